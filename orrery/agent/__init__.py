@@ -1,0 +1,3 @@
+from orrery.agent.loop import Agent, AgentConfig, RunResult, Validator
+
+__all__ = ["Agent", "AgentConfig", "RunResult", "Validator"]

@@ -1,0 +1,255 @@
+"""The agent loop: context -> model -> tool calls -> observations -> events, inside validation retries."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from orrery.agent import react
+from orrery.agent.events import (
+    Clarification,
+    ErrorEvent,
+    Event,
+    Final,
+    ModelCall,
+    ModelReply,
+    Retry,
+    RunStart,
+    Thought,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from orrery.errors import ModelError
+from orrery.llm.base import Model
+from orrery.memory import Memory, Observation
+from orrery.messages import Message, ModelResponse, ToolCall, Usage
+from orrery.tools.core import RunContext, Tool, ToolResult, Toolset
+
+Validator = Callable[[str, RunContext], "str | None"]
+"""Inspects a final answer: returns None to accept it, or a message that asks the model to retry."""
+
+Status = Literal["completed", "invalid", "max_rounds", "max_tokens", "timeout", "paused", "error"]
+
+DEFAULT_SYSTEM = ("You are a careful assistant. Use the tools when they help, one step at a time, "
+                  "and answer plainly when you are done.")
+
+
+@dataclass
+class AgentConfig:
+    system_prompt: str = DEFAULT_SYSTEM
+    format: Literal["native", "react"] = "native"
+    max_rounds: int = 20          # tool rounds per attempt
+    max_retries: int = 3          # validation retries
+    max_tokens: int | None = None  # token budget for the whole run
+    max_tokens_per_call: int | None = None
+    wall_time: float | None = None  # seconds
+    max_calls_per_step: int | None = None  # 1 = one action per step (seed 001)
+    tool_choice: str = "auto"
+    validators: list[Validator] = field(default_factory=list)
+    finish: Callable[[RunContext], str | None] | None = None  # the workflow says when it is done
+    context: Callable[[Sequence[Message]], list[Message]] | None = None  # e.g. SlidingWindow()
+    board: Callable[[RunContext], str] | None = None  # pinned message, re-injected at index 2
+    max_history: int = 500
+    verbose: bool = False
+    trace: str | Path | None = None
+
+
+@dataclass
+class RunResult:
+    status: Status
+    output: str
+    steps: int = 0
+    retries: int = 0
+    tool_calls: list[ToolResult] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    duration: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "completed"
+
+    def __str__(self) -> str:
+        return self.output
+
+
+class _Stop(Exception):  # noqa: N818 - internal control flow for limits
+    def __init__(self, status: Status, message: str):
+        self.status, self.message = status, message
+
+
+class Agent:
+    """`Agent(model, tools, config).run(task)` -> RunResult. `query()` continues the conversation."""
+
+    def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
+                 config: AgentConfig | None = None, *, on_event: Iterable[Callable[[Event], None]] = (),
+                 state: dict[str, Any] | None = None, tools_ref: str | None = None):
+        self.model = model
+        self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
+        self.config = config or AgentConfig()
+        self.ctx = RunContext(state=state if state is not None else {})
+        self.memory = Memory(self.config.max_history)
+        self.handlers: list[Callable[[Event], None]] = list(on_event)
+        self.tools_ref = tools_ref
+        if self.config.verbose:
+            from orrery.console import ConsoleView
+            self.handlers.append(ConsoleView())
+        if self.config.trace:
+            from orrery.trace import TraceWriter
+            self.handlers.append(TraceWriter(self.config.trace))
+
+    # -- public API -------------------------------------------------------------------------
+    def run(self, task: str, **options: Any) -> RunResult:
+        """Start a new conversation on `task`. Keyword options reach tools as `ctx.options`."""
+        self.memory.clear()
+        self.ctx.options = options
+        self.ctx.succeeded.clear()
+        self.memory.add(Message("system", self._system_prompt()), Message("user", task))
+        return self._go(task)
+
+    def query(self, question: str, **options: Any) -> RunResult:
+        """A follow-up on the kept history; tools stay available."""
+        if not self.memory.messages:
+            return self.run(question, **options)
+        self.ctx.options.update(options)
+        self.memory.add(Message("user", question))
+        return self._go(question)
+
+    def reset(self) -> None:
+        self.memory.clear()
+        self.ctx = RunContext()
+
+    def emit(self, event: Event) -> None:
+        for h in self.handlers:
+            h(event)
+
+    # -- the loop ------------------------------------------------------------------------------
+    def _system_prompt(self) -> str:
+        if self.config.format == "react":
+            return react.system_prompt(self.config.system_prompt, [t.spec() for t in self.tools.tools.values()])
+        return self.config.system_prompt
+
+    def _go(self, task: str) -> RunResult:
+        cfg = self.config
+        self.ctx.final_output = None
+        result = RunResult("completed", "")
+        start = time.monotonic()
+        self.emit(RunStart(task, list(self.tools.tools), self.tools_ref, _jsonable(self.ctx.options)))
+        try:
+            for attempt in range(cfg.max_retries + 1):
+                output = self._attempt(attempt, result, start)
+                if output is None:  # paused for a clarification
+                    break
+                result.output = output
+                retry = next((m for v in cfg.validators if (m := v(output, self.ctx))), None)
+                if retry is None:
+                    result.status = "completed"
+                    break
+                result.status = "invalid"
+                result.errors.append(retry)
+                if attempt == cfg.max_retries:
+                    break
+                result.retries += 1
+                self.emit(Retry(attempt + 1, retry))
+                self.memory.add(Message("user", retry))
+        except _Stop as stop:
+            result.status, result.output = stop.status, result.output or stop.message
+            result.errors.append(stop.message)
+            self.emit(ErrorEvent(stop.message))
+        result.duration = time.monotonic() - start
+        self.emit(Final(result.status, result.output))
+        return result
+
+    def _attempt(self, attempt: int, result: RunResult, start: float) -> str | None:
+        """Tool rounds until a final answer. Returns it, or None when a tool asked a clarification."""
+        cfg = self.config
+        for rnd in range(cfg.max_rounds):
+            if cfg.wall_time is not None and time.monotonic() - start > cfg.wall_time:
+                raise _Stop("timeout", f"wall time of {cfg.wall_time}s exceeded after {result.steps} steps")
+            if cfg.max_tokens is not None and result.usage.total >= cfg.max_tokens:
+                raise _Stop("max_tokens", f"token budget of {cfg.max_tokens} spent after {result.steps} steps")
+            result.steps += 1
+            outcome = self.step(rnd, attempt, result)
+            if isinstance(outcome, str):
+                return outcome
+            if (clar := next((r.clarification for r in outcome if r.clarification), None)) is not None:
+                result.status, result.output = "paused", clar
+                self.emit(Clarification(clar))
+                return None
+            done = self.ctx.final_output or (cfg.finish(self.ctx) if cfg.finish else None)
+            if done is not None:
+                return done
+        raise _Stop("max_rounds", f"no final answer after {cfg.max_rounds} tool rounds")
+
+    def context_messages(self) -> list[Message]:
+        """What the model sees this step: history -> context manager -> pinned board at index 2."""
+        messages = list(self.memory.messages)
+        if self.config.context is not None:
+            messages = self.config.context(messages)
+        if self.config.board is not None:
+            messages.insert(2, Message("user", self.config.board(self.ctx), pinned=True))
+        return messages
+
+    def step(self, rnd: int = 0, attempt: int = 0, result: RunResult | None = None) -> str | list[ToolResult]:
+        """One model call and its tool calls. Returns the final text, or the tool results."""
+        result = result if result is not None else RunResult("completed", "")
+        cfg = self.config
+        messages = self.context_messages()
+        specs = self.tools.specs(self.ctx)
+        self.emit(ModelCall(rnd, attempt, len(messages), [s.name for s in specs]))
+        t0 = time.monotonic()
+        try:
+            if cfg.format == "react":
+                raw = self.model.complete(messages, (), schema=react.schema(specs),
+                                          max_tokens=cfg.max_tokens_per_call)
+            else:
+                raw = self.model.complete(messages, specs, tool_choice=cfg.tool_choice if specs else "none",
+                                          max_tokens=cfg.max_tokens_per_call)
+        except ModelError as exc:
+            raise _Stop("error", str(exc)) from exc
+        self.emit(ModelReply(raw, time.monotonic() - t0))
+        result.usage += raw.usage
+        resp = raw
+        if cfg.format == "react":
+            thought, resp = react.parse(raw, f"step{result.steps}")
+            if thought:
+                self.emit(Thought(thought))
+        elif raw.content and raw.tool_calls:
+            self.emit(Thought(raw.content))
+        if not resp.tool_calls:
+            self.memory.add(Message("assistant", raw.content if cfg.format == "react" else resp.content))
+            return resp.content
+        return self._act(raw, resp, result)
+
+    def _act(self, raw: ModelResponse, resp: ModelResponse, result: RunResult) -> list[ToolResult]:
+        calls, extra = resp.tool_calls, []
+        if self.config.max_calls_per_step is not None:
+            calls, extra = calls[: self.config.max_calls_per_step], calls[self.config.max_calls_per_step:]
+        for c in resp.tool_calls:
+            self.emit(ToolCallEvent(c))
+        results = self.tools.run(calls, self.ctx) + [_refused(c, self.config.max_calls_per_step) for c in extra]
+        for r in results:
+            self.emit(ToolResultEvent(r.call, r.ok, r.content, r.duration, r.cached))
+            self.memory.observe(Observation("tool" if r.ok else "error", r.content, r.call.name,
+                                            metadata={"input": r.call.arguments}))
+            if not r.ok:
+                result.errors.append(r.content)
+        result.tool_calls.extend(results)
+        if self.config.format == "react":
+            self.memory.add(*react.as_messages(raw.content, [(r.call.name, r.content) for r in results]))
+        else:
+            self.memory.add(Message("assistant", resp.content, list(resp.tool_calls)),
+                            *(r.to_message() for r in results))
+        return results
+
+
+def _refused(call: ToolCall, limit: int | None) -> ToolResult:
+    msg = f"only {limit} tool call per step is allowed; {call.name!r} was not run. Call it in the next step."
+    return ToolResult(call, False, f"Error: {msg}", error=msg)
+
+
+def _jsonable(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v if isinstance(v, str | int | float | bool | type(None)) else str(v) for k, v in d.items()}

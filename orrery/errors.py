@@ -1,0 +1,34 @@
+"""One small error hierarchy. Every message says what to do next."""
+
+
+class OrreryError(Exception):
+    """Base class: the CLI prints these in one line and exits non-zero."""
+
+
+class ModelError(OrreryError):
+    """The model provider failed after its retries (HTTP status, timeout, bad reply)."""
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False):
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+
+
+class ModelTimeout(ModelError):
+    """The provider did not answer in time."""
+
+
+class RateLimited(ModelError):
+    """The provider answered 429 on every try."""
+
+
+class ConfigError(OrreryError):
+    """A setting or model spec is wrong."""
+
+
+class DataError(OrreryError):
+    """User data cannot be used as given (the message says how to fix it)."""
+
+
+class ToolError(OrreryError):
+    """Raised by a tool to report a failure the model should see and correct."""

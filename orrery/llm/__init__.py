@@ -1,0 +1,39 @@
+"""LLM providers behind one `Model` protocol, chosen by one string (see `resolve_model`)."""
+
+from __future__ import annotations
+
+import os
+
+from orrery.errors import ConfigError
+from orrery.llm.base import Model
+from orrery.llm.scripted import ScriptedModel
+
+__all__ = ["Model", "ScriptedModel", "resolve_model"]
+
+
+def resolve_model(spec: str | Model | None = None) -> Model:
+    """`local` | `openai:gpt-4o` | `ollama:llama3.1` | `http://127.0.0.1:8080/v1` (model name after `#`).
+
+    With no spec: `ORRERY_LLM`, else `OPENAI_BASE_URL` (model from `ORRERY_MODEL`), else the
+    embedded local model."""
+    if spec is not None and not isinstance(spec, str):
+        return spec
+    spec = spec or os.environ.get("ORRERY_LLM") or ""
+    if not spec and os.environ.get("OPENAI_BASE_URL"):
+        spec = os.environ["OPENAI_BASE_URL"]
+    if not spec or spec == "local":
+        from orrery.llm.local import LocalModel
+        return LocalModel()
+    if spec.startswith(("http://", "https://")):
+        from orrery.llm.openai import OpenAIModel
+        url, _, name = spec.partition("#")
+        return OpenAIModel(name or os.environ.get("ORRERY_MODEL", "local"), base_url=url)
+    provider, _, name = spec.partition(":")
+    if provider == "openai" and name:
+        from orrery.llm.openai import OpenAIModel
+        return OpenAIModel(name)
+    if provider == "ollama" and name:
+        from orrery.llm.ollama import OllamaModel
+        return OllamaModel(name)
+    raise ConfigError(f"unknown model spec {spec!r}; use 'local', 'openai:MODEL', 'ollama:MODEL' "
+                      "or an OpenAI-compatible base URL such as http://127.0.0.1:8080/v1")

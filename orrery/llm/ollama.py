@@ -1,0 +1,91 @@
+"""Ollama's native /api/chat over httpx, with retries on 429/5xx/timeouts."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+
+from orrery.errors import ModelError, ModelTimeout, RateLimited
+from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
+
+
+def backoff_delay(attempt: int, retry_after: str | None, base: float = 0.5, cap: float = 30.0) -> float:
+    """Seconds to wait before retry `attempt` (0-based): Retry-After when given, else exponential with full jitter."""
+    if retry_after:
+        try:
+            return min(float(retry_after), cap)
+        except ValueError:
+            pass
+    return random.uniform(0, min(cap, base * 2**attempt))
+
+
+class OllamaModel:
+    def __init__(self, model: str = "llama3.1", *, host: str | None = None, max_retries: int = 3,
+                 timeout: float = 120.0, temperature: float = 0.0):
+        self.name = model
+        self.host = (host or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434").rstrip("/")
+        self.max_retries = max_retries
+        self.temperature = temperature
+        self.http = httpx.Client(timeout=timeout)
+
+    def _message(self, m: Message) -> dict[str, Any]:
+        out: dict[str, Any] = {"role": m.role, "content": m.content}
+        if m.tool_calls:
+            out["tool_calls"] = [{"function": {"name": c.name, "arguments": c.arguments}} for c in m.tool_calls]
+        if m.role == "tool" and m.name:
+            out["tool_name"] = m.name
+        return out
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
+                 tool_choice: str = "auto", schema: dict[str, Any] | None = None,
+                 max_tokens: int | None = None) -> ModelResponse:
+        body: dict[str, Any] = {"model": self.name, "stream": False,
+                                "messages": [self._message(m) for m in messages],
+                                "options": {"temperature": self.temperature}}
+        if tools and tool_choice != "none":
+            body["tools"] = [t.to_openai() for t in tools]
+        if schema is not None:
+            body["format"] = schema
+        if max_tokens:
+            body["options"]["num_predict"] = max_tokens
+        data = self._post(body)
+        msg = data.get("message", {})
+        calls = [ToolCall.from_json(f"call_{uuid.uuid4().hex[:8]}", c["function"]["name"], c["function"].get("arguments"))
+                 for c in msg.get("tool_calls") or []]
+        return ModelResponse(msg.get("content", ""), calls,
+                             Usage(data.get("prompt_eval_count", 0), data.get("eval_count", 0)))
+
+    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+        url = f"{self.host}/api/chat"
+        for attempt in range(self.max_retries + 1):
+            last = attempt == self.max_retries
+            try:
+                r = self.http.post(url, json=body)
+            except httpx.TimeoutException as exc:
+                if last:
+                    raise ModelTimeout(f"{url} did not answer in time after {self.max_retries} retries; "
+                                       "raise timeout= or check the server", retryable=True) from exc
+                time.sleep(backoff_delay(attempt, None))
+                continue
+            except httpx.TransportError as exc:
+                if last:
+                    raise ModelError(f"cannot reach {url}: is `ollama serve` running? ({exc})", retryable=True) from exc
+                time.sleep(backoff_delay(attempt, None))
+                continue
+            if r.status_code == 429 or r.status_code >= 500:
+                if last:
+                    cls = RateLimited if r.status_code == 429 else ModelError
+                    raise cls(f"{url} answered HTTP {r.status_code} after {self.max_retries} retries: {r.text[:200]}",
+                              status=r.status_code, retryable=True)
+                time.sleep(backoff_delay(attempt, r.headers.get("retry-after")))
+                continue
+            if r.status_code >= 400:
+                raise ModelError(f"{url} answered HTTP {r.status_code}: {r.text[:300]}", status=r.status_code)
+            return r.json()
+        raise AssertionError("unreachable")

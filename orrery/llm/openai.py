@@ -1,0 +1,58 @@
+"""OpenAI-compatible provider on the official SDK: OpenAI, Groq, vLLM, Ollama /v1, llama.cpp,
+and `orrery serve-model`. Retries (backoff with jitter, Retry-After honoured) are the SDK's own."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import openai
+
+from orrery.errors import ModelError, ModelTimeout, RateLimited
+from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
+
+
+class OpenAIModel:
+    def __init__(self, model: str = "gpt-4o", *, base_url: str | None = None, api_key: str | None = None,
+                 max_retries: int = 3, timeout: float = 120.0, temperature: float = 0.0):
+        self.name = model
+        self.temperature = temperature
+        self.client = openai.OpenAI(
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
+            api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
+            max_retries=max_retries, timeout=timeout)
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
+                 tool_choice: str = "auto", schema: dict[str, Any] | None = None,
+                 max_tokens: int | None = None) -> ModelResponse:
+        kwargs: dict[str, Any] = {"model": self.name, "messages": [m.to_openai() for m in messages],
+                                  "temperature": self.temperature}
+        if tools:
+            kwargs["tools"] = [t.to_openai() for t in tools]
+            kwargs["tool_choice"] = tool_choice
+        if schema is not None:
+            kwargs["response_format"] = {"type": "json_schema",
+                                         "json_schema": {"name": "reply", "schema": schema, "strict": False}}
+        if max_tokens:
+            kwargs["max_tokens"] = max_tokens
+        try:
+            resp = self.client.chat.completions.create(**kwargs)
+        except openai.APITimeoutError as exc:
+            raise ModelTimeout(f"{self.client.base_url} did not answer within {self.client.timeout}s "
+                               f"after {self.client.max_retries} retries; raise timeout= or check the server",
+                               retryable=True) from exc
+        except openai.RateLimitError as exc:
+            raise RateLimited(f"{self.client.base_url} kept answering 429 (rate limited) after "
+                              f"{self.client.max_retries} retries; lower the request rate or wait",
+                              status=429, retryable=True) from exc
+        except openai.APIStatusError as exc:
+            raise ModelError(f"{self.client.base_url} answered HTTP {exc.status_code}: {exc.message}",
+                             status=exc.status_code, retryable=exc.status_code >= 500) from exc
+        except openai.APIConnectionError as exc:
+            raise ModelError(f"cannot reach {self.client.base_url}: is the server running? ({exc})",
+                             retryable=True) from exc
+        choice = resp.choices[0].message
+        calls = [ToolCall.from_json(c.id, c.function.name, c.function.arguments) for c in choice.tool_calls or []]
+        usage = Usage(resp.usage.prompt_tokens, resp.usage.completion_tokens) if resp.usage else Usage()
+        return ModelResponse(choice.content or "", calls, usage)

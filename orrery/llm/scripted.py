@@ -1,0 +1,55 @@
+"""A deterministic model that replays assistant turns: for tests and trace replay."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from orrery.errors import ModelError
+from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
+
+Turn = ModelResponse | str | dict[str, Any] | Callable[[Sequence[Message]], ModelResponse | str]
+
+
+def call(name: str, **arguments: Any) -> ToolCall:
+    """Shorthand for a tool call in a script: `call("calculate", expression="2+2")`."""
+    return ToolCall(id=f"call_{name}_{abs(hash(json.dumps(arguments, sort_keys=True, default=str))) % 10**8}",
+                    name=name, arguments=arguments)
+
+
+def turn(*calls: ToolCall, content: str = "") -> ModelResponse:
+    """One assistant turn with zero or more tool calls."""
+    return ModelResponse(content=content, tool_calls=list(calls))
+
+
+class ScriptedModel:
+    """Replays `turns` in order. A turn is a ModelResponse, a text answer, a JSON-able dict
+    (sent as content, for the ReAct format) or a function of the messages seen so far.
+    Records every request in `requests` so tests can assert what the model was shown."""
+
+    name = "scripted"
+
+    def __init__(self, turns: Iterable[Turn], *, usage_per_call: Usage | None = None):
+        self.turns = list(turns)
+        self.index = 0
+        self.requests: list[dict[str, Any]] = []
+        self.usage_per_call = usage_per_call or Usage(10, 5)
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
+                 tool_choice: str = "auto", schema: dict[str, Any] | None = None,
+                 max_tokens: int | None = None) -> ModelResponse:
+        self.requests.append({"messages": list(messages), "tools": [t.name for t in tools],
+                              "schema": schema, "tool_choice": tool_choice})
+        if self.index >= len(self.turns):
+            raise ModelError(f"scripted model ran out of turns after {len(self.turns)}; add more turns to the script")
+        t = self.turns[self.index]
+        self.index += 1
+        if callable(t):
+            t = t(messages)
+        if isinstance(t, str):
+            t = ModelResponse(content=t)
+        elif isinstance(t, dict):
+            t = ModelResponse(content=json.dumps(t))
+        return ModelResponse(t.content, [ToolCall(c.id, c.name, dict(c.arguments), c.error) for c in t.tool_calls],
+                             Usage(self.usage_per_call.prompt_tokens, self.usage_per_call.completion_tokens))

@@ -1,0 +1,100 @@
+"""The generic agent's tools (seed 004): a safe calculator, a fact lookup and a fact search."""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+
+from orrery.errors import ToolError
+from orrery.tools.core import tool
+
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+_FUNCS = {"sqrt": math.sqrt, "log": math.log, "log10": math.log10, "exp": math.exp, "sin": math.sin,
+          "cos": math.cos, "tan": math.tan, "abs": abs, "round": round, "min": min, "max": max}
+_CONSTS = {"pi": math.pi, "e": math.e}
+
+
+def safe_eval(expression: str) -> float | int:
+    """Evaluate arithmetic by walking the AST: numbers, + - * / // % **, a few math functions.
+    No eval(): names, attributes and calls outside the allow-list are refused."""
+    try:
+        tree = ast.parse(expression.replace("^", "**"), mode="eval")
+    except SyntaxError as exc:
+        raise ToolError(f"cannot parse {expression!r}: {exc.msg}. Write plain arithmetic such as '25 * 4'.") from exc
+
+    def ev(node: ast.AST) -> float | int:
+        match node:
+            case ast.Expression(body=body):
+                return ev(body)
+            case ast.Constant(value=v) if isinstance(v, int | float) and not isinstance(v, bool):
+                return v
+            case ast.BinOp(left=l, op=op, right=r) if type(op) in _BINARY:
+                a, b = ev(l), ev(r)
+                if isinstance(op, ast.Pow) and abs(b) > 1000:
+                    raise ToolError("exponent too large (limit 1000)")
+                return _BINARY[type(op)](a, b)
+            case ast.UnaryOp(op=op, operand=x) if type(op) in _UNARY:
+                return _UNARY[type(op)](ev(x))
+            case ast.Name(id=name) if name in _CONSTS:
+                return _CONSTS[name]
+            case ast.Call(func=ast.Name(id=f), args=args, keywords=[]) if f in _FUNCS:
+                return _FUNCS[f](*(ev(a) for a in args))
+        raise ToolError(f"unsupported element {ast.dump(node)[:60]} in {expression!r}; "
+                        f"allowed: numbers, + - * / // % **, {', '.join(sorted(_FUNCS))}, pi, e")
+
+    try:
+        return ev(tree)
+    except ZeroDivisionError as exc:
+        raise ToolError(f"division by zero in {expression!r}") from exc
+
+
+@tool
+def calculate(expression: str) -> str:
+    """Evaluate an arithmetic expression and return the number.
+
+    Args:
+        expression: arithmetic such as "25 * 4" or "sqrt(2) / 3"
+    """
+    value = safe_eval(expression)
+    return str(int(value) if isinstance(value, float) and value.is_integer() else value)
+
+
+FACTS = {
+    "speed of light": "The speed of light in vacuum is 299,792,458 metres per second.",
+    "earth radius": "The mean radius of the Earth is about 6,371 km.",
+    "boiling point of water": "Water boils at 100 °C at standard sea-level pressure.",
+    "python": "Python is a programming language created by Guido van Rossum, first released in 1991.",
+    "moon distance": "The average distance from the Earth to the Moon is about 384,400 km.",
+    "everest": "Mount Everest is 8,849 metres above sea level.",
+    "pi": "Pi is approximately 3.14159.",
+}
+
+
+@tool
+def get_fact(topic: str) -> str:
+    """Look up a stored fact by its exact topic.
+
+    Args:
+        topic: one of the known topics, e.g. "speed of light"
+    """
+    fact = FACTS.get(topic.lower().strip())
+    if fact is None:
+        raise ToolError(f"no fact stored for {topic!r}. Known topics: {', '.join(sorted(FACTS))}")
+    return fact
+
+
+@tool(cache_ttl=300)
+def search(query: str) -> list[str]:
+    """Search the stored facts for any of the query's words.
+
+    Args:
+        query: a few keywords
+    """
+    words = {w for w in query.lower().split() if len(w) > 2}
+    return [f for topic, f in FACTS.items() if words & set(topic.split()) or words & set(f.lower().split())]
+
+
+DEFAULT_TOOLS = [calculate, get_fact, search]

@@ -1,0 +1,262 @@
+"""Tool wrapping, argument validation, gating, caching and parallel execution."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import inspect
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, get_type_hints
+
+import pydantic
+
+from orrery.errors import ToolError
+from orrery.messages import Message, ToolCall, ToolSpec
+
+
+@dataclass
+class RunContext:
+    """What a tool can see of the run: app state, run options (for example a date bound given
+    to `agent.run(..., before=...)`), and which tools have succeeded so far."""
+
+    state: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    succeeded: list[str] = field(default_factory=list)
+    final_output: str | None = None
+
+    def finish(self, output: str) -> None:
+        """End the run after this step with `output` as the final answer (e.g. a `submit` tool)."""
+        self.final_output = output
+
+
+class NeedsClarification(Exception):  # noqa: N818 - a signal, not a failure
+    """Raised by a tool to pause the run and ask the user; a later turn resumes it."""
+
+    def __init__(self, question: str):
+        super().__init__(question)
+        self.question = question
+
+
+Available = Callable[[RunContext], bool]
+Refine = Callable[[RunContext, dict[str, Any]], dict[str, Any]]
+
+
+def after(*names: str) -> Available:
+    """Available once every named tool has succeeded at least once."""
+    return lambda ctx: all(n in ctx.succeeded for n in names)
+
+
+_ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.+)$")
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Google-style docstring -> (description, {param: description})."""
+    lines = inspect.cleandoc(doc).splitlines() if doc else []
+    desc, params, current, in_args = [], {}, None, False
+    for line in lines:
+        if line.strip() in ("Args:", "Arguments:", "Parameters:"):
+            in_args = True
+            continue
+        if in_args and line.strip().endswith(":") and not line.startswith(" "):
+            in_args = False  # Returns:, Raises: ...
+        if in_args:
+            m = _ARG_LINE.match(line)
+            if m and line.startswith("    ") and not line.startswith("        "):
+                current = m.group(1).lstrip("*")
+                params[current] = m.group(2).strip()
+            elif current and line.strip():
+                params[current] += " " + line.strip()
+        elif not params:
+            desc.append(line)
+    return " ".join(s.strip() for s in desc if s.strip()), params
+
+
+@dataclass
+class ToolResult:
+    call: ToolCall
+    ok: bool
+    content: str  # what the model sees
+    value: Any = None
+    error: str | None = None
+    duration: float = 0.0
+    cached: bool = False
+    clarification: str | None = None
+
+    def to_message(self) -> Message:
+        return Message("tool", self.content, tool_call_id=self.call.id, name=self.call.name)
+
+
+class Tool:
+    """A typed function plus its schema. Build with `@tool`."""
+
+    def __init__(self, fn: Callable[..., Any], *, name: str | None = None, description: str | None = None,
+                 timeout: float | None = None, cache_ttl: float | None = None,
+                 available: Available | None = None, refine: Refine | None = None):
+        self.fn = fn
+        self.name = name or fn.__name__
+        doc_desc, doc_params = _parse_docstring(fn.__doc__ or "")
+        self.description = description or doc_desc or self.name
+        self.timeout = timeout
+        self.cache_ttl = cache_ttl
+        self.available = available
+        self.refine = refine
+        self.wants_context, self.args_model = self._build_model(doc_params)
+        self.parameters = self._schema()
+        self._cache: dict[str, tuple[float, Any]] = {}
+        self._lock = threading.Lock()
+
+    def _build_model(self, doc_params: dict[str, str]) -> tuple[bool, type[pydantic.BaseModel]]:
+        sig = inspect.signature(self.fn)
+        hints = get_type_hints(self.fn)
+        fields: dict[str, Any] = {}
+        wants_context = False
+        for pname, p in sig.parameters.items():
+            ann = hints.get(pname, Any)
+            if ann is RunContext:
+                wants_context = True
+                continue
+            default = ... if p.default is inspect.Parameter.empty else p.default
+            fields[pname] = (ann, pydantic.Field(default, description=doc_params.get(pname)))
+        model = pydantic.create_model(f"{self.name}_args", __config__=pydantic.ConfigDict(extra="forbid"), **fields)
+        return wants_context, model
+
+    def _schema(self) -> dict[str, Any]:
+        schema = self.args_model.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        schema.setdefault("properties", {})
+        return schema
+
+    def spec(self, ctx: RunContext | None = None) -> ToolSpec:
+        params = self.parameters
+        if self.refine is not None and ctx is not None:
+            params = self.refine(ctx, json.loads(json.dumps(params)))
+        return ToolSpec(self.name, self.description, params)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def invoke(self, arguments: dict[str, Any], ctx: RunContext) -> tuple[Any, bool]:
+        """Validate `arguments`, run (cached when `cache_ttl` is set). Returns (value, from_cache)."""
+        args = self.args_model.model_validate(arguments)
+        kwargs = {k: getattr(args, k) for k in type(args).model_fields}
+        key = None
+        if self.cache_ttl is not None:
+            key = json.dumps(args.model_dump(mode="json"), sort_keys=True)
+            with self._lock:
+                hit = self._cache.get(key)
+            if hit and time.monotonic() - hit[0] < self.cache_ttl:
+                return hit[1], True
+        value = self.fn(ctx, **kwargs) if self.wants_context else self.fn(**kwargs)
+        if key is not None:
+            with self._lock:
+                self._cache[key] = (time.monotonic(), value)
+        return value, False
+
+
+def tool(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
+    """Decorator: `@tool` or `@tool(timeout=5, cache_ttl=60, available=after("search"))`."""
+    if fn is None:
+        return lambda f: Tool(f, **options)
+    return Tool(fn, **options)
+
+
+def render(value: Any) -> str:
+    """A tool's return value as the text the model reads."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump_json()
+    return json.dumps(value, default=str)
+
+
+def _validation_message(exc: pydantic.ValidationError) -> str:
+    parts = []
+    for e in exc.errors():
+        loc = ".".join(str(x) for x in e["loc"]) or "arguments"
+        parts.append(f"{loc}: {e['msg']}" + (f" (got {e['input']!r})" if e["type"] != "missing" else ""))
+    return "; ".join(parts)
+
+
+class Toolset:
+    """Holds tools, shows the model those available now, runs calls in a bounded thread pool and
+    turns every failure (unknown tool, bad JSON, bad arguments, exception, timeout) into an
+    observation the model can correct."""
+
+    def __init__(self, tools: Iterable[Tool | Callable[..., Any]] = (), *, max_workers: int = 4):
+        self.tools: dict[str, Tool] = {}
+        for t in tools:
+            self.add(t)
+        self.max_workers = max_workers
+        self._pool: cf.ThreadPoolExecutor | None = None
+
+    def add(self, t: Tool | Callable[..., Any]) -> Tool:
+        t = t if isinstance(t, Tool) else Tool(t)
+        self.tools[t.name] = t
+        return t
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.tools
+
+    def available(self, ctx: RunContext) -> list[Tool]:
+        return [t for t in self.tools.values() if t.available is None or t.available(ctx)]
+
+    def specs(self, ctx: RunContext) -> list[ToolSpec]:
+        return [t.spec(ctx) for t in self.available(ctx)]
+
+    def _pool_get(self) -> cf.ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = cf.ThreadPoolExecutor(self.max_workers, thread_name_prefix="orrery-tool")
+        return self._pool
+
+    def run(self, calls: Sequence[ToolCall], ctx: RunContext) -> list[ToolResult]:
+        """Run calls (in parallel when there are several); results keep the calls' order."""
+        if len(calls) == 1:
+            results = [self.run_one(calls[0], ctx)]
+        else:
+            results = list(self._pool_get().map(lambda c: self.run_one(c, ctx), calls))
+        for r in results:
+            if r.ok:
+                ctx.succeeded.append(r.call.name)
+        return results
+
+    def run_one(self, call: ToolCall, ctx: RunContext) -> ToolResult:
+        def fail(msg: str) -> ToolResult:
+            return ToolResult(call, False, f"Error: {msg}", error=msg, duration=time.perf_counter() - start)
+
+        start = time.perf_counter()
+        if call.error:
+            return fail(f"tool call to {call.name!r} was malformed: {call.error}. Send the arguments as a JSON object.")
+        available = {t.name for t in self.available(ctx)}
+        if call.name not in available:
+            why = "is not available yet" if call.name in self.tools else "does not exist"
+            return fail(f"tool {call.name!r} {why}. Available tools: {', '.join(sorted(available)) or 'none'}.")
+        t = self.tools[call.name]
+        try:
+            if t.timeout is None:
+                value, cached = t.invoke(call.arguments, ctx)
+            else:
+                # A thread of its own so a hung tool cannot hold the pool; it is abandoned, not killed.
+                with cf.ThreadPoolExecutor(1) as ex:
+                    fut = ex.submit(t.invoke, call.arguments, ctx)
+                    try:
+                        value, cached = fut.result(timeout=t.timeout)
+                    except cf.TimeoutError:
+                        ex.shutdown(wait=False, cancel_futures=True)
+                        return fail(f"tool {call.name!r} timed out after {t.timeout}s. Try simpler arguments.")
+        except pydantic.ValidationError as exc:
+            return fail(f"invalid arguments for {call.name!r}: {_validation_message(exc)}. "
+                        f"Expected schema: {json.dumps(t.parameters)}")
+        except NeedsClarification as exc:
+            return ToolResult(call, False, f"Paused: asked the user: {exc.question}", error="needs clarification",
+                              duration=time.perf_counter() - start, clarification=exc.question)
+        except ToolError as exc:
+            return fail(str(exc))
+        except Exception as exc:  # a tool's bug becomes an observation; the loop keeps going
+            return fail(f"tool {call.name!r} raised {type(exc).__name__}: {exc}")
+        return ToolResult(call, True, render(value), value, duration=time.perf_counter() - start, cached=cached)
