@@ -44,7 +44,7 @@ def parse(resp: ModelResponse, step_id: str) -> tuple[str, ModelResponse]:
     if "{" not in text:
         return "", ModelResponse(resp.content, [], resp.usage)
     try:
-        data = json.loads(text[text.index("{"): text.rindex("}") + 1], strict=False)
+        data = json.loads(text[text.index("{"): text.rfind("}") + 1 or len(text)], strict=False)
     except json.JSONDecodeError as exc:
         bad = ToolCall(step_id, "?", {}, error=f"reply is not valid JSON ({exc.msg}); reply with one JSON object")
         return "", ModelResponse("", [bad], resp.usage)

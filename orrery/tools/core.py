@@ -159,6 +159,27 @@ class Tool:
         return value, False
 
 
+def _with_timeout(fn: Callable[..., Any], seconds: float, *args: Any) -> Any:
+    """Run fn in a daemon thread; a hung call is abandoned (Python cannot kill a thread) and
+    cannot block the pool or the interpreter's exit."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:  # handed to the caller below
+            box["error"] = exc
+
+    th = threading.Thread(target=target, daemon=True, name="orrery-tool-timeout")
+    th.start()
+    th.join(seconds)
+    if th.is_alive():
+        raise TimeoutError
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 def tool(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
     """Decorator: `@tool` or `@tool(timeout=5, cache_ttl=60, available=after("search"))`."""
     if fn is None:
@@ -241,14 +262,9 @@ class Toolset:
             if t.timeout is None:
                 value, cached = t.invoke(call.arguments, ctx)
             else:
-                # A thread of its own so a hung tool cannot hold the pool; it is abandoned, not killed.
-                with cf.ThreadPoolExecutor(1) as ex:
-                    fut = ex.submit(t.invoke, call.arguments, ctx)
-                    try:
-                        value, cached = fut.result(timeout=t.timeout)
-                    except cf.TimeoutError:
-                        ex.shutdown(wait=False, cancel_futures=True)
-                        return fail(f"tool {call.name!r} timed out after {t.timeout}s. Try simpler arguments.")
+                value, cached = _with_timeout(t.invoke, t.timeout, call.arguments, ctx)
+        except TimeoutError:
+            return fail(f"tool {call.name!r} timed out after {t.timeout}s. Try simpler arguments.")
         except pydantic.ValidationError as exc:
             return fail(f"invalid arguments for {call.name!r}: {_validation_message(exc)}. "
                         f"Expected schema: {json.dumps(t.parameters)}")

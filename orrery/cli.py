@@ -1,0 +1,68 @@
+"""The `orrery` command: chat, replay, serve-model, and the apps' commands."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from orrery.errors import OrreryError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="LLM agents that call tools, plan, check their work and forecast. Offline by default.")
+console = Console()
+LLM = Annotated[str | None, typer.Option("--llm", help="local | openai:MODEL | ollama:MODEL | http://host:port/v1")]
+
+
+@app.command()
+def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON ReAct format")] = False,
+         trace: Annotated[Path | None, typer.Option(help="Write the run as JSONL")] = None,
+         message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None) -> None:
+    """Chat with the generic agent (calculator and fact tools) in the terminal."""
+    from orrery.agent.loop import Agent, AgentConfig
+    from orrery.llm import resolve_model
+    from orrery.tools.builtin import DEFAULT_TOOLS
+
+    agent = Agent(resolve_model(llm), DEFAULT_TOOLS,
+                  AgentConfig(format="react" if react else "native", verbose=True, trace=trace),
+                  tools_ref="orrery.tools.builtin:DEFAULT_TOOLS")
+    questions = iter(message) if message else None
+    while True:
+        q = next(questions, None) if questions is not None else console.input("[bold]you> [/]")
+        if q is None or q.strip() in ("exit", "quit"):
+            return
+        if q.strip():
+            agent.query(q)
+
+
+@app.command()
+def replay(trace: Path, tools: Annotated[str | None, typer.Option(help="module:attr of the tools")] = None) -> None:
+    """Re-run a trace with its recorded model outputs; report tool results that differ."""
+    from orrery.trace import load_tools
+    from orrery.trace import replay as run_replay
+
+    report = run_replay(trace, load_tools(tools) if tools else None)
+    for d in report.differences:
+        console.print(f"[red]differs[/] #{d['index']} {d['tool']}: recorded {d['recorded']!r} now {d['replayed']!r}")
+    console.print(f"{report.tool_results} tool results replayed, {len(report.differences)} differences")
+    raise typer.Exit(0 if report.identical else 1)
+
+
+@app.command("serve-model")
+def serve_model(host: str = "127.0.0.1", port: int = 8080,
+                model_path: Annotated[Path | None, typer.Option(help="A GGUF file (default: the embedded model)")] = None) -> None:
+    """Serve the embedded model as an OpenAI-compatible HTTP server."""
+    from orrery.llm.server import serve
+
+    serve(host=host, port=port, model_path=model_path)
+
+
+def main() -> None:
+    try:
+        app()
+    except OrreryError as exc:
+        Console(stderr=True).print(f"[bold red]error:[/] {exc}")
+        sys.exit(2)

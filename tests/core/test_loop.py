@@ -1,0 +1,221 @@
+import json
+import time
+
+import pytest
+
+from orrery import Agent, AgentConfig, RunContext, ScriptedModel, SlidingWindow, tool
+from orrery.agent import events as ev
+from orrery.errors import ModelError
+from orrery.llm.scripted import call, turn
+from orrery.messages import ModelResponse, ToolCall, Usage
+from orrery.tools import NeedsClarification
+from orrery.tools.builtin import DEFAULT_TOOLS
+
+
+def agent(turns, tools=DEFAULT_TOOLS, **cfg):
+    events = []
+    a = Agent(ScriptedModel(turns), tools, AgentConfig(**cfg), on_event=[events.append])
+    return a, events
+
+
+def test_native_tool_round_then_answer():
+    a, events = agent([turn(call("calculate", expression="25*4")), "25 * 4 is 100."])
+    r = a.run("What is 25*4?")
+    assert r.status == "completed" and r.output == "25 * 4 is 100."
+    assert r.steps == 2 and [t.value for t in r.tool_calls] == ["100"]
+    assert r.usage.total == 30
+    sent = a.model.requests[1]["messages"]
+    assert sent[-1].role == "tool" and sent[-1].content == "100"
+    kinds = [e.kind for e in events]
+    assert kinds == ["run_start", "model_call", "model_reply", "tool_call", "tool_result", "model_call",
+                     "model_reply", "final"]
+    assert a.memory.observations[0].tool_name == "calculate"
+
+
+def test_react_json_format():
+    a, events = agent([
+        {"thought": "multiply", "action": "tool", "tool_name": "calculate", "tool_input": {"expression": "6*7"}},
+        {"thought": "done", "action": "respond", "response": "42"}], format="react")
+    r = a.run("6*7?")
+    assert r.output == "42" and r.tool_calls[0].value == "42"
+    assert "tool_input" in a.model.requests[0]["messages"][0].content  # the format is in the system prompt
+    assert a.model.requests[0]["schema"]["properties"]["tool_name"]["enum"] == ["calculate", "get_fact", "search"]
+    assert any(isinstance(e, ev.Thought) and e.text == "multiply" for e in events)
+    assert a.model.requests[1]["messages"][-1].content == "Observation from calculate: 42"
+
+
+def test_react_malformed_json_is_reported_and_the_model_recovers():
+    a, _ = agent(['{"thought": "x", "action": "tool", "tool_name": "calculate", "tool_input": {',
+                  {"thought": "fix", "action": "respond", "response": "ok"}], format="react")
+    r = a.run("q")
+    assert r.output == "ok" and "not valid JSON" in r.tool_calls[0].content
+
+
+def test_react_plain_text_is_a_final_answer():
+    a, _ = agent(["Just an answer."], format="react")
+    assert a.run("q").output == "Just an answer."
+
+
+def test_unknown_tool_and_bad_arguments_are_fed_back_and_the_loop_continues():
+    a, _ = agent([turn(call("nope")), turn(call("calculate", expr="1")),
+                  turn(call("calculate", expression="1+1")), "2"])
+    r = a.run("q")
+    assert r.status == "completed" and r.output == "2"
+    assert "does not exist" in r.tool_calls[0].content and "Available tools" in r.tool_calls[0].content
+    assert "invalid arguments" in r.tool_calls[1].content
+    assert len(r.errors) == 2
+
+
+def test_validator_injects_a_retry_and_is_bounded():
+    seen = []
+
+    def must_mention_100(output, ctx):
+        seen.append(output)
+        return None if "100" in output else "Your answer must state the number 100."
+
+    a, events = agent(["It is big.", "It is 100."], validators=[must_mention_100])
+    r = a.run("q")
+    assert r.status == "completed" and r.retries == 1 and r.output == "It is 100."
+    assert a.model.requests[1]["messages"][-1].content == "Your answer must state the number 100."
+    assert [e.attempt for e in events if isinstance(e, ev.Retry)] == [1]
+
+    a, _ = agent(["no", "no", "no"], validators=[must_mention_100], max_retries=2)
+    r = a.run("q")
+    assert r.status == "invalid" and r.retries == 2 and a.model.index == 3
+
+
+def test_follow_up_query_keeps_history_and_reset_clears_it():
+    a, _ = agent(["first answer", "second answer"])
+    a.run("first question")
+    r = a.query("and then?")
+    assert r.output == "second answer"
+    contents = [m.content for m in a.model.requests[1]["messages"]]
+    assert contents[1:] == ["first question", "first answer", "and then?"]
+    a.reset()
+    assert a.memory.messages == []
+
+
+def test_max_rounds_limit():
+    a, _ = agent([turn(call("calculate", expression="1"))] * 5, max_rounds=3, max_retries=0)
+    r = a.run("loop forever")
+    assert r.status == "max_rounds" and r.steps == 3
+
+
+def test_token_budget():
+    a, _ = agent([turn(call("calculate", expression="1"))] * 5, max_tokens=40)
+    r = a.run("q")
+    assert r.status == "max_tokens" and r.usage.total >= 40 and r.steps == 3
+
+
+def test_wall_time_limit():
+    @tool
+    def slow() -> str:
+        """Sleeps."""
+        time.sleep(0.2)
+        return "z"
+
+    a, _ = agent([turn(call("slow"))] * 10, tools=[slow], wall_time=0.3)
+    r = a.run("q")
+    assert r.status == "timeout" and r.steps < 10
+
+
+def test_model_error_ends_the_run_with_status_error():
+    a, _ = agent([])
+    r = a.run("q")
+    assert r.status == "error" and "ran out of turns" in r.errors[0]
+
+
+def test_one_action_per_step_refuses_extra_calls():
+    a, _ = agent([turn(call("calculate", expression="1"), call("calculate", expression="2")), "done"],
+                 max_calls_per_step=1)
+    r = a.run("q")
+    assert [t.ok for t in r.tool_calls] == [True, False]
+    assert "only 1 tool call per step" in r.tool_calls[1].content
+    # every call in the assistant turn still has a result message
+    sent = a.model.requests[1]["messages"]
+    assert [m.role for m in sent[-3:]] == ["assistant", "tool", "tool"]
+
+
+def test_workflow_finish_hook_and_tool_finish():
+    a, _ = agent([turn(call("calculate", expression="2*3"))],
+                 finish=lambda ctx: "finished by workflow" if "calculate" in ctx.succeeded else None)
+    assert a.run("q").output == "finished by workflow"
+
+    @tool
+    def submit(ctx: RunContext, answer: str) -> str:
+        """Submit."""
+        ctx.finish(answer)
+        return "ok"
+
+    a, _ = agent([turn(call("submit", answer="0.7"))], tools=[submit])
+    r = a.run("q")
+    assert r.output == "0.7" and a.model.index == 1
+
+
+def test_a_tool_can_pause_the_run_for_a_clarification():
+    @tool
+    def need_city(city: str = "") -> str:
+        """Needs a city."""
+        if not city:
+            raise NeedsClarification("Which city?")
+        return city
+
+    a, events = agent([turn(call("need_city")), turn(call("need_city", city="Oslo")), "Oslo it is"], tools=[need_city])
+    r = a.run("weather?")
+    assert r.status == "paused" and r.output == "Which city?"
+    assert any(isinstance(e, ev.Clarification) for e in events)
+    r = a.query("Oslo")
+    assert r.status == "completed" and r.output == "Oslo it is"
+
+
+def test_board_is_pinned_at_index_2_every_step_and_never_stored():
+    board_calls = []
+
+    def board(ctx):
+        board_calls.append(1)
+        return f"BOARD v{len(board_calls)}"
+
+    a, _ = agent([turn(call("calculate", expression="1")), turn(call("calculate", expression="2")), "done"],
+                 board=board, context=SlidingWindow(max_tokens=10_000))
+    a.run("q")
+    for i, req in enumerate(a.model.requests):
+        msgs = req["messages"]
+        assert msgs[2].content == f"BOARD v{i + 1}"
+        assert sum(m.pinned for m in msgs) == 1
+    assert not any(m.pinned for m in a.memory.messages)
+
+
+def test_context_manager_runs_before_the_board_is_inserted():
+    turns = [turn(call("search", query=f"q{i}")) for i in range(12)] + ["done"]
+    a, _ = agent(turns, board=lambda ctx: "BOARD", context=SlidingWindow(max_tokens=10_000, max_messages=6))
+    a.run("q")
+    last = a.model.requests[-1]["messages"]
+    assert last[2].content == "BOARD" and "Context truncated" in last[3].content
+    assert 'search({"query": "q0"})' in last[3].content
+
+
+def test_parallel_calls_in_one_turn_all_get_results_in_order():
+    a, _ = agent([turn(*(call("calculate", expression=f"{i}*2") for i in range(4))), "done"])
+    r = a.run("q")
+    assert [t.value for t in r.tool_calls] == ["0", "2", "4", "6"]
+
+
+def test_malformed_native_tool_call_is_fed_back():
+    bad = ModelResponse("", [ToolCall.from_json("c1", "calculate", '{"expression": ')])
+    a, _ = agent([bad, "recovered"])
+    r = a.run("q")
+    assert r.output == "recovered" and "malformed" in r.tool_calls[0].content
+
+
+def test_events_serialise_to_json():
+    a, events = agent([turn(call("calculate", expression="1")), "x"])
+    a.run("q")
+    for e in events:
+        json.dumps(e.to_dict(), default=str)
+
+
+def test_scripted_model_reports_usage():
+    m = ScriptedModel(["a"], usage_per_call=Usage(7, 3))
+    assert m.complete([]).usage.total == 10
+    with pytest.raises(ModelError):
+        m.complete([])
