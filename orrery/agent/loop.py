@@ -76,7 +76,7 @@ class RunResult:
         return self.output
 
 
-class _Stop(Exception):  # noqa: N818 - internal control flow for limits
+class StopRun(Exception):  # noqa: N818 - control flow: a limit or a model failure ends the run
     def __init__(self, status: Status, message: str):
         self.status, self.message = status, message
 
@@ -155,7 +155,7 @@ class Agent:
                 result.retries += 1
                 self.emit(Retry(attempt + 1, retry))
                 self.memory.add(Message("user", retry))
-        except _Stop as stop:
+        except StopRun as stop:
             result.status, result.output = stop.status, result.output or stop.message
             result.errors.append(stop.message)
             self.emit(ErrorEvent(stop.message))
@@ -168,9 +168,9 @@ class Agent:
         cfg = self.config
         for rnd in range(cfg.max_rounds):
             if cfg.wall_time is not None and time.monotonic() - start > cfg.wall_time:
-                raise _Stop("timeout", f"wall time of {cfg.wall_time}s exceeded after {result.steps} steps")
+                raise StopRun("timeout", f"wall time of {cfg.wall_time}s exceeded after {result.steps} steps")
             if cfg.max_tokens is not None and result.usage.total >= cfg.max_tokens:
-                raise _Stop("max_tokens", f"token budget of {cfg.max_tokens} spent after {result.steps} steps")
+                raise StopRun("max_tokens", f"token budget of {cfg.max_tokens} spent after {result.steps} steps")
             result.steps += 1
             outcome = self.step(rnd, attempt, result)
             if isinstance(outcome, str):
@@ -182,7 +182,7 @@ class Agent:
             done = self.ctx.final_output or (cfg.finish(self.ctx) if cfg.finish else None)
             if done is not None:
                 return done
-        raise _Stop("max_rounds", f"no final answer after {cfg.max_rounds} tool rounds")
+        raise StopRun("max_rounds", f"no final answer after {cfg.max_rounds} tool rounds")
 
     def context_messages(self) -> list[Message]:
         """What the model sees this step: history -> context manager -> pinned board at index 2."""
@@ -209,7 +209,7 @@ class Agent:
                 raw = self.model.complete(messages, specs, tool_choice=cfg.tool_choice if specs else "none",
                                           max_tokens=cfg.max_tokens_per_call)
         except ModelError as exc:
-            raise _Stop("error", str(exc)) from exc
+            raise StopRun("error", str(exc)) from exc
         self.emit(ModelReply(raw, time.monotonic() - t0))
         result.usage += raw.usage
         resp = raw
