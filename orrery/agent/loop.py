@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -53,6 +54,7 @@ class AgentConfig:
     context: Callable[[Sequence[Message]], list[Message]] | None = None  # e.g. SlidingWindow()
     board: Callable[[RunContext], str] | None = None  # pinned message, re-injected at index 2
     max_history: int = 500
+    answer_on_repeat: bool = True  # a turn that only repeats successful calls is followed by a tool-less turn
     verbose: bool = False
     trace: str | Path | None = None
 
@@ -94,6 +96,8 @@ class Agent:
         self.memory = Memory(self.config.max_history)
         self.handlers: list[Callable[[Event], None]] = list(on_event)
         self.tools_ref = tools_ref
+        self._done_calls: set[str] = set()
+        self._force_answer = False
         if self.config.verbose:
             from orrery.console import ConsoleView
             self.handlers.append(ConsoleView())
@@ -135,6 +139,7 @@ class Agent:
     def _go(self, task: str) -> RunResult:
         cfg = self.config
         self.ctx.final_output = None
+        self._done_calls.clear()
         result = RunResult("completed", "")
         start = time.monotonic()
         self.emit(RunStart(task, list(self.tools.tools), self.tools_ref, _jsonable(self.ctx.options)))
@@ -198,7 +203,8 @@ class Agent:
         result = result if result is not None else RunResult("completed", "")
         cfg = self.config
         messages = self.context_messages()
-        specs = self.tools.specs(self.ctx)
+        specs = [] if self._force_answer else self.tools.specs(self.ctx)
+        self._force_answer = False
         self.emit(ModelCall(rnd, attempt, len(messages), [s.name for s in specs]))
         t0 = time.monotonic()
         try:
@@ -238,6 +244,10 @@ class Agent:
             if not r.ok:
                 result.errors.append(r.content)
         result.tool_calls.extend(results)
+        keys = [f"{r.call.name}:{json.dumps(r.call.arguments, sort_keys=True, default=str)}" for r in results]
+        # Small models often repeat a call whose answer they already have instead of answering.
+        self._force_answer = self.config.answer_on_repeat and all(k in self._done_calls for k in keys)
+        self._done_calls.update(k for k, r in zip(keys, results, strict=True) if r.ok)
         if self.config.format == "react":
             self.memory.add(*react.as_messages(raw.content, [(r.call.name, r.content) for r in results]))
         else:

@@ -260,6 +260,10 @@ class LocalModel:
             system_extra = describe_tools(tools, allow_answer=allow_answer, answer_is_json=schema is not None)
         elif schema is not None:
             reply_schema = clean_schema(schema)
+        elif any(m.tool_calls or m.role == "tool" for m in messages):
+            # After tool traffic, a tool-less turn imitates the earlier JSON calls: constrain it to an answer.
+            reply_schema = {"type": "object", "properties": {"answer": {"type": "string"}},
+                            "required": ["answer"], "additionalProperties": False}
         if reply_schema is not None:
             request["response_format"] = {"type": "json_schema",
                                           "json_schema": {"name": "reply", "schema": reply_schema}}
@@ -272,4 +276,6 @@ class LocalModel:
             return ModelResponse(content, calls, usage)
         if schema is not None:
             return ModelResponse(normalize_json(text), [], usage)
+        if reply_schema is not None:
+            return ModelResponse(str(normalize_json(text, parse=True)["answer"]), [], usage)
         return ModelResponse(text, [], usage)

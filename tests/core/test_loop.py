@@ -219,3 +219,12 @@ def test_scripted_model_reports_usage():
     assert m.complete([]).usage.total == 10
     with pytest.raises(ModelError):
         m.complete([])
+
+
+def test_repeating_a_successful_call_leads_to_a_tool_less_turn():
+    a, _ = agent([turn(call("calculate", expression="17*23")), turn(call("calculate", expression="17*23")),
+                  "17*23 = 391"])
+    r = a.run("17*23?")
+    assert r.output == "17*23 = 391"
+    assert a.model.requests[1]["tools"] and a.model.requests[2]["tools"] == []
+    assert a.model.requests[2]["tool_choice"] == "none"
