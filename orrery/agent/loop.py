@@ -48,13 +48,13 @@ class AgentConfig:
     max_tokens_per_call: int | None = None
     wall_time: float | None = None  # seconds
     max_calls_per_step: int | None = None  # 1 = one action per step (seed 001)
-    tool_choice: str = "auto"
+    tool_choice: str | Callable[[RunContext], str] = "auto"  # a function of state: e.g. "required" mid-workflow
     validators: list[Validator] = field(default_factory=list)
     finish: Callable[[RunContext], str | None] | None = None  # the workflow says when it is done
     context: Callable[[Sequence[Message]], list[Message]] | None = None  # e.g. SlidingWindow()
     board: Callable[[RunContext], str] | None = None  # pinned message, re-injected at index 2
     max_history: int = 500
-    answer_on_repeat: bool = True  # a turn that only repeats successful calls is followed by a tool-less turn
+    answer_on_repeat: bool = True  # a turn that only repeats earlier calls is followed by a tool-less turn
     verbose: bool = False
     trace: str | Path | None = None
 
@@ -212,7 +212,8 @@ class Agent:
                 raw = self.model.complete(messages, (), schema=react.schema(specs),
                                           max_tokens=cfg.max_tokens_per_call)
             else:
-                raw = self.model.complete(messages, specs, tool_choice=cfg.tool_choice if specs else "none",
+                choice = cfg.tool_choice(self.ctx) if callable(cfg.tool_choice) else cfg.tool_choice
+                raw = self.model.complete(messages, specs, tool_choice=choice if specs else "none",
                                           max_tokens=cfg.max_tokens_per_call)
         except ModelError as exc:
             raise StopRun("error", str(exc)) from exc
@@ -245,9 +246,9 @@ class Agent:
                 result.errors.append(r.content)
         result.tool_calls.extend(results)
         keys = [f"{r.call.name}:{json.dumps(r.call.arguments, sort_keys=True, default=str)}" for r in results]
-        # Small models often repeat a call whose answer they already have instead of answering.
+        # Small models often repeat a call whose answer (or error) they already have instead of answering.
         self._force_answer = self.config.answer_on_repeat and all(k in self._done_calls for k in keys)
-        self._done_calls.update(k for k, r in zip(keys, results, strict=True) if r.ok)
+        self._done_calls.update(keys)
         if self.config.format == "react":
             self.memory.add(*react.as_messages(raw.content, [(r.call.name, r.content) for r in results]))
         else:

@@ -198,7 +198,7 @@ class LocalModel:
 
     Loads on first use; calls are serialized by a lock (one llama.cpp slot)."""
 
-    def __init__(self, path: str | Path | None = None, n_ctx: int = 4096, n_threads: int = 2,
+    def __init__(self, path: str | Path | None = None, n_ctx: int = 8192, n_threads: int = 2,
                  max_tokens: int = 512):
         self.name = "local"
         self.path = Path(path) if path is not None else None

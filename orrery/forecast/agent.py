@@ -1,0 +1,228 @@
+"""ForecastAgent: Heval's architecture. Native tool rounds inside validation retries; the best model
+must beat SeasonalNaive and every number in the narrative must come from a tool result."""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from orrery.agent.events import Event
+from orrery.agent.loop import Agent, AgentConfig, RunResult
+from orrery.forecast import models as reg
+from orrery.forecast import prompts
+from orrery.forecast.data import SeriesData, load
+from orrery.forecast.grounding import ungrounded
+from orrery.forecast.result import ForecastResult
+from orrery.forecast.tools import (
+    analyze_features,
+    compare_models,
+    cross_validate,
+    decompose,
+    detect_anomalies,
+    generate_forecast,
+    panel_analyze,
+    panel_fit,
+    result_from_state,
+    unit_root_test,
+)
+from orrery.llm import Model, resolve_model
+from orrery.tools import RunContext, Tool
+
+CORE = ("analyze_features", "cross_validate", "generate_forecast", "detect_anomalies")
+OPTIONAL = ("decompose", "unit_root_test", "compare_models")
+REDO_ON_RETRY = ("cross_validate", "generate_forecast", "detect_anomalies", "panel_fit")
+
+
+def _done(ctx: RunContext, name: str) -> bool:
+    return name in ctx.succeeded
+
+
+def _followup(ctx: RunContext) -> bool:
+    return ctx.state.get("phase") == "followup"
+
+
+def _cv_models(ctx: RunContext) -> list[str]:
+    cv = ctx.state.get("cv")
+    return list(cv.mean_mase()) if cv is not None else []  # best first
+
+
+def _refine_candidates(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
+    names = reg.available(ctx.state["data"].m)
+    schema["properties"]["models"] = {"type": "array", "items": {"enum": names}, "minItems": 2,
+                                      "description": "models to compare"}
+    return schema
+
+
+def _refine_cv(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
+    schema = _refine_candidates(ctx, schema)
+    data: SeriesData = ctx.state["data"]
+    shortest = int(data.df.groupby("unique_id").size().min())
+    most = max(1, min(5, (shortest - max(3, data.m)) // data.h))
+    schema["properties"]["n_windows"] = {"enum": list(range(1, most + 1)), "default": min(3, most),
+                                         "description": "number of CV windows of length h"}
+    schema["properties"]["combo_k"] = {"enum": [0, 2, 3, 4], "default": 0,
+                                       "description": "size of the best-k combination (0 for none)"}
+    return schema
+
+
+def _refine_chosen(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
+    if names := _cv_models(ctx):
+        schema["properties"]["model"] = {"enum": names, "description": "a cross-validated model, best first"}
+    return schema
+
+
+def _single_series(refine: Callable | None) -> Callable:
+    """With one series, the optional `series` argument only invites small models to fill it with junk."""
+    def apply(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
+        schema = refine(ctx, schema) if refine else schema
+        if not ctx.state["data"].is_panel:
+            schema["properties"].pop("series", None)
+        return schema
+    return apply
+
+
+def _gated(t: Tool, available: Callable[[RunContext], bool], refine: Callable | None = None) -> Tool:
+    """A per-agent copy of a tool with its workflow gate (the module-level tool stays ungated)."""
+    g = copy.copy(t)
+    g.available = lambda ctx: _followup(ctx) or available(ctx)
+    g.refine = _single_series(refine)
+    g._cache, g._lock = {}, threading.Lock()
+    return g
+
+
+def _refine_anomalies(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
+    schema = _refine_chosen(ctx, schema)
+    schema["properties"]["level"] = {"enum": [90, 95, 99], "default": 99,
+                                     "description": "interval level in percent"}
+    return schema
+
+
+def _tool_choice(ctx: RunContext) -> str:
+    """Until the workflow is complete the model must call a tool; after it, it may answer."""
+    final = "panel_fit" if ctx.state["data"].is_panel else "detect_anomalies"
+    return "auto" if _followup(ctx) or _done(ctx, final) else "required"
+
+
+def workflow_tools(panel: bool) -> list[Tool]:
+    """The tools, gated by workflow state so even a 0.5B model walks features -> CV -> forecast -> anomalies:
+    each step is offered once its prerequisite succeeded and hidden once it is done."""
+    if panel:
+        return [_gated(panel_analyze, lambda c: not _done(c, "panel_analyze")),
+                _gated(panel_fit, lambda c: _done(c, "panel_analyze") and not _done(c, "panel_fit"),
+                       _refine_candidates)]
+    before_cv = lambda name: lambda c: _done(c, "analyze_features") and not _done(c, "cross_validate") \
+        and not _done(c, name)  # noqa: E731
+    return [
+        _gated(analyze_features, lambda c: not _done(c, "analyze_features")),
+        _gated(cross_validate, lambda c: _done(c, "analyze_features") and not _done(c, "cross_validate"),
+               _refine_cv),
+        _gated(generate_forecast, lambda c: _done(c, "cross_validate") and not _done(c, "generate_forecast"),
+               _refine_chosen),
+        _gated(detect_anomalies, lambda c: _done(c, "generate_forecast") and not _done(c, "detect_anomalies"),
+               _refine_anomalies),
+        _gated(decompose, before_cv("decompose")),
+        _gated(unit_root_test, before_cv("unit_root_test")),
+        _gated(compare_models, before_cv("compare_models")),
+    ]
+
+
+class QueryResult(str):
+    """A follow-up answer: a plain string that also renders in rich and Jupyter."""
+
+    def __rich__(self) -> Any:
+        from rich.panel import Panel
+        return Panel(str(self), title="answer", border_style="cyan")
+
+    def _repr_html_(self) -> str:
+        import html
+        return f"<div style='border:1px solid #0aa;padding:8px;white-space:pre-wrap'>{html.escape(str(self))}</div>"
+
+
+class ForecastAgent:
+    """`ForecastAgent(llm="local").analyze(data, h=12)` -> ForecastResult; `query()` for follow-ups."""
+
+    def __init__(self, llm: str | Model | None = None, *, max_retries: int = 3, max_rounds: int = 20,
+                 verbose: bool = False, n_jobs: int = 1, client: Any = None, trace: str | None = None,
+                 on_event: Iterable[Callable[[Event], None]] = ()):
+        self.model = resolve_model(llm)
+        self.settings = {"max_retries": max_retries, "max_rounds": max_rounds, "verbose": verbose, "trace": trace}
+        self.options = {"n_jobs": n_jobs, "client": client}
+        self.handlers = list(on_event)
+        self.agent: Agent | None = None
+        self.events: list[dict[str, Any]] = []
+        self.result: ForecastResult | None = None
+
+    def analyze(self, data: Any, h: int | None = None, m: int | None = None, query: str | None = None,
+                groupby: str | list[str] | None = None, date: str | None = None, target: str | None = None,
+                missing: str = "impute") -> ForecastResult:
+        series = data if isinstance(data, SeriesData) else load(data, date=date, target=target, groupby=groupby,
+                                                               m=m, h=h, missing=missing)  # type: ignore[arg-type]
+        self.events = []
+        config = AgentConfig(system_prompt=prompts.system_prompt(series), tool_choice=_tool_choice,
+                             validators=[self._beats_baseline, self._grounded], **self.settings)
+        self.agent = Agent(self.model, workflow_tools(series.is_panel), config,
+                           on_event=[self._record, *self.handlers], state={"data": series, "phase": "analyze"})
+        self._task = prompts.task_prompt(series, query)
+        run = self.agent.run(self._task, **self.options)
+        self.result = self._result(run)
+        return self.result
+
+    def query(self, question: str) -> QueryResult:
+        """A follow-up on the whole conversation; every tool is available again."""
+        if self.agent is None:
+            raise RuntimeError("call analyze() before query()")
+        self.agent.ctx.state["phase"] = "followup"
+        self.agent.config.validators = [self._grounded]
+        run = self.agent.query(question)
+        if self.result is not None:
+            self.result.trace = self.events
+        return QueryResult(run.output)
+
+    def clear_history(self) -> None:
+        self.agent, self.result, self.events = None, None, []
+
+    # -- validators ----------------------------------------------------------------------------------
+    def _beats_baseline(self, output: str, ctx: RunContext) -> str | None:
+        if _followup(ctx):
+            return None
+        cv = ctx.state.get("cv")
+        if cv is None:
+            return "You have not cross-validated any model yet: call cross_validate first."
+        means = cv.mean_mase()
+        best = cv.best()
+        if best != reg.BASELINE and means[best] < means[reg.BASELINE]:
+            return None
+        ctx.succeeded[:] = [n for n in ctx.succeeded if n not in REDO_ON_RETRY]
+        untried = [n for n in reg.available(ctx.state["data"].m) if n not in means]
+        return prompts.baseline_retry(best, means[best], means[reg.BASELINE], untried)
+
+    def _sources(self) -> list[str]:
+        assert self.agent is not None
+        return [m.content for m in self.agent.memory.messages if m.role in ("tool", "user")]
+
+    def _grounded(self, output: str, ctx: RunContext) -> str | None:
+        data: SeriesData = ctx.state["data"]
+        bad = ungrounded(output, self._sources(), allowed=(80, 95, data.h, data.m))
+        return prompts.grounding_retry(bad) if bad else None
+
+    # -- result --------------------------------------------------------------------------------------
+    def _record(self, event: Event) -> None:
+        self.events.append(event.to_dict())
+
+    def _result(self, run: RunResult) -> ForecastResult:
+        assert self.agent is not None
+        state = self.agent.ctx.state
+        narrative = run.output
+        result = result_from_state(state, narrative, self.events) if "data" in state else ForecastResult()
+        data: SeriesData = state["data"]
+        if ungrounded(narrative, self._sources(), allowed=(80, 95, data.h, data.m)):
+            result.narrative = prompts.summary_from_state(state)
+            result.warnings.append("the model's narrative quoted numbers no tool returned; "
+                                   "it was replaced by a summary built from the tool results")
+        if run.status not in ("completed", "invalid"):
+            result.warnings.append(f"the agent stopped early ({run.status}): {'; '.join(run.errors[-1:])}")
+        result.status = run.status
+        result.usage = run.usage
+        return result

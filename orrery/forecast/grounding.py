@@ -1,0 +1,29 @@
+"""The grounding check: every number in a narrative must come from a tool result (within rounding)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])-?\d+(?:\.\d+)?")
+
+
+def numbers_in(text: str) -> list[tuple[str, float]]:
+    """(as written, value) for each number in `text`; thousands separators are understood."""
+    return [(m.group(0), float(m.group(0).replace(",", ""))) for m in _NUMBER.finditer(text)]
+
+
+def _decimals(written: str) -> int:
+    return len(written.split(".")[1]) if "." in written else 0
+
+
+def ungrounded(narrative: str, sources: Iterable[str], allowed: Iterable[float] = ()) -> list[str]:
+    """Numbers in `narrative` that match no number in `sources` at the precision they are written
+    (12.35 matches 12.3456; 12 matches 12.4), nor one of `allowed`."""
+    known = [v for s in sources for _, v in numbers_in(s)] + list(allowed)
+    bad = []
+    for written, x in numbers_in(narrative):
+        tol = 0.5 * 10 ** -_decimals(written) + 1e-9
+        if not any(abs(x - y) <= tol or abs(x + y) <= tol for y in known):
+            bad.append(written)
+    return bad
