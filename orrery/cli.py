@@ -60,6 +60,16 @@ def serve_model(host: str = "127.0.0.1", port: int = 8080,
     serve(host=host, port=port, model_path=model_path)
 
 
+def _register_apps() -> None:
+    from orrery.forecast.cli import demo, forecast
+
+    app.command()(demo)
+    app.command()(forecast)
+
+
+_register_apps()
+
+
 def main() -> None:
     try:
         app()

@@ -145,14 +145,16 @@ class ForecastAgent:
 
     def __init__(self, llm: str | Model | None = None, *, max_retries: int = 3, max_rounds: int = 20,
                  verbose: bool = False, n_jobs: int = 1, client: Any = None, trace: str | None = None,
-                 on_event: Iterable[Callable[[Event], None]] = ()):
+                 on_event: Iterable[Callable[[Event], None]] = (), max_tokens_per_call: int | None = 400):
         self.model = resolve_model(llm)
         self.settings = {"max_retries": max_retries, "max_rounds": max_rounds, "verbose": verbose, "trace": trace}
         self.options = {"n_jobs": n_jobs, "client": client}
         self.handlers = list(on_event)
+        self.max_tokens_per_call = max_tokens_per_call
         self.agent: Agent | None = None
         self.events: list[dict[str, Any]] = []
         self.result: ForecastResult | None = None
+        self._asked: list[str] = []
 
     def analyze(self, data: Any, h: int | None = None, m: int | None = None, query: str | None = None,
                 groupby: str | list[str] | None = None, date: str | None = None, target: str | None = None,
@@ -161,11 +163,13 @@ class ForecastAgent:
                                                                m=m, h=h, missing=missing)  # type: ignore[arg-type]
         self.events = []
         config = AgentConfig(system_prompt=prompts.system_prompt(series), tool_choice=_tool_choice,
+                             max_tokens_per_call=self.max_tokens_per_call,
                              validators=[self._beats_baseline, self._grounded], **self.settings)
         self.agent = Agent(self.model, workflow_tools(series.is_panel), config,
                            on_event=[self._record, *self.handlers], state={"data": series, "phase": "analyze"})
-        self._task = prompts.task_prompt(series, query)
-        run = self.agent.run(self._task, **self.options)
+        task = prompts.task_prompt(series, query)
+        self._asked = [task]
+        run = self.agent.run(task, **self.options)
         self.result = self._result(run)
         return self.result
 
@@ -175,6 +179,7 @@ class ForecastAgent:
             raise RuntimeError("call analyze() before query()")
         self.agent.ctx.state["phase"] = "followup"
         self.agent.config.validators = [self._grounded]
+        self._asked.append(question)
         run = self.agent.query(question)
         if self.result is not None:
             self.result.trace = self.events
@@ -200,7 +205,8 @@ class ForecastAgent:
 
     def _sources(self) -> list[str]:
         assert self.agent is not None
-        return [m.content for m in self.agent.memory.messages if m.role in ("tool", "user")]
+        # Tool results and what the user wrote; not the retry messages, which quote the bad numbers.
+        return [m.content for m in self.agent.memory.messages if m.role == "tool"] + self._asked
 
     def _grounded(self, output: str, ctx: RunContext) -> str | None:
         data: SeriesData = ctx.state["data"]
@@ -212,17 +218,19 @@ class ForecastAgent:
         self.events.append(event.to_dict())
 
     def _result(self, run: RunResult) -> ForecastResult:
+        """The facts come from the tools; the model's words are kept only where every number is grounded."""
         assert self.agent is not None
         state = self.agent.ctx.state
-        narrative = run.output
-        result = result_from_state(state, narrative, self.events) if "data" in state else ForecastResult()
         data: SeriesData = state["data"]
-        if ungrounded(narrative, self._sources(), allowed=(80, 95, data.h, data.m)):
-            result.narrative = prompts.summary_from_state(state)
-            result.warnings.append("the model's narrative quoted numbers no tool returned; "
-                                   "it was replaced by a summary built from the tool results")
+        facts = prompts.summary_from_state(state)
+        comment = run.output.strip() if run.status in ("completed", "invalid") else ""
+        warnings = []
+        if comment and ungrounded(comment, self._sources(), allowed=(80, 95, data.h, data.m)):
+            comment = ""
+            warnings.append("the model's commentary quoted numbers no tool returned and was left out")
         if run.status not in ("completed", "invalid"):
-            result.warnings.append(f"the agent stopped early ({run.status}): {'; '.join(run.errors[-1:])}")
-        result.status = run.status
-        result.usage = run.usage
+            warnings.append(f"the agent stopped early ({run.status}): {'; '.join(run.errors[-1:])}")
+        result = result_from_state(state, "\n\n".join(p for p in (facts, comment) if p), self.events)
+        result.warnings += warnings
+        result.status, result.usage = run.status, run.usage
         return result

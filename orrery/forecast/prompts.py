@@ -18,8 +18,8 @@ Workflow:
 3. generate_forecast with the best model by mean MASE: point forecasts with 80% and 95% intervals.
 4. detect_anomalies with that model.
 Optional: decompose, unit_root_test, compare_models (information criteria).{panel}
-Then write the final analysis in a few short paragraphs: the data's character, which model won and its MASE
-against SeasonalNaive's, what the forecast says (level and intervals), and any anomalies.
+Then write the final analysis in two to four sentences: which model won and why it suits the data, what the
+forecast says, and what the anomalies mean.
 Quote numbers exactly as the tools returned them; never compute or invent new ones."""
 
 PANEL = """
@@ -55,22 +55,33 @@ def grounding_retry(bad: list[str]) -> str:
 
 
 def summary_from_state(state: dict) -> str:
-    """A narrative built only from tool results: the fallback when the model's text is not grounded."""
+    """The facts of the analysis, written from tool results only (so every number is grounded)."""
     parts = []
     f = state.get("features") or {}
     if f:
-        parts.append(f"Trend: {f.get('trend', '?')}; seasonality: {f.get('seasonality', '?')}.")
+        parts.append(f"Trend {f.get('trend', '?')} (strength {f.get('trend_strength', 0):.2f}), seasonality "
+                     f"{f.get('seasonality', '?')} (strength {f.get('seasonal_strength', 0):.2f}).")
     cv = state.get("cv")
     if cv is not None:
         means = cv.mean_mase()
         best = cv.best()
-        parts.append(f"Best model by cross-validation: {best} with mean MASE {means[best]:.3f}, against "
-                     f"{reg.BASELINE}'s {means[reg.BASELINE]:.3f}.")
+        verdict = "beats" if means[best] < means[reg.BASELINE] and best != reg.BASELINE else "does not beat"
+        parts.append(f"Best model by cross-validation: {best}, mean MASE {means[best]:.3f}, which {verdict} "
+                     f"{reg.BASELINE} ({means[reg.BASELINE]:.3f}).")
     fc = state.get("forecasts")
-    if fc is not None and len(fc):
-        parts.append(f"Forecast of {len(fc)} values from {fc['ds'].min():%Y-%m-%d} to {fc['ds'].max():%Y-%m-%d}"
-                     if hasattr(fc["ds"].min(), "strftime") else f"Forecast of {len(fc)} values.")
+    if fc is not None and len(fc) and "mean" in fc:
+        first, last = fc.iloc[0], fc.iloc[-1]
+        span = f"{_date(first['ds'])} to {_date(last['ds'])}"
+        band = (f" (80% interval {last['lo_80']:.1f} to {last['hi_80']:.1f})"
+                if {"lo_80", "hi_80"} <= set(fc.columns) else "")
+        parts.append(f"Forecast for {span}: {first['mean']:.1f} at the start, {last['mean']:.1f} at the end{band}.")
     an = state.get("anomalies")
     if an is not None:
-        parts.append(f"Anomalies flagged: {len(an)}.")
+        top = an.sort_values("score", ascending=False).head(3) if len(an) and "score" in an else an.head(0)
+        dates = ", ".join(_date(d) for d in top["ds"]) if len(top) else ""
+        parts.append(f"Anomalies: {len(an)}" + (f", the largest at {dates}." if dates else "."))
     return " ".join(parts)
+
+
+def _date(value: object) -> str:
+    return value.strftime("%Y-%m-%d") if hasattr(value, "strftime") else str(value)

@@ -276,6 +276,6 @@ class LocalModel:
             return ModelResponse(content, calls, usage)
         if schema is not None:
             return ModelResponse(normalize_json(text), [], usage)
-        if reply_schema is not None:
-            return ModelResponse(str(normalize_json(text, parse=True)["answer"]), [], usage)
+        if reply_schema is not None:  # the answer-only schema: parsed like an answer to a tool-call schema
+            return ModelResponse(parse_tool_reply(text, ())[0], [], usage)
         return ModelResponse(text, [], usage)
