@@ -1,0 +1,255 @@
+"""Load user data into statsforecast's long format (unique_id, ds, y) and check it.
+
+Every failure raises `DataError` with a message that says what to change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from orrery.errors import DataError
+
+SINGLE_ID = "series"
+MIN_CV_WINDOWS = 2
+
+# pandas offset prefix -> seasonal period (observations per natural cycle)
+_PERIODS: dict[str, int] = {"Y": 1, "A": 1, "Q": 4, "M": 12, "W": 52, "D": 7, "B": 5, "h": 24, "min": 60, "s": 60}
+
+MissingPolicy = Literal["impute", "refuse"]
+
+
+@dataclass
+class SeriesData:
+    """A validated panel in long format plus what we inferred about it."""
+
+    df: pd.DataFrame  # columns unique_id, ds, y; sorted; no gaps
+    freq: str | int  # pandas offset alias, or 1 for integer time steps
+    m: int  # seasonal period
+    h: int  # forecast horizon
+    imputed: dict[str, int] = field(default_factory=dict)  # series id -> number of imputed values
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ids(self) -> list[str]:
+        return list(self.df["unique_id"].unique())
+
+    @property
+    def is_panel(self) -> bool:
+        return self.df["unique_id"].nunique() > 1
+
+    def series(self, uid: str | None = None) -> pd.DataFrame:
+        """One series' rows (the only series when `uid` is None)."""
+        uid = self.ids[0] if uid is None else uid
+        return self.df[self.df["unique_id"] == uid]
+
+    def values(self, uid: str | None = None) -> np.ndarray:
+        return self.series(uid)["y"].to_numpy(dtype=float)
+
+
+def to_frame(data: Any, date: str | None = None, target: str | None = None) -> pd.DataFrame:
+    """Turn a list/array, dict, pandas/polars frame or CSV/Parquet path into a pandas frame."""
+    if isinstance(data, str | Path):
+        return _read_path(Path(data))
+    if isinstance(data, pd.DataFrame):
+        return data.copy()
+    if type(data).__module__.startswith("polars"):
+        return data.to_pandas()
+    if isinstance(data, pd.Series):
+        return pd.DataFrame({target or "value": data.to_numpy()})
+    if isinstance(data, Mapping):
+        return pd.DataFrame({str(k): list(v) for k, v in data.items()})
+    if isinstance(data, np.ndarray | Sequence):
+        values = np.asarray(data, dtype=object)
+        if values.ndim != 1:
+            raise DataError(f"an array must be one-dimensional (got shape {values.shape}); pass a DataFrame for panels")
+        return pd.DataFrame({target or "value": values})
+    raise DataError(
+        f"cannot read data of type {type(data).__name__}: pass a list, array, dict, pandas or polars DataFrame, "
+        "or a .csv/.parquet path"
+    )
+
+
+def _read_path(path: Path) -> pd.DataFrame:
+    if not path.exists():
+        raise DataError(f"file not found: {path}")
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return pd.read_csv(path)
+    if suffix in (".parquet", ".pq"):
+        return pd.read_parquet(path)
+    raise DataError(f"unsupported file type {suffix!r} for {path}: use .csv or .parquet")
+
+
+def load(
+    data: Any,
+    *,
+    date: str | None = None,
+    target: str | None = None,
+    groupby: str | Sequence[str] | None = None,
+    m: int | None = None,
+    h: int | None = None,
+    missing: MissingPolicy = "impute",
+    min_length: int | None = None,
+) -> SeriesData:
+    """Load, validate and describe the data. Raises DataError on anything unusable."""
+    frame = to_frame(data, date, target)
+    date_col, target_col = date or "date", target or "value"
+    if target_col not in frame.columns:
+        raise DataError(f"no target column {target_col!r} (columns: {list(frame.columns)}); pass target='<column>'")
+    groups = [groupby] if isinstance(groupby, str) else list(groupby or [])
+    for col in groups:
+        if col not in frame.columns:
+            raise DataError(f"no groupby column {col!r} (columns: {list(frame.columns)})")
+    long = pd.DataFrame({"unique_id": _ids(frame, groups), "y": _numeric(frame[target_col], target_col)})
+    if date_col in frame.columns:
+        long["ds"] = _dates(frame[date_col], date_col)
+    elif date is not None:
+        raise DataError(f"no date column {date!r} (columns: {list(frame.columns)})")
+    else:
+        long["ds"] = long.groupby("unique_id").cumcount() + 1
+    long = long[["unique_id", "ds", "y"]].sort_values(["unique_id", "ds"], kind="stable").reset_index(drop=True)
+    _check_duplicates(long)
+    freq = infer_freq(long)
+    season = m if m is not None else period_of(freq)
+    if season < 1:
+        raise DataError(f"m must be a positive integer (got {season})")
+    horizon = h if h is not None else 2 * season
+    if horizon < 1:
+        raise DataError(f"h must be a positive integer (got {horizon})")
+    imputed, warnings = _handle_missing(long, missing)
+    _check_lengths(long, season, horizon, min_length)
+    _check_constant(long)
+    return SeriesData(df=long, freq=freq, m=season, h=horizon, imputed=imputed, warnings=warnings)
+
+
+def _ids(frame: pd.DataFrame, groups: list[str]) -> pd.Series:
+    if not groups:
+        return pd.Series(SINGLE_ID, index=frame.index)
+    return frame[groups].astype(str).agg("/".join, axis=1)
+
+
+def _numeric(column: pd.Series, name: str) -> pd.Series:
+    converted = pd.to_numeric(column, errors="coerce")
+    bad = column[converted.isna() & column.notna()]
+    if len(bad):
+        raise DataError(
+            f"column {name!r} has {len(bad)} non-numeric value(s), e.g. {bad.iloc[0]!r} at row {bad.index[0]}; "
+            "clean or drop them before forecasting"
+        )
+    values = converted.astype(float)
+    if np.isinf(values).any():
+        raise DataError(f"column {name!r} contains infinite values; replace them with numbers or NaN")
+    return values
+
+
+def _dates(column: pd.Series, name: str) -> pd.Series:
+    if pd.api.types.is_datetime64_any_dtype(column):
+        parsed = column
+    elif pd.api.types.is_integer_dtype(column):
+        return column.astype("int64")
+    else:
+        parsed = pd.to_datetime(column, errors="coerce", format="mixed")
+    bad = column[parsed.isna()]
+    if len(bad):
+        raise DataError(
+            f"date column {name!r} has {len(bad)} value(s) that are not dates, e.g. {bad.iloc[0]!r} at row "
+            f"{bad.index[0]}; use ISO dates like 2024-01-31 or pass date=<column> naming the right column"
+        )
+    return pd.Series(parsed, index=column.index)
+
+
+def _check_duplicates(long: pd.DataFrame) -> None:
+    dup = long.duplicated(["unique_id", "ds"], keep=False)
+    if dup.any():
+        row = long[dup].iloc[0]
+        where = "" if row["unique_id"] == SINGLE_ID else f" in series {row['unique_id']!r}"
+        raise DataError(
+            f"{int(dup.sum())} rows share a timestamp, e.g. {row['ds']}{where}; aggregate them (sum or mean) "
+            "first, or pass groupby=<column> if the data holds several series"
+        )
+
+
+def infer_freq(long: pd.DataFrame) -> str | int:
+    """The common spacing of all series: a pandas alias, or 1 for integer steps. Irregular spacing is an error."""
+    freqs: set[str | int] = set()
+    for uid, group in long.groupby("unique_id", sort=False):
+        freqs.add(_series_freq(group["ds"], str(uid)))
+    if len(freqs) > 1:
+        raise DataError(f"series have different frequencies {sorted(map(str, freqs))}; forecast them separately")
+    return freqs.pop()
+
+
+def _series_freq(ds: pd.Series, uid: str) -> str | int:
+    if len(ds) < 3:
+        raise DataError(f"series {uid!r} has {len(ds)} observation(s); at least 3 are needed to infer spacing")
+    if pd.api.types.is_integer_dtype(ds):
+        steps = np.unique(np.diff(ds.to_numpy()))
+        if len(steps) != 1 or steps[0] != 1:
+            raise DataError(f"series {uid!r}: integer time index must step by 1 (found steps {steps[:5].tolist()})")
+        return 1
+    freq = pd.infer_freq(pd.DatetimeIndex(ds))
+    if freq is None:
+        deltas = pd.Series(np.diff(ds.to_numpy())).value_counts()
+        raise DataError(
+            f"series {uid!r} has irregular spacing ({len(deltas)} different gaps between timestamps, most common "
+            f"{deltas.index[0]}); resample it to a regular frequency, e.g. df.resample('MS').sum(), and mark "
+            "missing periods as NaN"
+        )
+    return freq
+
+
+def period_of(freq: str | int) -> int:
+    """Seasonal period implied by a frequency alias (1 when there is no natural cycle)."""
+    if isinstance(freq, int):
+        return 1
+    name = pd.tseries.frequencies.to_offset(freq).name.split("-")[0]
+    if name in _PERIODS:
+        return _PERIODS[name]
+    core = name.removeprefix("B").removeprefix("C").rstrip("SE") or name
+    return _PERIODS.get(core, 1)
+
+
+def _handle_missing(long: pd.DataFrame, policy: MissingPolicy) -> tuple[dict[str, int], list[str]]:
+    missing = long["y"].isna()
+    if not missing.any():
+        return {}, []
+    counts = long[missing].groupby("unique_id").size().to_dict()
+    if policy == "refuse":
+        first = long[missing].iloc[0]
+        raise DataError(
+            f"{int(missing.sum())} missing value(s), first in series {first['unique_id']!r} at {first['ds']}; "
+            "fill them, or call with missing='impute' to interpolate linearly"
+        )
+    long["y"] = long.groupby("unique_id")["y"].transform(lambda s: s.interpolate(limit_direction="both"))
+    if long["y"].isna().any():
+        raise DataError("a series has no observed values at all; drop it")
+    notes = [f"imputed {n} missing value(s) in series {uid!r} by linear interpolation" for uid, n in counts.items()]
+    return {str(k): int(v) for k, v in counts.items()}, notes
+
+
+def _check_lengths(long: pd.DataFrame, m: int, h: int, min_length: int | None) -> None:
+    sizes = long.groupby("unique_id").size()
+    need = min_length if min_length is not None else max(2 * m, h * MIN_CV_WINDOWS + 3)
+    short = sizes[sizes < need]
+    if len(short):
+        uid, n = short.index[0], int(short.iloc[0])
+        raise DataError(
+            f"series {uid!r} has {n} observations but needs at least {need} (two seasonal cycles of m={m} and "
+            f"{MIN_CV_WINDOWS} cross-validation windows of h={h}); pass a smaller h or m, or more history"
+        )
+
+
+def _check_constant(long: pd.DataFrame) -> None:
+    spread = long.groupby("unique_id")["y"].agg(lambda s: float(s.max() - s.min()))
+    flat = spread[spread == 0]
+    if len(flat):
+        raise DataError(
+            f"series {flat.index[0]!r} is constant; there is nothing to model, its forecast is its value "
+            "(drop it from the panel)"
+        )

@@ -1,0 +1,198 @@
+"""The forecasting result: fields, rich tables, Jupyter HTML, a PNG plot and JSON export."""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from rich.console import Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from orrery.forecast.analysis import CVResult
+
+
+@dataclass
+class ForecastResult:
+    """What `ForecastAgent.analyze` returns. Every field is plain data; the methods only render it."""
+
+    narrative: str = ""
+    features: dict[str, Any] = field(default_factory=dict)
+    accuracy: dict[str, dict[str, Any]] = field(default_factory=dict)  # model -> {"windows": [...], "mean": x}
+    forecasts: pd.DataFrame = field(default_factory=pd.DataFrame)  # unique_id, ds, model, mean, lo_80..hi_95
+    anomalies: pd.DataFrame = field(default_factory=pd.DataFrame)  # flagged points only
+    best_model: str | None = None
+    beats_baseline: bool = False
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    history: pd.DataFrame = field(default_factory=pd.DataFrame)  # unique_id, ds, y
+    panel: pd.DataFrame | None = None  # per-series choice and MASE when groupby was set
+    warnings: list[str] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ building
+
+    @staticmethod
+    def accuracy_from_cv(cv: CVResult) -> dict[str, dict[str, Any]]:
+        table = cv.table()
+        windows = [c for c in table.columns if c.startswith("window_")]
+        return {str(m): {"windows": [float(row[w]) for w in windows], "mean": float(row["mean"])}
+                for m, row in table.iterrows()}
+
+    # ------------------------------------------------------------------ export
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "narrative": self.narrative,
+            "best_model": self.best_model,
+            "beats_baseline": self.beats_baseline,
+            "features": _plain(self.features),
+            "accuracy": _plain(self.accuracy),
+            "forecasts": _records(self.forecasts),
+            "anomalies": _records(self.anomalies),
+            "panel": None if self.panel is None else _records(self.panel),
+            "warnings": list(self.warnings),
+            "trace": _plain(self.trace),
+        }
+
+    def to_json(self, path: str | Path | None = None, indent: int = 2) -> str:
+        text = json.dumps(self.to_dict(), indent=indent)
+        if path is not None:
+            Path(path).write_text(text)
+        return text
+
+    # ------------------------------------------------------------------ rich / HTML
+
+    @property
+    def badge(self) -> str:
+        return "PASS" if self.beats_baseline else "FAIL"
+
+    def __rich__(self) -> Group:
+        color = "green" if self.beats_baseline else "red"
+        head = Text.assemble((f" {self.badge} ", f"bold white on {color}"),
+                             f"  best model: {self.best_model or '-'}  ",
+                             ("beats SeasonalNaive" if self.beats_baseline else "does not beat SeasonalNaive", color))
+        parts: list[Any] = [head]
+        if self.narrative:
+            parts.append(Panel(self.narrative, title="Analysis", border_style="cyan"))
+        parts += [self._accuracy_table(), self._frame_table(self.forecasts, "Forecasts", 24)]
+        if len(self.anomalies):
+            parts.append(self._frame_table(self.anomalies[_anomaly_cols(self.anomalies)], "Anomalies", 20))
+        if self.panel is not None:
+            parts.append(self._frame_table(self.panel, "Panel: model per series", 20))
+        parts += [Text(f"warning: {w}", style="yellow") for w in self.warnings]
+        return Group(*parts)
+
+    def _accuracy_table(self) -> Table:
+        table = Table(title="Cross-validated MASE (lower is better)")
+        n = max((len(v["windows"]) for v in self.accuracy.values()), default=0)
+        for col in ["model", *[f"w{i + 1}" for i in range(n)], "mean"]:
+            table.add_column(col, justify="left" if col == "model" else "right")
+        for model, acc in self.accuracy.items():
+            style = "bold green" if model == self.best_model else None
+            table.add_row(model, *[f"{w:.3f}" for w in acc["windows"]], f"{acc['mean']:.3f}", style=style)
+        return table
+
+    @staticmethod
+    def _frame_table(frame: pd.DataFrame, title: str, limit: int) -> Table:
+        table = Table(title=title if len(frame) <= limit else f"{title} (first {limit} of {len(frame)})")
+        for col in frame.columns:
+            table.add_column(str(col), justify="right" if pd.api.types.is_numeric_dtype(frame[col]) else "left")
+        for row in frame.head(limit).itertuples(index=False):
+            table.add_row(*[_fmt(v) for v in row])
+        return table
+
+    def _repr_html_(self) -> str:
+        color = "#1a7f37" if self.beats_baseline else "#cf222e"
+        acc = pd.DataFrame({m: {**{f"w{i + 1}": w for i, w in enumerate(a["windows"])}, "mean": a["mean"]}
+                            for m, a in self.accuracy.items()}).T
+        best = self.best_model
+
+        def highlight(row: pd.Series) -> list[str]:
+            return ["background-color:#dafbe1;font-weight:bold" if row.name == best else "" for _ in row]
+
+        acc_html = acc.style.apply(highlight, axis=1).format("{:.3f}").to_html() if len(acc) else "<p>none</p>"
+        sections = [
+            ("Analysis", f"<p>{html.escape(self.narrative)}</p>", True),
+            ("Accuracy (MASE)", acc_html, True),
+            ("Forecasts", self.forecasts.to_html(index=False, float_format="%.3f"), True),
+            ("Anomalies", self.anomalies.to_html(index=False, float_format="%.3f") if len(self.anomalies)
+             else "<p>none</p>", False),
+            ("Features", pd.Series(_plain(self.features), dtype=object).to_frame("value").to_html(), False),
+        ]
+        body = "".join(f"<details{' open' if o else ''}><summary><b>{t}</b></summary>{c}</details>"
+                       for t, c, o in sections)
+        badge = (f'<span style="background:{color};color:white;padding:2px 8px;border-radius:4px">'
+                 f"{self.badge}</span>")
+        return f"<div>{badge} best model: <b>{html.escape(str(best))}</b>{body}</div>"
+
+    # ------------------------------------------------------------------ plot
+
+    def plot(self, path: str | Path | None = None, uid: str | None = None) -> Any:
+        """History, forecast with 80/95% bands and anomalies for one series; saved as PNG when `path` is given."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        uid = uid or (str(self.history["unique_id"].iloc[0]) if len(self.history) else None)
+        hist = self.history[self.history["unique_id"] == uid] if uid else self.history
+        fc = self.forecasts[self.forecasts["unique_id"] == uid] if len(self.forecasts) else self.forecasts
+        fig, ax = plt.subplots(figsize=(10, 4.5))
+        ax.plot(hist["ds"], hist["y"], color="black", lw=1.2, label="history")
+        if len(fc):
+            for lv, alpha in ((95, 0.15), (80, 0.3)):
+                if f"lo_{lv}" in fc:
+                    ax.fill_between(fc["ds"], fc[f"lo_{lv}"], fc[f"hi_{lv}"], color="tab:blue", alpha=alpha,
+                                    label=f"{lv}% interval")
+            ax.plot(fc["ds"], fc["mean"], color="tab:blue", lw=1.6, label=f"forecast ({fc['model'].iloc[0]})")
+        an = self.anomalies
+        if len(an):
+            an = an[an["unique_id"] == uid]
+            ax.scatter(an["ds"], an["y"], color="red", zorder=5, label="anomaly")
+        ax.set_title(f"{uid}: {self.best_model or ''} [{self.badge}]")
+        ax.legend(loc="upper left", fontsize=8)
+        fig.tight_layout()
+        if path is not None:
+            fig.savefig(path, dpi=110)
+            plt.close(fig)
+        return fig
+
+
+def _anomaly_cols(frame: pd.DataFrame) -> list[str]:
+    return [c for c in ("unique_id", "ds", "y", "fitted", "lo", "hi", "score") if c in frame.columns]
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float | np.floating):
+        return f"{value:.3f}"
+    if isinstance(value, pd.Timestamp):
+        return str(value.date()) if value == value.normalize() else str(value)
+    return str(value)
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return [_plain(r) for r in frame.to_dict(orient="records")]
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe copy: numpy scalars to Python, timestamps to ISO strings, NaN/inf to None."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, pd.Timestamp):
+        return value.isoformat()
+    if isinstance(value, np.bool_ | bool):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, pd.DataFrame):
+        return _records(value)
+    return value

@@ -1,0 +1,237 @@
+"""The forecasting tools the LLM calls. Thin wrappers: read `ctx.state`, call `analysis`, store, summarise.
+
+State keys: "data" (SeriesData, set by the agent before the run), "features", "cv", "forecasts",
+"anomalies", "best_model", "panel", "panel_features". Options: "n_jobs" (default 1), "client" (Dask).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from orrery.errors import DataError, ToolError
+from orrery.forecast import analysis as A
+from orrery.forecast import models as reg
+from orrery.forecast.data import SeriesData
+from orrery.forecast.result import ForecastResult
+from orrery.tools import RunContext, Tool, after, tool
+
+
+def _data(ctx: RunContext) -> SeriesData:
+    return ctx.state["data"]
+
+
+def _names(models: Sequence[str]) -> list[str]:
+    try:
+        return [reg.resolve(m) for m in models]
+    except KeyError as exc:  # an unknown name is the model's mistake: tell it the valid choices
+        raise ToolError(exc.args[0]) from exc
+
+
+def _round(frame: pd.DataFrame, digits: int = 3) -> list[dict[str, Any]]:
+    out = frame.copy()
+    for col in out.columns:
+        if pd.api.types.is_datetime64_any_dtype(out[col]):
+            out[col] = out[col].dt.strftime("%Y-%m-%d")
+    return out.round(digits).to_dict(orient="records")
+
+
+def _is_panel(ctx: RunContext) -> bool:
+    return "data" in ctx.state and _data(ctx).is_panel
+
+
+@tool
+def analyze_features(ctx: RunContext, series: str | None = None) -> dict[str, Any]:
+    """Describe the series: trend and seasonal strength, autocorrelation, spectral entropy, intermittency,
+    and a feature-based shortlist of models. Call this first.
+
+    Args:
+        series: series id in a panel (default: the first series)
+    """
+    data = _data(ctx)
+    feats = A.features(data.values(series), data.m)
+    ctx.state["features"] = feats
+    return {k: round(v, 3) if isinstance(v, float) else v for k, v in feats.items()} | {"h": data.h}
+
+
+@tool
+def cross_validate(ctx: RunContext, models: list[str], n_windows: int = 3, combo_k: int = 0) -> dict[str, Any]:
+    """Rolling-origin cross-validation: MASE per window and mean for each model. SeasonalNaive is always
+    included as the baseline. combo_k >= 2 adds 'Combo', the mean of the k best models.
+
+    Args:
+        models: model names, e.g. ["AutoETS", "AutoTheta", "AutoARIMA"]
+        n_windows: number of CV windows of length h
+        combo_k: size of the best-k combination (0 for none)
+    """
+    data = _data(ctx)
+    cv = A.cross_validate(data, _names(models), n_windows=n_windows, combo_k=combo_k,
+                          n_jobs=ctx.options.get("n_jobs", 1), client=ctx.options.get("client"))
+    ctx.state["cv"] = cv
+    ctx.state["best_model"] = cv.best()
+    table = ForecastResult.accuracy_from_cv(cv)
+    return {"mase": {m: {"windows": [round(w, 3) for w in v["windows"]], "mean": round(v["mean"], 3)}
+                     for m, v in table.items()},
+            "best": cv.best(), "baseline": reg.BASELINE, "beats_baseline": cv.beats_baseline(),
+            "combo_members": cv.combo_members.get(data.ids[0]) if not data.is_panel else None}
+
+
+def _choice(ctx: RunContext, model: str) -> A.Choice:
+    name = _names([model])[0]
+    if name != reg.COMBO:
+        return name
+    cv: A.CVResult | None = ctx.state.get("cv")
+    if cv is None or not cv.combo_members:
+        raise ToolError("no Combo yet: call cross_validate with combo_k >= 2 first")
+    return cv.combo_members[_data(ctx).ids[0]]
+
+
+@tool(available=after("cross_validate"))
+def generate_forecast(ctx: RunContext, model: str, h: int | None = None) -> dict[str, Any]:
+    """Forecast h steps ahead with one model (or 'Combo'), with 80% and 95% prediction intervals.
+
+    Args:
+        model: model name, normally the best one from cross_validate
+        h: forecast horizon (default: the analysis horizon)
+    """
+    data = _data(ctx)
+    try:
+        fc = A.forecast(data, _choice(ctx, model), h=h, n_jobs=ctx.options.get("n_jobs", 1),
+                        client=ctx.options.get("client"))
+    except DataError as exc:
+        raise ToolError(str(exc)) from exc
+    ctx.state["forecasts"] = fc
+    ctx.state["best_model"] = str(fc["model"].iloc[0])
+    return {"model": str(fc["model"].iloc[0]), "forecasts": _round(fc.drop(columns=["unique_id", "model"]))}
+
+
+@tool(available=after("cross_validate"))
+def detect_anomalies(ctx: RunContext, model: str | None = None, level: float = 99) -> dict[str, Any]:
+    """Flag past observations outside the model's in-sample prediction interval.
+
+    Args:
+        model: model whose fitted values are used (default: the best from cross_validate)
+        level: interval level in percent
+    """
+    name = model or ctx.state.get("best_model") or reg.BASELINE
+    an = A.detect_anomalies(_data(ctx), _choice(ctx, name.split("(")[0]), level=level,
+                            n_jobs=ctx.options.get("n_jobs", 1))
+    flagged = an[an["anomaly"]]
+    ctx.state["anomalies"] = flagged
+    cols = ["unique_id", "ds", "y", "fitted", "score"]
+    return {"count": len(flagged), "level": level, "anomalies": _round(flagged[cols].head(20))}
+
+
+@tool
+def decompose(ctx: RunContext, series: str | None = None) -> dict[str, Any]:
+    """STL decomposition (MSTL for several periods): trend and seasonal strength and the seasonal profile.
+
+    Args:
+        series: series id in a panel (default: the first series)
+    """
+    data = _data(ctx)
+    try:
+        parts = A.decompose(data.values(series), data.m)
+    except DataError as exc:
+        raise ToolError(str(exc)) from exc
+    resid = parts["resid"].to_numpy()
+    return {
+        "trend_strength": round(A.strength(resid, (parts["trend"] + parts["resid"]).to_numpy()), 3),
+        "seasonal_strength": round(A.strength(resid, (parts["seasonal"] + parts["resid"]).to_numpy()), 3),
+        "seasonal_profile": [round(float(v), 3) for v in parts["seasonal"].tail(data.m)] if data.m > 1 else [],
+        "trend_start_end": [round(float(parts["trend"].iloc[0]), 3), round(float(parts["trend"].iloc[-1]), 3)],
+        "resid_std": round(float(resid.std()), 3),
+    }
+
+
+@tool
+def unit_root_test(ctx: RunContext, series: str | None = None) -> dict[str, Any]:
+    """ADF and KPSS stationarity tests with a verdict and the number of differences needed.
+
+    Args:
+        series: series id in a panel (default: the first series)
+    """
+    out = A.unit_root_test(_data(ctx).values(series))
+    return {k: round(v, 4) if isinstance(v, float) else v for k, v in out.items()}
+
+
+@tool
+def compare_models(ctx: RunContext, models: list[str], series: str | None = None) -> dict[str, Any]:
+    """AIC, AICc and BIC of models fitted to the whole series (null where a model has no likelihood).
+    Comparable within a model family; use cross_validate to compare across families.
+
+    Args:
+        models: model names, e.g. ["AutoARIMA", "AutoETS", "AutoCES"]
+        series: series id in a panel (default: the first series)
+    """
+    table = A.compare_models(_data(ctx), _names(models), uid=series)
+    return {"criteria": _round(table), "lowest_aicc": table["model"].iloc[0]}
+
+
+@tool(available=_is_panel)
+def panel_analyze(ctx: RunContext) -> dict[str, Any]:
+    """Features of every series in the panel, summarised (how many trend, seasonal, intermittent)."""
+    feats = A.panel_analyze(_data(ctx))
+    ctx.state["panel_features"] = feats
+    return {"series": len(feats), "trend": feats["trend"].value_counts().to_dict(),
+            "seasonality": feats["seasonality"].value_counts().to_dict(),
+            "demand_class": feats["demand_class"].value_counts().to_dict(),
+            "mean_entropy": round(float(feats["entropy"].mean()), 3)}
+
+
+@tool(available=_is_panel)
+def panel_fit(ctx: RunContext, models: list[str], n_windows: int = 2, combo_k: int = 0,
+              policy: str = "best") -> dict[str, Any]:
+    """Cross-validate the models on every series, keep each series' best (policy 'best') or the mean of
+    its combo_k best (policy 'combo'), and forecast. Runs on all cores or the Dask cluster if configured.
+
+    Args:
+        models: candidate model names
+        n_windows: CV windows per series
+        combo_k: size of the best-k combination (0 for none)
+        policy: 'best' or 'combo'
+    """
+    if policy not in ("best", "combo"):
+        raise ToolError(f"policy must be 'best' or 'combo', not {policy!r}")
+    fit = A.panel_fit(_data(ctx), _names(models), n_windows=n_windows, combo_k=combo_k,
+                      policy="combo" if policy == "combo" else "best",
+                      n_jobs=ctx.options.get("n_jobs", 1), client=ctx.options.get("client"))
+    ctx.state.update(panel=fit, cv=fit.cv, forecasts=fit.forecasts, best_model=fit.cv.best())
+    summary = fit.summary()
+    return {"wins": summary["series"].to_dict(), **{k: round(v, 3) for k, v in summary.attrs.items()},
+            "beats_baseline": summary.attrs["mase_selected"] < summary.attrs["mase_baseline"]}
+
+
+TOOLS: list[Tool] = [analyze_features, cross_validate, generate_forecast, detect_anomalies, decompose,
+                     unit_root_test, compare_models, panel_analyze, panel_fit]
+
+
+def result_from_state(state: dict[str, Any], narrative: str = "", trace: list[dict[str, Any]] | None = None
+                      ) -> ForecastResult:
+    """Assemble the ForecastResult from what the tools stored."""
+    data: SeriesData = state["data"]
+    cv: A.CVResult | None = state.get("cv")
+    fit: A.PanelFit | None = state.get("panel")
+    panel = None
+    if fit is not None:
+        panel = pd.DataFrame({"unique_id": list(fit.choice),
+                              "model": [c if isinstance(c, str) else A.combo_label(c) for c in fit.choice.values()]})
+    if fit is not None:
+        beats = fit.summary().attrs["mase_selected"] < fit.summary().attrs["mase_baseline"]
+    else:
+        beats = cv is not None and cv.beats_baseline()
+    return ForecastResult(
+        narrative=narrative,
+        features=state.get("features", {}),
+        accuracy=ForecastResult.accuracy_from_cv(cv) if cv is not None else {},
+        forecasts=state.get("forecasts", pd.DataFrame()),
+        anomalies=state.get("anomalies", pd.DataFrame()),
+        best_model=state.get("best_model"),
+        beats_baseline=bool(beats),
+        trace=trace or [],
+        history=data.df,
+        panel=panel,
+        warnings=list(data.warnings),
+    )

@@ -1,0 +1,170 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from orrery.errors import DataError
+from orrery.forecast import analysis as A
+from orrery.forecast.data import load
+
+FAST = ["AutoETS", "Naive"]
+
+
+@pytest.fixture
+def sd(frame):
+    return load(frame, h=6)
+
+
+def test_features_seasonal_trending(sd):
+    f = A.features(sd.values(), sd.m)
+    assert f["seasonal_strength"] > 0.8 and f["seasonality"] == "strong"
+    assert f["trend_strength"] > 0.6 and f["trend"] == "strong"
+    assert f["seasonal_acf"] is not None and f["n"] == 48
+    assert "HoltWinters" in f["suggested_models"]
+
+
+def test_features_white_noise_and_intermittent():
+    rng = np.random.default_rng(1)
+    noise = A.features(rng.normal(size=200), 1)
+    assert noise["entropy"] > 0.9 and noise["trend"] == "weak" and noise["seasonality"] == "none"
+    sparse = np.zeros(60)
+    sparse[::5] = rng.integers(1, 9, 12)
+    f = A.features(sparse, 1)
+    assert f["demand_class"] in ("intermittent", "lumpy") and f["zero_share"] == pytest.approx(0.8)
+    assert "CrostonOptimized" in f["suggested_models"]
+
+
+def test_spectral_entropy_pure_sine_is_low():
+    assert A.spectral_entropy(np.sin(2 * np.pi * np.arange(120) / 12)) < 0.1
+
+
+def test_decompose_stl_mstl_and_none(sd):
+    y = sd.values()
+    stl = A.decompose(y, 12)
+    assert np.allclose(stl["trend"] + stl["seasonal"] + stl["resid"], y)
+    mstl = A.decompose(y, [3, 12])
+    assert {"seasonal_3", "seasonal_12"} <= set(mstl.columns)
+    assert np.allclose(mstl["trend"] + mstl["seasonal"] + mstl["resid"], y)
+    flat = A.decompose(y, 1)
+    assert (flat["seasonal"] == 0).all()
+    with pytest.raises(DataError, match="too short to decompose"):
+        A.decompose(y[:20], 12)
+
+
+def test_unit_root_random_walk_vs_noise():
+    rng = np.random.default_rng(3)
+    walk = A.unit_root_test(np.cumsum(rng.normal(size=300)))
+    assert not walk["stationary"] and walk["ndiffs"] >= 1 and walk["adf_pvalue"] > 0.05
+    noise = A.unit_root_test(rng.normal(size=300))
+    assert noise["stationary"] and noise["ndiffs"] == 0 and "stationary" in noise["verdict"]
+
+
+def test_cross_validate_mase_matches_hand_computation(sd):
+    cv = A.cross_validate(sd, ["Naive"], n_windows=2)
+    assert cv.models == ["Naive", "SeasonalNaive"]  # baseline always added
+    assert cv.table().shape[1] == 3  # window_1, window_2, mean
+    df, h = sd.df, sd.h
+    cutoff = sorted(cv.cv["cutoff"].unique())[0]
+    train = df[df["ds"] <= cutoff]["y"].to_numpy()
+    test = df[df["ds"] > cutoff]["y"].to_numpy()[:h]
+    expected = np.mean(np.abs(test - train[-1])) / np.mean(np.abs(train[12:] - train[:-12]))
+    got = cv.scores.query("model == 'Naive' and cutoff == @cutoff")["mase"].iloc[0]
+    assert got == pytest.approx(expected)
+    assert cv.table().loc["Naive", "window_1"] == pytest.approx(expected)
+
+
+def test_seasonal_naive_wins_on_pure_seasonal_pattern(make_monthly):
+    frame = make_monthly(n=48, trend=0.0, amp=20.0, noise=0.3)
+    cv = A.cross_validate(load(frame, h=6), ["Naive", "HistoricAverage", "SES"], n_windows=2)
+    assert cv.best() == "SeasonalNaive"
+    assert cv.beats_baseline() is False
+
+
+def test_trend_model_beats_baseline(sd):
+    cv = A.cross_validate(sd, FAST, n_windows=2)
+    assert cv.best() == "AutoETS" and cv.beats_baseline()
+
+
+def test_combo_member_selection_and_column(sd):
+    cv = A.cross_validate(sd, ["AutoETS", "Naive", "HistoricAverage"], n_windows=2, combo_k=2)
+    members = cv.combo_members["series"]
+    assert len(members) == 2 and "HistoricAverage" not in members
+    row = cv.cv.iloc[0]
+    assert row["Combo"] == pytest.approx(np.mean([row[m] for m in members]))
+    assert "Combo" in cv.mean_mase()
+
+
+def test_cross_validate_refuses_too_many_windows(sd):
+    with pytest.raises(DataError, match="too short for 7 CV windows"):
+        A.cross_validate(sd, FAST, n_windows=7)
+
+
+def test_forecast_intervals_are_nested(sd):
+    fc = A.forecast(sd, "AutoETS")
+    assert len(fc) == 6 and (fc["model"] == "AutoETS").all()
+    assert (fc["lo_95"] <= fc["lo_80"]).all() and (fc["lo_80"] <= fc["mean"]).all()
+    assert (fc["mean"] <= fc["hi_80"]).all() and (fc["hi_80"] <= fc["hi_95"]).all()
+    assert fc["ds"].iloc[0] == sd.df["ds"].max() + pd.offsets.MonthBegin()
+
+
+def test_forecast_conformal_for_model_without_intervals(sd):
+    fc = A.forecast(sd, "SES")
+    assert fc[["lo_80", "hi_80", "lo_95", "hi_95"]].notna().all().all()
+    assert (fc["hi_95"] > fc["hi_80"]).all()
+
+
+def test_forecast_combination(sd):
+    single = {m: A.forecast(sd, m)["mean"].to_numpy() for m in FAST}
+    combo = A.forecast(sd, FAST)
+    assert combo["model"].iloc[0] == "Combo(AutoETS+Naive)"
+    assert np.allclose(combo["mean"], (single["AutoETS"] + single["Naive"]) / 2)
+
+
+def test_detect_anomalies_finds_spike(sd):
+    sd.df.loc[30, "y"] += 40
+    an = A.detect_anomalies(sd, "AutoETS")
+    flagged = an[an["anomaly"]]
+    assert sd.df.loc[30, "ds"] in set(flagged["ds"])
+    assert len(flagged) <= 4
+    assert (an["lo"] <= an["hi"]).all()
+
+
+def test_compare_models_information_criteria(sd):
+    table = A.compare_models(sd, ["AutoETS", "AutoARIMA", "Naive"])
+    ets = table.set_index("model").loc["AutoETS"]
+    assert ets["aic"] is not None and ets["aicc"] >= ets["aic"]
+    assert table.set_index("model").loc["Naive"].isna().all()
+    assert table["model"].iloc[-1] == "Naive"
+
+
+def test_panel_analyze(panel):
+    out = A.panel_analyze(load(panel, groupby="store", h=6))
+    assert list(out["unique_id"]) == ["s0", "s1", "s2"]
+    assert (out["seasonality"] == "strong").all()
+
+
+def test_panel_fit_best_per_series(panel):
+    sd = load(panel, groupby="store", h=6)
+    fit = A.panel_fit(sd, FAST, n_windows=2, n_jobs=1)
+    assert set(fit.choice) == {"s0", "s1", "s2"}
+    per = fit.cv.scores.groupby(["unique_id", "model"])["mase"].mean().unstack()
+    for uid, model in fit.choice.items():
+        assert per.loc[uid, model] == per.loc[uid].min()
+    assert len(fit.forecasts) == 18
+    summary = fit.summary()
+    assert summary["series"].sum() == 3
+    assert summary.attrs["mase_selected"] <= summary.attrs["mase_baseline"]
+
+
+def test_panel_fit_combo_policy(panel):
+    sd = load(panel, groupby="store", h=6)
+    fit = A.panel_fit(sd, ["AutoETS", "Naive", "HistoricAverage"], n_windows=2, combo_k=2, policy="combo")
+    assert all(len(c) == 2 for c in fit.choice.values())
+    assert fit.forecasts["model"].str.startswith("Combo(").all()
+
+
+def test_panel_fit_panel_combo_uses_panel_ranking(panel):
+    sd = load(panel, groupby="store", h=6)
+    fit = A.panel_fit(sd, ["AutoETS", "Naive", "HistoricAverage"], n_windows=2, combo_k=2, policy="panel_combo")
+    ranking = [m for m in fit.cv.table().index if m != "Combo"]
+    assert all(list(c) == ranking[:2] for c in fit.choice.values())
+    assert A.panel_top_k(fit.cv, 2) == ranking[:2]
