@@ -60,8 +60,8 @@ def _refine_cv(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
     data: SeriesData = ctx.state["data"]
     shortest = int(data.df.groupby("unique_id").size().min())
     most = max(1, min(5, (shortest - max(3, data.m)) // data.h))
-    schema["properties"]["n_windows"] = {"enum": list(range(1, most + 1)), "default": min(3, most),
-                                         "description": "number of CV windows of length h"}
+    # Small models take the first enum value, so only the sound default is offered.
+    schema["properties"]["n_windows"] = {"enum": [min(3, most)], "description": "number of CV windows of length h"}
     schema["properties"]["combo_k"] = {"enum": [0, 2, 3, 4], "default": 0,
                                        "description": "size of the best-k combination (0 for none)"}
     return schema

@@ -38,6 +38,12 @@ def _round(frame: pd.DataFrame, digits: int = 3) -> list[dict[str, Any]]:
     return out.round(digits).to_dict(orient="records")
 
 
+def _columns(frame: pd.DataFrame, digits: int = 3) -> dict[str, list[Any]]:
+    """A table as {column: values}: far fewer tokens than one object per row, for the model's context."""
+    rows = _round(frame, digits)
+    return {col: [row[col] for row in rows] for col in frame.columns}
+
+
 def _is_panel(ctx: RunContext) -> bool:
     return "data" in ctx.state and _data(ctx).is_panel
 
@@ -104,7 +110,7 @@ def generate_forecast(ctx: RunContext, model: str, h: int | None = None) -> dict
         raise ToolError(str(exc)) from exc
     ctx.state["forecasts"] = fc
     ctx.state["best_model"] = str(fc["model"].iloc[0])
-    return {"model": str(fc["model"].iloc[0]), "forecasts": _round(fc.drop(columns=["unique_id", "model"]))}
+    return {"model": str(fc["model"].iloc[0]), "forecasts": _columns(fc.drop(columns=["unique_id", "model"]))}
 
 
 @tool(available=after("cross_validate"))
@@ -120,8 +126,9 @@ def detect_anomalies(ctx: RunContext, model: str | None = None, level: float = 9
                             n_jobs=ctx.options.get("n_jobs", 1))
     flagged = an[an["anomaly"]]
     ctx.state["anomalies"] = flagged
-    cols = ["unique_id", "ds", "y", "fitted", "score"]
-    return {"count": len(flagged), "level": level, "anomalies": _round(flagged[cols].head(20))}
+    top = flagged.sort_values("score", ascending=False).head(10)
+    cols = ["ds", "y", "fitted", "score"] if not _data(ctx).is_panel else ["unique_id", "ds", "y", "fitted", "score"]
+    return {"count": len(flagged), "level": level, "largest": _columns(top[cols])}
 
 
 @tool
