@@ -4,6 +4,7 @@ must beat SeasonalNaive and every number in the narrative must come from a tool 
 from __future__ import annotations
 
 import copy
+import re
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -86,7 +87,7 @@ def _single_series(refine: Callable | None) -> Callable:
 def _gated(t: Tool, available: Callable[[RunContext], bool], refine: Callable | None = None) -> Tool:
     """A per-agent copy of a tool with its workflow gate (the module-level tool stays ungated)."""
     g = copy.copy(t)
-    g.available = lambda ctx: _followup(ctx) or available(ctx)
+    g.available = lambda ctx: ctx.state.get("phase") != "commentary" and (_followup(ctx) or available(ctx))
     g.refine = _single_series(refine)
     g._cache, g._lock = {}, threading.Lock()
     return g
@@ -101,8 +102,11 @@ def _refine_anomalies(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]
 
 def _tool_choice(ctx: RunContext) -> str:
     """Until the workflow is complete the model must call a tool; after it, it may answer."""
-    final = "panel_fit" if ctx.state["data"].is_panel else "detect_anomalies"
-    return "auto" if _followup(ctx) or _done(ctx, final) else "required"
+    return "auto" if _followup(ctx) or _workflow_done(ctx) else "required"
+
+
+def _workflow_done(ctx: RunContext) -> bool:
+    return _done(ctx, "panel_fit" if ctx.state["data"].is_panel else "detect_anomalies")
 
 
 def workflow_tools(panel: bool) -> list[Tool]:
@@ -163,15 +167,27 @@ class ForecastAgent:
                                                                m=m, h=h, missing=missing)  # type: ignore[arg-type]
         self.events = []
         config = AgentConfig(system_prompt=prompts.system_prompt(series), tool_choice=_tool_choice,
-                             max_tokens_per_call=self.max_tokens_per_call,
-                             validators=[self._beats_baseline, self._grounded], **self.settings)
+                             max_tokens_per_call=self.max_tokens_per_call, validators=[self._beats_baseline],
+                             finish=lambda ctx: prompts.summary_from_state(ctx.state) if _workflow_done(ctx) else None,
+                             **self.settings)
         self.agent = Agent(self.model, workflow_tools(series.is_panel), config,
                            on_event=[self._record, *self.handlers], state={"data": series, "phase": "analyze"})
         task = prompts.task_prompt(series, query)
         self._asked = [task]
         run = self.agent.run(task, **self.options)
-        self.result = self._result(run)
+        comment = self._commentary() if run.status in ("completed", "invalid") else None
+        self.result = self._result(run, comment)
         return self.result
+
+    def _commentary(self) -> RunResult:
+        """The workflow wrote the facts; the model adds a few sentences, kept only if every number is grounded."""
+        assert self.agent is not None
+        self.agent.ctx.state["phase"] = "commentary"
+        self.agent.config.validators = [self._grounded, _concise]
+        self.agent.config.finish = None
+        run = self.agent.query(prompts.COMMENTARY)
+        self.agent.ctx.state["phase"] = "followup"
+        return run
 
     def query(self, question: str) -> QueryResult:
         """A follow-up on the whole conversation; every tool is available again."""
@@ -217,20 +233,26 @@ class ForecastAgent:
     def _record(self, event: Event) -> None:
         self.events.append(event.to_dict())
 
-    def _result(self, run: RunResult) -> ForecastResult:
-        """The facts come from the tools; the model's words are kept only where every number is grounded."""
+    def _result(self, run: RunResult, comment_run: RunResult | None) -> ForecastResult:
         assert self.agent is not None
         state = self.agent.ctx.state
-        data: SeriesData = state["data"]
         facts = prompts.summary_from_state(state)
-        comment = run.output.strip() if run.status in ("completed", "invalid") else ""
-        warnings = []
-        if comment and ungrounded(comment, self._sources(), allowed=(80, 95, data.h, data.m)):
-            comment = ""
-            warnings.append("the model's commentary quoted numbers no tool returned and was left out")
+        comment, warnings = "", []
+        if comment_run is not None and comment_run.status == "completed":
+            comment = comment_run.output.strip()
+        elif comment_run is not None:
+            warnings.append(f"the model's commentary was left out ({comment_run.status}): "
+                            f"{'; '.join(comment_run.errors[-1:])}")
         if run.status not in ("completed", "invalid"):
             warnings.append(f"the agent stopped early ({run.status}): {'; '.join(run.errors[-1:])}")
         result = result_from_state(state, "\n\n".join(p for p in (facts, comment) if p), self.events)
         result.warnings += warnings
         result.status, result.usage = run.status, run.usage
         return result
+
+
+def _concise(output: str, ctx: RunContext) -> str | None:
+    sentences = [s.strip().lower() for s in re.split(r"(?<=[.!?])\s+", output.strip()) if s.strip()]
+    if len(sentences) > 6 or len(set(sentences)) < len(sentences):
+        return "Too long or repetitive: write at most four different sentences."
+    return None

@@ -18,8 +18,7 @@ Workflow:
 3. generate_forecast with the best model by mean MASE: point forecasts with 80% and 95% intervals.
 4. detect_anomalies with that model.
 Optional: decompose, unit_root_test, compare_models (information criteria).{panel}
-Then write the final analysis in two to four sentences: which model won and why it suits the data, what the
-forecast says, and what the anomalies mean.
+The workflow then reports the facts, and you add a short commentary.
 Quote numbers exactly as the tools returned them; never compute or invent new ones."""
 
 PANEL = """
@@ -41,6 +40,11 @@ def task_prompt(data: SeriesData, query: str | None) -> str:
         lines.append(f"Missing values imputed: {sum(data.imputed.values())}.")
     lines.append(f"Request: {query or 'Forecast this series and explain the result.'}")
     return "\n".join(lines)
+
+
+COMMENTARY = ("Add a short commentary for a manager, at most four sentences: why the winning model suits this "
+              "data, what the forecast means, and whether the anomalies matter. Quote only numbers the tools "
+              "returned.")
 
 
 def baseline_retry(best: str, best_mase: float, base_mase: float, untried: list[str]) -> str:

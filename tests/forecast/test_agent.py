@@ -47,7 +47,8 @@ def test_full_workflow_is_gated_step_by_step_and_passes(frame):
     assert offered[0] == ["analyze_features"]
     assert "cross_validate" in offered[1] and "generate_forecast" not in offered[1]
     assert offered[2] == ["generate_forecast"] and offered[3] == ["detect_anomalies"]
-    assert offered[4] == []  # workflow complete: the model writes the analysis
+    assert offered[4] == []  # workflow complete: the facts are written, the model adds a commentary
+    assert model.requests[4]["messages"][-1].content.startswith("Add a short commentary")
     assert [req["tool_choice"] for req in model.requests[:4]] == ["required"] * 4
     assert r.beats_baseline and r.best_model in ("AutoETS", "AutoTheta")
     assert set(r.accuracy) >= {"AutoETS", "AutoTheta", "SeasonalNaive"}
@@ -74,22 +75,21 @@ def test_the_candidate_and_chosen_model_lists_are_constrained_by_state(frame):
 
 def test_retry_when_seasonal_naive_wins_then_fail_badge():
     weak = [turn(call("analyze_features")), turn(call("cross_validate", models=["Naive", "HistoricAverage"])),
-            turn(call("generate_forecast", model="SeasonalNaive")), turn(call("detect_anomalies")),
-            "Done."]
+            turn(call("generate_forecast", model="SeasonalNaive")), turn(call("detect_anomalies"))]
     retry = [turn(call("cross_validate", models=["HistoricAverage", "RandomWalkWithDrift"])),
              turn(call("generate_forecast", model="SeasonalNaive")), turn(call("detect_anomalies")), "Done."]
     model = ScriptedModel(weak + retry)
     r = ForecastAgent(model, max_retries=1).analyze(seasonal_only(), h=6)
-    retry_msgs = [m.content for m in model.requests[5]["messages"] if m.role == "user"]
-    assert "does not beat the SeasonalNaive baseline" in retry_msgs[-1]
-    assert model.requests[5]["tools"][0] == "cross_validate"  # the workflow reopened at CV
+    retry_msg = model.requests[4]["messages"][-1].content
+    assert "does not beat the SeasonalNaive baseline" in retry_msg
+    assert model.requests[4]["tools"][0] == "cross_validate"  # the workflow reopened at CV
     assert not r.beats_baseline and r.badge == "FAIL" and r.status == "invalid"
     assert model.index == len(weak + retry)
 
 
 def test_retry_succeeds_when_a_better_model_is_found(frame):
     first = [turn(call("analyze_features")), turn(call("cross_validate", models=["HistoricAverage"])),
-             turn(call("generate_forecast", model="SeasonalNaive")), turn(call("detect_anomalies")), "Done."]
+             turn(call("generate_forecast", model="SeasonalNaive")), turn(call("detect_anomalies"))]
     second = [turn(call("cross_validate", models=["AutoETS", "AutoTheta"])),
               lambda msgs: turn(call("generate_forecast", model=tool_json(msgs, "cross_validate")["best"])),
               turn(call("detect_anomalies")), grounded_narrative]
@@ -109,7 +109,7 @@ def test_an_ungrounded_narrative_is_replaced_by_a_summary_of_tool_results(frame)
     model = ScriptedModel([*WORKFLOW] + ["Sales will reach 123456.7 next year."] * 4)
     r = ForecastAgent(model).analyze(frame, h=6)
     assert "123456.7" not in r.narrative and "Best model by cross-validation" in r.narrative
-    assert any("left out" in w for w in r.warnings)
+    assert any("left out (invalid)" in w for w in r.warnings)
     assert not ungrounded(r.narrative, [json.dumps(r.to_dict())], allowed=(6, 12))
 
 
@@ -125,6 +125,14 @@ def test_follow_up_query_keeps_the_conversation_and_tools(frame):
     agent.clear_history()
     with pytest.raises(RuntimeError):
         agent.query("again?")
+
+
+def test_a_repetitive_commentary_is_retried(frame):
+    loop = "It is good. " * 8
+    model = ScriptedModel([*WORKFLOW, loop, grounded_narrative])
+    r = ForecastAgent(model).analyze(frame, h=6)
+    assert "at most four different sentences" in model.requests[5]["messages"][-1].content
+    assert "It is good." not in r.narrative and "The best model is" in r.narrative
 
 
 def test_numbers_and_rounding():

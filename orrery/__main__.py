@@ -1,0 +1,3 @@
+from orrery.cli import main
+
+main()

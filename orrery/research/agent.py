@@ -1,0 +1,173 @@
+"""The judgmental-forecasting agent: "Will X happen by D?" -> a probability with cited sources.
+
+:class:`ResearchAgent` composes the core :class:`~orrery.agent.loop.Agent`: one tool call per
+step (``max_calls_per_step=1``), the source board re-injected at message index 2 every step
+(``board=``), and a :class:`~orrery.memory.SlidingWindow` that runs before the re-injection and
+keeps the search history in its truncation notice. The run ends at ``submit`` or at a limit
+(steps, tokens, wall time). Run options such as the date bound go from
+``agent.run(question, before=...)`` through ``ctx.options`` to the search backend.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from orrery.agent.events import Event
+from orrery.agent.loop import Agent, AgentConfig, RunResult
+from orrery.llm import resolve_model
+from orrery.llm.base import Model
+from orrery.memory import SlidingWindow
+from orrery.messages import Message, Usage
+from orrery.research.board import Source
+from orrery.research.corpus import demo_index
+from orrery.research.prompts import NOT_SUBMITTED, SYSTEM_PROMPT, question_prompt
+from orrery.research.search import SearchBackend, open_index
+from orrery.research.tools import STATE_KEY, ResearchState, research_tools
+from orrery.research.types import DateLike, to_utc
+from orrery.tools.core import RunContext
+
+ResearchStatus = Literal["submitted", "max_steps", "max_tokens", "timeout", "no_submit", "error"]
+STATUS = {"max_rounds": "max_steps", "max_tokens": "max_tokens", "timeout": "timeout",
+          "invalid": "no_submit", "completed": "no_submit", "error": "error", "paused": "error"}
+TOOLS_REF = "orrery.research.tools:research_tools"
+
+
+@dataclass
+class Trajectory:
+    """A replayable run: the messages kept in history and every event (model replies included)."""
+
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class ResearchResult:
+    question_id: str
+    probability: float | None
+    rationale: str
+    sources: list[Source]
+    notes: str
+    status: ResearchStatus
+    steps: int
+    usage: Usage
+    duration: float
+    trajectory: Trajectory = field(default_factory=Trajectory)
+    question: str = ""
+    before: str | None = None  # the date bound (ISO, UTC) every search was held to
+    row: dict[str, Any] = field(default_factory=dict)  # the question row asked (for replay)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def submitted(self) -> bool:
+        return self.status == "submitted"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able, with ``probability`` at the top level (what batch resume looks for)."""
+        return json.loads(json.dumps(asdict(self), default=str))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> ResearchResult:
+        return cls(**{**d, "sources": [Source(**s) for s in d["sources"]], "usage": Usage(**d["usage"]),
+                      "trajectory": Trajectory(**d["trajectory"])})
+
+
+def sliding_window(max_tokens: int = 2500, max_messages: int = 24) -> SlidingWindow:
+    """The default context manager: its truncation notice lists the search queries made so far."""
+    return SlidingWindow(max_tokens=max_tokens, max_messages=max_messages, describe_calls=search_queries)
+
+
+def search_queries(m: Message) -> list[str]:
+    return [f"search({json.dumps(c.arguments.get('query', ''))})" for c in m.tool_calls if c.name == "search"]
+
+
+def render_board(ctx: RunContext) -> str:
+    return ctx.state[STATE_KEY].board.render()
+
+
+def cache_dir() -> Path:
+    return Path.home() / ".cache" / "orrery" / "research"
+
+
+def default_index(backend: str = "sqlite") -> Path:
+    """The shipped demo corpus, indexed once into the cache folder (built under a temporary name)."""
+    path = cache_dir() / ("demo.sqlite" if backend == "sqlite" else "demo-tantivy")
+    if not path.exists():
+        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
+        demo_index(tmp, backend=backend)
+        tmp.rename(path)
+    return path
+
+
+def resolve_index(index: SearchBackend | str | Path | None) -> SearchBackend:
+    """A backend as is; a path opened (a folder is tantivy, a file SQLite); None: the demo corpus."""
+    if index is None:
+        index = default_index()
+    return open_index(index) if isinstance(index, str | Path) else index
+
+
+class ResearchAgent:
+    """``ResearchAgent(llm="local", index="demo.sqlite").run("Will X happen by D?", before="2025-10-16")``.
+
+    ``index`` is a :class:`SearchBackend` or an index path (default: the shipped demo corpus).
+    One agent runs one question at a time; use one agent per thread.
+
+    ``guided`` (default: on for the embedded model) narrows the tools offered each step so a
+    small model makes progress: after a search that found documents only add_source is offered
+    (not another search), and once ``max_sources`` are on the board only edit_note and submit."""
+
+    def __init__(self, llm: Model | str | None = None, index: SearchBackend | str | Path | None = None, *,
+                 max_steps: int = 12, max_tokens: int | None = None, wall_time: float | None = None,
+                 k: int = 5, context: SlidingWindow | None = None, system_prompt: str = SYSTEM_PROMPT,
+                 max_tokens_per_call: int | None = 256, tool_choice: str = "required",
+                 guided: bool | None = None, max_sources: int = 2,
+                 on_event: Iterable[Callable[[Event], None]] = (), trace: str | Path | None = None):
+        self.index = resolve_index(index)
+        self.k = k
+        self.max_sources = max_sources
+        model = resolve_model(llm)
+        self.guided = model.name == "local" if guided is None else guided
+        self.config = AgentConfig(
+            system_prompt=system_prompt, max_rounds=max_steps, max_retries=0, max_tokens=max_tokens,
+            max_tokens_per_call=max_tokens_per_call, wall_time=wall_time, max_calls_per_step=1,
+            tool_choice=tool_choice, validators=[require_submit], context=context or sliding_window(),
+            board=render_board, answer_on_repeat=False, trace=trace)
+        self.events: list[dict[str, Any]] = []
+        self.agent = Agent(model, research_tools(), self.config,
+                           on_event=[self._record, *on_event], tools_ref=TOOLS_REF)
+
+    def _record(self, event: Event) -> None:
+        self.events.append(event.to_dict())
+
+    def run(self, question: str | Mapping[str, Any], before: DateLike | None = None, *,
+            question_id: str | None = None, **options: Any) -> ResearchResult:
+        """Forecast one question (text, or a question row with ``question``/``id``/``freeze_date``).
+        ``before`` (default: the row's ``freeze_date``) bounds every search of the run."""
+        row: Mapping[str, Any] = {"question": question} if isinstance(question, str) else question
+        bound = before if before is not None else row.get("freeze_date")
+        day = None if bound is None else to_utc(bound).date().isoformat()
+        state = ResearchState(self.index, self.k, guided=self.guided, max_sources=self.max_sources)
+        self.agent.ctx.state[STATE_KEY] = state
+        self.events = []
+        run = self.agent.run(question_prompt(row, day), before=bound, **options)
+        bound_iso = None if bound is None else to_utc(bound).isoformat()
+        return self._result(run, state, question_id or str(row.get("id", "")), dict(row), bound_iso)
+
+    def _result(self, run: RunResult, st: ResearchState, qid: str, row: dict[str, Any],
+                before: str | None) -> ResearchResult:
+        status: ResearchStatus = "submitted" if st.probability is not None else STATUS[run.status]  # type: ignore[assignment]
+        return ResearchResult(
+            question_id=qid, probability=st.probability, rationale=st.rationale, sources=list(st.board.sources),
+            notes=st.board.notes, status=status, steps=run.steps, usage=run.usage, duration=run.duration,
+            trajectory=Trajectory([m.to_dict() for m in self.agent.memory.messages], list(self.events)),
+            question=str(row["question"]), before=before, row=row, errors=list(run.errors))
+
+
+def require_submit(output: str, ctx: RunContext) -> str | None:
+    """A validator: a prose reply instead of ``submit`` ends the run as ``no_submit`` (no retry, so
+    ``max_steps`` bounds the whole run; ``tool_choice="required"`` makes this rare)."""
+    return None if ctx.state[STATE_KEY].probability is not None else NOT_SUBMITTED

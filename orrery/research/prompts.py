@@ -1,0 +1,58 @@
+"""The research agent's system prompt (with two short worked examples) and the question prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+RULES = """You are a careful forecaster. You answer "Will X happen by D?" with a probability.
+Work one step at a time: each step, call exactly one tool.
+
+1. search(query): look for dated documents about the question (short keyword queries work best).
+2. add_source(id, why): keep a search result you rely on; it goes on the source board.
+3. edit_note(text): rewrite your running notes on the board (optional).
+4. submit(probability, rationale): your final forecast, a number from 0 to 1. The rationale must
+   cite at least one board source by its number, like [1].
+
+The source board (your sources and notes) is shown to you every step. Base rates matter:
+most things that have not happened yet do not happen by a near deadline."""
+
+# Two short worked examples. Measured with the 0.5B embedded model: examples with literal
+# probabilities are copied verbatim (it submitted 0.23 on every question), so the examples
+# show where the number comes from instead of a number to copy.
+EXAMPLES = """Example 1. Question: Will the bridge reopen by 2025-06-01?
+{"tool": "search", "arguments": {"query": "bridge reopening"}}
+{"tool": "add_source", "arguments": {"id": "news-17", "why": "the market gives P, the chance of Yes"}}
+{"tool": "submit", "arguments": {"probability": P, "rationale": "The market gives P [1]."}}
+
+Example 2. Question: Will the index close above 5000 by 2025-12-31?
+{"tool": "search", "arguments": {"query": "index close"}}
+{"tool": "add_source", "arguments": {"id": "data-4", "why": "the index was at 4100, far below 5000"}}
+{"tool": "submit", "arguments": {"probability": Q, "rationale": "At 4100 [1], a rise to 5000 is unlikely, so Q is small."}}
+
+P and Q stand for your own numbers from 0 to 1, taken from the sources on your board."""
+
+SYSTEM_PROMPT = f"{RULES}\n\n{EXAMPLES}"
+
+BACKGROUND_CHARS = 600
+NOT_SUBMITTED = "You did not submit a forecast. Call submit(probability, rationale) citing a source on the board."
+
+
+def question_prompt(question: str | Mapping[str, Any], before: str | None = None) -> str:
+    """The user message: the question, its resolution criteria and background (cut short), and the date bound."""
+    row: Mapping[str, Any] = {"question": question} if isinstance(question, str) else question
+    parts = [f"Question: {row['question']}"]
+    if row.get("resolution_date"):
+        parts.append(f"Resolution date: {row['resolution_date']}")
+    if row.get("resolution_criteria"):
+        parts.append(f"Resolution criteria: {_cut(str(row['resolution_criteria']))}")
+    if row.get("background"):
+        parts.append(f"Background: {_cut(str(row['background']))}")
+    if before:
+        parts.append(f"Today is {before}: search only finds documents published up to this date.")
+    return "\n".join(parts)
+
+
+def _cut(text: str, chars: int = BACKGROUND_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= chars else text[: chars - 1].rstrip() + "…"

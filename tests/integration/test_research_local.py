@@ -1,0 +1,40 @@
+"""One real forecasting question with the embedded model, end to end (structural checks only)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+from orrery.llm.local import LocalModel  # noqa: E402
+from orrery.research.agent import ResearchAgent  # noqa: E402
+from orrery.research.corpus import demo_index, load_questions  # noqa: E402
+from orrery.research.types import to_utc  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+
+def test_one_question_with_the_embedded_model(tmp_path: Path) -> None:
+    index = demo_index(tmp_path / "demo.sqlite")
+    row = next(q for q in load_questions() if q["source"] == "manifold" and q["resolution"] is not None)
+    agent = ResearchAgent(LocalModel(), index, max_steps=5, wall_time=45, k=3, trace=tmp_path / "run.jsonl")
+    result = agent.run(row)
+
+    assert result.status in ("submitted", "max_steps", "timeout"), result.errors
+    assert 1 <= result.steps <= 5
+    assert result.usage.prompt_tokens > 0
+    kinds = [e["kind"] for e in result.trajectory.events]
+    assert kinds[0] == "run_start" and kinds[-1] == "final" and "tool_call" in kinds
+    bound = to_utc(row["freeze_date"])
+    returned = {i for e in result.trajectory.events if e["kind"] == "tool_result"
+                for i in re.findall(r"id=(\S+)", e["content"])}
+    for doc_id in returned:
+        assert index.get(doc_id).date <= bound
+    if result.status == "submitted":
+        assert 0.0 <= result.probability <= 1.0
+        assert result.sources and all(s.id in returned for s in result.sources)
+    assert (tmp_path / "run.jsonl").read_text().count("\n") == len(result.trajectory.events)
