@@ -26,14 +26,22 @@ Panel data (several series): call panel_analyze, then panel_fit with candidate m
 per series by cross-validation and forecasts every series."""
 
 
+_UNITS = {"MS": ("monthly", "months"), "ME": ("monthly", "months"), "M": ("monthly", "months"),
+          "QS": ("quarterly", "quarters"), "QE": ("quarterly", "quarters"), "Q": ("quarterly", "quarters"),
+          "YS": ("yearly", "years"), "YE": ("yearly", "years"), "Y": ("yearly", "years"), "A": ("yearly", "years"),
+          "W": ("weekly", "weeks"), "D": ("daily", "days"), "B": ("business-day", "days"), "h": ("hourly", "hours"),
+          "H": ("hourly", "hours")}
+
+
 def system_prompt(data: SeriesData) -> str:
     return SYSTEM.format(models=reg.describe(data.m), panel=PANEL if data.is_panel else "")
 
 
 def task_prompt(data: SeriesData, query: str | None) -> str:
     df = data.df
-    lines = [f"Data: {data.df['unique_id'].nunique()} series, {len(df)} observations, frequency {data.freq}, "
-             f"seasonal period m={data.m}, forecast horizon h={data.h}.",
+    unit = _UNITS.get(str(data.freq).split("-")[0], ("", "steps"))
+    lines = [f"Data: {data.df['unique_id'].nunique()} series, {len(df)} {unit[0]} observations "
+             f"(frequency {data.freq}), seasonal period m={data.m}, forecast horizon h={data.h} {unit[1]}.",
              f"From {df['ds'].min()} to {df['ds'].max()}; last values: "
              f"{', '.join(f'{v:g}' for v in df['y'].tail(6))}."]
     if data.imputed:

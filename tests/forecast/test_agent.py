@@ -142,3 +142,22 @@ def test_numbers_and_rounding():
     assert ungrounded("MASE 0.63", src) == ["0.63"]
     assert ungrounded("a 95% interval over 24 months", src, allowed=(95, 24)) == []
     assert re.fullmatch(r"\d+", "12")  # sanity
+
+
+def test_panel_workflow_uses_the_panel_tools(panel):
+    model = ScriptedModel([turn(call("panel_analyze")),
+                           turn(call("panel_fit", models=["AutoETS", "Naive"], n_windows=1)),
+                           "Each store got its own model."])
+    agent = ForecastAgent(model)
+    r = agent.analyze(panel, groupby="store", h=6)
+    assert model.requests[0]["tools"] == ["panel_analyze"] and model.requests[1]["tools"] == ["panel_fit"]
+    assert set(r.panel["unique_id"]) == {"s0", "s1", "s2"}
+    assert set(r.forecasts["unique_id"]) == {"s0", "s1", "s2"} and len(r.forecasts) == 18
+    assert "Each store got its own model." in r.narrative
+
+
+def test_task_prompt_names_the_frequency(frame):
+    model = ScriptedModel([*WORKFLOW, grounded_narrative])
+    ForecastAgent(model).analyze(frame, h=6)
+    assert "monthly observations" in model.requests[0]["messages"][1].content
+    assert "h=6 months" in model.requests[0]["messages"][1].content
