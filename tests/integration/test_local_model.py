@@ -66,3 +66,20 @@ def test_schema_constrained_content(model):
     resp = model.complete([Message("user", "Describe a person called Ann who is 31 years old.")], schema=schema)
     data = json.loads(resp.content)
     assert set(data) == {"name", "age"} and isinstance(data["name"], str) and isinstance(data["age"], int)
+
+
+def test_generic_agent_end_to_end_through_the_http_server(model, tmp_path):
+    """The real path of the core: Agent -> OpenAI provider -> serve-model -> llama.cpp, traced and replayed."""
+    from orrery import Agent, AgentConfig
+    from orrery.tools.builtin import DEFAULT_TOOLS
+    from orrery.trace import replay
+
+    with running_server(model) as url:
+        llm = OpenAIModel(model="local", base_url=url, max_retries=0, timeout=120)
+        agent = Agent(llm, DEFAULT_TOOLS, AgentConfig(max_rounds=6, trace=tmp_path / "run.jsonl"),
+                      tools_ref="orrery.tools.builtin:DEFAULT_TOOLS")
+        result = agent.run("What is 17*23?")
+    assert result.status == "completed", result.errors
+    assert any(t.call.name == "calculate" and t.ok for t in result.tool_calls)
+    assert "391" in result.output
+    assert replay(tmp_path / "run.jsonl").identical
