@@ -24,6 +24,10 @@ def system_prompt(base: str, tools: Sequence[ToolSpec]) -> str:
 
 def schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
     names = [t.name for t in tools]
+    if not names:  # no tool on offer this step: the reply must be the answer
+        return {"type": "object", "required": ["thought", "action", "response"], "additionalProperties": False,
+                "properties": {"thought": {"type": "string"}, "action": {"enum": ["respond"]},
+                               "response": {"type": "string"}}}
     return {"type": "object", "required": ["thought", "action"],
             "properties": {"thought": {"type": "string"}, "action": {"enum": ["tool", "respond"]},
                            "tool_name": {"enum": names} if names else {"type": "string"},

@@ -228,3 +228,11 @@ def test_repeating_a_successful_call_leads_to_a_tool_less_turn():
     assert r.output == "17*23 = 391"
     assert a.model.requests[1]["tools"] and a.model.requests[2]["tools"] == []
     assert a.model.requests[2]["tool_choice"] == "none"
+
+
+def test_react_forced_answer_turn_allows_only_respond():
+    a, _ = agent([{"thought": "t", "action": "tool", "tool_name": "calculate", "tool_input": {"expression": "1"}},
+                  {"thought": "t", "action": "tool", "tool_name": "calculate", "tool_input": {"expression": "1"}},
+                  {"thought": "done", "action": "respond", "response": "1"}], format="react")
+    assert a.run("q").output == "1"
+    assert a.model.requests[2]["schema"]["properties"]["action"] == {"enum": ["respond"]}
