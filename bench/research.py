@@ -12,13 +12,19 @@ Queries: 200 shipped questions (every n-th row). "short" = first 6 query terms
 bounded at the question's freeze date ("bounded") and without a bound ("open").
 
     python bench/research.py            # writes bench/results/research.json and bench/research.md
+    python bench/research.py --brier 12 # the embedded model on 12 resolved questions -> Brier
 
 :func:`add_brier` merges a Brier summary (from orrery.research.batch.brier_summary)
-into the same files once the agent has produced trajectories.
+into the same files once the agent has produced trajectories. :func:`run_brier` runs the
+research agent with the embedded model on a deterministic sample of resolved shipped
+questions (round-robin over sources, by id hash), bounded at each question's freeze date,
+and records its Brier score beside the always-0.5 and market-value baselines.
 """
 
 from __future__ import annotations
 
+import argparse
+import hashlib
 import json
 import os
 import platform
@@ -163,6 +169,7 @@ def render(results: dict[str, Any]) -> str:
                 f"| {name} | {b['build_s']} | {b['index_mb']} | {shape} | {lat['p50_ms']} | {lat['p95_ms']} | {lat['mean_ms']} |"
             )
     brier = results.get("brier")
+    runs = results.get("brier_runs", {})
     lines += ["", "## Brier", ""]
     if not brier:
         lines.append("Not measured yet: needs agent trajectories (see `add_brier`).")
@@ -172,8 +179,12 @@ def render(results: dict[str, Any]) -> str:
             "",
             f"- questions scored: {s['n']}; Brier {_fmt(s['brier'])} vs always-0.5 {_fmt(s['always_half'])}",
             f"- with a market value: {s['n_market']}; Brier {_fmt(s['brier_on_market'])} vs market {_fmt(s['market'])}",
-            "",
         ]
+        if label in runs:
+            r = runs[label]
+            lines.append(f"- run: {r['questions']} questions, {r['statuses']}, "
+                         f"{r['seconds_per_question']:.1f} s per question ({r['setup']})")
+        lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -194,10 +205,60 @@ def add_brier(label: str, summary: BrierSummary) -> dict[str, Any]:
     return results
 
 
+def brier_sample(n: int) -> list[dict[str, Any]]:
+    """``n`` resolved shipped questions, round-robin over sources, each source's in id-hash order."""
+    by_source: dict[str, list[dict[str, Any]]] = {}
+    for q in sorted((q for q in load_questions() if q["resolution"] is not None),
+                    key=lambda q: hashlib.sha1(q["id"].encode()).hexdigest()):
+        by_source.setdefault(q["source"], []).append(q)
+    picked: list[dict[str, Any]] = []
+    while len(picked) < n and any(by_source.values()):
+        for rows in by_source.values():
+            if rows and len(picked) < n:
+                picked.append(rows.pop(0))
+    return picked
+
+
+def run_brier(n: int = 12, max_steps: int = 6, wall_time: float = 120.0, note: str = "") -> dict[str, Any]:
+    """The embedded model through the research agent on ``n`` resolved questions; records the Brier."""
+    from orrery.llm.local import LocalModel
+    from orrery.research.corpus import demo_index
+    from orrery.research.runner import run_batch
+
+    questions = brier_sample(n)
+    with tempfile.TemporaryDirectory() as tmp:
+        index = demo_index(Path(tmp) / "demo.sqlite")
+        batch = run_batch(questions, Path(tmp) / "out", LocalModel(), workers=1, index=index, k=3,
+                          max_steps=max_steps, wall_time=wall_time)
+    summary = batch.summary
+    label = f"qwen2.5-coder-0.5b (embedded), {n} resolved questions" + (f", {note}" if note else "")
+    results = add_brier(label, BrierSummary(**summary["brier"]))
+    results.setdefault("brier_runs", {})[label] = {
+        "questions": summary["questions"],
+        "statuses": summary["statuses"],
+        "seconds_per_question": summary["seconds_per_question"],
+        "setup": f"max {max_steps} steps, wall time {wall_time:.0f} s, k=3, guided tools, "
+                 f"{_cpus()} CPUs, llama.cpp in process",
+        "rows": summary["rows"],
+    }
+    save(results)
+    return results
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--brier", type=int, metavar="N", help="run the embedded model on N resolved questions")
+    parser.add_argument("--note", default="", help="appended to the Brier label (e.g. the prompt variant)")
+    args = parser.parse_args()
+    if args.brier:
+        run_brier(args.brier, note=args.note)
+        print(REPORT.read_text(encoding="utf-8"))
+        return
     results = run_search_bench()
     if RESULTS.exists():  # keep Brier figures recorded earlier
-        results["brier"] = json.loads(RESULTS.read_text(encoding="utf-8")).get("brier", {})
+        saved = json.loads(RESULTS.read_text(encoding="utf-8"))
+        results["brier"] = saved.get("brier", {})
+        results["brier_runs"] = saved.get("brier_runs", {})
     save(results)
     print(REPORT.read_text(encoding="utf-8"))
 
