@@ -12,11 +12,11 @@ from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 import pydantic
 
 from orrery.agent.events import Clarification, ErrorEvent, Event, Final, ModelCall, ModelReply, RunStart, Token
-from orrery.agent.loop import DEFAULT_SYSTEM, Agent, AgentConfig, RunResult, Status, StopRun
+from orrery.agent.loop import DEFAULT_SYSTEM, Agent, AgentConfig, RunResult, StopRun
 from orrery.errors import ModelError
 from orrery.llm.base import Model
 from orrery.messages import Message, ModelResponse, Usage
-from orrery.tools.core import Tool, ToolResult, Toolset
+from orrery.tools.core import Tool, Toolset
 
 Complexity = Literal["SIMPLE", "MEDIUM", "COMPLEX"]
 Strategy = Literal["DIRECT", "ITERATIVE", "PARALLEL"]
@@ -128,22 +128,11 @@ class RouterConfig:
 
 
 @dataclass
-class RouterResult:
-    status: Status
-    output: str
+class RouterResult(RunResult):
+    """A RunResult plus what the router decided."""
+
     classification: Classification | None = None
     route: Route | None = None
-    tool_calls: list[ToolResult] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    duration: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "completed"
-
-    def __str__(self) -> str:
-        return self.output
 
 
 class RouterAgent:
