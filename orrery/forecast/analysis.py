@@ -317,6 +317,78 @@ def add_combo(frame: pd.DataFrame, members: Mapping[str, Sequence[str]], how: Li
     return pd.concat(parts).loc[frame.index]
 
 
+# --------------------------------------------------------------------------- interval calibration
+
+
+@dataclass
+class Calibration:
+    """Pooled split-conformal interval half-widths, in units of each series' MASE scale.
+
+    `quantiles[level][j]` is the conformal quantile of |y - forecast| / scale at horizon step j + 1 over all
+    series and CV windows (scale: the series' in-sample mean absolute seasonal difference at the window's
+    cutoff, so scores of series of different size are comparable). NaN where a step has too few scores for
+    that level; there the model's own bounds are kept.
+    """
+
+    quantiles: dict[int, np.ndarray]
+    n_scores: np.ndarray  # scores per horizon step
+
+    def halfwidth(self, level: int, step: np.ndarray) -> np.ndarray:
+        q = self.quantiles[level]
+        out = np.full(len(step), np.nan)
+        ok = step < len(q)
+        out[ok] = q[step[ok]]
+        return out
+
+
+def conformal_quantile(scores: np.ndarray, level: float) -> float:
+    """Split-conformal quantile: the ceil((n+1) * level)-th smallest score; NaN if n is too small for it."""
+    scores = np.sort(scores[np.isfinite(scores)])
+    rank = int(np.ceil((len(scores) + 1) * level / 100))
+    return float(scores[rank - 1]) if 1 <= rank <= len(scores) else float("nan")
+
+
+def calibrate(cv: CVResult, data: SeriesData, choice: Choice | Mapping[str, Choice],
+              how: Literal["mean", "median"] = "mean", levels: Sequence[int] = reg.LEVELS) -> Calibration:
+    """Learn interval half-widths from the CV errors of `choice` (a model, members, or a per-series mapping).
+
+    Uses only the rolling-origin CV windows, i.e. training data. Written here rather than with statsforecast's
+    ConformalIntervals because that one is per series over its own n_windows (1-2 windows on short series leave
+    1-2 scores per step, too few for a 95% quantile) and cannot pool scaled errors across a panel.
+    """
+    per_series = {uid: choice for uid in data.ids} if not isinstance(choice, Mapping) else dict(choice)
+    frame = cv.cv.sort_values(["unique_id", "cutoff", "ds"])
+    frame = add_combo(frame, {str(u): _members(c) for u, c in per_series.items()}, how)
+    frame = frame.assign(step=frame.groupby(["unique_id", "cutoff"], sort=False).cumcount())
+    scale = mase_scale(data.df, frame[["unique_id", "cutoff"]].drop_duplicates(), data.m)
+    frame = frame.merge(scale, on=["unique_id", "cutoff"])
+    frame["score"] = (frame["y"] - frame[reg.COMBO]).abs() / frame["scale"].replace(0, np.nan)
+    steps = [g["score"].to_numpy(dtype=float) for _, g in frame.groupby("step", sort=True)]
+    return Calibration(quantiles={lv: np.array([conformal_quantile(s, lv) for s in steps]) for lv in levels},
+                       n_scores=np.array([int(np.isfinite(s).sum()) for s in steps]))
+
+
+def calibrated(frame: pd.DataFrame, cal: Calibration, data: SeriesData, point: str = "mean",
+               bound: str = "{side}_{level}", levels: Sequence[int] = reg.LEVELS) -> pd.DataFrame:
+    """Replace the interval bounds of `point` by point +/- halfwidth * scale (point forecasts untouched).
+
+    `frame` holds h rows per series in ds order after the training data; `bound` names the bound columns.
+    """
+    cutoffs = data.df.groupby("unique_id", as_index=False)["ds"].max().rename(columns={"ds": "cutoff"})
+    scale = mase_scale(data.df, cutoffs, data.m).set_index("unique_id")["scale"]
+    out = frame.sort_values(["unique_id", "ds"]).copy()
+    step = out.groupby("unique_id", sort=False).cumcount().to_numpy()
+    s = out["unique_id"].astype(str).map(scale).to_numpy(dtype=float)
+    f = out[point].to_numpy(dtype=float)
+    for lv in levels:
+        width = cal.halfwidth(lv, step) * s
+        ok = np.isfinite(width)
+        lo, hi = bound.format(side="lo", level=lv), bound.format(side="hi", level=lv)
+        out[lo] = np.where(ok, f - width, out[lo].to_numpy(dtype=float))
+        out[hi] = np.where(ok, f + width, out[hi].to_numpy(dtype=float))
+    return out.loc[frame.index]
+
+
 # --------------------------------------------------------------------------- forecasting
 
 
@@ -327,12 +399,15 @@ def forecast(
     h: int | None = None,
     levels: Sequence[int] = reg.LEVELS,
     combo_how: Literal["mean", "median"] = "mean",
+    calibration: Calibration | None = None,
     n_jobs: int = 1,
     client: Any = None,
 ) -> pd.DataFrame:
     """Point forecasts and intervals in tidy form: unique_id, ds, model, mean, lo_80, hi_80, lo_95, hi_95.
 
-    `choice` is a model name, a list of names to combine, or a per-series mapping of either.
+    `choice` is a model name, a list of names to combine, or a per-series mapping of either. Without
+    `calibration` the intervals are the model's own (a combination averages its members' bounds, which is too
+    narrow); with one (see `calibrate`) they are conformal intervals learned from CV errors.
     """
     h = h or data.h
     per_series = {uid: choice for uid in data.ids} if not isinstance(choice, Mapping) else dict(choice)
@@ -348,7 +423,8 @@ def forecast(
                         "pick a model with native intervals or a smaller h")
     raw = forecast_all(data, names, h=h, levels=levels, n_jobs=n_jobs, client=client)
     raw = add_combo(raw, members, combo_how, levels)
-    return tidy(raw, per_series, levels)
+    out = tidy(raw, per_series, levels)
+    return calibrated(out, calibration, data, levels=levels) if calibration is not None and levels else out
 
 
 def forecast_all(data: SeriesData, names: Sequence[str], *, h: int | None = None,
@@ -457,6 +533,7 @@ class PanelFit:
     cv: CVResult
     choice: dict[str, Choice]  # series id -> model name, or combo members
     forecasts: pd.DataFrame  # tidy, one model per series
+    calibration: Calibration | None = None  # conformal half-widths used for the intervals, if calibrated
 
     def summary(self) -> pd.DataFrame:
         """How often each model won, and the mean MASE of the chosen models vs the baseline."""
@@ -483,6 +560,7 @@ def panel_fit(
     policy: Literal["best", "combo", "panel_combo"] = "best",
     combo_how: Literal["mean", "median"] = "mean",
     levels: Sequence[int] = reg.LEVELS,
+    calibrate_intervals: bool = True,
     n_jobs: int = 1,
     client: Any = None,
 ) -> PanelFit:
@@ -491,7 +569,10 @@ def panel_fit(
     Policies: "best" keeps each series' lowest-MASE model (Combo included when combo_k >= 2); "combo" uses
     each series' own best-k mean; "panel_combo" uses, for every series, the mean of the k models with the
     lowest MASE averaged over the whole panel (stabler than per-series picks on short series; k = combo_k or 3).
-    `n_jobs=-1` uses all cores; pass a `distributed.Client` to run the same work on a Dask cluster.
+    With `calibrate_intervals` (default) the intervals are conformal: half-widths per horizon step from the CV
+    errors of the chosen forecasts pooled over the panel (see `calibrate`); levels with too few CV errors keep
+    the models' own bounds. `n_jobs=-1` uses all cores; pass a `distributed.Client` to run the same work on a
+    Dask cluster.
     """
     cv = cross_validate(data, models, n_windows=n_windows, combo_k=combo_k, combo_how=combo_how,
                         n_jobs=n_jobs, client=client)
@@ -503,5 +584,6 @@ def panel_fit(
     else:
         best = cv.best_per_series(allow_combo=combo_k >= 2)
         choice = {str(u): (cv.combo_members[str(u)] if b == reg.COMBO else str(b)) for u, b in best.items()}
-    fc = forecast(data, choice, levels=levels, combo_how=combo_how, n_jobs=n_jobs, client=client)
-    return PanelFit(cv=cv, choice=choice, forecasts=fc)
+    cal = calibrate(cv, data, choice, combo_how, levels) if calibrate_intervals and levels else None
+    fc = forecast(data, choice, levels=levels, combo_how=combo_how, calibration=cal, n_jobs=n_jobs, client=client)
+    return PanelFit(cv=cv, choice=choice, forecasts=fc, calibration=cal)

@@ -127,7 +127,11 @@ def interval_columns(model: str, levels: Sequence[int] = LEVELS) -> list[str]:
 
 def combine(frame: pd.DataFrame, members: Sequence[str], how: Literal["mean", "median"] = "mean",
             name: str = COMBO, levels: Sequence[int] = ()) -> pd.DataFrame:
-    """Add the combination column `name` (and its interval bounds) as mean or median of `members`' columns."""
+    """Add the combination column `name` (and its interval bounds) as mean or median of `members`' columns.
+
+    Averaged member bounds ignore the disagreement between members and are too narrow in practice (M3: 0.70
+    coverage at 80%); analysis.calibrate / forecast(calibration=...) replace them with conformal intervals.
+    """
     agg: Callable[..., np.ndarray] = np.nanmean if how == "mean" else np.nanmedian
     out = frame.copy()
     out[name] = agg(frame[list(members)].to_numpy(dtype=float), axis=1)

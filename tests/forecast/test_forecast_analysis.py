@@ -168,3 +168,66 @@ def test_panel_fit_panel_combo_uses_panel_ranking(panel):
     ranking = [m for m in fit.cv.table().index if m != "Combo"]
     assert all(list(c) == ranking[:2] for c in fit.choice.values())
     assert A.panel_top_k(fit.cv, 2) == ranking[:2]
+
+
+def test_conformal_quantile_rank_and_too_few_scores():
+    scores = np.arange(1.0, 20.0)  # 19 scores
+    assert A.conformal_quantile(scores, 95) == 19.0  # ceil(20 * 0.95) = 19th smallest
+    assert A.conformal_quantile(scores, 80) == 16.0
+    assert np.isnan(A.conformal_quantile(np.array([1.0, 2.0, 3.0]), 80))  # needs ceil(4 * 0.8) = 4 scores
+    assert A.conformal_quantile(np.array([np.nan, 2.0, np.inf, 1.0, 3.0, 4.0]), 80) == 4.0  # non-finite dropped
+
+
+def _white_noise_panel(n=100, t=60, h=12, seed=0):
+    rng = np.random.default_rng(seed)
+    sigma = np.repeat(rng.uniform(0.5, 20, n), t)  # very different noise levels: pooling must use the scale
+    full = pd.DataFrame({"id": np.repeat([f"s{k}" for k in range(n)], t), "date": np.tile(np.arange(1, t + 1), n),
+                         "value": np.repeat(rng.uniform(50, 500, n), t) + rng.normal(size=n * t) * sigma})
+    test = full.groupby("id").tail(h).rename(columns={"id": "unique_id", "date": "ds"})
+    return load(full.drop(test.index), groupby="id", m=1, h=h), test
+
+
+def _coverage(fc, test, level):
+    j = fc.merge(test, on=["unique_id", "ds"])
+    return float(((j[f"lo_{level}"] <= j["value"]) & (j["value"] <= j[f"hi_{level}"])).mean())
+
+
+def test_calibrated_combination_intervals_reach_nominal_coverage_on_held_out_points():
+    # Naive + HistoricAverage on white noise: the averaged member bounds are far too wide (Naive's grow with
+    # sqrt(h)); conformal half-widths learned from the CV windows only must cover held-out points near nominal.
+    sd, test = _white_noise_panel()
+    members = ["Naive", "HistoricAverage"]
+    cv = A.cross_validate(sd, members, n_windows=2)
+    cal = A.calibrate(cv, sd, members)
+    assert cal.n_scores.tolist() == [200] * 12
+    plain = A.forecast(sd, members)
+    conformal = A.forecast(sd, members, calibration=cal)
+    assert np.allclose(plain["mean"], conformal["mean"])  # point forecasts untouched
+    assert _coverage(plain, test, 80) > 0.9 and _coverage(plain, test, 95) > 0.98
+    assert abs(_coverage(conformal, test, 80) - 0.80) < 0.04
+    assert abs(_coverage(conformal, test, 95) - 0.95) < 0.025
+    assert (conformal["lo_95"] <= conformal["lo_80"]).all() and (conformal["hi_80"] <= conformal["hi_95"]).all()
+
+
+def test_calibrated_widths_scale_with_each_series():
+    sd, _ = _white_noise_panel(n=30, seed=1)
+    cal = A.Calibration(quantiles={80: np.full(12, 2.0), 95: np.full(12, 3.0)}, n_scores=np.full(12, 99))
+    fc = A.forecast(sd, "Naive", calibration=cal)
+    scale = sd.df.groupby("unique_id")["y"].apply(lambda y: np.abs(np.diff(y.to_numpy())).mean())
+    width = (fc["hi_80"] - fc["lo_80"]) / 2
+    assert np.allclose(width, 2.0 * fc["unique_id"].map(scale))
+    assert np.allclose((fc["hi_95"] - fc["mean"]) / (fc["hi_80"] - fc["mean"]), 1.5)
+
+
+def test_panel_fit_calibrates_by_default_and_falls_back_without_enough_scores(panel):
+    sd = load(panel, groupby="store", h=6)
+    fit = A.panel_fit(sd, ["AutoETS", "Naive"], n_windows=2, combo_k=2, policy="panel_combo")
+    plain = A.panel_fit(sd, ["AutoETS", "Naive"], n_windows=2, combo_k=2, policy="panel_combo",
+                        calibrate_intervals=False)
+    assert fit.calibration is not None and plain.calibration is None
+    assert fit.calibration.n_scores.tolist() == [6] * 6  # 3 series x 2 windows per step
+    assert np.isfinite(fit.calibration.quantiles[80]).all()  # 6 scores suffice for 80%
+    assert np.isnan(fit.calibration.quantiles[95]).all()  # 95% needs 19: the models' own bounds are kept
+    assert np.allclose(fit.forecasts["mean"], plain.forecasts["mean"])
+    assert not np.allclose(fit.forecasts["lo_80"], plain.forecasts["lo_80"])
+    assert np.allclose(fit.forecasts["lo_95"], plain.forecasts["lo_95"])
