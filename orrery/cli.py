@@ -62,9 +62,11 @@ def serve_model(host: str = "127.0.0.1", port: int = 8080,
 
 def _register_apps() -> None:
     from orrery.forecast.cli import demo, forecast
+    from orrery.research.cli import app as research_app
 
     app.command()(demo)
     app.command()(forecast)
+    app.add_typer(research_app, name="research", help="The judgmental forecaster: index, ask, batch.")
 
 
 _register_apps()

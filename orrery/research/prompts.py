@@ -17,20 +17,18 @@ Work one step at a time: each step, call exactly one tool.
 The source board (your sources and notes) is shown to you every step. Base rates matter:
 most things that have not happened yet do not happen by a near deadline."""
 
-# Two short worked examples. Measured with the 0.5B embedded model: examples with literal
-# probabilities are copied verbatim (it submitted 0.23 on every question), so the examples
-# show where the number comes from instead of a number to copy.
+# Two short worked examples. Measured with the 0.5B embedded model (bench/research.md): it copies
+# the examples' probability (0.23 on every question); with placeholders instead of numbers it
+# submitted ~0.99 everywhere, which scored far worse. Not measured with larger models.
 EXAMPLES = """Example 1. Question: Will the bridge reopen by 2025-06-01?
 {"tool": "search", "arguments": {"query": "bridge reopening"}}
-{"tool": "add_source", "arguments": {"id": "news-17", "why": "the market gives P, the chance of Yes"}}
-{"tool": "submit", "arguments": {"probability": P, "rationale": "The market gives P [1]."}}
+{"tool": "add_source", "arguments": {"id": "news-17", "why": "the forecast market stood at 0.23"}}
+{"tool": "submit", "arguments": {"probability": 0.23, "rationale": "The market gives 23% [1]."}}
 
 Example 2. Question: Will the index close above 5000 by 2025-12-31?
 {"tool": "search", "arguments": {"query": "index close"}}
 {"tool": "add_source", "arguments": {"id": "data-4", "why": "the index was at 4100, far below 5000"}}
-{"tool": "submit", "arguments": {"probability": Q, "rationale": "At 4100 [1], a rise to 5000 is unlikely, so Q is small."}}
-
-P and Q stand for your own numbers from 0 to 1, taken from the sources on your board."""
+{"tool": "submit", "arguments": {"probability": 0.1, "rationale": "At 4100 [1], a rise to 5000 is unlikely."}}"""
 
 SYSTEM_PROMPT = f"{RULES}\n\n{EXAMPLES}"
 
