@@ -41,7 +41,7 @@ DEFAULT_SYSTEM = ("You are a careful assistant. Use the tools when they help, on
 @dataclass
 class AgentConfig:
     system_prompt: str = DEFAULT_SYSTEM
-    format: Literal["native", "react"] = "native"
+    format: Literal["auto", "native", "react"] = "auto"  # auto: the model's `preferred_format`, else native
     max_rounds: int = 20          # tool rounds per attempt
     max_retries: int = 3          # validation retries
     max_tokens: int | None = None  # token budget for the whole run
@@ -92,6 +92,8 @@ class Agent:
         self.model = model
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
         self.config = config or AgentConfig()
+        if self.config.format == "auto":
+            self.config.format = getattr(model, "preferred_format", "native")
         self.ctx = RunContext(state=state if state is not None else {})
         self.memory = Memory(self.config.max_history)
         self.handlers: list[Callable[[Event], None]] = list(on_event)

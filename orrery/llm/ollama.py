@@ -27,8 +27,9 @@ def backoff_delay(attempt: int, retry_after: str | None, base: float = 0.5, cap:
 
 class OllamaModel:
     def __init__(self, model: str = "llama3.1", *, host: str | None = None, max_retries: int = 3,
-                 timeout: float = 120.0, temperature: float = 0.0):
+                 timeout: float = 120.0, temperature: float = 0.0, preferred_format: str = "native"):
         self.name = model
+        self.preferred_format = preferred_format  # "react" for models without native tool calls
         self.host = (host or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434").rstrip("/")
         self.max_retries = max_retries
         self.temperature = temperature

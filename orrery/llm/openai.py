@@ -15,8 +15,10 @@ from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 class OpenAIModel:
     def __init__(self, model: str = "gpt-4o", *, base_url: str | None = None, api_key: str | None = None,
-                 max_retries: int = 3, timeout: float = 120.0, temperature: float = 0.0):
+                 max_retries: int = 3, timeout: float = 120.0, temperature: float = 0.0,
+                 preferred_format: str = "native"):
         self.name = model
+        self.preferred_format = preferred_format  # "react" for servers without native tool calls
         self.temperature = temperature
         self.client = openai.OpenAI(
             base_url=base_url or os.environ.get("OPENAI_BASE_URL"),

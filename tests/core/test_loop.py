@@ -236,3 +236,11 @@ def test_react_forced_answer_turn_allows_only_respond():
                   {"thought": "done", "action": "respond", "response": "1"}], format="react")
     assert a.run("q").output == "1"
     assert a.model.requests[2]["schema"]["properties"]["action"] == {"enum": ["respond"]}
+
+
+def test_format_is_chosen_per_model():
+    react_model = ScriptedModel([{"thought": "t", "action": "respond", "response": "hi"}])
+    react_model.preferred_format = "react"
+    a = Agent(react_model, DEFAULT_TOOLS)
+    assert a.config.format == "react" and a.run("q").output == "hi"
+    assert Agent(ScriptedModel(["x"]), DEFAULT_TOOLS).config.format == "native"
