@@ -31,8 +31,6 @@ from orrery.forecast.tools import (
 from orrery.llm import Model, resolve_model
 from orrery.tools import RunContext, Tool
 
-CORE = ("analyze_features", "cross_validate", "generate_forecast", "detect_anomalies")
-OPTIONAL = ("decompose", "unit_root_test", "compare_models")
 REDO_ON_RETRY = ("cross_validate", "generate_forecast", "detect_anomalies", "panel_fit")
 
 

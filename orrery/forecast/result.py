@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from orrery.forecast.analysis import CVResult
+from orrery.messages import Usage
 
 
 @dataclass
@@ -33,6 +34,8 @@ class ForecastResult:
     history: pd.DataFrame = field(default_factory=pd.DataFrame)  # unique_id, ds, y
     panel: pd.DataFrame | None = None  # per-series choice and MASE when groupby was set
     warnings: list[str] = field(default_factory=list)
+    status: str = "completed"  # the agent run's status (see orrery.agent.RunResult)
+    usage: Usage = field(default_factory=Usage)
 
     # ------------------------------------------------------------------ building
 
@@ -48,6 +51,7 @@ class ForecastResult:
     def to_dict(self) -> dict[str, Any]:
         return {
             "narrative": self.narrative,
+            "status": self.status,
             "best_model": self.best_model,
             "beats_baseline": self.beats_baseline,
             "features": _plain(self.features),
@@ -56,6 +60,7 @@ class ForecastResult:
             "anomalies": _records(self.anomalies),
             "panel": None if self.panel is None else _records(self.panel),
             "warnings": list(self.warnings),
+            "usage": {"prompt_tokens": self.usage.prompt_tokens, "completion_tokens": self.usage.completion_tokens},
             "trace": _plain(self.trace),
         }
 

@@ -21,7 +21,7 @@ def test_demo_runs_the_whole_workflow_with_the_embedded_model(tmp_path):
         assert step in called
     assert called.index("cross_validate") < called.index("generate_forecast") < called.index("detect_anomalies")
     assert report["best_model"] and report["best_model"] != "SeasonalNaive"
-    assert report["beats_baseline"] is True and "PASS" in proc.stdout
+    assert report["beats_baseline"] is True and report["status"] == "completed" and "PASS" in proc.stdout
     assert len(report["forecasts"]) == 24
     assert all(f["lo_95"] <= f["lo_80"] <= f["mean"] <= f["hi_80"] <= f["hi_95"] for f in report["forecasts"])
     assert "Best model by cross-validation" in report["narrative"]
