@@ -1,12 +1,21 @@
-"""Forecasting: statsforecast models behind typed tool functions, and the result they build.
+"""Forecasting: statsforecast models behind typed tool functions, the agent, and the result they build.
 
-    from orrery.forecast import load, analysis
-    data = load("sales.csv", date="month", target="units")
-    cv = analysis.cross_validate(data, ["AutoETS", "AutoTheta"])
+    from orrery.forecast import ForecastAgent
+    result = ForecastAgent(llm="local").analyze("sales.csv", date="month", target="units")
+
+Names load lazily (PEP 562) so `orrery --help` does not import statsforecast.
 """
 
-from orrery.forecast.data import SeriesData, load
-from orrery.forecast.models import REGISTRY, available, resolve
-from orrery.forecast.result import ForecastResult
+from importlib import import_module
+from typing import Any
 
-__all__ = ["REGISTRY", "ForecastResult", "SeriesData", "available", "load", "resolve"]
+_EXPORTS = {"ForecastAgent": "agent", "QueryResult": "agent", "ForecastResult": "result", "SeriesData": "data",
+            "load": "data", "REGISTRY": "models", "available": "models", "resolve": "models"}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'orrery.forecast' has no attribute {name!r}")
+    return getattr(import_module(f"orrery.forecast.{_EXPORTS[name]}"), name)

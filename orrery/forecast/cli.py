@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from orrery.agent import events as ev
-from orrery.forecast.agent import ForecastAgent
-from orrery.forecast.result import ForecastResult
+
+if TYPE_CHECKING:  # the forecasting stack (statsforecast) loads only when a command runs
+    from orrery.forecast.result import ForecastResult
 
 SAMPLE = Path(__file__).parent / "samples" / "air_passengers.csv"
 WORKFLOW_STEPS = 5  # features, CV, forecast, anomalies, the written analysis
@@ -59,6 +60,7 @@ def write_outputs(result: ForecastResult, outs: list[Path]) -> None:
 def run_forecast(data: str | Path, *, h: int | None, m: int | None, date: str | None, target: str | None,
                  groupby: list[str] | None, llm: str | None, query: list[str] | None, outs: list[Path],
                  verbose: bool, n_jobs: int) -> ForecastResult:
+    from orrery.forecast.agent import ForecastAgent
     from orrery.forecast.data import load
 
     series = load(data, date=date, target=target, groupby=groupby or None, m=m, h=h)
