@@ -18,7 +18,7 @@ from orrery.errors import ToolError
 from orrery.research.board import SourceBoard
 from orrery.research.search import SearchBackend
 from orrery.research.types import Document
-from orrery.tools.core import RunContext, Tool, after, tool
+from orrery.tools.core import RunContext, Tool, tool
 
 STATE_KEY = "research"
 SEARCH_FILTERS = ("before", "after", "source")
@@ -63,12 +63,17 @@ def format_results(docs: list[Document]) -> str:
 
 def may_search(ctx: RunContext) -> bool:
     st = state_of(ctx)
-    return not (st.guided and (st.picking or len(st.board) >= st.max_sources))
+    # Guided: a model that just repeated a query is stuck; it gets edit_note before searching again.
+    stuck = ctx.succeeded[-1:] == ["search"] and len(st.queries) >= 2 and \
+        st.queries[-1].strip().lower() == st.queries[-2].strip().lower()
+    return not (st.guided and (st.picking or stuck or len(st.board) >= st.max_sources))
 
 
 def may_add_source(ctx: RunContext) -> bool:
+    """Only while some search result is not on the board yet."""
     st = state_of(ctx)
-    return after("search")(ctx) and not (st.guided and len(st.board) >= st.max_sources)
+    unpicked = any(i not in st.board for i in st.seen)
+    return unpicked and not (st.guided and len(st.board) >= st.max_sources)
 
 
 @tool(available=may_search)

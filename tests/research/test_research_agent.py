@@ -298,3 +298,25 @@ def test_add_source_offers_only_ids_the_searches_returned(index) -> None:
     ctx = agent.agent.ctx
     spec = next(t for t in agent.agent.tools.specs(ctx) if t.name == "add_source")
     assert spec.parameters["properties"]["id"]["enum"] == ["debate-may"]  # poll-march is on the board
+
+
+def test_add_source_is_offered_only_while_a_result_is_not_on_the_board(index) -> None:
+    script = [turn(call("search", query="zebra unicorn")), turn(call("search", query="election poll")),
+              turn(call("add_source", id="poll-march", why="Alice leads by 8")),
+              turn(call("submit", probability=0.7, rationale="Alice leads the poll [1]."))]
+    agent, model = agent_with(script, index)
+    agent.run(QUESTION, before=BOUND)
+    assert "add_source" not in model.requests[1]["tools"]  # the first search found nothing
+    assert "add_source" in model.requests[2]["tools"]
+
+
+def test_guided_mode_breaks_a_repeated_search(index) -> None:
+    script = [turn(call("search", query="zebra")), turn(call("search", query="zebra")),
+              turn(call("edit_note", text="Nothing on zebras.")), turn(call("search", query="election poll")),
+              turn(call("add_source", id="poll-march", why="Alice leads by 8")),
+              turn(call("submit", probability=0.7, rationale="Alice leads the poll [1]."))]
+    agent, model = agent_with(script, index, guided=True)
+    result = agent.run(QUESTION, before=BOUND)
+    assert "search" in model.requests[1]["tools"] and "search" not in model.requests[2]["tools"]
+    assert "edit_note" in model.requests[2]["tools"] and "search" in model.requests[3]["tools"]
+    assert result.probability == 0.7
