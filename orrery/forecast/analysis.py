@@ -547,6 +547,14 @@ class PanelFit:
         return counts
 
 
+def _with_combo(cv: CVResult, data: SeriesData, members: dict[str, list[str]],
+                how: Literal["mean", "median"]) -> CVResult:
+    """`cv` plus a scored Combo of the given members per series."""
+    frame = add_combo(cv.cv, members, how)
+    scores = pd.concat([cv.scores, score_cv(frame, data.df, [reg.COMBO], data.m)], ignore_index=True)
+    return CVResult(cv=frame, scores=scores, models=[*cv.models, reg.COMBO], combo_members=members)
+
+
 def _column(choice: Choice) -> str:
     return choice if isinstance(choice, str) else reg.COMBO
 
@@ -574,11 +582,12 @@ def panel_fit(
     the models' own bounds. `n_jobs=-1` uses all cores; pass a `distributed.Client` to run the same work on a
     Dask cluster.
     """
-    cv = cross_validate(data, models, n_windows=n_windows, combo_k=combo_k, combo_how=combo_how,
-                        n_jobs=n_jobs, client=client)
+    cv = cross_validate(data, models, n_windows=n_windows, combo_k=0 if policy == "panel_combo" else combo_k,
+                        combo_how=combo_how, n_jobs=n_jobs, client=client)
     if policy == "panel_combo":
         members = panel_top_k(cv, combo_k if combo_k >= 2 else 3)
         choice: dict[str, Choice] = {uid: members for uid in data.ids}
+        cv = _with_combo(cv, data, dict.fromkeys(data.ids, members), combo_how)
     elif policy == "combo" and combo_k >= 2:
         choice = dict(cv.combo_members.items())
     else:

@@ -7,7 +7,7 @@ State keys: "data" (SeriesData, set by the agent before the run), "features", "c
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -190,20 +190,18 @@ def panel_analyze(ctx: RunContext) -> dict[str, Any]:
 
 @tool(available=_is_panel)
 def panel_fit(ctx: RunContext, models: list[str], n_windows: int = 2, combo_k: int = 0,
-              policy: str = "best") -> dict[str, Any]:
-    """Cross-validate the models on every series, keep each series' best (policy 'best') or the mean of
-    its combo_k best (policy 'combo'), and forecast. Runs on all cores or the Dask cluster if configured.
+              policy: Literal["panel_combo", "best", "combo"] = "panel_combo") -> dict[str, Any]:
+    """Cross-validate the models on every series and forecast every series with: the mean of the k models
+    best on the whole panel ('panel_combo', the most accurate on M3), each series' own best ('best'), or
+    each series' own best-k mean ('combo'). Runs on all cores or the Dask cluster if configured.
 
     Args:
         models: candidate model names
         n_windows: CV windows per series
-        combo_k: size of the best-k combination (0 for none)
-        policy: 'best' or 'combo'
+        combo_k: size of the best-k combination (0: 3 for panel_combo, none otherwise)
+        policy: 'panel_combo', 'best' or 'combo'
     """
-    if policy not in ("best", "combo"):
-        raise ToolError(f"policy must be 'best' or 'combo', not {policy!r}")
-    fit = A.panel_fit(_data(ctx), _names(models), n_windows=n_windows, combo_k=combo_k,
-                      policy="combo" if policy == "combo" else "best",
+    fit = A.panel_fit(_data(ctx), _names(models), n_windows=n_windows, combo_k=combo_k, policy=policy,
                       n_jobs=ctx.options.get("n_jobs", 1), client=ctx.options.get("client"))
     ctx.state.update(panel=fit, cv=fit.cv, forecasts=fit.forecasts, best_model=fit.cv.best())
     summary = fit.summary()
