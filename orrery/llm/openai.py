@@ -4,7 +4,8 @@ and `orrery serve-model`. Retries (backoff with jitter, Retry-After honoured) ar
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import openai
@@ -28,18 +29,39 @@ class OpenAIModel:
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
                  tool_choice: str = "auto", schema: dict[str, Any] | None = None,
                  max_tokens: int | None = None) -> ModelResponse:
-        kwargs: dict[str, Any] = {"model": self.name, "messages": [m.to_openai() for m in messages],
-                                  "temperature": self.temperature}
+        kwargs = self._base(messages, max_tokens)
         if tools:
             kwargs["tools"] = [t.to_openai() for t in tools]
             kwargs["tool_choice"] = tool_choice
         if schema is not None:
             kwargs["response_format"] = {"type": "json_schema",
                                          "json_schema": {"name": "reply", "schema": schema, "strict": False}}
+        with self._errors():
+            resp = self.client.chat.completions.create(**kwargs)
+        choice = resp.choices[0].message
+        calls = [ToolCall.from_json(c.id, c.function.name, c.function.arguments) for c in choice.tool_calls or []]
+        usage = Usage(resp.usage.prompt_tokens, resp.usage.completion_tokens) if resp.usage else Usage()
+        return ModelResponse(choice.content or "", calls, usage)
+
+    def stream(self, messages: Sequence[Message], *, max_tokens: int | None = None) -> Iterator[str]:
+        """A plain answer (no tools) as text chunks, as the server sends them."""
+        with self._errors():
+            for chunk in self.client.chat.completions.create(**self._base(messages, max_tokens), stream=True):
+                if chunk.choices and chunk.choices[0].delta.content:
+                    yield chunk.choices[0].delta.content
+
+    def _base(self, messages: Sequence[Message], max_tokens: int | None) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.name, "messages": [m.to_openai() for m in messages],
+                                  "temperature": self.temperature}
         if max_tokens:
             kwargs["max_tokens"] = max_tokens
+        return kwargs
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """The SDK's exceptions, after its own retries, as orrery's typed errors."""
         try:
-            resp = self.client.chat.completions.create(**kwargs)
+            yield
         except openai.APITimeoutError as exc:
             raise ModelTimeout(f"{self.client.base_url} did not answer within {self.client.timeout}s "
                                f"after {self.client.max_retries} retries; raise timeout= or check the server",
@@ -54,7 +76,3 @@ class OpenAIModel:
         except openai.APIConnectionError as exc:
             raise ModelError(f"cannot reach {self.client.base_url}: is the server running? ({exc})",
                              retryable=True) from exc
-        choice = resp.choices[0].message
-        calls = [ToolCall.from_json(c.id, c.function.name, c.function.arguments) for c in choice.tool_calls or []]
-        usage = Usage(resp.usage.prompt_tokens, resp.usage.completion_tokens) if resp.usage else Usage()
-        return ModelResponse(choice.content or "", calls, usage)

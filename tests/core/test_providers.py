@@ -35,9 +35,11 @@ def fake_server(script):
             if payload is None:
                 time.sleep(1.5)
                 return
-            data = json.dumps(payload).encode()
+            sse = isinstance(payload, list)  # a list of chunks is sent as a server-sent event stream
+            data = ("".join(f"data: {json.dumps(c)}\n\n" for c in payload) + "data: [DONE]\n\n").encode() \
+                if sse else json.dumps(payload).encode()
             self.send_response(status)
-            for k, v in {"Content-Type": "application/json", **headers}.items():
+            for k, v in {"Content-Type": "text/event-stream" if sse else "application/json", **headers}.items():
                 self.send_header(k, v)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -123,3 +125,14 @@ def test_resolve_model_specs(monkeypatch):
     assert resolve_model().name == "phi"
     with pytest.raises(ConfigError, match="unknown model spec"):
         resolve_model("bogus")
+
+
+def test_openai_stream_yields_text_chunks_and_maps_errors():
+    chunks = [{"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
+               "choices": [{"index": 0, "delta": {"content": part}, "finish_reason": None}]}
+              for part in ["Hel", "lo", " there"]]
+    with fake_server([(200, {}, chunks)]) as (url, hits):
+        out = list(OpenAIModel("m", base_url=url + "/v1").stream([Message("user", "hi")], max_tokens=8))
+    assert out == ["Hel", "lo", " there"] and hits[0][1]["stream"] is True and hits[0][1]["max_tokens"] == 8
+    with fake_server([(429, {"Retry-After": "0"}, ERR)]) as (url, _), pytest.raises(RateLimited):
+        list(OpenAIModel("m", base_url=url + "/v1", max_retries=0).stream([Message("user", "hi")]))

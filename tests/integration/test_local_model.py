@@ -57,6 +57,7 @@ def test_tool_call_through_the_openai_sdk(model):
         chunks = list(stream)
         assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices).strip()
         assert chunks[-1].choices[0].finish_reason == "stop"
+        assert "".join(client.stream([Message("user", "Say hello.")], max_tokens=16)).strip()
 
 
 def test_schema_constrained_content(model):
