@@ -31,6 +31,7 @@ _SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
 # What the tool block follows when the caller gave no system prompt (measured: without it the
 # model picked the wrong tool more often).
 DEFAULT_SYSTEM = "You are a helpful assistant."
+_TOOL_START = re.compile(r'\s*\{\s*"tool"\s*:\s*"([^"]+)"')
 _ANSWER_START = re.compile(r'\s*\{\s*"answer"\s*:\s*"')
 _REF = re.compile(r"^#/(?:\$defs|definitions)/(.+)$")
 
@@ -164,6 +165,11 @@ def parse_tool_reply(text: str, tools: Sequence[ToolSpec], *, answer_is_json: bo
         if (len(body) - len(body.rstrip("\\"))) % 2:
             body = body[:-1]
         return json.loads(f'"{body}"', strict=False), []
+    if tools and (cut := _TOOL_START.match(text)) and not _is_json(text):
+        # A call cut at max_tokens (small models sometimes repeat inside a string): hand it to the
+        # loop as a malformed call, so the model sees why and the run goes on.
+        return "", [ToolCall(new_call_id(), cut.group(1), {}, error="the call was cut at max_tokens before its "
+                             "arguments ended; send shorter arguments")]
     data = normalize_json(text, parse=True)
     if "tool" in data:
         known = {t.name for t in tools}

@@ -119,8 +119,10 @@ def test_parse_tool_reply_gives_a_tool_call_or_an_answer():
 
 
 def test_parse_tool_reply_reports_truncation_and_unknown_tools():
+    content, calls = parse_tool_reply('{"tool": "calculate", "arguments": {"expression": "1+1+1+1+', [CALC])
+    assert content == "" and calls[0].name == "calculate" and "cut at max_tokens" in calls[0].error
     with pytest.raises(ModelError, match="max_tokens"):
-        parse_tool_reply('{"tool": "calculate", "argu', [CALC])
+        parse_tool_reply('{"ans', [CALC])
     with pytest.raises(ModelError, match="unknown tool"):
         parse_tool_reply('{"tool": "rm", "arguments": {}}', [CALC])
 
