@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -92,8 +92,8 @@ class Agent:
         self.model = model
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
         self.config = config or AgentConfig()
-        if self.config.format == "auto":
-            self.config.format = getattr(model, "preferred_format", "native")
+        if self.config.format == "auto":  # a copy: the caller's config may serve models of other formats
+            self.config = replace(self.config, format=getattr(model, "preferred_format", "native"))
         self.ctx = RunContext(state=state if state is not None else {})
         self.memory = Memory(self.config.max_history)
         self.handlers: list[Callable[[Event], None]] = list(on_event)
