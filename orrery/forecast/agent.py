@@ -11,6 +11,7 @@ from typing import Any
 
 from orrery.agent.events import Event
 from orrery.agent.loop import Agent, AgentConfig, RunResult
+from orrery.errors import OrreryError
 from orrery.forecast import models as reg
 from orrery.forecast import prompts
 from orrery.forecast.data import SeriesData, load
@@ -190,13 +191,15 @@ class ForecastAgent:
     def query(self, question: str) -> QueryResult:
         """A follow-up on the whole conversation; every tool is available again."""
         if self.agent is None:
-            raise RuntimeError("call analyze() before query()")
+            raise OrreryError("call analyze() before query(): there is no analysis to follow up on")
         self.agent.ctx.state["phase"] = "followup"
         self.agent.config.validators = [self._grounded]
         self._asked.append(question)
         run = self.agent.query(question)
         if self.result is not None:
             self.result.trace = self.events
+        if run.status == "invalid":  # still quoting numbers no tool returned after the retries
+            return QueryResult(f"{run.output}\n\n(Unverified: this answer quotes numbers that no tool returned.)")
         return QueryResult(run.output)
 
     def clear_history(self) -> None:

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from orrery.errors import OrreryError
 from orrery.forecast.agent import ForecastAgent
 from orrery.forecast.grounding import numbers_in, ungrounded
 from orrery.llm.scripted import ScriptedModel, call, turn
@@ -123,7 +124,7 @@ def test_follow_up_query_keeps_the_conversation_and_tools(frame):
     assert "unit_root_test" in model.requests[5]["tools"]  # tools are available again in follow-ups
     assert "The best model is" in [m.content for m in model.requests[5]["messages"]][-2]
     agent.clear_history()
-    with pytest.raises(RuntimeError):
+    with pytest.raises(OrreryError, match="call analyze"):
         agent.query("again?")
 
 
@@ -161,3 +162,11 @@ def test_task_prompt_names_the_frequency(frame):
     ForecastAgent(model).analyze(frame, h=6)
     assert "monthly observations" in model.requests[0]["messages"][1].content
     assert "h=6 months" in model.requests[0]["messages"][1].content
+
+
+def test_an_ungrounded_follow_up_answer_is_marked_unverified(frame):
+    model = ScriptedModel([*WORKFLOW, grounded_narrative] + ["Sales will double to 999999."] * 4)
+    agent = ForecastAgent(model)
+    agent.analyze(frame, h=6)
+    answer = agent.query("What will sales be?")
+    assert "999999" in answer and "Unverified" in answer
