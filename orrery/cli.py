@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -19,15 +20,17 @@ LLM = Annotated[str | None, typer.Option("--llm", help="local | openai:MODEL | o
 
 @app.command()
 def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON ReAct format")] = False,
-         trace: Annotated[Path | None, typer.Option(help="Write the run as JSONL")] = None,
+         trace: Annotated[Path | None, typer.Option(help="JSONL trace (default .orrery/traces/chat-TIME.jsonl)")] = None,
          message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None) -> None:
     """Chat with the generic agent (calculator and fact tools) in the terminal."""
     from orrery.agent.loop import Agent, AgentConfig
     from orrery.llm import resolve_model
     from orrery.tools.builtin import DEFAULT_TOOLS
 
+    trace = trace or Path(".orrery/traces") / f"chat-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+    console.print(f"[dim]trace: {trace} (replay with `orrery replay {trace}`)[/]")
     agent = Agent(resolve_model(llm), DEFAULT_TOOLS,
-                  AgentConfig(format="react" if react else "native", verbose=True, trace=trace),
+                  AgentConfig(format="react" if react else "auto", verbose=True, trace=trace),
                   tools_ref="orrery.tools.builtin:DEFAULT_TOOLS")
     questions = iter(message) if message else None
     while True:

@@ -32,6 +32,8 @@ from orrery.tools.core import RunContext, Tool, ToolResult, Toolset
 Validator = Callable[[str, RunContext], "str | None"]
 """Inspects a final answer: returns None to accept it, or a message that asks the model to retry."""
 
+ANSWER_NOW = "You repeated a call whose result you already have. Answer the question now from the results above."
+
 Status = Literal["completed", "invalid", "max_rounds", "max_tokens", "timeout", "paused", "error"]
 
 DEFAULT_SYSTEM = ("You are a careful assistant. Use the tools when they help, one step at a time, "
@@ -206,6 +208,8 @@ class Agent:
         cfg = self.config
         messages = self.context_messages()
         specs = [] if self._force_answer else self.tools.specs(self.ctx)
+        if self._force_answer:  # shown this turn only, not kept in the history
+            messages.append(Message("user", ANSWER_NOW))
         self._force_answer = False
         self.emit(ModelCall(rnd, attempt, len(messages), [s.name for s in specs]))
         t0 = time.monotonic()

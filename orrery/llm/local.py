@@ -270,8 +270,6 @@ class LocalModel:
             # After tool traffic, a tool-less turn imitates the earlier JSON calls: constrain it to an answer.
             reply_schema = {"type": "object", "properties": {"answer": {"type": "string"}},
                             "required": ["answer"], "additionalProperties": False}
-        if reply_schema is None or "answer" in reply_schema.get("properties", {}):
-            request["repeat_penalty"] = 1.15  # free text from a 0.5B model at temperature 0 tends to loop
         if reply_schema is not None:
             request["response_format"] = {"type": "json_schema",
                                           "json_schema": {"name": "reply", "schema": reply_schema}}

@@ -228,6 +228,8 @@ def test_repeating_a_successful_call_leads_to_a_tool_less_turn():
     assert r.output == "17*23 = 391"
     assert a.model.requests[1]["tools"] and a.model.requests[2]["tools"] == []
     assert a.model.requests[2]["tool_choice"] == "none"
+    assert a.model.requests[2]["messages"][-1].content.startswith("You repeated a call")
+    assert not any(m.content.startswith("You repeated") for m in a.memory.messages)
 
 
 def test_react_forced_answer_turn_allows_only_respond():
