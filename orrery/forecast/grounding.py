@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])-?\d+(?:\.\d+)?")
+_NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|(?<![\w.])-?\d+(?:\.\d+)?%?")
 
 
 def numbers_in(text: str) -> list[tuple[str, float]]:
     """(as written, value) for each number in `text`; thousands separators are understood."""
-    return [(m.group(0), float(m.group(0).replace(",", ""))) for m in _NUMBER.finditer(text)]
+    return [(m.group(0), float(m.group(0).replace(",", "").rstrip("%"))) for m in _NUMBER.finditer(text)]
 
 
 def _decimals(written: str) -> int:
@@ -21,9 +21,13 @@ def ungrounded(narrative: str, sources: Iterable[str], allowed: Iterable[float] 
     """Numbers in `narrative` that match no number in `sources` at the precision they are written
     (12.35 matches 12.3456; 12 matches 12.4), nor one of `allowed`."""
     known = [v for s in sources for _, v in numbers_in(s)] + list(allowed)
+    # A percentage is a claim of its own: it must be an allowed level (80%, 95%) or a tool's ratio x100,
+    # not any tool number that happens to be near (a "10%" growth is not grounded by a count of 10).
+    as_percent = list(allowed) + [100 * y for y in known if abs(y) <= 1.5]
     bad = []
     for written, x in numbers_in(narrative):
-        tol = 0.5 * 10 ** -_decimals(written) + 1e-9
-        if not any(abs(x - y) <= tol or abs(x + y) <= tol for y in known):
+        tol = 0.5 * 10 ** -_decimals(written.rstrip("%")) + 1e-9
+        pool = as_percent if written.endswith("%") else known
+        if not any(abs(x - y) <= tol or abs(x + y) <= tol for y in pool):
             bad.append(written)
     return bad

@@ -111,7 +111,7 @@ def test_an_ungrounded_narrative_is_replaced_by_a_summary_of_tool_results(frame)
     r = ForecastAgent(model).analyze(frame, h=6)
     assert "123456.7" not in r.narrative and "Best model by cross-validation" in r.narrative
     assert any("left out (invalid)" in w for w in r.warnings)
-    assert not ungrounded(r.narrative, [json.dumps(r.to_dict())], allowed=(6, 12))
+    assert not ungrounded(r.narrative, [json.dumps(r.to_dict())], allowed=(80, 95, 6, 12))
 
 
 def test_follow_up_query_keeps_the_conversation_and_tools(frame):
@@ -142,6 +142,7 @@ def test_numbers_and_rounding():
     assert ungrounded("MASE 0.62 and 453", src) == []
     assert ungrounded("MASE 0.63", src) == ["0.63"]
     assert ungrounded("a 95% interval over 24 months", src, allowed=(95, 24)) == []
+    assert ungrounded("passengers grow 10% and 62.3% of the error", ['{"count": 10, "share": 0.6234}']) == ["10%"]
     assert re.fullmatch(r"\d+", "12")  # sanity
 
 
