@@ -184,6 +184,7 @@ class ForecastAgent:
         self.agent.ctx.state["phase"] = "commentary"
         self.agent.config.validators = [self._grounded, _concise]
         self.agent.config.finish = None
+        self.agent.config.max_retries = 1  # decorative: one rewrite, then the facts stand alone
         run = self.agent.query(prompts.COMMENTARY)
         self.agent.ctx.state["phase"] = "followup"
         return run
@@ -194,6 +195,7 @@ class ForecastAgent:
             raise OrreryError("call analyze() before query(): there is no analysis to follow up on")
         self.agent.ctx.state["phase"] = "followup"
         self.agent.config.validators = [self._grounded]
+        self.agent.config.max_retries = self.settings["max_retries"]
         self._asked.append(question)
         run = self.agent.query(question)
         if self.result is not None:
