@@ -56,11 +56,8 @@ TASK = "Add the numbers step by step."
 Runner = Callable[[], Callable[[], tuple[str, int]]]
 
 
-# -- orrery ------------------------------------------------------------------------------------
-def orrery_runner() -> Callable[[], tuple[str, int]]:
-    from orrery.agent.loop import Agent, AgentConfig
-    from orrery.llm.scripted import ScriptedModel, call, turn
-
+def counted_add() -> tuple[Callable[[int, int], int], list[int]]:
+    """The benchmark's one tool, with a counter of how often its body ran (every framework wraps it)."""
     count = [0]
 
     def add(a: int, b: int) -> int:
@@ -72,6 +69,16 @@ def orrery_runner() -> Callable[[], tuple[str, int]]:
         """
         count[0] += 1
         return a + b
+
+    return add, count
+
+
+# -- orrery ------------------------------------------------------------------------------------
+def orrery_runner() -> Callable[[], tuple[str, int]]:
+    from orrery.agent.loop import Agent, AgentConfig
+    from orrery.llm.scripted import ScriptedModel, call, turn
+
+    add, count = counted_add()
 
     turns: list[Any] = [turn(call("add", a=i, b=1)) for i in range(TOOL_CALLS)] + ["done"]
     agent = Agent(ScriptedModel(turns), [add], AgentConfig(max_rounds=STEPS))
@@ -94,17 +101,7 @@ def pydantic_ai_runner() -> Callable[[], tuple[str, int]]:
     from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-    count = [0]
-
-    def add(a: int, b: int) -> int:
-        """Add two integers.
-
-        Args:
-            a: The first integer.
-            b: The second integer.
-        """
-        count[0] += 1
-        return a + b
+    add, count = counted_add()
 
     def script(messages: list[Any], info: AgentInfo) -> ModelResponse:
         n = sum(1 for m in messages if isinstance(m, ModelResponse))  # model turns so far
@@ -137,18 +134,8 @@ def smolagents_runner() -> Callable[[], tuple[str, int]]:
     )
     from smolagents.monitoring import LogLevel
 
-    count = [0]
-
-    @tool
-    def add(a: int, b: int) -> int:
-        """Add two integers.
-
-        Args:
-            a: The first integer.
-            b: The second integer.
-        """
-        count[0] += 1
-        return a + b
+    plain_add, count = counted_add()
+    add = tool(plain_add)
 
     class ScriptedToolCallModel(Model):
         """smolagents' test pattern (FakeToolCallModel): generate() returns scripted tool calls."""
