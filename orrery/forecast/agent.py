@@ -3,9 +3,7 @@ must beat SeasonalNaive and every number in the narrative must come from a tool 
 
 from __future__ import annotations
 
-import copy
 import re
-import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -85,11 +83,8 @@ def _single_series(refine: Callable | None) -> Callable:
 
 def _gated(t: Tool, available: Callable[[RunContext], bool], refine: Callable | None = None) -> Tool:
     """A per-agent copy of a tool with its workflow gate (the module-level tool stays ungated)."""
-    g = copy.copy(t)
-    g.available = lambda ctx: ctx.state.get("phase") != "commentary" and (_followup(ctx) or available(ctx))
-    g.refine = _single_series(refine)
-    g._cache, g._lock = {}, threading.Lock()
-    return g
+    return t.gated(lambda ctx: ctx.state.get("phase") != "commentary" and (_followup(ctx) or available(ctx)),
+                   _single_series(refine))
 
 
 def _refine_anomalies(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import copy
 import inspect
 import json
 import re
@@ -131,6 +132,13 @@ class Tool:
             prop.pop("title", None)
         schema.setdefault("properties", {})
         return schema
+
+    def gated(self, available: Available | None, refine: Refine | None = None) -> Tool:
+        """A copy with its own gate, schema refinement and cache; this tool is left as it is."""
+        g = copy.copy(self)
+        g.available, g.refine = available, refine
+        g._cache, g._lock = {}, threading.Lock()
+        return g
 
     def spec(self, ctx: RunContext | None = None) -> ToolSpec:
         params = self.parameters

@@ -172,3 +172,18 @@ def test_calculator(expr, value):
 def test_calculator_refuses_anything_but_arithmetic(expr):
     with pytest.raises(ToolError):
         safe_eval(expr)
+
+
+def test_gated_copy_has_its_own_gate_and_cache():
+    calls = []
+
+    @tool(cache_ttl=60)
+    def twice(x: int) -> int:
+        """Doubles."""
+        calls.append(x)
+        return 2 * x
+
+    hidden = twice.gated(lambda ctx: False)
+    assert twice.available is None and hidden.available(RunContext()) is False
+    run(Toolset([twice]), "twice", x=1)
+    assert not run(Toolset([twice.gated(None)]), "twice", x=1).cached and calls == [1, 1]
