@@ -251,10 +251,11 @@ class Agent:
             if not r.ok:
                 result.errors.append(r.content)
         result.tool_calls.extend(results)
-        keys = [f"{r.call.name}:{json.dumps(r.call.arguments, sort_keys=True, default=str)}" for r in results]
-        # Small models often repeat a call whose answer (or error) they already have instead of answering.
-        self._force_answer = self.config.answer_on_repeat and all(k in self._done_calls for k in keys)
-        self._done_calls.update(keys)
+        if self.config.answer_on_repeat:
+            # Small models often repeat a call whose answer (or error) they already have instead of answering.
+            keys = [f"{r.call.name}:{json.dumps(r.call.arguments, sort_keys=True, default=str)}" for r in results]
+            self._force_answer = all(k in self._done_calls for k in keys)
+            self._done_calls.update(keys)
         if self.config.format == "react":
             self.memory.add(*react.as_messages(raw.content, [(r.call.name, r.content) for r in results]))
         else:
