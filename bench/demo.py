@@ -14,7 +14,7 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-from orrery.agent import events as ev  # noqa: E402
+from orrery import events as ev  # noqa: E402
 from orrery.forecast.agent import ForecastAgent  # noqa: E402
 from orrery.forecast.cli import SAMPLE  # noqa: E402
 from orrery.llm.local import LocalModel  # noqa: E402

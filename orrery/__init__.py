@@ -1,8 +1,8 @@
 """orrery: LLM agents that call tools in a loop, plan, check their own work and forecast."""
 
-from orrery.agent.events import Event
 from orrery.agent.loop import Agent, AgentConfig, RunResult, Validator
 from orrery.errors import ConfigError, DataError, ModelError, OrreryError, ToolError
+from orrery.events import Event
 from orrery.llm import Model, ScriptedModel, resolve_model
 from orrery.memory import Memory, SlidingWindow
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage

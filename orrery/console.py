@@ -7,7 +7,7 @@ import json
 from rich.console import Console
 from rich.panel import Panel
 
-from orrery.agent import events as ev
+from orrery import events as ev
 
 
 class ConsoleView:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orrery.agent.events import Event
+from orrery.events import Event
 from orrery.messages import ModelResponse
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from orrery.agent import react
-from orrery.agent.events import (
+from orrery.errors import ModelError
+from orrery.events import (
     Clarification,
     ErrorEvent,
     Event,
@@ -19,11 +20,11 @@ from orrery.agent.events import (
     ModelReply,
     Retry,
     RunStart,
+    Status,
     Thought,
     ToolCallEvent,
     ToolResultEvent,
 )
-from orrery.errors import ModelError
 from orrery.llm.base import Model
 from orrery.memory import Memory, Observation
 from orrery.messages import Message, ModelResponse, ToolCall, Usage
@@ -33,8 +34,6 @@ Validator = Callable[[str, RunContext], "str | None"]
 """Inspects a final answer: returns None to accept it, or a message that asks the model to retry."""
 
 ANSWER_NOW = "You repeated a call whose result you already have. Answer the question now from the results above."
-
-Status = Literal["completed", "invalid", "max_rounds", "max_tokens", "timeout", "paused", "error"]
 
 DEFAULT_SYSTEM = ("You are a careful assistant. Use the tools when they help, one step at a time, "
                   "and answer plainly when you are done.")

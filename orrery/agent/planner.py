@@ -17,7 +17,9 @@ from typing import Any, Literal
 
 import pydantic
 
-from orrery.agent.events import (
+from orrery.agent.router import Emit, ask_json, synthesize
+from orrery.errors import ModelError
+from orrery.events import (
     Clarification,
     ErrorEvent,
     Event,
@@ -26,8 +28,6 @@ from orrery.agent.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from orrery.agent.router import Emit, ask_json, synthesize
-from orrery.errors import ModelError
 from orrery.llm.base import Model
 from orrery.messages import Message, ToolCall, Usage
 from orrery.tools.core import RunContext, Tool, Toolset

@@ -11,9 +11,9 @@ from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 import pydantic
 
-from orrery.agent.events import Clarification, ErrorEvent, Event, Final, ModelCall, ModelReply, RunStart, Token
 from orrery.agent.loop import DEFAULT_SYSTEM, Agent, AgentConfig, RunResult, StopRun
 from orrery.errors import ModelError
+from orrery.events import Clarification, ErrorEvent, Event, Final, ModelCall, ModelReply, RunStart, Token
 from orrery.llm.base import Model
 from orrery.messages import Message, ModelResponse, Usage
 from orrery.tools.core import Tool, Toolset

@@ -7,9 +7,9 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from orrery.agent.events import Event
 from orrery.agent.loop import Agent, AgentConfig, RunResult
 from orrery.errors import OrreryError
+from orrery.events import Event
 from orrery.forecast import models as reg
 from orrery.forecast import prompts
 from orrery.forecast.data import SeriesData, load

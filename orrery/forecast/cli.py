@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from orrery.agent import events as ev
+from orrery import events as ev
 
 if TYPE_CHECKING:  # the forecasting stack (statsforecast) loads only when a command runs
     from orrery.forecast.result import ForecastResult

@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from orrery.agent.events import Event
 from orrery.agent.loop import Agent, AgentConfig, RunResult
+from orrery.events import Event
 from orrery.llm import resolve_model
 from orrery.llm.base import Model
 from orrery.memory import SlidingWindow

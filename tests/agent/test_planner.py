@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from orrery.agent.events import Event
 from orrery.agent.planner import PlanAgent, Planned, SessionStore
+from orrery.events import Event
 from orrery.llm.scripted import ScriptedModel
 from orrery.tools.core import NeedsClarification, RunContext, Toolset, tool
 

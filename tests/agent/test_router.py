@@ -7,8 +7,8 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from orrery.agent.events import Event, Token
 from orrery.agent.router import Classified, Routed, RouterAgent, RouterConfig
+from orrery.events import Event, Token
 from orrery.llm.scripted import ScriptedModel, call, turn
 from orrery.messages import Message
 from orrery.tools.core import NeedsClarification, Toolset, tool

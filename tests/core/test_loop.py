@@ -4,7 +4,7 @@ import time
 import pytest
 
 from orrery import Agent, AgentConfig, RunContext, ScriptedModel, SlidingWindow, tool
-from orrery.agent import events as ev
+from orrery import events as ev
 from orrery.errors import ModelError
 from orrery.llm.scripted import call, turn
 from orrery.messages import ModelResponse, ToolCall, Usage

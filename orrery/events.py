@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from orrery.messages import ModelResponse, ToolCall
+
+Status = Literal["completed", "invalid", "max_rounds", "max_tokens", "timeout", "paused", "cancelled", "error"]
+"""One vocabulary for how every run of every agent and app ends: completed; invalid (validators still
+refuse after the retries); max_rounds / max_tokens / timeout (a limit); paused (waiting for a
+clarification); cancelled (the caller stopped it); error (a model or tool failure ended it)."""
 
 
 @dataclass
