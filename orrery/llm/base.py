@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from orrery.messages import Message, ModelResponse, ToolSpec
@@ -28,3 +29,42 @@ class Model(Protocol):
         schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
     ) -> ModelResponse: ...
+
+
+@dataclass
+class Delta:
+    """One piece of a streamed reply. Text arrives in `text`; a tool call's arguments arrive as partial JSON
+    in `arguments` for the call at `index` (its `id` and `name` on its first piece). The last delta of a
+    stream carries the whole reply in `response` (content, tool calls, usage), as `complete` would return it."""
+
+    text: str = ""
+    index: int | None = None
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+    response: ModelResponse | None = None
+
+
+@runtime_checkable
+class StreamingModel(Protocol):
+    """A provider that streams: same arguments as `Model.complete`, yields `Delta`s, the last one complete."""
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        *,
+        tool_choice: str = "auto",
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> Iterator[Delta]: ...
+
+
+def stream(model: Model, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *, tool_choice: str = "auto",
+           schema: dict[str, Any] | None = None, max_tokens: int | None = None) -> Iterator[Delta]:
+    """Stream from any model: its own `stream` where it has one, else the whole reply as one delta."""
+    if isinstance(model, StreamingModel):
+        yield from model.stream(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens)
+        return
+    resp = model.complete(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens)
+    yield Delta(text=resp.content or "", response=resp)
