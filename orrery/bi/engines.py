@@ -60,7 +60,7 @@ class Engine(Protocol):
     dialect: str
     limits: Limits
 
-    def execute(self, sql: str) -> QueryResult: ...
+    def execute(self, sql: str, *, max_rows: int | None = None) -> QueryResult: ...
     def explain(self, sql: str) -> None: ...
     def tables(self) -> dict[str, list[Column]]: ...
     def close(self) -> None: ...
@@ -72,20 +72,20 @@ class _Base:
     limits: Limits = field(default_factory=Limits)
     dialect = ""
 
-    def execute(self, sql: str) -> QueryResult:
-        """Guard, run with the timeout, keep at most `max_rows` rows."""
-        safe = check(sql, self.dialect, limit=self.limits.max_rows + 1)
+    def execute(self, sql: str, *, max_rows: int | None = None) -> QueryResult:
+        """Guard, run with the timeout, keep at most `max_rows` rows (default: the engine's limit)."""
+        cap = max_rows or self.limits.max_rows
+        safe = check(sql, self.dialect, limit=cap + 1)
         t0 = time.perf_counter()
-        columns, rows = self._run(safe)
+        columns, rows = self._run(safe, cap + 1)
         rows = [tuple(r) for r in rows]
-        cap = self.limits.max_rows
         return QueryResult(safe, columns, rows[:cap], self.name, len(rows) > cap, time.perf_counter() - t0)
 
     def explain(self, sql: str) -> None:
         """Dry run: plan the guarded query without running it (raises QueryError when it would fail)."""
         self._run("EXPLAIN " + check(sql, self.dialect, limit=self.limits.max_rows + 1))
 
-    def _run(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    def _run(self, sql: str, fetch: int = 0) -> tuple[list[str], list[tuple[Any, ...]]]:
         raise NotImplementedError
 
 
@@ -106,14 +106,14 @@ class DuckDBEngine(_Base):
         self.con = duckdb.connect(str(path), read_only=True, config=DUCKDB_READ_ONLY)
         self._lock = threading.Lock()  # one connection: one statement at a time
 
-    def _run(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    def _run(self, sql: str, fetch: int = 0) -> tuple[list[str], list[tuple[Any, ...]]]:
         # DuckDB has no statement_timeout: a timer interrupts the running statement.
         with self._lock:
             timer = threading.Timer(self.limits.timeout, self.con.interrupt)
             timer.start()
             try:
                 cur = self.con.execute(sql)
-                rows = cur.fetchmany(self.limits.max_rows + 1)
+                rows = cur.fetchmany(fetch or self.limits.max_rows + 1)
                 return [d[0] for d in cur.description], rows
             except self._duckdb.InterruptException as exc:
                 raise QueryError(f"query stopped after {self.limits.timeout:g} s; narrow it down") from exc
@@ -151,12 +151,12 @@ class PostgresEngine(_Base):
         self.con.read_only = True  # every transaction psycopg opens is READ ONLY
         self._lock = threading.Lock()
 
-    def _run(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    def _run(self, sql: str, fetch: int = 0) -> tuple[list[str], list[tuple[Any, ...]]]:
         with self._lock:
             try:
                 with self.con.transaction(), self.con.cursor() as cur:
                     cur.execute(sql)
-                    rows = cur.fetchmany(self.limits.max_rows + 1)
+                    rows = cur.fetchmany(fetch or self.limits.max_rows + 1)
                     return [d.name for d in cur.description], rows
             except self._psycopg.errors.QueryCanceled as exc:
                 raise QueryError(f"query stopped after {self.limits.timeout:g} s; narrow it down") from exc
@@ -165,7 +165,7 @@ class PostgresEngine(_Base):
 
     def tables(self) -> dict[str, list[Column]]:
         _, rows = self._run("SELECT table_name, column_name, data_type FROM information_schema.columns "
-                            "WHERE table_schema = 'public' ORDER BY table_name, ordinal_position")
+                            "WHERE table_schema = 'public' ORDER BY table_name, ordinal_position", 1_000_000)
         return _group(rows)
 
     def close(self) -> None:
@@ -203,13 +203,13 @@ class SQLiteEngine(_Base):
             "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name")]
         return {n: [Column(r[1], r[2] or "") for r in self.con.execute(f"PRAGMA table_info('{n}')")] for n in names}
 
-    def _run(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    def _run(self, sql: str, fetch: int = 0) -> tuple[list[str], list[tuple[Any, ...]]]:
         deadline = time.monotonic() + self.limits.timeout
         with self._lock:
             self.con.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
             try:
                 cur = self.con.execute(sql)
-                rows = cur.fetchmany(self.limits.max_rows + 1)
+                rows = cur.fetchmany(fetch or self.limits.max_rows + 1)
                 return [d[0] for d in cur.description or ()], rows
             except sqlite3.OperationalError as exc:
                 if "interrupted" in str(exc):

@@ -20,8 +20,8 @@ into a prompt (`retrieve`), so a 50-table schema fits a small model's context.
 
 from __future__ import annotations
 
+import heapq
 import re
-from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,20 +90,24 @@ class Semantic:
                 graph[right].add(left)
         return graph
 
-    def join_path(self, tables: list[str]) -> list[str]:
-        """`tables` plus those on the shortest join paths connecting each to the ones before it
-        (breadth-first from all of them, the latest first)."""
-        graph, keep = self.join_graph(), list(dict.fromkeys(tables))
+    def join_path(self, tables: list[str], scores: dict[str, float] | None = None) -> list[str]:
+        """`tables` plus those on the cheapest join paths connecting each to the ones before it. A hop into
+        a table costs 1 plus how little the question names it, so among equally short paths the one
+        through tables the question mentions wins (customer-orders-lineitem, not nation-supplier-lineitem)."""
+        graph, keep, scores = self.join_graph(), list(dict.fromkeys(tables)), scores or {}
         for target in list(keep[1:]):
-            sources = keep[: keep.index(target)]
-            prev: dict[str, str | None] = {t: None for t in reversed(sources)}
-            queue = deque(reversed(sources))
-            while queue and target not in prev:
-                node = queue.popleft()
-                for nxt in sorted(graph.get(node, ())):
-                    if nxt not in prev:
-                        prev[nxt] = node
-                        queue.append(nxt)
+            dist: dict[str, float] = {t: 0.0 for t in keep[: keep.index(target)]}
+            prev: dict[str, str | None] = dict.fromkeys(dist)
+            heap = [(0.0, t) for t in dist]
+            while heap:
+                d, node = heapq.heappop(heap)
+                if node == target or d > dist[node]:
+                    continue
+                for nxt in graph.get(node, ()):
+                    nd = d + 1 + (100 - scores.get(nxt, 0.0)) / 100
+                    if nd < dist.get(nxt, float("inf")):
+                        dist[nxt], prev[nxt] = nd, node
+                        heapq.heappush(heap, (nd, nxt))
             step = prev.get(target)
             while step is not None:
                 if step not in keep:
@@ -131,13 +135,14 @@ class Semantic:
         return scores
 
     def retrieve(self, question: str, *, k: int = 3, extra: list[str] = ()) -> list[str]:
-        """The tables to show for `question`: those in `extra` (from resolved values and fields), then the
-        best `k` that score near the best, joined up along the join paths."""
+        """The tables to show for `question`: the best `k` that score near the best, then those in `extra`
+        (from resolved values and fields), joined up along the join paths (the question's own tables come
+        first so the paths run through them: customer-orders-lineitem, not nation-supplier-lineitem)."""
         scores = self.score_tables(question)
         ranked = sorted(scores, key=lambda t: -scores[t])
         floor = max(80.0, scores[ranked[0]] - 10) if ranked else 0.0
-        picked = list(dict.fromkeys([*extra, *[t for t in ranked[:k] if scores[t] >= floor]])) or ranked[:1]
-        return self.join_path(picked)
+        picked = list(dict.fromkeys([*[t for t in ranked[:k] if scores[t] >= floor], *extra])) or ranked[:1]
+        return self.join_path(picked, scores)
 
     def render(self, tables: list[str], question: str = "") -> str:
         """The prompt text for a slice: tables with typed, described columns, their joins, matching terms."""

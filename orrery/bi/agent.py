@@ -1,0 +1,268 @@
+"""The BI agent: seed 003's cycle on the core `PlanAgent`, over one database.
+
+Every turn: classify_intent (the core: only with an active plan) -> reiterate_intention and plan_todos
+(one schema-constrained model call: the rewrite, the kind of plan, the values and fields named) -> the
+TODO list from a template for that kind, shown before it runs -> execute_next_todo one at a time (the
+core's pointer rules: a clarification answer reruns the same TODO, success advances). One memory entry per
+TODO with the seed's fields, `query_metadata` on the entry of the step that ran a query, so a later
+"analyze ... in these results" plans analysis TODOs over it. The model never picks a tool: the template
+does, which a 0.5B model cannot get wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from contextlib import closing
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import pydantic
+
+from orrery.agent.planner import Intent, PlanAgent, Planned, PlanState, Todo, TurnResult
+from orrery.agent.router import Emit, ask_json
+from orrery.bi.engines import Engine
+from orrery.bi.semantic import Semantic, load
+from orrery.bi.tools import CANNOT, BIContext, make_tools, prompt
+from orrery.events import Event
+from orrery.llm.base import Model
+from orrery.messages import Message, Usage
+
+Kind = Literal["query", "lookup", "analysis", "cannot_answer"]
+Status = Literal["answered", "clarification", "cannot_answer", "error"]
+CHART_WORDS = ("chart", "plot", "graph", "visuali", "draw")
+
+
+@dataclass
+class Reiterated(Event):
+    """reiterate_intention: the request rewritten, shown to the user before the plan."""
+
+    request: str
+    plan_kind: str
+    kind: str = field(init=False, default="reiterated")
+
+
+@dataclass
+class BIMemoryEntry:
+    """Seed 003's memory entry: one per TODO execution."""
+
+    turn_id: int
+    todo_key: str
+    todo_description: str
+    status: str                      # complete | clarification_needed | error
+    user_input: str
+    agent_action: str
+    tools_called: list[str]
+    queries_executed: list[str] = field(default_factory=list)
+    query_metadata: dict[str, Any] = field(default_factory=dict)
+    clarification_asked: str | None = None
+    active_todo_list_snapshot: list[dict[str, str]] = field(default_factory=list)
+
+
+class BIStore:
+    """The BI part of a session (memory entries with the seed's fields, the user's choices) in the same
+    SQLite file as the core plan state, one JSON row per session."""
+
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        with closing(sqlite3.connect(self.path)) as db, db:
+            db.execute("CREATE TABLE IF NOT EXISTS bi_sessions (session_id TEXT PRIMARY KEY, data TEXT NOT NULL)")
+
+    def load(self, session_id: str) -> dict[str, Any]:
+        with closing(sqlite3.connect(self.path)) as db:
+            row = db.execute("SELECT data FROM bi_sessions WHERE session_id = ?", (session_id,)).fetchone()
+        return json.loads(row[0]) if row else {}
+
+    def save(self, session_id: str, data: dict[str, Any]) -> None:
+        with closing(sqlite3.connect(self.path)) as db, db:
+            db.execute("INSERT OR REPLACE INTO bi_sessions VALUES (?, ?)", (session_id, json.dumps(data, default=str)))
+
+
+class PlanReply(pydantic.BaseModel):
+    request: str
+    kind: Kind
+    values: list[str] = []
+    fields: list[str] = []
+
+
+@dataclass
+class BIAnswer:
+    status: Status
+    answer: str
+    sql: str | None = None
+    columns: list[str] = field(default_factory=list)
+    rows: list[list[Any]] = field(default_factory=list)
+    clarification: str | None = None
+    notes: list[str] = field(default_factory=list)
+    chart: dict[str, Any] | None = None
+    todos: list[dict[str, Any]] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+
+    @property
+    def output(self) -> str:
+        return self.answer
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "answered"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("usage")
+        return d
+
+
+def todos_for(plan: PlanReply) -> list[Todo]:
+    """plan_todos: the TODO list of a plan kind, each TODO mapped to one tool."""
+    resolve = [Todo("resolve_entities", f"Find {', '.join(map(repr, plan.values))} in the data", "entity_resolution",
+                    {"mentions": plan.values})] if plan.values else []
+    chart = [Todo("chart", "Draw a chart of the result", "chart")] if any(
+        w in plan.request.lower() for w in CHART_WORDS) else []
+    if plan.kind == "lookup" and plan.values:
+        return [*resolve, Todo("lookup", "Look up the entity through GraphQL", "graphql_executor")]
+    if plan.kind == "analysis":
+        return [Todo("retrieve_query_metadata", "Fetch the previous query and its rows", "retrieve_query_metadata"),
+                Todo("summary_stats", "Summary statistics of the result", "summary_stats"),
+                Todo("compare_groups", "Compare the measure across groups", "compare_groups"),
+                Todo("time_breakdown", "Break the result down by month", "time_breakdown"),
+                Todo("trend_anomaly", "Trend and anomalous months", "trend_anomaly"),
+                Todo("chart", "Draw a chart of the result", "chart")]
+    fields = [Todo("map_fields", f"Map {', '.join(map(repr, plan.fields))} to columns", "field_mapping",
+                   {"terms": plan.fields})] if plan.fields else []
+    return [*resolve, *fields, Todo("build_query", "Write and check the SQL", "query_builder"),
+            Todo("execute_query", "Run the SQL (read-only)", "sql_executor"), *chart]
+
+
+class BIAgent(PlanAgent):
+    """`BIAgent(model, engine).ask("...")` -> BIAnswer; a new agent on the same `db_path` and `session_id`
+    resumes the conversation (a pending question, the plan, the memory)."""
+
+    def __init__(self, model: Model, engine: Engine, *, semantic: Semantic | None = None,
+                 db_path: str | Path | None = None, session_id: str = "default", clarify: bool = True,
+                 on_event: Iterable[Emit] = (), max_tokens_per_call: int | None = 400, chart_dir: Path | None = None):
+        from orrery.bi.data import bi_home
+
+        self.bi = BIContext(engine, semantic or load(engine.name, engine), model, clarify, chart_dir,
+                            max_tokens=max_tokens_per_call)
+        if db_path is None:
+            db_path = bi_home() / "sessions.sqlite"
+            db_path.parent.mkdir(parents=True, exist_ok=True)
+        super().__init__(model, make_tools(self.bi), db_path, session_id, on_event=on_event,
+                         system_prompt=prompt("system"), max_tokens_per_call=max_tokens_per_call)
+        self.extras = BIStore(db_path)
+        saved = self.extras.load(session_id)
+        self.bi_memory = [BIMemoryEntry(**m) for m in saved.get("memory", [])]
+        self.bi.choices = dict(saved.get("choices", {}))
+        self.bi.latest_metadata = self.latest_metadata
+        self.declined: str | None = None
+
+    # -- seed 003 steps -----------------------------------------------------------------------------------
+    def plan(self, user_input: str, intent: Intent, usage: Usage) -> None:
+        """reiterate_intention + plan_todos in one constrained call; the TODOs come from the kind's template."""
+        kinds = ["query", "lookup", *(["analysis"] if self.latest_metadata() else []), "cannot_answer"]
+        schema = {"type": "object", "required": ["request", "kind", "values", "fields"],
+                  "properties": {"request": {"type": "string"}, "kind": {"enum": kinds},
+                                 "values": {"type": "array", "items": {"type": "string"}},
+                                 "fields": {"type": "array", "items": {"type": "string"}}}}
+        sem = self.bi.semantic
+        tables = "; ".join(f"{t} ({v['description']})" if v.get("description") else t for t, v in sem.tables.items())
+        system = prompt("plan").format(description=sem.description or sem.database, tables=tables)
+        what = "Change the current request as the user asks" if intent == "modification" else "New request"
+        messages = [Message("system", system), Message("user", f"{self._context()}\n\n{what}: {user_input}")]
+        reply = ask_json(self.model, messages, schema, PlanReply, emit=self.emit, usage=usage,
+                         max_tokens=self.max_tokens_per_call)
+        if reply.kind == "analysis" and not self.latest_metadata():
+            reply.kind = "cannot_answer"
+        self.emit(Reiterated(reply.request, reply.kind))
+        self.declined = reply.request if reply.kind == "cannot_answer" else None
+        todos = [] if self.declined else todos_for(reply)
+        self.state = PlanState(reply.request, todos, memory=self.state.memory, turn=self.state.turn)
+        self.bi.choices = {}  # a new plan asks afresh
+        self._save()
+        self.emit(Planned(reply.request, [asdict(t) for t in todos]))
+
+    def _handle(self, intent: Intent, user_input: str, usage: Usage) -> TurnResult:
+        self.declined = None
+        if intent in ("new_request", "modification"):
+            self.plan(user_input, intent, usage)
+            if self.declined is not None:
+                return self._result("completed", f"This database holds no data to answer: {self.declined}",
+                                    intent, usage)
+            return self._execute(user_input, None, intent, usage)
+        return super()._handle(intent, user_input, usage)
+
+    def _remember(self, todo: Todo, status: Literal["done", "clarification", "failed"], user_input: str,
+                  output: str) -> None:
+        """The core's entry, plus one with the seed's fields (saved beside it)."""
+        super()._remember(todo, status, user_input, output)
+        parsed = _json(output) if status == "done" else {}
+        meta = parsed.get("query_metadata") or {}
+        self.bi_memory.append(BIMemoryEntry(
+            turn_id=len(self.bi_memory) + 1, todo_key=todo.key, todo_description=todo.description,
+            status={"done": "complete", "clarification": "clarification_needed", "failed": "error"}[status],
+            user_input=user_input, agent_action=output[:300], tools_called=[todo.tool],
+            queries_executed=[meta["query"]] if meta else [], query_metadata=meta,
+            clarification_asked=output if status == "clarification" else None,
+            active_todo_list_snapshot=[{"key": t.key, "status": t.status} for t in self.state.todos]))
+        self._save_extras()
+
+    def _save_extras(self) -> None:
+        self.extras.save(self.session_id, {"memory": [asdict(m) for m in self.bi_memory], "choices": self.bi.choices})
+
+    def latest_metadata(self) -> dict[str, Any] | None:
+        return next((m.query_metadata for m in reversed(self.bi_memory) if m.query_metadata), None)
+
+    # -- the API --------------------------------------------------------------------------------------
+    def ask(self, text: str) -> BIAnswer:
+        """One user message -> a BIAnswer (answered, clarification, cannot_answer or error)."""
+        self.bi.notes, before = [], self.bi.last_result
+        r = self.turn(text)
+        self._save_extras()
+        failed = next((t for t in r.todos if t.status == "failed"), None)
+        if self.declined is not None or (failed and (failed.error or "").startswith(CANNOT)):
+            reason = (failed.error or "").removeprefix(CANNOT) if failed else self.declined
+            self.state = PlanState(memory=self.state.memory, turn=self.state.turn)  # nothing left to continue
+            self._save()
+            return self._answer("cannot_answer", f"Cannot answer from this data: {reason}", r, before)
+        status: Status = {"completed": "answered", "abandoned": "answered", "paused": "clarification"}.get(
+            r.status, "error")
+        return self._answer(status, r.output, r, before)
+
+    def run(self, task: str, **_: Any) -> BIAnswer:
+        return self.ask(task)
+
+    def _answer(self, status: Status, text: str, r: TurnResult, before: Any) -> BIAnswer:
+        result = self.bi.last_result if self.bi.last_result is not before else None
+        chart = next((_json(t.result) for t in r.todos if t.tool == "chart" and t.status == "done"), None)
+        if self.bi.notes:
+            text += "\n(Assumed: " + "; ".join(self.bi.notes) + ")"
+        rows = [[_plain(v) for v in row] for row in result.rows] if result else []
+        return BIAnswer(status, text, result.sql if result else None, result.columns if result else [], rows,
+                        r.question, list(self.bi.notes), chart, [asdict(t) for t in r.todos], r.usage)
+
+
+def _json(text: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(text or "")
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _plain(value: Any) -> Any:
+    from orrery.bi.tools import jsonable
+
+    return jsonable(value)
+
+
+def bi_agent(llm: Any = None, *, db: str = "tpch", session: str = "default", clarify: bool = True,
+             **options: Any) -> BIAgent:
+    """The app factory: `llm` is a Model or a spec for `resolve_model`; `db` a built-in or registered name,
+    a PostgreSQL URL or a DuckDB/SQLite file."""
+    from orrery.bi.data import open_engine
+    from orrery.llm import resolve_model
+
+    model = llm if hasattr(llm, "complete") else resolve_model(llm)
+    return BIAgent(model, open_engine(db), session_id=session, clarify=clarify, **options)
