@@ -32,7 +32,7 @@ PROMPTS = Path(__file__).parent / "prompts"
 PREVIEW_ROWS = 20
 MATCH = 80       # a value or field this similar (0-100) to the user's words is a candidate
 CLOSE = 6        # two candidates closer than this are ambiguous: ask
-UNMAPPED = 70    # a business term whose best field scores below this is not in the data
+UNMAPPED = 75    # a business term whose best field scores below this is not in the data
 CANNOT = "cannot answer: "  # the prefix of a ToolError that means the data cannot answer the question
 
 
@@ -139,8 +139,14 @@ def pick_option(answer: str, options: list[str]) -> str | None:
     for word in re.findall(r"\w+", answer.lower()):
         if word in ordinals and ordinals[word] <= len(options) and not any(word in o.lower() for o in options):
             return options[ordinals[word] - 1]
-    best = process.extractOne(answer, options, scorer=fuzz.WRatio, processor=utils.default_process)
-    return best[0] if best and best[1] >= 60 else None
+    def squeeze(text: str) -> str:
+        return re.sub(r"[\W_]+", "", text.lower())
+
+    # 'receipt date' names 'lineitem.l_receiptdate (...)': compare with spaces and punctuation dropped too
+    scores = [max(fuzz.WRatio(answer, o, processor=utils.default_process),
+                  fuzz.partial_ratio(squeeze(answer), squeeze(o))) for o in options]
+    best = max(range(len(options)), key=lambda i: scores[i])
+    return options[best] if scores[best] >= 60 and scores.count(scores[best]) == 1 else None
 
 
 def results_of(ctx: RunContext, tool_key: str) -> dict[str, Any]:
@@ -222,7 +228,9 @@ def make_tools(bi: BIContext) -> list[Tool]:
         fields, answer = [], ctx.options.get("clarification")
         for term in terms:
             ranked = rank_fields(bi.semantic, term)
-            if not ranked or ranked[0][0] < UNMAPPED:
+            if not ranked:  # only generic words ('number of', 'per month')
+                continue
+            if ranked[0][0] < UNMAPPED:
                 raise CannotAnswer(f"the data has no field for {term!r}")
             close = [r for r in ranked if ranked[0][0] - r[0] < CLOSE and r[0] >= MATCH][:4]
             if len(close) > 1:
@@ -325,21 +333,50 @@ def dry_run(engine: Engine, sql: str) -> str | None:
     return None
 
 
+# Words that name an aggregate or a time grain, not a field: "number of orders" maps like "orders".
+GENERIC = frozenset(["number", "of", "count", "total", "sum", "average", "avg", "mean", "median", "min", "minimum", "max", "maximum", "how", "many", "much", "per", "by", "each", "the", "a", "an", "all", "list", "top", "year", "years", "month", "months", "day", "days", "week", "weeks", "quarter", "quarters", "date-wise"])
+
+
+def _stems(text: str) -> list[str]:
+    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+            for w in re.findall(r"[a-z0-9]+", text.lower())]
+
+
+def term_score(term: str, text: str) -> float:
+    """How well a business term names a column label (0-100): whole-string and word-order-free similarity,
+    'ship date' = 'shipdate', and 90 when every word of the term is a word of the label ('date' in
+    'ship date'). Unlike partial matching, 'age' does not match 'package' nor 'count' 'discount'."""
+    a, b = " ".join(_stems(term)), " ".join(_stems(text))
+    if not a or not b:
+        return 0.0
+    score = max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b), fuzz.ratio(a.replace(" ", ""), b.replace(" ", "")))
+    if set(a.split()) <= set(b.split()):
+        score = max(score, 90.0)
+    return score
+
+
 def rank_fields(semantic: Semantic, term: str) -> list[tuple[float, str, dict[str, Any]]]:
     """(score, label, field) for every column and formula, best first."""
-    t = term.lower().strip()
+    bare = " ".join(w for w in term.lower().split() if w not in GENERIC)
+    if not bare:
+        return []
+    forms = {bare, term.lower()}
+
+    def score(labels: list[str]) -> float:
+        return max(term_score(f, s) for f in forms for s in labels if s)
+
     out = []
     for name, info in semantic.terms.items():
-        score = max(fuzz.WRatio(t, s, processor=utils.default_process) for s in [name, *info.get("synonyms", [])])
-        out.append((score, f"{name} ({info['sql']})", {"sql": info["sql"], "table": _term_table(info)}))
+        out.append((score([name, *info.get("synonyms", [])]), f"{name} ({info['sql']})",
+                    {"sql": info["sql"], "table": _term_table(info)}))
     for table, column, info in semantic.columns():
-        texts = [words(column), *info.get("synonyms", [])]
-        score = max(fuzz.WRatio(t, s, processor=utils.default_process) for s in texts if s)
+        names = [words(column), *info.get("synonyms", [])]
+        best = score(names + [f"{words(table)} {n}" for n in names])
         desc = info.get("description") or ""
-        if desc:  # a description only helps when the whole term appears in it
-            score = max(score, 0.9 * fuzz.token_set_ratio(t, desc, processor=utils.default_process))
+        if desc and set(_stems(bare)) <= set(_stems(desc)):  # every word of the term is in the description
+            best = max(best, 85.0)
         label = f"{table}.{column}" + (f" ({desc})" if desc else "")
-        out.append((score, label, {"table": table, "column": column}))
+        out.append((best, label, {"table": table, "column": column}))
     return sorted(out, key=lambda r: -r[0])
 
 
