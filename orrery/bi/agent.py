@@ -141,14 +141,20 @@ class BIAgent(PlanAgent):
 
     def __init__(self, model: Model, engine: Engine, *, semantic: Semantic | None = None,
                  db_path: str | Path | None = None, session_id: str = "default", clarify: bool = True,
-                 on_event: Iterable[Emit] = (), max_tokens_per_call: int | None = 400, chart_dir: Path | None = None):
+                 on_event: Iterable[Emit] = (), max_tokens_per_call: int | None = 400, chart_dir: Path | None = None,
+                 prose: bool = True, sql_mode: Literal["parts", "sql"] = "parts"):
+        """`prose=False` answers with the result itself instead of a model-written summary (one model call
+        fewer per question: what a benchmark of the SQL wants). `sql_mode="parts"` has the model fill in the
+        clauses and derives the joins (compose.py); "sql" has it write the whole statement."""
         from orrery.bi.data import bi_home
 
         self.bi = BIContext(engine, semantic or load(engine.name, engine), model, clarify, chart_dir,
-                            max_tokens=max_tokens_per_call)
+                            max_tokens=max_tokens_per_call, sql_mode=sql_mode)
         if db_path is None:
             db_path = bi_home() / "sessions.sqlite"
             db_path.parent.mkdir(parents=True, exist_ok=True)
+        if not prose:
+            model = _TableAnswers(model, self.bi)
         super().__init__(model, make_tools(self.bi), db_path, session_id, on_event=on_event,
                          system_prompt=prompt("system"), max_tokens_per_call=max_tokens_per_call)
         self.extras = BIStore(db_path)
@@ -241,6 +247,28 @@ class BIAgent(PlanAgent):
         rows = [[_plain(v) for v in row] for row in result.rows] if result else []
         return BIAnswer(status, text, result.sql if result else None, result.columns if result else [], rows,
                         r.question, list(self.bi.notes), chart, [asdict(t) for t in r.todos], r.usage)
+
+
+class _TableAnswers:
+    """A model whose plain-text replies (the planner's final summary, the only call without a schema) are the
+    last result's rows instead of prose; every constrained call goes to the wrapped model.
+    (The core planner has no summary hook yet; see the README.)"""
+
+    def __init__(self, model: Model, bi: BIContext):
+        self.model, self.bi, self.name = model, bi, model.name
+
+    def complete(self, messages: Any, tools: Any = (), *, schema: dict[str, Any] | None = None, **kw: Any) -> Any:
+        from orrery.messages import ModelResponse
+
+        if schema is not None or tools:
+            return self.model.complete(messages, tools, schema=schema, **kw)
+        r = self.bi.last_result
+        if r is None:
+            return ModelResponse("Done.")
+        head = ", ".join(r.columns)
+        rows = "; ".join(", ".join(str(_plain(v)) for v in row) for row in r.rows[:10])
+        more = f" (first 10 of {len(r.rows)})" if len(r.rows) > 10 else ""
+        return ModelResponse(f"{len(r.rows)} row(s){more}: {head}: {rows}")
 
 
 def _json(text: str | None) -> dict[str, Any]:

@@ -144,6 +144,27 @@ class Semantic:
         picked = list(dict.fromkeys([*[t for t in ranked[:k] if scores[t] >= floor], *extra])) or ranked[:1]
         return self.join_path(picked, scores)
 
+    def render_ddl(self, tables: list[str], question: str = "") -> str:
+        """The slice as CREATE TABLE statements with comments and foreign keys: the schema format
+        code models see in text-to-SQL training."""
+        out = []
+        for t in tables:
+            v = self.tables[t]
+            lines = [f"  {c} {info.get('type', '')}".rstrip() + "," + (f" -- {info['description']}" if info.get(
+                "description") else "") for c, info in v["columns"].items()]
+            for j in self.joins:
+                left, right = (x.strip() for x in j.split("="))
+                for a, b in ((left, right), (right, left)):
+                    if a.split(".")[0] == t and b.split(".")[0] in tables:
+                        lines.append(f"  FOREIGN KEY ({a.split('.')[1]}) REFERENCES {b.split('.')[0]}({b.split('.')[1]}),")
+            lines[-1] = lines[-1].replace(",", "", 1) if lines[-1].rstrip().endswith(",") else lines[-1]
+            head = f"CREATE TABLE {t} (" + (f" -- {v['description']}" if v.get("description") else "")
+            out.append(head + "\n" + "\n".join(lines) + "\n);")
+        q = question.lower()
+        terms = [f"-- {name} = {info['sql']}" + (f" ({info['unit']})" if info.get("unit") else "")
+                 for name, info in self.terms.items() if "sql" in info and (not q or fuzz.partial_ratio(name, q) >= 90)]
+        return "\n".join(out + terms)
+
     def render(self, tables: list[str], question: str = "") -> str:
         """The prompt text for a slice: tables with typed, described columns, their joins, matching terms."""
         lines = []

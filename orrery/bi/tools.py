@@ -70,6 +70,7 @@ class BIContext:
     last_result: QueryResult | None = None
     latest_metadata: Callable[[], dict[str, Any] | None] = lambda: None
     max_tokens: int | None = 400
+    sql_mode: str = "parts"  # "parts": the model fills in clauses, joins are derived; "sql": it writes the SQL
     _index: list[Candidate] | None = None
     _graphql: Any = None
 
@@ -256,20 +257,16 @@ def make_tools(bi: BIContext) -> list[Tool]:
         user = (f"Schema:\n{bi.semantic.render(tables, request)}\n\n"
                 + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
                 + f"Question: {request}")
-        system = prompt("query_builder").format(dialect=bi.engine.dialect)
-        reply = bi.ask_model(system, user, QUERY_SCHEMA, QueryReply)
+        system = prompt("query_parts" if bi.sql_mode == "parts" else "query_builder").format(dialect=bi.engine.dialect)
+        asked, sql = user, None
         for attempt in (1, 2):
-            if reply.cannot_answer is not None or not reply.sql:
-                raise CannotAnswer(reply.cannot_answer or "no query fits the question")
-            error = dry_run(bi.engine, reply.sql)
+            sql = write_sql(bi, system, asked, tables, resolved)
+            error = dry_run(bi.engine, sql)
             if error is None:
-                return {"sql": check(reply.sql, bi.engine.dialect, limit=bi.engine.limits.max_rows),
+                return {"sql": check(sql, bi.engine.dialect, limit=bi.engine.limits.max_rows),
                         "tables": tables, "repaired": attempt == 2}
-            if attempt == 2:
-                raise ToolError(f"the query still fails after one repair: {error}")
-            reply = bi.ask_model(system, f"{user}\n\nYour query:\n{reply.sql}\nfailed with: {error}\n"
-                                 "Reply with a corrected query.", QUERY_SCHEMA, QueryReply)
-        raise AssertionError("unreachable")
+            asked = f"{user}\n\nThis query:\n{sql}\nfailed with: {error}\nReply with a corrected one."
+        raise ToolError(f"the query still fails after one repair: {error}")
 
     @tool
     def sql_executor(ctx: RunContext) -> dict[str, Any]:
@@ -311,6 +308,21 @@ def make_tools(bi: BIContext) -> list[Tool]:
 
     return [entity_resolution, field_mapping, query_builder, sql_executor, graphql_executor,
             retrieve_query_metadata, *analysis_tools(bi)]
+
+
+def write_sql(bi: BIContext, system: str, user: str, tables: list[str], resolved: list[dict[str, Any]]) -> str:
+    """One model call: SQL parts composed with the join path ('parts'), or the SQL itself ('sql')."""
+    from orrery.bi.compose import PARTS_SCHEMA, QueryParts, compose
+
+    if bi.sql_mode == "parts":
+        parts = bi.ask_model(system, user, PARTS_SCHEMA, QueryParts)
+        if not parts.select:
+            raise CannotAnswer("no columns in this data answer the question")
+        return compose(parts, bi.semantic, tables, resolved, bi.engine.dialect)
+    reply = bi.ask_model(system, user, QUERY_SCHEMA, QueryReply)
+    if reply.cannot_answer is not None or not reply.sql:
+        raise CannotAnswer(reply.cannot_answer or "no query fits the question")
+    return reply.sql
 
 
 def _executed(bi: BIContext, result: QueryResult, kind: str, request: str) -> dict[str, Any]:

@@ -33,11 +33,12 @@ def engine(request):
 class Run:
     """A BIAgent over `engine` with a scripted model, recording events."""
 
-    def __init__(self, engine, db: Path, turns: list, session: str = "s", clarify: bool = True):
+    def __init__(self, engine, db: Path, turns: list, session: str = "s", clarify: bool = True,
+                 sql_mode: str = "sql"):
         self.events: list[Event] = []
         self.model = ScriptedModel(turns)
         self.agent = BIAgent(self.model, engine, db_path=db, session_id=session, clarify=clarify,
-                             on_event=[self.events.append], chart_dir=db.parent / "charts")
+                             on_event=[self.events.append], chart_dir=db.parent / "charts", sql_mode=sql_mode)
 
     def ask(self, text: str):
         self.events.clear()
@@ -75,6 +76,27 @@ def test_scenario_1_simple_query(engine, tmp_path):
     prompt = run.model.requests[1]["messages"][1].content
     assert "TABLE lineitem" in prompt and "TABLE orders" in prompt and "TABLE part" not in prompt
     assert "= 'GERMANY'" in prompt
+
+
+def test_scenario_1_in_parts_mode_joins_come_from_the_semantic_layer(engine, tmp_path):
+    """The default mode: the model fills in clauses, the FROM/JOIN path and the resolved filters are derived."""
+    run = Run(engine, tmp_path / "s.db", [
+        plan("Count the shipments to customers in GERMANY sent by AIR in 1995", values=["Germany", "air"]),
+        {"select": ["count(*)"], "where": ["year(lineitem.l_shipdate) = 1995"], "group_by": [], "having": [],
+         "order_by": [], "limit": None},
+        "36 shipments."], sql_mode="parts")
+    r = run.ask("How many shipments went to customers in Germany by air in 1995?")
+    assert r.status == "answered" and r.rows == [[36]]
+    assert all(f"JOIN {t} ON" in r.sql or f"FROM {t} JOIN" in r.sql for t in ("customer", "nation", "orders", "lineitem"))
+    assert "'GERMANY'" in r.sql and "'AIR'" in r.sql and "supplier" not in r.sql
+    assert "select" in run.model.requests[1]["schema"]["properties"]
+
+
+def test_parts_mode_empty_select_declines(tpch, tmp_path):
+    run = Run(tpch, tmp_path / "s.db", [plan("Employees per supplier"), {"select": [], "where": [], "group_by": [],
+                                                                          "having": [], "order_by": [], "limit": None}],
+              sql_mode="parts")
+    assert run.ask("How many employees does each supplier have?").status == "cannot_answer"
 
 
 def test_scenario_2_clarification_then_exact_answer_reruns_the_same_todo(engine, tmp_path):
