@@ -12,6 +12,7 @@ does, which a 0.5B model cannot get wrong.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterable
 from contextlib import closing
@@ -33,6 +34,10 @@ from orrery.messages import Message, Usage
 Kind = Literal["query", "lookup", "analysis", "cannot_answer"]
 Status = Literal["answered", "clarification", "cannot_answer", "error"]
 CHART_WORDS = ("chart", "plot", "graph", "visuali", "draw")
+# Seed 003: a single entity goes to GraphQL, several or an aggregate to the query engine; a "lookup" plan
+# for a question with these words is a query (the 0.5B model chose lookup for "how many customers in ...").
+AGGREGATE_WORDS = re.compile(r"\b(how many|count|number of|total|sum|average|avg|mean|most|least|top|per|each|"
+                             r"max|min|highest|lowest|list|all)\b", re.I)
 
 
 @dataclass
@@ -181,6 +186,8 @@ class BIAgent(PlanAgent):
                          max_tokens=self.max_tokens_per_call)
         if reply.kind == "analysis" and not self.latest_metadata():
             reply.kind = "cannot_answer"
+        if reply.kind == "lookup" and (not reply.values or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")):
+            reply.kind = "query"
         self.emit(Reiterated(reply.request, reply.kind))
         self.declined = reply.request if reply.kind == "cannot_answer" else None
         todos = [] if self.declined else todos_for(reply)

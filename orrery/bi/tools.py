@@ -337,9 +337,12 @@ def _executed(bi: BIContext, result: QueryResult, kind: str, request: str) -> di
 
 
 def dry_run(engine: Engine, sql: str) -> str | None:
-    """None when the query is safe and plans; otherwise the reason (for the repair round)."""
+    """None when the query is safe, plans (EXPLAIN) and yields a first row without error; otherwise the
+    reason, for the repair round. The one-row probe catches what planning does not (DuckDB plans
+    `o_orderdate = '1995'` and fails only when it runs)."""
     try:
         engine.explain(sql)
+        engine.execute(sql, max_rows=1)
     except (UnsafeQuery, QueryError) as exc:
         return str(exc)
     return None
