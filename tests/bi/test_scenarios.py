@@ -283,3 +283,20 @@ def test_lookup_goes_through_graphql(engine, tmp_path):
     assert r.status == "answered" and r.sql.startswith("{ customer(c_name: \"Customer#000000042\"")
     assert r.rows[0][:2] == [42, "Customer#000000042"] and "c_acctbal" in r.columns
     assert run.agent.bi_memory[-1].query_metadata["query_type"] == "graphql"
+
+
+def test_a_lookup_plan_for_an_aggregate_question_runs_a_query(tpch, tmp_path):
+    run = Run(tpch, tmp_path / "s.db", [
+        plan("Count customers in the BUILDING segment", kind="lookup", values=["BUILDING"]),
+        sql("SELECT count(*) AS n FROM customer WHERE c_mktsegment = 'BUILDING'"), "337."])
+    r = run.ask("How many customers are in the BUILDING market segment?")
+    assert r.status == "answered" and r.rows == [[337]] and r.todos[-1]["tool"] == "sql_executor"
+
+
+def test_the_dry_run_catches_errors_that_only_show_when_the_query_runs(tpch, tmp_path):
+    run = Run(tpch, tmp_path / "s.db", [
+        plan("Count the orders placed in 1995"), sql("SELECT count(*) FROM orders WHERE o_orderdate = '1995'"),
+        sql("SELECT count(*) AS n FROM orders WHERE year(o_orderdate) = 1995"), "2204."])
+    r = run.ask("How many orders were placed in 1995?")
+    assert r.status == "answered" and r.rows == [[2204]]
+    assert "invalid date field format" in run.model.requests[2]["messages"][1].content
