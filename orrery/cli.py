@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from orrery.errors import OrreryError
 
@@ -83,6 +84,6 @@ _register_apps()
 def main() -> None:
     try:
         app()
-    except OrreryError as exc:
-        Console(stderr=True).print(f"[bold red]error:[/] {exc}")
+    except OrreryError as exc:  # one line, never wrapped, the message's brackets not taken as markup
+        Console(stderr=True).print(Text.assemble(("error: ", "bold red"), str(exc)), soft_wrap=True)
         sys.exit(2)

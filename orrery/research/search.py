@@ -355,11 +355,17 @@ class TantivyIndex:
         path.mkdir()
         index = tantivy.Index(_tantivy_schema(), path=str(path), reuse=False)
         writer = index.writer(heap_size=heap_bytes, num_threads=1)
-        for d in docs:
-            fields: dict[str, Any] = {"id": d.id, "title": d.title, "text": d.text, "url": d.url, "source": d.source}
-            if d.date is not None:
-                fields["ts"] = to_micros(d.date)
-            writer.add_document(tantivy.Document(**fields))
+        try:
+            for d in docs:
+                fields: dict[str, Any] = {"id": d.id, "title": d.title, "text": d.text, "url": d.url,
+                                          "source": d.source}
+                if d.date is not None:
+                    fields["ts"] = to_micros(d.date)
+                writer.add_document(tantivy.Document(**fields))
+        except BaseException:
+            writer.rollback()  # stop the writer's threads before the caller removes the folder
+            writer.wait_merging_threads()
+            raise
         writer.commit()
         writer.wait_merging_threads()
         (path / cls.MARKER).write_text(json.dumps({"format": INDEX_FORMAT}), encoding="utf-8")

@@ -229,6 +229,7 @@ def _process_main(conn: Any, module: str, qualname: str, kwargs: dict[str, Any])
     for part in qualname.split("."):
         obj = getattr(obj, part)
     fn = obj.fn if isinstance(obj, Tool) else obj
+    conn.send(("started", None))  # the timeout counts from here, not from the process's imports
     try:
         conn.send(("value", fn(**kwargs)))
     except BaseException as exc:  # a result or exception that does not pickle becomes a ToolError
@@ -236,6 +237,20 @@ def _process_main(conn: Any, module: str, qualname: str, kwargs: dict[str, Any])
             conn.send(("error", exc))
         except Exception:
             conn.send(("error", ToolError(f"{type(exc).__name__}: {exc}")))
+
+
+PROCESS_START_SECONDS = 60.0
+
+
+def _receive(conn: Any, proc: Any, seconds: float | None) -> tuple[str, Any]:
+    if not conn.poll(seconds):
+        proc.kill()
+        raise ToolTimedOut
+    try:
+        return conn.recv()
+    except EOFError:
+        proc.join()
+        raise ToolError(f"the tool's process died (exit code {proc.exitcode})") from None
 
 
 def _in_process(fn: Callable[..., Any], kwargs: dict[str, Any], seconds: float | None) -> Any:
@@ -249,14 +264,9 @@ def _in_process(fn: Callable[..., Any], kwargs: dict[str, Any], seconds: float |
     proc.start()
     send.close()
     try:
-        if not recv.poll(seconds):
-            proc.kill()
-            raise ToolTimedOut
-        try:
-            kind, payload = recv.recv()
-        except EOFError:
-            proc.join()
-            raise ToolError(f"the tool's process died (exit code {proc.exitcode})") from None
+        kind, payload = _receive(recv, proc, PROCESS_START_SECONDS)
+        if kind == "started":
+            kind, payload = _receive(recv, proc, seconds)
     finally:
         recv.close()
         proc.join(5)
