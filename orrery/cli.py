@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from orrery.errors import ConfigError, OrreryError
 
@@ -42,12 +43,17 @@ def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON
 
 
 @app.command()
-def replay(trace: Path, tools: Annotated[str | None, typer.Option(help="module:attr of the tools")] = None) -> None:
-    """Re-run a trace with its recorded model outputs; report tool results that differ."""
-    from orrery.trace import load_tools
+def replay(trace: Path,
+           tools: Annotated[str | None, typer.Option(help="module:attr of the tools to run (your choice: "
+                                                          "a trace never picks code)")] = None,
+           app_name: Annotated[str | None, typer.Option("--app", help="Use the tools of this installed app")] = None
+           ) -> None:
+    """Re-run a trace with its recorded model outputs; report tool results that differ (exit 1)."""
+    from orrery.trace import app_tools, load_tools
     from orrery.trace import replay as run_replay
 
-    report = run_replay(trace, load_tools(tools) if tools else None)
+    chosen = load_tools(tools) if tools else app_tools(app_name) if app_name else None
+    report = run_replay(trace, chosen)
     for d in report.differences:
         console.print(f"[red]differs[/] #{d['index']} {d['tool']}: recorded {d['recorded']!r} now {d['replayed']!r}")
     console.print(f"{report.tool_results} tool results replayed, {len(report.differences)} differences")
@@ -96,6 +102,6 @@ _mount_apps()
 def main() -> None:
     try:
         app()
-    except OrreryError as exc:
-        Console(stderr=True).print(f"[bold red]error:[/] {exc}")
+    except OrreryError as exc:  # one line, never wrapped, the message's brackets not taken as markup
+        Console(stderr=True).print(Text.assemble(("error: ", "bold red"), str(exc)), soft_wrap=True)
         sys.exit(2)
