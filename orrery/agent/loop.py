@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -30,6 +30,7 @@ from orrery.events import (
     ToolCallDelta,
     ToolCallEvent,
     ToolResultEvent,
+    aiterate,
 )
 from orrery.llm.base import Model
 from orrery.llm.base import stream as llm_stream
@@ -144,6 +145,10 @@ class Agent:
     def run(self, task: str, *, settings: dict[str, Any] | None = None, **options: Any) -> RunResult:
         """`stream(task)` consumed: every event goes to the handlers, the final result is returned."""
         return consume(self.stream(task, settings=settings, **options), self.emit)
+
+    def astream(self, task: str, **kwargs: Any) -> AsyncIterator[Event]:
+        """`stream()` for asyncio: the run in a worker thread, closed when the consumer stops."""
+        return aiterate(self.stream(task, **kwargs))
 
     def query(self, question: str, *, settings: dict[str, Any] | None = None, **options: Any) -> RunResult:
         return consume(self.query_stream(question, settings=settings, **options), self.emit)

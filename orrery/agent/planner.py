@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -34,6 +34,7 @@ from orrery.events import (
     TodoUpdate,
     ToolCallEvent,
     ToolResultEvent,
+    aiterate,
 )
 from orrery.llm.base import Model
 from orrery.messages import Message, ToolCall, Usage
@@ -158,6 +159,10 @@ class PlanAgent:
 
     def run(self, user_input: str) -> PlanResult:
         return consume(self.stream(user_input), self.emit)
+
+    def astream(self, task: str, **kwargs: Any) -> AsyncIterator[Event]:
+        """`stream()` for asyncio: the run in a worker thread, closed when the consumer stops."""
+        return aiterate(self.stream(task, **kwargs))
 
     def stream(self, user_input: str) -> Iterator[Event]:
         """One user message: classify, maybe (re)plan, run TODOs until done, a question or an error."""

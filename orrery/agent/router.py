@@ -5,7 +5,7 @@ agent loop restricted to the chosen tools for at most `max_turns` rounds."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -24,6 +24,7 @@ from orrery.events import (
     RunStart,
     StepEnd,
     StepStart,
+    aiterate,
 )
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
@@ -101,6 +102,10 @@ class RouterAgent:
     def run(self, query: str, **options: Any) -> RouterResult:
         """Answer `query`. Keyword options reach tools as `ctx.options`."""
         return consume(self.stream(query, **options), self.emit)
+
+    def astream(self, task: str, **kwargs: Any) -> AsyncIterator[Event]:
+        """`stream()` for asyncio: the run in a worker thread, closed when the consumer stops."""
+        return aiterate(self.stream(task, **kwargs))
 
     def stream(self, query: str, **options: Any) -> Iterator[Event]:
         start = time.monotonic()
