@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from orrery.errors import OrreryError
+from orrery.errors import ConfigError, OrreryError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="LLM agents that call tools, plan, check their work and forecast. Offline by default.")
@@ -69,16 +69,34 @@ def serve_model(host: str = "127.0.0.1", port: int = 8080,
     serve(host=host, port=port, model_path=model_path)
 
 
-def _register_apps() -> None:
-    from orrery.forecast.cli import demo, forecast
-    from orrery.research.cli import app as research_app
+def _mount_apps() -> None:
+    """Each installed app's commands: `orrery <app> ...` from `App.cli`, top-level ones from `App.cli_commands`.
+    An app whose optional dependencies are missing gets commands that say which extra to install."""
+    from orrery.apps import discover, load_ref
 
-    app.command()(demo)
-    app.command()(forecast)
-    app.add_typer(research_app, name="research", help="The judgmental forecaster: index, ask, batch.")
+    for a in discover().values():
+        if a.cli:
+            try:
+                app.add_typer(load_ref(a.cli), name=a.name, help=a.description)
+            except ModuleNotFoundError as exc:
+                _unavailable(a.name, a.extra, exc)
+        for ref in a.cli_commands:
+            try:
+                app.command()(load_ref(ref))
+            except ModuleNotFoundError as exc:
+                _unavailable(ref.rpartition(":")[2], a.extra, exc)
 
 
-_register_apps()
+def _unavailable(name: str, extra: str, exc: ModuleNotFoundError) -> None:
+    hint = f"pip install 'orrery[{extra or name}]'"
+
+    @app.command(name, help=f"(not installed: {hint})",
+                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+    def missing() -> None:
+        raise ConfigError(f"`orrery {name}` needs {exc.name!r}, which is not installed: {hint}")
+
+
+_mount_apps()
 
 
 def main() -> None:
