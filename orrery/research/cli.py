@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from orrery.errors import DataError
 
@@ -62,8 +63,13 @@ def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.
     for n, s in enumerate(result.sources, 1):
         console.print(f"  [{n}] {s.title} ({s.date or 'undated'}) - {s.why}")
     if result.status == "error":
-        Console(stderr=True).print(f"[bold red]error:[/] the run failed: {'; '.join(result.errors) or 'unknown'}")
-        raise typer.Exit(1)
+        fail(f"the run failed: {'; '.join(result.errors) or 'unknown'}")
+
+
+def fail(message: str) -> NoReturn:
+    """A run that failed (not bad input): one line on stderr, exit 1."""
+    Console(stderr=True).print(Text.assemble(("error: ", "bold red"), message), soft_wrap=True)
+    raise typer.Exit(1)
 
 
 def check_json_out(out: Path) -> None:
@@ -109,5 +115,4 @@ def batch(questions: Annotated[Path, typer.Argument(help="Question rows (JSONL: 
             result = run_batch(rows, out, llm, client=client, **options)
     failed = result.summary["statuses"].get("error", 0)
     if failed:
-        Console(stderr=True).print(f"[bold red]error:[/] {failed} question(s) failed; see their trajectories in {out}")
-        raise typer.Exit(1)
+        fail(f"{failed} question(s) failed; see their trajectories in {out}")

@@ -350,7 +350,7 @@ def replay_trajectory(trajectory: Mapping[str, Any] | str | Path, index: IndexLi
     """Re-run a saved trajectory with its recorded model replies against ``index``."""
     traj = load_trajectory(Path(trajectory)) if isinstance(trajectory, str | Path) else trajectory
     if traj is None:
-        raise FileNotFoundError(trajectory)
+        raise DataError(f"{trajectory} is not a readable trajectory; give a .json file written by a research run")
     replies = [ModelResponse.from_dict(e["response"]) for e in traj["trajectory"]["events"]
                if e["kind"] == "model_reply"]
     agent = ResearchAgent(ScriptedModel(replies), index, **agent_kwargs)

@@ -225,9 +225,13 @@ def _with_timeout(fn: Callable[..., Any], seconds: float, *args: Any) -> Any:
 
 
 def _process_main(conn: Any, module: str, qualname: str, kwargs: dict[str, Any]) -> None:
-    obj: Any = importlib.import_module(module)
-    for part in qualname.split("."):
-        obj = getattr(obj, part)
+    try:
+        obj: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        conn.send(("error", ToolError(f"the tool's process cannot import {module}.{qualname}: {exc}")))
+        return
     fn = obj.fn if isinstance(obj, Tool) else obj
     conn.send(("started", None))  # the timeout counts from here, not from the process's imports
     try:

@@ -215,3 +215,30 @@ def test_a_process_tool_must_be_importable_by_its_process() -> None:
         def local() -> str:
             """Defined inside a function: a process could not import it."""
             return "x"
+
+
+def test_where_folders_cannot_be_exchanged_the_old_index_survives_a_failed_swap(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    import orrery.files
+
+    out = tmp_path / "index"
+    build_index(write_docs(tmp_path / "a.jsonl"), out, backend="tantivy")
+    monkeypatch.setattr(orrery.files, "_exchange", lambda a, b: False)  # e.g. not Linux: two renames
+    real_rename = os.rename
+
+    def second_rename_fails(src, dst):
+        if Path(src).name.endswith(".tmp") and Path(dst) == out:
+            raise OSError("disk gone")
+        return real_rename(src, dst)
+
+    monkeypatch.setattr(os, "rename", second_rename_fails)
+    with pytest.raises(OSError, match="disk gone"):
+        build_index(write_docs(tmp_path / "b.jsonl", DOCS[:1]), out, backend="tantivy")
+    assert len(open_index(out)) == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "b.jsonl", "index"]
+    monkeypatch.setattr(os, "rename", real_rename)
+    build_index(write_docs(tmp_path / "b.jsonl", DOCS[:1]), out, backend="tantivy")
+    assert len(open_index(out)) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "b.jsonl", "index"]
