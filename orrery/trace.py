@@ -8,6 +8,7 @@ A trace is data: replay never imports or calls anything it names. The tools come
 from __future__ import annotations
 
 import json
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -95,7 +96,6 @@ def tool_names(tools: Any) -> set[str]:
 def replay(path: str | Path, tools: Any, **agent_kwargs: Any) -> ReplayReport:
     """Re-run the first run in the trace with its recorded model outputs, executing ``tools`` (the
     caller's, never code the trace names), and report each tool result that differs."""
-    from orrery.agent.loop import Agent, AgentConfig
     from orrery.llm.scripted import ScriptedModel
 
     events = read_trace(path)
@@ -120,9 +120,7 @@ def replay(path: str | Path, tools: Any, **agent_kwargs: Any) -> ReplayReport:
         raise ConfigError(f"the trace calls {', '.join(sorted(missing))}, which the given tools lack; "
                           "pass the tools the trace was recorded with")
     new: list[Event] = []
-    agent = Agent(ScriptedModel(replies), tools, agent_kwargs.pop("config", None) or AgentConfig(),
-                  on_event=[new.append], **agent_kwargs)
-    agent.run(start["task"], **start.get("options", {}))
+    _rerun(start, ScriptedModel(replies), tools, new.append, agent_kwargs)
     fresh = [e.to_dict() for e in new if e.kind == "tool_result"]
     report = ReplayReport(start["task"], len(recorded))
     for i, (old, now) in enumerate(zip(recorded, fresh, strict=False)):
@@ -133,3 +131,23 @@ def replay(path: str | Path, tools: Any, **agent_kwargs: Any) -> ReplayReport:
         report.differences.append({"index": min(len(recorded), len(fresh)), "tool": "-",
                                    "recorded": f"{len(recorded)} tool results", "replayed": f"{len(fresh)} tool results"})
     return report
+
+
+def _rerun(start: dict[str, Any], model: Any, tools: Any, emit: Any, agent_kwargs: dict[str, Any]) -> None:
+    """The run again with the architecture that recorded it (plain loop, router or planner)."""
+    from orrery.agent import Agent, AgentConfig, PlanAgent, RouterAgent
+
+    task, options = start["task"], start.get("options", {})
+    match start.get("agent", "agent"):
+        case "router":
+            RouterAgent(model, tools, on_event=[emit]).run(task, **options)
+        case "planner":
+            with tempfile.TemporaryDirectory() as tmp:  # a fresh session: the trace's first turn
+                PlanAgent(model, tools, Path(tmp) / "replay.db", "replay", on_event=[emit]).run(task)
+        case "agent":
+            agent = Agent(model, tools, agent_kwargs.pop("config", None) or AgentConfig(), on_event=[emit],
+                          **agent_kwargs)
+            agent.run(task, **options)
+        case other:
+            raise DataError(f"the trace was recorded by an unknown architecture {other!r}; "
+                            "replay knows agent, router and planner")

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import pydantic
 
-from orrery.agent.calls import ask_json, synthesize
-from orrery.agent.loop import RunResult, consume
+from orrery.agent.calls import Emit, EventSource, ask_json, synthesize
+from orrery.agent.loop import RunResult
 from orrery.errors import ModelError
 from orrery.events import (
     Clarification,
@@ -34,14 +34,11 @@ from orrery.events import (
     TodoUpdate,
     ToolCallEvent,
     ToolResultEvent,
-    aiterate,
 )
 from orrery.llm.base import Model
 from orrery.messages import Message, ToolCall, Usage
 from orrery.sessions import Session, SessionConflict, SessionStore, open_store
 from orrery.tools.core import RunContext, Tool, Toolset
-
-Emit = Callable[[Event], None]
 
 Intent = Literal["new_request", "modification", "exact_answer", "continue", "abandon"]
 TodoStatus = Literal["pending", "done", "paused", "failed"]
@@ -132,7 +129,7 @@ class _PlanReply(pydantic.BaseModel):
 
 
 # -- the agent -----------------------------------------------------------------------------------------
-class PlanAgent:
+class PlanAgent(EventSource):
     """`PlanAgent(model, tools, store, session_id)`: `stream(text)` yields one user turn's events (seed 003),
     `run(text)` consumes them into a PlanResult.
 
@@ -152,17 +149,6 @@ class PlanAgent:
         self.system_prompt = system_prompt
         self.memory_window = memory_window
         self.max_tokens_per_call = max_tokens_per_call
-
-    def emit(self, event: Event) -> None:
-        for h in self.handlers:
-            h(event)
-
-    def run(self, user_input: str) -> PlanResult:
-        return consume(self.stream(user_input), self.emit)
-
-    def astream(self, task: str, **kwargs: Any) -> AsyncIterator[Event]:
-        """`stream()` for asyncio: the run in a worker thread, closed when the consumer stops."""
-        return aiterate(self.stream(task, **kwargs))
 
     def stream(self, user_input: str) -> Iterator[Event]:
         """One user message: classify, maybe (re)plan, run TODOs until done, a question or an error."""

@@ -5,14 +5,14 @@ agent loop restricted to the chosen tools for at most `max_turns` rounds."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import pydantic
 
-from orrery.agent.calls import ask_json, synthesize
-from orrery.agent.loop import DEFAULT_SYSTEM, Agent, AgentConfig, RunResult, StopRun, consume, jsonable
+from orrery.agent.calls import Emit, EventSource, ask_json, synthesize
+from orrery.agent.loop import DEFAULT_SYSTEM, Agent, AgentConfig, RunResult, StopRun, jsonable
 from orrery.errors import ModelError
 from orrery.events import (
     Clarification,
@@ -24,7 +24,6 @@ from orrery.events import (
     RunStart,
     StepEnd,
     StepStart,
-    aiterate,
 )
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
@@ -32,7 +31,6 @@ from orrery.tools.core import Tool, Toolset
 
 Complexity = Literal["SIMPLE", "MEDIUM", "COMPLEX"]
 Strategy = Literal["DIRECT", "ITERATIVE", "PARALLEL"]
-Emit = Callable[[Event], None]
 
 DEFAULT_TURNS: dict[str, int] = {"SIMPLE": 2, "MEDIUM": 4, "COMPLEX": 6}
 
@@ -84,7 +82,7 @@ class RouterResult(RunResult):
     route: Route | None = None
 
 
-class RouterAgent:
+class RouterAgent(EventSource):
     """`RouterAgent(model, tools)`: `stream(query)` yields the events of classify, route, execute (seed 002);
     `run(query)` consumes them into a RouterResult."""
 
@@ -94,18 +92,6 @@ class RouterAgent:
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
         self.config = config or RouterConfig()
         self.handlers: list[Emit] = list(on_event)
-
-    def emit(self, event: Event) -> None:
-        for h in self.handlers:
-            h(event)
-
-    def run(self, query: str, **options: Any) -> RouterResult:
-        """Answer `query`. Keyword options reach tools as `ctx.options`."""
-        return consume(self.stream(query, **options), self.emit)
-
-    def astream(self, task: str, **kwargs: Any) -> AsyncIterator[Event]:
-        """`stream()` for asyncio: the run in a worker thread, closed when the consumer stops."""
-        return aiterate(self.stream(task, **kwargs))
 
     def stream(self, query: str, **options: Any) -> Iterator[Event]:
         start = time.monotonic()
