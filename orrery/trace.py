@@ -100,8 +100,9 @@ def replay(path: str | Path, tools: Any, **agent_kwargs: Any) -> ReplayReport:
 
     events = read_trace(path)
     start = next((e for e in events if e["kind"] == "run_start"), None)
-    if start is None or not isinstance(start.get("task"), str):
-        raise DataError(f"{path} has no run_start event; is this an orrery trace?")
+    if start is None or not isinstance(start.get("task"), str) or not isinstance(start.get("options", {}), dict):
+        raise DataError(f"{path} has no valid run_start event (a task and an options object); "
+                        "is this an orrery trace?")
     if tools is None:
         hint = f" (it was recorded with {start['tools_ref']}; pass that if you trust it)" if start.get("tools_ref") else ""
         raise ConfigError(f"replay runs tools you choose, never code named in a trace: pass --tools module:attr "

@@ -43,7 +43,7 @@ def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.
         wall_time: Annotated[float | None, typer.Option(help="Seconds before the run stops")] = None,
         out: Annotated[Path | None, typer.Option("--out", help="Save the trajectory JSON here "
                                                                  "(and the event trace beside it)")] = None) -> None:
-    """Forecast one question, showing each step live. Exits 1 when the run failed."""
+    """Forecast one question, showing each step live. Exits 1 when the run ends without a forecast."""
     from orrery.console import ConsoleView
     from orrery.research.agent import ResearchAgent, date_bound
     from orrery.research.batch import write_json_atomic
@@ -64,6 +64,9 @@ def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.
         console.print(f"  [{n}] {s.title} ({s.date or 'undated'}) - {s.why}")
     if result.status == "error":
         fail(f"the run failed: {'; '.join(result.errors) or 'unknown'}")
+    if not result.submitted:  # the command's answer is a probability: a run without one failed
+        fail(f"no forecast: the run ended with status {result.status}"
+             + (f" ({result.errors[-1]})" if result.errors else "") + "; raise --steps or --wall-time")
 
 
 def fail(message: str) -> NoReturn:

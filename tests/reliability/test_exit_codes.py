@@ -28,6 +28,18 @@ def test_ask_with_an_unreachable_model_exits_non_zero(tmp_path: Path, cli, index
     assert json.loads((tmp_path / "a.json").read_text())["status"] == "error"  # the failure is still recorded
 
 
+def test_ask_that_ends_without_a_forecast_exits_non_zero(tmp_path: Path, cli, index: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import orrery.research.agent as agent_module
+
+    monkeypatch.setattr(agent_module, "resolve_model", lambda spec: PolicyModel())
+    run = cli("research", "ask", "Will topic alpha grow?", "--index", index, "--before", "2024-02-01",
+              "--steps", "2")  # search, add_source: no step left to submit
+    assert run.code == 1
+    assert run.err.strip().splitlines()[-1].startswith("error: no forecast: the run ended with status max_steps")
+    assert cli("research", "ask", "Will topic alpha grow?", "--index", index, "--before", "2024-02-01").code == 0
+
+
 class FailsOn(PolicyModel):
     def __init__(self, word: str) -> None:
         super().__init__()
