@@ -242,3 +242,16 @@ def test_where_folders_cannot_be_exchanged_the_old_index_survives_a_failed_swap(
     build_index(write_docs(tmp_path / "b.jsonl", DOCS[:1]), out, backend="tantivy")
     assert len(open_index(out)) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "b.jsonl", "index"]
+
+
+def test_a_process_tools_worker_serves_later_calls_until_it_times_out() -> None:
+    import os
+
+    from reliability_fakes import worker_pid
+
+    first = run_tool("worker_pid", [worker_pid], delay=0).value
+    assert first != os.getpid() and run_tool("worker_pid", [worker_pid], delay=0).value == first
+    assert not run_tool("worker_pid", [worker_pid], delay=2).ok  # timed out: that worker is killed
+    with pytest.raises(ProcessLookupError):
+        os.kill(first, 0)
+    assert run_tool("worker_pid", [worker_pid], delay=0).value not in (first, os.getpid())
