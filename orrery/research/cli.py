@@ -21,7 +21,7 @@ console = Console()
 LLM = Annotated[str | None, typer.Option("--llm", help="local | openai:MODEL | ollama:MODEL | http://host:port/v1")]
 INDEX = Annotated[Path | None, typer.Option("--index", help="An index from `orrery research index` "
                                                               "(default: the shipped ForecastBench demo corpus)")]
-STEPS = Annotated[int, typer.Option("--steps", help="Step limit (one tool call per step)")]
+STEPS = Annotated[int, typer.Option("--steps", min=1, help="Step limit (one tool call per step)")]
 
 
 @app.command()
@@ -40,7 +40,7 @@ def index(src: Annotated[list[Path], typer.Argument(help="JSONL, Markdown or HTM
 def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.Option(
             "--before", help="Date bound (YYYY-MM-DD): no document after it is searched (default: now)")] = None,
         llm: LLM = None, steps: STEPS = 12,
-        wall_time: Annotated[float | None, typer.Option(help="Seconds before the run stops")] = None,
+        wall_time: Annotated[float | None, typer.Option(min=0.0, help="Seconds before the run stops")] = None,
         out: Annotated[Path | None, typer.Option("--out", help="Save the trajectory JSON here "
                                                                  "(and the event trace beside it)")] = None) -> None:
     """Forecast one question, showing each step live. Exits 1 when the run ends without a forecast."""
@@ -92,10 +92,11 @@ def check_json_out(out: Path) -> None:
 def batch(questions: Annotated[Path, typer.Argument(help="Question rows (JSONL: id, question, freeze_date, "
                                                           "optionally resolution and market_value)")],
           out: Annotated[Path, typer.Option("--out", help="Folder for trajectories and summary.json")],
-          workers: Annotated[int, typer.Option(help="Worker threads")] = 4,
-          rpm: Annotated[float | None, typer.Option(help="Model requests per minute, shared by all workers")] = None,
+          workers: Annotated[int, typer.Option(min=1, help="Worker threads")] = 4,
+          rpm: Annotated[float | None, typer.Option(min=0.0, help="Model requests per minute, shared by all "
+                                                                      "workers (unset or 0: no limit)")] = None,
           llm: LLM = None, index: INDEX = None,
-          limit: Annotated[int | None, typer.Option(help="Only the first N questions")] = None,
+          limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions")] = None,
           scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address (e.g. tcp://host:8786)")] = None,
           skip_invalid: Annotated[bool, typer.Option(help="Run the valid rows when some are bad "
                                                           "(default: refuse the batch)")] = False,

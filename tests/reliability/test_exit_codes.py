@@ -127,3 +127,19 @@ def test_outputs_are_checked_before_the_work(tmp_path: Path, cli, index: Path, m
         "--out", rows / "a.json").one_line_error("is not a writable folder")  # under a file: unwritable
     cli("research", "batch", rows, "--out", rows, "--index", index).one_line_error("is a file")
     assert model.calls == 0
+
+
+@pytest.mark.parametrize("option, value", [("--rpm", "-1"), ("--workers", "0"), ("--steps", "0"), ("--limit", "0")])
+def test_numeric_options_out_of_range_are_refused_before_any_work(tmp_path: Path, cli, option: str,
+                                                                   value: str) -> None:
+    rows = write_rows(tmp_path / "q.jsonl", [question("alpha")])
+    run = cli("research", "batch", rows, "--out", tmp_path / "out", option, value)
+    assert run.code == 2 and option in run.err and "Traceback" not in run.err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_byte_order_mark_is_not_a_bad_line(tmp_path: Path, cli) -> None:
+    docs = tmp_path / "d.jsonl"
+    docs.write_bytes(b"\xef\xbb\xbf" + json.dumps(DOCS[0].to_json()).encode() + b"\n")
+    run = cli("research", "index", docs, "--out", tmp_path / "i.sqlite")
+    assert run.code == 0 and "indexed 1 documents" in run.out
