@@ -49,6 +49,17 @@ def read_trace(path: str | Path) -> list[dict[str, Any]]:
     return events
 
 
+def is_trace(path: str | Path) -> bool:
+    """Whether ``path`` is a regular file whose first line is an orrery event."""
+    try:
+        for _, line in read_lines(path, what="trace"):
+            event = json.loads(line)
+            return isinstance(event, dict) and isinstance(event.get("kind"), str)
+    except (DataError, json.JSONDecodeError):
+        return False
+    return True  # empty: a run that was stopped before its first event
+
+
 @dataclass
 class ReplayReport:
     task: str

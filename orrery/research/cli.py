@@ -49,9 +49,7 @@ def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.
     from orrery.research.batch import write_json_atomic
 
     bound = date_bound(before)  # a bad --before fails here, before any work
-    if out is not None:
-        check_json_out(out)
-    trace = None if out is None else out.with_suffix(".trace.jsonl")
+    trace = None if out is None else check_outputs(out)
     agent = ResearchAgent(llm, index, max_steps=steps, wall_time=wall_time,
                           on_event=[ConsoleView()], trace=trace)
     result = agent.run(question, before=bound)
@@ -75,17 +73,26 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(1)
 
 
-def check_json_out(out: Path) -> None:
-    """Refuse an --out that cannot be written, before the run rather than after it."""
+def check_outputs(out: Path) -> Path:
+    """Refuse an --out that cannot be written or would replace a file orrery did not write, before
+    the run rather than after it. Returns the trace path beside it, emptied for this run."""
+    from orrery.research.batch import load_trajectory
+    from orrery.trace import is_trace
+
     if out.suffix != ".json":
         raise DataError(f"--out {out}: the trajectory is JSON; give a path ending in .json")
-    if out.is_dir():
-        raise DataError(f"--out {out} is a folder; give a file path ending in .json")
     parent = out.parent
     while not parent.exists():
         parent = parent.parent
     if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
         raise DataError(f"--out {out}: {parent} is not a writable folder; choose another path")
+    if out.exists() and not {"question_id", "trajectory"} <= set(load_trajectory(out) or {}):
+        raise DataError(f"--out {out} exists and is not a research trajectory; choose a new path (nothing was changed)")
+    trace = out.with_suffix(".trace.jsonl")
+    if trace.exists() and not is_trace(trace):
+        raise DataError(f"{trace} (the trace beside --out) exists and is not an orrery trace; choose another --out")
+    trace.unlink(missing_ok=True)  # the previous run's trace, replaced like its trajectory
+    return trace
 
 
 @app.command()

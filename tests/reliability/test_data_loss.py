@@ -255,3 +255,24 @@ def test_a_process_tools_worker_serves_later_calls_until_it_times_out() -> None:
     with pytest.raises(ProcessLookupError):
         os.kill(first, 0)
     assert run_tool("worker_pid", [worker_pid], delay=0).value not in (first, os.getpid())
+
+
+def test_ask_out_never_replaces_a_file_orrery_did_not_write(tmp_path: Path, cli, index: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import orrery.research.agent as agent_module
+
+    monkeypatch.setattr(agent_module, "resolve_model", lambda spec: PolicyModel())
+    ask = ("research", "ask", "Will topic alpha grow?", "--index", index, "--before", "2024-02-01", "--out")
+    mine = tmp_path / "results.json"
+    mine.write_text('{"my": "data"}')
+    cli(*ask, mine).one_line_error("exists and is not a research trajectory")
+    assert mine.read_text() == '{"my": "data"}'
+    (tmp_path / "run.trace.jsonl").write_text("my notes\n")
+    cli(*ask, tmp_path / "run.json").one_line_error("is not an orrery trace")
+    assert (tmp_path / "run.trace.jsonl").read_text() == "my notes\n" and not (tmp_path / "run.json").exists()
+
+    out = tmp_path / "ask.json"
+    for _ in range(2):  # a rerun replaces its own trajectory and restarts its own trace
+        assert cli(*ask, out).code == 0
+    kinds = [json.loads(line)["kind"] for line in out.with_suffix(".trace.jsonl").read_text().splitlines()]
+    assert kinds.count("run_start") == 1 and json.loads(out.read_text())["probability"] == 0.7
