@@ -276,3 +276,21 @@ def test_ask_out_never_replaces_a_file_orrery_did_not_write(tmp_path: Path, cli,
         assert cli(*ask, out).code == 0
     kinds = [json.loads(line)["kind"] for line in out.with_suffix(".trace.jsonl").read_text().splitlines()]
     assert kinds.count("run_start") == 1 and json.loads(out.read_text())["probability"] == 0.7
+
+
+def test_batch_out_never_replaces_a_users_files(tmp_path: Path, index: Path) -> None:
+    out = tmp_path / "docs"
+    out.mkdir()
+    (out / "alpha.json").write_text('{"my": "notes"}')  # what the trajectory of question "alpha" would be
+    (out / "bravo.trace.jsonl").write_text("my log\n")
+    (out / "summary.json").write_text('{"quarter": 3}')
+    model = PolicyModel()
+    with pytest.raises(DataError, match=r"holds files a batch would replace.*alpha.json, bravo.trace.jsonl, "
+                                        r"summary.json"):
+        run_batch([question("alpha"), question("bravo")], out, model, index=index, progress=False)
+    assert model.calls == 0
+    assert listing(out) == {"alpha.json": b'{"my": "notes"}', "bravo.trace.jsonl": b"my log\n",
+                            "summary.json": b'{"quarter": 3}'}
+    (out / "summary.json").unlink()
+    done = run_batch([question("charlie")], out, model, index=index, progress=False)  # no clash: runs beside
+    assert done.summary["statuses"] == {"submitted": 1} and (out / "alpha.json").read_text() == '{"my": "notes"}'
