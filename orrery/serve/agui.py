@@ -1,0 +1,181 @@
+"""orrery events -> AG-UI events: the one place that knows both vocabularies.
+
+It depends only on `orrery.events` and the `ag-ui-protocol` package, so replacing the thread bridge by
+`agent.stream()` changes nothing here. One `Translator` per run; it keeps the few ids AG-UI needs to pair
+starts with ends (the open step, the open text message) and the pending clarification.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from ag_ui.core import (
+    BaseEvent,
+    CustomEvent,
+    Interrupt,
+    RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunFinishedSuccessOutcome,
+    RunStartedEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
+    StepFinishedEvent,
+    StepStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+)
+
+from orrery.events import (
+    Clarification,
+    ErrorEvent,
+    Event,
+    Final,
+    ModelCall,
+    ModelReply,
+    Retry,
+    RunStart,
+    Thought,
+    Token,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+
+CLARIFICATION = "clarification"  # the Interrupt.reason of a question the agent asks the user
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:12]}"
+
+
+class Translator:
+    """Feed it orrery events in order; it returns the AG-UI events to send for each."""
+
+    def __init__(self, thread_id: str, run_id: str):
+        self.thread_id, self.run_id = thread_id, run_id
+        self.steps = 0
+        self.step: str | None = None
+        self.message: str | None = None  # the assistant text message being streamed token by token
+        self.streamed = ""
+        self.interrupt: Interrupt | None = None
+        self.plan: list[dict[str, Any]] = []
+
+    # -- run boundaries --------------------------------------------------------------------------
+    def started(self) -> list[BaseEvent]:
+        return [RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id)]
+
+    def answer(self, text: str) -> list[BaseEvent]:
+        """The run's answer as one text message, unless its tokens were streamed already."""
+        out = self._end_step() + self._end_message()
+        if not text or text.strip() == self.streamed.strip():
+            return out
+        mid = new_id("msg")
+        return out + [TextMessageStartEvent(message_id=mid, role="assistant"),
+                      TextMessageContentEvent(message_id=mid, delta=text), TextMessageEndEvent(message_id=mid)]
+
+    def finished(self, status: str, result: Any = None) -> list[BaseEvent]:
+        """RUN_FINISHED (success, interrupt for a clarification, cancelled) or RUN_ERROR for status "error"."""
+        out = self._end_step() + self._end_message()
+        if status == "error":
+            message = result.get("error", "the run failed") if isinstance(result, dict) else "the run failed"
+            return [*out, RunErrorEvent(message=message, code="error")]
+        if status == "paused" and self.interrupt is not None:
+            outcome: Any = RunFinishedInterruptOutcome(interrupts=[self.interrupt])
+        elif status == "cancelled":
+            outcome = RunFinishedCancelledOutcome()
+        else:
+            outcome = RunFinishedSuccessOutcome()
+        return [*out, RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id, result=result, outcome=outcome)]
+
+    def state(self, snapshot: dict[str, Any]) -> list[BaseEvent]:
+        return [StateSnapshotEvent(snapshot=snapshot)]
+
+    def custom(self, name: str, value: Any) -> list[BaseEvent]:
+        return [CustomEvent(name=name, value=value)]
+
+    def error(self, message: str, code: str = "error") -> list[BaseEvent]:
+        return [*self._end_step(), *self._end_message(), RunErrorEvent(message=message, code=code)]
+
+    # -- one orrery event ------------------------------------------------------------------------
+    def event(self, ev: Event) -> list[BaseEvent]:
+        match ev:
+            case ModelCall():
+                return self._start_step()
+            case Token(text=text):
+                return self._token(text)
+            case ModelReply():
+                return self._end_message()
+            case ToolCallEvent(call=call):
+                return [ToolCallStartEvent(tool_call_id=call.id, tool_call_name=call.name),
+                        ToolCallArgsEvent(tool_call_id=call.id, delta=json.dumps(call.arguments, default=str)),
+                        ToolCallEndEvent(tool_call_id=call.id)]
+            case ToolResultEvent(call=call, content=content):
+                return [ToolCallResultEvent(message_id=new_id("tool"), tool_call_id=call.id, content=content,
+                                            role="tool")]
+            case Clarification(question=question):
+                self.interrupt = Interrupt(id=new_id("int"), reason=CLARIFICATION, message=question,
+                                           response_schema={"type": "object", "required": ["answer"],
+                                                            "properties": {"answer": {"type": "string"}}})
+                return []
+            case Final() | RunStart():
+                return []  # the server closes the run: an app's answer may span several inner runs
+            case Thought(text=text):
+                return [CustomEvent(name="orrery.thought", value=text)]
+            case Retry(attempt=attempt, message=message):
+                return [CustomEvent(name="orrery.retry", value={"attempt": attempt, "message": message})]
+            case ErrorEvent(message=message):
+                return [CustomEvent(name="orrery.error", value=message)]
+        return self._other(ev)
+
+    def _other(self, ev: Event) -> list[BaseEvent]:
+        """Events defined outside orrery.events (plans, state, app artifacts), told apart by `kind`."""
+        data = ev.to_dict()
+        if ev.kind == "planned":
+            self.plan = [{"key": str(t.get("key", i)), **t} for i, t in enumerate(data["todos"])]
+            return [StateSnapshotEvent(snapshot={"plan": self.plan})]
+        if ev.kind == "todo":
+            index = next((i for i, t in enumerate(self.plan) if t["key"] == data["key"]), None)
+            if index is None:
+                return [CustomEvent(name="orrery.todo", value=data)]
+            self.plan[index]["status"] = data["status"]
+            return [StateDeltaEvent(delta=[{"op": "replace", "path": f"/plan/{index}/status", "value": data["status"]}])]
+        if ev.kind in ("state", "state_changed") and isinstance(data.get("state"), dict):
+            return [StateSnapshotEvent(snapshot=data["state"])]
+        data.pop("kind", None)
+        return [CustomEvent(name=f"orrery.{ev.kind}", value=json.loads(json.dumps(data, default=str)))]
+
+    # -- pairing -----------------------------------------------------------------------------------
+    def _start_step(self) -> list[BaseEvent]:
+        out = self._end_step()
+        self.steps += 1
+        self.step = f"step {self.steps}"
+        return [*out, StepStartedEvent(step_name=self.step)]
+
+    def _end_step(self) -> list[BaseEvent]:
+        out = self._end_message()
+        if self.step is not None:
+            out.append(StepFinishedEvent(step_name=self.step))
+            self.step = None
+        return out
+
+    def _token(self, text: str) -> list[BaseEvent]:
+        out: list[BaseEvent] = []
+        if self.message is None:
+            self.message, self.streamed = new_id("msg"), ""
+            out.append(TextMessageStartEvent(message_id=self.message, role="assistant"))
+        self.streamed += text
+        return [*out, TextMessageContentEvent(message_id=self.message, delta=text)] if text else out
+
+    def _end_message(self) -> list[BaseEvent]:
+        if self.message is None:
+            return []
+        mid, self.message = self.message, None
+        return [TextMessageEndEvent(message_id=mid)]

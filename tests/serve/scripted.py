@@ -1,0 +1,123 @@
+"""Scripted agents and models for the server tests, the browser tests and bench/serve.py.
+
+`model_for(agent, body)` builds a fresh ScriptedModel per run from the run's own message, so concurrent
+runs never share a script. Run as a script it serves these apps: `python tests/serve/scripted.py PORT DATA [DB]`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from orrery.agent.loop import Agent
+from orrery.apps import App
+from orrery.llm.scripted import ScriptedModel, call, turn
+from orrery.tools import NeedsClarification, tool
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # the apps below are imported by "scripted:..." references
+    sys.path.insert(0, str(HERE))
+
+
+def _last_tool(messages: Any) -> str:
+    return next(m.content for m in reversed(messages) if m.role == "tool")
+
+
+def _expression(task: str) -> str:
+    found = re.findall(r"\d[\d\s+\-*/().]*\d|\d", task.rsplit("Now:", 1)[-1])
+    return max(found, key=len).strip() if found else "1+1"
+
+
+def chat_script(task: str) -> list:
+    """The calculator once, then an answer quoting its result (and the task, to tell runs apart)."""
+    expr = _expression(task)
+    return [turn(call("calculate", expression=expr), content="Let me compute that."),
+            lambda msgs: f"{expr} = {_last_tool(msgs)}"]
+
+
+def tool_json(messages: Any, name: str) -> dict:
+    calls = {c.id: c.name for m in messages for c in m.tool_calls}
+    return json.loads(next(m.content for m in reversed(messages) if m.role == "tool" and calls[m.tool_call_id] == name))
+
+
+FORECAST = [turn(call("analyze_features")),
+            turn(call("cross_validate", models=["AutoETS", "AutoTheta"], n_windows=2)),
+            lambda msgs: turn(call("generate_forecast", model=tool_json(msgs, "cross_validate")["best"])),
+            turn(call("detect_anomalies", level=99)),
+            lambda msgs: f"The best model is {tool_json(msgs, 'cross_validate')['best']}."]
+
+
+@tool
+def book_trip(city: str = "") -> str:
+    """Book a trip.
+
+    Args:
+        city: where to go
+    """
+    if not city:
+        raise NeedsClarification("Which city should I book the trip to?")
+    return f"booked a trip to {city}"
+
+
+def clarify_script(task: str) -> list:
+    answer = re.search(r"The user answered: (.+)", task)
+    if answer is None:
+        return [turn(call("book_trip"))]
+    city = answer.group(1).strip()
+    return [turn(call("book_trip", city=city)), lambda msgs: f"Done: {_last_tool(msgs)}."]
+
+
+def steps_script(task: str, n: int = 20) -> list:
+    """n tool steps then an answer: the benchmark's run."""
+    return [*(turn(call("calculate", expression=f"{i} + {i}")) for i in range(n - 1)), "All steps done."]
+
+
+def clarify_agent(llm: Any = None, **config: Any) -> Agent:
+    return Agent(llm, [book_trip])
+
+
+def steps_agent(llm: Any = None, **config: Any) -> Agent:
+    from orrery.agent.loop import AgentConfig
+    from orrery.tools.builtin import DEFAULT_TOOLS
+    return Agent(llm, DEFAULT_TOOLS, AgentConfig(max_rounds=50, answer_on_repeat=False))
+
+
+SCRIPTS = {"chat": chat_script, "clarify": clarify_script, "steps": steps_script,
+           "forecast": lambda task: list(FORECAST)}
+
+
+def model_for(agent: str, body: Any) -> ScriptedModel:
+    users = [m for m in body.messages if m.role == "user"]
+    text = users[-1].content if users else ""
+    if body.resume:  # the answer to the clarification
+        payload = body.resume[0].payload
+        text = f"The user answered: {payload.get('answer') if isinstance(payload, dict) else payload}"
+    return ScriptedModel(SCRIPTS[agent](text if isinstance(text, str) else ""))
+
+
+def apps() -> dict[str, App]:
+    from orrery.chat import APP as CHAT
+    from orrery.forecast.app import APP as FORECAST_APP
+    return {"chat": CHAT, "forecast": FORECAST_APP,
+            "clarify": App("clarify", "Books trips; asks where to when it is not told.", "scripted:clarify_agent",
+                           inputs={"message": "a request"}),
+            "steps": App("steps", "Twenty calculator steps (benchmark).", "scripted:steps_agent",
+                         inputs={"message": "anything"})}
+
+
+def main(argv: list[str]) -> None:
+    import uvicorn
+
+    from orrery.serve import Settings, create_app
+
+    port, data = int(argv[0]), Path(argv[1])
+    db = argv[2] if len(argv) > 2 else None
+    app = create_app(Settings(llm=model_for, apps=apps(), data=data, db=db))
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
