@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
+
+import uvicorn
 
 from orrery.agent.loop import Agent
 from orrery.apps import App
@@ -108,9 +113,49 @@ def apps() -> dict[str, App]:
                          inputs={"message": "anything"})}
 
 
-def main(argv: list[str]) -> None:
-    import uvicorn
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
+
+class Live:
+    """A uvicorn server on a thread of the test process."""
+
+    def __init__(self, app):
+        self.port = free_port()
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.02)
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def stop(self):
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+def sse_events(response) -> list[dict]:
+    """The AG-UI events of an SSE response, parsed from its `data:` lines."""
+    return [json.loads(line[6:]) for line in response.iter_lines() if line.startswith("data: ")]
+
+
+def run_input(thread="t1", run="r1", text="what is 6*7", **extra) -> dict:
+    return {"threadId": thread, "runId": run, "state": {}, "tools": [], "context": [], "forwardedProps": {},
+            "messages": [{"id": f"m-{run}", "role": "user", "content": text}], **extra}
+
+
+def post_run(client, agent, body, **kw) -> list[dict]:
+    with client.stream("POST", f"/agents/{agent}", json=body, **kw) as r:
+        assert r.status_code == 200, r.read()
+        assert r.headers["content-type"].startswith("text/event-stream")
+        return sse_events(r)
+
+
+def main(argv: list[str]) -> None:
     from orrery.serve import Settings, create_app
 
     port, data = int(argv[0]), Path(argv[1])

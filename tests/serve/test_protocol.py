@@ -2,10 +2,9 @@
 
 import httpx
 from ag_ui.core import Event, RunAgentInput
-from conftest import post_run, run_input, sse_events
 from fastapi.testclient import TestClient
 from pydantic import TypeAdapter
-from scripted import model_for
+from scripted import model_for, post_run, run_input, sse_events
 
 from orrery.llm.scripted import ScriptedModel
 from orrery.serve import create_app

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import post_run, run_input
 from fastapi.testclient import TestClient
+from scripted import post_run, run_input
 
 from orrery.errors import ConfigError
 from orrery.llm.scripted import ScriptedModel, call, turn

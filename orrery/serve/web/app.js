@@ -154,6 +154,7 @@ async function send(text, resume) {
   } finally {
     ui.busy = false;
     $("send").disabled = false;
+    history.replaceState(null, "", `?agent=${ui.agent}&thread=${encodeURIComponent(ui.thread)}`);
     await loadThreads();
   }
 }
@@ -368,8 +369,8 @@ function frame(xs, ys, w = 720, h = 300) {
     t.textContent = v.toPrecision(4);
     root.append(t);
   }
-  for (const i of [0, Math.floor((xs.length - 1) / 2), xs.length - 1]) {
-    const t = svg("text", { x: x(i), y: h - 6, "font-size": 11, fill: "#667", "text-anchor": "middle" });
+  for (const [i, anchor] of [[0, "start"], [Math.floor((xs.length - 1) / 2), "middle"], [xs.length - 1, "end"]]) {
+    const t = svg("text", { x: x(i), y: h - 6, "font-size": 11, fill: "#667", "text-anchor": anchor });
     t.textContent = String(xs[i] ?? "").slice(0, 10);
     root.append(t);
   }
