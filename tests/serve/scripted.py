@@ -7,6 +7,7 @@ runs never share a script. Run as a script it serves these apps: `python tests/s
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import sys
@@ -166,3 +167,31 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     main(sys.argv[1:])
+
+
+class ServerProcess:
+    """`python tests/serve/scripted.py` in its own process: for restarts and two servers on one database."""
+
+    def __init__(self, data: Path, db: str | None = None):
+        import subprocess
+
+        import httpx
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        args = [sys.executable, str(HERE / "scripted.py"), str(self.port), str(data), *([db] if db else [])]
+        env = {**os.environ, "PYTHONPATH": str(HERE.parents[1])}  # this checkout's orrery, not the installed one
+        self.proc = subprocess.Popen(args, cwd=HERE.parents[1], env=env)
+        deadline = time.monotonic() + 60
+        while True:
+            assert self.proc.poll() is None, "the server process exited"
+            try:
+                httpx.get(f"{self.url}/agents", timeout=1).raise_for_status()
+                return
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "the server process did not start"
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(20)
