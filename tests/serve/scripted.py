@@ -77,8 +77,11 @@ def clarify_script(task: str) -> list:
 
 
 def steps_script(task: str, n: int = 20) -> list:
-    """n tool steps then an answer: the benchmark's run."""
-    return [*(turn(call("calculate", expression=f"{i} + {i}")) for i in range(n - 1)), "All steps done."]
+    """n tool steps then an answer: the benchmark's run ("slowly" in the task: 0.1 s per model call)."""
+    def step(i: int) -> Any:
+        reply = turn(call("calculate", expression=f"{i} + {i}"))
+        return (lambda msgs: time.sleep(0.1) or reply) if "slowly" in task else reply
+    return [*(step(i) for i in range(n - 1)), "All steps done."]
 
 
 def clarify_agent(llm: Any = None, **config: Any) -> Agent:
