@@ -11,7 +11,7 @@ def test_every_event_is_written_and_replay_reproduces_tool_results(tmp_path):
     a.run("6*7?")
     kinds = [e["kind"] for e in read_trace(path)]
     assert kinds[0] == "run_start" and kinds[-1] == "final" and "tool_result" in kinds
-    report = replay(path)
+    report = replay(path, DEFAULT_TOOLS)
     assert report.identical and report.tool_results == 1
 
 
