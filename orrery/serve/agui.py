@@ -43,8 +43,12 @@ from orrery.events import (
     ModelReply,
     Retry,
     RunStart,
+    StateChanged,
+    StepEnd,
+    StepStart,
     Thought,
     Token,
+    ToolCallDelta,
     ToolCallEvent,
     ToolResultEvent,
 )
@@ -67,6 +71,9 @@ class Translator:
         self.streamed = ""
         self.interrupt: Interrupt | None = None
         self.plan: list[dict[str, Any]] = []
+        self.state: dict[str, Any] | None = None  # None until the first snapshot is sent
+        self.calls: dict[int, str] = {}  # tool call index -> id, for calls streamed as deltas
+        self.thought = ""  # the text streamed in this step (a Thought repeating it is not sent again)
 
     # -- run boundaries --------------------------------------------------------------------------
     def started(self) -> list[BaseEvent]:
@@ -107,19 +114,30 @@ class Translator:
     # -- one orrery event ------------------------------------------------------------------------
     def event(self, ev: Event) -> list[BaseEvent]:
         match ev:
+            case StepStart(step=n):
+                return self._start_step(n)
+            case StepEnd():
+                return self._end_step()
             case ModelCall():
-                return self._start_step()
+                self.calls, self.thought = {}, ""
+                return []
             case Token(text=text):
                 return self._token(text)
+            case ToolCallDelta():
+                return self._call_delta(ev)
             case ModelReply():
                 return self._end_message()
             case ToolCallEvent(call=call):
+                if call.id in self.calls.values():
+                    return [ToolCallEndEvent(tool_call_id=call.id)]
                 return [ToolCallStartEvent(tool_call_id=call.id, tool_call_name=call.name),
                         ToolCallArgsEvent(tool_call_id=call.id, delta=json.dumps(call.arguments, default=str)),
                         ToolCallEndEvent(tool_call_id=call.id)]
             case ToolResultEvent(call=call, content=content):
                 return [ToolCallResultEvent(message_id=new_id("tool"), tool_call_id=call.id, content=content,
                                             role="tool")]
+            case StateChanged(name=name, value=value):
+                return self._state(name, value)
             case Clarification(question=question):
                 self.interrupt = Interrupt(id=new_id("int"), reason=CLARIFICATION, message=question,
                                            response_schema={"type": "object", "required": ["answer"],
@@ -128,7 +146,8 @@ class Translator:
             case Final() | RunStart():
                 return []  # the server closes the run: an app's answer may span several inner runs
             case Thought(text=text):
-                return [CustomEvent(name="orrery.thought", value=text)]
+                # Already on screen when its tokens were streamed as the step's text message.
+                return [] if text.strip() == self.thought.strip() else [CustomEvent(name="orrery.thought", value=text)]
             case Retry(attempt=attempt, message=message):
                 return [CustomEvent(name="orrery.retry", value={"attempt": attempt, "message": message})]
             case ErrorEvent(message=message):
@@ -153,10 +172,27 @@ class Translator:
         return [CustomEvent(name=f"orrery.{ev.kind}", value=json.loads(json.dumps(data, default=str)))]
 
     # -- pairing -----------------------------------------------------------------------------------
-    def _start_step(self) -> list[BaseEvent]:
+    def _state(self, name: str, value: Any) -> list[BaseEvent]:
+        value = json.loads(json.dumps(value, default=str))
+        if self.state is None:
+            self.state = {name: value}
+            return [StateSnapshotEvent(snapshot=self.state)]
+        self.state[name] = value
+        return [StateDeltaEvent(delta=[{"op": "add", "path": f"/{_pointer(name)}", "value": value}])]
+
+    def _call_delta(self, d: ToolCallDelta) -> list[BaseEvent]:
+        out = self._end_message()
+        if d.index not in self.calls:
+            self.calls[d.index] = d.id or new_id("call")
+            out.append(ToolCallStartEvent(tool_call_id=self.calls[d.index], tool_call_name=d.name or "tool"))
+        if d.arguments:
+            out.append(ToolCallArgsEvent(tool_call_id=self.calls[d.index], delta=d.arguments))
+        return out
+
+    def _start_step(self, n: int | None = None) -> list[BaseEvent]:
         out = self._end_step()
         self.steps += 1
-        self.step = f"step {self.steps}"
+        self.step = f"step {n if n is not None else self.steps}"
         return [*out, StepStartedEvent(step_name=self.step)]
 
     def _end_step(self) -> list[BaseEvent]:
@@ -177,5 +213,9 @@ class Translator:
     def _end_message(self) -> list[BaseEvent]:
         if self.message is None:
             return []
-        mid, self.message = self.message, None
+        mid, self.message, self.thought = self.message, None, self.streamed
         return [TextMessageEndEvent(message_id=mid)]
+
+
+def _pointer(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")

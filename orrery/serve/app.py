@@ -31,8 +31,7 @@ from orrery.serve.agui import Translator
 from orrery.serve.runs import (
     Bridge,
     answer_of,
-    attach,
-    invoke,
+    drive,
     status_of,
     summary_of,
     views_of,
@@ -282,9 +281,7 @@ async def _stream(server: Server, app: app_registry.App, body: RunAgentInput, se
     model = server.model(app.name, body)
 
     def work(handler: Callable) -> Any:
-        agent = app.make_agent(model)
-        attach(agent, handler)
-        return invoke(agent, task, inputs)
+        return drive(app.make_agent(model), task, inputs, handler)
 
     bridge = Bridge(work)
     status, closed = "cancelled", False

@@ -11,10 +11,11 @@ import asyncio
 import math
 import threading
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from orrery.events import Event
+from orrery.events import Event, Final
 
 
 class Cancelled(Exception):  # noqa: N818 - control flow: raised inside the agent to stop its run
@@ -28,6 +29,22 @@ def attach(agent: Any, handler: Callable[[Event], None]) -> None:
             obj.handlers.append(handler)
             return
     raise TypeError(f"{type(agent).__name__} has no event handlers to stream from")
+
+
+def drive(agent: Any, task: str, inputs: dict[str, Any], handler: Callable[[Event], None]) -> Any:
+    """Run an app's agent, passing each event to `handler`; returns its result. An agent with `stream()`
+    is iterated (closing the stream when the handler raises stops the run at that event); others get the
+    handler attached and run as they are."""
+    if callable(getattr(agent, "stream", None)) and "data" not in inputs:
+        result = None
+        with closing(agent.stream(task, **inputs)) as events:
+            for event in events:
+                handler(event)
+                if isinstance(event, Final):
+                    result = event.result
+        return result
+    attach(agent, handler)
+    return invoke(agent, task, inputs)
 
 
 def invoke(agent: Any, task: str, inputs: dict[str, Any]) -> Any:
@@ -50,6 +67,8 @@ class Bridge:
         self.thread.start()
 
     def _put(self, item: tuple[str, Any]) -> None:
+        if self.cancel.is_set() or self.loop.is_closed():  # the listener is gone (client left, time limit)
+            return
         self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
 
     def _handler(self, event: Event) -> None:

@@ -14,9 +14,10 @@ from scripted import ServerProcess, run_input  # noqa: E402
 
 pytestmark = pytest.mark.integration
 SESSIONS = 50
-EXPECTED = ["RUN_STARTED", "STEP_STARTED", "CUSTOM", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END",
-            "TOOL_CALL_RESULT", "STEP_FINISHED", "STEP_STARTED", "STEP_FINISHED", "TEXT_MESSAGE_START",
-            "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"]
+EXPECTED = ["RUN_STARTED", "STEP_STARTED", "TEXT_MESSAGE_START", *["TEXT_MESSAGE_CONTENT"] * 4, "TEXT_MESSAGE_END",
+            "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT", "STEP_FINISHED",
+            "STEP_STARTED", "TEXT_MESSAGE_START", *["TEXT_MESSAGE_CONTENT"] * 3, "TEXT_MESSAGE_END", "STEP_FINISHED",
+            "RUN_FINISHED"]
 
 
 async def session(client: httpx.AsyncClient, i: int) -> list[dict]:
@@ -40,10 +41,11 @@ async def abandon(client: httpx.AsyncClient) -> int:
 def check(events: list[dict], i: int) -> None:
     assert [e["type"] for e in events] == EXPECTED, i
     assert events[0]["threadId"] == f"load-{i}" and events[-1]["runId"] == f"run-{i}"
-    assert json.loads(events[4]["delta"]) == {"expression": f"{i}*{i + 7}"}
-    assert events[6]["content"] == str(i * (i + 7)) and events[6]["toolCallId"] == events[3]["toolCallId"]
-    assert events[11]["delta"] == f"{i}*{i + 7} = {i * (i + 7)}"
-    assert events[10]["messageId"] == events[11]["messageId"] == events[12]["messageId"]
+    assert json.loads(events[9]["delta"]) == {"expression": f"{i}*{i + 7}"}
+    assert events[11]["content"] == str(i * (i + 7)) and events[11]["toolCallId"] == events[8]["toolCallId"]
+    answer = events[14:19]
+    assert "".join(e["delta"] for e in answer[1:4]) == f"{i}*{i + 7} = {i * (i + 7)}"
+    assert len({e["messageId"] for e in answer}) == 1
 
 
 async def load(url: str) -> tuple[list[list[dict]], int]:

@@ -23,15 +23,19 @@ def test_chat_run_is_a_valid_ordered_agui_sequence(live):
     assert all(type(p).__name__.endswith("Event") for p in parsed)
     assert types(events) == [
         "RUN_STARTED",
-        "STEP_STARTED", "CUSTOM", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT",
-        "STEP_FINISHED", "STEP_STARTED", "STEP_FINISHED",
-        "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"]
+        "STEP_STARTED", "TEXT_MESSAGE_START", *["TEXT_MESSAGE_CONTENT"] * 4, "TEXT_MESSAGE_END",
+        "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT", "STEP_FINISHED",
+        "STEP_STARTED", "TEXT_MESSAGE_START", *["TEXT_MESSAGE_CONTENT"] * 3, "TEXT_MESSAGE_END", "STEP_FINISHED",
+        "RUN_FINISHED"]
     assert events[0]["threadId"] == "t1" and events[0]["runId"] == "r1"
-    start, args, result = events[3], events[4], events[6]
+    start, args, result = events[8], events[9], events[11]
     assert start["toolCallName"] == "calculate" and args["delta"] == '{"expression": "6*7"}'
-    assert result["toolCallId"] == start["toolCallId"] and result["content"] == "42"
-    assert events[2] == {"type": "CUSTOM", "name": "orrery.thought", "value": "Let me compute that."}
-    assert events[11]["delta"] == "6*7 = 42"
+    assert result["toolCallId"] == start["toolCallId"] == events[10]["toolCallId"] and result["content"] == "42"
+    texts = {}
+    for e in events:
+        if e["type"] == "TEXT_MESSAGE_CONTENT":
+            texts[e["messageId"]] = texts.get(e["messageId"], "") + e["delta"]
+    assert list(texts.values()) == ["Let me compute that.", "6*7 = 42"]  # streamed token by token, once each
     assert events[-1]["outcome"] == {"type": "success"} and events[-1]["result"] == {"status": "completed"}
 
 

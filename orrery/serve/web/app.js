@@ -213,9 +213,15 @@ class RunView {
   }
 
   TOOL_CALL_START(ev) {
+    // Text the model wrote before calling a tool is its thinking: it moves into the step's card.
+    if (this.said && this.said.step === this.step && this.step) {
+      this.said.className = "thought";
+      this.step.append(this.said);
+    }
+    this.said = null;
     const args = el("pre", { class: "args" });
     const card = el("details", { class: "tool", "data-tool": ev.toolCallName },
-      el("summary", { text: `🔧 ${ev.toolCallName}` }), args);
+      el("summary", { text: ev.toolCallName }), args);
     card.args = args;
     this.tools[ev.toolCallId] = card;
     this.where().append(card);
@@ -233,6 +239,8 @@ class RunView {
 
   TEXT_MESSAGE_START(ev) {
     const m = el("div", { class: "assistant" });
+    m.step = this.step;
+    this.said = m;
     this.messages[ev.messageId] = m;
     this.box.append(m);
   }
