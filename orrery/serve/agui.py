@@ -70,7 +70,6 @@ class Translator:
         self.message: str | None = None  # the assistant text message being streamed token by token
         self.streamed = ""
         self.interrupt: Interrupt | None = None
-        self.plan: list[dict[str, Any]] = []
         self.state: dict[str, Any] | None = None  # None until the first snapshot is sent
         self.calls: dict[int, str] = {}  # tool call index -> id, for calls streamed as deltas
         self.thought = ""  # the text streamed in this step (a Thought repeating it is not sent again)
@@ -155,19 +154,8 @@ class Translator:
         return self._other(ev)
 
     def _other(self, ev: Event) -> list[BaseEvent]:
-        """Events defined outside orrery.events (plans, state, app artifacts), told apart by `kind`."""
+        """Any other event (intents, plan decisions, an app's own) as CUSTOM `orrery.<kind>`."""
         data = ev.to_dict()
-        if ev.kind == "planned":
-            self.plan = [{"key": str(t.get("key", i)), **t} for i, t in enumerate(data["todos"])]
-            return [StateSnapshotEvent(snapshot={"plan": self.plan})]
-        if ev.kind == "todo":
-            index = next((i for i, t in enumerate(self.plan) if t["key"] == data["key"]), None)
-            if index is None:
-                return [CustomEvent(name="orrery.todo", value=data)]
-            self.plan[index]["status"] = data["status"]
-            return [StateDeltaEvent(delta=[{"op": "replace", "path": f"/plan/{index}/status", "value": data["status"]}])]
-        if ev.kind in ("state", "state_changed") and isinstance(data.get("state"), dict):
-            return [StateSnapshotEvent(snapshot=data["state"])]
         data.pop("kind", None)
         return [CustomEvent(name=f"orrery.{ev.kind}", value=json.loads(json.dumps(data, default=str)))]
 

@@ -7,6 +7,7 @@ POST /uploads, GET /runs/{run_id}/{file}, and the web app at GET /.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import re
 import secrets
@@ -70,6 +71,8 @@ class Server:
         self.apps = s.apps if s.apps is not None else app_registry.discover()
         self.data = Path(s.data) if s.data else data_dir()
         self.store: SessionStore = open_store(s.db or self.data / "threads.sqlite")
+        # Where agents that keep their own sessions (PlanAgent) keep them: beside the threads.
+        self.sessions = str(s.db) if str(s.db or "").startswith("postgres") else str(self.data / "sessions.db")
         self._model: Any = None
         self.encoder = EventEncoder()
 
@@ -167,7 +170,7 @@ def _routes(api: FastAPI, server: Server) -> None:
         elif session.agent != name:
             raise HTTPException(409, f"thread {body.thread_id!r} belongs to agent {session.agent!r}; "
                                      "start a new thread for this agent")
-        task, user_text = _task(session, body)
+        task, user_text = _task(session, body, keeps_session(app))
         inputs = _inputs(server, app, body)
         session.messages.append({"id": _message_id(body), "role": "user", "content": user_text})
         session.title = session.title or user_text[:80]
@@ -221,7 +224,13 @@ def _message_id(body: RunAgentInput) -> str:
     return users[-1].id if users else f"msg_{uuid.uuid4().hex[:12]}"
 
 
-def _task(session: Session, body: RunAgentInput) -> tuple[str, str]:
+def keeps_session(app: app_registry.App) -> bool:
+    """An agent that keeps its own conversation (PlanAgent-style: `session_id`, `store`) gets the thread id
+    and the user's words as they are; the server composes context only for agents that start fresh."""
+    return "session_id" in inspect.signature(app_registry.load_ref(app.agent)).parameters
+
+
+def _task(session: Session, body: RunAgentInput, stateful: bool = False) -> tuple[str, str]:
     """(the task the agent gets, the user's words). A resume answers the thread's pending clarification;
     a plain message while one is pending answers it too. Earlier turns reach the agent as context."""
     users = [m for m in body.messages if m.role == "user"]
@@ -236,14 +245,14 @@ def _task(session: Session, body: RunAgentInput) -> tuple[str, str]:
         if entry.status == "resolved":
             payload = entry.payload
             said = str(payload.get("answer", "")) if isinstance(payload, dict) else str(payload or said)
-            return _resumed(pending, said), said
+            return (said if stateful else _resumed(pending, said)), said
     elif pending is not None and said:
         session.pending = None
-        return _resumed(pending, said), said
+        return (said if stateful else _resumed(pending, said)), said
     if not said:
         raise HTTPException(400, "no user message: add a message with role 'user' and some text")
     earlier = [f"{m['role']}: {m['content']}" for m in session.messages[-10:]]
-    if not earlier:
+    if not earlier or stateful:
         return said, said
     return "Earlier in this conversation:\n" + "\n".join(earlier) + f"\n\nNow: {said}", said
 
@@ -280,8 +289,10 @@ async def _stream(server: Server, app: app_registry.App, body: RunAgentInput, se
     yield send(tr.started())
     model = server.model(app.name, body)
 
+    options = {"store": server.sessions, "session_id": body.thread_id} if keeps_session(app) else {}
+
     def work(handler: Callable) -> Any:
-        return drive(app.make_agent(model), task, inputs, handler)
+        return drive(app.make_agent(model, **options), task, inputs, handler)
 
     bridge = Bridge(work)
     status, closed = "cancelled", False

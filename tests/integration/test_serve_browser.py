@@ -122,3 +122,19 @@ def test_an_open_question_survives_a_reload(server, page):
     page.fill("#clarify-answer", "Porto")
     page.press("#clarify-answer", "Enter")
     page.wait_for_selector(".assistant >> text=Done: booked a trip to Porto.")
+
+
+def test_a_plan_shows_its_progress_and_resumes_after_the_answer(server, page):
+    page.set_viewport_size({"width": 390, "height": 844})  # on a phone
+    page.goto(f"{server.url}/?agent=planner")
+    ask(page, "shipments to Miami last week")
+    page.wait_for_selector(".card.plan h3 >> text=Plan: 1/3 done")
+    assert page.locator(".card.plan li").all_inner_texts() == [
+        "Resolve last week (done)", "Resolve the port (paused)", "Fetch the shipments (pending)"]
+    assert page.inner_text("#clarify-q") == "Which Miami: Port of Miami or Miami Container Terminal?"
+    page.screenshot(path=SHOTS / "plan-phone.png", full_page=True)
+    page.fill("#clarify-answer", "Port of Miami")
+    page.press("#clarify-answer", "Enter")
+    page.wait_for_selector(".card.plan h3 >> text=Plan: 3/3 done")
+    page.wait_for_selector(".assistant >> text=Found shipments to PORT:Port of Miami")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390

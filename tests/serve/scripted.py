@@ -21,7 +21,7 @@ import uvicorn
 from orrery.agent.loop import Agent
 from orrery.apps import App
 from orrery.llm.scripted import ScriptedModel, call, turn
-from orrery.tools import NeedsClarification, tool
+from orrery.tools import NeedsClarification, RunContext, tool
 
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # the apps below are imported by "scripted:..." references
@@ -94,7 +94,56 @@ def steps_agent(llm: Any = None, **config: Any) -> Agent:
     return Agent(llm, DEFAULT_TOOLS, AgentConfig(max_rounds=50, answer_on_repeat=False))
 
 
-SCRIPTS = {"chat": chat_script, "clarify": clarify_script, "steps": steps_script,
+# A PlanAgent (seed 003) that asks which port is meant, as the BI agent does.
+@tool
+def resolve_dates(text: str) -> str:
+    """Turn a relative date into a range.
+
+    Args:
+        text: a date such as "last week"
+    """
+    return "2025-01-08..2025-01-15"
+
+
+@tool
+def resolve_port(ctx: RunContext, name: str) -> str:
+    """Resolve a port name; asks when it is ambiguous.
+
+    Args:
+        name: a port name
+    """
+    answer = ctx.options["clarification"]
+    if name == "Miami" and answer is None:
+        raise NeedsClarification("Which Miami: Port of Miami or Miami Container Terminal?")
+    return f"PORT:{answer or name}"
+
+
+@tool
+def fetch_shipments(ctx: RunContext) -> str:
+    """Run the shipment query with the resolved filters."""
+    return f"142 shipments to {ctx.options['results']['port']}"
+
+
+MIAMI = {"request": "Shipments to Miami port last week",
+         "todos": [{"key": "dates", "description": "Resolve last week", "tool": "resolve_dates",
+                    "arguments": {"text": "last week"}},
+                   {"key": "port", "description": "Resolve the port", "tool": "resolve_port",
+                    "arguments": {"name": "Miami"}},
+                   {"key": "fetch", "description": "Fetch the shipments", "tool": "fetch_shipments", "arguments": {}}]}
+
+
+def planner_script(task: str) -> list:
+    if task.startswith("The user answered"):
+        return [{"intent": "exact_answer"}, lambda msgs: f"Found {msgs[-1].content.split('142 ')[-1][:60]}"]
+    return [MIAMI]
+
+
+def planner_agent(llm: Any = None, *, store: Any = None, session_id: str = "default", **config: Any) -> Any:
+    from orrery.agent.planner import PlanAgent
+    return PlanAgent(llm, [resolve_dates, resolve_port, fetch_shipments], store, session_id)
+
+
+SCRIPTS = {"planner": planner_script, "chat": chat_script, "clarify": clarify_script, "steps": steps_script,
            "forecast": lambda task: list(FORECAST)}
 
 
@@ -112,6 +161,8 @@ def apps() -> dict[str, App]:
     from orrery.forecast.app import APP as FORECAST_APP
     return {"chat": CHAT, "forecast": FORECAST_APP,
             "clarify": App("clarify", "Books trips; asks where to when it is not told.", "scripted:clarify_agent",
+                           inputs={"message": "a request"}),
+            "planner": App("planner", "Plans shipment queries as TODOs; asks which port.", "scripted:planner_agent",
                            inputs={"message": "a request"}),
             "steps": App("steps", "Twenty calculator steps (benchmark).", "scripted:steps_agent",
                          inputs={"message": "anything"})}

@@ -119,3 +119,25 @@ def test_sse_parsing_helper_reads_data_lines():
         def iter_lines(self):
             return iter(['data: {"type": "RUN_STARTED"}', "", ": comment", 'data: {"type": "X"}'])
     assert sse_events(R()) == [{"type": "RUN_STARTED"}, {"type": "X"}]
+
+
+def test_a_plan_agent_streams_its_plan_as_state_and_resumes_the_todo_after_the_answer(client):
+    first = post_run(client, "planner", run_input(thread="ship", run="p1", text="shipments to Miami last week"))
+    snapshot = next(e for e in first if e["type"] == "STATE_SNAPSHOT")["snapshot"]
+    assert [t["status"] for t in snapshot["plan"]["todos"]] == ["pending", "pending", "pending"]
+    deltas = [e["delta"] for e in first if e["type"] == "STATE_DELTA"]
+    state = {"plan": snapshot["plan"]}
+    for delta in deltas:  # JSON Patch "add" on a member replaces it
+        (op,) = delta
+        assert op["op"] == "add" and op["path"] == "/plan"
+        state["plan"] = op["value"]
+    assert [t["status"] for t in state["plan"]["todos"]] == ["done", "paused", "pending"]
+    interrupt = first[-1]["outcome"]["interrupts"][0]
+    assert interrupt["message"] == "Which Miami: Port of Miami or Miami Container Terminal?"
+    resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"answer": "Port of Miami"}}]
+    second = post_run(client, "planner", run_input(thread="ship", run="p2", text="", resume=resume))
+    assert [e["toolCallName"] for e in second if e["type"] == "TOOL_CALL_START"] == ["resolve_port", "fetch_shipments"]
+    last_plan = [e for e in second if e["type"] in ("STATE_SNAPSHOT", "STATE_DELTA")][-1]
+    assert [t["status"] for t in last_plan["delta"][0]["value"]["todos"]] == ["done", "done", "done"]
+    text = "".join(e["delta"] for e in second if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert text == "Found shipments to PORT:Port of Miami" and second[-1]["outcome"] == {"type": "success"}

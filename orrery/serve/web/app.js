@@ -271,7 +271,7 @@ class RunView {
       ui.interrupt = null;
       $("clarify").hidden = true;
     }
-    if (ev.result && ev.result.status && ev.result.status !== "completed") {
+    if (ev.result && ev.result.status && !["completed", "paused"].includes(ev.result.status)) {
       this.box.append(el("div", { class: "note", text: `run ended: ${ev.result.status}` }));
     }
   }
@@ -297,23 +297,29 @@ function applyPatch(doc, ops) {
 
 // -- state: the TODO plan and the research source board ---------------------------------------------
 function renderState() {
-  const plan = ui.state.plan || [];
+  // plan: {request, question, todos: [{key, description, tool, status}]} (PlanAgent's StateChanged "plan");
+  // board: the pinned board text of a loop, or {sources, notes, probability} from a research result.
+  const plan = ui.state.plan && Array.isArray(ui.state.plan.todos) ? ui.state.plan : null;
   const board = ui.state.board;
-  $("state").hidden = !plan.length && !board;
+  $("state").hidden = !plan && !board;
   $("plan").replaceChildren();
   $("board").replaceChildren();
-  if (plan.length) {
-    const done = plan.filter((t) => t.status === "done").length;
+  if (plan) {
+    const todos = plan.todos;
+    const done = todos.filter((t) => t.status === "done").length;
     const list = el("ol");
-    for (const t of plan) list.append(el("li", { class: t.status || "", text: `${t.title || t.description || t.key} (${t.status || "todo"})` }));
-    $("plan").append(el("div", { class: "card" }, el("h3", { text: `Plan: ${done}/${plan.length} done` }),
-      el("div", { class: "progress" }, el("div", { style: `width:${(100 * done) / plan.length}%` })), list));
+    for (const t of todos) list.append(el("li", { class: t.status || "", text: `${t.description || t.key} (${t.status || "pending"})` }));
+    $("plan").append(el("div", { class: "card plan" }, el("h3", { text: `Plan: ${done}/${todos.length} done` }),
+      plan.request ? el("div", { class: "legend", text: plan.request }) : null,
+      el("div", { class: "progress" }, el("div", { style: `width:${(100 * done) / Math.max(1, todos.length)}%` })), list));
   }
-  if (board) {
-    const card = el("div", { class: "card" }, el("h3", { text: `Source board${board.probability != null ? ` · P = ${board.probability}` : ""}` }));
+  if (typeof board === "string") {
+    $("board").append(el("div", { class: "card board" }, el("h3", { text: "Board" }), el("pre", { text: board })));
+  } else if (board) {
+    const card = el("div", { class: "card board" }, el("h3", { text: `Source board${board.probability != null ? ` · P = ${board.probability}` : ""}` }));
     for (const s of board.sources || []) {
       card.append(el("details", { class: "tool" }, el("summary", { text: `${s.date || s.published || ""} ${s.title || s.doc_id || "source"}` }),
-        el("pre", { text: s.note || s.summary || s.text || JSON.stringify(s) })));
+        el("pre", { text: [s.why, s.url].filter(Boolean).join("\n") || JSON.stringify(s) })));
     }
     $("board").append(card);
   }
