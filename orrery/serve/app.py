@@ -38,7 +38,8 @@ from orrery.serve.runs import (
     views_of,
     write_artifacts,
 )
-from orrery.serve.threads import Session, SessionConflict, SessionStore, open_store
+from orrery.serve.threads import SessionConflict, Thread, ThreadStore
+from orrery.sessions import data_dir
 
 WEB = Path(__file__).parent / "web"
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,120}$")
@@ -46,15 +47,10 @@ UPLOAD_TYPES = (".csv", ".parquet", ".pq")
 ModelFactory = Callable[[str, RunAgentInput], Any]
 
 
-def data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base) / "orrery"
-
-
 @dataclass
 class Settings:
     llm: Any = None  # a spec string, a Model (shared), or a factory (agent name, input) -> Model per run
-    db: str | Path | None = None  # SQLite path or postgresql:// URL (default: <data dir>/threads.sqlite)
+    db: str | Path | None = None  # SQLite path or postgresql:// URL (default: <data dir>/sessions.db)
     data: Path | None = None  # uploads and run artifacts (default: the user's data dir)
     token: str | None = None
     cors: tuple[str, ...] = ()
@@ -70,9 +66,7 @@ class Server:
         self.s = s
         self.apps = s.apps if s.apps is not None else app_registry.discover()
         self.data = Path(s.data) if s.data else data_dir()
-        self.store: SessionStore = open_store(s.db or self.data / "threads.sqlite")
-        # Where agents that keep their own sessions (PlanAgent) keep them: beside the threads.
-        self.sessions = str(s.db) if str(s.db or "").startswith("postgres") else str(self.data / "sessions.db")
+        self.store = ThreadStore(s.db or self.data / "sessions.db")
         self._model: Any = None
         self.encoder = EventEncoder()
 
@@ -166,7 +160,7 @@ def _routes(api: FastAPI, server: Server) -> None:
         body = await _run_input(request)
         session = await asyncio.to_thread(server.store.load, body.thread_id)
         if session is None:
-            session = Session(id=body.thread_id, agent=name)
+            session = Thread(id=body.thread_id, agent=name)
         elif session.agent != name:
             raise HTTPException(409, f"thread {body.thread_id!r} belongs to agent {session.agent!r}; "
                                      "start a new thread for this agent")
@@ -230,7 +224,7 @@ def keeps_session(app: app_registry.App) -> bool:
     return "session_id" in inspect.signature(app_registry.load_ref(app.agent)).parameters
 
 
-def _task(session: Session, body: RunAgentInput, stateful: bool = False) -> tuple[str, str]:
+def _task(session: Thread, body: RunAgentInput, stateful: bool = False) -> tuple[str, str]:
     """(the task the agent gets, the user's words). A resume answers the thread's pending clarification;
     a plain message while one is pending answers it too. Earlier turns reach the agent as context."""
     users = [m for m in body.messages if m.role == "user"]
@@ -277,7 +271,7 @@ def _inputs(server: Server, app: app_registry.App, body: RunAgentInput) -> dict[
 
 
 # -- a run's stream --------------------------------------------------------------------------------
-async def _stream(server: Server, app: app_registry.App, body: RunAgentInput, session: Session, task: str,
+async def _stream(server: Server, app: app_registry.App, body: RunAgentInput, session: Thread, task: str,
                   inputs: dict[str, Any]) -> AsyncIterator[str]:
     tr = Translator(body.thread_id, body.run_id)
     record: list[dict[str, Any]] = []
@@ -289,7 +283,9 @@ async def _stream(server: Server, app: app_registry.App, body: RunAgentInput, se
     yield send(tr.started())
     model = server.model(app.name, body)
 
-    options = {"store": server.sessions, "session_id": body.thread_id} if keeps_session(app) else {}
+    # An agent that keeps its own session keeps it in the threads' store, beside its thread.
+    options = {"store": server.store.sessions, "session_id": f"{body.thread_id}#{app.name}"} \
+        if keeps_session(app) else {}
 
     def work(handler: Callable) -> Any:
         return drive(app.make_agent(model, **options), task, inputs, handler)
@@ -321,7 +317,7 @@ async def _stream(server: Server, app: app_registry.App, body: RunAgentInput, se
         _save(server, session)
 
 
-def _finish(server: Server, tr: Translator, session: Session, run_id: str, kind: str, item: Any,
+def _finish(server: Server, tr: Translator, session: Thread, run_id: str, kind: str, item: Any,
             task: str) -> tuple[str, list[BaseEvent]]:
     if kind == "error":
         message = str(item) if isinstance(item, OrreryError) else f"{type(item).__name__}: {item}"
@@ -350,7 +346,7 @@ def _finish(server: Server, tr: Translator, session: Session, run_id: str, kind:
     return status, events + tr.finished(status, summary)
 
 
-def _save(server: Server, session: Session) -> None:
+def _save(server: Server, session: Thread) -> None:
     try:
         server.store.save(session)
     except SessionConflict:

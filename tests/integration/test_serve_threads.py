@@ -6,6 +6,7 @@ import shutil
 import socket
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -14,7 +15,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parents[1] / "serve"))
 from scripted import ServerProcess, post_run, run_input  # noqa: E402
 
-from orrery.serve.threads import Session, SessionConflict, open_store  # noqa: E402
+from orrery.errors import ConfigError  # noqa: E402
+from orrery.serve.threads import SessionConflict, Thread, ThreadStore  # noqa: E402
+from orrery.sessions import Session  # noqa: E402
 
 pytestmark = pytest.mark.integration
 PG = Path("/usr/lib/postgresql/15/bin")
@@ -91,14 +94,21 @@ def test_two_server_processes_share_threads_in_postgresql(postgres, tmp_path):
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
 def test_store_refuses_a_stale_save(kind, tmp_path, request):
-    store = open_store(tmp_path / "t.sqlite" if kind == "sqlite" else request.getfixturevalue("postgres"))
-    saved = store.save(Session(id=f"v-{kind}", agent="chat", title="first"))
+    store = ThreadStore(tmp_path / "t.db" if kind == "sqlite" else request.getfixturevalue("postgres"))
+    saved = store.save(Thread(id=f"v-{kind}", agent="chat", title="first"))
     assert saved.version == 1 and store.load(saved.id).title == "first"
-    newer = store.save(Session(**{**saved.__dict__, "title": "second"}))
+    newer = store.save(replace(saved, title="second"))
     assert newer.version == 2
-    with pytest.raises(SessionConflict, match="changed by another run"):
-        store.save(Session(**{**saved.__dict__, "title": "stale"}))  # version 1 is gone
+    with pytest.raises(SessionConflict, match="another writer"):
+        store.save(replace(saved, title="stale"))  # version 1 is gone
     with pytest.raises(SessionConflict):
-        store.save(Session(id=f"v-{kind}", agent="chat"))  # a new thread with a taken id
-    assert store.load(saved.id).title == "second" and [s.id for s in store.list("chat")] == [saved.id]
+        store.save(Thread(id=f"v-{kind}", agent="chat"))  # a new thread with a taken id
+    assert store.load(saved.id).title == "second" and [t.id for t in store.list("chat")] == [saved.id]
+    store.sessions.save(Session(f"v-{kind}#plan", agent="chat", data={"plan": {}}))  # an agent's own session
+    assert [t.id for t in store.list("chat")] == [saved.id] and store.load(f"v-{kind}#plan") is None
     assert store.list("forecast") == []
+
+
+def test_an_unreachable_database_is_a_one_line_error():
+    with pytest.raises(ConfigError, match=r"cannot reach the session database at postgresql://\*\*\*@127.0.0.1:1/x"):
+        ThreadStore("postgresql://u:secret@127.0.0.1:1/x")
