@@ -291,7 +291,16 @@ async def _stream(server: Server, app: app_registry.App, body: RunAgentInput, se
         return drive(app.make_agent(model, **options), task, inputs, handler)
 
     bridge = Bridge(work)
-    status, closed = "cancelled", False
+    saved = False
+
+    async def save(status: str) -> None:
+        # Saved before the last event goes out, off the event loop: a client that answers a clarification
+        # at once finds it pending, and the next request does not wait on this write.
+        nonlocal saved
+        session.runs.append({"run_id": body.run_id, "status": status, "events": record})
+        await asyncio.to_thread(_save, server, session)
+        saved = True
+
     deadline = time.monotonic() + server.s.run_timeout
     try:
         while True:
@@ -299,22 +308,25 @@ async def _stream(server: Server, app: app_registry.App, body: RunAgentInput, se
                 kind, item = await bridge.get(max(0.0, deadline - time.monotonic()))
             except TimeoutError:
                 bridge.cancel.set()
-                status = "error"
-                yield send(tr.error(f"the run took longer than the server's limit of {server.s.run_timeout:g}s",
-                                    "timeout"))
-                break
+                last = send(tr.error(f"the run took longer than the server's limit of {server.s.run_timeout:g}s",
+                                     "timeout"))
+                await save("timeout")
+                yield last
+                return
             if kind == "event":
                 if chunk := send(tr.event(item)):
                     yield chunk
                 continue
             status, events = _finish(server, tr, session, body.run_id, kind, item, task)
-            yield send(events)
-            break
-        closed = True
+            last = send(events)
+            await save(status)
+            yield last
+            return
     finally:
         bridge.cancel.set()  # the client left or the run ended: stop the agent at its next event
-        session.runs.append({"run_id": body.run_id, "status": status if closed else "cancelled", "events": record})
-        _save(server, session)
+        if not saved:  # the client left: nothing can be awaited any more
+            session.runs.append({"run_id": body.run_id, "status": "cancelled", "events": record})
+            _save(server, session)
 
 
 def _finish(server: Server, tr: Translator, session: Thread, run_id: str, kind: str, item: Any,
