@@ -73,6 +73,7 @@ class Translator:
         self.state: dict[str, Any] | None = None  # None until the first snapshot is sent
         self.calls: dict[int, str] = {}  # tool call index -> id, for calls streamed as deltas
         self.thought = ""  # the text streamed in this step (a Thought repeating it is not sent again)
+        self.said: str | None = None  # that text's message id: the step's tool calls belong to the same message
 
     # -- run boundaries --------------------------------------------------------------------------
     def started(self) -> list[BaseEvent]:
@@ -118,7 +119,7 @@ class Translator:
             case StepEnd():
                 return self._end_step()
             case ModelCall():
-                self.calls, self.thought = {}, ""
+                self.calls, self.thought, self.said = {}, "", None
                 return []
             case Token(text=text):
                 return self._token(text)
@@ -129,7 +130,7 @@ class Translator:
             case ToolCallEvent(call=call):
                 if call.id in self.calls.values():
                     return [ToolCallEndEvent(tool_call_id=call.id)]
-                return [ToolCallStartEvent(tool_call_id=call.id, tool_call_name=call.name),
+                return [ToolCallStartEvent(tool_call_id=call.id, tool_call_name=call.name, parent_message_id=self.said),
                         ToolCallArgsEvent(tool_call_id=call.id, delta=json.dumps(call.arguments, default=str)),
                         ToolCallEndEvent(tool_call_id=call.id)]
             case ToolResultEvent(call=call, content=content):
@@ -172,7 +173,8 @@ class Translator:
         out = self._end_message()
         if d.index not in self.calls:
             self.calls[d.index] = d.id or new_id("call")
-            out.append(ToolCallStartEvent(tool_call_id=self.calls[d.index], tool_call_name=d.name or "tool"))
+            out.append(ToolCallStartEvent(tool_call_id=self.calls[d.index], tool_call_name=d.name or "tool",
+                                          parent_message_id=self.said))
         if d.arguments:
             out.append(ToolCallArgsEvent(tool_call_id=self.calls[d.index], delta=d.arguments))
         return out
@@ -201,7 +203,7 @@ class Translator:
     def _end_message(self) -> list[BaseEvent]:
         if self.message is None:
             return []
-        mid, self.message, self.thought = self.message, None, self.streamed
+        mid, self.message, self.thought, self.said = self.message, None, self.streamed, self.message
         return [TextMessageEndEvent(message_id=mid)]
 
 

@@ -36,6 +36,7 @@ def test_chat_run_is_a_valid_ordered_agui_sequence(live):
         if e["type"] == "TEXT_MESSAGE_CONTENT":
             texts[e["messageId"]] = texts.get(e["messageId"], "") + e["delta"]
     assert list(texts.values()) == ["Let me compute that.", "6*7 = 42"]  # streamed token by token, once each
+    assert start["parentMessageId"] == events[2]["messageId"]  # the call belongs to the step's message
     assert events[-1]["outcome"] == {"type": "success"} and events[-1]["result"] == {"status": "completed"}
 
 
