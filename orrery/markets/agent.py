@@ -63,12 +63,13 @@ _CATEGORY_WORDS: dict[str, str] = {
     "patterns": r"\b(chart patterns?|patterns?|double (top|bottom)|head and shoulders|triangle)\b",
     "levels": r"\b(support|resistance|pivot)",
     "fibonacci": r"\bfib",
-    "screening": r"\b(find|screen|scan|which (stocks|symbols)|stocks with|stocks (where|whose|that|trading)|"
+    "screening": r"\b(find|screen|scan|which (\w+ )?(stocks?|symbols?|tickers?)|stocks with|stocks (where|whose|that|trading)|"
                  r"any stocks|all stocks|list stocks)\b",
     "performance": r"\b(returns?|volatil\w*|drawdown|perform\w*|cagr|gain(ed)?|los[st]|risk|best day|worst day)\b",
     "comparison": r"\b(compar\w*|versus|vs\.?|correlat\w*|outperform\w*|against)\b",
     "forecast": r"\b(forecast|predict\w*|where will|next (week|month|year)|outlook|expect\w*|in a month)\b",
-    "symbols": r"\b(what|which) (symbols|stocks|tickers|data)\b.*\b(have|store|available)\b|\blist (the )?symbols\b",
+    "symbols": r"\b(what|which) (symbols|stocks|tickers|data) (do you have|are (in|available))|"
+               r"\blist (the |all )?(symbols|tickers|stocks)\b|\bsymbols (you have|available|in the store)",
 }
 _TOOLS_FOR: dict[str, str] = {  # in the order a route runs them: screen first, then per-symbol analysis
     "screening": "stock_screener", "price": "quote", "history": "price_history", "technical": "technical_indicators",
@@ -131,6 +132,8 @@ def categories_in(query: str) -> list[str]:
     cats = [c for c, pattern in _CATEGORY_WORDS.items() if re.search(pattern, low)]
     if "candlestick" in cats and "patterns" in cats and not re.search(r"chart|double|head|triangle", low):
         cats.remove("patterns")  # "candlestick patterns" are not chart patterns
+    if "symbols" in cats:  # "which stocks do you have" asks for the list, not a screen
+        cats = [k for k in cats if k != "screening"]
     return cats
 
 
@@ -228,6 +231,7 @@ class MarketsAgent(RouterAgent):
         # narrowed to the current query.
         copies = [t.gated(t.available, self._refine) for t in (tools if tools is not None else TOOLS)]
         config = config or RouterConfig(max_tokens_per_call=400)
+        config = replace(config, agent=replace(config.agent, tool_choice=self._tool_choice))
         super().__init__(model, copies, config, on_event=on_event)
         self.store = store
         # The embedded model writes one call per reply, so a one-round strategy would drop the other calls.
@@ -235,10 +239,12 @@ class MarketsAgent(RouterAgent):
             else one_call_per_turn
         self._current = MarketClassification(type="general")
         self._query = ""
+        self._route: Route | None = None
 
     def run(self, query: str, **options: Any) -> MarketsResult:
         start = time.monotonic()
         result = MarketsResult("completed", "")
+        self._route = None
         self.emit(RunStart(query, list(self.tools.tools)))
         try:
             c = result.classification = self.classify(query, result.usage)
@@ -270,10 +276,17 @@ class MarketsAgent(RouterAgent):
         if model is not None:
             found = [s for e in model.entities if (s := self.store.lookup(e))]
             symbols = list(dict.fromkeys(rules.symbols + found))
-            # A market question the model calls "general" keeps the rules' type; otherwise the model's stands.
-            kind = rules.type if model.type == "general" and rules.type != "general" else model.type
-            cats = list(dict.fromkeys(rules.categories + [k for k in model.categories if k in CATEGORIES]))
+            # A market question the model calls "general" keeps the rules' type, and so does a question with
+            # no market words and no symbol the model can name; otherwise the model's type stands.
             unknown = list(dict.fromkeys(rules.unknown + unknown_names(model.entities, query, self.store)))
+            if rules.type == "general" and not found:
+                kind = "general"
+            elif model.type == "general" and rules.type != "general":
+                kind = rules.type
+            else:
+                kind = model.type
+            cats = rules.categories if kind == "general" else \
+                list(dict.fromkeys(rules.categories + [k for k in model.categories if k in CATEGORIES]))
             c = MarketClassification(type=kind, entities=model.entities, categories=cats, symbols=symbols,
                                      unknown=unknown, source="model" if kind == model.type else "rules")
         c.skill = skill_for(c, self.store)
@@ -316,6 +329,7 @@ class MarketsAgent(RouterAgent):
                 route = route.model_copy(update={"strategy": "ITERATIVE",
                                                  "max_turns": min(self.config.max_turns, max(route.max_turns, calls))})
         self.emit(Routed(route.selected_tools, route.complexity, route.strategy, route.max_turns, route.dropped))
+        self._route = route
         return route
 
     def _quiet(self, fn: Callable[[], Route]) -> Route:
@@ -327,10 +341,17 @@ class MarketsAgent(RouterAgent):
         finally:
             self.handlers = handlers
 
+    def _tool_choice(self, ctx: RunContext) -> str:
+        """In the tool loop, a tool call is required until every routed tool has run once (a small model
+        otherwise stops after the screen, before analysing what it found)."""
+        route = self._route
+        pending = route is not None and any(t not in ctx.succeeded for t in route.selected_tools)
+        return "required" if pending else "auto"
+
     # -- schemas narrowed to the query --------------------------------------------------------------------
     def _refine(self, ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
         props = schema.get("properties", {})
-        syms = self._current.symbols or list(self.store.symbols)
+        syms = self._current.symbols or ctx.state.get("screened") or list(self.store.symbols)
         if "symbol" in props:
             props["symbol"] = {"enum": syms, "description": props["symbol"].get("description", "")}
         if "symbols" in props:

@@ -65,6 +65,8 @@ def test_seed_discovery_query_in_four_turns(store):
     tool_rounds = [r for r in model.requests if r["tools"]]
     assert tool_rounds[0]["tools"] == ["stock_screener", "technical_indicators", "chart_patterns",
                                        "support_resistance", "fibonacci_levels"]
+    # a call is required until every routed tool has run; then the model may answer
+    assert [r["tool_choice"] for r in model.requests[2:]] == ["required"] * 3 + ["auto"]
     kinds = [e.kind for e in events]
     assert kinds[0] == "run_start" and kinds[-1] == "final" and kinds.count("routed") == 1
     assert next(e for e in events if isinstance(e, Classified)).type == "screener"
