@@ -14,6 +14,7 @@ What this module adds to the core router:
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable, Iterable
@@ -34,7 +35,7 @@ from orrery.agent.router import (
     synthesize,
 )
 from orrery.errors import ModelError
-from orrery.events import ErrorEvent, Event, Final, RunStart, Token
+from orrery.events import ErrorEvent, Event, Final, RunStart, Token, ToolResultEvent
 from orrery.forecast.grounding import ungrounded
 from orrery.llm import Model, resolve_model
 from orrery.messages import Message, Usage
@@ -240,11 +241,19 @@ class MarketsAgent(RouterAgent):
         self._current = MarketClassification(type="general")
         self._query = ""
         self._route: Route | None = None
+        self._screened: list[str] = []  # this run's screen matches (else closest): offered to follow-ups
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, ToolResultEvent) and event.ok and event.call.name == "stock_screener":
+            screen = json.loads(event.content)
+            found = [r["symbol"] for r in screen["matches"] or screen.get("closest", [])]
+            self._screened = list(dict.fromkeys(self._screened + found))
+        super().emit(event)
 
     def run(self, query: str, **options: Any) -> MarketsResult:
         start = time.monotonic()
         result = MarketsResult("completed", "")
-        self._route = None
+        self._route, self._screened = None, []
         self.emit(RunStart(query, list(self.tools.tools)))
         try:
             c = result.classification = self.classify(query, result.usage)
@@ -351,7 +360,7 @@ class MarketsAgent(RouterAgent):
     # -- schemas narrowed to the query --------------------------------------------------------------------
     def _refine(self, ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
         props = schema.get("properties", {})
-        syms = self._current.symbols or ctx.state.get("screened") or list(self.store.symbols)
+        syms = self._current.symbols or self._screened or list(self.store.symbols)
         if "symbol" in props:
             props["symbol"] = {"enum": syms, "description": props["symbol"].get("description", "")}
         if "symbols" in props:

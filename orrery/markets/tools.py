@@ -252,8 +252,6 @@ def stock_screener(ctx: RunContext, conditions: list[str] | None = None, exchang
                            "price": CLOSE, "count": len(rows), "matches": matches}
     if conds and not rows:
         out["closest"] = [r for r, _ in sorted(near, key=lambda x: x[1])][:3]
-    # Follow-up calls (indicators, patterns for the hits) are offered these symbols first.
-    ctx.state["screened"] = [r["symbol"] for r in matches or out.get("closest", [])]
     out["summary"] = _screen_summary(out, key)
     return out
 

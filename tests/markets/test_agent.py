@@ -10,6 +10,7 @@ from orrery.agent.router import Classified, Routed
 from orrery.events import Event, ToolCallEvent
 from orrery.llm.scripted import ScriptedModel, call, turn
 from orrery.markets.agent import MarketsAgent, rule_classification, rule_route
+from orrery.tools import RunContext
 
 SEED = "Find stocks with RSI < 30 on US exchanges. For found stocks, analyze patterns and fibonacci."
 
@@ -65,6 +66,10 @@ def test_seed_discovery_query_in_four_turns(store):
     tool_rounds = [r for r in model.requests if r["tools"]]
     assert tool_rounds[0]["tools"] == ["stock_screener", "technical_indicators", "chart_patterns",
                                        "support_resistance", "fibonacci_levels"]
+    # follow-up calls are offered the screened symbols: NASDAQ's closest three, then NYSE's one
+    assert a._screened == ["AAPL", "FB", "MSFT", "IBM"]
+    props = a.tools.tools["chart_patterns"].spec(RunContext()).parameters["properties"]
+    assert props["symbol"]["enum"] == ["AAPL", "FB", "MSFT", "IBM"] and "date" not in props
     # a call is required until every routed tool has run; then the model may answer
     assert [r["tool_choice"] for r in model.requests[2:]] == ["required"] * 3 + ["auto"]
     kinds = [e.kind for e in events]
@@ -80,7 +85,9 @@ def test_symbol_schema_is_narrowed_to_the_query(store):
                              "Apple's RSI is 32.78."])
     result = a.run("What is Apple's RSI?")
     assert result.ok and result.grounded
-    assert a.tools.tools["technical_indicators"].spec(None).parameters["properties"].get("date") is not None
+    narrowed = a.tools.tools["technical_indicators"].spec(RunContext()).parameters["properties"]
+    assert narrowed["symbol"]["enum"] == ["AAPL"] and "date" not in narrowed and "period" not in narrowed
+    assert "date" in a.tools.tools["technical_indicators"].spec(None).parameters["properties"]  # unrefined
     act = model.requests[2]
     assert act["tools"] == ["technical_indicators"] and result.as_of == {"AAPL": "2013-03-01"}
     assert result.classification.symbols == ["AAPL"] and result.classification.skill == "stock"
