@@ -35,7 +35,7 @@ from orrery.agent.router import (
     synthesize,
 )
 from orrery.errors import ModelError
-from orrery.events import ErrorEvent, Event, Final, RunStart, Token, ToolResultEvent
+from orrery.events import ErrorEvent, Event, Final, RunStart, Token, ToolCallEvent, ToolResultEvent
 from orrery.forecast.grounding import ungrounded
 from orrery.llm import Model, resolve_model
 from orrery.messages import Message, Usage
@@ -241,9 +241,12 @@ class MarketsAgent(RouterAgent):
         self._current = MarketClassification(type="general")
         self._query = ""
         self._route: Route | None = None
+        self._called: set[str] = set()  # tools called in this run
         self._screened: list[str] = []  # this run's screen matches (else closest): offered to follow-ups
 
     def emit(self, event: Event) -> None:
+        if isinstance(event, ToolCallEvent):
+            self._called.add(event.call.name)
         if isinstance(event, ToolResultEvent) and event.ok and event.call.name == "stock_screener":
             screen = json.loads(event.content)
             found = [r["symbol"] for r in screen["matches"] or screen.get("closest", [])]
@@ -253,7 +256,7 @@ class MarketsAgent(RouterAgent):
     def run(self, query: str, **options: Any) -> MarketsResult:
         start = time.monotonic()
         result = MarketsResult("completed", "")
-        self._route, self._screened = None, []
+        self._route, self._screened, self._called = None, [], set()
         self.emit(RunStart(query, list(self.tools.tools)))
         try:
             c = result.classification = self.classify(query, result.usage)
@@ -317,7 +320,9 @@ class MarketsAgent(RouterAgent):
     # -- phase 2: the model's route, or the rules' when it is invalid --------------------------------------
     def route(self, query: str, c: Classification, result: RouterResult) -> Route:
         assert isinstance(c, MarketClassification) and isinstance(result, MarketsResult)
-        rules = rule_route(query, c)
+        # The fallback reads the query's own words, not the model's categories (a small model adds "price"
+        # to most questions).
+        rules = rule_route(query, c.model_copy(update={"categories": categories_in(query)}))
         if c.type == "general" and not c.symbols and not rules.selected_tools:
             route, result.route_source = rules, "rules"  # nothing to look up: no router call
         else:
@@ -351,10 +356,10 @@ class MarketsAgent(RouterAgent):
             self.handlers = handlers
 
     def _tool_choice(self, ctx: RunContext) -> str:
-        """In the tool loop, a tool call is required until every routed tool has run once (a small model
-        otherwise stops after the screen, before analysing what it found)."""
+        """In the tool loop, a tool call is required until every routed tool has been called once (a small
+        model otherwise stops after the screen, before analysing what it found)."""
         route = self._route
-        pending = route is not None and any(t not in ctx.succeeded for t in route.selected_tools)
+        pending = route is not None and any(t not in self._called for t in route.selected_tools)
         return "required" if pending else "auto"
 
     # -- schemas narrowed to the query --------------------------------------------------------------------

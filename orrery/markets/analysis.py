@@ -64,7 +64,11 @@ def upto(df: pd.DataFrame, date: str | None, symbol: str) -> pd.DataFrame:
 
 def between(df: pd.DataFrame, start: str | None, end: str | None, symbol: str,
             default_days: int = TRADING_DAYS) -> pd.DataFrame:
-    """Rows from `start` to `end` (default: the last `default_days` bars up to `end`)."""
+    """Rows from `start` to `end` (default: the last `default_days` bars up to `end`). An end given as a
+    year or a month means its last day ("2008" -> 2008-12-31)."""
+    if end is not None and re.fullmatch(r"\d{4}(-\d{2})?", end.strip()):
+        period = pd.Period(end.strip())
+        end = day(min(period.end_time.normalize(), df.index[-1]))
     out = upto(df, end, symbol)
     if start is None:
         return out.iloc[-default_days - 1:]

@@ -19,6 +19,7 @@ pytestmark = pytest.mark.integration
 SEED = "Find stocks with RSI < 30 on US exchanges. For found stocks, analyze patterns and fibonacci."
 
 
+@pytest.mark.timeout(1800)  # about six model calls of a 0.5B model on 2 shared cores
 def test_seed_discovery_query_with_the_embedded_model(tmp_path: Path) -> None:
     store = Store(tmp_path / "markets")
     events: list = []

@@ -199,3 +199,12 @@ def test_local_model_one_call_per_turn_turns_direct_into_iterative(store):
 ])
 def test_rule_routes(store, query, tools):
     assert rule_route(query, rule_classification(query, store)).selected_tools == tools
+
+
+def test_rule_fallback_reads_the_query_not_the_model_categories(store):
+    a, model = agent(store, [classify("stock_specific", ["AAPL"], ["price", "technical", "comparison"]),
+                             route(),  # no tools: invalid for a market question
+                             turn(call("technical_indicators", symbol="AAPL", indicators=["RSI"])), "RSI 32.78."])
+    result = a.run("What is Apple's RSI?")
+    assert result.route_source == "rules" and result.route.selected_tools == ["technical_indicators"]
+    assert result.classification.categories == ["technical", "price", "comparison"]

@@ -231,3 +231,9 @@ def test_tool_results_are_cached(store):
 def test_list_symbols(ctx, store: Store):
     got = T.list_symbols.fn(ctx)
     assert [r["symbol"] for r in got["symbols"]] == list(store.symbols)
+
+
+def test_a_year_as_the_end_means_its_last_day(ctx):
+    whole = T.performance.fn(ctx, "SPX", "2008", "2008")
+    assert (whole["start"], whole["end"]) == ("2008-01-02", "2008-12-31")
+    assert T.performance.fn(ctx, "IBM", "2012-01", "2012-02")["end"] == "2012-02-29"
