@@ -5,12 +5,15 @@ Registered in ``orrery/cli.py`` with ``app.add_typer(research_app, name="researc
 
 from __future__ import annotations
 
-import json
+import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.text import Text
+
+from orrery.errors import DataError
 
 app = typer.Typer(name="research", no_args_is_help=True, add_completion=False,
                   help="Judgmental forecasting: 'Will X happen by D?' -> a probability with cited sources.")
@@ -35,20 +38,23 @@ def index(src: Annotated[list[Path], typer.Argument(help="JSONL, Markdown or HTM
 
 @app.command()
 def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.Option(
-            "--before", help="Date bound (YYYY-MM-DD): no document after it is searched")] = None,
+            "--before", help="Date bound (YYYY-MM-DD): no document after it is searched (default: now)")] = None,
         llm: LLM = None, steps: STEPS = 12,
         wall_time: Annotated[float | None, typer.Option(help="Seconds before the run stops")] = None,
         out: Annotated[Path | None, typer.Option("--out", help="Save the trajectory JSON here "
                                                                  "(and the event trace beside it)")] = None) -> None:
-    """Forecast one question, showing each step live."""
+    """Forecast one question, showing each step live. Exits 1 when the run failed."""
     from orrery.console import ConsoleView
-    from orrery.research.agent import ResearchAgent
+    from orrery.research.agent import ResearchAgent, date_bound
     from orrery.research.batch import write_json_atomic
 
+    bound = date_bound(before)  # a bad --before fails here, before any work
+    if out is not None:
+        check_json_out(out)
     trace = None if out is None else out.with_suffix(".trace.jsonl")
     agent = ResearchAgent(llm, index, max_steps=steps, wall_time=wall_time,
                           on_event=[ConsoleView()], trace=trace)
-    result = agent.run(question, before=before)
+    result = agent.run(question, before=bound)
     if out is not None:
         write_json_atomic(out, result.to_dict())
     p = "-" if result.probability is None else f"{result.probability:.3f}"
@@ -56,6 +62,27 @@ def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.
                   f"{result.usage.total} tokens · {result.duration:.1f}s")
     for n, s in enumerate(result.sources, 1):
         console.print(f"  [{n}] {s.title} ({s.date or 'undated'}) - {s.why}")
+    if result.status == "error":
+        fail(f"the run failed: {'; '.join(result.errors) or 'unknown'}")
+
+
+def fail(message: str) -> NoReturn:
+    """A run that failed (not bad input): one line on stderr, exit 1."""
+    Console(stderr=True).print(Text.assemble(("error: ", "bold red"), message), soft_wrap=True)
+    raise typer.Exit(1)
+
+
+def check_json_out(out: Path) -> None:
+    """Refuse an --out that cannot be written, before the run rather than after it."""
+    if out.suffix != ".json":
+        raise DataError(f"--out {out}: the trajectory is JSON; give a path ending in .json")
+    if out.is_dir():
+        raise DataError(f"--out {out} is a folder; give a file path ending in .json")
+    parent = out.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise DataError(f"--out {out}: {parent} is not a writable folder; choose another path")
 
 
 @app.command()
@@ -67,16 +94,25 @@ def batch(questions: Annotated[Path, typer.Argument(help="Question rows (JSONL: 
           llm: LLM = None, index: INDEX = None,
           limit: Annotated[int | None, typer.Option(help="Only the first N questions")] = None,
           scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address (e.g. tcp://host:8786)")] = None,
+          skip_invalid: Annotated[bool, typer.Option(help="Run the valid rows when some are bad "
+                                                          "(default: refuse the batch)")] = False,
           steps: STEPS = 12) -> None:
-    """Forecast many questions (resumable: finished questions in --out are skipped)."""
+    """Forecast many questions (resumable: finished questions in --out are skipped).
+    Every row is checked before the first model call; exits 1 when a question failed."""
+    from orrery.research.batch import check_questions, read_question_file
     from orrery.research.runner import run_batch
 
-    rows = [json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows, bad = check_questions(*read_question_file(questions), skip_invalid=skip_invalid)
+    for problem in bad:
+        console.print(f"[yellow]skipped[/] {problem}")
+    options = {"workers": workers, "rpm": rpm, "index": index, "limit": limit, "max_steps": steps}
     if scheduler is None:
-        run_batch(rows, out, llm, workers=workers, rpm=rpm, index=index, limit=limit, max_steps=steps)
-        return
-    from distributed import Client
+        result = run_batch(rows, out, llm, **options)
+    else:
+        from distributed import Client
 
-    with Client(scheduler) as client:
-        run_batch(rows, out, llm, workers=workers, rpm=rpm, index=index, limit=limit, client=client,
-                  max_steps=steps)
+        with Client(scheduler) as client:
+            result = run_batch(rows, out, llm, client=client, **options)
+    failed = result.summary["statuses"].get("error", 0)
+    if failed:
+        fail(f"{failed} question(s) failed; see their trajectories in {out}")
