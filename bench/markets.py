@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import talib
 
-from orrery.forecast.grounding import numbers_in, ungrounded
+from orrery.grounding import numbers_in, ungrounded
 from orrery.markets.agent import STANDARD_NUMBERS, markets_agent, percents
 from orrery.markets.store import Store
 

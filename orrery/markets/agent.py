@@ -17,26 +17,29 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from orrery.agent.router import (
-    DEFAULT_TURNS,
-    Classification,
-    Classified,
-    Route,
-    Routed,
-    RouterAgent,
-    RouterConfig,
-    RouterResult,
-    ask_json,
-    synthesize,
-)
+from orrery.agent.calls import ask_json, synthesize
+from orrery.agent.loop import jsonable
+from orrery.agent.router import DEFAULT_TURNS, Classification, Route, RouterAgent, RouterConfig, RouterResult
 from orrery.errors import ModelError
-from orrery.events import ErrorEvent, Event, Final, RunStart, Token, ToolCallEvent, ToolResultEvent
-from orrery.forecast.grounding import ungrounded
+from orrery.events import (
+    Classified,
+    ErrorEvent,
+    Event,
+    Final,
+    Routed,
+    RunStart,
+    StepEnd,
+    StepStart,
+    Token,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from orrery.grounding import ungrounded
 from orrery.llm import Model, resolve_model
 from orrery.messages import Message, Usage
 from orrery.tools import RunContext, Tool
@@ -244,45 +247,50 @@ class MarketsAgent(RouterAgent):
         self._called: set[str] = set()  # tools called in this run
         self._screened: list[str] = []  # this run's screen matches (else closest): offered to follow-ups
 
-    def emit(self, event: Event) -> None:
-        if isinstance(event, ToolCallEvent):
-            self._called.add(event.call.name)
-        if isinstance(event, ToolResultEvent) and event.ok and event.call.name == "stock_screener":
-            screen = json.loads(event.content)
-            found = [r["symbol"] for r in screen["matches"] or screen.get("closest", [])]
-            self._screened = list(dict.fromkeys(self._screened + found))
-        super().emit(event)
+    def _watch(self, events: Iterator[Event]) -> Generator[Event, None, None]:
+        """Pass events on, noting the tools called and the symbols each screen found."""
+        for event in events:
+            if isinstance(event, ToolCallEvent):
+                self._called.add(event.call.name)
+            if isinstance(event, ToolResultEvent) and event.ok and event.call.name == "stock_screener":
+                screen = json.loads(event.content)
+                found = [r["symbol"] for r in screen["matches"] or screen.get("closest", [])]
+                self._screened = list(dict.fromkeys(self._screened + found))
+            yield event
 
-    def run(self, query: str, **options: Any) -> MarketsResult:
+    def stream(self, query: str, **options: Any) -> Iterator[Event]:
         start = time.monotonic()
         result = MarketsResult("completed", "")
         self._route, self._screened, self._called = None, [], set()
-        self.emit(RunStart(query, list(self.tools.tools)))
+        yield RunStart(query, list(self.tools.tools), agent="markets", options=jsonable(options))
         try:
-            c = result.classification = self.classify(query, result.usage)
+            yield StepStart(1)
+            c = result.classification = yield from self.classify(query, result.usage)
             if c.unknown and not c.symbols:
-                self._answer(result, self._not_in_data(c.unknown))
+                result.output = result.answer = self._not_in_data(c.unknown)
+                yield Token(result.output)
+                yield StepEnd(1)
             else:
-                route = result.route = self.route(query, c, result)
+                route = result.route = yield from self.route(query, c, result)
+                yield StepEnd(1)
                 self.config = replace(self.config, system_prompt=skill_prompt(c.skill, self.store))
-                self._execute(query, c, route, result, {**options, "store": self.store})
-                self._check(query, c, result)
+                yield from self._watch(self._execute(query, c, route, result, {**options, "store": self.store}))
+                yield from self._check(query, c, result)
         except ModelError as exc:
             result.status, result.output = "error", str(exc)
             result.errors.append(str(exc))
-            self.emit(ErrorEvent(str(exc)))
+            yield ErrorEvent(str(exc))
         result.duration = time.monotonic() - start
-        self.emit(Final(result.status, result.output))
-        return result
+        yield Final(result.status, result.output, result)
 
     # -- phase 1: the model's classification, checked by rules ---------------------------------------------
-    def classify(self, query: str, usage: Usage) -> MarketClassification:
+    def classify(self, query: str, usage: Usage) -> Generator[Event, None, MarketClassification]:
         self._query = query
         rules = rule_classification(query, self.store)
         try:
-            model = self._model_classification(query, usage)
+            model = yield from self._model_classification(query, usage)
         except ModelError as exc:
-            self.emit(ErrorEvent(f"classification by rules: {exc}"))
+            yield ErrorEvent(f"classification by rules: {exc}")
             model = None
         c = rules
         if model is not None:
@@ -303,10 +311,10 @@ class MarketsAgent(RouterAgent):
                                      unknown=unknown, source="model" if kind == model.type else "rules")
         c.skill = skill_for(c, self.store)
         self._current = c
-        self.emit(Classified(c.type, c.symbols + c.unknown, c.categories))
+        yield Classified(c.type, c.symbols + c.unknown, c.categories)
         return c
 
-    def _model_classification(self, query: str, usage: Usage) -> Classification:
+    def _model_classification(self, query: str, usage: Usage) -> Generator[Event, None, Classification]:
         schema = {"type": "object", "required": ["type", "entities", "categories"],
                   "properties": {"type": {"enum": QUERY_TYPES},
                                  "entities": {"type": "array", "items": {"type": "string"}},
@@ -314,11 +322,11 @@ class MarketsAgent(RouterAgent):
         messages = [Message("system", "Classify a question about stock market data. Reply with JSON: `type` "
                             f"(one of {', '.join(QUERY_TYPES)}), `entities` (the companies, tickers and indices "
                             "it names) and `categories` (the kinds of analysis it needs)."), Message("user", query)]
-        return ask_json(self.model, messages, schema, Classification, emit=self.emit, usage=usage,
-                        max_tokens=self.config.max_tokens_per_call)
+        return (yield from ask_json(self.model, messages, schema, Classification, usage=usage,
+                                    max_tokens=self.config.max_tokens_per_call))
 
     # -- phase 2: the model's route, or the rules' when it is invalid --------------------------------------
-    def route(self, query: str, c: Classification, result: RouterResult) -> Route:
+    def route(self, query: str, c: Classification, result: RouterResult) -> Generator[Event, None, Route]:
         assert isinstance(c, MarketClassification) and isinstance(result, MarketsResult)
         # The fallback reads the query's own words, not the model's categories (a small model adds "price"
         # to most questions).
@@ -327,7 +335,7 @@ class MarketsAgent(RouterAgent):
             route, result.route_source = rules, "rules"  # nothing to look up: no router call
         else:
             try:
-                route = self._quiet(lambda: super(MarketsAgent, self).route(query, c, result))
+                route = yield from _without(super().route(query, c, result), Routed)  # the final route is ours
                 result.model_tools = list(route.selected_tools)
                 valid = route_is_valid(route, rules, c)
             except ModelError as exc:
@@ -342,18 +350,9 @@ class MarketsAgent(RouterAgent):
             if route.strategy != "ITERATIVE" or route.max_turns < calls:
                 route = route.model_copy(update={"strategy": "ITERATIVE",
                                                  "max_turns": min(self.config.max_turns, max(route.max_turns, calls))})
-        self.emit(Routed(route.selected_tools, route.complexity, route.strategy, route.max_turns, route.dropped))
+        yield Routed(route.selected_tools, route.complexity, route.strategy, route.max_turns, route.dropped)
         self._route = route
         return route
-
-    def _quiet(self, fn: Callable[[], Route]) -> Route:
-        """Run `fn` without passing its Routed event on (this agent emits the final route itself)."""
-        handlers = self.handlers
-        self.handlers = [lambda e: None if isinstance(e, Routed) else [h(e) for h in handlers]]
-        try:
-            return fn()
-        finally:
-            self.handlers = handlers
 
     def _tool_choice(self, ctx: RunContext) -> str:
         """In the tool loop, a tool call is required until every routed tool has been called once (a small
@@ -381,7 +380,7 @@ class MarketsAgent(RouterAgent):
         return schema
 
     # -- phase 4: grounding, facts and the as-of line ------------------------------------------------------
-    def _check(self, query: str, c: MarketClassification, result: MarketsResult) -> None:
+    def _check(self, query: str, c: MarketClassification, result: MarketsResult) -> Generator[Event, None, None]:
         if result.status == "paused":
             return
         done = [t for t in result.tool_calls if t.ok and isinstance(t.value, dict)]
@@ -397,7 +396,7 @@ class MarketsAgent(RouterAgent):
         bad = ungrounded(answer, sources, allowed)
         if bad:
             result.errors.append(f"ungrounded numbers {bad}; asked for a rewrite")
-            answer = self._rewrite(query, answer, bad, result)
+            answer = yield from self._rewrite(query, answer, bad, result)
             bad = ungrounded(answer, sources, allowed)
         if bad or (not answer and result.facts):
             result.grounded, result.ungrounded = False, bad
@@ -419,22 +418,20 @@ class MarketsAgent(RouterAgent):
         if result.status in ("max_rounds", "invalid"):
             result.status = "completed"
 
-    def _rewrite(self, query: str, answer: str, bad: list[str], result: MarketsResult) -> str:
+    def _rewrite(self, query: str, answer: str, bad: list[str], result: MarketsResult
+                 ) -> Generator[Event, None, str]:
         facts = "\n".join(f"- {f}" for f in result.facts) or "(no tool results)"
         messages = [Message("system", self.config.system_prompt),
                     Message("user", f"Question: {query}\nResults:\n{facts}\n\nYour draft answer quoted "
                                     f"{', '.join(bad)}, which are not in the results. Answer the question again "
                                     "using only numbers from the results.")]
         try:
-            return synthesize(self.model, messages, emit=self.emit, usage=result.usage,
-                              max_tokens=self.config.max_tokens_per_call).strip()
+            text = yield from synthesize(self.model, messages, usage=result.usage,
+                                         max_tokens=self.config.max_tokens_per_call)
+            return text.strip()
         except ModelError as exc:  # the facts stand in for the answer; the failure is recorded
             result.errors.append(f"rewrite failed: {exc}")
             return ""
-
-    def _answer(self, result: MarketsResult, text: str) -> None:
-        result.output = result.answer = text
-        self.emit(Token(text))
 
     def _not_in_data(self, unknown: list[str]) -> str:
         if not unknown:
@@ -442,6 +439,17 @@ class MarketsAgent(RouterAgent):
         avail = ", ".join(f"{s.symbol} (to {s.last})" for s in self.store.symbols.values())
         return (f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not in the data. Symbols available: "
                 f"{avail}. Add others with `orrery markets import FILE`.")
+
+
+def _without(events: Generator[Event, None, Route], kind: type) -> Generator[Event, None, Route]:
+    """`events` less those of `kind`, returning what the generator returns."""
+    while True:
+        try:
+            event = next(events)
+        except StopIteration as stop:
+            return stop.value
+        if not isinstance(event, kind):
+            yield event
 
 
 def percents(value: Any) -> list[float]:

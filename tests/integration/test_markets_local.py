@@ -10,7 +10,7 @@ import pytest
 
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-from orrery.forecast.grounding import ungrounded  # noqa: E402
+from orrery.grounding import ungrounded  # noqa: E402
 from orrery.llm.local import LocalModel  # noqa: E402
 from orrery.markets.agent import STANDARD_NUMBERS, MarketsAgent, percents  # noqa: E402
 from orrery.markets.store import Store  # noqa: E402
