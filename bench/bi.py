@@ -209,7 +209,7 @@ def run(llm: str | None, limit: int | None, out: Path) -> dict[str, Any]:
     sessions = tempfile.mkdtemp(prefix="bi-bench-")
     for i, item in enumerate(items):
         engine = engines[item["db"]]
-        agent = BIAgent(model, engine, db_path=f"{sessions}/s.db", session_id=f"q{i}", clarify=False, prose=False)
+        agent = BIAgent(model, engine, store=f"{sessions}/s.db", session_id=f"q{i}", clarify=False, prose=False)
         t0 = time.perf_counter()
         answer = agent.ask(item["question"])
         seconds = time.perf_counter() - t0

@@ -23,6 +23,7 @@ class App:
     inputs: dict[str, str] = field(default_factory=dict)  # input name -> what it is (shown by the server)
     cli: str | None = None  # "module:attr" of a typer.Typer mounted as `orrery <name>`, or of one command
     cli_commands: tuple[str, ...] = ()  # extra top-level commands ("module:attr" of functions), e.g. `orrery demo`
+    extra: str = ""  # the pip extra holding its dependencies: `pip install 'orrery[<extra>]'`
 
     def make_agent(self, llm: Any = None, **options: Any) -> Any:
         return load_ref(self.agent)(llm, **options)

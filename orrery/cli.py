@@ -9,8 +9,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
-from orrery.errors import OrreryError
+from orrery.errors import ConfigError, OrreryError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="LLM agents that call tools, plan, check their work and forecast. Offline by default.")
@@ -42,12 +43,17 @@ def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON
 
 
 @app.command()
-def replay(trace: Path, tools: Annotated[str | None, typer.Option(help="module:attr of the tools")] = None) -> None:
-    """Re-run a trace with its recorded model outputs; report tool results that differ."""
-    from orrery.trace import load_tools
+def replay(trace: Path,
+           tools: Annotated[str | None, typer.Option(help="module:attr of the tools to run (your choice: "
+                                                          "a trace never picks code)")] = None,
+           app_name: Annotated[str | None, typer.Option("--app", help="Use the tools of this installed app")] = None
+           ) -> None:
+    """Re-run a trace with its recorded model outputs; report tool results that differ (exit 1)."""
+    from orrery.trace import app_tools, load_tools
     from orrery.trace import replay as run_replay
 
-    report = run_replay(trace, load_tools(tools) if tools else None)
+    chosen = load_tools(tools) if tools else app_tools(app_name) if app_name else None
+    report = run_replay(trace, chosen)
     for d in report.differences:
         console.print(f"[red]differs[/] #{d['index']} {d['tool']}: recorded {d['recorded']!r} now {d['replayed']!r}")
     console.print(f"{report.tool_results} tool results replayed, {len(report.differences)} differences")
@@ -63,21 +69,52 @@ def serve_model(host: str = "127.0.0.1", port: int = 8080,
     serve(host=host, port=port, model_path=model_path)
 
 
-def _register_apps() -> None:
-    from orrery.forecast.cli import demo, forecast
-    from orrery.research.cli import app as research_app
+@app.command()
+def serve(host: str = "127.0.0.1", port: int = 8000, llm: LLM = None,
+          token: Annotated[str | None, typer.Option(help="Bearer token (or ORRERY_TOKEN); required off loopback")] = None,
+          db: Annotated[str | None, typer.Option(help="Threads: a SQLite path or postgresql://... URL")] = None,
+          cors: Annotated[list[str] | None, typer.Option(help="Allow this browser origin (repeatable)")] = None,
+          max_upload_mb: float = 20, run_timeout: float = 600) -> None:
+    """Serve every app's agent over AG-UI (SSE) with the web app at http://HOST:PORT/."""
+    from orrery.serve.app import serve as run
 
-    app.command()(demo)
-    app.command()(forecast)
-    app.add_typer(research_app, name="research", help="The judgmental forecaster: index, ask, batch.")
+    run(host, port, llm=llm, token=token, db=db, cors=tuple(cors or ()),
+        max_upload_bytes=int(max_upload_mb * 2**20), run_timeout=run_timeout)
 
 
-_register_apps()
+def _mount_apps() -> None:
+    """Each installed app's commands: `orrery <app> ...` from `App.cli`, top-level ones from `App.cli_commands`.
+    An app whose optional dependencies are missing gets commands that say which extra to install."""
+    from orrery.apps import discover, load_ref
+
+    for a in discover().values():
+        if a.cli:
+            try:
+                app.add_typer(load_ref(a.cli), name=a.name, help=a.description)
+            except ModuleNotFoundError as exc:
+                _unavailable(a.name, a.extra, exc)
+        for ref in a.cli_commands:
+            try:
+                app.command()(load_ref(ref))
+            except ModuleNotFoundError as exc:
+                _unavailable(ref.rpartition(":")[2], a.extra, exc)
+
+
+def _unavailable(name: str, extra: str, exc: ModuleNotFoundError) -> None:
+    hint = f"pip install 'orrery[{extra or name}]'"
+
+    @app.command(name, help=f"(not installed: {hint})",
+                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+    def missing() -> None:
+        raise ConfigError(f"`orrery {name}` needs {exc.name!r}, which is not installed: {hint}")
+
+
+_mount_apps()
 
 
 def main() -> None:
     try:
         app()
-    except OrreryError as exc:
-        Console(stderr=True).print(f"[bold red]error:[/] {exc}")
+    except OrreryError as exc:  # one line, never wrapped, the message's brackets not taken as markup
+        Console(stderr=True).print(Text.assemble(("error: ", "bold red"), str(exc)), soft_wrap=True)
         sys.exit(2)

@@ -1,8 +1,27 @@
-"""Typed events for every step of a run: the console view, traces and the server consume them."""
+"""Typed events for every step of every run: the console view, traces, the server and tests consume them.
+
+An agent's `stream(task)` yields these; `run(task)` consumes the same stream and returns the result carried
+by the last event, `Final`. The order of one run:
+
+    RunStart
+      StepStart(n)                          one model call and what it asked for
+        ModelCall, Token*, ToolCallDelta*, ModelReply, Thought?
+        (ToolCallEvent)*, (ToolResultEvent)*
+        StateChanged*                       app state a viewer shows (plans, boards, tables)
+      StepEnd(n)
+      Retry?                                a validator asked for another attempt
+      ... more steps ...
+      Clarification?                        the run pauses for the user's answer
+      ErrorEvent?                           a limit or a failure ended it
+    Final(status, output, result)
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 from orrery.messages import ModelResponse, ToolCall
@@ -10,7 +29,7 @@ from orrery.messages import ModelResponse, ToolCall
 Status = Literal["completed", "invalid", "max_rounds", "max_tokens", "timeout", "paused", "cancelled", "error"]
 """One vocabulary for how every run of every agent and app ends: completed; invalid (validators still
 refuse after the retries); max_rounds / max_tokens / timeout (a limit); paused (waiting for a
-clarification); cancelled (the caller stopped it); error (a model or tool failure ended it)."""
+clarification); cancelled (the user dropped the request); error (a model or tool failure ended it)."""
 
 
 @dataclass
@@ -27,7 +46,20 @@ class RunStart(Event):
     tools: list[str]
     tools_ref: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    agent: str = "agent"  # the architecture: agent, router, planner (replay rebuilds the same one)
     kind: str = field(init=False, default="run_start")
+
+
+@dataclass
+class StepStart(Event):
+    step: int
+    kind: str = field(init=False, default="step_start")
+
+
+@dataclass
+class StepEnd(Event):
+    step: int
+    kind: str = field(init=False, default="step_end")
 
 
 @dataclass
@@ -48,8 +80,21 @@ class ModelReply(Event):
 
 @dataclass
 class Token(Event):
+    """A piece of answer text as the model generates it."""
+
     text: str
     kind: str = field(init=False, default="token")
+
+
+@dataclass
+class ToolCallDelta(Event):
+    """A piece of a tool call as the model generates it (partial JSON arguments)."""
+
+    index: int
+    id: str | None
+    name: str | None
+    arguments: str
+    kind: str = field(init=False, default="tool_call_delta")
 
 
 @dataclass
@@ -75,6 +120,15 @@ class ToolResultEvent(Event):
 
 
 @dataclass
+class StateChanged(Event):
+    """App state a viewer shows, as a JSON-able snapshot under a name (`plan`, `board`, `forecast`, ...)."""
+
+    name: str
+    value: Any
+    kind: str = field(init=False, default="state")
+
+
+@dataclass
 class Retry(Event):
     attempt: int
     message: str
@@ -95,6 +149,104 @@ class ErrorEvent(Event):
 
 @dataclass
 class Final(Event):
-    status: str
+    """The end of a run. `result` is what `run()` returns (not serialized: traces keep status and output)."""
+
+    status: Status
     output: str
+    result: Any = field(default=None, repr=False, compare=False)
     kind: str = field(init=False, default="final")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "result"}
+
+
+# -- the router's (seed 002) and the planner's (seed 003) decisions ---------------------------------------------
+@dataclass
+class Classified(Event):
+    type: str
+    entities: list[str]
+    categories: list[str]
+    kind: str = field(init=False, default="classified")
+
+
+@dataclass
+class Routed(Event):
+    selected_tools: list[str]
+    complexity: str
+    strategy: str
+    max_turns: int
+    dropped: list[str] = field(default_factory=list)
+    kind: str = field(init=False, default="routed")
+
+
+@dataclass
+class IntentClassified(Event):
+    intent: str
+    allowed: list[str]
+    kind: str = field(init=False, default="intent")
+
+
+@dataclass
+class Planned(Event):
+    request: str
+    todos: list[dict[str, Any]]
+    kind: str = field(init=False, default="planned")
+
+
+@dataclass
+class TodoUpdate(Event):
+    key: str
+    status: str
+    kind: str = field(init=False, default="todo")
+
+
+# -- async consumers ---------------------------------------------------------------------------------------------
+class _Raised:
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+
+async def aiterate(events: Iterator[Event]) -> AsyncIterator[Event]:
+    """An event stream for asyncio (a server): the run goes on in a worker thread, one event ahead at most, as a
+    sync consumer would pull it. When the consumer stops early (a client disconnected), the run is closed
+    before its next event, so the model is not called again."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    wanted = threading.Semaphore(0)
+    stop = threading.Event()
+    done = object()
+
+    def put(item: Any) -> None:
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+
+    def work() -> None:
+        it = iter(events)
+        try:
+            while wanted.acquire() and not stop.is_set():
+                try:
+                    event = next(it)
+                except StopIteration:
+                    break
+                put(event)
+        except BaseException as exc:  # handed to the consumer, which re-raises it
+            put(_Raised(exc))
+        finally:
+            close = getattr(it, "close", None)
+            if close is not None:
+                close()
+            put(done)
+
+    threading.Thread(target=work, name="orrery-run", daemon=True).start()
+    try:
+        while True:
+            wanted.release()
+            item = await queue.get()
+            if item is done:
+                return
+            if isinstance(item, _Raised):
+                raise item.exc
+            yield item
+    finally:
+        stop.set()
+        wanted.release()

@@ -1,37 +1,22 @@
-"""Short-term history, long-term observations, and the context sent to the model each step."""
+"""The conversation history and the context sent to the model each step."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
+from dataclasses import dataclass
 
 from orrery.messages import Message
 
 
-@dataclass(slots=True)
-class Observation:
-    """A long-term record of something the agent learned (seed 004)."""
-
-    type: str
-    content: str
-    tool_name: str | None = None
-    timestamp: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
 class Memory:
-    """Short-term: the conversation, bounded to `max_history` messages (the first `keep_first`
-    are never dropped, and a tool-call turn is never split from its results).
-    Long-term: every observation, unbounded."""
+    """The conversation, bounded to `max_history` messages (the first `keep_first` are never dropped,
+    and a tool-call turn is never split from its results)."""
 
     def __init__(self, max_history: int = 200, keep_first: int = 2):
         self.max_history = max_history
         self.keep_first = keep_first
         self.messages: list[Message] = []
-        self.observations: list[Observation] = []
 
     def add(self, *messages: Message) -> None:
         self.messages.extend(messages)
@@ -41,12 +26,8 @@ class Memory:
             cut = safe_cut(body, len(self.messages) - self.max_history)
             self.messages = head + body[cut:]
 
-    def observe(self, obs: Observation) -> None:
-        self.observations.append(obs)
-
     def clear(self) -> None:
         self.messages.clear()
-        self.observations.clear()
 
 
 def safe_cut(body: Sequence[Message], at_least: int) -> int:

@@ -1,16 +1,23 @@
-"""Every run as JSON lines; `replay` re-runs a trace with the recorded model outputs."""
+"""Every run as JSON lines; `replay` re-runs a trace with the recorded model outputs.
+
+A trace is data: replay never imports or calls anything it names. The tools come from the caller
+(`--tools module:attr` typed by the user, or `--app NAME`, an installed app's agent); the trace's
+`tools_ref` is only shown as a hint, and the recorded tool names must all be among the given tools.
+"""
 
 from __future__ import annotations
 
-import importlib
 import json
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from orrery.errors import ConfigError, DataError
 from orrery.events import Event
+from orrery.files import read_lines
 from orrery.messages import ModelResponse
 
 
@@ -29,7 +36,28 @@ class TraceWriter:
 
 
 def read_trace(path: str | Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    events = []
+    for n, line in read_lines(path, what="trace"):
+        if line.strip():
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{path}:{n}: not a JSON event ({exc.msg}); is this an orrery trace?") from None
+            if not isinstance(event, dict) or not isinstance(event.get("kind"), str):
+                raise DataError(f"{path}:{n}: not an orrery event (no 'kind'); is this an orrery trace?")
+            events.append(event)
+    return events
+
+
+def is_trace(path: str | Path) -> bool:
+    """Whether ``path`` is a regular file whose first line is an orrery event."""
+    try:
+        for _, line in read_lines(path, what="trace"):
+            event = json.loads(line)
+            return isinstance(event, dict) and isinstance(event.get("kind"), str)
+    except (DataError, json.JSONDecodeError):
+        return False
+    return True  # empty: a run that was stopped before its first event
 
 
 @dataclass
@@ -43,33 +71,68 @@ class ReplayReport:
         return not self.differences
 
 
-def load_tools(ref: str) -> list[Any]:
-    """`module:attribute` -> the tools it names (a list, a Toolset, or a function returning one)."""
-    module, _, attr = ref.partition(":")
-    obj = getattr(importlib.import_module(module), attr)
+def load_tools(ref: str) -> Any:
+    """The tools named by `module:attr` that the user typed (never one read from a trace): a list,
+    a Toolset, or a function returning one."""
+    from orrery.apps import load_ref
+
+    if ":" not in ref:
+        raise ConfigError(f"--tools {ref!r}: write module:attribute, e.g. orrery.tools.builtin:DEFAULT_TOOLS")
+    try:
+        obj = load_ref(ref)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"--tools {ref!r} cannot be loaded: {exc}") from None
     return obj() if callable(obj) and not isinstance(obj, list) and not hasattr(obj, "invoke") else obj
 
 
-def replay(path: str | Path, tools: Any = None, **agent_kwargs: Any) -> ReplayReport:
-    """Re-run the first run in the trace with its recorded model outputs, executing the tools
-    again, and report each tool result that differs from the recorded one."""
-    from orrery.agent.loop import Agent, AgentConfig
+def app_tools(name: str) -> Any:
+    """The toolset of an installed app's agent (built with a model that is never called)."""
+    from orrery.apps import get
+    from orrery.llm.scripted import ScriptedModel
+
+    agent = get(name).make_agent(ScriptedModel([]))
+    for holder in (agent, getattr(agent, "agent", None)):
+        tools = getattr(holder, "tools", None)
+        if hasattr(tools, "tools"):  # a Toolset
+            return tools
+    raise ConfigError(f"app {name!r} does not expose its tools; pass --tools module:attr instead")
+
+
+def tool_names(tools: Any) -> set[str]:
+    from orrery.tools.core import Toolset
+
+    return set((tools if isinstance(tools, Toolset) else Toolset(tools)).tools)
+
+
+def replay(path: str | Path, tools: Any, **agent_kwargs: Any) -> ReplayReport:
+    """Re-run the first run in the trace with its recorded model outputs, executing ``tools`` (the
+    caller's, never code the trace names), and report each tool result that differs."""
     from orrery.llm.scripted import ScriptedModel
 
     events = read_trace(path)
-    start = next(e for e in events if e["kind"] == "run_start")
+    start = next((e for e in events if e["kind"] == "run_start"), None)
+    if start is None or not isinstance(start.get("task"), str) or not isinstance(start.get("options", {}), dict):
+        raise DataError(f"{path} has no valid run_start event (a task and an options object); "
+                        "is this an orrery trace?")
+    if tools is None:
+        hint = f" (it was recorded with {start['tools_ref']}; pass that if you trust it)" if start.get("tools_ref") else ""
+        raise ConfigError(f"replay runs tools you choose, never code named in a trace: pass --tools module:attr "
+                          f"or --app NAME{hint}")
     end = next((i for i, e in enumerate(events) if e["kind"] == "final"), len(events))
     run = events[: end + 1]
-    replies = [ModelResponse.from_dict(e["response"]) for e in run if e["kind"] == "model_reply"]
+    try:
+        replies = [ModelResponse.from_dict(e["response"]) for e in run if e["kind"] == "model_reply"]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DataError(f"{path}: a model_reply event is malformed ({exc}); is this an orrery trace?") from None
     recorded = [e for e in run if e["kind"] == "tool_result"]
-    if tools is None:
-        if not start.get("tools_ref"):
-            raise ValueError("the trace does not name its tools; pass tools= (or --tools module:attr)")
-        tools = load_tools(start["tools_ref"])
+    called = {str(e.get("call", {}).get("name")) for e in recorded}
+    had = start.get("tools")  # a call to a tool the agent never had was an error then and is one now
+    missing = (called & set(had) if isinstance(had, list) else called) - tool_names(tools)
+    if missing:
+        raise ConfigError(f"the trace calls {', '.join(sorted(missing))}, which the given tools lack; "
+                          "pass the tools the trace was recorded with")
     new: list[Event] = []
-    agent = Agent(ScriptedModel(replies), tools, agent_kwargs.pop("config", None) or AgentConfig(),
-                  on_event=[new.append], **agent_kwargs)
-    agent.run(start["task"], **start.get("options", {}))
+    _rerun(start, ScriptedModel(replies), tools, new.append, agent_kwargs)
     fresh = [e.to_dict() for e in new if e.kind == "tool_result"]
     report = ReplayReport(start["task"], len(recorded))
     for i, (old, now) in enumerate(zip(recorded, fresh, strict=False)):
@@ -80,3 +143,23 @@ def replay(path: str | Path, tools: Any = None, **agent_kwargs: Any) -> ReplayRe
         report.differences.append({"index": min(len(recorded), len(fresh)), "tool": "-",
                                    "recorded": f"{len(recorded)} tool results", "replayed": f"{len(fresh)} tool results"})
     return report
+
+
+def _rerun(start: dict[str, Any], model: Any, tools: Any, emit: Any, agent_kwargs: dict[str, Any]) -> None:
+    """The run again with the architecture that recorded it (plain loop, router or planner)."""
+    from orrery.agent import Agent, AgentConfig, PlanAgent, RouterAgent
+
+    task, options = start["task"], start.get("options", {})
+    match start.get("agent", "agent"):
+        case "router":
+            RouterAgent(model, tools, on_event=[emit]).run(task, **options)
+        case "planner":
+            with tempfile.TemporaryDirectory() as tmp:  # a fresh session: the trace's first turn
+                PlanAgent(model, tools, Path(tmp) / "replay.db", "replay", on_event=[emit]).run(task)
+        case "agent":
+            agent = Agent(model, tools, agent_kwargs.pop("config", None) or AgentConfig(), on_event=[emit],
+                          **agent_kwargs)
+            agent.run(task, **options)
+        case other:
+            raise DataError(f"the trace was recorded by an unknown architecture {other!r}; "
+                            "replay knows agent, router and planner")

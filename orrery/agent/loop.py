@@ -1,16 +1,18 @@
-"""The agent loop: context -> model -> tool calls -> observations -> events, inside validation retries."""
+"""The agent loop as a generator of events: context -> model -> tool calls -> observations, inside validation
+retries. `stream()` is the loop; `run()` consumes it (as smolagents' `_run_stream` and `run`)."""
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from orrery.agent import react
-from orrery.errors import ModelError
+from orrery.agent.calls import EventSource, consume
+from orrery.errors import ConfigError, ModelError
 from orrery.events import (
     Clarification,
     ErrorEvent,
@@ -20,14 +22,20 @@ from orrery.events import (
     ModelReply,
     Retry,
     RunStart,
+    StateChanged,
     Status,
+    StepEnd,
+    StepStart,
     Thought,
+    Token,
+    ToolCallDelta,
     ToolCallEvent,
     ToolResultEvent,
 )
 from orrery.llm.base import Model
-from orrery.memory import Memory, Observation
-from orrery.messages import Message, ModelResponse, ToolCall, Usage
+from orrery.llm.base import stream as llm_stream
+from orrery.memory import Memory
+from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 from orrery.tools.core import RunContext, Tool, ToolResult, Toolset
 
 Validator = Callable[[str, RunContext], "str | None"]
@@ -84,8 +92,9 @@ class StopRun(Exception):  # noqa: N818 - control flow: a limit or a model failu
         self.status, self.message = status, message
 
 
-class Agent:
-    """`Agent(model, tools, config).run(task)` -> RunResult. `query()` continues the conversation."""
+class Agent(EventSource):
+    """`Agent(model, tools, config)`: `stream(task)` yields the run's events, `run(task)` consumes them into
+    a RunResult. `query()` continues the conversation; `snapshot()`/`restore()` carry it across processes."""
 
     def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
                  config: AgentConfig | None = None, *, on_event: Iterable[Callable[[Event], None]] = (),
@@ -95,12 +104,15 @@ class Agent:
         self.config = config or AgentConfig()
         if self.config.format == "auto":  # a copy: the caller's config may serve models of other formats
             self.config = replace(self.config, format=getattr(model, "preferred_format", "native"))
+        self.run_config = self.config  # the config of the run in progress: `config` plus its overrides
+        self._initial_state = dict(state) if state is not None else {}
         self.ctx = RunContext(state=state if state is not None else {})
         self.memory = Memory(self.config.max_history)
         self.handlers: list[Callable[[Event], None]] = list(on_event)
         self.tools_ref = tools_ref
         self._done_calls: set[str] = set()
         self._force_answer = False
+        self._board: str | None = None
         if self.config.verbose:
             from orrery.console import ConsoleView
             self.handlers.append(ConsoleView())
@@ -109,46 +121,76 @@ class Agent:
             self.handlers.append(TraceWriter(self.config.trace))
 
     # -- public API -------------------------------------------------------------------------
-    def run(self, task: str, **options: Any) -> RunResult:
-        """Start a new conversation on `task`. Keyword options reach tools as `ctx.options`."""
+    def stream(self, task: str, *, settings: dict[str, Any] | None = None, **options: Any) -> Iterator[Event]:
+        """Start a new conversation on `task`, yielding its events; the last is `Final(result=RunResult)`.
+        `settings` overrides AgentConfig fields for this run only; other keyword options reach tools as
+        `ctx.options`. Closing the iterator stops the run at the next event (and the model's stream)."""
         self.memory.clear()
-        self.ctx.options = options
+        self.ctx.options = dict(options)
         self.ctx.succeeded.clear()
+        self.run_config = self._overridden(settings)
         self.memory.add(Message("system", self._system_prompt()), Message("user", task))
         return self._go(task)
 
-    def query(self, question: str, **options: Any) -> RunResult:
-        """A follow-up on the kept history; tools stay available."""
+    def query_stream(self, question: str, *, settings: dict[str, Any] | None = None,
+                     **options: Any) -> Iterator[Event]:
+        """A follow-up on the kept history (tools stay available), yielding its events."""
         if not self.memory.messages:
-            return self.run(question, **options)
+            return self.stream(question, settings=settings, **options)
         self.ctx.options.update(options)
+        self.run_config = self._overridden(settings)
         self.memory.add(Message("user", question))
         return self._go(question)
 
+    def query(self, question: str, *, settings: dict[str, Any] | None = None, **options: Any) -> RunResult:
+        return consume(self.query_stream(question, settings=settings, **options), self.emit)
+
     def reset(self) -> None:
         self.memory.clear()
-        self.ctx = RunContext()
+        self.ctx = RunContext(state=dict(self._initial_state))
 
-    def emit(self, event: Event) -> None:
-        for h in self.handlers:
-            h(event)
+    def snapshot(self) -> dict[str, Any]:
+        """The conversation as JSON-able data: messages, tools that succeeded, and the JSON-able part of
+        `ctx.state` (values such as DataFrames are not kept; an app rebuilds them from its inputs)."""
+        state = {k: v for k, v in self.ctx.state.items() if _is_json(v)}
+        return {"messages": [m.to_dict() for m in self.memory.messages], "state": state,
+                "succeeded": list(self.ctx.succeeded)}
+
+    def restore(self, data: dict[str, Any]) -> None:
+        """Continue a conversation saved by `snapshot()` (a `query()` then follows it up)."""
+        self.memory.clear()
+        self.memory.add(*(Message.from_dict(m) for m in data.get("messages", [])))
+        self.ctx.state.update(data.get("state", {}))
+        self.ctx.succeeded[:] = data.get("succeeded", [])
 
     # -- the loop ------------------------------------------------------------------------------
-    def _system_prompt(self) -> str:
-        if self.config.format == "react":
-            return react.system_prompt(self.config.system_prompt, [t.spec() for t in self.tools.tools.values()])
-        return self.config.system_prompt
+    def _overridden(self, settings: dict[str, Any] | None) -> AgentConfig:
+        if not settings:
+            return self.config
+        unknown = sorted(set(settings) - {f.name for f in fields(AgentConfig)})
+        if unknown:
+            raise ConfigError(f"unknown setting(s) {', '.join(unknown)}; AgentConfig has "
+                              f"{', '.join(f.name for f in fields(AgentConfig))}")
+        return replace(self.config, **settings)
 
-    def _go(self, task: str) -> RunResult:
-        cfg = self.config
+    def _system_prompt(self) -> str:
+        cfg = self.run_config
+        if cfg.format == "react":
+            return react.system_prompt(cfg.system_prompt, [t.spec() for t in self.tools.tools.values()])
+        return cfg.system_prompt
+
+    def _go(self, task: str) -> Iterator[Event]:
+        cfg = self.run_config
         self.ctx.final_output = None
         self._done_calls.clear()
+        self._force_answer = False
+        self._board = None
         result = RunResult("completed", "")
         start = time.monotonic()
-        self.emit(RunStart(task, list(self.tools.tools), self.tools_ref, _jsonable(self.ctx.options)))
+        yield RunStart(task, list(self.tools.tools), self.tools_ref, jsonable(self.ctx.options))
         try:
             for attempt in range(cfg.max_retries + 1):
-                output = self._attempt(attempt, result, start)
+                output = yield from self._attempt(attempt, result, start)
                 if output is None:  # paused for a clarification
                     break
                 result.output = output
@@ -161,31 +203,32 @@ class Agent:
                 if attempt == cfg.max_retries:
                     break
                 result.retries += 1
-                self.emit(Retry(attempt + 1, retry))
+                yield Retry(attempt + 1, retry)
                 self.memory.add(Message("user", retry))
         except StopRun as stop:
             result.status, result.output = stop.status, result.output or stop.message
             result.errors.append(stop.message)
-            self.emit(ErrorEvent(stop.message))
+            yield ErrorEvent(stop.message)
         result.duration = time.monotonic() - start
-        self.emit(Final(result.status, result.output))
-        return result
+        yield Final(result.status, result.output, result)
 
-    def _attempt(self, attempt: int, result: RunResult, start: float) -> str | None:
+    def _attempt(self, attempt: int, result: RunResult, start: float) -> Generator[Event, None, str | None]:
         """Tool rounds until a final answer. Returns it, or None when a tool asked a clarification."""
-        cfg = self.config
+        cfg = self.run_config
         for rnd in range(cfg.max_rounds):
             if cfg.wall_time is not None and time.monotonic() - start > cfg.wall_time:
                 raise StopRun("timeout", f"wall time of {cfg.wall_time}s exceeded after {result.steps} steps")
             if cfg.max_tokens is not None and result.usage.total >= cfg.max_tokens:
                 raise StopRun("max_tokens", f"token budget of {cfg.max_tokens} spent after {result.steps} steps")
             result.steps += 1
-            outcome = self.step(rnd, attempt, result)
+            yield StepStart(result.steps)
+            outcome = yield from self.step(rnd, attempt, result)
+            yield StepEnd(result.steps)
             if isinstance(outcome, str):
                 return outcome
             if (clar := next((r.clarification for r in outcome if r.clarification), None)) is not None:
                 result.status, result.output = "paused", clar
-                self.emit(Clarification(clar))
+                yield Clarification(clar)
                 return None
             done = self.ctx.final_output or (cfg.finish(self.ctx) if cfg.finish else None)
             if done is not None:
@@ -195,67 +238,87 @@ class Agent:
     def context_messages(self) -> list[Message]:
         """What the model sees this step: history -> context manager -> pinned board at index 2."""
         messages = list(self.memory.messages)
-        if self.config.context is not None:
-            messages = self.config.context(messages)
-        if self.config.board is not None:
-            messages.insert(2, Message("user", self.config.board(self.ctx), pinned=True))
+        if self.run_config.context is not None:
+            messages = self.run_config.context(messages)
+        if self.run_config.board is not None:
+            messages.insert(2, Message("user", self.run_config.board(self.ctx), pinned=True))
         return messages
 
-    def step(self, rnd: int = 0, attempt: int = 0, result: RunResult | None = None) -> str | list[ToolResult]:
-        """One model call and its tool calls. Returns the final text, or the tool results."""
+    def step(self, rnd: int = 0, attempt: int = 0,
+             result: RunResult | None = None) -> Generator[Event, None, str | list[ToolResult]]:
+        """One model call and its tool calls, as events. Returns the final text, or the tool results."""
         result = result if result is not None else RunResult("completed", "")
-        cfg = self.config
+        cfg = self.run_config
         messages = self.context_messages()
+        if cfg.board is not None and messages[2].content != self._board:
+            self._board = messages[2].content
+            yield StateChanged("board", self._board)
         specs = [] if self._force_answer else self.tools.specs(self.ctx)
         if self._force_answer:  # shown this turn only, not kept in the history
             messages.append(Message("user", ANSWER_NOW))
         self._force_answer = False
-        self.emit(ModelCall(rnd, attempt, len(messages), [s.name for s in specs]))
-        t0 = time.monotonic()
-        try:
-            if cfg.format == "react":
-                raw = self.model.complete(messages, (), schema=react.schema(specs),
-                                          max_tokens=cfg.max_tokens_per_call)
-            else:
-                choice = cfg.tool_choice(self.ctx) if callable(cfg.tool_choice) else cfg.tool_choice
-                raw = self.model.complete(messages, specs, tool_choice=choice if specs else "none",
-                                          max_tokens=cfg.max_tokens_per_call)
-        except ModelError as exc:
-            raise StopRun("error", str(exc)) from exc
-        self.emit(ModelReply(raw, time.monotonic() - t0))
+        yield ModelCall(rnd, attempt, len(messages), [s.name for s in specs])
+        raw = yield from self._call_model(messages, specs)
         result.usage += raw.usage
         resp = raw
         if cfg.format == "react":
             thought, resp = react.parse(raw, f"step{result.steps}")
             if thought:
-                self.emit(Thought(thought))
+                yield Thought(thought)
+            if not resp.tool_calls:
+                yield Token(resp.content)
         elif raw.content and raw.tool_calls:
-            self.emit(Thought(raw.content))
+            yield Thought(raw.content)
         if not resp.tool_calls:
             self.memory.add(Message("assistant", raw.content if cfg.format == "react" else resp.content))
             return resp.content
-        return self._act(raw, resp, result)
+        return (yield from self._act(raw, resp, result))
 
-    def _act(self, raw: ModelResponse, resp: ModelResponse, result: RunResult) -> list[ToolResult]:
+    def _call_model(self, messages: list[Message], specs: list[ToolSpec]) -> Generator[Event, None, ModelResponse]:
+        """The model's reply, streamed: answer text as Token events, tool calls as ToolCallDelta events."""
+        cfg = self.run_config
+        t0 = time.monotonic()
+        if cfg.format == "react":
+            deltas = llm_stream(self.model, messages, (), schema=react.schema(specs), max_tokens=cfg.max_tokens_per_call)
+        else:
+            choice = cfg.tool_choice(self.ctx) if callable(cfg.tool_choice) else cfg.tool_choice
+            deltas = llm_stream(self.model, messages, specs, tool_choice=choice if specs else "none",
+                                max_tokens=cfg.max_tokens_per_call)
+        raw = None
+        try:
+            for d in deltas:
+                if cfg.format != "react":  # react replies are JSON: its answer is emitted once parsed
+                    if d.text:
+                        yield Token(d.text)
+                    if d.index is not None:
+                        yield ToolCallDelta(d.index, d.id, d.name, d.arguments)
+                raw = d.response or raw
+        except ModelError as exc:
+            raise StopRun("error", str(exc)) from exc
+        if raw is None:
+            raise StopRun("error", f"model {getattr(self.model, 'name', '?')!r} ended its stream without a reply")
+        yield ModelReply(raw, time.monotonic() - t0)
+        return raw
+
+    def _act(self, raw: ModelResponse, resp: ModelResponse, result: RunResult) -> Generator[Event, None, list[ToolResult]]:
+        cfg = self.run_config
         calls, extra = resp.tool_calls, []
-        if self.config.max_calls_per_step is not None:
-            calls, extra = calls[: self.config.max_calls_per_step], calls[self.config.max_calls_per_step:]
+        if cfg.max_calls_per_step is not None:
+            calls, extra = calls[: cfg.max_calls_per_step], calls[cfg.max_calls_per_step:]
         for c in resp.tool_calls:
-            self.emit(ToolCallEvent(c))
-        results = self.tools.run(calls, self.ctx) + [_refused(c, self.config.max_calls_per_step) for c in extra]
+            yield ToolCallEvent(c)
+        results = self.tools.run(calls, self.ctx) + [_refused(c, cfg.max_calls_per_step) for c in extra]
         for r in results:
-            self.emit(ToolResultEvent(r.call, r.ok, r.content, r.duration, r.cached))
-            self.memory.observe(Observation("tool" if r.ok else "error", r.content, r.call.name,
-                                            metadata={"input": r.call.arguments}))
+            yield ToolResultEvent(r.call, r.ok, r.content, r.duration, r.cached)
             if not r.ok:
                 result.errors.append(r.content)
         result.tool_calls.extend(results)
-        if self.config.answer_on_repeat:
+        if cfg.answer_on_repeat:
             # Small models often repeat a call whose answer (or error) they already have instead of answering.
             keys = [f"{r.call.name}:{json.dumps(r.call.arguments, sort_keys=True, default=str)}" for r in results]
             self._force_answer = all(k in self._done_calls for k in keys)
             self._done_calls.update(keys)
-        if self.config.format == "react":
+        if cfg.format == "react":
             self.memory.add(*react.as_messages(raw.content, [(r.call.name, r.content) for r in results]))
         else:
             self.memory.add(Message("assistant", resp.content, list(resp.tool_calls)),
@@ -263,10 +326,18 @@ class Agent:
         return results
 
 
+def _is_json(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _refused(call: ToolCall, limit: int | None) -> ToolResult:
     msg = f"only {limit} tool call per step is allowed; {call.name!r} was not run. Call it in the next step."
     return ToolResult(call, False, f"Error: {msg}", error=msg)
 
 
-def _jsonable(d: dict[str, Any]) -> dict[str, Any]:
+def jsonable(d: dict[str, Any]) -> dict[str, Any]:
     return {k: v if isinstance(v, str | int | float | bool | type(None)) else str(v) for k, v in d.items()}

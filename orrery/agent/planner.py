@@ -1,40 +1,47 @@
 """Seed 003's plan-and-execute architecture: every turn classifies the user's intent against the
 active plan, (re)plans a TODO list when asked, then runs the TODOs one by one through the toolset.
 A tool may raise `NeedsClarification` to pause the turn; a later turn answers it, changes the plan,
-continues or abandons it. The whole run state lives in SQLite, so a new `PlanAgent` on the same
-database and session id resumes where the last one stopped."""
+continues or abandons it. The plan lives in a session (`orrery.sessions`), saved after every TODO with
+optimistic versioning, so a new `PlanAgent` on the same store and session id resumes where the last one
+stopped, and two writers on one session get a conflict instead of a lost update."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Callable, Iterable
-from contextlib import closing
-from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+import time
+from collections.abc import Callable, Generator, Iterable, Iterator
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import pydantic
 
-from orrery.agent.router import Emit, ask_json, synthesize
+from orrery.agent.calls import Emit, EventSource, ask_json, synthesize
+from orrery.agent.loop import RunResult
 from orrery.errors import ModelError
 from orrery.events import (
     Clarification,
     ErrorEvent,
     Event,
     Final,
+    IntentClassified,
+    Planned,
     RunStart,
+    StateChanged,
+    Status,
+    StepEnd,
+    StepStart,
+    TodoUpdate,
     ToolCallEvent,
     ToolResultEvent,
 )
 from orrery.llm.base import Model
 from orrery.messages import Message, ToolCall, Usage
+from orrery.sessions import Session, SessionConflict, SessionStore, open_store
 from orrery.tools.core import RunContext, Tool, Toolset
 
 Intent = Literal["new_request", "modification", "exact_answer", "continue", "abandon"]
 TodoStatus = Literal["pending", "done", "paused", "failed"]
-TurnStatus = Literal["completed", "paused", "failed", "abandoned", "error"]
 
 SYSTEM = "You plan and run data requests step by step with the tools given, and report results plainly."
 
@@ -95,74 +102,14 @@ class PlanState:
         return bool(self.todos) and self.summary is None
 
 
-class SessionStore:
-    """One SQLite row per session holding the whole PlanState (JSON columns); each save is one
-    transaction, so a reader sees either the old state or the new one."""
-
-    SCHEMA = """CREATE TABLE IF NOT EXISTS plan_sessions (
-        session_id TEXT PRIMARY KEY, request TEXT NOT NULL, todos TEXT NOT NULL, pointer INTEGER NOT NULL,
-        memory TEXT NOT NULL, question TEXT, summary TEXT, turn INTEGER NOT NULL, updated_at TEXT NOT NULL)"""
-
-    def __init__(self, path: str | Path):
-        self.path = str(path)
-        with closing(sqlite3.connect(self.path)) as db, db:
-            db.execute(self.SCHEMA)
-
-    def load(self, session_id: str) -> PlanState | None:
-        with closing(sqlite3.connect(self.path)) as db:
-            row = db.execute("SELECT request, todos, pointer, memory, question, summary, turn FROM plan_sessions "
-                             "WHERE session_id = ?", (session_id,)).fetchone()
-        if row is None:
-            return None
-        request, todos, pointer, memory, question, summary, turn = row
-        return PlanState(request, [Todo(**t) for t in json.loads(todos)], pointer,
-                         [MemoryEntry(**m) for m in json.loads(memory)], question, summary, turn)
-
-    def save(self, session_id: str, s: PlanState) -> None:
-        row = (session_id, s.request, json.dumps([asdict(t) for t in s.todos]), s.pointer,
-               json.dumps([asdict(m) for m in s.memory]), s.question, s.summary, s.turn,
-               datetime.now(UTC).isoformat())
-        with closing(sqlite3.connect(self.path)) as db, db:
-            db.execute("INSERT OR REPLACE INTO plan_sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
-
-
 # -- events and results ---------------------------------------------------------------------------------
 @dataclass
-class IntentClassified(Event):
-    intent: str
-    allowed: list[str]
-    kind: str = field(init=False, default="intent")
+class PlanResult(RunResult):
+    """A RunResult plus the plan's side: the intent understood, the pending question, the TODOs."""
 
-
-@dataclass
-class Planned(Event):
-    request: str
-    todos: list[dict[str, Any]]
-    kind: str = field(init=False, default="planned")
-
-
-@dataclass
-class TodoUpdate(Event):
-    key: str
-    status: str
-    kind: str = field(init=False, default="todo")
-
-
-@dataclass
-class TurnResult:
-    status: TurnStatus
-    output: str                      # the summary, the question, or what went wrong
     intent: Intent | None = None
     question: str | None = None      # set when paused
     todos: list[Todo] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "completed"
-
-    def __str__(self) -> str:
-        return self.output
 
 
 class _IntentReply(pydantic.BaseModel):
@@ -182,53 +129,58 @@ class _PlanReply(pydantic.BaseModel):
 
 
 # -- the agent -----------------------------------------------------------------------------------------
-class PlanAgent:
-    """`PlanAgent(model, tools, db_path, session_id).turn(text)` -> TurnResult (seed 003).
+class PlanAgent(EventSource):
+    """`PlanAgent(model, tools, store, session_id)`: `stream(text)` yields one user turn's events (seed 003),
+    `run(text)` consumes them into a PlanResult.
 
     Tools read the run through `ctx.options`: `clarification` (the user's answer when the TODO is
     rerun after a question, else None), `request` (the rewritten request), `todo` (its key) and
     `results` ({key: output} of the TODOs done so far)."""
 
     def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]],
-                 db_path: str | Path, session_id: str, *, on_event: Iterable[Emit] = (),
+                 store: str | Path | SessionStore | None, session_id: str, *, on_event: Iterable[Emit] = (),
                  system_prompt: str = SYSTEM, memory_window: int = 10, max_tokens_per_call: int | None = None):
         self.model = model
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
-        self.session_id = session_id
-        self.store = SessionStore(db_path)
-        self.state = self.store.load(session_id) or PlanState()
+        self.store = open_store(store)
+        self.session = self.store.load(session_id) or Session(session_id, agent="planner")
+        self.state = _plan_state(self.session.data.get("plan"))
         self.handlers: list[Emit] = list(on_event)
         self.system_prompt = system_prompt
         self.memory_window = memory_window
         self.max_tokens_per_call = max_tokens_per_call
 
-    def emit(self, event: Event) -> None:
-        for h in self.handlers:
-            h(event)
-
-    def turn(self, user_input: str) -> TurnResult:
+    def stream(self, user_input: str) -> Iterator[Event]:
         """One user message: classify, maybe (re)plan, run TODOs until done, a question or an error."""
+        start = time.monotonic()
         usage = Usage()
         self.state.turn += 1
-        self.emit(RunStart(user_input, list(self.tools.tools)))
+        self._steps = 0
+        yield RunStart(user_input, list(self.tools.tools), agent="planner")
         intent: Intent | None = None
         try:
-            intent = self.classify(user_input, usage)
-            result = self._handle(intent, user_input, usage)
-        except ModelError as exc:  # the state on disk is the last consistent one: go back to it
-            self.state = self.store.load(self.session_id) or PlanState()
+            intent = yield from self.classify(user_input, usage)
+            result = yield from self._handle(intent, user_input, usage)
+        except (ModelError, SessionConflict) as exc:  # the saved state is the last consistent one: go back to it
+            self.reload()
             result = self._result("error", str(exc), intent, usage)
-            self.emit(ErrorEvent(str(exc)))
-        self.emit(Final(result.status, result.output))
-        return result
+            result.errors.append(str(exc))
+            yield ErrorEvent(str(exc))
+        result.duration = time.monotonic() - start
+        yield Final(result.status, result.output, result)
+
+    def reload(self) -> None:
+        """Take the session as stored now (after an error, or to see another writer's changes)."""
+        self.session = self.store.load(self.session.id) or Session(self.session.id, agent="planner")
+        self.state = _plan_state(self.session.data.get("plan"))
 
     # -- steps ---------------------------------------------------------------------------------------
-    def classify(self, user_input: str, usage: Usage) -> Intent:
+    def classify(self, user_input: str, usage: Usage) -> Generator[Event, None, Intent]:
         """Without an active plan every message is a new request (no model call); otherwise the model
         chooses among the intents that make sense now (exact_answer only while a question is pending)."""
         if not self.state.active:
             intent: Intent = "new_request"
-            self.emit(IntentClassified(intent, [intent]))
+            yield IntentClassified(intent, [intent])
             return intent
         allowed = [i for i in INTENTS if i != "exact_answer" or self.state.question is not None]
         prompt = ("Classify the user's new message. Reply with JSON {\"intent\": ...}, one of:\n"
@@ -236,14 +188,14 @@ class PlanAgent:
         messages = [Message("system", f"{self.system_prompt}\n\n{prompt}"),
                     Message("user", f"{self._context()}\n\nNew message: {user_input}")]
         schema = {"type": "object", "required": ["intent"], "properties": {"intent": {"enum": allowed}}}
-        reply = ask_json(self.model, messages, schema, _IntentReply, emit=self.emit, usage=usage,
-                         max_tokens=self.max_tokens_per_call)
+        reply = yield from ask_json(self.model, messages, schema, _IntentReply, usage=usage,
+                                    max_tokens=self.max_tokens_per_call)
         if reply.intent not in allowed:
             raise ModelError(f"intent {reply.intent!r} is not possible now; expected one of {', '.join(allowed)}")
-        self.emit(IntentClassified(reply.intent, allowed))
+        yield IntentClassified(reply.intent, allowed)
         return reply.intent
 
-    def plan(self, user_input: str, intent: Intent, usage: Usage) -> None:
+    def plan(self, user_input: str, intent: Intent, usage: Usage) -> Iterator[Event]:
         """Rewrite the request and replace the plan (keeping the memory)."""
         names = list(self.tools.tools)
         todo = {"type": "object", "required": ["key", "description", "tool", "arguments"],
@@ -256,8 +208,8 @@ class PlanAgent:
         what = "Change the current request as the user asks" if intent == "modification" else "New request"
         messages = [Message("system", f"{self.system_prompt}\n\n{PLAN_PROMPT}{catalog or '(none)'}"),
                     Message("user", f"{self._context()}\n\n{what}: {user_input}")]
-        reply = ask_json(self.model, messages, schema, _PlanReply, emit=self.emit, usage=usage,
-                         max_tokens=self.max_tokens_per_call)
+        reply = yield from ask_json(self.model, messages, schema, _PlanReply, usage=usage,
+                                    max_tokens=self.max_tokens_per_call)
         todos, seen = [], set()
         for i, t in enumerate(reply.todos):
             key = t.key if t.key not in seen else f"{t.key}_{i + 1}"
@@ -265,18 +217,21 @@ class PlanAgent:
             todos.append(Todo(key, t.description, t.tool, t.arguments))
         self.state = PlanState(reply.request, todos, memory=self.state.memory, turn=self.state.turn)
         self._save()
-        self.emit(Planned(reply.request, [asdict(t) for t in todos]))
+        yield Planned(reply.request, [asdict(t) for t in todos])
+        yield self._plan_event()
 
-    def _handle(self, intent: Intent, user_input: str, usage: Usage) -> TurnResult:
+    def _handle(self, intent: Intent, user_input: str, usage: Usage) -> Generator[Event, None, PlanResult]:
         if intent == "abandon":
             self.state = PlanState(memory=self.state.memory, turn=self.state.turn)
             self._save()
-            return self._result("abandoned", "Dropped the plan. What would you like to do instead?", intent, usage)
+            yield self._plan_event()
+            return self._result("cancelled", "Dropped the plan. What would you like to do instead?", intent, usage)
         if intent in ("new_request", "modification"):
-            self.plan(user_input, intent, usage)
-        return self._execute(user_input, user_input if intent == "exact_answer" else None, intent, usage)
+            yield from self.plan(user_input, intent, usage)
+        return (yield from self._execute(user_input, user_input if intent == "exact_answer" else None, intent, usage))
 
-    def _execute(self, user_input: str, answer: str | None, intent: Intent, usage: Usage) -> TurnResult:
+    def _execute(self, user_input: str, answer: str | None, intent: Intent,
+                 usage: Usage) -> Generator[Event, None, PlanResult]:
         """Run TODOs from the pointer on; `answer` goes to the first one (the one that asked)."""
         st = self.state
         st.question = None
@@ -288,41 +243,54 @@ class PlanAgent:
                              succeeded=[t.tool for t in done])
             answer = None
             call = ToolCall(f"{todo.key}-{st.turn}", todo.tool, dict(todo.arguments))
-            self.emit(ToolCallEvent(call))
+            self._steps += 1
+            yield StepStart(self._steps)
+            yield ToolCallEvent(call)
             [r] = self.tools.run([call], ctx)
-            self.emit(ToolResultEvent(call, r.ok, r.content, r.duration, r.cached))
+            yield ToolResultEvent(call, r.ok, r.content, r.duration, r.cached)
+            yield StepEnd(self._steps)
             if r.clarification is not None:
                 todo.status, st.question = "paused", r.clarification
-                self._remember(todo, "clarification", user_input, r.clarification)
-                self.emit(Clarification(r.clarification))
+                yield from self._remember(todo, "clarification", user_input, r.clarification)
+                yield Clarification(r.clarification)
                 return self._result("paused", r.clarification, intent, usage)
             if not r.ok:
                 todo.status, todo.error = "failed", r.error
-                self._remember(todo, "failed", user_input, r.error or r.content)
+                yield from self._remember(todo, "failed", user_input, r.error or r.content)
                 message = (f"Step {todo.key!r} ({todo.tool}) failed: {r.error}. Say 'continue' to retry it, "
                            "change the request, or abandon it.")
-                self.emit(ErrorEvent(message))
-                return self._result("failed", message, intent, usage)
+                yield ErrorEvent(message)
+                return self._result("error", message, intent, usage)
             todo.status, todo.result, todo.error = "done", r.content, None
             st.pointer += 1
-            self._remember(todo, "done", user_input, r.content)
+            yield from self._remember(todo, "done", user_input, r.content)
         results = "\n".join(f"- {t.key} ({t.description}): {t.result}" for t in st.todos)
         messages = [Message("system", f"{self.system_prompt}\n\n{SUMMARY_PROMPT}"),
                     Message("user", f"Request: {st.request}\nResults:\n{results or '(no steps were needed)'}")]
-        st.summary = synthesize(self.model, messages, emit=self.emit, usage=usage, max_tokens=self.max_tokens_per_call)
+        self._steps += 1
+        yield StepStart(self._steps)
+        st.summary = yield from synthesize(self.model, messages, usage=usage, max_tokens=self.max_tokens_per_call)
+        yield StepEnd(self._steps)
         self._save()
         return self._result("completed", st.summary, intent, usage)
 
     # -- helpers -------------------------------------------------------------------------------------
     def _remember(self, todo: Todo, status: Literal["done", "clarification", "failed"], user_input: str,
-                  output: str) -> None:
+                  output: str) -> Iterator[Event]:
         """One memory entry, saved in the same transaction as the TODO's new status and the pointer."""
         self.state.memory.append(MemoryEntry(self.state.turn, todo.key, todo.tool, status, user_input, output))
         self._save()
-        self.emit(TodoUpdate(todo.key, todo.status))
+        yield TodoUpdate(todo.key, todo.status)
+        yield self._plan_event()
+
+    def _plan_event(self) -> StateChanged:
+        st = self.state
+        return StateChanged("plan", {"request": st.request, "pointer": st.pointer, "question": st.question,
+                                     "todos": [{"key": t.key, "description": t.description, "tool": t.tool,
+                                                "status": t.status} for t in st.todos]})
 
     def _save(self) -> None:
-        self.store.save(self.session_id, self.state)
+        self.session = self.store.save(replace(self.session, data={"plan": asdict(self.state)}))
 
     def _context(self) -> str:
         st = self.state
@@ -337,6 +305,14 @@ class PlanAgent:
             parts.append(f"Pending question to the user: {st.question}")
         return "\n\n".join(parts) or "No plan yet."
 
-    def _result(self, status: TurnStatus, output: str, intent: Intent | None, usage: Usage) -> TurnResult:
+    def _result(self, status: Status, output: str, intent: Intent | None, usage: Usage) -> PlanResult:
         todos = [Todo(**asdict(t)) for t in self.state.todos]
-        return TurnResult(status, output, intent, self.state.question if status == "paused" else None, todos, usage)
+        return PlanResult(status, output, steps=self._steps, usage=usage, intent=intent,
+                          question=self.state.question if status == "paused" else None, todos=todos)
+
+
+def _plan_state(data: dict[str, Any] | None) -> PlanState:
+    if not data:
+        return PlanState()
+    return PlanState(data["request"], [Todo(**t) for t in data["todos"]], data["pointer"],
+                     [MemoryEntry(**m) for m in data["memory"]], data["question"], data["summary"], data["turn"])

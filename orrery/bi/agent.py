@@ -13,23 +13,22 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
-from collections.abc import Iterable
-from contextlib import closing
-from dataclasses import asdict, dataclass, field
+from collections.abc import Generator, Iterable, Iterator
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import pydantic
 
-from orrery.agent.planner import Intent, PlanAgent, Planned, PlanState, Todo, TurnResult
-from orrery.agent.router import Emit, ask_json
+from orrery.agent.calls import Emit, ask_json
+from orrery.agent.planner import Intent, PlanAgent, PlanResult, PlanState, Todo
 from orrery.bi.engines import Engine
 from orrery.bi.semantic import Semantic, load
-from orrery.bi.tools import CANNOT, BIContext, make_tools, prompt
-from orrery.events import Event
+from orrery.bi.tools import CANNOT, BIContext, jsonable, make_tools, prompt
+from orrery.events import Event, Final, Planned, StateChanged
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
+from orrery.sessions import SessionStore
 
 Kind = Literal["query", "lookup", "analysis", "cannot_answer"]
 Status = Literal["answered", "clarification", "cannot_answer", "error"]
@@ -64,25 +63,6 @@ class BIMemoryEntry:
     query_metadata: dict[str, Any] = field(default_factory=dict)
     clarification_asked: str | None = None
     active_todo_list_snapshot: list[dict[str, str]] = field(default_factory=list)
-
-
-class BIStore:
-    """The BI part of a session (memory entries with the seed's fields, the user's choices) in the same
-    SQLite file as the core plan state, one JSON row per session."""
-
-    def __init__(self, path: str | Path):
-        self.path = str(path)
-        with closing(sqlite3.connect(self.path)) as db, db:
-            db.execute("CREATE TABLE IF NOT EXISTS bi_sessions (session_id TEXT PRIMARY KEY, data TEXT NOT NULL)")
-
-    def load(self, session_id: str) -> dict[str, Any]:
-        with closing(sqlite3.connect(self.path)) as db:
-            row = db.execute("SELECT data FROM bi_sessions WHERE session_id = ?", (session_id,)).fetchone()
-        return json.loads(row[0]) if row else {}
-
-    def save(self, session_id: str, data: dict[str, Any]) -> None:
-        with closing(sqlite3.connect(self.path)) as db, db:
-            db.execute("INSERT OR REPLACE INTO bi_sessions VALUES (?, ?)", (session_id, json.dumps(data, default=str)))
 
 
 class PlanReply(pydantic.BaseModel):
@@ -141,36 +121,45 @@ def todos_for(plan: PlanReply) -> list[Todo]:
 
 
 class BIAgent(PlanAgent):
-    """`BIAgent(model, engine).ask("...")` -> BIAnswer; a new agent on the same `db_path` and `session_id`
-    resumes the conversation (a pending question, the plan, the memory)."""
+    """`BIAgent(model, engine).ask("...")` -> BIAnswer; `stream` / `run` are the core planner's (its `Final`
+    carries the PlanResult; a `StateChanged("bi", answer)` comes just before it). A new agent on the same
+    session store and `session_id` resumes the conversation (a pending question, the plan, the memory)."""
 
     def __init__(self, model: Model, engine: Engine, *, semantic: Semantic | None = None,
-                 db_path: str | Path | None = None, session_id: str = "default", clarify: bool = True,
+                 store: str | Path | SessionStore | None = None, session_id: str = "default", clarify: bool = True,
                  on_event: Iterable[Emit] = (), max_tokens_per_call: int | None = 400, chart_dir: Path | None = None,
                  prose: bool = True, sql_mode: Literal["parts", "sql"] = "parts"):
         """`prose=False` answers with the result itself instead of a model-written summary (one model call
         fewer per question: what a benchmark of the SQL wants). `sql_mode="parts"` has the model fill in the
         clauses and derives the joins (compose.py); "sql" has it write the whole statement."""
-        from orrery.bi.data import bi_home
-
         self.bi = BIContext(engine, semantic or load(engine.name, engine), model, clarify, chart_dir,
                             max_tokens=max_tokens_per_call, sql_mode=sql_mode)
-        if db_path is None:
-            db_path = bi_home() / "sessions.sqlite"
-            db_path.parent.mkdir(parents=True, exist_ok=True)
         if not prose:
             model = _TableAnswers(model, self.bi)
-        super().__init__(model, make_tools(self.bi), db_path, session_id, on_event=on_event,
+        self.bi_memory: list[BIMemoryEntry] = []
+        super().__init__(model, make_tools(self.bi), store, session_id, on_event=on_event,
                          system_prompt=prompt("system"), max_tokens_per_call=max_tokens_per_call)
-        self.extras = BIStore(db_path)
-        saved = self.extras.load(session_id)
-        self.bi_memory = [BIMemoryEntry(**m) for m in saved.get("memory", [])]
-        self.bi.choices = dict(saved.get("choices", {}))
+        self._load_bi()
         self.bi.latest_metadata = self.latest_metadata
         self.declined: str | None = None
+        self.answer: BIAnswer | None = None
+
+    # -- session: the plan and the BI part saved together, versioned -----------------------------------
+    def _load_bi(self) -> None:
+        saved = self.session.data.get("bi") or {}
+        self.bi_memory = [BIMemoryEntry(**m) for m in saved.get("memory", [])]
+        self.bi.choices = dict(saved.get("choices", {}))
+
+    def _save(self) -> None:
+        bi = {"memory": [asdict(m) for m in self.bi_memory], "choices": self.bi.choices}
+        self.session = self.store.save(replace(self.session, data={"plan": asdict(self.state), "bi": bi}))
+
+    def reload(self) -> None:
+        super().reload()
+        self._load_bi()
 
     # -- seed 003 steps -----------------------------------------------------------------------------------
-    def plan(self, user_input: str, intent: Intent, usage: Usage) -> None:
+    def plan(self, user_input: str, intent: Intent, usage: Usage) -> Iterator[Event]:
         """reiterate_intention + plan_todos in one constrained call; the TODOs come from the kind's template."""
         kinds = ["query", "lookup", *(["analysis"] if self.latest_metadata() else []), "cannot_answer"]
         schema = {"type": "object", "required": ["request", "kind", "values", "fields"],
@@ -182,34 +171,34 @@ class BIAgent(PlanAgent):
         system = prompt("plan").format(description=sem.description or sem.database, tables=tables)
         what = "Change the current request as the user asks" if intent == "modification" else "New request"
         messages = [Message("system", system), Message("user", f"{self._context()}\n\n{what}: {user_input}")]
-        reply = ask_json(self.model, messages, schema, PlanReply, emit=self.emit, usage=usage,
-                         max_tokens=self.max_tokens_per_call)
+        reply = yield from ask_json(self.model, messages, schema, PlanReply, usage=usage,
+                                    max_tokens=self.max_tokens_per_call)
         if reply.kind == "analysis" and not self.latest_metadata():
             reply.kind = "cannot_answer"
         if reply.kind == "lookup" and (not reply.values or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")):
             reply.kind = "query"
-        self.emit(Reiterated(reply.request, reply.kind))
+        yield Reiterated(reply.request, reply.kind)
         self.declined = reply.request if reply.kind == "cannot_answer" else None
         todos = [] if self.declined else todos_for(reply)
         self.state = PlanState(reply.request, todos, memory=self.state.memory, turn=self.state.turn)
         self.bi.choices = {}  # a new plan asks afresh
         self._save()
-        self.emit(Planned(reply.request, [asdict(t) for t in todos]))
+        yield Planned(reply.request, [asdict(t) for t in todos])
+        yield self._plan_event()
 
-    def _handle(self, intent: Intent, user_input: str, usage: Usage) -> TurnResult:
+    def _handle(self, intent: Intent, user_input: str, usage: Usage) -> Generator[Event, None, PlanResult]:
         self.declined = None
         if intent in ("new_request", "modification"):
-            self.plan(user_input, intent, usage)
+            yield from self.plan(user_input, intent, usage)
             if self.declined is not None:
                 return self._result("completed", f"This database holds no data to answer: {self.declined}",
                                     intent, usage)
-            return self._execute(user_input, None, intent, usage)
-        return super()._handle(intent, user_input, usage)
+            return (yield from self._execute(user_input, None, intent, usage))
+        return (yield from super()._handle(intent, user_input, usage))
 
     def _remember(self, todo: Todo, status: Literal["done", "clarification", "failed"], user_input: str,
-                  output: str) -> None:
-        """The core's entry, plus one with the seed's fields (saved beside it)."""
-        super()._remember(todo, status, user_input, output)
+                  output: str) -> Iterator[Event]:
+        """The seed's memory entry, saved with the core's entry in one versioned save."""
         parsed = _json(output) if status == "done" else {}
         meta = parsed.get("query_metadata") or {}
         self.bi_memory.append(BIMemoryEntry(
@@ -219,39 +208,44 @@ class BIAgent(PlanAgent):
             queries_executed=[meta["query"]] if meta else [], query_metadata=meta,
             clarification_asked=output if status == "clarification" else None,
             active_todo_list_snapshot=[{"key": t.key, "status": t.status} for t in self.state.todos]))
-        self._save_extras()
-
-    def _save_extras(self) -> None:
-        self.extras.save(self.session_id, {"memory": [asdict(m) for m in self.bi_memory], "choices": self.bi.choices})
+        yield from super()._remember(todo, status, user_input, output)
 
     def latest_metadata(self) -> dict[str, Any] | None:
         return next((m.query_metadata for m in reversed(self.bi_memory) if m.query_metadata), None)
 
     # -- the API --------------------------------------------------------------------------------------
+    def stream(self, task: str, **_: Any) -> Iterator[Event]:
+        """The core planner's turn, with the BI answer (status, SQL, rows, chart) as state before `Final`."""
+        self.bi.notes, before = [], self.bi.last_result
+        for event in super().stream(task):
+            if isinstance(event, Final):
+                self.answer = self._finish(event.result, before)
+                yield StateChanged("bi", self.answer.to_dict())
+            yield event
+
     def ask(self, text: str) -> BIAnswer:
         """One user message -> a BIAnswer (answered, clarification, cannot_answer or error)."""
-        self.bi.notes, before = [], self.bi.last_result
-        r = self.turn(text)
-        self._save_extras()
+        self.run(text)
+        assert self.answer is not None  # set by stream() before its Final event
+        return self.answer
+
+    def _finish(self, r: PlanResult, before: Any) -> BIAnswer:
         failed = next((t for t in r.todos if t.status == "failed"), None)
         if self.declined is not None or (failed and (failed.error or "").startswith(CANNOT)):
             reason = (failed.error or "").removeprefix(CANNOT) if failed else self.declined
             self.state = PlanState(memory=self.state.memory, turn=self.state.turn)  # nothing left to continue
             self._save()
             return self._answer("cannot_answer", f"Cannot answer from this data: {reason}", r, before)
-        status: Status = {"completed": "answered", "abandoned": "answered", "paused": "clarification"}.get(
+        status: Status = {"completed": "answered", "cancelled": "answered", "paused": "clarification"}.get(
             r.status, "error")
         return self._answer(status, r.output, r, before)
 
-    def run(self, task: str, **_: Any) -> BIAnswer:
-        return self.ask(task)
-
-    def _answer(self, status: Status, text: str, r: TurnResult, before: Any) -> BIAnswer:
+    def _answer(self, status: Status, text: str, r: PlanResult, before: Any) -> BIAnswer:
         result = self.bi.last_result if self.bi.last_result is not before else None
         chart = next((_json(t.result) for t in r.todos if t.tool == "chart" and t.status == "done"), None)
         if self.bi.notes:
             text += "\n(Assumed: " + "; ".join(self.bi.notes) + ")"
-        rows = [[_plain(v) for v in row] for row in result.rows] if result else []
+        rows = [[jsonable(v) for v in row] for row in result.rows] if result else []
         return BIAnswer(status, text, result.sql if result else None, result.columns if result else [], rows,
                         r.question, list(self.bi.notes), chart, [asdict(t) for t in r.todos], r.usage)
 
@@ -273,7 +267,7 @@ class _TableAnswers:
         if r is None:
             return ModelResponse("Done.")
         head = ", ".join(r.columns)
-        rows = "; ".join(", ".join(str(_plain(v)) for v in row) for row in r.rows[:10])
+        rows = "; ".join(", ".join(str(jsonable(v)) for v in row) for row in r.rows[:10])
         more = f" (first 10 of {len(r.rows)})" if len(r.rows) > 10 else ""
         return ModelResponse(f"{len(r.rows)} row(s){more}: {head}: {rows}")
 
@@ -284,12 +278,6 @@ def _json(text: str | None) -> dict[str, Any]:
     except json.JSONDecodeError:
         return {}
     return value if isinstance(value, dict) else {}
-
-
-def _plain(value: Any) -> Any:
-    from orrery.bi.tools import jsonable
-
-    return jsonable(value)
 
 
 def bi_agent(llm: Any = None, *, db: str = "tpch", session: str = "default", clarify: bool = True,

@@ -22,8 +22,8 @@ SESSION = Annotated[str | None, typer.Option("--session", help="continue this co
 
 def _printer(quiet: bool) -> Any:
     """An event handler that shows the rewrite, the TODO list and each step as it finishes."""
-    from orrery.agent.planner import Planned, TodoUpdate
     from orrery.bi.agent import Reiterated
+    from orrery.events import Planned, TodoUpdate
 
     def show(event: Any) -> None:
         if quiet:
@@ -86,7 +86,7 @@ def chat(db: DB = "tpch", llm: LLM = None, session: SESSION = None,
          message: Annotated[list[str] | None, typer.Option("-m", help="say this and exit (repeatable)")] = None) -> None:
     """A conversation: follow-up questions, answers to clarifications, 'analyze these results'."""
     agent = _agent(db, llm, session, True, False)
-    console.print(f"[dim]session {agent.session_id} on {db}; 'exit' to leave[/]")
+    console.print(f"[dim]session {agent.session.id} on {db}; 'exit' to leave[/]")
     lines = iter(message) if message else None
     while True:
         text = next(lines, None) if lines is not None else console.input("[bold]you> [/]")

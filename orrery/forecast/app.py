@@ -10,4 +10,5 @@ APP = App(
     inputs={"data": "CSV/Parquet file or path", "h": "horizon (default 2 seasons)", "date": "date column",
             "target": "value column", "groupby": "series id column for panels"},
     cli_commands=("orrery.forecast.cli:demo", "orrery.forecast.cli:forecast"),
+    extra="forecast",
 )

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
 
 from orrery.errors import ModelError, ModelTimeout, RateLimited
+from orrery.llm.base import Delta
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 
@@ -46,7 +49,41 @@ class OllamaModel:
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
                  tool_choice: str = "auto", schema: dict[str, Any] | None = None,
                  max_tokens: int | None = None) -> ModelResponse:
-        body: dict[str, Any] = {"model": self.name, "stream": False,
+        data = self._post(self._body(messages, tools, tool_choice, schema, max_tokens, stream=False))
+        msg = data.get("message", {})
+        return ModelResponse(msg.get("content", ""), self._calls(msg),
+                             Usage(data.get("prompt_eval_count", 0), data.get("eval_count", 0)))
+
+    def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
+               tool_choice: str = "auto", schema: dict[str, Any] | None = None,
+               max_tokens: int | None = None) -> Iterator[Delta]:
+        """/api/chat with `stream: true`: one JSON object per line; text pieces as they come, tool calls whole
+        (Ollama sends each call complete), then the whole reply. Retries happen before the first byte only."""
+        body = self._body(messages, tools, tool_choice, schema, max_tokens, stream=True)
+        text: list[str] = []
+        calls: list[ToolCall] = []
+        usage = Usage()
+        with self._open_stream(body) as r:
+            for line in r.iter_lines():
+                if not line.strip():
+                    continue
+                data = json.loads(line)
+                if "error" in data:
+                    raise ModelError(f"{self.host}/api/chat: {data['error']}")
+                msg = data.get("message", {})
+                if piece := msg.get("content"):
+                    text.append(piece)
+                    yield Delta(text=piece)
+                for c in self._calls(msg):
+                    yield Delta(index=len(calls), id=c.id, name=c.name, arguments=json.dumps(c.arguments))
+                    calls.append(c)
+                if data.get("done"):
+                    usage = Usage(data.get("prompt_eval_count", 0), data.get("eval_count", 0))
+        yield Delta(response=ModelResponse("".join(text), calls, usage))
+
+    def _body(self, messages: Sequence[Message], tools: Sequence[ToolSpec], tool_choice: str,
+              schema: dict[str, Any] | None, max_tokens: int | None, *, stream: bool) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.name, "stream": stream,
                                 "messages": [self._message(m) for m in messages],
                                 "options": {"temperature": self.temperature}}
         if tools and tool_choice != "none":
@@ -55,12 +92,32 @@ class OllamaModel:
             body["format"] = schema
         if max_tokens:
             body["options"]["num_predict"] = max_tokens
-        data = self._post(body)
-        msg = data.get("message", {})
-        calls = [ToolCall.from_json(f"call_{uuid.uuid4().hex[:8]}", c["function"]["name"], c["function"].get("arguments"))
-                 for c in msg.get("tool_calls") or []]
-        return ModelResponse(msg.get("content", ""), calls,
-                             Usage(data.get("prompt_eval_count", 0), data.get("eval_count", 0)))
+        return body
+
+    @staticmethod
+    def _calls(msg: dict[str, Any]) -> list[ToolCall]:
+        return [ToolCall.from_json(f"call_{uuid.uuid4().hex[:8]}", c["function"]["name"], c["function"].get("arguments"))
+                for c in msg.get("tool_calls") or []]
+
+    @contextmanager
+    def _open_stream(self, body: dict[str, Any]) -> Iterator[httpx.Response]:
+        url = f"{self.host}/api/chat"
+        for attempt in range(self.max_retries + 1):
+            try:
+                with self.http.stream("POST", url, json=body) as r:
+                    if (r.status_code == 429 or r.status_code >= 500) and attempt < self.max_retries:
+                        delay = backoff_delay(attempt, r.headers.get("retry-after"))
+                    elif r.status_code >= 400:
+                        raise ModelError(f"{url} answered HTTP {r.status_code}: {r.read().decode()[:300]}",
+                                         status=r.status_code, retryable=r.status_code == 429 or r.status_code >= 500)
+                    else:
+                        yield r
+                        return
+            except httpx.TransportError as exc:
+                if attempt == self.max_retries:
+                    raise ModelError(f"cannot reach {url}: is `ollama serve` running? ({exc})", retryable=True) from exc
+                delay = backoff_delay(attempt, None)
+            time.sleep(delay)
 
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:
         url = f"{self.host}/api/chat"

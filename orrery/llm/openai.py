@@ -11,6 +11,7 @@ from typing import Any
 import openai
 
 from orrery.errors import ModelError, ModelTimeout, RateLimited
+from orrery.llm.base import Delta
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 
@@ -29,32 +30,57 @@ class OpenAIModel:
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
                  tool_choice: str = "auto", schema: dict[str, Any] | None = None,
                  max_tokens: int | None = None) -> ModelResponse:
-        kwargs = self._base(messages, max_tokens)
+        with self._errors():
+            resp = self.client.chat.completions.create(**self._request(messages, tools, tool_choice, schema, max_tokens))
+        choice = resp.choices[0].message
+        calls = [ToolCall.from_json(c.id, c.function.name, c.function.arguments) for c in choice.tool_calls or []]
+        usage = Usage(resp.usage.prompt_tokens, resp.usage.completion_tokens) if resp.usage else Usage()
+        return ModelResponse(choice.content or "", calls, usage)
+
+    def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
+               tool_choice: str = "auto", schema: dict[str, Any] | None = None,
+               max_tokens: int | None = None) -> Iterator[Delta]:
+        """The reply as the server streams it: text pieces, tool-call argument pieces, then the whole reply.
+        Closing the iterator closes the HTTP stream, so the server can stop generating."""
+        text: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}
+        usage = Usage()
+        with self._errors():
+            chunks = self.client.chat.completions.create(
+                **self._request(messages, tools, tool_choice, schema, max_tokens), stream=True)
+            with chunks:
+                for chunk in chunks:
+                    if chunk.usage:
+                        usage = Usage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
+                    delta = chunk.choices[0].delta if chunk.choices else None
+                    if delta is None:
+                        continue
+                    if delta.content:
+                        text.append(delta.content)
+                        yield Delta(text=delta.content)
+                    for tc in delta.tool_calls or []:
+                        c = calls.setdefault(tc.index, {"id": tc.id, "name": None, "arguments": ""})
+                        fn = tc.function
+                        c["name"] = c["name"] or (fn.name if fn else None)
+                        c["arguments"] += (fn.arguments or "") if fn else ""
+                        yield Delta(index=tc.index, id=tc.id, name=fn.name if fn else None,
+                                    arguments=(fn.arguments or "") if fn else "")
+        tool_calls = [ToolCall.from_json(c["id"] or f"call_{i}", c["name"] or "", c["arguments"])
+                      for i, c in sorted(calls.items())]
+        yield Delta(response=ModelResponse("".join(text), tool_calls, usage))
+
+    def _request(self, messages: Sequence[Message], tools: Sequence[ToolSpec], tool_choice: str,
+                 schema: dict[str, Any] | None, max_tokens: int | None) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.name, "messages": [m.to_openai() for m in messages],
+                                  "temperature": self.temperature}
+        if max_tokens:
+            kwargs["max_tokens"] = max_tokens
         if tools:
             kwargs["tools"] = [t.to_openai() for t in tools]
             kwargs["tool_choice"] = tool_choice
         if schema is not None:
             kwargs["response_format"] = {"type": "json_schema",
                                          "json_schema": {"name": "reply", "schema": schema, "strict": False}}
-        with self._errors():
-            resp = self.client.chat.completions.create(**kwargs)
-        choice = resp.choices[0].message
-        calls = [ToolCall.from_json(c.id, c.function.name, c.function.arguments) for c in choice.tool_calls or []]
-        usage = Usage(resp.usage.prompt_tokens, resp.usage.completion_tokens) if resp.usage else Usage()
-        return ModelResponse(choice.content or "", calls, usage)
-
-    def stream(self, messages: Sequence[Message], *, max_tokens: int | None = None) -> Iterator[str]:
-        """A plain answer (no tools) as text chunks, as the server sends them."""
-        with self._errors():
-            for chunk in self.client.chat.completions.create(**self._base(messages, max_tokens), stream=True):
-                if chunk.choices and chunk.choices[0].delta.content:
-                    yield chunk.choices[0].delta.content
-
-    def _base(self, messages: Sequence[Message], max_tokens: int | None) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"model": self.name, "messages": [m.to_openai() for m in messages],
-                                  "temperature": self.temperature}
-        if max_tokens:
-            kwargs["max_tokens"] = max_tokens
         return kwargs
 
     @contextmanager

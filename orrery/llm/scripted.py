@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from orrery.errors import ModelError
+from orrery.llm.base import Delta
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 Turn = ModelResponse | str | dict[str, Any] | Callable[[Sequence[Message]], ModelResponse | str]
@@ -53,3 +55,15 @@ class ScriptedModel:
             t = ModelResponse(content=json.dumps(t))
         return ModelResponse(t.content, [ToolCall(c.id, c.name, dict(c.arguments), c.error) for c in t.tool_calls],
                              Usage(self.usage_per_call.prompt_tokens, self.usage_per_call.completion_tokens))
+
+    def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
+               tool_choice: str = "auto", schema: dict[str, Any] | None = None,
+               max_tokens: int | None = None) -> Iterator[Delta]:
+        """The next turn as a provider streams it: the text word by word, each tool call's arguments as
+        one piece, then the whole reply."""
+        resp = self.complete(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens)
+        for word in re.findall(r"\S+\s*|\s+", resp.content):
+            yield Delta(text=word)
+        for i, c in enumerate(resp.tool_calls):
+            yield Delta(index=i, id=c.id, name=c.name, arguments=json.dumps(c.arguments))
+        yield Delta(response=resp)

@@ -2,10 +2,19 @@
 
 Modules: search (SearchBackend, SqliteIndex, TantivyIndex, HttpSearch, build_index), corpus, board, batch,
 tools (search, add_source, edit_note, submit), agent (ResearchAgent, ResearchResult), runner (run_batch),
-cli (the `orrery research` commands).
+cli (the `orrery research` commands). Names load lazily (PEP 562): the app's registration stays light.
 """
 
-from orrery.research.agent import ResearchAgent, ResearchResult, Trajectory
-from orrery.research.runner import BatchResult, run_batch
+from importlib import import_module
+from typing import Any
 
-__all__ = ["BatchResult", "ResearchAgent", "ResearchResult", "Trajectory", "run_batch"]
+_EXPORTS = {"ResearchAgent": "agent", "ResearchResult": "agent", "Trajectory": "agent", "BatchResult": "runner",
+            "run_batch": "runner"}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'orrery.research' has no attribute {name!r}")
+    return getattr(import_module(f"orrery.research.{_EXPORTS[name]}"), name)

@@ -14,11 +14,14 @@ import json
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from orrery.agent.loop import Agent, AgentConfig, RunResult
+from orrery.errors import DataError
 from orrery.events import Event
+from orrery.files import remove
 from orrery.llm import resolve_model
 from orrery.llm.base import Model
 from orrery.memory import SlidingWindow
@@ -26,7 +29,7 @@ from orrery.messages import Message, Usage
 from orrery.research.board import Source
 from orrery.research.corpus import demo_index
 from orrery.research.prompts import NOT_SUBMITTED, SYSTEM_PROMPT, question_prompt
-from orrery.research.search import SearchBackend, open_index
+from orrery.research.search import INDEX_FORMAT, SearchBackend, open_index
 from orrery.research.tools import STATE_KEY, ResearchState, research_tools
 from orrery.research.types import DateLike, to_utc
 from orrery.tools.core import RunContext
@@ -95,11 +98,17 @@ def cache_dir() -> Path:
 
 def default_index(backend: str = "sqlite") -> Path:
     """The shipped demo corpus, indexed once into the cache folder (built under a temporary name)."""
-    path = cache_dir() / ("demo.sqlite" if backend == "sqlite" else "demo-tantivy")
+    name = f"demo-v{INDEX_FORMAT}"  # a new format gets a new cache entry; the old one stays readable by old code
+    path = cache_dir() / (f"{name}.sqlite" if backend == "sqlite" else f"{name}-tantivy")
     if not path.exists():
         tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
         demo_index(tmp, backend=backend)
-        tmp.rename(path)
+        try:
+            tmp.rename(path)
+        except OSError:  # a folder cannot be renamed over one another process has just built
+            if not path.exists():
+                raise
+            remove(tmp)
     return path
 
 
@@ -146,16 +155,14 @@ class ResearchAgent:
     def run(self, question: str | Mapping[str, Any], before: DateLike | None = None, *,
             question_id: str | None = None, **options: Any) -> ResearchResult:
         """Forecast one question (text, or a question row with ``question``/``id``/``freeze_date``).
-        ``before`` (default: the row's ``freeze_date``) bounds every search of the run."""
+        ``before`` (default: the row's ``freeze_date``, else now) bounds every search of the run."""
         row: Mapping[str, Any] = {"question": question} if isinstance(question, str) else question
-        bound = before if before is not None else row.get("freeze_date")
-        day = None if bound is None else to_utc(bound).date().isoformat()
+        bound = date_bound(before if before is not None else row.get("freeze_date"))
         state = ResearchState(self.index, self.k, guided=self.guided, max_sources=self.max_sources)
         self.agent.ctx.state[STATE_KEY] = state
         self.events = []
-        run = self.agent.run(question_prompt(row, day), before=bound, **options)
-        bound_iso = None if bound is None else to_utc(bound).isoformat()
-        return self._result(run, state, question_id or str(row.get("id", "")), dict(row), bound_iso)
+        run = self.agent.run(question_prompt(row, bound.date().isoformat()), before=bound.isoformat(), **options)
+        return self._result(run, state, question_id or str(row.get("id", "")), dict(row), bound.isoformat())
 
     def _result(self, run: RunResult, st: ResearchState, qid: str, row: dict[str, Any],
                 before: str | None) -> ResearchResult:
@@ -165,6 +172,17 @@ class ResearchAgent:
             notes=st.board.notes, status=status, steps=run.steps, usage=run.usage, duration=run.duration,
             trajectory=Trajectory([m.to_dict() for m in self.agent.memory.messages], list(self.events)),
             question=str(row["question"]), before=before, row=row, errors=list(run.errors))
+
+
+def date_bound(value: DateLike | None) -> datetime:
+    """The run's date bound: the given one, or now. Never None, so what the prompt calls
+    today is what every search is held to."""
+    if value is None:
+        return datetime.now(UTC)
+    try:
+        return to_utc(value)
+    except ValueError as exc:
+        raise DataError(f"date bound: {exc}") from None
 
 
 def require_submit(output: str, ctx: RunContext) -> str | None:

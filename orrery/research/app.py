@@ -9,4 +9,5 @@ APP = App(
     agent="orrery.research.agent:ResearchAgent",
     inputs={"question": "a yes/no question about the future", "before": "freeze date YYYY-MM-DD"},
     cli="orrery.research.cli:app",
+    extra="research",
 )

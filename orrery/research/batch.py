@@ -5,6 +5,7 @@
   one JSON trajectory per question, written atomically, so a killed batch
   resumes by skipping questions whose file is complete.
 * :func:`brier_summary` - Brier score with the always-0.5 and market baselines.
+* :func:`check_questions` - every question row checked before the first model call.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from orrery.errors import DataError
+from orrery.files import read_lines
+from orrery.research.types import to_utc
 
 # --------------------------------------------------------------------------- rate limiting
 
@@ -209,3 +214,64 @@ def forecasts_from_dir(questions: Iterable[Mapping[str, Any]], out_dir: str | Pa
         if trajectory is not None and has_forecast(trajectory):
             found[q["id"]] = float(trajectory["probability"])
     return found
+
+
+# --------------------------------------------------------------------------- question rows
+
+
+def read_question_file(path: str | Path) -> tuple[list[tuple[int, Any]], list[str]]:
+    """``(line number, parsed row)`` of a JSONL question file, and the lines that are not JSON."""
+    rows, problems = [], []
+    for n, line in read_lines(path, what="question file"):
+        if line.strip():
+            try:
+                rows.append((n, json.loads(line)))
+            except json.JSONDecodeError as exc:
+                problems.append(f"line {n}: not JSON ({exc.msg})")
+    return rows, problems
+
+
+def row_problem(row: Any) -> str | None:
+    """What is wrong with one question row, or None. A batch needs a freeze date on every row:
+    without one a question would be researched with the answer in reach."""
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    qid, question = row.get("id"), row.get("question")
+    if not isinstance(qid, str) or not qid.strip():
+        return f"id must be a non-empty string, got {qid!r}"
+    if not isinstance(question, str) or not question.strip():
+        return f"question must be a non-empty string, got {question!r}"
+    if row.get("freeze_date") in (None, ""):
+        return "freeze_date is missing: a batch question needs a date bound (YYYY-MM-DD)"
+    try:
+        to_utc(row["freeze_date"])
+    except ValueError as exc:
+        return f"freeze_date: {exc}"
+    resolution = row.get("resolution")
+    if resolution is not None and (isinstance(resolution, bool) or resolution not in (0, 1)):
+        return f"resolution must be 0, 1 or null, got {resolution!r}"
+    mv = row.get("market_value")
+    if isinstance(mv, int | float) and not isinstance(mv, bool) and not 0.0 <= mv <= 1.0:
+        return f"market_value must be a probability between 0 and 1, got {mv!r}"
+    return None
+
+
+def check_questions(numbered: Iterable[tuple[int, Any]], problems: Sequence[str] = (), *,
+                    skip_invalid: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rows that can run and one ``line N: ...`` message per bad row (duplicate ids included:
+    the first row with an id wins). Raises DataError listing the bad rows unless ``skip_invalid``."""
+    good, bad, first = [], list(problems), {}
+    for n, row in numbered:
+        problem = row_problem(row)
+        if problem is None and row["id"] in first:
+            problem = f"duplicate id {row['id']!r} (first on line {first[row['id']]})"
+        if problem is None:
+            first[row["id"]] = n
+            good.append(row)
+        else:
+            bad.append(f"line {n}: {problem}")
+    if bad and not skip_invalid:
+        shown = "; ".join(bad[:10]) + (f"; and {len(bad) - 10} more" if len(bad) > 10 else "")
+        raise DataError(f"{len(bad)} bad question row(s), nothing was run: {shown}. "
+                        "Fix them, or pass --skip-invalid to run the others")
+    return good, bad

@@ -9,17 +9,22 @@
 
 Markdown and HTML files without a date take the file's mtime only when
 ``mtime_dates`` is set; otherwise they are undated.
+
+Only regular files are read, each up to :data:`orrery.files.MAX_INPUT_BYTES`; a bad line, date or
+id is a one-line :class:`~orrery.errors.DataError` naming the file and line.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
+from orrery.errors import DataError
+from orrery.files import input_file, read_lines, read_text
 from orrery.research.types import Document, to_utc
 
 JSONL_SUFFIXES = frozenset({".jsonl"})
@@ -30,28 +35,48 @@ _SKIP_TAGS = frozenset({"script", "style", "noscript", "template", "head"})
 _BLOCK_TAGS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article"})
 
 
-def iter_documents(paths: Iterable[Path], *, mtime_dates: bool = False) -> Iterator[Document]:
+def iter_documents(paths: Iterable[Path], *, mtime_dates: bool = False) -> Iterator[tuple[str, Document]]:
+    """``(where, document)`` for every supported file under ``paths``; ``where`` is ``file:line``
+    (JSONL) or the file, for error messages."""
     for path in paths:
+        if not path.is_dir():
+            input_file(path, what="source")  # a FIFO or device named on the command line is refused
         files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
         for file in files:
             yield from read_file(file, root=path if path.is_dir() else path.parent, mtime_dates=mtime_dates)
 
 
-def read_file(path: Path, *, root: Path, mtime_dates: bool = False) -> Iterator[Document]:
+def read_file(path: Path, *, root: Path, mtime_dates: bool = False) -> Iterator[tuple[str, Document]]:
     suffix = path.suffix.lower()
     if suffix in JSONL_SUFFIXES:
-        yield from read_jsonl(path)
+        yield from jsonl_records(path)
     elif suffix in MARKDOWN_SUFFIXES:
-        yield read_markdown(path, root=root, mtime_dates=mtime_dates)
+        yield str(path), _located(path, lambda: read_markdown(path, root=root, mtime_dates=mtime_dates))
     elif suffix in HTML_SUFFIXES:
-        yield read_html(path, root=root, mtime_dates=mtime_dates)
+        yield str(path), _located(path, lambda: read_html(path, root=root, mtime_dates=mtime_dates))
+
+
+def _located(where: Path | str, make: Callable[[], Document]) -> Document:
+    try:
+        return make()
+    except ValueError as exc:  # a bad date or id in the file: say where
+        raise DataError(f"{where}: {exc}") from None
+
+
+def jsonl_records(path: Path) -> Iterator[tuple[str, Document]]:
+    for n, line in read_lines(path, what="source"):
+        if line.strip():
+            where = f"{path}:{n}"
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{where}: not a JSON object ({exc.msg}); one document per line") from None
+            yield where, _located(where, lambda obj=obj: Document.from_json(obj))
 
 
 def read_jsonl(path: Path) -> Iterator[Document]:
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                yield Document.from_json(json.loads(line))
+    for _, doc in jsonl_records(path):
+        yield doc
 
 
 def _mtime(path: Path) -> datetime:
@@ -82,7 +107,7 @@ def parse_front_matter(text: str) -> tuple[dict[str, str], str]:
 
 
 def read_markdown(path: Path, *, root: Path, mtime_dates: bool = False) -> Document:
-    meta, body = parse_front_matter(path.read_text(encoding="utf-8"))
+    meta, body = parse_front_matter(read_text(path, what="source"))
     heading = _HEADING.search(body)
     title = meta.get("title") or (heading.group(1) if heading else path.stem)
     raw_date = meta.get("date")
@@ -163,7 +188,7 @@ def html_to_text(html: str) -> str:
 
 def read_html(path: Path, *, root: Path, mtime_dates: bool = False) -> Document:
     parser = _HtmlExtractor()
-    parser.feed(path.read_text(encoding="utf-8", errors="replace"))
+    parser.feed(read_text(path, what="source", errors="replace"))
     parser.close()
     title = " ".join(parser.title.split()) or " ".join(parser.h1.split()) or path.stem
     date = to_utc(parser.date) if parser.date else (_mtime(path) if mtime_dates else None)

@@ -15,6 +15,8 @@ submitted forecast or a clean limit); :func:`run_batch` skips finished questions
 
 from __future__ import annotations
 
+import json
+import os
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -27,6 +29,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from orrery.errors import DataError
+from orrery.files import read_text
 from orrery.llm import resolve_model
 from orrery.llm.base import Model
 from orrery.llm.scripted import ScriptedModel
@@ -36,6 +40,7 @@ from orrery.research.batch import (
     BrierSummary,
     RateLimiter,
     brier_summary,
+    check_questions,
     load_trajectory,
     score_questions,
     trajectory_path,
@@ -120,25 +125,73 @@ def pending(questions: Sequence[Mapping[str, Any]], out_dir: Path) -> list[Mappi
     return [q for q in questions if not is_finished(load_trajectory(trajectory_path(out_dir, q["id"])))]
 
 
+def output_dir(out: Path) -> Path:
+    """``out`` as a writable folder (made if missing), checked before any work is done."""
+    if out.exists() and not out.is_dir():
+        raise DataError(f"--out {out} is a file; batch output is a folder: choose a folder path")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DataError(f"cannot create the output folder {out}: {exc.strerror}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise DataError(f"the output folder {out} is not writable; choose another --out")
+    return out
+
+
+def check_not_foreign(rows: Sequence[Mapping[str, Any]], out: Path) -> None:
+    """Refuse to run when a file the batch would write (a trajectory, a trace, summary.json) exists and
+    was not written by a research batch: --out may be a folder of the user's own files."""
+    from orrery.trace import is_trace
+
+    def foreign(path: Path, ours: Callable[[dict[str, Any]], bool]) -> bool:
+        if not path.exists():
+            return False
+        if not path.is_file():
+            return True
+        try:
+            data = json.loads(read_text(path, what="output"))
+        except json.JSONDecodeError:
+            return False  # a torn write of ours (before writes were atomic): rerun it
+        return not (isinstance(data, dict) and ours(data))
+
+    found = []
+    for q in rows:
+        trajectory, trace = trajectory_path(out, q["id"]), trace_path(out, q["id"])
+        if foreign(trajectory, lambda d, qid=q["id"]: d.get("question_id") == qid):
+            found.append(trajectory)
+        if trace.exists() and not is_trace(trace):
+            found.append(trace)
+    if foreign(out / SUMMARY_FILE, lambda d: {"questions", "statuses"} <= set(d)):
+        found.append(out / SUMMARY_FILE)
+    if found:
+        shown = ", ".join(p.name for p in found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+        raise DataError(f"--out {out} holds files a batch would replace that it did not write ({shown}); "
+                        "choose another folder (nothing was changed)")
+
+
 def remove_stale_temp_files(out_dir: Path) -> None:
-    """Temp files left by a write that was killed (see ``write_json_atomic``)."""
-    for tmp in out_dir.glob(".*.tmp"):
+    """Temp files left by a trajectory write that was killed (``write_json_atomic`` names them
+    ``.<id>.json.<random>.tmp``); nothing else in the folder is touched."""
+    for tmp in out_dir.glob(".*.json.*.tmp"):
         tmp.unlink()
 
 
 def run_batch(questions: Iterable[Mapping[str, Any]], out_dir: str | Path, llm: LlmLike = None, *,
               workers: int = 4, rpm: float | None = None, index: IndexLike | None = None, client: Any = None,
               limit: int | None = None, progress: bool = True, console: Console | None = None,
-              **agent_kwargs: Any) -> BatchResult:
+              skip_invalid: bool = False, **agent_kwargs: Any) -> BatchResult:
     """Forecast every question not finished yet in ``out_dir``; then summarise all of them.
 
     ``workers`` threads share one model and one ``rpm`` limit. With ``client`` (a
     ``distributed.Client``) each question is one Dask task instead. ``agent_kwargs`` go to
-    :class:`ResearchAgent` (``max_steps``, ``wall_time``...)."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    :class:`ResearchAgent` (``max_steps``, ``wall_time``...). Every row is checked first
+    (:func:`check_questions`): a bad row stops the batch before any model call, unless
+    ``skip_invalid``, which runs the good rows only."""
+    rows, _ = check_questions(enumerate(questions, 1), skip_invalid=skip_invalid)
+    rows = rows[:limit]
+    out = output_dir(Path(out_dir))
+    check_not_foreign(rows, out)
     remove_stale_temp_files(out)
-    rows = list(questions)[:limit]
     todo = pending(rows, out)
     console = console or Console(stderr=True)
     with Progress(TextColumn("[bold]forecasting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -331,7 +384,7 @@ def replay_trajectory(trajectory: Mapping[str, Any] | str | Path, index: IndexLi
     """Re-run a saved trajectory with its recorded model replies against ``index``."""
     traj = load_trajectory(Path(trajectory)) if isinstance(trajectory, str | Path) else trajectory
     if traj is None:
-        raise FileNotFoundError(trajectory)
+        raise DataError(f"{trajectory} is not a readable trajectory; give a .json file written by a research run")
     replies = [ModelResponse.from_dict(e["response"]) for e in traj["trajectory"]["events"]
                if e["kind"] == "model_reply"]
     agent = ResearchAgent(ScriptedModel(replies), index, **agent_kwargs)

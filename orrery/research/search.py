@@ -4,10 +4,15 @@ Every backend implements :class:`SearchBackend`. The ``before`` bound is the one
 guarantee that matters for forecasting: with a bound set, no document dated
 after it, and no document without a date, is ever returned.
 
-Bound semantics: inclusive instant. A ``date`` bound means midnight UTC at the
-start of that day; naive datetimes are UTC. A document dated exactly at the
-bound is allowed (ForecastBench stamps freeze-time facts at midnight of the
-freeze date), anything later is not.
+Bound semantics: inclusive instant, to the microsecond. A ``date`` bound means
+midnight UTC at the start of that day; naive datetimes are UTC. A document dated
+exactly at the bound is allowed (ForecastBench stamps freeze-time facts at
+midnight of the freeze date), anything later, even by a microsecond, is not.
+
+Indexes are built into a temporary path beside the target and swapped in only
+after the build succeeded (:func:`build_index`), so a failed build leaves the old
+index as it was; an ``out`` that is an input, or an existing file or folder that
+is not an orrery index, is refused. At most :data:`MAX_K` results per search.
 
 Backends:
 
@@ -21,9 +26,11 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import sys
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote
@@ -31,8 +38,10 @@ from urllib.parse import quote
 import httpx
 import tantivy
 
+from orrery.errors import ConfigError, DataError
+from orrery.files import input_file, remove, swap_into_place
 from orrery.research.ingest import iter_documents
-from orrery.research.types import DateLike, Document, to_timestamp, to_utc
+from orrery.research.types import EPOCH, MICROSECOND, DateLike, Document, to_micros, to_utc
 
 __all__ = [
     "DateLeakError",
@@ -48,6 +57,8 @@ __all__ = [
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 KNOWN_FILTERS = frozenset({"source", "after"})
+MAX_K = 100  # results per search: k=10**12 made tantivy allocate until the process aborted
+INDEX_FORMAT = 2  # 2: timestamps in microseconds (1 stored whole seconds, rounding dates down)
 
 
 class DateLeakError(AssertionError):
@@ -128,7 +139,7 @@ def query_terms(query: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Bounds:
-    """Resolved filters: inclusive timestamp bounds and an optional source set."""
+    """Resolved filters: inclusive bounds in epoch microseconds and an optional source set."""
 
     hi: int | None = None
     lo: int | None = None
@@ -138,7 +149,7 @@ class Bounds:
         if self.hi is not None or self.lo is not None:
             if doc.date is None:
                 return False
-            ts = to_timestamp(doc.date)
+            ts = to_micros(doc.date)
             if self.hi is not None and ts > self.hi:
                 return False
             if self.lo is not None and ts < self.lo:
@@ -154,8 +165,8 @@ def resolve_filters(before: DateLike | None, filters: Mapping[str, Any]) -> Boun
     sources: tuple[str, ...] = (source,) if isinstance(source, str) else tuple(source or ())
     after = filters.get("after")
     return Bounds(
-        hi=None if before is None else to_timestamp(before),
-        lo=None if after is None else to_timestamp(after),
+        hi=None if before is None else to_micros(before),
+        lo=None if after is None else to_micros(after),
         sources=sources,
     )
 
@@ -194,7 +205,7 @@ def _row_to_document(row: Sequence[Any], score: float = 0.0) -> Document:
         id=id_,
         title=title,
         text=text,
-        date=None if ts is None else datetime.fromtimestamp(ts, UTC),
+        date=None if ts is None else EPOCH + ts * MICROSECOND,
         url=url,
         source=source,
         score=score,
@@ -207,19 +218,45 @@ class SqliteIndex:
     TITLE_WEIGHT = 2.0
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        if not self.path.is_file():
-            raise FileNotFoundError(self.path)
+        self.path = input_file(path, what="index", max_bytes=sys.maxsize)  # a FIFO or device is refused
         # check_same_thread=False: batch workers share one read-only index.
         self._conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        version = self.format_of(self._conn)
+        if version != INDEX_FORMAT:
+            self._conn.close()
+            what = "not an orrery index" if version is None else f"an orrery index of format {version}"
+            raise DataError(f"{self.path} is {what}; build it again with `orrery research index`")
+
+    @staticmethod
+    def format_of(conn: sqlite3.Connection) -> int | None:
+        """The index format of an open database, or None when it is not an orrery index."""
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError:  # "file is not a database": a CSV, a document, garbage
+            return None
+        return (version or 1) if {"docs", "docs_fts"} <= tables else None
+
+    @classmethod
+    def is_index(cls, path: Path) -> bool:
+        if not path.is_file():
+            return False
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return cls.format_of(conn) is not None
+        finally:
+            conn.close()
 
     @classmethod
     def create(cls, path: str | Path, docs: Iterable[Document]) -> SqliteIndex:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.unlink(missing_ok=True)
+        """Build into a temporary file beside ``path``, then swap it in (see :func:`build_atomic`)."""
+        return cls(build_atomic(Path(path), docs, cls._write, cls.is_index))
+
+    @staticmethod
+    def _write(path: Path, docs: Iterable[Document]) -> None:
         with sqlite3.connect(path) as conn:
             conn.executescript(_SQLITE_SCHEMA)
+            conn.execute(f"PRAGMA user_version = {INDEX_FORMAT}")
             conn.executemany(
                 "INSERT INTO docs (id, title, text, url, source, ts) VALUES (?, ?, ?, ?, ?, ?)",
                 ((d.id, d.title, d.text, d.url, d.source, _maybe_ts(d.date)) for d in docs),
@@ -227,14 +264,13 @@ class SqliteIndex:
             conn.execute("INSERT INTO docs_fts(docs_fts) VALUES ('rebuild')")
             conn.execute("INSERT INTO docs_fts(docs_fts) VALUES ('optimize')")
         conn.close()
-        return cls(path)
 
     def __len__(self) -> int:
         return self._conn.execute("SELECT count(*) FROM docs").fetchone()[0]
 
     def search(self, query: str, k: int = 5, *, before: DateLike | None = None, **filters: Any) -> list[Document]:
         bounds = resolve_filters(before, filters)
-        terms = query_terms(query)
+        terms, k = query_terms(query), min(k, MAX_K)
         if not terms or k <= 0:
             return []
         match = " OR ".join(f'"{t}"' for t in terms)
@@ -286,29 +322,52 @@ class TantivyIndex:
 
     TITLE_BOOST = 2.0
 
+    MARKER = "orrery-index.json"  # in the folder beside tantivy's files: {"format": INDEX_FORMAT}
+
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        if not tantivy.Index.exists(str(self.path)):
-            raise FileNotFoundError(self.path)
+        version = self.format_of(self.path)
+        if version != INDEX_FORMAT:
+            what = "not an orrery index" if version is None else f"an orrery index of format {version}"
+            raise DataError(f"{self.path} is {what}; build it again with `orrery research index`")
         self._index = tantivy.Index(_tantivy_schema(), path=str(self.path), reuse=True)
         self._schema = self._index.schema
 
     @classmethod
+    def format_of(cls, path: Path) -> int | None:
+        if not (path.is_dir() and tantivy.Index.exists(str(path))):
+            return None
+        marker = path / cls.MARKER
+        return json.loads(marker.read_text(encoding="utf-8"))["format"] if marker.is_file() else 1
+
+    @classmethod
+    def is_index(cls, path: Path) -> bool:
+        return cls.format_of(path) is not None or (path.is_dir() and not any(path.iterdir()))
+
+    @classmethod
     def create(cls, path: str | Path, docs: Iterable[Document], *, heap_bytes: int = 128_000_000) -> TantivyIndex:
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        for old in path.iterdir():
-            old.unlink()
+        """Build into a temporary folder beside ``path``, then swap it in (see :func:`build_atomic`)."""
+        return cls(build_atomic(Path(path), docs, lambda tmp, d: cls._write(tmp, d, heap_bytes), cls.is_index))
+
+    @classmethod
+    def _write(cls, path: Path, docs: Iterable[Document], heap_bytes: int) -> None:
+        path.mkdir()
         index = tantivy.Index(_tantivy_schema(), path=str(path), reuse=False)
         writer = index.writer(heap_size=heap_bytes, num_threads=1)
-        for d in docs:
-            fields: dict[str, Any] = {"id": d.id, "title": d.title, "text": d.text, "url": d.url, "source": d.source}
-            if d.date is not None:
-                fields["ts"] = to_timestamp(d.date)
-            writer.add_document(tantivy.Document(**fields))
+        try:
+            for d in docs:
+                fields: dict[str, Any] = {"id": d.id, "title": d.title, "text": d.text, "url": d.url,
+                                          "source": d.source}
+                if d.date is not None:
+                    fields["ts"] = to_micros(d.date)
+                writer.add_document(tantivy.Document(**fields))
+        except BaseException:
+            writer.rollback()  # stop the writer's threads before the caller removes the folder
+            writer.wait_merging_threads()
+            raise
         writer.commit()
         writer.wait_merging_threads()
-        return cls(path)
+        (path / cls.MARKER).write_text(json.dumps({"format": INDEX_FORMAT}), encoding="utf-8")
 
     def __len__(self) -> int:
         return self._searcher().num_docs
@@ -329,7 +388,7 @@ class TantivyIndex:
 
     def search(self, query: str, k: int = 5, *, before: DateLike | None = None, **filters: Any) -> list[Document]:
         bounds = resolve_filters(before, filters)
-        terms = query_terms(query)
+        terms, k = query_terms(query), min(k, MAX_K)
         if not terms or k <= 0:
             return []
         text_query = self._index.parse_query(
@@ -355,7 +414,7 @@ class TantivyIndex:
             id=doc.get_first("id"),
             title=doc.get_first("title"),
             text=doc.get_first("text"),
-            date=None if ts is None else datetime.fromtimestamp(ts, UTC),
+            date=None if ts is None else EPOCH + ts * MICROSECOND,
             url=doc.get_first("url") or "",
             source=doc.get_first("source") or "",
             score=float(score),
@@ -405,7 +464,7 @@ class HttpSearch:
     _seen: dict[str, Document] = field(default_factory=dict, init=False, repr=False)
 
     def search(self, query: str, k: int = 5, *, before: DateLike | None = None, **filters: Any) -> list[Document]:
-        bounds = resolve_filters(before, filters)
+        bounds, k = resolve_filters(before, filters), min(k, MAX_K)
         if not query.strip() or k <= 0:
             return []
         params: dict[str, str] = {}
@@ -446,10 +505,30 @@ class HttpSearch:
 
 
 def _maybe_ts(value: datetime | None) -> int | None:
-    return None if value is None else to_timestamp(value)
+    return None if value is None else to_micros(value)
 
 
 BACKENDS = {"sqlite": SqliteIndex, "tantivy": TantivyIndex}
+
+
+def build_atomic(out: Path, docs: Iterable[Document], write: Callable[[Path, Iterable[Document]], None],
+                 is_index: Callable[[Path], bool]) -> Path:
+    """Write an index into a temporary path beside ``out`` and swap it in only after success.
+    ``out`` may be missing or an index (replaced); anything else is refused, so a user's
+    file or folder is never overwritten. A build that fails leaves ``out`` as it was."""
+    if out.exists() and not is_index(out):
+        kind = "folder" if out.is_dir() else "file"
+        raise DataError(f"--out {out} is an existing {kind} that is not an orrery index; "
+                        "choose a new path (nothing was changed)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        write(tmp, docs)
+        swap_into_place(tmp, out)
+    except BaseException:
+        remove(tmp)
+        raise
+    return out
 
 
 def build_index(
@@ -464,27 +543,43 @@ def build_index(
     ``out`` is a SQLite file for ``backend="sqlite"`` and a directory for
     ``backend="tantivy"``. With ``mtime_dates`` Markdown/HTML files without a
     date take their modification time; otherwise they stay undated (and so are
-    never returned under a date bound).
+    never returned under a date bound). Bad input (a bad line, date or id, no
+    documents at all) raises :class:`DataError` before ``out`` is touched.
     """
     if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; choose from {sorted(BACKENDS)}")
-    path_list = [paths] if isinstance(paths, str | Path) else list(paths)
-    docs = _unique(iter_documents([Path(p) for p in path_list], mtime_dates=mtime_dates))
+        raise ConfigError(f"unknown backend {backend!r}; choose from {sorted(BACKENDS)}")
+    sources = [Path(p) for p in ([paths] if isinstance(paths, str | Path) else paths)]
+    check_out(sources, Path(out))
+    docs = _unique(iter_documents(sources, mtime_dates=mtime_dates), sources)
     return BACKENDS[backend].create(out, docs)
 
 
-def _unique(docs: Iterable[Document]) -> Iterator[Document]:
-    seen: set[str] = set()
-    for doc in docs:
+def check_out(sources: Sequence[Path], out: Path) -> None:
+    """Refuse an ``out`` that is one of the inputs or holds one (building there would destroy it)."""
+    target = out.resolve()
+    for src in sources:
+        src = src.resolve()
+        if src == target or target in src.parents:
+            raise DataError(f"--out {out} is or contains the input {src}; choose another path (nothing was changed)")
+
+
+def _unique(located: Iterable[tuple[str, Document]], sources: Sequence[Path]) -> Iterator[Document]:
+    seen: dict[str, str] = {}
+    for where, doc in located:
         if doc.id in seen:
-            raise ValueError(f"duplicate document id {doc.id!r}")
-        seen.add(doc.id)
+            raise DataError(f"{where}: duplicate document id {doc.id!r} (first at {seen[doc.id]}); ids must be unique")
+        seen[doc.id] = where
         yield doc
+    if not seen:
+        names = ", ".join(map(str, sources))
+        raise DataError(f"no documents found in {names}: pass .jsonl, .md or .html files (nothing was changed)")
 
 
 def open_index(path: str | Path) -> SqliteIndex | TantivyIndex:
     """Open an index made by :func:`build_index`: a directory is tantivy, a file SQLite."""
     path = Path(path)
+    if not path.exists():
+        raise DataError(f"index {path} does not exist; build one with `orrery research index`")
     return TantivyIndex(path) if path.is_dir() else SqliteIndex(path)
 
 

@@ -3,32 +3,41 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 DateLike = date | datetime | str | int | float
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MICROSECOND = timedelta(microseconds=1)
+MAX_UNIX_SECONDS = 253402300799  # 9999-12-31T23:59:59Z: larger numbers are milliseconds or garbage
 
 
 def to_utc(value: DateLike) -> datetime:
     """Normalise to an aware UTC datetime.
 
     A ``date`` (or ``YYYY-MM-DD`` string) is midnight UTC of that day; naive
-    datetimes are taken as UTC; numbers are Unix seconds.
+    datetimes are taken as UTC; numbers are Unix seconds. Anything else raises ValueError.
     """
     if isinstance(value, datetime):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     if isinstance(value, date):
         return datetime(value.year, value.month, value.day, tzinfo=UTC)
-    if isinstance(value, int | float):
-        return datetime.fromtimestamp(value, UTC)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if not -MAX_UNIX_SECONDS <= value <= MAX_UNIX_SECONDS:
+            raise ValueError(f"{value!r} is not a date in Unix seconds (milliseconds? divide by 1000)")
+        return EPOCH + timedelta(seconds=value)
     if isinstance(value, str):
-        return to_utc(datetime.fromisoformat(value.strip().replace("Z", "+00:00")))
-    raise TypeError(f"not a date: {value!r}")
+        try:
+            return to_utc(datetime.fromisoformat(value.strip().replace("Z", "+00:00")))
+        except ValueError:
+            raise ValueError(f"{value!r} is not a date; write YYYY-MM-DD or an ISO 8601 time") from None
+    raise ValueError(f"{value!r} is not a date; write YYYY-MM-DD or an ISO 8601 time")
 
 
-def to_timestamp(value: DateLike) -> int:
-    """Whole Unix seconds, rounded down (a document at 12:00:00.5 counts as 12:00:00)."""
-    return int(to_utc(value).timestamp() // 1)
+def to_micros(value: DateLike) -> int:
+    """Integer microseconds since the Unix epoch: the exact precision of a datetime, so a bound
+    holds to the microsecond (a document at 00:00:00.999 is after a bound at 00:00:00)."""
+    return (to_utc(value) - EPOCH) // MICROSECOND
 
 
 @dataclass(frozen=True)
@@ -43,8 +52,7 @@ class Document:
 
     def __post_init__(self) -> None:
         if self.date is not None:
-            # Whole seconds in UTC: the precision every index stores.
-            object.__setattr__(self, "date", to_utc(to_timestamp(self.date)))
+            object.__setattr__(self, "date", to_utc(self.date))
 
     def to_json(self) -> dict[str, Any]:
         """The JSONL record :func:`orrery.research.search.build_index` reads (score dropped)."""
@@ -58,10 +66,16 @@ class Document:
         }
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> Document:
+    def from_json(cls, obj: Any) -> Document:
+        """A JSONL record; ValueError naming the field that is wrong."""
+        if not isinstance(obj, dict):
+            raise ValueError("a document must be a JSON object with id, title, text, date, url")
+        id_ = obj.get("id")
+        if isinstance(id_, bool) or not isinstance(id_, str | int) or not str(id_).strip():
+            raise ValueError(f"id is missing or empty (got {id_!r}); every document needs a unique string id")
         raw_date = obj.get("date")
         return cls(
-            id=str(obj["id"]),
+            id=str(id_),
             title=str(obj.get("title") or ""),
             text=str(obj.get("text") or ""),
             date=None if raw_date in (None, "") else to_utc(raw_date),

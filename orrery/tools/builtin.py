@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import time
 
 from orrery.errors import ToolError
 from orrery.tools.core import tool
@@ -17,31 +18,67 @@ _FUNCS = {"sqrt": math.sqrt, "log": math.log, "log10": math.log10, "exp": math.e
 _CONSTS = {"pi": math.pi, "e": math.e}
 
 
+MAX_CHARS = 500  # expression length: bounds how many operations one call can ask for
+MAX_INT_BITS = 4096  # about 1,200 digits: every integer operation on numbers this size takes microseconds
+MAX_SECONDS = 1.0
+MAX_ROUND_DIGITS = 1000  # round(x, -10**9) would compute 10**(10**9)
+
+
+def _too_large(kind: str) -> ToolError:
+    return ToolError(f"{kind} too large (integers are limited to {MAX_INT_BITS} bits, about 1,200 digits); "
+                     "use floats (up to about 1e308) or smaller numbers")
+
+
+def _apply(op: type[ast.operator], a: float | int, b: float | int) -> float | int:
+    """One binary operation, refused before it runs when its integer result would be too large."""
+    if isinstance(a, int) and isinstance(b, int):
+        if op is ast.Pow and b > 0 and abs(a) > 1 and (abs(a).bit_length() - 1) * b > MAX_INT_BITS:
+            raise _too_large("result")
+        if op is ast.Mult and a.bit_length() + b.bit_length() > MAX_INT_BITS + 1:
+            raise _too_large("result")
+    value = _BINARY[op](a, b)
+    if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+        raise _too_large("result")
+    return value
+
+
+def _call(name: str, args: list[float | int]) -> float | int:
+    if name == "round" and len(args) == 2 and isinstance(args[1], int) and abs(args[1]) > MAX_ROUND_DIGITS:
+        raise ToolError(f"round() takes at most {MAX_ROUND_DIGITS} digits")
+    return _FUNCS[name](*args)
+
+
 def safe_eval(expression: str) -> float | int:
     """Evaluate arithmetic by walking the AST: numbers, + - * / // % **, a few math functions.
-    No eval(): names, attributes and calls outside the allow-list are refused."""
+    No eval(): names, attributes and calls outside the allow-list are refused. Bounded: at most
+    MAX_CHARS characters, integers of at most MAX_INT_BITS bits (checked before each operation
+    runs), MAX_SECONDS of work."""
+    if len(expression) > MAX_CHARS:
+        raise ToolError(f"expression is {len(expression)} characters; the limit is {MAX_CHARS}")
     try:
         tree = ast.parse(expression.replace("^", "**"), mode="eval")
     except SyntaxError as exc:
         raise ToolError(f"cannot parse {expression!r}: {exc.msg}. Write plain arithmetic such as '25 * 4'.") from exc
+    deadline = time.monotonic() + MAX_SECONDS
 
     def ev(node: ast.AST) -> float | int:
+        if time.monotonic() > deadline:
+            raise ToolError(f"{expression!r} takes more than {MAX_SECONDS}s; simplify it")
         match node:
             case ast.Expression(body=body):
                 return ev(body)
             case ast.Constant(value=v) if isinstance(v, int | float) and not isinstance(v, bool):
+                if isinstance(v, int) and v.bit_length() > MAX_INT_BITS:
+                    raise _too_large("number")
                 return v
             case ast.BinOp(left=l, op=op, right=r) if type(op) in _BINARY:
-                a, b = ev(l), ev(r)
-                if isinstance(op, ast.Pow) and abs(b) > 1000:
-                    raise ToolError("exponent too large (limit 1000)")
-                return _BINARY[type(op)](a, b)
+                return _apply(type(op), ev(l), ev(r))
             case ast.UnaryOp(op=op, operand=x) if type(op) in _UNARY:
                 return _UNARY[type(op)](ev(x))
             case ast.Name(id=name) if name in _CONSTS:
                 return _CONSTS[name]
             case ast.Call(func=ast.Name(id=f), args=args, keywords=[]) if f in _FUNCS:
-                return _FUNCS[f](*(ev(a) for a in args))
+                return _call(f, [ev(a) for a in args])
         raise ToolError(f"unsupported element {ast.dump(node)[:60]} in {expression!r}; "
                         f"allowed: numbers, + - * / // % **, {', '.join(sorted(_FUNCS))}, pi, e")
 
@@ -49,6 +86,12 @@ def safe_eval(expression: str) -> float | int:
         return ev(tree)
     except ZeroDivisionError as exc:
         raise ToolError(f"division by zero in {expression!r}") from exc
+    except OverflowError as exc:
+        raise ToolError(f"{expression!r} overflows: {exc}") from exc
+    except (ValueError, TypeError) as exc:  # math domain errors (sqrt(-1), log(0)), wrong argument counts
+        raise ToolError(f"cannot evaluate {expression!r}: {exc}") from exc
+    except RecursionError as exc:
+        raise ToolError(f"{expression!r} is nested too deeply") from exc
 
 
 @tool

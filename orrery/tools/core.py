@@ -1,11 +1,25 @@
-"""Tool wrapping, argument validation, gating, caching and parallel execution."""
+"""Tool wrapping, argument validation, gating, caching and parallel execution.
+
+Timeouts (`@tool(timeout=S)`) and how a timed-out tool is stopped:
+
+* `@tool(timeout=S, process=True)`: the call runs in a worker process, killed at the timeout, so it
+  can write nothing afterwards (a worker whose call finished in time serves the next one: the
+  module is imported once, and later calls cost well under a millisecond). Its arguments and result must pickle, it cannot take a RunContext
+  (its changes would be lost), and it must be defined at module level (the process imports it).
+* `@tool(timeout=S)`: the call runs in a thread, which Python cannot kill. At the timeout the model
+  is told and `cancelled()` turns True in that thread: a long tool checks it between units of work
+  and stops before doing more. A tool that never checks it keeps running: give a tool with side
+  effects `process=True` (or make it check `cancelled()` before each effect).
+"""
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import copy
+import importlib
 import inspect
 import json
+import multiprocessing
 import re
 import threading
 import time
@@ -15,7 +29,7 @@ from typing import Any, get_type_hints
 
 import pydantic
 
-from orrery.errors import ToolError
+from orrery.errors import ConfigError, ToolError
 from orrery.messages import Message, ToolCall, ToolSpec
 
 
@@ -96,8 +110,9 @@ class Tool:
 
     def __init__(self, fn: Callable[..., Any], *, name: str | None = None, description: str | None = None,
                  timeout: float | None = None, cache_ttl: float | None = None,
-                 available: Available | None = None, refine: Refine | None = None):
+                 available: Available | None = None, refine: Refine | None = None, process: bool = False):
         self.fn = fn
+        self.process = process
         self.name = name or fn.__name__
         doc_desc, doc_params = _parse_docstring(fn.__doc__ or "")
         self.description = description or doc_desc or self.name
@@ -106,6 +121,9 @@ class Tool:
         self.available = available
         self.refine = refine
         self.wants_context, self.args_model = self._build_model(doc_params)
+        if process and (self.wants_context or "<locals>" in fn.__qualname__):
+            raise ConfigError(f"tool {self.name!r}: a process tool must be defined at module level and take "
+                              "no RunContext (the process imports it, and its changes to the context would be lost)")
         self.parameters = self._schema()
         self._cache: dict[str, tuple[float, Any]] = {}
         self._lock = threading.Lock()
@@ -160,19 +178,37 @@ class Tool:
                 hit = self._cache.get(key)
             if hit and time.monotonic() - hit[0] < self.cache_ttl:
                 return hit[1], True
-        value = self.fn(ctx, **kwargs) if self.wants_context else self.fn(**kwargs)
+        if self.process:
+            value = _in_process(self.fn, kwargs, self.timeout)
+        else:
+            value = self.fn(ctx, **kwargs) if self.wants_context else self.fn(**kwargs)
         if key is not None:
             with self._lock:
                 self._cache[key] = (time.monotonic(), value)
         return value, False
 
 
+class ToolTimedOut(Exception):  # noqa: N818 - not TimeoutError: a tool's own TimeoutError is just an exception
+    """The call ran past the tool's timeout."""
+
+
+_call = threading.local()
+
+
+def cancelled() -> bool:
+    """True once the tool call running in this thread has timed out: check it between units of work."""
+    event = getattr(_call, "cancel", None)
+    return event is not None and event.is_set()
+
+
 def _with_timeout(fn: Callable[..., Any], seconds: float, *args: Any) -> Any:
-    """Run fn in a daemon thread; a hung call is abandoned (Python cannot kill a thread) and
-    cannot block the pool or the interpreter's exit."""
+    """Run fn in a daemon thread; at the timeout set its `cancelled()` flag and return (Python cannot
+    kill a thread); a hung call cannot block the pool or the interpreter's exit."""
     box: dict[str, Any] = {}
+    cancel = threading.Event()
 
     def target() -> None:
+        _call.cancel = cancel
         try:
             box["value"] = fn(*args)
         except BaseException as exc:  # handed to the caller below
@@ -182,14 +218,90 @@ def _with_timeout(fn: Callable[..., Any], seconds: float, *args: Any) -> Any:
     th.start()
     th.join(seconds)
     if th.is_alive():
-        raise TimeoutError
+        cancel.set()
+        raise ToolTimedOut
     if "error" in box:
         raise box["error"]
     return box["value"]
 
 
+def _serve(conn: Any, module: str, qualname: str) -> None:
+    """A tool's worker process: import the tool once, then run calls until the pipe closes."""
+    try:
+        obj: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        conn.send(("error", ToolError(f"the tool's process cannot import {module}.{qualname}: {exc}")))
+        return
+    fn = obj.fn if isinstance(obj, Tool) else obj
+    conn.send(("ready", None))
+    while True:
+        try:
+            kwargs = conn.recv()
+        except EOFError:
+            return
+        try:
+            conn.send(("value", fn(**kwargs)))
+        except BaseException as exc:  # a result or exception that does not pickle becomes a ToolError
+            try:
+                conn.send(("error", exc))
+            except Exception:
+                conn.send(("error", ToolError(f"{type(exc).__name__}: {exc}")))
+
+
+PROCESS_START_SECONDS = 60.0  # importing the tool's module; the tool's own timeout starts after it
+_IDLE: dict[tuple[str, str], list[tuple[Any, Any]]] = {}  # (module, qualname) -> idle (process, pipe)
+_IDLE_LOCK = threading.Lock()
+
+
+def _receive(conn: Any, proc: Any, seconds: float | None) -> tuple[str, Any]:
+    if not conn.poll(seconds):
+        proc.kill()
+        proc.join()
+        raise ToolTimedOut
+    try:
+        return conn.recv()
+    except EOFError:
+        proc.join()
+        raise ToolError(f"the tool's process died (exit code {proc.exitcode})") from None
+
+
+def _worker(key: tuple[str, str]) -> tuple[Any, Any]:
+    """An idle worker for this tool, or a new one (forkserver: safe to start beside threads)."""
+    with _IDLE_LOCK:
+        if _IDLE.get(key):
+            return _IDLE[key].pop()
+    mp = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
+                                     else "spawn")
+    conn, child = mp.Pipe()
+    proc = mp.Process(target=_serve, args=(child, *key), daemon=True, name=f"orrery-tool-{key[1]}")
+    proc.start()
+    child.close()
+    kind, payload = _receive(conn, proc, PROCESS_START_SECONDS)
+    if kind == "error":
+        proc.join()
+        raise payload
+    return proc, conn
+
+
+def _in_process(fn: Callable[..., Any], kwargs: dict[str, Any], seconds: float | None) -> Any:
+    """Run a module-level tool function in a worker process that is killed at the timeout, so a
+    timed-out tool can do nothing more; a worker that finished in time serves the next call."""
+    key = (fn.__module__, fn.__qualname__)
+    proc, conn = _worker(key)
+    conn.send(kwargs)
+    kind, payload = _receive(conn, proc, seconds)  # kills the worker on timeout
+    with _IDLE_LOCK:
+        _IDLE.setdefault(key, []).append((proc, conn))
+    if kind == "error":
+        raise payload
+    return payload
+
+
 def tool(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
-    """Decorator: `@tool` or `@tool(timeout=5, cache_ttl=60, available=after("search"))`."""
+    """Decorator: `@tool` or `@tool(timeout=5, cache_ttl=60, available=after("search"))`;
+    `process=True` runs each call in a process killed at the timeout (see the module docstring)."""
     if fn is None:
         return lambda f: Tool(f, **options)
     return Tool(fn, **options)
@@ -267,12 +379,13 @@ class Toolset:
             return fail(f"tool {call.name!r} {why}. Available tools: {', '.join(sorted(available)) or 'none'}.")
         t = self.tools[call.name]
         try:
-            if t.timeout is None:
+            if t.timeout is None or t.process:
                 value, cached = t.invoke(call.arguments, ctx)
             else:
                 value, cached = _with_timeout(t.invoke, t.timeout, call.arguments, ctx)
-        except TimeoutError:
-            return fail(f"tool {call.name!r} timed out after {t.timeout}s. Try simpler arguments.")
+        except ToolTimedOut:
+            how = "and was stopped" if t.process else "and was asked to stop"
+            return fail(f"tool {call.name!r} timed out after {t.timeout}s {how}. Try simpler arguments.")
         except pydantic.ValidationError as exc:
             return fail(f"invalid arguments for {call.name!r}: {_validation_message(exc)}. "
                         f"Expected schema: {json.dumps(t.parameters)}")

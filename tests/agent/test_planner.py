@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from orrery.agent.planner import PlanAgent, Planned, SessionStore
-from orrery.events import Event
+from orrery.agent.planner import PlanAgent
+from orrery.events import Event, Planned
 from orrery.llm.scripted import ScriptedModel
+from orrery.sessions import open_store
 from orrery.tools.core import NeedsClarification, RunContext, Toolset, tool
 
 
@@ -71,7 +72,7 @@ def test_plan_is_executed_in_order_with_one_memory_entry_per_todo(world, tmp_pat
     a = agent(world, tmp_path / "s.db",
               [plan(("dates", "resolve_dates", {"text": "last week"}), ("port", "resolve_port", {"name": "Doral"}),
                     ("fetch", "fetch_shipments", {})), "Found 142 shipments."], events=events)
-    r = a.turn("show me shipments to Doral last week")
+    r = a.run("show me shipments to Doral last week")
 
     assert r.status == "completed" and r.output == "Found 142 shipments." and r.intent == "new_request"
     assert [e[0] for e in world.log] == ["dates", "port", "fetch"]
@@ -86,7 +87,7 @@ def test_plan_is_executed_in_order_with_one_memory_entry_per_todo(world, tmp_pat
 
 def test_a_clarification_pauses_the_turn(world, tmp_path):
     a = agent(world, tmp_path / "s.db", [MIAMI])
-    r = a.turn("shipments to Miami last week")
+    r = a.run("shipments to Miami last week")
 
     assert r.status == "paused" and r.question == r.output and "Which Miami" in r.output
     assert [t.status for t in r.todos] == ["done", "paused", "pending"]
@@ -97,8 +98,8 @@ def test_a_clarification_pauses_the_turn(world, tmp_path):
 
 def test_an_exact_answer_reruns_the_same_todo_with_the_answer(world, tmp_path):
     a = agent(world, tmp_path / "s.db", [MIAMI, {"intent": "exact_answer"}, "Found 142 shipments."])
-    a.turn("shipments to Miami last week")
-    r = a.turn("Port of Miami")
+    a.run("shipments to Miami last week")
+    r = a.run("Port of Miami")
 
     assert r.status == "completed" and r.intent == "exact_answer"
     assert world.log == [("dates", "last week"), ("port", None), ("port", "Port of Miami"),
@@ -115,8 +116,8 @@ def test_a_modification_replans(world, tmp_path):
     new_plan = plan(("port", "resolve_port", {"name": "Port of Miami"}), ("fetch", "fetch_shipments", {}),
                     request="Shipments to Port of Miami last week, with arrival dates")
     a = agent(world, tmp_path / "s.db", [MIAMI, {"intent": "modification"}, new_plan, "Done."])
-    a.turn("shipments to Miami last week")
-    r = a.turn("Port of Miami, and include arrival dates")
+    a.run("shipments to Miami last week")
+    r = a.run("Port of Miami, and include arrival dates")
 
     assert r.status == "completed" and r.intent == "modification"
     assert [t.key for t in r.todos] == ["port", "fetch"]
@@ -129,12 +130,12 @@ def test_a_modification_replans(world, tmp_path):
 def test_abandon_drops_the_plan(world, tmp_path):
     a = agent(world, tmp_path / "s.db", [MIAMI, {"intent": "abandon"},
                                          plan(("dates", "resolve_dates", {"text": "today"})), "Today."])
-    a.turn("shipments to Miami last week")
-    r = a.turn("forget it")
+    a.run("shipments to Miami last week")
+    r = a.run("forget it")
 
-    assert r.status == "abandoned" and r.todos == [] and a.state.question is None
+    assert r.status == "cancelled" and r.todos == [] and a.state.question is None
     assert len(world.log) == 2
-    r = a.turn("what is today's date range?")  # no active plan: a new request, no classification call
+    r = a.run("what is today's date range?")  # no active plan: a new request, no classification call
     assert r.status == "completed" and r.intent == "new_request"
     assert "todos" in a.model.requests[2]["schema"]["properties"]
 
@@ -142,18 +143,18 @@ def test_abandon_drops_the_plan(world, tmp_path):
 def test_a_new_agent_resumes_from_sqlite(world, tmp_path):
     db = tmp_path / "s.db"
     first = agent(world, db, [MIAMI])
-    assert first.turn("shipments to Miami last week").status == "paused"
+    assert first.run("shipments to Miami last week").status == "paused"
     del first
 
     second = agent(world, db, [{"intent": "exact_answer"}, "Found 142 shipments."])
     assert second.state.pointer == 1 and second.state.question is not None
-    r = second.turn("Port of Miami")
+    r = second.run("Port of Miami")
 
     assert r.status == "completed"
     assert [e[0] for e in world.log] == ["dates", "port", "port", "fetch"]  # dates did not rerun
     assert world.log[2] == ("port", "Port of Miami")
     assert len(second.state.memory) == 4 and second.state.turn == 2
-    assert asdict(SessionStore(db).load("s1")) == asdict(second.state)
+    assert open_store(db).load("s1").data["plan"] == asdict(second.state)
     assert agent(world, db, [], session="other").state.todos == []  # sessions are separate rows
 
 
@@ -162,16 +163,16 @@ def test_a_failing_tool_fails_the_todo_and_keeps_state_consistent(world, tmp_pat
     world.broken = True
     a = agent(world, db, [plan(("dates", "resolve_dates", {"text": "last week"}), ("fetch", "fetch_shipments", {})),
                           {"intent": "continue"}, "Found 142 shipments."])
-    r = a.turn("shipments last week")
+    r = a.run("shipments last week")
 
-    assert r.status == "failed"
+    assert r.status == "error"
     assert "'fetch'" in r.output and "elasticsearch is down" in r.output
     assert [t.status for t in r.todos] == ["done", "failed"] and a.state.pointer == 1
     assert a.state.memory[-1].status == "failed"
-    assert asdict(SessionStore(db).load("s1")) == asdict(a.state)
+    assert open_store(db).load("s1").data["plan"] == asdict(a.state)
 
     world.broken = False
-    r = a.turn("try again")
+    r = a.run("try again")
     assert r.status == "completed" and r.intent == "continue"
     assert [e[0] for e in world.log] == ["dates", "fetch"]
     assert "exact_answer" not in a.model.requests[1]["schema"]["properties"]["intent"]["enum"]  # no question pending
@@ -180,9 +181,9 @@ def test_a_failing_tool_fails_the_todo_and_keeps_state_consistent(world, tmp_pat
 def test_a_bad_model_reply_is_an_error_and_the_saved_state_is_kept(world, tmp_path):
     db = tmp_path / "s.db"
     a = agent(world, db, [MIAMI, {"intent": "teleport"}])
-    a.turn("shipments to Miami last week")
+    a.run("shipments to Miami last week")
     before = asdict(a.state)
-    r = a.turn("???")
+    r = a.run("???")
 
     assert r.status == "error"
-    assert asdict(a.state) == before == asdict(SessionStore(db).load("s1"))
+    assert asdict(a.state) == before == open_store(db).load("s1").data["plan"]

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
 
 import pytest
 
 from orrery.agent.router import Classified, Routed, RouterAgent, RouterConfig
 from orrery.events import Event, Token
 from orrery.llm.scripted import ScriptedModel, call, turn
-from orrery.messages import Message
 from orrery.tools.core import NeedsClarification, Toolset, tool
 
 CLASSIFY = {"type": "stock_specific", "entities": ["NVDA"], "categories": ["price", "news"]}
@@ -66,7 +64,7 @@ def test_router_picks_tools_and_strategy():
     assert ran == ["price"]
     routed = next(e for e in events if isinstance(e, Routed))
     assert routed.strategy == "DIRECT" and any(isinstance(e, Classified) for e in events)
-    assert [e.text for e in events if isinstance(e, Token)] == ["NVDA is at 100."]
+    assert "".join(e.text for e in events if isinstance(e, Token)) == "NVDA is at 100."
     assert [e.kind for e in events][0] == "run_start" and events[-1].kind == "final"
 
 
@@ -111,7 +109,7 @@ def test_iterative_answer_within_turns_and_max_turns_capped_by_config():
 
     assert result.route is not None and result.route.max_turns == 3
     assert result.ok and result.output == "NVDA at 100." and ran == ["price"]
-    assert [e.text for e in events if isinstance(e, Token)] == ["NVDA at 100."]
+    assert "".join(e.text for e in events if isinstance(e, Token)) == "NVDA at 100."
     assert [e.kind for e in events].count("run_start") == 1 and [e.kind for e in events].count("final") == 1
 
 
@@ -136,17 +134,12 @@ def test_empty_selection_answers_directly():
 
 
 def test_synthesis_streams_tokens_when_the_model_can():
-    class Streaming(ScriptedModel):
-        def stream(self, messages: Sequence[Message], *, max_tokens: int | None = None) -> Iterator[str]:
-            self.requests.append({"messages": list(messages), "tools": [], "schema": None, "tool_choice": "none"})
-            yield from ["NVDA ", "is ", "at 100."]
-
     tools, _ = make_tools()
-    model = Streaming([CLASSIFY, route("price"), turn(call("price", symbol="NVDA"))])
+    model = ScriptedModel([CLASSIFY, route("price"), turn(call("price", symbol="NVDA")), "NVDA is at 100."])
     events: list[Event] = []
     result = RouterAgent(model, tools, on_event=[events.append]).run("NVDA?")
 
-    assert [e.text for e in events if isinstance(e, Token)] == ["NVDA ", "is ", "at 100."]
+    assert [e.text for e in events if isinstance(e, Token)] == ["NVDA ", "is ", "at ", "100."]
     assert result.output == "NVDA is at 100."
 
 

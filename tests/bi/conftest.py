@@ -22,15 +22,17 @@ READER = "orrery_reader"
 
 @pytest.fixture(scope="session")
 def bi_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """ORRERY_BI_HOME for the whole session: the built-in databases are built once."""
+    """ORRERY_BI_HOME (and the sessions' ORRERY_DATA_DIR) for the whole session: the built-in databases are
+    built once, and nothing is written to the user's home."""
     home = tmp_path_factory.mktemp("bi-home")
-    old = os.environ.get("ORRERY_BI_HOME")
-    os.environ["ORRERY_BI_HOME"] = str(home)
+    old = {k: os.environ.get(k) for k in ("ORRERY_BI_HOME", "ORRERY_DATA_DIR")}
+    os.environ["ORRERY_BI_HOME"] = os.environ["ORRERY_DATA_DIR"] = str(home)
     yield home
-    if old is None:
-        os.environ.pop("ORRERY_BI_HOME", None)
-    else:
-        os.environ["ORRERY_BI_HOME"] = old
+    for k, v in old.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
 @pytest.fixture(scope="session")

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from orrery.agent.planner import Planned
 from orrery.bi.agent import BIAgent, Reiterated
-from orrery.events import Clarification, Event, ToolCallEvent
+from orrery.events import Clarification, Event, Planned, StateChanged, ToolCallEvent
 from orrery.llm.scripted import ScriptedModel
 
 JOIN = ("FROM lineitem JOIN orders ON l_orderkey = o_orderkey JOIN customer ON o_custkey = c_custkey "
@@ -37,7 +36,7 @@ class Run:
                  sql_mode: str = "sql"):
         self.events: list[Event] = []
         self.model = ScriptedModel(turns)
-        self.agent = BIAgent(self.model, engine, db_path=db, session_id=session, clarify=clarify,
+        self.agent = BIAgent(self.model, engine, store=db, session_id=session, clarify=clarify,
                              on_event=[self.events.append], chart_dir=db.parent / "charts", sql_mode=sql_mode)
 
     def ask(self, text: str):
@@ -72,6 +71,9 @@ def test_scenario_1_simple_query(engine, tmp_path):
     meta = run.agent.bi_memory[-1].query_metadata
     assert meta["query"] == r.sql and meta["query_type"] == "sql" and meta["executed_at"] and meta["how_to_retrieve"]
     assert run.agent.bi_memory[-1].queries_executed == [r.sql]
+    # stream() carries the answer as state for a viewer (the web app's table), just before Final
+    state = [e for e in run.events if isinstance(e, StateChanged) and e.name == "bi"]
+    assert state and state[-1].value["rows"] == [[36]] and state[-1].value["status"] == "answered"
     # the query builder saw only the relevant slice of the schema, with the resolved values
     prompt = run.model.requests[1]["messages"][1].content
     assert "TABLE lineitem" in prompt and "TABLE orders" in prompt and "TABLE part" not in prompt

@@ -27,9 +27,10 @@ def test_native_tool_round_then_answer():
     sent = a.model.requests[1]["messages"]
     assert sent[-1].role == "tool" and sent[-1].content == "100"
     kinds = [e.kind for e in events]
-    assert kinds == ["run_start", "model_call", "model_reply", "tool_call", "tool_result", "model_call",
-                     "model_reply", "final"]
-    assert a.memory.observations[0].tool_name == "calculate"
+    assert kinds == ["run_start", "step_start", "model_call", "tool_call_delta", "model_reply", "tool_call",
+                     "tool_result", "step_end", "step_start", "model_call", *["token"] * 5, "model_reply", "step_end",
+                     "final"]
+    assert events[-1].result is r
 
 
 def test_react_json_format():

@@ -36,10 +36,12 @@ def fake_server(script):
                 time.sleep(1.5)
                 return
             sse = isinstance(payload, list)  # a list of chunks is sent as a server-sent event stream
+            raw = isinstance(payload, str)  # sent as is (Ollama's JSON lines)
             data = ("".join(f"data: {json.dumps(c)}\n\n" for c in payload) + "data: [DONE]\n\n").encode() \
-                if sse else json.dumps(payload).encode()
+                if sse else payload.encode() if raw else json.dumps(payload).encode()
             self.send_response(status)
-            for k, v in {"Content-Type": "text/event-stream" if sse else "application/json", **headers}.items():
+            kind = "text/event-stream" if sse else "application/x-ndjson" if raw else "application/json"
+            for k, v in {"Content-Type": kind, **headers}.items():
                 self.send_header(k, v)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -133,6 +135,36 @@ def test_openai_stream_yields_text_chunks_and_maps_errors():
               for part in ["Hel", "lo", " there"]]
     with fake_server([(200, {}, chunks)]) as (url, hits):
         out = list(OpenAIModel("m", base_url=url + "/v1").stream([Message("user", "hi")], max_tokens=8))
-    assert out == ["Hel", "lo", " there"] and hits[0][1]["stream"] is True and hits[0][1]["max_tokens"] == 8
+    assert [d.text for d in out[:-1]] == ["Hel", "lo", " there"] and out[-1].response.content == "Hello there"
+    assert hits[0][1]["stream"] is True and hits[0][1]["max_tokens"] == 8
     with fake_server([(429, {"Retry-After": "0"}, ERR)]) as (url, _), pytest.raises(RateLimited):
         list(OpenAIModel("m", base_url=url + "/v1", max_retries=0).stream([Message("user", "hi")]))
+
+
+def test_openai_stream_assembles_tool_call_argument_deltas():
+    def chunk(delta):
+        return {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+    first = {"tool_calls": [{"index": 0, "id": "c1", "type": "function",
+                             "function": {"name": "add", "arguments": '{"a": 2, '}}]}
+    rest = {"tool_calls": [{"index": 0, "function": {"arguments": '"b": 3}'}}]}
+    usage = {**chunk({}), "choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 4, "total_tokens": 11}}
+    with fake_server([(200, {}, [chunk(first), chunk(rest), usage])]) as (url, hits):
+        tool = ToolSpec("add", "Add.", {"type": "object", "properties": {}})
+        out = list(OpenAIModel("m", base_url=url + "/v1").stream([Message("user", "2+3")], [tool]))
+    assert [(d.index, d.name, d.arguments) for d in out[:-1]] == [(0, "add", '{"a": 2, '), (0, None, '"b": 3}')]
+    final = out[-1].response
+    assert final.tool_calls[0].name == "add" and final.tool_calls[0].arguments == {"a": 2, "b": 3}
+    assert final.usage.total == 11 and hits[0][1]["tools"][0]["function"]["name"] == "add"
+
+
+def test_ollama_stream_yields_pieces_then_the_whole_reply():
+    lines = [{"message": {"content": "Hel"}, "done": False}, {"message": {"content": "lo"}, "done": False},
+             {"message": {"content": "", "tool_calls": [{"function": {"name": "add", "arguments": {"a": 1}}}]},
+              "done": False},
+             {"message": {"content": ""}, "done": True, "prompt_eval_count": 5, "eval_count": 2}]
+    with fake_server([(200, {}, "".join(json.dumps(x) + "\n" for x in lines))]) as (url, hits):
+        out = list(OllamaModel("m", host=url).stream([Message("user", "hi")]))
+    assert [d.text for d in out if d.text] == ["Hel", "lo"] and hits[0][1]["stream"] is True
+    final = out[-1].response
+    assert final.content == "Hello" and final.tool_calls[0].arguments == {"a": 1} and final.usage.total == 7

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from research_fakes import write_jsonl
 
+from orrery.errors import ConfigError, DataError
 from orrery.research.ingest import html_to_text, parse_front_matter
 from orrery.research.search import SqliteIndex, TantivyIndex, build_index, open_index
 
@@ -83,9 +84,10 @@ def test_mtime_dates_are_opt_in(tmp_path: Path) -> None:
 
 def test_duplicate_ids_and_unknown_backend_are_refused(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "a.jsonl", [{"id": "x", "title": "", "text": "a"}, {"id": "x", "title": "", "text": "b"}])
-    with pytest.raises(ValueError, match="duplicate"):
+    with pytest.raises(DataError, match=r"a.jsonl:2: duplicate document id 'x' \(first at .*a.jsonl:1\)"):
         build_index(tmp_path / "a.jsonl", tmp_path / "out.sqlite")
-    with pytest.raises(ValueError, match="unknown backend"):
+    assert not (tmp_path / "out.sqlite").exists()
+    with pytest.raises(ConfigError, match="unknown backend"):
         build_index(tmp_path / "a.jsonl", tmp_path / "out", backend="lucene")
 
 

@@ -158,13 +158,17 @@ def test_date_bound_holds_through_the_agent_even_when_the_model_asks(index) -> N
     assert "invalid arguments for 'search'" in tool_messages(model.requests[2]["messages"])[-1].content
     assert "unknown id 'result-nov'" in tool_messages(model.requests[4]["messages"])[-1].content
     assert [s.id for s in result.sources] == ["debate-may"]
-    assert result.trajectory.events[0]["options"] == {"before": BOUND}
+    assert result.trajectory.events[0]["options"] == {"before": "2024-06-01T00:00:00+00:00"}
 
 
-def test_without_a_bound_the_same_searches_do_find_later_documents(index) -> None:
-    agent, model = agent_with([turn(call("search", query="election result Alice wins")), "done", "done"], index)
-    agent.run(QUESTION)
-    assert "id=result-nov" in tool_messages(model.requests[1]["messages"])[0].content
+def test_without_a_bound_the_run_is_bound_to_now(index) -> None:
+    agent, model = agent_with([turn(call("search", query="election result Alice wins musings")), "done", "done"],
+                              index)
+    result = agent.run(QUESTION)
+    found = tool_messages(model.requests[1]["messages"])[0].content
+    assert "id=result-nov" in found and "undated-blog" not in found  # past documents, but never undated ones
+    assert datetime.fromisoformat(result.before) <= datetime.now(UTC)
+    assert f"Today is {result.before[:10]}" in model.requests[0]["messages"][1].content
 
 
 def test_random_bounds_never_leak_through_the_search_tool(make_local) -> None:

@@ -1,0 +1,152 @@
+"""Conversations saved by id, so a run can pause and resume across requests, processes and restarts.
+
+A `Session` holds an agent's snapshot (messages, JSON-able state, a plan, a pending question) and a version.
+`save` is optimistic: it succeeds only if the stored version is still the one the writer loaded, so two
+writers on one session get a `SessionConflict` instead of silently losing one's update. SQLite by default
+(one file under the user's data dir); `open_store("postgresql://...")` for several server processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from contextlib import closing
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from orrery.errors import ConfigError, OrreryError
+
+
+class SessionConflict(OrreryError):
+    """Another writer saved the session since it was loaded."""
+
+
+@dataclass
+class Session:
+    id: str
+    agent: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+    version: int = 0  # 0: never saved
+    updated_at: str = ""
+
+
+class SessionStore(Protocol):
+    def load(self, session_id: str) -> Session | None: ...
+    def save(self, session: Session) -> Session: ...
+    def list(self, agent: str | None = None) -> list[Session]: ...
+
+
+def data_dir() -> Path:
+    """Where orrery keeps what a user makes (sessions): $ORRERY_DATA_DIR, else $XDG_DATA_HOME/orrery."""
+    if env := os.environ.get("ORRERY_DATA_DIR"):
+        return Path(env)
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "orrery"
+
+
+def open_store(target: str | Path | SessionStore | None = None) -> SessionStore:
+    """A store from a path, a `postgresql://` URL, an existing store, or None (the default SQLite file)."""
+    if target is None:
+        target = data_dir() / "sessions.db"
+    if not isinstance(target, str | Path):
+        return target
+    if str(target).startswith(("postgresql://", "postgres://")):
+        return PostgresSessions(str(target))
+    return SqliteSessions(target)
+
+
+SCHEMA = ("CREATE TABLE IF NOT EXISTS orrery_sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, data TEXT NOT NULL, "
+          "version INTEGER NOT NULL, updated_at TEXT NOT NULL)")
+COLUMNS = "id, agent, data, version, updated_at"
+
+
+class _SQLSessions:
+    """The SQL both engines share: each save is one statement guarded by the version the writer loaded."""
+
+    mark = "?"
+
+    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[tuple[Any, ...]], int]:
+        raise NotImplementedError
+
+    def _sql(self, sql: str) -> str:
+        return sql.replace("?", self.mark)
+
+    def load(self, session_id: str) -> Session | None:
+        rows, _ = self._run(self._sql(f"SELECT {COLUMNS} FROM orrery_sessions WHERE id = ?"), (session_id,))
+        return _session(rows[0]) if rows else None
+
+    def save(self, session: Session) -> Session:
+        saved = replace(session, version=session.version + 1, updated_at=datetime.now(UTC).isoformat())
+        data = json.dumps(saved.data, default=str)
+        if session.version == 0:
+            sql = f"INSERT INTO orrery_sessions ({COLUMNS}) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING"
+            params: tuple[Any, ...] = (saved.id, saved.agent, data, saved.version, saved.updated_at)
+        else:
+            sql = ("UPDATE orrery_sessions SET agent = ?, data = ?, version = ?, updated_at = ? "
+                   "WHERE id = ? AND version = ?")
+            params = (saved.agent, data, saved.version, saved.updated_at, saved.id, session.version)
+        _, count = self._run(self._sql(sql), params)
+        if count != 1:
+            stored = self.load(session.id)
+            raise SessionConflict(f"session {session.id!r} was saved by another writer (stored version "
+                                  f"{stored.version if stored else 'none'}, this writer loaded {session.version}); "
+                                  "reload it and apply the change again")
+        return saved
+
+    def list(self, agent: str | None = None) -> list[Session]:
+        where = " WHERE agent = ?" if agent else ""
+        rows, _ = self._run(self._sql(f"SELECT {COLUMNS} FROM orrery_sessions{where} ORDER BY updated_at DESC"),
+                            (agent,) if agent else ())
+        return [_session(r) for r in rows]
+
+
+def _session(row: tuple[Any, ...]) -> Session:
+    return Session(row[0], row[1], json.loads(row[2]), row[3], row[4])
+
+
+class SqliteSessions(_SQLSessions):
+    def __init__(self, path: str | Path):
+        self.path = Path(path).expanduser()
+        if self.path.exists() and not self.path.is_file():
+            raise ConfigError(f"{self.path} is not a file; give a path for the session database")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._run("PRAGMA journal_mode=WAL")
+            self._run(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise ConfigError(f"{self.path} is not an orrery session database ({exc}); give another path") from exc
+
+    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[tuple[Any, ...]], int]:
+        # A connection per call: servers call from many threads, and opening SQLite costs microseconds.
+        with closing(sqlite3.connect(self.path, timeout=30)) as db, db:
+            cur = db.execute(sql, params)
+            return cur.fetchall(), cur.rowcount
+
+
+class PostgresSessions(_SQLSessions):
+    """Sessions in PostgreSQL, for several server processes or hosts sharing threads."""
+
+    mark = "%s"
+
+    def __init__(self, url: str):
+        import psycopg  # optional: in the `serve` and `bi` extras
+
+        self.url, self._psycopg = url, psycopg
+        try:
+            self._run(SCHEMA)
+        except psycopg.OperationalError as exc:
+            raise ConfigError(f"cannot reach the session database {redact(url)}: {str(exc).strip()}; "
+                              "check the URL and that PostgreSQL is running") from exc
+
+    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[tuple[Any, ...]], int]:
+        with self._psycopg.connect(self.url, autocommit=True) as db, db.cursor() as cur:
+            cur.execute(sql, params)
+            return (cur.fetchall() if cur.description else []), cur.rowcount
+
+
+def redact(url: str) -> str:
+    """A database URL without its password, for messages."""
+    head, sep, tail = url.rpartition("@")
+    return f"{head.split('://')[0]}://***@{tail}" if sep else url
