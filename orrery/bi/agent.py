@@ -214,14 +214,25 @@ class BIAgent(PlanAgent):
         return next((m.query_metadata for m in reversed(self.bi_memory) if m.query_metadata), None)
 
     # -- the API --------------------------------------------------------------------------------------
-    def stream(self, task: str, **_: Any) -> Iterator[Event]:
-        """The core planner's turn, with the BI answer (status, SQL, rows, chart) as state before `Final`."""
+    def stream(self, task: str, *, db: str | None = None, **_: Any) -> Iterator[Event]:
+        """The core planner's turn, with the BI answer (status, SQL, rows, chart) as state before `Final`.
+        `db` switches the database first (the web app's input)."""
+        if db and db != self.bi.engine.name:
+            self.use(db)
         self.bi.notes, before = [], self.bi.last_result
         for event in super().stream(task):
             if isinstance(event, Final):
                 self.answer = self._finish(event.result, before)
                 yield StateChanged("bi", self.answer.to_dict())
             yield event
+
+    def use(self, db: str) -> None:
+        """Answer from another database from now on (the tools share `self.bi`, so they follow)."""
+        from orrery.bi.data import open_engine
+
+        engine = open_engine(db)
+        self.bi.engine, self.bi.semantic = engine, load(engine.name, engine)
+        self.bi.last_result = self.bi._index = self.bi._graphql = None
 
     def ask(self, text: str) -> BIAnswer:
         """One user message -> a BIAnswer (answered, clarification, cannot_answer or error)."""
@@ -280,12 +291,13 @@ def _json(text: str | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def bi_agent(llm: Any = None, *, db: str = "tpch", session: str = "default", clarify: bool = True,
-             **options: Any) -> BIAgent:
+def bi_agent(llm: Any = None, *, db: str = "tpch", session_id: str = "default", store: Any = None,
+             clarify: bool = True, **options: Any) -> BIAgent:
     """The app factory: `llm` is a Model or a spec for `resolve_model`; `db` a built-in or registered name,
-    a PostgreSQL URL or a DuckDB/SQLite file."""
+    a PostgreSQL URL or a DuckDB/SQLite file; `store` / `session_id` where the conversation is kept (the
+    server passes its own, so a thread resumes its clarifications)."""
     from orrery.bi.data import open_engine
     from orrery.llm import resolve_model
 
     model = llm if hasattr(llm, "complete") else resolve_model(llm)
-    return BIAgent(model, open_engine(db), session_id=session, clarify=clarify, **options)
+    return BIAgent(model, open_engine(db), store=store, session_id=session_id, clarify=clarify, **options)

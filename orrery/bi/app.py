@@ -8,7 +8,7 @@ APP = App(
                 "clarifying questions when a name or field is ambiguous, read-only SQL on DuckDB, PostgreSQL "
                 "or SQLite, analysis and charts over the results.",
     agent="orrery.bi.agent:bi_agent",
-    inputs={"message": "a question about the data", "db": "tpch | chinook | superstore | a registered name | URL",
-            "session": "session id to continue a conversation"},
+    inputs={"message": "a question about the data", "db": "tpch | chinook | superstore | a registered name | URL"},
     cli="orrery.bi.cli:app",
+    extra="bi",
 )

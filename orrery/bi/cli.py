@@ -43,7 +43,8 @@ def _printer(quiet: bool) -> Any:
 def _agent(db: str, llm: str | None, session: str | None, clarify: bool, quiet: bool) -> Any:
     from orrery.bi.agent import bi_agent
 
-    return bi_agent(llm, db=db, session=session or uuid.uuid4().hex[:12], clarify=clarify, on_event=[_printer(quiet)])
+    return bi_agent(llm, db=db, session_id=session or uuid.uuid4().hex[:12], clarify=clarify,
+                    on_event=[_printer(quiet)])
 
 
 def _show(answer: Any) -> None:

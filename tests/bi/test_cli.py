@@ -98,3 +98,17 @@ def test_connect_and_unknown_database(bi_home, tmp_path, monkeypatch):
     assert r.exit_code == 0 and "registered music" in r.output
     r = runner.invoke(app, ["ask", "x", "--db", "nosuch", "--json"])
     assert isinstance(r.exception, ConfigError) and "unknown database 'nosuch'" in str(r.exception)
+
+
+def test_factory_keeps_the_servers_session_and_switches_database(bi_home, tmp_path):
+    import inspect
+
+    from orrery.events import Final, StateChanged
+
+    assert "session_id" in inspect.signature(agent_module.bi_agent).parameters  # the server passes its thread
+    model = ScriptedModel([{"request": "Count artists", "kind": "query", "values": [], "fields": []},
+                           parts("count(*)"), "275 artists."])
+    agent = agent_module.bi_agent(model, db="tpch", session_id="thread-1#bi", store=tmp_path / "s.db")
+    events = list(agent.stream("How many artists are there?", db="chinook"))
+    state = next(e for e in events if isinstance(e, StateChanged) and e.name == "bi")
+    assert state.value["rows"] == [[275]] and isinstance(events[-1], Final) and agent.session.id == "thread-1#bi"
