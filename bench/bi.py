@@ -12,6 +12,7 @@ the agent answers `cannot_answer` and runs no SQL.
     nice -n 10 python bench/bi.py --limit 20         # the first 20 (the order interleaves both databases)
     python bench/bi.py --llm http://127.0.0.1:8080/v1  # an OpenAI-compatible endpoint
     python bench/bi.py --check                       # only check that every gold query runs
+    python bench/bi.py --report                      # bench/bi.md from results/bi.json (after a cut run)
 
 Writes bench/results/bi.json after every question (a cut run keeps what it did) and bench/bi.md.
 Anchor: the published execution accuracy of Qwen2.5-Coder-0.5B on Spider dev, 34.5%.
@@ -304,12 +305,16 @@ def main() -> None:
     p.add_argument("--llm", default=None, help="model spec (default: the embedded model)")
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--check", action="store_true")
+    p.add_argument("--report", action="store_true", help="only write bench/bi.md from results/bi.json (a cut run)")
     args = p.parse_args()
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+    out = HERE / "results" / "bi.json"
     if args.check:
         check()
         return
-    out = HERE / "results" / "bi.json"
+    if args.report:
+        write_markdown(json.loads(out.read_text()), HERE / "bi.md")
+        return
     result = run(args.llm, args.limit, out)
     write_markdown(result, HERE / "bi.md")
 
