@@ -17,6 +17,14 @@ from orrery.bi.semantic import Semantic
 from orrery.errors import ToolError
 
 
+class UnknownField(ToolError):
+    """The query names a column no table has: a mistake to repair, or a field the data does not hold."""
+
+    def __init__(self, names: list[str]):
+        super().__init__(f"no table has a column named {', '.join(map(repr, names))}; use only the columns listed")
+        self.names = names
+
+
 class QueryParts(pydantic.BaseModel):
     select: list[str] = []
     where: list[str] = []
@@ -52,19 +60,24 @@ def _parse(part: str, text: str, dialect: str) -> exp.Expression:
     return tree.args[part].this
 
 
-def _qualify(node: exp.Expression, semantic: Semantic, slice_tables: list[str], used: list[str]) -> None:
-    """Give every column its table (the one named, else the first table of the slice that has it)."""
+def _qualify(node: exp.Expression, semantic: Semantic, slice_tables: list[str], used: list[str],
+             unknown: list[str]) -> None:
+    """Give every column its table (the one named, else the first table of the slice that has it); collect
+    the names no table has."""
     names = {t.lower(): t for t in semantic.tables}
     for col in node.find_all(exp.Column):
         if col.table:
             table = names.get(col.table.lower())
+            if table is not None and col.name.lower() not in {c.lower() for c in semantic.tables[table]["columns"]}:
+                unknown.append(f"{table}.{col.name}")
             if table is None:
                 raise ToolError(f"unknown table {col.table!r} in {node.sql()!r}; tables: {', '.join(slice_tables)}")
         else:
             owners = [t for t in [*used, *slice_tables, *semantic.tables]
                       if col.name.lower() in {c.lower() for c in semantic.tables[t]["columns"]}]
             if not owners:
-                continue  # an output alias (ORDER BY total) or a mistake EXPLAIN will name
+                unknown.append(col.name)  # an output alias (ORDER BY total) is taken out by the caller
+                continue
             table = owners[0]
             col.set("table", exp.to_identifier(table))
         if table not in used:
@@ -80,10 +93,14 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
     # tracks, even when every written column belongs to Genre.
     used: list[str] = slice_tables[:1]
     trees: dict[str, list[exp.Expression]] = {}
+    unknown: list[str] = []
     for part in ("select", "where", "group_by", "having", "order_by"):
         trees[part] = [_parse(part, text, dialect) for text in getattr(parts, part)]
         for node in trees[part]:
-            _qualify(node, semantic, slice_tables, used)
+            _qualify(node, semantic, slice_tables, used, unknown)
+    aliases = {a.alias.lower() for a in trees["select"] if isinstance(a, exp.Alias)}
+    if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
+        raise UnknownField(missing)
     where_sql = " ".join(n.sql(dialect) for n in trees["where"]).lower()
     for r in resolved:  # a resolved value the model left out still filters
         literal = exp.convert(r["value"]).sql(dialect)

@@ -20,6 +20,7 @@ from typing import Any
 import pydantic
 from rapidfuzz import fuzz, process, utils
 
+from orrery.bi.compose import UnknownField
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.guard import UnsafeQuery, check
 from orrery.bi.semantic import Semantic, words
@@ -260,7 +261,14 @@ def make_tools(bi: BIContext) -> list[Tool]:
         system = prompt("query_parts" if bi.sql_mode == "parts" else "query_builder").format(dialect=bi.engine.dialect)
         asked, sql = user, None
         for attempt in (1, 2):
-            sql = write_sql(bi, system, asked, tables, resolved)
+            try:
+                sql = write_sql(bi, system, asked, tables, resolved)
+            except UnknownField as exc:
+                if attempt == 2:  # named again after the repair: the data has no such field
+                    raise CannotAnswer(f"the data has no field {', '.join(map(repr, exc.names))}") from exc
+                asked = f"{user}\n\nYour reply failed: {exc}\nReply with a corrected one."
+                error = str(exc)
+                continue
             error = dry_run(bi.engine, sql)
             if error is None:
                 return {"sql": check(sql, bi.engine.dialect, limit=bi.engine.limits.max_rows),

@@ -51,3 +51,12 @@ def test_group_order_limit_and_errors(chinook_sem):
         compose(QueryParts(select=["Nope.x"]), chinook_sem, ["Track"], [], "duckdb")
     with pytest.raises(ToolError, match="not valid SQL"):
         compose(QueryParts(select=["count(*"]), chinook_sem, ["Track"], [], "duckdb")
+
+
+def test_columns_no_table_has_are_named(chinook_sem):
+    from orrery.bi.compose import UnknownField
+
+    with pytest.raises(UnknownField, match="'CustomerRating'"):
+        compose(QueryParts(select=["avg(CustomerRating)"]), chinook_sem, ["Album"], [], "duckdb")
+    with pytest.raises(UnknownField, match="'Album.Rating'"):
+        compose(QueryParts(select=["Album.Rating"]), chinook_sem, ["Album"], [], "duckdb")

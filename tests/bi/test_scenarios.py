@@ -302,3 +302,21 @@ def test_the_dry_run_catches_errors_that_only_show_when_the_query_runs(tpch, tmp
     r = run.ask("How many orders were placed in 1995?")
     assert r.status == "answered" and r.rows == [[2204]]
     assert "invalid date field format" in run.model.requests[2]["messages"][1].content
+
+
+def _parts(*select, where=()):
+    return {"select": list(select), "where": list(where), "group_by": [], "having": [], "order_by": [], "limit": None}
+
+
+def test_an_invented_column_is_repaired_once_then_declined(chinook, tmp_path):
+    ask = "What is the average customer rating of each album?"
+    run = Run(chinook, tmp_path / "s.db", [plan("Average customer rating per album"),
+                                           _parts("avg(CustomerRating)"), _parts("avg(Album.Rating)")], sql_mode="parts")
+    r = run.ask(ask)
+    assert r.status == "cannot_answer" and "'Album.Rating'" in r.answer and r.sql is None
+    assert "no table has a column named 'CustomerRating'" in run.model.requests[2]["messages"][1].content
+
+    run = Run(chinook, tmp_path / "t.db", [plan("Count albums"), _parts("count(AlbumCount)"), _parts("count(*)"),
+                                           "347."], sql_mode="parts")
+    r = run.ask("How many albums are there?")
+    assert r.status == "answered" and r.rows == [[347]]
