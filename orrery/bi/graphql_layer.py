@@ -96,7 +96,9 @@ class GraphQLLayer:
                            seconds=time.perf_counter() - t0)
 
     def lookup_query(self, table: str, column: str, value: Any, limit: int = 20) -> str:
-        """The GraphQL query for 'the rows of `table` whose `column` is `value`'."""
+        """The GraphQL query for 'the rows of `table` whose `column` is `value`' (names matched regardless of
+        case: the semantic layer says Artist.Name, PostgreSQL keeps artist.name)."""
+        table = next((t for t in self.tables if t.lower() == table.lower()), table)
         fields = " ".join(gql_name(c.name) for c in self.tables[table])
         literal = value if isinstance(value, int | float) else '"' + str(value).replace('"', '\\"') + '"'
         return f"{{ {gql_name(table)}({gql_name(column)}: {literal}, limit: {limit}) {{ {fields} }} }}"

@@ -74,3 +74,8 @@ def test_superstore_is_built_from_bokeh_sampledata(bi_home):
     engine = open_engine("superstore")
     assert engine.execute("SELECT count(*), count(DISTINCT region) FROM orders").rows == [(9994, 4)]
     assert {"ship_mode", "sub_category", "profit"} <= {c.name for c in engine.tables()["orders"]}
+
+
+def test_graphql_lookup_matches_names_regardless_of_case(pg_chinook):
+    gql = GraphQLLayer(pg_chinook)
+    assert gql.execute(gql.lookup_query("Artist", "Name", "AC/DC")).rows == [(1, "AC/DC")]
