@@ -195,6 +195,7 @@ def _write_json(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
     with os.fdopen(fd, "w") as f:
         json.dump(data, f, indent=1, default=str)
+    os.chmod(tmp, 0o644)  # mkstemp makes it owner-only
     os.replace(tmp, path)
 
 
@@ -306,9 +307,10 @@ def main() -> None:
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--check", action="store_true")
     p.add_argument("--report", action="store_true", help="only write bench/bi.md from results/bi.json (a cut run)")
+    p.add_argument("--out", type=Path, default=HERE / "results" / "bi.json", help="the results file")
     args = p.parse_args()
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
-    out = HERE / "results" / "bi.json"
+    out = args.out
     if args.check:
         check()
         return
@@ -316,7 +318,8 @@ def main() -> None:
         write_markdown(json.loads(out.read_text()), HERE / "bi.md")
         return
     result = run(args.llm, args.limit, out)
-    write_markdown(result, HERE / "bi.md")
+    if out == HERE / "results" / "bi.json":
+        write_markdown(result, HERE / "bi.md")
 
 
 if __name__ == "__main__":

@@ -71,6 +71,14 @@ class PlanReply(pydantic.BaseModel):
     values: list[str] = []
     fields: list[str] = []
 
+    @pydantic.field_validator("values", "fields", mode="before")
+    @classmethod
+    def _split(cls, v: Any) -> Any:
+        """The model writes each as one comma-separated string: asked for a JSON list, the 0.5B model kept
+        adding items until max_tokens cut the reply (3 of the first 32 bench questions), and the grammar
+        cannot bound a list's length (maxItems is dropped before grammar building)."""
+        return [x.strip() for x in v.split(",") if x.strip()] if isinstance(v, str) else v
+
 
 @dataclass
 class BIAnswer:
@@ -164,8 +172,7 @@ class BIAgent(PlanAgent):
         kinds = ["query", "lookup", *(["analysis"] if self.latest_metadata() else []), "cannot_answer"]
         schema = {"type": "object", "required": ["request", "kind", "values", "fields"],
                   "properties": {"request": {"type": "string"}, "kind": {"enum": kinds},
-                                 "values": {"type": "array", "items": {"type": "string"}},
-                                 "fields": {"type": "array", "items": {"type": "string"}}}}
+                                 "values": {"type": "string"}, "fields": {"type": "string"}}}
         sem = self.bi.semantic
         tables = "; ".join(f"{t} ({v['description']})" if v.get("description") else t for t, v in sem.tables.items())
         system = prompt("plan").format(description=sem.description or sem.database, tables=tables)

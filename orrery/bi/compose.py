@@ -69,10 +69,9 @@ def _qualify(node: exp.Expression, semantic: Semantic, slice_tables: list[str], 
     for col in node.find_all(exp.Column):
         if col.table:
             table = names.get(col.table.lower())
-            if table is not None and col.name.lower() not in {c.lower() for c in semantic.tables[table]["columns"]}:
-                unknown.append(f"{table}.{col.name}")
-            if table is None:
-                raise ToolError(f"unknown table {col.table!r} in {node.sql()!r}; tables: {', '.join(slice_tables)}")
+            if table is None or col.name.lower() not in {c.lower() for c in semantic.tables[table]["columns"]}:
+                unknown.append(f"{table or col.table}.{col.name}")
+                continue
         else:
             owners = [t for t in [*used, *slice_tables, *semantic.tables]
                       if col.name.lower() in {c.lower() for c in semantic.tables[t]["columns"]}]
