@@ -218,10 +218,33 @@ def _message_id(body: RunAgentInput) -> str:
     return users[-1].id if users else f"msg_{uuid.uuid4().hex[:12]}"
 
 
+SESSION_PARAMS = ("session_id", "session")
+
+
+def factory_params(app: app_registry.App) -> set[str]:
+    return set(inspect.signature(app_registry.load_ref(app.agent)).parameters)
+
+
 def keeps_session(app: app_registry.App) -> bool:
-    """An agent that keeps its own conversation (PlanAgent-style: `session_id`, `store`) gets the thread id
-    and the user's words as they are; the server composes context only for agents that start fresh."""
-    return "session_id" in inspect.signature(app_registry.load_ref(app.agent)).parameters
+    """An agent that keeps its own conversation (PlanAgent-style: a `session_id` or `session` argument) gets
+    a session per thread and the user's words as they are; the server composes context only for agents
+    that start fresh each run."""
+    return bool(factory_params(app) & set(SESSION_PARAMS))
+
+
+def _agent_options(server: Server, app: app_registry.App, thread_id: str, inputs: dict[str, Any]
+                   ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the factory's options, the run's inputs): an input the factory takes (BI's `db`) goes to the factory;
+    a stateful agent's session is the thread's, kept in the threads' store where the factory takes one."""
+    params = factory_params(app)
+    options = {k: v for k, v in inputs.items() if k in params}
+    for name in SESSION_PARAMS:
+        if name in params:
+            options[name] = f"{thread_id}#{app.name}"
+            break
+    if "store" in params and keeps_session(app):
+        options["store"] = server.store.sessions
+    return options, {k: v for k, v in inputs.items() if k not in params}
 
 
 def _task(session: Thread, body: RunAgentInput, stateful: bool = False) -> tuple[str, str]:
@@ -264,7 +287,11 @@ def _inputs(server: Server, app: app_registry.App, body: RunAgentInput) -> dict[
     if unknown := sorted(set(given) - allowed):
         raise HTTPException(400, f"agent {app.name!r} takes no input {unknown[0]!r}; it takes: "
                                  f"{', '.join(sorted(allowed)) or 'only the message'}")
-    inputs = {k: v for k, v in given.items() if v not in (None, "")}
+    inputs = {k: v for k, v in given.items() if v not in (None, "") and k not in SESSION_PARAMS}
+    for key, value in inputs.items():  # a client names things; files and databases are the operator's choice
+        if key != "data" and isinstance(value, str) and re.search(r"[/\\]|://", value):
+            raise HTTPException(400, f"input {key!r} takes a name, not a path or URL; files come through "
+                                     "POST /uploads, databases are set when the server starts")
     if "data" in inputs:  # only an uploaded file, never a path on the server
         inputs["data"] = _upload_path(server, str(inputs["data"]))
     return inputs
@@ -283,12 +310,10 @@ async def _stream(server: Server, app: app_registry.App, body: RunAgentInput, se
     yield send(tr.started())
     model = server.model(app.name, body)
 
-    # An agent that keeps its own session keeps it in the threads' store, beside its thread.
-    options = {"store": server.store.sessions, "session_id": f"{body.thread_id}#{app.name}"} \
-        if keeps_session(app) else {}
+    options, run_inputs = _agent_options(server, app, body.thread_id, inputs)
 
     def work(handler: Callable) -> Any:
-        return drive(app.make_agent(model, **options), task, inputs, handler)
+        return drive(app.make_agent(model, **options), task, run_inputs, handler)
 
     bridge = Bridge(work)
     saved = False

@@ -8,9 +8,9 @@ import pytest
 from pydantic import TypeAdapter
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "serve"))
+from ag_ui.core import Event  # noqa: E402
 from scripted import Live, post_run, run_input  # noqa: E402
 
-from ag_ui.core import Event  # noqa: E402
 from orrery.chat import APP as CHAT  # noqa: E402
 from orrery.serve import Settings, create_app  # noqa: E402
 

@@ -143,7 +143,43 @@ def planner_agent(llm: Any = None, *, store: Any = None, session_id: str = "defa
     return PlanAgent(llm, [resolve_dates, resolve_port, fetch_shipments], store, session_id)
 
 
-SCRIPTS = {"planner": planner_script, "chat": chat_script, "clarify": clarify_script, "steps": steps_script,
+# Stand-ins for the markets and BI tools' result shapes: OHLC rows, and a query's {columns, rows}.
+@tool
+def price_history(symbol: str) -> dict:
+    """Daily OHLC rows of a symbol.
+
+    Args:
+        symbol: ticker
+    """
+    rows, close = [], 100.0
+    for day in range(1, 31):
+        open_ = close
+        close = round(open_ + (3 if day % 3 else -4) + (day % 5) * 0.5, 2)
+        rows.append({"date": f"2013-01-{day:02d}", "open": open_, "high": max(open_, close) + 1.5,
+                     "low": min(open_, close) - 1.5, "close": close, "sma_5": round(close - 1, 2)})
+    return {"symbol": symbol, "rows": rows}
+
+
+@tool
+def run_sql(sql: str) -> dict:
+    """Run a read-only SQL query.
+
+    Args:
+        sql: the query
+    """
+    return {"columns": ["region", "sales"], "rows": [["east", 120.5], ["west", 98.0], ["north", 143.25]]}
+
+
+def views_script(task: str) -> list:
+    return [turn(call("price_history", symbol="AAPL")), turn(call("run_sql", sql="select region, sum(sales)")),
+            "AAPL rose over the month; north sells most."]
+
+
+def views_agent(llm: Any = None, **config: Any) -> Agent:
+    return Agent(llm, [price_history, run_sql])
+
+
+SCRIPTS = {"views": views_script, "planner": planner_script, "chat": chat_script, "clarify": clarify_script, "steps": steps_script,
            "forecast": lambda task: list(FORECAST)}
 
 
@@ -164,6 +200,8 @@ def apps() -> dict[str, App]:
                            inputs={"message": "a request"}),
             "planner": App("planner", "Plans shipment queries as TODOs; asks which port.", "scripted:planner_agent",
                            inputs={"message": "a request"}),
+            "views": App("views", "Prices and a query result (stand-ins for markets and BI).", "scripted:views_agent",
+                         inputs={"message": "a question"}),
             "steps": App("steps", "Twenty calculator steps (benchmark).", "scripted:steps_agent",
                          inputs={"message": "anything"})}
 

@@ -96,6 +96,8 @@ def test_bad_requests_are_4xx_with_a_message(client):
         (client.post("/agents/chat", json=run_input(forwardedProps={"inputs": {"h": 3}})), 400, "takes no input 'h'"),
         (client.post("/agents/forecast", json=run_input(forwardedProps={"inputs": {"data": "/etc/passwd"}})), 400,
          "no upload"),
+        (client.post("/agents/forecast", json=run_input(forwardedProps={"inputs": {"target": "../etc"}})), 400,
+         "takes a name, not a path"),
         (client.get("/threads/none"), 404, "no thread"),
         (client.get("/runs/x/..%2Fthreads.sqlite"), 404, ""),
     ]
