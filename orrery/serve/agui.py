@@ -102,8 +102,9 @@ class Translator:
             outcome = RunFinishedSuccessOutcome()
         return [*out, RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id, result=result, outcome=outcome)]
 
-    def state(self, snapshot: dict[str, Any]) -> list[BaseEvent]:
-        return [StateSnapshotEvent(snapshot=snapshot)]
+    def snapshot(self, state: dict[str, Any]) -> list[BaseEvent]:
+        self.state = state
+        return [StateSnapshotEvent(snapshot=state)]
 
     def custom(self, name: str, value: Any) -> list[BaseEvent]:
         return [CustomEvent(name=name, value=value)]

@@ -365,10 +365,10 @@ def _finish(server: Server, tr: Translator, session: Thread, run_id: str, kind: 
     events: list[BaseEvent] = []
     for what, value in views_of(result):
         if what == "state":
-            session.state.update(value)
-            events += tr.state(session.state)
+            events += tr.snapshot({**(tr.state or {}), **value})
         else:
             events += tr.custom(what.removeprefix("custom:"), value)
+    session.state.update(tr.state or {})
     artifacts = write_artifacts(result, server.data / "runs" / run_id)
     if artifacts:
         events += tr.custom("orrery.artifacts", [f"runs/{run_id}/{n}" for n in artifacts])

@@ -154,3 +154,12 @@ def test_price_rows_show_as_candlesticks_and_query_results_as_table_and_bars(ser
     assert page.locator(".card.result tbody tr").all_inner_texts() == ["east\t120.500", "west\t98", "north\t143.250"]
     assert page.locator(".card.result svg rect.bar").count() == 3
     shoot(page, "charts.png")
+
+
+def test_research_shows_its_source_board(server, page):
+    page.goto(f"{server.url}/?agent=research")
+    ask(page, "Will the incumbent win the election?")
+    page.wait_for_selector(".card.board h3 >> text=Source board · P = 0.6")
+    assert page.locator(".card.board details.tool").count() == 1
+    assert "Polymarket" in page.locator(".card.board summary").inner_text()
+    shoot(page, "research.png")

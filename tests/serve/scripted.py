@@ -179,7 +179,15 @@ def views_agent(llm: Any = None, **config: Any) -> Agent:
     return Agent(llm, [price_history, run_sql])
 
 
-SCRIPTS = {"views": views_script, "planner": planner_script, "chat": chat_script, "clarify": clarify_script, "steps": steps_script,
+def research_script(task: str) -> list:
+    """A search, the first hit on the board, a probability (on the research app's shipped demo corpus)."""
+    def add_first(msgs: Any) -> Any:
+        return turn(call("add_source", id=re.search(r"id=(\S+)", msgs[-1].content).group(1), why="the market price"))
+    return [turn(call("search", query="election")), add_first,
+            turn(call("submit", probability=0.6, rationale="The market leans this way [1]."))]
+
+
+SCRIPTS = {"research": research_script, "views": views_script, "planner": planner_script, "chat": chat_script, "clarify": clarify_script, "steps": steps_script,
            "forecast": lambda task: list(FORECAST)}
 
 
@@ -195,7 +203,8 @@ def model_for(agent: str, body: Any) -> ScriptedModel:
 def apps() -> dict[str, App]:
     from orrery.chat import APP as CHAT
     from orrery.forecast.app import APP as FORECAST_APP
-    return {"chat": CHAT, "forecast": FORECAST_APP,
+    from orrery.research.app import APP as RESEARCH
+    return {"chat": CHAT, "forecast": FORECAST_APP, "research": RESEARCH,
             "clarify": App("clarify", "Books trips; asks where to when it is not told.", "scripted:clarify_agent",
                            inputs={"message": "a request"}),
             "planner": App("planner", "Plans shipment queries as TODOs; asks which port.", "scripted:planner_agent",

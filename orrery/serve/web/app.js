@@ -273,7 +273,7 @@ class RunView {
       ui.interrupt = null;
       $("clarify").hidden = true;
     }
-    if (ev.result && ev.result.status && !["completed", "paused"].includes(ev.result.status)) {
+    if (ev.result && ev.result.status && !["completed", "paused", "submitted"].includes(ev.result.status)) {
       this.box.append(el("div", { class: "note", text: `run ended: ${ev.result.status}` }));
     }
   }
