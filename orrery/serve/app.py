@@ -95,8 +95,31 @@ def create_app(settings: Settings | None = None, **kwargs: Any) -> FastAPI:
         api.add_middleware(CORSMiddleware, allow_origins=list(server.s.cors), allow_methods=["GET", "POST"],
                            allow_headers=["authorization", "content-type"])
     _errors(api)
+    api.add_middleware(BodyLimit, limit=server.s.max_upload_bytes)
     _routes(api, server)
     return api
+
+
+class BodyLimit:
+    """Refuses a body over the limit from its Content-Length, before anything reads or spools it. Pure ASGI:
+    FastAPI's @middleware("http") would wrap streamed responses and hide a client's disconnect from the run."""
+
+    def __init__(self, app: Any, limit: int):
+        self.app, self.limit = app, limit + 64 * 2**10  # multipart framing around an upload of the limit
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "http" and scope["method"] in ("POST", "PUT", "PATCH"):
+            length = dict(scope["headers"]).get(b"content-length")
+            refusal = None
+            if length is None:
+                refusal = JSONResponse({"error": "send a Content-Length header (chunked bodies are not accepted)"}, 411)
+            elif not length.isdigit() or int(length) > self.limit:
+                refusal = JSONResponse({"error": f"the body is larger than the server's limit of "
+                                                 f"{self.limit - 64 * 2**10} bytes"}, 413)
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 # -- auth and errors -------------------------------------------------------------------------------
