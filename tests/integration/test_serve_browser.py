@@ -133,6 +133,7 @@ def test_a_plan_shows_its_progress_and_resumes_after_the_answer(server, page):
     page.set_viewport_size({"width": 390, "height": 844})  # on a phone
     page.goto(f"{server.url}/?agent=planner")
     ask(page, "shipments to Miami last week")
+    page.wait_for_selector("#clarify:not([hidden])")  # the run has finished with its question
     page.wait_for_selector(".card.plan h3 >> text=Plan: 1/3 done")
     assert page.locator(".card.plan li").all_inner_texts() == [
         "Resolve last week (done)", "Resolve the port (paused)", "Fetch the shipments (pending)"]
