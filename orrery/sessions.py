@@ -137,7 +137,8 @@ class PostgresSessions(_SQLSessions):
         try:
             self._run(SCHEMA)
         except psycopg.OperationalError as exc:
-            raise ConfigError(f"cannot reach the session database {redact(url)}: {str(exc).strip()}; "
+            reason = str(exc).strip().splitlines()[-1]
+            raise ConfigError(f"cannot reach the session database at {redact(url)} ({reason}); "
                               "check the URL and that PostgreSQL is running") from exc
 
     def _run(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[tuple[Any, ...]], int]:
