@@ -69,6 +69,19 @@ def serve_model(host: str = "127.0.0.1", port: int = 8080,
     serve(host=host, port=port, model_path=model_path)
 
 
+@app.command()
+def serve(host: str = "127.0.0.1", port: int = 8000, llm: LLM = None,
+          token: Annotated[str | None, typer.Option(help="Bearer token (or ORRERY_TOKEN); required off loopback")] = None,
+          db: Annotated[str | None, typer.Option(help="Threads: a SQLite path or postgresql://... URL")] = None,
+          cors: Annotated[list[str] | None, typer.Option(help="Allow this browser origin (repeatable)")] = None,
+          max_upload_mb: float = 20, run_timeout: float = 600) -> None:
+    """Serve every app's agent over AG-UI (SSE) with the web app at http://HOST:PORT/."""
+    from orrery.serve.app import serve as run
+
+    run(host, port, llm=llm, token=token, db=db, cors=tuple(cors or ()),
+        max_upload_bytes=int(max_upload_mb * 2**20), run_timeout=run_timeout)
+
+
 def _mount_apps() -> None:
     """Each installed app's commands: `orrery <app> ...` from `App.cli`, top-level ones from `App.cli_commands`.
     An app whose optional dependencies are missing gets commands that say which extra to install."""

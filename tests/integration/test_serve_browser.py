@@ -1,0 +1,140 @@
+"""The web app in headless Chromium (Debian's, driven by playwright): chat, forecast on an upload,
+a clarification answered and resumed, a thread reopened after a reload. Screenshots go to docs/screenshots."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "serve"))
+from scripted import Live, apps, model_for  # noqa: E402
+
+from orrery.serve import Settings, create_app  # noqa: E402
+
+pytestmark = pytest.mark.integration
+SAMPLE = ROOT / "orrery" / "forecast" / "samples" / "air_passengers.csv"
+SHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    live = Live(create_app(Settings(llm=model_for, apps=apps(), data=tmp_path_factory.mktemp("serve"))))
+    yield live
+    live.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    pg = context.new_page()
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    # A request cut short by a reload is aborted, not failed.
+    pg.on("requestfailed", lambda r: r.failure != "net::ERR_ABORTED" and errors.append(f"{r.url}: {r.failure}"))
+    yield pg
+    context.close()
+    assert not errors, errors  # no script errors, no request left the loopback server
+
+
+def ask(page, text):
+    page.fill("#message", text)
+    page.press("#message", "Enter")
+
+
+def test_chat_agent_streams_steps_and_answers(server, page):
+    page.goto(f"{server.url}/?agent=chat")
+    ask(page, "what is 6*7")
+    page.wait_for_selector(".assistant >> text=6*7 = 42")
+    card = page.locator("details.tool[data-tool=calculate]")
+    assert card.count() == 1
+    page.locator("details.step > summary").first.click()
+    card.locator("> summary").click()
+    assert card.locator("pre.args").inner_text() == '{"expression": "6*7"}'
+    assert card.locator("pre.result").inner_text() == "42"
+    assert page.locator("details.step").count() == 2 and page.locator(".thought").inner_text() == "Let me compute that."
+    page.wait_for_selector("#thread-list li >> text=what is 6*7")
+    page.screenshot(path=SHOTS / "chat.png", full_page=True)
+
+
+def test_forecast_agent_on_the_uploaded_sample_shows_plot_bands_and_tables(server, page):
+    page.goto(f"{server.url}/?agent=forecast")
+    page.set_input_files("#input-data", str(SAMPLE))
+    page.wait_for_selector("#upload-status >> text=144 rows")
+    page.fill("#input-h", "12")
+    ask(page, "forecast the next year")
+    page.wait_for_selector(".card.forecast svg path.band-95", timeout=120_000)
+    assert page.locator(".card.forecast svg path.band-80").count() == 1
+    assert page.locator(".card.forecast tbody tr").count() == 12
+    page.wait_for_selector("text=Cross-validation (MASE, lower is better)")
+    assert page.locator("details.tool").count() == 4
+    img = page.locator(".artifacts img")
+    img.scroll_into_view_if_needed()
+    page.wait_for_function("() => document.querySelector('.artifacts img').naturalWidth > 0")
+    assert "Best model by cross-validation" in page.locator(".assistant").last.inner_text()
+    page.screenshot(path=SHOTS / "forecast.png", full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=SHOTS / "forecast-phone.png")
+
+
+def test_clarification_answered_resumes_and_thread_reopens_after_reload(server, page):
+    page.goto(f"{server.url}/?agent=clarify")
+    ask(page, "book me a trip")
+    page.wait_for_selector("#clarify:not([hidden])")
+    assert page.inner_text("#clarify-q") == "Which city should I book the trip to?"
+    page.screenshot(path=SHOTS / "clarification.png", full_page=True)
+    page.fill("#clarify-answer", "Lisbon")
+    page.press("#clarify-answer", "Enter")
+    page.wait_for_selector(".assistant >> text=Done: booked a trip to Lisbon.")
+    assert page.locator("#clarify").is_hidden()
+    page.reload()  # a fresh page: the thread comes back from the server
+    page.click("#new")
+    assert page.locator("#log > *").count() == 0
+    page.click("#thread-list li >> text=book me a trip")
+    page.wait_for_selector(".assistant >> text=Done: booked a trip to Lisbon.")
+    users = page.locator("#log .user").all_inner_texts()
+    assert users == ["book me a trip", "Lisbon"]
+    assert page.locator(".question").inner_text() == "Which city should I book the trip to?"
+    assert "thread=" in page.url
+
+
+def test_an_open_question_survives_a_reload(server, page):
+    page.goto(f"{server.url}/?agent=clarify")
+    ask(page, "plan a holiday")
+    page.wait_for_selector("#clarify:not([hidden])")
+    page.wait_for_url("**thread=**")
+    page.goto(page.url)  # the URL carries the thread
+    page.wait_for_selector("#clarify:not([hidden])")
+    page.fill("#clarify-answer", "Porto")
+    page.press("#clarify-answer", "Enter")
+    page.wait_for_selector(".assistant >> text=Done: booked a trip to Porto.")
+
+
+def test_a_plan_shows_its_progress_and_resumes_after_the_answer(server, page):
+    page.set_viewport_size({"width": 390, "height": 844})  # on a phone
+    page.goto(f"{server.url}/?agent=planner")
+    ask(page, "shipments to Miami last week")
+    page.wait_for_selector(".card.plan h3 >> text=Plan: 1/3 done")
+    assert page.locator(".card.plan li").all_inner_texts() == [
+        "Resolve last week (done)", "Resolve the port (paused)", "Fetch the shipments (pending)"]
+    assert page.inner_text("#clarify-q") == "Which Miami: Port of Miami or Miami Container Terminal?"
+    page.screenshot(path=SHOTS / "plan-phone.png", full_page=True)
+    page.fill("#clarify-answer", "Port of Miami")
+    page.press("#clarify-answer", "Enter")
+    page.wait_for_selector(".card.plan h3 >> text=Plan: 3/3 done")
+    page.wait_for_selector(".assistant >> text=Found shipments to PORT:Port of Miami")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
