@@ -18,6 +18,9 @@ by the last event, `Final`. The order of one run:
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
@@ -195,3 +198,55 @@ class TodoUpdate(Event):
     key: str
     status: str
     kind: str = field(init=False, default="todo")
+
+
+# -- async consumers ---------------------------------------------------------------------------------------------
+class _Raised:
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+
+async def aiterate(events: Iterator[Event]) -> AsyncIterator[Event]:
+    """An event stream for asyncio (a server): the run goes on in a worker thread, one event ahead at most, as a
+    sync consumer would pull it. When the consumer stops early (a client disconnected), the run is closed
+    before its next event, so the model is not called again."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    wanted = threading.Semaphore(0)
+    stop = threading.Event()
+    done = object()
+
+    def put(item: Any) -> None:
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+
+    def work() -> None:
+        it = iter(events)
+        try:
+            while wanted.acquire() and not stop.is_set():
+                try:
+                    event = next(it)
+                except StopIteration:
+                    break
+                put(event)
+        except BaseException as exc:  # handed to the consumer, which re-raises it
+            put(_Raised(exc))
+        finally:
+            close = getattr(it, "close", None)
+            if close is not None:
+                close()
+            put(done)
+
+    threading.Thread(target=work, name="orrery-run", daemon=True).start()
+    try:
+        while True:
+            wanted.release()
+            item = await queue.get()
+            if item is done:
+                return
+            if isinstance(item, _Raised):
+                raise item.exc
+            yield item
+    finally:
+        stop.set()
+        wanted.release()

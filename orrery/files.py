@@ -21,9 +21,10 @@ from orrery.errors import DataError
 MAX_INPUT_BYTES = 1 << 30  # 1 GiB: far above any corpus file we ship, far below this machine's memory
 
 
-def input_file(path: str | Path, *, what: str = "input", max_bytes: int = MAX_INPUT_BYTES) -> Path:
-    """``path`` if it is a regular file of at most ``max_bytes``; a one-line DataError otherwise."""
-    path = Path(path)
+def input_file(path: str | Path, *, what: str = "input", max_bytes: int | None = None) -> Path:
+    """``path`` if it is a regular file of at most ``max_bytes`` (default MAX_INPUT_BYTES); a
+    one-line DataError otherwise."""
+    path, max_bytes = Path(path), MAX_INPUT_BYTES if max_bytes is None else max_bytes
     try:
         st = path.stat()  # stat never opens: a FIFO cannot block here
     except FileNotFoundError:
@@ -38,9 +39,10 @@ def input_file(path: str | Path, *, what: str = "input", max_bytes: int = MAX_IN
     return path
 
 
-def read_lines(path: str | Path, *, what: str = "input", max_bytes: int = MAX_INPUT_BYTES) -> Iterator[tuple[int, str]]:
+def read_lines(path: str | Path, *, what: str = "input", max_bytes: int | None = None) -> Iterator[tuple[int, str]]:
     """``(line number, line)`` of a UTF-8 text file, streamed, stopping with a DataError past the cap
     (the file may grow while it is read)."""
+    max_bytes = MAX_INPUT_BYTES if max_bytes is None else max_bytes
     path = input_file(path, what=what, max_bytes=max_bytes)
     seen = 0
     with path.open("rb") as fh:
@@ -49,13 +51,14 @@ def read_lines(path: str | Path, *, what: str = "input", max_bytes: int = MAX_IN
             if seen > max_bytes:
                 raise DataError(f"{what} {path} grew past the {max_bytes:,}-byte limit while being read")
             try:
-                yield n, raw.decode("utf-8")
+                yield n, raw.decode("utf-8-sig" if n == 1 else "utf-8")  # a byte-order mark is not data
             except UnicodeDecodeError:
                 raise DataError(f"{what} {path} line {n} is not UTF-8 text; convert the file to UTF-8") from None
 
 
-def read_text(path: str | Path, *, what: str = "input", max_bytes: int = MAX_INPUT_BYTES,
+def read_text(path: str | Path, *, what: str = "input", max_bytes: int | None = None,
               errors: str = "strict") -> str:
+    max_bytes = MAX_INPUT_BYTES if max_bytes is None else max_bytes
     path = input_file(path, what=what, max_bytes=max_bytes)
     with path.open("rb") as fh:
         data = fh.read(max_bytes + 1)

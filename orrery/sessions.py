@@ -53,72 +53,101 @@ def open_store(target: str | Path | SessionStore | None = None) -> SessionStore:
     if not isinstance(target, str | Path):
         return target
     if str(target).startswith(("postgresql://", "postgres://")):
-        from orrery.sessions_pg import PostgresSessions  # psycopg is an optional dependency (extra `serve`)
-
         return PostgresSessions(str(target))
     return SqliteSessions(target)
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
+SCHEMA = ("CREATE TABLE IF NOT EXISTS orrery_sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, data TEXT NOT NULL, "
+          "version INTEGER NOT NULL, updated_at TEXT NOT NULL)")
+COLUMNS = "id, agent, data, version, updated_at"
 
 
-class SqliteSessions:
-    """One row per session; each save is one transaction guarded by the version it expects."""
+class _SQLSessions:
+    """The SQL both engines share: each save is one statement guarded by the version the writer loaded."""
 
-    SCHEMA = """CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, data TEXT NOT NULL,
-                version INTEGER NOT NULL, updated_at TEXT NOT NULL)"""
+    mark = "?"
 
+    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[tuple[Any, ...]], int]:
+        raise NotImplementedError
+
+    def _sql(self, sql: str) -> str:
+        return sql.replace("?", self.mark)
+
+    def load(self, session_id: str) -> Session | None:
+        rows, _ = self._run(self._sql(f"SELECT {COLUMNS} FROM orrery_sessions WHERE id = ?"), (session_id,))
+        return _session(rows[0]) if rows else None
+
+    def save(self, session: Session) -> Session:
+        saved = replace(session, version=session.version + 1, updated_at=datetime.now(UTC).isoformat())
+        data = json.dumps(saved.data, default=str)
+        if session.version == 0:
+            sql = f"INSERT INTO orrery_sessions ({COLUMNS}) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING"
+            params: tuple[Any, ...] = (saved.id, saved.agent, data, saved.version, saved.updated_at)
+        else:
+            sql = ("UPDATE orrery_sessions SET agent = ?, data = ?, version = ?, updated_at = ? "
+                   "WHERE id = ? AND version = ?")
+            params = (saved.agent, data, saved.version, saved.updated_at, saved.id, session.version)
+        _, count = self._run(self._sql(sql), params)
+        if count != 1:
+            stored = self.load(session.id)
+            raise SessionConflict(f"session {session.id!r} was saved by another writer (stored version "
+                                  f"{stored.version if stored else 'none'}, this writer loaded {session.version}); "
+                                  "reload it and apply the change again")
+        return saved
+
+    def list(self, agent: str | None = None) -> list[Session]:
+        where = " WHERE agent = ?" if agent else ""
+        rows, _ = self._run(self._sql(f"SELECT {COLUMNS} FROM orrery_sessions{where} ORDER BY updated_at DESC"),
+                            (agent,) if agent else ())
+        return [_session(r) for r in rows]
+
+
+def _session(row: tuple[Any, ...]) -> Session:
+    return Session(row[0], row[1], json.loads(row[2]), row[3], row[4])
+
+
+class SqliteSessions(_SQLSessions):
     def __init__(self, path: str | Path):
-        self.path = Path(path)
+        self.path = Path(path).expanduser()
         if self.path.exists() and not self.path.is_file():
             raise ConfigError(f"{self.path} is not a file; give a path for the session database")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            with self._db() as db:
-                db.execute(self.SCHEMA)
+            self._run("PRAGMA journal_mode=WAL")
+            self._run(SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise ConfigError(f"{self.path} is not an orrery session database ({exc}); give another path") from exc
 
-    def _db(self) -> closing[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        return closing(db)
-
-    def load(self, session_id: str) -> Session | None:
-        with self._db() as db:
-            row = db.execute("SELECT id, agent, data, version, updated_at FROM sessions WHERE id = ?",
-                             (session_id,)).fetchone()
-        return None if row is None else Session(row[0], row[1], json.loads(row[2]), row[3], row[4])
-
-    def save(self, session: Session) -> Session:
-        saved = replace(session, version=session.version + 1, updated_at=_now())
-        data = json.dumps(saved.data, default=str)
-        with self._db() as db:
-            db.execute("BEGIN IMMEDIATE")
-            if session.version == 0:
-                cur = db.execute("INSERT OR IGNORE INTO sessions VALUES (?, ?, ?, ?, ?)",
-                                 (saved.id, saved.agent, data, saved.version, saved.updated_at))
-            else:
-                cur = db.execute("UPDATE sessions SET agent = ?, data = ?, version = ?, updated_at = ? "
-                                 "WHERE id = ? AND version = ?",
-                                 (saved.agent, data, saved.version, saved.updated_at, saved.id, session.version))
-            if cur.rowcount != 1:
-                db.execute("ROLLBACK")
-                raise conflict(session, self.load(session.id))
-            db.execute("COMMIT")
-        return saved
+    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[tuple[Any, ...]], int]:
+        # A connection per call: servers call from many threads, and opening SQLite costs microseconds.
+        with closing(sqlite3.connect(self.path, timeout=30)) as db, db:
+            cur = db.execute(sql, params)
+            return cur.fetchall(), cur.rowcount
 
 
-    def list(self, agent: str | None = None) -> list[Session]:
-        query = "SELECT id, agent, data, version, updated_at FROM sessions"
-        with self._db() as db:
-            rows = db.execute(query + (" WHERE agent = ?" if agent else "") + " ORDER BY updated_at DESC",
-                              (agent,) if agent else ()).fetchall()
-        return [Session(r[0], r[1], json.loads(r[2]), r[3], r[4]) for r in rows]
+class PostgresSessions(_SQLSessions):
+    """Sessions in PostgreSQL, for several server processes or hosts sharing threads."""
+
+    mark = "%s"
+
+    def __init__(self, url: str):
+        import psycopg  # optional: in the `serve` and `bi` extras
+
+        self.url, self._psycopg = url, psycopg
+        try:
+            self._run(SCHEMA)
+        except psycopg.OperationalError as exc:
+            reason = str(exc).strip().splitlines()[-1]
+            raise ConfigError(f"cannot reach the session database at {redact(url)} ({reason}); "
+                              "check the URL and that PostgreSQL is running") from exc
+
+    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[tuple[Any, ...]], int]:
+        with self._psycopg.connect(self.url, autocommit=True) as db, db.cursor() as cur:
+            cur.execute(sql, params)
+            return (cur.fetchall() if cur.description else []), cur.rowcount
 
 
-def conflict(mine: Session, stored: Session | None) -> SessionConflict:
-    now = stored.version if stored else "none"
-    return SessionConflict(f"session {mine.id!r} was saved by another writer (stored version {now}, this writer "
-                           f"loaded {mine.version}); reload it and apply the change again")
+def redact(url: str) -> str:
+    """A database URL without its password, for messages."""
+    head, sep, tail = url.rpartition("@")
+    return f"{head.split('://')[0]}://***@{tail}" if sep else url

@@ -8,6 +8,7 @@ A trace is data: replay never imports or calls anything it names. The tools come
 from __future__ import annotations
 
 import json
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -48,6 +49,17 @@ def read_trace(path: str | Path) -> list[dict[str, Any]]:
     return events
 
 
+def is_trace(path: str | Path) -> bool:
+    """Whether ``path`` is a regular file whose first line is an orrery event."""
+    try:
+        for _, line in read_lines(path, what="trace"):
+            event = json.loads(line)
+            return isinstance(event, dict) and isinstance(event.get("kind"), str)
+    except (DataError, json.JSONDecodeError):
+        return False
+    return True  # empty: a run that was stopped before its first event
+
+
 @dataclass
 class ReplayReport:
     task: str
@@ -70,7 +82,15 @@ def load_tools(ref: str) -> Any:
         obj = load_ref(ref)
     except (ImportError, AttributeError) as exc:
         raise ConfigError(f"--tools {ref!r} cannot be loaded: {exc}") from None
-    return obj() if callable(obj) and not isinstance(obj, list) and not hasattr(obj, "invoke") else obj
+    if callable(obj) and not isinstance(obj, list) and not hasattr(obj, "invoke"):  # a factory
+        try:
+            obj = obj()
+        except TypeError as exc:
+            raise ConfigError(f"--tools {ref!r} is a function that needs arguments ({exc}); name a list of "
+                              "tools, a Toolset, or a function without parameters that returns one") from None
+    if not (isinstance(obj, list | tuple) or hasattr(obj, "tools")):
+        raise ConfigError(f"--tools {ref!r} is a {type(obj).__name__}, not tools; name a list of tools or a Toolset")
+    return obj
 
 
 def app_tools(name: str) -> Any:
@@ -95,13 +115,13 @@ def tool_names(tools: Any) -> set[str]:
 def replay(path: str | Path, tools: Any, **agent_kwargs: Any) -> ReplayReport:
     """Re-run the first run in the trace with its recorded model outputs, executing ``tools`` (the
     caller's, never code the trace names), and report each tool result that differs."""
-    from orrery.agent.loop import Agent, AgentConfig
     from orrery.llm.scripted import ScriptedModel
 
     events = read_trace(path)
     start = next((e for e in events if e["kind"] == "run_start"), None)
-    if start is None or not isinstance(start.get("task"), str):
-        raise DataError(f"{path} has no run_start event; is this an orrery trace?")
+    if start is None or not isinstance(start.get("task"), str) or not isinstance(start.get("options", {}), dict):
+        raise DataError(f"{path} has no valid run_start event (a task and an options object); "
+                        "is this an orrery trace?")
     if tools is None:
         hint = f" (it was recorded with {start['tools_ref']}; pass that if you trust it)" if start.get("tools_ref") else ""
         raise ConfigError(f"replay runs tools you choose, never code named in a trace: pass --tools module:attr "
@@ -120,9 +140,7 @@ def replay(path: str | Path, tools: Any, **agent_kwargs: Any) -> ReplayReport:
         raise ConfigError(f"the trace calls {', '.join(sorted(missing))}, which the given tools lack; "
                           "pass the tools the trace was recorded with")
     new: list[Event] = []
-    agent = Agent(ScriptedModel(replies), tools, agent_kwargs.pop("config", None) or AgentConfig(),
-                  on_event=[new.append], **agent_kwargs)
-    agent.run(start["task"], **start.get("options", {}))
+    _rerun(start, ScriptedModel(replies), tools, new.append, agent_kwargs)
     fresh = [e.to_dict() for e in new if e.kind == "tool_result"]
     report = ReplayReport(start["task"], len(recorded))
     for i, (old, now) in enumerate(zip(recorded, fresh, strict=False)):
@@ -133,3 +151,23 @@ def replay(path: str | Path, tools: Any, **agent_kwargs: Any) -> ReplayReport:
         report.differences.append({"index": min(len(recorded), len(fresh)), "tool": "-",
                                    "recorded": f"{len(recorded)} tool results", "replayed": f"{len(fresh)} tool results"})
     return report
+
+
+def _rerun(start: dict[str, Any], model: Any, tools: Any, emit: Any, agent_kwargs: dict[str, Any]) -> None:
+    """The run again with the architecture that recorded it (plain loop, router or planner)."""
+    from orrery.agent import Agent, AgentConfig, PlanAgent, RouterAgent
+
+    task, options = start["task"], start.get("options", {})
+    match start.get("agent", "agent"):
+        case "router":
+            RouterAgent(model, tools, on_event=[emit]).run(task, **options)
+        case "planner":
+            with tempfile.TemporaryDirectory() as tmp:  # a fresh session: the trace's first turn
+                PlanAgent(model, tools, Path(tmp) / "replay.db", "replay", on_event=[emit]).run(task)
+        case "agent":
+            agent = Agent(model, tools, agent_kwargs.pop("config", None) or AgentConfig(), on_event=[emit],
+                          **agent_kwargs)
+            agent.run(task, **options)
+        case other:
+            raise DataError(f"the trace was recorded by an unknown architecture {other!r}; "
+                            "replay knows agent, router and planner")

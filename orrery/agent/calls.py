@@ -1,21 +1,54 @@
-"""Model calls shared by the architectures, as event generators: a schema-constrained JSON reply, and a
-tool-less answer streamed as tokens. Use with `value = yield from ask_json(...)`."""
+"""What the architectures share: the `EventSource` shape (stream -> run / astream, handlers) and model calls as
+event generators — a schema-constrained JSON reply, and a tool-less answer streamed as tokens. Use them with
+`value = yield from ask_json(...)`."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
 from typing import Any, TypeVar
 
 import pydantic
 
 from orrery.errors import ModelError
-from orrery.events import Event, ModelCall, ModelReply, Token
+from orrery.events import Event, Final, ModelCall, ModelReply, Token, aiterate
 from orrery.llm.base import Model
 from orrery.llm.base import stream as llm_stream
 from orrery.messages import Message, ModelResponse, Usage
 
 T = TypeVar("T", bound=pydantic.BaseModel)
+Emit = Callable[[Event], None]
+
+
+def consume(events: Iterator[Event], emit: Emit = lambda e: None) -> Any:
+    """Drive a stream to its end, passing each event to `emit`; returns the `Final` event's result."""
+    result = None
+    for event in events:
+        emit(event)
+        if isinstance(event, Final):
+            result = event.result
+    return result
+
+
+class EventSource:
+    """The one agent shape: a subclass defines `stream(task, **kwargs)`; `run` consumes it, passing every event
+    to `handlers` (console view, trace), and returns what the `Final` event carries; `astream` is for asyncio."""
+
+    handlers: list[Emit]
+
+    def stream(self, task: str, **kwargs: Any) -> Iterator[Event]:
+        raise NotImplementedError
+
+    def run(self, task: str, **kwargs: Any) -> Any:
+        return consume(self.stream(task, **kwargs), self.emit)
+
+    def astream(self, task: str, **kwargs: Any) -> AsyncIterator[Event]:
+        """`stream()` for asyncio: the run in a worker thread, closed when the consumer stops."""
+        return aiterate(self.stream(task, **kwargs))
+
+    def emit(self, event: Event) -> None:
+        for h in self.handlers:
+            h(event)
 
 
 def ask_json(model: Model, messages: Sequence[Message], schema: dict[str, Any], reply: type[T], *,

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from orrery.agent import react
+from orrery.agent.calls import EventSource, consume
 from orrery.errors import ConfigError, ModelError
 from orrery.events import (
     Clarification,
@@ -91,7 +92,7 @@ class StopRun(Exception):  # noqa: N818 - control flow: a limit or a model failu
         self.status, self.message = status, message
 
 
-class Agent:
+class Agent(EventSource):
     """`Agent(model, tools, config)`: `stream(task)` yields the run's events, `run(task)` consumes them into
     a RunResult. `query()` continues the conversation; `snapshot()`/`restore()` carry it across processes."""
 
@@ -141,20 +142,12 @@ class Agent:
         self.memory.add(Message("user", question))
         return self._go(question)
 
-    def run(self, task: str, *, settings: dict[str, Any] | None = None, **options: Any) -> RunResult:
-        """`stream(task)` consumed: every event goes to the handlers, the final result is returned."""
-        return consume(self.stream(task, settings=settings, **options), self.emit)
-
     def query(self, question: str, *, settings: dict[str, Any] | None = None, **options: Any) -> RunResult:
         return consume(self.query_stream(question, settings=settings, **options), self.emit)
 
     def reset(self) -> None:
         self.memory.clear()
         self.ctx = RunContext(state=dict(self._initial_state))
-
-    def emit(self, event: Event) -> None:
-        for h in self.handlers:
-            h(event)
 
     def snapshot(self) -> dict[str, Any]:
         """The conversation as JSON-able data: messages, tools that succeeded, and the JSON-able part of
@@ -331,16 +324,6 @@ class Agent:
             self.memory.add(Message("assistant", resp.content, list(resp.tool_calls)),
                             *(r.to_message() for r in results))
         return results
-
-
-def consume(events: Iterable[Event], emit: Callable[[Event], None] = lambda e: None) -> Any:
-    """Drive a stream to its end, passing each event to `emit`; returns the `Final` event's result."""
-    result = None
-    for event in events:
-        emit(event)
-        if isinstance(event, Final):
-            result = event.result
-    return result
 
 
 def _is_json(value: Any) -> bool:

@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 import pydantic
 
-from orrery.agent.calls import ask_json, synthesize
-from orrery.agent.loop import RunResult, consume
+from orrery.agent.calls import Emit, EventSource, ask_json, synthesize
+from orrery.agent.loop import RunResult
 from orrery.errors import ModelError
 from orrery.events import (
     Clarification,
@@ -39,8 +39,6 @@ from orrery.llm.base import Model
 from orrery.messages import Message, ToolCall, Usage
 from orrery.sessions import Session, SessionConflict, SessionStore, open_store
 from orrery.tools.core import RunContext, Tool, Toolset
-
-Emit = Callable[[Event], None]
 
 Intent = Literal["new_request", "modification", "exact_answer", "continue", "abandon"]
 TodoStatus = Literal["pending", "done", "paused", "failed"]
@@ -131,7 +129,7 @@ class _PlanReply(pydantic.BaseModel):
 
 
 # -- the agent -----------------------------------------------------------------------------------------
-class PlanAgent:
+class PlanAgent(EventSource):
     """`PlanAgent(model, tools, store, session_id)`: `stream(text)` yields one user turn's events (seed 003),
     `run(text)` consumes them into a PlanResult.
 
@@ -151,13 +149,6 @@ class PlanAgent:
         self.system_prompt = system_prompt
         self.memory_window = memory_window
         self.max_tokens_per_call = max_tokens_per_call
-
-    def emit(self, event: Event) -> None:
-        for h in self.handlers:
-            h(event)
-
-    def run(self, user_input: str) -> PlanResult:
-        return consume(self.stream(user_input), self.emit)
 
     def stream(self, user_input: str) -> Iterator[Event]:
         """One user message: classify, maybe (re)plan, run TODOs until done, a question or an error."""

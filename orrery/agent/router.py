@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 import pydantic
 
-from orrery.agent.calls import ask_json, synthesize
-from orrery.agent.loop import DEFAULT_SYSTEM, Agent, AgentConfig, RunResult, StopRun, consume, jsonable
+from orrery.agent.calls import Emit, EventSource, ask_json, synthesize
+from orrery.agent.loop import DEFAULT_SYSTEM, Agent, AgentConfig, RunResult, StopRun, jsonable
 from orrery.errors import ModelError
 from orrery.events import (
     Clarification,
@@ -31,7 +31,6 @@ from orrery.tools.core import Tool, Toolset
 
 Complexity = Literal["SIMPLE", "MEDIUM", "COMPLEX"]
 Strategy = Literal["DIRECT", "ITERATIVE", "PARALLEL"]
-Emit = Callable[[Event], None]
 
 DEFAULT_TURNS: dict[str, int] = {"SIMPLE": 2, "MEDIUM": 4, "COMPLEX": 6}
 
@@ -83,7 +82,7 @@ class RouterResult(RunResult):
     route: Route | None = None
 
 
-class RouterAgent:
+class RouterAgent(EventSource):
     """`RouterAgent(model, tools)`: `stream(query)` yields the events of classify, route, execute (seed 002);
     `run(query)` consumes them into a RouterResult."""
 
@@ -93,14 +92,6 @@ class RouterAgent:
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
         self.config = config or RouterConfig()
         self.handlers: list[Emit] = list(on_event)
-
-    def emit(self, event: Event) -> None:
-        for h in self.handlers:
-            h(event)
-
-    def run(self, query: str, **options: Any) -> RouterResult:
-        """Answer `query`. Keyword options reach tools as `ctx.options`."""
-        return consume(self.stream(query, **options), self.emit)
 
     def stream(self, query: str, **options: Any) -> Iterator[Event]:
         start = time.monotonic()

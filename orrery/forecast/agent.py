@@ -13,7 +13,6 @@ from orrery.events import Event
 from orrery.forecast import models as reg
 from orrery.forecast import prompts
 from orrery.forecast.data import SeriesData, load
-from orrery.forecast.grounding import ungrounded
 from orrery.forecast.result import ForecastResult
 from orrery.forecast.tools import (
     analyze_features,
@@ -27,6 +26,7 @@ from orrery.forecast.tools import (
     result_from_state,
     unit_root_test,
 )
+from orrery.grounding import ungrounded
 from orrery.llm import Model, resolve_model
 from orrery.tools import RunContext, Tool
 

@@ -63,8 +63,9 @@ class StreamingModel(Protocol):
 def stream(model: Model, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *, tool_choice: str = "auto",
            schema: dict[str, Any] | None = None, max_tokens: int | None = None) -> Iterator[Delta]:
     """Stream from any model: its own `stream` where it has one, else the whole reply as one delta."""
-    if isinstance(model, StreamingModel):
-        yield from model.stream(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens)
+    own = getattr(model, "stream", None)  # not isinstance(model, StreamingModel): a protocol check costs ~10 us
+    if own is not None:
+        yield from own(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens)
         return
     resp = model.complete(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens)
     yield Delta(text=resp.content or "", response=resp)

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from orrery.agent.loop import Agent, AgentConfig, RunResult
 from orrery.errors import DataError
 from orrery.events import Event
+from orrery.files import remove
 from orrery.llm import resolve_model
 from orrery.llm.base import Model
 from orrery.memory import SlidingWindow
@@ -102,7 +103,12 @@ def default_index(backend: str = "sqlite") -> Path:
     if not path.exists():
         tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
         demo_index(tmp, backend=backend)
-        tmp.rename(path)
+        try:
+            tmp.rename(path)
+        except OSError:  # a folder cannot be renamed over one another process has just built
+            if not path.exists():
+                raise
+            remove(tmp)
     return path
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import sys
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ import httpx
 import tantivy
 
 from orrery.errors import ConfigError, DataError
-from orrery.files import remove, swap_into_place
+from orrery.files import input_file, remove, swap_into_place
 from orrery.research.ingest import iter_documents
 from orrery.research.types import EPOCH, MICROSECOND, DateLike, Document, to_micros, to_utc
 
@@ -217,9 +218,7 @@ class SqliteIndex:
     TITLE_WEIGHT = 2.0
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        if not self.path.is_file():
-            raise DataError(f"index {self.path} does not exist; build one with `orrery research index`")
+        self.path = input_file(path, what="index", max_bytes=sys.maxsize)  # a FIFO or device is refused
         # check_same_thread=False: batch workers share one read-only index.
         self._conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
         version = self.format_of(self._conn)

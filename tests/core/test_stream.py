@@ -223,3 +223,25 @@ print(len(names))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
     assert int(out.stdout) > 40
+
+
+def test_astream_gives_the_same_events_and_stops_the_run_when_the_consumer_leaves():
+    import asyncio
+    import time
+
+    async def collect(agent, stop_after=None):
+        kinds = []
+        async for e in agent.astream("6*7?"):
+            kinds.append(e.kind)
+            if e.kind == stop_after:
+                break
+        return kinds
+
+    def fresh():
+        return Agent(ScriptedModel([turn(call("calculate", expression="6*7")), "42"]), DEFAULT_TOOLS)
+
+    assert asyncio.run(collect(fresh())) == [e.kind for e in fresh().stream("6*7?")]
+    agent = fresh()
+    assert asyncio.run(collect(agent, stop_after="tool_result"))[-1] == "tool_result"
+    time.sleep(0.2)  # the worker thread notices at its next event
+    assert len(agent.model.requests) == 1

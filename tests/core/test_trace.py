@@ -29,3 +29,35 @@ def test_replay_reports_a_tool_whose_result_changed(tmp_path):
     report = replay(path, [counter])
     assert not report.identical
     assert report.differences[0]["recorded"] == "1" and report.differences[0]["replayed"] == "2"
+
+
+def _price_tool(prices):
+    @tool
+    def price(symbol: str = "NVDA") -> float:
+        """Latest price of a stock."""
+        return prices[symbol]
+
+    return price
+
+
+def test_router_and_planner_traces_replay_like_plain_runs(tmp_path):
+    from orrery.agent import PlanAgent, RouterAgent
+    from orrery.trace import TraceWriter
+
+    prices = {"NVDA": 100.0}
+    route = {"selected_tools": ["price"], "complexity": "SIMPLE", "strategy": "DIRECT", "max_turns": 2}
+    routed = tmp_path / "router.jsonl"
+    RouterAgent(ScriptedModel([{"type": "stock", "entities": ["NVDA"], "categories": []}, route,
+                               turn(call("price", symbol="NVDA")), "NVDA is at 100."]),
+                [_price_tool(prices)], on_event=[TraceWriter(routed)]).run("NVDA?")
+    planned = tmp_path / "planner.jsonl"
+    plan = {"request": "NVDA price", "todos": [{"key": "p", "description": "price", "tool": "price",
+                                                "arguments": {"symbol": "NVDA"}}]}
+    PlanAgent(ScriptedModel([plan, "NVDA is at 100."]), [_price_tool(prices)], tmp_path / "p.db", "s",
+              on_event=[TraceWriter(planned)]).run("NVDA price?")
+    for path in (routed, planned):
+        assert read_trace(path)[0]["agent"] in ("router", "planner")
+        report = replay(path, [_price_tool(prices)])
+        assert report.identical and report.tool_results == 1, path
+        changed = replay(path, [_price_tool({"NVDA": 101.0})])
+        assert changed.differences[0]["replayed"] == "101.0", path

@@ -9,7 +9,7 @@ import pytest
 
 from orrery.errors import OrreryError
 from orrery.forecast.agent import ForecastAgent
-from orrery.forecast.grounding import numbers_in, ungrounded
+from orrery.grounding import numbers_in, ungrounded
 from orrery.llm.scripted import ScriptedModel, call, turn
 
 

@@ -83,4 +83,4 @@ def test_generic_agent_end_to_end_through_the_http_server(model, tmp_path):
     assert result.status == "completed", result.errors
     assert any(t.call.name == "calculate" and t.ok for t in result.tool_calls)
     assert "391" in result.output
-    assert replay(tmp_path / "run.jsonl").identical
+    assert replay(tmp_path / "run.jsonl", DEFAULT_TOOLS).identical

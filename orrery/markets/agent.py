@@ -1,0 +1,485 @@
+"""The market analyst: seed 002's RouterAgent (classify -> route -> execute -> synthesize) on the local store.
+
+What this module adds to the core router:
+- classification checked by rules: symbols resolved against the store ("Apple" -> AAPL), tickers not in
+  the store named in a plain "not in the data" answer, the model's type kept unless it calls a market
+  question "general";
+- a rule-based route used when the model's route is invalid (unparseable, or missing a tool the query
+  plainly names, e.g. "fibonacci" without fibonacci_levels);
+- tool schemas narrowed per query (symbol enums, no date arguments when the query names no date);
+- a skill prompt per domain (prompts/*.md), and grounding: every number in the answer must come from a
+  tool result, else one rewrite, else the answer is the tools' own summaries. Every answer ends with the
+  data's "as of" date and the price used.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Generator, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from orrery.agent.calls import ask_json, synthesize
+from orrery.agent.loop import jsonable
+from orrery.agent.router import DEFAULT_TURNS, Classification, Route, RouterAgent, RouterConfig, RouterResult
+from orrery.errors import ModelError
+from orrery.events import (
+    Classified,
+    ErrorEvent,
+    Event,
+    Final,
+    Routed,
+    RunStart,
+    StepEnd,
+    StepStart,
+    Token,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from orrery.grounding import ungrounded
+from orrery.llm import Model, resolve_model
+from orrery.messages import Message, Usage
+from orrery.tools import RunContext, Tool
+
+QUERY_TYPES = ["stock_specific", "comparison", "screener", "market_overview", "general"]
+CATEGORIES = ["price", "history", "technical", "candlestick", "patterns", "levels", "fibonacci", "screening",
+              "performance", "comparison", "forecast", "symbols"]
+PROMPTS = Path(__file__).parent / "prompts"
+# Numbers an answer may use without a tool having returned them: indicator periods and thresholds,
+# interval levels.
+STANDARD_NUMBERS = (9, 12, 14, 20, 26, 30, 50, 70, 80, 95, 200)
+
+# Words that look like tickers but are not (indicators, exchanges, common abbreviations).
+NOT_TICKERS = frozenset(["RSI", "MACD", "SMA", "EMA", "ATR", "ADX", "OBV", "BB", "BBANDS", "STOCH", "US", "USA",
+                         "NYSE", "NASDAQ", "ETF", "ETFS", "CEO", "IPO", "EPS", "PE", "AI", "OK", "API", "USD", "EUR",
+                         "GDP", "YTD", "YOY", "QOQ", "TA", "OHLC", "OHLCV", "VS", "I", "A", "AM", "PM", "S", "P", "SP",
+                         "DMA", "MA", "DI", "CAGR", "ATH", "FAQ", "JSON", "CSV"])
+
+_CATEGORY_WORDS: dict[str, str] = {
+    "price": r"\b(price|close[sd]?|closing|open(ed)?|quote|trad(e|ed|ing) at|worth|volume|high|low)\b",
+    "history": r"\b(history|historical|ohlc|between .+ and|from \d{4}.* to|daily (prices|bars))\b",
+    "technical": r"\b(rsi|macd|bollinger|bbands|sma\s?\d*|ema\s?\d*|moving average|atr|stochastic|adx|obv|"
+                 r"indicators?|overbought|oversold|momentum)\b",
+    "candlestick": r"\b(candle|candlestick|doji|hammer|engulfing|harami|marubozu)",
+    "patterns": r"\b(chart patterns?|patterns?|double (top|bottom)|head and shoulders|triangle)\b",
+    "levels": r"\b(support|resistance|pivot)",
+    "fibonacci": r"\bfib",
+    "screening": r"\b(find|screen|scan|which (\w+ )?(stocks?|symbols?|tickers?)|stocks with|stocks (where|whose|that|trading)|"
+                 r"any stocks|all stocks|list stocks)\b",
+    "performance": r"\b(returns?|volatil\w*|drawdown|perform\w*|cagr|gain(ed)?|los[st]|risk|best day|worst day)\b",
+    "comparison": r"\b(compar\w*|versus|vs\.?|correlat\w*|outperform\w*|against)\b",
+    "forecast": r"\b(forecast|predict\w*|where will|next (week|month|year)|outlook|expect\w*|in a month)\b",
+    "symbols": r"\b(what|which) (symbols|stocks|tickers|data) (do you have|are (in|available))|"
+               r"\blist (the |all )?(symbols|tickers|stocks)\b|\bsymbols (you have|available|in the store)",
+}
+_TOOLS_FOR: dict[str, str] = {  # in the order a route runs them: screen first, then per-symbol analysis
+    "screening": "stock_screener", "price": "quote", "history": "price_history", "technical": "technical_indicators",
+    "candlestick": "candlestick_patterns", "patterns": "chart_patterns", "levels": "support_resistance",
+    "fibonacci": "fibonacci_levels", "performance": "performance",
+    "forecast": "price_forecast", "symbols": "list_symbols",
+}
+_DATE = re.compile(r"\b(19|20)\d{2}\b")
+# An optional argument is offered to the model only when the query asks for it (small models fill every
+# argument they see, inventing dates and periods).
+_ARG_WANTED = {
+    "date": _DATE, "start": _DATE, "end": _DATE,
+    "period": re.compile(r"\b(rsi|sma|ema|atr|adx)\s*[(-]?\s*\d+|\b\d+[- ]day\b", re.IGNORECASE),
+    "limit": re.compile(r"\btop \d+|\blimit\b|\b\d+ (stocks|symbols)\b", re.IGNORECASE),
+    "lookback": re.compile(r"\b(last|past) \d+ (days|bars|sessions)\b", re.IGNORECASE),
+    "sort_by": re.compile(r"\b(sort|top|highest|lowest|best|worst|rank)", re.IGNORECASE),
+    "descending": re.compile(r"\b(sort|top|highest|best|rank)", re.IGNORECASE),
+}
+_FOLLOW_UP = re.compile(r"\b(for (the )?(found|those|these|them|each|matches|hits)|then|and (analy[sz]e|check))\b",
+                        re.IGNORECASE)
+
+
+class MarketClassification(Classification):
+    symbols: list[str] = []  # resolved against the store
+    unknown: list[str] = []  # named in the query, not in the store
+    skill: str = "mixed"
+    source: str = "model"  # model | rules (the model failed or called a market question general)
+
+
+@dataclass
+class MarketsResult(RouterResult):
+    """A RouterResult plus the facts, grounding and data dates behind the answer."""
+
+    answer: str = ""  # the model's checked prose (or the facts when it could not be grounded)
+    facts: list[str] = field(default_factory=list)  # one computed summary per successful tool call
+    as_of: dict[str, str] = field(default_factory=dict)  # symbol -> the last date the answer used
+    prices_used: list[str] = field(default_factory=list)
+    grounded: bool = True
+    ungrounded: list[str] = field(default_factory=list)
+    route_source: str = "model"  # model | rules
+    model_tools: list[str] | None = None  # what the model's router chose (None: it gave no valid reply)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "output": self.output, "answer": self.answer, "facts": self.facts,
+                "as_of": self.as_of, "prices_used": self.prices_used, "grounded": self.grounded,
+                "ungrounded": self.ungrounded,
+                "classification": self.classification.model_dump() if self.classification else None,
+                "route": self.route.model_dump() if self.route else None, "route_source": self.route_source,
+                "model_tools": self.model_tools,
+                "tool_calls": [{"name": t.call.name, "arguments": t.call.arguments, "ok": t.ok,
+                                "result": t.value if t.ok else t.content} for t in self.tool_calls],
+                "errors": self.errors, "usage": {"prompt": self.usage.prompt_tokens,
+                                                 "completion": self.usage.completion_tokens},
+                "seconds": round(self.duration, 2)}
+
+
+# -- rules -----------------------------------------------------------------------------------------------
+def categories_in(query: str) -> list[str]:
+    low = query.lower()
+    cats = [c for c, pattern in _CATEGORY_WORDS.items() if re.search(pattern, low)]
+    if "candlestick" in cats and "patterns" in cats and not re.search(r"chart|double|head|triangle", low):
+        cats.remove("patterns")  # "candlestick patterns" are not chart patterns
+    if "symbols" in cats:  # "which stocks do you have" asks for the list, not a screen
+        cats = [k for k in cats if k != "screening"]
+    return cats
+
+
+def unknown_tickers(query: str, store: Any) -> list[str]:
+    words = re.findall(r"(?<![\w&])\$?([A-Z][A-Z.]{0,5})(?![\w&])", query)
+    return [w for w in dict.fromkeys(words) if w not in NOT_TICKERS and store.lookup(w) is None]
+
+
+def unknown_names(entities: list[str], query: str, store: Any) -> list[str]:
+    """The model's entities that are proper names in the query but not in the store ("Tesla")."""
+    out = []
+    for e in entities:
+        e = e.strip()
+        words = re.findall(r"[\w&]+", e)
+        if (not e or store.lookup(e) is not None or e.lower() not in query.lower() or not e[0].isupper()
+                or any(w.upper() in NOT_TICKERS for w in words) or categories_in(e)
+                or any(store.lookup(w) for w in words) or _DATE.search(e)):
+            continue
+        out.append(e)
+    return out
+
+
+def rule_classification(query: str, store: Any) -> MarketClassification:
+    symbols = store.find_in_text(query)
+    cats = categories_in(query)
+    if "screening" in cats:
+        kind = "screener"
+    elif len(symbols) >= 2 or ("comparison" in cats and symbols):
+        kind = "comparison"
+    elif symbols:
+        kind = "stock_specific"
+    elif cats or re.search(r"\b(market|stocks|index|indices|s&p|nasdaq)\b", query, re.IGNORECASE):
+        kind = "market_overview"
+    else:
+        kind = "general"
+    return MarketClassification(type=kind, entities=symbols, categories=cats, symbols=symbols,
+                                unknown=unknown_tickers(query, store), source="rules")
+
+
+def rule_route(query: str, c: MarketClassification) -> Route:
+    cats = c.categories
+    tools = [t for k, t in _TOOLS_FOR.items() if k in cats]
+    if c.type == "screener" and not _FOLLOW_UP.search(query):  # the screener computes prices and indicators itself
+        tools = [t for t in tools if t not in ("quote", "price_history", "technical_indicators")]
+    if len(c.symbols) >= 2 and ("performance" in tools or "comparison" in cats):
+        tools = [t for t in tools if t != "performance"] + ["compare_symbols"]
+    if "history" in cats and "quote" in tools:
+        tools.remove("quote")
+    if not tools and c.type != "general":
+        tools = ["quote"] if c.symbols else ["stock_screener"]
+    tools = list(dict.fromkeys(tools))
+    dependent = c.type == "screener" and len(tools) > 1
+    n = len(tools) * max(1, len(c.symbols))
+    complexity = "SIMPLE" if n <= 2 and not dependent else "MEDIUM" if n <= 5 and not dependent else "COMPLEX"
+    strategy = "ITERATIVE" if dependent or complexity == "MEDIUM" else "DIRECT" if complexity == "SIMPLE" else "PARALLEL"
+    return Route(selected_tools=tools, complexity=complexity, strategy=strategy, max_turns=DEFAULT_TURNS[complexity])
+
+
+def route_is_valid(route: Route, rules: Route, c: MarketClassification) -> bool:
+    """The model's route stands when it covers every tool the query plainly asks for (quote and
+    price_history count as each other) and names some tool for a market question."""
+    if c.type != "general" and not route.selected_tools:
+        return False
+    chosen = set(route.selected_tools)
+    if chosen & {"quote", "price_history"}:
+        chosen |= {"quote", "price_history"}
+    return set(rules.selected_tools) <= chosen
+
+
+def skill_for(c: MarketClassification, store: Any) -> str:
+    if c.type == "general" and not c.symbols:
+        return "general"
+    kinds = {store.symbols[s].kind for s in c.symbols}
+    if c.type in ("screener", "market_overview") or len(kinds) != 1:
+        return "mixed"
+    return "index" if kinds <= {"index", "etf"} else "stock"
+
+
+def skill_prompt(name: str, store: Any) -> str:
+    symbols = "; ".join(f"{s.symbol} ({s.name}, {s.kind}, {s.first} to {s.last})" for s in store.symbols.values())
+    common = (PROMPTS / "common.md").read_text(encoding="utf-8")
+    return (common + "\n" + (PROMPTS / f"{name}.md").read_text(encoding="utf-8")).replace("{symbols}", symbols)
+
+
+# -- the agent -------------------------------------------------------------------------------------------
+class MarketsAgent(RouterAgent):
+    """`MarketsAgent(model, store).run("Is Apple oversold?")` -> MarketsResult."""
+
+    def __init__(self, model: Model, store: Any, tools: Iterable[Tool] | None = None,
+                 config: RouterConfig | None = None, *, on_event: Iterable[Callable[[Event], None]] = (),
+                 one_call_per_turn: bool | None = None):
+        from orrery.markets.tools import TOOLS
+
+        # Per-agent copies: their own TTL caches (keyed by arguments, so one per store) and schemas
+        # narrowed to the current query.
+        copies = [t.gated(t.available, self._refine) for t in (tools if tools is not None else TOOLS)]
+        config = config or RouterConfig(max_tokens_per_call=400)
+        config = replace(config, agent=replace(config.agent, tool_choice=self._tool_choice))
+        super().__init__(model, copies, config, on_event=on_event)
+        self.store = store
+        # The embedded model writes one call per reply, so a one-round strategy would drop the other calls.
+        self.one_call_per_turn = (type(model).__name__ == "LocalModel") if one_call_per_turn is None \
+            else one_call_per_turn
+        self._current = MarketClassification(type="general")
+        self._query = ""
+        self._route: Route | None = None
+        self._called: set[str] = set()  # tools called in this run
+        self._screened: list[str] = []  # this run's screen matches (else closest): offered to follow-ups
+
+    def _watch(self, events: Iterator[Event]) -> Generator[Event, None, None]:
+        """Pass events on, noting the tools called and the symbols each screen found."""
+        for event in events:
+            if isinstance(event, ToolCallEvent):
+                self._called.add(event.call.name)
+            if isinstance(event, ToolResultEvent) and event.ok and event.call.name == "stock_screener":
+                screen = json.loads(event.content)
+                found = [r["symbol"] for r in screen["matches"] or screen.get("closest", [])]
+                self._screened = list(dict.fromkeys(self._screened + found))
+            yield event
+
+    def stream(self, query: str, **options: Any) -> Iterator[Event]:
+        start = time.monotonic()
+        result = MarketsResult("completed", "")
+        self._route, self._screened, self._called = None, [], set()
+        yield RunStart(query, list(self.tools.tools), agent="markets", options=jsonable(options))
+        try:
+            yield StepStart(1)
+            c = result.classification = yield from self.classify(query, result.usage)
+            if c.unknown and not c.symbols:
+                result.output = result.answer = self._not_in_data(c.unknown)
+                yield Token(result.output)
+                yield StepEnd(1)
+            else:
+                route = result.route = yield from self.route(query, c, result)
+                yield StepEnd(1)
+                self.config = replace(self.config, system_prompt=skill_prompt(c.skill, self.store))
+                yield from self._watch(self._execute(query, c, route, result, {**options, "store": self.store}))
+                yield from self._check(query, c, result)
+        except ModelError as exc:
+            result.status, result.output = "error", str(exc)
+            result.errors.append(str(exc))
+            yield ErrorEvent(str(exc))
+        result.duration = time.monotonic() - start
+        yield Final(result.status, result.output, result)
+
+    # -- phase 1: the model's classification, checked by rules ---------------------------------------------
+    def classify(self, query: str, usage: Usage) -> Generator[Event, None, MarketClassification]:
+        self._query = query
+        rules = rule_classification(query, self.store)
+        try:
+            model = yield from self._model_classification(query, usage)
+        except ModelError as exc:
+            yield ErrorEvent(f"classification by rules: {exc}")
+            model = None
+        c = rules
+        if model is not None:
+            found = [s for e in model.entities if (s := self.store.lookup(e))]
+            symbols = list(dict.fromkeys(rules.symbols + found))
+            # A market question the model calls "general" keeps the rules' type, and so does a question with
+            # no market words and no symbol the model can name; otherwise the model's type stands.
+            unknown = list(dict.fromkeys(rules.unknown + unknown_names(model.entities, query, self.store)))
+            if rules.type == "general" and not found:
+                kind = "general"
+            elif model.type == "general" and rules.type != "general":
+                kind = rules.type
+            else:
+                kind = model.type
+            cats = rules.categories if kind == "general" else \
+                list(dict.fromkeys(rules.categories + [k for k in model.categories if k in CATEGORIES]))
+            c = MarketClassification(type=kind, entities=model.entities, categories=cats, symbols=symbols,
+                                     unknown=unknown, source="model" if kind == model.type else "rules")
+        c.skill = skill_for(c, self.store)
+        self._current = c
+        yield Classified(c.type, c.symbols + c.unknown, c.categories)
+        return c
+
+    def _model_classification(self, query: str, usage: Usage) -> Generator[Event, None, Classification]:
+        schema = {"type": "object", "required": ["type", "entities", "categories"],
+                  "properties": {"type": {"enum": QUERY_TYPES},
+                                 "entities": {"type": "array", "items": {"type": "string"}},
+                                 "categories": {"type": "array", "items": {"enum": CATEGORIES}}}}
+        messages = [Message("system", "Classify a question about stock market data. Reply with JSON: `type` "
+                            f"(one of {', '.join(QUERY_TYPES)}), `entities` (the companies, tickers and indices "
+                            "it names) and `categories` (the kinds of analysis it needs)."), Message("user", query)]
+        return (yield from ask_json(self.model, messages, schema, Classification, usage=usage,
+                                    max_tokens=self.config.max_tokens_per_call))
+
+    # -- phase 2: the model's route, or the rules' when it is invalid --------------------------------------
+    def route(self, query: str, c: Classification, result: RouterResult) -> Generator[Event, None, Route]:
+        assert isinstance(c, MarketClassification) and isinstance(result, MarketsResult)
+        # The fallback reads the query's own words, not the model's categories (a small model adds "price"
+        # to most questions).
+        rules = rule_route(query, c.model_copy(update={"categories": categories_in(query)}))
+        if c.type == "general" and not c.symbols and not rules.selected_tools:
+            route, result.route_source = rules, "rules"  # nothing to look up: no router call
+        else:
+            try:
+                route = yield from _without(super().route(query, c, result), Routed)  # the final route is ours
+                result.model_tools = list(route.selected_tools)
+                valid = route_is_valid(route, rules, c)
+            except ModelError as exc:
+                result.errors.append(f"router: {exc}")
+                route, valid = rules, False
+            if not valid:
+                route, result.route_source = rules, "rules"
+            else:
+                result.route_source = "model"
+        if self.one_call_per_turn and route.selected_tools:
+            calls = len(route.selected_tools) * max(1, len(c.symbols))
+            if route.strategy != "ITERATIVE" or route.max_turns < calls:
+                route = route.model_copy(update={"strategy": "ITERATIVE",
+                                                 "max_turns": min(self.config.max_turns, max(route.max_turns, calls))})
+        yield Routed(route.selected_tools, route.complexity, route.strategy, route.max_turns, route.dropped)
+        self._route = route
+        return route
+
+    def _tool_choice(self, ctx: RunContext) -> str:
+        """In the tool loop, a tool call is required until every routed tool has been called once (a small
+        model otherwise stops after the screen, before analysing what it found)."""
+        route = self._route
+        pending = route is not None and any(t not in self._called for t in route.selected_tools)
+        return "required" if pending else "auto"
+
+    # -- schemas narrowed to the query --------------------------------------------------------------------
+    def _refine(self, ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
+        props = schema.get("properties", {})
+        syms = self._current.symbols or self._screened or list(self.store.symbols)
+        if "symbol" in props:
+            props["symbol"] = {"enum": syms, "description": props["symbol"].get("description", "")}
+        if "symbols" in props:
+            props["symbols"] = {"type": "array", "items": {"enum": list(self.store.symbols)},
+                                "description": props["symbols"].get("description", "")}
+        if "exchange" in props:
+            props["exchange"] = {"enum": ["US", "NASDAQ", "NYSE"], "description": "exchange"}
+        for name, wanted in _ARG_WANTED.items():
+            if name in props and not wanted.search(self._query):
+                props.pop(name)
+        if "required" in schema:
+            schema["required"] = [r for r in schema["required"] if r in props]
+        return schema
+
+    # -- phase 4: grounding, facts and the as-of line ------------------------------------------------------
+    def _check(self, query: str, c: MarketClassification, result: MarketsResult) -> Generator[Event, None, None]:
+        if result.status == "paused":
+            return
+        done = [t for t in result.tool_calls if t.ok and isinstance(t.value, dict)]
+        result.facts = list(dict.fromkeys(t.value["summary"] for t in done if "summary" in t.value))
+        result.as_of = {t.value["symbol"]: t.value["as_of"] for t in done if "symbol" in t.value and "as_of" in t.value}
+        for t in done:
+            for row in t.value.get("matches", []) + t.value.get("closest", []):
+                result.as_of.setdefault(row["symbol"], row["as_of"])
+        result.prices_used = list(dict.fromkeys(t.value["price"] for t in done if "price" in t.value))
+        sources = [t.content for t in result.tool_calls if t.ok] + [query, self._not_in_data(c.unknown)]
+        allowed = [*STANDARD_NUMBERS, *(v for t in done for v in percents(t.value))]
+        answer = result.output.strip()
+        bad = ungrounded(answer, sources, allowed)
+        if bad:
+            result.errors.append(f"ungrounded numbers {bad}; asked for a rewrite")
+            answer = yield from self._rewrite(query, answer, bad, result)
+            bad = ungrounded(answer, sources, allowed)
+        if bad or (not answer and result.facts):
+            result.grounded, result.ungrounded = False, bad
+            result.errors.append(f"answer still quotes numbers no tool returned ({', '.join(bad)}); replaced by "
+                                 "the tools' summaries")
+            answer = " ".join(result.facts) if result.facts else _refusal(self.store)
+        if c.unknown:
+            answer = f"{self._not_in_data(c.unknown)}\n\n{answer}"
+        result.answer = answer
+        parts = [answer]
+        if result.facts and answer != " ".join(result.facts):
+            parts.append("Figures from the tools:\n" + "\n".join(f"- {f}" for f in result.facts))
+        if result.as_of:
+            dates = sorted(set(result.as_of.values()))
+            basis = " and ".join(result.prices_used)
+            parts.append(f"Data as of {dates[-1] if len(dates) == 1 else ', '.join(f'{s} {d}' for s, d in result.as_of.items())}"
+                         f"; prices: {basis}.")
+        result.output = "\n\n".join(parts)
+        if result.status in ("max_rounds", "invalid"):
+            result.status = "completed"
+
+    def _rewrite(self, query: str, answer: str, bad: list[str], result: MarketsResult
+                 ) -> Generator[Event, None, str]:
+        facts = "\n".join(f"- {f}" for f in result.facts) or "(no tool results)"
+        messages = [Message("system", self.config.system_prompt),
+                    Message("user", f"Question: {query}\nResults:\n{facts}\n\nYour draft answer quoted "
+                                    f"{', '.join(bad)}, which are not in the results. Answer the question again "
+                                    "using only numbers from the results.")]
+        try:
+            text = yield from synthesize(self.model, messages, usage=result.usage,
+                                         max_tokens=self.config.max_tokens_per_call)
+            return text.strip()
+        except ModelError as exc:  # the facts stand in for the answer; the failure is recorded
+            result.errors.append(f"rewrite failed: {exc}")
+            return ""
+
+    def _not_in_data(self, unknown: list[str]) -> str:
+        if not unknown:
+            return ""
+        avail = ", ".join(f"{s.symbol} (to {s.last})" for s in self.store.symbols.values())
+        return (f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not in the data. Symbols available: "
+                f"{avail}. Add others with `orrery markets import FILE`.")
+
+
+def _without(events: Generator[Event, None, Route], kind: type) -> Generator[Event, None, Route]:
+    """`events` less those of `kind`, returning what the generator returns."""
+    while True:
+        try:
+            event = next(events)
+        except StopIteration as stop:
+            return stop.value
+        if not isinstance(event, kind):
+            yield event
+
+
+def percents(value: Any) -> list[float]:
+    """Numbers a tool result states as percentages (`*_pct` fields, "61.8%" keys): an answer may write
+    them with a % sign."""
+    if isinstance(value, list):
+        return [p for v in value for p in percents(v)]
+    if not isinstance(value, dict):
+        return []
+    out = []
+    for k, v in value.items():
+        if k.endswith("_pct") and isinstance(v, int | float):
+            out.append(float(v))
+        elif k.endswith("%"):
+            out.append(float(k[:-1]))
+        out += percents(v)
+    return out
+
+
+def _refusal(store: Any) -> str:
+    return ("I answer questions about the market data in the local store (" + ", ".join(store.symbols) +
+            "): prices, indicators, patterns, screens, comparisons and forecasts.")
+
+
+def markets_agent(llm: str | Model | None = None, *, store: Any = None, store_dir: str | Path | None = None,
+                  on_event: Iterable[Callable[[Event], None]] = (), **options: Any) -> MarketsAgent:
+    """The app's factory (`APP.agent`): `markets_agent("local").run("Is Apple oversold?")`."""
+    from orrery.markets.store import Store
+
+    store = store if store is not None else Store(store_dir)
+    config = RouterConfig(max_tokens_per_call=options.pop("max_tokens_per_call", 400),
+                          max_turns=options.pop("max_turns", 6))
+    return MarketsAgent(resolve_model(llm), store, config=config, on_event=on_event, **options)

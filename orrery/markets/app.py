@@ -1,0 +1,14 @@
+"""The market-analysis app's registration (kept light: nothing heavy is imported here)."""
+
+from orrery.apps import App
+
+APP = App(
+    name="markets",
+    description="Market analysis on a local OHLCV store (AAPL, IBM, MSFT, GOOG, FB to 2013; S&P 500 and NASDAQ "
+                "Composite to 2018): prices, ta-lib indicators, patterns, support/resistance, Fibonacci, a "
+                "screener, comparisons and forecasts. Answers are checked against the tools' numbers.",
+    agent="orrery.markets.agent:markets_agent",
+    inputs={"query": "a question about the stocks or indices in the store", "store_dir": "store folder "
+            "(default ~/.cache/orrery/markets)"},
+    cli="orrery.markets.cli:app",
+)

@@ -1,0 +1,348 @@
+"""The market tools the LLM calls: thin wrappers that read the store, call `analysis`, and return a dict
+with the numbers, the data's last date (`as_of`), the price used, and a one-line `summary` computed here
+(the agent's fallback answer is built from these summaries, so it never invents a number).
+
+The store comes from `ctx.options["store"]` (the agent passes its own), else the default store.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Literal
+
+import pandas as pd
+
+from orrery.errors import DataError, ToolError
+from orrery.markets import analysis as A
+from orrery.markets import screener as S
+from orrery.markets.store import Store
+from orrery.tools import RunContext, Tool, tool
+
+TTL = 600.0  # seconds; the data only changes on import, which builds a new agent
+CLOSE = "close (unadjusted)"
+ADJ = "adj_close (split- and dividend-adjusted)"
+Indicator = Literal["RSI", "MACD", "BBANDS", "SMA", "EMA", "ATR", "STOCH", "ADX", "OBV"]
+
+
+@functools.cache
+def default_store() -> Store:
+    return Store()
+
+
+def store_of(ctx: RunContext) -> Store:
+    return ctx.options.get("store") or default_store()
+
+
+def _frame(ctx: RunContext, symbol: str, date: str | None = None) -> tuple[str, pd.DataFrame]:
+    """(symbol, rows up to `date`); bad symbols and dates become ToolErrors the model can read."""
+    store = store_of(ctx)
+    try:
+        sym = store.resolve(symbol)
+        return sym, A.upto(store.prices(sym), date, sym)
+    except DataError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def _guard(fn: Any) -> Any:
+    """DataErrors from the analysis (a bad date, an unknown field) reach the model as tool errors."""
+    @functools.wraps(fn)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except DataError as exc:
+            raise ToolError(str(exc)) from exc
+    return wrapped
+
+
+@tool(cache_ttl=TTL)
+def list_symbols(ctx: RunContext) -> dict[str, Any]:
+    """List every symbol in the local market data with its name, kind, exchange and date range."""
+    syms = store_of(ctx).symbols.values()
+    rows = [{"symbol": s.symbol, "name": s.name, "kind": s.kind, "exchange": s.exchange, "first": s.first,
+             "last": s.last} for s in syms]
+    return {"symbols": rows, "summary": f"{len(rows)} symbols: " + ", ".join(f"{s.symbol} ({s.name}, to {s.last})"
+                                                                              for s in syms)}
+
+
+@tool(cache_ttl=TTL)
+def quote(ctx: RunContext, symbol: str, date: str | None = None) -> dict[str, Any]:
+    """Price of a stock or index on a date (default: the last date in the data): open, high, low, close,
+    volume, change from the previous close and the 52-week range.
+
+    Args:
+        symbol: ticker or name, e.g. AAPL or Apple
+        date: YYYY-MM-DD (default: the last date in the data)
+    """
+    sym, df = _frame(ctx, symbol, date)
+    row, prev = df.iloc[-1], df["close"].iloc[-2] if len(df) > 1 else float("nan")
+    year = df.iloc[-A.TRADING_DAYS:]
+    change = row["close"] - prev
+    out = {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE,
+           **{k: A.r(row[k]) for k in ("open", "high", "low", "close", "adj_close")}, "volume": int(row["volume"]),
+           "change": A.r(change), "change_pct": A.r(100 * change / prev),
+           "high_52w": A.r(year["high"].max()), "low_52w": A.r(year["low"].min())}
+    out["summary"] = (f"{sym} closed at {out['close']} on {out['as_of']} ({out['change_pct']:+}% on the day; "
+                      f"52-week range {out['low_52w']}-{out['high_52w']}).")
+    return out
+
+
+@tool(cache_ttl=TTL)
+def price_history(ctx: RunContext, symbol: str, start: str | None = None, end: str | None = None,
+                  limit: int = 20) -> dict[str, Any]:
+    """Daily OHLCV rows of a symbol between two dates (the last `limit` rows), with the period's high,
+    low and change.
+
+    Args:
+        symbol: ticker or name
+        start: YYYY-MM-DD (default: one year before end)
+        end: YYYY-MM-DD (default: the last date in the data)
+        limit: how many of the latest rows to list
+    """
+    sym, df = _frame(ctx, symbol)
+    w = _guard(A.between)(df, start, end, sym)
+    rows = [{"date": A.day(d), **{k: A.r(v[k]) for k in ("open", "high", "low", "close")}, "volume": int(v["volume"])}
+            for d, v in w.iloc[-max(1, limit):].iterrows()]
+    first, last = w["close"].iloc[0], w["close"].iloc[-1]
+    out = {"symbol": sym, "start": A.day(w.index[0]), "as_of": A.day(w.index[-1]), "price": CLOSE,
+           "period_high": A.r(w["high"].max()), "period_low": A.r(w["low"].min()), "first_close": A.r(first),
+           "last_close": A.r(last), "change_pct": A.r(100 * (last / first - 1)), "rows": rows}
+    out["summary"] = (f"{sym} from {out['start']} to {out['as_of']}: close {out['first_close']} -> "
+                      f"{out['last_close']} ({out['change_pct']:+}%), high {out['period_high']}, low {out['period_low']}.")
+    return out
+
+
+@tool(cache_ttl=TTL)
+def technical_indicators(ctx: RunContext, symbol: str, indicators: list[Indicator], date: str | None = None,
+                         period: int | None = None) -> dict[str, Any]:
+    """Technical indicators (ta-lib) of a symbol on a date: RSI, MACD, BBANDS (Bollinger), SMA, EMA, ATR,
+    STOCH (stochastic), ADX, OBV. Default periods: RSI/ATR/ADX 14, SMA 20/50/200, EMA 12/26/50.
+
+    Args:
+        symbol: ticker or name
+        indicators: e.g. ["RSI", "MACD"]
+        date: YYYY-MM-DD (default: the last date in the data)
+        period: one period for RSI/SMA/EMA/ATR/ADX instead of the defaults
+    """
+    sym, df = _frame(ctx, symbol, date)
+    values = _guard(A.indicators)(df, indicators, period)
+    out = {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE, "close": A.r(df["close"].iloc[-1]), **values}
+    shown = ", ".join(f"{k.upper()} {v}" for k, v in values.items() if v is not None)
+    out["summary"] = f"{sym} on {out['as_of']} (close {out['close']}): {shown}."
+    return out
+
+
+@tool(cache_ttl=TTL)
+def candlestick_patterns(ctx: RunContext, symbol: str, date: str | None = None, lookback: int = 5) -> dict[str, Any]:
+    """Candlestick patterns (ta-lib's 61 CDL functions: doji, hammer, engulfing, ...) on the last bars.
+
+    Args:
+        symbol: ticker or name
+        date: YYYY-MM-DD of the last bar (default: the last date in the data)
+        lookback: how many bars to scan
+    """
+    sym, df = _frame(ctx, symbol, date)
+    found = A.candlesticks(df, max(1, lookback))
+    names = ", ".join(f"{f['pattern']} ({f['signal']}, {f['date']})" for f in found[:8]) or "none"
+    return {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE, "lookback_bars": lookback,
+            "patterns": found, "summary": f"{sym} candlestick patterns in the last {lookback} bars: {names}."}
+
+
+@tool(cache_ttl=TTL)
+def support_resistance(ctx: RunContext, symbol: str, date: str | None = None, lookback: int = 120) -> dict[str, Any]:
+    """Support and resistance levels from pivot highs/lows, and classic floor pivot points.
+
+    Args:
+        symbol: ticker or name
+        date: YYYY-MM-DD (default: the last date in the data)
+        lookback: bars to search for pivots
+    """
+    sym, df = _frame(ctx, symbol, date)
+    sr = A.support_resistance(df, lookback)
+    levels = lambda side: ", ".join(str(x["level"]) for x in sr[side]) or "none"  # noqa: E731
+    return {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE, **sr,
+            "summary": f"{sym} (close {sr['close']} on {A.day(df.index[-1])}): support {levels('support')}; "
+                       f"resistance {levels('resistance')}."}
+
+
+@tool(cache_ttl=TTL)
+def fibonacci_levels(ctx: RunContext, symbol: str, date: str | None = None, lookback: int = 120) -> dict[str, Any]:
+    """Fibonacci retracement levels (23.6, 38.2, 50, 61.8, 78.6%) between the swing high and low.
+
+    Args:
+        symbol: ticker or name
+        date: YYYY-MM-DD (default: the last date in the data)
+        lookback: bars in which to find the swing high and low
+    """
+    sym, df = _frame(ctx, symbol, date)
+    fib = A.fibonacci(df, lookback)
+    lv = ", ".join(f"{k} {v}" for k, v in fib["levels"].items())
+    return {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE, **fib,
+            "summary": f"{sym} {fib['trend']} move from {fib['swing_low']} to {fib['swing_high']}; retracements "
+                       f"{lv}; close {fib['close']} on {A.day(df.index[-1])}."}
+
+
+@tool(cache_ttl=TTL)
+def chart_patterns(ctx: RunContext, symbol: str, date: str | None = None, lookback: int = 250) -> dict[str, Any]:
+    """Chart patterns: double top/bottom, head and shoulders (and inverse), ascending/descending/symmetrical
+    triangles, from pivot points (the method is in the result).
+
+    Args:
+        symbol: ticker or name
+        date: YYYY-MM-DD (default: the last date in the data)
+        lookback: bars to search
+    """
+    sym, df = _frame(ctx, symbol, date)
+    pats = A.chart_patterns(df, lookback)
+    names = ", ".join(f"{p['pattern']} {p['start']} to {p['end']}{' (confirmed)' if p['confirmed'] else ''}"
+                      for p in pats["patterns"][:5]) or "none"
+    return {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE, **pats,
+            "summary": f"{sym} chart patterns in the last {pats['lookback_bars']} bars: {names}."}
+
+
+@tool(cache_ttl=TTL)
+def stock_screener(ctx: RunContext, conditions: list[str] | None = None, exchange: str | None = None,
+                   kind: Literal["stock", "index", "all"] = "stock", sort_by: str | None = None,
+                   descending: bool = False, limit: int = 10, date: str | None = None) -> dict[str, Any]:
+    """Screen every symbol in the data by conditions such as "RSI < 30", "close above SMA200",
+    "volume 2x its 20-day mean". Returns the matches sorted and limited, and when none match, the symbols
+    closest to matching.
+
+    Args:
+        conditions: all must hold, e.g. ["RSI < 30"]; none lists every symbol
+        exchange: NASDAQ, NYSE or US (default: all)
+        kind: stock, index or all
+        sort_by: a field to sort by (default: the first condition's field)
+        descending: sort from the largest
+        limit: most rows returned
+        date: YYYY-MM-DD to screen on (default: each symbol's last date)
+    """
+    store = store_of(ctx)
+    try:
+        conds = [S.parse(c) for c in conditions or []]
+        key = S.field_name(sort_by) if sort_by else (conds[0].left.field if conds else "close")
+    except DataError as exc:
+        raise ToolError(str(exc)) from exc
+    ex = (exchange or "").upper()
+    universe = [s for s in store.symbols.values() if (kind == "all" or s.kind == kind)
+                and (ex in ("", "US", "ALL") or s.exchange == ex)]
+    if not universe:
+        exchanges = sorted({s.exchange for s in store.symbols.values()})
+        raise ToolError(f"no {kind} symbols on exchange {exchange!r}; exchanges in the data: {', '.join(exchanges)}")
+    rows, near = [], []
+    for s in universe:
+        df = store.prices(s.symbol)
+        if date is not None:
+            if A.parse_date(date) < df.index[0]:
+                continue
+            df = df.loc[:A.parse_date(date)]
+        row: dict[str, Any] = {"symbol": s.symbol, "as_of": A.day(df.index[-1])}
+        ok, dist = True, 0.0
+        for c in conds:
+            met, a, b = _guard(c.check)(df)
+            row[str(c.left) if c.left.field else str(c)] = a
+            if c.right.field:
+                row[str(c.right)] = b
+            ok &= met
+            dist += S.distance(c, a, b)
+        row[key] = row.get(key, _guard(A.field_value)(df, key) if key else None)
+        (rows if ok else near).append((row, dist))
+    sort = lambda items: sorted(items, key=lambda x: (x[0][key] is None, x[0][key] or 0), reverse=descending)  # noqa: E731
+    matches = [r for r, _ in sort(rows)][:max(1, limit)]
+    out: dict[str, Any] = {"conditions": [str(c) for c in conds], "universe": [s.symbol for s in universe],
+                           "price": CLOSE, "count": len(rows), "matches": matches}
+    if conds and not rows:
+        out["closest"] = [r for r, _ in sorted(near, key=lambda x: x[1])][:3]
+    out["summary"] = _screen_summary(out, key)
+    return out
+
+
+def _screen_summary(out: dict[str, Any], key: str) -> str:
+    what = " and ".join(out["conditions"]) or "no conditions"
+    fmt = lambda rows: ", ".join(f"{r['symbol']} ({key} {r.get(key)}, {r['as_of']})" for r in rows)  # noqa: E731
+    if out["matches"]:
+        return f"{out['count']} of {len(out['universe'])} symbols match {what}: {fmt(out['matches'])}."
+    closest = f"; closest: {fmt(out['closest'])}" if out.get("closest") else ""
+    return f"No symbol of {len(out['universe'])} matches {what}{closest}."
+
+
+@tool(cache_ttl=TTL)
+def performance(ctx: RunContext, symbol: str, start: str | None = None, end: str | None = None) -> dict[str, Any]:
+    """Return, annualized volatility, CAGR, maximum drawdown and best/worst day of a symbol over a period.
+
+    Args:
+        symbol: ticker or name
+        start: YYYY-MM-DD (default: one year before end)
+        end: YYYY-MM-DD (default: the last date in the data)
+    """
+    sym, df = _frame(ctx, symbol)
+    perf = A.performance(_guard(A.between)(df, start, end, sym))
+    return {"symbol": sym, "as_of": perf["end"], "price": ADJ, **perf,
+            "summary": f"{sym} {perf['start']} to {perf['end']}: return {perf['total_return_pct']}%, volatility "
+                       f"{perf['volatility_pct']}%, max drawdown {perf['max_drawdown_pct']}%."}
+
+
+@tool(cache_ttl=TTL)
+def compare_symbols(ctx: RunContext, symbols: list[str], start: str | None = None,
+                    end: str | None = None) -> dict[str, Any]:
+    """Compare several symbols over the same period: return, volatility, max drawdown, and the correlation
+    of their daily returns.
+
+    Args:
+        symbols: two or more tickers or names
+        start: YYYY-MM-DD (default: one year before end)
+        end: YYYY-MM-DD (default: the last date all symbols share)
+    """
+    store = store_of(ctx)
+    if len(symbols) < 2:
+        raise ToolError("compare_symbols needs two or more symbols; use performance for one")
+    try:
+        syms = list(dict.fromkeys(store.resolve(s) for s in symbols))
+    except DataError as exc:
+        raise ToolError(str(exc)) from exc
+    frames = {s: store.prices(s) for s in syms}
+    shared_end = A.day(min(f.index[-1] for f in frames.values()))
+    windows = {s: _guard(A.between)(f, start, end or shared_end, s) for s, f in frames.items()}
+    perf = {s: A.performance(w) for s, w in windows.items()}
+    corr = A.correlation(windows)
+    rows = {s: {k: p[k] for k in ("start", "end", "total_return_pct", "volatility_pct", "max_drawdown_pct")}
+            for s, p in perf.items()}
+    best = max(rows, key=lambda s: rows[s]["total_return_pct"] or float("-inf"))
+    pairs = [f"{a}/{b} {corr[a][b]}" for i, a in enumerate(syms) for b in syms[i + 1:]]
+    return {"as_of": end or shared_end, "price": ADJ, "symbols": rows, "correlation": corr, "best": best,
+            "summary": "; ".join(f"{s} return {p['total_return_pct']}%, volatility {p['volatility_pct']}%, "
+                                 f"max drawdown {p['max_drawdown_pct']}%" for s, p in rows.items())
+                       + f" ({rows[syms[0]]['start']} to {rows[syms[0]]['end']}); correlation {', '.join(pairs)}."}
+
+
+@tool(cache_ttl=TTL, timeout=120)
+def price_forecast(ctx: RunContext, symbol: str, horizon_days: int = 21) -> dict[str, Any]:
+    """Forecast a symbol's close for the next trading days with 80% and 95% intervals (orrery.forecast:
+    cross-validated AutoETS / RandomWalkWithDrift / Naive on the last 3 years).
+
+    Args:
+        symbol: ticker or name
+        horizon_days: trading days ahead (21 is about a month)
+    """
+    from orrery.forecast import analysis as F
+    from orrery.forecast.data import load
+
+    sym, df = _frame(ctx, symbol)
+    h = max(1, min(horizon_days, 126))
+    closes = df["close"].iloc[-3 * A.TRADING_DAYS:]
+    series = load(pd.DataFrame({"value": closes.to_numpy(float)}), m=1, h=h)
+    cv = F.cross_validate(series, ["AutoETS", "RandomWalkWithDrift", "Naive"], n_windows=3)
+    best = cv.best()
+    fc = F.forecast(series, best, h=h).iloc[-1]
+    out = {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE, "horizon_days": h, "model": best,
+           "last_close": A.r(closes.iloc[-1]), "forecast": A.r(fc["mean"]),
+           "lo_80": A.r(fc["lo_80"]), "hi_80": A.r(fc["hi_80"]), "lo_95": A.r(fc["lo_95"]), "hi_95": A.r(fc["hi_95"]),
+           "cv_mase": {m: A.r(v, 3) for m, v in cv.mean_mase().items()}}
+    out["summary"] = (f"{sym} close {out['last_close']} on {out['as_of']}; {best} forecast for {h} trading days "
+                      f"later: {out['forecast']} (80% interval {out['lo_80']} to {out['hi_80']}, 95% interval "
+                      f"{out['lo_95']} to {out['hi_95']}).")
+    return out
+
+
+TOOLS: list[Tool] = [quote, price_history, technical_indicators, candlestick_patterns, support_resistance,
+                     fibonacci_levels, chart_patterns, stock_screener, performance, compare_symbols, price_forecast,
+                     list_symbols]

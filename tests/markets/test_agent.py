@@ -1,0 +1,210 @@
+"""The markets agent with scripted models: the seed's discovery query, routing fallbacks, grounding, bad input."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from orrery.agent.router import Classified, Routed
+from orrery.events import Event, ToolCallEvent
+from orrery.llm.scripted import ScriptedModel, call, turn
+from orrery.markets.agent import MarketsAgent, rule_classification, rule_route
+from orrery.tools import RunContext
+
+SEED = "Find stocks with RSI < 30 on US exchanges. For found stocks, analyze patterns and fibonacci."
+
+
+def classify(kind: str, entities=(), categories=()) -> dict:
+    return {"type": kind, "entities": list(entities), "categories": list(categories)}
+
+
+def route(*tools: str, strategy="DIRECT", complexity="SIMPLE", max_turns=2) -> dict:
+    return {"selected_tools": list(tools), "complexity": complexity, "strategy": strategy, "max_turns": max_turns}
+
+
+def agent(store, turns, events: list[Event] | None = None) -> tuple[MarketsAgent, ScriptedModel]:
+    model = ScriptedModel(turns)
+    return MarketsAgent(model, store, on_event=[events.append] if events is not None else []), model
+
+
+def test_seed_discovery_query_in_four_turns(store):
+    rsi = ["RSI"]
+    final = ("No US stock in the data has an RSI below 30 as of 2013-03-01. AAPL is the closest at 32.78; "
+             "its nearest resistance is 435.0 and the 61.8% retracement is 599.99.")
+    events: list[Event] = []
+    a, model = agent(store, [
+        classify("screener", [], ["screening", "technical", "patterns", "fibonacci"]),
+        route("stock_screener", "technical_indicators", "chart_patterns", "support_resistance", "fibonacci_levels",
+              strategy="ITERATIVE", complexity="COMPLEX", max_turns=6),
+        turn(call("stock_screener", conditions=["RSI < 30"], exchange="NASDAQ", limit=10),
+             call("stock_screener", conditions=["RSI < 30"], exchange="NYSE", limit=10)),
+        turn(*(call("technical_indicators", symbol=s, indicators=rsi) for s in ("AAPL", "MSFT", "GOOG", "FB", "IBM"))),
+        turn(call("chart_patterns", symbol="AAPL"), call("support_resistance", symbol="AAPL"),
+             call("fibonacci_levels", symbol="AAPL")),
+        final,
+    ], events)
+    result = a.run(SEED)
+
+    assert result.ok, result.errors
+    assert model.index == len(model.turns)  # classify, route, three tool turns, the answer
+    assert result.classification.type == "screener" and result.route_source == "model"
+    assert result.route.strategy == "ITERATIVE" and result.route.max_turns == 6
+    names = [r.call.name for r in result.tool_calls]
+    assert names == ["stock_screener"] * 2 + ["technical_indicators"] * 5 + \
+        ["chart_patterns", "support_resistance", "fibonacci_levels"]
+    assert all(r.ok for r in result.tool_calls)
+    screens = [r.value for r in result.tool_calls[:2]]
+    assert [s["count"] for s in screens] == [0, 0] and screens[0]["closest"][0]["symbol"] == "AAPL"
+    assert result.tool_calls[2].value["rsi_14"] == 32.78
+    assert result.grounded and result.answer == final
+    assert result.output.startswith(final) and "Data as of 2013-03-01; prices: close (unadjusted)." in result.output
+    assert "Figures from the tools:" in result.output
+    tickers = set(re.findall(r"\b[A-Z]{2,5}\b", result.output)) - {"RSI", "US", "NASDAQ", "NYSE"}
+    assert tickers <= set(store.symbols)
+    # each round offers the routed tools, with symbols narrowed to the store
+    tool_rounds = [r for r in model.requests if r["tools"]]
+    assert tool_rounds[0]["tools"] == ["stock_screener", "technical_indicators", "chart_patterns",
+                                       "support_resistance", "fibonacci_levels"]
+    # follow-up calls are offered the screened symbols: NASDAQ's closest three, then NYSE's one
+    assert a._screened == ["AAPL", "FB", "MSFT", "IBM"]
+    props = a.tools.tools["chart_patterns"].spec(RunContext()).parameters["properties"]
+    assert props["symbol"]["enum"] == ["AAPL", "FB", "MSFT", "IBM"] and "date" not in props
+    # a call is required until every routed tool has run; then the model may answer
+    assert [r["tool_choice"] for r in model.requests[2:]] == ["required"] * 3 + ["auto"]
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "run_start" and kinds[-1] == "final" and kinds.count("routed") == 1
+    assert next(e for e in events if isinstance(e, Classified)).type == "screener"
+    assert sum(isinstance(e, ToolCallEvent) for e in events) == 10
+
+
+def test_symbol_schema_is_narrowed_to_the_query(store):
+    a, model = agent(store, [classify("stock_specific", ["Apple"], ["technical"]),
+                             route("technical_indicators"),
+                             turn(call("technical_indicators", symbol="AAPL", indicators=["RSI"])),
+                             "Apple's RSI is 32.78."])
+    result = a.run("What is Apple's RSI?")
+    assert result.ok and result.grounded
+    narrowed = a.tools.tools["technical_indicators"].spec(RunContext()).parameters["properties"]
+    assert narrowed["symbol"]["enum"] == ["AAPL"] and "date" not in narrowed and "period" not in narrowed
+    assert "date" in a.tools.tools["technical_indicators"].spec(None).parameters["properties"]  # unrefined
+    act = model.requests[2]
+    assert act["tools"] == ["technical_indicators"] and result.as_of == {"AAPL": "2013-03-01"}
+    assert result.classification.symbols == ["AAPL"] and result.classification.skill == "stock"
+    assert "Skill: single stocks." in act["messages"][0].content
+
+
+def test_invalid_route_falls_back_to_rules(store):
+    a, model = agent(store, [classify("stock_specific", ["GOOG"], ["fibonacci"]),
+                             route("quote"),  # misses the Fibonacci tool the query names
+                             turn(call("fibonacci_levels", symbol="GOOG")), "See the levels above."])
+    result = a.run("Fibonacci retracements for GOOG")
+    assert result.route_source == "rules" and result.model_tools == ["quote"]
+    assert result.route.selected_tools == ["fibonacci_levels"]
+    assert result.ok and result.tool_calls[0].value["symbol"] == "GOOG"
+
+
+def test_unparseable_router_and_classifier_replies_use_rules(store):
+    events: list[Event] = []
+    a, model = agent(store, ["not json", "nor this", turn(call("quote", symbol="IBM", date="2010-06-15")),
+                             "IBM closed at 129.79 on 2010-06-15."], events)
+    result = a.run("What did IBM close at on 2010-06-15?")
+    assert result.ok and result.classification.source == "rules" and result.route_source == "rules"
+    assert result.tool_calls[0].value["close"] == 129.79 and result.grounded
+    assert any(isinstance(e, Routed) and e.selected_tools == ["quote"] for e in events)
+
+
+def test_invented_number_is_rewritten_then_replaced_by_facts(store):
+    a, model = agent(store, [classify("stock_specific", ["MSFT"], ["price"]), route("quote"),
+                             turn(call("quote", symbol="MSFT")), "MSFT closed at 31.5.", "Still 31.5, trust me."])
+    result = a.run("What is Microsoft's last close?")
+    assert not result.grounded and result.ungrounded == ["31.5"]
+    assert result.answer == result.facts[0] and "27.95" in result.output and "31.5" not in result.output
+    assert "ungrounded" in result.errors[0]
+
+
+def test_rewrite_that_fixes_the_number_is_kept(store):
+    a, model = agent(store, [classify("stock_specific", ["MSFT"], ["price"]), route("quote"),
+                             turn(call("quote", symbol="MSFT")), "MSFT closed at 31.5.", "MSFT closed at 27.95."])
+    result = a.run("What is Microsoft's last close?")
+    assert result.grounded and result.answer == "MSFT closed at 27.95."
+
+
+def test_unknown_symbol_is_not_in_the_data(store):
+    a, model = agent(store, [classify("stock_specific", ["TSLA"], ["price"])])
+    result = a.run("What is TSLA trading at?")
+    assert result.ok and result.tool_calls == []
+    assert result.output.startswith("TSLA is not in the data. Symbols available: AAPL (to 2013-03-01)")
+    assert model.index == 1  # no route, no tools, no synthesis
+
+
+def test_unknown_company_name_from_the_model_entities(store):
+    a, model = agent(store, [classify("comparison", ["Tesla", "Apple"], ["comparison"]),
+                             route("quote"), turn(call("quote", symbol="AAPL")), "AAPL closed at 430.47."])
+    result = a.run("Compare Tesla with Apple")
+    assert result.classification.symbols == ["AAPL"] and result.classification.unknown == ["Tesla"]
+    assert result.ok and result.output.startswith("Tesla is not in the data.") and "430.47" in result.output
+
+
+def test_date_outside_the_data_is_reported_not_invented(store):
+    a, model = agent(store, [classify("stock_specific", ["AAPL"], ["price"]), route("quote"),
+                             turn(call("quote", symbol="AAPL", date="2020-01-02")),
+                             "The data for AAPL ends on 2013-03-01, so there is no price for 2020-01-02."])
+    result = a.run("What did AAPL close at on 2020-01-02?")
+    assert not result.tool_calls[0].ok and "outside the data for AAPL (2000-03-01 to 2013-03-01)" in \
+        result.tool_calls[0].content
+    assert result.ok and result.grounded and result.facts == []
+
+
+def test_empty_screen_names_the_closest(store):
+    a, model = agent(store, [classify("screener", [], ["screening"]), route("stock_screener"),
+                             turn(call("stock_screener", conditions=["RSI > 90"])),
+                             "No stock has an RSI above 90."])
+    result = a.run("Which stocks have RSI above 90?")
+    assert result.ok and result.tool_calls[0].value["matches"] == []
+    assert "No symbol of 5 matches rsi_14 > 90; closest:" in result.output
+
+
+def test_non_market_question_gets_no_tools(store):
+    a, model = agent(store, [classify("general"), "I answer questions about the market data in the store."])
+    result = a.run("What is the capital of France?")
+    assert result.ok and result.tool_calls == [] and result.route.selected_tools == []
+    assert len(model.requests) == 2  # classification and the answer: no router call
+    assert model.requests[1]["tools"] == [] and "Skill: questions outside" in model.requests[1]["messages"][0].content
+
+
+def test_non_market_answer_with_invented_numbers_becomes_a_refusal(store):
+    a, model = agent(store, [classify("general"), "Paris has 2.1 million people.", "About 2.1 million."])
+    result = a.run("How many people live in Paris?")
+    assert "I answer questions about the market data" in result.output and "2.1" not in result.output
+
+
+def test_local_model_one_call_per_turn_turns_direct_into_iterative(store):
+    model = ScriptedModel([classify("comparison", ["AAPL", "MSFT"], ["price"]), route("quote"),
+                           turn(call("quote", symbol="AAPL")), turn(call("quote", symbol="MSFT")),
+                           "AAPL 430.47, MSFT 27.95."])
+    a = MarketsAgent(model, store, one_call_per_turn=True)
+    result = a.run("Price of AAPL and MSFT")
+    assert result.route.strategy == "ITERATIVE" and result.route.max_turns >= 2
+    assert [r.value["symbol"] for r in result.tool_calls] == ["AAPL", "MSFT"] and result.grounded
+
+
+@pytest.mark.parametrize("query,tools", [
+    (SEED, ["stock_screener", "technical_indicators", "chart_patterns", "fibonacci_levels"]),
+    ("What did Apple close at on 2010-06-15?", ["quote"]),
+    ("Compare Apple and Microsoft returns in 2010", ["compare_symbols"]),
+    ("Where will IBM be in a month?", ["price_forecast"]),
+    ("Which stocks closed above their SMA200?", ["stock_screener"]),
+    ("What is the capital of France?", []),
+])
+def test_rule_routes(store, query, tools):
+    assert rule_route(query, rule_classification(query, store)).selected_tools == tools
+
+
+def test_rule_fallback_reads_the_query_not_the_model_categories(store):
+    a, model = agent(store, [classify("stock_specific", ["AAPL"], ["price", "technical", "comparison"]),
+                             route(),  # no tools: invalid for a market question
+                             turn(call("technical_indicators", symbol="AAPL", indicators=["RSI"])), "RSI 32.78."])
+    result = a.run("What is Apple's RSI?")
+    assert result.route_source == "rules" and result.route.selected_tools == ["technical_indicators"]
+    assert result.classification.categories == ["technical", "price", "comparison"]
