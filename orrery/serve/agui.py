@@ -80,9 +80,13 @@ class Translator:
         return [RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id)]
 
     def answer(self, text: str) -> list[BaseEvent]:
-        """The run's answer as one text message, unless its tokens were streamed already."""
+        """The run's answer as a text message, unless its tokens were streamed already; when the app added to
+        the streamed text (checked figures, a summary), only what it added."""
         out = self._end_step() + self._end_message()
-        if not text or text.strip() == self.streamed.strip():
+        streamed = self.streamed.strip()
+        if streamed and text.strip().startswith(streamed):
+            text = text.strip()[len(streamed):].strip()
+        if not text:
             return out
         mid = new_id("msg")
         return out + [TextMessageStartEvent(message_id=mid, role="assistant"),

@@ -242,6 +242,7 @@ def _message_id(body: RunAgentInput) -> str:
 
 
 SESSION_PARAMS = ("session_id", "session")
+MESSAGE_INPUTS = {"message", "question", "query"}  # what apps call the user's words (sent as the message)
 
 
 def factory_params(app: app_registry.App) -> set[str]:
@@ -306,7 +307,7 @@ def _inputs(server: Server, app: app_registry.App, body: RunAgentInput) -> dict[
     given = props.get("inputs") or {}
     if not isinstance(given, dict):
         raise HTTPException(400, "forwardedProps.inputs must be an object of the agent's inputs")
-    allowed = set(app.inputs) - {"message", "question"}
+    allowed = set(app.inputs) - MESSAGE_INPUTS
     if unknown := sorted(set(given) - allowed):
         raise HTTPException(400, f"agent {app.name!r} takes no input {unknown[0]!r}; it takes: "
                                  f"{', '.join(sorted(allowed)) or 'only the message'}")

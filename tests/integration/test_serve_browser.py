@@ -164,3 +164,17 @@ def test_research_shows_its_source_board(server, page):
     assert page.locator(".card.board details.tool").count() == 1
     assert "Polymarket" in page.locator(".card.board summary").inner_text()
     shoot(page, "research.png")
+
+
+def test_markets_price_history_shows_as_candlesticks(server, page):
+    page.goto(f"{server.url}/?agent=markets")
+    assert page.locator("#inputs input").count() == 0  # "query" is the message box
+    ask(page, "Show Apple's daily prices for the last two months of 2012")
+    page.wait_for_selector(".assistant >> text=Apple's daily prices for November and December 2012", timeout=120_000)
+    candles = page.locator("svg rect.candle").count()
+    assert 35 <= candles <= 40  # trading days in Nov-Dec 2012 (limit 40)
+    assert "AAPL" in page.locator(".card h3").first.inner_text()
+    answers = page.locator(".assistant").all_inner_texts()  # the streamed answer, then what the app checked
+    assert answers[0] == "Apple's daily prices for November and December 2012 are in the chart."
+    assert answers[1].startswith("Figures from the tools:") and "596.54" in answers[1]
+    shoot(page, "markets.png")

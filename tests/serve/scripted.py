@@ -11,6 +11,7 @@ import os
 import re
 import socket
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -187,7 +188,24 @@ def research_script(task: str) -> list:
             turn(call("submit", probability=0.6, rationale="The market leans this way [1]."))]
 
 
-SCRIPTS = {"research": research_script, "views": views_script, "planner": planner_script, "chat": chat_script, "clarify": clarify_script, "steps": steps_script,
+def markets_script(task: str) -> list:
+    """The markets app's router (classify, route), one price history, an answer without numbers."""
+    return [{"type": "stock_specific", "entities": ["AAPL"], "categories": ["history"]},
+            {"selected_tools": ["price_history"], "complexity": "SIMPLE", "strategy": "DIRECT", "max_turns": 2},
+            turn(call("price_history", symbol="AAPL", start="2012-11-01", end="2012-12-31", limit=40)),
+            "Apple's daily prices for November and December 2012 are in the chart."]
+
+
+MARKETS_STORE = Path(tempfile.gettempdir()) / "orrery-serve-tests-markets"
+
+
+def markets_agent(llm: Any = None, **options: Any) -> Any:
+    """The real markets app on a store built once in a temp folder (not the user's cache)."""
+    from orrery.markets.agent import markets_agent as make
+    return make(llm, store_dir=MARKETS_STORE, **options)
+
+
+SCRIPTS = {"markets": markets_script, "research": research_script, "views": views_script, "planner": planner_script, "chat": chat_script, "clarify": clarify_script, "steps": steps_script,
            "forecast": lambda task: list(FORECAST)}
 
 
@@ -209,6 +227,8 @@ def apps() -> dict[str, App]:
                            inputs={"message": "a request"}),
             "planner": App("planner", "Plans shipment queries as TODOs; asks which port.", "scripted:planner_agent",
                            inputs={"message": "a request"}),
+            "markets": App("markets", "The markets app (a store in a temp folder).", "scripted:markets_agent",
+                           inputs={"query": "a question about the stocks"}),
             "views": App("views", "Prices and a query result (stand-ins for markets and BI).", "scripted:views_agent",
                          inputs={"message": "a question"}),
             "steps": App("steps", "Twenty calculator steps (benchmark).", "scripted:steps_agent",

@@ -47,7 +47,7 @@ function chooseAgent(name) {
   const box = $("inputs");
   box.replaceChildren();
   for (const [key, help] of Object.entries(ui.agents[name].inputs || {})) {
-    if (key === "message" || key === "question") continue;
+    if (["message", "question", "query"].includes(key)) continue;  // the message box
     if (key === "data") {
       const file = el("input", { type: "file", id: "input-data", accept: ".csv,.parquet,.pq" });
       file.addEventListener("change", () => upload(file));
