@@ -36,7 +36,7 @@ def test_ask_that_ends_without_a_forecast_exits_non_zero(tmp_path: Path, cli, in
     run = cli("research", "ask", "Will topic alpha grow?", "--index", index, "--before", "2024-02-01",
               "--steps", "2")  # search, add_source: no step left to submit
     assert run.code == 1
-    assert run.err.strip().splitlines()[-1].startswith("error: no forecast: the run ended with status max_steps")
+    assert run.err.strip().splitlines()[-1].startswith("error: no forecast: the run ended with status max_rounds")
     assert cli("research", "ask", "Will topic alpha grow?", "--index", index, "--before", "2024-02-01").code == 0
 
 
@@ -60,7 +60,7 @@ def test_a_batch_with_a_failed_question_exits_non_zero(tmp_path: Path, cli, inde
     run = cli("research", "batch", rows, "--out", tmp_path / "out", "--index", index)
     assert run.code == 1 and "1 question(s) failed" in run.err
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
-    assert summary["statuses"] == {"submitted": 1, "error": 1}
+    assert summary["statuses"] == {"completed": 1, "error": 1}
 
 
 def bad_docs(tmp_path: Path, row: Any) -> Path:
