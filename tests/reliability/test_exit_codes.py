@@ -143,3 +143,9 @@ def test_a_byte_order_mark_is_not_a_bad_line(tmp_path: Path, cli) -> None:
     docs.write_bytes(b"\xef\xbb\xbf" + json.dumps(DOCS[0].to_json()).encode() + b"\n")
     run = cli("research", "index", docs, "--out", tmp_path / "i.sqlite")
     assert run.code == 0 and "indexed 1 documents" in run.out
+
+
+def test_chat_with_an_unreachable_model_exits_non_zero(tmp_path: Path, cli, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the default trace goes under .orrery/ here
+    run = cli("chat", "--llm", "http://127.0.0.1:9/v1", "-m", "What is 2+2?")
+    assert run.code == 1 and "cannot reach http://127.0.0.1:9/v1/" in run.out + run.err
