@@ -142,7 +142,7 @@ def categories_in(query: str) -> list[str]:
 
 
 def unknown_tickers(query: str, store: Any) -> list[str]:
-    words = re.findall(r"(?<![\w&])\$?([A-Z][A-Z.]{0,5})(?![\w&])", query)
+    words = re.findall(r"(?<![\w&])\$?([A-Z](?:[A-Z]|\.(?=[A-Z])){0,5})(?![\w&])", query)  # BRK.B, not "GOOG."
     return [w for w in dict.fromkeys(words) if w not in NOT_TICKERS and store.lookup(w) is None]
 
 

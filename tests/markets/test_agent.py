@@ -195,9 +195,11 @@ def test_local_model_one_call_per_turn_turns_direct_into_iterative(store):
     ("Compare Apple and Microsoft returns in 2010", ["compare_symbols"]),
     ("Where will IBM be in a month?", ["price_forecast"]),
     ("Which stocks closed above their SMA200?", ["stock_screener"]),
+    ("Show support and resistance levels for GOOG.", ["support_resistance"]),
     ("What is the capital of France?", []),
 ])
 def test_rule_routes(store, query, tools):
+    assert rule_classification(query, store).unknown == []
     assert rule_route(query, rule_classification(query, store)).selected_tools == tools
 
 
