@@ -65,6 +65,13 @@ def test_upload_limits_and_bad_files(client, settings):
     small = TestClient(create_app(settings))
     big = small.post("/uploads", files={"file": ("air.csv", SAMPLE.read_bytes(), "text/csv")})
     assert big.status_code == 413 and "limit of 100 bytes" in big.json()["error"]
+    huge = small.post("/uploads", content=b"x" * 200_000, headers={"Content-Type": "multipart/form-data; boundary=b"})
+    assert huge.status_code == 413  # refused from its Content-Length, before the body is read
+
+    def chunks():
+        yield b"{}"
+    chunked = small.post("/agents/chat", content=chunks())
+    assert chunked.status_code == 411 and "Content-Length" in chunked.json()["error"]
 
 
 def test_forecast_agent_on_an_upload_streams_its_plot_tables_and_artifacts(client):
