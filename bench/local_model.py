@@ -26,7 +26,6 @@ import json
 import os
 import platform
 import re
-import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,7 +36,14 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 from orrery.errors import ModelError  # noqa: E402
 from orrery.llm.local import LocalModel  # noqa: E402
-from orrery.llm.weights import MODEL_SHA256, cache_dir, default_model_path, join_parts, sha256_of  # noqa: E402
+from orrery.llm.weights import (  # noqa: E402
+    MODEL_SHA256,
+    cache_dir,
+    default_model_path,
+    gguf_metadata,
+    join_parts,
+    sha256_of,
+)  # noqa: E402
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec  # noqa: E402
 
 HERE = Path(__file__).parent
@@ -261,46 +267,11 @@ def license_stated(prov: dict[str, Any], gguf: dict[str, Any]) -> str:
 
 # --- GGUF header (the few keys we report) --------------------------------------------------------------
 
-_GGUF_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
-
-
-def gguf_metadata(path: Path) -> dict[str, Any]:
-    """general.* keys and whether the file carries a chat template (arrays are skipped)."""
-    def read(f: Any, fmt: str) -> Any:
-        size = struct.calcsize("<" + fmt)
-        return struct.unpack("<" + fmt, f.read(size))[0]
-
-    def string(f: Any) -> str:
-        return f.read(read(f, "Q")).decode("utf-8", "replace")
-
-    def value(f: Any, vtype: int, keep: bool) -> Any:
-        if vtype == 8:
-            return string(f)
-        if vtype == 9:
-            itype, count = read(f, "I"), read(f, "Q")
-            if itype in _GGUF_SCALARS:
-                f.seek(struct.calcsize("<" + _GGUF_SCALARS[itype]) * count, 1)
-            else:
-                for _ in range(count):
-                    value(f, itype, False)
-            return None
-        return read(f, _GGUF_SCALARS[vtype])
-
-    out: dict[str, Any] = {}
-    with path.open("rb") as f:
-        if f.read(4) != b"GGUF":
-            return {"error": "not a GGUF file"}
-        read(f, "I")
-        read(f, "Q")
-        for _ in range(read(f, "Q")):
-            key, vtype = string(f), read(f, "I")
-            v = value(f, vtype, True)
-            if key.startswith("general.") and key not in ("general.alignment",):
-                out[key] = v
-            elif key == "tokenizer.chat_template":
-                out["chat_template"] = True
-    out.setdefault("chat_template", False)
-    return out
+def gguf_info(path: Path) -> dict[str, Any]:
+    """general.* keys and whether the file carries a chat template."""
+    meta = gguf_metadata(path)
+    return {**{k: v for k, v in meta.items() if k.startswith("general.")},
+            "chat_template": bool(meta.get("tokenizer.chat_template"))}
 
 
 # --- the run --------------------------------------------------------------------------------------------
@@ -314,7 +285,7 @@ def machine() -> str:
 def measure(name: str, path: Path, n_ctx: int) -> dict[str, Any]:
     sha = sha256_of(path)
     entry: dict[str, Any] = {"name": name, "path": str(path), "sha256": sha, "size_bytes": path.stat().st_size,
-                             "gguf": gguf_metadata(path), "provenance": provenance(path, sha)}
+                             "gguf": gguf_info(path), "provenance": provenance(path, sha)}
     entry["license_stated"] = license_stated(entry["provenance"], entry["gguf"])
     print(f"[{name}] {path} sha256 {sha[:12]} ({entry['size_bytes'] / 1e6:.0f} MB); "
           f"license stated: {entry['license_stated']}", flush=True)
