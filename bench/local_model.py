@@ -305,6 +305,83 @@ def measure(name: str, path: Path, n_ctx: int) -> dict[str, Any]:
     return entry
 
 
+# --- the function-calling set: both layouts, with and without the grammar ---------------------------------
+
+CONFIGS = [("native", True), ("native", False), ("json", True), ("json", False)]
+
+
+def call_row(model: LocalModel, case: Any, layout: str, grammar: bool) -> dict[str, Any]:
+    """One case under one configuration."""
+    from local_model_cases import TOOLS as FC_TOOLS
+
+    model.layout, model.grammar = layout, grammar
+    t0 = time.perf_counter()
+    try:
+        resp, error = model.complete([Message("user", case.prompt)], [FC_TOOLS[n] for n in case.tools]), None
+    except ModelError as exc:  # a reply that is no call and no answer: malformed
+        resp, error = ModelResponse(), str(exc)
+    seconds = time.perf_counter() - t0
+    call = resp.tool_calls[0] if resp.tool_calls else None
+    malformed = error is not None or (call is not None and call.error is not None)
+    if case.expected is None:
+        right = error is None and call is None and bool(resp.content.strip())
+    else:
+        right = (call is not None and call.error is None and call.name == case.expected
+                 and case.check(call.arguments))
+    return {"kind": case.kind, "layout": layout, "grammar": grammar, "prompt": case.prompt, "tools": case.tools,
+            "expected": case.expected, "got": call.name if call else None,
+            "arguments": call.arguments if call else None, "content": resp.content[:200], "error": error,
+            "right": right, "malformed": malformed, "seconds": round(seconds, 2),
+            "prompt_tokens": resp.usage.prompt_tokens, "cached_tokens": model.last_timings.get("cache_n", 0),
+            "completion_tokens": resp.usage.completion_tokens}
+
+
+def summarize_calls(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for layout, grammar in CONFIGS:
+        for kind in ("simple", "several", "none", "all"):
+            sel = [r for r in rows if r["layout"] == layout and r["grammar"] == grammar
+                   and (kind == "all" or r["kind"] == kind)]
+            if sel:
+                out.append({"layout": layout, "grammar": grammar, "kind": kind, "cases": len(sel),
+                            "accuracy": round(sum(r["right"] for r in sel) / len(sel), 3),
+                            "malformed": sum(r["malformed"] for r in sel),
+                            "seconds_per_call": round(sum(r["seconds"] for r in sel) / len(sel), 2)})
+    return out
+
+
+def run_calls(every: int, log: Path) -> dict[str, Any]:
+    """Every `every`-th case of the set under all four configurations, interleaved case by case with the
+    order rotated, so load on the shared machine falls on all of them alike. Rows go to `log` as they come."""
+    import sys
+
+    sys.path.insert(0, str(HERE))
+    from local_model_cases import cases
+
+    model = LocalModel(max_tokens=128)
+    t0 = time.perf_counter()
+    model.load()
+    load_s = time.perf_counter() - t0
+    model.complete([Message("user", "Hi")], max_tokens=4)  # warm-up, not measured
+    selected = cases()[::every]
+    rows = []
+    with log.open("w") as f:
+        for i, case in enumerate(selected):
+            for j in range(len(CONFIGS)):
+                layout, grammar = CONFIGS[(i + j) % len(CONFIGS)]
+                row = call_row(model, case, layout, grammar)
+                rows.append(row)
+                f.write(json.dumps(row) + "\n")
+                f.flush()
+            print(f"[{i + 1}/{len(selected)}] {case.kind}: "
+                  + ", ".join(f"{r['layout']}{'+g' if r['grammar'] else ''}={int(r['right'])}" for r in rows[-4:]),
+                  flush=True)
+    return {"date": dt.date.today().isoformat(), "machine": machine(), "n_threads": 2,
+            "xllamacpp": importlib.metadata.version("xllamacpp"), "load_seconds": round(load_s, 2),
+            "load_average_end": round(os.getloadavg()[0], 2), "cases": len(selected), "max_tokens": 128,
+            "summary": summarize_calls(rows), "rows": rows}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", action="append", metavar="NAME=PATH",
@@ -312,7 +389,19 @@ def main(argv: list[str] | None = None) -> None:
                              f"default: {' '.join(DEFAULT_MODELS)}")
     parser.add_argument("--n-ctx", type=int, default=4096)
     parser.add_argument("--no-write", action="store_true", help="print only; leave bench/results alone")
+    parser.add_argument("--calls", action="store_true",
+                        help="run the function-calling set (bench/local_model_cases.py) with the embedded model")
+    parser.add_argument("--every", type=int, default=1, help="with --calls: every N-th case only (a quick subset)")
     args = parser.parse_args(argv)
+    if args.calls:
+        out = HERE / "results" / "local_model.json"
+        result = run_calls(args.every, HERE / "results" / "local_model_calls.jsonl")
+        if not args.no_write:
+            data = json.loads(out.read_text()) if out.is_file() else {}
+            data["function_calling"] = result
+            out.write_text(json.dumps(data, indent=2) + "\n")
+        print(json.dumps(result["summary"], indent=1))
+        return
     candidates = []
     for spec in args.model or DEFAULT_MODELS:
         name, sep, source = spec.partition("=")

@@ -435,6 +435,21 @@ def _plain(raw: str) -> tuple[str | None, int]:
     return "text", 0
 
 
+def native_reader(tools: Sequence[ToolSpec], answer_is_json: bool = False) -> ReplyReader:
+    return ReplyReader(_classify_native(bool(tools), answer_is_json),
+                       lambda raw, cid: parse_native_reply(raw, tools, answer_is_json=answer_is_json, call_id=cid),
+                       _NAME_START)
+
+
+def json_reader(tools: Sequence[ToolSpec], answer_is_json: bool = False, lenient: bool = False) -> ReplyReader:
+    """`lenient`: for unconstrained replies (measurement only), prose is an answer rather than an error."""
+    def parse(raw: str, cid: str) -> tuple[str, list[ToolCall]]:
+        if lenient and not raw.lstrip().startswith("{"):
+            return raw.strip(), []
+        return parse_tool_reply(raw, tools, answer_is_json=answer_is_json, call_id=cid)
+    return ReplyReader(_classify_json(answer_is_json), parse, _TOOL_START)
+
+
 # --- the model -------------------------------------------------------------------------------------------
 
 def family_layout(path: Path) -> str:
@@ -613,10 +628,7 @@ class LocalModel:
                 request["grammar"] = native_grammar(tools, allow_answer=allow_answer, answer_schema=schema)
             elif self.grammar:
                 request["response_format"] = _json_format(clean_schema(schema))
-            reader = ReplyReader(_classify_native(bool(tools), answer_is_json),
-                                 lambda raw, cid: parse_native_reply(raw, tools, answer_is_json=answer_is_json,
-                                                                     call_id=cid), _NAME_START)
-            return request, reader
+            return request, native_reader(tools, answer_is_json)
         if not constrained:
             return request, ReplyReader(_plain, lambda raw, cid: (raw, []), None)
         if tools or not schema:
@@ -624,18 +636,10 @@ class LocalModel:
             if self.grammar:
                 request["response_format"] = _json_format(tool_call_schema(tools, allow_answer=allow_answer,
                                                                            answer_schema=schema))
-            return request, ReplyReader(_classify_json(answer_is_json),
-                                        lambda raw, cid: self._parse_json(raw, tools, answer_is_json, cid),
-                                        _TOOL_START)
+            return request, json_reader(tools, answer_is_json, lenient=not self.grammar)
         if self.grammar:
             request["response_format"] = _json_format(clean_schema(schema))
         return request, ReplyReader(_plain, lambda raw, cid: (normalize_json(raw), []), None)
-
-    def _parse_json(self, raw: str, tools: Sequence[ToolSpec], answer_is_json: bool,
-                    call_id: str) -> tuple[str, list[ToolCall]]:
-        if not self.grammar and not raw.lstrip().startswith("{"):  # unconstrained: prose is an answer
-            return raw.strip(), []
-        return parse_tool_reply(raw, tools, answer_is_json=answer_is_json, call_id=call_id)
 
 
 def _json_format(schema: dict[str, Any]) -> dict[str, Any]:

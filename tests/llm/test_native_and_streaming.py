@@ -10,17 +10,14 @@ from orrery.errors import ModelError
 from orrery.llm.local import (
     LocalModel,
     ReplyReader,
-    _classify_json,
-    _classify_native,
     _decode_prefix,
-    _NAME_START,
-    _TOOL_START,
     availability_note,
     describe_tools,
+    json_reader,
     llama_error,
     native_grammar,
+    native_reader,
     parse_native_reply,
-    parse_tool_reply,
     render_messages,
 )
 from orrery.messages import Message, ToolCall, ToolSpec, Usage
@@ -32,15 +29,11 @@ WEATHER = ToolSpec("get_weather", "Weather for a city.",
 
 
 def _native_reader(tools=(CALC, WEATHER), answer_is_json=False) -> ReplyReader:
-    return ReplyReader(_classify_native(bool(tools), answer_is_json),
-                       lambda raw, cid: parse_native_reply(raw, tools, answer_is_json=answer_is_json, call_id=cid),
-                       _NAME_START)
+    return native_reader(tools, answer_is_json)
 
 
 def _json_reader(tools=(CALC, WEATHER), answer_is_json=False) -> ReplyReader:
-    return ReplyReader(_classify_json(answer_is_json),
-                       lambda raw, cid: parse_tool_reply(raw, tools, answer_is_json=answer_is_json, call_id=cid),
-                       _TOOL_START)
+    return json_reader(tools, answer_is_json)
 
 
 def _feed(reader: ReplyReader, pieces: list[str]) -> list:

@@ -55,10 +55,8 @@ def test_a_client_that_gives_up_stops_the_generation_and_frees_the_slot():
             httpx.post(f"{url}/chat/completions", json=body, timeout=0.3)
         assert model.closed.wait(5), "the generation went on after the client left"
         assert model.tokens_sent < 1000
-        t0 = time.monotonic()
         r = httpx.post(f"{url}/chat/completions", json={**body, "max_tokens": 3}, timeout=10)
         assert r.status_code == 200 and r.json()["choices"][0]["message"]["content"] == "xxx"
-        assert time.monotonic() - t0 < 5
 
 
 def test_a_streaming_client_that_gives_up_stops_the_generation():
