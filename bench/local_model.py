@@ -332,6 +332,8 @@ def call_row(model: LocalModel, case: Any, layout: str, grammar: bool) -> dict[s
             "expected": case.expected, "got": call.name if call else None,
             "arguments": call.arguments if call else None, "content": resp.content[:200], "error": error,
             "right": right, "malformed": malformed, "seconds": round(seconds, 2),
+            # Configurations sharing a prompt find it cached after the first: compare seconds past the prompt.
+            "seconds_past_prompt": round(seconds - model.last_timings.get("prompt_ms", 0) / 1000, 2),
             "prompt_tokens": resp.usage.prompt_tokens, "cached_tokens": model.last_timings.get("cache_n", 0),
             "completion_tokens": resp.usage.completion_tokens}
 
@@ -346,11 +348,12 @@ def summarize_calls(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 out.append({"layout": layout, "grammar": grammar, "kind": kind, "cases": len(sel),
                             "accuracy": round(sum(r["right"] for r in sel) / len(sel), 3),
                             "malformed": sum(r["malformed"] for r in sel),
-                            "seconds_per_call": round(sum(r["seconds"] for r in sel) / len(sel), 2)})
+                            "seconds_per_call": round(sum(r["seconds"] for r in sel) / len(sel), 2),
+                            "seconds_past_prompt": round(sum(r["seconds_past_prompt"] for r in sel) / len(sel), 2)})
     return out
 
 
-def run_calls(every: int, log: Path) -> dict[str, Any]:
+def run_calls(every: int, offset: int, log: Path) -> dict[str, Any]:
     """Every `every`-th case of the set under all four configurations, interleaved case by case with the
     order rotated, so load on the shared machine falls on all of them alike. Rows go to `log` as they come."""
     import sys
@@ -363,9 +366,9 @@ def run_calls(every: int, log: Path) -> dict[str, Any]:
     model.load()
     load_s = time.perf_counter() - t0
     model.complete([Message("user", "Hi")], max_tokens=4)  # warm-up, not measured
-    selected = cases()[::every]
-    rows = []
-    with log.open("w") as f:
+    selected = cases()[offset::every]
+    rows = [json.loads(line) for line in log.read_text().splitlines()] if offset and log.is_file() else []
+    with log.open("a" if offset else "w") as f:
         for i, case in enumerate(selected):
             for j in range(len(CONFIGS)):
                 layout, grammar = CONFIGS[(i + j) % len(CONFIGS)]
@@ -378,7 +381,8 @@ def run_calls(every: int, log: Path) -> dict[str, Any]:
                   flush=True)
     return {"date": dt.date.today().isoformat(), "machine": machine(), "n_threads": 2,
             "xllamacpp": importlib.metadata.version("xllamacpp"), "load_seconds": round(load_s, 2),
-            "load_average_end": round(os.getloadavg()[0], 2), "cases": len(selected), "max_tokens": 128,
+            "load_average_end": round(os.getloadavg()[0], 2), "cases": len(rows) // len(CONFIGS), "max_tokens": 128,
+            "prompt_cache": True,
             "summary": summarize_calls(rows), "rows": rows}
 
 
@@ -392,10 +396,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--calls", action="store_true",
                         help="run the function-calling set (bench/local_model_cases.py) with the embedded model")
     parser.add_argument("--every", type=int, default=1, help="with --calls: every N-th case only (a quick subset)")
+    parser.add_argument("--offset", type=int, default=0,
+                        help="with --calls: start at this case; >0 appends to the rows of an earlier run")
     args = parser.parse_args(argv)
     if args.calls:
         out = HERE / "results" / "local_model.json"
-        result = run_calls(args.every, HERE / "results" / "local_model_calls.jsonl")
+        result = run_calls(args.every, args.offset, HERE / "results" / "local_model_calls.jsonl")
         if not args.no_write:
             data = json.loads(out.read_text()) if out.is_file() else {}
             data["function_calling"] = result

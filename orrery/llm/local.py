@@ -475,7 +475,8 @@ class LocalModel:
 
     Loads on first use; calls are serialized by a lock (one llama.cpp slot). `layout` is "native" or
     "json" (default: by model family); `grammar=False` leaves replies unconstrained (for measurement
-    only); `timeout_s` stops a generation that runs longer. `last_timings` holds llama.cpp's timings of
+    only); `timeout_s` stops a generation that runs longer; `cache_prompt=False` processes every prompt in full
+    (for timing comparisons). `last_timings` holds llama.cpp's timings of
     the last call (`cache_n`: prompt tokens reused from the cache, `prompt_n`: processed anew)."""
 
     # The agent loop may pass `catalogue=` (every tool of the agent) to keep the prompt prefix stable.
@@ -483,7 +484,7 @@ class LocalModel:
 
     def __init__(self, path: str | Path | None = None, n_ctx: int = 8192, n_threads: int = 2,
                  max_tokens: int = 512, *, layout: str | None = None, grammar: bool = True,
-                 timeout_s: float | None = None):
+                 timeout_s: float | None = None, cache_prompt: bool = True):
         if layout is not None and layout not in LAYOUTS:
             raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
         self.name = "local"
@@ -494,6 +495,7 @@ class LocalModel:
         self.layout = layout
         self.grammar = grammar
         self.timeout_s = timeout_s
+        self.cache_prompt = cache_prompt
         self.last_timings: dict[str, Any] = {}
         self._server: Any = None
         self._lock = threading.Lock()
@@ -614,7 +616,8 @@ class LocalModel:
         allow_answer = tool_choice != "required" or not tools
         answer_is_json = schema is not None
         tool_traffic = any(m.tool_calls or m.role == "tool" for m in messages)
-        request: dict[str, Any] = {"max_tokens": max_tokens or self.max_tokens, "temperature": 0.0}
+        request: dict[str, Any] = {"max_tokens": max_tokens or self.max_tokens, "temperature": 0.0,
+                                   "cache_prompt": self.cache_prompt}
         system_extra = note = ""
         if listed:
             # With a catalogue the block must not vary between steps: the grammar alone says what is allowed.
