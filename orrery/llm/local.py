@@ -272,7 +272,7 @@ def parse_native_reply(text: str, tools: Sequence[ToolSpec], *, answer_is_json: 
     blocks = _TAGGED.findall(body) if tools else []
     if not blocks and tools and not answer_is_json:
         bare = _FENCED.match(body)
-        if bare or (body.startswith("{") and _NAME_START.match(body)):
+        if bare or body.startswith("{"):  # under the grammar only a call opens with "{"
             blocks = [bare.group(1) if bare else body]
     if not blocks and tools and body.startswith("<tool_call>"):
         blocks = [body.removeprefix("<tool_call>")]

@@ -24,7 +24,7 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from orrery.errors import ConfigError, ModelError
 from orrery.llm.base import Delta, Model, stream
@@ -35,6 +35,26 @@ from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec
 MAX_BODY_BYTES = 4 * 1024 * 1024
 # How often a waiting non-streamed request checks whether its client is still there.
 _DISCONNECT_POLL_S = 0.25
+
+
+JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
+
+
+def check_schema(schema: Any) -> Any:
+    """Refuse a schema whose `type` is not a JSON type, anywhere in it (llama.cpp would build a grammar that
+    admits nothing sensible). Only this check, by hand: the `jsonschema` package is not a dependency."""
+    if isinstance(schema, dict):
+        kind = schema.get("type")
+        kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
+        if bad := [k for k in kinds if k not in JSON_TYPES]:
+            raise ValueError(f"schema type {bad[0]!r} is not one of {sorted(JSON_TYPES)}")
+        for key, value in schema.items():
+            if key not in ("const", "enum", "default", "examples"):
+                check_schema(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            check_schema(item)
+    return schema
 
 
 class _Open(BaseModel):
@@ -70,6 +90,8 @@ class FunctionIn(_Open):
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=dict)
 
+    _checked = field_validator("parameters")(check_schema)
+
 
 class ToolIn(_Open):
     type: Literal["function"] = "function"
@@ -88,6 +110,8 @@ class NamedToolChoice(_Open):
 class JsonSchemaIn(_Open):
     name: str = "reply"
     schema_: dict[str, Any] = Field(default_factory=lambda: {"type": "object"}, alias="schema")
+
+    _checked = field_validator("schema_")(check_schema)
 
 
 class ResponseFormat(_Open):

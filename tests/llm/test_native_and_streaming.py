@@ -80,6 +80,8 @@ def test_native_parse_reports_cut_calls_and_unknown_tools():
     with pytest.raises(ModelError, match="unknown tool"):
         parse_native_reply('<tool_call>{"name": "rm", "arguments": {}}</tool_call>', [CALC])
     assert parse_native_reply('{"n": 1}', [CALC], answer_is_json=True) == ('{"n": 1}', [])
+    with pytest.raises(ModelError, match="not complete JSON"):
+        parse_native_reply('{"name": "', [CALC])  # cut before the name ended: no call to hand back
 
 
 def test_json_layout_streams_the_decoded_answer():

@@ -110,6 +110,9 @@ def test_request_size_is_bounded():
     ({"tool_choice": {"type": "function"}}, "tool_choice"),
     ({"tools": [{"type": "function", "function": {"name": "f", "parameters": "string"}}]}, "parameters"),
     ({"response_format": {"type": "json_schema"}}, "json_schema"),
+    ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "strnig"}}}]}, "strnig"),
+    ({"response_format": {"type": "json_schema", "json_schema": {"schema": {"type": "object", "properties": {
+        "n": {"type": "int"}}}}}}, "'int'"),
     ({"response_format": {"type": "xml"}}, "response_format"),
     ({"max_tokens": -5}, "max_tokens"),
     ({"messages": []}, "messages"),
