@@ -367,8 +367,8 @@ def run_calls(every: int, offset: int, log: Path) -> dict[str, Any]:
     load_s = time.perf_counter() - t0
     model.complete([Message("user", "Hi")], max_tokens=4)  # warm-up, not measured
     selected = cases()[offset::every]
-    rows = [json.loads(line) for line in log.read_text().splitlines()] if offset and log.is_file() else []
-    with log.open("a" if offset else "w") as f:
+    rows = []
+    with log.open("w") as f:
         for i, case in enumerate(selected):
             for j in range(len(CONFIGS)):
                 layout, grammar = CONFIGS[(i + j) % len(CONFIGS)]
@@ -396,12 +396,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--calls", action="store_true",
                         help="run the function-calling set (bench/local_model_cases.py) with the embedded model")
     parser.add_argument("--every", type=int, default=1, help="with --calls: every N-th case only (a quick subset)")
-    parser.add_argument("--offset", type=int, default=0,
-                        help="with --calls: start at this case; >0 appends to the rows of an earlier run")
+    parser.add_argument("--offset", type=int, default=0, help="with --calls: start at this case")
+    parser.add_argument("--log", default="local_model_calls.jsonl", help="with --calls: rows go to bench/results/LOG")
+    parser.add_argument("--summarize", nargs="+", metavar="LOG",
+                        help="summarize the rows of these logs (bench/results/LOG) into local_model.json")
     args = parser.parse_args(argv)
+    if args.summarize:
+        out = HERE / "results" / "local_model.json"
+        data = json.loads(out.read_text())
+        rows = [json.loads(line) for name in args.summarize for line in (HERE / "results" / name).read_text().splitlines()]
+        data["function_calling"].update(cases=len(rows) // len(CONFIGS), summary=summarize_calls(rows), rows=rows,
+                                        load_average_end=round(os.getloadavg()[0], 2))
+        out.write_text(json.dumps(data, indent=2) + "\n")
+        (HERE / "local_model.md").write_text(markdown(data, _kept_conclusion()))
+        print(json.dumps(data["function_calling"]["summary"], indent=1))
+        return
     if args.calls:
         out = HERE / "results" / "local_model.json"
-        result = run_calls(args.every, args.offset, HERE / "results" / "local_model_calls.jsonl")
+        result = run_calls(args.every, args.offset, HERE / "results" / args.log)
         if not args.no_write:
             data = json.loads(out.read_text()) if out.is_file() else {}
             data["function_calling"] = result
@@ -473,9 +485,62 @@ def markdown(r: dict[str, Any], conclusion: str = "") -> str:
               "Gated calls can be slower per call: each case's tool list differs, so the prompt prefix cache "
               "rarely hits, while the ungated list is the same every time. Timings were taken with other jobs "
               "on the machine (load averages in the JSON).", ""]
+    if "function_calling" in r:
+        lines += calls_markdown(r["function_calling"])
+    if r.get("demo_runs"):
+        lines += demo_markdown(r["demo_runs"])
     if conclusion:
         lines += [conclusion]
     return "\n".join(lines)
+
+
+def calls_markdown(fc: dict[str, Any]) -> list[str]:
+    by = {(s["layout"], s["grammar"], s["kind"]): s for s in fc["summary"]}
+    lines = ["### Function calling: our own set, both reply layouts, with and without the grammar", "",
+             f"{fc['date']}, {fc['machine']}; Qwen2.5-Coder-0.5B (the embedded default), n_threads 2, "
+             f"temperature 0, max_tokens {fc['max_tokens']}; {fc['cases']} cases of `bench/local_model_cases.py` "
+             "(simple: one tool offered and it fits; several: four offered, one fits; none: three or four offered, "
+             "none fits, a text answer is right), every case under the four configurations one after another, "
+             "the order rotated case by case. Native: the model's own `<tools>` block and `<tool_call>` replies "
+             '(or the bare `{"name", "arguments"}` object); json: `{"tool", "arguments"}` / `{"answer"}`. '
+             "With the grammar, replies are constrained to a call of an offered tool with valid arguments, or "
+             "text; without it, replies are parsed leniently (tags, bare or fenced JSON, prose = an answer).", "",
+             "| layout | grammar | simple | several | none fits (declines) | all | malformed calls | s / call | "
+             "s / call past the prompt |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for layout, grammar in CONFIGS:
+        if (layout, grammar, "all") not in by:
+            continue
+        cells = [f"{by[(layout, grammar, k)]['accuracy']:.2f}" if (layout, grammar, k) in by else "" for k in
+                 ("simple", "several", "none", "all")]
+        a = by[(layout, grammar, "all")]
+        lines.append(f"| {layout} | {'yes' if grammar else 'no'} | " + " | ".join(cells)
+                     + f" | {a['malformed']} | {a['seconds_per_call']} | {a['seconds_past_prompt']} |")
+    lines += ["", "Accuracy: the expected tool with the values asked for (a decline, for none fits). Configurations "
+              "sharing a prompt (the same layout with and without the grammar) find it in llama.cpp's prompt cache "
+              "after the first, so s / call mixes cold and cached prompts; s / call past the prompt (wall time less "
+              "llama.cpp's prompt time) compares the configurations fairly. Per-case replies: "
+              "`bench/results/local_model.json` (`function_calling.rows`).", ""]
+    return lines
+
+
+def demo_markdown(runs: list[dict[str, Any]]) -> list[str]:
+    lines = ["### The demo's model calls and the prompt cache (`bench/local_model_demo.py`)", "",
+             "`orrery demo`'s analysis (AirPassengers, h=24) with the embedded model, tokens per call from "
+             "llama.cpp's timings (processed anew / reused from the prompt cache). Runs labelled alike ran side by "
+             "side, at the same time, on the shared 2-core machine (load averages at start and end).", "",
+             "| run | wall s | model calls | prompt tokens | processed | reused from cache | completion tokens | "
+             "workflow completed | load |", "|---|---:|---:|---:|---:|---:|---:|---|---|"]
+    for run in runs:
+        lines.append(f"| {run['label']} | {run['wall_s']} | {len(run['calls'])} | {run['prompt_tokens']} "
+                     f"| {run['processed_tokens']} | {run['cached_tokens']} | {run['completion_tokens']} "
+                     f"| {'yes' if run['completed_workflow'] else 'no'} ({run['status']}) "
+                     f"| {run['load_average'][0]}-{run['load_average'][1]} |")
+    lines += ["", "Per call (processed / reused / completion tokens, seconds, reply):", ""]
+    for run in runs:
+        lines.append(f"- {run['label']}: " + "; ".join(
+            f"{c['processed_tokens']}/{c['cached_tokens']}/{c['completion_tokens']} {c['seconds']}s {c['reply']}"
+            for c in run["calls"]))
+    return lines + [""]
 
 
 if __name__ == "__main__":
