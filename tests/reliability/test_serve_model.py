@@ -3,6 +3,9 @@ from the network. Each test reproduces a failure found on main and asserts the b
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -154,3 +157,11 @@ def test_with_a_token_requests_must_carry_it():
         assert ok.status_code == 200 and ok.json()["choices"][0]["message"]["content"] == "hello"
         client = OpenAIModel("scripted", base_url=url, api_key="s3cret", max_retries=0)
         assert [m.id for m in client.client.models.list().data] == ["scripted"]
+
+
+def test_the_command_refuses_to_serve_the_network_without_a_token():
+    env = {k: v for k, v in os.environ.items() if k != "ORRERY_TOKEN"}
+    done = subprocess.run([sys.executable, "-m", "orrery", "serve-model", "--host", "0.0.0.0", "--port", "0"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "--token" in done.stderr and "Traceback" not in done.stderr
