@@ -59,7 +59,8 @@ class Recording:
                            "cached_tokens": timings.get("cache_n", 0), "processed_tokens": timings.get("prompt_n", 0),
                            "completion_tokens": resp.usage.completion_tokens,
                            "seconds": round(time.perf_counter() - t0, 2),
-                           "reply": (resp.tool_calls[0].name if resp.tool_calls else "answer")})
+                           "reply": (resp.tool_calls[0].name if resp.tool_calls else "answer"),
+                           "content": resp.content[:400]})
         return resp
 
 
