@@ -338,6 +338,22 @@ def call_row(model: LocalModel, case: Any, layout: str, grammar: bool) -> dict[s
             "completion_tokens": resp.usage.completion_tokens}
 
 
+def rescore(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`right` again from the recorded replies with the cases' current checks (a check fixed after a run,
+    e.g. accepting "de" for German, needs no new model calls)."""
+    import sys
+
+    sys.path.insert(0, str(HERE))
+    from local_model_cases import cases
+
+    by_key = {(c.kind, c.prompt, tuple(c.tools)): c for c in cases()}
+    for r in rows:
+        case = by_key[(r["kind"], r["prompt"], tuple(r["tools"]))]
+        if case.expected is not None and case.check is not None:
+            r["right"] = bool(r["got"] == case.expected and not r["malformed"] and case.check(r["arguments"] or {}))
+    return rows
+
+
 def summarize_calls(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for layout, grammar in CONFIGS:
@@ -404,7 +420,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.summarize:
         out = HERE / "results" / "local_model.json"
         data = json.loads(out.read_text())
-        rows = [json.loads(line) for name in args.summarize for line in (HERE / "results" / name).read_text().splitlines()]
+        rows = rescore([json.loads(line) for name in args.summarize
+                        for line in (HERE / "results" / name).read_text().splitlines()])
         data["function_calling"].update(cases=len(rows) // len(CONFIGS), summary=summarize_calls(rows), rows=rows,
                                         load_average_end=round(os.getloadavg()[0], 2))
         out.write_text(json.dumps(data, indent=2) + "\n")
@@ -517,8 +534,10 @@ def calls_markdown(fc: dict[str, Any]) -> list[str]:
                      + f" | {a['malformed']} | {a['seconds_per_call']} | {a['seconds_past_prompt']} |")
     lines += ["", "Accuracy: the expected tool with the values asked for (a decline, for none fits). Configurations "
               "sharing a prompt (the same layout with and without the grammar) find it in llama.cpp's prompt cache "
-              "after the first, so s / call mixes cold and cached prompts; s / call past the prompt (wall time less "
-              "llama.cpp's prompt time) compares the configurations fairly. Per-case replies: "
+              "after the first, so s / call mixes cold and cached prompts (the rotation puts the grammar "
+              "configuration of a layout first, paying for the prompt, on 3 cases in 4: s / call is biased against "
+              "it); s / call past the prompt (wall time less llama.cpp's prompt time) compares the configurations "
+              "fairly. Load average on the shared machine 9-18 during the run. Per-case replies: "
               "`bench/results/local_model.json` (`function_calling.rows`).", ""]
     return lines
 

@@ -57,6 +57,11 @@ def _has(*words: str) -> Check:
     return check
 
 
+def _translate(words: str, *language: str) -> Check:
+    """The text asked for, into the language by name or ISO code ("German" or "de")."""
+    return lambda a: (_has(words)(a) and str(a.get("target_language", "")).strip().lower() in language)
+
+
 def _num(x: float) -> Check:
     return lambda a: isinstance(a.get("value"), (int, float)) and abs(a["value"] - x) < 1e-9
 
@@ -92,10 +97,12 @@ FITTING: list[tuple[str, str, Check]] = [
     ("How is MSFT trading right now?", "get_stock_price", _has("msft")),
     ("Give me the latest price of Tesla stock, ticker TSLA.", "get_stock_price", _has("tsla")),
     ("What does NVDA cost per share today?", "get_stock_price", _has("nvda")),
-    ("Translate 'good morning' into Spanish.", "translate", _has("good morning", "span")),
-    ("How do you say 'thank you very much' in Japanese?", "translate", _has("thank you", "japan")),
-    ("Translate 'where is the train station' to German.", "translate", _has("train station", "germ")),
-    ("Please put 'I love this city' into French.", "translate", _has("love this city", "fren")),
+    ("Translate 'good morning' into Spanish.", "translate", _translate("good morning", "spanish", "es", "español")),
+    ("How do you say 'thank you very much' in Japanese?", "translate", _translate("thank you", "japanese", "ja", "jp")),
+    ("Translate 'where is the train station' to German.", "translate", _translate("train station", "german", "de",
+                                                                                  "deutsch")),
+    ("Please put 'I love this city' into French.", "translate", _translate("love this city", "french", "fr",
+                                                                          "français")),
     ("Remind me to call mom at 18:30.", "set_reminder", _has("mom", "18:30")),
     ("Set a reminder for 07:15 to take my medicine.", "set_reminder", _has("medicine", "07:15")),
     ("At 12:00 remind me to water the plants.", "set_reminder", _has("plants", "12:00")),
