@@ -217,6 +217,11 @@ def score(q: Q, gold: dict[str, Any], output: str) -> bool | None:
     return all(checks) if checks else None
 
 
+def listing(store: Store) -> str:
+    """The symbols and their dates, which a "not in the data" answer quotes."""
+    return " ".join(f"{s.symbol} {s.first} {s.last}" for s in store.symbols.values())
+
+
 def run_one(agent: Any, store: Store, q: Q) -> dict[str, Any]:
     t0 = time.monotonic()
     r = agent.run(q.question)
@@ -224,7 +229,7 @@ def run_one(agent: Any, store: Store, q: Q) -> dict[str, Any]:
     gold = q.gold(store)
     done = [t for t in r.tool_calls if t.ok]
     allowed = [*STANDARD_NUMBERS, *(v for t in done if isinstance(t.value, dict) for v in percents(t.value))]
-    sources = [t.content for t in done] + [q.question, "Add others with `orrery markets import FILE`."]
+    sources = [t.content for t in done] + [q.question, listing(store)]
     stray = ungrounded(r.answer, sources, allowed)
     return {"id": q.id, "kind": q.kind, "question": q.question, "status": r.status, "expected_tools": q.tools,
             "route": r.route.selected_tools if r.route else [], "route_source": r.route_source,
