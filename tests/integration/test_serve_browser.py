@@ -178,3 +178,16 @@ def test_markets_price_history_shows_as_candlesticks(server, page):
     assert answers[0] == "Apple's daily prices for November and December 2012 are in the chart."
     assert answers[1].startswith("Figures from the tools:") and "596.54" in answers[1]
     shoot(page, "markets.png")
+
+
+def test_bi_asks_which_united_then_shows_the_query_result(server, page):
+    page.goto(f"{server.url}/?agent=bi")
+    ask(page, "How many shipments went to customers in United in 1995?")
+    page.wait_for_selector("#clarify:not([hidden])", timeout=120_000)
+    assert page.inner_text("#clarify-q") == "Which 'United' do you mean: UNITED KINGDOM or UNITED STATES?"
+    page.fill("#clarify-answer", "UNITED KINGDOM")
+    page.press("#clarify-answer", "Enter")
+    page.wait_for_selector("#state .card.result tbody tr", timeout=120_000)
+    assert int(page.locator("#state .card.result tbody td").first.inner_text()) > 0
+    assert "'UNITED KINGDOM'" in page.inner_text("#state pre.sql")
+    shoot(page, "bi.png")

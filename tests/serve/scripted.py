@@ -205,7 +205,18 @@ def markets_agent(llm: Any = None, **options: Any) -> Any:
     return make(llm, store_dir=MARKETS_STORE, **options)
 
 
-SCRIPTS = {"markets": markets_script, "research": research_script, "views": views_script, "planner": planner_script, "chat": chat_script, "clarify": clarify_script, "steps": steps_script,
+def bi_script(task: str) -> list:
+    """Seed 003's scenario 2 on the BI app (TPC-H): the plan asks which 'United'; the answer reruns the TODO."""
+    if task.startswith("The user answered"):
+        return [{"intent": "exact_answer"},
+                {"select": ["count(*)"], "where": ["year(lineitem.l_shipdate) = 1995"], "group_by": [],
+                 "having": [], "order_by": [], "limit": None},  # the default "parts" mode: joins are derived
+                "Here are the 1995 shipments to the United Kingdom."]
+    return [{"request": "Count the shipments to customers in United in 1995", "kind": "query",
+             "values": ["United"], "fields": []}]
+
+
+SCRIPTS = {"bi": bi_script, "markets": markets_script, "research": research_script, "views": views_script, "planner": planner_script, "chat": chat_script, "clarify": clarify_script, "steps": steps_script,
            "forecast": lambda task: list(FORECAST)}
 
 
@@ -219,10 +230,11 @@ def model_for(agent: str, body: Any) -> ScriptedModel:
 
 
 def apps() -> dict[str, App]:
+    from orrery.bi.app import APP as BI
     from orrery.chat import APP as CHAT
     from orrery.forecast.app import APP as FORECAST_APP
     from orrery.research.app import APP as RESEARCH
-    return {"chat": CHAT, "forecast": FORECAST_APP, "research": RESEARCH,
+    return {"chat": CHAT, "forecast": FORECAST_APP, "research": RESEARCH, "bi": BI,
             "clarify": App("clarify", "Books trips; asks where to when it is not told.", "scripted:clarify_agent",
                            inputs={"message": "a request"}),
             "planner": App("planner", "Plans shipment queries as TODOs; asks which port.", "scripted:planner_agent",

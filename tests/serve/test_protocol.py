@@ -156,3 +156,16 @@ def test_research_run_streams_its_board_and_ends_with_the_source_board_and_proba
     text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
     assert text == "Probability: 0.60. The market leans this way [1]."
     assert client.get("/threads/r").json()["state"]["board"]["probability"] == 0.6
+
+
+def test_bi_agent_clarifies_as_an_interrupt_and_answers_with_its_result_as_state(client):
+    first = post_run(client, "bi", run_input(thread="bi", run="b1",
+                                             text="How many shipments went to customers in United in 1995?"))
+    (interrupt,) = first[-1]["outcome"]["interrupts"]
+    assert interrupt["message"] == "Which 'United' do you mean: UNITED KINGDOM or UNITED STATES?"
+    resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"answer": "UNITED KINGDOM"}}]
+    second = post_run(client, "bi", run_input(thread="bi", run="b2", text="", resume=resume))
+    assert second[-1]["outcome"] == {"type": "success"}
+    bi = [e["delta"][0]["value"] for e in second if e["type"] == "STATE_DELTA" and e["delta"][0]["path"] == "/bi"][-1]
+    assert bi["status"] == "answered" and len(bi["columns"]) == 1 and bi["rows"][0][0] > 0
+    assert "'UNITED KINGDOM'" in bi["sql"]

@@ -315,6 +315,15 @@ function renderState() {
       plan.request ? el("div", { class: "legend", text: plan.request }) : null,
       el("div", { class: "progress" }, el("div", { style: `width:${(100 * done) / Math.max(1, todos.length)}%` })), list));
   }
+  const bi = ui.state.bi;  // the BI agent's answer: {status, sql, columns, rows, ...}
+  $("state").hidden = $("state").hidden && !(bi && bi.columns && bi.columns.length);
+  if (bi && bi.columns && bi.columns.length) {
+    const view = resultView({ columns: bi.columns, rows: bi.rows });
+    if (view) {
+      if (bi.sql) view.append(el("pre", { class: "sql", text: bi.sql }));
+      $("board").append(view);
+    }
+  }
   if (typeof board === "string") {
     $("board").append(el("div", { class: "card board" }, el("h3", { text: "Board" }), el("pre", { text: board })));
   } else if (board) {
