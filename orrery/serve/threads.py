@@ -7,13 +7,11 @@ a thread). The session store gives the optimistic versioning and the SQLite / Po
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orrery.sessions import Session, SessionConflict, SessionStore, SqliteSessions, open_store
+from orrery.sessions import Session, SessionConflict, SessionStore, open_store
 
 __all__ = ["SessionConflict", "Thread", "ThreadStore"]
 KIND = "thread"  # sessions of other kinds (a PlanAgent's own) share the store and are not listed
@@ -43,27 +41,9 @@ class Thread:
                    d.get("runs", []), s.version, s.updated_at)
 
 
-class _SqliteThreads(SqliteSessions):
-    """SqliteSessions with one connection per thread instead of one per call: a load takes 6 µs instead of
-    3.3 ms, which was most of a run's time to first event (bench/serve.py). Worth folding into SqliteSessions."""
-
-    def __init__(self, path: str | Path):
-        self._local = threading.local()
-        super().__init__(path)
-
-    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[tuple[Any, ...]], int]:
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = self._local.db = sqlite3.connect(self.path, timeout=30)
-        with db:  # one transaction per statement, committed or rolled back, as with a fresh connection
-            cur = db.execute(sql, params)
-            return cur.fetchall(), cur.rowcount
-
-
 class ThreadStore:
     def __init__(self, target: str | Path | SessionStore | None = None):
-        local = isinstance(target, Path) or (isinstance(target, str) and "://" not in target)
-        self.sessions: SessionStore = _SqliteThreads(target) if local else open_store(target)
+        self.sessions: SessionStore = open_store(target)
 
     def load(self, thread_id: str) -> Thread | None:
         s = self.sessions.load(thread_id)
