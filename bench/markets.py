@@ -135,7 +135,7 @@ QUESTIONS: list[Q] = [
     Q("i2", "indicator", "What is the 14-day RSI of IBM on 2012-06-01?", ["technical_indicators"],
       ind("IBM", rsi_last, "2012-06-01")),
     Q("s2", "screen", "Which stocks closed above their 200-day moving average?", ["stock_screener"],
-      screen(lambda d: d["close"].iloc[-1] > d["close"].iloc[-200:].mean())),
+      screen(lambda d: len(d) >= 200 and d["close"].iloc[-1] > d["close"].iloc[-200:].mean())),
     Q("r2", "performance", "How volatile was Apple over the last year?", ["performance"],
       period("AAPL", None, None, "volatility")),
     Q("c2", "comparison", "What is the correlation between IBM and the S&P 500 in 2012?", ["compare_symbols"],
@@ -316,8 +316,12 @@ def main() -> None:
     ap.add_argument("--llm", default="local")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--fresh", action="store_true", help="forget earlier runs in markets.jsonl")
+    ap.add_argument("--rescore", action="store_true", help="recompute gold answers for the saved runs, run nothing")
     args = ap.parse_args()
     store = Store()
+    if args.rescore:
+        rescore(store, args.llm)
+        return
     agent = markets_agent(args.llm, store=store)
     RUNS.parent.mkdir(parents=True, exist_ok=True)
     if args.fresh:
@@ -332,6 +336,19 @@ def main() -> None:
         done[q.id] = row
         print(f"{q.id} tools={row['right_tools']} correct={row['correct']} {row['seconds']}s", flush=True)
         write(args.llm, [done[x.id] for x in QUESTIONS if x.id in done])
+
+
+def rescore(store: Store, llm: str) -> None:
+    """Gold answers and scores again for the saved answers (after a fix to a gold function)."""
+    by_id = {q.id: q for q in QUESTIONS}
+    rows = [json.loads(x) for x in RUNS.read_text().splitlines()]
+    for r in rows:
+        q = by_id[r["id"]]
+        gold = q.gold(store)
+        r["gold"] = {k: [round(x, 4) if isinstance(x, float) else x for x in v] for k, v in gold.items()}
+        r["correct"] = score(q, gold, r["output"])
+    RUNS.write_text("".join(json.dumps(r, default=str) + "\n" for r in rows))
+    write(llm, rows)
 
 
 def write(llm: str, rows: list[dict[str, Any]]) -> None:

@@ -404,7 +404,9 @@ class MarketsAgent(RouterAgent):
             result.grounded, result.ungrounded = False, bad
             result.errors.append(f"answer still quotes numbers no tool returned ({', '.join(bad)}); replaced by "
                                  "the tools' summaries")
-            answer = " ".join(result.facts) if result.facts else _refusal(self.store)
+            failed = list(dict.fromkeys(t.error for t in result.tool_calls if not t.ok and t.error))
+            answer = " ".join(result.facts) or " ".join(f"{e[0].upper()}{e[1:].rstrip('.')}." for e in failed) \
+                or _refusal(self.store)
         if c.unknown:
             answer = f"{self._not_in_data(c.unknown)}\n\n{answer}"
         result.answer = answer

@@ -232,3 +232,12 @@ def test_seed_query_misread_as_comparison_is_a_screen(store):
     result = a.run(SEED)
     assert result.classification.type == "screener" and result.classification.source == "rules"
     assert result.route.selected_tools[0] == "stock_screener" and result.route.strategy == "ITERATIVE"
+
+
+def test_ungrounded_answer_after_a_tool_error_becomes_the_error(store):
+    a, model = agent(store, [classify("stock_specific", ["AAPL"], ["price"]), route("quote"),
+                             turn(call("quote", symbol="AAPL", date="2020-01-02")),
+                             "AAPL closed at 75.09.", "It was 75.09."])
+    result = a.run("What did AAPL close at on 2020-01-02?")
+    assert not result.grounded and "75.09" not in result.output
+    assert result.answer.startswith("2020-01-02 is outside the data for AAPL (2000-03-01 to 2013-03-01)")
