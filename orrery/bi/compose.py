@@ -6,6 +6,7 @@ gets wrong is not asked of it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pydantic
@@ -84,6 +85,51 @@ def _qualify(node: exp.Expression, semantic: Semantic, slice_tables: list[str], 
             used.append(table)
 
 
+def _expand_terms(node: exp.Expression, semantic: Semantic, dialect: str) -> exp.Expression:
+    """A column named like a semantic-layer term ('delay', 'revenue') is the term's formula."""
+    terms = {re.sub(r"[\s_]+", " ", name.lower()): info["sql"] for name, info in semantic.terms.items() if "sql" in info}
+    for col in list(node.find_all(exp.Column)):
+        formula = terms.get(re.sub(r"[\s_]+", " ", col.name.lower()))
+        if formula is not None and not col.table:
+            replacement = exp.paren(sqlglot.parse_one(formula, read=dialect))
+            if col is node:
+                return replacement
+            col.replace(replacement)
+    return node
+
+
+def _column_type(semantic: Semantic, col: exp.Column) -> str:
+    table = next((t for t in semantic.tables if t.lower() == col.table.lower()), None)
+    info = semantic.tables[table]["columns"] if table else {}
+    return str(next((v.get("type", "") for c, v in info.items() if c.lower() == col.name.lower()), ""))
+
+
+def _year_filters(node: exp.Expression, semantic: Semantic) -> exp.Expression:
+    """`date_column = '1995'` means the year 1995 (DuckDB and PostgreSQL both reject it as a date)."""
+    for eq in list(node.find_all(exp.EQ)):
+        col, lit = eq.this, eq.expression
+        if isinstance(lit, exp.Column):
+            col, lit = lit, col
+        if (isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and re.fullmatch(r"\d{4}", lit.this)
+                and re.match(r"DATE|TIMESTAMP", _column_type(semantic, col), re.I)):
+            fixed = exp.EQ(this=exp.Extract(this=exp.var("YEAR"), expression=col.copy()),
+                           expression=exp.Literal.number(int(lit.this)))
+            if eq is node:
+                return fixed
+            eq.replace(fixed)
+    return node
+
+
+def _missing_group_by(trees: dict[str, list[exp.Expression]]) -> list[exp.Expression]:
+    """With an aggregate in the query, every plain select column must be grouped: add the ones left out
+    ('Genre.Name, count(*) ... ORDER BY count(*) DESC' groups by Genre.Name)."""
+    if not any(n.find(exp.AggFunc) for part in ("select", "having", "order_by") for n in trees[part]):
+        return []
+    grouped = {g.sql() for g in trees["group_by"]}
+    plain = [n.this if isinstance(n, exp.Alias) else n for n in trees["select"]]
+    return [n.copy() for n in plain if not n.find(exp.AggFunc) and n.find(exp.Column) and n.sql() not in grouped]
+
+
 def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], resolved: list[dict[str, Any]],
             dialect: str) -> str:
     """The SQL text for `parts` (the guard and EXPLAIN check it afterwards)."""
@@ -95,9 +141,11 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
     trees: dict[str, list[exp.Expression]] = {}
     unknown: list[str] = []
     for part in ("select", "where", "group_by", "having", "order_by"):
-        trees[part] = [_parse(part, text, dialect) for text in getattr(parts, part)]
+        trees[part] = [_expand_terms(_parse(part, text, dialect), semantic, dialect) for text in getattr(parts, part)]
         for node in trees[part]:
             _qualify(node, semantic, slice_tables, used, unknown)
+    trees["where"] = [_year_filters(n, semantic) for n in trees["where"]]
+    trees["group_by"] += _missing_group_by(trees)
     aliases = {a.alias.lower() for a in trees["select"] if isinstance(a, exp.Alias)}
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
         raise UnknownField(missing)

@@ -380,18 +380,21 @@ def term_score(term: str, text: str) -> float:
 
 def rank_fields(semantic: Semantic, term: str) -> list[tuple[float, str, dict[str, Any]]]:
     """(score, label, field) for every column and formula, best first."""
-    bare = " ".join(w for w in term.lower().split() if w not in GENERIC)
+    term = re.sub(r"[\s_]+", " ", term.lower()).strip()  # 'total_amount' is 'total amount'
+    bare = " ".join(w for w in term.split() if w not in GENERIC)
     if not bare:
         return []
-    forms = {bare, term.lower()}
+    forms = {bare, term}
 
     def score(labels: list[str]) -> float:
         return max(term_score(f, s) for f in forms for s in labels if s)
 
     out = []
     for name, info in semantic.terms.items():
-        out.append((score([name, *info.get("synonyms", [])]), f"{name} ({info['sql']})",
-                    {"sql": info["sql"], "table": _term_table(info)}))
+        best = score([name, *info.get("synonyms", [])])
+        if set(_stems(bare)) <= set(_stems(info.get("description") or "")):
+            best = max(best, 85.0)
+        out.append((best, f"{name} ({info['sql']})", {"sql": info["sql"], "table": _term_table(info)}))
     for table, column, info in semantic.columns():
         names = [words(column), *info.get("synonyms", [])]
         best = score(names + [f"{words(table)} {n}" for n in names])

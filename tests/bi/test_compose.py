@@ -60,3 +60,22 @@ def test_columns_no_table_has_are_named(chinook_sem):
         compose(QueryParts(select=["avg(CustomerRating)"]), chinook_sem, ["Album"], [], "duckdb")
     with pytest.raises(UnknownField, match="'Album.Rating'"):
         compose(QueryParts(select=["Album.Rating"]), chinook_sem, ["Album"], [], "duckdb")
+
+
+def test_terms_by_name_year_literals_and_missing_group_by(tpch_sem, chinook_sem, tpch, pg_tpch, chinook):
+    delay = compose(QueryParts(select=["l_shipmode", "avg(delay)"]), tpch_sem, ["lineitem"], [], "postgres")
+    assert "AVG((lineitem.l_receiptdate - lineitem.l_commitdate))" in delay and delay.endswith(
+        "GROUP BY lineitem.l_shipmode")
+    assert len(pg_tpch.execute(delay).rows) == len(tpch.execute(delay).rows) == 7
+    year = compose(QueryParts(select=["count(*)"], where=["o_orderdate = '1995'"]), tpch_sem, ["orders"], [], "duckdb")
+    assert tpch.execute(year).rows == [(2204,)]
+    top = compose(QueryParts(select=["Genre.Name"], order_by=["count(*) DESC"], limit=1), chinook_sem, ["Track"], [],
+                  "duckdb")
+    assert chinook.execute(top).rows == [("Rock",)]
+
+
+def test_field_names_with_underscores_and_term_descriptions():
+    from orrery.bi.tools import rank_fields
+
+    assert rank_fields(load("chinook", None), "total_amount")[0][2] == {"table": "Invoice", "column": "Total"}
+    assert "revenue" in rank_fields(load("tpch", None), "price_after_discount")[0][1]
