@@ -211,8 +211,8 @@ class ForecastAgent:
             return "You have not cross-validated any model yet: call cross_validate first."
         means = cv.mean_mase()
         best = cv.best()
-        if best != reg.BASELINE and means[best] < means[reg.BASELINE]:
-            return None
+        if best is None or (best != reg.BASELINE and means[best] < means[reg.BASELINE]):
+            return None  # nothing to retry on a series too short to cross-validate: the result says so
         ctx.succeeded[:] = [n for n in ctx.succeeded if n not in REDO_ON_RETRY]
         untried = [n for n in reg.available(ctx.state["data"].m) if n not in means]
         return prompts.baseline_retry(best, means[best], means[reg.BASELINE], untried)

@@ -16,7 +16,6 @@ import pandas as pd
 from orrery.errors import DataError
 
 SINGLE_ID = "series"
-MIN_CV_WINDOWS = 2
 
 # pandas offset prefix -> seasonal period (observations per natural cycle)
 _PERIODS: dict[str, int] = {"Y": 1, "A": 1, "Q": 4, "M": 12, "W": 52, "D": 7, "B": 5, "h": 24, "min": 60, "s": 60}
@@ -34,6 +33,7 @@ class SeriesData:
     h: int  # forecast horizon
     imputed: dict[str, int] = field(default_factory=dict)  # series id -> number of imputed values
     warnings: list[str] = field(default_factory=list)
+    flags: dict[str, str] = field(default_factory=dict)  # series id -> "constant" | "mostly zero" | "mostly imputed"
 
     @property
     def ids(self) -> list[str]:
@@ -123,9 +123,13 @@ def load(
     if horizon < 1:
         raise DataError(f"h must be a positive integer (got {horizon})")
     imputed, warnings = _handle_missing(long, missing)
-    _check_lengths(long, season, horizon, min_length)
-    _check_constant(long)
-    return SeriesData(df=long, freq=freq, m=season, h=horizon, imputed=imputed, warnings=warnings)
+    if min_length is not None:
+        _check_lengths(long, min_length)
+    flags = profile(long, imputed)
+    if not long["unique_id"].nunique() > 1 and flags.get(long["unique_id"].iloc[0]) == "constant":
+        raise DataError("the series is constant; there is nothing to model, its forecast is its value")
+    warnings += [f"series {uid!r} is {flag}: no anomaly detection there" for uid, flag in flags.items()]
+    return SeriesData(df=long, freq=freq, m=season, h=horizon, imputed=imputed, warnings=warnings, flags=flags)
 
 
 def _ids(frame: pd.DataFrame, groups: list[str]) -> pd.Series:
@@ -178,7 +182,9 @@ def _check_duplicates(long: pd.DataFrame) -> None:
 def infer_freq(long: pd.DataFrame) -> str | int:
     """The common spacing of all series: a pandas alias, or 1 for integer steps. Irregular spacing is an error."""
     freqs: set[str | int] = set()
-    for uid, group in long.groupby("unique_id", sort=False):
+    groups = list(long.groupby("unique_id", sort=False))
+    long_enough = [(u, g) for u, g in groups if len(g) >= 3] or groups  # 1-2 points cannot show a spacing
+    for uid, group in long_enough:
         freqs.add(_series_freq(group["ds"], str(uid)))
     if len(freqs) > 1:
         raise DataError(f"series have different frequencies {sorted(map(str, freqs))}; forecast them separately")
@@ -233,23 +239,26 @@ def _handle_missing(long: pd.DataFrame, policy: MissingPolicy) -> tuple[dict[str
     return {str(k): int(v) for k, v in counts.items()}, notes
 
 
-def _check_lengths(long: pd.DataFrame, m: int, h: int, min_length: int | None) -> None:
+def _check_lengths(long: pd.DataFrame, min_length: int) -> None:
     sizes = long.groupby("unique_id").size()
-    need = min_length if min_length is not None else max(2 * m, h * MIN_CV_WINDOWS + 3)
-    short = sizes[sizes < need]
+    short = sizes[sizes < min_length]
     if len(short):
         uid, n = short.index[0], int(short.iloc[0])
-        raise DataError(
-            f"series {uid!r} has {n} observations but needs at least {need} (two seasonal cycles of m={m} and "
-            f"{MIN_CV_WINDOWS} cross-validation windows of h={h}); pass a smaller h or m, or more history"
-        )
+        raise DataError(f"series {uid!r} has {n} observations but needs at least {min_length}; "
+                        "pass more history or a smaller min_length")
 
 
-def _check_constant(long: pd.DataFrame) -> None:
-    spread = long.groupby("unique_id")["y"].agg(lambda s: float(s.max() - s.min()))
-    flat = spread[spread == 0]
-    if len(flat):
-        raise DataError(
-            f"series {flat.index[0]!r} is constant; there is nothing to model, its forecast is its value "
-            "(drop it from the panel)"
-        )
+MOSTLY = 0.8  # share of points above which a series is "mostly zero" / "mostly imputed"
+
+
+def profile(long: pd.DataFrame, imputed: Mapping[str, int]) -> dict[str, str]:
+    """Series that are constant, mostly zero or mostly imputed: forecast, but never scanned for anomalies."""
+    flags: dict[str, str] = {}
+    for uid, y in long.groupby("unique_id", sort=False)["y"]:
+        if float(y.max() - y.min()) == 0:
+            flags[str(uid)] = "constant"
+        elif (y == 0).mean() >= MOSTLY:
+            flags[str(uid)] = "mostly zero"
+        elif imputed.get(str(uid), 0) >= MOSTLY * len(y):
+            flags[str(uid)] = "mostly imputed"
+    return flags

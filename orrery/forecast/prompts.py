@@ -74,7 +74,9 @@ def summary_from_state(state: dict) -> str:
         parts.append(f"Trend {f.get('trend', '?')} (strength {f.get('trend_strength', 0):.2f}), seasonality "
                      f"{f.get('seasonality', '?')} (strength {f.get('seasonal_strength', 0):.2f}).")
     cv = state.get("cv")
-    if cv is not None:
+    if cv is not None and cv.best() is None:
+        parts.append("Not cross-validated: the series is too short for a CV window.")
+    elif cv is not None:
         means = cv.mean_mase()
         best = cv.best()
         verdict = "beats" if means[best] < means[reg.BASELINE] and best != reg.BASELINE else "does not beat"

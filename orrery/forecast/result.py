@@ -32,7 +32,8 @@ class ForecastResult:
     beats_baseline: bool = False
     trace: list[dict[str, Any]] = field(default_factory=list)
     history: pd.DataFrame = field(default_factory=pd.DataFrame)  # unique_id, ds, y
-    panel: pd.DataFrame | None = None  # per-series choice and MASE when groupby was set
+    panel: pd.DataFrame | None = None  # per series: n, cv_windows, model, notes (when groupby was set)
+    notes: pd.DataFrame = field(default_factory=pd.DataFrame)  # unique_id, model, stage, reason: skips, fallbacks
     warnings: list[str] = field(default_factory=list)
     status: str = "completed"  # the agent run's status (see orrery.agent.RunResult)
     usage: Usage = field(default_factory=Usage)
@@ -59,6 +60,7 @@ class ForecastResult:
             "forecasts": _records(self.forecasts),
             "anomalies": _records(self.anomalies),
             "panel": None if self.panel is None else _records(self.panel),
+            "notes": _records(self.notes),
             "warnings": list(self.warnings),
             "usage": {"prompt_tokens": self.usage.prompt_tokens, "completion_tokens": self.usage.completion_tokens},
             "trace": _plain(self.trace),
@@ -89,6 +91,8 @@ class ForecastResult:
             parts.append(self._frame_table(self.anomalies[_anomaly_cols(self.anomalies)], "Anomalies", 20))
         if self.panel is not None:
             parts.append(self._frame_table(self.panel, "Panel: model per series", 20))
+        elif len(self.notes):
+            parts.append(self._frame_table(self.notes, "Notes: models skipped, failed or replaced", 20))
         parts += [Text(f"warning: {w}", style="yellow") for w in self.warnings]
         return Group(*parts)
 
@@ -127,6 +131,9 @@ class ForecastResult:
             ("Forecasts", self.forecasts.to_html(index=False, float_format="%.3f"), True),
             ("Anomalies", self.anomalies.to_html(index=False, float_format="%.3f") if len(self.anomalies)
              else "<p>none</p>", False),
+            ("Model per series" if self.panel is not None else "Notes",
+             (self.panel if self.panel is not None else self.notes).to_html(index=False)
+             if self.panel is not None or len(self.notes) else "<p>none</p>", self.panel is not None),
             ("Features", pd.Series(_plain(self.features), dtype=object).to_frame("value").to_html(), False),
         ]
         body = "".join(f"<details{' open' if o else ''}><summary><b>{t}</b></summary>{c}</details>"
