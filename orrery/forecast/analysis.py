@@ -292,7 +292,7 @@ def cross_validate(
     scores = score_cv(cv, data.df, names, data.m)
     result = CVResult(cv=cv, scores=scores, models=names, windows=windows, notes=notes)
     if combo_k >= 2 and not scores.empty:
-        result = _with_combo(result, data, top_k(scores, combo_k), combo_how)
+        result = with_combo(result, data, top_k(scores, combo_k), combo_how)
     return result
 
 
@@ -322,7 +322,7 @@ def add_combo(frame: pd.DataFrame, members: Mapping[str, Sequence[str]], how: Li
     return pd.concat(parts).loc[frame.index]
 
 
-def _with_combo(cv: CVResult, data: SeriesData, members: Mapping[str, Sequence[str]],
+def with_combo(cv: CVResult, data: SeriesData, members: Mapping[str, Sequence[str]],
                 how: Literal["mean", "median"]) -> CVResult:
     """`cv` plus a scored Combo of the given members per series."""
     frame = add_combo(cv.cv, members, how)
@@ -634,8 +634,8 @@ def panel_analyze(data: SeriesData) -> pd.DataFrame:
 
 # The selection policy, fixed before it was measured (bench/RESULTS.md, "Forecasting: M3"):
 ROBUST_MEMBERS: tuple[str, ...] = ("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA")
-PANEL_DROP = 1.5  # a member whose panel mean CV MASE is 1.5x the best member's clearly fails the panel
-SERIES_DROP = 3.0  # ... or 3x the best member's on one series clearly fails that series
+PANEL_DROP = 1.5  # a member typically (median over series) 1.5x worse than each series' best member fails the panel
+SERIES_DROP = 3.0  # ... or 3x worse than the best member on one series fails that series
 Policy = Literal["robust", "best", "combo", "panel_combo"]
 
 
@@ -645,24 +645,29 @@ def robust_members(cv: CVResult, ids: Sequence[str], members: Sequence[str] = RO
 
     Rule (written down before any measurement): the forecast is the median of AutoETS, AutoCES,
     DynamicOptimizedTheta and AutoARIMA (SCUM, Petropoulos & Svetunkov 2020). Cross-validation never picks
-    members; it only drops one whose mean CV MASE over the panel exceeds PANEL_DROP x the best member's, or
-    whose CV MASE on a series exceeds SERIES_DROP x that series' best member's. At least two members are
-    kept (the two best by CV). Members a series is too short for, or whose fit fails, drop out at fit time.
+    members; it only drops one that clearly fails: on the panel, when the median over series of its CV MASE
+    divided by the series' best member's exceeds PANEL_DROP (a relative, median statistic, so neither one
+    hard series nor a member missing on the shortest series sways it); on one series, when its CV MASE
+    exceeds SERIES_DROP x that series' best member's. At least two members are kept (the two best by CV).
+    Members a series is too short for, or whose fit fails, drop out at fit time.
     """
     per = cv.scores[cv.scores["model"].isin(members)].groupby(["unique_id", "model"])["mase"].mean().unstack()
-    panel = per.mean() if len(per) else pd.Series(dtype=float)
+    ratio = per.div(per.min(axis=1).replace(0, np.nan), axis=0)
+    panel = ratio.median() if len(per) else pd.Series(dtype=float)
     notes: list[Note] = []
-    failing = [m for m in members if m in panel and panel[m] > PANEL_DROP * panel.min()]
+    failing = [m for m in members if m in panel and panel[m] > PANEL_DROP]
     chosen: dict[str, list[str]] = {}
     for uid in ids:
         row = per.loc[uid].dropna() if uid in per.index else pd.Series(dtype=float)
-        drop = {m: f"panel CV MASE {panel[m]:.3f} > {PANEL_DROP} x best member's {panel.min():.3f}" for m in failing}
+        drop = {m: f"its CV MASE is typically {panel[m]:.2f}x each series' best member's (> {PANEL_DROP})"
+                for m in failing}
         if len(row):
             drop |= {m: f"CV MASE {row[m]:.3f} > {SERIES_DROP} x best member's {row.min():.3f}"
                      for m in row.index if row[m] > SERIES_DROP * row.min()}
         keep = [m for m in members if m not in drop]
         if len(keep) < 2:  # keep the two best by CV (by panel rank where the series has no score)
-            rank = row.reindex(members).fillna(panel.reindex(members)).sort_values(na_position="last")
+            rank = (row / row.min() if len(row) else row).reindex(members).fillna(panel.reindex(members))
+            rank = rank.sort_values(na_position="last")
             keep = [m for m in members if m in list(rank.index[:2])]
         notes += [Note(uid, m, "cv", f"dropped from the combination: {why}") for m, why in drop.items() if m not in keep]
         chosen[uid] = keep
@@ -749,14 +754,14 @@ def panel_fit(
         combo_how = "median"
         cv = cross_validate(data, ROBUST_MEMBERS, n_windows=n_windows, **run)
         members, notes = robust_members(cv, data.ids)
-        cv = _with_combo(cv, data, members, combo_how)
+        cv = with_combo(cv, data, members, combo_how)
         choice: dict[str, Choice] = dict(members)
     else:
         cv = cross_validate(data, models, n_windows=n_windows, combo_k=0 if policy == "panel_combo" else combo_k,
                             combo_how=combo_how, **run)
         choice = _choose(cv, data, policy, combo_k)
         if policy == "panel_combo":
-            cv = _with_combo(cv, data, {u: list(c) for u, c in choice.items()}, combo_how)
+            cv = with_combo(cv, data, {u: list(c) for u, c in choice.items()}, combo_how)
     cal = calibrate(cv, data, choice, combo_how, levels) if calibrate_intervals and levels else None
     fc = fit_forecast(data, choice, levels=levels, combo_how=combo_how, calibration=cal, **run)
     return PanelFit(cv=cv, choice=fc.choice, forecasts=fc.frame, calibration=cal, policy=policy,
