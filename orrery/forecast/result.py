@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ class ForecastResult:
     panel: pd.DataFrame | None = None  # per series: n, cv_windows, model, notes (when groupby was set)
     notes: pd.DataFrame = field(default_factory=pd.DataFrame)  # unique_id, model, stage, reason: skips, fallbacks
     warnings: list[str] = field(default_factory=list)
+    commentary_omitted: str | None = None  # why the model's commentary is not in the narrative, if it is not
     status: str = "completed"  # the agent run's status (see orrery.agent.RunResult)
     usage: Usage = field(default_factory=Usage)
 
@@ -62,14 +64,19 @@ class ForecastResult:
             "panel": None if self.panel is None else _records(self.panel),
             "notes": _records(self.notes),
             "warnings": list(self.warnings),
+            "commentary_omitted": self.commentary_omitted,
             "usage": {"prompt_tokens": self.usage.prompt_tokens, "completion_tokens": self.usage.completion_tokens},
             "trace": _plain(self.trace),
         }
 
     def to_json(self, path: str | Path | None = None, indent: int = 2) -> str:
+        """The JSON text; with `path`, also written there atomically (a temp file renamed over it)."""
         text = json.dumps(self.to_dict(), indent=indent)
         if path is not None:
-            Path(path).write_text(text)
+            path = Path(path)
+            tmp = path.with_name(f".{path.name}.tmp")
+            tmp.write_text(text)
+            os.replace(tmp, path)
         return text
 
     # ------------------------------------------------------------------ rich / HTML
@@ -93,6 +100,41 @@ class ForecastResult:
             parts.append(self._frame_table(self.panel, "Panel: model per series", 20))
         elif len(self.notes):
             parts.append(self._frame_table(self.notes, "Notes: models skipped, failed or replaced", 20))
+        parts += [Text(f"warning: {w}", style="yellow") for w in self.warnings]
+        return Group(*parts)
+
+    def summary(self, rows: int = 6, anomalies: int = 5) -> Group:
+        """What a person reads first: the verdict, accuracy vs the baseline, the next forecast rows, the top
+        anomalies, and what happened to short or failing series. The full tables are in the report."""
+        color = "green" if self.beats_baseline else "red"
+        base = self.accuracy.get("SeasonalNaive", {}).get("mean")
+        best = self.accuracy.get(str(self.best_model), {}).get("mean")
+        versus = (f"CV MASE {best:.3f} vs SeasonalNaive {base:.3f}" if best is not None and base is not None
+                  else "not cross-validated" if not self.accuracy else "")
+        parts: list[Any] = [Text.assemble((f" {self.badge} ", f"bold white on {color}"),
+                                          f"  best model: {self.best_model or '-'}  ", (versus, color))]
+        if self.narrative:
+            parts.append(Panel(self.narrative, title="Analysis", border_style="cyan"))
+        if self.commentary_omitted:
+            parts.append(Text(f"commentary omitted: {self.commentary_omitted}", style="yellow"))
+        if len(self.forecasts):
+            nxt = self.forecasts.groupby("unique_id", sort=False).head(rows) if self.panel is None else \
+                self.forecasts.groupby("unique_id", sort=False).head(1).head(rows)
+            title = "Next forecasts" if self.panel is None else "Next forecast per series"
+            parts.append(self._frame_table(nxt, title, rows))
+        if len(self.anomalies) and "score" in self.anomalies:
+            top = self.anomalies.sort_values("score", ascending=False).head(anomalies)
+            parts.append(self._frame_table(top[_anomaly_cols(top)], f"Top anomalies ({len(self.anomalies)} in all)",
+                                           anomalies))
+        if self.panel is not None:
+            counts = self.panel["model"].value_counts()
+            noted = int((self.panel["notes"] != "").sum()) if "notes" in self.panel else 0
+            parts.append(Text(f"{len(self.panel)} series: " + ", ".join(f"{k} x{v}" for k, v in counts.items())
+                              + (f"; {noted} with notes (short, skipped or failed fits: see the report)"
+                                 if noted else "")))
+        elif len(self.notes):
+            parts.append(Text("notes: " + "; ".join(f"{r.model + ': ' if r.model else ''}{r.reason}"
+                                                     for r in self.notes.itertuples()), style="yellow"))
         parts += [Text(f"warning: {w}", style="yellow") for w in self.warnings]
         return Group(*parts)
 

@@ -110,7 +110,7 @@ def test_an_ungrounded_narrative_is_replaced_by_a_summary_of_tool_results(frame)
     model = ScriptedModel([*WORKFLOW] + ["Sales will reach 123456.7 next year."] * 4)
     r = ForecastAgent(model).analyze(frame, h=6)
     assert "123456.7" not in r.narrative and "Best model by cross-validation" in r.narrative
-    assert any("left out (invalid)" in w for w in r.warnings)
+    assert r.commentary_omitted and "rejected (invalid)" in r.commentary_omitted
     assert not ungrounded(r.narrative, [json.dumps(r.to_dict())], allowed=(80, 95, 6, 12))
 
 
