@@ -575,23 +575,40 @@ def fitted_values(data: SeriesData, choice: Choice, n_jobs: int = 1) -> pd.DataF
 
 
 def detect_anomalies(data: SeriesData, choice: Choice, level: float = 99, n_jobs: int = 1) -> pd.DataFrame:
-    """Flag observations whose in-sample residual falls outside the `level`% interval.
+    """Flag observations whose in-sample residual falls outside the `level`% band, calibrated per series.
 
-    The interval is fitted +/- z * sigma with sigma the robust (MAD) scale of the series' residuals,
-    so the anomalies themselves do not widen it. Returns every point with lo, hi, score and an anomaly flag.
+    Each residual is scored against a local robust scale (1.4826 x the rolling median absolute residual over
+    about two seasons), so a series whose noise grows with its level is not flagged where it is high. A point is
+    flagged when its score exceeds both the normal quantile z for `level` and the conformal quantile of the
+    series' own scores at `level`: a clean series at level L flags about (100 - L)% of its points, never many
+    more, while a real spike still stands out. Series flagged constant, mostly zero or mostly imputed at load
+    time are not scanned (see SeriesData.flags). Returns every point with lo, hi, score and an anomaly flag.
     """
     fv = fitted_values(data, choice, n_jobs)
     fv["residual"] = fv["y"] - fv["fitted"]
-    z = float(norm.ppf(0.5 + level / 200))
-    sigma = fv.groupby("unique_id")["residual"].transform(_robust_sigma)
-    fv["lo"], fv["hi"] = fv["fitted"] - z * sigma, fv["fitted"] + z * sigma
+    window = max(13, 2 * data.m + 1)
+    sigma = fv.groupby("unique_id", sort=False)["residual"].transform(lambda r: _local_sigma(r, window))
     fv["score"] = (fv["residual"] / sigma).abs()
-    fv["anomaly"] = fv["residual"].notna() & (fv["score"] > z)
+    z = float(norm.ppf(0.5 + level / 200))
+    cut = fv.groupby("unique_id", sort=False)["score"].transform(
+        lambda s: max(z, np.nan_to_num(conformal_quantile(s.to_numpy(dtype=float), level), nan=z)))
+    fv["lo"], fv["hi"] = fv["fitted"] - cut * sigma, fv["fitted"] + cut * sigma
+    skip = fv["unique_id"].astype(str).isin(data.flags)
+    fv["anomaly"] = fv["residual"].notna() & (fv["score"] > cut) & ~skip
     return fv.reset_index(drop=True)
+
+
+def _local_sigma(r: pd.Series, window: int) -> pd.Series:
+    """Rolling robust scale of residuals, falling back to the global one where the window is flat."""
+    local = 1.4826 * r.abs().rolling(window, center=True, min_periods=max(3, window // 2)).median()
+    glob = _robust_sigma(r)
+    return local.where(local > 0, glob).fillna(glob).replace(0, np.nan)
 
 
 def _robust_sigma(r: pd.Series) -> float:
     r = r.dropna()
+    if r.empty:
+        return float("nan")
     mad = 1.4826 * float(np.median(np.abs(r - r.median())))
     return mad if mad > 0 else float(r.std())
 

@@ -137,7 +137,9 @@ def detect_anomalies(ctx: RunContext, model: str | None = None, level: float = 9
     ctx.state["anomalies"] = flagged
     top = flagged.sort_values("score", ascending=False).head(10)
     cols = ["ds", "y", "fitted", "score"] if not _data(ctx).is_panel else ["unique_id", "ds", "y", "fitted", "score"]
-    return {"count": len(flagged), "level": level, "largest": _columns(top[cols])}
+    data = _data(ctx)
+    return {"count": len(flagged), "level": level, "largest": _columns(top[cols])} | (
+        {"not_scanned": {uid: f"series is {flag}" for uid, flag in data.flags.items()}} if data.flags else {})
 
 
 @tool

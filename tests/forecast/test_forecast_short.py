@@ -105,3 +105,43 @@ def test_cv_windows_and_eligibility_rules():
     assert plan.cv_windows(13, 1, 6, 3) == 0
     ok, skipped = plan.eligible(["AutoETS", "HoltWinters", "Naive"], 20, 12, 6)
     assert ok == ["AutoETS", "Naive"] and "two full seasons" in skipped["HoltWinters"]
+
+
+def test_calibration_prefers_the_length_bucket_then_the_panel():
+    panel = A.Calibration(quantiles={80: np.array([1.0, 1.0]), 95: np.array([2.0, 2.0])}, n_scores=np.array([50, 50]))
+    panel.buckets = {"short": A.Calibration(quantiles={80: np.array([3.0, np.nan]), 95: np.array([4.0, np.nan])},
+                                            n_scores=np.array([30, 0]), pooled={80: 2.5, 95: 3.5})}
+    steps = np.array([0, 1])
+    assert panel.halfwidth(80, steps, "short").tolist() == [3.0, 2.5 * np.sqrt(2)]  # per step, else pooled
+    assert panel.halfwidth(95, steps, "long").tolist() == [2.0, 2.0]  # no such bucket: the panel's
+    assert A.length_bucket(20, 6) == "short" and A.length_bucket(30, 6) == "medium" and A.length_bucket(60, 6) == "long"
+
+
+def test_mixed_length_panel_intervals_cover_held_out_points():
+    rng = np.random.default_rng(5)  # white noise of very different sizes: held-out errors are independent
+    parts, tests = [], []
+    for k in range(200):
+        n = 20 if k % 2 else 90
+        y = rng.uniform(50, 500) + rng.normal(0, rng.uniform(0.5, 20), n + 6)
+        parts.append(pd.DataFrame({"id": f"s{k}", "date": np.arange(1, n + 1), "value": y[:n]}))
+        tests.append(pd.DataFrame({"unique_id": f"s{k}", "ds": np.arange(n + 1, n + 7), "y_test": y[n:]}))
+    sd = load(pd.concat(parts), groupby="id", m=1, h=6)
+    fit = A.panel_fit(sd, ["Naive", "HistoricAverage"], policy="panel_combo", combo_k=2)
+    assert set(fit.calibration.buckets) == {"short", "long"}
+    j = fit.forecasts.merge(pd.concat(tests), on=["unique_id", "ds"])
+    for lv, tol in ((80, 0.04), (95, 0.025)):
+        cover = ((j[f"lo_{lv}"] <= j["y_test"]) & (j["y_test"] <= j[f"hi_{lv}"])).mean()
+        assert abs(cover - lv / 100) < tol, (lv, cover)
+
+
+def test_single_series_forecast_gets_calibrated_intervals_from_its_cv_windows(frame):
+    from orrery.forecast.tools import cross_validate, generate_forecast
+    from orrery.tools import RunContext
+
+    ctx = RunContext(state={"data": load(frame, h=6)})
+    cross_validate.fn(ctx, models=["AutoETS"], n_windows=3)
+    own = A.forecast(ctx.state["data"], "AutoETS")
+    generate_forecast.fn(ctx, model="AutoETS")
+    fc = ctx.state["forecasts"]
+    assert np.allclose(fc["mean"], own["mean"]) and not np.allclose(fc["hi_95"], own["hi_95"])
+    assert (fc["lo_95"] <= fc["lo_80"]).all() and (fc["hi_80"] <= fc["hi_95"]).all()
