@@ -22,8 +22,9 @@ The workflow then reports the facts, and you add a short commentary.
 Quote numbers exactly as the tools returned them; never compute or invent new ones."""
 
 PANEL = """
-Panel data (several series): call panel_analyze, then panel_fit with candidate models: it picks the best model
-per series by cross-validation and forecasts every series."""
+Panel data (several series): call panel_analyze, then panel_fit: it forecasts every series with a robust
+combination (the median of AutoETS, AutoCES, DynamicOptimizedTheta and AutoARIMA, cross-validation dropping
+members that clearly fail); series too short for some models or for cross-validation still get a forecast."""
 
 
 _UNITS = {"MS": ("monthly", "months"), "ME": ("monthly", "months"), "M": ("monthly", "months"),
