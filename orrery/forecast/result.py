@@ -83,7 +83,8 @@ class ForecastResult:
 
     @property
     def badge(self) -> str:
-        return "PASS" if self.beats_baseline else "FAIL"
+        """PASS / FAIL against SeasonalNaive in cross-validation; NO CV when the series was too short for it."""
+        return "PASS" if self.beats_baseline else "FAIL" if self.accuracy else "NO CV"
 
     def __rich__(self) -> Group:
         color = "green" if self.beats_baseline else "red"

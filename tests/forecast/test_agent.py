@@ -171,3 +171,15 @@ def test_an_ungrounded_follow_up_answer_is_marked_unverified(frame):
     agent.analyze(frame, h=6)
     answer = agent.query("What will sales be?")
     assert "999999" in answer and "Unverified" in answer
+
+
+def test_a_short_single_series_gets_a_forecast_and_says_it_was_not_cross_validated(make_monthly):
+    model = ScriptedModel([turn(call("analyze_features")), turn(call("cross_validate", models=["AutoETS", "Naive"])),
+                           turn(call("generate_forecast", model="AutoETS")), turn(call("detect_anomalies")),
+                           "A short history."])
+    r = ForecastAgent(model).analyze(make_monthly(n=7), h=6)
+    assert len(r.forecasts) == 6 and r.forecasts["model"].iloc[0] != "AutoETS"
+    assert r.badge == "NO CV" and "Not cross-validated" in r.narrative
+    reasons = " ".join(r.notes["reason"])
+    assert "no CV window" in reasons and "needs at least 8 observations; the series has 7" in reasons
+    assert r.to_dict()["notes"][0]["unique_id"] == "series"
