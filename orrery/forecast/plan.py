@@ -87,7 +87,8 @@ class Runner:
         Returns statsforecast's wide frame (a model's columns NaN where it was skipped or failed), the notes,
         and the CV windows each series got (stage "cv")."""
         groups, notes, windows = self._plan(df, names, m, stage, n_windows, bool(levels))
-        total, done, frames = int(df["unique_id"].nunique()), 0, []
+        total, frames = int(df["unique_id"].nunique()), []
+        done = total - sum(len(uids) for uids in groups.values())  # series with nothing to fit are done
         for (w, season, models), uids in groups.items():
             for chunk in _chunks(uids, self.on_progress is not None):
                 part = df[df["unique_id"].isin(chunk)]
