@@ -430,6 +430,7 @@ def calibrated(frame: pd.DataFrame, cal: Calibration, data: SeriesData, point: s
     bucket = uid.map(lambda u: length_bucket(int(sizes[u]), data.h)).to_numpy()
     f = out[point].to_numpy(dtype=float)
     widest = np.zeros(len(out))
+    prev: tuple[np.ndarray, np.ndarray] | None = None
     for lv in sorted(levels):
         width = np.full(len(out), np.nan)
         for b in np.unique(bucket):
@@ -438,8 +439,12 @@ def calibrated(frame: pd.DataFrame, cal: Calibration, data: SeriesData, point: s
         ok = np.isfinite(width)
         widest = np.where(ok, np.maximum(widest, width), widest)
         lo, hi = bound.format(side="lo", level=lv), bound.format(side="hi", level=lv)
-        out[lo] = np.where(ok, f - widest, out[lo].to_numpy(dtype=float))
-        out[hi] = np.where(ok, f + widest, out[hi].to_numpy(dtype=float))
+        lows = np.where(ok, f - widest, out[lo].to_numpy(dtype=float))
+        highs = np.where(ok, f + widest, out[hi].to_numpy(dtype=float))
+        if prev is not None:  # a level kept at the model's bounds still contains the smaller calibrated one
+            lows, highs = np.fmin(lows, prev[0]), np.fmax(highs, prev[1])
+        out[lo], out[hi] = lows, highs
+        prev = (lows, highs)
     return out.loc[frame.index]
 
 
