@@ -145,3 +145,13 @@ def test_single_series_forecast_gets_calibrated_intervals_from_its_cv_windows(fr
     fc = ctx.state["forecasts"]
     assert np.allclose(fc["mean"], own["mean"]) and not np.allclose(fc["hi_95"], own["hi_95"])
     assert (fc["lo_95"] <= fc["lo_80"]).all() and (fc["hi_80"] <= fc["hi_95"]).all()
+
+
+def test_one_cv_window_calibrates_80_and_keeps_95_nested(make_monthly):
+    sd = load(make_monthly(n=30), h=6)
+    cv = A.cross_validate(sd, ["AutoETS"], n_windows=3)
+    cal = A.calibrate(cv, sd, "AutoETS")
+    assert cv.windows == {"series": 1} and np.isfinite(cal.pooled[80]) and np.isnan(cal.pooled[95])
+    own, fc = A.forecast(sd, "AutoETS"), A.forecast(sd, "AutoETS", calibration=cal)
+    assert not np.allclose(fc["hi_80"], own["hi_80"])
+    assert (fc["lo_95"] <= fc["lo_80"]).all() and (fc["hi_80"] <= fc["hi_95"]).all()
