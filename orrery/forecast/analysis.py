@@ -584,8 +584,8 @@ def detect_anomalies(data: SeriesData, choice: Choice, level: float = 99, n_jobs
 
     Each residual is scored against a local robust scale (1.4826 x the rolling median absolute residual over
     about two seasons), so a series whose noise grows with its level is not flagged where it is high. A point is
-    flagged when its score exceeds both the normal quantile z for `level` and the conformal quantile of the
-    series' own scores at `level`: a clean series at level L flags about (100 - L)% of its points, never many
+    flagged when its score exceeds both the normal quantile z for `level` and the `level` quantile of the
+    series' own scores: a clean series at level L flags about (100 - L)% of its points, never many
     more, while a real spike still stands out. Series flagged constant, mostly zero or mostly imputed at load
     time are not scanned (see SeriesData.flags). Returns every point with lo, hi, score and an anomaly flag.
     """
@@ -596,7 +596,7 @@ def detect_anomalies(data: SeriesData, choice: Choice, level: float = 99, n_jobs
     fv["score"] = (fv["residual"] / sigma).abs()
     z = float(norm.ppf(0.5 + level / 200))
     cut = fv.groupby("unique_id", sort=False)["score"].transform(
-        lambda s: max(z, np.nan_to_num(conformal_quantile(s.to_numpy(dtype=float), level), nan=z)))
+        lambda s: max(z, np.nan_to_num(np.nanquantile(s.to_numpy(dtype=float), level / 100), nan=z)))
     fv["lo"], fv["hi"] = fv["fitted"] - cut * sigma, fv["fitted"] + cut * sigma
     skip = fv["unique_id"].astype(str).isin(data.flags)
     fv["anomaly"] = fv["residual"].notna() & (fv["score"] > cut) & ~skip
