@@ -506,7 +506,8 @@ def fit_forecast(
         out = calibrated(out, calibration, data, levels=levels)
     order = {u: i for i, u in enumerate(data.ids)}
     out = out.sort_values(["unique_id", "ds"], key=lambda c: c.map(order) if c.name == "unique_id" else c)
-    return Forecast(frame=out.reset_index(drop=True), choice={u: _simplify(c) for u, c in got.items()}, notes=notes)
+    return Forecast(frame=out.reset_index(drop=True), choice={u: _simplify(c) for u, c in got.items() if c},
+                    notes=notes)
 
 
 def _effective(raw: pd.DataFrame, members: Mapping[str, list[str]]) -> dict[str, list[str]]:
