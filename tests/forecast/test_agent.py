@@ -156,6 +156,13 @@ def test_panel_workflow_uses_the_panel_tools(panel):
     assert set(r.panel["unique_id"]) == {"s0", "s1", "s2"}
     assert set(r.forecasts["unique_id"]) == {"s0", "s1", "s2"} and len(r.forecasts) == 18
     assert "Each store got its own model." in r.narrative
+    assert list(r.panel.columns) == ["unique_id", "n", "cv_windows", "model", "notes"]
+    assert r.to_dict()["panel"][0]["cv_windows"] == 1 and "Model per series" in r._repr_html_()
+    from rich.console import Console
+    console = Console(record=True, width=120)
+    console.print(r.summary())
+    text = console.export_text()
+    assert "Next forecast per series" in text and "3 series:" in text
 
 
 def test_task_prompt_names_the_frequency(frame):
