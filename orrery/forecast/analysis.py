@@ -588,7 +588,8 @@ def detect_anomalies(data: SeriesData, choice: Choice, level: float = 99, n_jobs
     flagged when its score exceeds both the normal quantile z for `level` and the `level` quantile of the
     series' own scores: a clean series at level L flags about (100 - L)% of its points, never many
     more, while a real spike still stands out. Series flagged constant, mostly zero or mostly imputed at load
-    time are not scanned (see SeriesData.flags). Returns every point with lo, hi, score and an anomaly flag.
+    time are not scanned (see SeriesData.flags), nor is the first season (the model's start-up) of a series of
+    at least three seasons. Returns every point with lo, hi, score and an anomaly flag.
     """
     fv = fitted_values(data, choice, n_jobs)
     fv["residual"] = fv["y"] - fv["fitted"]
@@ -600,7 +601,10 @@ def detect_anomalies(data: SeriesData, choice: Choice, level: float = 99, n_jobs
         lambda s: max(z, np.nan_to_num(np.nanquantile(s.to_numpy(dtype=float), level / 100), nan=z)))
     fv["lo"], fv["hi"] = fv["fitted"] - cut * sigma, fv["fitted"] + cut * sigma
     skip = fv["unique_id"].astype(str).isin(data.flags)
-    fv["anomaly"] = fv["residual"].notna() & (fv["score"] > cut) & ~skip
+    # a one-step fit needs history: the first season's residuals reflect the model's start-up, not the data
+    n = fv.groupby("unique_id", sort=False)["y"].transform("size")
+    warm = fv.groupby("unique_id", sort=False).cumcount() < np.where(n >= 3 * data.m, data.m, 1)
+    fv["anomaly"] = fv["residual"].notna() & (fv["score"] > cut) & ~skip & ~warm
     return fv.reset_index(drop=True)
 
 
