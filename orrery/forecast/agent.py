@@ -252,8 +252,8 @@ class ForecastAgent:
         if comment_run is not None and comment_run.status == "completed":
             comment = comment_run.output.strip()
         elif comment_run is not None:
-            omitted = f"the model's rewrite was rejected ({comment_run.status}): " + \
-                ("; ".join(comment_run.errors[-1:]) or "no reason given")
+            why = re.split(r"(?<=[.!?])\s", "; ".join(comment_run.errors[-1:]))[0]  # the finding, not the retry prompt
+            omitted = f"the model's rewrite was rejected ({comment_run.status}): {why or 'no reason given'}"
         if run.status not in ("completed", "invalid"):
             warnings.append(f"the agent stopped early ({run.status}): {'; '.join(run.errors[-1:])}")
         result = result_from_state(state, "\n\n".join(p for p in (facts, comment) if p), self.events)

@@ -119,9 +119,12 @@ class ForecastResult:
         if self.commentary_omitted:
             parts.append(Text(f"commentary omitted: {self.commentary_omitted}", style="yellow"))
         if len(self.forecasts):
-            nxt = self.forecasts.groupby("unique_id", sort=False).head(rows) if self.panel is None else \
-                self.forecasts.groupby("unique_id", sort=False).head(1).head(rows)
-            title = "Next forecasts" if self.panel is None else "Next forecast per series"
+            if self.panel is None:  # one series, one model (named in the head line): just the rows
+                nxt = self.forecasts.head(rows).drop(columns=["unique_id", "model"], errors="ignore")
+            else:
+                nxt = self.forecasts.groupby("unique_id", sort=False).head(1).head(rows)
+            title = f"Next forecasts ({self.forecasts['model'].iloc[0]})" if self.panel is None \
+                else "Next forecast per series"
             parts.append(self._frame_table(nxt, title, rows))
         if len(self.anomalies) and "score" in self.anomalies:
             top = self.anomalies.sort_values("score", ascending=False).head(anomalies)

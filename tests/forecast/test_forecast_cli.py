@@ -67,6 +67,7 @@ def test_a_run_that_never_forecasts_exits_non_zero_after_writing_the_report(csv,
 def test_a_rejected_commentary_is_reported_as_omitted(csv, capsys):
     result = _run(csv, ScriptedModel([*WORKFLOW] + ["Passengers will grow 10%."] * 3), [])
     assert result.commentary_omitted and "rejected (invalid)" in result.commentary_omitted
+    assert result.commentary_omitted.endswith("no tool returned: 10%.")  # the finding, not the retry prompt
     assert "commentary omitted: the model's rewrite was rejected" in capsys.readouterr().out
     assert "10%" not in result.narrative
 
