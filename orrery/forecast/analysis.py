@@ -493,6 +493,7 @@ def fit_forecast(
     names = list(dict.fromkeys(n for ms in members.values() for n in ms))
     runner = Runner(data.freq, h, n_jobs=n_jobs, client=client, on_progress=on_progress)
     raw, notes, _ = runner.run(data.df, names, data.m, stage="forecast", levels=levels)
+    notes = [n for n in notes if not n.model or n.model in members[n.unique_id]]  # only what a series was given
     got = _effective(raw, members)
     lost = [u for u in data.ids if not got.get(u)]
     parts = [tidy(add_combo(raw[~raw["unique_id"].astype(str).isin(lost)], got, combo_how, levels), got, levels)]
@@ -504,10 +505,25 @@ def fit_forecast(
     out = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else parts[0]
     if calibration is not None and levels and len(out):
         out = calibrated(out, calibration, data, levels=levels)
+    out, blank = _no_false_certainty(out, data, levels)
+    notes += [Note(u, "", "forecast", "no interval: too little history to estimate the spread") for u in blank]
     order = {u: i for i, u in enumerate(data.ids)}
     out = out.sort_values(["unique_id", "ds"], key=lambda c: c.map(order) if c.name == "unique_id" else c)
     return Forecast(frame=out.reset_index(drop=True), choice={u: _simplify(c) for u, c in got.items() if c},
-                    notes=notes)
+                    notes=list(dict.fromkeys(notes)))
+
+
+def _no_false_certainty(out: pd.DataFrame, data: SeriesData, levels: Sequence[int]) -> tuple[pd.DataFrame, list[str]]:
+    """A zero-width interval on a series that is not constant (1-2 points of history) claims a certainty no
+    model has: its bounds become NaN instead."""
+    if not levels or out.empty:
+        return out, []
+    cols = [f"{side}_{lv}" for lv in levels for side in ("lo", "hi")]
+    width = (out[f"hi_{max(levels)}"] - out[f"lo_{max(levels)}"]).fillna(0).abs()
+    flat = width.groupby(out["unique_id"].astype(str)).max() == 0
+    blank = [u for u in flat[flat].index if data.flags.get(u) != "constant"]
+    out.loc[out["unique_id"].astype(str).isin(blank), cols] = np.nan
+    return out, blank
 
 
 def _effective(raw: pd.DataFrame, members: Mapping[str, list[str]]) -> dict[str, list[str]]:
@@ -792,7 +808,7 @@ def panel_fit(
     cal = calibrate(cv, data, choice, combo_how, levels) if calibrate_intervals and levels else None
     fc = fit_forecast(data, choice, levels=levels, combo_how=combo_how, calibration=cal, **run)
     return PanelFit(cv=cv, choice=fc.choice, forecasts=fc.frame, calibration=cal, policy=policy,
-                    notes=[*cv.notes, *notes, *fc.notes])
+                    notes=list(dict.fromkeys([*cv.notes, *notes, *fc.notes])))
 
 
 def _choose(cv: CVResult, data: SeriesData, policy: Policy, combo_k: int) -> dict[str, Choice]:

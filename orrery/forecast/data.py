@@ -36,7 +36,7 @@ class SeriesData:
     h: int  # forecast horizon
     imputed: dict[str, int] = field(default_factory=dict)  # series id -> number of imputed values
     warnings: list[str] = field(default_factory=list)
-    flags: dict[str, str] = field(default_factory=dict)  # series id -> "constant" | "mostly zero" | "mostly imputed"
+    flags: dict[str, str] = field(default_factory=dict)  # id -> "constant", "mostly zero", "too short (n ...)"...
 
     @property
     def ids(self) -> list[str]:
@@ -372,7 +372,9 @@ def profile(long: pd.DataFrame, imputed: Mapping[str, int]) -> dict[str, str]:
     """Series that are constant, mostly zero or mostly imputed: forecast, but never scanned for anomalies."""
     flags: dict[str, str] = {}
     for uid, y in long.groupby("unique_id", sort=False)["y"]:
-        if float(y.max() - y.min()) == 0:
+        if len(y) < 3:
+            flags[str(uid)] = f"too short ({len(y)} observations)"
+        elif float(y.max() - y.min()) == 0:
             flags[str(uid)] = "constant"
         elif (y == 0).mean() >= MOSTLY:
             flags[str(uid)] = "mostly zero"

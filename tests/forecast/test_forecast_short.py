@@ -155,3 +155,16 @@ def test_one_cv_window_calibrates_80_and_keeps_95_nested(make_monthly):
     own, fc = A.forecast(sd, "AutoETS"), A.forecast(sd, "AutoETS", calibration=cal)
     assert not np.allclose(fc["hi_80"], own["hi_80"])
     assert (fc["lo_95"] <= fc["lo_80"]).all() and (fc["hi_80"] <= fc["hi_95"]).all()
+
+
+def test_one_and_two_point_series_get_a_naive_forecast_without_false_certainty():
+    parts = [_series("a", 30, 1), _series("one", 1, 2), _series("two", 2, 3)]
+    sd = load(pd.concat(parts, ignore_index=True), groupby="id", h=6)
+    assert sd.flags == {"one": "too short (1 observations)", "two": "too short (2 observations)"}
+    fc = A.fit_forecast(sd, ["AutoETS", "DynamicOptimizedTheta"])
+    assert fc.choice["one"] == "Naive" and fc.frame.groupby("unique_id").size().eq(6).all()
+    one = fc.frame[fc.frame["unique_id"] == "one"]
+    assert one["mean"].notna().all() and one[["lo_80", "hi_95"]].isna().all().all()  # no zero-width band
+    reasons = A.notes_frame(fc.notes).query("unique_id == 'one'")["reason"].tolist()
+    assert "no interval: too little history to estimate the spread" in reasons
+    assert len(reasons) == len(set(reasons))
