@@ -124,7 +124,7 @@ def test_follow_up_query_keeps_the_conversation_and_tools(frame):
     assert "unit_root_test" in model.requests[5]["tools"]  # tools are available again in follow-ups
     assert "The best model is" in [m.content for m in model.requests[5]["messages"]][-2]
     agent.clear_history()
-    with pytest.raises(OrreryError, match="call analyze"):
+    with pytest.raises(OrreryError, match="before query"):
         agent.query("again?")
 
 
