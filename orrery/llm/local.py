@@ -460,6 +460,9 @@ def family_layout(path: Path) -> str:
     return "native" if "<tool_call>" in (gguf_metadata(path).get("tokenizer.chat_template") or "") else "json"
 
 
+DRY = {"dry_multiplier": 0.8, "dry_base": 1.75, "dry_allowed_length": 2, "dry_penalty_last_n": 512}
+
+
 def llama_error(err: Any) -> ModelError:
     """llama.cpp's error object as a ModelError: an overflowing prompt is the caller's (400, with counts)."""
     if not isinstance(err, dict):
@@ -625,6 +628,11 @@ class LocalModel:
                                           answer_is_json=answer_is_json, layout=layout)
             note = availability_note(tools, listed, tool_choice) if catalogue else ""
         request["messages"] = render_messages(messages, system_extra, layout, note)
+        if not tools and schema is None:
+            # Greedy decoding of prose loops ("... a strong trend, and the model has a strong trend, and ..." to
+            # max_tokens, seen in the demo's commentary): llama.cpp's DRY sampler penalizes repeating a sequence.
+            # Only for prose: a call's JSON repeats its keys and quotes by design.
+            request.update(DRY)
         constrained = bool(tools) or schema is not None or tool_traffic or bool(catalogue)
         if layout == "native" and constrained:
             if self.grammar and (tools or schema is None):
