@@ -186,13 +186,12 @@ def render_messages(messages: Sequence[Message], system_extra: str = "", layout:
 
 
 def availability_note(tools: Sequence[ToolSpec], catalogue: Sequence[ToolSpec], tool_choice: str) -> str:
-    """A short line after the history naming the tools callable now, when fewer than the catalogue
-    (the grammar enforces it; the line tells the model why)."""
+    """A short line after the history naming the tools callable now, when some but not all of the catalogue
+    (the grammar enforces it; the line tells the model why). None on prose-only turns: the model copied it
+    into its answer."""
     names = [t.name for t in tools]
-    if names == [t.name for t in catalogue]:
+    if not names or names == [t.name for t in catalogue]:  # no tools: the grammar admits only prose anyway
         return ""
-    if not names:
-        return "(No tool can be called now: answer in text.)"
     return f"({'Call one of' if tool_choice == 'required' else 'Tools available now'}: {', '.join(names)}.)"
 
 
@@ -339,6 +338,7 @@ class ReplyReader:
 
     def __init__(self, classify: Any, parse: Any, name_re: re.Pattern[str] | None):
         self.classify, self.parse, self.name_re = classify, parse, name_re
+        self.note = ""
         self.raw = ""
         self.mode: str | None = None
         self.start = 0
@@ -385,6 +385,8 @@ class ReplyReader:
 
     def finish(self, usage: Usage) -> list[Delta]:
         content, calls = self.parse(self.raw, self.call_id)
+        if self.note and content.endswith(self.note):  # small models sometimes copy the last line
+            content = content[:-len(self.note)].rstrip()
         out: list[Delta] = []
         if self.mode in ("text", "string") and content.startswith(self._sent_text()):
             rest = content[len(self._sent_text()):]
@@ -458,6 +460,9 @@ def family_layout(path: Path) -> str:
     from orrery.llm.weights import gguf_metadata
 
     return "native" if "<tool_call>" in (gguf_metadata(path).get("tokenizer.chat_template") or "") else "json"
+
+
+DRY = {"dry_multiplier": 0.8, "dry_base": 1.75, "dry_allowed_length": 2, "dry_penalty_last_n": 512}
 
 
 def llama_error(err: Any) -> ModelError:
@@ -625,13 +630,20 @@ class LocalModel:
                                           answer_is_json=answer_is_json, layout=layout)
             note = availability_note(tools, listed, tool_choice) if catalogue else ""
         request["messages"] = render_messages(messages, system_extra, layout, note)
+        if not tools and schema is None:
+            # Greedy decoding of prose loops ("... a strong trend, and the model has a strong trend, and ..." to
+            # max_tokens, seen in the demo's commentary): llama.cpp's DRY sampler penalizes repeating a sequence.
+            # Only for prose: a call's JSON repeats its keys and quotes by design.
+            request.update(DRY)
         constrained = bool(tools) or schema is not None or tool_traffic or bool(catalogue)
         if layout == "native" and constrained:
             if self.grammar and (tools or schema is None):
                 request["grammar"] = native_grammar(tools, allow_answer=allow_answer, answer_schema=schema)
             elif self.grammar:
                 request["response_format"] = _json_format(clean_schema(schema))
-            return request, native_reader(tools, answer_is_json)
+            reader = native_reader(tools, answer_is_json)
+            reader.note = note
+            return request, reader
         if not constrained:
             return request, ReplyReader(_plain, lambda raw, cid: (raw, []), None)
         if tools or not schema:
@@ -639,7 +651,9 @@ class LocalModel:
             if self.grammar:
                 request["response_format"] = _json_format(tool_call_schema(tools, allow_answer=allow_answer,
                                                                            answer_schema=schema))
-            return request, json_reader(tools, answer_is_json, lenient=not self.grammar)
+            reader = json_reader(tools, answer_is_json, lenient=not self.grammar)
+            reader.note = note
+            return request, reader
         if self.grammar:
             request["response_format"] = _json_format(clean_schema(schema))
         return request, ReplyReader(_plain, lambda raw, cid: (normalize_json(raw), []), None)

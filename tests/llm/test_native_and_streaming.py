@@ -155,7 +155,7 @@ def test_with_a_catalogue_the_system_prompt_is_the_same_at_every_step(layout):
     assert r2["messages"][1]["content"].startswith(r1["messages"][1]["content"].split("\n\n(")[0])
     assert r1["messages"][-1]["content"].endswith("(Tools available now: get_weather.)")
     assert r2["messages"][-1]["content"].endswith("(Call one of: calculate.)")
-    assert r3["messages"][-1]["content"].endswith("(No tool can be called now: answer in text.)")
+    assert "available now" not in r3["messages"][-1]["content"]  # prose only: the model copied such a line
     # gating lives in the grammar: step 1 admits only get_weather
     constraint = json.dumps(r1.get("grammar") or r1["response_format"])
     assert "get_weather" in constraint and "calculate" not in constraint
@@ -183,3 +183,10 @@ def test_llama_errors_become_model_errors_with_status():
 def test_unknown_layout_is_refused():
     with pytest.raises(ValueError, match="layout"):
         LocalModel(layout="xml")
+
+
+def test_a_copied_availability_note_is_dropped_from_the_answer():
+    reader = native_reader([CALC])
+    reader.note = "(Tools available now: calculate.)"
+    deltas = _feed(reader, ["It is 6.", "\n\n(Tools available now: calculate.)"])
+    assert deltas[-1].response.content == "It is 6."
