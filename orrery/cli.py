@@ -61,11 +61,16 @@ def replay(trace: Path,
 
 @app.command("serve-model")
 def serve_model(host: str = "127.0.0.1", port: int = 8080,
-                model_path: Annotated[Path | None, typer.Option(help="A GGUF file (default: the embedded model)")] = None) -> None:
+                model_path: Annotated[Path | None, typer.Option(help="A GGUF file (default: the embedded model)")] = None,
+                token: Annotated[str | None, typer.Option(envvar="ORRERY_TOKEN",
+                                                          help="Bearer token; required off loopback")] = None,
+                n_ctx: Annotated[int, typer.Option("--n-ctx", help="Context size; longer prompts get 400")] = 8192,
+                timeout: Annotated[float, typer.Option(help="Seconds one generation may take (504 past it)")] = 300.0,
+                ) -> None:
     """Serve the embedded model as an OpenAI-compatible HTTP server."""
     from orrery.llm.server import serve
 
-    serve(host=host, port=port, model_path=model_path)
+    serve(host=host, port=port, model_path=model_path, token=token, n_ctx=n_ctx, timeout_s=timeout)
 
 
 @app.command()
@@ -117,3 +122,7 @@ def main() -> None:
     except OrreryError as exc:  # one line, never wrapped, the message's brackets not taken as markup
         Console(stderr=True).print(Text.assemble(("error: ", "bold red"), str(exc)), soft_wrap=True)
         sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
