@@ -8,9 +8,7 @@ callers presenting its bearer token."""
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
-import os
 import secrets
 import threading
 import time
@@ -26,7 +24,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from orrery.errors import ConfigError, ModelError
+from orrery.errors import ModelError
+from orrery.exposure import check_exposure
 from orrery.llm.base import Delta, Model, stream
 from orrery.llm.local import LocalModel
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec
@@ -375,29 +374,11 @@ def create_app(model: Model, token: str | None = None, max_body_bytes: int = MAX
     return app
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def check_exposure(host: str, token: str | None) -> str | None:
-    """The token to require (`token`, else $ORRERY_TOKEN); refuses an address off loopback without one."""
-    token = token or os.environ.get("ORRERY_TOKEN") or None
-    if token is None and not is_loopback(host):
-        raise ConfigError(f"serving on {host} would let anyone on the network use the model: pass --token "
-                          "(or set ORRERY_TOKEN) and give clients that bearer token, or serve on 127.0.0.1")
-    return token
-
-
 def serve(host: str = "127.0.0.1", port: int = 8080, model_path: str | Path | None = None, *,
           token: str | None = None, n_ctx: int = 8192, timeout_s: float | None = 300.0) -> None:
     """Load the embedded (or `model_path`) model, then serve it until interrupted. `n_ctx` bounds a prompt
     (longer ones get 400 with their token count); `timeout_s` bounds one generation (504 past it)."""
-    token = check_exposure(host, token)
+    token = check_exposure(host, token, "the model")
     model = LocalModel(path=model_path, n_ctx=n_ctx, timeout_s=timeout_s)
     model.load()
     uvicorn.run(create_app(model, token), host=host, port=port, log_level="info")

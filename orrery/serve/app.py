@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import os
 import re
 import secrets
 import time
@@ -27,7 +26,8 @@ from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from orrery import apps as app_registry
-from orrery.errors import ConfigError, OrreryError
+from orrery.errors import OrreryError
+from orrery.exposure import check_exposure
 from orrery.serve.agui import Translator
 from orrery.serve.runs import (
     Bridge,
@@ -460,24 +460,10 @@ def _upload_path(server: Server, upload_id: str) -> str:
 
 
 # -- the `orrery serve` command --------------------------------------------------------------------
-def is_loopback(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def serve(host: str = "127.0.0.1", port: int = 8000, **settings: Any) -> None:
     """Run the server with uvicorn. Off loopback a token is required (the server refuses to start without)."""
     import uvicorn
 
     s = Settings(**settings)
-    s.token = s.token or os.environ.get("ORRERY_TOKEN") or None
-    if not is_loopback(host) and not s.token:
-        raise ConfigError(f"refusing to listen on {host} without a token: pass --token or set ORRERY_TOKEN "
-                          "(clients then send 'Authorization: Bearer <token>')")
+    s.token = check_exposure(host, s.token, "every agent")
     uvicorn.run(create_app(s), host=host, port=port, log_level="info")

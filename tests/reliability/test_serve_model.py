@@ -14,10 +14,11 @@ import httpx
 import pytest
 
 from orrery.errors import ConfigError, ModelError
+from orrery.exposure import check_exposure
 from orrery.llm.base import Delta
 from orrery.llm.openai import OpenAIModel
 from orrery.llm.scripted import ScriptedModel
-from orrery.llm.server import check_exposure, running_server
+from orrery.llm.server import running_server
 from orrery.messages import Message, ModelResponse, Usage
 
 HELLO = {"model": "scripted", "messages": [{"role": "user", "content": "hi"}]}

@@ -12,9 +12,10 @@ from fastapi.testclient import TestClient
 from scripted import post_run, run_input
 
 from orrery.errors import ConfigError
+from orrery.exposure import is_loopback
 from orrery.llm.scripted import ScriptedModel, call, turn
 from orrery.serve import create_app
-from orrery.serve.app import is_loopback, serve
+from orrery.serve.app import serve
 
 SAMPLE = Path(__file__).parents[2] / "orrery" / "forecast" / "samples" / "air_passengers.csv"
 
@@ -45,11 +46,11 @@ def test_off_loopback_needs_a_token(monkeypatch):
     monkeypatch.delenv("ORRERY_TOKEN", raising=False)
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("example.com")
-    with pytest.raises(ConfigError, match="without a token"):
+    with pytest.raises(ConfigError, match="pass --token"):
         serve("0.0.0.0", 8000)
     cli = subprocess.run([sys.executable, "-m", "orrery", "serve", "--host", "0.0.0.0"], capture_output=True,
                          text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"})
-    assert cli.returncode == 2 and "refusing to listen on 0.0.0.0" in cli.stderr
+    assert cli.returncode == 2 and "serving on 0.0.0.0 would let anyone" in cli.stderr
 
 
 def test_upload_limits_and_bad_files(client, settings):
