@@ -24,22 +24,21 @@ def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON
          trace: Annotated[Path | None, typer.Option(help="JSONL trace (default .orrery/traces/chat-TIME.jsonl)")] = None,
          message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None) -> None:
     """Chat with the generic agent (calculator and fact tools) in the terminal."""
-    from orrery.agent.loop import Agent, AgentConfig
-    from orrery.llm import resolve_model
-    from orrery.tools.builtin import DEFAULT_TOOLS
+    from orrery.chat import chat_agent
 
     trace = trace or Path(".orrery/traces") / f"chat-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
-    console.print(f"[dim]trace: {trace} (replay with `orrery replay {trace}`)[/]")
-    agent = Agent(resolve_model(llm), DEFAULT_TOOLS,
-                  AgentConfig(format="react" if react else "auto", verbose=True, trace=trace),
-                  tools_ref="orrery.tools.builtin:DEFAULT_TOOLS")
+    console.print(f"[dim]trace: {trace} (replay with `orrery replay {trace} --app chat`)[/]")
+    agent = chat_agent(llm, format="react" if react else "auto", verbose=True, trace=trace)
     questions = iter(message) if message else None
+    failed = 0
     while True:
         q = next(questions, None) if questions is not None else console.input("[bold]you> [/]")
         if q is None or q.strip() in ("exit", "quit"):
-            return
+            break
         if q.strip():
-            agent.query(q)
+            failed += agent.query(q).status == "error"
+    if failed:  # a script asking with -m must see that the model could not answer
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -67,6 +66,19 @@ def serve_model(host: str = "127.0.0.1", port: int = 8080,
     from orrery.llm.server import serve
 
     serve(host=host, port=port, model_path=model_path)
+
+
+@app.command()
+def serve(host: str = "127.0.0.1", port: int = 8000, llm: LLM = None,
+          token: Annotated[str | None, typer.Option(help="Bearer token (or ORRERY_TOKEN); required off loopback")] = None,
+          db: Annotated[str | None, typer.Option(help="Threads: a SQLite path or postgresql://... URL")] = None,
+          cors: Annotated[list[str] | None, typer.Option(help="Allow this browser origin (repeatable)")] = None,
+          max_upload_mb: float = 20, run_timeout: float = 600) -> None:
+    """Serve every app's agent over AG-UI (SSE) with the web app at http://HOST:PORT/."""
+    from orrery.serve.app import serve as run
+
+    run(host, port, llm=llm, token=token, db=db, cors=tuple(cors or ()),
+        max_upload_bytes=int(max_upload_mb * 2**20), run_timeout=run_timeout)
 
 
 def _mount_apps() -> None:

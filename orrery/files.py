@@ -51,7 +51,7 @@ def read_lines(path: str | Path, *, what: str = "input", max_bytes: int | None =
             if seen > max_bytes:
                 raise DataError(f"{what} {path} grew past the {max_bytes:,}-byte limit while being read")
             try:
-                yield n, raw.decode("utf-8")
+                yield n, raw.decode("utf-8-sig" if n == 1 else "utf-8")  # a byte-order mark is not data
             except UnicodeDecodeError:
                 raise DataError(f"{what} {path} line {n} is not UTF-8 text; convert the file to UTF-8") from None
 

@@ -49,6 +49,17 @@ def read_trace(path: str | Path) -> list[dict[str, Any]]:
     return events
 
 
+def is_trace(path: str | Path) -> bool:
+    """Whether ``path`` is a regular file whose first line is an orrery event."""
+    try:
+        for _, line in read_lines(path, what="trace"):
+            event = json.loads(line)
+            return isinstance(event, dict) and isinstance(event.get("kind"), str)
+    except (DataError, json.JSONDecodeError):
+        return False
+    return True  # empty: a run that was stopped before its first event
+
+
 @dataclass
 class ReplayReport:
     task: str
@@ -71,7 +82,15 @@ def load_tools(ref: str) -> Any:
         obj = load_ref(ref)
     except (ImportError, AttributeError) as exc:
         raise ConfigError(f"--tools {ref!r} cannot be loaded: {exc}") from None
-    return obj() if callable(obj) and not isinstance(obj, list) and not hasattr(obj, "invoke") else obj
+    if callable(obj) and not isinstance(obj, list) and not hasattr(obj, "invoke"):  # a factory
+        try:
+            obj = obj()
+        except TypeError as exc:
+            raise ConfigError(f"--tools {ref!r} is a function that needs arguments ({exc}); name a list of "
+                              "tools, a Toolset, or a function without parameters that returns one") from None
+    if not (isinstance(obj, list | tuple) or hasattr(obj, "tools")):
+        raise ConfigError(f"--tools {ref!r} is a {type(obj).__name__}, not tools; name a list of tools or a Toolset")
+    return obj
 
 
 def app_tools(name: str) -> Any:
@@ -100,8 +119,9 @@ def replay(path: str | Path, tools: Any, **agent_kwargs: Any) -> ReplayReport:
 
     events = read_trace(path)
     start = next((e for e in events if e["kind"] == "run_start"), None)
-    if start is None or not isinstance(start.get("task"), str):
-        raise DataError(f"{path} has no run_start event; is this an orrery trace?")
+    if start is None or not isinstance(start.get("task"), str) or not isinstance(start.get("options", {}), dict):
+        raise DataError(f"{path} has no valid run_start event (a task and an options object); "
+                        "is this an orrery trace?")
     if tools is None:
         hint = f" (it was recorded with {start['tools_ref']}; pass that if you trust it)" if start.get("tools_ref") else ""
         raise ConfigError(f"replay runs tools you choose, never code named in a trace: pass --tools module:attr "

@@ -9,10 +9,11 @@ from typing import Any
 
 from orrery.agent.loop import Agent, AgentConfig, RunResult
 from orrery.errors import OrreryError
-from orrery.events import Event
+from orrery.events import Event, Final
 from orrery.forecast import models as reg
 from orrery.forecast import prompts
 from orrery.forecast.data import SeriesData, load
+from orrery.forecast.plan import Progress
 from orrery.forecast.result import ForecastResult
 from orrery.forecast.tools import (
     analyze_features,
@@ -143,11 +144,13 @@ class ForecastAgent:
 
     def __init__(self, llm: str | Model | None = None, *, max_retries: int = 3, max_rounds: int = 20,
                  verbose: bool = False, n_jobs: int = 1, client: Any = None, trace: str | None = None,
-                 on_event: Iterable[Callable[[Event], None]] = (), max_tokens_per_call: int | None = 400):
+                 on_event: Iterable[Callable[[Event], None]] = (), max_tokens_per_call: int | None = 400,
+                 on_progress: Progress | None = None):
         self.model = resolve_model(llm)
-        self.settings = {"max_retries": max_retries, "max_rounds": max_rounds, "verbose": verbose, "trace": trace}
-        self.options = {"n_jobs": n_jobs, "client": client}
-        self.handlers = list(on_event)
+        self.settings = {"max_retries": max_retries, "max_rounds": max_rounds, "verbose": False, "trace": trace}
+        self.options = {"n_jobs": n_jobs, "client": client, "on_progress": on_progress}
+        self.handlers = list(on_event) + ([self._verbose] if verbose else [])
+        self._console: Callable[[Event], None] | None = None
         self.max_tokens_per_call = max_tokens_per_call
         self.agent: Agent | None = None
         self.events: list[dict[str, Any]] = []
@@ -211,8 +214,8 @@ class ForecastAgent:
             return "You have not cross-validated any model yet: call cross_validate first."
         means = cv.mean_mase()
         best = cv.best()
-        if best != reg.BASELINE and means[best] < means[reg.BASELINE]:
-            return None
+        if best is None or (best != reg.BASELINE and means[best] < means[reg.BASELINE]):
+            return None  # nothing to retry on a series too short to cross-validate: the result says so
         ctx.succeeded[:] = [n for n in ctx.succeeded if n not in REDO_ON_RETRY]
         untried = [n for n in reg.available(ctx.state["data"].m) if n not in means]
         return prompts.baseline_retry(best, means[best], means[reg.BASELINE], untried)
@@ -228,6 +231,16 @@ class ForecastAgent:
         return prompts.grounding_retry(bad) if bad else None
 
     # -- result --------------------------------------------------------------------------------------
+    def _verbose(self, event: Event) -> None:
+        """The console view, less the commentary's own final panel: a rejected commentary is reported once,
+        in the result, as "commentary omitted", not as a panel titled with its status."""
+        if self._console is None:
+            from orrery.console import ConsoleView
+            self._console = ConsoleView()
+        phase = self.agent.ctx.state.get("phase") if self.agent is not None else None
+        if not (isinstance(event, Final) and phase == "commentary"):
+            self._console(event)
+
     def _record(self, event: Event) -> None:
         self.events.append(event.to_dict())
 
@@ -235,17 +248,17 @@ class ForecastAgent:
         assert self.agent is not None
         state = self.agent.ctx.state
         facts = prompts.summary_from_state(state)
-        comment, warnings = "", []
+        comment, warnings, omitted = "", [], None
         if comment_run is not None and comment_run.status == "completed":
             comment = comment_run.output.strip()
         elif comment_run is not None:
-            warnings.append(f"the model's commentary was left out ({comment_run.status}): "
-                            f"{'; '.join(comment_run.errors[-1:])}")
+            why = re.split(r"(?<=[.!?])\s", "; ".join(comment_run.errors[-1:]))[0]  # the finding, not the retry prompt
+            omitted = f"the model's rewrite was rejected ({comment_run.status}): {why or 'no reason given'}"
         if run.status not in ("completed", "invalid"):
             warnings.append(f"the agent stopped early ({run.status}): {'; '.join(run.errors[-1:])}")
         result = result_from_state(state, "\n\n".join(p for p in (facts, comment) if p), self.events)
         result.warnings += warnings
-        result.status, result.usage = run.status, run.usage
+        result.status, result.usage, result.commentary_omitted = run.status, run.usage, omitted
         return result
 
 

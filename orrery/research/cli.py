@@ -21,7 +21,7 @@ console = Console()
 LLM = Annotated[str | None, typer.Option("--llm", help="local | openai:MODEL | ollama:MODEL | http://host:port/v1")]
 INDEX = Annotated[Path | None, typer.Option("--index", help="An index from `orrery research index` "
                                                               "(default: the shipped ForecastBench demo corpus)")]
-STEPS = Annotated[int, typer.Option("--steps", help="Step limit (one tool call per step)")]
+STEPS = Annotated[int, typer.Option("--steps", min=1, help="Step limit (one tool call per step)")]
 
 
 @app.command()
@@ -40,19 +40,17 @@ def index(src: Annotated[list[Path], typer.Argument(help="JSONL, Markdown or HTM
 def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.Option(
             "--before", help="Date bound (YYYY-MM-DD): no document after it is searched (default: now)")] = None,
         llm: LLM = None, steps: STEPS = 12,
-        wall_time: Annotated[float | None, typer.Option(help="Seconds before the run stops")] = None,
+        wall_time: Annotated[float | None, typer.Option(min=0.0, help="Seconds before the run stops")] = None,
         out: Annotated[Path | None, typer.Option("--out", help="Save the trajectory JSON here "
                                                                  "(and the event trace beside it)")] = None) -> None:
-    """Forecast one question, showing each step live. Exits 1 when the run failed."""
+    """Forecast one question, showing each step live. Exits 1 when the run ends without a forecast."""
     from orrery.console import ConsoleView
     from orrery.research.agent import ResearchAgent, date_bound
     from orrery.research.batch import write_json_atomic
 
     bound = date_bound(before)  # a bad --before fails here, before any work
-    if out is not None:
-        check_json_out(out)
-    trace = None if out is None else out.with_suffix(".trace.jsonl")
-    agent = ResearchAgent(llm, index, max_steps=steps, wall_time=wall_time,
+    trace = None if out is None else check_outputs(out)
+    agent = ResearchAgent(llm, index, max_rounds=steps, wall_time=wall_time,
                           on_event=[ConsoleView()], trace=trace)
     result = agent.run(question, before=bound)
     if out is not None:
@@ -64,6 +62,9 @@ def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.
         console.print(f"  [{n}] {s.title} ({s.date or 'undated'}) - {s.why}")
     if result.status == "error":
         fail(f"the run failed: {'; '.join(result.errors) or 'unknown'}")
+    if not result.submitted:  # the command's answer is a probability: a run without one failed
+        fail(f"no forecast: the run ended with status {result.status}"
+             + (f" ({result.errors[-1]})" if result.errors else "") + "; raise --steps or --wall-time")
 
 
 def fail(message: str) -> NoReturn:
@@ -72,27 +73,37 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(1)
 
 
-def check_json_out(out: Path) -> None:
-    """Refuse an --out that cannot be written, before the run rather than after it."""
+def check_outputs(out: Path) -> Path:
+    """Refuse an --out that cannot be written or would replace a file orrery did not write, before
+    the run rather than after it. Returns the trace path beside it, emptied for this run."""
+    from orrery.research.batch import load_trajectory
+    from orrery.trace import is_trace
+
     if out.suffix != ".json":
         raise DataError(f"--out {out}: the trajectory is JSON; give a path ending in .json")
-    if out.is_dir():
-        raise DataError(f"--out {out} is a folder; give a file path ending in .json")
     parent = out.parent
     while not parent.exists():
         parent = parent.parent
     if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
         raise DataError(f"--out {out}: {parent} is not a writable folder; choose another path")
+    if out.exists() and not {"question_id", "trajectory"} <= set(load_trajectory(out) or {}):
+        raise DataError(f"--out {out} exists and is not a research trajectory; choose a new path (nothing was changed)")
+    trace = out.with_suffix(".trace.jsonl")
+    if trace.exists() and not is_trace(trace):
+        raise DataError(f"{trace} (the trace beside --out) exists and is not an orrery trace; choose another --out")
+    trace.unlink(missing_ok=True)  # the previous run's trace, replaced like its trajectory
+    return trace
 
 
 @app.command()
 def batch(questions: Annotated[Path, typer.Argument(help="Question rows (JSONL: id, question, freeze_date, "
                                                           "optionally resolution and market_value)")],
           out: Annotated[Path, typer.Option("--out", help="Folder for trajectories and summary.json")],
-          workers: Annotated[int, typer.Option(help="Worker threads")] = 4,
-          rpm: Annotated[float | None, typer.Option(help="Model requests per minute, shared by all workers")] = None,
+          workers: Annotated[int, typer.Option(min=1, help="Worker threads")] = 4,
+          rpm: Annotated[float | None, typer.Option(min=0.0, help="Model requests per minute, shared by all "
+                                                                      "workers (unset or 0: no limit)")] = None,
           llm: LLM = None, index: INDEX = None,
-          limit: Annotated[int | None, typer.Option(help="Only the first N questions")] = None,
+          limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions")] = None,
           scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address (e.g. tcp://host:8786)")] = None,
           skip_invalid: Annotated[bool, typer.Option(help="Run the valid rows when some are bad "
                                                           "(default: refuse the batch)")] = False,
@@ -105,7 +116,7 @@ def batch(questions: Annotated[Path, typer.Argument(help="Question rows (JSONL: 
     rows, bad = check_questions(*read_question_file(questions), skip_invalid=skip_invalid)
     for problem in bad:
         console.print(f"[yellow]skipped[/] {problem}")
-    options = {"workers": workers, "rpm": rpm, "index": index, "limit": limit, "max_steps": steps}
+    options = {"workers": workers, "rpm": rpm, "index": index, "limit": limit, "max_rounds": steps}
     if scheduler is None:
         result = run_batch(rows, out, llm, **options)
     else:

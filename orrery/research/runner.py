@@ -15,6 +15,7 @@ submitted forecast or a clean limit); :func:`run_batch` skips finished questions
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import uuid
@@ -29,6 +30,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from orrery.errors import DataError
+from orrery.files import read_text
 from orrery.llm import resolve_model
 from orrery.llm.base import Model
 from orrery.llm.scripted import ScriptedModel
@@ -136,6 +138,37 @@ def output_dir(out: Path) -> Path:
     return out
 
 
+def check_not_foreign(rows: Sequence[Mapping[str, Any]], out: Path) -> None:
+    """Refuse to run when a file the batch would write (a trajectory, a trace, summary.json) exists and
+    was not written by a research batch: --out may be a folder of the user's own files."""
+    from orrery.trace import is_trace
+
+    def foreign(path: Path, ours: Callable[[dict[str, Any]], bool]) -> bool:
+        if not path.exists():
+            return False
+        if not path.is_file():
+            return True
+        try:
+            data = json.loads(read_text(path, what="output"))
+        except json.JSONDecodeError:
+            return False  # a torn write of ours (before writes were atomic): rerun it
+        return not (isinstance(data, dict) and ours(data))
+
+    found = []
+    for q in rows:
+        trajectory, trace = trajectory_path(out, q["id"]), trace_path(out, q["id"])
+        if foreign(trajectory, lambda d, qid=q["id"]: d.get("question_id") == qid):
+            found.append(trajectory)
+        if trace.exists() and not is_trace(trace):
+            found.append(trace)
+    if foreign(out / SUMMARY_FILE, lambda d: {"questions", "statuses"} <= set(d)):
+        found.append(out / SUMMARY_FILE)
+    if found:
+        shown = ", ".join(p.name for p in found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+        raise DataError(f"--out {out} holds files a batch would replace that it did not write ({shown}); "
+                        "choose another folder (nothing was changed)")
+
+
 def remove_stale_temp_files(out_dir: Path) -> None:
     """Temp files left by a trajectory write that was killed (``write_json_atomic`` names them
     ``.<id>.json.<random>.tmp``); nothing else in the folder is touched."""
@@ -151,12 +184,13 @@ def run_batch(questions: Iterable[Mapping[str, Any]], out_dir: str | Path, llm: 
 
     ``workers`` threads share one model and one ``rpm`` limit. With ``client`` (a
     ``distributed.Client``) each question is one Dask task instead. ``agent_kwargs`` go to
-    :class:`ResearchAgent` (``max_steps``, ``wall_time``...). Every row is checked first
+    :class:`ResearchAgent` (``max_rounds``, ``wall_time``...). Every row is checked first
     (:func:`check_questions`): a bad row stops the batch before any model call, unless
     ``skip_invalid``, which runs the good rows only."""
     rows, _ = check_questions(enumerate(questions, 1), skip_invalid=skip_invalid)
     rows = rows[:limit]
     out = output_dir(Path(out_dir))
+    check_not_foreign(rows, out)
     remove_stale_temp_files(out)
     todo = pending(rows, out)
     console = console or Console(stderr=True)

@@ -2,8 +2,9 @@
 
 Timeouts (`@tool(timeout=S)`) and how a timed-out tool is stopped:
 
-* `@tool(timeout=S, process=True)`: the call runs in its own process, killed at the timeout, so it
-  can write nothing afterwards. Its arguments and result must pickle, it cannot take a RunContext
+* `@tool(timeout=S, process=True)`: the call runs in a worker process, killed at the timeout, so it
+  can write nothing afterwards (a worker whose call finished in time serves the next one: the
+  module is imported once, and later calls cost well under a millisecond). Its arguments and result must pickle, it cannot take a RunContext
   (its changes would be lost), and it must be defined at module level (the process imports it).
 * `@tool(timeout=S)`: the call runs in a thread, which Python cannot kill. At the timeout the model
   is told and `cancelled()` turns True in that thread: a long tool checks it between units of work
@@ -224,7 +225,8 @@ def _with_timeout(fn: Callable[..., Any], seconds: float, *args: Any) -> Any:
     return box["value"]
 
 
-def _process_main(conn: Any, module: str, qualname: str, kwargs: dict[str, Any]) -> None:
+def _serve(conn: Any, module: str, qualname: str) -> None:
+    """A tool's worker process: import the tool once, then run calls until the pipe closes."""
     try:
         obj: Any = importlib.import_module(module)
         for part in qualname.split("."):
@@ -233,22 +235,30 @@ def _process_main(conn: Any, module: str, qualname: str, kwargs: dict[str, Any])
         conn.send(("error", ToolError(f"the tool's process cannot import {module}.{qualname}: {exc}")))
         return
     fn = obj.fn if isinstance(obj, Tool) else obj
-    conn.send(("started", None))  # the timeout counts from here, not from the process's imports
-    try:
-        conn.send(("value", fn(**kwargs)))
-    except BaseException as exc:  # a result or exception that does not pickle becomes a ToolError
+    conn.send(("ready", None))
+    while True:
         try:
-            conn.send(("error", exc))
-        except Exception:
-            conn.send(("error", ToolError(f"{type(exc).__name__}: {exc}")))
+            kwargs = conn.recv()
+        except EOFError:
+            return
+        try:
+            conn.send(("value", fn(**kwargs)))
+        except BaseException as exc:  # a result or exception that does not pickle becomes a ToolError
+            try:
+                conn.send(("error", exc))
+            except Exception:
+                conn.send(("error", ToolError(f"{type(exc).__name__}: {exc}")))
 
 
-PROCESS_START_SECONDS = 60.0
+PROCESS_START_SECONDS = 60.0  # importing the tool's module; the tool's own timeout starts after it
+_IDLE: dict[tuple[str, str], list[tuple[Any, Any]]] = {}  # (module, qualname) -> idle (process, pipe)
+_IDLE_LOCK = threading.Lock()
 
 
 def _receive(conn: Any, proc: Any, seconds: float | None) -> tuple[str, Any]:
     if not conn.poll(seconds):
         proc.kill()
+        proc.join()
         raise ToolTimedOut
     try:
         return conn.recv()
@@ -257,23 +267,33 @@ def _receive(conn: Any, proc: Any, seconds: float | None) -> tuple[str, Any]:
         raise ToolError(f"the tool's process died (exit code {proc.exitcode})") from None
 
 
-def _in_process(fn: Callable[..., Any], kwargs: dict[str, Any], seconds: float | None) -> Any:
-    """Run a module-level tool function in a fresh process (forkserver: safe beside threads); kill it
-    at the timeout, so a timed-out tool can do nothing more."""
+def _worker(key: tuple[str, str]) -> tuple[Any, Any]:
+    """An idle worker for this tool, or a new one (forkserver: safe to start beside threads)."""
+    with _IDLE_LOCK:
+        if _IDLE.get(key):
+            return _IDLE[key].pop()
     mp = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
                                      else "spawn")
-    recv, send = mp.Pipe(duplex=False)
-    proc = mp.Process(target=_process_main, args=(send, fn.__module__, fn.__qualname__, kwargs),
-                      daemon=True, name="orrery-tool")
+    conn, child = mp.Pipe()
+    proc = mp.Process(target=_serve, args=(child, *key), daemon=True, name=f"orrery-tool-{key[1]}")
     proc.start()
-    send.close()
-    try:
-        kind, payload = _receive(recv, proc, PROCESS_START_SECONDS)
-        if kind == "started":
-            kind, payload = _receive(recv, proc, seconds)
-    finally:
-        recv.close()
-        proc.join(5)
+    child.close()
+    kind, payload = _receive(conn, proc, PROCESS_START_SECONDS)
+    if kind == "error":
+        proc.join()
+        raise payload
+    return proc, conn
+
+
+def _in_process(fn: Callable[..., Any], kwargs: dict[str, Any], seconds: float | None) -> Any:
+    """Run a module-level tool function in a worker process that is killed at the timeout, so a
+    timed-out tool can do nothing more; a worker that finished in time serves the next call."""
+    key = (fn.__module__, fn.__qualname__)
+    proc, conn = _worker(key)
+    conn.send(kwargs)
+    kind, payload = _receive(conn, proc, seconds)  # kills the worker on timeout
+    with _IDLE_LOCK:
+        _IDLE.setdefault(key, []).append((proc, conn))
     if kind == "error":
         raise payload
     return payload

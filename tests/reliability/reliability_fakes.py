@@ -97,3 +97,16 @@ def crash() -> str:
     import os
 
     os.abort()
+
+
+@tool(timeout=0.5, process=True)
+def worker_pid(delay: float) -> int:
+    """The id of the process running the call, after a wait.
+
+    Args:
+        delay: seconds to wait first
+    """
+    import os
+
+    time.sleep(delay)
+    return os.getpid()

@@ -67,12 +67,15 @@ def test_replay_refuses_tools_that_lack_a_name_the_trace_calls(tmp_path: Path, c
     with pytest.raises(ConfigError, match="the trace calls calculate, which the given tools lack"):
         replay(trace, [get_fact])
     cli("replay", trace, "--tools", "orrery.tools.builtin:nothing").one_line_error("cannot be loaded")
+    cli("replay", trace, "--tools", "os:sep").one_line_error("is a str, not tools")
+    cli("replay", trace, "--tools", "os:system").one_line_error("is a function that needs arguments")
 
 
 @pytest.mark.parametrize("content, message", [
     ("not json\n", "t.jsonl:1: not a JSON event"),
     ('{"a": 1}\n', "t.jsonl:1: not an orrery event"),
-    ('{"kind": "final"}\n', "has no run_start event"),
+    ('{"kind": "final"}\n', "has no valid run_start event"),
+    ('{"kind": "run_start", "task": "t", "options": [1]}\n', "has no valid run_start event"),
 ])
 def test_a_garbage_trace_is_a_one_line_error(tmp_path: Path, cli, content: str, message: str) -> None:
     (tmp_path / "t.jsonl").write_text(content)

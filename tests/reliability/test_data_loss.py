@@ -242,3 +242,55 @@ def test_where_folders_cannot_be_exchanged_the_old_index_survives_a_failed_swap(
     build_index(write_docs(tmp_path / "b.jsonl", DOCS[:1]), out, backend="tantivy")
     assert len(open_index(out)) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "b.jsonl", "index"]
+
+
+def test_a_process_tools_worker_serves_later_calls_until_it_times_out() -> None:
+    import os
+
+    from reliability_fakes import worker_pid
+
+    first = run_tool("worker_pid", [worker_pid], delay=0).value
+    assert first != os.getpid() and run_tool("worker_pid", [worker_pid], delay=0).value == first
+    assert not run_tool("worker_pid", [worker_pid], delay=2).ok  # timed out: that worker is killed
+    with pytest.raises(ProcessLookupError):
+        os.kill(first, 0)
+    assert run_tool("worker_pid", [worker_pid], delay=0).value not in (first, os.getpid())
+
+
+def test_ask_out_never_replaces_a_file_orrery_did_not_write(tmp_path: Path, cli, index: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import orrery.research.agent as agent_module
+
+    monkeypatch.setattr(agent_module, "resolve_model", lambda spec: PolicyModel())
+    ask = ("research", "ask", "Will topic alpha grow?", "--index", index, "--before", "2024-02-01", "--out")
+    mine = tmp_path / "results.json"
+    mine.write_text('{"my": "data"}')
+    cli(*ask, mine).one_line_error("exists and is not a research trajectory")
+    assert mine.read_text() == '{"my": "data"}'
+    (tmp_path / "run.trace.jsonl").write_text("my notes\n")
+    cli(*ask, tmp_path / "run.json").one_line_error("is not an orrery trace")
+    assert (tmp_path / "run.trace.jsonl").read_text() == "my notes\n" and not (tmp_path / "run.json").exists()
+
+    out = tmp_path / "ask.json"
+    for _ in range(2):  # a rerun replaces its own trajectory and restarts its own trace
+        assert cli(*ask, out).code == 0
+    kinds = [json.loads(line)["kind"] for line in out.with_suffix(".trace.jsonl").read_text().splitlines()]
+    assert kinds.count("run_start") == 1 and json.loads(out.read_text())["probability"] == 0.7
+
+
+def test_batch_out_never_replaces_a_users_files(tmp_path: Path, index: Path) -> None:
+    out = tmp_path / "docs"
+    out.mkdir()
+    (out / "alpha.json").write_text('{"my": "notes"}')  # what the trajectory of question "alpha" would be
+    (out / "bravo.trace.jsonl").write_text("my log\n")
+    (out / "summary.json").write_text('{"quarter": 3}')
+    model = PolicyModel()
+    with pytest.raises(DataError, match=r"holds files a batch would replace.*alpha.json, bravo.trace.jsonl, "
+                                        r"summary.json"):
+        run_batch([question("alpha"), question("bravo")], out, model, index=index, progress=False)
+    assert model.calls == 0
+    assert listing(out) == {"alpha.json": b'{"my": "notes"}', "bravo.trace.jsonl": b"my log\n",
+                            "summary.json": b'{"quarter": 3}'}
+    (out / "summary.json").unlink()
+    done = run_batch([question("charlie")], out, model, index=index, progress=False)  # no clash: runs beside
+    assert done.summary["statuses"] == {"completed": 1} and (out / "alpha.json").read_text() == '{"my": "notes"}'

@@ -28,6 +28,18 @@ def test_ask_with_an_unreachable_model_exits_non_zero(tmp_path: Path, cli, index
     assert json.loads((tmp_path / "a.json").read_text())["status"] == "error"  # the failure is still recorded
 
 
+def test_ask_that_ends_without_a_forecast_exits_non_zero(tmp_path: Path, cli, index: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import orrery.research.agent as agent_module
+
+    monkeypatch.setattr(agent_module, "resolve_model", lambda spec: PolicyModel())
+    run = cli("research", "ask", "Will topic alpha grow?", "--index", index, "--before", "2024-02-01",
+              "--steps", "2")  # search, add_source: no step left to submit
+    assert run.code == 1
+    assert run.err.strip().splitlines()[-1].startswith("error: no forecast: the run ended with status max_rounds")
+    assert cli("research", "ask", "Will topic alpha grow?", "--index", index, "--before", "2024-02-01").code == 0
+
+
 class FailsOn(PolicyModel):
     def __init__(self, word: str) -> None:
         super().__init__()
@@ -48,7 +60,7 @@ def test_a_batch_with_a_failed_question_exits_non_zero(tmp_path: Path, cli, inde
     run = cli("research", "batch", rows, "--out", tmp_path / "out", "--index", index)
     assert run.code == 1 and "1 question(s) failed" in run.err
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
-    assert summary["statuses"] == {"submitted": 1, "error": 1}
+    assert summary["statuses"] == {"completed": 1, "error": 1}
 
 
 def bad_docs(tmp_path: Path, row: Any) -> Path:
@@ -115,3 +127,25 @@ def test_outputs_are_checked_before_the_work(tmp_path: Path, cli, index: Path, m
         "--out", rows / "a.json").one_line_error("is not a writable folder")  # under a file: unwritable
     cli("research", "batch", rows, "--out", rows, "--index", index).one_line_error("is a file")
     assert model.calls == 0
+
+
+@pytest.mark.parametrize("option, value", [("--rpm", "-1"), ("--workers", "0"), ("--steps", "0"), ("--limit", "0")])
+def test_numeric_options_out_of_range_are_refused_before_any_work(tmp_path: Path, cli, option: str,
+                                                                   value: str) -> None:
+    rows = write_rows(tmp_path / "q.jsonl", [question("alpha")])
+    run = cli("research", "batch", rows, "--out", tmp_path / "out", option, value)
+    assert run.code == 2 and option in run.err and "Traceback" not in run.err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_byte_order_mark_is_not_a_bad_line(tmp_path: Path, cli) -> None:
+    docs = tmp_path / "d.jsonl"
+    docs.write_bytes(b"\xef\xbb\xbf" + json.dumps(DOCS[0].to_json()).encode() + b"\n")
+    run = cli("research", "index", docs, "--out", tmp_path / "i.sqlite")
+    assert run.code == 0 and "indexed 1 documents" in run.out
+
+
+def test_chat_with_an_unreachable_model_exits_non_zero(tmp_path: Path, cli, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the default trace goes under .orrery/ here
+    run = cli("chat", "--llm", "http://127.0.0.1:9/v1", "-m", "What is 2+2?")
+    assert run.code == 1 and "cannot reach http://127.0.0.1:9/v1/" in run.out + run.err

@@ -1,0 +1,303 @@
+"""The BI agent: seed 003's cycle on the core `PlanAgent`, over one database.
+
+Every turn: classify_intent (the core: only with an active plan) -> reiterate_intention and plan_todos
+(one schema-constrained model call: the rewrite, the kind of plan, the values and fields named) -> the
+TODO list from a template for that kind, shown before it runs -> execute_next_todo one at a time (the
+core's pointer rules: a clarification answer reruns the same TODO, success advances). One memory entry per
+TODO with the seed's fields, `query_metadata` on the entry of the step that ran a query, so a later
+"analyze ... in these results" plans analysis TODOs over it. The model never picks a tool: the template
+does, which a 0.5B model cannot get wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Generator, Iterable, Iterator
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import pydantic
+
+from orrery.agent.calls import Emit, ask_json
+from orrery.agent.planner import Intent, PlanAgent, PlanResult, PlanState, Todo
+from orrery.bi.engines import Engine
+from orrery.bi.semantic import Semantic, load
+from orrery.bi.tools import CANNOT, BIContext, jsonable, make_tools, prompt
+from orrery.events import Event, Final, Planned, StateChanged
+from orrery.llm.base import Model
+from orrery.messages import Message, Usage
+from orrery.sessions import SessionStore
+
+Kind = Literal["query", "lookup", "analysis", "cannot_answer"]
+Status = Literal["answered", "clarification", "cannot_answer", "error"]
+CHART_WORDS = ("chart", "plot", "graph", "visuali", "draw")
+# Seed 003: a single entity goes to GraphQL, several or an aggregate to the query engine; a "lookup" plan
+# for a question with these words is a query (the 0.5B model chose lookup for "how many customers in ...").
+AGGREGATE_WORDS = re.compile(r"\b(how many|count|number of|total|sum|average|avg|mean|most|least|top|per|each|"
+                             r"max|min|highest|lowest|list|all)\b", re.I)
+
+
+@dataclass
+class Reiterated(Event):
+    """reiterate_intention: the request rewritten, shown to the user before the plan."""
+
+    request: str
+    plan_kind: str
+    kind: str = field(init=False, default="reiterated")
+
+
+@dataclass
+class BIMemoryEntry:
+    """Seed 003's memory entry: one per TODO execution."""
+
+    turn_id: int
+    todo_key: str
+    todo_description: str
+    status: str                      # complete | clarification_needed | error
+    user_input: str
+    agent_action: str
+    tools_called: list[str]
+    queries_executed: list[str] = field(default_factory=list)
+    query_metadata: dict[str, Any] = field(default_factory=dict)
+    clarification_asked: str | None = None
+    active_todo_list_snapshot: list[dict[str, str]] = field(default_factory=list)
+
+
+class PlanReply(pydantic.BaseModel):
+    request: str
+    kind: Kind
+    values: list[str] = []
+    fields: list[str] = []
+
+
+@dataclass
+class BIAnswer:
+    status: Status
+    answer: str
+    sql: str | None = None
+    columns: list[str] = field(default_factory=list)
+    rows: list[list[Any]] = field(default_factory=list)
+    clarification: str | None = None
+    notes: list[str] = field(default_factory=list)
+    chart: dict[str, Any] | None = None
+    todos: list[dict[str, Any]] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+
+    @property
+    def output(self) -> str:
+        return self.answer
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "answered"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("usage")
+        return d
+
+
+def todos_for(plan: PlanReply) -> list[Todo]:
+    """plan_todos: the TODO list of a plan kind, each TODO mapped to one tool."""
+    resolve = [Todo("resolve_entities", f"Find {', '.join(map(repr, plan.values))} in the data", "entity_resolution",
+                    {"mentions": plan.values})] if plan.values else []
+    chart = [Todo("chart", "Draw a chart of the result", "chart")] if any(
+        w in plan.request.lower() for w in CHART_WORDS) else []
+    if plan.kind == "lookup" and plan.values:
+        return [*resolve, Todo("lookup", "Look up the entity through GraphQL", "graphql_executor")]
+    if plan.kind == "analysis":
+        return [Todo("retrieve_query_metadata", "Fetch the previous query and its rows", "retrieve_query_metadata"),
+                Todo("summary_stats", "Summary statistics of the result", "summary_stats"),
+                Todo("compare_groups", "Compare the measure across groups", "compare_groups"),
+                Todo("time_breakdown", "Break the result down by month", "time_breakdown"),
+                Todo("trend_anomaly", "Trend and anomalous months", "trend_anomaly"),
+                Todo("chart", "Draw a chart of the result", "chart")]
+    fields = [Todo("map_fields", f"Map {', '.join(map(repr, plan.fields))} to columns", "field_mapping",
+                   {"terms": plan.fields})] if plan.fields else []
+    return [*resolve, *fields, Todo("build_query", "Write and check the SQL", "query_builder"),
+            Todo("execute_query", "Run the SQL (read-only)", "sql_executor"), *chart]
+
+
+class BIAgent(PlanAgent):
+    """`BIAgent(model, engine).ask("...")` -> BIAnswer; `stream` / `run` are the core planner's (its `Final`
+    carries the PlanResult; a `StateChanged("bi", answer)` comes just before it). A new agent on the same
+    session store and `session_id` resumes the conversation (a pending question, the plan, the memory)."""
+
+    def __init__(self, model: Model, engine: Engine, *, semantic: Semantic | None = None,
+                 store: str | Path | SessionStore | None = None, session_id: str = "default", clarify: bool = True,
+                 on_event: Iterable[Emit] = (), max_tokens_per_call: int | None = 400, chart_dir: Path | None = None,
+                 prose: bool = True, sql_mode: Literal["parts", "sql"] = "parts"):
+        """`prose=False` answers with the result itself instead of a model-written summary (one model call
+        fewer per question: what a benchmark of the SQL wants). `sql_mode="parts"` has the model fill in the
+        clauses and derives the joins (compose.py); "sql" has it write the whole statement."""
+        self.bi = BIContext(engine, semantic or load(engine.name, engine), model, clarify, chart_dir,
+                            max_tokens=max_tokens_per_call, sql_mode=sql_mode)
+        if not prose:
+            model = _TableAnswers(model, self.bi)
+        self.bi_memory: list[BIMemoryEntry] = []
+        super().__init__(model, make_tools(self.bi), store, session_id, on_event=on_event,
+                         system_prompt=prompt("system"), max_tokens_per_call=max_tokens_per_call)
+        self._load_bi()
+        self.bi.latest_metadata = self.latest_metadata
+        self.declined: str | None = None
+        self.answer: BIAnswer | None = None
+
+    # -- session: the plan and the BI part saved together, versioned -----------------------------------
+    def _load_bi(self) -> None:
+        saved = self.session.data.get("bi") or {}
+        self.bi_memory = [BIMemoryEntry(**m) for m in saved.get("memory", [])]
+        self.bi.choices = dict(saved.get("choices", {}))
+
+    def _save(self) -> None:
+        bi = {"memory": [asdict(m) for m in self.bi_memory], "choices": self.bi.choices}
+        self.session = self.store.save(replace(self.session, data={"plan": asdict(self.state), "bi": bi}))
+
+    def reload(self) -> None:
+        super().reload()
+        self._load_bi()
+
+    # -- seed 003 steps -----------------------------------------------------------------------------------
+    def plan(self, user_input: str, intent: Intent, usage: Usage) -> Iterator[Event]:
+        """reiterate_intention + plan_todos in one constrained call; the TODOs come from the kind's template."""
+        kinds = ["query", "lookup", *(["analysis"] if self.latest_metadata() else []), "cannot_answer"]
+        schema = {"type": "object", "required": ["request", "kind", "values", "fields"],
+                  "properties": {"request": {"type": "string"}, "kind": {"enum": kinds},
+                                 "values": {"type": "array", "items": {"type": "string"}},
+                                 "fields": {"type": "array", "items": {"type": "string"}}}}
+        sem = self.bi.semantic
+        tables = "; ".join(f"{t} ({v['description']})" if v.get("description") else t for t, v in sem.tables.items())
+        system = prompt("plan").format(description=sem.description or sem.database, tables=tables)
+        what = "Change the current request as the user asks" if intent == "modification" else "New request"
+        messages = [Message("system", system), Message("user", f"{self._context()}\n\n{what}: {user_input}")]
+        reply = yield from ask_json(self.model, messages, schema, PlanReply, usage=usage,
+                                    max_tokens=self.max_tokens_per_call)
+        if reply.kind == "analysis" and not self.latest_metadata():
+            reply.kind = "cannot_answer"
+        if reply.kind == "lookup" and (not reply.values or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")):
+            reply.kind = "query"
+        yield Reiterated(reply.request, reply.kind)
+        self.declined = reply.request if reply.kind == "cannot_answer" else None
+        todos = [] if self.declined else todos_for(reply)
+        self.state = PlanState(reply.request, todos, memory=self.state.memory, turn=self.state.turn)
+        self.bi.choices = {}  # a new plan asks afresh
+        self._save()
+        yield Planned(reply.request, [asdict(t) for t in todos])
+        yield self._plan_event()
+
+    def _handle(self, intent: Intent, user_input: str, usage: Usage) -> Generator[Event, None, PlanResult]:
+        self.declined = None
+        if intent in ("new_request", "modification"):
+            yield from self.plan(user_input, intent, usage)
+            if self.declined is not None:
+                return self._result("completed", f"This database holds no data to answer: {self.declined}",
+                                    intent, usage)
+            return (yield from self._execute(user_input, None, intent, usage))
+        return (yield from super()._handle(intent, user_input, usage))
+
+    def _remember(self, todo: Todo, status: Literal["done", "clarification", "failed"], user_input: str,
+                  output: str) -> Iterator[Event]:
+        """The seed's memory entry, saved with the core's entry in one versioned save."""
+        parsed = _json(output) if status == "done" else {}
+        meta = parsed.get("query_metadata") or {}
+        self.bi_memory.append(BIMemoryEntry(
+            turn_id=len(self.bi_memory) + 1, todo_key=todo.key, todo_description=todo.description,
+            status={"done": "complete", "clarification": "clarification_needed", "failed": "error"}[status],
+            user_input=user_input, agent_action=output[:300], tools_called=[todo.tool],
+            queries_executed=[meta["query"]] if meta else [], query_metadata=meta,
+            clarification_asked=output if status == "clarification" else None,
+            active_todo_list_snapshot=[{"key": t.key, "status": t.status} for t in self.state.todos]))
+        yield from super()._remember(todo, status, user_input, output)
+
+    def latest_metadata(self) -> dict[str, Any] | None:
+        return next((m.query_metadata for m in reversed(self.bi_memory) if m.query_metadata), None)
+
+    # -- the API --------------------------------------------------------------------------------------
+    def stream(self, task: str, *, db: str | None = None, **_: Any) -> Iterator[Event]:
+        """The core planner's turn, with the BI answer (status, SQL, rows, chart) as state before `Final`.
+        `db` switches the database first (the web app's input)."""
+        if db and db != self.bi.engine.name:
+            self.use(db)
+        self.bi.notes, before = [], self.bi.last_result
+        for event in super().stream(task):
+            if isinstance(event, Final):
+                self.answer = self._finish(event.result, before)
+                yield StateChanged("bi", self.answer.to_dict())
+            yield event
+
+    def use(self, db: str) -> None:
+        """Answer from another database from now on (the tools share `self.bi`, so they follow)."""
+        from orrery.bi.data import open_engine
+
+        engine = open_engine(db)
+        self.bi.engine, self.bi.semantic = engine, load(engine.name, engine)
+        self.bi.last_result = self.bi._index = self.bi._graphql = None
+
+    def ask(self, text: str) -> BIAnswer:
+        """One user message -> a BIAnswer (answered, clarification, cannot_answer or error)."""
+        self.run(text)
+        assert self.answer is not None  # set by stream() before its Final event
+        return self.answer
+
+    def _finish(self, r: PlanResult, before: Any) -> BIAnswer:
+        failed = next((t for t in r.todos if t.status == "failed"), None)
+        if self.declined is not None or (failed and (failed.error or "").startswith(CANNOT)):
+            reason = (failed.error or "").removeprefix(CANNOT) if failed else self.declined
+            self.state = PlanState(memory=self.state.memory, turn=self.state.turn)  # nothing left to continue
+            self._save()
+            return self._answer("cannot_answer", f"Cannot answer from this data: {reason}", r, before)
+        status: Status = {"completed": "answered", "cancelled": "answered", "paused": "clarification"}.get(
+            r.status, "error")
+        return self._answer(status, r.output, r, before)
+
+    def _answer(self, status: Status, text: str, r: PlanResult, before: Any) -> BIAnswer:
+        result = self.bi.last_result if self.bi.last_result is not before else None
+        chart = next((_json(t.result) for t in r.todos if t.tool == "chart" and t.status == "done"), None)
+        if self.bi.notes:
+            text += "\n(Assumed: " + "; ".join(self.bi.notes) + ")"
+        rows = [[jsonable(v) for v in row] for row in result.rows] if result else []
+        return BIAnswer(status, text, result.sql if result else None, result.columns if result else [], rows,
+                        r.question, list(self.bi.notes), chart, [asdict(t) for t in r.todos], r.usage)
+
+
+class _TableAnswers:
+    """A model whose plain-text replies (the planner's final summary, the only call without a schema) are the
+    last result's rows instead of prose; every constrained call goes to the wrapped model.
+    (The core planner has no summary hook yet; see the README.)"""
+
+    def __init__(self, model: Model, bi: BIContext):
+        self.model, self.bi, self.name = model, bi, model.name
+
+    def complete(self, messages: Any, tools: Any = (), *, schema: dict[str, Any] | None = None, **kw: Any) -> Any:
+        from orrery.messages import ModelResponse
+
+        if schema is not None or tools:
+            return self.model.complete(messages, tools, schema=schema, **kw)
+        r = self.bi.last_result
+        if r is None:
+            return ModelResponse("Done.")
+        head = ", ".join(r.columns)
+        rows = "; ".join(", ".join(str(jsonable(v)) for v in row) for row in r.rows[:10])
+        more = f" (first 10 of {len(r.rows)})" if len(r.rows) > 10 else ""
+        return ModelResponse(f"{len(r.rows)} row(s){more}: {head}: {rows}")
+
+
+def _json(text: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(text or "")
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def bi_agent(llm: Any = None, *, db: str = "tpch", session_id: str = "default", store: Any = None,
+             clarify: bool = True, **options: Any) -> BIAgent:
+    """The app factory: `llm` is a Model or a spec for `resolve_model`; `db` a built-in or registered name,
+    a PostgreSQL URL or a DuckDB/SQLite file; `store` / `session_id` where the conversation is kept (the
+    server passes its own, so a thread resumes its clarifications)."""
+    from orrery.bi.data import open_engine
+    from orrery.llm import resolve_model
+
+    model = llm if hasattr(llm, "complete") else resolve_model(llm)
+    return BIAgent(model, open_engine(db), store=store, session_id=session_id, clarify=clarify, **options)

@@ -1,0 +1,119 @@
+"""`orrery bi`: ask, chat, describe, connect."""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Questions about a database, answered step by step with read-only SQL.")
+console = Console()
+DB = Annotated[str, typer.Option("--db", help="tpch | chinook | superstore | a registered name | PostgreSQL URL | "
+                                               "DuckDB/SQLite file")]
+LLM = Annotated[str | None, typer.Option("--llm", help="local | openai:MODEL | ollama:MODEL | http://host:port/v1")]
+SESSION = Annotated[str | None, typer.Option("--session", help="continue this conversation (default: a new one)")]
+
+
+def _printer(quiet: bool) -> Any:
+    """An event handler that shows the rewrite, the TODO list and each step as it finishes."""
+    from orrery.bi.agent import Reiterated
+    from orrery.events import Planned, TodoUpdate
+
+    def show(event: Any) -> None:
+        if quiet:
+            return
+        if isinstance(event, Reiterated):
+            console.print(f"[bold]Request:[/] {event.request} [dim]({event.plan_kind})[/]")
+        elif isinstance(event, Planned):
+            for i, t in enumerate(event.todos, 1):
+                console.print(f"  [dim]{i}. {t['key']}: {t['description']} ({t['tool']})[/]")
+        elif isinstance(event, TodoUpdate):
+            mark = {"done": "[green]done[/]", "paused": "[yellow]needs an answer[/]"}.get(event.status, "[red]failed[/]")
+            console.print(f"  {event.key}: {mark}")
+
+    return show
+
+
+def _agent(db: str, llm: str | None, session: str | None, clarify: bool, quiet: bool) -> Any:
+    from orrery.bi.agent import bi_agent
+
+    return bi_agent(llm, db=db, session_id=session or uuid.uuid4().hex[:12], clarify=clarify,
+                    on_event=[_printer(quiet)])
+
+
+def _show(answer: Any) -> None:
+    if answer.sql:
+        console.print(f"[dim]{answer.sql}[/]")
+    if answer.columns:
+        table = Table(*answer.columns)
+        for row in answer.rows[:30]:
+            table.add_row(*("" if v is None else str(v) for v in row))
+        console.print(table)
+        if len(answer.rows) > 30:
+            console.print(f"[dim]... {len(answer.rows) - 30} more rows[/]")
+    if answer.chart:
+        console.print(f"[dim]chart: {answer.chart['png']}[/]")
+    style = {"answered": "", "clarification": "yellow", "cannot_answer": "magenta", "error": "red"}[answer.status]
+    console.print(f"[{style}]{answer.answer}[/]" if style else answer.answer)
+
+
+@app.command()
+def ask(question: str, db: DB = "tpch", llm: LLM = None, session: SESSION = None,
+        as_json: Annotated[bool, typer.Option("--json", help="print {status, answer, sql, columns, rows, "
+                                                             "clarification} and exit")] = False,
+        no_clarify: Annotated[bool, typer.Option("--no-clarify", help="take the most likely reading and say "
+                                                                      "which instead of asking")] = False) -> None:
+    """Answer one question; asks its clarifying questions in the terminal."""
+    agent = _agent(db, llm, session, not no_clarify, as_json)
+    answer = agent.ask(question)
+    if as_json:
+        print(json.dumps(answer.to_dict(), default=str))
+        raise typer.Exit(1 if answer.status == "error" else 0)
+    while answer.status == "clarification" and sys.stdin.isatty():
+        _show(answer)
+        answer = agent.ask(console.input("[bold]answer> [/]"))
+    _show(answer)
+    raise typer.Exit(1 if answer.status == "error" else 0)
+
+
+@app.command()
+def chat(db: DB = "tpch", llm: LLM = None, session: SESSION = None,
+         message: Annotated[list[str] | None, typer.Option("-m", help="say this and exit (repeatable)")] = None) -> None:
+    """A conversation: follow-up questions, answers to clarifications, 'analyze these results'."""
+    agent = _agent(db, llm, session, True, False)
+    console.print(f"[dim]session {agent.session.id} on {db}; 'exit' to leave[/]")
+    lines = iter(message) if message else None
+    while True:
+        text = next(lines, None) if lines is not None else console.input("[bold]you> [/]")
+        if text is None or text.strip() in ("exit", "quit"):
+            return
+        if text.strip():
+            _show(agent.ask(text))
+
+
+@app.command()
+def describe(db: Annotated[str, typer.Argument(help="a built-in or registered name, a URL or a file")]) -> None:
+    """Draft the semantic layer YAML of a database for an analyst to edit (never overwrites one)."""
+    from orrery.bi.data import open_engine
+    from orrery.bi.semantic import write_draft
+
+    engine = open_engine(db)
+    path = write_draft(engine.name, engine)
+    console.print(f"wrote {path}: describe the tables and columns, add synonyms and terms; "
+                  "the agent reads it on its next start")
+
+
+@app.command()
+def connect(url: Annotated[str, typer.Argument(help="postgresql://user@host/db or a DuckDB/SQLite file")],
+            name: Annotated[str | None, typer.Option(help="the name to use with --db")] = None) -> None:
+    """Register a DuckDB/SQLite file or a PostgreSQL URL (use a read-only role) under a name."""
+    from orrery.bi.data import connect as register
+
+    registered = register(url, name)
+    console.print(f"registered [bold]{registered}[/]; ask with --db {registered}")

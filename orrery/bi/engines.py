@@ -1,0 +1,234 @@
+"""One executor interface over DuckDB, PostgreSQL and SQLite, read-only by construction.
+
+Every query passes `guard.check` first; beneath it each engine refuses writes on its own:
+DuckDB is opened `read_only` with external access disabled and its configuration locked;
+PostgreSQL runs every statement in a READ ONLY transaction (and, for the shipped data, as a role
+that may only SELECT); SQLite is opened `mode=ro` with `query_only` and an authorizer that allows
+only reads. All three stop a statement after `timeout` seconds and return at most `max_rows` rows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from orrery.bi.guard import DEFAULT_LIMIT, check
+from orrery.errors import OrreryError
+
+
+class QueryError(OrreryError):
+    """The database refused or failed the query; the message is the engine's."""
+
+
+@dataclass
+class Column:
+    name: str
+    type: str
+
+
+@dataclass
+class QueryResult:
+    sql: str
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+    engine: str
+    truncated: bool = False  # more rows existed than the cap
+    seconds: float = 0.0
+
+    def records(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.columns, r, strict=True)) for r in self.rows]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"sql": self.sql, "columns": self.columns, "rows": [list(r) for r in self.rows],
+                "engine": self.engine, "truncated": self.truncated, "seconds": round(self.seconds, 4)}
+
+
+@dataclass
+class Limits:
+    max_rows: int = DEFAULT_LIMIT
+    timeout: float = 20.0  # seconds per statement
+
+
+class Engine(Protocol):
+    """What the tools need of a database."""
+
+    name: str
+    dialect: str
+    limits: Limits
+
+    def execute(self, sql: str, *, max_rows: int | None = None) -> QueryResult: ...
+    def explain(self, sql: str) -> None: ...
+    def tables(self) -> dict[str, list[Column]]: ...
+    def close(self) -> None: ...
+
+
+@dataclass
+class _Base:
+    name: str
+    limits: Limits = field(default_factory=Limits)
+    dialect = ""
+
+    def execute(self, sql: str, *, max_rows: int | None = None) -> QueryResult:
+        """Guard, run with the timeout, keep at most `max_rows` rows (default: the engine's limit)."""
+        cap = max_rows or self.limits.max_rows
+        safe = check(sql, self.dialect, limit=cap + 1)
+        t0 = time.perf_counter()
+        columns, rows = self._run(safe, cap + 1)
+        rows = [tuple(r) for r in rows]
+        return QueryResult(safe, columns, rows[:cap], self.name, len(rows) > cap, time.perf_counter() - t0)
+
+    def explain(self, sql: str) -> None:
+        """Dry run: plan the guarded query without running it (raises QueryError when it would fail)."""
+        self._run("EXPLAIN " + check(sql, self.dialect, limit=self.limits.max_rows + 1))
+
+    def _run(self, sql: str, fetch: int = 0) -> tuple[list[str], list[tuple[Any, ...]]]:
+        raise NotImplementedError
+
+
+# -- DuckDB ----------------------------------------------------------------------------------------------
+# One process may open a file several times only with the same settings: every reader uses these.
+DUCKDB_READ_ONLY = {"enable_external_access": False, "autoinstall_known_extensions": False,
+                    "autoload_known_extensions": False, "lock_configuration": True}
+
+class DuckDBEngine(_Base):
+    dialect = "duckdb"
+
+    def __init__(self, name: str, path: str | Path, limits: Limits | None = None):
+        import duckdb
+
+        super().__init__(name, limits or Limits())
+        self.path = Path(path)
+        self._duckdb = duckdb
+        self.con = duckdb.connect(str(path), read_only=True, config=DUCKDB_READ_ONLY)
+        self._lock = threading.Lock()  # one connection: one statement at a time
+
+    def _run(self, sql: str, fetch: int = 0) -> tuple[list[str], list[tuple[Any, ...]]]:
+        # DuckDB has no statement_timeout: a timer interrupts the running statement.
+        with self._lock:
+            timer = threading.Timer(self.limits.timeout, self.con.interrupt)
+            timer.start()
+            try:
+                cur = self.con.execute(sql)
+                rows = cur.fetchmany(fetch or self.limits.max_rows + 1)
+                return [d[0] for d in cur.description], rows
+            except self._duckdb.InterruptException as exc:
+                raise QueryError(f"query stopped after {self.limits.timeout:g} s; narrow it down") from exc
+            except self._duckdb.Error as exc:
+                raise QueryError(str(exc).splitlines()[0]) from exc
+            finally:
+                timer.cancel()
+
+    def tables(self) -> dict[str, list[Column]]:
+        with self._lock:
+            rows = self.con.execute("SELECT table_name, column_name, data_type FROM information_schema.columns "
+                                    "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position").fetchall()
+        return _group(rows)
+
+    def close(self) -> None:
+        self.con.close()
+
+
+# -- PostgreSQL ------------------------------------------------------------------------------------------
+class PostgresEngine(_Base):
+    dialect = "postgres"
+
+    def __init__(self, name: str, url: str, limits: Limits | None = None):
+        import psycopg
+
+        super().__init__(name, limits or Limits())
+        self.url = url
+        self._psycopg = psycopg
+        timeout_ms = int(self.limits.timeout * 1000)
+        try:
+            self.con = psycopg.connect(url, connect_timeout=10, options=f"-c statement_timeout={timeout_ms} "
+                                       "-c default_transaction_read_only=on")
+        except psycopg.Error as exc:
+            raise QueryError(f"cannot connect to PostgreSQL at {_redact(url)}: {str(exc).strip()}") from exc
+        self.con.read_only = True  # every transaction psycopg opens is READ ONLY
+        self._lock = threading.Lock()
+
+    def _run(self, sql: str, fetch: int = 0) -> tuple[list[str], list[tuple[Any, ...]]]:
+        with self._lock:
+            try:
+                with self.con.transaction(), self.con.cursor() as cur:
+                    cur.execute(sql)
+                    rows = cur.fetchmany(fetch or self.limits.max_rows + 1)
+                    return [d.name for d in cur.description], rows
+            except self._psycopg.errors.QueryCanceled as exc:
+                raise QueryError(f"query stopped after {self.limits.timeout:g} s; narrow it down") from exc
+            except self._psycopg.Error as exc:
+                raise QueryError(str(exc).strip().splitlines()[0]) from exc
+
+    def tables(self) -> dict[str, list[Column]]:
+        _, rows = self._run("SELECT table_name, column_name, data_type FROM information_schema.columns "
+                            "WHERE table_schema = 'public' ORDER BY table_name, ordinal_position", 1_000_000)
+        return _group(rows)
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def _redact(url: str) -> str:
+    import re
+
+    return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", url)
+
+
+# -- SQLite ----------------------------------------------------------------------------------------------
+_SQLITE_ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION}
+
+
+def _sqlite_authorizer(action: int, *_: Any) -> int:
+    return sqlite3.SQLITE_OK if action in _SQLITE_ALLOWED else sqlite3.SQLITE_DENY
+
+
+class SQLiteEngine(_Base):
+    dialect = "sqlite"
+
+    def __init__(self, name: str, path: str | Path, limits: Limits | None = None):
+        super().__init__(name, limits or Limits())
+        self.path = Path(path)
+        self.con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+        self.con.execute("PRAGMA query_only = ON")
+        self._meta = self._read_meta()  # read before the authorizer forbids PRAGMA
+        self.con.set_authorizer(_sqlite_authorizer)
+        self._lock = threading.Lock()
+
+    def _read_meta(self) -> dict[str, list[Column]]:
+        names = [r[0] for r in self.con.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+        return {n: [Column(r[1], r[2] or "") for r in self.con.execute(f"PRAGMA table_info('{n}')")] for n in names}
+
+    def _run(self, sql: str, fetch: int = 0) -> tuple[list[str], list[tuple[Any, ...]]]:
+        deadline = time.monotonic() + self.limits.timeout
+        with self._lock:
+            self.con.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+            try:
+                cur = self.con.execute(sql)
+                rows = cur.fetchmany(fetch or self.limits.max_rows + 1)
+                return [d[0] for d in cur.description or ()], rows
+            except sqlite3.OperationalError as exc:
+                if "interrupted" in str(exc):
+                    raise QueryError(f"query stopped after {self.limits.timeout:g} s; narrow it down") from exc
+                raise QueryError(str(exc)) from exc
+            except sqlite3.DatabaseError as exc:
+                raise QueryError(str(exc)) from exc
+            finally:
+                self.con.set_progress_handler(None, 0)
+
+    def tables(self) -> dict[str, list[Column]]:
+        return self._meta
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def _group(rows: list[tuple[str, str, str]]) -> dict[str, list[Column]]:
+    out: dict[str, list[Column]] = {}
+    for table, column, dtype in rows:
+        out.setdefault(table, []).append(Column(column, dtype))
+    return out

@@ -1,0 +1,271 @@
+"""The semantic layer: one YAML file per database that says what the tables and columns mean.
+
+```yaml
+database: tpch
+tables:
+  lineitem:
+    description: one part shipped as part of an order
+    columns:
+      l_shipdate: {type: DATE, description: day the line was shipped, synonyms: [ship date]}
+      l_shipmode: {type: VARCHAR, values: true}      # its values are indexed for entity resolution
+joins: ["lineitem.l_orderkey = orders.o_orderkey"]
+terms:                                               # business terms that are formulas, not columns
+  delay: {sql: "l_receiptdate - l_commitdate", unit: days, columns: [lineitem.l_receiptdate, lineitem.l_commitdate]}
+```
+
+`orrery bi describe DB` drafts it from the schema (joins from shared key names, `values` for short text
+columns); an analyst edits descriptions, synonyms and terms. Only the slice relevant to a question goes
+into a prompt (`retrieve`), so a 50-table schema fits a small model's context.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from orrery.bi.engines import Engine, QueryError
+from orrery.errors import ConfigError
+
+SHIPPED = Path(__file__).parent / "semantic"
+VALUE_MAX_DISTINCT = 2000
+VALUE_MAX_LENGTH = 40
+
+
+def words(name: str) -> str:
+    """'InvoiceDate' -> 'invoice date', 'l_shipdate' -> 'shipdate' (TPC-H's one-letter prefixes dropped)."""
+    name = re.sub(r"^[a-z]{1,2}_", "", name)
+    name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
+    return re.sub(r"[_\W]+", " ", name).strip().lower()
+
+
+def _key(name: str) -> str:
+    return words(name).replace(" ", "")
+
+
+@dataclass
+class Semantic:
+    database: str
+    tables: dict[str, dict[str, Any]]
+    joins: list[str] = field(default_factory=list)
+    terms: dict[str, dict[str, Any]] = field(default_factory=dict)
+    description: str = ""
+
+    # -- loading -----------------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Semantic:
+        if not isinstance(d, dict) or not isinstance(d.get("tables"), dict):
+            raise ConfigError("a semantic layer file needs `database` and a `tables` mapping; "
+                              "draft one with `orrery bi describe DB`")
+        tables = {t: {"description": (v or {}).get("description", ""), "columns": dict((v or {}).get("columns") or {})}
+                  for t, v in d["tables"].items()}
+        return cls(str(d.get("database", "")), tables, list(d.get("joins") or []), dict(d.get("terms") or {}),
+                   d.get("description", ""))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"database": self.database, "description": self.description, "tables": self.tables,
+                "joins": self.joins, "terms": self.terms}
+
+    # -- lookups -----------------------------------------------------------------------------------
+    def columns(self) -> list[tuple[str, str, dict[str, Any]]]:
+        return [(t, c, info or {}) for t, v in self.tables.items() for c, info in v["columns"].items()]
+
+    def value_columns(self) -> list[tuple[str, str]]:
+        return [(t, c) for t, c, info in self.columns() if info.get("values")]
+
+    def column_text(self, column: str, info: dict[str, Any]) -> list[str]:
+        """The names a column answers to: its words, synonyms and description."""
+        return [words(column), *info.get("synonyms", []), info.get("description", "")]
+
+    def join_graph(self) -> dict[str, set[str]]:
+        graph: dict[str, set[str]] = {t: set() for t in self.tables}
+        for j in self.joins:
+            left, right = (s.strip().split(".")[0] for s in j.split("="))
+            if left in graph and right in graph:
+                graph[left].add(right)
+                graph[right].add(left)
+        return graph
+
+    def join_path(self, tables: list[str], scores: dict[str, float] | None = None) -> list[str]:
+        """`tables` plus those on the cheapest join paths connecting each to the ones before it. A hop into
+        a table costs 1 plus how little the question names it, so among equally short paths the one
+        through tables the question mentions wins (customer-orders-lineitem, not nation-supplier-lineitem)."""
+        graph, keep, scores = self.join_graph(), list(dict.fromkeys(tables)), scores or {}
+        for target in list(keep[1:]):
+            dist: dict[str, float] = {t: 0.0 for t in keep[: keep.index(target)]}
+            prev: dict[str, str | None] = dict.fromkeys(dist)
+            heap = [(0.0, t) for t in dist]
+            while heap:
+                d, node = heapq.heappop(heap)
+                if node == target or d > dist[node]:
+                    continue
+                for nxt in graph.get(node, ()):
+                    nd = d + 1 + (100 - scores.get(nxt, 0.0)) / 100
+                    if nd < dist.get(nxt, float("inf")):
+                        dist[nxt], prev[nxt] = nd, node
+                        heapq.heappush(heap, (nd, nxt))
+            step = prev.get(target)
+            while step is not None:
+                if step not in keep:
+                    keep.append(step)
+                step = prev[step]
+        return keep
+
+    # -- retrieval ---------------------------------------------------------------------------------
+    def score_tables(self, question: str) -> dict[str, float]:
+        """How strongly the question names each table, its columns or a term over it (fuzzy word overlap)."""
+        q = question.lower()
+        scores: dict[str, float] = {}
+        for table, v in self.tables.items():
+            names = [words(table), v.get("description", "")]
+            best = max(fuzz.partial_ratio(n, q) for n in names if n) if any(names) else 0.0
+            col_best = max((fuzz.partial_ratio(s, q) for c, info in v["columns"].items()
+                            for s in self.column_text(c, info)[:-1] if len(s) > 2), default=0.0)
+            scores[table] = max(best, col_best * 0.9)
+        for term, info in self.terms.items():
+            if fuzz.partial_ratio(term.lower(), q) >= 90:
+                for col in info.get("columns", []):
+                    t = col.split(".")[0]
+                    if t in scores:
+                        scores[t] = max(scores[t], 95.0)
+        return scores
+
+    def retrieve(self, question: str, *, k: int = 3, extra: list[str] = ()) -> list[str]:
+        """The tables to show for `question`: the best `k` that score near the best, then those in `extra`
+        (from resolved values and fields), joined up along the join paths (the question's own tables come
+        first so the paths run through them: customer-orders-lineitem, not nation-supplier-lineitem)."""
+        scores = self.score_tables(question)
+        ranked = sorted(scores, key=lambda t: -scores[t])
+        floor = max(80.0, scores[ranked[0]] - 10) if ranked else 0.0
+        picked = list(dict.fromkeys([*[t for t in ranked[:k] if scores[t] >= floor], *extra])) or ranked[:1]
+        return self.join_path(picked, scores)
+
+    def render_ddl(self, tables: list[str], question: str = "") -> str:
+        """The slice as CREATE TABLE statements with comments and foreign keys: the schema format
+        code models see in text-to-SQL training."""
+        out = []
+        for t in tables:
+            v = self.tables[t]
+            lines = [f"  {c} {info.get('type', '')}".rstrip() + "," + (f" -- {info['description']}" if info.get(
+                "description") else "") for c, info in v["columns"].items()]
+            for j in self.joins:
+                left, right = (x.strip() for x in j.split("="))
+                for a, b in ((left, right), (right, left)):
+                    if a.split(".")[0] == t and b.split(".")[0] in tables:
+                        lines.append(f"  FOREIGN KEY ({a.split('.')[1]}) REFERENCES {b.split('.')[0]}({b.split('.')[1]}),")
+            lines[-1] = lines[-1].replace(",", "", 1) if lines[-1].rstrip().endswith(",") else lines[-1]
+            head = f"CREATE TABLE {t} (" + (f" -- {v['description']}" if v.get("description") else "")
+            out.append(head + "\n" + "\n".join(lines) + "\n);")
+        q = question.lower()
+        terms = [f"-- {name} = {info['sql']}" + (f" ({info['unit']})" if info.get("unit") else "")
+                 for name, info in self.terms.items() if "sql" in info and (not q or fuzz.partial_ratio(name, q) >= 90)]
+        return "\n".join(out + terms)
+
+    def render(self, tables: list[str], question: str = "") -> str:
+        """The prompt text for a slice: tables with typed, described columns, their joins, matching terms."""
+        lines = []
+        for t in tables:
+            v = self.tables[t]
+            cols = []
+            for c, info in v["columns"].items():
+                note = info.get("description") or ""
+                cols.append(f"{c} {info.get('type', '')}".strip() + (f" -- {note}" if note else ""))
+            head = f"TABLE {t}" + (f" -- {v['description']}" if v.get("description") else "")
+            lines.append(head + "\n  " + "\n  ".join(cols))
+        joins = [j for j in self.joins if all(s.strip().split(".")[0] in tables for s in j.split("="))]
+        if joins:
+            lines.append("JOINS: " + "; ".join(joins))
+        q = question.lower()
+        terms = [f"{name} = {info['sql']}" + (f" ({info['unit']})" if info.get("unit") else "")
+                 for name, info in self.terms.items() if "sql" in info and (not q or fuzz.partial_ratio(name, q) >= 90)]
+        if terms:
+            lines.append("TERMS: " + "; ".join(terms))
+        return "\n".join(lines)
+
+
+# -- drafting --------------------------------------------------------------------------------------------
+def draft(engine: Engine) -> Semantic:
+    """A first semantic layer from the schema: every column with its type, joins where a key column's name
+    (less a TPC-H style prefix) recurs in another table, and `values: true` on short text columns."""
+    tables = engine.tables()
+    out: dict[str, dict[str, Any]] = {}
+    for t, cols in tables.items():
+        columns = {}
+        for c in cols:
+            info: dict[str, Any] = {"type": c.type, "description": "", "synonyms": []}
+            if _is_text(c.type) and _few_short_values(engine, t, c.name):
+                info["values"] = True
+            columns[c.name] = info
+        out[t] = {"description": "", "columns": columns}
+    return Semantic(engine.name, out, _infer_joins(tables))
+
+
+def _is_text(dtype: str) -> bool:
+    return bool(re.match(r"(VARCHAR|TEXT|CHAR|CHARACTER|NVARCHAR|STRING)", dtype.strip(), re.I))
+
+
+def _few_short_values(engine: Engine, table: str, column: str) -> bool:
+    t, c = f'"{table}"', f'"{column}"'
+    try:
+        r = engine.execute(f"SELECT count(DISTINCT {c}), avg(length({c})) FROM {t}")
+    except QueryError:
+        return False
+    distinct, length = r.rows[0]
+    return bool(distinct) and distinct <= VALUE_MAX_DISTINCT and float(length or 0) <= VALUE_MAX_LENGTH
+
+
+def _infer_joins(tables: dict[str, list[Any]]) -> list[str]:
+    """A column joins the table whose first column (its key) has the same name, prefixes aside; when two
+    tables start with the same key, the one named after it owns it (part, not partsupp, owns partkey)."""
+    keys: dict[str, str] = {}
+    for t, cols in tables.items():
+        if cols and re.search(r"(id|key)$", cols[0].name, re.I):
+            k = _key(cols[0].name)
+            if k not in keys or k.startswith(_key(t).rstrip("s")):
+                keys[k] = t
+    joins = []
+    for t, cols in tables.items():
+        for c in cols:
+            owner = keys.get(_key(c.name))
+            if owner and owner != t:
+                joins.append(f"{t}.{c.name} = {owner}.{tables[owner][0].name}")
+    return joins
+
+
+# -- files -------------------------------------------------------------------------------------------------
+def user_path(db: str) -> Path:
+    from orrery.bi.data import bi_home
+
+    return bi_home() / "semantic" / f"{db}.yaml"
+
+
+def load(db: str, engine: Engine) -> Semantic:
+    """The analyst's file if there is one, else the shipped one for a built-in database, else a draft."""
+    import yaml
+
+    for path in (user_path(db), SHIPPED / f"{db}.yaml"):
+        if path.is_file():
+            try:
+                return Semantic.from_dict(yaml.safe_load(path.read_text()))
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"{path} is not valid YAML ({str(exc).splitlines()[0]}); fix it or delete it "
+                                  "and draft again with `orrery bi describe`") from exc
+    return draft(engine)
+
+
+def write_draft(db: str, engine: Engine) -> Path:
+    """Write a draft for the analyst to edit; an existing file is never overwritten (the draft goes beside it)."""
+    import yaml
+
+    from orrery.bi.data import _write_atomic
+
+    base = load(db, engine) if (SHIPPED / f"{db}.yaml").is_file() else draft(engine)
+    path = user_path(db)
+    if path.exists():
+        path = path.with_suffix(".draft.yaml")
+    _write_atomic(path, yaml.safe_dump(base.to_dict(), sort_keys=False, allow_unicode=True, width=110))
+    return path

@@ -1,0 +1,417 @@
+"""The BI tools (seed 003's table), built over one `BIContext` (engine, semantic layer, model).
+
+LLM-enabled tools that may ask (raise `NeedsClarification`): entity_resolution, field_mapping,
+query_builder. Traditional tools: sql_executor, graphql_executor. Analysis tools over the last result:
+retrieve_query_metadata, summary_stats, compare_groups, time_breakdown, trend_anomaly, chart.
+Each returns a JSON-able dict: the planner keeps it as the TODO's result, later TODOs read it from
+`ctx.options["results"]`, so a resumed session needs nothing but what was saved.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pydantic
+from rapidfuzz import fuzz, process, utils
+
+from orrery.bi.compose import UnknownField
+from orrery.bi.engines import Engine, QueryError, QueryResult
+from orrery.bi.guard import UnsafeQuery, check
+from orrery.bi.semantic import Semantic, words
+from orrery.errors import ToolError
+from orrery.llm.base import Model
+from orrery.messages import Message, Usage
+from orrery.tools.core import NeedsClarification, RunContext, Tool, tool
+
+PROMPTS = Path(__file__).parent / "prompts"
+PREVIEW_ROWS = 20
+MATCH = 80       # a value or field this similar (0-100) to the user's words is a candidate
+CLOSE = 6        # two candidates closer than this are ambiguous: ask
+UNMAPPED = 75    # a business term whose best field scores below this is not in the data
+CANNOT = "cannot answer: "  # the prefix of a ToolError that means the data cannot answer the question
+
+
+def prompt(name: str) -> str:
+    return (PROMPTS / f"{name}.md").read_text()
+
+
+class CannotAnswer(ToolError):
+    """The data has nothing to answer the question with (not a failure to retry)."""
+
+    def __init__(self, reason: str):
+        super().__init__(CANNOT + reason)
+
+
+@dataclass
+class Candidate:
+    value: Any
+    table: str
+    column: str
+    score: float
+
+
+@dataclass
+class BIContext:
+    """What the tools share: the database, its semantic layer, the model, and the run's choices."""
+
+    engine: Engine
+    semantic: Semantic
+    model: Model
+    clarify: bool = True
+    chart_dir: Path | None = None
+    choices: dict[str, str] = field(default_factory=dict)   # "entity:United" -> the value the user picked
+    notes: list[str] = field(default_factory=list)          # readings taken without asking (--no-clarify)
+    usage: Usage = field(default_factory=Usage)
+    last_result: QueryResult | None = None
+    latest_metadata: Callable[[], dict[str, Any] | None] = lambda: None
+    max_tokens: int | None = 400
+    sql_mode: str = "parts"  # "parts": the model fills in clauses, joins are derived; "sql": it writes the SQL
+    _index: list[Candidate] | None = None
+    _graphql: Any = None
+
+    # -- value index for entity resolution ---------------------------------------------------------
+    def index(self) -> list[Candidate]:
+        """Distinct values of the semantic layer's `values` columns, read once."""
+        if self._index is None:
+            self._index = []
+            for table, column in self.semantic.value_columns():
+                q = f'SELECT DISTINCT "{column}" FROM "{table}" WHERE "{column}" IS NOT NULL'
+                if self.engine.dialect == "postgres":
+                    q = f"SELECT DISTINCT {column.lower()} FROM {table.lower()} WHERE {column.lower()} IS NOT NULL"
+                self._index += [Candidate(r[0], table, column, 0.0) for r in self.engine.execute(q, max_rows=5000).rows]
+        return self._index
+
+    def search(self, mention: str, limit: int = 8) -> list[Candidate]:
+        """Values like `mention`, best first, one per distinct value (the first column holding it)."""
+        idx = self.index()
+        hits = process.extract(mention, [str(c.value) for c in idx], scorer=fuzz.WRatio,
+                               processor=utils.default_process, limit=limit * 4)
+        out: dict[str, Candidate] = {}
+        for _, score, i in hits:
+            c = idx[i]
+            key = str(c.value).lower()
+            if len(key) < 3 and key != mention.lower():  # 'N' is inside every word that has an n
+                continue
+            if key not in out:
+                out[key] = Candidate(c.value, c.table, c.column, score)
+        return sorted(out.values(), key=lambda c: -c.score)[:limit]
+
+    def graphql(self) -> Any:
+        if self._graphql is None:
+            from orrery.bi.graphql_layer import GraphQLLayer
+
+            self._graphql = GraphQLLayer(self.engine)
+        return self._graphql
+
+    def ask_or_pick(self, key: str, question: str, options: list[str], answer: str | None) -> str:
+        """The option the user chose (from `answer`, or an earlier answer), the top one when asking is off,
+        or a question to the user."""
+        if key in self.choices:
+            return self.choices[key]
+        if answer:
+            picked = pick_option(answer, options)
+            if picked is not None:
+                self.choices[key] = picked
+                return picked
+        if not self.clarify:
+            self.notes.append(f"took {options[0]!r} ({question.split(':')[0]}); also possible: "
+                              + ", ".join(repr(o) for o in options[1:]))
+            return options[0]
+        raise NeedsClarification(f"{question}: " + " or ".join(options) + "?")
+
+    def ask_model(self, system: str, user: str, schema: dict[str, Any], reply: type[pydantic.BaseModel]) -> Any:
+        resp = self.model.complete([Message("system", system), Message("user", user)], (), tool_choice="none",
+                                   schema=schema, max_tokens=self.max_tokens)
+        self.usage += resp.usage
+        try:
+            return reply.model_validate_json(resp.content)
+        except pydantic.ValidationError as exc:
+            raise ToolError(f"the model's reply {resp.content[:200]!r} is not valid JSON for this step") from exc
+
+
+def pick_option(answer: str, options: list[str]) -> str | None:
+    """The option an answer names: by number ('2', 'the second'), or the closest by spelling."""
+    ordinals = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1": 1, "2": 2, "3": 3, "4": 4}
+    for word in re.findall(r"\w+", answer.lower()):
+        if word in ordinals and ordinals[word] <= len(options) and not any(word in o.lower() for o in options):
+            return options[ordinals[word] - 1]
+    def squeeze(text: str) -> str:
+        return re.sub(r"[\W_]+", "", text.lower())
+
+    # 'receipt date' names 'lineitem.l_receiptdate (...)': compare with spaces and punctuation dropped too
+    scores = [max(fuzz.WRatio(answer, o, processor=utils.default_process),
+                  fuzz.partial_ratio(squeeze(answer), squeeze(o))) for o in options]
+    best = max(range(len(options)), key=lambda i: scores[i])
+    return options[best] if scores[best] >= 60 and scores.count(scores[best]) == 1 else None
+
+
+def results_of(ctx: RunContext, tool_key: str) -> dict[str, Any]:
+    """The parsed output of the latest finished TODO whose key starts with `tool_key`."""
+    for key, text in reversed(list((ctx.options.get("results") or {}).items())):
+        if key.startswith(tool_key) and text:
+            try:
+                return json.loads(text)
+            except json.JSONDecodeError:
+                return {}
+    return {}
+
+
+def jsonable(value: Any) -> Any:
+    from decimal import Decimal
+
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, datetime) or hasattr(value, "isoformat"):
+        return value.isoformat()
+    return value
+
+
+def preview(result: QueryResult) -> dict[str, Any]:
+    return {"columns": result.columns, "rows": [[jsonable(v) for v in r] for r in result.rows[:PREVIEW_ROWS]],
+            "row_count": len(result.rows), "truncated": result.truncated}
+
+
+# -- the tools ------------------------------------------------------------------------------------------
+class QueryReply(pydantic.BaseModel):
+    sql: str | None = None
+    cannot_answer: str | None = None
+
+
+QUERY_SCHEMA = {"anyOf": [
+    {"type": "object", "properties": {"sql": {"type": "string"}}, "required": ["sql"], "additionalProperties": False},
+    {"type": "object", "properties": {"cannot_answer": {"type": "string"}}, "required": ["cannot_answer"],
+     "additionalProperties": False}]}
+
+
+def make_tools(bi: BIContext) -> list[Tool]:
+    @tool
+    def entity_resolution(ctx: RunContext, mentions: list[str]) -> dict[str, Any]:
+        """Find the values in the data that the user's words name ('Miami' -> the matching port); asks when
+        two values are equally close.
+
+        Args:
+            mentions: names of specific things in the question (places, people, products, categories)
+        """
+        resolved, unresolved = [], []
+        answer = ctx.options.get("clarification")
+        for mention in mentions:
+            found = bi.search(mention)
+            good = [c for c in found if c.score >= MATCH]
+            if not good:
+                unresolved.append(mention)
+                continue
+            exact = [c for c in good if utils.default_process(str(c.value)) == utils.default_process(mention)]
+            close = [c for c in good if good[0].score - c.score < CLOSE]
+            if exact or len(close) == 1:
+                pick = (exact or close)[0]
+            else:
+                chosen = bi.ask_or_pick(f"entity:{mention}", f"Which {mention!r} do you mean",
+                                        [str(c.value) for c in close[:4]], answer)
+                answer = None  # one answer settles one question
+                pick = next(c for c in close if str(c.value) == chosen)
+            resolved.append({"mention": mention, "table": pick.table, "column": pick.column,
+                             "value": jsonable(pick.value)})
+        return {"resolved": resolved, "unresolved": unresolved}
+
+    @tool
+    def field_mapping(ctx: RunContext, terms: list[str]) -> dict[str, Any]:
+        """Map business terms to columns or formulas of the semantic layer; asks when a term fits several
+        fields equally well; a term that fits none means the data cannot answer.
+
+        Args:
+            terms: the measures and attributes the question asks about (e.g. 'revenue', 'ship date')
+        """
+        fields, answer = [], ctx.options.get("clarification")
+        for term in terms:
+            ranked = rank_fields(bi.semantic, term)
+            if not ranked:  # only generic words ('number of', 'per month')
+                continue
+            if ranked[0][0] < UNMAPPED:
+                raise CannotAnswer(f"the data has no field for {term!r}")
+            close = [r for r in ranked if ranked[0][0] - r[0] < CLOSE and r[0] >= MATCH][:4]
+            if len(close) > 1:
+                labels = [label for _, label, _ in close]
+                chosen = bi.ask_or_pick(f"field:{term}", f"By {term!r} do you mean", labels, answer)
+                answer = None
+                fields.append({"term": term, **next(f for _, label, f in close if label == chosen)})
+            else:
+                fields.append({"term": term, **ranked[0][2]})
+        return {"fields": fields}
+
+    @tool
+    def query_builder(ctx: RunContext) -> dict[str, Any]:
+        """Write the SQL for the request from the relevant slice of the semantic layer, the resolved values
+        and the mapped fields; checked by the guard and dry-run with EXPLAIN, repaired once from the error."""
+        request = ctx.options.get("request") or ""
+        resolved = results_of(ctx, "resolve").get("resolved", [])
+        fields = results_of(ctx, "map").get("fields", [])
+        extra = [r["table"] for r in resolved] + [f["table"] for f in fields if f.get("table")]
+        tables = bi.semantic.retrieve(request, extra=extra)
+        notes = [f"{r['mention']!r} is {r['table']}.{r['column']} = {r['value']!r}" for r in resolved]
+        notes += [f"{f['term']!r} is {f.get('sql') or f['table'] + '.' + f['column']}" for f in fields]
+        user = (f"Schema:\n{bi.semantic.render(tables, request)}\n\n"
+                + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
+                + f"Question: {request}")
+        system = prompt("query_parts" if bi.sql_mode == "parts" else "query_builder").format(dialect=bi.engine.dialect)
+        asked, sql = user, None
+        for attempt in (1, 2):
+            try:
+                sql = write_sql(bi, system, asked, tables, resolved)
+            except UnknownField as exc:
+                if attempt == 2:  # named again after the repair: the data has no such field
+                    raise CannotAnswer(f"the data has no field {', '.join(map(repr, exc.names))}") from exc
+                asked = f"{user}\n\nYour reply failed: {exc}\nReply with a corrected one."
+                error = str(exc)
+                continue
+            error = dry_run(bi.engine, sql)
+            if error is None:
+                return {"sql": check(sql, bi.engine.dialect, limit=bi.engine.limits.max_rows),
+                        "tables": tables, "repaired": attempt == 2}
+            asked = f"{user}\n\nThis query:\n{sql}\nfailed with: {error}\nReply with a corrected one."
+        raise ToolError(f"the query still fails after one repair: {error}")
+
+    @tool
+    def sql_executor(ctx: RunContext) -> dict[str, Any]:
+        """Run the query built by query_builder (read-only, row-capped, timed out) and keep its metadata."""
+        sql = results_of(ctx, "build").get("sql")
+        if not sql:
+            raise ToolError("no query to run: the build_query step has not produced one")
+        return _executed(bi, bi.engine.execute(sql), "sql", ctx.options.get("request") or "")
+
+    @tool
+    def graphql_executor(ctx: RunContext, query: str = "") -> dict[str, Any]:
+        """Look up one entity through the GraphQL layer (built from the resolved value when `query` is empty).
+
+        Args:
+            query: a GraphQL query; empty to look up the first resolved value's rows
+        """
+        if not query:
+            resolved = results_of(ctx, "resolve").get("resolved", [])
+            if not resolved:
+                raise CannotAnswer("nothing in the question names a value in the data to look up")
+            r = resolved[0]
+            query = bi.graphql().lookup_query(r["table"], r["column"], r["value"])
+        try:
+            result = bi.graphql().execute(query)
+        except QueryError as exc:
+            raise ToolError(str(exc)) from exc
+        return _executed(bi, result, "graphql", ctx.options.get("request") or "")
+
+    @tool
+    def retrieve_query_metadata(ctx: RunContext) -> dict[str, Any]:
+        """Fetch the metadata of the last query that ran and its rows again (for analysis of 'these results')."""
+        meta = bi.latest_metadata()
+        if meta is None:
+            raise CannotAnswer("there are no earlier results to analyse; ask a question about the data first")
+        if bi.last_result is None or bi.last_result.sql != meta["query"]:
+            run = bi.graphql().execute if meta["query_type"] == "graphql" else bi.engine.execute
+            bi.last_result = run(meta["query"])
+        return {**meta, "columns": bi.last_result.columns, "row_count": len(bi.last_result.rows)}
+
+    return [entity_resolution, field_mapping, query_builder, sql_executor, graphql_executor,
+            retrieve_query_metadata, *analysis_tools(bi)]
+
+
+def write_sql(bi: BIContext, system: str, user: str, tables: list[str], resolved: list[dict[str, Any]]) -> str:
+    """One model call: SQL parts composed with the join path ('parts'), or the SQL itself ('sql')."""
+    from orrery.bi.compose import PARTS_SCHEMA, QueryParts, compose
+
+    if bi.sql_mode == "parts":
+        parts = bi.ask_model(system, user, PARTS_SCHEMA, QueryParts)
+        if not parts.select:
+            raise CannotAnswer("no columns in this data answer the question")
+        return compose(parts, bi.semantic, tables, resolved, bi.engine.dialect)
+    reply = bi.ask_model(system, user, QUERY_SCHEMA, QueryReply)
+    if reply.cannot_answer is not None or not reply.sql:
+        raise CannotAnswer(reply.cannot_answer or "no query fits the question")
+    return reply.sql
+
+
+def _executed(bi: BIContext, result: QueryResult, kind: str, request: str) -> dict[str, Any]:
+    bi.last_result = result
+    more = " (more exist; capped)" if result.truncated else ""
+    how = (f"{kind} on {bi.engine.name} ({bi.engine.dialect}): run `query` again" if kind == "sql"
+           else f"GraphQL layer over {bi.engine.name}: run `query` again")
+    metadata = {"query_type": kind, "query": result.sql, "engine": bi.engine.name,
+                "summary": f"{len(result.rows)} rows{more} for: {request}", "how_to_retrieve": how,
+                "executed_at": datetime.now(UTC).isoformat(timespec="seconds")}
+    return {**preview(result), "query_metadata": metadata}
+
+
+def dry_run(engine: Engine, sql: str) -> str | None:
+    """None when the query is safe, plans (EXPLAIN) and yields a first row without error; otherwise the
+    reason, for the repair round. The one-row probe catches what planning does not (DuckDB plans
+    `o_orderdate = '1995'` and fails only when it runs)."""
+    try:
+        engine.explain(sql)
+        engine.execute(sql, max_rows=1)
+    except (UnsafeQuery, QueryError) as exc:
+        return str(exc)
+    return None
+
+
+# Words that name an aggregate or a time grain, not a field: "number of orders" maps like "orders".
+GENERIC = frozenset(["number", "of", "count", "total", "sum", "average", "avg", "mean", "median", "min", "minimum", "max", "maximum", "how", "many", "much", "per", "by", "each", "the", "a", "an", "all", "list", "top", "year", "years", "month", "months", "day", "days", "week", "weeks", "quarter", "quarters", "date-wise"])
+
+
+def _stems(text: str) -> list[str]:
+    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+            for w in re.findall(r"[a-z0-9]+", text.lower())]
+
+
+def term_score(term: str, text: str) -> float:
+    """How well a business term names a column label (0-100): whole-string and word-order-free similarity,
+    'ship date' = 'shipdate', and 90 when every word of the term is a word of the label ('date' in
+    'ship date'). Unlike partial matching, 'age' does not match 'package' nor 'count' 'discount'."""
+    a, b = " ".join(_stems(term)), " ".join(_stems(text))
+    if not a or not b:
+        return 0.0
+    score = max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b), fuzz.ratio(a.replace(" ", ""), b.replace(" ", "")))
+    if set(a.split()) <= set(b.split()):
+        score = max(score, 90.0)
+    return score
+
+
+def rank_fields(semantic: Semantic, term: str) -> list[tuple[float, str, dict[str, Any]]]:
+    """(score, label, field) for every column and formula, best first."""
+    term = re.sub(r"[\s_]+", " ", term.lower()).strip()  # 'total_amount' is 'total amount'
+    bare = " ".join(w for w in term.split() if w not in GENERIC)
+    if not bare:
+        return []
+    forms = {bare, term}
+
+    def score(labels: list[str]) -> float:
+        return max(term_score(f, s) for f in forms for s in labels if s)
+
+    out = []
+    for name, info in semantic.terms.items():
+        best = score([name, *info.get("synonyms", [])])
+        if set(_stems(bare)) <= set(_stems(info.get("description") or "")):
+            best = max(best, 85.0)
+        out.append((best, f"{name} ({info['sql']})", {"sql": info["sql"], "table": _term_table(info)}))
+    for table, column, info in semantic.columns():
+        names = [words(column), *info.get("synonyms", [])]
+        best = score(names + [f"{words(table)} {n}" for n in names])
+        desc = info.get("description") or ""
+        if desc and set(_stems(bare)) <= set(_stems(desc)):  # every word of the term is in the description
+            best = max(best, 85.0)
+        label = f"{table}.{column}" + (f" ({desc})" if desc else "")
+        out.append((best, label, {"table": table, "column": column}))
+    return sorted(out, key=lambda r: -r[0])
+
+
+def _term_table(info: dict[str, Any]) -> str | None:
+    cols = info.get("columns") or []
+    return cols[0].split(".")[0] if cols else None
+
+
+def analysis_tools(bi: BIContext) -> list[Tool]:
+    from orrery.bi import analysis
+
+    return analysis.make_tools(bi)

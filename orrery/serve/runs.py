@@ -1,0 +1,175 @@
+"""One agent run on a worker thread, its events bridged to the server's event loop, and what its result shows.
+
+Today's agents emit events to handlers while `run()` blocks, so the run goes to a thread and each event
+crosses to asyncio through a queue. A cancelled run (client gone, time limit) is stopped by raising
+`Cancelled` from the handler at the agent's next event, i.e. at its next step, model call or tool call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+from collections.abc import Callable
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+from orrery.events import Event, Final
+
+
+class Cancelled(Exception):  # noqa: N818 - control flow: raised inside the agent to stop its run
+    pass
+
+
+def attach(agent: Any, handler: Callable[[Event], None]) -> None:
+    """Add an event handler to an app's agent (the Agent itself, or the Agent an app wraps)."""
+    for obj in (agent, getattr(agent, "agent", None)):
+        if isinstance(getattr(obj, "handlers", None), list):
+            obj.handlers.append(handler)
+            return
+    raise TypeError(f"{type(agent).__name__} has no event handlers to stream from")
+
+
+def drive(agent: Any, task: str, inputs: dict[str, Any], handler: Callable[[Event], None]) -> Any:
+    """Run an app's agent, passing each event to `handler`; returns its result. An agent with `stream()`
+    is iterated (closing the stream when the handler raises stops the run at that event); others get the
+    handler attached and run as they are."""
+    if callable(getattr(agent, "stream", None)) and "data" not in inputs:
+        result = None
+        with closing(agent.stream(task, **inputs)) as events:
+            for event in events:
+                handler(event)
+                if isinstance(event, Final):
+                    result = event.result
+        return result
+    attach(agent, handler)
+    return invoke(agent, task, inputs)
+
+
+def invoke(agent: Any, task: str, inputs: dict[str, Any]) -> Any:
+    """Start an app's agent on a task: `run(task, **inputs)`, or `analyze(data, query=task, ...)` for the
+    forecaster, whose entry point takes the data first."""
+    if hasattr(agent, "run"):
+        return agent.run(task, **inputs)
+    inputs = dict(inputs)
+    return agent.analyze(inputs.pop("data"), query=task or None, **inputs)
+
+
+class Bridge:
+    """Runs `work(handler)` on a daemon thread; `get()` awaits ("event", e), ("done", result) or ("error", exc)."""
+
+    def __init__(self, work: Callable[[Callable[[Event], None]], Any]):
+        self.loop = asyncio.get_running_loop()
+        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self.cancel = threading.Event()
+        self.thread = threading.Thread(target=self._main, args=(work,), daemon=True)
+        self.thread.start()
+
+    def _put(self, item: tuple[str, Any]) -> None:
+        if self.cancel.is_set() or self.loop.is_closed():  # the listener is gone (client left, time limit)
+            return
+        self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+
+    def _handler(self, event: Event) -> None:
+        if self.cancel.is_set():
+            raise Cancelled()
+        self._put(("event", event))
+
+    def _main(self, work: Callable[[Callable[[Event], None]], Any]) -> None:
+        try:
+            self._put(("done", work(self._handler)))
+        except Cancelled:
+            self._put(("cancelled", None))
+        except Exception as exc:  # noqa: BLE001 - reported to the client as RUN_ERROR, never lost
+            self._put(("error", exc))
+
+    async def get(self, timeout: float) -> tuple[str, Any]:
+        return await asyncio.wait_for(self.queue.get(), timeout)
+
+
+# -- what a result shows ---------------------------------------------------------------------------
+PROTOCOL_STATUSES = {"paused", "cancelled", "error"}
+
+
+def status_of(result: Any) -> str:
+    status = str(getattr(result, "status", "completed"))
+    return status if status in PROTOCOL_STATUSES else "completed"
+
+
+def answer_of(result: Any) -> str:
+    for attr in ("narrative", "output"):
+        if isinstance(text := getattr(result, attr, None), str) and text:
+            return text
+    if (p := getattr(result, "probability", None)) is not None:
+        return f"Probability: {p:.2f}. {getattr(result, 'rationale', '')}".strip()
+    return str(result) if isinstance(result, str) else ""
+
+
+def summary_of(result: Any) -> dict[str, Any]:
+    """RUN_FINISHED.result: the app's own status word and the artifact names."""
+    return {"status": str(getattr(result, "status", "completed"))}
+
+
+def write_artifacts(result: Any, folder: Path) -> list[str]:
+    """result.json (an app result's to_json/to_dict) and plot.png (its plot) under the run's folder."""
+    names = []
+    if callable(getattr(result, "to_json", None)):
+        folder.mkdir(parents=True, exist_ok=True)
+        _atomic(folder / "result.json", lambda p: p.write_text(result.to_json()))
+        names.append("result.json")
+    if callable(getattr(result, "plot", None)) and len(getattr(result, "history", ())):
+        folder.mkdir(parents=True, exist_ok=True)
+        _atomic(folder / "plot.png", lambda p: result.plot(p))
+        names.append("plot.png")
+    return names
+
+
+def _atomic(path: Path, write: Callable[[Path], Any]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
+    write(tmp)
+    tmp.replace(path)
+
+
+def views_of(result: Any) -> list[tuple[str, Any]]:
+    """CUSTOM events and state snapshots for the web app: ("custom:NAME", value) or ("state", snapshot)."""
+    out: list[tuple[str, Any]] = []
+    if hasattr(result, "forecasts") and hasattr(result, "history"):
+        out.append(("custom:orrery.forecast", _forecast_view(result)))
+        if result.accuracy:
+            rows = [{"model": m, "mean MASE": _num(a["mean"]), **{f"window {i + 1}": _num(w)
+                     for i, w in enumerate(a["windows"])}} for m, a in result.accuracy.items()]
+            out.append(("custom:orrery.table", {"title": "Cross-validation (MASE, lower is better)", "rows": rows}))
+    if hasattr(result, "sources") and hasattr(result, "probability"):
+        board = [s.to_dict() if hasattr(s, "to_dict") else dict(vars(s)) for s in result.sources]
+        out.append(("state", {"board": {"sources": _plain(board), "notes": _plain(getattr(result, "notes", [])),
+                                        "probability": result.probability}}))
+    return out
+
+
+def _forecast_view(result: Any) -> dict[str, Any]:
+    d = result.to_dict()
+    history = [{"unique_id": str(r["unique_id"]), "ds": str(r["ds"])[:10], "y": _num(r["y"])}
+               for r in result.history.to_dict("records")]
+    return {"best_model": d["best_model"], "beats_baseline": d["beats_baseline"], "history": history,
+            "forecasts": _plain(d["forecasts"]), "anomalies": _plain(d["anomalies"])}
+
+
+def _num(x: Any) -> float | None:
+    x = float(x)
+    return None if math.isnan(x) or math.isinf(x) else round(x, 6)
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready: NaN/inf become null (JSON has neither), dates and other objects become strings."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if value is None or isinstance(value, str | int | bool):
+        return value
+    if hasattr(value, "item"):  # numpy scalars
+        return _plain(value.item())
+    return str(value)

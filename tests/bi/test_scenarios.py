@@ -1,0 +1,322 @@
+"""Seed 003's five scenarios with the scripted model, on DuckDB and on PostgreSQL (TPC-H as the shipments
+domain), plus questions the data cannot answer, --no-clarify, resuming a session, and the repair round."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orrery.bi.agent import BIAgent, Reiterated
+from orrery.events import Clarification, Event, Planned, StateChanged, ToolCallEvent
+from orrery.llm.scripted import ScriptedModel
+
+JOIN = ("FROM lineitem JOIN orders ON l_orderkey = o_orderkey JOIN customer ON o_custkey = c_custkey "
+        "JOIN nation ON c_nationkey = n_nationkey")
+YEAR = "l_shipdate >= DATE '1995-01-01' AND l_shipdate < DATE '1996-01-01'"
+
+
+def plan(request: str, kind: str = "query", values: list[str] = (), fields: list[str] = ()) -> dict:
+    return {"request": request, "kind": kind, "values": list(values), "fields": list(fields)}
+
+
+def sql(text: str) -> dict:
+    return {"sql": text}
+
+
+@pytest.fixture(params=["duckdb", "postgres"])
+def engine(request):
+    return request.getfixturevalue("tpch" if request.param == "duckdb" else "pg_tpch")
+
+
+class Run:
+    """A BIAgent over `engine` with a scripted model, recording events."""
+
+    def __init__(self, engine, db: Path, turns: list, session: str = "s", clarify: bool = True,
+                 sql_mode: str = "sql"):
+        self.events: list[Event] = []
+        self.model = ScriptedModel(turns)
+        self.agent = BIAgent(self.model, engine, store=db, session_id=session, clarify=clarify,
+                             on_event=[self.events.append], chart_dir=db.parent / "charts", sql_mode=sql_mode)
+
+    def ask(self, text: str):
+        self.events.clear()
+        return self.agent.ask(text)
+
+    def memory(self) -> list[tuple[str, str]]:
+        return [(m.todo_key, m.status) for m in self.agent.bi_memory]
+
+
+def count(engine, where: str) -> int:
+    return engine.execute(f"SELECT count(*) {JOIN} WHERE {where}").rows[0][0]
+
+
+def test_scenario_1_simple_query(engine, tmp_path):
+    run = Run(engine, tmp_path / "s.db", [
+        plan("Count the shipments to customers in GERMANY sent by AIR in 1995", values=["Germany", "air"]),
+        sql(f"SELECT count(*) AS shipments {JOIN} WHERE n_name = 'GERMANY' AND l_shipmode = 'AIR' AND {YEAR}"),
+        "36 shipments went to German customers by air in 1995."])
+    r = run.ask("How many shipments went to customers in Germany by air in 1995?")
+
+    assert r.status == "answered" and r.rows == [[count(engine, f"n_name = 'GERMANY' AND l_shipmode = 'AIR' AND {YEAR}")]]
+    assert r.rows == [[36]] and r.sql.endswith("LIMIT 1000")
+    # reiterate_intention and the plan are shown before anything runs
+    kinds = [type(e) for e in run.events]
+    assert kinds.index(Reiterated) < kinds.index(Planned) < kinds.index(ToolCallEvent)
+    assert [t["key"] for t in r.todos] == ["resolve_entities", "build_query", "execute_query"]
+    resolved = r.todos[0]["result"]
+    assert '"value": "GERMANY"' in resolved and '"value": "AIR"' in resolved  # 'air' is AIR, not REG AIR
+    assert run.memory() == [("resolve_entities", "complete"), ("build_query", "complete"),
+                            ("execute_query", "complete")]
+    meta = run.agent.bi_memory[-1].query_metadata
+    assert meta["query"] == r.sql and meta["query_type"] == "sql" and meta["executed_at"] and meta["how_to_retrieve"]
+    assert run.agent.bi_memory[-1].queries_executed == [r.sql]
+    # stream() carries the answer as state for a viewer (the web app's table), just before Final
+    state = [e for e in run.events if isinstance(e, StateChanged) and e.name == "bi"]
+    assert state and state[-1].value["rows"] == [[36]] and state[-1].value["status"] == "answered"
+    # the query builder saw only the relevant slice of the schema, with the resolved values
+    prompt = run.model.requests[1]["messages"][1].content
+    assert "TABLE lineitem" in prompt and "TABLE orders" in prompt and "TABLE part" not in prompt
+    assert "= 'GERMANY'" in prompt
+
+
+def test_scenario_1_in_parts_mode_joins_come_from_the_semantic_layer(engine, tmp_path):
+    """The default mode: the model fills in clauses, the FROM/JOIN path and the resolved filters are derived."""
+    run = Run(engine, tmp_path / "s.db", [
+        plan("Count the shipments to customers in GERMANY sent by AIR in 1995", values=["Germany", "air"]),
+        {"select": ["count(*)"], "where": ["year(lineitem.l_shipdate) = 1995"], "group_by": [], "having": [],
+         "order_by": [], "limit": None},
+        "36 shipments."], sql_mode="parts")
+    r = run.ask("How many shipments went to customers in Germany by air in 1995?")
+    assert r.status == "answered" and r.rows == [[36]]
+    assert all(f"JOIN {t} ON" in r.sql or f"FROM {t} JOIN" in r.sql for t in ("customer", "nation", "orders", "lineitem"))
+    assert "'GERMANY'" in r.sql and "'AIR'" in r.sql and "supplier" not in r.sql
+    assert "select" in run.model.requests[1]["schema"]["properties"]
+
+
+def test_parts_mode_empty_select_declines(tpch, tmp_path):
+    run = Run(tpch, tmp_path / "s.db", [plan("Employees per supplier"), {"select": [], "where": [], "group_by": [],
+                                                                          "having": [], "order_by": [], "limit": None}],
+              sql_mode="parts")
+    assert run.ask("How many employees does each supplier have?").status == "cannot_answer"
+
+
+def test_scenario_2_clarification_then_exact_answer_reruns_the_same_todo(engine, tmp_path):
+    run = Run(engine, tmp_path / "s.db", [
+        plan("Count the shipments to customers in United in 1995", values=["United"]),
+        {"intent": "exact_answer"},
+        sql(f"SELECT count(*) AS shipments {JOIN} WHERE n_name = 'UNITED KINGDOM' AND {YEAR}"),
+        "There were N shipments."])
+    r1 = run.ask("How many shipments went to customers in United in 1995?")
+
+    assert r1.status == "clarification" and r1.sql is None
+    assert r1.clarification == "Which 'United' do you mean: UNITED KINGDOM or UNITED STATES?"
+    assert any(isinstance(e, Clarification) for e in run.events)
+    assert run.memory() == [("resolve_entities", "clarification_needed")]
+    assert run.agent.bi_memory[0].clarification_asked == r1.clarification
+
+    r2 = run.ask("UNITED KINGDOM")
+    assert r2.status == "answered" and r2.rows == [[count(engine, f"n_name = 'UNITED KINGDOM' AND {YEAR}")]]
+    assert run.memory() == [("resolve_entities", "clarification_needed"), ("resolve_entities", "complete"),
+                            ("build_query", "complete"), ("execute_query", "complete")]
+    assert '"value": "UNITED KINGDOM"' in r2.todos[0]["result"]
+    assert run.model.requests[1]["schema"]["properties"]["intent"]["enum"][0] == "exact_answer"
+
+
+def test_scenario_3_modification_mid_clarification_replans(engine, tmp_path):
+    run = Run(engine, tmp_path / "s.db", [
+        plan("Count the shipments to customers in United in 1995", values=["United"]),
+        {"intent": "modification"},
+        plan("Count the 1995 shipments to customers in UNITED KINGDOM by ship mode", values=["UNITED KINGDOM"],
+             fields=["ship mode"]),
+        sql(f"SELECT l_shipmode, count(*) AS shipments {JOIN} WHERE n_name = 'UNITED KINGDOM' AND {YEAR} "
+            "GROUP BY l_shipmode ORDER BY l_shipmode"),
+        "Shipments by mode."])
+    assert run.ask("How many shipments went to customers in United in 1995?").status == "clarification"
+    r = run.ask("United Kingdom, but also split by ship mode")
+
+    assert r.status == "answered" and [t["key"] for t in r.todos] == [
+        "resolve_entities", "map_fields", "build_query", "execute_query"]  # a new TODO list, from the start
+    assert '"column": "l_shipmode"' in r.todos[1]["result"]
+    assert [row[0] for row in r.rows] == ["AIR", "FOB", "MAIL", "RAIL", "REG AIR", "SHIP", "TRUCK"]
+    assert sum(row[1] for row in r.rows) == count(engine, f"n_name = 'UNITED KINGDOM' AND {YEAR}")
+    assert run.agent.state.request == "Count the 1995 shipments to customers in UNITED KINGDOM by ship mode"
+
+
+def test_scenario_4_abort_with_a_new_request(engine, tmp_path):
+    run = Run(engine, tmp_path / "s.db", [
+        plan("Count the shipments to customers in United in 1995", values=["United"]),
+        {"intent": "new_request"},
+        plan("Count the orders by order status", fields=["order status"]),
+        sql("SELECT o_orderstatus, count(*) AS orders FROM orders GROUP BY o_orderstatus ORDER BY o_orderstatus"),
+        "Orders by status."])
+    run.ask("How many shipments went to customers in United in 1995?")
+    r = run.ask("forget it, show me the number of orders by order status instead")
+
+    assert r.status == "answered" and r.rows == [["F", 7304], ["O", 7333], ["P", 363]]
+    assert [t["key"] for t in r.todos] == ["map_fields", "build_query", "execute_query"]
+    assert run.agent.state.question is None and "United" not in run.agent.state.request
+
+
+def test_scenario_4b_plain_abort_drops_the_plan(engine, tmp_path):
+    run = Run(engine, tmp_path / "s.db", [plan("Count shipments to United", values=["United"]), {"intent": "abandon"}])
+    run.ask("How many shipments went to United?")
+    r = run.ask("forget it")
+    assert r.status == "answered" and "Dropped the plan" in r.answer and not run.agent.state.todos
+
+
+def test_scenario_5_analysis_after_a_query_reuses_its_metadata(engine, tmp_path):
+    listing = (f"SELECT l_orderkey, l_shipmode, l_shipdate, l_commitdate, l_receiptdate {JOIN} "
+               f"WHERE n_name = 'GERMANY' AND {YEAR} ORDER BY l_orderkey, l_linenumber")
+    run = Run(engine, tmp_path / "s.db", [
+        plan("List the 1995 shipments to customers in GERMANY with ship mode and dates", values=["GERMANY"]),
+        sql(listing), "Here are the shipments.",
+        plan("Analyse delay patterns in the previous results", kind="analysis"),
+        "Delays are similar across ship modes."])
+    r1 = run.ask("Show me the shipments to customers in Germany in 1995 with their dates")
+    assert r1.status == "answered" and len(r1.rows) == count(engine, f"n_name = 'GERMANY' AND {YEAR}") > 100
+    r2 = run.ask("analyze delay patterns in these results")
+
+    assert r2.status == "answered", r2.answer
+    assert [t["key"] for t in r2.todos] == ["retrieve_query_metadata", "summary_stats", "compare_groups",
+                                            "time_breakdown", "trend_anomaly", "chart"]
+    import json
+
+    out = {t["key"]: json.loads(t["result"]) for t in r2.todos}
+    assert out["retrieve_query_metadata"]["query"] == r1.sql and out["retrieve_query_metadata"]["row_count"] == len(r1.rows)
+    assert "analysis" in run.model.requests[3]["schema"]["properties"]["kind"]["enum"]
+    assert "delay_days" in out["summary_stats"]["measures"]
+    assert out["compare_groups"]["by"] == "l_shipmode" and out["compare_groups"]["measure"] == "delay_days"
+    assert set(out["compare_groups"]["groups"]) == {row[1] for row in r1.rows}
+    assert out["time_breakdown"]["months"] == 12 and sum(out["time_breakdown"]["per_year"].values()) == len(r1.rows)
+    assert out["trend_anomaly"]["months"] == 12 and out["trend_anomaly"]["trend"]
+    assert Path(out["chart"]["png"]).stat().st_size > 1000 and out["chart"]["spec"]["mark"] == "line"
+    assert r2.chart == out["chart"]
+
+
+def test_analysis_is_not_offered_before_any_query(tpch, tmp_path):
+    run = Run(tpch, tmp_path / "s.db", [plan("Analyse delay patterns", kind="cannot_answer")])
+    r = run.ask("analyze delay patterns in these results")
+    assert r.status == "cannot_answer" and r.sql is None
+    assert run.model.requests[0]["schema"]["properties"]["kind"]["enum"] == ["query", "lookup", "cannot_answer"]
+
+
+# -- questions the data cannot answer ------------------------------------------------------------------------
+def test_unanswerable_question_declined_at_planning(engine, tmp_path):
+    run = Run(engine, tmp_path / "s.db", [plan("What was the weather in Paris when orders shipped?",
+                                                kind="cannot_answer")])
+    r = run.ask("What was the weather in Paris when the orders shipped?")
+    assert r.status == "cannot_answer" and r.sql is None and r.rows == []
+    assert not any(isinstance(e, ToolCallEvent) for e in run.events) and len(run.model.requests) == 1
+
+
+def test_unanswerable_field_declined_by_field_mapping(engine, tmp_path):
+    run = Run(engine, tmp_path / "s.db", [plan("Average customer satisfaction rating per nation",
+                                                fields=["satisfaction rating"])])
+    r = run.ask("What is the average customer satisfaction rating per nation?")
+    assert r.status == "cannot_answer" and "satisfaction rating" in r.answer and r.sql is None
+    assert len(run.model.requests) == 1  # no SQL was asked for
+    assert not run.agent.state.todos  # nothing is left to 'continue'
+
+
+def test_unanswerable_declined_by_the_query_builder(tpch, tmp_path):
+    run = Run(tpch, tmp_path / "s.db", [plan("Employee count of each supplier"),
+                                         {"cannot_answer": "no employee data"}])
+    r = run.ask("How many employees does each supplier have?")
+    assert r.status == "cannot_answer" and "no employee data" in r.answer
+
+
+# -- options, resumption, repair -------------------------------------------------------------------------------
+def test_no_clarify_takes_the_most_likely_reading_and_says_so(tpch, tmp_path):
+    run = Run(tpch, tmp_path / "s.db", [
+        plan("Count shipments to customers in United in 1995", values=["United"]),
+        sql(f"SELECT count(*) AS n {JOIN} WHERE n_name = 'UNITED KINGDOM' AND {YEAR}"), "N shipments."],
+        clarify=False)
+    r = run.ask("How many shipments went to customers in United in 1995?")
+    assert r.status == "answered" and r.clarification is None
+    assert r.notes and "'UNITED KINGDOM'" in r.notes[0] and "UNITED STATES" in r.notes[0]
+    assert "Assumed:" in r.answer
+
+
+def test_a_new_agent_resumes_the_pending_clarification(tpch, tmp_path):
+    db = tmp_path / "s.db"
+    first = Run(tpch, db, [plan("Count shipments to customers in United in 1995", values=["United"])])
+    assert first.ask("How many shipments went to customers in United in 1995?").status == "clarification"
+
+    second = Run(tpch, db, [{"intent": "exact_answer"},
+                            sql(f"SELECT count(*) AS n {JOIN} WHERE n_name = 'UNITED STATES' AND {YEAR}"), "Done."])
+    r = second.ask("the second one")
+    assert r.status == "answered" and '"value": "UNITED STATES"' in r.todos[0]["result"]
+    assert [m.status for m in second.agent.bi_memory][:2] == ["clarification_needed", "complete"]
+
+
+def test_field_mapping_asks_when_a_term_fits_several_columns(tpch, tmp_path):
+    run = Run(tpch, tmp_path / "s.db", [
+        plan("Count shipments by month of date in 1995", fields=["date"]), {"intent": "exact_answer"},
+        sql("SELECT count(*) AS n FROM lineitem WHERE l_receiptdate >= DATE '1995-01-01' "
+            "AND l_receiptdate < DATE '1996-01-01'"), "Done."])
+    r1 = run.ask("How many shipments by date in 1995?")
+    assert r1.status == "clarification" and "l_shipdate" in r1.clarification and "l_receiptdate" in r1.clarification
+    r2 = run.ask("receipt date")
+    assert r2.status == "answered" and '"column": "l_receiptdate"' in r2.todos[0]["result"]
+
+
+def test_query_builder_repairs_once_from_the_engine_error(engine, tmp_path):
+    run = Run(engine, tmp_path / "s.db", [
+        plan("Count the orders"), sql("SELECT count(*) FROM order_table"), sql("SELECT count(*) AS n FROM orders"),
+        "15000 orders."])
+    r = run.ask("How many orders are there?")
+    assert r.status == "answered" and r.rows == [[15000]] and '"repaired": true' in r.todos[0]["result"]
+    assert "order_table" in run.model.requests[2]["messages"][1].content  # the failed query and its error
+
+
+def test_unsafe_sql_from_the_model_is_refused_and_never_runs(tpch, tmp_path):
+    run = Run(tpch, tmp_path / "s.db", [plan("Count the orders"), sql("DROP TABLE orders"),
+                                         sql("SELECT 1; DELETE FROM orders")])
+    r = run.ask("How many orders are there?")
+    assert r.status == "error" and "refused" in r.answer
+    assert tpch.execute("SELECT count(*) FROM orders").rows == [(15000,)]
+
+
+def test_lookup_goes_through_graphql(engine, tmp_path):
+    run = Run(engine, tmp_path / "s.db", [plan("Show the customer Customer#000000042", kind="lookup",
+                                                values=["Customer#000000042"]), "Customer 42 is in ..."])
+    r = run.ask("Show me customer Customer#000000042")
+    assert r.status == "answered" and r.sql.startswith("{ customer(c_name: \"Customer#000000042\"")
+    assert r.rows[0][:2] == [42, "Customer#000000042"] and "c_acctbal" in r.columns
+    assert run.agent.bi_memory[-1].query_metadata["query_type"] == "graphql"
+
+
+def test_a_lookup_plan_for_an_aggregate_question_runs_a_query(tpch, tmp_path):
+    run = Run(tpch, tmp_path / "s.db", [
+        plan("Count customers in the BUILDING segment", kind="lookup", values=["BUILDING"]),
+        sql("SELECT count(*) AS n FROM customer WHERE c_mktsegment = 'BUILDING'"), "337."])
+    r = run.ask("How many customers are in the BUILDING market segment?")
+    assert r.status == "answered" and r.rows == [[337]] and r.todos[-1]["tool"] == "sql_executor"
+
+
+def test_the_dry_run_catches_errors_that_only_show_when_the_query_runs(tpch, tmp_path):
+    run = Run(tpch, tmp_path / "s.db", [
+        plan("Count the orders placed in 1995"), sql("SELECT count(*) FROM orders WHERE o_orderdate = '1995'"),
+        sql("SELECT count(*) AS n FROM orders WHERE year(o_orderdate) = 1995"), "2204."])
+    r = run.ask("How many orders were placed in 1995?")
+    assert r.status == "answered" and r.rows == [[2204]]
+    assert "invalid date field format" in run.model.requests[2]["messages"][1].content
+
+
+def _parts(*select, where=()):
+    return {"select": list(select), "where": list(where), "group_by": [], "having": [], "order_by": [], "limit": None}
+
+
+def test_an_invented_column_is_repaired_once_then_declined(chinook, tmp_path):
+    ask = "What is the average customer rating of each album?"
+    run = Run(chinook, tmp_path / "s.db", [plan("Average customer rating per album"),
+                                           _parts("avg(CustomerRating)"), _parts("avg(Album.Rating)")], sql_mode="parts")
+    r = run.ask(ask)
+    assert r.status == "cannot_answer" and "'Album.Rating'" in r.answer and r.sql is None
+    assert "no table has a column named 'CustomerRating'" in run.model.requests[2]["messages"][1].content
+
+    run = Run(chinook, tmp_path / "t.db", [plan("Count albums"), _parts("count(AlbumCount)"), _parts("count(*)"),
+                                           "347."], sql_mode="parts")
+    r = run.ask("How many albums are there?")
+    assert r.status == "answered" and r.rows == [[347]]
