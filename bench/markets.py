@@ -287,7 +287,8 @@ def report(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
         f"{s['prose_replaced_by_facts']} | |",
         f"| seconds per question, mean / median | {s['seconds_per_question_mean']} / "
         f"{s['seconds_per_question_median']} | |",
-        f"| share of that time in the tools (the anchor: the same run's tool time) | {pct(s['tool_seconds_share'])} | |",
+        f"| share of that time in the tools (the anchor: the same run's tool time) | "
+        f"{100 * s['tool_seconds_share']:.1f}% | |",
         "", "| kind | n | right tools | right answers / scored |", "|---|---:|---:|---:|",
         *(f"| {k} | {v['n']} | {v['right_tools']} | {v['correct']} / {v['scored']} |" for k, v in s["by_kind"].items()),
         "", "## How it is measured", "",
@@ -302,7 +303,11 @@ def report(summary: dict[str, Any], rows: list[dict[str, Any]]) -> str:
         "most 2 extra; for questions that need no tool, none.",
         "- The answer is the model's checked prose plus the tools' computed summaries; 'a number no tool "
         "returned' re-checks the final prose against the tool results.",
-        "- One process, questions in order, a fresh run each (tool caches are shared within the agent). "
+        "- One process, questions in order, a fresh run each (tool caches are shared within the agent), run "
+        "`nice`d on 2 vCPUs shared with other jobs (load average 5-9), so seconds are pessimistic. "
+        "In this run the model's own router replied with an empty tool list to 42 of the 43 questions it was "
+        "asked and with a route lacking the screener to the other, so the final routes are the rule-based "
+        "fallback's (the two 'model' routes are unknown-symbol answers that never reach the router). "
         "No OpenAI-compatible endpoint is reachable from this machine, so only the embedded model is measured.",
         "", "## Questions that went wrong", "",
         *(f"- {r['id']} {r['question']!r}: route {r['route']} ({r['route_source']}), called {r['called']}, "
