@@ -41,7 +41,7 @@ def main() -> None:
         "model_s": round(sum(model_s), 1), "tool_s": round(sum(tool_s), 2), "tool_calls": calls,
         "status": result.status, "best_model": result.best_model, "beats_baseline": result.beats_baseline,
         "prompt_tokens": result.usage.prompt_tokens, "completion_tokens": result.usage.completion_tokens,
-        "warnings": result.warnings, "narrative": result.narrative,
+        "warnings": result.warnings, "commentary_omitted": result.commentary_omitted, "narrative": result.narrative,
     }
     (HERE / "results").mkdir(exist_ok=True)
     (HERE / "results" / "demo.json").write_text(json.dumps(figures, indent=2))

@@ -26,7 +26,6 @@ import json
 import os
 import platform
 import re
-import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,7 +36,14 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 from orrery.errors import ModelError  # noqa: E402
 from orrery.llm.local import LocalModel  # noqa: E402
-from orrery.llm.weights import MODEL_SHA256, cache_dir, default_model_path, join_parts, sha256_of  # noqa: E402
+from orrery.llm.weights import (  # noqa: E402
+    MODEL_SHA256,
+    cache_dir,
+    default_model_path,
+    gguf_metadata,
+    join_parts,
+    sha256_of,
+)  # noqa: E402
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec  # noqa: E402
 
 HERE = Path(__file__).parent
@@ -261,46 +267,11 @@ def license_stated(prov: dict[str, Any], gguf: dict[str, Any]) -> str:
 
 # --- GGUF header (the few keys we report) --------------------------------------------------------------
 
-_GGUF_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
-
-
-def gguf_metadata(path: Path) -> dict[str, Any]:
-    """general.* keys and whether the file carries a chat template (arrays are skipped)."""
-    def read(f: Any, fmt: str) -> Any:
-        size = struct.calcsize("<" + fmt)
-        return struct.unpack("<" + fmt, f.read(size))[0]
-
-    def string(f: Any) -> str:
-        return f.read(read(f, "Q")).decode("utf-8", "replace")
-
-    def value(f: Any, vtype: int, keep: bool) -> Any:
-        if vtype == 8:
-            return string(f)
-        if vtype == 9:
-            itype, count = read(f, "I"), read(f, "Q")
-            if itype in _GGUF_SCALARS:
-                f.seek(struct.calcsize("<" + _GGUF_SCALARS[itype]) * count, 1)
-            else:
-                for _ in range(count):
-                    value(f, itype, False)
-            return None
-        return read(f, _GGUF_SCALARS[vtype])
-
-    out: dict[str, Any] = {}
-    with path.open("rb") as f:
-        if f.read(4) != b"GGUF":
-            return {"error": "not a GGUF file"}
-        read(f, "I")
-        read(f, "Q")
-        for _ in range(read(f, "Q")):
-            key, vtype = string(f), read(f, "I")
-            v = value(f, vtype, True)
-            if key.startswith("general.") and key not in ("general.alignment",):
-                out[key] = v
-            elif key == "tokenizer.chat_template":
-                out["chat_template"] = True
-    out.setdefault("chat_template", False)
-    return out
+def gguf_info(path: Path) -> dict[str, Any]:
+    """general.* keys and whether the file carries a chat template."""
+    meta = gguf_metadata(path)
+    return {**{k: v for k, v in meta.items() if k.startswith("general.")},
+            "chat_template": bool(meta.get("tokenizer.chat_template"))}
 
 
 # --- the run --------------------------------------------------------------------------------------------
@@ -314,7 +285,7 @@ def machine() -> str:
 def measure(name: str, path: Path, n_ctx: int) -> dict[str, Any]:
     sha = sha256_of(path)
     entry: dict[str, Any] = {"name": name, "path": str(path), "sha256": sha, "size_bytes": path.stat().st_size,
-                             "gguf": gguf_metadata(path), "provenance": provenance(path, sha)}
+                             "gguf": gguf_info(path), "provenance": provenance(path, sha)}
     entry["license_stated"] = license_stated(entry["provenance"], entry["gguf"])
     print(f"[{name}] {path} sha256 {sha[:12]} ({entry['size_bytes'] / 1e6:.0f} MB); "
           f"license stated: {entry['license_stated']}", flush=True)
@@ -334,6 +305,103 @@ def measure(name: str, path: Path, n_ctx: int) -> dict[str, Any]:
     return entry
 
 
+# --- the function-calling set: both layouts, with and without the grammar ---------------------------------
+
+CONFIGS = [("native", True), ("native", False), ("json", True), ("json", False)]
+
+
+def call_row(model: LocalModel, case: Any, layout: str, grammar: bool) -> dict[str, Any]:
+    """One case under one configuration."""
+    from local_model_cases import TOOLS as FC_TOOLS
+
+    model.layout, model.grammar = layout, grammar
+    t0 = time.perf_counter()
+    try:
+        resp, error = model.complete([Message("user", case.prompt)], [FC_TOOLS[n] for n in case.tools]), None
+    except ModelError as exc:  # a reply that is no call and no answer: malformed
+        resp, error = ModelResponse(), str(exc)
+    seconds = time.perf_counter() - t0
+    call = resp.tool_calls[0] if resp.tool_calls else None
+    malformed = error is not None or (call is not None and call.error is not None)
+    if case.expected is None:
+        right = error is None and call is None and bool(resp.content.strip())
+    else:
+        right = (call is not None and call.error is None and call.name == case.expected
+                 and case.check(call.arguments))
+    return {"kind": case.kind, "layout": layout, "grammar": grammar, "prompt": case.prompt, "tools": case.tools,
+            "expected": case.expected, "got": call.name if call else None,
+            "arguments": call.arguments if call else None, "content": resp.content[:200], "error": error,
+            "right": right, "malformed": malformed, "seconds": round(seconds, 2),
+            # Configurations sharing a prompt find it cached after the first: compare seconds past the prompt.
+            "seconds_past_prompt": round(seconds - model.last_timings.get("prompt_ms", 0) / 1000, 2),
+            "prompt_tokens": resp.usage.prompt_tokens, "cached_tokens": model.last_timings.get("cache_n", 0),
+            "completion_tokens": resp.usage.completion_tokens}
+
+
+def rescore(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`right` again from the recorded replies with the cases' current checks (a check fixed after a run,
+    e.g. accepting "de" for German, needs no new model calls)."""
+    import sys
+
+    sys.path.insert(0, str(HERE))
+    from local_model_cases import cases
+
+    by_key = {(c.kind, c.prompt, tuple(c.tools)): c for c in cases()}
+    for r in rows:
+        case = by_key[(r["kind"], r["prompt"], tuple(r["tools"]))]
+        if case.expected is not None and case.check is not None:
+            r["right"] = bool(r["got"] == case.expected and not r["malformed"] and case.check(r["arguments"] or {}))
+    return rows
+
+
+def summarize_calls(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for layout, grammar in CONFIGS:
+        for kind in ("simple", "several", "none", "all"):
+            sel = [r for r in rows if r["layout"] == layout and r["grammar"] == grammar
+                   and (kind == "all" or r["kind"] == kind)]
+            if sel:
+                out.append({"layout": layout, "grammar": grammar, "kind": kind, "cases": len(sel),
+                            "accuracy": round(sum(r["right"] for r in sel) / len(sel), 3),
+                            "malformed": sum(r["malformed"] for r in sel),
+                            "seconds_per_call": round(sum(r["seconds"] for r in sel) / len(sel), 2),
+                            "seconds_past_prompt": round(sum(r["seconds_past_prompt"] for r in sel) / len(sel), 2)})
+    return out
+
+
+def run_calls(every: int, offset: int, log: Path) -> dict[str, Any]:
+    """Every `every`-th case of the set under all four configurations, interleaved case by case with the
+    order rotated, so load on the shared machine falls on all of them alike. Rows go to `log` as they come."""
+    import sys
+
+    sys.path.insert(0, str(HERE))
+    from local_model_cases import cases
+
+    model = LocalModel(max_tokens=128)
+    t0 = time.perf_counter()
+    model.load()
+    load_s = time.perf_counter() - t0
+    model.complete([Message("user", "Hi")], max_tokens=4)  # warm-up, not measured
+    selected = cases()[offset::every]
+    rows = []
+    with log.open("w") as f:
+        for i, case in enumerate(selected):
+            for j in range(len(CONFIGS)):
+                layout, grammar = CONFIGS[(i + j) % len(CONFIGS)]
+                row = call_row(model, case, layout, grammar)
+                rows.append(row)
+                f.write(json.dumps(row) + "\n")
+                f.flush()
+            print(f"[{i + 1}/{len(selected)}] {case.kind}: "
+                  + ", ".join(f"{r['layout']}{'+g' if r['grammar'] else ''}={int(r['right'])}" for r in rows[-4:]),
+                  flush=True)
+    return {"date": dt.date.today().isoformat(), "machine": machine(), "n_threads": 2,
+            "xllamacpp": importlib.metadata.version("xllamacpp"), "load_seconds": round(load_s, 2),
+            "load_average_end": round(os.getloadavg()[0], 2), "cases": len(rows) // len(CONFIGS), "max_tokens": 128,
+            "prompt_cache": True,
+            "summary": summarize_calls(rows), "rows": rows}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", action="append", metavar="NAME=PATH",
@@ -341,7 +409,34 @@ def main(argv: list[str] | None = None) -> None:
                              f"default: {' '.join(DEFAULT_MODELS)}")
     parser.add_argument("--n-ctx", type=int, default=4096)
     parser.add_argument("--no-write", action="store_true", help="print only; leave bench/results alone")
+    parser.add_argument("--calls", action="store_true",
+                        help="run the function-calling set (bench/local_model_cases.py) with the embedded model")
+    parser.add_argument("--every", type=int, default=1, help="with --calls: every N-th case only (a quick subset)")
+    parser.add_argument("--offset", type=int, default=0, help="with --calls: start at this case")
+    parser.add_argument("--log", default="local_model_calls.jsonl", help="with --calls: rows go to bench/results/LOG")
+    parser.add_argument("--summarize", nargs="+", metavar="LOG",
+                        help="summarize the rows of these logs (bench/results/LOG) into local_model.json")
     args = parser.parse_args(argv)
+    if args.summarize:
+        out = HERE / "results" / "local_model.json"
+        data = json.loads(out.read_text())
+        rows = rescore([json.loads(line) for name in args.summarize
+                        for line in (HERE / "results" / name).read_text().splitlines()])
+        data["function_calling"].update(cases=len(rows) // len(CONFIGS), summary=summarize_calls(rows), rows=rows,
+                                        load_average_end=round(os.getloadavg()[0], 2))
+        out.write_text(json.dumps(data, indent=2) + "\n")
+        (HERE / "local_model.md").write_text(markdown(data, _kept_conclusion()))
+        print(json.dumps(data["function_calling"]["summary"], indent=1))
+        return
+    if args.calls:
+        out = HERE / "results" / "local_model.json"
+        result = run_calls(args.every, args.offset, HERE / "results" / args.log)
+        if not args.no_write:
+            data = json.loads(out.read_text()) if out.is_file() else {}
+            data["function_calling"] = result
+            out.write_text(json.dumps(data, indent=2) + "\n")
+        print(json.dumps(result["summary"], indent=1))
+        return
     candidates = []
     for spec in args.model or DEFAULT_MODELS:
         name, sep, source = spec.partition("=")
@@ -407,9 +502,64 @@ def markdown(r: dict[str, Any], conclusion: str = "") -> str:
               "Gated calls can be slower per call: each case's tool list differs, so the prompt prefix cache "
               "rarely hits, while the ungated list is the same every time. Timings were taken with other jobs "
               "on the machine (load averages in the JSON).", ""]
+    if "function_calling" in r:
+        lines += calls_markdown(r["function_calling"])
+    if r.get("demo_runs"):
+        lines += demo_markdown(r["demo_runs"])
     if conclusion:
         lines += [conclusion]
     return "\n".join(lines)
+
+
+def calls_markdown(fc: dict[str, Any]) -> list[str]:
+    by = {(s["layout"], s["grammar"], s["kind"]): s for s in fc["summary"]}
+    lines = ["### Function calling: our own set, both reply layouts, with and without the grammar", "",
+             f"{fc['date']}, {fc['machine']}; Qwen2.5-Coder-0.5B (the embedded default), n_threads 2, "
+             f"temperature 0, max_tokens {fc['max_tokens']}; {fc['cases']} cases of `bench/local_model_cases.py` "
+             "(simple: one tool offered and it fits; several: four offered, one fits; none: three or four offered, "
+             "none fits, a text answer is right), every case under the four configurations one after another, "
+             "the order rotated case by case. Native: the model's own `<tools>` block and `<tool_call>` replies "
+             '(or the bare `{"name", "arguments"}` object); json: `{"tool", "arguments"}` / `{"answer"}`. '
+             "With the grammar, replies are constrained to a call of an offered tool with valid arguments, or "
+             "text; without it, replies are parsed leniently (tags, bare or fenced JSON, prose = an answer).", "",
+             "| layout | grammar | simple | several | none fits (declines) | all | malformed calls | s / call | "
+             "s / call past the prompt |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for layout, grammar in CONFIGS:
+        if (layout, grammar, "all") not in by:
+            continue
+        cells = [f"{by[(layout, grammar, k)]['accuracy']:.2f}" if (layout, grammar, k) in by else "" for k in
+                 ("simple", "several", "none", "all")]
+        a = by[(layout, grammar, "all")]
+        lines.append(f"| {layout} | {'yes' if grammar else 'no'} | " + " | ".join(cells)
+                     + f" | {a['malformed']} | {a['seconds_per_call']} | {a['seconds_past_prompt']} |")
+    lines += ["", "Accuracy: the expected tool with the values asked for (a decline, for none fits). Configurations "
+              "sharing a prompt (the same layout with and without the grammar) find it in llama.cpp's prompt cache "
+              "after the first, so s / call mixes cold and cached prompts (the rotation puts the grammar "
+              "configuration of a layout first, paying for the prompt, on 3 cases in 4: s / call is biased against "
+              "it); s / call past the prompt (wall time less llama.cpp's prompt time) compares the configurations "
+              "fairly. Load average on the shared machine 9-18 during the run. Per-case replies: "
+              "`bench/results/local_model.json` (`function_calling.rows`).", ""]
+    return lines
+
+
+def demo_markdown(runs: list[dict[str, Any]]) -> list[str]:
+    lines = ["### The demo's model calls and the prompt cache (`bench/local_model_demo.py`)", "",
+             "`orrery demo`'s analysis (AirPassengers, h=24) with the embedded model, tokens per call from "
+             "llama.cpp's timings (processed anew / reused from the prompt cache). Runs labelled alike ran side by "
+             "side, at the same time, on the shared 2-core machine (load averages at start and end).", "",
+             "| run | wall s | model calls | prompt tokens | processed | reused from cache | completion tokens | "
+             "workflow completed | load |", "|---|---:|---:|---:|---:|---:|---:|---|---|"]
+    for run in runs:
+        lines.append(f"| {run['label']} | {run['wall_s']} | {len(run['calls'])} | {run['prompt_tokens']} "
+                     f"| {run['processed_tokens']} | {run['cached_tokens']} | {run['completion_tokens']} "
+                     f"| {'yes' if run['completed_workflow'] else 'no'} ({run['status']}) "
+                     f"| {run['load_average'][0]}-{run['load_average'][1]} |")
+    lines += ["", "Per call (processed / reused / completion tokens, seconds, reply):", ""]
+    for run in runs:
+        lines.append(f"- {run['label']}: " + "; ".join(
+            f"{c['processed_tokens']}/{c['cached_tokens']}/{c['completion_tokens']} {c['seconds']}s {c['reply']}"
+            for c in run["calls"]))
+    return lines + [""]
 
 
 if __name__ == "__main__":

@@ -219,7 +219,7 @@ def brier_sample(n: int) -> list[dict[str, Any]]:
     return picked
 
 
-def run_brier(n: int = 12, max_steps: int = 6, wall_time: float = 120.0, note: str = "") -> dict[str, Any]:
+def run_brier(n: int = 12, max_rounds: int = 6, wall_time: float = 120.0, note: str = "") -> dict[str, Any]:
     """The embedded model through the research agent on ``n`` resolved questions; records the Brier."""
     from orrery.llm.local import LocalModel
     from orrery.research.corpus import demo_index
@@ -229,7 +229,7 @@ def run_brier(n: int = 12, max_steps: int = 6, wall_time: float = 120.0, note: s
     with tempfile.TemporaryDirectory() as tmp:
         index = demo_index(Path(tmp) / "demo.sqlite")
         batch = run_batch(questions, Path(tmp) / "out", LocalModel(), workers=1, index=index, k=3,
-                          max_steps=max_steps, wall_time=wall_time)
+                          max_rounds=max_rounds, wall_time=wall_time)
     summary = batch.summary
     label = f"qwen2.5-coder-0.5b (embedded), {n} resolved questions" + (f", {note}" if note else "")
     results = add_brier(label, BrierSummary(**summary["brier"]))
@@ -237,7 +237,7 @@ def run_brier(n: int = 12, max_steps: int = 6, wall_time: float = 120.0, note: s
         "questions": summary["questions"],
         "statuses": summary["statuses"],
         "seconds_per_question": summary["seconds_per_question"],
-        "setup": f"max {max_steps} steps, wall time {wall_time:.0f} s, k=3, guided tools, "
+        "setup": f"max {max_rounds} steps, wall time {wall_time:.0f} s, k=3, guided tools, "
                  f"{_cpus()} CPUs, llama.cpp in process",
         "rows": summary["rows"],
     }

@@ -24,22 +24,21 @@ def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON
          trace: Annotated[Path | None, typer.Option(help="JSONL trace (default .orrery/traces/chat-TIME.jsonl)")] = None,
          message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None) -> None:
     """Chat with the generic agent (calculator and fact tools) in the terminal."""
-    from orrery.agent.loop import Agent, AgentConfig
-    from orrery.llm import resolve_model
-    from orrery.tools.builtin import DEFAULT_TOOLS
+    from orrery.chat import chat_agent
 
     trace = trace or Path(".orrery/traces") / f"chat-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
-    console.print(f"[dim]trace: {trace} (replay with `orrery replay {trace}`)[/]")
-    agent = Agent(resolve_model(llm), DEFAULT_TOOLS,
-                  AgentConfig(format="react" if react else "auto", verbose=True, trace=trace),
-                  tools_ref="orrery.tools.builtin:DEFAULT_TOOLS")
+    console.print(f"[dim]trace: {trace} (replay with `orrery replay {trace} --app chat`)[/]")
+    agent = chat_agent(llm, format="react" if react else "auto", verbose=True, trace=trace)
     questions = iter(message) if message else None
+    failed = 0
     while True:
         q = next(questions, None) if questions is not None else console.input("[bold]you> [/]")
         if q is None or q.strip() in ("exit", "quit"):
-            return
+            break
         if q.strip():
-            agent.query(q)
+            failed += agent.query(q).status == "error"
+    if failed:  # a script asking with -m must see that the model could not answer
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -62,11 +61,16 @@ def replay(trace: Path,
 
 @app.command("serve-model")
 def serve_model(host: str = "127.0.0.1", port: int = 8080,
-                model_path: Annotated[Path | None, typer.Option(help="A GGUF file (default: the embedded model)")] = None) -> None:
+                model_path: Annotated[Path | None, typer.Option(help="A GGUF file (default: the embedded model)")] = None,
+                token: Annotated[str | None, typer.Option(envvar="ORRERY_TOKEN",
+                                                          help="Bearer token; required off loopback")] = None,
+                n_ctx: Annotated[int, typer.Option("--n-ctx", help="Context size; longer prompts get 400")] = 8192,
+                timeout: Annotated[float, typer.Option(help="Seconds one generation may take (504 past it)")] = 300.0,
+                ) -> None:
     """Serve the embedded model as an OpenAI-compatible HTTP server."""
     from orrery.llm.server import serve
 
-    serve(host=host, port=port, model_path=model_path)
+    serve(host=host, port=port, model_path=model_path, token=token, n_ctx=n_ctx, timeout_s=timeout)
 
 
 @app.command()
@@ -118,3 +122,7 @@ def main() -> None:
     except OrreryError as exc:  # one line, never wrapped, the message's brackets not taken as markup
         Console(stderr=True).print(Text.assemble(("error: ", "bold red"), str(exc)), soft_wrap=True)
         sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

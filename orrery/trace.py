@@ -82,7 +82,15 @@ def load_tools(ref: str) -> Any:
         obj = load_ref(ref)
     except (ImportError, AttributeError) as exc:
         raise ConfigError(f"--tools {ref!r} cannot be loaded: {exc}") from None
-    return obj() if callable(obj) and not isinstance(obj, list) and not hasattr(obj, "invoke") else obj
+    if callable(obj) and not isinstance(obj, list) and not hasattr(obj, "invoke"):  # a factory
+        try:
+            obj = obj()
+        except TypeError as exc:
+            raise ConfigError(f"--tools {ref!r} is a function that needs arguments ({exc}); name a list of "
+                              "tools, a Toolset, or a function without parameters that returns one") from None
+    if not (isinstance(obj, list | tuple) or hasattr(obj, "tools")):
+        raise ConfigError(f"--tools {ref!r} is a {type(obj).__name__}, not tools; name a list of tools or a Toolset")
+    return obj
 
 
 def app_tools(name: str) -> Any:

@@ -113,6 +113,9 @@ class Agent(EventSource):
         self._done_calls: set[str] = set()
         self._force_answer = False
         self._board: str | None = None
+        # Every tool as declared (not gated, not refined): a model that keeps it in its prompt prefix gets a
+        # cache hit at each step while gating changes what it may call.
+        self._catalogue = [t.spec() for t in self.tools.tools.values()]
         if self.config.verbose:
             from orrery.console import ConsoleView
             self.handlers.append(ConsoleView())
@@ -283,7 +286,7 @@ class Agent(EventSource):
         else:
             choice = cfg.tool_choice(self.ctx) if callable(cfg.tool_choice) else cfg.tool_choice
             deltas = llm_stream(self.model, messages, specs, tool_choice=choice if specs else "none",
-                                max_tokens=cfg.max_tokens_per_call)
+                                max_tokens=cfg.max_tokens_per_call, catalogue=self._catalogue)
         raw = None
         try:
             for d in deltas:

@@ -4,15 +4,17 @@ must beat SeasonalNaive and every number in the narrative must come from a tool 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
+from orrery.agent.calls import EventSource, consume
 from orrery.agent.loop import Agent, AgentConfig, RunResult
 from orrery.errors import OrreryError
-from orrery.events import Event
+from orrery.events import Event, Final, RunStart
 from orrery.forecast import models as reg
 from orrery.forecast import prompts
 from orrery.forecast.data import SeriesData, load
+from orrery.forecast.plan import Progress
 from orrery.forecast.result import ForecastResult
 from orrery.forecast.tools import (
     analyze_features,
@@ -138,25 +140,38 @@ class QueryResult(str):
         return f"<div style='border:1px solid #0aa;padding:8px;white-space:pre-wrap'>{html.escape(str(self))}</div>"
 
 
-class ForecastAgent:
-    """`ForecastAgent(llm="local").analyze(data, h=12)` -> ForecastResult; `query()` for follow-ups."""
+class ForecastAgent(EventSource):
+    """`ForecastAgent(llm="local").run(data, h=12)` -> ForecastResult (`analyze` is the same call); `stream(data)`
+    yields the workflow's and the commentary's events, the last carrying the ForecastResult; `query()` follows up."""
 
     def __init__(self, llm: str | Model | None = None, *, max_retries: int = 3, max_rounds: int = 20,
                  verbose: bool = False, n_jobs: int = 1, client: Any = None, trace: str | None = None,
-                 on_event: Iterable[Callable[[Event], None]] = (), max_tokens_per_call: int | None = 400):
+                 on_event: Iterable[Callable[[Event], None]] = (), max_tokens_per_call: int | None = 400,
+                 on_progress: Progress | None = None):
         self.model = resolve_model(llm)
-        self.settings = {"max_retries": max_retries, "max_rounds": max_rounds, "verbose": verbose, "trace": trace}
-        self.options = {"n_jobs": n_jobs, "client": client}
+        self.settings = {"max_retries": max_retries, "max_rounds": max_rounds}
+        self.options = {"n_jobs": n_jobs, "client": client, "on_progress": on_progress}
         self.handlers = list(on_event)
+        if verbose:
+            from orrery.console import ConsoleView
+            self.handlers.append(ConsoleView())
+        if trace:
+            from orrery.trace import TraceWriter
+            self.handlers.append(TraceWriter(trace))
         self.max_tokens_per_call = max_tokens_per_call
         self.agent: Agent | None = None
         self.events: list[dict[str, Any]] = []
         self.result: ForecastResult | None = None
         self._asked: list[str] = []
 
-    def analyze(self, data: Any, h: int | None = None, m: int | None = None, query: str | None = None,
-                groupby: str | list[str] | None = None, date: str | None = None, target: str | None = None,
-                missing: str = "impute") -> ForecastResult:
+    def stream(self, task: Any = None, *, data: Any = None, h: int | None = None, m: int | None = None,
+               query: str | None = None, groupby: str | list[str] | None = None, date: str | None = None,
+               target: str | None = None, missing: str = "impute") -> Iterator[Event]:
+        """`stream("forecast the next year", data="sales.csv", h=12)`, or `stream(data)` with the data as the task
+        (then `query=` is the question)."""
+        if data is None:
+            data, task = task, None
+        query = query or task or None
         series = data if isinstance(data, SeriesData) else load(data, date=date, target=target, groupby=groupby,
                                                                m=m, h=h, missing=missing)  # type: ignore[arg-type]
         self.events = []
@@ -165,34 +180,44 @@ class ForecastAgent:
                              finish=lambda ctx: prompts.summary_from_state(ctx.state) if _workflow_done(ctx) else None,
                              **self.settings)
         self.agent = Agent(self.model, workflow_tools(series.is_panel), config,
-                           on_event=[self._record, *self.handlers], state={"data": series, "phase": "analyze"})
+                           state={"data": series, "phase": "analyze"})
         task = prompts.task_prompt(series, query)
         self._asked = [task]
-        run = self.agent.run(task, **self.options)
-        comment = self._commentary() if run.status in ("completed", "invalid") else None
+        run = yield from self._relay(self.agent.stream(task, **self.options), first=True)
+        comment = None
+        if run.status in ("completed", "invalid"):
+            # The workflow wrote the facts; the model adds a few sentences, kept only if every number is grounded,
+            # with one rewrite (then the facts stand alone).
+            self.agent.ctx.state["phase"] = "commentary"
+            commentary = {"validators": [self._grounded, _concise], "finish": None, "max_retries": 1}
+            comment = yield from self._relay(self.agent.query_stream(prompts.COMMENTARY, settings=commentary))
+            self.agent.ctx.state["phase"] = "followup"
         self.result = self._result(run, comment)
-        return self.result
+        yield Final(self.result.status, self.result.narrative, self.result)  # type: ignore[arg-type]
 
-    def _commentary(self) -> RunResult:
-        """The workflow wrote the facts; the model adds a few sentences, kept only if every number is grounded."""
-        assert self.agent is not None
-        self.agent.ctx.state["phase"] = "commentary"
-        self.agent.config.validators = [self._grounded, _concise]
-        self.agent.config.finish = None
-        self.agent.config.max_retries = 1  # decorative: one rewrite, then the facts stand alone
-        run = self.agent.query(prompts.COMMENTARY)
-        self.agent.ctx.state["phase"] = "followup"
+    def analyze(self, data: Any, **inputs: Any) -> ForecastResult:
+        """The forecasting workflow on `data` (a path, a frame, a list...): `run(data=data, ...)`."""
+        return self.run(None, data=data, **inputs)
+
+    def _relay(self, events: Iterator[Event], first: bool = False) -> Generator[Event, None, RunResult]:
+        """An inner run's events, recorded for the report; its Final (and a later run's RunStart) stay inside."""
+        run = None
+        for event in events:
+            self.events.append(event.to_dict())
+            if isinstance(event, Final):
+                run = event.result
+            elif first or not isinstance(event, RunStart):
+                yield event
         return run
 
     def query(self, question: str) -> QueryResult:
         """A follow-up on the whole conversation; every tool is available again."""
         if self.agent is None:
-            raise OrreryError("call analyze() before query(): there is no analysis to follow up on")
+            raise OrreryError("call run() or analyze() before query(): there is no analysis to follow up on")
         self.agent.ctx.state["phase"] = "followup"
-        self.agent.config.validators = [self._grounded]
-        self.agent.config.max_retries = self.settings["max_retries"]
         self._asked.append(question)
-        run = self.agent.query(question)
+        followup = {"validators": [self._grounded], "finish": None}
+        run = consume(self.agent.query_stream(question, settings=followup), self._seen)
         if self.result is not None:
             self.result.trace = self.events
         if run.status == "invalid":  # still quoting numbers no tool returned after the retries
@@ -201,6 +226,10 @@ class ForecastAgent:
 
     def clear_history(self) -> None:
         self.agent, self.result, self.events = None, None, []
+
+    def _seen(self, event: Event) -> None:
+        self.events.append(event.to_dict())
+        self.emit(event)
 
     # -- validators ----------------------------------------------------------------------------------
     def _beats_baseline(self, output: str, ctx: RunContext) -> str | None:
@@ -211,8 +240,8 @@ class ForecastAgent:
             return "You have not cross-validated any model yet: call cross_validate first."
         means = cv.mean_mase()
         best = cv.best()
-        if best != reg.BASELINE and means[best] < means[reg.BASELINE]:
-            return None
+        if best is None or (best != reg.BASELINE and means[best] < means[reg.BASELINE]):
+            return None  # nothing to retry on a series too short to cross-validate: the result says so
         ctx.succeeded[:] = [n for n in ctx.succeeded if n not in REDO_ON_RETRY]
         untried = [n for n in reg.available(ctx.state["data"].m) if n not in means]
         return prompts.baseline_retry(best, means[best], means[reg.BASELINE], untried)
@@ -228,24 +257,21 @@ class ForecastAgent:
         return prompts.grounding_retry(bad) if bad else None
 
     # -- result --------------------------------------------------------------------------------------
-    def _record(self, event: Event) -> None:
-        self.events.append(event.to_dict())
-
     def _result(self, run: RunResult, comment_run: RunResult | None) -> ForecastResult:
         assert self.agent is not None
         state = self.agent.ctx.state
         facts = prompts.summary_from_state(state)
-        comment, warnings = "", []
+        comment, warnings, omitted = "", [], None
         if comment_run is not None and comment_run.status == "completed":
             comment = comment_run.output.strip()
         elif comment_run is not None:
-            warnings.append(f"the model's commentary was left out ({comment_run.status}): "
-                            f"{'; '.join(comment_run.errors[-1:])}")
+            why = re.split(r"(?<=[.!?])\s", "; ".join(comment_run.errors[-1:]))[0]  # the finding, not the retry prompt
+            omitted = f"the model's rewrite was rejected ({comment_run.status}): {why or 'no reason given'}"
         if run.status not in ("completed", "invalid"):
             warnings.append(f"the agent stopped early ({run.status}): {'; '.join(run.errors[-1:])}")
         result = result_from_state(state, "\n\n".join(p for p in (facts, comment) if p), self.events)
         result.warnings += warnings
-        result.status, result.usage = run.status, run.usage
+        result.status, result.usage, result.commentary_omitted = run.status, run.usage, omitted
         return result
 
 

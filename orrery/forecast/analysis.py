@@ -21,6 +21,7 @@ from statsmodels.tsa.stattools import acf, adfuller, kpss
 from orrery.errors import DataError
 from orrery.forecast import models as reg
 from orrery.forecast.data import SeriesData
+from orrery.forecast.plan import FALLBACK, Note, Progress, Runner, notes_frame
 
 Choice = str | Sequence[str]  # one model, or the members of a combination
 
@@ -62,12 +63,14 @@ def _intermittency(y: np.ndarray) -> tuple[float, float, str]:
 def features(y: np.ndarray, m: int) -> dict[str, Any]:
     """Trend & seasonal strength, autocorrelation, spectral entropy, intermittency and a model shortlist."""
     y = np.asarray(y, dtype=float)
+    m = m if len(y) >= 2 * m + 1 else 1  # fewer than two seasons: described without seasonality
     parts = decompose(y, m)
     trend = strength(parts["resid"].to_numpy(), (parts["trend"] + parts["resid"]).to_numpy())
     season = strength(parts["resid"].to_numpy(), (parts["seasonal"] + parts["resid"]).to_numpy()) if m > 1 else 0.0
-    nlags = min(max(10, m), len(y) - 2)
-    r = acf(y, nlags=nlags, fft=True)
-    rd = acf(np.diff(y), nlags=1, fft=True)
+    nlags = max(1, min(max(10, m), len(y) - 2))
+    with np.errstate(invalid="ignore", divide="ignore"):  # a constant stretch has no autocorrelation: NaN
+        r = acf(y, nlags=nlags, fft=True)
+        rd = acf(np.diff(y), nlags=1, fft=True) if len(y) > 2 else np.array([1.0, np.nan])
     adi, cv2, kind = _intermittency(y)
     out: dict[str, Any] = {
         "n": len(y),
@@ -183,35 +186,48 @@ def ndiffs(y: np.ndarray, alpha: float = 0.05, max_d: int = 2) -> int:
 
 @dataclass
 class CVResult:
-    """Rolling-origin cross-validation: raw predictions and MASE per (series, window, model)."""
+    """Rolling-origin cross-validation: raw predictions and MASE per (series, window, model).
+
+    Each series gets as many windows as its length allows (`windows`; 0 = not cross-validated) and only the
+    models it is long enough for; `notes` says what was skipped or failed and why. Windows are numbered so
+    that every series' last window is the last column of `table()`.
+    """
 
     cv: pd.DataFrame  # unique_id, ds, cutoff, y, <model columns>
-    scores: pd.DataFrame  # unique_id, cutoff, model, mase, smape
+    scores: pd.DataFrame  # unique_id, cutoff, window, model, mase, smape
     models: list[str]
     combo_members: dict[str, list[str]] = field(default_factory=dict)  # series id -> members of Combo
+    windows: dict[str, int] = field(default_factory=dict)  # series id -> CV windows its length allowed
+    notes: list[Note] = field(default_factory=list)
 
     def table(self) -> pd.DataFrame:
-        """Model x window MASE (averaged over series), plus the mean, sorted best first."""
-        wide = self.scores.pivot_table(index="model", columns="cutoff", values="mase", aggfunc="mean")
-        wide.columns = [f"window_{i + 1}" for i in range(wide.shape[1])]
-        wide["mean"] = wide.mean(axis=1)
+        """Model x window MASE (averaged over series), plus the mean over all scores, sorted best first."""
+        if self.scores.empty:
+            return pd.DataFrame(columns=["mean"], dtype=float)
+        wide = self.scores.pivot_table(index="model", columns="window", values="mase", aggfunc="mean")
+        wide.columns = [f"window_{int(i)}" for i in wide.columns]
+        wide["mean"] = self.scores.groupby("model")["mase"].mean()
         return wide.sort_values("mean")
 
     def mean_mase(self) -> dict[str, float]:
         return {k: float(v) for k, v in self.table()["mean"].items()}
 
-    def best(self) -> str:
-        return str(self.table().index[0])
+    def best(self) -> str | None:
+        table = self.table()
+        return str(table.index[0]) if len(table) else None
 
     def best_per_series(self, allow_combo: bool = True) -> pd.Series:
         per = self.scores.groupby(["unique_id", "model"])["mase"].mean().unstack()
         if not allow_combo and reg.COMBO in per.columns:
             per = per.drop(columns=reg.COMBO)
-        return per.idxmin(axis=1)
+        return per.dropna(how="all").idxmin(axis=1)
 
     def beats_baseline(self) -> bool:
-        means = self.mean_mase()
-        return means[self.best()] < means[reg.BASELINE]
+        means, best = self.mean_mase(), self.best()
+        return best is not None and reg.BASELINE in means and means[best] < means[reg.BASELINE]
+
+    def notes_frame(self) -> pd.DataFrame:
+        return notes_frame(self.notes)
 
 
 def mase_scale(df: pd.DataFrame, cutoffs: pd.DataFrame, m: int) -> pd.DataFrame:
@@ -225,39 +241,29 @@ def mase_scale(df: pd.DataFrame, cutoffs: pd.DataFrame, m: int) -> pd.DataFrame:
     return scale[["unique_id", "cutoff", "scale"]]
 
 
+SCORE_COLUMNS = ["unique_id", "cutoff", "window", "model", "mase", "smape"]
+
+
 def score_cv(cv: pd.DataFrame, df: pd.DataFrame, models: Sequence[str], m: int) -> pd.DataFrame:
-    """MASE and sMAPE of every model in every window of every series."""
+    """MASE and sMAPE of every model in every window of every series (skipped or failed fits have no row)."""
+    if cv.empty:
+        return pd.DataFrame(columns=SCORE_COLUMNS)
     cutoffs = cv[["unique_id", "cutoff"]].drop_duplicates()
     scale = mase_scale(df, cutoffs, m)
     y = cv["y"].to_numpy()
     frames = []
     for model in models:
-        f = cv[model].to_numpy()
+        f = cv[model].to_numpy(dtype=float)
         part = cv[["unique_id", "cutoff"]].assign(ae=np.abs(y - f), sape=200 * np.abs(y - f) / (np.abs(y) + np.abs(f)))
         agg = part.groupby(["unique_id", "cutoff"], sort=False).agg(mae=("ae", "mean"), smape=("sape", "mean"))
         frames.append(agg.reset_index().assign(model=model))
     scores = pd.concat(frames).merge(scale, on=["unique_id", "cutoff"])
     scores["mase"] = scores["mae"] / scores["scale"].replace(0, np.nan)
-    return scores[["unique_id", "cutoff", "model", "mase", "smape"]].reset_index(drop=True)
-
-
-def _run(data: SeriesData, names: Sequence[str], n_jobs: int, client: Any, method: str, **kw: Any) -> pd.DataFrame:
-    """Call a StatsForecast method locally (n_jobs processes) or on a Dask cluster (fugue backend)."""
-    sf = StatsForecast(models=reg.build(names, data.m, kw.get("h", data.h)), freq=data.freq, n_jobs=n_jobs)
-    if client is None:
-        return getattr(sf, method)(df=data.df, **kw)
-    import dask.dataframe as dd
-
-    workers = max(1, len(client.scheduler_info()["workers"]))
-    ddf = dd.from_pandas(data.df, npartitions=min(data.df["unique_id"].nunique(), 4 * workers))
-    out = getattr(sf, method)(df=ddf, **kw).compute()
-    floats = [c for c in out.columns if c not in ("unique_id", "ds", "cutoff")]
-    out[floats] = out[floats].astype("float64")
-    out["unique_id"] = out["unique_id"].astype(str)
-    out["ds"] = out["ds"].astype(data.df["ds"].dtype)
-    if "cutoff" in out.columns:
-        out["cutoff"] = out["cutoff"].astype(data.df["ds"].dtype)
-    return out.sort_values(["unique_id", "ds"] + (["cutoff"] if "cutoff" in out else [])).reset_index(drop=True)
+    scores = scores.dropna(subset=["mase"])
+    order = scores.groupby("unique_id")["cutoff"].rank(method="dense")
+    count = scores.groupby("unique_id")["cutoff"].transform("nunique")
+    scores["window"] = (order + count.max() - count).astype(int)  # every series' last window aligned
+    return scores[SCORE_COLUMNS].reset_index(drop=True)
 
 
 def cross_validate(
@@ -270,27 +276,24 @@ def cross_validate(
     combo_how: Literal["mean", "median"] = "mean",
     n_jobs: int = 1,
     client: Any = None,
+    on_progress: Progress | None = None,
 ) -> CVResult:
-    """Rolling-origin CV with `n_windows` windows of `h`; SeasonalNaive is always included.
+    """Rolling-origin CV with up to `n_windows` windows of `h` per series; SeasonalNaive is always included.
 
+    A series gets as many windows as its length allows (see plan.cv_windows), none when it is too short; a
+    model is skipped on series too short for it and a failing fit is recorded, so a panel never stops.
     With combo_k >= 2 a `Combo` model is added: per series, the mean (or median) of the k models with
     the lowest CV MASE. Its CV score is in-sample with respect to that selection, so slightly optimistic.
     """
     h = h or data.h
     names = _with_baseline([reg.resolve(n) for n in models if reg.resolve(n) != reg.COMBO])
-    shortest = int(data.df.groupby("unique_id").size().min())
-    if shortest < h * n_windows + max(3, data.m):
-        raise DataError(f"the shortest series has {shortest} observations: too short for {n_windows} CV windows "
-                        f"of h={h} with m={data.m}; lower n_windows or h")
-    cv = _run(data, names, n_jobs, client, "cross_validation", h=h, n_windows=n_windows, step_size=h)
+    runner = Runner(data.freq, h, n_jobs=n_jobs, client=client, on_progress=on_progress)
+    cv, notes, windows = runner.run(data.df, names, data.m, stage="cv", n_windows=n_windows)
     scores = score_cv(cv, data.df, names, data.m)
-    members: dict[str, list[str]] = {}
-    if combo_k >= 2:
-        members = top_k(scores, combo_k)
-        cv = add_combo(cv, members, combo_how)
-        scores = pd.concat([scores, score_cv(cv, data.df, [reg.COMBO], data.m)], ignore_index=True)
-        names.append(reg.COMBO)
-    return CVResult(cv=cv, scores=scores, models=names, combo_members=members)
+    result = CVResult(cv=cv, scores=scores, models=names, windows=windows, notes=notes)
+    if combo_k >= 2 and not scores.empty:
+        result = with_combo(result, data, top_k(scores, combo_k), combo_how)
+    return result
 
 
 def _with_baseline(names: list[str]) -> list[str]:
@@ -312,33 +315,63 @@ def panel_top_k(cv: CVResult, k: int) -> list[str]:
 
 def add_combo(frame: pd.DataFrame, members: Mapping[str, Sequence[str]], how: Literal["mean", "median"] = "mean",
               levels: Sequence[int] = ()) -> pd.DataFrame:
-    """Add Combo columns, each series combining its own members."""
+    """Add Combo columns, each series combining its own members (members without a value are left out)."""
+    if frame.empty:
+        return frame.assign(**{reg.COMBO: np.nan})
     parts = [reg.combine(g, members[str(uid)], how, levels=levels) for uid, g in frame.groupby("unique_id", sort=False)]
     return pd.concat(parts).loc[frame.index]
+
+
+def with_combo(cv: CVResult, data: SeriesData, members: Mapping[str, Sequence[str]],
+                how: Literal["mean", "median"]) -> CVResult:
+    """`cv` plus a scored Combo of the given members per series."""
+    frame = add_combo(cv.cv, members, how)
+    scores = pd.concat([cv.scores, score_cv(frame, data.df, [reg.COMBO], data.m)], ignore_index=True)
+    return CVResult(cv=frame, scores=scores, models=[*cv.models, reg.COMBO],
+                    combo_members={str(k): list(v) for k, v in members.items()}, windows=cv.windows, notes=cv.notes)
 
 
 # --------------------------------------------------------------------------- interval calibration
 
 
+def length_bucket(n: int, h: int) -> str:
+    """Series are calibrated with others of similar length: errors of short histories are larger."""
+    return "short" if n < 4 * h else "medium" if n < 10 * h else "long"
+
+
 @dataclass
 class Calibration:
-    """Pooled split-conformal interval half-widths, in units of each series' MASE scale.
+    """Split-conformal interval half-widths, in units of each series' MASE scale.
 
     `quantiles[level][j]` is the conformal quantile of |y - forecast| / scale at horizon step j + 1 over all
     series and CV windows (scale: the series' in-sample mean absolute seasonal difference at the window's
-    cutoff, so scores of series of different size are comparable). NaN where a step has too few scores for
-    that level; there the model's own bounds are kept.
+    cutoff, so scores of series of different size are comparable); NaN where a step has too few scores.
+    There `pooled[level]` is used: the quantile of score / sqrt(j + 1) over all steps, times sqrt(j + 1)
+    (errors grow about like a random walk's), which a single series with a few CV windows can afford.
+    `buckets` holds the same per length bucket (see `length_bucket`), tried first; where nothing has enough
+    scores the model's own bounds are kept.
     """
 
     quantiles: dict[int, np.ndarray]
     n_scores: np.ndarray  # scores per horizon step
+    pooled: dict[int, float] = field(default_factory=dict)
+    buckets: dict[str, Calibration] = field(default_factory=dict)
 
-    def halfwidth(self, level: int, step: np.ndarray) -> np.ndarray:
-        q = self.quantiles[level]
+    def halfwidth(self, level: int, step: np.ndarray, bucket: str | None = None) -> np.ndarray:
+        step = np.asarray(step)
         out = np.full(len(step), np.nan)
-        ok = step < len(q)
-        out[ok] = q[step[ok]]
+        for cal in [*([self.buckets[bucket]] if bucket in self.buckets else []), self]:
+            todo = ~np.isfinite(out)
+            out[todo] = cal._own(level, step[todo])
         return out
+
+    def _own(self, level: int, step: np.ndarray) -> np.ndarray:
+        q = self.quantiles.get(level, np.array([]))
+        complete = np.all([np.isfinite(v) for v in self.quantiles.values()], axis=0) if len(q) else np.array([])
+        idx = np.where(step < len(q), step, 0)
+        use = (step < len(q)) & (complete[idx] if len(q) else False)
+        pooled = self.pooled.get(level, np.nan) * np.sqrt(step + 1)
+        return np.where(use, q[idx] if len(q) else np.nan, pooled)
 
 
 def conformal_quantile(scores: np.ndarray, level: float) -> float:
@@ -358,14 +391,26 @@ def calibrate(cv: CVResult, data: SeriesData, choice: Choice | Mapping[str, Choi
     """
     per_series = {uid: choice for uid in data.ids} if not isinstance(choice, Mapping) else dict(choice)
     frame = cv.cv.sort_values(["unique_id", "cutoff", "ds"])
+    if frame.empty:
+        return _calibration(pd.DataFrame({"step": [], "score": []}), levels)
     frame = add_combo(frame, {str(u): _members(c) for u, c in per_series.items()}, how)
     frame = frame.assign(step=frame.groupby(["unique_id", "cutoff"], sort=False).cumcount())
     scale = mase_scale(data.df, frame[["unique_id", "cutoff"]].drop_duplicates(), data.m)
     frame = frame.merge(scale, on=["unique_id", "cutoff"])
     frame["score"] = (frame["y"] - frame[reg.COMBO]).abs() / frame["scale"].replace(0, np.nan)
+    sizes = data.df.groupby("unique_id").size()
+    frame["bucket"] = frame["unique_id"].map(lambda u: length_bucket(int(sizes[u]), data.h))
+    cal = _calibration(frame, levels)
+    cal.buckets = {str(b): _calibration(g, levels) for b, g in frame.groupby("bucket")}
+    return cal
+
+
+def _calibration(frame: pd.DataFrame, levels: Sequence[int]) -> Calibration:
     steps = [g["score"].to_numpy(dtype=float) for _, g in frame.groupby("step", sort=True)]
+    normalised = frame["score"].to_numpy(dtype=float) / np.sqrt(frame["step"].to_numpy(dtype=float) + 1)
     return Calibration(quantiles={lv: np.array([conformal_quantile(s, lv) for s in steps]) for lv in levels},
-                       n_scores=np.array([int(np.isfinite(s).sum()) for s in steps]))
+                       n_scores=np.array([int(np.isfinite(s).sum()) for s in steps]),
+                       pooled={lv: conformal_quantile(normalised, lv) for lv in levels})
 
 
 def calibrated(frame: pd.DataFrame, cal: Calibration, data: SeriesData, point: str = "mean",
@@ -373,26 +418,54 @@ def calibrated(frame: pd.DataFrame, cal: Calibration, data: SeriesData, point: s
     """Replace the interval bounds of `point` by point +/- halfwidth * scale (point forecasts untouched).
 
     `frame` holds h rows per series in ds order after the training data; `bound` names the bound columns.
+    Wider levels are never narrower than smaller ones.
     """
     cutoffs = data.df.groupby("unique_id", as_index=False)["ds"].max().rename(columns={"ds": "cutoff"})
     scale = mase_scale(data.df, cutoffs, data.m).set_index("unique_id")["scale"]
+    sizes = data.df.groupby("unique_id").size()
     out = frame.sort_values(["unique_id", "ds"]).copy()
     step = out.groupby("unique_id", sort=False).cumcount().to_numpy()
-    s = out["unique_id"].astype(str).map(scale).to_numpy(dtype=float)
+    uid = out["unique_id"].astype(str)
+    s = uid.map(scale).to_numpy(dtype=float)
+    bucket = uid.map(lambda u: length_bucket(int(sizes[u]), data.h)).to_numpy()
     f = out[point].to_numpy(dtype=float)
-    for lv in levels:
-        width = cal.halfwidth(lv, step) * s
+    widest = np.zeros(len(out))
+    prev: tuple[np.ndarray, np.ndarray] | None = None
+    for lv in sorted(levels):
+        width = np.full(len(out), np.nan)
+        for b in np.unique(bucket):
+            rows = bucket == b
+            width[rows] = cal.halfwidth(lv, step[rows], str(b)) * s[rows]
         ok = np.isfinite(width)
+        widest = np.where(ok, np.maximum(widest, width), widest)
         lo, hi = bound.format(side="lo", level=lv), bound.format(side="hi", level=lv)
-        out[lo] = np.where(ok, f - width, out[lo].to_numpy(dtype=float))
-        out[hi] = np.where(ok, f + width, out[hi].to_numpy(dtype=float))
+        lows = np.where(ok, f - widest, out[lo].to_numpy(dtype=float))
+        highs = np.where(ok, f + widest, out[hi].to_numpy(dtype=float))
+        if prev is not None:  # a level kept at the model's bounds still contains the smaller calibrated one
+            lows, highs = np.fmin(lows, prev[0]), np.fmax(highs, prev[1])
+        out[lo], out[hi] = lows, highs
+        prev = (lows, highs)
     return out.loc[frame.index]
 
 
 # --------------------------------------------------------------------------- forecasting
 
 
-def forecast(
+@dataclass
+class Forecast:
+    """Tidy forecasts plus the model each series really got (after skips and fallbacks) and why."""
+
+    frame: pd.DataFrame  # unique_id, ds, model, mean, lo_80, hi_80, lo_95, hi_95
+    choice: dict[str, Choice]
+    notes: list[Note] = field(default_factory=list)
+
+
+def forecast(data: SeriesData, choice: Choice | Mapping[str, Choice], **kw: Any) -> pd.DataFrame:
+    """Point forecasts and intervals in tidy form (see `fit_forecast`, which also says who got what)."""
+    return fit_forecast(data, choice, **kw).frame
+
+
+def fit_forecast(
     data: SeriesData,
     choice: Choice | Mapping[str, Choice],
     *,
@@ -402,11 +475,13 @@ def forecast(
     calibration: Calibration | None = None,
     n_jobs: int = 1,
     client: Any = None,
-) -> pd.DataFrame:
-    """Point forecasts and intervals in tidy form: unique_id, ds, model, mean, lo_80, hi_80, lo_95, hi_95.
+    on_progress: Progress | None = None,
+) -> Forecast:
+    """Forecast every series with its choice: a model name, a list of names to combine, or a per-series mapping.
 
-    `choice` is a model name, a list of names to combine, or a per-series mapping of either. Without
-    `calibration` the intervals are the model's own (a combination averages its members' bounds, which is too
+    Members a series is too short for, or whose fit fails, are left out of its combination; a series left with
+    none falls back along plan.FALLBACK (Theta, Naive, the mean), and each such step is a Note. Without
+    `calibration` the intervals are the models' own (a combination averages its members' bounds, which is too
     narrow); with one (see `calibrate`) they are conformal intervals learned from CV errors.
     """
     h = h or data.h
@@ -416,22 +491,72 @@ def forecast(
         raise ValueError(f"no model chosen for series {sorted(missing)[:3]}")
     members = {uid: _members(c) for uid, c in per_series.items()}
     names = list(dict.fromkeys(n for ms in members.values() for n in ms))
-    need = reg.min_length_for_intervals(names, h) if levels else 0
-    shortest = int(data.df.groupby("unique_id").size().min())
-    if shortest < need:
-        raise DataError(f"conformal intervals for {names} need {need} observations (shortest series: {shortest}); "
-                        "pick a model with native intervals or a smaller h")
-    raw = forecast_all(data, names, h=h, levels=levels, n_jobs=n_jobs, client=client)
-    raw = add_combo(raw, members, combo_how, levels)
-    out = tidy(raw, per_series, levels)
-    return calibrated(out, calibration, data, levels=levels) if calibration is not None and levels else out
+    runner = Runner(data.freq, h, n_jobs=n_jobs, client=client, on_progress=on_progress)
+    raw, notes, _ = runner.run(data.df, names, data.m, stage="forecast", levels=levels)
+    notes = [n for n in notes if not n.model or n.model in members[n.unique_id]]  # only what a series was given
+    got = _effective(raw, members)
+    lost = [u for u in data.ids if not got.get(u)]
+    parts = [tidy(add_combo(raw[~raw["unique_id"].astype(str).isin(lost)], got, combo_how, levels), got, levels)]
+    if lost:
+        fb_frame, fb_choice, fb_notes = _fall_back(data, lost, members, runner, levels)
+        parts.append(fb_frame)
+        got |= fb_choice
+        notes += fb_notes
+    out = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else parts[0]
+    if calibration is not None and levels and len(out):
+        out = calibrated(out, calibration, data, levels=levels)
+    out, blank = _no_false_certainty(out, data, levels)
+    notes += [Note(u, "", "forecast", "no interval: too little history to estimate the spread") for u in blank]
+    order = {u: i for i, u in enumerate(data.ids)}
+    out = out.sort_values(["unique_id", "ds"], key=lambda c: c.map(order) if c.name == "unique_id" else c)
+    return Forecast(frame=out.reset_index(drop=True), choice={u: _simplify(c) for u, c in got.items() if c},
+                    notes=list(dict.fromkeys(notes)))
+
+
+def _no_false_certainty(out: pd.DataFrame, data: SeriesData, levels: Sequence[int]) -> tuple[pd.DataFrame, list[str]]:
+    """A zero-width interval on a series that is not constant (1-2 points of history) claims a certainty no
+    model has: its bounds become NaN instead."""
+    if not levels or out.empty:
+        return out, []
+    cols = [f"{side}_{lv}" for lv in levels for side in ("lo", "hi")]
+    width = (out[f"hi_{max(levels)}"] - out[f"lo_{max(levels)}"]).fillna(0).abs()
+    flat = width.groupby(out["unique_id"].astype(str)).max() == 0
+    blank = [u for u in flat[flat].index if data.flags.get(u) != "constant"]
+    out.loc[out["unique_id"].astype(str).isin(blank), cols] = np.nan
+    return out, blank
+
+
+def _effective(raw: pd.DataFrame, members: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    """Per series, the members that produced a finite forecast."""
+    got: dict[str, list[str]] = {}
+    for uid, g in raw.groupby("unique_id", sort=False):
+        got[str(uid)] = [mm for mm in members[str(uid)] if np.isfinite(g[mm].to_numpy(dtype=float)).all()]
+    return got
+
+
+def _fall_back(data: SeriesData, lost: list[str], members: Mapping[str, list[str]], runner: Runner,
+               levels: Sequence[int]) -> tuple[pd.DataFrame, dict[str, list[str]], list[Note]]:
+    df = data.df[data.df["unique_id"].isin(lost)]
+    raw, notes, _ = runner.run(df, list(FALLBACK), data.m, stage="forecast", levels=levels)
+    ok = _effective(raw, dict.fromkeys(map(str, raw["unique_id"].unique()), list(FALLBACK)))
+    choice = {u: ms[:1] for u, ms in ok.items() if ms}
+    notes += [Note(u, ms[0], "forecast", f"fallback: none of {'+'.join(members[u])} could be fitted")
+              for u, ms in choice.items()]
+    notes += [Note(u, "", "forecast", "no model could be fitted: no forecast") for u in lost if u not in choice]
+    keep = raw[raw["unique_id"].astype(str).isin(choice)]
+    return tidy(add_combo(keep, choice, "mean", levels), choice, levels), choice, notes
+
+
+def _simplify(members: Sequence[str]) -> Choice:
+    return members[0] if len(members) == 1 else list(members)
 
 
 def forecast_all(data: SeriesData, names: Sequence[str], *, h: int | None = None,
                  levels: Sequence[int] = reg.LEVELS, n_jobs: int = 1, client: Any = None) -> pd.DataFrame:
-    """statsforecast's wide forecast frame: one column per model plus <model>-lo-<level>/-hi-<level>."""
-    kw: dict[str, Any] = {"h": h or data.h} | ({"level": list(levels)} if levels else {})
-    return _run(data, [reg.resolve(n) for n in names], n_jobs, client, "forecast", **kw)
+    """statsforecast's wide forecast frame: one column per model plus <model>-lo-<level>/-hi-<level>
+    (NaN where a model is skipped or fails on a series)."""
+    runner = Runner(data.freq, h or data.h, n_jobs=n_jobs, client=client)
+    return runner.run(data.df, [reg.resolve(n) for n in names], data.m, stage="forecast", levels=levels)[0]
 
 
 def _members(choice: Choice) -> list[str]:
@@ -440,17 +565,18 @@ def _members(choice: Choice) -> list[str]:
 
 def tidy(raw: pd.DataFrame, per_series: Mapping[str, Choice], levels: Sequence[int]) -> pd.DataFrame:
     """Pick each series' chosen columns (single model, or the Combo of its members)."""
-    rows = []
+    rows = [pd.DataFrame(columns=["unique_id", "ds", "model", "mean", *[f"{s}_{lv}" for lv in levels
+                                                                         for s in ("lo", "hi")]])]
     for uid, g in raw.groupby("unique_id", sort=False):
-        c = per_series[str(uid)]
-        col = reg.resolve(c) if isinstance(c, str) else reg.COMBO
+        c = _simplify(_members(per_series[str(uid)]))
+        col = c if isinstance(c, str) else reg.COMBO
         label = col if isinstance(c, str) else f"{combo_label(c)}"
         part = pd.DataFrame({"unique_id": uid, "ds": g["ds"].to_numpy(), "model": label, "mean": g[col].to_numpy()})
         for lv in levels:
             part[f"lo_{lv}"] = g[f"{col}-lo-{lv}"].to_numpy()
             part[f"hi_{lv}"] = g[f"{col}-hi-{lv}"].to_numpy()
         rows.append(part)
-    return pd.concat(rows, ignore_index=True)
+    return pd.concat([r for r in rows if len(r)] or rows[:1], ignore_index=True)
 
 
 def combo_label(members: Sequence[str]) -> str:
@@ -471,23 +597,44 @@ def fitted_values(data: SeriesData, choice: Choice, n_jobs: int = 1) -> pd.DataF
 
 
 def detect_anomalies(data: SeriesData, choice: Choice, level: float = 99, n_jobs: int = 1) -> pd.DataFrame:
-    """Flag observations whose in-sample residual falls outside the `level`% interval.
+    """Flag observations whose in-sample residual falls outside the `level`% band, calibrated per series.
 
-    The interval is fitted +/- z * sigma with sigma the robust (MAD) scale of the series' residuals,
-    so the anomalies themselves do not widen it. Returns every point with lo, hi, score and an anomaly flag.
+    Each residual is scored against a local robust scale (1.4826 x the rolling median absolute residual over
+    about two seasons), so a series whose noise grows with its level is not flagged where it is high. A point is
+    flagged when its score exceeds both the normal quantile z for `level` and the `level` quantile of the
+    series' own scores: a clean series at level L flags about (100 - L)% of its points, never many
+    more, while a real spike still stands out. Series flagged constant, mostly zero or mostly imputed at load
+    time are not scanned (see SeriesData.flags), nor is the first season (the model's start-up) of a series of
+    at least three seasons. Returns every point with lo, hi, score and an anomaly flag.
     """
     fv = fitted_values(data, choice, n_jobs)
     fv["residual"] = fv["y"] - fv["fitted"]
-    z = float(norm.ppf(0.5 + level / 200))
-    sigma = fv.groupby("unique_id")["residual"].transform(_robust_sigma)
-    fv["lo"], fv["hi"] = fv["fitted"] - z * sigma, fv["fitted"] + z * sigma
+    window = max(13, 2 * data.m + 1)
+    sigma = fv.groupby("unique_id", sort=False)["residual"].transform(lambda r: _local_sigma(r, window))
     fv["score"] = (fv["residual"] / sigma).abs()
-    fv["anomaly"] = fv["residual"].notna() & (fv["score"] > z)
+    z = float(norm.ppf(0.5 + level / 200))
+    cut = fv.groupby("unique_id", sort=False)["score"].transform(
+        lambda s: max(z, np.nan_to_num(np.nanquantile(s.to_numpy(dtype=float), level / 100), nan=z)))
+    fv["lo"], fv["hi"] = fv["fitted"] - cut * sigma, fv["fitted"] + cut * sigma
+    skip = fv["unique_id"].astype(str).isin(data.flags)
+    # a one-step fit needs history: the first season's residuals reflect the model's start-up, not the data
+    n = fv.groupby("unique_id", sort=False)["y"].transform("size")
+    warm = fv.groupby("unique_id", sort=False).cumcount() < np.where(n >= 3 * data.m, data.m, 1)
+    fv["anomaly"] = fv["residual"].notna() & (fv["score"] > cut) & ~skip & ~warm
     return fv.reset_index(drop=True)
+
+
+def _local_sigma(r: pd.Series, window: int) -> pd.Series:
+    """Rolling robust scale of residuals, falling back to the global one where the window is flat."""
+    local = 1.4826 * r.abs().rolling(window, center=True, min_periods=max(3, window // 2)).median()
+    glob = _robust_sigma(r)
+    return local.where(local > 0, glob).fillna(glob).replace(0, np.nan)
 
 
 def _robust_sigma(r: pd.Series) -> float:
     r = r.dropna()
+    if r.empty:
+        return float("nan")
     mad = 1.4826 * float(np.median(np.abs(r - r.median())))
     return mad if mad > 0 else float(r.std())
 
@@ -528,31 +675,90 @@ def panel_analyze(data: SeriesData) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# The selection policy, fixed before it was measured (bench/RESULTS.md, "Forecasting: M3"):
+ROBUST_MEMBERS: tuple[str, ...] = ("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA")
+PANEL_DROP = 1.5  # a member typically (median over series) 1.5x worse than each series' best member fails the panel
+SERIES_DROP = 3.0  # ... or 3x worse than the best member on one series fails that series
+Policy = Literal["robust", "best", "combo", "panel_combo"]
+
+
+def robust_members(cv: CVResult, ids: Sequence[str], members: Sequence[str] = ROBUST_MEMBERS
+                   ) -> tuple[dict[str, list[str]], list[Note]]:
+    """The "robust" policy's members per series: SCUM's fixed set, CV only dropping a member that clearly fails.
+
+    Rule (written down before any measurement): the forecast is the median of AutoETS, AutoCES,
+    DynamicOptimizedTheta and AutoARIMA (SCUM, Petropoulos & Svetunkov 2020). Cross-validation never picks
+    members; it only drops one that clearly fails: on the panel, when the median over series of its CV MASE
+    divided by the series' best member's exceeds PANEL_DROP (a relative, median statistic, so neither one
+    hard series nor a member missing on the shortest series sways it); on one series, when its CV MASE
+    exceeds SERIES_DROP x that series' best member's. At least two members are kept (the two best by CV).
+    Members a series is too short for, or whose fit fails, drop out at fit time.
+    """
+    per = cv.scores[cv.scores["model"].isin(members)].groupby(["unique_id", "model"])["mase"].mean().unstack()
+    ratio = per.div(per.min(axis=1).replace(0, np.nan), axis=0)
+    panel = ratio.median() if len(per) else pd.Series(dtype=float)
+    notes: list[Note] = []
+    failing = [m for m in members if m in panel and panel[m] > PANEL_DROP]
+    chosen: dict[str, list[str]] = {}
+    for uid in ids:
+        row = per.loc[uid].dropna() if uid in per.index else pd.Series(dtype=float)
+        drop = {m: f"its CV MASE is typically {panel[m]:.2f}x each series' best member's (> {PANEL_DROP})"
+                for m in failing}
+        if len(row):
+            drop |= {m: f"CV MASE {row[m]:.3f} > {SERIES_DROP} x best member's {row.min():.3f}"
+                     for m in row.index if row[m] > SERIES_DROP * row.min()}
+        keep = [m for m in members if m not in drop]
+        if len(keep) < 2:  # keep the two best by CV (by panel rank where the series has no score)
+            rank = (row / row.min() if len(row) else row).reindex(members).fillna(panel.reindex(members))
+            rank = rank.sort_values(na_position="last")
+            keep = [m for m in members if m in list(rank.index[:2])]
+        notes += [Note(uid, m, "cv", f"dropped from the combination: {why}") for m, why in drop.items() if m not in keep]
+        chosen[uid] = keep
+    return chosen, notes
+
+
 @dataclass
 class PanelFit:
     cv: CVResult
-    choice: dict[str, Choice]  # series id -> model name, or combo members
+    choice: dict[str, Choice]  # series id -> model name, or combo members (what each series really got)
     forecasts: pd.DataFrame  # tidy, one model per series
     calibration: Calibration | None = None  # conformal half-widths used for the intervals, if calibrated
+    notes: list[Note] = field(default_factory=list)  # skipped, failed, dropped, fallbacks: per series and model
+    policy: str = "robust"
+
+    def series(self, data: SeriesData) -> pd.DataFrame:
+        """One row per series: its length, CV windows, the model it got, and every note about it."""
+        sizes = data.df.groupby("unique_id").size()
+        why = notes_frame(self.notes).groupby("unique_id").apply(
+            lambda g: "; ".join(f"{m + ': ' if m else ''}{r}" for m, r in zip(g["model"], g["reason"], strict=True)),
+            include_groups=False) if self.notes else pd.Series(dtype=str)
+        return pd.DataFrame({
+            "unique_id": data.ids,
+            "n": [int(sizes[u]) for u in data.ids],
+            "cv_windows": [self.cv.windows.get(u, 0) for u in data.ids],
+            "model": [choice_label(self.choice[u]) if u in self.choice else None for u in data.ids],
+            "notes": [why.get(u, "") for u in data.ids],
+        })
 
     def summary(self) -> pd.DataFrame:
-        """How often each model won, and the mean MASE of the chosen models vs the baseline."""
+        """How often each model won, and the mean MASE of the chosen models vs the baseline (series with CV)."""
         per = self.cv.scores.groupby(["unique_id", "model"])["mase"].mean().unstack()
-        chosen = pd.Series({u: per.loc[u, _column(c)] for u, c in self.choice.items()})
-        labels = pd.Series({u: _column(c) for u, c in self.choice.items()})
+        labels = pd.Series({u: _column(c) for u, c in self.choice.items()}, dtype=str)
         counts = labels.value_counts().rename("series").to_frame()
-        counts["share"] = counts["series"] / len(labels)
-        counts.attrs = {"mase_selected": float(chosen.mean()), "mase_baseline": float(per[reg.BASELINE].mean()),
-                        "share_beating_baseline": float((chosen < per[reg.BASELINE]).mean())}
+        counts["share"] = counts["series"] / max(1, len(labels))
+        scored = [u for u, c in labels.items() if u in per.index and c in per and np.isfinite(per.loc[u, c])
+                  and reg.BASELINE in per and np.isfinite(per.loc[u, reg.BASELINE])]
+        chosen = pd.Series({u: per.loc[u, labels[u]] for u in scored}, dtype=float)
+        base = pd.Series({u: per.loc[u, reg.BASELINE] for u in scored}, dtype=float)
+        counts.attrs = {"mase_selected": float(chosen.mean()) if scored else float("nan"),
+                        "mase_baseline": float(base.mean()) if scored else float("nan"),
+                        "share_beating_baseline": float((chosen < base).mean()) if scored else float("nan"),
+                        "series_scored": len(scored)}
         return counts
 
 
-def _with_combo(cv: CVResult, data: SeriesData, members: dict[str, list[str]],
-                how: Literal["mean", "median"]) -> CVResult:
-    """`cv` plus a scored Combo of the given members per series."""
-    frame = add_combo(cv.cv, members, how)
-    scores = pd.concat([cv.scores, score_cv(frame, data.df, [reg.COMBO], data.m)], ignore_index=True)
-    return CVResult(cv=frame, scores=scores, models=[*cv.models, reg.COMBO], combo_members=members)
+def choice_label(choice: Choice) -> str:
+    return choice if isinstance(choice, str) else combo_label(choice)
 
 
 def _column(choice: Choice) -> str:
@@ -565,34 +771,56 @@ def panel_fit(
     *,
     n_windows: int = 2,
     combo_k: int = 0,
-    policy: Literal["best", "combo", "panel_combo"] = "best",
+    policy: Policy = "robust",
     combo_how: Literal["mean", "median"] = "mean",
     levels: Sequence[int] = reg.LEVELS,
     calibrate_intervals: bool = True,
     n_jobs: int = 1,
     client: Any = None,
+    on_progress: Progress | None = None,
 ) -> PanelFit:
-    """Cross-validate every model on every series, pick what to forecast with, forecast.
+    """Cross-validate every model on every series, pick what to forecast with, forecast. Never stops on a series.
 
-    Policies: "best" keeps each series' lowest-MASE model (Combo included when combo_k >= 2); "combo" uses
-    each series' own best-k mean; "panel_combo" uses, for every series, the mean of the k models with the
-    lowest MASE averaged over the whole panel (stabler than per-series picks on short series; k = combo_k or 3).
-    With `calibrate_intervals` (default) the intervals are conformal: half-widths per horizon step from the CV
-    errors of the chosen forecasts pooled over the panel (see `calibrate`); levels with too few CV errors keep
-    the models' own bounds. `n_jobs=-1` uses all cores; pass a `distributed.Client` to run the same work on a
-    Dask cluster.
+    Policies: "robust" (default) forecasts with the median of ROBUST_MEMBERS, CV only dropping members that
+    clearly fail (see `robust_members`; `models`, combo_k and combo_how are not used); "best" keeps each
+    series' lowest-MASE model (Combo included when combo_k >= 2); "combo" uses each series' own best-k mean;
+    "panel_combo" uses, for every series, the mean of the k models with the lowest MASE over the panel.
+    Series too short for any CV window get the policy's forecast without a CV score (noted); a series whose
+    choice cannot be fitted falls back (see `fit_forecast`). With `calibrate_intervals` (default) the intervals
+    are conformal, learned from the CV errors of the chosen forecasts (see `calibrate`). `n_jobs=-1` uses all
+    cores; pass a `distributed.Client` to run the same work on a Dask cluster. `on_progress(done, total,
+    label)` is called as series finish each stage.
     """
-    cv = cross_validate(data, models, n_windows=n_windows, combo_k=0 if policy == "panel_combo" else combo_k,
-                        combo_how=combo_how, n_jobs=n_jobs, client=client)
-    if policy == "panel_combo":
-        members = panel_top_k(cv, combo_k if combo_k >= 2 else 3)
-        choice: dict[str, Choice] = {uid: members for uid in data.ids}
-        cv = _with_combo(cv, data, dict.fromkeys(data.ids, members), combo_how)
-    elif policy == "combo" and combo_k >= 2:
-        choice = dict(cv.combo_members.items())
+    run = dict(n_jobs=n_jobs, client=client, on_progress=on_progress)
+    notes: list[Note] = []
+    if policy == "robust":
+        combo_how = "median"
+        cv = cross_validate(data, ROBUST_MEMBERS, n_windows=n_windows, **run)
+        members, notes = robust_members(cv, data.ids)
+        cv = with_combo(cv, data, members, combo_how)
+        choice: dict[str, Choice] = dict(members)
     else:
-        best = cv.best_per_series(allow_combo=combo_k >= 2)
-        choice = {str(u): (cv.combo_members[str(u)] if b == reg.COMBO else str(b)) for u, b in best.items()}
+        cv = cross_validate(data, models, n_windows=n_windows, combo_k=0 if policy == "panel_combo" else combo_k,
+                            combo_how=combo_how, **run)
+        choice = _choose(cv, data, policy, combo_k)
+        if policy == "panel_combo":
+            cv = with_combo(cv, data, {u: list(c) for u, c in choice.items()}, combo_how)
     cal = calibrate(cv, data, choice, combo_how, levels) if calibrate_intervals and levels else None
-    fc = forecast(data, choice, levels=levels, combo_how=combo_how, calibration=cal, n_jobs=n_jobs, client=client)
-    return PanelFit(cv=cv, choice=choice, forecasts=fc, calibration=cal)
+    fc = fit_forecast(data, choice, levels=levels, combo_how=combo_how, calibration=cal, **run)
+    return PanelFit(cv=cv, choice=fc.choice, forecasts=fc.frame, calibration=cal, policy=policy,
+                    notes=list(dict.fromkeys([*cv.notes, *notes, *fc.notes])))
+
+
+def _choose(cv: CVResult, data: SeriesData, policy: Policy, combo_k: int) -> dict[str, Choice]:
+    """The CV-driven policies; series without a CV score get the panel's best (or baseline) model."""
+    if policy == "panel_combo":
+        members = panel_top_k(cv, combo_k if combo_k >= 2 else 3) or [reg.BASELINE]
+        return {uid: members for uid in data.ids}
+    default: Choice = cv.best() or reg.BASELINE
+    if default == reg.COMBO:
+        default = panel_top_k(cv, max(2, combo_k))
+    if policy == "combo" and combo_k >= 2:
+        return {u: cv.combo_members.get(u, default) for u in data.ids}
+    best = cv.best_per_series(allow_combo=combo_k >= 2)
+    return {u: (cv.combo_members[u] if best.get(u) == reg.COMBO else str(best[u])) if u in best else default
+            for u in data.ids}

@@ -2,30 +2,39 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from orrery import events as ev
+from orrery.errors import ConfigError, OrreryError
 
 if TYPE_CHECKING:  # the forecasting stack (statsforecast) loads only when a command runs
     from orrery.forecast.result import ForecastResult
 
 SAMPLE = Path(__file__).parent / "samples" / "air_passengers.csv"
 WORKFLOW_STEPS = 5  # features, CV, forecast, anomalies, the written analysis
+OUT_FORMATS = (".json", ".html", ".htm", ".png")
+INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
 
 console = Console()
 
 
+class AnalysisFailed(OrreryError):
+    """The agent stopped without forecasts (the report, if asked for, was still written)."""
+
+
 class ProgressView:
-    """A progress bar over the workflow; the CV step names how many models x series it fits."""
+    """A progress bar over the workflow, and one over series while a panel is fitted (see `on_progress`)."""
 
     def __init__(self, progress: Progress, n_series: int):
         self.progress, self.n_series = progress, n_series
         self.task = progress.add_task("starting", total=WORKFLOW_STEPS)
+        self.series: dict[str, int] = {}
 
     def __call__(self, event: ev.Event) -> None:
         match event:
@@ -42,38 +51,73 @@ class ProgressView:
             case ev.Final():
                 self.progress.update(self.task, completed=WORKFLOW_STEPS, description="done")
 
+    def on_progress(self, done: int, total: int, label: str) -> None:
+        """Series finished in the current stage (cross-validation or forecast) of a panel fit."""
+        if label not in self.series:
+            self.series[label] = self.progress.add_task(f"  {label}", total=total)
+        self.progress.update(self.series[label], completed=done, total=total)
+
+
+def check_outputs(outs: list[Path], overwrite: bool) -> None:
+    """Refuse, before any work, an --out that cannot be written: unknown format, a folder, an existing file,
+    or a folder without write permission."""
+    for out in outs:
+        if out.suffix.lower() not in OUT_FORMATS:
+            raise ConfigError(f"--out {out}: unknown format {out.suffix or '(none)'!r}; "
+                              "use a .json, .html or .png file name")
+        if out.is_dir():
+            raise ConfigError(f"--out {out} is a folder; name a file in it, e.g. {out / ('report' + '.json')}")
+        if out.exists() and not overwrite:
+            raise ConfigError(f"--out {out} exists; pass --overwrite to replace it, or name a new file")
+        parent = next(p for p in [out.parent, *out.parent.parents] if p.exists())
+        if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+            raise ConfigError(f"--out {out}: cannot write in {parent}; choose a writable folder")
+
 
 def write_outputs(result: ForecastResult, outs: list[Path]) -> None:
+    """Each file is written beside its target and renamed over it, so a failure never leaves half a report."""
     for out in outs:
         out.parent.mkdir(parents=True, exist_ok=True)
-        if out.suffix == ".json":
-            result.to_json(out)
-        elif out.suffix in (".html", ".htm"):
-            out.write_text(f"<!doctype html><meta charset='utf-8'><title>orrery forecast</title>{result._repr_html_()}")
-        elif out.suffix == ".png":
-            result.plot(out)
-        else:
-            raise typer.BadParameter(f"--out {out}: use a .json, .html or .png file name")
+        tmp = out.with_name(f".{out.name}.tmp{out.suffix}")
+        try:
+            if out.suffix.lower() == ".json":
+                tmp.write_text(result.to_json())
+            elif out.suffix.lower() == ".png":
+                result.plot(tmp)
+            else:
+                tmp.write_text(f"<!doctype html><meta charset='utf-8'><title>orrery forecast</title>"
+                               f"{result._repr_html_()}")
+            os.replace(tmp, out)
+        finally:
+            tmp.unlink(missing_ok=True)
         console.print(f"wrote {out}")
 
 
 def run_forecast(data: str | Path, *, h: int | None, m: int | None, date: str | None, target: str | None,
                  groupby: list[str] | None, llm: str | None, query: list[str] | None, outs: list[Path],
-                 verbose: bool, n_jobs: int) -> ForecastResult:
+                 verbose: bool, n_jobs: int, overwrite: bool = False) -> ForecastResult:
+    check_outputs(outs, overwrite)
     from orrery.forecast.agent import ForecastAgent
     from orrery.forecast.data import load
 
     series = load(data, date=date, target=target, groupby=groupby or None, m=m, h=h)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-                  console=console, transient=True, disable=verbose) as progress:
-        agent = ForecastAgent(llm, verbose=verbose, n_jobs=n_jobs,
-                              on_event=[ProgressView(progress, len(series.ids))])
-        result = agent.analyze(series, query=query[0] if query else None)
-    console.print(result)
-    for q in (query or [])[1:]:
-        console.print(f"[bold]> {q}[/]")
-        console.print(agent.query(q))
+    try:
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=console, transient=True, disable=verbose) as progress:
+            view = ProgressView(progress, len(series.ids))
+            agent = ForecastAgent(llm, verbose=verbose, n_jobs=n_jobs, on_event=[view], on_progress=view.on_progress)
+            result = agent.analyze(series, query=query[0] if query else None)
+        console.print(result.summary())
+        for q in (query or [])[1:]:
+            console.print(f"[bold]> {q}[/]")
+            console.print(agent.query(q))
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]: nothing was written")
+        raise typer.Exit(INTERRUPTED) from None
     write_outputs(result, outs)
+    if result.forecasts.empty or result.status not in ("completed", "invalid"):
+        raise AnalysisFailed(f"the analysis stopped ({result.status}) without a forecast for every series: "
+                             f"{'; '.join(result.warnings[-1:]) or 'see the report'}")
     return result
 
 
@@ -85,11 +129,12 @@ def forecast(file: Path, h: Annotated[int | None, typer.Option(help="forecast ho
              llm: Annotated[str | None, typer.Option(help="local | openai:MODEL | ollama:MODEL | URL")] = None,
              query: Annotated[list[str] | None, typer.Option(help="the request; repeat for follow-ups")] = None,
              out: Annotated[list[Path] | None, typer.Option(help="report.json | report.html | plot.png")] = None,
+             overwrite: Annotated[bool, typer.Option(help="replace --out files that exist")] = False,
              verbose: Annotated[bool, typer.Option(help="show every step")] = False,
              n_jobs: Annotated[int, typer.Option(help="processes for panels (-1: all cores)")] = 1) -> None:
     """Forecast a CSV or Parquet file with the forecasting agent."""
     run_forecast(file, h=h, m=m, date=date, target=target, groupby=groupby, llm=llm, query=query,
-                 outs=out or [], verbose=verbose, n_jobs=n_jobs)
+                 outs=out or [], verbose=verbose, n_jobs=n_jobs, overwrite=overwrite)
 
 
 def demo(llm: Annotated[str | None, typer.Option(help="default: the embedded local model")] = None,
@@ -101,4 +146,4 @@ def demo(llm: Annotated[str | None, typer.Option(help="default: the embedded loc
     run_forecast(SAMPLE, h=None, m=None, date=None, target=None, groupby=None, llm=llm,
                  query=["Forecast the next two years of passengers and explain the result."],
                  outs=[out_dir / "report.json", out_dir / "report.html", out_dir / "forecast.png"],
-                 verbose=verbose, n_jobs=1)
+                 verbose=verbose, n_jobs=1, overwrite=True)  # the demo's own folder: rerunning replaces its files

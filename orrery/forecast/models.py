@@ -31,9 +31,10 @@ class ModelSpec:
     native_intervals: bool = True
     needs_season: bool = False  # only meaningful when m > 1
     slow: bool = False  # expensive on long or many series
+    min_length: int = 1  # fewest observations statsforecast fits it on (measured: ETS raises "tiny datasets" below 8)
 
 
-def _spec(name: str, factory: Factory, description: str, **kw: bool) -> ModelSpec:
+def _spec(name: str, factory: Factory, description: str, **kw: Any) -> ModelSpec:
     return ModelSpec(name=name, factory=factory, description=description, **kw)
 
 
@@ -41,25 +42,25 @@ REGISTRY: dict[str, ModelSpec] = {
     s.name: s
     for s in [
         _spec("AutoARIMA", lambda m, pi: sfm.AutoARIMA(season_length=m, alias="AutoARIMA"),
-              "seasonal ARIMA with automatic order selection (Hyndman-Khandakar)", slow=True),
+              "seasonal ARIMA with automatic order selection (Hyndman-Khandakar)", slow=True, min_length=10),
         _spec("AutoETS", lambda m, pi: sfm.AutoETS(season_length=m, alias="AutoETS"),
-              "exponential smoothing state space, error/trend/season chosen by AICc"),
+              "exponential smoothing state space, error/trend/season chosen by AICc", min_length=8),
         _spec("AutoTheta", lambda m, pi: sfm.AutoTheta(season_length=m, alias="AutoTheta"),
-              "theta method, variant chosen automatically"),
+              "theta method, variant chosen automatically", min_length=4),
         _spec("DynamicOptimizedTheta", lambda m, pi: sfm.DynamicOptimizedTheta(season_length=m, alias="DynamicOptimizedTheta"),
-              "dynamic optimized theta"),
+              "dynamic optimized theta", min_length=4),
         _spec("AutoCES", lambda m, pi: sfm.AutoCES(season_length=m, alias="AutoCES"),
-              "complex exponential smoothing"),
+              "complex exponential smoothing", min_length=5),
         _spec("MSTL", lambda m, pi: sfm.MSTL(season_length=m, alias="MSTL"),
-              "STL decomposition (multiple seasonalities) with ETS on the trend", needs_season=True),
+              "STL decomposition (multiple seasonalities) with ETS on the trend", needs_season=True, min_length=8),
         _spec("AutoTBATS", lambda m, pi: sfm.AutoTBATS(season_length=m, alias="AutoTBATS"),
-              "TBATS: Box-Cox, trigonometric seasonality, ARMA errors", slow=True),
+              "TBATS: Box-Cox, trigonometric seasonality, ARMA errors", slow=True, min_length=10),
         _spec("SES", lambda m, pi: sfm.SimpleExponentialSmoothingOptimized(alias="SES", prediction_intervals=pi),
-              "simple exponential smoothing, optimized alpha (level only)", native_intervals=False),
+              "simple exponential smoothing, optimized alpha (level only)", native_intervals=False, min_length=2),
         _spec("Holt", lambda m, pi: sfm.Holt(season_length=m, alias="Holt"),
-              "Holt's linear trend (ETS A,A,N)"),
+              "Holt's linear trend (ETS A,A,N)", min_length=8),
         _spec("HoltWinters", lambda m, pi: sfm.HoltWinters(season_length=m, alias="HoltWinters"),
-              "Holt-Winters additive trend and season", needs_season=True),
+              "Holt-Winters additive trend and season", needs_season=True, min_length=8),
         _spec("CrostonOptimized", lambda m, pi: sfm.CrostonOptimized(alias="CrostonOptimized", prediction_intervals=pi),
               "Croston's method for intermittent demand", native_intervals=False),
         _spec("ADIDA", lambda m, pi: sfm.ADIDA(alias="ADIDA", prediction_intervals=pi),
@@ -72,7 +73,7 @@ REGISTRY: dict[str, ModelSpec] = {
         _spec(BASELINE, lambda m, pi: sfm.SeasonalNaive(season_length=m, alias=BASELINE),
               "value from the same season last cycle (the baseline)"),
         _spec("RandomWalkWithDrift", lambda m, pi: sfm.RandomWalkWithDrift(alias="RandomWalkWithDrift"),
-              "random walk with drift"),
+              "random walk with drift", min_length=2),
         _spec("HistoricAverage", lambda m, pi: sfm.HistoricAverage(alias="HistoricAverage"), "mean of all history"),
     ]
 }  # fmt: skip
@@ -112,6 +113,13 @@ def build(names: Sequence[str], m: int, h: int) -> list[Any]:
             raise ValueError(f"{spec.name} needs a seasonal period m > 1 (got m={m})")
         models.append(spec.factory(m, None if spec.native_intervals else conformal))
     return models
+
+
+def min_length(name: str, m: int, h: int, intervals: bool = False) -> int:
+    """Fewest observations `name` needs on a series (season m, horizon h); conformal intervals need 2 windows of h."""
+    spec = REGISTRY[resolve(name)]
+    need = max(spec.min_length, 2 * m if spec.needs_season else 1)
+    return max(need, h * CONFORMAL_WINDOWS + 2) if intervals and not spec.native_intervals else need
 
 
 def min_length_for_intervals(names: Sequence[str], h: int) -> int:

@@ -22,8 +22,9 @@ The workflow then reports the facts, and you add a short commentary.
 Quote numbers exactly as the tools returned them; never compute or invent new ones."""
 
 PANEL = """
-Panel data (several series): call panel_analyze, then panel_fit with candidate models: it picks the best model
-per series by cross-validation and forecasts every series."""
+Panel data (several series): call panel_analyze, then panel_fit: it forecasts every series with a robust
+combination (the median of AutoETS, AutoCES, DynamicOptimizedTheta and AutoARIMA, cross-validation dropping
+members that clearly fail); series too short for some models or for cross-validation still get a forecast."""
 
 
 _UNITS = {"MS": ("monthly", "months"), "ME": ("monthly", "months"), "M": ("monthly", "months"),
@@ -74,7 +75,9 @@ def summary_from_state(state: dict) -> str:
         parts.append(f"Trend {f.get('trend', '?')} (strength {f.get('trend_strength', 0):.2f}), seasonality "
                      f"{f.get('seasonality', '?')} (strength {f.get('seasonal_strength', 0):.2f}).")
     cv = state.get("cv")
-    if cv is not None:
+    if cv is not None and cv.best() is None:
+        parts.append("Not cross-validated: the series is too short for a CV window.")
+    elif cv is not None:
         means = cv.mean_mase()
         best = cv.best()
         verdict = "beats" if means[best] < means[reg.BASELINE] and best != reg.BASELINE else "does not beat"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,8 +33,10 @@ class ForecastResult:
     beats_baseline: bool = False
     trace: list[dict[str, Any]] = field(default_factory=list)
     history: pd.DataFrame = field(default_factory=pd.DataFrame)  # unique_id, ds, y
-    panel: pd.DataFrame | None = None  # per-series choice and MASE when groupby was set
+    panel: pd.DataFrame | None = None  # per series: n, cv_windows, model, notes (when groupby was set)
+    notes: pd.DataFrame = field(default_factory=pd.DataFrame)  # unique_id, model, stage, reason: skips, fallbacks
     warnings: list[str] = field(default_factory=list)
+    commentary_omitted: str | None = None  # why the model's commentary is not in the narrative, if it is not
     status: str = "completed"  # the agent run's status (see orrery.agent.RunResult)
     usage: Usage = field(default_factory=Usage)
 
@@ -59,22 +62,29 @@ class ForecastResult:
             "forecasts": _records(self.forecasts),
             "anomalies": _records(self.anomalies),
             "panel": None if self.panel is None else _records(self.panel),
+            "notes": _records(self.notes),
             "warnings": list(self.warnings),
+            "commentary_omitted": self.commentary_omitted,
             "usage": {"prompt_tokens": self.usage.prompt_tokens, "completion_tokens": self.usage.completion_tokens},
             "trace": _plain(self.trace),
         }
 
     def to_json(self, path: str | Path | None = None, indent: int = 2) -> str:
+        """The JSON text; with `path`, also written there atomically (a temp file renamed over it)."""
         text = json.dumps(self.to_dict(), indent=indent)
         if path is not None:
-            Path(path).write_text(text)
+            path = Path(path)
+            tmp = path.with_name(f".{path.name}.tmp")
+            tmp.write_text(text)
+            os.replace(tmp, path)
         return text
 
     # ------------------------------------------------------------------ rich / HTML
 
     @property
     def badge(self) -> str:
-        return "PASS" if self.beats_baseline else "FAIL"
+        """PASS / FAIL against SeasonalNaive in cross-validation; NO CV when the series was too short for it."""
+        return "PASS" if self.beats_baseline else "FAIL" if self.accuracy else "NO CV"
 
     def __rich__(self) -> Group:
         color = "green" if self.beats_baseline else "red"
@@ -89,6 +99,46 @@ class ForecastResult:
             parts.append(self._frame_table(self.anomalies[_anomaly_cols(self.anomalies)], "Anomalies", 20))
         if self.panel is not None:
             parts.append(self._frame_table(self.panel, "Panel: model per series", 20))
+        elif len(self.notes):
+            parts.append(self._frame_table(self.notes, "Notes: models skipped, failed or replaced", 20))
+        parts += [Text(f"warning: {w}", style="yellow") for w in self.warnings]
+        return Group(*parts)
+
+    def summary(self, rows: int = 6, anomalies: int = 5) -> Group:
+        """What a person reads first: the verdict, accuracy vs the baseline, the next forecast rows, the top
+        anomalies, and what happened to short or failing series. The full tables are in the report."""
+        color = "green" if self.beats_baseline else "red"
+        base = self.accuracy.get("SeasonalNaive", {}).get("mean")
+        best = self.accuracy.get(str(self.best_model), {}).get("mean")
+        versus = (f"CV MASE {best:.3f} vs SeasonalNaive {base:.3f}" if best is not None and base is not None
+                  else "not cross-validated" if not self.accuracy else "")
+        parts: list[Any] = [Text.assemble((f" {self.badge} ", f"bold white on {color}"),
+                                          f"  best model: {self.best_model or '-'}  ", (versus, color))]
+        if self.narrative:
+            parts.append(Panel(self.narrative, title="Analysis", border_style="cyan"))
+        if self.commentary_omitted:
+            parts.append(Text(f"commentary omitted: {self.commentary_omitted}", style="yellow"))
+        if len(self.forecasts):
+            if self.panel is None:  # one series, one model (named in the head line): just the rows
+                nxt = self.forecasts.head(rows).drop(columns=["unique_id", "model"], errors="ignore")
+            else:
+                nxt = self.forecasts.groupby("unique_id", sort=False).head(1).head(rows)
+            title = f"Next forecasts ({self.forecasts['model'].iloc[0]})" if self.panel is None \
+                else "Next forecast per series"
+            parts.append(self._frame_table(nxt, title, rows))
+        if len(self.anomalies) and "score" in self.anomalies:
+            top = self.anomalies.sort_values("score", ascending=False).head(anomalies)
+            parts.append(self._frame_table(top[_anomaly_cols(top)], f"Top anomalies ({len(self.anomalies)} in all)",
+                                           anomalies))
+        if self.panel is not None:
+            counts = self.panel["model"].value_counts()
+            noted = int((self.panel["notes"] != "").sum()) if "notes" in self.panel else 0
+            parts.append(Text(f"{len(self.panel)} series: " + ", ".join(f"{k} x{v}" for k, v in counts.items())
+                              + (f"; {noted} with notes (short, skipped or failed fits: see the report)"
+                                 if noted else "")))
+        elif len(self.notes):
+            parts.append(Text("notes: " + "; ".join(f"{r.model + ': ' if r.model else ''}{r.reason}"
+                                                     for r in self.notes.itertuples()), style="yellow"))
         parts += [Text(f"warning: {w}", style="yellow") for w in self.warnings]
         return Group(*parts)
 
@@ -127,6 +177,9 @@ class ForecastResult:
             ("Forecasts", self.forecasts.to_html(index=False, float_format="%.3f"), True),
             ("Anomalies", self.anomalies.to_html(index=False, float_format="%.3f") if len(self.anomalies)
              else "<p>none</p>", False),
+            ("Model per series" if self.panel is not None else "Notes",
+             (self.panel if self.panel is not None else self.notes).to_html(index=False)
+             if self.panel is not None or len(self.notes) else "<p>none</p>", self.panel is not None),
             ("Features", pd.Series(_plain(self.features), dtype=object).to_frame("value").to_html(), False),
         ]
         body = "".join(f"<details{' open' if o else ''}><summary><b>{t}</b></summary>{c}</details>"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 
 from orrery.errors import DataError, ToolError
@@ -77,11 +78,16 @@ def cross_validate(ctx: RunContext, models: list[str], n_windows: int = 3, combo
                           n_jobs=ctx.options.get("n_jobs", 1), client=ctx.options.get("client"))
     ctx.state["cv"] = cv
     ctx.state["best_model"] = cv.best()
+    if cv.scores.empty:
+        return {"cv_windows": 0, "best": None, "beats_baseline": False,
+                "note": f"the series is too short for a CV window of h={data.h}: generate_forecast with any model; "
+                        "models it is too short for are replaced by a fallback"}
     table = ForecastResult.accuracy_from_cv(cv)
     return {"mase": {m: {"windows": [round(w, 3) for w in v["windows"]], "mean": round(v["mean"], 3)}
                      for m, v in table.items()},
             "best": cv.best(), "baseline": reg.BASELINE, "beats_baseline": cv.beats_baseline(),
-            "combo_members": cv.combo_members.get(data.ids[0]) if not data.is_panel else None}
+            "combo_members": cv.combo_members.get(data.ids[0]) if not data.is_panel else None,
+            "skipped": {n.model: n.reason for n in cv.notes if n.model}}
 
 
 def _choice(ctx: RunContext, model: str) -> A.Choice:
@@ -103,14 +109,17 @@ def generate_forecast(ctx: RunContext, model: str, h: int | None = None) -> dict
         h: forecast horizon (default: the analysis horizon)
     """
     data = _data(ctx)
-    try:
-        fc = A.forecast(data, _choice(ctx, model), h=h, n_jobs=ctx.options.get("n_jobs", 1),
-                        client=ctx.options.get("client"))
-    except DataError as exc:
-        raise ToolError(str(exc)) from exc
-    ctx.state["forecasts"] = fc
-    ctx.state["best_model"] = str(fc["model"].iloc[0])
-    return {"model": str(fc["model"].iloc[0]), "forecasts": _columns(fc.drop(columns=["unique_id", "model"]))}
+    choice = _choice(ctx, model)
+    cv: A.CVResult | None = ctx.state.get("cv")
+    cal = A.calibrate(cv, data, choice) if cv is not None and not cv.scores.empty and h in (None, data.h) else None
+    result = A.fit_forecast(data, choice, h=h, calibration=cal, n_jobs=ctx.options.get("n_jobs", 1),
+                            client=ctx.options.get("client"), on_progress=ctx.options.get("on_progress"))
+    fc = result.frame
+    if fc.empty:
+        raise ToolError(f"no model could be fitted: {'; '.join(n.reason for n in result.notes)}")
+    ctx.state.update(forecasts=fc, best_model=str(fc["model"].iloc[0]), forecast_notes=result.notes)
+    out = {"model": str(fc["model"].iloc[0]), "forecasts": _columns(fc.drop(columns=["unique_id", "model"]))}
+    return out | ({"notes": [n.reason for n in result.notes]} if result.notes else {})
 
 
 @tool(available=after("cross_validate"))
@@ -128,7 +137,9 @@ def detect_anomalies(ctx: RunContext, model: str | None = None, level: float = 9
     ctx.state["anomalies"] = flagged
     top = flagged.sort_values("score", ascending=False).head(10)
     cols = ["ds", "y", "fitted", "score"] if not _data(ctx).is_panel else ["unique_id", "ds", "y", "fitted", "score"]
-    return {"count": len(flagged), "level": level, "largest": _columns(top[cols])}
+    data = _data(ctx)
+    return {"count": len(flagged), "level": level, "largest": _columns(top[cols])} | (
+        {"not_scanned": {uid: f"series is {flag}" for uid, flag in data.flags.items()}} if data.flags else {})
 
 
 @tool
@@ -189,24 +200,38 @@ def panel_analyze(ctx: RunContext) -> dict[str, Any]:
 
 
 @tool(available=_is_panel)
-def panel_fit(ctx: RunContext, models: list[str], n_windows: int = 2, combo_k: int = 0,
-              policy: Literal["panel_combo", "best", "combo"] = "panel_combo") -> dict[str, Any]:
-    """Cross-validate the models on every series and forecast every series with: the mean of the k models
-    best on the whole panel ('panel_combo', the most accurate on M3), each series' own best ('best'), or
-    each series' own best-k mean ('combo'). Runs on all cores or the Dask cluster if configured.
+def panel_fit(ctx: RunContext, models: list[str] | None = None, n_windows: int = 2, combo_k: int = 0,
+              policy: Literal["robust", "panel_combo", "best", "combo"] = "robust") -> dict[str, Any]:
+    """Cross-validate and forecast every series. 'robust' (default): the median of AutoETS, AutoCES,
+    DynamicOptimizedTheta and AutoARIMA, cross-validation only dropping a member that clearly fails;
+    'panel_combo': the mean of the k models best on the whole panel; 'best': each series' own best;
+    'combo': each series' own best-k mean. Series too short for some models or for CV still get a forecast.
 
     Args:
-        models: candidate model names
-        n_windows: CV windows per series
+        models: candidate model names (not used by 'robust')
+        n_windows: CV windows per series (fewer where a series is short)
         combo_k: size of the best-k combination (0: 3 for panel_combo, none otherwise)
-        policy: 'panel_combo', 'best' or 'combo'
+        policy: 'robust', 'panel_combo', 'best' or 'combo'
     """
-    fit = A.panel_fit(_data(ctx), _names(models), n_windows=n_windows, combo_k=combo_k, policy=policy,
-                      n_jobs=ctx.options.get("n_jobs", 1), client=ctx.options.get("client"))
-    ctx.state.update(panel=fit, cv=fit.cv, forecasts=fit.forecasts, best_model=fit.cv.best())
+    fit = A.panel_fit(_data(ctx), _names(models or reg.DEFAULT_CANDIDATES), n_windows=n_windows, combo_k=combo_k,
+                      policy=policy, n_jobs=ctx.options.get("n_jobs", 1), client=ctx.options.get("client"),
+                      on_progress=ctx.options.get("on_progress"))
+    ctx.state.update(panel=fit, cv=fit.cv, forecasts=fit.forecasts, best_model=_panel_label(fit))
     summary = fit.summary()
-    return {"wins": summary["series"].to_dict(), **{k: round(v, 3) for k, v in summary.attrs.items()},
-            "beats_baseline": summary.attrs["mase_selected"] < summary.attrs["mase_baseline"]}
+    attrs = {k: round(v, 3) for k, v in summary.attrs.items() if np.isfinite(v)}
+    return {"wins": summary["series"].to_dict(), **attrs, "beats_baseline": _panel_beats(fit),
+            "series_without_cv": sum(1 for w in fit.cv.windows.values() if w == 0),
+            "series_with_notes": int(A.notes_frame(fit.notes)["unique_id"].nunique())}
+
+
+def _panel_label(fit: A.PanelFit) -> str:
+    """The model most series got."""
+    return str(pd.Series([A.choice_label(c) for c in fit.choice.values()]).value_counts().index[0])
+
+
+def _panel_beats(fit: A.PanelFit) -> bool:
+    attrs = fit.summary().attrs
+    return bool(attrs["mase_selected"] < attrs["mase_baseline"])
 
 
 TOOLS: list[Tool] = [analyze_features, cross_validate, generate_forecast, detect_anomalies, decompose,
@@ -219,14 +244,9 @@ def result_from_state(state: dict[str, Any], narrative: str = "", trace: list[di
     data: SeriesData = state["data"]
     cv: A.CVResult | None = state.get("cv")
     fit: A.PanelFit | None = state.get("panel")
-    panel = None
-    if fit is not None:
-        panel = pd.DataFrame({"unique_id": list(fit.choice),
-                              "model": [c if isinstance(c, str) else A.combo_label(c) for c in fit.choice.values()]})
-    if fit is not None:
-        beats = fit.summary().attrs["mase_selected"] < fit.summary().attrs["mase_baseline"]
-    else:
-        beats = cv is not None and cv.beats_baseline()
+    panel = fit.series(data) if fit is not None else None
+    beats = _panel_beats(fit) if fit is not None else cv is not None and cv.beats_baseline()
+    notes = fit.notes if fit is not None else [*(cv.notes if cv is not None else []), *state.get("forecast_notes", [])]
     return ForecastResult(
         narrative=narrative,
         features=state.get("features", {}),
@@ -238,5 +258,6 @@ def result_from_state(state: dict[str, Any], narrative: str = "", trace: list[di
         trace=trace or [],
         history=data.df,
         panel=panel,
+        notes=A.notes_frame(notes),
         warnings=list(data.warnings),
     )

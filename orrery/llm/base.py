@@ -61,11 +61,15 @@ class StreamingModel(Protocol):
 
 
 def stream(model: Model, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *, tool_choice: str = "auto",
-           schema: dict[str, Any] | None = None, max_tokens: int | None = None) -> Iterator[Delta]:
-    """Stream from any model: its own `stream` where it has one, else the whole reply as one delta."""
+           schema: dict[str, Any] | None = None, max_tokens: int | None = None,
+           catalogue: Sequence[ToolSpec] | None = None) -> Iterator[Delta]:
+    """Stream from any model: its own `stream` where it has one, else the whole reply as one delta.
+    `catalogue` (every tool the agent may offer in this run) goes to models that declare `takes_catalogue`: they
+    keep it in a stable prompt prefix (a prompt cache hit each step) and constrain the reply to `tools`."""
+    extra = {"catalogue": catalogue} if catalogue is not None and getattr(model, "takes_catalogue", False) else {}
     own = getattr(model, "stream", None)  # not isinstance(model, StreamingModel): a protocol check costs ~10 us
     if own is not None:
-        yield from own(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens)
+        yield from own(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens, **extra)
         return
-    resp = model.complete(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens)
+    resp = model.complete(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens, **extra)
     yield Delta(text=resp.content or "", response=resp)

@@ -142,7 +142,7 @@ def categories_in(query: str) -> list[str]:
 
 
 def unknown_tickers(query: str, store: Any) -> list[str]:
-    words = re.findall(r"(?<![\w&])\$?([A-Z][A-Z.]{0,5})(?![\w&])", query)
+    words = re.findall(r"(?<![\w&])\$?([A-Z](?:[A-Z]|\.(?=[A-Z])){0,5})(?![\w&])", query)  # BRK.B, not "GOOG."
     return [w for w in dict.fromkeys(words) if w not in NOT_TICKERS and store.lookup(w) is None]
 
 
@@ -194,6 +194,15 @@ def rule_route(query: str, c: MarketClassification) -> Route:
     complexity = "SIMPLE" if n <= 2 and not dependent else "MEDIUM" if n <= 5 and not dependent else "COMPLEX"
     strategy = "ITERATIVE" if dependent or complexity == "MEDIUM" else "DIRECT" if complexity == "SIMPLE" else "PARALLEL"
     return Route(selected_tools=tools, complexity=complexity, strategy=strategy, max_turns=DEFAULT_TURNS[complexity])
+
+
+def consistent(model_type: str, rules_type: str, symbols: list[str]) -> bool:
+    """Whether the model's query type agrees with what the query plainly says; if not, the rules' type is used
+    (a small model calls the seed's screen a "comparison", or a question about Paris "stock_specific")."""
+    if rules_type == "screener" or (rules_type == "general" and not symbols):
+        return model_type == rules_type
+    return {"general": rules_type == "general", "comparison": len(symbols) >= 2,
+            "stock_specific": len(symbols) >= 1}.get(model_type, True)
 
 
 def route_is_valid(route: Route, rules: Route, c: MarketClassification) -> bool:
@@ -296,15 +305,8 @@ class MarketsAgent(RouterAgent):
         if model is not None:
             found = [s for e in model.entities if (s := self.store.lookup(e))]
             symbols = list(dict.fromkeys(rules.symbols + found))
-            # A market question the model calls "general" keeps the rules' type, and so does a question with
-            # no market words and no symbol the model can name; otherwise the model's type stands.
             unknown = list(dict.fromkeys(rules.unknown + unknown_names(model.entities, query, self.store)))
-            if rules.type == "general" and not found:
-                kind = "general"
-            elif model.type == "general" and rules.type != "general":
-                kind = rules.type
-            else:
-                kind = model.type
+            kind = model.type if consistent(model.type, rules.type, symbols) else rules.type
             cats = rules.categories if kind == "general" else \
                 list(dict.fromkeys(rules.categories + [k for k in model.categories if k in CATEGORIES]))
             c = MarketClassification(type=kind, entities=model.entities, categories=cats, symbols=symbols,
@@ -402,7 +404,9 @@ class MarketsAgent(RouterAgent):
             result.grounded, result.ungrounded = False, bad
             result.errors.append(f"answer still quotes numbers no tool returned ({', '.join(bad)}); replaced by "
                                  "the tools' summaries")
-            answer = " ".join(result.facts) if result.facts else _refusal(self.store)
+            failed = list(dict.fromkeys(t.error for t in result.tool_calls if not t.ok and t.error))
+            answer = " ".join(result.facts) or " ".join(f"{e[0].upper()}{e[1:].rstrip('.')}." for e in failed) \
+                or _refusal(self.store)
         if c.unknown:
             answer = f"{self._not_in_data(c.unknown)}\n\n{answer}"
         result.answer = answer

@@ -113,7 +113,7 @@ class Store:
         return found
 
     def lookup(self, name: str) -> str | None:
-        key = name.strip().lstrip("$").lower()
+        key = name.strip().strip(".,;:!?'\"").lstrip("$").lower()
         return self.aliases.get(key) or self.aliases.get(re.sub(r"\s+(inc|corp|co|plc)\.?$", "", key))
 
     def find_in_text(self, text: str) -> list[str]:

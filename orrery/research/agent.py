@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from orrery.agent.calls import EventSource
 from orrery.agent.loop import Agent, AgentConfig, RunResult
 from orrery.errors import DataError
-from orrery.events import Event
+from orrery.events import Event, Final, Status
 from orrery.files import remove
 from orrery.llm import resolve_model
 from orrery.llm.base import Model
@@ -34,9 +35,6 @@ from orrery.research.tools import STATE_KEY, ResearchState, research_tools
 from orrery.research.types import DateLike, to_utc
 from orrery.tools.core import RunContext
 
-ResearchStatus = Literal["submitted", "max_steps", "max_tokens", "timeout", "no_submit", "error"]
-STATUS = {"max_rounds": "max_steps", "max_tokens": "max_tokens", "timeout": "timeout",
-          "invalid": "no_submit", "completed": "no_submit", "error": "error", "paused": "error"}
 TOOLS_REF = "orrery.research.tools:research_tools"
 
 
@@ -55,7 +53,7 @@ class ResearchResult:
     rationale: str
     sources: list[Source]
     notes: str
-    status: ResearchStatus
+    status: Status  # completed: a forecast was submitted; invalid: the run ended without one; or a limit
     steps: int
     usage: Usage
     duration: float
@@ -64,10 +62,11 @@ class ResearchResult:
     before: str | None = None  # the date bound (ISO, UTC) every search was held to
     row: dict[str, Any] = field(default_factory=dict)  # the question row asked (for replay)
     errors: list[str] = field(default_factory=list)
+    ungrounded: list[str] = field(default_factory=list)  # numbers the rationale quotes that no source holds
 
     @property
     def submitted(self) -> bool:
-        return self.status == "submitted"
+        return self.probability is not None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able, with ``probability`` at the top level (what batch resume looks for)."""
@@ -119,7 +118,7 @@ def resolve_index(index: SearchBackend | str | Path | None) -> SearchBackend:
     return open_index(index) if isinstance(index, str | Path) else index
 
 
-class ResearchAgent:
+class ResearchAgent(EventSource):
     """``ResearchAgent(llm="local", index="demo.sqlite").run("Will X happen by D?", before="2025-10-16")``.
 
     ``index`` is a :class:`SearchBackend` or an index path (default: the shipped demo corpus).
@@ -130,7 +129,7 @@ class ResearchAgent:
     (not another search), and once ``max_sources`` are on the board only edit_note and submit."""
 
     def __init__(self, llm: Model | str | None = None, index: SearchBackend | str | Path | None = None, *,
-                 max_steps: int = 12, max_tokens: int | None = None, wall_time: float | None = None,
+                 max_rounds: int = 12, max_tokens: int | None = None, wall_time: float | None = None,
                  k: int = 5, context: SlidingWindow | None = None, system_prompt: str = SYSTEM_PROMPT,
                  max_tokens_per_call: int | None = 256, tool_choice: str = "required",
                  guided: bool | None = None, max_sources: int = 2,
@@ -141,37 +140,46 @@ class ResearchAgent:
         model = resolve_model(llm)
         self.guided = model.name == "local" if guided is None else guided
         self.config = AgentConfig(
-            system_prompt=system_prompt, max_rounds=max_steps, max_retries=0, max_tokens=max_tokens,
+            system_prompt=system_prompt, max_rounds=max_rounds, max_retries=0, max_tokens=max_tokens,
             max_tokens_per_call=max_tokens_per_call, wall_time=wall_time, max_calls_per_step=1,
             tool_choice=tool_choice, validators=[require_submit], context=context or sliding_window(),
             board=render_board, answer_on_repeat=False, trace=trace)
         self.events: list[dict[str, Any]] = []
-        self.agent = Agent(model, research_tools(), self.config,
-                           on_event=[self._record, *on_event], tools_ref=TOOLS_REF)
+        self.agent = Agent(model, research_tools(), self.config, tools_ref=TOOLS_REF)
+        self.handlers = [*self.agent.handlers, *on_event]  # the console view and trace writer the config asked for
 
-    def _record(self, event: Event) -> None:
-        self.events.append(event.to_dict())
-
-    def run(self, question: str | Mapping[str, Any], before: DateLike | None = None, *,
-            question_id: str | None = None, **options: Any) -> ResearchResult:
-        """Forecast one question (text, or a question row with ``question``/``id``/``freeze_date``).
-        ``before`` (default: the row's ``freeze_date``, else now) bounds every search of the run."""
+    def stream(self, question: str | Mapping[str, Any], before: DateLike | None = None, *,
+               question_id: str | None = None, **options: Any) -> Iterator[Event]:
+        """Forecast one question (text, or a question row with ``question``/``id``/``freeze_date``), yielding the
+        run's events; the last carries the ResearchResult. ``before`` (default: the row's ``freeze_date``, else
+        now) bounds every search of the run."""
         row: Mapping[str, Any] = {"question": question} if isinstance(question, str) else question
         bound = date_bound(before if before is not None else row.get("freeze_date"))
-        state = ResearchState(self.index, self.k, guided=self.guided, max_sources=self.max_sources)
+        state = ResearchState(self.index, self.k, guided=self.guided, max_sources=self.max_sources,
+                              question=str(row["question"]))
         self.agent.ctx.state[STATE_KEY] = state
         self.events = []
-        run = self.agent.run(question_prompt(row, bound.date().isoformat()), before=bound.isoformat(), **options)
-        return self._result(run, state, question_id or str(row.get("id", "")), dict(row), bound.isoformat())
+        run = None
+        for event in self.agent.stream(question_prompt(row, bound.date().isoformat()), before=bound.isoformat(),
+                                       **options):
+            self.events.append(event.to_dict())
+            if isinstance(event, Final):
+                run = event.result
+            else:
+                yield event
+        result = self._result(run, state, question_id or str(row.get("id", "")), dict(row), bound.isoformat())
+        yield Final(result.status, result.rationale or "; ".join(result.errors[-1:]), result)
 
     def _result(self, run: RunResult, st: ResearchState, qid: str, row: dict[str, Any],
                 before: str | None) -> ResearchResult:
-        status: ResearchStatus = "submitted" if st.probability is not None else STATUS[run.status]  # type: ignore[assignment]
+        status: Status = "completed" if st.probability is not None else "invalid" if run.status == "completed" \
+            else run.status
         return ResearchResult(
             question_id=qid, probability=st.probability, rationale=st.rationale, sources=list(st.board.sources),
             notes=st.board.notes, status=status, steps=run.steps, usage=run.usage, duration=run.duration,
             trajectory=Trajectory([m.to_dict() for m in self.agent.memory.messages], list(self.events)),
-            question=str(row["question"]), before=before, row=row, errors=list(run.errors))
+            question=str(row["question"]), before=before, row=row, errors=list(run.errors),
+            ungrounded=list(st.ungrounded))
 
 
 def date_bound(value: DateLike | None) -> datetime:
@@ -187,5 +195,5 @@ def date_bound(value: DateLike | None) -> datetime:
 
 def require_submit(output: str, ctx: RunContext) -> str | None:
     """A validator: a prose reply instead of ``submit`` ends the run as ``no_submit`` (no retry, so
-    ``max_steps`` bounds the whole run; ``tool_choice="required"`` makes this rare)."""
+    ``max_rounds`` bounds the whole run; ``tool_choice="required"`` makes this rare)."""
     return None if ctx.state[STATE_KEY].probability is not None else NOT_SUBMITTED

@@ -50,7 +50,7 @@ def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.
 
     bound = date_bound(before)  # a bad --before fails here, before any work
     trace = None if out is None else check_outputs(out)
-    agent = ResearchAgent(llm, index, max_steps=steps, wall_time=wall_time,
+    agent = ResearchAgent(llm, index, max_rounds=steps, wall_time=wall_time,
                           on_event=[ConsoleView()], trace=trace)
     result = agent.run(question, before=bound)
     if out is not None:
@@ -116,7 +116,7 @@ def batch(questions: Annotated[Path, typer.Argument(help="Question rows (JSONL: 
     rows, bad = check_questions(*read_question_file(questions), skip_invalid=skip_invalid)
     for problem in bad:
         console.print(f"[yellow]skipped[/] {problem}")
-    options = {"workers": workers, "rpm": rpm, "index": index, "limit": limit, "max_steps": steps}
+    options = {"workers": workers, "rpm": rpm, "index": index, "limit": limit, "max_rounds": steps}
     if scheduler is None:
         result = run_batch(rows, out, llm, **options)
     else:

@@ -1,4 +1,4 @@
-"""The research agent's system prompt (with two short worked examples) and the question prompt."""
+"""The research agent's system prompt (one worked example, no numbers in it) and the question prompt."""
 
 from __future__ import annotations
 
@@ -17,18 +17,14 @@ Work one step at a time: each step, call exactly one tool.
 The source board (your sources and notes) is shown to you every step. Base rates matter:
 most things that have not happened yet do not happen by a near deadline."""
 
-# Two short worked examples. Measured with the 0.5B embedded model (bench/research.md): it copies
-# the examples' probability (0.23 on every question); with placeholders instead of numbers it
-# submitted ~0.99 everywhere, which scored far worse. Not measured with larger models.
-EXAMPLES = """Example 1. Question: Will the bridge reopen by 2025-06-01?
+# One worked example, with placeholders where numbers go. Measured with the 0.5B embedded model
+# (bench/research.md): with the probabilities of two worked examples in the prompt it copied them (0.23 on
+# nearly every question) and quoted their numbers as facts ("the market gives 23%"); so no example carries
+# a number, and submit refuses a rationale quoting a number that no board source or the question holds.
+EXAMPLES = """Example. Question: Will the bridge reopen by <date>?
 {"tool": "search", "arguments": {"query": "bridge reopening"}}
-{"tool": "add_source", "arguments": {"id": "news-17", "why": "the forecast market stood at 0.23"}}
-{"tool": "submit", "arguments": {"probability": 0.23, "rationale": "The market gives 23% [1]."}}
-
-Example 2. Question: Will the index close above 5000 by 2025-12-31?
-{"tool": "search", "arguments": {"query": "index close"}}
-{"tool": "add_source", "arguments": {"id": "data-4", "why": "the index was at 4100, far below 5000"}}
-{"tool": "submit", "arguments": {"probability": 0.1, "rationale": "At 4100 [1], a rise to 5000 is unlikely."}}"""
+{"tool": "add_source", "arguments": {"id": "<an id from the results>", "why": "<what it says about the question>"}}
+{"tool": "submit", "arguments": {"probability": <your estimate from 0 to 1>, "rationale": "<the evidence> [1]."}}"""
 
 SYSTEM_PROMPT = f"{RULES}\n\n{EXAMPLES}"
 

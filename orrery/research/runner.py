@@ -184,7 +184,7 @@ def run_batch(questions: Iterable[Mapping[str, Any]], out_dir: str | Path, llm: 
 
     ``workers`` threads share one model and one ``rpm`` limit. With ``client`` (a
     ``distributed.Client``) each question is one Dask task instead. ``agent_kwargs`` go to
-    :class:`ResearchAgent` (``max_steps``, ``wall_time``...). Every row is checked first
+    :class:`ResearchAgent` (``max_rounds``, ``wall_time``...). Every row is checked first
     (:func:`check_questions`): a bad row stops the batch before any model call, unless
     ``skip_invalid``, which runs the good rows only."""
     rows, _ = check_questions(enumerate(questions, 1), skip_invalid=skip_invalid)

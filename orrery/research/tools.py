@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from orrery.errors import ToolError
+from orrery.grounding import ungrounded
 from orrery.research.board import SourceBoard
 from orrery.research.search import SearchBackend
 from orrery.research.types import Document
@@ -40,6 +41,8 @@ class ResearchState:
     max_sources: int = 2  # guided: once the board holds this many, only edit_note and submit are offered
     picking: bool = False  # guided: the last search found documents and none was added since
     last_ids: list[str] = field(default_factory=list)  # ids the latest search returned
+    question: str = ""  # the question as asked: its own numbers (thresholds, dates) may be quoted
+    ungrounded: list[str] = field(default_factory=list)  # numbers a submitted rationale quotes from nowhere
 
 
 def state_of(ctx: RunContext) -> ResearchState:
@@ -163,9 +166,23 @@ def submit(ctx: RunContext, probability: float, rationale: str) -> str:
     if not cited(rationale, st.board):
         raise ToolError(f"the rationale cites no source on the board. Cite one by its number [1]..[{len(st.board)}], "
                         f"for example: {json.dumps(rationale.strip()[:80] + ' [1]')}")
+    bad = ungrounded_numbers(rationale, st, probability)
+    if bad and not st.ungrounded:  # one rewrite, then the forecast stands and the numbers are reported
+        st.ungrounded = bad
+        raise ToolError(f"the rationale quotes {', '.join(bad)}, which neither the board's sources nor the question "
+                        "contain. Submit again with only numbers from the sources (or none).")
+    st.ungrounded = bad
     st.probability, st.rationale = probability, rationale.strip()
     ctx.finish(json.dumps({"probability": probability, "rationale": st.rationale}))
     return f"Submitted {probability:.3f}."
+
+
+def ungrounded_numbers(rationale: str, st: ResearchState, probability: float) -> list[str]:
+    """Numbers in the rationale found in no board source's document, nor the question, nor the forecast itself
+    (as 0.7 or 70%). Citation marks like [1] are not numbers."""
+    texts = [f"{d.title} {d.text}" for src in st.board.sources if (d := st.seen.get(src.id)) is not None]
+    texts.append(st.question)
+    return ungrounded(re.sub(r"\[\d+\]", "", rationale), texts, allowed=(probability, 100 * probability))
 
 
 def research_tools() -> list[Tool]:

@@ -80,9 +80,13 @@ class Translator:
         return [RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id)]
 
     def answer(self, text: str) -> list[BaseEvent]:
-        """The run's answer as one text message, unless its tokens were streamed already."""
+        """The run's answer as a text message, unless its tokens were streamed already; when the app added to
+        the streamed text (checked figures, a summary), only what it added."""
         out = self._end_step() + self._end_message()
-        if not text or text.strip() == self.streamed.strip():
+        streamed = self.streamed.strip()
+        if streamed and text.strip().startswith(streamed):
+            text = text.strip()[len(streamed):].strip()
+        if not text:
             return out
         mid = new_id("msg")
         return out + [TextMessageStartEvent(message_id=mid, role="assistant"),
@@ -102,8 +106,9 @@ class Translator:
             outcome = RunFinishedSuccessOutcome()
         return [*out, RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id, result=result, outcome=outcome)]
 
-    def state(self, snapshot: dict[str, Any]) -> list[BaseEvent]:
-        return [StateSnapshotEvent(snapshot=snapshot)]
+    def snapshot(self, state: dict[str, Any]) -> list[BaseEvent]:
+        self.state = state
+        return [StateSnapshotEvent(snapshot=state)]
 
     def custom(self, name: str, value: Any) -> list[BaseEvent]:
         return [CustomEvent(name=name, value=value)]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import os
 import re
 import secrets
 import time
@@ -27,7 +26,8 @@ from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from orrery import apps as app_registry
-from orrery.errors import ConfigError, OrreryError
+from orrery.errors import OrreryError
+from orrery.exposure import check_exposure
 from orrery.serve.agui import Translator
 from orrery.serve.runs import (
     Bridge,
@@ -95,8 +95,31 @@ def create_app(settings: Settings | None = None, **kwargs: Any) -> FastAPI:
         api.add_middleware(CORSMiddleware, allow_origins=list(server.s.cors), allow_methods=["GET", "POST"],
                            allow_headers=["authorization", "content-type"])
     _errors(api)
+    api.add_middleware(BodyLimit, limit=server.s.max_upload_bytes)
     _routes(api, server)
     return api
+
+
+class BodyLimit:
+    """Refuses a body over the limit from its Content-Length, before anything reads or spools it. Pure ASGI:
+    FastAPI's @middleware("http") would wrap streamed responses and hide a client's disconnect from the run."""
+
+    def __init__(self, app: Any, limit: int):
+        self.app, self.limit = app, limit + 64 * 2**10  # multipart framing around an upload of the limit
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "http" and scope["method"] in ("POST", "PUT", "PATCH"):
+            length = dict(scope["headers"]).get(b"content-length")
+            refusal = None
+            if length is None:
+                refusal = JSONResponse({"error": "send a Content-Length header (chunked bodies are not accepted)"}, 411)
+            elif not length.isdigit() or int(length) > self.limit:
+                refusal = JSONResponse({"error": f"the body is larger than the server's limit of "
+                                                 f"{self.limit - 64 * 2**10} bytes"}, 413)
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 # -- auth and errors -------------------------------------------------------------------------------
@@ -218,10 +241,34 @@ def _message_id(body: RunAgentInput) -> str:
     return users[-1].id if users else f"msg_{uuid.uuid4().hex[:12]}"
 
 
+SESSION_PARAMS = ("session_id", "session")
+MESSAGE_INPUTS = {"message", "question", "query"}  # what apps call the user's words (sent as the message)
+
+
+def factory_params(app: app_registry.App) -> set[str]:
+    return set(inspect.signature(app_registry.load_ref(app.agent)).parameters)
+
+
 def keeps_session(app: app_registry.App) -> bool:
-    """An agent that keeps its own conversation (PlanAgent-style: `session_id`, `store`) gets the thread id
-    and the user's words as they are; the server composes context only for agents that start fresh."""
-    return "session_id" in inspect.signature(app_registry.load_ref(app.agent)).parameters
+    """An agent that keeps its own conversation (PlanAgent-style: a `session_id` or `session` argument) gets
+    a session per thread and the user's words as they are; the server composes context only for agents
+    that start fresh each run."""
+    return bool(factory_params(app) & set(SESSION_PARAMS))
+
+
+def _agent_options(server: Server, app: app_registry.App, thread_id: str, inputs: dict[str, Any]
+                   ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the factory's options, the run's inputs): an input the factory takes (BI's `db`) goes to the factory;
+    a stateful agent's session is the thread's, kept in the threads' store where the factory takes one."""
+    params = factory_params(app)
+    options = {k: v for k, v in inputs.items() if k in params}
+    for name in SESSION_PARAMS:
+        if name in params:
+            options[name] = f"{thread_id}#{app.name}"
+            break
+    if "store" in params and keeps_session(app):
+        options["store"] = server.store.sessions
+    return options, {k: v for k, v in inputs.items() if k not in params}
 
 
 def _task(session: Thread, body: RunAgentInput, stateful: bool = False) -> tuple[str, str]:
@@ -260,11 +307,15 @@ def _inputs(server: Server, app: app_registry.App, body: RunAgentInput) -> dict[
     given = props.get("inputs") or {}
     if not isinstance(given, dict):
         raise HTTPException(400, "forwardedProps.inputs must be an object of the agent's inputs")
-    allowed = set(app.inputs) - {"message", "question"}
+    allowed = set(app.inputs) - MESSAGE_INPUTS
     if unknown := sorted(set(given) - allowed):
         raise HTTPException(400, f"agent {app.name!r} takes no input {unknown[0]!r}; it takes: "
                                  f"{', '.join(sorted(allowed)) or 'only the message'}")
-    inputs = {k: v for k, v in given.items() if v not in (None, "")}
+    inputs = {k: v for k, v in given.items() if v not in (None, "") and k not in SESSION_PARAMS}
+    for key, value in inputs.items():  # a client names things; files and databases are the operator's choice
+        if key != "data" and isinstance(value, str) and re.search(r"[/\\]|://", value):
+            raise HTTPException(400, f"input {key!r} takes a name, not a path or URL; files come through "
+                                     "POST /uploads, databases are set when the server starts")
     if "data" in inputs:  # only an uploaded file, never a path on the server
         inputs["data"] = _upload_path(server, str(inputs["data"]))
     return inputs
@@ -283,12 +334,10 @@ async def _stream(server: Server, app: app_registry.App, body: RunAgentInput, se
     yield send(tr.started())
     model = server.model(app.name, body)
 
-    # An agent that keeps its own session keeps it in the threads' store, beside its thread.
-    options = {"store": server.store.sessions, "session_id": f"{body.thread_id}#{app.name}"} \
-        if keeps_session(app) else {}
+    options, run_inputs = _agent_options(server, app, body.thread_id, inputs)
 
     def work(handler: Callable) -> Any:
-        return drive(app.make_agent(model, **options), task, inputs, handler)
+        return drive(app.make_agent(model, **options), task, run_inputs, handler)
 
     bridge = Bridge(work)
     saved = False
@@ -340,10 +389,10 @@ def _finish(server: Server, tr: Translator, session: Thread, run_id: str, kind: 
     events: list[BaseEvent] = []
     for what, value in views_of(result):
         if what == "state":
-            session.state.update(value)
-            events += tr.state(session.state)
+            events += tr.snapshot({**(tr.state or {}), **value})
         else:
             events += tr.custom(what.removeprefix("custom:"), value)
+    session.state.update(tr.state or {})
     artifacts = write_artifacts(result, server.data / "runs" / run_id)
     if artifacts:
         events += tr.custom("orrery.artifacts", [f"runs/{run_id}/{n}" for n in artifacts])
@@ -411,24 +460,10 @@ def _upload_path(server: Server, upload_id: str) -> str:
 
 
 # -- the `orrery serve` command --------------------------------------------------------------------
-def is_loopback(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def serve(host: str = "127.0.0.1", port: int = 8000, **settings: Any) -> None:
     """Run the server with uvicorn. Off loopback a token is required (the server refuses to start without)."""
     import uvicorn
 
     s = Settings(**settings)
-    s.token = s.token or os.environ.get("ORRERY_TOKEN") or None
-    if not is_loopback(host) and not s.token:
-        raise ConfigError(f"refusing to listen on {host} without a token: pass --token or set ORRERY_TOKEN "
-                          "(clients then send 'Authorization: Bearer <token>')")
+    s.token = check_exposure(host, s.token, "every agent")
     uvicorn.run(create_app(s), host=host, port=port, log_level="info")

@@ -35,7 +35,7 @@ def drive(agent: Any, task: str, inputs: dict[str, Any], handler: Callable[[Even
     """Run an app's agent, passing each event to `handler`; returns its result. An agent with `stream()`
     is iterated (closing the stream when the handler raises stops the run at that event); others get the
     handler attached and run as they are."""
-    if callable(getattr(agent, "stream", None)) and "data" not in inputs:
+    if callable(getattr(agent, "stream", None)):
         result = None
         with closing(agent.stream(task, **inputs)) as events:
             for event in events:
@@ -48,12 +48,8 @@ def drive(agent: Any, task: str, inputs: dict[str, Any], handler: Callable[[Even
 
 
 def invoke(agent: Any, task: str, inputs: dict[str, Any]) -> Any:
-    """Start an app's agent on a task: `run(task, **inputs)`, or `analyze(data, query=task, ...)` for the
-    forecaster, whose entry point takes the data first."""
-    if hasattr(agent, "run"):
-        return agent.run(task, **inputs)
-    inputs = dict(inputs)
-    return agent.analyze(inputs.pop("data"), query=task or None, **inputs)
+    """Start an app's agent that cannot stream on a task: `run(task, **inputs)`."""
+    return agent.run(task, **inputs)
 
 
 class Bridge:

@@ -245,3 +245,30 @@ def test_astream_gives_the_same_events_and_stops_the_run_when_the_consumer_leave
     assert asyncio.run(collect(agent, stop_after="tool_result"))[-1] == "tool_result"
     time.sleep(0.2)  # the worker thread notices at its next event
     assert len(agent.model.requests) == 1
+
+
+def test_a_model_that_takes_the_catalogue_gets_every_tool_while_gating_narrows_the_offer():
+    from orrery.tools import after
+
+    class CatalogueModel(ScriptedModel):
+        takes_catalogue = True
+        catalogues: list = []
+
+        def stream(self, messages, tools=(), *, catalogue=None, **kw):
+            self.catalogues.append([t.name for t in catalogue])
+            return super().stream(messages, tools, **kw)
+
+    @tool
+    def first() -> str:
+        """Step one."""
+        return "one"
+
+    @tool(available=after("first"))
+    def second() -> str:
+        """Step two."""
+        return "two"
+
+    model = CatalogueModel([turn(call("first")), turn(call("second")), "done"])
+    Agent(model, [first, second]).run("go")
+    assert [r["tools"] for r in model.requests] == [["first"], ["first", "second"], ["first", "second"]]
+    assert model.catalogues == [["first", "second"]] * 3

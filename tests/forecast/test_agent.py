@@ -110,7 +110,7 @@ def test_an_ungrounded_narrative_is_replaced_by_a_summary_of_tool_results(frame)
     model = ScriptedModel([*WORKFLOW] + ["Sales will reach 123456.7 next year."] * 4)
     r = ForecastAgent(model).analyze(frame, h=6)
     assert "123456.7" not in r.narrative and "Best model by cross-validation" in r.narrative
-    assert any("left out (invalid)" in w for w in r.warnings)
+    assert r.commentary_omitted and "rejected (invalid)" in r.commentary_omitted
     assert not ungrounded(r.narrative, [json.dumps(r.to_dict())], allowed=(80, 95, 6, 12))
 
 
@@ -124,7 +124,7 @@ def test_follow_up_query_keeps_the_conversation_and_tools(frame):
     assert "unit_root_test" in model.requests[5]["tools"]  # tools are available again in follow-ups
     assert "The best model is" in [m.content for m in model.requests[5]["messages"]][-2]
     agent.clear_history()
-    with pytest.raises(OrreryError, match="call analyze"):
+    with pytest.raises(OrreryError, match="before query"):
         agent.query("again?")
 
 
@@ -156,6 +156,13 @@ def test_panel_workflow_uses_the_panel_tools(panel):
     assert set(r.panel["unique_id"]) == {"s0", "s1", "s2"}
     assert set(r.forecasts["unique_id"]) == {"s0", "s1", "s2"} and len(r.forecasts) == 18
     assert "Each store got its own model." in r.narrative
+    assert list(r.panel.columns) == ["unique_id", "n", "cv_windows", "model", "notes"]
+    assert r.to_dict()["panel"][0]["cv_windows"] == 1 and "Model per series" in r._repr_html_()
+    from rich.console import Console
+    console = Console(record=True, width=120)
+    console.print(r.summary())
+    text = console.export_text()
+    assert "Next forecast per series" in text and "3 series:" in text
 
 
 def test_task_prompt_names_the_frequency(frame):
@@ -171,3 +178,15 @@ def test_an_ungrounded_follow_up_answer_is_marked_unverified(frame):
     agent.analyze(frame, h=6)
     answer = agent.query("What will sales be?")
     assert "999999" in answer and "Unverified" in answer
+
+
+def test_a_short_single_series_gets_a_forecast_and_says_it_was_not_cross_validated(make_monthly):
+    model = ScriptedModel([turn(call("analyze_features")), turn(call("cross_validate", models=["AutoETS", "Naive"])),
+                           turn(call("generate_forecast", model="AutoETS")), turn(call("detect_anomalies")),
+                           "A short history."])
+    r = ForecastAgent(model).analyze(make_monthly(n=7), h=6)
+    assert len(r.forecasts) == 6 and r.forecasts["model"].iloc[0] != "AutoETS"
+    assert r.badge == "NO CV" and "Not cross-validated" in r.narrative
+    reasons = " ".join(r.notes["reason"])
+    assert "no CV window" in reasons and "needs at least 8 observations; the series has 7" in reasons
+    assert r.to_dict()["notes"][0]["unique_id"] == "series"

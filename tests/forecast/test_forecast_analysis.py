@@ -93,9 +93,10 @@ def test_combo_member_selection_and_column(sd):
     assert "Combo" in cv.mean_mase()
 
 
-def test_cross_validate_refuses_too_many_windows(sd):
-    with pytest.raises(DataError, match="too short for 7 CV windows"):
-        A.cross_validate(sd, FAST, n_windows=7)
+def test_cross_validate_uses_as_many_windows_as_the_length_allows(sd):
+    cv = A.cross_validate(sd, FAST, n_windows=7)
+    assert cv.windows == {"series": 4}  # 48 points: two seasons (24) must stay before the first of 4 windows of 6
+    assert [c for c in cv.table().columns if c.startswith("window_")] == [f"window_{i}" for i in range(1, 5)]
 
 
 def test_forecast_intervals_are_nested(sd):
@@ -144,7 +145,7 @@ def test_panel_analyze(panel):
 
 def test_panel_fit_best_per_series(panel):
     sd = load(panel, groupby="store", h=6)
-    fit = A.panel_fit(sd, FAST, n_windows=2, n_jobs=1)
+    fit = A.panel_fit(sd, FAST, n_windows=2, policy="best", n_jobs=1)
     assert set(fit.choice) == {"s0", "s1", "s2"}
     per = fit.cv.scores.groupby(["unique_id", "model"])["mase"].mean().unstack()
     for uid, model in fit.choice.items():
@@ -219,15 +220,20 @@ def test_calibrated_widths_scale_with_each_series():
     assert np.allclose((fc["hi_95"] - fc["mean"]) / (fc["hi_80"] - fc["mean"]), 1.5)
 
 
-def test_panel_fit_calibrates_by_default_and_falls_back_without_enough_scores(panel):
+def test_panel_fit_calibrates_by_default_and_pools_steps_without_enough_scores(panel):
     sd = load(panel, groupby="store", h=6)
     fit = A.panel_fit(sd, ["AutoETS", "Naive"], n_windows=2, combo_k=2, policy="panel_combo")
     plain = A.panel_fit(sd, ["AutoETS", "Naive"], n_windows=2, combo_k=2, policy="panel_combo",
                         calibrate_intervals=False)
     assert fit.calibration is not None and plain.calibration is None
-    assert fit.calibration.n_scores.tolist() == [6] * 6  # 3 series x 2 windows per step
-    assert np.isfinite(fit.calibration.quantiles[80]).all()  # 6 scores suffice for 80%
-    assert np.isnan(fit.calibration.quantiles[95]).all()  # 95% needs 19: the models' own bounds are kept
+    cal = fit.calibration
+    assert cal.n_scores.tolist() == [6] * 6  # 3 series x 2 windows per step
+    assert np.isfinite(cal.quantiles[80]).all()  # 6 scores suffice for 80%
+    assert np.isnan(cal.quantiles[95]).all()  # 95% needs 19 per step ...
+    assert np.isfinite(cal.pooled[95])  # ... so both levels use the 36 step-normalised scores pooled over steps
+    steps = np.arange(6)
+    assert np.allclose(cal.halfwidth(95, steps), cal.pooled[95] * np.sqrt(steps + 1))
+    assert np.allclose(cal.halfwidth(80, steps), cal.pooled[80] * np.sqrt(steps + 1))
     assert np.allclose(fit.forecasts["mean"], plain.forecasts["mean"])
-    assert not np.allclose(fit.forecasts["lo_80"], plain.forecasts["lo_80"])
-    assert np.allclose(fit.forecasts["lo_95"], plain.forecasts["lo_95"])
+    assert not np.allclose(fit.forecasts["lo_95"], plain.forecasts["lo_95"])
+    assert (fit.forecasts["lo_95"] <= fit.forecasts["lo_80"]).all()

@@ -96,17 +96,25 @@ def test_missing_values_refused(frame):
         load(frame, missing="refuse")
 
 
-def test_too_short_for_season_or_cv(frame):
+def test_short_series_load_and_min_length_is_enforced_only_when_asked(frame):
+    assert len(load(frame.head(5), h=6).df) == 5  # too short for CV or seasons: loaded, fitted with what fits
     with pytest.raises(DataError, match="needs at least 24"):
-        load(frame.head(20), h=6)
-    with pytest.raises(DataError, match="cross-validation windows"):
-        load(frame.head(30), h=18)
+        load(frame.head(20), h=6, min_length=24)
 
 
 def test_constant_series(frame):
     frame["value"] = 3.0
     with pytest.raises(DataError, match="constant"):
         load(frame, h=6)
+
+
+def test_constant_and_mostly_zero_series_in_a_panel_are_flagged_not_refused(frame):
+    flat = frame.assign(value=3.0, id="flat")
+    zeros = frame.assign(value=0.0, id="zeros")
+    zeros.loc[zeros.index[::10], "value"] = 5.0
+    sd = load(pd.concat([frame.assign(id="ok"), flat, zeros]), groupby="id", h=6)
+    assert sd.flags == {"flat": "constant", "zeros": "mostly zero"}
+    assert any("'flat' is constant" in w for w in sd.warnings)
 
 
 def test_missing_columns_and_types(frame, tmp_path):

@@ -10,6 +10,7 @@ import pytest
 pytestmark = pytest.mark.integration
 
 
+@pytest.mark.timeout(900)  # the subprocess's own limit: on a loaded 2-core machine the model takes over 5 min
 def test_demo_runs_the_whole_workflow_with_the_embedded_model(tmp_path):
     env = {**os.environ, "OMP_WAIT_POLICY": "passive", "ORRERY_LLM": "local"}
     proc = subprocess.run([sys.executable, "-m", "orrery", "demo", "--out-dir", str(tmp_path), "--no-verbose"],

@@ -21,10 +21,10 @@ pytestmark = pytest.mark.integration
 def test_one_question_with_the_embedded_model(tmp_path: Path) -> None:
     index = demo_index(tmp_path / "demo.sqlite")
     row = next(q for q in load_questions() if q["source"] == "manifold" and q["resolution"] is not None)
-    agent = ResearchAgent(LocalModel(), index, max_steps=5, wall_time=45, k=3, trace=tmp_path / "run.jsonl")
+    agent = ResearchAgent(LocalModel(), index, max_rounds=5, wall_time=45, k=3, trace=tmp_path / "run.jsonl")
     result = agent.run(row)
 
-    assert result.status in ("submitted", "max_steps", "timeout"), result.errors
+    assert result.status in ("completed", "max_rounds", "timeout"), result.errors
     assert 1 <= result.steps <= 5
     assert result.usage.prompt_tokens > 0
     kinds = [e["kind"] for e in result.trajectory.events]
@@ -34,7 +34,7 @@ def test_one_question_with_the_embedded_model(tmp_path: Path) -> None:
                 for i in re.findall(r"id=(\S+)", e["content"])}
     for doc_id in returned:
         assert index.get(doc_id).date <= bound
-    if result.status == "submitted":
+    if result.status == "completed":
         assert 0.0 <= result.probability <= 1.0
         assert result.sources and all(s.id in returned for s in result.sources)
     assert (tmp_path / "run.jsonl").read_text().count("\n") == len(result.trajectory.events)

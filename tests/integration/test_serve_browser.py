@@ -50,6 +50,11 @@ def page(browser):
     assert not errors, errors  # no script errors, no request left the loopback server
 
 
+def shoot(page, name, full_page=True):
+    page.add_style_tag(content="header { position: static }")  # a sticky header repeats mid-page in a full shot
+    page.screenshot(path=SHOTS / name, full_page=full_page)
+
+
 def ask(page, text):
     page.fill("#message", text)
     page.press("#message", "Enter")
@@ -67,7 +72,7 @@ def test_chat_agent_streams_steps_and_answers(server, page):
     assert card.locator("pre.result").inner_text() == "42"
     assert page.locator("details.step").count() == 2 and page.locator(".thought").inner_text() == "Let me compute that."
     page.wait_for_selector("#thread-list li >> text=what is 6*7")
-    page.screenshot(path=SHOTS / "chat.png", full_page=True)
+    shoot(page, "chat.png")
 
 
 def test_forecast_agent_on_the_uploaded_sample_shows_plot_bands_and_tables(server, page):
@@ -85,10 +90,10 @@ def test_forecast_agent_on_the_uploaded_sample_shows_plot_bands_and_tables(serve
     img.scroll_into_view_if_needed()
     page.wait_for_function("() => document.querySelector('.artifacts img').naturalWidth > 0")
     assert "Best model by cross-validation" in page.locator(".assistant").last.inner_text()
-    page.screenshot(path=SHOTS / "forecast.png", full_page=True)
+    shoot(page, "forecast.png")
     page.set_viewport_size({"width": 390, "height": 844})  # a phone
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    page.screenshot(path=SHOTS / "forecast-phone.png")
+    shoot(page, "forecast-phone.png", full_page=False)
 
 
 def test_clarification_answered_resumes_and_thread_reopens_after_reload(server, page):
@@ -96,7 +101,7 @@ def test_clarification_answered_resumes_and_thread_reopens_after_reload(server, 
     ask(page, "book me a trip")
     page.wait_for_selector("#clarify:not([hidden])")
     assert page.inner_text("#clarify-q") == "Which city should I book the trip to?"
-    page.screenshot(path=SHOTS / "clarification.png", full_page=True)
+    shoot(page, "clarification.png")
     page.fill("#clarify-answer", "Lisbon")
     page.press("#clarify-answer", "Enter")
     page.wait_for_selector(".assistant >> text=Done: booked a trip to Lisbon.")
@@ -128,13 +133,61 @@ def test_a_plan_shows_its_progress_and_resumes_after_the_answer(server, page):
     page.set_viewport_size({"width": 390, "height": 844})  # on a phone
     page.goto(f"{server.url}/?agent=planner")
     ask(page, "shipments to Miami last week")
+    page.wait_for_selector("#clarify:not([hidden])")  # the run has finished with its question
     page.wait_for_selector(".card.plan h3 >> text=Plan: 1/3 done")
     assert page.locator(".card.plan li").all_inner_texts() == [
         "Resolve last week (done)", "Resolve the port (paused)", "Fetch the shipments (pending)"]
     assert page.inner_text("#clarify-q") == "Which Miami: Port of Miami or Miami Container Terminal?"
-    page.screenshot(path=SHOTS / "plan-phone.png", full_page=True)
+    shoot(page, "plan-phone.png")
     page.fill("#clarify-answer", "Port of Miami")
     page.press("#clarify-answer", "Enter")
     page.wait_for_selector(".card.plan h3 >> text=Plan: 3/3 done")
     page.wait_for_selector(".assistant >> text=Found shipments to PORT:Port of Miami")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_price_rows_show_as_candlesticks_and_query_results_as_table_and_bars(server, page):
+    page.goto(f"{server.url}/?agent=views")
+    ask(page, "how did AAPL do and which region sells most?")
+    page.wait_for_selector(".assistant >> text=AAPL rose over the month; north sells most.")
+    assert page.locator("svg rect.candle").count() == 30
+    assert page.locator("svg path[data-name=sma_5]").count() == 1
+    assert page.locator(".card.result tbody tr").all_inner_texts() == ["east\t120.500", "west\t98", "north\t143.250"]
+    assert page.locator(".card.result svg rect.bar").count() == 3
+    shoot(page, "charts.png")
+
+
+def test_research_shows_its_source_board(server, page):
+    page.goto(f"{server.url}/?agent=research")
+    ask(page, "Will the incumbent win the election?")
+    page.wait_for_selector(".card.board h3 >> text=Source board · P = 0.6")
+    assert page.locator(".card.board details.tool").count() == 1
+    assert "Polymarket" in page.locator(".card.board summary").inner_text()
+    shoot(page, "research.png")
+
+
+def test_markets_price_history_shows_as_candlesticks(server, page):
+    page.goto(f"{server.url}/?agent=markets")
+    assert page.locator("#inputs input").count() == 0  # "query" is the message box
+    ask(page, "Show Apple's daily prices for the last two months of 2012")
+    page.wait_for_selector(".assistant >> text=Apple's daily prices for November and December 2012", timeout=120_000)
+    candles = page.locator("svg rect.candle").count()
+    assert 35 <= candles <= 40  # trading days in Nov-Dec 2012 (limit 40)
+    assert "AAPL" in page.locator(".card h3").first.inner_text()
+    answers = page.locator(".assistant").all_inner_texts()  # the streamed answer, then what the app checked
+    assert answers[0] == "Apple's daily prices for November and December 2012 are in the chart."
+    assert answers[1].startswith("Figures from the tools:") and "596.54" in answers[1]
+    shoot(page, "markets.png")
+
+
+def test_bi_asks_which_united_then_shows_the_query_result(server, page):
+    page.goto(f"{server.url}/?agent=bi")
+    ask(page, "How many shipments went to customers in United in 1995?")
+    page.wait_for_selector("#clarify:not([hidden])", timeout=120_000)
+    assert page.inner_text("#clarify-q") == "Which 'United' do you mean: UNITED KINGDOM or UNITED STATES?"
+    page.fill("#clarify-answer", "UNITED KINGDOM")
+    page.press("#clarify-answer", "Enter")
+    page.wait_for_selector("#state .card.result tbody tr", timeout=120_000)
+    assert int(page.locator("#state .card.result tbody td").first.inner_text()) > 0
+    assert "'UNITED KINGDOM'" in page.inner_text("#state pre.sql")
+    shoot(page, "bi.png")

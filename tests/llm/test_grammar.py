@@ -17,8 +17,7 @@ from orrery.llm.local import (
     render_messages,
     tool_call_schema,
 )
-from orrery.llm.server import ChatRequest, completion_json, request_args, stream_chunks, to_message
-from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
+from orrery.messages import Message, ToolCall, ToolSpec
 
 CALC = ToolSpec("calculate", "Evaluate an arithmetic expression.",
                 {"type": "object", "properties": {"expression": {"type": "string", "maxLength": 200}},
@@ -136,39 +135,6 @@ def test_a_text_answer_cut_at_max_tokens_is_kept():
 def test_normalize_json_escapes_raw_newlines():
     out = normalize_json('{"a": "x\ny"}')
     assert json.loads(out) == {"a": "x\ny"}
-
-
-def test_server_request_mapping():
-    req = ChatRequest(messages=[{"role": "developer", "content": [{"type": "text", "text": "sys"}]},
-                                {"role": "assistant", "content": None, "tool_calls": [
-                                    {"id": "c1", "type": "function",
-                                     "function": {"name": "calculate", "arguments": '{"expression": "2"}'}}]},
-                                {"role": "tool", "tool_call_id": "c1", "content": "2"}],
-                      tools=[CALC.to_openai(), WEATHER.to_openai()],
-                      tool_choice={"type": "function", "function": {"name": "get_weather"}},
-                      response_format={"type": "json_schema", "json_schema": {"name": "r", "schema": {"type": "integer"}}},
-                      max_tokens=7)
-    args = request_args(req)
-    assert [t.name for t in args["tools"]] == ["get_weather"] and args["tool_choice"] == "required"
-    assert args["schema"] == {"type": "integer"} and args["max_tokens"] == 7
-    assert args["messages"][0].role == "system" and args["messages"][0].content == "sys"
-    assert args["messages"][1].tool_calls[0].arguments == {"expression": "2"}
-    assert to_message({"role": "tool", "tool_call_id": "c1", "content": "2"}).tool_call_id == "c1"
-
-
-def test_completion_json_and_stream_carry_tool_calls():
-    resp = ModelResponse("", [ToolCall("c1", "calculate", {"expression": "2"})], Usage(10, 3))
-    body = completion_json(resp, "local")
-    choice = body["choices"][0]
-    assert choice["finish_reason"] == "tool_calls" and choice["message"]["content"] is None
-    assert json.loads(choice["message"]["tool_calls"][0]["function"]["arguments"]) == {"expression": "2"}
-    assert body["usage"] == {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}
-    events = list(stream_chunks(resp, "local", include_usage=True))
-    assert events[-1] == "data: [DONE]\n\n"
-    chunks = [json.loads(e.removeprefix("data: ")) for e in events[:-1]]
-    assert chunks[-2]["choices"][0]["finish_reason"] == "tool_calls"
-    assert chunks[-1]["usage"]["total_tokens"] == 13
-    assert any("tool_calls" in c["choices"][0]["delta"] for c in chunks if c["choices"])
 
 
 def test_join_parts_is_atomic_and_checks_the_hash(tmp_path):

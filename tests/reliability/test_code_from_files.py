@@ -67,6 +67,8 @@ def test_replay_refuses_tools_that_lack_a_name_the_trace_calls(tmp_path: Path, c
     with pytest.raises(ConfigError, match="the trace calls calculate, which the given tools lack"):
         replay(trace, [get_fact])
     cli("replay", trace, "--tools", "orrery.tools.builtin:nothing").one_line_error("cannot be loaded")
+    cli("replay", trace, "--tools", "os:sep").one_line_error("is a str, not tools")
+    cli("replay", trace, "--tools", "os:system").one_line_error("is a function that needs arguments")
 
 
 @pytest.mark.parametrize("content, message", [

@@ -293,4 +293,4 @@ def test_batch_out_never_replaces_a_users_files(tmp_path: Path, index: Path) -> 
                             "summary.json": b'{"quarter": 3}'}
     (out / "summary.json").unlink()
     done = run_batch([question("charlie")], out, model, index=index, progress=False)  # no clash: runs beside
-    assert done.summary["statuses"] == {"submitted": 1} and (out / "alpha.json").read_text() == '{"my": "notes"}'
+    assert done.summary["statuses"] == {"completed": 1} and (out / "alpha.json").read_text() == '{"my": "notes"}'

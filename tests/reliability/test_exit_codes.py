@@ -36,7 +36,7 @@ def test_ask_that_ends_without_a_forecast_exits_non_zero(tmp_path: Path, cli, in
     run = cli("research", "ask", "Will topic alpha grow?", "--index", index, "--before", "2024-02-01",
               "--steps", "2")  # search, add_source: no step left to submit
     assert run.code == 1
-    assert run.err.strip().splitlines()[-1].startswith("error: no forecast: the run ended with status max_steps")
+    assert run.err.strip().splitlines()[-1].startswith("error: no forecast: the run ended with status max_rounds")
     assert cli("research", "ask", "Will topic alpha grow?", "--index", index, "--before", "2024-02-01").code == 0
 
 
@@ -60,7 +60,7 @@ def test_a_batch_with_a_failed_question_exits_non_zero(tmp_path: Path, cli, inde
     run = cli("research", "batch", rows, "--out", tmp_path / "out", "--index", index)
     assert run.code == 1 and "1 question(s) failed" in run.err
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
-    assert summary["statuses"] == {"submitted": 1, "error": 1}
+    assert summary["statuses"] == {"completed": 1, "error": 1}
 
 
 def bad_docs(tmp_path: Path, row: Any) -> Path:
@@ -143,3 +143,9 @@ def test_a_byte_order_mark_is_not_a_bad_line(tmp_path: Path, cli) -> None:
     docs.write_bytes(b"\xef\xbb\xbf" + json.dumps(DOCS[0].to_json()).encode() + b"\n")
     run = cli("research", "index", docs, "--out", tmp_path / "i.sqlite")
     assert run.code == 0 and "indexed 1 documents" in run.out
+
+
+def test_chat_with_an_unreachable_model_exits_non_zero(tmp_path: Path, cli, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the default trace goes under .orrery/ here
+    run = cli("chat", "--llm", "http://127.0.0.1:9/v1", "-m", "What is 2+2?")
+    assert run.code == 1 and "cannot reach http://127.0.0.1:9/v1/" in run.out + run.err

@@ -61,7 +61,7 @@ def test_submit_ends_the_run_with_a_typed_result(index) -> None:
     agent, model = agent_with(submit_script(), index)
     result = agent.run(QUESTION, before=BOUND, question_id="q1")
     assert isinstance(result, ResearchResult)
-    assert (result.status, result.probability, result.question_id) == ("submitted", 0.7, "q1")
+    assert (result.status, result.probability, result.question_id) == ("completed", 0.7, "q1")
     assert result.rationale == "Alice leads the poll [1]."
     assert [s.id for s in result.sources] == ["poll-march"]
     assert result.steps == 3 == len(model.requests)
@@ -104,9 +104,9 @@ def test_edit_note_shows_on_the_next_board(index) -> None:
 def test_truncation_notice_keeps_the_query_history(index) -> None:
     queries = [f"election poll {w}" for w in VOCAB]
     agent, model = agent_with([turn(call("search", query=q)) for q in queries] + submit_script(), index,
-                              context=sliding_window(max_tokens=400, max_messages=6), max_steps=20)
+                              context=sliding_window(max_tokens=400, max_messages=6), max_rounds=20)
     result = agent.run(QUESTION, before=BOUND)
-    assert result.status == "submitted"
+    assert result.status == "completed"
     last = model.requests[-1]["messages"]
     assert last[2].pinned  # the board goes in after the window
     notice = next(m for m in last if m.content.startswith("[Context truncated"))
@@ -118,7 +118,7 @@ def test_truncation_notice_keeps_the_query_history(index) -> None:
 @pytest.mark.parametrize("budget", range(150, 700, 50))
 def test_window_never_splits_a_multi_call_turn_from_its_results(index, budget: int) -> None:
     pairs = [turn(call("search", query=f"election {w}"), call("edit_note", text=w * 20)) for w in VOCAB]
-    agent, model = agent_with(pairs + submit_script(), index, context=sliding_window(budget, 40), max_steps=20)
+    agent, model = agent_with(pairs + submit_script(), index, context=sliding_window(budget, 40), max_rounds=20)
     agent.run(QUESTION, before=BOUND)
     for r in model.requests:
         msgs = r["messages"]
@@ -222,7 +222,7 @@ def test_submit_refuses_bad_forecasts(index, probability: float, rationale: str,
     result = agent.run(QUESTION, before=BOUND)
     refusal = tool_messages(model.requests[3]["messages"])[-1].content
     assert refusal.startswith("Error:") and error in refusal
-    assert (result.status, result.probability, result.steps) == ("submitted", 0.7, 4)
+    assert (result.status, result.probability, result.steps) == ("completed", 0.7, 4)
 
 
 def test_rationale_may_cite_a_source_by_id(index) -> None:
@@ -234,7 +234,7 @@ def test_rationale_may_cite_a_source_by_id(index) -> None:
 def test_a_prose_reply_ends_the_run_without_a_forecast(index) -> None:
     agent, model = agent_with(["I think 70%.", "Still 70%."], index)
     result = agent.run(QUESTION, before=BOUND)
-    assert (result.status, result.probability, result.steps, len(model.requests)) == ("no_submit", None, 1, 1)
+    assert (result.status, result.probability, result.steps, len(model.requests)) == ("invalid", None, 1, 1)
     assert model.requests[0]["tool_choice"] == "required"
     assert "You did not submit" in result.errors[0]
 
@@ -243,9 +243,9 @@ def test_a_prose_reply_ends_the_run_without_a_forecast(index) -> None:
 
 
 def test_step_limit_is_a_clean_status(index) -> None:
-    agent, model = agent_with([turn(call("search", query=f"election {w}")) for w in VOCAB], index, max_steps=4)
+    agent, model = agent_with([turn(call("search", query=f"election {w}")) for w in VOCAB], index, max_rounds=4)
     result = agent.run(QUESTION, before=BOUND)
-    assert (result.status, result.steps, len(model.requests), result.probability) == ("max_steps", 4, 4, None)
+    assert (result.status, result.steps, len(model.requests), result.probability) == ("max_rounds", 4, 4, None)
 
 
 def test_token_limit_is_a_clean_status(index) -> None:
@@ -284,7 +284,7 @@ def test_guided_mode_narrows_the_tools_so_a_small_model_makes_progress(index) ->
         ["add_source", "submit"],
         ["edit_note", "submit"],  # the board is full
     ]
-    assert result.status == "submitted"
+    assert result.status == "completed"
 
 
 def test_a_repeated_search_is_run_again_with_a_hint(index) -> None:
@@ -293,7 +293,7 @@ def test_a_repeated_search_is_run_again_with_a_hint(index) -> None:
     result = agent.run(QUESTION, before=BOUND)
     assert tool_messages(model.requests[2]["messages"])[-1].content.startswith("You already ran this search")
     assert model.requests[2]["tools"]  # the core's answer-on-repeat is off: the tools stay offered
-    assert result.status == "submitted"
+    assert result.status == "completed"
 
 
 def test_add_source_offers_only_ids_the_searches_returned(index) -> None:
@@ -324,3 +324,30 @@ def test_guided_mode_breaks_a_repeated_search(index) -> None:
     assert "search" in model.requests[1]["tools"] and "search" not in model.requests[2]["tools"]
     assert "edit_note" in model.requests[2]["tools"] and "search" in model.requests[3]["tools"]
     assert result.probability == 0.7
+
+
+def test_a_rationale_quoting_a_number_no_source_holds_is_rewritten_once(index) -> None:
+    script = submit_script()[:2] + [
+        turn(call("submit", probability=0.7, rationale="The market gives 23% [1].")),  # nowhere on the board
+        turn(call("submit", probability=0.7, rationale="Alice leads by 8 points [1], so 70% in 2024.")),
+    ]
+    agent, model = agent_with(script, index)
+    result = agent.run(QUESTION, before=BOUND)
+    refusal = tool_messages(model.requests[3]["messages"])[-1].content
+    assert "23%" in refusal and "Submit again" in refusal
+    assert result.status == "completed" and result.ungrounded == []  # 8 from the source, 70% the forecast, 2024 asked
+
+
+def test_a_second_ungrounded_rationale_stands_and_its_numbers_are_reported(index) -> None:
+    bad = turn(call("submit", probability=0.6, rationale="Polls show 61 percent [1]."))
+    agent, _ = agent_with(submit_script()[:2] + [bad, bad], index)
+    result = agent.run(QUESTION, before=BOUND)
+    assert (result.status, result.probability, result.ungrounded) == ("completed", 0.6, ["61"])
+
+
+def test_stream_yields_the_steps_and_ends_with_the_research_result(index) -> None:
+    agent, _ = agent_with(submit_script(), index)
+    events = list(agent.stream(QUESTION, before=BOUND))
+    assert events[0].kind == "run_start" and [e.kind for e in events].count("final") == 1
+    assert any(e.kind == "state" and e.name == "board" and "poll-march" in e.value for e in events)
+    assert isinstance(events[-1].result, ResearchResult) and events[-1].result.probability == 0.7

@@ -81,7 +81,7 @@ def test_batch_writes_one_trajectory_and_trace_per_question(tmp_path: Path, inde
     assert sorted(result.ran) == sorted(q["id"] for q in QUESTIONS) and result.skipped == []
     for q in QUESTIONS:
         traj = load_trajectory(trajectory_path(tmp_path / "out", q["id"]))
-        assert traj["probability"] == 0.8 and traj["status"] == "submitted" and traj["question_id"] == q["id"]
+        assert traj["probability"] == 0.8 and traj["status"] == "completed" and traj["question_id"] == q["id"]
         assert traj["sources"][0]["title"] == f"Topic {q['id'][2:]} report"
         events = [json.loads(x) for x in trace_path(tmp_path / "out", q["id"]).read_text().splitlines()]
         assert events[0]["kind"] == "run_start" and events[-1]["kind"] == "final"
@@ -115,18 +115,18 @@ def test_ctrl_c_leaves_only_whole_files_and_resume_finishes_the_rest(tmp_path: P
     written = sorted(p.name for p in out.glob("*.json"))
     assert trajectory_path(out, "q/charlie").name not in written
     for p in out.glob("*.json"):
-        assert json.loads(p.read_text())["status"] == "submitted"
+        assert json.loads(p.read_text())["status"] == "completed"
     model = PolicyModel()
     result = run_batch(QUESTIONS, out, model, workers=2, index=index, **quiet())
     assert len(result.skipped) == len(written) >= 2
     assert set(model.questions) == {q["question"] for q in QUESTIONS if q["id"] in result.ran}
-    assert result.summary["statuses"] == {"submitted": 4}
+    assert result.summary["statuses"] == {"completed": 4}
 
 
 def test_limit_status_counts_as_finished(tmp_path: Path, index: Path) -> None:
     out = tmp_path / "out"
-    run_batch(QUESTIONS[:1], out, PolicyModel(), index=index, max_steps=2, **quiet())
-    assert load_trajectory(trajectory_path(out, "q/alpha"))["status"] == "max_steps"
+    run_batch(QUESTIONS[:1], out, PolicyModel(), index=index, max_rounds=2, **quiet())
+    assert load_trajectory(trajectory_path(out, "q/alpha"))["status"] == "max_rounds"
     again = run_batch(QUESTIONS[:1], out, PolicyModel(), index=index, **quiet())
     assert again.ran == [] and again.skipped == ["q/alpha"]
 
@@ -164,7 +164,7 @@ def test_brier_summary_with_both_baselines(tmp_path: Path, index: Path) -> None:
     assert b["brier_on_market"] == pytest.approx((0.2**2 + 0.8**2) / 2)
     assert b["market"] == pytest.approx((0.1**2 + 0.3**2) / 2)
     saved = json.loads((tmp_path / "out" / "summary.json").read_text())
-    assert saved["brier"] == b and saved["statuses"] == {"submitted": 4}
+    assert saved["brier"] == b and saved["statuses"] == {"completed": 4}
     table = buf.getvalue()
     assert "always 0.5" in table and "market value" in table and "0.4400" in table
 
@@ -176,7 +176,7 @@ def test_batch_on_a_dask_local_cluster(tmp_path: Path, index: Path) -> None:
         result = run_batch(QUESTIONS, tmp_path / "out", PolicyModel(p=0.6), index=index, client=client,
                            rpm=6000, **quiet())
     assert sorted(result.ran) == sorted(q["id"] for q in QUESTIONS)
-    assert result.summary["statuses"] == {"submitted": 4}
+    assert result.summary["statuses"] == {"completed": 4}
     assert all(r["probability"] == 0.6 for r in result.summary["rows"])
 
 
@@ -201,7 +201,7 @@ def test_cli_index_ask_and_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     asked = cli.invoke(app, ["ask", "Will topic alpha grow?", "--index", str(tmp_path / "i.sqlite"),
                              "--before", "2024-01-02", "--out", str(tmp_path / "ask.json")])
     assert asked.exit_code == 0, asked.output
-    assert "submitted probability 0.350" in asked.output
+    assert "completed probability 0.350" in asked.output
     saved = json.loads((tmp_path / "ask.json").read_text())
     assert saved["probability"] == 0.35 and saved["before"].startswith("2024-01-02")
     assert (tmp_path / "ask.trace.jsonl").exists()
@@ -212,4 +212,4 @@ def test_cli_index_ask_and_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                            "--index", str(tmp_path / "i.sqlite"), "--limit", "2"])
     assert ran.exit_code == 0, ran.output
     summary = json.loads((tmp_path / "b" / "summary.json").read_text())
-    assert summary["questions"] == 2 and summary["statuses"] == {"submitted": 2}
+    assert summary["questions"] == 2 and summary["statuses"] == {"completed": 2}

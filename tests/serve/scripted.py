@@ -11,6 +11,7 @@ import os
 import re
 import socket
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -143,7 +144,79 @@ def planner_agent(llm: Any = None, *, store: Any = None, session_id: str = "defa
     return PlanAgent(llm, [resolve_dates, resolve_port, fetch_shipments], store, session_id)
 
 
-SCRIPTS = {"planner": planner_script, "chat": chat_script, "clarify": clarify_script, "steps": steps_script,
+# Stand-ins for the markets and BI tools' result shapes: OHLC rows, and a query's {columns, rows}.
+@tool
+def price_history(symbol: str) -> dict:
+    """Daily OHLC rows of a symbol.
+
+    Args:
+        symbol: ticker
+    """
+    rows, close = [], 100.0
+    for day in range(1, 31):
+        open_ = close
+        close = round(open_ + (3 if day % 3 else -4) + (day % 5) * 0.5, 2)
+        rows.append({"date": f"2013-01-{day:02d}", "open": open_, "high": max(open_, close) + 1.5,
+                     "low": min(open_, close) - 1.5, "close": close, "sma_5": round(close - 1, 2)})
+    return {"symbol": symbol, "rows": rows}
+
+
+@tool
+def run_sql(sql: str) -> dict:
+    """Run a read-only SQL query.
+
+    Args:
+        sql: the query
+    """
+    return {"columns": ["region", "sales"], "rows": [["east", 120.5], ["west", 98.0], ["north", 143.25]]}
+
+
+def views_script(task: str) -> list:
+    return [turn(call("price_history", symbol="AAPL")), turn(call("run_sql", sql="select region, sum(sales)")),
+            "AAPL rose over the month; north sells most."]
+
+
+def views_agent(llm: Any = None, **config: Any) -> Agent:
+    return Agent(llm, [price_history, run_sql])
+
+
+def research_script(task: str) -> list:
+    """A search, the first hit on the board, a probability (on the research app's shipped demo corpus)."""
+    def add_first(msgs: Any) -> Any:
+        return turn(call("add_source", id=re.search(r"id=(\S+)", msgs[-1].content).group(1), why="the market price"))
+    return [turn(call("search", query="election")), add_first,
+            turn(call("submit", probability=0.6, rationale="The market leans this way [1]."))]
+
+
+def markets_script(task: str) -> list:
+    """The markets app's router (classify, route), one price history, an answer without numbers."""
+    return [{"type": "stock_specific", "entities": ["AAPL"], "categories": ["history"]},
+            {"selected_tools": ["price_history"], "complexity": "SIMPLE", "strategy": "DIRECT", "max_turns": 2},
+            turn(call("price_history", symbol="AAPL", start="2012-11-01", end="2012-12-31", limit=40)),
+            "Apple's daily prices for November and December 2012 are in the chart."]
+
+
+MARKETS_STORE = Path(tempfile.gettempdir()) / "orrery-serve-tests-markets"
+
+
+def markets_agent(llm: Any = None, **options: Any) -> Any:
+    """The real markets app on a store built once in a temp folder (not the user's cache)."""
+    from orrery.markets.agent import markets_agent as make
+    return make(llm, store_dir=MARKETS_STORE, **options)
+
+
+def bi_script(task: str) -> list:
+    """Seed 003's scenario 2 on the BI app (TPC-H): the plan asks which 'United'; the answer reruns the TODO."""
+    if task.startswith("The user answered"):
+        return [{"intent": "exact_answer"},
+                {"select": ["count(*)"], "where": ["year(lineitem.l_shipdate) = 1995"], "group_by": [],
+                 "having": [], "order_by": [], "limit": None},  # the default "parts" mode: joins are derived
+                "Here are the 1995 shipments to the United Kingdom."]
+    return [{"request": "Count the shipments to customers in United in 1995", "kind": "query",
+             "values": ["United"], "fields": []}]
+
+
+SCRIPTS = {"bi": bi_script, "markets": markets_script, "research": research_script, "views": views_script, "planner": planner_script, "chat": chat_script, "clarify": clarify_script, "steps": steps_script,
            "forecast": lambda task: list(FORECAST)}
 
 
@@ -157,13 +230,19 @@ def model_for(agent: str, body: Any) -> ScriptedModel:
 
 
 def apps() -> dict[str, App]:
+    from orrery.bi.app import APP as BI
     from orrery.chat import APP as CHAT
     from orrery.forecast.app import APP as FORECAST_APP
-    return {"chat": CHAT, "forecast": FORECAST_APP,
+    from orrery.research.app import APP as RESEARCH
+    return {"chat": CHAT, "forecast": FORECAST_APP, "research": RESEARCH, "bi": BI,
             "clarify": App("clarify", "Books trips; asks where to when it is not told.", "scripted:clarify_agent",
                            inputs={"message": "a request"}),
             "planner": App("planner", "Plans shipment queries as TODOs; asks which port.", "scripted:planner_agent",
                            inputs={"message": "a request"}),
+            "markets": App("markets", "The markets app (a store in a temp folder).", "scripted:markets_agent",
+                           inputs={"query": "a question about the stocks"}),
+            "views": App("views", "Prices and a query result (stand-ins for markets and BI).", "scripted:views_agent",
+                         inputs={"message": "a question"}),
             "steps": App("steps", "Twenty calculator steps (benchmark).", "scripted:steps_agent",
                          inputs={"message": "anything"})}
 

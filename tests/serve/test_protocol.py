@@ -96,6 +96,8 @@ def test_bad_requests_are_4xx_with_a_message(client):
         (client.post("/agents/chat", json=run_input(forwardedProps={"inputs": {"h": 3}})), 400, "takes no input 'h'"),
         (client.post("/agents/forecast", json=run_input(forwardedProps={"inputs": {"data": "/etc/passwd"}})), 400,
          "no upload"),
+        (client.post("/agents/forecast", json=run_input(forwardedProps={"inputs": {"target": "../etc"}})), 400,
+         "takes a name, not a path"),
         (client.get("/threads/none"), 404, "no thread"),
         (client.get("/runs/x/..%2Fthreads.sqlite"), 404, ""),
     ]
@@ -142,3 +144,28 @@ def test_a_plan_agent_streams_its_plan_as_state_and_resumes_the_todo_after_the_a
     assert [t["status"] for t in last_plan["delta"][0]["value"]["todos"]] == ["done", "done", "done"]
     text = "".join(e["delta"] for e in second if e["type"] == "TEXT_MESSAGE_CONTENT")
     assert text == "Found shipments to PORT:Port of Miami" and second[-1]["outcome"] == {"type": "success"}
+
+
+def test_research_run_streams_its_board_and_ends_with_the_source_board_and_probability(client):
+    events = post_run(client, "research", run_input(thread="r", text="Will the incumbent win the election?"))
+    states = [e for e in events if e["type"] in ("STATE_SNAPSHOT", "STATE_DELTA")]
+    assert states[0]["type"] == "STATE_SNAPSHOT" and isinstance(states[0]["snapshot"]["board"], str)  # live board
+    final = states[-1]["snapshot"]["board"]
+    (source,) = final["sources"]
+    assert final["probability"] == 0.6 and source["why"] == "the market price" and source["url"].startswith("https://")
+    text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert text == "Probability: 0.60. The market leans this way [1]."
+    assert client.get("/threads/r").json()["state"]["board"]["probability"] == 0.6
+
+
+def test_bi_agent_clarifies_as_an_interrupt_and_answers_with_its_result_as_state(client):
+    first = post_run(client, "bi", run_input(thread="bi", run="b1",
+                                             text="How many shipments went to customers in United in 1995?"))
+    (interrupt,) = first[-1]["outcome"]["interrupts"]
+    assert interrupt["message"] == "Which 'United' do you mean: UNITED KINGDOM or UNITED STATES?"
+    resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"answer": "UNITED KINGDOM"}}]
+    second = post_run(client, "bi", run_input(thread="bi", run="b2", text="", resume=resume))
+    assert second[-1]["outcome"] == {"type": "success"}
+    bi = [e["delta"][0]["value"] for e in second if e["type"] == "STATE_DELTA" and e["delta"][0]["path"] == "/bi"][-1]
+    assert bi["status"] == "answered" and len(bi["columns"]) == 1 and bi["rows"][0][0] > 0
+    assert "'UNITED KINGDOM'" in bi["sql"]

@@ -12,9 +12,10 @@ from fastapi.testclient import TestClient
 from scripted import post_run, run_input
 
 from orrery.errors import ConfigError
+from orrery.exposure import is_loopback
 from orrery.llm.scripted import ScriptedModel, call, turn
 from orrery.serve import create_app
-from orrery.serve.app import is_loopback, serve
+from orrery.serve.app import serve
 
 SAMPLE = Path(__file__).parents[2] / "orrery" / "forecast" / "samples" / "air_passengers.csv"
 
@@ -45,11 +46,11 @@ def test_off_loopback_needs_a_token(monkeypatch):
     monkeypatch.delenv("ORRERY_TOKEN", raising=False)
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("example.com")
-    with pytest.raises(ConfigError, match="without a token"):
+    with pytest.raises(ConfigError, match="pass --token"):
         serve("0.0.0.0", 8000)
     cli = subprocess.run([sys.executable, "-m", "orrery", "serve", "--host", "0.0.0.0"], capture_output=True,
                          text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"})
-    assert cli.returncode == 2 and "refusing to listen on 0.0.0.0" in cli.stderr
+    assert cli.returncode == 2 and "serving on 0.0.0.0 would let anyone" in cli.stderr
 
 
 def test_upload_limits_and_bad_files(client, settings):
@@ -65,6 +66,13 @@ def test_upload_limits_and_bad_files(client, settings):
     small = TestClient(create_app(settings))
     big = small.post("/uploads", files={"file": ("air.csv", SAMPLE.read_bytes(), "text/csv")})
     assert big.status_code == 413 and "limit of 100 bytes" in big.json()["error"]
+    huge = small.post("/uploads", content=b"x" * 200_000, headers={"Content-Type": "multipart/form-data; boundary=b"})
+    assert huge.status_code == 413  # refused from its Content-Length, before the body is read
+
+    def chunks():
+        yield b"{}"
+    chunked = small.post("/agents/chat", content=chunks())
+    assert chunked.status_code == 411 and "Content-Length" in chunked.json()["error"]
 
 
 def test_forecast_agent_on_an_upload_streams_its_plot_tables_and_artifacts(client):

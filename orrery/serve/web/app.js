@@ -47,7 +47,7 @@ function chooseAgent(name) {
   const box = $("inputs");
   box.replaceChildren();
   for (const [key, help] of Object.entries(ui.agents[name].inputs || {})) {
-    if (key === "message" || key === "question") continue;
+    if (["message", "question", "query"].includes(key)) continue;  // the message box
     if (key === "data") {
       const file = el("input", { type: "file", id: "input-data", accept: ".csv,.parquet,.pq" });
       file.addEventListener("change", () => upload(file));
@@ -235,6 +235,8 @@ class RunView {
     if (/^(Error|Paused):/.test(text)) card.classList.add("failed");
     card.append(el("pre", { class: "result", text }));
     card.firstChild.textContent += ` → ${text.slice(0, 60)}${text.length > 60 ? "…" : ""}`;
+    const view = resultView(parseJson(text));
+    if (view) this.box.append(view);  // charts and tables stay in view, outside the collapsed step
   }
 
   TEXT_MESSAGE_START(ev) {
@@ -271,7 +273,7 @@ class RunView {
       ui.interrupt = null;
       $("clarify").hidden = true;
     }
-    if (ev.result && ev.result.status && !["completed", "paused"].includes(ev.result.status)) {
+    if (ev.result && ev.result.status && !["completed", "paused", "submitted"].includes(ev.result.status)) {
       this.box.append(el("div", { class: "note", text: `run ended: ${ev.result.status}` }));
     }
   }
@@ -313,6 +315,15 @@ function renderState() {
       plan.request ? el("div", { class: "legend", text: plan.request }) : null,
       el("div", { class: "progress" }, el("div", { style: `width:${(100 * done) / Math.max(1, todos.length)}%` })), list));
   }
+  const bi = ui.state.bi;  // the BI agent's answer: {status, sql, columns, rows, ...}
+  $("state").hidden = $("state").hidden && !(bi && bi.columns && bi.columns.length);
+  if (bi && bi.columns && bi.columns.length) {
+    const view = resultView({ columns: bi.columns, rows: bi.rows });
+    if (view) {
+      if (bi.sql) view.append(el("pre", { class: "sql", text: bi.sql }));
+      $("board").append(view);
+    }
+  }
   if (typeof board === "string") {
     $("board").append(el("div", { class: "card board" }, el("h3", { text: "Board" }), el("pre", { text: board })));
   } else if (board) {
@@ -352,6 +363,33 @@ const customViews = {
   },
 };
 
+function parseJson(text) {
+  if (!/^\s*[{[]/.test(text)) return null;
+  try { return JSON.parse(text); } catch (e) { return null; }
+}
+
+function resultView(data) {
+  // A tool result with OHLC rows (markets) becomes a candlestick chart; {columns, rows} (a BI query) a table,
+  // with a bar chart when it pairs labels with numbers.
+  if (!data || !Array.isArray(data.rows) || !data.rows.length) return null;
+  const first = data.rows[0];
+  if (first && !Array.isArray(first) && ["open", "high", "low", "close"].every((k) => typeof first[k] === "number")) {
+    const r = data.rows;
+    const title = [data.symbol, r[0].date && `${r[0].date} to ${r[r.length - 1].date}`].filter(Boolean).join(" · ");
+    return customViews["orrery.chart"]({ kind: "candlestick", title: title || "Prices", x: r.map((x) => x.date),
+      open: r.map((x) => x.open), high: r.map((x) => x.high), low: r.map((x) => x.low), close: r.map((x) => x.close),
+      overlays: Object.fromEntries(Object.keys(first).filter((k) => /^(sma|ema|bb|vwap)/i.test(k)).map((k) => [k, r.map((x) => x[k])])) });
+  }
+  if (!Array.isArray(data.columns) || !Array.isArray(first)) return null;
+  const card = el("div", { class: "card result" }, el("h3", { text: `Result: ${data.rows.length} row${data.rows.length > 1 ? "s" : ""}` }));
+  const last = data.columns.length - 1;
+  if (last >= 1 && data.rows.length <= 50 && data.rows.every((row) => typeof row[last] === "number" && typeof row[0] === "string")) {
+    card.append(seriesChart({ kind: "bar", x: data.rows.map((row) => row[0]), series: { [data.columns[last]]: data.rows.map((row) => row[last]) } }));
+  }
+  card.append(table(data.rows, data.columns));
+  return card;
+}
+
 function table(rows, columns) {
   const cols = columns || (rows.length ? Object.keys(rows[0]) : []);
   const fmt = (x) => (typeof x === "number" ? (Number.isInteger(x) ? String(x) : x.toFixed(3)) : x == null ? "" : String(x));
@@ -366,15 +404,19 @@ function svg(tag, attrs = {}) {
   return node;
 }
 
-function frame(xs, ys, w = 720, h = 300) {
-  // Scales for an SVG chart: categorical x (index), linear y with 5% padding.
+function frame(xs, ys, { bars = false, zero = false, w = 720, h = 300 } = {}) {
+  // Scales for an SVG chart: categorical x (points, or bands for bars), linear y with 5% padding
+  // (bars start at zero).
   const pad = { l: 48, r: 10, t: 10, b: 24 };
   const finite = ys.filter((y) => y != null && Number.isFinite(y));
   let lo = Math.min(...finite), hi = Math.max(...finite);
   const m = (hi - lo) * 0.05 || 1;
-  lo -= m; hi += m;
+  lo = zero && lo >= 0 ? 0 : lo - m; hi += m;
   const root = svg("svg", { viewBox: `0 0 ${w} ${h}`, class: "chart", role: "img" });
-  const x = (i) => pad.l + (i * (w - pad.l - pad.r)) / Math.max(1, xs.length - 1);
+  const span = w - pad.l - pad.r;
+  const x = bars ? (i) => pad.l + ((i + 0.5) * span) / xs.length
+    : (i) => pad.l + (i * span) / Math.max(1, xs.length - 1);
+  x.band = bars ? span / xs.length : span / Math.max(1, xs.length - 1);
   const y = (v) => pad.t + ((hi - v) * (h - pad.t - pad.b)) / (hi - lo);
   for (let k = 0; k <= 4; k++) {
     const v = lo + ((hi - lo) * k) / 4;
@@ -383,7 +425,9 @@ function frame(xs, ys, w = 720, h = 300) {
     t.textContent = v.toPrecision(4);
     root.append(t);
   }
-  for (const [i, anchor] of [[0, "start"], [Math.floor((xs.length - 1) / 2), "middle"], [xs.length - 1, "end"]]) {
+  const ticks = bars && xs.length <= 12 ? xs.map((_, i) => [i, "middle"])
+    : [[0, "start"], [Math.floor((xs.length - 1) / 2), "middle"], [xs.length - 1, "end"]];
+  for (const [i, anchor] of ticks) {
     const t = svg("text", { x: x(i), y: h - 6, "font-size": 11, fill: "#667", "text-anchor": anchor });
     t.textContent = String(xs[i] ?? "").slice(0, 10);
     root.append(t);
@@ -417,8 +461,8 @@ function forecastChart(hist, fc, anomalies) {
 function candleChart(v) {
   // v: {x, open, high, low, close, overlays: {name: values}} (markets app)
   const overlays = Object.entries(v.overlays || {});
-  const { root, x, y } = frame(v.x, [...v.low, ...v.high, ...overlays.flatMap(([, s]) => s)]);
-  const w = Math.max(1, (x(1) - x(0)) * 0.6);
+  const { root, x, y } = frame(v.x, [...v.low, ...v.high, ...overlays.flatMap(([, s]) => s)], { bars: true });
+  const w = Math.max(1, x.band * 0.6);
   v.x.forEach((_, i) => {
     const up = v.close[i] >= v.open[i];
     const color = up ? "#16a34a" : "#c62828";
@@ -436,11 +480,11 @@ function candleChart(v) {
 function seriesChart(v) {
   // v: {kind: "line"|"bar", x, series: {name: values}} (BI results)
   const series = Object.entries(v.series || {});
-  const { root, x, y } = frame(v.x, [0, ...series.flatMap(([, s]) => s)]);
+  const { root, x, y } = frame(v.x, [0, ...series.flatMap(([, s]) => s)], { bars: v.kind === "bar", zero: v.kind === "bar" });
   const colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd"];
   series.forEach(([name, s], k) => {
     if (v.kind === "bar") {
-      const w = Math.max(2, ((x(1) - x(0)) * 0.8) / series.length);
+      const w = Math.max(2, (x.band * 0.7) / series.length);
       s.forEach((val, i) => root.append(svg("rect", { x: x(i) - (w * series.length) / 2 + k * w, y: y(Math.max(0, val)), width: w, height: Math.abs(y(0) - y(val)), fill: colors[k % 4], class: "bar" })));
     } else {
       root.append(svg("path", { d: path(s.map((val, i) => [x(i), y(val)])), fill: "none", stroke: colors[k % 4], "stroke-width": 1.6, "data-name": name }));

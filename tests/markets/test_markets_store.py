@@ -26,7 +26,7 @@ def test_a_second_store_reuses_the_files(store):
 
 
 @pytest.mark.parametrize("name,sym", [("Apple", "AAPL"), ("aapl", "AAPL"), ("$MSFT", "MSFT"), ("S&P 500", "SPX"),
-                                      ("Microsoft Corp.", "MSFT"), ("meta", "FB"), ("Nasdaq Composite", "COMP")])
+                                      ("Microsoft Corp.", "MSFT"), ("GOOG.", "GOOG"), ("meta", "FB"), ("Nasdaq Composite", "COMP")])
 def test_names_resolve_to_symbols(store, name, sym):
     assert store.resolve(name) == sym
 

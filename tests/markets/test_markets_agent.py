@@ -195,9 +195,11 @@ def test_local_model_one_call_per_turn_turns_direct_into_iterative(store):
     ("Compare Apple and Microsoft returns in 2010", ["compare_symbols"]),
     ("Where will IBM be in a month?", ["price_forecast"]),
     ("Which stocks closed above their SMA200?", ["stock_screener"]),
+    ("Show support and resistance levels for GOOG.", ["support_resistance"]),
     ("What is the capital of France?", []),
 ])
 def test_rule_routes(store, query, tools):
+    assert rule_classification(query, store).unknown == []
     assert rule_route(query, rule_classification(query, store)).selected_tools == tools
 
 
@@ -208,3 +210,34 @@ def test_rule_fallback_reads_the_query_not_the_model_categories(store):
     result = a.run("What is Apple's RSI?")
     assert result.route_source == "rules" and result.route.selected_tools == ["technical_indicators"]
     assert result.classification.categories == ["technical", "price", "comparison"]
+
+
+@pytest.mark.parametrize("model_type,rules_type,symbols,ok", [
+    ("comparison", "screener", [], False),        # the seed's screen, misread by a small model
+    ("stock_specific", "general", [], False),     # "What is the capital of France?"
+    ("general", "stock_specific", ["AAPL"], False),
+    ("comparison", "stock_specific", ["AAPL"], False),
+    ("market_overview", "stock_specific", ["AAPL"], True),
+    ("comparison", "comparison", ["AAPL", "MSFT"], True),
+])
+def test_model_type_is_checked_against_the_query(model_type, rules_type, symbols, ok):
+    from orrery.markets.agent import consistent
+
+    assert consistent(model_type, rules_type, symbols) is ok
+
+
+def test_seed_query_misread_as_comparison_is_a_screen(store):
+    a, model = agent(store, [classify("comparison", ["RSI", "US Exchanges"], ["technical"]), "not a route",
+                             turn(call("stock_screener", conditions=["RSI < 30"])), "No match."])
+    result = a.run(SEED)
+    assert result.classification.type == "screener" and result.classification.source == "rules"
+    assert result.route.selected_tools[0] == "stock_screener" and result.route.strategy == "ITERATIVE"
+
+
+def test_ungrounded_answer_after_a_tool_error_becomes_the_error(store):
+    a, model = agent(store, [classify("stock_specific", ["AAPL"], ["price"]), route("quote"),
+                             turn(call("quote", symbol="AAPL", date="2020-01-02")),
+                             "AAPL closed at 75.09.", "It was 75.09."])
+    result = a.run("What did AAPL close at on 2020-01-02?")
+    assert not result.grounded and "75.09" not in result.output
+    assert result.answer.startswith("2020-01-02 is outside the data for AAPL (2000-03-01 to 2013-03-01)")
