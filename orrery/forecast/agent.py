@@ -276,6 +276,8 @@ class ForecastAgent(EventSource):
 
 
 def _concise(output: str, ctx: RunContext) -> str | None:
+    if len(re.findall(r"[A-Za-z]{2,}", output)) < 3:  # the 0.5B model sometimes answers a bare "10."
+        return "Write two to four plain sentences about the result, not a bare number."
     sentences = [s.strip().lower() for s in re.split(r"(?<=[.!?])\s+", output.strip()) if s.strip()]
     if len(sentences) > 6 or len(set(sentences)) < len(sentences):
         return "Too long or repetitive: write at most four different sentences."

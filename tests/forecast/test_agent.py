@@ -190,3 +190,10 @@ def test_a_short_single_series_gets_a_forecast_and_says_it_was_not_cross_validat
     reasons = " ".join(r.notes["reason"])
     assert "no CV window" in reasons and "needs at least 8 observations; the series has 7" in reasons
     assert r.to_dict()["notes"][0]["unique_id"] == "series"
+
+
+def test_a_bare_number_is_not_a_commentary():
+    from orrery.forecast.agent import _concise
+
+    assert "bare number" in _concise("10.", None)
+    assert _concise("The trend is strong. The forecast beats the baseline.", None) is None
