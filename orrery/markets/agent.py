@@ -222,7 +222,7 @@ def skill_for(c: MarketClassification, store: Any) -> str:
     kinds = {store.symbols[s].kind for s in c.symbols}
     if c.type in ("screener", "market_overview") or len(kinds) != 1:
         return "mixed"
-    return "index" if kinds <= {"index", "etf"} else "stock"
+    return "index" if kinds <= {"index", "etf"} else "crypto" if kinds == {"crypto"} else "stock"
 
 
 def skill_prompt(name: str, store: Any) -> str:

@@ -50,7 +50,7 @@ _ALIASES = {"ticker": "symbol", "adj close": "adj_close", "adjclose": "adj_close
 class Symbol:
     symbol: str
     name: str
-    kind: str  # stock | index | etf
+    kind: str  # stock | index | etf | crypto
     exchange: str
     source: str
     first: str  # first and last date in the data, YYYY-MM-DD

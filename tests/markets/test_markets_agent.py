@@ -241,3 +241,16 @@ def test_ungrounded_answer_after_a_tool_error_becomes_the_error(store):
     result = a.run("What did AAPL close at on 2020-01-02?")
     assert not result.grounded and "75.09" not in result.output
     assert result.answer.startswith("2020-01-02 is outside the data for AAPL (2000-03-01 to 2013-03-01)")
+
+
+def test_each_domain_has_its_skill_file_and_crypto_gets_its_own():
+    from types import SimpleNamespace
+
+    from orrery.markets.agent import MarketClassification, skill_for, skill_prompt
+
+    store = SimpleNamespace(symbols={
+        "BTC": SimpleNamespace(symbol="BTC", name="Bitcoin", kind="crypto", first="2020-01-01", last="2020-12-31"),
+        "AAPL": SimpleNamespace(symbol="AAPL", name="Apple", kind="stock", first="2000-01-03", last="2013-03-01")})
+    pick = lambda *symbols: skill_for(MarketClassification(type="stock_specific", symbols=list(symbols)), store)  # noqa: E731
+    assert (pick("BTC"), pick("AAPL"), pick("BTC", "AAPL")) == ("crypto", "stock", "mixed")
+    assert "around the clock" in skill_prompt("crypto", store) and "BTC (Bitcoin, crypto" in skill_prompt("crypto", store)
