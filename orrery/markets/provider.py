@@ -92,5 +92,6 @@ def fetch(store: Store, symbols: Sequence[str], provider: HttpProvider, *, kind:
     wanted = list(dict.fromkeys(s.strip().upper() for s in symbols))
     if not wanted:
         raise ConfigError("no symbols given: `orrery markets fetch SYMBOL...`")
+    store.refuse_known(wanted)  # before any request
     frames = [provider.daily(s) for s in wanted]
     return store.add(pd.concat(frames, ignore_index=True), kind=kind, exchange=exchange, origin="fetch")

@@ -153,16 +153,20 @@ class Store:
             first = dup.iloc[0]
             raise DataError(f"{len(dup)} rows repeat a (symbol, date) across the files, e.g. {first.symbol} "
                             f"{first.date:%Y-%m-%d}; keep one row per symbol and date. Nothing was imported.")
-        clash = sorted(set(data["symbol"]) & set(self.symbols))
-        if clash:
-            raise DataError(f"{', '.join(clash)} already in the store; rename the symbol in your file (the store "
-                            f"never overwrites data). Nothing was imported.")
-        new = sorted(data["symbol"].unique())
+        new = self.refuse_known(data["symbol"].unique())
         meta = pd.DataFrame({"symbol": new, "name": new, "kind": kind, "exchange": exchange, "aliases": ""})
         batch = f"{origin}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{abs(hash(tuple(new))) % 10**6}"
         self._write_batch(batch, data, meta.assign(source=batch))
         self._load_catalog()
         return new
+
+    def refuse_known(self, symbols: Iterable[str]) -> list[str]:
+        """`symbols` sorted, or DataError when any is already in the store (it never overwrites data)."""
+        clash = sorted(set(symbols) & set(self.symbols))
+        if clash:
+            raise DataError(f"{', '.join(clash)} already in the store; rename the symbol in your file (the store "
+                            f"never overwrites data). Nothing was imported.")
+        return sorted(set(symbols))
 
     def _write_batch(self, batch: str, prices: pd.DataFrame, meta: pd.DataFrame) -> None:
         """Symbols first, prices last: the catalog joins the two, so a batch appears only once both exist."""

@@ -113,6 +113,12 @@ def test_retries_run_out_and_client_errors_are_not_retried(mine):
     assert len(hits) == 1 and batches(mine) == before
 
 
+def test_a_symbol_already_in_the_store_is_refused_before_any_request(mine):
+    with fake_server([(200, {}, rows())]) as (url, hits), pytest.raises(DataError, match="AAPL already in the store"):
+        fetch(mine, ["ACME", "aapl"], HttpProvider(url))
+    assert hits == [] and "ACME" not in Store(mine.root).symbols
+
+
 def test_a_malformed_row_is_refused_with_its_row_number_and_nothing_is_written(mine):
     before = batches(mine)
     bad = rows(5)
