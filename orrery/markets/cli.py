@@ -1,4 +1,5 @@
-"""`orrery markets`: ask a question (live steps), list the symbols, import CSV/Parquet files."""
+"""`orrery markets`: ask a question (live steps), list the symbols, import CSV/Parquet files, fetch prices
+from an HTTP provider (only with --provider-url or ORRERY_MARKETS_URL)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from rich.console import Console
 from rich.table import Table
 
 app = typer.Typer(name="markets", no_args_is_help=True, add_completion=False,
-                  help="Market analysis on the local price store: ask, symbols, import.")
+                  help="Market analysis on the local price store: ask, symbols, import, fetch.")
 console = Console()
+KIND = Annotated[str, typer.Option(help="stock | index | etf")]
+EXCHANGE = Annotated[str, typer.Option(help="exchange label, e.g. NASDAQ")]
 STORE = Annotated[Path | None, typer.Option("--store", help="Store folder (default ~/.cache/orrery/markets)")]
 
 
@@ -51,15 +54,39 @@ def symbols(store: STORE = None) -> None:
 @app.command("import")
 def import_(files: Annotated[list[Path], typer.Argument(help="CSV or Parquet: symbol, date, open, high, low, "
                                                              "close, volume (adj_close optional)")],
-            kind: Annotated[str, typer.Option(help="stock | index | etf")] = "stock",
-            exchange: Annotated[str, typer.Option(help="exchange label, e.g. NASDAQ")] = "OTHER",
-            store: STORE = None) -> None:
+            kind: KIND = "stock", exchange: EXCHANGE = "OTHER", store: STORE = None) -> None:
     """Add symbols from files: every row is checked first; any bad row refuses the whole import."""
-    from orrery.errors import DataError
     from orrery.markets.store import Store
+
+    _check_kind(kind)
+    s = Store(store)
+    _report(s, s.import_files(files, kind=kind, exchange=exchange.upper()))
+
+
+@app.command()
+def fetch(symbols: Annotated[list[str], typer.Argument(help="symbols not yet in the store, e.g. TSLA NVDA")],
+          provider_url: Annotated[str | None, typer.Option("--provider-url", help="Base URL of the price "
+                                  "provider (or ORRERY_MARKETS_URL); see orrery/markets/provider.py")] = None,
+          kind: KIND = "stock", exchange: EXCHANGE = "OTHER",
+          retries: Annotated[int, typer.Option(help="Retries on 429/5xx/network errors")] = 2,
+          timeout: Annotated[float, typer.Option(help="Seconds per request")] = 10.0,
+          store: STORE = None) -> None:
+    """Download daily prices from an HTTP provider (off unless you give its URL); all symbols or none are added."""
+    from orrery.markets import provider as p
+    from orrery.markets.store import Store
+
+    _check_kind(kind)
+    source = p.HttpProvider(p.provider_url(provider_url), timeout=timeout, max_retries=retries)
+    s = Store(store)
+    _report(s, p.fetch(s, symbols, source, kind=kind, exchange=exchange.upper()))
+
+
+def _check_kind(kind: str) -> None:
+    from orrery.errors import DataError
 
     if kind not in ("stock", "index", "etf"):
         raise DataError(f"--kind {kind!r}: use stock, index or etf")
-    s = Store(store)
-    added = s.import_files(files, kind=kind, exchange=exchange.upper())
+
+
+def _report(s, added: list[str]) -> None:
     console.print(f"imported {', '.join(f'{a} ({s.symbols[a].first} to {s.symbols[a].last})' for a in added)}")

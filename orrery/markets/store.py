@@ -4,8 +4,9 @@ Layout of `<cache>/orrery/markets/`: `prices/<batch>.parquet` (symbol, date, ope
 adj_close, volume) and `symbols/<batch>.parquet` (symbol, name, kind, exchange, source). The shipped
 batch is built at first use from packaged data: bokeh-sampledata 2026.1 (AAPL, IBM, MSFT, GOOG, FB daily,
 2000-2013, public domain; open/high/low/close unadjusted, adj_close split- and dividend-adjusted) and
-arch's S&P 500 and NASDAQ Composite (1999-2018). Each `import_files` call writes one new batch file
-(temp file + rename), so an import is all or nothing and never touches an existing batch.
+arch's S&P 500 and NASDAQ Composite (1999-2018). Each `import_files` call (and each online fetch, see
+provider.py) writes one new batch file (temp file + rename) through `Store.add`, so an import is all or
+nothing and never touches an existing batch.
 """
 
 from __future__ import annotations
@@ -142,22 +143,30 @@ class Store:
         frames = [read_user_file(Path(p)) for p in paths]
         if not frames:
             raise DataError("no files given: pass one or more CSV or Parquet files (symbol, date, OHLCV)")
-        data = pd.concat(frames, ignore_index=True)
+        return self.add(pd.concat(frames, ignore_index=True), kind=kind, exchange=exchange, origin="import")
+
+    def add(self, data: pd.DataFrame, *, kind: str = "stock", exchange: str = "OTHER", origin: str = "import") -> list[str]:
+        """Rows already through `checked_rows` (new symbols only) as one new batch named `<origin>-...`:
+        the one write path of `import_files` and the online provider, all or nothing."""
         dup = data[data.duplicated(["symbol", "date"], keep=False)]
         if len(dup):
             first = dup.iloc[0]
             raise DataError(f"{len(dup)} rows repeat a (symbol, date) across the files, e.g. {first.symbol} "
                             f"{first.date:%Y-%m-%d}; keep one row per symbol and date. Nothing was imported.")
-        clash = sorted(set(data["symbol"]) & set(self.symbols))
-        if clash:
-            raise DataError(f"{', '.join(clash)} already in the store; rename the symbol in your file (the store "
-                            f"never overwrites data). Nothing was imported.")
-        new = sorted(data["symbol"].unique())
+        new = self.refuse_known(data["symbol"].unique())
         meta = pd.DataFrame({"symbol": new, "name": new, "kind": kind, "exchange": exchange, "aliases": ""})
-        batch = f"import-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{abs(hash(tuple(new))) % 10**6}"
+        batch = f"{origin}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{abs(hash(tuple(new))) % 10**6}"
         self._write_batch(batch, data, meta.assign(source=batch))
         self._load_catalog()
         return new
+
+    def refuse_known(self, symbols: Iterable[str]) -> list[str]:
+        """`symbols` sorted, or DataError when any is already in the store (it never overwrites data)."""
+        clash = sorted(set(symbols) & set(self.symbols))
+        if clash:
+            raise DataError(f"{', '.join(clash)} already in the store; rename the symbol in your file (the store "
+                            f"never overwrites data). Nothing was imported.")
+        return sorted(set(symbols))
 
     def _write_batch(self, batch: str, prices: pd.DataFrame, meta: pd.DataFrame) -> None:
         """Symbols first, prices last: the catalog joins the two, so a batch appears only once both exist."""
@@ -199,10 +208,16 @@ def read_user_file(path: Path) -> pd.DataFrame:
         raw, first_row, unit = pd.read_csv(path, dtype=str, keep_default_na=False), 2, "line"  # line 1: header
     else:
         raise DataError(f"{path}: use a .csv or .parquet file with columns symbol, date, open, high, low, close, volume")
+    return checked_rows(raw, str(path), first_row=first_row, unit=unit)
+
+
+def checked_rows(raw: pd.DataFrame, source: str, *, first_row: int = 1, unit: str = "row") -> pd.DataFrame:
+    """Rows in any usual column spelling -> the store's columns, or DataError naming the bad rows as
+    `<unit> <index + first_row>` (CSV line numbers count the header)."""
     raw = raw.rename(columns=lambda c: _ALIASES.get(str(c).strip().lower(), str(c).strip().lower()))
     missing = [c for c in COLUMNS if c not in raw.columns and c != "adj_close"]
     if missing:
-        raise DataError(f"{path}: missing column(s) {', '.join(missing)} (found: {', '.join(map(str, raw.columns))}); "
+        raise DataError(f"{source}: missing column(s) {', '.join(missing)} (found: {', '.join(map(str, raw.columns))}); "
                         "the columns are symbol, date, open, high, low, close, volume and optionally adj_close")
     if "adj_close" not in raw.columns:
         raw["adj_close"] = raw["close"]
@@ -214,10 +229,10 @@ def read_user_file(path: Path) -> pd.DataFrame:
     if problems:
         listed = "; ".join(f"{unit} {i + first_row}: {why}" for i, why in problems[:MAX_LISTED])
         more = f" (and {len(problems) - MAX_LISTED} more)" if len(problems) > MAX_LISTED else ""
-        raise DataError(f"{path}: {len(problems)} bad row(s), nothing was imported: {listed}{more}. Fix them and "
+        raise DataError(f"{source}: {len(problems)} bad row(s), nothing was imported: {listed}{more}. Fix them and "
                         "import again.")
     if out.empty:
-        raise DataError(f"{path}: no rows to import")
+        raise DataError(f"{source}: no rows to import")
     return out
 
 

@@ -1,0 +1,180 @@
+"""The optional online provider against a fake HTTP server on 127.0.0.1: off unless asked, retried, checked
+row by row, all or nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from typer.testing import CliRunner
+
+from orrery.cli import main
+from orrery.errors import DataError
+from orrery.llm.scripted import ScriptedModel
+from orrery.markets import tools as T
+from orrery.markets.cli import app
+from orrery.markets.provider import ENV, HttpProvider, ProviderError, fetch
+from orrery.markets.store import Store
+from orrery.tools import RunContext
+
+
+def rows(n: int = 30, start: float = 10.0) -> list[dict]:
+    return [{"date": f"2024-01-{d:02d}", "open": start + d, "high": start + d + 1, "low": start + d - 1,
+             "close": start + d + 0.5, "volume": 1000 * d} for d in range(1, n + 1)]
+
+
+@contextmanager
+def fake_server(script):
+    """`script`: (status, headers, body) answered in order, the last repeating; body None hangs, a str is sent as is."""
+    hits = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            hits.append((time.monotonic(), self.path))
+            status, headers, body = script[min(len(hits) - 1, len(script) - 1)]
+            if body is None:
+                time.sleep(1.5)
+                return
+            data = (body if isinstance(body, str) else json.dumps(body)).encode()
+            self.send_response(status)
+            for k, v in {"Content-Type": "application/json", **headers}.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", hits
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture()
+def mine(store, tmp_path) -> Store:
+    """A store of its own (the session store's shipped files copied): the session store stays as shipped."""
+    shutil.copytree(store.root, tmp_path / "s")
+    return Store(tmp_path / "s")
+
+
+def batches(s: Store) -> list[str]:
+    return sorted(p.name for sub in ("prices", "symbols") for p in (s.root / sub).iterdir())
+
+
+def run_cli(monkeypatch, capsys, *args) -> tuple[int, str, str]:
+    """`orrery ARGS` through the real entry point, its one-line error handler included."""
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "argv", ["orrery", *map(str, args)])
+    with pytest.raises(SystemExit) as exc:
+        main()
+    out = capsys.readouterr()
+    return int(exc.value.code or 0), out.out, out.err
+
+
+def test_fetch_lands_in_the_store_and_the_tools_use_it(mine):
+    with fake_server([(200, {}, rows())]) as (url, hits):
+        assert fetch(mine, ["acme"], HttpProvider(url + "/")) == ["ACME"]
+    path = urlsplit(hits[0][1])
+    assert path.path == "/daily" and parse_qs(path.query) == {"symbol": ["ACME"]}
+    again = Store(mine.root)  # persisted, and read back like any other symbol
+    assert again.symbols["ACME"].first == "2024-01-01" and again.symbols["ACME"].rows == 30
+    q = T.quote.fn(RunContext(options={"store": again}), "ACME")
+    assert q["as_of"] == "2024-01-30" and q["close"] == 40.5 and q["adj_close"] == 40.5 and q["volume"] == 30000
+    assert q["change"] == 1.0
+
+
+def test_500_then_200_is_retried_and_429_waits_as_told(mine):
+    with fake_server([(500, {}, "boom"), (429, {"Retry-After": "0.3"}, "slow down"), (200, {}, rows())]) as (url, hits):
+        assert fetch(mine, ["ACME"], HttpProvider(url, max_retries=2, backoff=0.01)) == ["ACME"]
+    assert len(hits) == 3 and hits[2][0] - hits[1][0] >= 0.25
+
+
+def test_retries_run_out_and_client_errors_are_not_retried(mine):
+    before = batches(mine)
+    with fake_server([(503, {}, "down")]) as (url, hits), pytest.raises(ProviderError, match="HTTP 503 down.*tries: 2"):
+        fetch(mine, ["ACME"], HttpProvider(url, max_retries=1, backoff=0.01))
+    assert len(hits) == 2
+    with fake_server([(404, {}, '{"error": "unknown symbol"}')]) as (url, hits), \
+            pytest.raises(ProviderError, match="HTTP 404 .*unknown symbol.*tries: 1"):
+        fetch(mine, ["NOPE"], HttpProvider(url, max_retries=3))
+    assert len(hits) == 1 and batches(mine) == before
+
+
+def test_a_symbol_already_in_the_store_is_refused_before_any_request(mine):
+    with fake_server([(200, {}, rows())]) as (url, hits), pytest.raises(DataError, match="AAPL already in the store"):
+        fetch(mine, ["ACME", "aapl"], HttpProvider(url))
+    assert hits == [] and "ACME" not in Store(mine.root).symbols
+
+
+def test_a_malformed_row_is_refused_with_its_row_number_and_nothing_is_written(mine):
+    before = batches(mine)
+    bad = rows(5)
+    bad[1]["high"] = 1.0  # below its low
+    bad[3]["close"] = "n/a"
+    with fake_server([(200, {}, rows()), (200, {}, bad)]) as (url, hits), pytest.raises(DataError) as err:
+        fetch(mine, ["GOOD", "BAD"], HttpProvider(url))  # GOOD was fine, but one fetch is one batch
+    msg = str(err.value)
+    assert len(hits) == 2 and "BAD: 2 bad row(s), nothing was imported" in msg
+    assert "row 2: high must be the highest" in msg and "row 4: a price or the volume is not a number" in msg
+    assert batches(mine) == before and not {"GOOD", "BAD"} & set(Store(mine.root).symbols)
+
+
+@pytest.mark.parametrize("body,why", [({"rows": []}, "not a JSON list of daily rows"), ([], "no rows for ACME"),
+                                      ([{"date": 20240102, **{k: 1 for k in ("open", "high", "low", "close", "volume")}}],
+                                       "row 1: date is not a date")])
+def test_answers_off_the_documented_shape_are_refused(mine, body, why):
+    with fake_server([(200, {}, body)]) as (url, _), pytest.raises((ProviderError, DataError), match=why):
+        fetch(mine, ["ACME"], HttpProvider(url))
+
+
+def test_a_hanging_provider_times_out(mine):
+    with fake_server([(200, {}, None)]) as (url, hits), pytest.raises(ProviderError, match="ReadTimeout"):
+        fetch(mine, ["ACME"], HttpProvider(url, timeout=0.3, max_retries=0))
+    assert len(hits) == 1
+
+
+def test_unreachable_url_is_one_line_and_exit_2(mine, monkeypatch, capsys):
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code, out, err = run_cli(monkeypatch, capsys, "markets", "fetch", "ACME", "--provider-url",
+                             f"http://127.0.0.1:{port}", "--retries", "1", "--store", mine.root)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "Traceback" not in out + err, err
+    assert lines[0].startswith("error: price provider") and "could not be reached (ConnectError" in lines[0]
+    assert "tries: 2" in lines[0] and "Nothing was imported" in lines[0]
+
+
+def test_the_cli_fetches_with_the_env_var(mine, monkeypatch, capsys):
+    with fake_server([(200, {}, rows(3))]) as (url, hits):
+        monkeypatch.setenv(ENV, url)
+        code, out, err = run_cli(monkeypatch, capsys, "markets", "fetch", "acme", "--store", mine.root)
+    assert code == 0 and len(hits) == 1, err
+    assert "imported ACME (2024-01-01 to 2024-01-03)" in out
+
+
+def test_off_by_default_no_request_without_the_flag_or_env_var(mine, monkeypatch, capsys):
+    monkeypatch.delenv(ENV, raising=False)
+    code, _, err = run_cli(monkeypatch, capsys, "markets", "fetch", "ACME", "--store", mine.root)
+    assert code == 2 and err.startswith("error: online prices are off by default: pass --provider-url URL")
+    # `ask` never fetches, even with the variable set: an unknown symbol is "not in the data"
+    model = ScriptedModel([{"type": "stock_specific", "entities": ["ACME"], "categories": ["price"]}])
+    monkeypatch.setattr("orrery.markets.agent.resolve_model", lambda llm: model)
+    with fake_server([(200, {}, rows())]) as (url, hits):
+        monkeypatch.setenv(ENV, url)
+        out = CliRunner().invoke(app, ["ask", "How is ACME doing?", "--store", str(mine.root)])
+    assert out.exit_code == 0 and "ACME is not in the data" in out.output
+    assert hits == [] and "ACME" not in Store(mine.root).symbols
