@@ -14,7 +14,7 @@ from rich.table import Table
 app = typer.Typer(name="markets", no_args_is_help=True, add_completion=False,
                   help="Market analysis on the local price store: ask, symbols, import, fetch.")
 console = Console()
-KIND = Annotated[str, typer.Option(help="stock | index | etf")]
+KIND = Annotated[str, typer.Option(help="stock | index | etf | crypto")]
 EXCHANGE = Annotated[str, typer.Option(help="exchange label, e.g. NASDAQ")]
 STORE = Annotated[Path | None, typer.Option("--store", help="Store folder (default ~/.cache/orrery/markets)")]
 
@@ -84,8 +84,8 @@ def fetch(symbols: Annotated[list[str], typer.Argument(help="symbols not yet in 
 def _check_kind(kind: str) -> None:
     from orrery.errors import DataError
 
-    if kind not in ("stock", "index", "etf"):
-        raise DataError(f"--kind {kind!r}: use stock, index or etf")
+    if kind not in ("stock", "index", "etf", "crypto"):
+        raise DataError(f"--kind {kind!r}: use stock, index, etf or crypto")
 
 
 def _report(s, added: list[str]) -> None:
