@@ -34,6 +34,8 @@ from typing import Any
 
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
+from local_model_cases import INT, NUM, STR, obj  # noqa: E402  (bench/ is on sys.path when run as a script)
+
 from orrery.errors import ModelError  # noqa: E402
 from orrery.llm.local import LocalModel  # noqa: E402
 from orrery.llm.weights import (  # noqa: E402
@@ -49,20 +51,15 @@ from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec  # noqa: 
 HERE = Path(__file__).parent
 
 
-def _obj(required: list[str], **props: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": props, "required": required}
-
-
-STR, NUM, INT = {"type": "string"}, {"type": "number"}, {"type": "integer"}
 TOOLS = {t.name: t for t in [
-    ToolSpec("calculate", "Evaluate an arithmetic expression and return the number.", _obj(["expression"], expression=STR)),
-    ToolSpec("get_weather", "Current weather for a city.", _obj(["city"], city=STR)),
+    ToolSpec("calculate", "Evaluate an arithmetic expression and return the number.", obj(["expression"], expression=STR)),
+    ToolSpec("get_weather", "Current weather for a city.", obj(["city"], city=STR)),
     ToolSpec("convert_units", "Convert a value from one unit to another (length, mass, temperature).",
-             _obj(["value", "from_unit", "to_unit"], value=NUM, from_unit=STR, to_unit=STR)),
-    ToolSpec("web_search", "Search the web and return the top results for a query.", _obj(["query"], query=STR)),
+             obj(["value", "from_unit", "to_unit"], value=NUM, from_unit=STR, to_unit=STR)),
+    ToolSpec("web_search", "Search the web and return the top results for a query.", obj(["query"], query=STR)),
     ToolSpec("forecast", "Forecast the next `horizon` values of a named time series from the data set.",
-             _obj(["series", "horizon"], series=STR, horizon=INT)),
-    ToolSpec("submit", "Submit the final answer to the user once the results are known.", _obj(["answer"], answer=STR)),
+             obj(["series", "horizon"], series=STR, horizon=INT)),
+    ToolSpec("submit", "Submit the final answer to the user once the results are known.", obj(["answer"], answer=STR)),
 ]}
 
 

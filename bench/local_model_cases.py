@@ -18,24 +18,24 @@ from typing import Any
 from orrery.messages import ToolSpec
 
 
-def _obj(required: list[str], **props: dict[str, Any]) -> dict[str, Any]:
+def obj(required: list[str], **props: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": required}
 
 
 STR, NUM, INT = {"type": "string"}, {"type": "number"}, {"type": "integer"}
 TOOLS = {t.name: t for t in [
-    ToolSpec("calculate", "Evaluate an arithmetic expression and return the number.", _obj(["expression"], expression=STR)),
-    ToolSpec("get_weather", "Current weather for a city.", _obj(["city"], city=STR)),
+    ToolSpec("calculate", "Evaluate an arithmetic expression and return the number.", obj(["expression"], expression=STR)),
+    ToolSpec("get_weather", "Current weather for a city.", obj(["city"], city=STR)),
     ToolSpec("convert_units", "Convert a value from one unit to another (length, mass, temperature, volume).",
-             _obj(["value", "from_unit", "to_unit"], value=NUM, from_unit=STR, to_unit=STR)),
-    ToolSpec("get_stock_price", "The latest trading price of a stock, by its ticker symbol.", _obj(["ticker"], ticker=STR)),
+             obj(["value", "from_unit", "to_unit"], value=NUM, from_unit=STR, to_unit=STR)),
+    ToolSpec("get_stock_price", "The latest trading price of a stock, by its ticker symbol.", obj(["ticker"], ticker=STR)),
     ToolSpec("translate", "Translate a text into another language.",
-             _obj(["text", "target_language"], text=STR, target_language=STR)),
+             obj(["text", "target_language"], text=STR, target_language=STR)),
     ToolSpec("set_reminder", "Set a reminder with a message at a time of day (HH:MM, 24-hour clock).",
-             _obj(["message", "time"], message=STR, time=STR)),
+             obj(["message", "time"], message=STR, time=STR)),
     ToolSpec("send_email", "Send an email to one address with a subject and a body.",
-             _obj(["to", "subject", "body"], to=STR, subject=STR, body=STR)),
-    ToolSpec("get_time", "The current local time in a city.", _obj(["city"], city=STR)),
+             obj(["to", "subject", "body"], to=STR, subject=STR, body=STR)),
+    ToolSpec("get_time", "The current local time in a city.", obj(["city"], city=STR)),
 ]}
 
 Check = Callable[[dict[str, Any]], bool]
