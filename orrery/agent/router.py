@@ -93,22 +93,29 @@ class RouterAgent(EventSource):
         self.config = config or RouterConfig()
         self.handlers: list[Emit] = list(on_event)
 
+    kind = "router"  # RunStart.agent: what replay rebuilds
+    result_type: type[RouterResult] = RouterResult
+
     def stream(self, query: str, **options: Any) -> Iterator[Event]:
         start = time.monotonic()
-        result = RouterResult("completed", "")
-        yield RunStart(query, list(self.tools.tools), agent="router", options=jsonable(options))
+        result = self.result_type("completed", "")
+        yield RunStart(query, list(self.tools.tools), agent=self.kind, options=jsonable(options))
         try:
-            yield StepStart(1)
-            result.classification = yield from self.classify(query, result.usage)
-            result.route = yield from self.route(query, result.classification, result)
-            yield StepEnd(1)
-            yield from self._execute(query, result.classification, result.route, result, options)
+            yield from self._phases(query, result, options)
         except ModelError as exc:
             result.status, result.output = "error", str(exc)
             result.errors.append(str(exc))
             yield ErrorEvent(str(exc))
         result.duration = time.monotonic() - start
         yield Final(result.status, result.output, result)
+
+    def _phases(self, query: str, result: RouterResult, options: dict[str, Any]) -> Iterator[Event]:
+        """Classify and route (step 1), then execute; a subclass reshapes the run here."""
+        yield StepStart(1)
+        result.classification = yield from self.classify(query, result.usage)
+        result.route = yield from self.route(query, result.classification, result)
+        yield StepEnd(1)
+        yield from self._execute(query, result.classification, result.route, result, options)
 
     # -- phase 1 ----------------------------------------------------------------------------------
     def classify(self, query: str, usage: Usage) -> Generator[Event, None, Classification]:
@@ -149,9 +156,10 @@ class RouterAgent(EventSource):
 
     # -- phase 3 ----------------------------------------------------------------------------------
     def _execute(self, query: str, c: Classification, route: Route, result: RouterResult,
-                 options: dict[str, Any]) -> Iterator[Event]:
+                 options: dict[str, Any], system_prompt: str | None = None) -> Iterator[Event]:
+        """`system_prompt` replaces the config's for this run (e.g. a skill chosen from the classification)."""
         cfg = self.config
-        system = f"{cfg.system_prompt}\n\nQuery analysis: {c.model_dump_json()}"
+        system = f"{system_prompt or cfg.system_prompt}\n\nQuery analysis: {c.model_dump_json()}"
         if not route.selected_tools:
             messages = [Message("system", system), Message("user", query)]
             yield StepStart(2)

@@ -16,23 +16,19 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from orrery.agent.calls import ask_json, synthesize
-from orrery.agent.loop import jsonable
 from orrery.agent.router import DEFAULT_TURNS, Classification, Route, RouterAgent, RouterConfig, RouterResult
 from orrery.errors import ModelError
 from orrery.events import (
     Classified,
     ErrorEvent,
     Event,
-    Final,
     Routed,
-    RunStart,
     StepEnd,
     StepStart,
     Token,
@@ -255,6 +251,7 @@ class MarketsAgent(RouterAgent):
         self._route: Route | None = None
         self._called: set[str] = set()  # tools called in this run
         self._screened: list[str] = []  # this run's screen matches (else closest): offered to follow-ups
+        self._system = self.config.system_prompt  # this run's skill prompt
 
     def _watch(self, events: Iterator[Event]) -> Generator[Event, None, None]:
         """Pass events on, noting the tools called and the symbols each screen found."""
@@ -267,30 +264,25 @@ class MarketsAgent(RouterAgent):
                 self._screened = list(dict.fromkeys(self._screened + found))
             yield event
 
-    def stream(self, query: str, **options: Any) -> Iterator[Event]:
-        start = time.monotonic()
-        result = MarketsResult("completed", "")
+    kind = "markets"
+    result_type = MarketsResult
+
+    def _phases(self, query: str, result: RouterResult, options: dict[str, Any]) -> Iterator[Event]:
+        assert isinstance(result, MarketsResult)
         self._route, self._screened, self._called = None, [], set()
-        yield RunStart(query, list(self.tools.tools), agent="markets", options=jsonable(options))
-        try:
-            yield StepStart(1)
-            c = result.classification = yield from self.classify(query, result.usage)
-            if c.unknown and not c.symbols:
-                result.output = result.answer = self._not_in_data(c.unknown)
-                yield Token(result.output)
-                yield StepEnd(1)
-            else:
-                route = result.route = yield from self.route(query, c, result)
-                yield StepEnd(1)
-                self.config = replace(self.config, system_prompt=skill_prompt(c.skill, self.store))
-                yield from self._watch(self._execute(query, c, route, result, {**options, "store": self.store}))
-                yield from self._check(query, c, result)
-        except ModelError as exc:
-            result.status, result.output = "error", str(exc)
-            result.errors.append(str(exc))
-            yield ErrorEvent(str(exc))
-        result.duration = time.monotonic() - start
-        yield Final(result.status, result.output, result)
+        yield StepStart(1)
+        c = result.classification = yield from self.classify(query, result.usage)
+        if c.unknown and not c.symbols:
+            result.output = result.answer = self._not_in_data(c.unknown)
+            yield Token(result.output)
+            yield StepEnd(1)
+            return
+        route = result.route = yield from self.route(query, c, result)
+        yield StepEnd(1)
+        self._system = skill_prompt(c.skill, self.store)  # this run's skill: the config stays as given
+        yield from self._watch(self._execute(query, c, route, result, {**options, "store": self.store},
+                                             system_prompt=self._system))
+        yield from self._check(query, c, result)
 
     # -- phase 1: the model's classification, checked by rules ---------------------------------------------
     def classify(self, query: str, usage: Usage) -> Generator[Event, None, MarketClassification]:
@@ -425,7 +417,7 @@ class MarketsAgent(RouterAgent):
     def _rewrite(self, query: str, answer: str, bad: list[str], result: MarketsResult
                  ) -> Generator[Event, None, str]:
         facts = "\n".join(f"- {f}" for f in result.facts) or "(no tool results)"
-        messages = [Message("system", self.config.system_prompt),
+        messages = [Message("system", self._system),
                     Message("user", f"Question: {query}\nResults:\n{facts}\n\nYour draft answer quoted "
                                     f"{', '.join(bad)}, which are not in the results. Answer the question again "
                                     "using only numbers from the results.")]
