@@ -31,3 +31,15 @@ def ungrounded(narrative: str, sources: Iterable[str], allowed: Iterable[float] 
         if not any(abs(x - y) <= tol or abs(x + y) <= tol for y in pool):
             bad.append(written)
     return bad
+
+
+def grounded_sentences(narrative: str, sources: Iterable[str], allowed: Iterable[float] = ()) -> tuple[str, list[str]]:
+    """(the narrative without its sentences that quote an ungrounded number, the numbers those quoted)."""
+    sources, allowed = list(sources), list(allowed)
+    kept, bad = [], []
+    for sentence in re.split(r"(?<=[.!?])\s+", narrative.strip()):
+        wrong = ungrounded(sentence, sources, allowed)
+        bad += wrong
+        if sentence and not wrong:
+            kept.append(sentence)
+    return " ".join(kept), bad

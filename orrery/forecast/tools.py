@@ -118,8 +118,17 @@ def generate_forecast(ctx: RunContext, model: str, h: int | None = None) -> dict
     if fc.empty:
         raise ToolError(f"no model could be fitted: {'; '.join(n.reason for n in result.notes)}")
     ctx.state.update(forecasts=fc, best_model=str(fc["model"].iloc[0]), forecast_notes=result.notes)
-    out = {"model": str(fc["model"].iloc[0]), "forecasts": _columns(fc.drop(columns=["unique_id", "model"]))}
+    out = {"model": str(fc["model"].iloc[0])} | _forecast_view(fc.drop(columns=["unique_id", "model"]))
     return out | ({"notes": [n.reason for n in result.notes]} if result.notes else {})
+
+
+def _forecast_view(fc: pd.DataFrame) -> dict[str, Any]:
+    """Every point forecast, the intervals at the first and last steps: the whole table (24 steps x 5 columns at
+    3 decimals) was the demo's dearest prompt (~1000 tokens, digits tokenize one by one); the report keeps it."""
+    bounds = [c for c in fc.columns if c.startswith(("lo_", "hi_"))]
+    ends = fc.iloc[[0, -1]] if len(fc) > 1 else fc
+    return {"forecasts": _columns(fc[["ds", "mean"]], digits=1)} | (
+        {"intervals": _columns(ends[["ds", *bounds]], digits=1)} if bounds else {})
 
 
 @tool(available=after("cross_validate"))

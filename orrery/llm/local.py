@@ -199,6 +199,9 @@ def availability_note(tools: Sequence[ToolSpec], catalogue: Sequence[ToolSpec], 
 
 # A text answer may not open like a call (`<tool_call>`, a JSON object, a fenced block) or with blank space.
 _TEXT_RULE = r"TEXT: /[^<{`\s](?s:.)*/"
+# With no tool offered after tool traffic, the 0.5B model writes calls as text (`>{"name": "analyze_features"...`
+# for the demo's commentary, to max_tokens): prose then opens with a word and holds no braces or angle brackets.
+_PROSE_RULE = r"TEXT: /[A-Za-z0-9\"'(*#-][^{}<>]*/"
 
 
 def native_grammar(tools: Sequence[ToolSpec], *, allow_answer: bool, answer_schema: dict[str, Any] | None) -> str:
@@ -214,7 +217,7 @@ def native_grammar(tools: Sequence[ToolSpec], *, allow_answer: bool, answer_sche
     if allow_answer or not tools:
         alternatives.append("answer")
         if answer_schema is None:
-            rules += ["answer: TEXT", _TEXT_RULE]
+            rules += ["answer: TEXT", _TEXT_RULE if tools else _PROSE_RULE]
         else:
             rules.append(f"answer: %json {json.dumps(clean_schema(answer_schema))}")
     return "\n".join(["%llguidance {}", f"start: {' | '.join(alternatives)}", *rules]) + "\n"

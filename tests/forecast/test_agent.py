@@ -9,7 +9,7 @@ import pytest
 
 from orrery.errors import OrreryError
 from orrery.forecast.agent import ForecastAgent
-from orrery.grounding import numbers_in, ungrounded
+from orrery.grounding import grounded_sentences, numbers_in, ungrounded
 from orrery.llm.scripted import ScriptedModel, call, turn
 
 
@@ -134,6 +134,22 @@ def test_a_repetitive_commentary_is_retried(frame):
     r = ForecastAgent(model).analyze(frame, h=6)
     assert "at most four different sentences" in model.requests[5]["messages"][-1].content
     assert "It is good." not in r.narrative and "The best model is" in r.narrative
+
+
+def test_a_partly_grounded_commentary_keeps_its_grounded_sentences_without_a_rewrite(frame):
+    def mixed(msgs):
+        return grounded_narrative(msgs) + " Passengers will grow 10% a year. The trend is clear."
+    model = ScriptedModel([*WORKFLOW, mixed])
+    r = ForecastAgent(model).analyze(frame, h=6)
+    assert len(model.requests) == 5  # the commentary was not sent back for a rewrite
+    assert "The best model is" in r.narrative and "The trend is clear." in r.narrative and "10%" not in r.narrative
+    assert r.commentary_omitted is None and any("left out (10%)" in w for w in r.warnings)
+
+
+def test_grounded_sentences_drops_only_what_quotes_a_stray_number():
+    src = ['{"mase": 0.6234}']
+    assert grounded_sentences("MASE is 0.62. It grows 12%! Fine.", src) == ("MASE is 0.62. Fine.", ["12%"])
+    assert grounded_sentences("It grows 12%.", src) == ("", ["12%"])
 
 
 def test_numbers_and_rounding():

@@ -30,9 +30,11 @@ def test_single_series_workflow(run):
     assert r.ok and r.value["best"] == "AutoETS" and r.value["beats_baseline"]
     assert "SeasonalNaive" in json.loads(r.content)["mase"]
     r, _ = call("generate_forecast", model="AutoETS")
-    fc = r.value["forecasts"]
-    assert r.ok and {"ds", "mean", "lo_80", "hi_95"} <= set(fc) and all(len(v) == 6 for v in fc.values())
-    assert all(lo < mid < hi for lo, mid, hi in zip(fc["lo_95"], fc["mean"], fc["hi_95"], strict=True))
+    fc, bands = r.value["forecasts"], r.value["intervals"]
+    assert r.ok and set(fc) == {"ds", "mean"} and all(len(v) == 6 for v in fc.values())
+    assert bands["ds"] == [fc["ds"][0], fc["ds"][-1]] and {"lo_80", "hi_80", "lo_95", "hi_95"} <= set(bands)
+    ends = [fc["mean"][0], fc["mean"][-1]]
+    assert all(lo < mid < hi for lo, mid, hi in zip(bands["lo_95"], ends, bands["hi_95"], strict=True))
     r, _ = call("detect_anomalies")
     assert r.ok and r.value["level"] == 99 and len(r.value["largest"]["ds"]) == min(r.value["count"], 10)
     for name, args in [("decompose", {}), ("unit_root_test", {}), ("compare_models", {"models": ["ETS", "Naive"]})]:

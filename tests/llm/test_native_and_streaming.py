@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -117,6 +118,11 @@ def test_native_grammar_offers_tagged_or_bare_calls_and_text():
     assert "start: call\n" in required and "TEXT" not in required
     only_answer = native_grammar([], allow_answer=True, answer_schema=None)
     assert "start: answer\n" in only_answer and "body" not in only_answer
+    # with no tool offered, prose may not imitate a call anywhere (the demo's commentary once wrote calls as text)
+    prose = re.compile(only_answer.split("TEXT: /", 1)[1].rsplit("/", 1)[0])
+    assert prose.fullmatch("The trend is strong (strength 0.99); expect 453.0 in January.\n- seasonal")
+    for imitation in ('>{"name": "analyze_features"}', '<tool_call>', 'Now: {"name": "x"}', ' leading space'):
+        assert not prose.fullmatch(imitation)
     # a JSON answer next to calls: only the tagged call form, so '{' starts the answer
     mixed = native_grammar([CALC], allow_answer=True, answer_schema={"type": "object"})
     assert '"\\n</tool_call>"\n' in mixed and "answer: %json" in mixed
