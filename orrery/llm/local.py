@@ -23,7 +23,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from queue import SimpleQueue
 from typing import Any
@@ -33,7 +33,7 @@ from orrery.llm.base import Delta
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 # Keywords dropped before grammar building: length bounds make llama.cpp's grammar explode in
-# size (length is bounded with max_tokens instead); the rest only annotate.
+# size (length is bounded with max_tokens, and `bound_strings` for llguidance grammars); the rest only annotate.
 UNSUPPORTED_KEYWORDS = frozenset({"maxLength", "minLength", "maxItems", "minItems", "uniqueItems",
                                   "format", "pattern", "$schema", "$id", "title", "examples", "default",
                                   "deprecated", "readOnly", "writeOnly", "$comment"})
@@ -82,14 +82,52 @@ def _arguments_schema(parameters: dict[str, Any], ref_prefix: str) -> tuple[dict
     return args, defs
 
 
-def tool_call_schema(tools: Sequence[ToolSpec], *, allow_answer: bool = True,
-                     answer_schema: dict[str, Any] | None = None, key: str = "tool") -> dict[str, Any]:
+def bound_strings(schema: Any, limit: int) -> Any:
+    """A copy of `schema` whose open strings hold at most `limit` characters and open arrays 4 items."""
+    if isinstance(schema, list):
+        return [bound_strings(s, limit) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: v if k in ("const", "enum") else bound_strings(v, limit) for k, v in schema.items()}
+    types = out.get("type") if isinstance(out.get("type"), list) else [out.get("type")]
+    if "string" in types and "enum" not in out and "const" not in out:
+        out["maxLength"] = min(out.get("maxLength", limit), limit)
+    if "array" in types:
+        out["maxItems"] = min(out.get("maxItems", 4), 4)
+    return out
+
+
+def _string_slots(schema: Any) -> int:
+    """How many strings of `bound_strings`'s limit a value of `schema` can hold at most."""
+    if isinstance(schema, list):
+        return sum(_string_slots(s) for s in schema)
+    if not isinstance(schema, dict):
+        return 0
+    if "maxLength" in schema:
+        return 1
+    inner = sum(_string_slots(v) for k, v in schema.items() if k not in ("const", "enum"))
+    return 4 * inner if "maxItems" in schema else inner
+
+
+def _fit(args: dict[str, Any], defs: dict[str, Any], budget: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Arguments whose strings together fit in `budget` characters, so in `budget` tokens (a token holds at
+    least one character): a call can no longer be cut at max_tokens inside a string the model keeps repeating."""
+    probe = bound_strings({"args": args, "defs": defs}, 1)
+    limit = max(8, budget // max(1, _string_slots(probe)))
+    return bound_strings(args, limit), bound_strings(defs, limit)
+
+
+def tool_call_schema(tools: Sequence[ToolSpec], *, allow_answer: bool = True, answer_schema: dict[str, Any] | None = None,
+                     key: str = "tool", budget: int | None = None) -> dict[str, Any]:
     """The reply schema: one `{<key>: <tool name>, "arguments": ...}` alternative per tool and, when
-    `allow_answer`, `{"answer": <answer_schema or string>}` for a final reply."""
+    `allow_answer`, `{"answer": <answer_schema or string>}` for a final reply. `budget`: the characters the
+    arguments' strings may take in all (see `_fit`)."""
     alternatives: list[dict[str, Any]] = []
     all_defs: dict[str, Any] = {}
     for tool in tools:
         args, defs = _arguments_schema(tool.parameters, f"{tool.name}__")
+        if budget is not None:
+            args, defs = _fit(args, defs, budget)
         all_defs.update(defs)
         alternatives.append({"type": "object",
                              "properties": {key: {"const": tool.name}, "arguments": args},
@@ -204,12 +242,13 @@ _TEXT_RULE = r"TEXT: /[^<{`\s](?s:.)*/"
 _PROSE_RULE = r"TEXT: /[A-Za-z0-9\"'(*#-][^{}<>]*/"
 
 
-def native_grammar(tools: Sequence[ToolSpec], *, allow_answer: bool, answer_schema: dict[str, Any] | None) -> str:
+def native_grammar(tools: Sequence[ToolSpec], *, allow_answer: bool, answer_schema: dict[str, Any] | None,
+                   budget: int | None = None) -> str:
     """An llguidance grammar over the native layout: a `<tool_call>` (or the bare JSON object) naming one of
     `tools` with arguments matching its schema, or (when `allow_answer`) text or JSON matching `answer_schema`."""
     rules, alternatives = [], []
     if tools:
-        body = tool_call_schema(tools, allow_answer=False, key="name")
+        body = tool_call_schema(tools, allow_answer=False, key="name", budget=budget)
         # A bare object would be ambiguous with a JSON answer: then only the tagged form is a call.
         bare = "" if answer_schema is not None and allow_answer else " | body"
         rules += [f'call: "<tool_call>\\n" body "\\n</tool_call>"{bare}', f"body: %json {json.dumps(body)}"]
@@ -603,6 +642,22 @@ class LocalModel:
         with self._lock:
             self._load_locked()
         request, reader = self._prepare(messages, tools, tool_choice, schema, max_tokens, catalogue)
+        (last,) = yield from self._generate(request, reader)
+        response = last.response
+        assert response is not None
+        if "grammar" in request and any(c.error == _CUT for c in response.tool_calls):
+            # Once cut inside a call, ask again with every string bounded so that the call fits: the prompt is
+            # cached, so this costs only the new reply; well-formed calls are what the grammar promises.
+            # (llguidance grammars only: llama.cpp's own converter unrolls length bounds into huge grammars.)
+            budget = request["max_tokens"] - 64
+            request, reader = self._prepare(messages, tools, tool_choice, schema, max_tokens, catalogue, budget)
+            (last,) = yield from self._generate(request, reader)
+            assert last.response is not None
+            last.response.usage += response.usage
+        yield last
+
+    def _generate(self, request: dict[str, Any], reader: ReplyReader) -> Generator[Delta, None, list[Delta]]:
+        """Yields the reply's deltas as they come, all but the last; returns the reader's final deltas."""
         timings: dict[str, Any] = {}
         for chunk in self.chunks(request):
             timings = chunk.get("timings") or timings
@@ -611,12 +666,14 @@ class LocalModel:
                     yield from reader.feed(piece)
         self.last_timings = timings
         usage = Usage(timings.get("cache_n", 0) + timings.get("prompt_n", 0), timings.get("predicted_n", 0))
-        yield from reader.finish(usage)
+        *rest, last = reader.finish(usage)
+        yield from rest
+        return [last]
 
     def _prepare(self, messages: Sequence[Message], tools: Sequence[ToolSpec], tool_choice: str,
                  schema: dict[str, Any] | None, max_tokens: int | None,
-                 catalogue: Sequence[ToolSpec] | None) -> tuple[dict[str, Any], ReplyReader]:
-        """The llama.cpp request and the reader of its reply."""
+                 catalogue: Sequence[ToolSpec] | None, budget: int | None = None) -> tuple[dict[str, Any], ReplyReader]:
+        """The llama.cpp request and the reader of its reply; `budget` bounds a call's strings (`_fit`)."""
         layout = self.layout or "json"
         if tool_choice == "none":
             tools = ()
@@ -641,7 +698,8 @@ class LocalModel:
         constrained = bool(tools) or schema is not None or tool_traffic or bool(catalogue)
         if layout == "native" and constrained:
             if self.grammar and (tools or schema is None):
-                request["grammar"] = native_grammar(tools, allow_answer=allow_answer, answer_schema=schema)
+                request["grammar"] = native_grammar(tools, allow_answer=allow_answer, answer_schema=schema,
+                                                    budget=budget)
             elif self.grammar:
                 request["response_format"] = _json_format(clean_schema(schema))
             reader = native_reader(tools, answer_is_json)

@@ -112,6 +112,19 @@ def test_a_streamed_tool_call_names_its_tool_and_arguments(model):
     assert json.loads("".join(d.arguments for d in deltas)) == call.arguments
 
 
+def test_a_call_too_long_for_max_tokens_still_arrives_well_formed(model):
+    """max_tokens cuts the first reply inside the text argument; the model is asked again with strings that fit."""
+    translate = ToolSpec("translate", "Translate text into English.",
+                         {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+    long = " ".join(["Der schnelle braune Fuchs springt über den faulen Hund und läuft in den Wald."] * 6)
+    response = model.complete([Message("user", f"Translate into English: {long}")], [translate],
+                              tool_choice="required", max_tokens=90)
+    (call,) = response.tool_calls
+    assert call.name == "translate" and call.error is None
+    assert 0 < len(call.arguments["text"]) <= 90 - 64
+    assert response.usage.completion_tokens > 90  # the cut first reply and the bounded second one
+
+
 def test_serve_model_streams_tokens_as_they_are_generated(model):
     with running_server(model) as url:
         client = OpenAIModel(model="local", base_url=url, max_retries=0, timeout=120)

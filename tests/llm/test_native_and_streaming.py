@@ -20,6 +20,7 @@ from orrery.llm.local import (
     native_reader,
     parse_native_reply,
     render_messages,
+    tool_call_schema,
 )
 from orrery.messages import Message, ToolCall, ToolSpec, Usage
 
@@ -196,3 +197,35 @@ def test_a_copied_availability_note_is_dropped_from_the_answer():
     reader.note = "(Tools available now: calculate.)"
     deltas = _feed(reader, ["It is 6.", "\n\n(Tools available now: calculate.)"])
     assert deltas[-1].response.content == "It is 6."
+
+
+def test_a_call_cut_at_max_tokens_is_asked_again_with_strings_that_fit(monkeypatch):
+    model = LocalModel(layout="native")
+    monkeypatch.setattr(model, "_load_locked", lambda: None)
+    requests = []
+    replies = ['<tool_call>\n{"name": "calculate", "arguments": {"expression": "1+1+1+1+1+1',
+               '<tool_call>\n{"name": "calculate", "arguments": {"expression": "1+1"}}\n</tool_call>']
+
+    def chunks(request):
+        requests.append(request)
+        yield {"choices": [{"delta": {"content": replies[len(requests) - 1]}}],
+               "timings": {"prompt_n": 10, "cache_n": 0, "predicted_n": 128}}
+    monkeypatch.setattr(model, "chunks", chunks)
+    deltas = list(model.stream([Message("user", "1+1?")], [CALC], max_tokens=128))
+    (call,) = deltas[-1].response.tool_calls
+    assert call.error is None and call.arguments == {"expression": "1+1"}
+    assert "maxLength" not in requests[0]["grammar"]
+    body = json.loads(requests[1]["grammar"].split("body: %json ", 1)[1].split("\n", 1)[0])
+    assert body["anyOf"][0]["properties"]["arguments"]["properties"]["expression"]["maxLength"] == 128 - 64
+    assert deltas[-1].response.usage.completion_tokens == 256  # both attempts are counted
+
+
+def test_bounded_strings_fit_the_budget_together():
+    tool = ToolSpec("mail", "Send a mail.", {"type": "object", "properties": {
+        "to": {"type": "string"}, "subject": {"type": "string", "maxLength": 1000},
+        "tags": {"type": "array", "items": {"type": "string"}}, "kind": {"enum": ["a", "b"]}}})
+    args = tool_call_schema([tool], allow_answer=False, budget=120)["anyOf"][0]["properties"]["arguments"]
+    props = args["properties"]
+    # 6 strings at most (to, subject, 4 tags); a caller's own bound is dropped like every length keyword
+    assert props["to"]["maxLength"] == props["subject"]["maxLength"] == 120 // 6
+    assert props["tags"]["maxItems"] == 4 and props["tags"]["items"]["maxLength"] == 20 and "maxLength" not in props["kind"]
