@@ -366,9 +366,10 @@ def summarize_calls(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def run_calls(every: int, offset: int, log: Path) -> dict[str, Any]:
-    """Every `every`-th case of the set under all four configurations, interleaved case by case with the
-    order rotated, so load on the shared machine falls on all of them alike. Rows go to `log` as they come."""
+def run_calls(every: int, offset: int, log: Path, configs: list[tuple[str, bool]] = CONFIGS) -> dict[str, Any]:
+    """Every `every`-th case of the set under the configurations (default all four), interleaved case by case
+    with the order rotated, so load on the shared machine falls on all of them alike. Rows go to `log` as they
+    come."""
     import sys
 
     sys.path.insert(0, str(HERE))
@@ -383,18 +384,19 @@ def run_calls(every: int, offset: int, log: Path) -> dict[str, Any]:
     rows = []
     with log.open("w") as f:
         for i, case in enumerate(selected):
-            for j in range(len(CONFIGS)):
-                layout, grammar = CONFIGS[(i + j) % len(CONFIGS)]
+            for j in range(len(configs)):
+                layout, grammar = configs[(i + j) % len(configs)]
                 row = call_row(model, case, layout, grammar)
                 rows.append(row)
                 f.write(json.dumps(row) + "\n")
                 f.flush()
             print(f"[{i + 1}/{len(selected)}] {case.kind}: "
-                  + ", ".join(f"{r['layout']}{'+g' if r['grammar'] else ''}={int(r['right'])}" for r in rows[-4:]),
+                  + ", ".join(f"{r['layout']}{'+g' if r['grammar'] else ''}={int(r['right'])}"
+                              for r in rows[-len(configs):]),
                   flush=True)
     return {"date": dt.date.today().isoformat(), "machine": machine(), "n_threads": 2,
             "xllamacpp": importlib.metadata.version("xllamacpp"), "load_seconds": round(load_s, 2),
-            "load_average_end": round(os.getloadavg()[0], 2), "cases": len(rows) // len(CONFIGS), "max_tokens": 128,
+            "load_average_end": round(os.getloadavg()[0], 2), "cases": len(rows) // len(configs), "max_tokens": 128,
             "prompt_cache": True,
             "summary": summarize_calls(rows), "rows": rows}
 
@@ -411,6 +413,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--every", type=int, default=1, help="with --calls: every N-th case only (a quick subset)")
     parser.add_argument("--offset", type=int, default=0, help="with --calls: start at this case")
     parser.add_argument("--log", default="local_model_calls.jsonl", help="with --calls: rows go to bench/results/LOG")
+    parser.add_argument("--config", action="append", choices=[f"{la}{'+grammar' if g else ''}" for la, g in CONFIGS],
+                        help="with --calls: only these configurations (repeatable); the log then holds only them")
     parser.add_argument("--summarize", nargs="+", metavar="LOG",
                         help="summarize the rows of these logs (bench/results/LOG) into local_model.json")
     args = parser.parse_args(argv)
@@ -427,7 +431,8 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.calls:
         out = HERE / "results" / "local_model.json"
-        result = run_calls(args.every, args.offset, HERE / "results" / args.log)
+        chosen = [(la, g) for la, g in CONFIGS if f"{la}{'+grammar' if g else ''}" in (args.config or [])]
+        result = run_calls(args.every, args.offset, HERE / "results" / args.log, chosen or CONFIGS)
         if not args.no_write:
             data = json.loads(out.read_text()) if out.is_file() else {}
             data["function_calling"] = result

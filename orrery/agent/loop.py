@@ -61,7 +61,8 @@ class AgentConfig:
     validators: list[Validator] = field(default_factory=list)
     finish: Callable[[RunContext], str | None] | None = None  # the workflow says when it is done
     context: Callable[[Sequence[Message]], list[Message]] | None = None  # e.g. SlidingWindow()
-    board: Callable[[RunContext], str] | None = None  # pinned message, re-injected at index 2
+    board: Callable[[RunContext], str] | None = None  # pinned message, re-injected every step ...
+    board_at: int | None = 2  # ... at this index (seed 001), or None: after the history (keeps the prefix cached)
     max_history: int = 500
     answer_on_repeat: bool = True  # a turn that only repeats earlier calls is followed by a tool-less turn
     verbose: bool = False
@@ -239,13 +240,18 @@ class Agent(EventSource):
         raise StopRun("max_rounds", f"no final answer after {cfg.max_rounds} tool rounds")
 
     def context_messages(self) -> list[Message]:
-        """What the model sees this step: history -> context manager -> pinned board at index 2."""
+        """What the model sees this step: history -> context manager -> pinned board (at `board_at`)."""
+        cfg = self.run_config
         messages = list(self.memory.messages)
-        if self.run_config.context is not None:
-            messages = self.run_config.context(messages)
-        if self.run_config.board is not None:
-            messages.insert(2, Message("user", self.run_config.board(self.ctx), pinned=True))
+        if cfg.context is not None:
+            messages = cfg.context(messages)
+        if cfg.board is not None:
+            at = len(messages) if cfg.board_at is None else cfg.board_at
+            messages.insert(at, Message("user", cfg.board(self.ctx), pinned=True))
         return messages
+
+    def _board_message(self, messages: list[Message]) -> Message:
+        return next(m for m in messages if m.pinned)
 
     def step(self, rnd: int = 0, attempt: int = 0,
              result: RunResult | None = None) -> Generator[Event, None, str | list[ToolResult]]:
@@ -253,8 +259,8 @@ class Agent(EventSource):
         result = result if result is not None else RunResult("completed", "")
         cfg = self.run_config
         messages = self.context_messages()
-        if cfg.board is not None and messages[2].content != self._board:
-            self._board = messages[2].content
+        if cfg.board is not None and (board := self._board_message(messages).content) != self._board:
+            self._board = board
             yield StateChanged("board", self._board)
         specs = [] if self._force_answer else self.tools.specs(self.ctx)
         if self._force_answer:  # shown this turn only, not kept in the history

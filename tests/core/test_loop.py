@@ -186,6 +186,16 @@ def test_board_is_pinned_at_index_2_every_step_and_never_stored():
     assert not any(m.pinned for m in a.memory.messages)
 
 
+def test_a_board_after_the_history_keeps_the_earlier_prompt_a_stable_prefix():
+    a, events = agent([turn(call("calculate", expression="1")), turn(call("calculate", expression="2")), "done"],
+                      board=lambda ctx: f"BOARD after {len(ctx.succeeded)}", board_at=None)
+    a.run("q")
+    first, second = (r["messages"] for r in a.model.requests[:2])
+    assert first[-1].content == "BOARD after 0" and second[-1].content == "BOARD after 1"
+    assert [m.content for m in second[:len(first) - 1]] == [m.content for m in first[:-1]]  # the prefix holds
+    assert [e.value for e in events if isinstance(e, ev.StateChanged)][:2] == ["BOARD after 0", "BOARD after 1"]
+
+
 def test_context_manager_runs_before_the_board_is_inserted():
     turns = [turn(call("search", query=f"q{i}")) for i in range(12)] + ["done"]
     a, _ = agent(turns, board=lambda ctx: "BOARD", context=SlidingWindow(max_tokens=10_000, max_messages=6))
