@@ -1,7 +1,10 @@
 """The web app in headless Chromium (Debian's, driven by playwright): chat, forecast on an upload,
-a clarification answered and resumed, a thread reopened after a reload. Screenshots go to docs/screenshots."""
+a clarification answered and resumed, a thread reopened after a reload. Screenshots go to a temporary folder;
+`ORRERY_REFRESH_SCREENSHOTS=1 pytest tests/integration/test_serve_browser.py` refreshes docs/screenshots."""
 
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,8 @@ from orrery.serve import Settings, create_app  # noqa: E402
 
 pytestmark = pytest.mark.integration
 SAMPLE = ROOT / "orrery" / "forecast" / "samples" / "air_passengers.csv"
-SHOTS = ROOT / "docs" / "screenshots"
+# A test run must not rewrite files in the repository: docs are refreshed only when asked.
+SHOTS = ROOT / "docs" / "screenshots" if os.environ.get("ORRERY_REFRESH_SCREENSHOTS") else Path(tempfile.mkdtemp())
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
