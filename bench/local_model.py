@@ -366,7 +366,8 @@ def summarize_calls(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def run_calls(every: int, offset: int, log: Path, configs: list[tuple[str, bool]] = CONFIGS) -> dict[str, Any]:
+def run_calls(every: int, offset: int, log: Path, configs: list[tuple[str, bool]] = CONFIGS,
+              path: Path | None = None) -> dict[str, Any]:
     """Every `every`-th case of the set under the configurations (default all four), interleaved case by case
     with the order rotated, so load on the shared machine falls on all of them alike. Rows go to `log` as they
     come."""
@@ -375,7 +376,7 @@ def run_calls(every: int, offset: int, log: Path, configs: list[tuple[str, bool]
     sys.path.insert(0, str(HERE))
     from local_model_cases import cases
 
-    model = LocalModel(max_tokens=128)
+    model = LocalModel(path, max_tokens=128)
     t0 = time.perf_counter()
     model.load()
     load_s = time.perf_counter() - t0
@@ -432,7 +433,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.calls:
         out = HERE / "results" / "local_model.json"
         chosen = [(la, g) for la, g in CONFIGS if f"{la}{'+grammar' if g else ''}" in (args.config or [])]
-        result = run_calls(args.every, args.offset, HERE / "results" / args.log, chosen or CONFIGS)
+        path = resolve(args.model[0].partition("=")[2]) if args.model else None
+        result = run_calls(args.every, args.offset, HERE / "results" / args.log, chosen or CONFIGS, path)
+        result["model"] = args.model[0] if args.model else "qwen2.5-coder-0.5b"
         if not args.no_write:
             data = json.loads(out.read_text()) if out.is_file() else {}
             data["function_calling"] = result
