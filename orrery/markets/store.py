@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from orrery.errors import DataError
-from orrery.llm.weights import cache_dir
+from orrery.files import cache_dir
 
 COLUMNS = ["symbol", "date", "open", "high", "low", "close", "adj_close", "volume"]
 SHIPPED = "shipped-bokeh2026.1-arch"  # the batch name changes whenever the shipped data changes

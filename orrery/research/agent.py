@@ -22,7 +22,7 @@ from orrery.agent.calls import EventSource
 from orrery.agent.loop import Agent, AgentConfig, RunResult
 from orrery.errors import DataError
 from orrery.events import Event, Final, Status
-from orrery.files import remove
+from orrery.files import cache_dir, remove
 from orrery.llm import resolve_model
 from orrery.llm.base import Model
 from orrery.memory import SlidingWindow
@@ -91,14 +91,10 @@ def render_board(ctx: RunContext) -> str:
     return ctx.state[STATE_KEY].board.render()
 
 
-def cache_dir() -> Path:
-    return Path.home() / ".cache" / "orrery" / "research"
-
-
 def default_index(backend: str = "sqlite") -> Path:
     """The shipped demo corpus, indexed once into the cache folder (built under a temporary name)."""
     name = f"demo-v{INDEX_FORMAT}"  # a new format gets a new cache entry; the old one stays readable by old code
-    path = cache_dir() / (f"{name}.sqlite" if backend == "sqlite" else f"{name}-tantivy")
+    path = cache_dir() / "research" / (f"{name}.sqlite" if backend == "sqlite" else f"{name}-tantivy")
     if not path.exists():
         tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
         demo_index(tmp, backend=backend)
