@@ -169,5 +169,18 @@ def _rerun(start: dict[str, Any], model: Any, tools: Any, emit: Any, agent_kwarg
                           **agent_kwargs)
             agent.run(task, **options)
         case other:
-            raise DataError(f"the trace was recorded by an unknown architecture {other!r}; "
-                            "replay knows agent, router and planner")
+            _rerun_app(other, model, emit, task, options)
+
+
+def _rerun_app(name: str, model: Any, emit: Any, task: str, options: dict[str, Any]) -> None:
+    """A run recorded by an app's own agent (RunStart.agent names the app, e.g. markets): rebuilt by that
+    installed app's factory around the recorded replies, its tools the app's own."""
+    from orrery.apps import discover
+
+    app = discover().get(name)
+    if app is None:
+        raise DataError(f"the trace was recorded by {name!r}, which is neither an architecture replay knows "
+                        "(agent, router, planner) nor an installed app: install the app that recorded it")
+    agent = app.make_agent(model)
+    agent.handlers.append(emit)
+    agent.run(task, **options)

@@ -1,4 +1,9 @@
+import json
+
+import pytest
+
 from orrery import Agent, AgentConfig, ScriptedModel, tool
+from orrery.errors import DataError
 from orrery.llm.scripted import call, turn
 from orrery.tools.builtin import DEFAULT_TOOLS
 from orrery.trace import read_trace, replay
@@ -61,3 +66,15 @@ def test_router_and_planner_traces_replay_like_plain_runs(tmp_path):
         assert report.identical and report.tool_results == 1, path
         changed = replay(path, [_price_tool({"NVDA": 101.0})])
         assert changed.differences[0]["replayed"] == "101.0", path
+
+
+def test_a_trace_from_an_unknown_architecture_names_what_to_install(tmp_path):
+    from orrery.trace import TraceWriter
+
+    path = tmp_path / "t.jsonl"
+    Agent(ScriptedModel(["done"]), [_price_tool({})], on_event=[TraceWriter(path)]).run("q")
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows[0]["agent"] = "no-such-app"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(DataError, match="install the app that recorded it"):
+        replay(path, [_price_tool({})])

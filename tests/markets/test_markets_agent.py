@@ -254,3 +254,16 @@ def test_each_domain_has_its_skill_file_and_crypto_gets_its_own():
     pick = lambda *symbols: skill_for(MarketClassification(type="stock_specific", symbols=list(symbols)), store)  # noqa: E731
     assert (pick("BTC"), pick("AAPL"), pick("BTC", "AAPL")) == ("crypto", "stock", "mixed")
     assert "around the clock" in skill_prompt("crypto", store) and "BTC (Bitcoin, crypto" in skill_prompt("crypto", store)
+
+
+def test_a_markets_trace_replays_through_the_installed_app(store, tmp_path, monkeypatch):
+    from orrery.trace import TraceWriter, app_tools, read_trace, replay
+
+    path = tmp_path / "markets.jsonl"
+    script = [classify("stock", ["AAPL"], ["technical"]), route("technical_indicators"),
+              turn(call("technical_indicators", symbol="AAPL", indicators=["RSI"])), "AAPL's RSI is 32.78."]
+    MarketsAgent(ScriptedModel(script), store, on_event=[TraceWriter(path)]).run("What is Apple's RSI?")
+    assert read_trace(path)[0]["agent"] == "markets"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the app's own store, filled from shipped data
+    report = replay(path, app_tools("markets"))
+    assert report.identical and report.tool_results == 1
