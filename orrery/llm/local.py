@@ -645,10 +645,10 @@ class LocalModel:
         (last,) = yield from self._generate(request, reader)
         response = last.response
         assert response is not None
-        if "grammar" in request and any(c.error == _CUT for c in response.tool_calls):
+        if self.grammar and tools and any(c.error == _CUT for c in response.tool_calls):
             # Once cut inside a call, ask again with every string bounded so that the call fits: the prompt is
             # cached, so this costs only the new reply; well-formed calls are what the grammar promises.
-            # (llguidance grammars only: llama.cpp's own converter unrolls length bounds into huge grammars.)
+            # (As an llguidance grammar in both layouts: llama.cpp's JSON-schema converter unrolls length bounds.)
             budget = request["max_tokens"] - 64
             request, reader = self._prepare(messages, tools, tool_choice, schema, max_tokens, catalogue, budget)
             (last,) = yield from self._generate(request, reader)
@@ -709,7 +709,10 @@ class LocalModel:
             return request, ReplyReader(_plain, lambda raw, cid: (raw, []), None)
         if tools or not schema:
             # After tool traffic, a tool-less turn imitates the earlier JSON calls: constrain it to an answer.
-            if self.grammar:
+            if self.grammar and budget is not None:  # the retry of a cut call: llguidance takes length bounds
+                bounded = tool_call_schema(tools, allow_answer=allow_answer, answer_schema=schema, budget=budget)
+                request["grammar"] = f"%llguidance {{}}\nstart: %json {json.dumps(bounded)}\n"
+            elif self.grammar:
                 request["response_format"] = _json_format(tool_call_schema(tools, allow_answer=allow_answer,
                                                                            answer_schema=schema))
             reader = json_reader(tools, answer_is_json, lenient=not self.grammar)

@@ -112,8 +112,11 @@ def test_a_streamed_tool_call_names_its_tool_and_arguments(model):
     assert json.loads("".join(d.arguments for d in deltas)) == call.arguments
 
 
-def test_a_call_too_long_for_max_tokens_still_arrives_well_formed(model):
+@pytest.mark.parametrize("layout", ["native", "json"])
+def test_a_call_too_long_for_max_tokens_still_arrives_well_formed(model, layout, monkeypatch):
     """max_tokens cuts the first reply inside the text argument; the model is asked again with strings that fit."""
+    model.load()  # its family's layout is set on load: monkeypatch restores that one
+    monkeypatch.setattr(model, "layout", layout)
     translate = ToolSpec("translate", "Translate text into English.",
                          {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
     long = " ".join(["Der schnelle braune Fuchs springt über den faulen Hund und läuft in den Wald."] * 6)

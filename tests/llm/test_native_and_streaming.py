@@ -229,3 +229,20 @@ def test_bounded_strings_fit_the_budget_together():
     # 6 strings at most (to, subject, 4 tags); a caller's own bound is dropped like every length keyword
     assert props["to"]["maxLength"] == props["subject"]["maxLength"] == 120 // 6
     assert props["tags"]["maxItems"] == 4 and props["tags"]["items"]["maxLength"] == 20 and "maxLength" not in props["kind"]
+
+
+def test_the_json_layout_retries_a_cut_call_under_an_llguidance_grammar(monkeypatch):
+    model = LocalModel(layout="json")
+    monkeypatch.setattr(model, "_load_locked", lambda: None)
+    requests = []
+    replies = ['{"tool": "calculate", "arguments": {"expression": "1+1+1+1+1+1',
+               '{"tool": "calculate", "arguments": {"expression": "1+1"}}']
+
+    def chunks(request):
+        requests.append(request)
+        yield {"choices": [{"delta": {"content": replies[len(requests) - 1]}}], "timings": {"predicted_n": 128}}
+    monkeypatch.setattr(model, "chunks", chunks)
+    (call,) = model.complete([Message("user", "1+1?")], [CALC], max_tokens=128).tool_calls
+    assert call.error is None and call.arguments == {"expression": "1+1"}
+    assert "response_format" in requests[0] and "grammar" not in requests[0]
+    assert requests[1]["grammar"].startswith("%llguidance {}\nstart: %json ") and '"maxLength": 64' in requests[1]["grammar"]
