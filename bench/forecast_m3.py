@@ -36,12 +36,33 @@ N_WINDOWS = 2  # panel_fit's default
 OUT = Path(__file__).parent / "results"
 
 
-def group_data(kind: str, sample: int | None, seed: int) -> tuple[SeriesData, pd.DataFrame]:
-    """Train panel (as orrery data) and the test frame of one M3 frequency group (a seeded sample)."""
+# The split. SEED0 is the retired sample of the earlier runs (seed 0), whose test scores have been seen: it is
+# excluded. The other series are shuffled once (SPLIT_SEED); the test sample is taken from the front, the
+# development sample (training parts only, bench/forecast_m3_dev.py) from the back, so they never overlap.
+SEED0 = {"yearly": 60, "quarterly": 50, "monthly": 25, "other": 50}
+SPLIT_SEED = 20261122
+DEV = {"yearly": 100, "quarterly": 80, "monthly": 40, "other": 50}
+
+
+def split_series(kind: str) -> dict[str, list[Any]]:
+    """M3 series of one frequency: "seed0" (retired), "rest" shuffled; "dev" is the last DEV[kind] of rest."""
     series = list(M3.subset(kind))
-    if sample is not None:
-        keep = np.random.default_rng(seed).choice(len(series), size=min(sample, len(series)), replace=False)
-        series = [series[i] for i in sorted(keep)]
+    seed0 = set(np.random.default_rng(0).choice(len(series), size=SEED0[kind], replace=False).tolist())
+    rest = np.random.default_rng(SPLIT_SEED).permutation(sorted(set(range(len(series))) - seed0))
+    return {"seed0": [series[i] for i in sorted(seed0)], "rest": [series[i] for i in rest],
+            "dev": [series[i] for i in rest[-DEV[kind]:]]}
+
+
+def test_series(kind: str, n: int) -> list[Any]:
+    """The first n shuffled series outside the seed-0 sample, never overlapping the dev sample."""
+    split = split_series(kind)
+    n = min(n, len(split["rest"]) - DEV[kind])
+    return split["rest"][:n]
+
+
+def group_data(kind: str, sample: int) -> tuple[SeriesData, pd.DataFrame]:
+    """Train panel (as orrery data) and the test frame of one M3 frequency group (the test sample)."""
+    series = test_series(kind, sample)
     train = pd.concat([pd.DataFrame({"unique_id": s.sn, "date": np.arange(1, len(s.x) + 1),
                                      "value": np.asarray(s.x, float)}) for s in series])
     test = pd.concat([pd.DataFrame({"unique_id": s.sn, "ds": np.arange(len(s.x) + 1, len(s.x) + 1 + len(s.xx)),
@@ -71,7 +92,7 @@ def score(fc: pd.DataFrame, test: pd.DataFrame, scales: pd.Series) -> dict[str, 
 
 
 def run_group(kind: str, args: argparse.Namespace) -> dict[str, Any]:
-    data, test = group_data(kind, args.sizes.get(kind, args.sample), args.seed)
+    data, test = group_data(kind, args.sizes.get(kind, args.sample))
     t0 = time.perf_counter()
     cv = A.cross_validate(data, FITTED, n_windows=N_WINDOWS, n_jobs=args.n_jobs)
     raw = A.forecast_all(data, FITTED, n_jobs=args.n_jobs)
