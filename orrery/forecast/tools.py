@@ -201,17 +201,17 @@ def panel_analyze(ctx: RunContext) -> dict[str, Any]:
 
 @tool(available=_is_panel)
 def panel_fit(ctx: RunContext, models: list[str] | None = None, n_windows: int = 2, combo_k: int = 0,
-              policy: Literal["robust", "panel_combo", "best", "combo"] = "robust") -> dict[str, Any]:
-    """Cross-validate and forecast every series. 'robust' (default): the median of AutoETS, AutoCES,
-    DynamicOptimizedTheta and AutoARIMA, cross-validation only dropping a member that clearly fails;
+              policy: Literal["auto", "panel_combo", "best", "combo"] = "auto") -> dict[str, Any]:
+    """Cross-validate and forecast every series. 'auto' (default): the mean of AutoETS, AutoTheta and AutoCES,
+    unless cross-validation over the panel clearly favours another fixed combination (SCUM's median or mean);
     'panel_combo': the mean of the k models best on the whole panel; 'best': each series' own best;
     'combo': each series' own best-k mean. Series too short for some models or for CV still get a forecast.
 
     Args:
-        models: candidate model names (not used by 'robust')
+        models: candidate model names (not used by 'auto')
         n_windows: CV windows per series (fewer where a series is short)
         combo_k: size of the best-k combination (0: 3 for panel_combo, none otherwise)
-        policy: 'robust', 'panel_combo', 'best' or 'combo'
+        policy: 'auto', 'panel_combo', 'best' or 'combo'
     """
     fit = A.panel_fit(_data(ctx), _names(models or reg.DEFAULT_CANDIDATES), n_windows=n_windows, combo_k=combo_k,
                       policy=policy, n_jobs=ctx.options.get("n_jobs", 1), client=ctx.options.get("client"),

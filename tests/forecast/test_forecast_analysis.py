@@ -4,7 +4,7 @@ import pytest
 
 from orrery.errors import DataError
 from orrery.forecast import analysis as A
-from orrery.forecast.data import load
+from orrery.forecast.data import SeriesData, load
 
 FAST = ["AutoETS", "Naive"]
 
@@ -237,3 +237,32 @@ def test_panel_fit_calibrates_by_default_and_pools_steps_without_enough_scores(p
     assert np.allclose(fit.forecasts["mean"], plain.forecasts["mean"])
     assert not np.allclose(fit.forecasts["lo_95"], plain.forecasts["lo_95"])
     assert (fit.forecasts["lo_95"] <= fit.forecasts["lo_80"]).all()
+
+
+def _cv_panel(n_series, theta_error, h=4, cutoffs=(20, 24)):
+    """A CVResult and its data where every model is exact but AutoTheta, off by `theta_error`."""
+    rng = np.random.default_rng(3)
+    rows, hist = [], []
+    for k in range(n_series):
+        y = 50 + np.cumsum(rng.normal(0, 1, 28))
+        hist.append(pd.DataFrame({"unique_id": f"s{k}", "ds": np.arange(1, 29), "y": y}))
+        for c in cutoffs:
+            ds = np.arange(c + 1, c + h + 1)
+            rows.append(pd.DataFrame({"unique_id": f"s{k}", "ds": ds, "cutoff": c, "y": y[ds - 1]}))
+    cv = pd.concat(rows, ignore_index=True)
+    for name in ("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA", "SeasonalNaive"):
+        cv[name] = cv["y"] + 0.1
+    cv["AutoTheta"] = cv["y"] + theta_error
+    data = SeriesData(df=pd.concat(hist, ignore_index=True), freq=1, m=1, h=h)
+    return A.CVResult(cv=cv, scores=pd.DataFrame(), models=[]), data
+
+
+def test_auto_policy_switches_only_on_a_clear_pooled_cv_gain():
+    cv, data = _cv_panel(6, theta_error=9.0)
+    sel = A.select_combination(cv, data)
+    assert sel.name == "SCUM median" and sel.series == 6 and "over 6 series" in sel.reason
+    assert sel.cv.loc["SCUM median", "smape"] < sel.cv.loc[A.DEFAULT_COMBINATION, "smape"]
+    small = A.select_combination(*_cv_panel(A.SWITCH_MIN_SERIES - 1, theta_error=9.0))
+    assert small.name == A.DEFAULT_COMBINATION and "fewer than" in small.reason
+    close = A.select_combination(*_cv_panel(6, theta_error=0.1))  # every combination as good: keep the default
+    assert close.name == A.DEFAULT_COMBINATION and close.members == ("AutoETS", "AutoTheta", "AutoCES")

@@ -36,10 +36,11 @@ def test_mixed_length_panel_forecasts_every_series_and_says_why(mixed):
     assert "no CV window" in " ".join(four["reason"])
     skipped = four[four["model"] == "AutoETS"]["reason"].iloc[0]
     assert skipped == "needs at least 8 observations; the series has 4"
-    assert (four["model"] == "AutoARIMA").any() and "fewer than two seasons" in " ".join(four["reason"])
-    # the 4-point series gets the only member it is long enough for
-    assert table.loc["four", "model"] == "DynamicOptimizedTheta"
-    assert table.loc["long0", "model"].startswith("Combo(") and "AutoETS" in table.loc["long0", "model"]
+    assert (four["model"] == "AutoCES").any() and "fewer than two seasons" in " ".join(four["reason"])
+    # the 4-point series gets the only member of the panel's combination it is long enough for
+    assert fit.selection is not None and fit.selection.series == 3
+    assert table.loc["four", "model"] == "AutoTheta" and table.loc["eight", "model"].startswith("Combo(")
+    assert table.loc["long0", "model"] == A.combo_label(fit.selection.members)
 
 
 def test_yearly_series_of_9_to_40_points_with_h6():
