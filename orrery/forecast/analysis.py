@@ -338,7 +338,11 @@ def with_combo(cv: CVResult, data: SeriesData, members: Mapping[str, Sequence[st
 # origins. Per season length m and level, a factor chosen by nested CV on M3 development data (training parts
 # only: calibrate on the earlier CV windows, set the factor so coverage on the latest window is nominal;
 # bench/forecast_m3_dev_select.py). Other season lengths are not scaled (no development data).
-INTERVAL_FACTORS: dict[int, dict[int, float]] = {}
+INTERVAL_FACTORS: dict[int, dict[int, float]] = {
+    1: {80: 0.789, 95: 0.824},  # M3 yearly and other (200 + 70 dev series)
+    4: {80: 0.849, 95: 0.857},  # M3 quarterly (150)
+    12: {80: 1.039, 95: 1.088},  # M3 monthly (100)
+}
 
 
 def length_bucket(n: int, h: int) -> str:
@@ -688,15 +692,16 @@ def panel_analyze(data: SeriesData) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# The panel policy ("auto"), chosen on M3 development data only (training parts; bench/forecast_m3.md):
-# a few fixed combinations; the panel forecasts with the ETS/Theta/CES mean unless cross-validation pooled over
-# its series shows another one clearly better.
+# The panel policy ("auto"), chosen on M3 development data only (training parts of M3 series outside the test
+# sample; bench/forecast_m3_dev_select.py, bench/forecast_m3.md): a few fixed combinations; the panel forecasts
+# with the mean of SCUM's members (Petropoulos & Svetunkov 2020) unless cross-validation pooled over its series
+# shows another one clearly better. On the dev panels it beat the ETS/Theta/CES mean on all four M3 frequencies.
 Combination = tuple[tuple[str, ...], Literal["mean", "median"]]
-DEFAULT_COMBINATION = "ETS+Theta+CES mean"
+DEFAULT_COMBINATION = "SCUM mean"
 COMBINATIONS: dict[str, Combination] = {
-    DEFAULT_COMBINATION: (("AutoETS", "AutoTheta", "AutoCES"), "mean"),
-    "SCUM median": (("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA"), "median"),  # Petropoulos &
-    "SCUM mean": (("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA"), "mean"),  # Svetunkov 2020
+    DEFAULT_COMBINATION: (("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA"), "mean"),
+    "SCUM median": (("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA"), "median"),
+    "ETS+Theta+CES mean": (("AutoETS", "AutoTheta", "AutoCES"), "mean"),
 }
 SWITCH_GAIN = 0.02  # another combination's pooled CV sMAPE must be this much (relatively) lower, and its MASE lower
 SWITCH_MIN_SERIES = 5  # ... over at least this many cross-validated series
@@ -732,7 +737,7 @@ def combination_scores(cv: CVResult, data: SeriesData, combinations: Mapping[str
 
 
 def select_combination(cv: CVResult, data: SeriesData) -> Selection:
-    """The "auto" policy: the ETS/Theta/CES mean, unless another of COMBINATIONS has a pooled CV sMAPE more than
+    """The "auto" policy: DEFAULT_COMBINATION, unless another of COMBINATIONS has a pooled CV sMAPE more than
     SWITCH_GAIN lower and a lower CV MASE, over at least SWITCH_MIN_SERIES cross-validated series."""
     pooled, n = combination_scores(cv, data)
     name, reason = DEFAULT_COMBINATION, "the default"
@@ -812,20 +817,22 @@ def panel_fit(
     combo_how: Literal["mean", "median"] = "mean",
     levels: Sequence[int] = reg.LEVELS,
     calibrate_intervals: bool = True,
+    interval_factors: Mapping[int, Mapping[int, float]] | None = None,
     n_jobs: int = 1,
     client: Any = None,
     on_progress: Progress | None = None,
 ) -> PanelFit:
     """Cross-validate every model on every series, pick what to forecast with, forecast. Never stops on a series.
 
-    Policies: "auto" (default) forecasts every series with one of COMBINATIONS, the ETS/Theta/CES mean unless
+    Policies: "auto" (default) forecasts every series with one of COMBINATIONS, the SCUM members' mean unless
     CV pooled over the panel clearly favours another (see `select_combination`; `models`, combo_k and combo_how
     are not used); "best" keeps each
     series' lowest-MASE model (Combo included when combo_k >= 2); "combo" uses each series' own best-k mean;
     "panel_combo" uses, for every series, the mean of the k models with the lowest MASE over the panel.
     Series too short for any CV window get the policy's forecast without a CV score (noted); a series whose
     choice cannot be fitted falls back (see `fit_forecast`). With `calibrate_intervals` (default) the intervals
-    are conformal, learned from the CV errors of the chosen forecasts (see `calibrate`). `n_jobs=-1` uses all
+    are conformal, learned from the CV errors of the chosen forecasts and scaled by `interval_factors` (default
+    INTERVAL_FACTORS, learnt on M3; {} for plain split conformal; see `calibrate`). `n_jobs=-1` uses all
     cores; pass a `distributed.Client` to run the same work on a Dask cluster. `on_progress(done, total,
     label)` is called as series finish each stage.
     """
@@ -844,7 +851,7 @@ def panel_fit(
         choice = _choose(cv, data, policy, combo_k)
         if policy == "panel_combo":
             cv = with_combo(cv, data, {u: list(c) for u, c in choice.items()}, combo_how)
-    cal = calibrate(cv, data, choice, combo_how, levels) if calibrate_intervals and levels else None
+    cal = calibrate(cv, data, choice, combo_how, levels, interval_factors) if calibrate_intervals and levels else None
     fc = fit_forecast(data, choice, levels=levels, combo_how=combo_how, calibration=cal, **run)
     return PanelFit(cv=cv, choice=fc.choice, forecasts=fc.frame, calibration=cal, policy=policy,
                     notes=list(dict.fromkeys([*cv.notes, *fc.notes])), selection=selection)
