@@ -215,13 +215,19 @@ def markdown(res: dict[str, Any]) -> str:
         "",
         f"Policy vs the ETS/Theta/CES mean: sMAPE {p['smape']:.2f} vs {r['smape']:.2f}, MASE {p['mase']:.3f} vs "
         f"{r['mase']:.3f}; lower sMAPE on {len(better)} of {len(kinds)} frequencies ({', '.join(better) or 'none'}). "
-        f"Coverage 80/95 of the policy {p['coverage_80']:.3f}/{p['coverage_95']:.3f}. The panel's choice: "
+        f"Coverage 80/95 of the policy {p['coverage_80']:.3f}/{p['coverage_95']:.3f}; within 2 points of nominal at "
+        f"both levels on {', '.join(k for k in kinds if within(g[k]['scores'][POLICY])) or 'no frequency'} (goal: "
+        "every frequency). The panel's choice: "
         + "; ".join(f"{k}: {g[k]['selection']['name']} ({g[k]['selection']['reason']})" for k in kinds) + ". "
         f"Read with care: {res['series']} series are a small sample, so differences of a few tenths of sMAPE are "
         "within noise. Wall time of the fits "
         f"{res['wall_s']:.0f} s with n_jobs={res['n_jobs']} on a shared machine.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def within(s: dict[str, float], points: float = 0.02) -> bool:
+    return abs(s["coverage_80"] - 0.80) <= points and abs(s["coverage_95"] - 0.95) <= points
 
 
 def main() -> None:
@@ -234,7 +240,11 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=OUT / "forecast_m3.json")
     p.add_argument("--md", type=Path, default=Path(__file__).parent / "forecast_m3.md")
     p.add_argument("--groups", nargs="*", default=list(GROUPS))
+    p.add_argument("--render", action="store_true", help="only rewrite --md from the saved --out JSON")
     args = p.parse_args()
+    if args.render:
+        args.md.write_text(markdown(json.loads(args.out.read_text())))
+        return
     groups = {kind: run_group(kind, args) for kind in args.groups}
     res = summarize(groups, args)
     args.out.parent.mkdir(parents=True, exist_ok=True)
