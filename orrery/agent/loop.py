@@ -331,7 +331,6 @@ class Agent(EventSource):
                             *(r.to_message() for r in results))
         return results
 
-
     def _run_tools(self, calls: Sequence[ToolCall]) -> Generator[Event, None, list[ToolResult]]:
         """Run the calls, yielding the `Progress` they report (`ctx.progress`) while they run. Only a tool that
         takes the RunContext can report, so only then do the calls run in a daemon worker thread (the stream

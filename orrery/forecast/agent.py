@@ -181,9 +181,7 @@ class ForecastAgent(EventSource):
                            state={"data": series, "phase": "analyze"})
         task = prompts.task_prompt(series, query)
         self._asked = [task]
-        ctx = self.agent.ctx  # a panel fit's progress over series becomes Progress events in this stream
-        options = self.options | {"on_progress": lambda done, total, label: ctx.progress(label, done, total)}
-        run = yield from self._relay(self.agent.stream(task, **options), first=True)
+        run = yield from self._relay(self.agent.stream(task, **self.options), first=True)
         comment = None
         if run.status in ("completed", "invalid"):
             # The workflow wrote the facts; the model adds a few sentences, kept only if every number is grounded,

@@ -833,8 +833,8 @@ def panel_fit(
     choice cannot be fitted falls back (see `fit_forecast`). With `calibrate_intervals` (default) the intervals
     are conformal, learned from the CV errors of the chosen forecasts and scaled by `interval_factors` (default
     INTERVAL_FACTORS, learnt on M3; {} for plain split conformal; see `calibrate`). `n_jobs=-1` uses all
-    cores; pass a `distributed.Client` to run the same work on a Dask cluster. `on_progress(done, total,
-    label)` is called as series finish each stage.
+    cores; pass a `distributed.Client` to run the same work on a Dask cluster. `on_progress(label, done,
+    total)` (e.g. a tool's `ctx.progress`) is called as series finish each stage.
     """
     run = dict(n_jobs=n_jobs, client=client, on_progress=on_progress)
     selection = None

@@ -113,7 +113,7 @@ def generate_forecast(ctx: RunContext, model: str, h: int | None = None) -> dict
     cv: A.CVResult | None = ctx.state.get("cv")
     cal = A.calibrate(cv, data, choice) if cv is not None and not cv.scores.empty and h in (None, data.h) else None
     result = A.fit_forecast(data, choice, h=h, calibration=cal, n_jobs=ctx.options.get("n_jobs", 1),
-                            client=ctx.options.get("client"), on_progress=ctx.options.get("on_progress"))
+                            client=ctx.options.get("client"), on_progress=ctx.progress)
     fc = result.frame
     if fc.empty:
         raise ToolError(f"no model could be fitted: {'; '.join(n.reason for n in result.notes)}")
@@ -215,7 +215,7 @@ def panel_fit(ctx: RunContext, models: list[str] | None = None, n_windows: int =
     """
     fit = A.panel_fit(_data(ctx), _names(models or reg.DEFAULT_CANDIDATES), n_windows=n_windows, combo_k=combo_k,
                       policy=policy, n_jobs=ctx.options.get("n_jobs", 1), client=ctx.options.get("client"),
-                      on_progress=ctx.options.get("on_progress"))
+                      on_progress=ctx.progress)
     ctx.state.update(panel=fit, cv=fit.cv, forecasts=fit.forecasts, best_model=_panel_label(fit))
     summary = fit.summary()
     attrs = {k: round(v, 3) for k, v in summary.attrs.items() if np.isfinite(v)}

@@ -89,7 +89,7 @@ def test_panel_progress_reaches_the_callback(panel):
 
     seen = []
     A.panel_fit(load(panel, groupby="store", h=6), ["Naive"], policy="best",
-                on_progress=lambda done, total, label: seen.append((done, total, label)))
+                on_progress=lambda label, done, total: seen.append((done, total, label)))
     assert ("cross-validation" in {s[2] for s in seen}) and ("forecast" in {s[2] for s in seen})
     assert seen[-1] == (3, 3, "forecast") and all(d <= t for d, t, _ in seen)
 
