@@ -14,6 +14,7 @@ class ConsoleView:
     def __init__(self, console: Console | None = None, max_chars: int = 600):
         self.console = console or Console(stderr=True)
         self.max_chars = max_chars
+        self._quarters: dict[str, int] = {}
 
     def _short(self, text: str) -> str:
         return text if len(text) <= self.max_chars else text[: self.max_chars] + f" … ({len(text)} chars)"
@@ -32,6 +33,11 @@ class ConsoleView:
             case ev.ToolResultEvent(ok=ok, content=content, seconds=s, cached=cached):
                 style = "green" if ok else "red"
                 c.print(f"[{style}]Result[/] ({s:.2f}s{', cached' if cached else ''}): {self._short(content)}")
+            case ev.Progress(label=label, done=done, total=total):
+                quarter = 4 * done // max(total, 1)
+                if quarter != self._quarters.get(label):  # a line per quarter done, not one per report
+                    self._quarters[label] = quarter
+                    c.print(f"[dim]{label}: {done}/{total}[/]")
             case ev.Retry(attempt=a, message=m):
                 c.print(f"[magenta]Retry {a}:[/] {self._short(m)}")
             case ev.Clarification(question=q):

@@ -6,7 +6,7 @@ by the last event, `Final`. The order of one run:
     RunStart
       StepStart(n)                          one model call and what it asked for
         ModelCall, Token*, ToolCallDelta*, ModelReply, Thought?
-        (ToolCallEvent)*, (ToolResultEvent)*
+        (ToolCallEvent)*, Progress*, (ToolResultEvent)*   Progress: a long tool's work as it goes
         StateChanged*                       app state a viewer shows (plans, boards, tables)
       StepEnd(n)
       Retry?                                a validator asked for another attempt
@@ -117,6 +117,17 @@ class ToolResultEvent(Event):
     seconds: float
     cached: bool = False
     kind: str = field(init=False, default="tool_result")
+
+
+@dataclass
+class Progress(Event):
+    """A running tool's progress: `done` of `total` units of `label` (a tool reports it with
+    `ctx.progress(label, done, total)`; the stream yields it while the tool runs)."""
+
+    label: str
+    done: int
+    total: int
+    kind: str = field(init=False, default="progress")
 
 
 @dataclass

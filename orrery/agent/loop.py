@@ -4,6 +4,8 @@ retries. `stream()` is the loop; `run()` consumes it (as smolagents' `_run_strea
 from __future__ import annotations
 
 import json
+import queue
+import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -20,6 +22,7 @@ from orrery.events import (
     Final,
     ModelCall,
     ModelReply,
+    Progress,
     Retry,
     RunStart,
     StateChanged,
@@ -316,7 +319,7 @@ class Agent(EventSource):
             calls, extra = calls[: cfg.max_calls_per_step], calls[cfg.max_calls_per_step:]
         for c in resp.tool_calls:
             yield ToolCallEvent(c)
-        results = self.tools.run(calls, self.ctx) + [_refused(c, cfg.max_calls_per_step) for c in extra]
+        results = (yield from self._run_tools(calls)) + [_refused(c, cfg.max_calls_per_step) for c in extra]
         for r in results:
             yield ToolResultEvent(r.call, r.ok, r.content, r.duration, r.cached)
             if not r.ok:
@@ -333,6 +336,35 @@ class Agent(EventSource):
             self.memory.add(Message("assistant", resp.content, list(resp.tool_calls)),
                             *(r.to_message() for r in results))
         return results
+
+    def _run_tools(self, calls: Sequence[ToolCall]) -> Generator[Event, None, list[ToolResult]]:
+        """Run the calls, yielding the `Progress` they report (`ctx.progress`) while they run. Only a tool that
+        takes the RunContext can report, so only then do the calls run in a daemon worker thread (the stream
+        stays live, and a Ctrl-C in the consumer is not held up by them); others run here, at no cost."""
+        tools = self.tools.tools
+        if not any(c.name in tools and tools[c.name].wants_context for c in calls):
+            return self.tools.run(calls, self.ctx)
+        reports: queue.Queue[Progress | None] = queue.Queue()
+        box: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                box["results"] = self.tools.run(calls, self.ctx)
+            except BaseException as exc:  # re-raised in the consumer's thread below
+                box["error"] = exc
+            finally:
+                reports.put(None)
+
+        self.ctx.reporter = lambda label, done, total: reports.put(Progress(label, done, total))
+        threading.Thread(target=work, name="orrery-tools", daemon=True).start()
+        try:
+            while (report := reports.get()) is not None:
+                yield report
+        finally:
+            self.ctx.reporter = None
+        if "error" in box:
+            raise box["error"]
+        return box["results"]
 
 
 def _is_json(value: Any) -> bool:

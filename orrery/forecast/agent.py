@@ -10,11 +10,10 @@ from typing import Any
 from orrery.agent.calls import EventSource, consume
 from orrery.agent.loop import Agent, AgentConfig, RunResult
 from orrery.errors import OrreryError
-from orrery.events import Event, Final, RunStart
+from orrery.events import Event, Final, Progress, RunStart
 from orrery.forecast import models as reg
 from orrery.forecast import prompts
 from orrery.forecast.data import SeriesData, load
-from orrery.forecast.plan import Progress
 from orrery.forecast.result import ForecastResult
 from orrery.forecast.tools import (
     analyze_features,
@@ -149,11 +148,10 @@ class ForecastAgent(EventSource):
 
     def __init__(self, llm: str | Model | None = None, *, max_retries: int = 3, max_rounds: int = 20,
                  verbose: bool = False, n_jobs: int = 1, client: Any = None, trace: str | None = None,
-                 on_event: Iterable[Callable[[Event], None]] = (), max_tokens_per_call: int | None = 400,
-                 on_progress: Progress | None = None):
+                 on_event: Iterable[Callable[[Event], None]] = (), max_tokens_per_call: int | None = 400):
         self.model = resolve_model(llm)
         self.settings = {"max_retries": max_retries, "max_rounds": max_rounds}
-        self.options = {"n_jobs": n_jobs, "client": client, "on_progress": on_progress}
+        self.options = {"n_jobs": n_jobs, "client": client}
         self.handlers = list(on_event)
         if verbose:
             from orrery.console import ConsoleView
@@ -204,10 +202,12 @@ class ForecastAgent(EventSource):
         return self.run(None, data=data, **inputs)
 
     def _relay(self, events: Iterator[Event], first: bool = False) -> Generator[Event, None, RunResult]:
-        """An inner run's events, recorded for the report; its Final (and a later run's RunStart) stay inside."""
+        """An inner run's events, recorded for the report (not progress); its Final (and a later run's RunStart)
+        stay inside."""
         run = None
         for event in events:
-            self.events.append(event.to_dict())
+            if not isinstance(event, Progress):
+                self.events.append(event.to_dict())
             if isinstance(event, Final):
                 run = event.result
             elif first or not isinstance(event, RunStart):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -334,6 +334,17 @@ def with_combo(cv: CVResult, data: SeriesData, members: Mapping[str, Sequence[st
 # --------------------------------------------------------------------------- interval calibration
 
 
+# Conformal half-widths from CV windows miss how errors at the forecast origin differ from errors at earlier
+# origins. Per season length m and level, a factor chosen by nested CV on M3 development data (training parts
+# only: calibrate on the earlier CV windows, set the factor so coverage on the latest window is nominal;
+# bench/forecast_m3_dev_select.py). Other season lengths are not scaled (no development data).
+INTERVAL_FACTORS: dict[int, dict[int, float]] = {
+    1: {80: 0.789, 95: 0.824},  # M3 yearly and other (200 + 70 dev series)
+    4: {80: 0.849, 95: 0.857},  # M3 quarterly (150)
+    12: {80: 1.039, 95: 1.088},  # M3 monthly (100)
+}
+
+
 def length_bucket(n: int, h: int) -> str:
     """Series are calibrated with others of similar length: errors of short histories are larger."""
     return "short" if n < 4 * h else "medium" if n < 10 * h else "long"
@@ -349,13 +360,15 @@ class Calibration:
     There `pooled[level]` is used: the quantile of score / sqrt(j + 1) over all steps, times sqrt(j + 1)
     (errors grow about like a random walk's), which a single series with a few CV windows can afford.
     `buckets` holds the same per length bucket (see `length_bucket`), tried first; where nothing has enough
-    scores the model's own bounds are kept.
+    scores the model's own bounds are kept. Every half-width is multiplied by `factor[level]` (see
+    INTERVAL_FACTORS).
     """
 
     quantiles: dict[int, np.ndarray]
     n_scores: np.ndarray  # scores per horizon step
     pooled: dict[int, float] = field(default_factory=dict)
     buckets: dict[str, Calibration] = field(default_factory=dict)
+    factor: dict[int, float] = field(default_factory=dict)
 
     def halfwidth(self, level: int, step: np.ndarray, bucket: str | None = None) -> np.ndarray:
         step = np.asarray(step)
@@ -363,7 +376,7 @@ class Calibration:
         for cal in [*([self.buckets[bucket]] if bucket in self.buckets else []), self]:
             todo = ~np.isfinite(out)
             out[todo] = cal._own(level, step[todo])
-        return out
+        return out * self.factor.get(level, 1.0)
 
     def _own(self, level: int, step: np.ndarray) -> np.ndarray:
         q = self.quantiles.get(level, np.array([]))
@@ -382,17 +395,20 @@ def conformal_quantile(scores: np.ndarray, level: float) -> float:
 
 
 def calibrate(cv: CVResult, data: SeriesData, choice: Choice | Mapping[str, Choice],
-              how: Literal["mean", "median"] = "mean", levels: Sequence[int] = reg.LEVELS) -> Calibration:
+              how: Literal["mean", "median"] = "mean", levels: Sequence[int] = reg.LEVELS,
+              factors: Mapping[int, Mapping[int, float]] | None = None) -> Calibration:
     """Learn interval half-widths from the CV errors of `choice` (a model, members, or a per-series mapping).
 
-    Uses only the rolling-origin CV windows, i.e. training data. Written here rather than with statsforecast's
-    ConformalIntervals because that one is per series over its own n_windows (1-2 windows on short series leave
-    1-2 scores per step, too few for a 95% quantile) and cannot pool scaled errors across a panel.
+    Uses only the rolling-origin CV windows, i.e. training data, scaled by `factors[m]` per level (default
+    INTERVAL_FACTORS; {} for none). Written here rather than with statsforecast's ConformalIntervals because
+    that one is per series over its own n_windows (1-2 windows on short series leave 1-2 scores per step, too
+    few for a 95% quantile) and cannot pool scaled errors across a panel.
     """
+    factor = dict((INTERVAL_FACTORS if factors is None else factors).get(data.m, {}))
     per_series = {uid: choice for uid in data.ids} if not isinstance(choice, Mapping) else dict(choice)
     frame = cv.cv.sort_values(["unique_id", "cutoff", "ds"])
     if frame.empty:
-        return _calibration(pd.DataFrame({"step": [], "score": []}), levels)
+        return replace(_calibration(pd.DataFrame({"step": [], "score": []}), levels), factor=factor)
     frame = add_combo(frame, {str(u): _members(c) for u, c in per_series.items()}, how)
     frame = frame.assign(step=frame.groupby(["unique_id", "cutoff"], sort=False).cumcount())
     scale = mase_scale(data.df, frame[["unique_id", "cutoff"]].drop_duplicates(), data.m)
@@ -402,6 +418,7 @@ def calibrate(cv: CVResult, data: SeriesData, choice: Choice | Mapping[str, Choi
     frame["bucket"] = frame["unique_id"].map(lambda u: length_bucket(int(sizes[u]), data.h))
     cal = _calibration(frame, levels)
     cal.buckets = {str(b): _calibration(g, levels) for b, g in frame.groupby("bucket")}
+    cal.factor = factor
     return cal
 
 
@@ -675,46 +692,70 @@ def panel_analyze(data: SeriesData) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# The selection policy, fixed before it was measured (bench/RESULTS.md, "Forecasting: M3"):
-ROBUST_MEMBERS: tuple[str, ...] = ("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA")
-PANEL_DROP = 1.5  # a member typically (median over series) 1.5x worse than each series' best member fails the panel
-SERIES_DROP = 3.0  # ... or 3x worse than the best member on one series fails that series
-Policy = Literal["robust", "best", "combo", "panel_combo"]
+# The panel policy ("auto"), chosen on M3 development data only (training parts of M3 series outside the test
+# sample; bench/forecast_m3_dev_select.py, bench/forecast_m3.md): a few fixed combinations; the panel forecasts
+# with the mean of SCUM's members (Petropoulos & Svetunkov 2020) unless cross-validation pooled over its series
+# shows another one clearly better. On the dev panels it beat the ETS/Theta/CES mean on all four M3 frequencies.
+Combination = tuple[tuple[str, ...], Literal["mean", "median"]]
+DEFAULT_COMBINATION = "SCUM mean"
+COMBINATIONS: dict[str, Combination] = {
+    DEFAULT_COMBINATION: (("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA"), "mean"),
+    "SCUM median": (("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA"), "median"),
+    "ETS+Theta+CES mean": (("AutoETS", "AutoTheta", "AutoCES"), "mean"),
+}
+SWITCH_GAIN = 0.02  # another combination's pooled CV sMAPE must be this much (relatively) lower, and its MASE lower
+SWITCH_MIN_SERIES = 5  # ... over at least this many cross-validated series
+Policy = Literal["auto", "best", "combo", "panel_combo"]
 
 
-def robust_members(cv: CVResult, ids: Sequence[str], members: Sequence[str] = ROBUST_MEMBERS
-                   ) -> tuple[dict[str, list[str]], list[Note]]:
-    """The "robust" policy's members per series: SCUM's fixed set, CV only dropping a member that clearly fails.
+@dataclass(frozen=True)
+class Selection:
+    """The combination a panel forecasts with, and the pooled CV evidence it was chosen on."""
 
-    Rule (written down before any measurement): the forecast is the median of AutoETS, AutoCES,
-    DynamicOptimizedTheta and AutoARIMA (SCUM, Petropoulos & Svetunkov 2020). Cross-validation never picks
-    members; it only drops one that clearly fails: on the panel, when the median over series of its CV MASE
-    divided by the series' best member's exceeds PANEL_DROP (a relative, median statistic, so neither one
-    hard series nor a member missing on the shortest series sways it); on one series, when its CV MASE
-    exceeds SERIES_DROP x that series' best member's. At least two members are kept (the two best by CV).
-    Members a series is too short for, or whose fit fails, drop out at fit time.
-    """
-    per = cv.scores[cv.scores["model"].isin(members)].groupby(["unique_id", "model"])["mase"].mean().unstack()
-    ratio = per.div(per.min(axis=1).replace(0, np.nan), axis=0)
-    panel = ratio.median() if len(per) else pd.Series(dtype=float)
-    notes: list[Note] = []
-    failing = [m for m in members if m in panel and panel[m] > PANEL_DROP]
-    chosen: dict[str, list[str]] = {}
-    for uid in ids:
-        row = per.loc[uid].dropna() if uid in per.index else pd.Series(dtype=float)
-        drop = {m: f"its CV MASE is typically {panel[m]:.2f}x each series' best member's (> {PANEL_DROP})"
-                for m in failing}
-        if len(row):
-            drop |= {m: f"CV MASE {row[m]:.3f} > {SERIES_DROP} x best member's {row.min():.3f}"
-                     for m in row.index if row[m] > SERIES_DROP * row.min()}
-        keep = [m for m in members if m not in drop]
-        if len(keep) < 2:  # keep the two best by CV (by panel rank where the series has no score)
-            rank = (row / row.min() if len(row) else row).reindex(members).fillna(panel.reindex(members))
-            rank = rank.sort_values(na_position="last")
-            keep = [m for m in members if m in list(rank.index[:2])]
-        notes += [Note(uid, m, "cv", f"dropped from the combination: {why}") for m, why in drop.items() if m not in keep]
-        chosen[uid] = keep
-    return chosen, notes
+    name: str
+    members: tuple[str, ...]
+    how: Literal["mean", "median"]
+    cv: pd.DataFrame  # combination x (smape, mase): means over the series cross-validated by all of them
+    series: int  # how many series that is
+    reason: str
+
+
+def combination_scores(cv: CVResult, data: SeriesData, combinations: Mapping[str, Combination] = COMBINATIONS
+                       ) -> tuple[pd.DataFrame, int]:
+    """Each combination's CV sMAPE and MASE: per series the mean over its windows, then the mean over series
+    (only series every combination has a score on, so all are compared on the same series)."""
+    per = []
+    for name, (members, how) in combinations.items():
+        frame = add_combo(cv.cv, dict.fromkeys(data.ids, list(members)), how)
+        scores = score_cv(frame, data.df, [reg.COMBO], data.m)
+        per.append(scores.groupby("unique_id")[["smape", "mase"]].mean().assign(combination=name))
+    if not per or all(p.empty for p in per):
+        return pd.DataFrame(columns=["smape", "mase"], dtype=float), 0
+    table = pd.concat(per).reset_index().pivot(index="unique_id", columns="combination").dropna()
+    pooled = pd.DataFrame({k: table[k].mean() for k in ("smape", "mase")}).reindex(list(combinations))
+    return pooled, len(table)
+
+
+def select_combination(cv: CVResult, data: SeriesData) -> Selection:
+    """The "auto" policy: DEFAULT_COMBINATION, unless another of COMBINATIONS has a pooled CV sMAPE more than
+    SWITCH_GAIN lower and a lower CV MASE, over at least SWITCH_MIN_SERIES cross-validated series."""
+    pooled, n = combination_scores(cv, data)
+    name, reason = DEFAULT_COMBINATION, "the default"
+    if n < SWITCH_MIN_SERIES:
+        reason = f"the default: {n} series cross-validated, fewer than {SWITCH_MIN_SERIES} to choose on"
+    else:
+        ref = pooled.loc[DEFAULT_COMBINATION]
+        others = pooled.drop(index=DEFAULT_COMBINATION).sort_values("smape", kind="stable")
+        best = others.index[0]
+        if others.loc[best, "smape"] < (1 - SWITCH_GAIN) * ref["smape"] and others.loc[best, "mase"] < ref["mase"]:
+            name = str(best)
+            reason = (f"CV sMAPE {others.loc[best, 'smape']:.2f} vs {ref['smape']:.2f} and MASE "
+                      f"{others.loc[best, 'mase']:.3f} vs {ref['mase']:.3f} for the default, over {n} series")
+        else:
+            reason = (f"the default: no other combination's CV sMAPE is {SWITCH_GAIN:.0%} lower with a lower MASE "
+                      f"(best other: {best}, {others.loc[best, 'smape']:.2f} vs {ref['smape']:.2f}), over {n} series")
+    members, how = COMBINATIONS[name]
+    return Selection(name, members, how, pooled, n, reason)
 
 
 @dataclass
@@ -723,8 +764,9 @@ class PanelFit:
     choice: dict[str, Choice]  # series id -> model name, or combo members (what each series really got)
     forecasts: pd.DataFrame  # tidy, one model per series
     calibration: Calibration | None = None  # conformal half-widths used for the intervals, if calibrated
-    notes: list[Note] = field(default_factory=list)  # skipped, failed, dropped, fallbacks: per series and model
-    policy: str = "robust"
+    notes: list[Note] = field(default_factory=list)  # skipped, failed, fallbacks: per series and model
+    policy: str = "auto"
+    selection: Selection | None = None  # the "auto" policy's choice and its CV evidence
 
     def series(self, data: SeriesData) -> pd.DataFrame:
         """One row per series: its length, CV windows, the model it got, and every note about it."""
@@ -771,44 +813,48 @@ def panel_fit(
     *,
     n_windows: int = 2,
     combo_k: int = 0,
-    policy: Policy = "robust",
+    policy: Policy = "auto",
     combo_how: Literal["mean", "median"] = "mean",
     levels: Sequence[int] = reg.LEVELS,
     calibrate_intervals: bool = True,
+    interval_factors: Mapping[int, Mapping[int, float]] | None = None,
     n_jobs: int = 1,
     client: Any = None,
     on_progress: Progress | None = None,
 ) -> PanelFit:
     """Cross-validate every model on every series, pick what to forecast with, forecast. Never stops on a series.
 
-    Policies: "robust" (default) forecasts with the median of ROBUST_MEMBERS, CV only dropping members that
-    clearly fail (see `robust_members`; `models`, combo_k and combo_how are not used); "best" keeps each
+    Policies: "auto" (default) forecasts every series with one of COMBINATIONS, the SCUM members' mean unless
+    CV pooled over the panel clearly favours another (see `select_combination`; `models`, combo_k and combo_how
+    are not used); "best" keeps each
     series' lowest-MASE model (Combo included when combo_k >= 2); "combo" uses each series' own best-k mean;
     "panel_combo" uses, for every series, the mean of the k models with the lowest MASE over the panel.
     Series too short for any CV window get the policy's forecast without a CV score (noted); a series whose
     choice cannot be fitted falls back (see `fit_forecast`). With `calibrate_intervals` (default) the intervals
-    are conformal, learned from the CV errors of the chosen forecasts (see `calibrate`). `n_jobs=-1` uses all
-    cores; pass a `distributed.Client` to run the same work on a Dask cluster. `on_progress(done, total,
-    label)` is called as series finish each stage.
+    are conformal, learned from the CV errors of the chosen forecasts and scaled by `interval_factors` (default
+    INTERVAL_FACTORS, learnt on M3; {} for plain split conformal; see `calibrate`). `n_jobs=-1` uses all
+    cores; pass a `distributed.Client` to run the same work on a Dask cluster. `on_progress(label, done,
+    total)` (e.g. a tool's `ctx.progress`) is called as series finish each stage.
     """
     run = dict(n_jobs=n_jobs, client=client, on_progress=on_progress)
-    notes: list[Note] = []
-    if policy == "robust":
-        combo_how = "median"
-        cv = cross_validate(data, ROBUST_MEMBERS, n_windows=n_windows, **run)
-        members, notes = robust_members(cv, data.ids)
-        cv = with_combo(cv, data, members, combo_how)
-        choice: dict[str, Choice] = dict(members)
+    selection = None
+    if policy == "auto":
+        members = list(dict.fromkeys(m for ms, _ in COMBINATIONS.values() for m in ms))
+        cv = cross_validate(data, members, n_windows=n_windows, **run)
+        selection = select_combination(cv, data)
+        combo_how = selection.how
+        choice: dict[str, Choice] = {u: list(selection.members) for u in data.ids}
+        cv = with_combo(cv, data, choice, combo_how)
     else:
         cv = cross_validate(data, models, n_windows=n_windows, combo_k=0 if policy == "panel_combo" else combo_k,
                             combo_how=combo_how, **run)
         choice = _choose(cv, data, policy, combo_k)
         if policy == "panel_combo":
             cv = with_combo(cv, data, {u: list(c) for u, c in choice.items()}, combo_how)
-    cal = calibrate(cv, data, choice, combo_how, levels) if calibrate_intervals and levels else None
+    cal = calibrate(cv, data, choice, combo_how, levels, interval_factors) if calibrate_intervals and levels else None
     fc = fit_forecast(data, choice, levels=levels, combo_how=combo_how, calibration=cal, **run)
     return PanelFit(cv=cv, choice=fc.choice, forecasts=fc.frame, calibration=cal, policy=policy,
-                    notes=list(dict.fromkeys([*cv.notes, *notes, *fc.notes])))
+                    notes=list(dict.fromkeys([*cv.notes, *fc.notes])), selection=selection)
 
 
 def _choose(cv: CVResult, data: SeriesData, policy: Policy, combo_k: int) -> dict[str, Choice]:

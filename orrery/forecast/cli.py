@@ -29,7 +29,7 @@ class AnalysisFailed(OrreryError):
 
 
 class ProgressView:
-    """A progress bar over the workflow, and one over series while a panel is fitted (see `on_progress`)."""
+    """A progress bar over the workflow, and one over series while a panel is fitted (its Progress events)."""
 
     def __init__(self, progress: Progress, n_series: int):
         self.progress, self.n_series = progress, n_series
@@ -48,14 +48,12 @@ class ProgressView:
                 self.progress.update(self.task, description="writing the analysis")
             case ev.Retry(attempt=a):
                 self.progress.update(self.task, description=f"retry {a}", completed=1)
+            case ev.Progress(label=label, done=done, total=total):  # series done in a stage of a panel fit
+                if label not in self.series:
+                    self.series[label] = self.progress.add_task(f"  {label}", total=total)
+                self.progress.update(self.series[label], completed=done, total=total)
             case ev.Final():
                 self.progress.update(self.task, completed=WORKFLOW_STEPS, description="done")
-
-    def on_progress(self, done: int, total: int, label: str) -> None:
-        """Series finished in the current stage (cross-validation or forecast) of a panel fit."""
-        if label not in self.series:
-            self.series[label] = self.progress.add_task(f"  {label}", total=total)
-        self.progress.update(self.series[label], completed=done, total=total)
 
 
 def check_outputs(outs: list[Path], overwrite: bool) -> None:
@@ -105,7 +103,7 @@ def run_forecast(data: str | Path, *, h: int | None, m: int | None, date: str | 
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=console, transient=True, disable=verbose) as progress:
             view = ProgressView(progress, len(series.ids))
-            agent = ForecastAgent(llm, verbose=verbose, n_jobs=n_jobs, on_event=[view], on_progress=view.on_progress)
+            agent = ForecastAgent(llm, verbose=verbose, n_jobs=n_jobs, on_event=[view])
             result = agent.analyze(series, query=query[0] if query else None)
         console.print(result.summary())
         for q in (query or [])[1:]:

@@ -23,7 +23,7 @@ MIN_TRAIN = 8  # observations before the first CV cutoff: the smallest series Au
 FALLBACK: tuple[str, ...] = ("DynamicOptimizedTheta", "Naive", "HistoricAverage")  # tried in order
 KEYS = ("unique_id", "ds", "cutoff", "y")
 
-Progress = Callable[[int, int, str], None]  # on_progress(done, total, label)
+Progress = Callable[[str, int, int], None]  # on_progress(label, done, total), as RunContext.progress
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ class Runner:
                     frames.append(frame)
                 done += len(chunk)
                 if self.on_progress is not None:
-                    self.on_progress(done, total, "cross-validation" if stage == "cv" else "forecast")
+                    self.on_progress("cross-validation" if stage == "cv" else "forecast", done, total)
         cols = [*names, *reg_interval_columns(names, levels)]
         out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["unique_id", "ds"])
         keys = list(KEYS) if stage == "cv" else ["unique_id", "ds"]

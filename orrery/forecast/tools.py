@@ -113,7 +113,7 @@ def generate_forecast(ctx: RunContext, model: str, h: int | None = None) -> dict
     cv: A.CVResult | None = ctx.state.get("cv")
     cal = A.calibrate(cv, data, choice) if cv is not None and not cv.scores.empty and h in (None, data.h) else None
     result = A.fit_forecast(data, choice, h=h, calibration=cal, n_jobs=ctx.options.get("n_jobs", 1),
-                            client=ctx.options.get("client"), on_progress=ctx.options.get("on_progress"))
+                            client=ctx.options.get("client"), on_progress=ctx.progress)
     fc = result.frame
     if fc.empty:
         raise ToolError(f"no model could be fitted: {'; '.join(n.reason for n in result.notes)}")
@@ -210,21 +210,21 @@ def panel_analyze(ctx: RunContext) -> dict[str, Any]:
 
 @tool(available=_is_panel)
 def panel_fit(ctx: RunContext, models: list[str] | None = None, n_windows: int = 2, combo_k: int = 0,
-              policy: Literal["robust", "panel_combo", "best", "combo"] = "robust") -> dict[str, Any]:
-    """Cross-validate and forecast every series. 'robust' (default): the median of AutoETS, AutoCES,
-    DynamicOptimizedTheta and AutoARIMA, cross-validation only dropping a member that clearly fails;
+              policy: Literal["auto", "panel_combo", "best", "combo"] = "auto") -> dict[str, Any]:
+    """Cross-validate and forecast every series. 'auto' (default): the mean of AutoETS, AutoCES, AutoARIMA and
+    DynamicOptimizedTheta, unless CV over the panel clearly favours their median or the ETS/Theta/CES mean;
     'panel_combo': the mean of the k models best on the whole panel; 'best': each series' own best;
     'combo': each series' own best-k mean. Series too short for some models or for CV still get a forecast.
 
     Args:
-        models: candidate model names (not used by 'robust')
+        models: candidate model names (not used by 'auto')
         n_windows: CV windows per series (fewer where a series is short)
         combo_k: size of the best-k combination (0: 3 for panel_combo, none otherwise)
-        policy: 'robust', 'panel_combo', 'best' or 'combo'
+        policy: 'auto', 'panel_combo', 'best' or 'combo'
     """
     fit = A.panel_fit(_data(ctx), _names(models or reg.DEFAULT_CANDIDATES), n_windows=n_windows, combo_k=combo_k,
                       policy=policy, n_jobs=ctx.options.get("n_jobs", 1), client=ctx.options.get("client"),
-                      on_progress=ctx.options.get("on_progress"))
+                      on_progress=ctx.progress)
     ctx.state.update(panel=fit, cv=fit.cv, forecasts=fit.forecasts, best_model=_panel_label(fit))
     summary = fit.summary()
     attrs = {k: round(v, 3) for k, v in summary.attrs.items() if np.isfinite(v)}

@@ -42,6 +42,13 @@ class RunContext:
     options: dict[str, Any] = field(default_factory=dict)
     succeeded: list[str] = field(default_factory=list)
     final_output: str | None = None
+    reporter: Callable[[str, int, int], None] | None = field(default=None, repr=False, compare=False)
+
+    def progress(self, label: str, done: int, total: int) -> None:
+        """Report a long tool's progress (`done` of `total` units of `label`); the agent's stream yields it as
+        an `orrery.events.Progress` event while the tool runs. A no-op outside an agent run."""
+        if self.reporter is not None:
+            self.reporter(label, done, total)
 
     def finish(self, output: str) -> None:
         """End the run after this step with `output` as the final answer (e.g. a `submit` tool)."""

@@ -213,3 +213,18 @@ def test_a_bare_number_is_not_a_commentary():
 
     assert "bare number" in _concise("10.", None)
     assert _concise("The trend is strong. The forecast beats the baseline.", None) is None
+
+
+def test_a_panel_run_streams_progress_over_series_before_its_result(panel):
+    from orrery import events as ev
+
+    model = ScriptedModel([turn(call("panel_analyze")), turn(call("panel_fit", models=["AutoETS", "Naive"])),
+                           "Each store got its own model."])
+    events = list(ForecastAgent(model).stream(panel, groupby="store", h=6))
+    kinds = [type(e).__name__ for e in events]
+    progress = [e for e in events if isinstance(e, ev.Progress)]
+    fit_result = next(i for i, e in enumerate(events) if isinstance(e, ev.ToolResultEvent) and e.call.name == "panel_fit")
+    assert {p.label for p in progress} == {"cross-validation", "forecast"}
+    assert all(p.total == 3 and 0 < p.done <= 3 for p in progress) and progress[-1].done == 3
+    assert max(i for i, k in enumerate(kinds) if k == "Progress") < fit_result < kinds.index("Final")
+    assert not any(e["kind"] == "progress" for e in events[-1].result.trace)  # the report keeps facts, not ticks

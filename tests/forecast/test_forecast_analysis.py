@@ -1,10 +1,12 @@
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from orrery.errors import DataError
 from orrery.forecast import analysis as A
-from orrery.forecast.data import load
+from orrery.forecast.data import SeriesData, load
 
 FAST = ["AutoETS", "Naive"]
 
@@ -199,7 +201,7 @@ def test_calibrated_combination_intervals_reach_nominal_coverage_on_held_out_poi
     sd, test = _white_noise_panel()
     members = ["Naive", "HistoricAverage"]
     cv = A.cross_validate(sd, members, n_windows=2)
-    cal = A.calibrate(cv, sd, members)
+    cal = A.calibrate(cv, sd, members, factors={})  # split conformal alone: exchangeable noise needs no M3 factor
     assert cal.n_scores.tolist() == [200] * 12
     plain = A.forecast(sd, members)
     conformal = A.forecast(sd, members, calibration=cal)
@@ -232,8 +234,49 @@ def test_panel_fit_calibrates_by_default_and_pools_steps_without_enough_scores(p
     assert np.isnan(cal.quantiles[95]).all()  # 95% needs 19 per step ...
     assert np.isfinite(cal.pooled[95])  # ... so both levels use the 36 step-normalised scores pooled over steps
     steps = np.arange(6)
-    assert np.allclose(cal.halfwidth(95, steps), cal.pooled[95] * np.sqrt(steps + 1))
-    assert np.allclose(cal.halfwidth(80, steps), cal.pooled[80] * np.sqrt(steps + 1))
+    assert cal.factor == A.INTERVAL_FACTORS[12]  # monthly: the factor chosen on M3 development data
+    assert np.allclose(cal.halfwidth(95, steps), cal.pooled[95] * np.sqrt(steps + 1) * cal.factor[95])
+    assert np.allclose(cal.halfwidth(80, steps), cal.pooled[80] * np.sqrt(steps + 1) * cal.factor[80])
     assert np.allclose(fit.forecasts["mean"], plain.forecasts["mean"])
     assert not np.allclose(fit.forecasts["lo_95"], plain.forecasts["lo_95"])
     assert (fit.forecasts["lo_95"] <= fit.forecasts["lo_80"]).all()
+
+
+def _cv_panel(n_series, off, h=4, cutoffs=(20, 24)):
+    """A CVResult and its data where every model is 0.1 off the truth but those in `off` (model -> error)."""
+    rng = np.random.default_rng(3)
+    rows, hist = [], []
+    for k in range(n_series):
+        y = 50 + np.cumsum(rng.normal(0, 1, 28))
+        hist.append(pd.DataFrame({"unique_id": f"s{k}", "ds": np.arange(1, 29), "y": y}))
+        for c in cutoffs:
+            ds = np.arange(c + 1, c + h + 1)
+            rows.append(pd.DataFrame({"unique_id": f"s{k}", "ds": ds, "cutoff": c, "y": y[ds - 1]}))
+    cv = pd.concat(rows, ignore_index=True)
+    for name in ("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA", "AutoTheta", "SeasonalNaive"):
+        cv[name] = cv["y"] + off.get(name, 0.1)
+    data = SeriesData(df=pd.concat(hist, ignore_index=True), freq=1, m=1, h=h)
+    return A.CVResult(cv=cv, scores=pd.DataFrame(), models=[]), data
+
+
+def test_auto_policy_switches_only_on_a_clear_pooled_cv_gain():
+    bad_arima = {"AutoARIMA": 9.0, "AutoTheta": 0.5}  # spoils the SCUM mean; the median shrugs it off
+    sel = A.select_combination(*_cv_panel(6, bad_arima))
+    assert sel.name == "SCUM median" and sel.series == 6 and "over 6 series" in sel.reason
+    assert sel.cv.loc["SCUM median", "smape"] < 0.98 * sel.cv.loc[A.DEFAULT_COMBINATION, "smape"]
+    small = A.select_combination(*_cv_panel(A.SWITCH_MIN_SERIES - 1, bad_arima))
+    assert small.name == A.DEFAULT_COMBINATION and "fewer than" in small.reason
+    close = A.select_combination(*_cv_panel(6, {"AutoARIMA": 0.102}))  # within SWITCH_GAIN: keep the default
+    assert close.name == A.DEFAULT_COMBINATION == "SCUM mean" and close.how == "mean"
+    assert close.members == ("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA")
+
+
+def test_interval_factors_scale_the_conformal_half_widths_per_season_length():
+    cv, data = _cv_panel(6, {"AutoETS": 2.0})
+    steps = np.arange(4)
+    plain = A.calibrate(cv, data, "AutoETS", factors={})
+    scaled = A.calibrate(cv, data, "AutoETS")  # m=1: INTERVAL_FACTORS[1]
+    for lv in (80, 95):
+        np.testing.assert_allclose(scaled.halfwidth(lv, steps), plain.halfwidth(lv, steps) * A.INTERVAL_FACTORS[1][lv])
+    other_m = A.calibrate(cv, replace(data, m=7), "AutoETS")  # no development data for m=7: not scaled
+    assert other_m.factor == {}

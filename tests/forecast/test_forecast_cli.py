@@ -89,6 +89,20 @@ def test_panel_progress_reaches_the_callback(panel):
 
     seen = []
     A.panel_fit(load(panel, groupby="store", h=6), ["Naive"], policy="best",
-                on_progress=lambda done, total, label: seen.append((done, total, label)))
+                on_progress=lambda label, done, total: seen.append((done, total, label)))
     assert ("cross-validation" in {s[2] for s in seen}) and ("forecast" in {s[2] for s in seen})
     assert seen[-1] == (3, 3, "forecast") and all(d <= t for d, t, _ in seen)
+
+
+def test_the_progress_bar_follows_progress_events_per_stage():
+    from rich.progress import Progress
+
+    from orrery import events as ev
+
+    with Progress(disable=True) as bar:
+        view = cli.ProgressView(bar, n_series=40)
+        view(ev.Progress("cross-validation", 20, 40))
+        view(ev.Progress("cross-validation", 40, 40))
+        view(ev.Progress("forecast", 20, 40))
+        stages = {t.description.strip(): (t.completed, t.total) for t in bar.tasks if t.id in view.series.values()}
+    assert stages == {"cross-validation": (40, 40), "forecast": (20, 40)}

@@ -36,10 +36,11 @@ def test_mixed_length_panel_forecasts_every_series_and_says_why(mixed):
     assert "no CV window" in " ".join(four["reason"])
     skipped = four[four["model"] == "AutoETS"]["reason"].iloc[0]
     assert skipped == "needs at least 8 observations; the series has 4"
-    assert (four["model"] == "AutoARIMA").any() and "fewer than two seasons" in " ".join(four["reason"])
-    # the 4-point series gets the only member it is long enough for
-    assert table.loc["four", "model"] == "DynamicOptimizedTheta"
-    assert table.loc["long0", "model"].startswith("Combo(") and "AutoETS" in table.loc["long0", "model"]
+    assert (four["model"] == "AutoCES").any() and "fewer than two seasons" in " ".join(four["reason"])
+    # the 4-point series gets the only member of the panel's combination it is long enough for
+    assert fit.selection is not None and fit.selection.series == 3
+    assert table.loc["four", "model"] == "DynamicOptimizedTheta" and table.loc["eight", "model"].startswith("Combo(")
+    assert table.loc["long0", "model"] == A.combo_label(fit.selection.members)
 
 
 def test_yearly_series_of_9_to_40_points_with_h6():
@@ -126,8 +127,9 @@ def test_mixed_length_panel_intervals_cover_held_out_points():
         parts.append(pd.DataFrame({"id": f"s{k}", "date": np.arange(1, n + 1), "value": y[:n]}))
         tests.append(pd.DataFrame({"unique_id": f"s{k}", "ds": np.arange(n + 1, n + 7), "y_test": y[n:]}))
     sd = load(pd.concat(parts), groupby="id", m=1, h=6)
-    fit = A.panel_fit(sd, ["Naive", "HistoricAverage"], policy="panel_combo", combo_k=2)
-    assert set(fit.calibration.buckets) == {"short", "long"}
+    # split conformal alone (no M3 factor: on exchangeable noise CV errors and held-out errors match)
+    fit = A.panel_fit(sd, ["Naive", "HistoricAverage"], policy="panel_combo", combo_k=2, interval_factors={})
+    assert set(fit.calibration.buckets) == {"short", "long"} and fit.calibration.factor == {}
     j = fit.forecasts.merge(pd.concat(tests), on=["unique_id", "ds"])
     for lv, tol in ((80, 0.04), (95, 0.025)):
         cover = ((j[f"lo_{lv}"] <= j["y_test"]) & (j["y_test"] <= j[f"hi_{lv}"])).mean()
