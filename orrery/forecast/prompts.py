@@ -22,9 +22,10 @@ The workflow then reports the facts, and you add a short commentary.
 Quote numbers exactly as the tools returned them; never compute or invent new ones."""
 
 PANEL = """
-Panel data (several series): call panel_analyze, then panel_fit: it forecasts every series with a robust
-combination (the median of AutoETS, AutoCES, DynamicOptimizedTheta and AutoARIMA, cross-validation dropping
-members that clearly fail); series too short for some models or for cross-validation still get a forecast."""
+Panel data (several series): call panel_analyze, then panel_fit: it forecasts every series with the mean of
+AutoETS, AutoCES, DynamicOptimizedTheta and AutoARIMA, unless cross-validation over the panel clearly favours
+their median or the ETS/Theta/CES mean; series too short for some models or for cross-validation still get a
+forecast."""
 
 
 _UNITS = {"MS": ("monthly", "months"), "ME": ("monthly", "months"), "M": ("monthly", "months"),
