@@ -114,7 +114,9 @@ def run(llm: str | None, items: list[dict[str, Any]], out: Path, which: str) -> 
             ordered = "ORDER BY" in item["gold"].upper() and "LIMIT 1" not in item["gold"].upper()
             correct = answer.status == "answered" and answer.sql is not None and same_result(answer.rows, gold.rows, ordered)
         rows.append({**item, "status": answer.status, "sql": answer.sql, "correct": correct,
-                     "seconds": round(seconds, 1), "tokens": answer.usage.total, "answer": answer.answer[:300]})
+                     "seconds": round(seconds, 1), "tokens": answer.usage.total, "answer": answer.answer[:300],
+                     "steps": [f"{t['key']}: {t['status']} {(t['error'] or t['result'] or '')[:200]}"
+                               for t in answer.todos]})
         print(f"[{i + 1}/{len(items)}] {'OK ' if correct else 'BAD'} {seconds:5.1f}s {item['db']:8} {item['question']}"
               f" -> {answer.status} {answer.sql or ''}", flush=True)
         result = summarize(rows, model.name, len(items)) | {"set": which}

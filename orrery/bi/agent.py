@@ -24,7 +24,7 @@ from orrery.agent.calls import Emit, ask_json
 from orrery.agent.planner import Intent, PlanAgent, PlanResult, PlanState, Todo
 from orrery.bi.engines import Engine
 from orrery.bi.semantic import Semantic, load
-from orrery.bi.tools import CANNOT, BIContext, jsonable, make_tools, prompt
+from orrery.bi.tools import CANNOT, BIContext, examples, jsonable, make_tools, prompt
 from orrery.events import Event, Final, Planned, StateChanged
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
@@ -175,9 +175,12 @@ class BIAgent(PlanAgent):
                                  "values": {"type": "string"}, "fields": {"type": "string"}}}
         sem = self.bi.semantic
         tables = "; ".join(f"{t} ({v['description']})" if v.get("description") else t for t, v in sem.tables.items())
-        system = prompt("plan").format(description=sem.description or sem.database, tables=tables)
         what = "Change the current request as the user asks" if intent == "modification" else "New request"
-        messages = [Message("system", system), Message("user", f"{self._context()}\n\n{what}: {user_input}")]
+        shots = examples("plan_examples", lambda e: (_plan_user(e["database"], e["tables"], "No plan yet.",
+                                                                 f"New request: {e['question']}"), e["reply"]))
+        user = _plan_user(sem.description or sem.database, tables, self._context(), f"{what}: {user_input}")
+        messages = [Message("system", prompt("plan")), *shots, Message("user", user)]
+        self.bi.question = user_input if intent == "new_request" else f"{self.bi.question} {user_input}"
         reply = yield from ask_json(self.model, messages, schema, PlanReply, usage=usage,
                                     max_tokens=self.max_tokens_per_call)
         if reply.kind == "analysis" and not self.latest_metadata():
@@ -288,6 +291,10 @@ class _TableAnswers:
         rows = "; ".join(", ".join(str(jsonable(v)) for v in row) for row in r.rows[:10])
         more = f" (first 10 of {len(r.rows)})" if len(r.rows) > 10 else ""
         return ModelResponse(f"{len(r.rows)} row(s){more}: {head}: {rows}")
+
+
+def _plan_user(database: str, tables: str, context: str, request: str) -> str:
+    return f"Database: {database}\nIts tables: {tables}\n\n{context}\n\n{request}"
 
 
 def _json(text: str | None) -> dict[str, Any]:

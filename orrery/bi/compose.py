@@ -7,6 +7,7 @@ gets wrong is not asked of it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pydantic
@@ -14,7 +15,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from orrery.bi.semantic import Semantic
+from orrery.bi.semantic import Semantic, rank_fields
 from orrery.errors import ToolError
 
 
@@ -24,6 +25,10 @@ class UnknownField(ToolError):
     def __init__(self, names: list[str]):
         super().__init__(f"no table has a column named {', '.join(map(repr, names))}; use only the columns listed")
         self.names = names
+
+
+class BadPart(ToolError):
+    """A part that is not valid SQL: repaired once like an unknown column."""
 
 
 class QueryParts(pydantic.BaseModel):
@@ -53,7 +58,7 @@ def _parse(part: str, text: str, dialect: str) -> exp.Expression:
     try:
         tree = sqlglot.parse_one(_WRAP[part].format(text), read=dialect)
     except SqlglotError as exc:
-        raise ToolError(f"{part} item {text!r} is not valid SQL: {str(exc).splitlines()[0]}") from exc
+        raise BadPart(f"{part} item {text!r} is not valid SQL: {str(exc).splitlines()[0]}") from exc
     if part in ("select", "group_by"):
         return tree.expressions[0]
     if part == "order_by":
@@ -82,6 +87,40 @@ def _qualify(node: exp.Expression, semantic: Semantic, slice_tables: list[str], 
             col.set("table", exp.to_identifier(table))
         if table not in used:
             used.append(table)
+
+
+def _map_unknown(node: exp.Expression, semantic: Semantic, slice_tables: list[str], aliases: set[str],
+                 dialect: str) -> exp.Expression:
+    """A column no table has but that one field of the semantic layer clearly names ('priority' ->
+    orders.o_orderpriority, 'total_amount' -> Invoice.Total) is that field; anything less clear stays unknown
+    (repaired, then declined). Output aliases are left alone."""
+    for col in list(node.find_all(exp.Column)):
+        if col.name.lower() in aliases or _owner(semantic, col) is not None:
+            continue
+        field = _clear_field(semantic, col.name, slice_tables)
+        if field is None:
+            continue
+        new = (exp.paren(sqlglot.parse_one(field["sql"], read=dialect)) if "sql" in field
+               else exp.column(field["column"], table=field["table"]))
+        if col is node:
+            return new
+        col.replace(new)
+    return node
+
+
+def _owner(semantic: Semantic, col: exp.Column) -> str | None:
+    """The table that has `col` (the one it names, else any), or None."""
+    tables = [t for t in semantic.tables if not col.table or t.lower() == col.table.lower()]
+    return next((t for t in tables if col.name.lower() in {c.lower() for c in semantic.tables[t]["columns"]}), None)
+
+
+def _clear_field(semantic: Semantic, name: str, slice_tables: list[str]) -> dict[str, Any] | None:
+    """The one field scoring >= 90 for `name`, preferring the slice's tables; None when none or a tie."""
+    ranked = [r for r in rank_fields(semantic, name) if r[0] >= 90]
+    inside = [r for r in ranked if r[2].get("table") in slice_tables] or ranked
+    if not inside or (len(inside) > 1 and inside[1][0] == inside[0][0]):
+        return None
+    return inside[0][2]
 
 
 def _expand_terms(node: exp.Expression, semantic: Semantic, dialect: str) -> exp.Expression:
@@ -119,6 +158,33 @@ def _year_filters(node: exp.Expression, semantic: Semantic) -> exp.Expression:
     return node
 
 
+def _invented(cond: exp.Expression, semantic: Semantic, question: str,
+              values: Callable[[str, str], set[str]] | None) -> bool:
+    """A filter the question does not ask for: a text value the column does not hold and the question does
+    names only as a field ('Album.Title = 'Albums''), or a number on a key column the question does not give
+    ('nation.n_regionkey = 5'). The 0.5B model writes such filters for 'How many playlists are there?'."""
+    if not isinstance(cond, exp.EQ | exp.In | exp.Like | exp.ILike):
+        return False
+    col = cond.this
+    lits = [cond.expression] if not isinstance(cond, exp.In) else cond.expressions
+    if not isinstance(col, exp.Column) or not lits or not all(isinstance(v, exp.Literal) for v in lits):
+        return False
+    q = question.lower()
+    if all(not v.is_string for v in lits):
+        key = col.name.lower().endswith(("id", "key"))
+        return key and not any(re.search(rf"\b{re.escape(v.this)}\b", q) for v in lits)
+    table = _owner(semantic, col)
+    info = semantic.tables[table]["columns"] if table else {}
+    if values is None or not next((v.get("values") for c, v in info.items() if c.lower() == col.name.lower()), False):
+        return False
+    held = values(table or "", col.name)
+
+    def asked(text: str) -> bool:  # the user wrote it, and as a value, not as the name of a field
+        ranked = rank_fields(semantic, text)
+        return text in q and not (ranked and ranked[0][0] >= 90)
+    return not any(v.this.strip("%").lower() in held or asked(v.this.strip("%").lower()) for v in lits)
+
+
 def _missing_group_by(trees: dict[str, list[exp.Expression]]) -> list[exp.Expression]:
     """With an aggregate in the query, every plain select column must be grouped: add the ones left out
     ('Genre.Name, count(*) ... ORDER BY count(*) DESC' groups by Genre.Name)."""
@@ -130,8 +196,9 @@ def _missing_group_by(trees: dict[str, list[exp.Expression]]) -> list[exp.Expres
 
 
 def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], resolved: list[dict[str, Any]],
-            dialect: str) -> str:
-    """The SQL text for `parts` (the guard and EXPLAIN check it afterwards)."""
+            dialect: str, question: str = "", values: Callable[[str, str], set[str]] | None = None) -> str:
+    """The SQL text for `parts` (the guard and EXPLAIN check it afterwards). `question` and `values` (the
+    distinct values of a `values: true` column, lower-cased) let it drop filters nobody asked for."""
     if not parts.select:
         raise ToolError("the query has no select items")  # the caller turns an empty select into cannot_answer
     # The question's own table (the slice's first) is always in FROM: "how many tracks ... Blues" counts
@@ -139,13 +206,19 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
     used: list[str] = slice_tables[:1]
     trees: dict[str, list[exp.Expression]] = {}
     unknown: list[str] = []
+    aliases: set[str] = set()
     for part in ("select", "where", "group_by", "having", "order_by"):
-        trees[part] = [_expand_terms(_parse(part, text, dialect), semantic, dialect) for text in getattr(parts, part)]
-        for node in trees[part]:
+        trees[part] = []
+        for text in getattr(parts, part):
+            node = _expand_terms(_parse(part, text, dialect), semantic, dialect)
+            node = _map_unknown(node, semantic, slice_tables, aliases, dialect)
             _qualify(node, semantic, slice_tables, used, unknown)
-    trees["where"] = [_year_filters(n, semantic) for n in trees["where"]]
+            trees[part].append(node)
+            if isinstance(node, exp.Alias):
+                aliases.add(node.alias.lower())
+    trees["where"] = [_year_filters(n, semantic) for n in _conjuncts(trees["where"])
+                      if not _invented(n, semantic, question, values)]
     trees["group_by"] += _missing_group_by(trees)
-    aliases = {a.alias.lower() for a in trees["select"] if isinstance(a, exp.Alias)}
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
         raise UnknownField(missing)
     where_sql = " ".join(n.sql(dialect) for n in trees["where"]).lower()
@@ -156,14 +229,32 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
             trees["where"].append(cond)
             if r["table"] not in used:
                 used.append(r["table"])
-    sql = "SELECT " + ", ".join(n.sql(dialect) for n in trees["select"]) + " FROM " + _from(semantic, used)
+    named = _tables_of(trees) | {r["table"].lower() for r in resolved}
+    used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
+    # 'How many albums have more than 20 tracks?': a count with groups and a HAVING counts the groups
+    count_groups = (trees["having"] and trees["group_by"] and len(trees["select"]) == 1
+                    and isinstance(trees["select"][0], exp.Count))
+    select = trees["group_by"] if count_groups else trees["select"]
+    sql = "SELECT " + ", ".join(n.sql(dialect) for n in select) + " FROM " + _from(semantic, used)
     for part, keyword, sep in (("where", "WHERE", " AND "), ("group_by", "GROUP BY", ", "),
                                ("having", "HAVING", " AND "), ("order_by", "ORDER BY", ", ")):
-        if trees[part]:
+        if trees[part] and not (count_groups and part == "order_by"):
             sql += f" {keyword} " + sep.join(n.sql(dialect) for n in trees[part])
+    if count_groups:
+        return f"SELECT COUNT(*) FROM ({sql}) AS grouped"
     if parts.limit is not None:
         sql += f" LIMIT {max(0, parts.limit)}"
     return sql
+
+
+def _conjuncts(conds: list[exp.Expression]) -> list[exp.Expression]:
+    """'a AND b' written as one where item is two filters (each judged on its own)."""
+    return [c for n in conds for c in (n.flatten() if isinstance(n, exp.And) else [n])]
+
+
+def _tables_of(trees: dict[str, list[exp.Expression]]) -> set[str]:
+    """The tables the kept parts still name (a dropped filter's table is not joined)."""
+    return {c.table.lower() for nodes in trees.values() for n in nodes for c in n.find_all(exp.Column) if c.table}
 
 
 def _from(semantic: Semantic, used: list[str]) -> str:

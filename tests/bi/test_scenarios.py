@@ -314,7 +314,7 @@ def test_an_invented_column_is_repaired_once_then_declined(chinook, tmp_path):
                                            _parts("avg(CustomerRating)"), _parts("avg(Album.Rating)")], sql_mode="parts")
     r = run.ask(ask)
     assert r.status == "cannot_answer" and "'Album.Rating'" in r.answer and r.sql is None
-    assert "no table has a column named 'CustomerRating'" in run.model.requests[2]["messages"][1].content
+    assert "no table has a column named 'CustomerRating'" in run.model.requests[2]["messages"][-1].content
 
     run = Run(chinook, tmp_path / "t.db", [plan("Count albums"), _parts("count(AlbumCount)"), _parts("count(*)"),
                                            "347."], sql_mode="parts")
