@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
+sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's orrery, not the one the venv installed
 from bi_questions import SETS  # noqa: E402
 
 SPIDER_ANCHOR = 0.345  # Qwen2.5-Coder-0.5B, Spider dev execution accuracy (Qwen2.5-Coder technical report)

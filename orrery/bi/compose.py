@@ -142,16 +142,21 @@ def _column_type(semantic: Semantic, col: exp.Column) -> str:
     return str(next((v.get("type", "") for c, v in info.items() if c.lower() == col.name.lower()), ""))
 
 
-def _year_filters(node: exp.Expression, semantic: Semantic) -> exp.Expression:
-    """`date_column = '1995'` means the year 1995 (DuckDB and PostgreSQL both reject it as a date)."""
+def _year_filters(node: exp.Expression, semantic: Semantic, question: str = "") -> exp.Expression:
+    """`date_column = '1995'` means the year 1995 (DuckDB and PostgreSQL both reject it as a date), and so
+    does `date_column = '1995-01-01'` when the question gives only the year."""
     for eq in list(node.find_all(exp.EQ)):
         col, lit = eq.this, eq.expression
         if isinstance(lit, exp.Column):
             col, lit = lit, col
-        if (isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and re.fullmatch(r"\d{4}", lit.this)
-                and re.match(r"DATE|TIMESTAMP", _column_type(semantic, col), re.I)):
+        if not (isinstance(col, exp.Column) and isinstance(lit, exp.Literal)):
+            continue
+        year = re.fullmatch(r"(\d{4})(-01-01)?", lit.this)
+        if year and year.group(2) and (lit.this in question or not re.search(rf"\b{year.group(1)}\b", question)):
+            continue
+        if year and re.match(r"DATE|TIMESTAMP", _column_type(semantic, col), re.I):
             fixed = exp.EQ(this=exp.Extract(this=exp.var("YEAR"), expression=col.copy()),
-                           expression=exp.Literal.number(int(lit.this)))
+                           expression=exp.Literal.number(int(year.group(1))))
             if eq is node:
                 return fixed
             eq.replace(fixed)
@@ -159,9 +164,9 @@ def _year_filters(node: exp.Expression, semantic: Semantic) -> exp.Expression:
 
 
 def _invented(cond: exp.Expression, semantic: Semantic, question: str,
-              values: Callable[[str, str], set[str]] | None) -> bool:
+              values: Callable[[str, str], set[str]] | None, resolved: set[str]) -> bool:
     """A filter the question does not ask for: a text value the column does not hold and the question does
-    names only as a field ('Album.Title = 'Albums''), or a number on a key column the question does not give
+    not name, or names only as a field ('Album.Title = 'Albums''), or a number on a key column the question does not give
     ('nation.n_regionkey = 5'). The 0.5B model writes such filters for 'How many playlists are there?'."""
     if not isinstance(cond, exp.EQ | exp.In | exp.Like | exp.ILike):
         return False
@@ -179,10 +184,15 @@ def _invented(cond: exp.Expression, semantic: Semantic, question: str,
         return False
     held = values(table or "", col.name)
 
-    def asked(text: str) -> bool:  # the user wrote it, and as a value, not as the name of a field
+    def asked(text: str) -> bool:
+        """The user wrote it as a word ('AIR' in 'shipped by air', not 'SHIP' in 'shipments'); a value the
+        column does not hold counts only when it is not the name of a field ('albums')."""
+        said = bool(re.search(rf"(?<!\w){re.escape(text)}(?!\w)", q))
+        if text in held:
+            return said
         ranked = rank_fields(semantic, text)
-        return text in q and not (ranked and ranked[0][0] >= 90)
-    return not any(v.this.strip("%").lower() in held or asked(v.this.strip("%").lower()) for v in lits)
+        return said and not (ranked and ranked[0][0] >= 90)
+    return not any(v.this.strip("%").lower() in resolved or asked(v.this.strip("%").lower()) for v in lits)
 
 
 def _missing_group_by(trees: dict[str, list[exp.Expression]]) -> list[exp.Expression]:
@@ -204,6 +214,7 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
     # The question's own table (the slice's first) is always in FROM: "how many tracks ... Blues" counts
     # tracks, even when every written column belongs to Genre.
     used: list[str] = slice_tables[:1]
+    parts = _tidy(parts, question)
     trees: dict[str, list[exp.Expression]] = {}
     unknown: list[str] = []
     aliases: set[str] = set()
@@ -216,8 +227,12 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
             trees[part].append(node)
             if isinstance(node, exp.Alias):
                 aliases.add(node.alias.lower())
-    trees["where"] = [_year_filters(n, semantic) for n in _conjuncts(trees["where"])
-                      if not _invented(n, semantic, question, values)]
+    given = {str(r["value"]).lower() for r in resolved}
+    trees["where"] = [_year_filters(n, semantic, question) for n in _conjuncts(trees["where"])
+                      if not _invented(n, semantic, question, values, given)]
+    shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
+    if not _counts_groups(trees):
+        trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key
     trees["group_by"] += _missing_group_by(trees)
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
         raise UnknownField(missing)
@@ -232,8 +247,7 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
     named = _tables_of(trees) | {r["table"].lower() for r in resolved}
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
     # 'How many albums have more than 20 tracks?': a count with groups and a HAVING counts the groups
-    count_groups = (trees["having"] and trees["group_by"] and len(trees["select"]) == 1
-                    and isinstance(trees["select"][0], exp.Count))
+    count_groups = _counts_groups(trees)
     select = trees["group_by"] if count_groups else trees["select"]
     sql = "SELECT " + ", ".join(n.sql(dialect) for n in select) + " FROM " + _from(semantic, used)
     for part, keyword, sep in (("where", "WHERE", " AND "), ("group_by", "GROUP BY", ", "),
@@ -245,6 +259,35 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
     if parts.limit is not None:
         sql += f" LIMIT {max(0, parts.limit)}"
     return sql
+
+
+GROUPING = re.compile(r"\b(per|each|every|by|most|least|top|highest|lowest|largest|smallest|longest|"
+                      r"shortest|group|groups|breakdown|distribution|for all)\b", re.I)
+SUPERLATIVE = re.compile(r"\b(which|what|who)\b.*\b(most|least|highest|lowest|largest|smallest|longest|shortest|"
+                         r"best|worst|biggest|fewest)\b", re.I)
+_ORDER_ITEM = re.compile(r"\s(asc|desc)\s*$", re.I)
+_AGG = re.compile(r"\b(count|sum|avg|min|max)\s*\(", re.I)
+
+
+def _tidy(parts: QueryParts, question: str) -> QueryParts:
+    """What the 0.5B model misplaces, set right by the question's words: an ORDER BY item written under
+    where/having moves to order_by; 'which ... most' returns one row; with no word asking for groups
+    ('What is the average account balance of customers?') an aggregate is not split by a group."""
+    moved = [t for t in parts.where + parts.having if _ORDER_ITEM.search(t)]
+    parts = parts.model_copy(update={
+        "where": [t for t in parts.where if t not in moved], "having": [t for t in parts.having if t not in moved],
+        "order_by": parts.order_by + [t for t in moved if t not in parts.order_by]})
+    if question and parts.order_by and parts.limit is None and SUPERLATIVE.search(question):
+        parts = parts.model_copy(update={"limit": 1})
+    if question and parts.group_by and not parts.having and not GROUPING.search(question) and any(
+            _AGG.search(t) for t in parts.select):
+        parts = parts.model_copy(update={"group_by": [], "select": [t for t in parts.select if _AGG.search(t)]})
+    return parts
+
+
+def _counts_groups(trees: dict[str, list[exp.Expression]]) -> bool:
+    return bool(trees["having"] and trees["group_by"] and len(trees["select"]) == 1
+                and isinstance(trees["select"][0], exp.Count))
 
 
 def _conjuncts(conds: list[exp.Expression]) -> list[exp.Expression]:

@@ -128,9 +128,11 @@ class BIContext:
 
         def named(c: Candidate) -> float:
             info = self.semantic.tables[c.table]["columns"][c.column]
-            labels = [words(c.column), *info.get("synonyms", []), words(c.table)]
+            labels = [words(c.column), *info.get("synonyms", [])]
             return max(fuzz.partial_ratio(label.lower(), q) for label in labels if label)
-        best = max(same, key=named)
+        best = max(same, key=named)  # the first column holding it (the layer's order) unless one is named better
+        if named(best) <= named(pick):
+            return pick
         return Candidate(best.value, best.table, best.column, pick.score)
 
     def graphql(self) -> Any:
@@ -167,6 +169,12 @@ class BIContext:
             raise ToolError(f"the model's reply {resp.content[:200]!r} is not valid JSON for this step") from exc
 
 
+def user_wrote(term: str, question: str) -> bool:
+    """Whether the user's question contains `term` (near enough: 'customer rating' in 'customer's rating')."""
+    text = utils.default_process(re.sub(r"[_\W]+", " ", term))
+    return bool(text) and fuzz.partial_ratio(text, utils.default_process(question)) >= 85
+
+
 def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
     """Whether a value the plan names is one to look up in the data: the user wrote it, it is not a number
     or a date, and it is not the name of a table or a field ('artists', 'ship mode', 'playlist_count')
@@ -175,7 +183,7 @@ def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
     text = utils.default_process(mention)
     if not text or re.fullmatch(r"[\d\s.,:/-]+", text):
         return False
-    if question and fuzz.partial_ratio(text, utils.default_process(question)) < 85:
+    if question and not user_wrote(mention, question):
         return False
     if any(utils.default_process(str(c.value)) == text for c in bi.index()):
         return True
@@ -280,9 +288,12 @@ def make_tools(bi: BIContext) -> list[Tool]:
             terms: the measures and attributes the question asks about (e.g. 'revenue', 'ship date')
         """
         fields, answer = [], ctx.options.get("clarification")
+        question = bi.question or ctx.options.get("request") or ""
         for term in terms:
             ranked = rank_fields(bi.semantic, term)
-            if not ranked:  # only generic words ('number of', 'per month')
+            # only generic words ('number of'), or the planner's own wording ('shipment number', 'count(*)
+            # as n'): no evidence either way, and a poor mapping of it misleads the SQL step
+            if not ranked or not user_wrote(term, question):
                 continue
             if ranked[0][0] < UNMAPPED:
                 raise CannotAnswer(f"the data has no field for {term!r}")
