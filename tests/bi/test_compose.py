@@ -79,3 +79,74 @@ def test_field_names_with_underscores_and_term_descriptions():
 
     assert rank_fields(load("chinook", None), "total_amount")[0][2] == {"table": "Invoice", "column": "Total"}
     assert "revenue" in rank_fields(load("tpch", None), "price_after_discount")[0][1]
+
+
+def _values(engine):
+    """compose's `values`: the distinct values of a column, lower-cased (as BIContext.values gives them)."""
+    return lambda table, column: {str(r[0]).lower() for r in engine.execute(
+        f'SELECT DISTINCT "{column}" FROM "{table}"', max_rows=5000).rows}
+
+
+def test_filters_nobody_asked_for_are_dropped(chinook_sem, tpch_sem, chinook, tpch):
+    def sql(parts, sem, tables, question, engine, resolved=()):
+        return compose(parts, sem, tables, list(resolved), "duckdb", question, _values(engine))
+
+    # a value the column does not hold and the question names only as a table
+    assert sql(QueryParts(select=["count(*)"], where=["Album.Title = 'Albums'"]), chinook_sem, ["Album"],
+               "How many albums are there?", chinook) == "SELECT COUNT(*) FROM Album"
+    assert sql(QueryParts(select=["count(*)"], where=["Playlist.Name = 'playlistCount'"]), chinook_sem,
+               ["Playlist"], "How many playlists are there?", chinook) == "SELECT COUNT(*) FROM Playlist"
+    # a value the column holds but the user did not write as a word ('SHIP' inside 'shipments'); the
+    # dropped filter's table is not joined either
+    late = sql(QueryParts(select=["count(*)"], where=["lineitem.l_shipmode = 'SHIP'",
+                                                      "lineitem.l_receiptdate > lineitem.l_commitdate"]),
+               tpch_sem, ["lineitem"], "How many shipments arrived after their commit date?", tpch)
+    assert "SHIP'" not in late and tpch.execute(late).rows == tpch.execute(
+        "SELECT count(*) FROM lineitem WHERE l_receiptdate > l_commitdate").rows
+    # a key number the question does not give, written inside one AND
+    asia = sql(QueryParts(select=["nation.n_name"], where=["nation.n_regionkey = 5 AND region.r_name = 'ASIA'"]),
+               tpch_sem, ["nation", "region"], "List the names of the nations in ASIA.", tpch)
+    assert len(tpch.execute(asia).rows) == 5 and "n_regionkey = 5" not in asia
+    # what the user wrote stays, held or not (an empty answer is the right one for a value nobody has)
+    kept = sql(QueryParts(select=["count(*)"], where=["lineitem.l_shipmode = 'AIR'"]), tpch_sem, ["lineitem"],
+               "How many line items were shipped by air?", tpch)
+    assert "= 'AIR'" in kept
+    assert "'Atlantis'" in sql(QueryParts(select=["count(*)"], where=["Customer.City = 'Atlantis'"]), chinook_sem,
+                               ["Customer"], "How many customers live in Atlantis?", chinook)
+
+
+def test_a_clearly_named_unknown_column_is_its_field(chinook_sem, tpch_sem, tpch):
+    urgent = compose(QueryParts(select=["count(*)"], where=["priority = '1-URGENT'"]), tpch_sem, ["orders"], [],
+                     "duckdb", "How many orders have priority 1-URGENT?")
+    assert tpch.execute(urgent).rows == tpch.execute(
+        "SELECT count(*) FROM orders WHERE o_orderpriority = '1-URGENT'").rows
+    by_country = compose(QueryParts(select=["BillingCountry", "sum(total_amount) AS total_amount"],
+                                    group_by=["BillingCountry"], order_by=["total_amount DESC"]),
+                         chinook_sem, ["Invoice"], [], "duckdb", "Total invoice amount per billing country?")
+    assert "SUM(Invoice.Total) AS total_amount" in by_country and by_country.endswith("ORDER BY total_amount DESC")
+    from orrery.bi.compose import UnknownField
+
+    with pytest.raises(UnknownField, match="'rating'"):  # nothing is clearly a rating: repaired, then declined
+        compose(QueryParts(select=["avg(rating)"]), chinook_sem, ["Album"], [], "duckdb", "Average rating?")
+
+
+def test_groups_counted_shown_and_only_when_asked(chinook_sem, tpch_sem, chinook, tpch):
+    many = compose(QueryParts(select=["count(*)"], group_by=["Track.AlbumId"], having=["count(*) > 20"]),
+                   chinook_sem, ["Album", "Track"], [], "duckdb", "How many albums have more than 20 tracks?")
+    assert chinook.execute(many).rows == chinook.execute(
+        "SELECT count(*) FROM (SELECT AlbumId FROM Track GROUP BY AlbumId HAVING count(*) > 20)").rows
+    per_mode = compose(QueryParts(select=["avg(delay)"], group_by=["lineitem.l_shipmode"]), tpch_sem, ["lineitem"],
+                       [], "duckdb", "What is the average delay in days per ship mode?")
+    assert per_mode.startswith("SELECT lineitem.l_shipmode, AVG(") and len(tpch.execute(per_mode).rows) == 7
+    top = compose(QueryParts(select=["Genre.Name"], group_by=["Genre.Name"], having=["count(Track.TrackId) DESC"]),
+                  chinook_sem, ["Genre", "Track"], [], "duckdb", "Which genre has the most tracks?")
+    assert top.endswith("ORDER BY COUNT(Track.TrackId) DESC LIMIT 1") and chinook.execute(top).rows == [("Rock",)]
+    overall = compose(QueryParts(select=["customer.c_name", "avg(customer.c_acctbal)"], group_by=["customer.c_name"]),
+                      tpch_sem, ["customer"], [], "duckdb", "What is the average account balance of customers?")
+    assert overall == "SELECT AVG(customer.c_acctbal) FROM customer"
+    year = compose(QueryParts(select=["count(*)"], where=["orders.o_orderdate = '1995-01-01'"]), tpch_sem,
+                   ["orders"], [], "duckdb", "How many orders were placed in 1995?")
+    assert tpch.execute(year).rows == [(2204,)]
+    day = compose(QueryParts(select=["count(*)"], where=["orders.o_orderdate = '1995-01-01'"]), tpch_sem,
+                  ["orders"], [], "duckdb", "How many orders were placed on 1995-01-01?")
+    assert "'1995-01-01'" in day
