@@ -113,8 +113,10 @@ def todos_for(plan: PlanReply) -> list[Todo]:
                     {"mentions": plan.values})] if plan.values else []
     chart = [Todo("chart", "Draw a chart of the result", "chart")] if any(
         w in plan.request.lower() for w in CHART_WORDS) else []
-    if plan.kind == "lookup" and plan.values:
-        return [*resolve, Todo("lookup", "Look up the entity through GraphQL", "graphql_executor")]
+    fields = [Todo("map_fields", f"Map {', '.join(map(repr, plan.fields))} to columns", "field_mapping",
+                   {"terms": plan.fields})] if plan.fields else []
+    if plan.kind == "lookup" and plan.values:  # fields too: a lookup of something the data lacks declines
+        return [*resolve, *fields, Todo("lookup", "Look up the entity through GraphQL", "graphql_executor")]
     if plan.kind == "analysis":
         return [Todo("retrieve_query_metadata", "Fetch the previous query and its rows", "retrieve_query_metadata"),
                 Todo("summary_stats", "Summary statistics of the result", "summary_stats"),
@@ -122,8 +124,6 @@ def todos_for(plan: PlanReply) -> list[Todo]:
                 Todo("time_breakdown", "Break the result down by month", "time_breakdown"),
                 Todo("trend_anomaly", "Trend and anomalous months", "trend_anomaly"),
                 Todo("chart", "Draw a chart of the result", "chart")]
-    fields = [Todo("map_fields", f"Map {', '.join(map(repr, plan.fields))} to columns", "field_mapping",
-                   {"terms": plan.fields})] if plan.fields else []
     return [*resolve, *fields, Todo("build_query", "Write and check the SQL", "query_builder"),
             Todo("execute_query", "Run the SQL (read-only)", "sql_executor"), *chart]
 

@@ -145,14 +145,14 @@ def _column_type(semantic: Semantic, col: exp.Column) -> str:
 def _year_filters(node: exp.Expression, semantic: Semantic, question: str = "") -> exp.Expression:
     """`date_column = '1995'` means the year 1995 (DuckDB and PostgreSQL both reject it as a date), and so
     does `date_column = '1995-01-01'` when the question gives only the year."""
-    for eq in list(node.find_all(exp.EQ)):
+    for eq in list(node.find_all(exp.EQ, exp.Like)):
         col, lit = eq.this, eq.expression
         if isinstance(lit, exp.Column):
             col, lit = lit, col
         if not (isinstance(col, exp.Column) and isinstance(lit, exp.Literal)):
             continue
-        year = re.fullmatch(r"(\d{4})(-01-01)?", lit.this)
-        if year and year.group(2) and (lit.this in question or not re.search(rf"\b{year.group(1)}\b", question)):
+        year = re.fullmatch(r"%?(\d{4})(-01-01|-%|%)?", lit.this)
+        if year and year.group(2) == "-01-01" and (lit.this in question or not re.search(rf"\b{year.group(1)}\b", question)):
             continue
         if year and re.match(r"DATE|TIMESTAMP", _column_type(semantic, col), re.I):
             fixed = exp.EQ(this=exp.Extract(this=exp.var("YEAR"), expression=col.copy()),
@@ -277,8 +277,9 @@ def _tidy(parts: QueryParts, question: str) -> QueryParts:
     parts = parts.model_copy(update={
         "where": [t for t in parts.where if t not in moved], "having": [t for t in parts.having if t not in moved],
         "order_by": parts.order_by + [t for t in moved if t not in parts.order_by]})
-    if question and parts.order_by and parts.limit is None and SUPERLATIVE.search(question):
-        parts = parts.model_copy(update={"limit": 1})
+    if question and parts.order_by and SUPERLATIVE.search(question):
+        ranked_by = [t for t in parts.order_by if _AGG.search(t)] or parts.order_by  # not by the group's name
+        parts = parts.model_copy(update={"limit": 1 if parts.limit is None else parts.limit, "order_by": ranked_by})
     if question and parts.group_by and not parts.having and not GROUPING.search(question) and any(
             _AGG.search(t) for t in parts.select):
         parts = parts.model_copy(update={"group_by": [], "select": [t for t in parts.select if _AGG.search(t)]})

@@ -192,7 +192,7 @@ class Semantic:
 GENERIC = frozenset(["number", "of", "count", "total", "sum", "average", "avg", "mean", "median", "min", "minimum", "max", "maximum", "how", "many", "much", "per", "by", "each", "the", "a", "an", "all", "list", "top", "year", "years", "month", "months", "day", "days", "week", "weeks", "quarter", "quarters", "date-wise"])
 
 
-def _stems(text: str) -> list[str]:
+def stems(text: str) -> list[str]:
     return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
             for w in re.findall(r"[a-z0-9]+", text.lower())]
 
@@ -201,7 +201,7 @@ def term_score(term: str, text: str) -> float:
     """How well a business term names a column label (0-100): whole-string and word-order-free similarity,
     'ship date' = 'shipdate', and 90 when every word of the term is a word of the label ('date' in
     'ship date'). Unlike partial matching, 'age' does not match 'package' nor 'count' 'discount'."""
-    a, b = " ".join(_stems(term)), " ".join(_stems(text))
+    a, b = " ".join(stems(term)), " ".join(stems(text))
     if not a or not b:
         return 0.0
     score = max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b), fuzz.ratio(a.replace(" ", ""), b.replace(" ", "")))
@@ -224,14 +224,14 @@ def rank_fields(semantic: Semantic, term: str) -> list[tuple[float, str, dict[st
     out = []
     for name, info in semantic.terms.items():
         best = score([name, *info.get("synonyms", [])])
-        if set(_stems(bare)) <= set(_stems(info.get("description") or "")):
+        if set(stems(bare)) <= set(stems(info.get("description") or "")):
             best = max(best, 85.0)
         out.append((best, f"{name} ({info['sql']})", {"sql": info["sql"], "table": _term_table(info)}))
     for table, column, info in semantic.columns():
         names = [words(column), *info.get("synonyms", [])]
         best = score(names + [f"{words(table)} {n}" for n in names])
         desc = info.get("description") or ""
-        if desc and set(_stems(bare)) <= set(_stems(desc)):  # every word of the term is in the description
+        if desc and set(stems(bare)) <= set(stems(desc)):  # every word of the term is in the description
             best = max(best, 85.0)
         label = f"{table}.{column}" + (f" ({desc})" if desc else "")
         out.append((best, label, {"table": table, "column": column}))

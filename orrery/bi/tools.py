@@ -24,7 +24,7 @@ from rapidfuzz import fuzz, process, utils
 from orrery.bi.compose import BadPart, UnknownField
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.guard import UnsafeQuery, check
-from orrery.bi.semantic import Semantic, rank_fields, words
+from orrery.bi.semantic import GENERIC, Semantic, rank_fields, stems, words
 from orrery.errors import ToolError
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
@@ -170,9 +170,15 @@ class BIContext:
 
 
 def user_wrote(term: str, question: str) -> bool:
-    """Whether the user's question contains `term` (near enough: 'customer rating' in 'customer's rating')."""
-    text = utils.default_process(re.sub(r"[_\W]+", " ", term))
-    return bool(text) and fuzz.partial_ratio(text, utils.default_process(question)) >= 85
+    """Whether the user's question contains `term` (near enough: 'customer rating' in 'customer's rating'),
+    or every word of it that is not generic ('employee' of 'employee count')."""
+    text, q = utils.default_process(re.sub(r"[_\W]+", " ", term)), utils.default_process(question)
+    if not text:
+        return False
+    if fuzz.partial_ratio(text, q) >= 85:
+        return True
+    own = [w for w in stems(text) if w not in GENERIC]
+    return bool(own) and all(fuzz.partial_ratio(w, q) >= 85 for w in own)
 
 
 def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
@@ -302,9 +308,10 @@ def make_tools(bi: BIContext) -> list[Tool]:
                 labels = [label for _, label, _ in close]
                 chosen = bi.ask_or_pick(f"field:{term}", f"By {term!r} do you mean", labels, answer)
                 answer = None
-                fields.append({"term": term, **next(f for _, label, f in close if label == chosen)})
+                fields.append({"term": term, **next(f for _, label, f in close if label == chosen),
+                               "clear": chosen in bi.choices.values()})
             else:
-                fields.append({"term": term, **ranked[0][2]})
+                fields.append({"term": term, **ranked[0][2], "clear": ranked[0][0] >= 90})
         return {"fields": fields}
 
     @tool
@@ -317,7 +324,9 @@ def make_tools(bi: BIContext) -> list[Tool]:
         extra = [r["table"] for r in resolved] + [f["table"] for f in fields if f.get("table")]
         tables = bi.semantic.retrieve(request, extra=extra)
         notes = [f"{r['mention']!r} is {r['table']}.{r['column']} = {r['value']!r}" for r in resolved]
-        notes += [f"{f['term']!r} is {f.get('sql') or f['table'] + '.' + f['column']}" for f in fields]
+        # a guess ('shipment' ~ l_shipmode) or a reading taken without asking misleads more than it helps
+        notes += [f"{f['term']!r} is {f.get('sql') or f['table'] + '.' + f['column']}" for f in fields
+                  if f.get("clear", True)]
         user = (f"Schema:\n{bi.semantic.render(tables, request)}\n\n"
                 + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
                 + f"Question: {request}")

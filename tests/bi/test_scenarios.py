@@ -328,7 +328,7 @@ def test_words_that_name_a_table_are_not_values_to_filter_on(chinook, tmp_path):
                                            _parts("count(*)"), "275."], sql_mode="parts", clarify=False)
     r = run.ask("How many artists are there?")
     assert r.status == "answered" and r.rows == [[275]] and "WHERE" not in r.sql
-    assert '"resolved": []' in r.todos[0]["result"] and '"fields": []' in r.todos[1]["result"]
+    assert '"resolved": []' in r.todos[0]["result"]
 
 
 def test_a_field_the_layer_lacks_declines_before_any_sql_in_parts_mode(tpch, tmp_path):
