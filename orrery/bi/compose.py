@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pydantic
@@ -15,15 +16,17 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from orrery.bi.semantic import Semantic, rank_fields
+from orrery.bi.semantic import Semantic, rank_fields, stems, words
 from orrery.errors import ToolError
 
 
 class UnknownField(ToolError):
     """The query names a column no table has: a mistake to repair, or a field the data does not hold."""
 
-    def __init__(self, names: list[str]):
-        super().__init__(f"no table has a column named {', '.join(map(repr, names))}; use only the columns listed")
+    def __init__(self, names: list[str], hints: list[str] = ()):
+        hint = f" (the closest are {', '.join(hints)})" if hints else ""
+        super().__init__(f"no table has a column named {', '.join(map(repr, names))}; use only the columns "
+                         f"listed{hint}")
         self.names = names
 
 
@@ -116,11 +119,29 @@ def _owner(semantic: Semantic, col: exp.Column) -> str | None:
 
 def _clear_field(semantic: Semantic, name: str, slice_tables: list[str]) -> dict[str, Any] | None:
     """The one field scoring >= 90 for `name`, preferring the slice's tables; None when none or a tie."""
-    ranked = [r for r in rank_fields(semantic, name) if r[0] >= 90]
+    ranked = [r for r in rank_fields(semantic, words(name)) if r[0] >= 90]
     inside = [r for r in ranked if r[2].get("table") in slice_tables] or ranked
     if not inside or (len(inside) > 1 and inside[1][0] == inside[0][0]):
         return None
     return inside[0][2]
+
+
+def _hints(semantic: Semantic, names: list[str], slice_tables: list[str]) -> list[str]:
+    """The slice's columns most like the unknown names, for the repair round ('BillingDate' -> InvoiceDate)."""
+    out: list[str] = []
+    for name in names:
+        ranked = [r for r in rank_fields(semantic, words(name.split(".")[-1])) if r[2].get("table") in slice_tables]
+        out += [f"{r[2]['table']}.{r[2]['column']}" for r in ranked[:2] if "column" in r[2]]
+        if re.search(r"date|time|day|year|month", name, re.I):
+            out += [f"{t}.{c}" for t in slice_tables for c, info in semantic.tables[t]["columns"].items()
+                    if re.match(r"DATE|TIMESTAMP", str(info.get("type", "")), re.I)][:2]
+    return list(dict.fromkeys(out))
+
+
+def _join_condition(cond: exp.Expression) -> bool:
+    """'orders.o_custkey = customer.c_custkey' written as a filter: the joins are derived, so it goes."""
+    return (isinstance(cond, exp.EQ) and isinstance(cond.this, exp.Column) and isinstance(cond.expression, exp.Column)
+            and all(c.name.lower().endswith(("id", "key")) for c in (cond.this, cond.expression)))
 
 
 def _expand_terms(node: exp.Expression, semantic: Semantic, dialect: str) -> exp.Expression:
@@ -164,10 +185,12 @@ def _year_filters(node: exp.Expression, semantic: Semantic, question: str = "") 
 
 
 def _invented(cond: exp.Expression, semantic: Semantic, question: str,
-              values: Callable[[str, str], set[str]] | None, resolved: set[str]) -> bool:
-    """A filter the question does not ask for: a text value the column does not hold and the question does
-    not name, or names only as a field ('Album.Title = 'Albums''), or a number on a key column the question does not give
-    ('nation.n_regionkey = 5'). The 0.5B model writes such filters for 'How many playlists are there?'."""
+              values: Callable[[str, str], set[str]] | None, resolved: dict[str, set[tuple[str, str]]]) -> bool:
+    """A filter the question does not ask for: a resolved value on another column than its own ('Jane' of
+    the employee Jane Peacock as a customer's first name), a text value the column does not hold and the
+    question does not name, or names only as a field ('Album.Title = 'Albums''), or a number on a key
+    column the question does not give ('nation.n_regionkey = 5'). The 0.5B model writes such filters for
+    'How many playlists are there?'."""
     if not isinstance(cond, exp.EQ | exp.In | exp.Like | exp.ILike):
         return False
     col = cond.this
@@ -178,11 +201,14 @@ def _invented(cond: exp.Expression, semantic: Semantic, question: str,
     if all(not v.is_string for v in lits):
         key = col.name.lower().endswith(("id", "key"))
         return key and not any(re.search(rf"\b{re.escape(v.this)}\b", q) for v in lits)
-    table = _owner(semantic, col)
+    table = _owner(semantic, col) or ""
+    texts = [v.this.strip("%").lower() for v in lits]
+    if any(t in resolved for t in texts):
+        return not any((table, col.name.lower()) in resolved.get(t, ()) for t in texts)
     info = semantic.tables[table]["columns"] if table else {}
     if values is None or not next((v.get("values") for c, v in info.items() if c.lower() == col.name.lower()), False):
         return False
-    held = values(table or "", col.name)
+    held = values(table, col.name)
 
     def asked(text: str) -> bool:
         """The user wrote it as a word ('AIR' in 'shipped by air', not 'SHIP' in 'shipments'); a value the
@@ -192,7 +218,7 @@ def _invented(cond: exp.Expression, semantic: Semantic, question: str,
             return said
         ranked = rank_fields(semantic, text)
         return said and not (ranked and ranked[0][0] >= 90)
-    return not any(v.this.strip("%").lower() in resolved or asked(v.this.strip("%").lower()) for v in lits)
+    return not any(asked(t) for t in texts)
 
 
 def _missing_group_by(trees: dict[str, list[exp.Expression]]) -> list[exp.Expression]:
@@ -221,13 +247,18 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
     for part in ("select", "where", "group_by", "having", "order_by"):
         trees[part] = []
         for text in getattr(parts, part):
-            node = _expand_terms(_parse(part, text, dialect), semantic, dialect)
+            node = _parse(part, text, dialect)
+            if part == "where" and _join_condition(node):
+                continue
+            node = _expand_terms(node, semantic, dialect)
             node = _map_unknown(node, semantic, slice_tables, aliases, dialect)
             _qualify(node, semantic, slice_tables, used, unknown)
             trees[part].append(node)
             if isinstance(node, exp.Alias):
                 aliases.add(node.alias.lower())
-    given = {str(r["value"]).lower() for r in resolved}
+    given: dict[str, set[tuple[str, str]]] = {}
+    for r in resolved:
+        given.setdefault(str(r["value"]).lower(), set()).add((r["table"], r["column"].lower()))
     trees["where"] = [_year_filters(n, semantic, question) for n in _conjuncts(trees["where"])
                       if not _invented(n, semantic, question, values, given)]
     shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
@@ -235,7 +266,7 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
         trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key
     trees["group_by"] += _missing_group_by(trees)
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
-        raise UnknownField(missing)
+        raise UnknownField(missing, _hints(semantic, missing, slice_tables))
     where_sql = " ".join(n.sql(dialect) for n in trees["where"]).lower()
     for r in resolved:  # a resolved value the model left out still filters
         literal = exp.convert(r["value"]).sql(dialect)
@@ -244,12 +275,15 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
             trees["where"].append(cond)
             if r["table"] not in used:
                 used.append(r["table"])
-    named = _tables_of(trees) | {r["table"].lower() for r in resolved}
+    counted = _counted_table(semantic, question) if trees["group_by"] else None
+    if counted and counted not in used:
+        used.append(counted)  # 'Which artist has the most albums?' counts albums: join them
+    named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
     # 'How many albums have more than 20 tracks?': a count with groups and a HAVING counts the groups
     count_groups = _counts_groups(trees)
     select = trees["group_by"] if count_groups else trees["select"]
-    sql = "SELECT " + ", ".join(n.sql(dialect) for n in select) + " FROM " + _from(semantic, used)
+    sql = "SELECT " + ", ".join(n.sql(dialect) for n in select) + " FROM " + _from_slice(semantic, used, slice_tables)
     for part, keyword, sep in (("where", "WHERE", " AND "), ("group_by", "GROUP BY", ", "),
                                ("having", "HAVING", " AND "), ("order_by", "ORDER BY", ", ")):
         if trees[part] and not (count_groups and part == "order_by"):
@@ -286,6 +320,22 @@ def _tidy(parts: QueryParts, question: str) -> QueryParts:
     return parts
 
 
+_COUNTED = re.compile(r"\b(?:most|fewest|least|more than \d+|fewer than \d+|over \d+|at least \d+)\s+(\w+)", re.I)
+
+
+def _counted_table(semantic: Semantic, question: str) -> str | None:
+    """The table whose rows a 'most X' / 'more than N X' question counts, when X names one."""
+    m = _COUNTED.search(question)
+    if not m:
+        return None
+    noun = stems(m.group(1))
+    for table, info in semantic.tables.items():
+        names = [words(table), *(syn for col in info["columns"].values() for syn in col.get("synonyms", []))]
+        if any(stems(n) == noun for n in names):
+            return table
+    return None
+
+
 def _counts_groups(trees: dict[str, list[exp.Expression]]) -> bool:
     return bool(trees["having"] and trees["group_by"] and len(trees["select"]) == 1
                 and isinstance(trees["select"][0], exp.Count))
@@ -299,6 +349,18 @@ def _conjuncts(conds: list[exp.Expression]) -> list[exp.Expression]:
 def _tables_of(trees: dict[str, list[exp.Expression]]) -> set[str]:
     """The tables the kept parts still name (a dropped filter's table is not joined)."""
     return {c.table.lower() for nodes in trees.values() for n in nodes for c in n.find_all(exp.Column) if c.table}
+
+
+def _from_slice(semantic: Semantic, used: list[str], slice_tables: list[str]) -> str:
+    """Joined through the slice's tables when they connect (the question's path: lineitem-orders-customer-
+    nation for 'customers in JAPAN', not the equally short lineitem-supplier-nation), else the cheapest."""
+    inside = set(slice_tables) | set(used)
+    narrow = replace(semantic, tables={t: v for t, v in semantic.tables.items() if t in inside},
+                     joins=[j for j in semantic.joins if {s.strip().split(".")[0] for s in j.split("=")} <= inside])
+    try:
+        return _from(narrow, used)
+    except ToolError:
+        return _from(semantic, used)
 
 
 def _from(semantic: Semantic, used: list[str]) -> str:

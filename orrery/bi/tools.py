@@ -118,21 +118,32 @@ class BIContext:
                 out[key] = Candidate(c.value, c.table, c.column, score)
         return sorted(out.values(), key=lambda c: -c.score)[:limit]
 
+    def rest_of_name(self, mention: str, pick: Candidate) -> list[Candidate]:
+        """The other words of a mention found in the same table, exactly: 'Jane' of 'Jane Peacock' when
+        'Peacock' is a last name."""
+        rest = [w for w in mention.split() if w.lower() not in str(pick.value).lower()]
+        return [c for w in rest for c in self.index()
+                if c.table == pick.table and c.column != pick.column and str(c.value).lower() == w.lower()][:len(rest)]
+
     def best_holder(self, pick: Candidate, question: str) -> Candidate:
         """Of the columns holding `pick`'s value ('F' is an order status and a line status), the one the
         question names best."""
         same = [c for c in self.index() if str(c.value) == str(pick.value)]
         if len(same) < 2:
             return pick
-        q = question.lower()
-
-        def named(c: Candidate) -> float:
-            info = self.semantic.tables[c.table]["columns"][c.column]
-            labels = [words(c.column), *info.get("synonyms", [])]
-            return max(fuzz.partial_ratio(label.lower(), q) for label in labels if label)
-        best = max(same, key=named)  # the first column holding it (the layer's order) unless one is named better
-        if named(best) <= named(pick):
+        q = stems(question)
+        v = stems(str(pick.value))
+        at = next((i for i in range(len(q)) if q[i:i + len(v)] == v), None)
+        if at is None:
             return pick
+        before = [w for w in q[:at] if w not in ("the", "a", "an")]
+        after = [w for w in q[at + len(v):] if w not in ("the", "a", "an")]
+
+        def named(c: Candidate) -> bool:  # a label right next to the value: 'order status F', 'the Rock genre'
+            info = self.semantic.tables[c.table]["columns"][c.column]
+            labels = [stems(label) for label in (words(c.column), *info.get("synonyms", [])) if label]
+            return any(lab and (before[-len(lab):] == lab or after[:len(lab)] == lab) for lab in labels)
+        best = next((c for c in same if named(c)), pick)  # else the first column holding it (the layer's order)
         return Candidate(best.value, best.table, best.column, pick.score)
 
     def graphql(self) -> Any:
@@ -167,6 +178,14 @@ class BIContext:
             return reply.model_validate_json(resp.content)
         except pydantic.ValidationError as exc:
             raise ToolError(f"the model's reply {resp.content[:200]!r} is not valid JSON for this step") from exc
+
+
+def shares_word(mention: str, value: str) -> bool:
+    """A word of the mention (not a number) is nearly a word of the value: 'Peacock' of 'Jane Peacock',
+    'Brazil' of 'Brazilian'; '5 minutes' is not 'Beethoven: Symphonies Nos. 5 & 6' however well it scores."""
+    mine = [w for w in re.findall(r"\w+", mention.lower()) if not w.isdigit()]
+    theirs = re.findall(r"\w+", value.lower())
+    return any(fuzz.ratio(a, b) >= 80 for a in mine for b in theirs) or (not mine and mention.lower() in value.lower())
 
 
 def user_wrote(term: str, question: str) -> bool:
@@ -267,12 +286,14 @@ def make_tools(bi: BIContext) -> list[Tool]:
             if not names_a_value(bi, mention, question):
                 continue
             found = bi.search(mention)
-            good = [c for c in found if c.score >= MATCH]
+            good = [c for c in found if c.score >= MATCH and shares_word(mention, str(c.value))]
             if not good:
                 unresolved.append(mention)
                 continue
             exact = [c for c in good if utils.default_process(str(c.value)) == utils.default_process(mention)]
             close = [c for c in good if good[0].score - c.score < CLOSE]
+            parts = {w.lower() for w in mention.split()}  # 'Jane' and 'Peacock' of one name are not a choice
+            close = [c for c in close if c is close[0] or not (c.table == close[0].table and str(c.value).lower() in parts)]
             if exact or len(close) == 1:
                 pick = (exact or close)[0]
             else:
@@ -281,8 +302,8 @@ def make_tools(bi: BIContext) -> list[Tool]:
                 answer = None  # one answer settles one question
                 pick = next(c for c in close if str(c.value) == chosen)
             pick = bi.best_holder(pick, question)
-            resolved.append({"mention": mention, "table": pick.table, "column": pick.column,
-                             "value": jsonable(pick.value)})
+            resolved += [{"mention": mention, "table": c.table, "column": c.column, "value": jsonable(c.value)}
+                         for c in [pick, *bi.rest_of_name(mention, pick)]]
         return {"resolved": resolved, "unresolved": unresolved}
 
     @tool
