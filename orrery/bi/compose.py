@@ -184,6 +184,34 @@ def _year_filters(node: exp.Expression, semantic: Semantic, question: str = "") 
     return node
 
 
+_MONTHS = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\d{4}-\d{2}|quarter|week", re.I)
+
+
+def _whole_year(conds: list[exp.Expression], semantic: Semantic, question: str) -> list[exp.Expression]:
+    """'in 1995' is the whole year: range filters on one date column within 1995 ('>= 1995-01-01 AND
+    < 1995-12-31' drops the last day) become EXTRACT(YEAR ...) = 1995, when the question names a year
+    and no month or day."""
+    years = set(re.findall(r"\b(1[89]\d\d|20\d\d)\b", question))
+    if len(years) != 1 or _MONTHS.search(question):
+        return conds
+    year = years.pop()
+    ranges = (exp.GT, exp.GTE, exp.LT, exp.LTE)
+    on: dict[str, list[exp.Expression]] = {}
+    for c in conds:
+        if (isinstance(c, ranges) and isinstance(c.this, exp.Column) and isinstance(c.expression, exp.Literal)
+                and re.match(r"DATE|TIMESTAMP", _column_type(semantic, c.this), re.I)
+                and c.expression.this[:4] in (year, str(int(year) + 1))):
+            on.setdefault(c.this.sql(), []).append(c)
+    for group in on.values():
+        if len(group) < 2:
+            continue
+        first = conds.index(group[0])
+        conds = [c for c in conds if c not in group]
+        conds.insert(first, exp.EQ(this=exp.Extract(this=exp.var("YEAR"), expression=group[0].this.copy()),
+                                   expression=exp.Literal.number(int(year))))
+    return conds
+
+
 def _invented(cond: exp.Expression, semantic: Semantic, question: str,
               values: Callable[[str, str], set[str]] | None, resolved: dict[str, set[tuple[str, str]]]) -> bool:
     """A filter the question does not ask for: a resolved value on another column than its own ('Jane' of
@@ -259,8 +287,8 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
     given: dict[str, set[tuple[str, str]]] = {}
     for r in resolved:
         given.setdefault(str(r["value"]).lower(), set()).add((r["table"], r["column"].lower()))
-    trees["where"] = [_year_filters(n, semantic, question) for n in _conjuncts(trees["where"])
-                      if not _invented(n, semantic, question, values, given)]
+    trees["where"] = _whole_year([_year_filters(n, semantic, question) for n in _conjuncts(trees["where"])
+                                  if not _invented(n, semantic, question, values, given)], semantic, question)
     shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
     if not _counts_groups(trees):
         trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key

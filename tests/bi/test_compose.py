@@ -147,6 +147,10 @@ def test_groups_counted_shown_and_only_when_asked(chinook_sem, tpch_sem, chinook
     year = compose(QueryParts(select=["count(*)"], where=["orders.o_orderdate = '1995-01-01'"]), tpch_sem,
                    ["orders"], [], "duckdb", "How many orders were placed in 1995?")
     assert tpch.execute(year).rows == [(2204,)]
+    span = compose(QueryParts(select=["count(*)"], where=[
+        "orders.o_orderdate >= '1995-01-01' AND orders.o_orderdate < '1995-12-31'"]), tpch_sem, ["orders"], [],
+        "duckdb", "How many orders were placed in 1995?")  # the model's range drops 31 December
+    assert tpch.execute(span).rows == [(2204,)]
     day = compose(QueryParts(select=["count(*)"], where=["orders.o_orderdate = '1995-01-01'"]), tpch_sem,
                   ["orders"], [], "duckdb", "How many orders were placed on 1995-01-01?")
     assert "'1995-01-01'" in day
