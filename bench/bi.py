@@ -8,13 +8,17 @@ question asks for an order; values are compared after rounding numbers to 2 deci
 regardless of column order (Spider-style execution accuracy). An unanswerable question is correct when
 the agent answers `cannot_answer` and runs no SQL.
 
-    nice -n 10 python bench/bi.py                    # the embedded model, all questions
-    nice -n 10 python bench/bi.py --limit 20         # the first 20 (the order interleaves both databases)
-    python bench/bi.py --llm http://127.0.0.1:8080/v1  # an OpenAI-compatible endpoint
-    python bench/bi.py --check                       # only check that every gold query runs
-    python bench/bi.py --report                      # bench/bi.md from results/bi.json (after a cut run)
+Two question sets (bench/bi_questions.py): `dev`, the 70 questions whose failures were read while the
+agent was developed, and `heldout`, 65 questions written and committed before that tuning and run once.
 
-Writes bench/results/bi.json after every question (a cut run keeps what it did) and bench/bi.md.
+    nice -n 10 python bench/bi.py                      # the embedded model, the dev set
+    nice -n 10 python bench/bi.py --limit 20           # its first 20 (the order interleaves both databases)
+    nice -n 10 python bench/bi.py --set heldout        # the held-out set (once, at the end)
+    python bench/bi.py --llm http://127.0.0.1:8080/v1 --limit 15 --out bench/results/bi_endpoint.json
+    python bench/bi.py --check --set heldout           # only check that every gold query returns rows
+    python bench/bi.py --report                        # results/bi.json from the dev, held-out, endpoint runs
+
+Writes results/bi_SET.json after every question (a cut run keeps what it did).
 Anchor: the published execution accuracy of Qwen2.5-Coder-0.5B on Spider dev, 34.5%.
 """
 
@@ -136,51 +140,44 @@ def summarize(rows: list[dict[str, Any]], model: str, planned: int) -> dict[str,
             "model": model, "questions_planned": planned, "questions_run": len(rows),
             "execution_accuracy": rate(answerable), "execution_accuracy_by_db": by_db,
             "answerable_run": len(answerable), "unanswerable_run": len(unanswerable),
+            "answerable_correct": sum(r["correct"] for r in answerable),
+            "unanswerable_correct": sum(r["correct"] for r in unanswerable),
+            "commit": _commit(), "load_average_1min_at_end": round(os.getloadavg()[0], 1),
             "unanswerable_declined": rate(unanswerable),
             "seconds_per_question_median": statistics.median(r["seconds"] for r in rows) if rows else None,
             "seconds_per_question_mean": round(statistics.mean(r["seconds"] for r in rows), 1) if rows else None,
             "anchor_spider_dev_qwen2_5_coder_0_5b": SPIDER_ANCHOR, "questions": rows}
 
 
-def write_markdown(result: dict[str, Any], path: Path) -> None:
+def _commit() -> str:
+    import subprocess
+
+    out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "orrery/bi"], cwd=HERE.parent, capture_output=True,
+                           text=True).stdout.strip()
+    return out.stdout.strip() + ("+uncommitted" if dirty else "")
+
+
+def report() -> dict[str, Any]:
+    """results/bi.json: the final runs side by side (dev, held-out, and the endpoint run when there is one),
+    each with its questions; a summary table for bench/bi.md on stdout."""
+    runs = {name: json.loads((HERE / "results" / f"bi_{name}.json").read_text())
+            for name in ("dev", "heldout", "endpoint") if (HERE / "results" / f"bi_{name}.json").exists()}
+    _write_json(HERE / "results" / "bi.json", runs)
+
     def pct(x: float | None) -> str:
         return "n/a" if x is None else f"{100 * x:.1f}%"
 
-    n_ans, n_un = result["answerable_run"], result["unanswerable_run"]
-    lines = [
-        "# BI agent: execution accuracy on Chinook and TPC-H",
-        "",
-        f"{result['date']} · machine: {result['machine']} (shared with other jobs) · model: {result['model']} · "
-        "`nice -n 10 python bench/bi.py` · raw figures: [results/bi.json](results/bi.json)",
-        "",
-        f"Questions run: {result['questions_run']} of {result['questions_planned']} written "
-        f"({n_ans} answerable, {n_un} unanswerable).",
-        "",
-        "| measure | value |", "|---|---:|",
-        f"| execution accuracy (answerable) | {pct(result['execution_accuracy'])} |",
-        f"| ... on Chinook | {pct(result['execution_accuracy_by_db']['chinook'])} |",
-        f"| ... on TPC-H | {pct(result['execution_accuracy_by_db']['tpch'])} |",
-        f"| unanswerable declined | {pct(result['unanswerable_declined'])} |",
-        f"| seconds per question (median / mean) | {result['seconds_per_question_median']} / "
-        f"{result['seconds_per_question_mean']} |",
-        f"| anchor: Qwen2.5-Coder-0.5B on Spider dev (published) | {pct(result['anchor_spider_dev_qwen2_5_coder_0_5b'])} |",
-        "",
-        "Goal with the embedded model: >= 50% execution accuracy and 100% of unanswerable questions declined.",
-        "",
-        "## How it is measured",
-        "",
-        "- Questions and gold SQL are in `bench/bi.py`, written for this benchmark over the shipped Chinook and "
-        "TPC-H (scale 0.01) DuckDB databases; the order interleaves both databases and the unanswerable ones.",
-        "- Each question: a fresh session, `clarify=False` (most likely reading), `prose=False` (the result is the "
-        "answer; no summary call). Model calls per question: the plan, the SQL, and a repair when the SQL fails.",
-        "- Correct: the agent's rows equal the gold rows as multisets (in order when the gold orders several rows), "
-        "numbers rounded to 2 decimals, column order within a row ignored; extra columns beside the gold ones are "
-        "accepted (a count shown next to the asked-for name). Unanswerable: correct when the status is "
-        "`cannot_answer` and no SQL ran.",
-        "- The Spider figure is an anchor from another dataset (the model's published text-to-SQL level), not a run "
-        "on this machine.",
-    ]
-    path.write_text("\n".join(lines) + "\n")
+    print("| run | model | questions | execution accuracy (answerable) | Chinook / TPC-H | unanswerable declined "
+          "| s / question (median / mean) | commit |")
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    for name, r in runs.items():
+        by = r["execution_accuracy_by_db"]
+        print(f"| {name} | {r['model']} | {r['questions_run']} | {pct(r['execution_accuracy'])} "
+              f"({r['answerable_correct']}/{r['answerable_run']}) | {pct(by['chinook'])} / {pct(by['tpch'])} | "
+              f"{r['unanswerable_correct']}/{r['unanswerable_run']} | {r['seconds_per_question_median']} / "
+              f"{r['seconds_per_question_mean']} | {r['commit']} |")
+    return runs
 
 
 def check(which: str) -> None:
@@ -207,11 +204,15 @@ def main() -> None:
     p.add_argument("--limit", type=int, default=None, help="the first N questions of the set")
     p.add_argument("--only", default=None, help="comma-separated question numbers (1-based) of the set")
     p.add_argument("--check", action="store_true")
+    p.add_argument("--report", action="store_true", help="combine results/bi_{dev,heldout,endpoint}.json into bi.json")
     p.add_argument("--out", type=Path, default=None, help="the results file (default results/bi_SET.json)")
     args = p.parse_args()
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.check:
         check(args.which)
+        return
+    if args.report:
+        report()
         return
     items = questions(args.which)
     if args.only:
