@@ -341,7 +341,10 @@ def _tidy(parts: QueryParts, question: str) -> QueryParts:
         "order_by": parts.order_by + [t for t in moved if t not in parts.order_by]})
     if question and parts.order_by and SUPERLATIVE.search(question):
         ranked_by = [t for t in parts.order_by if _AGG.search(t)] or parts.order_by  # not by the group's name
-        parts = parts.model_copy(update={"limit": 1 if parts.limit is None else parts.limit, "order_by": ranked_by})
+        having = [t for t in parts.having if "select" not in t.lower()] if ranked_by != parts.order_by or any(
+            _AGG.search(t) for t in ranked_by) else parts.having  # '= (SELECT max ...)': the ranking does it
+        parts = parts.model_copy(update={"limit": 1 if parts.limit is None else parts.limit, "order_by": ranked_by,
+                                         "having": having})
     if question and parts.group_by and not parts.having and not GROUPING.search(question) and any(
             _AGG.search(t) for t in parts.select):
         parts = parts.model_copy(update={"group_by": [], "select": [t for t in parts.select if _AGG.search(t)]})

@@ -187,6 +187,33 @@ class Semantic:
         return "\n".join(lines)
 
 
+def named_fields(semantic: Semantic, tables: list[str], question: str) -> list[tuple[str, str]]:
+    """(phrase, column or formula) for each column name, synonym or term the question spells out word for
+    word ('arrived' -> lineitem.l_receiptdate, 'commit date' -> lineitem.l_commitdate), within the slice.
+    A phrase that is its table's own name ('customer') or fits several columns says nothing and is left out."""
+    q = stems(question)
+
+    def said(phrase: str) -> bool:
+        p = stems(phrase)
+        return bool(p) and any(q[i:i + len(p)] == p for i in range(len(q)))
+    found: dict[str, set[str]] = {}
+    for table in tables:
+        own = stems(words(table))
+        for column, info in semantic.tables[table]["columns"].items():
+            for phrase in (words(column), *info.get("synonyms", [])):
+                if stems(phrase) != own and said(phrase):
+                    found.setdefault(phrase.lower(), set()).add(f"{table}.{column}")
+    for name, info in semantic.terms.items():
+        for phrase in (name, *info.get("synonyms", [])):
+            if said(phrase):
+                found.setdefault(phrase.lower(), set()).add(info["sql"])
+    def inside(a: str, b: str) -> bool:  # 'price' inside 'total price': the longer phrase is what was said
+        pa, pb = stems(a), stems(b)
+        return len(pa) < len(pb) and any(pb[i:i + len(pa)] == pa for i in range(len(pb)))
+    return [(phrase, next(iter(targets))) for phrase, targets in found.items()
+            if len(targets) == 1 and not any(inside(phrase, other) for other in found)]
+
+
 # -- field mapping: business terms -> columns and formulas ---------------------------------------------
 # Words that name an aggregate or a time grain, not a field: "number of orders" maps like "orders".
 GENERIC = frozenset(["number", "of", "count", "total", "sum", "average", "avg", "mean", "median", "min", "minimum", "max", "maximum", "how", "many", "much", "per", "by", "each", "the", "a", "an", "all", "list", "top", "year", "years", "month", "months", "day", "days", "week", "weeks", "quarter", "quarters", "date-wise"])

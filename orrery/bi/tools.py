@@ -24,7 +24,7 @@ from rapidfuzz import fuzz, process, utils
 from orrery.bi.compose import BadPart, UnknownField
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.guard import UnsafeQuery, check
-from orrery.bi.semantic import GENERIC, Semantic, rank_fields, stems, words
+from orrery.bi.semantic import GENERIC, Semantic, named_fields, rank_fields, stems, words
 from orrery.errors import ToolError
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
@@ -348,6 +348,8 @@ def make_tools(bi: BIContext) -> list[Tool]:
         # a guess ('shipment' ~ l_shipmode) or a reading taken without asking misleads more than it helps
         notes += [f"{f['term']!r} is {f.get('sql') or f['table'] + '.' + f['column']}" for f in fields
                   if f.get("clear", True)]
+        notes += [f"{phrase!r} is {target}" for phrase, target in named_fields(bi.semantic, tables, bi.question)
+                  if not any(target in n for n in notes)]
         user = (f"Schema:\n{bi.semantic.render(tables, request)}\n\n"
                 + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
                 + f"Question: {request}")
@@ -355,7 +357,7 @@ def make_tools(bi: BIContext) -> list[Tool]:
         asked, sql = user, None
         for attempt in (1, 2):
             try:
-                sql = write_sql(bi, system, asked, tables, resolved, f"{bi.question} {request}")
+                sql = write_sql(bi, system, asked, tables, resolved, bi.question or request)
             except (UnknownField, BadPart) as exc:
                 if attempt == 2 and isinstance(exc, UnknownField):  # named again after the repair: no such field
                     raise CannotAnswer(f"the data has no field {', '.join(map(repr, exc.names))}") from exc

@@ -154,3 +154,21 @@ def test_groups_counted_shown_and_only_when_asked(chinook_sem, tpch_sem, chinook
     day = compose(QueryParts(select=["count(*)"], where=["orders.o_orderdate = '1995-01-01'"]), tpch_sem,
                   ["orders"], [], "duckdb", "How many orders were placed on 1995-01-01?")
     assert "'1995-01-01'" in day
+
+
+def test_fields_the_question_spells_out_are_named_for_the_sql_step(tpch_sem, chinook_sem):
+    from orrery.bi.semantic import named_fields
+
+    assert named_fields(tpch_sem, ["lineitem"], "How many shipments arrived after their commit date?") == [
+        ("commit date", "lineitem.l_commitdate"), ("arrived", "lineitem.l_receiptdate")]
+    # the longer phrase wins ('total price', not 'price'); a table's own name says nothing
+    assert named_fields(tpch_sem, ["lineitem", "orders", "customer"], "Total price of the orders of a customer?") == [
+        ("total price", "orders.o_totalprice")]
+    assert named_fields(chinook_sem, ["Customer"], "How many customers are there?") == []
+
+
+def test_a_ranking_question_drops_a_subquery_having(chinook_sem, chinook):
+    top = compose(QueryParts(select=["Genre.Name"], group_by=["Genre.Name"], order_by=["count(*) DESC"], limit=1,
+                             having=["COUNT(*) = (SELECT COUNT(*) FROM Track GROUP BY Genre.Name LIMIT 1)"]),
+                  chinook_sem, ["Track", "Genre"], [], "duckdb", "Which genre has the most tracks?")
+    assert "HAVING" not in top and chinook.execute(top).rows == [("Rock",)]
