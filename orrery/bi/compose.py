@@ -138,10 +138,17 @@ def _hints(semantic: Semantic, names: list[str], slice_tables: list[str]) -> lis
     return list(dict.fromkeys(out))
 
 
-def _join_condition(cond: exp.Expression) -> bool:
-    """'orders.o_custkey = customer.c_custkey' written as a filter: the joins are derived, so it goes."""
-    return (isinstance(cond, exp.EQ) and isinstance(cond.this, exp.Column) and isinstance(cond.expression, exp.Column)
-            and all(c.name.lower().endswith(("id", "key")) for c in (cond.this, cond.expression)))
+def _join_condition(cond: exp.Expression, semantic: Semantic) -> bool:
+    """'orders.o_custkey = customer.c_custkey' written as a filter, or a key no table has matched to a
+    subquery ('orders.o_nationkey = (SELECT n_nationkey ...)'): the joins are derived, so it goes (a value
+    it meant to filter on is resolved and filters anyway)."""
+    if not isinstance(cond, exp.EQ):
+        return False
+    sides = [cond.this, cond.expression]
+    keys = [c for c in sides if isinstance(c, exp.Column) and c.name.lower().endswith(("id", "key"))]
+    if len(keys) == 2:
+        return True
+    return any(_owner(semantic, k) is None for k in keys) and any(isinstance(c, exp.Subquery | exp.Column) for c in sides)
 
 
 def _expand_terms(node: exp.Expression, semantic: Semantic, dialect: str) -> exp.Expression:
@@ -276,7 +283,7 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
         trees[part] = []
         for text in getattr(parts, part):
             node = _parse(part, text, dialect)
-            if part == "where" and _join_condition(node):
+            if part == "where" and _join_condition(node, semantic):
                 continue
             node = _expand_terms(node, semantic, dialect)
             node = _map_unknown(node, semantic, slice_tables, aliases, dialect)

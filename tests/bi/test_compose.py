@@ -172,3 +172,16 @@ def test_a_ranking_question_drops_a_subquery_having(chinook_sem, chinook):
                              having=["COUNT(*) = (SELECT COUNT(*) FROM Track GROUP BY Genre.Name LIMIT 1)"]),
                   chinook_sem, ["Track", "Genre"], [], "duckdb", "Which genre has the most tracks?")
     assert "HAVING" not in top and chinook.execute(top).rows == [("Rock",)]
+
+
+def test_joins_written_as_filters_go_and_the_path_follows_the_slice(tpch_sem, tpch):
+    japan = compose(QueryParts(select=["count(*)"], where=[
+        "orders.o_nationkey = (SELECT nation.n_nationkey FROM nation WHERE nation.n_name = 'JAPAN')",
+        "lineitem.l_orderkey = orders.o_orderkey", "year(lineitem.l_shipdate) = 1996"]),
+        tpch_sem, ["lineitem", "orders", "customer", "nation"], [{"table": "nation", "column": "n_name", "value": "JAPAN"}],
+        "duckdb", "How many line items were shipped to customers in JAPAN in 1996?")
+    assert "JOIN customer" in japan and "supplier" not in japan  # through the customers the question names
+    assert tpch.execute(japan).rows == tpch.execute(
+        "SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey JOIN customer c "
+        "ON o.o_custkey = c.c_custkey JOIN nation n ON c.c_nationkey = n.n_nationkey "
+        "WHERE n.n_name = 'JAPAN' AND year(l.l_shipdate) = 1996").rows
