@@ -322,7 +322,8 @@ def make_tools(bi: BIContext) -> list[Tool]:
             # as n'): no evidence either way, and a poor mapping of it misleads the SQL step
             if not ranked or not user_wrote(term, question):
                 continue
-            if ranked[0][0] < UNMAPPED:
+            own = " ".join(w for w in stems(term) if w not in GENERIC)
+            if ranked[0][0] < (90 if len(own) <= 5 else UNMAPPED):  # 'port' is one letter from 'part'
                 raise CannotAnswer(f"the data has no field for {term!r}")
             close = [r for r in ranked if ranked[0][0] - r[0] < CLOSE and r[0] >= MATCH][:4]
             if len(close) > 1:
