@@ -210,6 +210,8 @@ def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
         return False
     if question and not user_wrote(mention, question):
         return False
+    if re.search(rf"\b(than|over|under|above|below|least|most)\s+{re.escape(mention)}", question, re.I):
+        return False  # 'longer than 5 minutes' is an amount, not a name ('Nem 5 Minutos Guardados')
     if any(utils.default_process(str(c.value)) == text for c in bi.index()):
         return True
     ranked = rank_fields(bi.semantic, mention)

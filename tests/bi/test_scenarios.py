@@ -338,3 +338,15 @@ def test_a_field_the_layer_lacks_declines_before_any_sql_in_parts_mode(tpch, tmp
     r = run.ask("What is the fuel cost of each shipment?")
     assert r.status == "cannot_answer" and r.sql is None and "fuel cost" in r.answer
     assert len(run.model.requests) == 1
+
+
+def test_plan_values_that_are_amounts_or_field_names_are_not_looked_up(chinook):
+    from orrery.bi.semantic import load
+    from orrery.bi.tools import BIContext, names_a_value
+
+    bi = BIContext(chinook, load("chinook", chinook), ScriptedModel([]))
+    assert not names_a_value(bi, "5 minutes", "How many tracks are longer than 5 minutes?")
+    assert not names_a_value(bi, "artists", "How many artists are there?")
+    assert not names_a_value(bi, "Queen", "How many tracks does AC/DC have?")  # the user did not write it
+    assert names_a_value(bi, "AC/DC", "How many tracks does AC/DC have?")
+    assert names_a_value(bi, "Jane Peacock", "How many customers does Jane Peacock support?")
