@@ -199,7 +199,8 @@ def _whole_year(conds: list[exp.Expression], semantic: Semantic, question: str) 
     < 1995-12-31' drops the last day) become EXTRACT(YEAR ...) = 1995, when the question names a year
     and no month or day."""
     years = set(re.findall(r"\b(1[89]\d\d|20\d\d)\b", question))
-    if len(years) != 1 or _MONTHS.search(question):
+    if len(years) != 1 or _MONTHS.search(question) or re.search(r"\b(since|after|before|from|until|till|between)\b",
+                                                                 question, re.I):
         return conds
     year = years.pop()
     ranges = (exp.GT, exp.GTE, exp.LT, exp.LTE)
@@ -210,8 +211,6 @@ def _whole_year(conds: list[exp.Expression], semantic: Semantic, question: str) 
                 and c.expression.this[:4] in (year, str(int(year) + 1))):
             on.setdefault(c.this.sql(), []).append(c)
     for group in on.values():
-        if len(group) < 2:
-            continue
         first = conds.index(group[0])
         conds = [c for c in conds if c not in group]
         conds.insert(first, exp.EQ(this=exp.Extract(this=exp.var("YEAR"), expression=group[0].this.copy()),
@@ -310,7 +309,16 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
             trees["where"].append(cond)
             if r["table"] not in used:
                 used.append(r["table"])
-    counted = _counted_table(semantic, question) if trees["group_by"] else None
+    trees["having"] = [h for h in trees["having"] if not isinstance(h, exp.AggFunc)]  # 'HAVING COUNT(*)' tests nothing
+    if trees["having"] and not trees["group_by"] and len(trees["select"]) == 1 and isinstance(
+            trees["select"][0], exp.Count):  # 'How many albums have more than 20 tracks?': per row of the first table
+        first = used[0]
+        trees["group_by"] = [exp.column(next(iter(semantic.tables[first]["columns"])), table=first)]
+    counted = _counted_table(semantic, question) if trees["group_by"] or trees["having"] else None
+    if counted and any(not _all_of(n, counted) for n in trees["group_by"]):
+        # counting the rows of `counted` per group: grouping by its own columns would make every group one row
+        trees["group_by"] = [n for n in trees["group_by"] if not _all_of(n, counted)]
+        trees["select"] = [n for n in trees["select"] if n.find(exp.AggFunc) or not _all_of(n, counted)]
     if counted and counted not in used:
         used.append(counted)  # 'Which artist has the most albums?' counts albums: join them
     named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
@@ -372,6 +380,11 @@ def _counted_table(semantic: Semantic, question: str) -> str | None:
         if any(stems(n) == noun for n in names):
             return table
     return None
+
+
+def _all_of(node: exp.Expression, table: str) -> bool:
+    cols = list(node.find_all(exp.Column))
+    return bool(cols) and all(c.table.lower() == table.lower() for c in cols)
 
 
 def _counts_groups(trees: dict[str, list[exp.Expression]]) -> bool:

@@ -185,3 +185,20 @@ def test_joins_written_as_filters_go_and_the_path_follows_the_slice(tpch_sem, tp
         "SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey JOIN customer c "
         "ON o.o_custkey = c.c_custkey JOIN nation n ON c.c_nationkey = n.n_nationkey "
         "WHERE n.n_name = 'JAPAN' AND year(l.l_shipdate) = 1996").rows
+
+
+def test_counting_rows_per_group_and_one_sided_years(chinook_sem, tpch_sem, chinook, tpch):
+    top = compose(QueryParts(select=["Genre.Name", "Track.Name"], group_by=["Genre.Name", "Track.Name"],
+                             having=["COUNT(*)"], order_by=["COUNT(*) DESC"], limit=1),
+                  chinook_sem, ["Track", "Genre"], [], "duckdb", "Which genre has the most tracks?")
+    assert chinook.execute(top).rows == [("Rock",)]  # not grouped by the counted tracks' own names
+    many = compose(QueryParts(select=["count(*)"], having=["COUNT(Track.AlbumId) > 20"]), chinook_sem,
+                   ["Album", "Track"], [], "duckdb", "How many albums have more than 20 tracks?")
+    assert chinook.execute(many).rows == [(17,)]
+    since = compose(QueryParts(select=["count(*)"], where=["orders.o_orderdate >= '1996-01-01'"]), tpch_sem,
+                    ["orders"], [], "duckdb", "How many orders were placed since 1996?")
+    assert ">= '1996-01-01'" in since
+    during = compose(QueryParts(select=["count(*)"], where=["orders.o_orderdate >= '1996-01-01'"]), tpch_sem,
+                     ["orders"], [], "duckdb", "How many orders were placed in 1996?")
+    assert tpch.execute(during).rows == tpch.execute(
+        "SELECT count(*) FROM orders WHERE year(o_orderdate) = 1996").rows
