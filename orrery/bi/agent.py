@@ -24,7 +24,7 @@ from orrery.agent.calls import Emit, ask_json
 from orrery.agent.planner import Intent, PlanAgent, PlanResult, PlanState, Todo
 from orrery.bi.engines import Engine
 from orrery.bi.semantic import Semantic, load
-from orrery.bi.tools import CANNOT, BIContext, jsonable, make_tools, prompt
+from orrery.bi.tools import CANNOT, BIContext, examples, jsonable, make_tools, prompt
 from orrery.events import Event, Final, Planned, StateChanged
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
@@ -113,8 +113,10 @@ def todos_for(plan: PlanReply) -> list[Todo]:
                     {"mentions": plan.values})] if plan.values else []
     chart = [Todo("chart", "Draw a chart of the result", "chart")] if any(
         w in plan.request.lower() for w in CHART_WORDS) else []
-    if plan.kind == "lookup" and plan.values:
-        return [*resolve, Todo("lookup", "Look up the entity through GraphQL", "graphql_executor")]
+    fields = [Todo("map_fields", f"Map {', '.join(map(repr, plan.fields))} to columns", "field_mapping",
+                   {"terms": plan.fields})] if plan.fields else []
+    if plan.kind == "lookup" and plan.values:  # fields too: a lookup of something the data lacks declines
+        return [*resolve, *fields, Todo("lookup", "Look up the entity through GraphQL", "graphql_executor")]
     if plan.kind == "analysis":
         return [Todo("retrieve_query_metadata", "Fetch the previous query and its rows", "retrieve_query_metadata"),
                 Todo("summary_stats", "Summary statistics of the result", "summary_stats"),
@@ -122,8 +124,6 @@ def todos_for(plan: PlanReply) -> list[Todo]:
                 Todo("time_breakdown", "Break the result down by month", "time_breakdown"),
                 Todo("trend_anomaly", "Trend and anomalous months", "trend_anomaly"),
                 Todo("chart", "Draw a chart of the result", "chart")]
-    fields = [Todo("map_fields", f"Map {', '.join(map(repr, plan.fields))} to columns", "field_mapping",
-                   {"terms": plan.fields})] if plan.fields else []
     return [*resolve, *fields, Todo("build_query", "Write and check the SQL", "query_builder"),
             Todo("execute_query", "Run the SQL (read-only)", "sql_executor"), *chart]
 
@@ -175,9 +175,12 @@ class BIAgent(PlanAgent):
                                  "values": {"type": "string"}, "fields": {"type": "string"}}}
         sem = self.bi.semantic
         tables = "; ".join(f"{t} ({v['description']})" if v.get("description") else t for t, v in sem.tables.items())
-        system = prompt("plan").format(description=sem.description or sem.database, tables=tables)
         what = "Change the current request as the user asks" if intent == "modification" else "New request"
-        messages = [Message("system", system), Message("user", f"{self._context()}\n\n{what}: {user_input}")]
+        shots = examples("plan_examples", lambda e: (_plan_user(e["database"], e["tables"], "No plan yet.",
+                                                                 f"New request: {e['question']}"), e["reply"]))
+        user = _plan_user(sem.description or sem.database, tables, self._context(), f"{what}: {user_input}")
+        messages = [Message("system", prompt("plan")), *shots, Message("user", user)]
+        self.bi.question = user_input if intent == "new_request" else f"{self.bi.question} {user_input}"
         reply = yield from ask_json(self.model, messages, schema, PlanReply, usage=usage,
                                     max_tokens=self.max_tokens_per_call)
         if reply.kind == "analysis" and not self.latest_metadata():
@@ -288,6 +291,10 @@ class _TableAnswers:
         rows = "; ".join(", ".join(str(jsonable(v)) for v in row) for row in r.rows[:10])
         more = f" (first 10 of {len(r.rows)})" if len(r.rows) > 10 else ""
         return ModelResponse(f"{len(r.rows)} row(s){more}: {head}: {rows}")
+
+
+def _plan_user(database: str, tables: str, context: str, request: str) -> str:
+    return f"Database: {database}\nIts tables: {tables}\n\n{context}\n\n{request}"
 
 
 def _json(text: str | None) -> dict[str, Any]:

@@ -7,6 +7,8 @@ gets wrong is not asked of it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pydantic
@@ -14,16 +16,22 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from orrery.bi.semantic import Semantic
+from orrery.bi.semantic import Semantic, rank_fields, stems, words
 from orrery.errors import ToolError
 
 
 class UnknownField(ToolError):
     """The query names a column no table has: a mistake to repair, or a field the data does not hold."""
 
-    def __init__(self, names: list[str]):
-        super().__init__(f"no table has a column named {', '.join(map(repr, names))}; use only the columns listed")
+    def __init__(self, names: list[str], hints: list[str] = ()):
+        hint = f" (the closest are {', '.join(hints)})" if hints else ""
+        super().__init__(f"no table has a column named {', '.join(map(repr, names))}; use only the columns "
+                         f"listed{hint}")
         self.names = names
+
+
+class BadPart(ToolError):
+    """A part that is not valid SQL: repaired once like an unknown column."""
 
 
 class QueryParts(pydantic.BaseModel):
@@ -53,7 +61,7 @@ def _parse(part: str, text: str, dialect: str) -> exp.Expression:
     try:
         tree = sqlglot.parse_one(_WRAP[part].format(text), read=dialect)
     except SqlglotError as exc:
-        raise ToolError(f"{part} item {text!r} is not valid SQL: {str(exc).splitlines()[0]}") from exc
+        raise BadPart(f"{part} item {text!r} is not valid SQL: {str(exc).splitlines()[0]}") from exc
     if part in ("select", "group_by"):
         return tree.expressions[0]
     if part == "order_by":
@@ -84,6 +92,65 @@ def _qualify(node: exp.Expression, semantic: Semantic, slice_tables: list[str], 
             used.append(table)
 
 
+def _map_unknown(node: exp.Expression, semantic: Semantic, slice_tables: list[str], aliases: set[str],
+                 dialect: str) -> exp.Expression:
+    """A column no table has but that one field of the semantic layer clearly names ('priority' ->
+    orders.o_orderpriority, 'total_amount' -> Invoice.Total) is that field; anything less clear stays unknown
+    (repaired, then declined). Output aliases are left alone."""
+    for col in list(node.find_all(exp.Column)):
+        if col.name.lower() in aliases or _owner(semantic, col) is not None:
+            continue
+        field = _clear_field(semantic, col.name, slice_tables)
+        if field is None:
+            continue
+        new = (exp.paren(sqlglot.parse_one(field["sql"], read=dialect)) if "sql" in field
+               else exp.column(field["column"], table=field["table"]))
+        if col is node:
+            return new
+        col.replace(new)
+    return node
+
+
+def _owner(semantic: Semantic, col: exp.Column) -> str | None:
+    """The table that has `col` (the one it names, else any), or None."""
+    tables = [t for t in semantic.tables if not col.table or t.lower() == col.table.lower()]
+    return next((t for t in tables if col.name.lower() in {c.lower() for c in semantic.tables[t]["columns"]}), None)
+
+
+def _clear_field(semantic: Semantic, name: str, slice_tables: list[str]) -> dict[str, Any] | None:
+    """The one field scoring >= 90 for `name`, preferring the slice's tables; None when none or a tie."""
+    ranked = [r for r in rank_fields(semantic, words(name)) if r[0] >= 90]
+    inside = [r for r in ranked if r[2].get("table") in slice_tables] or ranked
+    if not inside or (len(inside) > 1 and inside[1][0] == inside[0][0]):
+        return None
+    return inside[0][2]
+
+
+def _hints(semantic: Semantic, names: list[str], slice_tables: list[str]) -> list[str]:
+    """The slice's columns most like the unknown names, for the repair round ('BillingDate' -> InvoiceDate)."""
+    out: list[str] = []
+    for name in names:
+        ranked = [r for r in rank_fields(semantic, words(name.split(".")[-1])) if r[2].get("table") in slice_tables]
+        out += [f"{r[2]['table']}.{r[2]['column']}" for r in ranked[:2] if "column" in r[2]]
+        if re.search(r"date|time|day|year|month", name, re.I):
+            out += [f"{t}.{c}" for t in slice_tables for c, info in semantic.tables[t]["columns"].items()
+                    if re.match(r"DATE|TIMESTAMP", str(info.get("type", "")), re.I)][:2]
+    return list(dict.fromkeys(out))
+
+
+def _join_condition(cond: exp.Expression, semantic: Semantic) -> bool:
+    """'orders.o_custkey = customer.c_custkey' written as a filter, or a key no table has matched to a
+    subquery ('orders.o_nationkey = (SELECT n_nationkey ...)'): the joins are derived, so it goes (a value
+    it meant to filter on is resolved and filters anyway)."""
+    if not isinstance(cond, exp.EQ):
+        return False
+    sides = [cond.this, cond.expression]
+    keys = [c for c in sides if isinstance(c, exp.Column) and c.name.lower().endswith(("id", "key"))]
+    if len(keys) == 2:
+        return True
+    return any(_owner(semantic, k) is None for k in keys) and any(isinstance(c, exp.Subquery | exp.Column) for c in sides)
+
+
 def _expand_terms(node: exp.Expression, semantic: Semantic, dialect: str) -> exp.Expression:
     """A column named like a semantic-layer term ('delay', 'revenue') is the term's formula."""
     terms = {re.sub(r"[\s_]+", " ", name.lower()): info["sql"] for name, info in semantic.terms.items() if "sql" in info}
@@ -103,20 +170,89 @@ def _column_type(semantic: Semantic, col: exp.Column) -> str:
     return str(next((v.get("type", "") for c, v in info.items() if c.lower() == col.name.lower()), ""))
 
 
-def _year_filters(node: exp.Expression, semantic: Semantic) -> exp.Expression:
-    """`date_column = '1995'` means the year 1995 (DuckDB and PostgreSQL both reject it as a date)."""
-    for eq in list(node.find_all(exp.EQ)):
+def _year_filters(node: exp.Expression, semantic: Semantic, question: str = "") -> exp.Expression:
+    """`date_column = '1995'` means the year 1995 (DuckDB and PostgreSQL both reject it as a date), and so
+    does `date_column = '1995-01-01'` when the question gives only the year."""
+    for eq in list(node.find_all(exp.EQ, exp.Like)):
         col, lit = eq.this, eq.expression
         if isinstance(lit, exp.Column):
             col, lit = lit, col
-        if (isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and re.fullmatch(r"\d{4}", lit.this)
-                and re.match(r"DATE|TIMESTAMP", _column_type(semantic, col), re.I)):
+        if not (isinstance(col, exp.Column) and isinstance(lit, exp.Literal)):
+            continue
+        year = re.fullmatch(r"%?(\d{4})(-01-01|-%|%)?", lit.this)
+        if year and year.group(2) == "-01-01" and (lit.this in question or not re.search(rf"\b{year.group(1)}\b", question)):
+            continue
+        if year and re.match(r"DATE|TIMESTAMP", _column_type(semantic, col), re.I):
             fixed = exp.EQ(this=exp.Extract(this=exp.var("YEAR"), expression=col.copy()),
-                           expression=exp.Literal.number(int(lit.this)))
+                           expression=exp.Literal.number(int(year.group(1))))
             if eq is node:
                 return fixed
             eq.replace(fixed)
     return node
+
+
+_MONTHS = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\d{4}-\d{2}|quarter|week", re.I)
+
+
+def _whole_year(conds: list[exp.Expression], semantic: Semantic, question: str) -> list[exp.Expression]:
+    """'in 1995' is the whole year: range filters on one date column within 1995 ('>= 1995-01-01 AND
+    < 1995-12-31' drops the last day) become EXTRACT(YEAR ...) = 1995, when the question names a year
+    and no month or day."""
+    years = set(re.findall(r"\b(1[89]\d\d|20\d\d)\b", question))
+    if len(years) != 1 or _MONTHS.search(question) or re.search(r"\b(since|after|before|from|until|till|between)\b",
+                                                                 question, re.I):
+        return conds
+    year = years.pop()
+    ranges = (exp.GT, exp.GTE, exp.LT, exp.LTE)
+    on: dict[str, list[exp.Expression]] = {}
+    for c in conds:
+        if (isinstance(c, ranges) and isinstance(c.this, exp.Column) and isinstance(c.expression, exp.Literal)
+                and re.match(r"DATE|TIMESTAMP", _column_type(semantic, c.this), re.I)
+                and c.expression.this[:4] in (year, str(int(year) + 1))):
+            on.setdefault(c.this.sql(), []).append(c)
+    for group in on.values():
+        first = conds.index(group[0])
+        conds = [c for c in conds if c not in group]
+        conds.insert(first, exp.EQ(this=exp.Extract(this=exp.var("YEAR"), expression=group[0].this.copy()),
+                                   expression=exp.Literal.number(int(year))))
+    return conds
+
+
+def _invented(cond: exp.Expression, semantic: Semantic, question: str,
+              values: Callable[[str, str], set[str]] | None, resolved: dict[str, set[tuple[str, str]]]) -> bool:
+    """A filter the question does not ask for: a resolved value on another column than its own ('Jane' of
+    the employee Jane Peacock as a customer's first name), a text value the column does not hold and the
+    question does not name, or names only as a field ('Album.Title = 'Albums''), or a number on a key
+    column the question does not give ('nation.n_regionkey = 5'). The 0.5B model writes such filters for
+    'How many playlists are there?'."""
+    if not isinstance(cond, exp.EQ | exp.In | exp.Like | exp.ILike):
+        return False
+    col = cond.this
+    lits = [cond.expression] if not isinstance(cond, exp.In) else cond.expressions
+    if not isinstance(col, exp.Column) or not lits or not all(isinstance(v, exp.Literal) for v in lits):
+        return False
+    q = question.lower()
+    if all(not v.is_string for v in lits):
+        key = col.name.lower().endswith(("id", "key"))
+        return key and not any(re.search(rf"\b{re.escape(v.this)}\b", q) for v in lits)
+    table = _owner(semantic, col) or ""
+    texts = [v.this.strip("%").lower() for v in lits]
+    if any(t in resolved for t in texts):
+        return not any((table, col.name.lower()) in resolved.get(t, ()) for t in texts)
+    info = semantic.tables[table]["columns"] if table else {}
+    if values is None or not next((v.get("values") for c, v in info.items() if c.lower() == col.name.lower()), False):
+        return False
+    held = values(table, col.name)
+
+    def asked(text: str) -> bool:
+        """The user wrote it as a word ('AIR' in 'shipped by air', not 'SHIP' in 'shipments'); a value the
+        column does not hold counts only when it is not the name of a field ('albums')."""
+        said = bool(re.search(rf"(?<!\w){re.escape(text)}(?!\w)", q))
+        if text in held:
+            return said
+        ranked = rank_fields(semantic, text)
+        return said and not (ranked and ranked[0][0] >= 90)
+    return not any(asked(t) for t in texts)
 
 
 def _missing_group_by(trees: dict[str, list[exp.Expression]]) -> list[exp.Expression]:
@@ -130,24 +266,41 @@ def _missing_group_by(trees: dict[str, list[exp.Expression]]) -> list[exp.Expres
 
 
 def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], resolved: list[dict[str, Any]],
-            dialect: str) -> str:
-    """The SQL text for `parts` (the guard and EXPLAIN check it afterwards)."""
+            dialect: str, question: str = "", values: Callable[[str, str], set[str]] | None = None) -> str:
+    """The SQL text for `parts` (the guard and EXPLAIN check it afterwards). `question` and `values` (the
+    distinct values of a `values: true` column, lower-cased) let it drop filters nobody asked for."""
     if not parts.select:
         raise ToolError("the query has no select items")  # the caller turns an empty select into cannot_answer
     # The question's own table (the slice's first) is always in FROM: "how many tracks ... Blues" counts
     # tracks, even when every written column belongs to Genre.
     used: list[str] = slice_tables[:1]
+    parts = _tidy(parts, question)
     trees: dict[str, list[exp.Expression]] = {}
     unknown: list[str] = []
+    aliases: set[str] = set()
     for part in ("select", "where", "group_by", "having", "order_by"):
-        trees[part] = [_expand_terms(_parse(part, text, dialect), semantic, dialect) for text in getattr(parts, part)]
-        for node in trees[part]:
+        trees[part] = []
+        for text in getattr(parts, part):
+            node = _parse(part, text, dialect)
+            if part == "where" and _join_condition(node, semantic):
+                continue
+            node = _expand_terms(node, semantic, dialect)
+            node = _map_unknown(node, semantic, slice_tables, aliases, dialect)
             _qualify(node, semantic, slice_tables, used, unknown)
-    trees["where"] = [_year_filters(n, semantic) for n in trees["where"]]
+            trees[part].append(node)
+            if isinstance(node, exp.Alias):
+                aliases.add(node.alias.lower())
+    given: dict[str, set[tuple[str, str]]] = {}
+    for r in resolved:
+        given.setdefault(str(r["value"]).lower(), set()).add((r["table"], r["column"].lower()))
+    trees["where"] = _whole_year([_year_filters(n, semantic, question) for n in _conjuncts(trees["where"])
+                                  if not _invented(n, semantic, question, values, given)], semantic, question)
+    shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
+    if not _counts_groups(trees):
+        trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key
     trees["group_by"] += _missing_group_by(trees)
-    aliases = {a.alias.lower() for a in trees["select"] if isinstance(a, exp.Alias)}
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
-        raise UnknownField(missing)
+        raise UnknownField(missing, _hints(semantic, missing, slice_tables))
     where_sql = " ".join(n.sql(dialect) for n in trees["where"]).lower()
     for r in resolved:  # a resolved value the model left out still filters
         literal = exp.convert(r["value"]).sql(dialect)
@@ -156,14 +309,109 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
             trees["where"].append(cond)
             if r["table"] not in used:
                 used.append(r["table"])
-    sql = "SELECT " + ", ".join(n.sql(dialect) for n in trees["select"]) + " FROM " + _from(semantic, used)
+    trees["having"] = [h for h in trees["having"] if not isinstance(h, exp.AggFunc)]  # 'HAVING COUNT(*)' tests nothing
+    if trees["having"] and not trees["group_by"] and len(trees["select"]) == 1 and isinstance(
+            trees["select"][0], exp.Count):  # 'How many albums have more than 20 tracks?': per row of the first table
+        first = used[0]
+        trees["group_by"] = [exp.column(next(iter(semantic.tables[first]["columns"])), table=first)]
+    counted = _counted_table(semantic, question) if trees["group_by"] or trees["having"] else None
+    if counted and any(not _all_of(n, counted) for n in trees["group_by"]):
+        # counting the rows of `counted` per group: grouping by its own columns would make every group one row
+        trees["group_by"] = [n for n in trees["group_by"] if not _all_of(n, counted)]
+        trees["select"] = [n for n in trees["select"] if n.find(exp.AggFunc) or not _all_of(n, counted)]
+    if counted and counted not in used:
+        used.append(counted)  # 'Which artist has the most albums?' counts albums: join them
+    named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
+    used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
+    # 'How many albums have more than 20 tracks?': a count with groups and a HAVING counts the groups
+    count_groups = _counts_groups(trees)
+    select = trees["group_by"] if count_groups else trees["select"]
+    sql = "SELECT " + ", ".join(n.sql(dialect) for n in select) + " FROM " + _from_slice(semantic, used, slice_tables)
     for part, keyword, sep in (("where", "WHERE", " AND "), ("group_by", "GROUP BY", ", "),
                                ("having", "HAVING", " AND "), ("order_by", "ORDER BY", ", ")):
-        if trees[part]:
+        if trees[part] and not (count_groups and part == "order_by"):
             sql += f" {keyword} " + sep.join(n.sql(dialect) for n in trees[part])
+    if count_groups:
+        return f"SELECT COUNT(*) FROM ({sql}) AS grouped"
     if parts.limit is not None:
         sql += f" LIMIT {max(0, parts.limit)}"
     return sql
+
+
+GROUPING = re.compile(r"\b(per|each|every|by|most|least|top|highest|lowest|largest|smallest|longest|"
+                      r"shortest|group|groups|breakdown|distribution|for all)\b", re.I)
+SUPERLATIVE = re.compile(r"\b(which|what|who)\b.*\b(most|least|highest|lowest|largest|smallest|longest|shortest|"
+                         r"best|worst|biggest|fewest)\b", re.I)
+_ORDER_ITEM = re.compile(r"\s(asc|desc)\s*$", re.I)
+_AGG = re.compile(r"\b(count|sum|avg|min|max)\s*\(", re.I)
+
+
+def _tidy(parts: QueryParts, question: str) -> QueryParts:
+    """What the 0.5B model misplaces, set right by the question's words: an ORDER BY item written under
+    where/having moves to order_by; 'which ... most' returns one row; with no word asking for groups
+    ('What is the average account balance of customers?') an aggregate is not split by a group."""
+    moved = [t for t in parts.where + parts.having if _ORDER_ITEM.search(t)]
+    parts = parts.model_copy(update={
+        "where": [t for t in parts.where if t not in moved], "having": [t for t in parts.having if t not in moved],
+        "order_by": parts.order_by + [t for t in moved if t not in parts.order_by]})
+    if question and parts.order_by and SUPERLATIVE.search(question):
+        ranked_by = [t for t in parts.order_by if _AGG.search(t)] or parts.order_by  # not by the group's name
+        having = [t for t in parts.having if "select" not in t.lower()] if ranked_by != parts.order_by or any(
+            _AGG.search(t) for t in ranked_by) else parts.having  # '= (SELECT max ...)': the ranking does it
+        parts = parts.model_copy(update={"limit": 1 if parts.limit is None else parts.limit, "order_by": ranked_by,
+                                         "having": having})
+    if question and parts.group_by and not parts.having and not GROUPING.search(question) and any(
+            _AGG.search(t) for t in parts.select):
+        parts = parts.model_copy(update={"group_by": [], "select": [t for t in parts.select if _AGG.search(t)]})
+    return parts
+
+
+_COUNTED = re.compile(r"\b(?:most|fewest|least|more than \d+|fewer than \d+|over \d+|at least \d+)\s+(\w+)", re.I)
+
+
+def _counted_table(semantic: Semantic, question: str) -> str | None:
+    """The table whose rows a 'most X' / 'more than N X' question counts, when X names one."""
+    m = _COUNTED.search(question)
+    if not m:
+        return None
+    noun = stems(m.group(1))
+    for table, info in semantic.tables.items():
+        names = [words(table), *(syn for col in info["columns"].values() for syn in col.get("synonyms", []))]
+        if any(stems(n) == noun for n in names):
+            return table
+    return None
+
+
+def _all_of(node: exp.Expression, table: str) -> bool:
+    cols = list(node.find_all(exp.Column))
+    return bool(cols) and all(c.table.lower() == table.lower() for c in cols)
+
+
+def _counts_groups(trees: dict[str, list[exp.Expression]]) -> bool:
+    return bool(trees["having"] and trees["group_by"] and len(trees["select"]) == 1
+                and isinstance(trees["select"][0], exp.Count))
+
+
+def _conjuncts(conds: list[exp.Expression]) -> list[exp.Expression]:
+    """'a AND b' written as one where item is two filters (each judged on its own)."""
+    return [c for n in conds for c in (n.flatten() if isinstance(n, exp.And) else [n])]
+
+
+def _tables_of(trees: dict[str, list[exp.Expression]]) -> set[str]:
+    """The tables the kept parts still name (a dropped filter's table is not joined)."""
+    return {c.table.lower() for nodes in trees.values() for n in nodes for c in n.find_all(exp.Column) if c.table}
+
+
+def _from_slice(semantic: Semantic, used: list[str], slice_tables: list[str]) -> str:
+    """Joined through the slice's tables when they connect (the question's path: lineitem-orders-customer-
+    nation for 'customers in JAPAN', not the equally short lineitem-supplier-nation), else the cheapest."""
+    inside = set(slice_tables) | set(used)
+    narrow = replace(semantic, tables={t: v for t, v in semantic.tables.items() if t in inside},
+                     joins=[j for j in semantic.joins if {s.strip().split(".")[0] for s in j.split("=")} <= inside])
+    try:
+        return _from(narrow, used)
+    except ToolError:
+        return _from(semantic, used)
 
 
 def _from(semantic: Semantic, used: list[str]) -> str:

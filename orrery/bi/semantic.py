@@ -187,6 +187,90 @@ class Semantic:
         return "\n".join(lines)
 
 
+def named_fields(semantic: Semantic, tables: list[str], question: str) -> list[tuple[str, str]]:
+    """(phrase, column or formula) for each column name, synonym or term the question spells out word for
+    word ('arrived' -> lineitem.l_receiptdate, 'commit date' -> lineitem.l_commitdate), within the slice.
+    A phrase that is its table's own name ('customer') or fits several columns says nothing and is left out."""
+    q = stems(question)
+
+    def said(phrase: str) -> bool:
+        p = stems(phrase)
+        return bool(p) and any(q[i:i + len(p)] == p for i in range(len(q)))
+    found: dict[str, set[str]] = {}
+    for table in tables:
+        own = stems(words(table))
+        for column, info in semantic.tables[table]["columns"].items():
+            for phrase in (words(column), *info.get("synonyms", [])):
+                if stems(phrase) != own and said(phrase):
+                    found.setdefault(phrase.lower(), set()).add(f"{table}.{column}")
+    for name, info in semantic.terms.items():
+        for phrase in (name, *info.get("synonyms", [])):
+            if said(phrase):
+                found.setdefault(phrase.lower(), set()).add(info["sql"])
+    def inside(a: str, b: str) -> bool:  # 'price' inside 'total price': the longer phrase is what was said
+        pa, pb = stems(a), stems(b)
+        return len(pa) < len(pb) and any(pb[i:i + len(pa)] == pa for i in range(len(pb)))
+    return [(phrase, next(iter(targets))) for phrase, targets in found.items()
+            if len(targets) == 1 and not any(inside(phrase, other) for other in found)]
+
+
+# -- field mapping: business terms -> columns and formulas ---------------------------------------------
+# Words that name an aggregate or a time grain, not a field: "number of orders" maps like "orders".
+GENERIC = frozenset(["number", "of", "count", "total", "sum", "average", "avg", "mean", "median", "min", "minimum", "max", "maximum", "how", "many", "much", "per", "by", "each", "the", "a", "an", "all", "list", "top", "year", "years", "month", "months", "day", "days", "week", "weeks", "quarter", "quarters", "date-wise"])
+
+
+def stems(text: str) -> list[str]:
+    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+            for w in re.findall(r"[a-z0-9]+", text.lower())]
+
+
+def term_score(term: str, text: str) -> float:
+    """How well a business term names a column label (0-100): whole-string and word-order-free similarity,
+    'ship date' = 'shipdate', and 90 when every word of the term is a word of the label ('date' in
+    'ship date'). Unlike partial matching, 'age' does not match 'package' nor 'count' 'discount'."""
+    a, b = " ".join(stems(term)), " ".join(stems(text))
+    if not a or not b:
+        return 0.0
+    score = max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b), fuzz.ratio(a.replace(" ", ""), b.replace(" ", "")))
+    if set(a.split()) <= set(b.split()):
+        score = max(score, 90.0)
+    return score
+
+
+def rank_fields(semantic: Semantic, term: str) -> list[tuple[float, str, dict[str, Any]]]:
+    """(score, label, field) for every column and formula, best first."""
+    term = re.sub(r"[\s_]+", " ", term.lower()).strip()  # 'total_amount' is 'total amount'
+    bare = " ".join(w for w in term.split() if w not in GENERIC)
+    if not bare:
+        return []
+    forms = {bare, term}
+
+    def score(labels: list[str]) -> float:
+        return max(term_score(f, s) for f in forms for s in labels if s)
+
+    out = []
+    for name, info in semantic.terms.items():
+        best = score([name, *info.get("synonyms", [])])
+        if set(stems(bare)) <= set(stems(info.get("description") or "")):
+            best = max(best, 85.0)
+        out.append((best, f"{name} ({info['sql']})", {"sql": info["sql"], "table": _term_table(info)}))
+    for table, column, info in semantic.columns():
+        names = [words(column), *info.get("synonyms", [])]
+        best = score(names + [f"{words(table)} {n}" for n in names])
+        desc = info.get("description") or ""
+        if desc and set(stems(bare)) <= set(stems(desc)):  # every word of the term is in the description
+            best = max(best, 85.0)
+        label = f"{table}.{column}" + (f" ({desc})" if desc else "")
+        out.append((best, label, {"table": table, "column": column}))
+    return sorted(out, key=lambda r: -r[0])
+
+
+def _term_table(info: dict[str, Any]) -> str | None:
+    cols = info.get("columns") or []
+    return cols[0].split(".")[0] if cols else None
+
+
+
 # -- drafting --------------------------------------------------------------------------------------------
 def draft(engine: Engine) -> Semantic:
     """A first semantic layer from the schema: every column with its type, joins where a key column's name

@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pydantic
+import yaml
 from rapidfuzz import fuzz, process, utils
 
-from orrery.bi.compose import UnknownField
+from orrery.bi.compose import BadPart, UnknownField
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.guard import UnsafeQuery, check
-from orrery.bi.semantic import Semantic, words
+from orrery.bi.semantic import GENERIC, Semantic, named_fields, rank_fields, stems, words
 from orrery.errors import ToolError
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
@@ -39,6 +40,16 @@ CANNOT = "cannot answer: "  # the prefix of a ToolError that means the data cann
 
 def prompt(name: str) -> str:
     return (PROMPTS / f"{name}.md").read_text()
+
+
+def examples(name: str, render: Callable[[dict[str, Any]], tuple[str, dict[str, Any]]]) -> list[Message]:
+    """prompts/NAME.yaml as user/assistant turns: worked examples a 0.5B model imitates far better than
+    rules (each entry -> (user text, reply object) by `render`)."""
+    out = []
+    for entry in yaml.safe_load((PROMPTS / f"{name}.yaml").read_text()):
+        user, reply = render(entry)
+        out += [Message("user", user), Message("assistant", json.dumps(reply))]
+    return out
 
 
 class CannotAnswer(ToolError):
@@ -72,6 +83,7 @@ class BIContext:
     latest_metadata: Callable[[], dict[str, Any] | None] = lambda: None
     max_tokens: int | None = 400
     sql_mode: str = "parts"  # "parts": the model fills in clauses, joins are derived; "sql": it writes the SQL
+    question: str = ""       # the user's own words for the current plan (the rewrite may add some)
     _index: list[Candidate] | None = None
     _graphql: Any = None
 
@@ -87,6 +99,10 @@ class BIContext:
                 self._index += [Candidate(r[0], table, column, 0.0) for r in self.engine.execute(q, max_rows=5000).rows]
         return self._index
 
+    def values(self, table: str, column: str) -> set[str]:
+        """The distinct values of one indexed column, lower-cased."""
+        return {str(c.value).lower() for c in self.index() if c.table == table and c.column.lower() == column.lower()}
+
     def search(self, mention: str, limit: int = 8) -> list[Candidate]:
         """Values like `mention`, best first, one per distinct value (the first column holding it)."""
         idx = self.index()
@@ -101,6 +117,34 @@ class BIContext:
             if key not in out:
                 out[key] = Candidate(c.value, c.table, c.column, score)
         return sorted(out.values(), key=lambda c: -c.score)[:limit]
+
+    def rest_of_name(self, mention: str, pick: Candidate) -> list[Candidate]:
+        """The other words of a mention found in the same table, exactly: 'Jane' of 'Jane Peacock' when
+        'Peacock' is a last name."""
+        rest = [w for w in mention.split() if w.lower() not in str(pick.value).lower()]
+        return [c for w in rest for c in self.index()
+                if c.table == pick.table and c.column != pick.column and str(c.value).lower() == w.lower()][:len(rest)]
+
+    def best_holder(self, pick: Candidate, question: str) -> Candidate:
+        """Of the columns holding `pick`'s value ('F' is an order status and a line status), the one the
+        question names best."""
+        same = [c for c in self.index() if str(c.value) == str(pick.value)]
+        if len(same) < 2:
+            return pick
+        q = stems(question)
+        v = stems(str(pick.value))
+        at = next((i for i in range(len(q)) if q[i:i + len(v)] == v), None)
+        if at is None:
+            return pick
+        before = [w for w in q[:at] if w not in ("the", "a", "an")]
+        after = [w for w in q[at + len(v):] if w not in ("the", "a", "an")]
+
+        def named(c: Candidate) -> bool:  # a label right next to the value: 'order status F', 'the Rock genre'
+            info = self.semantic.tables[c.table]["columns"][c.column]
+            labels = [stems(label) for label in (words(c.column), *info.get("synonyms", [])) if label]
+            return any(lab and (before[-len(lab):] == lab or after[:len(lab)] == lab) for lab in labels)
+        best = next((c for c in same if named(c)), pick)  # else the first column holding it (the layer's order)
+        return Candidate(best.value, best.table, best.column, pick.score)
 
     def graphql(self) -> Any:
         if self._graphql is None:
@@ -125,14 +169,53 @@ class BIContext:
             return options[0]
         raise NeedsClarification(f"{question}: " + " or ".join(options) + "?")
 
-    def ask_model(self, system: str, user: str, schema: dict[str, Any], reply: type[pydantic.BaseModel]) -> Any:
-        resp = self.model.complete([Message("system", system), Message("user", user)], (), tool_choice="none",
-                                   schema=schema, max_tokens=self.max_tokens)
+    def ask_model(self, system: str, user: str, schema: dict[str, Any], reply: type[pydantic.BaseModel],
+                  examples: list[Message] = ()) -> Any:
+        messages = [Message("system", system), *examples, Message("user", user)]
+        resp = self.model.complete(messages, (), tool_choice="none", schema=schema, max_tokens=self.max_tokens)
         self.usage += resp.usage
         try:
             return reply.model_validate_json(resp.content)
         except pydantic.ValidationError as exc:
             raise ToolError(f"the model's reply {resp.content[:200]!r} is not valid JSON for this step") from exc
+
+
+def shares_word(mention: str, value: str) -> bool:
+    """A word of the mention (not a number) is nearly a word of the value: 'Peacock' of 'Jane Peacock',
+    'Brazil' of 'Brazilian'; '5 minutes' is not 'Beethoven: Symphonies Nos. 5 & 6' however well it scores."""
+    mine = [w for w in re.findall(r"\w+", mention.lower()) if not w.isdigit()]
+    theirs = re.findall(r"\w+", value.lower())
+    return any(fuzz.ratio(a, b) >= 80 for a in mine for b in theirs) or (not mine and mention.lower() in value.lower())
+
+
+def user_wrote(term: str, question: str) -> bool:
+    """Whether the user's question contains `term` (near enough: 'customer rating' in 'customer's rating'),
+    or every word of it that is not generic ('employee' of 'employee count')."""
+    text, q = utils.default_process(re.sub(r"[_\W]+", " ", term)), utils.default_process(question)
+    if not text:
+        return False
+    if fuzz.partial_ratio(text, q) >= 85:
+        return True
+    own = [w for w in stems(text) if w not in GENERIC]
+    return bool(own) and all(fuzz.partial_ratio(w, q) >= 85 for w in own)
+
+
+def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
+    """Whether a value the plan names is one to look up in the data: the user wrote it, it is not a number
+    or a date, and it is not the name of a table or a field ('artists', 'ship mode', 'playlist_count')
+    unless the data holds exactly that value. The 0.5B planner lists such words as values, and a fuzzy
+    match then filters on 'AC/DC' for 'How many artists are there?'."""
+    text = utils.default_process(mention)
+    if not text or re.fullmatch(r"[\d\s.,:/-]+", text):
+        return False
+    if question and not user_wrote(mention, question):
+        return False
+    if re.search(rf"\b(than|over|under|above|below|least|most)\s+{re.escape(mention)}", question, re.I):
+        return False  # 'longer than 5 minutes' is an amount, not a name ('Nem 5 Minutos Guardados')
+    if any(utils.default_process(str(c.value)) == text for c in bi.index()):
+        return True
+    ranked = rank_fields(bi.semantic, mention)
+    return not (ranked and ranked[0][0] >= 90)
 
 
 def pick_option(answer: str, options: list[str]) -> str | None:
@@ -200,14 +283,19 @@ def make_tools(bi: BIContext) -> list[Tool]:
         """
         resolved, unresolved = [], []
         answer = ctx.options.get("clarification")
+        question = bi.question or ctx.options.get("request") or ""
         for mention in mentions:
+            if not names_a_value(bi, mention, question):
+                continue
             found = bi.search(mention)
-            good = [c for c in found if c.score >= MATCH]
+            good = [c for c in found if c.score >= MATCH and shares_word(mention, str(c.value))]
             if not good:
                 unresolved.append(mention)
                 continue
             exact = [c for c in good if utils.default_process(str(c.value)) == utils.default_process(mention)]
             close = [c for c in good if good[0].score - c.score < CLOSE]
+            parts = {w.lower() for w in mention.split()}  # 'Jane' and 'Peacock' of one name are not a choice
+            close = [c for c in close if c is close[0] or not (c.table == close[0].table and str(c.value).lower() in parts)]
             if exact or len(close) == 1:
                 pick = (exact or close)[0]
             else:
@@ -215,8 +303,9 @@ def make_tools(bi: BIContext) -> list[Tool]:
                                         [str(c.value) for c in close[:4]], answer)
                 answer = None  # one answer settles one question
                 pick = next(c for c in close if str(c.value) == chosen)
-            resolved.append({"mention": mention, "table": pick.table, "column": pick.column,
-                             "value": jsonable(pick.value)})
+            pick = bi.best_holder(pick, question)
+            resolved += [{"mention": mention, "table": c.table, "column": c.column, "value": jsonable(c.value)}
+                         for c in [pick, *bi.rest_of_name(mention, pick)]]
         return {"resolved": resolved, "unresolved": unresolved}
 
     @tool
@@ -228,20 +317,25 @@ def make_tools(bi: BIContext) -> list[Tool]:
             terms: the measures and attributes the question asks about (e.g. 'revenue', 'ship date')
         """
         fields, answer = [], ctx.options.get("clarification")
+        question = bi.question or ctx.options.get("request") or ""
         for term in terms:
             ranked = rank_fields(bi.semantic, term)
-            if not ranked:  # only generic words ('number of', 'per month')
+            # only generic words ('number of'), or the planner's own wording ('shipment number', 'count(*)
+            # as n'): no evidence either way, and a poor mapping of it misleads the SQL step
+            if not ranked or not user_wrote(term, question):
                 continue
-            if ranked[0][0] < UNMAPPED:
+            own = " ".join(w for w in stems(term) if w not in GENERIC)
+            if ranked[0][0] < (90 if len(own) <= 5 else UNMAPPED):  # 'port' is one letter from 'part'
                 raise CannotAnswer(f"the data has no field for {term!r}")
             close = [r for r in ranked if ranked[0][0] - r[0] < CLOSE and r[0] >= MATCH][:4]
             if len(close) > 1:
                 labels = [label for _, label, _ in close]
                 chosen = bi.ask_or_pick(f"field:{term}", f"By {term!r} do you mean", labels, answer)
                 answer = None
-                fields.append({"term": term, **next(f for _, label, f in close if label == chosen)})
+                fields.append({"term": term, **next(f for _, label, f in close if label == chosen),
+                               "clear": chosen in bi.choices.values()})
             else:
-                fields.append({"term": term, **ranked[0][2]})
+                fields.append({"term": term, **ranked[0][2], "clear": ranked[0][0] >= 90})
         return {"fields": fields}
 
     @tool
@@ -254,7 +348,11 @@ def make_tools(bi: BIContext) -> list[Tool]:
         extra = [r["table"] for r in resolved] + [f["table"] for f in fields if f.get("table")]
         tables = bi.semantic.retrieve(request, extra=extra)
         notes = [f"{r['mention']!r} is {r['table']}.{r['column']} = {r['value']!r}" for r in resolved]
-        notes += [f"{f['term']!r} is {f.get('sql') or f['table'] + '.' + f['column']}" for f in fields]
+        # a guess ('shipment' ~ l_shipmode) or a reading taken without asking misleads more than it helps
+        notes += [f"{f['term']!r} is {f.get('sql') or f['table'] + '.' + f['column']}" for f in fields
+                  if f.get("clear", True)]
+        notes += [f"{phrase!r} is {target}" for phrase, target in named_fields(bi.semantic, tables, bi.question)
+                  if not any(target in n for n in notes)]
         user = (f"Schema:\n{bi.semantic.render(tables, request)}\n\n"
                 + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
                 + f"Question: {request}")
@@ -262,10 +360,12 @@ def make_tools(bi: BIContext) -> list[Tool]:
         asked, sql = user, None
         for attempt in (1, 2):
             try:
-                sql = write_sql(bi, system, asked, tables, resolved)
-            except UnknownField as exc:
-                if attempt == 2:  # named again after the repair: the data has no such field
+                sql = write_sql(bi, system, asked, tables, resolved, bi.question or request)
+            except (UnknownField, BadPart) as exc:
+                if attempt == 2 and isinstance(exc, UnknownField):  # named again after the repair: no such field
                     raise CannotAnswer(f"the data has no field {', '.join(map(repr, exc.names))}") from exc
+                if attempt == 2:
+                    raise
                 asked = f"{user}\n\nYour reply failed: {exc}\nReply with a corrected one."
                 error = str(exc)
                 continue
@@ -318,15 +418,17 @@ def make_tools(bi: BIContext) -> list[Tool]:
             retrieve_query_metadata, *analysis_tools(bi)]
 
 
-def write_sql(bi: BIContext, system: str, user: str, tables: list[str], resolved: list[dict[str, Any]]) -> str:
+def write_sql(bi: BIContext, system: str, user: str, tables: list[str], resolved: list[dict[str, Any]],
+              question: str = "") -> str:
     """One model call: SQL parts composed with the join path ('parts'), or the SQL itself ('sql')."""
     from orrery.bi.compose import PARTS_SCHEMA, QueryParts, compose
 
     if bi.sql_mode == "parts":
-        parts = bi.ask_model(system, user, PARTS_SCHEMA, QueryParts)
+        parts = bi.ask_model(system, user, PARTS_SCHEMA, QueryParts,
+                             examples("query_examples", lambda e: (e["user"], e["reply"])))
         if not parts.select:
             raise CannotAnswer("no columns in this data answer the question")
-        return compose(parts, bi.semantic, tables, resolved, bi.engine.dialect)
+        return compose(parts, bi.semantic, tables, resolved, bi.engine.dialect, question, bi.values)
     reply = bi.ask_model(system, user, QUERY_SCHEMA, QueryReply)
     if reply.cannot_answer is not None or not reply.sql:
         raise CannotAnswer(reply.cannot_answer or "no query fits the question")
@@ -354,61 +456,6 @@ def dry_run(engine: Engine, sql: str) -> str | None:
     except (UnsafeQuery, QueryError) as exc:
         return str(exc)
     return None
-
-
-# Words that name an aggregate or a time grain, not a field: "number of orders" maps like "orders".
-GENERIC = frozenset(["number", "of", "count", "total", "sum", "average", "avg", "mean", "median", "min", "minimum", "max", "maximum", "how", "many", "much", "per", "by", "each", "the", "a", "an", "all", "list", "top", "year", "years", "month", "months", "day", "days", "week", "weeks", "quarter", "quarters", "date-wise"])
-
-
-def _stems(text: str) -> list[str]:
-    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-            for w in re.findall(r"[a-z0-9]+", text.lower())]
-
-
-def term_score(term: str, text: str) -> float:
-    """How well a business term names a column label (0-100): whole-string and word-order-free similarity,
-    'ship date' = 'shipdate', and 90 when every word of the term is a word of the label ('date' in
-    'ship date'). Unlike partial matching, 'age' does not match 'package' nor 'count' 'discount'."""
-    a, b = " ".join(_stems(term)), " ".join(_stems(text))
-    if not a or not b:
-        return 0.0
-    score = max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b), fuzz.ratio(a.replace(" ", ""), b.replace(" ", "")))
-    if set(a.split()) <= set(b.split()):
-        score = max(score, 90.0)
-    return score
-
-
-def rank_fields(semantic: Semantic, term: str) -> list[tuple[float, str, dict[str, Any]]]:
-    """(score, label, field) for every column and formula, best first."""
-    term = re.sub(r"[\s_]+", " ", term.lower()).strip()  # 'total_amount' is 'total amount'
-    bare = " ".join(w for w in term.split() if w not in GENERIC)
-    if not bare:
-        return []
-    forms = {bare, term}
-
-    def score(labels: list[str]) -> float:
-        return max(term_score(f, s) for f in forms for s in labels if s)
-
-    out = []
-    for name, info in semantic.terms.items():
-        best = score([name, *info.get("synonyms", [])])
-        if set(_stems(bare)) <= set(_stems(info.get("description") or "")):
-            best = max(best, 85.0)
-        out.append((best, f"{name} ({info['sql']})", {"sql": info["sql"], "table": _term_table(info)}))
-    for table, column, info in semantic.columns():
-        names = [words(column), *info.get("synonyms", [])]
-        best = score(names + [f"{words(table)} {n}" for n in names])
-        desc = info.get("description") or ""
-        if desc and set(_stems(bare)) <= set(_stems(desc)):  # every word of the term is in the description
-            best = max(best, 85.0)
-        label = f"{table}.{column}" + (f" ({desc})" if desc else "")
-        out.append((best, label, {"table": table, "column": column}))
-    return sorted(out, key=lambda r: -r[0])
-
-
-def _term_table(info: dict[str, Any]) -> str | None:
-    cols = info.get("columns") or []
-    return cols[0].split(".")[0] if cols else None
 
 
 def analysis_tools(bi: BIContext) -> list[Tool]:

@@ -314,9 +314,39 @@ def test_an_invented_column_is_repaired_once_then_declined(chinook, tmp_path):
                                            _parts("avg(CustomerRating)"), _parts("avg(Album.Rating)")], sql_mode="parts")
     r = run.ask(ask)
     assert r.status == "cannot_answer" and "'Album.Rating'" in r.answer and r.sql is None
-    assert "no table has a column named 'CustomerRating'" in run.model.requests[2]["messages"][1].content
+    assert "no table has a column named 'CustomerRating'" in run.model.requests[2]["messages"][-1].content
 
     run = Run(chinook, tmp_path / "t.db", [plan("Count albums"), _parts("count(AlbumCount)"), _parts("count(*)"),
                                            "347."], sql_mode="parts")
     r = run.ask("How many albums are there?")
     assert r.status == "answered" and r.rows == [[347]]
+
+
+def test_words_that_name_a_table_are_not_values_to_filter_on(chinook, tmp_path):
+    # the 0.5B planner lists 'artists' as a value; a fuzzy match would filter on one artist
+    run = Run(chinook, tmp_path / "s.db", [plan("Count the artists", values=["artists"], fields=["artist count"]),
+                                           _parts("count(*)"), "275."], sql_mode="parts", clarify=False)
+    r = run.ask("How many artists are there?")
+    assert r.status == "answered" and r.rows == [[275]] and "WHERE" not in r.sql
+    assert '"resolved": []' in r.todos[0]["result"]
+
+
+def test_a_field_the_layer_lacks_declines_before_any_sql_in_parts_mode(tpch, tmp_path):
+    # the model plans a query and would write one; the semantic layer has no 'fuel cost', so no SQL is asked for
+    run = Run(tpch, tmp_path / "s.db", [plan("Fuel cost of each shipment", fields=["fuel cost", "shipment"]),
+                                         _parts("sum(lineitem.l_extendedprice)")], sql_mode="parts")
+    r = run.ask("What is the fuel cost of each shipment?")
+    assert r.status == "cannot_answer" and r.sql is None and "fuel cost" in r.answer
+    assert len(run.model.requests) == 1
+
+
+def test_plan_values_that_are_amounts_or_field_names_are_not_looked_up(chinook):
+    from orrery.bi.semantic import load
+    from orrery.bi.tools import BIContext, names_a_value
+
+    bi = BIContext(chinook, load("chinook", chinook), ScriptedModel([]))
+    assert not names_a_value(bi, "5 minutes", "How many tracks are longer than 5 minutes?")
+    assert not names_a_value(bi, "artists", "How many artists are there?")
+    assert not names_a_value(bi, "Queen", "How many tracks does AC/DC have?")  # the user did not write it
+    assert names_a_value(bi, "AC/DC", "How many tracks does AC/DC have?")
+    assert names_a_value(bi, "Jane Peacock", "How many customers does Jane Peacock support?")
