@@ -199,18 +199,24 @@ def test_a_copied_availability_note_is_dropped_from_the_answer():
     assert deltas[-1].response.content == "It is 6."
 
 
-def test_a_call_cut_at_max_tokens_is_asked_again_with_strings_that_fit(monkeypatch):
-    model = LocalModel(layout="native")
+def _replying(monkeypatch, layout, replies):
+    """A LocalModel whose llama.cpp gives `replies` in turn (128 tokens each); returns it and the requests."""
+    model = LocalModel(layout=layout)
     monkeypatch.setattr(model, "_load_locked", lambda: None)
     requests = []
-    replies = ['<tool_call>\n{"name": "calculate", "arguments": {"expression": "1+1+1+1+1+1',
-               '<tool_call>\n{"name": "calculate", "arguments": {"expression": "1+1"}}\n</tool_call>']
 
     def chunks(request):
         requests.append(request)
         yield {"choices": [{"delta": {"content": replies[len(requests) - 1]}}],
                "timings": {"prompt_n": 10, "cache_n": 0, "predicted_n": 128}}
     monkeypatch.setattr(model, "chunks", chunks)
+    return model, requests
+
+
+def test_a_call_cut_at_max_tokens_is_asked_again_with_strings_that_fit(monkeypatch):
+    model, requests = _replying(monkeypatch, "native", [
+        '<tool_call>\n{"name": "calculate", "arguments": {"expression": "1+1+1+1+1+1',
+        '<tool_call>\n{"name": "calculate", "arguments": {"expression": "1+1"}}\n</tool_call>'])
     deltas = list(model.stream([Message("user", "1+1?")], [CALC], max_tokens=128))
     (call,) = deltas[-1].response.tool_calls
     assert call.error is None and call.arguments == {"expression": "1+1"}
@@ -232,16 +238,8 @@ def test_bounded_strings_fit_the_budget_together():
 
 
 def test_the_json_layout_retries_a_cut_call_under_an_llguidance_grammar(monkeypatch):
-    model = LocalModel(layout="json")
-    monkeypatch.setattr(model, "_load_locked", lambda: None)
-    requests = []
-    replies = ['{"tool": "calculate", "arguments": {"expression": "1+1+1+1+1+1',
-               '{"tool": "calculate", "arguments": {"expression": "1+1"}}']
-
-    def chunks(request):
-        requests.append(request)
-        yield {"choices": [{"delta": {"content": replies[len(requests) - 1]}}], "timings": {"predicted_n": 128}}
-    monkeypatch.setattr(model, "chunks", chunks)
+    model, requests = _replying(monkeypatch, "json", ['{"tool": "calculate", "arguments": {"expression": "1+1+1+1+1+1',
+                                                      '{"tool": "calculate", "arguments": {"expression": "1+1"}}'])
     (call,) = model.complete([Message("user", "1+1?")], [CALC], max_tokens=128).tool_calls
     assert call.error is None and call.arguments == {"expression": "1+1"}
     assert "response_format" in requests[0] and "grammar" not in requests[0]
