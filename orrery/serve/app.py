@@ -407,15 +407,21 @@ def _finish(server: Server, tr: Translator, session: Thread, run_id: str, kind: 
     return status, events + tr.finished(status, summary)
 
 
-def _save(server: Server, session: Thread) -> None:
-    try:
-        server.store.save(session)
-    except SessionConflict:
-        # Two runs on one thread at once: keep the other run's save and add this run's record to it.
-        fresh = server.store.load(session.id)
-        if fresh is not None:
-            fresh.runs.append(session.runs[-1])
-            server.store.save(fresh)
+def _save(server: Server, session: Thread, tries: int = 5) -> None:
+    """Two runs on one thread at once: keep what the other run saved and add this run's record to it (again if
+    a third writer got in between)."""
+    run = session.runs[-1]
+    for _ in range(tries - 1):
+        try:
+            server.store.save(session)
+            return
+        except SessionConflict:
+            fresh = server.store.load(session.id)
+            if fresh is None:
+                return
+            session = fresh
+            session.runs.append(run)
+    server.store.save(session)
 
 
 # -- uploads ---------------------------------------------------------------------------------------
