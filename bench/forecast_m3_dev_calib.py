@@ -56,12 +56,34 @@ def apply_factors(learn: pd.DataFrame, check: pd.DataFrame, key: Key | None) -> 
 
 def held_out(frames: dict[str, pd.DataFrame], key: Key | None, seed: int) -> dict[str, dict[int, float]]:
     """Coverage per group with factors learned on the other half of the dev series (both ways)."""
+    return {kind: coverage(g) for kind, g in held_out_frame(frames, key, seed).groupby("kind")}
+
+
+def held_out_frame(frames: dict[str, pd.DataFrame], key: Key | None, seed: int) -> pd.DataFrame:
     all_ = pd.concat(frames.values())
     ids = np.random.default_rng(seed).permutation(all_["unique_id"].unique())
     a = all_[all_["unique_id"].isin(ids[: len(ids) // 2])]
     b = all_[all_["unique_id"].isin(ids[len(ids) // 2:])]
-    got = pd.concat([apply_factors(a, b, key), apply_factors(b, a, key)])
-    return {kind: coverage(g) for kind, g in got.groupby("kind")}
+    return pd.concat([apply_factors(a, b, key), apply_factors(b, a, key)])
+
+
+def sampling_spread(frames: dict[str, pd.DataFrame], n: int = 150, reps: int = 1000) -> pd.DataFrame:
+    """How far the coverage of one sample of n series strays by chance: per group, the 5-95% range of coverage
+    over bootstrap samples of n dev series (revised rule, factors learned on the other half of the dev series).
+    A series' h points share one origin and move together, so the spread is that of n series, not n*h points."""
+    got = pd.concat([held_out_frame(frames, KEYS["per_group"], seed=0)])
+    rng = np.random.default_rng(0)
+    rows = []
+    for kind, g in got.groupby("kind"):
+        inside = {lv: ((g[f"lo_{lv}"] <= g["y"]) & (g["y"] <= g[f"hi_{lv}"])).groupby(g["unique_id"]).agg(["sum", "size"])
+                  for lv in reg.LEVELS}
+        ids = inside[80].index.to_numpy()
+        for _ in range(reps):
+            pick = rng.choice(ids, size=n, replace=True)
+            rows.append({"kind": kind, **{f"cov{lv}": inside[lv].loc[pick, "sum"].sum() / inside[lv].loc[pick, "size"].sum()
+                                          for lv in reg.LEVELS}})
+    res = pd.DataFrame(rows).groupby("kind")
+    return pd.concat({"p5": res.quantile(0.05), "p95": res.quantile(0.95)}, axis=1)
 
 
 def main() -> None:
@@ -86,6 +108,8 @@ def main() -> None:
     per_seed = res.groupby(["windows", "rule", "seed"])["worst"].max().groupby(["windows", "rule"])
     print("\nworst distance to nominal over groups and levels, per halving (mean, max over 5 halvings):")
     print(pd.DataFrame({"mean": per_seed.mean(), "max": per_seed.max()}).round(3).sort_values("mean").to_string())
+    print("\nrevised rule (per group, 2 windows): 5-95% range of the coverage of one sample of 150 dev series:")
+    print(sampling_spread(plain_frames(2)).round(3).to_string())
 
 
 if __name__ == "__main__":
