@@ -345,12 +345,12 @@ def main() -> None:
 
 
 def write_md(md: Path, res: dict[str, Any]) -> None:
-    """Round 1 writes the page; round 2 replaces only its own section at the end (round 1's numbers stay)."""
+    """Each round replaces only its own part of the page: round 1 the top, round 2 its section at the end."""
+    head, _, tail = (md.read_text() if md.exists() else "").partition(ROUND2_HEADING)
     if res.get("round", 1) == 1:
-        md.write_text(markdown(res))
-        return
-    kept = md.read_text().split(ROUND2_HEADING)[0].rstrip() + "\n\n" if md.exists() else ""
-    md.write_text(kept + round2_markdown(res))
+        md.write_text(markdown(res) + (f"\n{ROUND2_HEADING}{tail}" if tail else ""))
+    else:
+        md.write_text((head.rstrip() + "\n\n" if head.strip() else "") + round2_markdown(res))
 
 
 if __name__ == "__main__":
