@@ -33,6 +33,9 @@ GROUPS = {"yearly": 1, "quarterly": 4, "monthly": 12, "other": 1}  # M3 type -> 
 REFERENCE = ["AutoETS", "AutoTheta", "AutoCES"]
 FITTED = list(dict.fromkeys([*(m for ms, _ in A.COMBINATIONS.values() for m in ms), *REFERENCE, reg.BASELINE]))
 POLICY, REF, REF_CONFORMAL = "auto (policy)", "ETS+Theta+CES mean", "ETS+Theta+CES mean, conformal"
+ROUND1, PLAIN = "auto, round-1 factors (per m)", "auto, plain conformal"
+ROUND1_FACTORS = {"yearly": {80: 0.789, 95: 0.824}, "other": {80: 0.789, 95: 0.824},  # round 1 keyed them by m
+                  "quarterly": {80: 0.849, 95: 0.857}, "monthly": {80: 1.039, 95: 1.088}}
 N_WINDOWS = 2  # panel_fit's default
 
 HOW_CHOSEN = (
@@ -80,24 +83,36 @@ def split_series(kind: str) -> dict[str, list[Any]]:
             "dev": [series[i] for i in rest[-DEV[kind]:]]}
 
 
-def test_series(kind: str, n: int) -> list[Any]:
-    """The first n shuffled series outside the seed-0 sample, never overlapping the dev sample."""
+FIRST_TEST = {"yearly": 200, "quarterly": 150, "monthly": 100, "other": 54}  # round 1's test sample (seen)
+
+
+def test_series(kind: str, n: int, round_: int = 1) -> list[Any]:
+    """n shuffled series outside the seed-0 sample, never overlapping the dev sample: round 1 the first ones,
+    round 2 those after round 1's test sample (whose scores have been seen)."""
     split = split_series(kind)
-    n = min(n, len(split["rest"]) - DEV[kind])
-    return split["rest"][:n]
+    first = 0 if round_ == 1 else FIRST_TEST[kind]
+    n = max(0, min(n, len(split["rest"]) - DEV[kind] - first))
+    return split["rest"][first:first + n]
 
 
-def group_data(kind: str, sample: int, on_dev: bool = False) -> tuple[SeriesData, pd.DataFrame]:
+def stamps(kind: str, start: int, n: int) -> Any:
+    """Time stamps: yearly series get annual dates (so orrery sees yearly data, as a user's would be), the
+    others integer steps (M3 has no dates; "other" mixes weekly, daily and more)."""
+    steps = np.arange(start, start + n)
+    return pd.date_range("1800", periods=start + n - 1, freq="YS")[start - 1:] if kind == "yearly" else steps
+
+
+def group_data(kind: str, sample: int, on_dev: bool = False, round_: int = 1) -> tuple[SeriesData, pd.DataFrame]:
     """Train panel (as orrery data) and the test frame of one M3 frequency group (the test sample). With
     `on_dev`, a smoke run that reads no test data: dev series, their last h training points as the test."""
-    series = split_series(kind)["dev"][:sample] if on_dev else test_series(kind, sample)
+    series = split_series(kind)["dev"][:sample] if on_dev else test_series(kind, sample, round_)
     h = series[0].h
     parts = [(np.asarray(s.x[:-h], float), np.asarray(s.x[-h:], float)) if on_dev
              else (np.asarray(s.x, float), np.asarray(s.xx, float)) for s in series]
-    train = pd.concat([pd.DataFrame({"unique_id": s.sn, "date": np.arange(1, len(x) + 1), "value": x})
+    train = pd.concat([pd.DataFrame({"unique_id": s.sn, "date": stamps(kind, 1, len(x)), "value": x})
                        for s, (x, _) in zip(series, parts, strict=True)])
-    test = pd.concat([pd.DataFrame({"unique_id": s.sn, "ds": np.arange(len(x) + 1, len(x) + 1 + len(xx)),
-                                    "y_test": xx}) for s, (x, xx) in zip(series, parts, strict=True)])
+    test = pd.concat([pd.DataFrame({"unique_id": s.sn, "ds": stamps(kind, len(x) + 1, len(xx)), "y_test": xx})
+                      for s, (x, xx) in zip(series, parts, strict=True)])
     return load(train, groupby="unique_id", m=GROUPS[kind], h=h), test
 
 
@@ -123,7 +138,7 @@ def score(fc: pd.DataFrame, test: pd.DataFrame, scales: pd.Series) -> dict[str, 
 
 
 def run_group(kind: str, args: argparse.Namespace) -> dict[str, Any]:
-    data, test = group_data(kind, args.sizes.get(kind, args.sample), args.on_dev)
+    data, test = group_data(kind, args.sizes.get(kind, args.sample), args.on_dev, args.round)
     t0 = time.perf_counter()
     cv = A.cross_validate(data, FITTED, n_windows=N_WINDOWS, n_jobs=args.n_jobs)
     raw = A.forecast_all(data, FITTED, n_jobs=args.n_jobs)
@@ -132,9 +147,11 @@ def run_group(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     sel = A.select_combination(cv, data)
     members = dict.fromkeys(data.ids, list(sel.members))
     ref = dict.fromkeys(data.ids, REFERENCE)
+    policy_points = A.tidy(A.add_combo(raw, members, sel.how, reg.LEVELS), members, reg.LEVELS)
     forecasts = {
-        POLICY: A.calibrated(A.tidy(A.add_combo(raw, members, sel.how, reg.LEVELS), members, reg.LEVELS),
-                             A.calibrate(cv, data, members, sel.how), data),
+        POLICY: A.calibrated(policy_points, A.calibrate(cv, data, members, sel.how), data),
+        ROUND1: A.calibrated(policy_points, A.calibrate(cv, data, members, sel.how, factors=ROUND1_FACTORS), data),
+        PLAIN: A.calibrated(policy_points, A.calibrate(cv, data, members, sel.how, factors={}), data),
         REF: A.tidy(A.add_combo(raw, ref, "mean", reg.LEVELS), ref, reg.LEVELS),
     }
     forecasts[REF_CONFORMAL] = A.calibrated(forecasts[REF], A.calibrate(cv, data, ref, "mean", factors={}), data)
@@ -151,7 +168,7 @@ def run_group(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     cv_mase = {POLICY: dev.mean_mase()[reg.COMBO], REF: dev_ref.mean_mase()[reg.COMBO]}
     print(f"{kind:9s} n={len(data.ids):4d} wall={wall:6.1f}s  policy ({sel.name}) sMAPE={scores[POLICY]['smape']:.2f}"
           f"  reference={scores[REF]['smape']:.2f}", flush=True)
-    return {"n": len(data.ids), "m": data.m, "h": data.h, "wall_s": wall, "scores": scores, "cv_mase": cv_mase,
+    return {"n": len(data.ids), "m": data.m, "h": data.h, "interval_group": A.interval_group(data), "wall_s": wall, "scores": scores, "cv_mase": cv_mase,
             "cv_windows": pd.Series(cv.windows).value_counts().sort_index().to_dict(),
             "selection": {"name": sel.name, "reason": sel.reason, "series": sel.series,
                           "cv": sel.cv.round(4).to_dict(orient="index")},
@@ -174,7 +191,7 @@ def summarize(groups: dict[str, dict[str, Any]], args: argparse.Namespace) -> di
         "samples": {k: g["n"] for k, g in groups.items()}, "on_dev": args.on_dev,
         "reference": REF, "split_seed": SPLIT_SEED, "n_windows": N_WINDOWS,
         "series": sum(g["n"] for g in groups.values()), "methods": table, "by_frequency": groups,
-        "wall_s": sum(g["wall_s"] for g in groups.values()), "n_jobs": args.n_jobs,
+        "wall_s": sum(g["wall_s"] for g in groups.values()), "n_jobs": args.n_jobs, "round": args.round,
     }
 
 
@@ -226,6 +243,75 @@ def markdown(res: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+ROUND2_HEADING = "### Interval calibration, round 2"
+ROUND2_RULE = (
+    "Round 1's test run above met the point-forecast goal but not the interval goal (coverage within 2 points of "
+    "nominal on every frequency); its test sample has been seen and chose nothing here. **How the revised rule "
+    "was chosen**, on development data only (the same dev CV frames: training parts of 520 M3 series; "
+    "`bench/forecast_m3_dev_calib.py`), written down here and in its commit before the evaluation below ran: the "
+    "last dev window plays the test, the SCUM mean's conformal intervals come from the earlier CV windows, "
+    "factors are learned on one half of the dev series and coverage is measured on the other half (both ways, "
+    "5 random halvings); criterion: the worst distance to nominal over the four M3 groups and both levels. "
+    "Candidates (mean / max over halvings of that worst distance): factor per M3 frequency group 0.011 / 0.014 "
+    "(2 CV windows) and 0.013 / 0.020 (3 windows); per season length m (round 1's rule) 0.023 / 0.027 (2 windows, "
+    "fails on other: 0.778 at 80%) and 0.020 / 0.030 (3 windows); per m and horizon step 0.025 / 0.036 and "
+    "0.020 / 0.027; one factor for all 0.055; plain conformal 0.075 / 0.084. **The revised rule** "
+    "(`INTERVAL_FACTORS` keyed by `interval_group` in orrery/forecast/analysis.py, so what `orrery forecast` "
+    "does): conformal half-widths from 2 CV windows (unchanged) times a factor per M3 frequency group and "
+    "level: yearly 0.762/0.863, quarterly 0.849/0.857, monthly 1.039/1.088, other 0.843/0.806 at 80/95; a panel "
+    "is yearly when m=1 and its dates are annual, other when m=1 otherwise (integer steps included), quarterly "
+    "at m=4, monthly at m=12; other season lengths are not scaled. Only yearly and other change (quarterly and "
+    "monthly were already alone in their m). What dev cannot show: round 1's over-coverage on quarterly and "
+    "monthly test data (dev said 0.80/0.95 there), so no dev-chosen rule addresses it. The evaluation: once, on "
+    "the M3 series after round 1's test sample in the same shuffle (disjoint from seed 0, dev and round 1); M3 "
+    "has no \"other\" series left (174 = 50 seed-0 + 70 dev + 54 round 1), so other is not evaluated again. In "
+    "the same run, from the same fits: the revised rule, round 1's factors (per m) and plain conformal, all on "
+    "the policy's point forecasts. Yearly series carry annual dates in this run (so the rule sees them as "
+    "yearly)."
+)
+
+
+ROUND2_READING = (
+    "**Reading** (written after the evaluation, choosing nothing): the interval goal is not met by any of the "
+    "three on this sample. The revised rule and round 1's differ only on yearly (0.759/0.948 vs 0.766/0.944: "
+    "no measurable difference at this size); quarterly and monthly use the same factors in both, and there the "
+    "same rule that over-covered round 1's sample (0.837/0.978, 0.848/0.977) under-covers this one (0.764/0.924, "
+    "0.758/0.938): the swing between two disjoint samples of 100-150 series (7-9 points at 80%) is larger than "
+    "the 2-point goal and than anything the factors change, because a series' h test points share one origin "
+    "and move together. Plain conformal over-covers yearly (0.836/0.964) and under-covers monthly here too. "
+    "Measured afterwards on dev (`bench/forecast_m3_dev_calib.py`, bootstrap over the 520 dev series, the "
+    "revised rule with factors learned on the other half; output in `bench/results/forecast_m3_dev_calib.txt`): "
+    "the 5-95% range of one sample of 150 series' coverage is about 0.76-0.84 at 80% and 0.92-0.97 at 95% in "
+    "every group, even where the rule is calibrated on average. Both test runs (quarterly 0.837 and 0.764 at "
+    "80%) lie inside it. So a per-frequency 2-point goal on ~150 series cannot tell a calibrated rule from a "
+    "miscalibrated one; left: judge coverage against that sampling range (or on far more series: M3 has no "
+    "\"other\" and 185 unused yearly series left, M4 would be the next source), not against +/-2 points."
+)
+
+
+def round2_markdown(res: dict[str, Any]) -> str:
+    g = res["by_frequency"]
+    lines = [ROUND2_HEADING, "", ROUND2_RULE, "",
+             f"{res['date']}, {res['machine']}, `nice -n 10 python bench/forecast_m3.py --round 2`: "
+             + ", ".join(f"{k} {n}" for k, n in res["samples"].items())
+             + f" fresh series, fits {res['wall_s']:.0f} s with n_jobs={res['n_jobs']}; reported as it came out.",
+             "", "| frequency | n | intervals | cov 80 | cov 95 | within 2 points | sMAPE | MASE |",
+             "|---|---:|---|---:|---:|---|---:|---:|"]
+    for k in g:
+        for name, label in ((POLICY, "revised (per group)"), (ROUND1, "round 1 (per m)"), (PLAIN, "plain conformal")):
+            sc = g[k]["scores"][name]
+            lines.append(f"| {k} | {sc['n']} | {label} | {sc['coverage_80']:.3f} | {sc['coverage_95']:.3f} | "
+                         f"{'yes' if within(sc) else 'no'} | {sc['smape']:.2f} | {sc['mase']:.3f} |")
+    lines += ["", "Point forecasts (the policy's pick: "
+              + "; ".join(f"{k}: {g[k]['selection']['name']}" for k in g)
+              + ") are the same in the three rows; the ETS/Theta/CES mean and single models are in "
+              "`bench/results/forecast_m3_round2.json`. Within 2 points of nominal at both levels: "
+              + "; ".join(f"{label}: {', '.join(k for k in g if within(g[k]['scores'][name])) or 'none'}"
+                          for name, label in ((POLICY, "revised"), (ROUND1, "round 1"), (PLAIN, "plain conformal")))
+              + ".", "", ROUND2_READING]
+    return "\n".join(lines) + "\n"
+
+
 def within(s: dict[str, float], points: float = 0.02) -> bool:
     return abs(s["coverage_80"] - 0.80) <= points and abs(s["coverage_95"] - 0.95) <= points
 
@@ -241,16 +327,30 @@ def main() -> None:
     p.add_argument("--md", type=Path, default=Path(__file__).parent / "forecast_m3.md")
     p.add_argument("--groups", nargs="*", default=list(GROUPS))
     p.add_argument("--render", action="store_true", help="only rewrite --md from the saved --out JSON")
+    p.add_argument("--round", type=int, choices=(1, 2), default=1,
+                   help="2: the interval round-2 evaluation on the series after round 1's test sample")
     args = p.parse_args()
+    if args.round == 2 and args.out == OUT / "forecast_m3.json":
+        args.out = OUT / "forecast_m3_round2.json"
     if args.render:
-        args.md.write_text(markdown(json.loads(args.out.read_text())))
+        write_md(args.md, json.loads(args.out.read_text()))
         return
-    groups = {kind: run_group(kind, args) for kind in args.groups}
+    kinds = [k for k in args.groups if test_series(k, 1, args.round) or args.on_dev]  # "other" has none left
+    groups = {kind: run_group(kind, args) for kind in kinds}
     res = summarize(groups, args)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(res, indent=2, default=str))
-    args.md.write_text(markdown(res))
-    print(markdown(res))
+    write_md(args.md, res)
+    print(args.md.read_text())
+
+
+def write_md(md: Path, res: dict[str, Any]) -> None:
+    """Each round replaces only its own part of the page: round 1 the top, round 2 its section at the end."""
+    head, _, tail = (md.read_text() if md.exists() else "").partition(ROUND2_HEADING)
+    if res.get("round", 1) == 1:
+        md.write_text(markdown(res) + (f"\n{ROUND2_HEADING}{tail}" if tail else ""))
+    else:
+        md.write_text((head.rstrip() + "\n\n" if head.strip() else "") + round2_markdown(res))
 
 
 if __name__ == "__main__":
