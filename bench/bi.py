@@ -8,15 +8,17 @@ question asks for an order; values are compared after rounding numbers to 2 deci
 regardless of column order (Spider-style execution accuracy). An unanswerable question is correct when
 the agent answers `cannot_answer` and runs no SQL.
 
-Two question sets (bench/bi_questions.py): `dev`, the 70 questions whose failures were read while the
-agent was developed, and `heldout`, 65 questions written and committed before that tuning and run once.
+Question sets (bench/bi_questions.py): `dev`, the 70 questions whose failures were read while the agent
+was developed; `heldout`, held-out set #1 (65 questions, run once at the end of the first round, development
+data since: the second round read its failures); `heldout2`, held-out set #2 (36 questions, 18 unanswerable),
+written and committed before the second round changed the agent, run once at its end.
 
     nice -n 10 python bench/bi.py                      # the embedded model, the dev set
     nice -n 10 python bench/bi.py --limit 20           # its first 20 (the order interleaves both databases)
-    nice -n 10 python bench/bi.py --set heldout        # the held-out set (once, at the end)
+    nice -n 10 python bench/bi.py --set heldout2       # held-out set #2 (once, at the end)
     python bench/bi.py --llm http://127.0.0.1:8080/v1 --limit 15 --out bench/results/bi_endpoint.json
-    python bench/bi.py --check --set heldout           # only check that every gold query returns rows
-    python bench/bi.py --report                        # results/bi.json from the dev, held-out, endpoint runs
+    python bench/bi.py --check --set heldout2          # only check that every gold query returns rows
+    python bench/bi.py --report                        # results/bi.json from the runs in RUNS
 
 Writes results/bi_SET.json after every question (a cut run keeps what it did).
 Anchor: the published execution accuracy of Qwen2.5-Coder-0.5B on Spider dev, 34.5%.
@@ -158,11 +160,14 @@ def _commit() -> str:
     return out.stdout.strip() + ("+uncommitted" if dirty else "")
 
 
+# results/bi_NAME.json files that --report combines: round 2 (declines), then round 1's final runs
+RUNS = ("heldout2", "dev_r2", "heldout1_r2", "heldout", "dev", "endpoint")
+
+
 def report() -> dict[str, Any]:
-    """results/bi.json: the final runs side by side (dev, held-out, and the endpoint run when there is one),
-    each with its questions; a summary table for bench/bi.md on stdout."""
+    """results/bi.json: the runs side by side, each with its questions; a summary table for bench/bi.md."""
     runs = {name: json.loads((HERE / "results" / f"bi_{name}.json").read_text())
-            for name in ("dev", "heldout", "endpoint") if (HERE / "results" / f"bi_{name}.json").exists()}
+            for name in RUNS if (HERE / "results" / f"bi_{name}.json").exists()}
     _write_json(HERE / "results" / "bi.json", runs)
 
     def pct(x: float | None) -> str:
@@ -200,11 +205,11 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--llm", default=None, help="model spec (default: the embedded model)")
     p.add_argument("--set", dest="which", choices=sorted(SETS), default="dev",
-                   help="dev: the questions tuned on; heldout: run once, at the end")
+                   help="dev, heldout (held-out #1, now development data): tuned on; heldout2: run once, at the end")
     p.add_argument("--limit", type=int, default=None, help="the first N questions of the set")
     p.add_argument("--only", default=None, help="comma-separated question numbers (1-based) of the set")
     p.add_argument("--check", action="store_true")
-    p.add_argument("--report", action="store_true", help="combine results/bi_{dev,heldout,endpoint}.json into bi.json")
+    p.add_argument("--report", action="store_true", help="combine the results/bi_NAME.json of RUNS into bi.json")
     p.add_argument("--out", type=Path, default=None, help="the results file (default results/bi_SET.json)")
     args = p.parse_args()
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")

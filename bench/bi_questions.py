@@ -4,10 +4,15 @@ Chinook and TPC-H (scale 0.01) DuckDB databases, or None where the data cannot a
 DEV: the 70 questions of runs A and B (2026-11-22). Their failures were read and the agent was changed after
 them, so a score on DEV is a development score, not an estimate of accuracy on new questions.
 
-HELDOUT: 65 questions (53 answerable, 12 unanswerable) written on 2026-11-22 before any further change to the agent, and committed before any
-tuning; same style and difficulty mix as DEV (counts, filters on named values, joins over two to four
-tables, group-bys, top-1, distinct counts, years, HAVING), different questions. The agent is run on them
-once, at the end.
+HELDOUT (held-out set #1, now DEVELOPMENT data): 65 questions (53 answerable, 12 unanswerable) written on
+2026-11-22 before the first tuning round and run once at e282095. Its failures were then read for the second
+round (declines), so from that round on it is development data like DEV; the key "heldout" is kept so the
+first round's results file still names it.
+
+HELDOUT2 (held-out set #2): 36 questions (18 answerable, 18 unanswerable of varied kinds: measures the data
+lacks, entities and attributes not in the schema, external facts, future events, personal data not stored),
+written and committed before the second round changed the agent and before any model run on them. Every
+gold query was executed on the shipped databases. Run once, at the end of the second round.
 """
 
 AC_DC = "JOIN Album al ON t.AlbumId = al.AlbumId JOIN Artist ar ON al.ArtistId = ar.ArtistId"
@@ -122,7 +127,7 @@ DEV_UNANSWERABLE = [
 ]
 
 
-# Held-out: written before tuning; do not change after a run on them.
+# Held-out set #1: written before the first round's tuning; development data since the second round.
 ALBUM_ARTIST = "JOIN Artist ar ON al.ArtistId = ar.ArtistId"
 HELDOUT_CHINOOK = [
     ("How many genres are there?", "SELECT count(*) FROM Genre"),
@@ -221,7 +226,65 @@ HELDOUT_UNANSWERABLE = [
     ("tpch", "How many returns were caused by damaged packaging?"),
 ]
 
+
+# Held-out set #2: written before the second (declines) round; do not change after a run on them.
+HELDOUT2_CHINOOK = [
+    ("How many tracks are on the album Let There Be Rock?",
+     "SELECT count(*) FROM Track t JOIN Album al ON t.AlbumId = al.AlbumId WHERE al.Title = 'Let There Be Rock'"),
+    ("How many employees live in Calgary?", "SELECT count(*) FROM Employee WHERE City = 'Calgary'"),
+    ("What is the total invoice amount billed to Berlin?", "SELECT sum(Total) FROM Invoice WHERE BillingCity = 'Berlin'"),
+    ("How many employees were hired in 2002?", "SELECT count(*) FROM Employee WHERE year(HireDate) = 2002"),
+    ("How many customers are there in each country?", "SELECT Country, count(*) FROM Customer GROUP BY Country"),
+    ("Which genre has the highest average track length?",
+     "SELECT g.Name FROM Genre g JOIN Track t ON t.GenreId = g.GenreId GROUP BY g.Name "
+     "ORDER BY avg(t.Milliseconds) DESC LIMIT 1"),
+    ("What is the average length in milliseconds of tracks in the Metal genre?",
+     "SELECT avg(t.Milliseconds) FROM Track t JOIN Genre g ON t.GenreId = g.GenreId WHERE g.Name = 'Metal'"),
+    ("How many customers have a company listed?", "SELECT count(*) FROM Customer WHERE Company IS NOT NULL"),
+    ("How long is the longest track in milliseconds?", "SELECT max(Milliseconds) FROM Track"),
+]
+HELDOUT2_TPCH = [
+    ("How many suppliers are in the region ASIA?",
+     "SELECT count(*) FROM supplier s JOIN nation n ON s.s_nationkey = n.n_nationkey JOIN region r "
+     "ON n.n_regionkey = r.r_regionkey WHERE r.r_name = 'ASIA'"),
+    ("What is the average retail price of parts?", "SELECT avg(p_retailprice) FROM part"),
+    ("What is the total extended price of line items shipped by SHIP?",
+     "SELECT sum(l_extendedprice) FROM lineitem WHERE l_shipmode = 'SHIP'"),
+    ("How many parts have size 50?", "SELECT count(*) FROM part WHERE p_size = 50"),
+    ("What is the highest supply cost?", "SELECT max(ps_supplycost) FROM partsupp"),
+    ("How many customers from INDIA are in the HOUSEHOLD market segment?",
+     "SELECT count(*) FROM customer c JOIN nation n ON c.c_nationkey = n.n_nationkey "
+     "WHERE n.n_name = 'INDIA' AND c.c_mktsegment = 'HOUSEHOLD'"),
+    ("What is the average order total price per order priority?",
+     "SELECT o_orderpriority, avg(o_totalprice) FROM orders GROUP BY o_orderpriority"),
+    ("Which market segment has the most customers?",
+     "SELECT c_mktsegment FROM customer GROUP BY c_mktsegment ORDER BY count(*) DESC LIMIT 1"),
+    ("How many orders with priority 2-HIGH were placed in 1996?",
+     "SELECT count(*) FROM orders WHERE o_orderpriority = '2-HIGH' AND year(o_orderdate) = 1996"),
+]
+HELDOUT2_UNANSWERABLE = [
+    ("chinook", "What is the average age of our customers?"),  # personal data not stored (employees have one)
+    ("tpch", "How many warehouses does each nation have?"),  # entity not in the schema
+    ("chinook", "How many customers are female?"),  # personal data not stored
+    ("tpch", "What is the weight of each part in kilograms?"),  # attribute not in the schema (p_size is not it)
+    ("chinook", "Which record label released the most albums?"),  # entity not in the schema
+    ("tpch", "What is the population of each nation?"),  # external fact
+    ("chinook", "In which year was each album released?"),  # attribute not in the schema
+    ("tpch", "How many orders will customers place next year?"),  # future event
+    ("chinook", "How many concerts did Iron Maiden play?"),  # entity not in the schema
+    ("tpch", "What is the credit score of each customer?"),  # measure the data lacks (c_acctbal is not it)
+    ("chinook", "How many tracks will be sold next month?"),  # future event
+    ("tpch", "What is the name of the contact person at each supplier?"),  # personal data not stored
+    ("chinook", "Who is the lead singer of Queen?"),  # external fact
+    ("tpch", "What was the GDP of each region in 1995?"),  # external fact
+    ("chinook", "How much royalty is paid to the composer of each track?"),  # measure the data lacks
+    ("tpch", "How many customer complaints were filed per market segment?"),  # measure the data lacks
+    ("chinook", "How many refunds were issued in 2023?"),  # measure the data lacks
+    ("tpch", "Which suppliers are certified as environmentally friendly?"),  # attribute not in the schema
+]
+
 SETS = {
     "dev": (DEV_CHINOOK, DEV_TPCH, DEV_UNANSWERABLE),
-    "heldout": (HELDOUT_CHINOOK, HELDOUT_TPCH, HELDOUT_UNANSWERABLE),
+    "heldout": (HELDOUT_CHINOOK, HELDOUT_TPCH, HELDOUT_UNANSWERABLE),  # held-out #1, now development data
+    "heldout2": (HELDOUT2_CHINOOK, HELDOUT2_TPCH, HELDOUT2_UNANSWERABLE),
 }

@@ -23,7 +23,7 @@ import pydantic
 from orrery.agent.calls import Emit, ask_json
 from orrery.agent.planner import Intent, PlanAgent, PlanResult, PlanState, Todo
 from orrery.bi.engines import Engine
-from orrery.bi.semantic import Semantic, load
+from orrery.bi.semantic import Semantic, load, uncovered
 from orrery.bi.tools import CANNOT, BIContext, examples, jsonable, make_tools, prompt
 from orrery.events import Event, Final, Planned, StateChanged
 from orrery.llm.base import Model
@@ -37,6 +37,8 @@ CHART_WORDS = ("chart", "plot", "graph", "visuali", "draw")
 # for a question with these words is a query (the 0.5B model chose lookup for "how many customers in ...").
 AGGREGATE_WORDS = re.compile(r"\b(how many|count|number of|total|sum|average|avg|mean|most|least|top|per|each|"
                              r"max|min|highest|lowest|list|all)\b", re.I)
+
+FUTURE = re.compile(r"\b(will|tomorrow|next (week|month|quarter|year)|forecast|predict\w*)\b", re.I)
 
 
 @dataclass
@@ -185,16 +187,27 @@ class BIAgent(PlanAgent):
                                     max_tokens=self.max_tokens_per_call)
         if reply.kind == "analysis" and not self.latest_metadata():
             reply.kind = "cannot_answer"
+        reason = self.not_in_data(user_input) if reply.kind in ("query", "lookup") else None
         if reply.kind == "lookup" and (not reply.values or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")):
             reply.kind = "query"
-        yield Reiterated(reply.request, reply.kind)
-        self.declined = reply.request if reply.kind == "cannot_answer" else None
+        yield Reiterated(reply.request, "cannot_answer" if reason else reply.kind)
+        self.declined = reason or (reply.request if reply.kind == "cannot_answer" else None)
         todos = [] if self.declined else todos_for(reply)
         self.state = PlanState(reply.request, todos, memory=self.state.memory, turn=self.state.turn)
         self.bi.choices = {}  # a new plan asks afresh
         self._save()
         yield Planned(reply.request, [asdict(t) for t in todos])
         yield self._plan_event()
+
+    def not_in_data(self, text: str) -> str | None:
+        """Why the data cannot answer `text` whatever query is written, or None: it asks about the future, or
+        a word of it names no field, term or value of this database. The 0.5B planner plans a query for
+        such questions and the SQL step then writes around the missing field (a count per track for "How
+        many times was each track streamed?"); a rule on the user's own words does not."""
+        if FUTURE.search(text):
+            return "the data records what happened; it cannot say what will happen"
+        missing = uncovered(self.bi.semantic, text, self.bi.value_words())
+        return f"the data has no field or value for {', '.join(map(repr, missing))}" if missing else None
 
     def _handle(self, intent: Intent, user_input: str, usage: Usage) -> Generator[Event, None, PlanResult]:
         self.declined = None

@@ -353,3 +353,79 @@ def write_draft(db: str, engine: Engine) -> Path:
         path = path.with_suffix(".draft.yaml")
     _write_atomic(path, yaml.safe_dump(base.to_dict(), sort_keys=False, allow_unicode=True, width=110))
     return path
+
+
+# -- coverage: every word of a question that names something must be in the layer or the data ----------
+# Words that name no field: function words, question words, aggregates and orderings, and the verbs and
+# nouns of asking about stored records. Everything else a question says must be a word of the semantic
+# layer (table and column names, synonyms, descriptions, terms) or, when written as a name (capitalised,
+# upper case, with digits), a word of a value in the data; else the data cannot answer it ('streamed',
+# 'Grammy', 'stars in reviews'). The planner alone let such words through: it keeps the rest of the
+# question and the SQL step writes around the missing field (a count per track for "times streamed").
+_ASKING = """
+a an the of in on at to for from by with without into over under above below between than and or not no nor
+is are was were be been being do does did has have had having there their them they it its this that these
+those which what who whom whose when where why how many much each every per all any some both either other
+same more most less least fewer few very only just also than then as if so such own i we you our us me my
+your he she his her
+number count counted total totals sum average avg mean median min minimum max maximum highest lowest largest
+smallest biggest top bottom first last greatest distinct different unique overall combined altogether
+list show give find name names tell get return display
+year years month months day days week weeks quarter quarters date dates time times
+long longer longest short shorter shortest big small high low large more greater
+value amount values amounts kind kinds type types group grouped
+one two three four five six seven eight nine ten zero
+chart plot graph draw visualise visualize
+second seconds minute minutes hour hours often
+live lives lived issue issued place placed make made come comes use used cost costs
+go goes went gone get gets got take takes took taken put keep kept hold holds held see want need know like
+please instead rather but also again now still just forget never mind split break down broken across along
+"""
+ASKING = frozenset(_ASKING.split())
+
+
+def _stem(word: str) -> str:
+    """A crude English stem ('shipped' -> 'ship', 'issued' = 'issue', 'cities' = 'city'): no stemming library
+    is a dependency, and matching a question's words against the layer's own vocabulary needs only the
+    common inflections."""
+    w = re.sub(r"'s?$", "", word.lower())
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("s") and not w.endswith("ss") and len(w) > 3:
+        w = w[:-1]
+    elif w.endswith(("ing", "ed")) and len(w) > 5:
+        w = w[: -3 if w.endswith("ing") else -2]
+        if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiousl":
+            w = w[:-1]  # 'shipp' -> 'ship'
+    return w.removesuffix("e") if len(w) > 3 else w  # 'issu(e)d', 'plac(e)d'
+
+
+def vocabulary(semantic: Semantic) -> set[str]:
+    """The stems of every word the layer uses to describe itself."""
+    texts = [semantic.database, semantic.description]
+    for table, info in semantic.tables.items():
+        texts += [words(table), info.get("description") or ""]
+        for column, c in info["columns"].items():
+            texts += [words(column), c.get("description") or "", *c.get("synonyms", [])]
+    for name, t in semantic.terms.items():
+        texts += [name, t.get("description") or "", *t.get("synonyms", [])]
+    return {_stem(w) for text in texts for w in re.findall(r"[a-z]+", str(text).lower())}
+
+
+def uncovered(semantic: Semantic, question: str, value_words: set[str]) -> list[str]:
+    """The words of `question` that name neither a field nor a value: each is a measure, an attribute or a
+    thing the data does not hold. `value_words`: the lower-cased words of the data's indexed values."""
+    known = vocabulary(semantic)
+    compound = [_key(n) for t, info in semantic.tables.items() for n in (t, *info["columns"])
+                if len(_key(n)) >= 8]  # 'item' of 'lineitem', 'segment' of 'mktsegment'
+    out = []
+    for i, token in enumerate(re.findall(r"[A-Za-z][A-Za-z0-9'#&/.-]*[A-Za-z0-9]|[A-Za-z]", question)):
+        word = token.lower().removesuffix("'s").strip(".-/")
+        stem = _stem(word)
+        if word in ASKING or stem in known or stem in ASKING or (len(stem) >= 4 and any(stem in k for k in compound)):
+            continue
+        written_as_name = (token[0].isupper() and i > 0) or token.isupper() or re.search(r"\d|#", token)
+        if written_as_name and all(w in value_words for w in re.findall(r"[a-z0-9]+", word)):
+            continue
+        out.append(token)
+    return out

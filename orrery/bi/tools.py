@@ -25,7 +25,7 @@ from orrery.bi.compose import BadPart, UnknownField
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.guard import UnsafeQuery, check
 from orrery.bi.semantic import GENERIC, Semantic, named_fields, rank_fields, stems, words
-from orrery.errors import ToolError
+from orrery.errors import ModelError, ToolError
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
 from orrery.tools.core import NeedsClarification, RunContext, Tool, tool
@@ -35,6 +35,10 @@ PREVIEW_ROWS = 20
 MATCH = 80       # a value or field this similar (0-100) to the user's words is a candidate
 CLOSE = 6        # two candidates closer than this are ambiguous: ask
 UNMAPPED = 75    # a business term whose best field scores below this is not in the data
+class BadReply(ToolError):
+    """A model reply that is cut or not the JSON asked for: says nothing about the data."""
+
+
 CANNOT = "cannot answer: "  # the prefix of a ToolError that means the data cannot answer the question
 
 
@@ -98,6 +102,10 @@ class BIContext:
                     q = f"SELECT DISTINCT {column.lower()} FROM {table.lower()} WHERE {column.lower()} IS NOT NULL"
                 self._index += [Candidate(r[0], table, column, 0.0) for r in self.engine.execute(q, max_rows=5000).rows]
         return self._index
+
+    def value_words(self) -> set[str]:
+        """Every word of every indexed value, lower-cased."""
+        return {w for c in self.index() for w in re.findall(r"[a-z0-9]+", str(c.value).lower())}
 
     def values(self, table: str, column: str) -> set[str]:
         """The distinct values of one indexed column, lower-cased."""
@@ -172,12 +180,15 @@ class BIContext:
     def ask_model(self, system: str, user: str, schema: dict[str, Any], reply: type[pydantic.BaseModel],
                   examples: list[Message] = ()) -> Any:
         messages = [Message("system", system), *examples, Message("user", user)]
-        resp = self.model.complete(messages, (), tool_choice="none", schema=schema, max_tokens=self.max_tokens)
+        try:
+            resp = self.model.complete(messages, (), tool_choice="none", schema=schema, max_tokens=self.max_tokens)
+        except ModelError as exc:  # a reply cut at max_tokens: asked again once by the step, like a bad part
+            raise BadReply(f"the model's reply failed: {exc}") from exc
         self.usage += resp.usage
         try:
             return reply.model_validate_json(resp.content)
         except pydantic.ValidationError as exc:
-            raise ToolError(f"the model's reply {resp.content[:200]!r} is not valid JSON for this step") from exc
+            raise BadReply(f"the model's reply {resp.content[:200]!r} is not valid JSON for this step") from exc
 
 
 def shares_word(mention: str, value: str) -> bool:
@@ -361,9 +372,14 @@ def make_tools(bi: BIContext) -> list[Tool]:
         for attempt in (1, 2):
             try:
                 sql = write_sql(bi, system, asked, tables, resolved, bi.question or request)
-            except (UnknownField, BadPart) as exc:
+            except (UnknownField, BadPart, BadReply) as exc:
                 if attempt == 2 and isinstance(exc, UnknownField):  # named again after the repair: no such field
                     raise CannotAnswer(f"the data has no field {', '.join(map(repr, exc.names))}") from exc
+                if attempt == 2 and isinstance(exc, BadReply):
+                    # an error, not a decline: a broken reply is the model's failure and says nothing about
+                    # whether the data holds the answer (declining would claim it does not)
+                    raise ToolError(f"the model could not write the query (twice): {exc}; rephrase the "
+                                    "question or use a larger model (--llm)") from exc
                 if attempt == 2:
                     raise
                 asked = f"{user}\n\nYour reply failed: {exc}\nReply with a corrected one."
