@@ -110,8 +110,12 @@ def test_clarification_answered_resumes_and_thread_reopens_after_reload(server, 
     page.press("#clarify-answer", "Enter")
     page.wait_for_selector(".assistant >> text=Done: booked a trip to Lisbon.")
     assert page.locator("#clarify").is_hidden()
+    # A slow network: the reloaded thread arrives after the user has already started a new conversation.
+    page.add_init_script("const f = window.fetch; window.fetch = (u, o) => String(u).includes('/threads/') ? "
+                         "new Promise((r) => setTimeout(r, 700)).then(() => f(u, o)) : f(u, o);")
     page.reload()  # a fresh page: the thread comes back from the server
     page.click("#new")
+    page.wait_for_timeout(1500)  # the delayed thread has landed by now, and must not fill the new conversation
     assert page.locator("#log > *").count() == 0
     page.click("#thread-list li >> text=book me a trip")
     page.wait_for_selector(".assistant >> text=Done: booked a trip to Lisbon.")

@@ -3,7 +3,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const ui = { agents: {}, agent: null, thread: null, interrupt: null, uploads: {}, state: {}, busy: false };
+const ui = { agents: {}, agent: null, thread: null, interrupt: null, uploads: {}, state: {}, busy: false, shown: 0 };
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -96,6 +96,7 @@ async function loadThreads() {
 }
 
 function newThread() {
+  ui.shown += 1; // a thread still loading must not replace this one when it arrives
   ui.thread = newId("thread");
   ui.interrupt = null;
   ui.state = {};
@@ -106,7 +107,9 @@ function newThread() {
 }
 
 async function openThread(id) {
+  const shown = ++ui.shown;
   const t = await (await api(`/threads/${encodeURIComponent(id)}`)).json();
+  if (shown !== ui.shown) return; // the user opened another thread or a new one meanwhile
   chooseAgent(t.agent);
   ui.thread = t.id;
   ui.interrupt = null;
