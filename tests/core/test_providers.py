@@ -1,11 +1,8 @@
 """Providers against a local fake HTTP server: retries, Retry-After, typed errors, tool calls."""
 
 import json
-import threading
-import time
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import fake_http
 import pytest
 
 from orrery.errors import ConfigError, ModelError, ModelTimeout, RateLimited
@@ -22,40 +19,18 @@ OK_CHAT = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
            "usage": {"prompt_tokens": 11, "completion_tokens": 4, "total_tokens": 15}}
 
 
-@contextmanager
+def _encode(payload):
+    if isinstance(payload, list):  # a list of chunks is sent as a server-sent event stream
+        return "text/event-stream", ("".join(f"data: {json.dumps(c)}\n\n" for c in payload) + "data: [DONE]\n\n").encode()
+    if isinstance(payload, str):  # sent as is (Ollama's JSON lines)
+        return "application/x-ndjson", payload.encode()
+    return "application/json", json.dumps(payload).encode()
+
+
 def fake_server(script):
-    """`script` is a list of (status, headers, body or None=hang) answered in order; then the last repeats."""
-    hits = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            hits.append((time.monotonic(), body))
-            status, headers, payload = script[min(len(hits) - 1, len(script) - 1)]
-            if payload is None:
-                time.sleep(1.5)
-                return
-            sse = isinstance(payload, list)  # a list of chunks is sent as a server-sent event stream
-            raw = isinstance(payload, str)  # sent as is (Ollama's JSON lines)
-            data = ("".join(f"data: {json.dumps(c)}\n\n" for c in payload) + "data: [DONE]\n\n").encode() \
-                if sse else payload.encode() if raw else json.dumps(payload).encode()
-            self.send_response(status)
-            kind = "text/event-stream" if sse else "application/x-ndjson" if raw else "application/json"
-            for k, v in {"Content-Type": kind, **headers}.items():
-                self.send_header(k, v)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}", hits
-    finally:
-        server.shutdown()
+    """`script` is a list of (status, headers, body or None=hang) answered in order; then the last repeats.
+    Each hit keeps the request's JSON body."""
+    return fake_http.fake_server(script, _encode, lambda req: json.loads(req.rfile.read(int(req.headers["Content-Length"]))))
 
 
 TOOLS = [ToolSpec("calculate", "math", {"type": "object", "properties": {"expression": {"type": "string"}}})]

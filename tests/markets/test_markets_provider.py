@@ -7,12 +7,9 @@ import json
 import shutil
 import socket
 import sys
-import threading
-import time
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+import fake_http
 import pytest
 from typer.testing import CliRunner
 
@@ -31,36 +28,12 @@ def rows(n: int = 30, start: float = 10.0) -> list[dict]:
              "close": start + d + 0.5, "volume": 1000 * d} for d in range(1, n + 1)]
 
 
-@contextmanager
 def fake_server(script):
-    """`script`: (status, headers, body) answered in order, the last repeating; body None hangs, a str is sent as is."""
-    hits = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
-            hits.append((time.monotonic(), self.path))
-            status, headers, body = script[min(len(hits) - 1, len(script) - 1)]
-            if body is None:
-                time.sleep(1.5)
-                return
-            data = (body if isinstance(body, str) else json.dumps(body)).encode()
-            self.send_response(status)
-            for k, v in {"Content-Type": "application/json", **headers}.items():
-                self.send_header(k, v)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}", hits
-    finally:
-        server.shutdown()
-        server.server_close()
+    """`script`: (status, headers, body) answered in order, the last repeating; body None hangs, a str is sent as is.
+    Each hit keeps the request's path."""
+    return fake_http.fake_server(
+        script, lambda body: ("application/json", (body if isinstance(body, str) else json.dumps(body)).encode()),
+        lambda req: req.path)
 
 
 @pytest.fixture()
