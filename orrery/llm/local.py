@@ -642,7 +642,7 @@ class LocalModel:
         with self._lock:
             self._load_locked()
         request, reader = self._prepare(messages, tools, tool_choice, schema, max_tokens, catalogue)
-        (last,) = yield from self._generate(request, reader)
+        last = yield from self._generate(request, reader)
         response = last.response
         assert response is not None
         if self.grammar and tools and any(c.error == _CUT for c in response.tool_calls):
@@ -651,13 +651,13 @@ class LocalModel:
             # (As an llguidance grammar in both layouts: llama.cpp's JSON-schema converter unrolls length bounds.)
             budget = request["max_tokens"] - 64
             request, reader = self._prepare(messages, tools, tool_choice, schema, max_tokens, catalogue, budget)
-            (last,) = yield from self._generate(request, reader)
+            last = yield from self._generate(request, reader)
             assert last.response is not None
             last.response.usage += response.usage
         yield last
 
-    def _generate(self, request: dict[str, Any], reader: ReplyReader) -> Generator[Delta, None, list[Delta]]:
-        """Yields the reply's deltas as they come, all but the last; returns the reader's final deltas."""
+    def _generate(self, request: dict[str, Any], reader: ReplyReader) -> Generator[Delta, None, Delta]:
+        """Yields the reply's deltas as they come, all but the last, which carries the response: returned."""
         timings: dict[str, Any] = {}
         for chunk in self.chunks(request):
             timings = chunk.get("timings") or timings
@@ -668,7 +668,7 @@ class LocalModel:
         usage = Usage(timings.get("cache_n", 0) + timings.get("prompt_n", 0), timings.get("predicted_n", 0))
         *rest, last = reader.finish(usage)
         yield from rest
-        return [last]
+        return last
 
     def _prepare(self, messages: Sequence[Message], tools: Sequence[ToolSpec], tool_choice: str,
                  schema: dict[str, Any] | None, max_tokens: int | None,
