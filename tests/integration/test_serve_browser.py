@@ -123,6 +123,7 @@ def test_clarification_answered_resumes_and_thread_reopens_after_reload(server, 
     assert users == ["book me a trip", "Lisbon"]
     assert page.locator(".question").inner_text() == "Which city should I book the trip to?"
     assert "thread=" in page.url
+    shoot(page, "thread-reopened.png")
 
 
 def test_an_open_question_survives_a_reload(server, page):
