@@ -164,6 +164,7 @@ class ForecastAgent(EventSource):
         self.events: list[dict[str, Any]] = []
         self.result: ForecastResult | None = None
         self._asked: list[str] = []
+        self._commentary: tuple[str, list[str]] = ("", [])
 
     def stream(self, task: Any = None, *, data: Any = None, h: int | None = None, m: int | None = None,
                query: str | None = None, groupby: str | list[str] | None = None, date: str | None = None,
@@ -267,6 +268,7 @@ class ForecastAgent(EventSource):
         """A commentary is rewritten only when no sentence of it is grounded: the others are dropped in `_result`
         (the rewrite of the 0.5B model was rarely better than what it had right the first time)."""
         kept, bad = grounded_sentences(output, self._sources(), allowed=self._allowed(ctx))
+        self._commentary = (kept, bad)  # what `_result` writes: the check that accepted the last commentary
         return None if kept else prompts.grounding_retry(bad)
 
     # -- result --------------------------------------------------------------------------------------
@@ -276,7 +278,7 @@ class ForecastAgent(EventSource):
         facts = prompts.summary_from_state(state)
         comment, warnings, omitted = "", [], None
         if comment_run is not None and comment_run.status == "completed":
-            comment, bad = grounded_sentences(comment_run.output, self._sources(), allowed=self._allowed(self.agent.ctx))
+            comment, bad = self._commentary
             if bad:
                 warnings.append(f"commentary: sentences quoting numbers no tool returned left out ({', '.join(bad)})")
         elif comment_run is not None:
