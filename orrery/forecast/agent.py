@@ -13,6 +13,7 @@ from orrery.errors import OrreryError
 from orrery.events import Event, Final, Progress, RunStart
 from orrery.forecast import models as reg
 from orrery.forecast import prompts
+from orrery.forecast.analysis import PanelFit
 from orrery.forecast.data import SeriesData, load
 from orrery.forecast.result import ForecastResult
 from orrery.forecast.tools import (
@@ -51,6 +52,14 @@ def _refine_candidates(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any
     names = reg.available(ctx.state["data"].m)
     schema["properties"]["models"] = {"type": "array", "items": {"enum": names}, "minItems": 2,
                                       "description": "models to compare"}
+    return schema
+
+
+def _refine_panel(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
+    schema = _refine_candidates(ctx, schema)
+    if ctx.state.get("panel_retry"):  # the retry asks for policy 'best'; a small model sends {} unless made to
+        schema["properties"]["policy"] = {"enum": ["best"], "description": "each series keeps its own CV winner"}
+        schema["required"] = [*schema.get("required", []), "policy"]
     return schema
 
 
@@ -110,7 +119,7 @@ def workflow_tools(panel: bool) -> list[Tool]:
     if panel:
         return [_gated(panel_analyze, lambda c: not _done(c, "panel_analyze")),
                 _gated(panel_fit, lambda c: _done(c, "panel_analyze") and not _done(c, "panel_fit"),
-                       _refine_candidates)]
+                       _refine_panel)]
     before_cv = lambda name: lambda c: _done(c, "analyze_features") and not _done(c, "cross_validate") \
         and not _done(c, name)  # noqa: E731
     return [
@@ -240,7 +249,9 @@ class ForecastAgent(EventSource):
     def _beats_baseline(self, output: str, ctx: RunContext) -> str | None:
         if _followup(ctx):
             return None
-        cv = ctx.state.get("cv")
+        cv, fit = ctx.state.get("cv"), ctx.state.get("panel")
+        if fit is not None:
+            return _panel_retry(fit, ctx)
         if cv is None:
             return "You have not cross-validated any model yet: call cross_validate first."
         means = cv.mean_mase()
@@ -290,6 +301,17 @@ class ForecastAgent(EventSource):
         result.warnings += warnings
         result.status, result.usage, result.commentary_omitted = run.status, run.usage, omitted
         return result
+
+
+def _panel_retry(fit: PanelFit, ctx: RunContext) -> str | None:
+    """A panel whose forecasts lose to the baseline in CV is refitted once with policy 'best' (every series keeps
+    its own CV winner, the baseline included); after that there is nothing better to try, and the result says so."""
+    a = fit.summary().attrs
+    if not a["series_scored"] or a["mase_selected"] < a["mase_baseline"] or fit.policy == "best":
+        return None
+    ctx.succeeded[:] = [n for n in ctx.succeeded if n not in REDO_ON_RETRY]
+    ctx.state["panel_retry"] = True
+    return prompts.panel_baseline_retry(fit.policy, a["mase_selected"], a["mase_baseline"])
 
 
 def _concise(output: str, ctx: RunContext) -> str | None:

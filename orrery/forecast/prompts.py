@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 from orrery.forecast import models as reg
+from orrery.forecast.analysis import PanelFit, choice_label
 from orrery.forecast.data import SeriesData
 
 SYSTEM = """You are a time-series forecasting analyst. You work only through tools and report only numbers the tools returned.
@@ -63,6 +66,12 @@ def baseline_retry(best: str, best_mase: float, base_mase: float, untried: list[
             "combination (combo_k=3), then forecast with the winner and finish again.")
 
 
+def panel_baseline_retry(policy: str, mase: float, base_mase: float) -> str:
+    return (f"The panel's forecasts (policy '{policy}', mean CV MASE {mase:.3f}) do not beat the SeasonalNaive "
+            f"baseline (MASE {base_mase:.3f}). Call panel_fit with policy='best': each series then keeps the model "
+            "that was best in its own cross-validation, SeasonalNaive included.")
+
+
 def grounding_retry(bad: list[str]) -> str:
     return (f"Your analysis quotes numbers that no tool returned: {', '.join(bad[:10])}. Rewrite it using only "
             "numbers exactly as the tools returned them.")
@@ -75,28 +84,56 @@ def summary_from_state(state: dict) -> str:
     if f:
         parts.append(f"Trend {f.get('trend', '?')} (strength {f.get('trend_strength', 0):.2f}), seasonality "
                      f"{f.get('seasonality', '?')} (strength {f.get('seasonal_strength', 0):.2f}).")
-    cv = state.get("cv")
-    if cv is not None and cv.best() is None:
+    cv, fit = state.get("cv"), state.get("panel")
+    if fit is not None:
+        parts.append(_panel_accuracy(fit))
+    elif cv is not None and cv.best() is None:
         parts.append("Not cross-validated: the series is too short for a CV window.")
     elif cv is not None:
-        means = cv.mean_mase()
-        best = cv.best()
-        verdict = "beats" if means[best] < means[reg.BASELINE] and best != reg.BASELINE else "does not beat"
-        parts.append(f"Best model by cross-validation: {best}, mean MASE {means[best]:.3f}, which {verdict} "
-                     f"{reg.BASELINE} ({means[reg.BASELINE]:.3f}).")
+        parts.append(_accuracy(cv.mean_mase(), cv.best()))
     fc = state.get("forecasts")
     if fc is not None and len(fc) and "mean" in fc:
-        first, last = fc.iloc[0], fc.iloc[-1]
-        span = f"{_date(first['ds'])} to {_date(last['ds'])}"
-        band = (f" (80% interval {last['lo_80']:.1f} to {last['hi_80']:.1f})"
-                if {"lo_80", "hi_80"} <= set(fc.columns) else "")
-        parts.append(f"Forecast for {span}: {first['mean']:.1f} at the start, {last['mean']:.1f} at the end{band}.")
+        parts.append(_forecast_sentence(fc))
     an = state.get("anomalies")
     if an is not None:
         top = an.sort_values("score", ascending=False).head(3) if len(an) and "score" in an else an.head(0)
         dates = ", ".join(_date(d) for d in top["ds"]) if len(top) else ""
         parts.append(f"Anomalies: {len(an)}" + (f", the largest at {dates}." if dates else "."))
     return " ".join(parts)
+
+
+def _accuracy(means: dict[str, float], best: str) -> str:
+    base = means[reg.BASELINE]
+    if best == reg.BASELINE:
+        others = {m: v for m, v in means.items() if m != reg.BASELINE and v == v}  # v == v: not NaN
+        closest = min(others, key=others.__getitem__, default=None)
+        other = f"; the closest, {closest}, {others[closest]:.3f}" if closest else ""
+        return f"No model beat the {reg.BASELINE} baseline by cross-validation (mean MASE {base:.3f}{other})."
+    verdict = "beats" if means[best] < base else "does not beat"
+    return f"Best model by cross-validation: {best}, mean MASE {means[best]:.3f}, which {verdict} {reg.BASELINE} ({base:.3f})."
+
+
+def _panel_accuracy(fit: PanelFit) -> str:
+    """A panel is judged by the forecasts it got (the policy's), not by the single model best on average."""
+    a = fit.summary().attrs
+    used = pd.Series([choice_label(c) for c in fit.choice.values()]).value_counts()
+    models = ", ".join(f"{name} ({n} series)" for name, n in used.items())
+    if not a["series_scored"]:
+        return f"Forecast with {models}; no series was long enough for a CV window."
+    verdict = "beats" if a["mase_selected"] < a["mase_baseline"] else "does not beat"
+    better = round(a["share_beating_baseline"] * a["series_scored"])
+    return (f"Forecast with {models}: mean CV MASE {a['mase_selected']:.3f}, which {verdict} {reg.BASELINE} "
+            f"({a['mase_baseline']:.3f}); better than it on {better} of {a['series_scored']} series.")
+
+
+def _forecast_sentence(fc: pd.DataFrame) -> str:
+    first, last = fc.iloc[0], fc.iloc[-1]
+    span = f"{_date(fc['ds'].min())} to {_date(fc['ds'].max())}"
+    if fc["unique_id"].nunique() > 1:  # a first and a last value of different series would mean nothing
+        return f"Forecasts for {fc['unique_id'].nunique()} series, {span} (per-series table below)."
+    band = (f" (80% interval {last['lo_80']:.1f} to {last['hi_80']:.1f})"
+            if {"lo_80", "hi_80"} <= set(fc.columns) else "")
+    return f"Forecast for {span}: {first['mean']:.1f} at the start, {last['mean']:.1f} at the end{band}."
 
 
 def _date(value: object) -> str:

