@@ -2,6 +2,7 @@
 
 import json
 import re
+import threading
 
 import numpy as np
 import pandas as pd
@@ -228,3 +229,36 @@ def test_a_panel_run_streams_progress_over_series_before_its_result(panel):
     assert all(p.total == 3 and 0 < p.done <= 3 for p in progress) and progress[-1].done == 3
     assert max(i for i, k in enumerate(kinds) if k == "Progress") < fit_result < kinds.index("Final")
     assert not any(e["kind"] == "progress" for e in events[-1].result.trace)  # the report keeps facts, not ticks
+
+
+def test_closing_a_panel_run_stops_panel_fit_at_its_next_progress_report(monkeypatch, make_monthly):
+    from orrery import events as ev
+    from orrery.forecast import analysis
+    from orrery.forecast.plan import Runner
+
+    panel = pd.concat([make_monthly(seed=k).assign(store=f"s{k}") for k in range(45)], ignore_index=True)
+    model = ScriptedModel([turn(call("panel_analyze")),
+                           turn(call("panel_fit", models=["Naive", "SeasonalNaive"], n_windows=1, policy="best")),
+                           "Each store got its own model."])
+    forecaster, fits, stopped = ForecastAgent(model), [], threading.Event()
+    real_safe, real_panel_fit = Runner._safe, analysis.panel_fit
+
+    def fit(self, df, models, season, stage, *args):  # 45 series: three chunks of 20 per stage
+        fits.append((stage, df["unique_id"].nunique()))
+        if len(fits) == 2:  # the second chunk ends only once the consumer has closed the stream
+            forecaster.agent.ctx.cancellation.wait(10)
+        return real_safe(self, df, models, season, stage, *args)
+
+    def panel_fit_ended(*a, **k):
+        try:
+            return real_panel_fit(*a, **k)
+        finally:
+            stopped.set()
+
+    monkeypatch.setattr(Runner, "_safe", fit)
+    monkeypatch.setattr(analysis, "panel_fit", panel_fit_ended)
+    stream = forecaster.stream(panel, groupby="store", h=6)
+    first = next(e for e in stream if isinstance(e, ev.Progress))
+    stream.close()
+    assert (first.label, first.done, first.total) == ("cross-validation", 20, 45)
+    assert stopped.wait(30) and fits == [("cv", 20), ("cv", 20)]  # not the last chunk, nor the forecast stage
