@@ -72,18 +72,18 @@ def test_the_console_prints_the_start_and_a_line_per_quarter_of_progress():
     assert lines == ["series: 1/100", "series: 25/100", "series: 50/100", "series: 75/100", "series: 100/100"]
 
 
-def counting_tool(permits, log):
-    """A tool that reports progress once per permit, counting its iterations; `log` gets how it ended."""
-
-    @tool
+def counting_tool(permits, log, go=None, **options):
+    """A tool that reports progress once per permit (or each time `go` is set), counting its iterations; `log`
+    gets how it ended."""
     def crunch(ctx: RunContext) -> str:
         """Work until stopped."""
         try:
             for i in range(1, 1001):
                 log["iterations"] = i
                 ctx.progress("items", i, 1000)
-                if not permits.acquire(timeout=10):  # bounded, so a run that is never stopped still ends
-                    return "no permit"
+                # bounded, so a run that is never stopped still ends
+                if not (go.wait(10) if go is not None else permits.acquire(timeout=10)):
+                    return "not let go"
             return "done"
         except Cancelled:
             log["cancelled"] = True
@@ -91,7 +91,7 @@ def counting_tool(permits, log):
         finally:
             log["stopped"].set()
 
-    return crunch
+    return tool(**options)(crunch) if options else tool(crunch)
 
 
 def unblock_when_cancelled(ctx, permits):
@@ -169,23 +169,8 @@ def test_a_normal_run_is_not_cancelled_and_a_cancelled_context_stops_progress():
 
 def test_a_timed_out_tool_is_stopped_at_its_next_progress_report():
     go, log = threading.Event(), {"stopped": threading.Event()}
-
-    @tool(timeout=0.1)
-    def slow(ctx: RunContext) -> str:
-        """Report, then wait to be let go, a thousand times."""
-        try:
-            for i in range(1, 1001):
-                log["iterations"] = i
-                ctx.progress("items", i, 1000)
-                go.wait(10)
-            return "done"
-        except Cancelled:
-            log["cancelled"] = True
-            raise
-        finally:
-            log["stopped"].set()
-
-    result = Toolset([slow]).run([ToolCall("1", "slow", {})], RunContext())[0]
+    slow = counting_tool(None, log, go, timeout=0.1)
+    result = Toolset([slow]).run([ToolCall("1", "crunch", {})], RunContext())[0]
     assert "timed out" in result.content
     go.set()  # let go after its timeout: it stops at its next report instead of running on unseen
     assert log["stopped"].wait(10) and log["iterations"] == 2 and log["cancelled"]
