@@ -32,3 +32,9 @@ class DataError(OrreryError):
 
 class ToolError(OrreryError):
     """Raised by a tool to report a failure the model should see and correct."""
+
+
+class Cancelled(BaseException):  # noqa: N818 - control flow, as asyncio.CancelledError
+    """The run was stopped by its consumer (a closed stream, a client gone, Ctrl-C): raised in a tool still running
+    at its next `ctx.progress`, so it stops there. A BaseException, as asyncio.CancelledError: a tool's own
+    `except Exception` (which keeps one failed series or model from ending its work) must not swallow it."""

@@ -4,6 +4,11 @@ A `Session` holds an agent's snapshot (messages, JSON-able state, a plan, a pend
 `save` is optimistic: it succeeds only if the stored version is still the one the writer loaded, so two
 writers on one session get a `SessionConflict` instead of silently losing one's update. SQLite by default
 (one file under the user's data dir); `open_store("postgresql://...")` for several server processes.
+
+A session's `data["kind"]` (a thread, a run's events, none for an agent's own) is also kept in an indexed `kind`
+column, so `list(kind=...)` reads only the sessions of that kind. A database made before that column existed is
+migrated when it is opened: the column is added and filled from the stored data in one transaction, under a lock
+that makes a second process opening it at the same time wait and then find it done.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,7 +43,7 @@ class Session:
 class SessionStore(Protocol):
     def load(self, session_id: str) -> Session | None: ...
     def save(self, session: Session) -> Session: ...
-    def list(self, agent: str | None = None) -> list[Session]: ...
+    def list(self, agent: str | None = None, kind: str | None = None) -> list[Session]: ...
 
 
 def data_dir() -> Path:
@@ -58,8 +65,15 @@ def open_store(target: str | Path | SessionStore | None = None) -> SessionStore:
 
 
 SCHEMA = ("CREATE TABLE IF NOT EXISTS orrery_sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, data TEXT NOT NULL, "
-          "version INTEGER NOT NULL, updated_at TEXT NOT NULL)")
+          "version INTEGER NOT NULL, updated_at TEXT NOT NULL, kind TEXT)")
+KIND_INDEX = "CREATE INDEX IF NOT EXISTS orrery_sessions_kind ON orrery_sessions (kind, agent, updated_at)"
 COLUMNS = "id, agent, data, version, updated_at"
+
+
+def kind_of(data: Any) -> str:
+    """What the `kind` column holds for a session's data: its "kind" string, else ""."""
+    kind = data.get("kind") if isinstance(data, dict) else None
+    return kind if isinstance(kind, str) else ""
 
 
 class _SQLSessions:
@@ -70,6 +84,30 @@ class _SQLSessions:
     def _run(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[tuple[Any, ...]], int]:
         raise NotImplementedError
 
+    def _transaction(self) -> Any:
+        """A context manager giving a cursor whose statements commit together, the schema lock held."""
+        raise NotImplementedError
+
+    def _columns(self, cur: Any) -> set[str]:
+        raise NotImplementedError
+
+    def _migrate(self) -> None:
+        """Create the table, or add the `kind` column to one made before it, and fill `kind` where it is NULL:
+        rows of a database just migrated, or saved since by a process still running the code before it."""
+        with self._transaction() as cur:
+            columns = self._columns(cur)
+            if not columns:
+                cur.execute(SCHEMA)
+                cur.execute(KIND_INDEX)
+            elif "kind" not in columns:
+                cur.execute("ALTER TABLE orrery_sessions ADD COLUMN kind TEXT")
+                cur.execute(KIND_INDEX)
+            cur.execute("SELECT id, data FROM orrery_sessions WHERE kind IS NULL")
+            # kind_of in Python, not the engine's JSON functions: data may hold NaN, which Python's json writes
+            # and reads but SQLite and PostgreSQL refuse.
+            kinds = [(kind_of(json.loads(data)), sid) for sid, data in cur.fetchall()]
+            cur.executemany(self._sql("UPDATE orrery_sessions SET kind = ? WHERE id = ?"), kinds)
+
     def _sql(self, sql: str) -> str:
         return sql.replace("?", self.mark)
 
@@ -79,14 +117,15 @@ class _SQLSessions:
 
     def save(self, session: Session) -> Session:
         saved = replace(session, version=session.version + 1, updated_at=datetime.now(UTC).isoformat())
-        data = json.dumps(saved.data, default=str)
+        data, kind = json.dumps(saved.data, default=str), kind_of(saved.data)
         if session.version == 0:
-            sql = f"INSERT INTO orrery_sessions ({COLUMNS}) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING"
-            params: tuple[Any, ...] = (saved.id, saved.agent, data, saved.version, saved.updated_at)
+            sql = (f"INSERT INTO orrery_sessions ({COLUMNS}, kind) VALUES (?, ?, ?, ?, ?, ?) "
+                   "ON CONFLICT (id) DO NOTHING")
+            params: tuple[Any, ...] = (saved.id, saved.agent, data, saved.version, saved.updated_at, kind)
         else:
-            sql = ("UPDATE orrery_sessions SET agent = ?, data = ?, version = ?, updated_at = ? "
+            sql = ("UPDATE orrery_sessions SET agent = ?, data = ?, version = ?, updated_at = ?, kind = ? "
                    "WHERE id = ? AND version = ?")
-            params = (saved.agent, data, saved.version, saved.updated_at, saved.id, session.version)
+            params = (saved.agent, data, saved.version, saved.updated_at, kind, saved.id, session.version)
         _, count = self._run(self._sql(sql), params)
         if count != 1:
             stored = self.load(session.id)
@@ -95,11 +134,20 @@ class _SQLSessions:
                                   "reload it and apply the change again")
         return saved
 
-    def list(self, agent: str | None = None) -> list[Session]:
-        where = " WHERE agent = ?" if agent else ""
-        rows, _ = self._run(self._sql(f"SELECT {COLUMNS} FROM orrery_sessions{where} ORDER BY updated_at DESC"),
-                            (agent,) if agent else ())
-        return [_session(r) for r in rows]
+    def list(self, agent: str | None = None, kind: str | None = None) -> list[Session]:
+        """The sessions (of `agent`, of `kind`), the latest saved first. A row whose kind is NULL (saved by a
+        process still running the code before the column) is read and checked here."""
+        where, params = [], []
+        if agent:
+            where.append("agent = ?")
+            params.append(agent)
+        if kind is not None:
+            where.append("(kind = ? OR kind IS NULL)")
+            params.append(kind)
+        sql = f"SELECT {COLUMNS} FROM orrery_sessions{' WHERE ' + ' AND '.join(where) if where else ''}"
+        rows, _ = self._run(self._sql(f"{sql} ORDER BY updated_at DESC"), tuple(params))
+        sessions = [_session(r) for r in rows]
+        return sessions if kind is None else [s for s in sessions if kind_of(s.data) == kind]
 
 
 def _session(row: tuple[Any, ...]) -> Session:
@@ -118,17 +166,29 @@ class SqliteSessions(_SQLSessions):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._run("PRAGMA journal_mode=WAL")
-            self._run(SCHEMA)
+            self._migrate()
         except sqlite3.DatabaseError as exc:
             raise ConfigError(f"{self.path} is not an orrery session database ({exc}); give another path") from exc
 
-    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[tuple[Any, ...]], int]:
+    def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
         if db is None:
             db = self._local.db = sqlite3.connect(self.path, timeout=30)
-        with db:  # one transaction per statement, committed or rolled back, as with a fresh connection
+        return db
+
+    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[tuple[Any, ...]], int]:
+        with self._db() as db:  # one transaction per statement, committed or rolled back, as with a fresh connection
             cur = db.execute(sql, params)
             return cur.fetchall(), cur.rowcount
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Cursor]:
+        with self._db() as db:  # committed at the end, rolled back on an exception
+            cur = db.execute("BEGIN IMMEDIATE")  # the write lock before reading the schema: one migration at a time
+            yield cur
+
+    def _columns(self, cur: sqlite3.Cursor) -> set[str]:
+        return {row[1] for row in cur.execute("PRAGMA table_info(orrery_sessions)").fetchall()}
 
 
 class PostgresSessions(_SQLSessions):
@@ -141,7 +201,7 @@ class PostgresSessions(_SQLSessions):
 
         self.url, self._psycopg = url, psycopg
         try:
-            self._run(SCHEMA)
+            self._migrate()
         except psycopg.OperationalError as exc:
             reason = str(exc).strip().splitlines()[-1]
             raise ConfigError(f"cannot reach the session database at {redact(url)} ({reason}); "
@@ -151,6 +211,19 @@ class PostgresSessions(_SQLSessions):
         with self._psycopg.connect(self.url, autocommit=True) as db, db.cursor() as cur:
             cur.execute(sql, params)
             return (cur.fetchall() if cur.description else []), cur.rowcount
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Any]:
+        with self._psycopg.connect(self.url) as db, db.cursor() as cur:  # committed when the block ends
+            # Held to the commit: a second server opening the database waits here, then finds the schema done
+            # (CREATE TABLE IF NOT EXISTS alone can fail when two run at once).
+            cur.execute("SELECT pg_advisory_xact_lock(hashtext('orrery_sessions schema'))")
+            yield cur
+
+    def _columns(self, cur: Any) -> set[str]:
+        cur.execute("SELECT column_name FROM information_schema.columns "
+                    "WHERE table_schema = current_schema() AND table_name = 'orrery_sessions'")
+        return {row[0] for row in cur.fetchall()}
 
 
 def redact(url: str) -> str:

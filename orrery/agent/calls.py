@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
+from contextlib import closing, nullcontext
 from typing import Any, TypeVar
 
 import pydantic
@@ -21,12 +22,14 @@ Emit = Callable[[Event], None]
 
 
 def consume(events: Iterator[Event], emit: Emit = lambda e: None) -> Any:
-    """Drive a stream to its end, passing each event to `emit`; returns the `Final` event's result."""
+    """Drive a stream to its end, passing each event to `emit`; returns the `Final` event's result. When `emit`
+    raises (a handler stopping the run, Ctrl-C), the stream is closed, which stops the tools it is running."""
     result = None
-    for event in events:
-        emit(event)
-        if isinstance(event, Final):
-            result = event.result
+    with closing(events) if hasattr(events, "close") else nullcontext():
+        for event in events:
+            emit(event)
+            if isinstance(event, Final):
+                result = event.result
     return result
 
 

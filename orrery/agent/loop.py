@@ -46,6 +46,8 @@ Validator = Callable[[str, RunContext], "str | None"]
 
 ANSWER_NOW = "You repeated a call whose result you already have. Answer the question now from the results above."
 
+TOOL_STOP_WAIT = 2.0  # seconds a closed stream waits for its running tools to reach their next progress report
+
 DEFAULT_SYSTEM = ("You are a careful assistant. Use the tools when they help, one step at a time, "
                   "and answer plainly when you are done.")
 
@@ -340,7 +342,9 @@ class Agent(EventSource):
     def _run_tools(self, calls: Sequence[ToolCall]) -> Generator[Event, None, list[ToolResult]]:
         """Run the calls, yielding the `Progress` they report (`ctx.progress`) while they run. Only a tool that
         takes the RunContext can report, so only then do the calls run in a daemon worker thread (the stream
-        stays live, and a Ctrl-C in the consumer is not held up by them); others run here, at no cost."""
+        stays live, and a Ctrl-C in the consumer is not held up by them); others run here, at no cost.
+        When the consumer stops (closes the stream, Ctrl-C), `ctx.cancelled` turns True, so the tools stop at
+        their next progress report, and the worker is waited for `TOOL_STOP_WAIT` seconds at most."""
         tools = self.tools.tools
         if not any(c.name in tools and tools[c.name].wants_context for c in calls):
             return self.tools.run(calls, self.ctx)
@@ -356,10 +360,16 @@ class Agent(EventSource):
                 reports.put(None)
 
         self.ctx.reporter = lambda label, done, total: reports.put(Progress(label, done, total))
-        threading.Thread(target=work, name="orrery-tools", daemon=True).start()
+        self.ctx.cancellation = threading.Event()
+        worker = threading.Thread(target=work, name="orrery-tools", daemon=True)
+        worker.start()
         try:
             while (report := reports.get()) is not None:
                 yield report
+        except BaseException:  # GeneratorExit (the stream closed), KeyboardInterrupt while waiting for a report
+            self.ctx.cancellation.set()
+            worker.join(TOOL_STOP_WAIT)
+            raise
         finally:
             self.ctx.reporter = None
         if "error" in box:

@@ -15,11 +15,8 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from orrery.errors import Cancelled
 from orrery.events import Event, Final
-
-
-class Cancelled(Exception):  # noqa: N818 - control flow: raised inside the agent to stop its run
-    pass
 
 
 def attach(agent: Any, handler: Callable[[Event], None]) -> None:

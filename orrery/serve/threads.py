@@ -74,8 +74,8 @@ class ThreadStore:
         return saved
 
     def list(self, agent: str | None = None) -> list[Thread]:
-        """The threads without their runs' events."""
-        return [Thread.of(s) for s in self.sessions.list(agent) if s.data.get("kind") == KIND]
+        """The threads without their runs' events (the store reads only sessions of the thread kind)."""
+        return [Thread.of(s) for s in self.sessions.list(agent, kind=KIND)]
 
     def _with_events(self, thread: Thread) -> Thread:
         for run in thread.runs:

@@ -10,6 +10,11 @@ Timeouts (`@tool(timeout=S)`) and how a timed-out tool is stopped:
   is told and `cancelled()` turns True in that thread: a long tool checks it between units of work
   and stops before doing more. A tool that never checks it keeps running: give a tool with side
   effects `process=True` (or make it check `cancelled()` before each effect).
+
+Stopping a tool that takes the RunContext: when the agent's stream is closed (or its consumer interrupted) while
+such a tool runs, `ctx.cancelled` turns True (as it does at a timeout) and `ctx.progress` raises
+`orrery.errors.Cancelled`, so a tool that reports progress stops at its next report and one that polls
+`ctx.cancelled` stops when it looks. The agent waits for it briefly; one that does neither runs on unseen.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from typing import Any, get_type_hints
 
 import pydantic
 
-from orrery.errors import ConfigError, ToolError
+from orrery.errors import Cancelled, ConfigError, ToolError
 from orrery.messages import Message, ToolCall, ToolSpec
 
 
@@ -43,10 +48,19 @@ class RunContext:
     succeeded: list[str] = field(default_factory=list)
     final_output: str | None = None
     reporter: Callable[[str, int, int], None] | None = field(default=None, repr=False, compare=False)
+    cancellation: threading.Event = field(default_factory=threading.Event, repr=False, compare=False)
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the run's consumer stopped the stream, or this tool call timed out: stop and return."""
+        return self.cancellation.is_set() or cancelled()
 
     def progress(self, label: str, done: int, total: int) -> None:
         """Report a long tool's progress (`done` of `total` units of `label`); the agent's stream yields it as
-        an `orrery.events.Progress` event while the tool runs. A no-op outside an agent run."""
+        an `orrery.events.Progress` event while the tool runs. Raises `Cancelled` once `cancelled`, so the tool
+        stops here; outside an agent run it does nothing else."""
+        if self.cancelled:
+            raise Cancelled(f"stopped at {label} {done}/{total}: the run was cancelled")
         if self.reporter is not None:
             self.reporter(label, done, total)
 

@@ -2,6 +2,7 @@
 
 import json
 import re
+import threading
 
 import numpy as np
 import pandas as pd
@@ -248,3 +249,36 @@ def test_a_panel_losing_to_the_baseline_is_refitted_with_each_series_best_model(
     assert r.panel["model"].nunique() > 1 and r.best_model.startswith("per series")
     assert "which beats SeasonalNaive" in r.narrative and "Forecasts for 6 series" in r.narrative
     assert " at the start" not in r.narrative  # no first/last value mixing two series
+
+
+def test_closing_a_panel_run_stops_panel_fit_at_its_next_progress_report(monkeypatch, make_monthly):
+    from orrery import events as ev
+    from orrery.forecast import analysis
+    from orrery.forecast.plan import Runner
+
+    panel = pd.concat([make_monthly(seed=k).assign(store=f"s{k}") for k in range(45)], ignore_index=True)
+    model = ScriptedModel([turn(call("panel_analyze")),
+                           turn(call("panel_fit", models=["Naive", "SeasonalNaive"], n_windows=1, policy="best")),
+                           "Each store got its own model."])
+    forecaster, fits, stopped = ForecastAgent(model), [], threading.Event()
+    real_safe, real_panel_fit = Runner._safe, analysis.panel_fit
+
+    def fit(self, df, models, season, stage, *args):  # 45 series: three chunks of 20 per stage
+        fits.append((stage, df["unique_id"].nunique()))
+        if len(fits) == 2:  # the second chunk ends only once the consumer has closed the stream
+            forecaster.agent.ctx.cancellation.wait(10)
+        return real_safe(self, df, models, season, stage, *args)
+
+    def panel_fit_ended(*a, **k):
+        try:
+            return real_panel_fit(*a, **k)
+        finally:
+            stopped.set()
+
+    monkeypatch.setattr(Runner, "_safe", fit)
+    monkeypatch.setattr(analysis, "panel_fit", panel_fit_ended)
+    stream = forecaster.stream(panel, groupby="store", h=6)
+    first = next(e for e in stream if isinstance(e, ev.Progress))
+    stream.close()
+    assert (first.label, first.done, first.total) == ("cross-validation", 20, 45)
+    assert stopped.wait(30) and fits == [("cv", 20), ("cv", 20)]  # not the last chunk, nor the forecast stage

@@ -1,6 +1,7 @@
 """Threads outlive a server: a restart between two turns (SQLite), and two server processes sharing one
 real PostgreSQL (started here with initdb + pg_ctl as an unprivileged user), a thread continued on the other."""
 
+import json
 import os
 import shutil
 import socket
@@ -112,3 +113,32 @@ def test_store_refuses_a_stale_save(kind, tmp_path, request):
 def test_an_unreachable_database_is_a_one_line_error():
     with pytest.raises(ConfigError, match=r"cannot reach the session database at postgresql://\*\*\*@127.0.0.1:1/x"):
         ThreadStore("postgresql://u:secret@127.0.0.1:1/x")
+
+
+def test_processes_opening_a_postgres_database_of_the_old_schema_migrate_it_once(postgres):
+    import psycopg
+
+    with psycopg.connect(postgres, autocommit=True) as db:
+        db.execute("CREATE DATABASE old_schema")
+    url = postgres.rsplit("/", 1)[0] + "/old_schema"
+    rows = [("t1", "chat", json.dumps({"kind": "thread", "title": "first", "runs": [{"run_id": "r1"}]}), 2, "2"),
+            ("t1/runs/r1", "chat", json.dumps({"kind": "thread_run", "run": {"run_id": "r1", "events": []}}), 1, "1"),
+            ("t1#plan", "chat", json.dumps({"plan": {}, "x": float("nan")}), 3, "3")]
+    select = "SELECT id, agent, data, version, updated_at FROM orrery_sessions ORDER BY id"
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute("CREATE TABLE orrery_sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, data TEXT NOT NULL, "
+                   "version INTEGER NOT NULL, updated_at TEXT NOT NULL)")  # the table before its `kind` column
+        db.cursor().executemany("INSERT INTO orrery_sessions VALUES (%s, %s, %s, %s, %s)", rows)
+        before = db.execute(select).fetchall()
+    code = ("import sys; from orrery.serve.threads import ThreadStore; "
+            "print([t.id for t in ThreadStore(sys.argv[1]).list('chat')])")
+    procs = [subprocess.Popen([sys.executable, "-c", code, url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(4)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [(p.returncode, out.strip(), err) for p, (out, err) in zip(procs, outs, strict=True)] == \
+        [(0, "['t1']", "")] * 4
+    with psycopg.connect(url, autocommit=True) as db:
+        assert db.execute(select).fetchall() == before  # nothing stored was changed or lost
+        assert dict(db.execute("SELECT id, kind FROM orrery_sessions").fetchall()) == \
+            {"t1": "thread", "t1/runs/r1": "thread_run", "t1#plan": ""}
+    assert ThreadStore(url).load("t1").runs == [{"run_id": "r1", "events": []}]

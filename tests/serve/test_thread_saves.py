@@ -1,10 +1,16 @@
-"""A run's record survives other runs saving the same thread first."""
+"""A run's record survives other runs saving the same thread first; thread listing reads threads only, and a
+database of the schema before the `kind` column is migrated when opened."""
 
 import json
+import sqlite3
+import subprocess
+import sys
+from contextlib import closing
 from types import SimpleNamespace
 
 import pytest
 
+from orrery import sessions
 from orrery.serve.app import _save
 from orrery.serve.threads import SessionConflict, Thread, ThreadStore
 from orrery.sessions import Session
@@ -69,3 +75,85 @@ def test_a_thread_saved_with_inline_events_keeps_them_when_saved_again(tmp_path)
     store.save(thread)
     assert store.load("t0").runs[0]["events"] == [{"type": "OLD"}]
     assert store.sessions.load("t0/runs/r0") is not None
+
+
+OLD_SCHEMA = ("CREATE TABLE orrery_sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, data TEXT NOT NULL, "
+              "version INTEGER NOT NULL, updated_at TEXT NOT NULL)")  # the table before its `kind` column
+
+
+def old_database(path):
+    """A database as the code before the `kind` column wrote it: two threads with run records, an agent's own
+    session, a thread with events inline and a value JSON keeps only as NaN."""
+    runs = [{"run_id": "r1", "status": "completed"}]
+    rows = [("t1", "chat", {"kind": "thread", "title": "first", "messages": [], "state": {}, "pending": None,
+                            "runs": runs}, 2, "2026-01-01T00:00:02"),
+            ("t1/runs/r1", "chat", {"kind": "thread_run", "run": {**runs[0], "events": [{"type": "A"}]}}, 1,
+             "2026-01-01T00:00:01"),
+            ("t2", "forecast", {"kind": "thread", "title": "second", "messages": [], "state": {"x": float("nan")},
+                                "pending": None, "runs": [{"run_id": "r0", "events": [{"type": "OLD"}]}]}, 1,
+             "2026-01-01T00:00:03"),
+            ("t1#planner", "chat", {"plan": {"todos": []}}, 4, "2026-01-01T00:00:04")]
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute(OLD_SCHEMA)
+        db.executemany("INSERT INTO orrery_sessions VALUES (?, ?, ?, ?, ?)",
+                       [(i, a, json.dumps(d), v, u) for i, a, d, v, u in rows])
+    return table(path)
+
+
+def table(path):
+    with closing(sqlite3.connect(path)) as db:
+        return sorted(db.execute("SELECT id, agent, data, version, updated_at FROM orrery_sessions").fetchall())
+
+
+def test_a_database_of_the_old_schema_is_migrated_when_opened_and_keeps_every_record(tmp_path):
+    path = tmp_path / "old.db"
+    before = old_database(path)
+    store = ThreadStore(path)
+    assert [(t.id, t.title) for t in store.list()] == [("t2", "second"), ("t1", "first")]
+    assert [t.id for t in store.list("chat")] == ["t1"]
+    assert store.load("t1").runs[0]["events"] == [{"type": "A"}] and store.load("t2").runs[0]["events"] == [{"type": "OLD"}]
+    assert table(path) == before  # nothing stored was changed or lost
+    with closing(sqlite3.connect(path)) as db:
+        kinds = dict(db.execute("SELECT id, kind FROM orrery_sessions"))
+    assert kinds == {"t1": "thread", "t1/runs/r1": "thread_run", "t2": "thread", "t1#planner": ""}
+    store.save(store.load("t1"))  # the migrated database takes new saves
+    assert ThreadStore(path).load("t1").version == 3 and [t.id for t in ThreadStore(path).list()] == ["t1", "t2"]
+
+
+def test_listing_threads_reads_no_run_records(tmp_path, monkeypatch):
+    store = ThreadStore(tmp_path / "threads.db")
+    for n in range(3):
+        thread = Thread(f"t{n}", "chat", runs=[{"run_id": f"r{k}", "events": [{"type": "A"}]} for k in range(4)])
+        store.save(thread)
+    store.sessions.save(Session("t0#planner", "chat", {"plan": {}}))
+    read = []
+    real = sessions._session
+    monkeypatch.setattr(sessions, "_session", lambda row: read.append(row[0]) or real(row))
+    assert [t.id for t in store.list("chat")] == ["t2", "t1", "t0"]
+    assert sorted(read) == ["t0", "t1", "t2"]  # not the 12 run records nor the planner's session
+
+
+def test_a_thread_saved_by_the_old_code_after_the_migration_is_listed(tmp_path):
+    path = tmp_path / "old.db"
+    old_database(path)
+    store = ThreadStore(path)
+    data = {"kind": "thread", "title": "late", "messages": [], "state": {}, "pending": None, "runs": []}
+    with closing(sqlite3.connect(path)) as db, db:  # a server not yet upgraded inserts as it always did
+        db.execute("INSERT INTO orrery_sessions (id, agent, data, version, updated_at) VALUES (?, ?, ?, ?, ?)",
+                   ("t3", "chat", json.dumps(data), 1, "2026-01-01T00:00:05"))
+        db.execute("INSERT INTO orrery_sessions (id, agent, data, version, updated_at) VALUES (?, ?, ?, ?, ?)",
+                   ("t3/runs/x", "chat", json.dumps({"kind": "thread_run", "run": {}}), 1, "2026-01-01T00:00:06"))
+    assert [t.id for t in store.list("chat")] == ["t3", "t1"]
+
+
+def test_processes_opening_an_old_database_at_once_migrate_it_once(tmp_path):
+    path = tmp_path / "old.db"
+    before = old_database(path)
+    code = ("import sys; from orrery.serve.threads import ThreadStore; "
+            "print(sorted(t.id for t in ThreadStore(sys.argv[1]).list()))")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(4)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [(p.returncode, out.strip(), err) for p, (out, err) in zip(procs, outs, strict=True)] == \
+        [(0, "['t1', 't2']", "")] * 4
+    assert table(path) == before
