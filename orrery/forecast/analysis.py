@@ -12,7 +12,6 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pandas.tseries.frequencies import to_offset
 from scipy.stats import norm
 from statsforecast import StatsForecast
 from statsmodels.nonparametric.smoothers_lowess import lowess
@@ -335,29 +334,6 @@ def with_combo(cv: CVResult, data: SeriesData, members: Mapping[str, Sequence[st
 # --------------------------------------------------------------------------- interval calibration
 
 
-# Conformal half-widths from CV windows miss how errors at the forecast origin differ from errors at earlier
-# origins. Per M3 frequency group and level, a factor chosen by nested CV on M3 development data (training parts
-# only: calibrate on the earlier CV windows, set the factor so coverage on the latest window is nominal;
-# bench/forecast_m3_dev_calib.py, round 2: per group beat per season length on held-out dev series, because
-# yearly and other series share m=1 but not their error growth). Other series are not scaled (no dev data).
-INTERVAL_FACTORS: dict[str, dict[int, float]] = {
-    "yearly": {80: 0.762, 95: 0.863},  # 200 dev series
-    "quarterly": {80: 0.849, 95: 0.857},  # 150
-    "monthly": {80: 1.039, 95: 1.088},  # 100
-    "other": {80: 0.843, 95: 0.806},  # 70 (M3 "other": weekly, daily, ... with no season, m=1)
-}
-
-
-def interval_group(data: SeriesData) -> str | None:
-    """The INTERVAL_FACTORS key of a panel: quarterly (m=4), monthly (m=12), yearly (m=1 and annual dates),
-    other (m=1 otherwise, integer time steps included); None for other season lengths."""
-    if data.m == 1:
-        # annual offsets: Y/YS/YE and business BYS/BYE (A/AS in older pandas), with an optional -MONTH anchor
-        annual = isinstance(data.freq, str) and to_offset(data.freq).name.split("-")[0].removeprefix("B")[:1] in ("Y", "A")
-        return "yearly" if annual else "other"
-    return {4: "quarterly", 12: "monthly"}.get(data.m)
-
-
 def length_bucket(n: int, h: int) -> str:
     """Series are calibrated with others of similar length: errors of short histories are larger."""
     return "short" if n < 4 * h else "medium" if n < 10 * h else "long"
@@ -373,8 +349,8 @@ class Calibration:
     There `pooled[level]` is used: the quantile of score / sqrt(j + 1) over all steps, times sqrt(j + 1)
     (errors grow about like a random walk's), which a single series with a few CV windows can afford.
     `buckets` holds the same per length bucket (see `length_bucket`), tried first; where nothing has enough
-    scores the model's own bounds are kept. Every half-width is multiplied by `factor[level]` (see
-    INTERVAL_FACTORS).
+    scores the model's own bounds are kept. Every half-width is multiplied by `factor[level]` (none by default:
+    factors learned on one competition set did not transfer to others; bench/forecast_heldout.md).
     """
 
     quantiles: dict[int, np.ndarray]
@@ -409,16 +385,15 @@ def conformal_quantile(scores: np.ndarray, level: float) -> float:
 
 def calibrate(cv: CVResult, data: SeriesData, choice: Choice | Mapping[str, Choice],
               how: Literal["mean", "median"] = "mean", levels: Sequence[int] = reg.LEVELS,
-              factors: Mapping[str, Mapping[int, float]] | None = None) -> Calibration:
+              factors: Mapping[int, float] | None = None) -> Calibration:
     """Learn interval half-widths from the CV errors of `choice` (a model, members, or a per-series mapping).
 
-    Uses only the rolling-origin CV windows, i.e. training data, scaled per level by the factors of the panel's
-    `interval_group` in `factors` (default INTERVAL_FACTORS; {} for none). Written here rather than with statsforecast's ConformalIntervals because
-    that one is per series over its own n_windows (1-2 windows on short series leave 1-2 scores per step, too
-    few for a 95% quantile) and cannot pool scaled errors across a panel.
+    Split conformal on the rolling-origin CV windows, i.e. training data only; `factors` (level -> factor)
+    scales the half-widths, for experiments. Written here rather than with statsforecast's ConformalIntervals
+    because that one is per series over its own n_windows (1-2 windows on short series leave 1-2 scores per
+    step, too few for a 95% quantile) and cannot pool scaled errors across a panel.
     """
-    group = interval_group(data)
-    factor = dict((INTERVAL_FACTORS if factors is None else factors).get(group, {})) if group else {}
+    factor = dict(factors or {})
     per_series = {uid: choice for uid in data.ids} if not isinstance(choice, Mapping) else dict(choice)
     frame = cv.cv.sort_values(["unique_id", "cutoff", "ds"])
     if frame.empty:
@@ -831,7 +806,7 @@ def panel_fit(
     combo_how: Literal["mean", "median"] = "mean",
     levels: Sequence[int] = reg.LEVELS,
     calibrate_intervals: bool = True,
-    interval_factors: Mapping[str, Mapping[int, float]] | None = None,
+    interval_factors: Mapping[int, float] | None = None,
     n_jobs: int = 1,
     client: Any = None,
     on_progress: Progress | None = None,
@@ -845,8 +820,8 @@ def panel_fit(
     "panel_combo" uses, for every series, the mean of the k models with the lowest MASE over the panel.
     Series too short for any CV window get the policy's forecast without a CV score (noted); a series whose
     choice cannot be fitted falls back (see `fit_forecast`). With `calibrate_intervals` (default) the intervals
-    are conformal, learned from the CV errors of the chosen forecasts and scaled by `interval_factors` (default
-    INTERVAL_FACTORS, learnt on M3; {} for plain split conformal; see `calibrate`). `n_jobs=-1` uses all
+    are split conformal, learned from the CV errors of the chosen forecasts (`interval_factors`, level -> factor,
+    scales them; see `calibrate`). `n_jobs=-1` uses all
     cores; pass a `distributed.Client` to run the same work on a Dask cluster. `on_progress(label, done,
     total)` (e.g. a tool's `ctx.progress`) is called as series finish each stage.
     """

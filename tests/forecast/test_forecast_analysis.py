@@ -1,4 +1,3 @@
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -234,9 +233,9 @@ def test_panel_fit_calibrates_by_default_and_pools_steps_without_enough_scores(p
     assert np.isnan(cal.quantiles[95]).all()  # 95% needs 19 per step ...
     assert np.isfinite(cal.pooled[95])  # ... so both levels use the 36 step-normalised scores pooled over steps
     steps = np.arange(6)
-    assert cal.factor == A.INTERVAL_FACTORS["monthly"]  # monthly: the factor chosen on M3 development data
-    assert np.allclose(cal.halfwidth(95, steps), cal.pooled[95] * np.sqrt(steps + 1) * cal.factor[95])
-    assert np.allclose(cal.halfwidth(80, steps), cal.pooled[80] * np.sqrt(steps + 1) * cal.factor[80])
+    assert cal.factor == {}  # plain split conformal (bench/forecast_heldout.md)
+    assert np.allclose(cal.halfwidth(95, steps), cal.pooled[95] * np.sqrt(steps + 1))
+    assert np.allclose(cal.halfwidth(80, steps), cal.pooled[80] * np.sqrt(steps + 1))
     assert np.allclose(fit.forecasts["mean"], plain.forecasts["mean"])
     assert not np.allclose(fit.forecasts["lo_95"], plain.forecasts["lo_95"])
     assert (fit.forecasts["lo_95"] <= fit.forecasts["lo_80"]).all()
@@ -271,29 +270,11 @@ def test_auto_policy_switches_only_on_a_clear_pooled_cv_gain():
     assert close.members == ("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA")
 
 
-def test_interval_factors_scale_the_conformal_half_widths_per_frequency_group():
+def test_interval_factors_scale_the_conformal_half_widths_per_level():
     cv, data = _cv_panel(6, {"AutoETS": 2.0})
     steps = np.arange(4)
-    plain = A.calibrate(cv, data, "AutoETS", factors={})
-    scaled = A.calibrate(cv, data, "AutoETS")  # m=1 on integer time steps: M3 "other"
-    for lv in (80, 95):
-        np.testing.assert_allclose(scaled.halfwidth(lv, steps), plain.halfwidth(lv, steps) * A.INTERVAL_FACTORS["other"][lv])
-    other_m = A.calibrate(cv, replace(data, m=7), "AutoETS")  # no development data for m=7: not scaled
-    assert other_m.factor == {}
-
-
-def test_yearly_and_other_series_share_m1_but_not_their_interval_factor():
-    # round 2 (bench/forecast_m3_dev_calib.py): keyed per M3 frequency group, annual dates decide yearly vs other
-    cv, data = _cv_panel(6, {"AutoETS": 2.0})
-    assert A.interval_group(data) == "other"
-    for freq in ("YS", "YE-DEC", "BYS"):
-        assert A.interval_group(replace(data, freq=freq)) == "yearly"
-    for freq in ("D", "W-SUN", "B", "h"):
-        assert A.interval_group(replace(data, freq=freq)) == "other"
-    assert A.interval_group(replace(data, m=4, freq="QS")) == "quarterly"
-    assert A.interval_group(replace(data, m=12, freq="MS")) == "monthly"
-    assert A.interval_group(replace(data, m=52, freq="W-SUN")) is None
-    yearly = A.calibrate(cv, replace(data, freq="YS"), "AutoETS")
-    other = A.calibrate(cv, data, "AutoETS")
-    assert yearly.factor == A.INTERVAL_FACTORS["yearly"] != other.factor == A.INTERVAL_FACTORS["other"]
-    assert (yearly.halfwidth(80, np.arange(4)) < other.halfwidth(80, np.arange(4))).all()
+    plain = A.calibrate(cv, data, "AutoETS")
+    assert plain.factor == {}
+    scaled = A.calibrate(cv, data, "AutoETS", factors={80: 0.5, 95: 2.0})
+    for lv, f in ((80, 0.5), (95, 2.0)):
+        np.testing.assert_allclose(scaled.halfwidth(lv, steps), plain.halfwidth(lv, steps) * f)
