@@ -301,7 +301,8 @@ ROUND2_READING = (
     "every group, even where the rule is calibrated on average. Both test runs (quarterly 0.837 and 0.764 at "
     "80%) lie inside it. So a per-frequency 2-point goal on ~150 series cannot tell a calibrated rule from a "
     "miscalibrated one; left: judge coverage against that sampling range (or on far more series: M3 has no "
-    "\"other\" and 185 unused yearly series left, M4 would be the next source), not against +/-2 points."
+    "\"other\" and 185 unused yearly series left, M4 would be the next source), not against +/-2 points. "
+    "Round 3 (the next section, `bench/forecast_heldout.md`) replaced these factors by plain conformal."
 )
 
 
