@@ -202,7 +202,8 @@ class ForecastAgent(EventSource):
             self.agent.ctx.state["phase"] = "commentary"
             commentary = {"validators": [self._partly_grounded, _concise], "finish": None, "max_retries": 1,
                           "max_tokens_per_call": COMMENTARY_TOKENS}
-            comment = yield from self._relay(self.agent.query_stream(prompts.COMMENTARY, settings=commentary))
+            ask = prompts.PANEL_COMMENTARY if series.is_panel else prompts.COMMENTARY
+            comment = yield from self._relay(self.agent.query_stream(ask, settings=commentary))
             self.agent.ctx.state["phase"] = "followup"
         self.result = self._result(run, comment)
         yield Final(self.result.status, self.result.narrative, self.result)  # type: ignore[arg-type]

@@ -58,6 +58,9 @@ def task_prompt(data: SeriesData, query: str | None) -> str:
 COMMENTARY = ("Add a short commentary for a manager, at most four sentences: why the winning model suits this "
               "data, what the forecast means, and whether the anomalies matter. Quote only numbers the tools "
               "returned.")
+PANEL_COMMENTARY = ("Add a short commentary for a manager, at most four sentences: which models the series got, "
+                    "whether they beat the SeasonalNaive baseline, and what that means for planning. Quote only "
+                    "numbers the tools returned.")  # panels get no anomaly step, so none is asked about
 
 
 def baseline_retry(best: str, best_mase: float, base_mase: float, untried: list[str]) -> str:

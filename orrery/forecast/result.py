@@ -158,8 +158,9 @@ class ForecastResult:
     @staticmethod
     def _frame_table(frame: pd.DataFrame, title: str, limit: int) -> Table:
         table = Table(title=title if len(frame) <= limit else f"{title} (first {limit} of {len(frame)})")
-        for col in frame.columns:
-            table.add_column(str(col), justify="right" if pd.api.types.is_numeric_dtype(frame[col]) else "left")
+        for col in frame.columns:  # fold, never cut: an ellipsis in a number hides its digits
+            table.add_column("series" if col == "unique_id" else str(col), overflow="fold",
+                             justify="right" if pd.api.types.is_numeric_dtype(frame[col]) else "left")
         for row in frame.head(limit).itertuples(index=False):
             table.add_row(*[_fmt(v) for v in row])
         return table
@@ -229,8 +230,8 @@ def _anomaly_cols(frame: pd.DataFrame) -> list[str]:
 
 
 def _fmt(value: Any) -> str:
-    if isinstance(value, float | np.floating):
-        return f"{value:.3f}"
+    if isinstance(value, float | np.floating):  # as many decimals as a reader can use: 0.874, 48.3, 326,568
+        return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.1f}" if abs(value) >= 10 else f"{value:.3f}"
     if isinstance(value, pd.Timestamp):
         return str(value.date()) if value == value.normalize() else str(value)
     return str(value)
