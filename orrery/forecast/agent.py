@@ -308,7 +308,7 @@ def _panel_retry(fit: PanelFit, ctx: RunContext) -> str | None:
     """A panel whose forecasts lose to the baseline in CV is refitted once with policy 'best' (every series keeps
     its own CV winner, the baseline included); after that there is nothing better to try, and the result says so."""
     a = fit.summary().attrs
-    if not a["series_scored"] or a["mase_selected"] < a["mase_baseline"] or fit.policy == "best":
+    if not a["series_scored"] or fit.beats_baseline() or fit.policy == "best":
         return None
     ctx.succeeded[:] = [n for n in ctx.succeeded if n not in REDO_ON_RETRY]
     ctx.state["panel_retry"] = True

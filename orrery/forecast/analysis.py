@@ -787,6 +787,11 @@ class PanelFit:
                         "series_scored": len(scored)}
         return counts
 
+    def beats_baseline(self) -> bool:
+        """The chosen forecasts' mean CV MASE is below the baseline's (over the series both were scored on)."""
+        attrs = self.summary().attrs
+        return bool(attrs["mase_selected"] < attrs["mase_baseline"])
+
 
 def choice_label(choice: Choice) -> str:
     return choice if isinstance(choice, str) else combo_label(choice)

@@ -123,7 +123,7 @@ def _panel_accuracy(fit: PanelFit) -> str:
     models = ", ".join(f"{name} ({n} series)" for name, n in used.items())
     if not a["series_scored"]:
         return f"Forecast with {models}; no series was long enough for a CV window."
-    verdict = "beats" if a["mase_selected"] < a["mase_baseline"] else "does not beat"
+    verdict = "beats" if fit.beats_baseline() else "does not beat"
     better = round(a["share_beating_baseline"] * a["series_scored"])
     return (f"Forecast with {models}: mean CV MASE {a['mase_selected']:.3f}, which {verdict} {reg.BASELINE} "
             f"({a['mase_baseline']:.3f}); better than it on {better} of {a['series_scored']} series.")

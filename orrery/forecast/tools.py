@@ -228,7 +228,7 @@ def panel_fit(ctx: RunContext, models: list[str] | None = None, n_windows: int =
     ctx.state.update(panel=fit, cv=fit.cv, forecasts=fit.forecasts, best_model=_panel_label(fit))
     summary = fit.summary()
     attrs = {k: round(v, 3) for k, v in summary.attrs.items() if np.isfinite(v)}
-    return {"wins": summary["series"].to_dict(), **attrs, "beats_baseline": _panel_beats(fit),
+    return {"wins": summary["series"].to_dict(), **attrs, "beats_baseline": fit.beats_baseline(),
             "series_without_cv": sum(1 for w in fit.cv.windows.values() if w == 0),
             "series_with_notes": int(A.notes_frame(fit.notes)["unique_id"].nunique())}
 
@@ -237,11 +237,6 @@ def _panel_label(fit: A.PanelFit) -> str:
     """The model every series got, or how many different ones they got."""
     labels = pd.Series([A.choice_label(c) for c in fit.choice.values()]).value_counts()
     return str(labels.index[0]) if len(labels) == 1 else f"per series ({len(labels)} models)"
-
-
-def _panel_beats(fit: A.PanelFit) -> bool:
-    attrs = fit.summary().attrs
-    return bool(attrs["mase_selected"] < attrs["mase_baseline"])
 
 
 TOOLS: list[Tool] = [analyze_features, cross_validate, generate_forecast, detect_anomalies, decompose,
@@ -259,7 +254,7 @@ def result_from_state(state: dict[str, Any], narrative: str = "", trace: list[di
     cv: A.CVResult | None = state.get("cv")
     fit: A.PanelFit | None = state.get("panel")
     panel = fit.series(data) if fit is not None else None
-    beats = _panel_beats(fit) if fit is not None else cv is not None and cv.beats_baseline()
+    beats = fit.beats_baseline() if fit is not None else cv is not None and cv.beats_baseline()
     notes = fit.notes if fit is not None else [*(cv.notes if cv is not None else []), *state.get("forecast_notes", [])]
     return ForecastResult(
         narrative=narrative,
