@@ -86,49 +86,33 @@ def load_fit(dataset: str, kind: str) -> tuple[A.CVResult, pd.DataFrame, SeriesD
     return saved["cv"], saved["raw"], data, test, saved["wall_s"]
 
 
-def evaluate(dataset: str, kind: str) -> dict[str, Any]:
-    """The policy's point forecasts with plain conformal intervals, and the reference, scored on the test part.
-
-    Returns per-series sMAPE/MASE of both and, per test point, `ratio_<level>` = |y - forecast| / plain
-    conformal half-width: a factor f covers the points whose ratio is <= f, so any factor rule is scored from it.
-    """
-    cv, raw, data, test, wall = load_fit(dataset, kind)
+def policy_points(cv: A.CVResult, raw: pd.DataFrame, data: SeriesData
+                  ) -> tuple[A.Selection, dict[str, list[str]], pd.DataFrame]:
+    """The "auto" policy's choice, composed from what panel_fit uses, and its point forecasts from the saved fits."""
     sel = A.select_combination(cv, data)
     members = dict.fromkeys(data.ids, list(sel.members))
-    ref = dict.fromkeys(data.ids, REFERENCE)
-    points = A.tidy(A.add_combo(raw, members, sel.how, reg.LEVELS), members, reg.LEVELS)
+    return sel, members, A.tidy(A.add_combo(raw, members, sel.how, reg.LEVELS), members, reg.LEVELS)
+
+
+def evaluate(dataset: str, kind: str) -> dict[str, Any]:
+    """Per test point of the policy's forecasts, `ratio_<level>` = |y - forecast| / plain conformal half-width:
+    a factor f covers the points whose ratio is <= f, so any factor rule is scored from it."""
+    cv, raw, data, test, wall = load_fit(dataset, kind)
+    sel, members, points = policy_points(cv, raw, data)
     plain = A.calibrated(points, A.calibrate(cv, data, members, sel.how, factors={}), data)
-    reference = A.tidy(A.add_combo(raw, ref, "mean", reg.LEVELS), ref, reg.LEVELS)
-    scales = scale(data)
     j = plain.merge(test, on=["unique_id", "ds"])
     for lv in reg.LEVELS:
         j[f"ratio_{lv}"] = (j["y_test"] - j["mean"]).abs() / (j[f"hi_{lv}"] - j["mean"])
     j["step"] = j.groupby("unique_id").cumcount()
     sizes = data.df.groupby("unique_id").size()
     j["bucket"] = j["unique_id"].map(lambda u: A.length_bucket(int(sizes[u]), data.h))
-    return {"points": j.assign(dataset=dataset, kind=kind), "selection": sel.name, "wall_s": wall,
-            "policy": per_series(points, test, scales), "reference": per_series(reference, test, scales),
-            "model_covered": covered(reference, test)}
-
-
-def per_series(fc: pd.DataFrame, test: pd.DataFrame, scales: pd.Series) -> pd.DataFrame:
-    j = fc.merge(test, on=["unique_id", "ds"])
-    y, f = j["y_test"].to_numpy(), j["mean"].to_numpy()
-    j = j.assign(sape=200 * np.abs(y - f) / (np.abs(y) + np.abs(f)), ae=np.abs(y - f))
-    per = j.groupby("unique_id").agg(smape=("sape", "mean"), mae=("ae", "mean"))
-    return per.assign(mase=per["mae"] / scales.loc[per.index])
-
-
-def covered(fc: pd.DataFrame, test: pd.DataFrame) -> dict[int, float]:
-    j = fc.merge(test, on=["unique_id", "ds"])
-    return {lv: float(((j[f"lo_{lv}"] <= j["y_test"]) & (j["y_test"] <= j[f"hi_{lv}"])).mean()) for lv in reg.LEVELS}
+    return {"points": j.assign(dataset=dataset, kind=kind), "selection": sel.name, "wall_s": wall}
 
 
 def evaluations(datasets: Sequence[str]) -> dict[tuple[str, str], dict[str, Any]]:
     return {(ds, kind): evaluate(ds, kind) for ds in datasets for kind in PERIOD}
 
 
-Rule = Callable[[pd.DataFrame], dict[Any, dict[int, float]]]  # learning points -> factor per key and level
 KEYS: dict[str, Callable[[pd.DataFrame], pd.Series]] = {
     "group": lambda p: p["kind"],
     "group+bucket": lambda p: p["kind"] + "/" + p["bucket"],
@@ -184,10 +168,8 @@ def test_group(dataset: str, kind: str) -> dict[str, Any]:
     """The rule as `orrery forecast` runs it (A.calibrate's default factors) against plain conformal and the
     ETS/Theta/CES mean (its members' averaged bounds, and conformal), from the same fits."""
     cv, raw, data, test, wall = load_fit(dataset, kind)
-    sel = A.select_combination(cv, data)
-    members = dict.fromkeys(data.ids, list(sel.members))
+    sel, members, points = policy_points(cv, raw, data)
     ref = dict.fromkeys(data.ids, REFERENCE)
-    points = A.tidy(A.add_combo(raw, members, sel.how, reg.LEVELS), members, reg.LEVELS)
     reference = A.tidy(A.add_combo(raw, ref, "mean", reg.LEVELS), ref, reg.LEVELS)
     forecasts = {
         SHIPPED: A.calibrated(points, A.calibrate(cv, data, members, sel.how), data),  # as `orrery forecast` does
