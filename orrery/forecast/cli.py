@@ -135,8 +135,12 @@ def forecast(file: Path, h: Annotated[int | None, typer.Option(help="forecast ho
                  outs=out or [], verbose=verbose, n_jobs=n_jobs, overwrite=overwrite)
 
 
+DEMO_DIR = Path("orrery-demo")
+
+
 def demo(llm: Annotated[str | None, typer.Option(help="default: the embedded local model")] = None,
-         out_dir: Annotated[Path, typer.Option(help="where the report, page and plot go")] = Path("orrery-demo"),
+         out_dir: Annotated[Path, typer.Option(help="where the report, page and plot go")] = DEMO_DIR,
+         overwrite: Annotated[bool, typer.Option(help="replace files of that name in --out-dir")] = False,
          verbose: Annotated[bool, typer.Option(help="show every step")] = True) -> None:
     """The forecasting agent on bundled monthly airline passengers (1949-1960), offline."""
     console.print(f"[bold]orrery demo[/]: forecasting {SAMPLE.name} with "
@@ -144,4 +148,5 @@ def demo(llm: Annotated[str | None, typer.Option(help="default: the embedded loc
     run_forecast(SAMPLE, h=None, m=None, date=None, target=None, groupby=None, llm=llm,
                  query=["Forecast the next two years of passengers and explain the result."],
                  outs=[out_dir / "report.json", out_dir / "report.html", out_dir / "forecast.png"],
-                 verbose=verbose, n_jobs=1, overwrite=True)  # the demo's own folder: rerunning replaces its files
+                 verbose=verbose, n_jobs=1,
+                 overwrite=overwrite or out_dir == DEMO_DIR)  # its own folder: a rerun replaces its files

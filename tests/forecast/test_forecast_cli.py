@@ -106,3 +106,16 @@ def test_the_progress_bar_follows_progress_events_per_stage():
         view(ev.Progress("forecast", 20, 40))
         stages = {t.description.strip(): (t.completed, t.total) for t in bar.tasks if t.id in view.series.values()}
     assert stages == {"cross-validation": (40, 40), "forecast": (20, 40)}
+
+
+def test_the_demo_replaces_only_its_own_folder_s_files(tmp_path, monkeypatch):
+    mine = tmp_path / "report.json"
+    mine.write_text("my notes")
+    with pytest.raises(ConfigError, match="exists; pass --overwrite"):  # refused before any model is loaded
+        cli.demo(llm="scripted-never-called", out_dir=tmp_path, verbose=False)
+    assert mine.read_text() == "my notes"
+    calls = []
+    monkeypatch.setattr(cli, "run_forecast", lambda *a, **k: calls.append(k["overwrite"]))
+    cli.demo(llm=None, out_dir=cli.DEMO_DIR, verbose=False)
+    cli.demo(llm=None, out_dir=tmp_path, overwrite=True, verbose=False)
+    assert calls == [True, True]
