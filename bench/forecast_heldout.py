@@ -81,7 +81,10 @@ def fit(dataset: str, n_jobs: int) -> None:
 
 
 def load_fit(dataset: str, kind: str) -> tuple[A.CVResult, pd.DataFrame, SeriesData, pd.DataFrame, float]:
-    saved = pd.read_pickle(FIT_DIR / f"{dataset}_{kind}.pkl")
+    path = FIT_DIR / f"{dataset}_{kind}.pkl"
+    if not path.exists():
+        raise SystemExit(f"no fits of {dataset} {kind} in {FIT_DIR}: run `bench/forecast_heldout.py fit {dataset}` first")
+    saved = pd.read_pickle(path)
     data, test = panel(dataset, kind)
     return saved["cv"], saved["raw"], data, test, saved["wall_s"]
 
