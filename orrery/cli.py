@@ -121,7 +121,7 @@ def main() -> None:
         app()
     except OrreryError as exc:  # one line, never wrapped, the message's brackets not taken as markup
         Console(stderr=True).print(Text.assemble(("error: ", "bold red"), str(exc)), soft_wrap=True)
-        sys.exit(2)
+        sys.exit(exc.exit_code)
 
 
 if __name__ == "__main__":
