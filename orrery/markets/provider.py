@@ -9,7 +9,8 @@ daily rows, oldest first or not, one object per day:
 
 A commercial provider is an adapter that overrides `request` and `rows`: `FmpProvider` speaks Financial
 Modeling Prep's `GET /api/v3/historical-price-full/{symbol}?apikey=KEY` (`{"symbol", "historical": [{date,
-open, high, low, close, adjClose, volume, ...}]}`, newest first; the key from `FMP_API_KEY`, never printed).
+open, high, low, close, adjClose, volume, ...}]}`, newest first; the key from `FMP_API_KEY`, never printed;
+the base URL from `ORRERY_FMP_URL`, default FMP's own).
 
 Every request is bounded as a whole: `timeout` seconds from the first byte sent to the last received (a body
 that drips a byte a second is cut there, not per read) and `max_bytes` (a Content-Length over it is refused
@@ -47,6 +48,7 @@ from orrery.markets.store import _SYMBOL, COLUMNS, Store, checked_rows
 ENV = "ORRERY_MARKETS_URL"
 FMP_ENV = "FMP_API_KEY"
 FMP_URL = "https://financialmodelingprep.com"
+FMP_URL_ENV = "ORRERY_FMP_URL"  # FMP's base URL, for a proxy in front of it
 MAX_REPLY_BYTES = 32 * 2**20  # a symbol's whole daily history is 1-3 MB of JSON at the providers we know
 CACHE_TTL = 12 * 3600.0
 
@@ -154,11 +156,11 @@ class HttpProvider:
 class FmpProvider(HttpProvider):
     """Financial Modeling Prep's end-of-day history, reshaped to the store's rows."""
 
-    def __init__(self, api_key: str | None = None, *, base_url: str = FMP_URL, **kw: float):
+    def __init__(self, api_key: str | None = None, *, base_url: str | None = None, **kw: float):
         key = api_key or os.environ.get(FMP_ENV)
         if not key:
             raise ConfigError(f"--provider fmp needs an API key: set {FMP_ENV} (financialmodelingprep.com)")
-        super().__init__(base_url, **kw)
+        super().__init__(base_url or os.environ.get(FMP_URL_ENV) or FMP_URL, **kw)
         self.name = f"FMP ({self.base_url})"
         self._key = key
 
