@@ -105,10 +105,15 @@ def bound_bytes(rows: list[tuple[Any, ...]], limits: Limits) -> tuple[list[tuple
     for row in rows:
         out = []
         for v in row:
-            size = len(v) if isinstance(v, str | bytes | bytearray | memoryview) else 16
+            size = _size(v, cell_cap)
             if size > cell_cap:
                 cut_cells += 1
-                v = v[:cell_cap] + f" ...[cut: {size:,} long]" if isinstance(v, str) else bytes(v[:cell_cap])
+                if isinstance(v, str):
+                    v = v[:cell_cap] + f" ...[cut: {size:,} long]"
+                elif isinstance(v, bytes | bytearray | memoryview):
+                    v = bytes(v[:cell_cap])
+                else:  # a list, map or struct value (PostgreSQL arrays and JSON, DuckDB nested types)
+                    v = f"[a {type(v).__name__} of {len(v):,} items, over {cell_cap:,} bytes: cut]"
                 size = cell_cap
             total += size
             out.append(v)
@@ -119,6 +124,22 @@ def bound_bytes(rows: list[tuple[Any, ...]], limits: Limits) -> tuple[list[tuple
     if len(kept) < len(rows):
         notes.append(f"only the first {len(kept)} of {len(rows)} rows fit in {limits.max_result_bytes:,} bytes")
     return kept, "; ".join(notes)
+
+
+def _size(value: Any, cap: int) -> int:
+    """About how many bytes `value` holds; counting stops once past `cap` (a nested value may be huge)."""
+    if isinstance(value, str | bytes | bytearray | memoryview):
+        return len(value)
+    if isinstance(value, dict):
+        value = [*value.keys(), *value.values()]
+    if isinstance(value, list | tuple | set):
+        total = 0
+        for item in value:
+            total += _size(item, cap - total)
+            if total > cap:
+                return total
+        return total
+    return 16
 
 
 # -- DuckDB ----------------------------------------------------------------------------------------------

@@ -186,6 +186,10 @@ def test_results_are_bounded_in_bytes_on_every_engine(tpch, pg_tpch, bi_home):
                         "UNION ALL SELECT 3 UNION ALL SELECT 4) u", max_result_bytes=25)
         assert many.rows == [("abcdefghij",), ("abcdefghij",)] and many.truncated
         assert many.note == "only the first 2 of 4 rows fit in 25 bytes"
+    for engine, sql in [(tpch, "SELECT list(i) AS l FROM range(100000) t(i)"),
+                        (pg_tpch, "SELECT array_agg(i) AS l FROM generate_series(1, 100000) AS i")]:
+        nested = engine.execute(sql)  # 100,000 numbers in one value: over 65,536 bytes counted as 16 each
+        assert nested.rows == [("[a list of 100,000 items, over 65,536 bytes: cut]",)] and nested.truncated
     small = tpch.execute("SELECT n_name FROM nation ORDER BY n_name LIMIT 2")
     assert not small.truncated and small.note == "" and "note" not in small.to_dict()
     sqlite.close()
