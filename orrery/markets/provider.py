@@ -86,6 +86,7 @@ class HttpProvider:
         self.timeout, self.max_retries, self.backoff, self.max_bytes = timeout, max_retries, backoff, max_bytes
 
     def daily(self, symbol: str) -> pd.DataFrame:
+        symbol = checked_symbol(symbol)  # it goes into a URL
         source = f"{self.name} {symbol}"
         raw = pd.DataFrame.from_records(self.rows(symbol))
         if raw.empty:
@@ -227,9 +228,7 @@ class Cached:
         self.folder = Path(folder) if folder is not None else default_root() / "provider-cache" / cache_key(source)
 
     def daily(self, symbol: str) -> pd.DataFrame:
-        sym = symbol.strip().upper()
-        if not _SYMBOL.match(sym):  # the symbol becomes a file name: one strict pattern first
-            raise DataError(f"{symbol!r} is not a symbol (1-12 letters, digits, '.', '-', '^')")
+        sym = checked_symbol(symbol)  # it becomes a file name
         if self.ttl <= 0:
             return self.source.daily(sym)
         path = self.folder / f"{sym}.parquet"
@@ -247,6 +246,14 @@ class Cached:
         return rows
 
 
+def checked_symbol(symbol: str) -> str:
+    """`symbol` upper-cased if it matches the store's one pattern (before it names a URL or a file)."""
+    sym = symbol.strip().upper()
+    if not _SYMBOL.match(sym):
+        raise DataError(f"{symbol!r} is not a symbol (1-12 letters, digits, '.', '-', '^')")
+    return sym
+
+
 def cache_key(source: PriceSource) -> str:
     """A folder name per source (its name holds the URL, never a key)."""
     return hashlib.sha256(source.name.encode()).hexdigest()[:16]
@@ -255,7 +262,7 @@ def cache_key(source: PriceSource) -> str:
 def fetch(store: Store, symbols: Sequence[str], provider: PriceSource, *, kind: str = "stock",
           exchange: str = "OTHER") -> list[str]:
     """Download every symbol first, then add them all as one batch (new symbols only, like an import)."""
-    wanted = list(dict.fromkeys(s.strip().upper() for s in symbols))
+    wanted = list(dict.fromkeys(checked_symbol(s) for s in symbols))
     if not wanted:
         raise ConfigError("no symbols given: `orrery markets fetch SYMBOL...`")
     store.refuse_known(wanted)  # before any request

@@ -24,7 +24,8 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +55,7 @@ SHIPPED_SYMBOLS = pd.DataFrame([
 ], columns=["symbol", "name", "kind", "exchange", "aliases"])
 
 _SYMBOL = re.compile(r"^[A-Z0-9][A-Z0-9.\-^]{0,11}$")
+_BATCH = re.compile(r"(import|fetch)-\d{8}-\d{6}-\d+-\d+")
 _ALIASES = {"ticker": "symbol", "adj close": "adj_close", "adjclose": "adj_close", "adjusted close": "adj_close",
             "timestamp": "date", "day": "date"}
 
@@ -87,10 +89,16 @@ class Store:
                     self._write_batch(SHIPPED, shipped_prices(), SHIPPED_SYMBOLS.assign(source=SHIPPED))
         self._load_catalog()
 
-    def writing(self) -> FileLock:
+    @contextmanager
+    def writing(self) -> Iterator[None]:
         """The store's write lock, held across processes (a second importer waits, then sees the first's data)."""
         self.root.mkdir(parents=True, exist_ok=True)
-        return FileLock(self.root / ".lock", timeout=LOCK_WAIT)
+        try:
+            with FileLock(self.root / ".lock", timeout=LOCK_WAIT):
+                yield
+        except Timeout:
+            raise DataError(f"another import is still writing to {self.root} after {LOCK_WAIT:g} s; try again when "
+                            "it has finished. Nothing was changed.") from None
 
     # -- reading ---------------------------------------------------------------------------------
     def _query(self, sql: str, params: Sequence[object] = ()) -> pd.DataFrame:
@@ -173,39 +181,34 @@ class Store:
             first = dup.iloc[0]
             raise DataError(f"{len(dup)} rows repeat a (symbol, date) across the files, e.g. {first.symbol} "
                             f"{first.date:%Y-%m-%d}; keep one row per symbol and date. Nothing was imported.")
-        try:
-            with self.writing():
-                self._load_catalog()  # another process may have added these symbols since this store opened
-                new = self.refuse_known(data["symbol"].unique())
-                meta = pd.DataFrame({"symbol": new, "name": new, "kind": kind, "exchange": exchange, "aliases": ""})
-                batch = f"{origin}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{abs(hash(tuple(new))) % 10**6}"
-                self._write_batch(batch, data, meta.assign(source=batch))
-                self._load_catalog()
-        except Timeout:
-            raise DataError(f"another import is still writing to {self.root} after {LOCK_WAIT:g} s; try again when "
-                            "it has finished. Nothing was imported.") from None
+        with self.writing():
+            self._load_catalog()  # another process may have added these symbols since this store opened
+            new = self.refuse_known(data["symbol"].unique())
+            meta = pd.DataFrame({"symbol": new, "name": new, "kind": kind, "exchange": exchange, "aliases": ""})
+            batch = f"{origin}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{abs(hash(tuple(new))) % 10**6}"
+            self._write_batch(batch, data, meta.assign(source=batch))
+            self._load_catalog()
         return new
 
     def remove(self, symbol: str) -> Symbol:
         """Take an imported or fetched symbol out of the store (its batch is rewritten without it, or deleted
         when it held nothing else). The shipped symbols are refused: they are rebuilt from the packages."""
-        try:
-            with self.writing():
-                self._load_catalog()
-                sym = self.symbols.get(symbol.strip().upper())
-                if sym is None:
-                    raise DataError(f"{symbol!r} is not in the store; symbols: {', '.join(self.symbols)}")
-                if sym.source == SHIPPED:
-                    raise DataError(f"{sym.symbol} is shipped with orrery (from {SHIPPED}) and is not removed; only "
-                                    "symbols added with `orrery markets import` or `fetch` can be")
-                self._drop_from_batch(sym.source, sym.symbol)
-                self._load_catalog()
-        except Timeout:
-            raise DataError(f"another import is still writing to {self.root}; try again when it has finished") from None
+        with self.writing():
+            self._load_catalog()
+            sym = self.symbols.get(symbol.strip().upper())
+            if sym is None:
+                raise DataError(f"{symbol!r} is not in the store; symbols: {', '.join(self.symbols)}")
+            if sym.source == SHIPPED:
+                raise DataError(f"{sym.symbol} is shipped with orrery (from {SHIPPED}) and is not removed; only "
+                                "symbols added with `orrery markets import` or `fetch` can be")
+            self._drop_from_batch(sym.source, sym.symbol)
+            self._load_catalog()
         return sym
 
     def _drop_from_batch(self, batch: str, symbol: str) -> None:
         """Prices first: the catalog joins prices to symbols, so the symbol is gone as soon as its prices are."""
+        if not _BATCH.fullmatch(batch):  # read from a file: checked before it names a path
+            raise DataError(f"{symbol}'s batch name {batch!r} is not one orrery writes; the store is damaged")
         frames = {sub: pd.read_parquet(self.root / sub / f"{batch}.parquet") for sub in ("prices", "symbols")}
         keep = {sub: f[f["symbol"] != symbol] for sub, f in frames.items()}
         if keep["symbols"].empty:

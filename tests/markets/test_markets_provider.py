@@ -319,3 +319,10 @@ def test_the_cli_caches_fetches_under_the_store(mine, monkeypatch, capsys):
         code, out, _ = run_cli(monkeypatch, capsys, "markets", "fetch", "ACME", "--provider-url", url,
                                "--store", mine.root)
     assert code == 0 and len(hits) == 1 and "imported ACME" in out
+
+
+@pytest.mark.parametrize("symbol", ["../../etc", "A/B", "AAPL?x=1", ""])
+def test_a_symbol_that_is_not_one_is_refused_before_any_request(mine, symbol):
+    with fake_server([(200, {}, rows())]) as (url, hits), pytest.raises(DataError, match="is not a symbol"):
+        fetch(mine, [symbol], HttpProvider(url))
+    assert hits == []
