@@ -9,8 +9,8 @@ daily rows, oldest first or not, one object per day:
 
 A commercial provider is an adapter that overrides `request` and `rows`: `FmpProvider` speaks Financial
 Modeling Prep's `GET /api/v3/historical-price-full/{symbol}?apikey=KEY` (`{"symbol", "historical": [{date,
-open, high, low, close, adjClose, volume, ...}]}`, newest first; the key from `FMP_API_KEY`, never printed;
-the base URL from `ORRERY_FMP_URL`, default FMP's own).
+open, high, low, close, adjClose, volume, ...}]}`, newest first; a plain list of the same rows, the shape of FMP's /stable/ endpoints, is read too; the key from
+`FMP_API_KEY`, never printed; the base URL from `ORRERY_FMP_URL`, default FMP's own).
 
 Every request is bounded as a whole: `timeout` seconds from the first byte sent to the last received (a body
 that drips a byte a second is cut there, not per read) and `max_bytes` (a Content-Length over it is refused
@@ -174,7 +174,7 @@ class FmpProvider(HttpProvider):
             raise ProviderError(f"{self.name} {symbol}: {str(data['Error Message'])[:160]}")
         if isinstance(data, dict) and not data:
             return []  # FMP's answer for a symbol it does not know
-        history = data.get("historical") if isinstance(data, dict) else None
+        history = data.get("historical") if isinstance(data, dict) else data  # a list: the /stable/ endpoints' shape
         if not isinstance(history, list) or not all(isinstance(r, dict) for r in history):
             raise ProviderError(f"{self.name} {symbol}: the answer has no 'historical' list of daily rows; is the "
                                 "URL FMP's?")

@@ -280,6 +280,16 @@ def test_fmp_replies_land_in_the_store_and_the_key_is_never_printed(mine, monkey
     assert "s3cret-key" not in str(err.value) and "HTTP 401" in str(err.value)
 
 
+def test_fmp_answers_in_the_list_shape_of_its_stable_endpoints_are_read_too(monkeypatch):
+    monkeypatch.setenv(FMP_ENV, "k")
+    days = [{"symbol": "AMD", "date": "2024-01-03", "open": 2.0, "high": 3.0, "low": 1.5, "close": 2.5, "volume": 7,
+             "change": 0.5, "changePercent": 25.0, "vwap": 2.2},
+            {"symbol": "AMD", "date": "2024-01-02", "open": 1.0, "high": 2.0, "low": 0.5, "close": 2.0, "volume": 5}]
+    with fake_server([(200, {}, days)]) as (url, _):
+        got = FmpProvider(base_url=url).daily("AMD")
+    assert got["close"].tolist() == [2.5, 2.0] and got["adj_close"].tolist() == [2.5, 2.0]
+
+
 def test_fmp_without_a_key_is_a_one_line_config_error(mine, monkeypatch, capsys):
     monkeypatch.delenv(FMP_ENV, raising=False)
     code, _, err = run_cli(monkeypatch, capsys, "markets", "fetch", "AMD", "--provider", "fmp", "--store", mine.root)
