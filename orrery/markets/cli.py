@@ -4,6 +4,7 @@ symbol, fetch prices from HTTP providers (only with --provider-url / ORRERY_MARK
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -102,7 +103,8 @@ def fetch(symbols: Annotated[list[str], typer.Argument(help="symbols not yet in 
         if name.lower() != "fmp":
             raise ConfigError(f"--provider {name!r}: the named providers are: fmp (others: --provider-url)")
         sources.append(p.FmpProvider(**bounds))
-    sources += [p.HttpProvider(url, **bounds) for url in provider_url or ([] if sources else [p.provider_url()])]
+    urls = provider_url or ([p.provider_url()] if os.environ.get(p.ENV) or not sources else [])
+    sources += [p.HttpProvider(url, **bounds) for url in urls]
     s = Store(store)
     chain = p.Chain([p.Cached(src, ttl=cache_hours * 3600, folder=s.root / "provider-cache" / p.cache_key(src))
                      for src in sources])
