@@ -12,8 +12,9 @@ Modeling Prep's `GET /api/v3/historical-price-full/{symbol}?apikey=KEY` (`{"symb
 open, high, low, close, adjClose, volume, ...}]}`, newest first; a plain list of the same rows, the shape of FMP's /stable/ endpoints, is read too; the key from
 `FMP_API_KEY`, never printed; the base URL from `ORRERY_FMP_URL`, default FMP's own).
 
-Every request is bounded as a whole: `timeout` seconds from the first byte sent to the last received (a body
-that drips a byte a second is cut there, not per read) and `max_bytes` (a Content-Length over it is refused
+Every request is bounded as a whole: `timeout` seconds from the request to the last byte received (a body
+that drips a byte a second is cut there, not per read; a reply that stops sending altogether is cut by the
+read timeout, `timeout` seconds after its last byte, so no request outlasts 2 x `timeout`) and `max_bytes` (a Content-Length over it is refused
 before the body is read; a body without one is cut when it passes it). A reply that is not JSON, or is
 nested deeper than Python can parse, or a Retry-After that is not a finite number of seconds >= 0, is a
 one-line `ProviderError`. Every row is checked like an imported file's (`store.checked_rows`, bad rows named
