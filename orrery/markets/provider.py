@@ -37,6 +37,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
+from urllib.parse import urlsplit
 
 import httpx
 import pandas as pd
@@ -82,6 +83,9 @@ class HttpProvider:
 
     def __init__(self, base_url: str, *, timeout: float = 10.0, max_retries: int = 2, backoff: float = 0.5,
                  max_bytes: int = MAX_REPLY_BYTES):
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"provider URL {base_url!r} is not an http(s) URL; give one like https://host/path")
         self.base_url = base_url.rstrip("/")
         self.name = self.base_url
         self.timeout, self.max_retries, self.backoff, self.max_bytes = timeout, max_retries, backoff, max_bytes

@@ -221,12 +221,11 @@ def _huge(h, declare: bool):
 @pytest.mark.parametrize("declare,why", [(True, "sent a 104,857,600-byte reply, over the 1,048,576-byte limit"),
                                          (False, "sent more than 1,048,576 bytes")])
 def test_a_100_mb_reply_is_refused_without_reading_it_all(mine, declare, why):
-    provider = HttpProvider("", max_retries=0, max_bytes=2**20)
     seen = []
-    original = provider._json
-    provider._json = lambda body, symbol: seen.append(len(body)) or original(body, symbol)
     with raw_server(lambda h: _huge(h, declare)) as url, pytest.raises(ProviderError, match=why):
-        provider.base_url = provider.name = url
+        provider = HttpProvider(url, max_retries=0, max_bytes=2**20)
+        original = provider._json
+        provider._json = lambda body, symbol: seen.append(len(body)) or original(body, symbol)
         fetch(mine, ["ACME"], provider)
     assert seen == []  # never parsed, and at most the cap plus one chunk was held
 
@@ -336,3 +335,9 @@ def test_a_symbol_that_is_not_one_is_refused_before_any_request(mine, symbol):
     with fake_server([(200, {}, rows())]) as (url, hits), pytest.raises(DataError, match="is not a symbol"):
         fetch(mine, [symbol], HttpProvider(url))
     assert hits == []
+
+
+@pytest.mark.parametrize("url", ["not a url", "ftp://host", "http://", "file:///etc"])
+def test_a_provider_url_that_is_not_http_is_bad_input(mine, monkeypatch, capsys, url):
+    code, _, err = run_cli(monkeypatch, capsys, "markets", "fetch", "ACME", "--provider-url", url, "--store", mine.root)
+    assert code == 2 and err.startswith("error: provider URL") and "is not an http(s) URL" in err, err
