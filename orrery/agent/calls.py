@@ -57,7 +57,7 @@ class EventSource:
 def ask_json(model: Model, messages: Sequence[Message], schema: dict[str, Any], reply: type[T], *,
              usage: Usage, max_tokens: int | None = None) -> Generator[Event, None, T]:
     """One schema-constrained model call, parsed into `reply`; a reply that does not match is a ModelError."""
-    yield ModelCall(0, 0, len(messages), [])
+    yield ModelCall(0, 0, len(messages), [], getattr(model, "name", ""))
     t0 = time.monotonic()
     resp = model.complete(messages, (), tool_choice="none", schema=schema, max_tokens=max_tokens)
     yield ModelReply(resp, time.monotonic() - t0)
@@ -73,7 +73,7 @@ def ask_json(model: Model, messages: Sequence[Message], schema: dict[str, Any], 
 def synthesize(model: Model, messages: Sequence[Message], *, usage: Usage,
                max_tokens: int | None = None) -> Generator[Event, None, str]:
     """A final answer with tools disabled, streamed as `Token` events (one per chunk the model gives)."""
-    yield ModelCall(0, 0, len(messages), [])
+    yield ModelCall(0, 0, len(messages), [], getattr(model, "name", ""))
     t0 = time.monotonic()
     resp = ModelResponse()
     for d in llm_stream(model, messages, (), tool_choice="none", max_tokens=max_tokens):
