@@ -20,8 +20,9 @@ by the last event, `Final`. The order of one run:
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
@@ -238,6 +239,26 @@ class TodoUpdate(Event):
     key: str
     status: str
     kind: str = field(init=False, default="todo")
+
+
+# -- process-wide consumers -------------------------------------------------------------------------------------
+HOOKS: list[Callable[[Event], None]] = []
+"""Consumers of every agent's events besides its own handlers (OpenTelemetry: `orrery.otel.instrument()`)."""
+
+_env_checked = False
+
+
+def env_hooks() -> None:
+    """On the first run: with OTEL_EXPORTER_OTLP_ENDPOINT set, export spans (`orrery.otel.setup()`). Only then is
+    OpenTelemetry imported; later runs pay one flag check."""
+    global _env_checked
+    if _env_checked:
+        return
+    _env_checked = True
+    if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") and not HOOKS and os.environ.get("OTEL_SDK_DISABLED") != "true":
+        from orrery.otel import setup
+
+        setup()
 
 
 # -- async consumers ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import pydantic
 
 from orrery.errors import ModelError
-from orrery.events import Event, Final, ModelCall, ModelReply, Token, aiterate
+from orrery.events import HOOKS, Event, Final, ModelCall, ModelReply, Token, aiterate, env_hooks
 from orrery.llm.base import Model
 from orrery.llm.base import stream as llm_stream
 from orrery.messages import Message, ModelResponse, Usage
@@ -43,6 +43,7 @@ class EventSource:
         raise NotImplementedError
 
     def run(self, task: str, **kwargs: Any) -> Any:
+        env_hooks()
         return consume(self.stream(task, **kwargs), self.emit)
 
     def astream(self, task: str, **kwargs: Any) -> AsyncIterator[Event]:
@@ -51,6 +52,8 @@ class EventSource:
 
     def emit(self, event: Event) -> None:
         for h in self.handlers:
+            h(event)
+        for h in HOOKS:
             h(event)
 
 

@@ -39,6 +39,7 @@ from orrery.events import (
     ToolCallDelta,
     ToolCallEvent,
     ToolResultEvent,
+    env_hooks,
 )
 from orrery.llm.base import Model
 from orrery.llm.base import stream as llm_stream
@@ -183,6 +184,7 @@ class Agent(EventSource):
 
     def query(self, question: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
               **options: Any) -> RunResult:
+        env_hooks()
         return consume(self.query_stream(question, settings=settings, output_type=output_type, **options), self.emit)
 
     def resume_stream(self, approvals: dict[str, bool | dict[str, Any]], *, settings: dict[str, Any] | None = None,
@@ -210,6 +212,7 @@ class Agent(EventSource):
 
     def resume(self, approvals: dict[str, bool | dict[str, Any]], *, settings: dict[str, Any] | None = None,
                output_type: Any = None) -> RunResult:
+        env_hooks()
         return consume(self.resume_stream(approvals, settings=settings, output_type=output_type), self.emit)
 
     @property
