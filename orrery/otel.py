@@ -121,8 +121,7 @@ class SpanRecorder:
     def _on_model_call(self, e: ev.ModelCall) -> None:
         f = self._frames[-1]
         attrs: dict[str, Any] = {"gen_ai.operation.name": "chat", "gen_ai.request.model": e.model or "unknown",
-                                 "orrery.messages": e.messages, "orrery.tools": list(e.tools),
-                                 "orrery.round": e.round, "orrery.attempt": e.attempt}
+                                 "orrery.messages": e.messages, "orrery.tools_offered": len(e.tools)}
         f.model = self._start(f"chat {e.model or 'unknown'}", f.step or f.run, attrs, SpanKind.CLIENT)
 
     def _on_model_reply(self, e: ev.ModelReply) -> None:
