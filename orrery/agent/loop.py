@@ -415,7 +415,7 @@ class Agent(EventSource):
                         yield Token(d.text)
                         if out is not None:  # the typed answer as it grows
                             text += d.text
-                            if (partial := out.partial(text)) is not None and partial != shown:
+                            if (partial := out.partial(text)) and partial != shown:
                                 shown = partial
                                 yield PartialOutput(partial)
                     if d.index is not None:

@@ -189,3 +189,24 @@ def test_a_process_killed_around_the_approved_call_runs_it_once_after_restart(tm
     again = _phase(tmp_path, "resume")  # a resume sent once more after it completed
     assert again.returncode == 3, again.stderr  # nothing pending: refused, and nothing ran
     assert (tmp_path / "effects.txt").read_text().splitlines() == ["hello"]
+
+
+def test_the_react_format_pauses_and_resumes_too():
+    step = {"thought": "write it", "action": "tool", "tool_name": "write_file",
+            "tool_input": {"name": "a.txt", "text": "hi"}}
+    ts, ran = tools()
+    a = Agent(ScriptedModel([step, {"thought": "done", "action": "respond", "response": "Written."}]), ts,
+              AgentConfig(format="react"))
+    r = a.run("write")
+    assert r.status == "paused" and r.approvals[0].tool == "write_file" and not ran
+    r = a.resume({r.approvals[0].id: True})
+    assert r.output == "Written." and ran == [{"name": "a.txt", "text": "hi"}]
+    assert a.model.requests[1]["messages"][-1].content == "Observation from write_file: wrote 2 chars to a.txt"
+
+
+def test_a_new_question_instead_of_a_decision_drops_the_paused_turn():
+    a, ran, _ = agent([turn(W1), "Fine, I will not."])
+    a.run("write")
+    r = a.query("Never mind.")
+    assert r.status == "completed" and not ran and not a.pending_approvals
+    assert [m.role for m in a.model.requests[1]["messages"]] == ["system", "user", "user"]
