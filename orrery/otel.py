@@ -57,8 +57,11 @@ class SpanRecorder:
     """An event handler (`on_event=[SpanRecorder()]`, or process-wide through `instrument()`) writing spans.
     State is per thread, so one recorder serves runs in several threads; a run inside a tool nests."""
 
-    def __init__(self, tracer_provider: Any = None, *, capture_content: bool | None = None):
+    def __init__(self, tracer_provider: Any = None, *, capture_content: bool | None = None, parent: Any = None):
+        """`parent`: an OpenTelemetry context the top run's span continues (`context_from(headers)` reads a
+        request's `traceparent`); by default each top run starts a trace."""
         self.tracer = trace.get_tracer("orrery", tracer_provider=tracer_provider)
+        self.parent = parent
         if capture_content is None:
             capture_content = os.environ.get(CAPTURE_ENV, "").lower() in ("1", "true", "yes")
         self.capture = capture_content
@@ -100,8 +103,11 @@ class SpanRecorder:
         if self.capture:
             attrs["gen_ai.input.messages"] = self._text([{"role": "user", "parts": [{"type": "text",
                                                                                      "content": e.task}]}])
-        parent = frames[-1].innermost() if frames else None
-        frames.append(_Frame(self._start(f"invoke_agent {e.agent}", parent, attrs)))
+        if frames:
+            span = self._start(f"invoke_agent {e.agent}", frames[-1].innermost(), attrs)
+        else:
+            span = self.tracer.start_span(f"invoke_agent {e.agent}", context=self.parent, attributes=attrs)
+        frames.append(_Frame(span))
 
     def _on_step_start(self, e: ev.StepStart) -> None:
         f = self._frames[-1]
@@ -219,6 +225,14 @@ class SpanRecorder:
                 if isinstance(value := getattr(e, name, None), str):
                     attrs[f"orrery.{name}"] = value[:MAX_ATTRIBUTE]
         f.innermost().add_event(e.kind, attrs)
+
+
+def context_from(headers: Any) -> Any:
+    """The context a request's W3C `traceparent` (and `tracestate`) header names, for `SpanRecorder(parent=...)`;
+    an absent or malformed header gives a context with no parent (a new trace)."""
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    return TraceContextTextMapPropagator().extract({k.lower(): v for k, v in dict(headers).items()})
 
 
 # -- turning it on -------------------------------------------------------------------------------------------

@@ -489,6 +489,11 @@ class Agent(EventSource):
         ran = {m["tool_call_id"]: Message.from_dict(m) for m in pending["results"]}
         assistant = Message.from_dict(pending["assistant"])
         replies = [ran[c.id] if c.id in ran else decided[c.id].to_message() for c in assistant.tool_calls]
+        for c, reply in zip(assistant.tool_calls, replies, strict=True):
+            if isinstance(edited := decisions.get(c.id), dict) and edited != c.arguments:  # what actually ran
+                reply.content = f"(run with the arguments the user gave: {json.dumps(edited, default=str)}) " + \
+                    reply.content
+
         if pending["format"] == "react":
             self.memory.add(*react.as_messages(pending["raw"], [(m.name or "", m.content) for m in replies]))
         else:

@@ -104,6 +104,8 @@ def test_edited_arguments_run_instead_of_the_models():
     a.run("write")
     a.resume({"w1": {"name": "safe.txt", "text": "hello"}})
     assert ran == [{"name": "safe.txt", "text": "hello"}]
+    observation = a.model.requests[1]["messages"][-1].content
+    assert observation.startswith('(run with the arguments the user gave: {"name": "safe.txt"') and "wrote 5" in observation
 
 
 def test_two_approvals_in_one_step_beside_a_call_that_needs_none():

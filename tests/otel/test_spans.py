@@ -19,7 +19,7 @@ from orrery.agent import PlanAgent
 from orrery.agent.router import RouterAgent
 from orrery.llm.scripted import call, turn
 from orrery.messages import ToolCall, Usage
-from orrery.otel import SpanRecorder, instrument, uninstrument
+from orrery.otel import SpanRecorder, context_from, instrument, uninstrument
 
 CLASSIFY = {"type": "price", "entities": ["NVDA"], "categories": ["price"]}
 
@@ -176,3 +176,15 @@ def test_off_nothing_of_opentelemetry_is_imported():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_a_run_continues_the_trace_a_traceparent_header_names(spans):
+    header = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    recorder = spans(parent=context_from({"Traceparent": header}))
+    Agent(ScriptedModel(["hi"]), [], on_event=[recorder]).run("q")
+    run = named(spans.finished(), "invoke_agent agent")[0]
+    assert format(run.context.trace_id, "032x") == "0af7651916cd43dd8448eb211c80319c"
+    assert format(run.parent.span_id, "016x") == "b7ad6b7169203331"
+    garbage = spans(parent=context_from({"traceparent": "not-a-header"}))
+    Agent(ScriptedModel(["hi"]), [], on_event=[garbage]).run("q")
+    assert named(spans.finished(), "invoke_agent agent")[1].parent is None
