@@ -296,6 +296,7 @@ def main() -> None:
     ap.add_argument("--no-write", action="store_true", help="print only; do not write results")
     args = ap.parse_args()
     names = list(FRAMEWORKS)
+    load_before = os.getloadavg()[0]
 
     for name in names:  # import, correctness and warm-up
         for _ in range(args.warmup):
@@ -344,6 +345,7 @@ def main() -> None:
     out = {
         "date": now.isoformat(timespec="seconds"),
         "machine": machine(),
+        "load_average_1min": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
         "python": platform.python_version(),
         "task": {"steps": STEPS, "tool_calls": TOOL_CALLS, "tool": "add(a: int, b: int) -> int",
                  "final": "text answer (smolagents: final_answer tool call)"},
@@ -406,14 +408,20 @@ def render_md(out: dict[str, Any], table: str) -> str:
     prof_rows = "\n".join(f"| `{r['where']}` | {r['own_us_per_step']:.1f} | {r['cum_us_per_step']:.1f} "
                           f"| {r['calls_per_step']:.1f} |" for r in prof)
     tr = out["tracing"]
-    tracing = (f"Tracing on (orrery+otel) adds {tr['seconds_per_step_added'] * 1e6:.0f} µs a step "
-               f"({tr['ratio_vs_orrery']:.2f}x orrery's time; {tr['spans_per_step']}); tracing off is orrery's row.")
+    mins = {n: out["frameworks"][n]["seconds_per_step"]["min"] * 1e6 for n in ("orrery", "orrery+otel")}
+    tracing = (f"Tracing on (orrery+otel) adds {tr['seconds_per_step_added'] * 1e6:.0f} µs a step at the median "
+               f"({tr['ratio_vs_orrery']:.2f}x orrery's time; {mins['orrery+otel'] - mins['orrery']:.0f} µs between "
+               f"the fastest runs; {tr['spans_per_step']}), almost all of it the OpenTelemetry SDK making spans; "
+               "tracing off is orrery's row.")
     verdict = ("orrery is the fastest: goal met." if out["goal_met"] else
                f"{out['fastest']} is the fastest; orrery is "
                f"{out['frameworks']['orrery']['ratio_vs_fastest']:.2f}x its time per step: goal not met.")
     return f"""# Framework overhead per step (scripted models)
 
 {out['date'][:10]} · machine: {out['machine']} · Python {out['python']} · `python bench/overhead.py`
+· 1-minute load average {out['load_average_1min']['before']} before, {out['load_average_1min']['after']} after (the
+machine is shared: a high load stretches the longer runs most, so the ratios grow with it; the minima in the JSON
+are the least disturbed figures)
 · raw figures: [results/overhead.json](results/overhead.json)
 
 {table}
