@@ -55,7 +55,9 @@ class _Frame:
 
 class SpanRecorder:
     """An event handler (`on_event=[SpanRecorder()]`, or process-wide through `instrument()`) writing spans.
-    State is per thread, so one recorder serves runs in several threads; a run inside a tool nests."""
+    State is per thread, so one recorder serves runs in several threads. A run started while a tool runs (in
+    the tool's thread) is a child of that tool's span; a run whose stream was closed before its `Final` is ended
+    with `orrery.status = cancelled` when the next run starts."""
 
     def __init__(self, tracer_provider: Any = None, *, capture_content: bool | None = None, parent: Any = None):
         """`parent`: an OpenTelemetry context the top run's span continues (`context_from(headers)` reads a
@@ -103,8 +105,11 @@ class SpanRecorder:
         if self.capture:
             attrs["gen_ai.input.messages"] = self._text([{"role": "user", "parts": [{"type": "text",
                                                                                      "content": e.task}]}])
-        if frames:
-            span = self._start(f"invoke_agent {e.agent}", frames[-1].innermost(), attrs)
+        while frames and not frames[-1].tools:  # a run whose stream was closed before its Final (Ctrl-C)
+            self._close(frames.pop(), "cancelled")
+        if frames:  # a run inside a running tool (in the tool's thread)
+            tools = frames[-1].tools
+            span = self._start(f"invoke_agent {e.agent}", tools[next(reversed(tools))], attrs)
         else:
             span = self.tracer.start_span(f"invoke_agent {e.agent}", context=self.parent, attributes=attrs)
         frames.append(_Frame(span))
@@ -175,13 +180,18 @@ class SpanRecorder:
         if e.approved:
             self._on_tool_call(ev.ToolCallEvent(ToolCall(e.call_id, e.tool, e.arguments)))
 
-    def _on_final(self, e: ev.Final) -> None:
-        f = self._frames.pop()
+    def _close(self, f: _Frame, status: str) -> None:
         for span in [*f.tools.values(), f.model, f.step]:
             if span is not None:
                 span.end()
+        f.run.set_attribute("orrery.status", status)
+        if status == "cancelled":
+            f.run.end()
+
+    def _on_final(self, e: ev.Final) -> None:
+        f = self._frames.pop()
+        self._close(f, e.status)
         run = f.run
-        run.set_attribute("orrery.status", e.status)
         usage = getattr(e.result, "usage", None)
         if usage is not None:
             run.set_attribute("gen_ai.usage.input_tokens", usage.prompt_tokens)

@@ -188,3 +188,40 @@ def test_a_run_continues_the_trace_a_traceparent_header_names(spans):
     garbage = spans(parent=context_from({"traceparent": "not-a-header"}))
     Agent(ScriptedModel(["hi"]), [], on_event=[garbage]).run("q")
     assert named(spans.finished(), "invoke_agent agent")[1].parent is None
+
+
+def test_a_run_stopped_before_its_end_is_closed_and_the_next_run_is_a_new_trace(spans):
+    recorder = spans()
+    a = Agent(ScriptedModel(["one", "two"]), [price])
+    stream = a.stream("first")
+    for e in stream:
+        recorder(e)
+        if e.kind == "model_call":
+            break
+    stream.close()  # a consumer gone (a handler raised): no Final event
+    for e in a.stream("second"):
+        recorder(e)
+    runs = named(spans.finished(), "invoke_agent agent")
+    assert [r.attributes["orrery.status"] for r in runs] == ["cancelled", "completed"]
+    assert runs[1].parent is None and runs[0].context.trace_id != runs[1].context.trace_id
+
+
+def test_a_run_inside_a_tool_is_a_child_of_the_tool_span(spans):
+    recorder = spans()
+
+    @tool
+    def research(topic: str) -> str:
+        """Ask a sub-agent.
+
+        Args:
+            topic: what to look up
+        """
+        return Agent(ScriptedModel([f"{topic}: fine"]), [], on_event=[recorder]).run(topic).output
+
+    Agent(ScriptedModel([turn(call("research", topic="NVDA")), "done"]), [research], on_event=[recorder]).run("q")
+    finished = spans.finished()
+    outer_tool = named(finished, "execute_tool research")[0]
+    inner, outer = sorted(named(finished, "invoke_agent agent"), key=lambda s: s.start_time, reverse=True)
+    assert inner.parent.span_id == outer_tool.context.span_id and outer.parent is None
+    assert {s.context.trace_id for s in finished} == {outer.context.trace_id}
+    assert outer.attributes["orrery.status"] == "completed" and len(named(finished, "step 2")) == 1
