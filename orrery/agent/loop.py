@@ -295,7 +295,7 @@ class Agent(EventSource):
                     try:
                         result.output = self._output.parse(output)
                     except OutputInvalid as exc:
-                        retry = str(exc)
+                        retry = self._output.retry_message(exc, self._output_mode)
                 retry = retry or next((m for v in cfg.validators if (m := v(output, self.ctx))), None)
                 if retry is None:
                     result.status = "completed"

@@ -35,7 +35,7 @@ FINAL_TOOL = "final_result"
 
 
 class OutputInvalid(ValueError):
-    """The model's answer does not validate against the output type; `message` asks it to retry."""
+    """The model's answer does not validate against the output type: what is wrong with it."""
 
 
 class OutputSpec:
@@ -74,14 +74,12 @@ class OutputSpec:
         except ValueError:
             if self.allows_text:
                 return text
-            raise OutputInvalid(f"Your answer is not JSON. Reply with only a JSON object matching this schema: "
-                                f"{json.dumps(self.schema)}") from None
+            raise OutputInvalid("Your answer is not JSON.") from None
         if self.wrapped:
             if not (isinstance(data, dict) and "response" in data):
                 if self.allows_text and isinstance(data, str):
                     return data
-                raise OutputInvalid(f'Your answer must be a JSON object {{"response": ...}} matching this schema: '
-                                    f"{json.dumps(self.schema)}")
+                raise OutputInvalid('Your answer must be a JSON object {"response": ...}.')
             data = data["response"]
         try:
             return self.adapter.validate_python(data)
@@ -89,8 +87,13 @@ class OutputSpec:
             if self.allows_text and not isinstance(data, dict | list):
                 return text
             problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'answer'}: {e['msg']}" for e in exc.errors())
-            raise OutputInvalid(f"Your answer does not match the {self.name} schema ({problems}). Reply again with "
-                                f"JSON matching: {json.dumps(self.schema)}") from None
+            raise OutputInvalid(f"Your answer does not match the {self.name} schema ({problems}).") from None
+
+    def retry_message(self, problem: OutputInvalid, mode: str) -> str:
+        """What the model reads after an invalid answer: the problem, then how to answer again."""
+        how = (f"Call {FINAL_TOOL} again with arguments matching" if mode == "tool"
+               else "Reply again with only JSON matching")
+        return f"{problem} {how}: {json.dumps(self.schema)}"
 
     def partial(self, text: str) -> Any:
         """The JSON parsed from an answer still being streamed (a dict while an object is open), or None."""

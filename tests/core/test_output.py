@@ -88,6 +88,7 @@ def test_a_validation_error_is_sent_back_and_the_model_corrects_itself():
     assert r.status == "completed" and r.output.population == 709000 and r.retries == 1
     feedback = a.model.requests[1]["messages"][-1]
     assert feedback.role == "user" and "population" in feedback.content and "greater than or equal" in feedback.content
+    assert "Reply again with only JSON matching" in feedback.content
     assert [e.kind for e in events].count("retry") == 1
 
 
@@ -106,7 +107,8 @@ def test_tool_mode_offers_a_final_result_tool_and_validates_its_arguments():
     assert a.model.requests[0]["schema"] is None
     assert a.model.requests[0]["tools"] == ["lookup", FINAL_TOOL]
     assert a.model.requests[0]["specs"][-1].parameters == OutputSpec(City).schema
-    assert "population" in a.model.requests[2]["messages"][-1].content  # the validation error, sent back
+    feedback = a.model.requests[2]["messages"][-1].content  # the validation error, sent back
+    assert "population" in feedback and f"Call {FINAL_TOOL} again" in feedback
 
 
 def test_partial_outputs_stream_as_the_json_grows():
