@@ -32,7 +32,7 @@ def chat(monkeypatch, tmp_path, capsys):
 
 def test_yes_runs_the_call(chat):
     code, model, out = chat("y\n", "--ask", "calculate")
-    assert code == 0 and "Run calculate" in out
+    assert code == 0 and "Run calculate" in out and "Approval needed" in out and "Approved: calculate" in out
     assert model.requests[1]["messages"][-1].content == "4"
 
 
