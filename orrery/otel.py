@@ -61,7 +61,7 @@ class SpanRecorder:
 
     def __init__(self, tracer_provider: Any = None, *, capture_content: bool | None = None, parent: Any = None):
         """`parent`: an OpenTelemetry context the top run's span continues (`context_from(headers)` reads a
-        request's `traceparent`); by default each top run starts a trace."""
+        request's `traceparent`); by default the current one (a span your code has open), else a new trace."""
         self.tracer = trace.get_tracer("orrery", tracer_provider=tracer_provider)
         self.parent = parent
         if capture_content is None:
