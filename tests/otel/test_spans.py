@@ -225,3 +225,11 @@ def test_a_run_inside_a_tool_is_a_child_of_the_tool_span(spans):
     assert inner.parent.span_id == outer_tool.context.span_id and outer.parent is None
     assert {s.context.trace_id for s in finished} == {outer.context.trace_id}
     assert outer.attributes["orrery.status"] == "completed" and len(named(finished, "step 2")) == 1
+
+
+def test_a_run_inside_a_span_your_code_opened_is_its_child(spans):
+    recorder = spans()
+    with recorder.tracer.start_as_current_span("request") as request:
+        Agent(ScriptedModel(["hi"]), [], on_event=[recorder]).run("q")
+    run = named(spans.finished(), "invoke_agent agent")[0]
+    assert run.parent.span_id == request.get_span_context().span_id
