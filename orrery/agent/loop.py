@@ -407,19 +407,23 @@ class Agent(EventSource):
                                 schema=out.schema if out is not None else None,
                                 max_tokens=cfg.max_tokens_per_call, catalogue=self._catalogue)
         raw = None
-        text, shown = "", None
+        typed = self._output if self._output is not None and cfg.format != "react" else None
+        text, shown, final_at = "", None, None  # the typed answer as it grows: text, or the final tool's arguments
         try:
             for d in deltas:
                 if cfg.format != "react":  # react replies are JSON: its answer is emitted once parsed
                     if d.text:
                         yield Token(d.text)
-                        if out is not None:  # the typed answer as it grows
-                            text += d.text
-                            if (partial := out.partial(text)) and partial != shown:
-                                shown = partial
-                                yield PartialOutput(partial)
                     if d.index is not None:
                         yield ToolCallDelta(d.index, d.id, d.name, d.arguments)
+                        if d.name == FINAL_TOOL:
+                            final_at, text = d.index, ""
+                    if typed is not None and (piece := d.text if out is not None else
+                                              d.arguments if d.index is not None and d.index == final_at else ""):
+                        text += piece
+                        if (partial := typed.partial(text)) and partial != shown:
+                            shown = partial
+                            yield PartialOutput(partial)
                 raw = d.response or raw
         except ModelError as exc:
             raise StopRun("error", str(exc)) from exc

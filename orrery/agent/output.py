@@ -9,9 +9,9 @@ matching T's JSON schema, in one of two ways (`AgentConfig.output_mode`):
   `response_format: json_schema`, Ollama `format`.
 - "tool": a `final_result` tool whose arguments are T, for servers that take tools but no response format.
 
-While a "schema" answer streams, the loop yields `PartialOutput` events: the JSON parsed so far (a dict while the
-object is open; pydantic cannot validate an object whose required fields have not arrived yet, so partials are
-not instances). In "tool" mode the answer arrives as the `final_result` call's `ToolCallDelta`s instead.
+While the answer streams (the text in "schema" mode, the `final_result` call's arguments in "tool" mode), the loop
+yields `PartialOutput` events: the JSON parsed so far (a dict while the object is open; pydantic cannot validate
+an object whose required fields have not arrived yet, so partials are not instances).
 
 A schema whose root is not an object (a union, a list, a string) is wrapped as `{"response": ...}`, as the
 providers' structured-output APIs want an object at the root; the wrapper is removed before validation.

@@ -111,6 +111,26 @@ def test_tool_mode_offers_a_final_result_tool_and_validates_its_arguments():
     assert "population" in feedback and f"Call {FINAL_TOOL} again" in feedback
 
 
+def test_tool_mode_streams_the_final_tools_arguments_as_partial_outputs():
+    from orrery.llm.base import Delta
+    from orrery.messages import ModelResponse
+
+    class Streaming(ScriptedModel):
+        def stream(self, messages, tools=(), **kw):
+            resp = self.complete(messages, tools, **kw)
+            yield Delta(index=0, id="f1", name=FINAL_TOOL, arguments='{"name": "Os')
+            yield Delta(index=0, arguments='lo", "population": 7')
+            yield Delta(index=0, arguments="09000}")
+            yield Delta(response=resp)
+
+    events = []
+    model = Streaming([ModelResponse(tool_calls=[ToolCall("f1", FINAL_TOOL, {"name": "Oslo", "population": 709000})])])
+    r = Agent(model, [], AgentConfig(output_mode="tool"), on_event=[events.append]).run("q", output_type=City)
+    assert r.output == City(name="Oslo", population=709000)
+    assert [e.value for e in events if isinstance(e, ev.PartialOutput)] == [
+        {"name": "Os"}, {"name": "Oslo", "population": 7}, {"name": "Oslo", "population": 709000}]
+
+
 def test_partial_outputs_stream_as_the_json_grows():
     _, r, events = run(['{"name": "Oslo", "population": 709000}'], City)
     partials = [e.value for e in events if isinstance(e, ev.PartialOutput)]
