@@ -20,17 +20,22 @@ from orrery.serve.app import serve
 SAMPLE = Path(__file__).parents[2] / "orrery" / "forecast" / "samples" / "air_passengers.csv"
 
 
-def test_token_guards_every_endpoint(settings):
+def test_token_guards_every_endpoint_but_the_web_apps_files(settings):
     settings.token = "s3cret"
     c = TestClient(create_app(settings))
-    for path in ("/", "/agents", "/threads", "/threads/x", "/runs/a/b.png", "/static/app.js"):
+    for path in ("/agents", "/threads", "/threads/x", "/runs/a/plot.png"):
         r = c.get(path)
         assert r.status_code == 401 and "Bearer" in r.json()["error"], path
+    assert c.get("/").status_code == 200 and c.get("/static/app.js").status_code == 200  # code, no secret
     assert c.post("/agents/chat", json=run_input()).status_code == 401
     assert c.get("/agents", headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert c.get("/agents", headers={"Authorization": "Bearer s3cret"}).status_code == 200
-    page = c.get("/?token=s3cret")  # the browser's way in: a same-site, http-only cookie
-    assert page.status_code == 200 and "samesite=strict" in page.headers["set-cookie"].lower()
+    in_url = c.get("/?token=s3cret")  # a URL ends up in logs and history: refused, and no cookie
+    assert in_url.status_code == 400 and "Authorization" in in_url.json()["error"] and "set-cookie" not in in_url.headers
+    assert c.post("/login", json={"token": "wrong"}).status_code == 401
+    signed = c.post("/login", json={"token": "s3cret"})  # the web app's way in: a same-site, http-only cookie
+    cookie = signed.headers["set-cookie"].lower()
+    assert signed.status_code == 200 and "samesite=strict" in cookie and "httponly" in cookie
     assert c.get("/agents").status_code == 200  # the cookie now rides along
 
 
@@ -71,7 +76,7 @@ def test_upload_limits_and_bad_files(client, settings):
 
     def chunks():
         yield b"{}"
-    chunked = small.post("/agents/chat", content=chunks())
+    chunked = small.post("/agents/chat", content=chunks(), headers={"Content-Type": "application/json"})
     assert chunked.status_code == 411 and "Content-Length" in chunked.json()["error"]
 
 
