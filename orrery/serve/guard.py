@@ -55,7 +55,7 @@ def inside(root: Path, *parts: str) -> Path:
 def parse_json(raw: bytes) -> Any:
     """A JSON body at most MAX_DEPTH deep; ValueError with the reason otherwise (never RecursionError)."""
     try:
-        value = json.loads(raw)
+        value = json.loads(raw, parse_constant=_not_json)
     except RecursionError:
         raise ValueError(f"the JSON is nested deeper than {MAX_DEPTH} levels") from None
     except UnicodeDecodeError as exc:
@@ -68,6 +68,10 @@ def parse_json(raw: bytes) -> Any:
         children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
         stack.extend((child, level + 1) for child in children)
     return value
+
+
+def _not_json(word: str) -> Any:
+    raise ValueError(f"{word} is not JSON (JSON has no NaN or Infinity)")
 
 
 def host_name(header: str) -> str | None:
