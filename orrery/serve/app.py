@@ -371,8 +371,9 @@ def _inputs(server: Server, app: app_registry.App, body: RunAgentInput) -> dict[
             raise HTTPException(400, f"agent {app.name!r} takes no input {where!r}; it takes: {takes} (the user's "
                                      "words go in the messages)") from None
         if where in app_registry.upload_fields(model):
-            raise HTTPException(400, f"input {where!r} takes an upload id (given {str(given.get(where))[:80]!r}): "
-                                     "POST the file to /uploads and pass the id it returns") from None
+            said = f"is not an upload id ({str(given[where])[:80]!r})" if where in given else "is required"
+            raise HTTPException(400, f"input {where!r} takes an upload id and {said}: upload the file (the web app's "
+                                     "file field, or POST /uploads) and pass the id it returns") from None
         raise HTTPException(400, f"input {where!r}: {first.get('msg', 'invalid')}") from None
     inputs = values.model_dump(mode="json", exclude_none=True)
     for name in app_registry.upload_fields(model):

@@ -239,9 +239,10 @@ def orrery_serve(*args, env=None):
                             env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
 
 
-def test_the_token_never_travels_in_a_url_nor_reaches_the_log(tmp_path):
+def test_orrery_serve_keeps_the_token_out_of_urls_and_its_log_and_answers_allowed_hosts(tmp_path):
     port = free_port()
-    proc = orrery_serve("--port", str(port), "--token", "TOPSECRET", env={"ORRERY_DATA_DIR": str(tmp_path)})
+    proc = orrery_serve("--port", str(port), "--token", "TOPSECRET", "--allowed-host", "orrery.lan",
+                        env={"ORRERY_DATA_DIR": str(tmp_path)})
     try:
         url = f"http://127.0.0.1:{port}"
         for _ in range(600):
@@ -255,6 +256,9 @@ def test_the_token_never_travels_in_a_url_nor_reaches_the_log(tmp_path):
         assert httpx.get(f"{url}/agents", headers={"Authorization": "Bearer TOPSECRET"}).status_code == 200
         login = httpx.post(f"{url}/login", json={"token": "TOPSECRET"})
         assert httpx.get(f"{url}/agents", cookies=login.cookies).status_code == 200
+        named = {"Authorization": "Bearer TOPSECRET", "Host": f"orrery.lan:{port}"}
+        assert httpx.get(f"{url}/agents", headers=named).status_code == 200  # --allowed-host
+        assert httpx.get(f"{url}/agents", headers=named | {"Host": "other.lan"}).status_code == 403
     finally:
         proc.terminate()
         out = proc.communicate(timeout=30)[0]
