@@ -117,7 +117,7 @@ def create_app(settings: Settings | None = None, **kwargs: Any) -> FastAPI:
     if s.cors:
         from fastapi.middleware.cors import CORSMiddleware
         api.add_middleware(CORSMiddleware, allow_origins=list(s.cors), allow_methods=["GET", "POST"],
-                           allow_headers=["authorization", "content-type"], allow_credentials=True)
+                           allow_headers=["authorization", "content-type"])
     _errors(api)
     api.add_middleware(Guard, hosts=Hosts(s.host, s.allowed_hosts), origins=s.cors, body_limit=s.max_body_bytes,
                        upload_limit=s.max_upload_bytes)  # added last: the outermost, before CORS

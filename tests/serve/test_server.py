@@ -143,3 +143,29 @@ def test_run_time_limit_ends_the_run_with_an_error(settings):
     assert events[-1]["type"] == "RUN_ERROR" and events[-1]["code"] == "timeout"
     assert "limit of 0.3s" in events[-1]["message"]
     assert threading.active_count() < 50
+
+
+def test_a_second_run_on_a_busy_thread_waits_then_gets_409_and_nothing_is_lost(live, settings):
+    def slow(agent, body):
+        text = body.messages[-1].content
+        first = turn(call("calculate", expression="1+1"))
+        return ScriptedModel([(lambda m: time.sleep(1.5) or first) if "slow" in text else first, "done"])
+    settings.llm, settings.thread_wait = slow, 0.3
+    results = {}
+
+    def first():
+        with httpx.Client(base_url=live.url, timeout=30) as c:
+            results["first"] = post_run(c, "chat", run_input(thread="busy", run="b1", text="slow one"))
+    t = threading.Thread(target=first)
+    t.start()
+    time.sleep(0.5)
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        later = c.post("/agents/chat", json=run_input(thread="busy", run="b2", text="second"))
+        assert later.status_code == 409 and "busy with another run" in later.json()["error"]
+        t.join(30)
+        assert results["first"][-1]["type"] == "RUN_FINISHED"
+        thread = c.get("/threads/busy").json()
+        assert [m["content"] for m in thread["messages"]] == ["slow one", "done"]
+        settings.thread_wait = 30
+        post_run(c, "chat", run_input(thread="busy", run="b3", text="second"))  # the thread is free again
+        assert [m["content"] for m in c.get("/threads/busy").json()["messages"]][-2:] == ["second", "done"]
