@@ -415,7 +415,11 @@ async def _stream(run: Run) -> AsyncIterator[str]:
         last = send(events)
         session.runs.append({"run_id": body.run_id, "status": status, "events": record})
         saved = True
-        await asyncio.to_thread(_save_and_release, run)
+        try:
+            await asyncio.to_thread(_save_and_release, run)
+        except Exception as exc:  # the store failed: the client must not take the run as kept
+            logging.getLogger(__name__).exception("thread %s could not be saved", body.thread_id)
+            return send(tr.error(f"the run ended but its thread could not be saved: {_one_line(exc)}"))
         return last
 
     try:

@@ -169,3 +169,15 @@ def test_a_second_run_on_a_busy_thread_waits_then_gets_409_and_nothing_is_lost(l
         settings.thread_wait = 30
         post_run(c, "chat", run_input(thread="busy", run="b3", text="second"))  # the thread is free again
         assert [m["content"] for m in c.get("/threads/busy").json()["messages"]][-2:] == ["second", "done"]
+
+
+def test_a_thread_that_cannot_be_saved_ends_the_run_with_run_error(client, monkeypatch):
+    store = client.app.state.server.store
+
+    def fail(thread):
+        raise OSError("disk full")
+    monkeypatch.setattr(store, "save", fail)
+    events = post_run(client, "chat", run_input(thread="unsaved", run="u1"))
+    assert events[-1]["type"] == "RUN_ERROR" and "could not be saved: OSError: disk full" in events[-1]["message"]
+    monkeypatch.undo()
+    assert store.acquire("unsaved", "someone-else", 1)  # the lease was released all the same
