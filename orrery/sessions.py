@@ -9,6 +9,9 @@ A session's `data["kind"]` (a thread, a run's events, none for an agent's own) i
 column, so `list(kind=...)` reads only the sessions of that kind. A database made before that column existed is
 migrated when it is opened: the column is added and filled from the stored data in one transaction, under a lock
 that makes a second process opening it at the same time wait and then find it done.
+
+`acquire(key, owner, ttl)` / `release(key, owner)` are leases: a key one owner holds across processes until it
+releases it or the lease expires (the server holds one per thread while a run works on it).
 """
 
 from __future__ import annotations

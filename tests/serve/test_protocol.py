@@ -44,6 +44,11 @@ def test_agents_lists_apps_with_inputs(client):
     agents = {a["name"]: a for a in client.get("/agents").json()}
     assert {"chat", "forecast", "clarify"} <= set(agents)
     assert "data" in agents["forecast"]["inputs"] and agents["chat"]["description"]
+    assert list(agents["forecast"]["inputs"])[0] == "message" and list(agents["chat"]["inputs"]) == ["message"]
+    forecast = agents["forecast"]["schema"]
+    assert forecast["properties"]["data"]["format"] == "upload" and forecast["required"] == ["data"]
+    assert forecast["additionalProperties"] is False
+    assert list(agents["markets"]["inputs"]) == ["message"]  # the store is the operator's
 
 
 def test_clarification_is_an_interrupt_and_resume_continues_the_thread(client):
