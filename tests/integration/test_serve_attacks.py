@@ -306,3 +306,19 @@ def test_a_session_database_the_server_cannot_use_is_one_line_and_exit_2(tmp_pat
     proc = orrery_serve("--port", str(free_port()), env={"ORRERY_DATA_DIR": str(data)})
     out = proc.communicate(timeout=120)[0]
     assert proc.returncode == 2 and "cannot create the data folder" in out and len(out.strip().splitlines()) == 1
+
+
+def test_a_real_forecast_whose_series_id_matplotlib_reads_as_math_still_finishes(client, tmp_path):
+    frame = SAMPLE.read_text().splitlines()
+    csv = "\n".join([frame[0] + ",series", *(f"{line},$\\foo$" for line in frame[1:])])
+    upload = client.post("/uploads", files={"file": ("dollar.csv", csv.encode(), "text/csv")}).json()
+    body = run_input(thread="dollar", run="dollar1", text="forecast the next year",
+                     forwardedProps={"inputs": {"data": upload["id"], "h": 12, "groupby": "series"}})
+    events = post_run(client, "forecast", body)
+    assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"]["type"] == "success"
+    files = next(e["value"] for e in events if e["type"] == "CUSTOM" and e["name"] == "orrery.artifacts")
+    failed = events[-1]["result"].get("artifact_errors", [])
+    assert "runs/dollar1/result.json" in files
+    assert ("runs/dollar1/plot.png" in files) != any(f.startswith("plot.png") for f in failed)  # drawn, or said so
+    assert client.get("/runs/dollar1/result.json").json()["best_model"]
+    assert [r["status"] for r in client.get("/threads/dollar").json()["runs"]] == ["completed"]
