@@ -7,6 +7,7 @@ model): everything heavy is named by a "module:attr" string and imported on use.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -49,11 +50,7 @@ class App:
         return load_ref(self.agent)(llm, **options)
 
     def input_model(self) -> type[BaseModel]:
-        if isinstance(self.inputs, type):
-            return self.inputs
-        fields: dict[str, Any] = {k: (Name | int | float | None, Field(None, description=v))
-                                  for k, v in self.inputs.items() if k not in MESSAGE_WORDS}
-        return create_model(f"{self.name.title()}Inputs", __base__=Inputs, **fields)
+        return self.inputs if isinstance(self.inputs, type) else _named_inputs(self.name, tuple(self.inputs.items()))
 
     def describe(self) -> dict[str, Any]:
         """What `GET /agents` shows: the message, each input with what it is, and the inputs' JSON schema."""
@@ -67,11 +64,20 @@ class App:
 MESSAGE_WORDS = {"message", "question", "query"}  # what a dict of inputs may call the user's words
 
 
-def upload_fields(model: type[BaseModel]) -> list[str]:
+@functools.cache
+def _named_inputs(app: str, described: tuple[tuple[str, str], ...]) -> type[BaseModel]:
+    """The model of an app that declared its inputs as {name: what it is}: each a `Name` or a number."""
+    fields: dict[str, Any] = {k: (Name | int | float | None, Field(None, description=v))
+                              for k, v in described if k not in MESSAGE_WORDS}
+    return create_model(f"{app.title()}Inputs", __base__=Inputs, **fields)
+
+
+@functools.cache
+def upload_fields(model: type[BaseModel]) -> tuple[str, ...]:
     """The inputs of `model` that are upload ids (`UploadId`, also inside `UploadId | None`)."""
     props = model.model_json_schema().get("properties", {})
-    return [name for name, p in props.items()
-            if UPLOAD in (p.get("format"), *(alt.get("format") for alt in p.get("anyOf", ())))]
+    return tuple(name for name, p in props.items()
+                 if UPLOAD in (p.get("format"), *(alt.get("format") for alt in p.get("anyOf", ()))))
 
 
 def load_ref(ref: str) -> Any:
