@@ -84,11 +84,13 @@ def host_name(header: str) -> str | None:
 
 class Hosts:
     """The Host names this server answers to: the one it is bound to, every loopback name when it is bound to
-    loopback, any IP address when it listens on all of them (rebinding needs a DNS name), and `--allowed-host`."""
+    loopback, those and any IP address when it listens on all of them (rebinding needs a DNS name), and
+    `--allowed-host`."""
 
     def __init__(self, bound: str, allowed: Iterable[str] = ()):
         self.wildcard = bound in WILDCARD
-        self.names = {n.lower().strip("[]") for n in (bound, *allowed) if n} | (LOOPBACK_NAMES if is_loopback(bound) else set())
+        local = is_loopback(bound) or self.wildcard  # all addresses include the loopback ones
+        self.names = {n.lower().strip("[]") for n in (bound, *allowed) if n} | (LOOPBACK_NAMES if local else set())
 
     def __call__(self, header: str) -> bool:
         name = host_name(header)

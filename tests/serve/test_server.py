@@ -16,6 +16,7 @@ from orrery.exposure import is_loopback
 from orrery.llm.scripted import ScriptedModel, call, turn
 from orrery.serve import create_app
 from orrery.serve.app import serve
+from orrery.serve.guard import Hosts
 
 SAMPLE = Path(__file__).parents[2] / "orrery" / "forecast" / "samples" / "air_passengers.csv"
 
@@ -181,3 +182,12 @@ def test_a_thread_that_cannot_be_saved_ends_the_run_with_run_error(client, monke
     assert events[-1]["type"] == "RUN_ERROR" and "could not be saved: OSError: disk full" in events[-1]["message"]
     monkeypatch.undo()
     assert store.acquire("unsaved", "someone-else", 1)  # the lease was released all the same
+
+
+def test_the_host_names_a_server_answers_to():
+    loop, everywhere, named = Hosts("127.0.0.1"), Hosts("0.0.0.0", ["orrery.lan"]), Hosts("box.lan")
+    assert all(loop(h) for h in ("127.0.0.1:8000", "localhost", "LOCALHOST:1", "[::1]:8000"))
+    assert not any(loop(h) for h in ("evil.example", "10.0.0.5:8000", "127.0.0.1.evil.example", "", "a b", "[::2]"))
+    assert all(everywhere(h) for h in ("10.0.0.5:8000", "[fe80::1]:80", "localhost:8000", "orrery.lan:8000"))
+    assert not any(everywhere(h) for h in ("evil.example:8000", "10.0.0.5.nip.io"))  # a DNS name can be rebound
+    assert named("box.lan:8000") and named("BOX.LAN") and not named("localhost") and not named("10.0.0.5")
