@@ -6,7 +6,7 @@ from orrery.apps import App, Column, Inputs, UploadId
 
 
 class ForecastInputs(Inputs):
-    data: UploadId = Field(description="CSV/Parquet upload (POST /uploads)")
+    data: UploadId = Field(description="a CSV/Parquet file (uploaded; its id)")
     h: int | None = Field(None, ge=1, le=10_000, description="horizon (default 2 seasons)")
     date: Column | None = Field(None, description="date column")
     target: Column | None = Field(None, description="value column")
