@@ -485,7 +485,7 @@ def _finish(run: Run, tr: Translator, kind: str, item: Any) -> tuple[str, list[B
         else:
             events += tr.custom(what.removeprefix("custom:"), value)
     session.state.update(tr.state or {})
-    artifacts, failed = write_artifacts(result, run.server.data / "runs", run_id)
+    artifacts, failed = write_artifacts(result, run.server.data, run_id)
     if artifacts:
         events += tr.custom("orrery.artifacts", [f"runs/{run_id}/{n}" for n in artifacts])
     for failure in failed:  # the run's answer stands; the file that could not be made is said so

@@ -108,10 +108,10 @@ def summary_of(result: Any) -> dict[str, Any]:
     return {"status": str(getattr(result, "status", "completed"))}
 
 
-def write_artifacts(result: Any, runs: Path, run_id: str) -> tuple[list[str], list[str]]:
-    """result.json (an app result's to_json) and plot.png (its plot) in the run's folder `runs/<run_id>`:
+def write_artifacts(result: Any, data: Path, run_id: str) -> tuple[list[str], list[str]]:
+    """result.json (an app result's to_json) and plot.png (its plot) in the run's folder `data/runs/<run_id>`:
     (the names written, one line for each that failed). They are made in a new folder and renamed into place,
-    so a run never writes through a link or over another run's folder."""
+    so a run never writes through a link, outside `data` or over another run's folder."""
     makers: list[tuple[str, Callable[[Path], Any]]] = []
     if callable(getattr(result, "to_json", None)):
         makers.append(("result.json", lambda p: p.write_text(result.to_json())))
@@ -121,8 +121,8 @@ def write_artifacts(result: Any, runs: Path, run_id: str) -> tuple[list[str], li
         return [], []
     written, failed = [], []
     try:
-        runs.mkdir(exist_ok=True)
-        tmp = inside(runs, f".{run_id}.{uuid.uuid4().hex[:8]}.tmp")
+        (data / "runs").mkdir(exist_ok=True)
+        tmp = inside(data, "runs", f".{run_id}.{uuid.uuid4().hex[:8]}.tmp")
         tmp.mkdir()
     except (OSError, ValueError) as exc:
         return [], [f"{name}: {exc}" for name, _ in makers]
@@ -131,9 +131,9 @@ def write_artifacts(result: Any, runs: Path, run_id: str) -> tuple[list[str], li
             make(tmp / name)
             written.append(name)
         except Exception as exc:  # noqa: BLE001 - one file that cannot be made never fails the run
-            failed.append(f"{name}: {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}")
+            failed.append(f"{name}: {type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}")
     try:
-        os.rename(tmp, inside(runs, run_id))  # refused when the run's folder exists and holds files
+        os.rename(tmp, inside(data, "runs", run_id))  # refused when the run's folder exists and holds files
     except (OSError, ValueError) as exc:
         remove(tmp)
         failed += [f"{name}: {exc}" for name in written]

@@ -191,3 +191,12 @@ def test_the_host_names_a_server_answers_to():
     assert all(everywhere(h) for h in ("10.0.0.5:8000", "[fe80::1]:80", "localhost:8000", "orrery.lan:8000"))
     assert not any(everywhere(h) for h in ("evil.example:8000", "10.0.0.5.nip.io"))  # a DNS name can be rebound
     assert named("box.lan:8000") and named("BOX.LAN") and not named("localhost") and not named("10.0.0.5")
+
+
+def test_a_runs_folder_that_is_a_link_out_of_the_data_folder_gets_no_files(client, settings, tmp_path):
+    settings.data.mkdir(parents=True, exist_ok=True)
+    (settings.data / "runs").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (tmp_path / "elsewhere").mkdir()
+    events = post_run(client, "plotfails", run_input(thread="out", run="out1"))
+    assert events[-1]["type"] == "RUN_FINISHED" and len(events[-1]["result"]["artifact_errors"]) == 2
+    assert list((tmp_path / "elsewhere").iterdir()) == []
