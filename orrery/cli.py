@@ -118,12 +118,13 @@ def serve(host: str = "127.0.0.1", port: int = 8000, llm: LLM = None,
           token: Annotated[str | None, typer.Option(help="Bearer token (or ORRERY_TOKEN); required off loopback")] = None,
           db: Annotated[str | None, typer.Option(help="Threads: a SQLite path or postgresql://... URL")] = None,
           cors: Annotated[list[str] | None, typer.Option(help="Allow this browser origin (repeatable)")] = None,
-          max_upload_mb: float = 20, run_timeout: float = 600) -> None:
+          allowed_host: Annotated[list[str] | None, typer.Option(help="Also answer to this Host name (repeatable)")] = None,
+          max_upload_mb: float = 20, max_body_mb: float = 1, run_timeout: float = 600) -> None:
     """Serve every app's agent over AG-UI (SSE) with the web app at http://HOST:PORT/."""
     from orrery.serve.app import serve as run
 
-    run(host, port, llm=llm, token=token, db=db, cors=tuple(cors or ()),
-        max_upload_bytes=int(max_upload_mb * 2**20), run_timeout=run_timeout)
+    run(host, port, llm=llm, token=token, db=db, cors=tuple(cors or ()), allowed_hosts=tuple(allowed_host or ()),
+        max_upload_bytes=int(max_upload_mb * 2**20), max_body_bytes=int(max_body_mb * 2**20), run_timeout=run_timeout)
 
 
 def _mount_apps() -> None:
