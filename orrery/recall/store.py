@@ -22,11 +22,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from orrery.errors import ConfigError, DataError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Kind = Literal["observation", "turn", "example"]
 KINDS: tuple[str, ...] = ("observation", "turn", "example")
@@ -149,7 +150,7 @@ class MemoryStore:
         raise NotImplementedError
 
     def _blob(self, vector: np.ndarray) -> Any:
-        return vector.astype(np.float32).tobytes()
+        return vector.astype("float32").tobytes()
 
     def _sql(self, sql: str) -> str:
         return sql.replace("?", self.mark)
@@ -248,6 +249,8 @@ class MemoryStore:
         return out
 
     def _vector(self, cur: Any, where: str, params: list[Any], query: str, limit: int) -> list[int]:
+        import numpy as np  # only with an embedder: the memory extra
+
         assert self.embedder is not None
         cur.execute(self._sql(f"SELECT m.id, m.embedding FROM orrery_memory m WHERE {where} "
                               "AND m.embedding IS NOT NULL"), params)
