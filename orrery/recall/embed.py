@@ -19,6 +19,7 @@ import threading
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -96,7 +97,8 @@ class MiniLM:
         mask = np.zeros((len(encs), n), np.float32)
         for i, e in enumerate(encs):
             ids[i, :len(e.ids)], mask[i, :len(e.ids)] = e.ids, 1.0
-        h = self._encode(ids, mask)
+        with single_thread():
+            h = self._encode(ids, mask)
         pooled = (h * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
         return (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)
 
@@ -125,6 +127,14 @@ class MiniLM:
             ff = lin(_gelu(lin(x, "intermediate.dense")), "output.dense")
             x = _layer_norm(x + ff, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
         return x
+
+
+def single_thread() -> Any:
+    """BLAS on one thread: on 2 busy cores, OpenBLAS's two spinning threads made a short text cost 1,030 ms
+    against 60 ms on one (measured while the machine ran other work; bench/memory.py)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(1)
 
 
 _SHARED: dict[str, MiniLM] = {}

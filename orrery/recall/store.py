@@ -260,7 +260,10 @@ class MemoryStore:
         rows = [(i, v) for i, v in rows if v.shape == q.shape]  # vectors of another model are not comparable
         if not rows:
             return []
-        sims = np.stack([v for _, v in rows]) @ q
+        from orrery.recall.embed import single_thread
+
+        with single_thread():
+            sims = np.stack([v for _, v in rows]) @ q
         order = np.argsort(-sims, kind="stable")[:limit]
         return [rows[j][0] for j in order]
 
