@@ -114,6 +114,9 @@ def _unavailable(name: str, extra: str, exc: ModuleNotFoundError) -> None:
 
 
 _mount_apps()
+from orrery.recall.cli import app as _memory  # noqa: E402 - light: typer and the store (numpy only for vectors)
+
+app.add_typer(_memory, name="memory")
 
 
 def main() -> None:
