@@ -143,7 +143,8 @@ class MemoryStore:
         self.retention = retention or Retention()
 
     # -- engine hooks ----------------------------------------------------------------------------------------
-    def _tx(self) -> Any:
+    def _tx(self, write: bool = True) -> Any:
+        """A context manager giving a cursor whose statements commit together."""
         raise NotImplementedError
 
     def _fts(self, cur: Any, where: str, params: list[Any], words: list[str], limit: int) -> list[int]:
@@ -211,7 +212,7 @@ class MemoryStore:
               limit: int = 1000) -> list[Item]:
         """The scope's items, newest first."""
         where, params = self._where(scope, kinds, threads)
-        with self._tx() as cur:
+        with self._tx(write=False) as cur:
             cur.execute(self._sql(f"SELECT {prefixed()} FROM orrery_memory m WHERE {where} "
                                   "ORDER BY m.created DESC, m.id DESC LIMIT ?"), (*params, limit))
             return [_item(r) for r in cur.fetchall()]
@@ -228,12 +229,13 @@ class MemoryStore:
             where += " AND m.content <> ?"
             params.append(exclude)
         pool = max(4 * k, 20)
-        with self._tx() as cur:
+        vector = self.embedder.embed([query])[0] if mode != "fts" and self.embedder is not None else None
+        with self._tx(write=False) as cur:
             rankings = []
             if mode in ("fused", "fts") and (words := fts_words(query)):
                 rankings.append(self._fts(cur, where, params, words, pool))
-            if mode in ("fused", "vector") and self.embedder is not None:
-                rankings.append(self._vector(cur, where, params, query, pool))
+            if vector is not None:
+                rankings.append(self._vector(cur, where, params, vector, pool))
             ranked = fuse(*rankings)[:k]
             if not ranked:
                 return []
@@ -248,14 +250,12 @@ class MemoryStore:
                 out.append(found[item_id])
         return out
 
-    def _vector(self, cur: Any, where: str, params: list[Any], query: str, limit: int) -> list[int]:
+    def _vector(self, cur: Any, where: str, params: list[Any], q: np.ndarray, limit: int) -> list[int]:
         import numpy as np  # only with an embedder: the memory extra
 
-        assert self.embedder is not None
         cur.execute(self._sql(f"SELECT m.id, m.embedding FROM orrery_memory m WHERE {where} "
                               "AND m.embedding IS NOT NULL"), params)
         rows = cur.fetchall()
-        q = self.embedder.embed([query])[0]
         rows = [(i, np.frombuffer(bytes(b), dtype=np.float32)) for i, b in rows]
         rows = [(i, v) for i, v in rows if v.shape == q.shape]  # vectors of another model are not comparable
         if not rows:
@@ -318,9 +318,9 @@ class SqliteMemory(MemoryStore):
         return db
 
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Cursor]:
+    def _tx(self, write: bool = True) -> Iterator[sqlite3.Cursor]:
         cur = self._db().cursor()
-        cur.execute("BEGIN IMMEDIATE")
+        cur.execute("BEGIN IMMEDIATE" if write else "BEGIN")  # a reader never holds the write lock (WAL)
         try:
             yield cur
         except BaseException:
@@ -369,7 +369,7 @@ class PostgresMemory(MemoryStore):
                               "check the URL and that PostgreSQL is running") from exc
 
     @contextmanager
-    def _tx(self) -> Iterator[Any]:
+    def _tx(self, write: bool = True) -> Iterator[Any]:
         with self._psycopg.connect(self.url) as db, db.cursor() as cur:  # committed when the block ends
             yield cur
 
