@@ -28,6 +28,14 @@ def test_a_missing_model_package_says_how_to_install_it(monkeypatch):
         embed_module.model_zip()
 
 
+def test_the_numpy_encoder_gives_sentence_transformers_own_similarities():
+    # The similarity matrix that the sentence-transformers quickstart prints for all-MiniLM-L6-v2 (run with torch).
+    v = default_embedder().embed(["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."])
+    sims = v @ v.T
+    assert [round(float(sims[0, 1]), 4), round(float(sims[0, 2]), 4), round(float(sims[1, 2]), 4)] == \
+        [0.6660, 0.1046, 0.1411]
+
+
 def test_vectors_are_unit_length_and_put_paraphrases_near():
     m = default_embedder()
     v = m.embed(["How many customers are there?", "What is the number of clients?", "The weather in Paris"])
