@@ -22,13 +22,24 @@ LLM = Annotated[str | None, typer.Option("--llm", help="local | openai:MODEL | o
 @app.command()
 def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON ReAct format")] = False,
          trace: Annotated[Path | None, typer.Option(help="JSONL trace (default .orrery/traces/chat-TIME.jsonl)")] = None,
-         message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None) -> None:
+         message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None,
+         remember: Annotated[str | None, typer.Option(help="Keep this thread's long-term memory (in the session "
+                                                           "database) and show the model what is relevant")] = None,
+         ) -> None:
     """Chat with the generic agent (calculator and fact tools) in the terminal."""
     from orrery.chat import chat_agent
 
     trace = trace or Path(".orrery/traces") / f"chat-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     console.print(f"[dim]trace: {trace} (replay with `orrery replay {trace} --app chat`)[/]")
-    agent = chat_agent(llm, format="react" if react else "auto", verbose=True, trace=trace)
+    hook = None
+    if remember is not None:
+        from orrery.recall import LongTermMemory, RecallContext
+
+        memory = LongTermMemory.open(app="chat", thread=remember)
+        hook = RecallContext(memory)
+    agent = chat_agent(llm, format="react" if react else "auto", verbose=True, trace=trace, context=hook)
+    if hook is not None:
+        agent.handlers.append(hook.memory.recorder())
     questions = iter(message) if message else None
     failed = 0
     while True:

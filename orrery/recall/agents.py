@@ -129,8 +129,9 @@ def memories_block(memory: LongTermMemory, query: str, k: int = 5) -> str | None
 
 @dataclass
 class RecallContext:
-    """A context hook (`AgentConfig(context=RecallContext(memory))`): before the task, a message with the k
-    memories most relevant to it, searched once per task; `inner` (e.g. SlidingWindow()) runs first."""
+    """A context hook (`AgentConfig(context=RecallContext(memory))`): before the latest user message (the task, or
+    a follow-up's question), a message with the k memories most relevant to it, searched once per message;
+    `inner` (e.g. SlidingWindow()) runs first."""
 
     memory: LongTermMemory
     k: int = 5
@@ -141,7 +142,7 @@ class RecallContext:
 
     def __call__(self, messages: Sequence[Message]) -> list[Message]:
         out = list(self.inner(messages) if self.inner else messages)
-        at = next((i for i, m in enumerate(out) if m.role == "user"), None)
+        at = next((i for i in range(len(out) - 1, -1, -1) if out[i].role == "user" and not out[i].pinned), None)
         if at is None:
             return out
         task = out[at].content
