@@ -6,8 +6,9 @@ wrong answer cannot teach the next one. The pairs of a connection are shared by 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from orrery.errors import DataError
 from orrery.recall.store import Embedder, Item, MemoryStore, Retention, Scope, open_memory
@@ -24,6 +25,12 @@ class Example:
     question: str
     sql: str
     score: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)  # what the approver kept beside the SQL (e.g. its parts)
+
+
+def _example(item: Item) -> Example:
+    extra = {k: v for k, v in item.input.items() if k != "sql"}
+    return Example(item.id or 0, item.content, item.input["sql"], item.score, extra)
 
 
 def _checked(question: str, sql: str) -> tuple[str, str]:
@@ -47,12 +54,13 @@ class ApprovedExamples:
     def _same(self, connection: str, question: str, sql: str) -> list[Example]:
         return [e for e in self.list(connection) if e.question == question and e.sql == sql]
 
-    def approve(self, connection: str, question: str, sql: str) -> int:
-        """Store the pair (once: approving it again returns the stored id)."""
+    def approve(self, connection: str, question: str, sql: str, **extra: Any) -> int:
+        """Store the pair (once: approving it again returns the stored id); `extra` (JSON-able, e.g. the SQL's
+        parts) is kept beside it and returned with it."""
         question, sql = _checked(question, sql)
         if same := self._same(connection, question, sql):
             return same[0].id
-        [item_id] = self.store.add(self._scope(connection), [Item("example", question, "sql", {"sql": sql})])
+        [item_id] = self.store.add(self._scope(connection), [Item("example", question, "sql", {**extra, "sql": sql})])
         return item_id
 
     def reject(self, connection: str, question: str, sql: str) -> int:
@@ -64,11 +72,11 @@ class ApprovedExamples:
         """The k approved pairs nearest to `question`; `leave_one_out` leaves out a pair of the very same question."""
         items = self.store.search(self._scope(connection), question, k, kinds=["example"],
                                   exclude=question.strip() if leave_one_out else None)
-        return [Example(i.id or 0, i.content, i.input["sql"], i.score) for i in items]
+        return [_example(i) for i in items]
 
     def list(self, connection: str) -> list[Example]:
         items = self.store.items(self._scope(connection), kinds=["example"], limit=100_000)
-        return [Example(i.id or 0, i.content, i.input["sql"]) for i in items]
+        return [_example(i) for i in items]
 
     def remove(self, connection: str, example_id: int) -> bool:
         return self.store.remove(self._scope(connection), example_id)

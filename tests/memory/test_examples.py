@@ -25,7 +25,7 @@ def test_examples_are_the_nearest_approved_pairs_of_the_connection_only(target):
     mem = ApprovedExamples(target)
     first = mem.approve("tpch", *REVENUE)
     assert mem.approve("tpch", *REVENUE) == first  # approving twice stores once
-    mem.approve("tpch", *CUSTOMERS)
+    mem.approve("tpch", *CUSTOMERS, parts={"select": ["count(*)"]})
     mem.approve("chinook", "What is the revenue per genre?", "SELECT g.Name, SUM(il.UnitPrice) FROM genre g")
 
     near = mem.examples("tpch", "revenue by region, please", k=1)
@@ -33,6 +33,8 @@ def test_examples_are_the_nearest_approved_pairs_of_the_connection_only(target):
     assert {e.question for e in mem.examples("tpch", "revenue", k=5)} == {REVENUE[0]}  # not chinook's
     assert mem.examples("tpch", REVENUE[0], k=5, leave_one_out=True) == []  # a question never retrieves itself
     assert "Question: How many customers are there?\nSQL: SELECT COUNT(*)" in as_prompt(mem.list("tpch"))
+    [customers] = mem.examples("tpch", "number of customers", k=1)
+    assert customers.extra == {"parts": {"select": ["count(*)"]}} and customers.sql == CUSTOMERS[1]
 
     assert mem.remove("chinook", first) is False  # another connection's id
     assert mem.remove("tpch", first) is True
