@@ -38,13 +38,23 @@ def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON
          trace: Annotated[Path | None, typer.Option(help="JSONL trace (default .orrery/traces/chat-TIME.jsonl)")] = None,
          message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None,
          ask: Annotated[list[str] | None, typer.Option(help="Ask y/n before each call of this tool (repeatable)")] = None,
+         remember: Annotated[str | None, typer.Option(help="Keep this thread's long-term memory (in the session "
+                                                           "database) and show the model what is relevant")] = None,
          ) -> None:
     """Chat with the generic agent (calculator and fact tools) in the terminal."""
     from orrery.chat import chat_agent
 
     trace = trace or Path(".orrery/traces") / f"chat-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     console.print(f"[dim]trace: {trace} (replay with `orrery replay {trace} --app chat`)[/]")
-    agent = chat_agent(llm, format="react" if react else "auto", verbose=True, trace=trace)
+    hook = None
+    if remember is not None:
+        from orrery.recall import LongTermMemory, RecallContext
+
+        memory = LongTermMemory.open(app="chat", thread=remember)
+        hook = RecallContext(memory)
+    agent = chat_agent(llm, format="react" if react else "auto", verbose=True, trace=trace, context=hook)
+    if hook is not None:
+        agent.handlers.append(hook.memory.recorder())
     for name in ask or ():
         require_approval(agent, name)
     questions = iter(message) if message else None
@@ -155,6 +165,9 @@ def _unavailable(name: str, extra: str, exc: ModuleNotFoundError) -> None:
 
 
 _mount_apps()
+from orrery.recall.cli import app as _memory  # noqa: E402 - light: typer and the store (numpy only for vectors)
+
+app.add_typer(_memory, name="memory")
 
 
 def main() -> None:
