@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -22,13 +23,24 @@ LLM = Annotated[str | None, typer.Option("--llm", help="local | openai:MODEL | o
 @app.command()
 def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON ReAct format")] = False,
          trace: Annotated[Path | None, typer.Option(help="JSONL trace (default .orrery/traces/chat-TIME.jsonl)")] = None,
-         message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None) -> None:
-    """Chat with the generic agent (calculator and fact tools) in the terminal."""
+         message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None,
+         mcp: Annotated[list[str] | None, typer.Option("--mcp", help="Also use the tools of this MCP server: a "
+                                                       "command line (\"uvx mcp-server-time\") or an http(s) URL "
+                                                       "(repeatable)")] = None) -> None:
+    """Chat with the generic agent (calculator and fact tools, and any MCP server's) in the terminal."""
     from orrery.chat import chat_agent
 
     trace = trace or Path(".orrery/traces") / f"chat-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     console.print(f"[dim]trace: {trace} (replay with `orrery replay {trace} --app chat`)[/]")
-    agent = chat_agent(llm, format="react" if react else "auto", verbose=True, trace=trace)
+    agent = chat_agent(llm, mcp_servers=mcp or (), format="react" if react else "auto", verbose=True, trace=trace)
+    with ExitStack() as held:  # one connection to each MCP server for the whole conversation
+        for server in agent.tools.providers:
+            server.open()
+            held.callback(server.close)
+        _chat_loop(agent, message)
+
+
+def _chat_loop(agent: Any, message: list[str] | None) -> None:
     questions = iter(message) if message else None
     failed = 0
     while True:
@@ -86,6 +98,18 @@ def serve(host: str = "127.0.0.1", port: int = 8000, llm: LLM = None,
         max_upload_bytes=int(max_upload_mb * 2**20), run_timeout=run_timeout)
 
 
+def _mount_mcp() -> None:
+    """`orrery mcp`, or a command that says which extra to install."""
+    from importlib.util import find_spec
+
+    if find_spec("mcp") is None:
+        _unavailable("mcp", "mcp", ModuleNotFoundError("No module named 'mcp'", name="mcp"))
+        return
+    from orrery.mcp.cli import mcp
+
+    app.command()(mcp)
+
+
 def _mount_apps() -> None:
     """Each installed app's commands: `orrery <app> ...` from `App.cli`, top-level ones from `App.cli_commands`.
     An app whose optional dependencies are missing gets commands that say which extra to install."""
@@ -114,6 +138,7 @@ def _unavailable(name: str, extra: str, exc: ModuleNotFoundError) -> None:
 
 
 _mount_apps()
+_mount_mcp()
 
 
 def main() -> None:

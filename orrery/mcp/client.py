@@ -294,6 +294,31 @@ def server_from_spec(spec: str, **options: Any) -> MCPServer:
     return MCPServerStdio(words[0], words[1:], **options)
 
 
+def servers_from_config(text: str, where: str = "the MCP config") -> list[MCPServer]:
+    """Servers from the common `mcpServers` JSON layout (Claude Desktop's, the IDEs'): each entry has a `command`
+    (with `args`, `env`) or a `url`; its key is the server's name (its tools' prefix)."""
+    try:
+        entries = json.loads(text)["mcpServers"]
+        if not isinstance(entries, dict):
+            raise TypeError("mcpServers is not an object")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{where}: expected {{\"mcpServers\": {{NAME: {{\"command\": ..., \"args\": [...]}} or "
+                          f"{{\"url\": ...}}}}}} ({_why(exc)})") from None
+    servers: list[MCPServer] = []
+    for name, entry in entries.items():
+        if isinstance(entry, dict) and isinstance(entry.get("url"), str):
+            servers.append(MCPServerHTTP(entry["url"], name=name))
+        elif isinstance(entry, dict) and isinstance(entry.get("command"), str):
+            args, env = entry.get("args", []), entry.get("env")
+            if not (isinstance(args, list) and all(isinstance(a, str) for a in args)) or \
+                    not (env is None or isinstance(env, dict)):
+                raise ConfigError(f"{where}: server {name!r} needs args as a list of strings and env as an object")
+            servers.append(MCPServerStdio(entry["command"], args, env=env, name=name))
+        else:
+            raise ConfigError(f"{where}: server {name!r} needs a \"command\" or a \"url\"")
+    return servers
+
+
 class MCPTool(Tool):
     """A tool of an MCP server, run by `Toolset` like a local one. Its schema is the server's; arguments are
     checked against it (JSON Schema) before the call; an `isError` result or a server error is a `ToolError`,
