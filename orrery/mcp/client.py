@@ -17,7 +17,8 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -267,16 +268,28 @@ class MCPServerStdio(MCPServer):
 
 
 class MCPServerHTTP(MCPServer):
-    """A server reached over streamable HTTP: `MCPServerHTTP("http://127.0.0.1:8001/mcp")`."""
+    """A server reached over streamable HTTP: `MCPServerHTTP("http://127.0.0.1:8001/mcp")`; `headers` go with
+    every request (`{"Authorization": "Bearer ..."}`)."""
 
-    def __init__(self, url: str, *, name: str | None = None, **options: Any):
+    def __init__(self, url: str, *, name: str | None = None, headers: dict[str, str] | None = None, **options: Any):
         if not re.match(r"^https?://", url):
             raise ConfigError(f"{url!r} is not an http(s) URL of an MCP server")
-        self.url = url
+        self.url, self.headers = url, dict(headers or {})
         super().__init__(name or "mcp", **options)
 
     def transport(self) -> Any:
-        return self.url
+        return _with_headers(self.url, self.headers) if self.headers else self.url
+
+
+@asynccontextmanager
+async def _with_headers(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    # The SDK's own timeouts for MCP over HTTP: a response stream may stay open for minutes.
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http, \
+            streamable_http_client(url, http_client=http) as streams:
+        yield streams
 
 
 def server_from_spec(spec: str, **options: Any) -> MCPServer:

@@ -16,6 +16,7 @@ from mcp import Client, StdioServerParameters
 
 from orrery.apps import discover
 from orrery.llm.scripted import ScriptedModel
+from orrery.mcp import MCPServerError, MCPServerHTTP
 from orrery.mcp.server import Catalogue, Settings, http_app
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -141,16 +142,11 @@ def test_http_needs_the_token_when_one_is_set():
 
     with HTTPServer(Settings(apps={"slow": slow_app.APP}), token="s3cret") as url:
         assert httpx.post(url, json={}).status_code == 401
-        ok = anyio.run(_list, url, {"Authorization": "Bearer s3cret"})
-    assert ok == ["slow"]
-
-
-async def _list(url, headers):
-    import httpx
-    from mcp.client.streamable_http import streamable_http_client
-
-    async with httpx.AsyncClient(headers=headers) as http, Client(streamable_http_client(url, http_client=http)) as c:
-        return [t.name for t in (await c.list_tools()).tools]
+        with MCPServerHTTP(url, headers={"Authorization": "Bearer s3cret"}) as server:  # orrery's own client
+            assert [t.name for t in server.open()] == ["mcp_slow"]
+            server.close()
+        with pytest.raises(MCPServerError, match="could not start"):
+            MCPServerHTTP(url, headers={"Authorization": "Bearer wrong"}, connect_timeout=10).open()
 
 
 @pytest.mark.integration
