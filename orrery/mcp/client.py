@@ -67,6 +67,7 @@ class MCPServer:
         self._client: Any = None
         self._stop: asyncio.Event | None = None
         self._owner: cf.Future[None] | None = None
+        self._thread: threading.Thread | None = None
         self.listed: list[Any] = []  # the server's tools (mcp.types.Tool) as last listed
         self._faults: list[str] = []  # transport errors the server caused (a line that is not JSON-RPC)
 
@@ -107,7 +108,8 @@ class MCPServer:
 
     def _connect(self) -> None:
         self._loop = asyncio.new_event_loop()
-        threading.Thread(target=self._loop.run_forever, name=f"orrery-mcp-{self.name}", daemon=True).start()
+        self._thread = threading.Thread(target=self._loop.run_forever, name=f"orrery-mcp-{self.name}", daemon=True)
+        self._thread.start()
         self._stop = asyncio.Event()
         ready: cf.Future[None] = cf.Future()
         self._owner = asyncio.run_coroutine_threadsafe(self._own(ready), self._loop)
@@ -152,6 +154,9 @@ class MCPServer:
         except BaseException:  # noqa: BLE001 - a connection that will not close is abandoned below
             owner.cancel()
         loop.call_soon_threadsafe(loop.stop)
+        self._thread.join(5)
+        if not self._thread.is_alive():
+            loop.close()
         self._loop = self._owner = None
 
     # -- requests ------------------------------------------------------------------------------------

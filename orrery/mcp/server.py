@@ -16,7 +16,6 @@ import asyncio
 import hmac
 import inspect
 import json
-import math
 import re
 import sys
 import tempfile
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+from pydantic_core import to_jsonable_python
 
 from orrery.apps import App, discover, load_ref
 from orrery.errors import ConfigError, DataError, OrreryError
@@ -193,18 +193,9 @@ def _answer(result: Any) -> str:
 
 
 def _plain(value: Any) -> Any:
-    """JSON-ready: NaN and infinities become null (JSON has neither), other objects strings."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, float):
-        return None if math.isnan(value) or math.isinf(value) else value
-    if value is None or isinstance(value, str | int | bool):
-        return value
-    if hasattr(value, "item"):  # numpy scalars
-        return _plain(value.item())
-    return str(value)
+    """JSON-ready (numpy scalars as numbers, dates and other objects as strings); NaN stays a float, which the SDK's
+    pydantic serializer writes as null."""
+    return to_jsonable_python(value, fallback=lambda v: v.item() if hasattr(v, "item") else str(v))
 
 
 def _hints(app: App) -> tuple[set[str], dict[str, Any]]:
