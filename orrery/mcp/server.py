@@ -118,6 +118,8 @@ class Catalogue:
         elif "data" in args:
             args["data"] = str(self._allowed_file(args["data"]))
         options = {k: v for k, v in args.items() if k in self.params[name]}
+        if "session_id" in self.params[name]:  # each call is a conversation of its own (BI keeps one per id)
+            options["session_id"] = f"mcp-{uuid.uuid4().hex}"
         if not task and "data" not in args:
             raise DataError(f"say what to ask in {said!r}")
         return app, task, options, {k: v for k, v in args.items() if k not in options}

@@ -15,7 +15,7 @@ import uvicorn
 from mcp import Client, StdioServerParameters
 
 from orrery.apps import discover
-from orrery.llm.scripted import ScriptedModel
+from orrery.llm.scripted import ScriptedModel, call, turn
 from orrery.mcp import MCPServerError, MCPServerHTTP
 from orrery.mcp.server import Catalogue, Settings, http_app
 
@@ -49,6 +49,12 @@ def test_nothing_a_client_names_is_a_server_path(arguments, says):
     with pytest.raises(Exception, match=None) as info:
         cat.check("forecast", arguments)
     assert says in str(info.value)
+
+
+def test_each_bi_call_gets_a_session_of_its_own():
+    cat = Catalogue(Settings())
+    sessions = {cat.check("bi", {"message": "How many customers?", "db": "tpch"})[2]["session_id"] for _ in range(2)}
+    assert len(sessions) == 2
 
 
 def test_an_upload_is_capped_and_lands_in_the_servers_upload_folder(tmp_path):
@@ -87,9 +93,10 @@ class HTTPServer:
 
 
 @pytest.mark.integration
-def test_the_python_client_lists_tools_forecasts_a_sample_file_and_receives_progress():
+def test_the_python_client_lists_tools_forecasts_a_sample_file_with_progress_and_chats():
     apps = discover()
-    settings = Settings(llm=ScriptedModel([*WORKFLOW, grounded_narrative]), files=SAMPLES,
+    model = ScriptedModel([*WORKFLOW, grounded_narrative, turn(call("calculate", expression="6*7")), "It is 42."])
+    settings = Settings(llm=model, files=SAMPLES,
                         apps={"forecast": apps["forecast"], "chat": apps["chat"]})
     progress: list[tuple[float, float | None, str | None]] = []
 
@@ -101,10 +108,13 @@ def test_the_python_client_lists_tools_forecasts_a_sample_file_and_receives_prog
             tools = {t.name: t for t in (await client.list_tools()).tools}
             result = await client.call_tool("forecast", {"data": "air_passengers.csv", "h": 6},
                                             progress_callback=on_progress)
-            return tools, result
+            chat = await client.call_tool("chat", {"message": "What is 6*7?"})
+            return tools, result, chat
 
     with HTTPServer(settings) as url:
-        tools, result = anyio.run(session, url)
+        tools, result, chat = anyio.run(session, url)
+    assert not chat.is_error and chat.content[0].text == "It is 42."
+    assert chat.structured_content == {"status": "completed", "output": "It is 42."}
     assert set(tools) == {"forecast", "chat"}
     assert tools["forecast"].input_schema["properties"]["h"]["type"] == "integer"
     assert not result.is_error
