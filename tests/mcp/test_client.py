@@ -14,6 +14,7 @@ from orrery.agent.loop import Agent
 from orrery.events import Progress, ToolResultEvent
 from orrery.llm.scripted import ScriptedModel, call, turn
 from orrery.mcp import MCPServerStdio
+from orrery.messages import ToolCall
 
 HERE = Path(__file__).parent
 EVERYTHING = HERE / "npm" / "node_modules" / ".bin" / "mcp-server-everything"
@@ -65,16 +66,19 @@ def test_everything_server_tools_errors_progress_and_resources():
     server = everything(prefix="ev")
     model = ScriptedModel([
         turn(call("ev_echo", message="hello mcp"), call("ev_get-sum", a=2, b=40)),
-        turn(call("ev_get-resource-reference", resourceType="Nonsense", resourceId=1)),
+        # a tool that fails on the server (its isError result): a fetch of a loopback port nothing listens on
+        turn(ToolCall("c_gzip", "ev_gzip-file-as-resource", {"name": "x.gz", "data": "http://127.0.0.1:9/nothing"}),
+             call("ev_get-resource-reference", resourceType="Nonsense", resourceId=1)),
         turn(call("ev_trigger-long-running-operation", duration=1, steps=4)),
         "done",
     ])
     events = list(Agent(model, [server]).stream("exercise the server"))
     results = [e for e in events if isinstance(e, ToolResultEvent)]
-    echo, total, failing, slow = results
+    echo, total, failing, refused, slow = results
     assert echo.ok and "hello mcp" in echo.content
     assert total.ok and "42" in total.content
-    assert not failing.ok and failing.content.startswith("Error:")  # a failing tool is an observation
+    assert not failing.ok and failing.content == "Error: tool 'ev_gzip-file-as-resource' failed: fetch failed"
+    assert not refused.ok and "resourceType: 'Nonsense' is not one of ['Text', 'Blob']" in refused.content
     assert slow.ok
     progress = [e for e in events if isinstance(e, Progress)]
     assert [p.done for p in progress] == [1, 2, 3, 4] and {p.total for p in progress} == {4}
