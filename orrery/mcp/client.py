@@ -69,6 +69,7 @@ class MCPServer:
         self._owner: cf.Future[None] | None = None
         self._thread: threading.Thread | None = None
         self.listed: list[Any] = []  # the server's tools (mcp.types.Tool) as last listed
+        self._tools: list[MCPTool] = []
         self._faults: list[str] = []  # transport errors the server caused (a line that is not JSON-RPC)
 
     def __repr__(self) -> str:
@@ -96,7 +97,7 @@ class MCPServer:
             if self._users == 0:
                 self._connect()
             self._users += 1
-        return [MCPTool(self, t) for t in self.listed if self.pick is None or self.pick(t.name)]
+            return list(self._tools)
 
     def close(self) -> None:
         with self._lock:
@@ -116,6 +117,8 @@ class MCPServer:
         try:
             ready.result(self.connect_timeout)
             self.listed = self._submit(self._list_tools(), self.connect_timeout)
+            # One MCPTool per listed tool for the connection's life: its cache outlives a run on a held connection.
+            self._tools = [MCPTool(self, t) for t in self.listed if self.pick is None or self.pick(t.name)]
         except (cf.TimeoutError, TimeoutError):
             self._shutdown()
             raise MCPServerError(f"MCP server {self.name!r} did not answer within {self.connect_timeout:g}s of "

@@ -48,16 +48,17 @@ def test_time_server_tools_through_the_agent_loop():
     assert server._loop is None  # the connection lived as long as the run
 
 
-def test_filter_prefix_and_a_connection_the_caller_holds():
-    server = MCPServerStdio(TIME, prefix="clock", tools=["convert_time"])
+def test_filter_prefix_cache_and_a_connection_the_caller_holds():
+    server = MCPServerStdio(TIME, prefix="clock", tools=["convert_time"], cache_ttl=60)
     with server:
-        for _ in range(2):
+        for run in range(2):
             model = ScriptedModel([
                 turn(call("clock_convert_time", source_timezone="Etc/UTC", time="12:00", target_timezone="Asia/Tokyo")),
                 "21:00 in Tokyo."])
             result = Agent(model, [server]).run("Noon UTC in Tokyo?")
             assert model.requests[0]["tools"] == ["clock_convert_time"]
             assert result.tool_calls[0].ok and '"time_difference": "+9.0h"' in result.tool_calls[0].content
+            assert result.tool_calls[0].cached == (run == 1)  # the same call on the held connection: cached
             assert server._loop is not None  # still open: the caller holds it
     assert server._loop is None
 
