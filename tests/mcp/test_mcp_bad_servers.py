@@ -54,3 +54,13 @@ def test_a_ten_megabyte_result_is_cut_to_what_the_model_reads():
     result = Agent(model, [broken("big", max_result_chars=1000)]).run("hi")
     [r] = result.tool_calls
     assert r.ok and len(r.content) < 1100 and f"more characters of {10 * 2**20}" in r.content
+
+
+def test_a_server_that_dies_mid_run_is_an_observation_at_once():
+    model = ScriptedModel([turn(call("crash_oops")), turn(call("crash_oops")), "the server is gone"])
+    started = time.monotonic()
+    result = Agent(model, [broken("crash", timeout=30)]).run("hi")
+    assert result.ok and result.output == "the server is gone"
+    assert all(not r.ok and "MCP server 'crash'" in r.content and "Connection closed" in r.content
+               for r in result.tool_calls)
+    assert time.monotonic() - started < 15  # not the 30 s timeout

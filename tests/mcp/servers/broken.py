@@ -1,7 +1,8 @@
 """MCP servers that misbehave, for tests/mcp/test_bad_servers.py: `python broken.py MODE`.
 
 exit: exits at start; hang: reads requests and never answers; garbage: answers initialize, then writes a line
-that is not JSON-RPC for every later request; big: a real server whose tool returns 10 MB of text."""
+that is not JSON-RPC for every later request; crash: the same, but exits at the first call; big: a real server
+whose tool returns 10 MB of text."""
 
 import sys
 import time
@@ -14,7 +15,7 @@ if mode == "hang":
     for _ in sys.stdin:
         time.sleep(0.01)
     sys.exit(0)
-if mode == "garbage":
+if mode in ("garbage", "crash"):
     import json
 
     for line in sys.stdin:
@@ -27,6 +28,8 @@ if mode == "garbage":
         elif msg.get("method") == "tools/list":
             tool = {"name": "oops", "description": "answers garbage", "inputSchema": {"type": "object"}}
             print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [tool]}}), flush=True)
+        elif "id" in msg and mode == "crash":
+            sys.exit(1)
         elif "id" in msg:
             print("{this is not json-rpc", flush=True)
     sys.exit(0)
