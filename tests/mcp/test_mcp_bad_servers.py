@@ -22,20 +22,20 @@ def broken(mode: str, **options) -> MCPServerStdio:
     return MCPServerStdio(sys.executable, [BROKEN, mode], name=mode, **options)
 
 
-@pytest.mark.parametrize("mode, says", [
-    ("exit", "MCP server 'exit' could not start"),
-    ("hang", "MCP server 'hang' did not answer within 2s of starting"),
+@pytest.mark.parametrize("mode, wait, says", [
+    ("exit", 30, "MCP server 'exit' could not start"),  # seen when its stdout closes, long before the 30 s
+    ("hang", 3, "MCP server 'hang' did not answer within 3s of starting"),
 ])
-def test_a_server_that_cannot_start_ends_the_run_in_one_line(mode, says):
+def test_a_server_that_cannot_start_ends_the_run_in_one_line(mode, wait, says):
     started = time.monotonic()
-    result = Agent(ScriptedModel(["unused"]), [broken(mode, connect_timeout=2)]).run("hi")
+    result = Agent(ScriptedModel(["unused"]), [broken(mode, connect_timeout=wait)]).run("hi")
     assert result.status == "error" and result.output.startswith(says)
     assert "\n" not in result.output and "Traceback" not in result.output
-    assert time.monotonic() - started < 15
+    assert time.monotonic() - started < 25
 
 
 def test_the_stderr_of_a_server_that_exits_is_in_the_line():
-    result = Agent(ScriptedModel(["unused"]), [broken("exit", connect_timeout=5)]).run("hi")
+    result = Agent(ScriptedModel(["unused"]), [broken("exit", connect_timeout=30)]).run("hi")
     assert "missing configuration" in result.output
 
 
