@@ -68,6 +68,7 @@ class MCPServer:
         self._stop: asyncio.Event | None = None
         self._owner: cf.Future[None] | None = None
         self._thread: threading.Thread | None = None
+        self._closed = threading.Event()  # set when the task owning the connection has left it
         self.listed: list[Any] = []  # the server's tools (mcp.types.Tool) as last listed
         self._tools: list[MCPTool] = []
         self._faults: list[str] = []  # transport errors the server caused (a line that is not JSON-RPC)
@@ -111,7 +112,7 @@ class MCPServer:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"orrery-mcp-{self.name}", daemon=True)
         self._thread.start()
-        self._stop = asyncio.Event()
+        self._stop, self._closed = asyncio.Event(), threading.Event()
         ready: cf.Future[None] = cf.Future()
         self._owner = asyncio.run_coroutine_threadsafe(self._own(ready), self._loop)
         try:
@@ -142,6 +143,7 @@ class MCPServer:
                 ready.set_exception(exc if isinstance(exc, Exception) else ConnectionError(repr(exc)))
         finally:
             self._client = None
+            self._closed.set()
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):
@@ -151,11 +153,11 @@ class MCPServer:
         loop, owner = self._loop, self._owner
         if loop is None or owner is None:
             return
+        # A connection that is up closes when asked (its subprocess ends with it); one still starting is cancelled.
         loop.call_soon_threadsafe(self._stop.set)  # type: ignore[union-attr]
-        try:
-            owner.result(5)
-        except BaseException:  # noqa: BLE001 - a connection that will not close is abandoned below
+        if self._client is None or not self._closed.wait(5):
             owner.cancel()
+            self._closed.wait(5)
         loop.call_soon_threadsafe(loop.stop)
         self._thread.join(5)
         if not self._thread.is_alive():
