@@ -82,3 +82,13 @@ def test_long_results_are_cut_and_say_how_much():
         type, text = "text", "x" * 50
 
     assert _text([Block()], 20) == "x" * 20 + "\n[cut: 30 more characters of 50]"
+
+
+def test_the_react_prompt_lists_a_providers_tools():
+    from orrery.agent.loop import AgentConfig
+
+    provider = Provider([Tool(lambda text: text.upper(), name="shout", description="Upper-case a text.")])
+    model = ScriptedModel([{"thought": "done", "answer": "ok"}])
+    Agent(model, [add, provider], AgentConfig(format="react")).run("hi")
+    system = model.requests[0]["messages"][0].content
+    assert "shout" in system and "add" in system
