@@ -319,7 +319,8 @@ def server_from_spec(spec: str, **options: Any) -> MCPServer:
 
 def servers_from_config(text: str, where: str = "the MCP config") -> list[MCPServer]:
     """Servers from the common `mcpServers` JSON layout (Claude Desktop's, the IDEs'): each entry has a `command`
-    (with `args`, `env`) or a `url`; its key is the server's name (its tools' prefix)."""
+    (with `args`, `env`) or a `url` (with `headers`, e.g. a bearer token); its key is the server's name (its tools'
+    prefix)."""
     try:
         entries = json.loads(text)["mcpServers"]
         if not isinstance(entries, dict):
@@ -330,7 +331,10 @@ def servers_from_config(text: str, where: str = "the MCP config") -> list[MCPSer
     servers: list[MCPServer] = []
     for name, entry in entries.items():
         if isinstance(entry, dict) and isinstance(entry.get("url"), str):
-            servers.append(MCPServerHTTP(entry["url"], name=name))
+            headers = entry.get("headers") or {}
+            if not (isinstance(headers, dict) and all(isinstance(v, str) for v in headers.values())):
+                raise ConfigError(f"{where}: server {name!r} needs headers as an object of strings")
+            servers.append(MCPServerHTTP(entry["url"], name=name, headers=headers))
         elif isinstance(entry, dict) and isinstance(entry.get("command"), str):
             args, env = entry.get("args", []), entry.get("env")
             if not (isinstance(args, list) and all(isinstance(a, str) for a in args)) or \

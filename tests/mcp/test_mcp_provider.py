@@ -73,6 +73,8 @@ def test_names_specs_and_config():
         server_from_spec("uvx 'unclosed")
     [named] = servers_from_config('{"mcpServers": {"clock": {"command": "mcp-server-time", "args": ["-v"]}}}')
     assert (named.name, named.args) == ("clock", ["-v"])
+    [remote] = servers_from_config('{"mcpServers": {"apps": {"url": "http://h/mcp", "headers": {"Authorization": "B"}}}}')
+    assert (remote.name, remote.headers) == ("apps", {"Authorization": "B"})
     with pytest.raises(ConfigError, match="needs a \"command\" or a \"url\""):
         servers_from_config('{"mcpServers": {"x": {"cmd": "y"}}}')
 
