@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import json
 import sys
 import time
 from contextlib import ExitStack
@@ -10,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.text import Text
 
 from orrery.errors import ConfigError, OrreryError
@@ -20,10 +23,22 @@ console = Console()
 LLM = Annotated[str | None, typer.Option("--llm", help="local | openai:MODEL | ollama:MODEL | http://host:port/v1")]
 
 
+@app.callback()
+def options(otel: Annotated[str | None, typer.Option(
+        "--otel", metavar="URL", help="Export OpenTelemetry spans of every run over OTLP/HTTP to this collector "
+                                      "(e.g. http://127.0.0.1:4318; needs the otel extra)")] = None) -> None:
+    """LLM agents that call tools, plan, check their work and forecast. Offline by default."""
+    if otel:
+        from orrery.otel import setup
+
+        setup(otel)
+
+
 @app.command()
 def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON ReAct format")] = False,
          trace: Annotated[Path | None, typer.Option(help="JSONL trace (default .orrery/traces/chat-TIME.jsonl)")] = None,
          message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None,
+         ask: Annotated[list[str] | None, typer.Option(help="Ask y/n before each call of this tool (repeatable)")] = None,
          mcp: Annotated[list[str] | None, typer.Option("--mcp", help="Also use the tools of this MCP server: a "
                                                        "command line (\"uvx mcp-server-time\") or an http(s) URL "
                                                        "(repeatable)")] = None) -> None:
@@ -33,6 +48,8 @@ def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON
     trace = trace or Path(".orrery/traces") / f"chat-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     console.print(f"[dim]trace: {trace} (replay with `orrery replay {trace} --app chat`)[/]")
     agent = chat_agent(llm, mcp_servers=mcp or (), format="react" if react else "auto", verbose=True, trace=trace)
+    for name in ask or ():
+        require_approval(agent, name)
     with ExitStack() as held:  # one connection to each MCP server for the whole conversation
         for server in agent.tools.providers:
             server.open()
@@ -48,9 +65,31 @@ def _chat_loop(agent: Any, message: list[str] | None) -> None:
         if q is None or q.strip() in ("exit", "quit"):
             break
         if q.strip():
-            failed += agent.query(q).status == "error"
+            result = agent.query(q)
+            while result.status == "paused" and result.approvals:
+                result = agent.resume({a.id: approve(a) for a in result.approvals})
+            failed += result.status == "error"
     if failed:  # a script asking with -m must see that the model could not answer
         raise typer.Exit(1)
+
+
+def require_approval(agent: Any, name: str) -> None:
+    """Put one of the agent's tools behind a y/n (a copy: the shared tool objects stay as they are)."""
+    tools = agent.tools.tools
+    if name not in tools:
+        raise ConfigError(f"--ask {name!r}: no such tool; the tools are {', '.join(tools)}")
+    tools[name] = copy.copy(tools[name])
+    tools[name].requires_approval = True
+
+
+def approve(pending: Any) -> bool:
+    """Ask the person at the terminal whether a pending call may run; no answer (end of input) is no."""
+    args = json.dumps(pending.arguments, default=str)
+    try:
+        answer = console.input(f"[bold yellow]Run {pending.tool}({escape(args)})? [y/N] [/]")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 @app.command()
@@ -90,12 +129,13 @@ def serve(host: str = "127.0.0.1", port: int = 8000, llm: LLM = None,
           token: Annotated[str | None, typer.Option(help="Bearer token (or ORRERY_TOKEN); required off loopback")] = None,
           db: Annotated[str | None, typer.Option(help="Threads: a SQLite path or postgresql://... URL")] = None,
           cors: Annotated[list[str] | None, typer.Option(help="Allow this browser origin (repeatable)")] = None,
-          max_upload_mb: float = 20, run_timeout: float = 600) -> None:
+          allowed_host: Annotated[list[str] | None, typer.Option(help="Also answer to this Host name (repeatable)")] = None,
+          max_upload_mb: float = 20, max_body_mb: float = 1, run_timeout: float = 600) -> None:
     """Serve every app's agent over AG-UI (SSE) with the web app at http://HOST:PORT/."""
     from orrery.serve.app import serve as run
 
-    run(host, port, llm=llm, token=token, db=db, cors=tuple(cors or ()),
-        max_upload_bytes=int(max_upload_mb * 2**20), run_timeout=run_timeout)
+    run(host, port, llm=llm, token=token, db=db, cors=tuple(cors or ()), allowed_hosts=tuple(allowed_host or ()),
+        max_upload_bytes=int(max_upload_mb * 2**20), max_body_bytes=int(max_body_mb * 2**20), run_timeout=run_timeout)
 
 
 def _mount_mcp() -> None:
@@ -146,7 +186,7 @@ def main() -> None:
         app()
     except OrreryError as exc:  # one line, never wrapped, the message's brackets not taken as markup
         Console(stderr=True).print(Text.assemble(("error: ", "bold red"), str(exc)), soft_wrap=True)
-        sys.exit(2)
+        sys.exit(exc.exit_code)
 
 
 if __name__ == "__main__":

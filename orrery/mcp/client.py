@@ -51,16 +51,19 @@ class MCPServer:
     `prefix` names the tools `<prefix>_<tool>` (default: the server's name; "" for none), `tools` picks some
     (names, or a function of the name), `timeout` bounds each call (seconds; the model reads the timeout and
     the server is sent a cancellation), `connect_timeout` the start and handshake, `max_result_chars` what
-    the model reads of a result, `cache_ttl` caches results by arguments like `@tool(cache_ttl=...)`."""
+    the model reads of a result, `cache_ttl` caches results by arguments like `@tool(cache_ttl=...)`, and
+    `requires_approval` puts its tools behind a person's decision like `@tool(requires_approval=...)`."""
 
     def __init__(self, name: str, *, prefix: str | None = None,
                  tools: Iterable[str] | Callable[[str], bool] | None = None, timeout: float | None = 60.0,
-                 connect_timeout: float = 30.0, max_result_chars: int = 20_000, cache_ttl: float | None = None):
+                 connect_timeout: float = 30.0, max_result_chars: int = 20_000, cache_ttl: float | None = None,
+                 requires_approval: Any = False):
         self.name = _name(name) or "mcp"
         self.prefix = self.name if prefix is None else _name(prefix)
         self.pick = tools if callable(tools) or tools is None else set(tools).__contains__
         self.timeout, self.connect_timeout = timeout, connect_timeout
         self.max_result_chars, self.cache_ttl = max_result_chars, cache_ttl
+        self.requires_approval = requires_approval  # as `@tool(requires_approval=...)`, for each of its tools
         self._users = 0
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -359,6 +362,7 @@ class MCPTool(Tool):
         self.parameters = _object_schema(spec.input_schema)
         self.fn = self.__call__
         self.process, self.wants_context = False, True  # the context carries progress and cancellation
+        self.requires_approval = server.requires_approval
         self.timeout, self.cache_ttl = server.timeout, server.cache_ttl
         self.available = self.refine = None
         self._cache: dict[str, tuple[float, Any]] = {}

@@ -1,13 +1,12 @@
 """Every installed app as an MCP tool (`orrery mcp`): forecast, research, markets, bi, chat, and any app a package
 registers in `orrery.apps`, found by `orrery.apps.discover()` and never imported by name here.
 
-Each app is one tool. Its input schema comes from the app's declared inputs (`App.inputs`), typed from the
-annotations of its factory and its `stream()`: the user's words (`message`/`question`/`query`) are required,
-`data` names a file inside the folder the operator allows (`--files DIR`) or comes inline as `data_csv` (an
-upload, size-capped), every other input takes a name (never a path or a URL), and inputs that are paths by
-nature (`*_dir`, `*_path`) are not offered. A call runs the app's agent on a worker thread (`aiterate`):
-its `Progress` events become progress notifications, a cancellation closes the run, and the result comes back
-as text (the answer) plus structured content (the app's `to_dict()`, or status and output).
+Each app is one tool. Its input schema is the app's declared input model (`App.input_model()`, the one
+`orrery serve` validates) plus `message`, the user's words. An input that is an upload (`UploadId`) names a file
+inside the folder the operator allows (`--files DIR`) or comes inline as `<input>_csv` (size-capped); every
+other input is checked by the app's model (names, never paths). A call runs the app's agent on a worker thread
+(`aiterate`): its `Progress` events become progress notifications, a cancellation closes the run, and the
+result comes back as text (the answer) plus structured content (the app's `to_dict()`, or status and output).
 """
 
 from __future__ import annotations
@@ -16,10 +15,8 @@ import asyncio
 import hmac
 import inspect
 import json
-import re
 import sys
 import tempfile
-import typing
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,27 +24,25 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pydantic
 from pydantic_core import to_jsonable_python
 
-from orrery.apps import App, discover, load_ref
+from orrery.apps import App, discover, load_ref, upload_fields
 from orrery.errors import ConfigError, DataError, OrreryError
 from orrery.events import Final, Progress, aiterate
 from orrery.files import input_file
 
-MESSAGE_INPUTS = ("message", "question", "query")  # what apps call the user's words
-PATH_INPUT = re.compile(r"(^|_)(dir|path|folder)$")
-NAME_VALUE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.:,+-]{0,199}$")  # a name, a date, a number; never a path
 DATA_SUFFIXES = (".csv", ".parquet", ".pq")
-JSON_TYPES = {int: "integer", float: "number", bool: "boolean", str: "string"}
+INLINE = "_csv"  # `<upload input>_csv`: the file's content sent inline
 
 
 @dataclass
 class Settings:
     llm: Any = None  # a model spec or a Model, shared by every call (the embedded model loads once)
-    files: Path | None = None  # the folder whose files `data` may name; None: only inline uploads
+    files: Path | None = None  # the folder whose files an upload input may name; None: only inline data
     max_upload_bytes: int = 20 * 2**20
     run_timeout: float = 600.0
-    dbs: tuple[str, ...] = ()  # database names the BI input `db` may take (empty: any name)
+    dbs: tuple[str, ...] = ()  # database names the BI input `db` may take (empty: what the app's model allows)
     apps: dict[str, App] | None = None  # default: every installed app
     only: str | None = None  # serve this app alone
     uploads: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="orrery-mcp-")))
@@ -68,35 +63,34 @@ class Catalogue:
             if s.only not in (None, name):
                 continue
             try:
-                factory_params, hints = _hints(app)
+                factory = load_ref(app.agent)
             except ImportError as exc:  # an app whose extra is missing is left out, said once
                 print(f"orrery mcp: app {name!r} left out: {exc}; pip install 'orrery[{app.extra or name}]'",
                       file=sys.stderr)
                 continue
-            self.apps[name], self.params[name] = app, factory_params
-            self.schemas[name] = self._schema(app, hints)
+            self.apps[name], self.params[name] = app, set(inspect.signature(factory).parameters)
+            self.schemas[name] = self._schema(app)
         self._model: Any = None
 
-    def _schema(self, app: App, hints: Mapping[str, Any]) -> dict[str, Any]:
-        props: dict[str, Any] = {}
-        said = next((k for k in MESSAGE_INPUTS if k in app.inputs), None)
-        props[said or "message"] = {"type": "string", "description": app.inputs.get(said or "", "what to ask")}
-        for key, what in app.inputs.items():
-            if key in MESSAGE_INPUTS or PATH_INPUT.search(key):
+    def _schema(self, app: App) -> dict[str, Any]:
+        declared = app.input_model().model_json_schema()
+        uploads = upload_fields(app.input_model())
+        props: dict[str, Any] = {"message": {"type": "string", "description": app.message}}
+        for key, prop in declared.get("properties", {}).items():
+            if key in uploads:
+                where = "a file name in the server's data folder" if self.s.files else \
+                    f"not available (the server allows no folder): send {key}{INLINE}"
+                props[key] = {"type": "string", "description": f"{prop.get('description', key)}: {where}"}
+                props[key + INLINE] = {"type": "string", "description": f"or the data of {key} as CSV text (at "
+                                       f"most {self.s.max_upload_bytes} bytes)"}
                 continue
-            if key == "data":
-                where = f"a file name in the server's data folder ({', '.join(DATA_SUFFIXES)})" if self.s.files \
-                    else "not available: the server allows no folder; send data_csv"
-                props["data"] = {"type": "string", "description": f"{what}: {where}"}
-                props["data_csv"] = {"type": "string", "description": "the data as CSV text (an upload, at most "
-                                     f"{self.s.max_upload_bytes} bytes), instead of data"}
-                continue
-            prop: dict[str, Any] = {"type": _json_type(hints.get(key)), "description": what}
+            props[key] = dict(prop)
             if key == "db" and self.s.dbs:
-                prop["enum"] = list(self.s.dbs)
-            props[key] = prop
-        return {"type": "object", "properties": props, "required": [said] if said else [],
-                "additionalProperties": False}
+                props[key] = {**prop, "enum": list(self.s.dbs)}
+        required = [k for k in declared.get("required", []) if k not in uploads]
+        schema = {"type": "object", "properties": props, "required": ["message", *required] if not uploads
+                  else required, "additionalProperties": False}
+        return schema | ({"$defs": declared["$defs"]} if "$defs" in declared else {})
 
     # -- one call ------------------------------------------------------------------------------------
     def check(self, name: str, arguments: Mapping[str, Any] | None) -> tuple[App, str, dict[str, Any], dict[str, Any]]:
@@ -108,21 +102,28 @@ class Catalogue:
         if errors:
             e = errors[0]
             raise DataError(f"{'.'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}")
-        said = next((k for k in MESSAGE_INPUTS if k in self.schemas[name]["properties"]), "message")
-        task = str(args.pop(said, "") or "").strip()
-        for key, value in args.items():  # a client names things; files and databases are the operator's choice
-            if isinstance(value, str) and key not in ("data", "data_csv") and not NAME_VALUE.match(value):
-                raise DataError(f"input {key!r} takes a name (letters, digits, spaces, _.:,+-), not {value[:60]!r}")
-        if "data_csv" in args:
-            args["data"] = str(self._upload(args.pop("data_csv")))
-        elif "data" in args:
-            args["data"] = str(self._allowed_file(args["data"]))
-        options = {k: v for k, v in args.items() if k in self.params[name]}
+        task = str(args.pop("message", "") or "").strip()
+        files: dict[str, str] = {}
+        for key in upload_fields(app.input_model()):
+            if key + INLINE in args:
+                files[key] = str(self._upload(args.pop(key + INLINE)))
+            elif key in args:
+                files[key] = str(self._allowed_file(args.pop(key)))
+        try:  # the app's own model: the same checks as `orrery serve` (an upload stands in by a valid id)
+            checked = app.input_model().model_validate({**args, **{k: "mcp-file" for k in files}})
+        except pydantic.ValidationError as exc:
+            e = exc.errors()[0]
+            field_name = ".".join(map(str, e["loc"])) or "arguments"
+            hint = f" (send {field_name} or {field_name}{INLINE})" if e["type"] == "missing" and \
+                field_name in upload_fields(app.input_model()) else ""
+            raise DataError(f"{field_name}: {e['msg']}{hint}") from None
+        inputs = {**checked.model_dump(exclude_none=True), **files}
+        if not task and not files:
+            raise DataError("say what to ask in 'message'")
+        options = {k: v for k, v in inputs.items() if k in self.params[name]}
         if "session_id" in self.params[name]:  # each call is a conversation of its own (BI keeps one per id)
             options["session_id"] = f"mcp-{uuid.uuid4().hex}"
-        if not task and "data" not in args:
-            raise DataError(f"say what to ask in {said!r}")
-        return app, task, options, {k: v for k, v in args.items() if k not in options}
+        return app, task, options, {k: v for k, v in inputs.items() if k not in options}
 
     def _allowed_file(self, name: str) -> Path:
         root = self.s.files
@@ -198,29 +199,6 @@ def _plain(value: Any) -> Any:
     """JSON-ready (numpy scalars as numbers, dates and other objects as strings); NaN stays a float, which the SDK's
     pydantic serializer writes as null."""
     return to_jsonable_python(value, fallback=lambda v: v.item() if hasattr(v, "item") else str(v))
-
-
-def _hints(app: App) -> tuple[set[str], dict[str, Any]]:
-    """(the factory's parameter names, the annotations of the factory and of its agent's `stream`)."""
-    factory = load_ref(app.agent)
-    hints: dict[str, Any] = {}
-    agent_cls = factory if inspect.isclass(factory) else _safe_hints(factory).get("return")
-    for fn in (getattr(agent_cls, "stream", None), factory.__init__ if inspect.isclass(factory) else factory):
-        if fn is not None:
-            hints.update({k: v for k, v in _safe_hints(fn).items() if k != "return"})
-    return set(inspect.signature(factory).parameters), hints
-
-
-def _safe_hints(fn: Any) -> dict[str, Any]:
-    try:
-        return typing.get_type_hints(fn)
-    except Exception:  # noqa: BLE001 - an annotation that does not resolve is read as a string input
-        return {}
-
-
-def _json_type(annotation: Any) -> str:
-    args = [a for a in typing.get_args(annotation) if a is not type(None)] or [annotation]
-    return JSON_TYPES.get(args[0], "string") if len(args) == 1 else "string"
 
 
 # -- the MCP server ---------------------------------------------------------------------------------

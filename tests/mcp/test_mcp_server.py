@@ -15,6 +15,7 @@ import uvicorn
 from mcp import Client, StdioServerParameters
 
 from orrery.apps import discover
+from orrery.errors import DataError
 from orrery.llm.scripted import ScriptedModel, call, turn
 from orrery.mcp import MCPServerError, MCPServerHTTP
 from orrery.mcp.server import Catalogue, Settings, http_app
@@ -29,25 +30,28 @@ SAMPLES = Path(__file__).parents[2] / "orrery" / "forecast" / "samples"
 def test_input_schemas_are_typed_from_the_apps_declared_inputs():
     cat = Catalogue(Settings(files=SAMPLES, dbs=("tpch", "chinook")))
     forecast = cat.schemas["forecast"]["properties"]
-    assert forecast["h"]["type"] == "integer" and forecast["data"]["type"] == "string" and "data_csv" in forecast
-    assert cat.schemas["research"]["required"] == ["question"]
+    assert {"type": "integer", "minimum": 1, "maximum": 10_000} in forecast["h"]["anyOf"]  # the app's own model
+    assert forecast["data"]["type"] == "string" and "data_csv" in forecast
+    assert cat.schemas["research"]["required"] == ["message"]
     assert cat.schemas["bi"]["properties"]["db"]["enum"] == ["tpch", "chinook"]
-    assert "store_dir" not in cat.schemas["markets"]["properties"]  # a path is the operator's, never offered
+    assert set(cat.schemas["markets"]["properties"]) == {"message"}  # the store is the operator's, never offered
 
 
-@pytest.mark.parametrize("arguments, says", [
-    ({"data": "../../../etc/passwd"}, "not a .csv/.parquet/.pq file inside the server's data folder"),
-    ({"data": str(SAMPLES / "air_passengers.csv")}, "inside the server's data folder"),
-    ({"data": "missing.csv"}, "does not exist"),
-    ({"data": "air_passengers.csv", "date": "/etc/passwd"}, "takes a name"),
-    ({"data": "air_passengers.csv", "h": "twelve"}, "h: 'twelve' is not of type 'integer'"),
-    ({"data": "air_passengers.csv", "path": "x"}, "Additional properties are not allowed"),
-    ({}, "say what to ask"),
+@pytest.mark.parametrize("tool, arguments, says", [
+    ("forecast", {"data": "../../../etc/passwd"}, "not a .csv/.parquet/.pq file inside the server's data folder"),
+    ("forecast", {"data": str(SAMPLES / "air_passengers.csv")}, "inside the server's data folder"),
+    ("forecast", {"data": "missing.csv"}, "does not exist"),
+    ("forecast", {"data": "air_passengers.csv", "h": "twelve"}, "h: 'twelve' is not valid under any of the given"),
+    ("forecast", {"data": "air_passengers.csv", "path": "x"}, "Additional properties are not allowed"),
+    ("forecast", {}, "data: Field required (send data or data_csv)"),
+    ("bi", {"message": "How many?", "db": "/etc/passwd"}, "db: '/etc/passwd' does not match"),
+    ("bi", {"message": "How many?", "db": "postgresql://u@h/db"}, "db: 'postgresql://u@h/db' does not match"),
+    ("research", {"question": "Will it rain?"}, "'message' is a required property"),
 ])
-def test_nothing_a_client_names_is_a_server_path(arguments, says):
+def test_nothing_a_client_names_is_a_server_path(tool, arguments, says):
     cat = Catalogue(Settings(files=SAMPLES))
-    with pytest.raises(Exception, match=None) as info:
-        cat.check("forecast", arguments)
+    with pytest.raises(DataError) as info:
+        cat.check(tool, arguments)
     assert says in str(info.value)
 
 
@@ -116,7 +120,7 @@ def test_the_python_client_lists_tools_forecasts_a_sample_file_with_progress_and
     assert not chat.is_error and chat.content[0].text == "It is 42."
     assert chat.structured_content == {"status": "completed", "output": "It is 42."}
     assert set(tools) == {"forecast", "chat"}
-    assert tools["forecast"].input_schema["properties"]["h"]["type"] == "integer"
+    assert {"type": "integer", "minimum": 1, "maximum": 10_000} in tools["forecast"].input_schema["properties"]["h"]["anyOf"]
     assert not result.is_error
     data = result.structured_content
     assert data["best_model"] in ("AutoETS", "AutoTheta") and len(data["forecasts"]) == 6
@@ -168,7 +172,7 @@ def test_orrery_mcp_over_stdio_refuses_paths_and_bad_arguments(tmp_path):
         async with Client(params) as client:
             names = [t.name for t in (await client.list_tools()).tools]
             escape = await client.call_tool("forecast", {"data": "../../../../etc/passwd"})
-            bad = await client.call_tool("research", {"question": 42})
+            bad = await client.call_tool("research", {"message": 42})
             unknown = await client.call_tool("nope", {})
             return names, escape, bad, unknown
 
