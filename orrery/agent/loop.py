@@ -16,7 +16,7 @@ from typing import Any, Literal
 from orrery.agent import react
 from orrery.agent.calls import EventSource, consume
 from orrery.agent.output import FINAL_TOOL, OutputInvalid, OutputSpec
-from orrery.errors import ConfigError, ModelError
+from orrery.errors import ConfigError, ModelError, OrreryError
 from orrery.events import (
     ApprovalDecision,
     ApprovalRequired,
@@ -168,7 +168,7 @@ class Agent(EventSource):
         self._output = self._output_spec(output_type)
         self._pending = None
         self.memory.add(Message("system", self._system_prompt()), Message("user", task))
-        return self._go(task)
+        return self._with_providers(self._go(task))
 
     def query_stream(self, question: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
                      **options: Any) -> Iterator[Event]:
@@ -180,7 +180,7 @@ class Agent(EventSource):
         self._output = self._output_spec(output_type)
         self._pending = None
         self.memory.add(Message("user", question))
-        return self._go(question)
+        return self._with_providers(self._go(question))
 
     def query(self, question: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
               **options: Any) -> RunResult:
@@ -208,7 +208,7 @@ class Agent(EventSource):
         self.run_config = self._overridden(settings)
         if output_type is not None:
             self._output = self._output_spec(output_type)
-        return self._go(pending["task"], dict(approvals))
+        return self._with_providers(self._go(pending["task"], dict(approvals)))
 
     def resume(self, approvals: dict[str, bool | dict[str, Any]], *, settings: dict[str, Any] | None = None,
                output_type: Any = None) -> RunResult:
@@ -271,6 +271,27 @@ class Agent(EventSource):
         if cfg.format == "react":
             return react.system_prompt(cfg.system_prompt, [t.spec() for t in self.tools.tools.values()])
         return cfg.system_prompt
+
+    def _with_providers(self, events: Iterator[Event]) -> Iterator[Event]:
+        """The run with its tool providers (MCP servers) open: they list their tools at the start and close at
+        the end (or when the stream is closed). One that cannot open ends the run with its one-line error."""
+        if not self.tools.providers:
+            yield from events
+            return
+        try:
+            self.tools.open()
+        except OrreryError as exc:
+            result = RunResult("error", str(exc), errors=[str(exc)])
+            yield ErrorEvent(str(exc))
+            yield Final(result.status, result.output, result)
+            return
+        try:
+            self._catalogue = [t.spec() for t in self.tools.tools.values()]
+            if self.run_config.format == "react" and self.memory.messages[0].role == "system":
+                self.memory.messages[0] = Message("system", self._system_prompt())
+            yield from events
+        finally:
+            self.tools.close()
 
     def _go(self, task: str, decisions: dict[str, Any] | None = None) -> Iterator[Event]:
         cfg = self.run_config
