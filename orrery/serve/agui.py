@@ -36,6 +36,7 @@ from ag_ui.core import (
 )
 
 from orrery.events import (
+    ApprovalDecision,
     ApprovalRequired,
     Clarification,
     ErrorEvent,
@@ -143,6 +144,11 @@ class Translator:
                 return [ToolCallStartEvent(tool_call_id=call.id, tool_call_name=call.name, parent_message_id=self.said),
                         ToolCallArgsEvent(tool_call_id=call.id, delta=json.dumps(call.arguments, default=str)),
                         ToolCallEndEvent(tool_call_id=call.id)]
+            case ApprovalDecision(call_id=cid, tool=name, arguments=arguments):
+                # A resumed run: the call (as decided, edited arguments included) opens here, its result follows.
+                return [*self._other(ev), ToolCallStartEvent(tool_call_id=cid, tool_call_name=name),
+                        ToolCallArgsEvent(tool_call_id=cid, delta=json.dumps(arguments, default=str)),
+                        ToolCallEndEvent(tool_call_id=cid)]
             case ToolResultEvent(call=call, content=content):
                 return [ToolCallResultEvent(message_id=new_id("tool"), tool_call_id=call.id, content=content,
                                             role="tool")]

@@ -54,6 +54,10 @@ def test_approve_runs_the_call_and_the_run_finishes_with_its_result(http, notes)
     assert events[-1]["outcome"]["type"] == "success"
     text = "".join(e.get("delta", "") for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
     assert text == "Done: wrote 'hello' to a.txt"
+    kinds = [(e["type"], e.get("toolCallId")) for e in events if e["type"].startswith("TOOL_CALL")]
+    call = interrupts[0].tool_call_id  # the decided call opens in the resumed run, then its result
+    assert kinds == [("TOOL_CALL_START", call), ("TOOL_CALL_ARGS", call), ("TOOL_CALL_END", call),
+                     ("TOOL_CALL_RESULT", call)]
     assert notes == [{"note": "a.txt", "text": "hello"}]
     thread = http.get("/threads/t1").json()
     assert thread["pending"] is None and thread["messages"][-2]["content"] == "Approved write_note"
