@@ -94,6 +94,17 @@ def test_a_resume_sent_twice_runs_the_call_once(http, notes):
     assert notes == [{"note": "a.txt", "text": "hello"}]
 
 
+def test_two_resumes_sent_at_once_run_the_call_once(http, notes):
+    from concurrent.futures import ThreadPoolExecutor
+
+    interrupts = paused(http)
+    with ThreadPoolExecutor(2) as pool:
+        codes = sorted(pool.map(lambda run: resume(http, "t1", interrupts, [{"approved": True}], run).status_code,
+                                ["r2", "r3"]))
+    assert codes == [200, 409]  # the thread's lease lets one in; the other finds nothing pending
+    assert notes == [{"note": "a.txt", "text": "hello"}]
+
+
 @pytest.mark.parametrize("entries, said", [
     ([], "no user message"),
     ([{"interruptId": "apr_other", "status": "resolved", "payload": {"approved": True}}], "decide exactly"),
