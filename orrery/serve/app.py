@@ -568,10 +568,13 @@ def _pause(run: Run, tr: Translator) -> None:
     if first.reason == CLARIFICATION:
         run.session.pending = {"id": first.id, "question": first.message, "task": run.task}
         return
-    assert first.reason == APPROVAL
+    target = resumable(run.agent)
+    if target is None:  # an app whose inner run paused: nothing the server could resume
+        raise ConfigError(f"agent {run.app.name!r} paused for a tool approval the server cannot resume (it has no "
+                          "snapshot/restore/resume_stream); serve an orrery Agent, or an app exposing it as .agent")
     run.session.pending = {"kind": APPROVAL, "id": first.id, "task": run.task,
                            "approvals": [{"interrupt": i.id, **(i.metadata or {})} for i in tr.interrupts]}
-    run.session.paused = resumable(run.agent).snapshot()
+    run.session.paused = target.snapshot()
 
 
 def _save_and_release(run: Run) -> None:

@@ -124,6 +124,20 @@ def approve_agent(llm: Any = None, **config: Any) -> Agent:
     return Agent(llm, [write_note])
 
 
+class Hidden:
+    """An app that streams an inner Agent's events without exposing it: its pause cannot be resumed."""
+
+    def __init__(self, inner: Agent):
+        self.inner, self.handlers = inner, []
+
+    def stream(self, task: str, **inputs: Any) -> Any:
+        return self.inner.stream(task)
+
+
+def hidden_agent(llm: Any = None, **config: Any) -> Hidden:
+    return Hidden(approve_agent(llm))
+
+
 def clarify_agent(llm: Any = None, **config: Any) -> Agent:
     return Agent(llm, [book_trip])
 
@@ -297,7 +311,7 @@ def broken_agent(llm: Any = None, **config: Any) -> Returns:
 
 
 SCRIPTS = {"bi": bi_script, "markets": markets_script, "research": research_script, "views": views_script, "planner": planner_script, "chat": chat_script, "clarify": clarify_script,
-           "approve": approve_script, "steps": steps_script,
+           "approve": approve_script, "hidden": approve_script, "steps": steps_script,
            "forecast": lambda task: list(FORECAST)}
 
 
@@ -324,6 +338,8 @@ def apps() -> dict[str, App]:
                            inputs={"message": "a request"}),
             "approve": App("approve", "Writes notes; a person approves each.", "scripted:approve_agent",
                            inputs={"message": "what to write"}),
+            "hidden": App("hidden", "Hides the Agent that pauses for approval.", "scripted:hidden_agent",
+                          inputs={"message": "what to write"}),
             "planner": App("planner", "Plans shipment queries as TODOs; asks which port.", "scripted:planner_agent",
                            inputs={"message": "a request"}),
             "markets": App("markets", "The markets app (a store in a temp folder).", "scripted:markets_agent",

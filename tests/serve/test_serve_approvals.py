@@ -128,6 +128,13 @@ def test_a_new_message_instead_of_a_decision_drops_the_paused_call(http, notes):
     assert pending["approvals"][0]["arguments"]["text"] == "other" and not notes
 
 
+def test_an_app_whose_pause_the_server_cannot_resume_ends_with_run_error(http, notes):
+    events = post_run(http, "hidden", run_input(text="hello"))
+    assert events[-1]["type"] == "RUN_ERROR" and "cannot resume" in events[-1]["message"]
+    thread = http.get("/threads/t1").json()
+    assert thread["pending"] is None and thread["runs"][-1]["status"] == "error" and not notes
+
+
 def test_a_resume_after_the_server_died_mid_resume_does_not_run_the_call_again(tmp_path):
     """The server is killed after the approved call ran and before the thread was saved; a restarted server
     takes the same resume: the call's result is read from the session store, not run again."""
