@@ -31,7 +31,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from orrery import apps as app_registry
 from orrery.errors import ConfigError, OrreryError
-from orrery.events import env_hooks
+from orrery.events import HOOKS, env_hooks
 from orrery.exposure import check_exposure
 from orrery.files import input_file, remove
 from orrery.serve.agui import APPROVAL, CLARIFICATION, Translator
@@ -119,7 +119,7 @@ def create_app(settings: Settings | None = None, **kwargs: Any) -> FastAPI:
     server = Server(settings or Settings(**kwargs))
     s = server.s
     env_hooks()  # OTEL_EXPORTER_OTLP_ENDPOINT: every served run exports its spans
-    api = FastAPI(title="orrery", docs_url=None, redoc_url=None, openapi_url=None)
+    api = FastAPI(title="orrery", docs_url=None, redoc_url=None, openapi_url=None, lifespan=_lifespan)
     api.state.server = server
     if s.cors:
         from fastapi.middleware.cors import CORSMiddleware
@@ -133,6 +133,15 @@ def create_app(settings: Settings | None = None, **kwargs: Any) -> FastAPI:
     _routes(guarded, server)
     api.include_router(guarded)
     return api
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(api: FastAPI) -> AsyncIterator[None]:
+    yield
+    # Spans still buffered go out at shutdown: uvicorn ends a SIGTERM by re-raising it, so atexit never runs.
+    for hook in list(HOOKS):
+        if callable(flush := getattr(getattr(hook, "provider", None), "force_flush", None)):
+            await asyncio.to_thread(flush)
 
 
 # -- auth and errors -------------------------------------------------------------------------------
