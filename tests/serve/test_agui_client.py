@@ -1,6 +1,6 @@
 """Conformance: @ag-ui/client's HttpAgent (Node, from npm; `npm ci` in tests/serve/agui_client) runs the chat
-agent, a clarification with its resume and a tool call approved with its resume against a live server; the client verifies the stream as it
-applies it and rebuilds the messages from our events."""
+agent, a clarification with its resume and a tool call approved with its resume against a live server; the
+client verifies the stream as it applies it and rebuilds the messages from our events."""
 
 import json
 import shutil
