@@ -79,38 +79,19 @@ finally:
 
 def test_a_server_started_with_the_otlp_endpoint_exports_its_runs_in_the_callers_trace():
     """`orrery serve`'s app in its own process, OTEL_EXPORTER_OTLP_ENDPOINT set, a real OTLP receiver (oteltap)."""
-    import asyncio
     import os
-    import subprocess
     import sys
-    import time
+    from pathlib import Path
 
-    from oteltap import OtelTapHttpProtobufReceiver, OtelTapHttpProtobufReceiverSettings
     from scripted import free_port
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "otel"))
+    from test_otlp_export import received  # the receiver started around a command
 
     port = free_port()
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("OTEL_")},
            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}"}
-
-    async def main() -> tuple[subprocess.CompletedProcess, list]:
-        spans: list = []
-        async with OtelTapHttpProtobufReceiver(OtelTapHttpProtobufReceiverSettings(http_port=port)) as rx:
-            async def collect() -> None:
-                async for span in rx.stream_traces():
-                    spans.append(span)
-
-            task = asyncio.create_task(collect())
-            await asyncio.sleep(0.2)
-            command = [sys.executable, "-c", CLIENT, f"00-{TRACE_ID}-{PARENT_ID}-01"]
-            proc = await asyncio.to_thread(subprocess.run, command, env=env, capture_output=True, text=True,
-                                           timeout=120)
-            deadline = time.monotonic() + 15
-            while not any(s.name.startswith("invoke_agent") for s in spans) and time.monotonic() < deadline:
-                await asyncio.sleep(0.1)
-            task.cancel()
-        return proc, spans
-
-    proc, spans = asyncio.run(main())
+    proc, spans = received([sys.executable, "-c", CLIENT, f"00-{TRACE_ID}-{PARENT_ID}-01"], env, port, "invoke_agent")
     assert proc.returncode == 0, proc.stderr
     run = next(s for s in spans if s.name == "invoke_agent agent")
     assert run.trace_id.hex() == TRACE_ID and run.parent_span_id.hex() == PARENT_ID
