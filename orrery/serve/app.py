@@ -31,27 +31,32 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from orrery import apps as app_registry
 from orrery.errors import ConfigError, OrreryError
+from orrery.events import HOOKS, env_hooks
 from orrery.exposure import check_exposure
 from orrery.files import input_file, remove
-from orrery.serve.agui import Translator
+from orrery.serve.agui import APPROVAL, CLARIFICATION, Translator
 from orrery.serve.guard import Guard, Hosts, RedactTokens, check_id, inside, parse_json
 from orrery.serve.runs import (
     Bridge,
     answer_of,
     drive,
+    resumable,
     status_of,
     summary_of,
+    traced,
     views_of,
     write_artifacts,
 )
 from orrery.serve.threads import SessionConflict, Thread, ThreadStore
 from orrery.sessions import data_dir
+from orrery.tools.core import CallLedger
 
 WEB = Path(__file__).parent / "web"
 WEB_FILES = frozenset(p.name for p in WEB.iterdir() if p.is_file())
 ARTIFACTS = ("result.json", "plot.png")
 UPLOAD_TYPES = (".csv", ".parquet", ".pq")
 LEASE_S = 30.0  # a thread's lease: renewed while its run goes on, so a server that died frees it within this
+TRACE_HEADERS = ("traceparent", "tracestate")
 ModelFactory = Callable[[str, RunAgentInput], Any]
 
 
@@ -68,6 +73,7 @@ class Settings:
     max_body_bytes: int = 2**20  # a JSON request body
     run_timeout: float = 600.0
     thread_wait: float = 30.0  # how long a run waits for another run on its thread to end (then 409)
+    lease: float = LEASE_S  # a thread's lease while its run goes on (a server that died frees it after this)
     apps: dict[str, app_registry.App] | None = None  # default: orrery.apps.discover()
 
 
@@ -112,7 +118,8 @@ def _writable(folder: Path) -> Path:
 def create_app(settings: Settings | None = None, **kwargs: Any) -> FastAPI:
     server = Server(settings or Settings(**kwargs))
     s = server.s
-    api = FastAPI(title="orrery", docs_url=None, redoc_url=None, openapi_url=None)
+    env_hooks()  # OTEL_EXPORTER_OTLP_ENDPOINT: every served run exports its spans
+    api = FastAPI(title="orrery", docs_url=None, redoc_url=None, openapi_url=None, lifespan=_lifespan)
     api.state.server = server
     if s.cors:
         from fastapi.middleware.cors import CORSMiddleware
@@ -126,6 +133,15 @@ def create_app(settings: Settings | None = None, **kwargs: Any) -> FastAPI:
     _routes(guarded, server)
     api.include_router(guarded)
     return api
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(api: FastAPI) -> AsyncIterator[None]:
+    yield
+    # Spans still buffered go out at shutdown: uvicorn ends a SIGTERM by re-raising it, so atexit never runs.
+    for hook in list(HOOKS):
+        if callable(flush := getattr(getattr(hook, "provider", None), "force_flush", None)):
+            await asyncio.to_thread(flush)
 
 
 # -- auth and errors -------------------------------------------------------------------------------
@@ -211,14 +227,18 @@ def _routes(api: APIRouter, server: Server) -> None:
                                          "start a new thread for this agent")
             if any(r["run_id"] == body.run_id for r in session.runs) or (server.data / "runs" / body.run_id).exists():
                 raise HTTPException(409, f"run id {body.run_id!r} is taken; send a new runId")
-            task, user_text = _task(session, body, keeps_session(app))
+            decisions, said = _decisions(session, body)
+            task, user_text = (session.pending["task"], said) if decisions is not None else \
+                _task(session, body, keeps_session(app))
         except BaseException:
             await asyncio.to_thread(server.store.release, body.thread_id, owner)
             raise
         since = len(session.messages)
         session.messages.append({"id": _message_id(body), "role": "user", "content": user_text})
         session.title = session.title or user_text[:80]
-        run = Run(server, app, body, session, task, inputs, owner, since)
+        run = Run(server, app, body, session, task, inputs, owner, since,
+                  (session.paused or {}, decisions) if decisions is not None else None,
+                  {k: v for k, v in request.headers.items() if k in TRACE_HEADERS})
         return StreamingResponse(_stream(run), media_type=server.encoder.get_content_type(),
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
@@ -275,7 +295,7 @@ async def _run_input(request: Request) -> RunAgentInput:
 async def _acquire(server: Server, thread_id: str, owner: str) -> bool:
     """Wait for the thread's lease (held across processes in the session store) up to `thread_wait`."""
     deadline, pause = time.monotonic() + server.s.thread_wait, 0.02
-    while not await asyncio.to_thread(server.store.acquire, thread_id, owner, LEASE_S):
+    while not await asyncio.to_thread(server.store.acquire, thread_id, owner, server.s.lease):
         if time.monotonic() >= deadline:
             return False
         await asyncio.sleep(pause)
@@ -350,6 +370,46 @@ def _task(session: Thread, body: RunAgentInput, stateful: bool = False) -> tuple
     return "Earlier in this conversation:\n" + "\n".join(earlier) + f"\n\nNow: {said}", said
 
 
+def _decisions(session: Thread, body: RunAgentInput) -> tuple[dict[str, Any] | None, str]:
+    """The decisions a resume gives on the thread's pending approvals, `{call id: True | False | {arguments}}`, and
+    the user's words for them; (None, "") when no approval is pending. A plain message instead drops the paused
+    call. The resume must decide exactly the pending interrupts (400 otherwise)."""
+    pending = session.pending
+    if pending is None or pending.get("kind") != APPROVAL:
+        return None, ""
+    if not body.resume:
+        session.pending = session.paused = None  # a new request instead of a decision: the call never runs
+        return None, ""
+    waiting = {a["interrupt"]: a for a in pending["approvals"]}
+    given = [e.interrupt_id for e in body.resume]
+    if sorted(given) != sorted(waiting):
+        raise HTTPException(400, f"decide exactly the pending approvals {', '.join(waiting)} (one resume entry each); "
+                                 f"got {', '.join(given)[:300]}")
+    decisions: dict[str, Any] = {}
+    words = []
+    for entry in body.resume:
+        call = waiting[entry.interrupt_id]
+        decision = _decision(entry)
+        decisions[call["id"]] = decision
+        words.append(f"{'denied' if decision is False else 'approved'} {call['tool']}"
+                     + (" with edited arguments" if isinstance(decision, dict) else ""))
+    return decisions, "; ".join(words).capitalize()
+
+
+def _decision(entry: Any) -> bool | dict[str, Any]:
+    """A resume entry as a decision: `cancelled` denies; `resolved` with `{approved, arguments?}`."""
+    if entry.status == "cancelled":
+        return False
+    payload = entry.payload
+    if not isinstance(payload, dict) or not isinstance(payload.get("approved"), bool) or \
+            not isinstance(payload.get("arguments", {}), dict):
+        raise HTTPException(400, f"resume {entry.interrupt_id!r}: give payload {{\"approved\": true|false}}, with "
+                                 "\"arguments\": {...} to run the call with edited arguments")
+    if payload["approved"] and payload.get("arguments"):
+        return payload["arguments"]
+    return payload["approved"]
+
+
 def _resumed(pending: dict[str, Any], answer: str) -> str:
     return f"{pending['task']}\n\nYou asked: {pending['question']}\nThe user answered: {answer}"
 
@@ -396,6 +456,9 @@ class Run:
     inputs: dict[str, Any]
     owner: str
     since: int
+    resume: tuple[dict[str, Any], dict[str, Any]] | None = None  # (the paused agent's snapshot, the decisions)
+    trace: dict[str, str] | None = None  # the request's traceparent / tracestate
+    agent: Any = None  # the app's agent, once made
 
 
 async def _stream(run: Run) -> AsyncIterator[str]:
@@ -428,17 +491,21 @@ async def _stream(run: Run) -> AsyncIterator[str]:
         options, run_inputs = _agent_options(server, app, body.thread_id, run.inputs)
 
         def work(handler: Callable) -> Any:
-            return drive(app.make_agent(model, **options), run.task, run_inputs, handler)
+            with traced(run.trace or {}):
+                run.agent = app.make_agent(model, **options)
+                if (target := resumable(run.agent)) is not None:  # approved calls' done-markers, kept durably
+                    target.ledger = CallLedger(server.store.sessions)
+                return drive(run.agent, run.task, run_inputs, handler, run.resume)
 
         bridge = Bridge(work)
         deadline = renewed = time.monotonic()
         deadline += server.s.run_timeout
         while True:
-            if time.monotonic() - renewed > LEASE_S / 3:  # still running: keep the thread's lease
-                await asyncio.to_thread(server.store.acquire, body.thread_id, run.owner, LEASE_S)
+            if time.monotonic() - renewed > server.s.lease / 3:  # still running: keep the thread's lease
+                await asyncio.to_thread(server.store.acquire, body.thread_id, run.owner, server.s.lease)
                 renewed = time.monotonic()
             try:
-                kind, item = await bridge.get(min(LEASE_S / 3, max(0.0, deadline - time.monotonic())))
+                kind, item = await bridge.get(min(server.s.lease / 3, max(0.0, deadline - time.monotonic())))
             except TimeoutError:
                 if time.monotonic() < deadline:
                     continue
@@ -491,15 +558,32 @@ def _finish(run: Run, tr: Translator, kind: str, item: Any) -> tuple[str, list[B
     for failure in failed:  # the run's answer stands; the file that could not be made is said so
         events += tr.custom("orrery.error", f"not written: {failure}")
     answer = answer_of(result)
-    if status == "paused" and tr.interrupt is not None:
-        session.pending = {"id": tr.interrupt.id, "question": tr.interrupt.message, "task": run.task}
+    if status == "paused" and tr.interrupts:
+        _pause(run, tr)
     else:
         events += tr.answer(answer)
+        if run.resume is not None and status != "error":  # decided: the approvals are spent
+            session.pending = session.paused = None
     if answer:
         session.messages.append({"id": f"msg_{run_id}", "role": "assistant", "content": answer})
     summary = summary_of(result) | ({"error": answer} if status == "error" else {})
     summary |= {"artifact_errors": failed} if failed else {}
     return status, events + tr.finished(status, summary)
+
+
+def _pause(run: Run, tr: Translator) -> None:
+    """The thread's pending interrupt: a clarification, or approvals with the paused agent's snapshot."""
+    first = tr.interrupts[0]
+    if first.reason == CLARIFICATION:
+        run.session.pending = {"id": first.id, "question": first.message, "task": run.task}
+        return
+    target = resumable(run.agent)
+    if target is None:  # an app whose inner run paused: nothing the server could resume
+        raise ConfigError(f"agent {run.app.name!r} paused for a tool approval the server cannot resume (it has no "
+                          "snapshot/restore/resume_stream); serve an orrery Agent, or an app exposing it as .agent")
+    run.session.pending = {"kind": APPROVAL, "id": first.id, "task": run.task,
+                           "approvals": [{"interrupt": i.id, **(i.metadata or {})} for i in tr.interrupts]}
+    run.session.paused = target.snapshot()
 
 
 def _save_and_release(run: Run) -> None:
@@ -515,7 +599,7 @@ def _save(server: Server, session: Thread, since: int | None = None, tries: int 
     are added to it, again if a third writer got in between."""
     run = session.runs[-1]
     added = session.messages[len(session.messages) if since is None else since:]
-    state, pending = dict(session.state), session.pending
+    state, pending, paused = dict(session.state), session.pending, session.paused
     for _ in range(tries - 1):
         try:
             server.store.save(session)
@@ -524,7 +608,8 @@ def _save(server: Server, session: Thread, since: int | None = None, tries: int 
             fresh = server.store.load(session.id) or Thread(id=session.id, agent=session.agent, title=session.title)
             fresh.messages += added
             fresh.state.update(state)
-            fresh.pending = pending if pending is not None else fresh.pending
+            if pending is not None:
+                fresh.pending, fresh.paused = pending, paused
             fresh.runs.append(run)
             session = fresh
     server.store.save(session)

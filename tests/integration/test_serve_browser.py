@@ -126,6 +126,32 @@ def test_clarification_answered_resumes_and_thread_reopens_after_reload(server, 
     shoot(page, "thread-reopened.png")
 
 
+def test_approve_runs_the_tool_and_shows_its_result_with_arguments_as_text(server, page):
+    page.goto(f"{server.url}/?agent=approve")
+    markup = "<b id=x>hello</b><img src=nowhere onerror=window.hacked=1>"
+    ask(page, markup)
+    page.wait_for_selector("#approvals:not([hidden]) .approval")
+    card = page.locator(".approval")
+    assert card.locator("strong").inner_text() == "Run write_note?"
+    assert '"text": "<b id=x>hello</b>' in card.locator("pre.arguments").inner_text()
+    assert page.locator("#approvals b, #approvals img").count() == 0
+    assert page.evaluate("window.hacked") is None
+    page.reload()  # the pending approval comes back with the thread
+    page.wait_for_selector("#approvals:not([hidden]) .approval")
+    shoot(page, "approval.png")
+    page.click(".approval button.approve")
+    page.wait_for_selector(".assistant >> text=Done: wrote")
+    assert markup in page.locator(".assistant").last.inner_text()
+    assert page.locator("#approvals").is_hidden()
+
+
+def test_deny_in_the_browser_runs_nothing(server, page):
+    page.goto(f"{server.url}/?agent=approve")
+    ask(page, "never write this")
+    page.click(".approval button.deny")
+    page.wait_for_selector(".assistant >> text=Done: Denied")
+
+
 def test_an_open_question_survives_a_reload(server, page):
     page.goto(f"{server.url}/?agent=clarify")
     ask(page, "plan a holiday")

@@ -132,6 +132,7 @@ function newThread() {
   $("log").replaceChildren();
   renderState();
   $("clarify").hidden = true;
+  showApprovals([]);
   history.replaceState(null, "", `?agent=${ui.agent}`);
 }
 
@@ -151,10 +152,13 @@ async function openThread(id) {
     const view = new RunView(false);
     for (const ev of run.events) view.handle(ev);
   });
-  // The thread, not the replayed runs, says whether a question is still open.
-  ui.interrupt = t.pending ? { id: t.pending.id, message: t.pending.question } : null;
-  $("clarify-q").textContent = t.pending ? t.pending.question : "";
-  $("clarify").hidden = !t.pending;
+  // The thread, not the replayed runs, says whether a question or approvals are still open.
+  const approvals = t.pending && t.pending.kind === "tool_approval" ? t.pending.approvals : [];
+  const question = t.pending && !approvals.length ? t.pending : null;
+  ui.interrupt = question ? { id: question.id, message: question.question } : null;
+  $("clarify-q").textContent = question ? question.question : "";
+  $("clarify").hidden = !question;
+  showApprovals(approvals.map((a) => ({ id: a.interrupt, reason: "tool_approval", metadata: a })));
   renderState();
   history.replaceState(null, "", `?agent=${t.agent}&thread=${encodeURIComponent(t.id)}`);
   $("threads").classList.remove("open");
@@ -167,6 +171,7 @@ async function send(text, resume) {
   ui.busy = true;
   $("send").disabled = true;
   $("clarify").hidden = true;
+  showApprovals([]);
   $("log").append(el("div", { class: "user", text }));
   const body = {
     threadId: ui.thread, runId: newId("run"), state: ui.state, tools: [], context: [],
@@ -292,7 +297,13 @@ class RunView {
   RUN_FINISHED(ev) {
     this.STEP_FINISHED();
     const outcome = ev.outcome || {};
-    if (outcome.type === "interrupt") {
+    const approvals = (outcome.interrupts || []).filter((i) => i.reason === "tool_approval");
+    if (approvals.length) {
+      ui.interrupt = null;
+      this.box.append(el("div", { class: "assistant question",
+        text: `Waiting for your approval: ${approvals.map((i) => (i.metadata || {}).tool).join(", ")}` }));
+      if (this.live) showApprovals(approvals);
+    } else if (outcome.type === "interrupt") {
       ui.interrupt = outcome.interrupts[0];
       this.box.append(el("div", { class: "assistant question", text: ui.interrupt.message || "The agent has a question." }));
       $("clarify-q").textContent = ui.interrupt.message || "The agent has a question:";
@@ -520,6 +531,34 @@ function seriesChart(v) {
     }
   });
   return root;
+}
+
+// -- approvals: each pending tool call with its arguments (as text, never as HTML), Approve / Deny -----------
+function showApprovals(interrupts) {
+  const box = $("approvals");
+  const decided = {};
+  box.replaceChildren();
+  box.hidden = !interrupts.length;
+  for (const it of interrupts) {
+    const call = it.metadata || {};
+    const buttons = [el("button", { type: "button", class: "approve", text: "Approve" }),
+                     el("button", { type: "button", class: "deny", text: "Deny" })];
+    const card = el("div", { class: "approval", "data-interrupt": it.id },
+      el("strong", { text: `Run ${call.tool}?` }),
+      el("pre", { class: "arguments", text: JSON.stringify(call.arguments ?? {}, null, 2) }),
+      el("div", { class: "row" }, ...buttons));
+    buttons.forEach((b, i) => b.addEventListener("click", () => {
+      decided[it.id] = { approved: i === 0, tool: call.tool };
+      buttons.forEach((x) => { x.disabled = true; });
+      if (Object.keys(decided).length < interrupts.length) return;
+      const words = interrupts.map((x) => `${decided[x.id].approved ? "approved" : "denied"} ${decided[x.id].tool}`);
+      const said = words.join("; ");
+      send(said.charAt(0).toUpperCase() + said.slice(1), interrupts.map((x) => (
+        { interruptId: x.id, status: "resolved", payload: { approved: decided[x.id].approved } })));
+    }));
+    box.append(card);
+  }
+  if (interrupts.length) box.querySelector("button").focus();
 }
 
 // -- wiring --------------------------------------------------------------------------------------------
