@@ -63,15 +63,19 @@ class RateLimitedModel:
     def __init__(self, model: Model, limiter: RateLimiter | None, stop: threading.Event | None = None):
         self.model, self.limiter, self.stop = model, limiter, stop
         self.name = model.name
+        # Passed on, so the embedded model keeps one prompt prefix across steps (its cache then holds).
+        self.takes_catalogue = getattr(model, "takes_catalogue", False)
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
                  tool_choice: str = "auto", schema: dict[str, Any] | None = None,
-                 max_tokens: int | None = None) -> ModelResponse:
+                 max_tokens: int | None = None, catalogue: Sequence[ToolSpec] | None = None) -> ModelResponse:
         if self.stop is not None and self.stop.is_set():
             raise BatchCancelled("the batch was interrupted")
         if self.limiter is not None:
             self.limiter.acquire()
-        return self.model.complete(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens)
+        extra = {"catalogue": catalogue} if catalogue is not None and self.takes_catalogue else {}
+        return self.model.complete(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens,
+                                   **extra)
 
 
 # --------------------------------------------------------------------------- indexes
