@@ -209,8 +209,7 @@ class ResearchAgent(EventSource):
         """A search with the question itself, held to the run's bound like every search, for a market figure or
         a series' values the sources state for this very question."""
         docs = self.index.search(str(row["question"]), ANCHOR_K, **search_filters({"before": bound.isoformat()}))
-        state.anchors = find_anchors(str(row["question"]), docs, url=str(row.get("url") or ""),
-                                     source=row.get("source"))
+        state.anchors = find_anchors(str(row["question"]), docs, source=row.get("source"))
         ids = {a.doc_id for a in [state.anchors.market] if a} | set(state.anchors.series.doc_ids
                                                                      if state.anchors.series else ())
         state.anchor_docs = [d for d in docs if d.id in ids]

@@ -10,9 +10,9 @@ Two statements are recognised (the shipped corpus writes them, and so does any c
 * ``the <Label> for "<question>" stood at 0.139`` - a market, crowd or community probability;
 * ``<Label> value for "<question>": 24.188`` - one value of a data series (FRED, ACLED, yfinance, ...).
 
-A statement counts for a question when the document's URL is the question's URL, or when the quoted question
-is the asked one's first line once dates and numbers are masked (two questions on different tickers or
-thresholds of one template then still differ).
+A statement counts for a question when the quoted question is the asked one's first line once dates and numbers
+are masked (questions on different tickers or people of one template still differ; a URL is no key: one
+Wikipedia page serves many questions).
 """
 
 from __future__ import annotations
@@ -90,9 +90,7 @@ def mask(text: str) -> str:
     return DATE_OR_NUMBER.sub("#", " ".join(first.lower().split()))
 
 
-def same_question(quoted: str, doc: Document, question: str, url: str) -> bool:
-    if url and doc.url and doc.url.rstrip("/") == url.rstrip("/"):
-        return True
+def same_question(quoted: str, question: str) -> bool:
     return mask(quoted) == mask(question)
 
 
@@ -102,20 +100,22 @@ def source_of(doc: Document, label: str) -> str:
     return name.lower()
 
 
-def find_anchors(question: str, docs: Iterable[Document], *, url: str = "", source: str | None = None) -> Anchors:
+def find_anchors(question: str, docs: Iterable[Document], *, source: str | None = None) -> Anchors:
     """The anchors that ``docs`` state for ``question`` (the latest market figure; every series value, oldest first).
-    ``url`` and ``source`` are the question row's, when it has them."""
+    ``source`` is the question row's, when it has one."""
     found = Anchors()
-    values: dict[str, tuple[str | None, float]] = {}
-    series_source, ids = source, []
+    values: dict[str, dict[float, str]] = {}  # day -> value -> the document stating it
+    series_source = source
     for doc in sorted({d.id: d for d in docs}.values(), key=lambda d: (d.date is None, d.date or 0, d.id)):
         day = doc.date.date().isoformat() if doc.date else None
-        if (m := MARKET.search(doc.text)) and same_question(m["question"], doc, question, url):
+        if (m := MARKET.search(doc.text)) and same_question(m["question"], question):
             found.market = Anchor(float(m["p"]), m["label"].strip(), doc.id, day)  # later documents win
-        elif (s := SERIES.search(doc.text)) and same_question(s["question"], doc, question, url):
-            values[day or doc.id] = (day, float(s["v"].replace(",", "")))
+        elif (s := SERIES.search(doc.text)) and same_question(s["question"], question):
+            values.setdefault(day or doc.id, {})[float(s["v"].replace(",", ""))] = doc.id
             series_source = series_source or source_of(doc, s["label"])
-            ids.append(doc.id)
-    if values and series_source in SERIES_SOURCES:
-        found.series = Series(series_source, list(values.values())[-MAX_VALUES:], ids[-MAX_VALUES:])
+    # Two values on one day: questions of one template that differ only in a number; which is ours is unknown.
+    if values and series_source in SERIES_SOURCES and all(len(v) == 1 for v in values.values()):
+        kept = list(values.items())[-MAX_VALUES:]
+        found.series = Series(series_source, [(day, next(iter(v))) for day, v in kept],
+                              [next(iter(v.values())) for _, v in kept])
     return found

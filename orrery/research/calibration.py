@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,7 @@ from scipy.optimize import isotonic_regression, minimize
 from orrery.errors import DataError
 from orrery.files import read_text
 from orrery.research.anchors import Anchors
-from orrery.research.batch import write_json_atomic
+from orrery.research.batch import load_trajectory, trajectory_path, write_json_atomic
 
 FORMAT = "orrery.research.calibrator"
 VERSION = 1
@@ -256,3 +256,57 @@ def fit(examples: Sequence[Example], rate_rows: Sequence[tuple[str, str, float]]
     calib.fitted_on = {**(fitted_on or {}), "questions": len(examples), "folds": folds,
                        "cv_brier": {m: round(v, 4) for m, v in cv.items()}}
     return calib
+
+
+# --------------------------------------------------------------------------- from a batch
+
+
+def group_of(row: Mapping[str, Any]) -> str:
+    """Every row of one underlying question (a dataset question has one row per resolution date) shares it."""
+    return f"{row['source']}/{row['source_id']}" if row.get("source") and row.get("source_id") else str(row["id"])
+
+
+def pooled_of(trajectory: Mapping[str, Any], k: int | None = None) -> float | None:
+    """The pooled figure of a trajectory's first ``k`` trials (all when None; its own ``pooled`` then)."""
+    if k is None:
+        return trajectory.get("pooled")
+    valid = [t["probability"] for t in trajectory.get("trials", [])[:k] if t.get("probability") is not None]
+    return pool(valid).probability if valid else None
+
+
+def rate_rows(rows: Iterable[Mapping[str, Any]]) -> list[tuple[str, str, float]]:
+    """``(group, source, outcome)`` of every resolved row: what base rates are learned from."""
+    return [(group_of(r), str(r.get("source") or ""), float(r["resolution"]))
+            for r in rows if r.get("resolution") is not None]
+
+
+def examples_from_runs(rows: Sequence[Mapping[str, Any]], runs: Path, k: int | None = None
+                       ) -> tuple[list[Example], set[str]]:
+    """The resolved rows that have a forecast in the batch folder ``runs``, as examples, and the models named."""
+    examples, models = [], set()
+    for row in rows:
+        traj = load_trajectory(trajectory_path(runs, row["id"]))
+        if row.get("resolution") is None or traj is None or (p := pooled_of(traj, k)) is None:
+            continue
+        models.add(str(traj.get("model", "")))
+        features = Features.of(p, Anchors.from_dict(traj.get("anchors")), row.get("source"))
+        examples.append(Example(features, float(row["resolution"]), group_of(row)))
+    return examples, models
+
+
+def calibrate_runs(rows: Sequence[Mapping[str, Any]], runs: Path) -> Calibrator:
+    """A calibrator from a batch's trajectories and the rows' resolutions (refused when the batch mixes models)."""
+    examples, models = examples_from_runs(rows, runs)
+    if len(models) > 1:
+        raise DataError(f"{runs} holds trajectories of several models ({', '.join(sorted(models))}): a calibrator "
+                        "is fitted for one; calibrate each model's batch separately")
+    trials = max((len(t.get("trials", [])) for t in _trajectories(rows, runs)), default=1)
+    sets = sorted({str(r.get("question_set")) for r in rows if r.get("question_set")})
+    return fit(examples, rate_rows(rows), next(iter(models), ""), trials=trials,
+               fitted_on={"question_sets": sets})
+
+
+def _trajectories(rows: Sequence[Mapping[str, Any]], runs: Path) -> Iterator[dict[str, Any]]:
+    for row in rows:
+        if (traj := load_trajectory(trajectory_path(runs, row["id"]))) is not None:
+            yield traj
