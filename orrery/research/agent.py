@@ -69,7 +69,7 @@ class ResearchResult:
     status: Status  # completed: a forecast was submitted; invalid: the run ended without one; or a limit
     steps: int
     usage: Usage
-    duration: float
+    duration: float  # the loop's seconds (each further trial's are in `trials`)
     trajectory: Trajectory = field(default_factory=Trajectory)
     question: str = ""
     before: str | None = None  # the date bound (ISO, UTC) every search was held to

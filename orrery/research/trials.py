@@ -44,6 +44,7 @@ class Trial:
     rationale: str = ""
     inverted: bool = False
     error: str = ""  # why the trial was refused (then probability is None)
+    seconds: float = 0.0  # its model call
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -84,13 +85,13 @@ def run_trial(model: Model, messages: list[Message], submit_spec: ToolSpec, st: 
     except ModelError as exc:  # one failed sample leaves the others standing
         response = ModelResponse(content="", tool_calls=[])
         reply = ModelReply(response, time.monotonic() - t0)
-        return Trial(n, None, inverted=inverted, error=f"model error: {exc}"), reply
+        return Trial(n, None, inverted=inverted, error=f"model error: {exc}", seconds=reply.seconds), reply
     assert response is not None
     reply = ModelReply(response, time.monotonic() - t0)
     call = next((c for c in response.tool_calls if c.name == "submit"), None)
     if call is None or call.error:
-        return Trial(n, None, inverted=inverted, error="no submit call"), reply
+        return Trial(n, None, inverted=inverted, error="no submit call", seconds=reply.seconds), reply
     p, rationale, error = check_trial(call.arguments, st)
     if p is not None and inverted:
         p = 1.0 - p
-    return Trial(n, p, rationale, inverted, error), reply
+    return Trial(n, p, rationale, inverted, error, reply.seconds), reply

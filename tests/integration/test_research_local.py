@@ -37,4 +37,9 @@ def test_one_question_with_the_embedded_model(tmp_path: Path) -> None:
     if result.status == "completed":
         assert 0.0 <= result.probability <= 1.0
         assert result.sources and all(s.id in returned for s in result.sources)
+        # an aggregate: the loop's submit and two more trials on its board, pooled, then the shipped calibrator
+        assert len(result.trials) == 3 and result.trials[0]["probability"] == result.raw
+        assert result.pooled is not None and result.spread is not None
+        assert result.calibrated == result.probability and result.calibration.endswith("questions)")
+        assert result.anchors["market"]["probability"] == pytest.approx(row["market_value"], abs=1e-3)
     assert (tmp_path / "run.jsonl").read_text().count("\n") == len(result.trajectory.events)
