@@ -10,8 +10,9 @@ orrery/research/data/forecastbench (8 questions per set and source), in a strati
 nine sources, each source's rows in id-hash order, so any prefix of the order covers every source. ``run`` works
 down that order until its time is up; the sample is whatever finished.
 
-Agent setup (the cheap one the machine allows): guided tools, one source on the board (search, add_source,
-submit), ``MAX_TRIALS`` submit trials on that one board, no calibrator (raw and pooled figures only).
+Agent setup (the cheap one the machine allows): ``board="search"`` (the board is the date-bounded search for the
+question itself, documents stating an anchor first, two sources), then ``MAX_TRIALS`` submit trials on that one
+board, no calibrator (raw and pooled figures only).
 
 ``report`` scores every finished question on: raw (trial 1, the loop's own submit), pooled (logit mean of the
 first k trials, k = 1..MAX_TRIALS), calibrated (out of fold: grouped 5-fold, each fold's calibrator fitted on the
@@ -51,9 +52,11 @@ ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results" / "research_calibration.json"
 REPORT = ROOT / "research_calibration.md"
 SHIPPED = ROOT.parent / "orrery" / "research" / "data" / "calibration-local.json"
-RUNS = cache_dir() / "bench" / "research_calibration" / "runs"
+RUNS = cache_dir() / "bench" / "research_calibration" / "runs-search"
 MAX_TRIALS = 3
-SETUP = {"max_rounds": 4, "max_sources": 1, "wall_time": 240.0, "k": 3, "max_tokens_per_call": 192}
+# The loop (search, add_source, submit; one source) was tried first: 2 questions in 10 minutes, neither submitted
+# (a wall-time stop; a note, then a submit citing nothing): so the board comes from the search for the question.
+SETUP = {"board": "search", "max_sources": 2, "k": 3}
 PICK_WITHIN = 0.005  # the default k: the fewest trials whose calibrated Brier is within this of the best
 
 

@@ -18,6 +18,7 @@ keeps the search history in its truncation notice. The run ends at ``submit`` or
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
@@ -42,13 +43,14 @@ from orrery.research.prompts import NOT_SUBMITTED, SYSTEM_PROMPT, question_promp
 from orrery.research.search import INDEX_FORMAT, SearchBackend, open_index
 from orrery.research.tools import STATE_KEY, ResearchState, research_tools, search_filters, submit
 from orrery.research.trials import MAX_TRIALS, Trial, run_trial, trial_messages
-from orrery.research.types import DateLike, to_utc
+from orrery.research.types import DateLike, Document, to_utc
 from orrery.tools.core import RunContext
 
 TOOLS_REF = "orrery.research.tools:research_tools"
 DEFAULT_TRIALS = 3  # measured in bench/research.py: see orrery/research/README.md
 SHIPPED_CALIBRATION = DATA_DIR.parent / "calibration-local.json"  # fitted for the embedded model
 ANCHOR_K = 10  # documents the anchor search looks through
+BOARDS = ("loop", "search")  # who builds the board: the agent's loop, or the search for the question alone
 
 
 @dataclass
@@ -146,17 +148,21 @@ class ResearchAgent(EventSource):
     (not another search), and once ``max_sources`` are on the board only edit_note and submit.
 
     ``trials`` submit samples are pooled (see the module doc); ``calibration`` is a :class:`Calibrator`, a
-    calibrator file, ``False``/``"none"`` for none, or None: the shipped one for the embedded model."""
+    calibrator file, ``False``/``"none"`` for none, or None: the shipped one for the embedded model.
+    ``board="search"`` (default for the embedded model, else ``"loop"``) skips the loop: the board is the anchor
+    search's first ``max_sources`` documents and every trial is a submit sample on it (``trials`` model calls)."""
 
     def __init__(self, llm: Model | str | None = None, index: SearchBackend | str | Path | None = None, *,
                  max_rounds: int = 12, max_tokens: int | None = None, wall_time: float | None = None,
                  k: int = 5, context: SlidingWindow | None = None, system_prompt: str = SYSTEM_PROMPT,
                  max_tokens_per_call: int | None = 256, tool_choice: str = "required",
-                 guided: bool | None = None, max_sources: int = 2, trials: int = DEFAULT_TRIALS,
+                 guided: bool | None = None, max_sources: int = 2, trials: int = DEFAULT_TRIALS, board: str | None = None,
                  calibration: Calibrator | str | Path | None | bool = None,
                  on_event: Iterable[Callable[[Event], None]] = (), trace: str | Path | None = None):
         if not 1 <= trials <= MAX_TRIALS:
             raise DataError(f"trials must be from 1 to {MAX_TRIALS}, got {trials}")
+        if board is not None and board not in BOARDS:
+            raise DataError(f"board must be one of {', '.join(BOARDS)}, got {board!r}")
         self.index = resolve_index(index)
         self.k = k
         self.max_sources = max_sources
@@ -164,6 +170,9 @@ class ResearchAgent(EventSource):
         model = resolve_model(llm)
         self.model = model
         self.calibrator = resolve_calibration(calibration, model.name)
+        # The embedded model's loop costs minutes a question and often ends without a submit citing a source
+        # (bench/research_calibration.md); its shipped calibrator is fitted on search boards.
+        self.board = board or ("search" if model.name == "local" else "loop")
         self.guided = model.name == "local" if guided is None else guided
         self.config = AgentConfig(
             system_prompt=system_prompt, max_rounds=max_rounds, max_retries=0, max_tokens=max_tokens,
@@ -184,28 +193,45 @@ class ResearchAgent(EventSource):
         state = ResearchState(self.index, self.k, guided=self.guided, max_sources=self.max_sources,
                               question=str(row["question"]))
         self.agent.ctx.state[STATE_KEY] = state
-        self._anchors(state, row, bound)
+        found = self._anchors(state, row, bound)
         self.events = []
-        run, final = None, None
-        for event in self.agent.stream(question_prompt(row, bound.date().isoformat()), before=bound.isoformat(),
-                                       **options):
-            if isinstance(event, Final):
-                run, final = event.result, event.to_dict()
-            else:
-                self.events.append(event.to_dict())
-                yield event
-        trials = [Trial(1, state.probability, state.rationale)] if state.probability is not None else []
-        if trials:  # the pool draws on a board the loop submitted on; a run a limit stopped has no forecast
-            yield from self._more_trials(state, trials)
+        task = question_prompt(row, bound.date().isoformat())
+        run, final, trials = None, None, []
+        if self.board == "search":
+            t0 = time.monotonic()
+            self._search_board(state, found)
+            prefix = [Message("system", self.config.system_prompt), Message("user", task)]
+            yield from self._more_trials(state, trials, prefix, first=1)
+            ok = any(t.probability is not None for t in trials)
+            run = RunResult("completed" if ok else "invalid", "", errors=[] if ok else ["no trial was valid"],
+                            duration=time.monotonic() - t0)
+        else:
+            for event in self.agent.stream(task, before=bound.isoformat(), **options):
+                if isinstance(event, Final):
+                    run, final = event.result, event.to_dict()
+                else:
+                    self.events.append(event.to_dict())
+                    yield event
+            trials = [Trial(1, state.probability, state.rationale)] if state.probability is not None else []
+            if trials:  # the pool draws on a board the loop submitted on; a run a limit stopped has no forecast
+                yield from self._more_trials(state, trials, self.agent.memory.messages[:2], first=2)
         result = self._result(run, state, question_id or str(row.get("id", "")), dict(row), bound.isoformat())
         self._aggregate(result, state, trials, row.get("source"))
         event = StateChanged("forecast", {k: getattr(result, k) for k in FIGURES})
-        self.events += [event.to_dict(), final]  # the loop's own end last, as in the trace
+        end = Final(result.status, result.rationale or "; ".join(result.errors[-1:]), result)
+        self.events += [event.to_dict(), final or end.to_dict()]  # the loop's own end last, as in the trace
         result.trajectory.events = list(self.events)
         yield event
-        yield Final(result.status, result.rationale or "; ".join(result.errors[-1:]), result)
+        yield end
 
-    def _anchors(self, state: ResearchState, row: Mapping[str, Any], bound: datetime) -> None:
+    def _search_board(self, state: ResearchState, found: list[Document]) -> None:
+        """The cheap board: the anchor search's documents, those stating an anchor first, up to ``max_sources``."""
+        anchor_ids = {d.id for d in state.anchor_docs}
+        for doc in sorted(found, key=lambda d: d.id not in anchor_ids)[: self.max_sources]:
+            state.seen[doc.id] = doc
+            state.board.add_document(doc, "found by searching the question")
+
+    def _anchors(self, state: ResearchState, row: Mapping[str, Any], bound: datetime) -> list[Document]:
         """A search with the question itself, held to the run's bound like every search, for a market figure or
         a series' values the sources state for this very question."""
         docs = self.index.search(str(row["question"]), ANCHOR_K, **search_filters({"before": bound.isoformat()}))
@@ -213,13 +239,16 @@ class ResearchAgent(EventSource):
         ids = {a.doc_id for a in [state.anchors.market] if a} | set(state.anchors.series.doc_ids
                                                                      if state.anchors.series else ())
         state.anchor_docs = [d for d in docs if d.id in ids]
+        return docs
 
-    def _more_trials(self, state: ResearchState, trials: list[Trial]) -> Iterator[Event]:
-        """Trials 2..k: one submit call each on the final board (see :mod:`orrery.research.trials`)."""
-        prefix = self.agent.memory.messages[:2]
+    def _more_trials(self, state: ResearchState, trials: list[Trial], prefix: list[Message], first: int
+                     ) -> Iterator[Event]:
+        """Trials first..k: one submit call each on the final board (see :mod:`orrery.research.trials`)."""
+        if not len(state.board):
+            return
         board, spec = state.board.render(), submit.spec(self.agent.ctx)
         catalogue = [t.spec() for t in research_tools()]
-        for n in range(2, self.trials + 1):
+        for n in range(first, self.trials + 1):
             messages = trial_messages(prefix, board, n, state.anchors.describe())
             trial, reply = run_trial(self.agent.model, messages, spec, state, n, catalogue=catalogue)
             self.events.append(reply.to_dict())
@@ -235,12 +264,14 @@ class ResearchAgent(EventSource):
         if not valid:
             return
         pooled = pool([t.probability for t in valid])  # type: ignore[misc]
-        result.raw = trials[0].probability if trials[0].n == 1 else None
+        result.raw = trials[0].probability
         result.pooled, result.spread = pooled.probability, pooled.spread
         if self.calibrator is not None:
             result.calibrated = self.calibrator.apply(Features.of(pooled.probability, state.anchors, source))
             result.calibration = self.calibrator.label
         result.probability = result.calibrated if result.calibrated is not None else result.pooled
+        result.status = "completed"  # a valid trial is a submitted forecast (the loop's own, or a search board's)
+        result.rationale = result.rationale or valid[0].rationale
 
     def _result(self, run: RunResult, st: ResearchState, qid: str, row: dict[str, Any],
                 before: str | None) -> ResearchResult:
@@ -249,7 +280,8 @@ class ResearchAgent(EventSource):
         return ResearchResult(
             question_id=qid, probability=st.probability, rationale=st.rationale, sources=list(st.board.sources),
             notes=st.board.notes, status=status, steps=run.steps, usage=run.usage, duration=run.duration,
-            trajectory=Trajectory([m.to_dict() for m in self.agent.memory.messages], list(self.events)),
+            trajectory=Trajectory([m.to_dict() for m in self.agent.memory.messages] if self.board == "loop" else [],
+                                  list(self.events)),
             question=str(row["question"]), before=before, row=row, errors=list(run.errors),
             ungrounded=list(st.ungrounded), model=self.model.name)
 

@@ -24,6 +24,9 @@ INDEX = Annotated[Path | None, typer.Option("--index", help="An index from `orre
 STEPS = Annotated[int, typer.Option("--steps", min=1, help="Step limit (one tool call per step)")]
 TRIALS = Annotated[int, typer.Option("--trials", min=1, max=5, help="Submit samples pooled per question "
                                                                      "(on one board)")]
+BOARD = Annotated[str | None, typer.Option("--board", help="Who builds the board: 'loop' (the agent searches and "
+                                                            "picks) or 'search' (the search for the question alone, "
+                                                            "cheaper; default for the embedded model)")]
 CALIBRATION = Annotated[str | None, typer.Option(
     "--calibration", help="A calibrator file from `orrery research calibrate`, or 'none' (default: the shipped "
                           "one for the embedded model, none for other models)")]
@@ -45,6 +48,7 @@ def index(src: Annotated[list[Path], typer.Argument(help="JSONL, Markdown or HTM
 def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.Option(
             "--before", help="Date bound (YYYY-MM-DD): no document after it is searched (default: now)")] = None,
         llm: LLM = None, steps: STEPS = 12, trials: TRIALS = 3, calibration: CALIBRATION = None,
+        board: BOARD = None,
         wall_time: Annotated[float | None, typer.Option(min=0.0, help="Seconds before the run stops")] = None,
         out: Annotated[Path | None, typer.Option("--out", help="Save the trajectory JSON here "
                                                                  "(and the event trace beside it)")] = None) -> None:
@@ -56,7 +60,7 @@ def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.
     bound = date_bound(before)  # a bad --before fails here, before any work
     trace = None if out is None else check_outputs(out)
     agent = ResearchAgent(llm, index, max_rounds=steps, wall_time=wall_time, trials=trials, calibration=calibration,
-                          on_event=[ConsoleView()], trace=trace)
+                          board=board, on_event=[ConsoleView()], trace=trace)
     result = agent.run(question, before=bound)
     if out is not None:
         write_json_atomic(out, result.to_dict())
@@ -125,7 +129,7 @@ def batch(questions: Annotated[Path, typer.Argument(help="Question rows (JSONL: 
           scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address (e.g. tcp://host:8786)")] = None,
           skip_invalid: Annotated[bool, typer.Option(help="Run the valid rows when some are bad "
                                                           "(default: refuse the batch)")] = False,
-          steps: STEPS = 12, trials: TRIALS = 3, calibration: CALIBRATION = None) -> None:
+          steps: STEPS = 12, trials: TRIALS = 3, calibration: CALIBRATION = None, board: BOARD = None) -> None:
     """Forecast many questions (resumable: finished questions in --out are skipped).
     Every row is checked before the first model call; exits 1 when a question failed."""
     from orrery.research.batch import check_questions, read_question_file
@@ -135,7 +139,7 @@ def batch(questions: Annotated[Path, typer.Argument(help="Question rows (JSONL: 
     for problem in bad:
         console.print(f"[yellow]skipped[/] {problem}")
     options = {"workers": workers, "rpm": rpm, "index": index, "limit": limit, "max_rounds": steps,
-               "trials": trials, "calibration": calibration}
+               "trials": trials, "calibration": calibration, "board": board}
     if scheduler is None:
         result = run_batch(rows, out, llm, **options)
     else:

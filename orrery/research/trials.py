@@ -23,7 +23,8 @@ from orrery.research.tools import ResearchState, cited, ungrounded_numbers
 
 # (framing, inverted): an inverted trial asks for the chance of No.
 FRAMINGS: tuple[tuple[str, bool], ...] = (
-    ("", False),  # trial 1 is the loop's own submit
+    # Trial 1 is the loop's own submit; with a board built without the loop, this line asks for it.
+    ("Submit the probability that it happens. Cite the board like [1].", False),
     ("Answer the opposite question: submit the probability that the question resolves NO (it does not "
      "happen). Cite the board like [1].", True),
     ("Most questions like this resolve No by a near deadline. Start from that base rate, adjust it with the "

@@ -181,3 +181,17 @@ def test_batch_trials_run_in_the_workers_and_calibrate_fits_from_the_batch(tmp_p
     assert isinstance(again.exception, DataError)  # orrery's main prints it in one line and exits 2
     assert "exists" in str(again.exception) and "\n" not in str(again.exception)
     assert load_calibrator(out).to_dict() == calib.to_dict()  # nothing was changed
+
+
+def test_a_search_board_skips_the_loop_and_every_trial_is_a_submit_sample(index) -> None:
+    model = ScriptedModel([turn(call("submit", probability=0.4, rationale="The market [1].")),
+                           turn(call("submit", probability=0.7, rationale="The market [1]."))])
+    result = ResearchAgent(model, index, trials=2, board="search", max_sources=1, calibration=False).run(
+        QUESTION, before=BOUND)
+    assert [s.id for s in result.sources] == ["mkt"]  # the document stating the anchor goes first
+    assert [r["tools"] for r in model.requests] == [["submit"], ["submit"]]
+    assert result.status == "completed" and result.steps == 0
+    assert [t["probability"] for t in result.trials] == pytest.approx([0.4, 0.3])  # trial 2 asked for No
+    assert result.raw == 0.4 and result.pooled == pytest.approx(pool([0.4, 0.3]).probability)
+    with pytest.raises(Exception, match="board must be one of loop, search"):
+        ResearchAgent(model, index, board="magic")
