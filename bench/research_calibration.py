@@ -17,7 +17,7 @@ board, no calibrator (raw and pooled figures only).
 ``report`` scores every finished question on: raw (trial 1, the loop's own submit), pooled (logit mean of the
 first k trials, k = 1..MAX_TRIALS), calibrated (out of fold: grouped 5-fold, each fold's calibrator fitted on the
 other folds' trajectories, base rates on the other folds' resolved rows), always 0.5, and the market value where
-the question has one. A second table scores the anchors and base rates alone (the agent's figure held at 0.5) on
+the question has one. A second table scores the anchors and base rates alone (no agent figure) on
 every resolved development row, out of fold the same way: what the calibrator can do when the model adds nothing.
 """
 
@@ -111,7 +111,7 @@ def finished(rows: Sequence[Mapping[str, Any]], runs: Path) -> list[tuple[dict[s
 
 
 def anchor_examples(rows: Sequence[Mapping[str, Any]]) -> list[Example]:
-    """Each resolved row with the agent's figure held at 0.5 (a coin): its anchors are what the agent's own anchor
+    """Each resolved row without an agent figure (it teaches anchors and base rates only): its anchors are what the agent's own anchor
     search (the question, bounded at its freeze date) finds in the shipped corpus."""
     from orrery.research.agent import ANCHOR_K, date_bound, default_index
     from orrery.research.anchors import find_anchors
@@ -123,7 +123,7 @@ def anchor_examples(rows: Sequence[Mapping[str, Any]]) -> list[Example]:
     for q in rows:
         bound = search_filters({"before": date_bound(q["freeze_date"]).isoformat()})
         anchors = find_anchors(q["question"], index.search(q["question"], ANCHOR_K, **bound), source=q["source"])
-        out.append(Example(Features.of(0.5, anchors, q["source"]), float(q["resolution"]), group_of(q)))
+        out.append(Example(Features.of(None, anchors, q["source"]), float(q["resolution"]), group_of(q)))
     return out
 
 
@@ -148,7 +148,7 @@ def table_of(cols: Mapping[str, Sequence[float | None]], rows: Sequence[Mapping[
 
 def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example]) -> dict[str, Any]:
     """On the resolved questions the agent forecast. Calibrated figures are out of fold over the union of these
-    questions (with their pooled figure) and every other resolved row (``background``, agent at 0.5)."""
+    questions (with their pooled figure) and every other resolved row (``background``, no agent figure)."""
     resolved = [q for q in rows if q.get("resolution") is not None]
     done = [(i, q, t) for i, q in enumerate(resolved) for t in [finished([q], runs)] if t]
     scored = [(i, q, t[0][1]) for i, q, t in done if t[0][1].get("pooled") is not None]
@@ -183,7 +183,7 @@ def question_seconds(trajectory: Mapping[str, Any]) -> float:
 
 
 def anchors_only_table(rows: list[dict[str, Any]], background: list[Example]) -> dict[str, Any]:
-    """Every resolved development row, the agent's figure held at 0.5: what the anchors and base rates do alone."""
+    """Every resolved development row without the agent's figure: what the anchors and base rates do alone."""
     resolved = [q for q in rows if q.get("resolution") is not None]
     oof = out_of_fold(background, rate_rows(resolved), "platt")
     cols = {"calibrated (platt)": oof, "always 0.5": [0.5] * len(oof), "market": [q.get("market_value") for q in resolved]}
@@ -227,8 +227,9 @@ def render(res: Mapping[str, Any]) -> str:
              f"{res['run_minutes']} minutes of runs under nice.",
              "", f"Setup: {res['setup']}; {MAX_TRIALS} trials pooled in logit space; calibrated = out of fold "
              f"({FOLDS} folds grouped by question) over these questions and every other resolved development row "
-             "(those with the agent's figure at 0.5), base rates from the other folds' rows; 'agent ignored' = the "
-             "same with every agent figure at 0.5. "
+             "(those without an agent figure: they teach the anchor and base-rate weights), base rates from the "
+             "other folds' rows; the agent's logit is centred on its mean over the fitting rows; 'agent ignored' = "
+             "the same without any agent figure. "
              "The loop's own submits (raw) were: " + ", ".join(f"{k} x{v}" for k, v in list(m['submit_values'].items())[:8]) + ".",
              "", "Brier (lower is better):", "",
              "| questions | n | " + " | ".join(cols) + " |", "|---|---:|" + "---:|" * len(cols)]
@@ -240,7 +241,7 @@ def render(res: Mapping[str, Any]) -> str:
                   f"each trial after the first costs one model call.", ""]
     a = res["anchors_only"]
     lines += ["## Anchors and base rates alone (no model), every resolved development row", "",
-              f"{a['questions']} resolved rows; the agent's figure held at 0.5, so only the market anchor (found by "
+              f"{a['questions']} resolved rows without the agent's figure, so only the market anchor (found by "
               f"the agent's anchor search for {a['market_anchors_found']} rows), the series base rate and the series' "
               "last change are learned; Platt, out of fold as above.", "",
               "| questions | n | calibrated | always 0.5 | market |", "|---|---:|---:|---:|---:|"]
@@ -251,7 +252,7 @@ def render(res: Mapping[str, Any]) -> str:
         s = res["shipped"]
         lines += ["", f"Shipped calibrator (`orrery/research/data/calibration-local.json`): {s['method']}, fitted on "
                       f"all {s['questions']} resolved development rows ({m['scored']} with the embedded model's pooled "
-                      f"figure, the others at 0.5); cross-validated Brier {s['cv_brier']}; weights "
+                      f"figure, the others teaching anchors and base rates only); cross-validated Brier {s['cv_brier']}; weights "
                       + ", ".join(f"{n} {w:.2f}" for n, w in s["weights"].items()) + "."]
     return "\n".join(lines) + "\n"
 

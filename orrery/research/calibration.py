@@ -75,13 +75,13 @@ def pool(probabilities: Sequence[float]) -> Pooled:
 class Features:
     """What a calibrator sees of one question."""
 
-    agent: float  # the pooled agent probability
+    agent: float | None  # the pooled agent probability (None: no forecast; the row teaches anchors and base rates)
     market: float | None = None  # a market/crowd probability a source states
     series: str | None = None  # the data source of a series question (fred, acled, ...)
     trend: float = 0.0  # sign of the series' last change
 
     @classmethod
-    def of(cls, agent: float, anchors: Anchors, source: str | None = None) -> Features:
+    def of(cls, agent: float | None, anchors: Anchors, source: str | None = None) -> Features:
         s = anchors.series
         series = s.source if s is not None else source if source in SERIES else None
         return cls(agent, None if anchors.market is None else anchors.market.probability, series,
@@ -100,11 +100,13 @@ def base_rates(rows: Iterable[tuple[str, float]]) -> dict[str, float]:
     return {s: (sum(v) + 1) / (len(v) + 2) for s, v in sorted(counts.items())}
 
 
-def design(f: Features, rates: Mapping[str, float]) -> list[float]:
-    """One row of the logistic model, in FEATURES order."""
+def design(f: Features, rates: Mapping[str, float], center: float = 0.0) -> list[float]:
+    """One row of the logistic model, in FEATURES order. The agent's logit is centred on its mean over the
+    fitting set's forecasts: a model that always says 0.99 then adds nothing, rather than an offset that tells
+    the rows it forecast from those it did not."""
     has_m, has_s = f.market is not None, f.series is not None
     rate = rates.get(f.series or "", 0.5)
-    return [1.0, logit(f.agent), float(has_m), logit(f.market) if has_m else 0.0,  # type: ignore[arg-type]
+    return [1.0, 0.0 if f.agent is None else logit(f.agent) - center, float(has_m), logit(f.market) if has_m else 0.0,  # type: ignore[arg-type]
             float(has_s), logit(rate) if has_s else 0.0, f.trend if has_s else 0.0]
 
 
@@ -131,10 +133,12 @@ class Calibrator:
     iso_x: list[float] = field(default_factory=list)
     iso_y: list[float] = field(default_factory=list)
     trials: int = 1  # trials pooled per question in the fitting batch
+    agent_center: float = 0.0  # mean logit of the fitting set's forecasts (see `design`)
     fitted_on: dict[str, Any] = field(default_factory=dict)  # question sets, counts, cross-validated Briers
 
     def score(self, f: Features) -> float:
-        return float(np.dot([self.weights.get(n, 0.0) for n in FEATURES], design(f, self.base_rates)))
+        return float(np.dot([self.weights.get(n, 0.0) for n in FEATURES],
+                            design(f, self.base_rates, self.agent_center)))
 
     def apply(self, f: Features) -> float:
         z = self.score(f)
@@ -194,8 +198,13 @@ class Example:
     group: str
 
 
+def agent_center(examples: Sequence[Example]) -> float:
+    logits = [logit(e.features.agent) for e in examples if e.features.agent is not None]
+    return sum(logits) / len(logits) if logits else 0.0
+
+
 def _fit_method(train: Sequence[Example], rates: Mapping[str, float], method: str) -> tuple[np.ndarray, list, list]:
-    x = np.array([design(e.features, rates) for e in train])
+    x = np.array([design(e.features, rates, agent_center(train)) for e in train])
     y = np.array([e.outcome for e in train])
     w = fit_logistic(x, y)
     if method == "platt":
@@ -211,7 +220,8 @@ def fit_one(train: Sequence[Example], rate_rows: Iterable[tuple[str, str, float]
     """A calibrator of one method; base rates from ``rate_rows`` ``(group, source, outcome)``."""
     rates = base_rates((s, o) for _, s, o in rate_rows)
     w, xs, ys = _fit_method(train, rates, method)
-    return Calibrator(model, method, dict(zip(FEATURES, map(float, w), strict=True)), rates, xs, ys, trials)
+    return Calibrator(model, method, dict(zip(FEATURES, map(float, w), strict=True)), rates, xs, ys, trials,
+                      agent_center(train))
 
 
 def fold_of(group: str, folds: int = FOLDS) -> int:

@@ -157,3 +157,14 @@ def test_features_take_the_rows_source_when_no_series_document_was_found() -> No
     assert Features.of(0.9, Anchors(), "polymarket").series is None
     calib = Calibrator("m", "platt", {"intercept": 0.0, "base_rate": 1.0, "has_series": 0.0}, {"fred": 0.8})
     assert calib.apply(Features.of(0.5, Anchors(), "fred")) == pytest.approx(0.8)
+
+
+def test_a_constant_agent_figure_is_centred_so_it_shifts_nothing() -> None:
+    """Rows without a forecast teach the base rate; a model that always says 0.99 must not move it."""
+    rng = random.Random(5)
+    rows = [Example(Features(None), float(rng.random() < 0.2), f"b{i}") for i in range(300)]
+    rows += [Example(Features(0.99), float(i % 5 == 0), f"a{i}") for i in range(20)]  # also 20% Yes
+    calib = fit(rows, [], "m")
+    assert calib.agent_center == pytest.approx(logit(0.99))
+    assert calib.apply(Features(0.99)) == pytest.approx(calib.apply(Features(None)), abs=0.01)
+    assert 0.12 < calib.apply(Features(0.99)) < 0.3
