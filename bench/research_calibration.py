@@ -54,8 +54,12 @@ REPORT = ROOT / "research_calibration.md"
 SHIPPED = ROOT.parent / "orrery" / "research" / "data" / "calibration-local.json"
 RUNS = cache_dir() / "bench" / "research_calibration" / "runs-search"
 MAX_TRIALS = 3
-# The loop (search, add_source, submit; one source) was tried first: 2 questions in 10 minutes, neither submitted
-# (a wall-time stop; a note, then a submit citing nothing): so the board comes from the search for the question.
+# The loop was tried first; so the board comes from the search for the question (LOOP_NOTE, in the report).
+LOOP_NOTE = ("The agent's loop (board='loop': guided search, add_source, submit with one source, 4 steps, 240 s wall "
+             "time) was run first on the same order: 2 questions in about 10 minutes (model calls of 27-120 s on this "
+             "loaded machine), neither with a forecast (one stopped at the wall time after 3 steps; the other wrote a "
+             "note, then a submit citing no source, and hit the step limit). The embedded model's default board is "
+             "therefore 'search', and the runs below use it.")
 SETUP = {"board": "search", "max_sources": 2, "k": 3}
 PICK_WITHIN = 0.005  # the default k: the fewest trials whose calibrated Brier is within this of the best
 
@@ -231,7 +235,7 @@ def render(res: Mapping[str, Any]) -> str:
              "other folds' rows; the agent's logit is centred on its mean over the fitting rows; 'agent ignored' = "
              "the same without any agent figure. "
              "The loop's own submits (raw) were: " + ", ".join(f"{k} x{v}" for k, v in list(m['submit_values'].items())[:8]) + ".",
-             "", "Brier (lower is better):", "",
+             "", LOOP_NOTE, "", "Brier (lower is better):", "",
              "| questions | n | " + " | ".join(cols) + " |", "|---|---:|" + "---:|" * len(cols)]
     for name, row in m["table"].items():
         lines.append(f"| {name} | {row['n']} | " + " | ".join(fmt(row.get(c)) for c in cols) + " |")

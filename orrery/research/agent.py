@@ -249,7 +249,7 @@ class ResearchAgent(EventSource):
         board, spec = state.board.render(), submit.spec(self.agent.ctx)
         catalogue = [t.spec() for t in research_tools()]
         for n in range(first, self.trials + 1):
-            messages = trial_messages(prefix, board, n, state.anchors.describe())
+            messages = trial_messages(prefix, board, n, state.anchors.describe(state.board.numbers()))
             trial, reply = run_trial(self.agent.model, messages, spec, state, n, catalogue=catalogue)
             self.events.append(reply.to_dict())
             yield reply

@@ -74,14 +74,21 @@ class Anchors:
         return cls(market=Anchor(**d["market"]) if d.get("market") else None,
                    series=Series(s["source"], [tuple(v) for v in s["values"]], list(s["doc_ids"])) if s else None)
 
-    def describe(self) -> str:
-        """One line for the model and the submit reply ('' when there is no anchor)."""
+    def describe(self, on_board: Mapping[str, int] | None = None) -> str:
+        """One line for the model and the submit reply ('' when there is no anchor). A stating document that is on
+        the board is named by its board number (``on_board``: id -> number), so a rationale repeating the line
+        cites it."""
+        def ref(doc_id: str) -> str:
+            return f"[{on_board[doc_id]}]" if on_board and doc_id in on_board else f"({doc_id})"
+
         if self.market is not None:
             m = self.market
-            return f"A source [{m.doc_id}] states the {m.label} at {m.probability:.3f} on {m.date or 'an undated day'}."
+            return (f"Source {ref(m.doc_id)} states the {m.label} at {m.probability:.3f} on "
+                    f"{m.date or 'an undated day'}.")
         if self.series is not None and self.series.values:
             shown = ", ".join(f"{v:g} ({d or 'undated'})" for d, v in self.series.values[-3:])
-            return f"The series' recent values in the sources: {shown}."
+            refs = " ".join(dict.fromkeys(ref(i) for i in self.series.doc_ids[-3:]))
+            return f"Sources {refs} give the series' recent values: {shown}."
         return ""
 
 

@@ -177,7 +177,7 @@ def submit(ctx: RunContext, probability: float, rationale: str) -> str:
     st.ungrounded = bad
     st.probability, st.rationale = probability, rationale.strip()
     ctx.finish(json.dumps({"probability": probability, "rationale": st.rationale}))
-    beside = st.anchors.describe()
+    beside = st.anchors.describe(st.board.numbers())
     return f"Submitted {probability:.3f}." + (f" Beside it: {beside}" if beside else "")
 
 

@@ -190,6 +190,8 @@ def test_a_search_board_skips_the_loop_and_every_trial_is_a_submit_sample(index)
         QUESTION, before=BOUND)
     assert [s.id for s in result.sources] == ["mkt"]  # the document stating the anchor goes first
     assert [r["tools"] for r in model.requests] == [["submit"], ["submit"]]
+    # the anchor line names the stating document by its board number, so repeating it cites it
+    assert "Source [1] states the Example market at 0.300" in model.requests[0]["messages"][-1].content
     assert result.status == "completed" and result.steps == 0
     assert [t["probability"] for t in result.trials] == pytest.approx([0.4, 0.3])  # trial 2 asked for No
     assert result.raw == 0.4 and result.pooled == pytest.approx(pool([0.4, 0.3]).probability)
