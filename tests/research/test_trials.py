@@ -197,3 +197,16 @@ def test_a_search_board_skips_the_loop_and_every_trial_is_a_submit_sample(index)
     assert result.raw == 0.4 and result.pooled == pytest.approx(pool([0.4, 0.3]).probability)
     with pytest.raises(Exception, match="board must be one of loop, search"):
         ResearchAgent(model, index, board="magic")
+
+
+def test_the_shipped_calibrator_applies_by_default_for_the_embedded_model_only(index) -> None:
+    from orrery.research.agent import SHIPPED_CALIBRATION
+
+    shipped = load_calibrator(SHIPPED_CALIBRATION, "local")
+    assert set(shipped.fitted_on["question_sets"]) == {"2025-10-26", "2025-11-23", "2025-12-21", "2026-01-18"}
+    local = ScriptedModel([turn(call("submit", probability=0.9, rationale="The market [1]."))] * 3)
+    local.name = "local"  # what the embedded model is called
+    result = ResearchAgent(local, index).run(QUESTION, before=BOUND)
+    assert result.calibration == shipped.label and result.calibrated == result.probability
+    assert ResearchAgent(local, index, calibration="none").calibrator is None
+    assert ResearchAgent(ScriptedModel([]), index).calibrator is None  # another model: no default
