@@ -4,8 +4,9 @@ Each trial is one model call that sees the system prompt, the question and the f
 loop's own calls share, so a local model's prompt cache holds it), then one framing line, and may only call
 ``submit``. The embedded model decodes greedily, so the framings are what makes the samples differ: one asks
 for the chance of No (its answer is turned back into the chance of Yes), one starts from the base rate. A
-trial's rationale goes through the same checks as the loop's submit (it must cite a board source; a number no
-source holds refuses the trial), and a refused trial stays out of the pool.
+trial's rationale goes through the same checks as the loop's submit (it must cite a board source, as [n] or by
+quoting a figure only a board source states; a number no source holds refuses the trial), and a refused trial
+stays out of the pool.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from orrery.errors import ModelError
 from orrery.events import ModelReply
+from orrery.grounding import ungrounded
 from orrery.llm.base import Model, stream
 from orrery.messages import Message, ModelResponse, ToolSpec
 from orrery.research.tools import ResearchState, cited, ungrounded_numbers
@@ -66,11 +68,19 @@ def check_trial(args: dict[str, Any], st: ResearchState) -> tuple[float | None, 
     rationale = str(args.get("rationale", "")).strip()
     if not 0.0 <= p <= 1.0:
         return None, rationale, f"probability {p} outside [0, 1]"
-    if not cited(rationale, st.board):
+    if not cited(rationale, st.board) and not quotes_a_source(rationale, st):
         return None, rationale, "the rationale cites no board source"
     if bad := ungrounded_numbers(rationale, st, p):
         return None, rationale, f"the rationale quotes {', '.join(bad)}, which no source holds"
     return p, rationale, ""
+
+
+def quotes_a_source(rationale: str, st: ResearchState) -> bool:
+    """A rationale that quotes a number some board source states (and the question does not) refers to it: the
+    0.5B model repeats the anchor line's figures far more often than it writes [1]."""
+    board = [f"{d.title} {d.text}" for src in st.board.sources if (d := st.seen.get(src.id)) is not None]
+    beyond_question = set(ungrounded(rationale, [st.question]))
+    return bool(beyond_question - set(ungrounded(rationale, [st.question, *board])))
 
 
 def run_trial(model: Model, messages: list[Message], submit_spec: ToolSpec, st: ResearchState, n: int, *,

@@ -210,3 +210,12 @@ def test_the_shipped_calibrator_applies_by_default_for_the_embedded_model_only(i
     assert result.calibration == shipped.label and result.calibrated == result.probability
     assert ResearchAgent(local, index, calibration="none").calibrator is None
     assert ResearchAgent(ScriptedModel([]), index).calibrator is None  # another model: no default
+
+
+def test_a_trial_quoting_a_figure_only_a_board_source_states_cites_it(index) -> None:
+    model = ScriptedModel([turn(call("submit", probability=0.35, rationale="The market stood at 0.300 in May.")),
+                           turn(call("submit", probability=0.5, rationale="It will reopen by 2024-07-01."))])
+    result = ResearchAgent(model, index, trials=2, board="search", max_sources=1, calibration=False).run(
+        QUESTION, before=BOUND)
+    assert [t["probability"] for t in result.trials] == [0.35, None]  # a date from the question cites nothing
+    assert "cites no board source" in result.trials[1]["error"]
