@@ -38,8 +38,8 @@ def test_one_question_with_the_embedded_model(tmp_path: Path) -> None:
     if result.status == "completed":
         assert 0.0 <= result.probability <= 1.0
         assert result.sources and all(s.id in returned for s in result.sources)
-        # an aggregate: the loop's submit and two more trials on its board, pooled, then the shipped calibrator
-        assert len(result.trials) == 3 and result.trials[0]["probability"] == result.raw
+        # an aggregate: the loop's submit and one more trial on its board, pooled, then the shipped calibrator
+        assert len(result.trials) == 2 and result.trials[0]["probability"] == result.raw
         assert result.pooled is not None and result.spread is not None
         assert result.calibrated == result.probability and result.calibration.endswith("questions)")
     assert result.anchors["market"]["probability"] == pytest.approx(row["market_value"], abs=1e-3)
@@ -48,8 +48,8 @@ def test_one_question_with_the_embedded_model(tmp_path: Path) -> None:
 def test_a_search_board_forecast_with_the_embedded_model_is_pooled_and_calibrated(tmp_path: Path) -> None:
     index = demo_index(tmp_path / "demo.sqlite")
     row = next(q for q in load_questions() if q["source"] == "polymarket" and q["resolution"] is not None)
-    result = ResearchAgent(LocalModel(), index).run(row)  # the embedded model's defaults: search board, 3 trials
-    assert result.steps == 0 and len(result.trials) == 3
+    result = ResearchAgent(LocalModel(), index).run(row)  # the embedded model's defaults: search board, 2 trials
+    assert result.steps == 0 and len(result.trials) == 2
     assert result.sources[0].id == result.anchors["market"]["doc_id"]
     if result.status == "completed":
         assert result.pooled is not None and result.calibrated == result.probability
