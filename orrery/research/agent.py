@@ -169,10 +169,11 @@ class ResearchAgent(EventSource):
         self.trials = trials
         model = resolve_model(llm)
         self.model = model
-        self.calibrator = resolve_calibration(calibration, model.name)
+        self.model_id = model_id(model)
+        self.calibrator = resolve_calibration(calibration, self.model_id)
         # The embedded model's loop costs minutes a question and often ends without a submit citing a source
         # (bench/research_calibration.md); its shipped calibrator is fitted on search boards.
-        self.board = board or ("search" if model.name == "local" else "loop")
+        self.board = board or ("search" if self.model_id == "local" else "loop")
         self.guided = model.name == "local" if guided is None else guided
         self.config = AgentConfig(
             system_prompt=system_prompt, max_rounds=max_rounds, max_retries=0, max_tokens=max_tokens,
@@ -283,10 +284,19 @@ class ResearchAgent(EventSource):
             trajectory=Trajectory([m.to_dict() for m in self.agent.memory.messages] if self.board == "loop" else [],
                                   list(self.events)),
             question=str(row["question"]), before=before, row=row, errors=list(run.errors),
-            ungrounded=list(st.ungrounded), model=self.model.name)
+            ungrounded=list(st.ungrounded), model=self.model_id)
 
 
 FIGURES = ("raw", "pooled", "spread", "calibrated", "probability", "calibration", "anchors")
+
+
+def model_id(model: Model) -> str:
+    """The name a calibrator is fitted for: ``local`` only for the embedded model (an OpenAI-compatible endpoint
+    given without a model name is also called ``local``; it becomes ``local-endpoint``)."""
+    from orrery.llm.local import LocalModel
+
+    inner = getattr(model, "model", model)  # a batch's rate-limited wrapper
+    return "local-endpoint" if model.name == "local" and not isinstance(inner, LocalModel) else model.name
 
 
 def resolve_calibration(calibration: Calibrator | str | Path | None | bool, model: str) -> Calibrator | None:

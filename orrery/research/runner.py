@@ -35,7 +35,14 @@ from orrery.llm import resolve_model
 from orrery.llm.base import Model
 from orrery.llm.scripted import ScriptedModel
 from orrery.messages import Message, ModelResponse, ToolSpec
-from orrery.research.agent import ResearchAgent, ResearchResult, default_index, resolve_calibration, resolve_index
+from orrery.research.agent import (
+    ResearchAgent,
+    ResearchResult,
+    default_index,
+    model_id,
+    resolve_calibration,
+    resolve_index,
+)
 from orrery.research.batch import (
     BrierSummary,
     RateLimiter,
@@ -224,8 +231,8 @@ def run_batch(questions: Iterable[Mapping[str, Any]], out_dir: str | Path, llm: 
 
 def batch_calibration(calibration: Any, llm: LlmLike) -> Calibrator | bool:
     """The calibrator every question of the batch gets, checked against the model before any work (False: none)."""
-    name = llm.name if llm is not None and not isinstance(llm, str) else resolve_model(llm).name
-    return resolve_calibration(calibration, name) or False
+    model = llm if llm is not None and not isinstance(llm, str) else resolve_model(llm)
+    return resolve_calibration(calibration, model_id(model)) or False
 
 
 def run_threads(todo: Sequence[Mapping[str, Any]], out: Path, llm: LlmLike, index: IndexLike, workers: int,

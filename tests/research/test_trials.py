@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from orrery.cli import app as cli_app
 from orrery.errors import DataError
+from orrery.llm.local import LocalModel
 from orrery.llm.scripted import ScriptedModel, call, turn
 from orrery.messages import Message, ModelResponse, ToolSpec, Usage
 from orrery.research.agent import ResearchAgent
@@ -204,12 +205,26 @@ def test_the_shipped_calibrator_applies_by_default_for_the_embedded_model_only(i
 
     shipped = load_calibrator(SHIPPED_CALIBRATION, "local")
     assert set(shipped.fitted_on["question_sets"]) == {"2025-10-26", "2025-11-23", "2025-12-21", "2026-01-18"}
-    local = ScriptedModel([turn(call("submit", probability=0.9, rationale="The market [1]."))] * 3)
-    local.name = "local"  # what the embedded model is called
+    class Embedded(LocalModel):  # the embedded model's type, with scripted replies
+        def __init__(self) -> None:
+            super().__init__()
+            self.script = ScriptedModel([turn(call("submit", probability=0.9, rationale="The market [1]."))] * 3)
+
+        def complete(self, messages, tools=(), **kwargs):
+            kwargs.pop("catalogue", None)
+            return self.script.complete(messages, tools, **kwargs)
+
+        stream = None  # replies come whole from complete
+
+    local = Embedded()
     result = ResearchAgent(local, index).run(QUESTION, before=BOUND)
     assert result.calibration == shipped.label and result.calibrated == result.probability
     assert ResearchAgent(local, index, calibration="none").calibrator is None
     assert ResearchAgent(ScriptedModel([]), index).calibrator is None  # another model: no default
+    endpoint = ScriptedModel([])
+    endpoint.name = "local"  # an OpenAI-compatible endpoint given without a model name is called so too
+    agent = ResearchAgent(endpoint, index)
+    assert (agent.calibrator, agent.board, agent.model_id) == (None, "loop", "local-endpoint")
 
 
 def test_a_trial_quoting_a_figure_only_a_board_source_states_cites_it(index) -> None:
