@@ -170,7 +170,10 @@ def render(results: dict[str, Any]) -> str:
             )
     brier = results.get("brier")
     runs = results.get("brier_runs", {})
-    lines += ["", "## Brier", ""]
+    lines += ["", "## Brier", "",
+              "The runs below are single submits, before forecasts were pooled and calibrated; the calibrated "
+              "pipeline's Brier per source (raw, pooled, calibrated out of fold, always 0.5, market) is in "
+              "research_calibration.md (`bench/research_calibration.py`).", ""]
     if not brier:
         lines.append("Not measured yet: needs agent trajectories (see `add_brier`).")
     for label, s in (brier or {}).items():

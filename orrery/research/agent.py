@@ -1,5 +1,12 @@
 """The judgmental-forecasting agent: "Will X happen by D?" -> a probability with cited sources.
 
+A forecast is an aggregate: the loop below builds the board and submits once (trial 1), then
+:mod:`orrery.research.trials` draws ``trials - 1`` more submit samples on the same board; they are pooled in
+logit space (their spread is the forecast's uncertainty), and a calibrator fitted on resolved questions
+(:mod:`orrery.research.calibration`) maps the pooled figure, with any market/crowd anchor or data-series base
+rate the sources hold (:mod:`orrery.research.anchors`), to the probability given. The trajectory keeps all
+three figures (``raw``, ``pooled``, ``calibrated``).
+
 :class:`ResearchAgent` composes the core :class:`~orrery.agent.loop.Agent`: one tool call per
 step (``max_calls_per_step=1``), the source board re-injected at message index 2 every step
 (``board=``), and a :class:`~orrery.memory.SlidingWindow` that runs before the re-injection and
@@ -11,6 +18,7 @@ keeps the search history in its truncation notice. The run ends at ``submit`` or
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
@@ -21,21 +29,28 @@ from typing import Any
 from orrery.agent.calls import EventSource
 from orrery.agent.loop import Agent, AgentConfig, RunResult
 from orrery.errors import DataError
-from orrery.events import Event, Final, Status
+from orrery.events import Event, Final, StateChanged, Status
 from orrery.files import cache_dir, remove
 from orrery.llm import resolve_model
 from orrery.llm.base import Model
 from orrery.memory import SlidingWindow
 from orrery.messages import Message, Usage
+from orrery.research.anchors import find_anchors
 from orrery.research.board import Source
-from orrery.research.corpus import demo_index
+from orrery.research.calibration import Calibrator, Features, load_calibrator, pool
+from orrery.research.corpus import DATA_DIR, demo_index
 from orrery.research.prompts import NOT_SUBMITTED, SYSTEM_PROMPT, question_prompt
 from orrery.research.search import INDEX_FORMAT, SearchBackend, open_index
-from orrery.research.tools import STATE_KEY, ResearchState, research_tools
-from orrery.research.types import DateLike, to_utc
+from orrery.research.tools import STATE_KEY, ResearchState, research_tools, search_filters, submit
+from orrery.research.trials import MAX_TRIALS, Trial, run_trial, trial_messages
+from orrery.research.types import DateLike, Document, to_utc
 from orrery.tools.core import RunContext
 
 TOOLS_REF = "orrery.research.tools:research_tools"
+DEFAULT_TRIALS = 2  # measured in bench/research_calibration.py: see orrery/research/README.md
+SHIPPED_CALIBRATION = DATA_DIR.parent / "calibration-local.json"  # fitted for the embedded model
+ANCHOR_K = 10  # documents the anchor search looks through
+BOARDS = ("loop", "search")  # who builds the board: the agent's loop, or the search for the question alone
 
 
 @dataclass
@@ -56,13 +71,21 @@ class ResearchResult:
     status: Status  # completed: a forecast was submitted; invalid: the run ended without one; or a limit
     steps: int
     usage: Usage
-    duration: float
+    duration: float  # the loop's seconds (each further trial's are in `trials`)
     trajectory: Trajectory = field(default_factory=Trajectory)
     question: str = ""
     before: str | None = None  # the date bound (ISO, UTC) every search was held to
     row: dict[str, Any] = field(default_factory=dict)  # the question row asked (for replay)
     errors: list[str] = field(default_factory=list)
     ungrounded: list[str] = field(default_factory=list)  # numbers the rationale quotes that no source holds
+    model: str = ""  # the model's name (a calibrator is fitted for one)
+    trials: list[dict[str, Any]] = field(default_factory=list)  # every submit sample (Trial.to_dict)
+    raw: float | None = None  # trial 1: the loop's own submit
+    pooled: float | None = None  # the valid trials pooled in logit space
+    spread: float | None = None  # the standard deviation of their logits
+    calibrated: float | None = None  # the calibrator's figure (then it is `probability`)
+    anchors: dict[str, Any] = field(default_factory=dict)  # Anchors.to_dict
+    calibration: str | None = None  # which calibrator, if any
 
     @property
     def submitted(self) -> bool:
@@ -122,18 +145,35 @@ class ResearchAgent(EventSource):
 
     ``guided`` (default: on for the embedded model) narrows the tools offered each step so a
     small model makes progress: after a search that found documents only add_source is offered
-    (not another search), and once ``max_sources`` are on the board only edit_note and submit."""
+    (not another search), and once ``max_sources`` are on the board only edit_note and submit.
+
+    ``trials`` submit samples are pooled (see the module doc); ``calibration`` is a :class:`Calibrator`, a
+    calibrator file, ``False``/``"none"`` for none, or None: the shipped one for the embedded model.
+    ``board="search"`` (default for the embedded model, else ``"loop"``) skips the loop: the board is the anchor
+    search's first ``max_sources`` documents and every trial is a submit sample on it (``trials`` model calls)."""
 
     def __init__(self, llm: Model | str | None = None, index: SearchBackend | str | Path | None = None, *,
                  max_rounds: int = 12, max_tokens: int | None = None, wall_time: float | None = None,
                  k: int = 5, context: SlidingWindow | None = None, system_prompt: str = SYSTEM_PROMPT,
                  max_tokens_per_call: int | None = 256, tool_choice: str = "required",
-                 guided: bool | None = None, max_sources: int = 2,
+                 guided: bool | None = None, max_sources: int = 2, trials: int = DEFAULT_TRIALS, board: str | None = None,
+                 calibration: Calibrator | str | Path | None | bool = None,
                  on_event: Iterable[Callable[[Event], None]] = (), trace: str | Path | None = None):
+        if not 1 <= trials <= MAX_TRIALS:
+            raise DataError(f"trials must be from 1 to {MAX_TRIALS}, got {trials}")
+        if board is not None and board not in BOARDS:
+            raise DataError(f"board must be one of {', '.join(BOARDS)}, got {board!r}")
         self.index = resolve_index(index)
         self.k = k
         self.max_sources = max_sources
+        self.trials = trials
         model = resolve_model(llm)
+        self.model = model
+        self.model_id = model_id(model)
+        self.calibrator = resolve_calibration(calibration, self.model_id)
+        # The embedded model's loop costs minutes a question and often ends without a submit citing a source
+        # (bench/research_calibration.md); its shipped calibrator is fitted on search boards.
+        self.board = board or ("search" if self.model_id == "local" else "loop")
         self.guided = model.name == "local" if guided is None else guided
         self.config = AgentConfig(
             system_prompt=system_prompt, max_rounds=max_rounds, max_retries=0, max_tokens=max_tokens,
@@ -154,17 +194,85 @@ class ResearchAgent(EventSource):
         state = ResearchState(self.index, self.k, guided=self.guided, max_sources=self.max_sources,
                               question=str(row["question"]))
         self.agent.ctx.state[STATE_KEY] = state
+        found = self._anchors(state, row, bound)
         self.events = []
-        run = None
-        for event in self.agent.stream(question_prompt(row, bound.date().isoformat()), before=bound.isoformat(),
-                                       **options):
-            self.events.append(event.to_dict())
-            if isinstance(event, Final):
-                run = event.result
-            else:
-                yield event
+        task = question_prompt(row, bound.date().isoformat())
+        run, final, trials = None, None, []
+        if self.board == "search":
+            t0 = time.monotonic()
+            self._search_board(state, found)
+            prefix = [Message("system", self.config.system_prompt), Message("user", task)]
+            yield from self._more_trials(state, trials, prefix, first=1)
+            ok = any(t.probability is not None for t in trials)
+            run = RunResult("completed" if ok else "invalid", "", errors=[] if ok else ["no trial was valid"],
+                            duration=time.monotonic() - t0)
+        else:
+            for event in self.agent.stream(task, before=bound.isoformat(), **options):
+                if isinstance(event, Final):
+                    run, final = event.result, event.to_dict()
+                else:
+                    self.events.append(event.to_dict())
+                    yield event
+            trials = [Trial(1, state.probability, state.rationale)] if state.probability is not None else []
+            if trials:  # the pool draws on a board the loop submitted on; a run a limit stopped has no forecast
+                yield from self._more_trials(state, trials, self.agent.memory.messages[:2], first=2)
         result = self._result(run, state, question_id or str(row.get("id", "")), dict(row), bound.isoformat())
-        yield Final(result.status, result.rationale or "; ".join(result.errors[-1:]), result)
+        self._aggregate(result, state, trials, row.get("source"))
+        event = StateChanged("forecast", {k: getattr(result, k) for k in FIGURES})
+        end = Final(result.status, result.rationale or "; ".join(result.errors[-1:]), result)
+        self.events += [event.to_dict(), final or end.to_dict()]  # the loop's own end last, as in the trace
+        result.trajectory.events = list(self.events)
+        yield event
+        yield end
+
+    def _search_board(self, state: ResearchState, found: list[Document]) -> None:
+        """The cheap board: the anchor search's documents, those stating an anchor first, up to ``max_sources``."""
+        anchor_ids = {d.id for d in state.anchor_docs}
+        for doc in sorted(found, key=lambda d: d.id not in anchor_ids)[: self.max_sources]:
+            state.seen[doc.id] = doc
+            state.board.add_document(doc, "found by searching the question")
+
+    def _anchors(self, state: ResearchState, row: Mapping[str, Any], bound: datetime) -> list[Document]:
+        """A search with the question itself, held to the run's bound like every search, for a market figure or
+        a series' values the sources state for this very question."""
+        docs = self.index.search(str(row["question"]), ANCHOR_K, **search_filters({"before": bound.isoformat()}))
+        state.anchors = find_anchors(str(row["question"]), docs, source=row.get("source"))
+        ids = {a.doc_id for a in [state.anchors.market] if a} | set(state.anchors.series.doc_ids
+                                                                     if state.anchors.series else ())
+        state.anchor_docs = [d for d in docs if d.id in ids]
+        return docs
+
+    def _more_trials(self, state: ResearchState, trials: list[Trial], prefix: list[Message], first: int
+                     ) -> Iterator[Event]:
+        """Trials first..k: one submit call each on the final board (see :mod:`orrery.research.trials`)."""
+        if not len(state.board):
+            return
+        board, spec = state.board.render(), submit.spec(self.agent.ctx)
+        catalogue = [t.spec() for t in research_tools()]
+        for n in range(first, self.trials + 1):
+            messages = trial_messages(prefix, board, n, state.anchors.describe(state.board.numbers()))
+            trial, reply = run_trial(self.agent.model, messages, spec, state, n, catalogue=catalogue)
+            self.events.append(reply.to_dict())
+            yield reply
+            trials.append(trial)
+
+    def _aggregate(self, result: ResearchResult, state: ResearchState, trials: list[Trial],
+                   source: str | None) -> None:
+        """Pool the valid trials (the loop's own submit always among them), calibrate, and set the figures."""
+        result.trials = [t.to_dict() for t in trials]
+        result.anchors = state.anchors.to_dict()
+        valid = [t for t in trials if t.probability is not None]
+        if not valid:
+            return
+        pooled = pool([t.probability for t in valid])  # type: ignore[misc]
+        result.raw = trials[0].probability
+        result.pooled, result.spread = pooled.probability, pooled.spread
+        if self.calibrator is not None:
+            result.calibrated = self.calibrator.apply(Features.of(pooled.probability, state.anchors, source))
+            result.calibration = self.calibrator.label
+        result.probability = result.calibrated if result.calibrated is not None else result.pooled
+        result.status = "completed"  # a valid trial is a submitted forecast (the loop's own, or a search board's)
+        result.rationale = result.rationale or valid[0].rationale
 
     def _result(self, run: RunResult, st: ResearchState, qid: str, row: dict[str, Any],
                 before: str | None) -> ResearchResult:
@@ -173,9 +281,35 @@ class ResearchAgent(EventSource):
         return ResearchResult(
             question_id=qid, probability=st.probability, rationale=st.rationale, sources=list(st.board.sources),
             notes=st.board.notes, status=status, steps=run.steps, usage=run.usage, duration=run.duration,
-            trajectory=Trajectory([m.to_dict() for m in self.agent.memory.messages], list(self.events)),
+            trajectory=Trajectory([m.to_dict() for m in self.agent.memory.messages] if self.board == "loop" else [],
+                                  list(self.events)),
             question=str(row["question"]), before=before, row=row, errors=list(run.errors),
-            ungrounded=list(st.ungrounded))
+            ungrounded=list(st.ungrounded), model=self.model_id)
+
+
+FIGURES = ("raw", "pooled", "spread", "calibrated", "probability", "calibration", "anchors")
+
+
+def model_id(model: Model) -> str:
+    """The name a calibrator is fitted for: ``local`` only for the embedded model (an OpenAI-compatible endpoint
+    given without a model name is also called ``local``; it becomes ``local-endpoint``)."""
+    from orrery.llm.local import LocalModel
+
+    inner = getattr(model, "model", model)  # a batch's rate-limited wrapper
+    return "local-endpoint" if model.name == "local" and not isinstance(inner, LocalModel) else model.name
+
+
+def resolve_calibration(calibration: Calibrator | str | Path | None | bool, model: str) -> Calibrator | None:
+    """None: the shipped calibrator for the embedded model (none for another model); False or "none": none;
+    a path: that file, refused in one line when it was fitted for another model."""
+    if calibration is False or calibration == "none":
+        return None
+    if calibration is None or calibration is True:
+        return load_calibrator(SHIPPED_CALIBRATION) if model == "local" and SHIPPED_CALIBRATION.exists() else None
+    if isinstance(calibration, Calibrator):
+        calibration.check_model(model)
+        return calibration
+    return load_calibrator(calibration, model)
 
 
 def date_bound(value: DateLike | None) -> datetime:

@@ -58,6 +58,10 @@ class SourceBoard:
     def __len__(self) -> int:
         return len(self.sources)
 
+    def numbers(self) -> dict[str, int]:
+        """Each source's id -> its number on the board, as cited ([1] is the first)."""
+        return {s.id: n for n, s in enumerate(self.sources, 1)}
+
     def edit_note(self, text: str) -> None:
         """Replace the notes (the model rewrites its running summary)."""
         self.notes = text.strip()

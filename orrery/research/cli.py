@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -22,6 +22,14 @@ LLM = Annotated[str | None, typer.Option("--llm", help="local | openai:MODEL | o
 INDEX = Annotated[Path | None, typer.Option("--index", help="An index from `orrery research index` "
                                                               "(default: the shipped ForecastBench demo corpus)")]
 STEPS = Annotated[int, typer.Option("--steps", min=1, help="Step limit (one tool call per step)")]
+TRIALS = Annotated[int, typer.Option("--trials", min=1, max=5, help="Submit samples pooled per question "
+                                                                     "(on one board)")]
+BOARD = Annotated[str | None, typer.Option("--board", help="Who builds the board: 'loop' (the agent searches and "
+                                                            "picks) or 'search' (the search for the question alone, "
+                                                            "cheaper; default for the embedded model)")]
+CALIBRATION = Annotated[str | None, typer.Option(
+    "--calibration", help="A calibrator file from `orrery research calibrate`, or 'none' (default: the shipped "
+                          "one for the embedded model, none for other models)")]
 
 
 @app.command()
@@ -39,7 +47,8 @@ def index(src: Annotated[list[Path], typer.Argument(help="JSONL, Markdown or HTM
 @app.command()
 def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.Option(
             "--before", help="Date bound (YYYY-MM-DD): no document after it is searched (default: now)")] = None,
-        llm: LLM = None, steps: STEPS = 12,
+        llm: LLM = None, steps: STEPS = 12, trials: TRIALS = 2, calibration: CALIBRATION = None,
+        board: BOARD = None,
         wall_time: Annotated[float | None, typer.Option(min=0.0, help="Seconds before the run stops")] = None,
         out: Annotated[Path | None, typer.Option("--out", help="Save the trajectory JSON here "
                                                                  "(and the event trace beside it)")] = None) -> None:
@@ -50,14 +59,16 @@ def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.
 
     bound = date_bound(before)  # a bad --before fails here, before any work
     trace = None if out is None else check_outputs(out)
-    agent = ResearchAgent(llm, index, max_rounds=steps, wall_time=wall_time,
-                          on_event=[ConsoleView()], trace=trace)
+    agent = ResearchAgent(llm, index, max_rounds=steps, wall_time=wall_time, trials=trials, calibration=calibration,
+                          board=board, on_event=[ConsoleView()], trace=trace)
     result = agent.run(question, before=bound)
     if out is not None:
         write_json_atomic(out, result.to_dict())
     p = "-" if result.probability is None else f"{result.probability:.3f}"
     console.print(f"[bold]{result.status}[/] probability {p} · {result.steps} steps · "
                   f"{result.usage.total} tokens · {result.duration:.1f}s")
+    if result.pooled is not None:
+        console.print(figures_line(result))
     for n, s in enumerate(result.sources, 1):
         console.print(f"  [{n}] {s.title} ({s.date or 'undated'}) - {s.why}")
     if result.status == "error":
@@ -65,6 +76,17 @@ def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.
     if not result.submitted:  # the command's answer is a probability: a run without one failed
         fail(f"no forecast: the run ended with status {result.status}"
              + (f" ({result.errors[-1]})" if result.errors else "") + "; raise --steps or --wall-time")
+
+
+def figures_line(result: Any) -> str:
+    """raw (the loop's submit) -> pooled (with the trials' spread) -> calibrated, and any anchor."""
+    raw = "-" if result.raw is None else f"{result.raw:.3f}"
+    line = (f"  raw {raw} · pooled {result.pooled:.3f} over {sum(t['probability'] is not None for t in result.trials)}"
+            f" of {len(result.trials)} trials (logit spread {result.spread:.2f})")
+    if result.calibrated is not None:
+        line += f" · calibrated {result.calibrated:.3f} ({result.calibration})"
+    market = (result.anchors or {}).get("market")
+    return line + (f" · {market['label']} {market['probability']:.3f}" if market else "")
 
 
 def fail(message: str) -> NoReturn:
@@ -107,7 +129,7 @@ def batch(questions: Annotated[Path, typer.Argument(help="Question rows (JSONL: 
           scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address (e.g. tcp://host:8786)")] = None,
           skip_invalid: Annotated[bool, typer.Option(help="Run the valid rows when some are bad "
                                                           "(default: refuse the batch)")] = False,
-          steps: STEPS = 12) -> None:
+          steps: STEPS = 12, trials: TRIALS = 2, calibration: CALIBRATION = None, board: BOARD = None) -> None:
     """Forecast many questions (resumable: finished questions in --out are skipped).
     Every row is checked before the first model call; exits 1 when a question failed."""
     from orrery.research.batch import check_questions, read_question_file
@@ -116,7 +138,8 @@ def batch(questions: Annotated[Path, typer.Argument(help="Question rows (JSONL: 
     rows, bad = check_questions(*read_question_file(questions), skip_invalid=skip_invalid)
     for problem in bad:
         console.print(f"[yellow]skipped[/] {problem}")
-    options = {"workers": workers, "rpm": rpm, "index": index, "limit": limit, "max_rounds": steps}
+    options = {"workers": workers, "rpm": rpm, "index": index, "limit": limit, "max_rounds": steps,
+               "trials": trials, "calibration": calibration, "board": board}
     if scheduler is None:
         result = run_batch(rows, out, llm, **options)
     else:
@@ -127,3 +150,28 @@ def batch(questions: Annotated[Path, typer.Argument(help="Question rows (JSONL: 
     failed = result.summary["statuses"].get("error", 0)
     if failed:
         fail(f"{failed} question(s) failed; see their trajectories in {out}")
+
+
+@app.command()
+def calibrate(questions: Annotated[Path, typer.Argument(help="The batch's question rows (JSONL with resolution)")],
+              runs: Annotated[Path, typer.Option("--runs", help="The batch's --out folder (its trajectories)")],
+              out: Annotated[Path, typer.Option("--out", help="The calibrator file to write (JSON)")],
+              overwrite: Annotated[bool, typer.Option(help="Replace an existing --out")] = False) -> None:
+    """Fit a calibrator (Platt or isotonic, whichever cross-validates better) from a batch's forecasts and the
+    questions' resolutions; `ask`/`batch --calibration FILE` apply it."""
+    from orrery.research.batch import read_question_file
+    from orrery.research.calibration import calibrate_runs
+
+    if out.exists() and not overwrite:
+        raise DataError(f"--out {out} exists; choose a new path or pass --overwrite (nothing was changed)")
+    if not runs.is_dir():
+        raise DataError(f"--runs {runs} is not a folder; give the --out folder of `orrery research batch`")
+    numbered, problems = read_question_file(questions)
+    if problems:
+        raise DataError(f"{questions}: {problems[0]}; fix the question file")
+    rows = [r for _, r in numbered if isinstance(r, dict) and "id" in r]
+    calib = calibrate_runs(rows, runs)
+    calib.save(out)
+    cv = calib.fitted_on["cv_brier"]
+    console.print(f"{calib.label}: cross-validated Brier platt {cv['platt']:.4f}, isotonic {cv['isotonic']:.4f}"
+                  f" -> {out}")

@@ -35,7 +35,14 @@ from orrery.llm import resolve_model
 from orrery.llm.base import Model
 from orrery.llm.scripted import ScriptedModel
 from orrery.messages import Message, ModelResponse, ToolSpec
-from orrery.research.agent import ResearchAgent, ResearchResult, default_index, resolve_index
+from orrery.research.agent import (
+    ResearchAgent,
+    ResearchResult,
+    default_index,
+    model_id,
+    resolve_calibration,
+    resolve_index,
+)
 from orrery.research.batch import (
     BrierSummary,
     RateLimiter,
@@ -46,9 +53,11 @@ from orrery.research.batch import (
     trajectory_path,
     write_json_atomic,
 )
+from orrery.research.calibration import Calibrator
 from orrery.research.search import SearchBackend
 
 SUMMARY_FILE = "summary.json"
+FIGURES = ("raw", "pooled", "calibrated")  # a trajectory's figures, from the loop's submit to the calibrated one
 IndexLike = SearchBackend | str | Path
 LlmLike = Model | str | None
 
@@ -63,15 +72,19 @@ class RateLimitedModel:
     def __init__(self, model: Model, limiter: RateLimiter | None, stop: threading.Event | None = None):
         self.model, self.limiter, self.stop = model, limiter, stop
         self.name = model.name
+        # Passed on, so the embedded model keeps one prompt prefix across steps (its cache then holds).
+        self.takes_catalogue = getattr(model, "takes_catalogue", False)
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
                  tool_choice: str = "auto", schema: dict[str, Any] | None = None,
-                 max_tokens: int | None = None) -> ModelResponse:
+                 max_tokens: int | None = None, catalogue: Sequence[ToolSpec] | None = None) -> ModelResponse:
         if self.stop is not None and self.stop.is_set():
             raise BatchCancelled("the batch was interrupted")
         if self.limiter is not None:
             self.limiter.acquire()
-        return self.model.complete(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens)
+        extra = {"catalogue": catalogue} if catalogue is not None and self.takes_catalogue else {}
+        return self.model.complete(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens,
+                                   **extra)
 
 
 # --------------------------------------------------------------------------- indexes
@@ -189,6 +202,7 @@ def run_batch(questions: Iterable[Mapping[str, Any]], out_dir: str | Path, llm: 
     ``skip_invalid``, which runs the good rows only."""
     rows, _ = check_questions(enumerate(questions, 1), skip_invalid=skip_invalid)
     rows = rows[:limit]
+    agent_kwargs = {**agent_kwargs, "calibration": batch_calibration(agent_kwargs.get("calibration"), llm)}
     out = output_dir(Path(out_dir))
     check_not_foreign(rows, out)
     remove_stale_temp_files(out)
@@ -213,6 +227,12 @@ def run_batch(questions: Iterable[Mapping[str, Any]], out_dir: str | Path, llm: 
         console.print(summary_table(summary))
     ids = {q["id"] for q in todo}
     return BatchResult(out, [q["id"] for q in todo], [q["id"] for q in rows if q["id"] not in ids], summary)
+
+
+def batch_calibration(calibration: Any, llm: LlmLike) -> Calibrator | bool:
+    """The calibrator every question of the batch gets, checked against the model before any work (False: none)."""
+    model = llm if llm is not None and not isinstance(llm, str) else resolve_model(llm)
+    return resolve_calibration(calibration, model_id(model)) or False
 
 
 def run_threads(todo: Sequence[Mapping[str, Any]], out: Path, llm: LlmLike, index: IndexLike, workers: int,
@@ -336,7 +356,8 @@ def summary_rows(questions: Sequence[Mapping[str, Any]], out: Path) -> list[dict
         traj = load_trajectory(trajectory_path(out, q["id"])) or {}
         rows.append({"id": q["id"], "status": traj.get("status", "pending"), "probability": traj.get("probability"),
                      "resolution": q.get("resolution"), "market_value": market_value(q),
-                     "steps": traj.get("steps"), "seconds": traj.get("duration")})
+                     "steps": traj.get("steps"), "seconds": traj.get("duration"),
+                     **{f: traj.get(f) for f in FIGURES}})
     return rows
 
 
@@ -349,9 +370,14 @@ def summarize(questions: Sequence[Mapping[str, Any]], out: Path) -> dict[str, An
     forecasts = {r["id"]: r["probability"] for r in rows if r["probability"] is not None}
     scored = score_questions([{**q, "market_value": market_value(q)} for q in questions], forecasts)
     seconds = [r["seconds"] for r in rows if r["seconds"] is not None]
+    by_figure = {}  # the same questions scored on each figure the trajectories hold
+    for f in FIGURES:
+        figure = {r["id"]: r[f] for r in rows if r["probability"] is not None and r[f] is not None}
+        if len(figure) == len(forecasts) and (fs := score_questions(questions, figure)):
+            by_figure[f] = brier_summary(fs).brier
     return {"questions": len(rows), "statuses": statuses,
             "seconds_per_question": sum(seconds) / len(seconds) if seconds else None,
-            "brier": brier_summary(scored).to_dict() if scored else None, "rows": rows}
+            "brier": brier_summary(scored).to_dict() if scored else None, "brier_by_figure": by_figure, "rows": rows}
 
 
 def _fmt(v: float | None) -> str:

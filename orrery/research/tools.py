@@ -16,6 +16,7 @@ from typing import Any
 
 from orrery.errors import ToolError
 from orrery.grounding import ungrounded
+from orrery.research.anchors import Anchors
 from orrery.research.board import SourceBoard
 from orrery.research.search import SearchBackend
 from orrery.research.types import Document
@@ -43,6 +44,8 @@ class ResearchState:
     last_ids: list[str] = field(default_factory=list)  # ids the latest search returned
     question: str = ""  # the question as asked: its own numbers (thresholds, dates) may be quoted
     ungrounded: list[str] = field(default_factory=list)  # numbers a submitted rationale quotes from nowhere
+    anchors: Anchors = field(default_factory=Anchors)  # a market figure or series values the sources state
+    anchor_docs: list[Document] = field(default_factory=list)  # the documents stating them
 
 
 def state_of(ctx: RunContext) -> ResearchState:
@@ -174,13 +177,15 @@ def submit(ctx: RunContext, probability: float, rationale: str) -> str:
     st.ungrounded = bad
     st.probability, st.rationale = probability, rationale.strip()
     ctx.finish(json.dumps({"probability": probability, "rationale": st.rationale}))
-    return f"Submitted {probability:.3f}."
+    beside = st.anchors.describe(st.board.numbers())
+    return f"Submitted {probability:.3f}." + (f" Beside it: {beside}" if beside else "")
 
 
 def ungrounded_numbers(rationale: str, st: ResearchState, probability: float) -> list[str]:
-    """Numbers in the rationale found in no board source's document, nor the question, nor the forecast itself
-    (as 0.7 or 70%). Citation marks like [1] are not numbers."""
+    """Numbers in the rationale found in no board source's document, nor an anchor's, nor the question, nor the
+    forecast itself (as 0.7 or 70%). Citation marks like [1] are not numbers."""
     texts = [f"{d.title} {d.text}" for src in st.board.sources if (d := st.seen.get(src.id)) is not None]
+    texts += [f"{d.title} {d.text}" for d in st.anchor_docs]
     texts.append(st.question)
     return ungrounded(re.sub(r"\[\d+\]", "", rationale), texts, allowed=(probability, 100 * probability))
 

@@ -21,7 +21,8 @@ pytestmark = pytest.mark.integration
 def test_one_question_with_the_embedded_model(tmp_path: Path) -> None:
     index = demo_index(tmp_path / "demo.sqlite")
     row = next(q for q in load_questions() if q["source"] == "manifold" and q["resolution"] is not None)
-    agent = ResearchAgent(LocalModel(), index, max_rounds=5, wall_time=45, k=3, trace=tmp_path / "run.jsonl")
+    agent = ResearchAgent(LocalModel(), index, max_rounds=5, wall_time=45, k=3, trace=tmp_path / "run.jsonl",
+                          board="loop")
     result = agent.run(row)
 
     assert result.status in ("completed", "max_rounds", "timeout"), result.errors
@@ -37,4 +38,20 @@ def test_one_question_with_the_embedded_model(tmp_path: Path) -> None:
     if result.status == "completed":
         assert 0.0 <= result.probability <= 1.0
         assert result.sources and all(s.id in returned for s in result.sources)
+        # an aggregate: the loop's submit and one more trial on its board, pooled, then the shipped calibrator
+        assert len(result.trials) == 2 and result.trials[0]["probability"] == result.raw
+        assert result.pooled is not None and result.spread is not None
+        assert result.calibrated == result.probability and result.calibration.endswith("questions)")
+    assert result.anchors["market"]["probability"] == pytest.approx(row["market_value"], abs=1e-3)
+
+
+def test_a_search_board_forecast_with_the_embedded_model_is_pooled_and_calibrated(tmp_path: Path) -> None:
+    index = demo_index(tmp_path / "demo.sqlite")
+    row = next(q for q in load_questions() if q["source"] == "polymarket" and q["resolution"] is not None)
+    result = ResearchAgent(LocalModel(), index).run(row)  # the embedded model's defaults: search board, 2 trials
+    assert result.steps == 0 and len(result.trials) == 2
+    assert result.sources[0].id == result.anchors["market"]["doc_id"]
+    if result.status == "completed":
+        assert result.pooled is not None and result.calibrated == result.probability
+        assert result.calibration is not None and result.calibration.startswith(("platt", "isotonic"))
     assert (tmp_path / "run.jsonl").read_text().count("\n") == len(result.trajectory.events)

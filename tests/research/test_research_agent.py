@@ -43,8 +43,9 @@ def index(tmp_path: Path) -> SqliteIndex:
 
 
 def agent_with(turns: list, index: SqliteIndex, **kwargs) -> tuple[ResearchAgent, ScriptedModel]:
+    """The loop alone (one trial), unless the test asks for more."""
     model = ScriptedModel(turns)
-    return ResearchAgent(model, index, **kwargs), model
+    return ResearchAgent(model, index, **{"trials": 1, **kwargs}), model
 
 
 def submit_script() -> list:

@@ -72,7 +72,8 @@ def index(tmp_path: Path) -> Path:
 
 
 def quiet(**kwargs: Any) -> dict[str, Any]:
-    return {"progress": False, **kwargs}
+    """No progress bar, and the loop alone (one trial) unless a test asks for more."""
+    return {"progress": False, "trials": 1, **kwargs}
 
 
 def test_batch_writes_one_trajectory_and_trace_per_question(tmp_path: Path, index: Path) -> None:

@@ -1,0 +1,170 @@
+"""Pooling and calibration on synthetic forecasts with known answers; the calibrator file; anchors."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from orrery.research.anchors import Anchors, find_anchors
+from orrery.research.calibration import (
+    FORMAT,
+    CalibrationError,
+    Calibrator,
+    Example,
+    Features,
+    base_rates,
+    fit,
+    load_calibrator,
+    logit,
+    mean_brier,
+    out_of_fold,
+    pool,
+    sigmoid,
+)
+from orrery.research.types import Document
+
+
+def test_pool_is_the_mean_logit_and_its_spread() -> None:
+    p = pool([0.9, 0.5, 0.1])
+    assert p.probability == pytest.approx(0.5)
+    assert p.spread == pytest.approx(math.sqrt(2 / 3) * logit(0.9))
+    assert pool([0.8, 0.8]).spread == pytest.approx(0.0)
+    assert pool([0.8, 0.8]).probability == pytest.approx(0.8)
+    # in logit space, not probability space: two confident Yes and one No stay on the Yes side
+    assert pool([0.99, 0.99, 0.2]).probability > (0.99 + 0.99 + 0.2) / 3
+    assert pool([0.35]).probability == 0.35  # one trial is its own figure
+
+
+def overconfident(n: int, seed: int = 1) -> list[Example]:
+    """A forecaster whose logits are 4x too extreme: the truth is sigmoid(z), it says sigmoid(4z)."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        z = rng.gauss(0, 1)
+        outcome = float(rng.random() < sigmoid(z))
+        out.append(Example(Features(sigmoid(4 * z)), outcome, f"q{i}"))
+    return out
+
+
+def test_a_calibrator_fitted_on_overconfident_forecasts_lowers_their_brier() -> None:
+    train, test = overconfident(400, seed=1), overconfident(400, seed=2)
+    calib = fit(train, [], "m")
+    outcomes = [e.outcome for e in test]
+    raw = mean_brier([e.features.agent for e in test], outcomes)
+    calibrated = mean_brier([calib.apply(e.features) for e in test], outcomes)
+    assert calibrated < raw - 0.02
+    if calib.method == "platt":  # it learns to shrink: about a quarter of the logit
+        assert 0.1 < calib.weights["agent"] < 0.45
+    assert set(calib.fitted_on["cv_brier"]) == {"platt", "isotonic"}
+
+
+def test_the_market_anchor_gets_the_weight_when_the_agent_says_nothing() -> None:
+    rng = random.Random(3)
+    examples = []
+    for i in range(300):
+        market = rng.uniform(0.02, 0.98)
+        examples.append(Example(Features(0.99, market=market), float(rng.random() < market), f"m{i}"))
+    calib = fit(examples, [], "m")
+    test = [Features(0.99, market=m) for m in (0.1, 0.5, 0.9)]
+    got = [calib.apply(f) for f in test]
+    assert got == sorted(got) and got[0] < 0.25 and got[2] > 0.75
+
+
+def test_series_questions_get_their_sources_base_rate_learned_out_of_fold() -> None:
+    rng = random.Random(4)
+    rows = [(f"fred/{i}", "fred", float(rng.random() < 0.7)) for i in range(200)]
+    rows += [(f"acled/{i}", "acled", float(rng.random() < 0.15)) for i in range(200)]
+    assert base_rates((s, o) for _, s, o in rows) == pytest.approx({"acled": 0.15, "fred": 0.7}, abs=0.07)
+    examples = [Example(Features(0.99, series=s), o, g) for g, s, o in rows]
+    oof = out_of_fold(examples, rows, "platt")
+    by = {s: [p for p, e in zip(oof, examples, strict=True) if e.features.series == s] for s in ("fred", "acled")}
+    assert 0.55 < sum(by["fred"]) / 200 < 0.85 and 0.05 < sum(by["acled"]) / 200 < 0.3
+    assert mean_brier(oof, [e.outcome for e in examples]) < 0.22  # a coin scores 0.25, the agent's 0.99 ~0.56
+
+
+def test_out_of_fold_never_sees_the_outcome_it_scores() -> None:
+    """One group whose outcome disagrees with everything else: scored out of fold it cannot be fitted."""
+    examples = [Example(Features(0.3), 0.0, f"g{i}") for i in range(40)]
+    examples += [Example(Features(0.9), 1.0, "odd"), Example(Features(0.9), 1.0, "odd")]
+    oof = out_of_fold(examples, [], "isotonic")
+    assert all(p < 0.1 for p in oof[-2:])  # every other 0.3-or-0.9 question resolved No
+
+
+def test_the_calibrator_file_is_versioned_and_names_its_model(tmp_path: Path) -> None:
+    calib = fit(overconfident(60), [("fred/1", "fred", 1.0)], "local", trials=3)
+    path = calib.save(tmp_path / "calib.json")
+    data = json.loads(path.read_text())
+    assert (data["format"], data["version"], data["model"], data["trials"]) == (FORMAT, 1, "local", 3)
+    again = load_calibrator(path, "local")
+    assert again.apply(Features(0.9)) == calib.apply(Features(0.9))
+    with pytest.raises(CalibrationError, match="fitted for model 'local', not 'openai-x'") as exc:
+        load_calibrator(path, "openai-x")
+    assert "\n" not in str(exc.value)
+    path.write_text(json.dumps({**data, "version": 99}))
+    with pytest.raises(CalibrationError, match="version 99"):
+        load_calibrator(path)
+    path.write_text('{"probability": 0.3}')
+    with pytest.raises(CalibrationError, match="not a calibrator file"):
+        load_calibrator(path)
+
+
+def test_fit_refuses_too_few_questions() -> None:
+    with pytest.raises(Exception, match="at least 10 resolved questions"):
+        fit(overconfident(6), [], "m")
+
+
+QUESTION = "Will Zohran Mamdani win second place in the 2025 NYC mayoral election?"
+MARKET_DOC = Document(
+    "fb-val-polymarket-1", f"Polymarket market on 2025-10-16: {QUESTION}",
+    f'On 2025-10-16 the Polymarket market for "{QUESTION}" stood at 0.105 (10.5% chance of Yes). (The market '
+    "price.)\nSource: https://polymarket.com/m/1", datetime(2025, 10, 16, tzinfo=UTC), "https://polymarket.com/m/1",
+    "forecastbench/polymarket")
+
+
+def series_doc(day: int, value: float, ticker: str = "TMO") -> Document:
+    q = f"Will {ticker}'s market close price on the resolution date be higher than its market close price on 2025-10-{day:02d}?"
+    return Document(f"v-{ticker}-{day}", f"Yahoo Finance quote on 2025-10-{day:02d}: {q}",
+                    f'On 2025-10-{day:02d}, Yahoo Finance quote value for "{q}": {value}. (The latest close.)',
+                    datetime(2025, 10, day, tzinfo=UTC), "", "forecastbench/yfinance")
+
+
+def test_anchors_are_extracted_from_a_board_source() -> None:
+    a = find_anchors(QUESTION, [MARKET_DOC, series_doc(1, 5.0)])
+    assert a.market is not None and (a.market.probability, a.market.doc_id) == (0.105, "fb-val-polymarket-1")
+    assert a.series is None  # another question's series
+    assert "0.105" in a.describe()
+    assert find_anchors("Will Bob win the 2025 NYC mayoral election?", [MARKET_DOC]).market is None
+
+
+def test_series_values_are_collected_oldest_first_with_their_trend() -> None:
+    asked = "Will TMO's market close price on 2025-11-02 be higher than its market close price on 2025-10-26?\n\nSplits"
+    docs = [series_doc(9, 530.0), series_doc(2, 520.0), series_doc(16, 527.87), series_doc(16, 99.0, "AAPL")]
+    a = find_anchors(asked, docs)
+    assert a.market is None and a.series is not None
+    assert a.series.source == "yfinance"
+    assert [v for _, v in a.series.values] == [520.0, 530.0, 527.87] and a.series.trend == -1.0
+    again = Anchors.from_dict(json.loads(json.dumps(a.to_dict())))
+    assert again.series is not None and again.series.values == a.series.values
+
+
+def test_features_take_the_rows_source_when_no_series_document_was_found() -> None:
+    assert Features.of(0.9, Anchors(), "fred").series == "fred"
+    assert Features.of(0.9, Anchors(), "polymarket").series is None
+    calib = Calibrator("m", "platt", {"intercept": 0.0, "base_rate": 1.0, "has_series": 0.0}, {"fred": 0.8})
+    assert calib.apply(Features.of(0.5, Anchors(), "fred")) == pytest.approx(0.8)
+
+
+def test_a_constant_agent_figure_is_centred_so_it_shifts_nothing() -> None:
+    """Rows without a forecast teach the base rate; a model that always says 0.99 must not move it."""
+    rng = random.Random(5)
+    rows = [Example(Features(None), float(rng.random() < 0.2), f"b{i}") for i in range(300)]
+    rows += [Example(Features(0.99), float(i % 5 == 0), f"a{i}") for i in range(20)]  # also 20% Yes
+    calib = fit(rows, [], "m")
+    assert calib.agent_center == pytest.approx(logit(0.99))
+    assert calib.apply(Features(0.99)) == pytest.approx(calib.apply(Features(None)), abs=0.01)
+    assert 0.12 < calib.apply(Features(0.99)) < 0.3
