@@ -274,6 +274,7 @@ def cross_validate(
     h: int | None = None,
     combo_k: int = 0,
     combo_how: Literal["mean", "median"] = "mean",
+    refit: bool = False,
     n_jobs: int = 1,
     client: Any = None,
     on_progress: Progress | None = None,
@@ -287,7 +288,7 @@ def cross_validate(
     """
     h = h or data.h
     names = _with_baseline([reg.resolve(n) for n in models if reg.resolve(n) != reg.COMBO])
-    runner = Runner(data.freq, h, n_jobs=n_jobs, client=client, on_progress=on_progress)
+    runner = Runner(data.freq, h, n_jobs=n_jobs, client=client, on_progress=on_progress, refit=refit)
     cv, notes, windows = runner.run(data.df, names, data.m, stage="cv", n_windows=n_windows)
     scores = score_cv(cv, data.df, names, data.m)
     result = CVResult(cv=cv, scores=scores, models=names, windows=windows, notes=notes)
@@ -681,20 +682,45 @@ def panel_analyze(data: SeriesData) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# The panel policy ("auto"), chosen on M3 development data only (training parts of M3 series outside the test
-# sample; bench/forecast_m3_dev_select.py, bench/forecast_m3.md): a few fixed combinations; the panel forecasts
-# with the mean of SCUM's members (Petropoulos & Svetunkov 2020) unless cross-validation pooled over its series
-# shows another one clearly better. On the dev panels it beat the ETS/Theta/CES mean on all four M3 frequencies.
+# Panel policies: a few fixed combinations; the panel forecasts with the rule's default combination unless
+# cross-validation pooled over its series shows another one clearly better (`select_combination`).
 Combination = tuple[tuple[str, ...], Literal["mean", "median"]]
-DEFAULT_COMBINATION = "SCUM mean"
-COMBINATIONS: dict[str, Combination] = {
-    DEFAULT_COMBINATION: (("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA"), "mean"),
-    "SCUM median": (("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA"), "median"),
-    "ETS+Theta+CES mean": (("AutoETS", "AutoTheta", "AutoCES"), "mean"),
-}
 SWITCH_GAIN = 0.02  # another combination's pooled CV sMAPE must be this much (relatively) lower, and its MASE lower
 SWITCH_MIN_SERIES = 5  # ... over at least this many cross-validated series
-Policy = Literal["auto", "best", "combo", "panel_combo"]
+Policy = Literal["auto", "scum", "best", "combo", "panel_combo"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A combination policy: the combinations CV chooses among, the default, and whether CV refits every window
+    (True) or fits each model once at the first cutoff and filters it on (statsforecast's refit=False)."""
+
+    combinations: Mapping[str, Combination]
+    default: str
+    refit: bool = False
+
+    def members(self) -> list[str]:
+        return list(dict.fromkeys(m for ms, _ in self.combinations.values() for m in ms))
+
+
+# "scum": the default until the cost-aware rule, chosen on M3 development data only (bench/forecast_m3_dev_select.py,
+# bench/forecast_m3.md): SCUM's members (Petropoulos & Svetunkov 2020), AutoARIMA included, CV refitted per window.
+SCUM = Rule({
+    "SCUM mean": (("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA"), "mean"),
+    "SCUM median": (("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA"), "median"),
+    "ETS+Theta+CES mean": (("AutoETS", "AutoTheta", "AutoCES"), "mean"),
+}, default="SCUM mean", refit=True)
+# "auto" (the default): the cost-aware rule chosen on M3, M1 and Tourism development samples, written down before
+# it was adopted (bench/forecast_cost.py, bench/forecast_cost.md): AUTO_RULE below.
+LITE = Rule({
+    "ETS+CES+DOT mean": (("AutoETS", "AutoCES", "DynamicOptimizedTheta"), "mean"),
+    "ETS+CES+DOT median": (("AutoETS", "AutoCES", "DynamicOptimizedTheta"), "median"),
+    "ETS+Theta+CES mean": (("AutoETS", "AutoTheta", "AutoCES"), "mean"),
+}, default="ETS+CES+DOT mean")
+AUTO = SCUM
+RULES: dict[str, Rule] = {"auto": AUTO, "scum": SCUM}
+COMBINATIONS = SCUM.combinations  # the "scum" rule's, as bench/forecast_m3.py and forecast_heldout.py ran it
+DEFAULT_COMBINATION = SCUM.default
 
 
 @dataclass(frozen=True)
@@ -725,16 +751,16 @@ def combination_scores(cv: CVResult, data: SeriesData, combinations: Mapping[str
     return pooled, len(table)
 
 
-def select_combination(cv: CVResult, data: SeriesData) -> Selection:
-    """The "auto" policy: DEFAULT_COMBINATION, unless another of COMBINATIONS has a pooled CV sMAPE more than
+def select_combination(cv: CVResult, data: SeriesData, rule: Rule = SCUM) -> Selection:
+    """The rule's default combination, unless another of its combinations has a pooled CV sMAPE more than
     SWITCH_GAIN lower and a lower CV MASE, over at least SWITCH_MIN_SERIES cross-validated series."""
-    pooled, n = combination_scores(cv, data)
-    name, reason = DEFAULT_COMBINATION, "the default"
+    pooled, n = combination_scores(cv, data, rule.combinations)
+    name, reason = rule.default, "the default"
     if n < SWITCH_MIN_SERIES:
         reason = f"the default: {n} series cross-validated, fewer than {SWITCH_MIN_SERIES} to choose on"
     else:
-        ref = pooled.loc[DEFAULT_COMBINATION]
-        others = pooled.drop(index=DEFAULT_COMBINATION).sort_values("smape", kind="stable")
+        ref = pooled.loc[rule.default]
+        others = pooled.drop(index=rule.default).sort_values("smape", kind="stable")
         best = others.index[0]
         if others.loc[best, "smape"] < (1 - SWITCH_GAIN) * ref["smape"] and others.loc[best, "mase"] < ref["mase"]:
             name = str(best)
@@ -743,7 +769,7 @@ def select_combination(cv: CVResult, data: SeriesData) -> Selection:
         else:
             reason = (f"the default: no other combination's CV sMAPE is {SWITCH_GAIN:.0%} lower with a lower MASE "
                       f"(best other: {best}, {others.loc[best, 'smape']:.2f} vs {ref['smape']:.2f}), over {n} series")
-    members, how = COMBINATIONS[name]
+    members, how = rule.combinations[name]
     return Selection(name, members, how, pooled, n, reason)
 
 
@@ -812,6 +838,7 @@ def panel_fit(
     levels: Sequence[int] = reg.LEVELS,
     calibrate_intervals: bool = True,
     interval_factors: Mapping[int, float] | None = None,
+    refit: bool | None = None,
     n_jobs: int = 1,
     client: Any = None,
     on_progress: Progress | None = None,
@@ -832,16 +859,17 @@ def panel_fit(
     """
     run = dict(n_jobs=n_jobs, client=client, on_progress=on_progress)
     selection = None
-    if policy == "auto":
-        members = list(dict.fromkeys(m for ms, _ in COMBINATIONS.values() for m in ms))
-        cv = cross_validate(data, members, n_windows=n_windows, **run)
-        selection = select_combination(cv, data)
+    if policy in RULES:
+        rule = RULES[policy]
+        cv = cross_validate(data, rule.members(), n_windows=n_windows, refit=rule.refit if refit is None else refit,
+                            **run)
+        selection = select_combination(cv, data, rule)
         combo_how = selection.how
         choice: dict[str, Choice] = {u: list(selection.members) for u in data.ids}
         cv = with_combo(cv, data, choice, combo_how)
     else:
         cv = cross_validate(data, models, n_windows=n_windows, combo_k=0 if policy == "panel_combo" else combo_k,
-                            combo_how=combo_how, **run)
+                            combo_how=combo_how, refit=bool(refit), **run)
         choice = _choose(cv, data, policy, combo_k)
         if policy == "panel_combo":
             cv = with_combo(cv, data, {u: list(c) for u, c in choice.items()}, combo_how)

@@ -79,6 +79,7 @@ class Runner:
     n_jobs: int = 1
     client: Any = None
     on_progress: Progress | None = None
+    refit: bool = False  # CV: refit every window (True) or fit at the first cutoff and only filter on (False)
 
     def run(self, df: pd.DataFrame, names: Sequence[str], m: int, *, stage: str, n_windows: int = 0,
             levels: Sequence[int] = ()) -> tuple[pd.DataFrame, list[Note], dict[str, int]]:
@@ -153,12 +154,18 @@ class Runner:
 
     def _call(self, df: pd.DataFrame, models: list[str], season: int, stage: str, w: int,
               levels: Sequence[int]) -> pd.DataFrame:
-        sf = StatsForecast(models=reg.build(models, season, self.h), freq=self.freq, n_jobs=self.n_jobs)
+        built = reg.build(models, season, self.h)
         kw: dict[str, Any] = {"h": self.h}
         if stage == "cv":
-            kw |= {"n_windows": w, "step_size": self.h}
+            # statsforecast filters a fitted model on (refit=False) only for models with a `forward` method
+            forward = [hasattr(b, "forward") for b in built]
+            if not self.refit and any(forward) and not all(forward):
+                parts = [[mm for mm, f in zip(models, forward, strict=True) if f == keep] for keep in (True, False)]
+                return _merge([self._call(df, p, season, stage, w, levels) for p in parts])
+            kw |= {"n_windows": w, "step_size": self.h, "refit": self.refit or not all(forward)}
         elif levels:
             kw["level"] = list(levels)
+        sf = StatsForecast(models=built, freq=self.freq, n_jobs=self.n_jobs)
         method = "cross_validation" if stage == "cv" else "forecast"
         if self.client is None:
             return getattr(sf, method)(df=df, **kw)

