@@ -756,7 +756,9 @@ def select_combination(cv: CVResult, data: SeriesData, rule: Rule = SCUM) -> Sel
     SWITCH_GAIN lower and a lower CV MASE, over at least SWITCH_MIN_SERIES cross-validated series."""
     pooled, n = combination_scores(cv, data, rule.combinations)
     name, reason = rule.default, "the default"
-    if n < SWITCH_MIN_SERIES:
+    if len(rule.combinations) == 1:
+        reason = "the rule's only combination"
+    elif n < SWITCH_MIN_SERIES:
         reason = f"the default: {n} series cross-validated, fewer than {SWITCH_MIN_SERIES} to choose on"
     else:
         ref = pooled.loc[rule.default]
