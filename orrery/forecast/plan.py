@@ -162,7 +162,7 @@ class Runner:
         kw: dict[str, Any] = {"h": self.h}
         if stage == "cv":
             # statsforecast filters a fitted model on (refit=False) only for models with a `forward` method
-            forward = [hasattr(b, "forward") for b in built]
+            forward = [hasattr(b, "forward") and reg.REGISTRY[mm].forward for mm, b in zip(models, built, strict=True)]
             if not self.refit and any(forward) and not all(forward):
                 parts = [[mm for mm, f in zip(models, forward, strict=True) if f == keep] for keep in (True, False)]
                 return _merge([self._call(df, p, season, stage, w, levels) for p in parts])
