@@ -285,6 +285,9 @@ def cross_validate(
     model is skipped on series too short for it and a failing fit is recorded, so a panel never stops.
     With combo_k >= 2 a `Combo` model is added: per series, the mean (or median) of the k models with
     the lowest CV MASE. Its CV score is in-sample with respect to that selection, so slightly optimistic.
+    With `refit=False` (default) a model is fitted once per series, at its first cutoff, and filtered on through
+    the later windows (statsforecast's refit=False): one fit instead of one per window. Models without a usable
+    `forward` (ModelSpec.forward) are refitted per window.
     """
     h = h or data.h
     names = _with_baseline([reg.resolve(n) for n in models if reg.resolve(n) != reg.COMBO])
@@ -851,15 +854,18 @@ def panel_fit(
 ) -> PanelFit:
     """Cross-validate every model on every series, pick what to forecast with, forecast. Never stops on a series.
 
-    Policies: "auto" (default) forecasts every series with one of COMBINATIONS, the SCUM members' mean unless
-    CV pooled over the panel clearly favours another (see `select_combination`; `models`, combo_k and combo_how
-    are not used); "best" keeps each
+    Policies: "auto" (default) and "scum" follow their `Rule` (RULES): every series gets the rule's default
+    combination unless CV pooled over the panel clearly favours another of its combinations (`select_combination`;
+    `models`, combo_k and combo_how are not used); "auto" is the ETS/Theta/CES mean, "scum" the previous default
+    (SCUM's members, AutoARIMA included). "best" keeps each
     series' lowest-MASE model (Combo included when combo_k >= 2); "combo" uses each series' own best-k mean;
     "panel_combo" uses, for every series, the mean of the k models with the lowest MASE over the panel.
     Series too short for any CV window get the policy's forecast without a CV score (noted); a series whose
     choice cannot be fitted falls back (see `fit_forecast`). With `calibrate_intervals` (default) the intervals
     are split conformal, learned from the CV errors of the chosen forecasts (`interval_factors`, level -> factor,
-    scales them; see `calibrate`). `n_jobs=-1` uses all
+    scales them; see `calibrate`). One CV serves the choice, the intervals and the baseline check; it fits each
+    model once per series and filters it on through later windows (`refit=None`: the rule's setting, else False;
+    True refits per window). `n_jobs=-1` uses all
     cores; pass a `distributed.Client` to run the same work on a Dask cluster. `on_progress(label, done,
     total)` (e.g. a tool's `ctx.progress`) is called as series finish each stage.
     """
