@@ -28,7 +28,9 @@ console = Console()
 
 
 class AnalysisFailed(OrreryError):
-    """The agent stopped without forecasts (the report, if asked for, was still written)."""
+    """The agent stopped without forecasts (the report, if asked for, was still written): a failed run."""
+
+    exit_code = 1
 
 
 class ProgressView:
@@ -108,17 +110,19 @@ def dask_client(scheduler: str | None) -> Iterator[Any]:
         raise ConfigError(f"--scheduler {scheduler!r} is not a Dask scheduler address; e.g. tcp://host:8786")
     from distributed import Client
 
+    from orrery.forecast.plan import ClusterError
+
     try:
         client = Client(scheduler, timeout=f"{SCHEDULER_WAIT_S}s", set_as_default=False)
     except (OSError, TimeoutError) as exc:
-        raise ConfigError(f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}); start it "
-                          "(dask scheduler) or check the address") from None
+        raise ClusterError(f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}); start it "
+                           "(dask scheduler) or check the address") from None
     with client:
         try:
             client.wait_for_workers(1, timeout=SCHEDULER_WAIT_S)
         except TimeoutError:
-            raise ConfigError(f"the Dask scheduler at {scheduler} has no worker; start one "
-                              f"(dask worker {scheduler})") from None
+            raise ClusterError(f"the Dask scheduler at {scheduler} has no worker; start one "
+                               f"(dask worker {scheduler})") from None
         yield client
 
 

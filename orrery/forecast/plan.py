@@ -216,7 +216,9 @@ def _drop_nonfinite(out: pd.DataFrame, models: list[str], stage: str) -> tuple[p
 
 
 class ClusterError(OrreryError):
-    """The Dask cluster cannot finish the work: its workers are gone, or a task keeps killing them."""
+    """The Dask cluster cannot do the work: unreachable, no worker left, or a task keeps killing its workers."""
+
+    exit_code = 1
 
 
 LOST_AFTER_S = 30.0  # a cluster without any worker for this long is given up on (Dask itself would wait forever)

@@ -66,9 +66,11 @@ def test_orrery_forecast_scheduler_fits_the_panel_on_that_cluster(panel, tmp_pat
     assert {a for _, a in on_cluster} == {cluster.scheduler_address}
 
 
-@pytest.mark.parametrize("address, message", [("localhost:8786", "not a Dask scheduler address"),
-                                              ("tcp://127.0.0.1:9", "cannot reach the Dask scheduler")])
-def test_a_bad_scheduler_is_refused_in_one_line(address, message, monkeypatch):
+@pytest.mark.parametrize("address, error, message", [
+    ("localhost:8786", ConfigError, "not a Dask scheduler address"),  # bad input: exit 2
+    ("tcp://127.0.0.1:9", plan.ClusterError, "cannot reach the Dask scheduler")])  # a failed run: exit 1
+def test_a_bad_scheduler_is_refused_in_one_line(address, error, message, monkeypatch):
     monkeypatch.setattr(cli, "SCHEDULER_WAIT_S", 1)
-    with pytest.raises(ConfigError, match=message), cli.dask_client(address):
+    with pytest.raises(error, match=message) as refused, cli.dask_client(address):
         pass
+    assert refused.value.exit_code == (2 if error is ConfigError else 1) and "\n" not in str(refused.value)
