@@ -450,8 +450,19 @@ def dev_md(r: dict[str, Any]) -> str:
                             c["refit_vs_once"][name][0] for c in r["cells"].values()])
             for name in next(iter(r["cells"].values()))["refit_vs_once"]}
     lines += ["", "CV error refitted per window vs fitted once (mean over cells of |MASE difference| / MASE): "
-              + ", ".join(f"{k} {v:.1%}" for k, v in gaps.items()) + "."]
+              + ", ".join(f"{k} {v:.1%}" for k, v in gaps.items()) + ".", "", DEV_NOTE]
     return "\n".join(lines)
+
+
+DEV_NOTE = (
+    "Found in this run (written after it, choosing nothing among the candidates): AutoCES filtered on without "
+    "refitting diverged on some M1 series (CV MASE up to 3e7 in the second window), which is the AutoCES gap "
+    "above; the \"fitted once\" rows include it. The code therefore refits AutoCES per window "
+    "(`ModelSpec.forward=False`; about 0.01 CPU s per series) and fits the other members once; this was set "
+    "before `bench` ran. The other members' fitted-once CV MASE is within a few percent of refitting (no outlier). "
+    "Not done: reusing the CV fits for the final forecast (the final forecast refits each member on the whole "
+    "history); the adopted rule is within the 3x goal without it."
+)
 
 
 def bench_md(r: dict[str, Any]) -> str:
@@ -473,13 +484,31 @@ def bench_md(r: dict[str, Any]) -> str:
     for g, row in [*r["by_frequency"].items(), ("all", o)]:
         ds, dm = row["new - today"]["smape"], row["new - today"]["mase"]
         lines.append(f"| {g} | {ds[0]:+.2f} [{ds[1]:+.2f}, {ds[2]:+.2f}] | {dm[0]:+.3f} [{dm[1]:+.3f}, {dm[2]:+.3f}] |")
-    lines += ["", "Per cell (sMAPE, CPU s/series, the combination CV picked):", "",
+    lines += ["", goals(r), "", "Per cell (sMAPE, CPU s/series, the combination CV picked):", "",
               "| cell | n | new | today | mean |", "|---|---:|---|---|---|"]
     for k, c in r["cells"].items():
         lines.append(f"| {k} | {c['n']} | " + " | ".join(
             f"{c[m]['smape']:.2f}, {c[m]['cpu_s_per_series']:.2f}s{', ' + c[m]['selection'] if c[m]['selection'] else ''}"
             for m in (NEW, TODAY, MEAN)) + " |")
     return "\n".join(lines)
+
+
+def verdict(ci: list[float]) -> str:
+    return "worse beyond noise" if ci[1] > 0 else "better beyond noise" if ci[2] < 0 else "within noise"
+
+
+def goals(r: dict[str, Any]) -> str:
+    """The issue's two goals, read off the numbers above (no judgement added)."""
+    o, freq = r["overall"], r["by_frequency"]
+    x = o[NEW]["x_mean_cpu"]
+    d = o["new - today"]
+    return (f"**Goals.** CPU: the new default took {x:.1f}x the plain mean's CPU over the sample "
+            f"({'met' if x <= 3 else 'unmet'}: at most 3x; per frequency "
+            + ", ".join(f"{g} {row[NEW]['x_mean_cpu']:.1f}x" for g, row in freq.items())
+            + f"; today's default {o[TODAY]['x_mean_cpu']:.1f}x). Accuracy against today's default: sMAPE "
+            f"{d['smape'][0]:+.2f} ({verdict(d['smape'])}), MASE {d['mase'][0]:+.3f} ({verdict(d['mase'])}); per "
+            "frequency: " + "; ".join(f"{g} sMAPE {verdict(row['new - today']['smape'])}, MASE "
+                                     f"{verdict(row['new - today']['mase'])}" for g, row in freq.items()) + ".")
 
 
 def scale_md(r: dict[str, Any]) -> str:
