@@ -432,8 +432,8 @@ HEAD = (
     "sample A; the rule it picked was adopted (and AutoCES set to refit, see the note) before `bench` ran on sample "
     "B. All of M3, M1 and Tourism had been seen by earlier rounds, so both samples are development data; nothing "
     "here is a held-out evaluation. Machine: 2 shared cores at load average 13-22 during these runs (other "
-    "engineers' work). `dev` and `scale` ran under `nice -n 10`; `bench` started so, got about 5% of a core, and "
-    "its dataset parts were restarted at nice 0 to finish (CPU seconds are each process's own, so the load "
+    "engineers' work). `dev` ran under `nice -n 10`; `scale` and `bench` started so, got about 5% of a core, and "
+    "were restarted at nice 0 to finish (`scale` on 24 series instead of 48; CPU seconds are each process's own, so the load "
     "changes wall time, not the CPU columns, beyond cache effects)."
 )
 
