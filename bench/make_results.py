@@ -3,7 +3,8 @@
 from pathlib import Path
 
 HERE = Path(__file__).parent
-SECTIONS = ["overhead.md", "forecast_m3.md", "forecast_heldout.md", "local_model.md", "research.md", "research_cache.md", "research_calibration.md", "demo.md", "markets.md",
+SECTIONS = ["overhead.md", "forecast_m3.md", "forecast_heldout.md", "forecast_cost.md", "local_model.md", "research.md",
+            "research_cache.md", "research_calibration.md", "demo.md", "markets.md",
             "bi.md",
             "serve.md", "memory.md", "mcp.md"]
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -93,19 +96,50 @@ def write_outputs(result: ForecastResult, outs: list[Path]) -> None:
         console.print(f"wrote {out}")
 
 
+SCHEDULER_WAIT_S = 10  # to reach the scheduler and see a first worker
+
+
+@contextmanager
+def dask_client(scheduler: str | None) -> Iterator[Any]:
+    """A distributed.Client on `scheduler` (None: no cluster), refused in one line when the address is not a
+    Dask one or no worker shows up within SCHEDULER_WAIT_S."""
+    if scheduler is None:
+        yield None
+        return
+    if not re.fullmatch(r"(tcp|tls|ucx|ws|wss)://[\w.\-\[\]:]+", scheduler):
+        raise ConfigError(f"--scheduler {scheduler!r} is not a Dask scheduler address; e.g. tcp://host:8786")
+    from distributed import Client
+
+    from orrery.forecast.plan import ClusterError
+
+    try:
+        client = Client(scheduler, timeout=f"{SCHEDULER_WAIT_S}s", set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise ClusterError(f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}); start it "
+                           "(dask scheduler) or check the address") from None
+    with client:
+        try:
+            client.wait_for_workers(1, timeout=SCHEDULER_WAIT_S)
+        except TimeoutError:
+            raise ClusterError(f"the Dask scheduler at {scheduler} has no worker; start one "
+                               f"(dask worker {scheduler})") from None
+        yield client
+
+
 def run_forecast(data: str | Path, *, h: int | None, m: int | None, date: str | None, target: str | None,
                  groupby: list[str] | None, llm: str | None, query: list[str] | None, outs: list[Path],
-                 verbose: bool, n_jobs: int, overwrite: bool = False) -> ForecastResult:
+                 verbose: bool, n_jobs: int, overwrite: bool = False, scheduler: str | None = None) -> ForecastResult:
     check_outputs(outs, overwrite)
     from orrery.forecast.agent import ForecastAgent
     from orrery.forecast.data import load
 
     series = load(data, date=date, target=target, groupby=groupby or None, m=m, h=h)
     try:
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=console, transient=True, disable=verbose) as progress:
+        with dask_client(scheduler) as client, Progress(
+                SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TimeElapsedColumn(), console=console, transient=True, disable=verbose) as progress:
             view = ProgressView(progress, len(series.ids))
-            agent = ForecastAgent(llm, verbose=verbose, n_jobs=n_jobs, on_event=[view])
+            agent = ForecastAgent(llm, verbose=verbose, n_jobs=n_jobs, client=client, on_event=[view])
             result = agent.analyze(series, query=query[0] if query else None)
         console.print(result.summary())
         for q in (query or [])[1:]:
@@ -131,10 +165,12 @@ def forecast(file: Path, h: Annotated[int | None, typer.Option(help="forecast ho
              out: Annotated[list[Path] | None, typer.Option(help="report.json | report.html | plot.png")] = None,
              overwrite: Annotated[bool, typer.Option(help="replace --out files that exist")] = False,
              verbose: Annotated[bool, typer.Option(help="show every step")] = False,
-             n_jobs: Annotated[int, typer.Option(help="processes for panels (-1: all cores)")] = 1) -> None:
+             n_jobs: Annotated[int, typer.Option(help="processes for panels (-1: all cores)")] = 1,
+             scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address (e.g. tcp://host:8786): "
+                                                                "fit the panel on that cluster")] = None) -> None:
     """Forecast a CSV or Parquet file with the forecasting agent."""
     run_forecast(file, h=h, m=m, date=date, target=target, groupby=groupby, llm=llm, query=query,
-                 outs=out or [], verbose=verbose, n_jobs=n_jobs, overwrite=overwrite)
+                 outs=out or [], verbose=verbose, n_jobs=n_jobs, overwrite=overwrite, scheduler=scheduler)
 
 
 DEMO_DIR = Path("orrery-demo")

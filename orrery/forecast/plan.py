@@ -9,6 +9,7 @@ fallback for all, and we must report which series got what.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -17,6 +18,7 @@ import numpy as np
 import pandas as pd
 from statsforecast import StatsForecast
 
+from orrery.errors import OrreryError
 from orrery.forecast import models as reg
 
 MIN_TRAIN = 8  # observations before the first CV cutoff: the smallest series AutoETS fits
@@ -79,6 +81,7 @@ class Runner:
     n_jobs: int = 1
     client: Any = None
     on_progress: Progress | None = None
+    refit: bool = False  # CV: refit every window (True) or fit at the first cutoff and only filter on (False)
 
     def run(self, df: pd.DataFrame, names: Sequence[str], m: int, *, stage: str, n_windows: int = 0,
             levels: Sequence[int] = ()) -> tuple[pd.DataFrame, list[Note], dict[str, int]]:
@@ -135,6 +138,8 @@ class Runner:
         """Fit; on an exception bisect the series, then split the models, so only the failing pair is lost."""
         try:
             out = self._call(df, models, season, stage, w, levels)
+        except ClusterError:
+            raise  # the cluster's failure, not a series': bisecting would only wait again
         # statsforecast raises NotImplementedError, ValueError, LinAlgError or bare Exception from inside a fit;
         # each is recorded as a Note for the (series, model) it came from, never swallowed.
         except Exception as exc:  # noqa: BLE001
@@ -153,12 +158,18 @@ class Runner:
 
     def _call(self, df: pd.DataFrame, models: list[str], season: int, stage: str, w: int,
               levels: Sequence[int]) -> pd.DataFrame:
-        sf = StatsForecast(models=reg.build(models, season, self.h), freq=self.freq, n_jobs=self.n_jobs)
+        built = reg.build(models, season, self.h)
         kw: dict[str, Any] = {"h": self.h}
         if stage == "cv":
-            kw |= {"n_windows": w, "step_size": self.h}
+            # statsforecast filters a fitted model on (refit=False) only for models with a `forward` method
+            forward = [hasattr(b, "forward") and reg.REGISTRY[mm].forward for mm, b in zip(models, built, strict=True)]
+            if not self.refit and any(forward) and not all(forward):
+                parts = [[mm for mm, f in zip(models, forward, strict=True) if f == keep] for keep in (True, False)]
+                return _merge([self._call(df, p, season, stage, w, levels) for p in parts])
+            kw |= {"n_windows": w, "step_size": self.h, "refit": self.refit or not all(forward)}
         elif levels:
             kw["level"] = list(levels)
+        sf = StatsForecast(models=built, freq=self.freq, n_jobs=self.n_jobs)
         method = "cross_validation" if stage == "cv" else "forecast"
         if self.client is None:
             return getattr(sf, method)(df=df, **kw)
@@ -204,13 +215,23 @@ def _drop_nonfinite(out: pd.DataFrame, models: list[str], stage: str) -> tuple[p
     return out, notes
 
 
+class ClusterError(OrreryError):
+    """The Dask cluster cannot do the work: unreachable, no worker left, or a task keeps killing its workers."""
+
+    exit_code = 1
+
+
+LOST_AFTER_S = 30.0  # a cluster without any worker for this long is given up on (Dask itself would wait forever)
+POLL_S = 0.5
+
+
 def _on_dask(sf: StatsForecast, method: str, df: pd.DataFrame, client: Any, kw: dict[str, Any]) -> pd.DataFrame:
     """The same StatsForecast call on a Dask cluster (fugue backend), brought back to pandas dtypes."""
     import dask.dataframe as dd
 
     workers = max(1, len(client.scheduler_info()["workers"]))
     ddf = dd.from_pandas(df, npartitions=max(1, min(df["unique_id"].nunique(), 4 * workers)))
-    out = getattr(sf, method)(df=ddf, **kw).compute()
+    out = _result(client, client.compute(getattr(sf, method)(df=ddf, **kw)))
     floats = [c for c in out.columns if c not in ("unique_id", "ds", "cutoff")]
     out[floats] = out[floats].astype("float64")
     out["unique_id"] = out["unique_id"].astype(str)
@@ -218,3 +239,34 @@ def _on_dask(sf: StatsForecast, method: str, df: pd.DataFrame, client: Any, kw: 
     if "cutoff" in out.columns:
         out["cutoff"] = out["cutoff"].astype(df["ds"].dtype)
     return out.sort_values(["unique_id", "ds"] + (["cutoff"] if "cutoff" in out else [])).reset_index(drop=True)
+
+
+def _result(client: Any, future: Any) -> pd.DataFrame:
+    """Wait for `future`, failing in one line when the cluster has had no worker for LOST_AFTER_S or a task
+    killed its workers (Dask's KilledWorker); the future is cancelled on any way out (Ctrl-C included)."""
+    from dask.config import get as dask_config
+    from distributed import KilledWorker
+    from distributed.comm.core import CommClosedError
+
+    since: float | None = None
+    try:
+        while True:
+            try:
+                return future.result(timeout=POLL_S)
+            except TimeoutError:
+                pass
+            if client.scheduler_info()["workers"]:
+                since = None
+                continue
+            since = since or time.monotonic()
+            if time.monotonic() - since > LOST_AFTER_S:
+                raise ClusterError(f"the Dask cluster at {client.scheduler.address} has had no worker for "
+                                   f"{LOST_AFTER_S:.0f} s mid-run; start workers (dask worker ADDRESS) and run again")
+    except KilledWorker:
+        raise ClusterError(f"Dask workers died {1 + int(dask_config('distributed.scheduler.allowed-failures'))} "
+                           "times running one fit; give the workers more memory or run without --scheduler") from None
+    except (OSError, CommClosedError) as exc:
+        raise ClusterError(f"lost the Dask scheduler mid-run ({type(exc).__name__}); check it and run again") from None
+    finally:
+        if not future.done():
+            future.cancel()

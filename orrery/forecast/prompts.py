@@ -26,9 +26,8 @@ Quote numbers exactly as the tools returned them; never compute or invent new on
 
 PANEL = """
 Panel data (several series): call panel_analyze, then panel_fit: it forecasts every series with the mean of
-AutoETS, AutoCES, DynamicOptimizedTheta and AutoARIMA, unless cross-validation over the panel clearly favours
-their median or the ETS/Theta/CES mean; series too short for some models or for cross-validation still get a
-forecast."""
+AutoETS, AutoTheta and AutoCES, cross-validated for its intervals and the baseline check; series too short for
+some models or for cross-validation still get a forecast."""
 
 
 _UNITS = {"MS": ("monthly", "months"), "ME": ("monthly", "months"), "M": ("monthly", "months"),

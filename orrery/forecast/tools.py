@@ -211,8 +211,7 @@ def panel_analyze(ctx: RunContext) -> dict[str, Any]:
 @tool(available=_is_panel)
 def panel_fit(ctx: RunContext, models: list[str] | None = None, n_windows: int = 2, combo_k: int = 0,
               policy: Literal["auto", "panel_combo", "best", "combo"] = "auto") -> dict[str, Any]:
-    """Cross-validate and forecast every series. 'auto' (default): the mean of AutoETS, AutoCES, AutoARIMA and
-    DynamicOptimizedTheta, unless CV over the panel clearly favours their median or the ETS/Theta/CES mean;
+    """Cross-validate and forecast every series. 'auto' (default): the mean of AutoETS, AutoTheta and AutoCES;
     'panel_combo': the mean of the k models best on the whole panel; 'best': each series' own best;
     'combo': each series' own best-k mean. Series too short for some models or for CV still get a forecast.
 

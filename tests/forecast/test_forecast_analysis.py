@@ -278,3 +278,35 @@ def test_interval_factors_scale_the_conformal_half_widths_per_level():
     scaled = A.calibrate(cv, data, "AutoETS", factors={80: 0.5, 95: 2.0})
     for lv, f in ((80, 0.5), (95, 2.0)):
         np.testing.assert_allclose(scaled.halfwidth(lv, steps), plain.halfwidth(lv, steps) * f)
+
+
+def test_a_rule_switches_among_its_own_combinations_on_pooled_cv():
+    bad_dot = {"DynamicOptimizedTheta": 9.0, "AutoTheta": 0.5}  # spoils both means; the median shrugs it off
+    sel = A.select_combination(*_cv_panel(6, bad_dot), rule=A.LITE)
+    assert sel.name == "ETS+CES+DOT median" and sel.how == "median" and "over 6 series" in sel.reason
+    assert "AutoARIMA" not in sel.members and list(sel.cv.index) == list(A.LITE.combinations)
+    kept = A.select_combination(*_cv_panel(6, {}), rule=A.LITE)
+    assert kept.name == A.LITE.default and kept.reason.startswith("the default")
+    only = A.Rule({"ETS alone": (("AutoETS",), "mean")}, default="ETS alone")
+    assert A.select_combination(*_cv_panel(6, bad_dot), rule=only).reason == "the rule's only combination"
+
+
+def test_cv_fitted_once_matches_refitting_in_the_first_window_and_refits_ces(panel):
+    sd = load(panel, groupby="store", h=6)
+    once = A.cross_validate(sd, ["AutoETS", "AutoCES"], n_windows=2)
+    refit = A.cross_validate(sd, ["AutoETS", "AutoCES"], n_windows=2, refit=True)
+    keys = ["unique_id", "cutoff", "ds"]
+    a, b = (r.cv.sort_values(keys).reset_index(drop=True) for r in (once, refit))
+    first = a["cutoff"] == a["cutoff"].min()
+    np.testing.assert_allclose(a.loc[first, "AutoETS"], b.loc[first, "AutoETS"], rtol=1e-9)  # the same fit
+    assert not np.allclose(a.loc[~first, "AutoETS"], b.loc[~first, "AutoETS"])  # filtered on, not refitted
+    np.testing.assert_allclose(a["AutoCES"], b["AutoCES"], rtol=1e-9)  # CES is refitted in every window
+
+
+def test_the_default_panel_policy_fits_only_its_rule_s_members(panel):
+    sd = load(panel, groupby="store", h=6)
+    fit = A.panel_fit(sd, n_windows=2)
+    assert set(fit.cv.models) == {*A.AUTO.members(), "SeasonalNaive", "Combo"}
+    assert fit.selection.name in A.AUTO.combinations and fit.forecasts["mean"].notna().all()
+    assert fit.calibration is not None and fit.forecasts["lo_95"].notna().all()
+    assert "AutoARIMA" in A.panel_fit(sd, n_windows=1, policy="scum").cv.models  # the previous default, on demand

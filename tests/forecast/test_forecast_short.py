@@ -39,7 +39,7 @@ def test_mixed_length_panel_forecasts_every_series_and_says_why(mixed):
     assert (four["model"] == "AutoCES").any() and "fewer than two seasons" in " ".join(four["reason"])
     # the 4-point series gets the only member of the panel's combination it is long enough for
     assert fit.selection is not None and fit.selection.series == 3
-    assert table.loc["four", "model"] == "DynamicOptimizedTheta" and table.loc["eight", "model"].startswith("Combo(")
+    assert table.loc["four", "model"] == "AutoTheta" and table.loc["eight", "model"].startswith("Combo(")
     assert table.loc["long0", "model"] == A.combo_label(fit.selection.members)
 
 
