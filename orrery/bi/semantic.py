@@ -337,40 +337,35 @@ def _describe_column(engine: Engine, table: str, column: str, dtype: str, rows: 
             top = engine.execute(f"SELECT {c} FROM {t} WHERE {c} IS NOT NULL AND {c} <> '' GROUP BY {c} "
                                  f"ORDER BY count(*) DESC, {c} LIMIT {SAMPLES}").rows
             shown = ", ".join(repr(str(v)[:30]) for (v,) in top)
-            info["description"] += f"; {distinct} distinct" + (f", e.g. {shown}" if shown else "")
+            info["description"] += f"; {distinct} distinct, e.g. {shown}" if shown else "; always empty"
             if distinct and distinct <= VALUE_MAX_DISTINCT and float(length or 0) <= VALUE_MAX_LENGTH:
                 info["values"] = True
         else:
             low, high = engine.execute(f"SELECT min({c}), max({c}) FROM {t}").rows[0]
-            if low is not None:
-                info["description"] += f"; from {low} to {high}"
+            info["description"] += f"; from {low} to {high}" if low is not None else "; always empty"
     except QueryError:
         pass
     return info
 
 
-def _other_number(phrase: str) -> str:
-    """'movies' -> 'movie', 'country' -> 'countries': the last word in the other grammatical number."""
+def _other_number(phrase: str) -> str | None:
+    """'city' -> 'cities', 'categories' -> 'category': the last word in the other grammatical number where
+    that is more than a final 's' (which every match of words already ignores)."""
     head, _, last = phrase.rpartition(" ")
     if last.endswith("ies") and len(last) > 4:
         other = last[:-3] + "y"
-    elif last.endswith("s") and not last.endswith("ss") and len(last) > 3:
-        other = last[:-1]
     elif last.endswith("y") and len(last) > 2 and last[-2] not in "aeiou":
         other = last[:-1] + "ies"
     else:
-        other = last + ("es" if last.endswith(("s", "x", "ch", "sh")) else "s")
+        return None
     return f"{head} {other}".strip()
 
 
 def _synonyms(column: str) -> list[str]:
-    """Abbreviations written out ('order_qty' -> 'order quantity') and the other number ('Oscars' -> 'oscar')."""
+    """Abbreviations written out ('order_qty' -> 'order quantity') and the other number ('city' -> 'cities')."""
     name = words(column)
     spelled = " ".join(ABBREVIATIONS.get(w, w) for w in name.split())
-    out = [spelled] if spelled != name else []
-    if not name.endswith(("id", "key")) and len(name) > 3:
-        out.append(_other_number(name))
-    return out
+    return [s for s in dict.fromkeys([spelled, _other_number(spelled)]) if s and s != name]
 
 
 def _is_text(dtype: str) -> bool:
