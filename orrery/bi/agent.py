@@ -191,7 +191,8 @@ class BIAgent(PlanAgent):
         reason = self.not_in_data(user_input)
         if declined and reason is None:
             reply.kind, reason = self.judge_decline(reply, user_input)
-        if reply.kind == "lookup" and (not reply.values or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")):
+        if reply.kind == "lookup" and (not reply.values or reply.fields  # a field may live in another table
+                                       or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")):
             reply.kind = "query"
         yield Reiterated(reply.request, "cannot_answer" if reason else reply.kind)
         self.declined = reason or (reply.request if reply.kind == "cannot_answer" else None)
