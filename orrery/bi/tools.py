@@ -235,10 +235,41 @@ def maps(bi: BIContext, term: str, ranked: list[tuple[float, str, dict[str, Any]
     (the planner lists 'Drama' as a field as often as a value)."""
     ranked = rank_fields(bi.semantic, term) if ranked is None else ranked
     own = " ".join(w for w in stems(term) if w not in GENERIC)
-    if not own or (ranked and ranked[0][0] >= (90 if len(own) <= 5 else UNMAPPED)):  # 'port' is one letter from 'part'
+    if not own:
         return True
+    floor = 90 if len(own) <= 5 else UNMAPPED  # 'port' is one letter from 'part'
+    if any(score >= floor and _has_head(bi.semantic, own, f) for score, _, f in ranked):
+        return True
+    if len(own.split()) <= 3 and any(_has_head(bi.semantic, own, f, names_only=True) and _modifiers_fit(bi.semantic, own, f)
+                                     for _, _, f in ranked if "column" in f):
+        return True  # 'critic reviews' is the Reviews column, however low the whole phrase scores
     text = utils.default_process(term)  # the whole term is the value, near enough ('Times' is not 'times streamed')
     return any(fuzz.ratio(text, utils.default_process(str(c.value))) >= 90 for c in bi.search(term, limit=3))
+
+
+def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only: bool = False) -> bool:
+    """Whether the last word of `term` (its head noun: 'budget' of 'production budget') is a word of the
+    field's name or synonyms (or, unless `names_only`, its description): 'production budget' is not the
+    `Production` column."""
+    head = term.split()[-1]
+    if "sql" in target:
+        info = next((i for i in semantic.terms.values() if i.get("sql") == target["sql"]), {})
+        texts = [k for k, i in semantic.terms.items() if i is info] + info.get("synonyms", [])
+    else:
+        info = semantic.tables[target["table"]]["columns"][target["column"]]
+        texts = [words(target["column"]), *info.get("synonyms", [])]
+    texts += [] if names_only else [info.get("description") or ""]
+    return any(w == head or (len(head) > 4 and fuzz.ratio(w, head) >= 85) for text in texts for w in stems(text))
+
+
+def _modifiers_fit(semantic: Semantic, term: str, target: dict[str, Any]) -> bool:
+    """Whether each other word of `term` names no column, or one of the head's own table: 'fresh reviews'
+    (both columns of one table) fits Reviews; 'clerk size' (an order's clerk, a part's size) fits nothing."""
+    for word in term.split()[:-1]:
+        owners = {t for t, c, _ in semantic.columns() if word in stems(words(c))}
+        if owners and target["table"] not in owners:
+            return False
+    return True
 
 
 def names_the_data(bi: BIContext, term: str) -> bool:
