@@ -13,8 +13,9 @@ terms:                                               # business terms that are f
   delay: {sql: "l_receiptdate - l_commitdate", unit: days, columns: [lineitem.l_receiptdate, lineitem.l_commitdate]}
 ```
 
-`orrery bi describe DB` drafts it from the schema (joins from shared key names, `values` for short text
-columns); an analyst edits descriptions, synonyms and terms. Only the slice relevant to a question goes
+`orrery bi describe DB` (and `connect`) drafts it from the schema and the data (declared keys, then joins
+found from names and confirmed by the data, marked `inferred`; descriptions from names and sampled values;
+`values` for short text columns); an analyst edits descriptions, synonyms and terms. Only the slice relevant to a question goes
 into a prompt (`retrieve`), so a 50-table schema fits a small model's context.
 """
 

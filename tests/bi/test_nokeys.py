@@ -14,6 +14,7 @@ from orrery.bi.agent import BIAgent
 from orrery.bi.engines import SQLiteEngine
 from orrery.bi.joins import discover
 from orrery.bi.semantic import Semantic, draft
+from orrery.bi.tools import BIContext, missing_fields
 from orrery.llm.scripted import ScriptedModel
 
 CITIES = ["Denver", "Boston", "Austin", "Seattle", "Portland", "Chicago", "Dallas", "Miami", "Atlanta", "Phoenix",
@@ -169,3 +170,16 @@ def test_a_drafted_layer_of_an_unseen_database_answers_a_two_table_question(shop
                         "WHERE stores.city_name = 'Denver'").rows[0][0]
     assert r.status == "answered" and r.rows[0][0] == pytest.approx(gold)
     assert "JOIN" in r.sql and "'Denver'" in r.sql
+
+
+def test_a_term_is_missing_only_when_no_column_table_or_value_of_the_data_holds_it(tmp_path):
+    path = tmp_path / "films.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE films (Title TEXT, Director TEXT, Production TEXT, Reviews INTEGER, Fresh INTEGER)")
+        # more distinct directors than the value index keeps: found by a bounded probe instead
+        con.executemany("INSERT INTO films VALUES (?, ?, ?, ?, ?)",
+                        [(f"t{i}", f"Director {i}" if i else "Woody Allen", "Studio", i, i) for i in range(2100)])
+    engine = SQLiteEngine("films", path)
+    bi = BIContext(engine, draft(engine), ScriptedModel([]))
+    terms = ["production budget", "critic reviews", "fresh reviews", "Woody Allen", "films", "ticket price"]
+    assert missing_fields(bi, terms, " ".join(terms)) == ["production budget", "ticket price"]
