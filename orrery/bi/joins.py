@@ -86,19 +86,17 @@ def rule_for(a_table: str, a: Column, b_table: str, b: Column) -> str | None:
     return None
 
 
-def _q(engine: Engine, name: str) -> str:
-    return exp.to_identifier(name, quoted=True).sql(_dialect(engine))
-
-
-def _dialect(engine: Engine) -> str:
-    return {"postgres": "postgres", "sqlite": "sqlite"}.get(engine.dialect, "duckdb")
+def quote(engine: Engine, name: str) -> str:
+    """A table or column name quoted for the engine's SQL (names from the catalogue may need it)."""
+    return exp.to_identifier(name, quoted=True).sql({"postgres": "postgres", "sqlite": "sqlite"}.get(
+        engine.dialect, "duckdb"))
 
 
 def unique(engine: Engine, table: str, column: str, cache: dict[tuple[str, str], int]) -> int:
     """The number of rows of `table` when `column` identifies them (non-null, no repeats), else 0."""
     key = (table, column)
     if key not in cache:
-        t, c = _q(engine, table), _q(engine, column)
+        t, c = quote(engine, table), quote(engine, column)
         try:
             n, distinct, nulls = engine.execute(
                 f"SELECT count(*), count(DISTINCT {c}), count(*) - count({c}) FROM {t}").rows[0]
@@ -111,7 +109,7 @@ def unique(engine: Engine, table: str, column: str, cache: dict[tuple[str, str],
 def inclusion(engine: Engine, left: tuple[str, str], right: tuple[str, str]) -> tuple[float, int]:
     """(share found, number sampled) of up to SAMPLE distinct non-null values of `left` found in `right`."""
     (lt, lc), (rt, rc) = left, right
-    lt, lc, rt, rc = (_q(engine, n) for n in (lt, lc, rt, rc))
+    lt, lc, rt, rc = (quote(engine, n) for n in (lt, lc, rt, rc))
     sample = f"SELECT DISTINCT {lc} AS v FROM {lt} WHERE {lc} IS NOT NULL LIMIT {SAMPLE}"
     try:
         n, found = engine.execute(

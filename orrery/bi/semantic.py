@@ -30,6 +30,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from orrery.bi.engines import Engine, QueryError
+from orrery.bi.joins import discover, quote
 from orrery.errors import ConfigError
 
 SHIPPED = Path(__file__).parent / "semantic"
@@ -299,7 +300,6 @@ def draft(engine: Engine) -> Semantic:
     abbreviations and the other grammatical number of its name; the joins the database declares, then the
     ones names propose and the data confirms (`joins.discover`), marked `inferred` with their evidence."""
     from orrery.bi.engines import declared_joins
-    from orrery.bi.joins import discover
 
     tables = engine.tables()
     out: dict[str, dict[str, Any]] = {}
@@ -315,23 +315,16 @@ def draft(engine: Engine) -> Semantic:
                     inferred={j.on: j.evidence for j in inferred})
 
 
-def _q(engine: Engine, name: str) -> str:
-    from sqlglot import exp
-
-    return exp.to_identifier(name, quoted=True).sql({"postgres": "postgres", "sqlite": "sqlite"}.get(
-        engine.dialect, "duckdb"))
-
-
 def _count(engine: Engine, table: str) -> int:
     try:
-        return int(engine.execute(f"SELECT count(*) FROM {_q(engine, table)}").rows[0][0])
+        return int(engine.execute(f"SELECT count(*) FROM {quote(engine, table)}").rows[0][0])
     except QueryError:
         return 0
 
 
 def _describe_column(engine: Engine, table: str, column: str, dtype: str, rows: int) -> dict[str, Any]:
     info: dict[str, Any] = {"type": dtype, "description": words(column), "synonyms": _synonyms(column)}
-    t, c = _q(engine, table), _q(engine, column)
+    t, c = quote(engine, table), quote(engine, column)
     try:
         if _is_text(dtype):
             distinct, length = engine.execute(f"SELECT count(DISTINCT {c}), avg(length({c})) FROM {t}").rows[0]

@@ -25,6 +25,7 @@ from sqlglot import exp
 from orrery.bi.compose import BadPart, UnknownField
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.guard import UnsafeQuery, check
+from orrery.bi.joins import quote
 from orrery.bi.semantic import GENERIC, Semantic, named_fields, rank_fields, stems, words
 from orrery.errors import ModelError, ToolError
 from orrery.llm.base import Model
@@ -290,7 +291,7 @@ def stored_value(bi: BIContext, term: str) -> bool:
     for table, column, info in bi.semantic.columns():
         if (table, column) in indexed or not re.match(r"(VARCHAR|TEXT|CHAR|STRING)", str(info.get("type", "")), re.I):
             continue
-        col, tab = (exp.to_identifier(n, quoted=True).sql(bi.engine.dialect) for n in (column, table))
+        col, tab = quote(bi.engine, column), quote(bi.engine, table)
         try:
             if bi.engine.execute(f"SELECT 1 FROM {tab} WHERE lower({col}) = {literal} LIMIT 1", max_rows=1).rows:
                 return True
