@@ -87,6 +87,8 @@ def _qualify(node: exp.Expression, semantic: Semantic, slice_tables: list[str], 
     the names no table has."""
     names = {t.lower(): t for t in semantic.tables}
     for col in node.find_all(exp.Column):
+        if col.table and col.table.lower() not in names:  # a table no schema has ('imdb.Year'): the column decides
+            col.set("table", None)
         if col.table:
             table = names.get(col.table.lower())
             if table is None or col.name.lower() not in {c.lower() for c in semantic.tables[table]["columns"]}:
