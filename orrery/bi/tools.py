@@ -248,6 +248,18 @@ def maps(bi: BIContext, term: str, ranked: list[tuple[float, str, dict[str, Any]
     return any(fuzz.ratio(text, utils.default_process(str(c.value))) >= 90 for c in bi.search(term, limit=3))
 
 
+def _one_per_join(semantic: Semantic, ranked: list[tuple[float, str, dict[str, Any]]]) -> list[tuple[float, str, dict[str, Any]]]:
+    """Two ends of one join ('orders.state = states.state') hold the same thing: asking which is meant says
+    nothing to the user; the first stands for both."""
+    joined = {frozenset(s.strip() for s in j.split("=")) for j in semantic.joins}
+    out: list[tuple[float, str, dict[str, Any]]] = []
+    for r in ranked:
+        here = f"{r[2].get('table')}.{r[2].get('column')}"
+        if not any(frozenset((here, f"{o[2].get('table')}.{o[2].get('column')}")) in joined for o in out):
+            out.append(r)
+    return out
+
+
 def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only: bool = False) -> bool:
     """Whether the last word of `term` (its head noun: 'budget' of 'production budget') is a word of the
     field's name or synonyms (or, unless `names_only`, its description): 'production budget' is not the
@@ -421,7 +433,7 @@ def make_tools(bi: BIContext) -> list[Tool]:
                 raise CannotAnswer(f"the data has no field for {term!r}")
             if ranked[0][0] < MATCH:  # a value of the data ('Drama'), not a field: the entity step has it
                 continue
-            close = [r for r in ranked if ranked[0][0] - r[0] < CLOSE and r[0] >= MATCH][:4]
+            close = _one_per_join(bi.semantic, [r for r in ranked if ranked[0][0] - r[0] < CLOSE and r[0] >= MATCH])[:4]
             if len(close) > 1:
                 labels = [label for _, label, _ in close]
                 chosen = bi.ask_or_pick(f"field:{term}", f"By {term!r} do you mean", labels, answer)

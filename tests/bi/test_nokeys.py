@@ -183,3 +183,11 @@ def test_a_term_is_missing_only_when_no_column_table_or_value_of_the_data_holds_
     bi = BIContext(engine, draft(engine), ScriptedModel([]))
     terms = ["production budget", "critic reviews", "fresh reviews", "Woody Allen", "films", "ticket price"]
     assert missing_fields(bi, terms, " ".join(terms)) == ["production budget", "ticket price"]
+
+
+def test_the_two_ends_of_a_join_are_one_field_not_a_question(shop, tmp_path):
+    # 'city name' is stores.city_name and cities.city_name, joined: nothing to ask the user
+    model = ScriptedModel([plan("Count stores per city name", fields=["city name"]),
+                           {**parts("stores.city_name", "count(*)"), "group_by": ["stores.city_name"]}, "done"])
+    r = BIAgent(model, shop, store=tmp_path / "s.db", sql_mode="parts").ask("How many stores are there per city name?")
+    assert r.status == "answered" and sorted(r.rows) == [["Austin", 5], ["Boston", 5], ["Denver", 5], ["Seattle", 5]]
