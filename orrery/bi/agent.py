@@ -24,7 +24,17 @@ from orrery.agent.calls import Emit, ask_json
 from orrery.agent.planner import Intent, PlanAgent, PlanResult, PlanState, Todo
 from orrery.bi.engines import Engine
 from orrery.bi.semantic import Semantic, load
-from orrery.bi.tools import CANNOT, BIContext, examples, jsonable, make_tools, missing_fields, prompt, user_wrote
+from orrery.bi.tools import (
+    CANNOT,
+    BIContext,
+    examples,
+    jsonable,
+    make_tools,
+    missing_asked,
+    missing_fields,
+    prompt,
+    user_wrote,
+)
 from orrery.events import Event, Final, Planned, StateChanged
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
@@ -191,6 +201,8 @@ class BIAgent(PlanAgent):
         reason = self.not_in_data(user_input)
         if declined and reason is None:
             reply.kind, reason = self.judge_decline(reply, user_input)
+        elif reason is None and reply.kind in ("query", "lookup") and (missing := missing_asked(self.bi, user_input)):
+            reason = f"the data has no field or value for {', '.join(map(repr, missing))}"
         if reply.kind == "lookup" and (not reply.values or reply.fields  # a field may live in another table
                                        or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")):
             reply.kind = "query"
@@ -205,8 +217,9 @@ class BIAgent(PlanAgent):
 
     def not_in_data(self, text: str) -> str | None:
         """Why the data cannot answer `text` whatever query is written, or None: it asks about the future
-        (the data records what happened). Everything else is judged on the data: the planner's fields and
-        values against the schema and the indexed values (`judge_decline`, the field mapping step)."""
+        (the data records what happened). Everything else is judged on the data: what the question asks
+        about by its shape (`missing_asked`) and the planner's fields and values, against the schema, the
+        tables and the values (`judge_decline`, the field mapping step)."""
         if FUTURE.search(text):
             return "the data records what happened; it cannot say what will happen"
         return None
@@ -216,7 +229,7 @@ class BIAgent(PlanAgent):
         field it names that no column, layer term or value holds), and say which; when everything it names
         is in the data, it is a query. A decline naming nothing stands: the planner read the schema."""
         named = [*reply.fields, *reply.values]
-        missing = missing_fields(self.bi, named, user_input)
+        missing = list(dict.fromkeys([*missing_fields(self.bi, named, user_input), *missing_asked(self.bi, user_input)]))
         if missing:
             return "cannot_answer", f"the data has no field or value for {', '.join(map(repr, missing))}"
         if named and all(user_wrote(t, user_input) for t in named):

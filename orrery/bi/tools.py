@@ -25,7 +25,7 @@ from sqlglot import exp
 from orrery.bi.compose import BadPart, UnknownField
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.guard import UnsafeQuery, check
-from orrery.bi.joins import quote
+from orrery.bi.joins import quote, singular
 from orrery.bi.semantic import GENERIC, Semantic, named_fields, rank_fields, stems, words
 from orrery.errors import ModelError, ToolError
 from orrery.llm.base import Model
@@ -235,7 +235,7 @@ def maps(bi: BIContext, term: str, ranked: list[tuple[float, str, dict[str, Any]
     """Whether the data holds `term`: a column, a term of the layer, or a value of an indexed column
     (the planner lists 'Drama' as a field as often as a value)."""
     ranked = rank_fields(bi.semantic, term) if ranked is None else ranked
-    own = " ".join(w for w in stems(term) if w not in GENERIC)
+    own = " ".join(singular(w) for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC)
     if not own:
         return True
     floor = 90 if len(own) <= 5 else UNMAPPED  # 'port' is one letter from 'part'
@@ -264,7 +264,7 @@ def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only:
     """Whether the last word of `term` (its head noun: 'budget' of 'production budget') is a word of the
     field's name or synonyms (or, unless `names_only`, its description): 'production budget' is not the
     `Production` column."""
-    head = term.split()[-1]
+    head = singular(term.split()[-1])
     if "sql" in target:
         info = next((i for i in semantic.terms.values() if i.get("sql") == target["sql"]), {})
         texts = [k for k, i in semantic.terms.items() if i is info] + info.get("synonyms", [])
@@ -272,7 +272,8 @@ def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only:
         info = semantic.tables[target["table"]]["columns"][target["column"]]
         texts = [words(target["column"]), *info.get("synonyms", [])]
     texts += [] if names_only else [info.get("description") or ""]
-    return any(w == head or (len(head) > 4 and fuzz.ratio(w, head) >= 85) for text in texts for w in stems(text))
+    return any(singular(w) == head or (len(head) > 4 and fuzz.ratio(w, head) >= 85)
+               for text in texts for w in re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def _modifiers_fit(semantic: Semantic, term: str, target: dict[str, Any]) -> bool:
@@ -286,10 +287,15 @@ def _modifiers_fit(semantic: Semantic, term: str, target: dict[str, Any]) -> boo
 
 
 def names_the_data(bi: BIContext, term: str) -> bool:
-    """Whether `term` names a table or the database itself ('movies' for the movies database's omdb table)."""
+    """Whether `term` names a table or the database itself ('movies' for the movies database's omdb table), or
+    its head noun is a word of a table's description."""
     own = stems(term)
     names = [bi.semantic.database, *bi.semantic.tables]
-    return any(stems(words(n)) == own or stems(n) == own for n in names)
+    if any(stems(words(n)) == own or stems(n) == own for n in names):
+        return True
+    head = singular(term.split()[-1].lower()) if term.split() else ""
+    return any(singular(w) == head for info in bi.semantic.tables.values()  # 'shipments': 'one shipment line ...'
+               for w in re.findall(r"[a-z0-9]+", (info.get("description") or "").lower()))
 
 
 def stored_value(bi: BIContext, term: str) -> bool:
@@ -310,6 +316,34 @@ def stored_value(bi: BIContext, term: str) -> bool:
         except QueryError:
             continue
     return False
+
+
+# What a question asks for, by its shape (not by a list of allowed words): the things it counts ("how many
+# X"), the measure it asks the value of ("what is the [total] X of"), the groups it splits by ("each X").
+_ASKED = [re.compile(r"\bhow many ((?:[a-z][\w-]*\s?){1,3}?)\s*\b(?:are|is|were|was|do|does|did|have|has|in|on|of|for|"
+                     r"per|by|with|from|there|that|who|which|can|will|got|had)\b", re.I),
+          re.compile(r"\bwhat (?:is|was|are|were) the ((?:[a-z][\w-]*\s?){1,4}?)\s*\b(?:of|for|in|per|by|from|to|at)\b",
+                     re.I),
+          re.compile(r"\b(?:each|every|per) ([a-z][\w-]*)", re.I)]
+
+
+def asked_terms(question: str) -> list[str]:
+    """The noun phrases a question asks about by its shape: 'warehouses' of 'How many warehouses does each
+    nation have?', 'population' of 'What is the population of each nation?', and 'nation'."""
+    return list(dict.fromkeys(m.group(1).strip() for rx in _ASKED for m in rx.finditer(question) if m.group(1).strip()))
+
+
+def missing_asked(bi: BIContext, question: str) -> list[str]:
+    """The things the question asks about by its shape (`asked_terms`) that the data does not hold. A phrase
+    is held when any of its leading words are ('customers live' by customers, 'line items' by line): a
+    shape catches verbs with the noun, and only a phrase none of whose beginnings is in the data is missing."""
+    out = []
+    for phrase in asked_terms(question):
+        own = [w for w in phrase.split() if w.lower() not in GENERIC | {"distinct", "different", "unique"}]
+        starts = [" ".join(own[:k]) for k in range(1, len(own) + 1)]
+        if starts and len(missing_fields(bi, starts, question)) == len(starts):
+            out.append(" ".join(own))
+    return out
 
 
 def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:

@@ -356,7 +356,7 @@ def test_plan_values_that_are_amounts_or_field_names_are_not_looked_up(chinook):
 
 # -- declines are judged on the data: the fields and values the question needs --------------------------
 @pytest.mark.parametrize(("db", "question", "fields", "missing"), [
-    ("chinook", "How many times was each track streamed?", ["times streamed"], "'times streamed'"),
+    ("chinook", "Show for each track the times streamed.", ["times streamed"], "'times streamed'"),
     ("tpch", "Which truck driver delivered the most orders?", ["truck driver"], "'truck driver'"),
 ])
 def test_a_field_no_column_table_or_value_holds_declines_and_says_which(db, question, fields, missing, tmp_path,
@@ -367,6 +367,19 @@ def test_a_field_no_column_table_or_value_holds_declines_and_says_which(db, ques
     r = run.ask(question)
     assert r.status == "cannot_answer" and r.sql is None and missing in r.answer
     assert len(run.model.requests) == 1  # no SQL was asked for
+
+
+def test_what_the_question_counts_or_measures_is_checked_against_the_data(tpch, tmp_path):
+    # the planner names no field (as the 0.5B model did); the question's shape says it counts warehouses
+    run = Run(tpch, tmp_path / "s.db", [plan("Count warehouses per nation"), _parts("count(*)")], sql_mode="parts")
+    r = run.ask("How many warehouses does each nation have?")
+    assert r.status == "cannot_answer" and "'warehouses'" in r.answer and len(run.model.requests) == 1
+    # a verb after the counted thing is no missing field: 'line items were shipped'
+    run = Run(tpch, tmp_path / "t.db", [plan("Count line items shipped by AIR", values=["AIR"]), _parts("count(*)"),
+                                         "done"], sql_mode="parts")
+    r = run.ask("How many line items were shipped by AIR?")
+    gold = tpch.execute("SELECT count(*) FROM lineitem WHERE l_shipmode = 'AIR'").rows[0][0]
+    assert r.status == "answered" and r.rows == [[gold]]
 
 
 def test_a_planner_decline_naming_only_what_the_data_holds_runs_the_query(chinook, tmp_path):
