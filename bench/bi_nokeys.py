@@ -191,6 +191,7 @@ def main() -> None:
     p.add_argument("--only", default=None, help="comma-separated question numbers (1-based) of the set")
     p.add_argument("--check", action="store_true")
     p.add_argument("--report", action="store_true")
+    p.add_argument("--tag", default="", help="added to the results file name (a sample beside a full run)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     sys.path.insert(0, str(HERE))
@@ -200,7 +201,7 @@ def main() -> None:
     if args.report:
         report()
         return
-    out = RESULTS / f"bi_nokeys_{args.which}_{args.code}.json"
+    out = RESULTS / f"bi_nokeys_{args.which}_{args.code}{'_' + args.tag if args.tag else ''}.json"
     only = [int(i) for i in args.only.split(",")] if args.only else None
     if args.worker:
         worker(args.which, args.code, out, args.llm, only)
@@ -208,7 +209,8 @@ def main() -> None:
     root = os.environ.get("ORRERY_MAIN", "/work/main") if args.code == "main" else str(HERE.parent)
     env = {**os.environ, "PYTHONPATH": root, "OMP_WAIT_POLICY": "passive"}
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--set", args.which, "--code", args.code,
-           *(["--llm", args.llm] if args.llm else []), *(["--only", args.only] if args.only else [])]
+           *(["--llm", args.llm] if args.llm else []), *(["--only", args.only] if args.only else []),
+           *(["--tag", args.tag] if args.tag else [])]
     sys.exit(subprocess.run(cmd, env=env, cwd=root).returncode)
 
 
