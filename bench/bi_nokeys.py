@@ -82,6 +82,7 @@ def worker(which: str, code: str, out: Path, llm: str | None, only: list[int] | 
 
     qs = items(which)
     qs = [qs[i - 1] for i in only] if only else qs
+    commit = _commit(code)  # the code loaded now, whatever is committed while it runs
     model = resolve_model(llm or "local")
     engines: dict[str, Any] = {}
     sessions = tempfile.mkdtemp(prefix="bi-nokeys-")
@@ -108,7 +109,7 @@ def worker(which: str, code: str, out: Path, llm: str | None, only: list[int] | 
                      "tokens": usage, "answer": text, "steps": steps})
         print(f"[{i + 1}/{len(qs)}] {'OK ' if correct else 'BAD'} {seconds:5.1f}s {item['db']:8} {item['question']}"
               f" -> {status} {sql or ''}", flush=True)
-        _write(out, summarize(rows, which, code, model.name, len(qs), orrery.__file__))
+        _write(out, summarize(rows, which, code, model.name, len(qs), orrery.__file__) | {"commit": commit})
 
 
 def summarize(rows: list[dict[str, Any]], which: str, code: str, model: str, planned: int,
@@ -167,16 +168,16 @@ def check() -> None:
 
 def report() -> dict[str, Any]:
     runs = {p.stem.removeprefix("bi_nokeys_"): json.loads(p.read_text())
-            for p in sorted(RESULTS.glob("bi_nokeys_*_*.json"))}
+            for p in sorted(RESULTS.glob("bi_nokeys_*_*.json")) if p.name != "bi_nokeys.json"}
     _write(RESULTS / "bi_nokeys.json", {k: {kk: vv for kk, vv in v.items() if kk != "questions"}
                                         for k, v in runs.items()})
-    print("| set | code | database | execution accuracy | answerable declined | unanswerable declined | errors "
+    print("| run | database | execution accuracy | answerable declined | unanswerable declined | errors "
           "| s / question (median / mean) | commit |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---|")
-    for r in runs.values():
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    for name, r in runs.items():
         for db, s in [("all", r["all"]), *r["by_db"].items()]:
             ea = "n/a" if s["execution_accuracy"] is None else f"{100 * s['execution_accuracy']:.0f}%"
-            print(f"| {r['set']} | {r['code']} | {db} | {ea} ({s['correct']}/{s['answerable']}) | "
+            print(f"| {name if db == 'all' else ''} | {db} | {ea} ({s['correct']}/{s['answerable']}) | "
                   f"{s['answerable_declined']}/{s['answerable']} | {s['unanswerable_declined']}/{s['unanswerable']} | "
                   f"{s['errors']} | " + (f"{r['seconds_per_question_median']} / {r['seconds_per_question_mean']} "
                                          if db == "all" else "") + f"| {r['commit'] if db == 'all' else ''} |")
