@@ -6,6 +6,9 @@ building the context, calling the model object, validating/dispatching the tool 
 the result in its history, and deciding whether to go on.
 
 - orrery:      `orrery.llm.scripted.ScriptedModel` replaying 19 `turn(call("add", ...))` then "done".
+- orrery+otel: the same run with OpenTelemetry tracing on (`orrery.otel.SpanRecorder`, an SDK tracer provider
+               with a batch span processor whose exporter drops the spans): the cost of tracing. It is not
+               a framework of its own: the fastest and the goal are decided among the other three.
 - pydantic-ai: `pydantic_ai.models.function.FunctionModel` returning 19 `ToolCallPart("add")` then a
                `TextPart("done")`; run with `Agent.run_sync`.
 - smolagents:  `ToolCallingAgent` with a `Model` subclass whose `generate` returns scripted
@@ -74,14 +77,14 @@ def counted_add() -> tuple[Callable[[int, int], int], list[int]]:
 
 
 # -- orrery ------------------------------------------------------------------------------------
-def orrery_runner() -> Callable[[], tuple[str, int]]:
+def orrery_runner(handlers: tuple[Any, ...] = ()) -> Callable[[], tuple[str, int]]:
     from orrery.agent.loop import Agent, AgentConfig
     from orrery.llm.scripted import ScriptedModel, call, turn
 
     add, count = counted_add()
 
     turns: list[Any] = [turn(call("add", a=i, b=1)) for i in range(TOOL_CALLS)] + ["done"]
-    agent = Agent(ScriptedModel(turns), [add], AgentConfig(max_rounds=STEPS))
+    agent = Agent(ScriptedModel(turns), [add], AgentConfig(max_rounds=STEPS), on_event=handlers)
 
     def go() -> tuple[str, int]:
         count[0], agent.model.index = 0, 0  # type: ignore[attr-defined]  # rewind for a reused agent
@@ -93,6 +96,33 @@ def orrery_runner() -> Callable[[], tuple[str, int]]:
         return result.output, count[0]
 
     return go
+
+
+_PROVIDER: list[Any] = []
+
+
+def tracer_provider() -> Any:
+    """One OpenTelemetry SDK provider for every traced run: a batch processor (what `orrery.otel.setup` uses)
+    in front of an exporter that drops the spans, so what is timed is making and queueing them."""
+    if not _PROVIDER:
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+        class Dropped(SpanExporter):
+            def export(self, spans: Any) -> SpanExportResult:
+                return SpanExportResult.SUCCESS
+
+        provider = TracerProvider()
+        provider.add_span_processor(BatchSpanProcessor(Dropped()))
+        _PROVIDER.append(provider)
+    return _PROVIDER[0]
+
+
+def orrery_otel_runner() -> Callable[[], tuple[str, int]]:
+    """orrery with OpenTelemetry tracing on: `orrery.otel.SpanRecorder` as a handler of the run's events."""
+    from orrery.otel import SpanRecorder
+
+    return orrery_runner((SpanRecorder(tracer_provider()),))
 
 
 # -- pydantic-ai -------------------------------------------------------------------------------
@@ -170,10 +200,12 @@ def smolagents_runner() -> Callable[[], tuple[str, int]]:
 
 FRAMEWORKS: dict[str, Runner] = {
     "orrery": orrery_runner,
+    "orrery+otel": orrery_otel_runner,
     "pydantic-ai": pydantic_ai_runner,
     "smolagents": smolagents_runner,
 }
-VERSIONS = {"orrery": "orrery", "pydantic-ai": "pydantic-ai-slim", "smolagents": "smolagents"}
+VERSIONS = {"orrery": "orrery", "orrery+otel": "opentelemetry-sdk", "pydantic-ai": "pydantic-ai-slim",
+            "smolagents": "smolagents"}
 
 
 def checked(name: str, go: Callable[[], tuple[str, int]]) -> None:
@@ -264,6 +296,7 @@ def main() -> None:
     ap.add_argument("--no-write", action="store_true", help="print only; do not write results")
     args = ap.parse_args()
     names = list(FRAMEWORKS)
+    load_before = os.getloadavg()[0]
 
     for name in names:  # import, correctness and warm-up
         for _ in range(args.warmup):
@@ -285,9 +318,10 @@ def main() -> None:
 
     per_step = {n: [t / STEPS for t in times[n]] for n in names}
     med = {n: statistics.median(per_step[n]) for n in names}
-    fastest = min(names, key=lambda n: med[n])
+    peers = [n for n in names if n != "orrery+otel"]
+    fastest = min(peers, key=lambda n: med[n])
     med_reused = {n: statistics.median(reused_times[n]) / STEPS for n in names}
-    fastest_reused = min(names, key=lambda n: med_reused[n])
+    fastest_reused = min(peers, key=lambda n: med_reused[n])
     results: dict[str, Any] = {}
     for n in names:
         results[n] = {
@@ -311,6 +345,7 @@ def main() -> None:
     out = {
         "date": now.isoformat(timespec="seconds"),
         "machine": machine(),
+        "load_average_1min": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
         "python": platform.python_version(),
         "task": {"steps": STEPS, "tool_calls": TOOL_CALLS, "tool": "add(a: int, b: int) -> int",
                  "final": "text answer (smolagents: final_answer tool call)"},
@@ -321,6 +356,9 @@ def main() -> None:
                    "reused_agent": "also timed: a second run on an agent that already did the task once",
                    "memory": "tracemalloc peak during the run call (median of 3 untimed runs)"},
         "fastest": fastest,
+        "tracing": {"seconds_per_step_added": med["orrery+otel"] - med["orrery"],
+                    "ratio_vs_orrery": med["orrery+otel"] / med["orrery"],
+                    "spans_per_step": "about 3 (step, chat, execute_tool) plus the run's"},
         "goal": "orrery no slower than the fastest (ratio_vs_fastest <= 1.00)",
         "goal_met": fastest == "orrery",
         "fastest_reused_agent": fastest_reused,
@@ -369,17 +407,27 @@ def render_md(out: dict[str, Any], table: str) -> str:
     prof = out["orrery_profile"]["top_by_own_time"][:12]
     prof_rows = "\n".join(f"| `{r['where']}` | {r['own_us_per_step']:.1f} | {r['cum_us_per_step']:.1f} "
                           f"| {r['calls_per_step']:.1f} |" for r in prof)
+    tr = out["tracing"]
+    mins = {n: out["frameworks"][n]["seconds_per_step"]["min"] * 1e6 for n in ("orrery", "orrery+otel")}
+    tracing = (f"Tracing on (orrery+otel) adds {tr['seconds_per_step_added'] * 1e6:.0f} µs a step at the median "
+               f"({tr['ratio_vs_orrery']:.2f}x orrery's time; {mins['orrery+otel'] - mins['orrery']:.0f} µs between "
+               f"the fastest runs; {tr['spans_per_step']}), almost all of it the OpenTelemetry SDK making spans; "
+               "tracing off is orrery's row.")
     verdict = ("orrery is the fastest: goal met." if out["goal_met"] else
                f"{out['fastest']} is the fastest; orrery is "
                f"{out['frameworks']['orrery']['ratio_vs_fastest']:.2f}x its time per step: goal not met.")
     return f"""# Framework overhead per step (scripted models)
 
 {out['date'][:10]} · machine: {out['machine']} · Python {out['python']} · `python bench/overhead.py`
+· 1-minute load average {out['load_average_1min']['before']} before, {out['load_average_1min']['after']} after (the
+machine is shared: a high load stretches the longer runs most, so the ratios grow with it; the minima in the JSON
+are the least disturbed figures)
 · raw figures: [results/overhead.json](results/overhead.json)
 
 {table}
 
 {verdict} (orrery = 1.00 in "vs orrery"; "vs fastest" is against the fastest median.)
+{tracing}
 
 ## How it is measured
 
@@ -387,6 +435,8 @@ def render_md(out: dict[str, Any], table: str) -> str:
   {out['task']['tool_calls']} times, then answers `done` (smolagents: through its `final_answer`
   tool, its only way to finish). Each run asserts
   the tool body executed exactly {out['task']['tool_calls']} times and the output is `done`.
+- orrery+otel: orrery with `orrery.otel.SpanRecorder` on its events, an OpenTelemetry SDK provider with a
+  batch span processor and an exporter that drops the spans (span creation and queueing are timed, not export).
 - Each framework with its own test model: orrery `ScriptedModel`; pydantic-ai `FunctionModel`
   (`Agent.run_sync`); smolagents `ToolCallingAgent` with a `Model` subclass returning scripted
   `ChatMessage` tool calls (its tests' FakeToolCallModel pattern), `verbosity_level=OFF`.

@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "Agent": "orrery.agent.loop", "AgentConfig": "orrery.agent.loop", "RunResult": "orrery.agent.loop",
-    "Validator": "orrery.agent.loop", "PlanAgent": "orrery.agent.planner", "RouterAgent": "orrery.agent.router",
+    "Validator": "orrery.agent.loop", "PendingApproval": "orrery.agent.loop", "PlanAgent": "orrery.agent.planner", "RouterAgent": "orrery.agent.router",
     "Event": "orrery.events", "Status": "orrery.events",
     "ConfigError": "orrery.errors", "DataError": "orrery.errors", "ModelError": "orrery.errors",
     "OrreryError": "orrery.errors", "ToolError": "orrery.errors",
@@ -21,7 +21,7 @@ _EXPORTS = {
     "ToolSpec": "orrery.messages", "Usage": "orrery.messages",
     "Session": "orrery.sessions", "SessionConflict": "orrery.sessions", "open_store": "orrery.sessions",
     "NeedsClarification": "orrery.tools", "RunContext": "orrery.tools", "Tool": "orrery.tools",
-    "Toolset": "orrery.tools", "after": "orrery.tools", "tool": "orrery.tools",
+    "Toolset": "orrery.tools", "after": "orrery.tools", "tool": "orrery.tools", "CallLedger": "orrery.tools",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -21,5 +21,5 @@ APP = App(
     name="chat",
     description="The generic agent: a safe calculator and a small fact store, in a ReAct or native tool loop.",
     agent="orrery.chat:chat_agent",
-    inputs={"message": "a question"},
+    message="a question",
 )

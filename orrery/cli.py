@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import copy
+import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.text import Text
 
 from orrery.errors import ConfigError, OrreryError
@@ -19,16 +22,41 @@ console = Console()
 LLM = Annotated[str | None, typer.Option("--llm", help="local | openai:MODEL | ollama:MODEL | http://host:port/v1")]
 
 
+@app.callback()
+def options(otel: Annotated[str | None, typer.Option(
+        "--otel", metavar="URL", help="Export OpenTelemetry spans of every run over OTLP/HTTP to this collector "
+                                      "(e.g. http://127.0.0.1:4318; needs the otel extra)")] = None) -> None:
+    """LLM agents that call tools, plan, check their work and forecast. Offline by default."""
+    if otel:
+        from orrery.otel import setup
+
+        setup(otel)
+
+
 @app.command()
 def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON ReAct format")] = False,
          trace: Annotated[Path | None, typer.Option(help="JSONL trace (default .orrery/traces/chat-TIME.jsonl)")] = None,
-         message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None) -> None:
+         message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None,
+         ask: Annotated[list[str] | None, typer.Option(help="Ask y/n before each call of this tool (repeatable)")] = None,
+         remember: Annotated[str | None, typer.Option(help="Keep this thread's long-term memory (in the session "
+                                                           "database) and show the model what is relevant")] = None,
+         ) -> None:
     """Chat with the generic agent (calculator and fact tools) in the terminal."""
     from orrery.chat import chat_agent
 
     trace = trace or Path(".orrery/traces") / f"chat-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     console.print(f"[dim]trace: {trace} (replay with `orrery replay {trace} --app chat`)[/]")
-    agent = chat_agent(llm, format="react" if react else "auto", verbose=True, trace=trace)
+    hook = None
+    if remember is not None:
+        from orrery.recall import LongTermMemory, RecallContext
+
+        memory = LongTermMemory.open(app="chat", thread=remember)
+        hook = RecallContext(memory)
+    agent = chat_agent(llm, format="react" if react else "auto", verbose=True, trace=trace, context=hook)
+    if hook is not None:
+        agent.handlers.append(hook.memory.recorder())
+    for name in ask or ():
+        require_approval(agent, name)
     questions = iter(message) if message else None
     failed = 0
     while True:
@@ -36,9 +64,31 @@ def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON
         if q is None or q.strip() in ("exit", "quit"):
             break
         if q.strip():
-            failed += agent.query(q).status == "error"
+            result = agent.query(q)
+            while result.status == "paused" and result.approvals:
+                result = agent.resume({a.id: approve(a) for a in result.approvals})
+            failed += result.status == "error"
     if failed:  # a script asking with -m must see that the model could not answer
         raise typer.Exit(1)
+
+
+def require_approval(agent: Any, name: str) -> None:
+    """Put one of the agent's tools behind a y/n (a copy: the shared tool objects stay as they are)."""
+    tools = agent.tools.tools
+    if name not in tools:
+        raise ConfigError(f"--ask {name!r}: no such tool; the tools are {', '.join(tools)}")
+    tools[name] = copy.copy(tools[name])
+    tools[name].requires_approval = True
+
+
+def approve(pending: Any) -> bool:
+    """Ask the person at the terminal whether a pending call may run; no answer (end of input) is no."""
+    args = json.dumps(pending.arguments, default=str)
+    try:
+        answer = console.input(f"[bold yellow]Run {pending.tool}({escape(args)})? [y/N] [/]")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 @app.command()
@@ -78,12 +128,13 @@ def serve(host: str = "127.0.0.1", port: int = 8000, llm: LLM = None,
           token: Annotated[str | None, typer.Option(help="Bearer token (or ORRERY_TOKEN); required off loopback")] = None,
           db: Annotated[str | None, typer.Option(help="Threads: a SQLite path or postgresql://... URL")] = None,
           cors: Annotated[list[str] | None, typer.Option(help="Allow this browser origin (repeatable)")] = None,
-          max_upload_mb: float = 20, run_timeout: float = 600) -> None:
+          allowed_host: Annotated[list[str] | None, typer.Option(help="Also answer to this Host name (repeatable)")] = None,
+          max_upload_mb: float = 20, max_body_mb: float = 1, run_timeout: float = 600) -> None:
     """Serve every app's agent over AG-UI (SSE) with the web app at http://HOST:PORT/."""
     from orrery.serve.app import serve as run
 
-    run(host, port, llm=llm, token=token, db=db, cors=tuple(cors or ()),
-        max_upload_bytes=int(max_upload_mb * 2**20), run_timeout=run_timeout)
+    run(host, port, llm=llm, token=token, db=db, cors=tuple(cors or ()), allowed_hosts=tuple(allowed_host or ()),
+        max_upload_bytes=int(max_upload_mb * 2**20), max_body_bytes=int(max_body_mb * 2**20), run_timeout=run_timeout)
 
 
 def _mount_apps() -> None:
@@ -114,6 +165,9 @@ def _unavailable(name: str, extra: str, exc: ModuleNotFoundError) -> None:
 
 
 _mount_apps()
+from orrery.recall.cli import app as _memory  # noqa: E402 - light: typer and the store (numpy only for vectors)
+
+app.add_typer(_memory, name="memory")
 
 
 def main() -> None:
@@ -121,7 +175,7 @@ def main() -> None:
         app()
     except OrreryError as exc:  # one line, never wrapped, the message's brackets not taken as markup
         Console(stderr=True).print(Text.assemble(("error: ", "bold red"), str(exc)), soft_wrap=True)
-        sys.exit(2)
+        sys.exit(exc.exit_code)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,12 @@ class ConsoleView:
                 c.print(f"[magenta]Retry {a}:[/] {self._short(m)}")
             case ev.Clarification(question=q):
                 c.print(Panel(q, title="Clarification needed", border_style="yellow"))
+            case ev.ApprovalRequired(approvals=pending):
+                calls = "\n".join(f"{a['tool']} {json.dumps(a['arguments'], default=str)}" for a in pending)
+                c.print(Panel(self._short(calls), title="Approval needed", border_style="yellow"))
+            case ev.ApprovalDecision(tool=name, approved=yes, arguments=args):
+                verdict = "[green]Approved[/]" if yes else "[red]Denied[/]"
+                c.print(f"{verdict}: {name} {self._short(json.dumps(args, default=str))}")
             case ev.ErrorEvent(message=m):
                 c.print(f"[bold red]Error:[/] {m}")
             case ev.Final(status=status, output=output):

@@ -2,11 +2,15 @@
 
 
 class OrreryError(Exception):
-    """Base class: the CLI prints these in one line and exits non-zero."""
+    """Base class: the CLI prints these in one line and exits with `exit_code` (2: bad input; 1: a failed run)."""
+
+    exit_code = 2
 
 
 class ModelError(OrreryError):
     """The model provider failed after its retries (HTTP status, timeout, bad reply)."""
+
+    exit_code = 1
 
     def __init__(self, message: str, *, status: int | None = None, retryable: bool = False):
         super().__init__(message)

@@ -5,13 +5,14 @@ by the last event, `Final`. The order of one run:
 
     RunStart
       StepStart(n)                          one model call and what it asked for
-        ModelCall, Token*, ToolCallDelta*, ModelReply, Thought?
+        ModelCall, Token*, PartialOutput*, ToolCallDelta*, ModelReply, Thought?
         (ToolCallEvent)*, Progress*, (ToolResultEvent)*   Progress: a long tool's work as it goes
         StateChanged*                       app state a viewer shows (plans, boards, tables)
       StepEnd(n)
       Retry?                                a validator asked for another attempt
       ... more steps ...
-      Clarification?                        the run pauses for the user's answer
+      Clarification? | ApprovalRequired?    the run pauses for the user's answer, or a person's approval
+    (a resumed run: RunStart, then ApprovalDecision and ToolResultEvent per pending call, then steps)
       ErrorEvent?                           a limit or a failure ended it
     Final(status, output, result)
 """
@@ -19,8 +20,9 @@ by the last event, `Final`. The order of one run:
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
@@ -29,7 +31,7 @@ from orrery.messages import ModelResponse, ToolCall
 Status = Literal["completed", "invalid", "max_rounds", "max_tokens", "timeout", "paused", "cancelled", "error"]
 """One vocabulary for how every run of every agent and app ends: completed; invalid (validators still
 refuse after the retries); max_rounds / max_tokens / timeout (a limit); paused (waiting for a
-clarification); cancelled (the user dropped the request); error (a model or tool failure ended it)."""
+clarification or an approval); cancelled (the user dropped the request); error (a model or tool failure ended it)."""
 
 
 @dataclass
@@ -68,6 +70,7 @@ class ModelCall(Event):
     attempt: int
     messages: int
     tools: list[str]
+    model: str = ""  # the model's name (gen_ai.request.model in traces)
     kind: str = field(init=False, default="model_call")
 
 
@@ -84,6 +87,14 @@ class Token(Event):
 
     text: str
     kind: str = field(init=False, default="token")
+
+
+@dataclass
+class PartialOutput(Event):
+    """A typed answer (`output_type=`) as it streams: the JSON parsed so far (a dict while an object is open)."""
+
+    value: Any
+    kind: str = field(init=False, default="partial_output")
 
 
 @dataclass
@@ -153,6 +164,25 @@ class Clarification(Event):
 
 
 @dataclass
+class ApprovalRequired(Event):
+    """The run pauses until a person decides on these calls: [{id, tool, arguments}] (`Agent.resume`)."""
+
+    approvals: list[dict[str, Any]]
+    kind: str = field(init=False, default="approval_required")
+
+
+@dataclass
+class ApprovalDecision(Event):
+    """A person's decision on a pending call, as a resumed run applies it (before the call runs)."""
+
+    call_id: str
+    tool: str
+    approved: bool
+    arguments: dict[str, Any]
+    kind: str = field(init=False, default="approval")
+
+
+@dataclass
 class ErrorEvent(Event):
     message: str
     kind: str = field(init=False, default="error")
@@ -209,6 +239,26 @@ class TodoUpdate(Event):
     key: str
     status: str
     kind: str = field(init=False, default="todo")
+
+
+# -- process-wide consumers -------------------------------------------------------------------------------------
+HOOKS: list[Callable[[Event], None]] = []
+"""Consumers of every agent's events besides its own handlers (OpenTelemetry: `orrery.otel.instrument()`)."""
+
+_env_checked = False
+
+
+def env_hooks() -> None:
+    """On the first run: with OTEL_EXPORTER_OTLP_ENDPOINT set, export spans (`orrery.otel.setup()`). Only then is
+    OpenTelemetry imported; later runs pay one flag check."""
+    global _env_checked
+    if _env_checked:
+        return
+    _env_checked = True
+    if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") and not HOOKS and os.environ.get("OTEL_SDK_DISABLED") != "true":
+        from orrery.otel import setup
+
+        setup()
 
 
 # -- async consumers ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import pydantic
 
 from orrery.errors import ModelError
-from orrery.events import Event, Final, ModelCall, ModelReply, Token, aiterate
+from orrery.events import HOOKS, Event, Final, ModelCall, ModelReply, Token, aiterate, env_hooks
 from orrery.llm.base import Model
 from orrery.llm.base import stream as llm_stream
 from orrery.messages import Message, ModelResponse, Usage
@@ -43,6 +43,7 @@ class EventSource:
         raise NotImplementedError
 
     def run(self, task: str, **kwargs: Any) -> Any:
+        env_hooks()
         return consume(self.stream(task, **kwargs), self.emit)
 
     def astream(self, task: str, **kwargs: Any) -> AsyncIterator[Event]:
@@ -52,12 +53,14 @@ class EventSource:
     def emit(self, event: Event) -> None:
         for h in self.handlers:
             h(event)
+        for h in HOOKS:
+            h(event)
 
 
 def ask_json(model: Model, messages: Sequence[Message], schema: dict[str, Any], reply: type[T], *,
              usage: Usage, max_tokens: int | None = None) -> Generator[Event, None, T]:
     """One schema-constrained model call, parsed into `reply`; a reply that does not match is a ModelError."""
-    yield ModelCall(0, 0, len(messages), [])
+    yield ModelCall(0, 0, len(messages), [], getattr(model, "name", ""))
     t0 = time.monotonic()
     resp = model.complete(messages, (), tool_choice="none", schema=schema, max_tokens=max_tokens)
     yield ModelReply(resp, time.monotonic() - t0)
@@ -73,7 +76,7 @@ def ask_json(model: Model, messages: Sequence[Message], schema: dict[str, Any], 
 def synthesize(model: Model, messages: Sequence[Message], *, usage: Usage,
                max_tokens: int | None = None) -> Generator[Event, None, str]:
     """A final answer with tools disabled, streamed as `Token` events (one per chunk the model gives)."""
-    yield ModelCall(0, 0, len(messages), [])
+    yield ModelCall(0, 0, len(messages), [], getattr(model, "name", ""))
     t0 = time.monotonic()
     resp = ModelResponse()
     for d in llm_stream(model, messages, (), tool_choice="none", max_tokens=max_tokens):

@@ -7,21 +7,26 @@ import json
 import queue
 import threading
 import time
+import uuid
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from orrery.agent import react
 from orrery.agent.calls import EventSource, consume
+from orrery.agent.output import FINAL_TOOL, OutputInvalid, OutputSpec
 from orrery.errors import ConfigError, ModelError
 from orrery.events import (
+    ApprovalDecision,
+    ApprovalRequired,
     Clarification,
     ErrorEvent,
     Event,
     Final,
     ModelCall,
     ModelReply,
+    PartialOutput,
     Progress,
     Retry,
     RunStart,
@@ -34,12 +39,13 @@ from orrery.events import (
     ToolCallDelta,
     ToolCallEvent,
     ToolResultEvent,
+    env_hooks,
 )
 from orrery.llm.base import Model
 from orrery.llm.base import stream as llm_stream
 from orrery.memory import Memory
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
-from orrery.tools.core import RunContext, Tool, ToolResult, Toolset
+from orrery.tools.core import CallLedger, RunContext, Tool, ToolResult, Toolset
 
 Validator = Callable[[str, RunContext], "str | None"]
 """Inspects a final answer: returns None to accept it, or a message that asks the model to retry."""
@@ -70,27 +76,38 @@ class AgentConfig:
     board_at: int | None = 2  # ... at this index (seed 001), or None: after the history (keeps the prefix cached)
     max_history: int = 500
     answer_on_repeat: bool = True  # a turn that only repeats earlier calls is followed by a tool-less turn
+    output_mode: Literal["auto", "schema", "tool"] = "auto"  # how output_type= is asked for (orrery.agent.output)
     verbose: bool = False
     trace: str | Path | None = None
 
 
 @dataclass
+class PendingApproval:
+    """A tool call waiting for a person's decision: `resume(approvals={id: True | False | {edited arguments}})`."""
+
+    id: str
+    tool: str
+    arguments: dict[str, Any]
+
+
+@dataclass
 class RunResult:
     status: Status
-    output: str
+    output: Any  # the answer's text, or the validated value of `output_type=`
     steps: int = 0
     retries: int = 0
     tool_calls: list[ToolResult] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     duration: float = 0.0
+    approvals: list[PendingApproval] = field(default_factory=list)  # set when paused for approvals
 
     @property
     def ok(self) -> bool:
         return self.status == "completed"
 
     def __str__(self) -> str:
-        return self.output
+        return OutputSpec.render(self.output)
 
 
 class StopRun(Exception):  # noqa: N818 - control flow: a limit or a model failure ends the run
@@ -104,7 +121,8 @@ class Agent(EventSource):
 
     def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
                  config: AgentConfig | None = None, *, on_event: Iterable[Callable[[Event], None]] = (),
-                 state: dict[str, Any] | None = None, tools_ref: str | None = None):
+                 state: dict[str, Any] | None = None, tools_ref: str | None = None,
+                 ledger: CallLedger | Any = None):
         self.model = model
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
         self.config = config or AgentConfig()
@@ -119,9 +137,15 @@ class Agent(EventSource):
         self._done_calls: set[str] = set()
         self._force_answer = False
         self._board: str | None = None
+        self._task = ""
+        self._output: OutputSpec | None = None
+        self._pending: dict[str, Any] | None = None  # the tool calls waiting for approval (JSON: kept in snapshots)
+        # Done-markers of approved calls: in memory (and snapshots) by default; a session store keeps them durable.
+        self.ledger = ledger if isinstance(ledger, CallLedger) else CallLedger(ledger)
         # Every tool as declared (not gated, not refined): a model that keeps it in its prompt prefix gets a
         # cache hit at each step while gating changes what it may call.
         self._catalogue = [t.spec() for t in self.tools.tools.values()]
+        self._model_name = str(getattr(model, "name", ""))
         if self.config.verbose:
             from orrery.console import ConsoleView
             self.handlers.append(ConsoleView())
@@ -130,29 +154,70 @@ class Agent(EventSource):
             self.handlers.append(TraceWriter(self.config.trace))
 
     # -- public API -------------------------------------------------------------------------
-    def stream(self, task: str, *, settings: dict[str, Any] | None = None, **options: Any) -> Iterator[Event]:
+    def stream(self, task: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
+               **options: Any) -> Iterator[Event]:
         """Start a new conversation on `task`, yielding its events; the last is `Final(result=RunResult)`.
-        `settings` overrides AgentConfig fields for this run only; other keyword options reach tools as
-        `ctx.options`. Closing the iterator stops the run at the next event (and the model's stream)."""
+        `settings` overrides AgentConfig fields for this run only; `output_type` (a pydantic model, dataclass,
+        TypedDict, or a union with str) makes `result.output` a validated instance (`orrery.agent.output`);
+        other keyword options reach tools as `ctx.options`. Closing the iterator stops the run at the next
+        event (and the model's stream)."""
         self.memory.clear()
         self.ctx.options = dict(options)
         self.ctx.succeeded.clear()
         self.run_config = self._overridden(settings)
+        self._output = self._output_spec(output_type)
+        self._pending = None
         self.memory.add(Message("system", self._system_prompt()), Message("user", task))
         return self._go(task)
 
-    def query_stream(self, question: str, *, settings: dict[str, Any] | None = None,
+    def query_stream(self, question: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
                      **options: Any) -> Iterator[Event]:
         """A follow-up on the kept history (tools stay available), yielding its events."""
         if not self.memory.messages:
-            return self.stream(question, settings=settings, **options)
+            return self.stream(question, settings=settings, output_type=output_type, **options)
         self.ctx.options.update(options)
         self.run_config = self._overridden(settings)
+        self._output = self._output_spec(output_type)
+        self._pending = None
         self.memory.add(Message("user", question))
         return self._go(question)
 
-    def query(self, question: str, *, settings: dict[str, Any] | None = None, **options: Any) -> RunResult:
-        return consume(self.query_stream(question, settings=settings, **options), self.emit)
+    def query(self, question: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
+              **options: Any) -> RunResult:
+        env_hooks()
+        return consume(self.query_stream(question, settings=settings, output_type=output_type, **options), self.emit)
+
+    def resume_stream(self, approvals: dict[str, bool | dict[str, Any]], *, settings: dict[str, Any] | None = None,
+                      output_type: Any = None) -> Iterator[Event]:
+        """Continue a run paused for approvals: `{call_id: True (run it) | False (deny) | {edited arguments}}`,
+        one decision per pending call. An approved call runs once: its result is kept under the call id in
+        `ledger` before the run goes on, so a resume sent again (or after a crash) reads it instead of rerunning."""
+        pending = self._pending
+        if pending is None:
+            raise ConfigError("no tool call is waiting for approval; run the agent (or restore the session that "
+                              "paused) first")
+        ids = [a["id"] for a in pending["approvals"]]
+        unknown, missing = sorted(set(approvals) - set(ids)), [i for i in ids if i not in approvals]
+        if unknown or missing:
+            raise ConfigError(f"approvals must decide exactly the pending calls {', '.join(ids)}"
+                              + (f"; unknown: {', '.join(unknown)}" if unknown else "")
+                              + (f"; missing: {', '.join(missing)}" if missing else ""))
+        bad = [i for i, d in approvals.items() if not isinstance(d, bool | dict)]
+        if bad:
+            raise ConfigError(f"approval for {', '.join(bad)}: give True, False or a dict of edited arguments")
+        self.run_config = self._overridden(settings)
+        if output_type is not None:
+            self._output = self._output_spec(output_type)
+        return self._go(pending["task"], dict(approvals))
+
+    def resume(self, approvals: dict[str, bool | dict[str, Any]], *, settings: dict[str, Any] | None = None,
+               output_type: Any = None) -> RunResult:
+        env_hooks()
+        return consume(self.resume_stream(approvals, settings=settings, output_type=output_type), self.emit)
+
+    @property
+    def pending_approvals(self) -> list[PendingApproval]:
+        return [PendingApproval(**a) for a in self._pending["approvals"]] if self._pending else []
 
     def reset(self) -> None:
         self.memory.clear()
@@ -162,8 +227,13 @@ class Agent(EventSource):
         """The conversation as JSON-able data: messages, tools that succeeded, and the JSON-able part of
         `ctx.state` (values such as DataFrames are not kept; an app rebuilds them from its inputs)."""
         state = {k: v for k, v in self.ctx.state.items() if _is_json(v)}
-        return {"messages": [m.to_dict() for m in self.memory.messages], "state": state,
+        data = {"messages": [m.to_dict() for m in self.memory.messages], "state": state,
                 "succeeded": list(self.ctx.succeeded)}
+        if self._pending is not None:
+            data["pending"] = self._pending
+        if self.ledger.memory:
+            data["done_calls"] = dict(self.ledger.memory)
+        return data
 
     def restore(self, data: dict[str, Any]) -> None:
         """Continue a conversation saved by `snapshot()` (a `query()` then follows it up)."""
@@ -171,6 +241,8 @@ class Agent(EventSource):
         self.memory.add(*(Message.from_dict(m) for m in data.get("messages", [])))
         self.ctx.state.update(data.get("state", {}))
         self.ctx.succeeded[:] = data.get("succeeded", [])
+        self._pending = data.get("pending")
+        self.ledger.memory.update(data.get("done_calls", {}))
 
     # -- the loop ------------------------------------------------------------------------------
     def _overridden(self, settings: dict[str, Any] | None) -> AgentConfig:
@@ -182,15 +254,28 @@ class Agent(EventSource):
                               f"{', '.join(f.name for f in fields(AgentConfig))}")
         return replace(self.config, **settings)
 
+    def _output_spec(self, output_type: Any) -> OutputSpec | None:
+        if output_type is None:
+            return None
+        if self.run_config.format == "react":
+            raise ConfigError("output_type needs the native tool format; the react format answers in its own JSON")
+        return OutputSpec(output_type)
+
+    @property
+    def _output_mode(self) -> str:
+        mode = self.run_config.output_mode
+        return getattr(self.model, "output_mode", "schema") if mode == "auto" else mode
+
     def _system_prompt(self) -> str:
         cfg = self.run_config
         if cfg.format == "react":
             return react.system_prompt(cfg.system_prompt, [t.spec() for t in self.tools.tools.values()])
         return cfg.system_prompt
 
-    def _go(self, task: str) -> Iterator[Event]:
+    def _go(self, task: str, decisions: dict[str, Any] | None = None) -> Iterator[Event]:
         cfg = self.run_config
         self.ctx.final_output = None
+        self._task = task
         self._done_calls.clear()
         self._force_answer = False
         self._board = None
@@ -198,12 +283,20 @@ class Agent(EventSource):
         start = time.monotonic()
         yield RunStart(task, list(self.tools.tools), self.tools_ref, jsonable(self.ctx.options))
         try:
+            if decisions is not None:
+                yield from self._decide(decisions, result)
             for attempt in range(cfg.max_retries + 1):
                 output = yield from self._attempt(attempt, result, start)
-                if output is None:  # paused for a clarification
+                if output is None:  # paused for a clarification or an approval
                     break
                 result.output = output
-                retry = next((m for v in cfg.validators if (m := v(output, self.ctx))), None)
+                retry = None
+                if self._output is not None:
+                    try:
+                        result.output = self._output.parse(output)
+                    except OutputInvalid as exc:
+                        retry = self._output.retry_message(exc, self._output_mode)
+                retry = retry or next((m for v in cfg.validators if (m := v(output, self.ctx))), None)
                 if retry is None:
                     result.status = "completed"
                     break
@@ -219,7 +312,7 @@ class Agent(EventSource):
             result.errors.append(stop.message)
             yield ErrorEvent(stop.message)
         result.duration = time.monotonic() - start
-        yield Final(result.status, result.output, result)
+        yield Final(result.status, OutputSpec.render(result.output), result)
 
     def _attempt(self, attempt: int, result: RunResult, start: float) -> Generator[Event, None, str | None]:
         """Tool rounds until a final answer. Returns it, or None when a tool asked a clarification."""
@@ -235,6 +328,13 @@ class Agent(EventSource):
             yield StepEnd(result.steps)
             if isinstance(outcome, str):
                 return outcome
+            if self._pending is not None:
+                result.status = "paused"
+                result.approvals = self.pending_approvals
+                result.output = "Waiting for approval: " + ", ".join(
+                    f"{a.tool}({json.dumps(a.arguments, default=str)})" for a in result.approvals)
+                yield ApprovalRequired([asdict(a) for a in result.approvals])
+                return None
             if (clar := next((r.clarification for r in outcome if r.clarification), None)) is not None:
                 result.status, result.output = "paused", clar
                 yield Clarification(clar)
@@ -268,10 +368,12 @@ class Agent(EventSource):
             self._board = board
             yield StateChanged("board", self._board)
         specs = [] if self._force_answer else self.tools.specs(self.ctx)
+        if self._output is not None and self._output_mode == "tool":
+            specs.append(self._output.tool_spec())
         if self._force_answer:  # shown this turn only, not kept in the history
             messages.append(Message("user", ANSWER_NOW))
         self._force_answer = False
-        yield ModelCall(rnd, attempt, len(messages), [s.name for s in specs])
+        yield ModelCall(rnd, attempt, len(messages), [s.name for s in specs], self._model_name)
         raw = yield from self._call_model(messages, specs)
         result.usage += raw.usage
         resp = raw
@@ -283,6 +385,10 @@ class Agent(EventSource):
                 yield Token(resp.content)
         elif raw.content and raw.tool_calls:
             yield Thought(raw.content)
+        if self._output is not None and (final := next((c for c in resp.tool_calls if c.name == FINAL_TOOL), None)):
+            self.memory.add(Message("assistant", resp.content, [final]),
+                            Message("tool", "Final result received.", tool_call_id=final.id, name=FINAL_TOOL))
+            return "" if final.error else json.dumps(final.arguments)
         if not resp.tool_calls:
             self.memory.add(Message("assistant", raw.content if cfg.format == "react" else resp.content))
             return resp.content
@@ -292,13 +398,17 @@ class Agent(EventSource):
         """The model's reply, streamed: answer text as Token events, tool calls as ToolCallDelta events."""
         cfg = self.run_config
         t0 = time.monotonic()
+        out = self._output if self._output is not None and self._output_mode == "schema" else None
         if cfg.format == "react":
             deltas = llm_stream(self.model, messages, (), schema=react.schema(specs), max_tokens=cfg.max_tokens_per_call)
         else:
             choice = cfg.tool_choice(self.ctx) if callable(cfg.tool_choice) else cfg.tool_choice
             deltas = llm_stream(self.model, messages, specs, tool_choice=choice if specs else "none",
+                                schema=out.schema if out is not None else None,
                                 max_tokens=cfg.max_tokens_per_call, catalogue=self._catalogue)
         raw = None
+        typed = self._output if self._output is not None and cfg.format != "react" else None
+        text, shown, final_at = "", None, None  # the typed answer as it grows: text, or the final tool's arguments
         try:
             for d in deltas:
                 if cfg.format != "react":  # react replies are JSON: its answer is emitted once parsed
@@ -306,6 +416,14 @@ class Agent(EventSource):
                         yield Token(d.text)
                     if d.index is not None:
                         yield ToolCallDelta(d.index, d.id, d.name, d.arguments)
+                        if d.name == FINAL_TOOL:
+                            final_at, text = d.index, ""
+                    if typed is not None and (piece := d.text if out is not None else
+                                              d.arguments if d.index is not None and d.index == final_at else ""):
+                        text += piece
+                        if (partial := typed.partial(text)) and partial != shown:
+                            shown = partial
+                            yield PartialOutput(partial)
                 raw = d.response or raw
         except ModelError as exc:
             raise StopRun("error", str(exc)) from exc
@@ -321,12 +439,21 @@ class Agent(EventSource):
             calls, extra = calls[: cfg.max_calls_per_step], calls[cfg.max_calls_per_step:]
         for c in resp.tool_calls:
             yield ToolCallEvent(c)
+        held = self.tools.held(calls, self.ctx) if self.tools.asks else []
+        if held:
+            calls = [c for c in calls if c not in held]
         results = (yield from self._run_tools(calls)) + [_refused(c, cfg.max_calls_per_step) for c in extra]
         for r in results:
             yield ToolResultEvent(r.call, r.ok, r.content, r.duration, r.cached)
             if not r.ok:
                 result.errors.append(r.content)
         result.tool_calls.extend(results)
+        if held:  # the turn is recorded once every call has a result, after `resume`
+            self._pending = {"id": uuid.uuid4().hex, "task": self._task, "format": cfg.format, "raw": raw.content,
+                             "assistant": Message("assistant", resp.content, list(resp.tool_calls)).to_dict(),
+                             "results": [r.to_message().to_dict() for r in results],
+                             "approvals": [{"id": c.id, "tool": c.name, "arguments": c.arguments} for c in held]}
+            return results
         if cfg.answer_on_repeat:
             # Small models often repeat a call whose answer (or error) they already have instead of answering.
             keys = [f"{r.call.name}:{json.dumps(r.call.arguments, sort_keys=True, default=str)}" for r in results]
@@ -339,7 +466,44 @@ class Agent(EventSource):
                             *(r.to_message() for r in results))
         return results
 
-    def _run_tools(self, calls: Sequence[ToolCall]) -> Generator[Event, None, list[ToolResult]]:
+    def _decide(self, decisions: dict[str, Any], result: RunResult) -> Iterator[Event]:
+        """Run the approved calls of the paused turn (each once: a done-marker under the pause and call id is
+        read before and written right after it runs), deny the others, and record the whole turn."""
+        pending, self._pending = self._pending, None
+        assert pending is not None
+        decided: dict[str, ToolResult] = {}
+        for a in pending["approvals"]:
+            d = decisions[a["id"]]
+            call = ToolCall(a["id"], a["tool"], d if isinstance(d, dict) else a["arguments"])
+            yield ApprovalDecision(call.id, call.name, d is not False, call.arguments)
+            key = f"{pending['id']}-{call.id}"
+            if (done := self.ledger.get(key)) is not None:  # ran before this resume: never twice
+                r = ToolResult(call, done["ok"], done["content"], error=done.get("error"), cached=True)
+            elif d is False:
+                msg = f"the user denied the call to {call.name!r}; do not call it again with these arguments"
+                r = ToolResult(call, False, f"Denied: {msg}", error=msg)
+            else:
+                [r] = yield from self._run_tools([call], approved=True)
+                self.ledger.put(key, {"ok": r.ok, "content": r.content, "error": r.error})
+            yield ToolResultEvent(r.call, r.ok, r.content, r.duration, r.cached)
+            if not r.ok:
+                result.errors.append(r.content)
+            decided[call.id] = r
+        result.tool_calls.extend(decided.values())
+        ran = {m["tool_call_id"]: Message.from_dict(m) for m in pending["results"]}
+        assistant = Message.from_dict(pending["assistant"])
+        replies = [ran[c.id] if c.id in ran else decided[c.id].to_message() for c in assistant.tool_calls]
+        for c, reply in zip(assistant.tool_calls, replies, strict=True):
+            if isinstance(edited := decisions.get(c.id), dict) and edited != c.arguments:  # what actually ran
+                reply.content = f"(run with the arguments the user gave: {json.dumps(edited, default=str)}) " + \
+                    reply.content
+
+        if pending["format"] == "react":
+            self.memory.add(*react.as_messages(pending["raw"], [(m.name or "", m.content) for m in replies]))
+        else:
+            self.memory.add(assistant, *replies)
+
+    def _run_tools(self, calls: Sequence[ToolCall], approved: bool = False) -> Generator[Event, None, list[ToolResult]]:
         """Run the calls, yielding the `Progress` they report (`ctx.progress`) while they run. Only a tool that
         takes the RunContext can report, so only then do the calls run in a daemon worker thread (the stream
         stays live, and a Ctrl-C in the consumer is not held up by them); others run here, at no cost.
@@ -347,13 +511,13 @@ class Agent(EventSource):
         their next progress report, and the worker is waited for `TOOL_STOP_WAIT` seconds at most."""
         tools = self.tools.tools
         if not any(c.name in tools and tools[c.name].wants_context for c in calls):
-            return self.tools.run(calls, self.ctx)
+            return self.tools.run(calls, self.ctx, approved=approved)
         reports: queue.Queue[Progress | None] = queue.Queue()
         box: dict[str, Any] = {}
 
         def work() -> None:
             try:
-                box["results"] = self.tools.run(calls, self.ctx)
+                box["results"] = self.tools.run(calls, self.ctx, approved=approved)
             except BaseException as exc:  # re-raised in the consumer's thread below
                 box["error"] = exc
             finally:

@@ -4,7 +4,10 @@ Every query passes `guard.check` first; beneath it each engine refuses writes on
 DuckDB is opened `read_only` with external access disabled and its configuration locked;
 PostgreSQL runs every statement in a READ ONLY transaction (and, for the shipped data, as a role
 that may only SELECT); SQLite is opened `mode=ro` with `query_only` and an authorizer that allows
-only reads. All three stop a statement after `timeout` seconds and return at most `max_rows` rows.
+only reads. All three stop a statement after `timeout` seconds and return at most `max_rows` rows, of at
+most `max_result_bytes` in all, each text or binary cell cut at `max_cell_bytes` (the result says so in
+`truncated` and `note`): a row cap alone let `SELECT repeat('x', 1e9)` return a 1 GB cell. A file that is not
+a database is a one-line `QueryError` when the engine opens it.
 """
 
 from __future__ import annotations
@@ -36,21 +39,26 @@ class QueryResult:
     columns: list[str]
     rows: list[tuple[Any, ...]]
     engine: str
-    truncated: bool = False  # more rows existed than the cap
+    truncated: bool = False  # more rows existed than the cap, or the bytes bound cut rows or cells
     seconds: float = 0.0
+    note: str = ""  # what the bounds cut, in words
+
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, r, strict=True)) for r in self.rows]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"sql": self.sql, "columns": self.columns, "rows": [list(r) for r in self.rows],
-                "engine": self.engine, "truncated": self.truncated, "seconds": round(self.seconds, 4)}
+        out = {"sql": self.sql, "columns": self.columns, "rows": [list(r) for r in self.rows],
+               "engine": self.engine, "truncated": self.truncated, "seconds": round(self.seconds, 4)}
+        return {**out, "note": self.note} if self.note else out
 
 
 @dataclass
 class Limits:
     max_rows: int = DEFAULT_LIMIT
     timeout: float = 20.0  # seconds per statement
+    max_cell_bytes: int = 64 * 1024  # a text or binary value longer than this is cut
+    max_result_bytes: int = 8 * 2**20  # rows past this many bytes (cells summed) are dropped
 
 
 class Engine(Protocol):
@@ -78,8 +86,9 @@ class _Base:
         safe = check(sql, self.dialect, limit=cap + 1)
         t0 = time.perf_counter()
         columns, rows = self._run(safe, cap + 1)
-        rows = [tuple(r) for r in rows]
-        return QueryResult(safe, columns, rows[:cap], self.name, len(rows) > cap, time.perf_counter() - t0)
+        kept, note = bound_bytes(rows[:cap], self.limits)
+        return QueryResult(safe, columns, kept, self.name, len(rows) > cap or bool(note), time.perf_counter() - t0,
+                           note)
 
     def explain(self, sql: str) -> None:
         """Dry run: plan the guarded query without running it (raises QueryError when it would fail)."""
@@ -87,6 +96,50 @@ class _Base:
 
     def _run(self, sql: str, fetch: int = 0) -> tuple[list[str], list[tuple[Any, ...]]]:
         raise NotImplementedError
+
+
+def bound_bytes(rows: list[tuple[Any, ...]], limits: Limits) -> tuple[list[tuple[Any, ...]], str]:
+    """Rows with every str/bytes cell cut at `max_cell_bytes` and no rows past `max_result_bytes`; the note says
+    what was cut (empty when nothing was)."""
+    cell_cap, total, cut_cells, kept = limits.max_cell_bytes, 0, 0, []
+    for row in rows:
+        out = []
+        for v in row:
+            size = _size(v, cell_cap)
+            if size > cell_cap:
+                cut_cells += 1
+                if isinstance(v, str):
+                    v = v[:cell_cap] + f" ...[cut: {size:,} long]"
+                elif isinstance(v, bytes | bytearray | memoryview):
+                    v = bytes(v[:cell_cap])
+                else:  # a list, map or struct value (PostgreSQL arrays and JSON, DuckDB nested types)
+                    v = f"[a {type(v).__name__} of {len(v):,} items, over {cell_cap:,} bytes: cut]"
+                size = cell_cap
+            total += size
+            out.append(v)
+        if total > limits.max_result_bytes:
+            break
+        kept.append(tuple(out))
+    notes = [f"{cut_cells} value(s) longer than {cell_cap:,} characters/bytes were cut"] if cut_cells else []
+    if len(kept) < len(rows):
+        notes.append(f"only the first {len(kept)} of {len(rows)} rows fit in {limits.max_result_bytes:,} bytes")
+    return kept, "; ".join(notes)
+
+
+def _size(value: Any, cap: int) -> int:
+    """About how many bytes `value` holds; counting stops once past `cap` (a nested value may be huge)."""
+    if isinstance(value, str | bytes | bytearray | memoryview):
+        return len(value)
+    if isinstance(value, dict):
+        value = [*value.keys(), *value.values()]
+    if isinstance(value, list | tuple | set):
+        total = 0
+        for item in value:
+            total += _size(item, cap - total)
+            if total > cap:
+                return total
+        return total
+    return 16
 
 
 # -- DuckDB ----------------------------------------------------------------------------------------------
@@ -103,7 +156,11 @@ class DuckDBEngine(_Base):
         super().__init__(name, limits or Limits())
         self.path = Path(path)
         self._duckdb = duckdb
-        self.con = duckdb.connect(str(path), read_only=True, config=DUCKDB_READ_ONLY)
+        try:
+            self.con = duckdb.connect(str(path), read_only=True, config=DUCKDB_READ_ONLY)
+        except duckdb.Error as exc:
+            raise QueryError(f"{path} cannot be opened as a DuckDB database ({str(exc).splitlines()[0][:160]}); "
+                             "pass a DuckDB or SQLite database file") from None
         self._lock = threading.Lock()  # one connection: one statement at a time
 
     def _run(self, sql: str, fetch: int = 0) -> tuple[list[str], list[tuple[Any, ...]]]:
@@ -193,8 +250,13 @@ class SQLiteEngine(_Base):
         super().__init__(name, limits or Limits())
         self.path = Path(path)
         self.con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
-        self.con.execute("PRAGMA query_only = ON")
-        self._meta = self._read_meta()  # read before the authorizer forbids PRAGMA
+        try:
+            self.con.execute("PRAGMA query_only = ON")
+            self._meta = self._read_meta()  # read before the authorizer forbids PRAGMA
+        except sqlite3.DatabaseError as exc:
+            self.con.close()
+            raise QueryError(f"{path} cannot be read as a SQLite database ({exc}); pass a DuckDB or SQLite "
+                             "database file") from None
         self.con.set_authorizer(_sqlite_authorizer)
         self._lock = threading.Lock()
 

@@ -122,8 +122,11 @@ def _with_limit(tree: exp.Expression, limit: int) -> exp.Expression:
         count = current.expression
     elif isinstance(current, exp.Fetch):
         count = current.args.get("count")
-    if isinstance(count, exp.Literal) and not count.is_string and int(count.this) <= limit:
-        return tree
+    if isinstance(count, exp.Literal) and not count.is_string:
+        if not re.fullmatch(r"\d+", count.this):
+            raise UnsafeQuery(f"refused: LIMIT {count.this} is not a whole number of rows; write LIMIT 10")
+        if int(count.this) <= limit:
+            return tree
     if current is not None and not isinstance(count, exp.Literal):  # LIMIT $1 / ALL: cap outside it
         return exp.select("*").from_(tree.subquery("capped")).limit(limit)
     return tree.limit(limit)

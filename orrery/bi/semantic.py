@@ -399,14 +399,29 @@ def drafted(engine: Engine) -> Semantic:
 
 
 def write_draft(db: str, engine: Engine) -> Path:
-    """Write a draft for the analyst to edit; an existing file is never overwritten (the draft goes beside it)."""
+    """Write a draft for the analyst to edit: `<db>.yaml` the first time, then `<db>.draft.yaml`,
+    `<db>.draft-2.yaml`, ... beside it. No file is ever replaced: the draft is written to a temporary file and
+    linked under the first free name (a link fails on an existing name, so two runs at once cannot collide)."""
+    import os
+    import tempfile
+
     import yaml
 
-    from orrery.bi.data import _write_atomic
-
-    base = load(db, engine) if (SHIPPED / f"{db}.yaml").is_file() else draft(engine)
-    path = user_path(db)
-    if path.exists():
-        path = path.with_suffix(".draft.yaml")
-    _write_atomic(path, yaml.safe_dump(base.to_dict(), sort_keys=False, allow_unicode=True, width=110))
-    return path
+    text = yaml.safe_dump((load(db, engine) if (SHIPPED / f"{db}.yaml").is_file() else draft(engine)).to_dict(),
+                          sort_keys=False, allow_unicode=True, width=110)
+    first = user_path(db)
+    first.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{first.name}.", suffix=".tmp", dir=first.parent)
+    try:
+        with open(fd, "w") as f:
+            f.write(text)
+        for n in range(1, 1000):
+            path = first if n == 1 else first.with_suffix(".draft.yaml" if n == 2 else f".draft-{n - 1}.yaml")
+            try:
+                os.link(tmp, path)
+                return path
+            except FileExistsError:
+                continue
+        raise ConfigError(f"{first.parent} already holds 998 drafts of {db}; delete the ones you do not need")
+    finally:
+        os.unlink(tmp)

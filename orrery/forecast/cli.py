@@ -25,7 +25,9 @@ console = Console()
 
 
 class AnalysisFailed(OrreryError):
-    """The agent stopped without forecasts (the report, if asked for, was still written)."""
+    """The agent stopped without forecasts (the report, if asked for, was still written): a failed run."""
+
+    exit_code = 1
 
 
 class ProgressView:

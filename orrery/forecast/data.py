@@ -109,7 +109,11 @@ def _read_csv(path: Path) -> pd.DataFrame:
     except UnicodeDecodeError as exc:
         raise DataError(f"{path} is not UTF-8 text (bad byte at offset {exc.start}); save it as a UTF-8 CSV") from None
     _check_ragged(text, path)
-    frame = pd.read_csv(io.StringIO(text))
+    try:
+        frame = pd.read_csv(io.StringIO(text))
+    except (pd.errors.ParserError, ValueError) as exc:
+        reason = " ".join(str(exc).split())[:200]
+        raise DataError(f"{path} is not a well-formed CSV ({reason}); close every quote and re-export it") from None
     if frame.empty:
         raise DataError(f"{path} has a header but no data rows")
     return frame
@@ -117,9 +121,16 @@ def _read_csv(path: Path) -> pd.DataFrame:
 
 def _check_ragged(text: str, path: Path) -> None:
     """pandas pads short rows with NaN and only rejects long ones; a row of the wrong width is an error here."""
-    reader = csv.reader(io.StringIO(text))
+    reader = csv.reader(io.StringIO(text), strict=True)
     width = None
-    for row in reader:
+    while True:
+        try:
+            row = next(reader, None)
+        except csv.Error as exc:  # a field over csv's 128 KB limit, an unterminated quote
+            raise DataError(f"{path}: line {reader.line_num} is not a CSV row ({exc}); a value is too long or a "
+                            "quote is not closed: fix that row") from None
+        if row is None:
+            break
         if not row:
             continue
         if width is None:

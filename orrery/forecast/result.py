@@ -16,6 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from orrery.errors import DataError
 from orrery.forecast.analysis import CVResult
 from orrery.messages import Usage
 
@@ -195,7 +196,10 @@ class ForecastResult:
     # ------------------------------------------------------------------ plot
 
     def plot(self, path: str | Path | None = None, uid: str | None = None) -> Any:
-        """History, forecast with 80/95% bands and anomalies for one series; saved as PNG when `path` is given."""
+        """History, forecast with 80/95% bands and anomalies for one series; saved as PNG when `path` is given.
+        Any series id and any finite values draw: `$` is not read as mathtext, values too large for the axis
+        arithmetic are drawn scaled by a power of ten (said on the axis), infinities are left out; what still
+        cannot be drawn is a one-line DataError."""
         import matplotlib
 
         matplotlib.use("Agg")
@@ -204,25 +208,53 @@ class ForecastResult:
         uid = uid or (str(self.history["unique_id"].iloc[0]) if len(self.history) else None)
         hist = self.history[self.history["unique_id"] == uid] if uid else self.history
         fc = self.forecasts[self.forecasts["unique_id"] == uid] if len(self.forecasts) else self.forecasts
+        an = self.anomalies[self.anomalies["unique_id"] == uid] if len(self.anomalies) else self.anomalies
+        bands = [c for lv in (95, 80) for c in (f"lo_{lv}", f"hi_{lv}") if c in fc]
+        scale = _plot_scale([hist["y"], *([fc[c] for c in ["mean", *bands]] if len(fc) else []),
+                             *([an["y"]] if len(an) else [])])
+
+        def y(values: pd.Series) -> np.ndarray:
+            out = values.to_numpy(dtype=float) / scale
+            return np.where(np.isfinite(out), out, np.nan)
+
         fig, ax = plt.subplots(figsize=(10, 4.5))
-        ax.plot(hist["ds"], hist["y"], color="black", lw=1.2, label="history")
-        if len(fc):
-            for lv, alpha in ((95, 0.15), (80, 0.3)):
-                if f"lo_{lv}" in fc:
-                    ax.fill_between(fc["ds"], fc[f"lo_{lv}"], fc[f"hi_{lv}"], color="tab:blue", alpha=alpha,
-                                    label=f"{lv}% interval")
-            ax.plot(fc["ds"], fc["mean"], color="tab:blue", lw=1.6, label=f"forecast ({fc['model'].iloc[0]})")
-        an = self.anomalies
-        if len(an):
-            an = an[an["unique_id"] == uid]
-            ax.scatter(an["ds"], an["y"], color="red", zorder=5, label="anomaly")
-        ax.set_title(f"{uid}: {self.best_model or ''} [{self.badge}]")
-        ax.legend(loc="upper left", fontsize=8)
-        fig.tight_layout()
+        try:
+            ax.plot(hist["ds"], y(hist["y"]), color="black", lw=1.2, label="history")
+            if len(fc):
+                for lv, alpha in ((95, 0.15), (80, 0.3)):
+                    if f"lo_{lv}" in fc:
+                        ax.fill_between(fc["ds"], y(fc[f"lo_{lv}"]), y(fc[f"hi_{lv}"]), color="tab:blue",
+                                        alpha=alpha, label=f"{lv}% interval")
+                ax.plot(fc["ds"], y(fc["mean"]), color="tab:blue", lw=1.6,
+                        label=_literal(f"forecast ({fc['model'].iloc[0]})"))
+            if len(an):
+                ax.scatter(an["ds"], y(an["y"]), color="red", zorder=5, label="anomaly")
+            if scale != 1.0:
+                ax.set_ylabel(f"value / {scale:.0e}")
+            ax.set_title(_literal(f"{uid}: {self.best_model or ''} [{self.badge}]"))
+            ax.legend(loc="upper left", fontsize=8)
+            fig.tight_layout()
+            if path is not None:
+                fig.savefig(path, dpi=110)
+        except (ValueError, OverflowError) as exc:
+            plt.close(fig)
+            raise DataError(f"cannot draw the plot of series {uid!r}: {' '.join(str(exc).split())[:160]}") from None
         if path is not None:
-            fig.savefig(path, dpi=110)
             plt.close(fig)
         return fig
+
+
+def _literal(text: str) -> str:
+    """Text shown as written: matplotlib reads `$...$` as math (and fails on an unclosed group)."""
+    return text.replace("$", r"\$")
+
+
+def _plot_scale(columns: list[pd.Series]) -> float:
+    """A power of ten that brings the largest finite value under 1e100, else 1: matplotlib's limit and tick
+    arithmetic overflows near the float maximum (1.8e308)."""
+    finite = [np.abs(v)[np.isfinite(v)] for v in (c.to_numpy(dtype=float) for c in columns)]
+    peak = max((float(v.max()) for v in finite if v.size), default=0.0)
+    return 10.0 ** int(np.floor(np.log10(peak))) if peak > 1e100 else 1.0
 
 
 def _anomaly_cols(frame: pd.DataFrame) -> list[str]:

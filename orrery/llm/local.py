@@ -679,7 +679,7 @@ class LocalModel:
             tools = ()
         listed = list(catalogue) if catalogue else list(tools)
         allow_answer = tool_choice != "required" or not tools
-        answer_is_json = schema is not None
+        answer_is_json = schema is not None and allow_answer  # a reply that must call: a bare "{" opens a call
         tool_traffic = any(m.tool_calls or m.role == "tool" for m in messages)
         request: dict[str, Any] = {"max_tokens": max_tokens or self.max_tokens, "temperature": 0.0,
                                    "cache_prompt": self.cache_prompt}

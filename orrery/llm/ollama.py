@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import time
@@ -22,9 +23,11 @@ def backoff_delay(attempt: int, retry_after: str | None, base: float = 0.5, cap:
     """Seconds to wait before retry `attempt` (0-based): Retry-After when given, else exponential with full jitter."""
     if retry_after:
         try:
-            return min(float(retry_after), cap)
+            seconds = float(retry_after)
         except ValueError:
-            pass
+            seconds = -1.0
+        if math.isfinite(seconds) and seconds >= 0:  # "-5", "nan", "inf": fall back to the backoff
+            return min(seconds, cap)
     return random.uniform(0, min(cap, base * 2**attempt))
 
 

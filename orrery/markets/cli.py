@@ -1,9 +1,10 @@
-"""`orrery markets`: ask a question (live steps), list the symbols, import CSV/Parquet files, fetch prices
-from an HTTP provider (only with --provider-url or ORRERY_MARKETS_URL)."""
+"""`orrery markets`: ask a question (live steps), list the symbols, import CSV/Parquet files, remove an imported
+symbol, fetch prices from HTTP providers (only with --provider-url / ORRERY_MARKETS_URL or --provider fmp)."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -12,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 app = typer.Typer(name="markets", no_args_is_help=True, add_completion=False,
-                  help="Market analysis on the local price store: ask, symbols, import, fetch.")
+                  help="Market analysis on the local price store: ask, symbols, import, remove, fetch.")
 console = Console()
 KIND = Annotated[str, typer.Option(help="stock | index | etf | crypto")]
 EXCHANGE = Annotated[str, typer.Option(help="exchange label, e.g. NASDAQ")]
@@ -54,31 +55,60 @@ def symbols(store: STORE = None) -> None:
 @app.command("import")
 def import_(files: Annotated[list[Path], typer.Argument(help="CSV or Parquet: symbol, date, open, high, low, "
                                                              "close, volume (adj_close optional)")],
-            kind: KIND = "stock", exchange: EXCHANGE = "OTHER", store: STORE = None) -> None:
+            kind: KIND = "stock", exchange: EXCHANGE = "OTHER", store: STORE = None,
+            max_mb: Annotated[float, typer.Option("--max-mb", min=0.001, help="Refuse a file larger than this "
+                                                  "before reading it")] = 256.0) -> None:
     """Add symbols from files: every row is checked first; any bad row refuses the whole import."""
     from orrery.markets.store import Store
 
     _check_kind(kind)
     s = Store(store)
-    _report(s, s.import_files(files, kind=kind, exchange=exchange.upper()))
+    _report(s, s.import_files(files, kind=kind, exchange=exchange.upper(), max_bytes=int(max_mb * 2**20)))
+
+
+@app.command()
+def remove(symbol: Annotated[str, typer.Argument(help="a symbol added with `import` or `fetch`")],
+           store: STORE = None) -> None:
+    """Undo an import or fetch: take the symbol out of the store (the shipped symbols cannot be removed)."""
+    from orrery.markets.store import Store
+
+    gone = Store(store).remove(symbol)
+    console.print(f"removed {gone.symbol} ({gone.rows:,} rows, {gone.first} to {gone.last}, from {gone.source})")
 
 
 @app.command()
 def fetch(symbols: Annotated[list[str], typer.Argument(help="symbols not yet in the store, e.g. TSLA NVDA")],
-          provider_url: Annotated[str | None, typer.Option("--provider-url", help="Base URL of the price "
-                                  "provider (or ORRERY_MARKETS_URL); see orrery/markets/provider.py")] = None,
+          provider_url: Annotated[list[str] | None, typer.Option("--provider-url", help="Base URL of a price "
+                                  "provider (or ORRERY_MARKETS_URL); repeat for a fallback chain, tried in order; "
+                                  "see orrery/markets/provider.py")] = None,
+          provider: Annotated[list[str] | None, typer.Option("--provider", help="fmp: Financial Modeling Prep "
+                              "(key in FMP_API_KEY), tried before the URLs")] = None,
           kind: KIND = "stock", exchange: EXCHANGE = "OTHER",
-          retries: Annotated[int, typer.Option(help="Retries on 429/5xx/network errors")] = 2,
-          timeout: Annotated[float, typer.Option(help="Seconds per request")] = 10.0,
+          retries: Annotated[int, typer.Option(min=0, max=10, help="Retries on 429/5xx/network errors")] = 2,
+          timeout: Annotated[float, typer.Option(min=0.1, help="Seconds one whole request may take (body "
+                                                 "included)")] = 10.0,
+          max_mb: Annotated[float, typer.Option("--max-mb", min=0.001, help="Refuse a reply larger than this")] = 32.0,
+          cache_hours: Annotated[float, typer.Option("--cache-hours", min=0, help="Reuse a provider's reply this "
+                                                     "recent (0: always ask)")] = 12.0,
           store: STORE = None) -> None:
-    """Download daily prices from an HTTP provider (off unless you give its URL); all symbols or none are added."""
+    """Download daily prices from HTTP providers (off unless you name one); all symbols or none are added."""
+    from orrery.errors import ConfigError
     from orrery.markets import provider as p
     from orrery.markets.store import Store
 
     _check_kind(kind)
-    source = p.HttpProvider(p.provider_url(provider_url), timeout=timeout, max_retries=retries)
+    bounds = {"timeout": timeout, "max_retries": retries, "max_bytes": int(max_mb * 2**20)}
+    sources: list[p.PriceSource] = []
+    for name in provider or []:
+        if name.lower() != "fmp":
+            raise ConfigError(f"--provider {name!r}: the named providers are: fmp (others: --provider-url)")
+        sources.append(p.FmpProvider(**bounds))
+    urls = provider_url or ([p.provider_url()] if os.environ.get(p.ENV) or not sources else [])
+    sources += [p.HttpProvider(url, **bounds) for url in urls]
     s = Store(store)
-    _report(s, p.fetch(s, symbols, source, kind=kind, exchange=exchange.upper()))
+    chain = p.Chain([p.Cached(src, ttl=cache_hours * 3600, folder=s.root / "provider-cache" / p.cache_key(src))
+                     for src in sources])
+    _report(s, p.fetch(s, symbols, chain, kind=kind, exchange=exchange.upper()))
 
 
 def _check_kind(kind: str) -> None:

@@ -6,7 +6,15 @@ batch is built at first use from packaged data: bokeh-sampledata 2026.1 (AAPL, I
 2000-2013, public domain; open/high/low/close unadjusted, adj_close split- and dividend-adjusted) and
 arch's S&P 500 and NASDAQ Composite (1999-2018). Each `import_files` call (and each online fetch, see
 provider.py) writes one new batch file (temp file + rename) through `Store.add`, so an import is all or
-nothing and never touches an existing batch.
+nothing and never touches an existing batch. Writers of one store (imports, fetches, `remove`, the first
+fill) take `<root>/.lock` (a file lock, across processes) and re-read the catalog under it, so two imports
+of one new symbol at once add it once and refuse the second.
+
+Dates are calendar days: a timestamp with a UTC offset counts on the day written in its own offset (the
+exchange's local day, as providers write it; 2024-01-02T20:00-05:00 is 2024-01-02, not the 3rd in UTC);
+a file with times of day is intraday and its rows are aggregated per day (open of the first, high max,
+low min, close and adj_close of the last, volume summed); integer dates are read as YYYYMMDD (anything
+else numeric is refused).
 """
 
 from __future__ import annotations
@@ -16,20 +24,24 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import numpy as np
 import pandas as pd
+from filelock import FileLock, Timeout
 
 from orrery.errors import DataError
-from orrery.files import cache_dir
+from orrery.files import cache_dir, input_file
 
 COLUMNS = ["symbol", "date", "open", "high", "low", "close", "adj_close", "volume"]
 SHIPPED = "shipped-bokeh2026.1-arch"  # the batch name changes whenever the shipped data changes
 MAX_LISTED = 10  # bad rows named in an import error
+MAX_IMPORT_BYTES = 256 * 2**20  # per import file; `orrery markets import --max-mb` raises it
+LOCK_WAIT = 120.0  # seconds a writer waits for another import/fetch/remove of the same store
 
 # Names people use for the shipped symbols (lower case). Tickers themselves always resolve.
 SHIPPED_SYMBOLS = pd.DataFrame([
@@ -43,6 +55,7 @@ SHIPPED_SYMBOLS = pd.DataFrame([
 ], columns=["symbol", "name", "kind", "exchange", "aliases"])
 
 _SYMBOL = re.compile(r"^[A-Z0-9][A-Z0-9.\-^]{0,11}$")
+_BATCH = re.compile(r"(import|fetch)-\d{8}-\d{6}-\d+-\d+")
 _ALIASES = {"ticker": "symbol", "adj close": "adj_close", "adjclose": "adj_close", "adjusted close": "adj_close",
             "timestamp": "date", "day": "date"}
 
@@ -71,8 +84,21 @@ class Store:
         self._lock = threading.Lock()
         self._frames: dict[str, pd.DataFrame] = {}
         if not (self.root / "prices" / f"{SHIPPED}.parquet").exists():
-            self._write_batch(SHIPPED, shipped_prices(), SHIPPED_SYMBOLS.assign(source=SHIPPED))
+            with self.writing():
+                if not (self.root / "prices" / f"{SHIPPED}.parquet").exists():
+                    self._write_batch(SHIPPED, shipped_prices(), SHIPPED_SYMBOLS.assign(source=SHIPPED))
         self._load_catalog()
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """The store's write lock, held across processes (a second importer waits, then sees the first's data)."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            with FileLock(self.root / ".lock", timeout=LOCK_WAIT):
+                yield
+        except Timeout:
+            raise DataError(f"another import is still writing to {self.root} after {LOCK_WAIT:g} s; try again when "
+                            "it has finished. Nothing was changed.") from None
 
     # -- reading ---------------------------------------------------------------------------------
     def _query(self, sql: str, params: Sequence[object] = ()) -> pd.DataFrame:
@@ -137,10 +163,12 @@ class Store:
         return self.symbols[self.resolve(symbol)].last
 
     # -- writing ---------------------------------------------------------------------------------
-    def import_files(self, paths: Iterable[str | Path], *, kind: str = "stock", exchange: str = "OTHER") -> list[str]:
-        """Add the symbols in CSV/Parquet files as one new batch. Every file is checked first; any bad
-        row refuses the whole import (rows named), and a symbol already in the store is refused."""
-        frames = [read_user_file(Path(p)) for p in paths]
+    def import_files(self, paths: Iterable[str | Path], *, kind: str = "stock", exchange: str = "OTHER",
+                     max_bytes: int = MAX_IMPORT_BYTES) -> list[str]:
+        """Add the symbols in CSV/Parquet files as one new batch. Every file is checked first (a file over
+        `max_bytes` before it is read); any bad row refuses the whole import (rows named), and a symbol
+        already in the store is refused."""
+        frames = [read_user_file(Path(p), max_bytes=max_bytes) for p in paths]
         if not frames:
             raise DataError("no files given: pass one or more CSV or Parquet files (symbol, date, OHLCV)")
         return self.add(pd.concat(frames, ignore_index=True), kind=kind, exchange=exchange, origin="import")
@@ -153,12 +181,42 @@ class Store:
             first = dup.iloc[0]
             raise DataError(f"{len(dup)} rows repeat a (symbol, date) across the files, e.g. {first.symbol} "
                             f"{first.date:%Y-%m-%d}; keep one row per symbol and date. Nothing was imported.")
-        new = self.refuse_known(data["symbol"].unique())
-        meta = pd.DataFrame({"symbol": new, "name": new, "kind": kind, "exchange": exchange, "aliases": ""})
-        batch = f"{origin}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{abs(hash(tuple(new))) % 10**6}"
-        self._write_batch(batch, data, meta.assign(source=batch))
-        self._load_catalog()
+        with self.writing():
+            self._load_catalog()  # another process may have added these symbols since this store opened
+            new = self.refuse_known(data["symbol"].unique())
+            meta = pd.DataFrame({"symbol": new, "name": new, "kind": kind, "exchange": exchange, "aliases": ""})
+            batch = f"{origin}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{abs(hash(tuple(new))) % 10**6}"
+            self._write_batch(batch, data, meta.assign(source=batch))
+            self._load_catalog()
         return new
+
+    def remove(self, symbol: str) -> Symbol:
+        """Take an imported or fetched symbol out of the store (its batch is rewritten without it, or deleted
+        when it held nothing else). The shipped symbols are refused: they are rebuilt from the packages."""
+        with self.writing():
+            self._load_catalog()
+            sym = self.symbols.get(symbol.strip().upper())
+            if sym is None:
+                raise DataError(f"{symbol!r} is not in the store; symbols: {', '.join(self.symbols)}")
+            if sym.source == SHIPPED:
+                raise DataError(f"{sym.symbol} is shipped with orrery (from {SHIPPED}) and is not removed; only "
+                                "symbols added with `orrery markets import` or `fetch` can be")
+            self._drop_from_batch(sym.source, sym.symbol)
+            self._load_catalog()
+        return sym
+
+    def _drop_from_batch(self, batch: str, symbol: str) -> None:
+        """Prices first: the catalog joins prices to symbols, so the symbol is gone as soon as its prices are."""
+        if not _BATCH.fullmatch(batch):  # read from a file: checked before it names a path
+            raise DataError(f"{symbol}'s batch name {batch!r} is not one orrery writes; the store is damaged")
+        frames = {sub: pd.read_parquet(self.root / sub / f"{batch}.parquet") for sub in ("prices", "symbols")}
+        keep = {sub: f[f["symbol"] != symbol] for sub, f in frames.items()}
+        if keep["symbols"].empty:
+            for sub in ("prices", "symbols"):
+                (self.root / sub / f"{batch}.parquet").unlink()
+            return
+        for sub in ("prices", "symbols"):
+            self._write_file(sub, batch, keep[sub])
 
     def refuse_known(self, symbols: Iterable[str]) -> list[str]:
         """`symbols` sorted, or DataError when any is already in the store (it never overwrites data)."""
@@ -171,16 +229,19 @@ class Store:
     def _write_batch(self, batch: str, prices: pd.DataFrame, meta: pd.DataFrame) -> None:
         """Symbols first, prices last: the catalog joins the two, so a batch appears only once both exist."""
         for sub, frame in (("symbols", meta), ("prices", prices[COLUMNS])):
-            folder = self.root / sub
-            folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{batch}.", suffix=".tmp", dir=folder)
-            os.close(fd)
-            try:
-                frame.to_parquet(tmp, index=False)
-                os.chmod(tmp, 0o644)  # mkstemp makes it owner-only
-                os.replace(tmp, folder / f"{batch}.parquet")
-            finally:
-                Path(tmp).unlink(missing_ok=True)
+            self._write_file(sub, batch, frame)
+
+    def _write_file(self, sub: str, batch: str, frame: pd.DataFrame) -> None:
+        folder = self.root / sub
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{batch}.", suffix=".tmp", dir=folder)
+        os.close(fd)
+        try:
+            frame.to_parquet(tmp, index=False)
+            os.chmod(tmp, 0o644)  # mkstemp makes it owner-only
+            os.replace(tmp, folder / f"{batch}.parquet")
+        finally:
+            Path(tmp).unlink(missing_ok=True)
 
 
 def shipped_prices() -> pd.DataFrame:
@@ -198,16 +259,28 @@ def shipped_prices() -> pd.DataFrame:
     return out
 
 
-def read_user_file(path: Path) -> pd.DataFrame:
-    """A user's CSV/Parquet in the store's columns, or DataError naming the bad rows."""
-    if not path.is_file():
-        raise DataError(f"{path}: no such file")
-    if path.suffix.lower() == ".parquet":
-        raw, first_row, unit = pd.read_parquet(path), 1, "row"
-    elif path.suffix.lower() in (".csv", ".txt"):
-        raw, first_row, unit = pd.read_csv(path, dtype=str, keep_default_na=False), 2, "line"  # line 1: header
-    else:
+def read_user_file(path: Path, *, max_bytes: int = MAX_IMPORT_BYTES) -> pd.DataFrame:
+    """A user's CSV/Parquet in the store's columns, or DataError naming the bad rows (or the file, when it is
+    too large, empty, binary or not the format its name says)."""
+    import pyarrow as pa
+
+    suffix = path.suffix.lower()
+    if suffix not in (".parquet", ".csv", ".txt"):
         raise DataError(f"{path}: use a .csv or .parquet file with columns symbol, date, open, high, low, close, volume")
+    path = input_file(path, what="import file", max_bytes=max_bytes)  # refused by size before any read
+    if path.stat().st_size == 0:
+        raise DataError(f"{path} is empty; export it with a header row (symbol, date, open, high, low, close, volume)")
+    try:
+        if suffix == ".parquet":
+            raw, first_row, unit = pd.read_parquet(path), 1, "row"
+        else:
+            raw, first_row, unit = pd.read_csv(path, dtype=str, keep_default_na=False), 2, "line"  # line 1: header
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path} is not UTF-8 text (bad byte at offset {exc.start}); export it as a UTF-8 CSV") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, pa.ArrowException, OSError, ValueError) as exc:
+        reason = " ".join(str(exc).split())[:160] or type(exc).__name__
+        raise DataError(f"{path} is not a readable {'Parquet' if suffix == '.parquet' else 'CSV'} file ({reason}); "
+                        "re-export it") from None
     return checked_rows(raw, str(path), first_row=first_row, unit=unit)
 
 
@@ -221,8 +294,7 @@ def checked_rows(raw: pd.DataFrame, source: str, *, first_row: int = 1, unit: st
                         "the columns are symbol, date, open, high, low, close, volume and optionally adj_close")
     if "adj_close" not in raw.columns:
         raw["adj_close"] = raw["close"]
-    out = pd.DataFrame({"symbol": raw["symbol"].astype(str).str.strip().str.upper(),
-                        "date": pd.to_datetime(raw["date"], errors="coerce", format="mixed")})
+    out = pd.DataFrame({"symbol": raw["symbol"].astype(str).str.strip().str.upper(), "date": calendar_days(raw["date"])})
     for col in COLUMNS[2:]:
         out[col] = pd.to_numeric(raw[col], errors="coerce")
     problems = _row_problems(out)
@@ -233,7 +305,36 @@ def checked_rows(raw: pd.DataFrame, source: str, *, first_row: int = 1, unit: st
                         "import again.")
     if out.empty:
         raise DataError(f"{source}: no rows to import")
-    return out
+    return daily(out)
+
+
+_OFFSET = re.compile(r"(\d:\d{2}(?::\d{2}(?:\.\d+)?)?)\s*(?:Z|UTC|GMT|[+-]\d{2}:?\d{2})$", re.IGNORECASE)
+
+
+def calendar_days(column: pd.Series) -> pd.Series:
+    """Dates or timestamps as naive wall-clock times on the day they were written for (see the module
+    docstring); unparseable values are NaT, for `_row_problems` to name."""
+    if pd.api.types.is_datetime64_any_dtype(column):
+        return column.dt.tz_localize(None) if column.dt.tz is not None else column
+    if pd.api.types.is_bool_dtype(column):
+        return pd.Series(pd.NaT, index=column.index, dtype="datetime64[ns]")
+    if pd.api.types.is_numeric_dtype(column):  # 20240102, never nanoseconds or seconds since 1970
+        text = column.map(lambda v: f"{int(v)}" if pd.notna(v) and float(v).is_integer() else "")
+        return pd.to_datetime(text.where(text.str.fullmatch(r"(19|20)\d{6}"), None), format="%Y%m%d", errors="coerce")
+    values = column.map(lambda v: v if isinstance(v, str) else str(v) if hasattr(v, "isoformat") else None)
+    stripped = values.str.strip().str.replace(_OFFSET, r"\1", regex=True)
+    return pd.to_datetime(stripped, errors="coerce", format="mixed")
+
+
+def daily(rows: pd.DataFrame) -> pd.DataFrame:
+    """Checked rows -> one row per symbol and calendar day: intraday rows (any time of day) are aggregated."""
+    if (rows["date"] == rows["date"].dt.normalize()).all():
+        return rows
+    rows = rows.sort_values(["symbol", "date"], kind="stable").assign(date=rows["date"].dt.normalize())
+    out = rows.groupby(["symbol", "date"], as_index=False, sort=False).agg(
+        open=("open", "first"), high=("high", "max"), low=("low", "min"), close=("close", "last"),
+        adj_close=("adj_close", "last"), volume=("volume", "sum"))
+    return out[COLUMNS].reset_index(drop=True)
 
 
 def _row_problems(df: pd.DataFrame) -> list[tuple[int, str]]:

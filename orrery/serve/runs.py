@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import threading
+import uuid
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
@@ -17,6 +19,8 @@ from typing import Any
 
 from orrery.errors import Cancelled
 from orrery.events import Event, Final
+from orrery.files import remove
+from orrery.serve.guard import inside
 
 
 def attach(agent: Any, handler: Callable[[Event], None]) -> None:
@@ -104,24 +108,37 @@ def summary_of(result: Any) -> dict[str, Any]:
     return {"status": str(getattr(result, "status", "completed"))}
 
 
-def write_artifacts(result: Any, folder: Path) -> list[str]:
-    """result.json (an app result's to_json/to_dict) and plot.png (its plot) under the run's folder."""
-    names = []
+def write_artifacts(result: Any, data: Path, run_id: str) -> tuple[list[str], list[str]]:
+    """result.json (an app result's to_json) and plot.png (its plot) in the run's folder `data/runs/<run_id>`:
+    (the names written, one line for each that failed). They are made in a new folder and renamed into place,
+    so a run never writes through a link, outside `data` or over another run's folder."""
+    makers: list[tuple[str, Callable[[Path], Any]]] = []
     if callable(getattr(result, "to_json", None)):
-        folder.mkdir(parents=True, exist_ok=True)
-        _atomic(folder / "result.json", lambda p: p.write_text(result.to_json()))
-        names.append("result.json")
+        makers.append(("result.json", lambda p: p.write_text(result.to_json())))
     if callable(getattr(result, "plot", None)) and len(getattr(result, "history", ())):
-        folder.mkdir(parents=True, exist_ok=True)
-        _atomic(folder / "plot.png", lambda p: result.plot(p))
-        names.append("plot.png")
-    return names
-
-
-def _atomic(path: Path, write: Callable[[Path], Any]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
-    write(tmp)
-    tmp.replace(path)
+        makers.append(("plot.png", result.plot))
+    if not makers:
+        return [], []
+    written, failed = [], []
+    try:
+        (data / "runs").mkdir(exist_ok=True)
+        tmp = inside(data, "runs", f".{run_id}.{uuid.uuid4().hex[:8]}.tmp")
+        tmp.mkdir()
+    except (OSError, ValueError) as exc:
+        return [], [f"{name}: {exc}" for name, _ in makers]
+    for name, make in makers:
+        try:
+            make(tmp / name)
+            written.append(name)
+        except Exception as exc:  # noqa: BLE001 - one file that cannot be made never fails the run
+            failed.append(f"{name}: {type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}")
+    try:
+        os.rename(tmp, inside(data, "runs", run_id))  # refused when the run's folder exists and holds files
+    except (OSError, ValueError) as exc:
+        remove(tmp)
+        failed += [f"{name}: {exc}" for name in written]
+        written = []
+    return written, failed
 
 
 def views_of(result: Any) -> list[tuple[str, Any]]:

@@ -4,7 +4,7 @@ A thread's session holds, under `data`: its title, the AG-UI messages (user and 
 state snapshot, the pending clarification and each run's id and status. Each run's AG-UI events (the web app
 replays them to reopen a thread) are a session of their own, written once when the run ends, so a save costs the
 new run, not the thread's whole history. The session store gives the optimistic versioning and the SQLite /
-PostgreSQL choice.
+PostgreSQL choice; the store's leases let one run at a time work on a thread, across server processes.
 """
 
 from __future__ import annotations
@@ -72,6 +72,14 @@ class ThreadStore:
         saved = Thread.of(self.sessions.save(thread.session()))
         saved.runs = thread.runs
         return saved
+
+    def acquire(self, thread_id: str, owner: str, ttl: float) -> bool:
+        """The thread's lease (one run at a time, across processes sharing the store), or False while another
+        owner holds it; the holder calls again to extend it."""
+        return self.sessions.acquire(f"thread:{thread_id}", owner, ttl)
+
+    def release(self, thread_id: str, owner: str) -> None:
+        self.sessions.release(f"thread:{thread_id}", owner)
 
     def list(self, agent: str | None = None) -> list[Thread]:
         """The threads without their runs' events (the store reads only sessions of the thread kind)."""

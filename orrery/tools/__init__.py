@@ -9,6 +9,6 @@
         '''
 """
 
-from orrery.tools.core import NeedsClarification, RunContext, Tool, ToolResult, Toolset, after, tool
+from orrery.tools.core import CallLedger, NeedsClarification, RunContext, Tool, ToolResult, Toolset, after, tool
 
-__all__ = ["NeedsClarification", "RunContext", "Tool", "ToolResult", "Toolset", "after", "tool"]
+__all__ = ["CallLedger", "NeedsClarification", "RunContext", "Tool", "ToolResult", "Toolset", "after", "tool"]

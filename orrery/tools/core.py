@@ -20,6 +20,7 @@ such a tool runs, `ctx.cancelled` turns True (as it does at a timeout) and `ctx.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import copy
 import importlib
 import inspect
@@ -79,6 +80,8 @@ class NeedsClarification(Exception):  # noqa: N818 - a signal, not a failure
 
 Available = Callable[[RunContext], bool]
 Refine = Callable[[RunContext, dict[str, Any]], dict[str, Any]]
+Approval = Callable[[RunContext, dict[str, Any]], bool]
+"""`requires_approval=` as a function of the run and the call's (unvalidated) arguments: True to ask a person."""
 
 
 def after(*names: str) -> Available:
@@ -131,8 +134,10 @@ class Tool:
 
     def __init__(self, fn: Callable[..., Any], *, name: str | None = None, description: str | None = None,
                  timeout: float | None = None, cache_ttl: float | None = None,
-                 available: Available | None = None, refine: Refine | None = None, process: bool = False):
+                 available: Available | None = None, refine: Refine | None = None, process: bool = False,
+                 requires_approval: bool | Approval = False):
         self.fn = fn
+        self.requires_approval = requires_approval
         self.process = process
         self.name = name or fn.__name__
         doc_desc, doc_params = _parse_docstring(fn.__doc__ or "")
@@ -187,6 +192,16 @@ class Tool:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
+
+    def asks(self, ctx: RunContext, arguments: dict[str, Any]) -> bool:
+        """Whether this call waits for a person's approval (a predicate that raises: it does)."""
+        rule = self.requires_approval
+        if not callable(rule):
+            return bool(rule)
+        try:
+            return bool(rule(ctx, arguments))
+        except Exception:
+            return True
 
     def invoke(self, arguments: dict[str, Any], ctx: RunContext) -> tuple[Any, bool]:
         """Validate `arguments`, run (cached when `cache_ttl` is set). Returns (value, from_cache)."""
@@ -322,7 +337,8 @@ def _in_process(fn: Callable[..., Any], kwargs: dict[str, Any], seconds: float |
 
 def tool(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
     """Decorator: `@tool` or `@tool(timeout=5, cache_ttl=60, available=after("search"))`;
-    `process=True` runs each call in a process killed at the timeout (see the module docstring)."""
+    `process=True` runs each call in a process killed at the timeout (see the module docstring);
+    `requires_approval=True` (or a function `(ctx, arguments) -> bool`) pauses the run until a person decides."""
     if fn is None:
         return lambda f: Tool(f, **options)
     return Tool(fn, **options)
@@ -362,6 +378,20 @@ class Toolset:
         self.tools[t.name] = t
         return t
 
+    @property
+    def asks(self) -> bool:
+        """Whether any tool may wait for approval (when none does, the loop checks nothing)."""
+        return any(t.requires_approval for t in self.tools.values())
+
+    def held(self, calls: Sequence[ToolCall], ctx: RunContext) -> list[ToolCall]:
+        """The calls that wait for a person's approval (well-formed calls of available tools that ask)."""
+        return [c for c in calls if not c.error and c.name in self.tools and self.tools[c.name].asks(ctx, c.arguments)
+                and self._offered(c.name, ctx)]
+
+    def _offered(self, name: str, ctx: RunContext) -> bool:
+        t = self.tools[name]
+        return t.available is None or t.available(ctx)
+
     def __contains__(self, name: str) -> bool:
         return name in self.tools
 
@@ -376,18 +406,21 @@ class Toolset:
             self._pool = cf.ThreadPoolExecutor(self.max_workers, thread_name_prefix="orrery-tool")
         return self._pool
 
-    def run(self, calls: Sequence[ToolCall], ctx: RunContext) -> list[ToolResult]:
-        """Run calls (in parallel when there are several); results keep the calls' order."""
+    def run(self, calls: Sequence[ToolCall], ctx: RunContext, *, approved: bool = False) -> list[ToolResult]:
+        """Run calls (in parallel when there are several); results keep the calls' order. A call that needs
+        approval fails unless `approved` (a person approved these calls): only the agent loop can ask."""
+        if not calls:
+            return []
         if len(calls) == 1:
-            results = [self.run_one(calls[0], ctx)]
+            results = [self.run_one(calls[0], ctx, approved=approved)]
         else:
-            results = list(self._pool_get().map(lambda c: self.run_one(c, ctx), calls))
+            results = list(self._pool_get().map(lambda c: self.run_one(c, ctx, approved=approved), calls))
         for r in results:
             if r.ok:
                 ctx.succeeded.append(r.call.name)
         return results
 
-    def run_one(self, call: ToolCall, ctx: RunContext) -> ToolResult:
+    def run_one(self, call: ToolCall, ctx: RunContext, *, approved: bool = False) -> ToolResult:
         def fail(msg: str) -> ToolResult:
             return ToolResult(call, False, f"Error: {msg}", error=msg, duration=time.perf_counter() - start)
 
@@ -399,6 +432,9 @@ class Toolset:
             why = "is not available yet" if call.name in self.tools else "does not exist"
             return fail(f"tool {call.name!r} {why}. Available tools: {', '.join(sorted(available)) or 'none'}.")
         t = self.tools[call.name]
+        if t.requires_approval and not approved and t.asks(ctx, call.arguments):
+            return fail(f"tool {call.name!r} needs a person's approval, which this agent cannot ask for; "
+                        "run it from an Agent, whose run pauses for the approval")
         try:
             if t.timeout is None or t.process:
                 value, cached = t.invoke(call.arguments, ctx)
@@ -418,3 +454,46 @@ class Toolset:
         except Exception as exc:  # a tool's bug becomes an observation; the loop keeps going
             return fail(f"tool {call.name!r} raised {type(exc).__name__}: {exc}")
         return ToolResult(call, True, render(value), value, duration=time.perf_counter() - start, cached=cached)
+
+
+_KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,120}$")
+
+
+class CallLedger:
+    """Done-markers of approved tool calls, by key (the pause's id and the call id): what makes a resume sent
+    twice, or after a crash, read the first result instead of running the call again.
+
+    Without a store the markers live in memory and in the agent's snapshot (durable once the session is saved);
+    with a session store (`orrery.sessions.open_store(...)`, SQLite or PostgreSQL) each marker is saved as its
+    own session before the run goes on, so a process killed after the call ran still finds it."""
+
+    def __init__(self, store: Any = None, *, keep: int = 200):
+        from orrery.sessions import open_store
+
+        self.store = open_store(store) if store is not None else None
+        self.memory: dict[str, dict[str, Any]] = {}
+        self.keep = keep
+
+    @staticmethod
+    def _id(key: str) -> str:
+        """A session id from a key a model partly chose: kept when it is plain, else hashed."""
+        import hashlib
+
+        return f"tool-call-{key if _KEY.match(key) else hashlib.sha256(key.encode()).hexdigest()}"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        if key in self.memory:
+            return self.memory[key]
+        if self.store is not None and (saved := self.store.load(self._id(key))) is not None:
+            return saved.data.get("result")
+        return None
+
+    def put(self, key: str, record: dict[str, Any]) -> None:
+        from orrery.sessions import Session, SessionConflict
+
+        self.memory[key] = record
+        while len(self.memory) > self.keep:
+            self.memory.pop(next(iter(self.memory)))
+        if self.store is not None:
+            with contextlib.suppress(SessionConflict):  # another resume of the same pause recorded it first
+                self.store.save(Session(self._id(key), "tool-call", {"kind": "tool_call", "result": record}))

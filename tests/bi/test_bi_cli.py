@@ -90,6 +90,24 @@ def test_describe_writes_a_draft_and_never_overwrites(bi_home, tmp_path, monkeyp
     assert "EDITED" in path.read_text() and (tmp_path / "semantic" / "tpch.draft.yaml").is_file()
 
 
+def test_describe_again_and_again_never_replaces_an_edited_draft(bi_home, tmp_path, monkeypatch):
+    monkeypatch.setenv("ORRERY_BI_HOME", str(tmp_path))
+    (tmp_path / "db").mkdir()
+    (tmp_path / "db" / "tpch.duckdb").symlink_to(bi_home / "db" / "tpch.duckdb")
+    folder = tmp_path / "semantic"
+    written = []
+    for _ in range(4):
+        r = runner.invoke(app, ["describe", "tpch"])
+        assert r.exit_code == 0, r.output
+        written.append(sorted(p.name for p in folder.iterdir()))
+        for p in folder.iterdir():  # the analyst edits every draft after each run
+            if "EDITED" not in p.read_text():
+                p.write_text(p.read_text() + f"# EDITED {p.name}\n")
+    assert written[-1] == ["tpch.draft-2.yaml", "tpch.draft-3.yaml", "tpch.draft.yaml", "tpch.yaml"]
+    assert all(f"# EDITED {p.name}" in p.read_text() for p in folder.iterdir())
+    assert "wrote " in r.output and "tpch.draft-3.yaml" in r.output.replace("\n", "")
+
+
 def test_connect_and_unknown_database(bi_home, tmp_path, monkeypatch):
     from orrery.bi.data import CHINOOK_SQLITE
 

@@ -153,3 +153,52 @@ def test_statement_timeout_on_duckdb_and_postgres(bi_home, postgres):
             engine.execute(slow)
         assert engine.execute("SELECT 1 AS one").rows == [(1,)]  # the connection is usable after
         engine.close()
+
+
+@pytest.mark.parametrize("sql", ["SELECT 1 LIMIT 1.5", "SELECT 1 LIMIT 1e3", "SELECT 1 FETCH FIRST 2.5 ROWS ONLY"])
+def test_a_limit_that_is_not_a_whole_number_is_a_refusal(sql):
+    with pytest.raises(UnsafeQuery, match="is not a whole number of rows"):
+        check(sql, "duckdb")
+
+
+def _bounded(engine, sql: str, **limits):
+    old = engine.limits
+    engine.limits = Limits(**{"timeout": old.timeout, **limits})
+    try:
+        return engine.execute(sql)
+    finally:
+        engine.limits = old
+
+
+def test_results_are_bounded_in_bytes_on_every_engine(tpch, pg_tpch, bi_home):
+    from orrery.bi.data import CHINOOK_SQLITE
+
+    sqlite = SQLiteEngine("chinook", CHINOOK_SQLITE)
+    big = [(tpch, "SELECT repeat('x', 3000000) AS s, 1 AS n"), (pg_tpch, "SELECT repeat('x', 3000000) AS s, 1 AS n"),
+           (sqlite, "SELECT replace(hex(zeroblob(1500000)), '0', 'x') AS s, 1 AS n")]
+    for engine, sql in big:
+        r = engine.execute(sql)  # default bounds: one 3 MB cell comes back cut, with a note
+        cell = r.rows[0][0]
+        assert cell.startswith("x" * 1000) and cell.endswith("...[cut: 3,000,000 long]"), engine.dialect
+        assert len(cell) < 70_000 and r.rows[0][1] == 1 and r.truncated
+        assert "1 value(s) longer than 65,536 characters/bytes were cut" in r.note and r.to_dict()["note"] == r.note
+        many = _bounded(engine, "SELECT name FROM (SELECT 'abcdefghij' AS name) t, (SELECT 1 AS k UNION ALL SELECT 2 "
+                        "UNION ALL SELECT 3 UNION ALL SELECT 4) u", max_result_bytes=25)
+        assert many.rows == [("abcdefghij",), ("abcdefghij",)] and many.truncated
+        assert many.note == "only the first 2 of 4 rows fit in 25 bytes"
+    for engine, sql in [(tpch, "SELECT list(i) AS l FROM range(100000) t(i)"),
+                        (pg_tpch, "SELECT array_agg(i) AS l FROM generate_series(1, 100000) AS i")]:
+        nested = engine.execute(sql)  # 100,000 numbers in one value: over 65,536 bytes counted as 16 each
+        assert nested.rows == [("[a list of 100,000 items, over 65,536 bytes: cut]",)] and nested.truncated
+    small = tpch.execute("SELECT n_name FROM nation ORDER BY n_name LIMIT 2")
+    assert not small.truncated and small.note == "" and "note" not in small.to_dict()
+    sqlite.close()
+
+
+def test_a_file_that_is_not_a_database_is_a_query_error(tmp_path):
+    (tmp_path / "x.duckdb").write_text("not a database\n" * 20)
+    (tmp_path / "y.sqlite").write_bytes(b"SQLite format 3\x00" + b"\xff" * 5000)
+    with pytest.raises(QueryError, match="cannot be opened as a DuckDB database"):
+        DuckDBEngine("x", tmp_path / "x.duckdb")
+    with pytest.raises(QueryError, match="cannot be read as a SQLite database"):
+        SQLiteEngine("y", tmp_path / "y.sqlite")

@@ -244,3 +244,18 @@ def test_the_json_layout_retries_a_cut_call_under_an_llguidance_grammar(monkeypa
     assert call.error is None and call.arguments == {"expression": "1+1"}
     assert "response_format" in requests[0] and "grammar" not in requests[0]
     assert requests[1]["grammar"].startswith("%llguidance {}\nstart: %json ") and '"maxLength": 64' in requests[1]["grammar"]
+
+
+def test_a_typed_answer_schema_with_a_required_call_reads_a_bare_object_as_the_call():
+    """`output_type=` sends a schema; while `tool_choice="required"` no answer is possible, so the bare call
+    object the grammar admits is a call (it was read as the JSON answer)."""
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    messages = [Message("user", "2*3?")]
+    _, reader = LocalModel(layout="native")._prepare(messages, [CALC], "required", schema, None, None)
+    reply = '{"name": "calculate", "arguments": {"expression": "2*3"}}'
+    deltas = reader.feed(reply) + reader.finish(Usage())
+    [call] = deltas[-1].response.tool_calls
+    assert call.name == "calculate" and call.arguments == {"expression": "2*3"}
+    _, reader = LocalModel(layout="native")._prepare(messages, [CALC], "auto", schema, None, None)
+    deltas = reader.feed('{"n": 6}') + reader.finish(Usage())
+    assert deltas[-1].response.content == '{"n": 6}' and not deltas[-1].response.tool_calls

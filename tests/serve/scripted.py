@@ -39,10 +39,12 @@ def _expression(task: str) -> str:
 
 
 def chat_script(task: str) -> list:
-    """The calculator once, then an answer quoting its result (and the task, to tell runs apart)."""
+    """The calculator once, then an answer quoting its result (and the task, to tell runs apart); "slowly" in the
+    message makes the first model call take 0.3 s."""
     expr = _expression(task)
-    return [turn(call("calculate", expression=expr), content="Let me compute that."),
-            lambda msgs: f"{expr} = {_last_tool(msgs)}"]
+    first = turn(call("calculate", expression=expr), content="Let me compute that.")
+    slow = "slowly" in task.rsplit("Now:", 1)[-1]  # 0.3 s in the first model call: runs posted at once overlap
+    return [(lambda msgs: time.sleep(0.3) or first) if slow else first, lambda msgs: f"{expr} = {_last_tool(msgs)}"]
 
 
 def tool_json(messages: Any, name: str) -> dict:
@@ -216,11 +218,54 @@ def bi_script(task: str) -> list:
              "values": ["United"], "fields": []}]
 
 
+class PlotFails:
+    """A finished result whose plot cannot be drawn (as a forecast whose series id matplotlib reads as math)."""
+
+    status, output, history = "completed", "The forecast is done.", [1, 2, 3]
+
+    def to_json(self) -> str:
+        return json.dumps({"best_model": "AutoETS"})
+
+    def plot(self, path: Any) -> None:
+        raise ValueError("Unknown symbol: \\foo, found '\\'  (at char 1), (line:1, col:2)")
+
+
+class Broken:
+    """A result the server cannot read: its status raises (a crash after the agent finished)."""
+
+    output = "never shown"
+
+    @property
+    def status(self) -> str:
+        raise RuntimeError("the result broke while it was read")
+
+
+class Returns:
+    """An agent without stream(): `run()` returns a fixed result."""
+
+    def __init__(self, result: Any):
+        self.handlers: list = []
+        self.result = result
+
+    def run(self, task: str, **inputs: Any) -> Any:
+        return self.result
+
+
+def plot_fails_agent(llm: Any = None, **config: Any) -> Returns:
+    return Returns(PlotFails())
+
+
+def broken_agent(llm: Any = None, **config: Any) -> Returns:
+    return Returns(Broken())
+
+
 SCRIPTS = {"bi": bi_script, "markets": markets_script, "research": research_script, "views": views_script, "planner": planner_script, "chat": chat_script, "clarify": clarify_script, "steps": steps_script,
            "forecast": lambda task: list(FORECAST)}
 
 
 def model_for(agent: str, body: Any) -> ScriptedModel:
+    if agent not in SCRIPTS:  # an agent that calls no model
+        return ScriptedModel([])
     users = [m for m in body.messages if m.role == "user"]
     text = users[-1].content if users else ""
     if body.resume:  # the answer to the clarification
@@ -244,7 +289,9 @@ def apps() -> dict[str, App]:
             "views": App("views", "Prices and a query result (stand-ins for markets and BI).", "scripted:views_agent",
                          inputs={"message": "a question"}),
             "steps": App("steps", "Twenty calculator steps (benchmark).", "scripted:steps_agent",
-                         inputs={"message": "anything"})}
+                         inputs={"message": "anything"}),
+            "plotfails": App("plotfails", "A result whose plot cannot be drawn.", "scripted:plot_fails_agent"),
+            "broken": App("broken", "A result the server cannot read.", "scripted:broken_agent")}
 
 
 def free_port() -> int:

@@ -21,9 +21,35 @@ async function api(path, options = {}) {
   if (!r.ok) {
     let msg = `${r.status}`;
     try { msg = (await r.json()).error || msg; } catch (e) { /* not JSON */ }
-    throw new Error(msg);
+    throw Object.assign(new Error(msg), { status: r.status });
   }
   return r;
+}
+
+const postJSON = (path, body, headers = {}) =>
+  api(path, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
+
+// -- signing in: the token becomes an http-only cookie; it never travels in a URL the server sees -------------
+async function signIn(token) {
+  await postJSON("/login", { token });
+}
+
+function askForToken() {
+  return new Promise((resolve) => {
+    const form = $("login");
+    form.hidden = false;
+    $("login-token").focus();
+    form.onsubmit = async (e) => {
+      e.preventDefault();
+      try {
+        await signIn($("login-token").value);
+        form.hidden = true;
+        resolve();
+      } catch (err) {
+        $("login-error").textContent = err.message;
+      }
+    };
+  });
 }
 
 // -- agents, inputs, threads -------------------------------------------------------------------
@@ -46,11 +72,14 @@ function chooseAgent(name) {
   $("agent-desc").textContent = ui.agents[name].description;
   const box = $("inputs");
   box.replaceChildren();
+  ui.uploads = {};
+  const fields = (ui.agents[name].schema || {}).properties || {};
+  const isUpload = (f) => !!f && [f, ...(f.anyOf || [])].some((t) => t.format === "upload");
   for (const [key, help] of Object.entries(ui.agents[name].inputs || {})) {
-    if (["message", "question", "query"].includes(key)) continue;  // the message box
-    if (key === "data") {
-      const file = el("input", { type: "file", id: "input-data", accept: ".csv,.parquet,.pq" });
-      file.addEventListener("change", () => upload(file));
+    if (key === "message") continue;  // the message box
+    if (isUpload(fields[key])) {
+      const file = el("input", { type: "file", id: `input-${key}`, accept: ".csv,.parquet,.pq" });
+      file.addEventListener("change", () => upload(file, key));
       box.append(el("label", { text: `${key}: ${help}` }, file, el("span", { id: "upload-status", class: "legend" })));
     } else {
       box.append(el("label", { text: `${key}: ${help}` }, el("input", { id: `input-${key}`, "data-key": key })));
@@ -58,17 +87,17 @@ function chooseAgent(name) {
   }
 }
 
-async function upload(input) {
+async function upload(input, key) {
   const status = $("upload-status");
   status.textContent = "uploading...";
   const form = new FormData();
   form.append("file", input.files[0]);
   try {
     const info = await (await api("/uploads", { method: "POST", body: form })).json();
-    ui.uploads.data = info.id;
+    ui.uploads[key] = info.id;
     status.textContent = `${info.name}: ${info.rows} rows (${info.columns.join(", ")})`;
   } catch (e) {
-    delete ui.uploads.data;
+    delete ui.uploads[key];
     status.textContent = `upload refused: ${e.message}`;
   }
 }
@@ -147,10 +176,7 @@ async function send(text, resume) {
   if (resume) body.resume = resume;
   const view = new RunView(true);
   try {
-    const r = await api(`/agents/${ui.agent}`, {
-      method: "POST", headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-      body: JSON.stringify(body),
-    });
+    const r = await postJSON(`/agents/${ui.agent}`, body, { Accept: "text/event-stream" });
     await readEvents(r, (ev) => view.handle(ev));
   } catch (e) {
     view.handle({ type: "RUN_ERROR", message: e.message });
@@ -500,7 +526,7 @@ function seriesChart(v) {
 $("composer").addEventListener("submit", (e) => {
   e.preventDefault();
   const text = $("message").value.trim();
-  if (!text && !ui.uploads.data) return;
+  if (!text && !Object.keys(ui.uploads).length) return;
   $("message").value = "";
   send(text || "Analyze the uploaded data.");
 });
@@ -519,7 +545,18 @@ $("new").addEventListener("click", newThread);
 $("menu").addEventListener("click", () => $("threads").classList.toggle("open"));
 
 (async function start() {
-  await loadAgents();
+  const given = new URLSearchParams(location.hash.slice(1)).get("token");  // a link /#token=...: never sent
+  if (given) {
+    history.replaceState(null, "", location.pathname + location.search);
+    await signIn(given).catch(() => {});
+  }
+  try {
+    await loadAgents();
+  } catch (e) {
+    if (e.status !== 401) throw e;
+    await askForToken();
+    await loadAgents();
+  }
   const thread = new URLSearchParams(location.search).get("thread");
   if (thread) await openThread(thread).catch(() => newThread());
   else newThread();
