@@ -23,8 +23,18 @@ import pydantic
 from orrery.agent.calls import Emit, ask_json
 from orrery.agent.planner import Intent, PlanAgent, PlanResult, PlanState, Todo
 from orrery.bi.engines import Engine
-from orrery.bi.semantic import Semantic, load, uncovered
-from orrery.bi.tools import CANNOT, BIContext, examples, jsonable, make_tools, prompt
+from orrery.bi.semantic import Semantic, load
+from orrery.bi.tools import (
+    CANNOT,
+    BIContext,
+    examples,
+    jsonable,
+    make_tools,
+    missing_asked,
+    missing_fields,
+    prompt,
+    user_wrote,
+)
 from orrery.events import Event, Final, Planned, StateChanged
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
@@ -185,10 +195,16 @@ class BIAgent(PlanAgent):
         self.bi.question = user_input if intent == "new_request" else f"{self.bi.question} {user_input}"
         reply = yield from ask_json(self.model, messages, schema, PlanReply, usage=usage,
                                     max_tokens=self.max_tokens_per_call)
+        declined = reply.kind == "cannot_answer"
         if reply.kind == "analysis" and not self.latest_metadata():
             reply.kind = "cannot_answer"
-        reason = self.not_in_data(user_input) if reply.kind in ("query", "lookup") else None
-        if reply.kind == "lookup" and (not reply.values or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")):
+        reason = self.not_in_data(user_input)
+        if declined and reason is None:
+            reply.kind, reason = self.judge_decline(reply, user_input)
+        elif reason is None and reply.kind in ("query", "lookup") and (missing := missing_asked(self.bi, user_input)):
+            reason = f"the data has no field or value for {', '.join(map(repr, missing))}"
+        if reply.kind == "lookup" and (not reply.values or reply.fields  # a field may live in another table
+                                       or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")):
             reply.kind = "query"
         yield Reiterated(reply.request, "cannot_answer" if reason else reply.kind)
         self.declined = reason or (reply.request if reply.kind == "cannot_answer" else None)
@@ -200,14 +216,25 @@ class BIAgent(PlanAgent):
         yield self._plan_event()
 
     def not_in_data(self, text: str) -> str | None:
-        """Why the data cannot answer `text` whatever query is written, or None: it asks about the future, or
-        a word of it names no field, term or value of this database. The 0.5B planner plans a query for
-        such questions and the SQL step then writes around the missing field (a count per track for "How
-        many times was each track streamed?"); a rule on the user's own words does not."""
+        """Why the data cannot answer `text` whatever query is written, or None: it asks about the future
+        (the data records what happened). Everything else is judged on the data: what the question asks
+        about by its shape (`missing_asked`) and the planner's fields and values, against the schema, the
+        tables and the values (`judge_decline`, the field mapping step)."""
         if FUTURE.search(text):
             return "the data records what happened; it cannot say what will happen"
-        missing = uncovered(self.bi.semantic, text, self.bi.value_words())
-        return f"the data has no field or value for {', '.join(map(repr, missing))}" if missing else None
+        return None
+
+    def judge_decline(self, reply: PlanReply, user_input: str) -> tuple[Kind, str | None]:
+        """The planner declined: keep it only when something the question needs is missing from the data (a
+        field it names that no column, layer term or value holds), and say which; when everything it names
+        is in the data, it is a query. A decline naming nothing stands: the planner read the schema."""
+        named = [*reply.fields, *reply.values]
+        missing = list(dict.fromkeys([*missing_fields(self.bi, named, user_input), *missing_asked(self.bi, user_input)]))
+        if missing:
+            return "cannot_answer", f"the data has no field or value for {', '.join(map(repr, missing))}"
+        if named and all(user_wrote(t, user_input) for t in named):
+            return "query", None
+        return "cannot_answer", None
 
     def _handle(self, intent: Intent, user_input: str, usage: Usage) -> Generator[Event, None, PlanResult]:
         self.declined = None

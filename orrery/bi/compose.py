@@ -34,6 +34,18 @@ class BadPart(ToolError):
     """A part that is not valid SQL: repaired once like an unknown column."""
 
 
+class NoJoinPath(ToolError):
+    """The layer has no join connecting the tables the query needs."""
+
+
+class AmbiguousJoin(ToolError):
+    """Two or more joins connect the same two tables (routes to airports by source and by destination)."""
+
+    def __init__(self, options: list[str]):
+        super().__init__(f"the tables can be joined on {' or '.join(options)}")
+        self.options = options
+
+
 class QueryParts(pydantic.BaseModel):
     select: list[str] = []
     where: list[str] = []
@@ -75,6 +87,8 @@ def _qualify(node: exp.Expression, semantic: Semantic, slice_tables: list[str], 
     the names no table has."""
     names = {t.lower(): t for t in semantic.tables}
     for col in node.find_all(exp.Column):
+        if col.table and col.table.lower() not in names:  # a table no schema has ('imdb.Year'): the column decides
+            col.set("table", None)
         if col.table:
             table = names.get(col.table.lower())
             if table is None or col.name.lower() not in {c.lower() for c in semantic.tables[table]["columns"]}:
@@ -410,7 +424,7 @@ def _from_slice(semantic: Semantic, used: list[str], slice_tables: list[str]) ->
                      joins=[j for j in semantic.joins if {s.strip().split(".")[0] for s in j.split("=")} <= inside])
     try:
         return _from(narrow, used)
-    except ToolError:
+    except NoJoinPath:
         return _from(semantic, used)
 
 
@@ -422,15 +436,22 @@ def _from(semantic: Semantic, used: list[str]) -> str:
     while pending:
         step = next(((t, j) for t in pending for j in semantic.joins if _connects(j, t, included)), None)
         if step is None:
-            raise ToolError(f"no join path from {', '.join(included)} to {', '.join(pending)}; "
-                            "add one to the semantic layer")
+            raise NoJoinPath(f"no join path from {', '.join(included)} to {', '.join(pending)}; "
+                             "add one to the semantic layer")
         t, join = step
+        same = [j for j in semantic.joins if _connects(j, t, included) and _sides(j) == _sides(join)]
+        if len(same) > 1:
+            raise AmbiguousJoin(same)
         clause += f" JOIN {t} ON {join}"
         included.append(t)
         pending.remove(t)
     return clause
 
 
+def _sides(join: str) -> set[str]:
+    return {s.strip().split(".")[0] for s in join.split("=")}
+
+
 def _connects(join: str, table: str, included: list[str]) -> bool:
-    sides = {s.strip().split(".")[0] for s in join.split("=")}
+    sides = _sides(join)
     return table in sides and bool(sides & (set(included) - {table}))

@@ -155,8 +155,11 @@ def kind_of(url: str) -> str:
 
 def connect(url: str, name: str | None = None) -> str:
     """Register `url` under `name` (default: the file's stem or the PostgreSQL database name); returns the name.
-    An existing name is never overwritten."""
+    An existing name is never overwritten. The semantic layer is drafted now (joins found from names and
+    data, value samples) unless one exists for the name."""
     import yaml
+
+    from orrery.bi.semantic import user_path, write_draft
 
     kind = kind_of(url)
     if kind != "postgres":
@@ -166,8 +169,13 @@ def connect(url: str, name: str | None = None) -> str:
     known = connections()
     if name in BUILTIN or (name in known and known[name] != url):
         raise ConfigError(f"a database named {name!r} is already known; pick another name with --name")
-    _engine(kind, name, url, Limits()).close()  # it must open before it is registered
-    _write_atomic(_connections_file(), yaml.safe_dump({**known, name: url}, sort_keys=True))
+    engine = _engine(kind, name, url, Limits())  # it must open before it is registered
+    try:
+        _write_atomic(_connections_file(), yaml.safe_dump({**known, name: url}, sort_keys=True))
+        if not user_path(name).exists():  # joins and samples found once, kept for a person to check
+            write_draft(name, engine)
+    finally:
+        engine.close()
     return name
 
 

@@ -294,3 +294,46 @@ def _group(rows: list[tuple[str, str, str]]) -> dict[str, list[Column]]:
     for table, column, dtype in rows:
         out.setdefault(table, []).append(Column(column, dtype))
     return out
+
+
+def declared_joins(engine: Engine) -> list[str]:
+    """The foreign keys the database declares, as 'table.column = table.column' (single-column keys; none
+    when the catalogue cannot be read)."""
+    queries = {
+        "duckdb": "SELECT table_name, constraint_column_names[1], referenced_table, referenced_column_names[1] "
+                  "FROM duckdb_constraints() WHERE constraint_type = 'FOREIGN KEY' "
+                  "AND len(constraint_column_names) = 1",
+        "postgres": "SELECT k.table_name, k.column_name, u.table_name, u.column_name "
+                    "FROM information_schema.referential_constraints r "
+                    "JOIN information_schema.key_column_usage k ON k.constraint_name = r.constraint_name "
+                    "JOIN information_schema.key_column_usage u ON u.constraint_name = r.unique_constraint_name "
+                    "AND u.ordinal_position = k.position_in_unique_constraint"}
+    try:
+        if engine.dialect == "sqlite":
+            return _sqlite_foreign_keys(engine)
+        rows = engine.execute(queries[engine.dialect]).rows if engine.dialect in queries else []
+    except QueryError:
+        return []
+    return [f"{t}.{c} = {rt}.{rc}" for t, c, rt, rc in rows]
+
+
+def _sqlite_foreign_keys(engine: Engine) -> list[str]:
+    """From the CREATE TABLE statements (the read-only authorizer forbids the foreign_key_list pragma)."""
+    import sqlglot
+    from sqlglot import exp
+
+    out = []
+    for table, ddl in engine.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").rows:
+        try:
+            tree = sqlglot.parse_one(ddl or "", read="sqlite")
+        except sqlglot.errors.SqlglotError:
+            continue
+        for col in tree.find_all(exp.ColumnDef):  # 'a_id INTEGER REFERENCES a(id)'
+            ref = col.find(exp.Reference)
+            if ref is not None and isinstance(ref.this, exp.Schema) and len(ref.this.expressions) == 1:
+                out.append(f"{table}.{col.name} = {ref.this.this.name}.{ref.this.expressions[0].name}")
+        for fk in tree.find_all(exp.ForeignKey):  # 'FOREIGN KEY (id) REFERENCES a(id)'
+            ref = fk.args.get("reference")
+            if ref is not None and len(fk.expressions) == 1 and len(ref.this.expressions) == 1:
+                out.append(f"{table}.{fk.expressions[0].name} = {ref.this.this.name}.{ref.this.expressions[0].name}")
+    return out

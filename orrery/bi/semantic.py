@@ -13,8 +13,9 @@ terms:                                               # business terms that are f
   delay: {sql: "l_receiptdate - l_commitdate", unit: days, columns: [lineitem.l_receiptdate, lineitem.l_commitdate]}
 ```
 
-`orrery bi describe DB` drafts it from the schema (joins from shared key names, `values` for short text
-columns); an analyst edits descriptions, synonyms and terms. Only the slice relevant to a question goes
+`orrery bi describe DB` (and `connect`) drafts it from the schema and the data (declared keys, then joins
+found from names and confirmed by the data, marked `inferred`; descriptions from names and sampled values;
+`values` for short text columns); an analyst edits descriptions, synonyms and terms. Only the slice relevant to a question goes
 into a prompt (`retrieve`), so a 50-table schema fits a small model's context.
 """
 
@@ -29,6 +30,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from orrery.bi.engines import Engine, QueryError
+from orrery.bi.joins import discover, quote
 from orrery.errors import ConfigError
 
 SHIPPED = Path(__file__).parent / "semantic"
@@ -43,10 +45,6 @@ def words(name: str) -> str:
     return re.sub(r"[_\W]+", " ", name).strip().lower()
 
 
-def _key(name: str) -> str:
-    return words(name).replace(" ", "")
-
-
 @dataclass
 class Semantic:
     database: str
@@ -54,6 +52,7 @@ class Semantic:
     joins: list[str] = field(default_factory=list)
     terms: dict[str, dict[str, Any]] = field(default_factory=dict)
     description: str = ""
+    inferred: dict[str, str] = field(default_factory=dict)  # a join found from names and data -> its evidence
 
     # -- loading -----------------------------------------------------------------------------------
     @classmethod
@@ -63,12 +62,21 @@ class Semantic:
                               "draft one with `orrery bi describe DB`")
         tables = {t: {"description": (v or {}).get("description", ""), "columns": dict((v or {}).get("columns") or {})}
                   for t, v in d["tables"].items()}
-        return cls(str(d.get("database", "")), tables, list(d.get("joins") or []), dict(d.get("terms") or {}),
-                   d.get("description", ""))
+        joins, inferred = [], {}
+        for entry in d.get("joins") or []:  # "a.x = b.y", or {on: "a.x = b.y", inferred: evidence} from a draft
+            on = entry.get("on") if isinstance(entry, dict) else entry
+            if not isinstance(on, str) or on.count("=") != 1 or on.count(".") != 2:
+                raise ConfigError(f"a join in the semantic layer must read 'table.column = table.column', not {on!r}")
+            joins.append(on)
+            if isinstance(entry, dict) and entry.get("inferred"):
+                inferred[on] = str(entry["inferred"])
+        return cls(str(d.get("database", "")), tables, joins, dict(d.get("terms") or {}), d.get("description", ""),
+                   inferred)
 
     def to_dict(self) -> dict[str, Any]:
+        joins = [{"on": j, "inferred": self.inferred[j]} if j in self.inferred else j for j in self.joins]
         return {"database": self.database, "description": self.description, "tables": self.tables,
-                "joins": self.joins, "terms": self.terms}
+                "joins": joins, "terms": self.terms}
 
     # -- lookups -----------------------------------------------------------------------------------
     def columns(self) -> list[tuple[str, str, dict[str, Any]]]:
@@ -272,52 +280,90 @@ def _term_table(info: dict[str, Any]) -> str | None:
 
 
 # -- drafting --------------------------------------------------------------------------------------------
+# Abbreviations common in column names, written out as synonyms so a question's words find the column.
+ABBREVIATIONS = {"qty": "quantity", "amt": "amount", "num": "number", "nbr": "number", "no": "number",
+                 "desc": "description", "dt": "date", "ts": "timestamp", "pct": "percent", "cust": "customer",
+                 "prod": "product", "cat": "category", "dept": "department", "emp": "employee", "addr": "address",
+                 "avg": "average", "tot": "total", "yr": "year", "mo": "month", "cnt": "count", "val": "value",
+                 "ctry": "country", "mgr": "manager", "loc": "location", "acct": "account", "bal": "balance",
+                 "txn": "transaction", "inv": "invoice", "pmt": "payment", "ord": "order", "src": "source",
+                 "dest": "destination", "dst": "destination", "lat": "latitude", "lon": "longitude",
+                 "lng": "longitude", "alt": "altitude", "pop": "population", "temp": "temperature",
+                 "min": "minimum", "max": "maximum", "std": "standard"}
+SAMPLES = 3
+
+
 def draft(engine: Engine) -> Semantic:
-    """A first semantic layer from the schema: every column with its type, joins where a key column's name
-    (less a TPC-H style prefix) recurs in another table, and `values: true` on short text columns."""
+    """A first semantic layer from the schema and the data: every column with its type, a description from
+    its name and sampled values (the most common values of a text column, the range of a number or a date),
+    `values: true` on short categorical text columns (indexed for entity resolution), synonyms for
+    abbreviations and the other grammatical number of its name; the joins the database declares, then the
+    ones names propose and the data confirms (`joins.discover`), marked `inferred` with their evidence."""
+    from orrery.bi.engines import declared_joins
+
     tables = engine.tables()
     out: dict[str, dict[str, Any]] = {}
     for t, cols in tables.items():
-        columns = {}
-        for c in cols:
-            info: dict[str, Any] = {"type": c.type, "description": "", "synonyms": []}
-            if _is_text(c.type) and _few_short_values(engine, t, c.name):
+        rows = _count(engine, t)
+        columns = {c.name: _describe_column(engine, t, c.name, c.type, rows) for c in cols}
+        names = [words(c.name) for c in cols]
+        out[t] = {"description": f"{words(t)}, {rows} rows: " + ", ".join(names[:12]) + (", ..." if names[12:] else ""),
+                  "columns": columns}
+    declared = [j for j in declared_joins(engine) if len({s.strip().split(".")[0] for s in j.split("=")}) == 2]
+    inferred = discover(engine, tables, declared)
+    return Semantic(engine.name, out, [*declared, *(j.on for j in inferred)],
+                    inferred={j.on: j.evidence for j in inferred})
+
+
+def _count(engine: Engine, table: str) -> int:
+    try:
+        return int(engine.execute(f"SELECT count(*) FROM {quote(engine, table)}").rows[0][0])
+    except QueryError:
+        return 0
+
+
+def _describe_column(engine: Engine, table: str, column: str, dtype: str, rows: int) -> dict[str, Any]:
+    info: dict[str, Any] = {"type": dtype, "description": words(column), "synonyms": _synonyms(column)}
+    t, c = quote(engine, table), quote(engine, column)
+    try:
+        if _is_text(dtype):
+            distinct, length = engine.execute(f"SELECT count(DISTINCT {c}), avg(length({c})) FROM {t}").rows[0]
+            top = engine.execute(f"SELECT {c} FROM {t} WHERE {c} IS NOT NULL AND {c} <> '' GROUP BY {c} "
+                                 f"ORDER BY count(*) DESC, {c} LIMIT {SAMPLES}").rows
+            shown = ", ".join(repr(str(v)[:30]) for (v,) in top)
+            info["description"] += f"; {distinct} distinct, e.g. {shown}" if shown else "; always empty"
+            if distinct and distinct <= VALUE_MAX_DISTINCT and float(length or 0) <= VALUE_MAX_LENGTH:
                 info["values"] = True
-            columns[c.name] = info
-        out[t] = {"description": "", "columns": columns}
-    return Semantic(engine.name, out, _infer_joins(tables))
+        else:
+            low, high = engine.execute(f"SELECT min({c}), max({c}) FROM {t}").rows[0]
+            info["description"] += f"; from {low} to {high}" if low is not None else "; always empty"
+    except QueryError:
+        pass
+    return info
+
+
+def _other_number(phrase: str) -> str | None:
+    """'city' -> 'cities', 'categories' -> 'category': the last word in the other grammatical number where
+    that is more than a final 's' (which every match of words already ignores)."""
+    head, _, last = phrase.rpartition(" ")
+    if last.endswith("ies") and len(last) > 4:
+        other = last[:-3] + "y"
+    elif last.endswith("y") and len(last) > 2 and last[-2] not in "aeiou":
+        other = last[:-1] + "ies"
+    else:
+        return None
+    return f"{head} {other}".strip()
+
+
+def _synonyms(column: str) -> list[str]:
+    """Abbreviations written out ('order_qty' -> 'order quantity') and the other number ('city' -> 'cities')."""
+    name = words(column)
+    spelled = " ".join(ABBREVIATIONS.get(w, w) for w in name.split())
+    return [s for s in dict.fromkeys([spelled, _other_number(spelled)]) if s and s != name]
 
 
 def _is_text(dtype: str) -> bool:
     return bool(re.match(r"(VARCHAR|TEXT|CHAR|CHARACTER|NVARCHAR|STRING)", dtype.strip(), re.I))
-
-
-def _few_short_values(engine: Engine, table: str, column: str) -> bool:
-    t, c = f'"{table}"', f'"{column}"'
-    try:
-        r = engine.execute(f"SELECT count(DISTINCT {c}), avg(length({c})) FROM {t}")
-    except QueryError:
-        return False
-    distinct, length = r.rows[0]
-    return bool(distinct) and distinct <= VALUE_MAX_DISTINCT and float(length or 0) <= VALUE_MAX_LENGTH
-
-
-def _infer_joins(tables: dict[str, list[Any]]) -> list[str]:
-    """A column joins the table whose first column (its key) has the same name, prefixes aside; when two
-    tables start with the same key, the one named after it owns it (part, not partsupp, owns partkey)."""
-    keys: dict[str, str] = {}
-    for t, cols in tables.items():
-        if cols and re.search(r"(id|key)$", cols[0].name, re.I):
-            k = _key(cols[0].name)
-            if k not in keys or k.startswith(_key(t).rstrip("s")):
-                keys[k] = t
-    joins = []
-    for t, cols in tables.items():
-        for c in cols:
-            owner = keys.get(_key(c.name))
-            if owner and owner != t:
-                joins.append(f"{t}.{c.name} = {owner}.{tables[owner][0].name}")
-    return joins
 
 
 # -- files -------------------------------------------------------------------------------------------------
@@ -338,7 +384,18 @@ def load(db: str, engine: Engine) -> Semantic:
             except yaml.YAMLError as exc:
                 raise ConfigError(f"{path} is not valid YAML ({str(exc).splitlines()[0]}); fix it or delete it "
                                   "and draft again with `orrery bi describe`") from exc
-    return draft(engine)
+    return drafted(engine)
+
+
+_DRAFTS: dict[tuple[str, str], Semantic] = {}
+
+
+def drafted(engine: Engine) -> Semantic:
+    """`draft(engine)`, made once per database and process (it reads the data to find joins and samples)."""
+    key = (engine.name, str(getattr(engine, "path", "") or getattr(engine, "url", "")))
+    if key not in _DRAFTS:
+        _DRAFTS[key] = draft(engine)
+    return _DRAFTS[key]
 
 
 def write_draft(db: str, engine: Engine) -> Path:
@@ -368,79 +425,3 @@ def write_draft(db: str, engine: Engine) -> Path:
         raise ConfigError(f"{first.parent} already holds 998 drafts of {db}; delete the ones you do not need")
     finally:
         os.unlink(tmp)
-
-
-# -- coverage: every word of a question that names something must be in the layer or the data ----------
-# Words that name no field: function words, question words, aggregates and orderings, and the verbs and
-# nouns of asking about stored records. Everything else a question says must be a word of the semantic
-# layer (table and column names, synonyms, descriptions, terms) or, when written as a name (capitalised,
-# upper case, with digits), a word of a value in the data; else the data cannot answer it ('streamed',
-# 'Grammy', 'stars in reviews'). The planner alone let such words through: it keeps the rest of the
-# question and the SQL step writes around the missing field (a count per track for "times streamed").
-_ASKING = """
-a an the of in on at to for from by with without into over under above below between than and or not no nor
-is are was were be been being do does did has have had having there their them they it its this that these
-those which what who whom whose when where why how many much each every per all any some both either other
-same more most less least fewer few very only just also than then as if so such own i we you our us me my
-your he she his her
-number count counted total totals sum average avg mean median min minimum max maximum highest lowest largest
-smallest biggest top bottom first last greatest distinct different unique overall combined altogether
-list show give find name names tell get return display
-year years month months day days week weeks quarter quarters date dates time times
-long longer longest short shorter shortest big small high low large more greater
-value amount values amounts kind kinds type types group grouped
-one two three four five six seven eight nine ten zero
-chart plot graph draw visualise visualize
-second seconds minute minutes hour hours often
-live lives lived issue issued place placed make made come comes use used cost costs
-go goes went gone get gets got take takes took taken put keep kept hold holds held see want need know like
-please instead rather but also again now still just forget never mind split break down broken across along
-"""
-ASKING = frozenset(_ASKING.split())
-
-
-def _stem(word: str) -> str:
-    """A crude English stem ('shipped' -> 'ship', 'issued' = 'issue', 'cities' = 'city'): no stemming library
-    is a dependency, and matching a question's words against the layer's own vocabulary needs only the
-    common inflections."""
-    w = re.sub(r"'s?$", "", word.lower())
-    if w.endswith("ies") and len(w) > 4:
-        w = w[:-3] + "y"
-    elif w.endswith("s") and not w.endswith("ss") and len(w) > 3:
-        w = w[:-1]
-    elif w.endswith(("ing", "ed")) and len(w) > 5:
-        w = w[: -3 if w.endswith("ing") else -2]
-        if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiousl":
-            w = w[:-1]  # 'shipp' -> 'ship'
-    return w.removesuffix("e") if len(w) > 3 else w  # 'issu(e)d', 'plac(e)d'
-
-
-def vocabulary(semantic: Semantic) -> set[str]:
-    """The stems of every word the layer uses to describe itself."""
-    texts = [semantic.database, semantic.description]
-    for table, info in semantic.tables.items():
-        texts += [words(table), info.get("description") or ""]
-        for column, c in info["columns"].items():
-            texts += [words(column), c.get("description") or "", *c.get("synonyms", [])]
-    for name, t in semantic.terms.items():
-        texts += [name, t.get("description") or "", *t.get("synonyms", [])]
-    return {_stem(w) for text in texts for w in re.findall(r"[a-z]+", str(text).lower())}
-
-
-def uncovered(semantic: Semantic, question: str, value_words: set[str]) -> list[str]:
-    """The words of `question` that name neither a field nor a value: each is a measure, an attribute or a
-    thing the data does not hold. `value_words`: the lower-cased words of the data's indexed values."""
-    known = vocabulary(semantic)
-    compound = [_key(n) for t, info in semantic.tables.items() for n in (t, *info["columns"])
-                if len(_key(n)) >= 8]  # 'item' of 'lineitem', 'segment' of 'mktsegment'
-    out = []
-    for i, token in enumerate(re.findall(r"[A-Za-z][A-Za-z0-9'#&/.-]*[A-Za-z0-9]|[A-Za-z]", question)):
-        word = token.lower().removesuffix("'s").strip(".-/")
-        stem = _stem(word)
-        if word in ASKING or stem in known or stem in ASKING or (len(stem) >= 4 and any(stem in k for k in compound)):
-            continue
-        written_as_name = (token[0].isupper() and i > 0) or token.isupper() or re.search(r"\d|#", token)
-        if written_as_name and all(w in value_words for w in re.findall(r"[a-z0-9]+", word)):
-            continue
-        out.append(token)
-    return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,10 +20,12 @@ from typing import Any
 import pydantic
 import yaml
 from rapidfuzz import fuzz, process, utils
+from sqlglot import exp
 
 from orrery.bi.compose import BadPart, UnknownField
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.guard import UnsafeQuery, check
+from orrery.bi.joins import quote, singular
 from orrery.bi.semantic import GENERIC, Semantic, named_fields, rank_fields, stems, words
 from orrery.errors import ModelError, ToolError
 from orrery.llm.base import Model
@@ -229,6 +231,127 @@ def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
     return not (ranked and ranked[0][0] >= 90)
 
 
+def maps(bi: BIContext, term: str, ranked: list[tuple[float, str, dict[str, Any]]] | None = None) -> bool:
+    """Whether the data holds `term`: a column, a term of the layer, or a value of an indexed column
+    (the planner lists 'Drama' as a field as often as a value)."""
+    ranked = rank_fields(bi.semantic, term) if ranked is None else ranked
+    own = " ".join(singular(w) for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC)
+    if not own:
+        return True
+    floor = 90 if len(own) <= 5 else UNMAPPED  # 'port' is one letter from 'part'
+    if any(score >= floor and _has_head(bi.semantic, own, f) for score, _, f in ranked):
+        return True
+    if len(own.split()) <= 3 and any(_has_head(bi.semantic, own, f, names_only=True) and _modifiers_fit(bi.semantic, own, f)
+                                     for _, _, f in ranked if "column" in f):
+        return True  # 'critic reviews' is the Reviews column, however low the whole phrase scores
+    text = utils.default_process(term)  # the whole term is the value, near enough ('Times' is not 'times streamed')
+    return any(fuzz.ratio(text, utils.default_process(str(c.value))) >= 90 for c in bi.search(term, limit=3))
+
+
+def _one_per_join(semantic: Semantic, ranked: list[tuple[float, str, dict[str, Any]]]) -> list[tuple[float, str, dict[str, Any]]]:
+    """Two ends of one join ('orders.state = states.state') hold the same thing: asking which is meant says
+    nothing to the user; the first stands for both."""
+    joined = {frozenset(s.strip() for s in j.split("=")) for j in semantic.joins}
+    out: list[tuple[float, str, dict[str, Any]]] = []
+    for r in ranked:
+        here = f"{r[2].get('table')}.{r[2].get('column')}"
+        if not any(frozenset((here, f"{o[2].get('table')}.{o[2].get('column')}")) in joined for o in out):
+            out.append(r)
+    return out
+
+
+def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only: bool = False) -> bool:
+    """Whether the last word of `term` (its head noun: 'budget' of 'production budget') is a word of the
+    field's name or synonyms (or, unless `names_only`, its description): 'production budget' is not the
+    `Production` column."""
+    head = singular(term.split()[-1])
+    if "sql" in target:
+        info = next((i for i in semantic.terms.values() if i.get("sql") == target["sql"]), {})
+        texts = [k for k, i in semantic.terms.items() if i is info] + info.get("synonyms", [])
+    else:
+        info = semantic.tables[target["table"]]["columns"][target["column"]]
+        texts = [words(target["column"]), *info.get("synonyms", [])]
+    texts += [] if names_only else [info.get("description") or ""]
+    return any(singular(w) == head or (len(head) > 4 and fuzz.ratio(w, head) >= 85)
+               for text in texts for w in re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _modifiers_fit(semantic: Semantic, term: str, target: dict[str, Any]) -> bool:
+    """Whether each other word of `term` names no column, or one of the head's own table: 'fresh reviews'
+    (both columns of one table) fits Reviews; 'clerk size' (an order's clerk, a part's size) fits nothing."""
+    for word in term.split()[:-1]:
+        owners = {t for t, c, _ in semantic.columns() if word in stems(words(c))}
+        if owners and target["table"] not in owners:
+            return False
+    return True
+
+
+def names_the_data(bi: BIContext, term: str) -> bool:
+    """Whether `term` names a table or the database itself ('movies' for the movies database's omdb table), or
+    its head noun is a word of a table's description."""
+    own = stems(term)
+    names = [bi.semantic.database, *bi.semantic.tables]
+    if any(stems(words(n)) == own or stems(n) == own for n in names):
+        return True
+    head = singular(term.split()[-1].lower()) if term.split() else ""
+    return any(singular(w) == head for info in bi.semantic.tables.values()  # 'shipments': 'one shipment line ...'
+               for w in re.findall(r"[a-z0-9]+", (info.get("description") or "").lower()))
+
+
+def stored_value(bi: BIContext, term: str) -> bool:
+    """Whether some text column holds `term` exactly (case aside): the value index keeps only columns with
+    few distinct values, and a director's name is in one with thousands. Bounded: one LIMIT 1 probe per
+    text column not indexed."""
+    if not re.search(r"[A-Za-z]", term):
+        return True
+    literal = exp.Literal.string(term.lower()).sql(bi.engine.dialect)
+    indexed = set(bi.semantic.value_columns())
+    for table, column, info in bi.semantic.columns():
+        if (table, column) in indexed or not re.match(r"(VARCHAR|TEXT|CHAR|STRING)", str(info.get("type", "")), re.I):
+            continue
+        col, tab = quote(bi.engine, column), quote(bi.engine, table)
+        try:
+            if bi.engine.execute(f"SELECT 1 FROM {tab} WHERE lower({col}) = {literal} LIMIT 1", max_rows=1).rows:
+                return True
+        except QueryError:
+            continue
+    return False
+
+
+# What a question asks for, by its shape (not by a list of allowed words): the things it counts ("how many
+# X"), the measure it asks the value of ("what is the [total] X of"), the groups it splits by ("each X").
+_ASKED = [re.compile(r"\bhow many ((?:[a-z][\w-]*\s?){1,3}?)\s*\b(?:are|is|were|was|do|does|did|have|has|in|on|of|for|"
+                     r"per|by|with|from|there|that|who|which|can|will|got|had)\b", re.I),
+          re.compile(r"\bwhat (?:is|was|are|were) the ((?:[a-z][\w-]*\s?){1,4}?)\s*\b(?:of|for|in|per|by|from|to|at)\b",
+                     re.I),
+          re.compile(r"\b(?:each|every|per) ([a-z][\w-]*)", re.I)]
+
+
+def asked_terms(question: str) -> list[str]:
+    """The noun phrases a question asks about by its shape: 'warehouses' of 'How many warehouses does each
+    nation have?', 'population' of 'What is the population of each nation?', and 'nation'."""
+    return list(dict.fromkeys(m.group(1).strip() for rx in _ASKED for m in rx.finditer(question) if m.group(1).strip()))
+
+
+def missing_asked(bi: BIContext, question: str) -> list[str]:
+    """The things the question asks about by its shape (`asked_terms`) that the data does not hold. A phrase
+    is held when any of its leading words are ('customers live' by customers, 'line items' by line): a
+    shape catches verbs with the noun, and only a phrase none of whose beginnings is in the data is missing."""
+    out = []
+    for phrase in asked_terms(question):
+        own = [w for w in phrase.split() if w.lower() not in GENERIC | {"distinct", "different", "unique"}]
+        starts = [" ".join(own[:k]) for k in range(1, len(own) + 1)]
+        if starts and len(missing_fields(bi, starts, question)) == len(starts):
+            out.append(" ".join(own))
+    return out
+
+
+def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
+    """The terms the user wrote that no column, layer term, table, indexed or stored value of the data holds."""
+    return [t for t in terms if user_wrote(t, question) and not maps(bi, t) and not names_the_data(bi, t)
+            and not stored_value(bi, t)]
+
+
 def pick_option(answer: str, options: list[str]) -> str | None:
     """The option an answer names: by number ('2', 'the second'), or the closest by spelling."""
     ordinals = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1": 1, "2": 2, "3": 3, "4": 4}
@@ -283,6 +406,9 @@ QUERY_SCHEMA = {"anyOf": [
      "additionalProperties": False}]}
 
 
+SQL_ONLY = QUERY_SCHEMA["anyOf"][0]
+
+
 def make_tools(bi: BIContext) -> list[Tool]:
     @tool
     def entity_resolution(ctx: RunContext, mentions: list[str]) -> dict[str, Any]:
@@ -335,10 +461,13 @@ def make_tools(bi: BIContext) -> list[Tool]:
             # as n'): no evidence either way, and a poor mapping of it misleads the SQL step
             if not ranked or not user_wrote(term, question):
                 continue
-            own = " ".join(w for w in stems(term) if w not in GENERIC)
-            if ranked[0][0] < (90 if len(own) <= 5 else UNMAPPED):  # 'port' is one letter from 'part'
+            if not maps(bi, term, ranked):
+                if names_the_data(bi, term) or stored_value(bi, term):  # a table or a value: no field to map
+                    continue
                 raise CannotAnswer(f"the data has no field for {term!r}")
-            close = [r for r in ranked if ranked[0][0] - r[0] < CLOSE and r[0] >= MATCH][:4]
+            if ranked[0][0] < MATCH:  # a value of the data ('Drama'), not a field: the entity step has it
+                continue
+            close = _one_per_join(bi.semantic, [r for r in ranked if ranked[0][0] - r[0] < CLOSE and r[0] >= MATCH])[:4]
             if len(close) > 1:
                 labels = [label for _, label, _ in close]
                 chosen = bi.ask_or_pick(f"field:{term}", f"By {term!r} do you mean", labels, answer)
@@ -367,30 +496,27 @@ def make_tools(bi: BIContext) -> list[Tool]:
         user = (f"Schema:\n{bi.semantic.render(tables, request)}\n\n"
                 + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
                 + f"Question: {request}")
-        system = prompt("query_parts" if bi.sql_mode == "parts" else "query_builder").format(dialect=bi.engine.dialect)
-        asked, sql = user, None
-        for attempt in (1, 2):
-            try:
-                sql = write_sql(bi, system, asked, tables, resolved, bi.question or request)
-            except (UnknownField, BadPart, BadReply) as exc:
-                if attempt == 2 and isinstance(exc, UnknownField):  # named again after the repair: no such field
-                    raise CannotAnswer(f"the data has no field {', '.join(map(repr, exc.names))}") from exc
-                if attempt == 2 and isinstance(exc, BadReply):
-                    # an error, not a decline: a broken reply is the model's failure and says nothing about
-                    # whether the data holds the answer (declining would claim it does not)
-                    raise ToolError(f"the model could not write the query (twice): {exc}; rephrase the "
-                                    "question or use a larger model (--llm)") from exc
-                if attempt == 2:
-                    raise
-                asked = f"{user}\n\nYour reply failed: {exc}\nReply with a corrected one."
-                error = str(exc)
-                continue
-            error = dry_run(bi.engine, sql)
-            if error is None:
-                return {"sql": check(sql, bi.engine.dialect, limit=bi.engine.limits.max_rows),
-                        "tables": tables, "repaired": attempt == 2}
-            asked = f"{user}\n\nThis query:\n{sql}\nfailed with: {error}\nReply with a corrected one."
-        raise ToolError(f"the query still fails after one repair: {error}")
+        answer = ctx.options.get("clarification")
+
+        def choose(options: list[str]) -> str:
+            return choose_join(bi, options, bi.question or request, answer)
+
+        try:
+            return build_sql(bi, bi.sql_mode, user, tables, resolved, bi.question or request, choose)
+        except CannotAnswer:
+            raise
+        except ToolError as exc:
+            if bi.sql_mode != "parts":
+                raise
+            failed = exc  # the layer cannot express it: the model writes the SQL over the schema itself
+        ddl = (f"Schema:\n{bi.semantic.render_ddl(tables, request)}\n\n"
+               + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
+               + f"Question: {request}")
+        try:
+            return {**build_sql(bi, "fallback", ddl, tables, resolved, bi.question or request, choose),
+                    "written_by_model": True}
+        except ToolError as exc:
+            raise ToolError(f"{failed}; the SQL the model then wrote over the schema failed too: {exc}") from exc
 
     @tool
     def sql_executor(ctx: RunContext) -> dict[str, Any]:
@@ -434,21 +560,74 @@ def make_tools(bi: BIContext) -> list[Tool]:
             retrieve_query_metadata, *analysis_tools(bi)]
 
 
-def write_sql(bi: BIContext, system: str, user: str, tables: list[str], resolved: list[dict[str, Any]],
-              question: str = "") -> str:
-    """One model call: SQL parts composed with the join path ('parts'), or the SQL itself ('sql')."""
-    from orrery.bi.compose import PARTS_SCHEMA, QueryParts, compose
+def build_sql(bi: BIContext, mode: str, user: str, tables: list[str], resolved: list[dict[str, Any]],
+              question: str, choose: Callable[[list[str]], str]) -> dict[str, Any]:
+    """The checked SQL for one request: written (`write_sql`), guarded, dry-run with EXPLAIN and a first
+    row, and on an error asked once more with the error."""
+    system = prompt("query_parts" if mode == "parts" else "query_builder").format(dialect=bi.engine.dialect)
+    asked, error = user, ""
+    for attempt in (1, 2):
+        try:
+            sql = write_sql(bi, mode, system, asked, tables, resolved, question, choose)
+        except (UnknownField, BadPart, BadReply) as exc:
+            if attempt == 2 and isinstance(exc, UnknownField):  # named again after the repair: no such field
+                raise CannotAnswer(f"the data has no field {', '.join(map(repr, exc.names))}") from exc
+            if attempt == 2 and isinstance(exc, BadReply):
+                # an error, not a decline: a broken reply is the model's failure and says nothing about
+                # whether the data holds the answer (declining would claim it does not)
+                raise ToolError(f"the model could not write the query (twice): {exc}; rephrase the "
+                                "question or use a larger model (--llm)") from exc
+            if attempt == 2:
+                raise
+            asked = f"{user}\n\nYour reply failed: {exc}\nReply with a corrected one."
+            continue
+        error = dry_run(bi.engine, sql)
+        if error is None:
+            return {"sql": check(sql, bi.engine.dialect, limit=bi.engine.limits.max_rows),
+                    "tables": tables, "repaired": attempt == 2}
+        asked = f"{user}\n\nThis query:\n{sql}\nfailed with: {error}\nReply with a corrected one."
+    raise ToolError(f"the query still fails after one repair: {error}")
 
-    if bi.sql_mode == "parts":
+
+def write_sql(bi: BIContext, mode: str, system: str, user: str, tables: list[str], resolved: list[dict[str, Any]],
+              question: str = "", choose: Callable[[list[str]], str] | None = None) -> str:
+    """One model call: SQL parts composed with the join path ('parts'), or the SQL itself ('sql'). Where two
+    joins connect the same tables, `choose` picks one (or asks the user)."""
+    from orrery.bi.compose import PARTS_SCHEMA, AmbiguousJoin, QueryParts, compose
+
+    if mode == "parts":
         parts = bi.ask_model(system, user, PARTS_SCHEMA, QueryParts,
                              examples("query_examples", lambda e: (e["user"], e["reply"])))
         if not parts.select:
             raise CannotAnswer("no columns in this data answer the question")
-        return compose(parts, bi.semantic, tables, resolved, bi.engine.dialect, question, bi.values)
-    reply = bi.ask_model(system, user, QUERY_SCHEMA, QueryReply)
+        semantic = bi.semantic
+        for _ in range(len(semantic.joins)):
+            try:
+                return compose(parts, semantic, tables, resolved, bi.engine.dialect, question, bi.values)
+            except AmbiguousJoin as exc:
+                if choose is None:
+                    raise
+                keep = choose(exc.options)
+                semantic = replace(semantic, joins=[j for j in semantic.joins if j == keep or j not in exc.options])
+        raise ToolError("the joins between these tables could not be settled")
+    # the fallback after the parts failed offers no decline: the 0.5B model takes that way out when offered
+    reply = bi.ask_model(system, user, QUERY_SCHEMA if mode == "sql" else SQL_ONLY, QueryReply)
     if reply.cannot_answer is not None or not reply.sql:
         raise CannotAnswer(reply.cannot_answer or "no query fits the question")
     return reply.sql
+
+
+def choose_join(bi: BIContext, options: list[str], question: str, answer: str | None) -> str:
+    """Of joins connecting the same two tables, the one whose referring column the question names ('routes
+    with their destination in Seattle' -> DestinationID); else the user's choice (or the first, noted)."""
+    asked = set(stems(question))
+    own = {j: set(stems(re.sub(r"(?i)(id|key)$", "", words(j.split("=")[0].split(".")[1])))) for j in options}
+    named = [j for j in options if own[j] and own[j] <= asked]
+    if len(named) == 1:
+        return named[0]
+    tables = " and ".join(sorted({s.strip().split(".")[0] for j in options for s in j.split("=")}))
+    return bi.ask_or_pick(f"join:{tables}", f"{tables} can be joined in more than one way; which do you mean",
+                          options, answer)
 
 
 def _executed(bi: BIContext, result: QueryResult, kind: str, request: str) -> dict[str, Any]:

@@ -47,8 +47,12 @@ def test_group_order_limit_and_errors(chinook_sem):
     assert sql.endswith("GROUP BY Genre.Name ORDER BY n DESC LIMIT 3") and "FROM Track JOIN Genre" in sql
     with pytest.raises(ToolError, match="no select items"):
         compose(QueryParts(), chinook_sem, ["Track"], [], "duckdb")
-    with pytest.raises(ToolError, match="'Nope.x'"):  # an invented table is an unknown field too
+    with pytest.raises(ToolError, match="'x'"):  # an invented table does not make a column exist
         compose(QueryParts(select=["Nope.x"]), chinook_sem, ["Track"], [], "duckdb")
+    # a misspelt table before a column the slice has ('imdb.Year' for omdb.Year): the column decides
+    sql = compose(QueryParts(select=["count(*)"], where=["Trak.Milliseconds > 100"]), chinook_sem, ["Track"], [],
+                  "duckdb")
+    assert sql == "SELECT COUNT(*) FROM Track WHERE Track.Milliseconds > 100"
     with pytest.raises(ToolError, match="not valid SQL"):
         compose(QueryParts(select=["count(*"]), chinook_sem, ["Track"], [], "duckdb")
 

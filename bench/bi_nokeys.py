@@ -1,0 +1,219 @@
+"""The BI agent on databases that declare no keys, beside the Chinook / TPC-H sets, before and after.
+
+Sets: `nokeys` (bench/bi_nokeys_questions.py: four SQLite databases built by bench/bi_nokeys_data.py, no
+declared keys, the semantic layer drafted by the agent itself, no edits) and `heldout2` (the Chinook / TPC-H
+held-out set #2 of bench/bi_questions.py, hand-written layers). Code: `here` (this checkout) or `main`
+(the code at $ORRERY_MAIN, default /work/main), each run in a subprocess whose PYTHONPATH is that checkout,
+so both are measured by the same scoring on the same machine in the same run. Scoring as bench/bi.py
+(`same_result`: execution accuracy, rows as multisets; an unanswerable question is right when declined
+with no SQL), with `--no-clarify` and no prose summary; the embedded model unless `--llm`.
+
+    nice -n 10 python bench/bi_nokeys.py --code main --set nokeys      # before
+    nice -n 10 python bench/bi_nokeys.py --code here --set nokeys      # after
+    python bench/bi_nokeys.py --check                                  # every gold query returns rows
+    python bench/bi_nokeys.py --report                                 # results/bi_nokeys.json + a table
+
+Writes results/bi_nokeys_<set>_<code>.json after every question (a cut run keeps what it did).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+RESULTS = HERE / "results"
+CODES = ("main", "here")
+SETS = ("nokeys", "heldout2")
+
+
+def items(which: str) -> list[dict[str, Any]]:
+    """A set's questions, databases interleaved and an unanswerable one after every three, so a prefix mixes."""
+    sys.path.insert(0, str(HERE))
+    if which == "heldout2":
+        from bi import questions
+
+        return questions("heldout2")
+    from bi_nokeys_questions import ANSWERABLE, UNANSWERABLE
+
+    groups = [[{"db": db, "question": q, "gold": g} for q, g in qs] for db, qs in ANSWERABLE.items()]
+    rest = [{"db": db, "question": q, "gold": None} for db, q in UNANSWERABLE]
+    out: list[dict[str, Any]] = []
+    while any(groups) or rest:
+        for g in groups:
+            if g:
+                out.append(g.pop(0))
+            if len(out) % 4 == 3 and rest:
+                out.append(rest.pop(0))
+        if not any(groups):
+            out += rest
+            rest = []
+    return out
+
+
+def engine_for(db: str) -> Any:
+    """The engine of a question's database, opened by the orrery on sys.path (this checkout's or main's)."""
+    from orrery.bi.data import open_engine
+    from orrery.bi.engines import SQLiteEngine
+
+    if db in ("chinook", "tpch"):
+        return open_engine(db)
+    from bi_nokeys_data import path_of
+
+    return SQLiteEngine(db, path_of(db))
+
+
+def worker(which: str, code: str, out: Path, llm: str | None, only: list[int] | None) -> None:
+    """Answer every question with the orrery on PYTHONPATH; write the scored rows after each."""
+    import orrery
+    from orrery.bi.agent import BIAgent
+    from orrery.llm import resolve_model
+
+    sys.path.insert(0, str(HERE))
+    from bi import same_result  # after orrery is imported: bench/bi.py puts this checkout first on sys.path
+
+    qs = items(which)
+    qs = [qs[i - 1] for i in only] if only else qs
+    commit = _commit(code)  # the code loaded now, whatever is committed while it runs
+    model = resolve_model(llm or "local")
+    engines: dict[str, Any] = {}
+    sessions = tempfile.mkdtemp(prefix="bi-nokeys-")
+    rows: list[dict[str, Any]] = []
+    for i, item in enumerate(qs):
+        engine = engines.get(item["db"]) or engines.setdefault(item["db"], engine_for(item["db"]))
+        t0 = time.perf_counter()
+        agent = BIAgent(model, engine, store=f"{sessions}/s.db", session_id=f"q{i}", clarify=False, prose=False)
+        try:
+            answer = agent.ask(item["question"])
+            status, sql, got, usage = answer.status, answer.sql, answer.rows, answer.usage.total
+            steps = [f"{t['key']}: {t['status']} {(t['error'] or t['result'] or '')[:200]}" for t in answer.todos]
+            text = answer.answer[:300]
+        except Exception as exc:  # noqa: BLE001 - a crash is scored as a miss and named, the run goes on
+            status, sql, got, usage, steps, text = "crash", None, [], 0, [], f"{type(exc).__name__}: {exc}"[:300]
+        seconds = time.perf_counter() - t0
+        if item["gold"] is None:
+            correct = status == "cannot_answer" and sql is None
+        else:
+            gold = engine.execute(item["gold"])
+            ordered = "ORDER BY" in item["gold"].upper() and "LIMIT 1" not in item["gold"].upper()
+            correct = status == "answered" and sql is not None and same_result(got, gold.rows, ordered)
+        rows.append({**item, "status": status, "sql": sql, "correct": correct, "seconds": round(seconds, 1),
+                     "tokens": usage, "answer": text, "steps": steps})
+        print(f"[{i + 1}/{len(qs)}] {'OK ' if correct else 'BAD'} {seconds:5.1f}s {item['db']:8} {item['question']}"
+              f" -> {status} {sql or ''}", flush=True)
+        _write(out, summarize(rows, which, code, model.name, len(qs), orrery.__file__) | {"commit": commit})
+
+
+def summarize(rows: list[dict[str, Any]], which: str, code: str, model: str, planned: int,
+              source: str) -> dict[str, Any]:
+    def per(rs: list[dict[str, Any]]) -> dict[str, Any]:
+        ans = [r for r in rs if r["gold"] is not None]
+        una = [r for r in rs if r["gold"] is None]
+        return {"answerable": len(ans), "correct": sum(r["correct"] for r in ans),
+                "execution_accuracy": round(sum(r["correct"] for r in ans) / len(ans), 3) if ans else None,
+                "answerable_declined": sum(r["status"] == "cannot_answer" for r in ans),
+                "unanswerable": len(una), "unanswerable_declined": sum(r["correct"] for r in una),
+                "errors": sum(r["status"] in ("error", "crash") for r in rs)}
+
+    dbs = sorted({r["db"] for r in rows})
+    secs = [r["seconds"] for r in rows]
+    return {"set": which, "code": code, "orrery_from": str(Path(source).parent.parent), "model": model,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": f"{os.cpu_count()} vCPU",
+            "load_average_1min_at_end": round(os.getloadavg()[0], 1), "commit": _commit(code),
+            "questions_planned": planned, "questions_run": len(rows), "all": per(rows),
+            "by_db": {db: per([r for r in rows if r["db"] == db]) for db in dbs},
+            "seconds_per_question_median": statistics.median(secs) if secs else None,
+            "seconds_per_question_mean": round(statistics.mean(secs), 1) if secs else None, "questions": rows}
+
+
+def _commit(code: str) -> str:
+    where = os.environ.get("ORRERY_MAIN", "/work/main") if code == "main" else str(HERE.parent)
+    out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=where, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def _write(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
+    with os.fdopen(fd, "w") as f:
+        json.dump(data, f, indent=1, default=str)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
+def check() -> None:
+    """Every gold query of the no-key set returns rows with no NULL in the first; no question twice."""
+    import sqlite3
+
+    from bi_nokeys_data import path_of
+
+    qs = items("nokeys")
+    for item in qs:
+        if item["gold"]:
+            with sqlite3.connect(path_of(item["db"])) as con:
+                rows = con.execute(item["gold"]).fetchall()
+            assert rows and all(v is not None for v in rows[0]), item
+    assert len({q["question"] for q in qs}) == len(qs), "a question is asked twice"
+    n_un = sum(q["gold"] is None for q in qs)
+    print(f"nokeys: {len(qs)} questions ({len(qs) - n_un} with gold SQL, all run; {n_un} unanswerable)")
+
+
+def report() -> dict[str, Any]:
+    runs = {p.stem.removeprefix("bi_nokeys_"): json.loads(p.read_text())
+            for p in sorted(RESULTS.glob("bi_nokeys_*_*.json")) if p.name != "bi_nokeys.json"}
+    _write(RESULTS / "bi_nokeys.json", {k: {kk: vv for kk, vv in v.items() if kk != "questions"}
+                                        for k, v in runs.items()})
+    print("| run | database | execution accuracy | answerable declined | unanswerable declined | errors "
+          "| s / question (median / mean) | commit |")
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    for name, r in runs.items():
+        for db, s in [("all", r["all"]), *r["by_db"].items()]:
+            ea = "n/a" if s["execution_accuracy"] is None else f"{100 * s['execution_accuracy']:.0f}%"
+            print(f"| {name if db == 'all' else ''} | {db} | {ea} ({s['correct']}/{s['answerable']}) | "
+                  f"{s['answerable_declined']}/{s['answerable']} | {s['unanswerable_declined']}/{s['unanswerable']} | "
+                  f"{s['errors']} | " + (f"{r['seconds_per_question_median']} / {r['seconds_per_question_mean']} "
+                                         if db == "all" else "") + f"| {r['commit'] if db == 'all' else ''} |")
+    return runs
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--set", dest="which", choices=SETS, default="nokeys")
+    p.add_argument("--code", choices=CODES, default="here", help="main: the code at $ORRERY_MAIN (/work/main)")
+    p.add_argument("--llm", default=None, help="model spec (default: the embedded model)")
+    p.add_argument("--only", default=None, help="comma-separated question numbers (1-based) of the set")
+    p.add_argument("--check", action="store_true")
+    p.add_argument("--report", action="store_true")
+    p.add_argument("--tag", default="", help="added to the results file name (a sample beside a full run)")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    sys.path.insert(0, str(HERE))
+    if args.check:
+        check()
+        return
+    if args.report:
+        report()
+        return
+    out = RESULTS / f"bi_nokeys_{args.which}_{args.code}{'_' + args.tag if args.tag else ''}.json"
+    only = [int(i) for i in args.only.split(",")] if args.only else None
+    if args.worker:
+        worker(args.which, args.code, out, args.llm, only)
+        return
+    root = os.environ.get("ORRERY_MAIN", "/work/main") if args.code == "main" else str(HERE.parent)
+    env = {**os.environ, "PYTHONPATH": root, "OMP_WAIT_POLICY": "passive"}
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--set", args.which, "--code", args.code,
+           *(["--llm", args.llm] if args.llm else []), *(["--only", args.only] if args.only else []),
+           *(["--tag", args.tag] if args.tag else [])]
+    sys.exit(subprocess.run(cmd, env=env, cwd=root).returncode)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""The databases of the no-key development set (bench/bi_nokeys.py): SQLite files built from data in an
+installed registry package, with no primary or foreign keys declared, as a user's own database often is.
+
+- movies: bokeh-sampledata's `movies.db` (Wikidata snapshot, CC0-1.0) copied as it is: `omdb` and
+  `tomatoes`, one row per film in each, both keyed by `ID` (not declared); both also have a `Rating`
+  column that means different things (an MPAA rating, a critics' score) and a `lastUpdated`.
+- world: bokeh-sampledata's gapminder (CC-BY-2.0, Gapminder.org): `indicators` (country, year, fertility,
+  life_expectancy, population) and `countries` (name, region, code); `indicators.country` names
+  `countries.name`.
+- flights: bokeh-sampledata's airport_routes (public domain, OurAirports and U.S. BTS): `airports` and
+  `routes` (columns that hold no value dropped); `routes.SourceID` and `routes.DestinationID` both hold an
+  `airports.AirportID`.
+- store: bokeh-sampledata's Sample Superstore (CC0-1.0) split in three: `orders` (one row per order line,
+  with an `order_line` number added), `states` (state, region, country) and `sub_categories`
+  (sub_category, category); column names in snake case.
+
+    python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+DATABASES = ("movies", "world", "flights", "store")
+
+
+def _home() -> Path:
+    return Path(os.environ.get("ORRERY_BI_HOME") or Path.home() / ".cache" / "orrery" / "bi") / "nokeys"
+
+
+def _write(con: sqlite3.Connection, frames: dict[str, pd.DataFrame]) -> None:
+    for name, frame in frames.items():
+        frame.to_sql(name, con, index=False)  # pandas declares no keys
+
+
+def _movies(path: Path) -> None:
+    from bokeh_sampledata import movies_data
+
+    src = Path(movies_data.__file__).parent / "_data" / "movies.db"
+    shutil.copyfile(src, path)
+
+
+def _world(path: Path) -> None:
+    from bokeh_sampledata import gapminder
+
+    data = Path(gapminder.__file__).parent / "_data"
+    indicators = pd.read_csv(data / "gapminder.csv.gz")
+    countries = pd.read_csv(data / "gapminder_regions.csv").rename(
+        columns={"Country": "name", "Group": "region", "ID": "code"})
+    with sqlite3.connect(path) as con:
+        _write(con, {"countries": countries, "indicators": indicators})
+
+
+def _flights(path: Path) -> None:
+    from bokeh_sampledata.airport_routes import airports, routes
+
+    airports = airports.dropna(axis=1, how="all").drop(columns=["source"], errors="ignore")
+    routes = routes.dropna(axis=1, how="all")
+    with sqlite3.connect(path) as con:
+        _write(con, {"airports": airports, "routes": routes})
+
+
+def _store(path: Path) -> None:
+    from bokeh_sampledata.sample_superstore import data as superstore
+
+    df = superstore.rename(columns=lambda c: c.lower().replace(" ", "_").replace("-", "_"))
+    df.insert(0, "order_line", range(1, len(df) + 1))
+    states = df[["state", "region", "country"]].drop_duplicates("state").sort_values("state")
+    subs = df[["sub_category", "category"]].drop_duplicates("sub_category").sort_values("sub_category")
+    orders = df.drop(columns=["region", "country", "category"])
+    with sqlite3.connect(path) as con:
+        _write(con, {"orders": orders, "states": states, "sub_categories": subs})
+
+
+BUILDERS: dict[str, Callable[[Path], None]] = {"movies": _movies, "world": _world, "flights": _flights,
+                                                "store": _store}
+
+
+def path_of(name: str) -> Path:
+    """The SQLite file of one database, built on first use (a temp file renamed into place)."""
+    target = _home() / f"{name}.sqlite"
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f"{name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    os.unlink(tmp)
+    try:
+        BUILDERS[name](Path(tmp))
+        os.replace(tmp, target)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return target
+
+
+if __name__ == "__main__":
+    for db in DATABASES:
+        print(db, path_of(db))
