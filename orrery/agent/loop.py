@@ -41,7 +41,7 @@ from orrery.events import (
     ToolResultEvent,
     env_hooks,
 )
-from orrery.llm.base import Model
+from orrery.llm.base import Model, profile_of
 from orrery.llm.base import stream as llm_stream
 from orrery.memory import Memory
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
@@ -61,7 +61,7 @@ DEFAULT_SYSTEM = ("You are a careful assistant. Use the tools when they help, on
 @dataclass
 class AgentConfig:
     system_prompt: str = DEFAULT_SYSTEM
-    format: Literal["auto", "native", "react"] = "auto"  # auto: the model's `preferred_format`, else native
+    format: Literal["auto", "native", "react"] = "auto"  # auto: the model's `profile.format`
     max_rounds: int = 20          # tool rounds per attempt
     max_retries: int = 3          # validation retries
     max_tokens: int | None = None  # token budget for the whole run
@@ -76,7 +76,8 @@ class AgentConfig:
     board_at: int | None = 2  # ... at this index (seed 001), or None: after the history (keeps the prefix cached)
     max_history: int = 500
     answer_on_repeat: bool = True  # a turn that only repeats earlier calls is followed by a tool-less turn
-    output_mode: Literal["auto", "schema", "tool"] = "auto"  # how output_type= is asked for (orrery.agent.output)
+    output_mode: Literal["auto", "schema", "tool"] = "auto"  # how output_type= is asked for (orrery.agent.output);
+    # auto: the model's `profile.output_mode`
     verbose: bool = False
     trace: str | Path | None = None
 
@@ -124,10 +125,11 @@ class Agent(EventSource):
                  state: dict[str, Any] | None = None, tools_ref: str | None = None,
                  ledger: CallLedger | Any = None):
         self.model = model
+        self.profile = profile_of(model)
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
         self.config = config or AgentConfig()
         if self.config.format == "auto":  # a copy: the caller's config may serve models of other formats
-            self.config = replace(self.config, format=getattr(model, "preferred_format", "native"))
+            self.config = replace(self.config, format=self.profile.format)
         self.run_config = self.config  # the config of the run in progress: `config` plus its overrides
         self._initial_state = dict(state) if state is not None else {}
         self.ctx = RunContext(state=state if state is not None else {})
@@ -264,7 +266,7 @@ class Agent(EventSource):
     @property
     def _output_mode(self) -> str:
         mode = self.run_config.output_mode
-        return getattr(self.model, "output_mode", "schema") if mode == "auto" else mode
+        return self.profile.output_mode if mode == "auto" else mode
 
     def _system_prompt(self) -> str:
         cfg = self.run_config

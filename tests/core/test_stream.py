@@ -11,6 +11,7 @@ from orrery import events as ev
 from orrery.agent.loop import consume
 from orrery.agent.planner import PlanAgent
 from orrery.errors import ConfigError
+from orrery.llm.base import ModelProfile
 from orrery.llm.scripted import call, turn
 from orrery.sessions import Session, SessionConflict, open_store
 from orrery.tools import NeedsClarification, RunContext, tool
@@ -251,7 +252,7 @@ def test_a_model_that_takes_the_catalogue_gets_every_tool_while_gating_narrows_t
     from orrery.tools import after
 
     class CatalogueModel(ScriptedModel):
-        takes_catalogue = True
+        profile = ModelProfile(streams=True, takes_catalogue=True)
         catalogues: list = []
 
         def stream(self, messages, tools=(), *, catalogue=None, **kw):
