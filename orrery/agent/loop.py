@@ -67,13 +67,13 @@ class AgentConfig:
     max_tokens: int | None = None  # token budget for the whole run
     max_tokens_per_call: int | None = None
     wall_time: float | None = None  # seconds
-    max_calls_per_step: int | None = None  # 1 = one action per step (seed 001)
+    max_calls_per_step: int | None = None  # 1 = one action per step
     tool_choice: str | Callable[[RunContext], str] = "auto"  # a function of state: e.g. "required" mid-workflow
     validators: list[Validator] = field(default_factory=list)
     finish: Callable[[RunContext], str | None] | None = None  # the workflow says when it is done
     context: Callable[[Sequence[Message]], list[Message]] | None = None  # e.g. SlidingWindow()
     board: Callable[[RunContext], str] | None = None  # pinned message, re-injected every step ...
-    board_at: int | None = 2  # ... at this index (seed 001), or None: after the history (keeps the prefix cached)
+    board_at: int | None = 2  # ... at this index, or None: after the history (keeps the prefix cached)
     max_history: int = 500
     answer_on_repeat: bool = True  # a turn that only repeats earlier calls is followed by a tool-less turn
     output_mode: Literal["auto", "schema", "tool"] = "auto"  # how output_type= is asked for (orrery.agent.output);
