@@ -203,12 +203,19 @@ class Agent(EventSource):
         pydantic model, dataclass, TypedDict, or a union with str) makes `result.output` a validated instance
         (`orrery.agent.output`); other keyword options reach tools as `ctx.options`. Closing the iterator stops
         the run at the next event (and the model's stream)."""
+        return self._go(run := self.begin(task, settings=settings, output_type=output_type, **options), run.task)
+
+    def begin(self, task: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
+              **options: Any) -> Run:
+        """A new `Run` on `task` (system prompt and task in its memory), made the current one, not started: an
+        architecture drives it one `step(run=run)` at a time; `stream` runs it to the end."""
         config = self._overridden(settings)
         run = self._new_run(config, RunContext(state=self.current_run.ctx.state, options=dict(options)),
                             self._output_spec(config, output_type))
+        run.task = task
         run.memory.add(Message("system", self._system_prompt(config)), Message("user", task))
         self.current_run = run
-        return self._go(run, task)
+        return run
 
     def query_stream(self, question: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
                      **options: Any) -> Iterator[Event]:

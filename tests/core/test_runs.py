@@ -70,3 +70,19 @@ def test_a_run_holds_what_it_owns_and_the_agent_only_its_configuration():
                 "ctx", "run_config"} & set(vars(a))
     follow = a.query("and beta?")
     assert follow.output == "answer alpha:A" and a.current_run is not run and a.current_run.memory is run.memory
+
+
+def test_an_architecture_drives_a_run_one_public_step_at_a_time():
+    a = agent()
+    run = a.begin("alpha", tag="A")
+    assert a.current_run is run and [m.role for m in run.memory.messages] == ["system", "user"]
+    events = []
+    step = a.step(run=run)
+    try:
+        while True:
+            events.append(next(step))
+    except StopIteration as stop:
+        results = stop.value
+    assert [r.content for r in results] == ["alpha:A"] and run.result.tool_calls == results
+    assert any(isinstance(e, ev.ToolResultEvent) for e in events)
+    assert run.result.usage.total == 15 and run.done_calls == {'lookup:{"word": "alpha"}'}
