@@ -203,7 +203,8 @@ class Agent(EventSource):
         pydantic model, dataclass, TypedDict, or a union with str) makes `result.output` a validated instance
         (`orrery.agent.output`); other keyword options reach tools as `ctx.options`. Closing the iterator stops
         the run at the next event (and the model's stream)."""
-        return self._go(run := self.begin(task, settings=settings, output_type=output_type, **options), run.task)
+        run = self.begin(task, settings=settings, output_type=output_type, **options)
+        return self._go(run, task)
 
     def begin(self, task: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
               **options: Any) -> Run:
