@@ -5,7 +5,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 SECTIONS = ["overhead.md", "forecast_m3.md", "forecast_heldout.md", "local_model.md", "research.md", "research_cache.md", "demo.md", "markets.md",
             "bi.md",
-            "serve.md"]
+            "serve.md", "memory.md", "mcp.md"]
 
 
 def main() -> None:

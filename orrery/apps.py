@@ -7,12 +7,30 @@ model): everything heavy is named by a "module:attr" string and imported on use.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from orrery.errors import ConfigError
+
+ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"  # every id a client names (thread, run, upload): never a path
+UPLOAD = "upload"  # the JSON schema `format` of an input that is an upload id
+
+
+# The types an app's inputs are made of: none of them can name a path, a URL or a database file.
+UploadId = Annotated[str, Field(pattern=ID_PATTERN, json_schema_extra={"format": UPLOAD})]
+Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_ .-]{0,127}$")]  # a word: no slash, colon or backslash
+Column = Annotated[str, Field(min_length=1, max_length=200)]  # a column of the user's own table
+
+
+class Inputs(BaseModel):
+    """Base of an app's declared inputs: unknown names are refused (the user's words are the run's message)."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 @dataclass(frozen=True)
@@ -20,13 +38,46 @@ class App:
     name: str
     description: str
     agent: str  # "module:attr" of a factory: (llm: str | Model | None = None, **options) -> agent with run/stream
-    inputs: dict[str, str] = field(default_factory=dict)  # input name -> what it is (shown by the server)
+    # The inputs besides the user's message: a pydantic model (`Inputs` subclass) the server validates, or
+    # {name: what it is} for an app that declares none (each then a `Name`).
+    inputs: type[BaseModel] | dict[str, str] = field(default_factory=dict)
+    message: str = "your request"  # what the user's words are (shown by the server)
     cli: str | None = None  # "module:attr" of a typer.Typer mounted as `orrery <name>`, or of one command
     cli_commands: tuple[str, ...] = ()  # extra top-level commands ("module:attr" of functions), e.g. `orrery demo`
     extra: str = ""  # the pip extra holding its dependencies: `pip install 'orrery[<extra>]'`
 
     def make_agent(self, llm: Any = None, **options: Any) -> Any:
         return load_ref(self.agent)(llm, **options)
+
+    def input_model(self) -> type[BaseModel]:
+        return self.inputs if isinstance(self.inputs, type) else _named_inputs(self.name, tuple(self.inputs.items()))
+
+    def describe(self) -> dict[str, Any]:
+        """What `GET /agents` shows: the message, each input with what it is, and the inputs' JSON schema."""
+        schema = self.input_model().model_json_schema()
+        said = [v for k, v in self.inputs.items() if k in MESSAGE_WORDS] if isinstance(self.inputs, dict) else []
+        inputs = {"message": said[0] if said else self.message}
+        inputs |= {k: v.get("description", k) for k, v in schema.get("properties", {}).items()}
+        return {"name": self.name, "description": self.description, "inputs": inputs, "schema": schema}
+
+
+MESSAGE_WORDS = {"message", "question", "query"}  # what a dict of inputs may call the user's words
+
+
+@functools.cache
+def _named_inputs(app: str, described: tuple[tuple[str, str], ...]) -> type[BaseModel]:
+    """The model of an app that declared its inputs as {name: what it is}: each a `Name` or a number."""
+    fields: dict[str, Any] = {k: (Name | int | float | None, Field(None, description=v))
+                              for k, v in described if k not in MESSAGE_WORDS}
+    return create_model(f"{app.title()}Inputs", __base__=Inputs, **fields)
+
+
+@functools.cache
+def upload_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    """The inputs of `model` that are upload ids (`UploadId`, also inside `UploadId | None`)."""
+    props = model.model_json_schema().get("properties", {})
+    return tuple(name for name, p in props.items()
+                 if UPLOAD in (p.get("format"), *(alt.get("format") for alt in p.get("anyOf", ()))))
 
 
 def load_ref(ref: str) -> Any:

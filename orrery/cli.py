@@ -6,6 +6,7 @@ import copy
 import json
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -38,15 +39,36 @@ def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON
          trace: Annotated[Path | None, typer.Option(help="JSONL trace (default .orrery/traces/chat-TIME.jsonl)")] = None,
          message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None,
          ask: Annotated[list[str] | None, typer.Option(help="Ask y/n before each call of this tool (repeatable)")] = None,
-         ) -> None:
-    """Chat with the generic agent (calculator and fact tools) in the terminal."""
+         remember: Annotated[str | None, typer.Option(help="Keep this thread's long-term memory (in the session "
+                                                           "database) and show the model what is relevant")] = None,
+         mcp: Annotated[list[str] | None, typer.Option("--mcp", help="Also use the tools of this MCP server: a "
+                                                       "command line (\"uvx mcp-server-time\") or an http(s) URL "
+                                                       "(repeatable)")] = None) -> None:
+    """Chat with the generic agent (calculator and fact tools, and any MCP server's) in the terminal."""
     from orrery.chat import chat_agent
 
     trace = trace or Path(".orrery/traces") / f"chat-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     console.print(f"[dim]trace: {trace} (replay with `orrery replay {trace} --app chat`)[/]")
-    agent = chat_agent(llm, format="react" if react else "auto", verbose=True, trace=trace)
+    hook = None
+    if remember is not None:
+        from orrery.recall import LongTermMemory, RecallContext
+
+        memory = LongTermMemory.open(app="chat", thread=remember)
+        hook = RecallContext(memory)
+    agent = chat_agent(llm, mcp_servers=mcp or (), format="react" if react else "auto", verbose=True, trace=trace,
+                       context=hook)
+    if hook is not None:
+        agent.handlers.append(hook.memory.recorder())
     for name in ask or ():
         require_approval(agent, name)
+    with ExitStack() as held:  # one connection to each MCP server for the whole conversation
+        for server in agent.tools.providers:
+            server.open()
+            held.callback(server.close)
+        _chat_loop(agent, message)
+
+
+def _chat_loop(agent: Any, message: list[str] | None) -> None:
     questions = iter(message) if message else None
     failed = 0
     while True:
@@ -118,12 +140,25 @@ def serve(host: str = "127.0.0.1", port: int = 8000, llm: LLM = None,
           token: Annotated[str | None, typer.Option(help="Bearer token (or ORRERY_TOKEN); required off loopback")] = None,
           db: Annotated[str | None, typer.Option(help="Threads: a SQLite path or postgresql://... URL")] = None,
           cors: Annotated[list[str] | None, typer.Option(help="Allow this browser origin (repeatable)")] = None,
-          max_upload_mb: float = 20, run_timeout: float = 600) -> None:
+          allowed_host: Annotated[list[str] | None, typer.Option(help="Also answer to this Host name (repeatable)")] = None,
+          max_upload_mb: float = 20, max_body_mb: float = 1, run_timeout: float = 600) -> None:
     """Serve every app's agent over AG-UI (SSE) with the web app at http://HOST:PORT/."""
     from orrery.serve.app import serve as run
 
-    run(host, port, llm=llm, token=token, db=db, cors=tuple(cors or ()),
-        max_upload_bytes=int(max_upload_mb * 2**20), run_timeout=run_timeout)
+    run(host, port, llm=llm, token=token, db=db, cors=tuple(cors or ()), allowed_hosts=tuple(allowed_host or ()),
+        max_upload_bytes=int(max_upload_mb * 2**20), max_body_bytes=int(max_body_mb * 2**20), run_timeout=run_timeout)
+
+
+def _mount_mcp() -> None:
+    """`orrery mcp`, or a command that says which extra to install."""
+    from importlib.util import find_spec
+
+    if find_spec("mcp") is None:
+        _unavailable("mcp", "mcp", ModuleNotFoundError("No module named 'mcp'", name="mcp"))
+        return
+    from orrery.mcp.cli import mcp
+
+    app.command()(mcp)
 
 
 def _mount_apps() -> None:
@@ -154,6 +189,10 @@ def _unavailable(name: str, extra: str, exc: ModuleNotFoundError) -> None:
 
 
 _mount_apps()
+from orrery.recall.cli import app as _memory  # noqa: E402 - light: typer and the store (numpy only for vectors)
+
+app.add_typer(_memory, name="memory")
+_mount_mcp()
 
 
 def main() -> None:

@@ -9,6 +9,9 @@ A session's `data["kind"]` (a thread, a run's events, none for an agent's own) i
 column, so `list(kind=...)` reads only the sessions of that kind. A database made before that column existed is
 migrated when it is opened: the column is added and filled from the stored data in one transaction, under a lock
 that makes a second process opening it at the same time wait and then find it done.
+
+`acquire(key, owner, ttl)` / `release(key, owner)` are leases: a key one owner holds across processes until it
+releases it or the lease expires (the server holds one per thread while a run works on it).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -44,6 +48,8 @@ class SessionStore(Protocol):
     def load(self, session_id: str) -> Session | None: ...
     def save(self, session: Session) -> Session: ...
     def list(self, agent: str | None = None, kind: str | None = None) -> list[Session]: ...
+    def acquire(self, key: str, owner: str, ttl: float) -> bool: ...
+    def release(self, key: str, owner: str) -> None: ...
 
 
 def data_dir() -> Path:
@@ -68,6 +74,10 @@ SCHEMA = ("CREATE TABLE IF NOT EXISTS orrery_sessions (id TEXT PRIMARY KEY, agen
           "version INTEGER NOT NULL, updated_at TEXT NOT NULL, kind TEXT)")
 KIND_INDEX = "CREATE INDEX IF NOT EXISTS orrery_sessions_kind ON orrery_sessions (kind, agent, updated_at)"
 COLUMNS = "id, agent, data, version, updated_at"
+# Leases: a lock one writer holds on a key (a thread) across processes, until it releases it or it expires
+# (a process that died). Expiry is by the writers' clocks: hosts sharing a PostgreSQL keep them in sync (NTP).
+LOCKS = ("CREATE TABLE IF NOT EXISTS orrery_locks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, "
+         "expires DOUBLE PRECISION NOT NULL)")
 
 
 def kind_of(data: Any) -> str:
@@ -95,6 +105,7 @@ class _SQLSessions:
         """Create the table, or add the `kind` column to one made before it, and fill `kind` where it is NULL:
         rows of a database just migrated, or saved since by a process still running the code before it."""
         with self._transaction() as cur:
+            cur.execute(LOCKS)
             columns = self._columns(cur)
             if not columns:
                 cur.execute(SCHEMA)
@@ -105,7 +116,7 @@ class _SQLSessions:
             cur.execute("SELECT id, data FROM orrery_sessions WHERE kind IS NULL")
             # kind_of in Python, not the engine's JSON functions: data may hold NaN, which Python's json writes
             # and reads but SQLite and PostgreSQL refuse.
-            kinds = [(kind_of(json.loads(data)), sid) for sid, data in cur.fetchall()]
+            kinds = [(kind_of(_data(sid, data)), sid) for sid, data in cur.fetchall()]
             cur.executemany(self._sql("UPDATE orrery_sessions SET kind = ? WHERE id = ?"), kinds)
 
     def _sql(self, sql: str) -> str:
@@ -150,8 +161,30 @@ class _SQLSessions:
         return sessions if kind is None else [s for s in sessions if kind_of(s.data) == kind]
 
 
+    def acquire(self, key: str, owner: str, ttl: float) -> bool:
+        """Take the lease on `key` for `ttl` seconds (or extend it, when `owner` holds it); False while another
+        owner holds it. One statement, so two writers racing for a free key cannot both get it."""
+        now = time.time()
+        sql = ("INSERT INTO orrery_locks (id, owner, expires) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE "
+               "SET owner = excluded.owner, expires = excluded.expires "
+               "WHERE orrery_locks.expires < ? OR orrery_locks.owner = ?")
+        _, count = self._run(self._sql(sql), (key, owner, now + ttl, now, owner))
+        return count == 1
+
+    def release(self, key: str, owner: str) -> None:
+        self._run(self._sql("DELETE FROM orrery_locks WHERE id = ? AND owner = ?"), (key, owner))
+
+
 def _session(row: tuple[Any, ...]) -> Session:
-    return Session(row[0], row[1], json.loads(row[2]), row[3], row[4])
+    return Session(row[0], row[1], _data(row[0], row[2]), row[3], row[4])
+
+
+def _data(session_id: str, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"the session database holds a damaged record {session_id!r} ({exc}); restore the "
+                          "database from a backup or give another one") from None
 
 
 class SqliteSessions(_SQLSessions):
@@ -163,12 +196,18 @@ class SqliteSessions(_SQLSessions):
         self.path = Path(path).expanduser()
         if self.path.exists() and not self.path.is_file():
             raise ConfigError(f"{self.path} is not a file; give a path for the session database")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._run("PRAGMA journal_mode=WAL")
             self._migrate()
+        except OSError as exc:
+            raise ConfigError(f"cannot create the session database's folder {self.path.parent} ({exc.strerror}); "
+                              "give a path you can write") from None
+        except sqlite3.OperationalError as exc:  # read-only file or folder, locked, out of space
+            raise ConfigError(f"cannot write the session database {self.path} ({exc}); check its permissions or "
+                              "give another path") from None
         except sqlite3.DatabaseError as exc:
-            raise ConfigError(f"{self.path} is not an orrery session database ({exc}); give another path") from exc
+            raise ConfigError(f"{self.path} is not an orrery session database ({exc}); give another path") from None
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from orrery.agent import react
 from orrery.agent.calls import EventSource, consume
 from orrery.agent.output import FINAL_TOOL, OutputInvalid, OutputSpec
-from orrery.errors import ConfigError, ModelError
+from orrery.errors import ConfigError, ModelError, OrreryError
 from orrery.events import (
     ApprovalDecision,
     ApprovalRequired,
@@ -204,7 +204,7 @@ class Agent(EventSource):
         (`orrery.agent.output`); other keyword options reach tools as `ctx.options`. Closing the iterator stops
         the run at the next event (and the model's stream)."""
         run = self.begin(task, settings=settings, output_type=output_type, **options)
-        return self._go(run, task)
+        return self._with_providers(run, self._go(run, task))
 
     def begin(self, task: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
               **options: Any) -> Run:
@@ -226,7 +226,7 @@ class Agent(EventSource):
         run = self._continued(settings, output_type)
         run.ctx.options.update(options)
         run.memory.add(Message("user", question))
-        return self._go(run, question)
+        return self._with_providers(run, self._go(run, question))
 
     def query(self, question: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
               **options: Any) -> RunResult:
@@ -252,7 +252,7 @@ class Agent(EventSource):
         if bad:
             raise ConfigError(f"approval for {', '.join(bad)}: give True, False or a dict of edited arguments")
         run = self._continued(settings, output_type, keep_pending=True)
-        return self._go(run, pending["task"], dict(approvals))
+        return self._with_providers(run, self._go(run, pending["task"], dict(approvals)))
 
     def resume(self, approvals: dict[str, bool | dict[str, Any]], *, settings: dict[str, Any] | None = None,
                output_type: Any = None) -> RunResult:
@@ -321,6 +321,27 @@ class Agent(EventSource):
         if cfg.format == "react":
             return react.system_prompt(cfg.system_prompt, [t.spec() for t in self.tools.tools.values()])
         return cfg.system_prompt
+
+    def _with_providers(self, run: Run, events: Iterator[Event]) -> Iterator[Event]:
+        """The run with its tool providers (MCP servers) open: they list their tools at the start and close at
+        the end (or when the stream is closed). One that cannot open ends the run with its one-line error."""
+        if not self.tools.providers:
+            yield from events
+            return
+        try:
+            self.tools.open()
+        except OrreryError as exc:
+            result = RunResult("error", str(exc), errors=[str(exc)])
+            yield ErrorEvent(str(exc))
+            yield Final(result.status, result.output, result)
+            return
+        try:
+            self._catalogue = [t.spec() for t in self.tools.tools.values()]
+            if run.config.format == "react" and run.memory.messages[0].role == "system":
+                run.memory.messages[0] = Message("system", self._system_prompt(run.config))
+            yield from events
+        finally:
+            self.tools.close()
 
     def _go(self, run: Run, task: str, decisions: dict[str, Any] | None = None) -> Iterator[Event]:
         cfg = run.config

@@ -1,6 +1,27 @@
 """The BI app's registration (kept light: nothing heavy is imported here)."""
 
-from orrery.apps import App
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
+
+from orrery.apps import App, Inputs, Name
+
+
+def registered(name: str) -> str:
+    """Only a database the operator set up: a built-in, or one registered with `orrery bi connect`."""
+    from orrery.bi.data import BUILTIN, connections
+
+    known = [*BUILTIN, *connections()]
+    if name not in known:
+        raise ValueError(f"no database named {name!r}; use one of {', '.join(known)} "
+                         "(the operator registers others with `orrery bi connect`)")
+    return name
+
+
+class BIInputs(Inputs):
+    db: Annotated[Name, AfterValidator(registered)] = Field(
+        "tpch", description="tpch | chinook | superstore | a name registered with `orrery bi connect`")
+
 
 APP = App(
     name="bi",
@@ -8,7 +29,8 @@ APP = App(
                 "clarifying questions when a name or field is ambiguous, read-only SQL on DuckDB, PostgreSQL "
                 "or SQLite, analysis and charts over the results.",
     agent="orrery.bi.agent:bi_agent",
-    inputs={"message": "a question about the data", "db": "tpch | chinook | superstore | a registered name | URL"},
+    inputs=BIInputs,
+    message="a question about the data",
     cli="orrery.bi.cli:app",
     extra="bi",
 )

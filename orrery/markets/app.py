@@ -8,7 +8,6 @@ APP = App(
                 "Composite to 2018): prices, ta-lib indicators, patterns, support/resistance, Fibonacci, a "
                 "screener, comparisons and forecasts. Answers are checked against the tools' numbers.",
     agent="orrery.markets.agent:markets_agent",
-    inputs={"query": "a question about the stocks or indices in the store", "store_dir": "store folder "
-            "(default ~/.cache/orrery/markets)"},
+    message="a question about the stocks or indices in the store",  # the store is the operator's, never a client's
     cli="orrery.markets.cli:app",
 )

@@ -2,7 +2,8 @@
 
 It depends only on `orrery.events` and the `ag-ui-protocol` package, so replacing the thread bridge by
 `agent.stream()` changes nothing here. One `Translator` per run; it keeps the few ids AG-UI needs to pair
-starts with ends (the open step, the open text message) and the pending clarification.
+starts with ends (the open step, the open text message) and the pending interrupts (a clarification, or one per
+tool call waiting for approval).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ from ag_ui.core import (
 )
 
 from orrery.events import (
+    ApprovalDecision,
+    ApprovalRequired,
     Clarification,
     ErrorEvent,
     Event,
@@ -54,6 +57,9 @@ from orrery.events import (
 )
 
 CLARIFICATION = "clarification"  # the Interrupt.reason of a question the agent asks the user
+APPROVAL = "tool_approval"  # the Interrupt.reason of a tool call waiting for a person's decision
+APPROVAL_SCHEMA = {"type": "object", "required": ["approved"],
+                   "properties": {"approved": {"type": "boolean"}, "arguments": {"type": "object"}}}
 
 
 def new_id(prefix: str) -> str:
@@ -69,7 +75,7 @@ class Translator:
         self.step: str | None = None
         self.message: str | None = None  # the assistant text message being streamed token by token
         self.streamed = ""
-        self.interrupt: Interrupt | None = None
+        self.interrupts: list[Interrupt] = []
         self.state: dict[str, Any] | None = None  # None until the first snapshot is sent
         self.calls: dict[int, str] = {}  # tool call index -> id, for calls streamed as deltas
         self.thought = ""  # the text streamed in this step (a Thought repeating it is not sent again)
@@ -98,8 +104,8 @@ class Translator:
         if status == "error":
             message = result.get("error", "the run failed") if isinstance(result, dict) else "the run failed"
             return [*out, RunErrorEvent(message=message, code="error")]
-        if status == "paused" and self.interrupt is not None:
-            outcome: Any = RunFinishedInterruptOutcome(interrupts=[self.interrupt])
+        if status == "paused" and self.interrupts:
+            outcome: Any = RunFinishedInterruptOutcome(interrupts=self.interrupts)
         elif status == "cancelled":
             outcome = RunFinishedCancelledOutcome()
         else:
@@ -138,16 +144,29 @@ class Translator:
                 return [ToolCallStartEvent(tool_call_id=call.id, tool_call_name=call.name, parent_message_id=self.said),
                         ToolCallArgsEvent(tool_call_id=call.id, delta=json.dumps(call.arguments, default=str)),
                         ToolCallEndEvent(tool_call_id=call.id)]
+            case ApprovalDecision(call_id=cid, tool=name, arguments=arguments):
+                # A resumed run: the call (as decided, edited arguments included) opens here, its result follows.
+                return [*self._other(ev), ToolCallStartEvent(tool_call_id=cid, tool_call_name=name),
+                        ToolCallArgsEvent(tool_call_id=cid, delta=json.dumps(arguments, default=str)),
+                        ToolCallEndEvent(tool_call_id=cid)]
             case ToolResultEvent(call=call, content=content):
                 return [ToolCallResultEvent(message_id=new_id("tool"), tool_call_id=call.id, content=content,
                                             role="tool")]
             case StateChanged(name=name, value=value):
                 return self._state(name, value)
             case Clarification(question=question):
-                self.interrupt = Interrupt(id=new_id("int"), reason=CLARIFICATION, message=question,
-                                           response_schema={"type": "object", "required": ["answer"],
-                                                            "properties": {"answer": {"type": "string"}}})
+                self.interrupts = [Interrupt(id=new_id("int"), reason=CLARIFICATION, message=question,
+                                             response_schema={"type": "object", "required": ["answer"],
+                                                              "properties": {"answer": {"type": "string"}}})]
                 return []
+            case ApprovalRequired(approvals=approvals):
+                # One interrupt per call, with an id of its own: a decision sent for an earlier pause never
+                # matches this one (call ids are the model's and may repeat).
+                self.interrupts = [Interrupt(id=new_id("apr"), reason=APPROVAL, tool_call_id=a["id"],
+                                             message=f"Run {a['tool']}?", response_schema=APPROVAL_SCHEMA,
+                                             metadata=json.loads(json.dumps(a, default=str)))
+                                   for a in approvals]
+                return []  # sent in RUN_FINISHED's interrupt outcome
             case Final() | RunStart():
                 return []  # the server closes the run: an app's answer may span several inner runs
             case Thought(text=text):

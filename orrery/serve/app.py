@@ -1,13 +1,17 @@
 """`create_app()`: the FastAPI server. Every installed app's agent streams AG-UI events over SSE.
 
 GET /agents, POST /agents/{name} (RunAgentInput -> text/event-stream), GET /threads, GET /threads/{id},
-POST /uploads, GET /runs/{run_id}/{file}, and the web app at GET /.
+POST /uploads, GET /runs/{run_id}/{file}, POST /login, and the web app at GET /. What a request may be before it
+reaches a route (Host, Origin, Content-Type, size) is `guard.py`; every id and path a client names is checked here.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
+import logging
+import os
 import re
 import secrets
 import time
@@ -20,30 +24,39 @@ from typing import Any
 import pydantic
 from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui.encoder import EventEncoder
-from fastapi import Depends, FastAPI, HTTPException, Request, UploadFile
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from orrery import apps as app_registry
-from orrery.errors import OrreryError
+from orrery.errors import ConfigError, OrreryError
+from orrery.events import HOOKS, env_hooks
 from orrery.exposure import check_exposure
-from orrery.serve.agui import Translator
+from orrery.files import input_file, remove
+from orrery.serve.agui import APPROVAL, CLARIFICATION, Translator
+from orrery.serve.guard import Guard, Hosts, RedactTokens, check_id, inside, parse_json
 from orrery.serve.runs import (
     Bridge,
     answer_of,
     drive,
+    resumable,
     status_of,
     summary_of,
+    traced,
     views_of,
     write_artifacts,
 )
 from orrery.serve.threads import SessionConflict, Thread, ThreadStore
 from orrery.sessions import data_dir
+from orrery.tools.core import CallLedger
 
 WEB = Path(__file__).parent / "web"
-SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,120}$")
+WEB_FILES = frozenset(p.name for p in WEB.iterdir() if p.is_file())
+ARTIFACTS = ("result.json", "plot.png")
 UPLOAD_TYPES = (".csv", ".parquet", ".pq")
+LEASE_S = 30.0  # a thread's lease: renewed while its run goes on, so a server that died frees it within this
+TRACE_HEADERS = ("traceparent", "tracestate")
 ModelFactory = Callable[[str, RunAgentInput], Any]
 
 
@@ -54,8 +67,13 @@ class Settings:
     data: Path | None = None  # uploads and run artifacts (default: the user's data dir)
     token: str | None = None
     cors: tuple[str, ...] = ()
+    host: str = "127.0.0.1"  # the address it is bound to: the Host header must name it (or an allowed host)
+    allowed_hosts: tuple[str, ...] = ()
     max_upload_bytes: int = 20 * 2**20
+    max_body_bytes: int = 2**20  # a JSON request body
     run_timeout: float = 600.0
+    thread_wait: float = 30.0  # how long a run waits for another run on its thread to end (then 409)
+    lease: float = LEASE_S  # a thread's lease while its run goes on (a server that died frees it after this)
     apps: dict[str, app_registry.App] | None = None  # default: orrery.apps.discover()
 
 
@@ -65,7 +83,7 @@ class Server:
     def __init__(self, s: Settings):
         self.s = s
         self.apps = s.apps if s.apps is not None else app_registry.discover()
-        self.data = Path(s.data) if s.data else data_dir()
+        self.data = _writable(Path(s.data) if s.data else data_dir())
         self.store = ThreadStore(s.db or self.data / "sessions.db")
         self._model: Any = None
         self.encoder = EventEncoder()
@@ -85,41 +103,45 @@ class Server:
         return self.apps[name]
 
 
+def _writable(folder: Path) -> Path:
+    """The data folder, made if missing; a one-line error when it cannot be written."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot create the data folder {folder} ({exc.strerror}); set ORRERY_DATA_DIR to a "
+                          "folder you can write") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"the data folder {folder} is not writable; set ORRERY_DATA_DIR to a folder you can write")
+    return folder.resolve()
+
+
 def create_app(settings: Settings | None = None, **kwargs: Any) -> FastAPI:
     server = Server(settings or Settings(**kwargs))
-    api = FastAPI(title="orrery", docs_url=None, redoc_url=None, openapi_url=None,
-                  dependencies=[Depends(_auth(server.s.token))])
+    s = server.s
+    env_hooks()  # OTEL_EXPORTER_OTLP_ENDPOINT: every served run exports its spans
+    api = FastAPI(title="orrery", docs_url=None, redoc_url=None, openapi_url=None, lifespan=_lifespan)
     api.state.server = server
-    if server.s.cors:
+    if s.cors:
         from fastapi.middleware.cors import CORSMiddleware
-        api.add_middleware(CORSMiddleware, allow_origins=list(server.s.cors), allow_methods=["GET", "POST"],
+        api.add_middleware(CORSMiddleware, allow_origins=list(s.cors), allow_methods=["GET", "POST"],
                            allow_headers=["authorization", "content-type"])
     _errors(api)
-    api.add_middleware(BodyLimit, limit=server.s.max_upload_bytes)
-    _routes(api, server)
+    api.add_middleware(Guard, hosts=Hosts(s.host, s.allowed_hosts), origins=s.cors, body_limit=s.max_body_bytes,
+                       upload_limit=s.max_upload_bytes)  # added last: the outermost, before CORS
+    _public_routes(api, server)
+    guarded = APIRouter(dependencies=[Depends(_auth(s.token))])
+    _routes(guarded, server)
+    api.include_router(guarded)
     return api
 
 
-class BodyLimit:
-    """Refuses a body over the limit from its Content-Length, before anything reads or spools it. Pure ASGI:
-    FastAPI's @middleware("http") would wrap streamed responses and hide a client's disconnect from the run."""
-
-    def __init__(self, app: Any, limit: int):
-        self.app, self.limit = app, limit + 64 * 2**10  # multipart framing around an upload of the limit
-
-    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
-        if scope["type"] == "http" and scope["method"] in ("POST", "PUT", "PATCH"):
-            length = dict(scope["headers"]).get(b"content-length")
-            refusal = None
-            if length is None:
-                refusal = JSONResponse({"error": "send a Content-Length header (chunked bodies are not accepted)"}, 411)
-            elif not length.isdigit() or int(length) > self.limit:
-                refusal = JSONResponse({"error": f"the body is larger than the server's limit of "
-                                                 f"{self.limit - 64 * 2**10} bytes"}, 413)
-            if refusal is not None:
-                await refusal(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+@contextlib.asynccontextmanager
+async def _lifespan(api: FastAPI) -> AsyncIterator[None]:
+    yield
+    # Spans still buffered go out at shutdown: uvicorn ends a SIGTERM by re-raising it, so atexit never runs.
+    for hook in list(HOOKS):
+        if callable(flush := getattr(getattr(hook, "provider", None), "force_flush", None)):
+            await asyncio.to_thread(flush)
 
 
 # -- auth and errors -------------------------------------------------------------------------------
@@ -127,14 +149,13 @@ COOKIE = "orrery_token"
 
 
 def _auth(token: str | None) -> Callable[[Request], None]:
-    """Bearer auth on every route. A browser opens `/?token=...` once; the page sets a same-site cookie."""
+    """Bearer auth on every route but the web app's files and /login: the token in an `Authorization` header or
+    the cookie /login sets, never in a URL (the guard refuses `?token=`)."""
     def check(request: Request) -> None:
         if token is None:
             return
         header = request.headers.get("authorization", "")
         given = header[7:] if header.lower().startswith("bearer ") else request.cookies.get(COOKIE, "")
-        if request.url.path == "/" and not given:
-            given = request.query_params.get("token", "")
         if not secrets.compare_digest(given.encode(), token.encode()):
             raise HTTPException(401, "missing or wrong token: send 'Authorization: Bearer <token>'",
                                 headers={"WWW-Authenticate": "Bearer"})
@@ -158,41 +179,67 @@ def _errors(api: FastAPI) -> None:
 
 
 # -- routes ----------------------------------------------------------------------------------------
-def _routes(api: FastAPI, server: Server) -> None:
+def _public_routes(api: FastAPI, server: Server) -> None:
+    """The web app's own files (no secret in them) and the sign-in that turns a token into a cookie."""
     @api.get("/", include_in_schema=False)
-    async def index(request: Request) -> FileResponse:
-        response = FileResponse(WEB / "index.html")
-        if server.s.token and (t := request.query_params.get("token")):
-            response.set_cookie(COOKIE, t, httponly=True, samesite="strict")
-        return response
+    async def index() -> FileResponse:
+        return FileResponse(WEB / "index.html")
 
     @api.get("/static/{name}", include_in_schema=False)
-    async def static(name: str) -> FileResponse:  # a route, not a mount, so the token guards it too
-        path = WEB / name
-        if not SAFE_NAME.match(name) or not path.is_file():
-            raise HTTPException(404, f"no file {name!r}")
-        return FileResponse(path)
+    async def static(name: str) -> FileResponse:
+        if name not in WEB_FILES:
+            raise HTTPException(404, f"no file {name[:80]!r}")
+        return FileResponse(WEB / name)
 
+    @api.post("/login", include_in_schema=False)
+    async def login(request: Request) -> JSONResponse:
+        body = await _json_body(request)
+        given = body.get("token") if isinstance(body, dict) else None
+        token = server.s.token
+        if token is not None and not (isinstance(given, str) and secrets.compare_digest(given.encode(), token.encode())):
+            raise HTTPException(401, "wrong token: use the one the server was started with (--token or ORRERY_TOKEN)")
+        response = JSONResponse({"ok": True})
+        if token is not None:
+            response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        return response
+
+
+def _routes(api: APIRouter, server: Server) -> None:
     @api.get("/agents")
     async def agents() -> list[dict[str, Any]]:
-        return [{"name": a.name, "description": a.description, "inputs": a.inputs} for a in server.apps.values()]
+        return [a.describe() for a in server.apps.values()]
 
     @api.post("/agents/{name}")
     async def run_agent(name: str, request: Request) -> StreamingResponse:
         app = server.app(name)
         body = await _run_input(request)
-        session = await asyncio.to_thread(server.store.load, body.thread_id)
-        if session is None:
-            session = Thread(id=body.thread_id, agent=name)
-        elif session.agent != name:
-            raise HTTPException(409, f"thread {body.thread_id!r} belongs to agent {session.agent!r}; "
-                                     "start a new thread for this agent")
-        task, user_text = _task(session, body, keeps_session(app))
         inputs = _inputs(server, app, body)
+        owner = uuid.uuid4().hex
+        if not await _acquire(server, body.thread_id, owner):
+            raise HTTPException(409, f"thread {body.thread_id!r} is busy with another run for over "
+                                     f"{server.s.thread_wait:g}s; send again when it has finished")
+        try:
+            session = await asyncio.to_thread(server.store.load, body.thread_id)
+            if session is None:
+                session = Thread(id=body.thread_id, agent=name)
+            elif session.agent != name:
+                raise HTTPException(409, f"thread {body.thread_id!r} belongs to agent {session.agent!r}; "
+                                         "start a new thread for this agent")
+            if any(r["run_id"] == body.run_id for r in session.runs) or (server.data / "runs" / body.run_id).exists():
+                raise HTTPException(409, f"run id {body.run_id!r} is taken; send a new runId")
+            decisions, said = _decisions(session, body)
+            task, user_text = (session.pending["task"], said) if decisions is not None else \
+                _task(session, body, keeps_session(app))
+        except BaseException:
+            await asyncio.to_thread(server.store.release, body.thread_id, owner)
+            raise
+        since = len(session.messages)
         session.messages.append({"id": _message_id(body), "role": "user", "content": user_text})
         session.title = session.title or user_text[:80]
-        return StreamingResponse(_stream(server, app, body, session, task, inputs),
-                                 media_type=server.encoder.get_content_type(),
+        run = Run(server, app, body, session, task, inputs, owner, since,
+                  (session.paused or {}, decisions) if decisions is not None else None,
+                  {k: v for k, v in request.headers.items() if k in TRACE_HEADERS})
+        return StreamingResponse(_stream(run), media_type=server.encoder.get_content_type(),
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
     @api.get("/threads")
@@ -203,7 +250,7 @@ def _routes(api: FastAPI, server: Server) -> None:
 
     @api.get("/threads/{thread_id}")
     async def thread(thread_id: str) -> dict[str, Any]:
-        s = await asyncio.to_thread(server.store.load, thread_id)
+        s = await asyncio.to_thread(server.store.load, check_id("thread id", thread_id))
         if s is None:
             raise HTTPException(404, f"no thread {thread_id!r}; GET /threads lists them")
         return {"id": s.id, "agent": s.agent, "title": s.title, "messages": s.messages, "state": s.state,
@@ -215,19 +262,45 @@ def _routes(api: FastAPI, server: Server) -> None:
 
     @api.get("/runs/{run_id}/{name}")
     async def artifact(run_id: str, name: str) -> FileResponse:
-        path = server.data / "runs" / run_id / name
-        if not (SAFE_NAME.match(run_id) and SAFE_NAME.match(name)) or name.startswith(".") or not path.is_file():
-            raise HTTPException(404, f"no file {name!r} for run {run_id!r}")
+        check_id("run id", run_id)
+        try:
+            path = inside(server.data, "runs", run_id, name) if name in ARTIFACTS else None
+        except ValueError:
+            path = None
+        if path is None or not path.is_file():
+            raise HTTPException(404, f"no file {name[:80]!r} for run {run_id!r}")
         return FileResponse(path)
 
 
-async def _run_input(request: Request) -> RunAgentInput:
+async def _json_body(request: Request) -> Any:
     try:
-        return RunAgentInput.model_validate(await request.json())
-    except ValueError as exc:  # bad JSON or a pydantic ValidationError (a ValueError)
-        detail = exc.errors()[0] if isinstance(exc, pydantic.ValidationError) else {"msg": str(exc), "loc": ()}
+        return parse_json(await request.body())
+    except ValueError as exc:
+        raise HTTPException(400, f"the body is not JSON: {str(exc).splitlines()[0]}") from None
+
+
+async def _run_input(request: Request) -> RunAgentInput:
+    raw = await _json_body(request)
+    try:
+        body = RunAgentInput.model_validate(raw)
+    except pydantic.ValidationError as exc:
+        detail = exc.errors()[0]
         where = ".".join(str(p) for p in detail.get("loc", ()))
-        raise HTTPException(400, f"the body is not an AG-UI RunAgentInput: {where} {detail['msg']}".strip()) from exc
+        raise HTTPException(400, f"the body is not an AG-UI RunAgentInput: {where} {detail['msg']}".strip()) from None
+    check_id("threadId", body.thread_id)
+    check_id("runId", body.run_id)
+    return body
+
+
+async def _acquire(server: Server, thread_id: str, owner: str) -> bool:
+    """Wait for the thread's lease (held across processes in the session store) up to `thread_wait`."""
+    deadline, pause = time.monotonic() + server.s.thread_wait, 0.02
+    while not await asyncio.to_thread(server.store.acquire, thread_id, owner, server.s.lease):
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(pause)
+        pause = min(pause * 1.5, 0.25)
+    return True
 
 
 def _text(content: Any) -> str:
@@ -242,7 +315,6 @@ def _message_id(body: RunAgentInput) -> str:
 
 
 SESSION_PARAMS = ("session_id", "session")
-MESSAGE_INPUTS = {"message", "question", "query"}  # what apps call the user's words (sent as the message)
 
 
 def factory_params(app: app_registry.App) -> set[str]:
@@ -298,91 +370,178 @@ def _task(session: Thread, body: RunAgentInput, stateful: bool = False) -> tuple
     return "Earlier in this conversation:\n" + "\n".join(earlier) + f"\n\nNow: {said}", said
 
 
+def _decisions(session: Thread, body: RunAgentInput) -> tuple[dict[str, Any] | None, str]:
+    """The decisions a resume gives on the thread's pending approvals, `{call id: True | False | {arguments}}`, and
+    the user's words for them; (None, "") when no approval is pending. A plain message instead drops the paused
+    call. The resume must decide exactly the pending interrupts (400 otherwise)."""
+    pending = session.pending
+    if pending is None or pending.get("kind") != APPROVAL:
+        return None, ""
+    if not body.resume:
+        session.pending = session.paused = None  # a new request instead of a decision: the call never runs
+        return None, ""
+    waiting = {a["interrupt"]: a for a in pending["approvals"]}
+    given = [e.interrupt_id for e in body.resume]
+    if sorted(given) != sorted(waiting):
+        raise HTTPException(400, f"decide exactly the pending approvals {', '.join(waiting)} (one resume entry each); "
+                                 f"got {', '.join(given)[:300]}")
+    decisions: dict[str, Any] = {}
+    words = []
+    for entry in body.resume:
+        call = waiting[entry.interrupt_id]
+        decision = _decision(entry)
+        decisions[call["id"]] = decision
+        words.append(f"{'denied' if decision is False else 'approved'} {call['tool']}"
+                     + (" with edited arguments" if isinstance(decision, dict) else ""))
+    return decisions, "; ".join(words).capitalize()
+
+
+def _decision(entry: Any) -> bool | dict[str, Any]:
+    """A resume entry as a decision: `cancelled` denies; `resolved` with `{approved, arguments?}`."""
+    if entry.status == "cancelled":
+        return False
+    payload = entry.payload
+    if not isinstance(payload, dict) or not isinstance(payload.get("approved"), bool) or \
+            not isinstance(payload.get("arguments", {}), dict):
+        raise HTTPException(400, f"resume {entry.interrupt_id!r}: give payload {{\"approved\": true|false}}, with "
+                                 "\"arguments\": {...} to run the call with edited arguments")
+    if payload["approved"] and payload.get("arguments"):
+        return payload["arguments"]
+    return payload["approved"]
+
+
 def _resumed(pending: dict[str, Any], answer: str) -> str:
     return f"{pending['task']}\n\nYou asked: {pending['question']}\nThe user answered: {answer}"
 
 
 def _inputs(server: Server, app: app_registry.App, body: RunAgentInput) -> dict[str, Any]:
+    """The app's declared inputs, validated (400 naming the field); an upload id becomes its file's path."""
     props = body.forwarded_props if isinstance(body.forwarded_props, dict) else {}
     given = props.get("inputs") or {}
     if not isinstance(given, dict):
         raise HTTPException(400, "forwardedProps.inputs must be an object of the agent's inputs")
-    allowed = set(app.inputs) - MESSAGE_INPUTS
-    if unknown := sorted(set(given) - allowed):
-        raise HTTPException(400, f"agent {app.name!r} takes no input {unknown[0]!r}; it takes: "
-                                 f"{', '.join(sorted(allowed)) or 'only the message'}")
-    inputs = {k: v for k, v in given.items() if v not in (None, "") and k not in SESSION_PARAMS}
-    for key, value in inputs.items():  # a client names things; files and databases are the operator's choice
-        if key != "data" and isinstance(value, str) and re.search(r"[/\\]|://", value):
-            raise HTTPException(400, f"input {key!r} takes a name, not a path or URL; files come through "
-                                     "POST /uploads, databases are set when the server starts")
-    if "data" in inputs:  # only an uploaded file, never a path on the server
-        inputs["data"] = _upload_path(server, str(inputs["data"]))
+    model = app.input_model()
+    try:
+        values = model.model_validate({k: v for k, v in given.items() if v not in (None, "")})
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "inputs"
+        if first.get("type") == "extra_forbidden":
+            takes = ", ".join(model.model_fields) or "only the message"
+            raise HTTPException(400, f"agent {app.name!r} takes no input {where!r}; it takes: {takes} (the user's "
+                                     "words go in the messages)") from None
+        if where in app_registry.upload_fields(model):
+            said = f"is not an upload id ({str(given[where])[:80]!r})" if where in given else "is required"
+            raise HTTPException(400, f"input {where!r} takes an upload id and {said}: upload the file (the web app's "
+                                     "file field, or POST /uploads) and pass the id it returns") from None
+        raise HTTPException(400, f"input {where!r}: {first.get('msg', 'invalid')}") from None
+    inputs = values.model_dump(mode="json", exclude_none=True)
+    for name in app_registry.upload_fields(model):
+        if name in inputs:
+            inputs[name] = _upload_path(server, inputs[name])
     return inputs
 
 
 # -- a run's stream --------------------------------------------------------------------------------
-async def _stream(server: Server, app: app_registry.App, body: RunAgentInput, session: Thread, task: str,
-                  inputs: dict[str, Any]) -> AsyncIterator[str]:
+@dataclass
+class Run:
+    """One request's run: what it needs from the request, its thread (loaded under the thread's lease) and the
+    lease's owner id; `since` is how many messages the thread had before this run's."""
+
+    server: Server
+    app: app_registry.App
+    body: RunAgentInput
+    session: Thread
+    task: str
+    inputs: dict[str, Any]
+    owner: str
+    since: int
+    resume: tuple[dict[str, Any], dict[str, Any]] | None = None  # (the paused agent's snapshot, the decisions)
+    trace: dict[str, str] | None = None  # the request's traceparent / tracestate
+    agent: Any = None  # the app's agent, once made
+
+
+async def _stream(run: Run) -> AsyncIterator[str]:
+    server, app, body, session = run.server, run.app, run.body, run.session
     tr = Translator(body.thread_id, body.run_id)
     record: list[dict[str, Any]] = []
+    saved, bridge = False, None
 
     def send(events: list[BaseEvent]) -> str:
         record.extend(e.model_dump(mode="json", by_alias=True, exclude_none=True) for e in events)
         return "".join(server.encoder.encode(e) for e in events)
 
-    yield send(tr.started())
-    model = server.model(app.name, body)
-
-    options, run_inputs = _agent_options(server, app, body.thread_id, inputs)
-
-    def work(handler: Callable) -> Any:
-        return drive(app.make_agent(model, **options), task, run_inputs, handler)
-
-    bridge = Bridge(work)
-    saved = False
-
-    async def save(status: str) -> None:
+    async def close(status: str, events: list[BaseEvent]) -> str:
         # Saved before the last event goes out, off the event loop: a client that answers a clarification
         # at once finds it pending, and the next request does not wait on this write.
         nonlocal saved
+        last = send(events)
         session.runs.append({"run_id": body.run_id, "status": status, "events": record})
-        await asyncio.to_thread(_save, server, session)
         saved = True
+        try:
+            await asyncio.to_thread(_save_and_release, run)
+        except Exception as exc:  # the store failed: the client must not take the run as kept
+            logging.getLogger(__name__).exception("thread %s could not be saved", body.thread_id)
+            return send(tr.error(f"the run ended but its thread could not be saved: {_one_line(exc)}"))
+        return last
 
-    deadline = time.monotonic() + server.s.run_timeout
     try:
+        yield send(tr.started())
+        model = server.model(app.name, body)
+        options, run_inputs = _agent_options(server, app, body.thread_id, run.inputs)
+
+        def work(handler: Callable) -> Any:
+            with traced(run.trace or {}):
+                run.agent = app.make_agent(model, **options)
+                if (target := resumable(run.agent)) is not None:  # approved calls' done-markers, kept durably
+                    target.ledger = CallLedger(server.store.sessions)
+                return drive(run.agent, run.task, run_inputs, handler, run.resume)
+
+        bridge = Bridge(work)
+        deadline = renewed = time.monotonic()
+        deadline += server.s.run_timeout
         while True:
+            if time.monotonic() - renewed > server.s.lease / 3:  # still running: keep the thread's lease
+                await asyncio.to_thread(server.store.acquire, body.thread_id, run.owner, server.s.lease)
+                renewed = time.monotonic()
             try:
-                kind, item = await bridge.get(max(0.0, deadline - time.monotonic()))
+                kind, item = await bridge.get(min(server.s.lease / 3, max(0.0, deadline - time.monotonic())))
             except TimeoutError:
+                if time.monotonic() < deadline:
+                    continue
                 bridge.cancel.set()
-                last = send(tr.error(f"the run took longer than the server's limit of {server.s.run_timeout:g}s",
-                                     "timeout"))
-                await save("timeout")
-                yield last
+                yield await close("timeout", tr.error(f"the run took longer than the server's limit of "
+                                                      f"{server.s.run_timeout:g}s", "timeout"))
                 return
             if kind == "event":
                 if chunk := send(tr.event(item)):
                     yield chunk
                 continue
-            status, events = _finish(server, tr, session, body.run_id, kind, item, task)
-            last = send(events)
-            await save(status)
-            yield last
+            status, events = _finish(run, tr, kind, item)
+            yield await close(status, events)
             return
+    except Exception as exc:  # the server's own failure mid-run: the run failed (it was not cancelled)
+        if saved:
+            raise
+        logging.getLogger(__name__).exception("run %s on thread %s failed", body.run_id, body.thread_id)
+        yield await close("error", tr.error(f"the server failed this run: {_one_line(exc)}"))
     finally:
-        bridge.cancel.set()  # the client left or the run ended: stop the agent at its next event
+        if bridge is not None:
+            bridge.cancel.set()  # the client left or the run ended: stop the agent at its next event
         if not saved:  # the client left: nothing can be awaited any more
             session.runs.append({"run_id": body.run_id, "status": "cancelled", "events": record})
-            _save(server, session)
+            _save_and_release(run)
 
 
-def _finish(server: Server, tr: Translator, session: Thread, run_id: str, kind: str, item: Any,
-            task: str) -> tuple[str, list[BaseEvent]]:
+def _one_line(exc: BaseException) -> str:
+    message = str(exc) if isinstance(exc, OrreryError) else f"{type(exc).__name__}: {exc}"
+    return message.strip().splitlines()[0] if message.strip() else type(exc).__name__
+
+
+def _finish(run: Run, tr: Translator, kind: str, item: Any) -> tuple[str, list[BaseEvent]]:
+    session, run_id = run.session, run.body.run_id
     if kind == "error":
-        message = str(item) if isinstance(item, OrreryError) else f"{type(item).__name__}: {item}"
-        return "error", tr.error(message.splitlines()[0] if message else type(item).__name__)
+        return "error", tr.error(_one_line(item))
     if kind == "cancelled":
         return "cancelled", tr.finished("cancelled")
     result, status = item, status_of(item)
@@ -393,34 +552,66 @@ def _finish(server: Server, tr: Translator, session: Thread, run_id: str, kind: 
         else:
             events += tr.custom(what.removeprefix("custom:"), value)
     session.state.update(tr.state or {})
-    artifacts = write_artifacts(result, server.data / "runs" / run_id)
+    artifacts, failed = write_artifacts(result, run.server.data, run_id)
     if artifacts:
         events += tr.custom("orrery.artifacts", [f"runs/{run_id}/{n}" for n in artifacts])
+    for failure in failed:  # the run's answer stands; the file that could not be made is said so
+        events += tr.custom("orrery.error", f"not written: {failure}")
     answer = answer_of(result)
-    if status == "paused" and tr.interrupt is not None:
-        session.pending = {"id": tr.interrupt.id, "question": tr.interrupt.message, "task": task}
+    if status == "paused" and tr.interrupts:
+        _pause(run, tr)
     else:
         events += tr.answer(answer)
+        if run.resume is not None and status != "error":  # decided: the approvals are spent
+            session.pending = session.paused = None
     if answer:
         session.messages.append({"id": f"msg_{run_id}", "role": "assistant", "content": answer})
     summary = summary_of(result) | ({"error": answer} if status == "error" else {})
+    summary |= {"artifact_errors": failed} if failed else {}
     return status, events + tr.finished(status, summary)
 
 
-def _save(server: Server, session: Thread, tries: int = 5) -> None:
-    """Two runs on one thread at once: keep what the other run saved and add this run's record to it (again if
-    a third writer got in between)."""
+def _pause(run: Run, tr: Translator) -> None:
+    """The thread's pending interrupt: a clarification, or approvals with the paused agent's snapshot."""
+    first = tr.interrupts[0]
+    if first.reason == CLARIFICATION:
+        run.session.pending = {"id": first.id, "question": first.message, "task": run.task}
+        return
+    target = resumable(run.agent)
+    if target is None:  # an app whose inner run paused: nothing the server could resume
+        raise ConfigError(f"agent {run.app.name!r} paused for a tool approval the server cannot resume (it has no "
+                          "snapshot/restore/resume_stream); serve an orrery Agent, or an app exposing it as .agent")
+    run.session.pending = {"kind": APPROVAL, "id": first.id, "task": run.task,
+                           "approvals": [{"interrupt": i.id, **(i.metadata or {})} for i in tr.interrupts]}
+    run.session.paused = target.snapshot()
+
+
+def _save_and_release(run: Run) -> None:
+    try:
+        _save(run.server, run.session, run.since)
+    finally:
+        run.server.store.release(run.session.id, run.owner)
+
+
+def _save(server: Server, session: Thread, since: int | None = None, tries: int = 5) -> None:
+    """Save a run's thread. Runs on one thread hold its lease, so another writer is rare (a lease that expired);
+    then what the other saved is kept and this run's messages (from index `since`), state, question and record
+    are added to it, again if a third writer got in between."""
     run = session.runs[-1]
+    added = session.messages[len(session.messages) if since is None else since:]
+    state, pending, paused = dict(session.state), session.pending, session.paused
     for _ in range(tries - 1):
         try:
             server.store.save(session)
             return
         except SessionConflict:
-            fresh = server.store.load(session.id)
-            if fresh is None:
-                return
+            fresh = server.store.load(session.id) or Thread(id=session.id, agent=session.agent, title=session.title)
+            fresh.messages += added
+            fresh.state.update(state)
+            if pending is not None:
+                fresh.pending, fresh.paused = pending, paused
+            fresh.runs.append(run)
             session = fresh
-            session.runs.append(run)
     server.store.save(session)
 
 
@@ -428,20 +619,31 @@ def _save(server: Server, session: Thread, tries: int = 5) -> None:
 async def _save_upload(server: Server, file: UploadFile) -> dict[str, Any]:
     name = Path(file.filename or "").name
     if not name.lower().endswith(UPLOAD_TYPES):
-        raise HTTPException(415, f"upload a .csv or .parquet file, not {name or 'a file without a name'!r}")
+        raise HTTPException(415, f"upload a .csv or .parquet file, not {name[:80] or 'a file without a name'!r}")
     data = await file.read(server.s.max_upload_bytes + 1)
     if len(data) > server.s.max_upload_bytes:
         raise HTTPException(413, f"the file is larger than the server's limit of {server.s.max_upload_bytes} bytes")
     upload_id = uuid.uuid4().hex
-    folder = server.data / "uploads" / upload_id
+    folder = _uploads(server) / upload_id
     folder.mkdir(parents=True)
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[-100:].lstrip(".") or "upload.csv"
     path = folder / safe
-    tmp = folder / f".{safe}.tmp"
-    tmp.write_bytes(data)
-    tmp.replace(path)
-    frame = await asyncio.to_thread(_read_table, path)
+    try:
+        tmp = folder / f".{safe}.tmp"
+        tmp.write_bytes(data)
+        tmp.replace(path)
+        frame = await asyncio.to_thread(_read_table, path)
+    except BaseException:
+        remove(folder)  # a refused upload leaves nothing behind
+        raise
     return {"id": upload_id, "name": safe, "rows": len(frame), "columns": [str(c) for c in frame.columns]}
+
+
+def _uploads(server: Server) -> Path:
+    try:
+        return inside(server.data, "uploads")
+    except ValueError as exc:
+        raise HTTPException(500, f"the server's uploads folder is misplaced: {exc}") from None
 
 
 def _read_table(path: Path) -> Any:
@@ -449,20 +651,21 @@ def _read_table(path: Path) -> Any:
 
     try:
         frame = pd.read_parquet(path) if path.suffix.lower() in (".parquet", ".pq") else pd.read_csv(path)
-    except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise HTTPException(400, f"{path.name} cannot be read as a table: {str(exc).splitlines()[0]}") from exc
+    except Exception as exc:  # noqa: BLE001 - any file a client sends: pandas and pyarrow raise many kinds
+        raise HTTPException(400, f"{path.name} cannot be read as a table: {_one_line(exc)[:300]}") from None
     if frame.shape[1] < 2 or len(frame) < 2:
         raise HTTPException(400, f"{path.name} needs a date column and a value column with at least 2 rows")
     return frame
 
 
 def _upload_path(server: Server, upload_id: str) -> str:
-    folder = server.data / "uploads" / upload_id
-    files = [p for p in folder.iterdir() if not p.name.startswith(".")] if SAFE_NAME.match(upload_id) and \
-        folder.is_dir() else []
-    if not files:
-        raise HTTPException(400, f"no upload {upload_id!r}: POST the file to /uploads and pass the id it returns")
-    return str(files[0])
+    """The uploaded file of `upload_id` (an id by the input's schema): a regular file inside the uploads folder."""
+    with contextlib.suppress(ValueError, OrreryError):
+        folder = inside(_uploads(server), check_id("upload id", upload_id))
+        files = sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.is_dir() else []
+        if files:
+            return str(input_file(inside(folder, files[0].name), what="upload"))
+    raise HTTPException(400, f"no upload {upload_id!r}: POST the file to /uploads and pass the id it returns")
 
 
 # -- the `orrery serve` command --------------------------------------------------------------------
@@ -470,6 +673,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, **settings: Any) -> None:
     """Run the server with uvicorn. Off loopback a token is required (the server refuses to start without)."""
     import uvicorn
 
-    s = Settings(**settings)
+    s = Settings(host=host, **settings)
     s.token = check_exposure(host, s.token, "every agent")
-    uvicorn.run(create_app(s), host=host, port=port, log_level="info")
+    api = create_app(s)
+    logging.getLogger("uvicorn.access").addFilter(RedactTokens())
+    uvicorn.run(api, host=host, port=port, log_level="info")

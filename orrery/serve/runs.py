@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import threading
-from collections.abc import Callable
-from contextlib import closing
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
-from orrery.errors import Cancelled
-from orrery.events import Event, Final
+from orrery.errors import Cancelled, ConfigError
+from orrery.events import HOOKS, Event, Final
+from orrery.files import remove
+from orrery.serve.guard import inside
 
 
 def attach(agent: Any, handler: Callable[[Event], None]) -> None:
@@ -28,20 +32,65 @@ def attach(agent: Any, handler: Callable[[Event], None]) -> None:
     raise TypeError(f"{type(agent).__name__} has no event handlers to stream from")
 
 
-def drive(agent: Any, task: str, inputs: dict[str, Any], handler: Callable[[Event], None]) -> Any:
+def resumable(agent: Any) -> Any:
+    """The part of an app's agent that can pause for approvals (`snapshot`, `restore`, `resume_stream`: an orrery
+    Agent, or the Agent an app wraps), or None."""
+    for obj in (agent, getattr(agent, "agent", None)):
+        if all(callable(getattr(obj, name, None)) for name in ("snapshot", "restore", "resume_stream")):
+            return obj
+    return None
+
+
+def drive(agent: Any, task: str, inputs: dict[str, Any], handler: Callable[[Event], None],
+          resume: tuple[dict[str, Any], dict[str, Any]] | None = None) -> Any:
     """Run an app's agent, passing each event to `handler`; returns its result. An agent with `stream()`
     is iterated (closing the stream when the handler raises stops the run at that event); others get the
-    handler attached and run as they are."""
+    handler attached and run as they are. `resume`: (the paused agent's snapshot, the decisions) continues a
+    run paused for approvals."""
+    if resume is not None:
+        target = resumable(agent)
+        if target is None:
+            raise ConfigError(f"{type(agent).__name__} cannot resume a run paused for approvals")
+        snapshot, decisions = resume
+        target.restore(snapshot)
+        return _consume(target.resume_stream(decisions), handler)
     if callable(getattr(agent, "stream", None)):
-        result = None
-        with closing(agent.stream(task, **inputs)) as events:
-            for event in events:
-                handler(event)
-                if isinstance(event, Final):
-                    result = event.result
-        return result
-    attach(agent, handler)
+        return _consume(agent.stream(task, **inputs), handler)
+    attach(agent, handler)  # its run() passes each event to its handlers and the global hooks
     return invoke(agent, task, inputs)
+
+
+def _consume(events: Iterator[Event], handler: Callable[[Event], None]) -> Any:
+    """A stream's events to `handler` and the global hooks (`orrery.events.HOOKS`: OpenTelemetry), as `run()`
+    passes them; the `Final` event's result."""
+    result = None
+    with closing(events):
+        for event in events:
+            handler(event)
+            for hook in HOOKS:
+                hook(event)
+            if isinstance(event, Final):
+                result = event.result
+    return result
+
+
+@contextmanager
+def traced(headers: dict[str, str]) -> Iterator[None]:
+    """The caller's trace (a W3C `traceparent` header) as the current OpenTelemetry context of the run's thread:
+    the run's span (`orrery.otel.SpanRecorder` starts a top run in the current context) is its child. Without
+    tracing hooks or the header nothing is imported."""
+    if not HOOKS or "traceparent" not in headers:
+        yield
+        return
+    from opentelemetry import context
+
+    from orrery.otel import context_from
+
+    token = context.attach(context_from(headers))
+    try:
+        yield
+    finally:
+        context.detach(token)
 
 
 def invoke(agent: Any, task: str, inputs: dict[str, Any]) -> Any:
@@ -104,24 +153,37 @@ def summary_of(result: Any) -> dict[str, Any]:
     return {"status": str(getattr(result, "status", "completed"))}
 
 
-def write_artifacts(result: Any, folder: Path) -> list[str]:
-    """result.json (an app result's to_json/to_dict) and plot.png (its plot) under the run's folder."""
-    names = []
+def write_artifacts(result: Any, data: Path, run_id: str) -> tuple[list[str], list[str]]:
+    """result.json (an app result's to_json) and plot.png (its plot) in the run's folder `data/runs/<run_id>`:
+    (the names written, one line for each that failed). They are made in a new folder and renamed into place,
+    so a run never writes through a link, outside `data` or over another run's folder."""
+    makers: list[tuple[str, Callable[[Path], Any]]] = []
     if callable(getattr(result, "to_json", None)):
-        folder.mkdir(parents=True, exist_ok=True)
-        _atomic(folder / "result.json", lambda p: p.write_text(result.to_json()))
-        names.append("result.json")
+        makers.append(("result.json", lambda p: p.write_text(result.to_json())))
     if callable(getattr(result, "plot", None)) and len(getattr(result, "history", ())):
-        folder.mkdir(parents=True, exist_ok=True)
-        _atomic(folder / "plot.png", lambda p: result.plot(p))
-        names.append("plot.png")
-    return names
-
-
-def _atomic(path: Path, write: Callable[[Path], Any]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
-    write(tmp)
-    tmp.replace(path)
+        makers.append(("plot.png", result.plot))
+    if not makers:
+        return [], []
+    written, failed = [], []
+    try:
+        (data / "runs").mkdir(exist_ok=True)
+        tmp = inside(data, "runs", f".{run_id}.{uuid.uuid4().hex[:8]}.tmp")
+        tmp.mkdir()
+    except (OSError, ValueError) as exc:
+        return [], [f"{name}: {exc}" for name, _ in makers]
+    for name, make in makers:
+        try:
+            make(tmp / name)
+            written.append(name)
+        except Exception as exc:  # noqa: BLE001 - one file that cannot be made never fails the run
+            failed.append(f"{name}: {type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}")
+    try:
+        os.rename(tmp, inside(data, "runs", run_id))  # refused when the run's folder exists and holds files
+    except (OSError, ValueError) as exc:
+        remove(tmp)
+        failed += [f"{name}: {exc}" for name in written]
+        written = []
+    return written, failed
 
 
 def views_of(result: Any) -> list[tuple[str, Any]]:

@@ -1,10 +1,11 @@
 """Threads: one conversation with one agent, kept as an `orrery.sessions` session.
 
 A thread's session holds, under `data`: its title, the AG-UI messages (user and assistant text), the last
-state snapshot, the pending clarification and each run's id and status. Each run's AG-UI events (the web app
+state snapshot, the pending clarification or approvals (with the paused agent's snapshot, never sent to
+clients) and each run's id and status. Each run's AG-UI events (the web app
 replays them to reopen a thread) are a session of their own, written once when the run ends, so a save costs the
 new run, not the thread's whole history. The session store gives the optimistic versioning and the SQLite /
-PostgreSQL choice.
+PostgreSQL choice; the store's leases let one run at a time work on a thread, across server processes.
 """
 
 from __future__ import annotations
@@ -32,17 +33,19 @@ class Thread:
     title: str = ""
     messages: list[dict[str, Any]] = field(default_factory=list)  # AG-UI messages: user and assistant text
     state: dict[str, Any] = field(default_factory=dict)  # the last AG-UI state (plan, board)
-    pending: dict[str, Any] | None = None  # the open clarification: {"id", "question", "task"}
+    pending: dict[str, Any] | None = None  # the open clarification {"id", "question", "task"}, or approvals
+    # {"kind": "approval", "task", "approvals": [{"interrupt", "id", "tool", "arguments"}]}
     runs: list[dict[str, Any]] = field(default_factory=list)  # {"run_id", "status", "events": [AG-UI dicts]}
     version: int = 0
     updated: str = ""
     stored: set[str] = field(default_factory=set, repr=False)  # ids of runs whose events are already stored apart
+    paused: dict[str, Any] | None = field(default=None, repr=False)  # the agent's snapshot while approvals wait
 
     def session(self) -> Session:
         """The thread without its runs' events (stored apart: `ThreadStore.save`)."""
         runs = [{k: v for k, v in r.items() if k != "events"} for r in self.runs]
         data = {"kind": KIND, "title": self.title, "messages": self.messages, "state": self.state,
-                "pending": self.pending, "runs": runs}
+                "pending": self.pending, "runs": runs, "paused": self.paused}
         return Session(self.id, self.agent, data, self.version, self.updated)
 
     @classmethod
@@ -50,7 +53,7 @@ class Thread:
         d = s.data
         runs = d.get("runs", [])
         return cls(s.id, s.agent, d.get("title", ""), d.get("messages", []), d.get("state", {}), d.get("pending"),
-                   runs, s.version, s.updated_at, {r["run_id"] for r in runs if "events" not in r})
+                   runs, s.version, s.updated_at, {r["run_id"] for r in runs if "events" not in r}, d.get("paused"))
 
 
 class ThreadStore:
@@ -72,6 +75,14 @@ class ThreadStore:
         saved = Thread.of(self.sessions.save(thread.session()))
         saved.runs = thread.runs
         return saved
+
+    def acquire(self, thread_id: str, owner: str, ttl: float) -> bool:
+        """The thread's lease (one run at a time, across processes sharing the store), or False while another
+        owner holds it; the holder calls again to extend it."""
+        return self.sessions.acquire(f"thread:{thread_id}", owner, ttl)
+
+    def release(self, thread_id: str, owner: str) -> None:
+        self.sessions.release(f"thread:{thread_id}", owner)
 
     def list(self, agent: str | None = None) -> list[Thread]:
         """The threads without their runs' events (the store reads only sessions of the thread kind)."""

@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, get_type_hints
+from typing import Any, Protocol, get_type_hints, runtime_checkable
 
 import pydantic
 
@@ -361,17 +361,62 @@ def _validation_message(exc: pydantic.ValidationError) -> str:
     return "; ".join(parts)
 
 
+@runtime_checkable
+class ToolProvider(Protocol):
+    """Tools listed when a run starts, from elsewhere (an MCP server, `orrery.mcp`): `open()` connects and
+    returns them, `close()` ends what that `open()` started."""
+
+    def open(self) -> list[Tool]: ...
+
+    def close(self) -> None: ...
+
+
 class Toolset:
     """Holds tools, shows the model those available now, runs calls in a bounded thread pool and
     turns every failure (unknown tool, bad JSON, bad arguments, exception, timeout) into an
-    observation the model can correct."""
+    observation the model can correct. A `ToolProvider` among the tools (an MCP server) adds its
+    tools between `open()` and `close()` (the agent does both around each run)."""
 
-    def __init__(self, tools: Iterable[Tool | Callable[..., Any]] = (), *, max_workers: int = 4):
+    def __init__(self, tools: Iterable[Tool | Callable[..., Any] | ToolProvider] = (), *, max_workers: int = 4):
         self.tools: dict[str, Tool] = {}
+        self.providers: list[ToolProvider] = []
+        self._provided: dict[str, Tool] = {}
         for t in tools:
-            self.add(t)
+            if isinstance(t, ToolProvider):
+                self.providers.append(t)
+            else:
+                self.add(t)
         self.max_workers = max_workers
         self._pool: cf.ThreadPoolExecutor | None = None
+
+    def open(self) -> None:
+        """Open each provider and add the tools it lists; a provider that fails closes those opened before."""
+        opened: list[ToolProvider] = []
+        try:
+            for p in self.providers:
+                listed = p.open()
+                opened.append(p)
+                for t in listed:
+                    if t.name in self.tools and t.name not in self._provided:
+                        raise ConfigError(f"tool {t.name!r} from {p!r} has the name of a local tool; "
+                                          "give the server another prefix")
+                    self.tools[t.name] = self._provided[t.name] = t
+        except BaseException:
+            self._drop()
+            for p in opened:
+                p.close()
+            raise
+
+    def close(self) -> None:
+        """Close the providers opened by `open()` and drop their tools."""
+        self._drop()
+        for p in self.providers:
+            p.close()
+
+    def _drop(self) -> None:
+        for name in self._provided:
+            self.tools.pop(name, None)
+        self._provided.clear()
 
     def add(self, t: Tool | Callable[..., Any]) -> Tool:
         t = t if isinstance(t, Tool) else Tool(t)

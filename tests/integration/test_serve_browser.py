@@ -126,6 +126,32 @@ def test_clarification_answered_resumes_and_thread_reopens_after_reload(server, 
     shoot(page, "thread-reopened.png")
 
 
+def test_approve_runs_the_tool_and_shows_its_result_with_arguments_as_text(server, page):
+    page.goto(f"{server.url}/?agent=approve")
+    markup = "<b id=x>hello</b><img src=nowhere onerror=window.hacked=1>"
+    ask(page, markup)
+    page.wait_for_selector("#approvals:not([hidden]) .approval")
+    card = page.locator(".approval")
+    assert card.locator("strong").inner_text() == "Run write_note?"
+    assert '"text": "<b id=x>hello</b>' in card.locator("pre.arguments").inner_text()
+    assert page.locator("#approvals b, #approvals img").count() == 0
+    assert page.evaluate("window.hacked") is None
+    page.reload()  # the pending approval comes back with the thread
+    page.wait_for_selector("#approvals:not([hidden]) .approval")
+    shoot(page, "approval.png")
+    page.click(".approval button.approve")
+    page.wait_for_selector(".assistant >> text=Done: wrote")
+    assert markup in page.locator(".assistant").last.inner_text()
+    assert page.locator("#approvals").is_hidden()
+
+
+def test_deny_in_the_browser_runs_nothing(server, page):
+    page.goto(f"{server.url}/?agent=approve")
+    ask(page, "never write this")
+    page.click(".approval button.deny")
+    page.wait_for_selector(".assistant >> text=Done: Denied")
+
+
 def test_an_open_question_survives_a_reload(server, page):
     page.goto(f"{server.url}/?agent=clarify")
     ask(page, "plan a holiday")
@@ -200,3 +226,40 @@ def test_bi_asks_which_united_then_shows_the_query_result(server, page):
     assert int(page.locator("#state .card.result tbody td").first.inner_text()) > 0
     assert "'UNITED KINGDOM'" in page.inner_text("#state pre.sql")
     shoot(page, "bi.png")
+
+
+def test_a_server_with_a_token_signs_in_from_a_link_or_the_form_and_never_puts_it_in_a_url(tmp_path, browser):
+    live = Live(create_app(Settings(llm=model_for, apps=apps(), data=tmp_path, token="s3cret-token")))
+    sent = []
+    try:
+        for how in ("link", "form"):
+            context = browser.new_context(viewport={"width": 1100, "height": 700})
+            pg = context.new_page()
+            pg.on("request", lambda r: sent.append(r.url))
+            if how == "link":  # the fragment never reaches the server; the page trades it for a cookie
+                pg.goto(f"{live.url}/?agent=chat#token=s3cret-token")
+            else:
+                pg.goto(f"{live.url}/?agent=chat")
+                pg.wait_for_selector("#login:not([hidden])")
+                pg.fill("#login-token", "wrong")
+                pg.press("#login-token", "Enter")
+                pg.wait_for_selector("#login-error >> text=wrong token")
+                shoot(pg, "sign-in.png")
+                pg.fill("#login-token", "s3cret-token")
+                pg.press("#login-token", "Enter")
+            pg.wait_for_selector("#agent option[value=chat]", state="attached")
+            assert "token" not in pg.url
+            ask(pg, "what is 6*7")
+            pg.wait_for_selector(".assistant >> text=6*7 = 42")
+            assert pg.locator("#login").is_hidden()
+            context.close()
+    finally:
+        live.stop()
+    assert sent and not [u for u in sent if "s3cret" in u]
+
+
+def test_a_forecast_without_an_upload_says_what_to_do(server, page):
+    page.goto(f"{server.url}/?agent=forecast")
+    ask(page, "/etc/passwd")  # a path as the message is never read as the data
+    page.wait_for_selector(".error >> text=input 'data' takes an upload id")
+    shoot(page, "forecast-no-upload.png")

@@ -7,6 +7,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,15 +30,14 @@ def _as_postgres_user(cmd):
 
 
 @pytest.fixture(scope="module")
-def postgres(tmp_path_factory):
-    root = tmp_path_factory.mktemp("pg")
+def postgres():
+    # Its own folder in /tmp, not under pytest's: another pytest starting meanwhile sets that base back to 0700,
+    # which nobody (the server's user when the tests run as root) then cannot reach.
+    root = Path(tempfile.mkdtemp(prefix="orrery-pg-"))
     data = root / "data"
+    root.chmod(0o755)
     if os.geteuid() == 0:
         shutil.chown(root, "nobody")
-        root.chmod(0o755)
-        for parent in root.parents:  # nobody must reach its folder
-            if str(parent).startswith(("/tmp/", "/tmp")) and parent != Path("/tmp"):
-                parent.chmod(parent.stat().st_mode | 0o711)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -49,6 +49,7 @@ def postgres(tmp_path_factory):
     yield f"postgresql://orrery@127.0.0.1:{port}/postgres"
     subprocess.run(_as_postgres_user([str(PG / "pg_ctl"), "-D", str(data), "-m", "fast", "stop"]),
                    capture_output=True)
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def clarify_two_turns(first: str, second: str, thread: str):

@@ -39,10 +39,12 @@ def _expression(task: str) -> str:
 
 
 def chat_script(task: str) -> list:
-    """The calculator once, then an answer quoting its result (and the task, to tell runs apart)."""
+    """The calculator once, then an answer quoting its result (and the task, to tell runs apart); "slowly" in the
+    message makes the first model call take 0.3 s."""
     expr = _expression(task)
-    return [turn(call("calculate", expression=expr), content="Let me compute that."),
-            lambda msgs: f"{expr} = {_last_tool(msgs)}"]
+    first = turn(call("calculate", expression=expr), content="Let me compute that.")
+    slow = "slowly" in task.rsplit("Now:", 1)[-1]  # 0.3 s in the first model call: runs posted at once overlap
+    return [(lambda msgs: time.sleep(0.3) or first) if slow else first, lambda msgs: f"{expr} = {_last_tool(msgs)}"]
 
 
 def tool_json(messages: Any, name: str) -> dict:
@@ -83,6 +85,57 @@ def steps_script(task: str, n: int = 20) -> list:
         reply = turn(call("calculate", expression=f"{i} + {i}"))
         return (lambda msgs: time.sleep(0.1) or reply) if "slowly" in task else reply
     return [*(step(i) for i in range(n - 1)), "All steps done."]
+
+
+NOTES: list[dict] = []  # what write_note did in this process (and in $NOTES_FILE when set: a server process)
+
+
+@tool(requires_approval=True)
+def write_note(note: str, text: str) -> str:
+    """Write a note (a person approves it first).
+
+    Args:
+        note: the note's name
+        text: what to write
+    """
+    NOTES.append({"note": note, "text": text})
+    if os.environ.get("NOTES_FILE"):
+        with open(os.environ["NOTES_FILE"], "a") as f:
+            f.write(f"{note}:{text}\n")
+    return f"wrote {text!r} to {note}"
+
+
+def approve_script(task: str) -> list:
+    """A note the user must approve; resumed, an answer quoting the tool's result. "<b>" in the message puts
+    markup in the arguments; "crash" in the note kills the process once the call ran (before the thread is saved)
+    while $CRASH_FILE exists."""
+    if task == "(decided)":
+        def answer(msgs: Any) -> str:
+            crash = os.environ.get("CRASH_FILE")
+            if crash and os.path.exists(crash) and "crash" in _last_tool(msgs):
+                os.remove(crash)
+                os.kill(os.getpid(), 9)
+            return f"Done: {_last_tool(msgs)}"
+        return [answer]
+    return [turn(call("write_note", note="a.txt", text=task.rsplit("Now:", 1)[-1].strip()))]
+
+
+def approve_agent(llm: Any = None, **config: Any) -> Agent:
+    return Agent(llm, [write_note])
+
+
+class Hidden:
+    """An app that streams an inner Agent's events without exposing it: its pause cannot be resumed."""
+
+    def __init__(self, inner: Agent):
+        self.inner, self.handlers = inner, []
+
+    def stream(self, task: str, **inputs: Any) -> Any:
+        return self.inner.stream(task)
+
+
+def hidden_agent(llm: Any = None, **config: Any) -> Hidden:
+    return Hidden(approve_agent(llm))
 
 
 def clarify_agent(llm: Any = None, **config: Any) -> Agent:
@@ -216,16 +269,62 @@ def bi_script(task: str) -> list:
              "values": ["United"], "fields": []}]
 
 
-SCRIPTS = {"bi": bi_script, "markets": markets_script, "research": research_script, "views": views_script, "planner": planner_script, "chat": chat_script, "clarify": clarify_script, "steps": steps_script,
+class PlotFails:
+    """A finished result whose plot cannot be drawn (as a forecast whose series id matplotlib reads as math)."""
+
+    status, output, history = "completed", "The forecast is done.", [1, 2, 3]
+
+    def to_json(self) -> str:
+        return json.dumps({"best_model": "AutoETS"})
+
+    def plot(self, path: Any) -> None:
+        raise ValueError("Unknown symbol: \\foo, found '\\'  (at char 1), (line:1, col:2)")
+
+
+class Broken:
+    """A result the server cannot read: its status raises (a crash after the agent finished)."""
+
+    output = "never shown"
+
+    @property
+    def status(self) -> str:
+        raise RuntimeError("the result broke while it was read")
+
+
+class Returns:
+    """An agent without stream(): `run()` returns a fixed result."""
+
+    def __init__(self, result: Any):
+        self.handlers: list = []
+        self.result = result
+
+    def run(self, task: str, **inputs: Any) -> Any:
+        return self.result
+
+
+def plot_fails_agent(llm: Any = None, **config: Any) -> Returns:
+    return Returns(PlotFails())
+
+
+def broken_agent(llm: Any = None, **config: Any) -> Returns:
+    return Returns(Broken())
+
+
+SCRIPTS = {"bi": bi_script, "markets": markets_script, "research": research_script, "views": views_script, "planner": planner_script, "chat": chat_script, "clarify": clarify_script,
+           "approve": approve_script, "hidden": approve_script, "steps": steps_script,
            "forecast": lambda task: list(FORECAST)}
 
 
 def model_for(agent: str, body: Any) -> ScriptedModel:
+    if agent not in SCRIPTS:  # an agent that calls no model
+        return ScriptedModel([])
     users = [m for m in body.messages if m.role == "user"]
     text = users[-1].content if users else ""
-    if body.resume:  # the answer to the clarification
+    if body.resume:  # the answer to the clarification, or approvals decided
         payload = body.resume[0].payload
         text = f"The user answered: {payload.get('answer') if isinstance(payload, dict) else payload}"
+        if agent == "approve":
+            text = "(decided)"
     return ScriptedModel(SCRIPTS[agent](text if isinstance(text, str) else ""))
 
 
@@ -237,6 +336,10 @@ def apps() -> dict[str, App]:
     return {"chat": CHAT, "forecast": FORECAST_APP, "research": RESEARCH, "bi": BI,
             "clarify": App("clarify", "Books trips; asks where to when it is not told.", "scripted:clarify_agent",
                            inputs={"message": "a request"}),
+            "approve": App("approve", "Writes notes; a person approves each.", "scripted:approve_agent",
+                           inputs={"message": "what to write"}),
+            "hidden": App("hidden", "Hides the Agent that pauses for approval.", "scripted:hidden_agent",
+                          inputs={"message": "what to write"}),
             "planner": App("planner", "Plans shipment queries as TODOs; asks which port.", "scripted:planner_agent",
                            inputs={"message": "a request"}),
             "markets": App("markets", "The markets app (a store in a temp folder).", "scripted:markets_agent",
@@ -244,7 +347,9 @@ def apps() -> dict[str, App]:
             "views": App("views", "Prices and a query result (stand-ins for markets and BI).", "scripted:views_agent",
                          inputs={"message": "a question"}),
             "steps": App("steps", "Twenty calculator steps (benchmark).", "scripted:steps_agent",
-                         inputs={"message": "anything"})}
+                         inputs={"message": "anything"}),
+            "plotfails": App("plotfails", "A result whose plot cannot be drawn.", "scripted:plot_fails_agent"),
+            "broken": App("broken", "A result the server cannot read.", "scripted:broken_agent")}
 
 
 def free_port() -> int:
@@ -294,7 +399,8 @@ def main(argv: list[str]) -> None:
 
     port, data = int(argv[0]), Path(argv[1])
     db = argv[2] if len(argv) > 2 else None
-    app = create_app(Settings(llm=model_for, apps=apps(), data=data, db=db))
+    lease = float(os.environ.get("LEASE_S", "30"))
+    app = create_app(Settings(llm=model_for, apps=apps(), data=data, db=db, lease=lease))
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
@@ -305,7 +411,7 @@ if __name__ == "__main__":
 class ServerProcess:
     """`python tests/serve/scripted.py` in its own process: for restarts and two servers on one database."""
 
-    def __init__(self, data: Path, db: str | None = None):
+    def __init__(self, data: Path, db: str | None = None, env: dict[str, str] | None = None):
         import subprocess
 
         import httpx
@@ -313,7 +419,7 @@ class ServerProcess:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         args = [sys.executable, str(HERE / "scripted.py"), str(self.port), str(data), *([db] if db else [])]
-        env = {**os.environ, "PYTHONPATH": str(HERE.parents[1])}  # this checkout's orrery, not the installed one
+        env = {**os.environ, "PYTHONPATH": str(HERE.parents[1]), **(env or {})}  # this checkout's orrery
         self.proc = subprocess.Popen(args, cwd=HERE.parents[1], env=env)
         deadline = time.monotonic() + 60
         while True:

@@ -1,6 +1,6 @@
 """Conformance: @ag-ui/client's HttpAgent (Node, from npm; `npm ci` in tests/serve/agui_client) runs the chat
-agent and a clarification with its resume against a live server; the client verifies the stream as it
-applies it and rebuilds the messages from our events."""
+agent, a clarification with its resume and a tool call approved with its resume against a live server; the
+client verifies the stream as it applies it and rebuilds the messages from our events."""
 
 import json
 import shutil
@@ -34,3 +34,10 @@ def test_ag_ui_http_agent_runs_chat_and_a_resumed_clarification(live):
     resume = out["resume"]
     assert resume["pending"] == [] and resume["messages"][-1] == {
         "role": "assistant", "content": "Done: booked a trip to Lisbon.", "toolCalls": None}
+    approval = out["approval"]  # a tool call waiting for approval, then approved
+    assert [p["reason"] for p in approval["pending"]] == ["tool_approval"]
+    assert approval["pending"][0]["message"] == "Run write_note?"
+    approved = out["approved"]
+    assert approved["pending"] == [] and approved["types"][-1] == "RUN_FINISHED"
+    assert approved["messages"][-1]["content"] == "Done: wrote 'hello' to a.txt"
+    assert approved["messages"][-2] == {"role": "tool", "content": "wrote 'hello' to a.txt", "toolCalls": None}

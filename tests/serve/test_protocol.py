@@ -44,6 +44,11 @@ def test_agents_lists_apps_with_inputs(client):
     agents = {a["name"]: a for a in client.get("/agents").json()}
     assert {"chat", "forecast", "clarify"} <= set(agents)
     assert "data" in agents["forecast"]["inputs"] and agents["chat"]["description"]
+    assert list(agents["forecast"]["inputs"])[0] == "message" and list(agents["chat"]["inputs"]) == ["message"]
+    forecast = agents["forecast"]["schema"]
+    assert forecast["properties"]["data"]["format"] == "upload" and forecast["required"] == ["data"]
+    assert forecast["additionalProperties"] is False
+    assert list(agents["markets"]["inputs"]) == ["message"]  # the store is the operator's
 
 
 def test_clarification_is_an_interrupt_and_resume_continues_the_thread(client):
@@ -90,16 +95,21 @@ def test_follow_up_sees_earlier_turns(client, settings):
 def test_bad_requests_are_4xx_with_a_message(client):
     cases = [
         (client.post("/agents/nope", json=run_input()), 404, "no agent named 'nope'"),
-        (client.post("/agents/chat", content=b"{not json"), 400, "not an AG-UI RunAgentInput"),
+        (client.post("/agents/chat", content=b"{not json", headers={"Content-Type": "application/json"}), 400,
+         "not JSON"),
         (client.post("/agents/chat", json={"threadId": "x"}), 400, "runId"),
         (client.post("/agents/chat", json=run_input(text="   ")), 400, "no user message"),
         (client.post("/agents/chat", json=run_input(forwardedProps={"inputs": {"h": 3}})), 400, "takes no input 'h'"),
         (client.post("/agents/forecast", json=run_input(forwardedProps={"inputs": {"data": "/etc/passwd"}})), 400,
-         "no upload"),
-        (client.post("/agents/forecast", json=run_input(forwardedProps={"inputs": {"target": "../etc"}})), 400,
-         "takes a name, not a path"),
+         "input 'data' takes an upload id"),
+        (client.post("/agents/forecast", json=run_input(forwardedProps={"inputs": {"h": 3}})), 400,
+         "input 'data' takes an upload id"),  # never the message read as a path
+        (client.post("/agents/forecast", json=run_input(forwardedProps={"inputs": {"data": "x", "h": "many"}})),
+         400, "input 'h'"),
+        (client.post("/agents/bi", json=run_input(forwardedProps={"inputs": {"db": "sessions.db"}})), 400,
+         "no database named 'sessions.db'"),
         (client.get("/threads/none"), 404, "no thread"),
-        (client.get("/runs/x/..%2Fthreads.sqlite"), 404, ""),
+        (client.get("/runs/x/..%2Fthreads.sqlite"), 400, "'..'"),
     ]
     for response, code, words in cases:
         assert response.status_code == code, response.text

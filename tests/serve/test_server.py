@@ -16,21 +16,27 @@ from orrery.exposure import is_loopback
 from orrery.llm.scripted import ScriptedModel, call, turn
 from orrery.serve import create_app
 from orrery.serve.app import serve
+from orrery.serve.guard import Hosts
 
 SAMPLE = Path(__file__).parents[2] / "orrery" / "forecast" / "samples" / "air_passengers.csv"
 
 
-def test_token_guards_every_endpoint(settings):
+def test_token_guards_every_endpoint_but_the_web_apps_files(settings):
     settings.token = "s3cret"
     c = TestClient(create_app(settings))
-    for path in ("/", "/agents", "/threads", "/threads/x", "/runs/a/b.png", "/static/app.js"):
+    for path in ("/agents", "/threads", "/threads/x", "/runs/a/plot.png"):
         r = c.get(path)
         assert r.status_code == 401 and "Bearer" in r.json()["error"], path
+    assert c.get("/").status_code == 200 and c.get("/static/app.js").status_code == 200  # code, no secret
     assert c.post("/agents/chat", json=run_input()).status_code == 401
     assert c.get("/agents", headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert c.get("/agents", headers={"Authorization": "Bearer s3cret"}).status_code == 200
-    page = c.get("/?token=s3cret")  # the browser's way in: a same-site, http-only cookie
-    assert page.status_code == 200 and "samesite=strict" in page.headers["set-cookie"].lower()
+    in_url = c.get("/?token=s3cret")  # a URL ends up in logs and history: refused, and no cookie
+    assert in_url.status_code == 400 and "Authorization" in in_url.json()["error"] and "set-cookie" not in in_url.headers
+    assert c.post("/login", json={"token": "wrong"}).status_code == 401
+    signed = c.post("/login", json={"token": "s3cret"})  # the web app's way in: a same-site, http-only cookie
+    cookie = signed.headers["set-cookie"].lower()
+    assert signed.status_code == 200 and "samesite=strict" in cookie and "httponly" in cookie
     assert c.get("/agents").status_code == 200  # the cookie now rides along
 
 
@@ -71,7 +77,7 @@ def test_upload_limits_and_bad_files(client, settings):
 
     def chunks():
         yield b"{}"
-    chunked = small.post("/agents/chat", content=chunks())
+    chunked = small.post("/agents/chat", content=chunks(), headers={"Content-Type": "application/json"})
     assert chunked.status_code == 411 and "Content-Length" in chunked.json()["error"]
 
 
@@ -138,3 +144,59 @@ def test_run_time_limit_ends_the_run_with_an_error(settings):
     assert events[-1]["type"] == "RUN_ERROR" and events[-1]["code"] == "timeout"
     assert "limit of 0.3s" in events[-1]["message"]
     assert threading.active_count() < 50
+
+
+def test_a_second_run_on_a_busy_thread_waits_then_gets_409_and_nothing_is_lost(live, settings):
+    def slow(agent, body):
+        text = body.messages[-1].content
+        first = turn(call("calculate", expression="1+1"))
+        return ScriptedModel([(lambda m: time.sleep(1.5) or first) if "slow" in text else first, "done"])
+    settings.llm, settings.thread_wait = slow, 0.3
+    results = {}
+
+    def first():
+        with httpx.Client(base_url=live.url, timeout=30) as c:
+            results["first"] = post_run(c, "chat", run_input(thread="busy", run="b1", text="slow one"))
+    t = threading.Thread(target=first)
+    t.start()
+    time.sleep(0.5)
+    with httpx.Client(base_url=live.url, timeout=30) as c:
+        later = c.post("/agents/chat", json=run_input(thread="busy", run="b2", text="second"))
+        assert later.status_code == 409 and "busy with another run" in later.json()["error"]
+        t.join(30)
+        assert results["first"][-1]["type"] == "RUN_FINISHED"
+        thread = c.get("/threads/busy").json()
+        assert [m["content"] for m in thread["messages"]] == ["slow one", "done"]
+        settings.thread_wait = 30
+        post_run(c, "chat", run_input(thread="busy", run="b3", text="second"))  # the thread is free again
+        assert [m["content"] for m in c.get("/threads/busy").json()["messages"]][-2:] == ["second", "done"]
+
+
+def test_a_thread_that_cannot_be_saved_ends_the_run_with_run_error(client, monkeypatch):
+    store = client.app.state.server.store
+
+    def fail(thread):
+        raise OSError("disk full")
+    monkeypatch.setattr(store, "save", fail)
+    events = post_run(client, "chat", run_input(thread="unsaved", run="u1"))
+    assert events[-1]["type"] == "RUN_ERROR" and "could not be saved: OSError: disk full" in events[-1]["message"]
+    monkeypatch.undo()
+    assert store.acquire("unsaved", "someone-else", 1)  # the lease was released all the same
+
+
+def test_the_host_names_a_server_answers_to():
+    loop, everywhere, named = Hosts("127.0.0.1"), Hosts("0.0.0.0", ["orrery.lan"]), Hosts("box.lan")
+    assert all(loop(h) for h in ("127.0.0.1:8000", "localhost", "LOCALHOST:1", "[::1]:8000"))
+    assert not any(loop(h) for h in ("evil.example", "10.0.0.5:8000", "127.0.0.1.evil.example", "", "a b", "[::2]"))
+    assert all(everywhere(h) for h in ("10.0.0.5:8000", "[fe80::1]:80", "localhost:8000", "orrery.lan:8000"))
+    assert not any(everywhere(h) for h in ("evil.example:8000", "10.0.0.5.nip.io"))  # a DNS name can be rebound
+    assert named("box.lan:8000") and named("BOX.LAN") and not named("localhost") and not named("10.0.0.5")
+
+
+def test_a_runs_folder_that_is_a_link_out_of_the_data_folder_gets_no_files(client, settings, tmp_path):
+    settings.data.mkdir(parents=True, exist_ok=True)
+    (settings.data / "runs").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (tmp_path / "elsewhere").mkdir()
+    events = post_run(client, "plotfails", run_input(thread="out", run="out1"))
+    assert events[-1]["type"] == "RUN_FINISHED" and len(events[-1]["result"]["artifact_errors"]) == 2
+    assert list((tmp_path / "elsewhere").iterdir()) == []

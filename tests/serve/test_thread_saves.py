@@ -5,6 +5,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+import time
 from contextlib import closing
 from types import SimpleNamespace
 
@@ -157,3 +158,36 @@ def test_processes_opening_an_old_database_at_once_migrate_it_once(tmp_path):
     assert [(p.returncode, out.strip(), err) for p, (out, err) in zip(procs, outs, strict=True)] == \
         [(0, "['t1', 't2']", "")] * 4
     assert table(path) == before
+
+
+def test_a_save_that_conflicts_keeps_both_writers_messages_state_and_question(tmp_path):
+    store = ThreadStore(tmp_path / "threads.db")
+    store.save(Thread("t1", "chat", messages=[{"role": "user", "content": "first"}]))
+    mine, theirs = store.load("t1"), store.load("t1")
+    theirs.messages.append({"role": "user", "content": "theirs"})
+    theirs.state["board"] = {"n": 1}
+    theirs.runs.append({"run_id": "theirs"})
+    store.save(theirs)
+    since = len(mine.messages)
+    mine.messages += [{"role": "user", "content": "mine"}, {"role": "assistant", "content": "my answer"}]
+    mine.state["plan"] = {"todos": []}
+    mine.pending = {"id": "int_1", "question": "Which city?", "task": "book"}
+    mine.runs.append({"run_id": "mine"})
+    _save(SimpleNamespace(store=store), mine, since)
+    saved = store.load("t1")
+    assert [m["content"] for m in saved.messages] == ["first", "theirs", "mine", "my answer"]
+    assert saved.state == {"board": {"n": 1}, "plan": {"todos": []}} and saved.pending["id"] == "int_1"
+    assert [r["run_id"] for r in saved.runs] == ["theirs", "mine"]
+
+
+def test_a_thread_lease_is_held_by_one_owner_until_released_or_expired(tmp_path):
+    store = ThreadStore(tmp_path / "threads.db")
+    assert store.acquire("t1", "a", 30) and not store.acquire("t1", "b", 30)
+    assert store.acquire("t1", "a", 30)  # the holder extends it
+    assert store.acquire("t2", "b", 30)  # another thread is free
+    store.release("t1", "b")  # only the holder releases
+    assert not store.acquire("t1", "b", 30)
+    store.release("t1", "a")
+    assert store.acquire("t1", "b", 0.05) and not store.acquire("t1", "c", 30)
+    time.sleep(0.1)
+    assert store.acquire("t1", "c", 30)  # a holder that died frees it when the lease expires

@@ -21,9 +21,35 @@ async function api(path, options = {}) {
   if (!r.ok) {
     let msg = `${r.status}`;
     try { msg = (await r.json()).error || msg; } catch (e) { /* not JSON */ }
-    throw new Error(msg);
+    throw Object.assign(new Error(msg), { status: r.status });
   }
   return r;
+}
+
+const postJSON = (path, body, headers = {}) =>
+  api(path, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
+
+// -- signing in: the token becomes an http-only cookie; it never travels in a URL the server sees -------------
+async function signIn(token) {
+  await postJSON("/login", { token });
+}
+
+function askForToken() {
+  return new Promise((resolve) => {
+    const form = $("login");
+    form.hidden = false;
+    $("login-token").focus();
+    form.onsubmit = async (e) => {
+      e.preventDefault();
+      try {
+        await signIn($("login-token").value);
+        form.hidden = true;
+        resolve();
+      } catch (err) {
+        $("login-error").textContent = err.message;
+      }
+    };
+  });
 }
 
 // -- agents, inputs, threads -------------------------------------------------------------------
@@ -46,11 +72,14 @@ function chooseAgent(name) {
   $("agent-desc").textContent = ui.agents[name].description;
   const box = $("inputs");
   box.replaceChildren();
+  ui.uploads = {};
+  const fields = (ui.agents[name].schema || {}).properties || {};
+  const isUpload = (f) => !!f && [f, ...(f.anyOf || [])].some((t) => t.format === "upload");
   for (const [key, help] of Object.entries(ui.agents[name].inputs || {})) {
-    if (["message", "question", "query"].includes(key)) continue;  // the message box
-    if (key === "data") {
-      const file = el("input", { type: "file", id: "input-data", accept: ".csv,.parquet,.pq" });
-      file.addEventListener("change", () => upload(file));
+    if (key === "message") continue;  // the message box
+    if (isUpload(fields[key])) {
+      const file = el("input", { type: "file", id: `input-${key}`, accept: ".csv,.parquet,.pq" });
+      file.addEventListener("change", () => upload(file, key));
       box.append(el("label", { text: `${key}: ${help}` }, file, el("span", { id: "upload-status", class: "legend" })));
     } else {
       box.append(el("label", { text: `${key}: ${help}` }, el("input", { id: `input-${key}`, "data-key": key })));
@@ -58,17 +87,17 @@ function chooseAgent(name) {
   }
 }
 
-async function upload(input) {
+async function upload(input, key) {
   const status = $("upload-status");
   status.textContent = "uploading...";
   const form = new FormData();
   form.append("file", input.files[0]);
   try {
     const info = await (await api("/uploads", { method: "POST", body: form })).json();
-    ui.uploads.data = info.id;
+    ui.uploads[key] = info.id;
     status.textContent = `${info.name}: ${info.rows} rows (${info.columns.join(", ")})`;
   } catch (e) {
-    delete ui.uploads.data;
+    delete ui.uploads[key];
     status.textContent = `upload refused: ${e.message}`;
   }
 }
@@ -103,6 +132,7 @@ function newThread() {
   $("log").replaceChildren();
   renderState();
   $("clarify").hidden = true;
+  showApprovals([]);
   history.replaceState(null, "", `?agent=${ui.agent}`);
 }
 
@@ -122,10 +152,13 @@ async function openThread(id) {
     const view = new RunView(false);
     for (const ev of run.events) view.handle(ev);
   });
-  // The thread, not the replayed runs, says whether a question is still open.
-  ui.interrupt = t.pending ? { id: t.pending.id, message: t.pending.question } : null;
-  $("clarify-q").textContent = t.pending ? t.pending.question : "";
-  $("clarify").hidden = !t.pending;
+  // The thread, not the replayed runs, says whether a question or approvals are still open.
+  const approvals = t.pending && t.pending.kind === "tool_approval" ? t.pending.approvals : [];
+  const question = t.pending && !approvals.length ? t.pending : null;
+  ui.interrupt = question ? { id: question.id, message: question.question } : null;
+  $("clarify-q").textContent = question ? question.question : "";
+  $("clarify").hidden = !question;
+  showApprovals(approvals.map((a) => ({ id: a.interrupt, reason: "tool_approval", metadata: a })));
   renderState();
   history.replaceState(null, "", `?agent=${t.agent}&thread=${encodeURIComponent(t.id)}`);
   $("threads").classList.remove("open");
@@ -138,6 +171,7 @@ async function send(text, resume) {
   ui.busy = true;
   $("send").disabled = true;
   $("clarify").hidden = true;
+  showApprovals([]);
   $("log").append(el("div", { class: "user", text }));
   const body = {
     threadId: ui.thread, runId: newId("run"), state: ui.state, tools: [], context: [],
@@ -147,10 +181,7 @@ async function send(text, resume) {
   if (resume) body.resume = resume;
   const view = new RunView(true);
   try {
-    const r = await api(`/agents/${ui.agent}`, {
-      method: "POST", headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-      body: JSON.stringify(body),
-    });
+    const r = await postJSON(`/agents/${ui.agent}`, body, { Accept: "text/event-stream" });
     await readEvents(r, (ev) => view.handle(ev));
   } catch (e) {
     view.handle({ type: "RUN_ERROR", message: e.message });
@@ -266,7 +297,13 @@ class RunView {
   RUN_FINISHED(ev) {
     this.STEP_FINISHED();
     const outcome = ev.outcome || {};
-    if (outcome.type === "interrupt") {
+    const approvals = (outcome.interrupts || []).filter((i) => i.reason === "tool_approval");
+    if (approvals.length) {
+      ui.interrupt = null;
+      this.box.append(el("div", { class: "assistant question",
+        text: `Waiting for your approval: ${approvals.map((i) => (i.metadata || {}).tool).join(", ")}` }));
+      if (this.live) showApprovals(approvals);
+    } else if (outcome.type === "interrupt") {
       ui.interrupt = outcome.interrupts[0];
       this.box.append(el("div", { class: "assistant question", text: ui.interrupt.message || "The agent has a question." }));
       $("clarify-q").textContent = ui.interrupt.message || "The agent has a question:";
@@ -496,11 +533,39 @@ function seriesChart(v) {
   return root;
 }
 
+// -- approvals: each pending tool call with its arguments (as text, never as HTML), Approve / Deny -----------
+function showApprovals(interrupts) {
+  const box = $("approvals");
+  const decided = {};
+  box.replaceChildren();
+  box.hidden = !interrupts.length;
+  for (const it of interrupts) {
+    const call = it.metadata || {};
+    const buttons = [el("button", { type: "button", class: "approve", text: "Approve" }),
+                     el("button", { type: "button", class: "deny", text: "Deny" })];
+    const card = el("div", { class: "approval", "data-interrupt": it.id },
+      el("strong", { text: `Run ${call.tool}?` }),
+      el("pre", { class: "arguments", text: JSON.stringify(call.arguments ?? {}, null, 2) }),
+      el("div", { class: "row" }, ...buttons));
+    buttons.forEach((b, i) => b.addEventListener("click", () => {
+      decided[it.id] = { approved: i === 0, tool: call.tool };
+      buttons.forEach((x) => { x.disabled = true; });
+      if (Object.keys(decided).length < interrupts.length) return;
+      const words = interrupts.map((x) => `${decided[x.id].approved ? "approved" : "denied"} ${decided[x.id].tool}`);
+      const said = words.join("; ");
+      send(said.charAt(0).toUpperCase() + said.slice(1), interrupts.map((x) => (
+        { interruptId: x.id, status: "resolved", payload: { approved: decided[x.id].approved } })));
+    }));
+    box.append(card);
+  }
+  if (interrupts.length) box.querySelector("button").focus();
+}
+
 // -- wiring --------------------------------------------------------------------------------------------
 $("composer").addEventListener("submit", (e) => {
   e.preventDefault();
   const text = $("message").value.trim();
-  if (!text && !ui.uploads.data) return;
+  if (!text && !Object.keys(ui.uploads).length) return;
   $("message").value = "";
   send(text || "Analyze the uploaded data.");
 });
@@ -519,7 +584,18 @@ $("new").addEventListener("click", newThread);
 $("menu").addEventListener("click", () => $("threads").classList.toggle("open"));
 
 (async function start() {
-  await loadAgents();
+  const given = new URLSearchParams(location.hash.slice(1)).get("token");  // a link /#token=...: never sent
+  if (given) {
+    history.replaceState(null, "", location.pathname + location.search);
+    await signIn(given).catch(() => {});
+  }
+  try {
+    await loadAgents();
+  } catch (e) {
+    if (e.status !== 401) throw e;
+    await askForToken();
+    await loadAgents();
+  }
   const thread = new URLSearchParams(location.search).get("thread");
   if (thread) await openThread(thread).catch(() => newThread());
   else newThread();

@@ -28,4 +28,12 @@ const trip = new HttpAgent({
 out.ask = await run(trip);
 const interrupt = trip.pendingInterrupts[0];
 out.resume = await run(trip, { resume: [{ interruptId: interrupt.id, status: "resolved", payload: { answer: "Lisbon" } }] });
+
+const note = new HttpAgent({
+  url: `${base}/agents/approve`, threadId: "node-note",
+  initialMessages: [{ id: "u3", role: "user", content: "hello" }],
+});
+out.approval = await run(note);
+out.approved = await run(note, { resume: note.pendingInterrupts.map((i) => (
+  { interruptId: i.id, status: "resolved", payload: { approved: true } })) });
 console.log(JSON.stringify(out));
