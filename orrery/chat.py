@@ -1,4 +1,4 @@
-"""The generic agent (seed 004) as an app: a calculator and a fact lookup behind the plain loop."""
+"""The generic agent as an app: a calculator and a fact lookup behind the plain loop."""
 
 from __future__ import annotations
 

@@ -110,8 +110,8 @@ def replay(trace: Path,
            app_name: Annotated[str | None, typer.Option("--app", help="Use the tools of this installed app")] = None
            ) -> None:
     """Re-run a trace with its recorded model outputs; report tool results that differ (exit 1)."""
-    from orrery.trace import app_tools, load_tools
-    from orrery.trace import replay as run_replay
+    from orrery.replay import app_tools, load_tools
+    from orrery.replay import replay as run_replay
 
     chosen = load_tools(tools) if tools else app_tools(app_name) if app_name else None
     report = run_replay(trace, chosen)

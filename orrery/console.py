@@ -1,4 +1,4 @@
-"""The verbose console view: a rich rendering of run events (seed 004's verbose output)."""
+"""The verbose console view: a rich rendering of run events."""
 
 from __future__ import annotations
 

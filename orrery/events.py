@@ -201,7 +201,7 @@ class Final(Event):
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "result"}
 
 
-# -- the router's (seed 002) and the planner's (seed 003) decisions ---------------------------------------------
+# -- the router's and the planner's decisions -------------------------------------------------------------------
 @dataclass
 class Classified(Event):
     type: str

@@ -51,7 +51,7 @@ def _default_query(m: Message) -> list[str]:
 
 @dataclass
 class SlidingWindow:
-    """Seed 001's context manager: keep the first `keep_first` messages, keep the newest body
+    """A sliding-window context manager: keep the first `keep_first` messages, keep the newest body
     messages that fit `max_tokens` (and at most `max_messages`), and replace what was dropped
     with a notice that lists the queries (tool calls) made so far, so they are not repeated."""
 

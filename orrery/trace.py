@@ -1,24 +1,17 @@
-"""Every run as JSON lines; `replay` re-runs a trace with the recorded model outputs.
-
-A trace is data: replay never imports or calls anything it names. The tools come from the caller
-(`--tools module:attr` typed by the user, or `--app NAME`, an installed app's agent); the trace's
-`tools_ref` is only shown as a hint, and the recorded tool names must all be among the given tools.
-"""
+"""Every run as JSON lines: `TraceWriter` (an event handler) and `read_trace`/`is_trace`. Re-running a trace is
+`orrery.replay`'s, beside the CLI: this module loads neither the agent package nor the app registry."""
 
 from __future__ import annotations
 
 import json
-import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orrery.errors import ConfigError, DataError
+from orrery.errors import DataError
 from orrery.events import Event
 from orrery.files import read_lines
-from orrery.messages import ModelResponse
 
 
 class TraceWriter:
@@ -60,127 +53,16 @@ def is_trace(path: str | Path) -> bool:
     return True  # empty: a run that was stopped before its first event
 
 
-@dataclass
-class ReplayReport:
-    task: str
-    tool_results: int = 0
-    differences: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def identical(self) -> bool:
-        return not self.differences
+_MOVED = {"ReplayReport", "load_tools", "app_tools", "tool_names", "replay"}
 
 
-def load_tools(ref: str) -> Any:
-    """The tools named by `module:attr` that the user typed (never one read from a trace): a list,
-    a Toolset, or a function returning one."""
-    from orrery.apps import load_ref
+def __getattr__(name: str) -> Any:
+    """Deprecated: replay moved to `orrery.replay`; these names still resolve here for code not yet moved."""
+    if name in _MOVED:
+        import warnings
 
-    if ":" not in ref:
-        raise ConfigError(f"--tools {ref!r}: write module:attribute, e.g. orrery.tools.builtin:DEFAULT_TOOLS")
-    try:
-        obj = load_ref(ref)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"--tools {ref!r} cannot be loaded: {exc}") from None
-    if callable(obj) and not isinstance(obj, list) and not hasattr(obj, "invoke"):  # a factory
-        try:
-            obj = obj()
-        except TypeError as exc:
-            raise ConfigError(f"--tools {ref!r} is a function that needs arguments ({exc}); name a list of "
-                              "tools, a Toolset, or a function without parameters that returns one") from None
-    if not (isinstance(obj, list | tuple) or hasattr(obj, "tools")):
-        raise ConfigError(f"--tools {ref!r} is a {type(obj).__name__}, not tools; name a list of tools or a Toolset")
-    return obj
+        from orrery import replay as moved
 
-
-def app_tools(name: str) -> Any:
-    """The toolset of an installed app's agent (built with a model that is never called)."""
-    from orrery.apps import get
-    from orrery.llm.scripted import ScriptedModel
-
-    agent = get(name).make_agent(ScriptedModel([]))
-    for holder in (agent, getattr(agent, "agent", None)):
-        tools = getattr(holder, "tools", None)
-        if hasattr(tools, "tools"):  # a Toolset
-            return tools
-    raise ConfigError(f"app {name!r} does not expose its tools; pass --tools module:attr instead")
-
-
-def tool_names(tools: Any) -> set[str]:
-    from orrery.tools.core import Toolset
-
-    return set((tools if isinstance(tools, Toolset) else Toolset(tools)).tools)
-
-
-def replay(path: str | Path, tools: Any, **agent_kwargs: Any) -> ReplayReport:
-    """Re-run the first run in the trace with its recorded model outputs, executing ``tools`` (the
-    caller's, never code the trace names), and report each tool result that differs."""
-    from orrery.llm.scripted import ScriptedModel
-
-    events = read_trace(path)
-    start = next((e for e in events if e["kind"] == "run_start"), None)
-    if start is None or not isinstance(start.get("task"), str) or not isinstance(start.get("options", {}), dict):
-        raise DataError(f"{path} has no valid run_start event (a task and an options object); "
-                        "is this an orrery trace?")
-    if tools is None:
-        hint = f" (it was recorded with {start['tools_ref']}; pass that if you trust it)" if start.get("tools_ref") else ""
-        raise ConfigError(f"replay runs tools you choose, never code named in a trace: pass --tools module:attr "
-                          f"or --app NAME{hint}")
-    end = next((i for i, e in enumerate(events) if e["kind"] == "final"), len(events))
-    run = events[: end + 1]
-    try:
-        replies = [ModelResponse.from_dict(e["response"]) for e in run if e["kind"] == "model_reply"]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise DataError(f"{path}: a model_reply event is malformed ({exc}); is this an orrery trace?") from None
-    recorded = [e for e in run if e["kind"] == "tool_result"]
-    called = {str(e.get("call", {}).get("name")) for e in recorded}
-    had = start.get("tools")  # a call to a tool the agent never had was an error then and is one now
-    missing = (called & set(had) if isinstance(had, list) else called) - tool_names(tools)
-    if missing:
-        raise ConfigError(f"the trace calls {', '.join(sorted(missing))}, which the given tools lack; "
-                          "pass the tools the trace was recorded with")
-    new: list[Event] = []
-    _rerun(start, ScriptedModel(replies), tools, new.append, agent_kwargs)
-    fresh = [e.to_dict() for e in new if e.kind == "tool_result"]
-    report = ReplayReport(start["task"], len(recorded))
-    for i, (old, now) in enumerate(zip(recorded, fresh, strict=False)):
-        if old["content"] != now["content"] or old["ok"] != now["ok"]:
-            report.differences.append({"index": i, "tool": old["call"]["name"],
-                                       "recorded": old["content"], "replayed": now["content"]})
-    if len(recorded) != len(fresh):
-        report.differences.append({"index": min(len(recorded), len(fresh)), "tool": "-",
-                                   "recorded": f"{len(recorded)} tool results", "replayed": f"{len(fresh)} tool results"})
-    return report
-
-
-def _rerun(start: dict[str, Any], model: Any, tools: Any, emit: Any, agent_kwargs: dict[str, Any]) -> None:
-    """The run again with the architecture that recorded it (plain loop, router or planner)."""
-    from orrery.agent import Agent, AgentConfig, PlanAgent, RouterAgent
-
-    task, options = start["task"], start.get("options", {})
-    match start.get("agent", "agent"):
-        case "router":
-            RouterAgent(model, tools, on_event=[emit]).run(task, **options)
-        case "planner":
-            with tempfile.TemporaryDirectory() as tmp:  # a fresh session: the trace's first turn
-                PlanAgent(model, tools, Path(tmp) / "replay.db", "replay", on_event=[emit]).run(task)
-        case "agent":
-            agent = Agent(model, tools, agent_kwargs.pop("config", None) or AgentConfig(), on_event=[emit],
-                          **agent_kwargs)
-            agent.run(task, **options)
-        case other:
-            _rerun_app(other, model, emit, task, options)
-
-
-def _rerun_app(name: str, model: Any, emit: Any, task: str, options: dict[str, Any]) -> None:
-    """A run recorded by an app's own agent (RunStart.agent names the app, e.g. markets): rebuilt by that
-    installed app's factory around the recorded replies, its tools the app's own."""
-    from orrery.apps import discover
-
-    app = discover().get(name)
-    if app is None:
-        raise DataError(f"the trace was recorded by {name!r}, which is neither an architecture replay knows "
-                        "(agent, router, planner) nor an installed app: install the app that recorded it")
-    agent = app.make_agent(model)
-    agent.handlers.append(emit)
-    agent.run(task, **options)
+        warnings.warn(f"orrery.trace.{name} moved to orrery.replay.{name}", DeprecationWarning, stacklevel=2)
+        return getattr(moved, name)
+    raise AttributeError(f"module 'orrery.trace' has no attribute {name!r}")

@@ -41,7 +41,7 @@ from orrery.events import (
     ToolResultEvent,
     env_hooks,
 )
-from orrery.llm.base import Model
+from orrery.llm.base import Model, ModelProfile, profile_of
 from orrery.llm.base import stream as llm_stream
 from orrery.memory import Memory
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
@@ -61,22 +61,23 @@ DEFAULT_SYSTEM = ("You are a careful assistant. Use the tools when they help, on
 @dataclass
 class AgentConfig:
     system_prompt: str = DEFAULT_SYSTEM
-    format: Literal["auto", "native", "react"] = "auto"  # auto: the model's `preferred_format`, else native
+    format: Literal["auto", "native", "react"] = "auto"  # auto: the model's `profile.format`
     max_rounds: int = 20          # tool rounds per attempt
     max_retries: int = 3          # validation retries
     max_tokens: int | None = None  # token budget for the whole run
     max_tokens_per_call: int | None = None
     wall_time: float | None = None  # seconds
-    max_calls_per_step: int | None = None  # 1 = one action per step (seed 001)
+    max_calls_per_step: int | None = None  # 1 = one action per step
     tool_choice: str | Callable[[RunContext], str] = "auto"  # a function of state: e.g. "required" mid-workflow
     validators: list[Validator] = field(default_factory=list)
     finish: Callable[[RunContext], str | None] | None = None  # the workflow says when it is done
     context: Callable[[Sequence[Message]], list[Message]] | None = None  # e.g. SlidingWindow()
     board: Callable[[RunContext], str] | None = None  # pinned message, re-injected every step ...
-    board_at: int | None = 2  # ... at this index (seed 001), or None: after the history (keeps the prefix cached)
+    board_at: int | None = 2  # ... at this index, or None: after the history (keeps the prefix cached)
     max_history: int = 500
     answer_on_repeat: bool = True  # a turn that only repeats earlier calls is followed by a tool-less turn
-    output_mode: Literal["auto", "schema", "tool"] = "auto"  # how output_type= is asked for (orrery.agent.output)
+    output_mode: Literal["auto", "schema", "tool"] = "auto"  # how output_type= is asked for (orrery.agent.output);
+    # auto: the model's `profile.output_mode`
     verbose: bool = False
     trace: str | Path | None = None
 
@@ -115,31 +116,50 @@ class StopRun(Exception):  # noqa: N818 - control flow: a limit or a model failu
         self.status, self.message = status, message
 
 
+@dataclass(eq=False)
+class Run:
+    """What one run owns, so that one Agent (configuration only) can serve several runs at once: its config (the
+    agent's plus this run's overrides), its view of the conversation (`memory`), the tools' `ctx` (options,
+    succeeded tools, a finish signal; `ctx.state` is the conversation's, shared with the runs that continue it),
+    the calls done so far, the forced answer, the pinned board, the pending approvals and the result (usage)."""
+
+    config: AgentConfig
+    memory: Memory
+    ctx: RunContext
+    profile: ModelProfile = field(default_factory=ModelProfile)
+    output: OutputSpec | None = None  # the typed output asked for, if any
+    task: str = ""
+    pending: dict[str, Any] | None = None  # the tool calls waiting for approval (JSON: kept in snapshots)
+    done_calls: set[str] = field(default_factory=set)
+    force_answer: bool = False
+    board: str | None = None
+    result: RunResult = field(default_factory=lambda: RunResult("completed", ""))
+
+    @property
+    def usage(self) -> Usage:
+        return self.result.usage
+
+
 class Agent(EventSource):
     """`Agent(model, tools, config)`: `stream(task)` yields the run's events, `run(task)` consumes them into
-    a RunResult. `query()` continues the conversation; `snapshot()`/`restore()` carry it across processes."""
+    a RunResult. `query()` continues the conversation; `snapshot()`/`restore()` carry it across processes.
+    The agent holds configuration; each `stream()` makes a `Run` that holds the run's state (`current_run` is the
+    latest, which `memory`, `ctx`, `query` and `snapshot` read), so two runs of one agent may go on at once."""
 
     def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
                  config: AgentConfig | None = None, *, on_event: Iterable[Callable[[Event], None]] = (),
                  state: dict[str, Any] | None = None, tools_ref: str | None = None,
                  ledger: CallLedger | Any = None):
         self.model = model
+        self.profile = profile_of(model)
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
         self.config = config or AgentConfig()
         if self.config.format == "auto":  # a copy: the caller's config may serve models of other formats
-            self.config = replace(self.config, format=getattr(model, "preferred_format", "native"))
-        self.run_config = self.config  # the config of the run in progress: `config` plus its overrides
+            self.config = replace(self.config, format=self.profile.format)
         self._initial_state = dict(state) if state is not None else {}
-        self.ctx = RunContext(state=state if state is not None else {})
-        self.memory = Memory(self.config.max_history)
+        self.current_run = self._new_run(self.config, RunContext(state=state if state is not None else {}))
         self.handlers: list[Callable[[Event], None]] = list(on_event)
         self.tools_ref = tools_ref
-        self._done_calls: set[str] = set()
-        self._force_answer = False
-        self._board: str | None = None
-        self._task = ""
-        self._output: OutputSpec | None = None
-        self._pending: dict[str, Any] | None = None  # the tool calls waiting for approval (JSON: kept in snapshots)
         # Done-markers of approved calls: in memory (and snapshots) by default; a session store keeps them durable.
         self.ledger = ledger if isinstance(ledger, CallLedger) else CallLedger(ledger)
         # Every tool as declared (not gated, not refined): a model that keeps it in its prompt prefix gets a
@@ -153,34 +173,60 @@ class Agent(EventSource):
             from orrery.trace import TraceWriter
             self.handlers.append(TraceWriter(self.config.trace))
 
+    # -- the current run's state, as attributes (what code written before `Run` reads and writes) --------------
+    @property
+    def memory(self) -> Memory:
+        return self.current_run.memory
+
+    @memory.setter
+    def memory(self, memory: Memory) -> None:
+        self.current_run.memory = memory
+
+    @property
+    def ctx(self) -> RunContext:
+        return self.current_run.ctx
+
+    @ctx.setter
+    def ctx(self, ctx: RunContext) -> None:
+        self.current_run.ctx = ctx
+
+    @property
+    def run_config(self) -> AgentConfig:
+        """The config of the current run: `config` plus its overrides."""
+        return self.current_run.config
+
     # -- public API -------------------------------------------------------------------------
     def stream(self, task: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
                **options: Any) -> Iterator[Event]:
-        """Start a new conversation on `task`, yielding its events; the last is `Final(result=RunResult)`.
-        `settings` overrides AgentConfig fields for this run only; `output_type` (a pydantic model, dataclass,
-        TypedDict, or a union with str) makes `result.output` a validated instance (`orrery.agent.output`);
-        other keyword options reach tools as `ctx.options`. Closing the iterator stops the run at the next
-        event (and the model's stream)."""
-        self.memory.clear()
-        self.ctx.options = dict(options)
-        self.ctx.succeeded.clear()
-        self.run_config = self._overridden(settings)
-        self._output = self._output_spec(output_type)
-        self._pending = None
-        self.memory.add(Message("system", self._system_prompt()), Message("user", task))
-        return self._with_providers(self._go(task))
+        """Start a new conversation on `task` (a new `Run`), yielding its events; the last is
+        `Final(result=RunResult)`. `settings` overrides AgentConfig fields for this run only; `output_type` (a
+        pydantic model, dataclass, TypedDict, or a union with str) makes `result.output` a validated instance
+        (`orrery.agent.output`); other keyword options reach tools as `ctx.options`. Closing the iterator stops
+        the run at the next event (and the model's stream)."""
+        run = self.begin(task, settings=settings, output_type=output_type, **options)
+        return self._with_providers(run, self._go(run, task))
+
+    def begin(self, task: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
+              **options: Any) -> Run:
+        """A new `Run` on `task` (system prompt and task in its memory), made the current one, not started: an
+        architecture drives it one `step(run=run)` at a time; `stream` runs it to the end."""
+        config = self._overridden(settings)
+        run = self._new_run(config, RunContext(state=self.current_run.ctx.state, options=dict(options)),
+                            self._output_spec(config, output_type))
+        run.task = task
+        run.memory.add(Message("system", self._system_prompt(config)), Message("user", task))
+        self.current_run = run
+        return run
 
     def query_stream(self, question: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
                      **options: Any) -> Iterator[Event]:
         """A follow-up on the kept history (tools stay available), yielding its events."""
         if not self.memory.messages:
             return self.stream(question, settings=settings, output_type=output_type, **options)
-        self.ctx.options.update(options)
-        self.run_config = self._overridden(settings)
-        self._output = self._output_spec(output_type)
-        self._pending = None
-        self.memory.add(Message("user", question))
-        return self._with_providers(self._go(question))
+        run = self._continued(settings, output_type)
+        run.ctx.options.update(options)
+        run.memory.add(Message("user", question))
+        return self._with_providers(run, self._go(run, question))
 
     def query(self, question: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
               **options: Any) -> RunResult:
@@ -192,7 +238,7 @@ class Agent(EventSource):
         """Continue a run paused for approvals: `{call_id: True (run it) | False (deny) | {edited arguments}}`,
         one decision per pending call. An approved call runs once: its result is kept under the call id in
         `ledger` before the run goes on, so a resume sent again (or after a crash) reads it instead of rerunning."""
-        pending = self._pending
+        pending = self.current_run.pending
         if pending is None:
             raise ConfigError("no tool call is waiting for approval; run the agent (or restore the session that "
                               "paused) first")
@@ -205,10 +251,8 @@ class Agent(EventSource):
         bad = [i for i, d in approvals.items() if not isinstance(d, bool | dict)]
         if bad:
             raise ConfigError(f"approval for {', '.join(bad)}: give True, False or a dict of edited arguments")
-        self.run_config = self._overridden(settings)
-        if output_type is not None:
-            self._output = self._output_spec(output_type)
-        return self._with_providers(self._go(pending["task"], dict(approvals)))
+        run = self._continued(settings, output_type, keep_pending=True)
+        return self._with_providers(run, self._go(run, pending["task"], dict(approvals)))
 
     def resume(self, approvals: dict[str, bool | dict[str, Any]], *, settings: dict[str, Any] | None = None,
                output_type: Any = None) -> RunResult:
@@ -217,34 +261,46 @@ class Agent(EventSource):
 
     @property
     def pending_approvals(self) -> list[PendingApproval]:
-        return [PendingApproval(**a) for a in self._pending["approvals"]] if self._pending else []
+        pending = self.current_run.pending
+        return [PendingApproval(**a) for a in pending["approvals"]] if pending else []
 
     def reset(self) -> None:
-        self.memory.clear()
-        self.ctx = RunContext(state=dict(self._initial_state))
+        self.current_run = self._new_run(self.config, RunContext(state=dict(self._initial_state)))
 
     def snapshot(self) -> dict[str, Any]:
         """The conversation as JSON-able data: messages, tools that succeeded, and the JSON-able part of
         `ctx.state` (values such as DataFrames are not kept; an app rebuilds them from its inputs)."""
-        state = {k: v for k, v in self.ctx.state.items() if _is_json(v)}
-        data = {"messages": [m.to_dict() for m in self.memory.messages], "state": state,
-                "succeeded": list(self.ctx.succeeded)}
-        if self._pending is not None:
-            data["pending"] = self._pending
+        run = self.current_run
+        state = {k: v for k, v in run.ctx.state.items() if _is_json(v)}
+        data = {"messages": [m.to_dict() for m in run.memory.messages], "state": state,
+                "succeeded": list(run.ctx.succeeded)}
+        if run.pending is not None:
+            data["pending"] = run.pending
         if self.ledger.memory:
             data["done_calls"] = dict(self.ledger.memory)
         return data
 
     def restore(self, data: dict[str, Any]) -> None:
         """Continue a conversation saved by `snapshot()` (a `query()` then follows it up)."""
-        self.memory.clear()
-        self.memory.add(*(Message.from_dict(m) for m in data.get("messages", [])))
-        self.ctx.state.update(data.get("state", {}))
-        self.ctx.succeeded[:] = data.get("succeeded", [])
-        self._pending = data.get("pending")
+        run = self.current_run = self._new_run(self.config, self.current_run.ctx)
+        run.memory.add(*(Message.from_dict(m) for m in data.get("messages", [])))
+        run.ctx.state.update(data.get("state", {}))
+        run.ctx.succeeded[:] = data.get("succeeded", [])
+        run.pending = data.get("pending")
         self.ledger.memory.update(data.get("done_calls", {}))
 
     # -- the loop ------------------------------------------------------------------------------
+    def _new_run(self, config: AgentConfig, ctx: RunContext, output: OutputSpec | None = None) -> Run:
+        return Run(config, Memory(self.config.max_history), ctx, self.profile, output)
+
+    def _continued(self, settings: dict[str, Any] | None, output_type: Any, keep_pending: bool = False) -> Run:
+        """A run that goes on with the current run's conversation and context."""
+        prev, config = self.current_run, self._overridden(settings)
+        output = self._output_spec(config, output_type) if output_type is not None or not keep_pending else prev.output
+        self.current_run = Run(config, prev.memory, prev.ctx, self.profile, output,
+                               pending=prev.pending if keep_pending else None)
+        return self.current_run
+
     def _overridden(self, settings: dict[str, Any] | None) -> AgentConfig:
         if not settings:
             return self.config
@@ -254,25 +310,19 @@ class Agent(EventSource):
                               f"{', '.join(f.name for f in fields(AgentConfig))}")
         return replace(self.config, **settings)
 
-    def _output_spec(self, output_type: Any) -> OutputSpec | None:
+    def _output_spec(self, config: AgentConfig, output_type: Any) -> OutputSpec | None:
         if output_type is None:
             return None
-        if self.run_config.format == "react":
+        if config.format == "react":
             raise ConfigError("output_type needs the native tool format; the react format answers in its own JSON")
         return OutputSpec(output_type)
 
-    @property
-    def _output_mode(self) -> str:
-        mode = self.run_config.output_mode
-        return getattr(self.model, "output_mode", "schema") if mode == "auto" else mode
-
-    def _system_prompt(self) -> str:
-        cfg = self.run_config
+    def _system_prompt(self, cfg: AgentConfig) -> str:
         if cfg.format == "react":
             return react.system_prompt(cfg.system_prompt, [t.spec() for t in self.tools.tools.values()])
         return cfg.system_prompt
 
-    def _with_providers(self, events: Iterator[Event]) -> Iterator[Event]:
+    def _with_providers(self, run: Run, events: Iterator[Event]) -> Iterator[Event]:
         """The run with its tool providers (MCP servers) open: they list their tools at the start and close at
         the end (or when the stream is closed). One that cannot open ends the run with its one-line error."""
         if not self.tools.providers:
@@ -287,37 +337,37 @@ class Agent(EventSource):
             return
         try:
             self._catalogue = [t.spec() for t in self.tools.tools.values()]
-            if self.run_config.format == "react" and self.memory.messages[0].role == "system":
-                self.memory.messages[0] = Message("system", self._system_prompt())
+            if run.config.format == "react" and run.memory.messages[0].role == "system":
+                run.memory.messages[0] = Message("system", self._system_prompt(run.config))
             yield from events
         finally:
             self.tools.close()
 
-    def _go(self, task: str, decisions: dict[str, Any] | None = None) -> Iterator[Event]:
-        cfg = self.run_config
-        self.ctx.final_output = None
-        self._task = task
-        self._done_calls.clear()
-        self._force_answer = False
-        self._board = None
-        result = RunResult("completed", "")
+    def _go(self, run: Run, task: str, decisions: dict[str, Any] | None = None) -> Iterator[Event]:
+        cfg = run.config
+        run.ctx.final_output = None
+        run.task = task
+        run.done_calls.clear()
+        run.force_answer = False
+        run.board = None
+        result = run.result = RunResult("completed", "")
         start = time.monotonic()
-        yield RunStart(task, list(self.tools.tools), self.tools_ref, jsonable(self.ctx.options))
+        yield RunStart(task, list(self.tools.tools), self.tools_ref, jsonable(run.ctx.options))
         try:
             if decisions is not None:
-                yield from self._decide(decisions, result)
+                yield from self._decide(run, decisions, result)
             for attempt in range(cfg.max_retries + 1):
-                output = yield from self._attempt(attempt, result, start)
+                output = yield from self._attempt(run, attempt, result, start)
                 if output is None:  # paused for a clarification or an approval
                     break
                 result.output = output
                 retry = None
-                if self._output is not None:
+                if run.output is not None:
                     try:
-                        result.output = self._output.parse(output)
+                        result.output = run.output.parse(output)
                     except OutputInvalid as exc:
-                        retry = self._output.retry_message(exc, self._output_mode)
-                retry = retry or next((m for v in cfg.validators if (m := v(output, self.ctx))), None)
+                        retry = run.output.retry_message(exc, _output_mode(run))
+                retry = retry or next((m for v in cfg.validators if (m := v(output, run.ctx))), None)
                 if retry is None:
                     result.status = "completed"
                     break
@@ -327,7 +377,7 @@ class Agent(EventSource):
                     break
                 result.retries += 1
                 yield Retry(attempt + 1, retry)
-                self.memory.add(Message("user", retry))
+                run.memory.add(Message("user", retry))
         except StopRun as stop:
             result.status, result.output = stop.status, result.output or stop.message
             result.errors.append(stop.message)
@@ -335,9 +385,9 @@ class Agent(EventSource):
         result.duration = time.monotonic() - start
         yield Final(result.status, OutputSpec.render(result.output), result)
 
-    def _attempt(self, attempt: int, result: RunResult, start: float) -> Generator[Event, None, str | None]:
+    def _attempt(self, run: Run, attempt: int, result: RunResult, start: float) -> Generator[Event, None, str | None]:
         """Tool rounds until a final answer. Returns it, or None when a tool asked a clarification."""
-        cfg = self.run_config
+        cfg = run.config
         for rnd in range(cfg.max_rounds):
             if cfg.wall_time is not None and time.monotonic() - start > cfg.wall_time:
                 raise StopRun("timeout", f"wall time of {cfg.wall_time}s exceeded after {result.steps} steps")
@@ -345,13 +395,13 @@ class Agent(EventSource):
                 raise StopRun("max_tokens", f"token budget of {cfg.max_tokens} spent after {result.steps} steps")
             result.steps += 1
             yield StepStart(result.steps)
-            outcome = yield from self.step(rnd, attempt, result)
+            outcome = yield from self._step(run, rnd, attempt, result)
             yield StepEnd(result.steps)
             if isinstance(outcome, str):
                 return outcome
-            if self._pending is not None:
+            if run.pending is not None:
                 result.status = "paused"
-                result.approvals = self.pending_approvals
+                result.approvals = [PendingApproval(**a) for a in run.pending["approvals"]]
                 result.output = "Waiting for approval: " + ", ".join(
                     f"{a.tool}({json.dumps(a.arguments, default=str)})" for a in result.approvals)
                 yield ApprovalRequired([asdict(a) for a in result.approvals])
@@ -360,42 +410,46 @@ class Agent(EventSource):
                 result.status, result.output = "paused", clar
                 yield Clarification(clar)
                 return None
-            done = self.ctx.final_output or (cfg.finish(self.ctx) if cfg.finish else None)
+            done = run.ctx.final_output or (cfg.finish(run.ctx) if cfg.finish else None)
             if done is not None:
                 return done
         raise StopRun("max_rounds", f"no final answer after {cfg.max_rounds} tool rounds")
 
-    def context_messages(self) -> list[Message]:
-        """What the model sees this step: history -> context manager -> pinned board (at `board_at`)."""
-        cfg = self.run_config
-        messages = list(self.memory.messages)
+    def context_messages(self, run: Run | None = None) -> list[Message]:
+        """What the model sees this step (of `run`, by default the current one): history -> context manager ->
+        pinned board (at `board_at`)."""
+        run = run or self.current_run
+        cfg = run.config
+        messages = list(run.memory.messages)
         if cfg.context is not None:
             messages = cfg.context(messages)
         if cfg.board is not None:
             at = len(messages) if cfg.board_at is None else cfg.board_at
-            messages.insert(at, Message("user", cfg.board(self.ctx), pinned=True))
+            messages.insert(at, Message("user", cfg.board(run.ctx), pinned=True))
         return messages
 
-    def _board_message(self, messages: list[Message]) -> Message:
-        return next(m for m in messages if m.pinned)
+    def step(self, rnd: int = 0, attempt: int = 0, result: RunResult | None = None, *,
+             run: Run | None = None) -> Generator[Event, None, str | list[ToolResult]]:
+        """One model call and its tool calls of `run` (by default the current one), as events. Returns the final
+        text, or the tool results; `result` (by default the run's) gathers usage, tool calls and errors."""
+        run = run or self.current_run
+        return self._step(run, rnd, attempt, result if result is not None else run.result)
 
-    def step(self, rnd: int = 0, attempt: int = 0,
-             result: RunResult | None = None) -> Generator[Event, None, str | list[ToolResult]]:
-        """One model call and its tool calls, as events. Returns the final text, or the tool results."""
-        result = result if result is not None else RunResult("completed", "")
-        cfg = self.run_config
-        messages = self.context_messages()
-        if cfg.board is not None and (board := self._board_message(messages).content) != self._board:
-            self._board = board
-            yield StateChanged("board", self._board)
-        specs = [] if self._force_answer else self.tools.specs(self.ctx)
-        if self._output is not None and self._output_mode == "tool":
-            specs.append(self._output.tool_spec())
-        if self._force_answer:  # shown this turn only, not kept in the history
+    def _step(self, run: Run, rnd: int, attempt: int,
+              result: RunResult) -> Generator[Event, None, str | list[ToolResult]]:
+        cfg = run.config
+        messages = self.context_messages(run)
+        if cfg.board is not None and (board := _board_message(messages).content) != run.board:
+            run.board = board
+            yield StateChanged("board", run.board)
+        specs = [] if run.force_answer else self.tools.specs(run.ctx)
+        if run.output is not None and _output_mode(run) == "tool":
+            specs.append(run.output.tool_spec())
+        if run.force_answer:  # shown this turn only, not kept in the history
             messages.append(Message("user", ANSWER_NOW))
-        self._force_answer = False
+        run.force_answer = False
         yield ModelCall(rnd, attempt, len(messages), [s.name for s in specs], self._model_name)
-        raw = yield from self._call_model(messages, specs)
+        raw = yield from self._call_model(run, messages, specs)
         result.usage += raw.usage
         resp = raw
         if cfg.format == "react":
@@ -406,29 +460,29 @@ class Agent(EventSource):
                 yield Token(resp.content)
         elif raw.content and raw.tool_calls:
             yield Thought(raw.content)
-        if self._output is not None and (final := next((c for c in resp.tool_calls if c.name == FINAL_TOOL), None)):
-            self.memory.add(Message("assistant", resp.content, [final]),
+        if run.output is not None and (final := next((c for c in resp.tool_calls if c.name == FINAL_TOOL), None)):
+            run.memory.add(Message("assistant", resp.content, [final]),
                             Message("tool", "Final result received.", tool_call_id=final.id, name=FINAL_TOOL))
             return "" if final.error else json.dumps(final.arguments)
         if not resp.tool_calls:
-            self.memory.add(Message("assistant", raw.content if cfg.format == "react" else resp.content))
+            run.memory.add(Message("assistant", raw.content if cfg.format == "react" else resp.content))
             return resp.content
-        return (yield from self._act(raw, resp, result))
+        return (yield from self._act(run, raw, resp, result))
 
-    def _call_model(self, messages: list[Message], specs: list[ToolSpec]) -> Generator[Event, None, ModelResponse]:
+    def _call_model(self, run: Run, messages: list[Message], specs: list[ToolSpec]) -> Generator[Event, None, ModelResponse]:
         """The model's reply, streamed: answer text as Token events, tool calls as ToolCallDelta events."""
-        cfg = self.run_config
+        cfg = run.config
         t0 = time.monotonic()
-        out = self._output if self._output is not None and self._output_mode == "schema" else None
+        out = run.output if run.output is not None and _output_mode(run) == "schema" else None
         if cfg.format == "react":
             deltas = llm_stream(self.model, messages, (), schema=react.schema(specs), max_tokens=cfg.max_tokens_per_call)
         else:
-            choice = cfg.tool_choice(self.ctx) if callable(cfg.tool_choice) else cfg.tool_choice
+            choice = cfg.tool_choice(run.ctx) if callable(cfg.tool_choice) else cfg.tool_choice
             deltas = llm_stream(self.model, messages, specs, tool_choice=choice if specs else "none",
                                 schema=out.schema if out is not None else None,
                                 max_tokens=cfg.max_tokens_per_call, catalogue=self._catalogue)
         raw = None
-        typed = self._output if self._output is not None and cfg.format != "react" else None
+        typed = run.output if run.output is not None and cfg.format != "react" else None
         text, shown, final_at = "", None, None  # the typed answer as it grows: text, or the final tool's arguments
         try:
             for d in deltas:
@@ -453,24 +507,24 @@ class Agent(EventSource):
         yield ModelReply(raw, time.monotonic() - t0)
         return raw
 
-    def _act(self, raw: ModelResponse, resp: ModelResponse, result: RunResult) -> Generator[Event, None, list[ToolResult]]:
-        cfg = self.run_config
+    def _act(self, run: Run, raw: ModelResponse, resp: ModelResponse, result: RunResult) -> Generator[Event, None, list[ToolResult]]:
+        cfg = run.config
         calls, extra = resp.tool_calls, []
         if cfg.max_calls_per_step is not None:
             calls, extra = calls[: cfg.max_calls_per_step], calls[cfg.max_calls_per_step:]
         for c in resp.tool_calls:
             yield ToolCallEvent(c)
-        held = self.tools.held(calls, self.ctx) if self.tools.asks else []
+        held = self.tools.held(calls, run.ctx) if self.tools.asks else []
         if held:
             calls = [c for c in calls if c not in held]
-        results = (yield from self._run_tools(calls)) + [_refused(c, cfg.max_calls_per_step) for c in extra]
+        results = (yield from self._run_tools(run, calls)) + [_refused(c, cfg.max_calls_per_step) for c in extra]
         for r in results:
             yield ToolResultEvent(r.call, r.ok, r.content, r.duration, r.cached)
             if not r.ok:
                 result.errors.append(r.content)
         result.tool_calls.extend(results)
         if held:  # the turn is recorded once every call has a result, after `resume`
-            self._pending = {"id": uuid.uuid4().hex, "task": self._task, "format": cfg.format, "raw": raw.content,
+            run.pending = {"id": uuid.uuid4().hex, "task": run.task, "format": cfg.format, "raw": raw.content,
                              "assistant": Message("assistant", resp.content, list(resp.tool_calls)).to_dict(),
                              "results": [r.to_message().to_dict() for r in results],
                              "approvals": [{"id": c.id, "tool": c.name, "arguments": c.arguments} for c in held]}
@@ -478,19 +532,19 @@ class Agent(EventSource):
         if cfg.answer_on_repeat:
             # Small models often repeat a call whose answer (or error) they already have instead of answering.
             keys = [f"{r.call.name}:{json.dumps(r.call.arguments, sort_keys=True, default=str)}" for r in results]
-            self._force_answer = all(k in self._done_calls for k in keys)
-            self._done_calls.update(keys)
+            run.force_answer = all(k in run.done_calls for k in keys)
+            run.done_calls.update(keys)
         if cfg.format == "react":
-            self.memory.add(*react.as_messages(raw.content, [(r.call.name, r.content) for r in results]))
+            run.memory.add(*react.as_messages(raw.content, [(r.call.name, r.content) for r in results]))
         else:
-            self.memory.add(Message("assistant", resp.content, list(resp.tool_calls)),
+            run.memory.add(Message("assistant", resp.content, list(resp.tool_calls)),
                             *(r.to_message() for r in results))
         return results
 
-    def _decide(self, decisions: dict[str, Any], result: RunResult) -> Iterator[Event]:
+    def _decide(self, run: Run, decisions: dict[str, Any], result: RunResult) -> Iterator[Event]:
         """Run the approved calls of the paused turn (each once: a done-marker under the pause and call id is
         read before and written right after it runs), deny the others, and record the whole turn."""
-        pending, self._pending = self._pending, None
+        pending, run.pending = run.pending, None
         assert pending is not None
         decided: dict[str, ToolResult] = {}
         for a in pending["approvals"]:
@@ -504,7 +558,7 @@ class Agent(EventSource):
                 msg = f"the user denied the call to {call.name!r}; do not call it again with these arguments"
                 r = ToolResult(call, False, f"Denied: {msg}", error=msg)
             else:
-                [r] = yield from self._run_tools([call], approved=True)
+                [r] = yield from self._run_tools(run, [call], approved=True)
                 self.ledger.put(key, {"ok": r.ok, "content": r.content, "error": r.error})
             yield ToolResultEvent(r.call, r.ok, r.content, r.duration, r.cached)
             if not r.ok:
@@ -520,11 +574,11 @@ class Agent(EventSource):
                     reply.content
 
         if pending["format"] == "react":
-            self.memory.add(*react.as_messages(pending["raw"], [(m.name or "", m.content) for m in replies]))
+            run.memory.add(*react.as_messages(pending["raw"], [(m.name or "", m.content) for m in replies]))
         else:
-            self.memory.add(assistant, *replies)
+            run.memory.add(assistant, *replies)
 
-    def _run_tools(self, calls: Sequence[ToolCall], approved: bool = False) -> Generator[Event, None, list[ToolResult]]:
+    def _run_tools(self, run: Run, calls: Sequence[ToolCall], approved: bool = False) -> Generator[Event, None, list[ToolResult]]:
         """Run the calls, yielding the `Progress` they report (`ctx.progress`) while they run. Only a tool that
         takes the RunContext can report, so only then do the calls run in a daemon worker thread (the stream
         stays live, and a Ctrl-C in the consumer is not held up by them); others run here, at no cost.
@@ -532,34 +586,42 @@ class Agent(EventSource):
         their next progress report, and the worker is waited for `TOOL_STOP_WAIT` seconds at most."""
         tools = self.tools.tools
         if not any(c.name in tools and tools[c.name].wants_context for c in calls):
-            return self.tools.run(calls, self.ctx, approved=approved)
+            return self.tools.run(calls, run.ctx, approved=approved)
         reports: queue.Queue[Progress | None] = queue.Queue()
         box: dict[str, Any] = {}
 
         def work() -> None:
             try:
-                box["results"] = self.tools.run(calls, self.ctx, approved=approved)
+                box["results"] = self.tools.run(calls, run.ctx, approved=approved)
             except BaseException as exc:  # re-raised in the consumer's thread below
                 box["error"] = exc
             finally:
                 reports.put(None)
 
-        self.ctx.reporter = lambda label, done, total: reports.put(Progress(label, done, total))
-        self.ctx.cancellation = threading.Event()
+        run.ctx.reporter = lambda label, done, total: reports.put(Progress(label, done, total))
+        run.ctx.cancellation = threading.Event()
         worker = threading.Thread(target=work, name="orrery-tools", daemon=True)
         worker.start()
         try:
             while (report := reports.get()) is not None:
                 yield report
         except BaseException:  # GeneratorExit (the stream closed), KeyboardInterrupt while waiting for a report
-            self.ctx.cancellation.set()
+            run.ctx.cancellation.set()
             worker.join(TOOL_STOP_WAIT)
             raise
         finally:
-            self.ctx.reporter = None
+            run.ctx.reporter = None
         if "error" in box:
             raise box["error"]
         return box["results"]
+
+
+def _board_message(messages: list[Message]) -> Message:
+    return next(m for m in messages if m.pinned)
+
+
+def _output_mode(run: Run) -> str:
+    return run.profile.output_mode if run.config.output_mode == "auto" else run.config.output_mode
 
 
 def _is_json(value: Any) -> bool:

@@ -1,4 +1,4 @@
-"""Seed 003's plan-and-execute architecture: every turn classifies the user's intent against the
+"""The plan-and-execute architecture: every turn classifies the user's intent against the
 active plan, (re)plans a TODO list when asked, then runs the TODOs one by one through the toolset.
 A tool may raise `NeedsClarification` to pause the turn; a later turn answers it, changes the plan,
 continues or abandons it. The plan lives in a session (`orrery.sessions`), saved after every TODO with
@@ -76,7 +76,7 @@ class Todo:
 
 @dataclass
 class MemoryEntry:
-    """One execution of one TODO (seed 003: memory per TODO)."""
+    """One execution of one TODO (memory is kept per TODO)."""
 
     turn: int
     todo_key: str
@@ -130,7 +130,7 @@ class _PlanReply(pydantic.BaseModel):
 
 # -- the agent -----------------------------------------------------------------------------------------
 class PlanAgent(EventSource):
-    """`PlanAgent(model, tools, store, session_id)`: `stream(text)` yields one user turn's events (seed 003),
+    """`PlanAgent(model, tools, store, session_id)`: `stream(text)` yields one user turn's events,
     `run(text)` consumes them into a PlanResult.
 
     Tools read the run through `ctx.options`: `clarification` (the user's answer when the TODO is

@@ -1,4 +1,4 @@
-"""Seed 004's JSON reasoning format: {thought, action, tool_name, tool_input} in the content."""
+"""The JSON reasoning (ReAct) format: {thought, action, tool_name, tool_input} in the content."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ _FENCE = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.S)
 
 def parse(resp: ModelResponse, step_id: str) -> tuple[str, ModelResponse]:
     """Turn a ReAct reply into (thought, native response). Text that is not JSON at all is a
-    final answer (seed 004's fallback); JSON that does not parse becomes a malformed tool call
+    final answer; JSON that does not parse becomes a malformed tool call
     the loop reports back, so the model can correct it."""
     text = resp.content.strip()
     m = _FENCE.search(text)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 
 from orrery.errors import ConfigError
-from orrery.llm.base import Model
+from orrery.llm.base import Model, ModelProfile, profile_of
 from orrery.llm.scripted import ScriptedModel
 
-__all__ = ["Model", "ScriptedModel", "resolve_model"]
+__all__ = ["Model", "ModelProfile", "ScriptedModel", "profile_of", "resolve_model"]
 
 
 def resolve_model(spec: str | Model | None = None) -> Model:

@@ -3,10 +3,45 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from orrery.messages import Message, ModelResponse, ToolSpec
+
+
+@dataclass(frozen=True)
+class ModelProfile:
+    """What a provider declares about how to talk to it (after pydantic-ai's `ModelProfile`): the loop and the
+    architectures read `model.profile` (through `profile_of`) instead of probing attributes or class names."""
+
+    format: Literal["native", "react"] = "native"  # tool calls as the API's own fields, or as JSON in the text
+    parallel_calls: bool = True   # may reply with several tool calls in one turn
+    streams: bool = False         # has `stream()` yielding `Delta`s
+    takes_catalogue: bool = False  # `complete`/`stream` accept `catalogue=` (every tool, for a stable prompt prefix)
+    narrow_tools: bool = False    # does best when shown few tools on a guided path (a small model)
+    output_mode: Literal["schema", "tool"] = "schema"  # structured output: a response schema, or a final tool
+
+
+def profile_of(model: Any) -> ModelProfile:
+    """`model.profile`, or for a provider written before profiles one derived from its attributes."""
+    profile = getattr(model, "profile", None)
+    if isinstance(profile, ModelProfile):
+        return profile
+    return ModelProfile(format=getattr(model, "preferred_format", "native"),
+                        streams=callable(getattr(model, "stream", None)),
+                        takes_catalogue=bool(getattr(model, "takes_catalogue", False)),
+                        output_mode=getattr(model, "output_mode", "schema"))
+
+
+def profile_alias(name: str) -> property:
+    """A field of `self.profile` under its older attribute name (`preferred_format`, `takes_catalogue`):
+    reading and setting it reads and replaces the profile."""
+    def get(self: Any) -> Any:
+        return getattr(self.profile, name)
+
+    def put(self: Any, value: Any) -> None:
+        self.profile = replace(self.profile, **{name: value})
+    return property(get, put, doc=f"`profile.{name}` (kept for code written before `ModelProfile`)")
 
 
 @runtime_checkable
@@ -15,10 +50,11 @@ class Model(Protocol):
 
     `complete` answers one chat turn. With `tools`, the reply may hold tool calls; with
     `schema` (a JSON schema), the reply's `content` is a JSON document matching it.
-    `tool_choice` is "auto", "required" or "none".
+    `tool_choice` is "auto", "required" or "none". `profile` says what else it takes (`ModelProfile`).
     """
 
     name: str
+    profile: ModelProfile
 
     def complete(
         self,
@@ -64,12 +100,12 @@ def stream(model: Model, messages: Sequence[Message], tools: Sequence[ToolSpec] 
            schema: dict[str, Any] | None = None, max_tokens: int | None = None,
            catalogue: Sequence[ToolSpec] | None = None) -> Iterator[Delta]:
     """Stream from any model: its own `stream` where it has one, else the whole reply as one delta.
-    `catalogue` (every tool the agent may offer in this run) goes to models that declare `takes_catalogue`: they
+    `catalogue` (every tool the agent may offer in this run) goes to models whose profile `takes_catalogue`: they
     keep it in a stable prompt prefix (a prompt cache hit each step) and constrain the reply to `tools`."""
-    extra = {"catalogue": catalogue} if catalogue is not None and getattr(model, "takes_catalogue", False) else {}
-    own = getattr(model, "stream", None)  # not isinstance(model, StreamingModel): a protocol check costs ~10 us
-    if own is not None:
-        yield from own(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens, **extra)
+    profile = profile_of(model)
+    extra = {"catalogue": catalogue} if catalogue is not None and profile.takes_catalogue else {}
+    if profile.streams:
+        yield from model.stream(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens, **extra)
         return
     resp = model.complete(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens, **extra)
     yield Delta(text=resp.content or "", response=resp)

@@ -29,7 +29,7 @@ from queue import SimpleQueue
 from typing import Any
 
 from orrery.errors import ModelError, ModelTimeout
-from orrery.llm.base import Delta
+from orrery.llm.base import Delta, ModelProfile, profile_alias
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 # Keywords dropped before grammar building: length bounds make llama.cpp's grammar explode in
@@ -158,7 +158,7 @@ def describe_tools(tools: Sequence[ToolSpec], *, allow_answer: bool, answer_is_j
                    layout: str = "json") -> str:
     """The system-prompt block that tells the model which tools exist and how to reply. Both layouts
     follow Qwen2.5's own tool prompt (`<tools>` of OpenAI function specs), which the model follows far
-    better than a terse listing (5 of 6 right calls against 2 of 6, measured)."""
+    better than a terse listing (bench/local_model.md)."""
     specs = "\n".join(json.dumps(ToolSpec(t.name, t.description, clean_schema(t.parameters or {})).to_openai(),
                                  ensure_ascii=False) for t in tools)
     lines = [*_TOOLS_BLOCK, specs, "</tools>", ""]
@@ -526,8 +526,10 @@ class LocalModel:
     (for timing comparisons). `last_timings` holds llama.cpp's timings of
     the last call (`cache_n`: prompt tokens reused from the cache, `prompt_n`: processed anew)."""
 
-    # The agent loop may pass `catalogue=` (every tool of the agent) to keep the prompt prefix stable.
-    takes_catalogue = True
+    # One tool call a turn (the grammar's); the agent loop may pass `catalogue=` (every tool of the agent) to keep
+    # the prompt prefix stable; a 0.5B model does best shown few tools on a guided path.
+    profile = ModelProfile(parallel_calls=False, streams=True, takes_catalogue=True, narrow_tools=True)
+    takes_catalogue = profile_alias("takes_catalogue")
 
     def __init__(self, path: str | Path | None = None, n_ctx: int = 8192, n_threads: int = 2,
                  max_tokens: int = 512, *, layout: str | None = None, grammar: bool = True,

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 
 from orrery.errors import ModelError, ModelTimeout, RateLimited
-from orrery.llm.base import Delta
+from orrery.llm.base import Delta, ModelProfile, profile_alias
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 
@@ -32,10 +32,13 @@ def backoff_delay(attempt: int, retry_after: str | None, base: float = 0.5, cap:
 
 
 class OllamaModel:
+    preferred_format = profile_alias("format")
+
     def __init__(self, model: str = "llama3.1", *, host: str | None = None, max_retries: int = 3,
-                 timeout: float = 120.0, temperature: float = 0.0, preferred_format: str = "native"):
+                 timeout: float = 120.0, temperature: float = 0.0, preferred_format: str = "native", profile: ModelProfile | None = None):
         self.name = model
-        self.preferred_format = preferred_format  # "react" for models without native tool calls
+        # format="react" for models without native tool calls; `profile=` declares anything else
+        self.profile = profile or ModelProfile(format=preferred_format, streams=True)  # type: ignore[arg-type]
         self.host = (host or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434").rstrip("/")
         self.max_retries = max_retries
         self.temperature = temperature

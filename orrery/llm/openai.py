@@ -11,16 +11,19 @@ from typing import Any
 import openai
 
 from orrery.errors import ModelError, ModelTimeout, RateLimited
-from orrery.llm.base import Delta
+from orrery.llm.base import Delta, ModelProfile, profile_alias
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 
 class OpenAIModel:
+    preferred_format = profile_alias("format")
+
     def __init__(self, model: str = "gpt-4o", *, base_url: str | None = None, api_key: str | None = None,
                  max_retries: int = 3, timeout: float = 120.0, temperature: float = 0.0,
-                 preferred_format: str = "native"):
+                 preferred_format: str = "native", profile: ModelProfile | None = None):
         self.name = model
-        self.preferred_format = preferred_format  # "react" for servers without native tool calls
+        # format="react" for servers without native tool calls; `profile=` declares anything else
+        self.profile = profile or ModelProfile(format=preferred_format, streams=True)  # type: ignore[arg-type]
         self.temperature = temperature
         self.client = openai.OpenAI(
             base_url=base_url or os.environ.get("OPENAI_BASE_URL"),

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from orrery.errors import ModelError
-from orrery.llm.base import Delta
+from orrery.llm.base import Delta, ModelProfile, profile_alias
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 Turn = ModelResponse | str | dict[str, Any] | Callable[[Sequence[Message]], ModelResponse | str]
@@ -31,12 +31,17 @@ class ScriptedModel:
     Records every request in `requests` so tests can assert what the model was shown."""
 
     name = "scripted"
+    profile = ModelProfile(streams=True)  # a test may give another one: `ScriptedModel(turns, profile=...)`
+    preferred_format = profile_alias("format")
 
-    def __init__(self, turns: Iterable[Turn], *, usage_per_call: Usage | None = None):
+    def __init__(self, turns: Iterable[Turn], *, usage_per_call: Usage | None = None,
+                 profile: ModelProfile | None = None):
         self.turns = list(turns)
         self.index = 0
         self.requests: list[dict[str, Any]] = []
         self.usage_per_call = usage_per_call or Usage(10, 5)
+        if profile is not None:
+            self.profile = profile
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
                  tool_choice: str = "auto", schema: dict[str, Any] | None = None,

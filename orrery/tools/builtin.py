@@ -1,4 +1,4 @@
-"""The generic agent's tools (seed 004): a safe calculator, a fact lookup and a fact search."""
+"""The generic agent's tools: a safe calculator, a fact lookup and a fact search."""
 
 from __future__ import annotations
 

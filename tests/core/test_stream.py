@@ -11,6 +11,7 @@ from orrery import events as ev
 from orrery.agent.loop import consume
 from orrery.agent.planner import PlanAgent
 from orrery.errors import ConfigError
+from orrery.llm.base import ModelProfile
 from orrery.llm.scripted import call, turn
 from orrery.sessions import Session, SessionConflict, open_store
 from orrery.tools import NeedsClarification, RunContext, tool
@@ -205,7 +206,7 @@ def test_the_core_imports_with_only_the_core_dependencies():
 def test_consumers_of_events_do_not_load_the_agent_package():
     for consumer in ("orrery.trace", "orrery.console", "orrery.events"):
         loaded = _imports([consumer])
-        assert not any(m.startswith("orrery.agent") for m in loaded), (consumer, loaded)
+        assert not any(m.startswith(("orrery.agent", "orrery.apps")) for m in loaded), (consumer, loaded)
 
 
 def test_every_module_imports_first_without_a_cycle():
@@ -251,7 +252,7 @@ def test_a_model_that_takes_the_catalogue_gets_every_tool_while_gating_narrows_t
     from orrery.tools import after
 
     class CatalogueModel(ScriptedModel):
-        takes_catalogue = True
+        profile = ModelProfile(streams=True, takes_catalogue=True)
         catalogues: list = []
 
         def stream(self, messages, tools=(), *, catalogue=None, **kw):

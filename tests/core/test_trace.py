@@ -5,8 +5,9 @@ import pytest
 from orrery import Agent, AgentConfig, ScriptedModel, tool
 from orrery.errors import DataError
 from orrery.llm.scripted import call, turn
+from orrery.replay import replay
 from orrery.tools.builtin import DEFAULT_TOOLS
-from orrery.trace import read_trace, replay
+from orrery.trace import read_trace
 
 
 def test_every_event_is_written_and_replay_reproduces_tool_results(tmp_path):
@@ -78,3 +79,14 @@ def test_a_trace_from_an_unknown_architecture_names_what_to_install(tmp_path):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     with pytest.raises(DataError, match="install the app that recorded it"):
         replay(path, [_price_tool({})])
+
+
+def test_replay_lives_beside_the_cli_and_the_old_names_warn(tmp_path):
+    import orrery.replay
+    import orrery.trace
+
+    assert not hasattr(orrery.trace, "_rerun") and "replay" not in vars(orrery.trace)
+    with pytest.deprecated_call(match="moved to orrery.replay.replay"):
+        assert orrery.trace.replay is orrery.replay.replay
+    with pytest.raises(AttributeError):
+        orrery.trace.no_such_name  # noqa: B018

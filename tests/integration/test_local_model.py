@@ -76,8 +76,8 @@ def test_schema_constrained_content(model):
 def test_generic_agent_end_to_end_through_the_http_server(model, tmp_path):
     """The real path of the core: Agent -> OpenAI provider -> serve-model -> llama.cpp, traced and replayed."""
     from orrery import Agent, AgentConfig
+    from orrery.replay import replay
     from orrery.tools.builtin import DEFAULT_TOOLS
-    from orrery.trace import replay
 
     with running_server(model) as url:
         llm = OpenAIModel(model="local", base_url=url, max_retries=0, timeout=120)

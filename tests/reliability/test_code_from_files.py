@@ -12,8 +12,9 @@ import pytest
 from orrery import Agent, AgentConfig, ScriptedModel
 from orrery.errors import ConfigError, DataError
 from orrery.llm.scripted import call, turn
+from orrery.replay import replay
 from orrery.tools.builtin import DEFAULT_TOOLS
-from orrery.trace import read_trace, replay
+from orrery.trace import read_trace
 
 BUILTIN = "orrery.tools.builtin:DEFAULT_TOOLS"
 
