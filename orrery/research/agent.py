@@ -32,7 +32,7 @@ from orrery.errors import DataError
 from orrery.events import Event, Final, StateChanged, Status
 from orrery.files import cache_dir, remove
 from orrery.llm import resolve_model
-from orrery.llm.base import Model
+from orrery.llm.base import Model, profile_of
 from orrery.memory import SlidingWindow
 from orrery.messages import Message, Usage
 from orrery.research.anchors import find_anchors
@@ -174,7 +174,7 @@ class ResearchAgent(EventSource):
         # The embedded model's loop costs minutes a question and often ends without a submit citing a source
         # (bench/research_calibration.md); its shipped calibrator is fitted on search boards.
         self.board = board or ("search" if self.model_id == "local" else "loop")
-        self.guided = model.name == "local" if guided is None else guided
+        self.guided = profile_of(model).narrow_tools if guided is None else guided
         self.config = AgentConfig(
             system_prompt=system_prompt, max_rounds=max_rounds, max_retries=0, max_tokens=max_tokens,
             max_tokens_per_call=max_tokens_per_call, wall_time=wall_time, max_calls_per_step=1,

@@ -21,7 +21,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ from rich.table import Table
 from orrery.errors import DataError
 from orrery.files import read_text
 from orrery.llm import resolve_model
-from orrery.llm.base import Model
+from orrery.llm.base import Model, profile_of
 from orrery.llm.scripted import ScriptedModel
 from orrery.messages import Message, ModelResponse, ToolSpec
 from orrery.research.agent import (
@@ -72,8 +72,9 @@ class RateLimitedModel:
     def __init__(self, model: Model, limiter: RateLimiter | None, stop: threading.Event | None = None):
         self.model, self.limiter, self.stop = model, limiter, stop
         self.name = model.name
-        # Passed on, so the embedded model keeps one prompt prefix across steps (its cache then holds).
-        self.takes_catalogue = getattr(model, "takes_catalogue", False)
+        # The catalogue is passed on, so the embedded model keeps one prompt prefix across steps (its cache holds);
+        # replies come whole from `complete`.
+        self.profile = replace(profile_of(model), streams=False)
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
                  tool_choice: str = "auto", schema: dict[str, Any] | None = None,
@@ -82,7 +83,7 @@ class RateLimitedModel:
             raise BatchCancelled("the batch was interrupted")
         if self.limiter is not None:
             self.limiter.acquire()
-        extra = {"catalogue": catalogue} if catalogue is not None and self.takes_catalogue else {}
+        extra = {"catalogue": catalogue} if catalogue is not None and self.profile.takes_catalogue else {}
         return self.model.complete(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens,
                                    **extra)
 

@@ -7,6 +7,7 @@ import json
 import re
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -214,7 +215,7 @@ def test_the_shipped_calibrator_applies_by_default_for_the_embedded_model_only(i
             kwargs.pop("catalogue", None)
             return self.script.complete(messages, tools, **kwargs)
 
-        stream = None  # replies come whole from complete
+        profile = replace(LocalModel.profile, streams=False)  # replies come whole from complete
 
     local = Embedded()
     result = ResearchAgent(local, index).run(QUESTION, before=BOUND)
