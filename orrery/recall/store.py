@@ -303,13 +303,26 @@ class SqliteMemory(MemoryStore):
             raise ConfigError(f"{self.path} is not a file; give a path for the memory database")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
-        try:
-            self._db().execute("PRAGMA journal_mode=WAL")
-            with self._tx() as cur:
-                for stmt in SQLITE_SCHEMA:
-                    cur.execute(stmt)
-        except sqlite3.DatabaseError as exc:
-            raise ConfigError(f"{self.path} cannot hold orrery's memory ({exc}); give another path") from exc
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self._setup()
+                return
+            except sqlite3.OperationalError as exc:
+                # Switching a new file to WAL answers "locked" at once, without the busy wait, while another
+                # process opens it too: wait here as every other write does.
+                if "locked" in str(exc) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    continue
+                raise ConfigError(f"{self.path} cannot hold orrery's memory ({exc}); give another path") from exc
+            except sqlite3.DatabaseError as exc:
+                raise ConfigError(f"{self.path} cannot hold orrery's memory ({exc}); give another path") from exc
+
+    def _setup(self) -> None:
+        self._db().execute("PRAGMA journal_mode=WAL")
+        with self._tx() as cur:
+            for stmt in SQLITE_SCHEMA:
+                cur.execute(stmt)
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
