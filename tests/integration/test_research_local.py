@@ -48,7 +48,7 @@ def test_one_question_with_the_embedded_model(tmp_path: Path) -> None:
 def test_a_search_board_forecast_with_the_embedded_model_is_pooled_and_calibrated(tmp_path: Path) -> None:
     index = demo_index(tmp_path / "demo.sqlite")
     row = next(q for q in load_questions() if q["source"] == "polymarket" and q["resolution"] is not None)
-    result = ResearchAgent(LocalModel(), index).run(row)  # the embedded model's defaults: search board, 2 trials
+    result = ResearchAgent(LocalModel(), index, trace=tmp_path / "run.jsonl").run(row)  # defaults: search board, 2 trials
     assert result.steps == 0 and len(result.trials) == 2
     assert result.sources[0].id == result.anchors["market"]["doc_id"]
     if result.status == "completed":
