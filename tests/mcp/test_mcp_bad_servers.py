@@ -42,11 +42,12 @@ def test_the_stderr_of_a_server_that_exits_is_in_the_line():
 def test_malformed_json_rpc_is_an_observation_and_the_run_goes_on():
     model = ScriptedModel([turn(call("garbage_oops")), "the tool is broken"])
     started = time.monotonic()
-    result = Agent(model, [broken("garbage", timeout=2)]).run("hi")
+    # The timeout is room for a loaded machine; the observation must still be the malformed line, not a timeout.
+    result = Agent(model, [broken("garbage", timeout=10)]).run("hi")
     assert result.ok and result.output == "the tool is broken"
     [r] = result.tool_calls
     assert not r.ok and "MCP server 'garbage'" in r.content and "Traceback" not in r.content
-    assert time.monotonic() - started < 15
+    assert "timed out" not in r.content and time.monotonic() - started < 30
 
 
 def test_a_ten_megabyte_result_is_cut_to_what_the_model_reads():
