@@ -151,7 +151,12 @@ class PlanAgent(EventSource):
         self.max_tokens_per_call = max_tokens_per_call
 
     def stream(self, user_input: str) -> Iterator[Event]:
-        """One user message: classify, maybe (re)plan, run TODOs until done, a question or an error."""
+        """One user message: classify, maybe (re)plan, run TODOs until done, a question or an error; the tools'
+        providers (MCP servers) are open meanwhile."""
+        with self.tools.holding():
+            yield from self._turn(user_input)
+
+    def _turn(self, user_input: str) -> Iterator[Event]:
         start = time.monotonic()
         usage = Usage()
         self.state.turn += 1

@@ -29,7 +29,7 @@ import multiprocessing
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, get_type_hints, runtime_checkable
 
@@ -406,6 +406,18 @@ class Toolset:
             for p in opened:
                 p.close()
             raise
+
+    @contextlib.contextmanager
+    def holding(self) -> Iterator[None]:
+        """The providers open for the `with` block (how an architecture other than the loop holds them for a run)."""
+        if not self.providers:
+            yield
+            return
+        self.open()
+        try:
+            yield
+        finally:
+            self.close()
 
     def close(self) -> None:
         """Close the providers opened by `open()` and drop their tools."""

@@ -94,3 +94,16 @@ def test_the_react_prompt_lists_a_providers_tools():
     Agent(model, [add, provider], AgentConfig(format="react")).run("hi")
     system = model.requests[0]["messages"][0].content
     assert "shout" in system and "add" in system
+
+
+def test_the_planner_holds_its_providers_for_a_turn(tmp_path):
+    from orrery.agent.planner import PlanAgent
+
+    provider = Provider([Tool(lambda text: text.upper(), name="shout", description="Upper-case a text.")])
+    plan = {"request": "shout hi", "todos": [{"key": "s", "description": "shout", "tool": "shout",
+                                              "arguments": {"text": "hi"}}]}
+    model = ScriptedModel([plan, "HI it is."])
+    result = PlanAgent(model, [add, provider], tmp_path / "s.db", "s1").run("shout hi")
+    assert result.status == "completed" and result.todos[0].status == "done" and "HI" in result.todos[0].result
+    assert model.requests[0]["schema"]["properties"]["todos"]["items"]["properties"]["tool"]["enum"] == ["add", "shout"]
+    assert provider.log == ["open", "close"]
