@@ -24,8 +24,10 @@ def route(*tools: str, strategy="DIRECT", complexity="SIMPLE", max_turns=2) -> d
 
 
 def agent(store, turns, events: list[Event] | None = None) -> tuple[MarketsAgent, ScriptedModel]:
+    """The model-driven path (classify, route, tool loop): what runs when the rules cannot read a question."""
     model = ScriptedModel(turns)
-    return MarketsAgent(model, store, on_event=[events.append] if events is not None else []), model
+    return MarketsAgent(model, store, on_event=[events.append] if events is not None else [],
+                        decide_by_rules=False), model
 
 
 def test_seed_discovery_query_in_four_turns(store):
@@ -183,7 +185,7 @@ def test_local_model_one_call_per_turn_turns_direct_into_iterative(store):
     model = ScriptedModel([classify("comparison", ["AAPL", "MSFT"], ["price"]), route("quote"),
                            turn(call("quote", symbol="AAPL")), turn(call("quote", symbol="MSFT")),
                            "AAPL 430.47, MSFT 27.95."])
-    a = MarketsAgent(model, store, one_call_per_turn=True)
+    a = MarketsAgent(model, store, one_call_per_turn=True, decide_by_rules=False)
     result = a.run("Price of AAPL and MSFT")
     assert result.route.strategy == "ITERATIVE" and result.route.max_turns >= 2
     assert [r.value["symbol"] for r in result.tool_calls] == ["AAPL", "MSFT"] and result.grounded

@@ -23,7 +23,9 @@ def test_quote_on_a_date_and_the_last_date(ctx, raw):
     prev = ibm["close"].loc[:"2010-06-14"].iloc[-1]
     assert q["close"] == round(ibm.loc["2010-06-15", "close"], 2) and q["as_of"] == "2010-06-15"
     assert q["change_pct"] == round(100 * (ibm.loc["2010-06-15", "close"] / prev - 1), 2)
-    assert q["high_52w"] == round(ibm["high"].loc[:"2010-06-15"].iloc[-252:].max(), 2)
+    year = ibm["close"].loc["2009-06-17":"2010-06-15"]  # the 52 weeks ending on the date: after 2009-06-16
+    assert (q["high_52w"], q["low_52w"]) == (round(year.max(), 2), round(year.min(), 2))
+    assert q["high_52w_date"] == year.idxmax().strftime("%Y-%m-%d")
     last = T.quote.fn(ctx, "Apple")
     assert last["symbol"] == "AAPL" and last["as_of"] == "2013-03-01" and last["close"] == 430.47
     assert "430.47" in last["summary"] and last["price"].startswith("close")
