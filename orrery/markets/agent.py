@@ -59,6 +59,9 @@ QUERY_TYPES = ["stock_specific", "comparison", "screener", "market_overview", "g
 CATEGORIES = ["price", "history", "technical", "candlestick", "patterns", "levels", "fibonacci", "screening",
               "performance", "comparison", "forecast", "symbols"]
 PROMPTS = Path(__file__).parent / "prompts"
+PROSE_SYSTEM = ("You are a market analyst. The results below were computed from a local store of daily prices. "
+                "Answer the question in one or two plain sentences from them, quoting numbers exactly as written "
+                "there; add no other number. This is analysis of past data, not investment advice.")
 # Numbers an answer may use without a tool having returned them: indicator periods and thresholds,
 # interval levels.
 STANDARD_NUMBERS = (9, 12, 14, 20, 26, 30, 50, 70, 80, 95, 200)
@@ -520,9 +523,12 @@ class MarketsAgent(RouterAgent):
 
     # -- the figures first, then at most one call for prose ----------------------------------------------------
     def observation(self, results: list[ToolResult]) -> str:
-        """The tools' one-line summaries (their full JSON would cost the small model seconds to read)."""
-        return "\n".join(f"- {r.value['summary']}" if r.ok and isinstance(r.value, dict) and "summary" in r.value
-                         else f"- {r.call.name} failed: {r.error or r.content}" for r in results)
+        """The tools' headlines or one-line summaries (their full JSON would cost a small model seconds to read)."""
+        def line(r: ToolResult) -> str:
+            if r.ok and isinstance(r.value, dict) and "summary" in r.value:
+                return r.value.get("headline") or r.value["summary"]
+            return f"{r.call.name} failed: {r.error or r.content}"
+        return "\n".join(f"- {line(r)}" for r in results)
 
     def synthesize(self, query: str, system: str, results: list[ToolResult], result: RouterResult,
                    step: int) -> Generator[Event, None, str]:
@@ -532,8 +538,8 @@ class MarketsAgent(RouterAgent):
         if not self.prose or not any(r.ok for r in results):
             return ""
         config, self.config = self.config, replace(self.config, max_tokens_per_call=self.prose_tokens)
-        try:  # the skill prompt alone, so the prefix a model caches is the same for every question of a skill
-            return (yield from super().synthesize(query, self._system, results, result, step))
+        try:  # a short system prompt, the same for every question: a model caches it
+            return (yield from super().synthesize(query, PROSE_SYSTEM, results, result, step))
         finally:
             self.config = config
 
@@ -623,6 +629,10 @@ class MarketsAgent(RouterAgent):
         if bad:
             result.grounded, result.ungrounded = False, bad
             result.errors.append(f"prose sentences quoting numbers no tool returned ({', '.join(bad)}) dropped")
+        kept = [s for s in re.split(r"(?<=[.!?])\s+", prose) if s and not self._misnames(s, result.tool_calls)]
+        if len(kept) < len([s for s in re.split(r"(?<=[.!?])\s+", prose) if s]):
+            result.errors.append("prose sentences naming only part of the leaders or matches dropped")
+        prose = " ".join(kept)
         lead = self._lead(result.tool_calls) or _refusal(self.store)
         answer = "\n\n".join(x for x in (self._not_in_data(c.unknown), lead, prose) if x)
         result.answer = answer
@@ -635,6 +645,21 @@ class MarketsAgent(RouterAgent):
         if result.status in ("max_rounds", "invalid"):
             result.status = "completed"
         yield from ()
+
+    def _misnames(self, sentence: str, results: list[ToolResult]) -> bool:
+        """A sentence that names symbols but leaves out a computed leader (a comparison's winners) or match
+        (a screen's): the small model often names the first one only."""
+        named = set(self.store.find_in_text(sentence))
+        if not named:
+            return False
+        for r in results:
+            if not r.ok or not isinstance(r.value, dict):
+                continue
+            must = r.value.get("winner") if r.call.name == "compare_symbols" else \
+                [m["symbol"] for m in r.value.get("matches", [])] if r.call.name == "stock_screener" else []
+            if must and not set(must) <= named:
+                return True
+        return False
 
     def _rewrite(self, query: str, answer: str, bad: list[str], result: MarketsResult
                  ) -> Generator[Event, None, str]:

@@ -44,22 +44,17 @@ def dates_in(text: str) -> list[Mention]:
     out = []
     for m in _DATE.finditer(text):
         g = {k: v for k, v in m.groupdict().items() if v}
-        try:
-            if "iy" in g:
-                day = pd.Timestamp(int(g["iy"]), int(g["im"]), int(g["id"]))
-            elif "ay" in g or "by" in g:
-                p = "a" if "ay" in g else "b"
-                day = pd.Timestamp(int(g[p + "y"]), _MONTHS[g[p + "m"].lower()], int(g[p + "d"]))
-            elif "my" in g:
-                first = pd.Timestamp(int(g["my"]), _MONTHS[g["mm"].lower()], 1)
-                out.append(Mention("month", _iso(first), _iso(first + pd.offsets.MonthEnd(0))))
-                continue
-            else:
-                out.append(Mention("year", f"{g['yy']}-01-01", f"{g['yy']}-12-31"))
-                continue
-        except ValueError:  # "February 30, 2012": not a date
-            continue
-        out.append(Mention("day", _iso(day), _iso(day)))
+        if "my" in g:
+            first = pd.Timestamp(int(g["my"]), _MONTHS[g["mm"].lower()], 1)
+            out.append(Mention("month", _iso(first), _iso(first + pd.offsets.MonthEnd(0))))
+        elif "yy" in g:
+            out.append(Mention("year", f"{g['yy']}-01-01", f"{g['yy']}-12-31"))
+        else:
+            p = "i" if "iy" in g else "a" if "ay" in g else "b"
+            month = int(g[p + "m"]) if p == "i" else _MONTHS[g[p + "m"].lower()]
+            # kept as written even when it is no date ("February 30"): the tool then says so
+            day = f"{g[p + 'y']}-{month:02d}-{int(g[p + 'd']):02d}"
+            out.append(Mention("day", day, day))
     return out
 
 

@@ -354,13 +354,13 @@ def compare_symbols(ctx: RunContext, symbols: list[str], start: str | None = Non
            **_ranked(metric, lowest, rows, frames, end or shared_end)}
     period = f"{rows[syms[0]]['start']} to {rows[syms[0]]['end']}"
     lead = out["winner"]
-    out["summary"] = (f"By {out['metric']} ({period if out['metric'] in PERIOD_METRICS else 'on ' + out['on']}): "
-                      + ", ".join(f"{s} {_fmt(v, out['metric'])}" for s, v in out["values"].items())
-                      + f"; {' and '.join(lead)} {'tie for' if len(lead) > 1 else 'has'} the "
-                      f"{'lowest' if lowest else 'highest'}. Over {period}: "
-                      + "; ".join(f"{s} return {p['total_return_pct']}%, volatility {p['volatility_pct']}%, "
-                                  f"max drawdown {p['max_drawdown_pct']}%" for s, p in rows.items())
-                      + f"; correlation {', '.join(pairs)}.")
+    out["headline"] = (f"By {out['metric']} ({period if out['metric'] in PERIOD_METRICS else 'on ' + out['on']}): "
+                       + ", ".join(f"{s} {_fmt(v, out['metric'])}" for s, v in out["values"].items())
+                       + f"; {' and '.join(lead)} {'tie for' if len(lead) > 1 else 'has'} the "
+                       f"{'lowest' if lowest else 'highest'}.")
+    out["summary"] = out["headline"] + f" Over {period}: " + "; ".join(
+        f"{s} return {p['total_return_pct']}%, volatility {p['volatility_pct']}%, max drawdown "
+        f"{p['max_drawdown_pct']}%" for s, p in rows.items()) + f"; correlation {', '.join(pairs)}."
     return out
 
 

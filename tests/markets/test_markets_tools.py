@@ -239,3 +239,28 @@ def test_a_year_as_the_end_means_its_last_day(ctx):
     whole = T.performance.fn(ctx, "SPX", "2008", "2008")
     assert (whole["start"], whole["end"]) == ("2008-01-02", "2008-12-31")
     assert T.performance.fn(ctx, "IBM", "2012-01", "2012-02")["end"] == "2012-02-29"
+
+
+def test_compare_ranks_by_a_field_on_a_date_and_ties_name_every_leader(ctx, raw):
+    import talib
+
+    from orrery.markets.tools import _ranked
+
+    got = T.compare_symbols.fn(ctx, ["AAPL", "IBM"], end="2012-06-01", metric="RSI 14")
+    rsi = {s: round(talib.RSI(raw[s]["close"].loc[:"2012-06-01"].to_numpy(float), 14)[-1], 2) for s in ("AAPL", "IBM")}
+    assert got["metric"] == "rsi_14" and got["values"] == rsi and got["winner"] == ["AAPL"]
+    assert "AAPL has the highest" in got["summary"]
+    rows = {"A": {"total_return_pct": 5.0}, "B": {"total_return_pct": 5.0}, "C": {"total_return_pct": 4.0}}
+    assert _ranked("return", False, rows, {}, "2012-01-03")["winner"] == ["A", "B"]
+    assert _ranked("return", True, rows, {}, "2012-01-03")["winner"] == ["C"]
+    with pytest.raises(ToolError, match="unknown field"):
+        T.compare_symbols.fn(ctx, ["AAPL", "IBM"], metric="luck")
+
+
+def test_screener_over_named_symbols_lists_every_value(ctx):
+    got = T.stock_screener.fn(ctx, ["close > sma_50"], symbols=["Apple", "MSFT", "IBM"], date="2012-01-05")
+    assert got["universe"] == ["AAPL", "MSFT", "IBM"] and got["count"] == 2
+    assert {r["symbol"] for r in got["values"]} == {"AAPL", "MSFT", "IBM"}
+    assert "Not matching: IBM (close 184.66, sma_50 185.8, 2012-01-05)" in got["summary"]
+    with pytest.raises(ToolError, match="not in the data"):
+        T.stock_screener.fn(ctx, ["RSI < 30"], symbols=["TSLA"])
