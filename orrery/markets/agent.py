@@ -351,6 +351,10 @@ class MarketsAgent(RouterAgent):
             return
         route = result.route = yield from self.route(query, c, result)
         yield StepEnd(1)
+        if self.decide_by_rules and not route.selected_tools and c.type == "general" and not c.symbols:
+            result.output = result.answer = _refusal(self.store)  # not about the data: no model prose
+            yield Token(result.output)
+            return
         self._system = skill_prompt(c.skill, self.store)  # this run's skill: the config stays as given
         yield from self._watch(self._execute(query, c, route, result, {**options, "store": self.store},
                                              system_prompt=self._system))

@@ -394,3 +394,9 @@ def test_a_written_date_that_is_no_date_is_reported(store):
     result = a.run("What did IBM close at on February 30, 2012?")
     assert result.tool_calls[0].call.arguments["date"] == "2012-02-30"
     assert "'2012-02-30' is not a date; use YYYY-MM-DD" in result.output
+
+
+def test_non_market_question_is_declined_after_one_classification_call(store):
+    a, model = rules_agent(store, [classify("general", [], [])])
+    result = a.run("What is the capital of France?")
+    assert model.index == 1 and result.tool_calls == [] and result.output.startswith("I answer questions about")
