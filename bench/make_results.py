@@ -3,7 +3,7 @@
 from pathlib import Path
 
 HERE = Path(__file__).parent
-SECTIONS = ["overhead.md", "forecast_m3.md", "forecast_heldout.md", "local_model.md", "research.md", "research_cache.md", "demo.md", "markets.md",
+SECTIONS = ["overhead.md", "forecast_m3.md", "forecast_heldout.md", "local_model.md", "research.md", "research_cache.md", "demo.md", "markets.md", "markets_fanout.md",
             "bi.md",
             "serve.md"]
 
