@@ -251,3 +251,15 @@ def test_expand_gives_each_call_its_own_id():
     assert [c.arguments for c in calls] == [{"date": "2012-01-03", "symbol": "AAPL"},
                                             {"date": "2012-01-03", "symbol": "MSFT"}]
     assert len({c.id for c in calls}) == 2
+
+
+def test_fan_out_rounds_and_calls_are_bounded():
+    from orrery.agent.router import MAX_FAN_OUT_CALLS, MAX_FAN_OUT_ROUNDS, Route, expand
+
+    tools, ran = make_tools()
+    model = ScriptedModel([CLASSIFY, "done"])
+    agent = RouterAgent(model, tools, decide=lambda q, c: Route(selected_tools=["price"], complexity="SIMPLE",
+                                                                strategy="DIRECT"),
+                        fan_out=lambda q, c, r, done: expand("price", {}, "symbol", [f"S{i}" for i in range(100)]))
+    result = agent.run("every symbol, forever")
+    assert len(result.tool_calls) == MAX_FAN_OUT_ROUNDS * MAX_FAN_OUT_CALLS and result.output == "done"
