@@ -466,9 +466,12 @@ class MarketsAgent(RouterAgent):
         calls: list[ToolCall] = []
         if "stock_screener" in tools:
             conds = Qs.conditions(query)
-            if not conds:
-                return None
+            field = Qs.metric(query, True)
             args: dict[str, Any] = {"conditions": conds}
+            if not conds:  # "which stock has the highest RSI": every symbol's value, ranked
+                if field in ("return", "volatility", "max_drawdown") or not _RANKED.search(query):
+                    return None
+                args |= {"sort_by": field, "descending": not Qs.lowest(query)}
             if len(c.symbols) >= 2:
                 args["symbols"] = c.symbols
             if w.end:

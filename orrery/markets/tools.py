@@ -266,7 +266,7 @@ def stock_screener(ctx: RunContext, conditions: list[str] | None = None, exchang
         raise ToolError(f"no symbol has data on {date}; {', '.join(skipped)} cover other dates "
                         "(see list_symbols)")
     out: dict[str, Any] = {"conditions": [str(c) for c in conds], "universe": screened, "skipped": skipped,
-                           "price": CLOSE, "count": len(rows), "matches": matches,
+                           "price": CLOSE, "count": len(rows), "matches": matches, "descending": descending,
                            "values": [r for r, _ in rows + near]}
     if conds and not rows:
         out["closest"] = [r for r, _ in sorted(near, key=lambda x: x[1])][:3]
@@ -281,6 +281,10 @@ def _screen_summary(out: dict[str, Any], key: str) -> str:
     what = " and ".join(out["conditions"]) or "no conditions"
     fmt = lambda rows: ", ".join(f"{r['symbol']} ({_values(r, key)}, {r['as_of']})" for r in rows)  # noqa: E731
     n = len(out["universe"])
+    if not out["conditions"]:
+        order = "highest" if out.get("descending") else "lowest"
+        return f"{n} symbols by {key}, {order} first: {fmt(out['matches'])}." + \
+            (f" No data on that date: {', '.join(out['skipped'])}." if out["skipped"] else "")
     if out["matches"]:
         head = f"{out['count']} of {n} symbols match {what}: {fmt(out['matches'])}."
     else:

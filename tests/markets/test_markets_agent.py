@@ -400,3 +400,10 @@ def test_non_market_question_is_declined_after_one_classification_call(store):
     a, model = rules_agent(store, [classify("general", [], [])])
     result = a.run("What is the capital of France?")
     assert model.index == 1 and result.tool_calls == [] and result.output.startswith("I answer questions about")
+
+
+def test_which_stock_has_the_highest_field_ranks_every_stock(store):
+    a, model = rules_agent(store, [""])
+    result = a.run("Which stock has the highest RSI?")
+    assert result.tool_calls[0].call.arguments == {"conditions": [], "sort_by": "rsi_14", "descending": True}
+    assert "5 symbols by rsi_14, highest first: GOOG (rsi_14 67.53, 2013-03-01)" in result.output
