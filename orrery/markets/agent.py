@@ -108,6 +108,7 @@ _ARG_WANTED = {
     "sort_by": re.compile(r"\b(sort|top|highest|lowest|best|worst|rank)", re.IGNORECASE),
     "descending": re.compile(r"\b(sort|top|highest|best|rank)", re.IGNORECASE),
 }
+FOLLOW_UP_SYMBOLS = 3  # a screen's matches analysed further ("for found stocks, ..."): the first by its sort
 _FOLLOW_UP = re.compile(r"\b(for (the )?(found|those|these|them|each|matches|hits)|then|and (analy[sz]e|check))\b",
                         re.IGNORECASE)
 
@@ -449,7 +450,7 @@ class MarketsAgent(RouterAgent):
         screen = next((r for r in done if r.ok and r.call.name == "stock_screener"), None)
         if screen is None or len({r.call.name for r in done}) > 1 or not _FOLLOW_UP.search(query):
             return []
-        found = [r["symbol"] for r in screen.value["matches"]][:3] or \
+        found = [r["symbol"] for r in screen.value["matches"]][:FOLLOW_UP_SYMBOLS] or \
             [r["symbol"] for r in screen.value.get("closest", [])][:1]
         follow = [t for t in route.selected_tools if t not in ("stock_screener", "compare_symbols")]
         return self._per_symbol(query, follow, found, self._window or Qs.window(query, self._anchor(found))) or []
