@@ -6,7 +6,7 @@ other, so the two never compete for the cores. Per question: the answer (scored 
 from the store), seconds, seconds to the first figure on screen (the first streamed text with a digit),
 model calls (ModelCall events) and tool runs.
 
-    PYTHONPATH=. nice -n 10 python bench/markets_fanout.py [--main /work/main] [--main-per-kind 2]
+    PYTHONPATH=. nice -n 10 python bench/markets_fanout.py [--main /work/main] [--main-per-kind 1]
 
 Writes bench/results/markets_fanout.json and bench/markets_fanout.md.
 """
@@ -20,6 +20,7 @@ import platform
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -124,7 +125,7 @@ def main() -> None:
     ap.add_argument("ids", nargs="*", help=argparse.SUPPRESS)
     ap.add_argument("--llm", default="local")
     ap.add_argument("--main", type=Path, default=Path("/work/main"), help="the tree of main's code")
-    ap.add_argument("--main-per-kind", type=int, default=2, help="questions per kind run on main (the first ones)")
+    ap.add_argument("--main-per-kind", type=int, default=1, help="questions per kind run on main (the first ones)")
     args = ap.parse_args()
     if args.worker:
         worker(args.ids, args.worker, args.llm)
@@ -135,8 +136,7 @@ def main() -> None:
     per_kind: dict[str, int] = {}
     sample = [q.id for q in QUESTIONS if (per_kind.__setitem__(q.kind, per_kind.get(q.kind, 0) + 1)
                                           or per_kind[q.kind] <= args.main_per_kind)]
-    tmp = HERE / "results" / "markets_fanout_raw"
-    tmp.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="markets_fanout_"))  # the JSON written below holds every row
     t0 = time.monotonic()
     sides = {"this tree": run_side("new", tree, [q.id for q in QUESTIONS], args.llm, tmp),
              "main": run_side("main", args.main, sample, args.llm, tmp)}
