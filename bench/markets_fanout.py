@@ -126,9 +126,14 @@ def main() -> None:
     ap.add_argument("--llm", default="local")
     ap.add_argument("--main", type=Path, default=Path("/work/main"), help="the tree of main's code")
     ap.add_argument("--main-per-kind", type=int, default=1, help="questions per kind run on main (the first ones)")
+    ap.add_argument("--report", action="store_true", help="rewrite the .md from the saved JSON, run nothing")
     args = ap.parse_args()
     if args.worker:
         worker(args.ids, args.worker, args.llm)
+        return
+    if args.report:
+        saved = json.loads(RESULTS.read_text())
+        REPORT.write_text(report(saved["summary"], saved["rows"]))
         return
     from orrery.markets.store import Store
 
@@ -190,8 +195,14 @@ def report(s: dict[str, Any], sides: dict[str, list[dict[str, Any]]]) -> str:
         "higher / best / most (or the like); for a screen over a named list, the matches named and every symbol's "
         "value given; over the store, the matches and their values; a refusal says the symbol is not in the data "
         "(or the data's last date), and a non-market question runs no tool.",
-        "- Each side is a subprocess run `nice`d on a 2-vCPU machine shared with other work; the two sides run one "
-        "after the other, never at once.",
+        "- Each side is a subprocess run `nice`d on a 2-vCPU machine shared with other work (load average 12-15 "
+        "during the 2026-11-25 run, so seconds are pessimistic); the two sides run one after the other, never at once.",
+        "- Small samples: 2-5 questions per kind for this tree, 1 per kind for main. While the code was written, "
+        "four of these questions (p1, c6, s1, w1) were also run with the embedded model to look at the prose; the "
+        "change that followed (a short fixed system prompt for prose, and dropping prose sentences that name only "
+        "some of the leaders or matches) touches the prose only, not the figures the score reads.",
+        "- Main's 52-week figures are the intraday high / low over 252 bars; the gold uses the definition asked for "
+        "(closes over the 52 weeks ending on the date), so main's w1 is wrong by that definition.",
         "", "## Answers scored wrong", "",
         *(f"- {side}: {r['id']} {r['question']!r}: tools {r['tools']}, {r['seconds']} s -> "
           f"{r['output'][:300]!r}" for side, rows in sides.items() for r in rows if not r["correct"]),
