@@ -28,8 +28,9 @@ _DATE = re.compile("|".join([
     r"(?<![\w-])(?P<yy>(?:19|20)\d{2})(?![\w-])",
 ]), re.IGNORECASE)
 _RANGE_WORDS = re.compile(r"\b(between|from)\b.+\b(and|to|through|until)\b", re.IGNORECASE)
-_LAST_N = re.compile(r"\b(?:last|past|over|trailing)\s+(?P<n>\d+)\s*(?P<unit>days?|weeks?|months?|years?)\b",
-                     re.IGNORECASE)
+_NUMBERS = {w: i for i, w in enumerate(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"], 1)}
+_LAST_N = re.compile(rf"\b(?:last|past|over|trailing)\s+(?P<n>\d+|{'|'.join(_NUMBERS)})\s*"
+                     r"(?P<unit>days?|weeks?|months?|years?)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,9 @@ def window(text: str, anchor: str) -> Window:
         return Window(start, end, f"52 weeks ending {end} ({start} to {end}); the 52-week high / low is the "
                                   "highest / lowest close in it", "52w")
     if m := _LAST_N.search(low):
-        n, unit = int(m.group("n")), m.group("unit").rstrip("s")
+        n, unit = _NUMBERS.get(m.group("n")) or int(m.group("n")), m.group("unit").rstrip("s")
+        if not days and found:  # "the last two months of 2012": they end with the year (or month) named
+            end = min(found[-1].end, anchor)
         offset = {"day": pd.Timedelta(days=n), "week": pd.Timedelta(weeks=n),
                   "month": pd.DateOffset(months=n), "year": pd.DateOffset(years=n)}[unit]
         start = _iso(pd.Timestamp(end) - offset + pd.Timedelta(days=1))
