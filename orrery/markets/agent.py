@@ -59,9 +59,7 @@ QUERY_TYPES = ["stock_specific", "comparison", "screener", "market_overview", "g
 CATEGORIES = ["price", "history", "technical", "candlestick", "patterns", "levels", "fibonacci", "screening",
               "performance", "comparison", "forecast", "symbols"]
 PROMPTS = Path(__file__).parent / "prompts"
-PROSE_SYSTEM = ("You are a market analyst. The results below were computed from a local store of daily prices. "
-                "Answer the question in one or two plain sentences from them, quoting numbers exactly as written "
-                "there; add no other number. This is analysis of past data, not investment advice.")
+PROSE_SYSTEM = (PROMPTS / "prose.md").read_text(encoding="utf-8").strip()  # the same for every question: cached
 # Numbers an answer may use without a tool having returned them: indicator periods and thresholds,
 # interval levels.
 STANDARD_NUMBERS = (9, 12, 14, 20, 26, 30, 50, 70, 80, 95, 200)
@@ -599,7 +597,7 @@ class MarketsAgent(RouterAgent):
         sources = [t.content for t in result.tool_calls if t.ok] + [query, self._not_in_data(c.unknown)]
         allowed = [*STANDARD_NUMBERS, *(v for t in done for v in percents(t.value))]
         if self._planned:
-            yield from self._check_planned(query, c, result, sources, allowed)
+            self._check_planned(c, result, sources, allowed)
             return
         answer = result.output.strip()
         bad = ungrounded(answer, sources, allowed)
@@ -620,17 +618,10 @@ class MarketsAgent(RouterAgent):
         parts = [answer]
         if result.facts and answer != " ".join(result.facts):
             parts.append("Figures from the tools:\n" + "\n".join(f"- {f}" for f in result.facts))
-        if result.as_of:
-            dates = sorted(set(result.as_of.values()))
-            basis = " and ".join(result.prices_used)
-            parts.append(f"Data as of {dates[-1] if len(dates) == 1 else ', '.join(f'{s} {d}' for s, d in result.as_of.items())}"
-                         f"; prices: {basis}.")
-        result.output = "\n\n".join(parts)
-        if result.status in ("max_rounds", "invalid"):
-            result.status = "completed"
+        _finish(result, parts)
 
-    def _check_planned(self, query: str, c: MarketClassification, result: MarketsResult, sources: list[str],
-                       allowed: list[float]) -> Generator[Event, None, None]:
+    def _check_planned(self, c: MarketClassification, result: MarketsResult, sources: list[str],
+                       allowed: list[float]) -> None:
         """The computed answer first, then the model's prose less its sentences with numbers no tool
         returned (no rewrite: one model call at most), then the data's dates."""
         prose, bad = grounded_sentences(result.output.strip(), sources, allowed)
@@ -644,15 +635,7 @@ class MarketsAgent(RouterAgent):
         lead = self._lead(result.tool_calls) or _refusal(self.store)
         answer = "\n\n".join(x for x in (self._not_in_data(c.unknown), lead, prose) if x)
         result.answer = answer
-        parts = [answer]
-        if result.as_of:
-            dates = sorted(set(result.as_of.values()))
-            when = dates[-1] if len(dates) == 1 else ", ".join(f"{s} {d}" for s, d in result.as_of.items())
-            parts.append(f"Data as of {when}; prices: {' and '.join(result.prices_used)}.")
-        result.output = "\n\n".join(parts)
-        if result.status in ("max_rounds", "invalid"):
-            result.status = "completed"
-        yield from ()
+        _finish(result, [answer])
 
     def _misnames(self, sentence: str, results: list[ToolResult]) -> bool:
         """A sentence that names symbols but leaves out a computed leader (a comparison's winners) or match
@@ -690,6 +673,17 @@ class MarketsAgent(RouterAgent):
         avail = ", ".join(f"{s.symbol} (to {s.last})" for s in self.store.symbols.values())
         return (f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not in the data. Symbols available: "
                 f"{avail}. Add others with `orrery markets import FILE`.")
+
+
+def _finish(result: MarketsResult, parts: list[str]) -> None:
+    """The output: the answer's parts, then the data's last date(s) and the price used."""
+    if result.as_of:
+        dates = sorted(set(result.as_of.values()))
+        when = dates[-1] if len(dates) == 1 else ", ".join(f"{s} {d}" for s, d in result.as_of.items())
+        parts.append(f"Data as of {when}; prices: {' and '.join(result.prices_used)}.")
+    result.output = "\n\n".join(parts)
+    if result.status in ("max_rounds", "invalid"):
+        result.status = "completed"
 
 
 def _without(events: Generator[Event, None, Route], kind: type) -> Generator[Event, None, Route]:
