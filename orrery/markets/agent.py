@@ -52,6 +52,7 @@ from orrery.events import (
 from orrery.grounding import grounded_sentences, ungrounded
 from orrery.llm import Model, resolve_model
 from orrery.markets import questions as Qs
+from orrery.markets.tools import PERIOD_METRICS as PERIOD
 from orrery.messages import Message, ToolCall, Usage
 from orrery.tools import RunContext, Tool, ToolResult
 
@@ -106,6 +107,7 @@ _ARG_WANTED = {
     "sort_by": re.compile(r"\b(sort|top|highest|lowest|best|worst|rank)", re.IGNORECASE),
     "descending": re.compile(r"\b(sort|top|highest|best|rank)", re.IGNORECASE),
 }
+_LOOKBACK_TOOLS = ("candlestick_patterns", "support_resistance", "fibonacci_levels", "chart_patterns")
 FOLLOW_UP_SYMBOLS = 3  # a screen's matches analysed further ("for found stocks, ..."): the first by its sort
 _FOLLOW_UP = re.compile(r"\b(for (the )?(found|those|these|them|each|matches|hits)|then|and (analy[sz]e|check))\b",
                         re.IGNORECASE)
@@ -508,8 +510,16 @@ class MarketsAgent(RouterAgent):
             if name == "performance" and w.point and w.end:
                 name = "quote"  # a change on one day
             args = self._arguments(query, name, w)
+            if name in _LOOKBACK_TOOLS and not w.point and w.start:  # the window's bars, per symbol
+                calls += [ToolCall(f"rules-{name}-{i}", name, {**args, "symbol": s, "lookback": self._bars(s, w)})
+                          for i, s in enumerate(symbols)]
+                continue
             calls += expand(name, args, "symbol", symbols, prefix="rules")
         return list({(c.name, json.dumps(c.arguments, sort_keys=True)): c for c in calls}.values())
+
+    def _bars(self, symbol: str, w: Qs.Window) -> int:
+        """Trading days of `symbol` in the window (at least 1)."""
+        return max(1, len(self.store.prices(symbol).loc[w.start:w.end]))
 
     @staticmethod
     def _arguments(query: str, name: str, w: Qs.Window) -> dict[str, Any]:
@@ -593,6 +603,8 @@ class MarketsAgent(RouterAgent):
         for t in done:
             for row in t.value.get("matches", []) + t.value.get("closest", []):
                 result.as_of.setdefault(row["symbol"], row["as_of"])
+            for sym, row in t.value.get("symbols", {}).items() if isinstance(t.value.get("symbols"), dict) else ():
+                result.as_of.setdefault(sym, t.value.get("on") if t.value.get("metric") not in PERIOD else row["end"])
         result.prices_used = list(dict.fromkeys(t.value["price"] for t in done if "price" in t.value))
         sources = [t.content for t in result.tool_calls if t.ok] + [query, self._not_in_data(c.unknown)]
         allowed = [*STANDARD_NUMBERS, *(v for t in done for v in percents(t.value))]

@@ -106,12 +106,16 @@ def price_history(ctx: RunContext, symbol: str, start: str | None = None, end: s
     w = _guard(A.between)(df, start, end, sym)
     rows = [{"date": A.day(d), **{k: A.r(v[k]) for k in ("open", "high", "low", "close")}, "volume": int(v["volume"])}
             for d, v in w.iloc[-max(1, limit):].iterrows()]
-    first, last = w["close"].iloc[0], w["close"].iloc[-1]
+    first, last, c = w["close"].iloc[0], w["close"].iloc[-1], w["close"]
     out = {"symbol": sym, "start": A.day(w.index[0]), "as_of": A.day(w.index[-1]), "price": CLOSE,
            "period_high": A.r(w["high"].max()), "period_low": A.r(w["low"].min()), "first_close": A.r(first),
-           "last_close": A.r(last), "change_pct": A.r(100 * (last / first - 1)), "rows": rows}
+           "last_close": A.r(last), "change_pct": A.r(100 * (last / first - 1)),
+           "highest_close": A.r(c.max()), "highest_close_date": A.day(c.idxmax()),
+           "lowest_close": A.r(c.min()), "lowest_close_date": A.day(c.idxmin()), "rows": rows}
     out["summary"] = (f"{sym} from {out['start']} to {out['as_of']}: close {out['first_close']} -> "
-                      f"{out['last_close']} ({out['change_pct']:+}%), high {out['period_high']}, low {out['period_low']}.")
+                      f"{out['last_close']} ({out['change_pct']:+}%); highest close {out['highest_close']} "
+                      f"({out['highest_close_date']}), lowest close {out['lowest_close']} ({out['lowest_close_date']}); "
+                      f"intraday high {out['period_high']}, low {out['period_low']}.")
     return out
 
 
@@ -356,15 +360,18 @@ def compare_symbols(ctx: RunContext, symbols: list[str], start: str | None = Non
     pairs = [f"{a}/{b} {corr[a][b]}" for i, a in enumerate(syms) for b in syms[i + 1:]]
     out = {"as_of": end or shared_end, "price": ADJ, "symbols": rows, "correlation": corr, "best": best,
            **_ranked(metric, lowest, rows, frames, end or shared_end)}
+    if out["metric"] not in PERIOD_METRICS:  # a field on the date: as traded
+        out["price"] = CLOSE
     period = f"{rows[syms[0]]['start']} to {rows[syms[0]]['end']}"
     lead = out["winner"]
     out["headline"] = (f"By {out['metric']} ({period if out['metric'] in PERIOD_METRICS else 'on ' + out['on']}): "
                        + ", ".join(f"{s} {_fmt(v, out['metric'])}" for s, v in out["values"].items())
                        + f"; {' and '.join(lead)} {'tie for' if len(lead) > 1 else 'has'} the "
                        f"{'lowest' if lowest else 'highest'}.")
-    out["summary"] = out["headline"] + f" Over {period}: " + "; ".join(
-        f"{s} return {p['total_return_pct']}%, volatility {p['volatility_pct']}%, max drawdown "
-        f"{p['max_drawdown_pct']}%" for s, p in rows.items()) + f"; correlation {', '.join(pairs)}."
+    out["summary"] = out["headline"] if out["metric"] not in PERIOD_METRICS else out["headline"] + \
+        f" Over {period}: " + "; ".join(f"{s} return {p['total_return_pct']}%, volatility {p['volatility_pct']}%, "
+                                        f"max drawdown {p['max_drawdown_pct']}%" for s, p in rows.items()) + \
+        f"; correlation {', '.join(pairs)}."
     return out
 
 

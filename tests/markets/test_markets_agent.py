@@ -407,3 +407,14 @@ def test_which_stock_has_the_highest_field_ranks_every_stock(store):
     result = a.run("Which stock has the highest RSI?")
     assert result.tool_calls[0].call.arguments == {"conditions": [], "sort_by": "rsi_14", "descending": True}
     assert "5 symbols by rsi_14, highest first: GOOG (rsi_14 67.53, 2013-03-01)" in result.output
+
+
+def test_a_window_sets_the_highest_close_and_the_bars_a_pattern_tool_scans(store, raw):
+    a, _ = rules_agent(store, ["", ""])
+    month = a.run("What was Google's highest close in March 2012?")
+    close = raw["GOOG"]["close"].loc["2012-03"]
+    assert month.tool_calls[0].value["highest_close"] == round(close.max(), 2)
+    assert f"highest close {round(close.max(), 2)} ({close.idxmax():%Y-%m-%d})" in month.output
+    fib = a.run("Fibonacci levels for IBM in 2011")
+    assert fib.tool_calls[0].call.arguments == {"date": "2011-12-31", "symbol": "IBM",
+                                                "lookback": len(raw["IBM"].loc["2011"])}
