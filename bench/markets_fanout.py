@@ -195,8 +195,8 @@ def report(s: dict[str, Any], sides: dict[str, list[dict[str, Any]]]) -> str:
         "higher / best / most (or the like); for a screen over a named list, the matches named and every symbol's "
         "value given; over the store, the matches and their values; a refusal says the symbol is not in the data "
         "(or the data's last date), and a non-market question runs no tool.",
-        "- Each side is a subprocess run `nice`d on a 2-vCPU machine shared with other work (load average 12-15 "
-        "during the 2026-11-25 run, so seconds are pessimistic); the two sides run one after the other, never at once.",
+        "- Each side is a subprocess run `nice`d on a 2-vCPU machine shared with other work (load average 12-21 "
+        "during the 2026-11-25 run, so seconds are pessimistic; the run took 22 min wall, main 14 of them); the two sides run one after the other, never at once.",
         "- Small samples: 2-5 questions per kind for this tree, 1 per kind for main. While the code was written, "
         "four of these questions (p1, c6, s1, w1) were also run with the embedded model to look at the prose; the "
         "change that followed (a short fixed system prompt for prose, and dropping prose sentences that name only "
