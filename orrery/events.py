@@ -217,6 +217,7 @@ class Routed(Event):
     strategy: str
     max_turns: int
     dropped: list[str] = field(default_factory=list)
+    source: str = "model"  # model | rules (the app's rules decided; no model call)
     kind: str = field(init=False, default="routed")
 
 

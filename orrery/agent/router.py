@@ -1,6 +1,16 @@
 """Seed 002's router architecture: classify the query, let the model pick the tools and a strategy,
 then execute: DIRECT / PARALLEL = one round of parallel tool calls and a synthesis, ITERATIVE = the
-agent loop restricted to the chosen tools for at most `max_turns` rounds."""
+agent loop restricted to the chosen tools for at most `max_turns` rounds.
+
+Two hooks let an app decide by rules what a small model decides badly:
+- `decide(query, classification) -> Route | None`: a route from rules; when given, the router's model call
+  is skipped (the Routed event says `source="rules"`);
+- `fan_out(query, classification, route, done) -> list[ToolCall] | None`: the next round of tool calls, with
+  arguments filled from the classification (`expand` makes one call per entity); the round runs in parallel
+  in one step and its results reach the model as one observation, then one synthesis call answers. It is
+  asked again after each round (`done`: the results so far) until it returns []; None hands the execution
+  to the model (the strategies above).
+"""
 
 from __future__ import annotations
 
@@ -24,10 +34,12 @@ from orrery.events import (
     RunStart,
     StepEnd,
     StepStart,
+    ToolCallEvent,
+    ToolResultEvent,
 )
 from orrery.llm.base import Model
-from orrery.messages import Message, Usage
-from orrery.tools.core import Tool, Toolset
+from orrery.messages import Message, ToolCall, Usage
+from orrery.tools.core import RunContext, Tool, ToolResult, Toolset
 
 Complexity = Literal["SIMPLE", "MEDIUM", "COMPLEX"]
 Strategy = Literal["DIRECT", "ITERATIVE", "PARALLEL"]
@@ -46,6 +58,8 @@ Tools:
 """
 
 SYNTHESIS_PROMPT = "Answer the original question now, plainly, from the results above; do not call tools: "
+MAX_FAN_OUT_ROUNDS = 4  # rounds a fan_out hook may plan before the synthesis (a bound on a buggy hook)
+MAX_FAN_OUT_CALLS = 64  # calls in one round
 
 
 # -- structured replies -----------------------------------------------------------------------------
@@ -61,6 +75,17 @@ class Route(pydantic.BaseModel):
     strategy: Strategy
     max_turns: int = pydantic.Field(default=0, ge=0)  # 0: the default for the complexity
     dropped: list[str] = []  # names the router chose that are not tools; filled in by RouterAgent
+
+
+def expand(name: str, arguments: dict[str, Any], key: str, values: Iterable[Any], *,
+           prefix: str = "fan") -> list[ToolCall]:
+    """One call of tool `name` per value of `key` (the rest of `arguments` shared), each with its own id:
+    `expand("quote", {"date": d}, "symbol", ["AAPL", "MSFT"])` -> two quote calls."""
+    return [ToolCall(f"{prefix}-{name}-{i}", name, {**arguments, key: v}) for i, v in enumerate(values)]
+
+
+Decide = Callable[[str, "Classification"], "Route | None"]
+FanOut = Callable[[str, "Classification", "Route", list[ToolResult]], "list[ToolCall] | None"]
 
 
 # -- the agent -------------------------------------------------------------------------------------------
@@ -87,11 +112,14 @@ class RouterAgent(EventSource):
     `run(query)` consumes them into a RouterResult."""
 
     def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
-                 config: RouterConfig | None = None, *, on_event: Iterable[Emit] = ()):
+                 config: RouterConfig | None = None, *, on_event: Iterable[Emit] = (),
+                 decide: Decide | None = None, fan_out: FanOut | None = None):
         self.model = model
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
         self.config = config or RouterConfig()
         self.handlers: list[Emit] = list(on_event)
+        self.decide = decide
+        self.fan_out = fan_out
 
     kind = "router"  # RunStart.agent: what replay rebuilds
     result_type: type[RouterResult] = RouterResult
@@ -133,6 +161,12 @@ class RouterAgent(EventSource):
 
     # -- phase 2 ----------------------------------------------------------------------------------
     def route(self, query: str, c: Classification, result: RouterResult) -> Generator[Event, None, Route]:
+        decided = self.decide(query, c) if self.decide else None
+        if decided is not None:
+            decided = self._known(decided, result)
+            yield Routed(decided.selected_tools, decided.complexity, decided.strategy, decided.max_turns,
+                         decided.dropped, source="rules")
+            return decided
         cfg = self.config
         names = list(self.tools.tools)
         schema = {"type": "object", "required": ["selected_tools", "complexity", "strategy", "max_turns"],
@@ -145,13 +179,18 @@ class RouterAgent(EventSource):
                     Message("user", f"Query: {query}\nClassification: {c.model_dump_json()}")]
         r = yield from ask_json(self.model, messages, schema, Route, usage=result.usage,
                                 max_tokens=cfg.max_tokens_per_call)
-        known = [n for n in dict.fromkeys(r.selected_tools) if n in self.tools]
+        r = self._known(r, result)
+        yield Routed(r.selected_tools, r.complexity, r.strategy, r.max_turns, r.dropped)
+        return r
+
+    def _known(self, r: Route, result: RouterResult) -> Route:
+        """`r` with the names that are not tools dropped (and noted) and max_turns bounded."""
+        r = r.model_copy()
         r.dropped = [n for n in r.selected_tools if n not in self.tools]
         for n in r.dropped:
-            result.errors.append(f"router selected unknown tool {n!r}; dropped it (tools: {', '.join(names)})")
-        r.selected_tools = known
-        r.max_turns = min(r.max_turns or DEFAULT_TURNS[r.complexity], cfg.max_turns)
-        yield Routed(r.selected_tools, r.complexity, r.strategy, r.max_turns, r.dropped)
+            result.errors.append(f"router selected unknown tool {n!r}; dropped it (tools: {', '.join(self.tools.tools)})")
+        r.selected_tools = [n for n in dict.fromkeys(r.selected_tools) if n in self.tools]
+        r.max_turns = min(r.max_turns or DEFAULT_TURNS[r.complexity], self.config.max_turns)
         return r
 
     # -- phase 3 ----------------------------------------------------------------------------------
@@ -160,6 +199,12 @@ class RouterAgent(EventSource):
         """`system_prompt` replaces the config's for this run (e.g. a skill chosen from the classification)."""
         cfg = self.config
         system = f"{system_prompt or cfg.system_prompt}\n\nQuery analysis: {c.model_dump_json()}"
+        if route.selected_tools and self.fan_out is not None:
+            done = yield from self._fan_out_rounds(query, c, route, result, options)
+            if done is not None:
+                if not any(r.clarification for r in done):
+                    result.output = yield from self.synthesize(query, system, done, result, 2 + result.steps)
+                return
         if not route.selected_tools:
             messages = [Message("system", system), Message("user", query)]
             yield StepStart(2)
@@ -202,6 +247,55 @@ class RouterAgent(EventSource):
         else:
             result.output = yield from self._finish(agent, query, result, 3)
 
+    # -- fan-out: the calls planned by the app's rules, each round in parallel --------------------------------
+    def _fan_out_rounds(self, query: str, c: Classification, route: Route, result: RouterResult,
+                        options: dict[str, Any]) -> Generator[Event, None, list[ToolResult] | None]:
+        """Rounds of the hook's calls; None when the hook hands the first round to the model."""
+        assert self.fan_out is not None
+        ctx = RunContext(options=options)
+        done: list[ToolResult] = []
+        for rnd in range(MAX_FAN_OUT_ROUNDS):
+            calls = self.fan_out(query, c, route, list(done))
+            if calls is None and rnd == 0:
+                return None
+            if not calls:
+                break
+            calls = calls[:MAX_FAN_OUT_CALLS]
+            result.steps += 1
+            yield StepStart(1 + result.steps)
+            for call in calls:
+                yield ToolCallEvent(call)
+            results = self.tools.run(calls, ctx)
+            for r in results:
+                yield ToolResultEvent(r.call, r.ok, r.content, r.duration, r.cached)
+                if not r.ok:
+                    result.errors.append(r.content)
+            yield StepEnd(1 + result.steps)
+            result.tool_calls += results
+            done += results
+            if (question := next((r.clarification for r in results if r.clarification), None)) is not None:
+                result.status, result.output = "paused", question
+                yield Clarification(question)
+                break
+        return done
+
+    def observation(self, results: list[ToolResult]) -> str:
+        """The fanned-out results as the one message the synthesis reads (an app may shorten it)."""
+        return "\n".join(f"- {r.call.name}({json_args(r.call.arguments)}): {r.content}" for r in results)
+
+    def synthesize(self, query: str, system: str, results: list[ToolResult], result: RouterResult,
+                   step: int) -> Generator[Event, None, str]:
+        """One model call answering from the results. The system prompt comes first and the query last, so
+        the prefix a model caches stays the same from question to question."""
+        messages = [Message("system", system),
+                    Message("user", f"Results:\n{self.observation(results)}\n\n{SYNTHESIS_PROMPT}{query}")]
+        yield StepStart(step)
+        output = yield from synthesize(self.model, messages, usage=result.usage,
+                                       max_tokens=self.config.max_tokens_per_call)
+        yield StepEnd(step)
+        return output
+
+
     def _agent(self, route: Route, system: str, **overrides: Any) -> Agent:
         """The core loop, shown only the selected tools."""
         tools = Toolset([self.tools.tools[n] for n in route.selected_tools], max_workers=self.tools.max_workers)
@@ -223,3 +317,7 @@ class RouterAgent(EventSource):
                                        max_tokens=self.config.max_tokens_per_call)
         yield StepEnd(step)
         return output
+
+
+def json_args(arguments: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in arguments.items())

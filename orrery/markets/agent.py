@@ -10,10 +10,16 @@ What this module adds to the core router:
 - a skill prompt per domain (prompts/*.md), and grounding: every number in the answer must come from a
   tool result, else one rewrite, else the answer is the tools' own summaries. Every answer ends with the
   data's "as of" date and the price used.
+
+When the rules read the whole question (its symbols, dates and what to compute: `questions.py`), they decide
+alone (`decide_by_rules`): no model call classifies or routes, the core router's `fan_out` hook runs the
+tools once per symbol (or once over the list, for a comparison or a screen) in parallel, the figures are
+streamed, and one model call adds prose, kept only where grounded. Otherwise the model decides as above.
 """
 
 from __future__ import annotations
 
+import calendar
 import json
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -22,7 +28,15 @@ from pathlib import Path
 from typing import Any
 
 from orrery.agent.calls import ask_json, synthesize
-from orrery.agent.router import DEFAULT_TURNS, Classification, Route, RouterAgent, RouterConfig, RouterResult
+from orrery.agent.router import (
+    DEFAULT_TURNS,
+    Classification,
+    Route,
+    RouterAgent,
+    RouterConfig,
+    RouterResult,
+    expand,
+)
 from orrery.errors import ModelError
 from orrery.events import (
     Classified,
@@ -35,15 +49,18 @@ from orrery.events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from orrery.grounding import ungrounded
+from orrery.grounding import grounded_sentences, ungrounded
 from orrery.llm import Model, resolve_model
-from orrery.messages import Message, Usage
-from orrery.tools import RunContext, Tool
+from orrery.markets import questions as Qs
+from orrery.markets.tools import PERIOD_METRICS as PERIOD
+from orrery.messages import Message, ToolCall, Usage
+from orrery.tools import RunContext, Tool, ToolResult
 
 QUERY_TYPES = ["stock_specific", "comparison", "screener", "market_overview", "general"]
 CATEGORIES = ["price", "history", "technical", "candlestick", "patterns", "levels", "fibonacci", "screening",
               "performance", "comparison", "forecast", "symbols"]
 PROMPTS = Path(__file__).parent / "prompts"
+PROSE_SYSTEM = (PROMPTS / "prose.md").read_text(encoding="utf-8").strip()  # the same for every question: cached
 # Numbers an answer may use without a tool having returned them: indicator periods and thresholds,
 # interval levels.
 STANDARD_NUMBERS = (9, 12, 14, 20, 26, 30, 50, 70, 80, 95, 200)
@@ -55,7 +72,7 @@ NOT_TICKERS = frozenset(["RSI", "MACD", "SMA", "EMA", "ATR", "ADX", "OBV", "BB",
                          "DMA", "MA", "DI", "CAGR", "ATH", "FAQ", "JSON", "CSV"])
 
 _CATEGORY_WORDS: dict[str, str] = {
-    "price": r"\b(price|close[sd]?|closing|open(ed)?|quote|trad(e|ed|ing) at|worth|volume|high|low)\b",
+    "price": r"\b(price|close[sd]?|closing|open(ed)?|quote|trad(e|ed|ing) at|worth|volume|high|low|52[- ]?weeks?)\b",
     "history": r"\b(history|historical|ohlc|between .+ and|from \d{4}.* to|daily (prices|bars))\b",
     "technical": r"\b(rsi|macd|bollinger|bbands|sma\s?\d*|ema\s?\d*|moving average|atr|stochastic|adx|obv|"
                  r"indicators?|overbought|oversold|momentum)\b",
@@ -65,7 +82,9 @@ _CATEGORY_WORDS: dict[str, str] = {
     "fibonacci": r"\bfib",
     "screening": r"\b(find|screen|scan|which (\w+ )?(stocks?|symbols?|tickers?)|stocks with|stocks (where|whose|that|trading)|"
                  r"any stocks|all stocks|list stocks)\b",
-    "performance": r"\b(returns?|volatil\w*|drawdown|perform\w*|cagr|gain(ed)?|los[st]|risk|best day|worst day)\b",
+    "performance": r"\b(returns?|volatil\w*|drawdown|perform\w*|cagr|gain(ed|s)?|los[st]|risk|best day|worst day|"
+                   r"percent(age)? change|change[sd]?|rose|rise|risen|fell|grew|increased|decreased|ytd|"
+                   r"year[- ]to[- ]date)\b",
     "comparison": r"\b(compar\w*|versus|vs\.?|correlat\w*|outperform\w*|against)\b",
     "forecast": r"\b(forecast|predict\w*|where will|next (week|month|year)|outlook|expect\w*|in a month)\b",
     "symbols": r"\b(what|which) (symbols|stocks|tickers|data) (do you have|are (in|available))|"
@@ -88,6 +107,8 @@ _ARG_WANTED = {
     "sort_by": re.compile(r"\b(sort|top|highest|lowest|best|worst|rank)", re.IGNORECASE),
     "descending": re.compile(r"\b(sort|top|highest|best|rank)", re.IGNORECASE),
 }
+_LOOKBACK_TOOLS = ("candlestick_patterns", "support_resistance", "fibonacci_levels", "chart_patterns")
+FOLLOW_UP_SYMBOLS = 3  # a screen's matches analysed further ("for found stocks, ..."): the first by its sort
 _FOLLOW_UP = re.compile(r"\b(for (the )?(found|those|these|them|each|matches|hits)|then|and (analy[sz]e|check))\b",
                         re.IGNORECASE)
 
@@ -173,13 +194,57 @@ def rule_classification(query: str, store: Any) -> MarketClassification:
                                 unknown=unknown_tickers(query, store), source="rules")
 
 
+_RANKED = re.compile(r"\b(which|who|compare\w*|rank\w*|higher|highest|lower|lowest|best|worst|more|most|"
+                     r"less|least|versus|vs\.?|outperform\w*|beat)\b", re.IGNORECASE)
+_COMPARED = ("quote", "price_history", "technical_indicators", "performance")  # compare_symbols computes these
+
+
+def screens(query: str, c: Classification) -> bool:
+    """A screen: the rules' type says so, or the question states a condition ("RSI below 30") over a list."""
+    return c.type == "screener" or bool(Qs.conditions(query) and len(getattr(c, "symbols", [])) != 1)
+
+
+def ranks(query: str, c: MarketClassification) -> bool:
+    """A comparison to compute: several symbols and a ranking word ("which ... higher", "compare")."""
+    return len(c.symbols) >= 2 and bool(_RANKED.search(query))
+
+
+_PLAIN_WORDS = frozenset(
+    [m.lower() for m in (*calendar.month_name, *calendar.month_abbr, *calendar.day_name) if m] +
+    ["bollinger", "bands", "band", "fibonacci", "relative", "strength", "index", "moving", "average", "exchange",
+     "exchanges", "composite", "stock", "stocks", "wall", "street", "give", "show", "list", "tell", "year", "ytd"])
+
+
+def stray_names(query: str, store: Any) -> list[str]:
+    """Capitalised words inside a sentence that name nothing the rules know ("Tesla" in "Compare Tesla and
+    Apple"): the model's entities decide whether they are companies not in the data."""
+    text = query
+    for alias in sorted(store.aliases, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w&]){re.escape(alias)}(?![\w&])", " ", text, flags=re.IGNORECASE)
+    out = []
+    for m in re.finditer(r"(?<![\w&$'])([A-Z][a-z]\w*)", text):
+        if re.search(r"(^|[.!?]\s*)$", text[:m.start()].rstrip(" \"'(")) or m.group(1).lower() in _PLAIN_WORDS:
+            continue
+        out.append(m.group(1))
+    return out
+
+
+def rules_classify(query: str, rules: MarketClassification, store: Any) -> bool:
+    """Whether the rules' classification stands alone: it found what the question is about (symbols, tickers
+    not in the data, or a kind of analysis) and no capitalised word is left unexplained."""
+    return bool(rules.symbols or rules.unknown or rules.type != "general") and not stray_names(query, store)
+
+
 def rule_route(query: str, c: MarketClassification) -> Route:
     cats = c.categories
     tools = [t for k, t in _TOOLS_FOR.items() if k in cats]
-    if c.type == "screener" and not _FOLLOW_UP.search(query):  # the screener computes prices and indicators itself
+    if screens(query, c):
+        tools = ["stock_screener", *tools]
+    if screens(query, c) and not _FOLLOW_UP.search(query):  # the screener computes prices and indicators itself
         tools = [t for t in tools if t not in ("quote", "price_history", "technical_indicators")]
-    if len(c.symbols) >= 2 and ("performance" in tools or "comparison" in cats):
-        tools = [t for t in tools if t != "performance"] + ["compare_symbols"]
+    elif len(c.symbols) >= 2 and ("performance" in tools or "comparison" in cats or
+                                  (ranks(query, c) and set(tools) & set(_COMPARED))):
+        tools = [t for t in tools if t not in _COMPARED] + ["compare_symbols"]
     if "history" in cats and "quote" in tools:
         tools.remove("quote")
     if not tools and c.type != "general":
@@ -233,7 +298,8 @@ class MarketsAgent(RouterAgent):
 
     def __init__(self, model: Model, store: Any, tools: Iterable[Tool] | None = None,
                  config: RouterConfig | None = None, *, on_event: Iterable[Callable[[Event], None]] = (),
-                 one_call_per_turn: bool | None = None):
+                 one_call_per_turn: bool | None = None, decide_by_rules: bool = True, prose: bool = True,
+                 prose_tokens: int = 160):
         from orrery.markets.tools import TOOLS
 
         # Per-agent copies: their own TTL caches (keyed by arguments, so one per store) and schemas
@@ -241,8 +307,14 @@ class MarketsAgent(RouterAgent):
         copies = [t.gated(t.available, self._refine) for t in (tools if tools is not None else TOOLS)]
         config = config or RouterConfig(max_tokens_per_call=400)
         config = replace(config, agent=replace(config.agent, tool_choice=self._tool_choice))
-        super().__init__(model, copies, config, on_event=on_event)
+        super().__init__(model, copies, config, on_event=on_event,
+                         decide=self._decide if decide_by_rules else None,
+                         fan_out=self._plan if decide_by_rules else None)
         self.store = store
+        self.decide_by_rules = decide_by_rules
+        self.prose, self.prose_tokens = prose, prose_tokens
+        self._window: Qs.Window | None = None  # the window this run's planned calls use
+        self._planned = False  # this run's tools were planned by the rules (fan-out)
         # The embedded model writes one call per reply, so a one-round strategy would drop the other calls.
         self.one_call_per_turn = (type(model).__name__ == "LocalModel") if one_call_per_turn is None \
             else one_call_per_turn
@@ -270,6 +342,7 @@ class MarketsAgent(RouterAgent):
     def _phases(self, query: str, result: RouterResult, options: dict[str, Any]) -> Iterator[Event]:
         assert isinstance(result, MarketsResult)
         self._route, self._screened, self._called = None, [], set()
+        self._window, self._planned = None, False
         yield StepStart(1)
         c = result.classification = yield from self.classify(query, result.usage)
         if c.unknown and not c.symbols:
@@ -279,6 +352,10 @@ class MarketsAgent(RouterAgent):
             return
         route = result.route = yield from self.route(query, c, result)
         yield StepEnd(1)
+        if self.decide_by_rules and not route.selected_tools and c.type == "general" and not c.symbols:
+            result.output = result.answer = _refusal(self.store)  # not about the data: no model prose
+            yield Token(result.output)
+            return
         self._system = skill_prompt(c.skill, self.store)  # this run's skill: the config stays as given
         yield from self._watch(self._execute(query, c, route, result, {**options, "store": self.store},
                                              system_prompt=self._system))
@@ -288,11 +365,12 @@ class MarketsAgent(RouterAgent):
     def classify(self, query: str, usage: Usage) -> Generator[Event, None, MarketClassification]:
         self._query = query
         rules = rule_classification(query, self.store)
-        try:
-            model = yield from self._model_classification(query, usage)
-        except ModelError as exc:
-            yield ErrorEvent(f"classification by rules: {exc}")
-            model = None
+        model = None
+        if not (self.decide_by_rules and rules_classify(query, rules, self.store)):
+            try:
+                model = yield from self._model_classification(query, usage)
+            except ModelError as exc:
+                yield ErrorEvent(f"classification by rules: {exc}")
         c = rules
         if model is not None:
             found = [s for e in model.entities if (s := self.store.lookup(e))]
@@ -322,6 +400,10 @@ class MarketsAgent(RouterAgent):
     # -- phase 2: the model's route, or the rules' when it is invalid --------------------------------------
     def route(self, query: str, c: Classification, result: RouterResult) -> Generator[Event, None, Route]:
         assert isinstance(c, MarketClassification) and isinstance(result, MarketsResult)
+        if self.decide is not None and self.decide(query, c) is not None:  # the core says source="rules"
+            route = yield from super().route(query, c, result)
+            result.route_source, self._route = "rules", route
+            return route
         # The fallback reads the query's own words, not the model's categories (a small model adds "price"
         # to most questions).
         rules = rule_route(query, c.model_copy(update={"categories": categories_in(query)}))
@@ -347,6 +429,144 @@ class MarketsAgent(RouterAgent):
         yield Routed(route.selected_tools, route.complexity, route.strategy, route.max_turns, route.dropped)
         self._route = route
         return route
+
+    # -- rules that decide alone: the route, and every call with its arguments -----------------------------
+    def _decide(self, query: str, c: Classification) -> Route | None:
+        """The rules' route when they read the question whole (a market question whose every tool gets its
+        arguments from it), or a question that needs no tool; else None: the model routes."""
+        assert isinstance(c, MarketClassification)
+        rules = rule_route(query, c.model_copy(update={"categories": categories_in(query)}))
+        if not rules.selected_tools:
+            return rules if c.type == "general" and not c.symbols else None
+        return rules if self._calls(query, c, rules.selected_tools) is not None else None
+
+    def _plan(self, query: str, c: Classification, route: Route, done: list[ToolResult]) -> list[ToolCall] | None:
+        """The fan-out hook: round one from the question; after a screen, its follow-ups on what it found."""
+        assert isinstance(c, MarketClassification)
+        if not done:
+            calls = self._calls(query, c, route.selected_tools)
+            self._planned = calls is not None
+            return calls
+        screen = next((r for r in done if r.ok and r.call.name == "stock_screener"), None)
+        if screen is None or len({r.call.name for r in done}) > 1 or not _FOLLOW_UP.search(query):
+            return []
+        found = [r["symbol"] for r in screen.value["matches"]][:FOLLOW_UP_SYMBOLS] or \
+            [r["symbol"] for r in screen.value.get("closest", [])][:1]
+        follow = [t for t in route.selected_tools if t not in ("stock_screener", "compare_symbols")]
+        return self._per_symbol(query, follow, found, self._window or Qs.window(query, self._anchor(found))) or []
+
+    def _anchor(self, symbols: list[str]) -> str:
+        """The last date the symbols share: where a window the question leaves open ends."""
+        syms = symbols or [s for s, v in self.store.symbols.items() if v.kind == "stock"] or list(self.store.symbols)
+        return min(self.store.symbols[s].last for s in syms)
+
+    def _calls(self, query: str, c: MarketClassification, tools: list[str]) -> list[ToolCall] | None:
+        """Every routed tool's calls with arguments from the question, or None when a tool needs an argument
+        the rules cannot read (the model then chooses)."""
+        w = self._window = Qs.window(query, self._anchor(c.symbols))
+        calls: list[ToolCall] = []
+        if "stock_screener" in tools:
+            conds = Qs.conditions(query)
+            field = Qs.metric(query, True)
+            args: dict[str, Any] = {"conditions": conds}
+            if not conds:  # "which stock has the highest RSI": every symbol's value, ranked
+                if field in ("return", "volatility", "max_drawdown") or not _RANKED.search(query):
+                    return None
+                args |= {"sort_by": field, "descending": not Qs.lowest(query)}
+            if len(c.symbols) >= 2:
+                args["symbols"] = c.symbols
+            if w.end:
+                args["date"] = w.end
+            if m := re.search(r"\b(nasdaq|nyse)\b(?! composite)", query, re.IGNORECASE):
+                args["exchange"] = m.group(1).upper()
+            if re.search(r"\b(index|indices)\b", query, re.IGNORECASE) and "symbols" not in args:
+                args["kind"] = "index"
+            calls.append(ToolCall("rules-stock_screener", "stock_screener", args))
+            if _FOLLOW_UP.search(query):  # the follow-ups wait for what the screen finds
+                return calls
+            tools = [t for t in tools if t not in ("stock_screener", *_COMPARED)]
+        if "compare_symbols" in tools:
+            if len(c.symbols) < 2:
+                return None
+            args = {"symbols": c.symbols, "metric": Qs.metric(query, w.point), "lowest": Qs.lowest(query)}
+            args |= {"start": w.start, "end": w.end} if not w.point else {"end": w.end} if w.end else {}
+            calls.append(ToolCall("rules-compare_symbols", "compare_symbols", {k: v for k, v in args.items()
+                                                                              if v is not None}))
+            tools = [t for t in tools if t != "compare_symbols"]
+        rest = self._per_symbol(query, tools, c.symbols, w)
+        return None if rest is None else calls + rest
+
+    def _per_symbol(self, query: str, tools: list[str], symbols: list[str], w: Qs.Window) -> list[ToolCall] | None:
+        """One call per symbol for each tool that takes a symbol, in parallel; list_symbols once."""
+        calls: list[ToolCall] = []
+        for name in tools:
+            if name == "list_symbols":
+                calls.append(ToolCall("rules-list_symbols", name, {}))
+                continue
+            if not symbols:
+                return None
+            if name == "quote" and w.kind in ("range", "year", "month", "last_n"):
+                name = "price_history"  # a period's high, low and change, not a day's
+            if name == "performance" and w.point and w.end:
+                name = "quote"  # a change on one day
+            args = self._arguments(query, name, w)
+            if name in _LOOKBACK_TOOLS and not w.point and w.start:  # the window's bars, per symbol
+                calls += [ToolCall(f"rules-{name}-{i}", name, {**args, "symbol": s, "lookback": self._bars(s, w)})
+                          for i, s in enumerate(symbols)]
+                continue
+            calls += expand(name, args, "symbol", symbols, prefix="rules")
+        return list({(c.name, json.dumps(c.arguments, sort_keys=True)): c for c in calls}.values())
+
+    def _bars(self, symbol: str, w: Qs.Window) -> int:
+        """Trading days of `symbol` in the window (at least 1)."""
+        return max(1, len(self.store.prices(symbol).loc[w.start:w.end]))
+
+    @staticmethod
+    def _arguments(query: str, name: str, w: Qs.Window) -> dict[str, Any]:
+        if name in ("performance", "price_history"):
+            return {k: v for k, v in (("start", w.start), ("end", w.end)) if v}
+        args: dict[str, Any] = {"date": w.end} if w.end and name != "price_forecast" else {}
+        if name == "technical_indicators":
+            names, period = Qs.indicators(query)
+            args["indicators"] = names
+            if period is not None:
+                args["period"] = period
+        if name == "price_forecast":
+            m = re.search(r"\bnext (week|month|quarter|year)\b|\bin a (week|month|quarter|year)\b", query, re.I)
+            args["horizon_days"] = {"week": 5, "month": 21, "quarter": 63, "year": 126}[
+                (m.group(1) or m.group(2)).lower()] if m else 21
+        return args
+
+    # -- the figures first, then at most one call for prose ----------------------------------------------------
+    def observation(self, results: list[ToolResult]) -> str:
+        """The tools' headlines or one-line summaries (their full JSON would cost a small model seconds to read)."""
+        def line(r: ToolResult) -> str:
+            if r.ok and isinstance(r.value, dict) and "summary" in r.value:
+                return r.value.get("headline") or r.value["summary"]
+            return f"{r.call.name} failed: {r.error or r.content}"
+        return "\n".join(f"- {line(r)}" for r in results)
+
+    def synthesize(self, query: str, system: str, results: list[ToolResult], result: RouterResult,
+                   step: int) -> Generator[Event, None, str]:
+        lead = self._lead(results)
+        if lead:
+            yield Token(lead + "\n\n")  # on screen before the model writes a word
+        if not self.prose or not any(r.ok for r in results):
+            return ""
+        config, self.config = self.config, replace(self.config, max_tokens_per_call=self.prose_tokens)
+        try:  # a short system prompt, the same for every question: a model caches it
+            return (yield from super().synthesize(query, PROSE_SYSTEM, results, result, step))
+        finally:
+            self.config = config
+
+    def _lead(self, results: list[ToolResult]) -> str:
+        """The computed answer: each tool's summary (or error), then the window's definition."""
+        lines = [r.value["summary"] if r.ok and isinstance(r.value, dict) and "summary" in r.value
+                 else (r.error or r.content) for r in results]
+        w = self._window
+        if w is not None and not w.point and any(r.ok for r in results):
+            lines.append(f"Window: {w.definition}.")
+        return "\n".join(f"- {x}" for x in dict.fromkeys(lines))
 
     def _tool_choice(self, ctx: RunContext) -> str:
         """In the tool loop, a tool call is required until every routed tool has been called once (a small
@@ -383,9 +603,14 @@ class MarketsAgent(RouterAgent):
         for t in done:
             for row in t.value.get("matches", []) + t.value.get("closest", []):
                 result.as_of.setdefault(row["symbol"], row["as_of"])
+            for sym, row in t.value.get("symbols", {}).items() if isinstance(t.value.get("symbols"), dict) else ():
+                result.as_of.setdefault(sym, t.value.get("on") if t.value.get("metric") not in PERIOD else row["end"])
         result.prices_used = list(dict.fromkeys(t.value["price"] for t in done if "price" in t.value))
         sources = [t.content for t in result.tool_calls if t.ok] + [query, self._not_in_data(c.unknown)]
         allowed = [*STANDARD_NUMBERS, *(v for t in done for v in percents(t.value))]
+        if self._planned:
+            self._check_planned(c, result, sources, allowed)
+            return
         answer = result.output.strip()
         bad = ungrounded(answer, sources, allowed)
         if bad:
@@ -405,14 +630,39 @@ class MarketsAgent(RouterAgent):
         parts = [answer]
         if result.facts and answer != " ".join(result.facts):
             parts.append("Figures from the tools:\n" + "\n".join(f"- {f}" for f in result.facts))
-        if result.as_of:
-            dates = sorted(set(result.as_of.values()))
-            basis = " and ".join(result.prices_used)
-            parts.append(f"Data as of {dates[-1] if len(dates) == 1 else ', '.join(f'{s} {d}' for s, d in result.as_of.items())}"
-                         f"; prices: {basis}.")
-        result.output = "\n\n".join(parts)
-        if result.status in ("max_rounds", "invalid"):
-            result.status = "completed"
+        _finish(result, parts)
+
+    def _check_planned(self, c: MarketClassification, result: MarketsResult, sources: list[str],
+                       allowed: list[float]) -> None:
+        """The computed answer first, then the model's prose less its sentences with numbers no tool
+        returned (no rewrite: one model call at most), then the data's dates."""
+        prose, bad = grounded_sentences(result.output.strip(), sources, allowed)
+        if bad:
+            result.grounded, result.ungrounded = False, bad
+            result.errors.append(f"prose sentences quoting numbers no tool returned ({', '.join(bad)}) dropped")
+        kept = [s for s in re.split(r"(?<=[.!?])\s+", prose) if s and not self._misnames(s, result.tool_calls)]
+        if len(kept) < len([s for s in re.split(r"(?<=[.!?])\s+", prose) if s]):
+            result.errors.append("prose sentences naming only part of the leaders or matches dropped")
+        prose = " ".join(kept)
+        lead = self._lead(result.tool_calls) or _refusal(self.store)
+        answer = "\n\n".join(x for x in (self._not_in_data(c.unknown), lead, prose) if x)
+        result.answer = answer
+        _finish(result, [answer])
+
+    def _misnames(self, sentence: str, results: list[ToolResult]) -> bool:
+        """A sentence that names symbols but leaves out a computed leader (a comparison's winners) or match
+        (a screen's): the small model often names the first one only."""
+        named = set(self.store.find_in_text(sentence))
+        if not named:
+            return False
+        for r in results:
+            if not r.ok or not isinstance(r.value, dict):
+                continue
+            must = r.value.get("winner") if r.call.name == "compare_symbols" else \
+                [m["symbol"] for m in r.value.get("matches", [])] if r.call.name == "stock_screener" else []
+            if must and not set(must) <= named:
+                return True
+        return False
 
     def _rewrite(self, query: str, answer: str, bad: list[str], result: MarketsResult
                  ) -> Generator[Event, None, str]:
@@ -435,6 +685,17 @@ class MarketsAgent(RouterAgent):
         avail = ", ".join(f"{s.symbol} (to {s.last})" for s in self.store.symbols.values())
         return (f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not in the data. Symbols available: "
                 f"{avail}. Add others with `orrery markets import FILE`.")
+
+
+def _finish(result: MarketsResult, parts: list[str]) -> None:
+    """The output: the answer's parts, then the data's last date(s) and the price used."""
+    if result.as_of:
+        dates = sorted(set(result.as_of.values()))
+        when = dates[-1] if len(dates) == 1 else ", ".join(f"{s} {d}" for s, d in result.as_of.items())
+        parts.append(f"Data as of {when}; prices: {' and '.join(result.prices_used)}.")
+    result.output = "\n\n".join(parts)
+    if result.status in ("max_rounds", "invalid"):
+        result.status = "completed"
 
 
 def _without(events: Generator[Event, None, Route], kind: type) -> Generator[Event, None, Route]:

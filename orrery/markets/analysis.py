@@ -81,6 +81,14 @@ def between(df: pd.DataFrame, start: str | None, end: str | None, symbol: str,
     return out
 
 
+def last_52_weeks(series: pd.Series) -> pd.Series:
+    """The values of the 52 weeks ending on the series' last date (dates after it minus 364 days)."""
+    return series[series.index > series.index[-1] - pd.Timedelta(days=364)]
+
+
+WEEKS_52 = "the highest / lowest close in the 52 weeks ending on the date"
+
+
 def parse_date(text: str) -> pd.Timestamp:
     try:
         return pd.Timestamp(text).normalize()
@@ -323,9 +331,10 @@ def field_value(df: pd.DataFrame, name: str) -> float | None:
     if name == "volatility_pct":
         return r(100 * df["adj_close"].pct_change().iloc[-21:].std() * np.sqrt(TRADING_DAYS))
     if name in ("high_52w", "low_52w"):
-        return r(df["high"].iloc[-TRADING_DAYS:].max() if name == "high_52w" else df["low"].iloc[-TRADING_DAYS:].min())
+        year = last_52_weeks(c)
+        return r(year.max() if name == "high_52w" else year.min())
     if name == "drawdown_52w_pct":
-        return r(100 * (c.iloc[-1] / df["high"].iloc[-TRADING_DAYS:].max() - 1))
+        return r(100 * (c.iloc[-1] / last_52_weeks(c).max() - 1))
     if m := re.fullmatch(r"volume_sma_(\d+)", name):
         return r(talib.SMA(df["volume"].to_numpy(float), int(m.group(1)))[-1])
     if m := re.fullmatch(r"(rsi|sma|ema|atr|adx)_(\d+)", name):

@@ -67,7 +67,8 @@ def list_symbols(ctx: RunContext) -> dict[str, Any]:
 @tool(cache_ttl=TTL)
 def quote(ctx: RunContext, symbol: str, date: str | None = None) -> dict[str, Any]:
     """Price of a stock or index on a date (default: the last date in the data): open, high, low, close,
-    volume, change from the previous close and the 52-week range.
+    volume, change from the previous close and the 52-week high and low (highest / lowest close in the 52
+    weeks ending on the date).
 
     Args:
         symbol: ticker or name, e.g. AAPL or Apple
@@ -75,14 +76,17 @@ def quote(ctx: RunContext, symbol: str, date: str | None = None) -> dict[str, An
     """
     sym, df = _frame(ctx, symbol, date)
     row, prev = df.iloc[-1], df["close"].iloc[-2] if len(df) > 1 else float("nan")
-    year = df.iloc[-A.TRADING_DAYS:]
+    year = A.last_52_weeks(df["close"])
     change = row["close"] - prev
     out = {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE,
            **{k: A.r(row[k]) for k in ("open", "high", "low", "close", "adj_close")}, "volume": int(row["volume"]),
            "change": A.r(change), "change_pct": A.r(100 * change / prev),
-           "high_52w": A.r(year["high"].max()), "low_52w": A.r(year["low"].min())}
-    out["summary"] = (f"{sym} closed at {out['close']} on {out['as_of']} ({out['change_pct']:+}% on the day; "
-                      f"52-week range {out['low_52w']}-{out['high_52w']}).")
+           "high_52w": A.r(year.max()), "high_52w_date": A.day(year.idxmax()), "low_52w": A.r(year.min()),
+           "low_52w_date": A.day(year.idxmin()), "range_52w": f"{A.WEEKS_52} ({A.day(year.index[0])} to "
+                                                              f"{A.day(year.index[-1])})"}
+    out["summary"] = (f"{sym} closed at {out['close']} on {out['as_of']} ({out['change_pct']:+}% on the day); "
+                      f"52-week high {out['high_52w']} ({out['high_52w_date']}), 52-week low {out['low_52w']} "
+                      f"({out['low_52w_date']}).")
     return out
 
 
@@ -102,12 +106,16 @@ def price_history(ctx: RunContext, symbol: str, start: str | None = None, end: s
     w = _guard(A.between)(df, start, end, sym)
     rows = [{"date": A.day(d), **{k: A.r(v[k]) for k in ("open", "high", "low", "close")}, "volume": int(v["volume"])}
             for d, v in w.iloc[-max(1, limit):].iterrows()]
-    first, last = w["close"].iloc[0], w["close"].iloc[-1]
+    first, last, c = w["close"].iloc[0], w["close"].iloc[-1], w["close"]
     out = {"symbol": sym, "start": A.day(w.index[0]), "as_of": A.day(w.index[-1]), "price": CLOSE,
            "period_high": A.r(w["high"].max()), "period_low": A.r(w["low"].min()), "first_close": A.r(first),
-           "last_close": A.r(last), "change_pct": A.r(100 * (last / first - 1)), "rows": rows}
+           "last_close": A.r(last), "change_pct": A.r(100 * (last / first - 1)),
+           "highest_close": A.r(c.max()), "highest_close_date": A.day(c.idxmax()),
+           "lowest_close": A.r(c.min()), "lowest_close_date": A.day(c.idxmin()), "rows": rows}
     out["summary"] = (f"{sym} from {out['start']} to {out['as_of']}: close {out['first_close']} -> "
-                      f"{out['last_close']} ({out['change_pct']:+}%), high {out['period_high']}, low {out['period_low']}.")
+                      f"{out['last_close']} ({out['change_pct']:+}%); highest close {out['highest_close']} "
+                      f"({out['highest_close_date']}), lowest close {out['lowest_close']} ({out['lowest_close_date']}); "
+                      f"intraday high {out['period_high']}, low {out['period_low']}.")
     return out
 
 
@@ -202,12 +210,14 @@ def chart_patterns(ctx: RunContext, symbol: str, date: str | None = None, lookba
 @tool(cache_ttl=TTL)
 def stock_screener(ctx: RunContext, conditions: list[str] | None = None, exchange: str | None = None,
                    kind: Literal["stock", "index", "all"] = "stock", sort_by: str | None = None,
-                   descending: bool = False, limit: int = 10, date: str | None = None) -> dict[str, Any]:
-    """Screen every symbol in the data by conditions such as "RSI < 30", "close above SMA200",
-    "volume 2x its 20-day mean". Returns the matches sorted and limited, and when none match, the symbols
-    closest to matching.
+                   descending: bool = False, limit: int = 10, date: str | None = None,
+                   symbols: list[str] | None = None) -> dict[str, Any]:
+    """Screen every symbol in the data (or the ones named) by conditions such as "RSI < 30", "close above
+    SMA200", "volume 2x its 20-day mean". Returns the matches sorted and limited, every symbol's values, and
+    when none match, the symbols closest to matching.
 
     Args:
+        symbols: screen only these (default: every symbol of `kind` on `exchange`)
         conditions: all must hold, e.g. ["RSI < 30"]; none lists every symbol
         exchange: NASDAQ, NYSE or US (default: all)
         kind: stock, index or all
@@ -223,16 +233,23 @@ def stock_screener(ctx: RunContext, conditions: list[str] | None = None, exchang
     except DataError as exc:
         raise ToolError(str(exc)) from exc
     ex = (exchange or "").upper()
-    universe = [s for s in store.symbols.values() if (kind == "all" or s.kind == kind)
-                and (ex in ("", "US", "ALL") or s.exchange == ex)]
+    if symbols:
+        try:
+            universe = [store.symbols[store.resolve(s)] for s in dict.fromkeys(symbols)]
+        except DataError as exc:
+            raise ToolError(str(exc)) from exc
+    else:
+        universe = [s for s in store.symbols.values() if (kind == "all" or s.kind == kind)
+                    and (ex in ("", "US", "ALL") or s.exchange == ex)]
     if not universe:
         exchanges = sorted({s.exchange for s in store.symbols.values()})
         raise ToolError(f"no {kind} symbols on exchange {exchange!r}; exchanges in the data: {', '.join(exchanges)}")
-    rows, near = [], []
+    rows, near, skipped = [], [], []
     for s in universe:
         df = store.prices(s.symbol)
         if date is not None:
-            if A.parse_date(date) < df.index[0]:
+            if A.parse_date(date) < df.index[0] or A.parse_date(date) > df.index[-1] + pd.Timedelta(days=4):
+                skipped.append(s.symbol)
                 continue
             df = df.loc[:A.parse_date(date)]
         row: dict[str, Any] = {"symbol": s.symbol, "as_of": A.day(df.index[-1])}
@@ -248,21 +265,48 @@ def stock_screener(ctx: RunContext, conditions: list[str] | None = None, exchang
         (rows if ok else near).append((row, dist))
     sort = lambda items: sorted(items, key=lambda x: (x[0][key] is None, x[0][key] or 0), reverse=descending)  # noqa: E731
     matches = [r for r, _ in sort(rows)][:max(1, limit)]
-    out: dict[str, Any] = {"conditions": [str(c) for c in conds], "universe": [s.symbol for s in universe],
-                           "price": CLOSE, "count": len(rows), "matches": matches}
+    screened = [s.symbol for s in universe if s.symbol not in skipped]
+    if not screened:
+        raise ToolError(f"no symbol has data on {date}; {', '.join(skipped)} cover other dates "
+                        "(see list_symbols)")
+    out: dict[str, Any] = {"conditions": [str(c) for c in conds], "universe": screened, "skipped": skipped,
+                           "price": CLOSE, "count": len(rows), "matches": matches, "descending": descending,
+                           "values": [r for r, _ in rows + near]}
     if conds and not rows:
         out["closest"] = [r for r, _ in sorted(near, key=lambda x: x[1])][:3]
     out["summary"] = _screen_summary(out, key)
     return out
 
 
+SHOW_ALL = 10  # a screen of at most this many symbols lists every symbol's values
+
+
 def _screen_summary(out: dict[str, Any], key: str) -> str:
     what = " and ".join(out["conditions"]) or "no conditions"
-    fmt = lambda rows: ", ".join(f"{r['symbol']} ({key} {r.get(key)}, {r['as_of']})" for r in rows)  # noqa: E731
+    fmt = lambda rows: ", ".join(f"{r['symbol']} ({_values(r, key)}, {r['as_of']})" for r in rows)  # noqa: E731
+    n = len(out["universe"])
+    if not out["conditions"]:
+        order = "highest" if out.get("descending") else "lowest"
+        return f"{n} symbols by {key}, {order} first: {fmt(out['matches'])}." + \
+            (f" No data on that date: {', '.join(out['skipped'])}." if out["skipped"] else "")
     if out["matches"]:
-        return f"{out['count']} of {len(out['universe'])} symbols match {what}: {fmt(out['matches'])}."
-    closest = f"; closest: {fmt(out['closest'])}" if out.get("closest") else ""
-    return f"No symbol of {len(out['universe'])} matches {what}{closest}."
+        head = f"{out['count']} of {n} symbols match {what}: {fmt(out['matches'])}."
+    else:
+        closest = f"; closest: {fmt(out['closest'])}" if out.get("closest") else ""
+        head = f"No symbol of {n} matches {what}{closest}."
+    others = [r for r in out["values"] if r not in out["matches"]]
+    if out["conditions"] and others and n <= SHOW_ALL:
+        head += f" Not matching: {fmt(others)}."
+    if out["skipped"]:
+        head += f" No data on that date: {', '.join(out['skipped'])}."
+    return head
+
+
+def _values(row: dict[str, Any], key: str) -> str:
+    """A screen row's values (the fields its conditions compared), e.g. "rsi_14 24.07" or "close 418.03,
+    sma_50 400.1"."""
+    shown = [f"{k} {v}" for k, v in row.items() if k not in ("symbol", "as_of")]
+    return ", ".join(shown) or f"{key} {row.get(key)}"
 
 
 @tool(cache_ttl=TTL)
@@ -281,16 +325,22 @@ def performance(ctx: RunContext, symbol: str, start: str | None = None, end: str
                        f"{perf['volatility_pct']}%, max drawdown {perf['max_drawdown_pct']}%."}
 
 
+PERIOD_METRICS = {"return": "total_return_pct", "volatility": "volatility_pct", "max_drawdown": "max_drawdown_pct"}
+
+
 @tool(cache_ttl=TTL)
-def compare_symbols(ctx: RunContext, symbols: list[str], start: str | None = None,
-                    end: str | None = None) -> dict[str, Any]:
-    """Compare several symbols over the same period: return, volatility, max drawdown, and the correlation
-    of their daily returns.
+def compare_symbols(ctx: RunContext, symbols: list[str], start: str | None = None, end: str | None = None,
+                    metric: str = "return", lowest: bool = False) -> dict[str, Any]:
+    """Compare several symbols over the same period: return, volatility, max drawdown, the correlation of
+    their daily returns, and the leader by a metric (ties named together).
 
     Args:
         symbols: two or more tickers or names
         start: YYYY-MM-DD (default: one year before end)
         end: YYYY-MM-DD (default: the last date all symbols share)
+        metric: what ranks them: return, volatility, max_drawdown over the period, or a field on the end
+            date (close, rsi_14, sma_50, high_52w, volume, ...)
+        lowest: the leader has the lowest value (e.g. the worst return) instead of the highest
     """
     store = store_of(ctx)
     if len(symbols) < 2:
@@ -308,10 +358,47 @@ def compare_symbols(ctx: RunContext, symbols: list[str], start: str | None = Non
             for s, p in perf.items()}
     best = max(rows, key=lambda s: rows[s]["total_return_pct"] or float("-inf"))
     pairs = [f"{a}/{b} {corr[a][b]}" for i, a in enumerate(syms) for b in syms[i + 1:]]
-    return {"as_of": end or shared_end, "price": ADJ, "symbols": rows, "correlation": corr, "best": best,
-            "summary": "; ".join(f"{s} return {p['total_return_pct']}%, volatility {p['volatility_pct']}%, "
-                                 f"max drawdown {p['max_drawdown_pct']}%" for s, p in rows.items())
-                       + f" ({rows[syms[0]]['start']} to {rows[syms[0]]['end']}); correlation {', '.join(pairs)}."}
+    out = {"as_of": end or shared_end, "price": ADJ, "symbols": rows, "correlation": corr, "best": best,
+           **_ranked(metric, lowest, rows, frames, end or shared_end)}
+    if out["metric"] not in PERIOD_METRICS:  # a field on the date: as traded
+        out["price"] = CLOSE
+    period = f"{rows[syms[0]]['start']} to {rows[syms[0]]['end']}"
+    lead = out["winner"]
+    out["headline"] = (f"By {out['metric']} ({period if out['metric'] in PERIOD_METRICS else 'on ' + out['on']}): "
+                       + ", ".join(f"{s} {_fmt(v, out['metric'])}" for s, v in out["values"].items())
+                       + f"; {' and '.join(lead)} {'tie for' if len(lead) > 1 else 'has'} the "
+                       f"{'lowest' if lowest else 'highest'}.")
+    out["summary"] = out["headline"] if out["metric"] not in PERIOD_METRICS else out["headline"] + \
+        f" Over {period}: " + "; ".join(f"{s} return {p['total_return_pct']}%, volatility {p['volatility_pct']}%, "
+                                        f"max drawdown {p['max_drawdown_pct']}%" for s, p in rows.items()) + \
+        f"; correlation {', '.join(pairs)}."
+    return out
+
+
+def _ranked(metric: str, lowest: bool, rows: dict[str, dict[str, Any]], frames: dict[str, pd.DataFrame],
+            end: str) -> dict[str, Any]:
+    """Each symbol's value of `metric` and the leader(s): equal values at the precision shown tie."""
+    name = metric.strip().lower().replace(" ", "_")
+    if name in PERIOD_METRICS:
+        values = {s: p[PERIOD_METRICS[name]] for s, p in rows.items()}
+        on = end
+    else:
+        try:
+            name = S.field_name(metric)
+            cut = {s: A.upto(f, end, s) for s, f in frames.items()}
+        except DataError as exc:
+            raise ToolError(str(exc)) from exc
+        values = {s: _guard(A.field_value)(f, name) for s, f in cut.items()}
+        on = min(A.day(f.index[-1]) for f in cut.values())
+    known = {s: v for s, v in values.items() if v is not None}
+    if not known:
+        raise ToolError(f"no symbol has a value of {name} on {end}")
+    target = min(known.values()) if lowest else max(known.values())
+    return {"metric": name, "on": on, "values": values, "winner": [s for s, v in known.items() if v == target]}
+
+
+def _fmt(value: float | None, metric: str) -> str:
+    return "n/a" if value is None else f"{value}%" if metric in PERIOD_METRICS else f"{value}"
 
 
 @tool(cache_ttl=TTL, timeout=120)

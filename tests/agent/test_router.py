@@ -158,3 +158,108 @@ def test_a_reply_that_does_not_match_the_schema_is_an_error_result():
     tools, _ = make_tools()
     result = RouterAgent(ScriptedModel(["not json"]), tools).run("NVDA?")
     assert result.status == "error" and "Classification" in result.output
+
+
+# -- the app's rules decide: `decide` skips the router's model call, `fan_out` plans the calls --------------------
+def test_fan_out_runs_one_call_per_entity_in_one_parallel_step_then_one_synthesis():
+    from orrery.agent.router import Route, expand
+    from orrery.events import ModelCall, StepEnd, StepStart, ToolCallEvent, ToolResultEvent
+
+    symbols = ["NVDA", "AMD", "INTC", "TSM"]
+    barrier = threading.Barrier(4, timeout=5)  # passes only if all four calls run at once
+    ran: list[str] = []
+
+    @tool
+    def price(symbol: str) -> str:
+        """Latest price of a stock."""
+        barrier.wait()
+        ran.append(symbol)
+        return f"{symbol} trades at {100 + len(ran)}"
+
+    # the classification, then the synthesis: the hooks decide the route and the calls
+    model = ScriptedModel([{"type": "comparison", "entities": symbols, "categories": ["price"]}, "NVDA leads."])
+    events: list[Event] = []
+    agent = RouterAgent(
+        model, Toolset([price], max_workers=4), on_event=[events.append],
+        decide=lambda q, c: Route(selected_tools=["price"], complexity="SIMPLE", strategy="PARALLEL"),
+        fan_out=lambda q, c, r, done: [] if done else expand("price", {}, "symbol", symbols))
+    result = agent.run("Which is highest: NVDA, AMD, INTC or TSM?")
+
+    assert result.ok and result.output == "NVDA leads." and sorted(ran) == sorted(symbols)
+    assert [r.call.arguments["symbol"] for r in result.tool_calls] == symbols  # in the order planned
+    routed = next(e for e in events if isinstance(e, Routed))
+    assert routed.source == "rules" and routed.selected_tools == ["price"]
+    assert sum(isinstance(e, ModelCall) for e in events) == 2  # classification and synthesis; no router call
+    # the four runs happen inside one step, and the synthesis reads them as one observation
+    step = [i for i, e in enumerate(events) if isinstance(e, StepStart) and e.step == 2][0]
+    end = next(i for i, e in enumerate(events) if isinstance(e, StepEnd) and e.step == 2)
+    inside = events[step:end]
+    assert sum(isinstance(e, ToolCallEvent) for e in inside) == 4
+    assert sum(isinstance(e, ToolResultEvent) for e in inside) == 4
+    last = model.requests[-1]["messages"]
+    assert len(last) == 2 and all(f"{s} trades at" in last[1].content for s in symbols)
+
+
+def test_fan_out_asked_again_with_the_results_until_it_returns_nothing():
+    from orrery.agent.router import Route
+    from orrery.messages import ToolCall
+
+    tools, ran = make_tools()
+    rounds: list[int] = []
+
+    def plan(q, c, r, done):
+        rounds.append(len(done))
+        if not done:
+            return [ToolCall("a", "price", {"symbol": "NVDA"})]
+        return [ToolCall("b", "news", {"symbol": "NVDA"})] if len(done) == 1 else []
+
+    model = ScriptedModel([CLASSIFY, "done"])
+    agent = RouterAgent(model, tools, decide=lambda q, c: Route(selected_tools=["price", "news"],
+                                                                complexity="SIMPLE", strategy="DIRECT"),
+                        fan_out=plan)
+    result = agent.run("NVDA price, then news")
+    assert rounds == [0, 1, 2] and ran == ["price", "news"] and result.output == "done"
+
+
+def test_fan_out_that_returns_none_hands_the_execution_to_the_model():
+    tools, ran = make_tools()
+    model = ScriptedModel([CLASSIFY, route("price"), turn(call("price", symbol="NVDA")), "NVDA at 100."])
+    agent = RouterAgent(model, tools, fan_out=lambda q, c, r, done: None)
+    events: list[Event] = []
+    agent.handlers.append(events.append)
+    result = agent.run("NVDA price?")
+    assert result.output == "NVDA at 100." and ran == ["price"] and model.index == 4
+    assert next(e for e in events if isinstance(e, Routed)).source == "model"
+
+
+def test_decide_names_that_are_not_tools_are_dropped():
+    from orrery.agent.router import Route
+
+    tools, _ = make_tools()
+    model = ScriptedModel([CLASSIFY, turn(call("price", symbol="NVDA")), "ok"])
+    agent = RouterAgent(model, tools, decide=lambda q, c: Route(selected_tools=["price", "nope"],
+                                                                complexity="SIMPLE", strategy="DIRECT"))
+    result = agent.run("NVDA?")
+    assert result.route.selected_tools == ["price"] and result.route.dropped == ["nope"]
+    assert any("unknown tool 'nope'" in e for e in result.errors)
+
+
+def test_expand_gives_each_call_its_own_id():
+    from orrery.agent.router import expand
+
+    calls = expand("quote", {"date": "2012-01-03"}, "symbol", ["AAPL", "MSFT"])
+    assert [c.arguments for c in calls] == [{"date": "2012-01-03", "symbol": "AAPL"},
+                                            {"date": "2012-01-03", "symbol": "MSFT"}]
+    assert len({c.id for c in calls}) == 2
+
+
+def test_fan_out_rounds_and_calls_are_bounded():
+    from orrery.agent.router import MAX_FAN_OUT_CALLS, MAX_FAN_OUT_ROUNDS, Route, expand
+
+    tools, ran = make_tools()
+    model = ScriptedModel([CLASSIFY, "done"])
+    agent = RouterAgent(model, tools, decide=lambda q, c: Route(selected_tools=["price"], complexity="SIMPLE",
+                                                                strategy="DIRECT"),
+                        fan_out=lambda q, c, r, done: expand("price", {}, "symbol", [f"S{i}" for i in range(100)]))
+    result = agent.run("every symbol, forever")
+    assert len(result.tool_calls) == MAX_FAN_OUT_ROUNDS * MAX_FAN_OUT_CALLS and result.output == "done"

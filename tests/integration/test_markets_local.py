@@ -41,3 +41,23 @@ def test_seed_discovery_query_with_the_embedded_model(tmp_path: Path) -> None:
     assert ungrounded(result.answer, [t.content for t in done] + [SEED], allowed) == []
     kinds = [e.kind for e in events]
     assert kinds[0] == "run_start" and kinds[-1] == "final" and "routed" in kinds and "tool_call" in kinds
+
+
+@pytest.mark.timeout(600)
+def test_four_symbol_comparison_with_the_embedded_model_is_computed_and_makes_one_model_call(tmp_path: Path) -> None:
+    from orrery.events import ModelCall, Token
+
+    store = Store(tmp_path / "markets")
+    events: list = []
+    result = MarketsAgent(LocalModel(), store, on_event=[events.append]).run(
+        "Which had the worst return in 2007: AAPL, GOOG, IBM or MSFT?")
+
+    assert result.status == "completed", result.errors
+    assert result.route_source == "rules" and sum(isinstance(e, ModelCall) for e in events) == 1
+    (run,) = result.tool_calls
+    assert run.call.name == "compare_symbols" and run.value["winner"] == ["IBM"]
+    for sym in ("AAPL", "GOOG", "IBM", "MSFT"):
+        adj = store.prices(sym)["adj_close"].loc["2007"]
+        assert f"{sym} {round(100 * (adj.iloc[-1] / adj.iloc[0] - 1), 2)}%" in result.output
+    first = next(i for i, e in enumerate(events) if isinstance(e, Token))
+    assert first < next(i for i, e in enumerate(events) if isinstance(e, ModelCall))  # figures before prose

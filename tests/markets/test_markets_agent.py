@@ -24,8 +24,10 @@ def route(*tools: str, strategy="DIRECT", complexity="SIMPLE", max_turns=2) -> d
 
 
 def agent(store, turns, events: list[Event] | None = None) -> tuple[MarketsAgent, ScriptedModel]:
+    """The model-driven path (classify, route, tool loop): what runs when the rules cannot read a question."""
     model = ScriptedModel(turns)
-    return MarketsAgent(model, store, on_event=[events.append] if events is not None else []), model
+    return MarketsAgent(model, store, on_event=[events.append] if events is not None else [],
+                        decide_by_rules=False), model
 
 
 def test_seed_discovery_query_in_four_turns(store):
@@ -183,7 +185,7 @@ def test_local_model_one_call_per_turn_turns_direct_into_iterative(store):
     model = ScriptedModel([classify("comparison", ["AAPL", "MSFT"], ["price"]), route("quote"),
                            turn(call("quote", symbol="AAPL")), turn(call("quote", symbol="MSFT")),
                            "AAPL 430.47, MSFT 27.95."])
-    a = MarketsAgent(model, store, one_call_per_turn=True)
+    a = MarketsAgent(model, store, one_call_per_turn=True, decide_by_rules=False)
     result = a.run("Price of AAPL and MSFT")
     assert result.route.strategy == "ITERATIVE" and result.route.max_turns >= 2
     assert [r.value["symbol"] for r in result.tool_calls] == ["AAPL", "MSFT"] and result.grounded
@@ -267,3 +269,152 @@ def test_a_markets_trace_replays_through_the_installed_app(store, tmp_path, monk
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the app's own store, filled from shipped data
     report = replay(path, app_tools("markets"))
     assert report.identical and report.tool_results == 1
+
+
+# -- the rules decide: every symbol and date the question names, fanned out by the framework -------------------
+def rules_agent(store, prose: list[str], events: list[Event] | None = None) -> tuple[MarketsAgent, ScriptedModel]:
+    model = ScriptedModel(prose)
+    return MarketsAgent(model, store, on_event=[events.append] if events is not None else []), model
+
+
+def test_four_symbol_question_runs_four_tools_in_one_step_without_a_routing_call(store):
+    from orrery.events import ModelCall, StepEnd, StepStart, Token
+
+    events: list[Event] = []
+    a, model = rules_agent(store, ["See the levels above."], events)
+    result = a.run("Show support and resistance levels for Apple, IBM, Microsoft and Google on 2012-06-01.")
+    assert result.ok and result.route_source == "rules" and model.index == 1  # the prose call only
+    assert [(t.call.name, t.call.arguments) for t in result.tool_calls] == [
+        ("support_resistance", {"date": "2012-06-01", "symbol": s}) for s in ("AAPL", "IBM", "MSFT", "GOOG")]
+    start = next(i for i, e in enumerate(events) if isinstance(e, StepStart) and e.step == 2)
+    end = next(i for i, e in enumerate(events) if isinstance(e, StepEnd) and e.step == 2)
+    assert sum(isinstance(e, ToolCallEvent) for e in events[start:end]) == 4
+    assert next(e for e in events if isinstance(e, Routed)).source == "rules"
+    # the figures are on screen before the model is called
+    first_token = next(i for i, e in enumerate(events) if isinstance(e, Token))
+    assert first_token < next(i for i, e in enumerate(events) if isinstance(e, ModelCall))
+    assert all(f"{s} (close" in events[first_token].text for s in ("AAPL", "IBM", "MSFT", "GOOG"))
+
+
+def test_comparison_of_four_gives_every_value_and_the_winner(store, raw):
+    a, model = rules_agent(store, ["IBM did worst in 2007."])
+    result = a.run("Which had the worst return in 2007: AAPL, GOOG, IBM or MSFT?")
+    (run,) = result.tool_calls
+    assert run.call.name == "compare_symbols" and run.call.arguments == {
+        "symbols": ["AAPL", "GOOG", "IBM", "MSFT"], "metric": "return", "lowest": True, "start": "2007-01-01",
+        "end": "2007-12-31"}
+    for sym in ("AAPL", "GOOG", "IBM", "MSFT"):
+        adj = raw[sym]["adj_close"].loc["2007"]
+        assert f"{sym} {round(100 * (adj.iloc[-1] / adj.iloc[0] - 1), 2)}%" in result.output
+    assert "IBM has the lowest" in result.output and run.value["winner"] == ["IBM"]
+    assert "Window: 2007: from its first close to its last" in result.output
+    assert result.output.index("IBM has the lowest") < result.output.index("IBM did worst in 2007.")
+
+
+def test_prose_naming_another_winner_or_part_of_the_matches_is_dropped(store):
+    a, _ = rules_agent(store, ["Apple had the highest return."])
+    result = a.run("Which had the worst return in 2007: AAPL, GOOG, IBM or MSFT?")
+    assert "Apple had the highest" not in result.output and "IBM has the lowest" in result.output
+    a, _ = rules_agent(store, ["Apple had an RSI of 24.07."])  # grounded, but GOOG matched too
+    result = a.run("Among Apple, IBM, Microsoft and Google, which had a 14-day RSI below 30 on 2008-01-30?")
+    assert "Apple had an RSI" not in result.output
+    assert any("part of the leaders or matches" in e for e in result.errors)
+
+
+def test_screen_over_a_named_list_reports_every_symbols_value(store, raw):
+    import talib
+
+    a, model = rules_agent(store, ["AAPL and GOOG were below 30."])
+    result = a.run("Among Apple, IBM, Microsoft and Google, which had a 14-day RSI below 30 on 2008-01-30?")
+    (run,) = result.tool_calls
+    assert run.call.arguments == {"conditions": ["rsi_14 < 30"], "symbols": ["AAPL", "IBM", "MSFT", "GOOG"],
+                                  "date": "2008-01-30"}
+    assert [m["symbol"] for m in run.value["matches"]] == ["AAPL", "GOOG"]
+    for sym in ("AAPL", "IBM", "MSFT", "GOOG"):
+        rsi = talib.RSI(raw[sym]["close"].loc[:"2008-01-30"].to_numpy(float), 14)[-1]
+        assert f"{sym} (rsi_14 {round(rsi, 2)}, 2008-01-30)" in result.output
+    assert "AAPL and GOOG were below 30." in result.output and model.index == 1
+
+
+def test_screen_over_the_store_skips_symbols_without_data_on_the_date(store):
+    a, _ = rules_agent(store, [""])
+    result = a.run("Which stocks had an RSI above 70 on 2012-02-07?")
+    value = result.tool_calls[0].value
+    assert [m["symbol"] for m in value["matches"]] == ["MSFT", "AAPL"] and value["skipped"] == ["FB"]
+    assert "No data on that date: FB." in result.output
+
+
+def test_seed_discovery_query_by_the_rules(store):
+    a, model = rules_agent(store, ["No stock is below 30; AAPL is closest at 32.78."])
+    result = a.run(SEED)
+    assert result.ok and result.route_source == "rules" and model.index == 1
+    names = [t.call.name for t in result.tool_calls]
+    assert names == ["stock_screener", "technical_indicators", "chart_patterns", "fibonacci_levels"]
+    screen = result.tool_calls[0].value
+    assert screen["count"] == 0 and screen["closest"][0]["symbol"] == "AAPL"
+    assert all(t.call.arguments["symbol"] == "AAPL" for t in result.tool_calls[1:])
+    assert result.tool_calls[1].value["rsi_14"] == 32.78 and "AAPL is closest at 32.78." in result.output
+
+
+def test_ytd_and_52_week_windows_are_filled_from_the_question(store, raw):
+    a, _ = rules_agent(store, ["", ""])
+    ytd = a.run("What was Google's year-to-date return on June 29, 2012?")
+    assert ytd.tool_calls[0].call.arguments == {"start": "2012-01-01", "end": "2012-06-29", "symbol": "GOOG"}
+    assert "YTD = from January 1 of 2012 to 2012-06-29" in ytd.output
+    high = a.run("What was the S&P 500's 52-week high as of March 9, 2009?")
+    close = raw["SPX"]["close"].loc["2008-03-11":"2009-03-09"]
+    assert high.tool_calls[0].value["high_52w"] == round(close.max(), 2)
+    assert "52 weeks ending 2009-03-09 (2008-03-11 to 2009-03-09)" in high.output
+
+
+def test_a_capitalised_name_the_rules_do_not_know_asks_the_model(store):
+    a, model = rules_agent(store, [classify("comparison", ["Tesla", "Apple"], ["comparison"]), ""])
+    result = a.run("Compare Tesla and Apple in 2012.")
+    assert result.classification.unknown == ["Tesla"] and result.output.startswith("Tesla is not in the data")
+    assert [t.call.arguments["symbol"] for t in result.tool_calls] == ["AAPL"]
+
+
+def test_unknown_ticker_alone_needs_no_model_call(store):
+    a, model = rules_agent(store, [])
+    result = a.run("What is NVDA's 52-week high?")
+    assert result.output.startswith("NVDA is not in the data") and model.index == 0
+
+
+def test_a_question_the_rules_cannot_fill_goes_to_the_model(store):
+    # a screen, by the rules' classification; but "cheap" is no condition they read: the model routes and calls
+    a, model = rules_agent(store, [route("stock_screener"), turn(call("stock_screener", conditions=["close < 50"])),
+                                   "MSFT and FB."])
+    result = a.run("Find cheap stocks.")
+    assert result.route_source == "model" and model.index == 3 and result.classification.source == "rules"
+    assert result.tool_calls[0].call.arguments == {"conditions": ["close < 50"]}
+
+
+def test_a_written_date_that_is_no_date_is_reported(store):
+    a, _ = rules_agent(store, [""])
+    result = a.run("What did IBM close at on February 30, 2012?")
+    assert result.tool_calls[0].call.arguments["date"] == "2012-02-30"
+    assert "'2012-02-30' is not a date; use YYYY-MM-DD" in result.output
+
+
+def test_non_market_question_is_declined_after_one_classification_call(store):
+    a, model = rules_agent(store, [classify("general", [], [])])
+    result = a.run("What is the capital of France?")
+    assert model.index == 1 and result.tool_calls == [] and result.output.startswith("I answer questions about")
+
+
+def test_which_stock_has_the_highest_field_ranks_every_stock(store):
+    a, model = rules_agent(store, [""])
+    result = a.run("Which stock has the highest RSI?")
+    assert result.tool_calls[0].call.arguments == {"conditions": [], "sort_by": "rsi_14", "descending": True}
+    assert "5 symbols by rsi_14, highest first: GOOG (rsi_14 67.53, 2013-03-01)" in result.output
+
+
+def test_a_window_sets_the_highest_close_and_the_bars_a_pattern_tool_scans(store, raw):
+    a, _ = rules_agent(store, ["", ""])
+    month = a.run("What was Google's highest close in March 2012?")
+    close = raw["GOOG"]["close"].loc["2012-03"]
+    assert month.tool_calls[0].value["highest_close"] == round(close.max(), 2)
+    assert f"highest close {round(close.max(), 2)} ({close.idxmax():%Y-%m-%d})" in month.output
+    fib = a.run("Fibonacci levels for IBM in 2011")
+    assert fib.tool_calls[0].call.arguments == {"date": "2011-12-31", "symbol": "IBM",
+                                                "lookback": len(raw["IBM"].loc["2011"])}

@@ -23,7 +23,9 @@ def test_quote_on_a_date_and_the_last_date(ctx, raw):
     prev = ibm["close"].loc[:"2010-06-14"].iloc[-1]
     assert q["close"] == round(ibm.loc["2010-06-15", "close"], 2) and q["as_of"] == "2010-06-15"
     assert q["change_pct"] == round(100 * (ibm.loc["2010-06-15", "close"] / prev - 1), 2)
-    assert q["high_52w"] == round(ibm["high"].loc[:"2010-06-15"].iloc[-252:].max(), 2)
+    year = ibm["close"].loc["2009-06-17":"2010-06-15"]  # the 52 weeks ending on the date: after 2009-06-16
+    assert (q["high_52w"], q["low_52w"]) == (round(year.max(), 2), round(year.min(), 2))
+    assert q["high_52w_date"] == year.idxmax().strftime("%Y-%m-%d")
     last = T.quote.fn(ctx, "Apple")
     assert last["symbol"] == "AAPL" and last["as_of"] == "2013-03-01" and last["close"] == 430.47
     assert "430.47" in last["summary"] and last["price"].startswith("close")
@@ -237,3 +239,28 @@ def test_a_year_as_the_end_means_its_last_day(ctx):
     whole = T.performance.fn(ctx, "SPX", "2008", "2008")
     assert (whole["start"], whole["end"]) == ("2008-01-02", "2008-12-31")
     assert T.performance.fn(ctx, "IBM", "2012-01", "2012-02")["end"] == "2012-02-29"
+
+
+def test_compare_ranks_by_a_field_on_a_date_and_ties_name_every_leader(ctx, raw):
+    import talib
+
+    from orrery.markets.tools import _ranked
+
+    got = T.compare_symbols.fn(ctx, ["AAPL", "IBM"], end="2012-06-01", metric="RSI 14")
+    rsi = {s: round(talib.RSI(raw[s]["close"].loc[:"2012-06-01"].to_numpy(float), 14)[-1], 2) for s in ("AAPL", "IBM")}
+    assert got["metric"] == "rsi_14" and got["values"] == rsi and got["winner"] == ["AAPL"]
+    assert "AAPL has the highest" in got["summary"]
+    rows = {"A": {"total_return_pct": 5.0}, "B": {"total_return_pct": 5.0}, "C": {"total_return_pct": 4.0}}
+    assert _ranked("return", False, rows, {}, "2012-01-03")["winner"] == ["A", "B"]
+    assert _ranked("return", True, rows, {}, "2012-01-03")["winner"] == ["C"]
+    with pytest.raises(ToolError, match="unknown field"):
+        T.compare_symbols.fn(ctx, ["AAPL", "IBM"], metric="luck")
+
+
+def test_screener_over_named_symbols_lists_every_value(ctx):
+    got = T.stock_screener.fn(ctx, ["close > sma_50"], symbols=["Apple", "MSFT", "IBM"], date="2012-01-05")
+    assert got["universe"] == ["AAPL", "MSFT", "IBM"] and got["count"] == 2
+    assert {r["symbol"] for r in got["values"]} == {"AAPL", "MSFT", "IBM"}
+    assert "Not matching: IBM (close 184.66, sma_50 185.8, 2012-01-05)" in got["summary"]
+    with pytest.raises(ToolError, match="not in the data"):
+        T.stock_screener.fn(ctx, ["RSI < 30"], symbols=["TSLA"])

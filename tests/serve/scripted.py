@@ -253,9 +253,10 @@ MARKETS_STORE = Path(tempfile.gettempdir()) / "orrery-serve-tests-markets"
 
 
 def markets_agent(llm: Any = None, **options: Any) -> Any:
-    """The real markets app on a store built once in a temp folder (not the user's cache)."""
+    """The real markets app on a store built once in a temp folder (not the user's cache), driven by the model
+    (the script above classifies, routes and calls), not by the app's rules."""
     from orrery.markets.agent import markets_agent as make
-    return make(llm, store_dir=MARKETS_STORE, **options)
+    return make(llm, store_dir=MARKETS_STORE, decide_by_rules=False, **options)
 
 
 def bi_script(task: str) -> list:
