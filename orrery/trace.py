@@ -51,18 +51,3 @@ def is_trace(path: str | Path) -> bool:
     except (DataError, json.JSONDecodeError):
         return False
     return True  # empty: a run that was stopped before its first event
-
-
-_MOVED = {"ReplayReport", "load_tools", "app_tools", "tool_names", "replay"}
-
-
-def __getattr__(name: str) -> Any:
-    """Deprecated: replay moved to `orrery.replay`; these names still resolve here for code not yet moved."""
-    if name in _MOVED:
-        import warnings
-
-        from orrery import replay as moved
-
-        warnings.warn(f"orrery.trace.{name} moved to orrery.replay.{name}", DeprecationWarning, stacklevel=2)
-        return getattr(moved, name)
-    raise AttributeError(f"module 'orrery.trace' has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""Seed 002's router architecture: classify the query, let the model pick the tools and a strategy,
+"""The router architecture: classify the query, let the model pick the tools and a strategy,
 then execute: DIRECT / PARALLEL = one round of parallel tool calls and a synthesis, ITERATIVE = the
 agent loop restricted to the chosen tools for at most `max_turns` rounds.
 
@@ -108,7 +108,7 @@ class RouterResult(RunResult):
 
 
 class RouterAgent(EventSource):
-    """`RouterAgent(model, tools)`: `stream(query)` yields the events of classify, route, execute (seed 002);
+    """`RouterAgent(model, tools)`: `stream(query)` yields the events of classify, route, execute;
     `run(query)` consumes them into a RouterResult."""
 
     def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
@@ -125,6 +125,11 @@ class RouterAgent(EventSource):
     result_type: type[RouterResult] = RouterResult
 
     def stream(self, query: str, **options: Any) -> Iterator[Event]:
+        """The run, with the tools' providers (MCP servers) open meanwhile."""
+        with self.tools.holding():
+            yield from self._run(query, options)
+
+    def _run(self, query: str, options: dict[str, Any]) -> Iterator[Event]:
         start = time.monotonic()
         result = self.result_type("completed", "")
         yield RunStart(query, list(self.tools.tools), agent=self.kind, options=jsonable(options))
@@ -223,22 +228,20 @@ class RouterAgent(EventSource):
                 elif not isinstance(e, RunStart):
                     yield e
             self._absorb(run, result)
-            if run.status == "max_rounds":  # seed 002: force a final response once the turns are spent
+            if run.status == "max_rounds":  # force a final response once the turns are spent
                 result.status = "completed"
                 result.output = yield from self._finish(agent, query, result, run.steps + 2)
             return
         # DIRECT / PARALLEL: one round, every call at once (Toolset.run runs them in parallel)
         agent = self._agent(route, system, max_rounds=1, tool_choice="required")
-        agent.ctx.options = options
-        agent.memory.add(Message("system", system), Message("user", query))
-        run = RunResult("completed", "")
+        run = agent.begin(query, **options)
         yield StepStart(2)
         try:
-            outcome = yield from agent.step(0, 0, run)
+            outcome = yield from agent.step(run=run)
         except StopRun as stop:  # the model call failed
             raise ModelError(stop.message) from stop
         yield StepEnd(2)
-        self._absorb(run, result)
+        self._absorb(run.result, result)
         if isinstance(outcome, str):  # answered without calling a tool
             result.output = outcome
         elif (question := next((r.clarification for r in outcome if r.clarification), None)) is not None:
@@ -311,7 +314,7 @@ class RouterAgent(EventSource):
         result.usage += run.usage
 
     def _finish(self, agent: Agent, query: str, result: RouterResult, step: int) -> Generator[Event, None, str]:
-        messages = [*agent.memory.messages, Message("user", SYNTHESIS_PROMPT + query)]
+        messages = [*agent.current_run.memory.messages, Message("user", SYNTHESIS_PROMPT + query)]
         yield StepStart(step)
         output = yield from synthesize(self.model, messages, usage=result.usage,
                                        max_tokens=self.config.max_tokens_per_call)

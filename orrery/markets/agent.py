@@ -51,6 +51,7 @@ from orrery.events import (
 )
 from orrery.grounding import grounded_sentences, ungrounded
 from orrery.llm import Model, resolve_model
+from orrery.llm.base import profile_of
 from orrery.markets import questions as Qs
 from orrery.markets.tools import PERIOD_METRICS as PERIOD
 from orrery.messages import Message, ToolCall, Usage
@@ -316,7 +317,7 @@ class MarketsAgent(RouterAgent):
         self._window: Qs.Window | None = None  # the window this run's planned calls use
         self._planned = False  # this run's tools were planned by the rules (fan-out)
         # The embedded model writes one call per reply, so a one-round strategy would drop the other calls.
-        self.one_call_per_turn = (type(model).__name__ == "LocalModel") if one_call_per_turn is None \
+        self.one_call_per_turn = not profile_of(model).parallel_calls if one_call_per_turn is None \
             else one_call_per_turn
         self._current = MarketClassification(type="general")
         self._query = ""

@@ -81,12 +81,10 @@ def test_a_trace_from_an_unknown_architecture_names_what_to_install(tmp_path):
         replay(path, [_price_tool({})])
 
 
-def test_replay_lives_beside_the_cli_and_the_old_names_warn(tmp_path):
+def test_replay_lives_beside_the_cli_and_not_in_the_trace_writer(tmp_path):
     import orrery.replay
     import orrery.trace
 
-    assert not hasattr(orrery.trace, "_rerun") and "replay" not in vars(orrery.trace)
-    with pytest.deprecated_call(match="moved to orrery.replay.replay"):
-        assert orrery.trace.replay is orrery.replay.replay
-    with pytest.raises(AttributeError):
-        orrery.trace.no_such_name  # noqa: B018
+    assert callable(orrery.replay.replay)
+    for name in ("replay", "app_tools", "load_tools", "ReplayReport", "tool_names"):
+        assert not hasattr(orrery.trace, name)

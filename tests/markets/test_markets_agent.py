@@ -259,7 +259,8 @@ def test_each_domain_has_its_skill_file_and_crypto_gets_its_own():
 
 
 def test_a_markets_trace_replays_through_the_installed_app(store, tmp_path, monkeypatch):
-    from orrery.trace import TraceWriter, app_tools, read_trace, replay
+    from orrery.replay import app_tools, replay
+    from orrery.trace import TraceWriter, read_trace
 
     path = tmp_path / "markets.jsonl"
     script = [classify("stock", ["AAPL"], ["technical"]), route("technical_indicators"),
