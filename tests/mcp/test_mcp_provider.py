@@ -107,3 +107,15 @@ def test_the_planner_holds_its_providers_for_a_turn(tmp_path):
     assert result.status == "completed" and result.todos[0].status == "done" and "HI" in result.todos[0].result
     assert model.requests[0]["schema"]["properties"]["todos"]["items"]["properties"]["tool"]["enum"] == ["add", "shout"]
     assert provider.log == ["open", "close"]
+
+
+def test_the_router_holds_its_providers_for_a_run():
+    from orrery.agent.router import RouterAgent
+
+    provider = Provider([Tool(lambda text: text.upper(), name="shout", description="Upper-case a text.")])
+    classify = {"type": "general", "entities": [], "categories": ["text"]}
+    route = {"selected_tools": ["shout"], "complexity": "SIMPLE", "strategy": "DIRECT", "max_turns": 1}
+    model = ScriptedModel([classify, route, turn(call("shout", text="hi")), "HI it is."])
+    result = RouterAgent(model, [add, provider]).run("shout hi")
+    assert result.ok and result.tool_calls[0].content == "HI" and result.output == "HI it is."
+    assert provider.log == ["open", "close"]
