@@ -209,6 +209,7 @@ def test_markets_price_history_shows_as_candlesticks(server, page):
     candles = page.locator("svg rect.candle").count()
     assert 35 <= candles <= 40  # trading days in Nov-Dec 2012 (limit 40)
     assert "AAPL" in page.locator(".card h3").first.inner_text()
+    page.wait_for_selector(".assistant >> text=Figures from the tools:")  # rendered after the streamed answer
     answers = page.locator(".assistant").all_inner_texts()  # the streamed answer, then what the app checked
     assert answers[0] == "Apple's daily prices for November and December 2012 are in the chart."
     assert answers[1].startswith("Figures from the tools:") and "596.54" in answers[1]
