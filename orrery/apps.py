@@ -105,3 +105,13 @@ def get(name: str) -> App:
     if name not in apps:
         raise ConfigError(f"no app named {name!r}; installed: {', '.join(apps) or 'none'}")
     return apps[name]
+
+
+def answer_of(result: Any) -> str:
+    """The text a person reads from any app's result (the server and `orrery mcp` show it)."""
+    for attr in ("narrative", "output"):
+        if isinstance(text := getattr(result, attr, None), str) and text:
+            return text
+    if (p := getattr(result, "probability", None)) is not None:
+        return f"Probability: {p:.2f}. {getattr(result, 'rationale', '')}".strip()
+    return str(result) if isinstance(result, str) else ""

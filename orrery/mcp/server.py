@@ -27,7 +27,7 @@ import jsonschema
 import pydantic
 from pydantic_core import to_jsonable_python
 
-from orrery.apps import App, discover, load_ref, upload_fields
+from orrery.apps import App, answer_of, discover, load_ref, upload_fields
 from orrery.errors import ConfigError, DataError, OrreryError
 from orrery.events import Final, Progress, aiterate
 from orrery.files import input_file
@@ -179,20 +179,11 @@ class Catalogue:
 
 def _outcome(result: Any) -> tuple[str, dict[str, Any], bool]:
     status = str(getattr(result, "status", "completed"))
-    text = _answer(result)
+    text = answer_of(result)
     data = result.to_dict() if callable(getattr(result, "to_dict", None)) else {"status": status, "output": text}
     data = _plain(data)
     data.setdefault("status", status)
     return text or status, data, status == "error"
-
-
-def _answer(result: Any) -> str:
-    for attr in ("narrative", "output"):
-        if isinstance(text := getattr(result, attr, None), str) and text:
-            return text
-    if (p := getattr(result, "probability", None)) is not None:
-        return f"Probability: {p:.2f}. {getattr(result, 'rationale', '')}".strip()
-    return str(result) if isinstance(result, str) else ""
 
 
 def _plain(value: Any) -> Any:

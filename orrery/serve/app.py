@@ -38,7 +38,6 @@ from orrery.serve.agui import APPROVAL, CLARIFICATION, Translator
 from orrery.serve.guard import Guard, Hosts, RedactTokens, check_id, inside, parse_json
 from orrery.serve.runs import (
     Bridge,
-    answer_of,
     drive,
     resumable,
     status_of,
@@ -557,7 +556,7 @@ def _finish(run: Run, tr: Translator, kind: str, item: Any) -> tuple[str, list[B
         events += tr.custom("orrery.artifacts", [f"runs/{run_id}/{n}" for n in artifacts])
     for failure in failed:  # the run's answer stands; the file that could not be made is said so
         events += tr.custom("orrery.error", f"not written: {failure}")
-    answer = answer_of(result)
+    answer = app_registry.answer_of(result)
     if status == "paused" and tr.interrupts:
         _pause(run, tr)
     else:

@@ -139,15 +139,6 @@ def status_of(result: Any) -> str:
     return status if status in PROTOCOL_STATUSES else "completed"
 
 
-def answer_of(result: Any) -> str:
-    for attr in ("narrative", "output"):
-        if isinstance(text := getattr(result, attr, None), str) and text:
-            return text
-    if (p := getattr(result, "probability", None)) is not None:
-        return f"Probability: {p:.2f}. {getattr(result, 'rationale', '')}".strip()
-    return str(result) if isinstance(result, str) else ""
-
-
 def summary_of(result: Any) -> dict[str, Any]:
     """RUN_FINISHED.result: the app's own status word and the artifact names."""
     return {"status": str(getattr(result, "status", "completed"))}
