@@ -37,3 +37,66 @@ def test_markets_run_spans_its_tools_under_its_own_agent_name(store):
     assert tool_span.attributes["gen_ai.tool.name"] == "technical_indicators"
     assert tool_span.parent.span_id == spans["step 2"].context.span_id
     assert {"classified", "routed"} <= {e.name for s in spans.values() for e in s.events}
+
+
+@pytest.fixture
+def traced():
+    """Every run's spans (through the global hooks, as `orrery --otel` records them) into an in-memory exporter."""
+    from orrery.otel import instrument, uninstrument
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    recorder = instrument(provider)
+    yield exporter
+    uninstrument(recorder)
+
+
+def _tree(exporter):
+    spans = exporter.get_finished_spans()
+    by_id = {s.context.span_id: s for s in spans}
+    return spans, {s.name: s for s in spans}, lambda s: by_id.get(s.parent.span_id) if s.parent else None
+
+
+def test_chat_run_spans_model_calls_and_builtin_tools(traced):
+    from orrery.chat import chat_agent
+
+    model = ScriptedModel([turn(call("calculate", expression="6*7")), "6*7 is 42."])
+    assert chat_agent(model).run("What is 6*7?").ok
+    spans, named, parent = _tree(traced)
+    run, tool_span = named["invoke_agent agent"], named["execute_tool calculate"]
+    assert parent(run) is None and run.attributes["gen_ai.operation.name"] == "invoke_agent"
+    assert "calculate" in run.attributes["orrery.tools"] and run.attributes["orrery.status"] == "completed"
+    assert parent(tool_span) is named["step 1"] and parent(named["step 1"]) is run
+    assert tool_span.attributes["gen_ai.tool.name"] == "calculate" and tool_span.attributes["gen_ai.tool.call.id"]
+    chats = [s for s in spans if s.attributes.get("gen_ai.operation.name") == "chat"]
+    assert len(chats) == 2 and {parent(c).name for c in chats} == {"step 1", "step 2"}
+    assert all("gen_ai.usage.input_tokens" in c.attributes for c in chats)
+    assert "gen_ai.tool.call.arguments" not in tool_span.attributes  # content only when asked
+
+
+def test_forecast_run_spans_each_gated_workflow_tool(traced):
+    from orrery.forecast.agent import ForecastAgent
+    from orrery.forecast.data import load
+
+    frame = load("orrery/forecast/samples/air_passengers.csv")
+    best = lambda msgs: turn(call("generate_forecast", model=_cv_best(msgs)))  # noqa: E731
+    model = ScriptedModel([turn(call("analyze_features")),
+                           turn(call("cross_validate", models=["AutoETS"], n_windows=2)), best,
+                           turn(call("detect_anomalies", level=99)), "A commentary."])
+    ForecastAgent(model).analyze(frame, h=6)
+    spans, named, parent = _tree(traced)
+    run = next(s for s in spans if s.name.startswith("invoke_agent"))
+    tools = [s for s in spans if s.name.startswith("execute_tool")]
+    assert [s.attributes["gen_ai.tool.name"] for s in sorted(tools, key=lambda s: s.start_time)] == [
+        "analyze_features", "cross_validate", "generate_forecast", "detect_anomalies"]
+    assert all(parent(parent(s)) is run and parent(s).name.startswith("step") for s in tools)
+    assert all(s.status.is_ok for s in tools) and run.attributes["gen_ai.agent.name"]
+
+
+def _cv_best(messages):
+    import json
+
+    calls = {c.id: c.name for m in messages for c in m.tool_calls}
+    return json.loads(next(m.content for m in reversed(messages)
+                           if m.role == "tool" and calls[m.tool_call_id] == "cross_validate"))["best"]
