@@ -100,3 +100,28 @@ def _cv_best(messages):
     calls = {c.id: c.name for m in messages for c in m.tool_calls}
     return json.loads(next(m.content for m in reversed(messages)
                            if m.role == "tool" and calls[m.tool_call_id] == "cross_validate"))["best"]
+
+
+def test_research_run_spans_search_add_source_and_submit(traced, tmp_path):
+    from datetime import UTC, datetime
+
+    from orrery.research.agent import ResearchAgent
+    from orrery.research.search import SqliteIndex
+    from orrery.research.types import Document
+
+    index = SqliteIndex.create(tmp_path / "index.sqlite", [Document(
+        "poll-march", "Election poll: Alice leads", "Alice leads Bob by 8 points in the election poll.",
+        datetime(2024, 3, 1, tzinfo=UTC))])
+    model = ScriptedModel([turn(call("search", query="election poll")),
+                           turn(call("add_source", id="poll-march", why="Alice leads by 8")),
+                           turn(call("submit", probability=0.7, rationale="Alice leads the poll [1]."))])
+    result = ResearchAgent(model, index, trials=1).run("Will Alice win?", before="2024-06-01", question_id="q1")
+    assert result.probability == 0.7
+    spans, named, parent = _tree(traced)
+    run = next(s for s in spans if s.name.startswith("invoke_agent"))
+    tools = sorted((s for s in spans if s.name.startswith("execute_tool")), key=lambda s: s.start_time)
+    assert [s.attributes["gen_ai.tool.name"] for s in tools] == ["search", "add_source", "submit"]
+    assert [parent(s).name for s in tools] == ["step 1", "step 2", "step 3"]
+    assert all(parent(parent(s)) is run for s in tools) and run.attributes["orrery.status"] == "completed"
+    chats = [s for s in spans if s.attributes.get("gen_ai.operation.name") == "chat"]
+    assert len(chats) == 3 and sum(c.attributes["gen_ai.usage.input_tokens"] for c in chats) > 0
