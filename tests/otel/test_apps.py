@@ -125,3 +125,34 @@ def test_research_run_spans_search_add_source_and_submit(traced, tmp_path):
     assert all(parent(parent(s)) is run for s in tools) and run.attributes["orrery.status"] == "completed"
     chats = [s for s in spans if s.attributes.get("gen_ai.operation.name") == "chat"]
     assert len(chats) == 3 and sum(c.attributes["gen_ai.usage.input_tokens"] for c in chats) > 0
+
+
+def test_bi_run_spans_its_plan_and_sql_tools(traced, tmp_path, monkeypatch):
+    import sqlite3
+
+    from orrery.bi.agent import BIAgent
+    from orrery.bi.data import open_engine
+
+    monkeypatch.setenv("ORRERY_BI_HOME", str(tmp_path))
+    monkeypatch.setenv("ORRERY_DATA_DIR", str(tmp_path))
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE sales (region TEXT, amount INTEGER)")
+        con.executemany("INSERT INTO sales VALUES (?, ?)", [("north", 3), ("south", 4), ("north", 5)])
+    engine = open_engine(str(path))
+    model = ScriptedModel([{"request": "Total sales amount", "kind": "query", "values": [], "fields": ["amount"]},
+                           {"sql": "SELECT sum(amount) AS total FROM sales"}, "Total sales are 12."])
+    agent = BIAgent(model, engine, store=tmp_path / "s.db", session_id="s", clarify=False, sql_mode="sql",
+                    chart_dir=tmp_path / "charts")
+    r = agent.ask("What are total sales?")
+    engine.close()
+    assert r.status == "answered" and r.rows == [[12]]
+    spans, named, parent = _tree(traced)
+    run = next(s for s in spans if s.name.startswith("invoke_agent") and parent(s) is None)
+    tools = sorted((s for s in spans if s.name.startswith("execute_tool")), key=lambda s: s.start_time)
+    assert [(s.attributes["gen_ai.tool.name"], parent(s).name) for s in tools] == [
+        ("field_mapping", "step 1"), ("query_builder", "step 2"), ("sql_executor", "step 3")]
+    assert all(parent(parent(s)) is run for s in tools) and run.attributes["gen_ai.agent.name"] == "planner"
+    assert run.attributes["orrery.status"] == "completed"
+    assert {"planned", "todo", "intent", "reiterated"} <= {e.name for e in run.events}
+    assert [s.name for s in spans if s.attributes.get("gen_ai.operation.name") == "chat"] == ["chat scripted"] * 2
