@@ -39,19 +39,6 @@ def test_markets_run_spans_its_tools_under_its_own_agent_name(store):
     assert {"classified", "routed"} <= {e.name for s in spans.values() for e in s.events}
 
 
-@pytest.fixture
-def traced():
-    """Every run's spans (through the global hooks, as `orrery --otel` records them) into an in-memory exporter."""
-    from orrery.otel import instrument, uninstrument
-
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    recorder = instrument(provider)
-    yield exporter
-    uninstrument(recorder)
-
-
 def _tree(exporter):
     spans = exporter.get_finished_spans()
     by_id = {s.context.span_id: s for s in spans}

@@ -3,35 +3,20 @@ run span's parent (the in-memory exporter, over real HTTP)."""
 
 import httpx
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from scripted import post_run, run_input
-
-from orrery.otel import instrument, uninstrument
 
 pytestmark = pytest.mark.integration
 TRACE_ID, PARENT_ID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
-
-
-@pytest.fixture
-def exported():
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    recorder = instrument(provider)
-    yield exporter
-    uninstrument(recorder)
 
 
 def by_name(exporter):
     return {s.name: s for s in exporter.get_finished_spans()}
 
 
-def test_a_served_run_continues_the_callers_trace(live, exported):
+def test_a_served_run_continues_the_callers_trace(live, traced):
     with httpx.Client(base_url=live.url, timeout=30) as http:
         post_run(http, "chat", run_input(text="what is 6*7"), headers={"traceparent": f"00-{TRACE_ID}-{PARENT_ID}-01"})
-    spans = by_name(exported)
+    spans = by_name(traced)
     run = spans["invoke_agent agent"]
     assert format(run.context.trace_id, "032x") == TRACE_ID and format(run.parent.span_id, "016x") == PARENT_ID
     tool = spans["execute_tool calculate"]
@@ -39,27 +24,27 @@ def test_a_served_run_continues_the_callers_trace(live, exported):
     assert {"step 1", "step 2"} <= set(spans)
 
 
-def test_without_a_traceparent_a_served_run_starts_its_own_trace(live, exported):
+def test_without_a_traceparent_a_served_run_starts_its_own_trace(live, traced):
     with httpx.Client(base_url=live.url, timeout=30) as http:
         post_run(http, "chat", run_input(text="what is 6*7"))
         post_run(http, "chat", run_input(thread="t2", text="what is 1+1"),
                  headers={"traceparent": "00-not-a-valid-header-01"})
-    runs = [s for s in exported.get_finished_spans() if s.name == "invoke_agent agent"]
+    runs = [s for s in traced.get_finished_spans() if s.name == "invoke_agent agent"]
     assert len(runs) == 2 and all(s.parent is None for s in runs)
     assert runs[0].context.trace_id != runs[1].context.trace_id
 
 
-def test_an_approval_and_its_resume_are_spans_of_the_callers_trace(live, exported):
+def test_an_approval_and_its_resume_are_spans_of_the_callers_trace(live, traced):
     header = {"traceparent": f"00-{TRACE_ID}-{PARENT_ID}-01"}
     with httpx.Client(base_url=live.url, timeout=30) as http:
         first = post_run(http, "approve", run_input(text="hello"), headers=header)
         interrupt = first[-1]["outcome"]["interrupts"][0]
         post_run(http, "approve", run_input(run="r2", text="", resume=[
             {"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}]), headers=header)
-    runs = [s for s in exported.get_finished_spans() if s.name == "invoke_agent agent"]
+    runs = [s for s in traced.get_finished_spans() if s.name == "invoke_agent agent"]
     assert [s.attributes["orrery.status"] for s in runs] == ["paused", "completed"]
     assert {format(s.context.trace_id, "032x") for s in runs} == {TRACE_ID}
-    tool = by_name(exported)["execute_tool write_note"]
+    tool = by_name(traced)["execute_tool write_note"]
     assert tool.context.trace_id == runs[1].context.trace_id and tool.attributes["gen_ai.tool.call.id"]
 
 
