@@ -34,6 +34,7 @@ from orrery.errors import ConfigError, OrreryError
 from orrery.events import HOOKS, env_hooks
 from orrery.exposure import check_exposure
 from orrery.files import input_file, remove
+from orrery.serve import feedback
 from orrery.serve.agui import APPROVAL, CLARIFICATION, Translator
 from orrery.serve.guard import Guard, Hosts, RedactTokens, check_id, inside, parse_json
 from orrery.serve.runs import (
@@ -130,6 +131,7 @@ def create_app(settings: Settings | None = None, **kwargs: Any) -> FastAPI:
     _public_routes(api, server)
     guarded = APIRouter(dependencies=[Depends(_auth(s.token))])
     _routes(guarded, server)
+    feedback.routes(guarded, server)  # approve / reject a BI answer (serve/feedback.py)
     api.include_router(guarded)
     return api
 
