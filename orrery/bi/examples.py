@@ -56,14 +56,15 @@ class ExampleMemory:
         return self.examples.examples(connection, question, self.k, leave_one_out=self.leave_one_out)
 
 
-def approved_shots(bi: BIContext, mode: str) -> list[Message]:
-    """The nearest approved pairs of the connection as user/assistant turns in the reply format of `mode`
-    ('parts': the clauses, as the model fills them in; else {"sql"}), the nearest last (next to the question)."""
+def approved_shots(bi: BIContext, mode: str, question: str) -> list[Message]:
+    """The approved pairs of the connection nearest to `question` (the user's words, else the plan's request) as
+    user/assistant turns in the reply format of `mode` ('parts': the clauses, as the model fills them in; else
+    {"sql"}), the nearest last (next to the question)."""
     memory: ExampleMemory | None = bi.approved
     if memory is None:
         return []
     out: list[Message] = []
-    for e in reversed(memory.nearest(bi.engine.name, bi.question)):
+    for e in reversed(memory.nearest(bi.engine.name, question)):
         reply = sql_parts(e.sql, bi.engine.dialect, bi.engine.limits.max_rows) if mode == "parts" else {"sql": e.sql}
         if reply is not None:
             out += [Message("user", f"Question: {e.question}"), Message("assistant", json.dumps(reply))]

@@ -599,7 +599,7 @@ def write_sql(bi: BIContext, mode: str, system: str, user: str, tables: list[str
 
     if mode == "parts":
         parts = bi.ask_model(system, user, PARTS_SCHEMA, QueryParts,
-                             examples("query_examples", lambda e: (e["user"], e["reply"])) + approved_shots(bi, mode))
+                             examples("query_examples", lambda e: (e["user"], e["reply"])) + approved_shots(bi, mode, question))
         if not parts.select:
             raise CannotAnswer("no columns in this data answer the question")
         semantic = bi.semantic
@@ -613,7 +613,7 @@ def write_sql(bi: BIContext, mode: str, system: str, user: str, tables: list[str
                 semantic = replace(semantic, joins=[j for j in semantic.joins if j == keep or j not in exc.options])
         raise ToolError("the joins between these tables could not be settled")
     # the fallback after the parts failed offers no decline: the 0.5B model takes that way out when offered
-    reply = bi.ask_model(system, user, QUERY_SCHEMA if mode == "sql" else SQL_ONLY, QueryReply, approved_shots(bi, mode))
+    reply = bi.ask_model(system, user, QUERY_SCHEMA if mode == "sql" else SQL_ONLY, QueryReply, approved_shots(bi, mode, question))
     if reply.cannot_answer is not None or not reply.sql:
         raise CannotAnswer(reply.cannot_answer or "no query fits the question")
     return reply.sql
