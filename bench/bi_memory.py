@@ -65,6 +65,7 @@ def run(llm: str | None, items: list[dict[str, Any]]) -> dict[str, Any]:
         row["off"] = answer(model, engines[row["db"]], row, sessions, f"off{i}")
         print(f"off [{i + 1}/{len(rows)}] {'OK ' if row['off']['correct'] else 'BAD'} {row['off']['seconds']:5.1f}s "
               f"{row['db']:8} {row['question']}", flush=True)
+        _write({"partial": "memory off only", "questions": rows[: i + 1]})  # a cut run keeps what it did
     examples = ApprovedExamples(f"{sessions}/memory.db", embedder=default_embedder())
     t0 = time.perf_counter()
     approved = [examples.approve(r["db"], r["question"], r["off"]["sql"]) for r in rows if r["off"]["correct"]]
