@@ -50,7 +50,8 @@ def agent(db, store, turns, session="s1"):
     return bi_agent(model, db=db, store=store, session_id=session, clarify=False), model
 
 
-def test_an_approved_answer_is_shown_for_the_nearest_question_of_its_database_only(bi_home, tmp_path):
+@pytest.mark.usefixtures("bi_home")
+def test_an_approved_answer_is_shown_for_the_nearest_question_of_its_database_only(tmp_path):
     store = str(tmp_path / "sessions.db")
     first, _ = agent("tpch", store, [plan("Count the nations"), parts("count(*) AS n"), "25 nations."])
     answer = first.ask(NATIONS)
@@ -70,7 +71,8 @@ def test_an_approved_answer_is_shown_for_the_nearest_question_of_its_database_on
     assert not any(NATIONS in m.content for m in sql_call(model))  # tpch's example stays with tpch
 
 
-def test_leave_one_out_never_retrieves_the_question_itself(bi_home, tmp_path):
+@pytest.mark.usefixtures("bi_home")
+def test_leave_one_out_never_retrieves_the_question_itself(tmp_path):
     from orrery.bi.examples import use_examples
 
     store = str(tmp_path / "sessions.db")
@@ -84,7 +86,8 @@ def test_leave_one_out_never_retrieves_the_question_itself(bi_home, tmp_path):
     assert sql_call(model)[-3].content == f"Question: {NATIONS}"
 
 
-def test_only_an_answered_query_can_be_approved(bi_home, tmp_path):
+@pytest.mark.usefixtures("bi_home")
+def test_only_an_answered_query_can_be_approved(tmp_path):
     store = str(tmp_path / "sessions.db")
     a, _ = agent("tpch", store, [{"request": "Tomorrow's orders", "kind": "cannot_answer", "values": [],
                                   "fields": []}])
@@ -107,10 +110,11 @@ def test_sql_parts_reads_the_clauses_and_drops_the_guards_row_cap():
 
 def scripted(monkeypatch, turns):
     model = ScriptedModel(turns)
-    monkeypatch.setattr("orrery.llm.resolve_model", lambda spec=None: model)
+    monkeypatch.setattr("orrery.llm.resolve_model", lambda _spec=None: model)
 
 
-def test_cli_approve_reject_list_remove(bi_home, tmp_path, monkeypatch):
+@pytest.mark.usefixtures("bi_home")
+def test_cli_approve_reject_list_remove(tmp_path, monkeypatch):
     store = str(tmp_path / "sessions.db")
     scripted(monkeypatch, [plan("Count the nations"), parts("count(*) AS n"), "25 nations."])
     out = json.loads(runner.invoke(app, ["ask", NATIONS, "--json"], env={"ORRERY_DATA_DIR": str(tmp_path)}).output)
@@ -143,7 +147,8 @@ def test_a_run_id_is_checked_before_it_is_looked_up(tmp_path, run):
         last_answer(open_store(tmp_path / "s.db"), run)
 
 
-def test_an_unknown_run_or_one_without_a_query_is_refused(bi_home, tmp_path):
+@pytest.mark.usefixtures("bi_home")
+def test_an_unknown_run_or_one_without_a_query_is_refused(tmp_path):
     store = str(tmp_path / "sessions.db")
     with pytest.raises(NotApprovable, match="no BI session 'nope'"):
         last_answer(open_store(store), "nope")

@@ -13,7 +13,7 @@ from orrery.llm.scripted import ScriptedModel, call, turn
 from orrery.memory import SlidingWindow
 from orrery.messages import Message
 from orrery.recall import LongTermMemory, RecallContext, attach, memory_state, recall, recall_tool
-from orrery.tools.core import RunContext, Toolset, tool
+from orrery.tools.core import Toolset, tool
 from orrery.trace import TraceWriter, read_trace
 
 
@@ -30,7 +30,7 @@ def news(symbol: str) -> str:
 
 
 @tool
-def port(ctx: RunContext, name: str) -> str:
+def port(name: str) -> str:
     """Resolve a port."""
     return f"PORT:{name}"
 
