@@ -24,9 +24,7 @@ def routes(api: APIRouter, server: Any) -> None:
     """Add the feedback routes to the server's guarded router (token and Origin checked like every route)."""
     @api.post("/threads/{thread_id}/runs/{run_id}/approve")
     async def approve(thread_id: str, run_id: str) -> dict[str, Any]:
-        connection, question, sql = await asyncio.to_thread(_answer, server, thread_id, run_id)
-        example = await asyncio.to_thread(_examples(server).approve, connection, question, sql)
-        return {"example": example, "connection": connection, "question": question}
+        return await asyncio.to_thread(_approve, server, thread_id, run_id)
 
     @api.post("/threads/{thread_id}/runs/{run_id}/reject")
     async def reject(thread_id: str, run_id: str, request: Request) -> dict[str, Any]:
@@ -35,14 +33,25 @@ def routes(api: APIRouter, server: Any) -> None:
         except ValueError as exc:
             raise HTTPException(400, f"the body is not JSON: {str(exc).splitlines()[0]}") from None
         withdraw = isinstance(body, dict) and body.get("withdraw") is True
-        connection, question, sql = await asyncio.to_thread(_answer, server, thread_id, run_id)
-        withdrawn = await asyncio.to_thread(_examples(server).reject, connection, question, sql) if withdraw else 0
-        return {"stored": False, "withdrawn": withdrawn}
+        return await asyncio.to_thread(_reject, server, thread_id, run_id, withdraw)
 
     @api.get("/examples/{connection}")
     async def examples(connection: str) -> list[dict[str, Any]]:
-        found = await asyncio.to_thread(_examples(server).list, check_id("connection", connection))
+        check_id("connection", connection)
+        found = await asyncio.to_thread(lambda: _examples(server).list(connection))
         return [{"id": e.id, "question": e.question, "sql": e.sql} for e in found]
+
+
+def _approve(server: Any, thread_id: str, run_id: str) -> dict[str, Any]:
+    connection, question, sql = _answer(server, thread_id, run_id)
+    return {"example": _examples(server).approve(connection, question, sql), "connection": connection,
+            "question": question}
+
+
+def _reject(server: Any, thread_id: str, run_id: str, withdraw: bool) -> dict[str, Any]:
+    """Nothing is stored; with `withdraw`, an approval of the same pair is removed."""
+    connection, question, sql = _answer(server, thread_id, run_id)
+    return {"stored": False, "withdrawn": _examples(server).reject(connection, question, sql) if withdraw else 0}
 
 
 def _examples(server: Any) -> Any:
