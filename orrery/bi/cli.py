@@ -135,8 +135,7 @@ RUN = Annotated[str, typer.Argument(help="the run id `orrery bi ask` printed (it
 
 @app.command()
 def approve(run: RUN, store: STORE = None) -> None:
-    """Keep the run's last answered question and its SQL as an example the agent is shown for similar
-    questions on that database."""
+    """Keep the run's last answered question and its SQL as an example for similar questions on its database."""
     from orrery.bi.examples import last_answer, open_examples
     from orrery.sessions import open_store
 
