@@ -28,7 +28,11 @@ if TYPE_CHECKING:
     from orrery.bi.tools import BIContext
 
 RUN_ID = re.compile(ID_PATTERN)  # a run id a user names (a CLI session, a served run)
-K = 3  # approved pairs given per SQL call (the nearest first in the bench; closest last in the prompt)
+K = 3  # approved pairs given per SQL call (the nearest last in the prompt)
+# Shown only when its question is this similar (MiniLM cosine) to the new one: in bench/bi_memory.md's first run
+# the one answer an example turned wrong ("average account balance of customers" -> grouped by name) followed a
+# pair at 0.04 ("List the names of the nations in ASIA"); unrelated questions score below ~0.3 with this model.
+FLOOR = 0.3
 
 
 class NotApprovable(DataError):
@@ -49,11 +53,17 @@ class ExampleMemory:
     examples: ApprovedExamples
     k: int = K
     leave_one_out: bool = False
+    floor: float | None = FLOOR  # a pair whose question is less similar (cosine) to the new one is not shown
 
     def nearest(self, connection: str, question: str) -> list[Example]:
         if not question.strip() or self.k <= 0 or not self.examples.has(connection):
             return []
-        return self.examples.examples(connection, question, self.k, leave_one_out=self.leave_one_out)
+        found = self.examples.examples(connection, question, self.k, leave_one_out=self.leave_one_out)
+        embedder = self.examples.store.embedder
+        if self.floor is None or embedder is None or not found:
+            return found
+        vectors = embedder.embed([question, *(e.question for e in found)])
+        return [e for e, sim in zip(found, vectors[1:] @ vectors[0], strict=True) if sim >= self.floor]
 
 
 def approved_shots(bi: BIContext, mode: str, question: str) -> list[Message]:
@@ -99,11 +109,11 @@ def sql_parts(sql: str, dialect: str, cap: int | None = None) -> dict[str, Any] 
 
 
 def use_examples(agent: Any, store: Any = None, *, k: int = K, leave_one_out: bool = False,
-                 embedder: Any = "default") -> Any:
+                 embedder: Any = "default", floor: float | None = FLOOR) -> Any:
     """Give a BI agent the approved examples of `store` (a path, a `postgresql://` URL, a session store, an
     `ApprovedExamples`; None: the session database). `embedder="default"` uses MiniLM when it is installed
-    (full text alone otherwise). Returns the agent."""
-    agent.bi.approved = ExampleMemory(open_examples(store, embedder), k, leave_one_out)
+    (full text alone otherwise; no `floor` then). Returns the agent."""
+    agent.bi.approved = ExampleMemory(open_examples(store, embedder), k, leave_one_out, floor)
     return agent
 
 

@@ -156,3 +156,27 @@ def test_an_unknown_run_or_one_without_a_query_is_refused(tmp_path):
     a.ask("How many orders will arrive tomorrow?")
     with pytest.raises(NotApprovable, match="ran no query"):
         last_answer(open_store(store), "s1")
+
+
+class Words:
+    """An embedder whose vectors are bags of a few words: 'count' questions are near each other, 'list' ones apart."""
+
+    VOCAB = ("count", "how", "many", "list", "names", "nations")
+
+    def embed(self, texts):
+        import numpy as np
+
+        rows = np.array([[float(w in t.lower()) for w in self.VOCAB] for t in texts]) + 1e-9
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_a_pair_below_the_similarity_floor_is_not_shown(tmp_path):
+    from orrery.bi.examples import ExampleMemory
+    from orrery.recall import ApprovedExamples
+
+    examples = ApprovedExamples(tmp_path / "m.db", embedder=Words())
+    examples.approve("tpch", "How many orders are there?", "SELECT count(*) FROM orders")
+    examples.approve("tpch", "List the names of the nations", "SELECT n_name FROM nation")
+    near = ExampleMemory(examples, k=3, floor=0.5).nearest("tpch", "How many customers are there?")
+    assert [e.question for e in near] == ["How many orders are there?"]
+    assert len(ExampleMemory(examples, k=3, floor=None).nearest("tpch", "How many customers are there?")) == 2
