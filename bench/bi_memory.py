@@ -124,7 +124,7 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
              "| s / question, empty (median / mean) | s / question, examples |", "|---|---|---|---|---|---|---|---|---|---|"]
     for name, r in runs.items():
         n = r["questions_run"]
-        lines.append(f"| {name} | {n} (from #{r.get('start', 0) + 1}) | {r.get('floor')} | {100 * r['accuracy_off']:.1f}% "
+        lines.append(f"| {name} | {n} (from #{r.get('start', 0) + 1}) | {r.get('floor') or 'none'} | {100 * r['accuracy_off']:.1f}% "
                      f"| {100 * r['accuracy_on']:.1f}% | {r['points']:+.1f} | {r['right_to_wrong']} "
                      f"({100 * r['right_to_wrong_share']:.1f}%) | {r['wrong_to_right']} | {r['seconds_off']['median']} / "
                      f"{r['seconds_off']['mean']} | {r['seconds_on']['median']} / {r['seconds_on']['mean']} |")
@@ -135,7 +135,13 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                      f"the end {r['load_average_1min_at_end']} (a shared machine: not quiet-machine times).")
         for title, key in (("right -> wrong", "right_to_wrong_questions"), ("wrong -> right", "wrong_to_right_questions")):
             if r[key]:
-                lines.append(f"  {title}: " + "; ".join(r[key]) + ".")
+                lines.append(f"- {title}: " + "; ".join(r[key]) + ".")
+        wrong = [q for q in r["questions"] if not q["off"]["correct"]]
+        declined = [q for q in wrong if q["off"]["status"] == "cannot_answer" and q["on"]["status"] == "cannot_answer"]
+        lines.append(f"- of the {len(wrong)} answers wrong with an empty memory, {len(declined)} were declines in both "
+                     "conditions (the plan or the field mapping declined: the SQL step, where the examples are shown, "
+                     "never ran)." + ("" if not declined else " Declined: " + "; ".join(q["question"] for q in declined) + "."))
+        lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 
