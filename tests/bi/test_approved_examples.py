@@ -180,3 +180,15 @@ def test_a_pair_below_the_similarity_floor_is_not_shown(tmp_path):
     near = ExampleMemory(examples, k=3, floor=0.5).nearest("tpch", "How many customers are there?")
     assert [e.question for e in near] == ["How many orders are there?"]
     assert len(ExampleMemory(examples, k=3, floor=None).nearest("tpch", "How many customers are there?")) == 2
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_approving_after_a_clarification_keeps_the_question_not_the_answer(tmp_path):
+    store = str(tmp_path / "sessions.db")
+    plan_ = {"request": "Count customers in United", "kind": "query", "values": ["United"], "fields": []}
+    model = Recording([plan_, {"intent": "exact_answer"}, parts("count(*) AS n"), "N customers."])
+    a = bi_agent(model, db="tpch", store=store, session_id="s1")
+    assert a.ask("How many customers are in United?").status == "clarification"
+    assert a.ask("UNITED KINGDOM").status == "answered"
+    connection, question, sql = last_answer(open_store(store), "s1")
+    assert (connection, question) == ("tpch", "How many customers are in United?") and "'UNITED KINGDOM'" in sql
