@@ -139,7 +139,7 @@ def test_bi_run_spans_its_plan_and_sql_tools(traced, tmp_path, monkeypatch):
     tools = sorted((s for s in spans if s.name.startswith("execute_tool")), key=lambda s: s.start_time)
     assert [(s.attributes["gen_ai.tool.name"], parent(s).name) for s in tools] == [
         ("field_mapping", "step 1"), ("query_builder", "step 2"), ("sql_executor", "step 3")]
-    assert all(parent(parent(s)) is run for s in tools) and run.attributes["gen_ai.agent.name"] == "planner"
+    assert all(parent(parent(s)) is run for s in tools) and run.attributes["gen_ai.agent.name"] == "bi"
     assert run.attributes["orrery.status"] == "completed"
     assert {"planned", "todo", "intent", "reiterated"} <= {e.name for e in run.events}
     assert [s.name for s in spans if s.attributes.get("gen_ai.operation.name") == "chat"] == ["chat scripted"] * 2
