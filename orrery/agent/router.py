@@ -182,11 +182,17 @@ class RouterAgent(EventSource):
         events = run.loop.resume_stream(approvals, settings={"tool_choice": "auto"})  # the calls chosen are done
         with self.tools.holding():
             self.paused = None
-            yield from self._run(run, self._loop_run(run, run.loop, events))
+            yield from self._run(run, self._resumed(run, run.loop, events))
 
     def resume(self, approvals: dict[str, bool | dict[str, Any]]) -> RouterResult:
         env_hooks()
         return consume(self.resume_stream(approvals), self.emit)
+
+    def _resumed(self, run: RouterRun, loop: Agent, events: Iterator[Event]) -> Iterator[Event]:
+        """The rest of a paused run: the loop goes on, then the `check` hook."""
+        yield from self._loop_run(run, loop, events)
+        if self.check_hook is not None and run.result.classification is not None:
+            yield from self.check_hook(run, run.result.classification)
 
     def _run(self, run: RouterRun, phases: Iterator[Event]) -> Iterator[Event]:
         start = time.monotonic()

@@ -38,7 +38,7 @@ from orrery.agent.router import (
     RouterRun,
     expand,
 )
-from orrery.errors import ModelError
+from orrery.errors import ConfigError, ModelError
 from orrery.events import (
     Classified,
     ErrorEvent,
@@ -298,12 +298,17 @@ class MarketsAgent(RouterAgent):
     def __init__(self, model: Model, store: Any, tools: Iterable[Tool] | None = None,
                  config: RouterConfig | None = None, *, on_event: Iterable[Callable[[Event], None]] = (),
                  one_call_per_turn: bool | None = None, decide_by_rules: bool = True, prose: bool = True,
-                 prose_tokens: int = 160):
+                 prose_tokens: int = 160, approve: Iterable[str] = ()):
+        """`approve` names tools whose every call waits for a person (`resume(approvals=...)`)."""
         from orrery.markets.tools import TOOLS
 
         # Per-agent copies: their own TTL caches (keyed by arguments, so one per store) and schemas
         # narrowed to the current query.
         copies = [t.gated(t.available, self._refine) for t in (tools if tools is not None else TOOLS)]
+        if unknown := set(approve) - {t.name for t in copies}:
+            raise ConfigError(f"approve names no markets tool: {', '.join(sorted(unknown))}")
+        for t in copies:
+            t.requires_approval = t.requires_approval or t.name in set(approve)
         config = config or RouterConfig(max_tokens_per_call=400)
         config = replace(config, agent=replace(config.agent, tool_choice=self._tool_choice))
         super().__init__(model, copies, config, on_event=on_event,
