@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +13,6 @@ from orrery.events import ApprovalDecision, ApprovalRequired, Event, RunStart, T
 from orrery.llm.scripted import ScriptedModel
 from orrery.sessions import open_store
 from orrery.tools.core import RunContext, ToolResult, tool
-
-HERE = Path(__file__).parent
 
 
 class Ledger:
@@ -169,29 +164,3 @@ def test_a_resume_sent_twice_runs_the_call_once(tmp_path):
     r = stale.resume({call_id: True})  # the done-marker is read: the call does not run again
     assert ran.count("send ana") == 1 and "send ana" not in ran_stale
     assert r.status == "error" and "version" in r.output  # its save is refused: the other resume won
-
-
-CRASH_SCRIPT = HERE / "planner_crash_script.py"
-
-
-def _phase(tmp_path: Path, phase: str, kill: str = "") -> subprocess.CompletedProcess:
-    env = {**os.environ, "APPROVAL_DIR": str(tmp_path), "KILL_AT": kill}
-    return subprocess.run([sys.executable, str(CRASH_SCRIPT), phase], env=env, capture_output=True, text=True,
-                          timeout=120)
-
-
-@pytest.mark.parametrize("kill", ["before", "after"])
-def test_a_process_killed_around_the_approved_call_runs_it_once_after_restart(tmp_path, kill):
-    """`before`: killed after the decision, before the call ran; `after`: killed after it ran, before the
-    TODO's result was saved. A new process resumes the session (still paused) with the same decision."""
-    assert _phase(tmp_path, "run").returncode == 0
-    crashed = _phase(tmp_path, "resume", kill)
-    assert crashed.returncode == 9, crashed.stderr
-    effects = tmp_path / "effects.txt"
-    assert len(effects.read_text().splitlines() if effects.exists() else []) == (0 if kill == "before" else 1)
-    done = _phase(tmp_path, "resume")
-    assert done.returncode == 0, done.stderr
-    assert effects.read_text().splitlines() == ["hello"]
-    again = _phase(tmp_path, "resume")  # sent once more after it completed: refused, nothing runs
-    assert again.returncode == 3, again.stderr
-    assert effects.read_text().splitlines() == ["hello"]
