@@ -276,6 +276,18 @@ class PlanAgent(EventSource):
         env_hooks()
         return consume(self.resume_stream(approvals), self.emit)
 
+    def snapshot(self) -> dict[str, Any]:
+        """Where the conversation stands: its session (id, version); the session itself holds the plan, a pending
+        question or approval, and the apps' parts. What a server keeps to `restore` a paused turn."""
+        return {"session": self.session.id, "version": self.session.version}
+
+    def restore(self, data: dict[str, Any]) -> None:
+        """Continue the conversation of `snapshot()`: the session as stored now (a later save wins)."""
+        if data.get("session") != self.session.id:
+            raise ConfigError(f"the snapshot is of session {data.get('session')!r}; this planner keeps "
+                              f"{self.session.id!r}: open the planner on that session")
+        self.reload()
+
     @property
     def pending_approvals(self) -> list[PendingApproval]:
         a = self.state.approval

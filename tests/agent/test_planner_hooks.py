@@ -137,6 +137,16 @@ def test_deny_is_the_todos_observation_and_the_turn_is_summarized(tmp_path):
     assert ledger.lines[-1] == "denied:send" and not a.state.active
 
 
+def test_a_new_planner_restored_from_a_snapshot_resumes_the_paused_turn(tmp_path):
+    a, ran, _ = toy(tmp_path / "s.db", approve=True)
+    r = a.run("sun")
+    b, ran_b, _ = toy(tmp_path / "s.db", approve=True)  # e.g. the server's next request
+    b.restore(a.snapshot())
+    assert b.resume({r.approvals[0].id: True}).status == "completed" and ran_b == ["send ana"]
+    with pytest.raises(ConfigError, match="open the planner on that session"):
+        toy(tmp_path / "s.db", session="other")[0].restore(a.snapshot())
+
+
 def test_edited_arguments_run_instead_of_the_plans(tmp_path):
     a, ran, _ = toy(tmp_path / "s.db", approve=True)
     r = a.run("sun")
