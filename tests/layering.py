@@ -9,6 +9,7 @@ Not seen: `obj._name` on an object whose type the code does not name (no type in
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
 import inspect
 import sys
@@ -44,21 +45,7 @@ def _core_private_names(obj: object) -> set[str]:
 
 def violations(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(), str(path))
-    found, core = [], {}  # local name -> the core object it names
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and _is_core(node.module):
-            for a in node.names:
-                if _private(a.name) or any(_private(p) for p in node.module.split(".")):
-                    found.append(f"{node.lineno}: imports {node.module}.{a.name}")
-                try:
-                    mod = importlib.import_module(node.module)
-                    core[a.asname or a.name] = getattr(mod, a.name)
-                except (ImportError, AttributeError):
-                    pass
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                if _is_core(a.name) and a.asname:
-                    core[a.asname] = importlib.import_module(a.name)
+    found, core = _core_imports(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and _private(node.attr) and isinstance(node.value, ast.Name) \
                 and node.value.id in core:
@@ -66,6 +53,21 @@ def violations(path: Path) -> list[str]:
         elif isinstance(node, ast.ClassDef):
             found += _subclass_reaches(node, core)
     return sorted(set(found), key=lambda s: int(s.split(":")[0]))
+
+
+def _core_imports(tree: ast.Module) -> tuple[list[str], dict[str, object]]:
+    """The imports of private core names, and {local name: the core object it names}."""
+    found, core = [], {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and _is_core(node.module):
+            for a in node.names:
+                if _private(a.name) or any(_private(p) for p in node.module.split(".")):
+                    found.append(f"{node.lineno}: imports {node.module}.{a.name}")
+                with contextlib.suppress(ImportError, AttributeError):
+                    core[a.asname or a.name] = getattr(importlib.import_module(node.module), a.name)
+        elif isinstance(node, ast.Import):
+            core |= {a.asname: importlib.import_module(a.name) for a in node.names if _is_core(a.name) and a.asname}
+    return found, core
 
 
 def _subclass_reaches(cls: ast.ClassDef, core: dict[str, object]) -> list[str]:

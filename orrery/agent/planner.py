@@ -269,8 +269,9 @@ class PlanAgent(EventSource):
         decision = approvals[pending["call"]["id"]]
         if not isinstance(decision, bool | dict):
             raise ConfigError("approval: give True, False or a dict of edited arguments")
+        words = f"{'Denied' if decision is False else 'Approved'} {pending['call']['tool']}"  # the turn's message
         with self.tools.holding():
-            yield from self._turn("", decision)
+            yield from self._turn(words, decision)
 
     def resume(self, approvals: dict[str, bool | dict[str, Any]]) -> PlanResult:
         env_hooks()
