@@ -182,6 +182,9 @@ class RouterAgent(EventSource):
         events = run.loop.resume_stream(approvals, settings={"tool_choice": "auto"})  # the calls chosen are done
         with self.tools.holding():
             self.paused = None
+            # A new result for the resumed run (the paused one stays as it was given); the decisions made stay.
+            run.result = replace(run.result, status="completed", output="", steps=0, tool_calls=[], errors=[],
+                                 usage=Usage(), approvals=[])
             yield from self._run(run, self._resumed(run, run.loop, events))
 
     def resume(self, approvals: dict[str, bool | dict[str, Any]]) -> RouterResult:

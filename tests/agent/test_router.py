@@ -360,3 +360,13 @@ def test_hooks_replace_the_phases_and_a_hook_may_answer_alone():
     assert next(e for e in events if isinstance(e, Routed)).source == "rules" and events[0].agent == "toy"
     r = agent.run("weather in Paris?")
     assert r.output == "I only know stocks." and r.route is None and ran == ["price"]
+
+
+def test_the_paused_result_is_left_as_it_was_given():
+    tools, ran = approval_tools()
+    agent = RouterAgent(ScriptedModel([CLASSIFY, route("buy"), turn(call("buy", symbol="NVDA")), "Bought."]), tools)
+    paused = agent.run("Buy NVDA")
+    done = agent.resume({paused.approvals[0].id: True})
+    assert paused.status == "paused" and paused.approvals and paused.tool_calls == []  # the held call did not run
+    assert done is not paused and done.status == "completed" and [t.ok for t in done.tool_calls] == [True]
+    assert done.classification == paused.classification and done.route == paused.route
