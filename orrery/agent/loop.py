@@ -141,16 +141,19 @@ class Run:
 
 
 class Agent(EventSource):
-    """`Agent(model, tools, config)`: `stream(task)` yields the run's events, `run(task)` consumes them into
-    a RunResult. `query()` continues the conversation; `snapshot()`/`restore()` carry it across processes.
-    The agent holds configuration; each `stream()` makes a `Run` that holds the run's state (`current_run` is the
-    latest, which `memory`, `ctx`, `query` and `snapshot` read), so two runs of one agent may go on at once."""
+    """`Agent(model, tools, config, deps_type=...)`: `stream(task, deps=...)` yields the run's events, `run(task,
+    deps=...)` consumes them into a RunResult; every tool's `ctx.deps` is the run's `deps` (an instance of
+    `deps_type`, checked when the run starts). `query()` continues the conversation; `snapshot()`/`restore()`
+    carry it across processes. The agent holds configuration; each `stream()` makes a `Run` that holds the run's
+    state (`current_run` is the latest, which `query` and `snapshot` continue), so two runs of one agent may go on
+    at once."""
 
     def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
-                 config: AgentConfig | None = None, *, on_event: Iterable[Callable[[Event], None]] = (),
-                 state: dict[str, Any] | None = None, tools_ref: str | None = None,
-                 ledger: CallLedger | Any = None):
+                 config: AgentConfig | None = None, *, deps_type: type | None = None,
+                 on_event: Iterable[Callable[[Event], None]] = (), state: dict[str, Any] | None = None,
+                 tools_ref: str | None = None, ledger: CallLedger | Any = None):
         self.model = model
+        self.deps_type = deps_type
         self.profile = profile_of(model)
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
         self.config = config or AgentConfig()
@@ -173,65 +176,48 @@ class Agent(EventSource):
             from orrery.trace import TraceWriter
             self.handlers.append(TraceWriter(self.config.trace))
 
-    # -- the current run's state, as attributes (what code written before `Run` reads and writes) --------------
-    @property
-    def memory(self) -> Memory:
-        return self.current_run.memory
-
-    @memory.setter
-    def memory(self, memory: Memory) -> None:
-        self.current_run.memory = memory
-
-    @property
-    def ctx(self) -> RunContext:
-        return self.current_run.ctx
-
-    @ctx.setter
-    def ctx(self, ctx: RunContext) -> None:
-        self.current_run.ctx = ctx
-
-    @property
-    def run_config(self) -> AgentConfig:
-        """The config of the current run: `config` plus its overrides."""
-        return self.current_run.config
-
     # -- public API -------------------------------------------------------------------------
-    def stream(self, task: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
-               **options: Any) -> Iterator[Event]:
+    def stream(self, task: str, *, deps: Any = None, settings: dict[str, Any] | None = None,
+               output_type: Any = None, **options: Any) -> Iterator[Event]:
         """Start a new conversation on `task` (a new `Run`), yielding its events; the last is
-        `Final(result=RunResult)`. `settings` overrides AgentConfig fields for this run only; `output_type` (a
-        pydantic model, dataclass, TypedDict, or a union with str) makes `result.output` a validated instance
-        (`orrery.agent.output`); other keyword options reach tools as `ctx.options`. Closing the iterator stops
-        the run at the next event (and the model's stream)."""
-        run = self.begin(task, settings=settings, output_type=output_type, **options)
+        `Final(result=RunResult)`. `deps` (an instance of `deps_type`) is every tool's `ctx.deps`; `settings`
+        overrides AgentConfig fields for this run only; `output_type` (a pydantic model, dataclass, TypedDict, or
+        a union with str) makes `result.output` a validated instance (`orrery.agent.output`); other keyword
+        options reach tools as `ctx.options`. Closing the iterator stops the run at the next event (and the
+        model's stream)."""
+        run = self.begin(task, deps=deps, settings=settings, output_type=output_type, **options)
         return self._with_providers(run, self._go(run, task))
 
-    def begin(self, task: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
-              **options: Any) -> Run:
+    def begin(self, task: str, *, deps: Any = None, settings: dict[str, Any] | None = None,
+              output_type: Any = None, **options: Any) -> Run:
         """A new `Run` on `task` (system prompt and task in its memory), made the current one, not started: an
         architecture drives it one `step(run=run)` at a time; `stream` runs it to the end."""
         config = self._overridden(settings)
-        run = self._new_run(config, RunContext(state=self.current_run.ctx.state, options=dict(options)),
-                            self._output_spec(config, output_type))
+        ctx = RunContext(self._checked(deps), state=self.current_run.ctx.state, options=dict(options))
+        run = self._new_run(config, ctx, self._output_spec(config, output_type))
         run.task = task
         run.memory.add(Message("system", self._system_prompt(config)), Message("user", task))
         self.current_run = run
         return run
 
-    def query_stream(self, question: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
-                     **options: Any) -> Iterator[Event]:
-        """A follow-up on the kept history (tools stay available), yielding its events."""
-        if not self.memory.messages:
-            return self.stream(question, settings=settings, output_type=output_type, **options)
+    def query_stream(self, question: str, *, deps: Any = None, settings: dict[str, Any] | None = None,
+                     output_type: Any = None, **options: Any) -> Iterator[Event]:
+        """A follow-up on the kept history (tools stay available), yielding its events; the conversation's deps
+        go on unless `deps` gives new ones."""
+        if not self.current_run.memory.messages:
+            return self.stream(question, deps=deps, settings=settings, output_type=output_type, **options)
+        if deps is not None:
+            self.current_run.ctx.deps = self._checked(deps)
         run = self._continued(settings, output_type)
         run.ctx.options.update(options)
         run.memory.add(Message("user", question))
         return self._with_providers(run, self._go(run, question))
 
-    def query(self, question: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
-              **options: Any) -> RunResult:
+    def query(self, question: str, *, deps: Any = None, settings: dict[str, Any] | None = None,
+              output_type: Any = None, **options: Any) -> RunResult:
         env_hooks()
-        return consume(self.query_stream(question, settings=settings, output_type=output_type, **options), self.emit)
+        return consume(self.query_stream(question, deps=deps, settings=settings, output_type=output_type,
+                                         **options), self.emit)
 
     def resume_stream(self, approvals: dict[str, bool | dict[str, Any]], *, settings: dict[str, Any] | None = None,
                       output_type: Any = None) -> Iterator[Event]:
@@ -290,6 +276,15 @@ class Agent(EventSource):
         self.ledger.memory.update(data.get("done_calls", {}))
 
     # -- the loop ------------------------------------------------------------------------------
+    def _checked(self, deps: Any) -> Any:
+        """`deps` if it fits `deps_type` (any value when the agent declares none), else a one-line ConfigError."""
+        want = self.deps_type
+        if want is None or isinstance(deps, want):
+            return deps
+        if deps is None:
+            raise ConfigError(f"this agent needs deps: pass deps=<a {want.__name__}> to run/stream")
+        raise ConfigError(f"deps must be a {want.__name__} (the agent's deps_type), not a {type(deps).__name__}")
+
     def _new_run(self, config: AgentConfig, ctx: RunContext, output: OutputSpec | None = None) -> Run:
         return Run(config, Memory(self.config.max_history), ctx, self.profile, output)
 

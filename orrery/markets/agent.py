@@ -54,6 +54,7 @@ from orrery.llm import Model, resolve_model
 from orrery.llm.base import profile_of
 from orrery.markets import questions as Qs
 from orrery.markets.tools import PERIOD_METRICS as PERIOD
+from orrery.markets.tools import MarketsDeps
 from orrery.messages import Message, ToolCall, Usage
 from orrery.tools import RunContext, Tool, ToolResult
 
@@ -358,7 +359,7 @@ class MarketsAgent(RouterAgent):
             yield Token(result.output)
             return
         self._system = skill_prompt(c.skill, self.store)  # this run's skill: the config stays as given
-        yield from self._watch(self._execute(query, c, route, result, {**options, "store": self.store},
+        yield from self._watch(self._execute(query, c, route, result, {**options, "deps": MarketsDeps(self.store)},
                                              system_prompt=self._system))
         yield from self._check(query, c, result)
 

@@ -31,19 +31,24 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, get_type_hints, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, get_origin, get_type_hints, runtime_checkable
 
 import pydantic
 
 from orrery.errors import Cancelled, ConfigError, ToolError
 from orrery.messages import Message, ToolCall, ToolSpec
 
+DepsT = TypeVar("DepsT")
+
 
 @dataclass
-class RunContext:
-    """What a tool can see of the run: app state, run options (for example a date bound given
-    to `agent.run(..., before=...)`), and which tools have succeeded so far."""
+class RunContext(Generic[DepsT]):
+    """What a tool can see of the run: the app's typed dependencies (`deps`, given to `agent.run(task, deps=...)`
+    and checked against the agent's `deps_type`), run options (for example a date bound given to
+    `agent.run(..., before=...)`), which tools have succeeded so far, and `state`, a JSON-able scratch dict of the
+    conversation that `snapshot()` keeps. A tool declares `ctx: RunContext[MyDeps]` to read `ctx.deps` typed."""
 
+    deps: DepsT = None  # type: ignore[assignment]  # None when the agent has no deps_type
     state: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     succeeded: list[str] = field(default_factory=list)
@@ -82,6 +87,10 @@ Available = Callable[[RunContext], bool]
 Refine = Callable[[RunContext, dict[str, Any]], dict[str, Any]]
 Approval = Callable[[RunContext, dict[str, Any]], bool]
 """`requires_approval=` as a function of the run and the call's (unvalidated) arguments: True to ask a person."""
+Prepare = Callable[[RunContext, ToolSpec], "ToolSpec | None"]
+"""`prepare=`: the tool as the model sees it at this step (as pydantic-ai's `prepare`): the spec, a changed copy
+(`dataclasses.replace(spec, description=...)`), or None to leave the tool out of this step (then calls to it fail
+as for a tool not available). It runs after `available` and `refine`, and may read `ctx.deps`."""
 
 
 def after(*names: str) -> Available:
@@ -132,11 +141,14 @@ class ToolResult:
 class Tool:
     """A typed function plus its schema. Build with `@tool`."""
 
+    prepare: Prepare | None = None
+
     def __init__(self, fn: Callable[..., Any], *, name: str | None = None, description: str | None = None,
                  timeout: float | None = None, cache_ttl: float | None = None,
                  available: Available | None = None, refine: Refine | None = None, process: bool = False,
-                 requires_approval: bool | Approval = False):
+                 requires_approval: bool | Approval = False, prepare: Prepare | None = None):
         self.fn = fn
+        self.prepare = prepare
         self.requires_approval = requires_approval
         self.process = process
         self.name = name or fn.__name__
@@ -161,7 +173,7 @@ class Tool:
         wants_context = False
         for pname, p in sig.parameters.items():
             ann = hints.get(pname, Any)
-            if ann is RunContext:
+            if ann is RunContext or get_origin(ann) is RunContext:  # RunContext or RunContext[Deps]
                 wants_context = True
                 continue
             default = ... if p.default is inspect.Parameter.empty else p.default
@@ -189,6 +201,19 @@ class Tool:
         if self.refine is not None and ctx is not None:
             params = self.refine(ctx, json.loads(json.dumps(params)))
         return ToolSpec(self.name, self.description, params)
+
+    def offer(self, ctx: RunContext) -> ToolSpec | None:
+        """The tool as the model sees it now, or None when it is not offered: `available`, `refine`, `prepare`."""
+        if self.available is not None and not self.available(ctx):
+            return None
+        spec = self.spec(ctx)
+        return self.prepare(ctx, spec) if self.prepare is not None else spec
+
+    def offered(self, ctx: RunContext) -> bool:
+        """Whether the model may call it now (the schema is built only when a `prepare` hook must see it)."""
+        if self.available is not None and not self.available(ctx):
+            return False
+        return self.prepare is None or self.prepare(ctx, self.spec(ctx)) is not None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
@@ -338,7 +363,8 @@ def _in_process(fn: Callable[..., Any], kwargs: dict[str, Any], seconds: float |
 def tool(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
     """Decorator: `@tool` or `@tool(timeout=5, cache_ttl=60, available=after("search"))`;
     `process=True` runs each call in a process killed at the timeout (see the module docstring);
-    `requires_approval=True` (or a function `(ctx, arguments) -> bool`) pauses the run until a person decides."""
+    `requires_approval=True` (or a function `(ctx, arguments) -> bool`) pauses the run until a person decides;
+    `prepare=(ctx, spec) -> spec | None` changes or hides the tool at each step (see `Prepare`)."""
     if fn is None:
         return lambda f: Tool(f, **options)
     return Tool(fn, **options)
@@ -446,17 +472,16 @@ class Toolset:
                 and self._offered(c.name, ctx)]
 
     def _offered(self, name: str, ctx: RunContext) -> bool:
-        t = self.tools[name]
-        return t.available is None or t.available(ctx)
+        return self.tools[name].offered(ctx)
 
     def __contains__(self, name: str) -> bool:
         return name in self.tools
 
     def available(self, ctx: RunContext) -> list[Tool]:
-        return [t for t in self.tools.values() if t.available is None or t.available(ctx)]
+        return [t for t in self.tools.values() if t.offered(ctx)]
 
     def specs(self, ctx: RunContext) -> list[ToolSpec]:
-        return [t.spec(ctx) for t in self.available(ctx)]
+        return [s for t in self.tools.values() if (s := t.offer(ctx)) is not None]
 
     def _pool_get(self) -> cf.ThreadPoolExecutor:
         if self._pool is None:

@@ -39,7 +39,7 @@ def test_two_interleaved_streams_of_one_agent_keep_their_own_conversation():
     assert [len(r.tool_calls) for r in finals.values()] == [1, 1]
     assert finals["first"].usage.total == finals["second"].usage.total == 30  # two model calls each
     # the latest run is the agent's current one: its memory holds its conversation only
-    assert [m.content for m in a.memory.messages if m.role == "user"] == ["beta"]
+    assert [m.content for m in a.current_run.memory.messages if m.role == "user"] == ["beta"]
 
 
 def test_two_threads_run_one_agent_at_once():

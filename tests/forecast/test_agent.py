@@ -67,7 +67,7 @@ def test_the_candidate_and_chosen_model_lists_are_constrained_by_state(frame):
     # the scripted model records tool names only; check the live schemas through the agent's toolset
     agent = ForecastAgent(ScriptedModel([*WORKFLOW, grounded_narrative]))
     agent.analyze(frame, h=6)
-    ctx, tools = agent.agent.ctx, agent.agent.tools.tools
+    ctx, tools = agent.agent.current_run.ctx, agent.agent.tools.tools
     chosen = tools["generate_forecast"].spec(ctx).parameters["properties"]["model"]["enum"]
     assert chosen[0] == agent.result.best_model and "SeasonalNaive" in chosen
     cv_schema = tools["cross_validate"].spec(ctx).parameters["properties"]
@@ -266,7 +266,7 @@ def test_closing_a_panel_run_stops_panel_fit_at_its_next_progress_report(monkeyp
     def fit(self, df, models, season, stage, *args):  # 45 series: three chunks of 20 per stage
         fits.append((stage, df["unique_id"].nunique()))
         if len(fits) == 2:  # the second chunk ends only once the consumer has closed the stream
-            forecaster.agent.ctx.cancellation.wait(10)
+            forecaster.agent.current_run.ctx.cancellation.wait(10)
         return real_safe(self, df, models, season, stage, *args)
 
     def panel_fit_ended(*a, **k):

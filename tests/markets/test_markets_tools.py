@@ -223,7 +223,7 @@ def test_price_forecast_matches_statsforecast(ctx, raw):
 def test_tool_results_are_cached(store):
     from orrery.tools import RunContext
 
-    ctx = RunContext(options={"store": store})
+    ctx = RunContext(T.MarketsDeps(store))
     q = T.quote.gated(None)
     first, cached = q.invoke({"symbol": "IBM"}, ctx)
     again, cached2 = q.invoke({"symbol": "IBM"}, ctx)
