@@ -134,6 +134,7 @@ class Run:
     force_answer: bool = False
     board: str | None = None
     result: RunResult = field(default_factory=lambda: RunResult("completed", ""))
+    catalogue: list[ToolSpec] = field(default_factory=list)  # every tool as declared, the MCP servers' included
 
     @property
     def usage(self) -> Usage:
@@ -159,8 +160,6 @@ class Agent(EventSource):
         self.config = config or AgentConfig()
         if self.config.format == "auto":  # a copy: the caller's config may serve models of other formats
             self.config = replace(self.config, format=self.profile.format)
-        self._initial_state = dict(state) if state is not None else {}
-        self.current_run = self._new_run(self.config, RunContext(state=state if state is not None else {}))
         self.handlers: list[Callable[[Event], None]] = list(on_event)
         self.tools_ref = tools_ref
         # Done-markers of approved calls: in memory (and snapshots) by default; a session store keeps them durable.
@@ -168,6 +167,8 @@ class Agent(EventSource):
         # Every tool as declared (not gated, not refined): a model that keeps it in its prompt prefix gets a
         # cache hit at each step while gating changes what it may call.
         self._catalogue = [t.spec() for t in self.tools.tools.values()]
+        self._initial_state = dict(state) if state is not None else {}
+        self.current_run = self._new_run(self.config, RunContext(state=state if state is not None else {}))
         self._model_name = str(getattr(model, "name", ""))
         if self.config.verbose:
             from orrery.console import ConsoleView
@@ -286,14 +287,14 @@ class Agent(EventSource):
         raise ConfigError(f"deps must be a {want.__name__} (the agent's deps_type), not a {type(deps).__name__}")
 
     def _new_run(self, config: AgentConfig, ctx: RunContext, output: OutputSpec | None = None) -> Run:
-        return Run(config, Memory(self.config.max_history), ctx, self.profile, output)
+        return Run(config, Memory(self.config.max_history), ctx, self.profile, output, catalogue=self._catalogue)
 
     def _continued(self, settings: dict[str, Any] | None, output_type: Any, keep_pending: bool = False) -> Run:
         """A run that goes on with the current run's conversation and context."""
         prev, config = self.current_run, self._overridden(settings)
         output = self._output_spec(config, output_type) if output_type is not None or not keep_pending else prev.output
         self.current_run = Run(config, prev.memory, prev.ctx, self.profile, output,
-                               pending=prev.pending if keep_pending else None)
+                               pending=prev.pending if keep_pending else None, catalogue=self._catalogue)
         return self.current_run
 
     def _overridden(self, settings: dict[str, Any] | None) -> AgentConfig:
@@ -331,7 +332,7 @@ class Agent(EventSource):
             yield Final(result.status, result.output, result)
             return
         try:
-            self._catalogue = [t.spec() for t in self.tools.tools.values()]
+            run.catalogue = [t.spec() for t in self.tools.tools.values()]
             if run.config.format == "react" and run.memory.messages[0].role == "system":
                 run.memory.messages[0] = Message("system", self._system_prompt(run.config))
             yield from events
@@ -469,13 +470,7 @@ class Agent(EventSource):
         cfg = run.config
         t0 = time.monotonic()
         out = run.output if run.output is not None and _output_mode(run) == "schema" else None
-        if cfg.format == "react":
-            deltas = llm_stream(self.model, messages, (), schema=react.schema(specs), max_tokens=cfg.max_tokens_per_call)
-        else:
-            choice = cfg.tool_choice(run.ctx) if callable(cfg.tool_choice) else cfg.tool_choice
-            deltas = llm_stream(self.model, messages, specs, tool_choice=choice if specs else "none",
-                                schema=out.schema if out is not None else None,
-                                max_tokens=cfg.max_tokens_per_call, catalogue=self._catalogue)
+        deltas = self._open_stream(run, messages, specs, out)
         raw = None
         typed = run.output if run.output is not None and cfg.format != "react" else None
         text, shown, final_at = "", None, None  # the typed answer as it grows: text, or the final tool's arguments
@@ -501,6 +496,16 @@ class Agent(EventSource):
             raise StopRun("error", f"model {getattr(self.model, 'name', '?')!r} ended its stream without a reply")
         yield ModelReply(raw, time.monotonic() - t0)
         return raw
+
+    def _open_stream(self, run: Run, messages: list[Message], specs: list[ToolSpec],
+                     out: OutputSpec | None) -> Iterator[Any]:
+        cfg = run.config
+        if cfg.format == "react":
+            return llm_stream(self.model, messages, (), schema=react.schema(specs), max_tokens=cfg.max_tokens_per_call)
+        choice = cfg.tool_choice(run.ctx) if callable(cfg.tool_choice) else cfg.tool_choice
+        return llm_stream(self.model, messages, specs, tool_choice=choice if specs else "none",
+                          schema=out.schema if out is not None else None, max_tokens=cfg.max_tokens_per_call,
+                          catalogue=run.catalogue)
 
     def _act(self, run: Run, raw: ModelResponse, resp: ModelResponse, result: RunResult) -> Generator[Event, None, list[ToolResult]]:
         cfg = run.config

@@ -243,18 +243,7 @@ def stock_screener(ctx: Ctx, conditions: list[str] | None = None, exchange: str 
         key = S.field_name(sort_by) if sort_by else (conds[0].left.field if conds else "close")
     except DataError as exc:
         raise ToolError(str(exc)) from exc
-    ex = (exchange or "").upper()
-    if symbols:
-        try:
-            universe = [store.symbols[store.resolve(s)] for s in dict.fromkeys(symbols)]
-        except DataError as exc:
-            raise ToolError(str(exc)) from exc
-    else:
-        universe = [s for s in store.symbols.values() if (kind == "all" or s.kind == kind)
-                    and (ex in ("", "US", "ALL") or s.exchange == ex)]
-    if not universe:
-        exchanges = sorted({s.exchange for s in store.symbols.values()})
-        raise ToolError(f"no {kind} symbols on exchange {exchange!r}; exchanges in the data: {', '.join(exchanges)}")
+    universe = _universe(store, symbols, kind, exchange)
     rows, near, skipped = [], [], []
     for s in universe:
         df = store.prices(s.symbol)
@@ -263,16 +252,7 @@ def stock_screener(ctx: Ctx, conditions: list[str] | None = None, exchange: str 
                 skipped.append(s.symbol)
                 continue
             df = df.loc[:A.parse_date(date)]
-        row: dict[str, Any] = {"symbol": s.symbol, "as_of": A.day(df.index[-1])}
-        ok, dist = True, 0.0
-        for c in conds:
-            met, a, b = _guard(c.check)(df)
-            row[str(c.left) if c.left.field else str(c)] = a
-            if c.right.field:
-                row[str(c.right)] = b
-            ok &= met
-            dist += S.distance(c, a, b)
-        row[key] = row.get(key, _guard(A.field_value)(df, key) if key else None)
+        row, ok, dist = _screen_row(s.symbol, df, conds, key)
         (rows if ok else near).append((row, dist))
     sort = lambda items: sorted(items, key=lambda x: (x[0][key] is None, x[0][key] or 0), reverse=descending)  # noqa: E731
     matches = [r for r, _ in sort(rows)][:max(1, limit)]
@@ -287,6 +267,38 @@ def stock_screener(ctx: Ctx, conditions: list[str] | None = None, exchange: str 
         out["closest"] = [r for r, _ in sorted(near, key=lambda x: x[1])][:3]
     out["summary"] = _screen_summary(out, key)
     return out
+
+
+def _universe(store: Store, symbols: list[str] | None, kind: str, exchange: str | None) -> list[Any]:
+    """The symbols a screen looks at: the ones named, else every symbol of `kind` on `exchange`."""
+    if symbols:
+        try:
+            return [store.symbols[store.resolve(s)] for s in dict.fromkeys(symbols)]
+        except DataError as exc:
+            raise ToolError(str(exc)) from exc
+    ex = (exchange or "").upper()
+    universe = [s for s in store.symbols.values() if (kind == "all" or s.kind == kind)
+                and (ex in ("", "US", "ALL") or s.exchange == ex)]
+    if not universe:
+        exchanges = sorted({s.exchange for s in store.symbols.values()})
+        raise ToolError(f"no {kind} symbols on exchange {exchange!r}; exchanges in the data: {', '.join(exchanges)}")
+    return universe
+
+
+def _screen_row(symbol: str, df: pd.DataFrame, conds: list[Any], key: str) -> tuple[dict[str, Any], bool, float]:
+    """One symbol's screen row (the values each condition compared, and `key`), whether every condition holds,
+    and how far it is from holding."""
+    row: dict[str, Any] = {"symbol": symbol, "as_of": A.day(df.index[-1])}
+    ok, dist = True, 0.0
+    for c in conds:
+        met, a, b = _guard(c.check)(df)
+        row[str(c.left) if c.left.field else str(c)] = a
+        if c.right.field:
+            row[str(c.right)] = b
+        ok &= met
+        dist += S.distance(c, a, b)
+    row[key] = row.get(key, _guard(A.field_value)(df, key) if key else None)
+    return row, ok, dist
 
 
 SHOW_ALL = 10  # a screen of at most this many symbols lists every symbol's values

@@ -503,39 +503,51 @@ class Toolset:
         return results
 
     def run_one(self, call: ToolCall, ctx: RunContext, *, approved: bool = False) -> ToolResult:
-        def fail(msg: str) -> ToolResult:
-            return ToolResult(call, False, f"Error: {msg}", error=msg, duration=time.perf_counter() - start)
-
         start = time.perf_counter()
+        why = self._refusal(call, ctx, approved)
+        if why is None:
+            t = self.tools[call.name]
+            try:
+                if t.timeout is None or t.process:
+                    value, cached = t.invoke(call.arguments, ctx)
+                else:
+                    value, cached = _with_timeout(t.invoke, t.timeout, call.arguments, ctx)
+            except NeedsClarification as exc:
+                return ToolResult(call, False, f"Paused: asked the user: {exc.question}", error="needs clarification",
+                                  duration=time.perf_counter() - start, clarification=exc.question)
+            except Exception as exc:  # a tool's failure (or bug) becomes an observation; the loop keeps going
+                why = _failure(t, call, exc)
+            else:
+                return ToolResult(call, True, render(value), value, duration=time.perf_counter() - start,
+                                  cached=cached)
+        return ToolResult(call, False, f"Error: {why}", error=why, duration=time.perf_counter() - start)
+
+    def _refusal(self, call: ToolCall, ctx: RunContext, approved: bool) -> str | None:
+        """Why the call cannot run (malformed, not offered now, waiting for an approval), or None."""
         if call.error:
-            return fail(f"tool call to {call.name!r} was malformed: {call.error}. Send the arguments as a JSON object.")
-        available = {t.name for t in self.available(ctx)}
-        if call.name not in available:
+            return f"tool call to {call.name!r} was malformed: {call.error}. Send the arguments as a JSON object."
+        if call.name not in self.tools or not self.tools[call.name].offered(ctx):
             why = "is not available yet" if call.name in self.tools else "does not exist"
-            return fail(f"tool {call.name!r} {why}. Available tools: {', '.join(sorted(available)) or 'none'}.")
+            names = ", ".join(sorted(t.name for t in self.available(ctx))) or "none"
+            return f"tool {call.name!r} {why}. Available tools: {names}."
         t = self.tools[call.name]
         if t.requires_approval and not approved and t.asks(ctx, call.arguments):
-            return fail(f"tool {call.name!r} needs a person's approval, which this agent cannot ask for; "
-                        "run it from an Agent, whose run pauses for the approval")
-        try:
-            if t.timeout is None or t.process:
-                value, cached = t.invoke(call.arguments, ctx)
-            else:
-                value, cached = _with_timeout(t.invoke, t.timeout, call.arguments, ctx)
-        except ToolTimedOut:
-            how = "and was stopped" if t.process else "and was asked to stop"
-            return fail(f"tool {call.name!r} timed out after {t.timeout}s {how}. Try simpler arguments.")
-        except pydantic.ValidationError as exc:
-            return fail(f"invalid arguments for {call.name!r}: {_validation_message(exc)}. "
-                        f"Expected schema: {json.dumps(t.parameters)}")
-        except NeedsClarification as exc:
-            return ToolResult(call, False, f"Paused: asked the user: {exc.question}", error="needs clarification",
-                              duration=time.perf_counter() - start, clarification=exc.question)
-        except ToolError as exc:
-            return fail(str(exc))
-        except Exception as exc:  # a tool's bug becomes an observation; the loop keeps going
-            return fail(f"tool {call.name!r} raised {type(exc).__name__}: {exc}")
-        return ToolResult(call, True, render(value), value, duration=time.perf_counter() - start, cached=cached)
+            return (f"tool {call.name!r} needs a person's approval, which this agent cannot ask for; "
+                    "run it from an Agent, whose run pauses for the approval")
+        return None
+
+
+def _failure(t: Tool, call: ToolCall, exc: Exception) -> str:
+    """What the model reads about a call that failed."""
+    if isinstance(exc, ToolTimedOut):
+        how = "and was stopped" if t.process else "and was asked to stop"
+        return f"tool {call.name!r} timed out after {t.timeout}s {how}. Try simpler arguments."
+    if isinstance(exc, pydantic.ValidationError):
+        return (f"invalid arguments for {call.name!r}: {_validation_message(exc)}. "
+                f"Expected schema: {json.dumps(t.parameters)}")
+    if isinstance(exc, ToolError):
+        return str(exc)
+    return f"tool {call.name!r} raised {type(exc).__name__}: {exc}"
 
 
 _KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,120}$")

@@ -68,6 +68,7 @@ def test_a_run_holds_what_it_owns_and_the_agent_only_its_configuration():
     assert final.result is run.result and run.done_calls == {'lookup:{"word": "alpha"}'}
     assert not {"_done_calls", "_force_answer", "_board", "_pending", "_output", "_task", "memory",
                 "ctx", "run_config"} & set(vars(a))
+    assert not {"memory", "ctx", "run_config"} & set(dir(Agent))  # a run's state is read from the Run only
     follow = a.query("and beta?")
     assert follow.output == "answer alpha:A" and a.current_run is not run and a.current_run.memory is run.memory
 
