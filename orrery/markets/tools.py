@@ -25,9 +25,10 @@ ADJ = "adj_close (split- and dividend-adjusted)"
 Indicator = Literal["RSI", "MACD", "BBANDS", "SMA", "EMA", "ATR", "STOCH", "ADX", "OBV"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class MarketsDeps:
-    """What the market tools read: the OHLCV store (`run(question, deps=MarketsDeps(store))`)."""
+    """What the market tools read: the OHLCV store (`run(question, deps=MarketsDeps(store))`). Frozen: runs on
+    the same store share the tools' cached results."""
 
     store: Store
 

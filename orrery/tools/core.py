@@ -232,12 +232,15 @@ class Tool:
         """Validate `arguments`, run (cached when `cache_ttl` is set). Returns (value, from_cache)."""
         args = self.args_model.model_validate(arguments)
         kwargs = {k: getattr(args, k) for k in type(args).model_fields}
-        key = None
+        key, deps = None, ctx.deps if self.wants_context else None
         if self.cache_ttl is not None:
-            key = json.dumps(args.model_dump(mode="json"), sort_keys=True)
+            # Kept under the run's deps too, so a run with other deps (another store) never reads it: equal deps
+            # share results, an unhashable deps object only its own (by identity).
+            by_id = not _hashable(deps)
+            key = (id(deps) if by_id else deps, json.dumps(args.model_dump(mode="json"), sort_keys=True))
             with self._lock:
                 hit = self._cache.get(key)
-            if hit and time.monotonic() - hit[0] < self.cache_ttl:
+            if hit and time.monotonic() - hit[0] < self.cache_ttl and (hit[2] is deps or not by_id):
                 return hit[1], True
         if self.process:
             value = _in_process(self.fn, kwargs, self.timeout)
@@ -245,8 +248,16 @@ class Tool:
             value = self.fn(ctx, **kwargs) if self.wants_context else self.fn(**kwargs)
         if key is not None:
             with self._lock:
-                self._cache[key] = (time.monotonic(), value)
+                self._cache[key] = (time.monotonic(), value, deps)
         return value, False
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 class ToolTimedOut(Exception):  # noqa: N818 - not TimeoutError: a tool's own TimeoutError is just an exception

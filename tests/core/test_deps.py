@@ -157,3 +157,33 @@ def test_closing_the_outer_stream_closes_the_inner_one():
     assert next(outer) == ev.StepStart(1)
     outer.close()
     assert closed == [True]
+
+
+def test_a_cached_result_is_only_read_by_runs_with_the_same_deps():
+    calls = []
+
+    @dataclass(frozen=True)
+    class Source:
+        name: str
+
+    @tool(cache_ttl=60)
+    def fetch(ctx: RunContext[Source], key: str) -> str:
+        """Fetch a key."""
+        calls.append((ctx.deps, key))
+        return f"{ctx.deps.name}:{key}"
+
+    a, b = RunContext(Source("a")), RunContext(Source("b"))
+    assert fetch.invoke({"key": "k"}, a) == ("a:k", False)
+    assert fetch.invoke({"key": "k"}, b) == ("b:k", False)  # other deps: not the first run's result
+    assert fetch.invoke({"key": "k"}, RunContext(Source("a"))) == ("a:k", True)  # equal deps share it
+    shop, other = Shop("x", {}), Shop("x", {})  # unhashable: only the same object reads its results
+
+    @tool(cache_ttl=60)
+    def name(ctx: RunContext[Shop]) -> str:
+        """The shop's name."""
+        return ctx.deps.name + str(len(calls))
+
+    first = name.invoke({}, RunContext(shop))
+    calls.append("between")
+    assert name.invoke({}, RunContext(shop)) == (first[0], True)
+    assert first == ("x2", False) and name.invoke({}, RunContext(other)) == ("x3", False)
