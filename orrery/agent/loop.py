@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_origin
 
 from orrery.agent import react
 from orrery.agent.calls import EventSource, consume
@@ -150,7 +150,7 @@ class Agent(EventSource):
     at once."""
 
     def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
-                 config: AgentConfig | None = None, *, deps_type: type | None = None,
+                 config: AgentConfig | None = None, *, deps_type: Any = None,
                  on_event: Iterable[Callable[[Event], None]] = (), state: dict[str, Any] | None = None,
                  tools_ref: str | None = None, ledger: CallLedger | Any = None):
         self.model = model
@@ -280,7 +280,7 @@ class Agent(EventSource):
     def _checked(self, deps: Any) -> Any:
         """`deps` if it fits `deps_type` (any value when the agent declares none), else a one-line ConfigError."""
         want = self.deps_type
-        if want is None or isinstance(deps, want):
+        if want is None or isinstance(deps, get_origin(want) or want):  # list[str] is checked as a list
             return deps
         if deps is None:
             raise ConfigError(f"this agent needs deps: pass deps=<a {want.__name__}> to run/stream")

@@ -75,6 +75,10 @@ def test_deps_of_the_wrong_type_or_missing_stop_the_run_before_it_starts():
     assert agent.model.requests == []  # no model call was made
     untyped = Agent(ScriptedModel(["ok"]), [])
     assert untyped.run("hi", deps=[1]).output == "ok" and untyped.current_run.ctx.deps == [1]
+    generic = Agent(ScriptedModel(["ok"]), [], deps_type=dict[str, int])
+    assert generic.run("hi", deps={"a": 1}).output == "ok"
+    with pytest.raises(ConfigError, match="deps must be a dict"):
+        generic.stream("hi", deps=[("a", 1)])
 
 
 def test_a_follow_up_keeps_the_conversations_deps_unless_given_new_ones():
