@@ -322,7 +322,7 @@ def date_bound(value: DateLike | None) -> datetime:
         raise DataError(f"date bound: {exc}") from None
 
 
-def require_submit(output: str, ctx: RunContext) -> str | None:
+def require_submit(_output: str, ctx: RunContext) -> str | None:
     """A validator: a prose reply instead of ``submit`` ends the run as ``no_submit`` (no retry, so
     ``max_rounds`` bounds the whole run; ``tool_choice="required"`` makes this rare)."""
     return None if ctx.deps.probability is not None else NOT_SUBMITTED

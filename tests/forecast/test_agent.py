@@ -10,6 +10,7 @@ import pytest
 
 from orrery.errors import OrreryError
 from orrery.forecast.agent import ForecastAgent
+from orrery.forecast.tools import ForecastDeps
 from orrery.grounding import grounded_sentences, numbers_in, ungrounded
 from orrery.llm.scripted import ScriptedModel, call, turn
 
@@ -73,6 +74,17 @@ def test_the_candidate_and_chosen_model_lists_are_constrained_by_state(frame):
     cv_schema = tools["cross_validate"].spec(ctx).parameters["properties"]
     assert "AutoARIMA" in cv_schema["models"]["items"]["enum"] and max(cv_schema["n_windows"]["enum"]) <= 5
     assert "series" not in tools["analyze_features"].spec(ctx).parameters["properties"]
+
+
+def test_the_tools_of_an_analysis_share_one_typed_deps(frame):
+    agent = ForecastAgent(ScriptedModel([*WORKFLOW, grounded_narrative, "A follow-up."]))
+    r = agent.analyze(frame, h=6)
+    deps = agent.deps
+    assert agent.agent.deps_type is ForecastDeps and agent.agent.current_run.ctx.deps is deps
+    assert deps.phase == "followup" and deps.best_model == r.best_model and deps.forecasts is r.forecasts
+    assert set(deps.features) >= {"trend", "seasonality"} and deps.cv is not None and deps.anomalies is r.anomalies
+    agent.query("Which model won?")
+    assert agent.agent.current_run.ctx.deps is deps  # the follow-up goes on with the analysis' deps
 
 
 def test_retry_when_seasonal_naive_wins_then_fail_badge():
