@@ -480,10 +480,7 @@ class Toolset:
     def held(self, calls: Sequence[ToolCall], ctx: RunContext) -> list[ToolCall]:
         """The calls that wait for a person's approval (well-formed calls of available tools that ask)."""
         return [c for c in calls if not c.error and c.name in self.tools and self.tools[c.name].asks(ctx, c.arguments)
-                and self._offered(c.name, ctx)]
-
-    def _offered(self, name: str, ctx: RunContext) -> bool:
-        return self.tools[name].offered(ctx)
+                and self.tools[c.name].offered(ctx)]
 
     def __contains__(self, name: str) -> bool:
         return name in self.tools
