@@ -207,9 +207,7 @@ class Agent(EventSource):
         go on unless `deps` gives new ones."""
         if not self.current_run.memory.messages:
             return self.stream(question, deps=deps, settings=settings, output_type=output_type, **options)
-        if deps is not None:
-            self.current_run.ctx.deps = self._checked(deps)
-        run = self._continued(settings, output_type)
+        run = self._continued(settings, output_type, deps=self._checked(deps) if deps is not None else None)
         run.ctx.options.update(options)
         run.memory.add(Message("user", question))
         return self._with_providers(run, self._go(run, question))
@@ -289,11 +287,15 @@ class Agent(EventSource):
     def _new_run(self, config: AgentConfig, ctx: RunContext, output: OutputSpec | None = None) -> Run:
         return Run(config, Memory(self.config.max_history), ctx, self.profile, output, catalogue=self._catalogue)
 
-    def _continued(self, settings: dict[str, Any] | None, output_type: Any, keep_pending: bool = False) -> Run:
-        """A run that goes on with the current run's conversation and context."""
+    def _continued(self, settings: dict[str, Any] | None, output_type: Any, keep_pending: bool = False,
+                   deps: Any = None) -> Run:
+        """A run that goes on with the current run's conversation (its memory and `ctx.state`), in a context of
+        its own that starts from the current run's: its deps (or `deps`), options and succeeded tools."""
         prev, config = self.current_run, self._overridden(settings)
         output = self._output_spec(config, output_type) if output_type is not None or not keep_pending else prev.output
-        self.current_run = Run(config, prev.memory, prev.ctx, self.profile, output,
+        ctx = RunContext(prev.ctx.deps if deps is None else deps, state=prev.ctx.state, options=dict(prev.ctx.options),
+                         succeeded=list(prev.ctx.succeeded))
+        self.current_run = Run(config, prev.memory, ctx, self.profile, output,
                                pending=prev.pending if keep_pending else None, catalogue=self._catalogue)
         return self.current_run
 

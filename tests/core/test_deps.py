@@ -191,3 +191,15 @@ def test_a_cached_result_is_only_read_by_runs_with_the_same_deps():
     calls.append("between")
     assert name.invoke({}, RunContext(shop)) == (first[0], True)
     assert first == ("x2", False) and name.invoke({}, RunContext(other)) == ("x3", False)
+
+
+def test_a_follow_up_given_new_deps_leaves_the_run_it_continues_with_its_own():
+    agent = shop_agent([turn(call("in_stock", item="tea")), "two", "nine"])
+    corner, market = Shop("corner", {"tea": 2}), Shop("market", {"tea": 9})
+    first = agent.stream("tea?", deps=corner)
+    run = agent.current_run
+    follow = agent.query_stream("and at the market?", deps=market, where="market")
+    assert run.ctx.deps is corner and "where" not in run.ctx.options  # the first run's context is its own
+    assert agent.current_run.ctx.deps is market and agent.current_run.ctx.state is run.ctx.state
+    assert [e.result.output for e in first if isinstance(e, ev.Final)] == ["two"]
+    assert run.ctx.succeeded == ["in_stock"] and [e for e in follow if isinstance(e, ev.Final)][0].output == "nine"
