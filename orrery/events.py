@@ -22,7 +22,8 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator
+from contextlib import closing, nullcontext
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
@@ -242,6 +243,24 @@ class TodoUpdate(Event):
     key: str
     status: str
     kind: str = field(init=False, default="todo")
+
+
+# -- relaying an inner run ----------------------------------------------------------------------------------------
+def relay(events: Iterable[Event], *, drop: tuple[type[Event], ...] = (),
+          tap: Callable[[Event], None] | None = None) -> Generator[Event, None, Any]:
+    """`result = yield from relay(inner.stream(...))`: an inner run's events passed on but its `Final` (and those of
+    the `drop` types), returning the result its Final carried (None when it ended without one). `tap` sees every
+    event, the held-back ones too. Closing the outer stream closes the inner one (which stops its tools)."""
+    result = None
+    with closing(events) if isinstance(events, Generator) else nullcontext():
+        for event in events:
+            if tap is not None:
+                tap(event)
+            if isinstance(event, Final):
+                result = event.result
+            elif not isinstance(event, drop):
+                yield event
+    return result
 
 
 # -- process-wide consumers -------------------------------------------------------------------------------------

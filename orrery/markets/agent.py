@@ -52,6 +52,7 @@ from orrery.llm import Model, resolve_model
 from orrery.llm.base import profile_of
 from orrery.markets import questions as Qs
 from orrery.markets.tools import PERIOD_METRICS as PERIOD
+from orrery.markets.tools import MarketsDeps
 from orrery.messages import Message, ToolCall, Usage
 from orrery.tools import RunContext, Tool, ToolResult
 
@@ -367,7 +368,7 @@ class MarketsAgent(RouterAgent):
         """The router's execution with this run's skill prompt and the store, noting what the tools found."""
         assert isinstance(c, MarketClassification)
         self._system = run.system_prompt = skill_prompt(c.skill, self.store)  # the config stays as given
-        run.options["store"] = self.store
+        run.options["deps"] = MarketsDeps(self.store)
         yield from self._watch(self.execute(run, c, route))
 
     def check_answer(self, run: RouterRun, c: Classification) -> Generator[Event, None, None]:

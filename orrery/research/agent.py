@@ -41,7 +41,7 @@ from orrery.research.calibration import Calibrator, Features, load_calibrator, p
 from orrery.research.corpus import DATA_DIR, demo_index
 from orrery.research.prompts import NOT_SUBMITTED, SYSTEM_PROMPT, question_prompt
 from orrery.research.search import INDEX_FORMAT, SearchBackend, open_index
-from orrery.research.tools import STATE_KEY, ResearchState, research_tools, search_filters, submit
+from orrery.research.tools import ResearchState, research_tools, search_filters, submit
 from orrery.research.trials import MAX_TRIALS, Trial, run_trial, trial_messages
 from orrery.research.types import DateLike, Document, to_utc
 from orrery.tools.core import RunContext
@@ -111,7 +111,7 @@ def search_queries(m: Message) -> list[str]:
 
 
 def render_board(ctx: RunContext) -> str:
-    return ctx.state[STATE_KEY].board.render()
+    return ctx.deps.board.render()
 
 
 def default_index(backend: str = "sqlite") -> Path:
@@ -181,7 +181,7 @@ class ResearchAgent(EventSource):
             tool_choice=tool_choice, validators=[require_submit], context=context or sliding_window(),
             board=render_board, answer_on_repeat=False, trace=trace)
         self.events: list[dict[str, Any]] = []
-        self.agent = Agent(model, research_tools(), self.config, tools_ref=TOOLS_REF)
+        self.agent = Agent(model, research_tools(), self.config, deps_type=ResearchState, tools_ref=TOOLS_REF)
         self.handlers = [*self.agent.handlers, *on_event]  # the console view and trace writer the config asked for
 
     def stream(self, question: str | Mapping[str, Any], before: DateLike | None = None, *,
@@ -193,7 +193,6 @@ class ResearchAgent(EventSource):
         bound = date_bound(before if before is not None else row.get("freeze_date"))
         state = ResearchState(self.index, self.k, guided=self.guided, max_sources=self.max_sources,
                               question=str(row["question"]))
-        self.agent.ctx.state[STATE_KEY] = state
         found = self._anchors(state, row, bound)
         self.events = []
         task = question_prompt(row, bound.date().isoformat())
@@ -207,7 +206,7 @@ class ResearchAgent(EventSource):
             run = RunResult("completed" if ok else "invalid", "", errors=[] if ok else ["no trial was valid"],
                             duration=time.monotonic() - t0)
         else:
-            for event in self.agent.stream(task, before=bound.isoformat(), **options):
+            for event in self.agent.stream(task, deps=state, before=bound.isoformat(), **options):
                 if isinstance(event, Final):
                     run, final = event.result, event.to_dict()
                 else:
@@ -215,7 +214,7 @@ class ResearchAgent(EventSource):
                     yield event
             trials = [Trial(1, state.probability, state.rationale)] if state.probability is not None else []
             if trials:  # the pool draws on a board the loop submitted on; a run a limit stopped has no forecast
-                yield from self._more_trials(state, trials, self.agent.memory.messages[:2], first=2)
+                yield from self._more_trials(state, trials, self.agent.current_run.memory.messages[:2], first=2)
         result = self._result(run, state, question_id or str(row.get("id", "")), dict(row), bound.isoformat())
         self._aggregate(result, state, trials, row.get("source"))
         event = StateChanged("forecast", {k: getattr(result, k) for k in FIGURES})
@@ -247,7 +246,7 @@ class ResearchAgent(EventSource):
         """Trials first..k: one submit call each on the final board (see :mod:`orrery.research.trials`)."""
         if not len(state.board):
             return
-        board, spec = state.board.render(), submit.spec(self.agent.ctx)
+        board, spec = state.board.render(), submit.spec()
         catalogue = [t.spec() for t in research_tools()]
         for n in range(first, self.trials + 1):
             messages = trial_messages(prefix, board, n, state.anchors.describe(state.board.numbers()))
@@ -281,7 +280,7 @@ class ResearchAgent(EventSource):
         return ResearchResult(
             question_id=qid, probability=st.probability, rationale=st.rationale, sources=list(st.board.sources),
             notes=st.board.notes, status=status, steps=run.steps, usage=run.usage, duration=run.duration,
-            trajectory=Trajectory([m.to_dict() for m in self.agent.memory.messages] if self.board == "loop" else [],
+            trajectory=Trajectory([m.to_dict() for m in self.agent.current_run.memory.messages] if self.board == "loop" else [],
                                   list(self.events)),
             question=str(row["question"]), before=before, row=row, errors=list(run.errors),
             ungrounded=list(st.ungrounded), model=self.model_id)
@@ -323,7 +322,7 @@ def date_bound(value: DateLike | None) -> datetime:
         raise DataError(f"date bound: {exc}") from None
 
 
-def require_submit(output: str, ctx: RunContext) -> str | None:
+def require_submit(_output: str, ctx: RunContext) -> str | None:
     """A validator: a prose reply instead of ``submit`` ends the run as ``no_submit`` (no retry, so
     ``max_rounds`` bounds the whole run; ``tool_choice="required"`` makes this rare)."""
-    return None if ctx.state[STATE_KEY].probability is not None else NOT_SUBMITTED
+    return None if ctx.deps.probability is not None else NOT_SUBMITTED

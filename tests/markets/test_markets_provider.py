@@ -79,7 +79,7 @@ def test_fetch_lands_in_the_store_and_the_tools_use_it(mine):
     assert path.path == "/daily" and parse_qs(path.query) == {"symbol": ["ACME"]}
     again = Store(mine.root)  # persisted, and read back like any other symbol
     assert again.symbols["ACME"].first == "2024-01-01" and again.symbols["ACME"].rows == 30
-    q = T.quote.fn(RunContext(options={"store": again}), "ACME")
+    q = T.quote.fn(RunContext(T.MarketsDeps(again)), "ACME")
     assert q["as_of"] == "2024-01-30" and q["close"] == 40.5 and q["adj_close"] == 40.5 and q["volume"] == 30000
     assert q["change"] == 1.0
 

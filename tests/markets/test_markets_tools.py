@@ -223,7 +223,7 @@ def test_price_forecast_matches_statsforecast(ctx, raw):
 def test_tool_results_are_cached(store):
     from orrery.tools import RunContext
 
-    ctx = RunContext(options={"store": store})
+    ctx = RunContext(T.MarketsDeps(store))
     q = T.quote.gated(None)
     first, cached = q.invoke({"symbol": "IBM"}, ctx)
     again, cached2 = q.invoke({"symbol": "IBM"}, ctx)
@@ -264,3 +264,12 @@ def test_screener_over_named_symbols_lists_every_value(ctx):
     assert "Not matching: IBM (close 184.66, sma_50 185.8, 2012-01-05)" in got["summary"]
     with pytest.raises(ToolError, match="not in the data"):
         T.stock_screener.fn(ctx, ["RSI < 30"], symbols=["TSLA"])
+
+
+def test_a_tool_run_without_the_store_in_its_deps_says_how_to_give_it():
+    from orrery.messages import ToolCall
+    from orrery.tools import RunContext, Toolset
+
+    [r] = Toolset([T.quote]).run([ToolCall("1", "quote", {"symbol": "IBM"})], RunContext())
+    assert not r.ok and "deps=MarketsDeps(store)" in r.content
+    assert not hasattr(T, "default_store")  # no process-wide store behind the agent's back
