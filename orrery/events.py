@@ -28,10 +28,12 @@ from typing import Any, Literal
 
 from orrery.messages import ModelResponse, ToolCall
 
-Status = Literal["completed", "invalid", "max_rounds", "max_tokens", "timeout", "paused", "cancelled", "error"]
+Status = Literal["completed", "invalid", "max_rounds", "max_tokens", "timeout", "paused", "cancelled", "error",
+                 "declined"]
 """One vocabulary for how every run of every agent and app ends: completed; invalid (validators still
 refuse after the retries); max_rounds / max_tokens / timeout (a limit); paused (waiting for a
-clarification or an approval); cancelled (the user dropped the request); error (a model or tool failure ended it)."""
+clarification or an approval); cancelled (the user dropped the request); error (a model or tool failure ended it);
+declined (the data or the question cannot be answered)."""
 
 
 @dataclass
