@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Annotated, Any
@@ -50,6 +51,15 @@ class App:
 
     def input_model(self) -> type[BaseModel]:
         return self.inputs
+
+    def factory_params(self) -> frozenset[str]:
+        return frozenset(inspect.signature(load_ref(self.agent)).parameters)
+
+    def split(self, inputs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(the factory's options, the run's inputs): an input the factory takes (BI's `db`) goes to the factory,
+        the others to the run (`stream(message, **inputs)`)."""
+        takes = self.factory_params()
+        return {k: v for k, v in inputs.items() if k in takes}, {k: v for k, v in inputs.items() if k not in takes}
 
     def describe(self) -> dict[str, Any]:
         """What `GET /agents` shows: the message, each input with what it is, and the inputs' JSON schema."""

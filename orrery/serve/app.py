@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 import os
 import re
@@ -312,30 +311,26 @@ def _message_id(body: RunAgentInput) -> str:
 SESSION_PARAMS = ("session_id", "session")
 
 
-def factory_params(app: app_registry.App) -> set[str]:
-    return set(inspect.signature(app_registry.load_ref(app.agent)).parameters)
-
-
 def keeps_session(app: app_registry.App) -> bool:
     """An agent that keeps its own conversation (PlanAgent-style: a `session_id` or `session` argument) gets
     a session per thread and the user's words as they are; the server composes context only for agents
     that start fresh each run."""
-    return bool(factory_params(app) & set(SESSION_PARAMS))
+    return bool(app.factory_params() & set(SESSION_PARAMS))
 
 
 def _agent_options(server: Server, app: app_registry.App, thread_id: str, inputs: dict[str, Any]
                    ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(the factory's options, the run's inputs): an input the factory takes (BI's `db`) goes to the factory;
-    a stateful agent's session is the thread's, kept in the threads' store where the factory takes one."""
-    params = factory_params(app)
-    options = {k: v for k, v in inputs.items() if k in params}
+    """(the factory's options, the run's inputs) (`App.split`); a stateful agent's session is the thread's, kept
+    in the threads' store where the factory takes one."""
+    options, run_inputs = app.split(inputs)
+    params = app.factory_params()
     for name in SESSION_PARAMS:
         if name in params:
             options[name] = f"{thread_id}#{app.name}"
             break
     if "store" in params and keeps_session(app):
         options["store"] = server.store.sessions
-    return options, {k: v for k, v in inputs.items() if k not in params}
+    return options, run_inputs
 
 
 def _task(session: Thread, body: RunAgentInput, stateful: bool = False) -> tuple[str, str]:

@@ -44,6 +44,7 @@ class RunContext:
     """What a tool can see of the run: app state, run options (for example a date bound given
     to `agent.run(..., before=...)`), and which tools have succeeded so far."""
 
+    deps: Any = None
     state: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     succeeded: list[str] = field(default_factory=list)
