@@ -32,7 +32,8 @@ class View(BaseModel):
     slot: ClassVar[str | None] = None
 
     def payload(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude={"view"})
+        """What the web app gets: JSON, NaN and infinity as null."""
+        return _finite(self.model_dump(mode="json", exclude={"view"}))
 
 
 class Table(View):

@@ -32,7 +32,7 @@ from orrery import apps as app_registry
 from orrery.errors import ConfigError, OrreryError
 from orrery.events import HOOKS, env_hooks
 from orrery.exposure import check_exposure
-from orrery.files import input_file, remove
+from orrery.files import input_file, remove, write_atomic
 from orrery.results import Result, ending, text_of
 from orrery.serve.agui import APPROVAL, CLARIFICATION, Translator
 from orrery.serve.guard import Guard, Hosts, RedactTokens, check_id, inside, parse_json
@@ -652,9 +652,7 @@ async def _save_upload(server: Server, file: UploadFile) -> dict[str, Any]:
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[-100:].lstrip(".") or "upload.csv"
     path = folder / safe
     try:
-        tmp = folder / f".{safe}.tmp"
-        tmp.write_bytes(data)
-        tmp.replace(path)
+        write_atomic(path, data)
         frame = await asyncio.to_thread(_read_table, path)
     except BaseException:
         remove(folder)  # a refused upload leaves nothing behind
