@@ -281,7 +281,7 @@ class PlotFails:
     def files(self) -> dict:
         return {"result.json": lambda p: p.write_text(json.dumps(self.data)), "plot.png": self.plot}
 
-    def plot(self, path: Any) -> None:
+    def plot(self, _path: Any) -> None:
         raise ValueError("Unknown symbol: \\foo, found '\\'  (at char 1), (line:1, col:2)")
 
 

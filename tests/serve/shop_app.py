@@ -50,7 +50,7 @@ class Shop(Agent):  # the run's context gets the shop's deps; its Final carries 
             yield ev
 
 
-def shop_agent(llm: Any = None) -> Shop:  # scripted: the served model is never called; the hook: `board=`
+def shop_agent(_llm: Any = None) -> Shop:  # scripted: the served model is never called; the hook: `board=`
     pinned = AgentConfig(board=lambda ctx: "Shelf: " + ", ".join(f"{t} x{n}" for t, n in ctx.deps.books.items()))
     said = [turn(call("stock", title="Emma")), turn(call("restock", title="Emma", copies=3))]
     return Shop(ScriptedModel([*said, lambda m: f"Restocked. {m[-1].content}."]), [stock, restock], pinned)

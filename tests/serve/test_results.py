@@ -79,11 +79,11 @@ class Named(RunResult):
         return {"../escape.json": lambda p: p.write_text("{}"), "notes.txt": lambda p: p.write_text("kept")}
 
 
-def said(llm=None, **_):
+def said(_llm=None, **_):
     return Returns("just text")
 
 
-def named(llm=None, **_):
+def named(_llm=None, **_):
     return Returns(Named("completed", "done"))
 
 

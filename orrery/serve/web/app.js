@@ -336,7 +336,9 @@ function applyPatch(doc, ops) {
   }
 }
 
-// -- state: each key a view of that name (plan, board), or a table when it holds {columns, rows} -----------------
+// -- state: a slot key drawn by the view of that name, any other key as a table when it holds {columns, rows} ------
+const SLOTS = ["plan", "board"];  // the state keys views are kept under (a view's `slot` in orrery.results)
+
 function renderState() {
   // plan: {request, todos: [{key, description, tool, status}]} (PlanAgent's StateChanged "plan"); board: the
   // pinned board text of a loop, or a result's board view; any other key holding {columns, rows, sql?} (BI's
@@ -346,7 +348,7 @@ function renderState() {
   panel.replaceChildren();
   for (const [key, value] of Object.entries(ui.state || {})) {
     if (value == null) continue;
-    const view = Object.hasOwn(views, key) ? views[key](value) : resultView(value);
+    const view = SLOTS.includes(key) ? views[key](value) : resultView(value);
     if (view) (key === "plan" ? $("plan") : panel).append(view);
   }
   $("state").hidden = !$("plan").childElementCount && !panel.childElementCount;
