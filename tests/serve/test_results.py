@@ -99,3 +99,27 @@ def test_the_server_refuses_a_result_outside_the_protocol_and_a_file_name_it_may
         assert events[-1]["result"]["artifact_errors"] == ["'../escape.json': not a file name a run may save"]
         assert client.get("/runs/b1/notes.txt").text == "kept"
         assert not (tmp_path / "runs" / "escape.json").exists() and not (tmp_path / "escape.json").exists()
+
+
+def test_orrery_run_renders_any_app_from_its_result(monkeypatch):
+    import shop_app
+    from typer.testing import CliRunner
+
+    import orrery.apps
+    from orrery.cli import _view, app
+
+    monkeypatch.setattr(orrery.apps, "discover", lambda: {"shop": shop_app.APP})
+    shown = CliRunner().invoke(app, ["run", "shop", "restock Emma"])
+    assert shown.exit_code == 0 and "Restocked. Emma: 3 copies." in shown.output and "│ Emma  │ 3" in shown.output
+    as_json = json.loads(CliRunner().invoke(app, ["run", "shop", "restock Emma", "--json"]).output)
+    assert as_json["data"]["tool_calls"] == [{"tool": "stock", "ok": True}, {"tool": "restock", "ok": True}]
+    listed = CliRunner().invoke(app, ["apps"]).output
+    assert listed.splitlines() == ["shop: Keeps a bookshop's shelf stocked.", "  message: what to stock"]
+    from rich.console import Console
+
+    out = Console(record=True, width=120)
+    for view in [*forecast().views(), *research().views(), *bi().views()]:
+        out.print(_view(view))
+    text = out.export_text()
+    assert "Forecast (AutoETS)" in text and "Sources (P = 0.6):" in text and "- 2024-05-01 Poll: a poll" in text
+    assert "[chart view: see it in" in text and "west" in text
