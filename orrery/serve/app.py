@@ -36,7 +36,7 @@ from orrery.files import input_file, remove, write_atomic
 from orrery.results import Result, ending, text_of
 from orrery.serve.agui import APPROVAL, CLARIFICATION, Translator
 from orrery.serve.guard import Guard, Hosts, RedactTokens, check_id, inside, parse_json
-from orrery.serve.runs import FILE_NAME, Bridge, drive, resumable, traced, write_artifacts
+from orrery.serve.runs import Bridge, drive, resumable, safe_name, traced, write_artifacts
 from orrery.serve.threads import SessionConflict, Thread, ThreadStore
 from orrery.sessions import data_dir
 from orrery.tools.core import CallLedger
@@ -226,7 +226,7 @@ def _routes(api: APIRouter, server: Server) -> None:
     async def artifact(run_id: str, name: str) -> FileResponse:
         check_id("run id", run_id)
         try:
-            path = inside(server.data, "runs", run_id, name) if re.match(FILE_NAME, name) else None
+            path = inside(server.data, "runs", run_id, name) if safe_name(name) else None
         except ValueError:
             path = None
         if path is None or not path.is_file():

@@ -132,19 +132,22 @@ class Bridge:
 
 
 # -- what a result shows ---------------------------------------------------------------------------
-FILE_NAME = r"^[A-Za-z0-9_-]{1,64}\.(json|png|csv|txt)$"  # a file a result saves: served as it is, never as HTML
+FILE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}\.(json|png|csv|txt)")  # a file a result saves: never served as HTML
+
+
+def safe_name(name: str) -> bool:
+    return FILE_NAME.fullmatch(name) is not None
 
 
 def write_artifacts(result: Result, data: Path, run_id: str) -> tuple[list[str], list[str]]:
     """The result's files (`Result.files()`: result.json, plot.png, ...) in the run's folder `data/runs/<run_id>`:
     (the names written, one line for each that failed). They are made in a new folder and renamed into place,
     so a run never writes through a link, outside `data` or over another run's folder."""
-    makers = list(result.files().items())
+    files = result.files()
+    written, failed = [], [f"{name[:80]!r}: not a file name a run may save" for name in files if not safe_name(name)]
+    makers = [(name, make) for name, make in files.items() if safe_name(name)]
     if not makers:
-        return [], []
-    written, failed = [], [f"{name[:80]!r}: not a file name a run may save" for name, _ in makers
-                           if not re.match(FILE_NAME, name)]
-    makers = [(name, make) for name, make in makers if re.match(FILE_NAME, name)]
+        return [], failed
     try:
         (data / "runs").mkdir(exist_ok=True)
         tmp = inside(data, "runs", f".{run_id}.{uuid.uuid4().hex[:8]}.tmp")
