@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, get_origin
 
+from orrery import results
 from orrery.agent import react
 from orrery.agent.calls import EventSource, consume
 from orrery.agent.output import FINAL_TOOL, OutputInvalid, OutputSpec
@@ -109,6 +110,18 @@ class RunResult:
 
     def __str__(self) -> str:
         return OutputSpec.render(self.output)
+
+    # -- the result protocol (orrery.results) --
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"status": self.status, "output": results.jsonable(self.output), "steps": self.steps,
+                "tool_calls": [{"tool": t.call.name, "ok": t.ok} for t in self.tool_calls], "errors": list(self.errors)}
+
+    def views(self) -> list[results.View]:
+        return []
+
+    def files(self) -> dict[str, Callable[[Path], Any]]:
+        return {}
 
 
 class StopRun(Exception):  # noqa: N818 - control flow: a limit or a model failure ends the run

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 import pydantic
 
+from orrery import results
 from orrery.agent.calls import Emit, ask_json
 from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanTurn, Todo, model_summary
 from orrery.bi.engines import Engine
@@ -120,6 +121,29 @@ class BIAnswer:
         d = asdict(self)
         d.pop("usage")
         return d
+
+    # -- the result protocol (orrery.results): output (above), data, views, files. `status` keeps BI's words for
+    # now; served and `orrery run` runs end with the planner's PlanResult, which speaks the one Status.
+    @property
+    def data(self) -> dict[str, Any]:
+        return results.jsonable(self.to_dict())
+
+    def views(self) -> list[results.View]:
+        """The query's rows (with its SQL), then the chart drawn of them."""
+        out: list[results.View] = []
+        if self.columns:
+            out.append(results.Table(title=f"Result: {len(self.rows)} rows", columns=self.columns,
+                                     rows=results.jsonable(self.rows), sql=self.sql))
+        spec = (self.chart or {}).get("spec") or {}
+        if spec:
+            x, y = spec["encoding"]["x"]["field"], spec["encoding"]["y"]["field"]
+            points = spec["data"]["values"]
+            out.append(results.Chart(style="line" if spec["mark"] == "line" else "bar", x=[str(p[x]) for p in points],
+                                     series={y: [p[y] for p in points]}))
+        return out
+
+    def files(self) -> dict[str, Any]:
+        return {}
 
 
 def todos_for(plan: PlanReply) -> list[Todo]:

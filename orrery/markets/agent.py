@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from orrery import results
 from orrery.agent.calls import ask_json, synthesize
 from orrery.agent.router import (
     DEFAULT_TURNS,
@@ -145,6 +146,11 @@ class MarketsResult(RouterResult):
                 "errors": self.errors, "usage": {"prompt": self.usage.prompt_tokens,
                                                  "completion": self.usage.completion_tokens},
                 "seconds": round(self.duration, 2)}
+
+    # -- the result protocol (orrery.results): the facts and grounding as data; charts come from the tool results
+    @property
+    def data(self) -> dict[str, Any]:
+        return results.jsonable(self.to_dict())
 
 
 # -- rules -----------------------------------------------------------------------------------------------

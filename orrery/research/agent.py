@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from orrery import results
 from orrery.agent.calls import EventSource
 from orrery.agent.loop import Agent, AgentConfig, RunResult
 from orrery.errors import DataError
@@ -99,6 +100,24 @@ class ResearchResult:
     def from_dict(cls, d: Mapping[str, Any]) -> ResearchResult:
         return cls(**{**d, "sources": [Source(**s) for s in d["sources"]], "usage": Usage(**d["usage"]),
                       "trajectory": Trajectory(**d["trajectory"])})
+
+    # -- the result protocol (orrery.results) --
+    @property
+    def output(self) -> str:
+        if self.probability is not None:
+            return f"Probability: {self.probability:.2f}. {self.rationale}".strip()
+        return self.rationale or "; ".join(self.errors[-1:])
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.to_dict()
+
+    def views(self) -> list[results.View]:
+        board = [results.Source(**asdict(s)) for s in self.sources]
+        return [results.Board(sources=board, notes=self.notes, probability=self.probability)]
+
+    def files(self) -> dict[str, Callable[[Path], Any]]:
+        return {}
 
 
 def sliding_window(max_tokens: int = 2500, max_messages: int = 24) -> SlidingWindow:

@@ -30,4 +30,4 @@ def factory(llm: object = None) -> SlowAgent:
 
 
 APP = App(name="slow", description="Waits a minute, reporting progress.", agent="slow_app:factory",
-          inputs={"message": "anything"})
+          message="anything")
