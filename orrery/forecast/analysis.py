@@ -17,6 +17,7 @@ from statsforecast import StatsForecast
 from statsmodels.tsa.stattools import adfuller, kpss
 
 from orrery import timeseries as ts
+from orrery.events import stage
 from orrery.forecast import models as reg
 from orrery.forecast.data import SeriesData
 from orrery.forecast.plan import FALLBACK, Note, Progress, Runner, notes_frame
@@ -206,11 +207,13 @@ def cross_validate(
     h = h or data.h
     names = _with_baseline([reg.resolve(n) for n in models if reg.resolve(n) != reg.COMBO])
     runner = Runner(data.freq, h, n_jobs=n_jobs, client=client, on_progress=on_progress, refit=refit)
-    cv, notes, windows = runner.run(data.df, names, data.m, stage="cv", n_windows=n_windows)
-    scores = score_cv(cv, data.df, names, data.m)
-    result = CVResult(cv=cv, scores=scores, models=names, windows=windows, notes=notes)
-    if combo_k >= 2 and not scores.empty:
-        result = with_combo(result, data, top_k(scores, combo_k), combo_how)
+    with stage("cross_validate", models=names, n_windows=n_windows, h=h, series=len(data.ids), refit=refit) as s:
+        cv, notes, windows = runner.run(data.df, names, data.m, stage="cv", n_windows=n_windows)
+        scores = score_cv(cv, data.df, names, data.m)
+        result = CVResult(cv=cv, scores=scores, models=names, windows=windows, notes=notes)
+        if combo_k >= 2 and not scores.empty:
+            result = with_combo(result, data, top_k(scores, combo_k), combo_how)
+        s.set(best=result.best() or "", notes=len(result.notes))
     return result
 
 

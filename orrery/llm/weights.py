@@ -84,37 +84,45 @@ def default_model_path() -> Path:
 _GGUF_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
 
 
+def _read(f: BinaryIO, fmt: str) -> Any:
+    return struct.unpack("<" + fmt, f.read(struct.calcsize("<" + fmt)))[0]
+
+
+def _string(f: BinaryIO) -> str:
+    return f.read(_read(f, "Q")).decode("utf-8", "replace")
+
+
+def _value(f: BinaryIO, vtype: int) -> Any:
+    """One GGUF metadata value; an array is skipped (None)."""
+    if vtype == 8:
+        return _string(f)
+    if vtype != 9:
+        return _read(f, _GGUF_SCALARS[vtype])
+    itype, count = _read(f, "I"), _read(f, "Q")
+    if itype in _GGUF_SCALARS:
+        f.seek(struct.calcsize("<" + _GGUF_SCALARS[itype]) * count, 1)
+    else:
+        for _ in range(count):
+            _value(f, itype)
+    return None
+
+
+def _wanted(key: str) -> bool:
+    return (key.startswith("general.") and key != "general.alignment") or key == "tokenizer.chat_template"
+
+
 def gguf_metadata(path: Path) -> dict[str, Any]:
     """The `general.*` keys and `tokenizer.chat_template` of a GGUF file's header (arrays are skipped).
     Read by hand: the `gguf` package would be a dependency for a dozen lines of header parsing."""
-    def read(f: BinaryIO, fmt: str) -> Any:
-        return struct.unpack("<" + fmt, f.read(struct.calcsize("<" + fmt)))[0]
-
-    def string(f: BinaryIO) -> str:
-        return f.read(read(f, "Q")).decode("utf-8", "replace")
-
-    def value(f: BinaryIO, vtype: int) -> Any:
-        if vtype == 8:
-            return string(f)
-        if vtype == 9:
-            itype, count = read(f, "I"), read(f, "Q")
-            if itype in _GGUF_SCALARS:
-                f.seek(struct.calcsize("<" + _GGUF_SCALARS[itype]) * count, 1)
-            else:
-                for _ in range(count):
-                    value(f, itype)
-            return None
-        return read(f, _GGUF_SCALARS[vtype])
-
     out: dict[str, Any] = {}
     with path.open("rb") as f:
         if f.read(4) != b"GGUF":
             raise ConfigError(f"{path} is not a GGUF file; point ORRERY_MODEL_PATH at a .gguf model")
-        read(f, "I")
-        read(f, "Q")
-        for _ in range(read(f, "Q")):
-            key, vtype = string(f), read(f, "I")
-            v = value(f, vtype)
-            if (key.startswith("general.") and key != "general.alignment") or key == "tokenizer.chat_template":
+        _read(f, "I")  # version
+        _read(f, "Q")  # tensor count
+        for _ in range(_read(f, "Q")):
+            key, vtype = _string(f), _read(f, "I")
+            v = _value(f, vtype)
+            if _wanted(key):
                 out[key] = v
     return out

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import contextvars
 import copy
 import importlib
 import inspect
@@ -36,6 +37,7 @@ from typing import Any, Protocol, get_type_hints, runtime_checkable
 import pydantic
 
 from orrery.errors import Cancelled, ConfigError, ToolError
+from orrery.events import calling
 from orrery.messages import Message, ToolCall, ToolSpec
 
 
@@ -250,7 +252,7 @@ def _with_timeout(fn: Callable[..., Any], seconds: float, *args: Any) -> Any:
         except BaseException as exc:  # handed to the caller below
             box["error"] = exc
 
-    th = threading.Thread(target=target, daemon=True, name="orrery-tool-timeout")
+    th = threading.Thread(target=contextvars.copy_context().run, args=(target,), daemon=True, name="orrery-tool-timeout")
     th.start()
     th.join(seconds)
     if th.is_alive():
@@ -493,10 +495,11 @@ class Toolset:
             return fail(f"tool {call.name!r} needs a person's approval, which this agent cannot ask for; "
                         "run it from an Agent, whose run pauses for the approval")
         try:
-            if t.timeout is None or t.process:
-                value, cached = t.invoke(call.arguments, ctx)
-            else:
-                value, cached = _with_timeout(t.invoke, t.timeout, call.arguments, ctx)
+            with calling(call):  # what `orrery.events.stage` inside the tool is part of
+                if t.timeout is None or t.process:
+                    value, cached = t.invoke(call.arguments, ctx)
+                else:
+                    value, cached = _with_timeout(t.invoke, t.timeout, call.arguments, ctx)
         except ToolTimedOut:
             how = "and was stopped" if t.process else "and was asked to stop"
             return fail(f"tool {call.name!r} timed out after {t.timeout}s {how}. Try simpler arguments.")
