@@ -38,7 +38,8 @@ class SlowStreamingModel:
         *_, last = self.stream(messages, tools, **kw)
         return last.response
 
-    def stream(self, messages, tools=(), *, tool_choice="auto", schema=None, max_tokens=None) -> Iterator[Delta]:
+    def stream(self, messages, tools=(), *, tool_choice="auto", schema=None,  # noqa: ARG002 - a Model's signature
+               max_tokens=None) -> Iterator[Delta]:
         with self.busy:  # one slot, as llama.cpp has
             try:
                 for _ in range(max_tokens or 10_000):
@@ -81,7 +82,7 @@ class OverflowModel:
     def __init__(self) -> None:
         self.calls = 0
 
-    def complete(self, messages, tools=(), **kw) -> ModelResponse:
+    def complete(self, _messages, _tools=(), **_kw) -> ModelResponse:
         self.calls += 1
         raise ModelError("the prompt has 9000 tokens but the model's context holds 8192: shorten the "
                          "conversation or raise n_ctx", status=400)
