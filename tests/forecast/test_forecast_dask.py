@@ -10,6 +10,8 @@ from orrery.forecast import cli, plan
 from orrery.forecast.data import load
 from orrery.llm.scripted import ScriptedModel, call, turn
 
+pytestmark = pytest.mark.integration  # each test starts a Dask cluster
+
 
 def _cluster(**kw):
     return LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None, **kw)

@@ -21,6 +21,8 @@ from orrery.llm.scripted import ScriptedModel
 from orrery.llm.server import running_server
 from orrery.messages import Message, ModelResponse, Usage
 
+pytestmark = pytest.mark.integration  # a real uvicorn server per test (`running_server`)
+
 HELLO = {"model": "scripted", "messages": [{"role": "user", "content": "hi"}]}
 
 
