@@ -23,9 +23,9 @@ for pkg in (orrery.bi, orrery.markets):
     for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
         importlib.import_module(info.name)
 from orrery import timeseries as T
-y = pd.Series(100 + np.sin(np.arange(30)) + 0.3 * np.arange(30), index=pd.date_range("2024-01-01", periods=30, freq="MS"))
-T.features(y.to_numpy(), 12); T.detect_anomalies(y, 12)
-best = next(iter(T.cross_validate(y.to_numpy(), 3)))
+y = pd.Series(100 + np.sin(np.arange(16)) + 0.3 * np.arange(16), index=pd.date_range("2024-01-01", periods=16, freq="MS"))
+T.features(y.to_numpy(), 1); T.detect_anomalies(y, 1)
+best = next(iter(T.cross_validate(y.to_numpy(), 2)))
 T.forecast(y.to_numpy(), best, 3)
 print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})))
 """
