@@ -1,5 +1,5 @@
 """Analysis tools over the last result: summary statistics, group comparison, time breakdown, trend and
-anomalies (the forecast app's `features` and `detect_anomalies`), and a chart (PNG + a Vega-Lite spec the
+anomalies (orrery.timeseries' `features` and `detect_anomalies`), and a chart (PNG + a Vega-Lite spec the
 web app renders). Pure pandas; the model only words the findings afterwards."""
 
 from __future__ import annotations
@@ -145,15 +145,14 @@ def make_tools(bi: BIContext) -> list[Tool]:
 
     @tool
     def trend_anomaly(ctx: RunContext, date: str = "", measure: str = "") -> dict[str, Any]:
-        """Trend strength and anomalous months of a monthly series (the forecast app's features and
-        anomaly detection: AutoETS fitted values, robust 99% band).
+        """Trend strength and anomalous months of a monthly series (orrery.timeseries' features and
+        anomaly detection: ETS fitted values, robust 99% band).
 
         Args:
             date: the date column (default: the first)
             measure: the numeric column averaged per month (default: the row count per month)
         """
-        from orrery.forecast.analysis import detect_anomalies, features
-        from orrery.forecast.data import SeriesData
+        from orrery.timeseries import detect_anomalies, features
 
         df = frame(bi)
         d = _pick(date, _dates(df), "date", df)
@@ -166,14 +165,11 @@ def make_tools(bi: BIContext) -> list[Tool]:
         if len(y) < MIN_PERIODS:
             return {"skipped": f"only {len(y)} months; trend and anomalies need at least {MIN_PERIODS}"}
         period = 12 if len(y) >= 24 else 1
-        import pandas as pd
-
-        data = SeriesData(pd.DataFrame({"unique_id": col, "ds": y.index, "y": y.to_numpy(dtype=float)}), "MS", period, 1)
-        f = features(data.values(), period)
-        flagged = detect_anomalies(data, "AutoETS")
+        f = features(y.to_numpy(dtype=float), period)
+        flagged = detect_anomalies(y, period)
         flagged = flagged[flagged["anomaly"]]
         return {"series": col, "months": len(y), "trend": f["trend"], "seasonality": f["seasonality"],
-                "anomalies": {r.ds.strftime("%Y-%m"): _round(r.y) for r in flagged.itertuples()}}
+                "anomalies": {ds.strftime("%Y-%m"): _round(v) for ds, v in flagged["y"].items()}}
 
     @tool
     def chart(ctx: RunContext, x: str = "", y: str = "") -> dict[str, Any]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from orrery.errors import DataError
+from orrery.files import write_atomic
 from orrery.forecast.analysis import CVResult
 from orrery.messages import Usage
 from orrery.results import Forecast, View
@@ -78,10 +78,7 @@ class ForecastResult:
         """The JSON text; with `path`, also written there atomically (a temp file renamed over it)."""
         text = json.dumps(self.to_dict(), indent=indent)
         if path is not None:
-            path = Path(path)
-            tmp = path.with_name(f".{path.name}.tmp")
-            tmp.write_text(text)
-            os.replace(tmp, path)
+            write_atomic(path, text)
         return text
 
     # ------------------------------------------------------------------ the result protocol (orrery.results)

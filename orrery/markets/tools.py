@@ -427,27 +427,25 @@ def _fmt(value: float | None, metric: str) -> str:
 
 @tool(cache_ttl=TTL, timeout=120)
 def price_forecast(ctx: Ctx, symbol: str, horizon_days: int = 21) -> dict[str, Any]:
-    """Forecast a symbol's close for the next trading days with 80% and 95% intervals (orrery.forecast:
-    cross-validated AutoETS / RandomWalkWithDrift / Naive on the last 3 years).
+    """Forecast a symbol's close for the next trading days with 80% and 95% intervals (orrery.timeseries:
+    cross-validated ETS / RandomWalkWithDrift / Naive on the last 3 years).
 
     Args:
         symbol: ticker or name
         horizon_days: trading days ahead (21 is about a month)
     """
-    from orrery.forecast import analysis as F
-    from orrery.forecast.data import load
+    from orrery import timeseries as F
 
     sym, df = _frame(ctx, symbol)
     h = max(1, min(horizon_days, 126))
     closes = df["close"].iloc[-3 * A.TRADING_DAYS:]
-    series = load(pd.DataFrame({"value": closes.to_numpy(float)}), m=1, h=h)
-    cv = F.cross_validate(series, ["AutoETS", "RandomWalkWithDrift", "Naive"], n_windows=3)
-    best = cv.best()
-    fc = F.forecast(series, best, h=h).iloc[-1]
+    cv = F.cross_validate(closes.to_numpy(float), h, n_windows=3)  # mean MASE per model, best first
+    best = next(iter(cv))
+    fc = F.forecast(closes.to_numpy(float), best, h).iloc[-1]
     out = {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE, "horizon_days": h, "model": best,
            "last_close": A.r(closes.iloc[-1]), "forecast": A.r(fc["mean"]),
            "lo_80": A.r(fc["lo_80"]), "hi_80": A.r(fc["hi_80"]), "lo_95": A.r(fc["lo_95"]), "hi_95": A.r(fc["hi_95"]),
-           "cv_mase": {m: A.r(v, 3) for m, v in cv.mean_mase().items()}}
+           "cv_mase": {m: A.r(v, 3) for m, v in cv.items()}}
     out["summary"] = (f"{sym} close {out['last_close']} on {out['as_of']}; {best} forecast for {h} trading days "
                       f"later: {out['forecast']} (80% interval {out['lo_80']} to {out['hi_80']}, 95% interval "
                       f"{out['lo_95']} to {out['hi_95']}).")

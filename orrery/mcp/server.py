@@ -194,7 +194,7 @@ def build(settings: Settings | None = None) -> Any:
 
     cat = Catalogue(settings or Settings())
 
-    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+    async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[
             types.Tool(name=name, description=app.description, input_schema=cat.schemas[name])
             for name, app in cat.apps.items()])

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from orrery.errors import ToolError
+from orrery.events import stage
 from orrery.grounding import ungrounded
 from orrery.research.anchors import Anchors
 from orrery.research.board import SourceBoard
@@ -91,7 +92,9 @@ def search(ctx: RunContext, query: str) -> str:
     st = state_of(ctx)
     repeated = query.strip().lower() in (q.strip().lower() for q in st.queries)
     st.queries.append(query)
-    docs = st.index.search(query, st.k, **search_filters(ctx.options))
+    with stage("search", k=st.k, content={"orrery.search.query": query}) as s:
+        docs = st.index.search(query, st.k, **search_filters(ctx.options))
+        s.set(results=len(docs))
     st.seen.update((d.id, d) for d in docs)
     st.last_ids = [d.id for d in docs]
     st.picking = bool(docs)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import contextvars
 import copy
 import importlib
 import inspect
@@ -36,6 +37,7 @@ from typing import Any, Generic, Protocol, TypeVar, get_origin, get_type_hints, 
 import pydantic
 
 from orrery.errors import Cancelled, ConfigError, ToolError
+from orrery.events import calling
 from orrery.messages import Message, ToolCall, ToolSpec
 
 DepsT = TypeVar("DepsT")
@@ -286,7 +288,7 @@ def _with_timeout(fn: Callable[..., Any], seconds: float, *args: Any) -> Any:
         except BaseException as exc:  # handed to the caller below
             box["error"] = exc
 
-    th = threading.Thread(target=target, daemon=True, name="orrery-tool-timeout")
+    th = threading.Thread(target=contextvars.copy_context().run, args=(target,), daemon=True, name="orrery-tool-timeout")
     th.start()
     th.join(seconds)
     if th.is_alive():
@@ -516,10 +518,11 @@ class Toolset:
         if why is None:
             t = self.tools[call.name]
             try:
-                if t.timeout is None or t.process:
-                    value, cached = t.invoke(call.arguments, ctx)
-                else:
-                    value, cached = _with_timeout(t.invoke, t.timeout, call.arguments, ctx)
+                with calling(call):  # what `orrery.events.stage` inside the tool is part of
+                    if t.timeout is None or t.process:
+                        value, cached = t.invoke(call.arguments, ctx)
+                    else:
+                        value, cached = _with_timeout(t.invoke, t.timeout, call.arguments, ctx)
             except NeedsClarification as exc:
                 return ToolResult(call, False, f"Paused: asked the user: {exc.question}", error="needs clarification",
                                   duration=time.perf_counter() - start, clarification=exc.question)

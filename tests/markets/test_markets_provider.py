@@ -308,7 +308,7 @@ def test_the_chain_falls_back_in_order_and_ends_at_the_local_store(mine, monkeyp
             chain.daily("NOPE")
 
 
-def test_the_cache_answers_a_second_ask_without_the_network(mine, tmp_path):
+def test_the_cache_answers_a_second_ask_without_the_network(tmp_path):
     with fake_server([(200, {}, rows(3))]) as (url, hits):
         cached = Cached(HttpProvider(url), ttl=3600, folder=tmp_path / "cache")
         first, again = cached.daily("ACME"), cached.daily("acme")

@@ -170,6 +170,7 @@ def test_brier_summary_with_both_baselines(tmp_path: Path, index: Path) -> None:
     assert "always 0.5" in table and "market value" in table and "0.4400" in table
 
 
+@pytest.mark.integration
 def test_batch_on_a_dask_local_cluster(tmp_path: Path, index: Path) -> None:
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
