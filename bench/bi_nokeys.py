@@ -32,16 +32,16 @@ from typing import Any
 HERE = Path(__file__).parent
 RESULTS = HERE / "results"
 CODES = ("main", "here")
-SETS = ("nokeys", "heldout2")
+SETS = ("nokeys", "heldout2", "heldout", "dev")
 
 
 def items(which: str) -> list[dict[str, Any]]:
     """A set's questions, databases interleaved and an unanswerable one after every three, so a prefix mixes."""
     sys.path.insert(0, str(HERE))
-    if which == "heldout2":
+    if which != "nokeys":
         from bi import questions
 
-        return questions("heldout2")
+        return questions(which)
     from bi_nokeys_questions import ANSWERABLE, UNANSWERABLE
 
     groups = [[{"db": db, "question": q, "gold": g} for q, g in qs] for db, qs in ANSWERABLE.items()]

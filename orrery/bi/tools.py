@@ -25,7 +25,8 @@ from sqlglot import exp
 from orrery.bi.compose import BadPart, UnknownField
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.guard import UnsafeQuery, check
-from orrery.bi.joins import quote, singular
+from orrery.bi.joins import singular
+from orrery.bi.profile import quote
 from orrery.bi.semantic import GENERIC, Semantic, named_fields, rank_fields, stems, words
 from orrery.errors import ModelError, ToolError
 from orrery.llm.base import Model
