@@ -74,8 +74,8 @@ def _family(dtype: str) -> str:
     return "text"
 
 
-def rule_for(a_table: str, a: Column, b_table: str, b: Column) -> str | None:
-    """The name rule that proposes `a_table.a -> b_table.b`, or None."""
+def rule_for(a: Column, b_table: str, b: Column) -> str | None:
+    """The name rule that proposes `a -> b_table.b`, or None."""
     x, y, owner = _norm(a.name), _norm(b.name), _norm(singular(b_table))
     if x == y:
         return "same name"
@@ -101,7 +101,7 @@ def discover(engine: Engine, tables: dict[str, list[Column]], declared: list[str
     for a_table, b_table in _pairs(tables, joined):
         for a in tables[a_table]:
             for b in tables[b_table]:
-                rule = rule_for(a_table, a, b_table, b)
+                rule = rule_for(a, b_table, b)
                 if rule and _family(a.type) == _family(b.type) != "time":
                     j = check.name_rule(rule, (a_table, a.name), (b_table, b.name))
                     if j is not None:
@@ -138,7 +138,7 @@ def _value_candidates(tables: dict[str, list[Column]], samples: dict[str, TableS
                 continue
             options = [(len(held & samples[t].distinct(b.name)), t, b) for t, b in keys
                        if frozenset((a_table, t)) not in skip and a_table != t and _family(a.type) == _family(b.type)
-                       and not rule_for(a_table, a, t, b)]
+                       and not rule_for(a, t, b)]
             best = max(options, key=lambda o: o[0], default=None)
             if best and best[0]:
                 out.append(((a_table, a.name), (best[1], best[2].name)))

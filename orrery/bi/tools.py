@@ -288,6 +288,124 @@ QUERY_SCHEMA = {"anyOf": [
 SQL_ONLY = QUERY_SCHEMA["anyOf"][0]
 
 
+def _entity_resolution(bi: BIContext, ctx: RunContext, mentions: list[str]) -> dict[str, Any]:
+    resolved, unresolved = [], []
+    answer = ctx.options.get("clarification")
+    question = bi.question or ctx.options.get("request") or ""
+    for mention in mentions:
+        if not names_a_value(bi, mention, question):
+            continue
+        found = bi.search(mention)
+        good = [c for c in found if c.score >= MATCH and shares_word(mention, str(c.value))]
+        if not good:
+            unresolved.append(mention)
+            continue
+        exact = [c for c in good if utils.default_process(str(c.value)) == utils.default_process(mention)]
+        close = [c for c in good if good[0].score - c.score < CLOSE]
+        parts = {w.lower() for w in mention.split()}  # 'Jane' and 'Peacock' of one name are not a choice
+        close = [c for c in close if c is close[0] or not (c.table == close[0].table and str(c.value).lower() in parts)]
+        if exact or len(close) == 1:
+            pick = (exact or close)[0]
+        else:
+            chosen = bi.ask_or_pick(f"entity:{mention}", f"Which {mention!r} do you mean",
+                                    [str(c.value) for c in close[:4]], answer)
+            answer = None  # one answer settles one question
+            pick = next(c for c in close if str(c.value) == chosen)
+        pick = bi.best_holder(pick, question)
+        resolved += [{"mention": mention, "table": c.table, "column": c.column, "value": jsonable(c.value)}
+                     for c in [pick, *bi.rest_of_name(mention, pick)]]
+    return {"resolved": resolved, "unresolved": unresolved}
+
+
+def _field_mapping(bi: BIContext, ctx: RunContext, terms: list[str]) -> dict[str, Any]:
+    fields, answer = [], ctx.options.get("clarification")
+    question = bi.question or ctx.options.get("request") or ""
+    for term in terms:
+        ranked = rank_fields(bi.semantic, term)
+        # only generic words ('number of'), or the planner's own wording ('shipment number', 'count(*)
+        # as n'): no evidence either way, and a poor mapping of it misleads the SQL step
+        if not ranked or not user_wrote(term, question):
+            continue
+        if missing_fields(bi, [term], question):
+            raise CannotAnswer(f"the data has no field for {term!r}")
+        if not maps(bi, term, ranked):  # a table, a value, or a text column's kind: no field to map
+            continue
+        if ranked[0][0] < MATCH:  # a value of the data ('Drama'), not a field: the entity step has it
+            continue
+        close = _one_per_join(bi.semantic, [r for r in ranked if ranked[0][0] - r[0] < CLOSE and r[0] >= MATCH])[:4]
+        if len(close) > 1:
+            labels = [label for _, label, _ in close]
+            chosen = bi.ask_or_pick(f"field:{term}", f"By {term!r} do you mean", labels, answer)
+            answer = None
+            fields.append({"term": term, **next(f for _, label, f in close if label == chosen),
+                           "clear": chosen in bi.choices.values()})
+        else:
+            fields.append({"term": term, **ranked[0][2], "clear": ranked[0][0] >= 90})
+    return {"fields": fields}
+
+
+def _query_builder(bi: BIContext, ctx: RunContext) -> dict[str, Any]:
+    request = ctx.options.get("request") or ""
+    resolved = results_of(ctx, "resolve").get("resolved", [])
+    fields = results_of(ctx, "map").get("fields", [])
+    extra = [r["table"] for r in resolved] + [f["table"] for f in fields if f.get("table")]
+    tables = bi.semantic.retrieve(request, extra=extra)
+    notes = [f"{r['mention']!r} is {r['table']}.{r['column']} = {r['value']!r}" for r in resolved]
+    # a guess ('shipment' ~ l_shipmode) or a reading taken without asking misleads more than it helps
+    notes += [f"{f['term']!r} is {f.get('sql') or f['table'] + '.' + f['column']}" for f in fields
+              if f.get("clear", True)]
+    notes += [f"{phrase!r} is {target}" for phrase, target in named_fields(bi.semantic, tables, bi.question)
+              if not any(target in n for n in notes)]
+    user = (f"Schema:\n{bi.semantic.render(tables, request)}\n\n"
+            + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
+            + f"Question: {request}")
+    answer = ctx.options.get("clarification")
+
+    def choose(options: list[str]) -> str:
+        return choose_join(bi, options, bi.question or request, answer)
+
+    try:
+        return build_sql(bi, bi.sql_mode, user, tables, resolved, bi.question or request, choose)
+    except CannotAnswer:
+        raise
+    except ToolError as exc:
+        if bi.sql_mode != "parts":
+            raise
+        failed = exc  # the layer cannot express it: the model writes the SQL over the schema itself
+    ddl = (f"Schema:\n{bi.semantic.render_ddl(tables, request)}\n\n"
+           + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
+           + f"Question: {request}")
+    try:
+        return {**build_sql(bi, "fallback", ddl, tables, resolved, bi.question or request, choose),
+                "written_by_model": True}
+    except ToolError as exc:
+        raise ToolError(f"{failed}; the SQL the model then wrote over the schema failed too: {exc}") from exc
+
+
+def _graphql_executor(bi: BIContext, ctx: RunContext, query: str = "") -> dict[str, Any]:
+    if not query:
+        resolved = results_of(ctx, "resolve").get("resolved", [])
+        if not resolved:
+            raise CannotAnswer("nothing in the question names a value in the data to look up")
+        r = resolved[0]
+        query = bi.graphql().lookup_query(r["table"], r["column"], r["value"])
+    try:
+        result = bi.graphql().execute(query)
+    except QueryError as exc:
+        raise ToolError(str(exc)) from exc
+    return _executed(bi, result, "graphql", ctx.options.get("request") or "")
+
+
+def _retrieve_query_metadata(bi: BIContext) -> dict[str, Any]:
+    meta = bi.latest_metadata()
+    if meta is None:
+        raise CannotAnswer("there are no earlier results to analyse; ask a question about the data first")
+    if bi.last_result is None or bi.last_result.sql != meta["query"]:
+        run = bi.graphql().execute if meta["query_type"] == "graphql" else bi.engine.execute
+        bi.last_result = run(meta["query"])
+    return {**meta, "columns": bi.last_result.columns, "row_count": len(bi.last_result.rows)}
+
+
 def make_tools(bi: BIContext) -> list[Tool]:
     @tool
     def entity_resolution(ctx: RunContext, mentions: list[str]) -> dict[str, Any]:
@@ -297,32 +415,7 @@ def make_tools(bi: BIContext) -> list[Tool]:
         Args:
             mentions: names of specific things in the question (places, people, products, categories)
         """
-        resolved, unresolved = [], []
-        answer = ctx.options.get("clarification")
-        question = bi.question or ctx.options.get("request") or ""
-        for mention in mentions:
-            if not names_a_value(bi, mention, question):
-                continue
-            found = bi.search(mention)
-            good = [c for c in found if c.score >= MATCH and shares_word(mention, str(c.value))]
-            if not good:
-                unresolved.append(mention)
-                continue
-            exact = [c for c in good if utils.default_process(str(c.value)) == utils.default_process(mention)]
-            close = [c for c in good if good[0].score - c.score < CLOSE]
-            parts = {w.lower() for w in mention.split()}  # 'Jane' and 'Peacock' of one name are not a choice
-            close = [c for c in close if c is close[0] or not (c.table == close[0].table and str(c.value).lower() in parts)]
-            if exact or len(close) == 1:
-                pick = (exact or close)[0]
-            else:
-                chosen = bi.ask_or_pick(f"entity:{mention}", f"Which {mention!r} do you mean",
-                                        [str(c.value) for c in close[:4]], answer)
-                answer = None  # one answer settles one question
-                pick = next(c for c in close if str(c.value) == chosen)
-            pick = bi.best_holder(pick, question)
-            resolved += [{"mention": mention, "table": c.table, "column": c.column, "value": jsonable(c.value)}
-                         for c in [pick, *bi.rest_of_name(mention, pick)]]
-        return {"resolved": resolved, "unresolved": unresolved}
+        return _entity_resolution(bi, ctx, mentions)
 
     @tool
     def field_mapping(ctx: RunContext, terms: list[str]) -> dict[str, Any]:
@@ -332,70 +425,13 @@ def make_tools(bi: BIContext) -> list[Tool]:
         Args:
             terms: the measures and attributes the question asks about (e.g. 'revenue', 'ship date')
         """
-        fields, answer = [], ctx.options.get("clarification")
-        question = bi.question or ctx.options.get("request") or ""
-        for term in terms:
-            ranked = rank_fields(bi.semantic, term)
-            # only generic words ('number of'), or the planner's own wording ('shipment number', 'count(*)
-            # as n'): no evidence either way, and a poor mapping of it misleads the SQL step
-            if not ranked or not user_wrote(term, question):
-                continue
-            if missing_fields(bi, [term], question):
-                raise CannotAnswer(f"the data has no field for {term!r}")
-            if not maps(bi, term, ranked):  # a table, a value, or a text column's kind: no field to map
-                continue
-            if ranked[0][0] < MATCH:  # a value of the data ('Drama'), not a field: the entity step has it
-                continue
-            close = _one_per_join(bi.semantic, [r for r in ranked if ranked[0][0] - r[0] < CLOSE and r[0] >= MATCH])[:4]
-            if len(close) > 1:
-                labels = [label for _, label, _ in close]
-                chosen = bi.ask_or_pick(f"field:{term}", f"By {term!r} do you mean", labels, answer)
-                answer = None
-                fields.append({"term": term, **next(f for _, label, f in close if label == chosen),
-                               "clear": chosen in bi.choices.values()})
-            else:
-                fields.append({"term": term, **ranked[0][2], "clear": ranked[0][0] >= 90})
-        return {"fields": fields}
+        return _field_mapping(bi, ctx, terms)
 
     @tool
     def query_builder(ctx: RunContext) -> dict[str, Any]:
         """Write the SQL for the request from the relevant slice of the semantic layer, the resolved values
         and the mapped fields; checked by the guard and dry-run with EXPLAIN, repaired once from the error."""
-        request = ctx.options.get("request") or ""
-        resolved = results_of(ctx, "resolve").get("resolved", [])
-        fields = results_of(ctx, "map").get("fields", [])
-        extra = [r["table"] for r in resolved] + [f["table"] for f in fields if f.get("table")]
-        tables = bi.semantic.retrieve(request, extra=extra)
-        notes = [f"{r['mention']!r} is {r['table']}.{r['column']} = {r['value']!r}" for r in resolved]
-        # a guess ('shipment' ~ l_shipmode) or a reading taken without asking misleads more than it helps
-        notes += [f"{f['term']!r} is {f.get('sql') or f['table'] + '.' + f['column']}" for f in fields
-                  if f.get("clear", True)]
-        notes += [f"{phrase!r} is {target}" for phrase, target in named_fields(bi.semantic, tables, bi.question)
-                  if not any(target in n for n in notes)]
-        user = (f"Schema:\n{bi.semantic.render(tables, request)}\n\n"
-                + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
-                + f"Question: {request}")
-        answer = ctx.options.get("clarification")
-
-        def choose(options: list[str]) -> str:
-            return choose_join(bi, options, bi.question or request, answer)
-
-        try:
-            return build_sql(bi, bi.sql_mode, user, tables, resolved, bi.question or request, choose)
-        except CannotAnswer:
-            raise
-        except ToolError as exc:
-            if bi.sql_mode != "parts":
-                raise
-            failed = exc  # the layer cannot express it: the model writes the SQL over the schema itself
-        ddl = (f"Schema:\n{bi.semantic.render_ddl(tables, request)}\n\n"
-               + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
-               + f"Question: {request}")
-        try:
-            return {**build_sql(bi, "fallback", ddl, tables, resolved, bi.question or request, choose),
-                    "written_by_model": True}
-        except ToolError as exc:
-            raise ToolError(f"{failed}; the SQL the model then wrote over the schema failed too: {exc}") from exc
+        return _query_builder(bi, ctx)
 
     @tool
     def sql_executor(ctx: RunContext) -> dict[str, Any]:
@@ -412,28 +448,12 @@ def make_tools(bi: BIContext) -> list[Tool]:
         Args:
             query: a GraphQL query; empty to look up the first resolved value's rows
         """
-        if not query:
-            resolved = results_of(ctx, "resolve").get("resolved", [])
-            if not resolved:
-                raise CannotAnswer("nothing in the question names a value in the data to look up")
-            r = resolved[0]
-            query = bi.graphql().lookup_query(r["table"], r["column"], r["value"])
-        try:
-            result = bi.graphql().execute(query)
-        except QueryError as exc:
-            raise ToolError(str(exc)) from exc
-        return _executed(bi, result, "graphql", ctx.options.get("request") or "")
+        return _graphql_executor(bi, ctx, query)
 
     @tool
-    def retrieve_query_metadata(ctx: RunContext) -> dict[str, Any]:
+    def retrieve_query_metadata() -> dict[str, Any]:
         """Fetch the metadata of the last query that ran and its rows again (for analysis of 'these results')."""
-        meta = bi.latest_metadata()
-        if meta is None:
-            raise CannotAnswer("there are no earlier results to analyse; ask a question about the data first")
-        if bi.last_result is None or bi.last_result.sql != meta["query"]:
-            run = bi.graphql().execute if meta["query_type"] == "graphql" else bi.engine.execute
-            bi.last_result = run(meta["query"])
-        return {**meta, "columns": bi.last_result.columns, "row_count": len(bi.last_result.rows)}
+        return _retrieve_query_metadata(bi)
 
     return [entity_resolution, field_mapping, query_builder, sql_executor, graphql_executor,
             retrieve_query_metadata, *analysis_tools(bi)]
