@@ -140,7 +140,7 @@ _WHICH = re.compile(r"\b(?:which|what) ([a-z][\w-]*(?: [a-z][\w-]*)?)", re.I)
 def asked_terms(question: str) -> list[str]:
     """The noun phrases a question asks about by its shape: 'warehouses' of 'How many warehouses does each
     nation have?', 'population' of 'What is the population of each nation?', 'nation', 'unemployment rate'
-    of 'the highest unemployment rate in 2010', 'customer' of 'Which customer bought the most?'."""
+    of 'the highest unemployment rate in 2010', 'customer bought' of 'Which customer bought the most?'."""
     found = [m.group(1).strip() for rx in _ASKED for m in rx.finditer(question)]
     # one word ending the question after a superlative with no article is as often an adverb as a noun
     # ('used most often'); after 'the' it is a noun ('the highest salary')
@@ -154,7 +154,7 @@ def _identified(question: str) -> list[str]:
     before 'of' ('what share of', 'which kind of': the noun after 'of' is what is asked)."""
     out = []
     for m in _WHICH.finditer(question):
-        ws = [w for w in m.group(1).split()]
+        ws = m.group(1).split()
         if ws[0].lower() in GRAMMAR:
             continue
         if len(ws) > 1 and ws[1].lower() in GRAMMAR:
