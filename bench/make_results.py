@@ -5,7 +5,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 SECTIONS = ["overhead.md", "forecast_m3.md", "forecast_heldout.md", "forecast_cost.md", "local_model.md", "research.md",
             "research_cache.md", "research_calibration.md", "demo.md", "markets.md", "markets_fanout.md",
-            "bi.md",
+            "bi.md", "bi_memory.md",
             "serve.md", "memory.md", "mcp.md"]
 
 

@@ -388,7 +388,9 @@ def bi_agent(llm: Any = None, *, db: str = "tpch", session_id: str = "default", 
     a PostgreSQL URL or a DuckDB/SQLite file; `store` / `session_id` where the conversation is kept (the
     server passes its own, so a thread resumes its clarifications)."""
     from orrery.bi.data import open_engine
+    from orrery.bi.examples import use_examples
     from orrery.llm import resolve_model
 
     model = llm if hasattr(llm, "complete") else resolve_model(llm)
-    return BIAgent(model, open_engine(db), store=store, session_id=session_id, clarify=clarify, **options)
+    agent = BIAgent(model, open_engine(db), store=store, session_id=session_id, clarify=clarify, **options)
+    return use_examples(agent, store)  # the approved question -> SQL pairs kept beside its sessions

@@ -1,4 +1,4 @@
-"""`orrery bi`: ask, chat, describe, connect."""
+"""`orrery bi`: ask, chat, describe, connect; approve / reject an answer, the approved examples (memory)."""
 
 from __future__ import annotations
 
@@ -73,13 +73,20 @@ def ask(question: str, db: DB = "tpch", llm: LLM = None, session: SESSION = None
     agent = _agent(db, llm, session, not no_clarify, as_json)
     answer = agent.ask(question)
     if as_json:
-        print(json.dumps(answer.to_dict(), default=str))
+        print(json.dumps({**answer.to_dict(), "run": agent.session.id}, default=str))
         raise typer.Exit(1 if answer.status == "error" else 0)
     while answer.status == "clarification" and sys.stdin.isatty():
         _show(answer)
         answer = agent.ask(console.input("[bold]answer> [/]"))
     _show(answer)
+    _offer_approval(agent.session.id, answer)
     raise typer.Exit(1 if answer.status == "error" else 0)
+
+
+def _offer_approval(run: str, answer: Any) -> None:
+    if answer.status == "answered" and answer.sql:
+        console.print(f"[dim]run {run}: `orrery bi approve {run}` keeps this question and its SQL as an example "
+                      "for later questions on this database[/]")
 
 
 @app.command()
@@ -94,7 +101,9 @@ def chat(db: DB = "tpch", llm: LLM = None, session: SESSION = None,
         if text is None or text.strip() in ("exit", "quit"):
             return
         if text.strip():
-            _show(agent.ask(text))
+            answer = agent.ask(text)
+            _show(answer)
+            _offer_approval(agent.session.id, answer)
 
 
 @app.command()
@@ -117,3 +126,64 @@ def connect(url: Annotated[str, typer.Argument(help="postgresql://user@host/db o
 
     registered = register(url, name)
     console.print(f"registered [bold]{registered}[/]; ask with --db {registered}")
+
+
+STORE = Annotated[str | None, typer.Option("--store", help="the session database (a path or postgresql:// URL; "
+                                                           "default: the data folder's sessions.db)")]
+RUN = Annotated[str, typer.Argument(help="the run id `orrery bi ask` printed (its session)")]
+
+
+@app.command()
+def approve(run: RUN, store: STORE = None) -> None:
+    """Keep the run's last answered question and its SQL as an example for similar questions on its database."""
+    from orrery.bi.examples import last_answer, open_examples
+    from orrery.sessions import open_store
+
+    connection, question, sql = last_answer(open_store(store), run)
+    example = open_examples(store).approve(connection, question, sql)
+    console.print(f"approved example {example} for {connection}: {question}\n[dim]{sql}[/]")
+
+
+@app.command()
+def reject(run: RUN, store: STORE = None,
+           withdraw: Annotated[bool, typer.Option("--withdraw", help="also remove the same pair if it was "
+                                                                     "approved")] = False) -> None:
+    """Mark the run's answer as wrong: nothing is stored (with --withdraw, an approval of it is removed)."""
+    from orrery.bi.examples import last_answer, open_examples
+    from orrery.sessions import open_store
+
+    connection, question, sql = last_answer(open_store(store), run)
+    removed = open_examples(store, embedder=None).reject(connection, question, sql) if withdraw else 0
+    console.print(f"not stored; {removed} approved example(s) withdrawn" if withdraw else "not stored")
+
+
+memory_app = typer.Typer(no_args_is_help=True, help="The approved examples of a database.")
+app.add_typer(memory_app, name="memory")
+CONNECTION = Annotated[str, typer.Option("--db", help="the database's name (as --db of ask)")]
+
+
+@memory_app.command("list")
+def memory_list(db: CONNECTION = "tpch", store: STORE = None) -> None:
+    """The approved question -> SQL pairs of a database, newest first."""
+    from orrery.bi.examples import open_examples
+
+    found = open_examples(store, embedder=None).list(db)
+    if not found:
+        console.print(f"no approved examples for {db}; approve an answer with `orrery bi approve RUN`")
+        return
+    table = Table("id", "question", "sql")
+    for e in found:
+        table.add_row(str(e.id), e.question, e.sql)
+    console.print(table)
+
+
+@memory_app.command("remove")
+def memory_remove(example: Annotated[int, typer.Argument(help="the id `bi memory list` shows")],
+                  db: CONNECTION = "tpch", store: STORE = None) -> None:
+    """Remove one approved example of a database."""
+    from orrery.bi.examples import open_examples
+    from orrery.errors import DataError
+
+    if not open_examples(store, embedder=None).remove(db, example):
+        raise DataError(f"{db} has no approved example {example}; `orrery bi memory list --db {db}` shows them")
+    console.print(f"removed example {example} of {db}")

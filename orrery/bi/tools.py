@@ -25,6 +25,7 @@ from orrery.bi.compose import BadPart, UnknownField
 from orrery.bi.decline import maps, missing_fields, user_wrote
 from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
 from orrery.bi.engines import Engine, QueryError, QueryResult
+from orrery.bi.examples import approved_shots
 from orrery.bi.guard import UnsafeQuery, check
 from orrery.bi.semantic import Semantic, named_fields, rank_fields, stems, words
 from orrery.errors import ModelError, ToolError
@@ -90,6 +91,7 @@ class BIContext:
     max_tokens: int | None = 400
     sql_mode: str = "parts"  # "parts": the model fills in clauses, joins are derived; "sql": it writes the SQL
     question: str = ""       # the user's own words for the current plan (the rewrite may add some)
+    approved: Any = None     # orrery.bi.examples.ExampleMemory: approved question -> SQL pairs shown to the SQL step
     _index: list[Candidate] | None = None
     _graphql: Any = None
 
@@ -496,7 +498,7 @@ def write_sql(bi: BIContext, mode: str, system: str, user: str, tables: list[str
 
     if mode == "parts":
         parts = bi.ask_model(system, user, PARTS_SCHEMA, QueryParts,
-                             examples("query_examples", lambda e: (e["user"], e["reply"])))
+                             examples("query_examples", lambda e: (e["user"], e["reply"])) + approved_shots(bi, mode, question))
         if not parts.select:
             raise CannotAnswer("no columns in this data answer the question")
         semantic = bi.semantic
@@ -510,7 +512,7 @@ def write_sql(bi: BIContext, mode: str, system: str, user: str, tables: list[str
                 semantic = replace(semantic, joins=[j for j in semantic.joins if j == keep or j not in exc.options])
         raise ToolError("the joins between these tables could not be settled")
     # the fallback after the parts failed offers no decline: the 0.5B model takes that way out when offered
-    reply = bi.ask_model(system, user, QUERY_SCHEMA if mode == "sql" else SQL_ONLY, QueryReply)
+    reply = bi.ask_model(system, user, QUERY_SCHEMA if mode == "sql" else SQL_ONLY, QueryReply, approved_shots(bi, mode, question))
     if reply.cannot_answer is not None or not reply.sql:
         raise CannotAnswer(reply.cannot_answer or "no query fits the question")
     return reply.sql

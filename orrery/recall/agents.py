@@ -7,6 +7,7 @@ import json
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -72,11 +73,13 @@ class Recorder:
 
 
 def attach(agent: Any, memory: LongTermMemory) -> Any:
-    """Record `agent`'s runs into `memory` and let its `recall` tool read it; returns the agent."""
+    """Record `agent`'s runs into `memory` and let its `recall` tool read it; `agent.memory_state()` then returns
+    both memories (`memory_state`). Returns the agent."""
     agent.handlers.append(memory.recorder())
     ctx = getattr(getattr(agent, "current_run", None), "ctx", None)  # the conversation's state, kept across runs
     if isinstance(ctx, RunContext):
         ctx.state[STATE_KEY] = memory
+    agent.memory_state = partial(memory_state, agent, memory)  # a method of this agent, not of every Agent
     return agent
 
 

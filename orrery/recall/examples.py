@@ -74,6 +74,10 @@ class ApprovedExamples:
                                   exclude=question.strip() if leave_one_out else None)
         return [_example(i) for i in items]
 
+    def has(self, connection: str) -> bool:
+        """Whether the connection has any approved pair (one indexed read, no embedding)."""
+        return bool(self.store.items(self._scope(connection), kinds=["example"], limit=1))
+
     def list(self, connection: str) -> list[Example]:
         items = self.store.items(self._scope(connection), kinds=["example"], limit=100_000)
         return [_example(i) for i in items]

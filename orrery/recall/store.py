@@ -382,7 +382,7 @@ class PostgresMemory(MemoryStore):
                               "check the URL and that PostgreSQL is running") from exc
 
     @contextmanager
-    def _tx(self, write: bool = True) -> Iterator[Any]:
+    def _tx(self, write: bool = True) -> Iterator[Any]:  # noqa: ARG002 - a read is one transaction too
         with self._psycopg.connect(self.url) as db, db.cursor() as cur:  # committed when the block ends
             yield cur
 

@@ -34,6 +34,7 @@ from orrery.events import HOOKS, env_hooks
 from orrery.exposure import check_exposure
 from orrery.files import input_file, remove, write_atomic
 from orrery.results import Result, ending, text_of
+from orrery.serve import feedback
 from orrery.serve.agui import APPROVAL, CLARIFICATION, Translator
 from orrery.serve.guard import Guard, Hosts, RedactTokens, check_id, inside, parse_json
 from orrery.serve.runs import Bridge, drive, resumable, safe_name, traced, write_artifacts
@@ -120,6 +121,7 @@ def create_app(settings: Settings | None = None, **kwargs: Any) -> FastAPI:
     _public_routes(api, server)
     guarded = APIRouter(dependencies=[Depends(_auth(s.token))])
     _routes(guarded, server)
+    feedback.routes(guarded, server)  # approve / reject a BI answer (serve/feedback.py)
     api.include_router(guarded)
     return api
 

@@ -13,7 +13,7 @@ from orrery.llm.scripted import ScriptedModel, call, turn
 from orrery.memory import SlidingWindow
 from orrery.messages import Message
 from orrery.recall import LongTermMemory, RecallContext, attach, memory_state, recall, recall_tool
-from orrery.tools.core import RunContext, Toolset, tool
+from orrery.tools.core import Toolset, tool
 from orrery.trace import TraceWriter, read_trace
 
 
@@ -30,7 +30,7 @@ def news(symbol: str) -> str:
 
 
 @tool
-def port(ctx: RunContext, name: str) -> str:
+def port(name: str) -> str:
     """Resolve a port."""
     return f"PORT:{name}"
 
@@ -87,6 +87,7 @@ def test_every_tool_call_of_the_planner_is_an_observation_and_memory_state_has_b
     assert observations(mem) == traced_results(tmp_path / "t.jsonl") == [
         ("port", {"name": "Miami"}, "PORT:Miami"), ("port", {"name": "Oslo"}, "PORT:Oslo")]
     state = memory_state(agent, mem)
+    assert agent.memory_state() == state  # attach gives the planner the method too
     assert [e["todo_key"] for e in state["short_term"]] == ["a", "b"]  # the planner's bounded memory
     assert {i["content"] for i in state["long_term"]} >= {"PORT:Miami", "PORT:Oslo", "resolve Miami and Oslo"}
 
@@ -140,6 +141,7 @@ def test_memory_state_of_the_plain_loop(tmp_path):
     agent = attach(Agent(ScriptedModel([turn(call("price", symbol="X")), "done"]), [price]), mem)
     agent.run("X?")
     state = memory_state(agent)  # the memory attached to the agent
+    assert agent.memory_state() == state
     assert [m["role"] for m in state["short_term"]] == ["system", "user", "assistant", "tool", "assistant"]
     assert {(i["kind"], i["content"]) for i in state["long_term"]} == {
         ("turn", "X?"), ("observation", "X trades at 100"), ("turn", "done")}

@@ -73,16 +73,16 @@ def test_chat_remember_keeps_a_threads_memory_and_shows_it_in_a_later_session(tm
     monkeypatch.setenv("ORRERY_DATA_DIR", str(tmp_path))
     monkeypatch.chdir(tmp_path)
     first = Recording([turn(call("calculate", expression="1234 * 5")), "It is 6170."])
-    monkeypatch.setattr("orrery.llm.resolve_model", lambda spec=None: first)
+    monkeypatch.setattr("orrery.llm.resolve_model", lambda _spec=None: first)
     assert orrery(capsys, monkeypatch, "chat", "--remember", "budget", "-m", "What is 1234 times 5?")[0] == 0
 
     later = Recording(["6170, as computed before."])
-    monkeypatch.setattr("orrery.llm.resolve_model", lambda spec=None: later)
+    monkeypatch.setattr("orrery.llm.resolve_model", lambda _spec=None: later)
     assert orrery(capsys, monkeypatch, "chat", "--remember", "budget", "-m", "What did 1234 times 5 give?")[0] == 0
     shown = "\n".join(later.seen[0])
     assert "Memories from earlier runs" in shown and "calculate" in shown and "6170" in shown
 
     other = Recording(["I don't know."])
-    monkeypatch.setattr("orrery.llm.resolve_model", lambda spec=None: other)
+    monkeypatch.setattr("orrery.llm.resolve_model", lambda _spec=None: other)
     assert orrery(capsys, monkeypatch, "chat", "--remember", "other", "-m", "What did 1234 times 5 give?")[0] == 0
     assert "Memories from earlier runs" not in "\n".join(other.seen[0])  # another thread's memory is not shown

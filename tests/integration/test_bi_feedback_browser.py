@@ -1,0 +1,52 @@
+"""The web app's thumbs-up on a BI answer, in headless Chromium (as tests/integration/test_serve_browser.py): only
+the run that answered with a query shows it, and clicking it keeps the question and SQL as an example."""
+
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "serve"))
+from scripted import Live, apps, model_for  # noqa: E402
+
+from orrery.serve import Settings, create_app  # noqa: E402
+
+pytestmark = pytest.mark.integration
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+QUESTION = "How many shipments went to customers in United in 1995?"
+
+
+@pytest.fixture
+def page(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    live = Live(create_app(Settings(llm=model_for, apps=apps(), data=tmp_path / "serve")))
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        pg = browser.new_page()
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.url_base = live.url
+        yield pg
+        browser.close()
+    live.stop()
+    assert not errors, errors
+
+
+def test_thumbs_up_on_a_bi_answer_keeps_it_as_an_example(page):
+    page.goto(f"{page.url_base}/?agent=bi")
+    page.fill("#message", QUESTION)
+    page.press("#message", "Enter")
+    page.wait_for_selector("#clarify:not([hidden])", timeout=120_000)
+    page.fill("#clarify-answer", "UNITED KINGDOM")
+    page.press("#clarify-answer", "Enter")
+    page.wait_for_selector(".feedback-bar button[data-verdict=approve]", timeout=120_000)
+    assert page.locator(".feedback-bar").count() == 1  # not under the run that asked which 'United'
+    page.click(".feedback-bar button[data-verdict=approve]")
+    page.wait_for_selector(".feedback-bar >> text=Kept as an example")
+    [example] = httpx.get(f"{page.url_base}/examples/tpch", timeout=30).json()
+    assert example["question"] == QUESTION and "'UNITED KINGDOM'" in example["sql"]
