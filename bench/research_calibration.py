@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from orrery.files import cache_dir
+from orrery.research.baserates import TERM_SETS, masked
 from orrery.research.batch import load_trajectory, trajectory_path, write_json_atomic
 from orrery.research.calibration import (
     FOLDS,
@@ -44,7 +45,6 @@ from orrery.research.calibration import (
     group_of,
     out_of_fold,
     pooled_of,
-    rate_rows,
 )
 from orrery.research.corpus import load_questions
 
@@ -52,7 +52,11 @@ ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results" / "research_calibration.json"
 REPORT = ROOT / "research_calibration.md"
 SHIPPED = ROOT.parent / "orrery" / "research" / "data" / "calibration-local.json"
-RUNS = cache_dir() / "bench" / "research_calibration" / "runs-search"
+RUNS = cache_dir() / "bench" / "research_calibration" / "runs-brief"  # `orrery research batch --out` (BATCH)
+SAMPLE = ROOT / "results" / "research_calibration_sample.jsonl"
+SAMPLE_SIZE = 150
+BATCH = ("nice -n 15 orrery research batch bench/results/research_calibration_sample.jsonl --out RUNS --llm local "
+         "--workers 1 --board search --trials 2 --calibration none")
 MAX_TRIALS = 3
 # The loop was tried first; so the board comes from the search for the question (LOOP_NOTE, in the report).
 LOOP_NOTE = ("The agent's loop (board='loop': guided search, add_source, submit with one source, 4 steps, 240 s wall "
@@ -79,6 +83,13 @@ def sample_order(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return order
 
 
+def write_sample(n: int = SAMPLE_SIZE) -> Path:
+    """The first ``n`` questions of the stratified order, as a question file for ``orrery research batch``."""
+    order = sample_order(load_questions())[:n]
+    SAMPLE.write_text("".join(json.dumps(q) + "\n" for q in order), encoding="utf-8")
+    return SAMPLE
+
+
 def run(minutes: float, runs: Path = RUNS) -> None:
     """The embedded model down the sample order until ``minutes`` are spent (finished questions are skipped)."""
     from orrery.llm.local import LocalModel
@@ -95,6 +106,95 @@ def run(minutes: float, runs: Path = RUNS) -> None:
         traj = load_trajectory(trajectory_path(runs, q["id"])) or {}
         print(f"{done} {q['source']:<10} {traj.get('status')} raw={traj.get('raw')} pooled={traj.get('pooled')} "
               f"{traj.get('duration', 0):.0f}s", flush=True)
+
+
+# --------------------------------------------------------------------------- cost per question
+
+PROFILE = ROOT / "results" / "research_calibration_profile.json"
+PROFILE_QUESTIONS = 6  # the dev slice: from the end of the sample order, never in the scored prefix
+
+
+def profile(n: int = PROFILE_QUESTIONS, trials: int = MAX_TRIALS) -> dict[str, Any]:
+    """Where a question's time goes, for the last round's prompt (``brief=False``: the loop's rules, all four tools
+    in the tool block, criteria and background cut at 600 characters) and the submit-only one (``brief=True``),
+    side by side: each setting has its own model instance (its own prompt cache, as in a batch of one setting) and
+    the two alternate question by question, so the machine's load falls on both alike."""
+    from orrery.llm.local import LocalModel
+    from orrery.research.agent import ResearchAgent
+
+    order = sample_order(load_questions())[-n:]
+    setups = {"full prompt": False, "brief prompt": True}
+    agents = {name: ResearchAgent(LocalModel(), board="search", trials=trials, calibration=False, brief=brief)
+              for name, brief in setups.items()}
+    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in setups}
+    started, res = time.monotonic(), {}
+    for q in order:
+        for name, agent in agents.items():
+            r = agent.run(q)
+            replies = [e for e in r.trajectory.events if e["kind"] == "model_reply"]
+            rows[name].append({"id": q["id"], "source": q["source"], **{k: round(v, 2) for k, v in r.timings.items()},
+                               "calls": [round(t["seconds"], 2) for t in r.trials],
+                               "prompt_tokens": [e["response"]["usage"]["prompt_tokens"] for e in replies],
+                               "completion_tokens": [e["response"]["usage"]["completion_tokens"] for e in replies],
+                               "valid": [t["probability"] is not None for t in r.trials]})
+            print(name, q["source"], rows[name][-1], flush=True)
+        res = write_profile(rows, trials, started)  # after every question: a stopped profile keeps what finished
+    return res
+
+
+def write_profile(rows: Mapping[str, Sequence[Mapping[str, Any]]], trials: int, started: float) -> dict[str, Any]:
+    done = min(len(v) for v in rows.values())
+    res = {"questions": done, "trials": trials, "minutes": round((time.monotonic() - started) / 60, 1),
+           "load_average": os.getloadavg(), "cpus": len(os.sched_getaffinity(0)),
+           "setups": {name: summarise_profile(v[:done], trials) for name, v in rows.items()}, "rows": rows}
+    write_json_atomic(PROFILE, res)
+    return res
+
+
+def summarise_profile(rows: Sequence[Mapping[str, Any]], trials: int) -> dict[str, Any]:
+    def mean(xs: Sequence[float]) -> float:
+        return round(statistics.fmean(xs), 2) if xs else math.nan
+
+    out: dict[str, Any] = {"seconds_per_question": mean([r["total"] for r in rows]),
+                           "search_seconds": mean([r["search"] for r in rows])}
+    for k in range(trials):
+        out[f"trial {k + 1} seconds"] = mean([r["calls"][k] for r in rows if len(r["calls"]) > k])
+        out[f"trial {k + 1} prompt tokens"] = mean([r["prompt_tokens"][k] for r in rows if len(r["prompt_tokens"]) > k])
+        out[f"trial {k + 1} valid"] = sum(r["valid"][k] for r in rows if len(r["valid"]) > k)
+    return out
+
+
+def render_profile(p: Mapping[str, Any]) -> list[str]:
+    names = list(p["setups"])
+    keys = list(p["setups"][names[0]])
+    lines = ["## Cost per question (dev slice, side by side)", "",
+             f"{p['questions']} questions from the end of the stratified order (never in the scored sample), "
+             f"{p['trials']} trials each on the search board, both prompts alternating question by question with "
+             f"their own model instance; {p['minutes']} minutes on {p['cpus']} shared cores (load average at the end "
+             f"{', '.join(f'{x:.1f}' for x in p['load_average'])}).", "",
+             "| | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    lines += [f"| {k} | " + " | ".join(fmt(p["setups"][n][k]) for n in names) + " |" for k in keys]
+    return [*lines, ""]
+
+
+# --------------------------------------------------------------------------- base-rate terms
+
+
+def term_sets(rows: list[dict[str, Any]], background: list[Example]) -> dict[str, Any]:
+    """Out-of-fold Brier of the anchors-and-base-rates calibrator with each source held to each term set, and with
+    the choice made per source inside each fold (what ships), overall and per source."""
+    resolved = [q for q in rows if q.get("resolution") is not None]
+    out = {}
+    for keep in [*TERM_SETS, None]:
+        if keep is None:
+            ex = background
+        else:
+            ex = [Example(replace(e.features, case=c and masked(c, keep)), e.outcome, e.group)
+                  for e in background for c in [e.features.series_case()]]
+        oof = out_of_fold(ex, background_rates(ex), "platt")
+        name = "chosen per source in each fold" if keep is None else "+".join(keep) or "share per source"
+        out[name] = {k: v["calibrated"] for k, v in table_of({"calibrated": oof}, resolved).items()}
+    return out
 
 
 # --------------------------------------------------------------------------- report
@@ -127,8 +227,13 @@ def anchor_examples(rows: Sequence[Mapping[str, Any]]) -> list[Example]:
     for q in rows:
         bound = search_filters({"before": date_bound(q["freeze_date"]).isoformat()})
         anchors = find_anchors(q["question"], index.search(q["question"], ANCHOR_K, **bound), source=q["source"])
-        out.append(Example(Features.of(None, anchors, q["source"]), float(q["resolution"]), group_of(q)))
+        out.append(Example(Features.of(None, anchors, q["source"], q), float(q["resolution"]), group_of(q)))
     return out
+
+
+def background_rates(background: Sequence[Example]) -> list[tuple[str, Any, float]]:
+    """The base-rate rows: every resolved row's series case (its series values as the anchor search found them)."""
+    return [(e.group, e.features.series_case() or "", e.outcome) for e in background]
 
 
 def with_agent(example: Example, agent: float) -> Example:
@@ -156,7 +261,7 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
     resolved = [q for q in rows if q.get("resolution") is not None]
     done = [(i, q, t) for i, q in enumerate(resolved) for t in [finished([q], runs)] if t]
     scored = [(i, q, t[0][1]) for i, q, t in done if t[0][1].get("pooled") is not None]
-    rates = rate_rows(resolved)
+    rates = background_rates(background)
     ids = [i for i, _, _ in scored]
     cols: dict[str, list[float | None]] = {"raw": [t.get("raw") for _, _, t in scored]}
     for k in range(1, MAX_TRIALS + 1):
@@ -189,7 +294,7 @@ def question_seconds(trajectory: Mapping[str, Any]) -> float:
 def anchors_only_table(rows: list[dict[str, Any]], background: list[Example]) -> dict[str, Any]:
     """Every resolved development row without the agent's figure: what the anchors and base rates do alone."""
     resolved = [q for q in rows if q.get("resolution") is not None]
-    oof = out_of_fold(background, rate_rows(resolved), "platt")
+    oof = out_of_fold(background, background_rates(background), "platt")
     cols = {"calibrated (platt)": oof, "always 0.5": [0.5] * len(oof), "market": [q.get("market_value") for q in resolved]}
     return {"questions": len(resolved), "market_anchors_found": sum(e.features.market is not None for e in background),
             "table": table_of(cols, resolved)}
@@ -274,7 +379,7 @@ def report(runs: Path = RUNS, ship: bool = False, run_minutes: str = "?") -> dic
         k = res["k"]["k"]
         union = [with_agent(e, p) if (t := load_trajectory(trajectory_path(runs, q["id"]))) is not None
                  and (p := pooled_of(t, k)) is not None else e for q, e in zip(resolved, background, strict=True)]
-        calib = fit(union, rate_rows(resolved), "local", trials=k,
+        calib = fit(union, background_rates(background), "local", trials=k,
                     fitted_on={"question_sets": res["question_sets"], "bench": "bench/research_calibration.py",
                                "with_forecast": res["model"]["scored"]})
         calib.save(SHIPPED)
@@ -288,13 +393,19 @@ def report(runs: Path = RUNS, ship: bool = False, run_minutes: str = "?") -> dic
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("sample", help=f"write the first {SAMPLE_SIZE} questions of the order to {SAMPLE.name}")
+    sub.add_parser("profile", help="where a question's time goes, last round's prompt vs the brief one")
     r = sub.add_parser("run")
     r.add_argument("--minutes", type=float, default=25.0)
     p = sub.add_parser("report")
     p.add_argument("--ship", action="store_true", help="fit on every forecast and write the shipped calibrator")
     p.add_argument("--run-minutes", default="?", help="the minutes `run` took in all (for the report)")
     args = parser.parse_args()
-    if args.cmd == "run":
+    if args.cmd == "sample":
+        print(write_sample())
+    elif args.cmd == "profile":
+        print(json.dumps(profile()["setups"], indent=1))
+    elif args.cmd == "run":
         run(args.minutes)
     else:
         report(ship=args.ship, run_minutes=args.run_minutes)

@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from orrery.research.anchors import Anchors, find_anchors
+from orrery.research.baserates import base_rates
 from orrery.research.calibration import (
     FORMAT,
+    VERSION,
     CalibrationError,
     Calibrator,
     Example,
     Features,
-    base_rates,
     fit,
     load_calibrator,
     logit,
@@ -99,7 +100,7 @@ def test_the_calibrator_file_is_versioned_and_names_its_model(tmp_path: Path) ->
     calib = fit(overconfident(60), [("fred/1", "fred", 1.0)], "local", trials=3)
     path = calib.save(tmp_path / "calib.json")
     data = json.loads(path.read_text())
-    assert (data["format"], data["version"], data["model"], data["trials"]) == (FORMAT, 1, "local", 3)
+    assert (data["format"], data["version"], data["model"], data["trials"]) == (FORMAT, VERSION, "local", 3)
     again = load_calibrator(path, "local")
     assert again.apply(Features(0.9)) == calib.apply(Features(0.9))
     with pytest.raises(CalibrationError, match="fitted for model 'local', not 'openai-x'") as exc:
