@@ -314,9 +314,10 @@ def fmt(v: Any) -> str:
 def render(res: Mapping[str, Any]) -> str:
     m = res["model"]
     k = res["k"]["k"]
-    cols = ["raw", *[f"pooled k={k}" for k in range(1, TRIALS + 1)], f"calibrated k={k} (platt)",
-            f"calibrated k={k} (isotonic)", "calibrated, agent ignored", "always 0.5", "market"]
-    lines = ["# Calibrated research forecasts (embedded model)", "",
+    cols = ["raw", *[f"pooled k={k}" for k in range(1, TRIALS + 1)],
+            *[f"calibrated k={k} (platt)" for k in range(1, TRIALS + 1)], f"calibrated k={k} (isotonic)",
+            "calibrated, agent ignored", "always 0.5", "market"]
+    lines = [f"# Calibrated research forecasts: {res['label']}", "",
              f"Development sets: the four ForecastBench question sets shipped in orrery/research/data/forecastbench "
              f"({', '.join(res['question_sets'])}). Model: {res['label']}. Sample: the first {m['attempted']} questions "
              f"of a stratified order (round-robin over the nine sources), {m['scored']} of them with a valid trial "
@@ -336,9 +337,9 @@ def render(res: Mapping[str, Any]) -> str:
         lines.append(f"| {name} | {row['n']} | " + " | ".join(fmt(row.get(c)) for c in cols) + " |")
     k = res["k"]  # type: ignore[assignment]
     ac = m["attempted_calibrated"]
-    lines += ["", f"On all {ac['n']} attempted questions (one without a valid trial gets the calibrator's figure from "
-                  f"its anchors and base rate alone, as `ask` does), calibrated k={TRIALS} (platt): "
-                  f"{fmt(ac['calibrated'])}."]
+    lines += ["", f"On all {ac['n']} attempted questions, scoring a question without a valid trial by what the "
+                  f"calibrator says from its anchors and base rate alone (`ask` gives no figure there: status "
+                  f"invalid), calibrated k={TRIALS} (platt), out of fold: {fmt(ac['calibrated'])}."]
     lines += ["", f"Default trials: k={k['k']}, the fewest whose calibrated Brier is within {PICK_WITHIN} of the best "
                   f"(best calibrated Brier by k: {', '.join(f'{kk}: {fmt(v)}' for kk, v in k['calibrated_by_k'].items())}); "
                   f"each trial after the first costs one model call.", ""]
@@ -410,7 +411,9 @@ def report(runs: Path = RUNS, ship: bool = False, run_minutes: str = "?", name: 
         res["shipped"] = {"method": calib.method, "questions": len(union), "cv_brier": calib.fitted_on["cv_brier"],
                           "weights": calib.weights}
     write_json_atomic(RESULTS, res)
-    write_atomic(REPORT, render(res))
+    endpoint = ROOT / "research_calibration_endpoint.md"  # `report --name research_calibration_endpoint`
+    extra = "\n" + endpoint.read_text(encoding="utf-8").replace("# ", "## ", 1) if endpoint.exists() else ""
+    write_atomic(REPORT, render(res) + extra)
     return res
 
 
