@@ -139,7 +139,7 @@ class Calibrator:
                                    "this model with `orrery research calibrate`, or pass --calibration none")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT, "version": VERSION, **{k: v for k, v in asdict(self).items() if k != "rates"}}
+        return {"format": FORMAT, "version": VERSION, **asdict(self)}
 
     def save(self, path: Path) -> Path:
         return write_json_atomic(path, self.to_dict())

@@ -106,9 +106,10 @@ def test_the_calibrator_file_is_versioned_and_names_its_model(tmp_path: Path) ->
     with pytest.raises(CalibrationError, match="fitted for model 'local', not 'openai-x'") as exc:
         load_calibrator(path, "openai-x")
     assert "\n" not in str(exc.value)
-    path.write_text(json.dumps({**data, "version": 99}))
-    with pytest.raises(CalibrationError, match="version 99"):
-        load_calibrator(path)
+    for old in (1, 99):  # 1: one base-rate share per source, before the per-source models
+        path.write_text(json.dumps({**data, "version": old}))
+        with pytest.raises(CalibrationError, match=f"version {old}, this orrery reads version {VERSION}: refit"):
+            load_calibrator(path)
     path.write_text('{"probability": 0.3}')
     with pytest.raises(CalibrationError, match="not a calibrator file"):
         load_calibrator(path)
