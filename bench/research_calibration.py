@@ -260,6 +260,7 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
     cols["always 0.5"] = [0.5] * len(ids)
     cols["market"] = [q.get("market_value") for _, q, _ in scored]
     calls = [e["seconds"] for _, _, t in done for e in t[0][1]["trajectory"]["events"] if e["kind"] == "model_reply"]
+    searches = [t[0][1]["timings"]["search"] for _, _, t in done if "search" in t[0][1].get("timings", {})]
     attempted = [i for i, _, _ in done]  # a question without a valid trial gets the calibrator's figure without one
     every = out_of_fold(union, rates, "platt")
     return {"attempted": len(done), "scored": len(scored), "statuses": _count(t[0][1]["status"] for _, _, t in done),
@@ -267,6 +268,7 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
                                                                               [background[i].outcome for i in attempted])},
             "seconds_per_question": statistics.fmean(question_seconds(t[0][1]) for _, _, t in done) if done else None,
             "seconds_per_model_call": statistics.fmean(calls) if calls else None,
+            "search_seconds": statistics.fmean(searches) if searches else None,
             "submit_values": _count(round(t["raw"], 2) for _, _, t in scored if t.get("raw") is not None),
             "table": table_of(cols, [q for _, q, _ in scored])}
 
@@ -324,7 +326,8 @@ def render(res: Mapping[str, Any]) -> str:
              f"(statuses {m['statuses']}). The issue's target of at least 120 questions was "
              f"{'met' if m['scored'] >= 120 else 'NOT met'}: on this shared 2-core machine (load average "
              f"{res['load']}) a question took {fmt(m['seconds_per_question'])} s "
-             f"({fmt(m['seconds_per_model_call'])} s a model call), {res['run_minutes']} minutes of batch under nice.",
+             f"({fmt(m['seconds_per_model_call'])} s a model call, {fmt(m.get('search_seconds'))} s the anchor search "
+             f"and board), {res['run_minutes']} minutes of batch under nice.",
              "", f"Setup: {res['setup']}; {TRIALS} trials pooled in logit space; calibrated = out of fold "
              f"({FOLDS} folds grouped by question) over these questions and every other resolved development row "
              "(those without an agent figure: they teach the anchor and base-rate weights), base rates from the "
