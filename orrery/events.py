@@ -330,7 +330,9 @@ def stage(name: str, /, *, content: Mapping[str, Any] | None = None,
     query, SQL text) is recorded only where content capture is on. With no recorder watching the current tool
     call (tracing off, or code running outside a tool), it costs one context-variable read and does nothing."""
     call = _CALL.get()
-    openers = STAGE_OPENERS.get(id(call)) if call is not None else None
+    if call is None or not (found := STAGE_OPENERS.get(id(call))):
+        return _NO_STAGE
+    openers = tuple(found)  # a copy: a timed-out call's recorder may let go of it meanwhile
     if not openers:
         return _NO_STAGE
     if len(openers) == 1:
@@ -350,7 +352,7 @@ class _Stages(Stage):
 
 
 @contextlib.contextmanager
-def _stages(openers: list[StageOpener], name: str, attributes: dict[str, Any],
+def _stages(openers: tuple[StageOpener, ...], name: str, attributes: dict[str, Any],
             content: Mapping[str, Any] | None) -> Iterator[Stage]:
     """The same stage for every recorder watching the call."""
     with contextlib.ExitStack() as stack:
