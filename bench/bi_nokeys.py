@@ -32,16 +32,16 @@ from typing import Any
 HERE = Path(__file__).parent
 RESULTS = HERE / "results"
 CODES = ("main", "here")
-SETS = ("nokeys", "heldout2")
+SETS = ("nokeys", "heldout2", "heldout", "dev")
 
 
 def items(which: str) -> list[dict[str, Any]]:
     """A set's questions, databases interleaved and an unanswerable one after every three, so a prefix mixes."""
     sys.path.insert(0, str(HERE))
-    if which == "heldout2":
+    if which != "nokeys":
         from bi import questions
 
-        return questions("heldout2")
+        return questions(which)
     from bi_nokeys_questions import ANSWERABLE, UNANSWERABLE
 
     groups = [[{"db": db, "question": q, "gold": g} for q, g in qs] for db, qs in ANSWERABLE.items()]
@@ -166,6 +166,32 @@ def check() -> None:
     print(f"nokeys: {len(qs)} questions ({len(qs) - n_un} with gold SQL, all run; {n_un} unanswerable)")
 
 
+def shapes() -> None:
+    """The decline check on the question's shape (orrery/bi/decline.py: `missing_asked`), without the model,
+    on every question of every set: which answerable ones it would decline, which unanswerable ones it
+    catches on its own (the planner and field mapping catch others)."""
+    from orrery.bi.decline import missing_asked
+    from orrery.bi.semantic import load
+    from orrery.bi.tools import BIContext
+
+    contexts: dict[str, Any] = {}
+    for which in SETS:
+        qs = items(which)
+        wrong, caught = [], 0
+        for q in qs:
+            if q["db"] not in contexts:
+                engine = engine_for(q["db"])
+                contexts[q["db"]] = BIContext(engine, load(engine.name, engine), None)
+            missing = missing_asked(contexts[q["db"]], q["question"])
+            if q["gold"] is not None and missing:
+                wrong.append(f"{q['question']} -> {missing}")
+            caught += q["gold"] is None and bool(missing)
+        n_un = sum(q["gold"] is None for q in qs)
+        print(f"{which}: answerable declined {len(wrong)}/{len(qs) - n_un}, unanswerable caught {caught}/{n_un}")
+        for w in wrong:
+            print("   ", w)
+
+
 def report() -> dict[str, Any]:
     runs = {p.stem.removeprefix("bi_nokeys_"): json.loads(p.read_text())
             for p in sorted(RESULTS.glob("bi_nokeys_*_*.json")) if p.name != "bi_nokeys.json"}
@@ -192,6 +218,7 @@ def main() -> None:
     p.add_argument("--only", default=None, help="comma-separated question numbers (1-based) of the set")
     p.add_argument("--check", action="store_true")
     p.add_argument("--report", action="store_true")
+    p.add_argument("--shapes", action="store_true", help="the shape check of declines, no model")
     p.add_argument("--tag", default="", help="added to the results file name (a sample beside a full run)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -201,6 +228,9 @@ def main() -> None:
         return
     if args.report:
         report()
+        return
+    if args.shapes:
+        shapes()
         return
     out = RESULTS / f"bi_nokeys_{args.which}_{args.code}{'_' + args.tag if args.tag else ''}.json"
     only = [int(i) for i in args.only.split(",")] if args.only else None

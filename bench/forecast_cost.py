@@ -80,11 +80,11 @@ def _fixed(name: str, members: tuple[str, ...], how: str = "mean", refit: bool =
 SCUM_FWD = A.Rule(A.SCUM.combinations, A.SCUM.default, refit=False)
 LITE_SCUM_M1 = A.Rule(A.SCUM.combinations, A.SCUM.default, refit=False)
 CANDIDATES = [
-    Candidate("today: SCUM auto, CV refit per window", lambda m: A.SCUM),
-    Candidate("SCUM auto, CV fitted once", lambda m: SCUM_FWD),
-    Candidate("lite auto (ETS+CES+DOT), CV fitted once", lambda m: A.LITE),
-    Candidate("ETS+CES+DOT mean, CV fitted once", lambda m: _fixed("ETS+CES+DOT mean", A.LITE.members())),
-    Candidate("ETS+Theta+CES mean, CV fitted once", lambda m: _fixed("ETS+Theta+CES mean", REFERENCE)),
+    Candidate("today: SCUM auto, CV refit per window", lambda _m: A.SCUM),
+    Candidate("SCUM auto, CV fitted once", lambda _m: SCUM_FWD),
+    Candidate("lite auto (ETS+CES+DOT), CV fitted once", lambda _m: A.LITE),
+    Candidate("ETS+CES+DOT mean, CV fitted once", lambda _m: _fixed("ETS+CES+DOT mean", A.LITE.members())),
+    Candidate("ETS+Theta+CES mean, CV fitted once", lambda _m: _fixed("ETS+Theta+CES mean", REFERENCE)),
     Candidate("ARIMA only at m=1: SCUM auto there, lite auto elsewhere", lambda m: SCUM_FWD if m == 1 else A.LITE),
 ]
 

@@ -63,7 +63,7 @@ Rule = Callable[[pd.DataFrame], str]  # CV scores of a panel -> the candidate it
 
 
 def rule_fixed(name: str) -> Rule:
-    return lambda cvs: name
+    return lambda _cvs: name
 
 
 def rule_switch(delta: float, pool: Sequence[str] = ("scum", "scum_mean"), min_series: int = 5,

@@ -46,7 +46,7 @@ class Q:
     kind: str
     question: str
     tools: list[str]
-    gold: Gold = field(default=lambda s: {})
+    gold: Gold = field(default=lambda _s: {})
 
 
 def px(s: Store, sym: str, end: str | None = None) -> pd.DataFrame:
@@ -130,7 +130,7 @@ QUESTIONS: list[Q] = [
     Q("c1", "comparison", "Compare Apple and Microsoft over the last year.", ["compare_symbols"],
       lambda s: {"numbers": [period(k, None, "2013-03-01", "return")(s)["numbers"][0] for k in ("AAPL", "MSFT")]}),
     Q("l1", "levels", "Show support and resistance levels for GOOG.", ["support_resistance"], pivot("GOOG")),
-    Q("x1", "bad", "What is TSLA trading at?", [], lambda s: {"text": ["not in the data"]}),
+    Q("x1", "bad", "What is TSLA trading at?", [], lambda _s: {"text": ["not in the data"]}),
     Q("p2", "price", "What was IBM's closing price on 2012-11-30?", ["quote"], close_on("IBM", "2012-11-30")),
     Q("i2", "indicator", "What is the 14-day RSI of IBM on 2012-06-01?", ["technical_indicators"],
       ind("IBM", rsi_last, "2012-06-01")),
@@ -151,7 +151,7 @@ QUESTIONS: list[Q] = [
     Q("c3", "comparison", "Compare Google and IBM returns in 2011.", ["compare_symbols"],
       both(period("GOOG", "2011-01-01", "2011-12-31", "return"), period("IBM", "2011-01-01", "2011-12-31", "return"))),
     Q("l3", "levels", "Fibonacci levels for IBM.", ["fibonacci_levels"], fib618("IBM")),
-    Q("x3", "bad", "How is Nvidia doing?", [], lambda s: {"text": ["not in the data"]}),
+    Q("x3", "bad", "How is Nvidia doing?", [], lambda _s: {"text": ["not in the data"]}),
     Q("p4", "price", "What was Google's closing price on 2011-01-03?", ["quote"], close_on("GOOG", "2011-01-03")),
     Q("i4", "indicator", "What is the 200-day SMA of Google?", ["technical_indicators"],
       ind("GOOG", lambda d: c(d)[-200:].mean())),
@@ -162,7 +162,7 @@ QUESTIONS: list[Q] = [
       period("IBM", "2012-01-01", "2012-12-31", "return")),
     Q("f1", "forecast", "Where will IBM be in a month?", ["price_forecast"]),
     Q("l4", "patterns", "Does MSFT show any chart patterns?", ["chart_patterns"]),
-    Q("x4", "bad", "What did AAPL close at on 2020-01-02?", ["quote"], lambda s: {"text": ["2013-03-01"]}),
+    Q("x4", "bad", "What did AAPL close at on 2020-01-02?", ["quote"], lambda _s: {"text": ["2013-03-01"]}),
     Q("p5", "price", "What was the S&P 500 close on 2018-12-31?", ["quote"], close_on("SPX", "2018-12-31")),
     Q("i5", "indicator", "What are the Bollinger Bands of AAPL?", ["technical_indicators"],
       lambda s: {"numbers": [x[-1] for x in talib.BBANDS(c(px(s, "AAPL")), 20, 2, 2)[::2]]}),
@@ -207,7 +207,7 @@ def number_found(x: float, text: str) -> bool:
     return any(abs(v - x) <= max(ABS_TOL, REL_TOL * abs(x)) for _, v in numbers_in(text))
 
 
-def score(q: Q, gold: dict[str, Any], output: str) -> bool | None:
+def score(gold: dict[str, Any], output: str) -> bool | None:
     """All gold numbers, symbols and phrases in the answer; None when the question has no gold answer."""
     if not gold:
         return None
@@ -237,7 +237,7 @@ def run_one(agent: Any, store: Store, q: Q) -> dict[str, Any]:
             "model_right_tools": right_tools(r.model_tools, q.tools) if q.tools else None,
             "called": [t.call.name for t in r.tool_calls], "gold": {k: [round(x, 4) if isinstance(x, float) else x
                                                                     for x in v] for k, v in gold.items()},
-            "correct": score(q, gold, r.output), "prose_grounded": r.grounded, "ungrounded_in_answer": stray,
+            "correct": score(gold, r.output), "prose_grounded": r.grounded, "ungrounded_in_answer": stray,
             "seconds": round(seconds, 2), "tool_seconds": round(sum(t.duration for t in r.tool_calls), 3),
             "tokens": r.usage.total, "output": r.output}
 
@@ -351,7 +351,7 @@ def rescore(store: Store, llm: str) -> None:
         q = by_id[r["id"]]
         gold = q.gold(store)
         r["gold"] = {k: [round(x, 4) if isinstance(x, float) else x for x in v] for k, v in gold.items()}
-        r["correct"] = score(q, gold, r["output"])
+        r["correct"] = score(gold, r["output"])
     RUNS.write_text("".join(json.dumps(r, default=str) + "\n" for r in rows))
     write(llm, rows)
 

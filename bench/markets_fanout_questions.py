@@ -127,20 +127,20 @@ QUESTIONS: list[Q] = [
       compare(["AAPL", "GOOG", "IBM", "MSFT"], lambda s, k: ret(s, k, "2011-01-03", "2011-12-30"))),
     # screens over a named list: the matches, and every symbol's value
     Q("s1", "screen_list", "Among Apple, IBM, Microsoft and Google, which had a 14-day RSI below 30 on 2008-01-30?",
-      screen(["AAPL", "IBM", "MSFT", "GOOG"], "2008-01-30", lambda s, k: rsi(s, k, "2008-01-30"), lambda s, k, v: v < 30, True)),
+      screen(["AAPL", "IBM", "MSFT", "GOOG"], "2008-01-30", lambda s, k: rsi(s, k, "2008-01-30"), lambda _s, _k, v: v < 30, True)),
     Q("s2", "screen_list", "Of AAPL, MSFT and IBM, which closed above their 50-day moving average on 2012-01-05?",
       screen(["AAPL", "MSFT", "IBM"], "2012-01-05", lambda s, k: px(s, k, "2012-01-05")["close"].iloc[-1],
              lambda s, k, v: v > sma(s, k, "2012-01-05", 50), True)),
     Q("s3", "screen_list", "Which of Google, IBM and Microsoft had an RSI above 70 on 2010-10-06?",
-      screen(["GOOG", "IBM", "MSFT"], "2010-10-06", lambda s, k: rsi(s, k, "2010-10-06"), lambda s, k, v: v > 70, True)),
+      screen(["GOOG", "IBM", "MSFT"], "2010-10-06", lambda s, k: rsi(s, k, "2010-10-06"), lambda _s, _k, v: v > 70, True)),
     # screens over the whole store (its stocks): the matches and their values
     Q("s4", "screen_store", "Which stocks had an RSI below 30 on 2012-11-07?",
-      screen(None, "2012-11-07", lambda s, k: rsi(s, k, "2012-11-07"), lambda s, k, v: v < 30, False)),
+      screen(None, "2012-11-07", lambda s, k: rsi(s, k, "2012-11-07"), lambda _s, _k, v: v < 30, False)),
     Q("s5", "screen_store", "Which stocks closed below their 200-day moving average on 2012-11-16?",
       screen(None, "2012-11-16", lambda s, k: px(s, k, "2012-11-16")["close"].iloc[-1],
              lambda s, k, v: v < sma(s, k, "2012-11-16", 200), False)),
     Q("s6", "screen_store", "Which stocks had an RSI above 70 on 2012-02-07?",
-      screen(None, "2012-02-07", lambda s, k: rsi(s, k, "2012-02-07"), lambda s, k, v: v > 70, False)),
+      screen(None, "2012-02-07", lambda s, k: rsi(s, k, "2012-02-07"), lambda _s, _k, v: v > 70, False)),
     # 52-week extremes as of a date
     Q("w1", "52w", "What was IBM's 52-week high as of 2012-06-29?", extreme_52w("IBM", "2012-06-29", True)),
     Q("w2", "52w", "What was Apple's 52-week low on 2009-03-09?", extreme_52w("AAPL", "2009-03-09", False)),
@@ -153,10 +153,10 @@ QUESTIONS: list[Q] = [
     Q("p1", "price", "What did Apple close at on June 15, 2010?", close_on("AAPL", "2010-06-15")),
     Q("p2", "price", "What was IBM's closing price on 30 November 2012?", close_on("IBM", "2012-11-30")),
     # refusals: a symbol not in the data, a question that is not about the data, a date outside it
-    Q("x1", "refusal", "Compare Tesla and Apple in 2012.", lambda s: {"text": ["Tesla", "not in the data"]}),
-    Q("x2", "refusal", "What is NVDA's 52-week high?", lambda s: {"text": ["NVDA", "not in the data"]}),
-    Q("x3", "refusal", "What is the capital of France?", lambda s: {"no_tools": True}),
-    Q("x4", "refusal", "What did Microsoft close at on 2020-01-02?", lambda s: {"text": ["2013-03-01"]}),
+    Q("x1", "refusal", "Compare Tesla and Apple in 2012.", lambda _s: {"text": ["Tesla", "not in the data"]}),
+    Q("x2", "refusal", "What is NVDA's 52-week high?", lambda _s: {"text": ["NVDA", "not in the data"]}),
+    Q("x3", "refusal", "What is the capital of France?", lambda _s: {"no_tools": True}),
+    Q("x4", "refusal", "What did Microsoft close at on 2020-01-02?", lambda _s: {"text": ["2013-03-01"]}),
 ]
 
 WINNER_WORDS = re.compile(r"\b(higher|highest|lower|lowest|more|most|less|least|best|worst|outperform\w*|beat|"

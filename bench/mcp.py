@@ -84,7 +84,7 @@ def pydantic_ai_agent() -> Any:
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
     from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-    def script(messages: list[Any], info: AgentInfo) -> ModelResponse:
+    def script(messages: list[Any], _info: AgentInfo) -> ModelResponse:
         answered = any(isinstance(p, ToolReturnPart) for m in messages if isinstance(m, ModelRequest) for p in m.parts)
         if answered:
             return ModelResponse(parts=[TextPart("done")])

@@ -109,7 +109,7 @@ def tracer_provider() -> Any:
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
         class Dropped(SpanExporter):
-            def export(self, spans: Any) -> SpanExportResult:
+            def export(self, _spans: Any) -> SpanExportResult:
                 return SpanExportResult.SUCCESS
 
         provider = TracerProvider()
@@ -133,7 +133,7 @@ def pydantic_ai_runner() -> Callable[[], tuple[str, int]]:
 
     add, count = counted_add()
 
-    def script(messages: list[Any], info: AgentInfo) -> ModelResponse:
+    def script(messages: list[Any], _info: AgentInfo) -> ModelResponse:
         n = sum(1 for m in messages if isinstance(m, ModelResponse))  # model turns so far
         if n < TOOL_CALLS:
             return ModelResponse(parts=[ToolCallPart("add", {"a": n, "b": 1}, tool_call_id=f"call_{n}")])
@@ -174,8 +174,8 @@ def smolagents_runner() -> Callable[[], tuple[str, int]]:
             super().__init__(model_id="scripted")
             self.i = 0
 
-        def generate(self, messages, stop_sequences=None, response_format=None, tools_to_call_from=None,
-                     **kwargs):  # noqa: ANN001, ANN003
+        def generate(self, messages, stop_sequences=None, response_format=None, tools_to_call_from=None,  # noqa: ARG002
+                     **kwargs):  # noqa: ANN001, ANN003, ARG002 - smolagents' signature, called with keywords
             i, self.i = self.i, self.i + 1
             if i < TOOL_CALLS:
                 fn = ChatMessageToolCallFunction(name="add", arguments={"a": i, "b": 1})

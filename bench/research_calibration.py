@@ -1,24 +1,27 @@
 """Calibrated research forecasts: Brier raw vs pooled vs calibrated (out of fold) vs always-0.5 vs the market.
 
-Two stages, so a slow machine can run the first in several sittings (it resumes):
+Stages (the batch resumes, so a slow machine runs it in chunks):
 
-    python bench/research_calibration.py run --minutes 30   # the embedded model on the sample, resumable
-    python bench/research_calibration.py report [--ship]    # tables; --ship writes the shipped calibrator
+    python bench/research_calibration.py sample     # the stratified sample -> results/research_calibration_sample.jsonl
+    python bench/research_calibration.py profile    # cost per question on a dev slice: last round's prompt vs brief
+    BATCH (below), under `timeout`, as often as time allows  # `orrery research batch`, resumable
+    python bench/research_calibration.py report [--ship] [--runs DIR] [--label TEXT]
 
 Questions: the resolved rows of the four ForecastBench development sets shipped in
-orrery/research/data/forecastbench (8 questions per set and source), in a stratified order: round-robin over the
-nine sources, each source's rows in id-hash order, so any prefix of the order covers every source. ``run`` works
-down that order until its time is up; the sample is whatever finished.
+orrery/research/data/forecastbench, in a stratified order: round-robin over the nine sources, each source's rows
+in id-hash order, so any prefix of the order covers every source. The sample file is the first SAMPLE_SIZE; the
+batch works down it and the sample is whatever finished. The profile's slice is the order's last questions,
+never in the sample.
 
-Agent setup (the cheap one the machine allows): ``board="search"`` (the board is the date-bounded search for the
-question itself, documents stating an anchor first, two sources), then ``MAX_TRIALS`` submit trials on that one
-board, no calibrator (raw and pooled figures only).
+Agent setup (BATCH): ``board="search"`` (the board is the date-bounded search for the question itself, documents
+stating an anchor first, two sources) with the submit-only prompt, then ``TRIALS`` submit trials on that one
+board (one search, one board, one cached prompt prefix per question), no calibrator (raw and pooled only).
 
-``report`` scores every finished question on: raw (trial 1, the loop's own submit), pooled (logit mean of the
-first k trials, k = 1..MAX_TRIALS), calibrated (out of fold: grouped 5-fold, each fold's calibrator fitted on the
-other folds' trajectories, base rates on the other folds' resolved rows), always 0.5, and the market value where
-the question has one. A second table scores the anchors and base rates alone (no agent figure) on
-every resolved development row, out of fold the same way: what the calibrator can do when the model adds nothing.
+``report`` scores every finished question on: raw (trial 1), pooled (logit mean of the first k trials),
+calibrated (out of fold: grouped 5-fold over these questions and every other resolved development row, each fold's
+calibrator and series base-rate models fitted on the other folds), always 0.5, and the market value where the
+question has one. Further tables: the anchors and base rates alone on every resolved development row, the
+series base-rate term sets compared by the same cross-validation, and the profile.
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from orrery.files import cache_dir
+from orrery.files import cache_dir, write_atomic
+from orrery.research.baserates import TERM_SETS, masked
 from orrery.research.batch import load_trajectory, trajectory_path, write_json_atomic
 from orrery.research.calibration import (
     FOLDS,
@@ -44,7 +48,6 @@ from orrery.research.calibration import (
     group_of,
     out_of_fold,
     pooled_of,
-    rate_rows,
 )
 from orrery.research.corpus import load_questions
 
@@ -52,15 +55,17 @@ ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results" / "research_calibration.json"
 REPORT = ROOT / "research_calibration.md"
 SHIPPED = ROOT.parent / "orrery" / "research" / "data" / "calibration-local.json"
-RUNS = cache_dir() / "bench" / "research_calibration" / "runs-search"
-MAX_TRIALS = 3
-# The loop was tried first; so the board comes from the search for the question (LOOP_NOTE, in the report).
-LOOP_NOTE = ("The agent's loop (board='loop': guided search, add_source, submit with one source, 4 steps, 240 s wall "
-             "time) was run first on the same order: 2 questions in about 10 minutes (model calls of 27-120 s on this "
-             "loaded machine), neither with a forecast (one stopped at the wall time after 3 steps; the other wrote a "
-             "note, then a submit citing no source, and hit the step limit). The embedded model's default board is "
-             "therefore 'search', and the runs below use it.")
-SETUP = {"board": "search", "max_sources": 2, "k": 3}
+RUNS = cache_dir() / "bench" / "research_calibration" / "runs-brief"  # `orrery research batch --out` (BATCH)
+SAMPLE = ROOT / "results" / "research_calibration_sample.jsonl"
+SAMPLE_SIZE = 150
+BATCH = ("nice -n 15 orrery research batch bench/results/research_calibration_sample.jsonl --out RUNS --llm local "
+         "--workers 1 --board search --trials 2 --calibration none")
+TRIALS = 2  # chosen on the profile's slice: see the report's "Cost per question"
+PROFILE_TRIALS = 3
+# Why the search board (measured in an earlier round, same order, same machine):
+LOOP_NOTE = ("The agent's loop (board='loop': guided search, add_source, submit) was tried first on this order: "
+             "2 questions in about 10 minutes, neither with a forecast; so the embedded model's board is 'search'.")
+SETUP = {"board": "search", "max_sources": 2, "trials": TRIALS, "prompt": "brief (submit-only)"}
 PICK_WITHIN = 0.005  # the default k: the fewest trials whose calibrated Brier is within this of the best
 
 
@@ -79,22 +84,100 @@ def sample_order(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return order
 
 
-def run(minutes: float, runs: Path = RUNS) -> None:
-    """The embedded model down the sample order until ``minutes`` are spent (finished questions are skipped)."""
-    from orrery.llm.local import LocalModel
-    from orrery.research.runner import run_batch
+def write_sample(n: int = SAMPLE_SIZE) -> Path:
+    """The first ``n`` questions of the stratified order, as a question file for ``orrery research batch``."""
+    order = sample_order(load_questions())[:n]
+    write_atomic(SAMPLE, "".join(json.dumps(q) + "\n" for q in order))
+    return SAMPLE
 
-    model = LocalModel()
-    model.load()
-    deadline = time.monotonic() + 60 * minutes
-    order = sample_order(load_questions())
-    for done, q in enumerate(order, 1):
-        if time.monotonic() > deadline:
-            break
-        run_batch([q], runs, model, workers=1, trials=MAX_TRIALS, calibration=False, progress=False, **SETUP)
-        traj = load_trajectory(trajectory_path(runs, q["id"])) or {}
-        print(f"{done} {q['source']:<10} {traj.get('status')} raw={traj.get('raw')} pooled={traj.get('pooled')} "
-              f"{traj.get('duration', 0):.0f}s", flush=True)
+
+# --------------------------------------------------------------------------- cost per question
+
+PROFILE = ROOT / "results" / "research_calibration_profile.json"
+PROFILE_QUESTIONS = 6  # the dev slice: from the end of the sample order, never in the scored prefix
+
+
+def profile(n: int = PROFILE_QUESTIONS, trials: int = PROFILE_TRIALS) -> dict[str, Any]:
+    """Where a question's time goes, for the last round's prompt (``brief=False``: the loop's rules, all four tools
+    in the tool block, criteria and background cut at 600 characters) and the submit-only one (``brief=True``),
+    side by side: each setting has its own model instance (its own prompt cache, as in a batch of one setting) and
+    the two alternate question by question, so the machine's load falls on both alike."""
+    from orrery.llm.local import LocalModel
+    from orrery.research.agent import ResearchAgent
+
+    order = sample_order(load_questions())[-n:]
+    setups = {"full prompt": False, "brief prompt": True}
+    agents = {name: ResearchAgent(LocalModel(), board="search", trials=trials, calibration=False, brief=brief)
+              for name, brief in setups.items()}
+    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in setups}
+    started, res = time.monotonic(), {}
+    for q in order:
+        for name, agent in agents.items():
+            r = agent.run(q)
+            replies = [e for e in r.trajectory.events if e["kind"] == "model_reply"]
+            rows[name].append({"id": q["id"], "source": q["source"], **{k: round(v, 2) for k, v in r.timings.items()},
+                               "calls": [round(t["seconds"], 2) for t in r.trials],
+                               "prompt_tokens": [e["response"]["usage"]["prompt_tokens"] for e in replies],
+                               "completion_tokens": [e["response"]["usage"]["completion_tokens"] for e in replies],
+                               "valid": [t["probability"] is not None for t in r.trials]})
+            print(name, q["source"], rows[name][-1], flush=True)
+        res = write_profile(rows, trials, started)  # after every question: a stopped profile keeps what finished
+    return res
+
+
+def write_profile(rows: Mapping[str, Sequence[Mapping[str, Any]]], trials: int, started: float) -> dict[str, Any]:
+    done = min(len(v) for v in rows.values())
+    res = {"questions": done, "trials": trials, "minutes": round((time.monotonic() - started) / 60, 1),
+           "load_average": os.getloadavg(), "cpus": len(os.sched_getaffinity(0)),
+           "setups": {name: summarise_profile(v[:done], trials) for name, v in rows.items()}, "rows": rows}
+    write_json_atomic(PROFILE, res)
+    return res
+
+
+def summarise_profile(rows: Sequence[Mapping[str, Any]], trials: int) -> dict[str, Any]:
+    def mean(xs: Sequence[float]) -> float:
+        return round(statistics.fmean(xs), 2) if xs else math.nan
+
+    out: dict[str, Any] = {"seconds_per_question": mean([r["total"] for r in rows]),
+                           "search_seconds": mean([r["search"] for r in rows])}
+    for k in range(trials):
+        out[f"trial {k + 1} seconds"] = mean([r["calls"][k] for r in rows if len(r["calls"]) > k])
+        out[f"trial {k + 1} prompt tokens"] = mean([r["prompt_tokens"][k] for r in rows if len(r["prompt_tokens"]) > k])
+        out[f"trial {k + 1} valid"] = sum(r["valid"][k] for r in rows if len(r["valid"]) > k)
+    return out
+
+
+def render_profile(p: Mapping[str, Any]) -> list[str]:
+    names = list(p["setups"])
+    keys = list(p["setups"][names[0]])
+    lines = ["## Cost per question (dev slice, side by side)", "",
+             f"{p['questions']} questions from the end of the stratified order (never in the scored sample), "
+             f"{p['trials']} trials each on the search board, both prompts alternating question by question with "
+             f"their own model instance; {p['minutes']} minutes on {p['cpus']} shared cores (load average at the end "
+             f"{', '.join(f'{x:.1f}' for x in p['load_average'])}).", "",
+             "| | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    lines += [f"| {k} | " + " | ".join(fmt(p["setups"][n][k]) for n in names) + " |" for k in keys]
+    return [*lines, ""]
+
+
+# --------------------------------------------------------------------------- base-rate terms
+
+
+def term_sets(rows: list[dict[str, Any]], background: list[Example]) -> dict[str, Any]:
+    """Out-of-fold Brier of the anchors-and-base-rates calibrator with each source held to each term set, and with
+    the choice made per source inside each fold (what ships), overall and per source."""
+    resolved = [q for q in rows if q.get("resolution") is not None]
+    out = {}
+    for keep in [*TERM_SETS, None]:
+        if keep is None:
+            ex = background
+        else:
+            ex = [Example(replace(e.features, case=c and masked(c, keep)), e.outcome, e.group)
+                  for e in background for c in [e.features.series_case()]]
+        oof = out_of_fold(ex, background_rates(ex), "platt")
+        name = "chosen per source in each fold" if keep is None else "+".join(keep) or "share per source"
+        out[name] = {k: v["calibrated"] for k, v in table_of({"calibrated": oof}, resolved).items()}
+    return out
 
 
 # --------------------------------------------------------------------------- report
@@ -127,8 +210,13 @@ def anchor_examples(rows: Sequence[Mapping[str, Any]]) -> list[Example]:
     for q in rows:
         bound = search_filters({"before": date_bound(q["freeze_date"]).isoformat()})
         anchors = find_anchors(q["question"], index.search(q["question"], ANCHOR_K, **bound), source=q["source"])
-        out.append(Example(Features.of(None, anchors, q["source"]), float(q["resolution"]), group_of(q)))
+        out.append(Example(Features.of(None, anchors, q["source"], q), float(q["resolution"]), group_of(q)))
     return out
+
+
+def background_rates(background: Sequence[Example]) -> list[tuple[str, Any, float]]:
+    """The base-rate rows: every resolved row's series case (its series values as the anchor search found them)."""
+    return [(e.group, e.features.series_case() or "", e.outcome) for e in background]
 
 
 def with_agent(example: Example, agent: float) -> Example:
@@ -156,10 +244,10 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
     resolved = [q for q in rows if q.get("resolution") is not None]
     done = [(i, q, t) for i, q in enumerate(resolved) for t in [finished([q], runs)] if t]
     scored = [(i, q, t[0][1]) for i, q, t in done if t[0][1].get("pooled") is not None]
-    rates = rate_rows(resolved)
+    rates = background_rates(background)
     ids = [i for i, _, _ in scored]
     cols: dict[str, list[float | None]] = {"raw": [t.get("raw") for _, _, t in scored]}
-    for k in range(1, MAX_TRIALS + 1):
+    for k in range(1, TRIALS + 1):
         union = list(background)
         for i, _, t in scored:
             union[i] = with_agent(background[i], pooled_of(t, k))  # type: ignore[arg-type]
@@ -171,16 +259,25 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
     cols["calibrated, agent ignored"] = [oof[i] for i in ids]
     cols["always 0.5"] = [0.5] * len(ids)
     cols["market"] = [q.get("market_value") for _, q, _ in scored]
-    calls = [e["seconds"] for _, _, t in scored for e in t["trajectory"]["events"] if e["kind"] == "model_reply"]
+    calls = [e["seconds"] for _, _, t in done for e in t[0][1]["trajectory"]["events"] if e["kind"] == "model_reply"]
+    searches = [t[0][1]["timings"]["search"] for _, _, t in done if "search" in t[0][1].get("timings", {})]
+    attempted = [i for i, _, _ in done]  # a question without a valid trial gets the calibrator's figure without one
+    every = out_of_fold(union, rates, "platt")
     return {"attempted": len(done), "scored": len(scored), "statuses": _count(t[0][1]["status"] for _, _, t in done),
-            "seconds_per_question": statistics.fmean(question_seconds(t) for _, _, t in scored) if scored else None,
+            "attempted_calibrated": {"n": len(attempted), "calibrated": brier([every[i] for i in attempted],
+                                                                              [background[i].outcome for i in attempted])},
+            "seconds_per_question": statistics.fmean(question_seconds(t[0][1]) for _, _, t in done) if done else None,
             "seconds_per_model_call": statistics.fmean(calls) if calls else None,
+            "search_seconds": statistics.fmean(searches) if searches else None,
             "submit_values": _count(round(t["raw"], 2) for _, _, t in scored if t.get("raw") is not None),
             "table": table_of(cols, [q for _, q, _ in scored])}
 
 
 def question_seconds(trajectory: Mapping[str, Any]) -> float:
-    """The loop's duration plus its trials' model calls (the last model replies of the trajectory)."""
+    """The run's own total (search, board, every trial); for older trajectories the loop's duration plus its
+    trials' model calls."""
+    if "total" in (trajectory.get("timings") or {}):
+        return float(trajectory["timings"]["total"])
     replies = [e["seconds"] for e in trajectory["trajectory"]["events"] if e["kind"] == "model_reply"]
     extra = len(trajectory.get("trials", [])) - 1
     return float(trajectory["duration"]) + (sum(replies[-extra:]) if extra > 0 else 0.0)
@@ -189,7 +286,7 @@ def question_seconds(trajectory: Mapping[str, Any]) -> float:
 def anchors_only_table(rows: list[dict[str, Any]], background: list[Example]) -> dict[str, Any]:
     """Every resolved development row without the agent's figure: what the anchors and base rates do alone."""
     resolved = [q for q in rows if q.get("resolution") is not None]
-    oof = out_of_fold(background, rate_rows(resolved), "platt")
+    oof = out_of_fold(background, background_rates(background), "platt")
     cols = {"calibrated (platt)": oof, "always 0.5": [0.5] * len(oof), "market": [q.get("market_value") for q in resolved]}
     return {"questions": len(resolved), "market_anchors_found": sum(e.features.market is not None for e in background),
             "table": table_of(cols, resolved)}
@@ -206,7 +303,7 @@ def pick_k(table: Mapping[str, Any]) -> dict[str, Any]:
     """The fewest trials whose best calibrated Brier is within PICK_WITHIN of the best k's."""
     overall = table["all"]
     best_by_k = {k: min(v for m in ("platt", "isotonic") if (v := overall.get(f"calibrated k={k} ({m})")) is not None)
-                 for k in range(1, MAX_TRIALS + 1)}
+                 for k in range(1, TRIALS + 1)}
     best = min(best_by_k.values())
     k = min(k for k, v in best_by_k.items() if v <= best + PICK_WITHIN)
     return {"k": k, "calibrated_by_k": best_by_k}
@@ -219,30 +316,38 @@ def fmt(v: Any) -> str:
 def render(res: Mapping[str, Any]) -> str:
     m = res["model"]
     k = res["k"]["k"]
-    cols = ["raw", *[f"pooled k={k}" for k in range(1, MAX_TRIALS + 1)], f"calibrated k={k} (platt)",
-            f"calibrated k={k} (isotonic)", "calibrated, agent ignored", "always 0.5", "market"]
-    lines = ["# Calibrated research forecasts (embedded model)", "",
+    cols = ["raw", *[f"pooled k={k}" for k in range(1, TRIALS + 1)],
+            *[f"calibrated k={k} (platt)" for k in range(1, TRIALS + 1)], f"calibrated k={k} (isotonic)",
+            "calibrated, agent ignored", "always 0.5", "market"]
+    lines = [f"# Calibrated research forecasts: {res['label']}", "",
              f"Development sets: the four ForecastBench question sets shipped in orrery/research/data/forecastbench "
-             f"({', '.join(res['question_sets'])}). Sample: the first {m['attempted']} questions of a stratified "
-             f"order (round-robin over the nine sources), {m['scored']} of them with a forecast "
+             f"({', '.join(res['question_sets'])}). Model: {res['label']}. Sample: the first {m['attempted']} questions "
+             f"of a stratified order (round-robin over the nine sources), {m['scored']} of them with a valid trial "
              f"(statuses {m['statuses']}). The issue's target of at least 120 questions was "
-             f"{'met' if m['scored'] >= 120 else 'NOT met'}: on this shared 2-core machine a question took "
-             f"{fmt(m['seconds_per_question'])} s ({fmt(m['seconds_per_model_call'])} s a model call) in "
-             f"{res['run_minutes']} minutes of runs under nice.",
-             "", f"Setup: {res['setup']}; {MAX_TRIALS} trials pooled in logit space; calibrated = out of fold "
+             f"{'met' if m['scored'] >= 120 else 'NOT met'}: on this shared 2-core machine (load average "
+             f"{res['load']}) a question took {fmt(m['seconds_per_question'])} s "
+             f"({fmt(m['seconds_per_model_call'])} s a model call, {fmt(m.get('search_seconds'))} s the anchor search "
+             f"and board), {res['run_minutes']} minutes of batch under nice.",
+             "", f"Setup: {res['setup']}; {TRIALS} trials pooled in logit space; calibrated = out of fold "
              f"({FOLDS} folds grouped by question) over these questions and every other resolved development row "
              "(those without an agent figure: they teach the anchor and base-rate weights), base rates from the "
              "other folds' rows; the agent's logit is centred on its mean over the fitting rows; 'agent ignored' = "
              "the same without any agent figure. "
              "The loop's own submits (raw) were: " + ", ".join(f"{k} x{v}" for k, v in list(m['submit_values'].items())[:8]) + ".",
-             "", LOOP_NOTE, "", "Brier (lower is better):", "",
+             "", LOOP_NOTE, "", "Brier (lower is better) on the questions with a valid trial:", "",
              "| questions | n | " + " | ".join(cols) + " |", "|---|---:|" + "---:|" * len(cols)]
     for name, row in m["table"].items():
         lines.append(f"| {name} | {row['n']} | " + " | ".join(fmt(row.get(c)) for c in cols) + " |")
     k = res["k"]  # type: ignore[assignment]
+    ac = m["attempted_calibrated"]
+    lines += ["", f"On all {ac['n']} attempted questions, scoring a question without a valid trial by what the "
+                  f"calibrator says from its anchors and base rate alone (`ask` gives no figure there: status "
+                  f"invalid), calibrated k={TRIALS} (platt), out of fold: {fmt(ac['calibrated'])}."]
     lines += ["", f"Default trials: k={k['k']}, the fewest whose calibrated Brier is within {PICK_WITHIN} of the best "
                   f"(best calibrated Brier by k: {', '.join(f'{kk}: {fmt(v)}' for kk, v in k['calibrated_by_k'].items())}); "
                   f"each trial after the first costs one model call.", ""]
+    if "anchors_only" not in res:
+        return "\n".join(lines) + "\n"
     a = res["anchors_only"]
     lines += ["## Anchors and base rates alone (no model), every resolved development row", "",
               f"{a['questions']} resolved rows without the agent's figure, so only the market anchor (found by "
@@ -252,6 +357,9 @@ def render(res: Mapping[str, Any]) -> str:
     for name, row in a["table"].items():
         lines.append(f"| {name} | {row['n']} | {fmt(row['calibrated (platt)'])} | {fmt(row['always 0.5'])} | "
                      f"{fmt(row['market'])} |")
+    lines += render_terms(res["term_sets"])
+    if res.get("profile"):
+        lines += ["", *render_profile(res["profile"])]
     if res.get("shipped"):
         s = res["shipped"]
         lines += ["", f"Shipped calibrator (`orrery/research/data/calibration-local.json`): {s['method']}, fitted on "
@@ -261,45 +369,76 @@ def render(res: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def report(runs: Path = RUNS, ship: bool = False, run_minutes: str = "?") -> dict[str, Any]:
+def render_terms(sets: Mapping[str, Mapping[str, float | None]]) -> list[str]:
+    sources = ["all", "acled", "dbnomics", "fred", "wikipedia", "yfinance"]
+    lines = ["", "## Base-rate terms (series questions)", "",
+             "The same anchors-and-base-rates calibrator, out of fold, with every series source held to one term set "
+             "of its base-rate model, and with the set chosen per source inside each fold (the smallest within "
+             "0.005 of the best inner grouped-CV Brier: what ships). Decided on these development rows by this "
+             "cross-validation only.", "",
+             "| terms | " + " | ".join(sources) + " |", "|---|" + "---:|" * len(sources)]
+    lines += [f"| {name} | " + " | ".join(fmt(v.get(s)) for s in sources) + " |" for name, v in sets.items()]
+    return lines
+
+
+def report(runs: Path = RUNS, ship: bool = False, run_minutes: str = "?", name: str = "research_calibration",
+           label: str = "the embedded model (Qwen2.5-Coder-0.5B, llama.cpp in-process)") -> dict[str, Any]:
+    """The tables for the batch folder ``runs``; ``name`` other than the default writes only the model table
+    (``bench/<name>.md``, ``results/<name>.json``)."""
     rows = load_questions()
     resolved = [q for q in rows if q.get("resolution") is not None]
     background = anchor_examples(resolved)
     res: dict[str, Any] = {
         "question_sets": sorted({q["question_set"] for q in rows}), "setup": SETUP, "run_minutes": run_minutes,
-        "cpus": len(os.sched_getaffinity(0)), "model": model_table(rows, runs, background),
-        "anchors_only": anchors_only_table(rows, background)}
+        "label": label, "load": ", ".join(f"{x:.1f}" for x in os.getloadavg()),
+        "cpus": len(os.sched_getaffinity(0)), "model": model_table(rows, runs, background)}
     res["k"] = pick_k(res["model"]["table"])
+    if (runs / "summary.json").exists():
+        res["batch_summary"] = json.loads((runs / "summary.json").read_text(encoding="utf-8"))
+    if name != "research_calibration":
+        write_json_atomic(ROOT / "results" / f"{name}.json", res)
+        write_atomic(ROOT / f"{name}.md", render(res))
+        return res
+    res["anchors_only"] = anchors_only_table(rows, background)
+    res["term_sets"] = term_sets(rows, background)
+    if PROFILE.exists():
+        res["profile"] = json.loads(PROFILE.read_text(encoding="utf-8"))
     if ship:
         k = res["k"]["k"]
         union = [with_agent(e, p) if (t := load_trajectory(trajectory_path(runs, q["id"]))) is not None
                  and (p := pooled_of(t, k)) is not None else e for q, e in zip(resolved, background, strict=True)]
-        calib = fit(union, rate_rows(resolved), "local", trials=k,
+        calib = fit(union, background_rates(background), "local", trials=k,
                     fitted_on={"question_sets": res["question_sets"], "bench": "bench/research_calibration.py",
                                "with_forecast": res["model"]["scored"]})
         calib.save(SHIPPED)
         res["shipped"] = {"method": calib.method, "questions": len(union), "cv_brier": calib.fitted_on["cv_brier"],
                           "weights": calib.weights}
     write_json_atomic(RESULTS, res)
-    REPORT.write_text(render(res), encoding="utf-8")
+    endpoint = ROOT / "research_calibration_endpoint.md"  # `report --name research_calibration_endpoint`
+    extra = "\n" + endpoint.read_text(encoding="utf-8").replace("# ", "## ", 1) if endpoint.exists() else ""
+    write_atomic(REPORT, render(res) + extra)
     return res
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run")
-    r.add_argument("--minutes", type=float, default=25.0)
+    sub.add_parser("sample", help=f"write the first {SAMPLE_SIZE} questions of the order to {SAMPLE.name}")
+    sub.add_parser("profile", help="where a question's time goes, last round's prompt vs the brief one")
     p = sub.add_parser("report")
     p.add_argument("--ship", action="store_true", help="fit on every forecast and write the shipped calibrator")
-    p.add_argument("--run-minutes", default="?", help="the minutes `run` took in all (for the report)")
+    p.add_argument("--run-minutes", default="?", help="the minutes the batch took in all (for the report)")
+    p.add_argument("--runs", type=Path, default=RUNS, help="the batch's --out folder")
+    p.add_argument("--name", default="research_calibration", help="another name: the model table only")
+    p.add_argument("--label", default="the embedded model (Qwen2.5-Coder-0.5B, llama.cpp in-process)")
     args = parser.parse_args()
-    if args.cmd == "run":
-        run(args.minutes)
+    if args.cmd == "sample":
+        print(write_sample())
+    elif args.cmd == "profile":
+        print(json.dumps(profile()["setups"], indent=1))
     else:
-        report(ship=args.ship, run_minutes=args.run_minutes)
-        print(REPORT.read_text(encoding="utf-8"))
-        print(json.dumps(json.loads(RESULTS.read_text())["k"]))
+        report(args.runs, args.ship, args.run_minutes, args.name, args.label)
+        print((ROOT / f"{args.name}.md").read_text(encoding="utf-8"))
 
 
 if __name__ == "__main__":

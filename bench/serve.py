@@ -45,7 +45,7 @@ def add(a: int, b: int) -> int:
 
 
 # -- the two servers ----------------------------------------------------------------------------------
-def orrery_steps_agent(llm: Any = None, **options: Any) -> Any:
+def orrery_steps_agent(llm: Any = None, **options: Any) -> Any:  # noqa: ARG001 - an app factory's signature
     from orrery.agent.loop import Agent, AgentConfig
     return Agent(llm, [add], AgentConfig(max_rounds=STEPS + 5, answer_on_repeat=False))
 
@@ -57,7 +57,7 @@ def orrery_server(port: int, data: str) -> None:
     from orrery.llm.scripted import ScriptedModel, call, turn
     from orrery.serve import Settings, create_app
 
-    def model(agent: str, body: Any) -> ScriptedModel:  # a fresh script per run
+    def model(_agent: str, _body: Any) -> ScriptedModel:  # a fresh script per run
         return ScriptedModel([*(turn(call("add", a=i, b=1)) for i in range(TOOL_CALLS)), "done"])
 
     apps = {"steps": App("steps", "20 scripted steps", f"{__name__}:orrery_steps_agent")}
@@ -65,7 +65,7 @@ def orrery_server(port: int, data: str) -> None:
                 log_level="warning")
 
 
-def pydantic_ai_server(port: int, data: str) -> None:
+def pydantic_ai_server(port: int, _data: str) -> None:
     import uvicorn
     from pydantic_ai import Agent
     from pydantic_ai.messages import ModelResponse
@@ -74,7 +74,7 @@ def pydantic_ai_server(port: int, data: str) -> None:
     from starlette.applications import Starlette
     from starlette.routing import Route
 
-    async def script(messages: list[Any], info: AgentInfo):
+    async def script(messages: list[Any], _info: AgentInfo):
         n = sum(1 for m in messages if isinstance(m, ModelResponse))  # model turns so far
         if n < TOOL_CALLS:
             yield {0: DeltaToolCall(name="add", json_args=json.dumps({"a": n, "b": 1}), tool_call_id=f"call_{n}")}

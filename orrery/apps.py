@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 import importlib
-from dataclasses import dataclass, field
+import inspect
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field
 
 from orrery.errors import ConfigError
 
@@ -38,9 +39,8 @@ class App:
     name: str
     description: str
     agent: str  # "module:attr" of a factory: (llm: str | Model | None = None, **options) -> agent with run/stream
-    # The inputs besides the user's message: a pydantic model (`Inputs` subclass) the server validates, or
-    # {name: what it is} for an app that declares none (each then a `Name`).
-    inputs: type[BaseModel] | dict[str, str] = field(default_factory=dict)
+    # The inputs besides the user's words (always the run's message): an `Inputs` subclass the server validates.
+    inputs: type[BaseModel] = Inputs
     message: str = "your request"  # what the user's words are (shown by the server)
     cli: str | None = None  # "module:attr" of a typer.Typer mounted as `orrery <name>`, or of one command
     cli_commands: tuple[str, ...] = ()  # extra top-level commands ("module:attr" of functions), e.g. `orrery demo`
@@ -50,26 +50,23 @@ class App:
         return load_ref(self.agent)(llm, **options)
 
     def input_model(self) -> type[BaseModel]:
-        return self.inputs if isinstance(self.inputs, type) else _named_inputs(self.name, tuple(self.inputs.items()))
+        return self.inputs
+
+    def factory_params(self) -> frozenset[str]:
+        return frozenset(inspect.signature(load_ref(self.agent)).parameters)
+
+    def split(self, inputs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(the factory's options, the run's inputs): an input the factory takes (BI's `db`) goes to the factory,
+        the others to the run (`stream(message, **inputs)`)."""
+        takes = self.factory_params()
+        return {k: v for k, v in inputs.items() if k in takes}, {k: v for k, v in inputs.items() if k not in takes}
 
     def describe(self) -> dict[str, Any]:
         """What `GET /agents` shows: the message, each input with what it is, and the inputs' JSON schema."""
-        schema = self.input_model().model_json_schema()
-        said = [v for k, v in self.inputs.items() if k in MESSAGE_WORDS] if isinstance(self.inputs, dict) else []
-        inputs = {"message": said[0] if said else self.message}
+        schema = self.inputs.model_json_schema()
+        inputs = {"message": self.message}
         inputs |= {k: v.get("description", k) for k, v in schema.get("properties", {}).items()}
         return {"name": self.name, "description": self.description, "inputs": inputs, "schema": schema}
-
-
-MESSAGE_WORDS = {"message", "question", "query"}  # what a dict of inputs may call the user's words
-
-
-@functools.cache
-def _named_inputs(app: str, described: tuple[tuple[str, str], ...]) -> type[BaseModel]:
-    """The model of an app that declared its inputs as {name: what it is}: each a `Name` or a number."""
-    fields: dict[str, Any] = {k: (Name | int | float | None, Field(None, description=v))
-                              for k, v in described if k not in MESSAGE_WORDS}
-    return create_model(f"{app.title()}Inputs", __base__=Inputs, **fields)
 
 
 @functools.cache
@@ -106,12 +103,3 @@ def get(name: str) -> App:
         raise ConfigError(f"no app named {name!r}; installed: {', '.join(apps) or 'none'}")
     return apps[name]
 
-
-def answer_of(result: Any) -> str:
-    """The text a person reads from any app's result (the server and `orrery mcp` show it)."""
-    for attr in ("narrative", "output"):
-        if isinstance(text := getattr(result, attr, None), str) and text:
-            return text
-    if (p := getattr(result, "probability", None)) is not None:
-        return f"Probability: {p:.2f}. {getattr(result, 'rationale', '')}".strip()
-    return str(result) if isinstance(result, str) else ""

@@ -121,6 +121,103 @@ def replay(trace: Path,
     raise typer.Exit(0 if report.identical else 1)
 
 
+@app.command("apps")
+def list_apps() -> None:
+    """The installed apps: what each does, what its message is and the inputs it takes (`orrery run APP ...`)."""
+    from orrery.apps import discover
+
+    for a in discover().values():
+        console.print(Text.assemble((a.name, "bold"), f": {a.description}"), soft_wrap=True)
+        for key, what in a.describe()["inputs"].items():
+            console.print(Text(f"  {key}: {what}", style="dim" if key == "message" else ""), soft_wrap=True)
+
+
+@app.command("run")
+def run_app(name: Annotated[str, typer.Argument(help="An installed app (`orrery apps` lists them)")],
+            message: Annotated[str, typer.Argument(help="Your words: the run's message")],
+            given: Annotated[list[str] | None, typer.Option("-i", "--input", help="An input of the app as NAME=VALUE "
+                                                            "(repeatable; a file input takes a path)")] = None,
+            llm: LLM = None,
+            as_json: Annotated[bool, typer.Option("--json", help="Print status, output, data and views as JSON")] = False
+            ) -> None:
+    """Run any installed app once on a message; print its answer and its views (tables, charts, boards)."""
+    from orrery.apps import get
+    from orrery.results import Result
+
+    target = get(name)
+    options, inputs = target.split(_inputs(target, given or []))
+    result = target.make_agent(llm, **options).run(message, **inputs)
+    if not isinstance(result, Result):
+        raise ConfigError(f"app {name!r} ended without an orrery result (it gave {type(result).__name__}); "
+                          "its agent must return one (orrery.results.Result)")
+    _show(result, as_json)
+    raise typer.Exit(0 if result.status in ("completed", "paused", "declined") else 1)
+
+
+def _inputs(target: Any, given: list[str]) -> dict[str, Any]:
+    """NAME=VALUE pairs validated by the app's input model; a file input (an upload id on the server) takes a path
+    here, checked as the user's file."""
+    from pydantic import ValidationError
+
+    from orrery.apps import upload_fields
+    from orrery.errors import DataError
+    from orrery.files import input_file
+
+    pairs = dict(p.partition("=")[::2] for p in given)
+    if bad := [p for p in given if "=" not in p]:
+        raise DataError(f"-i {bad[0]!r}: give an input as NAME=VALUE (`orrery apps` lists each app's inputs)")
+    files = {k: str(input_file(v, what=f"input {k!r}")) for k, v in pairs.items() if k in upload_fields(target.inputs)}
+    try:  # the model checks the file inputs as ids: each stands in as "file" while the others are checked
+        checked = target.inputs.model_validate({**pairs, **dict.fromkeys(files, "file")})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "inputs"
+        if first.get("type") == "extra_forbidden":
+            raise DataError(f"app {target.name!r} takes no input {where!r}; it takes: "
+                            f"{', '.join(target.inputs.model_fields) or 'only the message'}") from None
+        raise DataError(f"input {where!r} of app {target.name!r}: {first.get('msg', 'invalid')} "
+                        "(`orrery apps` lists each app's inputs)") from None
+    return checked.model_dump(mode="json", exclude_none=True) | files
+
+
+def _show(result: Any, as_json: bool) -> None:
+    """The result as a person reads it (the output, then each view), or as JSON."""
+    from orrery.results import jsonable, text_of
+
+    if as_json:
+        print(json.dumps({"status": result.status, "output": text_of(result), "data": jsonable(result.data),
+                          "views": [v.model_dump(mode="json") for v in result.views()]}, indent=2))
+        return
+    if text := text_of(result):
+        console.print(Text(text))
+    for view in result.views():
+        console.print(_view(view))
+    if result.status != "completed":
+        console.print(f"[dim]status: {result.status}[/]")
+
+
+def _view(view: Any) -> Any:
+    """A view in the terminal: tables as tables, a forecast as its rows, a board as its sources; other views (charts
+    and any an app adds) as one line naming them."""
+    from rich.table import Table as RichTable
+
+    from orrery.results import Board, Forecast, Table
+
+    match view:
+        case Table(rows=rows, columns=columns, title=title):
+            cols = columns or (list(rows[0]) if rows else [])
+            table = RichTable(*cols, title=title or None)
+            for row in rows[:50]:
+                table.add_row(*[str(c) for c in (row if isinstance(row, list) else [row.get(k) for k in cols])])
+            return table
+        case Forecast(forecasts=rows, best_model=best):
+            return _view(Table(title=f"Forecast ({best})", rows=[{k: r.get(k) for k in ("unique_id", "ds", "mean",
+                                                                  "lo_95", "hi_95")} for r in rows]))
+        case Board(sources=sources, probability=p):
+            return Text("\n".join([f"Sources (P = {p}):", *(f"- {s.date or ''} {s.title}: {s.why}" for s in sources)]))
+    return Text(f"[{view.view} view: see it in `orrery serve`'s web app or with --json]", style="dim")
+
+
 @app.command("serve-model")
 def serve_model(host: str = "127.0.0.1", port: int = 8080,
                 model_path: Annotated[Path | None, typer.Option(help="A GGUF file (default: the embedded model)")] = None,

@@ -2,6 +2,9 @@
 
 * :func:`input_file` / :func:`read_lines` / :func:`read_text`: only regular files (a FIFO would
   block the read, ``/dev/zero`` would never end) and never more than a size cap.
+* :func:`write_atomic` / :func:`atomic_path`: a file written beside its target (text, bytes, or by a
+  writer given the temporary path), flushed to disk and renamed over the target, so a crash leaves the old
+  file or the new one, never half of one.
 * :func:`swap_into_place`: move a freshly built file or folder over its target in one step, so a
   reader sees the old one or the new one, and a failed build leaves the old one untouched.
 * :func:`cache_dir`: the one folder for what orrery can rebuild (model weights, indexes, databases).
@@ -9,12 +12,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import os
 import shutil
 import stat
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from orrery.errors import DataError
@@ -83,6 +88,50 @@ def remove(path: Path) -> None:
         shutil.rmtree(path)
     else:
         path.unlink(missing_ok=True)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path, *, mode: int = 0o644) -> Iterator[Path]:
+    """A temporary path in ``path``'s folder (hidden, with ``path``'s suffix, so writers that pick a format by
+    extension still do) to write the new file at; on a normal exit it is flushed to disk, given ``mode`` and
+    renamed over ``path``, and the folder is flushed; on an exception it is removed and ``path`` is untouched."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".tmp{path.suffix}", dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        _fsync(tmp)
+        os.chmod(tmp, mode)  # mkstemp makes it owner-only
+        os.replace(tmp, path)
+        with contextlib.suppress(OSError):  # the rename itself on disk; not every file system allows it
+            _fsync(path.parent)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_atomic(path: str | Path, data: str | bytes | Callable[[Path], object], *, mode: int = 0o644,
+                 encoding: str = "utf-8") -> Path:
+    """Write ``data`` to ``path`` atomically (see :func:`atomic_path`): text, bytes, or a function that writes
+    the file at the temporary path it is given (``frame.to_parquet``, ``figure.savefig``)."""
+    path = Path(path)
+    with atomic_path(path, mode=mode) as tmp:
+        if isinstance(data, str):
+            tmp.write_text(data, encoding=encoding)
+        elif isinstance(data, bytes | bytearray | memoryview):
+            tmp.write_bytes(data)
+        else:
+            data(tmp)
+    return path
 
 
 _AT_FDCWD, _RENAME_EXCHANGE = -100, 2

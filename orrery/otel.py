@@ -4,6 +4,7 @@
       step {n}                      StepStart .. StepEnd
         chat {model}                ModelCall .. ModelReply  (gen_ai.usage.input_tokens / output_tokens)
         execute_tool {name}         ToolCallEvent .. ToolResultEvent (gen_ai.tool.name, gen_ai.tool.call.id)
+          {stage}                   an app's `orrery.events.stage(...)` inside the tool (cv, SQL, search)
 
 Attributes follow the OpenTelemetry GenAI semantic conventions (`gen_ai.operation.name`, `gen_ai.request.model`,
 `gen_ai.agent.name`, `gen_ai.usage.*`, `gen_ai.tool.*`). The other events (classification, route, plan, TODOs,
@@ -19,10 +20,14 @@ provider you configured. Off, nothing here is imported: `opentelemetry` is loade
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
+import numbers
 import os
 import threading
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from orrery import events as ev
@@ -48,9 +53,37 @@ class _Frame:
     step: Span | None = None
     model: Span | None = None
     tools: dict[str, Span] = field(default_factory=dict)
+    watched: dict[str, tuple[int, ev.StageOpener]] = field(default_factory=dict)  # call id -> its stage opener
 
     def innermost(self) -> Span:
         return self.model or self.step or self.run
+
+
+def _attribute(value: Any) -> Any:
+    """A value OpenTelemetry takes: a bool, number, string or a list of them; anything else as text."""
+    if isinstance(value, bool | str):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, list | tuple) and all(isinstance(v, bool | str | int | float) for v in value):
+        return list(value)
+    return str(value)[:MAX_ATTRIBUTE]
+
+
+def _attributes(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {(k if "." in k else f"orrery.{k}"): _attribute(v) for k, v in values.items()}
+
+
+class _SpanStage(ev.Stage):
+    __slots__ = ("span",)
+
+    def __init__(self, span: Span):
+        self.span = span
+
+    def set(self, **attributes: Any) -> None:
+        self.span.set_attributes(_attributes(attributes))
 
 
 class SpanRecorder:
@@ -120,11 +153,9 @@ class SpanRecorder:
             f.step.end()
         f.step = self._start(f"step {e.step}", f.run, {"orrery.step": e.step})
 
-    def _on_step_end(self, e: ev.StepEnd) -> None:
+    def _on_step_end(self, _e: ev.StepEnd) -> None:
         f = self._frames[-1]
-        for span in f.tools.values():  # a call whose result never came (a paused or stopped step)
-            span.end()
-        f.tools.clear()
+        self._end_tools(f)  # a call whose result never came (a paused or stopped step)
         if f.step is not None:
             f.step.end()
             f.step = None
@@ -157,7 +188,35 @@ class SpanRecorder:
                                  "gen_ai.tool.call.id": c.id, "gen_ai.tool.type": "function"}
         if self.capture:
             attrs["gen_ai.tool.call.arguments"] = self._text(c.arguments)
-        f.tools[c.id] = self._start(f"execute_tool {c.name}", f.step or f.run, attrs)
+        span = f.tools[c.id] = self._start(f"execute_tool {c.name}", f.step or f.run, attrs)
+        opener = partial(self._stage, span)
+        ev.STAGE_OPENERS.setdefault(id(c), []).append(opener)
+        f.watched[c.id] = (id(c), opener)
+
+    @contextlib.contextmanager
+    def _stage(self, parent: Span, name: str, attributes: dict[str, Any],
+               content: Mapping[str, Any] | None) -> Iterator[ev.Stage]:
+        """A stage of a running tool call as a child of its span (an exception marks it as an error)."""
+        attrs = {"orrery.stage": name, **_attributes(attributes)}
+        if self.capture and content:
+            attrs |= {k: self._text(v) for k, v in content.items()}
+        with self.tracer.start_as_current_span(name, context=trace.set_span_in_context(parent),
+                                               attributes=attrs) as span:
+            yield _SpanStage(span)
+
+    def _unwatch(self, f: _Frame, call_id: str) -> None:
+        key, opener = f.watched.pop(call_id, (0, None))
+        openers = ev.STAGE_OPENERS.get(key, [])
+        if opener in openers:
+            openers.remove(opener)
+        if not openers:
+            ev.STAGE_OPENERS.pop(key, None)
+
+    def _end_tools(self, f: _Frame) -> None:
+        for call_id, span in f.tools.items():
+            self._unwatch(f, call_id)
+            span.end()
+        f.tools.clear()
 
     def _on_tool_result(self, e: ev.ToolResultEvent) -> None:
         f = self._frames[-1]
@@ -165,6 +224,7 @@ class SpanRecorder:
         if span is None:  # a denied call (its ToolCallEvent was in the paused run): a span for its outcome
             self._on_tool_call(ev.ToolCallEvent(e.call))
             span = f.tools.pop(e.call.id)
+        self._unwatch(f, e.call.id)
         span.set_attribute("orrery.tool.cached", e.cached)
         if self.capture:
             span.set_attribute("gen_ai.tool.call.result", self._text(e.content))
@@ -181,7 +241,8 @@ class SpanRecorder:
             self._on_tool_call(ev.ToolCallEvent(ToolCall(e.call_id, e.tool, e.arguments)))
 
     def _close(self, f: _Frame, status: str) -> None:
-        for span in [*f.tools.values(), f.model, f.step]:
+        self._end_tools(f)
+        for span in [f.model, f.step]:
             if span is not None:
                 span.end()
         f.run.set_attribute("orrery.status", status)
@@ -206,35 +267,32 @@ class SpanRecorder:
 
     # -- everything else: span events ---------------------------------------------------------------
     def _note(self, f: _Frame, e: ev.Event) -> None:
-        attrs: dict[str, Any] = {}
-        match e:
-            case ev.Classified():
-                attrs = {"orrery.type": e.type, "orrery.categories": list(e.categories)}
-            case ev.Routed():
-                attrs = {"orrery.selected_tools": list(e.selected_tools), "orrery.strategy": e.strategy,
-                         "orrery.complexity": e.complexity}
-            case ev.IntentClassified():
-                attrs = {"orrery.intent": e.intent}
-            case ev.Planned():
-                attrs = {"orrery.todos": [t.get("key", "") for t in e.todos]}
-            case ev.TodoUpdate():
-                attrs = {"orrery.todo": e.key, "orrery.todo_status": e.status}
-            case ev.StateChanged():
-                attrs = {"orrery.state": e.name}
-            case ev.Retry():
-                attrs = {"orrery.attempt": e.attempt}
-            case ev.ApprovalRequired():
-                attrs = {"gen_ai.tool.call.id": [a["id"] for a in e.approvals],
-                         "gen_ai.tool.name": [a["tool"] for a in e.approvals]}
-            case ev.ApprovalDecision():
-                attrs = {"gen_ai.tool.call.id": e.call_id, "gen_ai.tool.name": e.tool, "orrery.approved": e.approved}
-            case ev.ErrorEvent():
-                f.run.set_attribute("error.type", "run_error")
+        describe = _NOTES.get(type(e))
+        attrs: dict[str, Any] = describe(e) if describe is not None else {}
+        if isinstance(e, ev.ErrorEvent):
+            f.run.set_attribute("error.type", "run_error")
         if self.capture:
             for name in ("question", "message", "text"):
                 if isinstance(value := getattr(e, name, None), str):
                     attrs[f"orrery.{name}"] = value[:MAX_ATTRIBUTE]
         f.innermost().add_event(e.kind, attrs)
+
+
+# The attributes of the events recorded as span events (others carry none).
+_NOTES: dict[type, Any] = {
+    ev.Classified: lambda e: {"orrery.type": e.type, "orrery.categories": list(e.categories)},
+    ev.Routed: lambda e: {"orrery.selected_tools": list(e.selected_tools), "orrery.strategy": e.strategy,
+                          "orrery.complexity": e.complexity},
+    ev.IntentClassified: lambda e: {"orrery.intent": e.intent},
+    ev.Planned: lambda e: {"orrery.todos": [t.get("key", "") for t in e.todos]},
+    ev.TodoUpdate: lambda e: {"orrery.todo": e.key, "orrery.todo_status": e.status},
+    ev.StateChanged: lambda e: {"orrery.state": e.name},
+    ev.Retry: lambda e: {"orrery.attempt": e.attempt},
+    ev.ApprovalRequired: lambda e: {"gen_ai.tool.call.id": [a["id"] for a in e.approvals],
+                                    "gen_ai.tool.name": [a["tool"] for a in e.approvals]},
+    ev.ApprovalDecision: lambda e: {"gen_ai.tool.call.id": e.call_id, "gen_ai.tool.name": e.tool,
+                                    "orrery.approved": e.approved},
+}
 
 
 def context_from(headers: Any) -> Any:

@@ -8,7 +8,10 @@ It sits beside the CLI (it builds agents and reads the app registry); `orrery.tr
 
 from __future__ import annotations
 
+import contextlib
+import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,6 +143,21 @@ def _rerun_app(name: str, model: Any, emit: Any, task: str, options: dict[str, A
     if app is None:
         raise DataError(f"the trace was recorded by {name!r}, which is neither an architecture replay knows "
                         "(agent, router, planner) nor an installed app: install the app that recorded it")
-    agent = app.make_agent(model)
-    agent.handlers.append(emit)
-    agent.run(task, **options)
+    with tempfile.TemporaryDirectory() as tmp, _data_dir(tmp):  # the app's sessions (bi's plan) go there
+        agent = app.make_agent(model)
+        agent.handlers.append(emit)
+        agent.run(task, **options)
+
+
+@contextlib.contextmanager
+def _data_dir(path: str) -> Iterator[None]:
+    """`sessions.data_dir()` is `path` meanwhile: a replay writes nothing beside the user's sessions."""
+    before = os.environ.get("ORRERY_DATA_DIR")
+    os.environ["ORRERY_DATA_DIR"] = path
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("ORRERY_DATA_DIR", None)
+        else:
+            os.environ["ORRERY_DATA_DIR"] = before

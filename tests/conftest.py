@@ -18,3 +18,17 @@ def traced():
     recorder = instrument(provider)
     yield exporter
     uninstrument(recorder)
+
+
+# Fixtures that start a real PostgreSQL server (tests/bi/conftest.py, tests/memory/conftest.py), and the parameter
+# value that picks one through `request.getfixturevalue`: the tests using them are integration tests.
+POSTGRES_FIXTURES = {"postgres", "pg_tpch", "pg_chinook", "target_pg"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if POSTGRES_FIXTURES & set(getattr(item, "fixturenames", ())) or any(
+                isinstance(v, str) and v == "postgres" for v in params.values()):
+            item.add_marker(pytest.mark.integration)

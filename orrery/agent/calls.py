@@ -21,7 +21,7 @@ T = TypeVar("T", bound=pydantic.BaseModel)
 Emit = Callable[[Event], None]
 
 
-def consume(events: Iterator[Event], emit: Emit = lambda e: None) -> Any:
+def consume(events: Iterator[Event], emit: Emit = lambda _: None) -> Any:
     """Drive a stream to its end, passing each event to `emit`; returns the `Final` event's result. When `emit`
     raises (a handler stopping the run, Ctrl-C), the stream is closed, which stops the tools it is running."""
     result = None

@@ -11,8 +11,9 @@ import uuid
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_origin
 
+from orrery import results
 from orrery.agent import react
 from orrery.agent.calls import EventSource, consume
 from orrery.agent.output import FINAL_TOOL, OutputInvalid, OutputSpec
@@ -110,6 +111,18 @@ class RunResult:
     def __str__(self) -> str:
         return OutputSpec.render(self.output)
 
+    # -- the result protocol (orrery.results) --
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"status": self.status, "output": results.jsonable(self.output), "steps": self.steps,
+                "tool_calls": [{"tool": t.call.name, "ok": t.ok} for t in self.tool_calls], "errors": list(self.errors)}
+
+    def views(self) -> list[results.View]:
+        return []
+
+    def files(self) -> dict[str, Callable[[Path], Any]]:
+        return {}
+
 
 class StopRun(Exception):  # noqa: N818 - control flow: a limit or a model failure ends the run
     def __init__(self, status: Status, message: str):
@@ -134,6 +147,7 @@ class Run:
     force_answer: bool = False
     board: str | None = None
     result: RunResult = field(default_factory=lambda: RunResult("completed", ""))
+    catalogue: list[ToolSpec] = field(default_factory=list)  # every tool as declared, the MCP servers' included
 
     @property
     def usage(self) -> Usage:
@@ -141,23 +155,24 @@ class Run:
 
 
 class Agent(EventSource):
-    """`Agent(model, tools, config)`: `stream(task)` yields the run's events, `run(task)` consumes them into
-    a RunResult. `query()` continues the conversation; `snapshot()`/`restore()` carry it across processes.
-    The agent holds configuration; each `stream()` makes a `Run` that holds the run's state (`current_run` is the
-    latest, which `memory`, `ctx`, `query` and `snapshot` read), so two runs of one agent may go on at once."""
+    """`Agent(model, tools, config, deps_type=...)`: `stream(task, deps=...)` yields the run's events, `run(task,
+    deps=...)` consumes them into a RunResult; every tool's `ctx.deps` is the run's `deps` (an instance of
+    `deps_type`, checked when the run starts). `query()` continues the conversation; `snapshot()`/`restore()`
+    carry it across processes. The agent holds configuration; each `stream()` makes a `Run` that holds the run's
+    state (`current_run` is the latest, which `query` and `snapshot` continue), so two runs of one agent may go on
+    at once."""
 
     def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
-                 config: AgentConfig | None = None, *, on_event: Iterable[Callable[[Event], None]] = (),
-                 state: dict[str, Any] | None = None, tools_ref: str | None = None,
-                 ledger: CallLedger | Any = None):
+                 config: AgentConfig | None = None, *, deps_type: Any = None,
+                 on_event: Iterable[Callable[[Event], None]] = (), state: dict[str, Any] | None = None,
+                 tools_ref: str | None = None, ledger: CallLedger | Any = None):
         self.model = model
+        self.deps_type = deps_type
         self.profile = profile_of(model)
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
         self.config = config or AgentConfig()
         if self.config.format == "auto":  # a copy: the caller's config may serve models of other formats
             self.config = replace(self.config, format=self.profile.format)
-        self._initial_state = dict(state) if state is not None else {}
-        self.current_run = self._new_run(self.config, RunContext(state=state if state is not None else {}))
         self.handlers: list[Callable[[Event], None]] = list(on_event)
         self.tools_ref = tools_ref
         # Done-markers of approved calls: in memory (and snapshots) by default; a session store keeps them durable.
@@ -165,6 +180,8 @@ class Agent(EventSource):
         # Every tool as declared (not gated, not refined): a model that keeps it in its prompt prefix gets a
         # cache hit at each step while gating changes what it may call.
         self._catalogue = [t.spec() for t in self.tools.tools.values()]
+        self._initial_state = dict(state) if state is not None else {}
+        self.current_run = self._new_run(self.config, RunContext(state=state if state is not None else {}))
         self._model_name = str(getattr(model, "name", ""))
         if self.config.verbose:
             from orrery.console import ConsoleView
@@ -173,65 +190,46 @@ class Agent(EventSource):
             from orrery.trace import TraceWriter
             self.handlers.append(TraceWriter(self.config.trace))
 
-    # -- the current run's state, as attributes (what code written before `Run` reads and writes) --------------
-    @property
-    def memory(self) -> Memory:
-        return self.current_run.memory
-
-    @memory.setter
-    def memory(self, memory: Memory) -> None:
-        self.current_run.memory = memory
-
-    @property
-    def ctx(self) -> RunContext:
-        return self.current_run.ctx
-
-    @ctx.setter
-    def ctx(self, ctx: RunContext) -> None:
-        self.current_run.ctx = ctx
-
-    @property
-    def run_config(self) -> AgentConfig:
-        """The config of the current run: `config` plus its overrides."""
-        return self.current_run.config
-
     # -- public API -------------------------------------------------------------------------
-    def stream(self, task: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
-               **options: Any) -> Iterator[Event]:
+    def stream(self, task: str, *, deps: Any = None, settings: dict[str, Any] | None = None,
+               output_type: Any = None, **options: Any) -> Iterator[Event]:
         """Start a new conversation on `task` (a new `Run`), yielding its events; the last is
-        `Final(result=RunResult)`. `settings` overrides AgentConfig fields for this run only; `output_type` (a
-        pydantic model, dataclass, TypedDict, or a union with str) makes `result.output` a validated instance
-        (`orrery.agent.output`); other keyword options reach tools as `ctx.options`. Closing the iterator stops
-        the run at the next event (and the model's stream)."""
-        run = self.begin(task, settings=settings, output_type=output_type, **options)
+        `Final(result=RunResult)`. `deps` (an instance of `deps_type`) is every tool's `ctx.deps`; `settings`
+        overrides AgentConfig fields for this run only; `output_type` (a pydantic model, dataclass, TypedDict, or
+        a union with str) makes `result.output` a validated instance (`orrery.agent.output`); other keyword
+        options reach tools as `ctx.options`. Closing the iterator stops the run at the next event (and the
+        model's stream)."""
+        run = self.begin(task, deps=deps, settings=settings, output_type=output_type, **options)
         return self._with_providers(run, self._go(run, task))
 
-    def begin(self, task: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
-              **options: Any) -> Run:
+    def begin(self, task: str, *, deps: Any = None, settings: dict[str, Any] | None = None,
+              output_type: Any = None, **options: Any) -> Run:
         """A new `Run` on `task` (system prompt and task in its memory), made the current one, not started: an
         architecture drives it one `step(run=run)` at a time; `stream` runs it to the end."""
         config = self._overridden(settings)
-        run = self._new_run(config, RunContext(state=self.current_run.ctx.state, options=dict(options)),
-                            self._output_spec(config, output_type))
+        ctx = RunContext(self._checked(deps), state=self.current_run.ctx.state, options=dict(options))
+        run = self._new_run(config, ctx, self._output_spec(config, output_type))
         run.task = task
         run.memory.add(Message("system", self._system_prompt(config)), Message("user", task))
         self.current_run = run
         return run
 
-    def query_stream(self, question: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
-                     **options: Any) -> Iterator[Event]:
-        """A follow-up on the kept history (tools stay available), yielding its events."""
-        if not self.memory.messages:
-            return self.stream(question, settings=settings, output_type=output_type, **options)
-        run = self._continued(settings, output_type)
+    def query_stream(self, question: str, *, deps: Any = None, settings: dict[str, Any] | None = None,
+                     output_type: Any = None, **options: Any) -> Iterator[Event]:
+        """A follow-up on the kept history (tools stay available), yielding its events; the conversation's deps
+        go on unless `deps` gives new ones."""
+        if not self.current_run.memory.messages:
+            return self.stream(question, deps=deps, settings=settings, output_type=output_type, **options)
+        run = self._continued(settings, output_type, deps=self._checked(deps) if deps is not None else None)
         run.ctx.options.update(options)
         run.memory.add(Message("user", question))
         return self._with_providers(run, self._go(run, question))
 
-    def query(self, question: str, *, settings: dict[str, Any] | None = None, output_type: Any = None,
-              **options: Any) -> RunResult:
+    def query(self, question: str, *, deps: Any = None, settings: dict[str, Any] | None = None,
+              output_type: Any = None, **options: Any) -> RunResult:
         env_hooks()
-        return consume(self.query_stream(question, settings=settings, output_type=output_type, **options), self.emit)
+        return consume(self.query_stream(question, deps=deps, settings=settings, output_type=output_type,
+                                         **options), self.emit)
 
     def resume_stream(self, approvals: dict[str, bool | dict[str, Any]], *, settings: dict[str, Any] | None = None,
                       output_type: Any = None) -> Iterator[Event]:
@@ -290,15 +288,28 @@ class Agent(EventSource):
         self.ledger.memory.update(data.get("done_calls", {}))
 
     # -- the loop ------------------------------------------------------------------------------
-    def _new_run(self, config: AgentConfig, ctx: RunContext, output: OutputSpec | None = None) -> Run:
-        return Run(config, Memory(self.config.max_history), ctx, self.profile, output)
+    def _checked(self, deps: Any) -> Any:
+        """`deps` if it fits `deps_type` (any value when the agent declares none), else a one-line ConfigError."""
+        want = self.deps_type
+        if want is None or isinstance(deps, get_origin(want) or want):  # list[str] is checked as a list
+            return deps
+        if deps is None:
+            raise ConfigError(f"this agent needs deps: pass deps=<a {want.__name__}> to run/stream")
+        raise ConfigError(f"deps must be a {want.__name__} (the agent's deps_type), not a {type(deps).__name__}")
 
-    def _continued(self, settings: dict[str, Any] | None, output_type: Any, keep_pending: bool = False) -> Run:
-        """A run that goes on with the current run's conversation and context."""
+    def _new_run(self, config: AgentConfig, ctx: RunContext, output: OutputSpec | None = None) -> Run:
+        return Run(config, Memory(self.config.max_history), ctx, self.profile, output, catalogue=self._catalogue)
+
+    def _continued(self, settings: dict[str, Any] | None, output_type: Any, keep_pending: bool = False,
+                   deps: Any = None) -> Run:
+        """A run that goes on with the current run's conversation (its memory and `ctx.state`), in a context of
+        its own that starts from the current run's: its deps (or `deps`), options and succeeded tools."""
         prev, config = self.current_run, self._overridden(settings)
         output = self._output_spec(config, output_type) if output_type is not None or not keep_pending else prev.output
-        self.current_run = Run(config, prev.memory, prev.ctx, self.profile, output,
-                               pending=prev.pending if keep_pending else None)
+        ctx = RunContext(prev.ctx.deps if deps is None else deps, state=prev.ctx.state, options=dict(prev.ctx.options),
+                         succeeded=list(prev.ctx.succeeded))
+        self.current_run = Run(config, prev.memory, ctx, self.profile, output,
+                               pending=prev.pending if keep_pending else None, catalogue=self._catalogue)
         return self.current_run
 
     def _overridden(self, settings: dict[str, Any] | None) -> AgentConfig:
@@ -336,7 +347,7 @@ class Agent(EventSource):
             yield Final(result.status, result.output, result)
             return
         try:
-            self._catalogue = [t.spec() for t in self.tools.tools.values()]
+            run.catalogue = [t.spec() for t in self.tools.tools.values()]
             if run.config.format == "react" and run.memory.messages[0].role == "system":
                 run.memory.messages[0] = Message("system", self._system_prompt(run.config))
             yield from events
@@ -474,13 +485,7 @@ class Agent(EventSource):
         cfg = run.config
         t0 = time.monotonic()
         out = run.output if run.output is not None and _output_mode(run) == "schema" else None
-        if cfg.format == "react":
-            deltas = llm_stream(self.model, messages, (), schema=react.schema(specs), max_tokens=cfg.max_tokens_per_call)
-        else:
-            choice = cfg.tool_choice(run.ctx) if callable(cfg.tool_choice) else cfg.tool_choice
-            deltas = llm_stream(self.model, messages, specs, tool_choice=choice if specs else "none",
-                                schema=out.schema if out is not None else None,
-                                max_tokens=cfg.max_tokens_per_call, catalogue=self._catalogue)
+        deltas = self._open_stream(run, messages, specs, out)
         raw = None
         typed = run.output if run.output is not None and cfg.format != "react" else None
         text, shown, final_at = "", None, None  # the typed answer as it grows: text, or the final tool's arguments
@@ -506,6 +511,16 @@ class Agent(EventSource):
             raise StopRun("error", f"model {getattr(self.model, 'name', '?')!r} ended its stream without a reply")
         yield ModelReply(raw, time.monotonic() - t0)
         return raw
+
+    def _open_stream(self, run: Run, messages: list[Message], specs: list[ToolSpec],
+                     out: OutputSpec | None) -> Iterator[Any]:
+        cfg = run.config
+        if cfg.format == "react":
+            return llm_stream(self.model, messages, (), schema=react.schema(specs), max_tokens=cfg.max_tokens_per_call)
+        choice = cfg.tool_choice(run.ctx) if callable(cfg.tool_choice) else cfg.tool_choice
+        return llm_stream(self.model, messages, specs, tool_choice=choice if specs else "none",
+                          schema=out.schema if out is not None else None, max_tokens=cfg.max_tokens_per_call,
+                          catalogue=run.catalogue)
 
     def _act(self, run: Run, raw: ModelResponse, resp: ModelResponse, result: RunResult) -> Generator[Event, None, list[ToolResult]]:
         cfg = run.config

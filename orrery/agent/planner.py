@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import pydantic
 
-from orrery.agent.calls import Emit, EventSource, ask_json, synthesize
-from orrery.agent.loop import RunResult
-from orrery.errors import ModelError
+from orrery.agent.calls import Emit, EventSource, ask_json, consume, synthesize
+from orrery.agent.loop import PendingApproval, RunResult
+from orrery.errors import ConfigError, ModelError
 from orrery.events import (
+    ApprovalDecision,
+    ApprovalRequired,
     Clarification,
     ErrorEvent,
     Event,
@@ -34,14 +37,16 @@ from orrery.events import (
     TodoUpdate,
     ToolCallEvent,
     ToolResultEvent,
+    env_hooks,
 )
 from orrery.llm.base import Model
 from orrery.messages import Message, ToolCall, Usage
 from orrery.sessions import Session, SessionConflict, SessionStore, open_store
-from orrery.tools.core import RunContext, Tool, Toolset
+from orrery.tools.core import CallLedger, RunContext, Tool, ToolResult, Toolset
 
 Intent = Literal["new_request", "modification", "exact_answer", "continue", "abandon"]
-TodoStatus = Literal["pending", "done", "paused", "failed"]
+TodoStatus = Literal["pending", "done", "paused", "failed", "denied"]
+EntryStatus = Literal["done", "clarification", "failed", "denied"]
 
 SYSTEM = "You plan and run data requests step by step with the tools given, and report results plainly."
 
@@ -81,7 +86,7 @@ class MemoryEntry:
     turn: int
     todo_key: str
     tool: str
-    status: Literal["done", "clarification", "failed"]
+    status: EntryStatus
     user_input: str
     output: str  # the result, the question asked, or the error
 
@@ -95,6 +100,7 @@ class PlanState:
     question: str | None = None       # the clarification the user has not answered yet
     summary: str | None = None        # set when the plan is finished
     turn: int = 0
+    approval: dict[str, Any] | None = None  # the TODO's call waiting for a person: {id, answer, call}
 
     @property
     def active(self) -> bool:
@@ -128,47 +134,180 @@ class _PlanReply(pydantic.BaseModel):
     todos: list[_TodoSpec]
 
 
+# -- hooks ---------------------------------------------------------------------------------------------
+@dataclass
+class Plan:
+    """What a `plan` hook returns: the rewritten request and its TODOs, or `declined` (the text the turn ends
+    with, status "declined": the data or the question cannot be answered)."""
+
+    request: str
+    todos: list[Todo] = field(default_factory=list)
+    declined: str | None = None
+
+
+@dataclass
+class PlanTurn:
+    """One user turn as the hooks see it: the agent (its `state`, `model`, `tools`, `context()`), the message,
+    the intent understood and the turn's usage (pass it to model calls)."""
+
+    agent: PlanAgent
+    user_input: str
+    intent: Intent | None
+    usage: Usage = field(default_factory=Usage)
+    steps: int = 0
+
+    @property
+    def state(self) -> PlanState:
+        return self.agent.state
+
+
+class SessionPart(Protocol):
+    """An app's own state, saved under `key` in the planner's session, in the same versioned save as the plan."""
+
+    key: str
+
+    def dump(self) -> dict[str, Any]: ...
+
+    def load(self, data: dict[str, Any]) -> None: ...
+
+
+PlanHook = Callable[[PlanTurn], Generator[Event, None, Plan]]
+SummarizeHook = Callable[[PlanTurn], Generator[Event, None, str]]
+RememberHook = Callable[[PlanTurn, Todo, MemoryEntry], None]
+DeclineHook = Callable[[PlanTurn, Todo, ToolResult], "str | None"]
+
+
+def model_plan(turn: PlanTurn) -> Generator[Event, None, Plan]:
+    """The default `plan` hook: the model rewrites the request and picks one tool per TODO."""
+    agent = turn.agent
+    names = list(agent.tools.tools)
+    todo = {"type": "object", "required": ["key", "description", "tool", "arguments"],
+            "properties": {"key": {"type": "string"}, "description": {"type": "string"},
+                           "tool": {"enum": names}, "arguments": {"type": "object"}}}
+    schema = {"type": "object", "required": ["request", "todos"],
+              "properties": {"request": {"type": "string"}, "todos": {"type": "array", "items": todo}}}
+    catalog = "\n".join(f"- {t.name}: {t.description} Arguments: {json.dumps(t.parameters.get('properties', {}))}"
+                        for t in agent.tools.tools.values())
+    what = "Change the current request as the user asks" if turn.intent == "modification" else "New request"
+    messages = [Message("system", f"{agent.system_prompt}\n\n{PLAN_PROMPT}{catalog or '(none)'}"),
+                Message("user", f"{agent.context()}\n\n{what}: {turn.user_input}")]
+    reply = yield from ask_json(agent.model, messages, schema, _PlanReply, usage=turn.usage,
+                                max_tokens=agent.max_tokens_per_call)
+    todos, seen = [], set()
+    for i, t in enumerate(reply.todos):
+        key = t.key if t.key not in seen else f"{t.key}_{i + 1}"
+        seen.add(key)
+        todos.append(Todo(key, t.description, t.tool, t.arguments))
+    return Plan(reply.request, todos)
+
+
+def model_summary(turn: PlanTurn) -> Generator[Event, None, str]:
+    """The default `summarize` hook: the model reports the TODOs' results, streamed as tokens."""
+    agent, st = turn.agent, turn.state
+    results = "\n".join(f"- {t.key} ({t.description}): {t.result}" for t in st.todos)
+    messages = [Message("system", f"{agent.system_prompt}\n\n{SUMMARY_PROMPT}"),
+                Message("user", f"Request: {st.request}\nResults:\n{results or '(no steps were needed)'}")]
+    return (yield from synthesize(agent.model, messages, usage=turn.usage, max_tokens=agent.max_tokens_per_call))
+
+
 # -- the agent -----------------------------------------------------------------------------------------
 class PlanAgent(EventSource):
     """`PlanAgent(model, tools, store, session_id)`: `stream(text)` yields one user turn's events,
     `run(text)` consumes them into a PlanResult.
 
+    Hooks (each optional): `plan(turn) -> Plan` makes the TODO list (default: the model's, `model_plan`);
+    `summarize(turn) -> str` the final answer (default: the model's report, `model_summary`); `remember(turn,
+    todo, entry)` adds an app's memory to each TODO's entry, before the save; `decline(turn, todo, result) ->
+    str | None` ends the turn "declined" with that text when a TODO's result means the data cannot answer;
+    `keep` the apps' `SessionPart`s saved with the plan; `name` the RunStart's agent (what traces show).
+    `plan` and `summarize` are generators of events returning their value (`yield from ask_json(...)`).
+
     Tools read the run through `ctx.options`: `clarification` (the user's answer when the TODO is
     rerun after a question, else None), `request` (the rewritten request), `todo` (its key) and
-    `results` ({key: output} of the TODOs done so far)."""
+    `results` ({key: output} of the TODOs done so far). A TODO whose tool needs approval pauses the turn
+    ("paused", `result.approvals`, the call kept in the session) until `resume(approvals)`."""
 
     def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]],
                  store: str | Path | SessionStore | None, session_id: str, *, on_event: Iterable[Emit] = (),
-                 system_prompt: str = SYSTEM, memory_window: int = 10, max_tokens_per_call: int | None = None):
+                 system_prompt: str = SYSTEM, memory_window: int = 10, max_tokens_per_call: int | None = None,
+                 plan: PlanHook = model_plan, summarize: SummarizeHook = model_summary,
+                 remember: RememberHook | None = None, decline: DeclineHook | None = None,
+                 keep: Iterable[SessionPart] = (), name: str = "planner"):
         self.model = model
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
         self.store = open_store(store)
-        self.session = self.store.load(session_id) or Session(session_id, agent="planner")
-        self.state = _plan_state(self.session.data.get("plan"))
+        self.ledger = CallLedger(self.store)  # done-markers of approved calls, durable in the session store
         self.handlers: list[Emit] = list(on_event)
         self.system_prompt = system_prompt
         self.memory_window = memory_window
         self.max_tokens_per_call = max_tokens_per_call
+        self.plan_hook, self.summarize_hook = plan, summarize
+        self.remember_hook, self.decline_hook = remember, decline
+        self.parts = list(keep)
+        self.name = name
+        self.session = Session(session_id, agent=name)
+        self.state = PlanState()
+        self.reload()
 
     def stream(self, user_input: str) -> Iterator[Event]:
-        """One user message: classify, maybe (re)plan, run TODOs until done, a question or an error; the tools'
-        providers (MCP servers) are open meanwhile."""
+        """One user message: classify, maybe (re)plan, run TODOs until done, a question, an approval or an error;
+        the tools' providers (MCP servers) are open meanwhile."""
         with self.tools.holding():
-            yield from self._turn(user_input)
+            yield from self._turn(user_input, None)
 
-    def _turn(self, user_input: str) -> Iterator[Event]:
+    def resume_stream(self, approvals: dict[str, bool | dict[str, Any]]) -> Iterator[Event]:
+        """Continue a turn paused for an approval: `{call_id: True (run it) | False (deny) | {edited arguments}}`.
+        The approved call runs at most once (its result is kept under its call id in `ledger` before the turn
+        goes on), then the TODOs after it; a denial is the TODO's observation (it ends `denied`, the TODOs after
+        it do not run) and the turn is summarized from what ran."""
+        pending = self.state.approval
+        if pending is None:
+            raise ConfigError("no tool call is waiting for approval; run the agent (or open the session that "
+                              "paused) first")
+        if set(approvals) != {pending["call"]["id"]}:
+            raise ConfigError(f"approvals must decide exactly the pending call {pending['call']['id']}")
+        decision = approvals[pending["call"]["id"]]
+        if not isinstance(decision, bool | dict):
+            raise ConfigError("approval: give True, False or a dict of edited arguments")
+        words = f"{'Denied' if decision is False else 'Approved'} {pending['call']['tool']}"  # the turn's message
+        with self.tools.holding():
+            yield from self._turn(words, decision)
+
+    def resume(self, approvals: dict[str, bool | dict[str, Any]]) -> PlanResult:
+        env_hooks()
+        return consume(self.resume_stream(approvals), self.emit)
+
+    def snapshot(self) -> dict[str, Any]:
+        """Where the conversation stands: its session (id, version); the session itself holds the plan, a pending
+        question or approval, and the apps' parts. What a server keeps to `restore` a paused turn."""
+        return {"session": self.session.id, "version": self.session.version}
+
+    def restore(self, data: dict[str, Any]) -> None:
+        """Continue the conversation of `snapshot()`: the session as stored now (a later save wins)."""
+        if data.get("session") != self.session.id:
+            raise ConfigError(f"the snapshot is of session {data.get('session')!r}; this planner keeps "
+                              f"{self.session.id!r}: open the planner on that session")
+        self.reload()
+
+    @property
+    def pending_approvals(self) -> list[PendingApproval]:
+        a = self.state.approval
+        return [PendingApproval(a["call"]["id"], a["call"]["tool"], a["call"]["arguments"])] if a else []
+
+    def _turn(self, user_input: str, decision: bool | dict[str, Any] | None) -> Iterator[Event]:
         start = time.monotonic()
-        usage = Usage()
         self.state.turn += 1
-        self._steps = 0
-        yield RunStart(user_input, list(self.tools.tools), agent="planner")
-        intent: Intent | None = None
+        turn = PlanTurn(self, user_input, None)
+        yield RunStart(user_input, list(self.tools.tools), agent=self.name)
         try:
-            intent = yield from self.classify(user_input, usage)
-            result = yield from self._handle(intent, user_input, usage)
+            if decision is not None:
+                result = yield from self._decided(turn, decision)
+            else:
+                turn.intent = yield from self.classify(user_input, turn.usage)
+                result = yield from self._handle(turn)
         except (ModelError, SessionConflict) as exc:  # the saved state is the last consistent one: go back to it
             self.reload()
-            result = self._result("error", str(exc), intent, usage)
+            result = self._result("error", str(exc), turn)
             result.errors.append(str(exc))
             yield ErrorEvent(str(exc))
         result.duration = time.monotonic() - start
@@ -176,8 +315,15 @@ class PlanAgent(EventSource):
 
     def reload(self) -> None:
         """Take the session as stored now (after an error, or to see another writer's changes)."""
-        self.session = self.store.load(self.session.id) or Session(self.session.id, agent="planner")
+        self.session = self.store.load(self.session.id) or Session(self.session.id, agent=self.name)
         self.state = _plan_state(self.session.data.get("plan"))
+        for part in self.parts:
+            part.load(self.session.data.get(part.key) or {})
+
+    def save(self) -> None:
+        """The plan and the apps' parts in one versioned save (a stale writer gets a SessionConflict)."""
+        data = {"plan": asdict(self.state), **{p.key: p.dump() for p in self.parts}}
+        self.session = self.store.save(replace(self.session, data=data))
 
     # -- steps ---------------------------------------------------------------------------------------
     def classify(self, user_input: str, usage: Usage) -> Generator[Event, None, Intent]:
@@ -191,7 +337,7 @@ class PlanAgent(EventSource):
         prompt = ("Classify the user's new message. Reply with JSON {\"intent\": ...}, one of:\n"
                   + "\n".join(f"- {i}: {INTENTS[i]}" for i in allowed))
         messages = [Message("system", f"{self.system_prompt}\n\n{prompt}"),
-                    Message("user", f"{self._context()}\n\nNew message: {user_input}")]
+                    Message("user", f"{self.context()}\n\nNew message: {user_input}")]
         schema = {"type": "object", "required": ["intent"], "properties": {"intent": {"enum": allowed}}}
         reply = yield from ask_json(self.model, messages, schema, _IntentReply, usage=usage,
                                     max_tokens=self.max_tokens_per_call)
@@ -200,104 +346,157 @@ class PlanAgent(EventSource):
         yield IntentClassified(reply.intent, allowed)
         return reply.intent
 
-    def plan(self, user_input: str, intent: Intent, usage: Usage) -> Iterator[Event]:
-        """Rewrite the request and replace the plan (keeping the memory)."""
-        names = list(self.tools.tools)
-        todo = {"type": "object", "required": ["key", "description", "tool", "arguments"],
-                "properties": {"key": {"type": "string"}, "description": {"type": "string"},
-                               "tool": {"enum": names}, "arguments": {"type": "object"}}}
-        schema = {"type": "object", "required": ["request", "todos"],
-                  "properties": {"request": {"type": "string"}, "todos": {"type": "array", "items": todo}}}
-        catalog = "\n".join(f"- {t.name}: {t.description} Arguments: {json.dumps(t.parameters.get('properties', {}))}"
-                            for t in self.tools.tools.values())
-        what = "Change the current request as the user asks" if intent == "modification" else "New request"
-        messages = [Message("system", f"{self.system_prompt}\n\n{PLAN_PROMPT}{catalog or '(none)'}"),
-                    Message("user", f"{self._context()}\n\n{what}: {user_input}")]
-        reply = yield from ask_json(self.model, messages, schema, _PlanReply, usage=usage,
-                                    max_tokens=self.max_tokens_per_call)
-        todos, seen = [], set()
-        for i, t in enumerate(reply.todos):
-            key = t.key if t.key not in seen else f"{t.key}_{i + 1}"
-            seen.add(key)
-            todos.append(Todo(key, t.description, t.tool, t.arguments))
-        self.state = PlanState(reply.request, todos, memory=self.state.memory, turn=self.state.turn)
-        self._save()
-        yield Planned(reply.request, [asdict(t) for t in todos])
-        yield self._plan_event()
-
-    def _handle(self, intent: Intent, user_input: str, usage: Usage) -> Generator[Event, None, PlanResult]:
-        if intent == "abandon":
+    def _handle(self, turn: PlanTurn) -> Generator[Event, None, PlanResult]:
+        if turn.intent == "abandon":
             self.state = PlanState(memory=self.state.memory, turn=self.state.turn)
-            self._save()
-            yield self._plan_event()
-            return self._result("cancelled", "Dropped the plan. What would you like to do instead?", intent, usage)
-        if intent in ("new_request", "modification"):
-            yield from self.plan(user_input, intent, usage)
-        return (yield from self._execute(user_input, user_input if intent == "exact_answer" else None, intent, usage))
+            self.save()
+            yield self.plan_event()
+            return self._result("cancelled", "Dropped the plan. What would you like to do instead?", turn)
+        if turn.intent in ("new_request", "modification"):
+            plan = yield from self.plan_hook(turn)
+            self.state = PlanState(plan.request, [] if plan.declined else plan.todos, memory=self.state.memory,
+                                   turn=self.state.turn)
+            self.save()
+            yield Planned(plan.request, [asdict(t) for t in self.state.todos])
+            yield self.plan_event()
+            if plan.declined is not None:
+                return self._declined(plan.declined, turn)
+        answer = turn.user_input if turn.intent == "exact_answer" else None
+        return (yield from self._execute(turn, answer))
 
-    def _execute(self, user_input: str, answer: str | None, intent: Intent,
-                 usage: Usage) -> Generator[Event, None, PlanResult]:
+    def _execute(self, turn: PlanTurn, answer: str | None) -> Generator[Event, None, PlanResult]:
         """Run TODOs from the pointer on; `answer` goes to the first one (the one that asked)."""
         st = self.state
         st.question = None
         while st.pointer < len(st.todos):
             todo = st.todos[st.pointer]
-            done = [t for t in st.todos if t.status == "done"]
-            ctx = RunContext(options={"clarification": answer, "request": st.request, "todo": todo.key,
-                                      "results": {t.key: t.result for t in done}},
-                             succeeded=[t.tool for t in done])
-            answer = None
+            ctx = self._todo_context(todo, answer)
             call = ToolCall(f"{todo.key}-{st.turn}", todo.tool, dict(todo.arguments))
-            self._steps += 1
-            yield StepStart(self._steps)
+            turn.steps += 1
+            yield StepStart(turn.steps)
             yield ToolCallEvent(call)
+            if self.tools.asks and self.tools.held([call], ctx):
+                yield StepEnd(turn.steps)
+                return (yield from self._ask_approval(turn, todo, call, answer))
+            answer = None
             [r] = self.tools.run([call], ctx)
             yield ToolResultEvent(call, r.ok, r.content, r.duration, r.cached)
-            yield StepEnd(self._steps)
-            if r.clarification is not None:
-                todo.status, st.question = "paused", r.clarification
-                yield from self._remember(todo, "clarification", user_input, r.clarification)
-                yield Clarification(r.clarification)
-                return self._result("paused", r.clarification, intent, usage)
-            if not r.ok:
-                todo.status, todo.error = "failed", r.error
-                yield from self._remember(todo, "failed", user_input, r.error or r.content)
-                message = (f"Step {todo.key!r} ({todo.tool}) failed: {r.error}. Say 'continue' to retry it, "
-                           "change the request, or abandon it.")
-                yield ErrorEvent(message)
-                return self._result("error", message, intent, usage)
-            todo.status, todo.result, todo.error = "done", r.content, None
-            st.pointer += 1
-            yield from self._remember(todo, "done", user_input, r.content)
-        results = "\n".join(f"- {t.key} ({t.description}): {t.result}" for t in st.todos)
-        messages = [Message("system", f"{self.system_prompt}\n\n{SUMMARY_PROMPT}"),
-                    Message("user", f"Request: {st.request}\nResults:\n{results or '(no steps were needed)'}")]
-        self._steps += 1
-        yield StepStart(self._steps)
-        st.summary = yield from synthesize(self.model, messages, usage=usage, max_tokens=self.max_tokens_per_call)
-        yield StepEnd(self._steps)
-        self._save()
-        return self._result("completed", st.summary, intent, usage)
+            yield StepEnd(turn.steps)
+            ended = yield from self._observe(turn, todo, r)
+            if ended is not None:
+                return ended
+        return (yield from self._summarize(turn))
+
+    def _observe(self, turn: PlanTurn, todo: Todo, r: ToolResult) -> Generator[Event, None, PlanResult | None]:
+        """The TODO's new status from its tool's result; a result that ends the turn, or None to go on."""
+        st = self.state
+        if r.clarification is not None:
+            todo.status, st.question = "paused", r.clarification
+            yield from self._remember(turn, todo, "clarification", r.clarification)
+            yield Clarification(r.clarification)
+            return self._result("paused", r.clarification, turn)
+        if not r.ok:
+            todo.status, todo.error = "failed", r.error
+            yield from self._remember(turn, todo, "failed", r.error or r.content)
+            if self.decline_hook is not None and (text := self.decline_hook(turn, todo, r)) is not None:
+                return self._declined(text, turn)
+            message = (f"Step {todo.key!r} ({todo.tool}) failed: {r.error}. Say 'continue' to retry it, "
+                       "change the request, or abandon it.")
+            yield ErrorEvent(message)
+            return self._result("error", message, turn)
+        todo.status, todo.result, todo.error = "done", r.content, None
+        st.pointer += 1
+        yield from self._remember(turn, todo, "done", r.content)
+        return None
+
+    def _summarize(self, turn: PlanTurn) -> Generator[Event, None, PlanResult]:
+        turn.steps += 1
+        yield StepStart(turn.steps)
+        self.state.summary = yield from self.summarize_hook(turn)
+        yield StepEnd(turn.steps)
+        self.save()
+        return self._result("completed", self.state.summary, turn)
+
+    # -- approvals ------------------------------------------------------------------------------------
+    def _ask_approval(self, turn: PlanTurn, todo: Todo, call: ToolCall,
+                      answer: str | None) -> Generator[Event, None, PlanResult]:
+        """Pause the turn on `call`: the approval is saved with the plan before the turn ends."""
+        todo.status = "paused"
+        self.state.approval = {"id": uuid.uuid4().hex, "answer": answer,
+                               "call": {"id": call.id, "tool": call.name, "arguments": call.arguments}}
+        self.save()
+        yield self.plan_event()
+        pending = self.pending_approvals
+        yield ApprovalRequired([asdict(a) for a in pending])
+        result = self._result("paused", "Waiting for approval: " + ", ".join(
+            f"{a.tool}({json.dumps(a.arguments, default=str)})" for a in pending), turn)
+        result.approvals = pending
+        return result
+
+    def _decided(self, turn: PlanTurn, decision: bool | dict[str, Any]) -> Generator[Event, None, PlanResult]:
+        """Apply a person's decision on the paused TODO, then go on with the plan."""
+        st = self.state
+        pending = st.approval
+        assert pending is not None
+        todo = st.todos[st.pointer]
+        call = ToolCall(pending["call"]["id"], pending["call"]["tool"],
+                        decision if isinstance(decision, dict) else pending["call"]["arguments"])
+        turn.steps += 1
+        yield StepStart(turn.steps)
+        yield ApprovalDecision(call.id, call.name, decision is not False, call.arguments)
+        key = f"{pending['id']}-{call.id}"
+        if (done := self.ledger.get(key)) is not None:  # ran before this resume (a retry, a crash): never twice
+            r = ToolResult(call, done["ok"], done["content"], error=done.get("error"), cached=True)
+        elif decision is False:
+            msg = f"the user denied the call to {call.name!r}"
+            r = ToolResult(call, False, f"Denied: {msg}", error=msg)
+        else:
+            [r] = self.tools.run([call], self._todo_context(todo, pending["answer"]), approved=True)
+            self.ledger.put(key, {"ok": r.ok, "content": r.content, "error": r.error})
+        yield ToolResultEvent(call, r.ok, r.content, r.duration, r.cached)
+        yield StepEnd(turn.steps)
+        st.approval = None
+        if decision is False:
+            todo.status, todo.result, todo.error = "denied", r.content, r.error
+            yield from self._remember(turn, todo, "denied", r.content)
+            return (yield from self._summarize(turn))
+        ended = yield from self._observe(turn, todo, r)
+        return ended if ended is not None else (yield from self._execute(turn, None))
 
     # -- helpers -------------------------------------------------------------------------------------
-    def _remember(self, todo: Todo, status: Literal["done", "clarification", "failed"], user_input: str,
-                  output: str) -> Iterator[Event]:
-        """One memory entry, saved in the same transaction as the TODO's new status and the pointer."""
-        self.state.memory.append(MemoryEntry(self.state.turn, todo.key, todo.tool, status, user_input, output))
-        self._save()
-        yield TodoUpdate(todo.key, todo.status)
-        yield self._plan_event()
+    def _todo_context(self, todo: Todo, answer: str | None) -> RunContext:
+        done = [t for t in self.state.todos if t.status == "done"]
+        return RunContext(options={"clarification": answer, "request": self.state.request, "todo": todo.key,
+                                   "results": {t.key: t.result for t in done}},
+                          succeeded=[t.tool for t in done])
 
-    def _plan_event(self) -> StateChanged:
+    def _remember(self, turn: PlanTurn, todo: Todo, status: EntryStatus, output: str) -> Iterator[Event]:
+        """One memory entry (and the app's, by the `remember` hook), saved in the same transaction as the TODO's
+        new status and the pointer."""
+        entry = MemoryEntry(self.state.turn, todo.key, todo.tool, status, turn.user_input, output)
+        self.state.memory.append(entry)
+        if self.remember_hook is not None:
+            self.remember_hook(turn, todo, entry)
+        self.save()
+        yield TodoUpdate(todo.key, todo.status)
+        yield self.plan_event()
+
+    def _declined(self, text: str, turn: PlanTurn) -> PlanResult:
+        """The turn ends "declined": the plan is dropped (nothing is left to continue), the memory kept."""
+        result = self._result("declined", text, turn)
+        self.state = PlanState(memory=self.state.memory, turn=self.state.turn)
+        self.save()
+        return result
+
+    def plan_event(self) -> StateChanged:
+        """The plan as the UI shows it (request, pointer, question, the TODOs' statuses)."""
         st = self.state
         return StateChanged("plan", {"request": st.request, "pointer": st.pointer, "question": st.question,
                                      "todos": [{"key": t.key, "description": t.description, "tool": t.tool,
                                                 "status": t.status} for t in st.todos]})
 
-    def _save(self) -> None:
-        self.session = self.store.save(replace(self.session, data={"plan": asdict(self.state)}))
-
-    def _context(self) -> str:
+    def context(self) -> str:
+        """What the model is told of the conversation: recent memory, the active plan, a pending question."""
         st = self.state
         lines = [f"- turn {m.turn}, {m.todo_key} ({m.tool}): {m.status}: {m.output[:300]}"
                  for m in st.memory[-self.memory_window:]]
@@ -310,9 +509,9 @@ class PlanAgent(EventSource):
             parts.append(f"Pending question to the user: {st.question}")
         return "\n\n".join(parts) or "No plan yet."
 
-    def _result(self, status: Status, output: str, intent: Intent | None, usage: Usage) -> PlanResult:
+    def _result(self, status: Status, output: str, turn: PlanTurn) -> PlanResult:
         todos = [Todo(**asdict(t)) for t in self.state.todos]
-        return PlanResult(status, output, steps=self._steps, usage=usage, intent=intent,
+        return PlanResult(status, output, steps=turn.steps, usage=turn.usage, intent=turn.intent,
                           question=self.state.question if status == "paused" else None, todos=todos)
 
 
@@ -320,4 +519,5 @@ def _plan_state(data: dict[str, Any] | None) -> PlanState:
     if not data:
         return PlanState()
     return PlanState(data["request"], [Todo(**t) for t in data["todos"]], data["pointer"],
-                     [MemoryEntry(**m) for m in data["memory"]], data["question"], data["summary"], data["turn"])
+                     [MemoryEntry(**m) for m in data["memory"]], data["question"], data["summary"], data["turn"],
+                     data.get("approval"))

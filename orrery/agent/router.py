@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 import pydantic
 
-from orrery.agent.calls import Emit, EventSource, ask_json, synthesize
+from orrery.agent.calls import Emit, EventSource, ask_json, consume, synthesize
 from orrery.agent.loop import DEFAULT_SYSTEM, Agent, AgentConfig, RunResult, StopRun, jsonable
-from orrery.errors import ModelError
+from orrery.errors import ConfigError, ModelError
 from orrery.events import (
+    ApprovalRequired,
     Clarification,
     Classified,
     ErrorEvent,
@@ -34,12 +35,14 @@ from orrery.events import (
     RunStart,
     StepEnd,
     StepStart,
+    Token,
     ToolCallEvent,
     ToolResultEvent,
+    env_hooks,
 )
 from orrery.llm.base import Model
 from orrery.messages import Message, ToolCall, Usage
-from orrery.tools.core import RunContext, Tool, ToolResult, Toolset
+from orrery.tools.core import CallLedger, RunContext, Tool, ToolResult, Toolset
 
 Complexity = Literal["SIMPLE", "MEDIUM", "COMPLEX"]
 Strategy = Literal["DIRECT", "ITERATIVE", "PARALLEL"]
@@ -107,50 +110,129 @@ class RouterResult(RunResult):
     route: Route | None = None
 
 
+@dataclass(eq=False)
+class RouterRun:
+    """One routed run as the hooks see it: the query, the options the tools get (`ctx.options`), the result
+    being built, the system prompt for the execution (None: the config's), who chose the route (`source`,
+    what the Routed event says), and `answered` once a hook gave the answer itself (`answer(text)`)."""
+
+    agent: RouterAgent
+    query: str
+    options: dict[str, Any]
+    result: RouterResult
+    system_prompt: str | None = None
+    source: str = "model"
+    answered: bool = False
+    loop: Agent | None = None  # the loop that paused for an approval (what `resume` continues)
+
+    def answer(self, text: str) -> None:
+        """End the run with `text` (streamed as a token) instead of the phases still to come."""
+        self.result.output, self.answered = text, True
+
+
+ClassifyHook = Callable[[RouterRun], Generator[Event, None, Classification]]
+RouteHook = Callable[[RouterRun, Classification], Generator[Event, None, Route]]
+ExecuteHook = Callable[[RouterRun, Classification, Route], Iterator[Event]]
+CheckHook = Callable[[RouterRun, Classification], Iterator[Event]]
+
+
 class RouterAgent(EventSource):
-    """`RouterAgent(model, tools)`: `stream(query)` yields the events of classify, route, execute;
-    `run(query)` consumes them into a RouterResult."""
+    """`RouterAgent(model, tools)`: `stream(query)` yields the events of classify, route, execute (and check);
+    `run(query)` consumes it into a RouterResult.
+
+    Each phase is a hook an app may replace, a generator of events returning its value: `classify(run)` (default
+    `classify_query`: the model's), `route(run, c)` (default `choose_route`: `decide`'s rules, else the model's;
+    the router gives the Routed event), `execute(run, c, route)` (default `execute`: fan-out rounds or a
+    strategy), `check(run, c)` (after the execution: none by default). A hook may end the run early with
+    `run.answer(text)`. A tool that needs approval pauses the run (`result.approvals`); `resume(approvals)`
+    goes on."""
 
     def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
                  config: RouterConfig | None = None, *, on_event: Iterable[Emit] = (),
-                 decide: Decide | None = None, fan_out: FanOut | None = None):
+                 decide: Decide | None = None, fan_out: FanOut | None = None, classify: ClassifyHook | None = None,
+                 route: RouteHook | None = None, execute: ExecuteHook | None = None, check: CheckHook | None = None,
+                 name: str = "router", result_type: type[RouterResult] = RouterResult, ledger: Any = None):
         self.model = model
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
         self.config = config or RouterConfig()
         self.handlers: list[Emit] = list(on_event)
         self.decide = decide
         self.fan_out = fan_out
-
-    kind = "router"  # RunStart.agent: what replay rebuilds
-    result_type: type[RouterResult] = RouterResult
+        self.classify_hook = classify or self.classify_query
+        self.route_hook = route or self.choose_route
+        self.execute_hook = execute or self.execute
+        self.check_hook = check
+        self.kind = name  # RunStart.agent: what replay rebuilds and traces name
+        self.result_type = result_type
+        self.ledger = CallLedger(ledger)  # done-markers of approved calls (durable with a session store)
+        self.paused: RouterRun | None = None  # the run waiting for approvals
 
     def stream(self, query: str, **options: Any) -> Iterator[Event]:
         """The run, with the tools' providers (MCP servers) open meanwhile."""
         with self.tools.holding():
-            yield from self._run(query, options)
+            run = RouterRun(self, query, dict(options), self.result_type("completed", ""))
+            yield from self._run(run, self._phases(run))
 
-    def _run(self, query: str, options: dict[str, Any]) -> Iterator[Event]:
+    def resume_stream(self, approvals: dict[str, bool | dict[str, Any]]) -> Iterator[Event]:
+        """Continue the run paused for approvals inside its execution: `{call_id: True | False | {edited
+        arguments}}`, one per pending call (the loop's `resume`: an approved call runs at most once)."""
+        run = self.paused
+        if run is None or run.loop is None:
+            raise ConfigError("no routed run is waiting for approval; run the router first")
+        events = run.loop.resume_stream(approvals, settings={"tool_choice": "auto"})  # the calls chosen are done
+        with self.tools.holding():
+            self.paused = None
+            # A new result for the resumed run (the paused one stays as it was given); the decisions made stay.
+            run.result = replace(run.result, status="completed", output="", steps=0, tool_calls=[], errors=[],
+                                 usage=Usage(), approvals=[])
+            yield from self._run(run, self._resumed(run, run.loop, events))
+
+    def resume(self, approvals: dict[str, bool | dict[str, Any]]) -> RouterResult:
+        env_hooks()
+        return consume(self.resume_stream(approvals), self.emit)
+
+    def _resumed(self, run: RouterRun, loop: Agent, events: Iterator[Event]) -> Iterator[Event]:
+        """The rest of a paused run: the loop goes on, then the `check` hook."""
+        yield from self._loop_run(run, loop, events)
+        if self.check_hook is not None and run.result.classification is not None:
+            yield from self.check_hook(run, run.result.classification)
+
+    def _run(self, run: RouterRun, phases: Iterator[Event]) -> Iterator[Event]:
         start = time.monotonic()
-        result = self.result_type("completed", "")
-        yield RunStart(query, list(self.tools.tools), agent=self.kind, options=jsonable(options))
+        result = run.result
+        yield RunStart(run.query, list(self.tools.tools), agent=self.kind, options=jsonable(run.options))
         try:
-            yield from self._phases(query, result, options)
+            yield from phases
         except ModelError as exc:
             result.status, result.output = "error", str(exc)
             result.errors.append(str(exc))
             yield ErrorEvent(str(exc))
+        if result.status == "paused" and result.approvals:
+            self.paused = run
         result.duration = time.monotonic() - start
         yield Final(result.status, result.output, result)
 
-    def _phases(self, query: str, result: RouterResult, options: dict[str, Any]) -> Iterator[Event]:
-        """Classify and route (step 1), then execute; a subclass reshapes the run here."""
+    def _phases(self, run: RouterRun) -> Iterator[Event]:
+        """Classify and route (step 1), then execute and check; a hook's `run.answer` ends the run early."""
+        result = run.result
         yield StepStart(1)
-        result.classification = yield from self.classify(query, result.usage)
-        result.route = yield from self.route(query, result.classification, result)
+        c = result.classification = yield from self.classify_hook(run)
+        if not run.answered:
+            r = result.route = yield from self.route_hook(run, c)
+            yield Routed(r.selected_tools, r.complexity, r.strategy, r.max_turns, r.dropped, source=run.source)
         yield StepEnd(1)
-        yield from self._execute(query, result.classification, result.route, result, options)
+        if run.answered:
+            yield Token(result.output)
+            return
+        yield from self.execute_hook(run, c, r)
+        if self.check_hook is not None:
+            yield from self.check_hook(run, c)
 
     # -- phase 1 ----------------------------------------------------------------------------------
+    def classify_query(self, run: RouterRun) -> Generator[Event, None, Classification]:
+        """The default `classify` hook: the model's classification."""
+        return self.classify(run.query, run.result.usage)
+
     def classify(self, query: str, usage: Usage) -> Generator[Event, None, Classification]:
         cfg = self.config
         words = {"type": "string"} if cfg.query_types is None else {"enum": cfg.query_types}
@@ -165,13 +247,13 @@ class RouterAgent(EventSource):
         return c
 
     # -- phase 2 ----------------------------------------------------------------------------------
-    def route(self, query: str, c: Classification, result: RouterResult) -> Generator[Event, None, Route]:
-        decided = self.decide(query, c) if self.decide else None
+    def choose_route(self, run: RouterRun, c: Classification) -> Generator[Event, None, Route]:
+        """The default `route` hook: `decide`'s route from rules (`run.source = "rules"`, no model call), else
+        the model's; either with unknown tools dropped and max_turns bounded (`known`)."""
+        decided = self.decide(run.query, c) if self.decide else None
         if decided is not None:
-            decided = self._known(decided, result)
-            yield Routed(decided.selected_tools, decided.complexity, decided.strategy, decided.max_turns,
-                         decided.dropped, source="rules")
-            return decided
+            run.source = "rules"
+            return self.known(decided, run.result)
         cfg = self.config
         names = list(self.tools.tools)
         schema = {"type": "object", "required": ["selected_tools", "complexity", "strategy", "max_turns"],
@@ -181,14 +263,12 @@ class RouterAgent(EventSource):
                                  "max_turns": {"type": "integer", "minimum": 1, "maximum": cfg.max_turns}}}
         catalog = "\n".join(f"- {t.name}: {t.description}" for t in self.tools.tools.values())
         messages = [Message("system", ROUTE_PROMPT + (catalog or "(none)")),
-                    Message("user", f"Query: {query}\nClassification: {c.model_dump_json()}")]
-        r = yield from ask_json(self.model, messages, schema, Route, usage=result.usage,
+                    Message("user", f"Query: {run.query}\nClassification: {c.model_dump_json()}")]
+        r = yield from ask_json(self.model, messages, schema, Route, usage=run.result.usage,
                                 max_tokens=cfg.max_tokens_per_call)
-        r = self._known(r, result)
-        yield Routed(r.selected_tools, r.complexity, r.strategy, r.max_turns, r.dropped)
-        return r
+        return self.known(r, run.result)
 
-    def _known(self, r: Route, result: RouterResult) -> Route:
+    def known(self, r: Route, result: RouterResult) -> Route:
         """`r` with the names that are not tools dropped (and noted) and max_turns bounded."""
         r = r.model_copy()
         r.dropped = [n for n in r.selected_tools if n not in self.tools]
@@ -199,88 +279,109 @@ class RouterAgent(EventSource):
         return r
 
     # -- phase 3 ----------------------------------------------------------------------------------
-    def _execute(self, query: str, c: Classification, route: Route, result: RouterResult,
-                 options: dict[str, Any], system_prompt: str | None = None) -> Iterator[Event]:
-        """`system_prompt` replaces the config's for this run (e.g. a skill chosen from the classification)."""
-        cfg = self.config
-        system = f"{system_prompt or cfg.system_prompt}\n\nQuery analysis: {c.model_dump_json()}"
+    def execute(self, run: RouterRun, c: Classification, route: Route) -> Iterator[Event]:
+        """The default `execute` hook: the `fan_out` hook's rounds, else the route's strategy; `run.system_prompt`
+        replaces the config's for this run (e.g. a skill chosen from the classification)."""
+        result = run.result
+        system = f"{run.system_prompt or self.config.system_prompt}\n\nQuery analysis: {c.model_dump_json()}"
         if route.selected_tools and self.fan_out is not None:
-            done = yield from self._fan_out_rounds(query, c, route, result, options)
+            done = yield from self._fan_out_rounds(run, c, route)
             if done is not None:
                 if not any(r.clarification for r in done):
-                    result.output = yield from self.synthesize(query, system, done, result, 2 + result.steps)
+                    result.output = yield from self.synthesize(run.query, system, done, result, 2 + result.steps)
                 return
         if not route.selected_tools:
-            messages = [Message("system", system), Message("user", query)]
-            yield StepStart(2)
-            result.output = yield from synthesize(self.model, messages, usage=result.usage,
-                                                  max_tokens=cfg.max_tokens_per_call)
-            yield StepEnd(2)
-            return
-        if route.strategy == "ITERATIVE":
-            agent = self._agent(route, system, max_rounds=route.max_turns)
-            run = None
-            for e in agent.stream(query, **options):  # its steps follow ours; its RunStart/Final are ours to give
-                if isinstance(e, StepStart | StepEnd):
-                    yield replace(e, step=e.step + 1)
-                elif isinstance(e, Final):
-                    run = e.result
-                elif not isinstance(e, RunStart):
-                    yield e
-            self._absorb(run, result)
-            if run.status == "max_rounds":  # force a final response once the turns are spent
-                result.status = "completed"
-                result.output = yield from self._finish(agent, query, result, run.steps + 2)
-            return
-        # DIRECT / PARALLEL: one round, every call at once (Toolset.run runs them in parallel)
-        agent = self._agent(route, system, max_rounds=1, tool_choice="required")
-        run = agent.begin(query, **options)
+            yield from self._no_tools(run, system)
+        elif route.strategy == "ITERATIVE":
+            loop = self._agent(route, system, max_rounds=route.max_turns)
+            yield from self._loop_run(run, loop, loop.stream(run.query, **run.options))
+        else:
+            yield from self._one_round(run, route, system)
+
+    def _no_tools(self, run: RouterRun, system: str) -> Iterator[Event]:
+        messages = [Message("system", system), Message("user", run.query)]
+        yield StepStart(2)
+        run.result.output = yield from synthesize(self.model, messages, usage=run.result.usage,
+                                                  max_tokens=self.config.max_tokens_per_call)
+        yield StepEnd(2)
+
+    def _loop_run(self, run: RouterRun, loop: Agent, events: Iterator[Event]) -> Iterator[Event]:
+        """The loop's run (ITERATIVE, or a resumed one) inside ours: its steps follow ours, its RunStart/Final are
+        ours to give; out of turns, one synthesis answers; paused for approvals, the loop is kept for `resume`."""
+        result, offset, inner = run.result, 1 + run.result.steps, None
+        for e in events:
+            if isinstance(e, StepStart | StepEnd):
+                yield replace(e, step=e.step + offset)
+            elif isinstance(e, Final):
+                inner = e.result
+            elif not isinstance(e, RunStart):
+                yield e
+        self._absorb(inner, result)
+        result.approvals, run.loop = inner.approvals, loop
+        if inner.status == "max_rounds":  # force a final response once the turns are spent
+            result.status = "completed"
+            result.output = yield from self._finish(loop, run.query, result, result.steps + 2)
+
+    def _one_round(self, run: RouterRun, route: Route, system: str) -> Iterator[Event]:
+        """DIRECT / PARALLEL: one round, every call at once (Toolset.run runs them in parallel)."""
+        result = run.result
+        loop = self._agent(route, system, max_rounds=1, tool_choice="required")
+        step = loop.begin(run.query, **run.options)
         yield StepStart(2)
         try:
-            outcome = yield from agent.step(run=run)
+            outcome = yield from loop.step(run=step)
         except StopRun as stop:  # the model call failed
             raise ModelError(stop.message) from stop
         yield StepEnd(2)
-        self._absorb(run.result, result)
+        self._absorb(step.result, result)
         if isinstance(outcome, str):  # answered without calling a tool
             result.output = outcome
+        elif step.pending is not None:  # a call waits for a person: `resume` goes on in the loop
+            result.status, result.approvals, run.loop = "paused", loop.pending_approvals, loop
+            result.output = "Waiting for approval: " + ", ".join(a.tool for a in result.approvals)
+            yield ApprovalRequired([asdict(a) for a in result.approvals])
         elif (question := next((r.clarification for r in outcome if r.clarification), None)) is not None:
             result.status, result.output = "paused", question
             yield Clarification(question)
         else:
-            result.output = yield from self._finish(agent, query, result, 3)
+            result.output = yield from self._finish(loop, run.query, result, 3)
 
     # -- fan-out: the calls planned by the app's rules, each round in parallel --------------------------------
-    def _fan_out_rounds(self, query: str, c: Classification, route: Route, result: RouterResult,
-                        options: dict[str, Any]) -> Generator[Event, None, list[ToolResult] | None]:
-        """Rounds of the hook's calls; None when the hook hands the first round to the model."""
+    def _fan_out_rounds(self, run: RouterRun, c: Classification,
+                        route: Route) -> Generator[Event, None, list[ToolResult] | None]:
+        """Rounds of the hook's calls; None when the hook hands the first round to the model (or a call of it
+        needs a person's approval, which only the loop can ask)."""
         assert self.fan_out is not None
-        ctx = RunContext(options=options)
-        done: list[ToolResult] = []
+        ctx = RunContext(options=run.options)
+        result, done = run.result, []
         for rnd in range(MAX_FAN_OUT_ROUNDS):
-            calls = self.fan_out(query, c, route, list(done))
-            if calls is None and rnd == 0:
+            calls = self.fan_out(run.query, c, route, list(done))
+            if rnd == 0 and (calls is None or (self.tools.asks and self.tools.held(calls, ctx))):
                 return None
             if not calls:
                 break
-            calls = calls[:MAX_FAN_OUT_CALLS]
-            result.steps += 1
-            yield StepStart(1 + result.steps)
-            for call in calls:
-                yield ToolCallEvent(call)
-            results = self.tools.run(calls, ctx)
-            for r in results:
-                yield ToolResultEvent(r.call, r.ok, r.content, r.duration, r.cached)
-                if not r.ok:
-                    result.errors.append(r.content)
-            yield StepEnd(1 + result.steps)
-            result.tool_calls += results
+            results = yield from self._fan_out_round(calls[:MAX_FAN_OUT_CALLS], ctx, result)
             done += results
             if (question := next((r.clarification for r in results if r.clarification), None)) is not None:
                 result.status, result.output = "paused", question
                 yield Clarification(question)
                 break
         return done
+
+    def _fan_out_round(self, calls: list[ToolCall], ctx: RunContext,
+                       result: RouterResult) -> Generator[Event, None, list[ToolResult]]:
+        result.steps += 1
+        yield StepStart(1 + result.steps)
+        for call in calls:
+            yield ToolCallEvent(call)
+        results = self.tools.run(calls, ctx)
+        for r in results:
+            yield ToolResultEvent(r.call, r.ok, r.content, r.duration, r.cached)
+            if not r.ok:
+                result.errors.append(r.content)
+        yield StepEnd(1 + result.steps)
+        result.tool_calls += results
+        return results
 
     def observation(self, results: list[ToolResult]) -> str:
         """The fanned-out results as the one message the synthesis reads (an app may shorten it)."""
@@ -298,13 +399,12 @@ class RouterAgent(EventSource):
         yield StepEnd(step)
         return output
 
-
     def _agent(self, route: Route, system: str, **overrides: Any) -> Agent:
         """The core loop, shown only the selected tools."""
         tools = Toolset([self.tools.tools[n] for n in route.selected_tools], max_workers=self.tools.max_workers)
         config = replace(self.config.agent, system_prompt=system, verbose=False, trace=None,
                          max_tokens_per_call=self.config.max_tokens_per_call, **overrides)
-        return Agent(self.model, tools, config)
+        return Agent(self.model, tools, config, ledger=self.ledger)
 
     def _absorb(self, run: RunResult, result: RouterResult) -> None:
         result.status, result.output = run.status, run.output

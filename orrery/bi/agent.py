@@ -14,14 +14,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Generator, Iterable, Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import pydantic
 
+from orrery import results
 from orrery.agent.calls import Emit, ask_json
-from orrery.agent.planner import Intent, PlanAgent, PlanResult, PlanState, Todo
+from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanTurn, Todo, model_summary
 from orrery.bi.engines import Engine
 from orrery.bi.semantic import Semantic, load
 from orrery.bi.tools import (
@@ -35,13 +36,15 @@ from orrery.bi.tools import (
     prompt,
     user_wrote,
 )
-from orrery.events import Event, Final, Planned, StateChanged
+from orrery.errors import ConfigError
+from orrery.events import Event, Final, StateChanged, Token
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
 from orrery.sessions import SessionStore
+from orrery.tools import Tool, ToolResult
 
 Kind = Literal["query", "lookup", "analysis", "cannot_answer"]
-Status = Literal["answered", "clarification", "cannot_answer", "error"]
+Status = Literal["answered", "clarification", "approval", "cannot_answer", "error"]
 CHART_WORDS = ("chart", "plot", "graph", "visuali", "draw")
 # Seed 003: a single entity goes to GraphQL, several or an aggregate to the query engine; a "lookup" plan
 # for a question with these words is a query (the 0.5B model chose lookup for "how many customers in ...").
@@ -104,6 +107,7 @@ class BIAnswer:
     chart: dict[str, Any] | None = None
     todos: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
+    approvals: list[dict[str, Any]] = field(default_factory=list)  # the calls waiting for a person: {id, tool, arguments}
 
     @property
     def output(self) -> str:
@@ -117,6 +121,29 @@ class BIAnswer:
         d = asdict(self)
         d.pop("usage")
         return d
+
+    # -- the result protocol (orrery.results): output (above), data, views, files. `status` keeps BI's words for
+    # now; served and `orrery run` runs end with the planner's PlanResult, which speaks the one Status.
+    @property
+    def data(self) -> dict[str, Any]:
+        return results.jsonable(self.to_dict())
+
+    def views(self) -> list[results.View]:
+        """The query's rows (with its SQL), then the chart drawn of them."""
+        out: list[results.View] = []
+        if self.columns:
+            out.append(results.Table(title=f"Result: {len(self.rows)} rows", columns=self.columns,
+                                     rows=results.jsonable(self.rows), sql=self.sql))
+        spec = (self.chart or {}).get("spec") or {}
+        if spec:
+            x, y = spec["encoding"]["x"]["field"], spec["encoding"]["y"]["field"]
+            points = spec["data"]["values"]
+            out.append(results.Chart(style="line" if spec["mark"] == "line" else "bar", x=[str(p[x]) for p in points],
+                                     series={y: [p[y] for p in points]}))
+        return out
+
+    def files(self) -> dict[str, Any]:
+        return {}
 
 
 def todos_for(plan: PlanReply) -> list[Todo]:
@@ -140,47 +167,56 @@ def todos_for(plan: PlanReply) -> list[Todo]:
             Todo("execute_query", "Run the SQL (read-only)", "sql_executor"), *chart]
 
 
+class BISession:
+    """The BI part of the planner's session (`SessionPart`): the seed's memory and the choices the user made
+    in clarifications, saved with the plan in one versioned save."""
+
+    key = "bi"
+
+    def __init__(self, bi: BIContext):
+        self.bi, self.memory = bi, []
+
+    def dump(self) -> dict[str, Any]:
+        return {"memory": [asdict(m) for m in self.memory], "choices": self.bi.choices}
+
+    def load(self, data: dict[str, Any]) -> None:
+        self.memory = [BIMemoryEntry(**m) for m in data.get("memory", [])]
+        self.bi.choices = dict(data.get("choices", {}))
+
+
 class BIAgent(PlanAgent):
-    """`BIAgent(model, engine).ask("...")` -> BIAnswer; `stream` / `run` are the core planner's (its `Final`
-    carries the PlanResult; a `StateChanged("bi", answer)` comes just before it). A new agent on the same
-    session store and `session_id` resumes the conversation (a pending question, the plan, the memory)."""
+    """`BIAgent(model, engine).ask("...")` -> BIAnswer: the core planner composed with BI's hooks (the plan from
+    a template, the seed's memory, a decline when the data cannot answer, the table as the answer when
+    `prose=False`). `stream` / `run` are the planner's (its `Final` carries the PlanResult; a
+    `StateChanged("bi", answer)` comes just before it). A new agent on the same session store and `session_id`
+    resumes the conversation (a pending question or approval, the plan, the memory)."""
 
     def __init__(self, model: Model, engine: Engine, *, semantic: Semantic | None = None,
                  store: str | Path | SessionStore | None = None, session_id: str = "default", clarify: bool = True,
                  on_event: Iterable[Emit] = (), max_tokens_per_call: int | None = 400, chart_dir: Path | None = None,
-                 prose: bool = True, sql_mode: Literal["parts", "sql"] = "parts"):
+                 prose: bool = True, sql_mode: Literal["parts", "sql"] = "parts", approve: Iterable[str] = ()):
         """`prose=False` answers with the result itself instead of a model-written summary (one model call
         fewer per question: what a benchmark of the SQL wants). `sql_mode="parts"` has the model fill in the
-        clauses and derives the joins (compose.py); "sql" has it write the whole statement."""
+        clauses and derives the joins (compose.py); "sql" has it write the whole statement. `approve` names
+        tools (e.g. "sql_executor") whose every call waits for a person (`resume(approvals=...)`)."""
         self.bi = BIContext(engine, semantic or load(engine.name, engine), model, clarify, chart_dir,
                             max_tokens=max_tokens_per_call, sql_mode=sql_mode)
-        if not prose:
-            model = _TableAnswers(model, self.bi)
-        self.bi_memory: list[BIMemoryEntry] = []
-        super().__init__(model, make_tools(self.bi), store, session_id, on_event=on_event,
-                         system_prompt=prompt("system"), max_tokens_per_call=max_tokens_per_call)
-        self._load_bi()
+        self.kept = BISession(self.bi)
+        super().__init__(model, _approving(make_tools(self.bi), approve), store, session_id, on_event=on_event,
+                         system_prompt=prompt("system"), max_tokens_per_call=max_tokens_per_call,
+                         plan=self.plan_todos, summarize=model_summary if prose else self.table_answer,
+                         remember=self.remember, decline=self.decline, keep=[self.kept], name="bi")
         self.bi.latest_metadata = self.latest_metadata
-        self.declined: str | None = None
         self.answer: BIAnswer | None = None
 
-    # -- session: the plan and the BI part saved together, versioned -----------------------------------
-    def _load_bi(self) -> None:
-        saved = self.session.data.get("bi") or {}
-        self.bi_memory = [BIMemoryEntry(**m) for m in saved.get("memory", [])]
-        self.bi.choices = dict(saved.get("choices", {}))
+    @property
+    def bi_memory(self) -> list[BIMemoryEntry]:
+        return self.kept.memory
 
-    def _save(self) -> None:
-        bi = {"memory": [asdict(m) for m in self.bi_memory], "choices": self.bi.choices}
-        self.session = self.store.save(replace(self.session, data={"plan": asdict(self.state), "bi": bi}))
-
-    def reload(self) -> None:
-        super().reload()
-        self._load_bi()
-
-    # -- seed 003 steps -----------------------------------------------------------------------------------
-    def plan(self, user_input: str, intent: Intent, usage: Usage) -> Iterator[Event]:
+    # -- seed 003 steps: the planner's hooks -------------------------------------------------------------
+    def plan_todos(self, turn: PlanTurn) -> Generator[Event, None, Plan]:
         """reiterate_intention + plan_todos in one constrained call; the TODOs come from the kind's template."""
+        user_input, intent, usage = turn.user_input, turn.intent, turn.usage
         kinds = ["query", "lookup", *(["analysis"] if self.latest_metadata() else []), "cannot_answer"]
         schema = {"type": "object", "required": ["request", "kind", "values", "fields"],
                   "properties": {"request": {"type": "string"}, "kind": {"enum": kinds},
@@ -190,7 +226,7 @@ class BIAgent(PlanAgent):
         what = "Change the current request as the user asks" if intent == "modification" else "New request"
         shots = examples("plan_examples", lambda e: (_plan_user(e["database"], e["tables"], "No plan yet.",
                                                                  f"New request: {e['question']}"), e["reply"]))
-        user = _plan_user(sem.description or sem.database, tables, self._context(), f"{what}: {user_input}")
+        user = _plan_user(sem.description or sem.database, tables, self.context(), f"{what}: {user_input}")
         messages = [Message("system", prompt("plan")), *shots, Message("user", user)]
         self.bi.question = user_input if intent == "new_request" else f"{self.bi.question} {user_input}"
         reply = yield from ask_json(self.model, messages, schema, PlanReply, usage=usage,
@@ -207,13 +243,11 @@ class BIAgent(PlanAgent):
                                        or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")):
             reply.kind = "query"
         yield Reiterated(reply.request, "cannot_answer" if reason else reply.kind)
-        self.declined = reason or (reply.request if reply.kind == "cannot_answer" else None)
-        todos = [] if self.declined else todos_for(reply)
-        self.state = PlanState(reply.request, todos, memory=self.state.memory, turn=self.state.turn)
+        declined_for = reason or (reply.request if reply.kind == "cannot_answer" else None)
         self.bi.choices = {}  # a new plan asks afresh
-        self._save()
-        yield Planned(reply.request, [asdict(t) for t in todos])
-        yield self._plan_event()
+        if declined_for is not None:
+            return Plan(reply.request, declined=f"Cannot answer from this data: {declined_for}")
+        return Plan(reply.request, todos_for(reply))
 
     def not_in_data(self, text: str) -> str | None:
         """Why the data cannot answer `text` whatever query is written, or None: it asks about the future
@@ -236,29 +270,38 @@ class BIAgent(PlanAgent):
             return "query", None
         return "cannot_answer", None
 
-    def _handle(self, intent: Intent, user_input: str, usage: Usage) -> Generator[Event, None, PlanResult]:
-        self.declined = None
-        if intent in ("new_request", "modification"):
-            yield from self.plan(user_input, intent, usage)
-            if self.declined is not None:
-                return self._result("completed", f"This database holds no data to answer: {self.declined}",
-                                    intent, usage)
-            return (yield from self._execute(user_input, None, intent, usage))
-        return (yield from super()._handle(intent, user_input, usage))
+    def decline(self, _turn: PlanTurn, _todo: Todo, result: ToolResult) -> str | None:
+        """A step that found the data cannot answer (a tool's `CannotAnswer`) declines the turn."""
+        if (result.error or "").startswith(CANNOT):
+            return f"Cannot answer from this data: {(result.error or '').removeprefix(CANNOT)}"
+        return None
 
-    def _remember(self, todo: Todo, status: Literal["done", "clarification", "failed"], user_input: str,
-                  output: str) -> Iterator[Event]:
+    def remember(self, turn: PlanTurn, todo: Todo, entry: MemoryEntry) -> None:
         """The seed's memory entry, saved with the core's entry in one versioned save."""
+        status, output, user_input = entry.status, entry.output, turn.user_input
         parsed = _json(output) if status == "done" else {}
         meta = parsed.get("query_metadata") or {}
         self.bi_memory.append(BIMemoryEntry(
             turn_id=len(self.bi_memory) + 1, todo_key=todo.key, todo_description=todo.description,
-            status={"done": "complete", "clarification": "clarification_needed", "failed": "error"}[status],
+            status={"done": "complete", "clarification": "clarification_needed", "failed": "error",
+                    "denied": "denied"}[status],
             user_input=user_input, agent_action=output[:300], tools_called=[todo.tool],
             queries_executed=[meta["query"]] if meta else [], query_metadata=meta,
             clarification_asked=output if status == "clarification" else None,
             active_todo_list_snapshot=[{"key": t.key, "status": t.status} for t in self.state.todos]))
-        yield from super()._remember(todo, status, user_input, output)
+
+    def table_answer(self, _turn: PlanTurn) -> Generator[Event, None, str]:
+        """The answer as the last result's rows instead of prose (no model call)."""
+        r = self.bi.last_result
+        if r is None:
+            text = "Done."
+        else:
+            head = ", ".join(r.columns)
+            rows = "; ".join(", ".join(str(jsonable(v)) for v in row) for row in r.rows[:10])
+            more = f" (first 10 of {len(r.rows)})" if len(r.rows) > 10 else ""
+            text = f"{len(r.rows)} row(s){more}: {head}: {rows}"
+        yield Token(text)
+        return text
 
     def latest_metadata(self) -> dict[str, Any] | None:
         return next((m.query_metadata for m in reversed(self.bi_memory) if m.query_metadata), None)
@@ -269,8 +312,15 @@ class BIAgent(PlanAgent):
         `db` switches the database first (the web app's input)."""
         if db and db != self.bi.engine.name:
             self.use(db)
+        return self._answered(super().stream(task))
+
+    def resume_stream(self, approvals: dict[str, bool | dict[str, Any]]) -> Iterator[Event]:
+        """The planner's resume of a turn paused for an approval, with the BI answer before `Final`."""
+        return self._answered(super().resume_stream(approvals))
+
+    def _answered(self, events: Iterator[Event]) -> Iterator[Event]:
         self.bi.notes, before = [], self.bi.last_result
-        for event in super().stream(task):
+        for event in events:
             if isinstance(event, Final):
                 self.answer = self._finish(event.result, before)
                 yield StateChanged("bi", self.answer.to_dict())
@@ -285,20 +335,16 @@ class BIAgent(PlanAgent):
         self.bi.last_result = self.bi._index = self.bi._graphql = None
 
     def ask(self, text: str) -> BIAnswer:
-        """One user message -> a BIAnswer (answered, clarification, cannot_answer or error)."""
+        """One user message -> a BIAnswer (answered, clarification, approval, cannot_answer or error)."""
         self.run(text)
         assert self.answer is not None  # set by stream() before its Final event
         return self.answer
 
     def _finish(self, r: PlanResult, before: Any) -> BIAnswer:
-        failed = next((t for t in r.todos if t.status == "failed"), None)
-        if self.declined is not None or (failed and (failed.error or "").startswith(CANNOT)):
-            reason = (failed.error or "").removeprefix(CANNOT) if failed else self.declined
-            self.state = PlanState(memory=self.state.memory, turn=self.state.turn)  # nothing left to continue
-            self._save()
-            return self._answer("cannot_answer", f"Cannot answer from this data: {reason}", r, before)
-        status: Status = {"completed": "answered", "cancelled": "answered", "paused": "clarification"}.get(
-            r.status, "error")
+        if r.status == "declined":
+            return self._answer("cannot_answer", r.output, r, before)
+        status: Status = {"completed": "answered", "cancelled": "answered",
+                          "paused": "approval" if r.approvals else "clarification"}.get(r.status, "error")
         return self._answer(status, r.output, r, before)
 
     def _answer(self, status: Status, text: str, r: PlanResult, before: Any) -> BIAnswer:
@@ -308,29 +354,20 @@ class BIAgent(PlanAgent):
             text += "\n(Assumed: " + "; ".join(self.bi.notes) + ")"
         rows = [[jsonable(v) for v in row] for row in result.rows] if result else []
         return BIAnswer(status, text, result.sql if result else None, result.columns if result else [], rows,
-                        r.question, list(self.bi.notes), chart, [asdict(t) for t in r.todos], r.usage)
+                        r.question, list(self.bi.notes), chart, [asdict(t) for t in r.todos], r.usage,
+                        [asdict(a) for a in r.approvals])
 
 
-class _TableAnswers:
-    """A model whose plain-text replies (the planner's final summary, the only call without a schema) are the
-    last result's rows instead of prose; every constrained call goes to the wrapped model.
-    (The core planner has no summary hook yet; see the README.)"""
-
-    def __init__(self, model: Model, bi: BIContext):
-        self.model, self.bi, self.name = model, bi, model.name
-
-    def complete(self, messages: Any, tools: Any = (), *, schema: dict[str, Any] | None = None, **kw: Any) -> Any:
-        from orrery.messages import ModelResponse
-
-        if schema is not None or tools:
-            return self.model.complete(messages, tools, schema=schema, **kw)
-        r = self.bi.last_result
-        if r is None:
-            return ModelResponse("Done.")
-        head = ", ".join(r.columns)
-        rows = "; ".join(", ".join(str(jsonable(v)) for v in row) for row in r.rows[:10])
-        more = f" (first 10 of {len(r.rows)})" if len(r.rows) > 10 else ""
-        return ModelResponse(f"{len(r.rows)} row(s){more}: {head}: {rows}")
+def _approving(tools: list[Tool], names: Iterable[str]) -> list[Tool]:
+    """`tools`, those named in `names` set to wait for a person's approval (the tools are this agent's own)."""
+    names = set(names)
+    if unknown := names - {t.name for t in tools}:
+        raise ConfigError(f"approve names no BI tool: {', '.join(sorted(unknown))}; tools: "
+                          + ", ".join(t.name for t in tools))
+    for t in tools:
+        if t.name in names:
+            t.requires_approval = True
+    return tools
 
 
 def _plan_user(database: str, tables: str, context: str, request: str) -> str:

@@ -1,5 +1,5 @@
 """Analysis tools over the last result: summary statistics, group comparison, time breakdown, trend and
-anomalies (the forecast app's `features` and `detect_anomalies`), and a chart (PNG + a Vega-Lite spec the
+anomalies (orrery.timeseries' `features` and `detect_anomalies`), and a chart (PNG + a Vega-Lite spec the
 web app renders). Pure pandas; the model only words the findings afterwards."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orrery.errors import ToolError
-from orrery.tools.core import RunContext, Tool, tool
+from orrery.files import swap_into_place
+from orrery.tools.core import Tool, tool
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -95,9 +96,79 @@ def _round(x: Any) -> Any:
     return round(float(x), 3) if isinstance(x, float | int) and not isinstance(x, bool) else x
 
 
+def _compare_groups(bi: BIContext, by: str = "", measure: str = "") -> dict[str, Any]:
+    df = frame(bi)
+    by_col = _pick(by, _categorical(df), "category", df)
+    m = _pick(measure, _numeric(df), "numeric", df)
+    if by_col is None or m is None:
+        return {"skipped": "the result has no category with 2-30 values and a measure to compare"}
+    g = df.groupby(by_col)[m].agg(["count", "mean", "median"]).sort_values("mean", ascending=False)
+    groups = {str(k): {c: _round(v) for c, v in row.items()} for k, row in g.iterrows()}
+    return {"by": by_col, "measure": m, "groups": groups, "highest": str(g.index[0]), "lowest": str(g.index[-1]),
+            "spread_of_means": _round(g["mean"].max() - g["mean"].min())}
+
+
+def _time_breakdown(bi: BIContext, date: str = "", measure: str = "") -> dict[str, Any]:
+    df = frame(bi)
+    d = _pick(date, _dates(df), "date", df)
+    if d is None:
+        return {"skipped": "the result has no date column"}
+    m = _pick(measure, _numeric(df), "numeric", df)
+    s = _series(df, d, m)
+    by_year = s.groupby(s.index.year)["count"].sum()
+    return {"date": d, "measure": m, "months": len(s), "busiest_month": s["count"].idxmax().strftime("%Y-%m"),
+            "per_year": {int(y): int(n) for y, n in by_year.items()},
+            "last_months": {k.strftime("%Y-%m"): {c: _round(v) for c, v in row.items()}
+                            for k, row in s.tail(6).iterrows()}}
+
+
+def _trend_anomaly(bi: BIContext, date: str = "", measure: str = "") -> dict[str, Any]:
+    from orrery.timeseries import detect_anomalies, features
+
+    df = frame(bi)
+    d = _pick(date, _dates(df), "date", df)
+    if d is None:
+        return {"skipped": "the result has no date column"}
+    m = _pick(measure, _numeric(df), "numeric", df) if measure else None
+    s = _series(df, d, m)
+    col = f"mean_{m}" if m else "count"
+    y = s[col].interpolate().bfill().ffill()
+    if len(y) < MIN_PERIODS:
+        return {"skipped": f"only {len(y)} months; trend and anomalies need at least {MIN_PERIODS}"}
+    period = 12 if len(y) >= 24 else 1
+    f = features(y.to_numpy(dtype=float), period)
+    flagged = detect_anomalies(y, period)
+    flagged = flagged[flagged["anomaly"]]
+    return {"series": col, "months": len(y), "trend": f["trend"], "seasonality": f["seasonality"],
+            "anomalies": {ds.strftime("%Y-%m"): _round(v) for ds, v in flagged["y"].items()}}
+
+
+def _chart(bi: BIContext, x: str = "", y: str = "") -> dict[str, Any]:
+    df = frame(bi)
+    dates, cats, nums = _dates(df), _categorical(df), _numeric(df)
+    x_col = _pick(x, dates + cats + list(df.columns), "any", df)
+    y_col = _pick(y, nums, "numeric", df)
+    if x_col in dates:
+        s = _series(df, x_col, y_col)
+        field = f"mean_{y_col}" if y_col else "count"
+        points = [{x_col: k.strftime("%Y-%m"), field: _round(v)} for k, v in s[field].items()]
+        mark, x_type = "line", "temporal"
+    elif x_col is not None and y_col is not None and x_col != y_col:
+        agg = df.groupby(x_col)[y_col].sum() if df[x_col].duplicated().any() else df.set_index(x_col)[y_col]
+        field = y_col
+        points = [{x_col: str(k), field: _round(v)} for k, v in agg.head(50).items()]
+        mark, x_type = "bar", "nominal"
+    else:
+        raise ToolError("nothing to chart: the result needs a date or category column and a measure")
+    spec = {"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "mark": mark,
+            "data": {"values": points[:500]},
+            "encoding": {"x": {"field": x_col, "type": x_type}, "y": {"field": field, "type": "quantitative"}}}
+    return {"png": str(_draw(bi, points, x_col, field, mark)), "spec": spec}
+
+
 def make_tools(bi: BIContext) -> list[Tool]:
     @tool
-    def summary_stats(ctx: RunContext) -> dict[str, Any]:
+    def summary_stats() -> dict[str, Any]:
         """Summary statistics of the last result: count, mean, spread and range of each measure, top values
         of each category."""
         df = frame(bi)
@@ -106,77 +177,38 @@ def make_tools(bi: BIContext) -> list[Tool]:
         return {"rows": len(df), "measures": stats, "categories": top}
 
     @tool
-    def compare_groups(ctx: RunContext, by: str = "", measure: str = "") -> dict[str, Any]:
+    def compare_groups(by: str = "", measure: str = "") -> dict[str, Any]:
         """Compare a measure across the groups of a category (count, mean, median per group).
 
         Args:
             by: the category column (default: the first with 2-30 values)
             measure: the numeric column (default: a derived delay/duration if present, else the first measure)
         """
-        df = frame(bi)
-        by_col = _pick(by, _categorical(df), "category", df)
-        m = _pick(measure, _numeric(df), "numeric", df)
-        if by_col is None or m is None:
-            return {"skipped": "the result has no category with 2-30 values and a measure to compare"}
-        g = df.groupby(by_col)[m].agg(["count", "mean", "median"]).sort_values("mean", ascending=False)
-        groups = {str(k): {c: _round(v) for c, v in row.items()} for k, row in g.iterrows()}
-        return {"by": by_col, "measure": m, "groups": groups, "highest": str(g.index[0]), "lowest": str(g.index[-1]),
-                "spread_of_means": _round(g["mean"].max() - g["mean"].min())}
+        return _compare_groups(bi, by, measure)
 
     @tool
-    def time_breakdown(ctx: RunContext, date: str = "", measure: str = "") -> dict[str, Any]:
+    def time_breakdown(date: str = "", measure: str = "") -> dict[str, Any]:
         """Count and mean of a measure per month of a date column.
 
         Args:
             date: the date column (default: the first)
             measure: the numeric column (default: a derived delay/duration if present, else the first measure)
         """
-        df = frame(bi)
-        d = _pick(date, _dates(df), "date", df)
-        if d is None:
-            return {"skipped": "the result has no date column"}
-        m = _pick(measure, _numeric(df), "numeric", df)
-        s = _series(df, d, m)
-        by_year = s.groupby(s.index.year)["count"].sum()
-        return {"date": d, "measure": m, "months": len(s), "busiest_month": s["count"].idxmax().strftime("%Y-%m"),
-                "per_year": {int(y): int(n) for y, n in by_year.items()},
-                "last_months": {k.strftime("%Y-%m"): {c: _round(v) for c, v in row.items()}
-                                for k, row in s.tail(6).iterrows()}}
+        return _time_breakdown(bi, date, measure)
 
     @tool
-    def trend_anomaly(ctx: RunContext, date: str = "", measure: str = "") -> dict[str, Any]:
-        """Trend strength and anomalous months of a monthly series (the forecast app's features and
-        anomaly detection: AutoETS fitted values, robust 99% band).
+    def trend_anomaly(date: str = "", measure: str = "") -> dict[str, Any]:
+        """Trend strength and anomalous months of a monthly series (orrery.timeseries' features and
+        anomaly detection: ETS fitted values, robust 99% band).
 
         Args:
             date: the date column (default: the first)
             measure: the numeric column averaged per month (default: the row count per month)
         """
-        from orrery.forecast.analysis import detect_anomalies, features
-        from orrery.forecast.data import SeriesData
-
-        df = frame(bi)
-        d = _pick(date, _dates(df), "date", df)
-        if d is None:
-            return {"skipped": "the result has no date column"}
-        m = _pick(measure, _numeric(df), "numeric", df) if measure else None
-        s = _series(df, d, m)
-        col = f"mean_{m}" if m else "count"
-        y = s[col].interpolate().bfill().ffill()
-        if len(y) < MIN_PERIODS:
-            return {"skipped": f"only {len(y)} months; trend and anomalies need at least {MIN_PERIODS}"}
-        period = 12 if len(y) >= 24 else 1
-        import pandas as pd
-
-        data = SeriesData(pd.DataFrame({"unique_id": col, "ds": y.index, "y": y.to_numpy(dtype=float)}), "MS", period, 1)
-        f = features(data.values(), period)
-        flagged = detect_anomalies(data, "AutoETS")
-        flagged = flagged[flagged["anomaly"]]
-        return {"series": col, "months": len(y), "trend": f["trend"], "seasonality": f["seasonality"],
-                "anomalies": {r.ds.strftime("%Y-%m"): _round(r.y) for r in flagged.itertuples()}}
+        return _trend_anomaly(bi, date, measure)
 
     @tool
-    def chart(ctx: RunContext, x: str = "", y: str = "") -> dict[str, Any]:
+    def chart(x: str = "", y: str = "") -> dict[str, Any]:
         """Draw the last result: a line over time, bars per category, or a histogram; a PNG file and a
         Vega-Lite spec for the web app.
 
@@ -184,26 +216,7 @@ def make_tools(bi: BIContext) -> list[Tool]:
             x: the column on the x axis (default: a date, else a category)
             y: the numeric column (default: the first measure, or the row count)
         """
-        df = frame(bi)
-        dates, cats, nums = _dates(df), _categorical(df), _numeric(df)
-        x_col = _pick(x, dates + cats + list(df.columns), "any", df)
-        y_col = _pick(y, nums, "numeric", df)
-        if x_col in dates:
-            s = _series(df, x_col, y_col)
-            field = f"mean_{y_col}" if y_col else "count"
-            points = [{x_col: k.strftime("%Y-%m"), field: _round(v)} for k, v in s[field].items()]
-            mark, x_type = "line", "temporal"
-        elif x_col is not None and y_col is not None and x_col != y_col:
-            agg = df.groupby(x_col)[y_col].sum() if df[x_col].duplicated().any() else df.set_index(x_col)[y_col]
-            field = y_col
-            points = [{x_col: str(k), field: _round(v)} for k, v in agg.head(50).items()]
-            mark, x_type = "bar", "nominal"
-        else:
-            raise ToolError("nothing to chart: the result needs a date or category column and a measure")
-        spec = {"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "mark": mark,
-                "data": {"values": points[:500]},
-                "encoding": {"x": {"field": x_col, "type": x_type}, "y": {"field": field, "type": "quantitative"}}}
-        return {"png": str(_draw(bi, points, x_col, field, mark)), "spec": spec}
+        return _chart(bi, x, y)
 
     return [summary_stats, compare_groups, time_breakdown, trend_anomaly, chart]
 
@@ -230,5 +243,5 @@ def _draw(bi: BIContext, points: list[dict[str, Any]], x: str, y: str, mark: str
     fig.savefig(tmp, dpi=100)
     plt.close(fig)
     target = folder / f"chart-{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}.png"
-    os.replace(tmp, target)
+    swap_into_place(Path(tmp), target)
     return target

@@ -289,6 +289,29 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
     # tracks, even when every written column belongs to Genre.
     used: list[str] = slice_tables[:1]
     parts = _tidy(parts, question)
+    trees, unknown, aliases = _parse_parts(parts, semantic, slice_tables, used, dialect)
+    given: dict[str, set[tuple[str, str]]] = {}
+    for r in resolved:
+        given.setdefault(str(r["value"]).lower(), set()).add((r["table"], r["column"].lower()))
+    trees["where"] = _whole_year([_year_filters(n, semantic, question) for n in _conjuncts(trees["where"])
+                                  if not _invented(n, semantic, question, values, given)], semantic, question)
+    shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
+    if not _counts_groups(trees):
+        trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key
+    trees["group_by"] += _missing_group_by(trees)
+    if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
+        raise UnknownField(missing, _hints(semantic, missing, slice_tables))
+    _filter_resolved(trees, resolved, used, dialect)
+    counted = _settle_groups(trees, semantic, question, used)
+    named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
+    used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
+    return _render(trees, parts.limit, semantic, used, slice_tables, dialect)
+
+
+def _parse_parts(parts: QueryParts, semantic: Semantic, slice_tables: list[str], used: list[str],
+                 dialect: str) -> tuple[dict[str, list[exp.Expression]], list[str], set[str]]:
+    """Each part parsed, terms expanded, unknown columns mapped and qualified (the tables they name added to
+    `used`); a join written as a filter dropped. Returns the trees, the names no table has, the aliases."""
     trees: dict[str, list[exp.Expression]] = {}
     unknown: list[str] = []
     aliases: set[str] = set()
@@ -304,25 +327,25 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
             trees[part].append(node)
             if isinstance(node, exp.Alias):
                 aliases.add(node.alias.lower())
-    given: dict[str, set[tuple[str, str]]] = {}
-    for r in resolved:
-        given.setdefault(str(r["value"]).lower(), set()).add((r["table"], r["column"].lower()))
-    trees["where"] = _whole_year([_year_filters(n, semantic, question) for n in _conjuncts(trees["where"])
-                                  if not _invented(n, semantic, question, values, given)], semantic, question)
-    shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
-    if not _counts_groups(trees):
-        trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key
-    trees["group_by"] += _missing_group_by(trees)
-    if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
-        raise UnknownField(missing, _hints(semantic, missing, slice_tables))
+    return trees, unknown, aliases
+
+
+def _filter_resolved(trees: dict[str, list[exp.Expression]], resolved: list[dict[str, Any]], used: list[str],
+                     dialect: str) -> None:
+    """A resolved value the model left out still filters."""
     where_sql = " ".join(n.sql(dialect) for n in trees["where"]).lower()
-    for r in resolved:  # a resolved value the model left out still filters
+    for r in resolved:
         literal = exp.convert(r["value"]).sql(dialect)
         if literal.lower() not in where_sql:
             cond = exp.column(r["column"], table=r["table"]).eq(exp.convert(r["value"]))
             trees["where"].append(cond)
             if r["table"] not in used:
                 used.append(r["table"])
+
+
+def _settle_groups(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str,
+                   used: list[str]) -> str | None:
+    """HAVING and GROUP BY set right; returns the table whose rows are counted per group, if any (joined)."""
     trees["having"] = [h for h in trees["having"] if not isinstance(h, exp.AggFunc)]  # 'HAVING COUNT(*)' tests nothing
     if trees["having"] and not trees["group_by"] and len(trees["select"]) == 1 and isinstance(
             trees["select"][0], exp.Count):  # 'How many albums have more than 20 tracks?': per row of the first table
@@ -335,8 +358,11 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
         trees["select"] = [n for n in trees["select"] if n.find(exp.AggFunc) or not _all_of(n, counted)]
     if counted and counted not in used:
         used.append(counted)  # 'Which artist has the most albums?' counts albums: join them
-    named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
-    used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
+    return counted
+
+
+def _render(trees: dict[str, list[exp.Expression]], limit: int | None, semantic: Semantic, used: list[str],
+            slice_tables: list[str], dialect: str) -> str:
     # 'How many albums have more than 20 tracks?': a count with groups and a HAVING counts the groups
     count_groups = _counts_groups(trees)
     select = trees["group_by"] if count_groups else trees["select"]
@@ -347,8 +373,8 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
             sql += f" {keyword} " + sep.join(n.sql(dialect) for n in trees[part])
     if count_groups:
         return f"SELECT COUNT(*) FROM ({sql}) AS grouped"
-    if parts.limit is not None:
-        sql += f" LIMIT {max(0, parts.limit)}"
+    if limit is not None:
+        sql += f" LIMIT {max(0, limit)}"
     return sql
 
 

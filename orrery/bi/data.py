@@ -22,7 +22,7 @@ from typing import Any
 
 from orrery.bi.engines import DUCKDB_READ_ONLY, DuckDBEngine, Engine, Limits, PostgresEngine, SQLiteEngine, _group
 from orrery.errors import ConfigError
-from orrery.files import cache_dir
+from orrery.files import cache_dir, swap_into_place
 
 DATA = Path(__file__).parent / "data"
 CHINOOK_SQLITE = DATA / "Chinook_Sqlite.sqlite"
@@ -113,7 +113,7 @@ def builtin_path(name: str) -> Path:
             con.execute("CHECKPOINT")
         finally:
             con.close()
-        os.replace(tmp, target)
+        swap_into_place(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
         Path(f"{tmp}.wal").unlink(missing_ok=True)
@@ -133,11 +133,12 @@ def connections() -> dict[str, str]:
 
 
 def _write_atomic(path: Path, text: str) -> None:
+    """A reader sees the old file or the new one (`orrery.files.swap_into_place`), never half of it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     with os.fdopen(fd, "w") as f:
         f.write(text)
-    os.replace(tmp, path)
+    swap_into_place(Path(tmp), path)
 
 
 def kind_of(url: str) -> str:

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from orrery.bi.guard import DEFAULT_LIMIT, check
 from orrery.errors import OrreryError
+from orrery.events import stage
 
 
 class QueryError(OrreryError):
@@ -85,7 +86,9 @@ class _Base:
         cap = max_rows or self.limits.max_rows
         safe = check(sql, self.dialect, limit=cap + 1)
         t0 = time.perf_counter()
-        columns, rows = self._run(safe, cap + 1)
+        with stage("execute_sql", **{"db.system.name": self.dialect}, content={"db.query.text": safe}) as s:
+            columns, rows = self._run(safe, cap + 1)
+            s.set(rows=len(rows))
         kept, note = bound_bytes(rows[:cap], self.limits)
         return QueryResult(safe, columns, kept, self.name, len(rows) > cap or bool(note), time.perf_counter() - t0,
                            note)

@@ -4,9 +4,11 @@ by the data, ranked.
 A candidate `a.x = b.y` says "x in a refers to y in b". Names propose it (the rules below); the data
 decides: y must be unique and non-null in b (it identifies b's rows), and nearly every distinct value of x
 in a bounded sample must be found among b's y values. A same-name column that is no key ('Rating' an MPAA
-rating in one table, a critics' score in the other) fails one of these and is dropped. What is kept goes
-into the drafted semantic layer as `inferred` with its evidence, after any declared keys, for a person to
-confirm or delete.
+rating in one table, a critics' score in the other) fails one of these and is dropped. Columns whose names
+share nothing (`orders.buyer`, `customers.id`) are candidates by type and values alone, under stricter
+evidence (`_Checker.same_values`), ranked below every name rule. What is kept goes into the drafted
+semantic layer as `inferred` with its evidence, after any declared keys, for a person to confirm or delete.
+All data is read through the bounded samples of profile.py.
 """
 
 from __future__ import annotations
@@ -15,14 +17,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sqlglot import exp
+from orrery.bi.engines import Column, Engine
+from orrery.bi.profile import COUNT_CAP, PROBE_VALUES, TableSample, found_in, profile, unique_in_table
 
-from orrery.bi.engines import Column, Engine, QueryError
-
-SAMPLE = 1000       # distinct values of the referring column checked against the referenced one
-INCLUSION = 0.9     # this share of them must be found there
-# how strongly a name rule alone suggests a join (the data confirms every one of them)
-RULES = {"same name": 3.0, "<table>_id": 3.0, "named after the table": 2.0, "both keys": 1.0}
+INCLUSION = 0.9     # this share of the sampled values of the referring column must be found in the referenced one
+MIN_DISTINCT = 10   # values a referring column must hold when its name does not say what it refers to
+MAX_PROBES = 200    # probes of referenced tables larger than their sample, per draft
+# how strongly a name rule alone suggests a join (the data confirms every one of them); values alone rank last
+RULES = {"same name": 3.0, "<table>_id": 3.0, "named after the table": 2.0, "both keys": 1.0, "same values": 0.5}
 KEYISH = re.compile(r"(id|key|code|no|num|number)$", re.I)
 
 
@@ -41,7 +43,8 @@ class Inferred:
 
     @property
     def evidence(self) -> str:
-        return (f"{self.rule}; {self.inclusion:.0%} of {self.sampled} sampled values of {self.left} found in "
+        rule = "same values, names unrelated" if self.rule == "same values" else self.rule
+        return (f"{rule}; {self.inclusion:.0%} of {self.sampled} sampled values of {self.left} found in "
                 f"{self.right}, which is unique")
 
 
@@ -71,8 +74,8 @@ def _family(dtype: str) -> str:
     return "text"
 
 
-def rule_for(a_table: str, a: Column, b_table: str, b: Column) -> str | None:
-    """The name rule that proposes `a_table.a -> b_table.b`, or None."""
+def rule_for(a: Column, b_table: str, b: Column) -> str | None:
+    """The name rule that proposes `a -> b_table.b`, or None."""
     x, y, owner = _norm(a.name), _norm(b.name), _norm(singular(b_table))
     if x == y:
         return "same name"
@@ -86,76 +89,129 @@ def rule_for(a_table: str, a: Column, b_table: str, b: Column) -> str | None:
     return None
 
 
-def quote(engine: Engine, name: str) -> str:
-    """A table or column name quoted for the engine's SQL (names from the catalogue may need it)."""
-    return exp.to_identifier(name, quoted=True).sql({"postgres": "postgres", "sqlite": "sqlite"}.get(
-        engine.dialect, "duckdb"))
-
-
-def unique(engine: Engine, table: str, column: str, cache: dict[tuple[str, str], int]) -> int:
-    """The number of rows of `table` when `column` identifies them (non-null, no repeats), else 0."""
-    key = (table, column)
-    if key not in cache:
-        t, c = quote(engine, table), quote(engine, column)
-        try:
-            n, distinct, nulls = engine.execute(
-                f"SELECT count(*), count(DISTINCT {c}), count(*) - count({c}) FROM {t}").rows[0]
-        except QueryError:
-            n, distinct, nulls = 0, -1, 1
-        cache[key] = int(n) if n and n == distinct and not nulls else 0
-    return cache[key]
-
-
-def inclusion(engine: Engine, left: tuple[str, str], right: tuple[str, str]) -> tuple[float, int]:
-    """(share found, number sampled) of up to SAMPLE distinct non-null values of `left` found in `right`."""
-    (lt, lc), (rt, rc) = left, right
-    lt, lc, rt, rc = (quote(engine, n) for n in (lt, lc, rt, rc))
-    sample = f"SELECT DISTINCT {lc} AS v FROM {lt} WHERE {lc} IS NOT NULL LIMIT {SAMPLE}"
-    try:
-        n, found = engine.execute(
-            f"SELECT count(*), count(*) FILTER (WHERE v IN (SELECT {rc} FROM {rt})) FROM ({sample}) AS s"
-            if engine.dialect != "sqlite" else
-            f"SELECT count(*), sum(v IN (SELECT {rc} FROM {rt})) FROM ({sample}) AS s").rows[0]
-    except QueryError:
-        return 0.0, 0
-    return (float(found or 0) / n if n else 0.0), int(n or 0)
-
-
-def discover(engine: Engine, tables: dict[str, list[Column]], declared: list[str] = ()) -> list[Inferred]:
-    """Joins the names propose and the data confirms, best first; none between two tables a declared key
-    already joins."""
+def discover(engine: Engine, tables: dict[str, list[Column]], declared: list[str] = (),
+             samples: dict[str, TableSample] | None = None) -> list[Inferred]:
+    """Joins the names propose and the data confirms, best first, then joins between columns whose names
+    share nothing but whose values do (ranked below any name rule); none between two tables a declared key
+    already joins. The data is read through bounded samples (profile.py); `samples` when already taken."""
+    samples = samples if samples is not None else profile(engine, tables)
     joined = {frozenset(s.strip().split(".")[0] for s in j.split("=")) for j in declared}
-    cache: dict[tuple[str, str], int] = {}
+    check = _Checker(engine, samples)
     found: dict[frozenset[str], Inferred] = {}
-    for a_table, a_cols in tables.items():
-        for b_table, b_cols in tables.items():
-            if a_table == b_table or frozenset((a_table, b_table)) in joined:
-                continue
-            for a in a_cols:
-                for b in b_cols:
-                    rule = rule_for(a_table, a, b_table, b)
-                    if rule is None or _family(a.type) != _family(b.type) or _family(a.type) == "time":
-                        continue
-                    pair = frozenset((f"{a_table}.{a.name}", f"{b_table}.{b.name}"))
-                    rows = 0 if pair in found else unique(engine, b_table, b.name, cache)
-                    if not rows:
-                        continue
-                    share, n = inclusion(engine, (a_table, a.name), (b_table, b.name))
-                    if rule == "both keys" and not _refers(engine, (a_table, a.name), n, share * n / rows, cache):
-                        continue
-                    if n and share >= INCLUSION:
-                        found[pair] = Inferred(f"{a_table}.{a.name}", f"{b_table}.{b.name}", rule, share, n,
-                                               RULES[rule] + share)
+    for a_table, b_table in _pairs(tables, joined):
+        for a in tables[a_table]:
+            for b in tables[b_table]:
+                rule = rule_for(a, b_table, b)
+                if rule and _family(a.type) == _family(b.type) != "time":
+                    j = check.name_rule(rule, (a_table, a.name), (b_table, b.name))
+                    if j is not None:
+                        found.setdefault(frozenset((j.left, j.right)), j)
+    named = {frozenset(s.split(".")[0] for s in (j.left, j.right)) for j in found.values()} | joined
+    by_values: dict[frozenset[str], Inferred] = {}  # one per pair of tables: the values cannot tell two apart
+    for left, right in _value_candidates(tables, samples, named):
+        j = check.same_values(left, right)
+        pair = frozenset((left[0], right[0]))
+        if j is not None and (pair not in by_values or j.score > by_values[pair].score):
+            by_values[pair] = j
+    found.update({frozenset((j.left, j.right)): j for j in by_values.values()})
     return _best_per_column(sorted(found.values(), key=lambda j: -j.score))
 
 
-def _refers(engine: Engine, left: tuple[str, str], distinct: int, coverage: float,
-            cache: dict[tuple[str, str], int]) -> bool:
-    """For two key-like names that share nothing ('SourceID', 'AirportID'), inclusion alone is weak: small
-    integers (1..7) are found in every id column. The referring column must repeat (a unique id found in
-    another unique id is a coincidence of numbering), hold at least 10 values, and reach a quarter of the
-    referenced rows."""
-    return distinct >= 10 and coverage >= 0.25 and not unique(engine, *left, cache)
+def _pairs(tables: dict[str, list[Column]], skip: set[frozenset[str]]) -> list[tuple[str, str]]:
+    return [(a, b) for a in tables for b in tables if a != b and frozenset((a, b)) not in skip]
+
+
+def _value_candidates(tables: dict[str, list[Column]], samples: dict[str, TableSample],
+                      skip: set[frozenset[str]]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    """For each column that could refer to another table's key by its values alone (a key's type, repeats,
+    at least MIN_DISTINCT sampled values), the one column of a table not yet joined to it that is unique in
+    its sample, has the same type family and holds the most of its sampled values: one candidate per
+    referring column, so the probes stay few however wide the database."""
+    keys = [(t, c) for t, cols in tables.items() for c in cols
+            if _keyable(c.type) and samples[t].rows and samples[t].unique(c.name)]
+    out = []
+    for a_table, cols in tables.items():
+        lt = samples[a_table]
+        for a in cols:
+            held = lt.distinct(a.name) if _keyable(a.type) and lt.rows else set()
+            if len(held) < MIN_DISTINCT or lt.unique(a.name):
+                continue
+            options = [(len(held & samples[t].distinct(b.name)), t, b) for t, b in keys
+                       if frozenset((a_table, t)) not in skip and a_table != t and _family(a.type) == _family(b.type)
+                       and not rule_for(a, t, b)]
+            best = max(options, key=lambda o: o[0], default=None)
+            if best and best[0]:
+                out.append(((a_table, a.name), (best[1], best[2].name)))
+    return out
+
+
+def _keyable(dtype: str) -> bool:
+    """A type a key has: an integer or text (not a measure, a date or a float)."""
+    t = dtype.upper()
+    return "INT" in t or _family(t) == "text"
+
+
+class _Checker:
+    """The data's verdict on a candidate, from bounded samples; at most MAX_PROBES probes of a referenced
+    table larger than its sample."""
+
+    def __init__(self, engine: Engine, samples: dict[str, TableSample]):
+        self.engine, self.samples, self.probes = engine, samples, 0
+        self._unique: dict[tuple[str, str], bool] = {}
+
+    def _probe(self, ref: TableSample) -> bool:
+        """Whether the data may be read beyond `ref`'s sample (counted against MAX_PROBES)."""
+        if ref.complete:
+            return True
+        self.probes += 1
+        return self.probes <= MAX_PROBES
+
+    def unique(self, table: str, column: str) -> bool:
+        key = (table, column)
+        if key not in self._unique:
+            ref = self.samples[table]
+            self._unique[key] = ref.unique(column) and self._probe(ref) and unique_in_table(self.engine, ref, column)
+        return self._unique[key]
+
+    def inclusion(self, left: tuple[str, str], right: tuple[str, str]) -> tuple[float, int]:
+        ref = self.samples[right[0]]
+        if not self._probe(ref):
+            return 0.0, 0
+        found, n = found_in(self.engine, list(self.samples[left[0]].distinct(left[1])), ref, right[1])
+        return (found / n if n else 0.0), n
+
+    def name_rule(self, rule: str, left: tuple[str, str], right: tuple[str, str]) -> Inferred | None:
+        if self.samples[right[0]].rows is None or not self.unique(*right):
+            return None
+        share, n = self.inclusion(left, right)
+        if not n or share < INCLUSION or (rule == "both keys" and not self._refers(left, right, n, share)):
+            return None
+        return Inferred(f"{left[0]}.{left[1]}", f"{right[0]}.{right[1]}", rule, share, n, RULES[rule] + share)
+
+    def same_values(self, left: tuple[str, str], right: tuple[str, str]) -> Inferred | None:
+        """Names that share nothing ('buyer', 'id'; `_value_candidates` picked the pair): the data alone must
+        show a reference. The referring column repeats and holds at least MIN_DISTINCT values, the referenced
+        one is unique, and nearly all of its sampled values are found there, reaching a quarter of the
+        referenced rows (or the whole probe): small integers and a handful of labels are found in many
+        columns by chance."""
+        held = self.samples[left[0]].distinct(left[1])
+        if not self._refers(left, right, len(held), 1.0) or not self.unique(*right):
+            return None
+        share, n = self.inclusion(left, right)
+        if not n or share < INCLUSION:
+            return None
+        reach = min(1.0, len(held) / max(1, min(self.samples[right[0]].count, COUNT_CAP)))
+        return Inferred(f"{left[0]}.{left[1]}", f"{right[0]}.{right[1]}", "same values", share, n,
+                        RULES["same values"] + share * reach)
+
+    def _refers(self, left: tuple[str, str], right: tuple[str, str], distinct: int, share: float) -> bool:
+        """For names that say little ('SourceID', 'AirportID') or nothing, inclusion alone is weak: small
+        integers (1..7) are found in every id column. The referring column must repeat (a unique id found in
+        another unique id is a coincidence of numbering), hold at least MIN_DISTINCT values, and reach a
+        quarter of the referenced rows (or fill a whole probe)."""
+        rows = max(1, min(self.samples[right[0]].count, COUNT_CAP))
+        reach = distinct >= PROBE_VALUES or distinct * share / rows >= 0.25
+        return distinct >= MIN_DISTINCT and reach and not self.samples[left[0]].unique(left[1])
 
 
 def _best_per_column(joins: list[Inferred]) -> list[Inferred]:

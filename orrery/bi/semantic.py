@@ -29,8 +29,9 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from orrery.bi.engines import Engine, QueryError
-from orrery.bi.joins import discover, quote
+from orrery.bi.engines import Engine
+from orrery.bi.joins import discover
+from orrery.bi.profile import TableSample, profile
 from orrery.errors import ConfigError
 
 SHIPPED = Path(__file__).parent / "semantic"
@@ -294,51 +295,51 @@ SAMPLES = 3
 
 
 def draft(engine: Engine) -> Semantic:
-    """A first semantic layer from the schema and the data: every column with its type, a description from
-    its name and sampled values (the most common values of a text column, the range of a number or a date),
-    `values: true` on short categorical text columns (indexed for entity resolution), synonyms for
-    abbreviations and the other grammatical number of its name; the joins the database declares, then the
-    ones names propose and the data confirms (`joins.discover`), marked `inferred` with their evidence."""
+    """A first semantic layer from the schema and bounded samples of the data (profile.py): every column with
+    its type, a description from its name and sampled values (the most common values of a text column, the
+    range of a number or a date), `values: true` on short categorical text columns (indexed for entity
+    resolution), synonyms for abbreviations and the other grammatical number of its name; the joins the
+    database declares, then the ones names or values propose and the data confirms (`joins.discover`),
+    marked `inferred` with their evidence."""
     from orrery.bi.engines import declared_joins
 
     tables = engine.tables()
-    out: dict[str, dict[str, Any]] = {}
-    for t, cols in tables.items():
-        rows = _count(engine, t)
-        columns = {c.name: _describe_column(engine, t, c.name, c.type, rows) for c in cols}
-        names = [words(c.name) for c in cols]
-        out[t] = {"description": f"{words(t)}, {rows} rows: " + ", ".join(names[:12]) + (", ..." if names[12:] else ""),
-                  "columns": columns}
+    samples = profile(engine, tables)
+    out = {t: _describe_table(t, samples[t]) for t in tables}
     declared = [j for j in declared_joins(engine) if len({s.strip().split(".")[0] for s in j.split("=")}) == 2]
-    inferred = discover(engine, tables, declared)
+    inferred = discover(engine, tables, declared, samples)
     return Semantic(engine.name, out, [*declared, *(j.on for j in inferred)],
                     inferred={j.on: j.evidence for j in inferred})
 
 
-def _count(engine: Engine, table: str) -> int:
-    try:
-        return int(engine.execute(f"SELECT count(*) FROM {quote(engine, table)}").rows[0][0])
-    except QueryError:
-        return 0
+def _describe_table(table: str, sample: TableSample) -> dict[str, Any]:
+    names = [words(c.name) for c in sample.columns]
+    rows = "not profiled (time budget)" if sample.rows is None else (
+        f"over {sample.count - 1} rows" if sample.over else f"{sample.count} rows")
+    return {"description": f"{words(table)}, {rows}: " + ", ".join(names[:12]) + (", ..." if names[12:] else ""),
+            "columns": {c.name: _describe_column(sample, c.name, c.type) for c in sample.columns}}
 
 
-def _describe_column(engine: Engine, table: str, column: str, dtype: str, rows: int) -> dict[str, Any]:
+def _describe_column(sample: TableSample, column: str, dtype: str) -> dict[str, Any]:
     info: dict[str, Any] = {"type": dtype, "description": words(column), "synonyms": _synonyms(column)}
-    t, c = quote(engine, table), quote(engine, column)
-    try:
-        if _is_text(dtype):
-            distinct, length = engine.execute(f"SELECT count(DISTINCT {c}), avg(length({c})) FROM {t}").rows[0]
-            top = engine.execute(f"SELECT {c} FROM {t} WHERE {c} IS NOT NULL AND {c} <> '' GROUP BY {c} "
-                                 f"ORDER BY count(*) DESC, {c} LIMIT {SAMPLES}").rows
-            shown = ", ".join(repr(str(v)[:30]) for (v,) in top)
-            info["description"] += f"; {distinct} distinct, e.g. {shown}" if shown else "; always empty"
-            if distinct and distinct <= VALUE_MAX_DISTINCT and float(length or 0) <= VALUE_MAX_LENGTH:
-                info["values"] = True
-        else:
-            low, high = engine.execute(f"SELECT min({c}), max({c}) FROM {t}").rows[0]
-            info["description"] += f"; from {low} to {high}" if low is not None else "; always empty"
-    except QueryError:
-        pass
+    if sample.rows is None:
+        return info
+    values = sample.values(column)
+    if not values:
+        info["description"] += "; always empty" if sample.complete else "; empty in the sample"
+    elif _is_text(dtype):
+        distinct = len(set(values))
+        shown = ", ".join(repr(str(v)[:30]) for v in sample.top(column, SAMPLES))
+        info["description"] += f"; {distinct}{'' if sample.complete else '+'} distinct, e.g. {shown}"
+        length = sum(len(str(v)) for v in values) / len(values)
+        if distinct <= VALUE_MAX_DISTINCT and length <= VALUE_MAX_LENGTH:
+            info["values"] = True
+    else:
+        try:
+            low, high = min(values), max(values)
+        except TypeError:  # mixed types in a SQLite column
+            low, high = min(map(str, values)), max(map(str, values))
+        info["description"] += f"; from {low} to {high}" + ("" if sample.complete else " in a sample")
     return info
 
 

@@ -20,14 +20,14 @@ from typing import Any
 import pydantic
 import yaml
 from rapidfuzz import fuzz, process, utils
-from sqlglot import exp
 
 from orrery.bi.compose import BadPart, UnknownField
+from orrery.bi.decline import maps, missing_fields, user_wrote
+from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots
 from orrery.bi.guard import UnsafeQuery, check
-from orrery.bi.joins import quote, singular
-from orrery.bi.semantic import GENERIC, Semantic, named_fields, rank_fields, stems, words
+from orrery.bi.semantic import Semantic, named_fields, rank_fields, stems, words
 from orrery.errors import ModelError, ToolError
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
@@ -203,18 +203,6 @@ def shares_word(mention: str, value: str) -> bool:
     return any(fuzz.ratio(a, b) >= 80 for a in mine for b in theirs) or (not mine and mention.lower() in value.lower())
 
 
-def user_wrote(term: str, question: str) -> bool:
-    """Whether the user's question contains `term` (near enough: 'customer rating' in 'customer's rating'),
-    or every word of it that is not generic ('employee' of 'employee count')."""
-    text, q = utils.default_process(re.sub(r"[_\W]+", " ", term)), utils.default_process(question)
-    if not text:
-        return False
-    if fuzz.partial_ratio(text, q) >= 85:
-        return True
-    own = [w for w in stems(text) if w not in GENERIC]
-    return bool(own) and all(fuzz.partial_ratio(w, q) >= 85 for w in own)
-
-
 def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
     """Whether a value the plan names is one to look up in the data: the user wrote it, it is not a number
     or a date, and it is not the name of a table or a field ('artists', 'ship mode', 'playlist_count')
@@ -233,23 +221,6 @@ def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
     return not (ranked and ranked[0][0] >= 90)
 
 
-def maps(bi: BIContext, term: str, ranked: list[tuple[float, str, dict[str, Any]]] | None = None) -> bool:
-    """Whether the data holds `term`: a column, a term of the layer, or a value of an indexed column
-    (the planner lists 'Drama' as a field as often as a value)."""
-    ranked = rank_fields(bi.semantic, term) if ranked is None else ranked
-    own = " ".join(singular(w) for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC)
-    if not own:
-        return True
-    floor = 90 if len(own) <= 5 else UNMAPPED  # 'port' is one letter from 'part'
-    if any(score >= floor and _has_head(bi.semantic, own, f) for score, _, f in ranked):
-        return True
-    if len(own.split()) <= 3 and any(_has_head(bi.semantic, own, f, names_only=True) and _modifiers_fit(bi.semantic, own, f)
-                                     for _, _, f in ranked if "column" in f):
-        return True  # 'critic reviews' is the Reviews column, however low the whole phrase scores
-    text = utils.default_process(term)  # the whole term is the value, near enough ('Times' is not 'times streamed')
-    return any(fuzz.ratio(text, utils.default_process(str(c.value))) >= 90 for c in bi.search(term, limit=3))
-
-
 def _one_per_join(semantic: Semantic, ranked: list[tuple[float, str, dict[str, Any]]]) -> list[tuple[float, str, dict[str, Any]]]:
     """Two ends of one join ('orders.state = states.state') hold the same thing: asking which is meant says
     nothing to the user; the first stands for both."""
@@ -260,98 +231,6 @@ def _one_per_join(semantic: Semantic, ranked: list[tuple[float, str, dict[str, A
         if not any(frozenset((here, f"{o[2].get('table')}.{o[2].get('column')}")) in joined for o in out):
             out.append(r)
     return out
-
-
-def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only: bool = False) -> bool:
-    """Whether the last word of `term` (its head noun: 'budget' of 'production budget') is a word of the
-    field's name or synonyms (or, unless `names_only`, its description): 'production budget' is not the
-    `Production` column."""
-    head = singular(term.split()[-1])
-    if "sql" in target:
-        info = next((i for i in semantic.terms.values() if i.get("sql") == target["sql"]), {})
-        texts = [k for k, i in semantic.terms.items() if i is info] + info.get("synonyms", [])
-    else:
-        info = semantic.tables[target["table"]]["columns"][target["column"]]
-        texts = [words(target["column"]), *info.get("synonyms", [])]
-    texts += [] if names_only else [info.get("description") or ""]
-    return any(singular(w) == head or (len(head) > 4 and fuzz.ratio(w, head) >= 85)
-               for text in texts for w in re.findall(r"[a-z0-9]+", text.lower()))
-
-
-def _modifiers_fit(semantic: Semantic, term: str, target: dict[str, Any]) -> bool:
-    """Whether each other word of `term` names no column, or one of the head's own table: 'fresh reviews'
-    (both columns of one table) fits Reviews; 'clerk size' (an order's clerk, a part's size) fits nothing."""
-    for word in term.split()[:-1]:
-        owners = {t for t, c, _ in semantic.columns() if word in stems(words(c))}
-        if owners and target["table"] not in owners:
-            return False
-    return True
-
-
-def names_the_data(bi: BIContext, term: str) -> bool:
-    """Whether `term` names a table or the database itself ('movies' for the movies database's omdb table), or
-    its head noun is a word of a table's description."""
-    own = stems(term)
-    names = [bi.semantic.database, *bi.semantic.tables]
-    if any(stems(words(n)) == own or stems(n) == own for n in names):
-        return True
-    head = singular(term.split()[-1].lower()) if term.split() else ""
-    return any(singular(w) == head for info in bi.semantic.tables.values()  # 'shipments': 'one shipment line ...'
-               for w in re.findall(r"[a-z0-9]+", (info.get("description") or "").lower()))
-
-
-def stored_value(bi: BIContext, term: str) -> bool:
-    """Whether some text column holds `term` exactly (case aside): the value index keeps only columns with
-    few distinct values, and a director's name is in one with thousands. Bounded: one LIMIT 1 probe per
-    text column not indexed."""
-    if not re.search(r"[A-Za-z]", term):
-        return True
-    literal = exp.Literal.string(term.lower()).sql(bi.engine.dialect)
-    indexed = set(bi.semantic.value_columns())
-    for table, column, info in bi.semantic.columns():
-        if (table, column) in indexed or not re.match(r"(VARCHAR|TEXT|CHAR|STRING)", str(info.get("type", "")), re.I):
-            continue
-        col, tab = quote(bi.engine, column), quote(bi.engine, table)
-        try:
-            if bi.engine.execute(f"SELECT 1 FROM {tab} WHERE lower({col}) = {literal} LIMIT 1", max_rows=1).rows:
-                return True
-        except QueryError:
-            continue
-    return False
-
-
-# What a question asks for, by its shape (not by a list of allowed words): the things it counts ("how many
-# X"), the measure it asks the value of ("what is the [total] X of"), the groups it splits by ("each X").
-_ASKED = [re.compile(r"\bhow many ((?:[a-z][\w-]*\s?){1,3}?)\s*\b(?:are|is|were|was|do|does|did|have|has|in|on|of|for|"
-                     r"per|by|with|from|there|that|who|which|can|will|got|had)\b", re.I),
-          re.compile(r"\bwhat (?:is|was|are|were) the ((?:[a-z][\w-]*\s?){1,4}?)\s*\b(?:of|for|in|per|by|from|to|at)\b",
-                     re.I),
-          re.compile(r"\b(?:each|every|per) ([a-z][\w-]*)", re.I)]
-
-
-def asked_terms(question: str) -> list[str]:
-    """The noun phrases a question asks about by its shape: 'warehouses' of 'How many warehouses does each
-    nation have?', 'population' of 'What is the population of each nation?', and 'nation'."""
-    return list(dict.fromkeys(m.group(1).strip() for rx in _ASKED for m in rx.finditer(question) if m.group(1).strip()))
-
-
-def missing_asked(bi: BIContext, question: str) -> list[str]:
-    """The things the question asks about by its shape (`asked_terms`) that the data does not hold. A phrase
-    is held when any of its leading words are ('customers live' by customers, 'line items' by line): a
-    shape catches verbs with the noun, and only a phrase none of whose beginnings is in the data is missing."""
-    out = []
-    for phrase in asked_terms(question):
-        own = [w for w in phrase.split() if w.lower() not in GENERIC | {"distinct", "different", "unique"}]
-        starts = [" ".join(own[:k]) for k in range(1, len(own) + 1)]
-        if starts and len(missing_fields(bi, starts, question)) == len(starts):
-            out.append(" ".join(own))
-    return out
-
-
-def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
-    """The terms the user wrote that no column, layer term, table, indexed or stored value of the data holds."""
-    return [t for t in terms if user_wrote(t, question) and not maps(bi, t) and not names_the_data(bi, t)
-            and not stored_value(bi, t)]
 
 
 def pick_option(answer: str, options: list[str]) -> str | None:
@@ -411,6 +290,124 @@ QUERY_SCHEMA = {"anyOf": [
 SQL_ONLY = QUERY_SCHEMA["anyOf"][0]
 
 
+def _entity_resolution(bi: BIContext, ctx: RunContext, mentions: list[str]) -> dict[str, Any]:
+    resolved, unresolved = [], []
+    answer = ctx.options.get("clarification")
+    question = bi.question or ctx.options.get("request") or ""
+    for mention in mentions:
+        if not names_a_value(bi, mention, question):
+            continue
+        found = bi.search(mention)
+        good = [c for c in found if c.score >= MATCH and shares_word(mention, str(c.value))]
+        if not good:
+            unresolved.append(mention)
+            continue
+        exact = [c for c in good if utils.default_process(str(c.value)) == utils.default_process(mention)]
+        close = [c for c in good if good[0].score - c.score < CLOSE]
+        parts = {w.lower() for w in mention.split()}  # 'Jane' and 'Peacock' of one name are not a choice
+        close = [c for c in close if c is close[0] or not (c.table == close[0].table and str(c.value).lower() in parts)]
+        if exact or len(close) == 1:
+            pick = (exact or close)[0]
+        else:
+            chosen = bi.ask_or_pick(f"entity:{mention}", f"Which {mention!r} do you mean",
+                                    [str(c.value) for c in close[:4]], answer)
+            answer = None  # one answer settles one question
+            pick = next(c for c in close if str(c.value) == chosen)
+        pick = bi.best_holder(pick, question)
+        resolved += [{"mention": mention, "table": c.table, "column": c.column, "value": jsonable(c.value)}
+                     for c in [pick, *bi.rest_of_name(mention, pick)]]
+    return {"resolved": resolved, "unresolved": unresolved}
+
+
+def _field_mapping(bi: BIContext, ctx: RunContext, terms: list[str]) -> dict[str, Any]:
+    fields, answer = [], ctx.options.get("clarification")
+    question = bi.question or ctx.options.get("request") or ""
+    for term in terms:
+        ranked = rank_fields(bi.semantic, term)
+        # only generic words ('number of'), or the planner's own wording ('shipment number', 'count(*)
+        # as n'): no evidence either way, and a poor mapping of it misleads the SQL step
+        if not ranked or not user_wrote(term, question):
+            continue
+        if missing_fields(bi, [term], question):
+            raise CannotAnswer(f"the data has no field for {term!r}")
+        if not maps(bi, term, ranked):  # a table, a value, or a text column's kind: no field to map
+            continue
+        if ranked[0][0] < MATCH:  # a value of the data ('Drama'), not a field: the entity step has it
+            continue
+        close = _one_per_join(bi.semantic, [r for r in ranked if ranked[0][0] - r[0] < CLOSE and r[0] >= MATCH])[:4]
+        if len(close) > 1:
+            labels = [label for _, label, _ in close]
+            chosen = bi.ask_or_pick(f"field:{term}", f"By {term!r} do you mean", labels, answer)
+            answer = None
+            fields.append({"term": term, **next(f for _, label, f in close if label == chosen),
+                           "clear": chosen in bi.choices.values()})
+        else:
+            fields.append({"term": term, **ranked[0][2], "clear": ranked[0][0] >= 90})
+    return {"fields": fields}
+
+
+def _query_builder(bi: BIContext, ctx: RunContext) -> dict[str, Any]:
+    request = ctx.options.get("request") or ""
+    resolved = results_of(ctx, "resolve").get("resolved", [])
+    fields = results_of(ctx, "map").get("fields", [])
+    extra = [r["table"] for r in resolved] + [f["table"] for f in fields if f.get("table")]
+    tables = bi.semantic.retrieve(request, extra=extra)
+    notes = [f"{r['mention']!r} is {r['table']}.{r['column']} = {r['value']!r}" for r in resolved]
+    # a guess ('shipment' ~ l_shipmode) or a reading taken without asking misleads more than it helps
+    notes += [f"{f['term']!r} is {f.get('sql') or f['table'] + '.' + f['column']}" for f in fields
+              if f.get("clear", True)]
+    notes += [f"{phrase!r} is {target}" for phrase, target in named_fields(bi.semantic, tables, bi.question)
+              if not any(target in n for n in notes)]
+    user = (f"Schema:\n{bi.semantic.render(tables, request)}\n\n"
+            + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
+            + f"Question: {request}")
+    answer = ctx.options.get("clarification")
+
+    def choose(options: list[str]) -> str:
+        return choose_join(bi, options, bi.question or request, answer)
+
+    try:
+        return build_sql(bi, bi.sql_mode, user, tables, resolved, bi.question or request, choose)
+    except CannotAnswer:
+        raise
+    except ToolError as exc:
+        if bi.sql_mode != "parts":
+            raise
+        failed = exc  # the layer cannot express it: the model writes the SQL over the schema itself
+    ddl = (f"Schema:\n{bi.semantic.render_ddl(tables, request)}\n\n"
+           + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
+           + f"Question: {request}")
+    try:
+        return {**build_sql(bi, "fallback", ddl, tables, resolved, bi.question or request, choose),
+                "written_by_model": True}
+    except ToolError as exc:
+        raise ToolError(f"{failed}; the SQL the model then wrote over the schema failed too: {exc}") from exc
+
+
+def _graphql_executor(bi: BIContext, ctx: RunContext, query: str = "") -> dict[str, Any]:
+    if not query:
+        resolved = results_of(ctx, "resolve").get("resolved", [])
+        if not resolved:
+            raise CannotAnswer("nothing in the question names a value in the data to look up")
+        r = resolved[0]
+        query = bi.graphql().lookup_query(r["table"], r["column"], r["value"])
+    try:
+        result = bi.graphql().execute(query)
+    except QueryError as exc:
+        raise ToolError(str(exc)) from exc
+    return _executed(bi, result, "graphql", ctx.options.get("request") or "")
+
+
+def _retrieve_query_metadata(bi: BIContext) -> dict[str, Any]:
+    meta = bi.latest_metadata()
+    if meta is None:
+        raise CannotAnswer("there are no earlier results to analyse; ask a question about the data first")
+    if bi.last_result is None or bi.last_result.sql != meta["query"]:
+        run = bi.graphql().execute if meta["query_type"] == "graphql" else bi.engine.execute
+        bi.last_result = run(meta["query"])
+    return {**meta, "columns": bi.last_result.columns, "row_count": len(bi.last_result.rows)}
+
+
 def make_tools(bi: BIContext) -> list[Tool]:
     @tool
     def entity_resolution(ctx: RunContext, mentions: list[str]) -> dict[str, Any]:
@@ -420,32 +417,7 @@ def make_tools(bi: BIContext) -> list[Tool]:
         Args:
             mentions: names of specific things in the question (places, people, products, categories)
         """
-        resolved, unresolved = [], []
-        answer = ctx.options.get("clarification")
-        question = bi.question or ctx.options.get("request") or ""
-        for mention in mentions:
-            if not names_a_value(bi, mention, question):
-                continue
-            found = bi.search(mention)
-            good = [c for c in found if c.score >= MATCH and shares_word(mention, str(c.value))]
-            if not good:
-                unresolved.append(mention)
-                continue
-            exact = [c for c in good if utils.default_process(str(c.value)) == utils.default_process(mention)]
-            close = [c for c in good if good[0].score - c.score < CLOSE]
-            parts = {w.lower() for w in mention.split()}  # 'Jane' and 'Peacock' of one name are not a choice
-            close = [c for c in close if c is close[0] or not (c.table == close[0].table and str(c.value).lower() in parts)]
-            if exact or len(close) == 1:
-                pick = (exact or close)[0]
-            else:
-                chosen = bi.ask_or_pick(f"entity:{mention}", f"Which {mention!r} do you mean",
-                                        [str(c.value) for c in close[:4]], answer)
-                answer = None  # one answer settles one question
-                pick = next(c for c in close if str(c.value) == chosen)
-            pick = bi.best_holder(pick, question)
-            resolved += [{"mention": mention, "table": c.table, "column": c.column, "value": jsonable(c.value)}
-                         for c in [pick, *bi.rest_of_name(mention, pick)]]
-        return {"resolved": resolved, "unresolved": unresolved}
+        return _entity_resolution(bi, ctx, mentions)
 
     @tool
     def field_mapping(ctx: RunContext, terms: list[str]) -> dict[str, Any]:
@@ -455,70 +427,13 @@ def make_tools(bi: BIContext) -> list[Tool]:
         Args:
             terms: the measures and attributes the question asks about (e.g. 'revenue', 'ship date')
         """
-        fields, answer = [], ctx.options.get("clarification")
-        question = bi.question or ctx.options.get("request") or ""
-        for term in terms:
-            ranked = rank_fields(bi.semantic, term)
-            # only generic words ('number of'), or the planner's own wording ('shipment number', 'count(*)
-            # as n'): no evidence either way, and a poor mapping of it misleads the SQL step
-            if not ranked or not user_wrote(term, question):
-                continue
-            if not maps(bi, term, ranked):
-                if names_the_data(bi, term) or stored_value(bi, term):  # a table or a value: no field to map
-                    continue
-                raise CannotAnswer(f"the data has no field for {term!r}")
-            if ranked[0][0] < MATCH:  # a value of the data ('Drama'), not a field: the entity step has it
-                continue
-            close = _one_per_join(bi.semantic, [r for r in ranked if ranked[0][0] - r[0] < CLOSE and r[0] >= MATCH])[:4]
-            if len(close) > 1:
-                labels = [label for _, label, _ in close]
-                chosen = bi.ask_or_pick(f"field:{term}", f"By {term!r} do you mean", labels, answer)
-                answer = None
-                fields.append({"term": term, **next(f for _, label, f in close if label == chosen),
-                               "clear": chosen in bi.choices.values()})
-            else:
-                fields.append({"term": term, **ranked[0][2], "clear": ranked[0][0] >= 90})
-        return {"fields": fields}
+        return _field_mapping(bi, ctx, terms)
 
     @tool
     def query_builder(ctx: RunContext) -> dict[str, Any]:
         """Write the SQL for the request from the relevant slice of the semantic layer, the resolved values
         and the mapped fields; checked by the guard and dry-run with EXPLAIN, repaired once from the error."""
-        request = ctx.options.get("request") or ""
-        resolved = results_of(ctx, "resolve").get("resolved", [])
-        fields = results_of(ctx, "map").get("fields", [])
-        extra = [r["table"] for r in resolved] + [f["table"] for f in fields if f.get("table")]
-        tables = bi.semantic.retrieve(request, extra=extra)
-        notes = [f"{r['mention']!r} is {r['table']}.{r['column']} = {r['value']!r}" for r in resolved]
-        # a guess ('shipment' ~ l_shipmode) or a reading taken without asking misleads more than it helps
-        notes += [f"{f['term']!r} is {f.get('sql') or f['table'] + '.' + f['column']}" for f in fields
-                  if f.get("clear", True)]
-        notes += [f"{phrase!r} is {target}" for phrase, target in named_fields(bi.semantic, tables, bi.question)
-                  if not any(target in n for n in notes)]
-        user = (f"Schema:\n{bi.semantic.render(tables, request)}\n\n"
-                + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
-                + f"Question: {request}")
-        answer = ctx.options.get("clarification")
-
-        def choose(options: list[str]) -> str:
-            return choose_join(bi, options, bi.question or request, answer)
-
-        try:
-            return build_sql(bi, bi.sql_mode, user, tables, resolved, bi.question or request, choose)
-        except CannotAnswer:
-            raise
-        except ToolError as exc:
-            if bi.sql_mode != "parts":
-                raise
-            failed = exc  # the layer cannot express it: the model writes the SQL over the schema itself
-        ddl = (f"Schema:\n{bi.semantic.render_ddl(tables, request)}\n\n"
-               + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
-               + f"Question: {request}")
-        try:
-            return {**build_sql(bi, "fallback", ddl, tables, resolved, bi.question or request, choose),
-                    "written_by_model": True}
-        except ToolError as exc:
-            raise ToolError(f"{failed}; the SQL the model then wrote over the schema failed too: {exc}") from exc
+        return _query_builder(bi, ctx)
 
     @tool
     def sql_executor(ctx: RunContext) -> dict[str, Any]:
@@ -535,28 +450,12 @@ def make_tools(bi: BIContext) -> list[Tool]:
         Args:
             query: a GraphQL query; empty to look up the first resolved value's rows
         """
-        if not query:
-            resolved = results_of(ctx, "resolve").get("resolved", [])
-            if not resolved:
-                raise CannotAnswer("nothing in the question names a value in the data to look up")
-            r = resolved[0]
-            query = bi.graphql().lookup_query(r["table"], r["column"], r["value"])
-        try:
-            result = bi.graphql().execute(query)
-        except QueryError as exc:
-            raise ToolError(str(exc)) from exc
-        return _executed(bi, result, "graphql", ctx.options.get("request") or "")
+        return _graphql_executor(bi, ctx, query)
 
     @tool
-    def retrieve_query_metadata(ctx: RunContext) -> dict[str, Any]:
+    def retrieve_query_metadata() -> dict[str, Any]:
         """Fetch the metadata of the last query that ran and its rows again (for analysis of 'these results')."""
-        meta = bi.latest_metadata()
-        if meta is None:
-            raise CannotAnswer("there are no earlier results to analyse; ask a question about the data first")
-        if bi.last_result is None or bi.last_result.sql != meta["query"]:
-            run = bi.graphql().execute if meta["query_type"] == "graphql" else bi.engine.execute
-            bi.last_result = run(meta["query"])
-        return {**meta, "columns": bi.last_result.columns, "row_count": len(bi.last_result.rows)}
+        return _retrieve_query_metadata(bi)
 
     return [entity_resolution, field_mapping, query_builder, sql_executor, graphql_executor,
             retrieve_query_metadata, *analysis_tools(bi)]
@@ -572,11 +471,11 @@ def build_sql(bi: BIContext, mode: str, user: str, tables: list[str], resolved: 
         try:
             sql = write_sql(bi, mode, system, asked, tables, resolved, question, choose)
         except (UnknownField, BadPart, BadReply) as exc:
-            if attempt == 2 and isinstance(exc, UnknownField):  # named again after the repair: no such field
-                raise CannotAnswer(f"the data has no field {', '.join(map(repr, exc.names))}") from exc
-            if attempt == 2 and isinstance(exc, BadReply):
-                # an error, not a decline: a broken reply is the model's failure and says nothing about
-                # whether the data holds the answer (declining would claim it does not)
+            if attempt == 2 and isinstance(exc, (BadReply, UnknownField)):
+                # an error, not a decline: a broken reply or a column the model invented (twice) is the
+                # model's failure and says nothing about whether the data holds the answer (the user's own
+                # words were judged against the data before: decline.py); the query builder then has the
+                # model write the SQL over the schema
                 raise ToolError(f"the model could not write the query (twice): {exc}; rephrase the "
                                 "question or use a larger model (--llm)") from exc
             if attempt == 2:
@@ -603,7 +502,7 @@ def write_sql(bi: BIContext, mode: str, system: str, user: str, tables: list[str
         if not parts.select:
             raise CannotAnswer("no columns in this data answer the question")
         semantic = bi.semantic
-        for _ in range(len(semantic.joins)):
+        for _ in range(len(semantic.joins) + 1):  # each ambiguity settled removes a join; none: one try
             try:
                 return compose(parts, semantic, tables, resolved, bi.engine.dialect, question, bi.values)
             except AmbiguousJoin as exc:

@@ -4,19 +4,21 @@ must beat SeasonalNaive and every number in the narrative must come from a tool 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from orrery.agent.calls import EventSource, consume
 from orrery.agent.loop import Agent, AgentConfig, RunResult
 from orrery.errors import OrreryError
-from orrery.events import Event, Final, Progress, RunStart
+from orrery.events import Event, Final, Progress, RunStart, relay
 from orrery.forecast import models as reg
 from orrery.forecast import prompts
 from orrery.forecast.analysis import PanelFit
 from orrery.forecast.data import SeriesData, load
 from orrery.forecast.result import ForecastResult
 from orrery.forecast.tools import (
+    Ctx,
+    ForecastDeps,
     analyze_features,
     compare_models,
     cross_validate,
@@ -25,47 +27,47 @@ from orrery.forecast.tools import (
     generate_forecast,
     panel_analyze,
     panel_fit,
-    result_from_state,
+    result_from_deps,
     unit_root_test,
 )
 from orrery.grounding import grounded_sentences, ungrounded
 from orrery.llm import Model, resolve_model
-from orrery.tools import RunContext, Tool
+from orrery.tools import Tool
 
 REDO_ON_RETRY = ("cross_validate", "generate_forecast", "detect_anomalies", "panel_fit")
 
 
-def _done(ctx: RunContext, name: str) -> bool:
+def _done(ctx: Ctx, name: str) -> bool:
     return name in ctx.succeeded
 
 
-def _followup(ctx: RunContext) -> bool:
-    return ctx.state.get("phase") == "followup"
+def _followup(ctx: Ctx) -> bool:
+    return ctx.deps.phase == "followup"
 
 
-def _cv_models(ctx: RunContext) -> list[str]:
-    cv = ctx.state.get("cv")
+def _cv_models(ctx: Ctx) -> list[str]:
+    cv = ctx.deps.cv
     return list(cv.mean_mase()) if cv is not None else []  # best first
 
 
-def _refine_candidates(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
-    names = reg.available(ctx.state["data"].m)
+def _refine_candidates(ctx: Ctx, schema: dict[str, Any]) -> dict[str, Any]:
+    names = reg.available(ctx.deps.data.m)
     schema["properties"]["models"] = {"type": "array", "items": {"enum": names}, "minItems": 2,
                                       "description": "models to compare"}
     return schema
 
 
-def _refine_panel(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
+def _refine_panel(ctx: Ctx, schema: dict[str, Any]) -> dict[str, Any]:
     schema = _refine_candidates(ctx, schema)
-    if ctx.state.get("panel_retry"):  # the retry asks for policy 'best'; a small model sends {} unless made to
+    if ctx.deps.panel_retry:  # the retry asks for policy 'best'; a small model sends {} unless made to
         schema["properties"]["policy"] = {"enum": ["best"], "description": "each series keeps its own CV winner"}
         schema["required"] = [*schema.get("required", []), "policy"]
     return schema
 
 
-def _refine_cv(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
+def _refine_cv(ctx: Ctx, schema: dict[str, Any]) -> dict[str, Any]:
     schema = _refine_candidates(ctx, schema)
-    data: SeriesData = ctx.state["data"]
+    data = ctx.deps.data
     shortest = int(data.df.groupby("unique_id").size().min())
     most = max(1, min(5, (shortest - max(3, data.m)) // data.h))
     # Small models take the first enum value, so only the sound default is offered.
@@ -75,7 +77,7 @@ def _refine_cv(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def _refine_chosen(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
+def _refine_chosen(ctx: Ctx, schema: dict[str, Any]) -> dict[str, Any]:
     if names := _cv_models(ctx):
         schema["properties"]["model"] = {"enum": names, "description": "a cross-validated model, best first"}
     return schema
@@ -83,34 +85,34 @@ def _refine_chosen(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
 
 def _single_series(refine: Callable | None) -> Callable:
     """With one series, the optional `series` argument only invites small models to fill it with junk."""
-    def apply(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
+    def apply(ctx: Ctx, schema: dict[str, Any]) -> dict[str, Any]:
         schema = refine(ctx, schema) if refine else schema
-        if not ctx.state["data"].is_panel:
+        if not ctx.deps.data.is_panel:
             schema["properties"].pop("series", None)
         return schema
     return apply
 
 
-def _gated(t: Tool, available: Callable[[RunContext], bool], refine: Callable | None = None) -> Tool:
-    """A per-agent copy of a tool with its workflow gate (the module-level tool stays ungated)."""
-    return t.gated(lambda ctx: ctx.state.get("phase") != "commentary" and (_followup(ctx) or available(ctx)),
+def _gated(t: Tool, available: Callable[[Ctx], bool], refine: Callable | None = None) -> Tool:
+    """A copy of a tool with its workflow gate (the module-level tool stays ungated, for direct calls)."""
+    return t.gated(lambda ctx: ctx.deps.phase != "commentary" and (_followup(ctx) or available(ctx)),
                    _single_series(refine))
 
 
-def _refine_anomalies(ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
+def _refine_anomalies(ctx: Ctx, schema: dict[str, Any]) -> dict[str, Any]:
     schema = _refine_chosen(ctx, schema)
     schema["properties"]["level"] = {"enum": [90, 95, 99], "default": 99,
                                      "description": "interval level in percent"}
     return schema
 
 
-def _tool_choice(ctx: RunContext) -> str:
+def _tool_choice(ctx: Ctx) -> str:
     """Until the workflow is complete the model must call a tool; after it, it may answer."""
     return "auto" if _followup(ctx) or _workflow_done(ctx) else "required"
 
 
-def _workflow_done(ctx: RunContext) -> bool:
-    return _done(ctx, "panel_fit" if ctx.state["data"].is_panel else "detect_anomalies")
+def _workflow_done(ctx: Ctx) -> bool:
+    return _done(ctx, "panel_fit" if ctx.deps.data.is_panel else "detect_anomalies")
 
 
 def workflow_tools(panel: bool) -> list[Tool]:
@@ -170,6 +172,7 @@ class ForecastAgent(EventSource):
             self.handlers.append(TraceWriter(trace))
         self.max_tokens_per_call = max_tokens_per_call
         self.agent: Agent | None = None
+        self.deps: ForecastDeps | None = None  # the analysis the inner agent's tools share
         self.events: list[dict[str, Any]] = []
         self.result: ForecastResult | None = None
         self._asked: list[str] = []
@@ -188,23 +191,24 @@ class ForecastAgent(EventSource):
         self.events = []
         config = AgentConfig(system_prompt=prompts.system_prompt(series), tool_choice=_tool_choice,
                              max_tokens_per_call=self.max_tokens_per_call, validators=[self._beats_baseline],
-                             finish=lambda ctx: prompts.summary_from_state(ctx.state) if _workflow_done(ctx) else None,
+                             finish=lambda ctx: prompts.summary_from_deps(ctx.deps) if _workflow_done(ctx) else None,
                              **self.settings)
-        self.agent = Agent(self.model, workflow_tools(series.is_panel), config,
-                           state={"data": series, "phase": "analyze"})
+        self.agent = Agent(self.model, workflow_tools(series.is_panel), config, deps_type=ForecastDeps)
+        deps = self.deps = ForecastDeps(series, **self.options)
         task = prompts.task_prompt(series, query)
         self._asked = [task]
-        run = yield from self._relay(self.agent.stream(task, **self.options), first=True)
+        run = yield from relay(self.agent.stream(task, deps=deps), tap=self._record)
         comment = None
         if run.status in ("completed", "invalid"):
             # The workflow wrote the facts; the model adds a few sentences, kept only if every number is grounded,
             # with one rewrite (then the facts stand alone).
-            self.agent.ctx.state["phase"] = "commentary"
+            deps.phase = "commentary"
             commentary = {"validators": [self._partly_grounded, _concise], "finish": None, "max_retries": 1,
                           "max_tokens_per_call": COMMENTARY_TOKENS}
             ask = prompts.PANEL_COMMENTARY if series.is_panel else prompts.COMMENTARY
-            comment = yield from self._relay(self.agent.query_stream(ask, settings=commentary))
-            self.agent.ctx.state["phase"] = "followup"
+            comment = yield from relay(self.agent.query_stream(ask, settings=commentary), drop=(RunStart,),
+                                       tap=self._record)
+            deps.phase = "followup"
         self.result = self._result(run, comment)
         yield Final(self.result.status, self.result.narrative, self.result)  # type: ignore[arg-type]
 
@@ -212,24 +216,16 @@ class ForecastAgent(EventSource):
         """The forecasting workflow on `data` (a path, a frame, a list...): `run(data=data, ...)`."""
         return self.run(None, data=data, **inputs)
 
-    def _relay(self, events: Iterator[Event], first: bool = False) -> Generator[Event, None, RunResult]:
-        """An inner run's events, recorded for the report (not progress); its Final (and a later run's RunStart)
-        stay inside."""
-        run = None
-        for event in events:
-            if not isinstance(event, Progress):
-                self.events.append(event.to_dict())
-            if isinstance(event, Final):
-                run = event.result
-            elif first or not isinstance(event, RunStart):
-                yield event
-        return run
+    def _record(self, event: Event) -> None:
+        """An inner run's events go to the report (not its progress)."""
+        if not isinstance(event, Progress):
+            self.events.append(event.to_dict())
 
     def query(self, question: str) -> QueryResult:
         """A follow-up on the whole conversation; every tool is available again."""
-        if self.agent is None:
+        if self.agent is None or self.deps is None:
             raise OrreryError("call run() or analyze() before query(): there is no analysis to follow up on")
-        self.agent.ctx.state["phase"] = "followup"
+        self.deps.phase = "followup"
         self._asked.append(question)
         followup = {"validators": [self._grounded], "finish": None}
         run = consume(self.agent.query_stream(question, settings=followup), self._seen)
@@ -240,17 +236,17 @@ class ForecastAgent(EventSource):
         return QueryResult(run.output)
 
     def clear_history(self) -> None:
-        self.agent, self.result, self.events = None, None, []
+        self.agent, self.deps, self.result, self.events = None, None, None, []
 
     def _seen(self, event: Event) -> None:
         self.events.append(event.to_dict())
         self.emit(event)
 
     # -- validators ----------------------------------------------------------------------------------
-    def _beats_baseline(self, output: str, ctx: RunContext) -> str | None:
+    def _beats_baseline(self, _output: str, ctx: Ctx) -> str | None:
         if _followup(ctx):
             return None
-        cv, fit = ctx.state.get("cv"), ctx.state.get("panel")
+        cv, fit = ctx.deps.cv, ctx.deps.panel
         if fit is not None:
             return _panel_retry(fit, ctx)
         if cv is None:
@@ -260,23 +256,24 @@ class ForecastAgent(EventSource):
         if best is None or (best != reg.BASELINE and means[best] < means[reg.BASELINE]):
             return None  # nothing to retry on a series too short to cross-validate: the result says so
         ctx.succeeded[:] = [n for n in ctx.succeeded if n not in REDO_ON_RETRY]
-        untried = [n for n in reg.available(ctx.state["data"].m) if n not in means]
+        untried = [n for n in reg.available(ctx.deps.data.m) if n not in means]
         return prompts.baseline_retry(best, means[best], means[reg.BASELINE], untried)
 
     def _sources(self) -> list[str]:
         assert self.agent is not None
         # Tool results and what the user wrote; not the retry messages, which quote the bad numbers.
-        return [m.content for m in self.agent.memory.messages if m.role == "tool"] + self._asked
+        return [m.content for m in self.agent.current_run.memory.messages if m.role == "tool"] + self._asked
 
-    def _allowed(self, ctx: RunContext) -> tuple[float, ...]:
-        data: SeriesData = ctx.state["data"]
+    @staticmethod
+    def _allowed(ctx: Ctx) -> tuple[float, ...]:
+        data = ctx.deps.data
         return 80, 95, data.h, data.m
 
-    def _grounded(self, output: str, ctx: RunContext) -> str | None:
+    def _grounded(self, output: str, ctx: Ctx) -> str | None:
         bad = ungrounded(output, self._sources(), allowed=self._allowed(ctx))
         return prompts.grounding_retry(bad) if bad else None
 
-    def _partly_grounded(self, output: str, ctx: RunContext) -> str | None:
+    def _partly_grounded(self, output: str, ctx: Ctx) -> str | None:
         """A commentary is rewritten only when no sentence of it is grounded: the others are dropped in `_result`
         (the rewrite of the 0.5B model was rarely better than what it had right the first time)."""
         kept, bad = grounded_sentences(output, self._sources(), allowed=self._allowed(ctx))
@@ -285,9 +282,8 @@ class ForecastAgent(EventSource):
 
     # -- result --------------------------------------------------------------------------------------
     def _result(self, run: RunResult, comment_run: RunResult | None) -> ForecastResult:
-        assert self.agent is not None
-        state = self.agent.ctx.state
-        facts = prompts.summary_from_state(state)
+        assert self.deps is not None
+        facts = prompts.summary_from_deps(self.deps)
         comment, warnings, omitted = "", [], None
         if comment_run is not None and comment_run.status == "completed":
             comment, bad = self._commentary
@@ -298,24 +294,24 @@ class ForecastAgent(EventSource):
             omitted = f"the model's rewrite was rejected ({comment_run.status}): {why or 'no reason given'}"
         if run.status not in ("completed", "invalid"):
             warnings.append(f"the agent stopped early ({run.status}): {'; '.join(run.errors[-1:])}")
-        result = result_from_state(state, "\n\n".join(p for p in (facts, comment) if p), self.events)
+        result = result_from_deps(self.deps, "\n\n".join(p for p in (facts, comment) if p), self.events)
         result.warnings += warnings
         result.status, result.usage, result.commentary_omitted = run.status, run.usage, omitted
         return result
 
 
-def _panel_retry(fit: PanelFit, ctx: RunContext) -> str | None:
+def _panel_retry(fit: PanelFit, ctx: Ctx) -> str | None:
     """A panel whose forecasts lose to the baseline in CV is refitted once with policy 'best' (every series keeps
     its own CV winner, the baseline included); after that there is nothing better to try, and the result says so."""
     a = fit.summary().attrs
     if not a["series_scored"] or fit.beats_baseline() or fit.policy == "best":
         return None
     ctx.succeeded[:] = [n for n in ctx.succeeded if n not in REDO_ON_RETRY]
-    ctx.state["panel_retry"] = True
+    ctx.deps.panel_retry = True
     return prompts.panel_baseline_retry(fit.policy, a["mase_selected"], a["mase_baseline"])
 
 
-def _concise(output: str, ctx: RunContext) -> str | None:
+def _concise(output: str, _ctx: Ctx) -> str | None:
     if len(re.findall(r"[A-Za-z]{2,}", output)) < 3:  # the 0.5B model sometimes answers a bare "10."
         return "Write two to four plain sentences about the result, not a bare number."
     sentences = [s.strip().lower() for s in re.split(r"(?<=[.!?])\s+", output.strip()) if s.strip()]

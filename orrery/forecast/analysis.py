@@ -1,6 +1,7 @@
 """Numeric bodies of the forecasting tools. Plain typed functions; no LLM involved.
 
-All model fitting goes through statsforecast; statistics through statsmodels.
+All model fitting goes through statsforecast; statistics through statsmodels. The one-series helpers the other
+apps share too (features, decomposition, anomaly bands) live in orrery.timeseries.
 """
 
 from __future__ import annotations
@@ -12,16 +13,15 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 from statsforecast import StatsForecast
-from statsmodels.nonparametric.smoothers_lowess import lowess
-from statsmodels.tsa.seasonal import MSTL, STL
-from statsmodels.tsa.stattools import acf, adfuller, kpss
+from statsmodels.tsa.stattools import adfuller, kpss
 
-from orrery.errors import DataError
+from orrery import timeseries as ts
+from orrery.events import stage
 from orrery.forecast import models as reg
 from orrery.forecast.data import SeriesData
 from orrery.forecast.plan import FALLBACK, Note, Progress, Runner, notes_frame
+from orrery.timeseries import decompose, spectral_entropy, strength  # noqa: F401  (the forecast tools' names)
 
 Choice = str | Sequence[str]  # one model, or the members of a combination
 
@@ -29,70 +29,10 @@ Choice = str | Sequence[str]  # one model, or the members of a combination
 # --------------------------------------------------------------------------- features
 
 
-def strength(remainder: np.ndarray, component_plus_remainder: np.ndarray) -> float:
-    """Hyndman's strength: 1 - Var(R)/Var(C+R), clipped to [0, 1]."""
-    total = float(np.var(component_plus_remainder))
-    return 0.0 if total == 0 else float(np.clip(1 - np.var(remainder) / total, 0, 1))
-
-
-def spectral_entropy(y: np.ndarray) -> float:
-    """Normalised Shannon entropy of the periodogram: near 0 = very forecastable, 1 = white noise."""
-    x = y - y.mean()
-    power = np.abs(np.fft.rfft(x))[1:] ** 2
-    if power.sum() == 0 or len(power) < 2:
-        return 0.0
-    p = power / power.sum()
-    return float(-(p[p > 0] * np.log(p[p > 0])).sum() / np.log(len(p)))
-
-
-def _label(value: float) -> str:
-    return "strong" if value >= 0.6 else "moderate" if value >= 0.3 else "weak"
-
-
-def _intermittency(y: np.ndarray) -> tuple[float, float, str]:
-    """Average demand interval, squared CV of non-zero values, and the Syntetos-Boylan class."""
-    nonzero = y[y != 0]
-    if len(nonzero) == 0:
-        return float("inf"), 0.0, "empty"
-    adi = len(y) / len(nonzero)
-    cv2 = float((nonzero.std() / nonzero.mean()) ** 2) if nonzero.mean() != 0 else 0.0
-    kind = {(False, False): "smooth", (False, True): "erratic", (True, False): "intermittent", (True, True): "lumpy"}
-    return float(adi), cv2, kind[(adi > 1.32, cv2 > 0.49)]
-
-
 def features(y: np.ndarray, m: int) -> dict[str, Any]:
-    """Trend & seasonal strength, autocorrelation, spectral entropy, intermittency and a model shortlist."""
-    y = np.asarray(y, dtype=float)
-    m = m if len(y) >= 2 * m + 1 else 1  # fewer than two seasons: described without seasonality
-    parts = decompose(y, m)
-    trend = strength(parts["resid"].to_numpy(), (parts["trend"] + parts["resid"]).to_numpy())
-    season = strength(parts["resid"].to_numpy(), (parts["seasonal"] + parts["resid"]).to_numpy()) if m > 1 else 0.0
-    nlags = max(1, min(max(10, m), len(y) - 2))
-    with np.errstate(invalid="ignore", divide="ignore"):  # a constant stretch has no autocorrelation: NaN
-        r = acf(y, nlags=nlags, fft=True)
-        rd = acf(np.diff(y), nlags=1, fft=True) if len(y) > 2 else np.array([1.0, np.nan])
-    adi, cv2, kind = _intermittency(y)
-    out: dict[str, Any] = {
-        "n": len(y),
-        "m": m,
-        "mean": float(y.mean()),
-        "std": float(y.std()),
-        "min": float(y.min()),
-        "max": float(y.max()),
-        "zero_share": float((y == 0).mean()),
-        "trend_strength": trend,
-        "seasonal_strength": season,
-        "trend": _label(trend),
-        "seasonality": _label(season) if m > 1 else "none",
-        "acf1": float(r[1]),
-        "acf10_sum_sq": float((r[1:11] ** 2).sum()),
-        "seasonal_acf": float(r[m]) if 1 < m <= nlags else None,
-        "diff_acf1": float(rd[1]),
-        "entropy": spectral_entropy(y),
-        "adi": adi,
-        "cv2": cv2,
-        "demand_class": kind,
-    }
+    """Trend & seasonal strength, autocorrelation, spectral entropy, intermittency (orrery.timeseries) and a
+    model shortlist."""
+    out = ts.features(y, m)
     out["suggested_models"] = suggest_models(out)
     return out
 
@@ -110,31 +50,6 @@ def suggest_models(f: Mapping[str, Any]) -> list[str]:
 
 
 # --------------------------------------------------------------------------- decomposition & tests
-
-
-def decompose(y: np.ndarray, m: int | Sequence[int]) -> pd.DataFrame:
-    """STL (one period) or MSTL (several) decomposition; LOWESS trend when there is no seasonality."""
-    y = np.asarray(y, dtype=float)
-    periods = [p for p in ([m] if isinstance(m, int) else list(m)) if p > 1]
-    usable = [p for p in periods if len(y) >= 2 * p + 1]
-    if len(usable) < len(periods):
-        raise DataError(f"series of {len(y)} observations is too short to decompose with periods {periods}; "
-                        "need at least two full cycles of each")
-    out = pd.DataFrame({"observed": y})
-    if not usable:
-        out["trend"] = lowess(y, np.arange(len(y)), frac=min(1.0, max(0.2, 7 / len(y))), return_sorted=False)
-        out["seasonal"] = 0.0
-    elif len(usable) == 1:
-        fit = STL(y, period=usable[0], robust=True).fit()
-        out["trend"], out["seasonal"] = fit.trend, fit.seasonal
-    else:
-        fit = MSTL(y, periods=usable).fit()
-        seasonal = np.asarray(fit.seasonal).reshape(len(y), -1)
-        for i, p in enumerate(usable):
-            out[f"seasonal_{p}"] = seasonal[:, i]
-        out["trend"], out["seasonal"] = fit.trend, seasonal.sum(axis=1)
-    out["resid"] = out["observed"] - out["trend"] - out["seasonal"]
-    return out
 
 
 def unit_root_test(y: np.ndarray, alpha: float = 0.05) -> dict[str, Any]:
@@ -292,11 +207,13 @@ def cross_validate(
     h = h or data.h
     names = _with_baseline([reg.resolve(n) for n in models if reg.resolve(n) != reg.COMBO])
     runner = Runner(data.freq, h, n_jobs=n_jobs, client=client, on_progress=on_progress, refit=refit)
-    cv, notes, windows = runner.run(data.df, names, data.m, stage="cv", n_windows=n_windows)
-    scores = score_cv(cv, data.df, names, data.m)
-    result = CVResult(cv=cv, scores=scores, models=names, windows=windows, notes=notes)
-    if combo_k >= 2 and not scores.empty:
-        result = with_combo(result, data, top_k(scores, combo_k), combo_how)
+    with stage("cross_validate", models=names, n_windows=n_windows, h=h, series=len(data.ids), refit=refit) as s:
+        cv, notes, windows = runner.run(data.df, names, data.m, stage="cv", n_windows=n_windows)
+        scores = score_cv(cv, data.df, names, data.m)
+        result = CVResult(cv=cv, scores=scores, models=names, windows=windows, notes=notes)
+        if combo_k >= 2 and not scores.empty:
+            result = with_combo(result, data, top_k(scores, combo_k), combo_how)
+        s.set(best=result.best() or "", notes=len(result.notes))
     return result
 
 
@@ -607,46 +524,14 @@ def fitted_values(data: SeriesData, choice: Choice, n_jobs: int = 1) -> pd.DataF
 
 
 def detect_anomalies(data: SeriesData, choice: Choice, level: float = 99, n_jobs: int = 1) -> pd.DataFrame:
-    """Flag observations whose in-sample residual falls outside the `level`% band, calibrated per series.
-
-    Each residual is scored against a local robust scale (1.4826 x the rolling median absolute residual over
-    about two seasons), so a series whose noise grows with its level is not flagged where it is high. A point is
-    flagged when its score exceeds both the normal quantile z for `level` and the `level` quantile of the
-    series' own scores: a clean series at level L flags about (100 - L)% of its points, never many
-    more, while a real spike still stands out. Series flagged constant, mostly zero or mostly imputed at load
-    time are not scanned (see SeriesData.flags), nor is the first season (the model's start-up) of a series of
-    at least three seasons. Returns every point with lo, hi, score and an anomaly flag.
+    """Flag observations whose in-sample residual falls outside the `level`% band, calibrated per series
+    (orrery.timeseries.anomaly_band). Series flagged constant, mostly zero or mostly imputed at load time are
+    not scanned (see SeriesData.flags). Returns every point with lo, hi, score and an anomaly flag.
     """
     fv = fitted_values(data, choice, n_jobs)
-    fv["residual"] = fv["y"] - fv["fitted"]
-    window = max(13, 2 * data.m + 1)
-    sigma = fv.groupby("unique_id", sort=False)["residual"].transform(lambda r: _local_sigma(r, window))
-    fv["score"] = (fv["residual"] / sigma).abs()
-    z = float(norm.ppf(0.5 + level / 200))
-    cut = fv.groupby("unique_id", sort=False)["score"].transform(
-        lambda s: max(z, np.nan_to_num(np.nanquantile(s.to_numpy(dtype=float), level / 100), nan=z)))
-    fv["lo"], fv["hi"] = fv["fitted"] - cut * sigma, fv["fitted"] + cut * sigma
-    skip = fv["unique_id"].astype(str).isin(data.flags)
-    # a one-step fit needs history: the first season's residuals reflect the model's start-up, not the data
-    n = fv.groupby("unique_id", sort=False)["y"].transform("size")
-    warm = fv.groupby("unique_id", sort=False).cumcount() < np.where(n >= 3 * data.m, data.m, 1)
-    fv["anomaly"] = fv["residual"].notna() & (fv["score"] > cut) & ~skip & ~warm
-    return fv.reset_index(drop=True)
-
-
-def _local_sigma(r: pd.Series, window: int) -> pd.Series:
-    """Rolling robust scale of residuals, falling back to the global one where the window is flat."""
-    local = 1.4826 * r.abs().rolling(window, center=True, min_periods=max(3, window // 2)).median()
-    glob = _robust_sigma(r)
-    return local.where(local > 0, glob).fillna(glob).replace(0, np.nan)
-
-
-def _robust_sigma(r: pd.Series) -> float:
-    r = r.dropna()
-    if r.empty:
-        return float("nan")
-    mad = 1.4826 * float(np.median(np.abs(r - r.median())))
-    return mad if mad > 0 else float(r.std())
+    parts = [g.reset_index(drop=True).join(ts.anomaly_band(g["y"], g["fitted"], data.m, level, str(uid) in data.flags))
+             for uid, g in fv.groupby("unique_id", sort=False)]
+    return pd.concat(parts, ignore_index=True)
 
 
 # --------------------------------------------------------------------------- information criteria

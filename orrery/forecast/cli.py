@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 
 from orrery import events as ev
 from orrery.errors import ConfigError, OrreryError
+from orrery.files import write_atomic
 
 if TYPE_CHECKING:  # the forecasting stack (statsforecast) loads only when a command runs
     from orrery.forecast.result import ForecastResult
@@ -80,19 +81,13 @@ def check_outputs(outs: list[Path], overwrite: bool) -> None:
 def write_outputs(result: ForecastResult, outs: list[Path]) -> None:
     """Each file is written beside its target and renamed over it, so a failure never leaves half a report."""
     for out in outs:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".{out.name}.tmp{out.suffix}")
-        try:
-            if out.suffix.lower() == ".json":
-                tmp.write_text(result.to_json())
-            elif out.suffix.lower() == ".png":
-                result.plot(tmp)
-            else:
-                tmp.write_text(f"<!doctype html><meta charset='utf-8'><title>orrery forecast</title>"
-                               f"{result._repr_html_()}")
-            os.replace(tmp, out)
-        finally:
-            tmp.unlink(missing_ok=True)
+        if out.suffix.lower() == ".json":
+            write_atomic(out, result.to_json())
+        elif out.suffix.lower() == ".png":
+            write_atomic(out, result.plot)
+        else:
+            write_atomic(out, f"<!doctype html><meta charset='utf-8'><title>orrery forecast</title>"
+                              f"{result._repr_html_()}")
         console.print(f"wrote {out}")
 
 

@@ -55,7 +55,7 @@ class SeriesData:
         return self.series(uid)["y"].to_numpy(dtype=float)
 
 
-def to_frame(data: Any, date: str | None = None, target: str | None = None) -> pd.DataFrame:
+def to_frame(data: Any, target: str | None = None) -> pd.DataFrame:
     """Turn a list/array, dict, pandas/polars frame or CSV/Parquet path into a pandas frame."""
     if isinstance(data, str | Path):
         return _read_path(Path(data))
@@ -165,10 +165,10 @@ def load(
     min_length: int | None = None,
 ) -> SeriesData:
     """Load, validate and describe the data. Raises DataError on anything unusable."""
-    frame = to_frame(data, date, target)
+    frame = to_frame(data, target)
     if frame.empty:
         raise DataError("the data has no rows")
-    date_col, target_col = date or "date", target or "value"
+    target_col = target or "value"
     if target_col not in frame.columns:
         raise DataError(f"no target column {target_col!r} (columns: {list(frame.columns)}); pass target='<column>'")
     groups = [groupby] if isinstance(groupby, str) else list(groupby or [])
@@ -177,21 +177,11 @@ def load(
             raise DataError(f"no groupby column {col!r} (columns: {list(frame.columns)})")
     long = pd.DataFrame({"unique_id": _ids(frame, groups), "y": _numeric(frame[target_col], target_col)})
     notes: list[str] = []
-    if date_col in frame.columns:
-        long["ds"] = _dates(frame[date_col], date_col, notes, long["unique_id"])
-    elif date is not None:
-        raise DataError(f"no date column {date!r} (columns: {list(frame.columns)})")
-    else:
-        long["ds"] = long.groupby("unique_id").cumcount() + 1
+    long["ds"] = _time_index(frame, date, notes, long["unique_id"])
     long = long[["unique_id", "ds", "y"]].sort_values(["unique_id", "ds"], kind="stable").reset_index(drop=True)
     _check_duplicates(long)
     freq = infer_freq(long)
-    season = m if m is not None else period_of(freq)
-    if season < 1:
-        raise DataError(f"m must be a positive integer (got {season})")
-    horizon = h if h is not None else 2 * season
-    if horizon < 1:
-        raise DataError(f"h must be a positive integer (got {horizon})")
+    season, horizon = _season_and_horizon(freq, m, h)
     imputed, warnings = _handle_missing(long, missing)
     warnings = notes + warnings
     if min_length is not None:
@@ -201,6 +191,26 @@ def load(
         raise DataError("the series is constant; there is nothing to model, its forecast is its value")
     warnings += [f"series {uid!r} is {flag}: no anomaly detection there" for uid, flag in flags.items()]
     return SeriesData(df=long, freq=freq, m=season, h=horizon, imputed=imputed, warnings=warnings, flags=flags)
+
+
+def _time_index(frame: pd.DataFrame, date: str | None, notes: list[str], ids: pd.Series) -> pd.Series:
+    """The date column parsed (default "date"), or 1, 2, ... per series when there is none and none was named."""
+    date_col = date or "date"
+    if date_col in frame.columns:
+        return _dates(frame[date_col], date_col, notes, ids)
+    if date is not None:
+        raise DataError(f"no date column {date!r} (columns: {list(frame.columns)})")
+    return ids.groupby(ids).cumcount() + 1
+
+
+def _season_and_horizon(freq: str | int, m: int | None, h: int | None) -> tuple[int, int]:
+    season = m if m is not None else period_of(freq)
+    if season < 1:
+        raise DataError(f"m must be a positive integer (got {season})")
+    horizon = h if h is not None else 2 * season
+    if horizon < 1:
+        raise DataError(f"h must be a positive integer (got {horizon})")
+    return season, horizon
 
 
 def _ids(frame: pd.DataFrame, groups: list[str]) -> pd.Series:

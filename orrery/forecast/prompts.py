@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
 from orrery.forecast import models as reg
 from orrery.forecast.analysis import PanelFit, choice_label
 from orrery.forecast.data import SeriesData
+
+if TYPE_CHECKING:
+    from orrery.forecast.tools import ForecastDeps
 
 SYSTEM = """You are a time-series forecasting analyst. You work only through tools and report only numbers the tools returned.
 
@@ -79,24 +84,25 @@ def grounding_retry(bad: list[str]) -> str:
             "numbers exactly as the tools returned them.")
 
 
-def summary_from_state(state: dict) -> str:
-    """The facts of the analysis, written from tool results only (so every number is grounded)."""
+def summary_from_deps(deps: ForecastDeps) -> str:
+    """The facts of the analysis (a `ForecastDeps`), written from tool results only (so every number is
+    grounded)."""
     parts = []
-    f = state.get("features") or {}
+    f = deps.features
     if f:
         parts.append(f"Trend {f.get('trend', '?')} (strength {f.get('trend_strength', 0):.2f}), seasonality "
                      f"{f.get('seasonality', '?')} (strength {f.get('seasonal_strength', 0):.2f}).")
-    cv, fit = state.get("cv"), state.get("panel")
+    cv, fit = deps.cv, deps.panel
     if fit is not None:
         parts.append(_panel_accuracy(fit))
     elif cv is not None and cv.best() is None:
         parts.append("Not cross-validated: the series is too short for a CV window.")
     elif cv is not None:
         parts.append(_accuracy(cv.mean_mase(), cv.best()))
-    fc = state.get("forecasts")
+    fc = deps.forecasts
     if fc is not None and len(fc) and "mean" in fc:
         parts.append(_forecast_sentence(fc))
-    an = state.get("anomalies")
+    an = deps.anomalies
     if an is not None:
         top = an.sort_values("score", ascending=False).head(3) if len(an) and "score" in an else an.head(0)
         dates = ", ".join(_date(d) for d in top["ds"]) if len(top) else ""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,8 +16,11 @@ from rich.table import Table
 from rich.text import Text
 
 from orrery.errors import DataError
+from orrery.files import write_atomic
 from orrery.forecast.analysis import CVResult
 from orrery.messages import Usage
+from orrery.results import Forecast, View
+from orrery.results import Table as TableView
 
 
 @dataclass
@@ -76,11 +78,36 @@ class ForecastResult:
         """The JSON text; with `path`, also written there atomically (a temp file renamed over it)."""
         text = json.dumps(self.to_dict(), indent=indent)
         if path is not None:
-            path = Path(path)
-            tmp = path.with_name(f".{path.name}.tmp")
-            tmp.write_text(text)
-            os.replace(tmp, path)
+            write_atomic(path, text)
         return text
+
+    # ------------------------------------------------------------------ the result protocol (orrery.results)
+
+    @property
+    def output(self) -> str:
+        return self.narrative
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.to_dict()
+
+    def views(self) -> list[View]:
+        """The forecast with its bands and anomalies, then the cross-validation table."""
+        d = self.to_dict()
+        history = [{"unique_id": str(r["unique_id"]), "ds": str(r["ds"])[:10], "y": _plain(r["y"])}
+                   for r in self.history.to_dict("records")]
+        out: list[View] = [Forecast(best_model=d["best_model"], beats_baseline=d["beats_baseline"], history=history,
+                                    forecasts=d["forecasts"], anomalies=d["anomalies"])]
+        if self.accuracy:
+            rows = [{"model": m, "mean MASE": _plain(a["mean"]),
+                     **{f"window {i + 1}": _plain(w) for i, w in enumerate(a["windows"])}} for m, a in d["accuracy"].items()]
+            out.append(TableView(title="Cross-validation (MASE, lower is better)", rows=rows))
+        return out
+
+    def files(self) -> dict[str, Any]:
+        """result.json, and plot.png when there is a history to draw."""
+        made = {"result.json": lambda p: Path(p).write_text(self.to_json())}
+        return made | ({"plot.png": self.plot} if len(self.history) else {})
 
     # ------------------------------------------------------------------ rich / HTML
 

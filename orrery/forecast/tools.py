@@ -1,12 +1,11 @@
-"""The forecasting tools the LLM calls. Thin wrappers: read `ctx.state`, call `analysis`, store, summarise.
-
-State keys: "data" (SeriesData, set by the agent before the run), "features", "cv", "forecasts",
-"anomalies", "best_model", "panel", "panel_features". Options: "n_jobs" (default 1), "client" (Dask).
+"""The forecasting tools the LLM calls. Thin wrappers: read the run's `ForecastDeps` (`ctx.deps`), call
+`analysis`, store what they found on it, summarise.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -20,8 +19,31 @@ from orrery.forecast.result import ForecastResult
 from orrery.tools import RunContext, Tool, after, tool
 
 
-def _data(ctx: RunContext) -> SeriesData:
-    return ctx.state["data"]
+@dataclass
+class ForecastDeps:
+    """What the tools of one analysis share (the agent's `deps_type`): the data, where the models are fitted
+    (`n_jobs` processes, or a Dask `client`), what each tool found, and the workflow's phase."""
+
+    data: SeriesData
+    n_jobs: int = 1
+    client: Any = None
+    phase: Literal["analyze", "commentary", "followup"] = "analyze"
+    features: dict[str, Any] = field(default_factory=dict)
+    cv: A.CVResult | None = None
+    best_model: str | None = None
+    forecasts: pd.DataFrame | None = None
+    forecast_notes: list[A.Note] = field(default_factory=list)
+    anomalies: pd.DataFrame | None = None
+    panel: A.PanelFit | None = None
+    panel_features: pd.DataFrame | None = None
+    panel_retry: bool = False  # the panel is refitted once with policy 'best' (see the agent's validator)
+
+
+Ctx = RunContext[ForecastDeps]
+
+
+def _data(ctx: Ctx) -> SeriesData:
+    return ctx.deps.data
 
 
 def _names(models: Sequence[str]) -> list[str]:
@@ -45,12 +67,12 @@ def _columns(frame: pd.DataFrame, digits: int = 3) -> dict[str, list[Any]]:
     return {col: [row[col] for row in rows] for col in frame.columns}
 
 
-def _is_panel(ctx: RunContext) -> bool:
-    return "data" in ctx.state and _data(ctx).is_panel
+def _is_panel(ctx: Ctx) -> bool:
+    return ctx.deps is not None and _data(ctx).is_panel
 
 
 @tool
-def analyze_features(ctx: RunContext, series: str | None = None) -> dict[str, Any]:
+def analyze_features(ctx: Ctx, series: str | None = None) -> dict[str, Any]:
     """Describe the series: trend and seasonal strength, autocorrelation, spectral entropy, intermittency,
     and a feature-based shortlist of models. Call this first.
 
@@ -59,12 +81,12 @@ def analyze_features(ctx: RunContext, series: str | None = None) -> dict[str, An
     """
     data = _data(ctx)
     feats = A.features(data.values(series), data.m)
-    ctx.state["features"] = feats
+    ctx.deps.features = feats
     return {k: round(v, 3) if isinstance(v, float) else v for k, v in feats.items()} | {"h": data.h}
 
 
 @tool
-def cross_validate(ctx: RunContext, models: list[str], n_windows: int = 3, combo_k: int = 0) -> dict[str, Any]:
+def cross_validate(ctx: Ctx, models: list[str], n_windows: int = 3, combo_k: int = 0) -> dict[str, Any]:
     """Rolling-origin cross-validation: MASE per window and mean for each model. SeasonalNaive is always
     included as the baseline. combo_k >= 2 adds 'Combo', the mean of the k best models.
 
@@ -75,9 +97,8 @@ def cross_validate(ctx: RunContext, models: list[str], n_windows: int = 3, combo
     """
     data = _data(ctx)
     cv = A.cross_validate(data, _names(models), n_windows=n_windows, combo_k=combo_k,
-                          n_jobs=ctx.options.get("n_jobs", 1), client=ctx.options.get("client"))
-    ctx.state["cv"] = cv
-    ctx.state["best_model"] = cv.best()
+                          n_jobs=ctx.deps.n_jobs, client=ctx.deps.client)
+    ctx.deps.cv, ctx.deps.best_model = cv, cv.best()
     if cv.scores.empty:
         return {"cv_windows": 0, "best": None, "beats_baseline": False,
                 "note": f"the series is too short for a CV window of h={data.h}: generate_forecast with any model; "
@@ -90,18 +111,18 @@ def cross_validate(ctx: RunContext, models: list[str], n_windows: int = 3, combo
             "skipped": {n.model: n.reason for n in cv.notes if n.model}}
 
 
-def _choice(ctx: RunContext, model: str) -> A.Choice:
+def _choice(ctx: Ctx, model: str) -> A.Choice:
     name = _names([model])[0]
     if name != reg.COMBO:
         return name
-    cv: A.CVResult | None = ctx.state.get("cv")
+    cv = ctx.deps.cv
     if cv is None or not cv.combo_members:
         raise ToolError("no Combo yet: call cross_validate with combo_k >= 2 first")
     return cv.combo_members[_data(ctx).ids[0]]
 
 
 @tool(available=after("cross_validate"))
-def generate_forecast(ctx: RunContext, model: str, h: int | None = None) -> dict[str, Any]:
+def generate_forecast(ctx: Ctx, model: str, h: int | None = None) -> dict[str, Any]:
     """Forecast h steps ahead with one model (or 'Combo'), with 80% and 95% prediction intervals.
 
     Args:
@@ -110,14 +131,14 @@ def generate_forecast(ctx: RunContext, model: str, h: int | None = None) -> dict
     """
     data = _data(ctx)
     choice = _choice(ctx, model)
-    cv: A.CVResult | None = ctx.state.get("cv")
+    cv = ctx.deps.cv
     cal = A.calibrate(cv, data, choice) if cv is not None and not cv.scores.empty and h in (None, data.h) else None
-    result = A.fit_forecast(data, choice, h=h, calibration=cal, n_jobs=ctx.options.get("n_jobs", 1),
-                            client=ctx.options.get("client"), on_progress=ctx.progress)
+    result = A.fit_forecast(data, choice, h=h, calibration=cal, n_jobs=ctx.deps.n_jobs, client=ctx.deps.client,
+                            on_progress=ctx.progress)
     fc = result.frame
     if fc.empty:
         raise ToolError(f"no model could be fitted: {'; '.join(n.reason for n in result.notes)}")
-    ctx.state.update(forecasts=fc, best_model=str(fc["model"].iloc[0]), forecast_notes=result.notes)
+    ctx.deps.forecasts, ctx.deps.best_model, ctx.deps.forecast_notes = fc, str(fc["model"].iloc[0]), result.notes
     out = {"model": str(fc["model"].iloc[0])} | _forecast_view(fc.drop(columns=["unique_id", "model"]))
     return out | ({"notes": [n.reason for n in result.notes]} if result.notes else {})
 
@@ -132,18 +153,17 @@ def _forecast_view(fc: pd.DataFrame) -> dict[str, Any]:
 
 
 @tool(available=after("cross_validate"))
-def detect_anomalies(ctx: RunContext, model: str | None = None, level: float = 99) -> dict[str, Any]:
+def detect_anomalies(ctx: Ctx, model: str | None = None, level: float = 99) -> dict[str, Any]:
     """Flag past observations outside the model's in-sample prediction interval.
 
     Args:
         model: model whose fitted values are used (default: the best from cross_validate)
         level: interval level in percent
     """
-    name = model or ctx.state.get("best_model") or reg.BASELINE
-    an = A.detect_anomalies(_data(ctx), _choice(ctx, name.split("(")[0]), level=level,
-                            n_jobs=ctx.options.get("n_jobs", 1))
+    name = model or ctx.deps.best_model or reg.BASELINE
+    an = A.detect_anomalies(_data(ctx), _choice(ctx, name.split("(")[0]), level=level, n_jobs=ctx.deps.n_jobs)
     flagged = an[an["anomaly"]]
-    ctx.state["anomalies"] = flagged
+    ctx.deps.anomalies = flagged
     top = flagged.sort_values("score", ascending=False).head(10)
     cols = ["ds", "y", "fitted", "score"] if not _data(ctx).is_panel else ["unique_id", "ds", "y", "fitted", "score"]
     data = _data(ctx)
@@ -152,7 +172,7 @@ def detect_anomalies(ctx: RunContext, model: str | None = None, level: float = 9
 
 
 @tool
-def decompose(ctx: RunContext, series: str | None = None) -> dict[str, Any]:
+def decompose(ctx: Ctx, series: str | None = None) -> dict[str, Any]:
     """STL decomposition (MSTL for several periods): trend and seasonal strength and the seasonal profile.
 
     Args:
@@ -174,7 +194,7 @@ def decompose(ctx: RunContext, series: str | None = None) -> dict[str, Any]:
 
 
 @tool
-def unit_root_test(ctx: RunContext, series: str | None = None) -> dict[str, Any]:
+def unit_root_test(ctx: Ctx, series: str | None = None) -> dict[str, Any]:
     """ADF and KPSS stationarity tests with a verdict and the number of differences needed.
 
     Args:
@@ -185,7 +205,7 @@ def unit_root_test(ctx: RunContext, series: str | None = None) -> dict[str, Any]
 
 
 @tool
-def compare_models(ctx: RunContext, models: list[str], series: str | None = None) -> dict[str, Any]:
+def compare_models(ctx: Ctx, models: list[str], series: str | None = None) -> dict[str, Any]:
     """AIC, AICc and BIC of models fitted to the whole series (null where a model has no likelihood).
     Comparable within a model family; use cross_validate to compare across families.
 
@@ -198,10 +218,10 @@ def compare_models(ctx: RunContext, models: list[str], series: str | None = None
 
 
 @tool(available=_is_panel)
-def panel_analyze(ctx: RunContext) -> dict[str, Any]:
+def panel_analyze(ctx: Ctx) -> dict[str, Any]:
     """Features of every series in the panel, summarised (how many trend, seasonal, intermittent)."""
     feats = A.panel_analyze(_data(ctx))
-    ctx.state["panel_features"] = feats
+    ctx.deps.panel_features = feats
     return {"series": len(feats), "trend": feats["trend"].value_counts().to_dict(),
             "seasonality": feats["seasonality"].value_counts().to_dict(),
             "demand_class": feats["demand_class"].value_counts().to_dict(),
@@ -209,7 +229,7 @@ def panel_analyze(ctx: RunContext) -> dict[str, Any]:
 
 
 @tool(available=_is_panel)
-def panel_fit(ctx: RunContext, models: list[str] | None = None, n_windows: int = 2, combo_k: int = 0,
+def panel_fit(ctx: Ctx, models: list[str] | None = None, n_windows: int = 2, combo_k: int = 0,
               policy: Literal["auto", "panel_combo", "best", "combo"] = "auto") -> dict[str, Any]:
     """Cross-validate and forecast every series. 'auto' (default): the mean of AutoETS, AutoTheta and AutoCES;
     'panel_combo': the mean of the k models best on the whole panel; 'best': each series' own best;
@@ -222,9 +242,9 @@ def panel_fit(ctx: RunContext, models: list[str] | None = None, n_windows: int =
         policy: 'auto', 'panel_combo', 'best' or 'combo'
     """
     fit = A.panel_fit(_data(ctx), _names(models or reg.DEFAULT_CANDIDATES), n_windows=n_windows, combo_k=combo_k,
-                      policy=policy, n_jobs=ctx.options.get("n_jobs", 1), client=ctx.options.get("client"),
-                      on_progress=ctx.progress)
-    ctx.state.update(panel=fit, cv=fit.cv, forecasts=fit.forecasts, best_model=_panel_label(fit))
+                      policy=policy, n_jobs=ctx.deps.n_jobs, client=ctx.deps.client, on_progress=ctx.progress)
+    d = ctx.deps
+    d.panel, d.cv, d.forecasts, d.best_model = fit, fit.cv, fit.forecasts, _panel_label(fit)
     summary = fit.summary()
     attrs = {k: round(v, 3) for k, v in summary.attrs.items() if np.isfinite(v)}
     return {"wins": summary["series"].to_dict(), **attrs, "beats_baseline": fit.beats_baseline(),
@@ -246,22 +266,20 @@ def _finite(x: float) -> float | None:
     return float(x) if np.isfinite(x) else None
 
 
-def result_from_state(state: dict[str, Any], narrative: str = "", trace: list[dict[str, Any]] | None = None
-                      ) -> ForecastResult:
+def result_from_deps(deps: ForecastDeps, narrative: str = "", trace: list[dict[str, Any]] | None = None
+                     ) -> ForecastResult:
     """Assemble the ForecastResult from what the tools stored."""
-    data: SeriesData = state["data"]
-    cv: A.CVResult | None = state.get("cv")
-    fit: A.PanelFit | None = state.get("panel")
+    data, cv, fit = deps.data, deps.cv, deps.panel
     panel = fit.series(data) if fit is not None else None
     beats = fit.beats_baseline() if fit is not None else cv is not None and cv.beats_baseline()
-    notes = fit.notes if fit is not None else [*(cv.notes if cv is not None else []), *state.get("forecast_notes", [])]
+    notes = fit.notes if fit is not None else [*(cv.notes if cv is not None else []), *deps.forecast_notes]
     return ForecastResult(
         narrative=narrative,
-        features=state.get("features", {}),
+        features=deps.features,
         accuracy=ForecastResult.accuracy_from_cv(cv) if cv is not None else {},
-        forecasts=state.get("forecasts", pd.DataFrame()),
-        anomalies=state.get("anomalies", pd.DataFrame()),
-        best_model=state.get("best_model"),
+        forecasts=deps.forecasts if deps.forecasts is not None else pd.DataFrame(),
+        anomalies=deps.anomalies if deps.anomalies is not None else pd.DataFrame(),
+        best_model=deps.best_model,
         beats_baseline=bool(beats),
         selected_mase=_finite(fit.summary().attrs["mase_selected"]) if fit is not None else None,
         trace=trace or [],

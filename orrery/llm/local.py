@@ -475,8 +475,21 @@ def _classify_native(has_tools: bool, answer_is_json: bool) -> Any:
     return classify
 
 
-def _plain(raw: str) -> tuple[str | None, int]:
+def _plain(_raw: str) -> tuple[str | None, int]:
     return "text", 0
+
+
+def _prose(raw: str, _cid: str) -> tuple[str, list[ToolCall]]:
+    return raw, []
+
+
+def _json_answer(raw: str, _cid: str) -> tuple[str, list[ToolCall]]:
+    return normalize_json(raw), []
+
+
+def _noted(reader: ReplyReader, note: str) -> ReplyReader:
+    reader.note = note
+    return reader
 
 
 def native_reader(tools: Sequence[ToolSpec], answer_is_json: bool = False) -> ReplyReader:
@@ -697,18 +710,21 @@ class LocalModel:
             # max_tokens, seen in the demo's commentary): llama.cpp's DRY sampler penalizes repeating a sequence.
             # Only for prose: a call's JSON repeats its keys and quotes by design.
             request.update(DRY)
-        constrained = bool(tools) or schema is not None or tool_traffic or bool(catalogue)
-        if layout == "native" and constrained:
+        if not (tools or schema is not None or tool_traffic or catalogue):
+            return request, ReplyReader(_plain, _prose, None)
+        return request, self._constrain(request, layout, tools, schema, allow_answer, answer_is_json, note, budget)
+
+    def _constrain(self, request: dict[str, Any], layout: str, tools: Sequence[ToolSpec],
+                   schema: dict[str, Any] | None, allow_answer: bool, answer_is_json: bool, note: str,
+                   budget: int | None) -> ReplyReader:
+        """The grammar (or response format) of a reply that must be a call or JSON, and its reader."""
+        if layout == "native":
             if self.grammar and (tools or schema is None):
                 request["grammar"] = native_grammar(tools, allow_answer=allow_answer, answer_schema=schema,
                                                     budget=budget)
             elif self.grammar:
                 request["response_format"] = _json_format(clean_schema(schema))
-            reader = native_reader(tools, answer_is_json)
-            reader.note = note
-            return request, reader
-        if not constrained:
-            return request, ReplyReader(_plain, lambda raw, cid: (raw, []), None)
+            return _noted(native_reader(tools, answer_is_json), note)
         if tools or not schema:
             # After tool traffic, a tool-less turn imitates the earlier JSON calls: constrain it to an answer.
             if self.grammar and budget is not None:  # the retry of a cut call: llguidance takes length bounds
@@ -717,12 +733,10 @@ class LocalModel:
             elif self.grammar:
                 request["response_format"] = _json_format(tool_call_schema(tools, allow_answer=allow_answer,
                                                                            answer_schema=schema))
-            reader = json_reader(tools, answer_is_json, lenient=not self.grammar)
-            reader.note = note
-            return request, reader
+            return _noted(json_reader(tools, answer_is_json, lenient=not self.grammar), note)
         if self.grammar:
             request["response_format"] = _json_format(clean_schema(schema))
-        return request, ReplyReader(_plain, lambda raw, cid: (normalize_json(raw), []), None)
+        return ReplyReader(_plain, _json_answer, None)
 
 
 def _json_format(schema: dict[str, Any]) -> dict[str, Any]:

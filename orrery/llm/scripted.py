@@ -47,7 +47,7 @@ class ScriptedModel:
                  tool_choice: str = "auto", schema: dict[str, Any] | None = None,
                  max_tokens: int | None = None) -> ModelResponse:
         self.requests.append({"messages": list(messages), "tools": [t.name for t in tools], "specs": list(tools),
-                              "schema": schema, "tool_choice": tool_choice})
+                              "schema": schema, "tool_choice": tool_choice, "max_tokens": max_tokens})
         if self.index >= len(self.turns):
             raise ModelError(f"scripted model ran out of turns after {len(self.turns)}; add more turns to the script")
         t = self.turns[self.index]

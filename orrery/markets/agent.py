@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from orrery import results
 from orrery.agent.calls import ask_json, synthesize
 from orrery.agent.router import (
     DEFAULT_TURNS,
@@ -35,16 +36,14 @@ from orrery.agent.router import (
     RouterAgent,
     RouterConfig,
     RouterResult,
+    RouterRun,
     expand,
 )
-from orrery.errors import ModelError
+from orrery.errors import ConfigError, ModelError
 from orrery.events import (
     Classified,
     ErrorEvent,
     Event,
-    Routed,
-    StepEnd,
-    StepStart,
     Token,
     ToolCallEvent,
     ToolResultEvent,
@@ -54,6 +53,7 @@ from orrery.llm import Model, resolve_model
 from orrery.llm.base import profile_of
 from orrery.markets import questions as Qs
 from orrery.markets.tools import PERIOD_METRICS as PERIOD
+from orrery.markets.tools import MarketsDeps
 from orrery.messages import Message, ToolCall, Usage
 from orrery.tools import RunContext, Tool, ToolResult
 
@@ -146,6 +146,11 @@ class MarketsResult(RouterResult):
                 "errors": self.errors, "usage": {"prompt": self.usage.prompt_tokens,
                                                  "completion": self.usage.completion_tokens},
                 "seconds": round(self.duration, 2)}
+
+    # -- the result protocol (orrery.results): the facts and grounding as data; charts come from the tool results
+    @property
+    def data(self) -> dict[str, Any]:
+        return results.jsonable(self.to_dict())
 
 
 # -- rules -----------------------------------------------------------------------------------------------
@@ -300,17 +305,24 @@ class MarketsAgent(RouterAgent):
     def __init__(self, model: Model, store: Any, tools: Iterable[Tool] | None = None,
                  config: RouterConfig | None = None, *, on_event: Iterable[Callable[[Event], None]] = (),
                  one_call_per_turn: bool | None = None, decide_by_rules: bool = True, prose: bool = True,
-                 prose_tokens: int = 160):
+                 prose_tokens: int = 160, approve: Iterable[str] = ()):
+        """`approve` names tools whose every call waits for a person (`resume(approvals=...)`)."""
         from orrery.markets.tools import TOOLS
 
         # Per-agent copies: their own TTL caches (keyed by arguments, so one per store) and schemas
         # narrowed to the current query.
         copies = [t.gated(t.available, self._refine) for t in (tools if tools is not None else TOOLS)]
+        if unknown := set(approve) - {t.name for t in copies}:
+            raise ConfigError(f"approve names no markets tool: {', '.join(sorted(unknown))}")
+        for t in copies:
+            t.requires_approval = t.requires_approval or t.name in set(approve)
         config = config or RouterConfig(max_tokens_per_call=400)
         config = replace(config, agent=replace(config.agent, tool_choice=self._tool_choice))
         super().__init__(model, copies, config, on_event=on_event,
                          decide=self._decide if decide_by_rules else None,
-                         fan_out=self._plan if decide_by_rules else None)
+                         fan_out=self._plan if decide_by_rules else None,
+                         classify=self.classify_market, route=self.route_market, execute=self.execute_market,
+                         check=self.check_answer, name="markets", result_type=MarketsResult)
         self.store = store
         self.decide_by_rules = decide_by_rules
         self.prose, self.prose_tokens = prose, prose_tokens
@@ -337,30 +349,37 @@ class MarketsAgent(RouterAgent):
                 self._screened = list(dict.fromkeys(self._screened + found))
             yield event
 
-    kind = "markets"
-    result_type = MarketsResult
-
-    def _phases(self, query: str, result: RouterResult, options: dict[str, Any]) -> Iterator[Event]:
-        assert isinstance(result, MarketsResult)
+    # -- the router's hooks ----------------------------------------------------------------------------------
+    def classify_market(self, run: RouterRun) -> Generator[Event, None, MarketClassification]:
+        """The classification; a question only about symbols not in the data is answered here."""
         self._route, self._screened, self._called = None, [], set()
         self._window, self._planned = None, False
-        yield StepStart(1)
-        c = result.classification = yield from self.classify(query, result.usage)
+        c = yield from self.classify(run.query, run.result.usage)
         if c.unknown and not c.symbols:
-            result.output = result.answer = self._not_in_data(c.unknown)
-            yield Token(result.output)
-            yield StepEnd(1)
-            return
-        route = result.route = yield from self.route(query, c, result)
-        yield StepEnd(1)
+            run.result.answer = self._not_in_data(c.unknown)
+            run.answer(run.result.answer)
+        return c
+
+    def route_market(self, run: RouterRun, c: Classification) -> Generator[Event, None, Route]:
+        """The route (`route`); a question that is not about the data gets the refusal, with no model prose."""
+        assert isinstance(c, MarketClassification) and isinstance(run.result, MarketsResult)
+        route = yield from self.route(run, c)
+        run.source = run.result.route_source
         if self.decide_by_rules and not route.selected_tools and c.type == "general" and not c.symbols:
-            result.output = result.answer = _refusal(self.store)  # not about the data: no model prose
-            yield Token(result.output)
-            return
-        self._system = skill_prompt(c.skill, self.store)  # this run's skill: the config stays as given
-        yield from self._watch(self._execute(query, c, route, result, {**options, "store": self.store},
-                                             system_prompt=self._system))
-        yield from self._check(query, c, result)
+            run.result.answer = _refusal(self.store)
+            run.answer(run.result.answer)
+        return route
+
+    def execute_market(self, run: RouterRun, c: Classification, route: Route) -> Iterator[Event]:
+        """The router's execution with this run's skill prompt and the store, noting what the tools found."""
+        assert isinstance(c, MarketClassification)
+        self._system = run.system_prompt = skill_prompt(c.skill, self.store)  # the config stays as given
+        run.options["deps"] = MarketsDeps(self.store)
+        yield from self._watch(self.execute(run, c, route))
+
+    def check_answer(self, run: RouterRun, c: Classification) -> Generator[Event, None, None]:
+        assert isinstance(c, MarketClassification) and isinstance(run.result, MarketsResult)
+        yield from self._check(run.query, c, run.result)
 
     # -- phase 1: the model's classification, checked by rules ---------------------------------------------
     def classify(self, query: str, usage: Usage) -> Generator[Event, None, MarketClassification]:
@@ -399,36 +418,40 @@ class MarketsAgent(RouterAgent):
                                     max_tokens=self.config.max_tokens_per_call))
 
     # -- phase 2: the model's route, or the rules' when it is invalid --------------------------------------
-    def route(self, query: str, c: Classification, result: RouterResult) -> Generator[Event, None, Route]:
-        assert isinstance(c, MarketClassification) and isinstance(result, MarketsResult)
-        if self.decide is not None and self.decide(query, c) is not None:  # the core says source="rules"
-            route = yield from super().route(query, c, result)
+    def route(self, run: RouterRun, c: MarketClassification) -> Generator[Event, None, Route]:
+        result = run.result
+        assert isinstance(result, MarketsResult)
+        if self.decide is not None and self.decide(run.query, c) is not None:  # the core's choice says "rules"
+            route = yield from self.choose_route(run, c)
             result.route_source, self._route = "rules", route
             return route
-        # The fallback reads the query's own words, not the model's categories (a small model adds "price"
-        # to most questions).
-        rules = rule_route(query, c.model_copy(update={"categories": categories_in(query)}))
-        if c.type == "general" and not c.symbols and not rules.selected_tools:
-            route, result.route_source = rules, "rules"  # nothing to look up: no router call
-        else:
-            try:
-                route = yield from _without(super().route(query, c, result), Routed)  # the final route is ours
-                result.model_tools = list(route.selected_tools)
-                valid = route_is_valid(route, rules, c)
-            except ModelError as exc:
-                result.errors.append(f"router: {exc}")
-                route, valid = rules, False
-            if not valid:
-                route, result.route_source = rules, "rules"
-            else:
-                result.route_source = "model"
+        route = yield from self._checked_route(run, c, result)
         if self.one_call_per_turn and route.selected_tools:
             calls = len(route.selected_tools) * max(1, len(c.symbols))
             if route.strategy != "ITERATIVE" or route.max_turns < calls:
                 route = route.model_copy(update={"strategy": "ITERATIVE",
                                                  "max_turns": min(self.config.max_turns, max(route.max_turns, calls))})
-        yield Routed(route.selected_tools, route.complexity, route.strategy, route.max_turns, route.dropped)
         self._route = route
+        return route
+
+    def _checked_route(self, run: RouterRun, c: MarketClassification,
+                       result: MarketsResult) -> Generator[Event, None, Route]:
+        """The model's route when it covers what the query plainly asks, else the rules'."""
+        # The fallback reads the query's own words, not the model's categories (a small model adds "price"
+        # to most questions).
+        rules = rule_route(run.query, c.model_copy(update={"categories": categories_in(run.query)}))
+        result.route_source = "rules"
+        if c.type == "general" and not c.symbols and not rules.selected_tools:
+            return rules  # nothing to look up: no router call
+        try:
+            route = yield from self.choose_route(run, c)
+        except ModelError as exc:
+            result.errors.append(f"router: {exc}")
+            return rules
+        result.model_tools = list(route.selected_tools)
+        if not route_is_valid(route, rules, c):
+            return rules
+        result.route_source = "model"
         return route
 
     # -- rules that decide alone: the route, and every call with its arguments -----------------------------
@@ -467,22 +490,10 @@ class MarketsAgent(RouterAgent):
         w = self._window = Qs.window(query, self._anchor(c.symbols))
         calls: list[ToolCall] = []
         if "stock_screener" in tools:
-            conds = Qs.conditions(query)
-            field = Qs.metric(query, True)
-            args: dict[str, Any] = {"conditions": conds}
-            if not conds:  # "which stock has the highest RSI": every symbol's value, ranked
-                if field in ("return", "volatility", "max_drawdown") or not _RANKED.search(query):
-                    return None
-                args |= {"sort_by": field, "descending": not Qs.lowest(query)}
-            if len(c.symbols) >= 2:
-                args["symbols"] = c.symbols
-            if w.end:
-                args["date"] = w.end
-            if m := re.search(r"\b(nasdaq|nyse)\b(?! composite)", query, re.IGNORECASE):
-                args["exchange"] = m.group(1).upper()
-            if re.search(r"\b(index|indices)\b", query, re.IGNORECASE) and "symbols" not in args:
-                args["kind"] = "index"
-            calls.append(ToolCall("rules-stock_screener", "stock_screener", args))
+            screen = self._screen_call(query, c, w)
+            if screen is None:
+                return None
+            calls.append(screen)
             if _FOLLOW_UP.search(query):  # the follow-ups wait for what the screen finds
                 return calls
             tools = [t for t in tools if t not in ("stock_screener", *_COMPARED)]
@@ -496,6 +507,26 @@ class MarketsAgent(RouterAgent):
             tools = [t for t in tools if t != "compare_symbols"]
         rest = self._per_symbol(query, tools, c.symbols, w)
         return None if rest is None else calls + rest
+
+    @staticmethod
+    def _screen_call(query: str, c: MarketClassification, w: Qs.Window) -> ToolCall | None:
+        """The screen's call from the question's conditions (or its ranking), or None when it states neither."""
+        conds = Qs.conditions(query)
+        field = Qs.metric(query, True)
+        args: dict[str, Any] = {"conditions": conds}
+        if not conds:  # "which stock has the highest RSI": every symbol's value, ranked
+            if field in ("return", "volatility", "max_drawdown") or not _RANKED.search(query):
+                return None
+            args |= {"sort_by": field, "descending": not Qs.lowest(query)}
+        if len(c.symbols) >= 2:
+            args["symbols"] = c.symbols
+        if w.end:
+            args["date"] = w.end
+        if m := re.search(r"\b(nasdaq|nyse)\b(?! composite)", query, re.IGNORECASE):
+            args["exchange"] = m.group(1).upper()
+        if re.search(r"\b(index|indices)\b", query, re.IGNORECASE) and "symbols" not in args:
+            args["kind"] = "index"
+        return ToolCall("rules-stock_screener", "stock_screener", args)
 
     def _per_symbol(self, query: str, tools: list[str], symbols: list[str], w: Qs.Window) -> list[ToolCall] | None:
         """One call per symbol for each tool that takes a symbol, in parallel; list_symbols once."""
@@ -547,7 +578,7 @@ class MarketsAgent(RouterAgent):
             return f"{r.call.name} failed: {r.error or r.content}"
         return "\n".join(f"- {line(r)}" for r in results)
 
-    def synthesize(self, query: str, system: str, results: list[ToolResult], result: RouterResult,
+    def synthesize(self, query: str, _system: str, results: list[ToolResult], result: RouterResult,
                    step: int) -> Generator[Event, None, str]:
         lead = self._lead(results)
         if lead:
@@ -569,7 +600,7 @@ class MarketsAgent(RouterAgent):
             lines.append(f"Window: {w.definition}.")
         return "\n".join(f"- {x}" for x in dict.fromkeys(lines))
 
-    def _tool_choice(self, ctx: RunContext) -> str:
+    def _tool_choice(self, _ctx: RunContext) -> str:
         """In the tool loop, a tool call is required until every routed tool has been called once (a small
         model otherwise stops after the screen, before analysing what it found)."""
         route = self._route
@@ -577,7 +608,7 @@ class MarketsAgent(RouterAgent):
         return "required" if pending else "auto"
 
     # -- schemas narrowed to the query --------------------------------------------------------------------
-    def _refine(self, ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
+    def _refine(self, _ctx: RunContext, schema: dict[str, Any]) -> dict[str, Any]:
         props = schema.get("properties", {})
         syms = self._current.symbols or self._screened or list(self.store.symbols)
         if "symbol" in props:
@@ -616,7 +647,7 @@ class MarketsAgent(RouterAgent):
         bad = ungrounded(answer, sources, allowed)
         if bad:
             result.errors.append(f"ungrounded numbers {bad}; asked for a rewrite")
-            answer = yield from self._rewrite(query, answer, bad, result)
+            answer = yield from self._rewrite(query, bad, result)
             bad = ungrounded(answer, sources, allowed)
         if bad or (not answer and result.facts):
             result.grounded, result.ungrounded = False, bad
@@ -665,7 +696,7 @@ class MarketsAgent(RouterAgent):
                 return True
         return False
 
-    def _rewrite(self, query: str, answer: str, bad: list[str], result: MarketsResult
+    def _rewrite(self, query: str, bad: list[str], result: MarketsResult
                  ) -> Generator[Event, None, str]:
         facts = "\n".join(f"- {f}" for f in result.facts) or "(no tool results)"
         messages = [Message("system", self._system),
@@ -697,17 +728,6 @@ def _finish(result: MarketsResult, parts: list[str]) -> None:
     result.output = "\n\n".join(parts)
     if result.status in ("max_rounds", "invalid"):
         result.status = "completed"
-
-
-def _without(events: Generator[Event, None, Route], kind: type) -> Generator[Event, None, Route]:
-    """`events` less those of `kind`, returning what the generator returns."""
-    while True:
-        try:
-            event = next(events)
-        except StopIteration as stop:
-            return stop.value
-        if not isinstance(event, kind):
-            yield event
 
 
 def percents(value: Any) -> list[float]:

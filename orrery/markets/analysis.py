@@ -9,7 +9,7 @@ use adj_close, so splits and dividends do not look like crashes or jumps.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -101,38 +101,49 @@ def _arrays(df: pd.DataFrame) -> tuple[np.ndarray, ...]:
     return tuple(df[c].to_numpy(dtype=float) for c in ("open", "high", "low", "close", "volume"))
 
 
+def _bbands(c: np.ndarray, p: int | None) -> dict[str, np.ndarray]:
+    upper, middle, lower = talib.BBANDS(c, timeperiod=p, nbdevup=2, nbdevdn=2)
+    return {"bb_upper": upper, "bb_middle": middle, "bb_lower": lower}
+
+
+def _stoch(h: np.ndarray, lo: np.ndarray, c: np.ndarray, p: int | None) -> dict[str, np.ndarray]:
+    k, d = talib.STOCH(h, lo, c, fastk_period=p, slowk_period=3, slowd_period=3)
+    return {"stoch_k": k, "stoch_d": d}
+
+
+def _macd(c: np.ndarray) -> dict[str, np.ndarray]:
+    macd, signal, hist = talib.MACD(c, 12, 26, 9)
+    return {"macd": macd, "macd_signal": signal, "macd_hist": hist}
+
+
+def _adx(h: np.ndarray, lo: np.ndarray, c: np.ndarray, p: int | None) -> dict[str, np.ndarray]:
+    return {f"adx_{p}": talib.ADX(h, lo, c, timeperiod=p), f"plus_di_{p}": talib.PLUS_DI(h, lo, c, timeperiod=p),
+            f"minus_di_{p}": talib.MINUS_DI(h, lo, c, timeperiod=p)}
+
+
+# indicator -> (bars (open, high, low, close, volume), period) -> {output key: series}
+_SERIES: dict[str, Callable[[tuple[np.ndarray, ...], int | None], dict[str, np.ndarray]]] = {
+    "RSI": lambda b, p: {f"rsi_{p}": talib.RSI(b[3], timeperiod=p)},
+    "SMA": lambda b, p: {f"sma_{p}": talib.SMA(b[3], timeperiod=p)},
+    "EMA": lambda b, p: {f"ema_{p}": talib.EMA(b[3], timeperiod=p)},
+    "ATR": lambda b, p: {f"atr_{p}": talib.ATR(b[1], b[2], b[3], timeperiod=p)},
+    "ADX": lambda b, p: _adx(b[1], b[2], b[3], p),
+    "BBANDS": lambda b, p: _bbands(b[3], p),
+    "STOCH": lambda b, p: _stoch(b[1], b[2], b[3], p),
+    "MACD": lambda b, _p: _macd(b[3]),
+    "OBV": lambda b, _p: {"obv": talib.OBV(b[3], b[4])},
+}
+
+
 def indicator_series(df: pd.DataFrame, name: str, period: int | None = None) -> dict[str, np.ndarray]:
     """{output key: full series} for one ta-lib indicator on the close; keys carry the period (rsi_14)."""
-    o, h, lo, c, v = _arrays(df)
     name = name.upper()
-    periods = (period,) if period else DEFAULT_PERIODS.get(name, (None,))
+    if name not in _SERIES:
+        raise DataError(f"unknown indicator {name!r}; use one of {', '.join(INDICATORS)}")
+    bars = _arrays(df)
     out: dict[str, np.ndarray] = {}
-    for p in periods:
-        match name:
-            case "RSI":
-                out[f"rsi_{p}"] = talib.RSI(c, timeperiod=p)
-            case "SMA":
-                out[f"sma_{p}"] = talib.SMA(c, timeperiod=p)
-            case "EMA":
-                out[f"ema_{p}"] = talib.EMA(c, timeperiod=p)
-            case "ATR":
-                out[f"atr_{p}"] = talib.ATR(h, lo, c, timeperiod=p)
-            case "ADX":
-                out[f"adx_{p}"] = talib.ADX(h, lo, c, timeperiod=p)
-                out[f"plus_di_{p}"] = talib.PLUS_DI(h, lo, c, timeperiod=p)
-                out[f"minus_di_{p}"] = talib.MINUS_DI(h, lo, c, timeperiod=p)
-            case "BBANDS":
-                out["bb_upper"], out["bb_middle"], out["bb_lower"] = talib.BBANDS(c, timeperiod=p, nbdevup=2,
-                                                                                  nbdevdn=2)
-            case "STOCH":
-                out["stoch_k"], out["stoch_d"] = talib.STOCH(h, lo, c, fastk_period=p, slowk_period=3,
-                                                             slowd_period=3)
-            case "MACD":
-                out["macd"], out["macd_signal"], out["macd_hist"] = talib.MACD(c, 12, 26, 9)
-            case "OBV":
-                out["obv"] = talib.OBV(c, v)
-            case _:
-                raise DataError(f"unknown indicator {name!r}; use one of {', '.join(INDICATORS)}")
+    for p in (period,) if period else DEFAULT_PERIODS.get(name, (None,)):
+        out.update(_SERIES[name](bars, p))
     return out
 
 
@@ -318,23 +329,26 @@ FIELDS = ("close", "open", "high", "low", "volume", "adj_close", "change_pct", "
 _RET = {"return_1m_pct": 21, "return_3m_pct": 63, "return_1y_pct": TRADING_DAYS}
 
 
+def _return(n: int) -> Callable[[pd.DataFrame], float | None]:
+    return lambda df: r(100 * (df["adj_close"].iloc[-1] / df["adj_close"].iloc[-n - 1] - 1)) if len(df) > n else None
+
+
+# screener fields read straight off the bars
+_FIELDS: dict[str, Callable[[pd.DataFrame], float | None]] = {
+    **{k: (lambda df, k=k: r(df[k].iloc[-1])) for k in ("close", "open", "high", "low", "volume", "adj_close")},
+    **{k: _return(n) for k, n in _RET.items()},
+    "change_pct": lambda df: r(100 * (df["close"].iloc[-1] / df["close"].iloc[-2] - 1)) if len(df) > 1 else None,
+    "volatility_pct": lambda df: r(100 * df["adj_close"].pct_change().iloc[-21:].std() * np.sqrt(TRADING_DAYS)),
+    "high_52w": lambda df: r(last_52_weeks(df["close"]).max()),
+    "low_52w": lambda df: r(last_52_weeks(df["close"]).min()),
+    "drawdown_52w_pct": lambda df: r(100 * (df["close"].iloc[-1] / last_52_weeks(df["close"]).max() - 1)),
+}
+
+
 def field_value(df: pd.DataFrame, name: str) -> float | None:
     """One screener field on the frame's last bar."""
-    c = df["close"]
-    if name in ("close", "open", "high", "low", "volume", "adj_close"):
-        return r(df[name].iloc[-1])
-    if name == "change_pct":
-        return r(100 * (c.iloc[-1] / c.iloc[-2] - 1)) if len(c) > 1 else None
-    if name in _RET:
-        n = _RET[name]
-        return r(100 * (df["adj_close"].iloc[-1] / df["adj_close"].iloc[-n - 1] - 1)) if len(c) > n else None
-    if name == "volatility_pct":
-        return r(100 * df["adj_close"].pct_change().iloc[-21:].std() * np.sqrt(TRADING_DAYS))
-    if name in ("high_52w", "low_52w"):
-        year = last_52_weeks(c)
-        return r(year.max() if name == "high_52w" else year.min())
-    if name == "drawdown_52w_pct":
-        return r(100 * (c.iloc[-1] / last_52_weeks(c).max() - 1))
+    if name in _FIELDS:
+        return _FIELDS[name](df)
     if m := re.fullmatch(r"volume_sma_(\d+)", name):
         return r(talib.SMA(df["volume"].to_numpy(float), int(m.group(1)))[-1])
     if m := re.fullmatch(r"(rsi|sma|ema|atr|adx)_(\d+)", name):

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -35,7 +34,7 @@ import pandas as pd
 from filelock import FileLock, Timeout
 
 from orrery.errors import DataError
-from orrery.files import cache_dir, input_file
+from orrery.files import cache_dir, input_file, write_atomic
 
 COLUMNS = ["symbol", "date", "open", "high", "low", "close", "adj_close", "volume"]
 SHIPPED = "shipped-bokeh2026.1-arch"  # the batch name changes whenever the shipped data changes
@@ -232,16 +231,7 @@ class Store:
             self._write_file(sub, batch, frame)
 
     def _write_file(self, sub: str, batch: str, frame: pd.DataFrame) -> None:
-        folder = self.root / sub
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{batch}.", suffix=".tmp", dir=folder)
-        os.close(fd)
-        try:
-            frame.to_parquet(tmp, index=False)
-            os.chmod(tmp, 0o644)  # mkstemp makes it owner-only
-            os.replace(tmp, folder / f"{batch}.parquet")
-        finally:
-            Path(tmp).unlink(missing_ok=True)
+        write_atomic(self.root / sub / f"{batch}.parquet", lambda tmp: frame.to_parquet(tmp, index=False))
 
 
 def shipped_prices() -> pd.DataFrame:

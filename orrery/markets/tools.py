@@ -2,17 +2,18 @@
 with the numbers, the data's last date (`as_of`), the price used, and a one-line `summary` computed here
 (the agent's fallback answer is built from these summaries, so it never invents a number).
 
-The store comes from `ctx.options["store"]` (the agent passes its own), else the default store.
+The store comes from the run's `MarketsDeps` (`ctx.deps`, the agent's `deps_type`).
 """
 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import pandas as pd
 
-from orrery.errors import DataError, ToolError
+from orrery.errors import ConfigError, DataError, ToolError
 from orrery.markets import analysis as A
 from orrery.markets import screener as S
 from orrery.markets.store import Store
@@ -24,16 +25,27 @@ ADJ = "adj_close (split- and dividend-adjusted)"
 Indicator = Literal["RSI", "MACD", "BBANDS", "SMA", "EMA", "ATR", "STOCH", "ADX", "OBV"]
 
 
-@functools.cache
-def default_store() -> Store:
-    return Store()
+@dataclass(frozen=True)
+class MarketsDeps:
+    """What the market tools read: the OHLCV store (`run(question, deps=MarketsDeps(store))`). Frozen: runs on
+    the same store share the tools' cached results."""
+
+    store: Store
 
 
-def store_of(ctx: RunContext) -> Store:
-    return ctx.options.get("store") or default_store()
+Ctx = RunContext[MarketsDeps]
 
 
-def _frame(ctx: RunContext, symbol: str, date: str | None = None) -> tuple[str, pd.DataFrame]:
+def store_of(ctx: Ctx) -> Store:
+    # The router's fan-out (orrery/agent/router.py) still builds its RunContext from the run's options; it
+    # carries the deps there until the router passes `deps=` itself.
+    deps = ctx.deps if ctx.deps is not None else ctx.options.get("deps")
+    if not isinstance(deps, MarketsDeps):
+        raise ConfigError("the market tools read their store from deps: run them with deps=MarketsDeps(store)")
+    return deps.store
+
+
+def _frame(ctx: Ctx, symbol: str, date: str | None = None) -> tuple[str, pd.DataFrame]:
     """(symbol, rows up to `date`); bad symbols and dates become ToolErrors the model can read."""
     store = store_of(ctx)
     try:
@@ -55,7 +67,7 @@ def _guard(fn: Any) -> Any:
 
 
 @tool(cache_ttl=TTL)
-def list_symbols(ctx: RunContext) -> dict[str, Any]:
+def list_symbols(ctx: Ctx) -> dict[str, Any]:
     """List every symbol in the local market data with its name, kind, exchange and date range."""
     syms = store_of(ctx).symbols.values()
     rows = [{"symbol": s.symbol, "name": s.name, "kind": s.kind, "exchange": s.exchange, "first": s.first,
@@ -65,7 +77,7 @@ def list_symbols(ctx: RunContext) -> dict[str, Any]:
 
 
 @tool(cache_ttl=TTL)
-def quote(ctx: RunContext, symbol: str, date: str | None = None) -> dict[str, Any]:
+def quote(ctx: Ctx, symbol: str, date: str | None = None) -> dict[str, Any]:
     """Price of a stock or index on a date (default: the last date in the data): open, high, low, close,
     volume, change from the previous close and the 52-week high and low (highest / lowest close in the 52
     weeks ending on the date).
@@ -91,7 +103,7 @@ def quote(ctx: RunContext, symbol: str, date: str | None = None) -> dict[str, An
 
 
 @tool(cache_ttl=TTL)
-def price_history(ctx: RunContext, symbol: str, start: str | None = None, end: str | None = None,
+def price_history(ctx: Ctx, symbol: str, start: str | None = None, end: str | None = None,
                   limit: int = 20) -> dict[str, Any]:
     """Daily OHLCV rows of a symbol between two dates (the last `limit` rows), with the period's high,
     low and change.
@@ -120,7 +132,7 @@ def price_history(ctx: RunContext, symbol: str, start: str | None = None, end: s
 
 
 @tool(cache_ttl=TTL)
-def technical_indicators(ctx: RunContext, symbol: str, indicators: list[Indicator], date: str | None = None,
+def technical_indicators(ctx: Ctx, symbol: str, indicators: list[Indicator], date: str | None = None,
                          period: int | None = None) -> dict[str, Any]:
     """Technical indicators (ta-lib) of a symbol on a date: RSI, MACD, BBANDS (Bollinger), SMA, EMA, ATR,
     STOCH (stochastic), ADX, OBV. Default periods: RSI/ATR/ADX 14, SMA 20/50/200, EMA 12/26/50.
@@ -140,7 +152,7 @@ def technical_indicators(ctx: RunContext, symbol: str, indicators: list[Indicato
 
 
 @tool(cache_ttl=TTL)
-def candlestick_patterns(ctx: RunContext, symbol: str, date: str | None = None, lookback: int = 5) -> dict[str, Any]:
+def candlestick_patterns(ctx: Ctx, symbol: str, date: str | None = None, lookback: int = 5) -> dict[str, Any]:
     """Candlestick patterns (ta-lib's 61 CDL functions: doji, hammer, engulfing, ...) on the last bars.
 
     Args:
@@ -156,7 +168,7 @@ def candlestick_patterns(ctx: RunContext, symbol: str, date: str | None = None, 
 
 
 @tool(cache_ttl=TTL)
-def support_resistance(ctx: RunContext, symbol: str, date: str | None = None, lookback: int = 120) -> dict[str, Any]:
+def support_resistance(ctx: Ctx, symbol: str, date: str | None = None, lookback: int = 120) -> dict[str, Any]:
     """Support and resistance levels from pivot highs/lows, and classic floor pivot points.
 
     Args:
@@ -173,7 +185,7 @@ def support_resistance(ctx: RunContext, symbol: str, date: str | None = None, lo
 
 
 @tool(cache_ttl=TTL)
-def fibonacci_levels(ctx: RunContext, symbol: str, date: str | None = None, lookback: int = 120) -> dict[str, Any]:
+def fibonacci_levels(ctx: Ctx, symbol: str, date: str | None = None, lookback: int = 120) -> dict[str, Any]:
     """Fibonacci retracement levels (23.6, 38.2, 50, 61.8, 78.6%) between the swing high and low.
 
     Args:
@@ -190,7 +202,7 @@ def fibonacci_levels(ctx: RunContext, symbol: str, date: str | None = None, look
 
 
 @tool(cache_ttl=TTL)
-def chart_patterns(ctx: RunContext, symbol: str, date: str | None = None, lookback: int = 250) -> dict[str, Any]:
+def chart_patterns(ctx: Ctx, symbol: str, date: str | None = None, lookback: int = 250) -> dict[str, Any]:
     """Chart patterns: double top/bottom, head and shoulders (and inverse), ascending/descending/symmetrical
     triangles, from pivot points (the method is in the result).
 
@@ -208,7 +220,7 @@ def chart_patterns(ctx: RunContext, symbol: str, date: str | None = None, lookba
 
 
 @tool(cache_ttl=TTL)
-def stock_screener(ctx: RunContext, conditions: list[str] | None = None, exchange: str | None = None,
+def stock_screener(ctx: Ctx, conditions: list[str] | None = None, exchange: str | None = None,
                    kind: Literal["stock", "index", "all"] = "stock", sort_by: str | None = None,
                    descending: bool = False, limit: int = 10, date: str | None = None,
                    symbols: list[str] | None = None) -> dict[str, Any]:
@@ -232,18 +244,7 @@ def stock_screener(ctx: RunContext, conditions: list[str] | None = None, exchang
         key = S.field_name(sort_by) if sort_by else (conds[0].left.field if conds else "close")
     except DataError as exc:
         raise ToolError(str(exc)) from exc
-    ex = (exchange or "").upper()
-    if symbols:
-        try:
-            universe = [store.symbols[store.resolve(s)] for s in dict.fromkeys(symbols)]
-        except DataError as exc:
-            raise ToolError(str(exc)) from exc
-    else:
-        universe = [s for s in store.symbols.values() if (kind == "all" or s.kind == kind)
-                    and (ex in ("", "US", "ALL") or s.exchange == ex)]
-    if not universe:
-        exchanges = sorted({s.exchange for s in store.symbols.values()})
-        raise ToolError(f"no {kind} symbols on exchange {exchange!r}; exchanges in the data: {', '.join(exchanges)}")
+    universe = _universe(store, symbols, kind, exchange)
     rows, near, skipped = [], [], []
     for s in universe:
         df = store.prices(s.symbol)
@@ -252,16 +253,7 @@ def stock_screener(ctx: RunContext, conditions: list[str] | None = None, exchang
                 skipped.append(s.symbol)
                 continue
             df = df.loc[:A.parse_date(date)]
-        row: dict[str, Any] = {"symbol": s.symbol, "as_of": A.day(df.index[-1])}
-        ok, dist = True, 0.0
-        for c in conds:
-            met, a, b = _guard(c.check)(df)
-            row[str(c.left) if c.left.field else str(c)] = a
-            if c.right.field:
-                row[str(c.right)] = b
-            ok &= met
-            dist += S.distance(c, a, b)
-        row[key] = row.get(key, _guard(A.field_value)(df, key) if key else None)
+        row, ok, dist = _screen_row(s.symbol, df, conds, key)
         (rows if ok else near).append((row, dist))
     sort = lambda items: sorted(items, key=lambda x: (x[0][key] is None, x[0][key] or 0), reverse=descending)  # noqa: E731
     matches = [r for r, _ in sort(rows)][:max(1, limit)]
@@ -276,6 +268,38 @@ def stock_screener(ctx: RunContext, conditions: list[str] | None = None, exchang
         out["closest"] = [r for r, _ in sorted(near, key=lambda x: x[1])][:3]
     out["summary"] = _screen_summary(out, key)
     return out
+
+
+def _universe(store: Store, symbols: list[str] | None, kind: str, exchange: str | None) -> list[Any]:
+    """The symbols a screen looks at: the ones named, else every symbol of `kind` on `exchange`."""
+    if symbols:
+        try:
+            return [store.symbols[store.resolve(s)] for s in dict.fromkeys(symbols)]
+        except DataError as exc:
+            raise ToolError(str(exc)) from exc
+    ex = (exchange or "").upper()
+    universe = [s for s in store.symbols.values() if (kind == "all" or s.kind == kind)
+                and (ex in ("", "US", "ALL") or s.exchange == ex)]
+    if not universe:
+        exchanges = sorted({s.exchange for s in store.symbols.values()})
+        raise ToolError(f"no {kind} symbols on exchange {exchange!r}; exchanges in the data: {', '.join(exchanges)}")
+    return universe
+
+
+def _screen_row(symbol: str, df: pd.DataFrame, conds: list[Any], key: str) -> tuple[dict[str, Any], bool, float]:
+    """One symbol's screen row (the values each condition compared, and `key`), whether every condition holds,
+    and how far it is from holding."""
+    row: dict[str, Any] = {"symbol": symbol, "as_of": A.day(df.index[-1])}
+    ok, dist = True, 0.0
+    for c in conds:
+        met, a, b = _guard(c.check)(df)
+        row[str(c.left) if c.left.field else str(c)] = a
+        if c.right.field:
+            row[str(c.right)] = b
+        ok &= met
+        dist += S.distance(c, a, b)
+    row[key] = row.get(key, _guard(A.field_value)(df, key) if key else None)
+    return row, ok, dist
 
 
 SHOW_ALL = 10  # a screen of at most this many symbols lists every symbol's values
@@ -310,7 +334,7 @@ def _values(row: dict[str, Any], key: str) -> str:
 
 
 @tool(cache_ttl=TTL)
-def performance(ctx: RunContext, symbol: str, start: str | None = None, end: str | None = None) -> dict[str, Any]:
+def performance(ctx: Ctx, symbol: str, start: str | None = None, end: str | None = None) -> dict[str, Any]:
     """Return, annualized volatility, CAGR, maximum drawdown and best/worst day of a symbol over a period.
 
     Args:
@@ -329,7 +353,7 @@ PERIOD_METRICS = {"return": "total_return_pct", "volatility": "volatility_pct", 
 
 
 @tool(cache_ttl=TTL)
-def compare_symbols(ctx: RunContext, symbols: list[str], start: str | None = None, end: str | None = None,
+def compare_symbols(ctx: Ctx, symbols: list[str], start: str | None = None, end: str | None = None,
                     metric: str = "return", lowest: bool = False) -> dict[str, Any]:
     """Compare several symbols over the same period: return, volatility, max drawdown, the correlation of
     their daily returns, and the leader by a metric (ties named together).
@@ -402,28 +426,26 @@ def _fmt(value: float | None, metric: str) -> str:
 
 
 @tool(cache_ttl=TTL, timeout=120)
-def price_forecast(ctx: RunContext, symbol: str, horizon_days: int = 21) -> dict[str, Any]:
-    """Forecast a symbol's close for the next trading days with 80% and 95% intervals (orrery.forecast:
-    cross-validated AutoETS / RandomWalkWithDrift / Naive on the last 3 years).
+def price_forecast(ctx: Ctx, symbol: str, horizon_days: int = 21) -> dict[str, Any]:
+    """Forecast a symbol's close for the next trading days with 80% and 95% intervals (orrery.timeseries:
+    cross-validated ETS / RandomWalkWithDrift / Naive on the last 3 years).
 
     Args:
         symbol: ticker or name
         horizon_days: trading days ahead (21 is about a month)
     """
-    from orrery.forecast import analysis as F
-    from orrery.forecast.data import load
+    from orrery import timeseries as F
 
     sym, df = _frame(ctx, symbol)
     h = max(1, min(horizon_days, 126))
     closes = df["close"].iloc[-3 * A.TRADING_DAYS:]
-    series = load(pd.DataFrame({"value": closes.to_numpy(float)}), m=1, h=h)
-    cv = F.cross_validate(series, ["AutoETS", "RandomWalkWithDrift", "Naive"], n_windows=3)
-    best = cv.best()
-    fc = F.forecast(series, best, h=h).iloc[-1]
+    cv = F.cross_validate(closes.to_numpy(float), h, n_windows=3)  # mean MASE per model, best first
+    best = next(iter(cv))
+    fc = F.forecast(closes.to_numpy(float), best, h).iloc[-1]
     out = {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE, "horizon_days": h, "model": best,
            "last_close": A.r(closes.iloc[-1]), "forecast": A.r(fc["mean"]),
            "lo_80": A.r(fc["lo_80"]), "hi_80": A.r(fc["hi_80"]), "lo_95": A.r(fc["lo_95"]), "hi_95": A.r(fc["hi_95"]),
-           "cv_mase": {m: A.r(v, 3) for m, v in cv.mean_mase().items()}}
+           "cv_mase": {m: A.r(v, 3) for m, v in cv.items()}}
     out["summary"] = (f"{sym} close {out['last_close']} on {out['as_of']}; {best} forecast for {h} trading days "
                       f"later: {out['forecast']} (80% interval {out['lo_80']} to {out['hi_80']}, 95% interval "
                       f"{out['lo_95']} to {out['hi_95']}).")

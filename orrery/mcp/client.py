@@ -365,8 +365,8 @@ class MCPTool(Tool):
         self.requires_approval = server.requires_approval
         self.timeout, self.cache_ttl = server.timeout, server.cache_ttl
         self.available = self.refine = None
-        self._cache: dict[str, tuple[float, Any]] = {}
-        self._lock = threading.Lock()
+        self._results: dict[str, tuple[float, Any]] = {}  # its own cache: Tool's is Tool's business
+        self._results_lock = threading.Lock()
 
     def __call__(self, **arguments: Any) -> Any:
         return self.invoke(arguments, RunContext())[0]
@@ -375,8 +375,8 @@ class MCPTool(Tool):
         self._validate(arguments)
         key = json.dumps(arguments, sort_keys=True, default=str) if self.cache_ttl is not None else None
         if key is not None:
-            with self._lock:
-                hit = self._cache.get(key)
+            with self._results_lock:
+                hit = self._results.get(key)
             if hit and time.monotonic() - hit[0] < self.cache_ttl:
                 return hit[1], True
         result = self.server.call(self.remote, arguments, ctx)
@@ -385,8 +385,8 @@ class MCPTool(Tool):
             raise ToolError(f"tool {self.name!r} failed: {text or 'the server gave no reason'}")
         value = text if text or result.structured_content is None else result.structured_content
         if key is not None:
-            with self._lock:
-                self._cache[key] = (time.monotonic(), value)
+            with self._results_lock:
+                self._results[key] = (time.monotonic(), value)
         return value, False
 
     def _validate(self, arguments: dict[str, Any]) -> None:

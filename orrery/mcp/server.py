@@ -25,12 +25,12 @@ from typing import Any
 
 import jsonschema
 import pydantic
-from pydantic_core import to_jsonable_python
 
-from orrery.apps import App, answer_of, discover, load_ref, upload_fields
+from orrery.apps import App, discover, load_ref, upload_fields
 from orrery.errors import ConfigError, DataError, OrreryError
 from orrery.events import Final, Progress, aiterate
 from orrery.files import input_file
+from orrery.results import Result, jsonable, text_of
 
 DATA_SUFFIXES = (".csv", ".parquet", ".pq")
 INLINE = "_csv"  # `<upload input>_csv`: the file's content sent inline
@@ -178,18 +178,12 @@ class Catalogue:
 
 
 def _outcome(result: Any) -> tuple[str, dict[str, Any], bool]:
-    status = str(getattr(result, "status", "completed"))
-    text = answer_of(result)
-    data = result.to_dict() if callable(getattr(result, "to_dict", None)) else {"status": status, "output": text}
-    data = _plain(data)
-    data.setdefault("status", status)
-    return text or status, data, status == "error"
-
-
-def _plain(value: Any) -> Any:
-    """JSON-ready (numpy scalars as numbers, dates and other objects as strings); NaN stays a float, which the SDK's
-    pydantic serializer writes as null."""
-    return to_jsonable_python(value, fallback=lambda v: v.item() if hasattr(v, "item") else str(v))
+    if not isinstance(result, Result):
+        msg = f"the app ended without an orrery result (it gave {type(result).__name__})"
+        return msg, {"status": "error", "error": msg}, True
+    text = text_of(result)
+    data = {"status": result.status, **jsonable(result.data)}
+    return text or result.status, data, result.status == "error"
 
 
 # -- the MCP server ---------------------------------------------------------------------------------
@@ -200,7 +194,7 @@ def build(settings: Settings | None = None) -> Any:
 
     cat = Catalogue(settings or Settings())
 
-    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+    async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[
             types.Tool(name=name, description=app.description, input_schema=cat.schemas[name])
             for name, app in cat.apps.items()])

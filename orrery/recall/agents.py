@@ -76,7 +76,7 @@ def attach(agent: Any, memory: LongTermMemory) -> Any:
     """Record `agent`'s runs into `memory` and let its `recall` tool read it; `agent.memory_state()` then returns
     both memories (`memory_state`). Returns the agent."""
     agent.handlers.append(memory.recorder())
-    ctx = getattr(agent, "ctx", None)
+    ctx = getattr(getattr(agent, "current_run", None), "ctx", None)  # the conversation's state, kept across runs
     if isinstance(ctx, RunContext):
         ctx.state[STATE_KEY] = memory
     agent.memory_state = partial(memory_state, agent, memory)  # a method of this agent, not of every Agent
@@ -159,13 +159,14 @@ def memory_state(agent: Any, memory: LongTermMemory | None = None, *, limit: int
     """Both memories of an agent: the bounded conversation (`short_term`, its messages; a planner's TODO entries)
     and the newest `limit` long-term items of `memory`'s scope."""
     short: list[dict[str, Any]] = []
-    if (conversation := getattr(agent, "memory", None)) is not None and hasattr(conversation, "messages"):
+    run = getattr(agent, "current_run", None)  # the plain loop's latest run: its conversation and context
+    if (conversation := getattr(run, "memory", None)) is not None and hasattr(conversation, "messages"):
         short = [m.to_dict() for m in conversation.messages]
     elif (plan := getattr(agent, "state", None)) is not None and hasattr(plan, "memory"):
         from dataclasses import asdict
 
         short = [asdict(e) for e in plan.memory]
-    if memory is None and isinstance(ctx := getattr(agent, "ctx", None), RunContext):
+    if memory is None and isinstance(ctx := getattr(run, "ctx", None), RunContext):
         memory = ctx.state.get(STATE_KEY)
     long = [i.to_dict() for i in memory.items(limit=limit)] if memory is not None else []
     return {"short_term": short, "long_term": long}

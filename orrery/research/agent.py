@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from orrery import results
 from orrery.agent.calls import EventSource
 from orrery.agent.loop import Agent, AgentConfig, RunResult
 from orrery.errors import DataError
@@ -39,9 +40,16 @@ from orrery.research.anchors import find_anchors
 from orrery.research.board import Source
 from orrery.research.calibration import Calibrator, Features, load_calibrator, pool
 from orrery.research.corpus import DATA_DIR, demo_index
-from orrery.research.prompts import NOT_SUBMITTED, SYSTEM_PROMPT, question_prompt
+from orrery.research.prompts import (
+    BACKGROUND_CHARS,
+    BRIEF_CHARS,
+    NOT_SUBMITTED,
+    SUBMIT_PROMPT,
+    SYSTEM_PROMPT,
+    question_prompt,
+)
 from orrery.research.search import INDEX_FORMAT, SearchBackend, open_index
-from orrery.research.tools import STATE_KEY, ResearchState, research_tools, search_filters, submit
+from orrery.research.tools import ResearchState, research_tools, search_filters, submit
 from orrery.research.trials import MAX_TRIALS, Trial, run_trial, trial_messages
 from orrery.research.types import DateLike, Document, to_utc
 from orrery.tools.core import RunContext
@@ -86,6 +94,7 @@ class ResearchResult:
     calibrated: float | None = None  # the calibrator's figure (then it is `probability`)
     anchors: dict[str, Any] = field(default_factory=dict)  # Anchors.to_dict
     calibration: str | None = None  # which calibrator, if any
+    timings: dict[str, float] = field(default_factory=dict)  # seconds: anchor search, board, model calls
 
     @property
     def submitted(self) -> bool:
@@ -100,6 +109,24 @@ class ResearchResult:
         return cls(**{**d, "sources": [Source(**s) for s in d["sources"]], "usage": Usage(**d["usage"]),
                       "trajectory": Trajectory(**d["trajectory"])})
 
+    # -- the result protocol (orrery.results) --
+    @property
+    def output(self) -> str:
+        if self.probability is not None:
+            return f"Probability: {self.probability:.2f}. {self.rationale}".strip()
+        return self.rationale or "; ".join(self.errors[-1:])
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.to_dict()
+
+    def views(self) -> list[results.View]:
+        board = [results.Source(**asdict(s)) for s in self.sources]
+        return [results.Board(sources=board, notes=self.notes, probability=self.probability)]
+
+    def files(self) -> dict[str, Callable[[Path], Any]]:
+        return {}
+
 
 def sliding_window(max_tokens: int = 2500, max_messages: int = 24) -> SlidingWindow:
     """The default context manager: its truncation notice lists the search queries made so far."""
@@ -111,7 +138,7 @@ def search_queries(m: Message) -> list[str]:
 
 
 def render_board(ctx: RunContext) -> str:
-    return ctx.state[STATE_KEY].board.render()
+    return ctx.deps.board.render()
 
 
 def default_index(backend: str = "sqlite") -> Path:
@@ -150,14 +177,16 @@ class ResearchAgent(EventSource):
     ``trials`` submit samples are pooled (see the module doc); ``calibration`` is a :class:`Calibrator`, a
     calibrator file, ``False``/``"none"`` for none, or None: the shipped one for the embedded model.
     ``board="search"`` (default for the embedded model, else ``"loop"``) skips the loop: the board is the anchor
-    search's first ``max_sources`` documents and every trial is a submit sample on it (``trials`` model calls)."""
+    search's first ``max_sources`` documents and every trial is a submit sample on it (``trials`` model calls).
+    ``brief`` (default: on for the search board) gives those calls a submit-only prompt: the short
+    ``SUBMIT_PROMPT``, criteria and background cut to ``BRIEF_CHARS``, and only submit in the tool block."""
 
     def __init__(self, llm: Model | str | None = None, index: SearchBackend | str | Path | None = None, *,
                  max_rounds: int = 12, max_tokens: int | None = None, wall_time: float | None = None,
                  k: int = 5, context: SlidingWindow | None = None, system_prompt: str = SYSTEM_PROMPT,
                  max_tokens_per_call: int | None = 256, tool_choice: str = "required",
                  guided: bool | None = None, max_sources: int = 2, trials: int = DEFAULT_TRIALS, board: str | None = None,
-                 calibration: Calibrator | str | Path | None | bool = None,
+                 calibration: Calibrator | str | Path | None | bool = None, brief: bool | None = None,
                  on_event: Iterable[Callable[[Event], None]] = (), trace: str | Path | None = None):
         if not 1 <= trials <= MAX_TRIALS:
             raise DataError(f"trials must be from 1 to {MAX_TRIALS}, got {trials}")
@@ -174,6 +203,7 @@ class ResearchAgent(EventSource):
         # The embedded model's loop costs minutes a question and often ends without a submit citing a source
         # (bench/research_calibration.md); its shipped calibrator is fitted on search boards.
         self.board = board or ("search" if self.model_id == "local" else "loop")
+        self.brief = self.board == "search" if brief is None else brief
         self.guided = profile_of(model).narrow_tools if guided is None else guided
         self.config = AgentConfig(
             system_prompt=system_prompt, max_rounds=max_rounds, max_retries=0, max_tokens=max_tokens,
@@ -181,7 +211,7 @@ class ResearchAgent(EventSource):
             tool_choice=tool_choice, validators=[require_submit], context=context or sliding_window(),
             board=render_board, answer_on_repeat=False, trace=trace)
         self.events: list[dict[str, Any]] = []
-        self.agent = Agent(model, research_tools(), self.config, tools_ref=TOOLS_REF)
+        self.agent = Agent(model, research_tools(), self.config, deps_type=ResearchState, tools_ref=TOOLS_REF)
         self.handlers = [*self.agent.handlers, *on_event]  # the console view and trace writer the config asked for
 
     def stream(self, question: str | Mapping[str, Any], before: DateLike | None = None, *,
@@ -193,21 +223,16 @@ class ResearchAgent(EventSource):
         bound = date_bound(before if before is not None else row.get("freeze_date"))
         state = ResearchState(self.index, self.k, guided=self.guided, max_sources=self.max_sources,
                               question=str(row["question"]))
-        self.agent.ctx.state[STATE_KEY] = state
+        t0 = time.monotonic()
         found = self._anchors(state, row, bound)
+        timings = {"search": time.monotonic() - t0}
         self.events = []
-        task = question_prompt(row, bound.date().isoformat())
         run, final, trials = None, None, []
         if self.board == "search":
-            t0 = time.monotonic()
-            self._search_board(state, found)
-            prefix = [Message("system", self.config.system_prompt), Message("user", task)]
-            yield from self._more_trials(state, trials, prefix, first=1)
-            ok = any(t.probability is not None for t in trials)
-            run = RunResult("completed" if ok else "invalid", "", errors=[] if ok else ["no trial was valid"],
-                            duration=time.monotonic() - t0)
+            run = yield from self._search_trials(state, row, bound, found, trials)
         else:
-            for event in self.agent.stream(task, before=bound.isoformat(), **options):
+            task = question_prompt(row, bound.date().isoformat())
+            for event in self.agent.stream(task, deps=state, before=bound.isoformat(), **options):
                 if isinstance(event, Final):
                     run, final = event.result, event.to_dict()
                 else:
@@ -215,15 +240,29 @@ class ResearchAgent(EventSource):
                     yield event
             trials = [Trial(1, state.probability, state.rationale)] if state.probability is not None else []
             if trials:  # the pool draws on a board the loop submitted on; a run a limit stopped has no forecast
-                yield from self._more_trials(state, trials, self.agent.memory.messages[:2], first=2)
+                yield from self._more_trials(state, trials, self.agent.current_run.memory.messages[:2], first=2)
         result = self._result(run, state, question_id or str(row.get("id", "")), dict(row), bound.isoformat())
-        self._aggregate(result, state, trials, row.get("source"))
+        self._aggregate(result, state, trials, row)
+        result.timings = {**timings, "model_calls": sum(t.seconds for t in trials), "total": time.monotonic() - t0}
         event = StateChanged("forecast", {k: getattr(result, k) for k in FIGURES})
         end = Final(result.status, result.rationale or "; ".join(result.errors[-1:]), result)
         self.events += [event.to_dict(), final or end.to_dict()]  # the loop's own end last, as in the trace
         result.trajectory.events = list(self.events)
         yield event
         yield end
+
+    def _search_trials(self, state: ResearchState, row: Mapping[str, Any], bound: datetime, found: list[Document],
+                       trials: list[Trial]) -> Iterator[Event]:
+        """The search board's run: the board built once, then every trial a submit call on it (returns the
+        RunResult)."""
+        t0 = time.monotonic()
+        self._search_board(state, found)
+        task = question_prompt(row, bound.date().isoformat(), chars=BRIEF_CHARS if self.brief else BACKGROUND_CHARS)
+        prefix = [Message("system", SUBMIT_PROMPT if self.brief else self.config.system_prompt), Message("user", task)]
+        yield from self._more_trials(state, trials, prefix, first=1)
+        ok = any(t.probability is not None for t in trials)
+        return RunResult("completed" if ok else "invalid", "", errors=[] if ok else ["no trial was valid"],
+                         duration=time.monotonic() - t0)
 
     def _search_board(self, state: ResearchState, found: list[Document]) -> None:
         """The cheap board: the anchor search's documents, those stating an anchor first, up to ``max_sources``."""
@@ -247,8 +286,8 @@ class ResearchAgent(EventSource):
         """Trials first..k: one submit call each on the final board (see :mod:`orrery.research.trials`)."""
         if not len(state.board):
             return
-        board, spec = state.board.render(), submit.spec(self.agent.ctx)
-        catalogue = [t.spec() for t in research_tools()]
+        board, spec = state.board.render(), submit.spec(RunContext(deps=state))
+        catalogue = [spec] if self.brief else [t.spec() for t in research_tools()]
         for n in range(first, self.trials + 1):
             messages = trial_messages(prefix, board, n, state.anchors.describe(state.board.numbers()))
             trial, reply = run_trial(self.agent.model, messages, spec, state, n, catalogue=catalogue)
@@ -257,7 +296,7 @@ class ResearchAgent(EventSource):
             trials.append(trial)
 
     def _aggregate(self, result: ResearchResult, state: ResearchState, trials: list[Trial],
-                   source: str | None) -> None:
+                   row: Mapping[str, Any]) -> None:
         """Pool the valid trials (the loop's own submit always among them), calibrate, and set the figures."""
         result.trials = [t.to_dict() for t in trials]
         result.anchors = state.anchors.to_dict()
@@ -268,7 +307,7 @@ class ResearchAgent(EventSource):
         result.raw = trials[0].probability
         result.pooled, result.spread = pooled.probability, pooled.spread
         if self.calibrator is not None:
-            result.calibrated = self.calibrator.apply(Features.of(pooled.probability, state.anchors, source))
+            result.calibrated = self.calibrator.apply(Features.of(pooled.probability, state.anchors, row.get("source"), row))
             result.calibration = self.calibrator.label
         result.probability = result.calibrated if result.calibrated is not None else result.pooled
         result.status = "completed"  # a valid trial is a submitted forecast (the loop's own, or a search board's)
@@ -281,7 +320,7 @@ class ResearchAgent(EventSource):
         return ResearchResult(
             question_id=qid, probability=st.probability, rationale=st.rationale, sources=list(st.board.sources),
             notes=st.board.notes, status=status, steps=run.steps, usage=run.usage, duration=run.duration,
-            trajectory=Trajectory([m.to_dict() for m in self.agent.memory.messages] if self.board == "loop" else [],
+            trajectory=Trajectory([m.to_dict() for m in self.agent.current_run.memory.messages] if self.board == "loop" else [],
                                   list(self.events)),
             question=str(row["question"]), before=before, row=row, errors=list(run.errors),
             ungrounded=list(st.ungrounded), model=self.model_id)
@@ -323,7 +362,7 @@ def date_bound(value: DateLike | None) -> datetime:
         raise DataError(f"date bound: {exc}") from None
 
 
-def require_submit(output: str, ctx: RunContext) -> str | None:
+def require_submit(_output: str, ctx: RunContext) -> str | None:
     """A validator: a prose reply instead of ``submit`` ends the run as ``no_submit`` (no retry, so
     ``max_rounds`` bounds the whole run; ``tool_choice="required"`` makes this rare)."""
-    return None if ctx.state[STATE_KEY].probability is not None else NOT_SUBMITTED
+    return None if ctx.deps.probability is not None else NOT_SUBMITTED

@@ -13,9 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import re
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -24,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from orrery.errors import DataError
-from orrery.files import read_lines
+from orrery.files import read_lines, write_atomic
 from orrery.research.types import to_utc
 
 # --------------------------------------------------------------------------- rate limiting
@@ -91,20 +89,9 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def write_json_atomic(path: str | Path, obj: Any) -> Path:
-    """Write JSON so readers see the old file or the new one, never a torn one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(obj, fh, ensure_ascii=False, indent=1)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)  # remove the half-written temp file, then let the error through
-        raise
-    return path
+    """Write JSON so readers see the old file or the new one, never a torn one (serialised before the temp file
+    is made: data that cannot be written leaves nothing behind)."""
+    return write_atomic(path, json.dumps(obj, ensure_ascii=False, indent=1))
 
 
 def trajectory_path(out_dir: str | Path, question_id: str) -> Path:

@@ -21,37 +21,37 @@ import json
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.optimize import isotonic_regression, minimize
+from scipy.optimize import isotonic_regression
 
 from orrery.errors import DataError
 from orrery.files import read_text
-from orrery.research.anchors import Anchors
+from orrery.research.anchors import SERIES_SOURCES, Anchors
+from orrery.research.baserates import (
+    BaseRates,
+    RateRow,
+    SeriesCase,
+    fit_base_rates,
+    fit_logistic,
+    logit,
+    series_case,
+    sigmoid,
+)
 from orrery.research.batch import load_trajectory, trajectory_path, write_json_atomic
 
 FORMAT = "orrery.research.calibrator"
-VERSION = 1
-EPS = 1e-3  # probabilities are clipped to [EPS, 1-EPS] before a logit
+VERSION = 2  # 2: base rates are a model per source (orrery.research.baserates), not one share
 FOLDS = 5
-L2 = 1.0  # ridge penalty on every weight but the intercept: ~100 questions would otherwise overfit 7 weights
 ISO_CLIP = 0.02  # an isotonic block of all-No must not say 0: one surprise would cost a Brier of 1
 FEATURES = ("intercept", "agent", "has_market", "market", "has_series", "base_rate", "trend")
 
 
 class CalibrationError(DataError):
     """A calibrator file that cannot be used (wrong format, version or model)."""
-
-
-def logit(p: float) -> float:
-    p = min(max(float(p), EPS), 1 - EPS)
-    return math.log(p / (1 - p))
-
-
-def sigmoid(z: float) -> float:
-    return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
 
 
 @dataclass(frozen=True)
@@ -79,49 +79,29 @@ class Features:
     market: float | None = None  # a market/crowd probability a source states
     series: str | None = None  # the data source of a series question (fred, acled, ...)
     trend: float = 0.0  # sign of the series' last change
+    case: SeriesCase | None = None  # what the series' base-rate model sees (default: the source alone)
 
     @classmethod
-    def of(cls, agent: float | None, anchors: Anchors, source: str | None = None) -> Features:
+    def of(cls, agent: float | None, anchors: Anchors, source: str | None = None,
+           row: Mapping[str, Any] | None = None) -> Features:
         s = anchors.series
-        series = s.source if s is not None else source if source in SERIES else None
+        series = s.source if s is not None else source if source in SERIES_SOURCES else None
         return cls(agent, None if anchors.market is None else anchors.market.probability, series,
-                   0.0 if s is None else s.trend)
+                   0.0 if s is None else s.trend, None if series is None else series_case(series, row, s))
+
+    def series_case(self) -> SeriesCase | None:
+        return self.case or (None if self.series is None else SeriesCase(self.series, trend=self.trend))
 
 
-SERIES = frozenset({"acled", "dbnomics", "fred", "wikipedia", "yfinance"})
-
-
-def base_rates(rows: Iterable[tuple[str, float]]) -> dict[str, float]:
-    """Per source, the share of resolved series questions that resolved Yes, with one pseudo-count each way."""
-    counts: dict[str, list[float]] = {}
-    for source, outcome in rows:
-        if source in SERIES:
-            counts.setdefault(source, []).append(outcome)
-    return {s: (sum(v) + 1) / (len(v) + 2) for s, v in sorted(counts.items())}
-
-
-def design(f: Features, rates: Mapping[str, float], center: float = 0.0) -> list[float]:
+def design(f: Features, rates: BaseRates, center: float = 0.0) -> list[float]:
     """One row of the logistic model, in FEATURES order. The agent's logit is centred on its mean over the
     fitting set's forecasts: a model that always says 0.99 then adds nothing, rather than an offset that tells
     the rows it forecast from those it did not."""
-    has_m, has_s = f.market is not None, f.series is not None
-    rate = rates.get(f.series or "", 0.5)
+    has_m, case = f.market is not None, f.series_case()
+    has_s = case is not None
+    rate = rates.rate(case) if case is not None else 0.5
     return [1.0, 0.0 if f.agent is None else logit(f.agent) - center, float(has_m), logit(f.market) if has_m else 0.0,  # type: ignore[arg-type]
             float(has_s), logit(rate) if has_s else 0.0, f.trend if has_s else 0.0]
-
-
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = L2) -> np.ndarray:
-    """Penalised maximum likelihood (the intercept is not penalised)."""
-    penalty = np.full(x.shape[1], l2)
-    penalty[0] = 0.0
-
-    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
-        z = x @ w
-        nll = np.sum(np.logaddexp(0, z) - y * z) + 0.5 * np.sum(penalty * w * w)
-        grad = x.T @ (1 / (1 + np.exp(-z)) - y) + penalty * w
-        return float(nll), grad
-
-    return minimize(loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B").x
 
 
 @dataclass
@@ -129,16 +109,19 @@ class Calibrator:
     model: str  # the model whose trajectories it was fitted on
     method: str  # platt | isotonic
     weights: dict[str, float]
-    base_rates: dict[str, float]
+    base_rates: dict[str, Any]  # BaseRates.to_dict (a plain {source: share} is read as shares only)
     iso_x: list[float] = field(default_factory=list)
     iso_y: list[float] = field(default_factory=list)
     trials: int = 1  # trials pooled per question in the fitting batch
     agent_center: float = 0.0  # mean logit of the fitting set's forecasts (see `design`)
     fitted_on: dict[str, Any] = field(default_factory=dict)  # question sets, counts, cross-validated Briers
 
+    @cached_property
+    def rates(self) -> BaseRates:
+        return BaseRates.from_dict(self.base_rates)
+
     def score(self, f: Features) -> float:
-        return float(np.dot([self.weights.get(n, 0.0) for n in FEATURES],
-                            design(f, self.base_rates, self.agent_center)))
+        return float(np.dot([self.weights.get(n, 0.0) for n in FEATURES], design(f, self.rates, self.agent_center)))
 
     def apply(self, f: Features) -> float:
         z = self.score(f)
@@ -203,7 +186,7 @@ def agent_center(examples: Sequence[Example]) -> float:
     return sum(logits) / len(logits) if logits else 0.0
 
 
-def _fit_method(train: Sequence[Example], rates: Mapping[str, float], method: str) -> tuple[np.ndarray, list, list]:
+def _fit_method(train: Sequence[Example], rates: BaseRates, method: str) -> tuple[np.ndarray, list, list]:
     x = np.array([design(e.features, rates, agent_center(train)) for e in train])
     y = np.array([e.outcome for e in train])
     w = fit_logistic(x, y)
@@ -215,20 +198,20 @@ def _fit_method(train: Sequence[Example], rates: Mapping[str, float], method: st
     return w, z[order].tolist(), np.clip(fitted, ISO_CLIP, 1 - ISO_CLIP).tolist()
 
 
-def fit_one(train: Sequence[Example], rate_rows: Iterable[tuple[str, str, float]], method: str, model: str,
+def fit_one(train: Sequence[Example], rate_rows: Iterable[RateRow], method: str, model: str,
             trials: int = 1) -> Calibrator:
-    """A calibrator of one method; base rates from ``rate_rows`` ``(group, source, outcome)``."""
-    rates = base_rates((s, o) for _, s, o in rate_rows)
+    """A calibrator of one method; base rates from ``rate_rows`` ``(group, case or source, outcome)``."""
+    rates = fit_base_rates(rate_rows)
     w, xs, ys = _fit_method(train, rates, method)
-    return Calibrator(model, method, dict(zip(FEATURES, map(float, w), strict=True)), rates, xs, ys, trials,
-                      agent_center(train))
+    return Calibrator(model, method, dict(zip(FEATURES, map(float, w), strict=True)), rates.to_dict(), xs, ys,
+                      trials, agent_center(train))
 
 
 def fold_of(group: str, folds: int = FOLDS) -> int:
     return int(hashlib.sha1(group.encode("utf-8")).hexdigest(), 16) % folds
 
 
-def out_of_fold(examples: Sequence[Example], rate_rows: Sequence[tuple[str, str, float]], method: str,
+def out_of_fold(examples: Sequence[Example], rate_rows: Sequence[RateRow], method: str,
                 folds: int = FOLDS, model: str = "") -> list[float]:
     """Each example's calibrated probability from a calibrator fitted without its fold (grouped by question),
     base rates included."""
@@ -252,7 +235,7 @@ def mean_brier(probabilities: Sequence[float], outcomes: Sequence[float]) -> flo
     return sum((p - o) ** 2 for p, o in pairs) / len(pairs)
 
 
-def fit(examples: Sequence[Example], rate_rows: Sequence[tuple[str, str, float]], model: str, *,
+def fit(examples: Sequence[Example], rate_rows: Sequence[RateRow], model: str, *,
         trials: int = 1, folds: int = FOLDS, fitted_on: Mapping[str, Any] | None = None) -> Calibrator:
     """Platt or isotonic, whichever has the lower cross-validated Brier (Platt on a tie: fewer free values),
     refitted on every example."""
@@ -284,10 +267,12 @@ def pooled_of(trajectory: Mapping[str, Any], k: int | None = None) -> float | No
     return pool(valid).probability if valid else None
 
 
-def rate_rows(rows: Iterable[Mapping[str, Any]]) -> list[tuple[str, str, float]]:
-    """``(group, source, outcome)`` of every resolved row: what base rates are learned from."""
-    return [(group_of(r), str(r.get("source") or ""), float(r["resolution"]))
-            for r in rows if r.get("resolution") is not None]
+def rate_rows(rows: Iterable[Mapping[str, Any]], anchors: Mapping[str, Anchors] | None = None) -> list[RateRow]:
+    """``(group, case, outcome)`` of every resolved row: what base rates are learned from (``anchors``: row id ->
+    the anchors found for it, whose series values the case takes)."""
+    anchors = anchors or {}
+    return [(group_of(r), series_case(str(r.get("source") or ""), r, a.series if (a := anchors.get(r["id"])) else None),
+             float(r["resolution"])) for r in rows if r.get("resolution") is not None]
 
 
 def examples_from_runs(rows: Sequence[Mapping[str, Any]], runs: Path, k: int | None = None
@@ -299,7 +284,7 @@ def examples_from_runs(rows: Sequence[Mapping[str, Any]], runs: Path, k: int | N
         if row.get("resolution") is None or traj is None or (p := pooled_of(traj, k)) is None:
             continue
         models.add(str(traj.get("model", "")))
-        features = Features.of(p, Anchors.from_dict(traj.get("anchors")), row.get("source"))
+        features = Features.of(p, Anchors.from_dict(traj.get("anchors")), row.get("source"), row)
         examples.append(Example(features, float(row["resolution"]), group_of(row)))
     return examples, models
 
@@ -312,7 +297,8 @@ def calibrate_runs(rows: Sequence[Mapping[str, Any]], runs: Path) -> Calibrator:
                         "is fitted for one; calibrate each model's batch separately")
     trials = max((len(t.get("trials", [])) for t in _trajectories(rows, runs)), default=1)
     sets = sorted({str(r.get("question_set")) for r in rows if r.get("question_set")})
-    return fit(examples, rate_rows(rows), next(iter(models), ""), trials=trials,
+    found = {str(t.get("question_id")): Anchors.from_dict(t.get("anchors")) for t in _trajectories(rows, runs)}
+    return fit(examples, rate_rows(rows, found), next(iter(models), ""), trials=trials,
                fitted_on={"question_sets": sets})
 
 

@@ -28,20 +28,30 @@ EXAMPLES = """Example. Question: Will the bridge reopen by <date>?
 
 SYSTEM_PROMPT = f"{RULES}\n\n{EXAMPLES}"
 
+# The search board's prompt: its only call is submit, so the loop's rules and the other three tools would be
+# prompt tokens that do not pay (measured in bench/research_calibration.md, "Cost per question").
+SUBMIT_PROMPT = """You are a careful forecaster. You answer "Will X happen by D?" with a probability.
+The source board below holds the documents found for the question. Call submit(probability, rationale):
+a number from 0 to 1, and one short sentence citing a board source by its number, like [1].
+Base rates matter: most things that have not happened yet do not happen by a near deadline."""
+
 BACKGROUND_CHARS = 600
+BRIEF_CHARS = 240  # the search board's question prompt: criteria and background cut shorter
 NOT_SUBMITTED = "You did not submit a forecast. Call submit(probability, rationale) citing a source on the board."
 
 
-def question_prompt(question: str | Mapping[str, Any], before: str | None = None) -> str:
-    """The user message: the question, its resolution criteria and background (cut short), and the date bound."""
+def question_prompt(question: str | Mapping[str, Any], before: str | None = None, *,
+                    chars: int = BACKGROUND_CHARS) -> str:
+    """The user message: the question, its resolution criteria and background (cut to ``chars``), and the date
+    bound."""
     row: Mapping[str, Any] = {"question": question} if isinstance(question, str) else question
     parts = [f"Question: {row['question']}"]
     if row.get("resolution_date"):
         parts.append(f"Resolution date: {row['resolution_date']}")
     if row.get("resolution_criteria"):
-        parts.append(f"Resolution criteria: {_cut(str(row['resolution_criteria']))}")
+        parts.append(f"Resolution criteria: {_cut(str(row['resolution_criteria']), chars)}")
     if row.get("background"):
-        parts.append(f"Background: {_cut(str(row['background']))}")
+        parts.append(f"Background: {_cut(str(row['background']), chars)}")
     if before:
         parts.append(f"Today is {before}: search only finds documents published up to this date.")
     return "\n".join(parts)

@@ -184,10 +184,11 @@ def check_not_foreign(rows: Sequence[Mapping[str, Any]], out: Path) -> None:
 
 
 def remove_stale_temp_files(out_dir: Path) -> None:
-    """Temp files left by a trajectory write that was killed (``write_json_atomic`` names them
-    ``.<id>.json.<random>.tmp``); nothing else in the folder is touched."""
-    for tmp in out_dir.glob(".*.json.*.tmp"):
-        tmp.unlink()
+    """Temp files left by a trajectory write that was killed (``orrery.files.write_atomic`` names them
+    ``.<id>.json.<random>.tmp.json``; older versions ``.<id>.json.<random>.tmp``); nothing else is touched."""
+    for pattern in (".*.json.*.tmp.json", ".*.json.*.tmp"):
+        for tmp in out_dir.glob(pattern):
+            tmp.unlink(missing_ok=True)
 
 
 def run_batch(questions: Iterable[Mapping[str, Any]], out_dir: str | Path, llm: LlmLike = None, *,

@@ -1,6 +1,6 @@
 """The research agent's four tools: search, add_source, edit_note, submit.
 
-The tools keep their state in ``ctx.state["research"]`` (a :class:`ResearchState`) and read
+The tools keep their state in ``ctx.deps`` (a :class:`ResearchState`, the agent's ``deps_type``) and read
 run-level search filters (``before``, and optionally ``after``/``source``) from
 ``ctx.options``, which ``agent.run(question, before=...)`` sets. The model never chooses the
 date bound: ``search`` takes only a query, and ``add_source`` only accepts ids that a bounded
@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from orrery.errors import ToolError
+from orrery.events import stage
 from orrery.grounding import ungrounded
 from orrery.research.anchors import Anchors
 from orrery.research.board import SourceBoard
@@ -22,7 +23,6 @@ from orrery.research.search import SearchBackend
 from orrery.research.types import Document
 from orrery.tools.core import RunContext, Tool, tool
 
-STATE_KEY = "research"
 SEARCH_FILTERS = ("before", "after", "source")
 SNIPPET_CHARS = 240
 
@@ -48,8 +48,8 @@ class ResearchState:
     anchor_docs: list[Document] = field(default_factory=list)  # the documents stating them
 
 
-def state_of(ctx: RunContext) -> ResearchState:
-    return ctx.state[STATE_KEY]
+def state_of(ctx: RunContext[ResearchState]) -> ResearchState:
+    return ctx.deps
 
 
 def search_filters(options: dict[str, Any]) -> dict[str, Any]:
@@ -92,7 +92,9 @@ def search(ctx: RunContext, query: str) -> str:
     st = state_of(ctx)
     repeated = query.strip().lower() in (q.strip().lower() for q in st.queries)
     st.queries.append(query)
-    docs = st.index.search(query, st.k, **search_filters(ctx.options))
+    with stage("search", k=st.k, content={"orrery.search.query": query}) as s:
+        docs = st.index.search(query, st.k, **search_filters(ctx.options))
+        s.set(results=len(docs))
     st.seen.update((d.id, d) for d in docs)
     st.last_ids = [d.id for d in docs]
     st.picking = bool(docs)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from ag_ui.core import (
@@ -124,59 +125,46 @@ class Translator:
 
     # -- one orrery event ------------------------------------------------------------------------
     def event(self, ev: Event) -> list[BaseEvent]:
-        match ev:
-            case StepStart(step=n):
-                return self._start_step(n)
-            case StepEnd():
-                return self._end_step()
-            case ModelCall():
-                self.calls, self.thought, self.said = {}, "", None
-                return []
-            case Token(text=text):
-                return self._token(text)
-            case ToolCallDelta():
-                return self._call_delta(ev)
-            case ModelReply():
-                return self._end_message()
-            case ToolCallEvent(call=call):
-                if call.id in self.calls.values():
-                    return [ToolCallEndEvent(tool_call_id=call.id)]
-                return [ToolCallStartEvent(tool_call_id=call.id, tool_call_name=call.name, parent_message_id=self.said),
-                        ToolCallArgsEvent(tool_call_id=call.id, delta=json.dumps(call.arguments, default=str)),
-                        ToolCallEndEvent(tool_call_id=call.id)]
-            case ApprovalDecision(call_id=cid, tool=name, arguments=arguments):
-                # A resumed run: the call (as decided, edited arguments included) opens here, its result follows.
-                return [*self._other(ev), ToolCallStartEvent(tool_call_id=cid, tool_call_name=name),
-                        ToolCallArgsEvent(tool_call_id=cid, delta=json.dumps(arguments, default=str)),
-                        ToolCallEndEvent(tool_call_id=cid)]
-            case ToolResultEvent(call=call, content=content):
-                return [ToolCallResultEvent(message_id=new_id("tool"), tool_call_id=call.id, content=content,
-                                            role="tool")]
-            case StateChanged(name=name, value=value):
-                return self._state(name, value)
-            case Clarification(question=question):
-                self.interrupts = [Interrupt(id=new_id("int"), reason=CLARIFICATION, message=question,
-                                             response_schema={"type": "object", "required": ["answer"],
-                                                              "properties": {"answer": {"type": "string"}}})]
-                return []
-            case ApprovalRequired(approvals=approvals):
-                # One interrupt per call, with an id of its own: a decision sent for an earlier pause never
-                # matches this one (call ids are the model's and may repeat).
-                self.interrupts = [Interrupt(id=new_id("apr"), reason=APPROVAL, tool_call_id=a["id"],
-                                             message=f"Run {a['tool']}?", response_schema=APPROVAL_SCHEMA,
-                                             metadata=json.loads(json.dumps(a, default=str)))
-                                   for a in approvals]
-                return []  # sent in RUN_FINISHED's interrupt outcome
-            case Final() | RunStart():
-                return []  # the server closes the run: an app's answer may span several inner runs
-            case Thought(text=text):
-                # Already on screen when its tokens were streamed as the step's text message.
-                return [] if text.strip() == self.thought.strip() else [CustomEvent(name="orrery.thought", value=text)]
-            case Retry(attempt=attempt, message=message):
-                return [CustomEvent(name="orrery.retry", value={"attempt": attempt, "message": message})]
-            case ErrorEvent(message=message):
-                return [CustomEvent(name="orrery.error", value=message)]
-        return self._other(ev)
+        handler = next((_HANDLERS[t] for t in type(ev).__mro__ if t in _HANDLERS), None)
+        return handler(self, ev) if handler is not None else self._other(ev)
+
+    def _model_call(self, _ev: ModelCall) -> list[BaseEvent]:
+        self.calls, self.thought, self.said = {}, "", None
+        return []
+
+    def _tool_call(self, ev: ToolCallEvent) -> list[BaseEvent]:
+        call = ev.call
+        if call.id in self.calls.values():
+            return [ToolCallEndEvent(tool_call_id=call.id)]
+        return [ToolCallStartEvent(tool_call_id=call.id, tool_call_name=call.name, parent_message_id=self.said),
+                ToolCallArgsEvent(tool_call_id=call.id, delta=json.dumps(call.arguments, default=str)),
+                ToolCallEndEvent(tool_call_id=call.id)]
+
+    def _decision(self, ev: ApprovalDecision) -> list[BaseEvent]:
+        # A resumed run: the call (as decided, edited arguments included) opens here, its result follows.
+        cid = ev.call_id
+        return [*self._other(ev), ToolCallStartEvent(tool_call_id=cid, tool_call_name=ev.tool),
+                ToolCallArgsEvent(tool_call_id=cid, delta=json.dumps(ev.arguments, default=str)),
+                ToolCallEndEvent(tool_call_id=cid)]
+
+    def _clarification(self, ev: Clarification) -> list[BaseEvent]:
+        self.interrupts = [Interrupt(id=new_id("int"), reason=CLARIFICATION, message=ev.question,
+                                     response_schema={"type": "object", "required": ["answer"],
+                                                      "properties": {"answer": {"type": "string"}}})]
+        return []
+
+    def _approvals(self, ev: ApprovalRequired) -> list[BaseEvent]:
+        # One interrupt per call, with an id of its own: a decision sent for an earlier pause never matches
+        # this one (call ids are the model's and may repeat).
+        self.interrupts = [Interrupt(id=new_id("apr"), reason=APPROVAL, tool_call_id=a["id"],
+                                     message=f"Run {a['tool']}?", response_schema=APPROVAL_SCHEMA,
+                                     metadata=json.loads(json.dumps(a, default=str)))
+                           for a in ev.approvals]
+        return []  # sent in RUN_FINISHED's interrupt outcome
+
+    def _thought(self, ev: Thought) -> list[BaseEvent]:
+        # Already on screen when its tokens were streamed as the step's text message.
+        return [] if ev.text.strip() == self.thought.strip() else [CustomEvent(name="orrery.thought", value=ev.text)]
 
     def _other(self, ev: Event) -> list[BaseEvent]:
         """Any other event (intents, plan decisions, an app's own) as CUSTOM `orrery.<kind>`."""
@@ -229,6 +217,29 @@ class Translator:
             return []
         mid, self.message, self.thought, self.said = self.message, None, self.streamed, self.message
         return [TextMessageEndEvent(message_id=mid)]
+
+
+# One orrery event type -> its AG-UI events; any other event becomes CUSTOM `orrery.<kind>` (`_other`).
+_HANDLERS: dict[type, Callable[[Any, Any], list[BaseEvent]]] = {
+    StepStart: lambda t, e: t._start_step(e.step),
+    StepEnd: lambda t, _e: t._end_step(),
+    ModelCall: lambda t, e: t._model_call(e),
+    Token: lambda t, e: t._token(e.text),
+    ToolCallDelta: lambda t, e: t._call_delta(e),
+    ModelReply: lambda t, _e: t._end_message(),
+    ToolCallEvent: lambda t, e: t._tool_call(e),
+    ApprovalDecision: lambda t, e: t._decision(e),
+    ToolResultEvent: lambda _t, e: [ToolCallResultEvent(message_id=new_id("tool"), tool_call_id=e.call.id,
+                                                        content=e.content, role="tool")],
+    StateChanged: lambda t, e: t._state(e.name, e.value),
+    Clarification: lambda t, e: t._clarification(e),
+    ApprovalRequired: lambda t, e: t._approvals(e),
+    Final: lambda _t, _e: [],  # the server closes the run: an app's answer may span several inner runs
+    RunStart: lambda _t, _e: [],
+    Thought: lambda t, e: t._thought(e),
+    Retry: lambda _t, e: [CustomEvent(name="orrery.retry", value={"attempt": e.attempt, "message": e.message})],
+    ErrorEvent: lambda _t, e: [CustomEvent(name="orrery.error", value=e.message)],
+}
 
 
 def _pointer(name: str) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 import os
 import re
@@ -17,7 +16,7 @@ import secrets
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,27 +32,18 @@ from orrery import apps as app_registry
 from orrery.errors import ConfigError, OrreryError
 from orrery.events import HOOKS, env_hooks
 from orrery.exposure import check_exposure
-from orrery.files import input_file, remove
+from orrery.files import input_file, remove, write_atomic
+from orrery.results import Result, ending, text_of
 from orrery.serve import feedback
 from orrery.serve.agui import APPROVAL, CLARIFICATION, Translator
 from orrery.serve.guard import Guard, Hosts, RedactTokens, check_id, inside, parse_json
-from orrery.serve.runs import (
-    Bridge,
-    drive,
-    resumable,
-    status_of,
-    summary_of,
-    traced,
-    views_of,
-    write_artifacts,
-)
+from orrery.serve.runs import Bridge, drive, resumable, safe_name, traced, write_artifacts
 from orrery.serve.threads import SessionConflict, Thread, ThreadStore
 from orrery.sessions import data_dir
 from orrery.tools.core import CallLedger
 
 WEB = Path(__file__).parent / "web"
 WEB_FILES = frozenset(p.name for p in WEB.iterdir() if p.is_file())
-ARTIFACTS = ("result.json", "plot.png")
 UPLOAD_TYPES = (".csv", ".parquet", ".pq")
 LEASE_S = 30.0  # a thread's lease: renewed while its run goes on, so a server that died frees it within this
 TRACE_HEADERS = ("traceparent", "tracestate")
@@ -137,7 +127,7 @@ def create_app(settings: Settings | None = None, **kwargs: Any) -> FastAPI:
 
 
 @contextlib.asynccontextmanager
-async def _lifespan(api: FastAPI) -> AsyncIterator[None]:
+async def _lifespan(_api: FastAPI) -> AsyncIterator[None]:
     yield
     # Spans still buffered go out at shutdown: uvicorn ends a SIGTERM by re-raising it, so atexit never runs.
     for hook in list(HOOKS):
@@ -165,17 +155,17 @@ def _auth(token: str | None) -> Callable[[Request], None]:
 
 def _errors(api: FastAPI) -> None:
     @api.exception_handler(RequestValidationError)
-    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()))
         return JSONResponse({"error": f"bad request: {where}: {first.get('msg', 'invalid')}"}, 422)
 
     @api.exception_handler(OrreryError)
-    async def orrery_error(request: Request, exc: OrreryError) -> JSONResponse:
+    async def orrery_error(_request: Request, exc: OrreryError) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, 400)
 
     @api.exception_handler(StarletteHTTPException)  # also the router's own 404/405
-    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         return JSONResponse({"error": exc.detail}, exc.status_code, headers=exc.headers)
 
 
@@ -212,34 +202,7 @@ def _routes(api: APIRouter, server: Server) -> None:
 
     @api.post("/agents/{name}")
     async def run_agent(name: str, request: Request) -> StreamingResponse:
-        app = server.app(name)
-        body = await _run_input(request)
-        inputs = _inputs(server, app, body)
-        owner = uuid.uuid4().hex
-        if not await _acquire(server, body.thread_id, owner):
-            raise HTTPException(409, f"thread {body.thread_id!r} is busy with another run for over "
-                                     f"{server.s.thread_wait:g}s; send again when it has finished")
-        try:
-            session = await asyncio.to_thread(server.store.load, body.thread_id)
-            if session is None:
-                session = Thread(id=body.thread_id, agent=name)
-            elif session.agent != name:
-                raise HTTPException(409, f"thread {body.thread_id!r} belongs to agent {session.agent!r}; "
-                                         "start a new thread for this agent")
-            if any(r["run_id"] == body.run_id for r in session.runs) or (server.data / "runs" / body.run_id).exists():
-                raise HTTPException(409, f"run id {body.run_id!r} is taken; send a new runId")
-            decisions, said = _decisions(session, body)
-            task, user_text = (session.pending["task"], said) if decisions is not None else \
-                _task(session, body, keeps_session(app))
-        except BaseException:
-            await asyncio.to_thread(server.store.release, body.thread_id, owner)
-            raise
-        since = len(session.messages)
-        session.messages.append({"id": _message_id(body), "role": "user", "content": user_text})
-        session.title = session.title or user_text[:80]
-        run = Run(server, app, body, session, task, inputs, owner, since,
-                  (session.paused or {}, decisions) if decisions is not None else None,
-                  {k: v for k, v in request.headers.items() if k in TRACE_HEADERS})
+        run = await _start_run(server, server.app(name), request)
         return StreamingResponse(_stream(run), media_type=server.encoder.get_content_type(),
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
@@ -265,12 +228,44 @@ def _routes(api: APIRouter, server: Server) -> None:
     async def artifact(run_id: str, name: str) -> FileResponse:
         check_id("run id", run_id)
         try:
-            path = inside(server.data, "runs", run_id, name) if name in ARTIFACTS else None
+            path = inside(server.data, "runs", run_id, name) if safe_name(name) else None
         except ValueError:
             path = None
         if path is None or not path.is_file():
             raise HTTPException(404, f"no file {name[:80]!r} for run {run_id!r}")
         return FileResponse(path)
+
+
+async def _start_run(server: Server, app: app_registry.App, request: Request) -> Run:
+    """A run of `app` on the request's thread, holding the thread's lease: its task, inputs and the decisions a
+    resume gives (409 when the thread is busy, belongs to another agent or the run id is taken)."""
+    body = await _run_input(request)
+    inputs = _inputs(server, app, body)
+    owner = uuid.uuid4().hex
+    if not await _acquire(server, body.thread_id, owner):
+        raise HTTPException(409, f"thread {body.thread_id!r} is busy with another run for over "
+                                 f"{server.s.thread_wait:g}s; send again when it has finished")
+    try:
+        session = await asyncio.to_thread(server.store.load, body.thread_id)
+        if session is None:
+            session = Thread(id=body.thread_id, agent=app.name)
+        elif session.agent != app.name:
+            raise HTTPException(409, f"thread {body.thread_id!r} belongs to agent {session.agent!r}; "
+                                     "start a new thread for this agent")
+        if any(r["run_id"] == body.run_id for r in session.runs) or (server.data / "runs" / body.run_id).exists():
+            raise HTTPException(409, f"run id {body.run_id!r} is taken; send a new runId")
+        decisions, said = _decisions(session, body)
+        task, user_text = (session.pending["task"], said) if decisions is not None else \
+            _task(session, body, keeps_session(app))
+    except BaseException:
+        await asyncio.to_thread(server.store.release, body.thread_id, owner)
+        raise
+    since = len(session.messages)
+    session.messages.append({"id": _message_id(body), "role": "user", "content": user_text})
+    session.title = session.title or user_text[:80]
+    return Run(server, app, body, session, task, inputs, owner, since,
+               (session.paused or {}, decisions) if decisions is not None else None,
+               {k: v for k, v in request.headers.items() if k in TRACE_HEADERS})
 
 
 async def _json_body(request: Request) -> Any:
@@ -318,30 +313,26 @@ def _message_id(body: RunAgentInput) -> str:
 SESSION_PARAMS = ("session_id", "session")
 
 
-def factory_params(app: app_registry.App) -> set[str]:
-    return set(inspect.signature(app_registry.load_ref(app.agent)).parameters)
-
-
 def keeps_session(app: app_registry.App) -> bool:
     """An agent that keeps its own conversation (PlanAgent-style: a `session_id` or `session` argument) gets
     a session per thread and the user's words as they are; the server composes context only for agents
     that start fresh each run."""
-    return bool(factory_params(app) & set(SESSION_PARAMS))
+    return bool(app.factory_params() & set(SESSION_PARAMS))
 
 
 def _agent_options(server: Server, app: app_registry.App, thread_id: str, inputs: dict[str, Any]
                    ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(the factory's options, the run's inputs): an input the factory takes (BI's `db`) goes to the factory;
-    a stateful agent's session is the thread's, kept in the threads' store where the factory takes one."""
-    params = factory_params(app)
-    options = {k: v for k, v in inputs.items() if k in params}
+    """(the factory's options, the run's inputs) (`App.split`); a stateful agent's session is the thread's, kept
+    in the threads' store where the factory takes one."""
+    options, run_inputs = app.split(inputs)
+    params = app.factory_params()
     for name in SESSION_PARAMS:
         if name in params:
             options[name] = f"{thread_id}#{app.name}"
             break
     if "store" in params and keeps_session(app):
         options["store"] = server.store.sessions
-    return options, {k: v for k, v in inputs.items() if k not in params}
+    return options, run_inputs
 
 
 def _task(session: Thread, body: RunAgentInput, stateful: bool = False) -> tuple[str, str]:
@@ -462,76 +453,96 @@ class Run:
     agent: Any = None  # the app's agent, once made
 
 
-async def _stream(run: Run) -> AsyncIterator[str]:
-    server, app, body, session = run.server, run.app, run.body, run.session
-    tr = Translator(body.thread_id, body.run_id)
-    record: list[dict[str, Any]] = []
-    saved, bridge = False, None
+@dataclass
+class Outbox:
+    """What a run has sent: its AG-UI events (kept with the thread), and whether the thread is saved."""
 
-    def send(events: list[BaseEvent]) -> str:
-        record.extend(e.model_dump(mode="json", by_alias=True, exclude_none=True) for e in events)
-        return "".join(server.encoder.encode(e) for e in events)
+    run: Run
+    tr: Translator
+    record: list[dict[str, Any]] = field(default_factory=list)
+    saved: bool = False
 
-    async def close(status: str, events: list[BaseEvent]) -> str:
-        # Saved before the last event goes out, off the event loop: a client that answers a clarification
-        # at once finds it pending, and the next request does not wait on this write.
-        nonlocal saved
-        last = send(events)
-        session.runs.append({"run_id": body.run_id, "status": status, "events": record})
-        saved = True
+    def send(self, events: list[BaseEvent]) -> str:
+        self.record.extend(e.model_dump(mode="json", by_alias=True, exclude_none=True) for e in events)
+        return "".join(self.run.server.encoder.encode(e) for e in events)
+
+    async def close(self, status: str, events: list[BaseEvent]) -> str:
+        """Saved before the last event goes out, off the event loop: a client that answers a clarification at once
+        finds it pending, and the next request does not wait on this write."""
+        run = self.run
+        last = self.send(events)
+        run.session.runs.append({"run_id": run.body.run_id, "status": status, "events": self.record})
+        self.saved = True
         try:
             await asyncio.to_thread(_save_and_release, run)
         except Exception as exc:  # the store failed: the client must not take the run as kept
-            logging.getLogger(__name__).exception("thread %s could not be saved", body.thread_id)
-            return send(tr.error(f"the run ended but its thread could not be saved: {_one_line(exc)}"))
+            logging.getLogger(__name__).exception("thread %s could not be saved", run.body.thread_id)
+            return self.send(self.tr.error(f"the run ended but its thread could not be saved: {_one_line(exc)}"))
         return last
 
+
+async def _stream(run: Run) -> AsyncIterator[str]:
+    out = Outbox(run, Translator(run.body.thread_id, run.body.run_id))
+    bridge = None
     try:
-        yield send(tr.started())
-        model = server.model(app.name, body)
-        options, run_inputs = _agent_options(server, app, body.thread_id, run.inputs)
-
-        def work(handler: Callable) -> Any:
-            with traced(run.trace or {}):
-                run.agent = app.make_agent(model, **options)
-                if (target := resumable(run.agent)) is not None:  # approved calls' done-markers, kept durably
-                    target.ledger = CallLedger(server.store.sessions)
-                return drive(run.agent, run.task, run_inputs, handler, run.resume)
-
-        bridge = Bridge(work)
-        deadline = renewed = time.monotonic()
-        deadline += server.s.run_timeout
-        while True:
-            if time.monotonic() - renewed > server.s.lease / 3:  # still running: keep the thread's lease
-                await asyncio.to_thread(server.store.acquire, body.thread_id, run.owner, server.s.lease)
-                renewed = time.monotonic()
-            try:
-                kind, item = await bridge.get(min(server.s.lease / 3, max(0.0, deadline - time.monotonic())))
-            except TimeoutError:
-                if time.monotonic() < deadline:
-                    continue
-                bridge.cancel.set()
-                yield await close("timeout", tr.error(f"the run took longer than the server's limit of "
-                                                      f"{server.s.run_timeout:g}s", "timeout"))
-                return
-            if kind == "event":
-                if chunk := send(tr.event(item)):
-                    yield chunk
-                continue
-            status, events = _finish(run, tr, kind, item)
-            yield await close(status, events)
-            return
+        yield out.send(out.tr.started())
+        bridge = _start(run)
+        async for chunk in _relay(run, out, bridge):
+            yield chunk
     except Exception as exc:  # the server's own failure mid-run: the run failed (it was not cancelled)
-        if saved:
+        if out.saved:
             raise
-        logging.getLogger(__name__).exception("run %s on thread %s failed", body.run_id, body.thread_id)
-        yield await close("error", tr.error(f"the server failed this run: {_one_line(exc)}"))
+        logging.getLogger(__name__).exception("run %s on thread %s failed", run.body.run_id, run.body.thread_id)
+        yield await out.close("error", out.tr.error(f"the server failed this run: {_one_line(exc)}"))
     finally:
         if bridge is not None:
             bridge.cancel.set()  # the client left or the run ended: stop the agent at its next event
-        if not saved:  # the client left: nothing can be awaited any more
-            session.runs.append({"run_id": body.run_id, "status": "cancelled", "events": record})
+        if not out.saved:  # the client left: nothing can be awaited any more
+            run.session.runs.append({"run_id": run.body.run_id, "status": "cancelled", "events": out.record})
             _save_and_release(run)
+
+
+def _start(run: Run) -> Bridge:
+    """The app's agent made and driven on a worker thread."""
+    server, app = run.server, run.app
+    model = server.model(app.name, run.body)
+    options, run_inputs = _agent_options(server, app, run.body.thread_id, run.inputs)
+
+    def work(handler: Callable) -> Any:
+        with traced(run.trace or {}):
+            run.agent = app.make_agent(model, **options)
+            if (target := resumable(run.agent)) is not None:  # approved calls' done-markers, kept durably
+                target.ledger = CallLedger(server.store.sessions)
+            return drive(run.agent, run.task, run_inputs, handler, run.resume)
+
+    return Bridge(work)
+
+
+async def _relay(run: Run, out: Outbox, bridge: Bridge) -> AsyncIterator[str]:
+    """The run's events as they come, keeping the thread's lease, until it ends or passes the time limit."""
+    s = run.server.s
+    deadline = renewed = time.monotonic()
+    deadline += s.run_timeout
+    while True:
+        if time.monotonic() - renewed > s.lease / 3:  # still running: keep the thread's lease
+            await asyncio.to_thread(run.server.store.acquire, run.body.thread_id, run.owner, s.lease)
+            renewed = time.monotonic()
+        try:
+            kind, item = await bridge.get(min(s.lease / 3, max(0.0, deadline - time.monotonic())))
+        except TimeoutError:
+            if time.monotonic() < deadline:
+                continue
+            bridge.cancel.set()
+            yield await out.close("timeout", out.tr.error(f"the run took longer than the server's limit of "
+                                                          f"{s.run_timeout:g}s", "timeout"))
+            return
+        if kind == "event":
+            if chunk := out.send(out.tr.event(item)):
+                yield chunk
+            continue
+        status, events = _finish(run, out.tr, kind, item)
+        yield await out.close(status, events)
+        return
 
 
 def _one_line(exc: BaseException) -> str:
@@ -540,25 +551,27 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _finish(run: Run, tr: Translator, kind: str, item: Any) -> tuple[str, list[BaseEvent]]:
-    session, run_id = run.session, run.body.run_id
     if kind == "error":
         return "error", tr.error(_one_line(item))
     if kind == "cancelled":
         return "cancelled", tr.finished("cancelled")
-    result, status = item, status_of(item)
-    events: list[BaseEvent] = []
-    for what, value in views_of(result):
-        if what == "state":
-            events += tr.snapshot({**(tr.state or {}), **value})
-        else:
-            events += tr.custom(what.removeprefix("custom:"), value)
+    if not isinstance(item, Result):
+        raise ConfigError(f"agent {run.app.name!r} ended without an orrery result (status, output, data, views, "
+                          f"files: orrery.results.Result); it gave {type(item).__name__}")
+    return _ended(run, tr, item)
+
+
+def _ended(run: Run, tr: Translator, result: Result) -> tuple[str, list[BaseEvent]]:
+    """The result's views, files and answer, and how the run ends."""
+    session, run_id, status = run.session, run.body.run_id, ending(result)
+    events = _views(tr, result)
     session.state.update(tr.state or {})
     artifacts, failed = write_artifacts(result, run.server.data, run_id)
     if artifacts:
         events += tr.custom("orrery.artifacts", [f"runs/{run_id}/{n}" for n in artifacts])
     for failure in failed:  # the run's answer stands; the file that could not be made is said so
         events += tr.custom("orrery.error", f"not written: {failure}")
-    answer = app_registry.answer_of(result)
+    answer = text_of(result)
     if status == "paused" and tr.interrupts:
         _pause(run, tr)
     else:
@@ -567,9 +580,20 @@ def _finish(run: Run, tr: Translator, kind: str, item: Any) -> tuple[str, list[B
             session.pending = session.paused = None
     if answer:
         session.messages.append({"id": f"msg_{run_id}", "role": "assistant", "content": answer})
-    summary = summary_of(result) | ({"error": answer} if status == "error" else {})
+    summary = {"status": result.status} | ({"error": answer} if status == "error" else {})
     summary |= {"artifact_errors": failed} if failed else {}
     return status, events + tr.finished(status, summary)
+
+
+def _views(tr: Translator, result: Result) -> list[BaseEvent]:
+    """Each view as CUSTOM `orrery.<view>`, or, for a view with a slot, in the run's state under that key."""
+    events: list[BaseEvent] = []
+    for view in result.views():
+        if view.slot:
+            events += tr.snapshot({**(tr.state or {}), view.slot: view.payload()})
+        else:
+            events += tr.custom(f"orrery.{view.view}", view.payload())
+    return events
 
 
 def _pause(run: Run, tr: Translator) -> None:
@@ -630,9 +654,7 @@ async def _save_upload(server: Server, file: UploadFile) -> dict[str, Any]:
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[-100:].lstrip(".") or "upload.csv"
     path = folder / safe
     try:
-        tmp = folder / f".{safe}.tmp"
-        tmp.write_bytes(data)
-        tmp.replace(path)
+        write_atomic(path, data)
         frame = await asyncio.to_thread(_read_table, path)
     except BaseException:
         remove(folder)  # a refused upload leaves nothing behind

@@ -1,4 +1,4 @@
-"""One agent run on a worker thread, its events bridged to the server's event loop, and what its result shows.
+"""One agent run on a worker thread, its events bridged to the server's event loop, and the files its result saves.
 
 Today's agents emit events to handlers while `run()` blocks, so the run goes to a thread and each event
 crosses to asyncio through a queue. A cancelled run (client gone, time limit) is stopped by raising
@@ -8,8 +8,8 @@ crosses to asyncio through a queue. A cancelled run (client gone, time limit) is
 from __future__ import annotations
 
 import asyncio
-import math
 import os
+import re
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -20,6 +20,7 @@ from typing import Any
 from orrery.errors import Cancelled, ConfigError
 from orrery.events import HOOKS, Event, Final
 from orrery.files import remove
+from orrery.results import Result
 from orrery.serve.guard import inside
 
 
@@ -131,37 +132,28 @@ class Bridge:
 
 
 # -- what a result shows ---------------------------------------------------------------------------
-PROTOCOL_STATUSES = {"paused", "cancelled", "error"}
+FILE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}\.(json|png|csv|txt)")  # a file a result saves: never served as HTML
 
 
-def status_of(result: Any) -> str:
-    status = str(getattr(result, "status", "completed"))
-    return status if status in PROTOCOL_STATUSES else "completed"
+def safe_name(name: str) -> bool:
+    return FILE_NAME.fullmatch(name) is not None
 
 
-def summary_of(result: Any) -> dict[str, Any]:
-    """RUN_FINISHED.result: the app's own status word and the artifact names."""
-    return {"status": str(getattr(result, "status", "completed"))}
-
-
-def write_artifacts(result: Any, data: Path, run_id: str) -> tuple[list[str], list[str]]:
-    """result.json (an app result's to_json) and plot.png (its plot) in the run's folder `data/runs/<run_id>`:
+def write_artifacts(result: Result, data: Path, run_id: str) -> tuple[list[str], list[str]]:
+    """The result's files (`Result.files()`: result.json, plot.png, ...) in the run's folder `data/runs/<run_id>`:
     (the names written, one line for each that failed). They are made in a new folder and renamed into place,
     so a run never writes through a link, outside `data` or over another run's folder."""
-    makers: list[tuple[str, Callable[[Path], Any]]] = []
-    if callable(getattr(result, "to_json", None)):
-        makers.append(("result.json", lambda p: p.write_text(result.to_json())))
-    if callable(getattr(result, "plot", None)) and len(getattr(result, "history", ())):
-        makers.append(("plot.png", result.plot))
+    files = result.files()
+    written, failed = [], [f"{name[:80]!r}: not a file name a run may save" for name in files if not safe_name(name)]
+    makers = [(name, make) for name, make in files.items() if safe_name(name)]
     if not makers:
-        return [], []
-    written, failed = [], []
+        return [], failed
     try:
         (data / "runs").mkdir(exist_ok=True)
         tmp = inside(data, "runs", f".{run_id}.{uuid.uuid4().hex[:8]}.tmp")
         tmp.mkdir()
     except (OSError, ValueError) as exc:
-        return [], [f"{name}: {exc}" for name, _ in makers]
+        return [], failed + [f"{name}: {exc}" for name, _ in makers]
     for name, make in makers:
         try:
             make(tmp / name)
@@ -175,47 +167,3 @@ def write_artifacts(result: Any, data: Path, run_id: str) -> tuple[list[str], li
         failed += [f"{name}: {exc}" for name in written]
         written = []
     return written, failed
-
-
-def views_of(result: Any) -> list[tuple[str, Any]]:
-    """CUSTOM events and state snapshots for the web app: ("custom:NAME", value) or ("state", snapshot)."""
-    out: list[tuple[str, Any]] = []
-    if hasattr(result, "forecasts") and hasattr(result, "history"):
-        out.append(("custom:orrery.forecast", _forecast_view(result)))
-        if result.accuracy:
-            rows = [{"model": m, "mean MASE": _num(a["mean"]), **{f"window {i + 1}": _num(w)
-                     for i, w in enumerate(a["windows"])}} for m, a in result.accuracy.items()]
-            out.append(("custom:orrery.table", {"title": "Cross-validation (MASE, lower is better)", "rows": rows}))
-    if hasattr(result, "sources") and hasattr(result, "probability"):
-        board = [s.to_dict() if hasattr(s, "to_dict") else dict(vars(s)) for s in result.sources]
-        out.append(("state", {"board": {"sources": _plain(board), "notes": _plain(getattr(result, "notes", [])),
-                                        "probability": result.probability}}))
-    return out
-
-
-def _forecast_view(result: Any) -> dict[str, Any]:
-    d = result.to_dict()
-    history = [{"unique_id": str(r["unique_id"]), "ds": str(r["ds"])[:10], "y": _num(r["y"])}
-               for r in result.history.to_dict("records")]
-    return {"best_model": d["best_model"], "beats_baseline": d["beats_baseline"], "history": history,
-            "forecasts": _plain(d["forecasts"]), "anomalies": _plain(d["anomalies"])}
-
-
-def _num(x: Any) -> float | None:
-    x = float(x)
-    return None if math.isnan(x) or math.isinf(x) else round(x, 6)
-
-
-def _plain(value: Any) -> Any:
-    """JSON-ready: NaN/inf become null (JSON has neither), dates and other objects become strings."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, float):
-        return None if math.isnan(value) or math.isinf(value) else value
-    if value is None or isinstance(value, str | int | bool):
-        return value
-    if hasattr(value, "item"):  # numpy scalars
-        return _plain(value.item())
-    return str(value)

@@ -48,42 +48,55 @@ def _call(name: str, args: list[float | int]) -> float | int:
     return _FUNCS[name](*args)
 
 
+def _parse(expression: str) -> ast.Expression:
+    if len(expression) > MAX_CHARS:
+        raise ToolError(f"expression is {len(expression)} characters; the limit is {MAX_CHARS}")
+    try:
+        return ast.parse(expression.replace("^", "**"), mode="eval")
+    except SyntaxError as exc:
+        raise ToolError(f"cannot parse {expression!r}: {exc.msg}. Write plain arithmetic such as '25 * 4'.") from exc
+
+
+def _number(v: int | float) -> int | float:
+    if isinstance(v, int) and v.bit_length() > MAX_INT_BITS:
+        raise _too_large("number")
+    return v
+
+
+class _Evaluator:
+    """Walks one expression's AST within its deadline."""
+
+    def __init__(self, expression: str):
+        self.expression, self.deadline = expression, time.monotonic() + MAX_SECONDS
+
+    def value(self, node: ast.AST) -> float | int:
+        if time.monotonic() > self.deadline:
+            raise ToolError(f"{self.expression!r} takes more than {MAX_SECONDS}s; simplify it")
+        match node:
+            case ast.Expression(body=body):
+                return self.value(body)
+            case ast.Constant(value=v) if isinstance(v, int | float) and not isinstance(v, bool):
+                return _number(v)
+            case ast.BinOp(left=l, op=op, right=r) if type(op) in _BINARY:
+                return _apply(type(op), self.value(l), self.value(r))
+            case ast.UnaryOp(op=op, operand=x) if type(op) in _UNARY:
+                return _UNARY[type(op)](self.value(x))
+            case ast.Name(id=name) if name in _CONSTS:
+                return _CONSTS[name]
+            case ast.Call(func=ast.Name(id=f), args=args, keywords=[]) if f in _FUNCS:
+                return _call(f, [self.value(a) for a in args])
+        raise ToolError(f"unsupported element {ast.dump(node)[:60]} in {self.expression!r}; "
+                        f"allowed: numbers, + - * / // % **, {', '.join(sorted(_FUNCS))}, pi, e")
+
+
 def safe_eval(expression: str) -> float | int:
     """Evaluate arithmetic by walking the AST: numbers, + - * / // % **, a few math functions.
     No eval(): names, attributes and calls outside the allow-list are refused. Bounded: at most
     MAX_CHARS characters, integers of at most MAX_INT_BITS bits (checked before each operation
     runs), MAX_SECONDS of work."""
-    if len(expression) > MAX_CHARS:
-        raise ToolError(f"expression is {len(expression)} characters; the limit is {MAX_CHARS}")
+    tree = _parse(expression)
     try:
-        tree = ast.parse(expression.replace("^", "**"), mode="eval")
-    except SyntaxError as exc:
-        raise ToolError(f"cannot parse {expression!r}: {exc.msg}. Write plain arithmetic such as '25 * 4'.") from exc
-    deadline = time.monotonic() + MAX_SECONDS
-
-    def ev(node: ast.AST) -> float | int:
-        if time.monotonic() > deadline:
-            raise ToolError(f"{expression!r} takes more than {MAX_SECONDS}s; simplify it")
-        match node:
-            case ast.Expression(body=body):
-                return ev(body)
-            case ast.Constant(value=v) if isinstance(v, int | float) and not isinstance(v, bool):
-                if isinstance(v, int) and v.bit_length() > MAX_INT_BITS:
-                    raise _too_large("number")
-                return v
-            case ast.BinOp(left=l, op=op, right=r) if type(op) in _BINARY:
-                return _apply(type(op), ev(l), ev(r))
-            case ast.UnaryOp(op=op, operand=x) if type(op) in _UNARY:
-                return _UNARY[type(op)](ev(x))
-            case ast.Name(id=name) if name in _CONSTS:
-                return _CONSTS[name]
-            case ast.Call(func=ast.Name(id=f), args=args, keywords=[]) if f in _FUNCS:
-                return _call(f, [ev(a) for a in args])
-        raise ToolError(f"unsupported element {ast.dump(node)[:60]} in {expression!r}; "
-                        f"allowed: numbers, + - * / // % **, {', '.join(sorted(_FUNCS))}, pi, e")
-
-    try:
-        return ev(tree)
+        return _Evaluator(expression).value(tree)
     except ZeroDivisionError as exc:
         raise ToolError(f"division by zero in {expression!r}") from exc
     except OverflowError as exc:

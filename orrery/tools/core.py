@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import contextvars
 import copy
 import importlib
 import inspect
@@ -31,19 +32,25 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, get_type_hints, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, get_origin, get_type_hints, runtime_checkable
 
 import pydantic
 
 from orrery.errors import Cancelled, ConfigError, ToolError
+from orrery.events import calling
 from orrery.messages import Message, ToolCall, ToolSpec
+
+DepsT = TypeVar("DepsT")
 
 
 @dataclass
-class RunContext:
-    """What a tool can see of the run: app state, run options (for example a date bound given
-    to `agent.run(..., before=...)`), and which tools have succeeded so far."""
+class RunContext(Generic[DepsT]):
+    """What a tool can see of the run: the app's typed dependencies (`deps`, given to `agent.run(task, deps=...)`
+    and checked against the agent's `deps_type`), run options (for example a date bound given to
+    `agent.run(..., before=...)`), which tools have succeeded so far, and `state`, a JSON-able scratch dict of the
+    conversation that `snapshot()` keeps. A tool declares `ctx: RunContext[MyDeps]` to read `ctx.deps` typed."""
 
+    deps: DepsT = None  # type: ignore[assignment]  # None when the agent has no deps_type
     state: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     succeeded: list[str] = field(default_factory=list)
@@ -82,6 +89,10 @@ Available = Callable[[RunContext], bool]
 Refine = Callable[[RunContext, dict[str, Any]], dict[str, Any]]
 Approval = Callable[[RunContext, dict[str, Any]], bool]
 """`requires_approval=` as a function of the run and the call's (unvalidated) arguments: True to ask a person."""
+Prepare = Callable[[RunContext, ToolSpec], "ToolSpec | None"]
+"""`prepare=`: the tool as the model sees it at this step (as pydantic-ai's `prepare`): the spec, a changed copy
+(`dataclasses.replace(spec, description=...)`), or None to leave the tool out of this step (then calls to it fail
+as for a tool not available). It runs after `available` and `refine`, and may read `ctx.deps`."""
 
 
 def after(*names: str) -> Available:
@@ -132,11 +143,14 @@ class ToolResult:
 class Tool:
     """A typed function plus its schema. Build with `@tool`."""
 
+    prepare: Prepare | None = None
+
     def __init__(self, fn: Callable[..., Any], *, name: str | None = None, description: str | None = None,
                  timeout: float | None = None, cache_ttl: float | None = None,
                  available: Available | None = None, refine: Refine | None = None, process: bool = False,
-                 requires_approval: bool | Approval = False):
+                 requires_approval: bool | Approval = False, prepare: Prepare | None = None):
         self.fn = fn
+        self.prepare = prepare
         self.requires_approval = requires_approval
         self.process = process
         self.name = name or fn.__name__
@@ -161,7 +175,7 @@ class Tool:
         wants_context = False
         for pname, p in sig.parameters.items():
             ann = hints.get(pname, Any)
-            if ann is RunContext:
+            if ann is RunContext or get_origin(ann) is RunContext:  # RunContext or RunContext[Deps]
                 wants_context = True
                 continue
             default = ... if p.default is inspect.Parameter.empty else p.default
@@ -190,6 +204,19 @@ class Tool:
             params = self.refine(ctx, json.loads(json.dumps(params)))
         return ToolSpec(self.name, self.description, params)
 
+    def offer(self, ctx: RunContext) -> ToolSpec | None:
+        """The tool as the model sees it now, or None when it is not offered: `available`, `refine`, `prepare`."""
+        if self.available is not None and not self.available(ctx):
+            return None
+        spec = self.spec(ctx)
+        return self.prepare(ctx, spec) if self.prepare is not None else spec
+
+    def offered(self, ctx: RunContext) -> bool:
+        """Whether the model may call it now (the schema is built only when a `prepare` hook must see it)."""
+        if self.available is not None and not self.available(ctx):
+            return False
+        return self.prepare is None or self.prepare(ctx, self.spec(ctx)) is not None
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
 
@@ -207,12 +234,15 @@ class Tool:
         """Validate `arguments`, run (cached when `cache_ttl` is set). Returns (value, from_cache)."""
         args = self.args_model.model_validate(arguments)
         kwargs = {k: getattr(args, k) for k in type(args).model_fields}
-        key = None
+        key, deps = None, ctx.deps if self.wants_context else None
         if self.cache_ttl is not None:
-            key = json.dumps(args.model_dump(mode="json"), sort_keys=True)
+            # Kept under the run's deps too, so a run with other deps (another store) never reads it: equal deps
+            # share results, an unhashable deps object only its own (by identity).
+            by_id = not _hashable(deps)
+            key = (id(deps) if by_id else deps, json.dumps(args.model_dump(mode="json"), sort_keys=True))
             with self._lock:
                 hit = self._cache.get(key)
-            if hit and time.monotonic() - hit[0] < self.cache_ttl:
+            if hit and time.monotonic() - hit[0] < self.cache_ttl and (hit[2] is deps or not by_id):
                 return hit[1], True
         if self.process:
             value = _in_process(self.fn, kwargs, self.timeout)
@@ -220,8 +250,16 @@ class Tool:
             value = self.fn(ctx, **kwargs) if self.wants_context else self.fn(**kwargs)
         if key is not None:
             with self._lock:
-                self._cache[key] = (time.monotonic(), value)
+                self._cache[key] = (time.monotonic(), value, deps)
         return value, False
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 class ToolTimedOut(Exception):  # noqa: N818 - not TimeoutError: a tool's own TimeoutError is just an exception
@@ -250,7 +288,7 @@ def _with_timeout(fn: Callable[..., Any], seconds: float, *args: Any) -> Any:
         except BaseException as exc:  # handed to the caller below
             box["error"] = exc
 
-    th = threading.Thread(target=target, daemon=True, name="orrery-tool-timeout")
+    th = threading.Thread(target=contextvars.copy_context().run, args=(target,), daemon=True, name="orrery-tool-timeout")
     th.start()
     th.join(seconds)
     if th.is_alive():
@@ -338,7 +376,8 @@ def _in_process(fn: Callable[..., Any], kwargs: dict[str, Any], seconds: float |
 def tool(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
     """Decorator: `@tool` or `@tool(timeout=5, cache_ttl=60, available=after("search"))`;
     `process=True` runs each call in a process killed at the timeout (see the module docstring);
-    `requires_approval=True` (or a function `(ctx, arguments) -> bool`) pauses the run until a person decides."""
+    `requires_approval=True` (or a function `(ctx, arguments) -> bool`) pauses the run until a person decides;
+    `prepare=(ctx, spec) -> spec | None` changes or hides the tool at each step (see `Prepare`)."""
     if fn is None:
         return lambda f: Tool(f, **options)
     return Tool(fn, **options)
@@ -443,20 +482,16 @@ class Toolset:
     def held(self, calls: Sequence[ToolCall], ctx: RunContext) -> list[ToolCall]:
         """The calls that wait for a person's approval (well-formed calls of available tools that ask)."""
         return [c for c in calls if not c.error and c.name in self.tools and self.tools[c.name].asks(ctx, c.arguments)
-                and self._offered(c.name, ctx)]
-
-    def _offered(self, name: str, ctx: RunContext) -> bool:
-        t = self.tools[name]
-        return t.available is None or t.available(ctx)
+                and self.tools[c.name].offered(ctx)]
 
     def __contains__(self, name: str) -> bool:
         return name in self.tools
 
     def available(self, ctx: RunContext) -> list[Tool]:
-        return [t for t in self.tools.values() if t.available is None or t.available(ctx)]
+        return [t for t in self.tools.values() if t.offered(ctx)]
 
     def specs(self, ctx: RunContext) -> list[ToolSpec]:
-        return [t.spec(ctx) for t in self.available(ctx)]
+        return [s for t in self.tools.values() if (s := t.offer(ctx)) is not None]
 
     def _pool_get(self) -> cf.ThreadPoolExecutor:
         if self._pool is None:
@@ -478,39 +513,52 @@ class Toolset:
         return results
 
     def run_one(self, call: ToolCall, ctx: RunContext, *, approved: bool = False) -> ToolResult:
-        def fail(msg: str) -> ToolResult:
-            return ToolResult(call, False, f"Error: {msg}", error=msg, duration=time.perf_counter() - start)
-
         start = time.perf_counter()
+        why = self._refusal(call, ctx, approved)
+        if why is None:
+            t = self.tools[call.name]
+            try:
+                with calling(call):  # what `orrery.events.stage` inside the tool is part of
+                    if t.timeout is None or t.process:
+                        value, cached = t.invoke(call.arguments, ctx)
+                    else:
+                        value, cached = _with_timeout(t.invoke, t.timeout, call.arguments, ctx)
+            except NeedsClarification as exc:
+                return ToolResult(call, False, f"Paused: asked the user: {exc.question}", error="needs clarification",
+                                  duration=time.perf_counter() - start, clarification=exc.question)
+            except Exception as exc:  # a tool's failure (or bug) becomes an observation; the loop keeps going
+                why = _failure(t, call, exc)
+            else:
+                return ToolResult(call, True, render(value), value, duration=time.perf_counter() - start,
+                                  cached=cached)
+        return ToolResult(call, False, f"Error: {why}", error=why, duration=time.perf_counter() - start)
+
+    def _refusal(self, call: ToolCall, ctx: RunContext, approved: bool) -> str | None:
+        """Why the call cannot run (malformed, not offered now, waiting for an approval), or None."""
         if call.error:
-            return fail(f"tool call to {call.name!r} was malformed: {call.error}. Send the arguments as a JSON object.")
-        available = {t.name for t in self.available(ctx)}
-        if call.name not in available:
+            return f"tool call to {call.name!r} was malformed: {call.error}. Send the arguments as a JSON object."
+        if call.name not in self.tools or not self.tools[call.name].offered(ctx):
             why = "is not available yet" if call.name in self.tools else "does not exist"
-            return fail(f"tool {call.name!r} {why}. Available tools: {', '.join(sorted(available)) or 'none'}.")
+            names = ", ".join(sorted(t.name for t in self.available(ctx))) or "none"
+            return f"tool {call.name!r} {why}. Available tools: {names}."
         t = self.tools[call.name]
         if t.requires_approval and not approved and t.asks(ctx, call.arguments):
-            return fail(f"tool {call.name!r} needs a person's approval, which this agent cannot ask for; "
-                        "run it from an Agent, whose run pauses for the approval")
-        try:
-            if t.timeout is None or t.process:
-                value, cached = t.invoke(call.arguments, ctx)
-            else:
-                value, cached = _with_timeout(t.invoke, t.timeout, call.arguments, ctx)
-        except ToolTimedOut:
-            how = "and was stopped" if t.process else "and was asked to stop"
-            return fail(f"tool {call.name!r} timed out after {t.timeout}s {how}. Try simpler arguments.")
-        except pydantic.ValidationError as exc:
-            return fail(f"invalid arguments for {call.name!r}: {_validation_message(exc)}. "
-                        f"Expected schema: {json.dumps(t.parameters)}")
-        except NeedsClarification as exc:
-            return ToolResult(call, False, f"Paused: asked the user: {exc.question}", error="needs clarification",
-                              duration=time.perf_counter() - start, clarification=exc.question)
-        except ToolError as exc:
-            return fail(str(exc))
-        except Exception as exc:  # a tool's bug becomes an observation; the loop keeps going
-            return fail(f"tool {call.name!r} raised {type(exc).__name__}: {exc}")
-        return ToolResult(call, True, render(value), value, duration=time.perf_counter() - start, cached=cached)
+            return (f"tool {call.name!r} needs a person's approval, which this agent cannot ask for; "
+                    "run it from an Agent, whose run pauses for the approval")
+        return None
+
+
+def _failure(t: Tool, call: ToolCall, exc: Exception) -> str:
+    """What the model reads about a call that failed."""
+    if isinstance(exc, ToolTimedOut):
+        how = "and was stopped" if t.process else "and was asked to stop"
+        return f"tool {call.name!r} timed out after {t.timeout}s {how}. Try simpler arguments."
+    if isinstance(exc, pydantic.ValidationError):
+        return (f"invalid arguments for {call.name!r}: {_validation_message(exc)}. "
+                f"Expected schema: {json.dumps(t.parameters)}")
+    if isinstance(exc, ToolError):
+        return str(exc)
+    return f"tool {call.name!r} raised {type(exc).__name__}: {exc}"
 
 
 _KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,120}$")

@@ -263,3 +263,110 @@ def test_fan_out_rounds_and_calls_are_bounded():
                         fan_out=lambda q, c, r, done: expand("price", {}, "symbol", [f"S{i}" for i in range(100)]))
     result = agent.run("every symbol, forever")
     assert len(result.tool_calls) == MAX_FAN_OUT_ROUNDS * MAX_FAN_OUT_CALLS and result.output == "done"
+
+
+# -- approvals inside a routed run ------------------------------------------------------------------------------
+def approval_tools() -> tuple[list, list[str]]:
+    ran: list[str] = []
+
+    @tool(requires_approval=True)
+    def buy(symbol: str) -> str:
+        """Buy a stock."""
+        ran.append(symbol)
+        return f"bought {symbol}"
+
+    return [buy], ran
+
+
+@pytest.mark.parametrize("strategy", ["DIRECT", "ITERATIVE"])
+def test_a_call_needing_approval_pauses_the_routed_run_and_resume_goes_on(strategy):
+    from orrery.errors import ConfigError
+    from orrery.events import ApprovalDecision, ApprovalRequired
+
+    tools, ran = approval_tools()
+    model = ScriptedModel([CLASSIFY, route("buy", strategy=strategy), turn(call("buy", symbol="NVDA")),
+                           "Bought NVDA."])
+    events: list[Event] = []
+    agent = RouterAgent(model, tools, on_event=[events.append])
+    r = agent.run("Buy NVDA")
+    assert r.status == "paused" and not ran and [a.tool for a in r.approvals] == ["buy"]
+    assert any(isinstance(e, ApprovalRequired) for e in events)
+
+    events.clear()
+    r = agent.resume({r.approvals[0].id: True})
+    assert r.status == "completed" and r.output == "Bought NVDA." and ran == ["NVDA"]
+    assert [e.approved for e in events if isinstance(e, ApprovalDecision)] == [True]
+    assert [e.kind for e in events].count("run_start") == 1 and events[-1].kind == "final"
+    assert "bought NVDA" in model.requests[-1]["messages"][-1].content  # the answer reads the call's result
+    with pytest.raises(ConfigError, match="no routed run is waiting"):
+        agent.resume({"x": True})
+    assert ran == ["NVDA"]
+
+
+def test_a_denied_call_in_a_routed_run_is_an_observation():
+    tools, ran = approval_tools()
+    model = ScriptedModel([CLASSIFY, route("buy"), turn(call("buy", symbol="NVDA")), "I did not buy it."])
+    agent = RouterAgent(model, tools)
+    r = agent.resume({agent.run("Buy NVDA").approvals[0].id: False})
+    assert r.status == "completed" and r.output == "I did not buy it." and not ran
+    assert model.requests[-1]["messages"][-1].content.startswith("Denied:")
+
+
+def test_a_fan_out_round_that_needs_approval_is_handed_to_the_loop_which_pauses():
+    from orrery.agent.router import Route, expand
+
+    tools, ran = approval_tools()
+    model = ScriptedModel([CLASSIFY, turn(call("buy", symbol="NVDA")), "Bought."])
+    agent = RouterAgent(model, tools, decide=lambda q, c: Route(selected_tools=["buy"], complexity="SIMPLE",
+                                                                strategy="DIRECT"),
+                        fan_out=lambda q, c, r, done: [] if done else expand("buy", {}, "symbol", ["NVDA"]))
+    r = agent.run("Buy NVDA")
+    assert r.status == "paused" and not ran
+    assert agent.resume({r.approvals[0].id: True}).output == "Bought." and ran == ["NVDA"]
+
+
+def test_hooks_replace_the_phases_and_a_hook_may_answer_alone():
+    from orrery.agent.router import Classification, Route
+
+    tools, ran = make_tools()
+    seen: list[str] = []
+
+    def classify(run):
+        yield from ()
+        if "weather" in run.query:
+            run.answer("I only know stocks.")
+        return Classification(type="stock_specific", entities=["NVDA"])
+
+    def choose(run, c):
+        yield from ()
+        run.source = "rules"
+        return Route(selected_tools=["price"], complexity="SIMPLE", strategy="DIRECT")
+
+    def execute(run, c, r):
+        run.options["currency"] = "USD"
+        yield from run.agent.execute(run, c, r)
+
+    def check(run, c):
+        seen.append(run.result.output)
+        run.result.output += " (checked)"
+        yield from ()
+
+    events: list[Event] = []
+    agent = RouterAgent(ScriptedModel([turn(call("price", symbol="NVDA")), "NVDA at 100."]), tools,
+                        classify=classify, route=choose, execute=execute, check=check, name="toy",
+                        on_event=[events.append])
+    r = agent.run("NVDA?")
+    assert r.output == "NVDA at 100. (checked)" and seen == ["NVDA at 100."] and ran == ["price"]
+    assert next(e for e in events if isinstance(e, Routed)).source == "rules" and events[0].agent == "toy"
+    r = agent.run("weather in Paris?")
+    assert r.output == "I only know stocks." and r.route is None and ran == ["price"]
+
+
+def test_the_paused_result_is_left_as_it_was_given():
+    tools, ran = approval_tools()
+    agent = RouterAgent(ScriptedModel([CLASSIFY, route("buy"), turn(call("buy", symbol="NVDA")), "Bought."]), tools)
+    paused = agent.run("Buy NVDA")
+    done = agent.resume({paused.approvals[0].id: True})
+    assert paused.status == "paused" and paused.approvals and paused.tool_calls == []  # the held call did not run
+    assert done is not paused and done.status == "completed" and [t.ok for t in done.tool_calls] == [True]
+    assert done.classification == paused.classification and done.route == paused.route

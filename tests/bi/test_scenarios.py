@@ -310,13 +310,17 @@ def _parts(*select, where=()):
     return {"select": list(select), "where": list(where), "group_by": [], "having": [], "order_by": [], "limit": None}
 
 
-def test_an_invented_column_is_repaired_once_then_declined(chinook, tmp_path):
-    ask = "What is the average album price per customer?"
-    run = Run(chinook, tmp_path / "s.db", [plan("Average album price per customer"),
-                                           _parts("avg(AlbumMood)"), _parts("avg(Album.Mood)")], sql_mode="parts")
+def test_an_invented_column_is_repaired_once_then_the_model_writes_the_sql(chinook, tmp_path):
+    # a column the model invents (twice) is the model's failure, not the data's: no decline, the model
+    # writes the SQL over the schema instead
+    ask = "What is the average invoice total per customer?"
+    run = Run(chinook, tmp_path / "s.db", [plan("Average invoice total per customer"), _parts("avg(AlbumMood)"),
+                                           _parts("avg(Album.Mood)"), sql("SELECT avg(Total) FROM Invoice"), "5.65."],
+              sql_mode="parts")
     r = run.ask(ask)
-    assert r.status == "cannot_answer" and "'Album.Mood'" in r.answer and r.sql is None
+    assert r.status == "answered" and r.rows[0][0] == pytest.approx(5.6517, abs=1e-3)
     assert "no table has a column named 'AlbumMood'" in run.model.requests[2]["messages"][-1].content
+    assert '"written_by_model": true' in next(t for t in r.todos if t["key"] == "build_query")["result"]
 
     run = Run(chinook, tmp_path / "t.db", [plan("Count albums"), _parts("count(AlbumCount)"), _parts("count(*)"),
                                            "347."], sql_mode="parts")

@@ -1,5 +1,6 @@
 """One process of test_approvals' crash test: `run` pauses for an approval and saves the session; `resume`
-restores it and approves the call (KILL_AT=before|after exits 9 just before / just after the call runs)."""
+restores it and approves the call (KILL_AT=before|after exits 9 just before / just after the call runs).
+ARCH=loop (default) runs the plain loop; ARCH=planner a PlanAgent whose one TODO is the call."""
 
 import os
 import sys
@@ -35,7 +36,28 @@ def crash_at(point: str):
     return handler
 
 
+def planner(phase: str) -> int:
+    """The planner keeps the paused TODO in its own session; a new PlanAgent on it resumes."""
+    from orrery.agent.planner import PlanAgent
+
+    plan = {"request": "Write hello", "todos": [{"key": "write", "description": "write it", "tool": "write_line",
+                                                 "arguments": {"text": "hello"}}]}
+    agent = PlanAgent(ScriptedModel([plan] if phase == "run" else ["The line is written."]), [write_line],
+                      DIR / "sessions.db", "thread", on_event=[crash_at(os.environ.get("KILL_AT", ""))])
+    if phase == "run":
+        assert agent.run("write hello").status == "paused"
+        return 0
+    try:
+        result = agent.resume({"write-1": True})  # the id the paused turn gave: its TODO's key and turn
+    except ConfigError:
+        return 3
+    assert result.status == "completed", result
+    return 0
+
+
 def main(phase: str) -> int:
+    if os.environ.get("ARCH") == "planner":
+        return planner(phase)
     store = open_store(DIR / "sessions.db")
     turns = [turn(ToolCall("c1", "write_line", {"text": "hello"}))] if phase == "run" else ["The line is written."]
     agent = Agent(ScriptedModel(turns), [write_line], on_event=[crash_at(os.environ.get("KILL_AT", ""))],

@@ -170,25 +170,27 @@ def test_a_toolset_run_outside_the_loop_refuses_a_call_that_needs_approval():
 CRASH_SCRIPT = HERE / "approval_crash_script.py"
 
 
-def _phase(tmp_path: Path, phase: str, kill: str = "") -> subprocess.CompletedProcess:
-    env = {**os.environ, "APPROVAL_DIR": str(tmp_path), "KILL_AT": kill}
+def _phase(tmp_path: Path, phase: str, kill: str = "", arch: str = "loop") -> subprocess.CompletedProcess:
+    env = {**os.environ, "APPROVAL_DIR": str(tmp_path), "KILL_AT": kill, "ARCH": arch}
     return subprocess.run([sys.executable, str(CRASH_SCRIPT), phase], env=env, capture_output=True, text=True,
                           timeout=120)
 
 
 @pytest.mark.parametrize("kill", ["before", "after"])
-def test_a_process_killed_around_the_approved_call_runs_it_once_after_restart(tmp_path, kill):
+@pytest.mark.parametrize("arch", ["loop", "planner"])
+def test_a_process_killed_around_the_approved_call_runs_it_once_after_restart(tmp_path, kill, arch):
     """`before`: killed after the decision, before the call ran; `after`: killed after it ran, before the
-    session was saved. The restarted process resumes the saved (still paused) session with the same decision."""
-    assert _phase(tmp_path, "run").returncode == 0
-    crashed = _phase(tmp_path, "resume", kill)
+    session was saved. The restarted process resumes the saved (still paused) session with the same decision:
+    the plain loop's snapshot, or the planner's own session (its TODO paused on the call)."""
+    assert _phase(tmp_path, "run", arch=arch).returncode == 0
+    crashed = _phase(tmp_path, "resume", kill, arch)
     assert crashed.returncode == 9, crashed.stderr
     side_effects = (tmp_path / "effects.txt").read_text().splitlines() if (tmp_path / "effects.txt").exists() else []
     assert len(side_effects) == (0 if kill == "before" else 1)
-    done = _phase(tmp_path, "resume")
+    done = _phase(tmp_path, "resume", arch=arch)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "effects.txt").read_text().splitlines() == ["hello"]
-    again = _phase(tmp_path, "resume")  # a resume sent once more after it completed
+    again = _phase(tmp_path, "resume", arch=arch)  # a resume sent once more after it completed
     assert again.returncode == 3, again.stderr  # nothing pending: refused, and nothing ran
     assert (tmp_path / "effects.txt").read_text().splitlines() == ["hello"]
 

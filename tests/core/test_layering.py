@@ -13,7 +13,7 @@ from orrery.agent.planner import PlanAgent
 
 class Mine(PlanAgent):
     def _handle(self, *a):
-        self._save()
+        self._remember()
         return super()._execute(*a)
 
     def _own_helper(self):  # a private name of its own is the app's business
@@ -43,7 +43,7 @@ def test_every_kind_of_reach_into_the_core_is_found(tmp_path):
     path = tmp_path / "agent.py"
     path.write_text(textwrap.dedent(REACHES))
     assert set(violations(path)) == {"2: imports orrery.agent.loop._refused", "8: Mine overrides _handle",
-                                     "9: Mine reaches _save", "10: Mine reaches _execute",
+                                     "9: Mine reaches _remember", "10: Mine reaches _execute",
                                      "17: uses core_loop._is_json", "17: uses Agent._step"}
 
 
@@ -58,3 +58,12 @@ def test_code_on_public_names_only_passes(tmp_path):
 
 def test_the_core_chat_app_uses_public_names_only():
     assert violations(ROOT / "chat.py") == [] and violations(ROOT / "replay.py") == []
+
+
+def test_no_app_reaches_a_private_name_of_the_core():
+    """Every app (bi, markets, forecast, research, mcp, recall, chat) composes the core's public hooks."""
+    from layering import app_files
+
+    scanned = {p.relative_to(ROOT).parts[0] for p in app_files()}
+    assert {"bi", "markets", "forecast", "research", "mcp", "recall", "chat.py"} <= scanned
+    assert app_violations() == {}

@@ -93,7 +93,7 @@ def test_follow_up_query_keeps_history_and_reset_clears_it():
     contents = [m.content for m in a.model.requests[1]["messages"]]
     assert contents[1:] == ["first question", "first answer", "and then?"]
     a.reset()
-    assert a.memory.messages == []
+    assert a.current_run.memory.messages == []
 
 
 def test_max_rounds_limit():
@@ -183,7 +183,7 @@ def test_board_is_pinned_at_index_2_every_step_and_never_stored():
         msgs = req["messages"]
         assert msgs[2].content == f"BOARD v{i + 1}"
         assert sum(m.pinned for m in msgs) == 1
-    assert not any(m.pinned for m in a.memory.messages)
+    assert not any(m.pinned for m in a.current_run.memory.messages)
 
 
 def test_a_board_after_the_history_keeps_the_earlier_prompt_a_stable_prefix():
@@ -240,7 +240,7 @@ def test_repeating_a_successful_call_leads_to_a_tool_less_turn():
     assert a.model.requests[1]["tools"] and a.model.requests[2]["tools"] == []
     assert a.model.requests[2]["tool_choice"] == "none"
     assert a.model.requests[2]["messages"][-1].content.startswith("You repeated a call")
-    assert not any(m.content.startswith("You repeated") for m in a.memory.messages)
+    assert not any(m.content.startswith("You repeated") for m in a.current_run.memory.messages)
 
 
 def test_react_forced_answer_turn_allows_only_respond():

@@ -65,7 +65,7 @@ def test_a_model_that_does_not_stream_is_called_whole():
         def __init__(self):
             self.calls = 0
 
-        def complete(self, messages, tools=(), **kw):
+        def complete(self, _messages, _tools=(), **_kw):
             self.calls += 1
             return ModelResponse("plain answer")
 
@@ -78,7 +78,7 @@ def test_a_provider_without_a_profile_gets_one_from_its_attributes():
     class Legacy:
         name, preferred_format, takes_catalogue, output_mode = "legacy", "react", True, "tool"
 
-        def stream(self, *a, **kw):
+        def stream(self, *_a, **_kw):
             yield from ()
 
     assert profile_of(Legacy()) == ModelProfile(format="react", streams=True, takes_catalogue=True,

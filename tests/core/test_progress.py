@@ -35,7 +35,7 @@ def test_progress_is_streamed_while_the_tool_runs():
     assert progress == [("items", 1, 3), ("items", 2, 3), ("items", 3, 3)]
     kinds = [e.kind for e in events]
     assert kinds.index("tool_call") < kinds.index("progress") < kinds.index("tool_result") < kinds.index("final")
-    assert events[-1].status == "completed" and agent.ctx.reporter is None
+    assert events[-1].status == "completed" and agent.current_run.ctx.reporter is None
 
 
 def test_a_tool_without_context_runs_inline_and_progress_is_a_no_op_outside_a_run():
@@ -109,10 +109,10 @@ def test_closing_the_stream_stops_the_tool_at_its_next_progress_report():
             if e.done == 3:
                 break
             permits.release()
-    unblock_when_cancelled(agent.ctx, permits)
+    unblock_when_cancelled(agent.current_run.ctx, permits)
     stream.close()  # as a web client leaving does: GeneratorExit in the stream
     assert log["stopped"].wait(10) and log == {"iterations": 4, "cancelled": True, "stopped": log["stopped"]}
-    assert agent.ctx.cancelled and agent.ctx.reporter is None
+    assert agent.current_run.ctx.cancelled and agent.current_run.ctx.reporter is None
 
 
 def test_a_handler_that_stops_a_run_stops_its_tool():
@@ -124,7 +124,7 @@ def test_a_handler_that_stops_a_run_stops_its_tool():
     def stop_at_three(event):  # a handler that raises, as the server's does for a client gone
         if isinstance(event, ev.Progress):
             if event.done == 3:
-                unblock_when_cancelled(agent.ctx, permits)
+                unblock_when_cancelled(agent.current_run.ctx, permits)
                 raise Interrupt
             permits.release()
 
@@ -160,7 +160,7 @@ def test_a_normal_run_is_not_cancelled_and_a_cancelled_context_stops_progress():
     agent = Agent(ScriptedModel([turn(call("crunch")), "ok"]), [counting_tool(permits, log)])
     result = agent.run("go")
     assert result.status == "completed" and result.tool_calls[0].content == "done" and log["iterations"] == 1000
-    assert not agent.ctx.cancelled and "cancelled" not in log
+    assert not agent.current_run.ctx.cancelled and "cancelled" not in log
     ctx = RunContext()
     ctx.cancellation.set()
     with pytest.raises(Cancelled, match="items 2/5"):

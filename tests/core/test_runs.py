@@ -39,7 +39,7 @@ def test_two_interleaved_streams_of_one_agent_keep_their_own_conversation():
     assert [len(r.tool_calls) for r in finals.values()] == [1, 1]
     assert finals["first"].usage.total == finals["second"].usage.total == 30  # two model calls each
     # the latest run is the agent's current one: its memory holds its conversation only
-    assert [m.content for m in a.memory.messages if m.role == "user"] == ["beta"]
+    assert [m.content for m in a.current_run.memory.messages if m.role == "user"] == ["beta"]
 
 
 def test_two_threads_run_one_agent_at_once():
@@ -68,6 +68,7 @@ def test_a_run_holds_what_it_owns_and_the_agent_only_its_configuration():
     assert final.result is run.result and run.done_calls == {'lookup:{"word": "alpha"}'}
     assert not {"_done_calls", "_force_answer", "_board", "_pending", "_output", "_task", "memory",
                 "ctx", "run_config"} & set(vars(a))
+    assert not {"memory", "ctx", "run_config"} & set(dir(Agent))  # a run's state is read from the Run only
     follow = a.query("and beta?")
     assert follow.output == "answer alpha:A" and a.current_run is not run and a.current_run.memory is run.memory
 

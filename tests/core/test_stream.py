@@ -99,9 +99,9 @@ def test_a_forced_answer_does_not_carry_into_the_next_query():
 
 def test_reset_keeps_the_state_given_to_the_constructor():
     agent = Agent(ScriptedModel(["ok"]), DEFAULT_TOOLS, state={"dataset": "sales"})
-    agent.ctx.state["scratch"] = 1
+    agent.current_run.ctx.state["scratch"] = 1
     agent.reset()
-    assert agent.ctx.state == {"dataset": "sales"}
+    assert agent.current_run.ctx.state == {"dataset": "sales"}
 
 
 def test_a_conversation_saved_in_one_process_is_resumed_in_another(tmp_path):
@@ -118,7 +118,7 @@ def test_a_conversation_saved_in_one_process_is_resumed_in_another(tmp_path):
         model = ScriptedModel(["You asked 6*7; it is 42."])
         agent = Agent(model, DEFAULT_TOOLS)
         agent.restore(open_store({str(db)!r}).load("t1").data)
-        print(agent.query("what did I ask?").output, agent.ctx.state["user"], len(model.requests[0]["messages"]))
+        print(agent.query("what did I ask?").output, agent.current_run.ctx.state["user"], len(model.requests[0]["messages"]))
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
     # system, user, assistant(tool call), tool, assistant, user: the whole history came back

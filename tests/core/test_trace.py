@@ -81,7 +81,7 @@ def test_a_trace_from_an_unknown_architecture_names_what_to_install(tmp_path):
         replay(path, [_price_tool({})])
 
 
-def test_replay_lives_beside_the_cli_and_not_in_the_trace_writer(tmp_path):
+def test_replay_lives_beside_the_cli_and_not_in_the_trace_writer():
     import orrery.replay
     import orrery.trace
 

@@ -10,6 +10,7 @@ import pytest
 
 from orrery.errors import OrreryError
 from orrery.forecast.agent import ForecastAgent
+from orrery.forecast.tools import ForecastDeps
 from orrery.grounding import grounded_sentences, numbers_in, ungrounded
 from orrery.llm.scripted import ScriptedModel, call, turn
 
@@ -67,12 +68,23 @@ def test_the_candidate_and_chosen_model_lists_are_constrained_by_state(frame):
     # the scripted model records tool names only; check the live schemas through the agent's toolset
     agent = ForecastAgent(ScriptedModel([*WORKFLOW, grounded_narrative]))
     agent.analyze(frame, h=6)
-    ctx, tools = agent.agent.ctx, agent.agent.tools.tools
+    ctx, tools = agent.agent.current_run.ctx, agent.agent.tools.tools
     chosen = tools["generate_forecast"].spec(ctx).parameters["properties"]["model"]["enum"]
     assert chosen[0] == agent.result.best_model and "SeasonalNaive" in chosen
     cv_schema = tools["cross_validate"].spec(ctx).parameters["properties"]
     assert "AutoARIMA" in cv_schema["models"]["items"]["enum"] and max(cv_schema["n_windows"]["enum"]) <= 5
     assert "series" not in tools["analyze_features"].spec(ctx).parameters["properties"]
+
+
+def test_the_tools_of_an_analysis_share_one_typed_deps(frame):
+    agent = ForecastAgent(ScriptedModel([*WORKFLOW, grounded_narrative, "A follow-up."]))
+    r = agent.analyze(frame, h=6)
+    deps = agent.deps
+    assert agent.agent.deps_type is ForecastDeps and agent.agent.current_run.ctx.deps is deps
+    assert deps.phase == "followup" and deps.best_model == r.best_model and deps.forecasts is r.forecasts
+    assert set(deps.features) >= {"trend", "seasonality"} and deps.cv is not None and deps.anomalies is r.anomalies
+    agent.query("Which model won?")
+    assert agent.agent.current_run.ctx.deps is deps  # the follow-up goes on with the analysis' deps
 
 
 def test_retry_when_seasonal_naive_wins_then_fail_badge():
@@ -266,7 +278,7 @@ def test_closing_a_panel_run_stops_panel_fit_at_its_next_progress_report(monkeyp
     def fit(self, df, models, season, stage, *args):  # 45 series: three chunks of 20 per stage
         fits.append((stage, df["unique_id"].nunique()))
         if len(fits) == 2:  # the second chunk ends only once the consumer has closed the stream
-            forecaster.agent.ctx.cancellation.wait(10)
+            forecaster.agent.current_run.ctx.cancellation.wait(10)
         return real_safe(self, df, models, season, stage, *args)
 
     def panel_fit_ended(*a, **k):

@@ -73,7 +73,7 @@ def test_a_rejected_commentary_is_reported_as_omitted(csv, capsys):
 
 
 def test_ctrl_c_stops_without_a_traceback_and_writes_nothing(csv, tmp_path, monkeypatch, capsys):
-    def interrupted(self, *a, **k):
+    def interrupted(_self, *_a, **_k):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(ForecastAgent, "analyze", interrupted)

@@ -10,6 +10,8 @@ from orrery.forecast import cli, plan
 from orrery.forecast.data import load
 from orrery.llm.scripted import ScriptedModel, call, turn
 
+pytestmark = pytest.mark.integration  # each test starts a Dask cluster
+
 
 def _cluster(**kw):
     return LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None, **kw)
@@ -39,7 +41,7 @@ def test_a_cluster_losing_its_workers_mid_run_fails_in_one_line(make_monthly, mo
     monkeypatch.setattr(plan, "LOST_AFTER_S", 1.0)
     sd = _many(make_monthly)
     with _cluster() as cluster, Client(cluster) as client:
-        def lose_workers(label, done, total):  # after the first chunk of series, every worker leaves
+        def lose_workers(_label, done, total):  # after the first chunk of series, every worker leaves
             if done < total:
                 cluster.scale(0)
 

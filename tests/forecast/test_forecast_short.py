@@ -137,14 +137,14 @@ def test_mixed_length_panel_intervals_cover_held_out_points():
 
 
 def test_single_series_forecast_gets_calibrated_intervals_from_its_cv_windows(frame):
-    from orrery.forecast.tools import cross_validate, generate_forecast
+    from orrery.forecast.tools import ForecastDeps, cross_validate, generate_forecast
     from orrery.tools import RunContext
 
-    ctx = RunContext(state={"data": load(frame, h=6)})
+    ctx = RunContext(ForecastDeps(load(frame, h=6)))
     cross_validate.fn(ctx, models=["AutoETS"], n_windows=3)
-    own = A.forecast(ctx.state["data"], "AutoETS")
+    own = A.forecast(ctx.deps.data, "AutoETS")
     generate_forecast.fn(ctx, model="AutoETS")
-    fc = ctx.state["forecasts"]
+    fc = ctx.deps.forecasts
     assert np.allclose(fc["mean"], own["mean"]) and not np.allclose(fc["hi_95"], own["hi_95"])
     assert (fc["lo_95"] <= fc["lo_80"]).all() and (fc["hi_80"] <= fc["hi_95"]).all()
 

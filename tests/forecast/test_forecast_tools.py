@@ -3,14 +3,14 @@ import json
 import pytest
 
 from orrery.forecast.data import load
-from orrery.forecast.tools import TOOLS, result_from_state
+from orrery.forecast.tools import TOOLS, ForecastDeps, result_from_deps
 from orrery.messages import ToolCall
 from orrery.tools import RunContext, Toolset
 
 
 @pytest.fixture
 def run(frame):
-    ctx = RunContext(state={"data": load(frame, h=6)})
+    ctx = RunContext(ForecastDeps(load(frame, h=6)))
     tools = Toolset(TOOLS)
 
     def call(name: str, **args):
@@ -39,7 +39,7 @@ def test_single_series_workflow(run):
     assert r.ok and r.value["level"] == 99 and len(r.value["largest"]["ds"]) == min(r.value["count"], 10)
     for name, args in [("decompose", {}), ("unit_root_test", {}), ("compare_models", {"models": ["ETS", "Naive"]})]:
         assert call(name, **args)[0].ok
-    res = result_from_state(ctx.state, narrative="done", trace=[{"tool": t} for t in ctx.succeeded])
+    res = result_from_deps(ctx.deps, narrative="done", trace=[{"tool": t} for t in ctx.succeeded])
     assert res.best_model == "AutoETS" and res.beats_baseline and len(res.forecasts) == 6
     assert res.to_dict()["trace"][0] == {"tool": "analyze_features"}
 
@@ -54,12 +54,12 @@ def test_errors_become_observations(run):
 
 
 def test_panel_tools(panel):
-    ctx = RunContext(state={"data": load(panel, groupby="store", h=6)})
+    ctx = RunContext(ForecastDeps(load(panel, groupby="store", h=6)))
     tools = Toolset(TOOLS)
     assert {"panel_analyze", "panel_fit"} <= {t.name for t in tools.available(ctx)}
     r = tools.run([ToolCall("a", "panel_analyze", {})], ctx)[0]
     assert r.ok and r.value["series"] == 3
     r = tools.run([ToolCall("b", "panel_fit", {"models": ["AutoETS", "Naive"], "n_windows": 2})], ctx)[0]
     assert r.ok and sum(r.value["wins"].values()) == 3
-    res = result_from_state(ctx.state)
+    res = result_from_deps(ctx.deps)
     assert len(res.panel) == 3 and len(res.forecasts) == 18

@@ -308,7 +308,7 @@ def test_a_session_database_the_server_cannot_use_is_one_line_and_exit_2(tmp_pat
     assert proc.returncode == 2 and "cannot create the data folder" in out and len(out.strip().splitlines()) == 1
 
 
-def test_a_real_forecast_whose_series_id_matplotlib_reads_as_math_still_finishes(client, tmp_path):
+def test_a_real_forecast_whose_series_id_matplotlib_reads_as_math_still_finishes(client):
     frame = SAMPLE.read_text().splitlines()
     csv = "\n".join([frame[0] + ",series", *(f"{line},$\\foo$" for line in frame[1:])])
     upload = client.post("/uploads", files={"file": ("dollar.csv", csv.encode(), "text/csv")}).json()

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from orrery.markets.store import Store
+from orrery.markets.tools import MarketsDeps
 from orrery.tools import RunContext
 
 
@@ -17,7 +18,7 @@ def store(tmp_path_factory) -> Store:
 
 @pytest.fixture()
 def ctx(store) -> RunContext:
-    return RunContext(options={"store": store})
+    return RunContext(MarketsDeps(store))
 
 
 @pytest.fixture(scope="session")

@@ -419,3 +419,19 @@ def test_a_window_sets_the_highest_close_and_the_bars_a_pattern_tool_scans(store
     fib = a.run("Fibonacci levels for IBM in 2011")
     assert fib.tool_calls[0].call.arguments == {"date": "2011-12-31", "symbol": "IBM",
                                                 "lookback": len(raw["IBM"].loc["2011"])}
+
+
+def test_a_tool_put_behind_approval_pauses_the_run_until_a_person_decides(store):
+    from orrery.errors import ConfigError
+    from orrery.markets.agent import markets_agent
+
+    model = ScriptedModel([turn(call("quote", symbol="AAPL")), "Apple closed at 100."])
+    a = markets_agent(model, store=store, approve=("quote",))
+    r = a.run("What is Apple's price?")  # the rules plan the quote, which waits: the loop asks
+    assert r.status == "paused" and [(p.tool, p.arguments) for p in r.approvals] == [("quote", {"symbol": "AAPL"})]
+    assert not r.tool_calls
+    r = a.resume({r.approvals[0].id: True})
+    assert r.status == "completed" and [t.call.name for t in r.tool_calls] == ["quote"] and r.tool_calls[0].ok
+    assert r.as_of and "Data as of" in r.output  # the answer is checked as an unpaused one is
+    with pytest.raises(ConfigError, match="no markets tool: fetch"):
+        markets_agent(model, store=store, approve=("fetch",))

@@ -79,7 +79,7 @@ def test_fetch_lands_in_the_store_and_the_tools_use_it(mine):
     assert path.path == "/daily" and parse_qs(path.query) == {"symbol": ["ACME"]}
     again = Store(mine.root)  # persisted, and read back like any other symbol
     assert again.symbols["ACME"].first == "2024-01-01" and again.symbols["ACME"].rows == 30
-    q = T.quote.fn(RunContext(options={"store": again}), "ACME")
+    q = T.quote.fn(RunContext(T.MarketsDeps(again)), "ACME")
     assert q["as_of"] == "2024-01-30" and q["close"] == 40.5 and q["adj_close"] == 40.5 and q["volume"] == 30000
     assert q["change"] == 1.0
 
@@ -308,7 +308,7 @@ def test_the_chain_falls_back_in_order_and_ends_at_the_local_store(mine, monkeyp
             chain.daily("NOPE")
 
 
-def test_the_cache_answers_a_second_ask_without_the_network(mine, tmp_path):
+def test_the_cache_answers_a_second_ask_without_the_network(tmp_path):
     with fake_server([(200, {}, rows(3))]) as (url, hits):
         cached = Cached(HttpProvider(url), ttl=3600, folder=tmp_path / "cache")
         first, again = cached.daily("ACME"), cached.daily("acme")

@@ -58,7 +58,7 @@ def _csv(tmp_path, name, rows: list[str]):
     return path
 
 
-def test_import_adds_a_symbol(tmp_path, store):
+def test_import_adds_a_symbol(tmp_path):
     mine = Store(tmp_path / "s")  # its own store: the session store stays as shipped
     path = _csv(tmp_path, "acme.csv", [f"ACME,2020-01-{d:02d},10,11,9,10.5,1000" for d in range(1, 31)])
     assert mine.import_files([path]) == ["ACME"]

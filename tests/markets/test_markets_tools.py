@@ -205,25 +205,23 @@ def test_compare_symbols(ctx, raw):
         T.compare_symbols.fn(ctx, ["AAPL"])
 
 
-def test_price_forecast_matches_statsforecast(ctx, raw):
-    from statsforecast import StatsForecast
-    from statsforecast.models import AutoETS, Naive, RandomWalkWithDrift
+def test_price_forecast_is_the_cross_validated_best_model(ctx, raw):
+    from orrery import timeseries as TS
 
     got = T.price_forecast.fn(ctx, "MSFT", horizon_days=10)
     y = raw["MSFT"]["close"].iloc[-756:].to_numpy(float)
-    model = {"AutoETS": AutoETS(season_length=1), "Naive": Naive(),
-             "RandomWalkWithDrift": RandomWalkWithDrift()}[got["model"]]
-    df = pd.DataFrame({"unique_id": "s", "ds": np.arange(1, len(y) + 1), "y": y})
-    fc = StatsForecast([model], freq=1).forecast(df=df, h=10, level=[80, 95])
-    col = type(model).__name__ if got["model"] != "AutoETS" else "AutoETS"
-    assert got["forecast"] == pytest.approx(fc[col].iloc[-1], abs=0.01)
+    assert set(got["cv_mase"]) == set(TS.MODELS) and got["model"] == min(got["cv_mase"], key=got["cv_mase"].get)
+    naive = TS.cross_validate(y, 10, models=["Naive"], n_windows=3)["Naive"]  # the cheap one, recomputed
+    assert got["cv_mase"]["Naive"] == round(naive, 3)
+    fc = TS.forecast(y, got["model"], 10).iloc[-1]  # checked against statsforecast in tests/core/test_timeseries
+    assert got["forecast"] == pytest.approx(fc["mean"], abs=0.01)
     assert got["lo_95"] < got["lo_80"] < got["forecast"] < got["hi_80"] < got["hi_95"]
 
 
 def test_tool_results_are_cached(store):
     from orrery.tools import RunContext
 
-    ctx = RunContext(options={"store": store})
+    ctx = RunContext(T.MarketsDeps(store))
     q = T.quote.gated(None)
     first, cached = q.invoke({"symbol": "IBM"}, ctx)
     again, cached2 = q.invoke({"symbol": "IBM"}, ctx)
@@ -264,3 +262,12 @@ def test_screener_over_named_symbols_lists_every_value(ctx):
     assert "Not matching: IBM (close 184.66, sma_50 185.8, 2012-01-05)" in got["summary"]
     with pytest.raises(ToolError, match="not in the data"):
         T.stock_screener.fn(ctx, ["RSI < 30"], symbols=["TSLA"])
+
+
+def test_a_tool_run_without_the_store_in_its_deps_says_how_to_give_it():
+    from orrery.messages import ToolCall
+    from orrery.tools import RunContext, Toolset
+
+    [r] = Toolset([T.quote]).run([ToolCall("1", "quote", {"symbol": "IBM"})], RunContext())
+    assert not r.ok and "deps=MarketsDeps(store)" in r.content
+    assert not hasattr(T, "default_store")  # no process-wide store behind the agent's back

@@ -14,7 +14,7 @@ CLOSED = threading.Event()
 
 
 class SlowAgent:
-    def stream(self, message: str) -> Iterator[Event]:
+    def stream(self, _message: str) -> Iterator[Event]:
         try:
             for i in range(1200):
                 yield Progress("waiting", i + 1, 1200)
@@ -25,9 +25,9 @@ class SlowAgent:
             raise
 
 
-def factory(llm: object = None) -> SlowAgent:
+def factory(_llm: object = None) -> SlowAgent:
     return SlowAgent()
 
 
 APP = App(name="slow", description="Waits a minute, reporting progress.", agent="slow_app:factory",
-          inputs={"message": "anything"})
+          message="anything")

@@ -136,7 +136,7 @@ def test_a_cancelled_call_stops_the_run_on_the_server():
 
     async def session(url):
         async with Client(url) as client:
-            async def on_progress(done, total, message):
+            async def on_progress(done, _total, _message):
                 seen.append(done)
 
             with anyio.move_on_after(1.0):  # the caller gives up: the SDK sends notifications/cancelled
@@ -164,7 +164,7 @@ def test_http_needs_the_token_when_one_is_set():
 
 
 @pytest.mark.integration
-def test_orrery_mcp_over_stdio_refuses_paths_and_bad_arguments(tmp_path):
+def test_orrery_mcp_over_stdio_refuses_paths_and_bad_arguments():
     params = StdioServerParameters(command=sys.executable, args=["-m", "orrery", "mcp", "--files", str(SAMPLES)],
                                    cwd=str(Path(__file__).parents[2]))
 

@@ -79,6 +79,10 @@ def test_forecast_run_spans_each_gated_workflow_tool(traced):
         "analyze_features", "cross_validate", "generate_forecast", "detect_anomalies"]
     assert all(parent(parent(s)) is run and parent(s).name.startswith("step") for s in tools)
     assert all(s.status.is_ok for s in tools) and run.attributes["gen_ai.agent.name"]
+    [cv] = [s for s in spans if s.attributes.get("orrery.stage") == "cross_validate"]
+    assert parent(cv) is named["execute_tool cross_validate"]
+    assert set(cv.attributes["orrery.models"]) == {"AutoETS", "SeasonalNaive"} and cv.attributes["orrery.n_windows"] == 2
+    assert cv.attributes["orrery.h"] == frame.h and cv.attributes["orrery.best"] in {"AutoETS", "SeasonalNaive"}
 
 
 def _cv_best(messages):
@@ -109,6 +113,9 @@ def test_research_run_spans_search_add_source_and_submit(traced, tmp_path):
     tools = sorted((s for s in spans if s.name.startswith("execute_tool")), key=lambda s: s.start_time)
     assert [s.attributes["gen_ai.tool.name"] for s in tools] == ["search", "add_source", "submit"]
     assert [parent(s).name for s in tools] == ["step 1", "step 2", "step 3"]
+    [search] = [s for s in spans if s.attributes.get("orrery.stage") == "search"]
+    assert parent(search) is tools[0] and search.attributes["orrery.results"] == 1
+    assert search.attributes["orrery.k"] > 0 and "orrery.search.query" not in search.attributes
     assert all(parent(parent(s)) is run for s in tools) and run.attributes["orrery.status"] == "completed"
     chats = [s for s in spans if s.attributes.get("gen_ai.operation.name") == "chat"]
     assert len(chats) == 3 and sum(c.attributes["gen_ai.usage.input_tokens"] for c in chats) > 0
@@ -139,7 +146,11 @@ def test_bi_run_spans_its_plan_and_sql_tools(traced, tmp_path, monkeypatch):
     tools = sorted((s for s in spans if s.name.startswith("execute_tool")), key=lambda s: s.start_time)
     assert [(s.attributes["gen_ai.tool.name"], parent(s).name) for s in tools] == [
         ("field_mapping", "step 1"), ("query_builder", "step 2"), ("sql_executor", "step 3")]
-    assert all(parent(parent(s)) is run for s in tools) and run.attributes["gen_ai.agent.name"] == "planner"
+    assert all(parent(parent(s)) is run for s in tools) and run.attributes["gen_ai.agent.name"] == "bi"
     assert run.attributes["orrery.status"] == "completed"
     assert {"planned", "todo", "intent", "reiterated"} <= {e.name for e in run.events}
     assert [s.name for s in spans if s.attributes.get("gen_ai.operation.name") == "chat"] == ["chat scripted"] * 2
+    sql = [s for s in spans if s.attributes.get("orrery.stage") == "execute_sql"]
+    assert [parent(s) for s in sorted(sql, key=lambda s: s.start_time)] == tools[1:]  # query_builder tries it
+    assert sql[-1].attributes["db.system.name"] == "sqlite" and sql[-1].attributes["orrery.rows"] == 1
+    assert "db.query.text" not in sql[-1].attributes

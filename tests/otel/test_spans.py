@@ -20,6 +20,7 @@ from orrery.agent.router import RouterAgent
 from orrery.llm.scripted import call, turn
 from orrery.messages import ToolCall, Usage
 from orrery.otel import SpanRecorder, context_from, instrument, uninstrument
+from orrery.tools.core import RunContext
 
 CLASSIFY = {"type": "price", "entities": ["NVDA"], "categories": ["price"]}
 
@@ -233,3 +234,55 @@ def test_a_run_inside_a_span_your_code_opened_is_its_child(spans):
         Agent(ScriptedModel(["hi"]), [], on_event=[recorder]).run("q")
     run = named(spans.finished(), "invoke_agent agent")[0]
     assert run.parent.span_id == request.get_span_context().span_id
+
+
+@tool(timeout=30)
+def lookup(ctx: RunContext, symbol: str) -> str:
+    """Look a symbol up in two stages.
+
+    Args:
+        symbol: the ticker
+    """
+    with ev.stage("fetch", symbol=symbol, **{"db.system.name": "sqlite"}, content={"orrery.query": symbol}) as s:
+        s.set(rows=3, ok=True)
+    if symbol == "BAD":
+        with ev.stage("parse", symbol=symbol):
+            raise ValueError("unparseable")
+    return f"{symbol} found ({len(ctx.succeeded)} before)"
+
+
+def test_stages_are_child_spans_of_their_own_tool_call(spans):
+    model = ScriptedModel([turn(call("lookup", symbol="NVDA"), call("lookup", symbol="AAPL"),
+                                call("lookup", symbol="BAD")), "done"])
+    Agent(model, [lookup], on_event=[spans()]).run("q")  # three calls at once: pool threads, timeout threads
+    finished = spans.finished()
+    tools = {s.context.span_id: s for s in named(finished, "execute_tool lookup")}
+    order = [s.context.span_id for s in sorted(tools.values(), key=lambda s: s.start_time)]  # the calls' order
+    fetches = named(finished, "fetch")
+    assert {(order.index(f.parent.span_id), f.attributes["orrery.symbol"]) for f in fetches} == {
+        (0, "NVDA"), (1, "AAPL"), (2, "BAD")}
+    for f in fetches:
+        assert f.attributes["orrery.stage"] == "fetch" and f.attributes["db.system.name"] == "sqlite"
+        assert f.attributes["orrery.rows"] == 3 and f.attributes["orrery.ok"] is True
+        assert "orrery.query" not in f.attributes  # content only when asked
+    [parse] = named(finished, "parse")
+    assert parse.status.status_code == StatusCode.ERROR and parse.events[0].name == "exception"
+    assert tools[parse.parent.span_id].status.status_code == StatusCode.ERROR
+    assert ev.STAGE_OPENERS == {}  # nothing left watching once the calls ended
+
+
+def test_stage_content_is_recorded_only_when_asked(spans):
+    model = ScriptedModel([turn(call("lookup", symbol="NVDA")), "done"])
+    Agent(model, [lookup], on_event=[spans(capture_content=True)]).run("q")
+    assert named(spans.finished(), "fetch")[0].attributes["orrery.query"] == "NVDA"
+
+
+def test_two_recorders_each_get_the_stage_and_off_it_records_nothing(spans):
+    first, second = spans(), spans()
+    Agent(ScriptedModel([turn(call("lookup", symbol="NVDA")), "done"]), [lookup], on_event=[first, second]).run("q")
+    assert len(named(spans.finished(), "fetch")) == 2
+    before = len(spans.finished())
+    result = Agent(ScriptedModel([turn(call("lookup", symbol="NVDA")), "done"]), [lookup]).run("q")
+    with ev.stage("outside", a=1) as s:  # no tool call: a no-op
+        s.set(b=2)
+    assert result.ok and len(spans.finished()) == before and ev.STAGE_OPENERS == {}

@@ -42,7 +42,7 @@ class PolicyModel:
     def __init__(self, p: float = 0.7) -> None:
         self.p, self.calls, self._lock = p, 0, threading.Lock()
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), **_: Any) -> ModelResponse:
+    def complete(self, messages: Sequence[Message], _tools: Sequence[ToolSpec] = (), **_: Any) -> ModelResponse:
         with self._lock:
             self.calls += 1
         last = messages[-1]

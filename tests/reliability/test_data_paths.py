@@ -78,7 +78,7 @@ def test_forecast_on_a_malformed_csv_is_one_line(tmp_path, cli, body, says):
     cli("forecast", tmp_path / "data.csv").one_line_error("data.csv", says)
 
 
-def test_forecast_with_an_unreachable_model_exits_1_like_the_other_apps(tmp_path, cli):
+def test_forecast_with_an_unreachable_model_exits_1_like_the_other_apps(cli):
     from orrery.forecast.cli import SAMPLE
 
     run = cli("forecast", SAMPLE, "--llm", "http://127.0.0.1:9/v1")
@@ -112,7 +112,7 @@ def test_a_plot_that_cannot_be_drawn_is_a_data_error(tmp_path, monkeypatch):
 
     from orrery.forecast.result import ForecastResult
 
-    def fail(*args, **kw):
+    def fail(*_args, **_kw):
         raise ValueError("cannot compute length")
 
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", fail)

@@ -28,7 +28,7 @@ def test_ask_with_an_unreachable_model_exits_non_zero(tmp_path: Path, cli, index
     assert json.loads((tmp_path / "a.json").read_text())["status"] == "error"  # the failure is still recorded
 
 
-def test_ask_that_ends_without_a_forecast_exits_non_zero(tmp_path: Path, cli, index: Path,
+def test_ask_that_ends_without_a_forecast_exits_non_zero(cli, index: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     import orrery.research.agent as agent_module
 

@@ -21,6 +21,8 @@ from orrery.llm.scripted import ScriptedModel
 from orrery.llm.server import running_server
 from orrery.messages import Message, ModelResponse, Usage
 
+pytestmark = pytest.mark.integration  # a real uvicorn server per test (`running_server`)
+
 HELLO = {"model": "scripted", "messages": [{"role": "user", "content": "hi"}]}
 
 
@@ -38,7 +40,8 @@ class SlowStreamingModel:
         *_, last = self.stream(messages, tools, **kw)
         return last.response
 
-    def stream(self, messages, tools=(), *, tool_choice="auto", schema=None, max_tokens=None) -> Iterator[Delta]:
+    def stream(self, messages, tools=(), *, tool_choice="auto", schema=None,  # noqa: ARG002 - a Model's signature
+               max_tokens=None) -> Iterator[Delta]:
         with self.busy:  # one slot, as llama.cpp has
             try:
                 for _ in range(max_tokens or 10_000):
@@ -81,7 +84,7 @@ class OverflowModel:
     def __init__(self) -> None:
         self.calls = 0
 
-    def complete(self, messages, tools=(), **kw) -> ModelResponse:
+    def complete(self, _messages, _tools=(), **_kw) -> ModelResponse:
         self.calls += 1
         raise ModelError("the prompt has 9000 tokens but the model's context holds 8192: shorten the "
                          "conversation or raise n_ctx", status=400)

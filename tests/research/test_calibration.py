@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from orrery.research.anchors import Anchors, find_anchors
+from orrery.research.baserates import base_rates
 from orrery.research.calibration import (
     FORMAT,
+    VERSION,
     CalibrationError,
     Calibrator,
     Example,
     Features,
-    base_rates,
     fit,
     load_calibrator,
     logit,
@@ -99,15 +100,16 @@ def test_the_calibrator_file_is_versioned_and_names_its_model(tmp_path: Path) ->
     calib = fit(overconfident(60), [("fred/1", "fred", 1.0)], "local", trials=3)
     path = calib.save(tmp_path / "calib.json")
     data = json.loads(path.read_text())
-    assert (data["format"], data["version"], data["model"], data["trials"]) == (FORMAT, 1, "local", 3)
+    assert (data["format"], data["version"], data["model"], data["trials"]) == (FORMAT, VERSION, "local", 3)
     again = load_calibrator(path, "local")
     assert again.apply(Features(0.9)) == calib.apply(Features(0.9))
     with pytest.raises(CalibrationError, match="fitted for model 'local', not 'openai-x'") as exc:
         load_calibrator(path, "openai-x")
     assert "\n" not in str(exc.value)
-    path.write_text(json.dumps({**data, "version": 99}))
-    with pytest.raises(CalibrationError, match="version 99"):
-        load_calibrator(path)
+    for old in (1, 99):  # 1: one base-rate share per source, before the per-source models
+        path.write_text(json.dumps({**data, "version": old}))
+        with pytest.raises(CalibrationError, match=f"version {old}, this orrery reads version {VERSION}: refit"):
+            load_calibrator(path)
     path.write_text('{"probability": 0.3}')
     with pytest.raises(CalibrationError, match="not a calibrator file"):
         load_calibrator(path)

@@ -81,7 +81,7 @@ def test_one_action_per_step(index) -> None:
     assert "id=poll-march" in first.content
     assert second.content.startswith("Error: only 1 tool call per step")
     assert result.steps == len(model.requests) == 3
-    assert agent.agent.ctx.state["research"].queries == ["election poll"]
+    assert agent.agent.current_run.ctx.deps.queries == ["election poll"]
 
 
 def test_board_is_pinned_at_index_2_and_refreshed(index) -> None:
@@ -93,7 +93,7 @@ def test_board_is_pinned_at_index_2_and_refreshed(index) -> None:
     assert "id=poll-march" in boards[2].content and "why: Alice leads by 8" in boards[2].content
     for r in model.requests:  # exactly one board per request, never stored in history
         assert sum(m.content.startswith("# Source board") for m in r["messages"]) == 1
-    assert not any(m.pinned for m in agent.agent.memory.messages)
+    assert not any(m.pinned for m in agent.agent.current_run.memory.messages)
 
 
 def test_edit_note_shows_on_the_next_board(index) -> None:
@@ -300,7 +300,7 @@ def test_a_repeated_search_is_run_again_with_a_hint(index) -> None:
 def test_add_source_offers_only_ids_the_searches_returned(index) -> None:
     agent, model = agent_with(submit_script(), index)
     agent.run(QUESTION, before=BOUND)
-    ctx = agent.agent.ctx
+    ctx = agent.agent.current_run.ctx
     spec = next(t for t in agent.agent.tools.specs(ctx) if t.name == "add_source")
     assert spec.parameters["properties"]["id"]["enum"] == ["debate-may"]  # poll-march is on the board
 

@@ -95,15 +95,17 @@ def test_resume_skips_finished_questions_and_ignores_torn_files(tmp_path: Path, 
     run_batch(QUESTIONS[:2], out, PolicyModel(p=0.8), index=index, **quiet())
     finished = trajectory_path(out, "q/alpha").read_bytes()
     trajectory_path(out, "q/bravo").write_text('{"question_id": "q/bravo", "probab')  # a torn legacy write
-    stale = out / f".{trajectory_path(out, 'q/charlie').name}.x1y2.tmp"
+    stale = out / f".{trajectory_path(out, 'q/charlie').name}.x1y2.tmp.json"
     stale.write_text('{"probability": 0.1')  # a temp file left by a killed atomic write
+    older = out / f".{trajectory_path(out, 'q/delta').name}.x1y2.tmp"  # as an older version named it
+    older.write_text('{"probability": 0.1')
     model = PolicyModel(p=0.3)
     result = run_batch(QUESTIONS, out, model, index=index, **quiet())
     assert result.skipped == ["q/alpha"]
     assert sorted(result.ran) == ["q/bravo", "q/charlie", "q/delta"]
     assert not any("alpha" in q for q in model.questions)
     assert trajectory_path(out, "q/alpha").read_bytes() == finished
-    assert not stale.exists()
+    assert not stale.exists() and not older.exists()
     assert {r["id"]: r["probability"] for r in result.summary["rows"]} == {
         "q/alpha": 0.8, "q/bravo": 0.3, "q/charlie": 0.3, "q/delta": 0.3}
 
@@ -112,7 +114,7 @@ def test_ctrl_c_leaves_only_whole_files_and_resume_finishes_the_rest(tmp_path: P
     out = tmp_path / "out"
     with pytest.raises(KeyboardInterrupt):
         run_batch(QUESTIONS, out, PolicyModel(interrupt_on="charlie"), workers=1, index=index, **quiet())
-    assert not list(out.glob(".*.tmp"))
+    assert not list(out.glob(".*.tmp*"))
     written = sorted(p.name for p in out.glob("*.json"))
     assert trajectory_path(out, "q/charlie").name not in written
     for p in out.glob("*.json"):
@@ -170,6 +172,7 @@ def test_brier_summary_with_both_baselines(tmp_path: Path, index: Path) -> None:
     assert "always 0.5" in table and "market value" in table and "0.4400" in table
 
 
+@pytest.mark.integration
 def test_batch_on_a_dask_local_cluster(tmp_path: Path, index: Path) -> None:
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \

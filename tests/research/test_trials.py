@@ -22,6 +22,7 @@ from orrery.llm.scripted import ScriptedModel, call, turn
 from orrery.messages import Message, ModelResponse, ToolSpec, Usage
 from orrery.research.agent import ResearchAgent
 from orrery.research.calibration import CalibrationError, Calibrator, load_calibrator, pool
+from orrery.research.prompts import BRIEF_CHARS, SUBMIT_PROMPT, SYSTEM_PROMPT
 from orrery.research.runner import replay_trajectory, run_batch
 from orrery.research.search import SqliteIndex
 from orrery.research.types import Document
@@ -197,6 +198,9 @@ def test_a_search_board_skips_the_loop_and_every_trial_is_a_submit_sample(index)
     assert result.status == "completed" and result.steps == 0
     assert [t["probability"] for t in result.trials] == pytest.approx([0.4, 0.3])  # trial 2 asked for No
     assert result.raw == 0.4 and result.pooled == pytest.approx(pool([0.4, 0.3]).probability)
+    system = model.requests[0]["messages"][0]
+    assert system.role == "system" and system.content == SUBMIT_PROMPT  # no loop rules for a submit-only call
+    assert set(result.timings) == {"search", "model_calls", "total"} and result.timings["total"] >= 0
     with pytest.raises(Exception, match="board must be one of loop, search"):
         ResearchAgent(model, index, board="magic")
 
@@ -235,3 +239,16 @@ def test_a_trial_quoting_a_figure_only_a_board_source_states_cites_it(index) -> 
         QUESTION, before=BOUND)
     assert [t["probability"] for t in result.trials] == [0.35, None]  # a date from the question cites nothing
     assert "cites no board source" in result.trials[1]["error"]
+
+
+def test_the_search_boards_brief_prompt_cuts_the_background_and_can_be_turned_off(index) -> None:
+    row = {"id": "q/brief", "question": QUESTION, "background": "word " * 300, "freeze_date": BOUND}
+    prompts = {}
+    for brief in (True, False):
+        model = ScriptedModel([turn(call("submit", probability=0.4, rationale="The market [1]."))])
+        ResearchAgent(model, index, trials=1, board="search", max_sources=1, calibration=False, brief=brief).run(row)
+        system, user = model.requests[0]["messages"][:2]
+        prompts[brief] = (system.content, user.content)
+    assert prompts[True][0] == SUBMIT_PROMPT and prompts[False][0] == SYSTEM_PROMPT
+    background = {b: next(line for line in p[1].splitlines() if line.startswith("Background: ")) for b, p in prompts.items()}
+    assert len(background[True]) <= len("Background: ") + BRIEF_CHARS < len(background[False])

@@ -273,16 +273,19 @@ def bi_script(task: str) -> list:
 class PlotFails:
     """A finished result whose plot cannot be drawn (as a forecast whose series id matplotlib reads as math)."""
 
-    status, output, history = "completed", "The forecast is done.", [1, 2, 3]
+    status, output, data = "completed", "The forecast is done.", {"best_model": "AutoETS"}
 
-    def to_json(self) -> str:
-        return json.dumps({"best_model": "AutoETS"})
+    def views(self) -> list:
+        return []
 
-    def plot(self, path: Any) -> None:
+    def files(self) -> dict:
+        return {"result.json": lambda p: p.write_text(json.dumps(self.data)), "plot.png": self.plot}
+
+    def plot(self, _path: Any) -> None:
         raise ValueError("Unknown symbol: \\foo, found '\\'  (at char 1), (line:1, col:2)")
 
 
-class Broken:
+class Broken(PlotFails):
     """A result the server cannot read: its status raises (a crash after the agent finished)."""
 
     output = "never shown"
@@ -336,19 +339,19 @@ def apps() -> dict[str, App]:
     from orrery.research.app import APP as RESEARCH
     return {"chat": CHAT, "forecast": FORECAST_APP, "research": RESEARCH, "bi": BI,
             "clarify": App("clarify", "Books trips; asks where to when it is not told.", "scripted:clarify_agent",
-                           inputs={"message": "a request"}),
+                           message="a request"),
             "approve": App("approve", "Writes notes; a person approves each.", "scripted:approve_agent",
-                           inputs={"message": "what to write"}),
+                           message="what to write"),
             "hidden": App("hidden", "Hides the Agent that pauses for approval.", "scripted:hidden_agent",
-                          inputs={"message": "what to write"}),
+                          message="what to write"),
             "planner": App("planner", "Plans shipment queries as TODOs; asks which port.", "scripted:planner_agent",
-                           inputs={"message": "a request"}),
+                           message="a request"),
             "markets": App("markets", "The markets app (a store in a temp folder).", "scripted:markets_agent",
-                           inputs={"query": "a question about the stocks"}),
+                           message="a question about the stocks"),
             "views": App("views", "Prices and a query result (stand-ins for markets and BI).", "scripted:views_agent",
-                         inputs={"message": "a question"}),
+                         message="a question"),
             "steps": App("steps", "Twenty calculator steps (benchmark).", "scripted:steps_agent",
-                         inputs={"message": "anything"}),
+                         message="anything"),
             "plotfails": App("plotfails", "A result whose plot cannot be drawn.", "scripted:plot_fails_agent"),
             "broken": App("broken", "A result the server cannot read.", "scripted:broken_agent")}
 

@@ -296,10 +296,9 @@ class RunView {
   }
 
   CUSTOM(ev) {
-    const render = customViews[ev.name];
-    if (render) this.box.append(render(ev.value));
-    else if (ev.name === "orrery.thought") this.where().append(el("div", { class: "thought", text: ev.value }));
+    if (ev.name === "orrery.thought") this.where().append(el("div", { class: "thought", text: ev.value }));
     else if (ev.name === "orrery.retry") this.where().append(el("div", { class: "note", text: `retry: ${ev.value.message}` }));
+    else if (ev.name.startsWith("orrery.") && Object.hasOwn(views, ev.name.slice(7))) this.box.append(views[ev.name.slice(7)](ev.value));
   }
 
   RUN_FINISHED(ev) {
@@ -367,48 +366,27 @@ function applyPatch(doc, ops) {
   }
 }
 
-// -- state: the TODO plan and the research source board ---------------------------------------------
+// -- state: a slot key drawn by the view of that name, any other key as a table when it holds {columns, rows} ------
+const SLOTS = ["plan", "board"];  // the state keys views are kept under (a view's `slot` in orrery.results)
+
 function renderState() {
-  // plan: {request, question, todos: [{key, description, tool, status}]} (PlanAgent's StateChanged "plan");
-  // board: the pinned board text of a loop, or {sources, notes, probability} from a research result.
-  const plan = ui.state.plan && Array.isArray(ui.state.plan.todos) ? ui.state.plan : null;
-  const board = ui.state.board;
-  $("state").hidden = !plan && !board;
+  // plan: {request, todos: [{key, description, tool, status}]} (PlanAgent's StateChanged "plan"); board: the
+  // pinned board text of a loop, or a result's board view; any other key holding {columns, rows, sql?} (BI's
+  // answer) a table.
+  const panel = $("board");
   $("plan").replaceChildren();
-  $("board").replaceChildren();
-  if (plan) {
-    const todos = plan.todos;
-    const done = todos.filter((t) => t.status === "done").length;
-    const list = el("ol");
-    for (const t of todos) list.append(el("li", { class: t.status || "", text: `${t.description || t.key} (${t.status || "pending"})` }));
-    $("plan").append(el("div", { class: "card plan" }, el("h3", { text: `Plan: ${done}/${todos.length} done` }),
-      plan.request ? el("div", { class: "legend", text: plan.request }) : null,
-      el("div", { class: "progress" }, el("div", { style: `width:${(100 * done) / Math.max(1, todos.length)}%` })), list));
+  panel.replaceChildren();
+  for (const [key, value] of Object.entries(ui.state || {})) {
+    if (value == null) continue;
+    const view = SLOTS.includes(key) ? views[key](value) : resultView(value);
+    if (view) (key === "plan" ? $("plan") : panel).append(view);
   }
-  const bi = ui.state.bi;  // the BI agent's answer: {status, sql, columns, rows, ...}
-  $("state").hidden = $("state").hidden && !(bi && bi.columns && bi.columns.length);
-  if (bi && bi.columns && bi.columns.length) {
-    const view = resultView({ columns: bi.columns, rows: bi.rows });
-    if (view) {
-      if (bi.sql) view.append(el("pre", { class: "sql", text: bi.sql }));
-      $("board").append(view);
-    }
-  }
-  if (typeof board === "string") {
-    $("board").append(el("div", { class: "card board" }, el("h3", { text: "Board" }), el("pre", { text: board })));
-  } else if (board) {
-    const card = el("div", { class: "card board" }, el("h3", { text: `Source board${board.probability != null ? ` · P = ${board.probability}` : ""}` }));
-    for (const s of board.sources || []) {
-      card.append(el("details", { class: "tool" }, el("summary", { text: `${s.date || s.published || ""} ${s.title || s.doc_id || "source"}` }),
-        el("pre", { text: [s.why, s.url].filter(Boolean).join("\n") || JSON.stringify(s) })));
-    }
-    $("board").append(card);
-  }
+  $("state").hidden = !$("plan").childElementCount && !panel.childElementCount;
 }
 
-// -- CUSTOM views: forecast plot with bands, tables, candlesticks, BI charts ------------------------
-const customViews = {
-  "orrery.forecast": (v) => {
+// -- views (orrery.results): one renderer per view name, for CUSTOM `orrery.<view>` events and state keys --------
+const views = {
+  forecast: (v) => {
     const uid = v.history.length ? v.history[0].unique_id : null;
     const hist = v.history.filter((r) => r.unique_id === uid);
     const fc = v.forecasts.filter((r) => String(r.unique_id) === String(uid));
@@ -419,10 +397,30 @@ const customViews = {
       chart, el("div", { class: "legend", text: "black: history · blue: forecast · bands: 80% and 95% intervals · red: anomalies" }),
       table(rows));
   },
-  "orrery.table": (v) => el("div", { class: "card" }, el("h3", { text: v.title || "Table" }), table(v.rows, v.columns)),
-  "orrery.chart": (v) => el("div", { class: "card" }, el("h3", { text: v.title || "Chart" }),
-    v.kind === "candlestick" ? candleChart(v) : seriesChart(v)),
-  "orrery.artifacts": (paths) => {
+  table: (v) => el("div", { class: "card" }, el("h3", { text: v.title || "Table" }), table(v.rows, v.columns),
+    v.sql ? el("pre", { class: "sql", text: v.sql }) : null),
+  chart: (v) => el("div", { class: "card" }, el("h3", { text: v.title || "Chart" }),
+    v.style === "candlestick" ? candleChart(v) : seriesChart(v)),
+  plan: (plan) => {
+    if (!Array.isArray(plan.todos)) return null;
+    const todos = plan.todos;
+    const done = todos.filter((t) => t.status === "done").length;
+    const list = el("ol");
+    for (const t of todos) list.append(el("li", { class: t.status || "", text: `${t.description || t.key} (${t.status || "pending"})` }));
+    return el("div", { class: "card plan" }, el("h3", { text: `Plan: ${done}/${todos.length} done` }),
+      plan.request ? el("div", { class: "legend", text: plan.request }) : null,
+      el("div", { class: "progress" }, el("div", { style: `width:${(100 * done) / Math.max(1, todos.length)}%` })), list);
+  },
+  board: (board) => {
+    if (typeof board === "string") return el("div", { class: "card board" }, el("h3", { text: "Board" }), el("pre", { text: board }));
+    const card = el("div", { class: "card board" }, el("h3", { text: `Source board${board.probability != null ? ` · P = ${board.probability}` : ""}` }));
+    for (const s of board.sources || []) {
+      card.append(el("details", { class: "tool" }, el("summary", { text: `${s.date || s.published || ""} ${s.title || s.doc_id || "source"}` }),
+        el("pre", { text: [s.why, s.url].filter(Boolean).join("\n") || JSON.stringify(s) })));
+    }
+    return card;
+  },
+  artifacts: (paths) => {
     const box = el("div", { class: "card artifacts" }, el("h3", { text: "Files" }));
     for (const p of paths) {
       const name = p.split("/").pop();
@@ -446,7 +444,7 @@ function resultView(data) {
   if (first && !Array.isArray(first) && ["open", "high", "low", "close"].every((k) => typeof first[k] === "number")) {
     const r = data.rows;
     const title = [data.symbol, r[0].date && `${r[0].date} to ${r[r.length - 1].date}`].filter(Boolean).join(" · ");
-    return customViews["orrery.chart"]({ kind: "candlestick", title: title || "Prices", x: r.map((x) => x.date),
+    return views.chart({ style: "candlestick", title: title || "Prices", x: r.map((x) => x.date),
       open: r.map((x) => x.open), high: r.map((x) => x.high), low: r.map((x) => x.low), close: r.map((x) => x.close),
       overlays: Object.fromEntries(Object.keys(first).filter((k) => /^(sma|ema|bb|vwap)/i.test(k)).map((k) => [k, r.map((x) => x[k])])) });
   }
@@ -454,9 +452,10 @@ function resultView(data) {
   const card = el("div", { class: "card result" }, el("h3", { text: `Result: ${data.rows.length} row${data.rows.length > 1 ? "s" : ""}` }));
   const last = data.columns.length - 1;
   if (last >= 1 && data.rows.length <= 50 && data.rows.every((row) => typeof row[last] === "number" && typeof row[0] === "string")) {
-    card.append(seriesChart({ kind: "bar", x: data.rows.map((row) => row[0]), series: { [data.columns[last]]: data.rows.map((row) => row[last]) } }));
+    card.append(seriesChart({ style: "bar", x: data.rows.map((row) => row[0]), series: { [data.columns[last]]: data.rows.map((row) => row[last]) } }));
   }
   card.append(table(data.rows, data.columns));
+  if (data.sql) card.append(el("pre", { class: "sql", text: data.sql }));
   return card;
 }
 
@@ -529,7 +528,7 @@ function forecastChart(hist, fc, anomalies) {
 }
 
 function candleChart(v) {
-  // v: {x, open, high, low, close, overlays: {name: values}} (markets app)
+  // v: {x, open, high, low, close, overlays: {name: values}}
   const overlays = Object.entries(v.overlays || {});
   const { root, x, y } = frame(v.x, [...v.low, ...v.high, ...overlays.flatMap(([, s]) => s)], { bars: true });
   const w = Math.max(1, x.band * 0.6);
@@ -548,12 +547,13 @@ function candleChart(v) {
 }
 
 function seriesChart(v) {
-  // v: {kind: "line"|"bar", x, series: {name: values}} (BI results)
+  // v: {style: "line"|"bar", x, series: {name: values}}
   const series = Object.entries(v.series || {});
-  const { root, x, y } = frame(v.x, [0, ...series.flatMap(([, s]) => s)], { bars: v.kind === "bar", zero: v.kind === "bar" });
+  const bars = v.style === "bar";
+  const { root, x, y } = frame(v.x, [0, ...series.flatMap(([, s]) => s)], { bars, zero: bars });
   const colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd"];
   series.forEach(([name, s], k) => {
-    if (v.kind === "bar") {
+    if (bars) {
       const w = Math.max(2, (x.band * 0.7) / series.length);
       s.forEach((val, i) => root.append(svg("rect", { x: x(i) - (w * series.length) / 2 + k * w, y: y(Math.max(0, val)), width: w, height: Math.abs(y(0) - y(val)), fill: colors[k % 4], class: "bar" })));
     } else {

@@ -1,0 +1,239 @@
+"""Declining: a judgment about the data, not about the question's vocabulary.
+
+A question is declined when something it needs is missing from the data, and the reason names it. What it
+needs is read from its shape, not from a list of allowed words:
+- what it counts ("how many X"), measures ("what is the X of"), groups by ("each X"), ranks by ("the
+  highest X", "the most X"), or asks to identify ("which X", "what X"): a noun phrase, held when any of its
+  leading words is a column, a layer term, a table or a value (`missing_asked`);
+- the condition it states as a bare predicate ("how many orders were returned?", "how many customers are
+  female?", "when was each album released?"): its last word must be a word of a column, a table or a value,
+  else the answer would count every row (`missing_predicate`);
+- the fields and values the planner names that the user wrote (`missing_fields`).
+A name the model's SQL invents is the model's failure, never a reason to decline (tools.build_sql).
+Only closed-class grammar words (auxiliaries, determiners, prepositions) appear here as words.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from rapidfuzz import fuzz, utils
+from sqlglot import exp
+
+from orrery.bi.engines import QueryError
+from orrery.bi.joins import singular
+from orrery.bi.profile import COUNT_CAP, quote
+from orrery.bi.semantic import GENERIC, Semantic, rank_fields, stems, words
+
+if TYPE_CHECKING:
+    from orrery.bi.tools import BIContext
+
+MATCH_FIELD = 75   # a business term whose best field scores below this is not in the data (UNMAPPED)
+# closed-class words: auxiliaries, determiners, pronouns, prepositions, conjunctions
+GRAMMAR = frozenset(["a", "an", "the", "this", "that", "these", "those", "each", "every", "all", "any", "some", "no", "its", "their", "his", "her", "our", "your", "my", "is", "are", "was", "were", "be", "been", "being", "do", "does", "did", "have", "has", "had", "can", "could", "will", "would", "should", "may", "might", "must", "shall", "of", "in", "on", "at", "to", "for", "from", "by", "with", "without", "about", "into", "over", "under", "between", "among", "across", "through", "during", "per", "than", "as", "and", "or", "not", "who", "whom", "whose", "which", "what", "when", "where", "why", "how", "there", "here", "it", "they", "them", "we", "you", "he", "she", "one"])
+
+def user_wrote(term: str, question: str) -> bool:
+    """Whether the user's question contains `term` (near enough: 'customer rating' in 'customer's rating'),
+    or every word of it that is not generic ('employee' of 'employee count')."""
+    text, q = utils.default_process(re.sub(r"[_\W]+", " ", term)), utils.default_process(question)
+    if not text:
+        return False
+    if fuzz.partial_ratio(text, q) >= 85:
+        return True
+    own = [w for w in stems(text) if w not in GENERIC]
+    return bool(own) and all(fuzz.partial_ratio(w, q) >= 85 for w in own)
+
+
+def maps(bi: BIContext, term: str, ranked: list[tuple[float, str, dict[str, Any]]] | None = None) -> bool:
+    """Whether the data holds `term`: a column, a term of the layer, or a value of an indexed column
+    (the planner lists 'Drama' as a field as often as a value)."""
+    ranked = rank_fields(bi.semantic, term) if ranked is None else ranked
+    own = " ".join(singular(w) for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC)
+    if not own:
+        return True
+    floor = 90 if len(own) <= 5 else MATCH_FIELD  # 'port' is one letter from 'part'
+    if any(score >= floor and _has_head(bi.semantic, own, f) for score, _, f in ranked):
+        return True
+    if len(own.split()) <= 3 and any(_has_head(bi.semantic, own, f, names_only=True) and _modifiers_fit(bi.semantic, own, f)
+                                     for _, _, f in ranked if "column" in f):
+        return True  # 'critic reviews' is the Reviews column, however low the whole phrase scores
+    text = utils.default_process(term)  # the whole term is the value, near enough ('Times' is not 'times streamed')
+    return any(fuzz.ratio(text, utils.default_process(str(c.value))) >= 90 for c in bi.search(term, limit=3))
+
+
+def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only: bool = False) -> bool:
+    """Whether the last word of `term` (its head noun: 'budget' of 'production budget') is a word of the
+    field's name or synonyms (or, unless `names_only`, its description): 'production budget' is not the
+    `Production` column."""
+    head = singular(term.split()[-1])
+    if "sql" in target:
+        info = next((i for i in semantic.terms.values() if i.get("sql") == target["sql"]), {})
+        texts = [k for k, i in semantic.terms.items() if i is info] + info.get("synonyms", [])
+    else:
+        info = semantic.tables[target["table"]]["columns"][target["column"]]
+        texts = [words(target["column"]), *info.get("synonyms", [])]
+    texts += [] if names_only else [info.get("description") or ""]
+    return any(singular(w) == head or (len(head) > 4 and fuzz.ratio(w, head) >= 85)
+               for text in texts for w in re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _modifiers_fit(semantic: Semantic, term: str, target: dict[str, Any]) -> bool:
+    """Whether each other word of `term` names no column, or one of the head's own table: 'fresh reviews'
+    (both columns of one table) fits Reviews; 'clerk size' (an order's clerk, a part's size) fits nothing."""
+    for word in term.split()[:-1]:
+        owners = {t for t, c, _ in semantic.columns() if word in stems(words(c))}
+        if owners and target["table"] not in owners:
+            return False
+    return True
+
+
+def names_the_data(bi: BIContext, term: str) -> bool:
+    """Whether `term` names a table or the database itself ('movies' for the movies database's omdb table), or
+    its head noun is a word of a table's description."""
+    own = stems(term)
+    names = [bi.semantic.database, *bi.semantic.tables]
+    if any(stems(words(n)) == own or stems(n) == own for n in names):
+        return True
+    head = singular(term.split()[-1].lower()) if term.split() else ""
+    return any(singular(w) == head for info in bi.semantic.tables.values()  # 'shipments': 'one shipment line ...'
+               for w in re.findall(r"[a-z0-9]+", (info.get("description") or "").lower()))
+
+
+def stored_value(bi: BIContext, term: str) -> bool:
+    """Whether some text column holds `term` exactly (case aside): the value index keeps only columns with
+    few distinct values, and a director's name is in one with thousands. Bounded: one LIMIT 1 probe per
+    text column not indexed, over at most COUNT_CAP rows."""
+    if not re.search(r"[A-Za-z]", term):
+        return True
+    literal = exp.Literal.string(term.lower()).sql(bi.engine.dialect)
+    indexed = set(bi.semantic.value_columns())
+    for table, column, info in bi.semantic.columns():
+        if (table, column) in indexed or not re.match(r"(VARCHAR|TEXT|CHAR|STRING)", str(info.get("type", "")), re.I):
+            continue
+        col, tab = quote(bi.engine, column), quote(bi.engine, table)
+        try:
+            if bi.engine.execute(f"SELECT 1 FROM (SELECT {col} AS v FROM {tab} LIMIT {COUNT_CAP}) AS s "
+                                 f"WHERE lower(v) = {literal} LIMIT 1", max_rows=1).rows:
+                return True
+        except QueryError:
+            continue
+    return False
+
+
+# What a question asks for, by its shape: the things it counts ("how many X"), the measure it asks the value
+# of ("what is the [total] X of"), the groups it splits by ("each X"), what it ranks by ("the highest X"; not
+# "is the most popular", an adjective after a copula). "Which X" / "what X" are read word by word below.
+_ASKED = [re.compile(r"\bhow many ((?:[a-z][\w-]*\s?){1,3}?)\s*\b(?:are|is|were|was|do|does|did|have|has|in|on|of|for|"
+                     r"per|by|with|from|there|that|who|which|can|will|got|had)\b", re.I),
+          re.compile(r"\bwhat (?:is|was|are|were) the ((?:[a-z][\w-]*\s?){1,4}?)\s*\b(?:of|for|in|per|by|from|to|at)\b",
+                     re.I),
+          re.compile(r"\b(?:each|every|per) ([a-z][\w-]*)", re.I)]
+_RANKED = re.compile(r"(?<!\bis the )(?<!\bare the )(?<!\bwas the )(?<!\bwere the )(?<!\bis )(?<!\bare )(?<!\bwas )"
+                     r"(?<!\bwere )\b(?:highest|lowest|most|least|largest|smallest|biggest|greatest|longest|shortest)"
+                     r" ((?:[a-z][\w-]*\s?){1,3}?)\s*(?:\b(?:of|in|for|per|by|from|to|at|on|with|among|during|than|and|"
+                     r"or|that|who|which|is|was|are|were|do|does|did|has|have|had)\b|[?.,!]|$)", re.I)
+_WHICH = re.compile(r"\b(?:which|what) ([a-z][\w-]*(?: [a-z][\w-]*)?)", re.I)
+
+
+def asked_terms(question: str) -> list[str]:
+    """The noun phrases a question asks about by its shape: 'warehouses' of 'How many warehouses does each
+    nation have?', 'population' of 'What is the population of each nation?', 'nation', 'unemployment rate'
+    of 'the highest unemployment rate in 2010', 'customer bought' of 'Which customer bought the most?'."""
+    found = [m.group(1).strip() for rx in _ASKED for m in rx.finditer(question)]
+    # one word ending the question after a superlative with no article is as often an adverb as a noun
+    # ('used most often'); after 'the' it is a noun ('the highest salary')
+    found += [m.group(1).strip() for m in _RANKED.finditer(question) if len(m.group(1).split()) > 1
+              or question[m.end(1):].strip(" ?.!") or question[:m.start()].lower().endswith("the ")]
+    return list(dict.fromkeys(p for p in [*found, *_identified(question)] if p))
+
+
+def _identified(question: str) -> list[str]:
+    """'Which X' / 'what X': up to two words before a grammar word; none after an auxiliary ('what is') or
+    before 'of' ('what share of', 'which kind of': the noun after 'of' is what is asked)."""
+    out = []
+    for m in _WHICH.finditer(question):
+        ws = m.group(1).split()
+        if ws[0].lower() in GRAMMAR:
+            continue
+        if len(ws) > 1 and ws[1].lower() in GRAMMAR:
+            if ws[1].lower() == "of":
+                continue
+            ws = ws[:1]
+        out.append(" ".join(ws))
+    return out
+
+
+def missing_asked(bi: BIContext, question: str) -> list[str]:
+    """The things the question asks about by its shape (`asked_terms`, `predicate`) that the data does not
+    hold. A phrase is held when any of its leading words are ('customers live' by customers, 'line items' by
+    line, 'production company' by Production): a shape catches verbs with the noun, and only a phrase none
+    of whose beginnings is in the data is missing."""
+    out = []
+    for phrase in asked_terms(question):
+        own = [w for w in phrase.split() if w.lower() not in GENERIC | {"distinct", "different", "unique"}]
+        starts = [" ".join(own[:k]) for k in range(1, len(own) + 1)]
+        if starts and len(missing_fields(bi, starts, question)) == len(starts):
+            out.append(" ".join(own))
+    word = predicate(question)
+    if word and not word_held(bi, word):
+        out.append(word)
+    return out
+
+
+_PREDICATE = re.compile(r"\b(?:is|are|was|were)\s+(?:(?:each|every|the|all|a|an)\s+[a-z][\w-]*\s+)?([a-z][\w-]*)\s*[?.!]*\s*$",
+                        re.I)
+
+
+def predicate(question: str) -> str | None:
+    """The last word of a question that ends in a bare predicate: 'returned' of 'How many orders were
+    returned?', 'female' of 'How many customers are female?', 'released' of 'When was each album released?'.
+    It is the question's only condition on the rows."""
+    m = _PREDICATE.search(question.strip())
+    word = m.group(1) if m else None
+    return word if word and word.lower() not in GRAMMAR | GENERIC else None
+
+
+def _same_word(a: str, b: str) -> bool:
+    """'returned' ~ 'returns', 'hired' ~ 'hire', 'written' ~ 'writer', not 'streamed' ~ 'string': the shared
+    beginning is at least four letters and all but two of the shorter word."""
+    shared = len(os.path.commonprefix([a, b]))
+    return a == b or shared >= max(4, min(len(a), len(b)) - 2)
+
+
+def word_held(bi: BIContext, word: str) -> bool:
+    """Whether a word is a word of a table's or column's name, synonyms or description, or a whole value of
+    an indexed column ('Returned', 'Female'), or a stored value, near enough ('returned' ~ Returns,
+    'written' ~ Writer, 'released' ~ Released). A word inside a longer value (an album title) is not."""
+    sem = bi.semantic
+    texts = [sem.database, *(f"{words(t)} {v.get('description') or ''}" for t, v in sem.tables.items())]
+    texts += [" ".join((words(c), *info.get("synonyms", []), info.get("description") or ""))
+              for _, c, info in sem.columns()]
+    known = {w for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
+    known |= {str(c.value).lower() for c in bi.index() if re.fullmatch(r"\w+", str(c.value))}
+    w = word.lower()
+    return any(_same_word(w, k) for k in known) or stored_value(bi, word)
+
+
+def named_by_kind(bi: BIContext, term: str, question: str) -> bool:
+    """'Which production company ...': the words before the last name a text column and the question asks
+    which of them; the last word names the kind of thing the column's values are ('company'), which no column
+    needs to spell out. Not for a measure ('the production budget of'): that needs its own column."""
+    ws = term.split()
+    if len(ws) < 2 or not re.search(rf"\b(?:which|what)\s+{re.escape(term)}\b", question, re.I):
+        return False
+    ranked = rank_fields(bi.semantic, " ".join(ws[:-1]))
+    return any(score >= 90 and "column" in f and _is_text(bi.semantic, f) for score, _, f in ranked[:3])
+
+
+def _is_text(semantic: Semantic, f: dict[str, Any]) -> bool:
+    dtype = str(semantic.tables[f["table"]]["columns"][f["column"]].get("type", ""))
+    return bool(re.match(r"(VARCHAR|TEXT|CHAR|STRING)", dtype, re.I)) or not dtype
+
+
+def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
+    """The terms the user wrote that no column, layer term, table, indexed or stored value of the data holds
+    (and that do not name a text column's kind: `named_by_kind`)."""
+    return [t for t in terms if user_wrote(t, question) and not maps(bi, t) and not names_the_data(bi, t)
+            and not stored_value(bi, t) and not named_by_kind(bi, t, question)]
