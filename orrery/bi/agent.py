@@ -383,10 +383,13 @@ def _json(text: str | None) -> dict[str, Any]:
 
 
 def bi_agent(llm: Any = None, *, db: str = "tpch", session_id: str = "default", store: Any = None,
-             clarify: bool = True, **options: Any) -> BIAgent:
+             clarify: bool = True, approve_sql: bool = False, **options: Any) -> BIAgent:
     """The app factory: `llm` is a Model or a spec for `resolve_model`; `db` a built-in or registered name,
     a PostgreSQL URL or a DuckDB/SQLite file; `store` / `session_id` where the conversation is kept (the
-    server passes its own, so a thread resumes its clarifications)."""
+    server passes its own, so a thread resumes its clarifications); `approve_sql`: each query waits for a
+    person's approval before it runs (the web app's input)."""
+    if approve_sql:
+        options["approve"] = (*options.get("approve", ()), "sql_executor")
     from orrery.bi.data import open_engine
     from orrery.bi.examples import use_examples
     from orrery.llm import resolve_model
