@@ -21,7 +21,8 @@ def registered(name: str) -> str:
 class BIInputs(Inputs):
     db: Annotated[Name, AfterValidator(registered)] = Field(
         "tpch", description="tpch | chinook | superstore | a name registered with `orrery bi connect`")
-    approve_sql: StrictBool = Field(False, description="approve each SQL query before it runs")
+    approve_sql: StrictBool = Field(False, description="approve each SQL query before it runs",
+        json_schema_extra={"approval": True})  # a pause to resume: served, not over MCP
 
 
 APP = App(

@@ -6,7 +6,8 @@ from orrery.apps import App, Inputs
 
 
 class MarketsInputs(Inputs):
-    approve_tools: StrictBool = Field(False, description="approve each tool call before it runs")
+    approve_tools: StrictBool = Field(False, description="approve each tool call before it runs",
+        json_schema_extra={"approval": True})  # a pause to resume: served, not over MCP
 
 
 APP = App(
