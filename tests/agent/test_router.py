@@ -370,3 +370,44 @@ def test_the_paused_result_is_left_as_it_was_given():
     assert paused.status == "paused" and paused.approvals and paused.tool_calls == []  # the held call did not run
     assert done is not paused and done.status == "completed" and [t.ok for t in done.tool_calls] == [True]
     assert done.classification == paused.classification and done.route == paused.route
+
+
+@pytest.mark.parametrize("strategy", ["DIRECT", "ITERATIVE"])
+def test_a_paused_routed_run_resumes_in_a_fresh_agent_from_its_json_snapshot(strategy, tmp_path):
+    import json
+
+    from orrery.tools.core import CallLedger
+
+    tools, ran = approval_tools()
+    first = RouterAgent(ScriptedModel([CLASSIFY, route("buy", strategy=strategy), turn(call("buy", symbol="NVDA"))]),
+                        tools)
+    paused = first.run("Buy NVDA")
+    snapshot = json.loads(json.dumps(first.snapshot()))  # what a server keeps: JSON only
+    assert snapshot["query"] == "Buy NVDA" and snapshot["route"]["selected_tools"] == ["buy"]
+
+    def fresh(answer: str) -> RouterAgent:
+        agent = RouterAgent(ScriptedModel([answer]), tools)
+        agent.ledger = CallLedger(tmp_path / "calls.db")  # done-markers kept across processes
+        agent.restore(snapshot)
+        return agent
+
+    again = fresh("Bought NVDA.")
+    assert [a.id for a in again.paused.result.approvals] == [a.id for a in paused.approvals]
+    r = again.resume({paused.approvals[0].id: True})
+    assert r.status == "completed" and r.output == "Bought NVDA." and ran == ["NVDA"]
+    assert r.classification == paused.classification and r.route == paused.route
+    r = fresh("Bought it.").resume({paused.approvals[0].id: True})  # the same resume again: read, not rerun
+    assert r.status == "completed" and ran == ["NVDA"] and r.tool_calls[0].cached
+
+
+def test_a_router_restores_only_a_paused_run_of_its_own_tools():
+    from orrery.errors import ConfigError
+
+    tools, _ = approval_tools()
+    agent = RouterAgent(ScriptedModel([]), tools)
+    assert agent.snapshot() == {}
+    with pytest.raises(ConfigError, match="no routed run"):
+        agent.restore({})
+    with pytest.raises(ConfigError, match="not this router's"):
+        agent.restore({"query": "q", "loop": {"tools": ["sell"], "system_prompt": "", "max_rounds": 1,
+                                              "state": {}}})
