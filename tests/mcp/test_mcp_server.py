@@ -118,7 +118,9 @@ def test_the_python_client_lists_tools_forecasts_a_sample_file_with_progress_and
     with HTTPServer(settings) as url:
         tools, result, chat = anyio.run(session, url)
     assert not chat.is_error and chat.content[0].text == "It is 42."
-    assert chat.structured_content == {"status": "completed", "output": "It is 42."}
+    data = chat.structured_content  # the result's `data` (orrery.results): status, output and what the run did
+    assert (data["status"], data["output"]) == ("completed", "It is 42.")
+    assert data["tool_calls"] == [{"tool": "calculate", "ok": True}]
     assert set(tools) == {"forecast", "chat"}
     assert {"type": "integer", "minimum": 1, "maximum": 10_000} in tools["forecast"].input_schema["properties"]["h"]["anyOf"]
     assert not result.is_error
