@@ -113,7 +113,7 @@ class RouterResult(RunResult):
 @dataclass(eq=False)
 class RouterRun:
     """One routed run as the hooks see it: the query, the options the tools get (`ctx.options`), the result
-    being built, the system prompt for the execution (None: the config's), who chose the route (`source`,
+    being built, the deps the tools get (`ctx.deps`; a hook may set them before the execution), the system prompt for the execution (None: the config's), who chose the route (`source`,
     what the Routed event says), and `answered` once a hook gave the answer itself (`answer(text)`)."""
 
     agent: RouterAgent
@@ -121,6 +121,7 @@ class RouterRun:
     options: dict[str, Any]
     result: RouterResult
     system_prompt: str | None = None
+    deps: Any = None
     source: str = "model"
     answered: bool = False
     loop: Agent | None = None  # the loop that paused for an approval (what `resume` continues)
@@ -167,10 +168,10 @@ class RouterAgent(EventSource):
         self.ledger = CallLedger(ledger)  # done-markers of approved calls (durable with a session store)
         self.paused: RouterRun | None = None  # the run waiting for approvals
 
-    def stream(self, query: str, **options: Any) -> Iterator[Event]:
-        """The run, with the tools' providers (MCP servers) open meanwhile."""
+    def stream(self, query: str, *, deps: Any = None, **options: Any) -> Iterator[Event]:
+        """The run, with the tools' providers (MCP servers) open meanwhile; `deps` is every tool's `ctx.deps`."""
         with self.tools.holding():
-            run = RouterRun(self, query, dict(options), self.result_type("completed", ""))
+            run = RouterRun(self, query, dict(options), self.result_type("completed", ""), deps=deps)
             yield from self._run(run, self._phases(run))
 
     def resume_stream(self, approvals: dict[str, bool | dict[str, Any]]) -> Iterator[Event]:
@@ -294,7 +295,7 @@ class RouterAgent(EventSource):
             yield from self._no_tools(run, system)
         elif route.strategy == "ITERATIVE":
             loop = self._agent(route, system, max_rounds=route.max_turns)
-            yield from self._loop_run(run, loop, loop.stream(run.query, **run.options))
+            yield from self._loop_run(run, loop, loop.stream(run.query, deps=run.deps, **run.options))
         else:
             yield from self._one_round(run, route, system)
 
@@ -326,7 +327,7 @@ class RouterAgent(EventSource):
         """DIRECT / PARALLEL: one round, every call at once (Toolset.run runs them in parallel)."""
         result = run.result
         loop = self._agent(route, system, max_rounds=1, tool_choice="required")
-        step = loop.begin(run.query, **run.options)
+        step = loop.begin(run.query, deps=run.deps, **run.options)
         yield StepStart(2)
         try:
             outcome = yield from loop.step(run=step)
@@ -352,7 +353,7 @@ class RouterAgent(EventSource):
         """Rounds of the hook's calls; None when the hook hands the first round to the model (or a call of it
         needs a person's approval, which only the loop can ask)."""
         assert self.fan_out is not None
-        ctx = RunContext(options=run.options)
+        ctx = RunContext(run.deps, options=run.options)
         result, done = run.result, []
         for rnd in range(MAX_FAN_OUT_ROUNDS):
             calls = self.fan_out(run.query, c, route, list(done))

@@ -374,7 +374,7 @@ class MarketsAgent(RouterAgent):
         """The router's execution with this run's skill prompt and the store, noting what the tools found."""
         assert isinstance(c, MarketClassification)
         self._system = run.system_prompt = skill_prompt(c.skill, self.store)  # the config stays as given
-        run.options["deps"] = MarketsDeps(self.store)
+        run.deps = MarketsDeps(self.store)
         yield from self._watch(self.execute(run, c, route))
 
     def check_answer(self, run: RouterRun, c: Classification) -> Generator[Event, None, None]:
