@@ -26,7 +26,7 @@ def chat_agent(llm: Any = None, *, mcp_servers: Sequence[Any] = (), **config: An
 
         servers = [server_from_spec(s) if isinstance(s, str) else s for s in servers]
     return Agent(model, [*DEFAULT_TOOLS, *servers], AgentConfig(**config),
-                 tools_ref="orrery.tools.builtin:DEFAULT_TOOLS")
+                 tools_ref="orrery.tools.builtin:DEFAULT_TOOLS", name="chat")
 
 
 def configured_servers() -> list[Any]:

@@ -201,7 +201,8 @@ class RouterAgent(EventSource):
     def _run(self, run: RouterRun, phases: Iterator[Event]) -> Iterator[Event]:
         start = time.monotonic()
         result = run.result
-        yield RunStart(run.query, list(self.tools.tools), agent=self.kind, options=jsonable(run.options))
+        yield RunStart(run.query, list(self.tools.tools), agent=self.kind, options=jsonable(run.options),
+                       architecture="router")
         try:
             yield from phases
         except ModelError as exc:

@@ -193,7 +193,8 @@ class ForecastAgent(EventSource):
                              max_tokens_per_call=self.max_tokens_per_call, validators=[self._beats_baseline],
                              finish=lambda ctx: prompts.summary_from_deps(ctx.deps) if _workflow_done(ctx) else None,
                              **self.settings)
-        self.agent = Agent(self.model, workflow_tools(series.is_panel), config, deps_type=ForecastDeps)
+        self.agent = Agent(self.model, workflow_tools(series.is_panel), config, deps_type=ForecastDeps,
+                           name="forecast")
         deps = self.deps = ForecastDeps(series, **self.options)
         task = prompts.task_prompt(series, query)
         self._asked = [task]

@@ -90,6 +90,6 @@ def test_the_otel_flag_exports_a_cli_run(tmp_path):
                "--llm", f"http://127.0.0.1:{dead}/v1", "--trace", str(tmp_path / "t.jsonl"), "-m", "hello"]
     proc, spans = received(command, env, port, "invoke_agent")
     assert proc.returncode == 1, proc.stderr
-    run = next(s for s in spans if s.name == "invoke_agent agent")
+    run = next(s for s in spans if s.name == "invoke_agent chat")
     assert attrs(run)["orrery.status"] == "error" and run.status.code == 2  # STATUS_CODE_ERROR
     assert attrs(next(s for s in spans if s.name.startswith("chat ")))["gen_ai.request.model"] == "local"
