@@ -257,3 +257,11 @@ def test_format_is_chosen_per_model():
     a = Agent(react_model, DEFAULT_TOOLS)
     assert a.config.format == "react" and a.run("q").output == "hi"
     assert Agent(ScriptedModel(["x"]), DEFAULT_TOOLS).config.format == "native"
+
+
+def test_the_run_is_named_by_the_agent_in_run_start():
+    events: list[ev.Event] = []
+    Agent(ScriptedModel(["hi"]), name="forecast", on_event=[events.append]).run("q")
+    Agent(ScriptedModel(["hi"]), on_event=[events.append]).run("q")
+    starts = [e for e in events if isinstance(e, ev.RunStart)]
+    assert [(s.agent, s.architecture) for s in starts] == [("forecast", "agent"), ("agent", "agent")]
