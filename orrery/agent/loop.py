@@ -364,7 +364,7 @@ class Agent(EventSource):
         run.board = None
         result = run.result = RunResult("completed", "")
         start = time.monotonic()
-        yield RunStart(task, list(self.tools.tools), self.tools_ref, jsonable(run.ctx.options), agent=self.name,
+        yield RunStart(task, list(self.tools.tools), self.tools_ref, results.jsonable(run.ctx.options), agent=self.name,
                        architecture="agent")
         try:
             if decisions is not None:
@@ -654,5 +654,3 @@ def _refused(call: ToolCall, limit: int | None) -> ToolResult:
     return ToolResult(call, False, f"Error: {msg}", error=msg)
 
 
-def jsonable(d: dict[str, Any]) -> dict[str, Any]:
-    return {k: v if isinstance(v, str | int | float | bool | type(None)) else str(v) for k, v in d.items()}

@@ -21,8 +21,9 @@ from typing import Any, Literal
 
 import pydantic
 
+from orrery import results
 from orrery.agent.calls import Emit, EventSource, ask_json, consume, synthesize
-from orrery.agent.loop import DEFAULT_SYSTEM, Agent, AgentConfig, RunResult, StopRun, jsonable
+from orrery.agent.loop import DEFAULT_SYSTEM, Agent, AgentConfig, RunResult, StopRun
 from orrery.errors import ConfigError, ModelError
 from orrery.events import (
     ApprovalRequired,
@@ -201,7 +202,7 @@ class RouterAgent(EventSource):
     def _run(self, run: RouterRun, phases: Iterator[Event]) -> Iterator[Event]:
         start = time.monotonic()
         result = run.result
-        yield RunStart(run.query, list(self.tools.tools), agent=self.kind, options=jsonable(run.options),
+        yield RunStart(run.query, list(self.tools.tools), agent=self.kind, options=results.jsonable(run.options),
                        architecture="router")
         try:
             yield from phases

@@ -138,7 +138,7 @@ def workflow_tools(panel: bool) -> list[Tool]:
     ]
 
 
-class QueryResult(str):
+class FollowUpAnswer(str):
     """A follow-up answer: a plain string that also renders in rich and Jupyter."""
 
     def __rich__(self) -> Any:
@@ -222,7 +222,7 @@ class ForecastAgent(EventSource):
         if not isinstance(event, Progress):
             self.events.append(event.to_dict())
 
-    def query(self, question: str) -> QueryResult:
+    def query(self, question: str) -> FollowUpAnswer:
         """A follow-up on the whole conversation; every tool is available again."""
         if self.agent is None or self.deps is None:
             raise OrreryError("call run() or analyze() before query(): there is no analysis to follow up on")
@@ -233,8 +233,8 @@ class ForecastAgent(EventSource):
         if self.result is not None:
             self.result.trace = self.events
         if run.status == "invalid":  # still quoting numbers no tool returned after the retries
-            return QueryResult(f"{run.output}\n\n(Unverified: this answer quotes numbers that no tool returned.)")
-        return QueryResult(run.output)
+            return FollowUpAnswer(f"{run.output}\n\n(Unverified: this answer quotes numbers that no tool returned.)")
+        return FollowUpAnswer(run.output)
 
     def clear_history(self) -> None:
         self.agent, self.deps, self.result, self.events = None, None, None, []
