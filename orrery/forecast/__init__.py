@@ -1,7 +1,7 @@
 """Forecasting: statsforecast models behind typed tool functions, the agent, and the result they build.
 
     from orrery.forecast import ForecastAgent
-    result = ForecastAgent(llm="local").analyze("sales.csv", date="month", target="units")
+    result = ForecastAgent(model="local").analyze("sales.csv", date="month", target="units")
 
 Names load lazily (PEP 562) so `orrery --help` does not import statsforecast.
 """

@@ -31,7 +31,7 @@ from orrery.forecast.tools import (
     unit_root_test,
 )
 from orrery.grounding import grounded_sentences, ungrounded
-from orrery.llm import Model, resolve_model
+from orrery.llm import Model, model_argument, resolve_model
 from orrery.tools import Tool
 
 REDO_ON_RETRY = ("cross_validate", "generate_forecast", "detect_anomalies", "panel_fit")
@@ -154,13 +154,14 @@ COMMENTARY_TOKENS = 160  # four sentences; a runaway commentary went to the 400-
 
 
 class ForecastAgent(EventSource):
-    """`ForecastAgent(llm="local").run(data, h=12)` -> ForecastResult (`analyze` is the same call); `stream(data)`
+    """`ForecastAgent(model="local").run(data, h=12)` -> ForecastResult (`analyze` is the same call); `stream(data)`
     yields the workflow's and the commentary's events, the last carrying the ForecastResult; `query()` follows up."""
 
-    def __init__(self, llm: str | Model | None = None, *, max_retries: int = 3, max_rounds: int = 20,
+    def __init__(self, model: str | Model | None = None, *, max_retries: int = 3, max_rounds: int = 20,
                  verbose: bool = False, n_jobs: int = 1, client: Any = None, trace: str | None = None,
-                 on_event: Iterable[Callable[[Event], None]] = (), max_tokens_per_call: int | None = 400):
-        self.model = resolve_model(llm)
+                 on_event: Iterable[Callable[[Event], None]] = (), max_tokens_per_call: int | None = 400,
+                 llm: str | Model | None = None):
+        self.model = resolve_model(model_argument(model, llm))  # llm: the deprecated name of model
         self.settings = {"max_retries": max_retries, "max_rounds": max_rounds}
         self.options = {"n_jobs": n_jobs, "client": client}
         self.handlers = list(on_event)

@@ -49,7 +49,7 @@ from orrery.events import (
     ToolResultEvent,
 )
 from orrery.grounding import grounded_sentences, ungrounded
-from orrery.llm import Model, resolve_model
+from orrery.llm import Model, model_argument, resolve_model
 from orrery.llm.base import profile_of
 from orrery.markets import questions as Qs
 from orrery.markets.tools import PERIOD_METRICS as PERIOD
@@ -752,12 +752,14 @@ def _refusal(store: Any) -> str:
             "): prices, indicators, patterns, screens, comparisons and forecasts.")
 
 
-def markets_agent(llm: str | Model | None = None, *, store: Any = None, store_dir: str | Path | None = None,
-                  on_event: Iterable[Callable[[Event], None]] = (), **options: Any) -> MarketsAgent:
-    """The app's factory (`APP.agent`): `markets_agent("local").run("Is Apple oversold?")`."""
+def markets_agent(model: str | Model | None = None, *, store: Any = None, store_dir: str | Path | None = None,
+                  on_event: Iterable[Callable[[Event], None]] = (), llm: str | Model | None = None,
+                  **options: Any) -> MarketsAgent:
+    """The app's factory (`APP.agent`): `markets_agent("local").run("Is Apple oversold?")` (`llm`: the
+    deprecated name of `model`)."""
     from orrery.markets.store import Store
 
     store = store if store is not None else Store(store_dir)
     config = RouterConfig(max_tokens_per_call=options.pop("max_tokens_per_call", 400),
                           max_turns=options.pop("max_turns", 6))
-    return MarketsAgent(resolve_model(llm), store, config=config, on_event=on_event, **options)
+    return MarketsAgent(resolve_model(model_argument(model, llm)), store, config=config, on_event=on_event, **options)
