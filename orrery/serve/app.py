@@ -47,7 +47,6 @@ WEB_FILES = frozenset(p.name for p in WEB.iterdir() if p.is_file())
 UPLOAD_TYPES = (".csv", ".parquet", ".pq")
 LEASE_S = 30.0  # a thread's lease: renewed while its run goes on, so a server that died frees it within this
 TRACE_HEADERS = ("traceparent", "tracestate")
-ModelFactory = Callable[[str, RunAgentInput], Any]
 
 
 @dataclass
