@@ -132,7 +132,9 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
     for name, r in runs.items():
         lines.append(f"{name} ({r['date']}, commit {r['commit']}, {r['model']}): {r['examples_approved']} examples "
                      f"approved ({1000 * r['approve_seconds_each']:.0f} ms each, embedding included); load average at "
-                     f"the end {r['load_average_1min_at_end']} (a shared machine: not quiet-machine times).")
+                     f"the end {r['load_average_1min_at_end']} (a shared machine: not quiet-machine times); "
+                     f"{sum(bool(q['retrieved']) for q in r['questions'])} of {r['questions_run']} questions were shown "
+                     f"at least one example, {sum(len(q['retrieved']) for q in r['questions'])} in all.")
         for title, key in (("right -> wrong", "right_to_wrong_questions"), ("wrong -> right", "wrong_to_right_questions")):
             if r[key]:
                 lines.append(f"- {title}: " + "; ".join(r[key]) + ".")

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
 import pydantic
 
 from orrery import results
 from orrery.agent.calls import Emit, EventSource, ask_json, consume, synthesize
-from orrery.agent.loop import DEFAULT_SYSTEM, Agent, AgentConfig, RunResult, StopRun
+from orrery.agent.loop import DEFAULT_SYSTEM, Agent, AgentConfig, RunResult, StopRun, _is_json
 from orrery.errors import ConfigError, ModelError
 from orrery.events import (
     ApprovalRequired,
@@ -64,6 +64,9 @@ Tools:
 SYNTHESIS_PROMPT = "Answer the original question now, plainly, from the results above; do not call tools: "
 MAX_FAN_OUT_ROUNDS = 4  # rounds a fan_out hook may plan before the synthesis (a bound on a buggy hook)
 MAX_FAN_OUT_CALLS = 64  # calls in one round
+# A result's fields a resume starts afresh (or rebuilds): not kept in a snapshot.
+_RESET = frozenset({"steps", "tool_calls", "errors", "usage", "approvals", "classification",
+                    "route", "duration"})
 
 
 # -- structured replies -----------------------------------------------------------------------------
@@ -114,18 +117,19 @@ class RouterResult(RunResult):
 @dataclass(eq=False)
 class RouterRun:
     """One routed run as the hooks see it: the query, the options the tools get (`ctx.options`), the result
-    being built, the deps the tools get (`ctx.deps`; a hook may set them before the execution), the system prompt for the execution (None: the config's), who chose the route (`source`,
-    what the Routed event says), and `answered` once a hook gave the answer itself (`answer(text)`)."""
+    being built, the system prompt for the execution (None: the config's), who chose the route (`source`, what
+    the Routed event says), `answered` once a hook gave the answer itself (`answer(text)`), and the deps the
+    tools get (`ctx.deps`; a hook may set them before the execution)."""
 
     agent: RouterAgent
     query: str
     options: dict[str, Any]
     result: RouterResult
     system_prompt: str | None = None
-    deps: Any = None
     source: str = "model"
     answered: bool = False
     loop: Agent | None = None  # the loop that paused for an approval (what `resume` continues)
+    deps: Any = None
 
     def answer(self, text: str) -> None:
         """End the run with `text` (streamed as a token) instead of the phases still to come."""
@@ -147,7 +151,9 @@ class RouterAgent(EventSource):
     the router gives the Routed event), `execute(run, c, route)` (default `execute`: fan-out rounds or a
     strategy), `check(run, c)` (after the execution: none by default). A hook may end the run early with
     `run.answer(text)`. A tool that needs approval pauses the run (`result.approvals`); `resume(approvals)`
-    goes on."""
+    goes on; `snapshot()` / `restore()` carry a paused run to a fresh agent."""
+
+    classification_type: type[Classification] = Classification  # what `restore` rebuilds a classification as
 
     def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
                  config: RouterConfig | None = None, *, on_event: Iterable[Emit] = (),
@@ -192,6 +198,46 @@ class RouterAgent(EventSource):
     def resume(self, approvals: dict[str, bool | dict[str, Any]]) -> RouterResult:
         env_hooks()
         return consume(self.resume_stream(approvals), self.emit)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The run paused for approvals as JSON-able data ({} when none waits): its query and options, the
+        classification and route, the result's own fields, and how to rebuild the paused loop (its tools, system
+        prompt, rounds) with the loop's snapshot. What a server keeps to `restore` it in a fresh agent."""
+        run = self.paused
+        if run is None or run.loop is None:
+            return {}
+        loop, r = run.loop, run.result
+        kept = {f.name: getattr(r, f.name) for f in fields(r) if f.name not in _RESET and _is_json(getattr(r, f.name))}
+        choice = loop.config.tool_choice
+        return {"query": run.query, "options": {k: v for k, v in run.options.items() if _is_json(v)},
+                "system_prompt": run.system_prompt, "source": run.source, "result": kept,
+                "classification": r.classification.model_dump() if r.classification else None,
+                "route": r.route.model_dump() if r.route else None,
+                "loop": {"tools": list(loop.tools.tools), "system_prompt": loop.config.system_prompt,
+                         "max_rounds": loop.config.max_rounds, "tool_choice": choice if isinstance(choice, str) else None,
+                         "state": loop.snapshot()}}
+
+    def restore(self, data: dict[str, Any], *, deps: Any = None) -> None:
+        """Make the run of `snapshot()` this agent's paused run, so `resume_stream` continues it (in another process
+        too). `deps`: the run's typed dependencies, which a snapshot does not hold (the app gives them again)."""
+        if not data.get("loop"):
+            raise ConfigError("the snapshot holds no routed run waiting for approval")
+        c, saved = data.get("classification"), data["loop"]
+        if unknown := [n for n in saved["tools"] if n not in self.tools]:
+            raise ConfigError(f"the snapshot's tools {', '.join(unknown)} are not this router's")
+        result = self.result_type(**{"status": "paused", "output": "", **data.get("result", {})})
+        result.classification = self.classification_type.model_validate(c) if c is not None else None
+        result.route = Route.model_validate(data["route"]) if data.get("route") else None
+        options = dict(data.get("options", {}))
+        run = RouterRun(self, data["query"], options, result, data.get("system_prompt"), data.get("source", "model"),
+                        deps=deps)
+        overrides = {"tool_choice": saved["tool_choice"]} if saved.get("tool_choice") else {}
+        run.loop = self._agent(Route(selected_tools=saved["tools"], complexity="SIMPLE", strategy="ITERATIVE"),
+                               saved["system_prompt"], max_rounds=saved["max_rounds"], **overrides)
+        run.loop.restore(saved["state"])
+        ctx = run.loop.current_run.ctx  # the options the loop's tools read, as the paused run gave them
+        ctx.deps, ctx.options = deps, options
+        result.status, result.approvals, self.paused = "paused", run.loop.pending_approvals, run
 
     def _resumed(self, run: RouterRun, loop: Agent, events: Iterator[Event]) -> Iterator[Event]:
         """The rest of a paused run: the loop goes on, then the `check` hook."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Generator, Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,6 +22,7 @@ import pydantic
 
 from orrery import results
 from orrery.agent.calls import Emit, ask_json
+from orrery.agent.loop import PendingApproval
 from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanTurn, Todo, model_summary
 from orrery.bi.engines import Engine
 from orrery.bi.semantic import Semantic, load
@@ -207,6 +208,7 @@ class BIAgent(PlanAgent):
                          plan=self.plan_todos, summarize=model_summary if prose else self.table_answer,
                          remember=self.remember, decline=self.decline, keep=[self.kept], name="bi")
         self.bi.latest_metadata = self.latest_metadata
+        self.bi.probe = "sql_executor" not in set(approve)  # nothing runs on the database before a person approves
         self.answer: BIAnswer | None = None
 
     @property
@@ -303,6 +305,15 @@ class BIAgent(PlanAgent):
         yield Token(text)
         return text
 
+    @property
+    def pending_approvals(self) -> list[PendingApproval]:
+        """The planner's, with the query a waiting `sql_executor` runs shown as its `sql` (the tool itself reads it
+        from the build step, so what a person approves is what runs; edited arguments are refused by the tool)."""
+        built = next((t.result for t in self.state.todos if t.tool == "query_builder" and t.status == "done"), None)
+        sql = _json(built).get("sql")
+        return [replace(a, arguments={**a.arguments, "sql": sql}) if a.tool == "sql_executor" and sql else a
+                for a in super().pending_approvals]
+
     def latest_metadata(self) -> dict[str, Any] | None:
         return next((m.query_metadata for m in reversed(self.bi_memory) if m.query_metadata), None)
 
@@ -383,10 +394,13 @@ def _json(text: str | None) -> dict[str, Any]:
 
 
 def bi_agent(model: Any = None, *, db: str = "tpch", session_id: str = "default", store: Any = None,
-             clarify: bool = True, llm: Any = None, **options: Any) -> BIAgent:
-    """The app factory: `model` is a Model or a spec for `resolve_model` (`llm`: its deprecated name); `db` a built-in or registered name,
-    a PostgreSQL URL or a DuckDB/SQLite file; `store` / `session_id` where the conversation is kept (the
-    server passes its own, so a thread resumes its clarifications)."""
+             clarify: bool = True, approve_sql: bool = False, llm: Any = None, **options: Any) -> BIAgent:
+    """The app factory: `model` is a Model or a spec for `resolve_model` (`llm`: its deprecated name); `db` a
+    built-in or registered name, a PostgreSQL URL or a DuckDB/SQLite file; `store` / `session_id` where the
+    conversation is kept (the server passes its own, so a thread resumes its clarifications); `approve_sql`: each
+    query waits for a person's approval before it runs (the web app's input)."""
+    if approve_sql:
+        options["approve"] = (*options.get("approve", ()), "sql_executor")
     from orrery.bi.data import open_engine
     from orrery.bi.examples import use_examples
     from orrery.llm import model_argument, resolve_model

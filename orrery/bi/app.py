@@ -2,7 +2,7 @@
 
 from typing import Annotated
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, StrictBool
 
 from orrery.apps import App, Inputs, Name
 
@@ -21,6 +21,8 @@ def registered(name: str) -> str:
 class BIInputs(Inputs):
     db: Annotated[Name, AfterValidator(registered)] = Field(
         "tpch", description="tpch | chinook | superstore | a name registered with `orrery bi connect`")
+    approve_sql: StrictBool = Field(False, description="approve each SQL query before it runs",
+        json_schema_extra={"approval": True})  # a pause to resume: served, not over MCP
 
 
 APP = App(

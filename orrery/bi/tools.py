@@ -92,6 +92,7 @@ class BIContext:
     sql_mode: str = "parts"  # "parts": the model fills in clauses, joins are derived; "sql": it writes the SQL
     question: str = ""       # the user's own words for the current plan (the rewrite may add some)
     approved: Any = None     # orrery.bi.examples.ExampleMemory: approved question -> SQL pairs shown to the SQL step
+    probe: bool = True       # a built query is run for one row to check it (off while its execution waits for approval)
     _index: list[Candidate] | None = None
     _graphql: Any = None
 
@@ -482,7 +483,7 @@ def build_sql(bi: BIContext, mode: str, user: str, tables: list[str], resolved: 
                 raise
             asked = f"{user}\n\nYour reply failed: {exc}\nReply with a corrected one."
             continue
-        error = dry_run(bi.engine, sql)
+        error = dry_run(bi.engine, sql, probe=bi.probe)
         if error is None:
             return {"sql": check(sql, bi.engine.dialect, limit=bi.engine.limits.max_rows),
                     "tables": tables, "repaired": attempt == 2}
@@ -542,13 +543,14 @@ def _executed(bi: BIContext, result: QueryResult, kind: str, request: str) -> di
     return {**preview(result), "query_metadata": metadata}
 
 
-def dry_run(engine: Engine, sql: str) -> str | None:
+def dry_run(engine: Engine, sql: str, probe: bool = True) -> str | None:
     """None when the query is safe, plans (EXPLAIN) and yields a first row without error; otherwise the
     reason, for the repair round. The one-row probe catches what planning does not (DuckDB plans
-    `o_orderdate = '1995'` and fails only when it runs)."""
+    `o_orderdate = '1995'` and fails only when it runs); `probe=False` only plans (the query waits for approval)."""
     try:
         engine.explain(sql)
-        engine.execute(sql, max_rows=1)
+        if probe:
+            engine.execute(sql, max_rows=1)
     except (UnsafeQuery, QueryError) as exc:
         return str(exc)
     return None

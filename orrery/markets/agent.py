@@ -302,6 +302,8 @@ def skill_prompt(name: str, store: Any) -> str:
 class MarketsAgent(RouterAgent):
     """`MarketsAgent(model, store).run("Is Apple oversold?")` -> MarketsResult."""
 
+    classification_type = MarketClassification
+
     def __init__(self, model: Model, store: Any, tools: Iterable[Tool] | None = None,
                  config: RouterConfig | None = None, *, on_event: Iterable[Callable[[Event], None]] = (),
                  one_call_per_turn: bool | None = None, decide_by_rules: bool = True, prose: bool = True,
@@ -348,6 +350,21 @@ class MarketsAgent(RouterAgent):
                 found = [r["symbol"] for r in screen["matches"] or screen.get("closest", [])]
                 self._screened = list(dict.fromkeys(self._screened + found))
             yield event
+
+    def snapshot(self) -> dict[str, Any]:
+        """The router's snapshot of a paused run, with the tools this run called and the symbols its screens found."""
+        data = super().snapshot()
+        return data | {"markets": {"called": sorted(self._called), "screened": self._screened}} if data else data
+
+    def restore(self, data: dict[str, Any], *, deps: Any = None) -> None:
+        """The router's restore, with the store as the run's deps and this run's classification, route and skill."""
+        super().restore(data, deps=deps or MarketsDeps(self.store))
+        run = self.paused
+        assert run is not None and isinstance(run.result.classification, MarketClassification)
+        self._current, self._route, self._query = run.result.classification, run.result.route, run.query
+        self._system = run.system_prompt or self.config.system_prompt
+        kept = data.get("markets", {})
+        self._called, self._screened = set(kept.get("called", [])), list(kept.get("screened", []))
 
     # -- the router's hooks ----------------------------------------------------------------------------------
     def classify_market(self, run: RouterRun) -> Generator[Event, None, MarketClassification]:
@@ -753,11 +770,16 @@ def _refusal(store: Any) -> str:
 
 
 def markets_agent(model: str | Model | None = None, *, store: Any = None, store_dir: str | Path | None = None,
-                  on_event: Iterable[Callable[[Event], None]] = (), llm: str | Model | None = None,
-                  **options: Any) -> MarketsAgent:
-    """The app's factory (`APP.agent`): `markets_agent("local").run("Is Apple oversold?")` (`llm`: the
-    deprecated name of `model`)."""
+                  on_event: Iterable[Callable[[Event], None]] = (), approve_tools: bool = False,
+                  llm: str | Model | None = None, **options: Any) -> MarketsAgent:
+    """The app's factory (`APP.agent`): `markets_agent("local").run("Is Apple oversold?")`. `approve_tools`: every
+    tool call waits for a person's approval (the web app's input; `approve=(names...)` picks tools); `llm`: the
+    deprecated name of `model`."""
     from orrery.markets.store import Store
+    from orrery.markets.tools import TOOLS
+
+    if approve_tools:
+        options["approve"] = [t.name for t in options.get("tools") or TOOLS]
 
     store = store if store is not None else Store(store_dir)
     config = RouterConfig(max_tokens_per_call=options.pop("max_tokens_per_call", 400),

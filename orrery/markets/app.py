@@ -1,6 +1,14 @@
 """The market-analysis app's registration (kept light: nothing heavy is imported here)."""
 
-from orrery.apps import App
+from pydantic import Field, StrictBool
+
+from orrery.apps import App, Inputs
+
+
+class MarketsInputs(Inputs):
+    approve_tools: StrictBool = Field(False, description="approve each tool call before it runs",
+        json_schema_extra={"approval": True})  # a pause to resume: served, not over MCP
+
 
 APP = App(
     name="markets",
@@ -8,6 +16,7 @@ APP = App(
                 "Composite to 2018): prices, ta-lib indicators, patterns, support/resistance, Fibonacci, a "
                 "screener, comparisons and forecasts. Answers are checked against the tools' numbers.",
     agent="orrery.markets.agent:markets_agent",
+    inputs=MarketsInputs,
     message="a question about the stocks or indices in the store",  # the store is the operator's, never a client's
     cli="orrery.markets.cli:app",
 )

@@ -83,6 +83,8 @@ class Catalogue:
         uploads = upload_fields(app.input_model())
         props: dict[str, Any] = {"message": {"type": "string", "description": app.message}}
         for key, prop in declared.get("properties", {}).items():
+            if prop.get("approval"):  # it pauses the run for a person: an MCP call runs to its end, nothing resumes it
+                continue
             if key in uploads:
                 where = "a file name in the server's data folder" if self.s.files else \
                     f"not available (the server allows no folder): send {key}{INLINE}"

@@ -268,8 +268,9 @@ async def _start_run(server: Server, app: app_registry.App, request: Request) ->
     since = len(session.messages)
     session.messages.append({"id": _message_id(body), "role": "user", "content": user_text})
     session.title = session.title or user_text[:80]
-    return Run(server, app, body, session, task, inputs, owner, since,
-               (session.paused or {}, decisions) if decisions is not None else None,
+    paused = session.paused or {}  # a resume runs with the inputs of the run it continues (its database)
+    return Run(server, app, body, session, task, paused.get("inputs", inputs) if decisions is not None else inputs,
+               owner, since, (paused.get("snapshot", {}), decisions) if decisions is not None else None,
                {k: v for k, v in request.headers.items() if k in TRACE_HEADERS})
 
 
@@ -613,7 +614,7 @@ def _pause(run: Run, tr: Translator) -> None:
                           "snapshot/restore/resume_stream); serve an orrery Agent, or an app exposing it as .agent")
     run.session.pending = {"kind": APPROVAL, "id": first.id, "task": run.task,
                            "approvals": [{"interrupt": i.id, **(i.metadata or {})} for i in tr.interrupts]}
-    run.session.paused = target.snapshot()
+    run.session.paused = {"snapshot": target.snapshot(), "inputs": run.inputs}
 
 
 def _save_and_release(run: Run) -> None:

@@ -399,3 +399,44 @@ def test_the_runs_deps_reach_every_execution_as_ctx_deps(strategy):
     assert seen == [deps] and result.output == "NVDA at 7."
     start = next(e for e in events if isinstance(e, RunStart))
     assert "deps" not in start.options  # deps are the tools', not a run option traced as JSON
+
+
+@pytest.mark.parametrize("strategy", ["DIRECT", "ITERATIVE"])
+def test_a_paused_routed_run_resumes_in_a_fresh_agent_from_its_json_snapshot(strategy, tmp_path):
+    import json
+
+    from orrery.tools.core import CallLedger
+
+    tools, ran = approval_tools()
+    first = RouterAgent(ScriptedModel([CLASSIFY, route("buy", strategy=strategy), turn(call("buy", symbol="NVDA"))]),
+                        tools)
+    paused = first.run("Buy NVDA")
+    snapshot = json.loads(json.dumps(first.snapshot()))  # what a server keeps: JSON only
+    assert snapshot["query"] == "Buy NVDA" and snapshot["route"]["selected_tools"] == ["buy"]
+
+    def fresh(answer: str) -> RouterAgent:
+        agent = RouterAgent(ScriptedModel([answer]), tools)
+        agent.ledger = CallLedger(tmp_path / "calls.db")  # done-markers kept across processes
+        agent.restore(snapshot)
+        return agent
+
+    again = fresh("Bought NVDA.")
+    assert [a.id for a in again.paused.result.approvals] == [a.id for a in paused.approvals]
+    r = again.resume({paused.approvals[0].id: True})
+    assert r.status == "completed" and r.output == "Bought NVDA." and ran == ["NVDA"]
+    assert r.classification == paused.classification and r.route == paused.route
+    r = fresh("Bought it.").resume({paused.approvals[0].id: True})  # the same resume again: read, not rerun
+    assert r.status == "completed" and ran == ["NVDA"] and r.tool_calls[0].cached
+
+
+def test_a_router_restores_only_a_paused_run_of_its_own_tools():
+    from orrery.errors import ConfigError
+
+    tools, _ = approval_tools()
+    agent = RouterAgent(ScriptedModel([]), tools)
+    assert agent.snapshot() == {}
+    with pytest.raises(ConfigError, match="no routed run"):
+        agent.restore({})
+    with pytest.raises(ConfigError, match="not this router's"):
+        agent.restore({"query": "q", "loop": {"tools": ["sell"], "system_prompt": "", "max_rounds": 1,
+                                              "state": {}}})

@@ -145,6 +145,21 @@ def test_approve_runs_the_tool_and_shows_its_result_with_arguments_as_text(serve
     assert page.locator("#approvals").is_hidden()
 
 
+def test_bi_with_the_approve_sql_box_shows_the_query_and_runs_it_once_approved(server, page):
+    import scripted
+
+    scripted.CALLS.clear()
+    page.goto(f"{server.url}/?agent=bisql")
+    page.check("#input-approve_sql")
+    ask(page, "How many nations are there?")
+    page.wait_for_selector("#approvals:not([hidden]) .approval")
+    assert "SELECT COUNT(*) AS nations FROM nation" in page.locator(".approval pre.arguments").inner_text()
+    assert scripted.CALLS == []  # nothing ran on the database yet
+    page.click(".approval button.approve")
+    page.wait_for_selector(".assistant >> text=Summary:")
+    assert scripted.CALLS == ["sql"] and page.locator("#approvals").is_hidden()
+
+
 def test_deny_in_the_browser_runs_nothing(server, page):
     page.goto(f"{server.url}/?agent=approve")
     ask(page, "never write this")
@@ -203,7 +218,8 @@ def test_research_shows_its_source_board(server, page):
 
 def test_markets_price_history_shows_as_candlesticks(server, page):
     page.goto(f"{server.url}/?agent=markets")
-    assert page.locator("#inputs input").count() == 0  # "query" is the message box
+    # "query" is the message box; the one input is the approval switch, off
+    assert page.locator("#inputs input").count() == 1 and not page.is_checked("#input-approve_tools")
     ask(page, "Show Apple's daily prices for the last two months of 2012")
     page.wait_for_selector(".assistant >> text=Apple's daily prices for November and December 2012", timeout=120_000)
     candles = page.locator("svg rect.candle").count()

@@ -435,3 +435,21 @@ def test_a_tool_put_behind_approval_pauses_the_run_until_a_person_decides(store)
     assert r.as_of and "Data as of" in r.output  # the answer is checked as an unpaused one is
     with pytest.raises(ConfigError, match="no markets tool: fetch"):
         markets_agent(model, store=store, approve=("fetch",))
+
+
+def test_a_paused_markets_run_resumes_in_a_fresh_agent_and_is_checked_as_before(store):
+    import json
+
+    from orrery.markets.agent import MarketClassification, markets_agent
+
+    first = markets_agent(ScriptedModel([turn(call("quote", symbol="AAPL"))]), store=store, approve_tools=True)
+    paused = first.run("What is Apple's price?")
+    assert paused.status == "paused" and paused.approvals[0].tool == "quote" and not paused.tool_calls
+    snapshot = json.loads(json.dumps(first.snapshot()))
+    fresh = markets_agent(ScriptedModel(["Apple closed at 100."]), store=store)  # no approval asked of it
+    fresh.restore(snapshot)
+    assert isinstance(fresh.paused.result.classification, MarketClassification)
+    assert fresh.paused.result.classification.symbols == ["AAPL"]
+    r = fresh.resume({paused.approvals[0].id: True})
+    assert r.status == "completed" and [t.call.name for t in r.tool_calls] == ["quote"] and r.tool_calls[0].ok
+    assert r.as_of == {"AAPL": r.tool_calls[0].value["as_of"]} and "Data as of" in r.output

@@ -6,6 +6,7 @@ runs never share a script. Run as a script it serves these apps: `python tests/s
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -243,6 +244,8 @@ def research_script(task: str) -> list:
 
 def markets_script(task: str) -> list:
     """The markets app's router (classify, route), one price history, an answer without numbers."""
+    if task == "(decided)":
+        return ["Apple's daily prices for November and December 2012 are in the chart."]
     return [{"type": "stock_specific", "entities": ["AAPL"], "categories": ["history"]},
             {"selected_tools": ["price_history"], "complexity": "SIMPLE", "strategy": "DIRECT", "max_turns": 2},
             turn(call("price_history", symbol="AAPL", start="2012-11-01", end="2012-12-31", limit=40)),
@@ -252,11 +255,47 @@ def markets_script(task: str) -> list:
 MARKETS_STORE = Path(tempfile.gettempdir()) / "orrery-serve-tests-markets"
 
 
-def markets_agent(llm: Any = None, **options: Any) -> Any:
+def markets_agent(llm: Any = None, *, approve_tools: bool = False, **options: Any) -> Any:
     """The real markets app on a store built once in a temp folder (not the user's cache), driven by the model
-    (the script above classifies, routes and calls), not by the app's rules."""
+    (the script above classifies, routes and calls), not by the app's rules; each tool run is counted."""
     from orrery.markets.agent import markets_agent as make
-    return make(llm, store_dir=MARKETS_STORE, decide_by_rules=False, **options)
+    agent = make(llm, store_dir=MARKETS_STORE, decide_by_rules=False, approve_tools=approve_tools, **options)
+    for t in agent.tools.tools.values():
+        t.fn = counted(t.name, t.fn)
+    return agent
+
+
+CALLS: list[str] = []  # the tool runs and SQL queries of this process (and in $CALLS_FILE when set: a server process)
+
+
+def counted(name: str, fn: Any) -> Any:
+    """`fn`, noting each call as `name` in CALLS and $CALLS_FILE."""
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        CALLS.append(name)
+        if os.environ.get("CALLS_FILE"):
+            with open(os.environ["CALLS_FILE"], "a") as f:
+                f.write(name + "\n")
+        return fn(*args, **kwargs)
+    return run
+
+
+def nations_script(task: str) -> list:
+    """BI on TPC-H: count the nations (a plan, the query's parts); decided, the summary."""
+    if task == "(decided)":
+        return [lambda msgs: "Summary: " + msgs[-1].content[:200]]
+    return [{"request": "Count the nations", "kind": "query", "values": [], "fields": []},
+            {"select": ["count(*) AS nations"], "from": "nation", "where": [], "group_by": [], "having": [],
+             "order_by": [], "limit": None}, lambda msgs: "Summary: " + msgs[-1].content[:200]]
+
+
+def bi_counted_agent(llm: Any = None, *, db: str = "tpch", session_id: str = "default", store: Any = None,
+                     approve_sql: bool = False) -> Any:
+    """The BI app's agent, each SQL query it runs on the database counted (as "sql")."""
+    from orrery.bi.agent import bi_agent
+    agent = bi_agent(llm, db=db, session_id=session_id, store=store, approve_sql=approve_sql)
+    agent.bi.engine.execute = counted("sql", agent.bi.engine.execute)
+    return agent
 
 
 def bi_script(task: str) -> list:
@@ -314,7 +353,7 @@ def broken_agent(llm: Any = None, **config: Any) -> Returns:
     return Returns(Broken())
 
 
-SCRIPTS = {"bi": bi_script, "markets": markets_script, "research": research_script, "views": views_script, "planner": planner_script, "chat": chat_script, "clarify": clarify_script,
+SCRIPTS = {"bi": bi_script, "bisql": nations_script, "markets": markets_script, "research": research_script, "views": views_script, "planner": planner_script, "chat": chat_script, "clarify": clarify_script,
            "approve": approve_script, "hidden": approve_script, "steps": steps_script,
            "forecast": lambda task: list(FORECAST)}
 
@@ -327,15 +366,17 @@ def model_for(agent: str, body: Any) -> ScriptedModel:
     if body.resume:  # the answer to the clarification, or approvals decided
         payload = body.resume[0].payload
         text = f"The user answered: {payload.get('answer') if isinstance(payload, dict) else payload}"
-        if agent == "approve":
+        if agent == "approve" or (isinstance(payload, dict) and "approved" in payload):
             text = "(decided)"
     return ScriptedModel(SCRIPTS[agent](text if isinstance(text, str) else ""))
 
 
 def apps() -> dict[str, App]:
     from orrery.bi.app import APP as BI
+    from orrery.bi.app import BIInputs
     from orrery.chat import APP as CHAT
     from orrery.forecast.app import APP as FORECAST_APP
+    from orrery.markets.app import MarketsInputs
     from orrery.research.app import APP as RESEARCH
     return {"chat": CHAT, "forecast": FORECAST_APP, "research": RESEARCH, "bi": BI,
             "clarify": App("clarify", "Books trips; asks where to when it is not told.", "scripted:clarify_agent",
@@ -347,7 +388,9 @@ def apps() -> dict[str, App]:
             "planner": App("planner", "Plans shipment queries as TODOs; asks which port.", "scripted:planner_agent",
                            message="a request"),
             "markets": App("markets", "The markets app (a store in a temp folder).", "scripted:markets_agent",
-                           message="a question about the stocks"),
+                           inputs=MarketsInputs, message="a question about the stocks"),
+            "bisql": App("bisql", "The BI app, its queries counted.", "scripted:bi_counted_agent", inputs=BIInputs,
+                         message="a question about the data"),
             "views": App("views", "Prices and a query result (stand-ins for markets and BI).", "scripted:views_agent",
                          message="a question"),
             "steps": App("steps", "Twenty calculator steps (benchmark).", "scripted:steps_agent",

@@ -48,7 +48,8 @@ def test_agents_lists_apps_with_inputs(client):
     forecast = agents["forecast"]["schema"]
     assert forecast["properties"]["data"]["format"] == "upload" and forecast["required"] == ["data"]
     assert forecast["additionalProperties"] is False
-    assert list(agents["markets"]["inputs"]) == ["message"]  # the store is the operator's
+    assert list(agents["markets"]["inputs"]) == ["message", "approve_tools"]  # the store is the operator's
+    assert agents["markets"]["schema"]["properties"]["approve_tools"]["type"] == "boolean"
 
 
 def test_clarification_is_an_interrupt_and_resume_continues_the_thread(client):

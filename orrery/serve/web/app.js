@@ -81,6 +81,9 @@ function chooseAgent(name) {
       const file = el("input", { type: "file", id: `input-${key}`, accept: ".csv,.parquet,.pq" });
       file.addEventListener("change", () => upload(file, key));
       box.append(el("label", { text: `${key}: ${help}` }, file, el("span", { id: "upload-status", class: "legend" })));
+    } else if ((fields[key] || {}).type === "boolean") {  // a switch such as "approve SQL before it runs"
+      box.append(el("label", { text: `${key}: ${help}` },
+        el("input", { type: "checkbox", id: `input-${key}`, "data-key": key })));
     } else {
       box.append(el("label", { text: `${key}: ${help}` }, el("input", { id: `input-${key}`, "data-key": key })));
     }
@@ -105,6 +108,10 @@ async function upload(input, key) {
 function collectInputs() {
   const inputs = { ...ui.uploads };
   for (const node of document.querySelectorAll("#inputs input[data-key]")) {
+    if (node.type === "checkbox") {
+      if (node.checked) inputs[node.dataset.key] = true;
+      continue;
+    }
     const v = node.value.trim();
     if (v) inputs[node.dataset.key] = /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
   }
