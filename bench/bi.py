@@ -44,6 +44,8 @@ HERE = Path(__file__).parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's orrery, not the one the venv installed
 from bi_questions import SETS  # noqa: E402
 
+from orrery.files import write_atomic  # noqa: E402
+
 SPIDER_ANCHOR = 0.345  # Qwen2.5-Coder-0.5B, Spider dev execution accuracy (Qwen2.5-Coder technical report)
 
 def questions(which: str = "dev") -> list[dict[str, Any]]:
@@ -90,12 +92,7 @@ def same_result(got: list[list[Any]], gold: list[tuple[Any, ...]], ordered: bool
 
 
 def _write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=1, default=str)
-    os.chmod(tmp, 0o644)  # mkstemp makes it owner-only
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data, indent=1, default=str))
 
 
 def run(llm: str | None, items: list[dict[str, Any]], out: Path, which: str) -> dict[str, Any]:

@@ -61,7 +61,7 @@ def orrery_server(port: int, data: str) -> None:
         return ScriptedModel([*(turn(call("add", a=i, b=1)) for i in range(TOOL_CALLS)), "done"])
 
     apps = {"steps": App("steps", "20 scripted steps", f"{__name__}:orrery_steps_agent")}
-    uvicorn.run(create_app(Settings(llm=model, apps=apps, data=Path(data))), host="127.0.0.1", port=port,
+    uvicorn.run(create_app(Settings(model=model, apps=apps, data=Path(data))), host="127.0.0.1", port=port,
                 log_level="warning")
 
 

@@ -38,7 +38,7 @@ class Inputs(BaseModel):
 class App:
     name: str
     description: str
-    agent: str  # "module:attr" of a factory: (llm: str | Model | None = None, **options) -> agent with run/stream
+    agent: str  # "module:attr" of a factory: (model: str | Model | None = None, **options) -> agent with run/stream
     # The inputs besides the user's words (always the run's message): an `Inputs` subclass the server validates.
     inputs: type[BaseModel] = Inputs
     message: str = "your request"  # what the user's words are (shown by the server)
@@ -46,8 +46,8 @@ class App:
     cli_commands: tuple[str, ...] = ()  # extra top-level commands ("module:attr" of functions), e.g. `orrery demo`
     extra: str = ""  # the pip extra holding its dependencies: `pip install 'orrery[<extra>]'`
 
-    def make_agent(self, llm: Any = None, **options: Any) -> Any:
-        return load_ref(self.agent)(llm, **options)
+    def make_agent(self, model: Any = None, **options: Any) -> Any:
+        return load_ref(self.agent)(model, **options)
 
     def input_model(self) -> type[BaseModel]:
         return self.inputs

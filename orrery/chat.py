@@ -11,22 +11,23 @@ from orrery.apps import App
 MCP_CONFIG_ENV = "ORRERY_MCP_CONFIG"
 
 
-def chat_agent(llm: Any = None, *, mcp_servers: Sequence[Any] = (), **config: Any) -> Any:
-    """An `Agent` with the built-in tools; `llm` is a Model or a spec for `resolve_model`. `mcp_servers` adds MCP
+def chat_agent(model: Any = None, *, mcp_servers: Sequence[Any] = (), llm: Any = None, **config: Any) -> Any:
+    """An `Agent` with the built-in tools; `model` is a Model or a spec for `resolve_model` (`llm`: its deprecated
+    name). `mcp_servers` adds MCP
     servers' tools (`orrery.mcp` servers, or `--mcp` specs: a command line or a URL), and so does the operator's
     config file named by $ORRERY_MCP_CONFIG (how `orrery serve`'s chat agent gets them; a client never names one)."""
     from orrery.agent.loop import Agent, AgentConfig
-    from orrery.llm import resolve_model
+    from orrery.llm import model_argument, resolve_model
     from orrery.tools.builtin import DEFAULT_TOOLS
 
-    model = llm if hasattr(llm, "complete") else resolve_model(llm)
+    model = resolve_model(model_argument(model, llm))
     servers = [*configured_servers(), *mcp_servers]
     if servers:
         from orrery.mcp import server_from_spec
 
         servers = [server_from_spec(s) if isinstance(s, str) else s for s in servers]
     return Agent(model, [*DEFAULT_TOOLS, *servers], AgentConfig(**config),
-                 tools_ref="orrery.tools.builtin:DEFAULT_TOOLS")
+                 tools_ref="orrery.tools.builtin:DEFAULT_TOOLS", name="chat")
 
 
 def configured_servers() -> list[Any]:

@@ -20,7 +20,8 @@ from orrery.errors import ConfigError, OrreryError
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="LLM agents that call tools, plan, check their work and forecast. Offline by default.")
 console = Console()
-LLM = Annotated[str | None, typer.Option("--llm", help="local | openai:MODEL | ollama:MODEL | http://host:port/v1")]
+MODEL = Annotated[str | None, typer.Option("--model", help="local | openai:MODEL | ollama:MODEL | http://host:port/v1")]
+OLD_LLM = Annotated[str | None, typer.Option("--llm", hidden=True, help="The old name of --model")]
 
 
 @app.callback()
@@ -35,7 +36,7 @@ def options(otel: Annotated[str | None, typer.Option(
 
 
 @app.command()
-def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON ReAct format")] = False,
+def chat(model: MODEL = None, llm: OLD_LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON ReAct format")] = False,
          trace: Annotated[Path | None, typer.Option(help="JSONL trace (default .orrery/traces/chat-TIME.jsonl)")] = None,
          message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None,
          ask: Annotated[list[str] | None, typer.Option(help="Ask y/n before each call of this tool (repeatable)")] = None,
@@ -55,7 +56,7 @@ def chat(llm: LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON
 
         memory = LongTermMemory.open(app="chat", thread=remember)
         hook = RecallContext(memory)
-    agent = chat_agent(llm, mcp_servers=mcp or (), format="react" if react else "auto", verbose=True, trace=trace,
+    agent = chat_agent(model or llm, mcp_servers=mcp or (), format="react" if react else "auto", verbose=True, trace=trace,
                        context=hook)
     if hook is not None:
         agent.handlers.append(hook.memory.recorder())
@@ -137,7 +138,7 @@ def run_app(name: Annotated[str, typer.Argument(help="An installed app (`orrery 
             message: Annotated[str, typer.Argument(help="Your words: the run's message")],
             given: Annotated[list[str] | None, typer.Option("-i", "--input", help="An input of the app as NAME=VALUE "
                                                             "(repeatable; a file input takes a path)")] = None,
-            llm: LLM = None,
+            model: MODEL = None, llm: OLD_LLM = None,
             as_json: Annotated[bool, typer.Option("--json", help="Print status, output, data and views as JSON")] = False
             ) -> None:
     """Run any installed app once on a message; print its answer and its views (tables, charts, boards)."""
@@ -146,7 +147,7 @@ def run_app(name: Annotated[str, typer.Argument(help="An installed app (`orrery 
 
     target = get(name)
     options, inputs = target.split(_inputs(target, given or []))
-    result = target.make_agent(llm, **options).run(message, **inputs)
+    result = target.make_agent(model or llm, **options).run(message, **inputs)
     if not isinstance(result, Result):
         raise ConfigError(f"app {name!r} ended without an orrery result (it gave {type(result).__name__}); "
                           "its agent must return one (orrery.results.Result)")
@@ -233,7 +234,7 @@ def serve_model(host: str = "127.0.0.1", port: int = 8080,
 
 
 @app.command()
-def serve(host: str = "127.0.0.1", port: int = 8000, llm: LLM = None,
+def serve(host: str = "127.0.0.1", port: int = 8000, model: MODEL = None, llm: OLD_LLM = None,
           token: Annotated[str | None, typer.Option(help="Bearer token (or ORRERY_TOKEN); required off loopback")] = None,
           db: Annotated[str | None, typer.Option(help="Threads: a SQLite path or postgresql://... URL")] = None,
           cors: Annotated[list[str] | None, typer.Option(help="Allow this browser origin (repeatable)")] = None,
@@ -242,7 +243,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, llm: LLM = None,
     """Serve every app's agent over AG-UI (SSE) with the web app at http://HOST:PORT/."""
     from orrery.serve.app import serve as run
 
-    run(host, port, llm=llm, token=token, db=db, cors=tuple(cors or ()), allowed_hosts=tuple(allowed_host or ()),
+    run(host, port, model=model or llm, token=token, db=db, cors=tuple(cors or ()), allowed_hosts=tuple(allowed_host or ()),
         max_upload_bytes=int(max_upload_mb * 2**20), max_body_bytes=int(max_body_mb * 2**20), run_timeout=run_timeout)
 
 

@@ -54,7 +54,8 @@ class RunStart(Event):
     tools: list[str]
     tools_ref: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
-    agent: str = "agent"  # the architecture: agent, router, planner (replay rebuilds the same one)
+    agent: str = "agent"  # the run's name: an app's (chat, forecast, markets, bi) or the architecture's
+    architecture: str = ""  # agent (the loop), router or planner: what replay rebuilds ("" in older traces: `agent`)
     kind: str = field(init=False, default="run_start")
 
 

@@ -1,6 +1,6 @@
 """OpenTelemetry traces of every run: an event consumer that turns a run's events into spans.
 
-    invoke_agent {agent}            RunStart .. Final        (agent: agent, router, planner, an app's)
+    invoke_agent {agent}            RunStart .. Final        (agent: the run's name: an app's or an architecture's)
       step {n}                      StepStart .. StepEnd
         chat {model}                ModelCall .. ModelReply  (gen_ai.usage.input_tokens / output_tokens)
         execute_tool {name}         ToolCallEvent .. ToolResultEvent (gen_ai.tool.name, gen_ai.tool.call.id)

@@ -116,11 +116,17 @@ def replay(path: str | Path, tools: Any, **agent_kwargs: Any) -> ReplayReport:
 
 
 def _rerun(start: dict[str, Any], model: Any, tools: Any, emit: Any, agent_kwargs: dict[str, Any]) -> None:
-    """The run again with the architecture that recorded it (plain loop, router or planner)."""
+    """The run again with the architecture that recorded it: the plain loop (whatever app named it: chat,
+    forecast) with the caller's tools, the router or the planner; an app's own router or planner (markets, bi)
+    is rebuilt by that app."""
     from orrery.agent import Agent, AgentConfig, PlanAgent, RouterAgent
 
     task, options = start["task"], start.get("options", {})
-    match start.get("agent", "agent"):
+    name = start.get("agent", "agent")
+    architecture = start.get("architecture") or name  # older traces name only the architecture
+    if architecture not in ("agent", name):
+        return _rerun_app(name, model, emit, task, options)
+    match architecture:
         case "router":
             RouterAgent(model, tools, on_event=[emit]).run(task, **options)
         case "planner":

@@ -128,7 +128,12 @@ def _json_text(value: Any) -> str:
 def jsonable(value: Any) -> Any:
     """JSON-ready: models and dataclasses as dicts, numpy scalars as numbers, dates and other objects as strings,
     NaN and infinity as null."""
-    return _finite(to_jsonable_python(value, fallback=lambda v: v.item() if hasattr(v, "item") else str(v)))
+    return _finite(to_jsonable_python(value, fallback=_scalar_or_text))
+
+
+def _scalar_or_text(value: Any) -> Any:
+    """A one-value numpy/pandas object as its number, anything else unknown to pydantic as its text."""
+    return value.item() if hasattr(value, "item") and getattr(value, "size", 1) == 1 else str(value)
 
 
 def _finite(value: Any) -> Any:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 README = (Path(__file__).parents[1] / "README.md").read_text()
-BLOCKS = [b for b in re.findall(r"```python\n(.*?)```", README, re.S) if 'llm="local"' not in b]
+BLOCKS = [b for b in re.findall(r"```python\n(.*?)```", README, re.S) if 'model="local"' not in b]
 
 
 @pytest.mark.parametrize("code", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])

@@ -165,8 +165,9 @@ class Agent(EventSource):
     def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
                  config: AgentConfig | None = None, *, deps_type: Any = None,
                  on_event: Iterable[Callable[[Event], None]] = (), state: dict[str, Any] | None = None,
-                 tools_ref: str | None = None, ledger: CallLedger | Any = None):
+                 tools_ref: str | None = None, ledger: CallLedger | Any = None, name: str = "agent"):
         self.model = model
+        self.name = name  # RunStart.agent: what traces and spans call the run (an app names its own)
         self.deps_type = deps_type
         self.profile = profile_of(model)
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
@@ -363,7 +364,8 @@ class Agent(EventSource):
         run.board = None
         result = run.result = RunResult("completed", "")
         start = time.monotonic()
-        yield RunStart(task, list(self.tools.tools), self.tools_ref, jsonable(run.ctx.options))
+        yield RunStart(task, list(self.tools.tools), self.tools_ref, results.jsonable(run.ctx.options), agent=self.name,
+                       architecture="agent")
         try:
             if decisions is not None:
                 yield from self._decide(run, decisions, result)
@@ -652,5 +654,3 @@ def _refused(call: ToolCall, limit: int | None) -> ToolResult:
     return ToolResult(call, False, f"Error: {msg}", error=msg)
 
 
-def jsonable(d: dict[str, Any]) -> dict[str, Any]:
-    return {k: v if isinstance(v, str | int | float | bool | type(None)) else str(v) for k, v in d.items()}

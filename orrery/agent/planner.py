@@ -298,7 +298,7 @@ class PlanAgent(EventSource):
         start = time.monotonic()
         self.state.turn += 1
         turn = PlanTurn(self, user_input, None)
-        yield RunStart(user_input, list(self.tools.tools), agent=self.name)
+        yield RunStart(user_input, list(self.tools.tools), agent=self.name, architecture="planner")
         try:
             if decision is not None:
                 result = yield from self._decided(turn, decision)

@@ -21,8 +21,9 @@ from typing import Any, Literal
 
 import pydantic
 
+from orrery import results
 from orrery.agent.calls import Emit, EventSource, ask_json, consume, synthesize
-from orrery.agent.loop import DEFAULT_SYSTEM, Agent, AgentConfig, RunResult, StopRun, _is_json, jsonable
+from orrery.agent.loop import DEFAULT_SYSTEM, Agent, AgentConfig, RunResult, StopRun, _is_json
 from orrery.errors import ConfigError, ModelError
 from orrery.events import (
     ApprovalRequired,
@@ -116,8 +117,9 @@ class RouterResult(RunResult):
 @dataclass(eq=False)
 class RouterRun:
     """One routed run as the hooks see it: the query, the options the tools get (`ctx.options`), the result
-    being built, the system prompt for the execution (None: the config's), who chose the route (`source`,
-    what the Routed event says), and `answered` once a hook gave the answer itself (`answer(text)`)."""
+    being built, the system prompt for the execution (None: the config's), who chose the route (`source`, what
+    the Routed event says), `answered` once a hook gave the answer itself (`answer(text)`), and the deps the
+    tools get (`ctx.deps`; a hook may set them before the execution)."""
 
     agent: RouterAgent
     query: str
@@ -127,6 +129,7 @@ class RouterRun:
     source: str = "model"
     answered: bool = False
     loop: Agent | None = None  # the loop that paused for an approval (what `resume` continues)
+    deps: Any = None
 
     def answer(self, text: str) -> None:
         """End the run with `text` (streamed as a token) instead of the phases still to come."""
@@ -172,10 +175,10 @@ class RouterAgent(EventSource):
         self.ledger = CallLedger(ledger)  # done-markers of approved calls (durable with a session store)
         self.paused: RouterRun | None = None  # the run waiting for approvals
 
-    def stream(self, query: str, **options: Any) -> Iterator[Event]:
-        """The run, with the tools' providers (MCP servers) open meanwhile."""
+    def stream(self, query: str, *, deps: Any = None, **options: Any) -> Iterator[Event]:
+        """The run, with the tools' providers (MCP servers) open meanwhile; `deps` is every tool's `ctx.deps`."""
         with self.tools.holding():
-            run = RouterRun(self, query, dict(options), self.result_type("completed", ""))
+            run = RouterRun(self, query, dict(options), self.result_type("completed", ""), deps=deps)
             yield from self._run(run, self._phases(run))
 
     def resume_stream(self, approvals: dict[str, bool | dict[str, Any]]) -> Iterator[Event]:
@@ -225,14 +228,15 @@ class RouterAgent(EventSource):
         result = self.result_type(**{"status": "paused", "output": "", **data.get("result", {})})
         result.classification = self.classification_type.model_validate(c) if c is not None else None
         result.route = Route.model_validate(data["route"]) if data.get("route") else None
-        options = dict(data.get("options", {})) | ({"deps": deps} if deps is not None else {})
-        run = RouterRun(self, data["query"], options, result, data.get("system_prompt"), data.get("source", "model"))
+        options = dict(data.get("options", {}))
+        run = RouterRun(self, data["query"], options, result, data.get("system_prompt"), data.get("source", "model"),
+                        deps=deps)
         overrides = {"tool_choice": saved["tool_choice"]} if saved.get("tool_choice") else {}
         run.loop = self._agent(Route(selected_tools=saved["tools"], complexity="SIMPLE", strategy="ITERATIVE"),
                                saved["system_prompt"], max_rounds=saved["max_rounds"], **overrides)
         run.loop.restore(saved["state"])
         ctx = run.loop.current_run.ctx  # the options the loop's tools read, as the paused run gave them
-        ctx.deps, ctx.options = deps, {k: v for k, v in options.items() if k != "deps"}
+        ctx.deps, ctx.options = deps, options
         result.status, result.approvals, self.paused = "paused", run.loop.pending_approvals, run
 
     def _resumed(self, run: RouterRun, loop: Agent, events: Iterator[Event]) -> Iterator[Event]:
@@ -244,7 +248,8 @@ class RouterAgent(EventSource):
     def _run(self, run: RouterRun, phases: Iterator[Event]) -> Iterator[Event]:
         start = time.monotonic()
         result = run.result
-        yield RunStart(run.query, list(self.tools.tools), agent=self.kind, options=jsonable(run.options))
+        yield RunStart(run.query, list(self.tools.tools), agent=self.kind, options=results.jsonable(run.options),
+                       architecture="router")
         try:
             yield from phases
         except ModelError as exc:
@@ -338,7 +343,7 @@ class RouterAgent(EventSource):
             yield from self._no_tools(run, system)
         elif route.strategy == "ITERATIVE":
             loop = self._agent(route, system, max_rounds=route.max_turns)
-            yield from self._loop_run(run, loop, loop.stream(run.query, **run.options))
+            yield from self._loop_run(run, loop, loop.stream(run.query, deps=run.deps, **run.options))
         else:
             yield from self._one_round(run, route, system)
 
@@ -370,7 +375,7 @@ class RouterAgent(EventSource):
         """DIRECT / PARALLEL: one round, every call at once (Toolset.run runs them in parallel)."""
         result = run.result
         loop = self._agent(route, system, max_rounds=1, tool_choice="required")
-        step = loop.begin(run.query, **run.options)
+        step = loop.begin(run.query, deps=run.deps, **run.options)
         yield StepStart(2)
         try:
             outcome = yield from loop.step(run=step)
@@ -396,7 +401,7 @@ class RouterAgent(EventSource):
         """Rounds of the hook's calls; None when the hook hands the first round to the model (or a call of it
         needs a person's approval, which only the loop can ask)."""
         assert self.fan_out is not None
-        ctx = RunContext(options=run.options)
+        ctx = RunContext(run.deps, options=run.options)
         result, done = run.result, []
         for rnd in range(MAX_FAN_OUT_ROUNDS):
             calls = self.fan_out(run.query, c, route, list(done))

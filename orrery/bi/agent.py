@@ -393,18 +393,18 @@ def _json(text: str | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def bi_agent(llm: Any = None, *, db: str = "tpch", session_id: str = "default", store: Any = None,
-             clarify: bool = True, approve_sql: bool = False, **options: Any) -> BIAgent:
-    """The app factory: `llm` is a Model or a spec for `resolve_model`; `db` a built-in or registered name,
-    a PostgreSQL URL or a DuckDB/SQLite file; `store` / `session_id` where the conversation is kept (the
-    server passes its own, so a thread resumes its clarifications); `approve_sql`: each query waits for a
-    person's approval before it runs (the web app's input)."""
+def bi_agent(model: Any = None, *, db: str = "tpch", session_id: str = "default", store: Any = None,
+             clarify: bool = True, approve_sql: bool = False, llm: Any = None, **options: Any) -> BIAgent:
+    """The app factory: `model` is a Model or a spec for `resolve_model` (`llm`: its deprecated name); `db` a
+    built-in or registered name, a PostgreSQL URL or a DuckDB/SQLite file; `store` / `session_id` where the
+    conversation is kept (the server passes its own, so a thread resumes its clarifications); `approve_sql`: each
+    query waits for a person's approval before it runs (the web app's input)."""
     if approve_sql:
         options["approve"] = (*options.get("approve", ()), "sql_executor")
     from orrery.bi.data import open_engine
     from orrery.bi.examples import use_examples
-    from orrery.llm import resolve_model
+    from orrery.llm import model_argument, resolve_model
 
-    model = llm if hasattr(llm, "complete") else resolve_model(llm)
+    model = resolve_model(model_argument(model, llm))
     agent = BIAgent(model, open_engine(db), store=store, session_id=session_id, clarify=clarify, **options)
     return use_examples(agent, store)  # the approved question -> SQL pairs kept beside its sessions

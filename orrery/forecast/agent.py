@@ -31,7 +31,7 @@ from orrery.forecast.tools import (
     unit_root_test,
 )
 from orrery.grounding import grounded_sentences, ungrounded
-from orrery.llm import Model, resolve_model
+from orrery.llm import Model, model_argument, resolve_model
 from orrery.tools import Tool
 
 REDO_ON_RETRY = ("cross_validate", "generate_forecast", "detect_anomalies", "panel_fit")
@@ -138,7 +138,7 @@ def workflow_tools(panel: bool) -> list[Tool]:
     ]
 
 
-class QueryResult(str):
+class FollowUpAnswer(str):
     """A follow-up answer: a plain string that also renders in rich and Jupyter."""
 
     def __rich__(self) -> Any:
@@ -154,13 +154,14 @@ COMMENTARY_TOKENS = 160  # four sentences; a runaway commentary went to the 400-
 
 
 class ForecastAgent(EventSource):
-    """`ForecastAgent(llm="local").run(data, h=12)` -> ForecastResult (`analyze` is the same call); `stream(data)`
+    """`ForecastAgent(model="local").run(data, h=12)` -> ForecastResult (`analyze` is the same call); `stream(data)`
     yields the workflow's and the commentary's events, the last carrying the ForecastResult; `query()` follows up."""
 
-    def __init__(self, llm: str | Model | None = None, *, max_retries: int = 3, max_rounds: int = 20,
+    def __init__(self, model: str | Model | None = None, *, max_retries: int = 3, max_rounds: int = 20,
                  verbose: bool = False, n_jobs: int = 1, client: Any = None, trace: str | None = None,
-                 on_event: Iterable[Callable[[Event], None]] = (), max_tokens_per_call: int | None = 400):
-        self.model = resolve_model(llm)
+                 on_event: Iterable[Callable[[Event], None]] = (), max_tokens_per_call: int | None = 400,
+                 llm: str | Model | None = None):
+        self.model = resolve_model(model_argument(model, llm))  # llm: the deprecated name of model
         self.settings = {"max_retries": max_retries, "max_rounds": max_rounds}
         self.options = {"n_jobs": n_jobs, "client": client}
         self.handlers = list(on_event)
@@ -193,7 +194,8 @@ class ForecastAgent(EventSource):
                              max_tokens_per_call=self.max_tokens_per_call, validators=[self._beats_baseline],
                              finish=lambda ctx: prompts.summary_from_deps(ctx.deps) if _workflow_done(ctx) else None,
                              **self.settings)
-        self.agent = Agent(self.model, workflow_tools(series.is_panel), config, deps_type=ForecastDeps)
+        self.agent = Agent(self.model, workflow_tools(series.is_panel), config, deps_type=ForecastDeps,
+                           name="forecast")
         deps = self.deps = ForecastDeps(series, **self.options)
         task = prompts.task_prompt(series, query)
         self._asked = [task]
@@ -221,7 +223,7 @@ class ForecastAgent(EventSource):
         if not isinstance(event, Progress):
             self.events.append(event.to_dict())
 
-    def query(self, question: str) -> QueryResult:
+    def query(self, question: str) -> FollowUpAnswer:
         """A follow-up on the whole conversation; every tool is available again."""
         if self.agent is None or self.deps is None:
             raise OrreryError("call run() or analyze() before query(): there is no analysis to follow up on")
@@ -232,8 +234,8 @@ class ForecastAgent(EventSource):
         if self.result is not None:
             self.result.trace = self.events
         if run.status == "invalid":  # still quoting numbers no tool returned after the retries
-            return QueryResult(f"{run.output}\n\n(Unverified: this answer quotes numbers that no tool returned.)")
-        return QueryResult(run.output)
+            return FollowUpAnswer(f"{run.output}\n\n(Unverified: this answer quotes numbers that no tool returned.)")
+        return FollowUpAnswer(run.output)
 
     def clear_history(self) -> None:
         self.agent, self.deps, self.result, self.events = None, None, None, []

@@ -122,7 +122,7 @@ def dask_client(scheduler: str | None) -> Iterator[Any]:
 
 
 def run_forecast(data: str | Path, *, h: int | None, m: int | None, date: str | None, target: str | None,
-                 groupby: list[str] | None, llm: str | None, query: list[str] | None, outs: list[Path],
+                 groupby: list[str] | None, model: str | None, query: list[str] | None, outs: list[Path],
                  verbose: bool, n_jobs: int, overwrite: bool = False, scheduler: str | None = None) -> ForecastResult:
     check_outputs(outs, overwrite)
     from orrery.forecast.agent import ForecastAgent
@@ -134,7 +134,7 @@ def run_forecast(data: str | Path, *, h: int | None, m: int | None, date: str | 
                 SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                 TimeElapsedColumn(), console=console, transient=True, disable=verbose) as progress:
             view = ProgressView(progress, len(series.ids))
-            agent = ForecastAgent(llm, verbose=verbose, n_jobs=n_jobs, client=client, on_event=[view])
+            agent = ForecastAgent(model, verbose=verbose, n_jobs=n_jobs, client=client, on_event=[view])
             result = agent.analyze(series, query=query[0] if query else None)
         console.print(result.summary())
         for q in (query or [])[1:]:
@@ -155,7 +155,8 @@ def forecast(file: Path, h: Annotated[int | None, typer.Option(help="forecast ho
              date: Annotated[str | None, typer.Option(help="date column (default 'date')")] = None,
              target: Annotated[str | None, typer.Option(help="target column (default 'value')")] = None,
              groupby: Annotated[list[str] | None, typer.Option(help="id column(s) of a panel")] = None,
-             llm: Annotated[str | None, typer.Option(help="local | openai:MODEL | ollama:MODEL | URL")] = None,
+             model: Annotated[str | None, typer.Option(help="local | openai:MODEL | ollama:MODEL | URL")] = None,
+             llm: Annotated[str | None, typer.Option(hidden=True, help="The old name of --model")] = None,
              query: Annotated[list[str] | None, typer.Option(help="the request; repeat for follow-ups")] = None,
              out: Annotated[list[Path] | None, typer.Option(help="report.json | report.html | plot.png")] = None,
              overwrite: Annotated[bool, typer.Option(help="replace --out files that exist")] = False,
@@ -164,21 +165,22 @@ def forecast(file: Path, h: Annotated[int | None, typer.Option(help="forecast ho
              scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address (e.g. tcp://host:8786): "
                                                                 "fit the panel on that cluster")] = None) -> None:
     """Forecast a CSV or Parquet file with the forecasting agent."""
-    run_forecast(file, h=h, m=m, date=date, target=target, groupby=groupby, llm=llm, query=query,
+    run_forecast(file, h=h, m=m, date=date, target=target, groupby=groupby, model=model or llm, query=query,
                  outs=out or [], verbose=verbose, n_jobs=n_jobs, overwrite=overwrite, scheduler=scheduler)
 
 
 DEMO_DIR = Path("orrery-demo")
 
 
-def demo(llm: Annotated[str | None, typer.Option(help="default: the embedded local model")] = None,
+def demo(model: Annotated[str | None, typer.Option(help="default: the embedded local model")] = None,
+         llm: Annotated[str | None, typer.Option(hidden=True, help="The old name of --model")] = None,
          out_dir: Annotated[Path, typer.Option(help="where the report, page and plot go")] = DEMO_DIR,
          overwrite: Annotated[bool, typer.Option(help="replace files of that name in --out-dir")] = False,
          verbose: Annotated[bool, typer.Option(help="show every step")] = True) -> None:
     """The forecasting agent on bundled monthly airline passengers (1949-1960), offline."""
     console.print(f"[bold]orrery demo[/]: forecasting {SAMPLE.name} with "
-                  f"{llm or 'the embedded local model (first run prepares it, about 490 MB)'}")
-    run_forecast(SAMPLE, h=None, m=None, date=None, target=None, groupby=None, llm=llm,
+                  f"{model or llm or 'the embedded local model (first run prepares it, about 490 MB)'}")
+    run_forecast(SAMPLE, h=None, m=None, date=None, target=None, groupby=None, model=model or llm,
                  query=["Forecast the next two years of passengers and explain the result."],
                  outs=[out_dir / "report.json", out_dir / "report.html", out_dir / "forecast.png"],
                  verbose=verbose, n_jobs=1,

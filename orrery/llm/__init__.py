@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import os
+import warnings
+from typing import Any
 
 from orrery.errors import ConfigError
 from orrery.llm.base import Model, ModelProfile, profile_of
 from orrery.llm.scripted import ScriptedModel
 
-__all__ = ["Model", "ModelProfile", "ScriptedModel", "profile_of", "resolve_model"]
+__all__ = ["Model", "ModelProfile", "ScriptedModel", "model_argument", "profile_of", "resolve_model"]
+
+
+def model_argument(model: Any, llm: Any = None) -> Any:
+    """`model`, or `llm` (the app factories' old name for it, deprecated): what a factory gives `resolve_model`."""
+    if llm is None:
+        return model
+    warnings.warn("llm= is deprecated: pass model= (a Model or a spec such as 'local')", DeprecationWarning,
+                  stacklevel=3)
+    if model is not None:
+        raise ConfigError("pass model= only (llm= is its deprecated name)")
+    return llm
 
 
 def resolve_model(spec: str | Model | None = None) -> Model:

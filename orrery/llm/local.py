@@ -41,7 +41,7 @@ UNSUPPORTED_KEYWORDS = frozenset({"maxLength", "minLength", "maxItems", "minItem
 _SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
 # What the tool block follows when the caller gave no system prompt (measured: without it the
 # model picked the wrong tool more often).
-DEFAULT_SYSTEM = "You are a helpful assistant."
+FALLBACK_SYSTEM = "You are a helpful assistant."
 _REF = re.compile(r"^#/(?:\$defs|definitions)/(.+)$")
 
 
@@ -217,7 +217,7 @@ def render_messages(messages: Sequence[Message], system_extra: str = "", layout:
         if out and out[0]["role"] == "system":
             out[0]["content"] = f"{out[0]['content']}\n\n{system_extra}"
         else:
-            out.insert(0, {"role": "system", "content": f"{DEFAULT_SYSTEM}\n\n{system_extra}"})
+            out.insert(0, {"role": "system", "content": f"{FALLBACK_SYSTEM}\n\n{system_extra}"})
     if note:
         add("user", note)
     return out

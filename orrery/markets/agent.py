@@ -49,7 +49,7 @@ from orrery.events import (
     ToolResultEvent,
 )
 from orrery.grounding import grounded_sentences, ungrounded
-from orrery.llm import Model, resolve_model
+from orrery.llm import Model, model_argument, resolve_model
 from orrery.llm.base import profile_of
 from orrery.markets import questions as Qs
 from orrery.markets.tools import PERIOD_METRICS as PERIOD
@@ -391,7 +391,7 @@ class MarketsAgent(RouterAgent):
         """The router's execution with this run's skill prompt and the store, noting what the tools found."""
         assert isinstance(c, MarketClassification)
         self._system = run.system_prompt = skill_prompt(c.skill, self.store)  # the config stays as given
-        run.options["deps"] = MarketsDeps(self.store)
+        run.deps = MarketsDeps(self.store)
         yield from self._watch(self.execute(run, c, route))
 
     def check_answer(self, run: RouterRun, c: Classification) -> Generator[Event, None, None]:
@@ -769,11 +769,12 @@ def _refusal(store: Any) -> str:
             "): prices, indicators, patterns, screens, comparisons and forecasts.")
 
 
-def markets_agent(llm: str | Model | None = None, *, store: Any = None, store_dir: str | Path | None = None,
+def markets_agent(model: str | Model | None = None, *, store: Any = None, store_dir: str | Path | None = None,
                   on_event: Iterable[Callable[[Event], None]] = (), approve_tools: bool = False,
-                  **options: Any) -> MarketsAgent:
+                  llm: str | Model | None = None, **options: Any) -> MarketsAgent:
     """The app's factory (`APP.agent`): `markets_agent("local").run("Is Apple oversold?")`. `approve_tools`: every
-    tool call waits for a person's approval (the web app's input; `approve=(names...)` picks tools)."""
+    tool call waits for a person's approval (the web app's input; `approve=(names...)` picks tools); `llm`: the
+    deprecated name of `model`."""
     from orrery.markets.store import Store
     from orrery.markets.tools import TOOLS
 
@@ -783,4 +784,4 @@ def markets_agent(llm: str | Model | None = None, *, store: Any = None, store_di
     store = store if store is not None else Store(store_dir)
     config = RouterConfig(max_tokens_per_call=options.pop("max_tokens_per_call", 400),
                           max_turns=options.pop("max_turns", 6))
-    return MarketsAgent(resolve_model(llm), store, config=config, on_event=on_event, **options)
+    return MarketsAgent(resolve_model(model_argument(model, llm)), store, config=config, on_event=on_event, **options)

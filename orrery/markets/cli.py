@@ -22,14 +22,15 @@ STORE = Annotated[Path | None, typer.Option("--store", help="Store folder (defau
 
 @app.command()
 def ask(query: str,
-        llm: Annotated[str | None, typer.Option("--llm", help="local | openai:MODEL | ollama:MODEL | URL")] = None,
+        model: Annotated[str | None, typer.Option("--model", help="local | openai:MODEL | ollama:MODEL | URL")] = None,
+        llm: Annotated[str | None, typer.Option("--llm", hidden=True, help="The old name of --model")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON (no live steps)")] = False,
         store: STORE = None) -> None:
     """Answer a question about the market data, showing each step live."""
     from orrery.console import ConsoleView
     from orrery.markets.agent import markets_agent
 
-    agent = markets_agent(llm, store_dir=store, on_event=[] if as_json else [ConsoleView()])
+    agent = markets_agent(model or llm, store_dir=store, on_event=[] if as_json else [ConsoleView()])
     result = agent.run(query)
     if as_json:
         typer.echo(json.dumps(result.to_dict(), default=str, indent=2))

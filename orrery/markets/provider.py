@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -43,7 +42,7 @@ import httpx
 import pandas as pd
 
 from orrery.errors import ConfigError, DataError, OrreryError
-from orrery.files import swap_into_place
+from orrery.files import write_atomic
 from orrery.llm.ollama import backoff_delay
 from orrery.markets.store import _SYMBOL, COLUMNS, Store, checked_rows
 
@@ -240,14 +239,7 @@ class Cached:
         if path.is_file() and time.time() - path.stat().st_mtime < self.ttl:
             return pd.read_parquet(path)
         rows = self.source.daily(sym)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{sym}.", suffix=".tmp", dir=self.folder)
-        os.close(fd)
-        try:
-            rows.to_parquet(tmp, index=False)
-            swap_into_place(Path(tmp), path)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
+        write_atomic(path, lambda tmp: rows.to_parquet(tmp, index=False))
         return rows
 
 

@@ -37,9 +37,7 @@ Ctx = RunContext[MarketsDeps]
 
 
 def store_of(ctx: Ctx) -> Store:
-    # The router's fan-out (orrery/agent/router.py) still builds its RunContext from the run's options; it
-    # carries the deps there until the router passes `deps=` itself.
-    deps = ctx.deps if ctx.deps is not None else ctx.options.get("deps")
+    deps = ctx.deps
     if not isinstance(deps, MarketsDeps):
         raise ConfigError("the market tools read their store from deps: run them with deps=MarketsDeps(store)")
     return deps.store

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ INLINE = "_csv"  # `<upload input>_csv`: the file's content sent inline
 
 @dataclass
 class Settings:
-    llm: Any = None  # a model spec or a Model, shared by every call (the embedded model loads once)
+    model: Any = None  # a model spec or a Model, shared by every call (the embedded model loads once)
     files: Path | None = None  # the folder whose files an upload input may name; None: only inline data
     max_upload_bytes: int = 20 * 2**20
     run_timeout: float = 600.0
@@ -46,6 +46,12 @@ class Settings:
     apps: dict[str, App] | None = None  # default: every installed app
     only: str | None = None  # serve this app alone
     uploads: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="orrery-mcp-")))
+    llm: InitVar[Any] = None  # the deprecated name of `model`
+
+    def __post_init__(self, llm: Any) -> None:
+        from orrery.llm import model_argument
+
+        self.model = model_argument(self.model, llm)
 
 
 class Catalogue:
@@ -151,7 +157,7 @@ class Catalogue:
         if self._model is None:  # one model for all calls: the embedded one loads its weights once
             from orrery.llm import resolve_model
 
-            self._model = self.s.llm if hasattr(self.s.llm, "complete") else resolve_model(self.s.llm)
+            self._model = resolve_model(self.s.model)
         return self._model
 
     async def run(self, name: str, arguments: Mapping[str, Any] | None, progress: Any) -> tuple[str, dict, bool]:

@@ -32,7 +32,7 @@ from orrery.agent.loop import Agent, AgentConfig, RunResult
 from orrery.errors import DataError
 from orrery.events import Event, Final, StateChanged, Status
 from orrery.files import cache_dir, remove
-from orrery.llm import resolve_model
+from orrery.llm import model_argument, resolve_model
 from orrery.llm.base import Model, profile_of
 from orrery.memory import SlidingWindow
 from orrery.messages import Message, Usage
@@ -181,13 +181,14 @@ class ResearchAgent(EventSource):
     ``brief`` (default: on for the search board) gives those calls a submit-only prompt: the short
     ``SUBMIT_PROMPT``, criteria and background cut to ``BRIEF_CHARS``, and only submit in the tool block."""
 
-    def __init__(self, llm: Model | str | None = None, index: SearchBackend | str | Path | None = None, *,
+    def __init__(self, model: Model | str | None = None, index: SearchBackend | str | Path | None = None, *,
                  max_rounds: int = 12, max_tokens: int | None = None, wall_time: float | None = None,
                  k: int = 5, context: SlidingWindow | None = None, system_prompt: str = SYSTEM_PROMPT,
                  max_tokens_per_call: int | None = 256, tool_choice: str = "required",
                  guided: bool | None = None, max_sources: int = 2, trials: int = DEFAULT_TRIALS, board: str | None = None,
                  calibration: Calibrator | str | Path | None | bool = None, brief: bool | None = None,
-                 on_event: Iterable[Callable[[Event], None]] = (), trace: str | Path | None = None):
+                 on_event: Iterable[Callable[[Event], None]] = (), trace: str | Path | None = None,
+                 llm: Model | str | None = None):  # llm: the deprecated name of model
         if not 1 <= trials <= MAX_TRIALS:
             raise DataError(f"trials must be from 1 to {MAX_TRIALS}, got {trials}")
         if board is not None and board not in BOARDS:
@@ -196,7 +197,7 @@ class ResearchAgent(EventSource):
         self.k = k
         self.max_sources = max_sources
         self.trials = trials
-        model = resolve_model(llm)
+        model = resolve_model(model_argument(model, llm))
         self.model = model
         self.model_id = model_id(model)
         self.calibrator = resolve_calibration(calibration, self.model_id)

@@ -16,7 +16,7 @@ import secrets
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,12 +47,11 @@ WEB_FILES = frozenset(p.name for p in WEB.iterdir() if p.is_file())
 UPLOAD_TYPES = (".csv", ".parquet", ".pq")
 LEASE_S = 30.0  # a thread's lease: renewed while its run goes on, so a server that died frees it within this
 TRACE_HEADERS = ("traceparent", "tracestate")
-ModelFactory = Callable[[str, RunAgentInput], Any]
 
 
 @dataclass
 class Settings:
-    llm: Any = None  # a spec string, a Model (shared), or a factory (agent name, input) -> Model per run
+    model: Any = None  # a spec string, a Model (shared), or a factory (agent name, input) -> Model per run
     db: str | Path | None = None  # SQLite path or postgresql:// URL (default: <data dir>/sessions.db)
     data: Path | None = None  # uploads and run artifacts (default: the user's data dir)
     token: str | None = None
@@ -65,6 +64,12 @@ class Settings:
     thread_wait: float = 30.0  # how long a run waits for another run on its thread to end (then 409)
     lease: float = LEASE_S  # a thread's lease while its run goes on (a server that died frees it after this)
     apps: dict[str, app_registry.App] | None = None  # default: orrery.apps.discover()
+    llm: InitVar[Any] = None  # the deprecated name of `model`
+
+    def __post_init__(self, llm: Any) -> None:
+        from orrery.llm import model_argument
+
+        self.model = model_argument(self.model, llm)
 
 
 class Server:
@@ -79,12 +84,12 @@ class Server:
         self.encoder = EventEncoder()
 
     def model(self, name: str, body: RunAgentInput) -> Any:
-        llm = self.s.llm
-        if callable(llm) and not hasattr(llm, "complete"):
-            return llm(name, body)
+        given = self.s.model
+        if callable(given) and not hasattr(given, "complete"):
+            return given(name, body)
         if self._model is None:  # one model for all runs: the embedded one loads its weights once
             from orrery.llm import resolve_model
-            self._model = resolve_model(llm)
+            self._model = resolve_model(given)
         return self._model
 
     def app(self, name: str) -> app_registry.App:

@@ -9,7 +9,7 @@ import pytest
 from orrery.agent.router import Classified, Routed, RouterAgent, RouterConfig
 from orrery.events import Event, Token
 from orrery.llm.scripted import ScriptedModel, call, turn
-from orrery.tools.core import NeedsClarification, Toolset, tool
+from orrery.tools.core import NeedsClarification, RunContext, ToolCall, Toolset, tool
 
 CLASSIFY = {"type": "stock_specific", "entities": ["NVDA"], "categories": ["price", "news"]}
 
@@ -370,6 +370,35 @@ def test_the_paused_result_is_left_as_it_was_given():
     assert paused.status == "paused" and paused.approvals and paused.tool_calls == []  # the held call did not run
     assert done is not paused and done.status == "completed" and [t.ok for t in done.tool_calls] == [True]
     assert done.classification == paused.classification and done.route == paused.route
+
+
+@pytest.mark.parametrize("strategy", ["fan_out", "DIRECT", "ITERATIVE"])
+def test_the_runs_deps_reach_every_execution_as_ctx_deps(strategy):
+    from orrery.agent.router import Route
+    from orrery.events import RunStart
+
+    seen: list[object] = []
+
+    @tool
+    def price(ctx: RunContext[dict], symbol: str) -> str:
+        """Latest price of a stock."""
+        seen.append(ctx.deps)
+        return f"{symbol} trades at {ctx.deps['price']}"
+
+    fan_out = (lambda q, c, r, done: [] if done else [ToolCall("a", "price", {"symbol": "NVDA"})]) \
+        if strategy == "fan_out" else None
+    chosen = "DIRECT" if strategy == "fan_out" else strategy
+    calls = [] if fan_out else [turn(call("price", symbol="NVDA"))]  # else the fan-out calls, not the model
+    model = ScriptedModel([CLASSIFY, *calls, "NVDA at 7."])
+    agent = RouterAgent(model, [price], decide=lambda q, c: Route(selected_tools=["price"], complexity="SIMPLE",
+                                                                  strategy=chosen, max_turns=2), fan_out=fan_out)
+    events: list[Event] = []
+    agent.handlers.append(events.append)
+    deps = {"price": 7}
+    result = agent.run("NVDA price?", deps=deps)
+    assert seen == [deps] and result.output == "NVDA at 7."
+    start = next(e for e in events if isinstance(e, RunStart))
+    assert "deps" not in start.options  # deps are the tools', not a run option traced as JSON
 
 
 @pytest.mark.parametrize("strategy", ["DIRECT", "ITERATIVE"])

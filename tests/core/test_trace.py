@@ -21,6 +21,39 @@ def test_every_event_is_written_and_replay_reproduces_tool_results(tmp_path):
     assert report.identical and report.tool_results == 1
 
 
+def test_a_chat_run_is_named_chat_and_replays_with_the_callers_tools(tmp_path):
+    from orrery.chat import chat_agent
+
+    path = tmp_path / "run.jsonl"
+    chat_agent(ScriptedModel([turn(call("calculate", expression="6*7")), "42"]), trace=path).run("6*7?")
+    start = read_trace(path)[0]
+    assert (start["agent"], start["architecture"]) == ("chat", "agent")
+    report = replay(path, DEFAULT_TOOLS)
+    assert report.identical and report.tool_results == 1
+
+
+@pytest.mark.parametrize(("name", "older"), [("forecast", False), ("agent", False), ("agent", True)])
+def test_a_named_loop_replays_as_the_loop_with_the_callers_tools(tmp_path, name, older):
+    """A forecast run's trace is its inner loop's (the task is the workflow's prompt): the loop replays it, not
+    the forecast app (which would read the prompt as data); an older trace without `architecture` too."""
+    path = tmp_path / "run.jsonl"
+    state = {"v": 1}
+
+    @tool
+    def counter() -> int:
+        """Returns a changing value."""
+        return state["v"]
+
+    Agent(ScriptedModel([turn(call("counter")), "done"]), [counter], AgentConfig(trace=path), name=name).run("q")
+    if older:
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        lines[0].pop("architecture")
+        path.write_text("".join(json.dumps(e) + "\n" for e in lines))
+    assert replay(path, [counter]).identical
+    state["v"] = 2
+    assert replay(path, [counter]).differences[0]["replayed"] == "2"
+
+
 def test_replay_reports_a_tool_whose_result_changed(tmp_path):
     path = tmp_path / "run.jsonl"
     state = {"v": 1}
@@ -75,7 +108,7 @@ def test_a_trace_from_an_unknown_architecture_names_what_to_install(tmp_path):
     path = tmp_path / "t.jsonl"
     Agent(ScriptedModel(["done"]), [_price_tool({})], on_event=[TraceWriter(path)]).run("q")
     rows = [json.loads(line) for line in path.read_text().splitlines()]
-    rows[0]["agent"] = "no-such-app"
+    rows[0]["agent"], rows[0]["architecture"] = "no-such-app", "router"  # an app's own router
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     with pytest.raises(DataError, match="install the app that recorded it"):
         replay(path, [_price_tool({})])

@@ -22,7 +22,7 @@ def csv(tmp_path, frame):
 
 
 def _run(path, model, outs, **kw):
-    return cli.run_forecast(path, h=6, m=None, date=None, target=None, groupby=kw.pop("groupby", None), llm=model,
+    return cli.run_forecast(path, h=6, m=None, date=None, target=None, groupby=kw.pop("groupby", None), model=model,
                             query=None, outs=outs, verbose=False, n_jobs=1, **kw)
 
 
@@ -112,10 +112,10 @@ def test_the_demo_replaces_only_its_own_folder_s_files(tmp_path, monkeypatch):
     mine = tmp_path / "report.json"
     mine.write_text("my notes")
     with pytest.raises(ConfigError, match="exists; pass --overwrite"):  # refused before any model is loaded
-        cli.demo(llm="scripted-never-called", out_dir=tmp_path, verbose=False)
+        cli.demo(model="scripted-never-called", out_dir=tmp_path, verbose=False)
     assert mine.read_text() == "my notes"
     calls = []
     monkeypatch.setattr(cli, "run_forecast", lambda *a, **k: calls.append(k["overwrite"]))
-    cli.demo(llm=None, out_dir=cli.DEMO_DIR, verbose=False)
-    cli.demo(llm=None, out_dir=tmp_path, overwrite=True, verbose=False)
+    cli.demo(model=None, out_dir=cli.DEMO_DIR, verbose=False)
+    cli.demo(model=None, out_dir=tmp_path, overwrite=True, verbose=False)
     assert calls == [True, True]

@@ -61,7 +61,7 @@ def test_orrery_forecast_scheduler_fits_the_panel_on_that_cluster(panel, tmp_pat
     monkeypatch.setattr(plan, "_on_dask", lambda sf, method, df, client, kw: (
         on_cluster.append((method, client.scheduler.address)), through(sf, method, df, client, kw))[1])
     with _cluster(protocol="tcp") as cluster:
-        result = cli.run_forecast(path, h=6, m=None, date=None, target=None, groupby=["store"], llm=model, query=None,
+        result = cli.run_forecast(path, h=6, m=None, date=None, target=None, groupby=["store"], model=model, query=None,
                                   outs=[], verbose=False, n_jobs=1, scheduler=cluster.scheduler_address)
     assert len(result.forecasts) == 18 and result.forecasts["mean"].notna().all()
     assert {m for m, _ in on_cluster} == {"cross_validation", "forecast"}

@@ -54,7 +54,7 @@ def test_a_folder_and_a_pipe_are_refused(tmp_path):
 
 def test_the_cli_exits_2_with_one_line_before_any_model_is_loaded(tmp_path, monkeypatch, capsys):
     path = _write(tmp_path, "header.csv", "date,value\n")
-    monkeypatch.setattr(sys, "argv", ["orrery", "forecast", str(path), "--llm", "no-such-provider:x"])
+    monkeypatch.setattr(sys, "argv", ["orrery", "forecast", str(path), "--model", "no-such-provider:x"])
     with pytest.raises(SystemExit) as exit_:
         cli.main()
     assert exit_.value.code == 2

@@ -24,7 +24,7 @@ QUESTION = "How many shipments went to customers in United in 1995?"
 def page(tmp_path):
     from playwright.sync_api import sync_playwright
 
-    live = Live(create_app(Settings(llm=model_for, apps=apps(), data=tmp_path / "serve")))
+    live = Live(create_app(Settings(model=model_for, apps=apps(), data=tmp_path / "serve")))
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         pg = browser.new_page()

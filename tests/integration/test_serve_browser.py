@@ -26,7 +26,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    live = Live(create_app(Settings(llm=model_for, apps=apps(), data=tmp_path_factory.mktemp("serve"))))
+    live = Live(create_app(Settings(model=model_for, apps=apps(), data=tmp_path_factory.mktemp("serve"))))
     yield live
     live.stop()
 
@@ -246,7 +246,7 @@ def test_bi_asks_which_united_then_shows_the_query_result(server, page):
 
 
 def test_a_server_with_a_token_signs_in_from_a_link_or_the_form_and_never_puts_it_in_a_url(tmp_path, browser):
-    live = Live(create_app(Settings(llm=model_for, apps=apps(), data=tmp_path, token="s3cret-token")))
+    live = Live(create_app(Settings(model=model_for, apps=apps(), data=tmp_path, token="s3cret-token")))
     sent = []
     try:
         for how in ("link", "form"):

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.integration
 
 
 def test_chat_agent_with_the_embedded_model_streams_a_valid_run(tmp_path):
-    server = Live(create_app(Settings(llm="local", apps={"chat": CHAT}, data=tmp_path)))
+    server = Live(create_app(Settings(model="local", apps={"chat": CHAT}, data=tmp_path)))
     try:
         with httpx.Client(base_url=server.url, timeout=600) as c:
             events = post_run(c, "chat", run_input(thread="local", text="What is 17 * 23? Use the calculator."))

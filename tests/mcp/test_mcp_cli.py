@@ -40,7 +40,7 @@ def encode(payload):
 
 
 def chat(llm_url: str, mcp: str, tmp_path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "orrery", "chat", "--llm", f"{llm_url}/v1", "-m", "go", "--mcp", mcp,
+    return subprocess.run([sys.executable, "-m", "orrery", "chat", "--model", f"{llm_url}/v1", "-m", "go", "--mcp", mcp,
                            "--trace", str(tmp_path / "t.jsonl")], capture_output=True, text=True, timeout=120,
                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"})
 
@@ -59,7 +59,7 @@ def test_orrery_chat_with_a_stdio_server_by_its_command_line(tmp_path):
 
 
 def test_orrery_chat_with_orrery_mcp_by_its_url(tmp_path):
-    settings = Settings(llm=ScriptedModel(["It is 42."]), apps={"chat": discover()["chat"]})
+    settings = Settings(model=ScriptedModel(["It is 42."]), apps={"chat": discover()["chat"]})
     script = [(200, {}, chunks(tool="mcp_chat", arguments={"message": "What is 6*7?"})),
               (200, {}, chunks(text="The other agent says 42."))]
     with HTTPServer(settings) as mcp_url, fake_http.fake_server(

@@ -100,7 +100,7 @@ class HTTPServer:
 def test_the_python_client_lists_tools_forecasts_a_sample_file_with_progress_and_chats():
     apps = discover()
     model = ScriptedModel([*WORKFLOW, grounded_narrative, turn(call("calculate", expression="6*7")), "It is 42."])
-    settings = Settings(llm=model, files=SAMPLES,
+    settings = Settings(model=model, files=SAMPLES,
                         apps={"forecast": apps["forecast"], "chat": apps["chat"]})
     progress: list[tuple[float, float | None, str | None]] = []
 

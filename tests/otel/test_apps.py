@@ -51,7 +51,7 @@ def test_chat_run_spans_model_calls_and_builtin_tools(traced):
     model = ScriptedModel([turn(call("calculate", expression="6*7")), "6*7 is 42."])
     assert chat_agent(model).run("What is 6*7?").ok
     spans, named, parent = _tree(traced)
-    run, tool_span = named["invoke_agent agent"], named["execute_tool calculate"]
+    run, tool_span = named["invoke_agent chat"], named["execute_tool calculate"]
     assert parent(run) is None and run.attributes["gen_ai.operation.name"] == "invoke_agent"
     assert "calculate" in run.attributes["orrery.tools"] and run.attributes["orrery.status"] == "completed"
     assert parent(tool_span) is named["step 1"] and parent(named["step 1"]) is run
@@ -78,7 +78,7 @@ def test_forecast_run_spans_each_gated_workflow_tool(traced):
     assert [s.attributes["gen_ai.tool.name"] for s in sorted(tools, key=lambda s: s.start_time)] == [
         "analyze_features", "cross_validate", "generate_forecast", "detect_anomalies"]
     assert all(parent(parent(s)) is run and parent(s).name.startswith("step") for s in tools)
-    assert all(s.status.is_ok for s in tools) and run.attributes["gen_ai.agent.name"]
+    assert all(s.status.is_ok for s in tools) and run.attributes["gen_ai.agent.name"] == "forecast"
     [cv] = [s for s in spans if s.attributes.get("orrery.stage") == "cross_validate"]
     assert parent(cv) is named["execute_tool cross_validate"]
     assert set(cv.attributes["orrery.models"]) == {"AutoETS", "SeasonalNaive"} and cv.attributes["orrery.n_windows"] == 2

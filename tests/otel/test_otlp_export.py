@@ -87,9 +87,9 @@ def test_the_otel_flag_exports_a_cli_run(tmp_path):
     port, dead = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     command = [sys.executable, "-m", "orrery", "--otel", f"http://127.0.0.1:{port}", "chat",
-               "--llm", f"http://127.0.0.1:{dead}/v1", "--trace", str(tmp_path / "t.jsonl"), "-m", "hello"]
+               "--model", f"http://127.0.0.1:{dead}/v1", "--trace", str(tmp_path / "t.jsonl"), "-m", "hello"]
     proc, spans = received(command, env, port, "invoke_agent")
     assert proc.returncode == 1, proc.stderr
-    run = next(s for s in spans if s.name == "invoke_agent agent")
+    run = next(s for s in spans if s.name == "invoke_agent chat")
     assert attrs(run)["orrery.status"] == "error" and run.status.code == 2  # STATUS_CODE_ERROR
     assert attrs(next(s for s in spans if s.name.startswith("chat ")))["gen_ai.request.model"] == "local"

@@ -81,7 +81,7 @@ def test_forecast_on_a_malformed_csv_is_one_line(tmp_path, cli, body, says):
 def test_forecast_with_an_unreachable_model_exits_1_like_the_other_apps(cli):
     from orrery.forecast.cli import SAMPLE
 
-    run = cli("forecast", SAMPLE, "--llm", "http://127.0.0.1:9/v1")
+    run = cli("forecast", SAMPLE, "--model", "http://127.0.0.1:9/v1")
     assert run.code == 1 and "Traceback" not in run.out + run.err
     assert run.err.strip().splitlines()[-1].startswith("error: the analysis stopped (error)")
     assert "cannot reach http://127.0.0.1:9/v1/" in run.err

@@ -147,5 +147,5 @@ def test_a_byte_order_mark_is_not_a_bad_line(tmp_path: Path, cli) -> None:
 
 def test_chat_with_an_unreachable_model_exits_non_zero(tmp_path: Path, cli, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)  # the default trace goes under .orrery/ here
-    run = cli("chat", "--llm", "http://127.0.0.1:9/v1", "-m", "What is 2+2?")
+    run = cli("chat", "--model", "http://127.0.0.1:9/v1", "-m", "What is 2+2?")
     assert run.code == 1 and "cannot reach http://127.0.0.1:9/v1/" in run.out + run.err

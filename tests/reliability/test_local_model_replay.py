@@ -23,7 +23,7 @@ def orrery(*args: str | Path) -> subprocess.CompletedProcess[str]:
 
 def test_a_real_chat_trace_replays_only_with_the_users_tools(tmp_path: Path) -> None:
     trace = tmp_path / "chat.jsonl"
-    chat = orrery("chat", "--llm", "local", "--trace", trace, "-m", "What is 17*23? Use the calculator.")
+    chat = orrery("chat", "--model", "local", "--trace", trace, "-m", "What is 17*23? Use the calculator.")
     assert chat.returncode == 0, chat.stderr
     events = [json.loads(line) for line in trace.read_text().splitlines()]
     assert any(e["kind"] == "tool_result" and e["call"]["name"] == "calculate" for e in events)

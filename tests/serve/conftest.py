@@ -7,7 +7,7 @@ from orrery.serve import Settings, create_app
 
 @pytest.fixture
 def settings(tmp_path):
-    return Settings(llm=model_for, apps=apps(), data=tmp_path / "data", allowed_hosts=("testserver",))
+    return Settings(model=model_for, apps=apps(), data=tmp_path / "data", allowed_hosts=("testserver",))
 
 
 @pytest.fixture

@@ -447,7 +447,7 @@ def main(argv: list[str]) -> None:
     port, data = int(argv[0]), Path(argv[1])
     db = argv[2] if len(argv) > 2 else None
     lease = float(os.environ.get("LEASE_S", "30"))
-    app = create_app(Settings(llm=model_for, apps=apps(), data=data, db=db, lease=lease))
+    app = create_app(Settings(model=model_for, apps=apps(), data=data, db=db, lease=lease))
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 

@@ -37,7 +37,7 @@ def answered(client, thread: str, first: str, second: str) -> None:
 
 @pytest.fixture
 def server(tmp_path):
-    live = Live(create_app(Settings(llm=recording, apps=apps(), data=tmp_path / "data")))
+    live = Live(create_app(Settings(model=recording, apps=apps(), data=tmp_path / "data")))
     with httpx.Client(base_url=live.url, timeout=60) as client:
         yield client
     live.stop()
@@ -84,7 +84,7 @@ def test_a_run_is_reached_only_through_its_thread_and_only_an_answer_is_approvab
 
 
 def test_token_and_origin_are_checked(tmp_path):
-    live = Live(create_app(Settings(llm=model_for, apps=apps(), data=tmp_path / "data", token="s3cret")))
+    live = Live(create_app(Settings(model=model_for, apps=apps(), data=tmp_path / "data", token="s3cret")))
     try:
         with httpx.Client(base_url=live.url, timeout=60) as client:
             assert client.post("/threads/bi/runs/b2/approve", json={}).status_code == 401

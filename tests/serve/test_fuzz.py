@@ -40,7 +40,7 @@ bodies = st.fixed_dictionaries(
 
 @pytest.fixture(scope="module")
 def fuzz_client(tmp_path_factory):
-    s = Settings(llm=model_for, apps=apps(), data=tmp_path_factory.mktemp("fuzz"), allowed_hosts=("testserver",),
+    s = Settings(model=model_for, apps=apps(), data=tmp_path_factory.mktemp("fuzz"), allowed_hosts=("testserver",),
                  thread_wait=2, run_timeout=20)
     with TestClient(create_app(s), raise_server_exceptions=False) as c:
         yield c, s.data

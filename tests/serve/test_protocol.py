@@ -85,7 +85,7 @@ def test_follow_up_sees_earlier_turns(client, settings):
         seen.append(m)
         return m
 
-    settings.llm = model
+    settings.model = model
     with TestClient(create_app(settings)) as c:
         post_run(c, "chat", run_input(thread="f", run="a", text="what is 2+3"))
         post_run(c, "chat", run_input(thread="f", run="b", text="and 4*5"))
@@ -121,7 +121,7 @@ def test_bad_requests_are_4xx_with_a_message(client):
 
 
 def test_a_failing_model_ends_with_run_error_not_a_500(client, settings):
-    settings.llm = lambda agent, body: ScriptedModel([])
+    settings.model = lambda agent, body: ScriptedModel([])
     with TestClient(create_app(settings)) as c:
         events = post_run(c, "chat", run_input())
     assert types(events)[-1] == "RUN_ERROR" and "ran out of turns" in events[-1]["message"]

@@ -88,7 +88,7 @@ def named(_llm=None, **_):
 
 
 def test_the_server_refuses_a_result_outside_the_protocol_and_a_file_name_it_may_not_save(tmp_path):
-    settings = Settings(llm=model_for, data=tmp_path, allowed_hosts=("testserver",),
+    settings = Settings(model=model_for, data=tmp_path, allowed_hosts=("testserver",),
                         apps={**apps(), "said": App("said", "Returns a string.", "test_results:said"),
                               "named": App("named", "Saves two files.", "test_results:named")})
     with TestClient(create_app(settings)) as client:

@@ -116,7 +116,7 @@ def test_a_client_that_leaves_cancels_its_run_and_the_next_is_served(live, setti
         models.append(ScriptedModel([step] * 200 + ["done"]))
         return models[-1]
 
-    settings.llm = slow
+    settings.model = slow
     with httpx.Client(base_url=live.url, timeout=30) as c:
         with c.stream("POST", "/agents/chat", json=run_input(thread="gone", run="g1")) as r:
             seen = 0
@@ -138,7 +138,7 @@ def test_a_client_that_leaves_cancels_its_run_and_the_next_is_served(live, setti
 
 def test_run_time_limit_ends_the_run_with_an_error(settings):
     settings.run_timeout = 0.3
-    settings.llm = lambda agent, body: ScriptedModel([lambda m: time.sleep(0.2) or turn(call("calculate", expression="1+1"))] * 50)
+    settings.model = lambda agent, body: ScriptedModel([lambda m: time.sleep(0.2) or turn(call("calculate", expression="1+1"))] * 50)
     with TestClient(create_app(settings)) as c:
         events = post_run(c, "chat", run_input())
     assert events[-1]["type"] == "RUN_ERROR" and events[-1]["code"] == "timeout"
@@ -151,7 +151,7 @@ def test_a_second_run_on_a_busy_thread_waits_then_gets_409_and_nothing_is_lost(l
         text = body.messages[-1].content
         first = turn(call("calculate", expression="1+1"))
         return ScriptedModel([(lambda m: time.sleep(1.5) or first) if "slow" in text else first, "done"])
-    settings.llm, settings.thread_wait = slow, 0.3
+    settings.model, settings.thread_wait = slow, 0.3
     results = {}
 
     def first():

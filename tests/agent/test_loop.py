@@ -257,3 +257,24 @@ def test_format_is_chosen_per_model():
     a = Agent(react_model, DEFAULT_TOOLS)
     assert a.config.format == "react" and a.run("q").output == "hi"
     assert Agent(ScriptedModel(["x"]), DEFAULT_TOOLS).config.format == "native"
+
+
+def test_the_run_is_named_by_the_agent_in_run_start():
+    events: list[ev.Event] = []
+    Agent(ScriptedModel(["hi"]), name="forecast", on_event=[events.append]).run("q")
+    Agent(ScriptedModel(["hi"]), on_event=[events.append]).run("q")
+    starts = [e for e in events if isinstance(e, ev.RunStart)]
+    assert [(s.agent, s.architecture) for s in starts] == [("forecast", "agent"), ("agent", "agent")]
+
+
+def test_run_start_options_are_json_ready_whatever_a_caller_passed():
+    import datetime
+
+    import numpy as np
+
+    events: list[ev.Event] = []
+    Agent(ScriptedModel(["hi"]), on_event=[events.append]).run(
+        "q", before=datetime.date(2024, 1, 31), ids=["a", "b"], n=np.int64(3), xs=np.arange(3), bad=float("nan"))
+    start = next(e for e in events if isinstance(e, ev.RunStart))
+    assert start.options == {"before": "2024-01-31", "ids": ["a", "b"], "n": 3, "xs": "[0 1 2]", "bad": None}
+    json.dumps(start.to_dict(), allow_nan=False)
