@@ -38,14 +38,13 @@ from orrery.bi.tools import (
     user_wrote,
 )
 from orrery.errors import ConfigError
-from orrery.events import Event, Final, StateChanged, Token
+from orrery.events import Event, Final, StateChanged, Status, Token
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
 from orrery.sessions import SessionStore
 from orrery.tools import Tool, ToolResult
 
 Kind = Literal["query", "lookup", "analysis", "cannot_answer"]
-Status = Literal["answered", "clarification", "approval", "cannot_answer", "error"]
 CHART_WORDS = ("chart", "plot", "graph", "visuali", "draw")
 # Seed 003: a single entity goes to GraphQL, several or an aggregate to the query engine; a "lookup" plan
 # for a question with these words is a query (the 0.5B model chose lookup for "how many customers in ...").
@@ -98,6 +97,9 @@ class PlanReply(pydantic.BaseModel):
 
 @dataclass
 class BIAnswer:
+    """One turn's answer. `status` is the one `orrery.events.Status`: completed, paused (`clarification` holds
+    the question, `approvals` the calls waiting for a person), declined (the data cannot answer) or error."""
+
     status: Status
     answer: str
     sql: str | None = None
@@ -116,15 +118,14 @@ class BIAnswer:
 
     @property
     def ok(self) -> bool:
-        return self.status == "answered"
+        return self.status == "completed"
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d.pop("usage")
         return d
 
-    # -- the result protocol (orrery.results): output (above), data, views, files. `status` keeps BI's words for
-    # now; served and `orrery run` runs end with the planner's PlanResult, which speaks the one Status.
+    # -- the result protocol (orrery.results): output (above), data, views, files.
     @property
     def data(self) -> dict[str, Any]:
         return results.jsonable(self.to_dict())
@@ -346,19 +347,16 @@ class BIAgent(PlanAgent):
         self.bi.last_result = self.bi._index = self.bi._graphql = None
 
     def ask(self, text: str) -> BIAnswer:
-        """One user message -> a BIAnswer (answered, clarification, approval, cannot_answer or error)."""
+        """One user message -> a BIAnswer (completed, paused for a question or an approval, declined or error)."""
         self.run(text)
         assert self.answer is not None  # set by stream() before its Final event
         return self.answer
 
     def _finish(self, r: PlanResult, before: Any) -> BIAnswer:
-        if r.status == "declined":
-            return self._answer("cannot_answer", r.output, r, before)
-        status: Status = {"completed": "answered", "cancelled": "answered",
-                          "paused": "approval" if r.approvals else "clarification"}.get(r.status, "error")
-        return self._answer(status, r.output, r, before)
-
-    def _answer(self, status: Status, text: str, r: PlanResult, before: Any) -> BIAnswer:
+        """The planner's result as a BIAnswer; a dropped plan ("cancelled") answered the user's "drop it"."""
+        status: Status = r.status if r.status in ("completed", "paused", "declined") else (
+            "completed" if r.status == "cancelled" else "error")
+        text = r.output
         result = self.bi.last_result if self.bi.last_result is not before else None
         chart = next((_json(t.result) for t in r.todos if t.tool == "chart" and t.status == "done"), None)
         if self.bi.notes:

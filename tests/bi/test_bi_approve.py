@@ -1,5 +1,5 @@
 """BI's SQL execution behind a person's approval (`approve=("sql_executor",)`), and the planner's declined
-ending as BI's cannot_answer."""
+ending as a BI answer "declined"."""
 
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ def agent(tpch, tmp_path, turns, **kw) -> BIAgent:
 def test_with_approve_the_sql_waits_for_a_person_then_runs_once(tpch, tmp_path):
     a = agent(tpch, tmp_path, [PLAN, SQL, "There are 25 nations."], approve=("sql_executor",))
     r = a.ask("How many nations are there?")
-    assert r.status == "approval" and r.rows == [] and r.sql is None
+    assert r.status == "paused" and r.approvals and r.clarification is None and r.rows == [] and r.sql is None
     [pending] = r.approvals
     assert pending["tool"] == "sql_executor" and a.bi.last_result is None  # nothing ran on the database
     result = a.resume({pending["id"]: True})
-    assert result.status == "completed" and a.answer.status == "answered" and a.answer.rows == [[25]]
+    assert result.status == "completed" and a.answer.status == "completed" and a.answer.rows == [[25]]
     assert a.answer.sql.lower().startswith("select count(*) as nations from nation")
     assert [(m.todo_key, m.status) for m in a.bi_memory] == [("build_query", "complete"), ("execute_query", "complete")]
 
@@ -34,7 +34,7 @@ def test_a_denied_query_is_not_run(tpch, tmp_path):
     a = agent(tpch, tmp_path, [PLAN, SQL, "I did not run the query."], approve=("sql_executor",))
     pending = a.ask("How many nations are there?").approvals[0]
     a.resume({pending["id"]: False})
-    assert a.answer.rows == [] and a.bi.last_result is None and a.answer.status == "answered"
+    assert a.answer.rows == [] and a.bi.last_result is None and a.answer.status == "completed"
     assert a.bi_memory[-1].status == "denied"
 
 
@@ -48,4 +48,4 @@ def test_without_approve_nothing_waits_and_a_decline_is_the_planners_declined(tp
                                {"request": "Nations next year", "kind": "query", "values": [], "fields": []}])
     assert a.ask("How many nations are there?").rows == [[25]]
     r = a.run("How many nations will there be next year?")
-    assert r.status == "declined" and a.answer.status == "cannot_answer" and "what will happen" in a.answer.answer
+    assert r.status == "declined" and a.answer.status == "declined" and "what will happen" in a.answer.answer
