@@ -11,6 +11,7 @@ does, which a 0.5B model cannot get wrong.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Generator, Iterable, Iterator
@@ -28,10 +29,10 @@ from orrery.bi.engines import Engine
 from orrery.bi.semantic import Semantic, load
 from orrery.bi.tools import (
     CANNOT,
+    TOOLS,
     BIContext,
     examples,
     jsonable,
-    make_tools,
     missing_asked,
     missing_fields,
     prompt,
@@ -204,10 +205,11 @@ class BIAgent(PlanAgent):
         self.bi = BIContext(engine, semantic or load(engine.name, engine), model, clarify, chart_dir,
                             max_tokens=max_tokens_per_call, sql_mode=sql_mode)
         self.kept = BISession(self.bi)
-        super().__init__(model, _approving(make_tools(self.bi), approve), store, session_id, on_event=on_event,
+        super().__init__(model, _approving(TOOLS, approve), store, session_id, on_event=on_event,
                          system_prompt=prompt("system"), max_tokens_per_call=max_tokens_per_call,
                          plan=self.plan_todos, summarize=model_summary if prose else self.table_answer,
-                         remember=self.remember, decline=self.decline, keep=[self.kept], name="bi")
+                         remember=self.remember, decline=self.decline, keep=[self.kept], name="bi",
+                         deps=self.bi)
         self.bi.latest_metadata = self.latest_metadata
         self.bi.probe = "sql_executor" not in set(approve)  # nothing runs on the database before a person approves
         self.answer: BIAnswer | None = None
@@ -368,15 +370,19 @@ class BIAgent(PlanAgent):
 
 
 def _approving(tools: list[Tool], names: Iterable[str]) -> list[Tool]:
-    """`tools`, those named in `names` set to wait for a person's approval (the tools are this agent's own)."""
+    """`tools`, those named in `names` replaced by copies that wait for a person's approval (the module's tools
+    are shared by every agent, so they are left as they are)."""
     names = set(names)
     if unknown := names - {t.name for t in tools}:
         raise ConfigError(f"approve names no BI tool: {', '.join(sorted(unknown))}; tools: "
                           + ", ".join(t.name for t in tools))
-    for t in tools:
-        if t.name in names:
-            t.requires_approval = True
-    return tools
+    return [_needing_approval(t) if t.name in names else t for t in tools]
+
+
+def _needing_approval(t: Tool) -> Tool:
+    waiting = copy.copy(t)
+    waiting.requires_approval = True
+    return waiting
 
 
 def _plan_user(database: str, tables: str, context: str, request: str) -> str:

@@ -25,7 +25,7 @@ from orrery.messages import Message
 from orrery.recall.examples import ApprovedExamples, Example
 
 if TYPE_CHECKING:
-    from orrery.bi.tools import BIContext
+    from orrery.bi.context import BIContext
 
 RUN_ID = re.compile(ID_PATTERN)  # a run id a user names (a CLI session, a served run)
 K = 3  # approved pairs given per SQL call (the nearest last in the prompt)

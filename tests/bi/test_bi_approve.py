@@ -49,3 +49,17 @@ def test_without_approve_nothing_waits_and_a_decline_is_the_planners_declined(tp
     assert a.ask("How many nations are there?").rows == [[25]]
     r = a.run("How many nations will there be next year?")
     assert r.status == "declined" and a.answer.status == "declined" and "what will happen" in a.answer.answer
+
+
+def test_approve_marks_only_that_agents_tool(tpch, tmp_path):
+    """The BI tools are module-level, shared by every agent: `approve` pauses its own agent only."""
+    from orrery.bi.tools import TOOLS
+
+    waiting = agent(tpch, tmp_path, [PLAN, SQL, "There are 25 nations."], approve=("sql_executor",))
+    free = BIAgent(ScriptedModel([PLAN, SQL, "There are 25 nations."]), tpch, store=tmp_path / "t.db",
+                   session_id="t", clarify=False, sql_mode="sql")
+    assert not any(t.requires_approval for t in TOOLS)
+    assert waiting.ask("How many nations are there?").status == "paused"
+    r = free.ask("How many nations are there?")
+    assert r.status == "completed" and r.rows == [[25]] and free.bi.last_result is not None
+    assert waiting.bi.last_result is None  # each tool call read its own agent's BIContext
