@@ -6,7 +6,7 @@ the result; the summary is not what is scored). A question counts as correct whe
 equal the gold rows: as multisets (order-insensitive) unless the gold query orders its output and the
 question asks for an order; values are compared after rounding numbers to 2 decimals and, within a row,
 regardless of column order (Spider-style execution accuracy). An unanswerable question is correct when
-the agent answers `cannot_answer` and runs no SQL.
+the agent declines (status `declined`) and runs no SQL.
 
 Question sets (bench/bi_questions.py): `dev`, the 70 questions whose failures were read while the agent
 was developed; `heldout`, held-out set #1 (65 questions, run once at the end of the first round, development
@@ -45,6 +45,10 @@ sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's orrery, not the 
 from bi_questions import SETS  # noqa: E402
 
 from orrery.files import write_atomic  # noqa: E402
+
+# A run's status: the one orrery.events.Status; result files written before it, and the code at $ORRERY_MAIN
+# that bi_nokeys.py runs, say "answered" / "cannot_answer".
+COMPLETED, DECLINED = ("completed", "answered"), ("declined", "cannot_answer")
 
 SPIDER_ANCHOR = 0.345  # Qwen2.5-Coder-0.5B, Spider dev execution accuracy (Qwen2.5-Coder technical report)
 
@@ -111,11 +115,11 @@ def run(llm: str | None, items: list[dict[str, Any]], out: Path, which: str) -> 
         answer = agent.ask(item["question"])
         seconds = time.perf_counter() - t0
         if item["gold"] is None:
-            correct = answer.status == "cannot_answer" and answer.sql is None
+            correct = answer.status in DECLINED and answer.sql is None
         else:
             gold = engine.execute(item["gold"])
             ordered = "ORDER BY" in item["gold"].upper() and "LIMIT 1" not in item["gold"].upper()
-            correct = answer.status == "answered" and answer.sql is not None and same_result(answer.rows, gold.rows, ordered)
+            correct = answer.status in COMPLETED and answer.sql is not None and same_result(answer.rows, gold.rows, ordered)
         rows.append({**item, "status": answer.status, "sql": answer.sql, "correct": correct,
                      "seconds": round(seconds, 1), "tokens": answer.usage.total, "answer": answer.answer[:300],
                      "steps": [f"{t['key']}: {t['status']} {(t['error'] or t['result'] or '')[:200]}"

@@ -35,7 +35,7 @@ from typing import Any
 
 HERE = Path(__file__).parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's orrery, not the one the venv installed
-from bi import _commit, _write_json, questions, same_result  # noqa: E402
+from bi import COMPLETED, DECLINED, _commit, _write_json, questions, same_result  # noqa: E402
 
 K = 3
 RESULTS = HERE / "results"
@@ -54,7 +54,7 @@ def answer(model: Any, engine: Any, item: dict[str, Any], sessions: str, key: st
     seconds = time.perf_counter() - t0
     gold = engine.execute(item["gold"])
     ordered = "ORDER BY" in item["gold"].upper() and "LIMIT 1" not in item["gold"].upper()
-    correct = got.status == "answered" and got.sql is not None and same_result(got.rows, gold.rows, ordered)
+    correct = got.status in COMPLETED and got.sql is not None and same_result(got.rows, gold.rows, ordered)
     return {"status": got.status, "sql": got.sql, "correct": correct, "seconds": round(seconds, 1)}
 
 
@@ -139,7 +139,7 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
             if r[key]:
                 lines.append(f"- {title}: " + "; ".join(r[key]) + ".")
         wrong = [q for q in r["questions"] if not q["off"]["correct"]]
-        declined = [q for q in wrong if q["off"]["status"] == "cannot_answer" and q["on"]["status"] == "cannot_answer"]
+        declined = [q for q in wrong if q["off"]["status"] in DECLINED and q["on"]["status"] in DECLINED]
         lines.append(f"- of the {len(wrong)} answers wrong with an empty memory, {len(declined)} were declines in both "
                      "conditions (the plan or the field mapping declined: the SQL step, where the examples are shown, "
                      "never ran)." + ("" if not declined else " Declined: " + "; ".join(q["question"] for q in declined) + "."))

@@ -33,6 +33,9 @@ HERE = Path(__file__).parent
 RESULTS = HERE / "results"
 CODES = ("main", "here")
 SETS = ("nokeys", "heldout2", "heldout", "dev")
+# The one orrery.events.Status; result files written before it and the code at $ORRERY_MAIN may say
+# "answered" / "cannot_answer".
+COMPLETED, DECLINED = ("completed", "answered"), ("declined", "cannot_answer")
 
 
 def items(which: str) -> list[dict[str, Any]]:
@@ -100,11 +103,11 @@ def worker(which: str, code: str, out: Path, llm: str | None, only: list[int] | 
             status, sql, got, usage, steps, text = "crash", None, [], 0, [], f"{type(exc).__name__}: {exc}"[:300]
         seconds = time.perf_counter() - t0
         if item["gold"] is None:
-            correct = status == "cannot_answer" and sql is None
+            correct = status in DECLINED and sql is None
         else:
             gold = engine.execute(item["gold"])
             ordered = "ORDER BY" in item["gold"].upper() and "LIMIT 1" not in item["gold"].upper()
-            correct = status == "answered" and sql is not None and same_result(got, gold.rows, ordered)
+            correct = status in COMPLETED and sql is not None and same_result(got, gold.rows, ordered)
         rows.append({**item, "status": status, "sql": sql, "correct": correct, "seconds": round(seconds, 1),
                      "tokens": usage, "answer": text, "steps": steps})
         print(f"[{i + 1}/{len(qs)}] {'OK ' if correct else 'BAD'} {seconds:5.1f}s {item['db']:8} {item['question']}"
@@ -119,7 +122,7 @@ def summarize(rows: list[dict[str, Any]], which: str, code: str, model: str, pla
         una = [r for r in rs if r["gold"] is None]
         return {"answerable": len(ans), "correct": sum(r["correct"] for r in ans),
                 "execution_accuracy": round(sum(r["correct"] for r in ans) / len(ans), 3) if ans else None,
-                "answerable_declined": sum(r["status"] == "cannot_answer" for r in ans),
+                "answerable_declined": sum(r["status"] in DECLINED for r in ans),
                 "unanswerable": len(una), "unanswerable_declined": sum(r["correct"] for r in una),
                 "errors": sum(r["status"] in ("error", "crash") for r in rs)}
 

@@ -232,8 +232,9 @@ class PlanAgent(EventSource):
                  system_prompt: str = SYSTEM, memory_window: int = 10, max_tokens_per_call: int | None = None,
                  plan: PlanHook = model_plan, summarize: SummarizeHook = model_summary,
                  remember: RememberHook | None = None, decline: DeclineHook | None = None,
-                 keep: Iterable[SessionPart] = (), name: str = "planner"):
+                 keep: Iterable[SessionPart] = (), name: str = "planner", deps: Any = None):
         self.model = model
+        self.deps = deps  # every tool's `ctx.deps`
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
         self.store = open_store(store)
         self.ledger = CallLedger(self.store)  # done-markers of approved calls, durable in the session store
@@ -468,7 +469,7 @@ class PlanAgent(EventSource):
         done = [t for t in self.state.todos if t.status == "done"]
         return RunContext(options={"clarification": answer, "request": self.state.request, "todo": todo.key,
                                    "results": {t.key: t.result for t in done}},
-                          succeeded=[t.tool for t in done])
+                          succeeded=[t.tool for t in done], deps=self.deps)
 
     def _remember(self, turn: PlanTurn, todo: Todo, status: EntryStatus, output: str) -> Iterator[Event]:
         """One memory entry (and the app's, by the `remember` hook), saved in the same transaction as the TODO's

@@ -11,6 +11,7 @@ does, which a 0.5B model cannot get wrong.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Generator, Iterable, Iterator
@@ -28,24 +29,23 @@ from orrery.bi.engines import Engine
 from orrery.bi.semantic import Semantic, load
 from orrery.bi.tools import (
     CANNOT,
+    TOOLS,
     BIContext,
     examples,
     jsonable,
-    make_tools,
     missing_asked,
     missing_fields,
     prompt,
     user_wrote,
 )
 from orrery.errors import ConfigError
-from orrery.events import Event, Final, StateChanged, Token
+from orrery.events import Event, Final, StateChanged, Status, Token
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
 from orrery.sessions import SessionStore
 from orrery.tools import Tool, ToolResult
 
 Kind = Literal["query", "lookup", "analysis", "cannot_answer"]
-Status = Literal["answered", "clarification", "approval", "cannot_answer", "error"]
 CHART_WORDS = ("chart", "plot", "graph", "visuali", "draw")
 # Seed 003: a single entity goes to GraphQL, several or an aggregate to the query engine; a "lookup" plan
 # for a question with these words is a query (the 0.5B model chose lookup for "how many customers in ...").
@@ -98,6 +98,9 @@ class PlanReply(pydantic.BaseModel):
 
 @dataclass
 class BIAnswer:
+    """One turn's answer. `status` is the one `orrery.events.Status`: completed, paused (`clarification` holds
+    the question, `approvals` the calls waiting for a person), declined (the data cannot answer) or error."""
+
     status: Status
     answer: str
     sql: str | None = None
@@ -116,15 +119,14 @@ class BIAnswer:
 
     @property
     def ok(self) -> bool:
-        return self.status == "answered"
+        return self.status == "completed"
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d.pop("usage")
         return d
 
-    # -- the result protocol (orrery.results): output (above), data, views, files. `status` keeps BI's words for
-    # now; served and `orrery run` runs end with the planner's PlanResult, which speaks the one Status.
+    # -- the result protocol (orrery.results): output (above), data, views, files.
     @property
     def data(self) -> dict[str, Any]:
         return results.jsonable(self.to_dict())
@@ -203,10 +205,11 @@ class BIAgent(PlanAgent):
         self.bi = BIContext(engine, semantic or load(engine.name, engine), model, clarify, chart_dir,
                             max_tokens=max_tokens_per_call, sql_mode=sql_mode)
         self.kept = BISession(self.bi)
-        super().__init__(model, _approving(make_tools(self.bi), approve), store, session_id, on_event=on_event,
+        super().__init__(model, _approving(TOOLS, approve), store, session_id, on_event=on_event,
                          system_prompt=prompt("system"), max_tokens_per_call=max_tokens_per_call,
                          plan=self.plan_todos, summarize=model_summary if prose else self.table_answer,
-                         remember=self.remember, decline=self.decline, keep=[self.kept], name="bi")
+                         remember=self.remember, decline=self.decline, keep=[self.kept], name="bi",
+                         deps=self.bi)
         self.bi.latest_metadata = self.latest_metadata
         self.bi.probe = "sql_executor" not in set(approve)  # nothing runs on the database before a person approves
         self.answer: BIAnswer | None = None
@@ -346,19 +349,16 @@ class BIAgent(PlanAgent):
         self.bi.last_result = self.bi._index = self.bi._graphql = None
 
     def ask(self, text: str) -> BIAnswer:
-        """One user message -> a BIAnswer (answered, clarification, approval, cannot_answer or error)."""
+        """One user message -> a BIAnswer (completed, paused for a question or an approval, declined or error)."""
         self.run(text)
         assert self.answer is not None  # set by stream() before its Final event
         return self.answer
 
     def _finish(self, r: PlanResult, before: Any) -> BIAnswer:
-        if r.status == "declined":
-            return self._answer("cannot_answer", r.output, r, before)
-        status: Status = {"completed": "answered", "cancelled": "answered",
-                          "paused": "approval" if r.approvals else "clarification"}.get(r.status, "error")
-        return self._answer(status, r.output, r, before)
-
-    def _answer(self, status: Status, text: str, r: PlanResult, before: Any) -> BIAnswer:
+        """The planner's result as a BIAnswer; a dropped plan ("cancelled") answered the user's "drop it"."""
+        status: Status = r.status if r.status in ("completed", "paused", "declined") else (
+            "completed" if r.status == "cancelled" else "error")
+        text = r.output
         result = self.bi.last_result if self.bi.last_result is not before else None
         chart = next((_json(t.result) for t in r.todos if t.tool == "chart" and t.status == "done"), None)
         if self.bi.notes:
@@ -370,15 +370,19 @@ class BIAgent(PlanAgent):
 
 
 def _approving(tools: list[Tool], names: Iterable[str]) -> list[Tool]:
-    """`tools`, those named in `names` set to wait for a person's approval (the tools are this agent's own)."""
+    """`tools`, those named in `names` replaced by copies that wait for a person's approval (the module's tools
+    are shared by every agent, so they are left as they are)."""
     names = set(names)
     if unknown := names - {t.name for t in tools}:
         raise ConfigError(f"approve names no BI tool: {', '.join(sorted(unknown))}; tools: "
                           + ", ".join(t.name for t in tools))
-    for t in tools:
-        if t.name in names:
-            t.requires_approval = True
-    return tools
+    return [_needing_approval(t) if t.name in names else t for t in tools]
+
+
+def _needing_approval(t: Tool) -> Tool:
+    waiting = copy.copy(t)
+    waiting.requires_approval = True
+    return waiting
 
 
 def _plan_user(database: str, tables: str, context: str, request: str) -> str:

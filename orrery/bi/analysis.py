@@ -12,14 +12,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orrery.bi.context import BIContext
 from orrery.errors import ToolError
 from orrery.files import swap_into_place
-from orrery.tools.core import Tool, tool
+from orrery.tools.core import RunContext, Tool, tool
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from orrery.bi.tools import BIContext
 
 MAX_GROUPS = 30
 MIN_PERIODS = 8
@@ -96,8 +95,25 @@ def _round(x: Any) -> Any:
     return round(float(x), 3) if isinstance(x, float | int) and not isinstance(x, bool) else x
 
 
-def _compare_groups(bi: BIContext, by: str = "", measure: str = "") -> dict[str, Any]:
-    df = frame(bi)
+@tool
+def summary_stats(ctx: RunContext[BIContext]) -> dict[str, Any]:
+    """Summary statistics of the last result: count, mean, spread and range of each measure, top values
+    of each category."""
+    df = frame(ctx.deps)
+    stats = {c: {k: _round(v) for k, v in df[c].describe().items()} for c in _numeric(df)[:6]}
+    top = {c: {str(k): int(v) for k, v in df[c].value_counts().head(5).items()} for c in _categorical(df)[:4]}
+    return {"rows": len(df), "measures": stats, "categories": top}
+
+
+@tool
+def compare_groups(ctx: RunContext[BIContext], by: str = "", measure: str = "") -> dict[str, Any]:
+    """Compare a measure across the groups of a category (count, mean, median per group).
+
+    Args:
+        by: the category column (default: the first with 2-30 values)
+        measure: the numeric column (default: a derived delay/duration if present, else the first measure)
+    """
+    df = frame(ctx.deps)
     by_col = _pick(by, _categorical(df), "category", df)
     m = _pick(measure, _numeric(df), "numeric", df)
     if by_col is None or m is None:
@@ -108,8 +124,15 @@ def _compare_groups(bi: BIContext, by: str = "", measure: str = "") -> dict[str,
             "spread_of_means": _round(g["mean"].max() - g["mean"].min())}
 
 
-def _time_breakdown(bi: BIContext, date: str = "", measure: str = "") -> dict[str, Any]:
-    df = frame(bi)
+@tool
+def time_breakdown(ctx: RunContext[BIContext], date: str = "", measure: str = "") -> dict[str, Any]:
+    """Count and mean of a measure per month of a date column.
+
+    Args:
+        date: the date column (default: the first)
+        measure: the numeric column (default: a derived delay/duration if present, else the first measure)
+    """
+    df = frame(ctx.deps)
     d = _pick(date, _dates(df), "date", df)
     if d is None:
         return {"skipped": "the result has no date column"}
@@ -122,10 +145,18 @@ def _time_breakdown(bi: BIContext, date: str = "", measure: str = "") -> dict[st
                             for k, row in s.tail(6).iterrows()}}
 
 
-def _trend_anomaly(bi: BIContext, date: str = "", measure: str = "") -> dict[str, Any]:
+@tool
+def trend_anomaly(ctx: RunContext[BIContext], date: str = "", measure: str = "") -> dict[str, Any]:
+    """Trend strength and anomalous months of a monthly series (orrery.timeseries' features and
+    anomaly detection: ETS fitted values, robust 99% band).
+
+    Args:
+        date: the date column (default: the first)
+        measure: the numeric column averaged per month (default: the row count per month)
+    """
     from orrery.timeseries import detect_anomalies, features
 
-    df = frame(bi)
+    df = frame(ctx.deps)
     d = _pick(date, _dates(df), "date", df)
     if d is None:
         return {"skipped": "the result has no date column"}
@@ -143,7 +174,16 @@ def _trend_anomaly(bi: BIContext, date: str = "", measure: str = "") -> dict[str
             "anomalies": {ds.strftime("%Y-%m"): _round(v) for ds, v in flagged["y"].items()}}
 
 
-def _chart(bi: BIContext, x: str = "", y: str = "") -> dict[str, Any]:
+@tool
+def chart(ctx: RunContext[BIContext], x: str = "", y: str = "") -> dict[str, Any]:
+    """Draw the last result: a line over time, bars per category, or a histogram; a PNG file and a
+    Vega-Lite spec for the web app.
+
+    Args:
+        x: the column on the x axis (default: a date, else a category)
+        y: the numeric column (default: the first measure, or the row count)
+    """
+    bi = ctx.deps
     df = frame(bi)
     dates, cats, nums = _dates(df), _categorical(df), _numeric(df)
     x_col = _pick(x, dates + cats + list(df.columns), "any", df)
@@ -166,59 +206,7 @@ def _chart(bi: BIContext, x: str = "", y: str = "") -> dict[str, Any]:
     return {"png": str(_draw(bi, points, x_col, field, mark)), "spec": spec}
 
 
-def make_tools(bi: BIContext) -> list[Tool]:
-    @tool
-    def summary_stats() -> dict[str, Any]:
-        """Summary statistics of the last result: count, mean, spread and range of each measure, top values
-        of each category."""
-        df = frame(bi)
-        stats = {c: {k: _round(v) for k, v in df[c].describe().items()} for c in _numeric(df)[:6]}
-        top = {c: {str(k): int(v) for k, v in df[c].value_counts().head(5).items()} for c in _categorical(df)[:4]}
-        return {"rows": len(df), "measures": stats, "categories": top}
-
-    @tool
-    def compare_groups(by: str = "", measure: str = "") -> dict[str, Any]:
-        """Compare a measure across the groups of a category (count, mean, median per group).
-
-        Args:
-            by: the category column (default: the first with 2-30 values)
-            measure: the numeric column (default: a derived delay/duration if present, else the first measure)
-        """
-        return _compare_groups(bi, by, measure)
-
-    @tool
-    def time_breakdown(date: str = "", measure: str = "") -> dict[str, Any]:
-        """Count and mean of a measure per month of a date column.
-
-        Args:
-            date: the date column (default: the first)
-            measure: the numeric column (default: a derived delay/duration if present, else the first measure)
-        """
-        return _time_breakdown(bi, date, measure)
-
-    @tool
-    def trend_anomaly(date: str = "", measure: str = "") -> dict[str, Any]:
-        """Trend strength and anomalous months of a monthly series (orrery.timeseries' features and
-        anomaly detection: ETS fitted values, robust 99% band).
-
-        Args:
-            date: the date column (default: the first)
-            measure: the numeric column averaged per month (default: the row count per month)
-        """
-        return _trend_anomaly(bi, date, measure)
-
-    @tool
-    def chart(x: str = "", y: str = "") -> dict[str, Any]:
-        """Draw the last result: a line over time, bars per category, or a histogram; a PNG file and a
-        Vega-Lite spec for the web app.
-
-        Args:
-            x: the column on the x axis (default: a date, else a category)
-            y: the numeric column (default: the first measure, or the row count)
-        """
-        return _chart(bi, x, y)
-
-    return [summary_stats, compare_groups, time_breakdown, trend_anomaly, chart]
+TOOLS: list[Tool] = [summary_stats, compare_groups, time_breakdown, trend_anomaly, chart]
 
 
 def _draw(bi: BIContext, points: list[dict[str, Any]], x: str, y: str, mark: str) -> Path:

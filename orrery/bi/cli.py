@@ -59,7 +59,7 @@ def _show(answer: Any) -> None:
             console.print(f"[dim]... {len(answer.rows) - 30} more rows[/]")
     if answer.chart:
         console.print(f"[dim]chart: {answer.chart['png']}[/]")
-    style = {"answered": "", "clarification": "yellow", "cannot_answer": "magenta", "error": "red"}[answer.status]
+    style = {"completed": "", "paused": "yellow", "declined": "magenta"}.get(answer.status, "red")
     console.print(f"[{style}]{answer.answer}[/]" if style else answer.answer)
 
 
@@ -75,7 +75,7 @@ def ask(question: str, db: DB = "tpch", llm: LLM = None, session: SESSION = None
     if as_json:
         print(json.dumps({**answer.to_dict(), "run": agent.session.id}, default=str))
         raise typer.Exit(1 if answer.status == "error" else 0)
-    while answer.status == "clarification" and sys.stdin.isatty():
+    while answer.status == "paused" and answer.clarification and sys.stdin.isatty():
         _show(answer)
         answer = agent.ask(console.input("[bold]answer> [/]"))
     _show(answer)
@@ -84,7 +84,7 @@ def ask(question: str, db: DB = "tpch", llm: LLM = None, session: SESSION = None
 
 
 def _offer_approval(run: str, answer: Any) -> None:
-    if answer.status == "answered" and answer.sql:
+    if answer.status == "completed" and answer.sql:
         console.print(f"[dim]run {run}: `orrery bi approve {run}` keeps this question and its SQL as an example "
                       "for later questions on this database[/]")
 

@@ -28,7 +28,7 @@ from orrery.bi.profile import COUNT_CAP, quote
 from orrery.bi.semantic import GENERIC, Semantic, rank_fields, stems, words
 
 if TYPE_CHECKING:
-    from orrery.bi.tools import BIContext
+    from orrery.bi.context import BIContext
 
 MATCH_FIELD = 75   # a business term whose best field scores below this is not in the data (UNMAPPED)
 # closed-class words: auxiliaries, determiners, pronouns, prepositions, conjunctions

@@ -25,7 +25,7 @@ from orrery.messages import Message
 from orrery.recall.examples import ApprovedExamples, Example
 
 if TYPE_CHECKING:
-    from orrery.bi.tools import BIContext
+    from orrery.bi.context import BIContext
 
 RUN_ID = re.compile(ID_PATTERN)  # a run id a user names (a CLI session, a served run)
 K = 3  # approved pairs given per SQL call (the nearest last in the prompt)
@@ -151,7 +151,7 @@ class _LazyEmbedder:
 # -- approving an answer ---------------------------------------------------------------------------------
 def answered_query(answer: dict[str, Any]) -> tuple[str, str]:
     """(connection, SQL) of a BI answer (`BIAnswer.to_dict()`) that ran a query; NotApprovable otherwise."""
-    if answer.get("status") != "answered" or not answer.get("sql"):
+    if answer.get("status") not in ("completed", "answered") or not answer.get("sql"):  # "answered": saved before
         raise NotApprovable(f"only an answered query can be approved; this answer is {answer.get('status')!r}"
                             + ("" if answer.get("sql") else " and ran no SQL"))
     for todo in answer.get("todos") or []:

@@ -1,4 +1,5 @@
-"""The BI tools (seed 003's table), built over one `BIContext` (engine, semantic layer, model).
+"""The BI tools (seed 003's table): module-level tools that read one `BIContext` (engine, semantic layer,
+model) from `ctx.deps`.
 
 LLM-enabled tools that may ask (raise `NeedsClarification`): entity_resolution, field_mapping,
 query_builder. Traditional tools: sql_executor, graphql_executor. Analysis tools over the last result:
@@ -12,36 +13,34 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pydantic
 import yaml
-from rapidfuzz import fuzz, process, utils
+from rapidfuzz import fuzz, utils
 
+from orrery.bi import analysis
 from orrery.bi.compose import BadPart, UnknownField
+from orrery.bi.context import BadReply, BIContext
+from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
 from orrery.bi.decline import maps, missing_fields, user_wrote
 from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots
 from orrery.bi.guard import UnsafeQuery, check
 from orrery.bi.semantic import Semantic, named_fields, rank_fields, stems, words
-from orrery.errors import ModelError, ToolError
-from orrery.llm.base import Model
-from orrery.messages import Message, Usage
-from orrery.tools.core import NeedsClarification, RunContext, Tool, tool
+from orrery.errors import ToolError
+from orrery.messages import Message
+from orrery.tools.core import RunContext, Tool, tool
 
 PROMPTS = Path(__file__).parent / "prompts"
 PREVIEW_ROWS = 20
 MATCH = 80       # a value or field this similar (0-100) to the user's words is a candidate
 CLOSE = 6        # two candidates closer than this are ambiguous: ask
 UNMAPPED = 75    # a business term whose best field scores below this is not in the data
-class BadReply(ToolError):
-    """A model reply that is cut or not the JSON asked for: says nothing about the data."""
-
-
 CANNOT = "cannot answer: "  # the prefix of a ToolError that means the data cannot answer the question
 
 
@@ -64,136 +63,6 @@ class CannotAnswer(ToolError):
 
     def __init__(self, reason: str):
         super().__init__(CANNOT + reason)
-
-
-@dataclass
-class Candidate:
-    value: Any
-    table: str
-    column: str
-    score: float
-
-
-@dataclass
-class BIContext:
-    """What the tools share: the database, its semantic layer, the model, and the run's choices."""
-
-    engine: Engine
-    semantic: Semantic
-    model: Model
-    clarify: bool = True
-    chart_dir: Path | None = None
-    choices: dict[str, str] = field(default_factory=dict)   # "entity:United" -> the value the user picked
-    notes: list[str] = field(default_factory=list)          # readings taken without asking (--no-clarify)
-    usage: Usage = field(default_factory=Usage)
-    last_result: QueryResult | None = None
-    latest_metadata: Callable[[], dict[str, Any] | None] = lambda: None
-    max_tokens: int | None = 400
-    sql_mode: str = "parts"  # "parts": the model fills in clauses, joins are derived; "sql": it writes the SQL
-    question: str = ""       # the user's own words for the current plan (the rewrite may add some)
-    approved: Any = None     # orrery.bi.examples.ExampleMemory: approved question -> SQL pairs shown to the SQL step
-    probe: bool = True       # a built query is run for one row to check it (off while its execution waits for approval)
-    _index: list[Candidate] | None = None
-    _graphql: Any = None
-
-    # -- value index for entity resolution ---------------------------------------------------------
-    def index(self) -> list[Candidate]:
-        """Distinct values of the semantic layer's `values` columns, read once."""
-        if self._index is None:
-            self._index = []
-            for table, column in self.semantic.value_columns():
-                q = f'SELECT DISTINCT "{column}" FROM "{table}" WHERE "{column}" IS NOT NULL'
-                if self.engine.dialect == "postgres":
-                    q = f"SELECT DISTINCT {column.lower()} FROM {table.lower()} WHERE {column.lower()} IS NOT NULL"
-                self._index += [Candidate(r[0], table, column, 0.0) for r in self.engine.execute(q, max_rows=5000).rows]
-        return self._index
-
-    def value_words(self) -> set[str]:
-        """Every word of every indexed value, lower-cased."""
-        return {w for c in self.index() for w in re.findall(r"[a-z0-9]+", str(c.value).lower())}
-
-    def values(self, table: str, column: str) -> set[str]:
-        """The distinct values of one indexed column, lower-cased."""
-        return {str(c.value).lower() for c in self.index() if c.table == table and c.column.lower() == column.lower()}
-
-    def search(self, mention: str, limit: int = 8) -> list[Candidate]:
-        """Values like `mention`, best first, one per distinct value (the first column holding it)."""
-        idx = self.index()
-        hits = process.extract(mention, [str(c.value) for c in idx], scorer=fuzz.WRatio,
-                               processor=utils.default_process, limit=limit * 4)
-        out: dict[str, Candidate] = {}
-        for _, score, i in hits:
-            c = idx[i]
-            key = str(c.value).lower()
-            if len(key) < 3 and key != mention.lower():  # 'N' is inside every word that has an n
-                continue
-            if key not in out:
-                out[key] = Candidate(c.value, c.table, c.column, score)
-        return sorted(out.values(), key=lambda c: -c.score)[:limit]
-
-    def rest_of_name(self, mention: str, pick: Candidate) -> list[Candidate]:
-        """The other words of a mention found in the same table, exactly: 'Jane' of 'Jane Peacock' when
-        'Peacock' is a last name."""
-        rest = [w for w in mention.split() if w.lower() not in str(pick.value).lower()]
-        return [c for w in rest for c in self.index()
-                if c.table == pick.table and c.column != pick.column and str(c.value).lower() == w.lower()][:len(rest)]
-
-    def best_holder(self, pick: Candidate, question: str) -> Candidate:
-        """Of the columns holding `pick`'s value ('F' is an order status and a line status), the one the
-        question names best."""
-        same = [c for c in self.index() if str(c.value) == str(pick.value)]
-        if len(same) < 2:
-            return pick
-        q = stems(question)
-        v = stems(str(pick.value))
-        at = next((i for i in range(len(q)) if q[i:i + len(v)] == v), None)
-        if at is None:
-            return pick
-        before = [w for w in q[:at] if w not in ("the", "a", "an")]
-        after = [w for w in q[at + len(v):] if w not in ("the", "a", "an")]
-
-        def named(c: Candidate) -> bool:  # a label right next to the value: 'order status F', 'the Rock genre'
-            info = self.semantic.tables[c.table]["columns"][c.column]
-            labels = [stems(label) for label in (words(c.column), *info.get("synonyms", [])) if label]
-            return any(lab and (before[-len(lab):] == lab or after[:len(lab)] == lab) for lab in labels)
-        best = next((c for c in same if named(c)), pick)  # else the first column holding it (the layer's order)
-        return Candidate(best.value, best.table, best.column, pick.score)
-
-    def graphql(self) -> Any:
-        if self._graphql is None:
-            from orrery.bi.graphql_layer import GraphQLLayer
-
-            self._graphql = GraphQLLayer(self.engine)
-        return self._graphql
-
-    def ask_or_pick(self, key: str, question: str, options: list[str], answer: str | None) -> str:
-        """The option the user chose (from `answer`, or an earlier answer), the top one when asking is off,
-        or a question to the user."""
-        if key in self.choices:
-            return self.choices[key]
-        if answer:
-            picked = pick_option(answer, options)
-            if picked is not None:
-                self.choices[key] = picked
-                return picked
-        if not self.clarify:
-            self.notes.append(f"took {options[0]!r} ({question.split(':')[0]}); also possible: "
-                              + ", ".join(repr(o) for o in options[1:]))
-            return options[0]
-        raise NeedsClarification(f"{question}: " + " or ".join(options) + "?")
-
-    def ask_model(self, system: str, user: str, schema: dict[str, Any], reply: type[pydantic.BaseModel],
-                  examples: list[Message] = ()) -> Any:
-        messages = [Message("system", system), *examples, Message("user", user)]
-        try:
-            resp = self.model.complete(messages, (), tool_choice="none", schema=schema, max_tokens=self.max_tokens)
-        except ModelError as exc:  # a reply cut at max_tokens: asked again once by the step, like a bad part
-            raise BadReply(f"the model's reply failed: {exc}") from exc
-        self.usage += resp.usage
-        try:
-            return reply.model_validate_json(resp.content)
-        except pydantic.ValidationError as exc:
-            raise BadReply(f"the model's reply {resp.content[:200]!r} is not valid JSON for this step") from exc
 
 
 def shares_word(mention: str, value: str) -> bool:
@@ -232,22 +101,6 @@ def _one_per_join(semantic: Semantic, ranked: list[tuple[float, str, dict[str, A
         if not any(frozenset((here, f"{o[2].get('table')}.{o[2].get('column')}")) in joined for o in out):
             out.append(r)
     return out
-
-
-def pick_option(answer: str, options: list[str]) -> str | None:
-    """The option an answer names: by number ('2', 'the second'), or the closest by spelling."""
-    ordinals = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1": 1, "2": 2, "3": 3, "4": 4}
-    for word in re.findall(r"\w+", answer.lower()):
-        if word in ordinals and ordinals[word] <= len(options) and not any(word in o.lower() for o in options):
-            return options[ordinals[word] - 1]
-    def squeeze(text: str) -> str:
-        return re.sub(r"[\W_]+", "", text.lower())
-
-    # 'receipt date' names 'lineitem.l_receiptdate (...)': compare with spaces and punctuation dropped too
-    scores = [max(fuzz.WRatio(answer, o, processor=utils.default_process),
-                  fuzz.partial_ratio(squeeze(answer), squeeze(o))) for o in options]
-    best = max(range(len(options)), key=lambda i: scores[i])
-    return options[best] if scores[best] >= 60 and scores.count(scores[best]) == 1 else None
 
 
 def results_of(ctx: RunContext, tool_key: str) -> dict[str, Any]:
@@ -291,8 +144,15 @@ QUERY_SCHEMA = {"anyOf": [
 SQL_ONLY = QUERY_SCHEMA["anyOf"][0]
 
 
-def _entity_resolution(bi: BIContext, ctx: RunContext, mentions: list[str]) -> dict[str, Any]:
-    resolved, unresolved = [], []
+@tool
+def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[str, Any]:
+    """Find the values in the data that the user's words name ('Miami' -> the matching port); asks when
+    two values are equally close.
+
+    Args:
+        mentions: names of specific things in the question (places, people, products, categories)
+    """
+    bi, resolved, unresolved = ctx.deps, [], []
     answer = ctx.options.get("clarification")
     question = bi.question or ctx.options.get("request") or ""
     for mention in mentions:
@@ -320,8 +180,15 @@ def _entity_resolution(bi: BIContext, ctx: RunContext, mentions: list[str]) -> d
     return {"resolved": resolved, "unresolved": unresolved}
 
 
-def _field_mapping(bi: BIContext, ctx: RunContext, terms: list[str]) -> dict[str, Any]:
-    fields, answer = [], ctx.options.get("clarification")
+@tool
+def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any]:
+    """Map business terms to columns or formulas of the semantic layer; asks when a term fits several
+    fields equally well; a term that fits none means the data cannot answer.
+
+    Args:
+        terms: the measures and attributes the question asks about (e.g. 'revenue', 'ship date')
+    """
+    bi, fields, answer = ctx.deps, [], ctx.options.get("clarification")
     question = bi.question or ctx.options.get("request") or ""
     for term in terms:
         ranked = rank_fields(bi.semantic, term)
@@ -347,8 +214,11 @@ def _field_mapping(bi: BIContext, ctx: RunContext, terms: list[str]) -> dict[str
     return {"fields": fields}
 
 
-def _query_builder(bi: BIContext, ctx: RunContext) -> dict[str, Any]:
-    request = ctx.options.get("request") or ""
+@tool
+def query_builder(ctx: RunContext[BIContext]) -> dict[str, Any]:
+    """Write the SQL for the request from the relevant slice of the semantic layer, the resolved values
+    and the mapped fields; checked by the guard and dry-run with EXPLAIN, repaired once from the error."""
+    bi, request = ctx.deps, ctx.options.get("request") or ""
     resolved = results_of(ctx, "resolve").get("resolved", [])
     fields = results_of(ctx, "map").get("fields", [])
     extra = [r["table"] for r in resolved] + [f["table"] for f in fields if f.get("table")]
@@ -385,7 +255,23 @@ def _query_builder(bi: BIContext, ctx: RunContext) -> dict[str, Any]:
         raise ToolError(f"{failed}; the SQL the model then wrote over the schema failed too: {exc}") from exc
 
 
-def _graphql_executor(bi: BIContext, ctx: RunContext, query: str = "") -> dict[str, Any]:
+@tool
+def sql_executor(ctx: RunContext[BIContext]) -> dict[str, Any]:
+    """Run the query built by query_builder (read-only, row-capped, timed out) and keep its metadata."""
+    sql = results_of(ctx, "build").get("sql")
+    if not sql:
+        raise ToolError("no query to run: the build_query step has not produced one")
+    return _executed(ctx.deps, ctx.deps.engine.execute(sql), "sql", ctx.options.get("request") or "")
+
+
+@tool
+def graphql_executor(ctx: RunContext[BIContext], query: str = "") -> dict[str, Any]:
+    """Look up one entity through the GraphQL layer (built from the resolved value when `query` is empty).
+
+    Args:
+        query: a GraphQL query; empty to look up the first resolved value's rows
+    """
+    bi = ctx.deps
     if not query:
         resolved = results_of(ctx, "resolve").get("resolved", [])
         if not resolved:
@@ -399,7 +285,10 @@ def _graphql_executor(bi: BIContext, ctx: RunContext, query: str = "") -> dict[s
     return _executed(bi, result, "graphql", ctx.options.get("request") or "")
 
 
-def _retrieve_query_metadata(bi: BIContext) -> dict[str, Any]:
+@tool
+def retrieve_query_metadata(ctx: RunContext[BIContext]) -> dict[str, Any]:
+    """Fetch the metadata of the last query that ran and its rows again (for analysis of 'these results')."""
+    bi = ctx.deps
     meta = bi.latest_metadata()
     if meta is None:
         raise CannotAnswer("there are no earlier results to analyse; ask a question about the data first")
@@ -409,57 +298,9 @@ def _retrieve_query_metadata(bi: BIContext) -> dict[str, Any]:
     return {**meta, "columns": bi.last_result.columns, "row_count": len(bi.last_result.rows)}
 
 
-def make_tools(bi: BIContext) -> list[Tool]:
-    @tool
-    def entity_resolution(ctx: RunContext, mentions: list[str]) -> dict[str, Any]:
-        """Find the values in the data that the user's words name ('Miami' -> the matching port); asks when
-        two values are equally close.
-
-        Args:
-            mentions: names of specific things in the question (places, people, products, categories)
-        """
-        return _entity_resolution(bi, ctx, mentions)
-
-    @tool
-    def field_mapping(ctx: RunContext, terms: list[str]) -> dict[str, Any]:
-        """Map business terms to columns or formulas of the semantic layer; asks when a term fits several
-        fields equally well; a term that fits none means the data cannot answer.
-
-        Args:
-            terms: the measures and attributes the question asks about (e.g. 'revenue', 'ship date')
-        """
-        return _field_mapping(bi, ctx, terms)
-
-    @tool
-    def query_builder(ctx: RunContext) -> dict[str, Any]:
-        """Write the SQL for the request from the relevant slice of the semantic layer, the resolved values
-        and the mapped fields; checked by the guard and dry-run with EXPLAIN, repaired once from the error."""
-        return _query_builder(bi, ctx)
-
-    @tool
-    def sql_executor(ctx: RunContext) -> dict[str, Any]:
-        """Run the query built by query_builder (read-only, row-capped, timed out) and keep its metadata."""
-        sql = results_of(ctx, "build").get("sql")
-        if not sql:
-            raise ToolError("no query to run: the build_query step has not produced one")
-        return _executed(bi, bi.engine.execute(sql), "sql", ctx.options.get("request") or "")
-
-    @tool
-    def graphql_executor(ctx: RunContext, query: str = "") -> dict[str, Any]:
-        """Look up one entity through the GraphQL layer (built from the resolved value when `query` is empty).
-
-        Args:
-            query: a GraphQL query; empty to look up the first resolved value's rows
-        """
-        return _graphql_executor(bi, ctx, query)
-
-    @tool
-    def retrieve_query_metadata() -> dict[str, Any]:
-        """Fetch the metadata of the last query that ran and its rows again (for analysis of 'these results')."""
-        return _retrieve_query_metadata(bi)
-
-    return [entity_resolution, field_mapping, query_builder, sql_executor, graphql_executor,
-            retrieve_query_metadata, *analysis_tools(bi)]
+TOOLS: list[Tool] = [entity_resolution, field_mapping, query_builder, sql_executor, graphql_executor,
+                     retrieve_query_metadata, *analysis.TOOLS]
+"""Every BI tool, each reading its `BIContext` from `ctx.deps` (the agent copies one to mark it for approval)."""
 
 
 def build_sql(bi: BIContext, mode: str, user: str, tables: list[str], resolved: list[dict[str, Any]],
@@ -554,9 +395,3 @@ def dry_run(engine: Engine, sql: str, probe: bool = True) -> str | None:
     except (UnsafeQuery, QueryError) as exc:
         return str(exc)
     return None
-
-
-def analysis_tools(bi: BIContext) -> list[Tool]:
-    from orrery.bi import analysis
-
-    return analysis.make_tools(bi)

@@ -174,3 +174,25 @@ def test_a_resume_sent_twice_runs_the_call_once(tmp_path):
     r = stale.resume({call_id: True})  # the done-marker is read: the call does not run again
     assert ran.count("send ana") == 1 and "send ana" not in ran_stale
     assert r.status == "error" and "version" in r.output  # its save is refused: the other resume won
+
+
+def test_every_todo_tool_reads_the_agents_deps(tmp_path):
+    """`PlanAgent(deps=...)` is each TODO's `ctx.deps`: two agents share one module-level tool, each sees its own."""
+    @tool
+    def greet(ctx: RunContext[dict[str, str]]) -> str:
+        """Greet with the app's name."""
+        return f"hello from {ctx.deps['name']}"
+
+    def plan(_turn: PlanTurn):
+        yield Token("")
+        return Plan("greet", [Todo("g", "greet", "greet")])
+
+    def said(_turn: PlanTurn):
+        yield Token("")
+        return "ok"
+
+    agents = [PlanAgent(ScriptedModel([]), [greet], tmp_path / f"{n}.db", "s", plan=plan, summarize=said,
+                        deps={"name": n}) for n in ("one", "two")]
+    for a, n in zip(agents, ("one", "two"), strict=True):
+        a.run("hi")
+        assert a.state.todos[0].result == f"hello from {n}"

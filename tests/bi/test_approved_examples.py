@@ -55,7 +55,7 @@ def test_an_approved_answer_is_shown_for_the_nearest_question_of_its_database_on
     store = str(tmp_path / "sessions.db")
     first, _ = agent("tpch", store, [plan("Count the nations"), parts("count(*) AS n"), "25 nations."])
     answer = first.ask(NATIONS)
-    assert answer.status == "answered" and answer.rows == [[25]]
+    assert answer.status == "completed" and answer.rows == [[25]]
     example = approve(first)
     [kept] = open_examples(store, embedder=None).list("tpch")
     assert (kept.id, kept.question) == (example, NATIONS) and kept.sql.startswith("SELECT COUNT(*) AS n FROM nation")
@@ -67,7 +67,7 @@ def test_an_approved_answer_is_shown_for_the_nearest_question_of_its_database_on
     assert shot == [("user", f"Question: {NATIONS}"), ("assistant", json.dumps(parts("COUNT(*) AS n")))]
 
     other, model = agent("chinook", store, [plan("Count the genres"), parts("count(*) AS n"), "25."], session="s3")
-    assert other.ask("How many genres are there?").status == "answered"
+    assert other.ask("How many genres are there?").status == "completed"
     assert not any(NATIONS in m.content for m in sql_call(model))  # tpch's example stays with tpch
 
 
@@ -91,7 +91,7 @@ def test_only_an_answered_query_can_be_approved(tmp_path):
     store = str(tmp_path / "sessions.db")
     a, _ = agent("tpch", store, [{"request": "Tomorrow's orders", "kind": "cannot_answer", "values": [],
                                   "fields": []}])
-    assert a.ask("How many orders will arrive tomorrow?").status == "cannot_answer"
+    assert a.ask("How many orders will arrive tomorrow?").status == "declined"
     with pytest.raises(NotApprovable, match="only an answered query"):
         approve(a)
     assert open_examples(store, embedder=None).list("tpch") == []
@@ -188,7 +188,7 @@ def test_approving_after_a_clarification_keeps_the_question_not_the_answer(tmp_p
     plan_ = {"request": "Count customers in United", "kind": "query", "values": ["United"], "fields": []}
     model = Recording([plan_, {"intent": "exact_answer"}, parts("count(*) AS n"), "N customers."])
     a = bi_agent(model, db="tpch", store=store, session_id="s1")
-    assert a.ask("How many customers are in United?").status == "clarification"
-    assert a.ask("UNITED KINGDOM").status == "answered"
+    assert a.ask("How many customers are in United?").status == "paused"
+    assert a.ask("UNITED KINGDOM").status == "completed"
     connection, question, sql = last_answer(open_store(store), "s1")
     assert (connection, question) == ("tpch", "How many customers are in United?") and "'UNITED KINGDOM'" in sql

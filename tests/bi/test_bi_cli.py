@@ -41,7 +41,7 @@ def test_ask_json_answers(bi_home, monkeypatch):
     r = runner.invoke(app, ["ask", "How many nations are there?", "--db", "tpch", "--json"])
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
-    assert out["status"] == "answered" and out["rows"] == [[25]] and out["columns"] == ["n"]
+    assert out["status"] == "completed" and out["rows"] == [[25]] and out["columns"] == ["n"]
     assert out["answer"] == "There are 25 nations." and out["sql"].startswith("SELECT COUNT(*) AS n FROM nation")
     assert out["todos"][-1]["key"] == "execute_query" and out["clarification"] is None
 
@@ -50,11 +50,11 @@ def test_ask_json_reports_a_clarification_and_no_clarify_assumes(bi_home, monkey
     plan = {"request": "Count customers in United", "kind": "query", "values": ["United"], "fields": []}
     scripted(monkeypatch, [plan])
     out = json.loads(runner.invoke(app, ["ask", "customers in United?", "--json"]).output)
-    assert out["status"] == "clarification" and "UNITED KINGDOM or UNITED STATES" in out["clarification"]
+    assert out["status"] == "paused" and "UNITED KINGDOM or UNITED STATES" in out["clarification"]
 
     scripted(monkeypatch, [plan, parts("count(*) AS n"), "N customers."])
     out = json.loads(runner.invoke(app, ["ask", "customers in United?", "--json", "--no-clarify"]).output)
-    assert out["status"] == "answered" and out["notes"] and "UNITED KINGDOM" in out["notes"][0]
+    assert out["status"] == "completed" and out["notes"] and "UNITED KINGDOM" in out["notes"][0]
     assert "nation.n_name = 'UNITED KINGDOM'" in out["sql"] and out["rows"][0][0] > 0
 
 

@@ -19,7 +19,7 @@ def local():
 def test_embedded_model_answers_a_chinook_question(local, chinook, tmp_path):
     agent = BIAgent(local, chinook, store=tmp_path / "s.db", clarify=False, prose=False)
     r = agent.ask("How many tracks are in the Blues genre?")
-    assert r.status == "answered", r.answer
+    assert r.status == "completed", r.answer
     assert r.rows == [[81]] and "JOIN Genre" in r.sql and r.sql.endswith("LIMIT 1000")
     assert [t["key"] for t in r.todos][-2:] == ["build_query", "execute_query"]
     assert agent.bi_memory[-1].query_metadata["query"] == r.sql
@@ -28,4 +28,4 @@ def test_embedded_model_answers_a_chinook_question(local, chinook, tmp_path):
 def test_embedded_model_declines_what_the_data_cannot_answer(local, chinook, tmp_path):
     agent = BIAgent(local, chinook, store=tmp_path / "s.db", clarify=False, prose=False)
     r = agent.ask("What is the favourite colour of each customer?")
-    assert r.status == "cannot_answer" and r.sql is None, (r.status, r.sql, r.answer)
+    assert r.status == "declined" and r.sql is None, (r.status, r.sql, r.answer)

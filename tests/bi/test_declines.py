@@ -89,11 +89,11 @@ def test_the_agent_declines_a_bare_predicate_the_data_lacks_and_answers_one_it_h
     plan = {"request": "Count the returned orders", "kind": "query", "values": [], "fields": []}
     model = ScriptedModel([plan])
     r = BIAgent(model, world, store=tmp_path / "s.db", sql_mode="parts").ask("How many orders were returned?")
-    assert r.status == "cannot_answer" and "'returned'" in r.answer and r.sql is None
+    assert r.status == "declined" and "'returned'" in r.answer and r.sql is None
     assert len(model.requests) == 1  # the plan only: no SQL asked for
 
     parts = {"select": ["count(*)"], "where": ["orders.status = 'Closed'"], "group_by": [], "having": [],
              "order_by": [], "limit": None}
     model = ScriptedModel([{**plan, "request": "Count closed orders", "values": ["closed"]}, parts, "10."])
     r = BIAgent(model, world, store=tmp_path / "t.db", sql_mode="parts").ask("How many orders are closed?")
-    assert r.status == "answered" and r.rows == [[10]]
+    assert r.status == "completed" and r.rows == [[10]]

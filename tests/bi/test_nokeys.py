@@ -112,10 +112,10 @@ def test_two_joins_between_the_same_tables_ask_which_then_the_answer_settles_it(
                            {"intent": "exact_answer"}, parts("count(*)"), "done"])
     agent = BIAgent(model, flights, store=tmp_path / "s.db", sql_mode="parts")
     first = agent.ask("How many routes does Denver have?")
-    assert first.status == "clarification" and first.sql is None
+    assert first.status == "paused" and first.sql is None
     assert "routes.SourceID = airports.AirportID or routes.DestinationID = airports.AirportID" in first.clarification
     second = agent.ask("the destination")
-    assert second.status == "answered" and "DestinationID" in second.sql
+    assert second.status == "completed" and "DestinationID" in second.sql
     assert second.rows == [[_gold(flights, "DestinationID")]] != [[_gold(flights, "SourceID")]]
 
 
@@ -123,7 +123,7 @@ def test_the_question_naming_one_join_settles_it_without_asking(flights, tmp_pat
     model = ScriptedModel([plan("Count routes with destination Denver", values=["Denver"]), parts("count(*)"), "ok"])
     agent = BIAgent(model, flights, store=tmp_path / "s.db", sql_mode="parts")
     r = agent.ask("How many routes have their destination in Denver?")
-    assert r.status == "answered" and r.rows == [[_gold(flights, "DestinationID")]]
+    assert r.status == "completed" and r.rows == [[_gold(flights, "DestinationID")]]
 
 
 def test_sql_the_model_writes_when_the_layer_cannot_join_goes_through_the_guard(tmp_path):
@@ -143,7 +143,7 @@ def test_sql_the_model_writes_when_the_layer_cannot_join_goes_through_the_guard(
         {"sql": "SELECT count(*) FROM visits JOIN places ON visits.place = places.town WHERE places.country = 'France'"},
         "2 visits."])
     r = BIAgent(model, engine, store=tmp_path / "s.db", sql_mode="parts").ask("How many visits were to France?")
-    assert r.status == "answered" and r.rows == [[2]]
+    assert r.status == "completed" and r.rows == [[2]]
     assert engine.execute("SELECT count(*) FROM visits").rows == [(3,)]  # the DELETE never ran
     fallback = model.requests[2]
     assert "CREATE TABLE visits" in fallback["messages"][-1].content and "cannot_answer" not in str(fallback["schema"])
@@ -168,7 +168,7 @@ def test_a_drafted_layer_of_an_unseen_database_answers_a_two_table_question(shop
         "What is the total amount sold by stores in the city of Denver?")
     gold = shop.execute("SELECT sum(amount) FROM sales JOIN stores ON sales.store_id = stores.id "
                         "WHERE stores.city_name = 'Denver'").rows[0][0]
-    assert r.status == "answered" and r.rows[0][0] == pytest.approx(gold)
+    assert r.status == "completed" and r.rows[0][0] == pytest.approx(gold)
     assert "JOIN" in r.sql and "'Denver'" in r.sql
 
 
@@ -190,4 +190,4 @@ def test_the_two_ends_of_a_join_are_one_field_not_a_question(shop, tmp_path):
     model = ScriptedModel([plan("Count stores per city name", fields=["city name"]),
                            {**parts("stores.city_name", "count(*)"), "group_by": ["stores.city_name"]}, "done"])
     r = BIAgent(model, shop, store=tmp_path / "s.db", sql_mode="parts").ask("How many stores are there per city name?")
-    assert r.status == "answered" and sorted(r.rows) == [["Austin", 5], ["Boston", 5], ["Denver", 5], ["Seattle", 5]]
+    assert r.status == "completed" and sorted(r.rows) == [["Austin", 5], ["Boston", 5], ["Denver", 5], ["Seattle", 5]]

@@ -140,7 +140,7 @@ def test_bi_run_spans_its_plan_and_sql_tools(traced, tmp_path, monkeypatch):
                     chart_dir=tmp_path / "charts")
     r = agent.ask("What are total sales?")
     engine.close()
-    assert r.status == "answered" and r.rows == [[12]]
+    assert r.status == "completed" and r.rows == [[12]]
     spans, named, parent = _tree(traced)
     run = next(s for s in spans if s.name.startswith("invoke_agent") and parent(s) is None)
     tools = sorted((s for s in spans if s.name.startswith("execute_tool")), key=lambda s: s.start_time)

@@ -77,7 +77,7 @@ def test_a_run_is_reached_only_through_its_thread_and_only_an_answer_is_approvab
     r = server.post("/threads/other/runs/r1/approve", json={})
     assert r.status_code == 409 and "no BI answer" in r.json()["error"]
     r = server.post("/threads/bi/runs/b1/approve", json={})  # the run that asked which 'United'
-    assert r.status_code == 409 and "'clarification'" in r.json()["error"]
+    assert r.status_code == 409 and "'paused'" in r.json()["error"]
     assert server.post("/threads/bi/runs/bad.id/approve", json={}).status_code == 400
     assert server.get("/examples/bad.name").status_code == 400
     assert server.get("/examples/tpch").json() == []

@@ -178,5 +178,5 @@ def test_bi_agent_clarifies_as_an_interrupt_and_answers_with_its_result_as_state
     second = post_run(client, "bi", run_input(thread="bi", run="b2", text="", resume=resume))
     assert second[-1]["outcome"] == {"type": "success"}
     bi = [e["delta"][0]["value"] for e in second if e["type"] == "STATE_DELTA" and e["delta"][0]["path"] == "/bi"][-1]
-    assert bi["status"] == "answered" and len(bi["columns"]) == 1 and bi["rows"][0][0] > 0
+    assert bi["status"] == "completed" and len(bi["columns"]) == 1 and bi["rows"][0][0] > 0
     assert "'UNITED KINGDOM'" in bi["sql"]

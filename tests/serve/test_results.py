@@ -39,7 +39,7 @@ def research() -> ResearchResult:
 def bi() -> BIAnswer:
     spec = {"mark": "bar", "encoding": {"x": {"field": "region"}, "y": {"field": "sales"}},
             "data": {"values": [{"region": "east", "sales": 1.5}, {"region": "west", "sales": 2}]}}
-    return BIAnswer("answered", "Two regions.", "select region, sum(sales)", ["region", "sales"],
+    return BIAnswer("completed", "Two regions.", "select region, sum(sales)", ["region", "sales"],
                     [["east", 1.5], ["west", 2]], chart={"png": "c.png", "spec": spec})
 
 

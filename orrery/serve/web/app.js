@@ -330,7 +330,7 @@ class RunView {
     if (ev.result && ev.result.status && !["completed", "paused", "submitted"].includes(ev.result.status)) {
       this.box.append(el("div", { class: "note", text: `run ended: ${ev.result.status}` }));
     }
-    if (this.bi && this.bi.status === "answered" && this.bi.sql) this.box.append(feedbackBar(ev.threadId, ev.runId));
+    if (this.bi && this.bi.status === "completed" && this.bi.sql) this.box.append(feedbackBar(ev.threadId, ev.runId));
   }
 
   RUN_ERROR(ev) {
