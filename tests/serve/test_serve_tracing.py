@@ -17,7 +17,7 @@ def test_a_served_run_continues_the_callers_trace(live, traced):
     with httpx.Client(base_url=live.url, timeout=30) as http:
         post_run(http, "chat", run_input(text="what is 6*7"), headers={"traceparent": f"00-{TRACE_ID}-{PARENT_ID}-01"})
     spans = by_name(traced)
-    run = spans["invoke_agent agent"]
+    run = spans["invoke_agent chat"]
     assert format(run.context.trace_id, "032x") == TRACE_ID and format(run.parent.span_id, "016x") == PARENT_ID
     tool = spans["execute_tool calculate"]
     assert tool.context.trace_id == run.context.trace_id and tool.attributes["gen_ai.tool.name"] == "calculate"
@@ -29,7 +29,7 @@ def test_without_a_traceparent_a_served_run_starts_its_own_trace(live, traced):
         post_run(http, "chat", run_input(text="what is 6*7"))
         post_run(http, "chat", run_input(thread="t2", text="what is 1+1"),
                  headers={"traceparent": "00-not-a-valid-header-01"})
-    runs = [s for s in traced.get_finished_spans() if s.name == "invoke_agent agent"]
+    runs = [s for s in traced.get_finished_spans() if s.name == "invoke_agent chat"]
     assert len(runs) == 2 and all(s.parent is None for s in runs)
     assert runs[0].context.trace_id != runs[1].context.trace_id
 
@@ -78,6 +78,6 @@ def test_a_server_started_with_the_otlp_endpoint_exports_its_runs_in_the_callers
            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}"}
     proc, spans = received([sys.executable, "-c", CLIENT, f"00-{TRACE_ID}-{PARENT_ID}-01"], env, port, "invoke_agent")
     assert proc.returncode == 0, proc.stderr
-    run = next(s for s in spans if s.name == "invoke_agent agent")
+    run = next(s for s in spans if s.name == "invoke_agent chat")
     assert run.trace_id.hex() == TRACE_ID and run.parent_span_id.hex() == PARENT_ID
     assert "execute_tool calculate" in {s.name for s in spans}
