@@ -55,7 +55,7 @@ from orrery.research.types import DateLike, Document, to_utc
 from orrery.tools.core import RunContext
 
 TOOLS_REF = "orrery.research.tools:research_tools"
-DEFAULT_TRIALS = 2  # measured in bench/research_calibration.py: see orrery/research/README.md
+DEFAULT_TRIALS = 1  # measured in bench/research_calibration.py: see orrery/research/README.md
 SHIPPED_CALIBRATION = DATA_DIR.parent / "calibration-local.json"  # fitted for the embedded model
 ANCHOR_K = 10  # documents the anchor search looks through
 BOARDS = ("loop", "search")  # who builds the board: the agent's loop, or the search for the question alone

@@ -47,7 +47,7 @@ def index(src: Annotated[list[Path], typer.Argument(help="JSONL, Markdown or HTM
 @app.command()
 def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.Option(
             "--before", help="Date bound (YYYY-MM-DD): no document after it is searched (default: now)")] = None,
-        llm: LLM = None, steps: STEPS = 12, trials: TRIALS = 2, calibration: CALIBRATION = None,
+        llm: LLM = None, steps: STEPS = 12, trials: TRIALS = 1, calibration: CALIBRATION = None,
         board: BOARD = None,
         wall_time: Annotated[float | None, typer.Option(min=0.0, help="Seconds before the run stops")] = None,
         out: Annotated[Path | None, typer.Option("--out", help="Save the trajectory JSON here "
@@ -129,7 +129,7 @@ def batch(questions: Annotated[Path, typer.Argument(help="Question rows (JSONL: 
           scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address (e.g. tcp://host:8786)")] = None,
           skip_invalid: Annotated[bool, typer.Option(help="Run the valid rows when some are bad "
                                                           "(default: refuse the batch)")] = False,
-          steps: STEPS = 12, trials: TRIALS = 2, calibration: CALIBRATION = None, board: BOARD = None) -> None:
+          steps: STEPS = 12, trials: TRIALS = 1, calibration: CALIBRATION = None, board: BOARD = None) -> None:
     """Forecast many questions (resumable: finished questions in --out are skipped).
     Every row is checked before the first model call; exits 1 when a question failed."""
     from orrery.research.batch import check_questions, read_question_file
