@@ -22,7 +22,7 @@ def test_one_question_with_the_embedded_model(tmp_path: Path) -> None:
     index = demo_index(tmp_path / "demo.sqlite")
     row = next(q for q in load_questions() if q["source"] == "manifold" and q["resolution"] is not None)
     agent = ResearchAgent(LocalModel(), index, max_rounds=5, wall_time=45, k=3, trace=tmp_path / "run.jsonl",
-                          board="loop")
+                          board="loop", trials=2)
     result = agent.run(row)
 
     assert result.status in ("completed", "max_rounds", "timeout"), result.errors
@@ -48,7 +48,8 @@ def test_one_question_with_the_embedded_model(tmp_path: Path) -> None:
 def test_a_search_board_forecast_with_the_embedded_model_is_pooled_and_calibrated(tmp_path: Path) -> None:
     index = demo_index(tmp_path / "demo.sqlite")
     row = next(q for q in load_questions() if q["source"] == "polymarket" and q["resolution"] is not None)
-    result = ResearchAgent(LocalModel(), index, trace=tmp_path / "run.jsonl").run(row)  # defaults: search board, 2 trials
+    agent = ResearchAgent(LocalModel(), index, trace=tmp_path / "run.jsonl", trials=2)  # the default board: search
+    result = agent.run(row)
     assert result.steps == 0 and len(result.trials) == 2
     assert result.sources[0].id == result.anchors["market"]["doc_id"]
     if result.status == "completed":
