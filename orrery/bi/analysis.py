@@ -4,9 +4,7 @@ web app renders). Pure pandas; the model only words the findings afterwards."""
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -14,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from orrery.bi.context import BIContext
 from orrery.errors import ToolError
-from orrery.files import swap_into_place
+from orrery.files import write_atomic
 from orrery.tools.core import RunContext, Tool, tool
 
 if TYPE_CHECKING:
@@ -226,10 +224,8 @@ def _draw(bi: BIContext, points: list[dict[str, Any]], x: str, y: str, mark: str
     ax.set_ylabel(y)
     ax.tick_params(axis="x", rotation=60, labelsize=7)
     fig.tight_layout()
-    fd, tmp = tempfile.mkstemp(prefix="chart-", suffix=".png", dir=folder)
-    os.close(fd)
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
     target = folder / f"chart-{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}.png"
-    swap_into_place(Path(tmp), target)
-    return target
+    try:
+        return write_atomic(target, lambda tmp: fig.savefig(tmp, dpi=100))
+    finally:
+        plt.close(fig)

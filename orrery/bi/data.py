@@ -15,14 +15,13 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from orrery.bi.engines import DUCKDB_READ_ONLY, DuckDBEngine, Engine, Limits, PostgresEngine, SQLiteEngine, _group
 from orrery.errors import ConfigError
-from orrery.files import cache_dir, swap_into_place
+from orrery.files import atomic_path, cache_dir, write_atomic
 
 DATA = Path(__file__).parent / "data"
 CHINOOK_SQLITE = DATA / "Chinook_Sqlite.sqlite"
@@ -101,22 +100,17 @@ def builtin_path(name: str) -> Path:
     target = bi_home() / "db" / f"{name}.duckdb"
     if target.is_file():
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f"{name}.", suffix=".duckdb.tmp", dir=target.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    tmp.unlink()  # DuckDB wants to create the file itself
-    try:
-        con = duckdb.connect(str(tmp))
+    with atomic_path(target) as tmp:
+        tmp.unlink()  # DuckDB wants to create the file itself
         try:
-            BUILDERS[name](con)
-            con.execute("CHECKPOINT")
+            con = duckdb.connect(str(tmp))
+            try:
+                BUILDERS[name](con)
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
         finally:
-            con.close()
-        swap_into_place(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-        Path(f"{tmp}.wal").unlink(missing_ok=True)
+            Path(f"{tmp}.wal").unlink(missing_ok=True)
     return target
 
 
@@ -130,15 +124,6 @@ def connections() -> dict[str, str]:
 
     path = _connections_file()
     return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    """A reader sees the old file or the new one (`orrery.files.swap_into_place`), never half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    swap_into_place(Path(tmp), path)
 
 
 def kind_of(url: str) -> str:
@@ -172,7 +157,8 @@ def connect(url: str, name: str | None = None) -> str:
         raise ConfigError(f"a database named {name!r} is already known; pick another name with --name")
     engine = _engine(kind, name, url, Limits())  # it must open before it is registered
     try:
-        _write_atomic(_connections_file(), yaml.safe_dump({**known, name: url}, sort_keys=True))
+        # owner-only: a connection URL may hold a password
+        write_atomic(_connections_file(), yaml.safe_dump({**known, name: url}, sort_keys=True), mode=0o600)
         if not user_path(name).exists():  # joins and samples found once, kept for a person to check
             write_draft(name, engine)
     finally:

@@ -76,6 +76,7 @@ def test_connect_registers_sqlite_duckdb_and_postgres_by_name(bi_home, postgres,
     assert connect(str(tpch_file), name="shipments") == "shipments"
     assert connect(postgres.url("chinook"), name="store") == "store"
     assert set(connections()) == {"music", "shipments", "store"}
+    assert (tmp_path / "connections.yaml").stat().st_mode & 0o077 == 0  # owner-only: a URL may hold a password
     for name, dialect in [("music", "sqlite"), ("shipments", "duckdb"), ("store", "postgres")]:
         engine = open_engine(name)
         assert engine.dialect == dialect
