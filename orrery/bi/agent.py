@@ -1,10 +1,10 @@
-"""The BI agent: seed 003's cycle on the core `PlanAgent`, over one database.
+"""The BI agent: the core `PlanAgent` composed with BI's hooks, over one database.
 
 Every turn: classify_intent (the core: only with an active plan) -> reiterate_intention and plan_todos
 (one schema-constrained model call: the rewrite, the kind of plan, the values and fields named) -> the
 TODO list from a template for that kind, shown before it runs -> execute_next_todo one at a time (the
 core's pointer rules: a clarification answer reruns the same TODO, success advances). One memory entry per
-TODO with the seed's fields, `query_metadata` on the entry of the step that ran a query, so a later
+TODO with its fields, `query_metadata` on the entry of the step that ran a query, so a later
 "analyze ... in these results" plans analysis TODOs over it. The model never picks a tool: the template
 does, which a 0.5B model cannot get wrong.
 """
@@ -47,7 +47,7 @@ from orrery.tools import Tool, ToolResult
 
 Kind = Literal["query", "lookup", "analysis", "cannot_answer"]
 CHART_WORDS = ("chart", "plot", "graph", "visuali", "draw")
-# Seed 003: a single entity goes to GraphQL, several or an aggregate to the query engine; a "lookup" plan
+# A single entity goes to GraphQL, several or an aggregate to the query engine; a "lookup" plan
 # for a question with these words is a query (the 0.5B model chose lookup for "how many customers in ...").
 AGGREGATE_WORDS = re.compile(r"\b(how many|count|number of|total|sum|average|avg|mean|most|least|top|per|each|"
                              r"max|min|highest|lowest|list|all)\b", re.I)
@@ -66,7 +66,7 @@ class Reiterated(Event):
 
 @dataclass
 class BIMemoryEntry:
-    """Seed 003's memory entry: one per TODO execution."""
+    """BI's memory entry: one per TODO execution."""
 
     turn_id: int
     todo_key: str
@@ -171,7 +171,7 @@ def todos_for(plan: PlanReply) -> list[Todo]:
 
 
 class BISession:
-    """The BI part of the planner's session (`SessionPart`): the seed's memory and the choices the user made
+    """The BI part of the planner's session (`SessionPart`): BI's memory and the choices the user made
     in clarifications, saved with the plan in one versioned save."""
 
     key = "bi"
@@ -189,7 +189,7 @@ class BISession:
 
 class BIAgent(PlanAgent):
     """`BIAgent(model, engine).ask("...")` -> BIAnswer: the core planner composed with BI's hooks (the plan from
-    a template, the seed's memory, a decline when the data cannot answer, the table as the answer when
+    a template, BI's memory, a decline when the data cannot answer, the table as the answer when
     `prose=False`). `stream` / `run` are the planner's (its `Final` carries the PlanResult; a
     `StateChanged("bi", answer)` comes just before it). A new agent on the same session store and `session_id`
     resumes the conversation (a pending question or approval, the plan, the memory)."""
@@ -218,7 +218,7 @@ class BIAgent(PlanAgent):
     def bi_memory(self) -> list[BIMemoryEntry]:
         return self.kept.memory
 
-    # -- seed 003 steps: the planner's hooks -------------------------------------------------------------
+    # -- BI's steps: the planner's hooks -----------------------------------------------------------------
     def plan_todos(self, turn: PlanTurn) -> Generator[Event, None, Plan]:
         """reiterate_intention + plan_todos in one constrained call; the TODOs come from the kind's template."""
         user_input, intent, usage = turn.user_input, turn.intent, turn.usage
@@ -282,7 +282,7 @@ class BIAgent(PlanAgent):
         return None
 
     def remember(self, turn: PlanTurn, todo: Todo, entry: MemoryEntry) -> None:
-        """The seed's memory entry, saved with the core's entry in one versioned save."""
+        """BI's memory entry, saved with the core's entry in one versioned save."""
         status, output, user_input = entry.status, entry.output, turn.user_input
         parsed = _json(output) if status == "done" else {}
         meta = parsed.get("query_metadata") or {}

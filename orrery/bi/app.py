@@ -27,7 +27,7 @@ class BIInputs(Inputs):
 
 APP = App(
     name="bi",
-    description="Questions about a database answered step by step (seed 003): a TODO plan shown first, "
+    description="Questions about a database answered step by step: a TODO plan shown first, "
                 "clarifying questions when a name or field is ambiguous, read-only SQL on DuckDB, PostgreSQL "
                 "or SQLite, analysis and charts over the results.",
     agent="orrery.bi.agent:bi_agent",

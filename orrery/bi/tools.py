@@ -1,4 +1,4 @@
-"""The BI tools (seed 003's table): module-level tools that read one `BIContext` (engine, semantic layer,
+"""The BI tools: module-level tools that read one `BIContext` (engine, semantic layer,
 model) from `ctx.deps`.
 
 LLM-enabled tools that may ask (raise `NeedsClarification`): entity_resolution, field_mapping,

@@ -1,4 +1,4 @@
-"""The market analyst: seed 002's RouterAgent (classify -> route -> execute -> synthesize) on the local store.
+"""The market analyst: a RouterAgent (classify -> route -> execute -> synthesize) on the local store.
 
 What this module adds to the core router:
 - classification checked by rules: symbols resolved against the store ("Apple" -> AAPL), tickers not in
@@ -265,7 +265,7 @@ def rule_route(query: str, c: MarketClassification) -> Route:
 
 def consistent(model_type: str, rules_type: str, symbols: list[str]) -> bool:
     """Whether the model's query type agrees with what the query plainly says; if not, the rules' type is used
-    (a small model calls the seed's screen a "comparison", or a question about Paris "stock_specific")."""
+    (a small model calls a screen a "comparison", or a question about Paris "stock_specific")."""
     if rules_type == "screener" or (rules_type == "general" and not symbols):
         return model_type == rules_type
     return {"general": rules_type == "general", "comparison": len(symbols) >= 2,
