@@ -340,11 +340,12 @@ class RunView {
 }
 
 function feedbackBar(threadId, runId) {
-  // A BI answer that ran a query: thumbs-up keeps its question and SQL as an example for similar questions on
-  // that database (the server reads both from the run, not from this page); thumbs-down keeps nothing.
+  // A BI answer that ran a query: Right keeps its question and SQL as an example for similar questions on that
+  // database (the server reads both from the run, not from this page); Wrong keeps nothing. Words, not emoji:
+  // a system without an emoji font draws empty boxes.
   const said = el("span", { class: "feedback-said" });
-  const up = el("button", { type: "button", class: "feedback", "data-verdict": "approve", title: "Right: keep as an example" }, "👍");
-  const down = el("button", { type: "button", class: "feedback", "data-verdict": "reject", title: "Wrong: not kept" }, "👎");
+  const up = el("button", { type: "button", class: "feedback", "data-verdict": "approve", title: "Right: keep as an example" }, "Right");
+  const down = el("button", { type: "button", class: "feedback", "data-verdict": "reject", title: "Wrong: not kept" }, "Wrong");
   const send = async (verdict) => {
     up.disabled = down.disabled = true;
     try {
