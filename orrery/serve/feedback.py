@@ -66,8 +66,9 @@ def _answer(server: Any, thread_id: str, run_id: str) -> tuple[str, str, str]:
     """(connection, question, SQL) of a run of the thread that answered with a query; 404 / 409 otherwise."""
     from orrery.bi.examples import NotApprovable, answered_query
 
-    thread = server.store.load(check_id("thread id", thread_id))
-    run = next((r for r in thread.runs if r["run_id"] == check_id("run id", run_id)), None) if thread else None
+    thread_id, run_id = check_id("thread id", thread_id), check_id("run id", run_id)
+    thread = server.store.load(thread_id)
+    run = next((r for r in thread.runs if r["run_id"] == run_id), None) if thread else None
     if run is None:
         raise HTTPException(404, f"no run {run_id!r} on thread {thread_id!r}; GET /threads/{{id}} lists its runs")
     answer, question = _bi_state(run.get("events", [])), _question(thread, run_id)

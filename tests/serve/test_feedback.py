@@ -79,6 +79,7 @@ def test_a_run_is_reached_only_through_its_thread_and_only_an_answer_is_approvab
     r = server.post("/threads/bi/runs/b1/approve", json={})  # the run that asked which 'United'
     assert r.status_code == 409 and "'paused'" in r.json()["error"]
     assert server.post("/threads/bi/runs/bad.id/approve", json={}).status_code == 400
+    assert server.post("/threads/nosuch/runs/bad.id/approve", json={}).status_code == 400  # before any lookup
     assert server.get("/examples/bad.name").status_code == 400
     assert server.get("/examples/tpch").json() == []
 
