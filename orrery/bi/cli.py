@@ -165,9 +165,9 @@ CONNECTION = Annotated[str, typer.Option("--db", help="the database's name (as -
 @memory_app.command("list")
 def memory_list(db: CONNECTION = "tpch", store: STORE = None) -> None:
     """The approved question -> SQL pairs of a database, newest first."""
-    from orrery.bi.examples import open_examples
+    from orrery.bi.examples import check_id, open_examples
 
-    found = open_examples(store, embedder=None).list(db)
+    found = open_examples(store, embedder=None).list(check_id("database name", db))
     if not found:
         console.print(f"no approved examples for {db}; approve an answer with `orrery bi approve RUN`")
         return
@@ -181,9 +181,9 @@ def memory_list(db: CONNECTION = "tpch", store: STORE = None) -> None:
 def memory_remove(example: Annotated[int, typer.Argument(help="the id `bi memory list` shows")],
                   db: CONNECTION = "tpch", store: STORE = None) -> None:
     """Remove one approved example of a database."""
-    from orrery.bi.examples import open_examples
+    from orrery.bi.examples import check_id, open_examples
     from orrery.errors import DataError
 
-    if not open_examples(store, embedder=None).remove(db, example):
+    if not open_examples(store, embedder=None).remove(check_id("database name", db), example):
         raise DataError(f"{db} has no approved example {example}; `orrery bi memory list --db {db}` shows them")
     console.print(f"removed example {example} of {db}")

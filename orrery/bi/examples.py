@@ -27,7 +27,7 @@ from orrery.recall.examples import ApprovedExamples, Example
 if TYPE_CHECKING:
     from orrery.bi.context import BIContext
 
-RUN_ID = re.compile(ID_PATTERN)  # a run id a user names (a CLI session, a served run)
+ID = re.compile(ID_PATTERN)  # a run id or database name a user names (a CLI session, a served run)
 K = 3  # approved pairs given per SQL call (the nearest last in the prompt)
 # Shown only when its question is this similar (MiniLM cosine) to the new one: in bench/bi_memory.md's first run
 # the one answer an example turned wrong ("average account balance of customers" -> grouped by name) followed a
@@ -39,10 +39,10 @@ class NotApprovable(DataError):
     """The run named has no answered query to approve."""
 
 
-def check_run_id(run_id: str) -> str:
-    if not isinstance(run_id, str) or not RUN_ID.match(run_id):
-        raise DataError(f"run id {str(run_id)[:80]!r} is not an id: use 1-64 letters, digits, '_' or '-'")
-    return run_id
+def check_id(what: str, value: str) -> str:
+    if not isinstance(value, str) or not ID.match(value):
+        raise DataError(f"{what} {str(value)[:80]!r} is not an id: use 1-64 letters, digits, '_' or '-'")
+    return value
 
 
 @dataclass
@@ -174,7 +174,7 @@ def approve(agent: Any, examples: ApprovedExamples | None = None) -> int:
 
 def last_answer(sessions: Any, run_id: str) -> tuple[str, str, str]:
     """(connection, question, SQL) of the last query a CLI session (`orrery bi ask` prints its id) ran."""
-    session = sessions.load(check_run_id(run_id))
+    session = sessions.load(check_id("run id", run_id))
     entries = ((session.data or {}).get("bi") or {}).get("memory", []) if session is not None else []
     if session is None:
         raise NotApprovable(f"no BI session {run_id!r} in {getattr(sessions, 'path', None) or 'the session store'}")

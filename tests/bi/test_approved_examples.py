@@ -147,6 +147,13 @@ def test_a_run_id_is_checked_before_it_is_looked_up(tmp_path, run):
         last_answer(open_store(tmp_path / "s.db"), run)
 
 
+@pytest.mark.parametrize("command", [["memory", "list"], ["memory", "remove", "1"]])
+def test_the_memory_commands_check_the_database_name(tmp_path, command):
+    result = runner.invoke(app, [*command, "--db", "../etc", "--store", str(tmp_path / "s.db")])
+    assert isinstance(result.exception, DataError)  # `orrery` prints it as one line and exits 2
+    assert "database name '../etc' is not an id" in str(result.exception)
+
+
 @pytest.mark.usefixtures("bi_home")
 def test_an_unknown_run_or_one_without_a_query_is_refused(tmp_path):
     store = str(tmp_path / "sessions.db")
