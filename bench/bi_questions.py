@@ -13,6 +13,11 @@ HELDOUT2 (held-out set #2): 36 questions (18 answerable, 18 unanswerable of vari
 lacks, entities and attributes not in the schema, external facts, future events, personal data not stored),
 written and committed before the second round changed the agent and before any model run on them. Every
 gold query was executed on the shipped databases. Run once, at the end of the second round.
+
+HELDOUT3 (held-out set #3): 36 questions (18 answerable, 18 unanswerable: data the database lacks, the future,
+opinions, a field that sounds plausible but is absent, a value that is absent), worded the way users ask
+("show me", "how much did we", "songs"), written and committed before the fifth round changed the agent and
+before any model run on them. Every gold query was executed on the shipped databases (`--check`).
 """
 
 AC_DC = "JOIN Album al ON t.AlbumId = al.AlbumId JOIN Artist ar ON al.ArtistId = ar.ArtistId"
@@ -283,8 +288,75 @@ HELDOUT2_UNANSWERABLE = [
     ("tpch", "Which suppliers are certified as environmentally friendly?"),  # attribute not in the schema
 ]
 
+# Held-out set #3: written before the fifth round; do not change after a run on them.
+ZEP = "JOIN Album al ON t.AlbumId = al.AlbumId JOIN Artist ar ON al.ArtistId = ar.ArtistId"
+HELDOUT3_CHINOOK = [
+    ("how many songs do we have by Led Zeppelin?", f"SELECT count(*) FROM Track t {ZEP} WHERE ar.Name = 'Led Zeppelin'"),
+    ("Show me the albums by Aerosmith",
+     "SELECT al.Title FROM Album al JOIN Artist ar ON al.ArtistId = ar.ArtistId WHERE ar.Name = 'Aerosmith'"),
+    ("How much revenue came from invoices billed to the United Kingdom?",
+     "SELECT sum(Total) FROM Invoice WHERE BillingCountry = 'United Kingdom'"),
+    ("What's the average price of a Classical track?",
+     "SELECT avg(t.UnitPrice) FROM Track t JOIN Genre g ON t.GenreId = g.GenreId WHERE g.Name = 'Classical'"),
+    ("Which playlist has the most tracks on it?",
+     "SELECT p.Name FROM Playlist p JOIN PlaylistTrack pt ON p.PlaylistId = pt.PlaylistId "
+     "GROUP BY p.PlaylistId, p.Name ORDER BY count(*) DESC LIMIT 1"),
+    ("how many tracks are MPEG audio files?",
+     "SELECT count(*) FROM Track t JOIN MediaType m ON t.MediaTypeId = m.MediaTypeId WHERE m.Name = 'MPEG audio file'"),
+    ("How many invoices has Leonie Köhler received?",
+     "SELECT count(*) FROM Invoice i JOIN Customer c ON i.CustomerId = c.CustomerId "
+     "WHERE c.FirstName = 'Leonie' AND c.LastName = 'Köhler'"),
+    ("How much did we make in 2024?", "SELECT sum(Total) FROM Invoice WHERE year(InvoiceDate) = 2024"),
+    ("Which customer has spent the most with us overall?",
+     "SELECT c.FirstName, c.LastName FROM Customer c JOIN Invoice i ON i.CustomerId = c.CustomerId "
+     "GROUP BY c.CustomerId, c.FirstName, c.LastName ORDER BY sum(i.Total) DESC LIMIT 1"),
+]
+HELDOUT3_TPCH = [
+    ("how many orders has Customer#000000010 placed?",
+     "SELECT count(*) FROM orders o JOIN customer c ON o.o_custkey = c.c_custkey WHERE c.c_name = 'Customer#000000010'"),
+    ("What's the average discount on line items shipped by FOB?",
+     "SELECT avg(l_discount) FROM lineitem WHERE l_shipmode = 'FOB'"),
+    ("Show the number of suppliers in each nation",
+     "SELECT n.n_name, count(*) FROM supplier s JOIN nation n ON s.s_nationkey = n.n_nationkey GROUP BY n.n_name"),
+    ("Which nation's customers have the largest total account balance?",
+     "SELECT n.n_name FROM customer c JOIN nation n ON c.c_nationkey = n.n_nationkey GROUP BY n.n_name "
+     "ORDER BY sum(c.c_acctbal) DESC LIMIT 1"),
+    ("How many parts are of type ECONOMY ANODIZED STEEL?",
+     "SELECT count(*) FROM part WHERE p_type = 'ECONOMY ANODIZED STEEL'"),
+    ("What was the total quantity shipped in 1998?",
+     "SELECT sum(l_quantity) FROM lineitem WHERE year(l_shipdate) = 1998"),
+    ("how many urgent orders were placed in 1993?",
+     "SELECT count(*) FROM orders WHERE o_orderpriority = '1-URGENT' AND year(o_orderdate) = 1993"),
+    ("What is the average account balance of customers in the AMERICA region?",
+     "SELECT avg(c.c_acctbal) FROM customer c JOIN nation n ON c.c_nationkey = n.n_nationkey "
+     "JOIN region r ON n.n_regionkey = r.r_regionkey WHERE r.r_name = 'AMERICA'"),
+    ("How many different customers placed an order in 1998?",
+     "SELECT count(DISTINCT o_custkey) FROM orders WHERE year(o_orderdate) = 1998"),
+]
+HELDOUT3_UNANSWERABLE = [
+    ("chinook", "How many streams did each track get last week?"),  # data the database lacks
+    ("tpch", "What will our total revenue be next year?"),  # future
+    ("chinook", "Which album is the best one in the catalog?"),  # opinion
+    ("tpch", "What is the email address of each supplier?"),  # plausible field, absent
+    ("chinook", "How many albums does Taylor Swift have?"),  # absent value
+    ("tpch", "How many customers are in the STUDENT market segment?"),  # absent value
+    ("chinook", "What is the phone number of each artist?"),  # plausible field, absent (customers have one)
+    ("tpch", "What was the shipping cost of each order?"),  # data the database lacks
+    ("chinook", "What rating do customers give each track on average?"),  # data the database lacks
+    ("tpch", "Which ship mode do customers like best?"),  # opinion
+    ("chinook", "How many tracks will we sell in the next quarter?"),  # future
+    ("tpch", "How many suppliers are based in AUSTRALIA?"),  # absent value
+    ("chinook", "What is the bitrate of each track?"),  # plausible field, absent
+    ("tpch", "How many trucks does each supplier own?"),  # data the database lacks
+    ("chinook", "Show me the tracks in the K-Pop genre"),  # absent value
+    ("tpch", "What is the tax rate of each nation?"),  # plausible field, absent (line items have l_tax)
+    ("chinook", "Which employee is the friendliest with customers?"),  # opinion
+    ("tpch", "How many orders were delivered by drone?"),  # absent value (ship modes do not include it)
+]
+
 SETS = {
     "dev": (DEV_CHINOOK, DEV_TPCH, DEV_UNANSWERABLE),
     "heldout": (HELDOUT_CHINOOK, HELDOUT_TPCH, HELDOUT_UNANSWERABLE),  # held-out #1, now development data
     "heldout2": (HELDOUT2_CHINOOK, HELDOUT2_TPCH, HELDOUT2_UNANSWERABLE),
+    "heldout3": (HELDOUT3_CHINOOK, HELDOUT3_TPCH, HELDOUT3_UNANSWERABLE),
 }
