@@ -32,7 +32,8 @@ from typing import Any
 HERE = Path(__file__).parent
 RESULTS = HERE / "results"
 CODES = ("main", "here")
-SETS = ("nokeys", "heldout2", "heldout", "dev")
+DEV_SETS = ("nokeys", "heldout2", "heldout", "dev")  # development data: the sets whose failures were read
+SETS = (*DEV_SETS, "heldout3")
 # The one orrery.events.Status; result files written before it and the code at $ORRERY_MAIN may say
 # "answered" / "cannot_answer".
 COMPLETED, DECLINED = ("completed", "answered"), ("declined", "cannot_answer")
@@ -87,12 +88,13 @@ def worker(which: str, code: str, out: Path, llm: str | None, only: list[int] | 
     qs = [qs[i - 1] for i in only] if only else qs
     commit = _commit(code)  # the code loaded now, whatever is committed while it runs
     model = resolve_model(llm or "local")
+    calls = _count_calls(model)
     engines: dict[str, Any] = {}
     sessions = tempfile.mkdtemp(prefix="bi-nokeys-")
     rows: list[dict[str, Any]] = []
     for i, item in enumerate(qs):
         engine = engines.get(item["db"]) or engines.setdefault(item["db"], engine_for(item["db"]))
-        t0 = time.perf_counter()
+        t0, calls[:] = time.perf_counter(), []
         agent = BIAgent(model, engine, store=f"{sessions}/s.db", session_id=f"q{i}", clarify=False, prose=False)
         try:
             answer = agent.ask(item["question"])
@@ -109,10 +111,29 @@ def worker(which: str, code: str, out: Path, llm: str | None, only: list[int] | 
             ordered = "ORDER BY" in item["gold"].upper() and "LIMIT 1" not in item["gold"].upper()
             correct = status in COMPLETED and sql is not None and same_result(got, gold.rows, ordered)
         rows.append({**item, "status": status, "sql": sql, "correct": correct, "seconds": round(seconds, 1),
-                     "tokens": usage, "answer": text, "steps": steps})
+                     "tokens": usage, "model_calls": len(calls),
+                     "prompt_tokens_new": sum(c.get("prompt_n") or 0 for c in calls), "load_1min": round(os.getloadavg()[0], 1),
+                     "answer": text, "steps": steps})
         print(f"[{i + 1}/{len(qs)}] {'OK ' if correct else 'BAD'} {seconds:5.1f}s {item['db']:8} {item['question']}"
               f" -> {status} {sql or ''}", flush=True)
         _write(out, summarize(rows, which, code, model.name, len(qs), orrery.__file__) | {"commit": commit})
+
+
+def _count_calls(model: Any) -> list[dict[str, Any]]:
+    """The embedded model's calls, each with llama.cpp's timings (prompt tokens processed anew, `prompt_n`, and
+    taken from its cache, `cache_n`), appended as they end; other models: nothing is counted."""
+    calls: list[dict[str, Any]] = []
+    generate = getattr(model, "_generate", None)
+    if generate is None:
+        return calls
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        last = yield from generate(*args, **kwargs)
+        calls.append(dict(model.last_timings))
+        return last
+
+    model._generate = counted
+    return calls
 
 
 def summarize(rows: list[dict[str, Any]], which: str, code: str, model: str, planned: int,
@@ -128,13 +149,15 @@ def summarize(rows: list[dict[str, Any]], which: str, code: str, model: str, pla
 
     dbs = sorted({r["db"] for r in rows})
     secs = [r["seconds"] for r in rows]
+    loads = [r["load_1min"] for r in rows if "load_1min" in r]
     return {"set": which, "code": code, "orrery_from": str(Path(source).parent.parent), "model": model,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": f"{os.cpu_count()} vCPU",
             "load_average_1min_at_end": round(os.getloadavg()[0], 1), "commit": _commit(code),
             "questions_planned": planned, "questions_run": len(rows), "all": per(rows),
             "by_db": {db: per([r for r in rows if r["db"] == db]) for db in dbs},
             "seconds_per_question_median": statistics.median(secs) if secs else None,
-            "seconds_per_question_mean": round(statistics.mean(secs), 1) if secs else None, "questions": rows}
+            "seconds_per_question_mean": round(statistics.mean(secs), 1) if secs else None,
+            "load_1min_median": statistics.median(loads) if loads else None, "questions": rows}
 
 
 def _commit(code: str) -> str:
@@ -144,12 +167,10 @@ def _commit(code: str) -> str:
 
 
 def _write(path: Path, data: Any) -> None:
+    from orrery.files import write_atomic
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=1, default=str)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data, indent=1, default=str))
 
 
 def check() -> None:
@@ -169,23 +190,23 @@ def check() -> None:
     print(f"nokeys: {len(qs)} questions ({len(qs) - n_un} with gold SQL, all run; {n_un} unanswerable)")
 
 
-def shapes() -> None:
+def shapes(sets: tuple[str, ...] = DEV_SETS) -> None:
     """The decline check on the question's shape (orrery/bi/decline.py: `missing_asked`), without the model,
     on every question of every set: which answerable ones it would decline, which unanswerable ones it
     catches on its own (the planner and field mapping catch others)."""
-    from orrery.bi.decline import missing_asked
+    from orrery.bi.decline import shape_decline
     from orrery.bi.semantic import load
     from orrery.bi.tools import BIContext
 
     contexts: dict[str, Any] = {}
-    for which in SETS:
+    for which in sets:
         qs = items(which)
         wrong, caught = [], 0
         for q in qs:
             if q["db"] not in contexts:
                 engine = engine_for(q["db"])
                 contexts[q["db"]] = BIContext(engine, load(engine.name, engine), None)
-            missing = missing_asked(contexts[q["db"]], q["question"])
+            missing = shape_decline(contexts[q["db"]], q["question"])
             if q["gold"] is not None and missing:
                 wrong.append(f"{q['question']} -> {missing}")
             caught += q["gold"] is None and bool(missing)
@@ -215,7 +236,8 @@ def report() -> dict[str, Any]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--set", dest="which", choices=SETS, default="nokeys")
+    p.add_argument("--set", dest="which", choices=SETS, default=None, help="default: nokeys (--shapes: every "
+                   "development set)")
     p.add_argument("--code", choices=CODES, default="here", help="main: the code at $ORRERY_MAIN (/work/main)")
     p.add_argument("--llm", default=None, help="model spec (default: the embedded model)")
     p.add_argument("--only", default=None, help="comma-separated question numbers (1-based) of the set")
@@ -233,8 +255,9 @@ def main() -> None:
         report()
         return
     if args.shapes:
-        shapes()
+        shapes((args.which,) if args.which else DEV_SETS)
         return
+    args.which = args.which or "nokeys"
     out = RESULTS / f"bi_nokeys_{args.which}_{args.code}{'_' + args.tag if args.tag else ''}.json"
     only = [int(i) for i in args.only.split(",")] if args.only else None
     if args.worker:

@@ -25,6 +25,7 @@ from orrery import results
 from orrery.agent.calls import Emit, ask_json
 from orrery.agent.loop import PendingApproval
 from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanTurn, Todo, model_summary
+from orrery.bi.decline import future, shape_decline
 from orrery.bi.engines import Engine
 from orrery.bi.semantic import Semantic, load
 from orrery.bi.tools import (
@@ -52,7 +53,6 @@ CHART_WORDS = ("chart", "plot", "graph", "visuali", "draw")
 AGGREGATE_WORDS = re.compile(r"\b(how many|count|number of|total|sum|average|avg|mean|most|least|top|per|each|"
                              r"max|min|highest|lowest|list|all)\b", re.I)
 
-FUTURE = re.compile(r"\b(will|tomorrow|next (week|month|quarter|year)|forecast|predict\w*)\b", re.I)
 
 
 @dataclass
@@ -222,6 +222,13 @@ class BIAgent(PlanAgent):
     def plan_todos(self, turn: PlanTurn) -> Generator[Event, None, Plan]:
         """reiterate_intention + plan_todos in one constrained call; the TODOs come from the kind's template."""
         user_input, intent, usage = turn.user_input, turn.intent, turn.usage
+        self.bi.question = user_input if intent == "new_request" else f"{self.bi.question} {user_input}"
+        if intent == "new_request" and not self.latest_metadata() and (reason := shape_decline(self.bi, user_input)):
+            # the question's shape already says the data cannot answer it: no model call (an analysis of an
+            # earlier result is left to the planner, whose words are about that result, not the schema)
+            yield Reiterated(user_input, "cannot_answer")
+            self.bi.choices = {}
+            return Plan(user_input, declined=f"Cannot answer from this data: {reason}")
         kinds = ["query", "lookup", *(["analysis"] if self.latest_metadata() else []), "cannot_answer"]
         schema = {"type": "object", "required": ["request", "kind", "values", "fields"],
                   "properties": {"request": {"type": "string"}, "kind": {"enum": kinds},
@@ -233,17 +240,16 @@ class BIAgent(PlanAgent):
                                                                  f"New request: {e['question']}"), e["reply"]))
         user = _plan_user(sem.description or sem.database, tables, self.context(), f"{what}: {user_input}")
         messages = [Message("system", prompt("plan")), *shots, Message("user", user)]
-        self.bi.question = user_input if intent == "new_request" else f"{self.bi.question} {user_input}"
         reply = yield from ask_json(self.model, messages, schema, PlanReply, usage=usage,
                                     max_tokens=self.max_tokens_per_call)
         declined = reply.kind == "cannot_answer"
         if reply.kind == "analysis" and not self.latest_metadata():
             reply.kind = "cannot_answer"
-        reason = self.not_in_data(user_input)
+        reason = future(user_input)
         if declined and reason is None:
             reply.kind, reason = self.judge_decline(reply, user_input)
-        elif reason is None and reply.kind in ("query", "lookup") and (missing := missing_asked(self.bi, user_input)):
-            reason = f"the data has no field or value for {', '.join(map(repr, missing))}"
+        elif reason is None and reply.kind in ("query", "lookup"):  # a modification, or beside an earlier result
+            reason = shape_decline(self.bi, user_input)
         if reply.kind == "lookup" and (not reply.values or reply.fields  # a field may live in another table
                                        or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")):
             reply.kind = "query"
@@ -253,15 +259,6 @@ class BIAgent(PlanAgent):
         if declined_for is not None:
             return Plan(reply.request, declined=f"Cannot answer from this data: {declined_for}")
         return Plan(reply.request, todos_for(reply))
-
-    def not_in_data(self, text: str) -> str | None:
-        """Why the data cannot answer `text` whatever query is written, or None: it asks about the future
-        (the data records what happened). Everything else is judged on the data: what the question asks
-        about by its shape (`missing_asked`) and the planner's fields and values, against the schema, the
-        tables and the values (`judge_decline`, the field mapping step)."""
-        if FUTURE.search(text):
-            return "the data records what happened; it cannot say what will happen"
-        return None
 
     def judge_decline(self, reply: PlanReply, user_input: str) -> tuple[Kind, str | None]:
         """The planner declined: keep it only when something the question needs is missing from the data (a

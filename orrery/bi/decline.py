@@ -122,36 +122,72 @@ def stored_value(bi: BIContext, term: str) -> bool:
     return False
 
 
-# What a question asks for, by its shape: the things it counts ("how many X"), the measure it asks the value
-# of ("what is the [total] X of"), the groups it splits by ("each X"), what it ranks by ("the highest X"; not
-# "is the most popular", an adjective after a copula). "Which X" / "what X" are read word by word below.
-_ASKED = [re.compile(r"\bhow many ((?:[a-z][\w-]*\s?){1,3}?)\s*\b(?:are|is|were|was|do|does|did|have|has|in|on|of|for|"
-                     r"per|by|with|from|there|that|who|which|can|will|got|had)\b", re.I),
-          re.compile(r"\bwhat (?:is|was|are|were) the ((?:[a-z][\w-]*\s?){1,4}?)\s*\b(?:of|for|in|per|by|from|to|at)\b",
-                     re.I),
-          re.compile(r"\b(?:each|every|per) ([a-z][\w-]*)", re.I)]
+FUTURE = re.compile(r"\b(will|tomorrow|next (week|month|quarter|year)|forecast|predict\w*)\b", re.I)
+_WORD = r"[a-z][\w-]*"
+# What a question asks for, by its shape: the things it counts ("how many X"), the groups it splits by ("each
+# X"), what it ranks by ("the highest X"; not "is the most popular", an adjective after a copula): held when any
+# leading word is in the data (the shape catches verbs with the noun: 'customers live'). The measure it asks the
+# value of ("what is the [total] X of", "who is the X of", "how much X is"): a noun phrase with no verb in it,
+# held only as a whole (its head noun is in the data: 'production budget' is not the Production column).
+_ASKED = [re.compile(rf"\bhow many ((?:{_WORD}\s?){{1,3}}?)\s*\b(?:are|is|were|was|do|does|did|have|has|in|on|of|"
+                     r"for|per|by|with|from|there|that|who|which|can|will|got|had)\b", re.I),
+          re.compile(rf"\b(?:each|every|per) ({_WORD})", re.I)]
+_MEASURED = [re.compile(rf"\b(?:what|who) (?:is|was|are|were) the ((?:{_WORD}\s?){{1,4}}?)\s*\b(?:of|for|in|per|by|"
+                        r"from|to|at)\b", re.I),
+             re.compile(rf"\bhow much ((?:{_WORD}\s?){{1,3}}?)\s*\b(?:is|are|was|were|do|does|did|has|have|had)\b",
+                        re.I)]
+# the thing a measure is "of" when the measure itself names nothing ('the name of the contact person at ...')
+_OF = re.compile(rf"\bof (?:the |a |an )?((?:{_WORD}\s?){{1,3}}?)\s*(?:\b(?:at|in|for|of|per|by|from|to|on|with|"
+                 r"who|which|that|is|are|was|were)\b|[?.,!]|$)", re.I)
 _RANKED = re.compile(r"(?<!\bis the )(?<!\bare the )(?<!\bwas the )(?<!\bwere the )(?<!\bis )(?<!\bare )(?<!\bwas )"
                      r"(?<!\bwere )\b(?:highest|lowest|most|least|largest|smallest|biggest|greatest|longest|shortest)"
                      r" ((?:[a-z][\w-]*\s?){1,3}?)\s*(?:\b(?:of|in|for|per|by|from|to|at|on|with|among|during|than|and|"
                      r"or|that|who|which|is|was|are|were|do|does|did|has|have|had)\b|[?.,!]|$)", re.I)
-_WHICH = re.compile(r"\b(?:which|what) ([a-z][\w-]*(?: [a-z][\w-]*)?)", re.I)
+_WHICH = re.compile(rf"\b(?:which|what) ({_WORD}(?: {_WORD}){{0,2}})", re.I)
 
 
 def asked_terms(question: str) -> list[str]:
     """The noun phrases a question asks about by its shape: 'warehouses' of 'How many warehouses does each
     nation have?', 'population' of 'What is the population of each nation?', 'nation', 'unemployment rate'
     of 'the highest unemployment rate in 2010', 'customer bought' of 'Which customer bought the most?'."""
-    found = [m.group(1).strip() for rx in _ASKED for m in rx.finditer(question)]
+    return list(dict.fromkeys(p for p, _ in asked_shapes(question)))
+
+
+def asked_shapes(question: str) -> list[tuple[str, bool]]:
+    """(phrase, whole): the phrases of `asked_terms`; `whole` when the phrase is a noun phrase held only as a
+    whole (a measure, or 'which record label released ...': two nouns before a verb)."""
+    found = [(m.group(1).strip(), False) for rx in _ASKED for m in rx.finditer(question)]
+    for rx in _MEASURED:
+        for m in rx.finditer(question):
+            phrase = m.group(1).strip()
+            if any(w.lower() not in GENERIC for w in phrase.split()):
+                found.append((phrase, True))
     # one word ending the question after a superlative with no article is as often an adverb as a noun
     # ('used most often'); after 'the' it is a noun ('the highest salary')
-    found += [m.group(1).strip() for m in _RANKED.finditer(question) if len(m.group(1).split()) > 1
+    found += [(m.group(1).strip(), False) for m in _RANKED.finditer(question) if len(m.group(1).split()) > 1
               or question[m.end(1):].strip(" ?.!") or question[:m.start()].lower().endswith("the ")]
-    return list(dict.fromkeys(p for p in [*found, *_identified(question)] if p))
+    return [(p, whole) for p, whole in [*found, *_identified(question)] if p]
 
 
-def _identified(question: str) -> list[str]:
+def measured_of(question: str) -> list[str]:
+    """What a measure that names only a generic attribute is of: 'contact person' of 'What is the name of the
+    contact person at each supplier?', 'lead singer' of 'Who is the lead singer of Queen?' (the measure
+    itself, 'lead singer', is asked too)."""
+    out = []
+    for m in _MEASURED[0].finditer(question):
+        rest = question[m.end(1):]
+        of = _OF.match(rest.strip()) if rest.strip().lower().startswith("of ") else None
+        if of:
+            out.append(of.group(1).strip())
+    return out
+
+
+def _identified(question: str) -> list[tuple[str, bool]]:
     """'Which X' / 'what X': up to two words before a grammar word; none after an auxiliary ('what is') or
-    before 'of' ('what share of', 'which kind of': the noun after 'of' is what is asked)."""
+    before 'of' ('what share of', 'which kind of': the noun after 'of' is what is asked). Two words followed
+    by a third that is no grammar word are a noun phrase before its verb ('which record label released'):
+    held only as a whole; two words followed by a grammar word may be a noun and its verb ('which customer
+    bought the most'): held by the noun."""
     out = []
     for m in _WHICH.finditer(question):
         ws = m.group(1).split()
@@ -161,24 +197,81 @@ def _identified(question: str) -> list[str]:
             if ws[1].lower() == "of":
                 continue
             ws = ws[:1]
-        out.append(" ".join(ws))
+        whole = len(ws) == 3 and ws[2].lower() not in GRAMMAR
+        out.append((" ".join(ws[:2]), whole))
     return out
 
 
 def missing_asked(bi: BIContext, question: str) -> list[str]:
-    """The things the question asks about by its shape (`asked_terms`, `predicate`) that the data does not
-    hold. A phrase is held when any of its leading words are ('customers live' by customers, 'line items' by
-    line, 'production company' by Production): a shape catches verbs with the noun, and only a phrase none
-    of whose beginnings is in the data is missing."""
+    """The things the question asks about by its shape (`asked_shapes`, `predicate`, `missing_attribute`) that
+    the data does not hold. A phrase is held when any of its leading words are ('customers live' by customers,
+    'line items' by line, 'production company' by Production): a shape catches verbs with the noun, and only a
+    phrase none of whose beginnings is in the data is missing; a whole phrase (a measure) is held only by a
+    beginning of two words or more ('invoice amount' of 'invoice amount billed'), or its one word."""
     out = []
-    for phrase in asked_terms(question):
-        own = [w for w in phrase.split() if w.lower() not in GENERIC | {"distinct", "different", "unique"}]
-        starts = [" ".join(own[:k]) for k in range(1, len(own) + 1)]
-        if starts and len(missing_fields(bi, starts, question)) == len(starts):
+    shapes = [*asked_shapes(question), *((p, False) for p in measured_of(question))]
+    for phrase, whole in shapes:
+        own = [w for w in phrase.split() if w.lower() not in GENERIC | GRAMMAR | {"distinct", "different", "unique"}]
+        starts = [" ".join(own[:k]) for k in range(min(2, len(own)) if whole else 1, len(own) + 1)]
+        if own and len(missing_fields(bi, starts, question)) == len(starts):
             out.append(" ".join(own))
     word = predicate(question)
     if word and not word_held(bi, word):
         out.append(word)
+    out += missing_attribute(bi, question)
+    return list(dict.fromkeys(out))
+
+
+def shape_decline(bi: BIContext, question: str) -> str | None:
+    """Why the data cannot answer `question`, read from its shape alone (no model call): it asks about the
+    future (the data records what happened), or something it asks about is missing (`missing_asked`)."""
+    if reason := future(question):
+        return reason
+    if missing := missing_asked(bi, question):
+        return f"the data has no field or value for {', '.join(map(repr, missing))}"
+    return None
+
+
+def future(question: str) -> str | None:
+    """Why a question about the future cannot be answered: the data records what happened."""
+    return "the data records what happened; it cannot say what will happen" if FUTURE.search(question) else None
+
+
+# 'In which year was each album released?', 'When was each employee hired?': an attribute of each thing
+_ATTRIBUTE = re.compile(rf"\b(?:(?:which|what) ({_WORD})|when) (?:is|was|are|were|do|does|did) (?:each|every|the) "
+                        rf"({_WORD})", re.I)
+_TEMPORAL = re.compile(r"(DATE|TIME)", re.I)
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}")
+CALENDAR = frozenset(["year", "month", "day", "week", "quarter", "date", "time"])  # units of time, not data words
+
+
+def _temporal(column: str, info: dict[str, Any]) -> bool:
+    """A column that says when: a date or time type, dates among its sampled values (SQLite keeps them as
+    text), or a name in units of time ('Year', 'ship_date')."""
+    return bool(_TEMPORAL.search(str(info.get("type", ""))) or _ISO_DATE.search(info.get("description") or "")
+                or CALENDAR & set(stems(words(column))))
+
+
+def missing_attribute(bi: BIContext, question: str) -> list[str]:
+    """'In which year was each album released?' asks an attribute of each album: it must be a column of the
+    album's table or of a table joined to it, by name ('which country ... each customer': Country), or for a
+    time ('when', a generic time word) by type (a date or time column) or name ('Year'). Only when the thing
+    is a table; otherwise the other shapes judge it."""
+    out = []
+    for m in _ATTRIBUTE.finditer(question):
+        attribute, thing = (m.group(1) or "").lower(), singular(m.group(2))
+        table = next((t for t in bi.semantic.tables if stems(words(t)) == stems(thing) or
+                      singular(words(t).replace(" ", "")) == thing), None)
+        if table is None or attribute in GRAMMAR:
+            continue
+        near = {table, *bi.semantic.join_graph().get(table, set())}
+        columns = [(c, info) for t, c, info in bi.semantic.columns() if t in near]
+        if not attribute or attribute in GENERIC:
+            if not any(_temporal(c, info) for c, info in columns):
+                out.append(f"{attribute or 'date'} of {m.group(2)}")
+        elif not any(_same_word(singular(attribute), singular(w)) for c, _ in columns for w in words(c).split()) \
+                and not any(_same_word(singular(attribute), singular(w)) for t in near for w in words(t).split()):
+            out.append(f"{attribute} of {m.group(2)}")
     return out
 
 
@@ -217,14 +310,16 @@ def word_held(bi: BIContext, word: str) -> bool:
 
 
 def named_by_kind(bi: BIContext, term: str, question: str) -> bool:
-    """'Which production company ...': the words before the last name a text column and the question asks
-    which of them; the last word names the kind of thing the column's values are ('company'), which no column
-    needs to spell out. Not for a measure ('the production budget of'): that needs its own column."""
+    """'Which production company ...': the words before the last are a text column's own name and the question
+    asks which of them; the last word names the kind of thing the column's values are ('company'), which no
+    column needs to spell out. A synonym is not enough ('record' for an album's title does not make a 'record
+    label' a kind of title), nor is a measure ('the production budget of': that needs its own column)."""
     ws = term.split()
     if len(ws) < 2 or not re.search(rf"\b(?:which|what)\s+{re.escape(term)}\b", question, re.I):
         return False
-    ranked = rank_fields(bi.semantic, " ".join(ws[:-1]))
-    return any(score >= 90 and "column" in f and _is_text(bi.semantic, f) for score, _, f in ranked[:3])
+    modifiers = stems(" ".join(ws[:-1]).lower())
+    return any(all(w in stems(words(c)) for w in modifiers) and _is_text(bi.semantic, {"table": t, "column": c})
+               for t, c, _ in bi.semantic.columns())
 
 
 def _is_text(semantic: Semantic, f: dict[str, Any]) -> bool:

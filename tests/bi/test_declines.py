@@ -62,6 +62,14 @@ def test_the_shapes_read_what_a_question_ranks_by_identifies_and_states():
     ("Which customer bought the most?", ["customer bought"]),
     ("How many orders were returned?", ["returned"]),
     ("How many orders are female?", ["female"]),
+    ("What was the production budget of Film 1?", ["production budget"]),  # a measure: held only as a whole
+    ("Who is the lead director of Film 1?", ["lead director"]),
+    ("What is the status of the courier of each order?", ["courier"]),  # what a held attribute is of
+    ("How much tax was paid on each order?", ["tax"]),
+    ("Which record label released the most films?", ["record label"]),  # two nouns before a verb: as a whole
+    ("In which year was each film produced?", ["year of film"]),  # films have no date, nor do their neighbours
+    ("When was each film produced?", ["date of film"]),
+    ("Which rating does each order have?", ["rating of order"]),  # films have one, orders do not
 ])
 def test_a_shape_whose_words_the_data_lacks_is_missing(bi, question, missing):
     assert missing_asked(bi, question) == missing
@@ -73,6 +81,13 @@ def test_a_shape_whose_words_the_data_lacks_is_missing(bi, question, missing):
     "How many orders were shipped?",          # 'shipped' ~ ship_date
     "How many orders are closed?",            # a whole value of `status`
     "Which country has the largest population?",
+    "What was the fertility of Chile in 2010?",          # the same measure shape, on a column
+    "What is the status of the order with the largest amount?",
+    "How much amount was paid on each order?",
+    "Which Production company released the most films?",  # the column's own name, before the kind
+    "In which year was each order shipped?",            # a date column (its type)
+    "Which year is each indicator from?",               # a column named for the year
+    "Which status is each order in?",
 ])
 def test_the_same_shapes_on_what_the_data_holds_are_not_missing(bi, question):
     assert missing_asked(bi, question) == []
@@ -90,10 +105,40 @@ def test_the_agent_declines_a_bare_predicate_the_data_lacks_and_answers_one_it_h
     model = ScriptedModel([plan])
     r = BIAgent(model, world, store=tmp_path / "s.db", sql_mode="parts").ask("How many orders were returned?")
     assert r.status == "declined" and "'returned'" in r.answer and r.sql is None
-    assert len(model.requests) == 1  # the plan only: no SQL asked for
+    assert model.requests == []  # the shape alone declines it: no model call at all
 
     parts = {"select": ["count(*)"], "where": ["orders.status = 'Closed'"], "group_by": [], "having": [],
              "order_by": [], "limit": None}
     model = ScriptedModel([{**plan, "request": "Count closed orders", "values": ["closed"]}, parts, "10."])
     r = BIAgent(model, world, store=tmp_path / "t.db", sql_mode="parts").ask("How many orders are closed?")
     assert r.status == "completed" and r.rows == [[10]]
+
+
+def test_a_synonym_does_not_make_a_kind(world):
+    """'record' listed among a title's synonyms does not make a 'record label' a kind of title; the column's own
+    name does ('Production company')."""
+    sem = draft(world)
+    sem.tables["films"]["columns"]["title"]["synonyms"] = ["record"]
+    bi = BIContext(world, sem, ScriptedModel([]))
+    assert missing_fields(bi, ["record label"], "Which record label released the most films?") == ["record label"]
+    assert missing_fields(bi, ["production company"], "Which production company released the most films?") == []
+
+
+def test_a_future_question_and_a_missing_measure_decline_before_any_model_call(world, tmp_path):
+    for question, reason in [("How many orders will be shipped next month?", "what will happen"),
+                             ("What is the shipping cost of each order?", "'shipping cost'")]:
+        model = ScriptedModel([])
+        r = BIAgent(model, world, store=tmp_path / "s.db", session_id=question).ask(question)
+        assert r.status == "declined" and reason in r.answer and model.requests == []
+
+
+def test_beside_an_earlier_result_the_planner_is_asked_first(world, tmp_path):
+    """With a result to analyze, a question's words may be about that result, not the schema: the plan call
+    comes first and the shapes judge its query after it."""
+    plan = {"request": "Count orders", "kind": "query", "values": [], "fields": []}
+    parts = {"select": ["count(*)"], "where": [], "group_by": [], "having": [], "order_by": [], "limit": None}
+    model = ScriptedModel([plan, parts, {**plan, "request": "Count returned orders"}])
+    agent = BIAgent(model, world, store=tmp_path / "s.db", prose=False)
+    assert agent.ask("How many orders are there?").status == "completed"
+    r = agent.ask("How many orders were returned?")
+    assert r.status == "declined" and "'returned'" in r.answer and len(model.requests) == 3
