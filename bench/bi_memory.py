@@ -39,7 +39,7 @@ from typing import Any
 
 HERE = Path(__file__).parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's orrery, not the one the venv installed
-from bi import COMPLETED, DECLINED, _commit, _write_json, questions, same_result  # noqa: E402
+from bi import DECLINED, _commit, _write_json, questions, scored  # noqa: E402
 
 K = 3
 FLOOR = 0.3
@@ -64,13 +64,8 @@ def answer(model: Any, engine: Any, item: dict[str, Any], sessions: str, key: st
     except Exception as exc:  # noqa: BLE001 - a crash is scored as a miss and named, the run goes on
         status, sql, rows, why = "crash", None, [], f"{type(exc).__name__}: {exc}"[:200]
     seconds = time.perf_counter() - t0
-    if item["gold"] is None:
-        correct = status in DECLINED and sql is None
-    else:
-        gold = engine.execute(item["gold"])
-        ordered = "ORDER BY" in item["gold"].upper() and "LIMIT 1" not in item["gold"].upper()
-        correct = status in COMPLETED and sql is not None and same_result(rows, gold.rows, ordered)
-    return {"status": status, "sql": sql, "correct": correct, "seconds": round(seconds, 1), "why": why}
+    return {"status": status, "sql": sql, "correct": scored(item, engine, status, sql, rows), "seconds": round(seconds, 1),
+            "why": why}
 
 
 def items_of(which: str, unanswerable: bool) -> list[dict[str, Any]]:
@@ -214,8 +209,9 @@ def main() -> None:
         items = every[args.start: None if args.limit is None else args.start + args.limit]
         out = RESULTS / f"bi_memory_{args.tag}.json"
         _write(out, run(args.llm, items, out, args.floor or None) | {"start": args.start, "set": args.which})
-    runs = {name: json.loads((RESULTS / f"bi_memory_{name}.json").read_text()) for name in RUNS
-            if (RESULTS / f"bi_memory_{name}.json").exists()}
+    found = {name: json.loads((RESULTS / f"bi_memory_{name}.json").read_text()) for name in RUNS
+             if (RESULTS / f"bi_memory_{name}.json").exists()}
+    runs = {name: r for name, r in found.items() if "questions_run" in r}  # not a run still in its first pass
     _write(RESULTS / "bi_memory.json", runs)
     (HERE / "bi_memory.md").write_text(report(runs))
 
