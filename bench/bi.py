@@ -95,6 +95,16 @@ def same_result(got: list[list[Any]], gold: list[tuple[Any, ...]], ordered: bool
     return all(not (Counter(g) - Counter(r)) for r, g in zip(a, b, strict=True))
 
 
+def scored(item: dict[str, Any], engine: Any, status: str, sql: str | None, rows: list[list[Any]]) -> bool:
+    """Whether an answer is right: an unanswerable question (no gold) declined with no SQL, else a completed answer
+    whose rows match the gold query's (in order when the gold orders them and returns more than one row)."""
+    if item["gold"] is None:
+        return status in DECLINED and sql is None
+    gold = engine.execute(item["gold"])
+    ordered = "ORDER BY" in item["gold"].upper() and "LIMIT 1" not in item["gold"].upper()
+    return status in COMPLETED and sql is not None and same_result(rows, gold.rows, ordered)
+
+
 def _write_json(path: Path, data: Any) -> None:
     write_atomic(path, json.dumps(data, indent=1, default=str))
 
@@ -114,12 +124,7 @@ def run(llm: str | None, items: list[dict[str, Any]], out: Path, which: str) -> 
         t0 = time.perf_counter()
         answer = agent.ask(item["question"])
         seconds = time.perf_counter() - t0
-        if item["gold"] is None:
-            correct = answer.status in DECLINED and answer.sql is None
-        else:
-            gold = engine.execute(item["gold"])
-            ordered = "ORDER BY" in item["gold"].upper() and "LIMIT 1" not in item["gold"].upper()
-            correct = answer.status in COMPLETED and answer.sql is not None and same_result(answer.rows, gold.rows, ordered)
+        correct = scored(item, engine, answer.status, answer.sql, answer.rows)
         rows.append({**item, "status": answer.status, "sql": answer.sql, "correct": correct,
                      "seconds": round(seconds, 1), "tokens": answer.usage.total, "answer": answer.answer[:300],
                      "steps": [f"{t['key']}: {t['status']} {(t['error'] or t['result'] or '')[:200]}"

@@ -27,6 +27,7 @@ from orrery.agent.loop import PendingApproval
 from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanTurn, Todo, model_summary
 from orrery.bi.decline import future, shape_decline
 from orrery.bi.engines import Engine
+from orrery.bi.examples import plan_shots
 from orrery.bi.semantic import Semantic, load
 from orrery.bi.tools import (
     CANNOT,
@@ -238,6 +239,8 @@ class BIAgent(PlanAgent):
         what = "Change the current request as the user asks" if intent == "modification" else "New request"
         shots = examples("plan_examples", lambda e: (_plan_user(e["database"], e["tables"], "No plan yet.",
                                                                  f"New request: {e['question']}"), e["reply"]))
+        shots += plan_shots(self.bi, user_input, lambda q: _plan_user(  # the same tables: not listed again
+            sem.description or sem.database, "as below", "No plan yet.", f"New request: {q}"))
         user = _plan_user(sem.description or sem.database, tables, self.context(), f"{what}: {user_input}")
         messages = [Message("system", prompt("plan")), *shots, Message("user", user)]
         reply = yield from ask_json(self.model, messages, schema, PlanReply, usage=usage,

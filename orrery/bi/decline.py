@@ -216,7 +216,7 @@ def missing_asked(bi: BIContext, question: str) -> list[str]:
         if own and len(missing_fields(bi, starts, question)) == len(starts):
             out.append(" ".join(own))
     word = predicate(question)
-    if word and not word_held(bi, word):
+    if word and not word_held(bi, word) and not approved_covers(bi, word, question):
         out.append(word)
     out += missing_attribute(bi, question)
     return list(dict.fromkeys(out))
@@ -331,4 +331,10 @@ def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
     """The terms the user wrote that no column, layer term, table, indexed or stored value of the data holds
     (and that do not name a text column's kind: `named_by_kind`)."""
     return [t for t in terms if user_wrote(t, question) and not maps(bi, t) and not names_the_data(bi, t)
-            and not stored_value(bi, t) and not named_by_kind(bi, t, question)]
+            and not stored_value(bi, t) and not named_by_kind(bi, t, question) and not approved_covers(bi, t, question)]
+
+
+def approved_covers(bi: BIContext, term: str, question: str) -> bool:
+    """Whether an approved question -> SQL pair of this connection near the question has the term (orrery.bi.examples:
+    a person approved an executed query's rows for it); no memory, no evidence."""
+    return bi.approved is not None and bi.approved.covers(bi.engine.name, term, question)

@@ -1,5 +1,6 @@
 """Approved examples for the BI agent: question -> SQL pairs a person approved, per connection (the database's
-name), given to the SQL-writing model as earlier turns for the nearest questions.
+name), given as earlier turns to the plan step and the SQL step for the nearest questions, and taken by the
+decline judgment as evidence that the data holds a term an approved question used (`ExampleMemory.covers`).
 
 Only an approval writes (`approve`, `orrery bi approve RUN`, the web app's thumbs-up); a rejection never stores
 anything and withdraws nothing unless asked (`reject(..., withdraw=True)`). The pairs live in the session
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +22,8 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.apps import ID_PATTERN
+from orrery.bi.decline import user_wrote
+from orrery.bi.semantic import words
 from orrery.errors import DataError
 from orrery.messages import Message
 from orrery.recall.examples import ApprovedExamples, Example
@@ -65,6 +69,12 @@ class ExampleMemory:
         vectors = embedder.embed([question, *(e.question for e in found)])
         return [e for e, sim in zip(found, vectors[1:] @ vectors[0], strict=True) if sim >= self.floor]
 
+    def covers(self, connection: str, term: str, question: str) -> bool:
+        """Whether an approved pair near `question` (one `nearest` shows) has `term` in its question: a person
+        approved the rows of an executed query for it, so the data holds what the term means there. Evidence
+        for that term only: every other term of the question is still judged on the data."""
+        return any(user_wrote(term, e.question) for e in self.nearest(connection, question))
+
 
 def approved_shots(bi: BIContext, mode: str, question: str) -> list[Message]:
     """The approved pairs of the connection nearest to `question` (the user's words, else the plan's request) as
@@ -79,6 +89,32 @@ def approved_shots(bi: BIContext, mode: str, question: str) -> list[Message]:
         if reply is not None:
             out += [Message("user", f"Question: {e.question}"), Message("assistant", json.dumps(reply))]
     return out
+
+
+def plan_shots(bi: BIContext, question: str, render: Callable[[str], str]) -> list[Message]:
+    """The approved pairs nearest to `question` as plan-step turns (`render` writes a request as the plan step's
+    user message), each answered by the plan that leads to its query (`plan_reply`), the nearest last."""
+    memory: ExampleMemory | None = bi.approved
+    if memory is None:
+        return []
+    return [m for e in reversed(memory.nearest(bi.engine.name, question))
+            for m in (Message("user", render(e.question)),
+                      Message("assistant", json.dumps(plan_reply(e.question, e.sql, bi.engine.dialect))))]
+
+
+def plan_reply(question: str, sql: str, dialect: str) -> dict[str, str]:
+    """The plan an approved query answers, in the plan step's reply format: a query; its values the SQL's text
+    literals the question names, its fields the SQL's columns the question names (in the question's words
+    where they match)."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except SqlglotError:
+        tree = None
+    literals = [str(e.this) for e in tree.find_all(exp.Literal) if e.is_string] if tree else []
+    columns = [words(c.name) for c in tree.find_all(exp.Column)] if tree else []
+    values = [v for v in dict.fromkeys(literals) if v and user_wrote(v, question)]
+    fields = [f for f in dict.fromkeys(columns) if f and user_wrote(f, question)]
+    return {"request": question, "kind": "query", "values": ", ".join(values), "fields": ", ".join(fields)}
 
 
 def sql_parts(sql: str, dialect: str, cap: int | None = None) -> dict[str, Any] | None:

@@ -30,7 +30,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from orrery import apps as app_registry
 from orrery.errors import ConfigError, OrreryError
-from orrery.events import HOOKS, env_hooks
+from orrery.events import HOOKS, Event, env_hooks
 from orrery.exposure import check_exposure
 from orrery.files import input_file, remove, write_atomic
 from orrery.results import Result, ending, text_of
@@ -519,9 +519,28 @@ def _start(run: Run) -> Bridge:
             run.agent = app.make_agent(model, **options)
             if (target := resumable(run.agent)) is not None:  # approved calls' done-markers, kept durably
                 target.ledger = CallLedger(server.store.sessions)
-            return drive(run.agent, run.task, run_inputs, handler, run.resume)
+            return drive(run.agent, run.task, run_inputs, _remembered(server, app.name, run.body.thread_id, handler),
+                         run.resume)
 
     return Bridge(work)
+
+
+def _remembered(server: Server, app: str, thread_id: str, handler: Callable[[Event], None]) -> Callable[[Event], None]:
+    """`handler`, then the long-term memory's recorder (orrery.recall) on the same events, in the threads' database,
+    scoped to the app and the thread (the server knows one user: its token's). A thread id that is no memory
+    scope id (a leading '_' or '-') is not recorded."""
+    from orrery.recall import LongTermMemory
+    from orrery.recall.store import SCOPE_ID
+
+    if not SCOPE_ID.match(thread_id):
+        return handler
+    recorder = LongTermMemory.open(server.s.db or server.data / "sessions.db", app=app, thread=thread_id).recorder()
+
+    def both(event: Event) -> None:
+        handler(event)  # first: a cancelled run stops here, unrecorded
+        recorder(event)
+
+    return both
 
 
 async def _relay(run: Run, out: Outbox, bridge: Bridge) -> AsyncIterator[str]:

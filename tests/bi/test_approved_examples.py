@@ -199,3 +199,77 @@ def test_approving_after_a_clarification_keeps_the_question_not_the_answer(tmp_p
     assert a.ask("UNITED KINGDOM").status == "completed"
     connection, question, sql = last_answer(open_store(store), "s1")
     assert (connection, question) == ("tpch", "How many customers are in United?") and "'UNITED KINGDOM'" in sql
+
+
+LATE = "What is the average lateness per ship mode?"
+LATE_PAIR = ("What is the average lateness of shipments by AIR?",
+             "SELECT avg(l_receiptdate - l_commitdate) AS lateness FROM lineitem WHERE l_shipmode = 'AIR'")
+LATE_PLAN = {"request": "Average lateness per ship mode", "kind": "query", "values": [], "fields": ["lateness", "ship mode"]}
+LATE_PARTS = parts("l_shipmode", "avg(l_receiptdate - l_commitdate) AS lateness", group_by=["l_shipmode"])
+
+
+def full_text_agent(store, turns, session):
+    """A BI agent on tpch whose approved examples are searched by full text alone (no embedding model)."""
+    from orrery.bi.examples import use_examples
+
+    a, model = agent("tpch", store, turns, session)
+    use_examples(a, store, embedder=None)
+    return a, model
+
+
+def plan_call(model: Recording) -> list:
+    return next(m for m in model.seen if m[0].content.startswith("You plan how to answer"))
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_a_question_declined_with_an_empty_memory_is_answered_with_the_approved_pair_that_covers_it(tmp_path):
+    store = str(tmp_path / "sessions.db")
+    empty, _ = full_text_agent(store, [LATE_PLAN], "s1")
+    declined = empty.ask(LATE)
+    assert declined.status == "declined" and "'lateness'" in declined.answer  # no column says 'lateness'
+
+    open_examples(store, embedder=None).approve("tpch", *LATE_PAIR)
+    filled, model = full_text_agent(store, [LATE_PLAN, LATE_PARTS, "Seven ship modes."], "s2")
+    answer = filled.ask(LATE)
+    assert answer.status == "completed" and len(answer.rows) == 7  # one row per ship mode
+    messages = plan_call(model)  # the plan step is shown the pair, answered by the plan that leads to its query
+    assert messages[-3].content.endswith(f"New request: {LATE_PAIR[0]}")
+    assert json.loads(messages[-2].content) | {"fields": ""} == {"request": LATE_PAIR[0], "kind": "query",
+                                                                 "values": "AIR", "fields": ""}
+    assert sql_call(model)[-3].content == f"Question: {LATE_PAIR[0]}"  # and the SQL step too
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_an_unanswerable_question_stays_declined_with_an_approved_pair_that_does_not_cover_it(tmp_path):
+    store = str(tmp_path / "sessions.db")
+    near = ("What is the average discount per ship mode?",
+            "SELECT l_shipmode, avg(l_discount) FROM lineitem GROUP BY l_shipmode")
+    open_examples(store, embedder=None).approve("tpch", *near)
+    rent = {"request": "Average warehouse rent per ship mode", "kind": "query", "values": [],
+            "fields": ["warehouse rent", "ship mode"]}
+    a, model = full_text_agent(store, [rent], "s1")
+    answer = a.ask("What is the average warehouse rent per ship mode?")
+    assert answer.status == "declined" and "'warehouse rent'" in answer.answer
+    assert plan_call(model)[-3].content.endswith(f"New request: {near[0]}")  # the pair was near: evidence, no licence
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_a_rejected_answer_never_reaches_a_prompt_nor_the_decline_judgment(tmp_path):
+    store = str(tmp_path / "sessions.db")
+    examples = open_examples(store, embedder=None)
+    assert examples.reject("tpch", *LATE_PAIR) == 0  # a rejection stores nothing
+    examples.approve("tpch", *LATE_PAIR)
+    assert examples.reject("tpch", *LATE_PAIR) == 1  # and withdraws the approval of the same pair
+    a, model = full_text_agent(store, [LATE_PLAN], "s1")
+    assert a.ask(LATE).status == "declined"
+    assert not any(LATE_PAIR[0] in m.content or "l_commitdate" in m.content for call in model.seen for m in call)
+
+
+def test_the_plan_of_an_approved_query_names_the_values_and_fields_its_question_wrote():
+    from orrery.bi.examples import plan_reply
+
+    sql = "SELECT count(*) FROM Track t JOIN Genre g ON t.GenreId = g.GenreId WHERE g.Name = 'Rock' AND t.Milliseconds > 1"
+    assert plan_reply("How many Rock tracks last over a millisecond?", sql, "duckdb") == {
+        "request": "How many Rock tracks last over a millisecond?", "kind": "query", "values": "Rock",
+        "fields": "milliseconds"}
+    assert plan_reply("Count them", "not sql (", "duckdb")["values"] == ""
