@@ -3,6 +3,10 @@ get a 500, a run that starts ends with RUN_FINISHED or RUN_ERROR, and a refused 
 2,000 cases, derandomized (the same cases every run)."""
 
 import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -40,10 +44,17 @@ bodies = st.fixed_dictionaries(
 
 @pytest.fixture(scope="module")
 def fuzz_client(tmp_path_factory):
-    s = Settings(model=model_for, apps=apps(), data=tmp_path_factory.mktemp("fuzz"), allowed_hosts=("testserver",),
-                 thread_wait=2, run_timeout=20)
-    with TestClient(create_app(s), raise_server_exceptions=False) as c:
-        yield c, s.data
+    # In memory where there is a tmpfs: the cases test what the server answers, not the disk, and each run's
+    # thread-store commits and upload writes fsync (most of a case's time on a disk).
+    shm = Path("/dev/shm")
+    data = Path(tempfile.mkdtemp(prefix="orrery-fuzz-", dir=shm)) if shm.is_dir() and os.access(shm, os.W_OK) \
+        else tmp_path_factory.mktemp("fuzz")
+    s = Settings(model=model_for, apps=apps(), data=data, allowed_hosts=("testserver",), thread_wait=2, run_timeout=20)
+    try:
+        with TestClient(create_app(s), raise_server_exceptions=False) as c:
+            yield c, s.data
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
 
 
 def check_run(response):
