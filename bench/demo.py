@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -27,7 +28,7 @@ HERE = Path(__file__).parent
 
 def measure(model: LocalModel, catalogue: bool) -> dict:
     """One demo analysis; per model call: seconds and llama.cpp's prompt tokens processed / reused from cache."""
-    model.takes_catalogue = catalogue  # False: the anchor, the tool list in the prompt changes with gating
+    model.profile = replace(model.profile, takes_catalogue=catalogue)  # False: the anchor, the tool list in the prompt changes with gating
     model_s, tool_s, calls, per_call = [], [], [], []
 
     def seen(e: ev.Event) -> None:

@@ -20,6 +20,15 @@ def traced():
     uninstrument(recorder)
 
 
+@pytest.fixture
+def no_retry_wait(monkeypatch):
+    """The OpenAI SDK retries as many times as configured, without its backoff waits between tries (0.5, 1, 2 s):
+    for tests of what happens once the tries run out, not of how long they wait."""
+    from openai._base_client import BaseClient
+
+    monkeypatch.setattr(BaseClient, "_calculate_retry_timeout", lambda *_args, **_kwargs: 0.0)
+
+
 # Fixtures that start a real PostgreSQL server (tests/bi/conftest.py, tests/memory/conftest.py), and the parameter
 # value that picks one through `request.getfixturevalue`: the tests using them are integration tests.
 POSTGRES_FIXTURES = {"postgres", "pg_tpch", "pg_chinook", "target_pg"}

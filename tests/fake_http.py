@@ -39,7 +39,8 @@ def fake_server(script: list[tuple[int, dict[str, str], Any]], encode: Callable[
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # shutdown() waits for serve_forever's next poll: every 0.5 s by default, 0.5 s at the end of every test
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_port}", hits
     finally:

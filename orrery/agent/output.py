@@ -30,6 +30,7 @@ from pydantic_core import from_json
 
 from orrery.errors import ConfigError
 from orrery.messages import ToolSpec
+from orrery.tools.core import render
 
 FINAL_TOOL = "final_result"
 
@@ -107,14 +108,8 @@ class OutputSpec:
 
     @staticmethod
     def render(value: Any) -> str:
-        """A validated value as the text a person (or a trace) reads."""
-        if isinstance(value, str):
-            return value
-        if isinstance(value, pydantic.BaseModel):
-            return value.model_dump_json()
-        if dataclasses.is_dataclass(value):
-            value = dataclasses.asdict(value)  # type: ignore[arg-type]
-        return json.dumps(value, default=str)
+        """A validated value as the text a person (or a trace) reads: as a tool's value, a dataclass as its fields."""
+        return render(dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value)  # type: ignore[arg-type]
 
 
 def _is_union(t: Any) -> bool:

@@ -442,11 +442,7 @@ class RouterAgent(EventSource):
         the prefix a model caches stays the same from question to question."""
         messages = [Message("system", system),
                     Message("user", f"Results:\n{self.observation(results)}\n\n{SYNTHESIS_PROMPT}{query}")]
-        yield StepStart(step)
-        output = yield from synthesize(self.model, messages, usage=result.usage,
-                                       max_tokens=self.config.max_tokens_per_call)
-        yield StepEnd(step)
-        return output
+        return (yield from self._answer(messages, result, step))
 
     def _agent(self, route: Route, system: str, **overrides: Any) -> Agent:
         """The core loop, shown only the selected tools."""
@@ -464,6 +460,10 @@ class RouterAgent(EventSource):
 
     def _finish(self, agent: Agent, query: str, result: RouterResult, step: int) -> Generator[Event, None, str]:
         messages = [*agent.current_run.memory.messages, Message("user", SYNTHESIS_PROMPT + query)]
+        return (yield from self._answer(messages, result, step))
+
+    def _answer(self, messages: list[Message], result: RouterResult, step: int) -> Generator[Event, None, str]:
+        """One step: the model's answer to `messages`, streamed."""
         yield StepStart(step)
         output = yield from synthesize(self.model, messages, usage=result.usage,
                                        max_tokens=self.config.max_tokens_per_call)

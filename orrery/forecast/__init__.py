@@ -16,11 +16,6 @@ __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
-    if name == "QueryResult":  # the old name of FollowUpAnswer (BI's QueryResult is a SQL result)
-        import warnings
-
-        warnings.warn("orrery.forecast.QueryResult is now FollowUpAnswer", DeprecationWarning, stacklevel=2)
-        name = "FollowUpAnswer"
     if name not in _EXPORTS:
         raise AttributeError(f"module 'orrery.forecast' has no attribute {name!r}")
     return getattr(import_module(f"orrery.forecast.{_EXPORTS[name]}"), name)

@@ -125,13 +125,6 @@ def min_length(name: str, m: int, h: int, intervals: bool = False) -> int:
     return max(need, h * CONFORMAL_WINDOWS + 2) if intervals and not spec.native_intervals else need
 
 
-def min_length_for_intervals(names: Sequence[str], h: int) -> int:
-    """Conformal intervals need CONFORMAL_WINDOWS windows of h plus some history."""
-    if all(REGISTRY[resolve(n)].native_intervals for n in names):
-        return 0
-    return h * CONFORMAL_WINDOWS + 2
-
-
 def interval_columns(model: str, levels: Sequence[int] = LEVELS) -> list[str]:
     return [f"{model}-{side}-{lv}" for lv in levels for side in ("lo", "hi")]
 

@@ -35,7 +35,6 @@ class ForecastDeps:
     forecast_notes: list[A.Note] = field(default_factory=list)
     anomalies: pd.DataFrame | None = None
     panel: A.PanelFit | None = None
-    panel_features: pd.DataFrame | None = None
     panel_retry: bool = False  # the panel is refitted once with policy 'best' (see the agent's validator)
 
 
@@ -221,7 +220,6 @@ def compare_models(ctx: Ctx, models: list[str], series: str | None = None) -> di
 def panel_analyze(ctx: Ctx) -> dict[str, Any]:
     """Features of every series in the panel, summarised (how many trend, seasonal, intermittent)."""
     feats = A.panel_analyze(_data(ctx))
-    ctx.deps.panel_features = feats
     return {"series": len(feats), "trend": feats["trend"].value_counts().to_dict(),
             "seasonality": feats["seasonality"].value_counts().to_dict(),
             "demand_class": feats["demand_class"].value_counts().to_dict(),

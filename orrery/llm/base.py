@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from orrery.messages import Message, ModelResponse, ToolSpec
@@ -31,17 +31,6 @@ def profile_of(model: Any) -> ModelProfile:
                         streams=callable(getattr(model, "stream", None)),
                         takes_catalogue=bool(getattr(model, "takes_catalogue", False)),
                         output_mode=getattr(model, "output_mode", "schema"))
-
-
-def profile_alias(name: str) -> property:
-    """A field of `self.profile` under its older attribute name (`preferred_format`, `takes_catalogue`):
-    reading and setting it reads and replaces the profile."""
-    def get(self: Any) -> Any:
-        return getattr(self.profile, name)
-
-    def put(self: Any, value: Any) -> None:
-        self.profile = replace(self.profile, **{name: value})
-    return property(get, put, doc=f"`profile.{name}` (kept for code written before `ModelProfile`)")
 
 
 @runtime_checkable
@@ -79,21 +68,6 @@ class Delta:
     name: str | None = None
     arguments: str = ""
     response: ModelResponse | None = None
-
-
-@runtime_checkable
-class StreamingModel(Protocol):
-    """A provider that streams: same arguments as `Model.complete`, yields `Delta`s, the last one complete."""
-
-    def stream(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] = (),
-        *,
-        tool_choice: str = "auto",
-        schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-    ) -> Iterator[Delta]: ...
 
 
 def stream(model: Model, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *, tool_choice: str = "auto",

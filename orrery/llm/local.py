@@ -29,7 +29,7 @@ from queue import SimpleQueue
 from typing import Any
 
 from orrery.errors import ModelError, ModelTimeout
-from orrery.llm.base import Delta, ModelProfile, profile_alias
+from orrery.llm.base import Delta, ModelProfile
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 # Keywords dropped before grammar building: length bounds make llama.cpp's grammar explode in
@@ -542,7 +542,6 @@ class LocalModel:
     # One tool call a turn (the grammar's); the agent loop may pass `catalogue=` (every tool of the agent) to keep
     # the prompt prefix stable; a 0.5B model does best shown few tools on a guided path.
     profile = ModelProfile(parallel_calls=False, streams=True, takes_catalogue=True, narrow_tools=True)
-    takes_catalogue = profile_alias("takes_catalogue")
 
     def __init__(self, path: str | Path | None = None, n_ctx: int = 8192, n_threads: int = 2,
                  max_tokens: int = 512, *, layout: str | None = None, grammar: bool = True,

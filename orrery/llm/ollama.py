@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 
 from orrery.errors import ModelError, ModelTimeout, RateLimited
-from orrery.llm.base import Delta, ModelProfile, profile_alias
+from orrery.llm.base import Delta, ModelProfile
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 
@@ -32,7 +32,6 @@ def backoff_delay(attempt: int, retry_after: str | None, base: float = 0.5, cap:
 
 
 class OllamaModel:
-    preferred_format = profile_alias("format")
 
     def __init__(self, model: str = "llama3.1", *, host: str | None = None, max_retries: int = 3,
                  timeout: float = 120.0, temperature: float = 0.0, preferred_format: str = "native", profile: ModelProfile | None = None):

@@ -11,12 +11,11 @@ from typing import Any
 import openai
 
 from orrery.errors import ModelError, ModelTimeout, RateLimited
-from orrery.llm.base import Delta, ModelProfile, profile_alias
+from orrery.llm.base import Delta, ModelProfile
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 
 class OpenAIModel:
-    preferred_format = profile_alias("format")
 
     def __init__(self, model: str = "gpt-4o", *, base_url: str | None = None, api_key: str | None = None,
                  max_retries: int = 3, timeout: float = 120.0, temperature: float = 0.0,

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from orrery.errors import ModelError
-from orrery.llm.base import Delta, ModelProfile, profile_alias
+from orrery.llm.base import Delta, ModelProfile
 from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 Turn = ModelResponse | str | dict[str, Any] | Callable[[Sequence[Message]], ModelResponse | str]
@@ -32,7 +32,6 @@ class ScriptedModel:
 
     name = "scripted"
     profile = ModelProfile(streams=True)  # a test may give another one: `ScriptedModel(turns, profile=...)`
-    preferred_format = profile_alias("format")
 
     def __init__(self, turns: Iterable[Turn], *, usage_per_call: Usage | None = None,
                  profile: ModelProfile | None = None):

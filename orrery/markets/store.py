@@ -158,9 +158,6 @@ class Store:
                 hits.append((m.start(), "COMP"))
         return list(dict.fromkeys(sym for _, sym in sorted(hits)))
 
-    def last_date(self, symbol: str) -> str:
-        return self.symbols[self.resolve(symbol)].last
-
     # -- writing ---------------------------------------------------------------------------------
     def import_files(self, paths: Iterable[str | Path], *, kind: str = "stock", exchange: str = "OTHER",
                      max_bytes: int = MAX_IMPORT_BYTES) -> list[str]:

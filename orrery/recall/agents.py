@@ -15,9 +15,8 @@ from orrery.errors import ToolError
 from orrery.events import Event, Final, RunStart, ToolResultEvent
 from orrery.messages import Message
 from orrery.recall.store import Item, MemoryStore, Mode, Retention, Scope, open_memory
-from orrery.tools.core import RunContext, Tool, tool
+from orrery.tools.core import Tool
 
-STATE_KEY = "long_term_memory"  # where the `recall` tool finds the memory in `ctx.state`
 MAX_RECALL = 20
 SHOWN_CHARS = 500  # of each recalled item, in what the model reads
 
@@ -73,12 +72,12 @@ class Recorder:
 
 
 def attach(agent: Any, memory: LongTermMemory) -> Any:
-    """Record `agent`'s runs into `memory` and let its `recall` tool read it; `agent.memory_state()` then returns
-    both memories (`memory_state`). Returns the agent."""
+    """Record `agent`'s runs into `memory` (a `Recorder` among its handlers), bind its `recall` tool, if it has
+    one, to `memory`, and give it `agent.memory_state()` (`memory_state`). Works for any architecture with
+    `handlers` and a `tools` Toolset (loop, router, planner). Returns the agent."""
     agent.handlers.append(memory.recorder())
-    ctx = getattr(getattr(agent, "current_run", None), "ctx", None)  # the conversation's state, kept across runs
-    if isinstance(ctx, RunContext):
-        ctx.state[STATE_KEY] = memory
+    if "recall" in agent.tools:
+        agent.tools.add(recall_tool(memory))  # the same spec, so the model's tool catalogue does not change
     agent.memory_state = partial(memory_state, agent, memory)  # a method of this agent, not of every Agent
     return agent
 
@@ -95,32 +94,25 @@ def describe(items: Sequence[Item]) -> str:
     return "\n".join(lines)
 
 
-def _recall_text(memory: LongTermMemory | None, query: str, k: int) -> str:
-    if memory is None:
-        raise ToolError("no long-term memory is attached to this run; attach one with orrery.recall.attach")
-    items = memory.recall(query, max(1, min(k, MAX_RECALL)))
-    return describe(items) or "Nothing relevant is remembered."
+def recall_tool(memory: LongTermMemory | None) -> Tool:
+    """The `recall` tool reading `memory` (`attach` binds an agent's `recall` to its memory)."""
+
+    def recall(query: str, k: int = 5) -> str:
+        """Search what earlier runs of this conversation found (tool results) and said.
+
+        Args:
+            query: what to look for, in words
+            k: how many memories to return (1-20)
+        """
+        if memory is None:
+            raise ToolError("no long-term memory is attached to this run; attach one with orrery.recall.attach")
+        return describe(memory.recall(query, max(1, min(k, MAX_RECALL)))) or "Nothing relevant is remembered."
+
+    return Tool(recall)
 
 
-@tool
-def recall(ctx: RunContext, query: str, k: int = 5) -> str:
-    """Search what earlier runs of this conversation found (tool results) and said.
-
-    Args:
-        query: what to look for, in words
-        k: how many memories to return (1-20)
-    """
-    return _recall_text(ctx.state.get(STATE_KEY), query, k)
-
-
-def recall_tool(memory: LongTermMemory) -> Tool:
-    """The `recall` tool bound to `memory`, for architectures whose tools do not see the agent's state (router,
-    planner)."""
-
-    def bound(query: str, k: int = 5) -> str:
-        return _recall_text(memory, query, k)
-
-    return Tool(bound, name="recall", description=recall.description)
+recall = recall_tool(None)
+"""The `recall` tool of an agent not yet attached to a memory (it tells the model none is attached)."""
 
 
 def memories_block(memory: LongTermMemory, query: str, k: int = 5) -> str | None:
@@ -166,7 +158,7 @@ def memory_state(agent: Any, memory: LongTermMemory | None = None, *, limit: int
         from dataclasses import asdict
 
         short = [asdict(e) for e in plan.memory]
-    if memory is None and isinstance(ctx := getattr(run, "ctx", None), RunContext):
-        memory = ctx.state.get(STATE_KEY)
+    if memory is None:  # the memory attached to the agent: its Recorder's
+        memory = next((h.memory for h in getattr(agent, "handlers", ()) if isinstance(h, Recorder)), None)
     long = [i.to_dict() for i in memory.items(limit=limit)] if memory is not None else []
     return {"short_term": short, "long_term": long}

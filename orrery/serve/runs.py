@@ -13,12 +13,13 @@ import re
 import threading
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from orrery.agent.calls import consume
 from orrery.errors import Cancelled, ConfigError
-from orrery.events import HOOKS, Event, Final
+from orrery.events import HOOKS, Event
 from orrery.files import remove
 from orrery.results import Result
 from orrery.serve.guard import inside
@@ -64,15 +65,12 @@ def drive(agent: Any, task: str, inputs: dict[str, Any], handler: Callable[[Even
 def _consume(events: Iterator[Event], handler: Callable[[Event], None]) -> Any:
     """A stream's events to `handler` and the global hooks (`orrery.events.HOOKS`: OpenTelemetry), as `run()`
     passes them; the `Final` event's result."""
-    result = None
-    with closing(events):
-        for event in events:
-            handler(event)
-            for hook in HOOKS:
-                hook(event)
-            if isinstance(event, Final):
-                result = event.result
-    return result
+    def emit(event: Event) -> None:
+        handler(event)
+        for hook in HOOKS:
+            hook(event)
+
+    return consume(events, emit)
 
 
 @contextmanager

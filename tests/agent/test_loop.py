@@ -6,6 +6,7 @@ import pytest
 from orrery import Agent, AgentConfig, RunContext, ScriptedModel, SlidingWindow, tool
 from orrery import events as ev
 from orrery.errors import ModelError
+from orrery.llm.base import ModelProfile
 from orrery.llm.scripted import call, turn
 from orrery.messages import ModelResponse, ToolCall, Usage
 from orrery.tools import NeedsClarification
@@ -252,8 +253,8 @@ def test_react_forced_answer_turn_allows_only_respond():
 
 
 def test_format_is_chosen_per_model():
-    react_model = ScriptedModel([{"thought": "t", "action": "respond", "response": "hi"}])
-    react_model.preferred_format = "react"
+    react_model = ScriptedModel([{"thought": "t", "action": "respond", "response": "hi"}],
+                                profile=ModelProfile(format="react"))
     a = Agent(react_model, DEFAULT_TOOLS)
     assert a.config.format == "react" and a.run("q").output == "hi"
     assert Agent(ScriptedModel(["x"]), DEFAULT_TOOLS).config.format == "native"

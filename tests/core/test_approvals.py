@@ -176,6 +176,7 @@ def _phase(tmp_path: Path, phase: str, kill: str = "", arch: str = "loop") -> su
                           timeout=120)
 
 
+@pytest.mark.integration  # a real subprocess
 @pytest.mark.parametrize("kill", ["before", "after"])
 @pytest.mark.parametrize("arch", ["loop", "planner"])
 def test_a_process_killed_around_the_approved_call_runs_it_once_after_restart(tmp_path, kill, arch):

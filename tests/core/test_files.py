@@ -51,6 +51,7 @@ def test_the_file_is_flushed_before_it_replaces_the_target(tmp_path: Path, monke
     assert target.read_text() == "data"
 
 
+@pytest.mark.integration  # a real subprocess
 def test_a_process_killed_mid_write_leaves_the_old_file(tmp_path: Path):
     target = write_atomic(tmp_path / "t.txt", "old")
     script = ("import os, sys\nfrom orrery.files import write_atomic\n"

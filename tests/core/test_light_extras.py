@@ -31,6 +31,7 @@ print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})))
 """
 
 
+@pytest.mark.integration  # a real subprocess
 def test_bi_and_markets_import_and_forecast_without_dask_or_fugue():
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, cwd=ROOT, timeout=240)
     assert out.returncode == 0, out.stderr[-2000:]

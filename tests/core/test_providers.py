@@ -46,7 +46,7 @@ def test_openai_retries_429_honouring_retry_after_then_succeeds():
     assert hits[0][1]["tools"][0]["function"]["name"] == "calculate"
 
 
-def test_openai_typed_errors_after_the_last_try():
+def test_openai_typed_errors_after_the_last_try(no_retry_wait):
     with fake_server([(429, {"Retry-After": "0"}, ERR)]) as (url, hits), pytest.raises(RateLimited):
         OpenAIModel("m", base_url=url + "/v1", max_retries=2).complete([Message("user", "x")])
     assert len(hits) == 3
@@ -58,7 +58,7 @@ def test_openai_typed_errors_after_the_last_try():
     assert e.value.status == 400 and len(hits) == 1  # a client error is not retried
 
 
-def test_openai_timeout():
+def test_openai_timeout(no_retry_wait):
     with fake_server([(200, {}, None)]) as (url, hits), pytest.raises(ModelTimeout, match="did not answer"):
         OpenAIModel("m", base_url=url + "/v1", max_retries=1, timeout=0.3).complete([Message("user", "x")])
     assert len(hits) == 2

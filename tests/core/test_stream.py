@@ -104,6 +104,7 @@ def test_reset_keeps_the_state_given_to_the_constructor():
     assert agent.current_run.ctx.state == {"dataset": "sales"}
 
 
+@pytest.mark.integration  # a real subprocess
 def test_a_conversation_saved_in_one_process_is_resumed_in_another(tmp_path):
     db = tmp_path / "sessions.db"
     agent = Agent(ScriptedModel([turn(call("calculate", expression="6*7")), "42"]), DEFAULT_TOOLS,
@@ -197,18 +198,21 @@ def _imports(modules, block=""):
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(",")
 
 
+@pytest.mark.integration  # a real subprocess
 def test_the_core_imports_with_only_the_core_dependencies():
     core = ["orrery", "orrery.agent", "orrery.sessions", "orrery.trace", "orrery.console", "orrery.apps",
             "orrery.chat", "orrery.llm", "orrery.tools.builtin", "orrery.cli"]
     assert "orrery.agent.loop" in _imports(core, BLOCK_EXTRAS)
 
 
+@pytest.mark.integration  # a real subprocess
 def test_consumers_of_events_do_not_load_the_agent_package():
     for consumer in ("orrery.trace", "orrery.console", "orrery.events"):
         loaded = _imports([consumer])
         assert not any(m.startswith(("orrery.agent", "orrery.apps")) for m in loaded), (consumer, loaded)
 
 
+@pytest.mark.integration  # a real subprocess
 def test_every_module_imports_first_without_a_cycle():
     """A cycle shows as an ImportError (partially initialized module) when its second member loads first."""
     code = """

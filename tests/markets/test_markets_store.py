@@ -138,6 +138,7 @@ except Exception as exc:
 """
 
 
+@pytest.mark.integration  # a real subprocess
 def test_two_processes_importing_one_new_symbol_add_it_once(mine, tmp_path):
     path = _csv(tmp_path, "acme.csv", [f"ACME,2020-01-{d:02d},10,11,9,10.5,1000" for d in range(1, 11)])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}

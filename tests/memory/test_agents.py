@@ -99,6 +99,7 @@ def test_a_later_run_recalls_an_earlier_runs_observation_through_the_tool(tmp_pa
     seen = {}
     later = Agent(ScriptedModel([turn(call("recall", query="NVDA price")), "It was 100."]), [recall])
     attach(later, memory(tmp_path))  # a new process would open the same database
+    assert later.tools.tools["recall"].spec() == recall.spec()  # bound to the memory, as the model saw it
     r = later.run("What was NVDA's price earlier?")
     seen["recall"] = r.tool_calls[0].content
     assert r.tool_calls[0].ok and 'price({"symbol": "NVDA"}) -> NVDA trades at 100' in seen["recall"]

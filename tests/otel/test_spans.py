@@ -169,6 +169,7 @@ def test_instrument_records_every_agent_and_an_error_run_is_marked():
     assert run.status.status_code == StatusCode.ERROR and run.attributes["orrery.status"] == "error"
 
 
+@pytest.mark.integration  # a real subprocess
 def test_off_nothing_of_opentelemetry_is_imported():
     code = ("import sys; from orrery import Agent, ScriptedModel; from orrery.cli import app; "
             "Agent(ScriptedModel(['hi']), []).run('q'); "

@@ -32,6 +32,7 @@ def tamper(path: Path, tools_ref: str) -> Path:
     return path
 
 
+@pytest.mark.integration  # a real subprocess
 def test_a_trace_naming_os_abort_does_not_kill_the_replaying_process(tmp_path: Path) -> None:
     trace = tamper(record(tmp_path / "t.jsonl"), "os:abort")
     done = subprocess.run([sys.executable, "-m", "orrery", "replay", str(trace)], capture_output=True, text=True,

@@ -78,7 +78,7 @@ def test_forecast_on_a_malformed_csv_is_one_line(tmp_path, cli, body, says):
     cli("forecast", tmp_path / "data.csv").one_line_error("data.csv", says)
 
 
-def test_forecast_with_an_unreachable_model_exits_1_like_the_other_apps(cli):
+def test_forecast_with_an_unreachable_model_exits_1_like_the_other_apps(cli, no_retry_wait):
     from orrery.forecast.cli import SAMPLE
 
     run = cli("forecast", SAMPLE, "--model", "http://127.0.0.1:9/v1")

@@ -19,7 +19,7 @@ def index(tmp_path: Path) -> Path:
     return SqliteIndex.create(tmp_path / "index.sqlite", DOCS).path
 
 
-def test_ask_with_an_unreachable_model_exits_non_zero(tmp_path: Path, cli, index: Path) -> None:
+def test_ask_with_an_unreachable_model_exits_non_zero(tmp_path: Path, cli, index: Path, no_retry_wait) -> None:
     run = cli("research", "ask", "Will topic alpha grow?", "--index", index, "--before", "2024-02-01",
               "--llm", "http://127.0.0.1:9/v1", "--out", tmp_path / "a.json")
     assert run.code == 1, run.out + run.err
@@ -145,7 +145,7 @@ def test_a_byte_order_mark_is_not_a_bad_line(tmp_path: Path, cli) -> None:
     assert run.code == 0 and "indexed 1 documents" in run.out
 
 
-def test_chat_with_an_unreachable_model_exits_non_zero(tmp_path: Path, cli, monkeypatch) -> None:
+def test_chat_with_an_unreachable_model_exits_non_zero(tmp_path: Path, cli, monkeypatch, no_retry_wait) -> None:
     monkeypatch.chdir(tmp_path)  # the default trace goes under .orrery/ here
     run = cli("chat", "--model", "http://127.0.0.1:9/v1", "-m", "What is 2+2?")
     assert run.code == 1 and "cannot reach http://127.0.0.1:9/v1/" in run.out + run.err

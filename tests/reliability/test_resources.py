@@ -37,6 +37,7 @@ def test_the_calculator_still_computes_large_but_bounded_numbers() -> None:
         safe_eval("sqrt(-1)")
 
 
+@pytest.mark.integration  # a real subprocess
 @pytest.mark.parametrize("backend", ["sqlite", "tantivy"])
 def test_a_huge_k_is_capped_instead_of_aborting_the_process(tmp_path: Path, backend: str) -> None:
     # In a child process: an uncapped k made tantivy abort (Rust OOM), which would end the whole test run.

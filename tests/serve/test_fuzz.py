@@ -1,8 +1,13 @@
 """Bounded fuzzing (hypothesis) of what a client sends: AG-UI bodies, raw bytes as JSON, and uploads. No case may
 get a 500, a run that starts ends with RUN_FINISHED or RUN_ERROR, and a refused upload leaves nothing behind.
-2,000 cases, derandomized (the same cases every run)."""
+Derandomized (the same cases every run): 600 cases in the fast suite, and the same properties over 2,000 cases
+(`..._at_length`, integration) in the full run CI makes."""
 
 import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -40,10 +45,17 @@ bodies = st.fixed_dictionaries(
 
 @pytest.fixture(scope="module")
 def fuzz_client(tmp_path_factory):
-    s = Settings(model=model_for, apps=apps(), data=tmp_path_factory.mktemp("fuzz"), allowed_hosts=("testserver",),
-                 thread_wait=2, run_timeout=20)
-    with TestClient(create_app(s), raise_server_exceptions=False) as c:
-        yield c, s.data
+    # In memory where there is a tmpfs: the cases test what the server answers, not the disk, and each run's
+    # thread-store commits and upload writes fsync (most of a case's time on a disk).
+    shm = Path("/dev/shm")
+    data = Path(tempfile.mkdtemp(prefix="orrery-fuzz-", dir=shm)) if shm.is_dir() and os.access(shm, os.W_OK) \
+        else tmp_path_factory.mktemp("fuzz")
+    s = Settings(model=model_for, apps=apps(), data=data, allowed_hosts=("testserver",), thread_wait=2, run_timeout=20)
+    try:
+        with TestClient(create_app(s), raise_server_exceptions=False) as c:
+            yield c, s.data
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
 
 
 def check_run(response):
@@ -53,35 +65,61 @@ def check_run(response):
         assert events[0]["type"] == "RUN_STARTED" and events[-1]["type"] in ("RUN_FINISHED", "RUN_ERROR")
 
 
-@fuzz(900)
-@given(agent=st.sampled_from(AGENTS), body=bodies, drop=st.sets(st.sampled_from(["threadId", "runId", "messages"])),
-       depth=st.integers(0, 5000))
-def test_agui_bodies_never_get_a_500(fuzz_client, agent, body, drop, depth):
-    client, _ = fuzz_client
+AGUI_CASES = dict(agent=st.sampled_from(AGENTS), body=bodies, drop=st.sets(st.sampled_from(["threadId", "runId", "messages"])),
+                  depth=st.integers(0, 5000))
+
+
+def post_agui(client, agent, body, drop, depth):
     body = {k: v for k, v in body.items() if k not in drop} | {"state": "DEEP"}
     raw = json.dumps(body).replace('"DEEP"', "[" * depth + "]" * depth)  # a state nested `depth` levels
     check_run(client.post(f"/agents/{agent}", content=raw, headers={"Content-Type": "application/json"}))
 
 
-@fuzz(400)
-@given(raw=st.binary(max_size=200) | json_values.map(lambda v: json.dumps(v).encode())
-       | st.integers(0, 60_000).map(lambda n: b'{"a": ' + b"[" * n + b"]" * n + b"}")
-       | st.sampled_from([b'{"threadId": "t", "runId": "r", "state": {"x": NaN}, "messages": []}', b"Infinity", b"[-Infinity]"]))
-def test_raw_json_bodies_never_get_a_500(fuzz_client, raw):
-    client, _ = fuzz_client
+@fuzz(250)
+@given(**AGUI_CASES)
+def test_agui_bodies_never_get_a_500(fuzz_client, agent, body, drop, depth):
+    post_agui(fuzz_client[0], agent, body, drop, depth)
+
+
+@pytest.mark.integration
+@fuzz(900)
+@given(**AGUI_CASES)
+def test_agui_bodies_never_get_a_500_at_length(fuzz_client, agent, body, drop, depth):
+    post_agui(fuzz_client[0], agent, body, drop, depth)
+
+
+RAW_CASES = dict(raw=st.binary(max_size=200) | json_values.map(lambda v: json.dumps(v).encode())
+                 | st.integers(0, 60_000).map(lambda n: b'{"a": ' + b"[" * n + b"]" * n + b"}")
+                 | st.sampled_from([b'{"threadId": "t", "runId": "r", "state": {"x": NaN}, "messages": []}',
+                                    b"Infinity", b"[-Infinity]"]))
+
+
+def post_raw(client, raw):
     check_run(client.post("/agents/chat", content=raw, headers={"Content-Type": "application/json"}))
+
+
+@fuzz(150)
+@given(**RAW_CASES)
+def test_raw_json_bodies_never_get_a_500(fuzz_client, raw):
+    post_raw(fuzz_client[0], raw)
+
+
+@pytest.mark.integration
+@fuzz(400)
+@given(**RAW_CASES)
+def test_raw_json_bodies_never_get_a_500_at_length(fuzz_client, raw):
+    post_raw(fuzz_client[0], raw)
 
 
 csv_text = st.lists(st.lists(st.text(st.characters(blacklist_categories=["Cs"]), max_size=6) | st.integers().map(str),
                              min_size=1, max_size=4), max_size=8).map(
     lambda rows: "\n".join(",".join(r) for r in rows).encode())
+UPLOAD_CASES = dict(name=st.text(max_size=30) | st.sampled_from(["a.csv", "../../x.csv", "/etc/x.parquet", ".csv", "a.pq"]),
+                    content=st.binary(max_size=300) | csv_text,
+                    kind=st.sampled_from(["text/csv", "application/octet-stream", ""]))
 
 
-@fuzz(700)
-@given(name=st.text(max_size=30) | st.sampled_from(["a.csv", "../../x.csv", "/etc/x.parquet", ".csv", "a.pq"]),
-       content=st.binary(max_size=300) | csv_text, kind=st.sampled_from(["text/csv", "application/octet-stream", ""]))
-def test_uploads_never_get_a_500_and_a_refused_one_leaves_nothing(fuzz_client, name, content, kind):
-    client, data = fuzz_client
+def upload(client, data, name, content, kind):
     before = set((data / "uploads").iterdir()) if (data / "uploads").exists() else set()
     r = client.post("/uploads", files={"file": (name, content, kind)})
     assert r.status_code < 500, r.text
@@ -90,3 +128,16 @@ def test_uploads_never_get_a_500_and_a_refused_one_leaves_nothing(fuzz_client, n
         assert {p.name for p in after - before} == {r.json()["id"]}
     else:
         assert after == before, r.text
+
+
+@fuzz(200)
+@given(**UPLOAD_CASES)
+def test_uploads_never_get_a_500_and_a_refused_one_leaves_nothing(fuzz_client, name, content, kind):
+    upload(*fuzz_client, name, content, kind)
+
+
+@pytest.mark.integration
+@fuzz(700)
+@given(**UPLOAD_CASES)
+def test_uploads_never_get_a_500_and_a_refused_one_leaves_nothing_at_length(fuzz_client, name, content, kind):
+    upload(*fuzz_client, name, content, kind)

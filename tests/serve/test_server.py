@@ -54,6 +54,10 @@ def test_off_loopback_needs_a_token(monkeypatch):
     assert not is_loopback("0.0.0.0") and not is_loopback("example.com")
     with pytest.raises(ConfigError, match="pass --token"):
         serve("0.0.0.0", 8000)
+
+
+@pytest.mark.integration  # a real subprocess
+def test_the_cli_refuses_to_serve_off_loopback_without_a_token():
     cli = subprocess.run([sys.executable, "-m", "orrery", "serve", "--host", "0.0.0.0"], capture_output=True,
                          text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"})
     assert cli.returncode == 2 and "serving on 0.0.0.0 would let anyone" in cli.stderr

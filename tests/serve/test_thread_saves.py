@@ -147,6 +147,7 @@ def test_a_thread_saved_by_the_old_code_after_the_migration_is_listed(tmp_path):
     assert [t.id for t in store.list("chat")] == ["t3", "t1"]
 
 
+@pytest.mark.integration  # a real subprocess
 def test_processes_opening_an_old_database_at_once_migrate_it_once(tmp_path):
     path = tmp_path / "old.db"
     before = old_database(path)
