@@ -69,6 +69,8 @@ def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.
                   f"{result.usage.total} tokens · {result.duration:.1f}s")
     if result.pooled is not None:
         console.print(figures_line(result))
+    if result.figure_source == "anchors":
+        console.print(f"  {result.errors[-1]} ({result.calibration})")
     for n, s in enumerate(result.sources, 1):
         console.print(f"  [{n}] {s.title} ({s.date or 'undated'}) - {s.why}")
     if result.status == "error":
