@@ -37,8 +37,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from orrery.files import cache_dir, write_atomic
-from orrery.research.baserates import TERM_SETS, masked
+from orrery.research.baserates import TERM_SETS, fit_base_rates, masked
 from orrery.research.batch import load_trajectory, trajectory_path, write_json_atomic
 from orrery.research.calibration import (
     FOLDS,
@@ -46,11 +48,14 @@ from orrery.research.calibration import (
     MIN_SOURCE_ROWS,
     Example,
     Features,
+    agent_center,
     choose,
+    design,
     fit,
     group_of,
     out_of_fold,
     pooled_of,
+    pooling_cv,
     source_briers,
     worst_source,
 )
@@ -272,7 +277,7 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
             oof = out_of_fold(union, rates, m)
             cols[f"calibrated k={k} ({m})"] = [oof[i] for i in ids]
             if k == SHIPPED_K:
-                every[m] = oof
+                every[m], union_k = oof, union
     oof = out_of_fold(background, rates, "platt")
     cols["calibrated, agent ignored"] = [oof[i] for i in ids]
     cols["always 0.5"] = [0.5] * len(ids)
@@ -280,7 +285,7 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
     calls = [e["seconds"] for _, _, t in done for e in t[0][1]["trajectory"]["events"] if e["kind"] == "model_reply"]
     searches = [t[0][1]["timings"]["search"] for _, _, t in done if "search" in t[0][1].get("timings", {})]
     attempted = [i for i, _, _ in done]  # a question without a valid trial gets the calibrator's figure without one
-    selection = select_method(every, background)
+    selection = select_method(every, union_k, rates)
     chosen = selection["chosen"]
     attempted_cols = {f"calibrated ({chosen})": [every[chosen][i] for i in attempted],
                       "always 0.5": [0.5] * len(attempted), "market": [q.get("market_value") for _, q, _ in done]}
@@ -296,13 +301,20 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
             "table": table_of(cols, [q for _, q, _ in scored])}
 
 
-def select_method(oof: Mapping[str, Sequence[float]], background: Sequence[Example]) -> dict[str, Any]:
-    """CRITERION applied to the out-of-fold figures of every resolved development row."""
-    outcomes = [e.outcome for e in background]
-    sources = [e.features.source for e in background]
+def select_method(oof: Mapping[str, Sequence[float]], union: Sequence[Example], rates: Sequence[Any]
+                  ) -> dict[str, Any]:
+    """CRITERION applied to the out-of-fold figures of every resolved development row; and, for the record, the
+    hierarchical fit's inner CV over its pooling strengths on all of them."""
+    outcomes = [e.outcome for e in union]
+    sources = [e.features.source for e in union]
     counts = {str(s): sources.count(s) for s in set(sources)}
     cv = {m: source_briers(list(p), outcomes, sources) for m, p in oof.items()}
+    base = fit_base_rates(rates)
+    x = np.array([design(e.features, base, agent_center(union)) for e in union])
+    inner = pooling_cv(x, np.array(outcomes), [e.group for e in union], [s or "" for s in sources])
     return {"chosen": choose(cv, counts=counts), "counts": counts,
+            "pooling_cv": {str(lam): {"all": round(b["all"], 4), "worst source": round(worst_source(b, counts), 4)}
+                           for lam, b in inner.items()},
             "cv": {m: {**{k: round(v, 4) for k, v in b.items()}, "worst source": round(worst_source(b, counts), 4)}
                    for m, b in cv.items()}}
 
@@ -424,7 +436,12 @@ def render_selection(sel: Mapping[str, Any]) -> list[str]:
              + ", ".join(f"{s} {n}" for s, n in sorted(sel["counts"].items())) + "):", "",
              "| method | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
     lines += [f"| {m} | " + " | ".join(fmt(v.get(c)) for c in cols) + " |" for m, v in sel["cv"].items()]
-    return [*lines, "", f"Chosen: **{sel['chosen']}**.", ""]
+    inner = sel.get("pooling_cv", {})
+    lines += ["", f"Chosen: **{sel['chosen']}**. The hierarchical fit's own inner grouped CV on all these rows "
+                  "(base rates fitted on them all), Brier overall / worst source by the ridge on each source's "
+                  "deviation (small: sources part; large: one global fit): "
+                  + ", ".join(f"{lam} {v['all']:.3f} / {v['worst source']:.3f}" for lam, v in inner.items()) + "."]
+    return [*lines, ""]
 
 
 def render_terms(sets: Mapping[str, Mapping[str, float | None]]) -> list[str]:

@@ -245,8 +245,14 @@ def _score_rows(x: np.ndarray, sources: Sequence[str], w: np.ndarray, dev: Mappi
 
 
 def choose_pooling(x: np.ndarray, y: np.ndarray, groups: Sequence[str], sources: Sequence[str]) -> float:
-    """The ridge on the sources' deviations, by :func:`choose` over an inner grouped CV of the training rows (the
-    base rates are the training rows' own: a row's template share already leaves its own question out)."""
+    """The ridge on the sources' deviations, by :func:`choose` over :func:`pooling_cv`."""
+    return choose(pooling_cv(x, y, groups, sources), order=list(reversed(POOLING)))  # the most pooled is the simplest
+
+
+def pooling_cv(x: np.ndarray, y: np.ndarray, groups: Sequence[str], sources: Sequence[str]
+               ) -> dict[float, dict[str, float]]:
+    """Each POOLING's Brier, overall and per source, in an inner grouped CV of the training rows (the base rates
+    are the training rows' own: a row's template share already leaves its own question out)."""
     preds = {lam: np.full(len(y), math.nan) for lam in POOLING}
     for k in range(INNER_FOLDS):
         held = np.array([inner_fold(g) == k for g in groups])
@@ -257,8 +263,7 @@ def choose_pooling(x: np.ndarray, y: np.ndarray, groups: Sequence[str], sources:
         for lam in POOLING:
             w, dev = fit_hierarchical(x[~held], y[~held], train_src, lam)
             preds[lam][held] = 1 / (1 + np.exp(-_score_rows(x[held], held_src, w, dev)))
-    cv = {lam: source_briers(p.tolist(), y.tolist(), sources) for lam, p in preds.items()}
-    return choose(cv, order=list(reversed(POOLING)))  # the most pooled is the simplest
+    return {lam: source_briers(p.tolist(), y.tolist(), sources) for lam, p in preds.items()}
 
 
 def fit_one(train: Sequence[Example], rate_rows: Iterable[RateRow], method: str, model: str,
