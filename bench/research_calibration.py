@@ -5,7 +5,8 @@ Stages (the batch resumes, so a slow machine runs it in chunks):
     python bench/research_calibration.py sample     # the stratified sample -> results/research_calibration_sample.jsonl
     python bench/research_calibration.py profile    # cost per question on a dev slice: last round's prompt vs brief
     BATCH (below), under `timeout`, as often as time allows  # `orrery research batch`, resumable
-    python bench/research_calibration.py report [--ship] [--runs DIR] [--label TEXT]
+    python bench/research_calibration.py report [--ship] [--runs DIR] [--label TEXT] [--load TEXT]
+    python bench/research_calibration.py render [--name NAME]  # the .md again from its results file
 
 Questions: the resolved rows of the four ForecastBench development sets shipped in
 orrery/research/data/forecastbench, in a stratified order: round-robin over the nine sources, each source's rows
@@ -82,8 +83,8 @@ SHIPPED_K = 1  # the agent's DEFAULT_TRIALS, decided in an earlier round; not re
 CRITERION = (
     "The calibration method (Platt, isotonic, or hierarchical Platt: each source's weights partially pooled toward "
     "the global fit, the pooling strength chosen by inner grouped CV on the training rows) is chosen by 5-fold "
-    "cross-validation grouped by question on every resolved development row (the 685 rows, with the embedded "
-    f"model's k={SHIPPED_K} pooled figure on those the batch forecast): the lowest worst-source out-of-fold Brier "
+    "cross-validation grouped by question on every resolved development row (the 685 rows, with the batch's "
+    f"model's k={SHIPPED_K} pooled figure on those it forecast): the lowest worst-source out-of-fold Brier "
     f"(over the sources with at least {MIN_SOURCE_ROWS} rows); among methods within 0.003 of it, the lowest overall "
     "Brier; among those within 0.003 of that, the simplest (Platt, isotonic, hierarchical). The table of the "
     "questions the batch ran is computed afterwards, with the chosen method, and not used to choose anything.")
@@ -491,10 +492,23 @@ def report(runs: Path = RUNS, ship: bool = False, run_minutes: str = "?", name: 
                           "cv_worst_source": calib.fitted_on["cv_worst_source"], "weights": calib.weights,
                           "pooling": calib.pooling, "by_source": calib.by_source}
     write_json_atomic(RESULTS, res)
+    write_report(res)
+    return res
+
+
+def write_report(res: Mapping[str, Any]) -> None:
     endpoint = ROOT / "research_calibration_endpoint.md"  # `report --name research_calibration_endpoint`
     extra = "\n" + endpoint.read_text(encoding="utf-8").replace("# ", "## ", 1) if endpoint.exists() else ""
     write_atomic(REPORT, render(res) + extra)
-    return res
+
+
+def rerender(name: str) -> None:
+    """The report again from its results file (a wording change needs no recomputation)."""
+    res = json.loads((ROOT / "results" / f"{name}.json").read_text(encoding="utf-8"))
+    if name == "research_calibration":
+        write_report(res)
+    else:
+        write_atomic(ROOT / f"{name}.md", render(res))
 
 
 def main() -> None:
@@ -502,6 +516,8 @@ def main() -> None:
     sub = parser.add_subparsers(dest="cmd", required=True)
     sub.add_parser("sample", help=f"write the first {SAMPLE_SIZE} questions of the order to {SAMPLE.name}")
     sub.add_parser("profile", help="where a question's time goes, last round's prompt vs the brief one")
+    sub.add_parser("render", help="both reports again from their results files").add_argument(
+        "--name", default="research_calibration")
     p = sub.add_parser("report")
     p.add_argument("--ship", action="store_true", help="fit on every forecast and write the shipped calibrator")
     p.add_argument("--run-minutes", default="?", help="the minutes the batch took in all (for the report)")
@@ -514,6 +530,8 @@ def main() -> None:
         print(write_sample())
     elif args.cmd == "profile":
         print(json.dumps(profile()["setups"], indent=1))
+    elif args.cmd == "render":
+        rerender(args.name)
     else:
         report(args.runs, args.ship, args.run_minutes, args.name, args.label, args.load)
         print((ROOT / f"{args.name}.md").read_text(encoding="utf-8"))
