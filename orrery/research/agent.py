@@ -95,6 +95,9 @@ class ResearchResult:
     anchors: dict[str, Any] = field(default_factory=dict)  # Anchors.to_dict
     calibration: str | None = None  # which calibrator, if any
     timings: dict[str, float] = field(default_factory=dict)  # seconds: anchor search, board, model calls
+    # where `probability` comes from: "trials" (the valid trials, pooled and calibrated), "anchors" (no trial was
+    # valid: the calibrator's figure from the anchors and base rate alone), None (no figure)
+    figure_source: str | None = None
 
     @property
     def submitted(self) -> bool:
@@ -112,6 +115,8 @@ class ResearchResult:
     # -- the result protocol (orrery.results) --
     @property
     def output(self) -> str:
+        if self.figure_source == "anchors":
+            return f"Probability: {self.probability:.2f}, {ANCHORS_ONLY} (no valid trial)."
         if self.probability is not None:
             return f"Probability: {self.probability:.2f}. {self.rationale}".strip()
         return self.rationale or "; ".join(self.errors[-1:])
@@ -303,6 +308,7 @@ class ResearchAgent(EventSource):
         result.anchors = state.anchors.to_dict()
         valid = [t for t in trials if t.probability is not None]
         if not valid:
+            self._anchors_only(result, state, row)
             return
         pooled = pool([t.probability for t in valid])  # type: ignore[misc]
         result.raw = trials[0].probability
@@ -313,6 +319,18 @@ class ResearchAgent(EventSource):
         result.probability = result.calibrated if result.calibrated is not None else result.pooled
         result.status = "completed"  # a valid trial is a submitted forecast (the loop's own, or a search board's)
         result.rationale = result.rationale or valid[0].rationale
+        result.figure_source = "trials"
+
+    def _anchors_only(self, result: ResearchResult, state: ResearchState, row: Mapping[str, Any]) -> None:
+        """No valid trial: the calibrator's figure without an agent figure (what it learned from the anchors and the
+        base rates), labelled as such; the status still says the run gave no valid trial. Without a calibrator
+        there is no figure (never a silent 0.5)."""
+        if self.calibrator is None:
+            return
+        result.calibrated = self.calibrator.apply(Features.of(None, state.anchors, row.get("source"), row))
+        result.calibration = self.calibrator.label
+        result.probability, result.figure_source = result.calibrated, "anchors"
+        result.errors.append(f"no valid trial: the probability is {ANCHORS_ONLY}")
 
     def _result(self, run: RunResult, st: ResearchState, qid: str, row: dict[str, Any],
                 before: str | None) -> ResearchResult:
@@ -327,7 +345,8 @@ class ResearchAgent(EventSource):
             ungrounded=list(st.ungrounded), model=self.model_id)
 
 
-FIGURES = ("raw", "pooled", "spread", "calibrated", "probability", "calibration", "anchors")
+FIGURES = ("raw", "pooled", "spread", "calibrated", "probability", "calibration", "figure_source", "anchors")
+ANCHORS_ONLY = "the calibrator's figure from the anchors and base rate alone"
 
 
 def model_id(model: Model) -> str:

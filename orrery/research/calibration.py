@@ -7,6 +7,10 @@
   anchors as extra terms), or an isotonic map of the same score; :func:`fit` picks the one with the lower
   cross-validated Brier. Folds group every row of one underlying question, so no question's outcome is seen
   while scoring it (:func:`out_of_fold`).
+* ``hierarchical`` Platt: the same logistic model with each source's own weights, partially pooled toward the
+  global ones (a ridge penalty on each source's deviation, its strength chosen by inner grouped CV): a source whose
+  figures are mis-calibrated differently from the others gets its own correction, a source with few rows stays near
+  the global fit. :func:`fit` picks among the three by :func:`choose` (the worst source first, see there).
 * The file (:meth:`Calibrator.save`/:func:`load_calibrator`) is versioned and names the model it was fitted
   for; :meth:`Calibrator.check_model` refuses another model in one line.
 
@@ -26,17 +30,20 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.optimize import isotonic_regression
+from scipy.optimize import isotonic_regression, minimize
 
 from orrery.errors import DataError
 from orrery.files import read_text
 from orrery.research.anchors import SERIES_SOURCES, Anchors
 from orrery.research.baserates import (
+    INNER_FOLDS,
+    L2,
     BaseRates,
     RateRow,
     SeriesCase,
     fit_base_rates,
     fit_logistic,
+    inner_fold,
     logit,
     series_case,
     sigmoid,
@@ -44,10 +51,14 @@ from orrery.research.baserates import (
 from orrery.research.batch import load_trajectory, trajectory_path, write_json_atomic
 
 FORMAT = "orrery.research.calibrator"
-VERSION = 2  # 2: base rates are a model per source (orrery.research.baserates), not one share
+VERSION = 3  # 2: base rates are a model per source (orrery.research.baserates); 3: per-source weights, `source`
 FOLDS = 5
 ISO_CLIP = 0.02  # an isotonic block of all-No must not say 0: one surprise would cost a Brier of 1
 FEATURES = ("intercept", "agent", "has_market", "market", "has_series", "base_rate", "trend")
+METHODS = ("platt", "isotonic", "hierarchical")  # simplest first: the order `choose` breaks ties in
+POOLING = (1.0, 3.0, 10.0, 30.0, 100.0, 1000.0)  # ridge on a source's deviation; chosen by inner grouped CV
+MIN_SOURCE_ROWS = 10  # a source with fewer rows is too noisy to judge a method by
+CHOOSE_MARGIN = 0.003  # Briers closer than this are a tie
 
 
 class CalibrationError(DataError):
@@ -80,6 +91,7 @@ class Features:
     series: str | None = None  # the data source of a series question (fred, acled, ...)
     trend: float = 0.0  # sign of the series' last change
     case: SeriesCase | None = None  # what the series' base-rate model sees (default: the source alone)
+    source: str | None = None  # the question's source (a hierarchical calibrator's per-source weights)
 
     @classmethod
     def of(cls, agent: float | None, anchors: Anchors, source: str | None = None,
@@ -87,7 +99,8 @@ class Features:
         s = anchors.series
         series = s.source if s is not None else source if source in SERIES_SOURCES else None
         return cls(agent, None if anchors.market is None else anchors.market.probability, series,
-                   0.0 if s is None else s.trend, None if series is None else series_case(series, row, s))
+                   0.0 if s is None else s.trend, None if series is None else series_case(series, row, s),
+                   source or series)
 
     def series_case(self) -> SeriesCase | None:
         return self.case or (None if self.series is None else SeriesCase(self.series, trend=self.trend))
@@ -112,6 +125,8 @@ class Calibrator:
     base_rates: dict[str, Any]  # BaseRates.to_dict (a plain {source: share} is read as shares only)
     iso_x: list[float] = field(default_factory=list)
     iso_y: list[float] = field(default_factory=list)
+    by_source: dict[str, dict[str, float]] = field(default_factory=dict)  # hierarchical: each source's deviation
+    pooling: float = 0.0  # hierarchical: the ridge on those deviations (chosen by inner grouped CV)
     trials: int = 1  # trials pooled per question in the fitting batch
     agent_center: float = 0.0  # mean logit of the fitting set's forecasts (see `design`)
     fitted_on: dict[str, Any] = field(default_factory=dict)  # question sets, counts, cross-validated Briers
@@ -121,7 +136,9 @@ class Calibrator:
         return BaseRates.from_dict(self.base_rates)
 
     def score(self, f: Features) -> float:
-        return float(np.dot([self.weights.get(n, 0.0) for n in FEATURES], design(f, self.rates, self.agent_center)))
+        own = self.by_source.get(f.source or "", {})
+        w = [self.weights.get(n, 0.0) + own.get(n, 0.0) for n in FEATURES]
+        return float(np.dot(w, design(f, self.rates, self.agent_center)))
 
     def apply(self, f: Features) -> float:
         z = self.score(f)
@@ -162,7 +179,7 @@ def load_calibrator(path: str | Path, model: str | None = None) -> Calibrator:
         calib = Calibrator(**fields)
     except TypeError as exc:
         raise CalibrationError(f"{path} is a damaged calibrator file ({exc}); refit it") from None
-    if calib.method not in ("platt", "isotonic") or set(calib.weights) - set(FEATURES):
+    if calib.method not in METHODS or any(set(w) - set(FEATURES) for w in [calib.weights, *calib.by_source.values()]):
         raise CalibrationError(f"{path} is a damaged calibrator file (method or weights); refit it")
     if model is not None:
         calib.check_model(model)
@@ -198,13 +215,75 @@ def _fit_method(train: Sequence[Example], rates: BaseRates, method: str) -> tupl
     return w, z[order].tolist(), np.clip(fitted, ISO_CLIP, 1 - ISO_CLIP).tolist()
 
 
+def fit_hierarchical(x: np.ndarray, y: np.ndarray, sources: Sequence[str], pooling: float
+                     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Global weights (ridge L2 but the intercept, as Platt) and each source's deviation from them (ridge
+    ``pooling`` on every weight, the intercept included: a source with few rows stays near the global fit), fitted
+    jointly by penalised maximum likelihood."""
+    names = sorted(set(sources))
+    idx = np.array([names.index(s) for s in sources])
+    onehot = np.eye(len(names))[idx]
+    f = x.shape[1]
+    penalty = np.full(f, L2)
+    penalty[0] = 0.0
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        w, dev = theta[:f], theta[f:].reshape(len(names), f)
+        z = np.einsum("ij,ij->i", x, w + dev[idx])
+        r = 1 / (1 + np.exp(-z)) - y
+        nll = np.sum(np.logaddexp(0, z) - y * z) + 0.5 * np.sum(penalty * w * w) + 0.5 * pooling * np.sum(dev * dev)
+        g_dev = onehot.T @ (r[:, None] * x)
+        return float(nll), np.concatenate([x.T @ r + penalty * w, (g_dev + pooling * dev).ravel()])
+
+    theta = minimize(loss, np.zeros(f * (1 + len(names))), jac=True, method="L-BFGS-B").x
+    dev = theta[f:].reshape(len(names), f)
+    return theta[:f], {s: dev[i] for i, s in enumerate(names)}
+
+
+def _score_rows(x: np.ndarray, sources: Sequence[str], w: np.ndarray, dev: Mapping[str, np.ndarray]) -> np.ndarray:
+    return np.array([float(row @ (w + dev.get(s, 0.0))) for row, s in zip(x, sources, strict=True)])
+
+
+def choose_pooling(x: np.ndarray, y: np.ndarray, groups: Sequence[str], sources: Sequence[str]) -> float:
+    """The ridge on the sources' deviations, by :func:`choose` over :func:`pooling_cv`."""
+    return choose(pooling_cv(x, y, groups, sources), order=list(reversed(POOLING)))  # the most pooled is the simplest
+
+
+def pooling_cv(x: np.ndarray, y: np.ndarray, groups: Sequence[str], sources: Sequence[str]
+               ) -> dict[float, dict[str, float]]:
+    """Each POOLING's Brier, overall and per source, in an inner grouped CV of the training rows (the base rates
+    are the training rows' own: a row's template share already leaves its own question out)."""
+    preds = {lam: np.full(len(y), math.nan) for lam in POOLING}
+    for k in range(INNER_FOLDS):
+        held = np.array([inner_fold(g) == k for g in groups])
+        if held.all() or not held.any():
+            continue
+        train_src = [s for s, h in zip(sources, held, strict=True) if not h]
+        held_src = [s for s, h in zip(sources, held, strict=True) if h]
+        for lam in POOLING:
+            w, dev = fit_hierarchical(x[~held], y[~held], train_src, lam)
+            preds[lam][held] = 1 / (1 + np.exp(-_score_rows(x[held], held_src, w, dev)))
+    return {lam: source_briers(p.tolist(), y.tolist(), sources) for lam, p in preds.items()}
+
+
 def fit_one(train: Sequence[Example], rate_rows: Iterable[RateRow], method: str, model: str,
             trials: int = 1) -> Calibrator:
     """A calibrator of one method; base rates from ``rate_rows`` ``(group, case or source, outcome)``."""
     rates = fit_base_rates(rate_rows)
-    w, xs, ys = _fit_method(train, rates, method)
-    return Calibrator(model, method, dict(zip(FEATURES, map(float, w), strict=True)), rates.to_dict(), xs, ys,
-                      trials, agent_center(train))
+    center = agent_center(train)
+    if method != "hierarchical":
+        w, xs, ys = _fit_method(train, rates, method)
+        return Calibrator(model, method, dict(zip(FEATURES, map(float, w), strict=True)), rates.to_dict(), xs, ys,
+                          trials=trials, agent_center=center)
+    x = np.array([design(e.features, rates, center) for e in train])
+    y = np.array([e.outcome for e in train])
+    sources = [e.features.source or "" for e in train]
+    one = len(set(sources)) < 2  # nothing to part: the most pooled fit
+    lam = POOLING[-1] if one else choose_pooling(x, y, [e.group for e in train], sources)
+    w, dev = fit_hierarchical(x, y, sources, lam)
+    return Calibrator(model, method, dict(zip(FEATURES, map(float, w), strict=True)), rates.to_dict(),
+                      by_source={s: dict(zip(FEATURES, map(float, d), strict=True)) for s, d in dev.items() if s},
+                      pooling=lam, trials=trials, agent_center=center)
 
 
 def fold_of(group: str, folds: int = FOLDS) -> int:
@@ -235,19 +314,51 @@ def mean_brier(probabilities: Sequence[float], outcomes: Sequence[float]) -> flo
     return sum((p - o) ** 2 for p, o in pairs) / len(pairs)
 
 
+def source_briers(probabilities: Sequence[float], outcomes: Sequence[float], sources: Sequence[str | None]
+                  ) -> dict[str, float]:
+    """Brier overall (``all``) and per source."""
+    out = {"all": mean_brier(probabilities, outcomes)}
+    for s in sorted({str(s) for s in sources}):
+        idx = [i for i, t in enumerate(sources) if str(t) == s]
+        out[s] = mean_brier([probabilities[i] for i in idx], [outcomes[i] for i in idx])
+    return out
+
+
+def worst_source(briers: Mapping[str, float], counts: Mapping[str, int] | None = None) -> float:
+    """The highest per-source Brier over the sources with at least MIN_SOURCE_ROWS rows (``counts``: rows per
+    source; without it every source counts)."""
+    return max((b for s, b in briers.items() if s != "all" and (counts is None or counts.get(s, 0) >= MIN_SOURCE_ROWS)),
+               default=briers["all"])
+
+
+def choose(cv: Mapping[Any, Mapping[str, float]], order: Sequence[Any] = METHODS,
+           counts: Mapping[str, int] | None = None) -> Any:
+    """The rule (written down before any table was computed with it): the lowest worst-source Brier; among those
+    within CHOOSE_MARGIN of it the lowest overall Brier; among those within CHOOSE_MARGIN of that the first in
+    ``order`` (the simplest)."""
+    worst = {m: worst_source(b, counts) for m, b in cv.items()}
+    near = [m for m in cv if worst[m] <= min(worst.values()) + CHOOSE_MARGIN]
+    best = min(cv[m]["all"] for m in near)
+    return next(m for m in order if m in near and cv[m]["all"] <= best + CHOOSE_MARGIN)
+
+
 def fit(examples: Sequence[Example], rate_rows: Sequence[RateRow], model: str, *,
-        trials: int = 1, folds: int = FOLDS, fitted_on: Mapping[str, Any] | None = None) -> Calibrator:
-    """Platt or isotonic, whichever has the lower cross-validated Brier (Platt on a tie: fewer free values),
-    refitted on every example."""
+        trials: int = 1, folds: int = FOLDS, fitted_on: Mapping[str, Any] | None = None,
+        methods: Sequence[str] = METHODS) -> Calibrator:
+    """The method :func:`choose` picks from the out-of-fold Brier overall and per source, refitted on every
+    example."""
     if len(examples) < 2 * folds:
         raise DataError(f"calibration needs at least {2 * folds} resolved questions with a forecast, got "
                         f"{len(examples)}: run a larger batch first")
     outcomes = [e.outcome for e in examples]
-    cv = {m: mean_brier(out_of_fold(examples, rate_rows, m, folds), outcomes) for m in ("platt", "isotonic")}
-    method = min(cv, key=lambda m: (cv[m], m != "platt"))
+    sources = [e.features.source for e in examples]
+    counts = {str(s): sources.count(s) for s in set(sources)}
+    cv = {m: source_briers(out_of_fold(examples, rate_rows, m, folds), outcomes, sources) for m in methods}
+    method = choose(cv, counts=counts)
     calib = fit_one(examples, rate_rows, method, model, trials)
     calib.fitted_on = {**(fitted_on or {}), "questions": len(examples), "folds": folds,
-                       "cv_brier": {m: round(v, 4) for m, v in cv.items()}}
+                       "cv_brier": {m: round(v["all"], 4) for m, v in cv.items()},
+                       "cv_worst_source": {m: round(worst_source(v, counts), 4) for m, v in cv.items()}}
     return calib
 
 

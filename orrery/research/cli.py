@@ -69,6 +69,8 @@ def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.
                   f"{result.usage.total} tokens · {result.duration:.1f}s")
     if result.pooled is not None:
         console.print(figures_line(result))
+    if result.figure_source == "anchors":
+        console.print(f"  {result.errors[-1]} ({result.calibration})")
     for n, s in enumerate(result.sources, 1):
         console.print(f"  [{n}] {s.title} ({s.date or 'undated'}) - {s.why}")
     if result.status == "error":
@@ -157,8 +159,9 @@ def calibrate(questions: Annotated[Path, typer.Argument(help="The batch's questi
               runs: Annotated[Path, typer.Option("--runs", help="The batch's --out folder (its trajectories)")],
               out: Annotated[Path, typer.Option("--out", help="The calibrator file to write (JSON)")],
               overwrite: Annotated[bool, typer.Option(help="Replace an existing --out")] = False) -> None:
-    """Fit a calibrator (Platt or isotonic, whichever cross-validates better) from a batch's forecasts and the
-    questions' resolutions; `ask`/`batch --calibration FILE` apply it."""
+    """Fit a calibrator (Platt, isotonic or hierarchical Platt with per-source weights, whichever cross-validates
+    better on its worst source, then overall) from a batch's forecasts and the questions' resolutions;
+    `ask`/`batch --calibration FILE` apply it."""
     from orrery.research.batch import read_question_file
     from orrery.research.calibration import calibrate_runs
 
@@ -172,6 +175,6 @@ def calibrate(questions: Annotated[Path, typer.Argument(help="The batch's questi
     rows = [r for _, r in numbered if isinstance(r, dict) and "id" in r]
     calib = calibrate_runs(rows, runs)
     calib.save(out)
-    cv = calib.fitted_on["cv_brier"]
-    console.print(f"{calib.label}: cross-validated Brier platt {cv['platt']:.4f}, isotonic {cv['isotonic']:.4f}"
-                  f" -> {out}")
+    cv, worst = calib.fitted_on["cv_brier"], calib.fitted_on["cv_worst_source"]
+    console.print(f"{calib.label}: cross-validated Brier (worst source) "
+                  + ", ".join(f"{m} {cv[m]:.4f} ({worst[m]:.4f})" for m in cv) + f" -> {out}")

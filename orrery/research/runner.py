@@ -359,6 +359,7 @@ def summary_rows(questions: Sequence[Mapping[str, Any]], out: Path) -> list[dict
         rows.append({"id": q["id"], "status": traj.get("status", "pending"), "probability": traj.get("probability"),
                      "resolution": q.get("resolution"), "market_value": market_value(q),
                      "steps": traj.get("steps"), "seconds": traj.get("duration"),
+                     "figure_source": traj.get("figure_source"),
                      **{f: traj.get(f) for f in FIGURES}})
     return rows
 
@@ -377,7 +378,8 @@ def summarize(questions: Sequence[Mapping[str, Any]], out: Path) -> dict[str, An
         figure = {r["id"]: r[f] for r in rows if r["probability"] is not None and r[f] is not None}
         if len(figure) == len(forecasts) and (fs := score_questions(questions, figure)):
             by_figure[f] = brier_summary(fs).brier
-    return {"questions": len(rows), "statuses": statuses,
+    sources = {str(s): sum(r["figure_source"] == s for r in rows) for s in {r["figure_source"] for r in rows}}
+    return {"questions": len(rows), "statuses": statuses, "figure_sources": sources,
             "seconds_per_question": sum(seconds) / len(seconds) if seconds else None,
             "brier": brier_summary(scored).to_dict() if scored else None, "brier_by_figure": by_figure, "rows": rows}
 
@@ -387,8 +389,10 @@ def _fmt(v: float | None) -> str:
 
 
 def summary_table(summary: Mapping[str, Any]) -> Table:
+    anchors = (summary.get("figure_sources") or {}).get("anchors")
     table = Table(title=f"{summary['questions']} questions · "
-                        + ", ".join(f"{k}: {v}" for k, v in sorted(summary["statuses"].items())))
+                        + ", ".join(f"{k}: {v}" for k, v in sorted(summary["statuses"].items()))
+                        + (f" · {anchors} figure(s) from the anchors and base rate alone" if anchors else ""))
     table.add_column("forecaster")
     table.add_column("questions", justify="right")
     table.add_column("Brier (lower is better)", justify="right")

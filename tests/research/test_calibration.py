@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,12 +15,15 @@ from orrery.research.anchors import Anchors, find_anchors
 from orrery.research.baserates import base_rates
 from orrery.research.calibration import (
     FORMAT,
+    METHODS,
     VERSION,
     CalibrationError,
     Calibrator,
     Example,
     Features,
+    choose,
     fit,
+    fit_one,
     load_calibrator,
     logit,
     mean_brier,
@@ -61,7 +65,7 @@ def test_a_calibrator_fitted_on_overconfident_forecasts_lowers_their_brier() -> 
     assert calibrated < raw - 0.02
     if calib.method == "platt":  # it learns to shrink: about a quarter of the logit
         assert 0.1 < calib.weights["agent"] < 0.45
-    assert set(calib.fitted_on["cv_brier"]) == {"platt", "isotonic"}
+    assert set(calib.fitted_on["cv_brier"]) == set(METHODS)
 
 
 def test_the_market_anchor_gets_the_weight_when_the_agent_says_nothing() -> None:
@@ -88,6 +92,57 @@ def test_series_questions_get_their_sources_base_rate_learned_out_of_fold() -> N
     assert mean_brier(oof, [e.outcome for e in examples]) < 0.22  # a coin scores 0.25, the agent's 0.99 ~0.56
 
 
+def two_sources(n: int, seed: int) -> list[Example]:
+    """Two sources whose truth is sigmoid(z): "steady" says sigmoid(z) (calibrated), "wild" says sigmoid(-z) (its
+    figure points the wrong way). One global calibration cannot fix both."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        source = "steady" if i % 2 else "wild"
+        z = rng.gauss(0, 1.5)
+        said = sigmoid(z) if source == "steady" else sigmoid(-z)
+        out.append(Example(Features(said, source=source), float(rng.random() < sigmoid(z)), f"{source}{i}"))
+    return out
+
+
+def test_hierarchical_platt_fixes_a_source_miscalibrated_differently_from_the_others() -> None:
+    train, test = two_sources(300, seed=3), two_sources(300, seed=4)
+    outcomes = [e.outcome for e in test]
+    wild = [i for i, e in enumerate(test) if e.features.source == "wild"]
+
+    def briers(calib: Calibrator) -> tuple[float, float]:
+        ps = [calib.apply(e.features) for e in test]
+        return mean_brier(ps, outcomes), mean_brier([ps[i] for i in wild], [outcomes[i] for i in wild])
+
+    platt, hier = fit_one(train, [], "platt", "m"), fit_one(train, [], "hierarchical", "m")
+    (p_all, p_wild), (h_all, h_wild) = briers(platt), briers(hier)
+    assert h_wild < p_wild - 0.05 and h_all < p_all - 0.04
+    assert h_wild < 0.21 < 0.25 < p_wild  # the global fit does worse than a coin on the wild source
+    assert hier.weights["agent"] + hier.by_source["wild"]["agent"] < 0 < hier.weights["agent"] + hier.by_source["steady"]["agent"]
+    assert hier.pooling in (1.0, 3.0, 10.0, 30.0)  # the inner CV let the sources part
+    chosen = fit(train, [], "m")  # the rule picks it: its worst source is far better
+    assert chosen.method == "hierarchical" and chosen.fitted_on["cv_worst_source"]["hierarchical"] < 0.2
+
+
+def test_hierarchical_platt_stays_near_the_global_fit_when_sources_agree() -> None:
+    train = [Example(replace(e.features, source="a" if i % 2 else "b"), e.outcome, e.group)
+             for i, e in enumerate(overconfident(400, seed=5))]
+    hier, platt = fit_one(train, [], "hierarchical", "m"), fit_one(train, [], "platt", "m")
+    for s in ("a", "b"):
+        assert abs(hier.by_source[s]["agent"]) < 0.1 and abs(hier.by_source[s]["intercept"]) < 0.1
+    assert hier.apply(Features(0.9, source="a")) == pytest.approx(platt.apply(Features(0.9)), abs=0.03)
+    assert hier.apply(Features(0.9, source="unseen")) == pytest.approx(platt.apply(Features(0.9)), abs=0.03)
+
+
+def test_the_choice_rule_takes_the_worst_source_first_then_overall_then_the_simplest() -> None:
+    cv = {"platt": {"all": 0.150, "x": 0.27, "y": 0.10}, "isotonic": {"all": 0.149, "x": 0.268, "y": 0.10},
+          "hierarchical": {"all": 0.160, "x": 0.24, "y": 0.12}}
+    assert choose(cv) == "hierarchical"
+    cv["hierarchical"]["x"] = 0.269  # within the margin of the others now: overall decides, then the simpler
+    assert choose(cv) == "platt"
+    assert choose(cv, counts={"x": 3, "y": 50}) == "platt"  # a source with too few rows is not judged
+
+
 def test_out_of_fold_never_sees_the_outcome_it_scores() -> None:
     """One group whose outcome disagrees with everything else: scored out of fold it cannot be fitted."""
     examples = [Example(Features(0.3), 0.0, f"g{i}") for i in range(40)]
@@ -106,7 +161,7 @@ def test_the_calibrator_file_is_versioned_and_names_its_model(tmp_path: Path) ->
     with pytest.raises(CalibrationError, match="fitted for model 'local', not 'openai-x'") as exc:
         load_calibrator(path, "openai-x")
     assert "\n" not in str(exc.value)
-    for old in (1, 99):  # 1: one base-rate share per source, before the per-source models
+    for old in (1, 2, 99):  # 1: one base-rate share per source; 2: no per-source weights
         path.write_text(json.dumps({**data, "version": old}))
         with pytest.raises(CalibrationError, match=f"version {old}, this orrery reads version {VERSION}: refit"):
             load_calibrator(path)

@@ -252,3 +252,54 @@ def test_the_search_boards_brief_prompt_cuts_the_background_and_can_be_turned_of
     assert prompts[True][0] == SUBMIT_PROMPT and prompts[False][0] == SYSTEM_PROMPT
     background = {b: next(line for line in p[1].splitlines() if line.startswith("Background: ")) for b, p in prompts.items()}
     assert len(background[True]) <= len("Background: ") + BRIEF_CHARS < len(background[False])
+
+
+def never_valid(n: int = 40) -> ScriptedModel:
+    """A model whose every submit cites nothing, so no trial is ever valid."""
+    return ScriptedModel([turn(call("submit", probability=0.99, rationale="Surely."))] * n)
+
+
+def test_without_a_valid_trial_the_figure_is_the_calibrators_from_anchors_alone(index) -> None:
+    calib = Calibrator("scripted", "platt", {"intercept": -0.4, "agent": 2.0, "market": 1.0}, {})
+    result = ResearchAgent(never_valid(), index, trials=2, board="search", calibration=calib).run(
+        QUESTION, before=BOUND)
+    assert all(t["probability"] is None for t in result.trials) and len(result.trials) == 2
+    assert result.status == "invalid" and result.raw is None and result.pooled is None  # the status says what happened
+    expected = 1 / (1 + 2.718281828459045 ** -(-0.4 + _logit(0.3)))  # no agent term: the market anchor and intercept
+    assert result.probability == result.calibrated == pytest.approx(expected, rel=1e-6)
+    assert result.figure_source == "anchors" and result.calibration == calib.label
+    assert "no valid trial" in result.errors[-1] and "anchors and base rate alone" in result.output
+    saved = result.to_dict()
+    forecast = [e for e in saved["trajectory"]["events"] if e["kind"] == "state" and e["name"] == "forecast"][-1]
+    assert forecast["value"]["figure_source"] == "anchors" and forecast["value"]["probability"] == result.probability
+    assert saved["trajectory"]["events"][-1]["kind"] == "final" and "no valid trial" in saved["trajectory"]["events"][-1]["output"]
+    valid = ResearchAgent(ScriptedModel(script()), index, calibration=calib).run(QUESTION, before=BOUND)
+    assert valid.figure_source == "trials" and valid.status == "completed"
+
+
+def test_without_a_valid_trial_and_without_a_calibrator_there_is_no_figure(index) -> None:
+    result = ResearchAgent(never_valid(), index, trials=2, board="search", calibration=False).run(
+        QUESTION, before=BOUND)
+    assert result.probability is None and result.figure_source is None and result.status == "invalid"
+
+
+def test_a_batch_and_ask_give_every_question_a_figure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import orrery.research.agent as agent_module
+    import orrery.research.runner as runner_module
+    from orrery.research.cli import app
+
+    SqliteIndex.create(tmp_path / "idx.sqlite", DOCS)
+    calib = Calibrator("scripted", "platt", {"intercept": -0.4, "market": 1.0}, {}).save(tmp_path / "calib.json")
+    rows = [{"id": "q1", "question": QUESTION, "freeze_date": BOUND, "resolution": 0.0}]
+    result = run_batch(rows, tmp_path / "out", never_valid(), index=tmp_path / "idx.sqlite", board="search",
+                       calibration=str(calib), progress=False)
+    assert result.summary["statuses"] == {"invalid": 1} and result.summary["figure_sources"] == {"anchors": 1}
+    p = result.summary["rows"][0]["probability"]
+    assert p is not None and result.summary["brier"]["brier"] == pytest.approx(p ** 2)
+    for module in (agent_module, runner_module):
+        monkeypatch.setattr(module, "resolve_model", lambda spec: never_valid())
+    asked = CliRunner().invoke(app, ["ask", QUESTION, "--index", str(tmp_path / "idx.sqlite"), "--before", BOUND,
+                                     "--board", "search", "--calibration", str(calib)])
+    assert asked.exit_code == 0, asked.output
+    said = " ".join(asked.output.split())  # rich wraps lines
+    assert f"invalid probability {p:.3f}" in said and "anchors and base rate alone" in said
