@@ -118,11 +118,7 @@ def ending(result: Result) -> str:
 def text_of(result: Result) -> str:
     """The output as text: a typed run's value as JSON."""
     out = result.output
-    return out if isinstance(out, str) else "" if out is None else _json_text(out)
-
-
-def _json_text(value: Any) -> str:
-    return json.dumps(jsonable(value), ensure_ascii=False)
+    return out if isinstance(out, str) else "" if out is None else json.dumps(jsonable(out), ensure_ascii=False)
 
 
 def jsonable(value: Any) -> Any:

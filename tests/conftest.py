@@ -1,6 +1,16 @@
 """Shared test helpers live beside this file (fake_http.py); pytest puts this folder on sys.path for them."""
 
+import os
+
 import pytest
+from threadpoolctl import threadpool_limits
+
+# One BLAS thread: tests run one at a time, and on 2 shared cores OpenBLAS's thread pool made small repeated fits
+# (the L-BFGS of research's calibration) up to 15x slower than one thread. The variables reach BLAS libraries
+# loaded later and subprocesses; threadpool_limits the ones a plugin already loaded.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+threadpool_limits(1)
 
 
 @pytest.fixture

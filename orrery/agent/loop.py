@@ -452,7 +452,7 @@ class Agent(EventSource):
               result: RunResult) -> Generator[Event, None, str | list[ToolResult]]:
         cfg = run.config
         messages = self.context_messages(run)
-        if cfg.board is not None and (board := _board_message(messages).content) != run.board:
+        if cfg.board is not None and (board := next(m for m in messages if m.pinned).content) != run.board:
             run.board = board
             yield StateChanged("board", run.board)
         specs = [] if run.force_answer else self.tools.specs(run.ctx)
@@ -631,10 +631,6 @@ class Agent(EventSource):
         if "error" in box:
             raise box["error"]
         return box["results"]
-
-
-def _board_message(messages: list[Message]) -> Message:
-    return next(m for m in messages if m.pinned)
 
 
 def _output_mode(run: Run) -> str:

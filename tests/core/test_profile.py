@@ -39,13 +39,10 @@ def test_every_provider_declares_a_frozen_profile():
         local.streams = False  # type: ignore[misc]
 
 
-def test_the_older_attribute_names_read_and_write_the_profile():
+def test_a_providers_format_argument_is_its_profiles_format():
     model = OpenAIModel("m", base_url="http://127.0.0.1:9/v1", preferred_format="react")
-    assert model.profile.format == "react" and model.preferred_format == "react"
-    assert LocalModel().takes_catalogue is True
-    scripted = ScriptedModel([])
-    scripted.preferred_format = "react"
-    assert scripted.profile.format == "react" and ScriptedModel([]).profile.format == "native"
+    assert model.profile.format == "react" and LocalModel().profile.takes_catalogue is True
+    assert ScriptedModel([]).profile.format == "native"
 
 
 def test_the_loop_takes_format_and_output_mode_from_the_profile():

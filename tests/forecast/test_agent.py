@@ -296,11 +296,8 @@ def test_closing_a_panel_run_stops_panel_fit_at_its_next_progress_report(monkeyp
     assert stopped.wait(30) and fits == [("cv", 20), ("cv", 20)]  # not the last chunk, nor the forecast stage
 
 
-def test_a_follow_up_answer_is_a_follow_up_answer_and_the_old_name_warns():
-    import orrery.forecast
+def test_a_follow_up_answer_is_text_that_renders_escaped():
     from orrery.forecast import FollowUpAnswer
 
-    with pytest.warns(DeprecationWarning, match="FollowUpAnswer"):
-        old = orrery.forecast.QueryResult
-    assert old is FollowUpAnswer and isinstance(FollowUpAnswer("x"), str)
+    assert isinstance(FollowUpAnswer("x"), str)
     assert "<div" in FollowUpAnswer("a < b")._repr_html_() and "a &lt; b" in FollowUpAnswer("a < b")._repr_html_()
