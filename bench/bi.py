@@ -11,7 +11,9 @@ the agent declines (status `declined`) and runs no SQL.
 Question sets (bench/bi_questions.py): `dev`, the 70 questions whose failures were read while the agent
 was developed; `heldout`, held-out set #1 (65 questions, run once at the end of the first round, development
 data since: the second round read its failures); `heldout2`, held-out set #2 (36 questions, 18 unanswerable),
-written and committed before the second round changed the agent, run once at its end.
+written and committed before the second round changed the agent, run once at its end (development data since
+the fifth round read its failures); `heldout3`, held-out set #3 (36 questions, 18 unanswerable, users' wording),
+written before the fifth round, run once at its end (`bench/bi_nokeys.py --set heldout3`, both codes).
 
     nice -n 10 python bench/bi.py                      # the embedded model, the dev set
     nice -n 10 python bench/bi.py --limit 20           # its first 20 (the order interleaves both databases)

@@ -1,8 +1,9 @@
 """The BI agent on databases that declare no keys, beside the Chinook / TPC-H sets, before and after.
 
 Sets: `nokeys` (bench/bi_nokeys_questions.py: four SQLite databases built by bench/bi_nokeys_data.py, no
-declared keys, the semantic layer drafted by the agent itself, no edits) and `heldout2` (the Chinook / TPC-H
-held-out set #2 of bench/bi_questions.py, hand-written layers). Code: `here` (this checkout) or `main`
+declared keys, the semantic layer drafted by the agent itself, no edits), `heldout2` (the Chinook / TPC-H
+held-out set #2 of bench/bi_questions.py, hand-written layers; development data since its failures were read),
+`heldout`, `dev`, and `heldout3` (held-out set #3, run once). Code: `here` (this checkout) or `main`
 (the code at $ORRERY_MAIN, default /work/main), each run in a subprocess whose PYTHONPATH is that checkout,
 so both are measured by the same scoring on the same machine in the same run. Scoring as bench/bi.py
 (`same_result`: execution accuracy, rows as multisets; an unanswerable question is right when declined
