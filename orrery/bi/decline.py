@@ -2,15 +2,21 @@
 
 A question is declined when something it needs is missing from the data, and the reason names it. What it
 needs is read from its shape, not from a list of allowed words:
-- what it counts ("how many X"), measures ("what is the X of"), groups by ("each X"), ranks by ("the
-  highest X", "the most X"), or asks to identify ("which X", "what X"): a noun phrase, held when any of its
-  leading words is a column, a layer term, a table or a value (`missing_asked`);
+- what it counts ("how many X"), groups by ("each X"), ranks by ("the highest X", "the most X"), or asks to
+  identify ("which X", "what X"): a noun phrase, held when any of its leading words is a column, a layer
+  term, a table or a value (`missing_asked`);
+- the measure it asks ("what / who is the X of", "how much X") and two nouns before a verb ("which record
+  label released"): held only as a whole;
+- the attribute it asks of each thing ("In which year was each album released?"): a column of that thing's
+  table or a neighbour's (`missing_attribute`);
 - the condition it states as a bare predicate ("how many orders were returned?", "how many customers are
   female?", "when was each album released?"): its last word must be a word of a column, a table or a value,
   else the answer would count every row (`missing_predicate`);
 - the fields and values the planner names that the user wrote (`missing_fields`).
+`shape_decline` (the future, then the shapes) runs before the plan call: it needs no model.
 A name the model's SQL invents is the model's failure, never a reason to decline (tools.build_sql).
-Only closed-class grammar words (auxiliaries, determiners, prepositions) appear here as words.
+Only closed-class grammar words (auxiliaries, determiners, prepositions), units of time and the future's markers
+appear here as words.
 """
 
 from __future__ import annotations
