@@ -218,7 +218,9 @@ def test_research_shows_its_source_board(server, page):
 
 def test_markets_price_history_shows_as_candlesticks(server, page):
     page.goto(f"{server.url}/?agent=markets")
-    # "query" is the message box; the one input is the approval switch, off
+    # "query" is the message box; the one input is the approval switch, off (the inputs come with the app's
+    # schema, fetched after the page loads: wait for them)
+    page.wait_for_selector("#input-approve_tools", state="attached")
     assert page.locator("#inputs input").count() == 1 and not page.is_checked("#input-approve_tools")
     ask(page, "Show Apple's daily prices for the last two months of 2012")
     page.wait_for_selector(".assistant >> text=Apple's daily prices for November and December 2012", timeout=120_000)
