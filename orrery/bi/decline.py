@@ -246,8 +246,8 @@ _JUDGMENT = re.compile(r"\b(?:why|should|ought|recommend\w*|favou?rite\w*|opinio
 
 
 def judgment(question: str) -> str | None:
-    """Why a question that asks for an opinion or advice cannot be answered: the data records facts."""
-    return "the data records facts; it cannot give an opinion or advice" if _JUDGMENT.search(question) else None
+    """Why a question that asks for an opinion, advice or a taste cannot be answered: the data records facts."""
+    return "it asks for an opinion, advice or a taste, which the data does not record" if _JUDGMENT.search(question) else None
 
 
 def future(question: str) -> str | None:
