@@ -3,7 +3,8 @@
 Sets: `nokeys` (bench/bi_nokeys_questions.py: four SQLite databases built by bench/bi_nokeys_data.py, no
 declared keys, the semantic layer drafted by the agent itself, no edits), `heldout2` (the Chinook / TPC-H
 held-out set #2 of bench/bi_questions.py, hand-written layers; development data since its failures were read),
-`heldout`, `dev`, and `heldout3` (held-out set #3, run once). Code: `here` (this checkout) or `main`
+`heldout`, `dev`, `heldout3` (held-out set #3, run once in round 5, development data since), and `heldout4`
+(held-out set #4 of bench/bi_questions.py: every database, the no-key ones included; run once). Code: `here` (this checkout) or `main`
 (the code at $ORRERY_MAIN, default /work/main), each run in a subprocess whose PYTHONPATH is that checkout,
 so both are measured by the same scoring on the same machine in the same run. Scoring as bench/bi.py
 (`same_result`: execution accuracy, rows as multisets; an unanswerable question is right when declined
@@ -33,8 +34,8 @@ from typing import Any
 HERE = Path(__file__).parent
 RESULTS = HERE / "results"
 CODES = ("main", "here")
-DEV_SETS = ("nokeys", "heldout2", "heldout", "dev")  # development data: the sets whose failures were read
-SETS = (*DEV_SETS, "heldout3")
+DEV_SETS = ("nokeys", "heldout3", "heldout2", "heldout", "dev")  # development data: the sets whose failures were read
+SETS = (*DEV_SETS, "heldout4")
 # The one orrery.events.Status; result files written before it and the code at $ORRERY_MAIN may say
 # "answered" / "cannot_answer".
 COMPLETED, DECLINED = ("completed", "answered"), ("declined", "cannot_answer")
@@ -43,11 +44,15 @@ COMPLETED, DECLINED = ("completed", "answered"), ("declined", "cannot_answer")
 def items(which: str) -> list[dict[str, Any]]:
     """A set's questions, databases interleaved and an unanswerable one after every three, so a prefix mixes."""
     sys.path.insert(0, str(HERE))
-    if which != "nokeys":
+    if which == "heldout4":  # held-out #4 spans every database, laid out as the no-key set
+        from bi_questions import HELDOUT4_ANSWERABLE as ANSWERABLE
+        from bi_questions import HELDOUT4_UNANSWERABLE as UNANSWERABLE
+    elif which != "nokeys":
         from bi import questions
 
         return questions(which)
-    from bi_nokeys_questions import ANSWERABLE, UNANSWERABLE
+    else:
+        from bi_nokeys_questions import ANSWERABLE, UNANSWERABLE
 
     groups = [[{"db": db, "question": q, "gold": g} for q, g in qs] for db, qs in ANSWERABLE.items()]
     rest = [{"db": db, "question": q, "gold": None} for db, q in UNANSWERABLE]
@@ -175,20 +180,17 @@ def _write(path: Path, data: Any) -> None:
 
 
 def check() -> None:
-    """Every gold query of the no-key set returns rows with no NULL in the first; no question twice."""
-    import sqlite3
-
-    from bi_nokeys_data import path_of
-
-    qs = items("nokeys")
-    for item in qs:
-        if item["gold"]:
-            with sqlite3.connect(path_of(item["db"])) as con:
-                rows = con.execute(item["gold"]).fetchall()
-            assert rows and all(v is not None for v in rows[0]), item
-    assert len({q["question"] for q in qs}) == len(qs), "a question is asked twice"
-    n_un = sum(q["gold"] is None for q in qs)
-    print(f"nokeys: {len(qs)} questions ({len(qs) - n_un} with gold SQL, all run; {n_un} unanswerable)")
+    """Every gold query of the no-key set and of held-out #4 returns rows with no NULL in the first; no
+    question twice."""
+    for which in ("nokeys", "heldout4"):
+        qs = items(which)
+        for item in qs:
+            if item["gold"]:
+                rows = engine_for(item["db"]).execute(item["gold"]).rows
+                assert rows and all(v is not None for v in rows[0]), item
+        assert len({q["question"] for q in qs}) == len(qs), "a question is asked twice"
+        n_un = sum(q["gold"] is None for q in qs)
+        print(f"{which}: {len(qs)} questions ({len(qs) - n_un} with gold SQL, all run; {n_un} unanswerable)")
 
 
 def shapes(sets: tuple[str, ...] = DEV_SETS) -> None:

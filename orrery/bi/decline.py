@@ -21,6 +21,7 @@ appear here as words.
 
 from __future__ import annotations
 
+import calendar
 import os
 import re
 from typing import TYPE_CHECKING, Any
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 
 MATCH_FIELD = 75   # a business term whose best field scores below this is not in the data (UNMAPPED)
 # closed-class words: auxiliaries, determiners, pronouns, prepositions, conjunctions
-GRAMMAR = frozenset(["a", "an", "the", "this", "that", "these", "those", "each", "every", "all", "any", "some", "no", "its", "their", "his", "her", "our", "your", "my", "is", "are", "was", "were", "be", "been", "being", "do", "does", "did", "have", "has", "had", "can", "could", "will", "would", "should", "may", "might", "must", "shall", "of", "in", "on", "at", "to", "for", "from", "by", "with", "without", "about", "into", "over", "under", "between", "among", "across", "through", "during", "per", "than", "as", "and", "or", "not", "who", "whom", "whose", "which", "what", "when", "where", "why", "how", "there", "here", "it", "they", "them", "we", "you", "he", "she", "one"])
+GRAMMAR = frozenset(["a", "an", "the", "this", "that", "these", "those", "each", "every", "all", "any", "some", "no", "its", "their", "his", "her", "our", "your", "my", "is", "are", "was", "were", "be", "been", "being", "do", "does", "did", "have", "has", "had", "can", "could", "will", "would", "should", "may", "might", "must", "shall", "of", "in", "on", "at", "to", "for", "from", "by", "with", "without", "about", "into", "over", "under", "between", "among", "across", "through", "during", "per", "than", "as", "and", "or", "not", "who", "whom", "whose", "which", "what", "when", "where", "why", "how", "there", "here", "it", "they", "them", "we", "us", "you", "he", "she", "i", "me", "one"])
 
 def user_wrote(term: str, question: str) -> bool:
     """Whether the user's question contains `term` (near enough: 'customer rating' in 'customer's rating'),
@@ -170,8 +171,10 @@ def asked_shapes(question: str) -> list[tuple[str, bool]]:
                 found.append((phrase, True))
     # one word ending the question after a superlative with no article is as often an adverb as a noun
     # ('used most often'); after 'the' it is a noun ('the highest salary')
-    found += [(m.group(1).strip(), False) for m in _RANKED.finditer(question) if len(m.group(1).split()) > 1
-              or question[m.end(1):].strip(" ?.!") or question[:m.start()].lower().endswith("the ")]
+    # ('spent the most with us': a preposition after the superlative, which is then an adverb)
+    found += [(m.group(1).strip(), False) for m in _RANKED.finditer(question)
+              if m.group(1).split()[0].lower() not in GRAMMAR and (len(m.group(1).split()) > 1
+              or question[m.end(1):].strip(" ?.!") or question[:m.start()].lower().endswith("the "))]
     return [(p, whole) for p, whole in [*found, *_identified(question)] if p]
 
 
@@ -224,18 +227,33 @@ def missing_asked(bi: BIContext, question: str) -> list[str]:
     word = predicate(question)
     if word and not word_held(bi, word) and not approved_covers(bi, word, question):
         out.append(word)
-    out += missing_attribute(bi, question)
+    out += missing_attribute(bi, question) + missing_qualified(bi, question)
     return list(dict.fromkeys(out))
 
 
 def shape_decline(bi: BIContext, question: str) -> str | None:
     """Why the data cannot answer `question`, read from its shape alone (no model call): it asks about the
-    future (the data records what happened), or something it asks about is missing (`missing_asked`)."""
-    if reason := future(question):
+    future (the data records what happened) or for a judgment (`judgment`), something it asks about is
+    missing (`missing_asked`), or a value it names is in no column (`missing_values`)."""
+    if reason := future(question) or judgment(question):
         return reason
     if missing := missing_asked(bi, question):
         return f"the data has no field or value for {', '.join(map(repr, missing))}"
+    if missing_named := missing_values(bi, question):
+        return "the data holds no value " + ", ".join(missing_named)
     return None
+
+
+# A judgment: a reason ('why'), advice ('should', 'recommend'), taste ('favourite', 'the best one', 'do customers
+# like'); 'best-selling' / 'best seller' is a measure, not a judgment.
+_JUDGMENT = re.compile(r"\b(?:why|should|ought|recommend\w*|favou?rite\w*|opinion\w*)\b|\bthe (?:best|worst)\b"
+                       r"(?!\s*-?\s*sell)|\b(?:do|does|did)\b[^?]*\b(?:like|love|enjoy|prefer)\b|"
+                       r"\b(?:like|likes|love|loves|enjoy|enjoys|prefer|prefers)\s+(?:(?:the\s+)?(?:best|most))\b", re.I)
+
+
+def judgment(question: str) -> str | None:
+    """Why a question that asks for an opinion, advice or a taste cannot be answered: the data records facts."""
+    return "it asks for an opinion, advice or a taste, which the data does not record" if _JUDGMENT.search(question) else None
 
 
 def future(question: str) -> str | None:
@@ -243,8 +261,9 @@ def future(question: str) -> str | None:
     return "the data records what happened; it cannot say what will happen" if FUTURE.search(question) else None
 
 
-# 'In which year was each album released?', 'When was each employee hired?': an attribute of each thing
-_ATTRIBUTE = re.compile(rf"\b(?:(?:which|what) ({_WORD})|when) (?:is|was|are|were|do|does|did) (?:each|every|the) "
+# 'In which year was each album released?', 'When was each employee hired?', 'How old is each artist?' (a date):
+# an attribute of each thing
+_ATTRIBUTE = re.compile(rf"\b(?:(?:which|what) ({_WORD})|when|how old) (?:is|was|are|were|do|does|did) (?:each|every|the) "
                         rf"({_WORD})", re.I)
 _TEMPORAL = re.compile(r"(DATE|TIME)", re.I)
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}")
@@ -258,6 +277,53 @@ def _temporal(column: str, info: dict[str, Any]) -> bool:
                 or CALENDAR & set(stems(words(column))))
 
 
+def table_named(bi: BIContext, thing: str) -> str | None:
+    """The table a noun names ('album' / 'albums': Album; 'line item': lineitem), if any."""
+    thing = singular(thing.lower())
+    return next((t for t in bi.semantic.tables if stems(words(t)) == stems(thing) or
+                 singular(words(t).replace(" ", "")) == thing.replace(" ", "")), None)
+
+
+def _near_columns(bi: BIContext, table: str) -> list[tuple[str, dict[str, Any]]]:
+    """The columns of a table and of the tables joined to it."""
+    near = {table, *bi.semantic.join_graph().get(table, set())}
+    return [(c, info) for t, c, info in bi.semantic.columns() if t in near]
+
+
+# 'What is the email address of each supplier?': a measure of a thing
+_OF_THING = re.compile(rf"\s*of (?:each |every |the |all |a |an )?({_WORD}(?: {_WORD})?)\s*(?:[?.,!]|$|\b(?:in|for|at|by|"
+                       r"from|on|with|who|which|that|is|are|was|were|per)\b)", re.I)
+
+
+def missing_qualified(bi: BIContext, question: str) -> list[str]:
+    """A measure asked of a thing that is a table ('the email address of each supplier', 'the phone number of each
+    artist') is held only when each of its own words is a word of a column (name or synonym) of that table or a
+    table joined to it, or of one of those tables' names: the supplier's 'address' column does not hold an email
+    address, nor does a customer's phone number belong to an artist."""
+    out = []
+    for m in _MEASURED[0].finditer(question):
+        of = _OF_THING.match(question[m.end(1):])
+        table = of and (table_named(bi, of.group(1)) or table_named(bi, of.group(1).split()[0]))
+        own = [w.lower() for w in m.group(1).split() if w.lower() not in GENERIC | GRAMMAR]
+        if not table or not own:
+            continue
+        near = {table, *bi.semantic.join_graph().get(table, set())}
+        held = {singular(w) for c, info in _near_columns(bi, table)
+                for w in " ".join((words(c), *info.get("synonyms", []))).lower().split()}
+        held |= {singular(w) for t in near for w in words(t).split()}
+        if not all(any(_same_word(singular(w), h) for h in held) for w in own) and not _field_of(bi, own, near):
+            out.append(f"{' '.join(own)} of {of.group(1)}")
+    return out
+
+
+def _field_of(bi: BIContext, own: list[str], tables: set[str]) -> bool:
+    """Whether the phrase names a column of one of `tables` as a whole, through the layer's ranking ('account
+    balance': acctbal)."""
+    phrase = " ".join(own)
+    return any(score >= MATCH_FIELD and f.get("table") in tables and _has_head(bi.semantic, phrase, f)
+               for score, _, f in rank_fields(bi.semantic, phrase))
+
+
 def missing_attribute(bi: BIContext, question: str) -> list[str]:
     """'In which year was each album released?' asks an attribute of each album: it must be a column of the
     album's table or of a table joined to it, by name ('which country ... each customer': Country), or for a
@@ -265,13 +331,11 @@ def missing_attribute(bi: BIContext, question: str) -> list[str]:
     is a table; otherwise the other shapes judge it."""
     out = []
     for m in _ATTRIBUTE.finditer(question):
-        attribute, thing = (m.group(1) or "").lower(), singular(m.group(2))
-        table = next((t for t in bi.semantic.tables if stems(words(t)) == stems(thing) or
-                      singular(words(t).replace(" ", "")) == thing), None)
+        attribute, table = (m.group(1) or "").lower(), table_named(bi, m.group(2))
         if table is None or attribute in GRAMMAR:
             continue
+        columns = _near_columns(bi, table)
         near = {table, *bi.semantic.join_graph().get(table, set())}
-        columns = [(c, info) for t, c, info in bi.semantic.columns() if t in near]
         if not attribute or attribute in GENERIC:
             if not any(_temporal(c, info) for c, info in columns):
                 out.append(f"{attribute or 'date'} of {m.group(2)}")
@@ -344,3 +408,69 @@ def approved_covers(bi: BIContext, term: str, question: str) -> bool:
     """Whether an approved question -> SQL pair of this connection near the question has the term (orrery.bi.examples:
     a person approved an executed query's rows for it); no memory, no evidence."""
     return bi.approved is not None and bi.approved.covers(bi.engine.name, term, question)
+
+
+# A value the user names: a quoted term, or a run of capitalised / all-caps words ('Taylor Swift', 'STUDENT',
+# 'K-Pop', 'Middle East & North Africa', 'Customer#000000010').
+_QUOTED = re.compile(r"(?<!\w)['\"]([^'\"]{2,60})['\"](?!\w)")
+_TOKEN = re.compile(r"[^\W_][\w#/&.'-]*|&")
+NEAR_VALUE = 75  # an indexed value this close (rapidfuzz WRatio) to a missing name is offered in the reason
+
+
+def named_values(question: str) -> list[str]:
+    """The values a question names: quoted terms, then runs of capitalised tokens; the question's first word is
+    dropped (its capital is the sentence's), as are words that are grammar ('What', 'I')."""
+    out = [m.group(1).strip() for m in _QUOTED.finditer(question)]
+    text = _QUOTED.sub(" ", question)
+    run: list[str] = []
+    for i, m in enumerate([*_TOKEN.finditer(text), None]):
+        tok = m.group(0) if m else ""
+        if tok and (tok[0].isupper() or (tok == "&" and run)) and not (i == 0 and not tok.isupper()) \
+                and tok.lower() not in GRAMMAR:
+            run.append(re.sub(r"('s|')$", "", tok).rstrip(".'"))
+            continue
+        if run and run[-1] == "&":
+            run.pop()
+        if run:
+            out.append(" ".join(run))
+        run = []
+    return list(dict.fromkeys(out))
+
+
+def _schema_words(bi: BIContext) -> set[str]:
+    sem = bi.semantic
+    texts = [sem.database, *(words(t) for t in sem.tables)]
+    texts += [" ".join((words(c), *info.get("synonyms", []))) for _, c, info in sem.columns()]
+    texts += [" ".join([k, *info.get("synonyms", [])]) for k, info in sem.terms.items()]
+    return {singular(w) for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
+
+
+def value_held(bi: BIContext, name: str) -> bool:
+    """Whether a column holds the named value: an indexed value near enough (rapidfuzz ratio >= 90) or holding
+    its every word ('Zeppelin' of 'Led Zeppelin'), a stored text value equal to it (case aside), or, for a name
+    of several words, each word so held ('Leonie Köhler': a first and a last name)."""
+    text = utils.default_process(name)
+    own = set(text.split())
+    for c in bi.index():
+        value = utils.default_process(str(c.value))
+        if fuzz.ratio(text, value) >= 90 or (own and own <= set(value.split())):
+            return True
+    if stored_value(bi, name):
+        return True
+    parts = name.split()
+    return len(parts) > 1 and all(value_held(bi, p) for p in parts)
+
+
+def missing_values(bi: BIContext, question: str) -> list[str]:
+    """The values the question names (`named_values`) that no column holds (`value_held`), each with the nearest
+    indexed value when one is close (a likely misspelling); a name made only of schema words ('Production',
+    'Oscars'), of a month or a weekday, or of the database itself is no value."""
+    known = _schema_words(bi) | {m.lower() for m in [*calendar.month_name, *calendar.day_name] if m}
+    out = []
+    for name in named_values(question):
+        own = [singular(w) for w in re.findall(r"[a-z0-9]+", name.lower())]
+        if not own or all(w in known for w in own) or value_held(bi, name):
+            continue
+        near = [c for c in bi.search(name, limit=1) if c.score >= NEAR_VALUE]
+        out.append(repr(name) + (f" (the nearest is {str(near[0].value)!r})" if near else ""))
+    return out

@@ -10,7 +10,16 @@ from pathlib import Path
 import pytest
 
 from orrery.bi.agent import BIAgent
-from orrery.bi.decline import asked_terms, missing_asked, missing_fields, predicate
+from orrery.bi.decline import (
+    asked_terms,
+    judgment,
+    missing_asked,
+    missing_fields,
+    missing_values,
+    named_values,
+    predicate,
+    shape_decline,
+)
 from orrery.bi.engines import SQLiteEngine
 from orrery.bi.semantic import draft
 from orrery.bi.tools import BIContext
@@ -142,3 +151,79 @@ def test_beside_an_earlier_result_the_planner_is_asked_first(world, tmp_path):
     assert agent.ask("How many orders are there?").status == "completed"
     r = agent.ask("How many orders were returned?")
     assert r.status == "declined" and "'returned'" in r.answer and len(model.requests) == 3
+
+
+def test_the_values_a_question_names_are_read_from_quotes_and_capitals():
+    assert named_values("How many albums does Taylor Swift have?") == ["Taylor Swift"]
+    assert named_values("How many customers are in the STUDENT segment?") == ["STUDENT"]
+    assert named_values("Show me the tracks in the K-Pop genre") == ["K-Pop"]  # the first word is the sentence's
+    assert named_values("How many countries are in Middle East & North Africa?") == ["Middle East & North Africa"]
+    assert named_values("What was China's population?") == ["China"]
+    assert named_values("Count orders with status 'on hold'") == ["on hold"]
+
+
+@pytest.mark.parametrize(("question", "missing"), [
+    ("What was the population of Brazil in 2000?", ["'Brazil'"]),          # no row holds it
+    ("How many films did Pixer make?", ["'Pixer' (the nearest is 'Pixar')"]),  # a near value is offered
+    ("How many orders are 'on hold'?", ["'on hold'"]),
+])
+def test_a_named_value_no_column_holds_is_missing(bi, question, missing):
+    assert missing_values(bi, question) == missing
+    assert shape_decline(bi, question) is not None
+
+
+@pytest.mark.parametrize("question", [
+    "What was the population of Japan in 2000?",    # an indexed value
+    "What was the population of JAPAN in 2000?",    # case aside
+    "How many films did Pixar make?",
+    "Which films are rated PG?",
+    "How many Production companies are there?",    # a column's name, not a value
+    "How many orders shipped in January?",          # a month
+    "How many films are called Film 3?",            # a stored value
+])
+def test_a_named_value_the_data_holds_is_not_missing(bi, question):
+    assert missing_values(bi, question) == []
+    assert shape_decline(bi, question) is None
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Which film is the best one?", True),
+    ("Which film would you recommend?", True),
+    ("Why did the amount of orders drop?", True),
+    ("Which status should we use more?", True),
+    ("Which films do people like best?", True),
+    ("What is my favourite film?", True),
+    ("Which are the best-selling films?", False),   # a measure, not a judgment
+    ("Which film has the highest rating?", False),
+])
+def test_an_opinion_or_advice_is_a_judgment_the_data_cannot_give(question, expected):
+    assert bool(judgment(question)) is expected
+
+
+@pytest.mark.parametrize(("question", "missing"), [
+    ("What is the email address of each order?", ["email address of order"]),
+    ("What is the production status of each order?", ["production status of order"]),  # Production is a film's
+    ("What is the rating of each order?", ["rating of order"]),            # films have one, orders do not
+    ("How old is each film?", ["date of film"]),                          # no date in films nor beside them
+])
+def test_a_measure_of_a_thing_needs_a_column_of_that_things_table(bi, question, missing):
+    assert set(missing) <= set(missing_asked(bi, question))
+
+
+@pytest.mark.parametrize("question", [
+    "What is the ship date of each order?",
+    "What is the rating of each film?",
+    "What is the production of each film?",
+    "How old is each order?",                       # its ship date
+    "Which country has spent the most with us overall?",  # 'with us': the superlative is an adverb
+])
+def test_the_same_measure_of_a_thing_that_holds_it_is_not_missing(bi, question):
+    assert missing_asked(bi, question) == []
+
+
+def test_an_opinion_and_a_missing_value_decline_before_any_model_call(world, tmp_path):
+    for question, reason in [("Which film is the best one?", "opinion"), ("How many films did Disney make?",
+                                                                          "'Disney'")]:
+        model = ScriptedModel([])
+        r = BIAgent(model, world, store=tmp_path / "s.db", session_id=str(len(question))).ask(question)
+        assert r.status == "declined" and reason in r.answer and r.sql is None and model.requests == []

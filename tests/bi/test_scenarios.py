@@ -203,9 +203,8 @@ def test_analysis_is_not_offered_before_any_query(tpch, tmp_path):
 
 # -- questions the data cannot answer ------------------------------------------------------------------------
 def test_unanswerable_question_declined_at_planning(engine, tmp_path):
-    run = Run(engine, tmp_path / "s.db", [plan("What was the weather in Paris when orders shipped?",
-                                                kind="cannot_answer")])
-    r = run.ask("Tell me the weather in Paris when the orders shipped.")  # no shape the question check reads
+    run = Run(engine, tmp_path / "s.db", [plan("What was the weather when orders shipped?", kind="cannot_answer")])
+    r = run.ask("Tell me the weather when the orders shipped.")  # no shape the question check reads
     assert r.status == "declined" and r.sql is None and r.rows == []
     assert not any(isinstance(e, ToolCallEvent) for e in run.events) and len(run.model.requests) == 1
 
