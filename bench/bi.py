@@ -54,11 +54,14 @@ COMPLETED, DECLINED = ("completed", "answered"), ("declined", "cannot_answer")
 
 SPIDER_ANCHOR = 0.345  # Qwen2.5-Coder-0.5B, Spider dev execution accuracy (Qwen2.5-Coder technical report)
 
+
 def questions(which: str = "dev") -> list[dict[str, Any]]:
     """A set's questions, interleaved (chinook, tpch, chinook, tpch, unanswerable, ...) so any prefix is a mix."""
     chinook, tpch, unanswerable_ = SETS[which]
-    answerable = [[{"db": "chinook", "question": q, "gold": g} for q, g in chinook],
-                  [{"db": "tpch", "question": q, "gold": g} for q, g in tpch]]
+    answerable = [
+        [{"db": "chinook", "question": q, "gold": g} for q, g in chinook],
+        [{"db": "tpch", "question": q, "gold": g} for q, g in tpch],
+    ]
     unanswerable = [{"db": db, "question": q, "gold": None} for db, q in unanswerable_]
     out, i = [], 0
     while any(answerable) or unanswerable:
@@ -127,12 +130,23 @@ def run(llm: str | None, items: list[dict[str, Any]], out: Path, which: str) -> 
         answer = agent.ask(item["question"])
         seconds = time.perf_counter() - t0
         correct = scored(item, engine, answer.status, answer.sql, answer.rows)
-        rows.append({**item, "status": answer.status, "sql": answer.sql, "correct": correct,
-                     "seconds": round(seconds, 1), "tokens": answer.usage.total, "answer": answer.answer[:300],
-                     "steps": [f"{t['key']}: {t['status']} {(t['error'] or t['result'] or '')[:200]}"
-                               for t in answer.todos]})
-        print(f"[{i + 1}/{len(items)}] {'OK ' if correct else 'BAD'} {seconds:5.1f}s {item['db']:8} {item['question']}"
-              f" -> {answer.status} {answer.sql or ''}", flush=True)
+        rows.append(
+            {
+                **item,
+                "status": answer.status,
+                "sql": answer.sql,
+                "correct": correct,
+                "seconds": round(seconds, 1),
+                "tokens": answer.usage.total,
+                "answer": answer.answer[:300],
+                "steps": [f"{t['key']}: {t['status']} {(t['error'] or t['result'] or '')[:200]}" for t in answer.todos],
+            }
+        )
+        print(
+            f"[{i + 1}/{len(items)}] {'OK ' if correct else 'BAD'} {seconds:5.1f}s {item['db']:8} {item['question']}"
+            f" -> {answer.status} {answer.sql or ''}",
+            flush=True,
+        )
         result = summarize(rows, model.name, len(items)) | {"set": which}
         _write_json(out, result)
     return result
@@ -146,25 +160,35 @@ def summarize(rows: list[dict[str, Any]], model: str, planned: int) -> dict[str,
         return round(sum(r["correct"] for r in rs) / len(rs), 3) if rs else None
 
     by_db = {db: rate([r for r in answerable if r["db"] == db]) for db in ("chinook", "tpch")}
-    return {"date": time.strftime("%Y-%m-%d"), "machine": f"{os.cpu_count()} vCPU, {platform.processor() or platform.machine()}",
-            "model": model, "questions_planned": planned, "questions_run": len(rows),
-            "execution_accuracy": rate(answerable), "execution_accuracy_by_db": by_db,
-            "answerable_run": len(answerable), "unanswerable_run": len(unanswerable),
-            "answerable_correct": sum(r["correct"] for r in answerable),
-            "unanswerable_correct": sum(r["correct"] for r in unanswerable),
-            "commit": _commit(), "load_average_1min_at_end": round(os.getloadavg()[0], 1),
-            "unanswerable_declined": rate(unanswerable),
-            "seconds_per_question_median": statistics.median(r["seconds"] for r in rows) if rows else None,
-            "seconds_per_question_mean": round(statistics.mean(r["seconds"] for r in rows), 1) if rows else None,
-            "anchor_spider_dev_qwen2_5_coder_0_5b": SPIDER_ANCHOR, "questions": rows}
+    return {
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": f"{os.cpu_count()} vCPU, {platform.processor() or platform.machine()}",
+        "model": model,
+        "questions_planned": planned,
+        "questions_run": len(rows),
+        "execution_accuracy": rate(answerable),
+        "execution_accuracy_by_db": by_db,
+        "answerable_run": len(answerable),
+        "unanswerable_run": len(unanswerable),
+        "answerable_correct": sum(r["correct"] for r in answerable),
+        "unanswerable_correct": sum(r["correct"] for r in unanswerable),
+        "commit": _commit(),
+        "load_average_1min_at_end": round(os.getloadavg()[0], 1),
+        "unanswerable_declined": rate(unanswerable),
+        "seconds_per_question_median": statistics.median(r["seconds"] for r in rows) if rows else None,
+        "seconds_per_question_mean": round(statistics.mean(r["seconds"] for r in rows), 1) if rows else None,
+        "anchor_spider_dev_qwen2_5_coder_0_5b": SPIDER_ANCHOR,
+        "questions": rows,
+    }
 
 
 def _commit() -> str:
     import subprocess
 
     out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "orrery/bi"], cwd=HERE.parent, capture_output=True,
-                           text=True).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "orrery/bi"], cwd=HERE.parent, capture_output=True, text=True
+    ).stdout.strip()
     return out.stdout.strip() + ("+uncommitted" if dirty else "")
 
 
@@ -174,22 +198,29 @@ RUNS = ("heldout2", "dev_r2", "heldout1_r2", "heldout", "dev", "endpoint")
 
 def report() -> dict[str, Any]:
     """results/bi.json: the runs side by side, each with its questions; a summary table for bench/bi.md."""
-    runs = {name: json.loads((HERE / "results" / f"bi_{name}.json").read_text())
-            for name in RUNS if (HERE / "results" / f"bi_{name}.json").exists()}
+    runs = {
+        name: json.loads((HERE / "results" / f"bi_{name}.json").read_text())
+        for name in RUNS
+        if (HERE / "results" / f"bi_{name}.json").exists()
+    }
     _write_json(HERE / "results" / "bi.json", runs)
 
     def pct(x: float | None) -> str:
         return "n/a" if x is None else f"{100 * x:.1f}%"
 
-    print("| run | model | questions | execution accuracy (answerable) | Chinook / TPC-H | unanswerable declined "
-          "| s / question (median / mean) | commit |")
+    print(
+        "| run | model | questions | execution accuracy (answerable) | Chinook / TPC-H | unanswerable declined "
+        "| s / question (median / mean) | commit |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---|")
     for name, r in runs.items():
         by = r["execution_accuracy_by_db"]
-        print(f"| {name} | {r['model']} | {r['questions_run']} | {pct(r['execution_accuracy'])} "
-              f"({r['answerable_correct']}/{r['answerable_run']}) | {pct(by['chinook'])} / {pct(by['tpch'])} | "
-              f"{r['unanswerable_correct']}/{r['unanswerable_run']} | {r['seconds_per_question_median']} / "
-              f"{r['seconds_per_question_mean']} | {r['commit']} |")
+        print(
+            f"| {name} | {r['model']} | {r['questions_run']} | {pct(r['execution_accuracy'])} "
+            f"({r['answerable_correct']}/{r['answerable_run']}) | {pct(by['chinook'])} / {pct(by['tpch'])} | "
+            f"{r['unanswerable_correct']}/{r['unanswerable_run']} | {r['seconds_per_question_median']} / "
+            f"{r['seconds_per_question_mean']} | {r['commit']} |"
+        )
     return runs
 
 
@@ -212,8 +243,13 @@ def check(which: str) -> None:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--llm", default=None, help="model spec (default: the embedded model)")
-    p.add_argument("--set", dest="which", choices=sorted(SETS), default="dev",
-                   help="dev, heldout (held-out #1, now development data): tuned on; heldout2: run once, at the end")
+    p.add_argument(
+        "--set",
+        dest="which",
+        choices=sorted(SETS),
+        default="dev",
+        help="dev, heldout (held-out #1, now development data): tuned on; heldout2: run once, at the end",
+    )
     p.add_argument("--limit", type=int, default=None, help="the first N questions of the set")
     p.add_argument("--only", default=None, help="comma-separated question numbers (1-based) of the set")
     p.add_argument("--check", action="store_true")

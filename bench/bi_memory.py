@@ -50,16 +50,20 @@ RESULTS = HERE / "results"
 # on the dev questions neither earlier run used.
 RUNS = ("first24", "next24_floor", "nokeys", "dev_rest")
 # What the result files cannot say about a run's conditions.
-NOTES = {"nokeys": "its empty-memory pass ran at a 1-minute load of 8-12 (other benchmarks), its second pass at 4-8 "
-                   "with dev_rest running beside it from its question 25: the two passes' seconds are not comparable. "
-                   "Two of its right -> wrong answers copied a retrieved pair's shape: after 'What was the population "
-                   "of India in 2000?' (one value, no aggregate) the SUM of 'total population of South Asia' and the AVG "
-                   "of 'average fertility in Europe & Central Asia' were dropped; all its misses were wrong SQL (no "
-                   "answerable question was declined in either pass), so the plan and decline hooks had nothing to turn.",
-         "dev_rest": "ran beside nokeys's second pass; 12 questions: one answer is 8.3 points."}
+NOTES = {
+    "nokeys": "its empty-memory pass ran at a 1-minute load of 8-12 (other benchmarks), its second pass at 4-8 "
+    "with dev_rest running beside it from its question 25: the two passes' seconds are not comparable. "
+    "Two of its right -> wrong answers copied a retrieved pair's shape: after 'What was the population "
+    "of India in 2000?' (one value, no aggregate) the SUM of 'total population of South Asia' and the AVG "
+    "of 'average fertility in Europe & Central Asia' were dropped; all its misses were wrong SQL (no "
+    "answerable question was declined in either pass), so the plan and decline hooks had nothing to turn.",
+    "dev_rest": "ran beside nokeys's second pass; 12 questions: one answer is 8.3 points.",
+}
 
 
-def answer(model: Any, engine: Any, item: dict[str, Any], sessions: str, key: str, memory: Any = None) -> dict[str, Any]:
+def answer(
+    model: Any, engine: Any, item: dict[str, Any], sessions: str, key: str, memory: Any = None
+) -> dict[str, Any]:
     from orrery.bi.agent import BIAgent
 
     agent = BIAgent(model, engine, store=f"{sessions}/s.db", session_id=key, clarify=False, prose=False)
@@ -72,8 +76,13 @@ def answer(model: Any, engine: Any, item: dict[str, Any], sessions: str, key: st
     except Exception as exc:  # noqa: BLE001 - a crash is scored as a miss and named, the run goes on
         status, sql, rows, why = "crash", None, [], f"{type(exc).__name__}: {exc}"[:200]
     seconds = time.perf_counter() - t0
-    return {"status": status, "sql": sql, "correct": scored(item, engine, status, sql, rows), "seconds": round(seconds, 1),
-            "why": why}
+    return {
+        "status": status,
+        "sql": sql,
+        "correct": scored(item, engine, status, sql, rows),
+        "seconds": round(seconds, 1),
+        "why": why,
+    }
 
 
 def items_of(which: str, unanswerable: bool) -> list[dict[str, Any]]:
@@ -102,8 +111,11 @@ def run(llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | 
         _write(out, {"partial": "memory off only", "questions": rows[: i + 1]})  # a cut run keeps what it did
     examples = ApprovedExamples(f"{sessions}/memory.db", embedder=default_embedder())
     t0 = time.perf_counter()
-    approved = [examples.approve(r["db"], r["question"], r["off"]["sql"]) for r in rows
-                if r["off"]["correct"] and r["gold"] is not None]
+    approved = [
+        examples.approve(r["db"], r["question"], r["off"]["sql"])
+        for r in rows
+        if r["off"]["correct"] and r["gold"] is not None
+    ]
     approve_s = (time.perf_counter() - t0) / max(1, len(approved))
     memory = ExampleMemory(examples, K, leave_one_out=True, floor=floor)
     for i, row in enumerate(rows):
@@ -117,8 +129,11 @@ def run(llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | 
 def _progress(label: str, i: int, rows: list[dict[str, Any]]) -> None:
     r = rows[i]
     got = r["off" if label == "off" else "on"]
-    print(f"{label} [{i + 1}/{len(rows)}] {'OK ' if got['correct'] else 'BAD'} {got['seconds']:5.1f}s {r['db']:8} "
-          f"{r['question']} -> {got['status']} {got['sql'] or got['why']}", flush=True)
+    print(
+        f"{label} [{i + 1}/{len(rows)}] {'OK ' if got['correct'] else 'BAD'} {got['seconds']:5.1f}s {r['db']:8} "
+        f"{r['question']} -> {got['status']} {got['sql'] or got['why']}",
+        flush=True,
+    )
 
 
 def summarize(rows: list[dict[str, Any]], model: str, planned: int, approved: int, approve_s: float) -> dict[str, Any]:
@@ -134,19 +149,33 @@ def summarize(rows: list[dict[str, Any]], model: str, planned: int, approved: in
         s = [r[k]["seconds"] for r in rows]
         return {"median": round(statistics.median(s), 1), "mean": round(statistics.mean(s), 1)}
 
-    return {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "model": model, "commit": _commit(), "k": K,
-            "steps": "plan, decline, sql", "questions_planned": planned, "questions_run": len(rows),
-            "answerable_run": len(answerable), "examples_approved": approved,
-            "approve_seconds_each": round(approve_s, 3),
-            "accuracy_off": round(off / n, 3), "accuracy_on": round(on / n, 3),
-            "points": round(100 * (on - off) / n, 1), "right_to_wrong": len(worse),
-            "right_to_wrong_share": round(len(worse) / len(rows), 3), "wrong_to_right": len(better),
-            "right_to_wrong_questions": worse, "wrong_to_right_questions": better,
-            "unanswerable_run": len(unanswerable),
-            "unanswerable_declined_off": sum(r["off"]["correct"] for r in unanswerable),
-            "unanswerable_declined_on": sum(r["on"]["correct"] for r in unanswerable),
-            "seconds_off": secs("off"), "seconds_on": secs("on"),
-            "load_average_1min_at_end": round(os.getloadavg()[0], 1), "questions": rows}
+    return {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "model": model,
+        "commit": _commit(),
+        "k": K,
+        "steps": "plan, decline, sql",
+        "questions_planned": planned,
+        "questions_run": len(rows),
+        "answerable_run": len(answerable),
+        "examples_approved": approved,
+        "approve_seconds_each": round(approve_s, 3),
+        "accuracy_off": round(off / n, 3),
+        "accuracy_on": round(on / n, 3),
+        "points": round(100 * (on - off) / n, 1),
+        "right_to_wrong": len(worse),
+        "right_to_wrong_share": round(len(worse) / len(rows), 3),
+        "wrong_to_right": len(better),
+        "right_to_wrong_questions": worse,
+        "wrong_to_right_questions": better,
+        "unanswerable_run": len(unanswerable),
+        "unanswerable_declined_off": sum(r["off"]["correct"] for r in unanswerable),
+        "unanswerable_declined_on": sum(r["on"]["correct"] for r in unanswerable),
+        "seconds_off": secs("off"),
+        "seconds_on": secs("on"),
+        "load_average_1min_at_end": round(os.getloadavg()[0], 1),
+        "questions": rows,
+    }
 
 
 def _write(path: Path, result: dict[str, Any]) -> None:
@@ -154,30 +183,39 @@ def _write(path: Path, result: dict[str, Any]) -> None:
 
 
 def report(runs: dict[str, dict[str, Any]]) -> str:
-    lines = ["## BI: approved examples (bench/bi_memory.py)", "",
-             "Development questions with gold SQL, the embedded model; each run answers its questions twice, side by "
-             "side: first with an empty memory (the anchor), then with a memory holding that run's answers that were "
-             "right, approved per database (MiniLM vectors + full text, fused), each question given the k=3 nearest "
-             "approved pairs of its database, never its own (leave-one-out). `dev`: bench/bi_questions.py's dev set "
-             "(Chinook and TPC-H interleaved, as bench/bi.py orders it); `nokeys`: the no-key development set "
-             "(bench/bi_nokeys_questions.py, four SQLite databases with drafted layers). Steps: where the examples "
-             "were given (`sql` in the first two runs; `plan, decline, sql` since). Execution accuracy is over the "
-             "answerable questions; right -> wrong is a share of all questions run. Subsets for the shared 2-core "
-             "machine; every set is development data.", "",
-             "| run | set | questions (answerable) | steps | floor | empty memory | approved examples | points "
-             "| right -> wrong | wrong -> right | unanswerable declined, empty / examples "
-             "| s / question, empty (median / mean) | s / question, examples | load at end |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "## BI: approved examples (bench/bi_memory.py)",
+        "",
+        "Development questions with gold SQL, the embedded model; each run answers its questions twice, side by "
+        "side: first with an empty memory (the anchor), then with a memory holding that run's answers that were "
+        "right, approved per database (MiniLM vectors + full text, fused), each question given the k=3 nearest "
+        "approved pairs of its database, never its own (leave-one-out). `dev`: bench/bi_questions.py's dev set "
+        "(Chinook and TPC-H interleaved, as bench/bi.py orders it); `nokeys`: the no-key development set "
+        "(bench/bi_nokeys_questions.py, four SQLite databases with drafted layers). Steps: where the examples "
+        "were given (`sql` in the first two runs; `plan, decline, sql` since). Execution accuracy is over the "
+        "answerable questions; right -> wrong is a share of all questions run. Subsets for the shared 2-core "
+        "machine; every set is development data.",
+        "",
+        "| run | set | questions (answerable) | steps | floor | empty memory | approved examples | points "
+        "| right -> wrong | wrong -> right | unanswerable declined, empty / examples "
+        "| s / question, empty (median / mean) | s / question, examples | load at end |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for name, r in runs.items():
         n = r["questions_run"]
-        una = (f"{r['unanswerable_declined_off']} / {r['unanswerable_declined_on']} of {r['unanswerable_run']}"
-               if r.get("unanswerable_run") else "-")
-        lines.append(f"| {name} | {r.get('set', 'dev')} | {n} ({r.get('answerable_run', n)}) from #{r.get('start', 0) + 1} "
-                     f"| {r.get('steps', 'sql')} | {r.get('floor') or 'none'} | {100 * r['accuracy_off']:.1f}% "
-                     f"| {100 * r['accuracy_on']:.1f}% | {r['points']:+.1f} | {r['right_to_wrong']} "
-                     f"({100 * r['right_to_wrong_share']:.1f}%) | {r['wrong_to_right']} | {una} "
-                     f"| {r['seconds_off']['median']:.1f} / {r['seconds_off']['mean']} "
-                     f"| {r['seconds_on']['median']:.1f} / {r['seconds_on']['mean']} | {r['load_average_1min_at_end']} |")
+        una = (
+            f"{r['unanswerable_declined_off']} / {r['unanswerable_declined_on']} of {r['unanswerable_run']}"
+            if r.get("unanswerable_run")
+            else "-"
+        )
+        lines.append(
+            f"| {name} | {r.get('set', 'dev')} | {n} ({r.get('answerable_run', n)}) from #{r.get('start', 0) + 1} "
+            f"| {r.get('steps', 'sql')} | {r.get('floor') or 'none'} | {100 * r['accuracy_off']:.1f}% "
+            f"| {100 * r['accuracy_on']:.1f}% | {r['points']:+.1f} | {r['right_to_wrong']} "
+            f"({100 * r['right_to_wrong_share']:.1f}%) | {r['wrong_to_right']} | {una} "
+            f"| {r['seconds_off']['median']:.1f} / {r['seconds_off']['mean']} "
+            f"| {r['seconds_on']['median']:.1f} / {r['seconds_on']['mean']} | {r['load_average_1min_at_end']} |"
+        )
     lines.append("")
     for name, r in runs.items():
         lines += _details(name, r)
@@ -185,18 +223,23 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
 
 
 def _details(name: str, r: dict[str, Any]) -> list[str]:
-    lines = [f"{name} ({r['date']}, commit {r['commit']}, {r['model']}): {r['examples_approved']} examples "
-             f"approved ({1000 * r['approve_seconds_each']:.0f} ms each, embedding included); load average at "
-             f"the end {r['load_average_1min_at_end']} (a shared machine: not quiet-machine times); "
-             f"{sum(bool(q['retrieved']) for q in r['questions'])} of {r['questions_run']} questions were given "
-             f"at least one example, {sum(len(q['retrieved']) for q in r['questions'])} in all."]
+    lines = [
+        f"{name} ({r['date']}, commit {r['commit']}, {r['model']}): {r['examples_approved']} examples "
+        f"approved ({1000 * r['approve_seconds_each']:.0f} ms each, embedding included); load average at "
+        f"the end {r['load_average_1min_at_end']} (a shared machine: not quiet-machine times); "
+        f"{sum(bool(q['retrieved']) for q in r['questions'])} of {r['questions_run']} questions were given "
+        f"at least one example, {sum(len(q['retrieved']) for q in r['questions'])} in all."
+    ]
     for title, key in (("right -> wrong", "right_to_wrong_questions"), ("wrong -> right", "wrong_to_right_questions")):
         if r[key]:
             lines.append(f"- {title}: " + "; ".join(r[key]) + ".")
     wrong = [q for q in r["questions"] if not q["off"]["correct"] and q["gold"] is not None]
     declined = [q for q in wrong if q["off"]["status"] in DECLINED and q["on"]["status"] in DECLINED]
-    lines.append(f"- of the {len(wrong)} answerable questions wrong with an empty memory, {len(declined)} were declined "
-                 "in both conditions." + ("" if not declined else " Declined: " + "; ".join(q["question"] for q in declined) + "."))
+    lines.append(
+        f"- of the {len(wrong)} answerable questions wrong with an empty memory, {len(declined)} were declined "
+        "in both conditions."
+        + ("" if not declined else " Declined: " + "; ".join(q["question"] for q in declined) + ".")
+    )
     return [*lines, *([f"- {NOTES[name]}"] if name in NOTES else []), ""]
 
 
@@ -214,11 +257,14 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if not args.report:
         every = items_of(args.which, args.unanswerable)
-        items = every[args.start: None if args.limit is None else args.start + args.limit]
+        items = every[args.start : None if args.limit is None else args.start + args.limit]
         out = RESULTS / f"bi_memory_{args.tag}.json"
         _write(out, run(args.llm, items, out, args.floor or None) | {"start": args.start, "set": args.which})
-    found = {name: json.loads((RESULTS / f"bi_memory_{name}.json").read_text()) for name in RUNS
-             if (RESULTS / f"bi_memory_{name}.json").exists()}
+    found = {
+        name: json.loads((RESULTS / f"bi_memory_{name}.json").read_text())
+        for name in RUNS
+        if (RESULTS / f"bi_memory_{name}.json").exists()
+    }
     runs = {name: r for name, r in found.items() if "questions_run" in r}  # not a run still in its first pass
     _write(RESULTS / "bi_memory.json", runs)
     (HERE / "bi_memory.md").write_text(report(runs))

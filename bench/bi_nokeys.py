@@ -116,12 +116,26 @@ def worker(which: str, code: str, out: Path, llm: str | None, only: list[int] | 
             gold = engine.execute(item["gold"])
             ordered = "ORDER BY" in item["gold"].upper() and "LIMIT 1" not in item["gold"].upper()
             correct = status in COMPLETED and sql is not None and same_result(got, gold.rows, ordered)
-        rows.append({**item, "status": status, "sql": sql, "correct": correct, "seconds": round(seconds, 1),
-                     "tokens": usage, "model_calls": len(calls),
-                     "prompt_tokens_new": sum(c.get("prompt_n") or 0 for c in calls), "load_1min": round(os.getloadavg()[0], 1),
-                     "answer": text, "steps": steps})
-        print(f"[{i + 1}/{len(qs)}] {'OK ' if correct else 'BAD'} {seconds:5.1f}s {item['db']:8} {item['question']}"
-              f" -> {status} {sql or ''}", flush=True)
+        rows.append(
+            {
+                **item,
+                "status": status,
+                "sql": sql,
+                "correct": correct,
+                "seconds": round(seconds, 1),
+                "tokens": usage,
+                "model_calls": len(calls),
+                "prompt_tokens_new": sum(c.get("prompt_n") or 0 for c in calls),
+                "load_1min": round(os.getloadavg()[0], 1),
+                "answer": text,
+                "steps": steps,
+            }
+        )
+        print(
+            f"[{i + 1}/{len(qs)}] {'OK ' if correct else 'BAD'} {seconds:5.1f}s {item['db']:8} {item['question']}"
+            f" -> {status} {sql or ''}",
+            flush=True,
+        )
         _write(out, summarize(rows, which, code, model.name, len(qs), orrery.__file__) | {"commit": commit})
 
 
@@ -142,28 +156,43 @@ def _count_calls(model: Any) -> list[dict[str, Any]]:
     return calls
 
 
-def summarize(rows: list[dict[str, Any]], which: str, code: str, model: str, planned: int,
-              source: str) -> dict[str, Any]:
+def summarize(
+    rows: list[dict[str, Any]], which: str, code: str, model: str, planned: int, source: str
+) -> dict[str, Any]:
     def per(rs: list[dict[str, Any]]) -> dict[str, Any]:
         ans = [r for r in rs if r["gold"] is not None]
         una = [r for r in rs if r["gold"] is None]
-        return {"answerable": len(ans), "correct": sum(r["correct"] for r in ans),
-                "execution_accuracy": round(sum(r["correct"] for r in ans) / len(ans), 3) if ans else None,
-                "answerable_declined": sum(r["status"] in DECLINED for r in ans),
-                "unanswerable": len(una), "unanswerable_declined": sum(r["correct"] for r in una),
-                "errors": sum(r["status"] in ("error", "crash") for r in rs)}
+        return {
+            "answerable": len(ans),
+            "correct": sum(r["correct"] for r in ans),
+            "execution_accuracy": round(sum(r["correct"] for r in ans) / len(ans), 3) if ans else None,
+            "answerable_declined": sum(r["status"] in DECLINED for r in ans),
+            "unanswerable": len(una),
+            "unanswerable_declined": sum(r["correct"] for r in una),
+            "errors": sum(r["status"] in ("error", "crash") for r in rs),
+        }
 
     dbs = sorted({r["db"] for r in rows})
     secs = [r["seconds"] for r in rows]
     loads = [r["load_1min"] for r in rows if "load_1min" in r]
-    return {"set": which, "code": code, "orrery_from": str(Path(source).parent.parent), "model": model,
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": f"{os.cpu_count()} vCPU",
-            "load_average_1min_at_end": round(os.getloadavg()[0], 1), "commit": _commit(code),
-            "questions_planned": planned, "questions_run": len(rows), "all": per(rows),
-            "by_db": {db: per([r for r in rows if r["db"] == db]) for db in dbs},
-            "seconds_per_question_median": statistics.median(secs) if secs else None,
-            "seconds_per_question_mean": round(statistics.mean(secs), 1) if secs else None,
-            "load_1min_median": statistics.median(loads) if loads else None, "questions": rows}
+    return {
+        "set": which,
+        "code": code,
+        "orrery_from": str(Path(source).parent.parent),
+        "model": model,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": f"{os.cpu_count()} vCPU",
+        "load_average_1min_at_end": round(os.getloadavg()[0], 1),
+        "commit": _commit(code),
+        "questions_planned": planned,
+        "questions_run": len(rows),
+        "all": per(rows),
+        "by_db": {db: per([r for r in rows if r["db"] == db]) for db in dbs},
+        "seconds_per_question_median": statistics.median(secs) if secs else None,
+        "seconds_per_question_mean": round(statistics.mean(secs), 1) if secs else None,
+        "load_1min_median": statistics.median(loads) if loads else None,
+        "questions": rows,
+    }
 
 
 def _commit(code: str) -> str:
@@ -220,27 +249,37 @@ def shapes(sets: tuple[str, ...] = DEV_SETS) -> None:
 
 
 def report() -> dict[str, Any]:
-    runs = {p.stem.removeprefix("bi_nokeys_"): json.loads(p.read_text())
-            for p in sorted(RESULTS.glob("bi_nokeys_*_*.json")) if p.name != "bi_nokeys.json"}
-    _write(RESULTS / "bi_nokeys.json", {k: {kk: vv for kk, vv in v.items() if kk != "questions"}
-                                        for k, v in runs.items()})
-    print("| run | database | execution accuracy | answerable declined | unanswerable declined | errors "
-          "| s / question (median / mean) | commit |")
+    runs = {
+        p.stem.removeprefix("bi_nokeys_"): json.loads(p.read_text())
+        for p in sorted(RESULTS.glob("bi_nokeys_*_*.json"))
+        if p.name != "bi_nokeys.json"
+    }
+    _write(
+        RESULTS / "bi_nokeys.json", {k: {kk: vv for kk, vv in v.items() if kk != "questions"} for k, v in runs.items()}
+    )
+    print(
+        "| run | database | execution accuracy | answerable declined | unanswerable declined | errors "
+        "| s / question (median / mean) | commit |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---|")
     for name, r in runs.items():
         for db, s in [("all", r["all"]), *r["by_db"].items()]:
             ea = "n/a" if s["execution_accuracy"] is None else f"{100 * s['execution_accuracy']:.0f}%"
-            print(f"| {name if db == 'all' else ''} | {db} | {ea} ({s['correct']}/{s['answerable']}) | "
-                  f"{s['answerable_declined']}/{s['answerable']} | {s['unanswerable_declined']}/{s['unanswerable']} | "
-                  f"{s['errors']} | " + (f"{r['seconds_per_question_median']} / {r['seconds_per_question_mean']} "
-                                         if db == "all" else "") + f"| {r['commit'] if db == 'all' else ''} |")
+            print(
+                f"| {name if db == 'all' else ''} | {db} | {ea} ({s['correct']}/{s['answerable']}) | "
+                f"{s['answerable_declined']}/{s['answerable']} | {s['unanswerable_declined']}/{s['unanswerable']} | "
+                f"{s['errors']} | "
+                + (f"{r['seconds_per_question_median']} / {r['seconds_per_question_mean']} " if db == "all" else "")
+                + f"| {r['commit'] if db == 'all' else ''} |"
+            )
     return runs
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--set", dest="which", choices=SETS, default=None, help="default: nokeys (--shapes: every "
-                   "development set)")
+    p.add_argument(
+        "--set", dest="which", choices=SETS, default=None, help="default: nokeys (--shapes: every development set)"
+    )
     p.add_argument("--code", choices=CODES, default="here", help="main: the code at $ORRERY_MAIN (/work/main)")
     p.add_argument("--llm", default=None, help="model spec (default: the embedded model)")
     p.add_argument("--only", default=None, help="comma-separated question numbers (1-based) of the set")
@@ -268,9 +307,18 @@ def main() -> None:
         return
     root = os.environ.get("ORRERY_MAIN", "/work/main") if args.code == "main" else str(HERE.parent)
     env = {**os.environ, "PYTHONPATH": root, "OMP_WAIT_POLICY": "passive"}
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--set", args.which, "--code", args.code,
-           *(["--llm", args.llm] if args.llm else []), *(["--only", args.only] if args.only else []),
-           *(["--tag", args.tag] if args.tag else [])]
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker",
+        "--set",
+        args.which,
+        "--code",
+        args.code,
+        *(["--llm", args.llm] if args.llm else []),
+        *(["--only", args.only] if args.only else []),
+        *(["--tag", args.tag] if args.tag else []),
+    ]
     sys.exit(subprocess.run(cmd, env=env, cwd=root).returncode)
 
 

@@ -53,7 +53,8 @@ def _world(path: Path) -> None:
     data = Path(gapminder.__file__).parent / "_data"
     indicators = pd.read_csv(data / "gapminder.csv.gz")
     countries = pd.read_csv(data / "gapminder_regions.csv").rename(
-        columns={"Country": "name", "Group": "region", "ID": "code"})
+        columns={"Country": "name", "Group": "region", "ID": "code"}
+    )
     with sqlite3.connect(path) as con:
         _write(con, {"countries": countries, "indicators": indicators})
 
@@ -79,8 +80,7 @@ def _store(path: Path) -> None:
         _write(con, {"orders": orders, "states": states, "sub_categories": subs})
 
 
-BUILDERS: dict[str, Callable[[Path], None]] = {"movies": _movies, "world": _world, "flights": _flights,
-                                                "store": _store}
+BUILDERS: dict[str, Callable[[Path], None]] = {"movies": _movies, "world": _world, "flights": _flights, "store": _store}
 
 
 def path_of(name: str) -> Path:

@@ -95,34 +95,55 @@ CANDIDATES = [
 def sample(dataset: str, kind: str, part: str) -> list[Any]:
     """A fixed draw: sample A (`dev`) is the first SIZES[kind] of a seeded permutation, sample B the next."""
     series = list(DATASETS[dataset].subset(kind))
-    order = np.random.default_rng([SEED, list(DATASETS).index(dataset), list(PERIOD).index(kind)]).permutation(len(series))
+    order = np.random.default_rng([SEED, list(DATASETS).index(dataset), list(PERIOD).index(kind)]).permutation(
+        len(series)
+    )
     n = SIZES[kind]
-    picked = order[:n] if part == "A" else order[n:2 * n]
+    picked = order[:n] if part == "A" else order[n : 2 * n]
     return [series[i] for i in sorted(picked)]
 
 
 def panel(dataset: str, kind: str, part: str) -> tuple[SeriesData, pd.DataFrame]:
     series = sample(dataset, kind, part)
-    train = pd.concat([pd.DataFrame({"unique_id": f"{dataset}-{s.sn}", "date": stamps(kind, 1, len(s.x)),
-                                     "value": np.asarray(s.x, float)}) for s in series])
-    test = pd.concat([pd.DataFrame({"unique_id": f"{dataset}-{s.sn}", "ds": stamps(kind, len(s.x) + 1, len(s.xx)),
-                                    "y_test": np.asarray(s.xx, float)}) for s in series])
+    train = pd.concat(
+        [
+            pd.DataFrame(
+                {"unique_id": f"{dataset}-{s.sn}", "date": stamps(kind, 1, len(s.x)), "value": np.asarray(s.x, float)}
+            )
+            for s in series
+        ]
+    )
+    test = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "unique_id": f"{dataset}-{s.sn}",
+                    "ds": stamps(kind, len(s.x) + 1, len(s.xx)),
+                    "y_test": np.asarray(s.xx, float),
+                }
+            )
+            for s in series
+        ]
+    )
     return load(train, groupby="unique_id", m=PERIOD[kind], h=series[0].h), test
 
 
 def per_series(fc: pd.DataFrame, test: pd.DataFrame, data: SeriesData) -> pd.DataFrame:
     """Test sMAPE, MASE and 80/95 coverage of each series (MASE scale: in-sample seasonal difference)."""
+
     def one(y: np.ndarray) -> float:
         lag = data.m if len(y) > data.m else 1
         return float(np.mean(np.abs(y[lag:] - y[:-lag])))
+
     scales = data.df.groupby("unique_id")["y"].apply(lambda s: one(s.to_numpy()))
     j = fc.merge(test, on=["unique_id", "ds"])
     y, f = j["y_test"].to_numpy(), j["mean"].to_numpy(dtype=float)
     j = j.assign(sape=200 * np.abs(y - f) / (np.abs(y) + np.abs(f)), ae=np.abs(y - f))
     for lv in reg.LEVELS:
         j[f"in_{lv}"] = ((j[f"lo_{lv}"] <= y) & (y <= j[f"hi_{lv}"])).astype(float)
-    out = j.groupby("unique_id").agg(smape=("sape", "mean"), mae=("ae", "mean"), cov80=("in_80", "mean"),
-                                     cov95=("in_95", "mean"))
+    out = j.groupby("unique_id").agg(
+        smape=("sape", "mean"), mae=("ae", "mean"), cov80=("in_80", "mean"), cov95=("in_95", "mean")
+    )
     out["mase"] = out["mae"] / scales.loc[out.index]
     return out.drop(columns="mae")
 
@@ -156,19 +177,24 @@ def member_fits(data: SeriesData) -> dict[str, Any]:
         for stage, refit in (("refit", True), ("once", False)):
             runner = Runner(data.freq, data.h, refit=refit)
             (frame, _, windows), secs[stage][name] = cpu(
-                lambda r=runner, n=name: r.run(data.df, [n], data.m, stage="cv", n_windows=N_WINDOWS))
+                lambda r=runner, n=name: r.run(data.df, [n], data.m, stage="cv", n_windows=N_WINDOWS)
+            )
             frames[stage].append(frame)
         runner = Runner(data.freq, data.h)
         (frame, _, _), secs["forecast"][name] = cpu(
-            lambda r=runner, n=name: r.run(data.df, [n], data.m, stage="forecast", levels=reg.LEVELS))
+            lambda r=runner, n=name: r.run(data.df, [n], data.m, stage="forecast", levels=reg.LEVELS)
+        )
         frames["forecast"].append(frame)
     out: dict[str, Any] = {"secs": secs, "windows": windows}
     for stage, parts in frames.items():
         keys = ["unique_id", "ds", "cutoff", "y"] if stage != "forecast" else ["unique_id", "ds"]
         merged = parts[0]
         for p in parts[1:]:
-            merged = merged.merge(p.drop(columns=[c for c in ("y",) if c in p and stage != "forecast"]), on=[
-                k for k in keys if k != "y"], how="outer")
+            merged = merged.merge(
+                p.drop(columns=[c for c in ("y",) if c in p and stage != "forecast"]),
+                on=[k for k in keys if k != "y"],
+                how="outer",
+            )
         out[stage] = merged
     return out
 
@@ -197,14 +223,30 @@ def dev() -> None:
             fits = member_fits(data)
             res = {c.name: compose(c, fits, data, test) for c in CANDIDATES}
             plain = sum(fits["secs"]["forecast"][n] for n in REFERENCE)
-            cells[f"{dataset} {kind}"] = {"n": len(data.ids), "h": data.h, "candidates": res, "plain_cpu_s": plain,
-                                          "member_secs": fits["secs"], "refit_vs_once": refit_gap(fits, data)}
-            print(f"{dataset} {kind}: n={len(data.ids)} " + "; ".join(
-                f"{k[:24]} {v['scores']['smape'].mean():.2f} {v['cpu_s'] / len(data.ids):.2f}s" for k, v in res.items()),
-                flush=True)
+            cells[f"{dataset} {kind}"] = {
+                "n": len(data.ids),
+                "h": data.h,
+                "candidates": res,
+                "plain_cpu_s": plain,
+                "member_secs": fits["secs"],
+                "refit_vs_once": refit_gap(fits, data),
+            }
+            print(
+                f"{dataset} {kind}: n={len(data.ids)} "
+                + "; ".join(
+                    f"{k[:24]} {v['scores']['smape'].mean():.2f} {v['cpu_s'] / len(data.ids):.2f}s"
+                    for k, v in res.items()
+                ),
+                flush=True,
+            )
     report = dev_report(cells)
-    report |= {"date": date.today().isoformat(), "machine": machine(), "wall_s": time.perf_counter() - t0,
-               "sizes": SIZES, "seed": SEED}
+    report |= {
+        "date": date.today().isoformat(),
+        "machine": machine(),
+        "wall_s": time.perf_counter() - t0,
+        "sizes": SIZES,
+        "seed": SEED,
+    }
     OUT.mkdir(exist_ok=True)
     (OUT / "forecast_cost_dev.json").write_text(json.dumps(report, indent=2, default=float))
     print(json.dumps(report["table"], indent=1, default=float))
@@ -220,7 +262,9 @@ def refit_gap(fits: dict[str, Any], data: SeriesData) -> dict[str, float]:
     return out
 
 
-def boot_diff(a: dict[str, pd.DataFrame], b: dict[str, pd.DataFrame], col: str, seed: int = 0) -> tuple[float, float, float]:
+def boot_diff(
+    a: dict[str, pd.DataFrame], b: dict[str, pd.DataFrame], col: str, seed: int = 0
+) -> tuple[float, float, float]:
     """Mean over cells of (a - b) per series, and its 95% bootstrap interval (series resampled within cells)."""
     rng = np.random.default_rng(seed)
     diffs = [(a[k][col] - b[k][col].reindex(a[k].index)).dropna().to_numpy() for k in a]
@@ -237,8 +281,10 @@ def dev_report(cells: dict[str, Any]) -> dict[str, Any]:
     plain = sum(cell["plain_cpu_s"] for cell in cells.values())
     table = {}
     for n in names:
-        table[n] = {col: float(np.mean([s[col].mean() for s in scores[n].values()]))
-                    for col in ("smape", "mase", "cov80", "cov95")}
+        table[n] = {
+            col: float(np.mean([s[col].mean() for s in scores[n].values()]))
+            for col in ("smape", "mase", "cov80", "cov95")
+        }
         cpu_s = sum(cell["candidates"][n]["cpu_s"] for cell in cells.values())
         table[n] |= {"cpu_s_per_series": cpu_s / series, "x_plain_mean": cpu_s / plain}
     best = min(names, key=lambda n: table[n]["smape"])
@@ -247,14 +293,32 @@ def dev_report(cells: dict[str, Any]) -> dict[str, Any]:
         table[n]["d_mase"] = boot_diff(scores[n], scores[best], "mase")
         table[n]["within_noise"] = all(table[n][d][1] <= 0 for d in ("d_smape", "d_mase"))
     chosen = min((n for n in names if table[n]["within_noise"]), key=lambda n: table[n]["cpu_s_per_series"])
-    return {"table": table, "best": best, "chosen": chosen, "plain_cpu_s_per_series": plain / series,
-            "series": series, "cells": {k: {"n": c["n"], "h": c["h"], "plain_cpu_s": c["plain_cpu_s"],
-                                            "member_secs": c["member_secs"], "refit_vs_once": c["refit_vs_once"],
-                                            **{n: {"smape": float(c["candidates"][n]["scores"]["smape"].mean()),
-                                                   "mase": float(c["candidates"][n]["scores"]["mase"].mean()),
-                                                   "cpu_s": c["candidates"][n]["cpu_s"],
-                                                   "selection": c["candidates"][n]["selection"]} for n in names}}
-                                        for k, c in cells.items()}}
+    return {
+        "table": table,
+        "best": best,
+        "chosen": chosen,
+        "plain_cpu_s_per_series": plain / series,
+        "series": series,
+        "cells": {
+            k: {
+                "n": c["n"],
+                "h": c["h"],
+                "plain_cpu_s": c["plain_cpu_s"],
+                "member_secs": c["member_secs"],
+                "refit_vs_once": c["refit_vs_once"],
+                **{
+                    n: {
+                        "smape": float(c["candidates"][n]["scores"]["smape"].mean()),
+                        "mase": float(c["candidates"][n]["scores"]["mase"].mean()),
+                        "cpu_s": c["candidates"][n]["cpu_s"],
+                        "selection": c["candidates"][n]["selection"],
+                    }
+                    for n in names
+                },
+            }
+            for k, c in cells.items()
+        },
+    }
 
 
 # --------------------------------------------------------------------------- bench: end to end, sample B
@@ -267,8 +331,15 @@ def bench(partial: bool = False) -> None:
     """One run: a process per dataset (each one's CPU time is its own), then one report. With `partial`, only
     the parts already done are reported (the page says which datasets)."""
     t0 = time.perf_counter()
-    procs = [] if partial else [subprocess.Popen([sys.executable, __file__, "bench-part", d]) for d in DATASETS
-                                if not (OUT / f".forecast_cost_{d}.pkl").exists()]  # a part done is merged as it is
+    procs = (
+        []
+        if partial
+        else [
+            subprocess.Popen([sys.executable, __file__, "bench-part", d])
+            for d in DATASETS
+            if not (OUT / f".forecast_cost_{d}.pkl").exists()
+        ]
+    )  # a part done is merged as it is
     if any(p.wait() for p in procs):
         raise SystemExit("a bench part failed")
     cells: dict[str, Any] = {}
@@ -276,9 +347,15 @@ def bench(partial: bool = False) -> None:
         if (OUT / f".forecast_cost_{d}.pkl").exists():
             cells |= pd.read_pickle(OUT / f".forecast_cost_{d}.pkl")
     report = bench_report(cells)
-    report |= {"date": date.today().isoformat(), "machine": machine(), "wall_s": time.perf_counter() - t0,
-               "sizes": SIZES, "seed": SEED, "default_rule": describe(A.AUTO),
-               "datasets": sorted({k.split()[0] for k in cells})}
+    report |= {
+        "date": date.today().isoformat(),
+        "machine": machine(),
+        "wall_s": time.perf_counter() - t0,
+        "sizes": SIZES,
+        "seed": SEED,
+        "default_rule": describe(A.AUTO),
+        "datasets": sorted({k.split()[0] for k in cells}),
+    }
     OUT.mkdir(exist_ok=True)
     (OUT / "forecast_cost.json").write_text(json.dumps(report, indent=2, default=float))
     write_md()
@@ -289,9 +366,11 @@ def bench_part(dataset: str) -> None:
     cells: dict[str, Any] = {}
     for kind in PERIOD:
         data, test = panel(dataset, kind, "B")
-        runs = {NEW: lambda d=data: A.panel_fit(d),
-                TODAY: lambda d=data: A.panel_fit(d, policy="scum"),
-                MEAN: lambda d=data: A.fit_forecast(d, list(REFERENCE))}
+        runs = {
+            NEW: lambda d=data: A.panel_fit(d),
+            TODAY: lambda d=data: A.panel_fit(d, policy="scum"),
+            MEAN: lambda d=data: A.fit_forecast(d, list(REFERENCE)),
+        }
         cell: dict[str, Any] = {"n": len(data.ids), "h": data.h}
         for name, run in runs.items():
             out, secs = cpu(run)
@@ -299,16 +378,22 @@ def bench_part(dataset: str) -> None:
             frame = out.forecasts if isinstance(out, A.PanelFit) else out.frame
             cell[name] = {"scores": per_series(frame, test, data), "cpu_s": secs, "selection": picked}
         cells[f"{dataset} {kind}"] = cell
-        print(f"{dataset} {kind}: n={len(data.ids)} " + "; ".join(
-            f"{k} {cell[k]['scores']['smape'].mean():.2f} {cell[k]['cpu_s'] / len(data.ids):.2f}s" for k in runs),
-            flush=True)
+        print(
+            f"{dataset} {kind}: n={len(data.ids)} "
+            + "; ".join(
+                f"{k} {cell[k]['scores']['smape'].mean():.2f} {cell[k]['cpu_s'] / len(data.ids):.2f}s" for k in runs
+            ),
+            flush=True,
+        )
     OUT.mkdir(exist_ok=True)
     pd.to_pickle(cells, OUT / f".forecast_cost_{dataset}.pkl")
 
 
 def describe(rule: A.Rule) -> str:
-    return (f"default {rule.default}, choices {list(rule.combinations)}, "
-            f"CV {'refitted per window' if rule.refit else 'fitted once'}")
+    return (
+        f"default {rule.default}, choices {list(rule.combinations)}, "
+        f"CV {'refitted per window' if rule.refit else 'fitted once'}"
+    )
 
 
 def bench_report(cells: dict[str, Any]) -> dict[str, Any]:
@@ -322,9 +407,14 @@ def bench_report(cells: dict[str, Any]) -> dict[str, Any]:
         part = {m: {k: cells[k][m]["scores"] for k in keys} for m in methods}
         cpu_s = {m: sum(cells[k][m]["cpu_s"] for k in keys) for m in methods}
         n = sum(cells[k]["n"] for k in keys)
-        row = {m: {col: float(np.mean([s[col].mean() for s in part[m].values()])) for col in
-                   ("smape", "mase", "cov80", "cov95")} | {"cpu_s_per_series": cpu_s[m] / n,
-                                                          "x_mean_cpu": cpu_s[m] / cpu_s[MEAN]} for m in methods}
+        row = {
+            m: {
+                col: float(np.mean([s[col].mean() for s in part[m].values()]))
+                for col in ("smape", "mase", "cov80", "cov95")
+            }
+            | {"cpu_s_per_series": cpu_s[m] / n, "x_mean_cpu": cpu_s[m] / cpu_s[MEAN]}
+            for m in methods
+        }
         row["new - today"] = {col: boot_diff(part[NEW], part[TODAY], col) for col in ("smape", "mase")}
         row["n"] = n
         if g == "all":
@@ -336,8 +426,14 @@ def bench_report(cells: dict[str, Any]) -> dict[str, Any]:
 
 def summary(run: dict[str, Any], n: int) -> dict[str, Any]:
     s = run["scores"]
-    return {"smape": float(s["smape"].mean()), "mase": float(s["mase"].mean()), "cov80": float(s["cov80"].mean()),
-            "cov95": float(s["cov95"].mean()), "cpu_s_per_series": run["cpu_s"] / n, "selection": run["selection"]}
+    return {
+        "smape": float(s["smape"].mean()),
+        "mase": float(s["mase"].mean()),
+        "cov80": float(s["cov80"].mean()),
+        "cov95": float(s["cov95"].mean()),
+        "cpu_s_per_series": run["cpu_s"] / n,
+        "selection": run["selection"],
+    }
 
 
 # --------------------------------------------------------------------------- scale: Dask workers and n_jobs
@@ -353,9 +449,15 @@ def scale() -> None:
 
     series = list(M3.subset("monthly"))
     order = np.random.default_rng([SEED, 0, 2]).permutation(len(series))
-    picked = [series[i] for i in sorted(order[2 * SIZES["monthly"]:2 * SIZES["monthly"] + SCALE_SERIES])]
-    train = pd.concat([pd.DataFrame({"unique_id": f"M3-{s.sn}", "date": np.arange(1, len(s.x) + 1),
-                                     "value": np.asarray(s.x, float)}) for s in picked])
+    picked = [series[i] for i in sorted(order[2 * SIZES["monthly"] : 2 * SIZES["monthly"] + SCALE_SERIES])]
+    train = pd.concat(
+        [
+            pd.DataFrame(
+                {"unique_id": f"M3-{s.sn}", "date": np.arange(1, len(s.x) + 1), "value": np.asarray(s.x, float)}
+            )
+            for s in picked
+        ]
+    )
     data = load(train, groupby="unique_id", m=12, h=picked[0].h)
     warm_up()
     runs: dict[str, Any] = {}
@@ -364,15 +466,22 @@ def scale() -> None:
         t = time.perf_counter()
         out = fit()
         wall = time.perf_counter() - t
-        runs[label] = {"wall_s": wall, "workers": workers, "series_per_s": len(data.ids) / wall,
-                       "per_worker_series_per_s": len(data.ids) / wall / workers, "fit": out}
+        runs[label] = {
+            "wall_s": wall,
+            "workers": workers,
+            "series_per_s": len(data.ids) / wall,
+            "per_worker_series_per_s": len(data.ids) / wall / workers,
+            "fit": out,
+        }
         print(f"{label}: {wall:.1f} s", flush=True)
 
     for jobs in (1, 2):
         timed(f"n_jobs={jobs}", lambda j=jobs: A.panel_fit(data, n_jobs=j), jobs)
     for workers in (1, 2, 4):
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-                Client(cluster) as client:
+        with (
+            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+            Client(cluster) as client,
+        ):
             client.run(warm_up)
             timed(f"Dask, {workers} worker(s)", lambda c=client: A.panel_fit(data, client=c), workers)
     ref = runs["n_jobs=1"]["fit"]
@@ -380,8 +489,14 @@ def scale() -> None:
         fit = r.pop("fit")
         r["same_choice"] = fit.choice == ref.choice and fit.selection.name == ref.selection.name
         r["max_rel_diff"] = max_rel_diff(fit.forecasts, ref.forecasts)
-    report = {"date": date.today().isoformat(), "machine": machine(), "series": len(data.ids), "h": data.h,
-              "runs": runs, "single": single_series()}
+    report = {
+        "date": date.today().isoformat(),
+        "machine": machine(),
+        "series": len(data.ids),
+        "h": data.h,
+        "runs": runs,
+        "single": single_series(),
+    }
     OUT.mkdir(exist_ok=True)
     (OUT / "forecast_cost_scale.json").write_text(json.dumps(report, indent=2, default=float))
     write_md()
@@ -396,8 +511,7 @@ def single_series() -> dict[str, Any]:
     out = {}
     for refit in (True, False):
         cv, secs = cpu(lambda r=refit: A.cross_validate(data, reg.DEFAULT_CANDIDATES, n_windows=3, refit=r))
-        out["refit per window" if refit else "fitted once"] = {"cpu_s": secs, "best": cv.best(),
-                                                                "mase": cv.mean_mase()}
+        out["refit per window" if refit else "fitted once"] = {"cpu_s": secs, "best": cv.best(), "mase": cv.mean_mase()}
     return out
 
 
@@ -414,8 +528,11 @@ def max_rel_diff(a: pd.DataFrame, b: pd.DataFrame) -> float:
 
 def write_md() -> None:
     parts = [HEAD]
-    for name, render in (("forecast_cost_dev.json", dev_md), ("forecast_cost.json", bench_md),
-                         ("forecast_cost_scale.json", scale_md)):
+    for name, render in (
+        ("forecast_cost_dev.json", dev_md),
+        ("forecast_cost.json", bench_md),
+        ("forecast_cost_scale.json", scale_md),
+    ):
         if (OUT / name).exists():
             parts.append(render(json.loads((OUT / name).read_text())))
     MD.write_text("\n\n".join(parts) + "\n")
@@ -435,37 +552,65 @@ HEAD = (
 
 
 def dev_md(r: dict[str, Any]) -> str:
-    lines = ["### 1. Choosing the rule (`dev`, sample A)", "",
-             f"{r['date']}, {r['machine']}: sample A = {r['series']} series, per dataset (M3, M1, Tourism) "
-             f"{', '.join(f'{k} {v}' for k, v in r['sizes'].items())}; CV 2 windows of h; n_jobs=1; CPU = "
-             "process time of the fits each candidate needs. All three datasets were seen before (development "
-             "data). " + CRITERION, "",
-             "| candidate | sMAPE | MASE | cov 80 | cov 95 | CPU s/series | x plain mean | d sMAPE vs best [95% CI] | "
-             "d MASE [95% CI] | within noise |", "|---|---:|---:|---:|---:|---:|---:|---|---|---|"]
+    lines = [
+        "### 1. Choosing the rule (`dev`, sample A)",
+        "",
+        f"{r['date']}, {r['machine']}: sample A = {r['series']} series, per dataset (M3, M1, Tourism) "
+        f"{', '.join(f'{k} {v}' for k, v in r['sizes'].items())}; CV 2 windows of h; n_jobs=1; CPU = "
+        "process time of the fits each candidate needs. All three datasets were seen before (development "
+        "data). " + CRITERION,
+        "",
+        "| candidate | sMAPE | MASE | cov 80 | cov 95 | CPU s/series | x plain mean | d sMAPE vs best [95% CI] | "
+        "d MASE [95% CI] | within noise |",
+        "|---|---:|---:|---:|---:|---:|---:|---|---|---|",
+    ]
     for n, t in r["table"].items():
         ds, dm = t["d_smape"], t["d_mase"]
-        lines.append(f"| {n} | {t['smape']:.2f} | {t['mase']:.3f} | {t['cov80']:.3f} | {t['cov95']:.3f} | "
-                     f"{t['cpu_s_per_series']:.3f} | {t['x_plain_mean']:.1f} | {ds[0]:+.2f} [{ds[1]:+.2f}, {ds[2]:+.2f}] | "
-                     f"{dm[0]:+.3f} [{dm[1]:+.3f}, {dm[2]:+.3f}] | {'yes' if t['within_noise'] else 'no'} |")
-    lines += ["", f"Best: {r['best']}. Adopted (cheapest within noise): **{r['chosen']}**. Plain ETS/Theta/CES mean "
-              f"(one forecast, no CV): {r['plain_cpu_s_per_series']:.3f} CPU s/series.", "",
-              "Per cell (sMAPE / CPU s per series):", "",
-              "| cell | n | " + " | ".join(r["table"]) + " |", "|---|---:|" + "---:|" * len(r["table"])]
+        lines.append(
+            f"| {n} | {t['smape']:.2f} | {t['mase']:.3f} | {t['cov80']:.3f} | {t['cov95']:.3f} | "
+            f"{t['cpu_s_per_series']:.3f} | {t['x_plain_mean']:.1f} | {ds[0]:+.2f} [{ds[1]:+.2f}, {ds[2]:+.2f}] | "
+            f"{dm[0]:+.3f} [{dm[1]:+.3f}, {dm[2]:+.3f}] | {'yes' if t['within_noise'] else 'no'} |"
+        )
+    lines += [
+        "",
+        f"Best: {r['best']}. Adopted (cheapest within noise): **{r['chosen']}**. Plain ETS/Theta/CES mean "
+        f"(one forecast, no CV): {r['plain_cpu_s_per_series']:.3f} CPU s/series.",
+        "",
+        "Per cell (sMAPE / CPU s per series):",
+        "",
+        "| cell | n | " + " | ".join(r["table"]) + " |",
+        "|---|---:|" + "---:|" * len(r["table"]),
+    ]
     for k, c in r["cells"].items():
-        lines.append(f"| {k} | {c['n']} | " + " | ".join(f"{c[n]['smape']:.2f} / {c[n]['cpu_s'] / c['n']:.2f}"
-                                                         for n in r["table"]) + " |")
-    gaps = {name: np.mean([abs(c["refit_vs_once"][name][0] - c["refit_vs_once"][name][1]) /
-                            c["refit_vs_once"][name][0] for c in r["cells"].values()])
-            for name in next(iter(r["cells"].values()))["refit_vs_once"]}
-    lines += ["", "CV error refitted per window vs fitted once (mean over cells of |MASE difference| / MASE): "
-              + ", ".join(f"{k} {v:.1%}" for k, v in gaps.items()) + ".", "", DEV_NOTE]
+        lines.append(
+            f"| {k} | {c['n']} | "
+            + " | ".join(f"{c[n]['smape']:.2f} / {c[n]['cpu_s'] / c['n']:.2f}" for n in r["table"])
+            + " |"
+        )
+    gaps = {
+        name: np.mean(
+            [
+                abs(c["refit_vs_once"][name][0] - c["refit_vs_once"][name][1]) / c["refit_vs_once"][name][0]
+                for c in r["cells"].values()
+            ]
+        )
+        for name in next(iter(r["cells"].values()))["refit_vs_once"]
+    }
+    lines += [
+        "",
+        "CV error refitted per window vs fitted once (mean over cells of |MASE difference| / MASE): "
+        + ", ".join(f"{k} {v:.1%}" for k, v in gaps.items())
+        + ".",
+        "",
+        DEV_NOTE,
+    ]
     return "\n".join(lines)
 
 
 DEV_NOTE = (
     "Found in this run (written after it, choosing nothing among the candidates): AutoCES filtered on without "
     "refitting diverged on some M1 series (CV MASE up to 3e7 in the second window), which is the AutoCES gap "
-    "above; the \"fitted once\" rows include it. The code therefore refits AutoCES per window "
+    'above; the "fitted once" rows include it. The code therefore refits AutoCES per window '
     "(`ModelSpec.forward=False`; about 0.01 CPU s per series) and fits the other members once; this was set "
     "before `bench` ran. The other members' fitted-once CV MASE is within a few percent of refitting (no outlier). "
     "Not done: reusing the CV fits for the final forecast (the final forecast refits each member on the whole "
@@ -475,30 +620,53 @@ DEV_NOTE = (
 
 def bench_md(r: dict[str, Any]) -> str:
     o = r["overall"]
-    lines = ["### 2. New default vs today's vs the ETS/Theta/CES mean (`bench`, sample B)", "",
-             f"{r['date']}, {r['machine']}: sample B = {r['series']} series of {', '.join(r['datasets'])}, disjoint "
-             "from sample A (same sizes), "
-             f"one run (a process per dataset, run side by side), n_jobs=1, CPU = process time of the whole call (panel_fit / fit_forecast as a "
-             f"user calls it). New default: {r['default_rule']}. Today's: policy 'scum' (SCUM members with AutoARIMA, "
-             "CV refitted per window). The mean: one forecast, its members' averaged bounds.", "",
-             "| frequency | n | method | sMAPE | MASE | cov 80 | cov 95 | CPU s/series | x mean's CPU |",
-             "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "### 2. New default vs today's vs the ETS/Theta/CES mean (`bench`, sample B)",
+        "",
+        f"{r['date']}, {r['machine']}: sample B = {r['series']} series of {', '.join(r['datasets'])}, disjoint "
+        "from sample A (same sizes), "
+        f"one run (a process per dataset, run side by side), n_jobs=1, CPU = process time of the whole call (panel_fit / fit_forecast as a "
+        f"user calls it). New default: {r['default_rule']}. Today's: policy 'scum' (SCUM members with AutoARIMA, "
+        "CV refitted per window). The mean: one forecast, its members' averaged bounds.",
+        "",
+        "| frequency | n | method | sMAPE | MASE | cov 80 | cov 95 | CPU s/series | x mean's CPU |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for g, row in [*r["by_frequency"].items(), ("all (cells weighted equally)", o)]:
         for m in (NEW, TODAY, MEAN):
             t = row[m]
-            lines.append(f"| {g} | {row['n']} | {m} | {t['smape']:.2f} | {t['mase']:.3f} | {t['cov80']:.3f} | "
-                         f"{t['cov95']:.3f} | {t['cpu_s_per_series']:.3f} | {t['x_mean_cpu']:.1f} |")
-    lines += ["", "New minus today (mean over cells; 95% bootstrap interval, series resampled within cells):", "",
-              "| frequency | d sMAPE | d MASE |", "|---|---|---|"]
+            lines.append(
+                f"| {g} | {row['n']} | {m} | {t['smape']:.2f} | {t['mase']:.3f} | {t['cov80']:.3f} | "
+                f"{t['cov95']:.3f} | {t['cpu_s_per_series']:.3f} | {t['x_mean_cpu']:.1f} |"
+            )
+    lines += [
+        "",
+        "New minus today (mean over cells; 95% bootstrap interval, series resampled within cells):",
+        "",
+        "| frequency | d sMAPE | d MASE |",
+        "|---|---|---|",
+    ]
     for g, row in [*r["by_frequency"].items(), ("all", o)]:
         ds, dm = row["new - today"]["smape"], row["new - today"]["mase"]
         lines.append(f"| {g} | {ds[0]:+.2f} [{ds[1]:+.2f}, {ds[2]:+.2f}] | {dm[0]:+.3f} [{dm[1]:+.3f}, {dm[2]:+.3f}] |")
-    lines += ["", goals(r), "", "Per cell (sMAPE, CPU s/series, the combination CV picked):", "",
-              "| cell | n | new | today | mean |", "|---|---:|---|---|---|"]
+    lines += [
+        "",
+        goals(r),
+        "",
+        "Per cell (sMAPE, CPU s/series, the combination CV picked):",
+        "",
+        "| cell | n | new | today | mean |",
+        "|---|---:|---|---|---|",
+    ]
     for k, c in r["cells"].items():
-        lines.append(f"| {k} | {c['n']} | " + " | ".join(
-            f"{c[m]['smape']:.2f}, {c[m]['cpu_s_per_series']:.2f}s{', ' + c[m]['selection'] if c[m]['selection'] else ''}"
-            for m in (NEW, TODAY, MEAN)) + " |")
+        lines.append(
+            f"| {k} | {c['n']} | "
+            + " | ".join(
+                f"{c[m]['smape']:.2f}, {c[m]['cpu_s_per_series']:.2f}s{', ' + c[m]['selection'] if c[m]['selection'] else ''}"
+                for m in (NEW, TODAY, MEAN)
+            )
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -511,32 +679,50 @@ def goals(r: dict[str, Any]) -> str:
     o, freq = r["overall"], r["by_frequency"]
     x = o[NEW]["x_mean_cpu"]
     d = o["new - today"]
-    return (f"**Goals.** CPU: the new default took {x:.1f}x the plain mean's CPU over the sample "
-            f"({'met' if x <= 3 else 'unmet'}: at most 3x; per frequency "
-            + ", ".join(f"{g} {row[NEW]['x_mean_cpu']:.1f}x" for g, row in freq.items())
-            + f"; today's default {o[TODAY]['x_mean_cpu']:.1f}x). Accuracy against today's default: sMAPE "
-            f"{d['smape'][0]:+.2f} ({verdict(d['smape'])}), MASE {d['mase'][0]:+.3f} ({verdict(d['mase'])}); per "
-            "frequency: " + "; ".join(f"{g} sMAPE {verdict(row['new - today']['smape'])}, MASE "
-                                     f"{verdict(row['new - today']['mase'])}" for g, row in freq.items()) + ".")
+    return (
+        f"**Goals.** CPU: the new default took {x:.1f}x the plain mean's CPU over the sample "
+        f"({'met' if x <= 3 else 'unmet'}: at most 3x; per frequency "
+        + ", ".join(f"{g} {row[NEW]['x_mean_cpu']:.1f}x" for g, row in freq.items())
+        + f"; today's default {o[TODAY]['x_mean_cpu']:.1f}x). Accuracy against today's default: sMAPE "
+        f"{d['smape'][0]:+.2f} ({verdict(d['smape'])}), MASE {d['mase'][0]:+.3f} ({verdict(d['mase'])}); per "
+        "frequency: "
+        + "; ".join(
+            f"{g} sMAPE {verdict(row['new - today']['smape'])}, MASE {verdict(row['new - today']['mase'])}"
+            for g, row in freq.items()
+        )
+        + "."
+    )
 
 
 def scale_md(r: dict[str, Any]) -> str:
-    lines = ["### 3. Scale-out (`scale`)", "",
-             f"{r['date']}, {r['machine']}: {r['series']} M3 monthly series (h={r['h']}, outside samples A and B), "
-             "the default policy, the same panel each time; n_jobs = statsforecast's processes; Dask = a "
-             "LocalCluster of single-threaded worker processes through statsforecast's fugue backend. **This "
-             "machine has 2 cores shared with other work**, so 4 workers cannot be faster than 2; the per-worker "
-             "throughput of the 1-worker run is what a cluster multiplies.", "",
-             "| run | workers/processes | wall s | series/s | series/s per worker | same choice | max rel. diff vs n_jobs=1 |",
-             "|---|---:|---:|---:|---:|---|---:|"]
+    lines = [
+        "### 3. Scale-out (`scale`)",
+        "",
+        f"{r['date']}, {r['machine']}: {r['series']} M3 monthly series (h={r['h']}, outside samples A and B), "
+        "the default policy, the same panel each time; n_jobs = statsforecast's processes; Dask = a "
+        "LocalCluster of single-threaded worker processes through statsforecast's fugue backend. **This "
+        "machine has 2 cores shared with other work**, so 4 workers cannot be faster than 2; the per-worker "
+        "throughput of the 1-worker run is what a cluster multiplies.",
+        "",
+        "| run | workers/processes | wall s | series/s | series/s per worker | same choice | max rel. diff vs n_jobs=1 |",
+        "|---|---:|---:|---:|---:|---|---:|",
+    ]
     for label, x in r["runs"].items():
-        lines.append(f"| {label} | {x['workers']} | {x['wall_s']:.1f} | {x['series_per_s']:.2f} | "
-                     f"{x['per_worker_series_per_s']:.2f} | {'yes' if x['same_choice'] else 'no'} | "
-                     f"{x['max_rel_diff']:.1e} |")
+        lines.append(
+            f"| {label} | {x['workers']} | {x['wall_s']:.1f} | {x['series_per_s']:.2f} | "
+            f"{x['per_worker_series_per_s']:.2f} | {'yes' if x['same_choice'] else 'no'} | "
+            f"{x['max_rel_diff']:.1e} |"
+        )
     one = r["single"]
-    lines += ["", "The single-series path (the demo's data, `cross_validate` with its default candidates, 3 windows): "
-              + "; ".join(f"CV {k}: {v['cpu_s']:.2f} CPU s, best {v['best']} (MASE {v['mase'][v['best']]:.3f})"
-                          for k, v in one.items()) + "."]
+    lines += [
+        "",
+        "The single-series path (the demo's data, `cross_validate` with its default candidates, 3 windows): "
+        + "; ".join(
+            f"CV {k}: {v['cpu_s']:.2f} CPU s, best {v['best']} (MASE {v['mase'][v['best']]:.3f})"
+            for k, v in one.items()
+        )
+        + ".",
+    ]
     return "\n".join(lines)
 
 

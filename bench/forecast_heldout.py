@@ -44,8 +44,10 @@ PERIOD = {"yearly": 1, "quarterly": 4, "monthly": 12}
 DEV_SETS = ("M1", "M3r1", "M3r2")
 TEST_SET = "Tourism"
 SHIPPED, ROUND2 = "policy, conformal (the rule)", "policy, round-2 factors"
-ROUND_SIZES = {1: {"yearly": 200, "quarterly": 150, "monthly": 100},  # what forecast_m3.py ran (seen)
-               2: {"yearly": 185, "quarterly": 150, "monthly": 100}}
+ROUND_SIZES = {
+    1: {"yearly": 200, "quarterly": 150, "monthly": 100},  # what forecast_m3.py ran (seen)
+    2: {"yearly": 185, "quarterly": 150, "monthly": 100},
+}
 
 
 def series_of(dataset: str, kind: str) -> list[Any]:
@@ -59,10 +61,20 @@ def panel(dataset: str, kind: str) -> tuple[SeriesData, pd.DataFrame]:
     """Training panel (yearly series get annual dates, as a user's would) and the test frame."""
     series = series_of(dataset, kind)
     h = series[0].h
-    train = pd.concat([pd.DataFrame({"unique_id": s.sn, "date": stamps(kind, 1, len(s.x)), "value": np.asarray(s.x, float)})
-                       for s in series])
-    test = pd.concat([pd.DataFrame({"unique_id": s.sn, "ds": stamps(kind, len(s.x) + 1, len(s.xx)),
-                                    "y_test": np.asarray(s.xx, float)}) for s in series])
+    train = pd.concat(
+        [
+            pd.DataFrame({"unique_id": s.sn, "date": stamps(kind, 1, len(s.x)), "value": np.asarray(s.x, float)})
+            for s in series
+        ]
+    )
+    test = pd.concat(
+        [
+            pd.DataFrame(
+                {"unique_id": s.sn, "ds": stamps(kind, len(s.x) + 1, len(s.xx)), "y_test": np.asarray(s.xx, float)}
+            )
+            for s in series
+        ]
+    )
     return load(train, groupby="unique_id", m=PERIOD[kind], h=h), test
 
 
@@ -83,14 +95,17 @@ def fit(dataset: str, n_jobs: int) -> None:
 def load_fit(dataset: str, kind: str) -> tuple[A.CVResult, pd.DataFrame, SeriesData, pd.DataFrame, float]:
     path = FIT_DIR / f"{dataset}_{kind}.pkl"
     if not path.exists():
-        raise SystemExit(f"no fits of {dataset} {kind} in {FIT_DIR}: run `bench/forecast_heldout.py fit {dataset}` first")
+        raise SystemExit(
+            f"no fits of {dataset} {kind} in {FIT_DIR}: run `bench/forecast_heldout.py fit {dataset}` first"
+        )
     saved = pd.read_pickle(path)
     data, test = panel(dataset, kind)
     return saved["cv"], saved["raw"], data, test, saved["wall_s"]
 
 
-def policy_points(cv: A.CVResult, raw: pd.DataFrame, data: SeriesData
-                  ) -> tuple[A.Selection, dict[str, list[str]], pd.DataFrame]:
+def policy_points(
+    cv: A.CVResult, raw: pd.DataFrame, data: SeriesData
+) -> tuple[A.Selection, dict[str, list[str]], pd.DataFrame]:
     """The "auto" policy's choice, composed from what panel_fit uses, and its point forecasts from the saved fits."""
     sel = A.select_combination(cv, data)
     members = dict.fromkeys(data.ids, list(sel.members))
@@ -126,8 +141,10 @@ KEYS: dict[str, Callable[[pd.DataFrame], pd.Series]] = {
 def learn(points: pd.DataFrame, key: str) -> dict[Any, dict[int, float]]:
     """Per key: the factor on the plain half-widths that covers `level`% of the learning points."""
     k = KEYS[key](points)
-    return {g: {lv: float(np.nanquantile(part[f"ratio_{lv}"], lv / 100)) for lv in reg.LEVELS}
-            for g, part in points.groupby(k)}
+    return {
+        g: {lv: float(np.nanquantile(part[f"ratio_{lv}"], lv / 100)) for lv in reg.LEVELS}
+        for g, part in points.groupby(k)
+    }
 
 
 def coverage(points: pd.DataFrame, factors: dict[Any, dict[int, float]] | None, key: str = "group") -> dict[int, float]:
@@ -146,16 +163,31 @@ def dev_report(ev: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
     rows = []
     for held in DEV_SETS:
         test_pts, learn_pts = points[points["dataset"] == held], points[points["dataset"] != held]
-        rules = {"plain": (None, "group"), "current (M3 dev nested CV)": (current, "group"),
-                 **{f"learned per {key}": (learn(learn_pts, key), key) for key in KEYS}}
+        rules = {
+            "plain": (None, "group"),
+            "current (M3 dev nested CV)": (current, "group"),
+            **{f"learned per {key}": (learn(learn_pts, key), key) for key in KEYS},
+        }
         for name, (factors, key) in rules.items():
             for kind, part in test_pts.groupby("kind"):
                 cov = coverage(part, factors, key)
-                rows.append({"held": held, "kind": kind, "rule": name, "n": part["unique_id"].nunique(),
-                             "cov80": cov[80], "cov95": cov[95], "worst": max(abs(cov[80] - .8), abs(cov[95] - .95))})
+                rows.append(
+                    {
+                        "held": held,
+                        "kind": kind,
+                        "rule": name,
+                        "n": part["unique_id"].nunique(),
+                        "cov80": cov[80],
+                        "cov95": cov[95],
+                        "worst": max(abs(cov[80] - 0.8), abs(cov[95] - 0.95)),
+                    }
+                )
     table = pd.DataFrame(rows)
-    return {"table": table, "summary": table.groupby("rule")["worst"].agg(["mean", "max"]).sort_values("max"),
-            "factors_all_dev": {key: learn(points, key) for key in KEYS}}
+    return {
+        "table": table,
+        "summary": table.groupby("rule")["worst"].agg(["mean", "max"]).sort_values("max"),
+        "factors_all_dev": {key: learn(points, key) for key in KEYS},
+    }
 
 
 def msis(fc: pd.DataFrame, test: pd.DataFrame, scales: pd.Series, level: int = 95) -> float:
@@ -182,8 +214,14 @@ def test_group(dataset: str, kind: str) -> dict[str, Any]:
     }
     scales = scale(data)
     scores = {name: {**score(fc, test, scales), "msis_95": msis(fc, test, scales)} for name, fc in forecasts.items()}
-    return {"n": len(data.ids), "h": data.h, "selection": sel.name, "reason": sel.reason, "wall_s": wall,
-            "scores": scores}
+    return {
+        "n": len(data.ids),
+        "h": data.h,
+        "selection": sel.name,
+        "reason": sel.reason,
+        "wall_s": wall,
+        "scores": scores,
+    }
 
 
 def main() -> None:
@@ -202,22 +240,27 @@ def main() -> None:
         (OUT / "forecast_heldout_dev.txt").write_text(dev_text(report))
         print(dev_text(report))
     else:
-        res = {"date": date.today().isoformat(), "machine": f"{os.cpu_count()} vCPU, {platform.machine()}",
-               "dataset": TEST_SET,
-               "by_frequency": {kind: test_group(TEST_SET, kind) for kind in PERIOD}}
+        res = {
+            "date": date.today().isoformat(),
+            "machine": f"{os.cpu_count()} vCPU, {platform.machine()}",
+            "dataset": TEST_SET,
+            "by_frequency": {kind: test_group(TEST_SET, kind) for kind in PERIOD},
+        }
         (OUT / "forecast_heldout.json").write_text(json.dumps(res, indent=2, default=str))
         MD.write_text(markdown(res))
         print(MD.read_text())
 
 
 def dev_text(report: dict[str, Any]) -> str:
-    return "\n\n".join([
-        "Leave-one-dataset-out coverage of each interval rule (factors learned on the other dev sets):",
-        report["table"].round(3).to_string(index=False),
-        "Worst distance to nominal over groups and levels, per held dataset: mean and max",
-        report["summary"].round(4).to_string(),
-        "Factors learned on all dev sets: " + json.dumps(report["factors_all_dev"], default=float)])
-
+    return "\n\n".join(
+        [
+            "Leave-one-dataset-out coverage of each interval rule (factors learned on the other dev sets):",
+            report["table"].round(3).to_string(index=False),
+            "Worst distance to nominal over groups and levels, per held dataset: mean and max",
+            report["summary"].round(4).to_string(),
+            "Factors learned on all dev sets: " + json.dumps(report["factors_all_dev"], default=float),
+        ]
+    )
 
 
 HELDOUT_RULE = """
@@ -262,21 +305,37 @@ nor on yearly (20.44 vs 20.00, MASE 2.725 vs 2.635, where CV switched the panel 
 
 def markdown(res: dict[str, Any]) -> str:
     g = res["by_frequency"]
-    lines = ["## Forecasting beyond M3: Tourism, evaluated once (`bench/forecast_heldout.py`)", "", HELDOUT_RULE, "",
-             f"{res['date']}, {res['machine']}: all {sum(x['n'] for x in g.values())} Tourism series ("
-             + ", ".join(f"{k} {x['n']}, h={x['h']}" for k, x in g.items()) + "), CV with 2 windows of h per series "
-             "(as `panel_fit`); reported as it came out.", "",
-             "| frequency | n | method | sMAPE | MASE | cov 80 | cov 95 | MSIS 95 | within 2 points |",
-             "|---|---:|---|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        "## Forecasting beyond M3: Tourism, evaluated once (`bench/forecast_heldout.py`)",
+        "",
+        HELDOUT_RULE,
+        "",
+        f"{res['date']}, {res['machine']}: all {sum(x['n'] for x in g.values())} Tourism series ("
+        + ", ".join(f"{k} {x['n']}, h={x['h']}" for k, x in g.items())
+        + "), CV with 2 windows of h per series "
+        "(as `panel_fit`); reported as it came out.",
+        "",
+        "| frequency | n | method | sMAPE | MASE | cov 80 | cov 95 | MSIS 95 | within 2 points |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---|",
+    ]
     for k, x in g.items():
         for name in (SHIPPED, ROUND2, REF, REF_CONFORMAL):
             s = x["scores"][name]
-            ok = abs(s["coverage_80"] - .8) <= .02 and abs(s["coverage_95"] - .95) <= .02
-            lines.append(f"| {k} | {s['n']} | {name} | {s['smape']:.2f} | {s['mase']:.3f} | {s['coverage_80']:.3f} | "
-                         f"{s['coverage_95']:.3f} | {s['msis_95']:.2f} | {'yes' if ok else 'no'} |")
-    lines += ["", "The panel's choice: " + "; ".join(f"{k}: {x['selection']} ({x['reason']})" for k, x in g.items())
-              + ". Fits: " + ", ".join(f"{k} {x['wall_s']:.0f} s" for k, x in g.items()) + " (n_jobs=2).", "",
-              HELDOUT_READING]
+            ok = abs(s["coverage_80"] - 0.8) <= 0.02 and abs(s["coverage_95"] - 0.95) <= 0.02
+            lines.append(
+                f"| {k} | {s['n']} | {name} | {s['smape']:.2f} | {s['mase']:.3f} | {s['coverage_80']:.3f} | "
+                f"{s['coverage_95']:.3f} | {s['msis_95']:.2f} | {'yes' if ok else 'no'} |"
+            )
+    lines += [
+        "",
+        "The panel's choice: "
+        + "; ".join(f"{k}: {x['selection']} ({x['reason']})" for k, x in g.items())
+        + ". Fits: "
+        + ", ".join(f"{k} {x['wall_s']:.0f} s" for k, x in g.items())
+        + " (n_jobs=2).",
+        "",
+        HELDOUT_READING,
+    ]
     return "\n".join(lines) + "\n"
 
 

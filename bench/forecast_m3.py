@@ -35,21 +35,33 @@ REFERENCE = ["AutoETS", "AutoTheta", "AutoCES"]
 FITTED = list(dict.fromkeys([*(m for ms, _ in A.COMBINATIONS.values() for m in ms), *REFERENCE, reg.BASELINE]))
 POLICY, REF, REF_CONFORMAL = "auto (policy)", "ETS+Theta+CES mean", "ETS+Theta+CES mean, conformal"
 ROUND1, PLAIN = "auto, round-1 factors (per m)", "auto, plain conformal"
-ROUND1_FACTORS = {"yearly": {80: 0.789, 95: 0.824}, "other": {80: 0.789, 95: 0.824},  # round 1 keyed them by m
-                  "quarterly": {80: 0.849, 95: 0.857}, "monthly": {80: 1.039, 95: 1.088}}
+ROUND1_FACTORS = {
+    "yearly": {80: 0.789, 95: 0.824},
+    "other": {80: 0.789, 95: 0.824},  # round 1 keyed them by m
+    "quarterly": {80: 0.849, 95: 0.857},
+    "monthly": {80: 1.039, 95: 1.088},
+}
 N_WINDOWS = 2  # panel_fit's default
 # Round 2's rule (shipped until round 3, bench/forecast_heldout.md, replaced it by plain conformal): a factor per
 # M3 frequency group and level, learned by nested CV on M3 training parts (bench/forecast_m3_dev_calib.py).
-M3_DEV_FACTORS = {"yearly": {80: 0.762, 95: 0.863}, "quarterly": {80: 0.849, 95: 0.857},
-                  "monthly": {80: 1.039, 95: 1.088}, "other": {80: 0.843, 95: 0.806}}
+M3_DEV_FACTORS = {
+    "yearly": {80: 0.762, 95: 0.863},
+    "quarterly": {80: 0.849, 95: 0.857},
+    "monthly": {80: 1.039, 95: 1.088},
+    "other": {80: 0.843, 95: 0.806},
+}
 
 
 def interval_group(data: SeriesData) -> str | None:
     """Round 2's key: quarterly (m=4), monthly (m=12), yearly (m=1, annual dates), other (m=1 otherwise)."""
     if data.m == 1:
-        annual = isinstance(data.freq, str) and to_offset(data.freq).name.split("-")[0].removeprefix("B")[:1] in ("Y", "A")
+        annual = isinstance(data.freq, str) and to_offset(data.freq).name.split("-")[0].removeprefix("B")[:1] in (
+            "Y",
+            "A",
+        )
         return "yearly" if annual else "other"
     return {4: "quarterly", 12: "monthly"}.get(data.m)
+
 
 HOW_CHOSEN = (
     "**How the policy was chosen.** On development data only, written down (here and in the commit that set it) "
@@ -64,7 +76,7 @@ HOW_CHOSEN = (
     "rules never worse in sMAPE (MASE at most +0.01) on any frequency. Result on dev (sMAPE difference to the "
     "ETS/Theta/CES mean, yearly/quarterly/monthly/other): SCUM mean -0.71/-0.20/-0.08/-0.09, SCUM median "
     "-0.38/-0.16/-0.35/-0.12; switching away from the ETS/Theta/CES mean only on a 2% CV gain -0.00/-0.00/-0.08/"
-    "-0.00; the rule below -0.71/-0.20/-0.08/-0.12 (mean -0.28, best, tied with a 0% margin). **The rule** (`select_combination`, the default policy \"auto\" of `panel_fit`, so what `orrery "
+    '-0.00; the rule below -0.71/-0.20/-0.08/-0.12 (mean -0.28, best, tied with a 0% margin). **The rule** (`select_combination`, the default policy "auto" of `panel_fit`, so what `orrery '
     "forecast` does on a panel): forecast every series with the mean of AutoETS, AutoCES, DynamicOptimizedTheta "
     "and AutoARIMA (SCUM's members), unless the SCUM median or the ETS/Theta/CES mean has a pooled CV sMAPE "
     "(mean over the series that all combinations scored, 2 CV windows) more than 2% lower and a lower CV MASE, "
@@ -73,7 +85,7 @@ HOW_CHOSEN = (
     "data (calibrate on the earlier windows, set the factor so the last window's coverage is nominal; checked on "
     "held-out halves of the dev series: 0.79-0.81 at 80%, 0.93-0.95 at 95%, where plain conformal gave "
     "0.79-0.88 and 0.94-0.99): m=1 0.789/0.824, m=4 0.849/0.857, m=12 1.039/1.088 at 80/95. The reference "
-    "\"conformal\" rows use the plain conformal intervals (no factor). This run is the only test evaluation of "
+    '"conformal" rows use the plain conformal intervals (no factor). This run is the only test evaluation of '
     "this rule, reported as it came out."
 )
 OUT = Path(__file__).parent / "results"
@@ -92,8 +104,11 @@ def split_series(kind: str) -> dict[str, list[Any]]:
     series = list(M3.subset(kind))
     seed0 = set(np.random.default_rng(0).choice(len(series), size=SEED0[kind], replace=False).tolist())
     rest = np.random.default_rng(SPLIT_SEED).permutation(sorted(set(range(len(series))) - seed0))
-    return {"seed0": [series[i] for i in sorted(seed0)], "rest": [series[i] for i in rest],
-            "dev": [series[i] for i in rest[-DEV[kind]:]]}
+    return {
+        "seed0": [series[i] for i in sorted(seed0)],
+        "rest": [series[i] for i in rest],
+        "dev": [series[i] for i in rest[-DEV[kind] :]],
+    }
 
 
 FIRST_TEST = {"yearly": 200, "quarterly": 150, "monthly": 100, "other": 54}  # round 1's test sample (seen)
@@ -105,14 +120,14 @@ def test_series(kind: str, n: int, round_: int = 1) -> list[Any]:
     split = split_series(kind)
     first = 0 if round_ == 1 else FIRST_TEST[kind]
     n = max(0, min(n, len(split["rest"]) - DEV[kind] - first))
-    return split["rest"][first:first + n]
+    return split["rest"][first : first + n]
 
 
 def stamps(kind: str, start: int, n: int) -> Any:
     """Time stamps: yearly series get annual dates (so orrery sees yearly data, as a user's would be), the
     others integer steps (M3 has no dates; "other" mixes weekly, daily and more)."""
     steps = np.arange(start, start + n)
-    return pd.date_range("1800", periods=start + n - 1, freq="YS")[start - 1:] if kind == "yearly" else steps
+    return pd.date_range("1800", periods=start + n - 1, freq="YS")[start - 1 :] if kind == "yearly" else steps
 
 
 def group_data(kind: str, sample: int, on_dev: bool = False, round_: int = 1) -> tuple[SeriesData, pd.DataFrame]:
@@ -120,20 +135,34 @@ def group_data(kind: str, sample: int, on_dev: bool = False, round_: int = 1) ->
     `on_dev`, a smoke run that reads no test data: dev series, their last h training points as the test."""
     series = split_series(kind)["dev"][:sample] if on_dev else test_series(kind, sample, round_)
     h = series[0].h
-    parts = [(np.asarray(s.x[:-h], float), np.asarray(s.x[-h:], float)) if on_dev
-             else (np.asarray(s.x, float), np.asarray(s.xx, float)) for s in series]
-    train = pd.concat([pd.DataFrame({"unique_id": s.sn, "date": stamps(kind, 1, len(x)), "value": x})
-                       for s, (x, _) in zip(series, parts, strict=True)])
-    test = pd.concat([pd.DataFrame({"unique_id": s.sn, "ds": stamps(kind, len(x) + 1, len(xx)), "y_test": xx})
-                      for s, (x, xx) in zip(series, parts, strict=True)])
+    parts = [
+        (np.asarray(s.x[:-h], float), np.asarray(s.x[-h:], float))
+        if on_dev
+        else (np.asarray(s.x, float), np.asarray(s.xx, float))
+        for s in series
+    ]
+    train = pd.concat(
+        [
+            pd.DataFrame({"unique_id": s.sn, "date": stamps(kind, 1, len(x)), "value": x})
+            for s, (x, _) in zip(series, parts, strict=True)
+        ]
+    )
+    test = pd.concat(
+        [
+            pd.DataFrame({"unique_id": s.sn, "ds": stamps(kind, len(x) + 1, len(xx)), "y_test": xx})
+            for s, (x, xx) in zip(series, parts, strict=True)
+        ]
+    )
     return load(train, groupby="unique_id", m=GROUPS[kind], h=h), test
 
 
 def scale(data: SeriesData) -> pd.Series:
     """MASE denominators: in-sample mean absolute seasonal difference (lag 1 when m=1)."""
+
     def one(y: np.ndarray) -> float:
         lag = data.m if len(y) > data.m else 1
         return float(np.mean(np.abs(y[lag:] - y[:-lag])))
+
     return data.df.groupby("unique_id")["y"].apply(lambda s: one(s.to_numpy()))
 
 
@@ -146,8 +175,13 @@ def score(fc: pd.DataFrame, test: pd.DataFrame, scales: pd.Series) -> dict[str, 
         j[f"in_{lv}"] = (j[f"lo_{lv}"] <= y) & (y <= j[f"hi_{lv}"])
     per = j.groupby("unique_id").agg(smape=("sape", "mean"), mae=("ae", "mean"))
     per["mase"] = per["mae"] / scales.loc[per.index]
-    return {"smape": float(per["smape"].mean()), "mase": float(per["mase"].mean()), "n": len(per),
-            "coverage_80": float(j["in_80"].mean()), "coverage_95": float(j["in_95"].mean())}
+    return {
+        "smape": float(per["smape"].mean()),
+        "mase": float(per["mase"].mean()),
+        "n": len(per),
+        "coverage_80": float(j["in_80"].mean()),
+        "coverage_95": float(j["in_95"].mean()),
+    }
 
 
 def run_group(kind: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -165,16 +199,20 @@ def run_group(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     policy_points = A.tidy(A.add_combo(raw, members, sel.how, reg.LEVELS), members, reg.LEVELS)
     forecasts = {
         POLICY: A.calibrated(policy_points, A.calibrate(cv, data, members, sel.how, factors=factors), data),
-        ROUND1: A.calibrated(policy_points, A.calibrate(cv, data, members, sel.how,
-                                                        factors=ROUND1_FACTORS.get(group)), data),
+        ROUND1: A.calibrated(
+            policy_points, A.calibrate(cv, data, members, sel.how, factors=ROUND1_FACTORS.get(group)), data
+        ),
         PLAIN: A.calibrated(policy_points, A.calibrate(cv, data, members, sel.how, factors={}), data),
         REF: A.tidy(A.add_combo(raw, ref, "mean", reg.LEVELS), ref, reg.LEVELS),
     }
     forecasts[REF_CONFORMAL] = A.calibrated(forecasts[REF], A.calibrate(cv, data, ref, "mean", factors={}), data)
     for name, (ms, how) in A.COMBINATIONS.items():  # every combination the policy could pick, for context
         each = dict.fromkeys(data.ids, list(ms))
-        forecasts[f"{name} (calibrated)"] = A.calibrated(A.tidy(A.add_combo(raw, each, how, reg.LEVELS), each, reg.LEVELS),
-                                                         A.calibrate(cv, data, each, how, factors=factors), data)
+        forecasts[f"{name} (calibrated)"] = A.calibrated(
+            A.tidy(A.add_combo(raw, each, how, reg.LEVELS), each, reg.LEVELS),
+            A.calibrate(cv, data, each, how, factors=factors),
+            data,
+        )
     for name in FITTED:
         forecasts[name] = A.tidy(raw, dict.fromkeys(data.ids, name), reg.LEVELS)
     scales = scale(data)
@@ -182,13 +220,28 @@ def run_group(kind: str, args: argparse.Namespace) -> dict[str, Any]:
     dev = A.with_combo(cv, data, members, sel.how)
     dev_ref = A.with_combo(cv, data, ref, "mean")
     cv_mase = {POLICY: dev.mean_mase()[reg.COMBO], REF: dev_ref.mean_mase()[reg.COMBO]}
-    print(f"{kind:9s} n={len(data.ids):4d} wall={wall:6.1f}s  policy ({sel.name}) sMAPE={scores[POLICY]['smape']:.2f}"
-          f"  reference={scores[REF]['smape']:.2f}", flush=True)
-    return {"n": len(data.ids), "m": data.m, "h": data.h, "interval_group": group, "wall_s": wall, "scores": scores, "cv_mase": cv_mase,
-            "cv_windows": pd.Series(cv.windows).value_counts().sort_index().to_dict(),
-            "selection": {"name": sel.name, "reason": sel.reason, "series": sel.series,
-                          "cv": sel.cv.round(4).to_dict(orient="index")},
-            "notes": len(cv.notes)}
+    print(
+        f"{kind:9s} n={len(data.ids):4d} wall={wall:6.1f}s  policy ({sel.name}) sMAPE={scores[POLICY]['smape']:.2f}"
+        f"  reference={scores[REF]['smape']:.2f}",
+        flush=True,
+    )
+    return {
+        "n": len(data.ids),
+        "m": data.m,
+        "h": data.h,
+        "interval_group": group,
+        "wall_s": wall,
+        "scores": scores,
+        "cv_mase": cv_mase,
+        "cv_windows": pd.Series(cv.windows).value_counts().sort_index().to_dict(),
+        "selection": {
+            "name": sel.name,
+            "reason": sel.reason,
+            "series": sel.series,
+            "cv": sel.cv.round(4).to_dict(orient="index"),
+        },
+        "notes": len(cv.notes),
+    }
 
 
 def summarize(groups: dict[str, dict[str, Any]], args: argparse.Namespace) -> dict[str, Any]:
@@ -200,14 +253,22 @@ def summarize(groups: dict[str, dict[str, Any]], args: argparse.Namespace) -> di
 
     table = {m: {k: weighted(m, k) for k in ("smape", "mase", "coverage_80", "coverage_95")} for m in methods}
     return {
-        "date": date.today().isoformat(), "machine": f"{os.cpu_count()} vCPU, {platform.machine()}",
+        "date": date.today().isoformat(),
+        "machine": f"{os.cpu_count()} vCPU, {platform.machine()}",
         "policy": f"auto: {A.DEFAULT_COMBINATION} unless pooled CV sMAPE of another of "
-                  f"{list(A.COMBINATIONS)} is {A.SWITCH_GAIN:.0%} lower with a lower MASE; interval factors "
-                  f"{M3_DEV_FACTORS}",
-        "samples": {k: g["n"] for k, g in groups.items()}, "on_dev": args.on_dev,
-        "reference": REF, "split_seed": SPLIT_SEED, "n_windows": N_WINDOWS,
-        "series": sum(g["n"] for g in groups.values()), "methods": table, "by_frequency": groups,
-        "wall_s": sum(g["wall_s"] for g in groups.values()), "n_jobs": args.n_jobs, "round": args.round,
+        f"{list(A.COMBINATIONS)} is {A.SWITCH_GAIN:.0%} lower with a lower MASE; interval factors "
+        f"{M3_DEV_FACTORS}",
+        "samples": {k: g["n"] for k, g in groups.items()},
+        "on_dev": args.on_dev,
+        "reference": REF,
+        "split_seed": SPLIT_SEED,
+        "n_windows": N_WINDOWS,
+        "series": sum(g["n"] for g in groups.values()),
+        "methods": table,
+        "by_frequency": groups,
+        "wall_s": sum(g["wall_s"] for g in groups.values()),
+        "n_jobs": args.n_jobs,
+        "round": args.round,
     }
 
 
@@ -223,8 +284,11 @@ def markdown(res: dict[str, Any]) -> str:
         + ", ".join(f"{k} {n}" for k, n in res["samples"].items())
         + f"; monthly is smallest because AutoARIMA takes seconds per monthly fit on this shared 2-core machine), "
         f"CV with up to {res['n_windows']} windows of h per series, n_jobs={res['n_jobs']}."
-        + (" SMOKE RUN ON DEVELOPMENT SERIES (their last h training points as the test), not the test set."
-           if res.get("on_dev") else ""),
+        + (
+            " SMOKE RUN ON DEVELOPMENT SERIES (their last h training points as the test), not the test set."
+            if res.get("on_dev")
+            else ""
+        ),
         "",
         HOW_CHOSEN,
         "",
@@ -235,11 +299,18 @@ def markdown(res: dict[str, Any]) -> str:
         for m in (POLICY, REF, REF_CONFORMAL):
             s = g[k]["scores"][m]
             dev = g[k]["cv_mase"].get(m.removesuffix(", conformal"))
-            lines.append(f"| {k} | {s['n']} | {m} | {s['smape']:.2f} | {s['mase']:.3f} | {s['coverage_80']:.3f} | "
-                         f"{s['coverage_95']:.3f} | {'' if dev is None else f'{dev:.3f}'} |")
-    lines += ["", "All series, weighted by series (single models for context, scored on the series they could be "
-              "fitted on; their intervals are the models' own):",
-              "", "| method | sMAPE | MASE | cov 80 | cov 95 |", "|---|---:|---:|---:|---:|"]
+            lines.append(
+                f"| {k} | {s['n']} | {m} | {s['smape']:.2f} | {s['mase']:.3f} | {s['coverage_80']:.3f} | "
+                f"{s['coverage_95']:.3f} | {'' if dev is None else f'{dev:.3f}'} |"
+            )
+    lines += [
+        "",
+        "All series, weighted by series (single models for context, scored on the series they could be "
+        "fitted on; their intervals are the models' own):",
+        "",
+        "| method | sMAPE | MASE | cov 80 | cov 95 |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for m, s in sorted(res["methods"].items(), key=lambda kv: kv[1]["smape"]):
         lines.append(f"| {m} | {s['smape']:.2f} | {s['mase']:.3f} | {s['coverage_80']:.3f} | {s['coverage_95']:.3f} |")
     p, r = res["methods"][POLICY], res["methods"][REF]
@@ -251,7 +322,8 @@ def markdown(res: dict[str, Any]) -> str:
         f"Coverage 80/95 of the policy {p['coverage_80']:.3f}/{p['coverage_95']:.3f}; within 2 points of nominal at "
         f"both levels on {', '.join(k for k in kinds if within(g[k]['scores'][POLICY])) or 'no frequency'} (goal: "
         "every frequency). The panel's choice: "
-        + "; ".join(f"{k}: {g[k]['selection']['name']} ({g[k]['selection']['reason']})" for k in kinds) + ". "
+        + "; ".join(f"{k}: {g[k]['selection']['name']} ({g[k]['selection']['reason']})" for k in kinds)
+        + ". "
         f"Read with care: {res['series']} series are a small sample, so differences of a few tenths of sMAPE are "
         "within noise. Wall time of the fits "
         f"{res['wall_s']:.0f} s with n_jobs={res['n_jobs']} on a shared machine.",
@@ -280,7 +352,7 @@ ROUND2_RULE = (
     "monthly were already alone in their m). What dev cannot show: round 1's over-coverage on quarterly and "
     "monthly test data (dev said 0.80/0.95 there), so no dev-chosen rule addresses it. The evaluation: once, on "
     "the M3 series after round 1's test sample in the same shuffle (disjoint from seed 0, dev and round 1); M3 "
-    "has no \"other\" series left (174 = 50 seed-0 + 70 dev + 54 round 1), so other is not evaluated again. In "
+    'has no "other" series left (174 = 50 seed-0 + 70 dev + 54 round 1), so other is not evaluated again. In '
     "the same run, from the same fits: the revised rule, round 1's factors (per m) and plain conformal, all on "
     "the policy's point forecasts. Yearly series carry annual dates in this run (so the rule sees them as "
     "yearly)."
@@ -301,31 +373,46 @@ ROUND2_READING = (
     "every group, even where the rule is calibrated on average. Both test runs (quarterly 0.837 and 0.764 at "
     "80%) lie inside it. So a per-frequency 2-point goal on ~150 series cannot tell a calibrated rule from a "
     "miscalibrated one; left: judge coverage against that sampling range (or on far more series: M3 has no "
-    "\"other\" and 185 unused yearly series left, M4 would be the next source), not against +/-2 points. "
+    '"other" and 185 unused yearly series left, M4 would be the next source), not against +/-2 points. '
     "Round 3 (the next section, `bench/forecast_heldout.md`) replaced these factors by plain conformal."
 )
 
 
 def round2_markdown(res: dict[str, Any]) -> str:
     g = res["by_frequency"]
-    lines = [ROUND2_HEADING, "", ROUND2_RULE, "",
-             f"{res['date']}, {res['machine']}, `nice -n 10 python bench/forecast_m3.py --round 2`: "
-             + ", ".join(f"{k} {n}" for k, n in res["samples"].items())
-             + f" fresh series, fits {res['wall_s']:.0f} s with n_jobs={res['n_jobs']}; reported as it came out.",
-             "", "| frequency | n | intervals | cov 80 | cov 95 | within 2 points | sMAPE | MASE |",
-             "|---|---:|---|---:|---:|---|---:|---:|"]
+    lines = [
+        ROUND2_HEADING,
+        "",
+        ROUND2_RULE,
+        "",
+        f"{res['date']}, {res['machine']}, `nice -n 10 python bench/forecast_m3.py --round 2`: "
+        + ", ".join(f"{k} {n}" for k, n in res["samples"].items())
+        + f" fresh series, fits {res['wall_s']:.0f} s with n_jobs={res['n_jobs']}; reported as it came out.",
+        "",
+        "| frequency | n | intervals | cov 80 | cov 95 | within 2 points | sMAPE | MASE |",
+        "|---|---:|---|---:|---:|---|---:|---:|",
+    ]
     for k in g:
         for name, label in ((POLICY, "revised (per group)"), (ROUND1, "round 1 (per m)"), (PLAIN, "plain conformal")):
             sc = g[k]["scores"][name]
-            lines.append(f"| {k} | {sc['n']} | {label} | {sc['coverage_80']:.3f} | {sc['coverage_95']:.3f} | "
-                         f"{'yes' if within(sc) else 'no'} | {sc['smape']:.2f} | {sc['mase']:.3f} |")
-    lines += ["", "Point forecasts (the policy's pick: "
-              + "; ".join(f"{k}: {g[k]['selection']['name']}" for k in g)
-              + ") are the same in the three rows; the ETS/Theta/CES mean and single models are in "
-              "`bench/results/forecast_m3_round2.json`. Within 2 points of nominal at both levels: "
-              + "; ".join(f"{label}: {', '.join(k for k in g if within(g[k]['scores'][name])) or 'none'}"
-                          for name, label in ((POLICY, "revised"), (ROUND1, "round 1"), (PLAIN, "plain conformal")))
-              + ".", "", ROUND2_READING]
+            lines.append(
+                f"| {k} | {sc['n']} | {label} | {sc['coverage_80']:.3f} | {sc['coverage_95']:.3f} | "
+                f"{'yes' if within(sc) else 'no'} | {sc['smape']:.2f} | {sc['mase']:.3f} |"
+            )
+    lines += [
+        "",
+        "Point forecasts (the policy's pick: "
+        + "; ".join(f"{k}: {g[k]['selection']['name']}" for k in g)
+        + ") are the same in the three rows; the ETS/Theta/CES mean and single models are in "
+        "`bench/results/forecast_m3_round2.json`. Within 2 points of nominal at both levels: "
+        + "; ".join(
+            f"{label}: {', '.join(k for k in g if within(g[k]['scores'][name])) or 'none'}"
+            for name, label in ((POLICY, "revised"), (ROUND1, "round 1"), (PLAIN, "plain conformal"))
+        )
+        + ".",
+        "",
+        ROUND2_READING,
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -336,16 +423,25 @@ def within(s: dict[str, float], points: float = 0.02) -> bool:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sample", type=int, default=100, help="series per frequency group (seeded)")
-    p.add_argument("--sizes", type=json.loads, default={"yearly": 200, "quarterly": 150, "monthly": 100, "other": 54},
-                   help='per-group sample sizes as JSON, e.g. \'{"monthly": 50}\' (default: about 20 min on a busy 2-core machine)')
+    p.add_argument(
+        "--sizes",
+        type=json.loads,
+        default={"yearly": 200, "quarterly": 150, "monthly": 100, "other": 54},
+        help="per-group sample sizes as JSON, e.g. '{\"monthly\": 50}' (default: about 20 min on a busy 2-core machine)",
+    )
     p.add_argument("--on-dev", action="store_true", help="smoke run on dev series (no test data read)")
     p.add_argument("--n-jobs", type=int, default=1)
     p.add_argument("--out", type=Path, default=OUT / "forecast_m3.json")
     p.add_argument("--md", type=Path, default=Path(__file__).parent / "forecast_m3.md")
     p.add_argument("--groups", nargs="*", default=list(GROUPS))
     p.add_argument("--render", action="store_true", help="only rewrite --md from the saved --out JSON")
-    p.add_argument("--round", type=int, choices=(1, 2), default=1,
-                   help="2: the interval round-2 evaluation on the series after round 1's test sample")
+    p.add_argument(
+        "--round",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="2: the interval round-2 evaluation on the series after round 1's test sample",
+    )
     args = p.parse_args()
     if args.round == 2 and args.out == OUT / "forecast_m3.json":
         args.out = OUT / "forecast_m3_round2.json"

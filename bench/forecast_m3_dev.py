@@ -26,8 +26,12 @@ DEV_DIR = Path("/tmp/orrery_m3_dev")  # CV frames: large, regenerable, not commi
 
 def dev_panel(kind: str) -> tuple[pd.DataFrame, int]:
     series = split_series(kind)["dev"]
-    train = pd.concat([pd.DataFrame({"unique_id": s.sn, "date": range(1, len(s.x) + 1), "value": list(map(float, s.x))})
-                       for s in series])
+    train = pd.concat(
+        [
+            pd.DataFrame({"unique_id": s.sn, "date": range(1, len(s.x) + 1), "value": list(map(float, s.x))})
+            for s in series
+        ]
+    )
     return train, series[0].h
 
 

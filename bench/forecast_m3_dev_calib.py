@@ -63,7 +63,7 @@ def held_out_frame(frames: dict[str, pd.DataFrame], key: Key | None, seed: int) 
     all_ = pd.concat(frames.values())
     ids = np.random.default_rng(seed).permutation(all_["unique_id"].unique())
     a = all_[all_["unique_id"].isin(ids[: len(ids) // 2])]
-    b = all_[all_["unique_id"].isin(ids[len(ids) // 2:])]
+    b = all_[all_["unique_id"].isin(ids[len(ids) // 2 :])]
     return pd.concat([apply_factors(a, b, key), apply_factors(b, a, key)])
 
 
@@ -75,13 +75,22 @@ def sampling_spread(frames: dict[str, pd.DataFrame], n: int = 150, reps: int = 1
     rng = np.random.default_rng(0)
     rows = []
     for kind, g in got.groupby("kind"):
-        inside = {lv: ((g[f"lo_{lv}"] <= g["y"]) & (g["y"] <= g[f"hi_{lv}"])).groupby(g["unique_id"]).agg(["sum", "size"])
-                  for lv in reg.LEVELS}
+        inside = {
+            lv: ((g[f"lo_{lv}"] <= g["y"]) & (g["y"] <= g[f"hi_{lv}"])).groupby(g["unique_id"]).agg(["sum", "size"])
+            for lv in reg.LEVELS
+        }
         ids = inside[80].index.to_numpy()
         for _ in range(reps):
             pick = rng.choice(ids, size=n, replace=True)
-            rows.append({"kind": kind, **{f"cov{lv}": inside[lv].loc[pick, "sum"].sum() / inside[lv].loc[pick, "size"].sum()
-                                          for lv in reg.LEVELS}})
+            rows.append(
+                {
+                    "kind": kind,
+                    **{
+                        f"cov{lv}": inside[lv].loc[pick, "sum"].sum() / inside[lv].loc[pick, "size"].sum()
+                        for lv in reg.LEVELS
+                    },
+                }
+            )
     res = pd.DataFrame(rows).groupby("kind")
     return pd.concat({"p5": res.quantile(0.05), "p95": res.quantile(0.95)}, axis=1)
 
@@ -93,13 +102,25 @@ def main() -> None:
         for name, key in KEYS.items():
             for seed in range(5):  # five random halvings: the spread says how noisy the check is
                 for kind, cov in held_out(frames, key, seed).items():
-                    rows.append({"windows": nw, "rule": name, "seed": seed, "kind": kind,
-                                 **{f"cov{lv}": cov[lv] for lv in reg.LEVELS}})
+                    rows.append(
+                        {
+                            "windows": nw,
+                            "rule": name,
+                            "seed": seed,
+                            "kind": kind,
+                            **{f"cov{lv}": cov[lv] for lv in reg.LEVELS},
+                        }
+                    )
         for kind, f in frames.items():
-            print(f"{nw} windows, {kind}: factors (all dev series)", {lv: round(v, 3) for lv, v in nested_factor(f).items()})
+            print(
+                f"{nw} windows, {kind}: factors (all dev series)",
+                {lv: round(v, 3) for lv, v in nested_factor(f).items()},
+            )
         f = pd.concat(frames.values())
-        print(f"{nw} windows, per m:", {m: {lv: round(v, 3) for lv, v in nested_factor(g).items()}
-                                        for m, g in f.groupby("m")})
+        print(
+            f"{nw} windows, per m:",
+            {m: {lv: round(v, 3) for lv, v in nested_factor(g).items()} for m, g in f.groupby("m")},
+        )
     res = pd.DataFrame(rows)
     res["worst"] = np.maximum((res["cov80"] - 0.80).abs(), (res["cov95"] - 0.95).abs())
     table = res.groupby(["windows", "rule", "kind"])[["cov80", "cov95", "worst"]].mean().unstack("kind")

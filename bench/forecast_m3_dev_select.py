@@ -66,23 +66,30 @@ def rule_fixed(name: str) -> Rule:
     return lambda _cvs: name
 
 
-def rule_switch(delta: float, pool: Sequence[str] = ("scum", "scum_mean"), min_series: int = 5,
-                default: str = "mean3") -> Rule:
+def rule_switch(
+    delta: float, pool: Sequence[str] = ("scum", "scum_mean"), min_series: int = 5, default: str = "mean3"
+) -> Rule:
     """Forecast with `default` unless a pooled candidate's CV sMAPE is lower by more than `delta` (relative) and
     its CV MASE is lower too, over at least `min_series` series with CV windows."""
+
     def choose(cvs: pd.DataFrame) -> str:
         per = cvs.groupby(["unique_id", "model"])[["smape", "mase"]].mean().groupby("model").mean()
         if cvs["unique_id"].nunique() < min_series or default not in per.index:
             return default
         best = min(pool, key=lambda c: per.loc[c, "smape"] if c in per.index else np.inf)
-        gain = best in per.index and per.loc[best, "smape"] < (1 - delta) * per.loc[default, "smape"] \
+        gain = (
+            best in per.index
+            and per.loc[best, "smape"] < (1 - delta) * per.loc[default, "smape"]
             and per.loc[best, "mase"] < per.loc[default, "mase"]
+        )
         return best if gain else default
+
     return choose
 
 
-def simulate(scores: pd.DataFrame, rules: dict[str, Rule], n_windows: int, sizes: Sequence[int], reps: int,
-             seed: int = 0) -> pd.DataFrame:
+def simulate(
+    scores: pd.DataFrame, rules: dict[str, Rule], n_windows: int, sizes: Sequence[int], reps: int, seed: int = 0
+) -> pd.DataFrame:
     """Dev-test sMAPE/MASE of each rule minus mean3's, on random sub-panels (and the whole dev panel)."""
     ids = scores["unique_id"].unique()
     seen = scores[(scores["back"] >= 1) & (scores["back"] <= n_windows)]
@@ -97,8 +104,16 @@ def simulate(scores: pd.DataFrame, rules: dict[str, Rule], n_windows: int, sizes
             for name, rule in rules.items():
                 pick = rule(cvs)
                 got = test.loc[(panel, pick), :].mean()
-                rows.append({"size": size, "rep": rep, "rule": name, "pick": pick,
-                             "d_smape": got["smape"] - ref["smape"], "d_mase": got["mase"] - ref["mase"]})
+                rows.append(
+                    {
+                        "size": size,
+                        "rep": rep,
+                        "rule": name,
+                        "pick": pick,
+                        "d_smape": got["smape"] - ref["smape"],
+                        "d_mase": got["mase"] - ref["mase"],
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -120,8 +135,14 @@ def window_forecast(cv: pd.DataFrame, back: int, name: str) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def calibrated_window(cv: pd.DataFrame, data: SeriesData, name: str, back: int, windows: Sequence[int],
-                      factor: dict[int, float] | None = None) -> pd.DataFrame:
+def calibrated_window(
+    cv: pd.DataFrame,
+    data: SeriesData,
+    name: str,
+    back: int,
+    windows: Sequence[int],
+    factor: dict[int, float] | None = None,
+) -> pd.DataFrame:
     """Window `back`'s forecasts of candidate `name` with intervals calibrated on CV windows `windows` (each
     series as it was at window `back`'s origin), half-widths times `factor` per level."""
     members, how = CANDIDATES[name]
@@ -129,8 +150,9 @@ def calibrated_window(cv: pd.DataFrame, data: SeriesData, name: str, back: int, 
     origin = cv[cv["back"] == back][["unique_id", "cutoff"]].drop_duplicates()
     data_at = truncated(data, origin)
     seen = cv[cv["back"].isin(windows) & cv["unique_id"].isin(origin["unique_id"])]
-    cal = A.calibrate(A.CVResult(cv=seen, scores=pd.DataFrame(), models=list(members)), data_at, list(members), how,
-                      factors={})  # plain: the factors are what this script measures
+    cal = A.calibrate(
+        A.CVResult(cv=seen, scores=pd.DataFrame(), models=list(members)), data_at, list(members), how, factors={}
+    )  # plain: the factors are what this script measures
     out = A.calibrated(fc[fc["unique_id"].isin(data_at.ids)], cal, data_at)
     return scaled(out, factor) if factor else out
 
@@ -159,11 +181,22 @@ def interval_report(cv: pd.DataFrame, data: SeriesData, name: str, n_windows: in
     latest = calibrated_window(cv, data, name, 0, [1])
     # a fixed factor per level learnt on half the dev series' dev test, checked on the other half (and back)
     ids = np.random.default_rng(1).permutation(plain["unique_id"].unique())
-    halves = [plain[plain["unique_id"].isin(ids[: len(ids) // 2])], plain[plain["unique_id"].isin(ids[len(ids) // 2:])]]
+    halves = [
+        plain[plain["unique_id"].isin(ids[: len(ids) // 2])],
+        plain[plain["unique_id"].isin(ids[len(ids) // 2 :])],
+    ]
     crossed = [scaled(b, nested_factor(a)) for a, b in (halves, halves[::-1])]
-    return {"plain": coverage(plain), "latest": coverage(latest), "k": k, "nested": coverage(nested),
-            "factor": nested_factor(plain), "factor_half": coverage(pd.concat(crossed)),
-            "check_points": len(check), "test_points": len(plain), "plain_frame": plain}
+    return {
+        "plain": coverage(plain),
+        "latest": coverage(latest),
+        "k": k,
+        "nested": coverage(nested),
+        "factor": nested_factor(plain),
+        "factor_half": coverage(pd.concat(crossed)),
+        "check_points": len(check),
+        "test_points": len(plain),
+        "plain_frame": plain,
+    }
 
 
 def scaled(fc: pd.DataFrame, factor: dict[int, float]) -> pd.DataFrame:
@@ -180,8 +213,12 @@ def main() -> None:
     p.add_argument("--reps", type=int, default=200)
     p.add_argument("--dir", type=Path, default=DEV_DIR)
     args = p.parse_args()
-    rules: dict[str, Rule] = {"mean3": rule_fixed("mean3"), "scum": rule_fixed("scum"),
-                              "scum_mean": rule_fixed("scum_mean"), "mean4": rule_fixed("mean4")}
+    rules: dict[str, Rule] = {
+        "mean3": rule_fixed("mean3"),
+        "scum": rule_fixed("scum"),
+        "scum_mean": rule_fixed("scum_mean"),
+        "mean4": rule_fixed("mean4"),
+    }
     rules |= {f"switch{d:g}": rule_switch(d) for d in (0.0, 0.02, 0.05)}
     rules |= {f"scum_only{d:g}": rule_switch(d, pool=("scum",)) for d in (0.0, 0.02)}
     rules |= {f"from_scum_mean{d:g}": rule_switch(d, pool=("mean3", "scum"), default="scum_mean") for d in (0.0, 0.02)}
@@ -190,21 +227,31 @@ def main() -> None:
     for kind in args.groups:
         cv, data = load_dev(kind, args.dir)
         scores = window_scores(cv, data)
-        print(f"\n=== {kind}: {len(data.ids)} dev series, windows per series "
-              f"{cv.groupby('unique_id')['back'].max().add(1).value_counts().sort_index().to_dict()}")
+        print(
+            f"\n=== {kind}: {len(data.ids)} dev series, windows per series "
+            f"{cv.groupby('unique_id')['back'].max().add(1).value_counts().sort_index().to_dict()}"
+        )
         for nw in (2, 3):
             sim = simulate(scores, rules, nw, sizes=(10, 30), reps=args.reps)
-            table = sim.groupby(["size", "rule"]).agg(d_smape=("d_smape", "mean"), d_mase=("d_mase", "mean"),
-                                                      worse=("d_smape", lambda d: float((d > 0).mean())),
-                                                      picks_mean3=("pick", lambda s: float((s == "mean3").mean())))
+            table = sim.groupby(["size", "rule"]).agg(
+                d_smape=("d_smape", "mean"),
+                d_mase=("d_mase", "mean"),
+                worse=("d_smape", lambda d: float((d > 0).mean())),
+                picks_mean3=("pick", lambda s: float((s == "mean3").mean())),
+            )
             print(f"-- policy sees {nw} CV windows: dev-test difference to mean3 (negative = better)")
             print(table.round(3).to_string())
             full.append(sim[sim["size"] == sim["size"].max()].assign(kind=kind, n_windows=nw))
             for name in ("mean3", "scum", "scum_mean"):
                 rep = interval_report(cv, data, name, nw)
                 plains[(kind, nw, name)] = rep.pop("plain_frame")
-                print(f"   intervals {name}:", {k: ({lv: round(x, 3) for lv, x in v.items()} if isinstance(v, dict)
-                                                    else v) for k, v in rep.items()})
+                print(
+                    f"   intervals {name}:",
+                    {
+                        k: ({lv: round(x, 3) for lv, x in v.items()} if isinstance(v, dict) else v)
+                        for k, v in rep.items()
+                    },
+                )
     summary(pd.concat(full), plains)
 
 
@@ -224,8 +271,10 @@ def summary(full: pd.DataFrame, plains: dict[tuple[str, int, str], pd.DataFrame]
             for (kind, n, nm), frame in plains.items():
                 if n == nw and nm == name:
                     by_m.setdefault(GROUPS[kind], []).append(frame)
-            print(f"factors {name}, {nw} windows:",
-                  {m: {lv: round(k, 3) for lv, k in nested_factor(pd.concat(fs)).items()} for m, fs in by_m.items()})
+            print(
+                f"factors {name}, {nw} windows:",
+                {m: {lv: round(k, 3) for lv, k in nested_factor(pd.concat(fs)).items()} for m, fs in by_m.items()},
+            )
 
 
 if __name__ == "__main__":

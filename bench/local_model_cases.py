@@ -23,20 +23,39 @@ def obj(required: list[str], **props: dict[str, Any]) -> dict[str, Any]:
 
 
 STR, NUM, INT = {"type": "string"}, {"type": "number"}, {"type": "integer"}
-TOOLS = {t.name: t for t in [
-    ToolSpec("calculate", "Evaluate an arithmetic expression and return the number.", obj(["expression"], expression=STR)),
-    ToolSpec("get_weather", "Current weather for a city.", obj(["city"], city=STR)),
-    ToolSpec("convert_units", "Convert a value from one unit to another (length, mass, temperature, volume).",
-             obj(["value", "from_unit", "to_unit"], value=NUM, from_unit=STR, to_unit=STR)),
-    ToolSpec("get_stock_price", "The latest trading price of a stock, by its ticker symbol.", obj(["ticker"], ticker=STR)),
-    ToolSpec("translate", "Translate a text into another language.",
-             obj(["text", "target_language"], text=STR, target_language=STR)),
-    ToolSpec("set_reminder", "Set a reminder with a message at a time of day (HH:MM, 24-hour clock).",
-             obj(["message", "time"], message=STR, time=STR)),
-    ToolSpec("send_email", "Send an email to one address with a subject and a body.",
-             obj(["to", "subject", "body"], to=STR, subject=STR, body=STR)),
-    ToolSpec("get_time", "The current local time in a city.", obj(["city"], city=STR)),
-]}
+TOOLS = {
+    t.name: t
+    for t in [
+        ToolSpec(
+            "calculate", "Evaluate an arithmetic expression and return the number.", obj(["expression"], expression=STR)
+        ),
+        ToolSpec("get_weather", "Current weather for a city.", obj(["city"], city=STR)),
+        ToolSpec(
+            "convert_units",
+            "Convert a value from one unit to another (length, mass, temperature, volume).",
+            obj(["value", "from_unit", "to_unit"], value=NUM, from_unit=STR, to_unit=STR),
+        ),
+        ToolSpec(
+            "get_stock_price", "The latest trading price of a stock, by its ticker symbol.", obj(["ticker"], ticker=STR)
+        ),
+        ToolSpec(
+            "translate",
+            "Translate a text into another language.",
+            obj(["text", "target_language"], text=STR, target_language=STR),
+        ),
+        ToolSpec(
+            "set_reminder",
+            "Set a reminder with a message at a time of day (HH:MM, 24-hour clock).",
+            obj(["message", "time"], message=STR, time=STR),
+        ),
+        ToolSpec(
+            "send_email",
+            "Send an email to one address with a subject and a body.",
+            obj(["to", "subject", "body"], to=STR, subject=STR, body=STR),
+        ),
+        ToolSpec("get_time", "The current local time in a city.", obj(["city"], city=STR)),
+    ]
+}
 
 Check = Callable[[dict[str, Any]], bool]
 
@@ -54,12 +73,13 @@ def _has(*words: str) -> Check:
     def check(args: dict[str, Any]) -> bool:
         text = " ".join(str(v) for v in args.values()).lower().replace(" ", "")
         return all(w.lower().replace(" ", "") in text for w in words)
+
     return check
 
 
 def _translate(words: str, *language: str) -> Check:
     """The text asked for, into the language by name or ISO code ("German" or "de")."""
-    return lambda a: (_has(words)(a) and str(a.get("target_language", "")).strip().lower() in language)
+    return lambda a: _has(words)(a) and str(a.get("target_language", "")).strip().lower() in language
 
 
 def _num(x: float) -> Check:
@@ -67,8 +87,11 @@ def _num(x: float) -> Check:
 
 
 def _units(x: float, frm: str, to: str) -> Check:
-    return lambda a: (_num(x)(a) and str(a.get("from_unit", "")).lower().startswith(frm)
-                      and str(a.get("to_unit", "")).lower().startswith(to))
+    return lambda a: (
+        _num(x)(a)
+        and str(a.get("from_unit", "")).lower().startswith(frm)
+        and str(a.get("to_unit", "")).lower().startswith(to)
+    )
 
 
 # (prompt, tool, check): questions that one tool answers.
@@ -99,20 +122,40 @@ FITTING: list[tuple[str, str, Check]] = [
     ("What does NVDA cost per share today?", "get_stock_price", _has("nvda")),
     ("Translate 'good morning' into Spanish.", "translate", _translate("good morning", "spanish", "es", "español")),
     ("How do you say 'thank you very much' in Japanese?", "translate", _translate("thank you", "japanese", "ja", "jp")),
-    ("Translate 'where is the train station' to German.", "translate", _translate("train station", "german", "de",
-                                                                                  "deutsch")),
-    ("Please put 'I love this city' into French.", "translate", _translate("love this city", "french", "fr",
-                                                                          "français")),
+    (
+        "Translate 'where is the train station' to German.",
+        "translate",
+        _translate("train station", "german", "de", "deutsch"),
+    ),
+    (
+        "Please put 'I love this city' into French.",
+        "translate",
+        _translate("love this city", "french", "fr", "français"),
+    ),
     ("Remind me to call mom at 18:30.", "set_reminder", _has("mom", "18:30")),
     ("Set a reminder for 07:15 to take my medicine.", "set_reminder", _has("medicine", "07:15")),
     ("At 12:00 remind me to water the plants.", "set_reminder", _has("plants", "12:00")),
     ("I need a reminder at 21:45: submit the report.", "set_reminder", _has("report", "21:45")),
-    ("Email bob@example.com with subject 'Lunch' and say I'll be late.", "send_email", _has("bob@example.com", "lunch")),
-    ("Send an email to ana@corp.io titled 'Invoice' saying the invoice is attached.", "send_email",
-     _has("ana@corp.io", "invoice")),
-    ("Write to team@site.org, subject 'Standup', body: standup moves to 10am.", "send_email",
-     _has("team@site.org", "standup")),
-    ("Mail jo@uni.edu the subject 'Thesis' and tell her the draft is ready.", "send_email", _has("jo@uni.edu", "thesis")),
+    (
+        "Email bob@example.com with subject 'Lunch' and say I'll be late.",
+        "send_email",
+        _has("bob@example.com", "lunch"),
+    ),
+    (
+        "Send an email to ana@corp.io titled 'Invoice' saying the invoice is attached.",
+        "send_email",
+        _has("ana@corp.io", "invoice"),
+    ),
+    (
+        "Write to team@site.org, subject 'Standup', body: standup moves to 10am.",
+        "send_email",
+        _has("team@site.org", "standup"),
+    ),
+    (
+        "Mail jo@uni.edu the subject 'Thesis' and tell her the draft is ready.",
+        "send_email",
+        _has("jo@uni.edu", "thesis"),
+    ),
     ("What time is it in Sydney?", "get_time", _has("sydney")),
     ("Tell me the local time in New York.", "get_time", _has("new york")),
     ("What's the current time in Mumbai?", "get_time", _has("mumbai")),
@@ -155,12 +198,17 @@ UNFITTING: list[tuple[str, list[str]]] = [
     ("What language is spoken in Brazil?", ["get_weather", "calculate", "send_email", "get_stock_price"]),
     ("Describe a rainbow to a child.", ["convert_units", "get_time", "translate", "set_reminder"]),
     ("Give me a motivational quote.", ["get_stock_price", "get_weather", "calculate", "send_email"]),
-    ("What is the boiling point of water at sea level, in Celsius?", ["get_time", "set_reminder", "send_email",
-                                                                        "get_stock_price"]),
+    (
+        "What is the boiling point of water at sea level, in Celsius?",
+        ["get_time", "set_reminder", "send_email", "get_stock_price"],
+    ),
     ("Name a famous composer of the Baroque era.", ["calculate", "convert_units", "get_weather", "get_time"]),
     ("What does HTTP stand for?", ["translate", "set_reminder", "get_stock_price", "get_weather"]),
     ("Is a tomato a fruit or a vegetable?", ["send_email", "calculate", "get_time", "convert_units"]),
-    ("What's a good way to start learning the guitar?", ["get_weather", "get_stock_price", "set_reminder", "calculate"]),
+    (
+        "What's a good way to start learning the guitar?",
+        ["get_weather", "get_stock_price", "set_reminder", "calculate"],
+    ),
     ("Which animal is known as the king of the jungle?", ["convert_units", "translate", "get_time", "send_email"]),
 ]
 

@@ -47,6 +47,7 @@ class Recording:
                 result = chat(request)
                 self._timings = result.get("timings", {})
                 return result
+
             model.chat = recording_chat  # type: ignore[method-assign]
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), **kw: Any) -> ModelResponse:
@@ -55,12 +56,18 @@ class Recording:
         t0 = time.perf_counter()
         resp = self.model.complete(messages, tools, **kw)
         timings = getattr(self.model, "last_timings", None) or self._timings
-        self.calls.append({"tools": [t.name for t in tools], "prompt_tokens": resp.usage.prompt_tokens,
-                           "cached_tokens": timings.get("cache_n", 0), "processed_tokens": timings.get("prompt_n", 0),
-                           "completion_tokens": resp.usage.completion_tokens,
-                           "seconds": round(time.perf_counter() - t0, 2),
-                           "reply": (resp.tool_calls[0].name if resp.tool_calls else "answer"),
-                           "content": resp.content[:400]})
+        self.calls.append(
+            {
+                "tools": [t.name for t in tools],
+                "prompt_tokens": resp.usage.prompt_tokens,
+                "cached_tokens": timings.get("cache_n", 0),
+                "processed_tokens": timings.get("prompt_n", 0),
+                "completion_tokens": resp.usage.completion_tokens,
+                "seconds": round(time.perf_counter() - t0, 2),
+                "reply": (resp.tool_calls[0].name if resp.tool_calls else "answer"),
+                "content": resp.content[:400],
+            }
+        )
         return resp
 
 
@@ -78,15 +85,22 @@ def main() -> None:
     result = ForecastAgent(recording).analyze(SAMPLE, query=QUERY)
     wall = time.perf_counter() - t0
     calls = recording.calls
-    run = {"label": args.label, "date": dt.date.today().isoformat(), "catalogue": args.catalogue,
-           "wall_s": round(wall, 1), "model_s": round(sum(c["seconds"] for c in calls), 1),
-           "status": result.status, "best_model": result.best_model,
-           "completed_workflow": result.status == "completed" and result.best_model is not None,
-           "prompt_tokens": sum(c["prompt_tokens"] for c in calls),
-           "processed_tokens": sum(c["processed_tokens"] for c in calls),
-           "cached_tokens": sum(c["cached_tokens"] for c in calls),
-           "completion_tokens": sum(c["completion_tokens"] for c in calls),
-           "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)], "calls": calls}
+    run = {
+        "label": args.label,
+        "date": dt.date.today().isoformat(),
+        "catalogue": args.catalogue,
+        "wall_s": round(wall, 1),
+        "model_s": round(sum(c["seconds"] for c in calls), 1),
+        "status": result.status,
+        "best_model": result.best_model,
+        "completed_workflow": result.status == "completed" and result.best_model is not None,
+        "prompt_tokens": sum(c["prompt_tokens"] for c in calls),
+        "processed_tokens": sum(c["processed_tokens"] for c in calls),
+        "cached_tokens": sum(c["cached_tokens"] for c in calls),
+        "completion_tokens": sum(c["completion_tokens"] for c in calls),
+        "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+        "calls": calls,
+    }
     out = HERE / "results" / "local_model.json"
     data = json.loads(out.read_text()) if out.is_file() else {}
     data.setdefault("demo_runs", []).append(run)
@@ -94,6 +108,7 @@ def main() -> None:
     print(json.dumps({k: v for k, v in run.items() if k != "calls"}, indent=1))
     for c in calls:
         print(c)
+
 
 if __name__ == "__main__":
     main()

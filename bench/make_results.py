@@ -3,16 +3,32 @@
 from pathlib import Path
 
 HERE = Path(__file__).parent
-SECTIONS = ["overhead.md", "forecast_m3.md", "forecast_heldout.md", "forecast_cost.md", "local_model.md", "research.md",
-            "research_cache.md", "research_calibration.md", "demo.md", "markets.md", "markets_fanout.md",
-            "bi.md", "bi_memory.md",
-            "serve.md", "memory.md", "mcp.md"]
+SECTIONS = [
+    "overhead.md",
+    "forecast_m3.md",
+    "forecast_heldout.md",
+    "forecast_cost.md",
+    "local_model.md",
+    "research.md",
+    "research_cache.md",
+    "research_calibration.md",
+    "demo.md",
+    "markets.md",
+    "markets_fanout.md",
+    "bi.md",
+    "bi_memory.md",
+    "serve.md",
+    "memory.md",
+    "mcp.md",
+]
 
 
 def main() -> None:
-    parts = ["# Benchmark results\n",
-             "Each section is written by its script in `bench/` (figures also in `bench/results/*.json`); "
-             "regenerate this page with `python bench/make_results.py`. Machine: 2 vCPU, no GPU.\n"]
+    parts = [
+        "# Benchmark results\n",
+        "Each section is written by its script in `bench/` (figures also in `bench/results/*.json`); "
+        "regenerate this page with `python bench/make_results.py`. Machine: 2 vCPU, no GPU.\n",
+    ]
     for name in SECTIONS:
         path = HERE / name
         if path.exists():

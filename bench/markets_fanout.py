@@ -54,10 +54,16 @@ def worker(ids: list[str], out: Path, llm: str) -> None:
                 first = time.monotonic() - t0
             elif isinstance(e, Final):
                 result = e.result
-        row = {"id": q.id, "seconds": round(time.monotonic() - t0, 2),
-               "first_figure_seconds": None if first is None else round(first, 2), "model_calls": calls,
-               "tool_runs": len(result.tool_calls), "tools": [t.call.name for t in result.tool_calls],
-               "status": result.status, "output": result.output}
+        row = {
+            "id": q.id,
+            "seconds": round(time.monotonic() - t0, 2),
+            "first_figure_seconds": None if first is None else round(first, 2),
+            "model_calls": calls,
+            "tool_runs": len(result.tool_calls),
+            "tools": [t.call.name for t in result.tool_calls],
+            "status": result.status,
+            "output": result.output,
+        }
         with out.open("a") as f:
             f.write(json.dumps(row) + "\n")
         print(f"{q.id} {row['seconds']}s calls={calls} tools={row['tool_runs']}", flush=True)
@@ -71,12 +77,15 @@ def names(store: Any, sym: str) -> list[str]:
 
 
 def named(store: Any, sym: str, text: str) -> bool:
-    return any(re.search(rf"(?<![\w&]){re.escape(n)}(?![\w&])", text, re.IGNORECASE if n != sym else 0)
-               for n in names(store, sym))
+    return any(
+        re.search(rf"(?<![\w&]){re.escape(n)}(?![\w&])", text, re.IGNORECASE if n != sym else 0)
+        for n in names(store, sym)
+    )
 
 
 def number_found(x: float, text: str) -> bool:
     from orrery.grounding import numbers_in
+
     return any(abs(v - x) <= max(ABS_TOL, REL_TOL * abs(x)) for _, v in numbers_in(text))
 
 
@@ -113,9 +122,13 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     per = {}
     for k in [*kinds, "all"]:
         g = [r for r in rows if k in ("all", r["kind"])]
-        per[k] = {"n": len(g), "accuracy": round(sum(r["correct"] for r in g) / len(g), 3),
-                  "seconds": stats(g, "seconds"), "first_figure_seconds": stats(g, "first_figure_seconds"),
-                  "model_calls_mean": round(float(np.mean([r["model_calls"] for r in g])), 2)}
+        per[k] = {
+            "n": len(g),
+            "accuracy": round(sum(r["correct"] for r in g) / len(g), 3),
+            "seconds": stats(g, "seconds"),
+            "first_figure_seconds": stats(g, "first_figure_seconds"),
+            "model_calls_mean": round(float(np.mean([r["model_calls"] for r in g])), 2),
+        }
     return per
 
 
@@ -139,22 +152,30 @@ def main() -> None:
 
     store, tree = Store(), HERE.parent
     per_kind: dict[str, int] = {}
-    sample = [q.id for q in QUESTIONS if (per_kind.__setitem__(q.kind, per_kind.get(q.kind, 0) + 1)
-                                          or per_kind[q.kind] <= args.main_per_kind)]
+    sample = [
+        q.id
+        for q in QUESTIONS
+        if (per_kind.__setitem__(q.kind, per_kind.get(q.kind, 0) + 1) or per_kind[q.kind] <= args.main_per_kind)
+    ]
     tmp = Path(tempfile.mkdtemp(prefix="markets_fanout_"))  # the JSON written below holds every row
     t0 = time.monotonic()
-    sides = {"this tree": run_side("new", tree, [q.id for q in QUESTIONS], args.llm, tmp),
-             "main": run_side("main", args.main, sample, args.llm, tmp)}
+    sides = {
+        "this tree": run_side("new", tree, [q.id for q in QUESTIONS], args.llm, tmp),
+        "main": run_side("main", args.main, sample, args.llm, tmp),
+    }
     by_id = {q.id: q for q in QUESTIONS}
     for rows in sides.values():
         for r in rows:
             q = by_id[r["id"]]
             r.update(kind=q.kind, question=q.question, correct=score(store, q, r))
     summary = {
-        "date": time.strftime("%Y-%m-%d"), "llm": args.llm, "wall_seconds": round(time.monotonic() - t0),
+        "date": time.strftime("%Y-%m-%d"),
+        "llm": args.llm,
+        "wall_seconds": round(time.monotonic() - t0),
         "machine": f"{platform.machine()}, {os.cpu_count()} vCPU, Python {platform.python_version()}",
-        "main_commit": subprocess.run(["git", "-C", str(args.main), "rev-parse", "--short", "HEAD"],
-                                      capture_output=True, text=True).stdout.strip(),
+        "main_commit": subprocess.run(
+            ["git", "-C", str(args.main), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip(),
         "sample": sample,
         "this_tree_all": summarise(sides["this tree"]),
         "this_tree_sample": summarise([r for r in sides["this tree"] if r["id"] in sample]),
@@ -169,24 +190,35 @@ def report(s: dict[str, Any], sides: dict[str, list[dict[str, Any]]]) -> str:
         if d is None:
             return "-"
         sec, first = d["seconds"], d["first_figure_seconds"]
-        return (f"{100 * d['accuracy']:.0f}% (n={d['n']}) · {sec['median']} / {sec['p90']} s · first figure "
-                f"{first['median']} s · {d['model_calls_mean']} calls")
+        return (
+            f"{100 * d['accuracy']:.0f}% (n={d['n']}) · {sec['median']} / {sec['p90']} s · first figure "
+            f"{first['median']} s · {d['model_calls_mean']} calls"
+        )
 
     kinds = list(s["this_tree_all"])
     lines = [
-        "# Markets: comparisons, screens and windows (orrery.markets)", "",
+        "# Markets: comparisons, screens and windows (orrery.markets)",
+        "",
         f"{s['date']} · model: {s['llm']} · {s['machine']} · `PYTHONPATH=. nice -n 10 python bench/markets_fanout.py`"
         f" · main at {s['main_commit']} · wall {s['wall_seconds']} s · raw figures: "
-        "[results/markets_fanout.json](results/markets_fanout.json)", "",
+        "[results/markets_fanout.json](results/markets_fanout.json)",
+        "",
         f"{len(QUESTIONS)} questions (bench/markets_fanout_questions.py, written and committed before the code they "
         f"measure was tuned). This tree answered all of them; main answered the first {len(s['sample'])} "
         "(the first ones of each kind; main takes about a minute a question, so all of them did not fit in the "
         "run's time). Each cell: answers right · seconds per question median / p90 · seconds to the first "
-        "figure on screen (median) · model calls per question (mean).", "",
-        "| kind | this tree, all | this tree, main's sample | main, sample |", "|---|---|---|---|",
-        *(f"| {k} | {cell(s['this_tree_all'].get(k))} | {cell(s['this_tree_sample'].get(k))} | "
-          f"{cell(s['main_sample'].get(k))} |" for k in kinds),
-        "", "## How it is measured", "",
+        "figure on screen (median) · model calls per question (mean).",
+        "",
+        "| kind | this tree, all | this tree, main's sample | main, sample |",
+        "|---|---|---|---|",
+        *(
+            f"| {k} | {cell(s['this_tree_all'].get(k))} | {cell(s['this_tree_sample'].get(k))} | "
+            f"{cell(s['main_sample'].get(k))} |"
+            for k in kinds
+        ),
+        "",
+        "## How it is measured",
+        "",
         "- Gold answers computed from the store with pandas / ta-lib by the definitions in the questions file: a "
         "window's return runs from its first close to its last (adj_close); YTD from January 1 of the date's year; "
         "52-week high / low = highest / lowest close over the 52 weeks ending on the date; screens on the date's "
@@ -203,9 +235,15 @@ def report(s: dict[str, Any], sides: dict[str, list[dict[str, Any]]]) -> str:
         "some of the leaders or matches) touches the prose only, not the figures the score reads.",
         "- Main's 52-week figures are the intraday high / low over 252 bars; the gold uses the definition asked for "
         "(closes over the 52 weeks ending on the date), so main's w1 is wrong by that definition.",
-        "", "## Answers scored wrong", "",
-        *(f"- {side}: {r['id']} {r['question']!r}: tools {r['tools']}, {r['seconds']} s -> "
-          f"{r['output'][:300]!r}" for side, rows in sides.items() for r in rows if not r["correct"]),
+        "",
+        "## Answers scored wrong",
+        "",
+        *(
+            f"- {side}: {r['id']} {r['question']!r}: tools {r['tools']}, {r['seconds']} s -> {r['output'][:300]!r}"
+            for side, rows in sides.items()
+            for r in rows
+            if not r["correct"]
+        ),
     ]
     return "\n".join(lines) + "\n"
 

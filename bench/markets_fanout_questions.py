@@ -58,6 +58,7 @@ def compare(syms: list[str], metric: Callable[[Any, str], float], highest: bool 
         values = {k: metric(s, k) for k in syms}
         best = max(values.values()) if highest else min(values.values())
         return {"numbers": list(values.values()), "winner": [k for k, v in values.items() if abs(v - best) < 0.005]}
+
     return gold
 
 
@@ -70,17 +71,23 @@ def sma(s: Any, sym: str, date: str, n: int) -> float:
     return float(c.iloc[-n:].mean()) if len(c) >= n else float("nan")
 
 
-def screen(syms: list[str] | None, date: str, value: Callable[[Any, str], float], test: Callable[[Any, str, float], bool],
-           every_value: bool) -> Gold:
+def screen(
+    syms: list[str] | None,
+    date: str,
+    value: Callable[[Any, str], float],
+    test: Callable[[Any, str, float], bool],
+    every_value: bool,
+) -> Gold:
     """The matching symbols; the value of every symbol screened (a named list) or of the matches (the store,
     less the symbols with no data on the date)."""
+
     def gold(s: Any) -> dict[str, Any]:
-        universe = syms or [k for k, v in s.symbols.items() if v.kind == "stock"
-                            and v.first <= date]
+        universe = syms or [k for k, v in s.symbols.items() if v.kind == "stock" and v.first <= date]
         values = {k: value(s, k) for k in universe}
         hits = [k for k, v in values.items() if np.isfinite(v) and test(s, k, v)]
         shown = values if every_value else {k: values[k] for k in hits}
         return {"symbols": hits, "numbers": [v for v in shown.values() if np.isfinite(v)]}
+
     return gold
 
 
@@ -90,6 +97,7 @@ def extreme_52w(sym: str, date: str, high: bool) -> Gold:
         c = px(s, sym, date)["close"]
         c = c[c.index > d - pd.Timedelta(days=364)]
         return {"numbers": [c.max() if high else c.min()]}
+
     return gold
 
 
@@ -107,40 +115,114 @@ def year(y: int) -> tuple[str, str]:
 
 QUESTIONS: list[Q] = [
     # comparisons of 2-3 symbols
-    Q("c1", "compare", "Which had the higher percentage change over 2011, Apple or Microsoft? Give both changes.",
-      compare(["AAPL", "MSFT"], lambda s, k: ret(s, k, *year(2011)))),
-    Q("c2", "compare", "Which rose more in 2010, IBM or Google?",
-      compare(["IBM", "GOOG"], lambda s, k: ret(s, k, *year(2010)))),
-    Q("c3", "compare", "Which index had the higher return in 2015, the S&P 500 or the NASDAQ Composite?",
-      compare(["SPX", "COMP"], lambda s, k: ret(s, k, *year(2015)))),
-    Q("c4", "compare", "Compare the returns of Apple, IBM and Microsoft between 2009-03-09 and 2010-03-09. "
-      "Which was best?", compare(["AAPL", "IBM", "MSFT"], lambda s, k: ret(s, k, "2009-03-09", "2010-03-09"))),
-    Q("c5", "compare", "Which was more volatile in 2008: Microsoft, IBM or Google?",
-      compare(["MSFT", "IBM", "GOOG"], lambda s, k: vol(s, k, *year(2008)))),
+    Q(
+        "c1",
+        "compare",
+        "Which had the higher percentage change over 2011, Apple or Microsoft? Give both changes.",
+        compare(["AAPL", "MSFT"], lambda s, k: ret(s, k, *year(2011))),
+    ),
+    Q(
+        "c2",
+        "compare",
+        "Which rose more in 2010, IBM or Google?",
+        compare(["IBM", "GOOG"], lambda s, k: ret(s, k, *year(2010))),
+    ),
+    Q(
+        "c3",
+        "compare",
+        "Which index had the higher return in 2015, the S&P 500 or the NASDAQ Composite?",
+        compare(["SPX", "COMP"], lambda s, k: ret(s, k, *year(2015))),
+    ),
+    Q(
+        "c4",
+        "compare",
+        "Compare the returns of Apple, IBM and Microsoft between 2009-03-09 and 2010-03-09. Which was best?",
+        compare(["AAPL", "IBM", "MSFT"], lambda s, k: ret(s, k, "2009-03-09", "2010-03-09")),
+    ),
+    Q(
+        "c5",
+        "compare",
+        "Which was more volatile in 2008: Microsoft, IBM or Google?",
+        compare(["MSFT", "IBM", "GOOG"], lambda s, k: vol(s, k, *year(2008))),
+    ),
     # comparisons of 4 symbols
-    Q("c6", "compare4", "Which of Apple, IBM, Microsoft and Google had the highest return in 2012?",
-      compare(["AAPL", "IBM", "MSFT", "GOOG"], lambda s, k: ret(s, k, *year(2012)))),
-    Q("c7", "compare4", "Which had the worst return in 2007: AAPL, GOOG, IBM or MSFT?",
-      compare(["AAPL", "GOOG", "IBM", "MSFT"], lambda s, k: ret(s, k, *year(2007)), highest=False)),
-    Q("c8", "compare4", "Compare the percentage change of Apple, Google, IBM and Microsoft from January 3, 2011 "
-      "to December 30, 2011. Which gained the most?",
-      compare(["AAPL", "GOOG", "IBM", "MSFT"], lambda s, k: ret(s, k, "2011-01-03", "2011-12-30"))),
+    Q(
+        "c6",
+        "compare4",
+        "Which of Apple, IBM, Microsoft and Google had the highest return in 2012?",
+        compare(["AAPL", "IBM", "MSFT", "GOOG"], lambda s, k: ret(s, k, *year(2012))),
+    ),
+    Q(
+        "c7",
+        "compare4",
+        "Which had the worst return in 2007: AAPL, GOOG, IBM or MSFT?",
+        compare(["AAPL", "GOOG", "IBM", "MSFT"], lambda s, k: ret(s, k, *year(2007)), highest=False),
+    ),
+    Q(
+        "c8",
+        "compare4",
+        "Compare the percentage change of Apple, Google, IBM and Microsoft from January 3, 2011 "
+        "to December 30, 2011. Which gained the most?",
+        compare(["AAPL", "GOOG", "IBM", "MSFT"], lambda s, k: ret(s, k, "2011-01-03", "2011-12-30")),
+    ),
     # screens over a named list: the matches, and every symbol's value
-    Q("s1", "screen_list", "Among Apple, IBM, Microsoft and Google, which had a 14-day RSI below 30 on 2008-01-30?",
-      screen(["AAPL", "IBM", "MSFT", "GOOG"], "2008-01-30", lambda s, k: rsi(s, k, "2008-01-30"), lambda _s, _k, v: v < 30, True)),
-    Q("s2", "screen_list", "Of AAPL, MSFT and IBM, which closed above their 50-day moving average on 2012-01-05?",
-      screen(["AAPL", "MSFT", "IBM"], "2012-01-05", lambda s, k: px(s, k, "2012-01-05")["close"].iloc[-1],
-             lambda s, k, v: v > sma(s, k, "2012-01-05", 50), True)),
-    Q("s3", "screen_list", "Which of Google, IBM and Microsoft had an RSI above 70 on 2010-10-06?",
-      screen(["GOOG", "IBM", "MSFT"], "2010-10-06", lambda s, k: rsi(s, k, "2010-10-06"), lambda _s, _k, v: v > 70, True)),
+    Q(
+        "s1",
+        "screen_list",
+        "Among Apple, IBM, Microsoft and Google, which had a 14-day RSI below 30 on 2008-01-30?",
+        screen(
+            ["AAPL", "IBM", "MSFT", "GOOG"],
+            "2008-01-30",
+            lambda s, k: rsi(s, k, "2008-01-30"),
+            lambda _s, _k, v: v < 30,
+            True,
+        ),
+    ),
+    Q(
+        "s2",
+        "screen_list",
+        "Of AAPL, MSFT and IBM, which closed above their 50-day moving average on 2012-01-05?",
+        screen(
+            ["AAPL", "MSFT", "IBM"],
+            "2012-01-05",
+            lambda s, k: px(s, k, "2012-01-05")["close"].iloc[-1],
+            lambda s, k, v: v > sma(s, k, "2012-01-05", 50),
+            True,
+        ),
+    ),
+    Q(
+        "s3",
+        "screen_list",
+        "Which of Google, IBM and Microsoft had an RSI above 70 on 2010-10-06?",
+        screen(
+            ["GOOG", "IBM", "MSFT"], "2010-10-06", lambda s, k: rsi(s, k, "2010-10-06"), lambda _s, _k, v: v > 70, True
+        ),
+    ),
     # screens over the whole store (its stocks): the matches and their values
-    Q("s4", "screen_store", "Which stocks had an RSI below 30 on 2012-11-07?",
-      screen(None, "2012-11-07", lambda s, k: rsi(s, k, "2012-11-07"), lambda _s, _k, v: v < 30, False)),
-    Q("s5", "screen_store", "Which stocks closed below their 200-day moving average on 2012-11-16?",
-      screen(None, "2012-11-16", lambda s, k: px(s, k, "2012-11-16")["close"].iloc[-1],
-             lambda s, k, v: v < sma(s, k, "2012-11-16", 200), False)),
-    Q("s6", "screen_store", "Which stocks had an RSI above 70 on 2012-02-07?",
-      screen(None, "2012-02-07", lambda s, k: rsi(s, k, "2012-02-07"), lambda _s, _k, v: v > 70, False)),
+    Q(
+        "s4",
+        "screen_store",
+        "Which stocks had an RSI below 30 on 2012-11-07?",
+        screen(None, "2012-11-07", lambda s, k: rsi(s, k, "2012-11-07"), lambda _s, _k, v: v < 30, False),
+    ),
+    Q(
+        "s5",
+        "screen_store",
+        "Which stocks closed below their 200-day moving average on 2012-11-16?",
+        screen(
+            None,
+            "2012-11-16",
+            lambda s, k: px(s, k, "2012-11-16")["close"].iloc[-1],
+            lambda s, k, v: v < sma(s, k, "2012-11-16", 200),
+            False,
+        ),
+    ),
+    Q(
+        "s6",
+        "screen_store",
+        "Which stocks had an RSI above 70 on 2012-02-07?",
+        screen(None, "2012-02-07", lambda s, k: rsi(s, k, "2012-02-07"), lambda _s, _k, v: v > 70, False),
+    ),
     # 52-week extremes as of a date
     Q("w1", "52w", "What was IBM's 52-week high as of 2012-06-29?", extreme_52w("IBM", "2012-06-29", True)),
     Q("w2", "52w", "What was Apple's 52-week low on 2009-03-09?", extreme_52w("AAPL", "2009-03-09", False)),
@@ -159,5 +241,8 @@ QUESTIONS: list[Q] = [
     Q("x4", "refusal", "What did Microsoft close at on 2020-01-02?", lambda _s: {"text": ["2013-03-01"]}),
 ]
 
-WINNER_WORDS = re.compile(r"\b(higher|highest|lower|lowest|more|most|less|least|best|worst|outperform\w*|beat|"
-                          r"winner|largest|smallest|greater|greatest|top|first|ahead|led|leads)\b", re.IGNORECASE)
+WINNER_WORDS = re.compile(
+    r"\b(higher|highest|lower|lowest|more|most|less|least|best|worst|outperform\w*|beat|"
+    r"winner|largest|smallest|greater|greatest|top|first|ahead|led|leads)\b",
+    re.IGNORECASE,
+)

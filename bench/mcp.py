@@ -110,7 +110,7 @@ async def measure(reps: int, warmup: int) -> dict[str, list[float]]:
                     await go()
             names = list(runs)
             for rep in range(reps):
-                order = names[rep % 3:] + names[:rep % 3]
+                order = names[rep % 3 :] + names[: rep % 3]
                 for name in order:
                     gc.collect()
                     t0 = time.perf_counter()
@@ -125,8 +125,16 @@ def summarize(times: dict[str, list[float]]) -> list[dict[str, Any]]:
     for name, xs in times.items():
         xs = sorted(xs)
         med = statistics.median(xs)
-        rows.append({"what": name, "n": len(xs), "median_ms": med * 1e3, "p90_ms": xs[int(0.9 * (len(xs) - 1))] * 1e3,
-                     "vs_anchor": med / base, "overhead_ms": (med - base) * 1e3})
+        rows.append(
+            {
+                "what": name,
+                "n": len(xs),
+                "median_ms": med * 1e3,
+                "p90_ms": xs[int(0.9 * (len(xs) - 1))] * 1e3,
+                "vs_anchor": med / base,
+                "overhead_ms": (med - base) * 1e3,
+            }
+        )
     return rows
 
 
@@ -141,8 +149,14 @@ def versions() -> dict[str, str]:
 
 
 def write(rows: list[dict[str, Any]], reps: int, warmup: int) -> None:
-    meta = {"date": dt.date.today().isoformat(), "python": platform.python_version(), "cpus": os.cpu_count(),
-            "reps": reps, "warmup": warmup, "versions": versions()}
+    meta = {
+        "date": dt.date.today().isoformat(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "reps": reps,
+        "warmup": warmup,
+        "versions": versions(),
+    }
     (ROOT / "bench" / "results").mkdir(exist_ok=True)
     (ROOT / "bench" / "results" / "mcp.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")
     orrery_row, pai_row = rows[1], rows[2]
@@ -155,8 +169,11 @@ def write(rows: list[dict[str, Any]], reps: int, warmup: int) -> None:
         "",
         "| what | n | median ms | p90 ms | vs anchor | overhead ms (median − anchor) |",
         "|---|---:|---:|---:|---:|---:|",
-        *(f"| {r['what']} | {r['n']} | {r['median_ms']:.2f} | {r['p90_ms']:.2f} | {r['vs_anchor']:.2f} | "
-          f"{r['overhead_ms']:.2f} |" for r in rows),
+        *(
+            f"| {r['what']} | {r['n']} | {r['median_ms']:.2f} | {r['p90_ms']:.2f} | {r['vs_anchor']:.2f} | "
+            f"{r['overhead_ms']:.2f} |"
+            for r in rows
+        ),
         "",
         f"orrery's agent run with one MCP call costs {orrery_row['overhead_ms']:.2f} ms over the SDK's bare call; "
         f"pydantic-ai's {pai_row['overhead_ms']:.2f} ms "
@@ -183,8 +200,10 @@ def main() -> None:
     a = ap.parse_args()
     rows = summarize(asyncio.run(measure(a.reps, a.warmup)))
     for r in rows:
-        print(f"{r['what']:24} n={r['n']} median {r['median_ms']:.2f} ms p90 {r['p90_ms']:.2f} ms "
-              f"x{r['vs_anchor']:.2f} overhead {r['overhead_ms']:.2f} ms")
+        print(
+            f"{r['what']:24} n={r['n']} median {r['median_ms']:.2f} ms p90 {r['p90_ms']:.2f} ms "
+            f"x{r['vs_anchor']:.2f} overhead {r['overhead_ms']:.2f} ms"
+        )
     if not a.no_write:
         write(rows, a.reps, a.warmup)
 

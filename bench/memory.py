@@ -107,8 +107,10 @@ def recall_at(tmp: Path, embedder) -> dict[str, dict[str, float]]:
     for db, index, text in PARAPHRASES:
         want = pairs[db][index][0]
         for mode in MODES:
-            found = [i.content for i in memory.store.search(Scope("approved", "bi", db), text, 5, kinds=["example"],
-                                                            mode=mode)]
+            found = [
+                i.content
+                for i in memory.store.search(Scope("approved", "bi", db), text, 5, kinds=["example"], mode=mode)
+            ]
             rank = found.index(want) + 1 if want in found else None
             ranks[mode].append(rank)
             for k in (1, 5):
@@ -120,8 +122,26 @@ def recall_at(tmp: Path, embedder) -> dict[str, dict[str, float]]:
 def search_time(tmp: Path, embedder, n: int) -> dict[str, float]:
     """ms per search in a scope of n items (random texts of dictionary words; vectors random, unit length)."""
     rng = np.random.default_rng(0)
-    words = ["revenue", "region", "customer", "track", "album", "order", "supplier", "nation", "price", "invoice",
-             "genre", "artist", "shipment", "priority", "segment", "balance", "quantity", "discount"]
+    words = [
+        "revenue",
+        "region",
+        "customer",
+        "track",
+        "album",
+        "order",
+        "supplier",
+        "nation",
+        "price",
+        "invoice",
+        "genre",
+        "artist",
+        "shipment",
+        "priority",
+        "segment",
+        "balance",
+        "quantity",
+        "discount",
+    ]
     store = open_memory(tmp / f"speed{n}.db")
     scope = Scope("u", "bench", "t")
     items = [Item("observation", " ".join(rng.choice(words, 12)), "t", {}) for _ in range(n)]
@@ -129,8 +149,9 @@ def search_time(tmp: Path, embedder, n: int) -> dict[str, float]:
     vecs = rng.normal(size=(n, 384)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     with store._tx() as cur:  # vectors written directly: embedding n items is measured above, not here
-        cur.executemany("UPDATE orrery_memory SET embedding = ? WHERE id = ?",
-                        [(v.tobytes(), i + 1) for i, v in enumerate(vecs)])
+        cur.executemany(
+            "UPDATE orrery_memory SET embedding = ? WHERE id = ?", [(v.tobytes(), i + 1) for i, v in enumerate(vecs)]
+        )
     store.embedder = embedder
     out = {}
     for mode in MODES:
@@ -147,12 +168,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cost = embedding_cost(embedder, texts)
         quality = recall_at(Path(tmp), embedder)
-        query_ms = 1000 * statistics.median(_timed(lambda: embedder.embed(["total revenue per region"]))
-                                            for _ in range(10))
+        query_ms = 1000 * statistics.median(
+            _timed(lambda: embedder.embed(["total revenue per region"])) for _ in range(10)
+        )
         speed = {n: search_time(Path(tmp), embedder, n) for n in (1000, 10000)}
-    result = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
-              "queries": len(PARAPHRASES), "stored": len(texts), "embedding": cost, "query_embed_ms": query_ms,
-              "recall": quality, "search_ms": speed}
+    result = {
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+        "queries": len(PARAPHRASES),
+        "stored": len(texts),
+        "embedding": cost,
+        "query_embed_ms": query_ms,
+        "recall": quality,
+        "search_ms": speed,
+    }
     (HERE / "results").mkdir(exist_ok=True)
     (HERE / "results" / "memory.json").write_text(json.dumps(result, indent=1))
     (HERE / "memory.md").write_text(report(result))
@@ -166,26 +195,29 @@ def _timed(fn) -> float:
 
 
 def report(r: dict) -> str:
-    rows = "\n".join(f"| {m} | {q['recall@5']:.1%} | {q['recall@5'] / r['recall']['fts']['recall@5']:.2f} | "
-                     f"{q['recall@1']:.1%} |" for m, q in r["recall"].items())
+    rows = "\n".join(
+        f"| {m} | {q['recall@5']:.1%} | {q['recall@5'] / r['recall']['fts']['recall@5']:.2f} | {q['recall@1']:.1%} |"
+        for m, q in r["recall"].items()
+    )
     e = r["embedding"]
-    speed = "\n".join(f"| {n} | {s['fts_ms']:.1f} | {s['vector_ms']:.1f} | {s['fused_ms']:.1f} |"
-                      for n, s in r["search_ms"].items())
+    speed = "\n".join(
+        f"| {n} | {s['fts_ms']:.1f} | {s['vector_ms']:.1f} | {s['fused_ms']:.1f} |" for n, s in r["search_ms"].items()
+    )
     return f"""## Long-term memory retrieval (bench/memory.py)
 
-{r['queries']} paraphrased questions, each searched among the approved examples of its connection ({r['stored']}
+{r["queries"]} paraphrased questions, each searched among the approved examples of its connection ({r["stored"]}
 BI dev questions with their gold SQL: 34 Chinook, 26 TPC-H); the hit is the question it rephrases. Anchor: full
 text (SQLite FTS5, porter stemming, OR of the query's words, bm25). The fusion rule (RRF, k=60) was fixed before
 the set was first run; the ranks are deterministic (a second run, after a change of BLAS threads that only
-changed speed, gave the same). {r['machine']}, shared with other work while it ran, {r['date']}.
+changed speed, gave the same). {r["machine"]}, shared with other work while it ran, {r["date"]}.
 
 | search | recall@5 | vs full text | recall@1 |
 |---|---|---|---|
 {rows}
 
-Embedding cost (all-MiniLM-L6-v2 in NumPy, {e['items']} short questions): {e['ms_per_item_one_at_a_time']:.0f} ms an
-item one at a time (as a run writes observations), {e['ms_per_item_batched']:.0f} ms an item in one batch;
-embedding a query: {r['query_embed_ms']:.0f} ms. The cost grows with the text's length (up to 256 tokens).
+Embedding cost (all-MiniLM-L6-v2 in NumPy, {e["items"]} short questions): {e["ms_per_item_one_at_a_time"]:.0f} ms an
+item one at a time (as a run writes observations), {e["ms_per_item_batched"]:.0f} ms an item in one batch;
+embedding a query: {r["query_embed_ms"]:.0f} ms. The cost grows with the text's length (up to 256 tokens).
 
 One search (ms) in a scope of N items (vectors scanned in NumPy, the query's embedding included):
 

@@ -174,18 +174,27 @@ def smolagents_runner() -> Callable[[], tuple[str, int]]:
             super().__init__(model_id="scripted")
             self.i = 0
 
-        def generate(self, messages, stop_sequences=None, response_format=None, tools_to_call_from=None,  # noqa: ARG002
-                     **kwargs):  # noqa: ANN001, ANN003, ARG002 - smolagents' signature, called with keywords
+        # smolagents' signature, called with keywords
+        def generate(
+            self,
+            messages,  # noqa: ARG002
+            stop_sequences=None,  # noqa: ARG002
+            response_format=None,  # noqa: ARG002
+            tools_to_call_from=None,  # noqa: ARG002
+            **kwargs,  # noqa: ARG002
+        ):
             i, self.i = self.i, self.i + 1
             if i < TOOL_CALLS:
                 fn = ChatMessageToolCallFunction(name="add", arguments={"a": i, "b": 1})
             else:
                 fn = ChatMessageToolCallFunction(name="final_answer", arguments={"answer": "done"})
-            return ChatMessage(role=MessageRole.ASSISTANT, content="",
-                               tool_calls=[ChatMessageToolCall(id=f"call_{i}", type="function", function=fn)])
+            return ChatMessage(
+                role=MessageRole.ASSISTANT,
+                content="",
+                tool_calls=[ChatMessageToolCall(id=f"call_{i}", type="function", function=fn)],
+            )
 
-    agent = ToolCallingAgent(tools=[add], model=ScriptedToolCallModel(), max_steps=STEPS,
-                             verbosity_level=LogLevel.OFF)
+    agent = ToolCallingAgent(tools=[add], model=ScriptedToolCallModel(), max_steps=STEPS, verbosity_level=LogLevel.OFF)
 
     def go() -> tuple[str, int]:
         count[0], agent.model.i = 0, 0  # rewind for a reused agent (run() resets its memory)
@@ -204,8 +213,12 @@ FRAMEWORKS: dict[str, Runner] = {
     "pydantic-ai": pydantic_ai_runner,
     "smolagents": smolagents_runner,
 }
-VERSIONS = {"orrery": "orrery", "orrery+otel": "opentelemetry-sdk", "pydantic-ai": "pydantic-ai-slim",
-            "smolagents": "smolagents"}
+VERSIONS = {
+    "orrery": "orrery",
+    "orrery+otel": "opentelemetry-sdk",
+    "pydantic-ai": "pydantic-ai-slim",
+    "smolagents": "smolagents",
+}
 
 
 def checked(name: str, go: Callable[[], tuple[str, int]]) -> None:
@@ -267,9 +280,15 @@ def profile_orrery(runs: int, top: int = 25) -> tuple[list[dict[str, Any]], str]
                 break
         else:
             rel = os.path.relpath(file, ROOT) if file.startswith(str(ROOT)) else file
-        rows.append({"where": f"{rel}:{line}:{func}", "calls_per_step": ncalls / runs / STEPS,
-                     "own_us_per_step": tottime / runs / STEPS * 1e6,
-                     "cum_us_per_step": cumtime / runs / STEPS * 1e6, "own_share": tottime / total})
+        rows.append(
+            {
+                "where": f"{rel}:{line}:{func}",
+                "calls_per_step": ncalls / runs / STEPS,
+                "own_us_per_step": tottime / runs / STEPS * 1e6,
+                "cum_us_per_step": cumtime / runs / STEPS * 1e6,
+                "own_share": tottime / total,
+            }
+        )
     rows.sort(key=lambda r: r["own_us_per_step"], reverse=True)
     buf = io.StringIO()
     pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(30)
@@ -326,17 +345,18 @@ def main() -> None:
     for n in names:
         results[n] = {
             "version": metadata.version(VERSIONS[n]) if n != "orrery" else _orrery_version(),
-            "seconds_per_step": {"median": med[n], "p90": percentile(per_step[n], 0.9),
-                                 "min": min(per_step[n])},
+            "seconds_per_step": {"median": med[n], "p90": percentile(per_step[n], 0.9), "min": min(per_step[n])},
             "seconds_per_run": {"median": statistics.median(times[n]), "p90": percentile(times[n], 0.9)},
             "peak_kib": round(memory[n][0], 1),
             "peak_kib_incl_setup": round(memory[n][1], 1),
             "ratio_vs_orrery": med[n] / med["orrery"],
             "ratio_vs_fastest": med[n] / med[fastest],
-            "reused_agent": {"seconds_per_step_median": med_reused[n],
-                             "seconds_per_step_p90": percentile([t / STEPS for t in reused_times[n]], 0.9),
-                             "ratio_vs_orrery": med_reused[n] / med_reused["orrery"],
-                             "ratio_vs_fastest": med_reused[n] / med_reused[fastest_reused]},
+            "reused_agent": {
+                "seconds_per_step_median": med_reused[n],
+                "seconds_per_step_p90": percentile([t / STEPS for t in reused_times[n]], 0.9),
+                "ratio_vs_orrery": med_reused[n] / med_reused["orrery"],
+                "ratio_vs_fastest": med_reused[n] / med_reused[fastest_reused],
+            },
             "tool_executions_per_run": TOOL_CALLS,
         }
 
@@ -347,18 +367,27 @@ def main() -> None:
         "machine": machine(),
         "load_average_1min": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
         "python": platform.python_version(),
-        "task": {"steps": STEPS, "tool_calls": TOOL_CALLS, "tool": "add(a: int, b: int) -> int",
-                 "final": "text answer (smolagents: final_answer tool call)"},
-        "method": {"repetitions": args.reps, "warmup_runs": args.warmup,
-                   "timed": "run call only; fresh agent + scripted model built untimed per repetition",
-                   "interleaved": "one process, frameworks rotated each repetition, gc.collect() before each",
-                   "per_step": "run wall time / 20 steps",
-                   "reused_agent": "also timed: a second run on an agent that already did the task once",
-                   "memory": "tracemalloc peak during the run call (median of 3 untimed runs)"},
+        "task": {
+            "steps": STEPS,
+            "tool_calls": TOOL_CALLS,
+            "tool": "add(a: int, b: int) -> int",
+            "final": "text answer (smolagents: final_answer tool call)",
+        },
+        "method": {
+            "repetitions": args.reps,
+            "warmup_runs": args.warmup,
+            "timed": "run call only; fresh agent + scripted model built untimed per repetition",
+            "interleaved": "one process, frameworks rotated each repetition, gc.collect() before each",
+            "per_step": "run wall time / 20 steps",
+            "reused_agent": "also timed: a second run on an agent that already did the task once",
+            "memory": "tracemalloc peak during the run call (median of 3 untimed runs)",
+        },
         "fastest": fastest,
-        "tracing": {"seconds_per_step_added": med["orrery+otel"] - med["orrery"],
-                    "ratio_vs_orrery": med["orrery+otel"] / med["orrery"],
-                    "spans_per_step": "about 3 (step, chat, execute_tool) plus the run's"},
+        "tracing": {
+            "seconds_per_step_added": med["orrery+otel"] - med["orrery"],
+            "ratio_vs_orrery": med["orrery+otel"] / med["orrery"],
+            "spans_per_step": "about 3 (step, chat, execute_tool) plus the run's",
+        },
         "goal": "orrery no slower than the fastest (ratio_vs_fastest <= 1.00)",
         "goal_met": fastest == "orrery",
         "fastest_reused_agent": fastest_reused,
@@ -370,7 +399,9 @@ def main() -> None:
     print(table)
     print("\norrery, top functions by own time (us/step):")
     for r in profile_rows[:15]:
-        print(f"  {r['own_us_per_step']:7.2f}  cum {r['cum_us_per_step']:7.2f}  x{r['calls_per_step']:.1f}  {r['where']}")
+        print(
+            f"  {r['own_us_per_step']:7.2f}  cum {r['cum_us_per_step']:7.2f}  x{r['calls_per_step']:.1f}  {r['where']}"
+        )
     if args.no_write:
         print(profile_text)
         return
@@ -389,37 +420,48 @@ def _orrery_version() -> str:
 
 
 def render_table(out: dict[str, Any]) -> str:
-    rows = ["| framework | version | µs/step median | µs/step p90 | ms/run median | peak KiB (run) "
-            "| peak KiB (setup+run) | vs orrery | vs fastest | reused agent µs/step (vs orrery) |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = [
+        "| framework | version | µs/step median | µs/step p90 | ms/run median | peak KiB (run) "
+        "| peak KiB (setup+run) | vs orrery | vs fastest | reused agent µs/step (vs orrery) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for n, r in sorted(out["frameworks"].items(), key=lambda kv: kv[1]["seconds_per_step"]["median"]):
-        rows.append(f"| {n} | {r['version']} | {r['seconds_per_step']['median'] * 1e6:.0f} "
-                    f"| {r['seconds_per_step']['p90'] * 1e6:.0f} | {r['seconds_per_run']['median'] * 1e3:.2f} "
-                    f"| {r['peak_kib']:.0f} | {r['peak_kib_incl_setup']:.0f} "
-                    f"| {r['ratio_vs_orrery']:.2f} | {r['ratio_vs_fastest']:.2f} "
-                    f"| {r['reused_agent']['seconds_per_step_median'] * 1e6:.0f} "
-                    f"({r['reused_agent']['ratio_vs_orrery']:.2f}) |")
+        rows.append(
+            f"| {n} | {r['version']} | {r['seconds_per_step']['median'] * 1e6:.0f} "
+            f"| {r['seconds_per_step']['p90'] * 1e6:.0f} | {r['seconds_per_run']['median'] * 1e3:.2f} "
+            f"| {r['peak_kib']:.0f} | {r['peak_kib_incl_setup']:.0f} "
+            f"| {r['ratio_vs_orrery']:.2f} | {r['ratio_vs_fastest']:.2f} "
+            f"| {r['reused_agent']['seconds_per_step_median'] * 1e6:.0f} "
+            f"({r['reused_agent']['ratio_vs_orrery']:.2f}) |"
+        )
     return "\n".join(rows)
 
 
 def render_md(out: dict[str, Any], table: str) -> str:
     m = out["method"]
     prof = out["orrery_profile"]["top_by_own_time"][:12]
-    prof_rows = "\n".join(f"| `{r['where']}` | {r['own_us_per_step']:.1f} | {r['cum_us_per_step']:.1f} "
-                          f"| {r['calls_per_step']:.1f} |" for r in prof)
+    prof_rows = "\n".join(
+        f"| `{r['where']}` | {r['own_us_per_step']:.1f} | {r['cum_us_per_step']:.1f} | {r['calls_per_step']:.1f} |"
+        for r in prof
+    )
     tr = out["tracing"]
     mins = {n: out["frameworks"][n]["seconds_per_step"]["min"] * 1e6 for n in ("orrery", "orrery+otel")}
-    tracing = (f"Tracing on (orrery+otel) adds {tr['seconds_per_step_added'] * 1e6:.0f} µs a step at the median "
-               f"({tr['ratio_vs_orrery']:.2f}x orrery's time; {mins['orrery+otel'] - mins['orrery']:.0f} µs between "
-               f"the fastest runs; {tr['spans_per_step']}), almost all of it the OpenTelemetry SDK making spans; "
-               "tracing off is orrery's row.")
-    verdict = ("orrery is the fastest: goal met." if out["goal_met"] else
-               f"{out['fastest']} is the fastest; orrery is "
-               f"{out['frameworks']['orrery']['ratio_vs_fastest']:.2f}x its time per step: goal not met.")
+    tracing = (
+        f"Tracing on (orrery+otel) adds {tr['seconds_per_step_added'] * 1e6:.0f} µs a step at the median "
+        f"({tr['ratio_vs_orrery']:.2f}x orrery's time; {mins['orrery+otel'] - mins['orrery']:.0f} µs between "
+        f"the fastest runs; {tr['spans_per_step']}), almost all of it the OpenTelemetry SDK making spans; "
+        "tracing off is orrery's row."
+    )
+    verdict = (
+        "orrery is the fastest: goal met."
+        if out["goal_met"]
+        else f"{out['fastest']} is the fastest; orrery is "
+        f"{out['frameworks']['orrery']['ratio_vs_fastest']:.2f}x its time per step: goal not met."
+    )
     return f"""# Framework overhead per step (scripted models)
 
-{out['date'][:10]} · machine: {out['machine']} · Python {out['python']} · `python bench/overhead.py`
-· 1-minute load average {out['load_average_1min']['before']} before, {out['load_average_1min']['after']} after (the
+{out["date"][:10]} · machine: {out["machine"]} · Python {out["python"]} · `python bench/overhead.py`
+· 1-minute load average {out["load_average_1min"]["before"]} before, {out["load_average_1min"]["after"]} after (the
 machine is shared: a high load stretches the longer runs most, so the ratios grow with it; the minima in the JSON
 are the least disturbed figures)
 · raw figures: [results/overhead.json](results/overhead.json)
@@ -431,25 +473,25 @@ are the least disturbed figures)
 
 ## How it is measured
 
-- One task of {out['task']['steps']} steps: the model asks for `{out['task']['tool']}` once a step,
-  {out['task']['tool_calls']} times, then answers `done` (smolagents: through its `final_answer`
+- One task of {out["task"]["steps"]} steps: the model asks for `{out["task"]["tool"]}` once a step,
+  {out["task"]["tool_calls"]} times, then answers `done` (smolagents: through its `final_answer`
   tool, its only way to finish). Each run asserts
-  the tool body executed exactly {out['task']['tool_calls']} times and the output is `done`.
+  the tool body executed exactly {out["task"]["tool_calls"]} times and the output is `done`.
 - orrery+otel: orrery with `orrery.otel.SpanRecorder` on its events, an OpenTelemetry SDK provider with a
   batch span processor and an exporter that drops the spans (span creation and queueing are timed, not export).
 - Each framework with its own test model: orrery `ScriptedModel`; pydantic-ai `FunctionModel`
   (`Agent.run_sync`); smolagents `ToolCallingAgent` with a `Model` subclass returning scripted
   `ChatMessage` tool calls (its tests' FakeToolCallModel pattern), `verbosity_level=OFF`.
 - Timed: the run call only; a fresh agent and model are built (untimed) for every repetition.
-  {m['repetitions']} repetitions after {m['warmup_runs']} warm-up runs each, all in one process,
+  {m["repetitions"]} repetitions after {m["warmup_runs"]} warm-up runs each, all in one process,
   interleaved with the order rotated each repetition, `gc.collect()` before every timed run.
-  Per step = run wall time / {out['task']['steps']}; median and p90 over repetitions.
+  Per step = run wall time / {out["task"]["steps"]}; median and p90 over repetitions.
   "Reused agent": the same, but a second run on an agent that has already done the task once
   (any lazy per-agent set-up already paid); the scripted model is rewound between runs.
 - Peak memory: tracemalloc peak of allocations during the run call (and during setup + run),
   median of 3 separate untimed runs.
 
-## Where orrery's time goes (cProfile, {out['orrery_profile']['runs']} runs, per step)
+## Where orrery's time goes (cProfile, {out["orrery_profile"]["runs"]} runs, per step)
 
 cProfile inflates small calls; read shares, not absolute times.
 

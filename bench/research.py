@@ -170,10 +170,15 @@ def render(results: dict[str, Any]) -> str:
             )
     brier = results.get("brier")
     runs = results.get("brier_runs", {})
-    lines += ["", "## Brier", "",
-              "The runs below are single submits, before forecasts were pooled and calibrated; the calibrated "
-              "pipeline's Brier per source (raw, pooled, calibrated out of fold, always 0.5, market) is in "
-              "research_calibration.md (`bench/research_calibration.py`).", ""]
+    lines += [
+        "",
+        "## Brier",
+        "",
+        "The runs below are single submits, before forecasts were pooled and calibrated; the calibrated "
+        "pipeline's Brier per source (raw, pooled, calibrated out of fold, always 0.5, market) is in "
+        "research_calibration.md (`bench/research_calibration.py`).",
+        "",
+    ]
     if not brier:
         lines.append("Not measured yet: needs agent trajectories (see `add_brier`).")
     for label, s in (brier or {}).items():
@@ -185,8 +190,10 @@ def render(results: dict[str, Any]) -> str:
         ]
         if label in runs:
             r = runs[label]
-            lines.append(f"- run: {r['questions']} questions, {r['statuses']}, "
-                         f"{r['seconds_per_question']:.1f} s per question ({r['setup']})")
+            lines.append(
+                f"- run: {r['questions']} questions, {r['statuses']}, "
+                f"{r['seconds_per_question']:.1f} s per question ({r['setup']})"
+            )
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -211,8 +218,10 @@ def add_brier(label: str, summary: BrierSummary) -> dict[str, Any]:
 def brier_sample(n: int) -> list[dict[str, Any]]:
     """``n`` resolved shipped questions, round-robin over sources, each source's in id-hash order."""
     by_source: dict[str, list[dict[str, Any]]] = {}
-    for q in sorted((q for q in load_questions() if q["resolution"] is not None),
-                    key=lambda q: hashlib.sha1(q["id"].encode()).hexdigest()):
+    for q in sorted(
+        (q for q in load_questions() if q["resolution"] is not None),
+        key=lambda q: hashlib.sha1(q["id"].encode()).hexdigest(),
+    ):
         by_source.setdefault(q["source"], []).append(q)
     picked: list[dict[str, Any]] = []
     while len(picked) < n and any(by_source.values()):
@@ -231,8 +240,16 @@ def run_brier(n: int = 12, max_rounds: int = 6, wall_time: float = 120.0, note: 
     questions = brier_sample(n)
     with tempfile.TemporaryDirectory() as tmp:
         index = demo_index(Path(tmp) / "demo.sqlite")
-        batch = run_batch(questions, Path(tmp) / "out", LocalModel(), workers=1, index=index, k=3,
-                          max_rounds=max_rounds, wall_time=wall_time)
+        batch = run_batch(
+            questions,
+            Path(tmp) / "out",
+            LocalModel(),
+            workers=1,
+            index=index,
+            k=3,
+            max_rounds=max_rounds,
+            wall_time=wall_time,
+        )
     summary = batch.summary
     label = f"qwen2.5-coder-0.5b (embedded), {n} resolved questions" + (f", {note}" if note else "")
     results = add_brier(label, BrierSummary(**summary["brier"]))
@@ -241,7 +258,7 @@ def run_brier(n: int = 12, max_rounds: int = 6, wall_time: float = 120.0, note: 
         "statuses": summary["statuses"],
         "seconds_per_question": summary["seconds_per_question"],
         "setup": f"max {max_rounds} steps, wall time {wall_time:.0f} s, k=3, guided tools, "
-                 f"{_cpus()} CPUs, llama.cpp in process",
+        f"{_cpus()} CPUs, llama.cpp in process",
         "rows": summary["rows"],
     }
     save(results)

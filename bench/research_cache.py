@@ -45,31 +45,49 @@ def one(model: LocalModel, index: Any, question: dict[str, Any], board_at: int |
     def seen(e: ev.Event) -> None:
         if isinstance(e, ev.ModelReply):
             t = model.last_timings
-            calls.append({"s": round(e.seconds, 2), "processed": t.get("prompt_n", 0), "cached": t.get("cache_n", 0),
-                          "completion": t.get("predicted_n", 0)})
+            calls.append(
+                {
+                    "s": round(e.seconds, 2),
+                    "processed": t.get("prompt_n", 0),
+                    "cached": t.get("cache_n", 0),
+                    "completion": t.get("predicted_n", 0),
+                }
+            )
 
     agent = ResearchAgent(model, index, k=3, max_rounds=6, on_event=[seen])
     agent.config.board_at = board_at
     t0 = time.perf_counter()
     result = agent.run(question)
-    return {"question": question["id"], "wall_s": round(time.perf_counter() - t0, 1), "status": result.status,
-            "probability": result.probability, "calls": calls,
-            "processed": sum(c["processed"] for c in calls), "cached": sum(c["cached"] for c in calls)}
+    return {
+        "question": question["id"],
+        "wall_s": round(time.perf_counter() - t0, 1),
+        "status": result.status,
+        "probability": result.probability,
+        "calls": calls,
+        "processed": sum(c["processed"] for c in calls),
+        "cached": sum(c["cached"] for c in calls),
+    }
 
 
 def render(data: dict[str, Any]) -> str:
-    lines = ["## Research agent: where the source board goes (`bench/research_cache.py`)", "",
-             f"{data['date']}, {data['machine']}; the embedded model, {data['n']} shipped resolved questions, "
-             "max 6 steps, k=3, both positions interleaved in one process (load average "
-             f"{data['load'][0]}-{data['load'][1]}).", "",
-             "| board | model calls | prompt tokens processed | reused from cache | model s | wall s | submitted |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "## Research agent: where the source board goes (`bench/research_cache.py`)",
+        "",
+        f"{data['date']}, {data['machine']}; the embedded model, {data['n']} shipped resolved questions, "
+        "max 6 steps, k=3, both positions interleaved in one process (load average "
+        f"{data['load'][0]}-{data['load'][1]}).",
+        "",
+        "| board | model calls | prompt tokens processed | reused from cache | model s | wall s | submitted |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for name, rows in data["runs"].items():
         calls = [c for r in rows for c in r["calls"]]
-        lines.append(f"| {name} | {len(calls)} | {sum(c['processed'] for c in calls)} | "
-                     f"{sum(c['cached'] for c in calls)} | {sum(c['s'] for c in calls):.1f} | "
-                     f"{sum(r['wall_s'] for r in rows):.1f} | "
-                     f"{sum(r['status'] == 'completed' for r in rows)} of {len(rows)} |")
+        lines.append(
+            f"| {name} | {len(calls)} | {sum(c['processed'] for c in calls)} | "
+            f"{sum(c['cached'] for c in calls)} | {sum(c['s'] for c in calls):.1f} | "
+            f"{sum(r['wall_s'] for r in rows):.1f} | "
+            f"{sum(r['status'] == 'completed' for r in rows)} of {len(rows)} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -88,8 +106,13 @@ def main() -> None:
             for name, at in order:
                 runs[name].append(one(model, index, q, at))
                 print(name, json.dumps({k: v for k, v in runs[name][-1].items() if k != "calls"}), flush=True)
-    data = {"date": date.today().isoformat(), "machine": f"{os.cpu_count()} vCPU, {platform.machine()}",
-            "n": args.questions, "load": [round(load0, 2), round(os.getloadavg()[0], 2)], "runs": runs}
+    data = {
+        "date": date.today().isoformat(),
+        "machine": f"{os.cpu_count()} vCPU, {platform.machine()}",
+        "n": args.questions,
+        "load": [round(load0, 2), round(os.getloadavg()[0], 2)],
+        "runs": runs,
+    }
     write_json_atomic(HERE / "results" / "research_cache.json", data)
     (HERE / "research_cache.md").write_text(render(data), encoding="utf-8")
     print(render(data))

@@ -69,13 +69,17 @@ SHIPPED = ROOT.parent / "orrery" / "research" / "data" / "calibration-local.json
 RUNS = cache_dir() / "bench" / "research_calibration" / "runs-brief"  # `orrery research batch --out` (BATCH)
 SAMPLE = ROOT / "results" / "research_calibration_sample.jsonl"
 SAMPLE_SIZE = 150
-BATCH = ("nice -n 15 orrery research batch bench/results/research_calibration_sample.jsonl --out RUNS --llm local "
-         "--workers 1 --board search --trials 2 --calibration none")
+BATCH = (
+    "nice -n 15 orrery research batch bench/results/research_calibration_sample.jsonl --out RUNS --llm local "
+    "--workers 1 --board search --trials 2 --calibration none"
+)
 TRIALS = 2  # chosen on the profile's slice: see the report's "Cost per question"
 PROFILE_TRIALS = 3
 # Why the search board (measured in an earlier round, same order, same machine):
-LOOP_NOTE = ("The agent's loop (board='loop': guided search, add_source, submit) was tried first on this order: "
-             "2 questions in about 10 minutes, neither with a forecast; so the embedded model's board is 'search'.")
+LOOP_NOTE = (
+    "The agent's loop (board='loop': guided search, add_source, submit) was tried first on this order: "
+    "2 questions in about 10 minutes, neither with a forecast; so the embedded model's board is 'search'."
+)
 SETUP = {"board": "search", "max_sources": 2, "trials": TRIALS, "prompt": "brief (submit-only)"}
 PICK_WITHIN = 0.005  # the default k: the fewest trials whose calibrated Brier is within this of the best
 SHIPPED_K = 1  # the agent's DEFAULT_TRIALS, decided in an earlier round; not re-tuned on the table below
@@ -87,15 +91,17 @@ CRITERION = (
     f"model's k={SHIPPED_K} pooled figure on those it forecast): the lowest worst-source out-of-fold Brier "
     f"(over the sources with at least {MIN_SOURCE_ROWS} rows); among methods within 0.003 of it, the lowest overall "
     "Brier; among those within 0.003 of that, the simplest (Platt, isotonic, hierarchical). The table of the "
-    "questions the batch ran is computed afterwards, with the chosen method, and not used to choose anything.")
+    "questions the batch ran is computed afterwards, with the chosen method, and not used to choose anything."
+)
 
 
 def sample_order(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     import hashlib
 
     by_source: dict[str, list[dict[str, Any]]] = {}
-    for q in sorted((q for q in rows if q.get("resolution") is not None),
-                    key=lambda q: hashlib.sha1(q["id"].encode()).hexdigest()):
+    for q in sorted(
+        (q for q in rows if q.get("resolution") is not None), key=lambda q: hashlib.sha1(q["id"].encode()).hexdigest()
+    ):
         by_source.setdefault(q["source"], []).append(dict(q))
     order: list[dict[str, Any]] = []
     while any(by_source.values()):
@@ -128,19 +134,27 @@ def profile(n: int = PROFILE_QUESTIONS, trials: int = PROFILE_TRIALS) -> dict[st
 
     order = sample_order(load_questions())[-n:]
     setups = {"full prompt": False, "brief prompt": True}
-    agents = {name: ResearchAgent(LocalModel(), board="search", trials=trials, calibration=False, brief=brief)
-              for name, brief in setups.items()}
+    agents = {
+        name: ResearchAgent(LocalModel(), board="search", trials=trials, calibration=False, brief=brief)
+        for name, brief in setups.items()
+    }
     rows: dict[str, list[dict[str, Any]]] = {name: [] for name in setups}
     started, res = time.monotonic(), {}
     for q in order:
         for name, agent in agents.items():
             r = agent.run(q)
             replies = [e for e in r.trajectory.events if e["kind"] == "model_reply"]
-            rows[name].append({"id": q["id"], "source": q["source"], **{k: round(v, 2) for k, v in r.timings.items()},
-                               "calls": [round(t["seconds"], 2) for t in r.trials],
-                               "prompt_tokens": [e["response"]["usage"]["prompt_tokens"] for e in replies],
-                               "completion_tokens": [e["response"]["usage"]["completion_tokens"] for e in replies],
-                               "valid": [t["probability"] is not None for t in r.trials]})
+            rows[name].append(
+                {
+                    "id": q["id"],
+                    "source": q["source"],
+                    **{k: round(v, 2) for k, v in r.timings.items()},
+                    "calls": [round(t["seconds"], 2) for t in r.trials],
+                    "prompt_tokens": [e["response"]["usage"]["prompt_tokens"] for e in replies],
+                    "completion_tokens": [e["response"]["usage"]["completion_tokens"] for e in replies],
+                    "valid": [t["probability"] is not None for t in r.trials],
+                }
+            )
             print(name, q["source"], rows[name][-1], flush=True)
         res = write_profile(rows, trials, started)  # after every question: a stopped profile keeps what finished
     return res
@@ -148,9 +162,15 @@ def profile(n: int = PROFILE_QUESTIONS, trials: int = PROFILE_TRIALS) -> dict[st
 
 def write_profile(rows: Mapping[str, Sequence[Mapping[str, Any]]], trials: int, started: float) -> dict[str, Any]:
     done = min(len(v) for v in rows.values())
-    res = {"questions": done, "trials": trials, "minutes": round((time.monotonic() - started) / 60, 1),
-           "load_average": os.getloadavg(), "cpus": len(os.sched_getaffinity(0)),
-           "setups": {name: summarise_profile(v[:done], trials) for name, v in rows.items()}, "rows": rows}
+    res = {
+        "questions": done,
+        "trials": trials,
+        "minutes": round((time.monotonic() - started) / 60, 1),
+        "load_average": os.getloadavg(),
+        "cpus": len(os.sched_getaffinity(0)),
+        "setups": {name: summarise_profile(v[:done], trials) for name, v in rows.items()},
+        "rows": rows,
+    }
     write_json_atomic(PROFILE, res)
     return res
 
@@ -159,8 +179,10 @@ def summarise_profile(rows: Sequence[Mapping[str, Any]], trials: int) -> dict[st
     def mean(xs: Sequence[float]) -> float:
         return round(statistics.fmean(xs), 2) if xs else math.nan
 
-    out: dict[str, Any] = {"seconds_per_question": mean([r["total"] for r in rows]),
-                           "search_seconds": mean([r["search"] for r in rows])}
+    out: dict[str, Any] = {
+        "seconds_per_question": mean([r["total"] for r in rows]),
+        "search_seconds": mean([r["search"] for r in rows]),
+    }
     for k in range(trials):
         out[f"trial {k + 1} seconds"] = mean([r["calls"][k] for r in rows if len(r["calls"]) > k])
         out[f"trial {k + 1} prompt tokens"] = mean([r["prompt_tokens"][k] for r in rows if len(r["prompt_tokens"]) > k])
@@ -171,12 +193,17 @@ def summarise_profile(rows: Sequence[Mapping[str, Any]], trials: int) -> dict[st
 def render_profile(p: Mapping[str, Any]) -> list[str]:
     names = list(p["setups"])
     keys = list(p["setups"][names[0]])
-    lines = ["## Cost per question (dev slice, side by side)", "",
-             f"{p['questions']} questions from the end of the stratified order (never in the scored sample), "
-             f"{p['trials']} trials each on the search board, both prompts alternating question by question with "
-             f"their own model instance; {p['minutes']} minutes on {p['cpus']} shared cores (load average at the end "
-             f"{', '.join(f'{x:.1f}' for x in p['load_average'])}).", "",
-             "| | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    lines = [
+        "## Cost per question (dev slice, side by side)",
+        "",
+        f"{p['questions']} questions from the end of the stratified order (never in the scored sample), "
+        f"{p['trials']} trials each on the search board, both prompts alternating question by question with "
+        f"their own model instance; {p['minutes']} minutes on {p['cpus']} shared cores (load average at the end "
+        f"{', '.join(f'{x:.1f}' for x in p['load_average'])}).",
+        "",
+        "| | " + " | ".join(names) + " |",
+        "|---|" + "---:|" * len(names),
+    ]
     lines += [f"| {k} | " + " | ".join(fmt(p["setups"][n][k]) for n in names) + " |" for k in keys]
     return [*lines, ""]
 
@@ -193,8 +220,11 @@ def term_sets(rows: list[dict[str, Any]], background: list[Example]) -> dict[str
         if keep is None:
             ex = background
         else:
-            ex = [Example(replace(e.features, case=c and masked(c, keep)), e.outcome, e.group)
-                  for e in background for c in [e.features.series_case()]]
+            ex = [
+                Example(replace(e.features, case=c and masked(c, keep)), e.outcome, e.group)
+                for e in background
+                for c in [e.features.series_case()]
+            ]
         oof = out_of_fold(ex, background_rates(ex), "platt")
         name = "chosen per source in each fold" if keep is None else "+".join(keep) or "share per source"
         out[name] = {k: v["calibrated"] for k, v in table_of({"calibrated": oof}, resolved).items()}
@@ -247,15 +277,22 @@ def with_agent(example: Example, agent: float) -> Example:
 def table_of(cols: Mapping[str, Sequence[float | None]], rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Brier per column, overall, on market questions and per source."""
     ys = [float(q["resolution"]) for q in rows]
-    groups: dict[str, list[int]] = {"all": list(range(len(rows))),
-                                    "market questions": [i for i, q in enumerate(rows) if q.get("market_value") is not None]}
+    groups: dict[str, list[int]] = {
+        "all": list(range(len(rows))),
+        "market questions": [i for i, q in enumerate(rows) if q.get("market_value") is not None],
+    }
     for i, q in enumerate(rows):
         groups.setdefault(q["source"], []).append(i)
     table = {}
     for name, idx in groups.items():
         if idx:
-            table[name] = {"n": len(idx), **{c: brier([v[i] for i in idx if v[i] is not None],
-                                                       [ys[i] for i in idx if v[i] is not None]) for c, v in cols.items()}}
+            table[name] = {
+                "n": len(idx),
+                **{
+                    c: brier([v[i] for i in idx if v[i] is not None], [ys[i] for i in idx if v[i] is not None])
+                    for c, v in cols.items()
+                },
+            }
     return table
 
 
@@ -288,22 +325,31 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
     attempted = [i for i, _, _ in done]  # a question without a valid trial gets the calibrator's figure without one
     selection = select_method(every, union_k, rates)
     chosen = selection["chosen"]
-    attempted_cols = {f"calibrated ({chosen})": [every[chosen][i] for i in attempted],
-                      "always 0.5": [0.5] * len(attempted), "market": [q.get("market_value") for _, q, _ in done]}
-    return {"attempted": len(done), "scored": len(scored), "statuses": _count(t[0][1]["status"] for _, _, t in done),
-            "selection": selection,
-            "attempted_calibrated": {"n": len(attempted), "method": chosen,
-                                     "with_trial": sum(t[0][1].get("pooled") is not None for _, _, t in done),
-                                     "table": table_of(attempted_cols, [q for _, q, _ in done])},
-            "seconds_per_question": statistics.fmean(question_seconds(t[0][1]) for _, _, t in done) if done else None,
-            "seconds_per_model_call": statistics.fmean(calls) if calls else None,
-            "search_seconds": statistics.fmean(searches) if searches else None,
-            "submit_values": _count(round(t["raw"], 2) for _, _, t in scored if t.get("raw") is not None),
-            "table": table_of(cols, [q for _, q, _ in scored])}
+    attempted_cols = {
+        f"calibrated ({chosen})": [every[chosen][i] for i in attempted],
+        "always 0.5": [0.5] * len(attempted),
+        "market": [q.get("market_value") for _, q, _ in done],
+    }
+    return {
+        "attempted": len(done),
+        "scored": len(scored),
+        "statuses": _count(t[0][1]["status"] for _, _, t in done),
+        "selection": selection,
+        "attempted_calibrated": {
+            "n": len(attempted),
+            "method": chosen,
+            "with_trial": sum(t[0][1].get("pooled") is not None for _, _, t in done),
+            "table": table_of(attempted_cols, [q for _, q, _ in done]),
+        },
+        "seconds_per_question": statistics.fmean(question_seconds(t[0][1]) for _, _, t in done) if done else None,
+        "seconds_per_model_call": statistics.fmean(calls) if calls else None,
+        "search_seconds": statistics.fmean(searches) if searches else None,
+        "submit_values": _count(round(t["raw"], 2) for _, _, t in scored if t.get("raw") is not None),
+        "table": table_of(cols, [q for _, q, _ in scored]),
+    }
 
 
-def select_method(oof: Mapping[str, Sequence[float]], union: Sequence[Example], rates: Sequence[Any]
-                  ) -> dict[str, Any]:
+def select_method(oof: Mapping[str, Sequence[float]], union: Sequence[Example], rates: Sequence[Any]) -> dict[str, Any]:
     """CRITERION applied to the out-of-fold figures of every resolved development row; and, for the record, the
     hierarchical fit's inner CV over its pooling strengths on all of them."""
     outcomes = [e.outcome for e in union]
@@ -313,11 +359,18 @@ def select_method(oof: Mapping[str, Sequence[float]], union: Sequence[Example], 
     base = fit_base_rates(rates)
     x = np.array([design(e.features, base, agent_center(union)) for e in union])
     inner = pooling_cv(x, np.array(outcomes), [e.group for e in union], [s or "" for s in sources])
-    return {"chosen": choose(cv, counts=counts), "counts": counts,
-            "pooling_cv": {str(lam): {"all": round(b["all"], 4), "worst source": round(worst_source(b, counts), 4)}
-                           for lam, b in inner.items()},
-            "cv": {m: {**{k: round(v, 4) for k, v in b.items()}, "worst source": round(worst_source(b, counts), 4)}
-                   for m, b in cv.items()}}
+    return {
+        "chosen": choose(cv, counts=counts),
+        "counts": counts,
+        "pooling_cv": {
+            str(lam): {"all": round(b["all"], 4), "worst source": round(worst_source(b, counts), 4)}
+            for lam, b in inner.items()
+        },
+        "cv": {
+            m: {**{k: round(v, 4) for k, v in b.items()}, "worst source": round(worst_source(b, counts), 4)}
+            for m, b in cv.items()
+        },
+    }
 
 
 def question_seconds(trajectory: Mapping[str, Any]) -> float:
@@ -334,9 +387,16 @@ def anchors_only_table(rows: list[dict[str, Any]], background: list[Example]) ->
     """Every resolved development row without the agent's figure: what the anchors and base rates do alone."""
     resolved = [q for q in rows if q.get("resolution") is not None]
     oof = out_of_fold(background, background_rates(background), "platt")
-    cols = {"calibrated (platt)": oof, "always 0.5": [0.5] * len(oof), "market": [q.get("market_value") for q in resolved]}
-    return {"questions": len(resolved), "market_anchors_found": sum(e.features.market is not None for e in background),
-            "table": table_of(cols, resolved)}
+    cols = {
+        "calibrated (platt)": oof,
+        "always 0.5": [0.5] * len(oof),
+        "market": [q.get("market_value") for q in resolved],
+    }
+    return {
+        "questions": len(resolved),
+        "market_anchors_found": sum(e.features.market is not None for e in background),
+        "table": table_of(cols, resolved),
+    }
 
 
 def _count(values: Any) -> dict[str, int]:
@@ -349,8 +409,10 @@ def _count(values: Any) -> dict[str, int]:
 def pick_k(table: Mapping[str, Any]) -> dict[str, Any]:
     """The fewest trials whose best calibrated Brier is within PICK_WITHIN of the best k's."""
     overall = table["all"]
-    best_by_k = {k: min(v for m in METHODS if (v := overall.get(f"calibrated k={k} ({m})")) is not None)
-                 for k in range(1, TRIALS + 1)}
+    best_by_k = {
+        k: min(v for m in METHODS if (v := overall.get(f"calibrated k={k} ({m})")) is not None)
+        for k in range(1, TRIALS + 1)
+    }
     best = min(best_by_k.values())
     k = min(k for k, v in best_by_k.items() if v <= best + PICK_WITHIN)
     return {"k": k, "calibrated_by_k": best_by_k}
@@ -364,111 +426,183 @@ def render(res: Mapping[str, Any]) -> str:
     m = res["model"]
     chosen = m["selection"]["chosen"]
     others = [f"calibrated k={SHIPPED_K} ({x})" for x in METHODS if x != chosen]
-    cols = ["raw", *[f"pooled k={k}" for k in range(1, TRIALS + 1)],
-            *[f"calibrated k={k} ({chosen})" for k in range(1, TRIALS + 1)], *others,
-            "calibrated, agent ignored", "always 0.5", "market"]
-    lines = [f"# Calibrated research forecasts: {res['label']}", "",
-             f"Development sets: the four ForecastBench question sets shipped in orrery/research/data/forecastbench "
-             f"({', '.join(res['question_sets'])}). Model: {res['label']}. Sample: the first {m['attempted']} questions "
-             f"of a stratified order (round-robin over the nine sources), {m['scored']} of them with a valid trial "
-             f"(statuses {m['statuses']}); every one of them has a figure (see the table of all attempted questions). The "
-             f"issue's target of at least 120 questions was {'met' if m['attempted'] >= 120 else 'NOT met'}: on this "
-             f"shared 2-core machine (load average "
-             f"{res['load']}) a question took {fmt(m['seconds_per_question'])} s "
-             f"({fmt(m['seconds_per_model_call'])} s a model call, {fmt(m.get('search_seconds'))} s the anchor search "
-             f"and board), {res['run_minutes']} minutes of batch under nice.",
-             "", f"Setup: {res['setup']}; {TRIALS} trials pooled in logit space; calibrated = out of fold "
-             f"({FOLDS} folds grouped by question) over these questions and every other resolved development row "
-             "(those without an agent figure: they teach the anchor and base-rate weights), base rates from the "
-             "other folds' rows; the agent's logit is centred on its mean over the fitting rows; 'agent ignored' = "
-             "the same without any agent figure. "
-             "The loop's own submits (raw) were: " + ", ".join(f"{k} x{v}" for k, v in list(m['submit_values'].items())[:8]) + ".",
-             "", LOOP_NOTE, "", *render_selection(m["selection"]),
-             f"Brier (lower is better) on the questions with a valid trial ({chosen} is the chosen method; the "
-             "others for comparison):", "",
-             "| questions | n | " + " | ".join(cols) + " |", "|---|---:|" + "---:|" * len(cols)]
+    cols = [
+        "raw",
+        *[f"pooled k={k}" for k in range(1, TRIALS + 1)],
+        *[f"calibrated k={k} ({chosen})" for k in range(1, TRIALS + 1)],
+        *others,
+        "calibrated, agent ignored",
+        "always 0.5",
+        "market",
+    ]
+    lines = [
+        f"# Calibrated research forecasts: {res['label']}",
+        "",
+        f"Development sets: the four ForecastBench question sets shipped in orrery/research/data/forecastbench "
+        f"({', '.join(res['question_sets'])}). Model: {res['label']}. Sample: the first {m['attempted']} questions "
+        f"of a stratified order (round-robin over the nine sources), {m['scored']} of them with a valid trial "
+        f"(statuses {m['statuses']}); every one of them has a figure (see the table of all attempted questions). The "
+        f"issue's target of at least 120 questions was {'met' if m['attempted'] >= 120 else 'NOT met'}: on this "
+        f"shared 2-core machine (load average "
+        f"{res['load']}) a question took {fmt(m['seconds_per_question'])} s "
+        f"({fmt(m['seconds_per_model_call'])} s a model call, {fmt(m.get('search_seconds'))} s the anchor search "
+        f"and board), {res['run_minutes']} minutes of batch under nice.",
+        "",
+        f"Setup: {res['setup']}; {TRIALS} trials pooled in logit space; calibrated = out of fold "
+        f"({FOLDS} folds grouped by question) over these questions and every other resolved development row "
+        "(those without an agent figure: they teach the anchor and base-rate weights), base rates from the "
+        "other folds' rows; the agent's logit is centred on its mean over the fitting rows; 'agent ignored' = "
+        "the same without any agent figure. "
+        "The loop's own submits (raw) were: "
+        + ", ".join(f"{k} x{v}" for k, v in list(m["submit_values"].items())[:8])
+        + ".",
+        "",
+        LOOP_NOTE,
+        "",
+        *render_selection(m["selection"]),
+        f"Brier (lower is better) on the questions with a valid trial ({chosen} is the chosen method; the "
+        "others for comparison):",
+        "",
+        "| questions | n | " + " | ".join(cols) + " |",
+        "|---|---:|" + "---:|" * len(cols),
+    ]
     for name, row in m["table"].items():
         lines.append(f"| {name} | {row['n']} | " + " | ".join(fmt(row.get(c)) for c in cols) + " |")
     k = res["k"]  # type: ignore[assignment]
     ac = m["attempted_calibrated"]
     acols = list(next(iter(ac["table"].values())))[1:]
-    lines += ["", f"All {ac['n']} attempted questions, each with the figure `ask`/`batch` give it: the calibrated one "
-                  f"where a trial was valid ({ac['with_trial']}), else the calibrator's from the anchors and base "
-                  f"rate alone (`figure_source: \"anchors\"`); {ac['method']}, k={SHIPPED_K}, out of fold:", "",
-              "| questions | n | " + " | ".join(acols) + " |", "|---|---:|" + "---:|" * len(acols)]
-    lines += [f"| {name} | {row['n']} | " + " | ".join(fmt(row.get(c)) for c in acols) + " |"
-              for name, row in ac["table"].items()]
-    lines += ["", f"Default trials: k={k['k']}, the fewest whose calibrated Brier is within {PICK_WITHIN} of the best "
-                  f"(best calibrated Brier by k: {', '.join(f'{kk}: {fmt(v)}' for kk, v in k['calibrated_by_k'].items())}); "
-                  f"each trial after the first costs one model call.", ""]
+    lines += [
+        "",
+        f"All {ac['n']} attempted questions, each with the figure `ask`/`batch` give it: the calibrated one "
+        f"where a trial was valid ({ac['with_trial']}), else the calibrator's from the anchors and base "
+        f'rate alone (`figure_source: "anchors"`); {ac["method"]}, k={SHIPPED_K}, out of fold:',
+        "",
+        "| questions | n | " + " | ".join(acols) + " |",
+        "|---|---:|" + "---:|" * len(acols),
+    ]
+    lines += [
+        f"| {name} | {row['n']} | " + " | ".join(fmt(row.get(c)) for c in acols) + " |"
+        for name, row in ac["table"].items()
+    ]
+    lines += [
+        "",
+        f"Default trials: k={k['k']}, the fewest whose calibrated Brier is within {PICK_WITHIN} of the best "
+        f"(best calibrated Brier by k: {', '.join(f'{kk}: {fmt(v)}' for kk, v in k['calibrated_by_k'].items())}); "
+        f"each trial after the first costs one model call.",
+        "",
+    ]
     if "anchors_only" not in res:
         return "\n".join(lines) + "\n"
     a = res["anchors_only"]
-    lines += ["## Anchors and base rates alone (no model), every resolved development row", "",
-              f"{a['questions']} resolved rows without the agent's figure, so only the market anchor (found by "
-              f"the agent's anchor search for {a['market_anchors_found']} rows), the series base rate and the series' "
-              "last change are learned; Platt, out of fold as above.", "",
-              "| questions | n | calibrated | always 0.5 | market |", "|---|---:|---:|---:|---:|"]
+    lines += [
+        "## Anchors and base rates alone (no model), every resolved development row",
+        "",
+        f"{a['questions']} resolved rows without the agent's figure, so only the market anchor (found by "
+        f"the agent's anchor search for {a['market_anchors_found']} rows), the series base rate and the series' "
+        "last change are learned; Platt, out of fold as above.",
+        "",
+        "| questions | n | calibrated | always 0.5 | market |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for name, row in a["table"].items():
-        lines.append(f"| {name} | {row['n']} | {fmt(row['calibrated (platt)'])} | {fmt(row['always 0.5'])} | "
-                     f"{fmt(row['market'])} |")
+        lines.append(
+            f"| {name} | {row['n']} | {fmt(row['calibrated (platt)'])} | {fmt(row['always 0.5'])} | "
+            f"{fmt(row['market'])} |"
+        )
     lines += render_terms(res["term_sets"])
     if res.get("profile"):
         lines += ["", *render_profile(res["profile"])]
     if res.get("shipped"):
         s = res["shipped"]
-        lines += ["", f"Shipped calibrator (`orrery/research/data/calibration-local.json`): {s['method']}, fitted on "
-                      f"all {s['questions']} resolved development rows ({m['scored']} with the embedded model's pooled "
-                      f"figure, the others teaching anchors and base rates only); cross-validated Brier {s['cv_brier']}, "
-                      f"worst source {s.get('cv_worst_source')}; global weights "
-                      + ", ".join(f"{n} {w:.2f}" for n, w in s["weights"].items()) + "."]
+        lines += [
+            "",
+            f"Shipped calibrator (`orrery/research/data/calibration-local.json`): {s['method']}, fitted on "
+            f"all {s['questions']} resolved development rows ({m['scored']} with the embedded model's pooled "
+            f"figure, the others teaching anchors and base rates only); cross-validated Brier {s['cv_brier']}, "
+            f"worst source {s.get('cv_worst_source')}; global weights "
+            + ", ".join(f"{n} {w:.2f}" for n, w in s["weights"].items())
+            + ".",
+        ]
         if s.get("by_source"):
-            lines[-1] += (f" Each source's deviation (ridge {s['pooling']:g}), intercept/agent/base_rate: "
-                          + "; ".join(f"{src} {d['intercept']:+.2f}/{d['agent']:+.2f}/{d['base_rate']:+.2f}"
-                                      for src, d in sorted(s["by_source"].items())) + ".")
+            lines[-1] += (
+                f" Each source's deviation (ridge {s['pooling']:g}), intercept/agent/base_rate: "
+                + "; ".join(
+                    f"{src} {d['intercept']:+.2f}/{d['agent']:+.2f}/{d['base_rate']:+.2f}"
+                    for src, d in sorted(s["by_source"].items())
+                )
+                + "."
+            )
     return "\n".join(lines) + "\n"
 
 
 def render_selection(sel: Mapping[str, Any]) -> list[str]:
     sources = [s for s in sorted(sel["counts"]) if sel["counts"][s] >= MIN_SOURCE_ROWS]
     cols = ["all", "worst source", *sources]
-    lines = ["## Calibration method", "", CRITERION, "",
-             f"Out-of-fold Brier on every resolved development row ({sum(sel['counts'].values())}; rows per source "
-             + ", ".join(f"{s} {n}" for s, n in sorted(sel["counts"].items())) + "):", "",
-             "| method | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    lines = [
+        "## Calibration method",
+        "",
+        CRITERION,
+        "",
+        f"Out-of-fold Brier on every resolved development row ({sum(sel['counts'].values())}; rows per source "
+        + ", ".join(f"{s} {n}" for s, n in sorted(sel["counts"].items()))
+        + "):",
+        "",
+        "| method | " + " | ".join(cols) + " |",
+        "|---|" + "---:|" * len(cols),
+    ]
     lines += [f"| {m} | " + " | ".join(fmt(v.get(c)) for c in cols) + " |" for m, v in sel["cv"].items()]
     inner = sel.get("pooling_cv", {})
-    lines += ["", f"Chosen: **{sel['chosen']}**. The hierarchical fit's own inner grouped CV on all these rows "
-                  "(base rates fitted on them all), Brier overall / worst source by the ridge on each source's "
-                  "deviation (small: sources part; large: one global fit): "
-                  + ", ".join(f"{lam} {v['all']:.3f} / {v['worst source']:.3f}" for lam, v in inner.items()) + "."]
+    lines += [
+        "",
+        f"Chosen: **{sel['chosen']}**. The hierarchical fit's own inner grouped CV on all these rows "
+        "(base rates fitted on them all), Brier overall / worst source by the ridge on each source's "
+        "deviation (small: sources part; large: one global fit): "
+        + ", ".join(f"{lam} {v['all']:.3f} / {v['worst source']:.3f}" for lam, v in inner.items())
+        + ".",
+    ]
     return [*lines, ""]
 
 
 def render_terms(sets: Mapping[str, Mapping[str, float | None]]) -> list[str]:
     sources = ["all", "acled", "dbnomics", "fred", "wikipedia", "yfinance"]
-    lines = ["", "## Base-rate terms (series questions)", "",
-             "The same anchors-and-base-rates calibrator, out of fold, with every series source held to one term set "
-             "of its base-rate model, and with the set chosen per source inside each fold (the smallest within "
-             "0.005 of the best inner grouped-CV Brier: what ships). Decided on these development rows by this "
-             "cross-validation only.", "",
-             "| terms | " + " | ".join(sources) + " |", "|---|" + "---:|" * len(sources)]
+    lines = [
+        "",
+        "## Base-rate terms (series questions)",
+        "",
+        "The same anchors-and-base-rates calibrator, out of fold, with every series source held to one term set "
+        "of its base-rate model, and with the set chosen per source inside each fold (the smallest within "
+        "0.005 of the best inner grouped-CV Brier: what ships). Decided on these development rows by this "
+        "cross-validation only.",
+        "",
+        "| terms | " + " | ".join(sources) + " |",
+        "|---|" + "---:|" * len(sources),
+    ]
     lines += [f"| {name} | " + " | ".join(fmt(v.get(s)) for s in sources) + " |" for name, v in sets.items()]
     return lines
 
 
-def report(runs: Path = RUNS, ship: bool = False, run_minutes: str = "?", name: str = "research_calibration",
-           label: str = "the embedded model (Qwen2.5-Coder-0.5B, llama.cpp in-process)", load: str | None = None
-           ) -> dict[str, Any]:
+def report(
+    runs: Path = RUNS,
+    ship: bool = False,
+    run_minutes: str = "?",
+    name: str = "research_calibration",
+    label: str = "the embedded model (Qwen2.5-Coder-0.5B, llama.cpp in-process)",
+    load: str | None = None,
+) -> dict[str, Any]:
     """The tables for the batch folder ``runs``; ``name`` other than the default writes only the model table
     (``bench/<name>.md``, ``results/<name>.json``)."""
     rows = load_questions()
     resolved = [q for q in rows if q.get("resolution") is not None]
     background = anchor_examples(resolved)
     res: dict[str, Any] = {
-        "question_sets": sorted({q["question_set"] for q in rows}), "setup": SETUP, "run_minutes": run_minutes,
-        "label": label, "load": load or ", ".join(f"{x:.1f}" for x in os.getloadavg()),
-        "cpus": len(os.sched_getaffinity(0)), "model": model_table(rows, runs, background)}
+        "question_sets": sorted({q["question_set"] for q in rows}),
+        "setup": SETUP,
+        "run_minutes": run_minutes,
+        "label": label,
+        "load": load or ", ".join(f"{x:.1f}" for x in os.getloadavg()),
+        "cpus": len(os.sched_getaffinity(0)),
+        "model": model_table(rows, runs, background),
+    }
     res["k"] = pick_k(res["model"]["table"])
     if (runs / "summary.json").exists():
         res["batch_summary"] = json.loads((runs / "summary.json").read_text(encoding="utf-8"))
@@ -482,15 +616,33 @@ def report(runs: Path = RUNS, ship: bool = False, run_minutes: str = "?", name: 
         res["profile"] = json.loads(PROFILE.read_text(encoding="utf-8"))
     if ship:
         k = SHIPPED_K
-        union = [with_agent(e, p) if (t := load_trajectory(trajectory_path(runs, q["id"]))) is not None
-                 and (p := pooled_of(t, k)) is not None else e for q, e in zip(resolved, background, strict=True)]
-        calib = fit(union, background_rates(background), "local", trials=k,
-                    fitted_on={"question_sets": res["question_sets"], "bench": "bench/research_calibration.py",
-                               "with_forecast": res["model"]["scored"]})
+        union = [
+            with_agent(e, p)
+            if (t := load_trajectory(trajectory_path(runs, q["id"]))) is not None and (p := pooled_of(t, k)) is not None
+            else e
+            for q, e in zip(resolved, background, strict=True)
+        ]
+        calib = fit(
+            union,
+            background_rates(background),
+            "local",
+            trials=k,
+            fitted_on={
+                "question_sets": res["question_sets"],
+                "bench": "bench/research_calibration.py",
+                "with_forecast": res["model"]["scored"],
+            },
+        )
         calib.save(SHIPPED)
-        res["shipped"] = {"method": calib.method, "questions": len(union), "cv_brier": calib.fitted_on["cv_brier"],
-                          "cv_worst_source": calib.fitted_on["cv_worst_source"], "weights": calib.weights,
-                          "pooling": calib.pooling, "by_source": calib.by_source}
+        res["shipped"] = {
+            "method": calib.method,
+            "questions": len(union),
+            "cv_brier": calib.fitted_on["cv_brier"],
+            "cv_worst_source": calib.fitted_on["cv_worst_source"],
+            "weights": calib.weights,
+            "pooling": calib.pooling,
+            "by_source": calib.by_source,
+        }
     write_json_atomic(RESULTS, res)
     write_report(res)
     return res
@@ -517,7 +669,8 @@ def main() -> None:
     sub.add_parser("sample", help=f"write the first {SAMPLE_SIZE} questions of the order to {SAMPLE.name}")
     sub.add_parser("profile", help="where a question's time goes, last round's prompt vs the brief one")
     sub.add_parser("render", help="both reports again from their results files").add_argument(
-        "--name", default="research_calibration")
+        "--name", default="research_calibration"
+    )
     p = sub.add_parser("report")
     p.add_argument("--ship", action="store_true", help="fit on every forecast and write the shipped calibrator")
     p.add_argument("--run-minutes", default="?", help="the minutes the batch took in all (for the report)")

@@ -47,6 +47,7 @@ def add(a: int, b: int) -> int:
 # -- the two servers ----------------------------------------------------------------------------------
 def orrery_steps_agent(llm: Any = None, **options: Any) -> Any:  # noqa: ARG001 - an app factory's signature
     from orrery.agent.loop import Agent, AgentConfig
+
     return Agent(llm, [add], AgentConfig(max_rounds=STEPS + 5, answer_on_repeat=False))
 
 
@@ -61,8 +62,9 @@ def orrery_server(port: int, data: str) -> None:
         return ScriptedModel([*(turn(call("add", a=i, b=1)) for i in range(TOOL_CALLS)), "done"])
 
     apps = {"steps": App("steps", "20 scripted steps", f"{__name__}:orrery_steps_agent")}
-    uvicorn.run(create_app(Settings(model=model, apps=apps, data=Path(data))), host="127.0.0.1", port=port,
-                log_level="warning")
+    uvicorn.run(
+        create_app(Settings(model=model, apps=apps, data=Path(data))), host="127.0.0.1", port=port, log_level="warning"
+    )
 
 
 def pydantic_ai_server(port: int, _data: str) -> None:
@@ -116,8 +118,15 @@ def start(name: str, data: str) -> tuple[subprocess.Popen, str]:
 
 # -- the client --------------------------------------------------------------------------------------
 def body(i: int) -> dict[str, Any]:
-    return {"threadId": f"bench-{i}", "runId": f"run-{i}", "state": {}, "tools": [], "context": [],
-            "forwardedProps": {}, "messages": [{"id": f"m{i}", "role": "user", "content": "add the numbers"}]}
+    return {
+        "threadId": f"bench-{i}",
+        "runId": f"run-{i}",
+        "state": {},
+        "tools": [],
+        "context": [],
+        "forwardedProps": {},
+        "messages": [{"id": f"m{i}", "role": "user", "content": "add the numbers"}],
+    }
 
 
 def check(name: str, events: list[dict[str, Any]]) -> None:
@@ -182,7 +191,7 @@ def main() -> None:
             for n in names:
                 one_run(clients[n], n, -1 - i)
         for rep in range(REPS):
-            for n in names[rep % 2:] + names[:rep % 2]:
+            for n in names[rep % 2 :] + names[: rep % 2]:
                 runs[n].append(one_run(clients[n], n, rep))
         loads = {n: asyncio.run(concurrent(urls[n], n)) for n in names}
     finally:
@@ -198,42 +207,55 @@ def report(runs: dict[str, list[dict[str, float]]], loads: dict[str, tuple[float
         ttfe = [r["ttfe_ms"] for r in rs]
         rates = [r["events"] / (r["wall_ms"] / 1000) for r in rs]
         wall, events, firsts = loads[n]
-        rows[n] = {"version": version("orrery" if n == "orrery" else "pydantic-ai-slim"),
-                   "events_per_run": int(statistics.median(r["events"] for r in rs)),
-                   "ttfe_ms_p50": round(pct(ttfe, 50), 2), "ttfe_ms_p95": round(pct(ttfe, 95), 2),
-                   "run_ms_p50": round(statistics.median(r["wall_ms"] for r in rs), 2),
-                   "events_per_s_p50": round(statistics.median(rates)),
-                   "concurrent_events_per_s": round(events / wall),
-                   "concurrent_runs_per_s": round(CONCURRENT * PER_CLIENT / wall, 1),
-                   "concurrent_ttfe_ms_p95": round(pct(firsts, 95), 2)}
+        rows[n] = {
+            "version": version("orrery" if n == "orrery" else "pydantic-ai-slim"),
+            "events_per_run": int(statistics.median(r["events"] for r in rs)),
+            "ttfe_ms_p50": round(pct(ttfe, 50), 2),
+            "ttfe_ms_p95": round(pct(ttfe, 95), 2),
+            "run_ms_p50": round(statistics.median(r["wall_ms"] for r in rs), 2),
+            "events_per_s_p50": round(statistics.median(rates)),
+            "concurrent_events_per_s": round(events / wall),
+            "concurrent_runs_per_s": round(CONCURRENT * PER_CLIENT / wall, 1),
+            "concurrent_ttfe_ms_p95": round(pct(firsts, 95), 2),
+        }
     a, b = rows["orrery"], rows["pydantic-ai"]
-    figures = {"date": date.today().isoformat(), "machine": f"{os.cpu_count()} vCPU, {platform.processor() or 'x86_64'}",
-               "python": platform.python_version(), "steps": STEPS, "reps": REPS,
-               "concurrent_clients": CONCURRENT, "runs_per_client": PER_CLIENT, "servers": rows,
-               "ratios": {"events_per_s": round(a["events_per_s_p50"] / b["events_per_s_p50"], 2),
-                          "run_time": round(a["run_ms_p50"] / b["run_ms_p50"], 2),
-                          "ttfe_p95": round(a["ttfe_ms_p95"] / b["ttfe_ms_p95"], 2),
-                          "concurrent_runs_per_s": round(a["concurrent_runs_per_s"] / b["concurrent_runs_per_s"], 2)}}
+    figures = {
+        "date": date.today().isoformat(),
+        "machine": f"{os.cpu_count()} vCPU, {platform.processor() or 'x86_64'}",
+        "python": platform.python_version(),
+        "steps": STEPS,
+        "reps": REPS,
+        "concurrent_clients": CONCURRENT,
+        "runs_per_client": PER_CLIENT,
+        "servers": rows,
+        "ratios": {
+            "events_per_s": round(a["events_per_s_p50"] / b["events_per_s_p50"], 2),
+            "run_time": round(a["run_ms_p50"] / b["run_ms_p50"], 2),
+            "ttfe_p95": round(a["ttfe_ms_p95"] / b["ttfe_ms_p95"], 2),
+            "concurrent_runs_per_s": round(a["concurrent_runs_per_s"] / b["concurrent_runs_per_s"], 2),
+        },
+    }
     (HERE / "results").mkdir(exist_ok=True)
     (HERE / "results" / "serve.json").write_text(json.dumps(figures, indent=2) + "\n")
     table = "\n".join(
         f"| {n} | {r['version']} | {r['ttfe_ms_p50']} | {r['ttfe_ms_p95']} | {r['run_ms_p50']} | {r['events_per_run']} | "
         f"{r['events_per_s_p50']} | {r['concurrent_runs_per_s']} | {r['concurrent_events_per_s']} | {r['concurrent_ttfe_ms_p95']} |"
-        for n, r in rows.items())
+        for n, r in rows.items()
+    )
     goal_ttfe = "met" if a["ttfe_ms_p95"] < 50 else "not met"
     goal_rate = "met" if a["events_per_s_p50"] >= b["events_per_s_p50"] else "not met"
     (HERE / "serve.md").write_text(f"""# Agent server: orrery serve vs pydantic-ai's AG-UI adapter
 
-{figures['date']} · machine: {figures['machine']} · Python {figures['python']} · `python bench/serve.py`
+{figures["date"]} · machine: {figures["machine"]} · Python {figures["python"]} · `python bench/serve.py`
 · raw figures: [results/serve.json](results/serve.json)
 
 | server | version | first event ms p50 | p95 | run ms p50 | events/run | events/s p50 | concurrent runs/s | concurrent events/s | concurrent first event ms p95 |
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|
 {table}
 
-Goals: first event < 50 ms p95: {goal_ttfe} ({a['ttfe_ms_p95']} ms). Events/s at least pydantic-ai's: {goal_rate}
-(ratio {figures['ratios']['events_per_s']}; whole run time ratio {figures['ratios']['run_time']}, concurrent runs/s
-ratio {figures['ratios']['concurrent_runs_per_s']}; orrery / pydantic-ai).
+Goals: first event < 50 ms p95: {goal_ttfe} ({a["ttfe_ms_p95"]} ms). Events/s at least pydantic-ai's: {goal_rate}
+(ratio {figures["ratios"]["events_per_s"]}; whole run time ratio {figures["ratios"]["run_time"]}, concurrent runs/s
+ratio {figures["ratios"]["concurrent_runs_per_s"]}; orrery / pydantic-ai).
 
 How it is measured: one scripted run of {STEPS} steps ({TOOL_CALLS} `add(a, b)` tool calls, then the answer
 "done"), served over loopback by each server in its own uvicorn process. orrery: `orrery.serve.create_app`

@@ -73,8 +73,11 @@ class App:
 def upload_fields(model: type[BaseModel]) -> tuple[str, ...]:
     """The inputs of `model` that are upload ids (`UploadId`, also inside `UploadId | None`)."""
     props = model.model_json_schema().get("properties", {})
-    return tuple(name for name, p in props.items()
-                 if UPLOAD in (p.get("format"), *(alt.get("format") for alt in p.get("anyOf", ()))))
+    return tuple(
+        name
+        for name, p in props.items()
+        if UPLOAD in (p.get("format"), *(alt.get("format") for alt in p.get("anyOf", ())))
+    )
 
 
 def load_ref(ref: str) -> Any:
@@ -102,4 +105,3 @@ def get(name: str) -> App:
     if name not in apps:
         raise ConfigError(f"no app named {name!r}; installed: {', '.join(apps) or 'none'}")
     return apps[name]
-

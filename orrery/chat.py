@@ -26,8 +26,13 @@ def chat_agent(model: Any = None, *, mcp_servers: Sequence[Any] = (), llm: Any =
         from orrery.mcp import server_from_spec
 
         servers = [server_from_spec(s) if isinstance(s, str) else s for s in servers]
-    return Agent(model, [*DEFAULT_TOOLS, *servers], AgentConfig(**config),
-                 tools_ref="orrery.tools.builtin:DEFAULT_TOOLS", name="chat")
+    return Agent(
+        model,
+        [*DEFAULT_TOOLS, *servers],
+        AgentConfig(**config),
+        tools_ref="orrery.tools.builtin:DEFAULT_TOOLS",
+        name="chat",
+    )
 
 
 def configured_servers() -> list[Any]:

@@ -17,17 +17,29 @@ from rich.text import Text
 
 from orrery.errors import ConfigError, OrreryError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="LLM agents that call tools, plan, check their work and forecast. Offline by default.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="LLM agents that call tools, plan, check their work and forecast. Offline by default.",
+)
 console = Console()
 MODEL = Annotated[str | None, typer.Option("--model", help="local | openai:MODEL | ollama:MODEL | http://host:port/v1")]
 OLD_LLM = Annotated[str | None, typer.Option("--llm", hidden=True, help="The old name of --model")]
 
 
 @app.callback()
-def options(otel: Annotated[str | None, typer.Option(
-        "--otel", metavar="URL", help="Export OpenTelemetry spans of every run over OTLP/HTTP to this collector "
-                                      "(e.g. http://127.0.0.1:4318; needs the otel extra)")] = None) -> None:
+def options(
+    otel: Annotated[
+        str | None,
+        typer.Option(
+            "--otel",
+            metavar="URL",
+            help="Export OpenTelemetry spans of every run over OTLP/HTTP to this collector "
+            "(e.g. http://127.0.0.1:4318; needs the otel extra)",
+        ),
+    ] = None,
+) -> None:
     """LLM agents that call tools, plan, check their work and forecast. Offline by default."""
     if otel:
         from orrery.otel import setup
@@ -36,15 +48,29 @@ def options(otel: Annotated[str | None, typer.Option(
 
 
 @app.command()
-def chat(model: MODEL = None, llm: OLD_LLM = None, react: Annotated[bool, typer.Option(help="Use the JSON ReAct format")] = False,
-         trace: Annotated[Path | None, typer.Option(help="JSONL trace (default .orrery/traces/chat-TIME.jsonl)")] = None,
-         message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None,
-         ask: Annotated[list[str] | None, typer.Option(help="Ask y/n before each call of this tool (repeatable)")] = None,
-         remember: Annotated[str | None, typer.Option(help="Keep this thread's long-term memory (in the session "
-                                                           "database) and show the model what is relevant")] = None,
-         mcp: Annotated[list[str] | None, typer.Option("--mcp", help="Also use the tools of this MCP server: a "
-                                                       "command line (\"uvx mcp-server-time\") or an http(s) URL "
-                                                       "(repeatable)")] = None) -> None:
+def chat(
+    model: MODEL = None,
+    llm: OLD_LLM = None,
+    react: Annotated[bool, typer.Option(help="Use the JSON ReAct format")] = False,
+    trace: Annotated[Path | None, typer.Option(help="JSONL trace (default .orrery/traces/chat-TIME.jsonl)")] = None,
+    message: Annotated[list[str] | None, typer.Option("-m", help="Ask this and exit (repeatable)")] = None,
+    ask: Annotated[list[str] | None, typer.Option(help="Ask y/n before each call of this tool (repeatable)")] = None,
+    remember: Annotated[
+        str | None,
+        typer.Option(
+            help="Keep this thread's long-term memory (in the session database) and show the model what is relevant"
+        ),
+    ] = None,
+    mcp: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--mcp",
+            help="Also use the tools of this MCP server: a "
+            'command line ("uvx mcp-server-time") or an http(s) URL '
+            "(repeatable)",
+        ),
+    ] = None,
+) -> None:
     """Chat with the generic agent (calculator and fact tools, and any MCP server's) in the terminal."""
     from orrery.chat import chat_agent
 
@@ -56,8 +82,14 @@ def chat(model: MODEL = None, llm: OLD_LLM = None, react: Annotated[bool, typer.
 
         memory = LongTermMemory.open(app="chat", thread=remember)
         hook = RecallContext(memory)
-    agent = chat_agent(model or llm, mcp_servers=mcp or (), format="react" if react else "auto", verbose=True, trace=trace,
-                       context=hook)
+    agent = chat_agent(
+        model or llm,
+        mcp_servers=mcp or (),
+        format="react" if react else "auto",
+        verbose=True,
+        trace=trace,
+        context=hook,
+    )
     if hook is not None:
         agent.handlers.append(hook.memory.recorder())
     for name in ask or ():
@@ -105,11 +137,13 @@ def approve(pending: Any) -> bool:
 
 
 @app.command()
-def replay(trace: Path,
-           tools: Annotated[str | None, typer.Option(help="module:attr of the tools to run (your choice: "
-                                                          "a trace never picks code)")] = None,
-           app_name: Annotated[str | None, typer.Option("--app", help="Use the tools of this installed app")] = None
-           ) -> None:
+def replay(
+    trace: Path,
+    tools: Annotated[
+        str | None, typer.Option(help="module:attr of the tools to run (your choice: a trace never picks code)")
+    ] = None,
+    app_name: Annotated[str | None, typer.Option("--app", help="Use the tools of this installed app")] = None,
+) -> None:
     """Re-run a trace with its recorded model outputs; report tool results that differ (exit 1)."""
     from orrery.replay import app_tools, load_tools
     from orrery.replay import replay as run_replay
@@ -134,13 +168,17 @@ def list_apps() -> None:
 
 
 @app.command("run")
-def run_app(name: Annotated[str, typer.Argument(help="An installed app (`orrery apps` lists them)")],
-            message: Annotated[str, typer.Argument(help="Your words: the run's message")],
-            given: Annotated[list[str] | None, typer.Option("-i", "--input", help="An input of the app as NAME=VALUE "
-                                                            "(repeatable; a file input takes a path)")] = None,
-            model: MODEL = None, llm: OLD_LLM = None,
-            as_json: Annotated[bool, typer.Option("--json", help="Print status, output, data and views as JSON")] = False
-            ) -> None:
+def run_app(
+    name: Annotated[str, typer.Argument(help="An installed app (`orrery apps` lists them)")],
+    message: Annotated[str, typer.Argument(help="Your words: the run's message")],
+    given: Annotated[
+        list[str] | None,
+        typer.Option("-i", "--input", help="An input of the app as NAME=VALUE (repeatable; a file input takes a path)"),
+    ] = None,
+    model: MODEL = None,
+    llm: OLD_LLM = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print status, output, data and views as JSON")] = False,
+) -> None:
     """Run any installed app once on a message; print its answer and its views (tables, charts, boards)."""
     from orrery.apps import get
     from orrery.results import Result
@@ -149,8 +187,10 @@ def run_app(name: Annotated[str, typer.Argument(help="An installed app (`orrery 
     options, inputs = target.split(_inputs(target, given or []))
     result = target.make_agent(model or llm, **options).run(message, **inputs)
     if not isinstance(result, Result):
-        raise ConfigError(f"app {name!r} ended without an orrery result (it gave {type(result).__name__}); "
-                          "its agent must return one (orrery.results.Result)")
+        raise ConfigError(
+            f"app {name!r} ended without an orrery result (it gave {type(result).__name__}); "
+            "its agent must return one (orrery.results.Result)"
+        )
     _show(result, as_json)
     raise typer.Exit(0 if result.status in ("completed", "paused", "declined") else 1)
 
@@ -174,10 +214,14 @@ def _inputs(target: Any, given: list[str]) -> dict[str, Any]:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ())) or "inputs"
         if first.get("type") == "extra_forbidden":
-            raise DataError(f"app {target.name!r} takes no input {where!r}; it takes: "
-                            f"{', '.join(target.inputs.model_fields) or 'only the message'}") from None
-        raise DataError(f"input {where!r} of app {target.name!r}: {first.get('msg', 'invalid')} "
-                        "(`orrery apps` lists each app's inputs)") from None
+            raise DataError(
+                f"app {target.name!r} takes no input {where!r}; it takes: "
+                f"{', '.join(target.inputs.model_fields) or 'only the message'}"
+            ) from None
+        raise DataError(
+            f"input {where!r} of app {target.name!r}: {first.get('msg', 'invalid')} "
+            "(`orrery apps` lists each app's inputs)"
+        ) from None
     return checked.model_dump(mode="json", exclude_none=True) | files
 
 
@@ -186,8 +230,17 @@ def _show(result: Any, as_json: bool) -> None:
     from orrery.results import jsonable, text_of
 
     if as_json:
-        print(json.dumps({"status": result.status, "output": text_of(result), "data": jsonable(result.data),
-                          "views": [v.model_dump(mode="json") for v in result.views()]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "status": result.status,
+                    "output": text_of(result),
+                    "data": jsonable(result.data),
+                    "views": [v.model_dump(mode="json") for v in result.views()],
+                },
+                indent=2,
+            )
+        )
         return
     if text := text_of(result):
         console.print(Text(text))
@@ -212,21 +265,28 @@ def _view(view: Any) -> Any:
                 table.add_row(*[str(c) for c in (row if isinstance(row, list) else [row.get(k) for k in cols])])
             return table
         case Forecast(forecasts=rows, best_model=best):
-            return _view(Table(title=f"Forecast ({best})", rows=[{k: r.get(k) for k in ("unique_id", "ds", "mean",
-                                                                  "lo_95", "hi_95")} for r in rows]))
+            return _view(
+                Table(
+                    title=f"Forecast ({best})",
+                    rows=[{k: r.get(k) for k in ("unique_id", "ds", "mean", "lo_95", "hi_95")} for r in rows],
+                )
+            )
         case Board(sources=sources, probability=p):
             return Text("\n".join([f"Sources (P = {p}):", *(f"- {s.date or ''} {s.title}: {s.why}" for s in sources)]))
     return Text(f"[{view.view} view: see it in `orrery serve`'s web app or with --json]", style="dim")
 
 
 @app.command("serve-model")
-def serve_model(host: str = "127.0.0.1", port: int = 8080,
-                model_path: Annotated[Path | None, typer.Option(help="A GGUF file (default: the embedded model)")] = None,
-                token: Annotated[str | None, typer.Option(envvar="ORRERY_TOKEN",
-                                                          help="Bearer token; required off loopback")] = None,
-                n_ctx: Annotated[int, typer.Option("--n-ctx", help="Context size; longer prompts get 400")] = 8192,
-                timeout: Annotated[float, typer.Option(help="Seconds one generation may take (504 past it)")] = 300.0,
-                ) -> None:
+def serve_model(
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    model_path: Annotated[Path | None, typer.Option(help="A GGUF file (default: the embedded model)")] = None,
+    token: Annotated[
+        str | None, typer.Option(envvar="ORRERY_TOKEN", help="Bearer token; required off loopback")
+    ] = None,
+    n_ctx: Annotated[int, typer.Option("--n-ctx", help="Context size; longer prompts get 400")] = 8192,
+    timeout: Annotated[float, typer.Option(help="Seconds one generation may take (504 past it)")] = 300.0,
+) -> None:
     """Serve the embedded model as an OpenAI-compatible HTTP server."""
     from orrery.llm.server import serve
 
@@ -234,17 +294,34 @@ def serve_model(host: str = "127.0.0.1", port: int = 8080,
 
 
 @app.command()
-def serve(host: str = "127.0.0.1", port: int = 8000, model: MODEL = None, llm: OLD_LLM = None,
-          token: Annotated[str | None, typer.Option(help="Bearer token (or ORRERY_TOKEN); required off loopback")] = None,
-          db: Annotated[str | None, typer.Option(help="Threads: a SQLite path or postgresql://... URL")] = None,
-          cors: Annotated[list[str] | None, typer.Option(help="Allow this browser origin (repeatable)")] = None,
-          allowed_host: Annotated[list[str] | None, typer.Option(help="Also answer to this Host name (repeatable)")] = None,
-          max_upload_mb: float = 20, max_body_mb: float = 1, run_timeout: float = 600) -> None:
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    model: MODEL = None,
+    llm: OLD_LLM = None,
+    token: Annotated[str | None, typer.Option(help="Bearer token (or ORRERY_TOKEN); required off loopback")] = None,
+    db: Annotated[str | None, typer.Option(help="Threads: a SQLite path or postgresql://... URL")] = None,
+    cors: Annotated[list[str] | None, typer.Option(help="Allow this browser origin (repeatable)")] = None,
+    allowed_host: Annotated[list[str] | None, typer.Option(help="Also answer to this Host name (repeatable)")] = None,
+    max_upload_mb: float = 20,
+    max_body_mb: float = 1,
+    run_timeout: float = 600,
+) -> None:
     """Serve every app's agent over AG-UI (SSE) with the web app at http://HOST:PORT/."""
     from orrery.serve.app import serve as run
 
-    run(host, port, model=model or llm, token=token, db=db, cors=tuple(cors or ()), allowed_hosts=tuple(allowed_host or ()),
-        max_upload_bytes=int(max_upload_mb * 2**20), max_body_bytes=int(max_body_mb * 2**20), run_timeout=run_timeout)
+    run(
+        host,
+        port,
+        model=model or llm,
+        token=token,
+        db=db,
+        cors=tuple(cors or ()),
+        allowed_hosts=tuple(allowed_host or ()),
+        max_upload_bytes=int(max_upload_mb * 2**20),
+        max_body_bytes=int(max_body_mb * 2**20),
+        run_timeout=run_timeout,
+    )
 
 
 def _mount_mcp() -> None:
@@ -280,8 +357,11 @@ def _mount_apps() -> None:
 def _unavailable(name: str, extra: str, exc: ModuleNotFoundError) -> None:
     hint = f"pip install 'orrery[{extra or name}]'"
 
-    @app.command(name, help=f"(not installed: {hint})",
-                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+    @app.command(
+        name,
+        help=f"(not installed: {hint})",
+        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    )
     def missing() -> None:
         raise ConfigError(f"`orrery {name}` needs {exc.name!r}, which is not installed: {hint}")
 

@@ -49,16 +49,20 @@ class ConsoleView:
 
 
 def _final(e: ev.Final) -> Panel:
-    return Panel(e.output or "(no output)", title=f"Final · {e.status}",
-                 border_style="green" if e.status == "completed" else "red")
+    return Panel(
+        e.output or "(no output)",
+        title=f"Final · {e.status}",
+        border_style="green" if e.status == "completed" else "red",
+    )
 
 
 Renderable = str | Panel | Rule | None
 # One line (or panel) per event type; events not listed are not shown.
 _RENDER: dict[type, Callable[[ConsoleView, Any], Renderable]] = {
     ev.RunStart: lambda v, e: Rule(f"[bold]Agent starting[/]: {v._short(e.task)}"),
-    ev.ModelCall: lambda _, e: f"[dim]round {e.round + 1} (attempt {e.attempt + 1}) · tools: "
-                               f"{', '.join(e.tools) or 'none'}[/]",
+    ev.ModelCall: lambda _, e: (
+        f"[dim]round {e.round + 1} (attempt {e.attempt + 1}) · tools: {', '.join(e.tools) or 'none'}[/]"
+    ),
     ev.Thought: lambda v, e: f"[cyan]Thought:[/] {v._short(e.text)}",
     ev.ToolCallEvent: lambda _, e: f"[yellow]Tool:[/] {e.call.name} {json.dumps(e.call.arguments, default=str)}",
     ev.ToolResultEvent: ConsoleView._result,

@@ -32,8 +32,9 @@ from typing import Any, Literal, TypeVar
 
 from orrery.messages import ModelResponse, ToolCall
 
-Status = Literal["completed", "invalid", "max_rounds", "max_tokens", "timeout", "paused", "cancelled", "error",
-                 "declined"]
+Status = Literal[
+    "completed", "invalid", "max_rounds", "max_tokens", "timeout", "paused", "cancelled", "error", "declined"
+]
 """One vocabulary for how every run of every agent and app ends: completed; invalid (validators still
 refuse after the retries); max_rounds / max_tokens / timeout (a limit); paused (waiting for a
 clarification or an approval); cancelled (the user dropped the request); error (a model or tool failure ended it);
@@ -250,8 +251,9 @@ class TodoUpdate(Event):
 
 
 # -- relaying an inner run ----------------------------------------------------------------------------------------
-def relay(events: Iterable[Event], *, drop: tuple[type[Event], ...] = (),
-          tap: Callable[[Event], None] | None = None) -> Generator[Event, None, Any]:
+def relay(
+    events: Iterable[Event], *, drop: tuple[type[Event], ...] = (), tap: Callable[[Event], None] | None = None
+) -> Generator[Event, None, Any]:
     """`result = yield from relay(inner.stream(...))`: an inner run's events passed on but its `Final` (and those of
     the `drop` types), returning the result its Final carried (None when it ended without one). `tap` sees every
     event, the held-back ones too. Closing the outer stream closes the inner one (which stops its tools)."""
@@ -319,8 +321,9 @@ class calling:  # noqa: N801 - used like a function: `with calling(call):`
         _CALL.reset(self.token)
 
 
-def stage(name: str, /, *, content: Mapping[str, Any] | None = None,
-          **attributes: Any) -> contextlib.AbstractContextManager[Stage]:
+def stage(
+    name: str, /, *, content: Mapping[str, Any] | None = None, **attributes: Any
+) -> contextlib.AbstractContextManager[Stage]:
     """A named part of a tool's work, traced as a child span of the tool call's span:
 
         with stage("execute_sql", **{"db.system.name": "duckdb"}, content={"db.query.text": sql}) as s:
@@ -353,8 +356,9 @@ class _Stages(Stage):
 
 
 @contextlib.contextmanager
-def _stages(openers: tuple[StageOpener, ...], name: str, attributes: dict[str, Any],
-            content: Mapping[str, Any] | None) -> Iterator[Stage]:
+def _stages(
+    openers: tuple[StageOpener, ...], name: str, attributes: dict[str, Any], content: Mapping[str, Any] | None
+) -> Iterator[Stage]:
     """The same stage for every recorder watching the call."""
     with contextlib.ExitStack() as stack:
         yield _Stages([stack.enter_context(o(name, attributes, content)) for o in openers])

@@ -21,6 +21,8 @@ def check_exposure(host: str, token: str | None, what: str = "the server") -> st
     """The token to require (`token`, else $ORRERY_TOKEN); refuses an address off loopback without one."""
     token = token or os.environ.get("ORRERY_TOKEN") or None
     if token is None and not is_loopback(host):
-        raise ConfigError(f"serving on {host} would let anyone on the network use {what}: pass --token "
-                          "(or set ORRERY_TOKEN) and give clients that bearer token, or serve on 127.0.0.1")
+        raise ConfigError(
+            f"serving on {host} would let anyone on the network use {what}: pass --token "
+            "(or set ORRERY_TOKEN) and give clients that bearer token, or serve on 127.0.0.1"
+        )
     return token

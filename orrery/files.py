@@ -68,8 +68,7 @@ def read_lines(path: str | Path, *, what: str = "input", max_bytes: int | None =
                 raise DataError(f"{what} {path} line {n} is not UTF-8 text; convert the file to UTF-8") from None
 
 
-def read_text(path: str | Path, *, what: str = "input", max_bytes: int | None = None,
-              errors: str = "strict") -> str:
+def read_text(path: str | Path, *, what: str = "input", max_bytes: int | None = None, errors: str = "strict") -> str:
     max_bytes = MAX_INPUT_BYTES if max_bytes is None else max_bytes
     path = input_file(path, what=what, max_bytes=max_bytes)
     with path.open("rb") as fh:
@@ -119,8 +118,9 @@ def atomic_path(path: str | Path, *, mode: int = 0o644) -> Iterator[Path]:
         tmp.unlink(missing_ok=True)
 
 
-def write_atomic(path: str | Path, data: str | bytes | Callable[[Path], object], *, mode: int = 0o644,
-                 encoding: str = "utf-8") -> Path:
+def write_atomic(
+    path: str | Path, data: str | bytes | Callable[[Path], object], *, mode: int = 0o644, encoding: str = "utf-8"
+) -> Path:
     """Write ``data`` to ``path`` atomically (see :func:`atomic_path`): text, bytes, or a function that writes
     the file at the temporary path it is given (``frame.to_parquet``, ``figure.savefig``)."""
     path = Path(path)

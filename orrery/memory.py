@@ -22,7 +22,7 @@ class Memory:
         self.messages.extend(messages)
         if len(self.messages) > self.max_history:
             head = self.messages[: self.keep_first]
-            body = self.messages[self.keep_first:]
+            body = self.messages[self.keep_first :]
             cut = safe_cut(body, len(self.messages) - self.max_history)
             self.messages = head + body[cut:]
 
@@ -41,8 +41,12 @@ def safe_cut(body: Sequence[Message], at_least: int) -> int:
 
 def estimate_tokens(messages: Sequence[Message]) -> int:
     """Rough token count (4 characters a token): enough to decide when to truncate."""
-    return sum(len(m.content) + sum(len(json.dumps(c.arguments)) + len(c.name) for c in m.tool_calls) + 8
-               for m in messages) // 4
+    return (
+        sum(
+            len(m.content) + sum(len(json.dumps(c.arguments)) + len(c.name) for c in m.tool_calls) + 8 for m in messages
+        )
+        // 4
+    )
 
 
 def _default_query(m: Message) -> list[str]:
@@ -61,7 +65,7 @@ class SlidingWindow:
     describe_calls: Callable[[Message], list[str]] = _default_query
 
     def __call__(self, messages: Sequence[Message]) -> list[Message]:
-        head, body = list(messages[: self.keep_first]), list(messages[self.keep_first:])
+        head, body = list(messages[: self.keep_first]), list(messages[self.keep_first :])
         budget = self.max_tokens - estimate_tokens(head)
         start = max(0, len(body) - self.max_messages)
         while start < len(body) and estimate_tokens(body[start:]) > budget:
@@ -70,6 +74,9 @@ class SlidingWindow:
         if start == 0:
             return head + body
         queries = [q for m in body for q in self.describe_calls(m)]
-        notice = Message("user", f"[Context truncated: {start} earlier messages were removed. "
-                                 f"Calls made so far (do not repeat them): {'; '.join(queries) or 'none'}]")
+        notice = Message(
+            "user",
+            f"[Context truncated: {start} earlier messages were removed. "
+            f"Calls made so far (do not repeat them): {'; '.join(queries) or 'none'}]",
+        )
         return head + [notice] + body[start:]

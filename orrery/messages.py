@@ -34,8 +34,11 @@ class ToolCall:
         return cls(id, name, args)
 
     def to_openai(self) -> dict[str, Any]:
-        return {"id": self.id, "type": "function",
-                "function": {"name": self.name, "arguments": json.dumps(self.arguments)}}
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": json.dumps(self.arguments)},
+        }
 
 
 @dataclass(slots=True)
@@ -88,8 +91,10 @@ class ToolSpec:
     parameters: dict[str, Any]
 
     def to_openai(self) -> dict[str, Any]:
-        return {"type": "function",
-                "function": {"name": self.name, "description": self.description, "parameters": self.parameters}}
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
 
 
 @dataclass(slots=True)
@@ -106,5 +111,4 @@ class ModelResponse:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ModelResponse:
-        return cls(d.get("content", ""), [ToolCall(**c) for c in d.get("tool_calls", [])],
-                   Usage(**d.get("usage", {})))
+        return cls(d.get("content", ""), [ToolCall(**c) for c in d.get("tool_calls", [])], Usage(**d.get("usage", {})))

@@ -109,8 +109,9 @@ class SpanRecorder:
             frames = self._local.frames = []
         return frames
 
-    def _start(self, name: str, parent: Span | None, attributes: dict[str, Any],
-               kind: SpanKind = SpanKind.INTERNAL) -> Span:
+    def _start(
+        self, name: str, parent: Span | None, attributes: dict[str, Any], kind: SpanKind = SpanKind.INTERNAL
+    ) -> Span:
         context = trace.set_span_in_context(parent) if parent is not None else None
         return self.tracer.start_span(name, context=context, kind=kind, attributes=attributes)
 
@@ -133,11 +134,15 @@ class SpanRecorder:
     # -- spans --------------------------------------------------------------------------------------
     def _on_run_start(self, e: ev.RunStart) -> None:
         frames = self._frames
-        attrs: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": e.agent,
-                                 "orrery.tools": list(e.tools)}
+        attrs: dict[str, Any] = {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": e.agent,
+            "orrery.tools": list(e.tools),
+        }
         if self.capture:
-            attrs["gen_ai.input.messages"] = self._text([{"role": "user", "parts": [{"type": "text",
-                                                                                     "content": e.task}]}])
+            attrs["gen_ai.input.messages"] = self._text(
+                [{"role": "user", "parts": [{"type": "text", "content": e.task}]}]
+            )
         while frames and not frames[-1].tools:  # a run whose stream was closed before its Final (Ctrl-C)
             self._close(frames.pop(), "cancelled")
         if frames:  # a run inside a running tool (in the tool's thread)
@@ -162,8 +167,12 @@ class SpanRecorder:
 
     def _on_model_call(self, e: ev.ModelCall) -> None:
         f = self._frames[-1]
-        attrs: dict[str, Any] = {"gen_ai.operation.name": "chat", "gen_ai.request.model": e.model or "unknown",
-                                 "orrery.messages": e.messages, "orrery.tools_offered": len(e.tools)}
+        attrs: dict[str, Any] = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": e.model or "unknown",
+            "orrery.messages": e.messages,
+            "orrery.tools_offered": len(e.tools),
+        }
         f.model = self._start(f"chat {e.model or 'unknown'}", f.step or f.run, attrs, SpanKind.CLIENT)
 
     def _on_model_reply(self, e: ev.ModelReply) -> None:
@@ -177,15 +186,20 @@ class SpanRecorder:
         span.set_attribute("gen_ai.response.finish_reasons", ["tool_calls" if r.tool_calls else "stop"])
         if self.capture:
             parts = ([{"type": "text", "content": r.content}] if r.content else []) + [
-                {"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments} for c in r.tool_calls]
+                {"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments} for c in r.tool_calls
+            ]
             span.set_attribute("gen_ai.output.messages", self._text([{"role": "assistant", "parts": parts}]))
         span.end()
 
     def _on_tool_call(self, e: ev.ToolCallEvent) -> None:
         f = self._frames[-1]
         c = e.call
-        attrs: dict[str, Any] = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": c.name,
-                                 "gen_ai.tool.call.id": c.id, "gen_ai.tool.type": "function"}
+        attrs: dict[str, Any] = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": c.name,
+            "gen_ai.tool.call.id": c.id,
+            "gen_ai.tool.type": "function",
+        }
         if self.capture:
             attrs["gen_ai.tool.call.arguments"] = self._text(c.arguments)
         span = f.tools[c.id] = self._start(f"execute_tool {c.name}", f.step or f.run, attrs)
@@ -194,14 +208,16 @@ class SpanRecorder:
         f.watched[c.id] = (id(c), opener)
 
     @contextlib.contextmanager
-    def _stage(self, parent: Span, name: str, attributes: dict[str, Any],
-               content: Mapping[str, Any] | None) -> Iterator[ev.Stage]:
+    def _stage(
+        self, parent: Span, name: str, attributes: dict[str, Any], content: Mapping[str, Any] | None
+    ) -> Iterator[ev.Stage]:
         """A stage of a running tool call as a child of its span (an exception marks it as an error)."""
         attrs = {"orrery.stage": name, **_attributes(attributes)}
         if self.capture and content:
             attrs |= {k: self._text(v) for k, v in content.items()}
-        with self.tracer.start_as_current_span(name, context=trace.set_span_in_context(parent),
-                                               attributes=attrs) as span:
+        with self.tracer.start_as_current_span(
+            name, context=trace.set_span_in_context(parent), attributes=attrs
+        ) as span:
             yield _SpanStage(span)
 
     def _unwatch(self, f: _Frame, call_id: str) -> None:
@@ -258,8 +274,10 @@ class SpanRecorder:
             run.set_attribute("gen_ai.usage.input_tokens", usage.prompt_tokens)
             run.set_attribute("gen_ai.usage.output_tokens", usage.completion_tokens)
         if self.capture:
-            run.set_attribute("gen_ai.output.messages", self._text(
-                [{"role": "assistant", "parts": [{"type": "text", "content": e.output}]}]))
+            run.set_attribute(
+                "gen_ai.output.messages",
+                self._text([{"role": "assistant", "parts": [{"type": "text", "content": e.output}]}]),
+            )
         if e.status == "error":
             run.set_attribute("error.type", "run_error")
             run.set_status(StatusCode.ERROR, e.output[:200] if self.capture else "the run failed")
@@ -281,17 +299,25 @@ class SpanRecorder:
 # The attributes of the events recorded as span events (others carry none).
 _NOTES: dict[type, Any] = {
     ev.Classified: lambda e: {"orrery.type": e.type, "orrery.categories": list(e.categories)},
-    ev.Routed: lambda e: {"orrery.selected_tools": list(e.selected_tools), "orrery.strategy": e.strategy,
-                          "orrery.complexity": e.complexity},
+    ev.Routed: lambda e: {
+        "orrery.selected_tools": list(e.selected_tools),
+        "orrery.strategy": e.strategy,
+        "orrery.complexity": e.complexity,
+    },
     ev.IntentClassified: lambda e: {"orrery.intent": e.intent},
     ev.Planned: lambda e: {"orrery.todos": [t.get("key", "") for t in e.todos]},
     ev.TodoUpdate: lambda e: {"orrery.todo": e.key, "orrery.todo_status": e.status},
     ev.StateChanged: lambda e: {"orrery.state": e.name},
     ev.Retry: lambda e: {"orrery.attempt": e.attempt},
-    ev.ApprovalRequired: lambda e: {"gen_ai.tool.call.id": [a["id"] for a in e.approvals],
-                                    "gen_ai.tool.name": [a["tool"] for a in e.approvals]},
-    ev.ApprovalDecision: lambda e: {"gen_ai.tool.call.id": e.call_id, "gen_ai.tool.name": e.tool,
-                                    "orrery.approved": e.approved},
+    ev.ApprovalRequired: lambda e: {
+        "gen_ai.tool.call.id": [a["id"] for a in e.approvals],
+        "gen_ai.tool.name": [a["tool"] for a in e.approvals],
+    },
+    ev.ApprovalDecision: lambda e: {
+        "gen_ai.tool.call.id": e.call_id,
+        "gen_ai.tool.name": e.tool,
+        "orrery.approved": e.approved,
+    },
 }
 
 
@@ -317,8 +343,9 @@ def uninstrument(recorder: SpanRecorder) -> None:
         ev.HOOKS.remove(recorder)
 
 
-def setup(endpoint: str | None = None, *, capture_content: bool | None = None,
-          service_name: str | None = None) -> SpanRecorder:
+def setup(
+    endpoint: str | None = None, *, capture_content: bool | None = None, service_name: str | None = None
+) -> SpanRecorder:
     """Export every run's spans over OTLP/HTTP to `endpoint` (a collector's base URL, e.g.
     http://127.0.0.1:4318; default: OTEL_EXPORTER_OTLP_ENDPOINT, else that URL). Spans are flushed at exit."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -332,7 +359,9 @@ def setup(endpoint: str | None = None, *, capture_content: bool | None = None,
     traces = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") if endpoint is None else None
     name = service_name or os.environ.get("OTEL_SERVICE_NAME") or "orrery"
     provider = TracerProvider(resource=Resource.create({"service.name": name}))
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=traces or f"{base.rstrip('/')}/v1/traces")))
+    provider.add_span_processor(
+        BatchSpanProcessor(OTLPSpanExporter(endpoint=traces or f"{base.rstrip('/')}/v1/traces"))
+    )
     atexit.register(provider.shutdown)
     recorder = instrument(provider, capture_content=capture_content)
     recorder.provider = provider  # type: ignore[attr-defined]  # flush() / shutdown() for callers

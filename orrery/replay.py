@@ -48,8 +48,10 @@ def load_tools(ref: str) -> Any:
         try:
             obj = obj()
         except TypeError as exc:
-            raise ConfigError(f"--tools {ref!r} is a function that needs arguments ({exc}); name a list of "
-                              "tools, a Toolset, or a function without parameters that returns one") from None
+            raise ConfigError(
+                f"--tools {ref!r} is a function that needs arguments ({exc}); name a list of "
+                "tools, a Toolset, or a function without parameters that returns one"
+            ) from None
     if not (isinstance(obj, list | tuple) or hasattr(obj, "tools")):
         raise ConfigError(f"--tools {ref!r} is a {type(obj).__name__}, not tools; name a list of tools or a Toolset")
     return obj
@@ -82,12 +84,14 @@ def replay(path: str | Path, tools: Any, **agent_kwargs: Any) -> ReplayReport:
     events = read_trace(path)
     start = next((e for e in events if e["kind"] == "run_start"), None)
     if start is None or not isinstance(start.get("task"), str) or not isinstance(start.get("options", {}), dict):
-        raise DataError(f"{path} has no valid run_start event (a task and an options object); "
-                        "is this an orrery trace?")
+        raise DataError(f"{path} has no valid run_start event (a task and an options object); is this an orrery trace?")
     if tools is None:
-        hint = f" (it was recorded with {start['tools_ref']}; pass that if you trust it)" if start.get("tools_ref") else ""
-        raise ConfigError(f"replay runs tools you choose, never code named in a trace: pass --tools module:attr "
-                          f"or --app NAME{hint}")
+        hint = (
+            f" (it was recorded with {start['tools_ref']}; pass that if you trust it)" if start.get("tools_ref") else ""
+        )
+        raise ConfigError(
+            f"replay runs tools you choose, never code named in a trace: pass --tools module:attr or --app NAME{hint}"
+        )
     end = next((i for i, e in enumerate(events) if e["kind"] == "final"), len(events))
     run = events[: end + 1]
     try:
@@ -99,19 +103,28 @@ def replay(path: str | Path, tools: Any, **agent_kwargs: Any) -> ReplayReport:
     had = start.get("tools")  # a call to a tool the agent never had was an error then and is one now
     missing = (called & set(had) if isinstance(had, list) else called) - tool_names(tools)
     if missing:
-        raise ConfigError(f"the trace calls {', '.join(sorted(missing))}, which the given tools lack; "
-                          "pass the tools the trace was recorded with")
+        raise ConfigError(
+            f"the trace calls {', '.join(sorted(missing))}, which the given tools lack; "
+            "pass the tools the trace was recorded with"
+        )
     new: list[Event] = []
     _rerun(start, ScriptedModel(replies), tools, new.append, agent_kwargs)
     fresh = [e.to_dict() for e in new if e.kind == "tool_result"]
     report = ReplayReport(start["task"], len(recorded))
     for i, (old, now) in enumerate(zip(recorded, fresh, strict=False)):
         if old["content"] != now["content"] or old["ok"] != now["ok"]:
-            report.differences.append({"index": i, "tool": old["call"]["name"],
-                                       "recorded": old["content"], "replayed": now["content"]})
+            report.differences.append(
+                {"index": i, "tool": old["call"]["name"], "recorded": old["content"], "replayed": now["content"]}
+            )
     if len(recorded) != len(fresh):
-        report.differences.append({"index": min(len(recorded), len(fresh)), "tool": "-",
-                                   "recorded": f"{len(recorded)} tool results", "replayed": f"{len(fresh)} tool results"})
+        report.differences.append(
+            {
+                "index": min(len(recorded), len(fresh)),
+                "tool": "-",
+                "recorded": f"{len(recorded)} tool results",
+                "replayed": f"{len(fresh)} tool results",
+            }
+        )
     return report
 
 
@@ -133,8 +146,9 @@ def _rerun(start: dict[str, Any], model: Any, tools: Any, emit: Any, agent_kwarg
             with tempfile.TemporaryDirectory() as tmp:  # a fresh session: the trace's first turn
                 PlanAgent(model, tools, Path(tmp) / "replay.db", "replay", on_event=[emit]).run(task)
         case "agent":
-            agent = Agent(model, tools, agent_kwargs.pop("config", None) or AgentConfig(), on_event=[emit],
-                          **agent_kwargs)
+            agent = Agent(
+                model, tools, agent_kwargs.pop("config", None) or AgentConfig(), on_event=[emit], **agent_kwargs
+            )
             agent.run(task, **options)
         case other:
             _rerun_app(other, model, emit, task, options)
@@ -147,8 +161,10 @@ def _rerun_app(name: str, model: Any, emit: Any, task: str, options: dict[str, A
 
     app = discover().get(name)
     if app is None:
-        raise DataError(f"the trace was recorded by {name!r}, which is neither an architecture replay knows "
-                        "(agent, router, planner) nor an installed app: install the app that recorded it")
+        raise DataError(
+            f"the trace was recorded by {name!r}, which is neither an architecture replay knows "
+            "(agent, router, planner) nor an installed app: install the app that recorded it"
+        )
     with tempfile.TemporaryDirectory() as tmp, _data_dir(tmp):  # the app's sessions (bi's plan) go there
         agent = app.make_agent(model)
         agent.handlers.append(emit)

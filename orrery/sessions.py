@@ -70,14 +70,18 @@ def open_store(target: str | Path | SessionStore | None = None) -> SessionStore:
     return SqliteSessions(target)
 
 
-SCHEMA = ("CREATE TABLE IF NOT EXISTS orrery_sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, data TEXT NOT NULL, "
-          "version INTEGER NOT NULL, updated_at TEXT NOT NULL, kind TEXT)")
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS orrery_sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, data TEXT NOT NULL, "
+    "version INTEGER NOT NULL, updated_at TEXT NOT NULL, kind TEXT)"
+)
 KIND_INDEX = "CREATE INDEX IF NOT EXISTS orrery_sessions_kind ON orrery_sessions (kind, agent, updated_at)"
 COLUMNS = "id, agent, data, version, updated_at"
 # Leases: a lock one writer holds on a key (a thread) across processes, until it releases it or it expires
 # (a process that died). Expiry is by the writers' clocks: hosts sharing a PostgreSQL keep them in sync (NTP).
-LOCKS = ("CREATE TABLE IF NOT EXISTS orrery_locks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, "
-         "expires DOUBLE PRECISION NOT NULL)")
+LOCKS = (
+    "CREATE TABLE IF NOT EXISTS orrery_locks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, "
+    "expires DOUBLE PRECISION NOT NULL)"
+)
 
 
 def kind_of(data: Any) -> str:
@@ -130,19 +134,22 @@ class _SQLSessions:
         saved = replace(session, version=session.version + 1, updated_at=datetime.now(UTC).isoformat())
         data, kind = json.dumps(saved.data, default=str), kind_of(saved.data)
         if session.version == 0:
-            sql = (f"INSERT INTO orrery_sessions ({COLUMNS}, kind) VALUES (?, ?, ?, ?, ?, ?) "
-                   "ON CONFLICT (id) DO NOTHING")
+            sql = f"INSERT INTO orrery_sessions ({COLUMNS}, kind) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING"
             params: tuple[Any, ...] = (saved.id, saved.agent, data, saved.version, saved.updated_at, kind)
         else:
-            sql = ("UPDATE orrery_sessions SET agent = ?, data = ?, version = ?, updated_at = ?, kind = ? "
-                   "WHERE id = ? AND version = ?")
+            sql = (
+                "UPDATE orrery_sessions SET agent = ?, data = ?, version = ?, updated_at = ?, kind = ? "
+                "WHERE id = ? AND version = ?"
+            )
             params = (saved.agent, data, saved.version, saved.updated_at, kind, saved.id, session.version)
         _, count = self._run(self._sql(sql), params)
         if count != 1:
             stored = self.load(session.id)
-            raise SessionConflict(f"session {session.id!r} was saved by another writer (stored version "
-                                  f"{stored.version if stored else 'none'}, this writer loaded {session.version}); "
-                                  "reload it and apply the change again")
+            raise SessionConflict(
+                f"session {session.id!r} was saved by another writer (stored version "
+                f"{stored.version if stored else 'none'}, this writer loaded {session.version}); "
+                "reload it and apply the change again"
+            )
         return saved
 
     def list(self, agent: str | None = None, kind: str | None = None) -> list[Session]:
@@ -160,14 +167,15 @@ class _SQLSessions:
         sessions = [_session(r) for r in rows]
         return sessions if kind is None else [s for s in sessions if kind_of(s.data) == kind]
 
-
     def acquire(self, key: str, owner: str, ttl: float) -> bool:
         """Take the lease on `key` for `ttl` seconds (or extend it, when `owner` holds it); False while another
         owner holds it. One statement, so two writers racing for a free key cannot both get it."""
         now = time.time()
-        sql = ("INSERT INTO orrery_locks (id, owner, expires) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE "
-               "SET owner = excluded.owner, expires = excluded.expires "
-               "WHERE orrery_locks.expires < ? OR orrery_locks.owner = ?")
+        sql = (
+            "INSERT INTO orrery_locks (id, owner, expires) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE "
+            "SET owner = excluded.owner, expires = excluded.expires "
+            "WHERE orrery_locks.expires < ? OR orrery_locks.owner = ?"
+        )
         _, count = self._run(self._sql(sql), (key, owner, now + ttl, now, owner))
         return count == 1
 
@@ -183,8 +191,10 @@ def _data(session_id: str, text: str) -> Any:
     try:
         return json.loads(text)
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"the session database holds a damaged record {session_id!r} ({exc}); restore the "
-                          "database from a backup or give another one") from None
+        raise ConfigError(
+            f"the session database holds a damaged record {session_id!r} ({exc}); restore the "
+            "database from a backup or give another one"
+        ) from None
 
 
 class SqliteSessions(_SQLSessions):
@@ -201,11 +211,14 @@ class SqliteSessions(_SQLSessions):
             self._run("PRAGMA journal_mode=WAL")
             self._migrate()
         except OSError as exc:
-            raise ConfigError(f"cannot create the session database's folder {self.path.parent} ({exc.strerror}); "
-                              "give a path you can write") from None
+            raise ConfigError(
+                f"cannot create the session database's folder {self.path.parent} ({exc.strerror}); "
+                "give a path you can write"
+            ) from None
         except sqlite3.OperationalError as exc:  # read-only file or folder, locked, out of space
-            raise ConfigError(f"cannot write the session database {self.path} ({exc}); check its permissions or "
-                              "give another path") from None
+            raise ConfigError(
+                f"cannot write the session database {self.path} ({exc}); check its permissions or give another path"
+            ) from None
         except sqlite3.DatabaseError as exc:
             raise ConfigError(f"{self.path} is not an orrery session database ({exc}); give another path") from None
 
@@ -243,8 +256,10 @@ class PostgresSessions(_SQLSessions):
             self._migrate()
         except psycopg.OperationalError as exc:
             reason = str(exc).strip().splitlines()[-1]
-            raise ConfigError(f"cannot reach the session database at {redact(url)} ({reason}); "
-                              "check the URL and that PostgreSQL is running") from exc
+            raise ConfigError(
+                f"cannot reach the session database at {redact(url)} ({reason}); "
+                "check the URL and that PostgreSQL is running"
+            ) from exc
 
     def _run(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[tuple[Any, ...]], int]:
         with self._psycopg.connect(self.url, autocommit=True) as db, db.cursor() as cur:
@@ -260,8 +275,10 @@ class PostgresSessions(_SQLSessions):
             yield cur
 
     def _columns(self, cur: Any) -> set[str]:
-        cur.execute("SELECT column_name FROM information_schema.columns "
-                    "WHERE table_schema = current_schema() AND table_name = 'orrery_sessions'")
+        cur.execute(
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name = 'orrery_sessions'"
+        )
         return {row[0] for row in cur.fetchall()}
 
 

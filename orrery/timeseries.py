@@ -101,8 +101,10 @@ def decompose(y: np.ndarray, m: int | Sequence[int]) -> pd.DataFrame:
     periods = [p for p in ([m] if isinstance(m, int) else list(m)) if p > 1]
     usable = [p for p in periods if len(y) >= 2 * p + 1]
     if len(usable) < len(periods):
-        raise DataError(f"series of {len(y)} observations is too short to decompose with periods {periods}; "
-                        "need at least two full cycles of each")
+        raise DataError(
+            f"series of {len(y)} observations is too short to decompose with periods {periods}; "
+            "need at least two full cycles of each"
+        )
     out = pd.DataFrame({"observed": y})
     if not usable:
         out["trend"] = lowess(y, np.arange(len(y)), frac=min(1.0, max(0.2, 7 / len(y))), return_sorted=False)
@@ -135,8 +137,14 @@ def ets(y: np.ndarray, m: int = 1) -> Any:
     for trend, damped in shapes:
         with warnings.catch_warnings():  # convergence chatter on short series; AICc still ranks the fits
             warnings.simplefilter("ignore")
-            fit = ETSModel(series, error="add", trend=trend, damped_trend=damped, seasonal=seasonal,
-                           seasonal_periods=m if seasonal else None).fit(disp=False)
+            fit = ETSModel(
+                series,
+                error="add",
+                trend=trend,
+                damped_trend=damped,
+                seasonal=seasonal,
+                seasonal_periods=m if seasonal else None,
+            ).fit(disp=False)
         if np.isfinite(fit.aicc) and (best is None or fit.aicc < best.aicc):
             best = fit
     if best is None:
@@ -165,8 +173,15 @@ def anomaly_band(y: np.ndarray, fitted: np.ndarray, m: int, level: float = 99, s
     cut = max(z, np.nan_to_num(np.nanquantile(score.to_numpy(dtype=float), level / 100), nan=z))
     warm = np.arange(len(r)) < (m if len(r) >= 3 * m else 1)
     flagged = r.notna().to_numpy() & (score.to_numpy() > cut) & ~warm & (not skip)
-    return pd.DataFrame({"residual": r.to_numpy(), "score": score.to_numpy(), "lo": fitted - cut * sigma,
-                         "hi": fitted + cut * sigma, "anomaly": flagged})
+    return pd.DataFrame(
+        {
+            "residual": r.to_numpy(),
+            "score": score.to_numpy(),
+            "lo": fitted - cut * sigma,
+            "hi": fitted + cut * sigma,
+            "anomaly": flagged,
+        }
+    )
 
 
 def _local_sigma(r: pd.Series, window: int) -> pd.Series:
@@ -232,8 +247,9 @@ def _ets_forecast(y: np.ndarray, h: int, levels: Sequence[int], m: int) -> pd.Da
     return out
 
 
-def cross_validate(y: np.ndarray, h: int, models: Sequence[str] = MODELS, n_windows: int = 3,
-                   m: int = 1) -> dict[str, float]:
+def cross_validate(
+    y: np.ndarray, h: int, models: Sequence[str] = MODELS, n_windows: int = 3, m: int = 1
+) -> dict[str, float]:
     """Mean MASE of each model over the last `n_windows` rolling origins of `h` steps, best first.
 
     The scale is the in-sample mean absolute first difference up to each origin (lag m when m > 1)."""
@@ -242,7 +258,7 @@ def cross_validate(y: np.ndarray, h: int, models: Sequence[str] = MODELS, n_wind
         raise DataError(f"{len(y)} observations are too few for {n_windows} windows of {h}; shorten the horizon")
     scores: dict[str, list[float]] = {name: [] for name in models}
     for w in range(n_windows, 0, -1):
-        train, test = y[: len(y) - w * h], y[len(y) - w * h: len(y) - (w - 1) * h]
+        train, test = y[: len(y) - w * h], y[len(y) - w * h : len(y) - (w - 1) * h]
         scale = float(np.mean(np.abs(train[m:] - train[:-m]))) or float("nan")
         for name in models:
             pred = forecast(train, name, h, levels=(), m=m)["mean"].to_numpy()

@@ -49,5 +49,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         if POSTGRES_FIXTURES & set(getattr(item, "fixturenames", ())) or any(
-                isinstance(v, str) and v == "postgres" for v in params.values()):
+            isinstance(v, str) and v == "postgres" for v in params.values()
+        ):
             item.add_marker(pytest.mark.integration)

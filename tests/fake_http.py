@@ -11,8 +11,11 @@ from typing import Any
 
 
 @contextmanager
-def fake_server(script: list[tuple[int, dict[str, str], Any]], encode: Callable[[Any], tuple[str, bytes]],
-                record: Callable[[BaseHTTPRequestHandler], Any]) -> Iterator[tuple[str, list[tuple[float, Any]]]]:
+def fake_server(
+    script: list[tuple[int, dict[str, str], Any]],
+    encode: Callable[[Any], tuple[str, bytes]],
+    record: Callable[[BaseHTTPRequestHandler], Any],
+) -> Iterator[tuple[str, list[tuple[float, Any]]]]:
     """Yields (base URL, hits). `script`: (status, headers, payload) answered in order, the last repeating; a
     payload None hangs 1.5 s (a timeout); `encode(payload)` -> (content type, body); `record(request)` is what
     each hit keeps beside its time."""

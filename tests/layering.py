@@ -38,8 +38,14 @@ def _core_private_names(obj: object) -> set[str]:
             tree = ast.parse(inspect.getsource(cls).lstrip())  # lstrip: a class nested in a block is indented
         except (OSError, TypeError, SyntaxError):
             continue
-        names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and _private(n.attr)
-                  and isinstance(n.value, ast.Name) and n.value.id == "self"}
+        names |= {
+            n.attr
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute)
+            and _private(n.attr)
+            and isinstance(n.value, ast.Name)
+            and n.value.id == "self"
+        }
     return names
 
 
@@ -47,8 +53,12 @@ def violations(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(), str(path))
     found, core = _core_imports(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and _private(node.attr) and isinstance(node.value, ast.Name) \
-                and node.value.id in core:
+        if (
+            isinstance(node, ast.Attribute)
+            and _private(node.attr)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in core
+        ):
             found.append(f"{node.lineno}: uses {node.value.id}.{node.attr}")
         elif isinstance(node, ast.ClassDef):
             found += _subclass_reaches(node, core)
@@ -71,17 +81,28 @@ def _core_imports(tree: ast.Module) -> tuple[list[str], dict[str, object]]:
 
 
 def _subclass_reaches(cls: ast.ClassDef, core: dict[str, object]) -> list[str]:
-    private = set().union(*(_core_private_names(core[b.id]) for b in cls.bases
-                            if isinstance(b, ast.Name) and b.id in core))
+    private = set().union(
+        *(_core_private_names(core[b.id]) for b in cls.bases if isinstance(b, ast.Name) and b.id in core)
+    )
     if not private:
         return []
-    found = [f"{n.lineno}: {cls.name} overrides {n.name}" for n in cls.body
-             if isinstance(n, ast.FunctionDef) and n.name in private]
+    found = [
+        f"{n.lineno}: {cls.name} overrides {n.name}"
+        for n in cls.body
+        if isinstance(n, ast.FunctionDef) and n.name in private
+    ]
     for n in ast.walk(cls):
-        if isinstance(n, ast.Attribute) and n.attr in private and (
-                isinstance(n.value, ast.Name) and n.value.id == "self"
-                or isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name)
-                and n.value.func.id == "super"):
+        if (
+            isinstance(n, ast.Attribute)
+            and n.attr in private
+            and (
+                isinstance(n.value, ast.Name)
+                and n.value.id == "self"
+                or isinstance(n.value, ast.Call)
+                and isinstance(n.value.func, ast.Name)
+                and n.value.func.id == "super"
+            )
+        ):
             found.append(f"{n.lineno}: {cls.name} reaches {n.attr}")
     return found
 

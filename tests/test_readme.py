@@ -18,8 +18,12 @@ def test_readme_example_runs(code, tmp_path, monkeypatch, capsys):
 
 PACKAGE_README = (Path(__file__).parents[1] / "orrery" / "README.md").read_text()
 RUNNABLE = ("Typed run dependencies", "Walkthrough: add an app")  # the sections whose examples run as written
-PACKAGE_BLOCKS = [b for section in PACKAGE_README.split("\n## ") if section.startswith(RUNNABLE)
-                  for b in re.findall(r"```python\n(.*?)```", section, re.S)]
+PACKAGE_BLOCKS = [
+    b
+    for section in PACKAGE_README.split("\n## ")
+    if section.startswith(RUNNABLE)
+    for b in re.findall(r"```python\n(.*?)```", section, re.S)
+]
 
 
 @pytest.mark.parametrize("code", PACKAGE_BLOCKS, ids=[f"orrery-block{i}" for i in range(len(PACKAGE_BLOCKS))])

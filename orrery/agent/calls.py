@@ -57,8 +57,15 @@ class EventSource:
             h(event)
 
 
-def ask_json(model: Model, messages: Sequence[Message], schema: dict[str, Any], reply: type[T], *,
-             usage: Usage, max_tokens: int | None = None) -> Generator[Event, None, T]:
+def ask_json(
+    model: Model,
+    messages: Sequence[Message],
+    schema: dict[str, Any],
+    reply: type[T],
+    *,
+    usage: Usage,
+    max_tokens: int | None = None,
+) -> Generator[Event, None, T]:
     """One schema-constrained model call, parsed into `reply`; a reply that does not match is a ModelError."""
     yield ModelCall(0, 0, len(messages), [], getattr(model, "name", ""))
     t0 = time.monotonic()
@@ -69,12 +76,15 @@ def ask_json(model: Model, messages: Sequence[Message], schema: dict[str, Any], 
         return reply.model_validate_json(resp.content)
     except pydantic.ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'reply'}: {e['msg']}" for e in exc.errors())
-        raise ModelError(f"model {model.name!r} replied {resp.content[:200]!r}, which does not match the "
-                         f"{reply.__name__} schema ({problems})") from exc
+        raise ModelError(
+            f"model {model.name!r} replied {resp.content[:200]!r}, which does not match the "
+            f"{reply.__name__} schema ({problems})"
+        ) from exc
 
 
-def synthesize(model: Model, messages: Sequence[Message], *, usage: Usage,
-               max_tokens: int | None = None) -> Generator[Event, None, str]:
+def synthesize(
+    model: Model, messages: Sequence[Message], *, usage: Usage, max_tokens: int | None = None
+) -> Generator[Event, None, str]:
     """A final answer with tools disabled, streamed as `Token` events (one per chunk the model gives)."""
     yield ModelCall(0, 0, len(messages), [], getattr(model, "name", ""))
     t0 = time.monotonic()

@@ -55,16 +55,18 @@ ANSWER_NOW = "You repeated a call whose result you already have. Answer the ques
 
 TOOL_STOP_WAIT = 2.0  # seconds a closed stream waits for its running tools to reach their next progress report
 
-DEFAULT_SYSTEM = ("You are a careful assistant. Use the tools when they help, one step at a time, "
-                  "and answer plainly when you are done.")
+DEFAULT_SYSTEM = (
+    "You are a careful assistant. Use the tools when they help, one step at a time, "
+    "and answer plainly when you are done."
+)
 
 
 @dataclass
 class AgentConfig:
     system_prompt: str = DEFAULT_SYSTEM
     format: Literal["auto", "native", "react"] = "auto"  # auto: the model's `profile.format`
-    max_rounds: int = 20          # tool rounds per attempt
-    max_retries: int = 3          # validation retries
+    max_rounds: int = 20  # tool rounds per attempt
+    max_retries: int = 3  # validation retries
     max_tokens: int | None = None  # token budget for the whole run
     max_tokens_per_call: int | None = None
     wall_time: float | None = None  # seconds
@@ -114,8 +116,13 @@ class RunResult:
     # -- the result protocol (orrery.results) --
     @property
     def data(self) -> dict[str, Any]:
-        return {"status": self.status, "output": results.jsonable(self.output), "steps": self.steps,
-                "tool_calls": [{"tool": t.call.name, "ok": t.ok} for t in self.tool_calls], "errors": list(self.errors)}
+        return {
+            "status": self.status,
+            "output": results.jsonable(self.output),
+            "steps": self.steps,
+            "tool_calls": [{"tool": t.call.name, "ok": t.ok} for t in self.tool_calls],
+            "errors": list(self.errors),
+        }
 
     def views(self) -> list[results.View]:
         return []
@@ -162,10 +169,19 @@ class Agent(EventSource):
     state (`current_run` is the latest, which `query` and `snapshot` continue), so two runs of one agent may go on
     at once."""
 
-    def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
-                 config: AgentConfig | None = None, *, deps_type: Any = None,
-                 on_event: Iterable[Callable[[Event], None]] = (), state: dict[str, Any] | None = None,
-                 tools_ref: str | None = None, ledger: CallLedger | Any = None, name: str = "agent"):
+    def __init__(
+        self,
+        model: Model,
+        tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
+        config: AgentConfig | None = None,
+        *,
+        deps_type: Any = None,
+        on_event: Iterable[Callable[[Event], None]] = (),
+        state: dict[str, Any] | None = None,
+        tools_ref: str | None = None,
+        ledger: CallLedger | Any = None,
+        name: str = "agent",
+    ):
         self.model = model
         self.name = name  # RunStart.agent: what traces and spans call the run (an app names its own)
         self.deps_type = deps_type
@@ -186,14 +202,23 @@ class Agent(EventSource):
         self._model_name = str(getattr(model, "name", ""))
         if self.config.verbose:
             from orrery.console import ConsoleView
+
             self.handlers.append(ConsoleView())
         if self.config.trace:
             from orrery.trace import TraceWriter
+
             self.handlers.append(TraceWriter(self.config.trace))
 
     # -- public API -------------------------------------------------------------------------
-    def stream(self, task: str, *, deps: Any = None, settings: dict[str, Any] | None = None,
-               output_type: Any = None, **options: Any) -> Iterator[Event]:
+    def stream(
+        self,
+        task: str,
+        *,
+        deps: Any = None,
+        settings: dict[str, Any] | None = None,
+        output_type: Any = None,
+        **options: Any,
+    ) -> Iterator[Event]:
         """Start a new conversation on `task` (a new `Run`), yielding its events; the last is
         `Final(result=RunResult)`. `deps` (an instance of `deps_type`) is every tool's `ctx.deps`; `settings`
         overrides AgentConfig fields for this run only; `output_type` (a pydantic model, dataclass, TypedDict, or
@@ -203,8 +228,15 @@ class Agent(EventSource):
         run = self.begin(task, deps=deps, settings=settings, output_type=output_type, **options)
         return self._with_providers(run, self._go(run, task))
 
-    def begin(self, task: str, *, deps: Any = None, settings: dict[str, Any] | None = None,
-              output_type: Any = None, **options: Any) -> Run:
+    def begin(
+        self,
+        task: str,
+        *,
+        deps: Any = None,
+        settings: dict[str, Any] | None = None,
+        output_type: Any = None,
+        **options: Any,
+    ) -> Run:
         """A new `Run` on `task` (system prompt and task in its memory), made the current one, not started: an
         architecture drives it one `step(run=run)` at a time; `stream` runs it to the end."""
         config = self._overridden(settings)
@@ -215,8 +247,15 @@ class Agent(EventSource):
         self.current_run = run
         return run
 
-    def query_stream(self, question: str, *, deps: Any = None, settings: dict[str, Any] | None = None,
-                     output_type: Any = None, **options: Any) -> Iterator[Event]:
+    def query_stream(
+        self,
+        question: str,
+        *,
+        deps: Any = None,
+        settings: dict[str, Any] | None = None,
+        output_type: Any = None,
+        **options: Any,
+    ) -> Iterator[Event]:
         """A follow-up on the kept history (tools stay available), yielding its events; the conversation's deps
         go on unless `deps` gives new ones."""
         if not self.current_run.memory.messages:
@@ -226,35 +265,56 @@ class Agent(EventSource):
         run.memory.add(Message("user", question))
         return self._with_providers(run, self._go(run, question))
 
-    def query(self, question: str, *, deps: Any = None, settings: dict[str, Any] | None = None,
-              output_type: Any = None, **options: Any) -> RunResult:
+    def query(
+        self,
+        question: str,
+        *,
+        deps: Any = None,
+        settings: dict[str, Any] | None = None,
+        output_type: Any = None,
+        **options: Any,
+    ) -> RunResult:
         env_hooks()
-        return consume(self.query_stream(question, deps=deps, settings=settings, output_type=output_type,
-                                         **options), self.emit)
+        return consume(
+            self.query_stream(question, deps=deps, settings=settings, output_type=output_type, **options), self.emit
+        )
 
-    def resume_stream(self, approvals: dict[str, bool | dict[str, Any]], *, settings: dict[str, Any] | None = None,
-                      output_type: Any = None) -> Iterator[Event]:
+    def resume_stream(
+        self,
+        approvals: dict[str, bool | dict[str, Any]],
+        *,
+        settings: dict[str, Any] | None = None,
+        output_type: Any = None,
+    ) -> Iterator[Event]:
         """Continue a run paused for approvals: `{call_id: True (run it) | False (deny) | {edited arguments}}`,
         one decision per pending call. An approved call runs once: its result is kept under the call id in
         `ledger` before the run goes on, so a resume sent again (or after a crash) reads it instead of rerunning."""
         pending = self.current_run.pending
         if pending is None:
-            raise ConfigError("no tool call is waiting for approval; run the agent (or restore the session that "
-                              "paused) first")
+            raise ConfigError(
+                "no tool call is waiting for approval; run the agent (or restore the session that paused) first"
+            )
         ids = [a["id"] for a in pending["approvals"]]
         unknown, missing = sorted(set(approvals) - set(ids)), [i for i in ids if i not in approvals]
         if unknown or missing:
-            raise ConfigError(f"approvals must decide exactly the pending calls {', '.join(ids)}"
-                              + (f"; unknown: {', '.join(unknown)}" if unknown else "")
-                              + (f"; missing: {', '.join(missing)}" if missing else ""))
+            raise ConfigError(
+                f"approvals must decide exactly the pending calls {', '.join(ids)}"
+                + (f"; unknown: {', '.join(unknown)}" if unknown else "")
+                + (f"; missing: {', '.join(missing)}" if missing else "")
+            )
         bad = [i for i, d in approvals.items() if not isinstance(d, bool | dict)]
         if bad:
             raise ConfigError(f"approval for {', '.join(bad)}: give True, False or a dict of edited arguments")
         run = self._continued(settings, output_type, keep_pending=True)
         return self._with_providers(run, self._go(run, pending["task"], dict(approvals)))
 
-    def resume(self, approvals: dict[str, bool | dict[str, Any]], *, settings: dict[str, Any] | None = None,
-               output_type: Any = None) -> RunResult:
+    def resume(
+        self,
+        approvals: dict[str, bool | dict[str, Any]],
+        *,
+        settings: dict[str, Any] | None = None,
+        output_type: Any = None,
+    ) -> RunResult:
         env_hooks()
         return consume(self.resume_stream(approvals, settings=settings, output_type=output_type), self.emit)
 
@@ -271,8 +331,11 @@ class Agent(EventSource):
         `ctx.state` (values such as DataFrames are not kept; an app rebuilds them from its inputs)."""
         run = self.current_run
         state = {k: v for k, v in run.ctx.state.items() if _is_json(v)}
-        data = {"messages": [m.to_dict() for m in run.memory.messages], "state": state,
-                "succeeded": list(run.ctx.succeeded)}
+        data = {
+            "messages": [m.to_dict() for m in run.memory.messages],
+            "state": state,
+            "succeeded": list(run.ctx.succeeded),
+        }
         if run.pending is not None:
             data["pending"] = run.pending
         if self.ledger.memory:
@@ -301,16 +364,28 @@ class Agent(EventSource):
     def _new_run(self, config: AgentConfig, ctx: RunContext, output: OutputSpec | None = None) -> Run:
         return Run(config, Memory(self.config.max_history), ctx, self.profile, output, catalogue=self._catalogue)
 
-    def _continued(self, settings: dict[str, Any] | None, output_type: Any, keep_pending: bool = False,
-                   deps: Any = None) -> Run:
+    def _continued(
+        self, settings: dict[str, Any] | None, output_type: Any, keep_pending: bool = False, deps: Any = None
+    ) -> Run:
         """A run that goes on with the current run's conversation (its memory and `ctx.state`), in a context of
         its own that starts from the current run's: its deps (or `deps`), options and succeeded tools."""
         prev, config = self.current_run, self._overridden(settings)
         output = self._output_spec(config, output_type) if output_type is not None or not keep_pending else prev.output
-        ctx = RunContext(prev.ctx.deps if deps is None else deps, state=prev.ctx.state, options=dict(prev.ctx.options),
-                         succeeded=list(prev.ctx.succeeded))
-        self.current_run = Run(config, prev.memory, ctx, self.profile, output,
-                               pending=prev.pending if keep_pending else None, catalogue=self._catalogue)
+        ctx = RunContext(
+            prev.ctx.deps if deps is None else deps,
+            state=prev.ctx.state,
+            options=dict(prev.ctx.options),
+            succeeded=list(prev.ctx.succeeded),
+        )
+        self.current_run = Run(
+            config,
+            prev.memory,
+            ctx,
+            self.profile,
+            output,
+            pending=prev.pending if keep_pending else None,
+            catalogue=self._catalogue,
+        )
         return self.current_run
 
     def _overridden(self, settings: dict[str, Any] | None) -> AgentConfig:
@@ -318,8 +393,10 @@ class Agent(EventSource):
             return self.config
         unknown = sorted(set(settings) - {f.name for f in fields(AgentConfig)})
         if unknown:
-            raise ConfigError(f"unknown setting(s) {', '.join(unknown)}; AgentConfig has "
-                              f"{', '.join(f.name for f in fields(AgentConfig))}")
+            raise ConfigError(
+                f"unknown setting(s) {', '.join(unknown)}; AgentConfig has "
+                f"{', '.join(f.name for f in fields(AgentConfig))}"
+            )
         return replace(self.config, **settings)
 
     def _output_spec(self, config: AgentConfig, output_type: Any) -> OutputSpec | None:
@@ -364,8 +441,14 @@ class Agent(EventSource):
         run.board = None
         result = run.result = RunResult("completed", "")
         start = time.monotonic()
-        yield RunStart(task, list(self.tools.tools), self.tools_ref, results.jsonable(run.ctx.options), agent=self.name,
-                       architecture="agent")
+        yield RunStart(
+            task,
+            list(self.tools.tools),
+            self.tools_ref,
+            results.jsonable(run.ctx.options),
+            agent=self.name,
+            architecture="agent",
+        )
         try:
             if decisions is not None:
                 yield from self._decide(run, decisions, result)
@@ -416,7 +499,8 @@ class Agent(EventSource):
                 result.status = "paused"
                 result.approvals = [PendingApproval(**a) for a in run.pending["approvals"]]
                 result.output = "Waiting for approval: " + ", ".join(
-                    f"{a.tool}({json.dumps(a.arguments, default=str)})" for a in result.approvals)
+                    f"{a.tool}({json.dumps(a.arguments, default=str)})" for a in result.approvals
+                )
                 yield ApprovalRequired([asdict(a) for a in result.approvals])
                 return None
             if (clar := next((r.clarification for r in outcome if r.clarification), None)) is not None:
@@ -441,15 +525,17 @@ class Agent(EventSource):
             messages.insert(at, Message("user", cfg.board(run.ctx), pinned=True))
         return messages
 
-    def step(self, rnd: int = 0, attempt: int = 0, result: RunResult | None = None, *,
-             run: Run | None = None) -> Generator[Event, None, str | list[ToolResult]]:
+    def step(
+        self, rnd: int = 0, attempt: int = 0, result: RunResult | None = None, *, run: Run | None = None
+    ) -> Generator[Event, None, str | list[ToolResult]]:
         """One model call and its tool calls of `run` (by default the current one), as events. Returns the final
         text, or the tool results; `result` (by default the run's) gathers usage, tool calls and errors."""
         run = run or self.current_run
         return self._step(run, rnd, attempt, result if result is not None else run.result)
 
-    def _step(self, run: Run, rnd: int, attempt: int,
-              result: RunResult) -> Generator[Event, None, str | list[ToolResult]]:
+    def _step(
+        self, run: Run, rnd: int, attempt: int, result: RunResult
+    ) -> Generator[Event, None, str | list[ToolResult]]:
         cfg = run.config
         messages = self.context_messages(run)
         if cfg.board is not None and (board := next(m for m in messages if m.pinned).content) != run.board:
@@ -474,15 +560,19 @@ class Agent(EventSource):
         elif raw.content and raw.tool_calls:
             yield Thought(raw.content)
         if run.output is not None and (final := next((c for c in resp.tool_calls if c.name == FINAL_TOOL), None)):
-            run.memory.add(Message("assistant", resp.content, [final]),
-                            Message("tool", "Final result received.", tool_call_id=final.id, name=FINAL_TOOL))
+            run.memory.add(
+                Message("assistant", resp.content, [final]),
+                Message("tool", "Final result received.", tool_call_id=final.id, name=FINAL_TOOL),
+            )
             return "" if final.error else json.dumps(final.arguments)
         if not resp.tool_calls:
             run.memory.add(Message("assistant", raw.content if cfg.format == "react" else resp.content))
             return resp.content
         return (yield from self._act(run, raw, resp, result))
 
-    def _call_model(self, run: Run, messages: list[Message], specs: list[ToolSpec]) -> Generator[Event, None, ModelResponse]:
+    def _call_model(
+        self, run: Run, messages: list[Message], specs: list[ToolSpec]
+    ) -> Generator[Event, None, ModelResponse]:
         """The model's reply, streamed: answer text as Token events, tool calls as ToolCallDelta events."""
         cfg = run.config
         t0 = time.monotonic()
@@ -500,8 +590,13 @@ class Agent(EventSource):
                         yield ToolCallDelta(d.index, d.id, d.name, d.arguments)
                         if d.name == FINAL_TOOL:
                             final_at, text = d.index, ""
-                    if typed is not None and (piece := d.text if out is not None else
-                                              d.arguments if d.index is not None and d.index == final_at else ""):
+                    if typed is not None and (
+                        piece := d.text
+                        if out is not None
+                        else d.arguments
+                        if d.index is not None and d.index == final_at
+                        else ""
+                    ):
                         text += piece
                         if (partial := typed.partial(text)) and partial != shown:
                             shown = partial
@@ -514,21 +609,30 @@ class Agent(EventSource):
         yield ModelReply(raw, time.monotonic() - t0)
         return raw
 
-    def _open_stream(self, run: Run, messages: list[Message], specs: list[ToolSpec],
-                     out: OutputSpec | None) -> Iterator[Any]:
+    def _open_stream(
+        self, run: Run, messages: list[Message], specs: list[ToolSpec], out: OutputSpec | None
+    ) -> Iterator[Any]:
         cfg = run.config
         if cfg.format == "react":
             return llm_stream(self.model, messages, (), schema=react.schema(specs), max_tokens=cfg.max_tokens_per_call)
         choice = cfg.tool_choice(run.ctx) if callable(cfg.tool_choice) else cfg.tool_choice
-        return llm_stream(self.model, messages, specs, tool_choice=choice if specs else "none",
-                          schema=out.schema if out is not None else None, max_tokens=cfg.max_tokens_per_call,
-                          catalogue=run.catalogue)
+        return llm_stream(
+            self.model,
+            messages,
+            specs,
+            tool_choice=choice if specs else "none",
+            schema=out.schema if out is not None else None,
+            max_tokens=cfg.max_tokens_per_call,
+            catalogue=run.catalogue,
+        )
 
-    def _act(self, run: Run, raw: ModelResponse, resp: ModelResponse, result: RunResult) -> Generator[Event, None, list[ToolResult]]:
+    def _act(
+        self, run: Run, raw: ModelResponse, resp: ModelResponse, result: RunResult
+    ) -> Generator[Event, None, list[ToolResult]]:
         cfg = run.config
         calls, extra = resp.tool_calls, []
         if cfg.max_calls_per_step is not None:
-            calls, extra = calls[: cfg.max_calls_per_step], calls[cfg.max_calls_per_step:]
+            calls, extra = calls[: cfg.max_calls_per_step], calls[cfg.max_calls_per_step :]
         for c in resp.tool_calls:
             yield ToolCallEvent(c)
         held = self.tools.held(calls, run.ctx) if self.tools.asks else []
@@ -541,10 +645,15 @@ class Agent(EventSource):
                 result.errors.append(r.content)
         result.tool_calls.extend(results)
         if held:  # the turn is recorded once every call has a result, after `resume`
-            run.pending = {"id": uuid.uuid4().hex, "task": run.task, "format": cfg.format, "raw": raw.content,
-                             "assistant": Message("assistant", resp.content, list(resp.tool_calls)).to_dict(),
-                             "results": [r.to_message().to_dict() for r in results],
-                             "approvals": [{"id": c.id, "tool": c.name, "arguments": c.arguments} for c in held]}
+            run.pending = {
+                "id": uuid.uuid4().hex,
+                "task": run.task,
+                "format": cfg.format,
+                "raw": raw.content,
+                "assistant": Message("assistant", resp.content, list(resp.tool_calls)).to_dict(),
+                "results": [r.to_message().to_dict() for r in results],
+                "approvals": [{"id": c.id, "tool": c.name, "arguments": c.arguments} for c in held],
+            }
             return results
         if cfg.answer_on_repeat:
             # Small models often repeat a call whose answer (or error) they already have instead of answering.
@@ -554,8 +663,9 @@ class Agent(EventSource):
         if cfg.format == "react":
             run.memory.add(*react.as_messages(raw.content, [(r.call.name, r.content) for r in results]))
         else:
-            run.memory.add(Message("assistant", resp.content, list(resp.tool_calls)),
-                            *(r.to_message() for r in results))
+            run.memory.add(
+                Message("assistant", resp.content, list(resp.tool_calls)), *(r.to_message() for r in results)
+            )
         return results
 
     def _decide(self, run: Run, decisions: dict[str, Any], result: RunResult) -> Iterator[Event]:
@@ -587,15 +697,18 @@ class Agent(EventSource):
         replies = [ran[c.id] if c.id in ran else decided[c.id].to_message() for c in assistant.tool_calls]
         for c, reply in zip(assistant.tool_calls, replies, strict=True):
             if isinstance(edited := decisions.get(c.id), dict) and edited != c.arguments:  # what actually ran
-                reply.content = f"(run with the arguments the user gave: {json.dumps(edited, default=str)}) " + \
-                    reply.content
+                reply.content = (
+                    f"(run with the arguments the user gave: {json.dumps(edited, default=str)}) " + reply.content
+                )
 
         if pending["format"] == "react":
             run.memory.add(*react.as_messages(pending["raw"], [(m.name or "", m.content) for m in replies]))
         else:
             run.memory.add(assistant, *replies)
 
-    def _run_tools(self, run: Run, calls: Sequence[ToolCall], approved: bool = False) -> Generator[Event, None, list[ToolResult]]:
+    def _run_tools(
+        self, run: Run, calls: Sequence[ToolCall], approved: bool = False
+    ) -> Generator[Event, None, list[ToolResult]]:
         """Run the calls, yielding the `Progress` they report (`ctx.progress`) while they run. Only a tool that
         takes the RunContext can report, so only then do the calls run in a daemon worker thread (the stream
         stays live, and a Ctrl-C in the consumer is not held up by them); others run here, at no cost.
@@ -648,5 +761,3 @@ def _is_json(value: Any) -> bool:
 def _refused(call: ToolCall, limit: int | None) -> ToolResult:
     msg = f"only {limit} tool call per step is allowed; {call.name!r} was not run. Call it in the next step."
     return ToolResult(call, False, f"Error: {msg}", error=msg)
-
-

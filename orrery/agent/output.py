@@ -49,24 +49,30 @@ class OutputSpec:
         structured = [m for m in members if m is not str]
         try:
             self.adapter = pydantic.TypeAdapter(output_type)
-            schema = pydantic.TypeAdapter(output_type if self.allows_text or not structured
-                                          else _union(structured)).json_schema()
+            schema = pydantic.TypeAdapter(
+                output_type if self.allows_text or not structured else _union(structured)
+            ).json_schema()
         except pydantic.PydanticUserError as exc:
             raise ConfigError(f"output_type {output_type!r} cannot be validated: {exc.message}") from None
         except pydantic.errors.PydanticSchemaGenerationError as exc:
-            raise ConfigError(f"output_type {output_type!r} has no JSON schema ({exc}); use a pydantic model, "
-                              "a dataclass or a TypedDict") from None
+            raise ConfigError(
+                f"output_type {output_type!r} has no JSON schema ({exc}); use a pydantic model, "
+                "a dataclass or a TypedDict"
+            ) from None
         self.wrapped = schema.get("type") != "object"
         if self.wrapped:
             defs = schema.pop("$defs", None)
-            schema = {"type": "object", "properties": {"response": schema}, "required": ["response"],
-                      **({"$defs": defs} if defs else {})}
+            schema = {
+                "type": "object",
+                "properties": {"response": schema},
+                "required": ["response"],
+                **({"$defs": defs} if defs else {}),
+            }
         self.schema = schema
         self.name = getattr(output_type, "__name__", None) or str(output_type)
 
     def tool_spec(self) -> ToolSpec:
-        return ToolSpec(FINAL_TOOL, f"Give the final answer as a {self.name}; call it once you know it.",
-                        self.schema)
+        return ToolSpec(FINAL_TOOL, f"Give the final answer as a {self.name}; call it once you know it.", self.schema)
 
     def parse(self, text: str) -> Any:
         """The validated value of the model's answer; raises OutputInvalid with a message for the model."""
@@ -92,8 +98,11 @@ class OutputSpec:
 
     def retry_message(self, problem: OutputInvalid, mode: str) -> str:
         """What the model reads after an invalid answer: the problem, then how to answer again."""
-        how = (f"Call {FINAL_TOOL} again with arguments matching" if mode == "tool"
-               else "Reply again with only JSON matching")
+        how = (
+            f"Call {FINAL_TOOL} again with arguments matching"
+            if mode == "tool"
+            else "Reply again with only JSON matching"
+        )
         return f"{problem} {how}: {json.dumps(self.schema)}"
 
     def partial(self, text: str) -> Any:

@@ -93,12 +93,12 @@ class MemoryEntry:
 
 @dataclass
 class PlanState:
-    request: str = ""                 # the rewritten request the plan serves
+    request: str = ""  # the rewritten request the plan serves
     todos: list[Todo] = field(default_factory=list)
-    pointer: int = 0                  # index of the next TODO to run
+    pointer: int = 0  # index of the next TODO to run
     memory: list[MemoryEntry] = field(default_factory=list)
-    question: str | None = None       # the clarification the user has not answered yet
-    summary: str | None = None        # set when the plan is finished
+    question: str | None = None  # the clarification the user has not answered yet
+    summary: str | None = None  # set when the plan is finished
     turn: int = 0
     approval: dict[str, Any] | None = None  # the TODO's call waiting for a person: {id, answer, call}
 
@@ -114,7 +114,7 @@ class PlanResult(RunResult):
     """A RunResult plus the plan's side: the intent understood, the pending question, the TODOs."""
 
     intent: Intent | None = None
-    question: str | None = None      # set when paused
+    question: str | None = None  # set when paused
     todos: list[Todo] = field(default_factory=list)
 
 
@@ -181,18 +181,33 @@ def model_plan(turn: PlanTurn) -> Generator[Event, None, Plan]:
     """The default `plan` hook: the model rewrites the request and picks one tool per TODO."""
     agent = turn.agent
     names = list(agent.tools.tools)
-    todo = {"type": "object", "required": ["key", "description", "tool", "arguments"],
-            "properties": {"key": {"type": "string"}, "description": {"type": "string"},
-                           "tool": {"enum": names}, "arguments": {"type": "object"}}}
-    schema = {"type": "object", "required": ["request", "todos"],
-              "properties": {"request": {"type": "string"}, "todos": {"type": "array", "items": todo}}}
-    catalog = "\n".join(f"- {t.name}: {t.description} Arguments: {json.dumps(t.parameters.get('properties', {}))}"
-                        for t in agent.tools.tools.values())
+    todo = {
+        "type": "object",
+        "required": ["key", "description", "tool", "arguments"],
+        "properties": {
+            "key": {"type": "string"},
+            "description": {"type": "string"},
+            "tool": {"enum": names},
+            "arguments": {"type": "object"},
+        },
+    }
+    schema = {
+        "type": "object",
+        "required": ["request", "todos"],
+        "properties": {"request": {"type": "string"}, "todos": {"type": "array", "items": todo}},
+    }
+    catalog = "\n".join(
+        f"- {t.name}: {t.description} Arguments: {json.dumps(t.parameters.get('properties', {}))}"
+        for t in agent.tools.tools.values()
+    )
     what = "Change the current request as the user asks" if turn.intent == "modification" else "New request"
-    messages = [Message("system", f"{agent.system_prompt}\n\n{PLAN_PROMPT}{catalog or '(none)'}"),
-                Message("user", f"{agent.context()}\n\n{what}: {turn.user_input}")]
-    reply = yield from ask_json(agent.model, messages, schema, _PlanReply, usage=turn.usage,
-                                max_tokens=agent.max_tokens_per_call)
+    messages = [
+        Message("system", f"{agent.system_prompt}\n\n{PLAN_PROMPT}{catalog or '(none)'}"),
+        Message("user", f"{agent.context()}\n\n{what}: {turn.user_input}"),
+    ]
+    reply = yield from ask_json(
+        agent.model, messages, schema, _PlanReply, usage=turn.usage, max_tokens=agent.max_tokens_per_call
+    )
     todos, seen = [], set()
     for i, t in enumerate(reply.todos):
         key = t.key if t.key not in seen else f"{t.key}_{i + 1}"
@@ -205,8 +220,10 @@ def model_summary(turn: PlanTurn) -> Generator[Event, None, str]:
     """The default `summarize` hook: the model reports the TODOs' results, streamed as tokens."""
     agent, st = turn.agent, turn.state
     results = "\n".join(f"- {t.key} ({t.description}): {t.result}" for t in st.todos)
-    messages = [Message("system", f"{agent.system_prompt}\n\n{SUMMARY_PROMPT}"),
-                Message("user", f"Request: {st.request}\nResults:\n{results or '(no steps were needed)'}")]
+    messages = [
+        Message("system", f"{agent.system_prompt}\n\n{SUMMARY_PROMPT}"),
+        Message("user", f"Request: {st.request}\nResults:\n{results or '(no steps were needed)'}"),
+    ]
     return (yield from synthesize(agent.model, messages, usage=turn.usage, max_tokens=agent.max_tokens_per_call))
 
 
@@ -227,12 +244,25 @@ class PlanAgent(EventSource):
     `results` ({key: output} of the TODOs done so far). A TODO whose tool needs approval pauses the turn
     ("paused", `result.approvals`, the call kept in the session) until `resume(approvals)`."""
 
-    def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]],
-                 store: str | Path | SessionStore | None, session_id: str, *, on_event: Iterable[Emit] = (),
-                 system_prompt: str = SYSTEM, memory_window: int = 10, max_tokens_per_call: int | None = None,
-                 plan: PlanHook = model_plan, summarize: SummarizeHook = model_summary,
-                 remember: RememberHook | None = None, decline: DeclineHook | None = None,
-                 keep: Iterable[SessionPart] = (), name: str = "planner", deps: Any = None):
+    def __init__(
+        self,
+        model: Model,
+        tools: Toolset | Iterable[Tool | Callable[..., Any]],
+        store: str | Path | SessionStore | None,
+        session_id: str,
+        *,
+        on_event: Iterable[Emit] = (),
+        system_prompt: str = SYSTEM,
+        memory_window: int = 10,
+        max_tokens_per_call: int | None = None,
+        plan: PlanHook = model_plan,
+        summarize: SummarizeHook = model_summary,
+        remember: RememberHook | None = None,
+        decline: DeclineHook | None = None,
+        keep: Iterable[SessionPart] = (),
+        name: str = "planner",
+        deps: Any = None,
+    ):
         self.model = model
         self.deps = deps  # every tool's `ctx.deps`
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
@@ -263,8 +293,9 @@ class PlanAgent(EventSource):
         it do not run) and the turn is summarized from what ran."""
         pending = self.state.approval
         if pending is None:
-            raise ConfigError("no tool call is waiting for approval; run the agent (or open the session that "
-                              "paused) first")
+            raise ConfigError(
+                "no tool call is waiting for approval; run the agent (or open the session that paused) first"
+            )
         if set(approvals) != {pending["call"]["id"]}:
             raise ConfigError(f"approvals must decide exactly the pending call {pending['call']['id']}")
         decision = approvals[pending["call"]["id"]]
@@ -286,8 +317,10 @@ class PlanAgent(EventSource):
     def restore(self, data: dict[str, Any]) -> None:
         """Continue the conversation of `snapshot()`: the session as stored now (a later save wins)."""
         if data.get("session") != self.session.id:
-            raise ConfigError(f"the snapshot is of session {data.get('session')!r}; this planner keeps "
-                              f"{self.session.id!r}: open the planner on that session")
+            raise ConfigError(
+                f"the snapshot is of session {data.get('session')!r}; this planner keeps "
+                f"{self.session.id!r}: open the planner on that session"
+            )
         self.reload()
 
     @property
@@ -335,13 +368,17 @@ class PlanAgent(EventSource):
             yield IntentClassified(intent, [intent])
             return intent
         allowed = [i for i in INTENTS if i != "exact_answer" or self.state.question is not None]
-        prompt = ("Classify the user's new message. Reply with JSON {\"intent\": ...}, one of:\n"
-                  + "\n".join(f"- {i}: {INTENTS[i]}" for i in allowed))
-        messages = [Message("system", f"{self.system_prompt}\n\n{prompt}"),
-                    Message("user", f"{self.context()}\n\nNew message: {user_input}")]
+        prompt = 'Classify the user\'s new message. Reply with JSON {"intent": ...}, one of:\n' + "\n".join(
+            f"- {i}: {INTENTS[i]}" for i in allowed
+        )
+        messages = [
+            Message("system", f"{self.system_prompt}\n\n{prompt}"),
+            Message("user", f"{self.context()}\n\nNew message: {user_input}"),
+        ]
         schema = {"type": "object", "required": ["intent"], "properties": {"intent": {"enum": allowed}}}
-        reply = yield from ask_json(self.model, messages, schema, _IntentReply, usage=usage,
-                                    max_tokens=self.max_tokens_per_call)
+        reply = yield from ask_json(
+            self.model, messages, schema, _IntentReply, usage=usage, max_tokens=self.max_tokens_per_call
+        )
         if reply.intent not in allowed:
             raise ModelError(f"intent {reply.intent!r} is not possible now; expected one of {', '.join(allowed)}")
         yield IntentClassified(reply.intent, allowed)
@@ -355,8 +392,9 @@ class PlanAgent(EventSource):
             return self._result("cancelled", "Dropped the plan. What would you like to do instead?", turn)
         if turn.intent in ("new_request", "modification"):
             plan = yield from self.plan_hook(turn)
-            self.state = PlanState(plan.request, [] if plan.declined else plan.todos, memory=self.state.memory,
-                                   turn=self.state.turn)
+            self.state = PlanState(
+                plan.request, [] if plan.declined else plan.todos, memory=self.state.memory, turn=self.state.turn
+            )
             self.save()
             yield Planned(plan.request, [asdict(t) for t in self.state.todos])
             yield self.plan_event()
@@ -401,8 +439,10 @@ class PlanAgent(EventSource):
             yield from self._remember(turn, todo, "failed", r.error or r.content)
             if self.decline_hook is not None and (text := self.decline_hook(turn, todo, r)) is not None:
                 return self._declined(text, turn)
-            message = (f"Step {todo.key!r} ({todo.tool}) failed: {r.error}. Say 'continue' to retry it, "
-                       "change the request, or abandon it.")
+            message = (
+                f"Step {todo.key!r} ({todo.tool}) failed: {r.error}. Say 'continue' to retry it, "
+                "change the request, or abandon it."
+            )
             yield ErrorEvent(message)
             return self._result("error", message, turn)
         todo.status, todo.result, todo.error = "done", r.content, None
@@ -419,18 +459,25 @@ class PlanAgent(EventSource):
         return self._result("completed", self.state.summary, turn)
 
     # -- approvals ------------------------------------------------------------------------------------
-    def _ask_approval(self, turn: PlanTurn, todo: Todo, call: ToolCall,
-                      answer: str | None) -> Generator[Event, None, PlanResult]:
+    def _ask_approval(
+        self, turn: PlanTurn, todo: Todo, call: ToolCall, answer: str | None
+    ) -> Generator[Event, None, PlanResult]:
         """Pause the turn on `call`: the approval is saved with the plan before the turn ends."""
         todo.status = "paused"
-        self.state.approval = {"id": uuid.uuid4().hex, "answer": answer,
-                               "call": {"id": call.id, "tool": call.name, "arguments": call.arguments}}
+        self.state.approval = {
+            "id": uuid.uuid4().hex,
+            "answer": answer,
+            "call": {"id": call.id, "tool": call.name, "arguments": call.arguments},
+        }
         self.save()
         yield self.plan_event()
         pending = self.pending_approvals
         yield ApprovalRequired([asdict(a) for a in pending])
-        result = self._result("paused", "Waiting for approval: " + ", ".join(
-            f"{a.tool}({json.dumps(a.arguments, default=str)})" for a in pending), turn)
+        result = self._result(
+            "paused",
+            "Waiting for approval: " + ", ".join(f"{a.tool}({json.dumps(a.arguments, default=str)})" for a in pending),
+            turn,
+        )
         result.approvals = pending
         return result
 
@@ -440,8 +487,11 @@ class PlanAgent(EventSource):
         pending = st.approval
         assert pending is not None
         todo = st.todos[st.pointer]
-        call = ToolCall(pending["call"]["id"], pending["call"]["tool"],
-                        decision if isinstance(decision, dict) else pending["call"]["arguments"])
+        call = ToolCall(
+            pending["call"]["id"],
+            pending["call"]["tool"],
+            decision if isinstance(decision, dict) else pending["call"]["arguments"],
+        )
         turn.steps += 1
         yield StepStart(turn.steps)
         yield ApprovalDecision(call.id, call.name, decision is not False, call.arguments)
@@ -467,9 +517,16 @@ class PlanAgent(EventSource):
     # -- helpers -------------------------------------------------------------------------------------
     def _todo_context(self, todo: Todo, answer: str | None) -> RunContext:
         done = [t for t in self.state.todos if t.status == "done"]
-        return RunContext(options={"clarification": answer, "request": self.state.request, "todo": todo.key,
-                                   "results": {t.key: t.result for t in done}},
-                          succeeded=[t.tool for t in done], deps=self.deps)
+        return RunContext(
+            options={
+                "clarification": answer,
+                "request": self.state.request,
+                "todo": todo.key,
+                "results": {t.key: t.result for t in done},
+            },
+            succeeded=[t.tool for t in done],
+            deps=self.deps,
+        )
 
     def _remember(self, turn: PlanTurn, todo: Todo, status: EntryStatus, output: str) -> Iterator[Event]:
         """One memory entry (and the app's, by the `remember` hook), saved in the same transaction as the TODO's
@@ -492,19 +549,30 @@ class PlanAgent(EventSource):
     def plan_event(self) -> StateChanged:
         """The plan as the UI shows it (request, pointer, question, the TODOs' statuses)."""
         st = self.state
-        return StateChanged("plan", {"request": st.request, "pointer": st.pointer, "question": st.question,
-                                     "todos": [{"key": t.key, "description": t.description, "tool": t.tool,
-                                                "status": t.status} for t in st.todos]})
+        return StateChanged(
+            "plan",
+            {
+                "request": st.request,
+                "pointer": st.pointer,
+                "question": st.question,
+                "todos": [
+                    {"key": t.key, "description": t.description, "tool": t.tool, "status": t.status} for t in st.todos
+                ],
+            },
+        )
 
     def context(self) -> str:
         """What the model is told of the conversation: recent memory, the active plan, a pending question."""
         st = self.state
-        lines = [f"- turn {m.turn}, {m.todo_key} ({m.tool}): {m.status}: {m.output[:300]}"
-                 for m in st.memory[-self.memory_window:]]
+        lines = [
+            f"- turn {m.turn}, {m.todo_key} ({m.tool}): {m.status}: {m.output[:300]}"
+            for m in st.memory[-self.memory_window :]
+        ]
         parts = ["Recent steps:\n" + "\n".join(lines)] if lines else []
         if st.active:
-            todos = "\n".join(f"{i + 1}. [{t.status}] {t.key}: {t.description} ({t.tool})"
-                              for i, t in enumerate(st.todos))
+            todos = "\n".join(
+                f"{i + 1}. [{t.status}] {t.key}: {t.description} ({t.tool})" for i, t in enumerate(st.todos)
+            )
             parts.append(f"Active plan for: {st.request}\n{todos}")
         if st.question is not None:
             parts.append(f"Pending question to the user: {st.question}")
@@ -512,13 +580,27 @@ class PlanAgent(EventSource):
 
     def _result(self, status: Status, output: str, turn: PlanTurn) -> PlanResult:
         todos = [Todo(**asdict(t)) for t in self.state.todos]
-        return PlanResult(status, output, steps=turn.steps, usage=turn.usage, intent=turn.intent,
-                          question=self.state.question if status == "paused" else None, todos=todos)
+        return PlanResult(
+            status,
+            output,
+            steps=turn.steps,
+            usage=turn.usage,
+            intent=turn.intent,
+            question=self.state.question if status == "paused" else None,
+            todos=todos,
+        )
 
 
 def _plan_state(data: dict[str, Any] | None) -> PlanState:
     if not data:
         return PlanState()
-    return PlanState(data["request"], [Todo(**t) for t in data["todos"]], data["pointer"],
-                     [MemoryEntry(**m) for m in data["memory"]], data["question"], data["summary"], data["turn"],
-                     data.get("approval"))
+    return PlanState(
+        data["request"],
+        [Todo(**t) for t in data["todos"]],
+        data["pointer"],
+        [MemoryEntry(**m) for m in data["memory"]],
+        data["question"],
+        data["summary"],
+        data["turn"],
+        data.get("approval"),
+    )

@@ -17,21 +17,36 @@ Tools:
 
 
 def system_prompt(base: str, tools: Sequence[ToolSpec]) -> str:
-    lines = [f"- {t.name}: {t.description} Arguments schema: {json.dumps(t.parameters.get('properties', {}))}"
-             for t in tools]
+    lines = [
+        f"- {t.name}: {t.description} Arguments schema: {json.dumps(t.parameters.get('properties', {}))}" for t in tools
+    ]
     return f"{base}\n\n{INSTRUCTIONS}" + ("\n".join(lines) or "(none)")
 
 
 def schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
     names = [t.name for t in tools]
     if not names:  # no tool on offer this step: the reply must be the answer
-        return {"type": "object", "required": ["thought", "action", "response"], "additionalProperties": False,
-                "properties": {"thought": {"type": "string"}, "action": {"enum": ["respond"]},
-                               "response": {"type": "string"}}}
-    return {"type": "object", "required": ["thought", "action"],
-            "properties": {"thought": {"type": "string"}, "action": {"enum": ["tool", "respond"]},
-                           "tool_name": {"enum": names} if names else {"type": "string"},
-                           "tool_input": {"type": "object"}, "response": {"type": "string"}}}
+        return {
+            "type": "object",
+            "required": ["thought", "action", "response"],
+            "additionalProperties": False,
+            "properties": {
+                "thought": {"type": "string"},
+                "action": {"enum": ["respond"]},
+                "response": {"type": "string"},
+            },
+        }
+    return {
+        "type": "object",
+        "required": ["thought", "action"],
+        "properties": {
+            "thought": {"type": "string"},
+            "action": {"enum": ["tool", "respond"]},
+            "tool_name": {"enum": names} if names else {"type": "string"},
+            "tool_input": {"type": "object"},
+            "response": {"type": "string"},
+        },
+    }
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.S)
@@ -48,7 +63,7 @@ def parse(resp: ModelResponse, step_id: str) -> tuple[str, ModelResponse]:
     if "{" not in text:
         return "", ModelResponse(resp.content, [], resp.usage)
     try:
-        data = json.loads(text[text.index("{"): text.rfind("}") + 1 or len(text)], strict=False)
+        data = json.loads(text[text.index("{") : text.rfind("}") + 1 or len(text)], strict=False)
     except json.JSONDecodeError as exc:
         bad = ToolCall(step_id, "?", {}, error=f"reply is not valid JSON ({exc.msg}); reply with one JSON object")
         return "", ModelResponse("", [bad], resp.usage)
@@ -63,5 +78,6 @@ def parse(resp: ModelResponse, step_id: str) -> tuple[str, ModelResponse]:
 
 def as_messages(raw_reply: str, results: Sequence[tuple[str, str]]) -> list[Message]:
     """History for the ReAct format: the raw JSON reply, then each observation as a user turn."""
-    return [Message("assistant", raw_reply)] + [Message("user", f"Observation from {name}: {content}")
-                                                for name, content in results]
+    return [Message("assistant", raw_reply)] + [
+        Message("user", f"Observation from {name}: {content}") for name, content in results
+    ]

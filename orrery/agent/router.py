@@ -50,8 +50,10 @@ Strategy = Literal["DIRECT", "ITERATIVE", "PARALLEL"]
 
 DEFAULT_TURNS: dict[str, int] = {"SIMPLE": 2, "MEDIUM": 4, "COMPLEX": 6}
 
-CLASSIFY_PROMPT = ("Classify the user's query. Reply with JSON: `type` (the kind of query), `entities` (the "
-                   "names, symbols, places or dates it mentions) and `categories` (the kinds of data it needs).")
+CLASSIFY_PROMPT = (
+    "Classify the user's query. Reply with JSON: `type` (the kind of query), `entities` (the "
+    "names, symbols, places or dates it mentions) and `categories` (the kinds of data it needs)."
+)
 
 ROUTE_PROMPT = """Choose the tools needed to answer the query, and how to run them. Reply with JSON:
 - selected_tools: the tools to use (an empty list when the query needs none);
@@ -65,8 +67,7 @@ SYNTHESIS_PROMPT = "Answer the original question now, plainly, from the results 
 MAX_FAN_OUT_ROUNDS = 4  # rounds a fan_out hook may plan before the synthesis (a bound on a buggy hook)
 MAX_FAN_OUT_CALLS = 64  # calls in one round
 # A result's fields a resume starts afresh (or rebuilds): not kept in a snapshot.
-_RESET = frozenset({"steps", "tool_calls", "errors", "usage", "approvals", "classification",
-                    "route", "duration"})
+_RESET = frozenset({"steps", "tool_calls", "errors", "usage", "approvals", "classification", "route", "duration"})
 
 
 # -- structured replies -----------------------------------------------------------------------------
@@ -84,8 +85,9 @@ class Route(pydantic.BaseModel):
     dropped: list[str] = []  # names the router chose that are not tools; filled in by RouterAgent
 
 
-def expand(name: str, arguments: dict[str, Any], key: str, values: Iterable[Any], *,
-           prefix: str = "fan") -> list[ToolCall]:
+def expand(
+    name: str, arguments: dict[str, Any], key: str, values: Iterable[Any], *, prefix: str = "fan"
+) -> list[ToolCall]:
     """One call of tool `name` per value of `key` (the rest of `arguments` shared), each with its own id:
     `expand("quote", {"date": d}, "symbol", ["AAPL", "MSFT"])` -> two quote calls."""
     return [ToolCall(f"{prefix}-{name}-{i}", name, {**arguments, key: v}) for i, v in enumerate(values)]
@@ -100,8 +102,8 @@ FanOut = Callable[[str, "Classification", "Route", list[ToolResult]], "list[Tool
 class RouterConfig:
     system_prompt: str = DEFAULT_SYSTEM  # used while executing the chosen tools
     query_types: list[str] | None = None  # an enum for the classification's `type` (free text when None)
-    categories: list[str] | None = None   # an enum for its `categories`
-    max_turns: int = 6                   # upper bound on the router's `max_turns`
+    categories: list[str] | None = None  # an enum for its `categories`
+    max_turns: int = 6  # upper bound on the router's `max_turns`
     max_tokens_per_call: int | None = None
     agent: AgentConfig = field(default_factory=AgentConfig)  # base config of the ITERATIVE loop
 
@@ -155,11 +157,23 @@ class RouterAgent(EventSource):
 
     classification_type: type[Classification] = Classification  # what `restore` rebuilds a classification as
 
-    def __init__(self, model: Model, tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
-                 config: RouterConfig | None = None, *, on_event: Iterable[Emit] = (),
-                 decide: Decide | None = None, fan_out: FanOut | None = None, classify: ClassifyHook | None = None,
-                 route: RouteHook | None = None, execute: ExecuteHook | None = None, check: CheckHook | None = None,
-                 name: str = "router", result_type: type[RouterResult] = RouterResult, ledger: Any = None):
+    def __init__(
+        self,
+        model: Model,
+        tools: Toolset | Iterable[Tool | Callable[..., Any]] = (),
+        config: RouterConfig | None = None,
+        *,
+        on_event: Iterable[Emit] = (),
+        decide: Decide | None = None,
+        fan_out: FanOut | None = None,
+        classify: ClassifyHook | None = None,
+        route: RouteHook | None = None,
+        execute: ExecuteHook | None = None,
+        check: CheckHook | None = None,
+        name: str = "router",
+        result_type: type[RouterResult] = RouterResult,
+        ledger: Any = None,
+    ):
         self.model = model
         self.tools = tools if isinstance(tools, Toolset) else Toolset(tools)
         self.config = config or RouterConfig()
@@ -191,8 +205,16 @@ class RouterAgent(EventSource):
         with self.tools.holding():
             self.paused = None
             # A new result for the resumed run (the paused one stays as it was given); the decisions made stay.
-            run.result = replace(run.result, status="completed", output="", steps=0, tool_calls=[], errors=[],
-                                 usage=Usage(), approvals=[])
+            run.result = replace(
+                run.result,
+                status="completed",
+                output="",
+                steps=0,
+                tool_calls=[],
+                errors=[],
+                usage=Usage(),
+                approvals=[],
+            )
             yield from self._run(run, self._resumed(run, run.loop, events))
 
     def resume(self, approvals: dict[str, bool | dict[str, Any]]) -> RouterResult:
@@ -209,13 +231,22 @@ class RouterAgent(EventSource):
         loop, r = run.loop, run.result
         kept = {f.name: getattr(r, f.name) for f in fields(r) if f.name not in _RESET and _is_json(getattr(r, f.name))}
         choice = loop.config.tool_choice
-        return {"query": run.query, "options": {k: v for k, v in run.options.items() if _is_json(v)},
-                "system_prompt": run.system_prompt, "source": run.source, "result": kept,
-                "classification": r.classification.model_dump() if r.classification else None,
-                "route": r.route.model_dump() if r.route else None,
-                "loop": {"tools": list(loop.tools.tools), "system_prompt": loop.config.system_prompt,
-                         "max_rounds": loop.config.max_rounds, "tool_choice": choice if isinstance(choice, str) else None,
-                         "state": loop.snapshot()}}
+        return {
+            "query": run.query,
+            "options": {k: v for k, v in run.options.items() if _is_json(v)},
+            "system_prompt": run.system_prompt,
+            "source": run.source,
+            "result": kept,
+            "classification": r.classification.model_dump() if r.classification else None,
+            "route": r.route.model_dump() if r.route else None,
+            "loop": {
+                "tools": list(loop.tools.tools),
+                "system_prompt": loop.config.system_prompt,
+                "max_rounds": loop.config.max_rounds,
+                "tool_choice": choice if isinstance(choice, str) else None,
+                "state": loop.snapshot(),
+            },
+        }
 
     def restore(self, data: dict[str, Any], *, deps: Any = None) -> None:
         """Make the run of `snapshot()` this agent's paused run, so `resume_stream` continues it (in another process
@@ -229,11 +260,16 @@ class RouterAgent(EventSource):
         result.classification = self.classification_type.model_validate(c) if c is not None else None
         result.route = Route.model_validate(data["route"]) if data.get("route") else None
         options = dict(data.get("options", {}))
-        run = RouterRun(self, data["query"], options, result, data.get("system_prompt"), data.get("source", "model"),
-                        deps=deps)
+        run = RouterRun(
+            self, data["query"], options, result, data.get("system_prompt"), data.get("source", "model"), deps=deps
+        )
         overrides = {"tool_choice": saved["tool_choice"]} if saved.get("tool_choice") else {}
-        run.loop = self._agent(Route(selected_tools=saved["tools"], complexity="SIMPLE", strategy="ITERATIVE"),
-                               saved["system_prompt"], max_rounds=saved["max_rounds"], **overrides)
+        run.loop = self._agent(
+            Route(selected_tools=saved["tools"], complexity="SIMPLE", strategy="ITERATIVE"),
+            saved["system_prompt"],
+            max_rounds=saved["max_rounds"],
+            **overrides,
+        )
         run.loop.restore(saved["state"])
         ctx = run.loop.current_run.ctx  # the options the loop's tools read, as the paused run gave them
         ctx.deps, ctx.options = deps, options
@@ -248,8 +284,13 @@ class RouterAgent(EventSource):
     def _run(self, run: RouterRun, phases: Iterator[Event]) -> Iterator[Event]:
         start = time.monotonic()
         result = run.result
-        yield RunStart(run.query, list(self.tools.tools), agent=self.kind, options=results.jsonable(run.options),
-                       architecture="router")
+        yield RunStart(
+            run.query,
+            list(self.tools.tools),
+            agent=self.kind,
+            options=results.jsonable(run.options),
+            architecture="router",
+        )
         try:
             yield from phases
         except ModelError as exc:
@@ -286,12 +327,19 @@ class RouterAgent(EventSource):
         cfg = self.config
         words = {"type": "string"} if cfg.query_types is None else {"enum": cfg.query_types}
         cats = {"type": "string"} if cfg.categories is None else {"enum": cfg.categories}
-        schema = {"type": "object", "required": ["type", "entities", "categories"],
-                  "properties": {"type": words, "entities": {"type": "array", "items": {"type": "string"}},
-                                 "categories": {"type": "array", "items": cats}}}
+        schema = {
+            "type": "object",
+            "required": ["type", "entities", "categories"],
+            "properties": {
+                "type": words,
+                "entities": {"type": "array", "items": {"type": "string"}},
+                "categories": {"type": "array", "items": cats},
+            },
+        }
         messages = [Message("system", CLASSIFY_PROMPT), Message("user", query)]
-        c = yield from ask_json(self.model, messages, schema, Classification, usage=usage,
-                                max_tokens=cfg.max_tokens_per_call)
+        c = yield from ask_json(
+            self.model, messages, schema, Classification, usage=usage, max_tokens=cfg.max_tokens_per_call
+        )
         yield Classified(c.type, c.entities, c.categories)
         return c
 
@@ -305,16 +353,24 @@ class RouterAgent(EventSource):
             return self.known(decided, run.result)
         cfg = self.config
         names = list(self.tools.tools)
-        schema = {"type": "object", "required": ["selected_tools", "complexity", "strategy", "max_turns"],
-                  "properties": {"selected_tools": {"type": "array", "items": {"enum": names}},
-                                 "complexity": {"enum": list(DEFAULT_TURNS)},
-                                 "strategy": {"enum": ["DIRECT", "ITERATIVE", "PARALLEL"]},
-                                 "max_turns": {"type": "integer", "minimum": 1, "maximum": cfg.max_turns}}}
+        schema = {
+            "type": "object",
+            "required": ["selected_tools", "complexity", "strategy", "max_turns"],
+            "properties": {
+                "selected_tools": {"type": "array", "items": {"enum": names}},
+                "complexity": {"enum": list(DEFAULT_TURNS)},
+                "strategy": {"enum": ["DIRECT", "ITERATIVE", "PARALLEL"]},
+                "max_turns": {"type": "integer", "minimum": 1, "maximum": cfg.max_turns},
+            },
+        }
         catalog = "\n".join(f"- {t.name}: {t.description}" for t in self.tools.tools.values())
-        messages = [Message("system", ROUTE_PROMPT + (catalog or "(none)")),
-                    Message("user", f"Query: {run.query}\nClassification: {c.model_dump_json()}")]
-        r = yield from ask_json(self.model, messages, schema, Route, usage=run.result.usage,
-                                max_tokens=cfg.max_tokens_per_call)
+        messages = [
+            Message("system", ROUTE_PROMPT + (catalog or "(none)")),
+            Message("user", f"Query: {run.query}\nClassification: {c.model_dump_json()}"),
+        ]
+        r = yield from ask_json(
+            self.model, messages, schema, Route, usage=run.result.usage, max_tokens=cfg.max_tokens_per_call
+        )
         return self.known(r, run.result)
 
     def known(self, r: Route, result: RouterResult) -> Route:
@@ -322,7 +378,9 @@ class RouterAgent(EventSource):
         r = r.model_copy()
         r.dropped = [n for n in r.selected_tools if n not in self.tools]
         for n in r.dropped:
-            result.errors.append(f"router selected unknown tool {n!r}; dropped it (tools: {', '.join(self.tools.tools)})")
+            result.errors.append(
+                f"router selected unknown tool {n!r}; dropped it (tools: {', '.join(self.tools.tools)})"
+            )
         r.selected_tools = [n for n in dict.fromkeys(r.selected_tools) if n in self.tools]
         r.max_turns = min(r.max_turns or DEFAULT_TURNS[r.complexity], self.config.max_turns)
         return r
@@ -350,8 +408,9 @@ class RouterAgent(EventSource):
     def _no_tools(self, run: RouterRun, system: str) -> Iterator[Event]:
         messages = [Message("system", system), Message("user", run.query)]
         yield StepStart(2)
-        run.result.output = yield from synthesize(self.model, messages, usage=run.result.usage,
-                                                  max_tokens=self.config.max_tokens_per_call)
+        run.result.output = yield from synthesize(
+            self.model, messages, usage=run.result.usage, max_tokens=self.config.max_tokens_per_call
+        )
         yield StepEnd(2)
 
     def _loop_run(self, run: RouterRun, loop: Agent, events: Iterator[Event]) -> Iterator[Event]:
@@ -396,8 +455,9 @@ class RouterAgent(EventSource):
             result.output = yield from self._finish(loop, run.query, result, 3)
 
     # -- fan-out: the calls planned by the app's rules, each round in parallel --------------------------------
-    def _fan_out_rounds(self, run: RouterRun, c: Classification,
-                        route: Route) -> Generator[Event, None, list[ToolResult] | None]:
+    def _fan_out_rounds(
+        self, run: RouterRun, c: Classification, route: Route
+    ) -> Generator[Event, None, list[ToolResult] | None]:
         """Rounds of the hook's calls; None when the hook hands the first round to the model (or a call of it
         needs a person's approval, which only the loop can ask)."""
         assert self.fan_out is not None
@@ -417,8 +477,9 @@ class RouterAgent(EventSource):
                 break
         return done
 
-    def _fan_out_round(self, calls: list[ToolCall], ctx: RunContext,
-                       result: RouterResult) -> Generator[Event, None, list[ToolResult]]:
+    def _fan_out_round(
+        self, calls: list[ToolCall], ctx: RunContext, result: RouterResult
+    ) -> Generator[Event, None, list[ToolResult]]:
         result.steps += 1
         yield StepStart(1 + result.steps)
         for call in calls:
@@ -436,19 +497,28 @@ class RouterAgent(EventSource):
         """The fanned-out results as the one message the synthesis reads (an app may shorten it)."""
         return "\n".join(f"- {r.call.name}({json_args(r.call.arguments)}): {r.content}" for r in results)
 
-    def synthesize(self, query: str, system: str, results: list[ToolResult], result: RouterResult,
-                   step: int) -> Generator[Event, None, str]:
+    def synthesize(
+        self, query: str, system: str, results: list[ToolResult], result: RouterResult, step: int
+    ) -> Generator[Event, None, str]:
         """One model call answering from the results. The system prompt comes first and the query last, so
         the prefix a model caches stays the same from question to question."""
-        messages = [Message("system", system),
-                    Message("user", f"Results:\n{self.observation(results)}\n\n{SYNTHESIS_PROMPT}{query}")]
+        messages = [
+            Message("system", system),
+            Message("user", f"Results:\n{self.observation(results)}\n\n{SYNTHESIS_PROMPT}{query}"),
+        ]
         return (yield from self._answer(messages, result, step))
 
     def _agent(self, route: Route, system: str, **overrides: Any) -> Agent:
         """The core loop, shown only the selected tools."""
         tools = Toolset([self.tools.tools[n] for n in route.selected_tools], max_workers=self.tools.max_workers)
-        config = replace(self.config.agent, system_prompt=system, verbose=False, trace=None,
-                         max_tokens_per_call=self.config.max_tokens_per_call, **overrides)
+        config = replace(
+            self.config.agent,
+            system_prompt=system,
+            verbose=False,
+            trace=None,
+            max_tokens_per_call=self.config.max_tokens_per_call,
+            **overrides,
+        )
         return Agent(self.model, tools, config, ledger=self.ledger)
 
     def _absorb(self, run: RunResult, result: RouterResult) -> None:
@@ -465,8 +535,9 @@ class RouterAgent(EventSource):
     def _answer(self, messages: list[Message], result: RouterResult, step: int) -> Generator[Event, None, str]:
         """One step: the model's answer to `messages`, streamed."""
         yield StepStart(step)
-        output = yield from synthesize(self.model, messages, usage=result.usage,
-                                       max_tokens=self.config.max_tokens_per_call)
+        output = yield from synthesize(
+            self.model, messages, usage=result.usage, max_tokens=self.config.max_tokens_per_call
+        )
         yield StepEnd(step)
         return output
 

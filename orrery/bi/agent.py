@@ -51,9 +51,11 @@ Kind = Literal["query", "lookup", "analysis", "cannot_answer"]
 CHART_WORDS = ("chart", "plot", "graph", "visuali", "draw")
 # A single entity goes to GraphQL, several or an aggregate to the query engine; a "lookup" plan
 # for a question with these words is a query (the 0.5B model chose lookup for "how many customers in ...").
-AGGREGATE_WORDS = re.compile(r"\b(how many|count|number of|total|sum|average|avg|mean|most|least|top|per|each|"
-                             r"max|min|highest|lowest|list|all)\b", re.I)
-
+AGGREGATE_WORDS = re.compile(
+    r"\b(how many|count|number of|total|sum|average|avg|mean|most|least|top|per|each|"
+    r"max|min|highest|lowest|list|all)\b",
+    re.I,
+)
 
 
 @dataclass
@@ -72,7 +74,7 @@ class BIMemoryEntry:
     turn_id: int
     todo_key: str
     todo_description: str
-    status: str                      # complete | clarification_needed | error
+    status: str  # complete | clarification_needed | error
     user_input: str
     agent_action: str
     tools_called: list[str]
@@ -112,7 +114,9 @@ class BIAnswer:
     chart: dict[str, Any] | None = None
     todos: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
-    approvals: list[dict[str, Any]] = field(default_factory=list)  # the calls waiting for a person: {id, tool, arguments}
+    approvals: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # the calls waiting for a person: {id, tool, arguments}
 
     @property
     def output(self) -> str:
@@ -136,14 +140,25 @@ class BIAnswer:
         """The query's rows (with its SQL), then the chart drawn of them."""
         out: list[results.View] = []
         if self.columns:
-            out.append(results.Table(title=f"Result: {len(self.rows)} rows", columns=self.columns,
-                                     rows=results.jsonable(self.rows), sql=self.sql))
+            out.append(
+                results.Table(
+                    title=f"Result: {len(self.rows)} rows",
+                    columns=self.columns,
+                    rows=results.jsonable(self.rows),
+                    sql=self.sql,
+                )
+            )
         spec = (self.chart or {}).get("spec") or {}
         if spec:
             x, y = spec["encoding"]["x"]["field"], spec["encoding"]["y"]["field"]
             points = spec["data"]["values"]
-            out.append(results.Chart(style="line" if spec["mark"] == "line" else "bar", x=[str(p[x]) for p in points],
-                                     series={y: [p[y] for p in points]}))
+            out.append(
+                results.Chart(
+                    style="line" if spec["mark"] == "line" else "bar",
+                    x=[str(p[x]) for p in points],
+                    series={y: [p[y] for p in points]},
+                )
+            )
         return out
 
     def files(self) -> dict[str, Any]:
@@ -152,23 +167,53 @@ class BIAnswer:
 
 def todos_for(plan: PlanReply) -> list[Todo]:
     """plan_todos: the TODO list of a plan kind, each TODO mapped to one tool."""
-    resolve = [Todo("resolve_entities", f"Find {', '.join(map(repr, plan.values))} in the data", "entity_resolution",
-                    {"mentions": plan.values})] if plan.values else []
-    chart = [Todo("chart", "Draw a chart of the result", "chart")] if any(
-        w in plan.request.lower() for w in CHART_WORDS) else []
-    fields = [Todo("map_fields", f"Map {', '.join(map(repr, plan.fields))} to columns", "field_mapping",
-                   {"terms": plan.fields})] if plan.fields else []
+    resolve = (
+        [
+            Todo(
+                "resolve_entities",
+                f"Find {', '.join(map(repr, plan.values))} in the data",
+                "entity_resolution",
+                {"mentions": plan.values},
+            )
+        ]
+        if plan.values
+        else []
+    )
+    chart = (
+        [Todo("chart", "Draw a chart of the result", "chart")]
+        if any(w in plan.request.lower() for w in CHART_WORDS)
+        else []
+    )
+    fields = (
+        [
+            Todo(
+                "map_fields",
+                f"Map {', '.join(map(repr, plan.fields))} to columns",
+                "field_mapping",
+                {"terms": plan.fields},
+            )
+        ]
+        if plan.fields
+        else []
+    )
     if plan.kind == "lookup" and plan.values:  # fields too: a lookup of something the data lacks declines
         return [*resolve, *fields, Todo("lookup", "Look up the entity through GraphQL", "graphql_executor")]
     if plan.kind == "analysis":
-        return [Todo("retrieve_query_metadata", "Fetch the previous query and its rows", "retrieve_query_metadata"),
-                Todo("summary_stats", "Summary statistics of the result", "summary_stats"),
-                Todo("compare_groups", "Compare the measure across groups", "compare_groups"),
-                Todo("time_breakdown", "Break the result down by month", "time_breakdown"),
-                Todo("trend_anomaly", "Trend and anomalous months", "trend_anomaly"),
-                Todo("chart", "Draw a chart of the result", "chart")]
-    return [*resolve, *fields, Todo("build_query", "Write and check the SQL", "query_builder"),
-            Todo("execute_query", "Run the SQL (read-only)", "sql_executor"), *chart]
+        return [
+            Todo("retrieve_query_metadata", "Fetch the previous query and its rows", "retrieve_query_metadata"),
+            Todo("summary_stats", "Summary statistics of the result", "summary_stats"),
+            Todo("compare_groups", "Compare the measure across groups", "compare_groups"),
+            Todo("time_breakdown", "Break the result down by month", "time_breakdown"),
+            Todo("trend_anomaly", "Trend and anomalous months", "trend_anomaly"),
+            Todo("chart", "Draw a chart of the result", "chart"),
+        ]
+    return [
+        *resolve,
+        *fields,
+        Todo("build_query", "Write and check the SQL", "query_builder"),
+        Todo("execute_query", "Run the SQL (read-only)", "sql_executor"),
+        *chart,
+    ]
 
 
 class BISession:
@@ -195,22 +240,52 @@ class BIAgent(PlanAgent):
     `StateChanged("bi", answer)` comes just before it). A new agent on the same session store and `session_id`
     resumes the conversation (a pending question or approval, the plan, the memory)."""
 
-    def __init__(self, model: Model, engine: Engine, *, semantic: Semantic | None = None,
-                 store: str | Path | SessionStore | None = None, session_id: str = "default", clarify: bool = True,
-                 on_event: Iterable[Emit] = (), max_tokens_per_call: int | None = 400, chart_dir: Path | None = None,
-                 prose: bool = True, sql_mode: Literal["parts", "sql"] = "parts", approve: Iterable[str] = ()):
+    def __init__(
+        self,
+        model: Model,
+        engine: Engine,
+        *,
+        semantic: Semantic | None = None,
+        store: str | Path | SessionStore | None = None,
+        session_id: str = "default",
+        clarify: bool = True,
+        on_event: Iterable[Emit] = (),
+        max_tokens_per_call: int | None = 400,
+        chart_dir: Path | None = None,
+        prose: bool = True,
+        sql_mode: Literal["parts", "sql"] = "parts",
+        approve: Iterable[str] = (),
+    ):
         """`prose=False` answers with the result itself instead of a model-written summary (one model call
         fewer per question: what a benchmark of the SQL wants). `sql_mode="parts"` has the model fill in the
         clauses and derives the joins (compose.py); "sql" has it write the whole statement. `approve` names
         tools (e.g. "sql_executor") whose every call waits for a person (`resume(approvals=...)`)."""
-        self.bi = BIContext(engine, semantic or load(engine.name, engine), model, clarify, chart_dir,
-                            max_tokens=max_tokens_per_call, sql_mode=sql_mode)
+        self.bi = BIContext(
+            engine,
+            semantic or load(engine.name, engine),
+            model,
+            clarify,
+            chart_dir,
+            max_tokens=max_tokens_per_call,
+            sql_mode=sql_mode,
+        )
         self.kept = BISession(self.bi)
-        super().__init__(model, _approving(TOOLS, approve), store, session_id, on_event=on_event,
-                         system_prompt=prompt("system"), max_tokens_per_call=max_tokens_per_call,
-                         plan=self.plan_todos, summarize=model_summary if prose else self.table_answer,
-                         remember=self.remember, decline=self.decline, keep=[self.kept], name="bi",
-                         deps=self.bi)
+        super().__init__(
+            model,
+            _approving(TOOLS, approve),
+            store,
+            session_id,
+            on_event=on_event,
+            system_prompt=prompt("system"),
+            max_tokens_per_call=max_tokens_per_call,
+            plan=self.plan_todos,
+            summarize=model_summary if prose else self.table_answer,
+            remember=self.remember,
+            decline=self.decline,
+            keep=[self.kept],
+            name="bi",
+            deps=self.bi,
+        )
         self.bi.latest_metadata = self.latest_metadata
         self.bi.probe = "sql_executor" not in set(approve)  # nothing runs on the database before a person approves
         self.answer: BIAnswer | None = None
@@ -231,20 +306,38 @@ class BIAgent(PlanAgent):
             self.bi.choices = {}
             return Plan(user_input, declined=f"Cannot answer from this data: {reason}")
         kinds = ["query", "lookup", *(["analysis"] if self.latest_metadata() else []), "cannot_answer"]
-        schema = {"type": "object", "required": ["request", "kind", "values", "fields"],
-                  "properties": {"request": {"type": "string"}, "kind": {"enum": kinds},
-                                 "values": {"type": "string"}, "fields": {"type": "string"}}}
+        schema = {
+            "type": "object",
+            "required": ["request", "kind", "values", "fields"],
+            "properties": {
+                "request": {"type": "string"},
+                "kind": {"enum": kinds},
+                "values": {"type": "string"},
+                "fields": {"type": "string"},
+            },
+        }
         sem = self.bi.semantic
         tables = "; ".join(f"{t} ({v['description']})" if v.get("description") else t for t, v in sem.tables.items())
         what = "Change the current request as the user asks" if intent == "modification" else "New request"
-        shots = examples("plan_examples", lambda e: (_plan_user(e["database"], e["tables"], "No plan yet.",
-                                                                 f"New request: {e['question']}"), e["reply"]))
-        shots += plan_shots(self.bi, user_input, lambda q: _plan_user(  # the same tables: not listed again
-            sem.description or sem.database, "as below", "No plan yet.", f"New request: {q}"))
+        shots = examples(
+            "plan_examples",
+            lambda e: (
+                _plan_user(e["database"], e["tables"], "No plan yet.", f"New request: {e['question']}"),
+                e["reply"],
+            ),
+        )
+        shots += plan_shots(
+            self.bi,
+            user_input,
+            lambda q: _plan_user(  # the same tables: not listed again
+                sem.description or sem.database, "as below", "No plan yet.", f"New request: {q}"
+            ),
+        )
         user = _plan_user(sem.description or sem.database, tables, self.context(), f"{what}: {user_input}")
         messages = [Message("system", prompt("plan")), *shots, Message("user", user)]
-        reply = yield from ask_json(self.model, messages, schema, PlanReply, usage=usage,
-                                    max_tokens=self.max_tokens_per_call)
+        reply = yield from ask_json(
+            self.model, messages, schema, PlanReply, usage=usage, max_tokens=self.max_tokens_per_call
+        )
         declined = reply.kind == "cannot_answer"
         if reply.kind == "analysis" and not self.latest_metadata():
             reply.kind = "cannot_answer"
@@ -253,8 +346,11 @@ class BIAgent(PlanAgent):
             reply.kind, reason = self.judge_decline(reply, user_input)
         elif reason is None and reply.kind in ("query", "lookup"):  # a modification, or beside an earlier result
             reason = shape_decline(self.bi, user_input)
-        if reply.kind == "lookup" and (not reply.values or reply.fields  # a field may live in another table
-                                       or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")):
+        if reply.kind == "lookup" and (
+            not reply.values
+            or reply.fields  # a field may live in another table
+            or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")
+        ):
             reply.kind = "query"
         yield Reiterated(reply.request, "cannot_answer" if reason else reply.kind)
         declined_for = reason or (reply.request if reply.kind == "cannot_answer" else None)
@@ -268,7 +364,9 @@ class BIAgent(PlanAgent):
         field it names that no column, layer term or value holds), and say which; when everything it names
         is in the data, it is a query. A decline naming nothing stands: the planner read the schema."""
         named = [*reply.fields, *reply.values]
-        missing = list(dict.fromkeys([*missing_fields(self.bi, named, user_input), *missing_asked(self.bi, user_input)]))
+        missing = list(
+            dict.fromkeys([*missing_fields(self.bi, named, user_input), *missing_asked(self.bi, user_input)])
+        )
         if missing:
             return "cannot_answer", f"the data has no field or value for {', '.join(map(repr, missing))}"
         if named and all(user_wrote(t, user_input) for t in named):
@@ -286,14 +384,26 @@ class BIAgent(PlanAgent):
         status, output, user_input = entry.status, entry.output, turn.user_input
         parsed = _json(output) if status == "done" else {}
         meta = parsed.get("query_metadata") or {}
-        self.bi_memory.append(BIMemoryEntry(
-            turn_id=len(self.bi_memory) + 1, todo_key=todo.key, todo_description=todo.description,
-            status={"done": "complete", "clarification": "clarification_needed", "failed": "error",
-                    "denied": "denied"}[status],
-            user_input=user_input, agent_action=output[:300], tools_called=[todo.tool],
-            queries_executed=[meta["query"]] if meta else [], query_metadata=meta,
-            clarification_asked=output if status == "clarification" else None,
-            active_todo_list_snapshot=[{"key": t.key, "status": t.status} for t in self.state.todos]))
+        self.bi_memory.append(
+            BIMemoryEntry(
+                turn_id=len(self.bi_memory) + 1,
+                todo_key=todo.key,
+                todo_description=todo.description,
+                status={
+                    "done": "complete",
+                    "clarification": "clarification_needed",
+                    "failed": "error",
+                    "denied": "denied",
+                }[status],
+                user_input=user_input,
+                agent_action=output[:300],
+                tools_called=[todo.tool],
+                queries_executed=[meta["query"]] if meta else [],
+                query_metadata=meta,
+                clarification_asked=output if status == "clarification" else None,
+                active_todo_list_snapshot=[{"key": t.key, "status": t.status} for t in self.state.todos],
+            )
+        )
 
     def table_answer(self, _turn: PlanTurn) -> Generator[Event, None, str]:
         """The answer as the last result's rows instead of prose (no model call)."""
@@ -314,8 +424,10 @@ class BIAgent(PlanAgent):
         from the build step, so what a person approves is what runs; edited arguments are refused by the tool)."""
         built = next((t.result for t in self.state.todos if t.tool == "query_builder" and t.status == "done"), None)
         sql = _json(built).get("sql")
-        return [replace(a, arguments={**a.arguments, "sql": sql}) if a.tool == "sql_executor" and sql else a
-                for a in super().pending_approvals]
+        return [
+            replace(a, arguments={**a.arguments, "sql": sql}) if a.tool == "sql_executor" and sql else a
+            for a in super().pending_approvals
+        ]
 
     def latest_metadata(self) -> dict[str, Any] | None:
         return next((m.query_metadata for m in reversed(self.bi_memory) if m.query_metadata), None)
@@ -356,17 +468,30 @@ class BIAgent(PlanAgent):
 
     def _finish(self, r: PlanResult, before: Any) -> BIAnswer:
         """The planner's result as a BIAnswer; a dropped plan ("cancelled") answered the user's "drop it"."""
-        status: Status = r.status if r.status in ("completed", "paused", "declined") else (
-            "completed" if r.status == "cancelled" else "error")
+        status: Status = (
+            r.status
+            if r.status in ("completed", "paused", "declined")
+            else ("completed" if r.status == "cancelled" else "error")
+        )
         text = r.output
         result = self.bi.last_result if self.bi.last_result is not before else None
         chart = next((_json(t.result) for t in r.todos if t.tool == "chart" and t.status == "done"), None)
         if self.bi.notes:
             text += "\n(Assumed: " + "; ".join(self.bi.notes) + ")"
         rows = [[jsonable(v) for v in row] for row in result.rows] if result else []
-        return BIAnswer(status, text, result.sql if result else None, result.columns if result else [], rows,
-                        r.question, list(self.bi.notes), chart, [asdict(t) for t in r.todos], r.usage,
-                        [asdict(a) for a in r.approvals])
+        return BIAnswer(
+            status,
+            text,
+            result.sql if result else None,
+            result.columns if result else [],
+            rows,
+            r.question,
+            list(self.bi.notes),
+            chart,
+            [asdict(t) for t in r.todos],
+            r.usage,
+            [asdict(a) for a in r.approvals],
+        )
 
 
 def _approving(tools: list[Tool], names: Iterable[str]) -> list[Tool]:
@@ -374,8 +499,9 @@ def _approving(tools: list[Tool], names: Iterable[str]) -> list[Tool]:
     are shared by every agent, so they are left as they are)."""
     names = set(names)
     if unknown := names - {t.name for t in tools}:
-        raise ConfigError(f"approve names no BI tool: {', '.join(sorted(unknown))}; tools: "
-                          + ", ".join(t.name for t in tools))
+        raise ConfigError(
+            f"approve names no BI tool: {', '.join(sorted(unknown))}; tools: " + ", ".join(t.name for t in tools)
+        )
     return [_needing_approval(t) if t.name in names else t for t in tools]
 
 
@@ -397,8 +523,17 @@ def _json(text: str | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def bi_agent(model: Any = None, *, db: str = "tpch", session_id: str = "default", store: Any = None,
-             clarify: bool = True, approve_sql: bool = False, llm: Any = None, **options: Any) -> BIAgent:
+def bi_agent(
+    model: Any = None,
+    *,
+    db: str = "tpch",
+    session_id: str = "default",
+    store: Any = None,
+    clarify: bool = True,
+    approve_sql: bool = False,
+    llm: Any = None,
+    **options: Any,
+) -> BIAgent:
     """The app factory: `model` is a Model or a spec for `resolve_model` (`llm`: its deprecated name); `db` a
     built-in or registered name, a PostgreSQL URL or a DuckDB/SQLite file; `store` / `session_id` where the
     conversation is kept (the server passes its own, so a thread resumes its clarifications); `approve_sql`: each

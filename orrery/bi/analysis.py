@@ -38,7 +38,9 @@ def frame(bi: BIContext) -> pd.DataFrame:
         first = sample.iloc[0]
         if isinstance(first, Decimal):
             df[c] = df[c].astype(float)
-        elif isinstance(first, datetime | date) or (isinstance(first, str) and re.fullmatch(r"\d{4}-\d\d-\d\d.*", first)):
+        elif isinstance(first, datetime | date) or (
+            isinstance(first, str) and re.fullmatch(r"\d{4}-\d\d-\d\d.*", first)
+        ):
             df[c] = pd.to_datetime(df[c], errors="coerce")
     lower = {c.lower(): c for c in df.columns}
     for name, info in bi.semantic.terms.items():
@@ -53,16 +55,24 @@ def _numeric(df: pd.DataFrame) -> list[str]:
     """Measures: numeric columns that are not ids or keys, derived ones first."""
     import pandas as pd
 
-    cols = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
-            and not re.search(r"(id|key|number)$", c, re.I)]
+    cols = [
+        c
+        for c in df.columns
+        if pd.api.types.is_numeric_dtype(df[c])
+        and not pd.api.types.is_bool_dtype(df[c])
+        and not re.search(r"(id|key|number)$", c, re.I)
+    ]
     return sorted(cols, key=lambda c: not c.endswith("_days"))
 
 
 def _categorical(df: pd.DataFrame) -> list[str]:
     import pandas as pd
 
-    return [c for c in df.columns if (df[c].dtype == object or pd.api.types.is_string_dtype(df[c]))
-            and 2 <= df[c].nunique() <= MAX_GROUPS]
+    return [
+        c
+        for c in df.columns
+        if (df[c].dtype == object or pd.api.types.is_string_dtype(df[c])) and 2 <= df[c].nunique() <= MAX_GROUPS
+    ]
 
 
 def _dates(df: pd.DataFrame) -> list[str]:
@@ -118,8 +128,14 @@ def compare_groups(ctx: RunContext[BIContext], by: str = "", measure: str = "") 
         return {"skipped": "the result has no category with 2-30 values and a measure to compare"}
     g = df.groupby(by_col)[m].agg(["count", "mean", "median"]).sort_values("mean", ascending=False)
     groups = {str(k): {c: _round(v) for c, v in row.items()} for k, row in g.iterrows()}
-    return {"by": by_col, "measure": m, "groups": groups, "highest": str(g.index[0]), "lowest": str(g.index[-1]),
-            "spread_of_means": _round(g["mean"].max() - g["mean"].min())}
+    return {
+        "by": by_col,
+        "measure": m,
+        "groups": groups,
+        "highest": str(g.index[0]),
+        "lowest": str(g.index[-1]),
+        "spread_of_means": _round(g["mean"].max() - g["mean"].min()),
+    }
 
 
 @tool
@@ -137,10 +153,14 @@ def time_breakdown(ctx: RunContext[BIContext], date: str = "", measure: str = ""
     m = _pick(measure, _numeric(df), "numeric", df)
     s = _series(df, d, m)
     by_year = s.groupby(s.index.year)["count"].sum()
-    return {"date": d, "measure": m, "months": len(s), "busiest_month": s["count"].idxmax().strftime("%Y-%m"),
-            "per_year": {int(y): int(n) for y, n in by_year.items()},
-            "last_months": {k.strftime("%Y-%m"): {c: _round(v) for c, v in row.items()}
-                            for k, row in s.tail(6).iterrows()}}
+    return {
+        "date": d,
+        "measure": m,
+        "months": len(s),
+        "busiest_month": s["count"].idxmax().strftime("%Y-%m"),
+        "per_year": {int(y): int(n) for y, n in by_year.items()},
+        "last_months": {k.strftime("%Y-%m"): {c: _round(v) for c, v in row.items()} for k, row in s.tail(6).iterrows()},
+    }
 
 
 @tool
@@ -168,8 +188,13 @@ def trend_anomaly(ctx: RunContext[BIContext], date: str = "", measure: str = "")
     f = features(y.to_numpy(dtype=float), period)
     flagged = detect_anomalies(y, period)
     flagged = flagged[flagged["anomaly"]]
-    return {"series": col, "months": len(y), "trend": f["trend"], "seasonality": f["seasonality"],
-            "anomalies": {ds.strftime("%Y-%m"): _round(v) for ds, v in flagged["y"].items()}}
+    return {
+        "series": col,
+        "months": len(y),
+        "trend": f["trend"],
+        "seasonality": f["seasonality"],
+        "anomalies": {ds.strftime("%Y-%m"): _round(v) for ds, v in flagged["y"].items()},
+    }
 
 
 @tool
@@ -198,9 +223,12 @@ def chart(ctx: RunContext[BIContext], x: str = "", y: str = "") -> dict[str, Any
         mark, x_type = "bar", "nominal"
     else:
         raise ToolError("nothing to chart: the result needs a date or category column and a measure")
-    spec = {"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "mark": mark,
-            "data": {"values": points[:500]},
-            "encoding": {"x": {"field": x_col, "type": x_type}, "y": {"field": field, "type": "quantitative"}}}
+    spec = {
+        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+        "mark": mark,
+        "data": {"values": points[:500]},
+        "encoding": {"x": {"field": x_col, "type": x_type}, "y": {"field": field, "type": "quantitative"}},
+    }
     return {"png": str(_draw(bi, points, x_col, field, mark)), "spec": spec}
 
 

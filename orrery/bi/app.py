@@ -13,23 +13,27 @@ def registered(name: str) -> str:
 
     known = [*BUILTIN, *connections()]
     if name not in known:
-        raise ValueError(f"no database named {name!r}; use one of {', '.join(known)} "
-                         "(the operator registers others with `orrery bi connect`)")
+        raise ValueError(
+            f"no database named {name!r}; use one of {', '.join(known)} "
+            "(the operator registers others with `orrery bi connect`)"
+        )
     return name
 
 
 class BIInputs(Inputs):
     db: Annotated[Name, AfterValidator(registered)] = Field(
-        "tpch", description="tpch | chinook | superstore | a name registered with `orrery bi connect`")
-    approve_sql: StrictBool = Field(False, description="approve each SQL query before it runs",
-        json_schema_extra={"approval": True})  # a pause to resume: served, not over MCP
+        "tpch", description="tpch | chinook | superstore | a name registered with `orrery bi connect`"
+    )
+    approve_sql: StrictBool = Field(
+        False, description="approve each SQL query before it runs", json_schema_extra={"approval": True}
+    )  # a pause to resume: served, not over MCP
 
 
 APP = App(
     name="bi",
     description="Questions about a database answered step by step: a TODO plan shown first, "
-                "clarifying questions when a name or field is ambiguous, read-only SQL on DuckDB, PostgreSQL "
-                "or SQLite, analysis and charts over the results.",
+    "clarifying questions when a name or field is ambiguous, read-only SQL on DuckDB, PostgreSQL "
+    "or SQLite, analysis and charts over the results.",
     agent="orrery.bi.agent:bi_agent",
     inputs=BIInputs,
     message="a question about the data",

@@ -11,11 +11,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Questions about a database, answered step by step with read-only SQL.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Questions about a database, answered step by step with read-only SQL.",
+)
 console = Console()
-DB = Annotated[str, typer.Option("--db", help="tpch | chinook | superstore | a registered name | PostgreSQL URL | "
-                                               "DuckDB/SQLite file")]
+DB = Annotated[
+    str,
+    typer.Option("--db", help="tpch | chinook | superstore | a registered name | PostgreSQL URL | DuckDB/SQLite file"),
+]
 LLM = Annotated[str | None, typer.Option("--llm", help="local | openai:MODEL | ollama:MODEL | http://host:port/v1")]
 SESSION = Annotated[str | None, typer.Option("--session", help="continue this conversation (default: a new one)")]
 
@@ -34,7 +40,9 @@ def _printer(quiet: bool) -> Any:
             for i, t in enumerate(event.todos, 1):
                 console.print(f"  [dim]{i}. {t['key']}: {t['description']} ({t['tool']})[/]")
         elif isinstance(event, TodoUpdate):
-            mark = {"done": "[green]done[/]", "paused": "[yellow]needs an answer[/]"}.get(event.status, "[red]failed[/]")
+            mark = {"done": "[green]done[/]", "paused": "[yellow]needs an answer[/]"}.get(
+                event.status, "[red]failed[/]"
+            )
             console.print(f"  {event.key}: {mark}")
 
     return show
@@ -43,8 +51,9 @@ def _printer(quiet: bool) -> Any:
 def _agent(db: str, llm: str | None, session: str | None, clarify: bool, quiet: bool) -> Any:
     from orrery.bi.agent import bi_agent
 
-    return bi_agent(llm, db=db, session_id=session or uuid.uuid4().hex[:12], clarify=clarify,
-                    on_event=[_printer(quiet)])
+    return bi_agent(
+        llm, db=db, session_id=session or uuid.uuid4().hex[:12], clarify=clarify, on_event=[_printer(quiet)]
+    )
 
 
 def _show(answer: Any) -> None:
@@ -64,11 +73,18 @@ def _show(answer: Any) -> None:
 
 
 @app.command()
-def ask(question: str, db: DB = "tpch", llm: LLM = None, session: SESSION = None,
-        as_json: Annotated[bool, typer.Option("--json", help="print {status, answer, sql, columns, rows, "
-                                                             "clarification} and exit")] = False,
-        no_clarify: Annotated[bool, typer.Option("--no-clarify", help="take the most likely reading and say "
-                                                                      "which instead of asking")] = False) -> None:
+def ask(
+    question: str,
+    db: DB = "tpch",
+    llm: LLM = None,
+    session: SESSION = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print {status, answer, sql, columns, rows, clarification} and exit")
+    ] = False,
+    no_clarify: Annotated[
+        bool, typer.Option("--no-clarify", help="take the most likely reading and say which instead of asking")
+    ] = False,
+) -> None:
     """Answer one question; asks its clarifying questions in the terminal."""
     agent = _agent(db, llm, session, not no_clarify, as_json)
     answer = agent.ask(question)
@@ -85,13 +101,19 @@ def ask(question: str, db: DB = "tpch", llm: LLM = None, session: SESSION = None
 
 def _offer_approval(run: str, answer: Any) -> None:
     if answer.status == "completed" and answer.sql:
-        console.print(f"[dim]run {run}: `orrery bi approve {run}` keeps this question and its SQL as an example "
-                      "for later questions on this database[/]")
+        console.print(
+            f"[dim]run {run}: `orrery bi approve {run}` keeps this question and its SQL as an example "
+            "for later questions on this database[/]"
+        )
 
 
 @app.command()
-def chat(db: DB = "tpch", llm: LLM = None, session: SESSION = None,
-         message: Annotated[list[str] | None, typer.Option("-m", help="say this and exit (repeatable)")] = None) -> None:
+def chat(
+    db: DB = "tpch",
+    llm: LLM = None,
+    session: SESSION = None,
+    message: Annotated[list[str] | None, typer.Option("-m", help="say this and exit (repeatable)")] = None,
+) -> None:
     """A conversation: follow-up questions, answers to clarifications, 'analyze these results'."""
     agent = _agent(db, llm, session, True, False)
     console.print(f"[dim]session {agent.session.id} on {db}; 'exit' to leave[/]")
@@ -114,13 +136,16 @@ def describe(db: Annotated[str, typer.Argument(help="a built-in or registered na
 
     engine = open_engine(db)
     path = write_draft(engine.name, engine)
-    console.print(f"wrote {path}: describe the tables and columns, add synonyms and terms; "
-                  "the agent reads it on its next start")
+    console.print(
+        f"wrote {path}: describe the tables and columns, add synonyms and terms; the agent reads it on its next start"
+    )
 
 
 @app.command()
-def connect(url: Annotated[str, typer.Argument(help="postgresql://user@host/db or a DuckDB/SQLite file")],
-            name: Annotated[str | None, typer.Option(help="the name to use with --db")] = None) -> None:
+def connect(
+    url: Annotated[str, typer.Argument(help="postgresql://user@host/db or a DuckDB/SQLite file")],
+    name: Annotated[str | None, typer.Option(help="the name to use with --db")] = None,
+) -> None:
     """Register a DuckDB/SQLite file or a PostgreSQL URL (use a read-only role) under a name."""
     from orrery.bi.data import connect as register
 
@@ -128,8 +153,12 @@ def connect(url: Annotated[str, typer.Argument(help="postgresql://user@host/db o
     console.print(f"registered [bold]{registered}[/]; ask with --db {registered}")
 
 
-STORE = Annotated[str | None, typer.Option("--store", help="the session database (a path or postgresql:// URL; "
-                                                           "default: the data folder's sessions.db)")]
+STORE = Annotated[
+    str | None,
+    typer.Option(
+        "--store", help="the session database (a path or postgresql:// URL; default: the data folder's sessions.db)"
+    ),
+]
 RUN = Annotated[str, typer.Argument(help="the run id `orrery bi ask` printed (its session)")]
 
 
@@ -145,9 +174,11 @@ def approve(run: RUN, store: STORE = None) -> None:
 
 
 @app.command()
-def reject(run: RUN, store: STORE = None,
-           withdraw: Annotated[bool, typer.Option("--withdraw", help="also remove the same pair if it was "
-                                                                     "approved")] = False) -> None:
+def reject(
+    run: RUN,
+    store: STORE = None,
+    withdraw: Annotated[bool, typer.Option("--withdraw", help="also remove the same pair if it was approved")] = False,
+) -> None:
     """Mark the run's answer as wrong: nothing is stored (with --withdraw, an approval of it is removed)."""
     from orrery.bi.examples import last_answer, open_examples
     from orrery.sessions import open_store
@@ -178,8 +209,11 @@ def memory_list(db: CONNECTION = "tpch", store: STORE = None) -> None:
 
 
 @memory_app.command("remove")
-def memory_remove(example: Annotated[int, typer.Argument(help="the id `bi memory list` shows")],
-                  db: CONNECTION = "tpch", store: STORE = None) -> None:
+def memory_remove(
+    example: Annotated[int, typer.Argument(help="the id `bi memory list` shows")],
+    db: CONNECTION = "tpch",
+    store: STORE = None,
+) -> None:
     """Remove one approved example of a database."""
     from orrery.bi.examples import check_id, open_examples
     from orrery.errors import DataError

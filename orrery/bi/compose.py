@@ -25,8 +25,9 @@ class UnknownField(ToolError):
 
     def __init__(self, names: list[str], hints: list[str] = ()):
         hint = f" (the closest are {', '.join(hints)})" if hints else ""
-        super().__init__(f"no table has a column named {', '.join(map(repr, names))}; use only the columns "
-                         f"listed{hint}")
+        super().__init__(
+            f"no table has a column named {', '.join(map(repr, names))}; use only the columns listed{hint}"
+        )
         self.names = names
 
 
@@ -59,14 +60,28 @@ class QueryParts(pydantic.BaseModel):
 _LIST = {"type": "array", "items": {"type": "string"}}
 # One shape only: offered a {"cannot_answer"} alternative, the 0.5B model took it for every dev question
 # (5 of 5); an empty select is how it declines instead.
-PARTS_SCHEMA = {"type": "object", "required": ["select", "where", "group_by", "having", "order_by", "limit"],
-                "properties": {"select": _LIST, "where": _LIST, "group_by": _LIST, "having": _LIST, "order_by": _LIST,
-                               "limit": {"anyOf": [{"type": "integer"}, {"type": "null"}]}},
-                "additionalProperties": False}
+PARTS_SCHEMA = {
+    "type": "object",
+    "required": ["select", "where", "group_by", "having", "order_by", "limit"],
+    "properties": {
+        "select": _LIST,
+        "where": _LIST,
+        "group_by": _LIST,
+        "having": _LIST,
+        "order_by": _LIST,
+        "limit": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+    },
+    "additionalProperties": False,
+}
 
 # How each part is parsed: as a select expression, a condition, or an ORDER BY item.
-_WRAP = {"select": "SELECT {}", "group_by": "SELECT {}", "where": "SELECT 1 WHERE {}",
-         "having": "SELECT 1 HAVING {}", "order_by": "SELECT 1 ORDER BY {}"}
+_WRAP = {
+    "select": "SELECT {}",
+    "group_by": "SELECT {}",
+    "where": "SELECT 1 WHERE {}",
+    "having": "SELECT 1 HAVING {}",
+    "order_by": "SELECT 1 ORDER BY {}",
+}
 
 
 def _parse(part: str, text: str, dialect: str) -> exp.Expression:
@@ -81,8 +96,9 @@ def _parse(part: str, text: str, dialect: str) -> exp.Expression:
     return tree.args[part].this
 
 
-def _qualify(node: exp.Expression, semantic: Semantic, slice_tables: list[str], used: list[str],
-             unknown: list[str]) -> None:
+def _qualify(
+    node: exp.Expression, semantic: Semantic, slice_tables: list[str], used: list[str], unknown: list[str]
+) -> None:
     """Give every column its table (the one named, else the first table of the slice that has it); collect
     the names no table has."""
     names = {t.lower(): t for t in semantic.tables}
@@ -95,8 +111,11 @@ def _qualify(node: exp.Expression, semantic: Semantic, slice_tables: list[str], 
                 unknown.append(f"{table or col.table}.{col.name}")
                 continue
         else:
-            owners = [t for t in [*used, *slice_tables, *semantic.tables]
-                      if col.name.lower() in {c.lower() for c in semantic.tables[t]["columns"]}]
+            owners = [
+                t
+                for t in [*used, *slice_tables, *semantic.tables]
+                if col.name.lower() in {c.lower() for c in semantic.tables[t]["columns"]}
+            ]
             if not owners:
                 unknown.append(col.name)  # an output alias (ORDER BY total) is taken out by the caller
                 continue
@@ -106,8 +125,9 @@ def _qualify(node: exp.Expression, semantic: Semantic, slice_tables: list[str], 
             used.append(table)
 
 
-def _map_unknown(node: exp.Expression, semantic: Semantic, slice_tables: list[str], aliases: set[str],
-                 dialect: str) -> exp.Expression:
+def _map_unknown(
+    node: exp.Expression, semantic: Semantic, slice_tables: list[str], aliases: set[str], dialect: str
+) -> exp.Expression:
     """A column no table has but that one field of the semantic layer clearly names ('priority' ->
     orders.o_orderpriority, 'total_amount' -> Invoice.Total) is that field; anything less clear stays unknown
     (repaired, then declined). Output aliases are left alone."""
@@ -117,8 +137,11 @@ def _map_unknown(node: exp.Expression, semantic: Semantic, slice_tables: list[st
         field = _clear_field(semantic, col.name, slice_tables)
         if field is None:
             continue
-        new = (exp.paren(sqlglot.parse_one(field["sql"], read=dialect)) if "sql" in field
-               else exp.column(field["column"], table=field["table"]))
+        new = (
+            exp.paren(sqlglot.parse_one(field["sql"], read=dialect))
+            if "sql" in field
+            else exp.column(field["column"], table=field["table"])
+        )
         if col is node:
             return new
         col.replace(new)
@@ -147,8 +170,12 @@ def _hints(semantic: Semantic, names: list[str], slice_tables: list[str]) -> lis
         ranked = [r for r in rank_fields(semantic, words(name.split(".")[-1])) if r[2].get("table") in slice_tables]
         out += [f"{r[2]['table']}.{r[2]['column']}" for r in ranked[:2] if "column" in r[2]]
         if re.search(r"date|time|day|year|month", name, re.I):
-            out += [f"{t}.{c}" for t in slice_tables for c, info in semantic.tables[t]["columns"].items()
-                    if re.match(r"DATE|TIMESTAMP", str(info.get("type", "")), re.I)][:2]
+            out += [
+                f"{t}.{c}"
+                for t in slice_tables
+                for c, info in semantic.tables[t]["columns"].items()
+                if re.match(r"DATE|TIMESTAMP", str(info.get("type", "")), re.I)
+            ][:2]
     return list(dict.fromkeys(out))
 
 
@@ -162,12 +189,16 @@ def _join_condition(cond: exp.Expression, semantic: Semantic) -> bool:
     keys = [c for c in sides if isinstance(c, exp.Column) and c.name.lower().endswith(("id", "key"))]
     if len(keys) == 2:
         return True
-    return any(_owner(semantic, k) is None for k in keys) and any(isinstance(c, exp.Subquery | exp.Column) for c in sides)
+    return any(_owner(semantic, k) is None for k in keys) and any(
+        isinstance(c, exp.Subquery | exp.Column) for c in sides
+    )
 
 
 def _expand_terms(node: exp.Expression, semantic: Semantic, dialect: str) -> exp.Expression:
     """A column named like a semantic-layer term ('delay', 'revenue') is the term's formula."""
-    terms = {re.sub(r"[\s_]+", " ", name.lower()): info["sql"] for name, info in semantic.terms.items() if "sql" in info}
+    terms = {
+        re.sub(r"[\s_]+", " ", name.lower()): info["sql"] for name, info in semantic.terms.items() if "sql" in info
+    }
     for col in list(node.find_all(exp.Column)):
         formula = terms.get(re.sub(r"[\s_]+", " ", col.name.lower()))
         if formula is not None and not col.table:
@@ -194,11 +225,17 @@ def _year_filters(node: exp.Expression, semantic: Semantic, question: str = "") 
         if not (isinstance(col, exp.Column) and isinstance(lit, exp.Literal)):
             continue
         year = re.fullmatch(r"%?(\d{4})(-01-01|-%|%)?", lit.this)
-        if year and year.group(2) == "-01-01" and (lit.this in question or not re.search(rf"\b{year.group(1)}\b", question)):
+        if (
+            year
+            and year.group(2) == "-01-01"
+            and (lit.this in question or not re.search(rf"\b{year.group(1)}\b", question))
+        ):
             continue
         if year and re.match(r"DATE|TIMESTAMP", _column_type(semantic, col), re.I):
-            fixed = exp.EQ(this=exp.Extract(this=exp.var("YEAR"), expression=col.copy()),
-                           expression=exp.Literal.number(int(year.group(1))))
+            fixed = exp.EQ(
+                this=exp.Extract(this=exp.var("YEAR"), expression=col.copy()),
+                expression=exp.Literal.number(int(year.group(1))),
+            )
             if eq is node:
                 return fixed
             eq.replace(fixed)
@@ -213,27 +250,44 @@ def _whole_year(conds: list[exp.Expression], semantic: Semantic, question: str) 
     < 1995-12-31' drops the last day) become EXTRACT(YEAR ...) = 1995, when the question names a year
     and no month or day."""
     years = set(re.findall(r"\b(1[89]\d\d|20\d\d)\b", question))
-    if len(years) != 1 or _MONTHS.search(question) or re.search(r"\b(since|after|before|from|until|till|between)\b",
-                                                                 question, re.I):
+    if (
+        len(years) != 1
+        or _MONTHS.search(question)
+        or re.search(r"\b(since|after|before|from|until|till|between)\b", question, re.I)
+    ):
         return conds
     year = years.pop()
     ranges = (exp.GT, exp.GTE, exp.LT, exp.LTE)
     on: dict[str, list[exp.Expression]] = {}
     for c in conds:
-        if (isinstance(c, ranges) and isinstance(c.this, exp.Column) and isinstance(c.expression, exp.Literal)
-                and re.match(r"DATE|TIMESTAMP", _column_type(semantic, c.this), re.I)
-                and c.expression.this[:4] in (year, str(int(year) + 1))):
+        if (
+            isinstance(c, ranges)
+            and isinstance(c.this, exp.Column)
+            and isinstance(c.expression, exp.Literal)
+            and re.match(r"DATE|TIMESTAMP", _column_type(semantic, c.this), re.I)
+            and c.expression.this[:4] in (year, str(int(year) + 1))
+        ):
             on.setdefault(c.this.sql(), []).append(c)
     for group in on.values():
         first = conds.index(group[0])
         conds = [c for c in conds if c not in group]
-        conds.insert(first, exp.EQ(this=exp.Extract(this=exp.var("YEAR"), expression=group[0].this.copy()),
-                                   expression=exp.Literal.number(int(year))))
+        conds.insert(
+            first,
+            exp.EQ(
+                this=exp.Extract(this=exp.var("YEAR"), expression=group[0].this.copy()),
+                expression=exp.Literal.number(int(year)),
+            ),
+        )
     return conds
 
 
-def _invented(cond: exp.Expression, semantic: Semantic, question: str,
-              values: Callable[[str, str], set[str]] | None, resolved: dict[str, set[tuple[str, str]]]) -> bool:
+def _invented(
+    cond: exp.Expression,
+    semantic: Semantic,
+    question: str,
+    values: Callable[[str, str], set[str]] | None,
+    resolved: dict[str, set[tuple[str, str]]],
+) -> bool:
     """A filter the question does not ask for: a resolved value on another column than its own ('Jane' of
     the employee Jane Peacock as a customer's first name), a text value the column does not hold and the
     question does not name, or names only as a field ('Album.Title = 'Albums''), or a number on a key
@@ -266,6 +320,7 @@ def _invented(cond: exp.Expression, semantic: Semantic, question: str,
             return said
         ranked = rank_fields(semantic, text)
         return said and not (ranked and ranked[0][0] >= 90)
+
     return not any(asked(t) for t in texts)
 
 
@@ -279,8 +334,15 @@ def _missing_group_by(trees: dict[str, list[exp.Expression]]) -> list[exp.Expres
     return [n.copy() for n in plain if not n.find(exp.AggFunc) and n.find(exp.Column) and n.sql() not in grouped]
 
 
-def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], resolved: list[dict[str, Any]],
-            dialect: str, question: str = "", values: Callable[[str, str], set[str]] | None = None) -> str:
+def compose(
+    parts: QueryParts,
+    semantic: Semantic,
+    slice_tables: list[str],
+    resolved: list[dict[str, Any]],
+    dialect: str,
+    question: str = "",
+    values: Callable[[str, str], set[str]] | None = None,
+) -> str:
     """The SQL text for `parts` (the guard and EXPLAIN check it afterwards). `question` and `values` (the
     distinct values of a `values: true` column, lower-cased) let it drop filters nobody asked for."""
     if not parts.select:
@@ -293,8 +355,15 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
     given: dict[str, set[tuple[str, str]]] = {}
     for r in resolved:
         given.setdefault(str(r["value"]).lower(), set()).add((r["table"], r["column"].lower()))
-    trees["where"] = _whole_year([_year_filters(n, semantic, question) for n in _conjuncts(trees["where"])
-                                  if not _invented(n, semantic, question, values, given)], semantic, question)
+    trees["where"] = _whole_year(
+        [
+            _year_filters(n, semantic, question)
+            for n in _conjuncts(trees["where"])
+            if not _invented(n, semantic, question, values, given)
+        ],
+        semantic,
+        question,
+    )
     shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
     if not _counts_groups(trees):
         trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key
@@ -308,8 +377,9 @@ def compose(parts: QueryParts, semantic: Semantic, slice_tables: list[str], reso
     return _render(trees, parts.limit, semantic, used, slice_tables, dialect)
 
 
-def _parse_parts(parts: QueryParts, semantic: Semantic, slice_tables: list[str], used: list[str],
-                 dialect: str) -> tuple[dict[str, list[exp.Expression]], list[str], set[str]]:
+def _parse_parts(
+    parts: QueryParts, semantic: Semantic, slice_tables: list[str], used: list[str], dialect: str
+) -> tuple[dict[str, list[exp.Expression]], list[str], set[str]]:
     """Each part parsed, terms expanded, unknown columns mapped and qualified (the tables they name added to
     `used`); a join written as a filter dropped. Returns the trees, the names no table has, the aliases."""
     trees: dict[str, list[exp.Expression]] = {}
@@ -330,8 +400,9 @@ def _parse_parts(parts: QueryParts, semantic: Semantic, slice_tables: list[str],
     return trees, unknown, aliases
 
 
-def _filter_resolved(trees: dict[str, list[exp.Expression]], resolved: list[dict[str, Any]], used: list[str],
-                     dialect: str) -> None:
+def _filter_resolved(
+    trees: dict[str, list[exp.Expression]], resolved: list[dict[str, Any]], used: list[str], dialect: str
+) -> None:
     """A resolved value the model left out still filters."""
     where_sql = " ".join(n.sql(dialect) for n in trees["where"]).lower()
     for r in resolved:
@@ -343,12 +414,17 @@ def _filter_resolved(trees: dict[str, list[exp.Expression]], resolved: list[dict
                 used.append(r["table"])
 
 
-def _settle_groups(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str,
-                   used: list[str]) -> str | None:
+def _settle_groups(
+    trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, used: list[str]
+) -> str | None:
     """HAVING and GROUP BY set right; returns the table whose rows are counted per group, if any (joined)."""
     trees["having"] = [h for h in trees["having"] if not isinstance(h, exp.AggFunc)]  # 'HAVING COUNT(*)' tests nothing
-    if trees["having"] and not trees["group_by"] and len(trees["select"]) == 1 and isinstance(
-            trees["select"][0], exp.Count):  # 'How many albums have more than 20 tracks?': per row of the first table
+    if (
+        trees["having"]
+        and not trees["group_by"]
+        and len(trees["select"]) == 1
+        and isinstance(trees["select"][0], exp.Count)
+    ):  # 'How many albums have more than 20 tracks?': per row of the first table
         first = used[0]
         trees["group_by"] = [exp.column(next(iter(semantic.tables[first]["columns"])), table=first)]
     counted = _counted_table(semantic, question) if trees["group_by"] or trees["having"] else None
@@ -361,14 +437,24 @@ def _settle_groups(trees: dict[str, list[exp.Expression]], semantic: Semantic, q
     return counted
 
 
-def _render(trees: dict[str, list[exp.Expression]], limit: int | None, semantic: Semantic, used: list[str],
-            slice_tables: list[str], dialect: str) -> str:
+def _render(
+    trees: dict[str, list[exp.Expression]],
+    limit: int | None,
+    semantic: Semantic,
+    used: list[str],
+    slice_tables: list[str],
+    dialect: str,
+) -> str:
     # 'How many albums have more than 20 tracks?': a count with groups and a HAVING counts the groups
     count_groups = _counts_groups(trees)
     select = trees["group_by"] if count_groups else trees["select"]
     sql = "SELECT " + ", ".join(n.sql(dialect) for n in select) + " FROM " + _from_slice(semantic, used, slice_tables)
-    for part, keyword, sep in (("where", "WHERE", " AND "), ("group_by", "GROUP BY", ", "),
-                               ("having", "HAVING", " AND "), ("order_by", "ORDER BY", ", ")):
+    for part, keyword, sep in (
+        ("where", "WHERE", " AND "),
+        ("group_by", "GROUP BY", ", "),
+        ("having", "HAVING", " AND "),
+        ("order_by", "ORDER BY", ", "),
+    ):
         if trees[part] and not (count_groups and part == "order_by"):
             sql += f" {keyword} " + sep.join(n.sql(dialect) for n in trees[part])
     if count_groups:
@@ -378,10 +464,16 @@ def _render(trees: dict[str, list[exp.Expression]], limit: int | None, semantic:
     return sql
 
 
-GROUPING = re.compile(r"\b(per|each|every|by|most|least|top|highest|lowest|largest|smallest|longest|"
-                      r"shortest|group|groups|breakdown|distribution|for all)\b", re.I)
-SUPERLATIVE = re.compile(r"\b(which|what|who)\b.*\b(most|least|highest|lowest|largest|smallest|longest|shortest|"
-                         r"best|worst|biggest|fewest)\b", re.I)
+GROUPING = re.compile(
+    r"\b(per|each|every|by|most|least|top|highest|lowest|largest|smallest|longest|"
+    r"shortest|group|groups|breakdown|distribution|for all)\b",
+    re.I,
+)
+SUPERLATIVE = re.compile(
+    r"\b(which|what|who)\b.*\b(most|least|highest|lowest|largest|smallest|longest|shortest|"
+    r"best|worst|biggest|fewest)\b",
+    re.I,
+)
 _ORDER_ITEM = re.compile(r"\s(asc|desc)\s*$", re.I)
 _AGG = re.compile(r"\b(count|sum|avg|min|max)\s*\(", re.I)
 
@@ -391,17 +483,30 @@ def _tidy(parts: QueryParts, question: str) -> QueryParts:
     where/having moves to order_by; 'which ... most' returns one row; with no word asking for groups
     ('What is the average account balance of customers?') an aggregate is not split by a group."""
     moved = [t for t in parts.where + parts.having if _ORDER_ITEM.search(t)]
-    parts = parts.model_copy(update={
-        "where": [t for t in parts.where if t not in moved], "having": [t for t in parts.having if t not in moved],
-        "order_by": parts.order_by + [t for t in moved if t not in parts.order_by]})
+    parts = parts.model_copy(
+        update={
+            "where": [t for t in parts.where if t not in moved],
+            "having": [t for t in parts.having if t not in moved],
+            "order_by": parts.order_by + [t for t in moved if t not in parts.order_by],
+        }
+    )
     if question and parts.order_by and SUPERLATIVE.search(question):
         ranked_by = [t for t in parts.order_by if _AGG.search(t)] or parts.order_by  # not by the group's name
-        having = [t for t in parts.having if "select" not in t.lower()] if ranked_by != parts.order_by or any(
-            _AGG.search(t) for t in ranked_by) else parts.having  # '= (SELECT max ...)': the ranking does it
-        parts = parts.model_copy(update={"limit": 1 if parts.limit is None else parts.limit, "order_by": ranked_by,
-                                         "having": having})
-    if question and parts.group_by and not parts.having and not GROUPING.search(question) and any(
-            _AGG.search(t) for t in parts.select):
+        having = (
+            [t for t in parts.having if "select" not in t.lower()]
+            if ranked_by != parts.order_by or any(_AGG.search(t) for t in ranked_by)
+            else parts.having
+        )  # '= (SELECT max ...)': the ranking does it
+        parts = parts.model_copy(
+            update={"limit": 1 if parts.limit is None else parts.limit, "order_by": ranked_by, "having": having}
+        )
+    if (
+        question
+        and parts.group_by
+        and not parts.having
+        and not GROUPING.search(question)
+        and any(_AGG.search(t) for t in parts.select)
+    ):
         parts = parts.model_copy(update={"group_by": [], "select": [t for t in parts.select if _AGG.search(t)]})
     return parts
 
@@ -428,8 +533,12 @@ def _all_of(node: exp.Expression, table: str) -> bool:
 
 
 def _counts_groups(trees: dict[str, list[exp.Expression]]) -> bool:
-    return bool(trees["having"] and trees["group_by"] and len(trees["select"]) == 1
-                and isinstance(trees["select"][0], exp.Count))
+    return bool(
+        trees["having"]
+        and trees["group_by"]
+        and len(trees["select"]) == 1
+        and isinstance(trees["select"][0], exp.Count)
+    )
 
 
 def _conjuncts(conds: list[exp.Expression]) -> list[exp.Expression]:
@@ -446,8 +555,11 @@ def _from_slice(semantic: Semantic, used: list[str], slice_tables: list[str]) ->
     """Joined through the slice's tables when they connect (the question's path: lineitem-orders-customer-
     nation for 'customers in JAPAN', not the equally short lineitem-supplier-nation), else the cheapest."""
     inside = set(slice_tables) | set(used)
-    narrow = replace(semantic, tables={t: v for t, v in semantic.tables.items() if t in inside},
-                     joins=[j for j in semantic.joins if {s.strip().split(".")[0] for s in j.split("=")} <= inside])
+    narrow = replace(
+        semantic,
+        tables={t: v for t, v in semantic.tables.items() if t in inside},
+        joins=[j for j in semantic.joins if {s.strip().split(".")[0] for s in j.split("=")} <= inside],
+    )
     try:
         return _from(narrow, used)
     except NoJoinPath:
@@ -462,8 +574,9 @@ def _from(semantic: Semantic, used: list[str]) -> str:
     while pending:
         step = next(((t, j) for t in pending for j in semantic.joins if _connects(j, t, included)), None)
         if step is None:
-            raise NoJoinPath(f"no join path from {', '.join(included)} to {', '.join(pending)}; "
-                             "add one to the semantic layer")
+            raise NoJoinPath(
+                f"no join path from {', '.join(included)} to {', '.join(pending)}; add one to the semantic layer"
+            )
         t, join = step
         same = [j for j in semantic.joins if _connects(j, t, included) and _sides(j) == _sides(join)]
         if len(same) > 1:

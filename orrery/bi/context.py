@@ -41,16 +41,16 @@ class BIContext:
     model: Model
     clarify: bool = True
     chart_dir: Path | None = None
-    choices: dict[str, str] = field(default_factory=dict)   # "entity:United" -> the value the user picked
-    notes: list[str] = field(default_factory=list)          # readings taken without asking (--no-clarify)
+    choices: dict[str, str] = field(default_factory=dict)  # "entity:United" -> the value the user picked
+    notes: list[str] = field(default_factory=list)  # readings taken without asking (--no-clarify)
     usage: Usage = field(default_factory=Usage)
     last_result: QueryResult | None = None
     latest_metadata: Callable[[], dict[str, Any] | None] = lambda: None
     max_tokens: int | None = 400
     sql_mode: str = "parts"  # "parts": the model fills in clauses, joins are derived; "sql": it writes the SQL
-    question: str = ""       # the user's own words for the current plan (the rewrite may add some)
-    approved: Any = None     # orrery.bi.examples.ExampleMemory: approved question -> SQL pairs shown to the SQL step
-    probe: bool = True       # a built query is run for one row to check it (off while its execution waits for approval)
+    question: str = ""  # the user's own words for the current plan (the rewrite may add some)
+    approved: Any = None  # orrery.bi.examples.ExampleMemory: approved question -> SQL pairs shown to the SQL step
+    probe: bool = True  # a built query is run for one row to check it (off while its execution waits for approval)
     _index: list[Candidate] | None = None
     _graphql: Any = None
 
@@ -77,8 +77,9 @@ class BIContext:
     def search(self, mention: str, limit: int = 8) -> list[Candidate]:
         """Values like `mention`, best first, one per distinct value (the first column holding it)."""
         idx = self.index()
-        hits = process.extract(mention, [str(c.value) for c in idx], scorer=fuzz.WRatio,
-                               processor=utils.default_process, limit=limit * 4)
+        hits = process.extract(
+            mention, [str(c.value) for c in idx], scorer=fuzz.WRatio, processor=utils.default_process, limit=limit * 4
+        )
         out: dict[str, Candidate] = {}
         for _, score, i in hits:
             c = idx[i]
@@ -93,8 +94,12 @@ class BIContext:
         """The other words of a mention found in the same table, exactly: 'Jane' of 'Jane Peacock' when
         'Peacock' is a last name."""
         rest = [w for w in mention.split() if w.lower() not in str(pick.value).lower()]
-        return [c for w in rest for c in self.index()
-                if c.table == pick.table and c.column != pick.column and str(c.value).lower() == w.lower()][:len(rest)]
+        return [
+            c
+            for w in rest
+            for c in self.index()
+            if c.table == pick.table and c.column != pick.column and str(c.value).lower() == w.lower()
+        ][: len(rest)]
 
     def best_holder(self, pick: Candidate, question: str) -> Candidate:
         """Of the columns holding `pick`'s value ('F' is an order status and a line status), the one the
@@ -104,16 +109,17 @@ class BIContext:
             return pick
         q = stems(question)
         v = stems(str(pick.value))
-        at = next((i for i in range(len(q)) if q[i:i + len(v)] == v), None)
+        at = next((i for i in range(len(q)) if q[i : i + len(v)] == v), None)
         if at is None:
             return pick
         before = [w for w in q[:at] if w not in ("the", "a", "an")]
-        after = [w for w in q[at + len(v):] if w not in ("the", "a", "an")]
+        after = [w for w in q[at + len(v) :] if w not in ("the", "a", "an")]
 
         def named(c: Candidate) -> bool:  # a label right next to the value: 'order status F', 'the Rock genre'
             info = self.semantic.tables[c.table]["columns"][c.column]
             labels = [stems(label) for label in (words(c.column), *info.get("synonyms", [])) if label]
-            return any(lab and (before[-len(lab):] == lab or after[:len(lab)] == lab) for lab in labels)
+            return any(lab and (before[-len(lab) :] == lab or after[: len(lab)] == lab) for lab in labels)
+
         best = next((c for c in same if named(c)), pick)  # else the first column holding it (the layer's order)
         return Candidate(best.value, best.table, best.column, pick.score)
 
@@ -135,13 +141,21 @@ class BIContext:
                 self.choices[key] = picked
                 return picked
         if not self.clarify:
-            self.notes.append(f"took {options[0]!r} ({question.split(':')[0]}); also possible: "
-                              + ", ".join(repr(o) for o in options[1:]))
+            self.notes.append(
+                f"took {options[0]!r} ({question.split(':')[0]}); also possible: "
+                + ", ".join(repr(o) for o in options[1:])
+            )
             return options[0]
         raise NeedsClarification(f"{question}: " + " or ".join(options) + "?")
 
-    def ask_model(self, system: str, user: str, schema: dict[str, Any], reply: type[pydantic.BaseModel],
-                  examples: list[Message] = ()) -> Any:
+    def ask_model(
+        self,
+        system: str,
+        user: str,
+        schema: dict[str, Any],
+        reply: type[pydantic.BaseModel],
+        examples: list[Message] = (),
+    ) -> Any:
         messages = [Message("system", system), *examples, Message("user", user)]
         try:
             resp = self.model.complete(messages, (), tool_choice="none", schema=schema, max_tokens=self.max_tokens)
@@ -160,11 +174,14 @@ def pick_option(answer: str, options: list[str]) -> str | None:
     for word in re.findall(r"\w+", answer.lower()):
         if word in ordinals and ordinals[word] <= len(options) and not any(word in o.lower() for o in options):
             return options[ordinals[word] - 1]
+
     def squeeze(text: str) -> str:
         return re.sub(r"[\W_]+", "", text.lower())
 
     # 'receipt date' names 'lineitem.l_receiptdate (...)': compare with spaces and punctuation dropped too
-    scores = [max(fuzz.WRatio(answer, o, processor=utils.default_process),
-                  fuzz.partial_ratio(squeeze(answer), squeeze(o))) for o in options]
+    scores = [
+        max(fuzz.WRatio(answer, o, processor=utils.default_process), fuzz.partial_ratio(squeeze(answer), squeeze(o)))
+        for o in options
+    ]
     best = max(range(len(options)), key=lambda i: scores[i])
     return options[best] if scores[best] >= 60 and scores.count(scores[best]) == 1 else None

@@ -39,17 +39,21 @@ def _build_tpch(con: Any) -> None:
 
     ext = next(Path(duckdb_extension_tpch.__file__).parent.rglob("tpch.duckdb_extension"), None)
     if ext is None:
-        raise ConfigError("the duckdb-extension-tpch package has no tpch.duckdb_extension; reinstall "
-                          "'duckdb-extension-tpch==1.5.5' (pip install 'orrery[bi]')")
+        raise ConfigError(
+            "the duckdb-extension-tpch package has no tpch.duckdb_extension; reinstall "
+            "'duckdb-extension-tpch==1.5.5' (pip install 'orrery[bi]')"
+        )
     con.execute(f"INSTALL '{ext}'")
     con.execute("LOAD tpch")
     con.execute(f"CALL dbgen(sf={TPCH_SCALE})")
 
 
-_SQLITE_TYPES = [(re.compile(r"N?VARCHAR.*|TEXT|CHAR.*", re.I), "VARCHAR"),
-                 (re.compile(r"NUMERIC\((\d+),(\d+)\)", re.I), r"DECIMAL(\1,\2)"),
-                 (re.compile(r"DATETIME|TIMESTAMP", re.I), "TIMESTAMP"),
-                 (re.compile(r"INT.*", re.I), "INTEGER")]
+_SQLITE_TYPES = [
+    (re.compile(r"N?VARCHAR.*|TEXT|CHAR.*", re.I), "VARCHAR"),
+    (re.compile(r"NUMERIC\((\d+),(\d+)\)", re.I), r"DECIMAL(\1,\2)"),
+    (re.compile(r"DATETIME|TIMESTAMP", re.I), "TIMESTAMP"),
+    (re.compile(r"INT.*", re.I), "INTEGER"),
+]
 
 
 def _duck_type(sqlite_type: str) -> str:
@@ -64,8 +68,12 @@ def _build_chinook(con: Any) -> None:
 
     src = sqlite3.connect(f"{CHINOOK_SQLITE.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        tables = [r[0] for r in src.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                            "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+        tables = [
+            r[0]
+            for r in src.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
+        ]
         for t in tables:
             cols = [(r[1], _duck_type(r[2]), r[5]) for r in src.execute(f"PRAGMA table_info('{t}')")]
             keys = [c for c, _, pk in sorted(cols, key=lambda c: c[2]) if pk]
@@ -89,8 +97,11 @@ def _build_superstore(con: Any) -> None:
     con.unregister("frame")
 
 
-BUILDERS: dict[str, Callable[[Any], None]] = {"tpch": _build_tpch, "chinook": _build_chinook,
-                                               "superstore": _build_superstore}
+BUILDERS: dict[str, Callable[[Any], None]] = {
+    "tpch": _build_tpch,
+    "chinook": _build_chinook,
+    "superstore": _build_superstore,
+}
 
 
 def builtin_path(name: str) -> Path:
@@ -132,8 +143,9 @@ def kind_of(url: str) -> str:
         return "postgres"
     path = Path(url.removeprefix("duckdb:").removeprefix("sqlite:")).expanduser()
     if not path.is_file():
-        raise ConfigError(f"{url} is neither a PostgreSQL URL (postgresql://user@host/db) nor an existing "
-                          "DuckDB/SQLite file")
+        raise ConfigError(
+            f"{url} is neither a PostgreSQL URL (postgresql://user@host/db) nor an existing DuckDB/SQLite file"
+        )
     with path.open("rb") as f:
         head = f.read(16)
     return "sqlite" if head.startswith(b"SQLite format 3\x00") else "duckdb"
@@ -186,15 +198,23 @@ def open_engine(db: str, limits: Limits | None = None) -> Engine:
         kind = kind_of(db)
         name = db.rsplit("/", 1)[-1].split("?")[0] if kind == "postgres" else Path(db).stem
         return _engine(kind, name, db, limits)
-    raise ConfigError(f"unknown database {db!r}; use one of {', '.join([*BUILTIN, *known])}, a PostgreSQL URL "
-                      "or a DuckDB/SQLite file (register one with `orrery bi connect URL`)")
+    raise ConfigError(
+        f"unknown database {db!r}; use one of {', '.join([*BUILTIN, *known])}, a PostgreSQL URL "
+        "or a DuckDB/SQLite file (register one with `orrery bi connect URL`)"
+    )
 
 
 # -- PostgreSQL loading ------------------------------------------------------------------------------------
-_PG_TYPES = [(re.compile(r"VARCHAR.*|TEXT", re.I), "text"), (re.compile(r"DOUBLE|FLOAT.*", re.I), "double precision"),
-             (re.compile(r"(DECIMAL|NUMERIC)(\(.*\))?", re.I), r"numeric\2"), (re.compile(r"BIGINT", re.I), "bigint"),
-             (re.compile(r"INTEGER|INT", re.I), "integer"), (re.compile(r"DATE", re.I), "date"),
-             (re.compile(r"TIMESTAMP.*", re.I), "timestamp"), (re.compile(r"BOOLEAN", re.I), "boolean")]
+_PG_TYPES = [
+    (re.compile(r"VARCHAR.*|TEXT", re.I), "text"),
+    (re.compile(r"DOUBLE|FLOAT.*", re.I), "double precision"),
+    (re.compile(r"(DECIMAL|NUMERIC)(\(.*\))?", re.I), r"numeric\2"),
+    (re.compile(r"BIGINT", re.I), "bigint"),
+    (re.compile(r"INTEGER|INT", re.I), "integer"),
+    (re.compile(r"DATE", re.I), "date"),
+    (re.compile(r"TIMESTAMP.*", re.I), "timestamp"),
+    (re.compile(r"BOOLEAN", re.I), "boolean"),
+]
 
 
 def _pg_type(duck_type: str) -> str:
@@ -214,8 +234,10 @@ def copy_to_postgres(duckdb_path: Path, pg_url: str) -> list[str]:
     names = []
     try:
         with psycopg.connect(pg_url) as pg:
-            columns = src.execute("SELECT table_name, column_name, data_type FROM information_schema.columns "
-                                  "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position").fetchall()
+            columns = src.execute(
+                "SELECT table_name, column_name, data_type FROM information_schema.columns "
+                "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
+            ).fetchall()
             for table, cols in _group(columns).items():
                 ddl = ", ".join(f"{c.name.lower()} {_pg_type(c.type)}" for c in cols)
                 pg.execute(f"CREATE TABLE {table.lower()} ({ddl})")

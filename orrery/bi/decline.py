@@ -37,9 +37,102 @@ from orrery.bi.semantic import GENERIC, Semantic, rank_fields, stems, words
 if TYPE_CHECKING:
     from orrery.bi.context import BIContext
 
-MATCH_FIELD = 75   # a business term whose best field scores below this is not in the data (UNMAPPED)
+MATCH_FIELD = 75  # a business term whose best field scores below this is not in the data (UNMAPPED)
 # closed-class words: auxiliaries, determiners, pronouns, prepositions, conjunctions
-GRAMMAR = frozenset(["a", "an", "the", "this", "that", "these", "those", "each", "every", "all", "any", "some", "no", "its", "their", "his", "her", "our", "your", "my", "is", "are", "was", "were", "be", "been", "being", "do", "does", "did", "have", "has", "had", "can", "could", "will", "would", "should", "may", "might", "must", "shall", "of", "in", "on", "at", "to", "for", "from", "by", "with", "without", "about", "into", "over", "under", "between", "among", "across", "through", "during", "per", "than", "as", "and", "or", "not", "who", "whom", "whose", "which", "what", "when", "where", "why", "how", "there", "here", "it", "they", "them", "we", "us", "you", "he", "she", "i", "me", "one"])
+GRAMMAR = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "each",
+        "every",
+        "all",
+        "any",
+        "some",
+        "no",
+        "its",
+        "their",
+        "his",
+        "her",
+        "our",
+        "your",
+        "my",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "do",
+        "does",
+        "did",
+        "have",
+        "has",
+        "had",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "without",
+        "about",
+        "into",
+        "over",
+        "under",
+        "between",
+        "among",
+        "across",
+        "through",
+        "during",
+        "per",
+        "than",
+        "as",
+        "and",
+        "or",
+        "not",
+        "who",
+        "whom",
+        "whose",
+        "which",
+        "what",
+        "when",
+        "where",
+        "why",
+        "how",
+        "there",
+        "here",
+        "it",
+        "they",
+        "them",
+        "we",
+        "us",
+        "you",
+        "he",
+        "she",
+        "i",
+        "me",
+        "one",
+    ]
+)
+
 
 def user_wrote(term: str, question: str) -> bool:
     """Whether the user's question contains `term` (near enough: 'customer rating' in 'customer's rating'),
@@ -63,8 +156,11 @@ def maps(bi: BIContext, term: str, ranked: list[tuple[float, str, dict[str, Any]
     floor = 90 if len(own) <= 5 else MATCH_FIELD  # 'port' is one letter from 'part'
     if any(score >= floor and _has_head(bi.semantic, own, f) for score, _, f in ranked):
         return True
-    if len(own.split()) <= 3 and any(_has_head(bi.semantic, own, f, names_only=True) and _modifiers_fit(bi.semantic, own, f)
-                                     for _, _, f in ranked if "column" in f):
+    if len(own.split()) <= 3 and any(
+        _has_head(bi.semantic, own, f, names_only=True) and _modifiers_fit(bi.semantic, own, f)
+        for _, _, f in ranked
+        if "column" in f
+    ):
         return True  # 'critic reviews' is the Reviews column, however low the whole phrase scores
     text = utils.default_process(term)  # the whole term is the value, near enough ('Times' is not 'times streamed')
     return any(fuzz.ratio(text, utils.default_process(str(c.value))) >= 90 for c in bi.search(term, limit=3))
@@ -82,8 +178,11 @@ def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only:
         info = semantic.tables[target["table"]]["columns"][target["column"]]
         texts = [words(target["column"]), *info.get("synonyms", [])]
     texts += [] if names_only else [info.get("description") or ""]
-    return any(singular(w) == head or (len(head) > 4 and fuzz.ratio(w, head) >= 85)
-               for text in texts for w in re.findall(r"[a-z0-9]+", text.lower()))
+    return any(
+        singular(w) == head or (len(head) > 4 and fuzz.ratio(w, head) >= 85)
+        for text in texts
+        for w in re.findall(r"[a-z0-9]+", text.lower())
+    )
 
 
 def _modifiers_fit(semantic: Semantic, term: str, target: dict[str, Any]) -> bool:
@@ -104,8 +203,11 @@ def names_the_data(bi: BIContext, term: str) -> bool:
     if any(stems(words(n)) == own or stems(n) == own for n in names):
         return True
     head = singular(term.split()[-1].lower()) if term.split() else ""
-    return any(singular(w) == head for info in bi.semantic.tables.values()  # 'shipments': 'one shipment line ...'
-               for w in re.findall(r"[a-z0-9]+", (info.get("description") or "").lower()))
+    return any(
+        singular(w) == head
+        for info in bi.semantic.tables.values()  # 'shipments': 'one shipment line ...'
+        for w in re.findall(r"[a-z0-9]+", (info.get("description") or "").lower())
+    )
 
 
 def stored_value(bi: BIContext, term: str) -> bool:
@@ -121,8 +223,11 @@ def stored_value(bi: BIContext, term: str) -> bool:
             continue
         col, tab = quote(bi.engine, column), quote(bi.engine, table)
         try:
-            if bi.engine.execute(f"SELECT 1 FROM (SELECT {col} AS v FROM {tab} LIMIT {COUNT_CAP}) AS s "
-                                 f"WHERE lower(v) = {literal} LIMIT 1", max_rows=1).rows:
+            if bi.engine.execute(
+                f"SELECT 1 FROM (SELECT {col} AS v FROM {tab} LIMIT {COUNT_CAP}) AS s "
+                f"WHERE lower(v) = {literal} LIMIT 1",
+                max_rows=1,
+            ).rows:
                 return True
         except QueryError:
             continue
@@ -136,20 +241,35 @@ _WORD = r"[a-z][\w-]*"
 # leading word is in the data (the shape catches verbs with the noun: 'customers live'). The measure it asks the
 # value of ("what is the [total] X of", "who is the X of", "how much X is"): a noun phrase with no verb in it,
 # held only as a whole (its head noun is in the data: 'production budget' is not the Production column).
-_ASKED = [re.compile(rf"\bhow many ((?:{_WORD}\s?){{1,3}}?)\s*\b(?:are|is|were|was|do|does|did|have|has|in|on|of|"
-                     r"for|per|by|with|from|there|that|who|which|can|will|got|had)\b", re.I),
-          re.compile(rf"\b(?:each|every|per) ({_WORD})", re.I)]
-_MEASURED = [re.compile(rf"\b(?:what|who) (?:is|was|are|were) the ((?:{_WORD}\s?){{1,4}}?)\s*\b(?:of|for|in|per|by|"
-                        r"from|to|at)\b", re.I),
-             re.compile(rf"\bhow much ((?:{_WORD}\s?){{1,3}}?)\s*\b(?:is|are|was|were|do|does|did|has|have|had)\b",
-                        re.I)]
+_ASKED = [
+    re.compile(
+        rf"\bhow many ((?:{_WORD}\s?){{1,3}}?)\s*\b(?:are|is|were|was|do|does|did|have|has|in|on|of|"
+        r"for|per|by|with|from|there|that|who|which|can|will|got|had)\b",
+        re.I,
+    ),
+    re.compile(rf"\b(?:each|every|per) ({_WORD})", re.I),
+]
+_MEASURED = [
+    re.compile(
+        rf"\b(?:what|who) (?:is|was|are|were) the ((?:{_WORD}\s?){{1,4}}?)\s*\b(?:of|for|in|per|by|"
+        r"from|to|at)\b",
+        re.I,
+    ),
+    re.compile(rf"\bhow much ((?:{_WORD}\s?){{1,3}}?)\s*\b(?:is|are|was|were|do|does|did|has|have|had)\b", re.I),
+]
 # the thing a measure is "of" when the measure itself names nothing ('the name of the contact person at ...')
-_OF = re.compile(rf"\bof (?:the |a |an )?((?:{_WORD}\s?){{1,3}}?)\s*(?:\b(?:at|in|for|of|per|by|from|to|on|with|"
-                 r"who|which|that|is|are|was|were)\b|[?.,!]|$)", re.I)
-_RANKED = re.compile(r"(?<!\bis the )(?<!\bare the )(?<!\bwas the )(?<!\bwere the )(?<!\bis )(?<!\bare )(?<!\bwas )"
-                     r"(?<!\bwere )\b(?:highest|lowest|most|least|largest|smallest|biggest|greatest|longest|shortest)"
-                     r" ((?:[a-z][\w-]*\s?){1,3}?)\s*(?:\b(?:of|in|for|per|by|from|to|at|on|with|among|during|than|and|"
-                     r"or|that|who|which|is|was|are|were|do|does|did|has|have|had)\b|[?.,!]|$)", re.I)
+_OF = re.compile(
+    rf"\bof (?:the |a |an )?((?:{_WORD}\s?){{1,3}}?)\s*(?:\b(?:at|in|for|of|per|by|from|to|on|with|"
+    r"who|which|that|is|are|was|were)\b|[?.,!]|$)",
+    re.I,
+)
+_RANKED = re.compile(
+    r"(?<!\bis the )(?<!\bare the )(?<!\bwas the )(?<!\bwere the )(?<!\bis )(?<!\bare )(?<!\bwas )"
+    r"(?<!\bwere )\b(?:highest|lowest|most|least|largest|smallest|biggest|greatest|longest|shortest)"
+    r" ((?:[a-z][\w-]*\s?){1,3}?)\s*(?:\b(?:of|in|for|per|by|from|to|at|on|with|among|during|than|and|"
+    r"or|that|who|which|is|was|are|were|do|does|did|has|have|had)\b|[?.,!]|$)",
+    re.I,
+)
 _WHICH = re.compile(rf"\b(?:which|what) ({_WORD}(?: {_WORD}){{0,2}})", re.I)
 
 
@@ -172,9 +292,16 @@ def asked_shapes(question: str) -> list[tuple[str, bool]]:
     # one word ending the question after a superlative with no article is as often an adverb as a noun
     # ('used most often'); after 'the' it is a noun ('the highest salary')
     # ('spent the most with us': a preposition after the superlative, which is then an adverb)
-    found += [(m.group(1).strip(), False) for m in _RANKED.finditer(question)
-              if m.group(1).split()[0].lower() not in GRAMMAR and (len(m.group(1).split()) > 1
-              or question[m.end(1):].strip(" ?.!") or question[:m.start()].lower().endswith("the "))]
+    found += [
+        (m.group(1).strip(), False)
+        for m in _RANKED.finditer(question)
+        if m.group(1).split()[0].lower() not in GRAMMAR
+        and (
+            len(m.group(1).split()) > 1
+            or question[m.end(1) :].strip(" ?.!")
+            or question[: m.start()].lower().endswith("the ")
+        )
+    ]
     return [(p, whole) for p, whole in [*found, *_identified(question)] if p]
 
 
@@ -184,7 +311,7 @@ def measured_of(question: str) -> list[str]:
     itself, 'lead singer', is asked too)."""
     out = []
     for m in _MEASURED[0].finditer(question):
-        rest = question[m.end(1):]
+        rest = question[m.end(1) :]
         of = _OF.match(rest.strip()) if rest.strip().lower().startswith("of ") else None
         if of:
             out.append(of.group(1).strip())
@@ -246,14 +373,21 @@ def shape_decline(bi: BIContext, question: str) -> str | None:
 
 # A judgment: a reason ('why'), advice ('should', 'recommend'), taste ('favourite', 'the best one', 'do customers
 # like'); 'best-selling' / 'best seller' is a measure, not a judgment.
-_JUDGMENT = re.compile(r"\b(?:why|should|ought|recommend\w*|favou?rite\w*|opinion\w*)\b|\bthe (?:best|worst)\b"
-                       r"(?!\s*-?\s*sell)|\b(?:do|does|did)\b[^?]*\b(?:like|love|enjoy|prefer)\b|"
-                       r"\b(?:like|likes|love|loves|enjoy|enjoys|prefer|prefers)\s+(?:(?:the\s+)?(?:best|most))\b", re.I)
+_JUDGMENT = re.compile(
+    r"\b(?:why|should|ought|recommend\w*|favou?rite\w*|opinion\w*)\b|\bthe (?:best|worst)\b"
+    r"(?!\s*-?\s*sell)|\b(?:do|does|did)\b[^?]*\b(?:like|love|enjoy|prefer)\b|"
+    r"\b(?:like|likes|love|loves|enjoy|enjoys|prefer|prefers)\s+(?:(?:the\s+)?(?:best|most))\b",
+    re.I,
+)
 
 
 def judgment(question: str) -> str | None:
     """Why a question that asks for an opinion, advice or a taste cannot be answered: the data records facts."""
-    return "it asks for an opinion, advice or a taste, which the data does not record" if _JUDGMENT.search(question) else None
+    return (
+        "it asks for an opinion, advice or a taste, which the data does not record"
+        if _JUDGMENT.search(question)
+        else None
+    )
 
 
 def future(question: str) -> str | None:
@@ -263,8 +397,11 @@ def future(question: str) -> str | None:
 
 # 'In which year was each album released?', 'When was each employee hired?', 'How old is each artist?' (a date):
 # an attribute of each thing
-_ATTRIBUTE = re.compile(rf"\b(?:(?:which|what) ({_WORD})|when|how old) (?:is|was|are|were|do|does|did) (?:each|every|the) "
-                        rf"({_WORD})", re.I)
+_ATTRIBUTE = re.compile(
+    rf"\b(?:(?:which|what) ({_WORD})|when|how old) (?:is|was|are|were|do|does|did) (?:each|every|the) "
+    rf"({_WORD})",
+    re.I,
+)
 _TEMPORAL = re.compile(r"(DATE|TIME)", re.I)
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}")
 CALENDAR = frozenset(["year", "month", "day", "week", "quarter", "date", "time"])  # units of time, not data words
@@ -273,15 +410,24 @@ CALENDAR = frozenset(["year", "month", "day", "week", "quarter", "date", "time"]
 def _temporal(column: str, info: dict[str, Any]) -> bool:
     """A column that says when: a date or time type, dates among its sampled values (SQLite keeps them as
     text), or a name in units of time ('Year', 'ship_date')."""
-    return bool(_TEMPORAL.search(str(info.get("type", ""))) or _ISO_DATE.search(info.get("description") or "")
-                or CALENDAR & set(stems(words(column))))
+    return bool(
+        _TEMPORAL.search(str(info.get("type", "")))
+        or _ISO_DATE.search(info.get("description") or "")
+        or CALENDAR & set(stems(words(column)))
+    )
 
 
 def table_named(bi: BIContext, thing: str) -> str | None:
     """The table a noun names ('album' / 'albums': Album; 'line item': lineitem), if any."""
     thing = singular(thing.lower())
-    return next((t for t in bi.semantic.tables if stems(words(t)) == stems(thing) or
-                 singular(words(t).replace(" ", "")) == thing.replace(" ", "")), None)
+    return next(
+        (
+            t
+            for t in bi.semantic.tables
+            if stems(words(t)) == stems(thing) or singular(words(t).replace(" ", "")) == thing.replace(" ", "")
+        ),
+        None,
+    )
 
 
 def _near_columns(bi: BIContext, table: str) -> list[tuple[str, dict[str, Any]]]:
@@ -291,8 +437,11 @@ def _near_columns(bi: BIContext, table: str) -> list[tuple[str, dict[str, Any]]]
 
 
 # 'What is the email address of each supplier?': a measure of a thing
-_OF_THING = re.compile(rf"\s*of (?:each |every |the |all |a |an )?({_WORD}(?: {_WORD})?)\s*(?:[?.,!]|$|\b(?:in|for|at|by|"
-                       r"from|on|with|who|which|that|is|are|was|were|per)\b)", re.I)
+_OF_THING = re.compile(
+    rf"\s*of (?:each |every |the |all |a |an )?({_WORD}(?: {_WORD})?)\s*(?:[?.,!]|$|\b(?:in|for|at|by|"
+    r"from|on|with|who|which|that|is|are|was|were|per)\b)",
+    re.I,
+)
 
 
 def missing_qualified(bi: BIContext, question: str) -> list[str]:
@@ -302,14 +451,17 @@ def missing_qualified(bi: BIContext, question: str) -> list[str]:
     address, nor does a customer's phone number belong to an artist."""
     out = []
     for m in _MEASURED[0].finditer(question):
-        of = _OF_THING.match(question[m.end(1):])
+        of = _OF_THING.match(question[m.end(1) :])
         table = of and (table_named(bi, of.group(1)) or table_named(bi, of.group(1).split()[0]))
         own = [w.lower() for w in m.group(1).split() if w.lower() not in GENERIC | GRAMMAR]
         if not table or not own:
             continue
         near = {table, *bi.semantic.join_graph().get(table, set())}
-        held = {singular(w) for c, info in _near_columns(bi, table)
-                for w in " ".join((words(c), *info.get("synonyms", []))).lower().split()}
+        held = {
+            singular(w)
+            for c, info in _near_columns(bi, table)
+            for w in " ".join((words(c), *info.get("synonyms", []))).lower().split()
+        }
         held |= {singular(w) for t in near for w in words(t).split()}
         if not all(any(_same_word(singular(w), h) for h in held) for w in own) and not _field_of(bi, own, near):
             out.append(f"{' '.join(own)} of {of.group(1)}")
@@ -320,8 +472,10 @@ def _field_of(bi: BIContext, own: list[str], tables: set[str]) -> bool:
     """Whether the phrase names a column of one of `tables` as a whole, through the layer's ranking ('account
     balance': acctbal)."""
     phrase = " ".join(own)
-    return any(score >= MATCH_FIELD and f.get("table") in tables and _has_head(bi.semantic, phrase, f)
-               for score, _, f in rank_fields(bi.semantic, phrase))
+    return any(
+        score >= MATCH_FIELD and f.get("table") in tables and _has_head(bi.semantic, phrase, f)
+        for score, _, f in rank_fields(bi.semantic, phrase)
+    )
 
 
 def missing_attribute(bi: BIContext, question: str) -> list[str]:
@@ -339,14 +493,16 @@ def missing_attribute(bi: BIContext, question: str) -> list[str]:
         if not attribute or attribute in GENERIC:
             if not any(_temporal(c, info) for c, info in columns):
                 out.append(f"{attribute or 'date'} of {m.group(2)}")
-        elif not any(_same_word(singular(attribute), singular(w)) for c, _ in columns for w in words(c).split()) \
-                and not any(_same_word(singular(attribute), singular(w)) for t in near for w in words(t).split()):
+        elif not any(
+            _same_word(singular(attribute), singular(w)) for c, _ in columns for w in words(c).split()
+        ) and not any(_same_word(singular(attribute), singular(w)) for t in near for w in words(t).split()):
             out.append(f"{attribute} of {m.group(2)}")
     return out
 
 
-_PREDICATE = re.compile(r"\b(?:is|are|was|were)\s+(?:(?:each|every|the|all|a|an)\s+[a-z][\w-]*\s+)?([a-z][\w-]*)\s*[?.!]*\s*$",
-                        re.I)
+_PREDICATE = re.compile(
+    r"\b(?:is|are|was|were)\s+(?:(?:each|every|the|all|a|an)\s+[a-z][\w-]*\s+)?([a-z][\w-]*)\s*[?.!]*\s*$", re.I
+)
 
 
 def predicate(question: str) -> str | None:
@@ -371,8 +527,9 @@ def word_held(bi: BIContext, word: str) -> bool:
     'written' ~ Writer, 'released' ~ Released). A word inside a longer value (an album title) is not."""
     sem = bi.semantic
     texts = [sem.database, *(f"{words(t)} {v.get('description') or ''}" for t, v in sem.tables.items())]
-    texts += [" ".join((words(c), *info.get("synonyms", []), info.get("description") or ""))
-              for _, c, info in sem.columns()]
+    texts += [
+        " ".join((words(c), *info.get("synonyms", []), info.get("description") or "")) for _, c, info in sem.columns()
+    ]
     known = {w for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
     known |= {str(c.value).lower() for c in bi.index() if re.fullmatch(r"\w+", str(c.value))}
     w = word.lower()
@@ -388,8 +545,10 @@ def named_by_kind(bi: BIContext, term: str, question: str) -> bool:
     if len(ws) < 2 or not re.search(rf"\b(?:which|what)\s+{re.escape(term)}\b", question, re.I):
         return False
     modifiers = stems(" ".join(ws[:-1]).lower())
-    return any(all(w in stems(words(c)) for w in modifiers) and _is_text(bi.semantic, {"table": t, "column": c})
-               for t, c, _ in bi.semantic.columns())
+    return any(
+        all(w in stems(words(c)) for w in modifiers) and _is_text(bi.semantic, {"table": t, "column": c})
+        for t, c, _ in bi.semantic.columns()
+    )
 
 
 def _is_text(semantic: Semantic, f: dict[str, Any]) -> bool:
@@ -400,8 +559,16 @@ def _is_text(semantic: Semantic, f: dict[str, Any]) -> bool:
 def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
     """The terms the user wrote that no column, layer term, table, indexed or stored value of the data holds
     (and that do not name a text column's kind: `named_by_kind`)."""
-    return [t for t in terms if user_wrote(t, question) and not maps(bi, t) and not names_the_data(bi, t)
-            and not stored_value(bi, t) and not named_by_kind(bi, t, question) and not approved_covers(bi, t, question)]
+    return [
+        t
+        for t in terms
+        if user_wrote(t, question)
+        and not maps(bi, t)
+        and not names_the_data(bi, t)
+        and not stored_value(bi, t)
+        and not named_by_kind(bi, t, question)
+        and not approved_covers(bi, t, question)
+    ]
 
 
 def approved_covers(bi: BIContext, term: str, question: str) -> bool:
@@ -425,8 +592,12 @@ def named_values(question: str) -> list[str]:
     run: list[str] = []
     for i, m in enumerate([*_TOKEN.finditer(text), None]):
         tok = m.group(0) if m else ""
-        if tok and (tok[0].isupper() or (tok == "&" and run)) and not (i == 0 and not tok.isupper()) \
-                and tok.lower() not in GRAMMAR:
+        if (
+            tok
+            and (tok[0].isupper() or (tok == "&" and run))
+            and not (i == 0 and not tok.isupper())
+            and tok.lower() not in GRAMMAR
+        ):
             run.append(re.sub(r"('s|')$", "", tok).rstrip(".'"))
             continue
         if run and run[-1] == "&":

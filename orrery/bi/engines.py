@@ -44,13 +44,18 @@ class QueryResult:
     seconds: float = 0.0
     note: str = ""  # what the bounds cut, in words
 
-
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, r, strict=True)) for r in self.rows]
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"sql": self.sql, "columns": self.columns, "rows": [list(r) for r in self.rows],
-               "engine": self.engine, "truncated": self.truncated, "seconds": round(self.seconds, 4)}
+        out = {
+            "sql": self.sql,
+            "columns": self.columns,
+            "rows": [list(r) for r in self.rows],
+            "engine": self.engine,
+            "truncated": self.truncated,
+            "seconds": round(self.seconds, 4),
+        }
         return {**out, "note": self.note} if self.note else out
 
 
@@ -90,8 +95,9 @@ class _Base:
             columns, rows = self._run(safe, cap + 1)
             s.set(rows=len(rows))
         kept, note = bound_bytes(rows[:cap], self.limits)
-        return QueryResult(safe, columns, kept, self.name, len(rows) > cap or bool(note), time.perf_counter() - t0,
-                           note)
+        return QueryResult(
+            safe, columns, kept, self.name, len(rows) > cap or bool(note), time.perf_counter() - t0, note
+        )
 
     def explain(self, sql: str) -> None:
         """Dry run: plan the guarded query without running it (raises QueryError when it would fail)."""
@@ -147,8 +153,13 @@ def _size(value: Any, cap: int) -> int:
 
 # -- DuckDB ----------------------------------------------------------------------------------------------
 # One process may open a file several times only with the same settings: every reader uses these.
-DUCKDB_READ_ONLY = {"enable_external_access": False, "autoinstall_known_extensions": False,
-                    "autoload_known_extensions": False, "lock_configuration": True}
+DUCKDB_READ_ONLY = {
+    "enable_external_access": False,
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "lock_configuration": True,
+}
+
 
 class DuckDBEngine(_Base):
     dialect = "duckdb"
@@ -162,8 +173,10 @@ class DuckDBEngine(_Base):
         try:
             self.con = duckdb.connect(str(path), read_only=True, config=DUCKDB_READ_ONLY)
         except duckdb.Error as exc:
-            raise QueryError(f"{path} cannot be opened as a DuckDB database ({str(exc).splitlines()[0][:160]}); "
-                             "pass a DuckDB or SQLite database file") from None
+            raise QueryError(
+                f"{path} cannot be opened as a DuckDB database ({str(exc).splitlines()[0][:160]}); "
+                "pass a DuckDB or SQLite database file"
+            ) from None
         self._lock = threading.Lock()  # one connection: one statement at a time
 
     def _run(self, sql: str, fetch: int = 0) -> tuple[list[str], list[tuple[Any, ...]]]:
@@ -184,8 +197,10 @@ class DuckDBEngine(_Base):
 
     def tables(self) -> dict[str, list[Column]]:
         with self._lock:
-            rows = self.con.execute("SELECT table_name, column_name, data_type FROM information_schema.columns "
-                                    "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position").fetchall()
+            rows = self.con.execute(
+                "SELECT table_name, column_name, data_type FROM information_schema.columns "
+                "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
+            ).fetchall()
         return _group(rows)
 
     def close(self) -> None:
@@ -204,8 +219,11 @@ class PostgresEngine(_Base):
         self._psycopg = psycopg
         timeout_ms = int(self.limits.timeout * 1000)
         try:
-            self.con = psycopg.connect(url, connect_timeout=10, options=f"-c statement_timeout={timeout_ms} "
-                                       "-c default_transaction_read_only=on")
+            self.con = psycopg.connect(
+                url,
+                connect_timeout=10,
+                options=f"-c statement_timeout={timeout_ms} -c default_transaction_read_only=on",
+            )
         except psycopg.Error as exc:
             raise QueryError(f"cannot connect to PostgreSQL at {_redact(url)}: {str(exc).strip()}") from exc
         self.con.read_only = True  # every transaction psycopg opens is READ ONLY
@@ -224,8 +242,11 @@ class PostgresEngine(_Base):
                 raise QueryError(str(exc).strip().splitlines()[0]) from exc
 
     def tables(self) -> dict[str, list[Column]]:
-        _, rows = self._run("SELECT table_name, column_name, data_type FROM information_schema.columns "
-                            "WHERE table_schema = 'public' ORDER BY table_name, ordinal_position", 1_000_000)
+        _, rows = self._run(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns "
+            "WHERE table_schema = 'public' ORDER BY table_name, ordinal_position",
+            1_000_000,
+        )
         return _group(rows)
 
     def close(self) -> None:
@@ -258,14 +279,19 @@ class SQLiteEngine(_Base):
             self._meta = self._read_meta()  # read before the authorizer forbids PRAGMA
         except sqlite3.DatabaseError as exc:
             self.con.close()
-            raise QueryError(f"{path} cannot be read as a SQLite database ({exc}); pass a DuckDB or SQLite "
-                             "database file") from None
+            raise QueryError(
+                f"{path} cannot be read as a SQLite database ({exc}); pass a DuckDB or SQLite database file"
+            ) from None
         self.con.set_authorizer(_sqlite_authorizer)
         self._lock = threading.Lock()
 
     def _read_meta(self) -> dict[str, list[Column]]:
-        names = [r[0] for r in self.con.execute(
-            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+        names = [
+            r[0]
+            for r in self.con.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
+        ]
         return {n: [Column(r[1], r[2] or "") for r in self.con.execute(f"PRAGMA table_info('{n}')")] for n in names}
 
     def _run(self, sql: str, fetch: int = 0) -> tuple[list[str], list[tuple[Any, ...]]]:
@@ -304,13 +330,14 @@ def declared_joins(engine: Engine) -> list[str]:
     when the catalogue cannot be read)."""
     queries = {
         "duckdb": "SELECT table_name, constraint_column_names[1], referenced_table, referenced_column_names[1] "
-                  "FROM duckdb_constraints() WHERE constraint_type = 'FOREIGN KEY' "
-                  "AND len(constraint_column_names) = 1",
+        "FROM duckdb_constraints() WHERE constraint_type = 'FOREIGN KEY' "
+        "AND len(constraint_column_names) = 1",
         "postgres": "SELECT k.table_name, k.column_name, u.table_name, u.column_name "
-                    "FROM information_schema.referential_constraints r "
-                    "JOIN information_schema.key_column_usage k ON k.constraint_name = r.constraint_name "
-                    "JOIN information_schema.key_column_usage u ON u.constraint_name = r.unique_constraint_name "
-                    "AND u.ordinal_position = k.position_in_unique_constraint"}
+        "FROM information_schema.referential_constraints r "
+        "JOIN information_schema.key_column_usage k ON k.constraint_name = r.constraint_name "
+        "JOIN information_schema.key_column_usage u ON u.constraint_name = r.unique_constraint_name "
+        "AND u.ordinal_position = k.position_in_unique_constraint",
+    }
     try:
         if engine.dialect == "sqlite":
             return _sqlite_foreign_keys(engine)

@@ -97,9 +97,14 @@ def plan_shots(bi: BIContext, question: str, render: Callable[[str], str]) -> li
     memory: ExampleMemory | None = bi.approved
     if memory is None:
         return []
-    return [m for e in reversed(memory.nearest(bi.engine.name, question))
-            for m in (Message("user", render(e.question)),
-                      Message("assistant", json.dumps(plan_reply(e.question, e.sql, bi.engine.dialect))))]
+    return [
+        m
+        for e in reversed(memory.nearest(bi.engine.name, question))
+        for m in (
+            Message("user", render(e.question)),
+            Message("assistant", json.dumps(plan_reply(e.question, e.sql, bi.engine.dialect))),
+        )
+    ]
 
 
 def plan_reply(question: str, sql: str, dialect: str) -> dict[str, str]:
@@ -131,21 +136,35 @@ def sql_parts(sql: str, dialect: str, cap: int | None = None) -> dict[str, Any] 
     def conjuncts(node: exp.Expression | None) -> list[str]:
         if node is None:
             return []
-        return [c.sql(dialect) for c in node.this.flatten()] if isinstance(node.this, exp.And) else [node.this.sql(dialect)]
+        return (
+            [c.sql(dialect) for c in node.this.flatten()]
+            if isinstance(node.this, exp.And)
+            else [node.this.sql(dialect)]
+        )
 
     limit = tree.args.get("limit")
     n = int(limit.expression.name) if limit is not None and limit.expression.is_int else None
     group = tree.args.get("group")
     order = tree.args.get("order")
-    return {"select": [e.sql(dialect) for e in tree.expressions], "where": conjuncts(tree.args.get("where")),
-            "group_by": [e.sql(dialect) for e in group.expressions] if group else [],
-            "having": conjuncts(tree.args.get("having")),
-            "order_by": [e.sql(dialect) for e in order.expressions] if order else [],
-            "limit": None if n is None or n == cap else n}
+    return {
+        "select": [e.sql(dialect) for e in tree.expressions],
+        "where": conjuncts(tree.args.get("where")),
+        "group_by": [e.sql(dialect) for e in group.expressions] if group else [],
+        "having": conjuncts(tree.args.get("having")),
+        "order_by": [e.sql(dialect) for e in order.expressions] if order else [],
+        "limit": None if n is None or n == cap else n,
+    }
 
 
-def use_examples(agent: Any, store: Any = None, *, k: int = K, leave_one_out: bool = False,
-                 embedder: Any = "default", floor: float | None = FLOOR) -> Any:
+def use_examples(
+    agent: Any,
+    store: Any = None,
+    *,
+    k: int = K,
+    leave_one_out: bool = False,
+    embedder: Any = "default",
+    floor: float | None = FLOOR,
+) -> Any:
     """Give a BI agent the approved examples of `store` (a path, a `postgresql://` URL, a session store, an
     `ApprovedExamples`; None: the session database). `embedder="default"` uses MiniLM when it is installed
     (full text alone otherwise; no `floor` then). Returns the agent."""
@@ -188,8 +207,10 @@ class _LazyEmbedder:
 def answered_query(answer: dict[str, Any]) -> tuple[str, str]:
     """(connection, SQL) of a BI answer (`BIAnswer.to_dict()`) that ran a query; NotApprovable otherwise."""
     if answer.get("status") not in ("completed", "answered") or not answer.get("sql"):  # "answered": saved before
-        raise NotApprovable(f"only an answered query can be approved; this answer is {answer.get('status')!r}"
-                            + ("" if answer.get("sql") else " and ran no SQL"))
+        raise NotApprovable(
+            f"only an answered query can be approved; this answer is {answer.get('status')!r}"
+            + ("" if answer.get("sql") else " and ran no SQL")
+        )
     for todo in answer.get("todos") or []:
         if todo.get("tool") == "sql_executor" and todo.get("status") == "done":
             meta = _json(todo.get("result")).get("query_metadata") or {}
@@ -214,8 +235,14 @@ def last_answer(sessions: Any, run_id: str) -> tuple[str, str, str]:
     entries = ((session.data or {}).get("bi") or {}).get("memory", []) if session is not None else []
     if session is None:
         raise NotApprovable(f"no BI session {run_id!r} in {getattr(sessions, 'path', None) or 'the session store'}")
-    at = next((i for i in range(len(entries) - 1, -1, -1) if entries[i].get("query_metadata", {}).get("engine")
-               and entries[i].get("status") == "complete"), None)
+    at = next(
+        (
+            i
+            for i in range(len(entries) - 1, -1, -1)
+            if entries[i].get("query_metadata", {}).get("engine") and entries[i].get("status") == "complete"
+        ),
+        None,
+    )
     if at is None:
         raise NotApprovable(f"session {run_id!r} ran no query to approve")
     meta = entries[at]["query_metadata"]
@@ -227,8 +254,11 @@ def _question(entries: list[dict[str, Any]], at: int) -> str:
     (a clarification's answer reruns a step; the question came before it)."""
     plan = [t["key"] for t in entries[at].get("active_todo_list_snapshot", [])]
     first = at
-    while first > 0 and [t["key"] for t in entries[first - 1].get("active_todo_list_snapshot", [])] == plan \
-            and entries[first - 1].get("todo_key") != plan[-1]:
+    while (
+        first > 0
+        and [t["key"] for t in entries[first - 1].get("active_todo_list_snapshot", [])] == plan
+        and entries[first - 1].get("todo_key") != plan[-1]
+    ):
         first -= 1
     return entries[first]["user_input"]
 

@@ -36,8 +36,9 @@ def gql_name(name: str) -> str:
 
 
 # GraphQL's Int is 32-bit; database keys are often 64-bit.
-Long = GraphQLScalarType("Long", serialize=int, parse_value=int,
-                         parse_literal=lambda node, _variables=None: int(node.value))
+Long = GraphQLScalarType(
+    "Long", serialize=int, parse_value=int, parse_literal=lambda node, _variables=None: int(node.value)
+)
 
 
 def _scalar(dtype: str) -> Any:
@@ -63,13 +64,16 @@ class GraphQLLayer:
     def __init__(self, engine: Engine):
         self.engine = engine
         self.tables = engine.tables()
-        self.schema = GraphQLSchema(GraphQLObjectType("Query", {gql_name(t): self._field(t, cols)
-                                                                 for t, cols in self.tables.items()}))
+        self.schema = GraphQLSchema(
+            GraphQLObjectType("Query", {gql_name(t): self._field(t, cols) for t, cols in self.tables.items()})
+        )
 
     def _field(self, table: str, cols: list[Column]) -> GraphQLField:
         names = {gql_name(c.name): c for c in cols}
-        row = GraphQLObjectType(f"{gql_name(table).title().replace('_', '')}Row",
-                                {n: GraphQLField(_scalar(c.type)) for n, c in names.items()})
+        row = GraphQLObjectType(
+            f"{gql_name(table).title().replace('_', '')}Row",
+            {n: GraphQLField(_scalar(c.type)) for n, c in names.items()},
+        )
         args = {n: GraphQLArgument(_scalar(c.type)) for n, c in names.items()} | {"limit": GraphQLArgument(GraphQLInt)}
 
         def resolve(_root: Any, _info: Any, limit: int | None = None, **filters: Any) -> list[dict[str, Any]]:
@@ -92,8 +96,13 @@ class GraphQLLayer:
         data = out.data or {}
         rows = next(iter(data.values()), None) or []
         columns = list(rows[0]) if rows else []
-        return QueryResult(query, columns, [tuple(r[c] for c in columns) for r in rows], self.engine.name,
-                           seconds=time.perf_counter() - t0)
+        return QueryResult(
+            query,
+            columns,
+            [tuple(r[c] for c in columns) for r in rows],
+            self.engine.name,
+            seconds=time.perf_counter() - t0,
+        )
 
     def lookup_query(self, table: str, column: str, value: Any, limit: int = 20) -> str:
         """The GraphQL query for 'the rows of `table` whose `column` is `value`' (names matched regardless of

@@ -22,32 +22,121 @@ DEFAULT_LIMIT = 1000
 
 # Functions that read or write files, reach the network, run a query given as a string, change
 # settings or sequences, or signal other sessions. Matched on the lower-case function name.
-DENIED_FUNCTIONS = frozenset({
-    # DuckDB: files, network, arbitrary SQL strings, environment
-    "read_csv", "read_csv_auto", "read_parquet", "read_json", "read_json_auto", "read_json_objects",
-    "read_ndjson", "read_ndjson_auto", "read_ndjson_objects", "read_text", "read_blob", "read_xlsx",
-    "parquet_scan", "parquet_metadata", "parquet_schema", "parquet_file_metadata", "parquet_kv_metadata",
-    "sqlite_scan", "sqlite_attach", "postgres_scan", "postgres_query", "postgres_execute", "mysql_query",
-    "iceberg_scan", "delta_scan", "glob", "query", "query_table", "getenv", "load_extension",
-    # PostgreSQL: server files, large objects, remote servers, settings, sequences, other backends
-    "pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file", "pg_ls_logdir", "pg_ls_waldir",
-    "pg_ls_tmpdir", "pg_ls_archive_statusdir", "pg_file_write", "pg_file_rename", "pg_file_unlink",
-    "set_config", "nextval", "setval", "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf",
-    "pg_rotate_logfile", "pg_switch_wal", "pg_create_restore_point", "pg_promote", "pg_logical_emit_message",
-    "query_to_xml", "query_to_xml_and_xmlschema", "cursor_to_xml", "table_to_xml", "database_to_xml",
-    "pg_advisory_lock", "pg_advisory_xact_lock", "pg_try_advisory_lock", "txid_current", "pg_current_xact_id",
-    "pg_sleep", "pg_sleep_for", "pg_sleep_until",
-    # SQLite extensions
-    "readfile", "writefile", "edit", "fts3_tokenizer",
-})
-DENIED_PREFIXES = ("lo_", "dblink", "pg_read_", "pg_ls_", "pg_file_", "read_", "pg_stat_reset", "pg_replication_",
-                   "pg_drop_", "pg_create_", "pg_import_", "pg_export_")
+DENIED_FUNCTIONS = frozenset(
+    {
+        # DuckDB: files, network, arbitrary SQL strings, environment
+        "read_csv",
+        "read_csv_auto",
+        "read_parquet",
+        "read_json",
+        "read_json_auto",
+        "read_json_objects",
+        "read_ndjson",
+        "read_ndjson_auto",
+        "read_ndjson_objects",
+        "read_text",
+        "read_blob",
+        "read_xlsx",
+        "parquet_scan",
+        "parquet_metadata",
+        "parquet_schema",
+        "parquet_file_metadata",
+        "parquet_kv_metadata",
+        "sqlite_scan",
+        "sqlite_attach",
+        "postgres_scan",
+        "postgres_query",
+        "postgres_execute",
+        "mysql_query",
+        "iceberg_scan",
+        "delta_scan",
+        "glob",
+        "query",
+        "query_table",
+        "getenv",
+        "load_extension",
+        # PostgreSQL: server files, large objects, remote servers, settings, sequences, other backends
+        "pg_read_file",
+        "pg_read_binary_file",
+        "pg_ls_dir",
+        "pg_stat_file",
+        "pg_ls_logdir",
+        "pg_ls_waldir",
+        "pg_ls_tmpdir",
+        "pg_ls_archive_statusdir",
+        "pg_file_write",
+        "pg_file_rename",
+        "pg_file_unlink",
+        "set_config",
+        "nextval",
+        "setval",
+        "pg_terminate_backend",
+        "pg_cancel_backend",
+        "pg_reload_conf",
+        "pg_rotate_logfile",
+        "pg_switch_wal",
+        "pg_create_restore_point",
+        "pg_promote",
+        "pg_logical_emit_message",
+        "query_to_xml",
+        "query_to_xml_and_xmlschema",
+        "cursor_to_xml",
+        "table_to_xml",
+        "database_to_xml",
+        "pg_advisory_lock",
+        "pg_advisory_xact_lock",
+        "pg_try_advisory_lock",
+        "txid_current",
+        "pg_current_xact_id",
+        "pg_sleep",
+        "pg_sleep_for",
+        "pg_sleep_until",
+        # SQLite extensions
+        "readfile",
+        "writefile",
+        "edit",
+        "fts3_tokenizer",
+    }
+)
+DENIED_PREFIXES = (
+    "lo_",
+    "dblink",
+    "pg_read_",
+    "pg_ls_",
+    "pg_file_",
+    "read_",
+    "pg_stat_reset",
+    "pg_replication_",
+    "pg_drop_",
+    "pg_create_",
+    "pg_import_",
+    "pg_export_",
+)
 
 # Parse-tree nodes that write, change the session or leave the database, wherever they appear.
 DENIED_NODES: tuple[type[exp.Expression], ...] = (
-    exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.Create, exp.Drop, exp.Alter, exp.TruncateTable,
-    exp.Copy, exp.Command, exp.Pragma, exp.Set, exp.Into, exp.Lock, exp.Attach, exp.Detach, exp.Install,
-    exp.Use, exp.Transaction, exp.Commit, exp.Rollback, exp.Grant,
+    exp.Insert,
+    exp.Update,
+    exp.Delete,
+    exp.Merge,
+    exp.Create,
+    exp.Drop,
+    exp.Alter,
+    exp.TruncateTable,
+    exp.Copy,
+    exp.Command,
+    exp.Pragma,
+    exp.Set,
+    exp.Into,
+    exp.Lock,
+    exp.Attach,
+    exp.Detach,
+    exp.Install,
+    exp.Use,
+    exp.Transaction,
+    exp.Commit,
+    exp.Rollback,
+    exp.Grant,
 )
 # A DuckDB table name like 'data.csv' or "s3://x" is read as a file (a replacement scan).
 _PATHLIKE = re.compile(r"[./\\:*?~]")
@@ -72,7 +161,9 @@ def _parse_one(sql: str, dialect: str) -> exp.Expression:
     try:
         statements = [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
     except SqlglotError as exc:
-        raise UnsafeQuery(f"refused: the statement does not parse as {dialect} SQL ({str(exc).splitlines()[0]})") from exc
+        raise UnsafeQuery(
+            f"refused: the statement does not parse as {dialect} SQL ({str(exc).splitlines()[0]})"
+        ) from exc
     if len(statements) != 1:
         raise UnsafeQuery(f"refused: {len(statements)} statements in one string; send exactly one SELECT")
     tree = statements[0]
@@ -92,8 +183,13 @@ def _what(node: exp.Expression) -> str:
 def _refuse_writes(tree: exp.Expression) -> None:
     for node in tree.walk():
         if isinstance(node, DENIED_NODES):
-            what = "SELECT INTO" if isinstance(node, exp.Into) else "FOR UPDATE/SHARE" if isinstance(
-                node, exp.Lock) else _what(node)
+            what = (
+                "SELECT INTO"
+                if isinstance(node, exp.Into)
+                else "FOR UPDATE/SHARE"
+                if isinstance(node, exp.Lock)
+                else _what(node)
+            )
             raise UnsafeQuery(f"refused: the query contains {what}; only reading is allowed")
 
 

@@ -20,9 +20,9 @@ from typing import Any
 from orrery.bi.engines import Column, Engine
 from orrery.bi.profile import COUNT_CAP, PROBE_VALUES, TableSample, found_in, profile, unique_in_table
 
-INCLUSION = 0.9     # this share of the sampled values of the referring column must be found in the referenced one
-MIN_DISTINCT = 10   # values a referring column must hold when its name does not say what it refers to
-MAX_PROBES = 200    # probes of referenced tables larger than their sample, per draft
+INCLUSION = 0.9  # this share of the sampled values of the referring column must be found in the referenced one
+MIN_DISTINCT = 10  # values a referring column must hold when its name does not say what it refers to
+MAX_PROBES = 200  # probes of referenced tables larger than their sample, per draft
 # how strongly a name rule alone suggests a join (the data confirms every one of them); values alone rank last
 RULES = {"same name": 3.0, "<table>_id": 3.0, "named after the table": 2.0, "both keys": 1.0, "same values": 0.5}
 KEYISH = re.compile(r"(id|key|code|no|num|number)$", re.I)
@@ -30,8 +30,8 @@ KEYISH = re.compile(r"(id|key|code|no|num|number)$", re.I)
 
 @dataclass
 class Inferred:
-    left: str        # table.column that refers
-    right: str       # table.column referred to (unique in its table)
+    left: str  # table.column that refers
+    right: str  # table.column referred to (unique in its table)
     rule: str
     inclusion: float
     sampled: int
@@ -44,8 +44,10 @@ class Inferred:
     @property
     def evidence(self) -> str:
         rule = "same values, names unrelated" if self.rule == "same values" else self.rule
-        return (f"{rule}; {self.inclusion:.0%} of {self.sampled} sampled values of {self.left} found in "
-                f"{self.right}, which is unique")
+        return (
+            f"{rule}; {self.inclusion:.0%} of {self.sampled} sampled values of {self.left} found in "
+            f"{self.right}, which is unique"
+        )
 
 
 def _norm(name: str) -> str:
@@ -79,8 +81,14 @@ def rule_for(a: Column, b_table: str, b: Column) -> str | None:
     x, y, owner = _norm(a.name), _norm(b.name), _norm(singular(b_table))
     if x == y:
         return "same name"
-    if x in (owner + "id", owner + "key", owner + "code") and y in ("id", "key", "code", owner + "id",
-                                                                  owner + "key", owner + "code"):
+    if x in (owner + "id", owner + "key", owner + "code") and y in (
+        "id",
+        "key",
+        "code",
+        owner + "id",
+        owner + "key",
+        owner + "code",
+    ):
         return "<table>_id"
     if x in (owner, _norm(b_table)) and (KEYISH.search(y) or y == "name"):
         return "named after the table"
@@ -89,8 +97,12 @@ def rule_for(a: Column, b_table: str, b: Column) -> str | None:
     return None
 
 
-def discover(engine: Engine, tables: dict[str, list[Column]], declared: list[str] = (),
-             samples: dict[str, TableSample] | None = None) -> list[Inferred]:
+def discover(
+    engine: Engine,
+    tables: dict[str, list[Column]],
+    declared: list[str] = (),
+    samples: dict[str, TableSample] | None = None,
+) -> list[Inferred]:
     """Joins the names propose and the data confirms, best first, then joins between columns whose names
     share nothing but whose values do (ranked below any name rule); none between two tables a declared key
     already joins. The data is read through bounded samples (profile.py); `samples` when already taken."""
@@ -121,14 +133,19 @@ def _pairs(tables: dict[str, list[Column]], skip: set[frozenset[str]]) -> list[t
     return [(a, b) for a in tables for b in tables if a != b and frozenset((a, b)) not in skip]
 
 
-def _value_candidates(tables: dict[str, list[Column]], samples: dict[str, TableSample],
-                      skip: set[frozenset[str]]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+def _value_candidates(
+    tables: dict[str, list[Column]], samples: dict[str, TableSample], skip: set[frozenset[str]]
+) -> list[tuple[tuple[str, str], tuple[str, str]]]:
     """For each column that could refer to another table's key by its values alone (a key's type, repeats,
     at least MIN_DISTINCT sampled values), the one column of a table not yet joined to it that is unique in
     its sample, has the same type family and holds the most of its sampled values: one candidate per
     referring column, so the probes stay few however wide the database."""
-    keys = [(t, c) for t, cols in tables.items() for c in cols
-            if _keyable(c.type) and samples[t].rows and samples[t].unique(c.name)]
+    keys = [
+        (t, c)
+        for t, cols in tables.items()
+        for c in cols
+        if _keyable(c.type) and samples[t].rows and samples[t].unique(c.name)
+    ]
     out = []
     for a_table, cols in tables.items():
         lt = samples[a_table]
@@ -136,9 +153,14 @@ def _value_candidates(tables: dict[str, list[Column]], samples: dict[str, TableS
             held = lt.distinct(a.name) if _keyable(a.type) and lt.rows else set()
             if len(held) < MIN_DISTINCT or lt.unique(a.name):
                 continue
-            options = [(len(held & samples[t].distinct(b.name)), t, b) for t, b in keys
-                       if frozenset((a_table, t)) not in skip and a_table != t and _family(a.type) == _family(b.type)
-                       and not rule_for(a, t, b)]
+            options = [
+                (len(held & samples[t].distinct(b.name)), t, b)
+                for t, b in keys
+                if frozenset((a_table, t)) not in skip
+                and a_table != t
+                and _family(a.type) == _family(b.type)
+                and not rule_for(a, t, b)
+            ]
             best = max(options, key=lambda o: o[0], default=None)
             if best and best[0]:
                 out.append(((a_table, a.name), (best[1], best[2].name)))
@@ -201,8 +223,14 @@ class _Checker:
         if not n or share < INCLUSION:
             return None
         reach = min(1.0, len(held) / max(1, min(self.samples[right[0]].count, COUNT_CAP)))
-        return Inferred(f"{left[0]}.{left[1]}", f"{right[0]}.{right[1]}", "same values", share, n,
-                        RULES["same values"] + share * reach)
+        return Inferred(
+            f"{left[0]}.{left[1]}",
+            f"{right[0]}.{right[1]}",
+            "same values",
+            share,
+            n,
+            RULES["same values"] + share * reach,
+        )
 
     def _refers(self, left: tuple[str, str], right: tuple[str, str], distinct: int, share: float) -> bool:
         """For names that say little ('SourceID', 'AirportID') or nothing, inclusion alone is weak: small

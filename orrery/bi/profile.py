@@ -21,17 +21,18 @@ from sqlglot import exp
 
 from orrery.bi.engines import Column, Engine, QueryError
 
-SAMPLE_ROWS = 10_000      # rows read per table
-SAMPLE_CELLS = 400_000    # a wide table reads fewer rows: rows x columns at most this
-COUNT_CAP = 1_000_000     # rows counted (and scanned by a join probe) per table; more reads "over"
-PROBE_VALUES = 1_000      # distinct values of a referring column checked against the referenced one
-BUDGET_S = 20.0           # seconds of profiling after which no new table is sampled
+SAMPLE_ROWS = 10_000  # rows read per table
+SAMPLE_CELLS = 400_000  # a wide table reads fewer rows: rows x columns at most this
+COUNT_CAP = 1_000_000  # rows counted (and scanned by a join probe) per table; more reads "over"
+PROBE_VALUES = 1_000  # distinct values of a referring column checked against the referenced one
+BUDGET_S = 20.0  # seconds of profiling after which no new table is sampled
 
 
 def quote(engine: Engine, name: str) -> str:
     """A table or column name quoted for the engine's SQL (names from the catalogue may need it)."""
-    return exp.to_identifier(name, quoted=True).sql({"postgres": "postgres", "sqlite": "sqlite"}.get(
-        engine.dialect, "duckdb"))
+    return exp.to_identifier(name, quoted=True).sql(
+        {"postgres": "postgres", "sqlite": "sqlite"}.get(engine.dialect, "duckdb")
+    )
 
 
 def literal(value: Any) -> str:
@@ -42,8 +43,8 @@ def literal(value: Any) -> str:
 class TableSample:
     name: str
     columns: list[Column]
-    count: int                                  # rows, counted up to COUNT_CAP + 1
-    rows: list[tuple[Any, ...]] | None = None   # None: not sampled (the time budget ran out, or it failed)
+    count: int  # rows, counted up to COUNT_CAP + 1
+    rows: list[tuple[Any, ...]] | None = None  # None: not sampled (the time budget ran out, or it failed)
     _distinct: dict[str, set[Any]] = field(default_factory=dict, repr=False)
 
     @property
@@ -77,8 +78,12 @@ class TableSample:
         return bool(self.rows) and len(self.distinct(column)) == len(self.rows) == len(self.values(column))
 
 
-def profile(engine: Engine, tables: dict[str, list[Column]], budget: float = BUDGET_S,
-            clock: Callable[[], float] = time.monotonic) -> dict[str, TableSample]:
+def profile(
+    engine: Engine,
+    tables: dict[str, list[Column]],
+    budget: float = BUDGET_S,
+    clock: Callable[[], float] = time.monotonic,
+) -> dict[str, TableSample]:
     """A bounded sample of every table (see the module doc)."""
     start, out = clock(), {}
     for name, cols in tables.items():
@@ -94,8 +99,9 @@ def _sample(engine: Engine, table: str, cols: list[Column]) -> TableSample:
     try:
         count = int(engine.execute(f"SELECT count(*) FROM (SELECT 1 FROM {t} LIMIT {COUNT_CAP + 1}) AS s").rows[0][0])
         n = max(1, min(SAMPLE_ROWS, SAMPLE_CELLS // max(1, len(cols))))
-        rows = engine.execute(f"SELECT {', '.join(quote(engine, c.name) for c in cols)} FROM {t} LIMIT {n}",
-                              max_rows=n).rows
+        rows = engine.execute(
+            f"SELECT {', '.join(quote(engine, c.name) for c in cols)} FROM {t} LIMIT {n}", max_rows=n
+        ).rows
     except QueryError:
         return TableSample(table, cols, 0)
     return TableSample(table, cols, count, list(rows))
@@ -113,8 +119,10 @@ def found_in(engine: Engine, values: list[Any], ref: TableSample, column: str) -
     c, t = quote(engine, column), quote(engine, ref.name)
     listed = ", ".join(literal(v) for v in values)
     try:
-        rows = engine.execute(f"SELECT DISTINCT {c} FROM (SELECT {c} FROM {t} LIMIT {COUNT_CAP}) AS s "
-                              f"WHERE {c} IN ({listed})", max_rows=len(values)).rows
+        rows = engine.execute(
+            f"SELECT DISTINCT {c} FROM (SELECT {c} FROM {t} LIMIT {COUNT_CAP}) AS s WHERE {c} IN ({listed})",
+            max_rows=len(values),
+        ).rows
     except QueryError:
         return 0, len(values)
     return len(rows), len(values)
@@ -130,7 +138,8 @@ def unique_in_table(engine: Engine, ref: TableSample, column: str) -> bool:
     c, t = quote(engine, column), quote(engine, ref.name)
     try:
         n, distinct = engine.execute(
-            f"SELECT count({c}), count(DISTINCT {c}) FROM (SELECT {c} FROM {t} LIMIT {COUNT_CAP}) AS s").rows[0]
+            f"SELECT count({c}), count(DISTINCT {c}) FROM (SELECT {c} FROM {t} LIMIT {COUNT_CAP}) AS s"
+        ).rows[0]
     except QueryError:
         return False
     return bool(n) and n == distinct == min(ref.count, COUNT_CAP)

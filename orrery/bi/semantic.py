@@ -59,10 +59,13 @@ class Semantic:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Semantic:
         if not isinstance(d, dict) or not isinstance(d.get("tables"), dict):
-            raise ConfigError("a semantic layer file needs `database` and a `tables` mapping; "
-                              "draft one with `orrery bi describe DB`")
-        tables = {t: {"description": (v or {}).get("description", ""), "columns": dict((v or {}).get("columns") or {})}
-                  for t, v in d["tables"].items()}
+            raise ConfigError(
+                "a semantic layer file needs `database` and a `tables` mapping; draft one with `orrery bi describe DB`"
+            )
+        tables = {
+            t: {"description": (v or {}).get("description", ""), "columns": dict((v or {}).get("columns") or {})}
+            for t, v in d["tables"].items()
+        }
         joins, inferred = [], {}
         for entry in d.get("joins") or []:  # "a.x = b.y", or {on: "a.x = b.y", inferred: evidence} from a draft
             on = entry.get("on") if isinstance(entry, dict) else entry
@@ -71,13 +74,19 @@ class Semantic:
             joins.append(on)
             if isinstance(entry, dict) and entry.get("inferred"):
                 inferred[on] = str(entry["inferred"])
-        return cls(str(d.get("database", "")), tables, joins, dict(d.get("terms") or {}), d.get("description", ""),
-                   inferred)
+        return cls(
+            str(d.get("database", "")), tables, joins, dict(d.get("terms") or {}), d.get("description", ""), inferred
+        )
 
     def to_dict(self) -> dict[str, Any]:
         joins = [{"on": j, "inferred": self.inferred[j]} if j in self.inferred else j for j in self.joins]
-        return {"database": self.database, "description": self.description, "tables": self.tables,
-                "joins": joins, "terms": self.terms}
+        return {
+            "database": self.database,
+            "description": self.description,
+            "tables": self.tables,
+            "joins": joins,
+            "terms": self.terms,
+        }
 
     # -- lookups -----------------------------------------------------------------------------------
     def columns(self) -> list[tuple[str, str, dict[str, Any]]]:
@@ -132,8 +141,15 @@ class Semantic:
         for table, v in self.tables.items():
             names = [words(table), v.get("description", "")]
             best = max(fuzz.partial_ratio(n, q) for n in names if n) if any(names) else 0.0
-            col_best = max((fuzz.partial_ratio(s, q) for c, info in v["columns"].items()
-                            for s in self.column_text(c, info)[:-1] if len(s) > 2), default=0.0)
+            col_best = max(
+                (
+                    fuzz.partial_ratio(s, q)
+                    for c, info in v["columns"].items()
+                    for s in self.column_text(c, info)[:-1]
+                    if len(s) > 2
+                ),
+                default=0.0,
+            )
             scores[table] = max(best, col_best * 0.9)
         for term, info in self.terms.items():
             if fuzz.partial_ratio(term.lower(), q) >= 90:
@@ -159,19 +175,28 @@ class Semantic:
         out = []
         for t in tables:
             v = self.tables[t]
-            lines = [f"  {c} {info.get('type', '')}".rstrip() + "," + (f" -- {info['description']}" if info.get(
-                "description") else "") for c, info in v["columns"].items()]
+            lines = [
+                f"  {c} {info.get('type', '')}".rstrip()
+                + ","
+                + (f" -- {info['description']}" if info.get("description") else "")
+                for c, info in v["columns"].items()
+            ]
             for j in self.joins:
                 left, right = (x.strip() for x in j.split("="))
                 for a, b in ((left, right), (right, left)):
                     if a.split(".")[0] == t and b.split(".")[0] in tables:
-                        lines.append(f"  FOREIGN KEY ({a.split('.')[1]}) REFERENCES {b.split('.')[0]}({b.split('.')[1]}),")
+                        lines.append(
+                            f"  FOREIGN KEY ({a.split('.')[1]}) REFERENCES {b.split('.')[0]}({b.split('.')[1]}),"
+                        )
             lines[-1] = lines[-1].replace(",", "", 1) if lines[-1].rstrip().endswith(",") else lines[-1]
             head = f"CREATE TABLE {t} (" + (f" -- {v['description']}" if v.get("description") else "")
             out.append(head + "\n" + "\n".join(lines) + "\n);")
         q = question.lower()
-        terms = [f"-- {name} = {info['sql']}" + (f" ({info['unit']})" if info.get("unit") else "")
-                 for name, info in self.terms.items() if "sql" in info and (not q or fuzz.partial_ratio(name, q) >= 90)]
+        terms = [
+            f"-- {name} = {info['sql']}" + (f" ({info['unit']})" if info.get("unit") else "")
+            for name, info in self.terms.items()
+            if "sql" in info and (not q or fuzz.partial_ratio(name, q) >= 90)
+        ]
         return "\n".join(out + terms)
 
     def render(self, tables: list[str], question: str = "") -> str:
@@ -189,8 +214,11 @@ class Semantic:
         if joins:
             lines.append("JOINS: " + "; ".join(joins))
         q = question.lower()
-        terms = [f"{name} = {info['sql']}" + (f" ({info['unit']})" if info.get("unit") else "")
-                 for name, info in self.terms.items() if "sql" in info and (not q or fuzz.partial_ratio(name, q) >= 90)]
+        terms = [
+            f"{name} = {info['sql']}" + (f" ({info['unit']})" if info.get("unit") else "")
+            for name, info in self.terms.items()
+            if "sql" in info and (not q or fuzz.partial_ratio(name, q) >= 90)
+        ]
         if terms:
             lines.append("TERMS: " + "; ".join(terms))
         return "\n".join(lines)
@@ -204,7 +232,8 @@ def named_fields(semantic: Semantic, tables: list[str], question: str) -> list[t
 
     def said(phrase: str) -> bool:
         p = stems(phrase)
-        return bool(p) and any(q[i:i + len(p)] == p for i in range(len(q)))
+        return bool(p) and any(q[i : i + len(p)] == p for i in range(len(q)))
+
     found: dict[str, set[str]] = {}
     for table in tables:
         own = stems(words(table))
@@ -216,21 +245,67 @@ def named_fields(semantic: Semantic, tables: list[str], question: str) -> list[t
         for phrase in (name, *info.get("synonyms", [])):
             if said(phrase):
                 found.setdefault(phrase.lower(), set()).add(info["sql"])
+
     def inside(a: str, b: str) -> bool:  # 'price' inside 'total price': the longer phrase is what was said
         pa, pb = stems(a), stems(b)
-        return len(pa) < len(pb) and any(pb[i:i + len(pa)] == pa for i in range(len(pb)))
-    return [(phrase, next(iter(targets))) for phrase, targets in found.items()
-            if len(targets) == 1 and not any(inside(phrase, other) for other in found)]
+        return len(pa) < len(pb) and any(pb[i : i + len(pa)] == pa for i in range(len(pb)))
+
+    return [
+        (phrase, next(iter(targets)))
+        for phrase, targets in found.items()
+        if len(targets) == 1 and not any(inside(phrase, other) for other in found)
+    ]
 
 
 # -- field mapping: business terms -> columns and formulas ---------------------------------------------
 # Words that name an aggregate or a time grain, not a field: "number of orders" maps like "orders".
-GENERIC = frozenset(["number", "of", "count", "total", "sum", "average", "avg", "mean", "median", "min", "minimum", "max", "maximum", "how", "many", "much", "per", "by", "each", "the", "a", "an", "all", "list", "top", "year", "years", "month", "months", "day", "days", "week", "weeks", "quarter", "quarters", "date-wise"])
+GENERIC = frozenset(
+    [
+        "number",
+        "of",
+        "count",
+        "total",
+        "sum",
+        "average",
+        "avg",
+        "mean",
+        "median",
+        "min",
+        "minimum",
+        "max",
+        "maximum",
+        "how",
+        "many",
+        "much",
+        "per",
+        "by",
+        "each",
+        "the",
+        "a",
+        "an",
+        "all",
+        "list",
+        "top",
+        "year",
+        "years",
+        "month",
+        "months",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "quarter",
+        "quarters",
+        "date-wise",
+    ]
+)
 
 
 def stems(text: str) -> list[str]:
-    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-            for w in re.findall(r"[a-z0-9]+", text.lower())]
+    return [
+        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        for w in re.findall(r"[a-z0-9]+", text.lower())
+    ]
 
 
 def term_score(term: str, text: str) -> float:
@@ -279,18 +354,52 @@ def _term_table(info: dict[str, Any]) -> str | None:
     return cols[0].split(".")[0] if cols else None
 
 
-
 # -- drafting --------------------------------------------------------------------------------------------
 # Abbreviations common in column names, written out as synonyms so a question's words find the column.
-ABBREVIATIONS = {"qty": "quantity", "amt": "amount", "num": "number", "nbr": "number", "no": "number",
-                 "desc": "description", "dt": "date", "ts": "timestamp", "pct": "percent", "cust": "customer",
-                 "prod": "product", "cat": "category", "dept": "department", "emp": "employee", "addr": "address",
-                 "avg": "average", "tot": "total", "yr": "year", "mo": "month", "cnt": "count", "val": "value",
-                 "ctry": "country", "mgr": "manager", "loc": "location", "acct": "account", "bal": "balance",
-                 "txn": "transaction", "inv": "invoice", "pmt": "payment", "ord": "order", "src": "source",
-                 "dest": "destination", "dst": "destination", "lat": "latitude", "lon": "longitude",
-                 "lng": "longitude", "alt": "altitude", "pop": "population", "temp": "temperature",
-                 "min": "minimum", "max": "maximum", "std": "standard"}
+ABBREVIATIONS = {
+    "qty": "quantity",
+    "amt": "amount",
+    "num": "number",
+    "nbr": "number",
+    "no": "number",
+    "desc": "description",
+    "dt": "date",
+    "ts": "timestamp",
+    "pct": "percent",
+    "cust": "customer",
+    "prod": "product",
+    "cat": "category",
+    "dept": "department",
+    "emp": "employee",
+    "addr": "address",
+    "avg": "average",
+    "tot": "total",
+    "yr": "year",
+    "mo": "month",
+    "cnt": "count",
+    "val": "value",
+    "ctry": "country",
+    "mgr": "manager",
+    "loc": "location",
+    "acct": "account",
+    "bal": "balance",
+    "txn": "transaction",
+    "inv": "invoice",
+    "pmt": "payment",
+    "ord": "order",
+    "src": "source",
+    "dest": "destination",
+    "dst": "destination",
+    "lat": "latitude",
+    "lon": "longitude",
+    "lng": "longitude",
+    "alt": "altitude",
+    "pop": "population",
+    "temp": "temperature",
+    "min": "minimum",
+    "max": "maximum",
+    "std": "standard",
+}
 SAMPLES = 3
 
 
@@ -308,16 +417,22 @@ def draft(engine: Engine) -> Semantic:
     out = {t: _describe_table(t, samples[t]) for t in tables}
     declared = [j for j in declared_joins(engine) if len({s.strip().split(".")[0] for s in j.split("=")}) == 2]
     inferred = discover(engine, tables, declared, samples)
-    return Semantic(engine.name, out, [*declared, *(j.on for j in inferred)],
-                    inferred={j.on: j.evidence for j in inferred})
+    return Semantic(
+        engine.name, out, [*declared, *(j.on for j in inferred)], inferred={j.on: j.evidence for j in inferred}
+    )
 
 
 def _describe_table(table: str, sample: TableSample) -> dict[str, Any]:
     names = [words(c.name) for c in sample.columns]
-    rows = "not profiled (time budget)" if sample.rows is None else (
-        f"over {sample.count - 1} rows" if sample.over else f"{sample.count} rows")
-    return {"description": f"{words(table)}, {rows}: " + ", ".join(names[:12]) + (", ..." if names[12:] else ""),
-            "columns": {c.name: _describe_column(sample, c.name, c.type) for c in sample.columns}}
+    rows = (
+        "not profiled (time budget)"
+        if sample.rows is None
+        else (f"over {sample.count - 1} rows" if sample.over else f"{sample.count} rows")
+    )
+    return {
+        "description": f"{words(table)}, {rows}: " + ", ".join(names[:12]) + (", ..." if names[12:] else ""),
+        "columns": {c.name: _describe_column(sample, c.name, c.type) for c in sample.columns},
+    }
 
 
 def _describe_column(sample: TableSample, column: str, dtype: str) -> dict[str, Any]:
@@ -383,8 +498,10 @@ def load(db: str, engine: Engine) -> Semantic:
             try:
                 return Semantic.from_dict(yaml.safe_load(path.read_text()))
             except yaml.YAMLError as exc:
-                raise ConfigError(f"{path} is not valid YAML ({str(exc).splitlines()[0]}); fix it or delete it "
-                                  "and draft again with `orrery bi describe`") from exc
+                raise ConfigError(
+                    f"{path} is not valid YAML ({str(exc).splitlines()[0]}); fix it or delete it "
+                    "and draft again with `orrery bi describe`"
+                ) from exc
     return drafted(engine)
 
 
@@ -408,8 +525,12 @@ def write_draft(db: str, engine: Engine) -> Path:
 
     import yaml
 
-    text = yaml.safe_dump((load(db, engine) if (SHIPPED / f"{db}.yaml").is_file() else draft(engine)).to_dict(),
-                          sort_keys=False, allow_unicode=True, width=110)
+    text = yaml.safe_dump(
+        (load(db, engine) if (SHIPPED / f"{db}.yaml").is_file() else draft(engine)).to_dict(),
+        sort_keys=False,
+        allow_unicode=True,
+        width=110,
+    )
     first = user_path(db)
     first.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{first.name}.", suffix=".tmp", dir=first.parent)

@@ -38,9 +38,9 @@ from orrery.tools.core import RunContext, Tool, tool
 
 PROMPTS = Path(__file__).parent / "prompts"
 PREVIEW_ROWS = 20
-MATCH = 80       # a value or field this similar (0-100) to the user's words is a candidate
-CLOSE = 6        # two candidates closer than this are ambiguous: ask
-UNMAPPED = 75    # a business term whose best field scores below this is not in the data
+MATCH = 80  # a value or field this similar (0-100) to the user's words is a candidate
+CLOSE = 6  # two candidates closer than this are ambiguous: ask
+UNMAPPED = 75  # a business term whose best field scores below this is not in the data
 CANNOT = "cannot answer: "  # the prefix of a ToolError that means the data cannot answer the question
 
 
@@ -91,7 +91,9 @@ def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
     return not (ranked and ranked[0][0] >= 90)
 
 
-def _one_per_join(semantic: Semantic, ranked: list[tuple[float, str, dict[str, Any]]]) -> list[tuple[float, str, dict[str, Any]]]:
+def _one_per_join(
+    semantic: Semantic, ranked: list[tuple[float, str, dict[str, Any]]]
+) -> list[tuple[float, str, dict[str, Any]]]:
     """Two ends of one join ('orders.state = states.state') hold the same thing: asking which is meant says
     nothing to the user; the first stands for both."""
     joined = {frozenset(s.strip() for s in j.split("=")) for j in semantic.joins}
@@ -125,8 +127,12 @@ def jsonable(value: Any) -> Any:
 
 
 def preview(result: QueryResult) -> dict[str, Any]:
-    return {"columns": result.columns, "rows": [[jsonable(v) for v in r] for r in result.rows[:PREVIEW_ROWS]],
-            "row_count": len(result.rows), "truncated": result.truncated}
+    return {
+        "columns": result.columns,
+        "rows": [[jsonable(v) for v in r] for r in result.rows[:PREVIEW_ROWS]],
+        "row_count": len(result.rows),
+        "truncated": result.truncated,
+    }
 
 
 # -- the tools ------------------------------------------------------------------------------------------
@@ -135,10 +141,22 @@ class QueryReply(pydantic.BaseModel):
     cannot_answer: str | None = None
 
 
-QUERY_SCHEMA = {"anyOf": [
-    {"type": "object", "properties": {"sql": {"type": "string"}}, "required": ["sql"], "additionalProperties": False},
-    {"type": "object", "properties": {"cannot_answer": {"type": "string"}}, "required": ["cannot_answer"],
-     "additionalProperties": False}]}
+QUERY_SCHEMA = {
+    "anyOf": [
+        {
+            "type": "object",
+            "properties": {"sql": {"type": "string"}},
+            "required": ["sql"],
+            "additionalProperties": False,
+        },
+        {
+            "type": "object",
+            "properties": {"cannot_answer": {"type": "string"}},
+            "required": ["cannot_answer"],
+            "additionalProperties": False,
+        },
+    ]
+}
 
 
 SQL_ONLY = QUERY_SCHEMA["anyOf"][0]
@@ -170,13 +188,16 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
         if exact or len(close) == 1:
             pick = (exact or close)[0]
         else:
-            chosen = bi.ask_or_pick(f"entity:{mention}", f"Which {mention!r} do you mean",
-                                    [str(c.value) for c in close[:4]], answer)
+            chosen = bi.ask_or_pick(
+                f"entity:{mention}", f"Which {mention!r} do you mean", [str(c.value) for c in close[:4]], answer
+            )
             answer = None  # one answer settles one question
             pick = next(c for c in close if str(c.value) == chosen)
         pick = bi.best_holder(pick, question)
-        resolved += [{"mention": mention, "table": c.table, "column": c.column, "value": jsonable(c.value)}
-                     for c in [pick, *bi.rest_of_name(mention, pick)]]
+        resolved += [
+            {"mention": mention, "table": c.table, "column": c.column, "value": jsonable(c.value)}
+            for c in [pick, *bi.rest_of_name(mention, pick)]
+        ]
     return {"resolved": resolved, "unresolved": unresolved}
 
 
@@ -207,8 +228,13 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
             labels = [label for _, label, _ in close]
             chosen = bi.ask_or_pick(f"field:{term}", f"By {term!r} do you mean", labels, answer)
             answer = None
-            fields.append({"term": term, **next(f for _, label, f in close if label == chosen),
-                           "clear": chosen in bi.choices.values()})
+            fields.append(
+                {
+                    "term": term,
+                    **next(f for _, label, f in close if label == chosen),
+                    "clear": chosen in bi.choices.values(),
+                }
+            )
         else:
             fields.append({"term": term, **ranked[0][2], "clear": ranked[0][0] >= 90})
     return {"fields": fields}
@@ -225,13 +251,19 @@ def query_builder(ctx: RunContext[BIContext]) -> dict[str, Any]:
     tables = bi.semantic.retrieve(request, extra=extra)
     notes = [f"{r['mention']!r} is {r['table']}.{r['column']} = {r['value']!r}" for r in resolved]
     # a guess ('shipment' ~ l_shipmode) or a reading taken without asking misleads more than it helps
-    notes += [f"{f['term']!r} is {f.get('sql') or f['table'] + '.' + f['column']}" for f in fields
-              if f.get("clear", True)]
-    notes += [f"{phrase!r} is {target}" for phrase, target in named_fields(bi.semantic, tables, bi.question)
-              if not any(target in n for n in notes)]
-    user = (f"Schema:\n{bi.semantic.render(tables, request)}\n\n"
-            + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
-            + f"Question: {request}")
+    notes += [
+        f"{f['term']!r} is {f.get('sql') or f['table'] + '.' + f['column']}" for f in fields if f.get("clear", True)
+    ]
+    notes += [
+        f"{phrase!r} is {target}"
+        for phrase, target in named_fields(bi.semantic, tables, bi.question)
+        if not any(target in n for n in notes)
+    ]
+    user = (
+        f"Schema:\n{bi.semantic.render(tables, request)}\n\n"
+        + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
+        + f"Question: {request}"
+    )
     answer = ctx.options.get("clarification")
 
     def choose(options: list[str]) -> str:
@@ -245,12 +277,16 @@ def query_builder(ctx: RunContext[BIContext]) -> dict[str, Any]:
         if bi.sql_mode != "parts":
             raise
         failed = exc  # the layer cannot express it: the model writes the SQL over the schema itself
-    ddl = (f"Schema:\n{bi.semantic.render_ddl(tables, request)}\n\n"
-           + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
-           + f"Question: {request}")
+    ddl = (
+        f"Schema:\n{bi.semantic.render_ddl(tables, request)}\n\n"
+        + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
+        + f"Question: {request}"
+    )
     try:
-        return {**build_sql(bi, "fallback", ddl, tables, resolved, bi.question or request, choose),
-                "written_by_model": True}
+        return {
+            **build_sql(bi, "fallback", ddl, tables, resolved, bi.question or request, choose),
+            "written_by_model": True,
+        }
     except ToolError as exc:
         raise ToolError(f"{failed}; the SQL the model then wrote over the schema failed too: {exc}") from exc
 
@@ -298,13 +334,27 @@ def retrieve_query_metadata(ctx: RunContext[BIContext]) -> dict[str, Any]:
     return {**meta, "columns": bi.last_result.columns, "row_count": len(bi.last_result.rows)}
 
 
-TOOLS: list[Tool] = [entity_resolution, field_mapping, query_builder, sql_executor, graphql_executor,
-                     retrieve_query_metadata, *analysis.TOOLS]
+TOOLS: list[Tool] = [
+    entity_resolution,
+    field_mapping,
+    query_builder,
+    sql_executor,
+    graphql_executor,
+    retrieve_query_metadata,
+    *analysis.TOOLS,
+]
 """Every BI tool, each reading its `BIContext` from `ctx.deps` (the agent copies one to mark it for approval)."""
 
 
-def build_sql(bi: BIContext, mode: str, user: str, tables: list[str], resolved: list[dict[str, Any]],
-              question: str, choose: Callable[[list[str]], str]) -> dict[str, Any]:
+def build_sql(
+    bi: BIContext,
+    mode: str,
+    user: str,
+    tables: list[str],
+    resolved: list[dict[str, Any]],
+    question: str,
+    choose: Callable[[list[str]], str],
+) -> dict[str, Any]:
     """The checked SQL for one request: written (`write_sql`), guarded, dry-run with EXPLAIN and a first
     row, and on an error asked once more with the error."""
     system = prompt("query_parts" if mode == "parts" else "query_builder").format(dialect=bi.engine.dialect)
@@ -318,29 +368,47 @@ def build_sql(bi: BIContext, mode: str, user: str, tables: list[str], resolved: 
                 # model's failure and says nothing about whether the data holds the answer (the user's own
                 # words were judged against the data before: decline.py); the query builder then has the
                 # model write the SQL over the schema
-                raise ToolError(f"the model could not write the query (twice): {exc}; rephrase the "
-                                "question or use a larger model (--llm)") from exc
+                raise ToolError(
+                    f"the model could not write the query (twice): {exc}; rephrase the "
+                    "question or use a larger model (--llm)"
+                ) from exc
             if attempt == 2:
                 raise
             asked = f"{user}\n\nYour reply failed: {exc}\nReply with a corrected one."
             continue
         error = dry_run(bi.engine, sql, probe=bi.probe)
         if error is None:
-            return {"sql": check(sql, bi.engine.dialect, limit=bi.engine.limits.max_rows),
-                    "tables": tables, "repaired": attempt == 2}
+            return {
+                "sql": check(sql, bi.engine.dialect, limit=bi.engine.limits.max_rows),
+                "tables": tables,
+                "repaired": attempt == 2,
+            }
         asked = f"{user}\n\nThis query:\n{sql}\nfailed with: {error}\nReply with a corrected one."
     raise ToolError(f"the query still fails after one repair: {error}")
 
 
-def write_sql(bi: BIContext, mode: str, system: str, user: str, tables: list[str], resolved: list[dict[str, Any]],
-              question: str = "", choose: Callable[[list[str]], str] | None = None) -> str:
+def write_sql(
+    bi: BIContext,
+    mode: str,
+    system: str,
+    user: str,
+    tables: list[str],
+    resolved: list[dict[str, Any]],
+    question: str = "",
+    choose: Callable[[list[str]], str] | None = None,
+) -> str:
     """One model call: SQL parts composed with the join path ('parts'), or the SQL itself ('sql'). Where two
     joins connect the same tables, `choose` picks one (or asks the user)."""
     from orrery.bi.compose import PARTS_SCHEMA, AmbiguousJoin, QueryParts, compose
 
     if mode == "parts":
-        parts = bi.ask_model(system, user, PARTS_SCHEMA, QueryParts,
-                             examples("query_examples", lambda e: (e["user"], e["reply"])) + approved_shots(bi, mode, question))
+        parts = bi.ask_model(
+            system,
+            user,
+            PARTS_SCHEMA,
+            QueryParts,
+            examples("query_examples", lambda e: (e["user"], e["reply"])) + approved_shots(bi, mode, question),
+        )
         if not parts.select:
             raise CannotAnswer("no columns in this data answer the question")
         semantic = bi.semantic
@@ -354,7 +422,9 @@ def write_sql(bi: BIContext, mode: str, system: str, user: str, tables: list[str
                 semantic = replace(semantic, joins=[j for j in semantic.joins if j == keep or j not in exc.options])
         raise ToolError("the joins between these tables could not be settled")
     # the fallback after the parts failed offers no decline: the 0.5B model takes that way out when offered
-    reply = bi.ask_model(system, user, QUERY_SCHEMA if mode == "sql" else SQL_ONLY, QueryReply, approved_shots(bi, mode, question))
+    reply = bi.ask_model(
+        system, user, QUERY_SCHEMA if mode == "sql" else SQL_ONLY, QueryReply, approved_shots(bi, mode, question)
+    )
     if reply.cannot_answer is not None or not reply.sql:
         raise CannotAnswer(reply.cannot_answer or "no query fits the question")
     return reply.sql
@@ -369,18 +439,27 @@ def choose_join(bi: BIContext, options: list[str], question: str, answer: str | 
     if len(named) == 1:
         return named[0]
     tables = " and ".join(sorted({s.strip().split(".")[0] for j in options for s in j.split("=")}))
-    return bi.ask_or_pick(f"join:{tables}", f"{tables} can be joined in more than one way; which do you mean",
-                          options, answer)
+    return bi.ask_or_pick(
+        f"join:{tables}", f"{tables} can be joined in more than one way; which do you mean", options, answer
+    )
 
 
 def _executed(bi: BIContext, result: QueryResult, kind: str, request: str) -> dict[str, Any]:
     bi.last_result = result
     more = " (more exist; capped)" if result.truncated else ""
-    how = (f"{kind} on {bi.engine.name} ({bi.engine.dialect}): run `query` again" if kind == "sql"
-           else f"GraphQL layer over {bi.engine.name}: run `query` again")
-    metadata = {"query_type": kind, "query": result.sql, "engine": bi.engine.name,
-                "summary": f"{len(result.rows)} rows{more} for: {request}", "how_to_retrieve": how,
-                "executed_at": datetime.now(UTC).isoformat(timespec="seconds")}
+    how = (
+        f"{kind} on {bi.engine.name} ({bi.engine.dialect}): run `query` again"
+        if kind == "sql"
+        else f"GraphQL layer over {bi.engine.name}: run `query` again"
+    )
+    metadata = {
+        "query_type": kind,
+        "query": result.sql,
+        "engine": bi.engine.name,
+        "summary": f"{len(result.rows)} rows{more} for: {request}",
+        "how_to_retrieve": how,
+        "executed_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
     return {**preview(result), "query_metadata": metadata}
 
 

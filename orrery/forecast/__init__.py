@@ -9,8 +9,16 @@ Names load lazily (PEP 562) so `orrery --help` does not import statsforecast.
 from importlib import import_module
 from typing import Any
 
-_EXPORTS = {"ForecastAgent": "agent", "FollowUpAnswer": "agent", "ForecastResult": "result", "SeriesData": "data",
-            "load": "data", "REGISTRY": "models", "available": "models", "resolve": "models"}
+_EXPORTS = {
+    "ForecastAgent": "agent",
+    "FollowUpAnswer": "agent",
+    "ForecastResult": "result",
+    "SeriesData": "data",
+    "load": "data",
+    "REGISTRY": "models",
+    "available": "models",
+    "resolve": "models",
+}
 
 __all__ = sorted(_EXPORTS)
 

@@ -52,8 +52,12 @@ def _cv_models(ctx: Ctx) -> list[str]:
 
 def _refine_candidates(ctx: Ctx, schema: dict[str, Any]) -> dict[str, Any]:
     names = reg.available(ctx.deps.data.m)
-    schema["properties"]["models"] = {"type": "array", "items": {"enum": names}, "minItems": 2,
-                                      "description": "models to compare"}
+    schema["properties"]["models"] = {
+        "type": "array",
+        "items": {"enum": names},
+        "minItems": 2,
+        "description": "models to compare",
+    }
     return schema
 
 
@@ -72,8 +76,11 @@ def _refine_cv(ctx: Ctx, schema: dict[str, Any]) -> dict[str, Any]:
     most = max(1, min(5, (shortest - max(3, data.m)) // data.h))
     # Small models take the first enum value, so only the sound default is offered.
     schema["properties"]["n_windows"] = {"enum": [min(3, most)], "description": "number of CV windows of length h"}
-    schema["properties"]["combo_k"] = {"enum": [0, 2, 3, 4], "default": 0,
-                                       "description": "size of the best-k combination (0 for none)"}
+    schema["properties"]["combo_k"] = {
+        "enum": [0, 2, 3, 4],
+        "default": 0,
+        "description": "size of the best-k combination (0 for none)",
+    }
     return schema
 
 
@@ -85,24 +92,26 @@ def _refine_chosen(ctx: Ctx, schema: dict[str, Any]) -> dict[str, Any]:
 
 def _single_series(refine: Callable | None) -> Callable:
     """With one series, the optional `series` argument only invites small models to fill it with junk."""
+
     def apply(ctx: Ctx, schema: dict[str, Any]) -> dict[str, Any]:
         schema = refine(ctx, schema) if refine else schema
         if not ctx.deps.data.is_panel:
             schema["properties"].pop("series", None)
         return schema
+
     return apply
 
 
 def _gated(t: Tool, available: Callable[[Ctx], bool], refine: Callable | None = None) -> Tool:
     """A copy of a tool with its workflow gate (the module-level tool stays ungated, for direct calls)."""
-    return t.gated(lambda ctx: ctx.deps.phase != "commentary" and (_followup(ctx) or available(ctx)),
-                   _single_series(refine))
+    return t.gated(
+        lambda ctx: ctx.deps.phase != "commentary" and (_followup(ctx) or available(ctx)), _single_series(refine)
+    )
 
 
 def _refine_anomalies(ctx: Ctx, schema: dict[str, Any]) -> dict[str, Any]:
     schema = _refine_chosen(ctx, schema)
-    schema["properties"]["level"] = {"enum": [90, 95, 99], "default": 99,
-                                     "description": "interval level in percent"}
+    schema["properties"]["level"] = {"enum": [90, 95, 99], "default": 99, "description": "interval level in percent"}
     return schema
 
 
@@ -119,19 +128,27 @@ def workflow_tools(panel: bool) -> list[Tool]:
     """The tools, gated by workflow state so even a 0.5B model walks features -> CV -> forecast -> anomalies:
     each step is offered once its prerequisite succeeded and hidden once it is done."""
     if panel:
-        return [_gated(panel_analyze, lambda c: not _done(c, "panel_analyze")),
-                _gated(panel_fit, lambda c: _done(c, "panel_analyze") and not _done(c, "panel_fit"),
-                       _refine_panel)]
-    before_cv = lambda name: lambda c: _done(c, "analyze_features") and not _done(c, "cross_validate") \
-        and not _done(c, name)  # noqa: E731
+        return [
+            _gated(panel_analyze, lambda c: not _done(c, "panel_analyze")),
+            _gated(panel_fit, lambda c: _done(c, "panel_analyze") and not _done(c, "panel_fit"), _refine_panel),
+        ]
+
+    def before_cv(name: str) -> Callable[[Any], bool]:
+        return lambda c: _done(c, "analyze_features") and not _done(c, "cross_validate") and not _done(c, name)
+
     return [
         _gated(analyze_features, lambda c: not _done(c, "analyze_features")),
-        _gated(cross_validate, lambda c: _done(c, "analyze_features") and not _done(c, "cross_validate"),
-               _refine_cv),
-        _gated(generate_forecast, lambda c: _done(c, "cross_validate") and not _done(c, "generate_forecast"),
-               _refine_chosen),
-        _gated(detect_anomalies, lambda c: _done(c, "generate_forecast") and not _done(c, "detect_anomalies"),
-               _refine_anomalies),
+        _gated(cross_validate, lambda c: _done(c, "analyze_features") and not _done(c, "cross_validate"), _refine_cv),
+        _gated(
+            generate_forecast,
+            lambda c: _done(c, "cross_validate") and not _done(c, "generate_forecast"),
+            _refine_chosen,
+        ),
+        _gated(
+            detect_anomalies,
+            lambda c: _done(c, "generate_forecast") and not _done(c, "detect_anomalies"),
+            _refine_anomalies,
+        ),
         _gated(decompose, before_cv("decompose")),
         _gated(unit_root_test, before_cv("unit_root_test")),
         _gated(compare_models, before_cv("compare_models")),
@@ -143,10 +160,12 @@ class FollowUpAnswer(str):
 
     def __rich__(self) -> Any:
         from rich.panel import Panel
+
         return Panel(str(self), title="answer", border_style="cyan")
 
     def _repr_html_(self) -> str:
         import html
+
         return f"<div style='border:1px solid #0aa;padding:8px;white-space:pre-wrap'>{html.escape(str(self))}</div>"
 
 
@@ -157,19 +176,31 @@ class ForecastAgent(EventSource):
     """`ForecastAgent(model="local").run(data, h=12)` -> ForecastResult (`analyze` is the same call); `stream(data)`
     yields the workflow's and the commentary's events, the last carrying the ForecastResult; `query()` follows up."""
 
-    def __init__(self, model: str | Model | None = None, *, max_retries: int = 3, max_rounds: int = 20,
-                 verbose: bool = False, n_jobs: int = 1, client: Any = None, trace: str | None = None,
-                 on_event: Iterable[Callable[[Event], None]] = (), max_tokens_per_call: int | None = 400,
-                 llm: str | Model | None = None):
+    def __init__(
+        self,
+        model: str | Model | None = None,
+        *,
+        max_retries: int = 3,
+        max_rounds: int = 20,
+        verbose: bool = False,
+        n_jobs: int = 1,
+        client: Any = None,
+        trace: str | None = None,
+        on_event: Iterable[Callable[[Event], None]] = (),
+        max_tokens_per_call: int | None = 400,
+        llm: str | Model | None = None,
+    ):
         self.model = resolve_model(model_argument(model, llm))  # llm: the deprecated name of model
         self.settings = {"max_retries": max_retries, "max_rounds": max_rounds}
         self.options = {"n_jobs": n_jobs, "client": client}
         self.handlers = list(on_event)
         if verbose:
             from orrery.console import ConsoleView
+
             self.handlers.append(ConsoleView())
         if trace:
             from orrery.trace import TraceWriter
+
             self.handlers.append(TraceWriter(trace))
         self.max_tokens_per_call = max_tokens_per_call
         self.agent: Agent | None = None
@@ -179,23 +210,39 @@ class ForecastAgent(EventSource):
         self._asked: list[str] = []
         self._commentary: tuple[str, list[str]] = ("", [])
 
-    def stream(self, task: Any = None, *, data: Any = None, h: int | None = None, m: int | None = None,
-               query: str | None = None, groupby: str | list[str] | None = None, date: str | None = None,
-               target: str | None = None, missing: str = "impute") -> Iterator[Event]:
+    def stream(
+        self,
+        task: Any = None,
+        *,
+        data: Any = None,
+        h: int | None = None,
+        m: int | None = None,
+        query: str | None = None,
+        groupby: str | list[str] | None = None,
+        date: str | None = None,
+        target: str | None = None,
+        missing: str = "impute",
+    ) -> Iterator[Event]:
         """`stream("forecast the next year", data="sales.csv", h=12)`, or `stream(data)` with the data as the task
         (then `query=` is the question)."""
         if data is None:
             data, task = task, None
         query = query or task or None
-        series = data if isinstance(data, SeriesData) else load(data, date=date, target=target, groupby=groupby,
-                                                               m=m, h=h, missing=missing)  # type: ignore[arg-type]
+        series = (
+            data
+            if isinstance(data, SeriesData)
+            else load(data, date=date, target=target, groupby=groupby, m=m, h=h, missing=missing)
+        )  # type: ignore[arg-type]
         self.events = []
-        config = AgentConfig(system_prompt=prompts.system_prompt(series), tool_choice=_tool_choice,
-                             max_tokens_per_call=self.max_tokens_per_call, validators=[self._beats_baseline],
-                             finish=lambda ctx: prompts.summary_from_deps(ctx.deps) if _workflow_done(ctx) else None,
-                             **self.settings)
-        self.agent = Agent(self.model, workflow_tools(series.is_panel), config, deps_type=ForecastDeps,
-                           name="forecast")
+        config = AgentConfig(
+            system_prompt=prompts.system_prompt(series),
+            tool_choice=_tool_choice,
+            max_tokens_per_call=self.max_tokens_per_call,
+            validators=[self._beats_baseline],
+            finish=lambda ctx: prompts.summary_from_deps(ctx.deps) if _workflow_done(ctx) else None,
+            **self.settings,
+        )
+        self.agent = Agent(self.model, workflow_tools(series.is_panel), config, deps_type=ForecastDeps, name="forecast")
         deps = self.deps = ForecastDeps(series, **self.options)
         task = prompts.task_prompt(series, query)
         self._asked = [task]
@@ -205,11 +252,16 @@ class ForecastAgent(EventSource):
             # The workflow wrote the facts; the model adds a few sentences, kept only if every number is grounded,
             # with one rewrite (then the facts stand alone).
             deps.phase = "commentary"
-            commentary = {"validators": [self._partly_grounded, _concise], "finish": None, "max_retries": 1,
-                          "max_tokens_per_call": COMMENTARY_TOKENS}
+            commentary = {
+                "validators": [self._partly_grounded, _concise],
+                "finish": None,
+                "max_retries": 1,
+                "max_tokens_per_call": COMMENTARY_TOKENS,
+            }
             ask = prompts.PANEL_COMMENTARY if series.is_panel else prompts.COMMENTARY
-            comment = yield from relay(self.agent.query_stream(ask, settings=commentary), drop=(RunStart,),
-                                       tap=self._record)
+            comment = yield from relay(
+                self.agent.query_stream(ask, settings=commentary), drop=(RunStart,), tap=self._record
+            )
             deps.phase = "followup"
         self.result = self._result(run, comment)
         yield Final(self.result.status, self.result.narrative, self.result)  # type: ignore[arg-type]

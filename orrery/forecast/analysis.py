@@ -61,7 +61,10 @@ def unit_root_test(y: np.ndarray, alpha: float = 0.05) -> dict[str, Any]:
     verdict = {
         (True, True): "stationary (both tests agree)",
         (False, False): "non-stationary (both tests agree); difference the series",
-        (True, False): "difference-stationary around a trend is possible: ADF rejects a unit root but KPSS rejects stationarity",
+        (
+            True,
+            False,
+        ): "difference-stationary around a trend is possible: ADF rejects a unit root but KPSS rejects stationarity",
         (False, True): "inconclusive: neither test rejects its null; the series may be short or near a unit root",
     }[(stationary_adf, stationary_kpss)]
     return {
@@ -234,8 +237,12 @@ def panel_top_k(cv: CVResult, k: int) -> list[str]:
     return [m for m in cv.table().index if m != reg.COMBO][:k]
 
 
-def add_combo(frame: pd.DataFrame, members: Mapping[str, Sequence[str]], how: Literal["mean", "median"] = "mean",
-              levels: Sequence[int] = ()) -> pd.DataFrame:
+def add_combo(
+    frame: pd.DataFrame,
+    members: Mapping[str, Sequence[str]],
+    how: Literal["mean", "median"] = "mean",
+    levels: Sequence[int] = (),
+) -> pd.DataFrame:
     """Add Combo columns, each series combining its own members (members without a value are left out)."""
     if frame.empty:
         return frame.assign(**{reg.COMBO: np.nan})
@@ -243,13 +250,20 @@ def add_combo(frame: pd.DataFrame, members: Mapping[str, Sequence[str]], how: Li
     return pd.concat(parts).loc[frame.index]
 
 
-def with_combo(cv: CVResult, data: SeriesData, members: Mapping[str, Sequence[str]],
-                how: Literal["mean", "median"]) -> CVResult:
+def with_combo(
+    cv: CVResult, data: SeriesData, members: Mapping[str, Sequence[str]], how: Literal["mean", "median"]
+) -> CVResult:
     """`cv` plus a scored Combo of the given members per series."""
     frame = add_combo(cv.cv, members, how)
     scores = pd.concat([cv.scores, score_cv(frame, data.df, [reg.COMBO], data.m)], ignore_index=True)
-    return CVResult(cv=frame, scores=scores, models=[*cv.models, reg.COMBO],
-                    combo_members={str(k): list(v) for k, v in members.items()}, windows=cv.windows, notes=cv.notes)
+    return CVResult(
+        cv=frame,
+        scores=scores,
+        models=[*cv.models, reg.COMBO],
+        combo_members={str(k): list(v) for k, v in members.items()},
+        windows=cv.windows,
+        notes=cv.notes,
+    )
 
 
 # --------------------------------------------------------------------------- interval calibration
@@ -304,9 +318,14 @@ def conformal_quantile(scores: np.ndarray, level: float) -> float:
     return float(scores[rank - 1]) if 1 <= rank <= len(scores) else float("nan")
 
 
-def calibrate(cv: CVResult, data: SeriesData, choice: Choice | Mapping[str, Choice],
-              how: Literal["mean", "median"] = "mean", levels: Sequence[int] = reg.LEVELS,
-              factors: Mapping[int, float] | None = None) -> Calibration:
+def calibrate(
+    cv: CVResult,
+    data: SeriesData,
+    choice: Choice | Mapping[str, Choice],
+    how: Literal["mean", "median"] = "mean",
+    levels: Sequence[int] = reg.LEVELS,
+    factors: Mapping[int, float] | None = None,
+) -> Calibration:
     """Learn interval half-widths from the CV errors of `choice` (a model, members, or a per-series mapping).
 
     Split conformal on the rolling-origin CV windows, i.e. training data only; `factors` (level -> factor)
@@ -335,13 +354,21 @@ def calibrate(cv: CVResult, data: SeriesData, choice: Choice | Mapping[str, Choi
 def _calibration(frame: pd.DataFrame, levels: Sequence[int]) -> Calibration:
     steps = [g["score"].to_numpy(dtype=float) for _, g in frame.groupby("step", sort=True)]
     normalised = frame["score"].to_numpy(dtype=float) / np.sqrt(frame["step"].to_numpy(dtype=float) + 1)
-    return Calibration(quantiles={lv: np.array([conformal_quantile(s, lv) for s in steps]) for lv in levels},
-                       n_scores=np.array([int(np.isfinite(s).sum()) for s in steps]),
-                       pooled={lv: conformal_quantile(normalised, lv) for lv in levels})
+    return Calibration(
+        quantiles={lv: np.array([conformal_quantile(s, lv) for s in steps]) for lv in levels},
+        n_scores=np.array([int(np.isfinite(s).sum()) for s in steps]),
+        pooled={lv: conformal_quantile(normalised, lv) for lv in levels},
+    )
 
 
-def calibrated(frame: pd.DataFrame, cal: Calibration, data: SeriesData, point: str = "mean",
-               bound: str = "{side}_{level}", levels: Sequence[int] = reg.LEVELS) -> pd.DataFrame:
+def calibrated(
+    frame: pd.DataFrame,
+    cal: Calibration,
+    data: SeriesData,
+    point: str = "mean",
+    bound: str = "{side}_{level}",
+    levels: Sequence[int] = reg.LEVELS,
+) -> pd.DataFrame:
     """Replace the interval bounds of `point` by point +/- halfwidth * scale (point forecasts untouched).
 
     `frame` holds h rows per series in ds order after the training data; `bound` names the bound columns.
@@ -436,8 +463,11 @@ def fit_forecast(
     notes += [Note(u, "", "forecast", "no interval: too little history to estimate the spread") for u in blank]
     order = {u: i for i, u in enumerate(data.ids)}
     out = out.sort_values(["unique_id", "ds"], key=lambda c: c.map(order) if c.name == "unique_id" else c)
-    return Forecast(frame=out.reset_index(drop=True), choice={u: _simplify(c) for u, c in got.items() if c},
-                    notes=list(dict.fromkeys(notes)))
+    return Forecast(
+        frame=out.reset_index(drop=True),
+        choice={u: _simplify(c) for u, c in got.items() if c},
+        notes=list(dict.fromkeys(notes)),
+    )
 
 
 def _no_false_certainty(out: pd.DataFrame, data: SeriesData, levels: Sequence[int]) -> tuple[pd.DataFrame, list[str]]:
@@ -461,14 +491,17 @@ def _effective(raw: pd.DataFrame, members: Mapping[str, list[str]]) -> dict[str,
     return got
 
 
-def _fall_back(data: SeriesData, lost: list[str], members: Mapping[str, list[str]], runner: Runner,
-               levels: Sequence[int]) -> tuple[pd.DataFrame, dict[str, list[str]], list[Note]]:
+def _fall_back(
+    data: SeriesData, lost: list[str], members: Mapping[str, list[str]], runner: Runner, levels: Sequence[int]
+) -> tuple[pd.DataFrame, dict[str, list[str]], list[Note]]:
     df = data.df[data.df["unique_id"].isin(lost)]
     raw, notes, _ = runner.run(df, list(FALLBACK), data.m, stage="forecast", levels=levels)
     ok = _effective(raw, dict.fromkeys(map(str, raw["unique_id"].unique()), list(FALLBACK)))
     choice = {u: ms[:1] for u, ms in ok.items() if ms}
-    notes += [Note(u, ms[0], "forecast", f"fallback: none of {'+'.join(members[u])} could be fitted")
-              for u, ms in choice.items()]
+    notes += [
+        Note(u, ms[0], "forecast", f"fallback: none of {'+'.join(members[u])} could be fitted")
+        for u, ms in choice.items()
+    ]
     notes += [Note(u, "", "forecast", "no model could be fitted: no forecast") for u in lost if u not in choice]
     keep = raw[raw["unique_id"].astype(str).isin(choice)]
     return tidy(add_combo(keep, choice, "mean", levels), choice, levels), choice, notes
@@ -478,8 +511,15 @@ def _simplify(members: Sequence[str]) -> Choice:
     return members[0] if len(members) == 1 else list(members)
 
 
-def forecast_all(data: SeriesData, names: Sequence[str], *, h: int | None = None,
-                 levels: Sequence[int] = reg.LEVELS, n_jobs: int = 1, client: Any = None) -> pd.DataFrame:
+def forecast_all(
+    data: SeriesData,
+    names: Sequence[str],
+    *,
+    h: int | None = None,
+    levels: Sequence[int] = reg.LEVELS,
+    n_jobs: int = 1,
+    client: Any = None,
+) -> pd.DataFrame:
     """statsforecast's wide forecast frame: one column per model plus <model>-lo-<level>/-hi-<level>
     (NaN where a model is skipped or fails on a series)."""
     runner = Runner(data.freq, h or data.h, n_jobs=n_jobs, client=client)
@@ -492,8 +532,11 @@ def _members(choice: Choice) -> list[str]:
 
 def tidy(raw: pd.DataFrame, per_series: Mapping[str, Choice], levels: Sequence[int]) -> pd.DataFrame:
     """Pick each series' chosen columns (single model, or the Combo of its members)."""
-    rows = [pd.DataFrame(columns=["unique_id", "ds", "model", "mean", *[f"{s}_{lv}" for lv in levels
-                                                                         for s in ("lo", "hi")]])]
+    rows = [
+        pd.DataFrame(
+            columns=["unique_id", "ds", "model", "mean", *[f"{s}_{lv}" for lv in levels for s in ("lo", "hi")]]
+        )
+    ]
     for uid, g in raw.groupby("unique_id", sort=False):
         c = _simplify(_members(per_series[str(uid)]))
         col = c if isinstance(c, str) else reg.COMBO
@@ -529,8 +572,10 @@ def detect_anomalies(data: SeriesData, choice: Choice, level: float = 99, n_jobs
     not scanned (see SeriesData.flags). Returns every point with lo, hi, score and an anomaly flag.
     """
     fv = fitted_values(data, choice, n_jobs)
-    parts = [g.reset_index(drop=True).join(ts.anomaly_band(g["y"], g["fitted"], data.m, level, str(uid) in data.flags))
-             for uid, g in fv.groupby("unique_id", sort=False)]
+    parts = [
+        g.reset_index(drop=True).join(ts.anomaly_band(g["y"], g["fitted"], data.m, level, str(uid) in data.flags))
+        for uid, g in fv.groupby("unique_id", sort=False)
+    ]
     return pd.concat(parts, ignore_index=True)
 
 
@@ -540,8 +585,9 @@ def detect_anomalies(data: SeriesData, choice: Choice, level: float = 99, n_jobs
 INFO_CRITERIA = ("aic", "aicc", "bic")
 
 
-def compare_models(data: SeriesData, models: Sequence[str] = ("AutoARIMA", "AutoETS", "AutoCES"),
-                   uid: str | None = None) -> pd.DataFrame:
+def compare_models(
+    data: SeriesData, models: Sequence[str] = ("AutoARIMA", "AutoETS", "AutoCES"), uid: str | None = None
+) -> pd.DataFrame:
     """AIC/AICc/BIC of each model fitted to one series (None where a model has no likelihood).
 
     Criteria compare models of one family on the same data; across families they are indicative only.
@@ -593,22 +639,29 @@ class Rule:
 
 # "scum": the default until the cost-aware rule, chosen on M3 development data only (bench/forecast_m3_dev_select.py,
 # bench/forecast_m3.md): SCUM's members (Petropoulos & Svetunkov 2020), AutoARIMA included, CV refitted per window.
-SCUM = Rule({
-    "SCUM mean": (("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA"), "mean"),
-    "SCUM median": (("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA"), "median"),
-    "ETS+Theta+CES mean": (("AutoETS", "AutoTheta", "AutoCES"), "mean"),
-}, default="SCUM mean", refit=True)
+SCUM = Rule(
+    {
+        "SCUM mean": (("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA"), "mean"),
+        "SCUM median": (("AutoETS", "AutoCES", "DynamicOptimizedTheta", "AutoARIMA"), "median"),
+        "ETS+Theta+CES mean": (("AutoETS", "AutoTheta", "AutoCES"), "mean"),
+    },
+    default="SCUM mean",
+    refit=True,
+)
 # "auto" (the default): the cost-aware rule, chosen on samples of M3, M1 and Tourism (all seen before: development
 # data) by a criterion written down before it ran (bench/forecast_cost.py `dev`, bench/forecast_cost.md): of six
 # candidates, the cheapest whose test sMAPE and MASE were within bootstrap noise of the best (today's "scum"): the
 # ETS/Theta/CES mean, its CV fitted once per model, which serves the intervals and the baseline check (1.3x the
 # CPU of the plain mean's forecast on dev; "scum" 13.9x). LITE, a candidate that switched among AutoARIMA-free
 # combinations, was outside the noise and stays for experiments.
-LITE = Rule({
-    "ETS+CES+DOT mean": (("AutoETS", "AutoCES", "DynamicOptimizedTheta"), "mean"),
-    "ETS+CES+DOT median": (("AutoETS", "AutoCES", "DynamicOptimizedTheta"), "median"),
-    "ETS+Theta+CES mean": (("AutoETS", "AutoTheta", "AutoCES"), "mean"),
-}, default="ETS+CES+DOT mean")
+LITE = Rule(
+    {
+        "ETS+CES+DOT mean": (("AutoETS", "AutoCES", "DynamicOptimizedTheta"), "mean"),
+        "ETS+CES+DOT median": (("AutoETS", "AutoCES", "DynamicOptimizedTheta"), "median"),
+        "ETS+Theta+CES mean": (("AutoETS", "AutoTheta", "AutoCES"), "mean"),
+    },
+    default="ETS+CES+DOT mean",
+)
 AUTO = Rule({"ETS+Theta+CES mean": (("AutoETS", "AutoTheta", "AutoCES"), "mean")}, default="ETS+Theta+CES mean")
 RULES: dict[str, Rule] = {"auto": AUTO, "scum": SCUM}
 COMBINATIONS = SCUM.combinations  # the "scum" rule's, as bench/forecast_m3.py and forecast_heldout.py ran it
@@ -627,8 +680,9 @@ class Selection:
     reason: str
 
 
-def combination_scores(cv: CVResult, data: SeriesData, combinations: Mapping[str, Combination] = COMBINATIONS
-                       ) -> tuple[pd.DataFrame, int]:
+def combination_scores(
+    cv: CVResult, data: SeriesData, combinations: Mapping[str, Combination] = COMBINATIONS
+) -> tuple[pd.DataFrame, int]:
     """Each combination's CV sMAPE and MASE: per series the mean over its windows, then the mean over series
     (only series every combination has a score on, so all are compared on the same series)."""
     per = []
@@ -658,11 +712,15 @@ def select_combination(cv: CVResult, data: SeriesData, rule: Rule = SCUM) -> Sel
         best = others.index[0]
         if others.loc[best, "smape"] < (1 - SWITCH_GAIN) * ref["smape"] and others.loc[best, "mase"] < ref["mase"]:
             name = str(best)
-            reason = (f"CV sMAPE {others.loc[best, 'smape']:.2f} vs {ref['smape']:.2f} and MASE "
-                      f"{others.loc[best, 'mase']:.3f} vs {ref['mase']:.3f} for the default, over {n} series")
+            reason = (
+                f"CV sMAPE {others.loc[best, 'smape']:.2f} vs {ref['smape']:.2f} and MASE "
+                f"{others.loc[best, 'mase']:.3f} vs {ref['mase']:.3f} for the default, over {n} series"
+            )
         else:
-            reason = (f"the default: no other combination's CV sMAPE is {SWITCH_GAIN:.0%} lower with a lower MASE "
-                      f"(best other: {best}, {others.loc[best, 'smape']:.2f} vs {ref['smape']:.2f}), over {n} series")
+            reason = (
+                f"the default: no other combination's CV sMAPE is {SWITCH_GAIN:.0%} lower with a lower MASE "
+                f"(best other: {best}, {others.loc[best, 'smape']:.2f} vs {ref['smape']:.2f}), over {n} series"
+            )
     members, how = rule.combinations[name]
     return Selection(name, members, how, pooled, n, reason)
 
@@ -680,16 +738,27 @@ class PanelFit:
     def series(self, data: SeriesData) -> pd.DataFrame:
         """One row per series: its length, CV windows, the model it got, and every note about it."""
         sizes = data.df.groupby("unique_id").size()
-        why = notes_frame(self.notes).groupby("unique_id").apply(
-            lambda g: "; ".join(f"{m + ': ' if m else ''}{r}" for m, r in zip(g["model"], g["reason"], strict=True)),
-            include_groups=False) if self.notes else pd.Series(dtype=str)
-        return pd.DataFrame({
-            "unique_id": data.ids,
-            "n": [int(sizes[u]) for u in data.ids],
-            "cv_windows": [self.cv.windows.get(u, 0) for u in data.ids],
-            "model": [choice_label(self.choice[u]) if u in self.choice else None for u in data.ids],
-            "notes": [why.get(u, "") for u in data.ids],
-        })
+        why = (
+            notes_frame(self.notes)
+            .groupby("unique_id")
+            .apply(
+                lambda g: "; ".join(
+                    f"{m + ': ' if m else ''}{r}" for m, r in zip(g["model"], g["reason"], strict=True)
+                ),
+                include_groups=False,
+            )
+            if self.notes
+            else pd.Series(dtype=str)
+        )
+        return pd.DataFrame(
+            {
+                "unique_id": data.ids,
+                "n": [int(sizes[u]) for u in data.ids],
+                "cv_windows": [self.cv.windows.get(u, 0) for u in data.ids],
+                "model": [choice_label(self.choice[u]) if u in self.choice else None for u in data.ids],
+                "notes": [why.get(u, "") for u in data.ids],
+            }
+        )
 
     def summary(self) -> pd.DataFrame:
         """How often each model won, and the mean MASE of the chosen models vs the baseline (series with CV)."""
@@ -697,14 +766,23 @@ class PanelFit:
         labels = pd.Series({u: _column(c) for u, c in self.choice.items()}, dtype=str)
         counts = labels.value_counts().rename("series").to_frame()
         counts["share"] = counts["series"] / max(1, len(labels))
-        scored = [u for u, c in labels.items() if u in per.index and c in per and np.isfinite(per.loc[u, c])
-                  and reg.BASELINE in per and np.isfinite(per.loc[u, reg.BASELINE])]
+        scored = [
+            u
+            for u, c in labels.items()
+            if u in per.index
+            and c in per
+            and np.isfinite(per.loc[u, c])
+            and reg.BASELINE in per
+            and np.isfinite(per.loc[u, reg.BASELINE])
+        ]
         chosen = pd.Series({u: per.loc[u, labels[u]] for u in scored}, dtype=float)
         base = pd.Series({u: per.loc[u, reg.BASELINE] for u in scored}, dtype=float)
-        counts.attrs = {"mase_selected": float(chosen.mean()) if scored else float("nan"),
-                        "mase_baseline": float(base.mean()) if scored else float("nan"),
-                        "share_beating_baseline": float((chosen < base).mean()) if scored else float("nan"),
-                        "series_scored": len(scored)}
+        counts.attrs = {
+            "mase_selected": float(chosen.mean()) if scored else float("nan"),
+            "mase_baseline": float(base.mean()) if scored else float("nan"),
+            "share_beating_baseline": float((chosen < base).mean()) if scored else float("nan"),
+            "series_scored": len(scored),
+        }
         return counts
 
     def beats_baseline(self) -> bool:
@@ -758,22 +836,37 @@ def panel_fit(
     selection = None
     if policy in RULES:
         rule = RULES[policy]
-        cv = cross_validate(data, rule.members(), n_windows=n_windows, refit=rule.refit if refit is None else refit,
-                            **run)
+        cv = cross_validate(
+            data, rule.members(), n_windows=n_windows, refit=rule.refit if refit is None else refit, **run
+        )
         selection = select_combination(cv, data, rule)
         combo_how = selection.how
         choice: dict[str, Choice] = {u: list(selection.members) for u in data.ids}
         cv = with_combo(cv, data, choice, combo_how)
     else:
-        cv = cross_validate(data, models, n_windows=n_windows, combo_k=0 if policy == "panel_combo" else combo_k,
-                            combo_how=combo_how, refit=bool(refit), **run)
+        cv = cross_validate(
+            data,
+            models,
+            n_windows=n_windows,
+            combo_k=0 if policy == "panel_combo" else combo_k,
+            combo_how=combo_how,
+            refit=bool(refit),
+            **run,
+        )
         choice = _choose(cv, data, policy, combo_k)
         if policy == "panel_combo":
             cv = with_combo(cv, data, {u: list(c) for u, c in choice.items()}, combo_how)
     cal = calibrate(cv, data, choice, combo_how, levels, interval_factors) if calibrate_intervals and levels else None
     fc = fit_forecast(data, choice, levels=levels, combo_how=combo_how, calibration=cal, **run)
-    return PanelFit(cv=cv, choice=fc.choice, forecasts=fc.frame, calibration=cal, policy=policy,
-                    notes=list(dict.fromkeys([*cv.notes, *fc.notes])), selection=selection)
+    return PanelFit(
+        cv=cv,
+        choice=fc.choice,
+        forecasts=fc.frame,
+        calibration=cal,
+        policy=policy,
+        notes=list(dict.fromkeys([*cv.notes, *fc.notes])),
+        selection=selection,
+    )
 
 
 def _choose(cv: CVResult, data: SeriesData, policy: Policy, combo_k: int) -> dict[str, Choice]:
@@ -787,5 +880,7 @@ def _choose(cv: CVResult, data: SeriesData, policy: Policy, combo_k: int) -> dic
     if policy == "combo" and combo_k >= 2:
         return {u: cv.combo_members.get(u, default) for u in data.ids}
     best = cv.best_per_series(allow_combo=combo_k >= 2)
-    return {u: (cv.combo_members[u] if best.get(u) == reg.COMBO else str(best[u])) if u in best else default
-            for u in data.ids}
+    return {
+        u: (cv.combo_members[u] if best.get(u) == reg.COMBO else str(best[u])) if u in best else default
+        for u in data.ids
+    }

@@ -16,7 +16,7 @@ class ForecastInputs(Inputs):
 APP = App(
     name="forecast",
     description="Time-series forecasting: features, cross-validation against SeasonalNaive, forecasts with "
-                "80/95% intervals, anomalies. Upload a CSV/Parquet with a date and a value column.",
+    "80/95% intervals, anomalies. Upload a CSV/Parquet with a date and a value column.",
     agent="orrery.forecast.agent:ForecastAgent",
     inputs=ForecastInputs,
     message="what to forecast",

@@ -67,8 +67,9 @@ def check_outputs(outs: list[Path], overwrite: bool) -> None:
     or a folder without write permission."""
     for out in outs:
         if out.suffix.lower() not in OUT_FORMATS:
-            raise ConfigError(f"--out {out}: unknown format {out.suffix or '(none)'!r}; "
-                              "use a .json, .html or .png file name")
+            raise ConfigError(
+                f"--out {out}: unknown format {out.suffix or '(none)'!r}; use a .json, .html or .png file name"
+            )
         if out.is_dir():
             raise ConfigError(f"--out {out} is a folder; name a file in it, e.g. {out / ('report' + '.json')}")
         if out.exists() and not overwrite:
@@ -86,8 +87,9 @@ def write_outputs(result: ForecastResult, outs: list[Path]) -> None:
         elif out.suffix.lower() == ".png":
             write_atomic(out, result.plot)
         else:
-            write_atomic(out, f"<!doctype html><meta charset='utf-8'><title>orrery forecast</title>"
-                              f"{result._repr_html_()}")
+            write_atomic(
+                out, f"<!doctype html><meta charset='utf-8'><title>orrery forecast</title>{result._repr_html_()}"
+            )
         console.print(f"wrote {out}")
 
 
@@ -110,29 +112,55 @@ def dask_client(scheduler: str | None) -> Iterator[Any]:
     try:
         client = Client(scheduler, timeout=f"{SCHEDULER_WAIT_S}s", set_as_default=False)
     except (OSError, TimeoutError) as exc:
-        raise ClusterError(f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}); start it "
-                           "(dask scheduler) or check the address") from None
+        raise ClusterError(
+            f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}); start it "
+            "(dask scheduler) or check the address"
+        ) from None
     with client:
         try:
             client.wait_for_workers(1, timeout=SCHEDULER_WAIT_S)
         except TimeoutError:
-            raise ClusterError(f"the Dask scheduler at {scheduler} has no worker; start one "
-                               f"(dask worker {scheduler})") from None
+            raise ClusterError(
+                f"the Dask scheduler at {scheduler} has no worker; start one (dask worker {scheduler})"
+            ) from None
         yield client
 
 
-def run_forecast(data: str | Path, *, h: int | None, m: int | None, date: str | None, target: str | None,
-                 groupby: list[str] | None, model: str | None, query: list[str] | None, outs: list[Path],
-                 verbose: bool, n_jobs: int, overwrite: bool = False, scheduler: str | None = None) -> ForecastResult:
+def run_forecast(
+    data: str | Path,
+    *,
+    h: int | None,
+    m: int | None,
+    date: str | None,
+    target: str | None,
+    groupby: list[str] | None,
+    model: str | None,
+    query: list[str] | None,
+    outs: list[Path],
+    verbose: bool,
+    n_jobs: int,
+    overwrite: bool = False,
+    scheduler: str | None = None,
+) -> ForecastResult:
     check_outputs(outs, overwrite)
     from orrery.forecast.agent import ForecastAgent
     from orrery.forecast.data import load
 
     series = load(data, date=date, target=target, groupby=groupby or None, m=m, h=h)
     try:
-        with dask_client(scheduler) as client, Progress(
-                SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TimeElapsedColumn(), console=console, transient=True, disable=verbose) as progress:
+        with (
+            dask_client(scheduler) as client,
+            Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
+                transient=True,
+                disable=verbose,
+            ) as progress,
+        ):
             view = ProgressView(progress, len(series.ids))
             agent = ForecastAgent(model, verbose=verbose, n_jobs=n_jobs, client=client, on_event=[view])
             result = agent.analyze(series, query=query[0] if query else None)
@@ -145,43 +173,75 @@ def run_forecast(data: str | Path, *, h: int | None, m: int | None, date: str | 
         raise typer.Exit(INTERRUPTED) from None
     write_outputs(result, outs)
     if result.forecasts.empty or result.status not in ("completed", "invalid"):
-        raise AnalysisFailed(f"the analysis stopped ({result.status}) without a forecast for every series: "
-                             f"{'; '.join(result.warnings[-1:]) or 'see the report'}")
+        raise AnalysisFailed(
+            f"the analysis stopped ({result.status}) without a forecast for every series: "
+            f"{'; '.join(result.warnings[-1:]) or 'see the report'}"
+        )
     return result
 
 
-def forecast(file: Path, h: Annotated[int | None, typer.Option(help="forecast horizon (default 2*m)")] = None,
-             m: Annotated[int | None, typer.Option(help="seasonal period (default: from the frequency)")] = None,
-             date: Annotated[str | None, typer.Option(help="date column (default 'date')")] = None,
-             target: Annotated[str | None, typer.Option(help="target column (default 'value')")] = None,
-             groupby: Annotated[list[str] | None, typer.Option(help="id column(s) of a panel")] = None,
-             model: Annotated[str | None, typer.Option(help="local | openai:MODEL | ollama:MODEL | URL")] = None,
-             llm: Annotated[str | None, typer.Option(hidden=True, help="The old name of --model")] = None,
-             query: Annotated[list[str] | None, typer.Option(help="the request; repeat for follow-ups")] = None,
-             out: Annotated[list[Path] | None, typer.Option(help="report.json | report.html | plot.png")] = None,
-             overwrite: Annotated[bool, typer.Option(help="replace --out files that exist")] = False,
-             verbose: Annotated[bool, typer.Option(help="show every step")] = False,
-             n_jobs: Annotated[int, typer.Option(help="processes for panels (-1: all cores)")] = 1,
-             scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address (e.g. tcp://host:8786): "
-                                                                "fit the panel on that cluster")] = None) -> None:
+def forecast(
+    file: Path,
+    h: Annotated[int | None, typer.Option(help="forecast horizon (default 2*m)")] = None,
+    m: Annotated[int | None, typer.Option(help="seasonal period (default: from the frequency)")] = None,
+    date: Annotated[str | None, typer.Option(help="date column (default 'date')")] = None,
+    target: Annotated[str | None, typer.Option(help="target column (default 'value')")] = None,
+    groupby: Annotated[list[str] | None, typer.Option(help="id column(s) of a panel")] = None,
+    model: Annotated[str | None, typer.Option(help="local | openai:MODEL | ollama:MODEL | URL")] = None,
+    llm: Annotated[str | None, typer.Option(hidden=True, help="The old name of --model")] = None,
+    query: Annotated[list[str] | None, typer.Option(help="the request; repeat for follow-ups")] = None,
+    out: Annotated[list[Path] | None, typer.Option(help="report.json | report.html | plot.png")] = None,
+    overwrite: Annotated[bool, typer.Option(help="replace --out files that exist")] = False,
+    verbose: Annotated[bool, typer.Option(help="show every step")] = False,
+    n_jobs: Annotated[int, typer.Option(help="processes for panels (-1: all cores)")] = 1,
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address (e.g. tcp://host:8786): fit the panel on that cluster")
+    ] = None,
+) -> None:
     """Forecast a CSV or Parquet file with the forecasting agent."""
-    run_forecast(file, h=h, m=m, date=date, target=target, groupby=groupby, model=model or llm, query=query,
-                 outs=out or [], verbose=verbose, n_jobs=n_jobs, overwrite=overwrite, scheduler=scheduler)
+    run_forecast(
+        file,
+        h=h,
+        m=m,
+        date=date,
+        target=target,
+        groupby=groupby,
+        model=model or llm,
+        query=query,
+        outs=out or [],
+        verbose=verbose,
+        n_jobs=n_jobs,
+        overwrite=overwrite,
+        scheduler=scheduler,
+    )
 
 
 DEMO_DIR = Path("orrery-demo")
 
 
-def demo(model: Annotated[str | None, typer.Option(help="default: the embedded local model")] = None,
-         llm: Annotated[str | None, typer.Option(hidden=True, help="The old name of --model")] = None,
-         out_dir: Annotated[Path, typer.Option(help="where the report, page and plot go")] = DEMO_DIR,
-         overwrite: Annotated[bool, typer.Option(help="replace files of that name in --out-dir")] = False,
-         verbose: Annotated[bool, typer.Option(help="show every step")] = True) -> None:
+def demo(
+    model: Annotated[str | None, typer.Option(help="default: the embedded local model")] = None,
+    llm: Annotated[str | None, typer.Option(hidden=True, help="The old name of --model")] = None,
+    out_dir: Annotated[Path, typer.Option(help="where the report, page and plot go")] = DEMO_DIR,
+    overwrite: Annotated[bool, typer.Option(help="replace files of that name in --out-dir")] = False,
+    verbose: Annotated[bool, typer.Option(help="show every step")] = True,
+) -> None:
     """The forecasting agent on bundled monthly airline passengers (1949-1960), offline."""
-    console.print(f"[bold]orrery demo[/]: forecasting {SAMPLE.name} with "
-                  f"{model or llm or 'the embedded local model (first run prepares it, about 490 MB)'}")
-    run_forecast(SAMPLE, h=None, m=None, date=None, target=None, groupby=None, model=model or llm,
-                 query=["Forecast the next two years of passengers and explain the result."],
-                 outs=[out_dir / "report.json", out_dir / "report.html", out_dir / "forecast.png"],
-                 verbose=verbose, n_jobs=1,
-                 overwrite=overwrite or out_dir == DEMO_DIR)  # its own folder: a rerun replaces its files
+    console.print(
+        f"[bold]orrery demo[/]: forecasting {SAMPLE.name} with "
+        f"{model or llm or 'the embedded local model (first run prepares it, about 490 MB)'}"
+    )
+    run_forecast(
+        SAMPLE,
+        h=None,
+        m=None,
+        date=None,
+        target=None,
+        groupby=None,
+        model=model or llm,
+        query=["Forecast the next two years of passengers and explain the result."],
+        outs=[out_dir / "report.json", out_dir / "report.html", out_dir / "forecast.png"],
+        verbose=verbose,
+        n_jobs=1,
+        overwrite=overwrite or out_dir == DEMO_DIR,
+    )  # its own folder: a rerun replaces its files

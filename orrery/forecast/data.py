@@ -127,8 +127,10 @@ def _check_ragged(text: str, path: Path) -> None:
         try:
             row = next(reader, None)
         except csv.Error as exc:  # a field over csv's 128 KB limit, an unterminated quote
-            raise DataError(f"{path}: line {reader.line_num} is not a CSV row ({exc}); a value is too long or a "
-                            "quote is not closed: fix that row") from None
+            raise DataError(
+                f"{path}: line {reader.line_num} is not a CSV row ({exc}); a value is too long or a "
+                "quote is not closed: fix that row"
+            ) from None
         if row is None:
             break
         if not row:
@@ -136,8 +138,10 @@ def _check_ragged(text: str, path: Path) -> None:
         if width is None:
             width = len(row)
         elif len(row) != width:
-            raise DataError(f"{path}: line {reader.line_num} has {len(row)} fields but the header has {width}; "
-                            "fix that row (quote values that contain commas)")
+            raise DataError(
+                f"{path}: line {reader.line_num} has {len(row)} fields but the header has {width}; "
+                "fix that row (quote values that contain commas)"
+            )
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
@@ -223,8 +227,9 @@ def _ids(frame: pd.DataFrame, groups: list[str]) -> pd.Series:
     if joined.nunique() == len(frame[groups].drop_duplicates()):
         return joined
     # "a/b"+"c" and "a"+"b/c" (or 1 and "1") would join to one id and merge two series: keep them apart
-    return frame[groups].apply(lambda r: json.dumps([v.item() if isinstance(v, np.generic) else v for v in r],
-                                                    default=str), axis=1)
+    return frame[groups].apply(
+        lambda r: json.dumps([v.item() if isinstance(v, np.generic) else v for v in r], default=str), axis=1
+    )
 
 
 def _numeric(column: pd.Series, name: str) -> pd.Series:
@@ -259,8 +264,10 @@ def _dates(column: pd.Series, name: str, notes: list[str], ids: pd.Series) -> pd
 
 
 def _all_numbers(column: pd.Series) -> bool:
-    return column.dtype == object and column.map(lambda v: isinstance(v, int | float | np.number)
-                                                 and not isinstance(v, bool)).all()
+    return (
+        column.dtype == object
+        and column.map(lambda v: isinstance(v, int | float | np.number) and not isinstance(v, bool)).all()
+    )
 
 
 def _periods(values: pd.Series, name: str) -> pd.Series:
@@ -268,8 +275,10 @@ def _periods(values: pd.Series, name: str) -> pd.Series:
         raise DataError(f"date column {name!r} has missing or infinite numbers; every row needs a period number")
     if not (values == np.round(values)).all():
         frac = values[values != np.round(values)].iloc[0]
-        raise DataError(f"date column {name!r} holds fractional numbers (e.g. {frac}), not dates or whole periods; "
-                        "use ISO dates like 2024-01-31 or integer period numbers 1, 2, 3, ...")
+        raise DataError(
+            f"date column {name!r} holds fractional numbers (e.g. {frac}), not dates or whole periods; "
+            "use ISO dates like 2024-01-31 or integer period numbers 1, 2, 3, ..."
+        )
     return values.astype("int64")
 
 
@@ -382,8 +391,10 @@ def _check_lengths(long: pd.DataFrame, min_length: int) -> None:
     short = sizes[sizes < min_length]
     if len(short):
         uid, n = short.index[0], int(short.iloc[0])
-        raise DataError(f"series {uid!r} has {n} observations but needs at least {min_length}; "
-                        "pass more history or a smaller min_length")
+        raise DataError(
+            f"series {uid!r} has {n} observations but needs at least {min_length}; "
+            "pass more history or a smaller min_length"
+        )
 
 
 MOSTLY = 0.8  # share of points above which a series is "mostly zero" / "mostly imputed"

@@ -129,8 +129,13 @@ def interval_columns(model: str, levels: Sequence[int] = LEVELS) -> list[str]:
     return [f"{model}-{side}-{lv}" for lv in levels for side in ("lo", "hi")]
 
 
-def combine(frame: pd.DataFrame, members: Sequence[str], how: Literal["mean", "median"] = "mean",
-            name: str = COMBO, levels: Sequence[int] = ()) -> pd.DataFrame:
+def combine(
+    frame: pd.DataFrame,
+    members: Sequence[str],
+    how: Literal["mean", "median"] = "mean",
+    name: str = COMBO,
+    levels: Sequence[int] = (),
+) -> pd.DataFrame:
     """Add the combination column `name` (and its interval bounds) as mean or median of `members`' columns.
 
     Averaged member bounds ignore the disagreement between members and are too narrow in practice (M3: 0.70

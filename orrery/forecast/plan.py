@@ -83,8 +83,16 @@ class Runner:
     on_progress: Progress | None = None
     refit: bool = False  # CV: refit every window (True) or fit at the first cutoff and only filter on (False)
 
-    def run(self, df: pd.DataFrame, names: Sequence[str], m: int, *, stage: str, n_windows: int = 0,
-            levels: Sequence[int] = ()) -> tuple[pd.DataFrame, list[Note], dict[str, int]]:
+    def run(
+        self,
+        df: pd.DataFrame,
+        names: Sequence[str],
+        m: int,
+        *,
+        stage: str,
+        n_windows: int = 0,
+        levels: Sequence[int] = (),
+    ) -> tuple[pd.DataFrame, list[Note], dict[str, int]]:
         """Cross-validate (stage "cv", up to n_windows per series) or forecast (stage "forecast") `names`.
 
         Returns statsforecast's wide frame (a model's columns NaN where it was skipped or failed), the notes,
@@ -108,8 +116,9 @@ class Runner:
         out = out.reindex(columns=keys + cols)
         return out, notes, windows
 
-    def _plan(self, df: pd.DataFrame, names: Sequence[str], m: int, stage: str, n_windows: int, intervals: bool
-              ) -> tuple[dict[tuple[int, int, tuple[str, ...]], list[str]], list[Note], dict[str, int]]:
+    def _plan(
+        self, df: pd.DataFrame, names: Sequence[str], m: int, stage: str, n_windows: int, intervals: bool
+    ) -> tuple[dict[tuple[int, int, tuple[str, ...]], list[str]], list[Note], dict[str, int]]:
         groups: dict[tuple[int, int, tuple[str, ...]], list[str]] = {}
         notes: list[Note] = []
         windows: dict[str, int] = {}
@@ -119,22 +128,36 @@ class Runner:
             if stage == "cv":
                 windows[uid] = w
                 if w == 0:
-                    notes.append(Note(uid, "", "cv", f"no CV window: {n} observations, fewer than "
-                                                     f"{MIN_TRAIN} + h={self.h}; the forecast is not cross-validated"))
+                    notes.append(
+                        Note(
+                            uid,
+                            "",
+                            "cv",
+                            f"no CV window: {n} observations, fewer than "
+                            f"{MIN_TRAIN} + h={self.h}; the forecast is not cross-validated",
+                        )
+                    )
                     continue
             fit_n = n - w * self.h
             ok, skipped = eligible(names, fit_n, m, self.h, intervals)
             notes += [Note(uid, k, stage, why) for k, why in skipped.items()]
             season = season_for(fit_n, m)
             if m > 1 and season == 1:
-                notes.append(Note(uid, "", stage, f"fewer than two seasons ({fit_n} < {2 * m} observations): "
-                                                  "fitted without seasonality"))
+                notes.append(
+                    Note(
+                        uid,
+                        "",
+                        stage,
+                        f"fewer than two seasons ({fit_n} < {2 * m} observations): fitted without seasonality",
+                    )
+                )
             if ok:
                 groups.setdefault((w, season, tuple(ok)), []).append(uid)
         return groups, notes, windows
 
-    def _safe(self, df: pd.DataFrame, models: list[str], season: int, stage: str, w: int,
-              levels: Sequence[int]) -> tuple[pd.DataFrame | None, list[Note]]:
+    def _safe(
+        self, df: pd.DataFrame, models: list[str], season: int, stage: str, w: int, levels: Sequence[int]
+    ) -> tuple[pd.DataFrame | None, list[Note]]:
         """Fit; on an exception bisect the series, then split the models, so only the failing pair is lost."""
         try:
             out = self._call(df, models, season, stage, w, levels)
@@ -156,8 +179,9 @@ class Runner:
             return None, [Note(str(uids[0]), models[0], stage, reason)]
         return _drop_nonfinite(out, models, stage)
 
-    def _call(self, df: pd.DataFrame, models: list[str], season: int, stage: str, w: int,
-              levels: Sequence[int]) -> pd.DataFrame:
+    def _call(
+        self, df: pd.DataFrame, models: list[str], season: int, stage: str, w: int, levels: Sequence[int]
+    ) -> pd.DataFrame:
         built = reg.build(models, season, self.h)
         kw: dict[str, Any] = {"h": self.h}
         if stage == "cv":
@@ -183,7 +207,7 @@ def reg_interval_columns(names: Sequence[str], levels: Sequence[int]) -> list[st
 def _chunks(uids: list[str], split: bool) -> list[list[str]]:
     """With a progress callback, about 20 steps per group (at least 20 series each, to stay vectorised)."""
     size = max(20, -(-len(uids) // 20)) if split else len(uids)
-    return [uids[i:i + size] for i in range(0, len(uids), size)]
+    return [uids[i : i + size] for i in range(0, len(uids), size)]
 
 
 def _concat(a: pd.DataFrame | None, b: pd.DataFrame | None) -> pd.DataFrame | None:
@@ -260,11 +284,15 @@ def _result(client: Any, future: Any) -> pd.DataFrame:
                 continue
             since = since or time.monotonic()
             if time.monotonic() - since > LOST_AFTER_S:
-                raise ClusterError(f"the Dask cluster at {client.scheduler.address} has had no worker for "
-                                   f"{LOST_AFTER_S:.0f} s mid-run; start workers (dask worker ADDRESS) and run again")
+                raise ClusterError(
+                    f"the Dask cluster at {client.scheduler.address} has had no worker for "
+                    f"{LOST_AFTER_S:.0f} s mid-run; start workers (dask worker ADDRESS) and run again"
+                )
     except KilledWorker:
-        raise ClusterError(f"Dask workers died {1 + int(dask_config('distributed.scheduler.allowed-failures'))} "
-                           "times running one fit; give the workers more memory or run without --scheduler") from None
+        raise ClusterError(
+            f"Dask workers died {1 + int(dask_config('distributed.scheduler.allowed-failures'))} "
+            "times running one fit; give the workers more memory or run without --scheduler"
+        ) from None
     except (OSError, CommClosedError) as exc:
         raise ClusterError(f"lost the Dask scheduler mid-run ({type(exc).__name__}); check it and run again") from None
     finally:

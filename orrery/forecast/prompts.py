@@ -35,11 +35,23 @@ AutoETS, AutoTheta and AutoCES, cross-validated for its intervals and the baseli
 some models or for cross-validation still get a forecast."""
 
 
-_UNITS = {"MS": ("monthly", "months"), "ME": ("monthly", "months"), "M": ("monthly", "months"),
-          "QS": ("quarterly", "quarters"), "QE": ("quarterly", "quarters"), "Q": ("quarterly", "quarters"),
-          "YS": ("yearly", "years"), "YE": ("yearly", "years"), "Y": ("yearly", "years"), "A": ("yearly", "years"),
-          "W": ("weekly", "weeks"), "D": ("daily", "days"), "B": ("business-day", "days"), "h": ("hourly", "hours"),
-          "H": ("hourly", "hours")}
+_UNITS = {
+    "MS": ("monthly", "months"),
+    "ME": ("monthly", "months"),
+    "M": ("monthly", "months"),
+    "QS": ("quarterly", "quarters"),
+    "QE": ("quarterly", "quarters"),
+    "Q": ("quarterly", "quarters"),
+    "YS": ("yearly", "years"),
+    "YE": ("yearly", "years"),
+    "Y": ("yearly", "years"),
+    "A": ("yearly", "years"),
+    "W": ("weekly", "weeks"),
+    "D": ("daily", "days"),
+    "B": ("business-day", "days"),
+    "h": ("hourly", "hours"),
+    "H": ("hourly", "hours"),
+}
 
 
 def system_prompt(data: SeriesData) -> str:
@@ -49,39 +61,50 @@ def system_prompt(data: SeriesData) -> str:
 def task_prompt(data: SeriesData, query: str | None) -> str:
     df = data.df
     unit = _UNITS.get(str(data.freq).split("-")[0], ("", "steps"))
-    lines = [f"Data: {data.df['unique_id'].nunique()} series, {len(df)} {unit[0]} observations "
-             f"(frequency {data.freq}), seasonal period m={data.m}, forecast horizon h={data.h} {unit[1]}.",
-             f"From {df['ds'].min()} to {df['ds'].max()}; last values: "
-             f"{', '.join(f'{v:g}' for v in df['y'].tail(6))}."]
+    lines = [
+        f"Data: {data.df['unique_id'].nunique()} series, {len(df)} {unit[0]} observations "
+        f"(frequency {data.freq}), seasonal period m={data.m}, forecast horizon h={data.h} {unit[1]}.",
+        f"From {df['ds'].min()} to {df['ds'].max()}; last values: {', '.join(f'{v:g}' for v in df['y'].tail(6))}.",
+    ]
     if data.imputed:
         lines.append(f"Missing values imputed: {sum(data.imputed.values())}.")
     lines.append(f"Request: {query or 'Forecast this series and explain the result.'}")
     return "\n".join(lines)
 
 
-COMMENTARY = ("Add a short commentary for a manager, at most four sentences: why the winning model suits this "
-              "data, what the forecast means, and whether the anomalies matter. Quote only numbers the tools "
-              "returned.")
-PANEL_COMMENTARY = ("Add a short commentary for a manager, at most four sentences: which models the series got, "
-                    "whether they beat the SeasonalNaive baseline, and what that means for planning. Quote only "
-                    "numbers the tools returned.")  # panels get no anomaly step, so none is asked about
+COMMENTARY = (
+    "Add a short commentary for a manager, at most four sentences: why the winning model suits this "
+    "data, what the forecast means, and whether the anomalies matter. Quote only numbers the tools "
+    "returned."
+)
+PANEL_COMMENTARY = (
+    "Add a short commentary for a manager, at most four sentences: which models the series got, "
+    "whether they beat the SeasonalNaive baseline, and what that means for planning. Quote only "
+    "numbers the tools returned."
+)  # panels get no anomaly step, so none is asked about
 
 
 def baseline_retry(best: str, best_mase: float, base_mase: float, untried: list[str]) -> str:
-    return (f"The best model so far, {best} (MASE {best_mase:.3f}), does not beat the SeasonalNaive baseline "
-            f"(MASE {base_mase:.3f}). Cross-validate other models ({', '.join(untried[:6]) or 'any'}) or a "
-            "combination (combo_k=3), then forecast with the winner and finish again.")
+    return (
+        f"The best model so far, {best} (MASE {best_mase:.3f}), does not beat the SeasonalNaive baseline "
+        f"(MASE {base_mase:.3f}). Cross-validate other models ({', '.join(untried[:6]) or 'any'}) or a "
+        "combination (combo_k=3), then forecast with the winner and finish again."
+    )
 
 
 def panel_baseline_retry(policy: str, mase: float, base_mase: float) -> str:
-    return (f"The panel's forecasts (policy '{policy}', mean CV MASE {mase:.3f}) do not beat the SeasonalNaive "
-            f"baseline (MASE {base_mase:.3f}). Call panel_fit with policy='best': each series then keeps the model "
-            "that was best in its own cross-validation, SeasonalNaive included.")
+    return (
+        f"The panel's forecasts (policy '{policy}', mean CV MASE {mase:.3f}) do not beat the SeasonalNaive "
+        f"baseline (MASE {base_mase:.3f}). Call panel_fit with policy='best': each series then keeps the model "
+        "that was best in its own cross-validation, SeasonalNaive included."
+    )
 
 
 def grounding_retry(bad: list[str]) -> str:
-    return (f"Your analysis quotes numbers that no tool returned: {', '.join(bad[:10])}. Rewrite it using only "
-            "numbers exactly as the tools returned them.")
+    return (
+        f"Your analysis quotes numbers that no tool returned: {', '.join(bad[:10])}. Rewrite it using only "
+        "numbers exactly as the tools returned them."
+    )
 
 
 def summary_from_deps(deps: ForecastDeps) -> str:
@@ -90,8 +113,10 @@ def summary_from_deps(deps: ForecastDeps) -> str:
     parts = []
     f = deps.features
     if f:
-        parts.append(f"Trend {f.get('trend', '?')} (strength {f.get('trend_strength', 0):.2f}), seasonality "
-                     f"{f.get('seasonality', '?')} (strength {f.get('seasonal_strength', 0):.2f}).")
+        parts.append(
+            f"Trend {f.get('trend', '?')} (strength {f.get('trend_strength', 0):.2f}), seasonality "
+            f"{f.get('seasonality', '?')} (strength {f.get('seasonal_strength', 0):.2f})."
+        )
     cv, fit = deps.cv, deps.panel
     if fit is not None:
         parts.append(_panel_accuracy(fit))
@@ -130,8 +155,10 @@ def _panel_accuracy(fit: PanelFit) -> str:
         return f"Forecast with {models}; no series was long enough for a CV window."
     verdict = "beats" if fit.beats_baseline() else "does not beat"
     better = round(a["share_beating_baseline"] * a["series_scored"])
-    return (f"Forecast with {models}: mean CV MASE {a['mase_selected']:.3f}, which {verdict} {reg.BASELINE} "
-            f"({a['mase_baseline']:.3f}); better than it on {better} of {a['series_scored']} series.")
+    return (
+        f"Forecast with {models}: mean CV MASE {a['mase_selected']:.3f}, which {verdict} {reg.BASELINE} "
+        f"({a['mase_baseline']:.3f}); better than it on {better} of {a['series_scored']} series."
+    )
 
 
 def _forecast_sentence(fc: pd.DataFrame) -> str:
@@ -139,8 +166,9 @@ def _forecast_sentence(fc: pd.DataFrame) -> str:
     span = f"{_date(fc['ds'].min())} to {_date(fc['ds'].max())}"
     if fc["unique_id"].nunique() > 1:  # a first and a last value of different series would mean nothing
         return f"Forecasts for {fc['unique_id'].nunique()} series, {span} (per-series table below)."
-    band = (f" (80% interval {last['lo_80']:.1f} to {last['hi_80']:.1f})"
-            if {"lo_80", "hi_80"} <= set(fc.columns) else "")
+    band = (
+        f" (80% interval {last['lo_80']:.1f} to {last['hi_80']:.1f})" if {"lo_80", "hi_80"} <= set(fc.columns) else ""
+    )
     return f"Forecast for {span}: {first['mean']:.1f} at the start, {last['mean']:.1f} at the end{band}."
 
 

@@ -50,8 +50,10 @@ class ForecastResult:
     def accuracy_from_cv(cv: CVResult) -> dict[str, dict[str, Any]]:
         table = cv.table()
         windows = [c for c in table.columns if c.startswith("window_")]
-        return {str(m): {"windows": [float(row[w]) for w in windows], "mean": float(row["mean"])}
-                for m, row in table.iterrows()}
+        return {
+            str(m): {"windows": [float(row[w]) for w in windows], "mean": float(row["mean"])}
+            for m, row in table.iterrows()
+        }
 
     # ------------------------------------------------------------------ export
 
@@ -94,13 +96,28 @@ class ForecastResult:
     def views(self) -> list[View]:
         """The forecast with its bands and anomalies, then the cross-validation table."""
         d = self.to_dict()
-        history = [{"unique_id": str(r["unique_id"]), "ds": str(r["ds"])[:10], "y": _plain(r["y"])}
-                   for r in self.history.to_dict("records")]
-        out: list[View] = [Forecast(best_model=d["best_model"], beats_baseline=d["beats_baseline"], history=history,
-                                    forecasts=d["forecasts"], anomalies=d["anomalies"])]
+        history = [
+            {"unique_id": str(r["unique_id"]), "ds": str(r["ds"])[:10], "y": _plain(r["y"])}
+            for r in self.history.to_dict("records")
+        ]
+        out: list[View] = [
+            Forecast(
+                best_model=d["best_model"],
+                beats_baseline=d["beats_baseline"],
+                history=history,
+                forecasts=d["forecasts"],
+                anomalies=d["anomalies"],
+            )
+        ]
         if self.accuracy:
-            rows = [{"model": m, "mean MASE": _plain(a["mean"]),
-                     **{f"window {i + 1}": _plain(w) for i, w in enumerate(a["windows"])}} for m, a in d["accuracy"].items()]
+            rows = [
+                {
+                    "model": m,
+                    "mean MASE": _plain(a["mean"]),
+                    **{f"window {i + 1}": _plain(w) for i, w in enumerate(a["windows"])},
+                }
+                for m, a in d["accuracy"].items()
+            ]
             out.append(TableView(title="Cross-validation (MASE, lower is better)", rows=rows))
         return out
 
@@ -118,9 +135,11 @@ class ForecastResult:
 
     def __rich__(self) -> Group:
         color = "green" if self.beats_baseline else "red"
-        head = Text.assemble((f" {self.badge} ", f"bold white on {color}"),
-                             f"  best model: {self.best_model or '-'}  ",
-                             ("beats SeasonalNaive" if self.beats_baseline else "does not beat SeasonalNaive", color))
+        head = Text.assemble(
+            (f" {self.badge} ", f"bold white on {color}"),
+            f"  best model: {self.best_model or '-'}  ",
+            ("beats SeasonalNaive" if self.beats_baseline else "does not beat SeasonalNaive", color),
+        )
         parts: list[Any] = [head]
         if self.narrative:
             parts.append(Panel(self.narrative, title="Analysis", border_style="cyan"))
@@ -139,12 +158,25 @@ class ForecastResult:
         anomalies, and what happened to short or failing series. The full tables are in the report."""
         color = "green" if self.beats_baseline else "red"
         base = self.accuracy.get("SeasonalNaive", {}).get("mean")
-        best = self.selected_mase if self.selected_mase is not None else \
-            self.accuracy.get(str(self.best_model), {}).get("mean")
-        versus = (f"CV MASE {best:.3f} vs SeasonalNaive {base:.3f}" if best is not None and base is not None
-                  else "not cross-validated" if not self.accuracy else "")
-        parts: list[Any] = [Text.assemble((f" {self.badge} ", f"bold white on {color}"),
-                                          f"  best model: {self.best_model or '-'}  ", (versus, color))]
+        best = (
+            self.selected_mase
+            if self.selected_mase is not None
+            else self.accuracy.get(str(self.best_model), {}).get("mean")
+        )
+        versus = (
+            f"CV MASE {best:.3f} vs SeasonalNaive {base:.3f}"
+            if best is not None and base is not None
+            else "not cross-validated"
+            if not self.accuracy
+            else ""
+        )
+        parts: list[Any] = [
+            Text.assemble(
+                (f" {self.badge} ", f"bold white on {color}"),
+                f"  best model: {self.best_model or '-'}  ",
+                (versus, color),
+            )
+        ]
         if self.narrative:
             parts.append(Panel(self.narrative, title="Analysis", border_style="cyan"))
         if self.commentary_omitted:
@@ -154,22 +186,35 @@ class ForecastResult:
                 nxt = self.forecasts.head(rows).drop(columns=["unique_id", "model"], errors="ignore")
             else:
                 nxt = self.forecasts.groupby("unique_id", sort=False).head(1).head(rows)
-            title = f"Next forecasts ({self.forecasts['model'].iloc[0]})" if self.panel is None \
+            title = (
+                f"Next forecasts ({self.forecasts['model'].iloc[0]})"
+                if self.panel is None
                 else "Next forecast per series"
+            )
             parts.append(self._frame_table(nxt, title, rows))
         if len(self.anomalies) and "score" in self.anomalies:
             top = self.anomalies.sort_values("score", ascending=False).head(anomalies)
-            parts.append(self._frame_table(top[_anomaly_cols(top)], f"Top anomalies ({len(self.anomalies)} in all)",
-                                           anomalies))
+            parts.append(
+                self._frame_table(top[_anomaly_cols(top)], f"Top anomalies ({len(self.anomalies)} in all)", anomalies)
+            )
         if self.panel is not None:
             counts = self.panel["model"].value_counts()
             noted = int((self.panel["notes"] != "").sum()) if "notes" in self.panel else 0
-            parts.append(Text(f"{len(self.panel)} series: " + ", ".join(f"{k} x{v}" for k, v in counts.items())
-                              + (f"; {noted} with notes (short, skipped or failed fits: see the report)"
-                                 if noted else "")))
+            parts.append(
+                Text(
+                    f"{len(self.panel)} series: "
+                    + ", ".join(f"{k} x{v}" for k, v in counts.items())
+                    + (f"; {noted} with notes (short, skipped or failed fits: see the report)" if noted else "")
+                )
+            )
         elif len(self.notes):
-            parts.append(Text("notes: " + "; ".join(f"{r.model + ': ' if r.model else ''}{r.reason}"
-                                                     for r in self.notes.itertuples()), style="yellow"))
+            parts.append(
+                Text(
+                    "notes: "
+                    + "; ".join(f"{r.model + ': ' if r.model else ''}{r.reason}" for r in self.notes.itertuples()),
+                    style="yellow",
+                )
+            )
         parts += [Text(f"warning: {w}", style="yellow") for w in self.warnings]
         return Group(*parts)
 
@@ -187,16 +232,23 @@ class ForecastResult:
     def _frame_table(frame: pd.DataFrame, title: str, limit: int) -> Table:
         table = Table(title=title if len(frame) <= limit else f"{title} (first {limit} of {len(frame)})")
         for col in frame.columns:  # fold, never cut: an ellipsis in a number hides its digits
-            table.add_column("series" if col == "unique_id" else str(col), overflow="fold",
-                             justify="right" if pd.api.types.is_numeric_dtype(frame[col]) else "left")
+            table.add_column(
+                "series" if col == "unique_id" else str(col),
+                overflow="fold",
+                justify="right" if pd.api.types.is_numeric_dtype(frame[col]) else "left",
+            )
         for row in frame.head(limit).itertuples(index=False):
             table.add_row(*[_fmt(v) for v in row])
         return table
 
     def _repr_html_(self) -> str:
         color = "#1a7f37" if self.beats_baseline else "#cf222e"
-        acc = pd.DataFrame({m: {**{f"w{i + 1}": w for i, w in enumerate(a["windows"])}, "mean": a["mean"]}
-                            for m, a in self.accuracy.items()}).T
+        acc = pd.DataFrame(
+            {
+                m: {**{f"w{i + 1}": w for i, w in enumerate(a["windows"])}, "mean": a["mean"]}
+                for m, a in self.accuracy.items()
+            }
+        ).T
         best = self.best_model
 
         def highlight(row: pd.Series) -> list[str]:
@@ -207,17 +259,24 @@ class ForecastResult:
             ("Analysis", f"<p>{html.escape(self.narrative)}</p>", True),
             ("Accuracy (MASE)", acc_html, True),
             ("Forecasts", self.forecasts.to_html(index=False, float_format="%.3f"), True),
-            ("Anomalies", self.anomalies.to_html(index=False, float_format="%.3f") if len(self.anomalies)
-             else "<p>none</p>", False),
-            ("Model per series" if self.panel is not None else "Notes",
-             (self.panel if self.panel is not None else self.notes).to_html(index=False)
-             if self.panel is not None or len(self.notes) else "<p>none</p>", self.panel is not None),
+            (
+                "Anomalies",
+                self.anomalies.to_html(index=False, float_format="%.3f") if len(self.anomalies) else "<p>none</p>",
+                False,
+            ),
+            (
+                "Model per series" if self.panel is not None else "Notes",
+                (self.panel if self.panel is not None else self.notes).to_html(index=False)
+                if self.panel is not None or len(self.notes)
+                else "<p>none</p>",
+                self.panel is not None,
+            ),
             ("Features", pd.Series(_plain(self.features), dtype=object).to_frame("value").to_html(), False),
         ]
-        body = "".join(f"<details{' open' if o else ''}><summary><b>{t}</b></summary>{c}</details>"
-                       for t, c, o in sections)
-        badge = (f'<span style="background:{color};color:white;padding:2px 8px;border-radius:4px">'
-                 f"{self.badge}</span>")
+        body = "".join(
+            f"<details{' open' if o else ''}><summary><b>{t}</b></summary>{c}</details>" for t, c, o in sections
+        )
+        badge = f'<span style="background:{color};color:white;padding:2px 8px;border-radius:4px">{self.badge}</span>'
         return f"<div>{badge} best model: <b>{html.escape(str(best))}</b>{body}</div>"
 
     # ------------------------------------------------------------------ plot
@@ -237,8 +296,9 @@ class ForecastResult:
         fc = self.forecasts[self.forecasts["unique_id"] == uid] if len(self.forecasts) else self.forecasts
         an = self.anomalies[self.anomalies["unique_id"] == uid] if len(self.anomalies) else self.anomalies
         bands = [c for lv in (95, 80) for c in (f"lo_{lv}", f"hi_{lv}") if c in fc]
-        scale = _plot_scale([hist["y"], *([fc[c] for c in ["mean", *bands]] if len(fc) else []),
-                             *([an["y"]] if len(an) else [])])
+        scale = _plot_scale(
+            [hist["y"], *([fc[c] for c in ["mean", *bands]] if len(fc) else []), *([an["y"]] if len(an) else [])]
+        )
 
         def y(values: pd.Series) -> np.ndarray:
             out = values.to_numpy(dtype=float) / scale
@@ -250,10 +310,21 @@ class ForecastResult:
             if len(fc):
                 for lv, alpha in ((95, 0.15), (80, 0.3)):
                     if f"lo_{lv}" in fc:
-                        ax.fill_between(fc["ds"], y(fc[f"lo_{lv}"]), y(fc[f"hi_{lv}"]), color="tab:blue",
-                                        alpha=alpha, label=f"{lv}% interval")
-                ax.plot(fc["ds"], y(fc["mean"]), color="tab:blue", lw=1.6,
-                        label=_literal(f"forecast ({fc['model'].iloc[0]})"))
+                        ax.fill_between(
+                            fc["ds"],
+                            y(fc[f"lo_{lv}"]),
+                            y(fc[f"hi_{lv}"]),
+                            color="tab:blue",
+                            alpha=alpha,
+                            label=f"{lv}% interval",
+                        )
+                ax.plot(
+                    fc["ds"],
+                    y(fc["mean"]),
+                    color="tab:blue",
+                    lw=1.6,
+                    label=_literal(f"forecast ({fc['model'].iloc[0]})"),
+                )
             if len(an):
                 ax.scatter(an["ds"], y(an["y"]), color="red", zorder=5, label="anomaly")
             if scale != 1.0:

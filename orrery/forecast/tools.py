@@ -95,19 +95,29 @@ def cross_validate(ctx: Ctx, models: list[str], n_windows: int = 3, combo_k: int
         combo_k: size of the best-k combination (0 for none)
     """
     data = _data(ctx)
-    cv = A.cross_validate(data, _names(models), n_windows=n_windows, combo_k=combo_k,
-                          n_jobs=ctx.deps.n_jobs, client=ctx.deps.client)
+    cv = A.cross_validate(
+        data, _names(models), n_windows=n_windows, combo_k=combo_k, n_jobs=ctx.deps.n_jobs, client=ctx.deps.client
+    )
     ctx.deps.cv, ctx.deps.best_model = cv, cv.best()
     if cv.scores.empty:
-        return {"cv_windows": 0, "best": None, "beats_baseline": False,
-                "note": f"the series is too short for a CV window of h={data.h}: generate_forecast with any model; "
-                        "models it is too short for are replaced by a fallback"}
+        return {
+            "cv_windows": 0,
+            "best": None,
+            "beats_baseline": False,
+            "note": f"the series is too short for a CV window of h={data.h}: generate_forecast with any model; "
+            "models it is too short for are replaced by a fallback",
+        }
     table = ForecastResult.accuracy_from_cv(cv)
-    return {"mase": {m: {"windows": [round(w, 3) for w in v["windows"]], "mean": round(v["mean"], 3)}
-                     for m, v in table.items()},
-            "best": cv.best(), "baseline": reg.BASELINE, "beats_baseline": cv.beats_baseline(),
-            "combo_members": cv.combo_members.get(data.ids[0]) if not data.is_panel else None,
-            "skipped": {n.model: n.reason for n in cv.notes if n.model}}
+    return {
+        "mase": {
+            m: {"windows": [round(w, 3) for w in v["windows"]], "mean": round(v["mean"], 3)} for m, v in table.items()
+        },
+        "best": cv.best(),
+        "baseline": reg.BASELINE,
+        "beats_baseline": cv.beats_baseline(),
+        "combo_members": cv.combo_members.get(data.ids[0]) if not data.is_panel else None,
+        "skipped": {n.model: n.reason for n in cv.notes if n.model},
+    }
 
 
 def _choice(ctx: Ctx, model: str) -> A.Choice:
@@ -132,8 +142,9 @@ def generate_forecast(ctx: Ctx, model: str, h: int | None = None) -> dict[str, A
     choice = _choice(ctx, model)
     cv = ctx.deps.cv
     cal = A.calibrate(cv, data, choice) if cv is not None and not cv.scores.empty and h in (None, data.h) else None
-    result = A.fit_forecast(data, choice, h=h, calibration=cal, n_jobs=ctx.deps.n_jobs, client=ctx.deps.client,
-                            on_progress=ctx.progress)
+    result = A.fit_forecast(
+        data, choice, h=h, calibration=cal, n_jobs=ctx.deps.n_jobs, client=ctx.deps.client, on_progress=ctx.progress
+    )
     fc = result.frame
     if fc.empty:
         raise ToolError(f"no model could be fitted: {'; '.join(n.reason for n in result.notes)}")
@@ -148,7 +159,8 @@ def _forecast_view(fc: pd.DataFrame) -> dict[str, Any]:
     bounds = [c for c in fc.columns if c.startswith(("lo_", "hi_"))]
     ends = fc.iloc[[0, -1]] if len(fc) > 1 else fc
     return {"forecasts": _columns(fc[["ds", "mean"]], digits=1)} | (
-        {"intervals": _columns(ends[["ds", *bounds]], digits=1)} if bounds else {})
+        {"intervals": _columns(ends[["ds", *bounds]], digits=1)} if bounds else {}
+    )
 
 
 @tool(available=after("cross_validate"))
@@ -167,7 +179,8 @@ def detect_anomalies(ctx: Ctx, model: str | None = None, level: float = 99) -> d
     cols = ["ds", "y", "fitted", "score"] if not _data(ctx).is_panel else ["unique_id", "ds", "y", "fitted", "score"]
     data = _data(ctx)
     return {"count": len(flagged), "level": level, "largest": _columns(top[cols])} | (
-        {"not_scanned": {uid: f"series is {flag}" for uid, flag in data.flags.items()}} if data.flags else {})
+        {"not_scanned": {uid: f"series is {flag}" for uid, flag in data.flags.items()}} if data.flags else {}
+    )
 
 
 @tool
@@ -220,15 +233,23 @@ def compare_models(ctx: Ctx, models: list[str], series: str | None = None) -> di
 def panel_analyze(ctx: Ctx) -> dict[str, Any]:
     """Features of every series in the panel, summarised (how many trend, seasonal, intermittent)."""
     feats = A.panel_analyze(_data(ctx))
-    return {"series": len(feats), "trend": feats["trend"].value_counts().to_dict(),
-            "seasonality": feats["seasonality"].value_counts().to_dict(),
-            "demand_class": feats["demand_class"].value_counts().to_dict(),
-            "mean_entropy": round(float(feats["entropy"].mean()), 3)}
+    return {
+        "series": len(feats),
+        "trend": feats["trend"].value_counts().to_dict(),
+        "seasonality": feats["seasonality"].value_counts().to_dict(),
+        "demand_class": feats["demand_class"].value_counts().to_dict(),
+        "mean_entropy": round(float(feats["entropy"].mean()), 3),
+    }
 
 
 @tool(available=_is_panel)
-def panel_fit(ctx: Ctx, models: list[str] | None = None, n_windows: int = 2, combo_k: int = 0,
-              policy: Literal["auto", "panel_combo", "best", "combo"] = "auto") -> dict[str, Any]:
+def panel_fit(
+    ctx: Ctx,
+    models: list[str] | None = None,
+    n_windows: int = 2,
+    combo_k: int = 0,
+    policy: Literal["auto", "panel_combo", "best", "combo"] = "auto",
+) -> dict[str, Any]:
     """Cross-validate and forecast every series. 'auto' (default): the mean of AutoETS, AutoTheta and AutoCES;
     'panel_combo': the mean of the k models best on the whole panel; 'best': each series' own best;
     'combo': each series' own best-k mean. Series too short for some models or for CV still get a forecast.
@@ -239,15 +260,27 @@ def panel_fit(ctx: Ctx, models: list[str] | None = None, n_windows: int = 2, com
         combo_k: size of the best-k combination (0: 3 for panel_combo, none otherwise)
         policy: 'auto', 'panel_combo', 'best' or 'combo'
     """
-    fit = A.panel_fit(_data(ctx), _names(models or reg.DEFAULT_CANDIDATES), n_windows=n_windows, combo_k=combo_k,
-                      policy=policy, n_jobs=ctx.deps.n_jobs, client=ctx.deps.client, on_progress=ctx.progress)
+    fit = A.panel_fit(
+        _data(ctx),
+        _names(models or reg.DEFAULT_CANDIDATES),
+        n_windows=n_windows,
+        combo_k=combo_k,
+        policy=policy,
+        n_jobs=ctx.deps.n_jobs,
+        client=ctx.deps.client,
+        on_progress=ctx.progress,
+    )
     d = ctx.deps
     d.panel, d.cv, d.forecasts, d.best_model = fit, fit.cv, fit.forecasts, _panel_label(fit)
     summary = fit.summary()
     attrs = {k: round(v, 3) for k, v in summary.attrs.items() if np.isfinite(v)}
-    return {"wins": summary["series"].to_dict(), **attrs, "beats_baseline": fit.beats_baseline(),
-            "series_without_cv": sum(1 for w in fit.cv.windows.values() if w == 0),
-            "series_with_notes": int(A.notes_frame(fit.notes)["unique_id"].nunique())}
+    return {
+        "wins": summary["series"].to_dict(),
+        **attrs,
+        "beats_baseline": fit.beats_baseline(),
+        "series_without_cv": sum(1 for w in fit.cv.windows.values() if w == 0),
+        "series_with_notes": int(A.notes_frame(fit.notes)["unique_id"].nunique()),
+    }
 
 
 def _panel_label(fit: A.PanelFit) -> str:
@@ -256,16 +289,26 @@ def _panel_label(fit: A.PanelFit) -> str:
     return str(labels.index[0]) if len(labels) == 1 else f"per series ({len(labels)} models)"
 
 
-TOOLS: list[Tool] = [analyze_features, cross_validate, generate_forecast, detect_anomalies, decompose,
-                     unit_root_test, compare_models, panel_analyze, panel_fit]
+TOOLS: list[Tool] = [
+    analyze_features,
+    cross_validate,
+    generate_forecast,
+    detect_anomalies,
+    decompose,
+    unit_root_test,
+    compare_models,
+    panel_analyze,
+    panel_fit,
+]
 
 
 def _finite(x: float) -> float | None:
     return float(x) if np.isfinite(x) else None
 
 
-def result_from_deps(deps: ForecastDeps, narrative: str = "", trace: list[dict[str, Any]] | None = None
-                     ) -> ForecastResult:
+def result_from_deps(
+    deps: ForecastDeps, narrative: str = "", trace: list[dict[str, Any]] | None = None
+) -> ForecastResult:
     """Assemble the ForecastResult from what the tools stored."""
     data, cv, fit = deps.data, deps.cv, deps.panel
     panel = fit.series(data) if fit is not None else None

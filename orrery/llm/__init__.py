@@ -17,8 +17,9 @@ def model_argument(model: Any, llm: Any = None) -> Any:
     """`model`, or `llm` (the app factories' old name for it, deprecated): what a factory gives `resolve_model`."""
     if llm is None:
         return model
-    warnings.warn("llm= is deprecated: pass model= (a Model or a spec such as 'local')", DeprecationWarning,
-                  stacklevel=3)
+    warnings.warn(
+        "llm= is deprecated: pass model= (a Model or a spec such as 'local')", DeprecationWarning, stacklevel=3
+    )
     if model is not None:
         raise ConfigError("pass model= only (llm= is its deprecated name)")
     return llm
@@ -36,17 +37,23 @@ def resolve_model(spec: str | Model | None = None) -> Model:
         spec = os.environ["OPENAI_BASE_URL"]
     if not spec or spec == "local":
         from orrery.llm.local import LocalModel
+
         return LocalModel()
     if spec.startswith(("http://", "https://")):
         from orrery.llm.openai import OpenAIModel
+
         url, _, name = spec.partition("#")
         return OpenAIModel(name or os.environ.get("ORRERY_MODEL", "local"), base_url=url)
     provider, _, name = spec.partition(":")
     if provider == "openai" and name:
         from orrery.llm.openai import OpenAIModel
+
         return OpenAIModel(name)
     if provider == "ollama" and name:
         from orrery.llm.ollama import OllamaModel
+
         return OllamaModel(name)
-    raise ConfigError(f"unknown model spec {spec!r}; use 'local', 'openai:MODEL', 'ollama:MODEL' "
-                      "or an OpenAI-compatible base URL such as http://127.0.0.1:8080/v1")
+    raise ConfigError(
+        f"unknown model spec {spec!r}; use 'local', 'openai:MODEL', 'ollama:MODEL' "
+        "or an OpenAI-compatible base URL such as http://127.0.0.1:8080/v1"
+    )

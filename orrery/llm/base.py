@@ -15,10 +15,10 @@ class ModelProfile:
     architectures read `model.profile` (through `profile_of`) instead of probing attributes or class names."""
 
     format: Literal["native", "react"] = "native"  # tool calls as the API's own fields, or as JSON in the text
-    parallel_calls: bool = True   # may reply with several tool calls in one turn
-    streams: bool = False         # has `stream()` yielding `Delta`s
+    parallel_calls: bool = True  # may reply with several tool calls in one turn
+    streams: bool = False  # has `stream()` yielding `Delta`s
     takes_catalogue: bool = False  # `complete`/`stream` accept `catalogue=` (every tool, for a stable prompt prefix)
-    narrow_tools: bool = False    # does best when shown few tools on a guided path (a small model)
+    narrow_tools: bool = False  # does best when shown few tools on a guided path (a small model)
     output_mode: Literal["schema", "tool"] = "schema"  # structured output: a response schema, or a final tool
 
 
@@ -27,10 +27,12 @@ def profile_of(model: Any) -> ModelProfile:
     profile = getattr(model, "profile", None)
     if isinstance(profile, ModelProfile):
         return profile
-    return ModelProfile(format=getattr(model, "preferred_format", "native"),
-                        streams=callable(getattr(model, "stream", None)),
-                        takes_catalogue=bool(getattr(model, "takes_catalogue", False)),
-                        output_mode=getattr(model, "output_mode", "schema"))
+    return ModelProfile(
+        format=getattr(model, "preferred_format", "native"),
+        streams=callable(getattr(model, "stream", None)),
+        takes_catalogue=bool(getattr(model, "takes_catalogue", False)),
+        output_mode=getattr(model, "output_mode", "schema"),
+    )
 
 
 @runtime_checkable
@@ -70,9 +72,16 @@ class Delta:
     response: ModelResponse | None = None
 
 
-def stream(model: Model, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *, tool_choice: str = "auto",
-           schema: dict[str, Any] | None = None, max_tokens: int | None = None,
-           catalogue: Sequence[ToolSpec] | None = None) -> Iterator[Delta]:
+def stream(
+    model: Model,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec] = (),
+    *,
+    tool_choice: str = "auto",
+    schema: dict[str, Any] | None = None,
+    max_tokens: int | None = None,
+    catalogue: Sequence[ToolSpec] | None = None,
+) -> Iterator[Delta]:
     """Stream from any model: its own `stream` where it has one, else the whole reply as one delta.
     `catalogue` (every tool the agent may offer in this run) goes to models whose profile `takes_catalogue`: they
     keep it in a stable prompt prefix (a prompt cache hit each step) and constrain the reply to `tools`."""

@@ -34,9 +34,26 @@ from orrery.messages import Message, ModelResponse, ToolCall, ToolSpec, Usage
 
 # Keywords dropped before grammar building: length bounds make llama.cpp's grammar explode in
 # size (length is bounded with max_tokens, and `bound_strings` for llguidance grammars); the rest only annotate.
-UNSUPPORTED_KEYWORDS = frozenset({"maxLength", "minLength", "maxItems", "minItems", "uniqueItems",
-                                  "format", "pattern", "$schema", "$id", "title", "examples", "default",
-                                  "deprecated", "readOnly", "writeOnly", "$comment"})
+UNSUPPORTED_KEYWORDS = frozenset(
+    {
+        "maxLength",
+        "minLength",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "format",
+        "pattern",
+        "$schema",
+        "$id",
+        "title",
+        "examples",
+        "default",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$comment",
+    }
+)
 # Keywords whose value maps names to schemas (the names must be kept, the schemas cleaned).
 _SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
 # What the tool block follows when the caller gave no system prompt (measured: without it the
@@ -117,8 +134,14 @@ def _fit(args: dict[str, Any], defs: dict[str, Any], budget: int) -> tuple[dict[
     return bound_strings(args, limit), bound_strings(defs, limit)
 
 
-def tool_call_schema(tools: Sequence[ToolSpec], *, allow_answer: bool = True, answer_schema: dict[str, Any] | None = None,
-                     key: str = "tool", budget: int | None = None) -> dict[str, Any]:
+def tool_call_schema(
+    tools: Sequence[ToolSpec],
+    *,
+    allow_answer: bool = True,
+    answer_schema: dict[str, Any] | None = None,
+    key: str = "tool",
+    budget: int | None = None,
+) -> dict[str, Any]:
     """The reply schema: one `{<key>: <tool name>, "arguments": ...}` alternative per tool and, when
     `allow_answer`, `{"answer": <answer_schema or string>}` for a final reply. `budget`: the characters the
     arguments' strings may take in all (see `_fit`)."""
@@ -129,16 +152,22 @@ def tool_call_schema(tools: Sequence[ToolSpec], *, allow_answer: bool = True, an
         if budget is not None:
             args, defs = _fit(args, defs, budget)
         all_defs.update(defs)
-        alternatives.append({"type": "object",
-                             "properties": {key: {"const": tool.name}, "arguments": args},
-                             "required": [key, "arguments"], "additionalProperties": False})
+        alternatives.append(
+            {
+                "type": "object",
+                "properties": {key: {"const": tool.name}, "arguments": args},
+                "required": [key, "arguments"],
+                "additionalProperties": False,
+            }
+        )
     if allow_answer:
         answer: dict[str, Any] = {"type": "string"}
         if answer_schema is not None:
             answer = clean_schema(answer_schema, "answer__")
             all_defs.update(answer.pop("$defs", {}))
-        alternatives.append({"type": "object", "properties": {"answer": answer},
-                             "required": ["answer"], "additionalProperties": False})
+        alternatives.append(
+            {"type": "object", "properties": {"answer": answer}, "required": ["answer"], "additionalProperties": False}
+        )
     if not alternatives:
         raise ValueError("a reply schema needs at least one tool or the answer alternative")
     schema: dict[str, Any] = {"anyOf": alternatives}
@@ -150,27 +179,42 @@ def tool_call_schema(tools: Sequence[ToolSpec], *, allow_answer: bool = True, an
 # --- prompts ---------------------------------------------------------------------------------------------
 
 LAYOUTS = ("native", "json")
-_TOOLS_BLOCK = ["# Tools", "", "You may call one or more functions to assist with the user query.", "",
-                "You are provided with function signatures within <tools></tools> XML tags:", "<tools>"]
+_TOOLS_BLOCK = [
+    "# Tools",
+    "",
+    "You may call one or more functions to assist with the user query.",
+    "",
+    "You are provided with function signatures within <tools></tools> XML tags:",
+    "<tools>",
+]
 
 
-def describe_tools(tools: Sequence[ToolSpec], *, allow_answer: bool, answer_is_json: bool = False,
-                   layout: str = "json") -> str:
+def describe_tools(
+    tools: Sequence[ToolSpec], *, allow_answer: bool, answer_is_json: bool = False, layout: str = "json"
+) -> str:
     """The system-prompt block that tells the model which tools exist and how to reply. Both layouts
     follow Qwen2.5's own tool prompt (`<tools>` of OpenAI function specs), which the model follows far
     better than a terse listing (bench/local_model.md)."""
-    specs = "\n".join(json.dumps(ToolSpec(t.name, t.description, clean_schema(t.parameters or {})).to_openai(),
-                                 ensure_ascii=False) for t in tools)
+    specs = "\n".join(
+        json.dumps(ToolSpec(t.name, t.description, clean_schema(t.parameters or {})).to_openai(), ensure_ascii=False)
+        for t in tools
+    )
     lines = [*_TOOLS_BLOCK, specs, "</tools>", ""]
     if layout == "native":
-        lines += ["For each function call, return a json object with function name and arguments within "
-                  "<tool_call></tool_call> XML tags:", "<tool_call>",
-                  '{"name": <function-name>, "arguments": <args-json-object>}', "</tool_call>"]
+        lines += [
+            "For each function call, return a json object with function name and arguments within "
+            "<tool_call></tool_call> XML tags:",
+            "<tool_call>",
+            '{"name": <function-name>, "arguments": <args-json-object>}',
+            "</tool_call>",
+        ]
         if allow_answer:
             what = "with JSON in the requested format" if answer_is_json else "in plain text"
             lines.append(f"If none of the functions fits the request, answer {what} instead.")
         return "\n".join(lines)
-    lines.append('To call a function, reply with a JSON object: {"tool": <function-name>, "arguments": <args-json-object>}')
+    lines.append(
+        'To call a function, reply with a JSON object: {"tool": <function-name>, "arguments": <args-json-object>}'
+    )
     if allow_answer:
         what = "your reply as JSON in the requested format" if answer_is_json else "your reply as text"
         lines.append(f'If none of the functions fits the request, reply with {{"answer": <{what}>}} instead.')
@@ -191,8 +235,9 @@ def result_text(name: str, content: str, layout: str = "json") -> str:
     return f"<tool_response>\n{content}\n</tool_response>" if layout == "native" else f"Result of {name}:\n{content}"
 
 
-def render_messages(messages: Sequence[Message], system_extra: str = "", layout: str = "json",
-                    note: str = "") -> list[dict[str, str]]:
+def render_messages(
+    messages: Sequence[Message], system_extra: str = "", layout: str = "json", note: str = ""
+) -> list[dict[str, str]]:
     """Chat-template-safe OpenAI messages: only system/user/assistant roles with text content.
     Assistant tool calls become their text in `layout`, tool results become user turns; consecutive
     turns of one role are merged (some templates require alternation). `note` goes last, after the
@@ -242,8 +287,9 @@ _TEXT_RULE = r"TEXT: /[^<{`\s](?s:.)*/"
 _PROSE_RULE = r"TEXT: /[A-Za-z0-9\"'(*#-][^{}<>]*/"
 
 
-def native_grammar(tools: Sequence[ToolSpec], *, allow_answer: bool, answer_schema: dict[str, Any] | None,
-                   budget: int | None = None) -> str:
+def native_grammar(
+    tools: Sequence[ToolSpec], *, allow_answer: bool, answer_schema: dict[str, Any] | None, budget: int | None = None
+) -> str:
     """An llguidance grammar over the native layout: a `<tool_call>` (or the bare JSON object) naming one of
     `tools` with arguments matching its schema, or (when `allow_answer`) text or JSON matching `answer_schema`."""
     rules, alternatives = [], []
@@ -285,15 +331,16 @@ def _known(name: str, tools: Sequence[ToolSpec]) -> str:
     return name
 
 
-def parse_tool_reply(text: str, tools: Sequence[ToolSpec], *, answer_is_json: bool = False,
-                     call_id: str | None = None) -> tuple[str, list[ToolCall]]:
+def parse_tool_reply(
+    text: str, tools: Sequence[ToolSpec], *, answer_is_json: bool = False, call_id: str | None = None
+) -> tuple[str, list[ToolCall]]:
     """(content, tool calls) from a reply in the json layout (`tool_call_schema`).
     `strict=False`: the grammar lets raw control characters into strings."""
     start = _ANSWER_START.match(text)
     if start and not answer_is_json and not _is_json(text):
         # A text answer cut at max_tokens is kept, as OpenAI keeps truncated content: close the
         # string after dropping a half-written escape.
-        return _decode_prefix(text[start.end():]), []
+        return _decode_prefix(text[start.end() :]), []
     if tools and (cut := _TOOL_START.match(text)) and not _is_json(text):
         # A call cut at max_tokens (small models sometimes repeat inside a string): hand it to the
         # loop as a malformed call, so the model sees why and the run goes on.
@@ -305,8 +352,9 @@ def parse_tool_reply(text: str, tools: Sequence[ToolSpec], *, answer_is_json: bo
     return (json.dumps(answer, ensure_ascii=False) if answer_is_json else str(answer)), []
 
 
-def parse_native_reply(text: str, tools: Sequence[ToolSpec], *, answer_is_json: bool = False,
-                       call_id: str | None = None) -> tuple[str, list[ToolCall]]:
+def parse_native_reply(
+    text: str, tools: Sequence[ToolSpec], *, answer_is_json: bool = False, call_id: str | None = None
+) -> tuple[str, list[ToolCall]]:
     """(content, tool calls) from a reply in the native layout: `<tool_call>` blocks (text around them is
     content), a bare or fenced call object, or an answer."""
     body = text.strip()
@@ -332,8 +380,14 @@ def parse_native_reply(text: str, tools: Sequence[ToolSpec], *, answer_is_json: 
         if not isinstance(data, dict) or not isinstance(data.get("name"), str):
             raise ModelError(f"the local model's tool call names no function: {block[:200]!r}")
         args = data.get("arguments") or {}
-        calls.append(ToolCall(cid, _known(data["name"], tools), args if isinstance(args, dict) else {},
-                              error=None if isinstance(args, dict) else "the arguments were not a JSON object"))
+        calls.append(
+            ToolCall(
+                cid,
+                _known(data["name"], tools),
+                args if isinstance(args, dict) else {},
+                error=None if isinstance(args, dict) else "the arguments were not a JSON object",
+            )
+        )
     content = _TAGGED.sub("", body).strip() if _TAGGED.search(body) else ""
     return content, calls
 
@@ -342,7 +396,7 @@ def _decode_prefix(body: str) -> str:
     """The decoded text of a JSON string body that may be cut anywhere (no closing quote, a half escape)."""
     end = re.search(r'(?<!\\)(?:\\\\)*"', body)
     if end:
-        body = body[:end.end() - 1]
+        body = body[: end.end() - 1]
     body = re.sub(r"\\u[0-9a-fA-F]{0,3}$", "", body)
     body = re.sub(r"\\u[dD][89abAB][0-9a-fA-F]{2}$", "", body)  # half a surrogate pair: wait for the rest
     if (len(body) - len(body.rstrip("\\"))) % 2:
@@ -365,11 +419,14 @@ def normalize_json(text: str, parse: bool = False) -> Any:
         value = json.loads(text, strict=False)
         return value if parse else json.dumps(value, ensure_ascii=False)
     except json.JSONDecodeError as exc:
-        raise ModelError(f"the local model's reply is not complete JSON ({exc.msg}); it was probably cut at "
-                         f"max_tokens: raise max_tokens. Reply: {text[:200]!r}") from exc
+        raise ModelError(
+            f"the local model's reply is not complete JSON ({exc.msg}); it was probably cut at "
+            f"max_tokens: raise max_tokens. Reply: {text[:200]!r}"
+        ) from exc
 
 
 # --- streaming -------------------------------------------------------------------------------------------
+
 
 class ReplyReader:
     """The raw reply as it grows -> `Delta`s (text as it comes, a call's name then its arguments as partial
@@ -395,9 +452,9 @@ class ReplyReader:
         if self.mode is None:
             self.mode, self.start = self.classify(self.raw)
         if self.mode in ("text", "string"):
-            body = self.raw[self.start:]
+            body = self.raw[self.start :]
             text = _decode_prefix(body) if self.mode == "string" else body
-            new, self.sent = text[self.sent:], len(text)
+            new, self.sent = text[self.sent :], len(text)
             return [Delta(text=new)] if new else []
         if self.mode == "value":
             return [Delta(text=t) for t in [self._upto_brace(self.start)] if t]
@@ -411,7 +468,7 @@ class ReplyReader:
         q = self.raw.rfind("}", at) if end is None else end
         if q <= at + self.sent:
             return ""
-        piece, self.sent = self.raw[at + self.sent:q], q - at
+        piece, self.sent = self.raw[at + self.sent : q], q - at
         return piece
 
     def _call_deltas(self) -> list[Delta]:
@@ -428,10 +485,10 @@ class ReplyReader:
     def finish(self, usage: Usage) -> list[Delta]:
         content, calls = self.parse(self.raw, self.call_id)
         if self.note and content.endswith(self.note):  # small models sometimes copy the last line
-            content = content[:-len(self.note)].rstrip()
+            content = content[: -len(self.note)].rstrip()
         out: list[Delta] = []
         if self.mode in ("text", "string") and content.startswith(self._sent_text()):
-            rest = content[len(self._sent_text()):]
+            rest = content[len(self._sent_text()) :]
             out += [Delta(text=rest)] if rest else []
         elif self.mode is None and content:
             out.append(Delta(text=content))
@@ -445,8 +502,8 @@ class ReplyReader:
         return out
 
     def _sent_text(self) -> str:
-        body = self.raw[self.start:]
-        return (_decode_prefix(body) if self.mode == "string" else body)[:self.sent]
+        body = self.raw[self.start :]
+        return (_decode_prefix(body) if self.mode == "string" else body)[: self.sent]
 
 
 def _classify_json(answer_is_json: bool) -> Any:
@@ -458,6 +515,7 @@ def _classify_json(answer_is_json: bool) -> Any:
         if answer_is_json and (m := _ANSWER_VALUE.match(raw)) and m.end() < len(raw):
             return "value", m.end()
         return None, 0
+
     return classify
 
 
@@ -472,6 +530,7 @@ def _classify_native(has_tools: bool, answer_is_json: bool) -> Any:
         if has_tools and body.startswith("{") and not answer_is_json:
             return "call", at
         return "text", at
+
     return classify
 
 
@@ -493,21 +552,26 @@ def _noted(reader: ReplyReader, note: str) -> ReplyReader:
 
 
 def native_reader(tools: Sequence[ToolSpec], answer_is_json: bool = False) -> ReplyReader:
-    return ReplyReader(_classify_native(bool(tools), answer_is_json),
-                       lambda raw, cid: parse_native_reply(raw, tools, answer_is_json=answer_is_json, call_id=cid),
-                       _NAME_START)
+    return ReplyReader(
+        _classify_native(bool(tools), answer_is_json),
+        lambda raw, cid: parse_native_reply(raw, tools, answer_is_json=answer_is_json, call_id=cid),
+        _NAME_START,
+    )
 
 
 def json_reader(tools: Sequence[ToolSpec], answer_is_json: bool = False, lenient: bool = False) -> ReplyReader:
     """`lenient`: for unconstrained replies (measurement only), prose is an answer rather than an error."""
+
     def parse(raw: str, cid: str) -> tuple[str, list[ToolCall]]:
         if lenient and not raw.lstrip().startswith("{"):
             return raw.strip(), []
         return parse_tool_reply(raw, tools, answer_is_json=answer_is_json, call_id=cid)
+
     return ReplyReader(_classify_json(answer_is_json), parse, _TOOL_START)
 
 
 # --- the model -------------------------------------------------------------------------------------------
+
 
 def family_layout(path: Path) -> str:
     """The layout measured best for this model's family (bench/local_model.md): native where the chat
@@ -525,8 +589,11 @@ def llama_error(err: Any) -> ModelError:
     if not isinstance(err, dict):
         return ModelError(f"the local model failed: {err}")
     if err.get("type") == "exceed_context_size_error":
-        return ModelError(f"the prompt has {err.get('n_prompt_tokens')} tokens but the model's context holds "
-                          f"{err.get('n_ctx')}: shorten the conversation or raise n_ctx", status=400)
+        return ModelError(
+            f"the prompt has {err.get('n_prompt_tokens')} tokens but the model's context holds "
+            f"{err.get('n_ctx')}: shorten the conversation or raise n_ctx",
+            status=400,
+        )
     return ModelError(f"the local model failed: {err.get('message', err)}", status=err.get("code"))
 
 
@@ -543,9 +610,18 @@ class LocalModel:
     # the prompt prefix stable; a 0.5B model does best shown few tools on a guided path.
     profile = ModelProfile(parallel_calls=False, streams=True, takes_catalogue=True, narrow_tools=True)
 
-    def __init__(self, path: str | Path | None = None, n_ctx: int = 8192, n_threads: int = 2,
-                 max_tokens: int = 512, *, layout: str | None = None, grammar: bool = True,
-                 timeout_s: float | None = None, cache_prompt: bool = True):
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        n_ctx: int = 8192,
+        n_threads: int = 2,
+        max_tokens: int = 512,
+        *,
+        layout: str | None = None,
+        grammar: bool = True,
+        timeout_s: float | None = None,
+        cache_prompt: bool = True,
+    ):
         if layout is not None and layout not in LAYOUTS:
             raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
         self.name = "local"
@@ -610,9 +686,13 @@ class LocalModel:
         def on_chunk(chunk: dict[str, Any]) -> bool:  # True stops the generation
             queue.put(chunk)
             if deadline is not None and time.monotonic() > deadline:
-                queue.put(ModelTimeout(f"the local model was still generating after {self.timeout_s:g} s and was "
-                                       "stopped: ask for a shorter reply (max_tokens) or raise the time limit",
-                                       status=504))
+                queue.put(
+                    ModelTimeout(
+                        f"the local model was still generating after {self.timeout_s:g} s and was "
+                        "stopped: ask for a shorter reply (max_tokens) or raise the time limit",
+                        status=504,
+                    )
+                )
                 return True
             return stop.is_set()
 
@@ -636,18 +716,36 @@ class LocalModel:
         finally:
             stop.set()
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
-                 tool_choice: str = "auto", schema: dict[str, Any] | None = None,
-                 max_tokens: int | None = None, catalogue: Sequence[ToolSpec] | None = None) -> ModelResponse:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        *,
+        tool_choice: str = "auto",
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+        catalogue: Sequence[ToolSpec] | None = None,
+    ) -> ModelResponse:
         """One reply (see `stream`, whose last delta this is)."""
-        (last,) = deque(self.stream(messages, tools, tool_choice=tool_choice, schema=schema,
-                                    max_tokens=max_tokens, catalogue=catalogue), maxlen=1)
+        (last,) = deque(
+            self.stream(
+                messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens, catalogue=catalogue
+            ),
+            maxlen=1,
+        )
         assert last.response is not None
         return last.response
 
-    def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
-               tool_choice: str = "auto", schema: dict[str, Any] | None = None,
-               max_tokens: int | None = None, catalogue: Sequence[ToolSpec] | None = None) -> Iterator[Delta]:
+    def stream(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        *,
+        tool_choice: str = "auto",
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+        catalogue: Sequence[ToolSpec] | None = None,
+    ) -> Iterator[Delta]:
         """The reply as `Delta`s while it is generated; the last one carries the whole `ModelResponse`.
 
         `catalogue`: every tool the caller may ever offer in this conversation. The system prompt lists
@@ -684,9 +782,16 @@ class LocalModel:
         yield from rest
         return last
 
-    def _prepare(self, messages: Sequence[Message], tools: Sequence[ToolSpec], tool_choice: str,
-                 schema: dict[str, Any] | None, max_tokens: int | None,
-                 catalogue: Sequence[ToolSpec] | None, budget: int | None = None) -> tuple[dict[str, Any], ReplyReader]:
+    def _prepare(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        tool_choice: str,
+        schema: dict[str, Any] | None,
+        max_tokens: int | None,
+        catalogue: Sequence[ToolSpec] | None,
+        budget: int | None = None,
+    ) -> tuple[dict[str, Any], ReplyReader]:
         """The llama.cpp request and the reader of its reply; `budget` bounds a call's strings (`_fit`)."""
         layout = self.layout or "json"
         if tool_choice == "none":
@@ -695,13 +800,17 @@ class LocalModel:
         allow_answer = tool_choice != "required" or not tools
         answer_is_json = schema is not None and allow_answer  # a reply that must call: a bare "{" opens a call
         tool_traffic = any(m.tool_calls or m.role == "tool" for m in messages)
-        request: dict[str, Any] = {"max_tokens": max_tokens or self.max_tokens, "temperature": 0.0,
-                                   "cache_prompt": self.cache_prompt}
+        request: dict[str, Any] = {
+            "max_tokens": max_tokens or self.max_tokens,
+            "temperature": 0.0,
+            "cache_prompt": self.cache_prompt,
+        }
         system_extra = note = ""
         if listed:
             # With a catalogue the block must not vary between steps: the grammar alone says what is allowed.
-            system_extra = describe_tools(listed, allow_answer=allow_answer or bool(catalogue),
-                                          answer_is_json=answer_is_json, layout=layout)
+            system_extra = describe_tools(
+                listed, allow_answer=allow_answer or bool(catalogue), answer_is_json=answer_is_json, layout=layout
+            )
             note = availability_note(tools, listed, tool_choice) if catalogue else ""
         request["messages"] = render_messages(messages, system_extra, layout, note)
         if not tools and schema is None:
@@ -713,14 +822,23 @@ class LocalModel:
             return request, ReplyReader(_plain, _prose, None)
         return request, self._constrain(request, layout, tools, schema, allow_answer, answer_is_json, note, budget)
 
-    def _constrain(self, request: dict[str, Any], layout: str, tools: Sequence[ToolSpec],
-                   schema: dict[str, Any] | None, allow_answer: bool, answer_is_json: bool, note: str,
-                   budget: int | None) -> ReplyReader:
+    def _constrain(
+        self,
+        request: dict[str, Any],
+        layout: str,
+        tools: Sequence[ToolSpec],
+        schema: dict[str, Any] | None,
+        allow_answer: bool,
+        answer_is_json: bool,
+        note: str,
+        budget: int | None,
+    ) -> ReplyReader:
         """The grammar (or response format) of a reply that must be a call or JSON, and its reader."""
         if layout == "native":
             if self.grammar and (tools or schema is None):
-                request["grammar"] = native_grammar(tools, allow_answer=allow_answer, answer_schema=schema,
-                                                    budget=budget)
+                request["grammar"] = native_grammar(
+                    tools, allow_answer=allow_answer, answer_schema=schema, budget=budget
+                )
             elif self.grammar:
                 request["response_format"] = _json_format(clean_schema(schema))
             return _noted(native_reader(tools, answer_is_json), note)
@@ -730,8 +848,9 @@ class LocalModel:
                 bounded = tool_call_schema(tools, allow_answer=allow_answer, answer_schema=schema, budget=budget)
                 request["grammar"] = f"%llguidance {{}}\nstart: %json {json.dumps(bounded)}\n"
             elif self.grammar:
-                request["response_format"] = _json_format(tool_call_schema(tools, allow_answer=allow_answer,
-                                                                           answer_schema=schema))
+                request["response_format"] = _json_format(
+                    tool_call_schema(tools, allow_answer=allow_answer, answer_schema=schema)
+                )
             return _noted(json_reader(tools, answer_is_json, lenient=not self.grammar), note)
         if self.grammar:
             request["response_format"] = _json_format(clean_schema(schema))

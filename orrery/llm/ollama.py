@@ -32,9 +32,17 @@ def backoff_delay(attempt: int, retry_after: str | None, base: float = 0.5, cap:
 
 
 class OllamaModel:
-
-    def __init__(self, model: str = "llama3.1", *, host: str | None = None, max_retries: int = 3,
-                 timeout: float = 120.0, temperature: float = 0.0, preferred_format: str = "native", profile: ModelProfile | None = None):
+    def __init__(
+        self,
+        model: str = "llama3.1",
+        *,
+        host: str | None = None,
+        max_retries: int = 3,
+        timeout: float = 120.0,
+        temperature: float = 0.0,
+        preferred_format: str = "native",
+        profile: ModelProfile | None = None,
+    ):
         self.name = model
         # format="react" for models without native tool calls; `profile=` declares anything else
         self.profile = profile or ModelProfile(format=preferred_format, streams=True)  # type: ignore[arg-type]
@@ -51,17 +59,30 @@ class OllamaModel:
             out["tool_name"] = m.name
         return out
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
-                 tool_choice: str = "auto", schema: dict[str, Any] | None = None,
-                 max_tokens: int | None = None) -> ModelResponse:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        *,
+        tool_choice: str = "auto",
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> ModelResponse:
         data = self._post(self._body(messages, tools, tool_choice, schema, max_tokens, stream=False))
         msg = data.get("message", {})
-        return ModelResponse(msg.get("content", ""), self._calls(msg),
-                             Usage(data.get("prompt_eval_count", 0), data.get("eval_count", 0)))
+        return ModelResponse(
+            msg.get("content", ""), self._calls(msg), Usage(data.get("prompt_eval_count", 0), data.get("eval_count", 0))
+        )
 
-    def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
-               tool_choice: str = "auto", schema: dict[str, Any] | None = None,
-               max_tokens: int | None = None) -> Iterator[Delta]:
+    def stream(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        *,
+        tool_choice: str = "auto",
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> Iterator[Delta]:
         """/api/chat with `stream: true`: one JSON object per line; text pieces as they come, tool calls whole
         (Ollama sends each call complete), then the whole reply. Retries happen before the first byte only."""
         body = self._body(messages, tools, tool_choice, schema, max_tokens, stream=True)
@@ -86,11 +107,22 @@ class OllamaModel:
                     usage = Usage(data.get("prompt_eval_count", 0), data.get("eval_count", 0))
         yield Delta(response=ModelResponse("".join(text), calls, usage))
 
-    def _body(self, messages: Sequence[Message], tools: Sequence[ToolSpec], tool_choice: str,
-              schema: dict[str, Any] | None, max_tokens: int | None, *, stream: bool) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.name, "stream": stream,
-                                "messages": [self._message(m) for m in messages],
-                                "options": {"temperature": self.temperature}}
+    def _body(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        tool_choice: str,
+        schema: dict[str, Any] | None,
+        max_tokens: int | None,
+        *,
+        stream: bool,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.name,
+            "stream": stream,
+            "messages": [self._message(m) for m in messages],
+            "options": {"temperature": self.temperature},
+        }
         if tools and tool_choice != "none":
             body["tools"] = [t.to_openai() for t in tools]
         if schema is not None:
@@ -101,8 +133,10 @@ class OllamaModel:
 
     @staticmethod
     def _calls(msg: dict[str, Any]) -> list[ToolCall]:
-        return [ToolCall.from_json(f"call_{uuid.uuid4().hex[:8]}", c["function"]["name"], c["function"].get("arguments"))
-                for c in msg.get("tool_calls") or []]
+        return [
+            ToolCall.from_json(f"call_{uuid.uuid4().hex[:8]}", c["function"]["name"], c["function"].get("arguments"))
+            for c in msg.get("tool_calls") or []
+        ]
 
     @contextmanager
     def _open_stream(self, body: dict[str, Any]) -> Iterator[httpx.Response]:
@@ -113,8 +147,11 @@ class OllamaModel:
                     if (r.status_code == 429 or r.status_code >= 500) and attempt < self.max_retries:
                         delay = backoff_delay(attempt, r.headers.get("retry-after"))
                     elif r.status_code >= 400:
-                        raise ModelError(f"{url} answered HTTP {r.status_code}: {r.read().decode()[:300]}",
-                                         status=r.status_code, retryable=r.status_code == 429 or r.status_code >= 500)
+                        raise ModelError(
+                            f"{url} answered HTTP {r.status_code}: {r.read().decode()[:300]}",
+                            status=r.status_code,
+                            retryable=r.status_code == 429 or r.status_code >= 500,
+                        )
                     else:
                         yield r
                         return
@@ -132,8 +169,11 @@ class OllamaModel:
                 r = self.http.post(url, json=body)
             except httpx.TimeoutException as exc:
                 if last:
-                    raise ModelTimeout(f"{url} did not answer in time after {self.max_retries} retries; "
-                                       "raise timeout= or check the server", retryable=True) from exc
+                    raise ModelTimeout(
+                        f"{url} did not answer in time after {self.max_retries} retries; "
+                        "raise timeout= or check the server",
+                        retryable=True,
+                    ) from exc
                 time.sleep(backoff_delay(attempt, None))
                 continue
             except httpx.TransportError as exc:
@@ -144,8 +184,11 @@ class OllamaModel:
             if r.status_code == 429 or r.status_code >= 500:
                 if last:
                     cls = RateLimited if r.status_code == 429 else ModelError
-                    raise cls(f"{url} answered HTTP {r.status_code} after {self.max_retries} retries: {r.text[:200]}",
-                              status=r.status_code, retryable=True)
+                    raise cls(
+                        f"{url} answered HTTP {r.status_code} after {self.max_retries} retries: {r.text[:200]}",
+                        status=r.status_code,
+                        retryable=True,
+                    )
                 time.sleep(backoff_delay(attempt, r.headers.get("retry-after")))
                 continue
             if r.status_code >= 400:

@@ -16,8 +16,11 @@ Turn = ModelResponse | str | dict[str, Any] | Callable[[Sequence[Message]], Mode
 
 def call(name: str, **arguments: Any) -> ToolCall:
     """Shorthand for a tool call in a script: `call("calculate", expression="2+2")`."""
-    return ToolCall(id=f"call_{name}_{abs(hash(json.dumps(arguments, sort_keys=True, default=str))) % 10**8}",
-                    name=name, arguments=arguments)
+    return ToolCall(
+        id=f"call_{name}_{abs(hash(json.dumps(arguments, sort_keys=True, default=str))) % 10**8}",
+        name=name,
+        arguments=arguments,
+    )
 
 
 def turn(*calls: ToolCall, content: str = "") -> ModelResponse:
@@ -33,8 +36,9 @@ class ScriptedModel:
     name = "scripted"
     profile = ModelProfile(streams=True)  # a test may give another one: `ScriptedModel(turns, profile=...)`
 
-    def __init__(self, turns: Iterable[Turn], *, usage_per_call: Usage | None = None,
-                 profile: ModelProfile | None = None):
+    def __init__(
+        self, turns: Iterable[Turn], *, usage_per_call: Usage | None = None, profile: ModelProfile | None = None
+    ):
         self.turns = list(turns)
         self.index = 0
         self.requests: list[dict[str, Any]] = []
@@ -42,11 +46,25 @@ class ScriptedModel:
         if profile is not None:
             self.profile = profile
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
-                 tool_choice: str = "auto", schema: dict[str, Any] | None = None,
-                 max_tokens: int | None = None) -> ModelResponse:
-        self.requests.append({"messages": list(messages), "tools": [t.name for t in tools], "specs": list(tools),
-                              "schema": schema, "tool_choice": tool_choice, "max_tokens": max_tokens})
+    def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        *,
+        tool_choice: str = "auto",
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> ModelResponse:
+        self.requests.append(
+            {
+                "messages": list(messages),
+                "tools": [t.name for t in tools],
+                "specs": list(tools),
+                "schema": schema,
+                "tool_choice": tool_choice,
+                "max_tokens": max_tokens,
+            }
+        )
         if self.index >= len(self.turns):
             raise ModelError(f"scripted model ran out of turns after {len(self.turns)}; add more turns to the script")
         t = self.turns[self.index]
@@ -57,12 +75,21 @@ class ScriptedModel:
             t = ModelResponse(content=t)
         elif isinstance(t, dict):
             t = ModelResponse(content=json.dumps(t))
-        return ModelResponse(t.content, [ToolCall(c.id, c.name, dict(c.arguments), c.error) for c in t.tool_calls],
-                             Usage(self.usage_per_call.prompt_tokens, self.usage_per_call.completion_tokens))
+        return ModelResponse(
+            t.content,
+            [ToolCall(c.id, c.name, dict(c.arguments), c.error) for c in t.tool_calls],
+            Usage(self.usage_per_call.prompt_tokens, self.usage_per_call.completion_tokens),
+        )
 
-    def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
-               tool_choice: str = "auto", schema: dict[str, Any] | None = None,
-               max_tokens: int | None = None) -> Iterator[Delta]:
+    def stream(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        *,
+        tool_choice: str = "auto",
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> Iterator[Delta]:
         """The next turn as a provider streams it: the text word by word, each tool call's arguments as
         one piece, then the whole reply."""
         resp = self.complete(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens)

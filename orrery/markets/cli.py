@@ -12,8 +12,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-app = typer.Typer(name="markets", no_args_is_help=True, add_completion=False,
-                  help="Market analysis on the local price store: ask, symbols, import, remove, fetch.")
+app = typer.Typer(
+    name="markets",
+    no_args_is_help=True,
+    add_completion=False,
+    help="Market analysis on the local price store: ask, symbols, import, remove, fetch.",
+)
 console = Console()
 KIND = Annotated[str, typer.Option(help="stock | index | etf | crypto")]
 EXCHANGE = Annotated[str, typer.Option(help="exchange label, e.g. NASDAQ")]
@@ -21,11 +25,13 @@ STORE = Annotated[Path | None, typer.Option("--store", help="Store folder (defau
 
 
 @app.command()
-def ask(query: str,
-        model: Annotated[str | None, typer.Option("--model", help="local | openai:MODEL | ollama:MODEL | URL")] = None,
-        llm: Annotated[str | None, typer.Option("--llm", hidden=True, help="The old name of --model")] = None,
-        as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON (no live steps)")] = False,
-        store: STORE = None) -> None:
+def ask(
+    query: str,
+    model: Annotated[str | None, typer.Option("--model", help="local | openai:MODEL | ollama:MODEL | URL")] = None,
+    llm: Annotated[str | None, typer.Option("--llm", hidden=True, help="The old name of --model")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON (no live steps)")] = False,
+    store: STORE = None,
+) -> None:
     """Answer a question about the market data, showing each step live."""
     from orrery.console import ConsoleView
     from orrery.markets.agent import markets_agent
@@ -35,8 +41,10 @@ def ask(query: str,
     if as_json:
         typer.echo(json.dumps(result.to_dict(), default=str, indent=2))
     else:
-        console.print(f"[bold]{result.status}[/] · route {', '.join(result.route.selected_tools) if result.route else '-'}"
-                      f" ({result.route_source}) · {result.usage.total} tokens · {result.duration:.1f}s")
+        console.print(
+            f"[bold]{result.status}[/] · route {', '.join(result.route.selected_tools) if result.route else '-'}"
+            f" ({result.route_source}) · {result.usage.total} tokens · {result.duration:.1f}s"
+        )
     if result.status not in ("completed", "paused"):
         raise typer.Exit(1)
 
@@ -54,11 +62,18 @@ def symbols(store: STORE = None) -> None:
 
 
 @app.command("import")
-def import_(files: Annotated[list[Path], typer.Argument(help="CSV or Parquet: symbol, date, open, high, low, "
-                                                             "close, volume (adj_close optional)")],
-            kind: KIND = "stock", exchange: EXCHANGE = "OTHER", store: STORE = None,
-            max_mb: Annotated[float, typer.Option("--max-mb", min=0.001, help="Refuse a file larger than this "
-                                                  "before reading it")] = 256.0) -> None:
+def import_(
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="CSV or Parquet: symbol, date, open, high, low, close, volume (adj_close optional)"),
+    ],
+    kind: KIND = "stock",
+    exchange: EXCHANGE = "OTHER",
+    store: STORE = None,
+    max_mb: Annotated[
+        float, typer.Option("--max-mb", min=0.001, help="Refuse a file larger than this before reading it")
+    ] = 256.0,
+) -> None:
     """Add symbols from files: every row is checked first; any bad row refuses the whole import."""
     from orrery.markets.store import Store
 
@@ -68,8 +83,9 @@ def import_(files: Annotated[list[Path], typer.Argument(help="CSV or Parquet: sy
 
 
 @app.command()
-def remove(symbol: Annotated[str, typer.Argument(help="a symbol added with `import` or `fetch`")],
-           store: STORE = None) -> None:
+def remove(
+    symbol: Annotated[str, typer.Argument(help="a symbol added with `import` or `fetch`")], store: STORE = None
+) -> None:
     """Undo an import or fetch: take the symbol out of the store (the shipped symbols cannot be removed)."""
     from orrery.markets.store import Store
 
@@ -78,20 +94,31 @@ def remove(symbol: Annotated[str, typer.Argument(help="a symbol added with `impo
 
 
 @app.command()
-def fetch(symbols: Annotated[list[str], typer.Argument(help="symbols not yet in the store, e.g. TSLA NVDA")],
-          provider_url: Annotated[list[str] | None, typer.Option("--provider-url", help="Base URL of a price "
-                                  "provider (or ORRERY_MARKETS_URL); repeat for a fallback chain, tried in order; "
-                                  "see orrery/markets/provider.py")] = None,
-          provider: Annotated[list[str] | None, typer.Option("--provider", help="fmp: Financial Modeling Prep "
-                              "(key in FMP_API_KEY), tried before the URLs")] = None,
-          kind: KIND = "stock", exchange: EXCHANGE = "OTHER",
-          retries: Annotated[int, typer.Option(min=0, max=10, help="Retries on 429/5xx/network errors")] = 2,
-          timeout: Annotated[float, typer.Option(min=0.1, help="Seconds one whole request may take (body "
-                                                 "included)")] = 10.0,
-          max_mb: Annotated[float, typer.Option("--max-mb", min=0.001, help="Refuse a reply larger than this")] = 32.0,
-          cache_hours: Annotated[float, typer.Option("--cache-hours", min=0, help="Reuse a provider's reply this "
-                                                     "recent (0: always ask)")] = 12.0,
-          store: STORE = None) -> None:
+def fetch(
+    symbols: Annotated[list[str], typer.Argument(help="symbols not yet in the store, e.g. TSLA NVDA")],
+    provider_url: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--provider-url",
+            help="Base URL of a price "
+            "provider (or ORRERY_MARKETS_URL); repeat for a fallback chain, tried in order; "
+            "see orrery/markets/provider.py",
+        ),
+    ] = None,
+    provider: Annotated[
+        list[str] | None,
+        typer.Option("--provider", help="fmp: Financial Modeling Prep (key in FMP_API_KEY), tried before the URLs"),
+    ] = None,
+    kind: KIND = "stock",
+    exchange: EXCHANGE = "OTHER",
+    retries: Annotated[int, typer.Option(min=0, max=10, help="Retries on 429/5xx/network errors")] = 2,
+    timeout: Annotated[float, typer.Option(min=0.1, help="Seconds one whole request may take (body included)")] = 10.0,
+    max_mb: Annotated[float, typer.Option("--max-mb", min=0.001, help="Refuse a reply larger than this")] = 32.0,
+    cache_hours: Annotated[
+        float, typer.Option("--cache-hours", min=0, help="Reuse a provider's reply this recent (0: always ask)")
+    ] = 12.0,
+    store: STORE = None,
+) -> None:
     """Download daily prices from HTTP providers (off unless you name one); all symbols or none are added."""
     from orrery.errors import ConfigError
     from orrery.markets import provider as p
@@ -107,8 +134,9 @@ def fetch(symbols: Annotated[list[str], typer.Argument(help="symbols not yet in 
     urls = provider_url or ([p.provider_url()] if os.environ.get(p.ENV) or not sources else [])
     sources += [p.HttpProvider(url, **bounds) for url in urls]
     s = Store(store)
-    chain = p.Chain([p.Cached(src, ttl=cache_hours * 3600, folder=s.root / "provider-cache" / p.cache_key(src))
-                     for src in sources])
+    chain = p.Chain(
+        [p.Cached(src, ttl=cache_hours * 3600, folder=s.root / "provider-cache" / p.cache_key(src)) for src in sources]
+    )
     _report(s, p.fetch(s, symbols, chain, kind=kind, exchange=exchange.upper()))
 
 

@@ -72,16 +72,24 @@ def provider_url(flag: str | None = None) -> str:
     """The URL the user gave (flag first, then the environment); ConfigError when neither is set."""
     url = flag or os.environ.get(ENV)
     if not url:
-        raise ConfigError(f"online prices are off by default: pass --provider-url URL (or --provider fmp) or set "
-                          f"{ENV} to fetch")
+        raise ConfigError(
+            f"online prices are off by default: pass --provider-url URL (or --provider fmp) or set {ENV} to fetch"
+        )
     return url.rstrip("/")
 
 
 class HttpProvider:
     """`HttpProvider(url).daily("AAPL")` -> checked rows in the store's columns, or a one-line error."""
 
-    def __init__(self, base_url: str, *, timeout: float = 10.0, max_retries: int = 2, backoff: float = 0.5,
-                 max_bytes: int = MAX_REPLY_BYTES):
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout: float = 10.0,
+        max_retries: int = 2,
+        backoff: float = 0.5,
+        max_bytes: int = MAX_REPLY_BYTES,
+    ):
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ConfigError(f"provider URL {base_url!r} is not an http(s) URL; give one like https://host/path")
@@ -107,8 +115,10 @@ class HttpProvider:
         """The JSON rows for `symbol` (retrying 429, 5xx and network errors with backoff)."""
         data = self._get(symbol)
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-            raise ProviderError(f"{self.name} {symbol}: the answer is not a JSON list of daily rows "
-                                "(see orrery/markets/provider.py for the shape; adapt the provider to it)")
+            raise ProviderError(
+                f"{self.name} {symbol}: the answer is not a JSON list of daily rows "
+                "(see orrery/markets/provider.py for the shape; adapt the provider to it)"
+            )
         return data
 
     def _get(self, symbol: str) -> object:
@@ -128,8 +138,10 @@ class HttpProvider:
                         break  # a client error (unknown symbol, bad URL) does not get better by asking again
                 if attempt < self.max_retries:
                     time.sleep(backoff_delay(attempt, retry_after, base=self.backoff, cap=self.timeout))
-        raise ProviderError(f"price provider {url} {problem} for {symbol} (tries: {attempt + 1}); check "
-                            f"the provider URL or key and the symbol, or try later. Nothing was imported.")
+        raise ProviderError(
+            f"price provider {url} {problem} for {symbol} (tries: {attempt + 1}); check "
+            f"the provider URL or key and the symbol, or try later. Nothing was imported."
+        )
 
     def _bounded(self, client: httpx.Client, url: str, params: dict[str, str]) -> tuple[int, httpx.Headers, bytes]:
         """One GET within `timeout` seconds in all and `max_bytes` of body (checked as it arrives)."""
@@ -137,14 +149,18 @@ class HttpProvider:
         with client.stream("GET", url, params=params) as r:
             declared = r.headers.get("Content-Length", "")
             if declared.isdigit() and int(declared) > self.max_bytes:
-                raise ProviderError(f"price provider {url} sent a {int(declared):,}-byte reply, over the "
-                                    f"{self.max_bytes:,}-byte limit; ask for less history. Nothing was imported.")
+                raise ProviderError(
+                    f"price provider {url} sent a {int(declared):,}-byte reply, over the "
+                    f"{self.max_bytes:,}-byte limit; ask for less history. Nothing was imported."
+                )
             body = bytearray()
             for chunk in r.iter_bytes():  # decoded: a gzip bomb counts at its real size
                 body += chunk
                 if len(body) > self.max_bytes:
-                    raise ProviderError(f"price provider {url} sent more than {self.max_bytes:,} bytes; ask for "
-                                        "less history. Nothing was imported.")
+                    raise ProviderError(
+                        f"price provider {url} sent more than {self.max_bytes:,} bytes; ask for "
+                        "less history. Nothing was imported."
+                    )
                 if time.monotonic() > deadline:
                     raise httpx.ReadTimeout(f"the whole reply took over {self.timeout:g} s")
             return r.status_code, r.headers, bytes(body)
@@ -154,8 +170,10 @@ class HttpProvider:
             return json.loads(body)
         except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than the parser goes
             why = "nested too deep" if isinstance(exc, RecursionError) else "not JSON"
-            raise ProviderError(f"{self.name} {symbol}: the answer is {why} ({body[:40]!r}...); check the provider "
-                                "URL. Nothing was imported.") from None
+            raise ProviderError(
+                f"{self.name} {symbol}: the answer is {why} ({body[:40]!r}...); check the provider "
+                "URL. Nothing was imported."
+            ) from None
 
 
 class FmpProvider(HttpProvider):
@@ -180,11 +198,21 @@ class FmpProvider(HttpProvider):
             return []  # FMP's answer for a symbol it does not know
         history = data.get("historical") if isinstance(data, dict) else data  # a list: the /stable/ endpoints' shape
         if not isinstance(history, list) or not all(isinstance(r, dict) for r in history):
-            raise ProviderError(f"{self.name} {symbol}: the answer has no 'historical' list of daily rows; is the "
-                                "URL FMP's?")
-        return [{"date": r.get("date"), "open": r.get("open"), "high": r.get("high"), "low": r.get("low"),
-                 "close": r.get("close"), "adj_close": r.get("adjClose", r.get("close")), "volume": r.get("volume")}
-                for r in history]
+            raise ProviderError(
+                f"{self.name} {symbol}: the answer has no 'historical' list of daily rows; is the URL FMP's?"
+            )
+        return [
+            {
+                "date": r.get("date"),
+                "open": r.get("open"),
+                "high": r.get("high"),
+                "low": r.get("low"),
+                "close": r.get("close"),
+                "adj_close": r.get("adjClose", r.get("close")),
+                "volume": r.get("volume"),
+            }
+            for r in history
+        ]
 
 
 class StoreSource:
@@ -256,8 +284,9 @@ def cache_key(source: PriceSource) -> str:
     return hashlib.sha256(source.name.encode()).hexdigest()[:16]
 
 
-def fetch(store: Store, symbols: Sequence[str], provider: PriceSource, *, kind: str = "stock",
-          exchange: str = "OTHER") -> list[str]:
+def fetch(
+    store: Store, symbols: Sequence[str], provider: PriceSource, *, kind: str = "stock", exchange: str = "OTHER"
+) -> list[str]:
     """Download every symbol first, then add them all as one batch (new symbols only, like an import)."""
     wanted = list(dict.fromkeys(checked_symbol(s) for s in symbols))
     if not wanted:

@@ -16,21 +16,37 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | \
-          {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m} | {"sept": 9}
+_MONTHS = (
+    {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+    | {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
+    | {"sept": 9}
+)
 _MONTH = r"(?P<{}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<{}>[0-3]?\d)(?:st|nd|rd|th)?"
-_DATE = re.compile("|".join([
-    r"\b(?P<iy>(?:19|20)\d{2})-(?P<im>[01]\d)-(?P<id>[0-3]\d)\b",
-    rf"\b{_MONTH.format('am')}\s+{_DAY.format('ad')},?\s+(?P<ay>(?:19|20)\d{{2}})\b",
-    rf"\b{_DAY.format('bd')}\s+{_MONTH.format('bm')},?\s+(?P<by>(?:19|20)\d{{2}})\b",
-    rf"\b{_MONTH.format('mm')},?\s+(?P<my>(?:19|20)\d{{2}})\b",
-    r"(?<![\w-])(?P<yy>(?:19|20)\d{2})(?![\w-])",
-]), re.IGNORECASE)
+_DATE = re.compile(
+    "|".join(
+        [
+            r"\b(?P<iy>(?:19|20)\d{2})-(?P<im>[01]\d)-(?P<id>[0-3]\d)\b",
+            rf"\b{_MONTH.format('am')}\s+{_DAY.format('ad')},?\s+(?P<ay>(?:19|20)\d{{2}})\b",
+            rf"\b{_DAY.format('bd')}\s+{_MONTH.format('bm')},?\s+(?P<by>(?:19|20)\d{{2}})\b",
+            rf"\b{_MONTH.format('mm')},?\s+(?P<my>(?:19|20)\d{{2}})\b",
+            r"(?<![\w-])(?P<yy>(?:19|20)\d{2})(?![\w-])",
+        ]
+    ),
+    re.IGNORECASE,
+)
 _RANGE_WORDS = re.compile(r"\b(between|from)\b.+\b(and|to|through|until)\b", re.IGNORECASE)
-_NUMBERS = {w: i for i, w in enumerate(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"], 1)}
-_LAST_N = re.compile(rf"\b(?:last|past|over|trailing)\s+(?P<n>\d+|{'|'.join(_NUMBERS)})\s*"
-                     r"(?P<unit>days?|weeks?|months?|years?)\b", re.IGNORECASE)
+_NUMBERS = {
+    w: i
+    for i, w in enumerate(
+        ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"], 1
+    )
+}
+_LAST_N = re.compile(
+    rf"\b(?:last|past|over|trailing)\s+(?P<n>\d+|{'|'.join(_NUMBERS)})\s*"
+    r"(?P<unit>days?|weeks?|months?|years?)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -90,20 +106,32 @@ def window(text: str, anchor: str) -> Window:
         return Window(start, end, f"YTD = from January 1 of {end[:4]} to {end} (from the year's first close)", "ytd")
     if re.search(r"\b52[- ]?(weeks?|wk)\b", low):
         start = _iso(pd.Timestamp(end) - pd.Timedelta(days=363))
-        return Window(start, end, f"52 weeks ending {end} ({start} to {end}); the 52-week high / low is the "
-                                  "highest / lowest close in it", "52w")
+        return Window(
+            start,
+            end,
+            f"52 weeks ending {end} ({start} to {end}); the 52-week high / low is the highest / lowest close in it",
+            "52w",
+        )
     if m := _LAST_N.search(low):
         n, unit = _NUMBERS.get(m.group("n")) or int(m.group("n")), m.group("unit").rstrip("s")
         if not days and found:  # "the last two months of 2012": they end with the year (or month) named
             end = min(found[-1].end, anchor)
-        offset = {"day": pd.Timedelta(days=n), "week": pd.Timedelta(weeks=n),
-                  "month": pd.DateOffset(months=n), "year": pd.DateOffset(years=n)}[unit]
+        offset = {
+            "day": pd.Timedelta(days=n),
+            "week": pd.Timedelta(weeks=n),
+            "month": pd.DateOffset(months=n),
+            "year": pd.DateOffset(years=n),
+        }[unit]
         start = _iso(pd.Timestamp(end) - offset + pd.Timedelta(days=1))
         return Window(start, end, f"the last {n} {unit}{'s' * (n != 1)} ending {end} ({start} to {end})", "last_n")
     if len(found) >= 2 and (_RANGE_WORDS.search(low) or len(days) == 2):
         a, b = found[0], found[-1]
-        return Window(a.start, b.end, f"from the first close on or after {a.start} to the last close on or before "
-                                      f"{b.end}", "range")
+        return Window(
+            a.start,
+            b.end,
+            f"from the first close on or after {a.start} to the last close on or before {b.end}",
+            "range",
+        )
     if days:
         return Window(None, on, f"on {on} (the last close on or before it)")
     if found:
@@ -114,8 +142,11 @@ def window(text: str, anchor: str) -> Window:
 
 
 # -- what to compute -----------------------------------------------------------------------------------------
-_LOWER = re.compile(r"\b(lower|lowest|worst|least|less|fell|dropped|declined|weakest|smallest|cheapest|"
-                    r"underperform\w*)\b", re.IGNORECASE)
+_LOWER = re.compile(
+    r"\b(lower|lowest|worst|least|less|fell|dropped|declined|weakest|smallest|cheapest|"
+    r"underperform\w*)\b",
+    re.IGNORECASE,
+)
 
 
 def metric(text: str, point: bool) -> str:
@@ -148,11 +179,16 @@ def lowest(text: str) -> bool:
 
 _OP = r"(?P<op>below|under|less than|lower than|above|over|greater than|more than|higher than|<=|>=|<|>)"
 _CONDITIONS = [
-    re.compile(rf"\b(?:(?P<n>\d+)[- ]day )?rsi(?:[ (-]*(?P<n2>\d+)\)?)?\s*(?:of |is |was |were |reading )?{_OP}\s*"
-               rf"(?P<x>\d+(?:\.\d+)?)", re.IGNORECASE),
-    re.compile(rf"\b(?:close[ds]?|price[sd]?|trad(?:ed|ing))\s+(?:is |was |were )?{_OP}\s+(?:their|its|the)\s+"
-               r"(?P<ma>(?P<k>\d+)[- ]day (?:simple |exponential )?(?:moving average|sma|ema|ma)|(?:sma|ema)[ _-]?\d+)",
-               re.IGNORECASE),
+    re.compile(
+        rf"\b(?:(?P<n>\d+)[- ]day )?rsi(?:[ (-]*(?P<n2>\d+)\)?)?\s*(?:of |is |was |were |reading )?{_OP}\s*"
+        rf"(?P<x>\d+(?:\.\d+)?)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"\b(?:close[ds]?|price[sd]?|trad(?:ed|ing))\s+(?:is |was |were )?{_OP}\s+(?:their|its|the)\s+"
+        r"(?P<ma>(?P<k>\d+)[- ]day (?:simple |exponential )?(?:moving average|sma|ema|ma)|(?:sma|ema)[ _-]?\d+)",
+        re.IGNORECASE,
+    ),
 ]
 
 
@@ -173,10 +209,17 @@ def conditions(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-_INDICATORS = {"RSI": r"\brsi\b|overbought|oversold|momentum", "MACD": r"\bmacd\b",
-               "BBANDS": r"bollinger|bbands", "SMA": r"\bsma\b|moving average", "EMA": r"\bema\b|exponential",
-               "ATR": r"\batr\b|average true range", "STOCH": r"stochastic|\bstoch\b|overbought|oversold",
-               "ADX": r"\badx\b", "OBV": r"\bobv\b|on[- ]balance"}
+_INDICATORS = {
+    "RSI": r"\brsi\b|overbought|oversold|momentum",
+    "MACD": r"\bmacd\b",
+    "BBANDS": r"bollinger|bbands",
+    "SMA": r"\bsma\b|moving average",
+    "EMA": r"\bema\b|exponential",
+    "ATR": r"\batr\b|average true range",
+    "STOCH": r"stochastic|\bstoch\b|overbought|oversold",
+    "ADX": r"\badx\b",
+    "OBV": r"\bobv\b|on[- ]balance",
+}
 
 
 def indicators(text: str) -> tuple[list[str], int | None]:

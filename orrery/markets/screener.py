@@ -17,24 +17,59 @@ import pandas as pd
 from orrery.errors import DataError
 from orrery.markets.analysis import FIELDS, field_value
 
-OPS: dict[str, Callable[[float, float], bool]] = {">=": operator.ge, "<=": operator.le, ">": operator.gt,
-                                                  "<": operator.lt, "=": lambda a, b: abs(a - b) < 1e-9}
-_WORD_OPS = [(r"\bis at least\b|\bat least\b", ">="), (r"\bis at most\b|\bat most\b", "<="),
-             (r"\b(?:is )?(?:above|over|greater than|more than|higher than)\b", ">"),
-             (r"\b(?:is )?(?:below|under|less than|lower than)\b", "<"), (r"==", "=")]
-_MULTIPLE = re.compile(r"^(?P<field>[\w %]+?)\s+(?:is\s+)?(?:at least\s+)?(?P<k>\d+(?:\.\d+)?)\s*(?:x|times)\s+"
-                       r"(?:its|the)?\s*(?P<n>\d+)[- ]?day\s+(?:mean|average|avg)(?:\s+volume)?$")
+OPS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge,
+    "<=": operator.le,
+    ">": operator.gt,
+    "<": operator.lt,
+    "=": lambda a, b: abs(a - b) < 1e-9,
+}
+_WORD_OPS = [
+    (r"\bis at least\b|\bat least\b", ">="),
+    (r"\bis at most\b|\bat most\b", "<="),
+    (r"\b(?:is )?(?:above|over|greater than|more than|higher than)\b", ">"),
+    (r"\b(?:is )?(?:below|under|less than|lower than)\b", "<"),
+    (r"==", "="),
+]
+_MULTIPLE = re.compile(
+    r"^(?P<field>[\w %]+?)\s+(?:is\s+)?(?:at least\s+)?(?P<k>\d+(?:\.\d+)?)\s*(?:x|times)\s+"
+    r"(?:its|the)?\s*(?P<n>\d+)[- ]?day\s+(?:mean|average|avg)(?:\s+volume)?$"
+)
 _SIDE = re.compile(r"^(?:(?P<k>\d+(?:\.\d+)?)\s*(?:x|\*|times)\s*)?(?P<field>.+)$")
-_SYNONYMS = {"price": "close", "last": "close", "close price": "close", "last price": "close",
-             "stochastic": "stoch_k", "stoch": "stoch_k", "%k": "stoch_k", "%d": "stoch_d",
-             "upper band": "bb_upper", "upper bollinger band": "bb_upper", "bollinger upper": "bb_upper",
-             "lower band": "bb_lower", "lower bollinger band": "bb_lower", "bollinger lower": "bb_lower",
-             "macd signal": "macd_signal", "signal": "macd_signal", "macd histogram": "macd_hist",
-             "change": "change_pct", "daily change": "change_pct", "52 week high": "high_52w",
-             "52-week high": "high_52w", "52 week low": "low_52w", "52-week low": "low_52w",
-             "volatility": "volatility_pct", "1 month return": "return_1m_pct", "1y return": "return_1y_pct",
-             "rsi": "rsi_14", "atr": "atr_14", "adx": "adx_14", "sma": "sma_50", "ema": "ema_50",
-             "moving average": "sma_50"}
+_SYNONYMS = {
+    "price": "close",
+    "last": "close",
+    "close price": "close",
+    "last price": "close",
+    "stochastic": "stoch_k",
+    "stoch": "stoch_k",
+    "%k": "stoch_k",
+    "%d": "stoch_d",
+    "upper band": "bb_upper",
+    "upper bollinger band": "bb_upper",
+    "bollinger upper": "bb_upper",
+    "lower band": "bb_lower",
+    "lower bollinger band": "bb_lower",
+    "bollinger lower": "bb_lower",
+    "macd signal": "macd_signal",
+    "signal": "macd_signal",
+    "macd histogram": "macd_hist",
+    "change": "change_pct",
+    "daily change": "change_pct",
+    "52 week high": "high_52w",
+    "52-week high": "high_52w",
+    "52 week low": "low_52w",
+    "52-week low": "low_52w",
+    "volatility": "volatility_pct",
+    "1 month return": "return_1m_pct",
+    "1y return": "return_1y_pct",
+    "rsi": "rsi_14",
+    "atr": "atr_14",
+    "adx": "adx_14",
+    "sma": "sma_50",
+    "ema": "ema_50",
+    "moving average": "sma_50",
+}
 
 
 @dataclass(frozen=True)
@@ -74,14 +109,18 @@ def field_name(text: str) -> str:
         return _SYNONYMS[s]
     if m := re.fullmatch(r"(rsi|sma|ema|atr|adx|ma)\s*[_-]?\s*(\d+)", s):
         return f"{'sma' if m.group(1) == 'ma' else m.group(1)}_{m.group(2)}"
-    if m := re.fullmatch(r"(\d+)[- ]?day (sma|ema|moving average|ma|simple moving average|exponential moving average)", s):
+    if m := re.fullmatch(
+        r"(\d+)[- ]?day (sma|ema|moving average|ma|simple moving average|exponential moving average)", s
+    ):
         return f"{'ema' if m.group(2)[0] == 'e' else 'sma'}_{m.group(1)}"
     if m := re.fullmatch(r"(\d+)[- ]?day (?:mean|average|avg) volume|volume (?:sma|mean|average)[_ ]?(\d+)", s):
         return f"volume_sma_{m.group(1) or m.group(2)}"
     if s in FIELDS or re.fullmatch(r"(rsi|sma|ema|atr|adx|volume_sma)_\d+", s):
         return s
-    raise DataError(f"unknown field {text.strip()!r} in a screener condition; use e.g. rsi, sma_200, close, "
-                    f"volume, macd, adx (all: {', '.join(FIELDS)}; N = a period)")
+    raise DataError(
+        f"unknown field {text.strip()!r} in a screener condition; use e.g. rsi, sma_200, close, "
+        f"volume, macd, adx (all: {', '.join(FIELDS)}; N = a period)"
+    )
 
 
 def _side(text: str) -> Side:
@@ -106,8 +145,10 @@ def parse(text: str) -> Condition:
         s = re.sub(pattern, f" {op} ", s)
     m = re.match(r"^(.+?)\s*(>=|<=|>|<|=)\s*(.+)$", s)
     if not m:
-        raise DataError(f"cannot read the condition {text!r}; write it like 'RSI < 30', 'close above SMA200' or "
-                        "'volume 2x its 20-day mean'")
+        raise DataError(
+            f"cannot read the condition {text!r}; write it like 'RSI < 30', 'close above SMA200' or "
+            "'volume 2x its 20-day mean'"
+        )
     return Condition(_side(m.group(1)), m.group(2), _side(m.group(3)))
 
 

@@ -43,20 +43,29 @@ MAX_IMPORT_BYTES = 256 * 2**20  # per import file; `orrery markets import --max-
 LOCK_WAIT = 120.0  # seconds a writer waits for another import/fetch/remove of the same store
 
 # Names people use for the shipped symbols (lower case). Tickers themselves always resolve.
-SHIPPED_SYMBOLS = pd.DataFrame([
-    ("AAPL", "Apple Inc.", "stock", "NASDAQ", "apple|apple inc"),
-    ("IBM", "International Business Machines", "stock", "NYSE", "ibm|international business machines"),
-    ("MSFT", "Microsoft Corp.", "stock", "NASDAQ", "microsoft|microsoft corp"),
-    ("GOOG", "Google (Alphabet) class A, pre-2014 history", "stock", "NASDAQ", "google|alphabet|googl"),
-    ("FB", "Facebook (Meta Platforms)", "stock", "NASDAQ", "facebook|meta|meta platforms"),
-    ("SPX", "S&P 500 index", "index", "INDEX", "s&p 500|s&p500|s&p|sp500|sp 500|standard & poor's 500|^gspc"),
-    ("COMP", "NASDAQ Composite index", "index", "INDEX", "nasdaq composite|nasdaq index|^ixic|ixic"),
-], columns=["symbol", "name", "kind", "exchange", "aliases"])
+SHIPPED_SYMBOLS = pd.DataFrame(
+    [
+        ("AAPL", "Apple Inc.", "stock", "NASDAQ", "apple|apple inc"),
+        ("IBM", "International Business Machines", "stock", "NYSE", "ibm|international business machines"),
+        ("MSFT", "Microsoft Corp.", "stock", "NASDAQ", "microsoft|microsoft corp"),
+        ("GOOG", "Google (Alphabet) class A, pre-2014 history", "stock", "NASDAQ", "google|alphabet|googl"),
+        ("FB", "Facebook (Meta Platforms)", "stock", "NASDAQ", "facebook|meta|meta platforms"),
+        ("SPX", "S&P 500 index", "index", "INDEX", "s&p 500|s&p500|s&p|sp500|sp 500|standard & poor's 500|^gspc"),
+        ("COMP", "NASDAQ Composite index", "index", "INDEX", "nasdaq composite|nasdaq index|^ixic|ixic"),
+    ],
+    columns=["symbol", "name", "kind", "exchange", "aliases"],
+)
 
 _SYMBOL = re.compile(r"^[A-Z0-9][A-Z0-9.\-^]{0,11}$")
 _BATCH = re.compile(r"(import|fetch)-\d{8}-\d{6}-\d+-\d+")
-_ALIASES = {"ticker": "symbol", "adj close": "adj_close", "adjclose": "adj_close", "adjusted close": "adj_close",
-            "timestamp": "date", "day": "date"}
+_ALIASES = {
+    "ticker": "symbol",
+    "adj close": "adj_close",
+    "adjclose": "adj_close",
+    "adjusted close": "adj_close",
+    "timestamp": "date",
+    "day": "date",
+}
 
 
 @dataclass(frozen=True)
@@ -96,8 +105,10 @@ class Store:
             with FileLock(self.root / ".lock", timeout=LOCK_WAIT):
                 yield
         except Timeout:
-            raise DataError(f"another import is still writing to {self.root} after {LOCK_WAIT:g} s; try again when "
-                            "it has finished. Nothing was changed.") from None
+            raise DataError(
+                f"another import is still writing to {self.root} after {LOCK_WAIT:g} s; try again when "
+                "it has finished. Nothing was changed."
+            ) from None
 
     # -- reading ---------------------------------------------------------------------------------
     def _query(self, sql: str, params: Sequence[object] = ()) -> pd.DataFrame:
@@ -110,10 +121,14 @@ class Store:
         table = self._query(
             f"SELECT s.symbol, s.name, s.kind, s.exchange, s.source, s.aliases, min(p.date) AS first, "
             f"max(p.date) AS last, count(*) AS rows FROM {syms} s JOIN {prices} p USING (symbol) "
-            f"GROUP BY ALL ORDER BY s.kind DESC, s.symbol")
+            f"GROUP BY ALL ORDER BY s.kind DESC, s.symbol"
+        )
         self.symbols: dict[str, Symbol] = {
-            r.symbol: Symbol(r.symbol, r.name, r.kind, r.exchange, r.source, f"{r.first:%Y-%m-%d}",
-                             f"{r.last:%Y-%m-%d}", int(r.rows)) for r in table.itertuples()}
+            r.symbol: Symbol(
+                r.symbol, r.name, r.kind, r.exchange, r.source, f"{r.first:%Y-%m-%d}", f"{r.last:%Y-%m-%d}", int(r.rows)
+            )
+            for r in table.itertuples()
+        }
         self.aliases: dict[str, str] = {r.symbol.lower(): r.symbol for r in table.itertuples()}
         for r in table.itertuples():
             for a in str(r.aliases or "").split("|"):
@@ -125,8 +140,10 @@ class Store:
         """Daily rows of `symbol` indexed by date (open, high, low, close, adj_close, volume)."""
         sym = self.resolve(symbol)
         if sym not in self._frames:
-            df = self._query(f"SELECT * FROM read_parquet('{self.root / 'prices' / '*.parquet'}') "
-                             "WHERE symbol = ? ORDER BY date", [sym])
+            df = self._query(
+                f"SELECT * FROM read_parquet('{self.root / 'prices' / '*.parquet'}') WHERE symbol = ? ORDER BY date",
+                [sym],
+            )
             self._frames[sym] = df.drop(columns="symbol").set_index("date").astype(float)
         return self._frames[sym]
 
@@ -134,8 +151,10 @@ class Store:
         """A ticker or a name ("Apple", "aapl", "S&P 500") -> the store's symbol; DataError if absent."""
         found = self.lookup(name)
         if found is None:
-            raise DataError(f"{name!r} is not in the data; symbols available: {', '.join(self.symbols)} "
-                            f"(add more with `orrery markets import FILE`)")
+            raise DataError(
+                f"{name!r} is not in the data; symbols available: {', '.join(self.symbols)} "
+                f"(add more with `orrery markets import FILE`)"
+            )
         return found
 
     def lookup(self, name: str) -> str | None:
@@ -152,15 +171,24 @@ class Store:
             hits += [(m.start(), sym) for m in re.finditer(rf"(?<![\w&^]){re.escape(word)}(?![\w&])", source)]
         # A bare "NASDAQ" names the exchange in "stocks on NASDAQ" and the index otherwise.
         for m in re.finditer(r"(?<![\w])nasdaq(?!\s+composite|\s+index|[\w-])", low):
-            before, after = low[max(0, m.start() - 12):m.start()], low[m.end():m.end() + 10]
-            if "COMP" in self.symbols and not re.search(r"\b(on|in|at|listed)\s+$", before) \
-                    and not re.match(r"\s*(stocks?|shares|listed|exchange|-)", after):
+            before, after = low[max(0, m.start() - 12) : m.start()], low[m.end() : m.end() + 10]
+            if (
+                "COMP" in self.symbols
+                and not re.search(r"\b(on|in|at|listed)\s+$", before)
+                and not re.match(r"\s*(stocks?|shares|listed|exchange|-)", after)
+            ):
                 hits.append((m.start(), "COMP"))
         return list(dict.fromkeys(sym for _, sym in sorted(hits)))
 
     # -- writing ---------------------------------------------------------------------------------
-    def import_files(self, paths: Iterable[str | Path], *, kind: str = "stock", exchange: str = "OTHER",
-                     max_bytes: int = MAX_IMPORT_BYTES) -> list[str]:
+    def import_files(
+        self,
+        paths: Iterable[str | Path],
+        *,
+        kind: str = "stock",
+        exchange: str = "OTHER",
+        max_bytes: int = MAX_IMPORT_BYTES,
+    ) -> list[str]:
         """Add the symbols in CSV/Parquet files as one new batch. Every file is checked first (a file over
         `max_bytes` before it is read); any bad row refuses the whole import (rows named), and a symbol
         already in the store is refused."""
@@ -169,14 +197,18 @@ class Store:
             raise DataError("no files given: pass one or more CSV or Parquet files (symbol, date, OHLCV)")
         return self.add(pd.concat(frames, ignore_index=True), kind=kind, exchange=exchange, origin="import")
 
-    def add(self, data: pd.DataFrame, *, kind: str = "stock", exchange: str = "OTHER", origin: str = "import") -> list[str]:
+    def add(
+        self, data: pd.DataFrame, *, kind: str = "stock", exchange: str = "OTHER", origin: str = "import"
+    ) -> list[str]:
         """Rows already through `checked_rows` (new symbols only) as one new batch named `<origin>-...`:
         the one write path of `import_files` and the online provider, all or nothing."""
         dup = data[data.duplicated(["symbol", "date"], keep=False)]
         if len(dup):
             first = dup.iloc[0]
-            raise DataError(f"{len(dup)} rows repeat a (symbol, date) across the files, e.g. {first.symbol} "
-                            f"{first.date:%Y-%m-%d}; keep one row per symbol and date. Nothing was imported.")
+            raise DataError(
+                f"{len(dup)} rows repeat a (symbol, date) across the files, e.g. {first.symbol} "
+                f"{first.date:%Y-%m-%d}; keep one row per symbol and date. Nothing was imported."
+            )
         with self.writing():
             self._load_catalog()  # another process may have added these symbols since this store opened
             new = self.refuse_known(data["symbol"].unique())
@@ -195,8 +227,10 @@ class Store:
             if sym is None:
                 raise DataError(f"{symbol!r} is not in the store; symbols: {', '.join(self.symbols)}")
             if sym.source == SHIPPED:
-                raise DataError(f"{sym.symbol} is shipped with orrery (from {SHIPPED}) and is not removed; only "
-                                "symbols added with `orrery markets import` or `fetch` can be")
+                raise DataError(
+                    f"{sym.symbol} is shipped with orrery (from {SHIPPED}) and is not removed; only "
+                    "symbols added with `orrery markets import` or `fetch` can be"
+                )
             self._drop_from_batch(sym.source, sym.symbol)
             self._load_catalog()
         return sym
@@ -218,8 +252,10 @@ class Store:
         """`symbols` sorted, or DataError when any is already in the store (it never overwrites data)."""
         clash = sorted(set(symbols) & set(self.symbols))
         if clash:
-            raise DataError(f"{', '.join(clash)} already in the store; rename the symbol in your file (the store "
-                            f"never overwrites data). Nothing was imported.")
+            raise DataError(
+                f"{', '.join(clash)} already in the store; rename the symbol in your file (the store "
+                f"never overwrites data). Nothing was imported."
+            )
         return sorted(set(symbols))
 
     def _write_batch(self, batch: str, prices: pd.DataFrame, meta: pd.DataFrame) -> None:
@@ -253,7 +289,9 @@ def read_user_file(path: Path, *, max_bytes: int = MAX_IMPORT_BYTES) -> pd.DataF
 
     suffix = path.suffix.lower()
     if suffix not in (".parquet", ".csv", ".txt"):
-        raise DataError(f"{path}: use a .csv or .parquet file with columns symbol, date, open, high, low, close, volume")
+        raise DataError(
+            f"{path}: use a .csv or .parquet file with columns symbol, date, open, high, low, close, volume"
+        )
     path = input_file(path, what="import file", max_bytes=max_bytes)  # refused by size before any read
     if path.stat().st_size == 0:
         raise DataError(f"{path} is empty; export it with a header row (symbol, date, open, high, low, close, volume)")
@@ -263,11 +301,14 @@ def read_user_file(path: Path, *, max_bytes: int = MAX_IMPORT_BYTES) -> pd.DataF
         else:
             raw, first_row, unit = pd.read_csv(path, dtype=str, keep_default_na=False), 2, "line"  # line 1: header
     except UnicodeDecodeError as exc:
-        raise DataError(f"{path} is not UTF-8 text (bad byte at offset {exc.start}); export it as a UTF-8 CSV") from None
+        raise DataError(
+            f"{path} is not UTF-8 text (bad byte at offset {exc.start}); export it as a UTF-8 CSV"
+        ) from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, pa.ArrowException, OSError, ValueError) as exc:
         reason = " ".join(str(exc).split())[:160] or type(exc).__name__
-        raise DataError(f"{path} is not a readable {'Parquet' if suffix == '.parquet' else 'CSV'} file ({reason}); "
-                        "re-export it") from None
+        raise DataError(
+            f"{path} is not a readable {'Parquet' if suffix == '.parquet' else 'CSV'} file ({reason}); re-export it"
+        ) from None
     return checked_rows(raw, str(path), first_row=first_row, unit=unit)
 
 
@@ -277,19 +318,24 @@ def checked_rows(raw: pd.DataFrame, source: str, *, first_row: int = 1, unit: st
     raw = raw.rename(columns=lambda c: _ALIASES.get(str(c).strip().lower(), str(c).strip().lower()))
     missing = [c for c in COLUMNS if c not in raw.columns and c != "adj_close"]
     if missing:
-        raise DataError(f"{source}: missing column(s) {', '.join(missing)} (found: {', '.join(map(str, raw.columns))}); "
-                        "the columns are symbol, date, open, high, low, close, volume and optionally adj_close")
+        raise DataError(
+            f"{source}: missing column(s) {', '.join(missing)} (found: {', '.join(map(str, raw.columns))}); "
+            "the columns are symbol, date, open, high, low, close, volume and optionally adj_close"
+        )
     if "adj_close" not in raw.columns:
         raw["adj_close"] = raw["close"]
-    out = pd.DataFrame({"symbol": raw["symbol"].astype(str).str.strip().str.upper(), "date": calendar_days(raw["date"])})
+    out = pd.DataFrame(
+        {"symbol": raw["symbol"].astype(str).str.strip().str.upper(), "date": calendar_days(raw["date"])}
+    )
     for col in COLUMNS[2:]:
         out[col] = pd.to_numeric(raw[col], errors="coerce")
     problems = _row_problems(out)
     if problems:
         listed = "; ".join(f"{unit} {i + first_row}: {why}" for i, why in problems[:MAX_LISTED])
         more = f" (and {len(problems) - MAX_LISTED} more)" if len(problems) > MAX_LISTED else ""
-        raise DataError(f"{source}: {len(problems)} bad row(s), nothing was imported: {listed}{more}. Fix them and "
-                        "import again.")
+        raise DataError(
+            f"{source}: {len(problems)} bad row(s), nothing was imported: {listed}{more}. Fix them and import again."
+        )
     if out.empty:
         raise DataError(f"{source}: no rows to import")
     return daily(out)
@@ -319,8 +365,13 @@ def daily(rows: pd.DataFrame) -> pd.DataFrame:
         return rows
     rows = rows.sort_values(["symbol", "date"], kind="stable").assign(date=rows["date"].dt.normalize())
     out = rows.groupby(["symbol", "date"], as_index=False, sort=False).agg(
-        open=("open", "first"), high=("high", "max"), low=("low", "min"), close=("close", "last"),
-        adj_close=("adj_close", "last"), volume=("volume", "sum"))
+        open=("open", "first"),
+        high=("high", "max"),
+        low=("low", "min"),
+        close=("close", "last"),
+        adj_close=("adj_close", "last"),
+        volume=("volume", "sum"),
+    )
     return out[COLUMNS].reset_index(drop=True)
 
 
@@ -333,8 +384,10 @@ def _row_problems(df: pd.DataFrame) -> list[tuple[int, str]]:
         (prices.isna().any(axis=1) | df["volume"].isna(), "a price or the volume is not a number"),
         (~np.isfinite(prices).all(axis=1) | (prices <= 0).any(axis=1), "prices must be positive numbers"),
         (df["volume"] < 0, "volume must be >= 0"),
-        ((df["high"] < df[["open", "close", "low"]].max(axis=1)) | (df["low"] > df[["open", "close"]].min(axis=1)),
-         "high must be the highest and low the lowest of open/high/low/close"),
+        (
+            (df["high"] < df[["open", "close", "low"]].max(axis=1)) | (df["low"] > df[["open", "close"]].min(axis=1)),
+            "high must be the highest and low the lowest of open/high/low/close",
+        ),
         (df.duplicated(["symbol", "date"], keep="first"), "repeats an earlier (symbol, date)"),
     ]
     found: dict[int, str] = {}

@@ -55,12 +55,14 @@ def _frame(ctx: Ctx, symbol: str, date: str | None = None) -> tuple[str, pd.Data
 
 def _guard(fn: Any) -> Any:
     """DataErrors from the analysis (a bad date, an unknown field) reach the model as tool errors."""
+
     @functools.wraps(fn)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except DataError as exc:
             raise ToolError(str(exc)) from exc
+
     return wrapped
 
 
@@ -68,10 +70,14 @@ def _guard(fn: Any) -> Any:
 def list_symbols(ctx: Ctx) -> dict[str, Any]:
     """List every symbol in the local market data with its name, kind, exchange and date range."""
     syms = store_of(ctx).symbols.values()
-    rows = [{"symbol": s.symbol, "name": s.name, "kind": s.kind, "exchange": s.exchange, "first": s.first,
-             "last": s.last} for s in syms]
-    return {"symbols": rows, "summary": f"{len(rows)} symbols: " + ", ".join(f"{s.symbol} ({s.name}, to {s.last})"
-                                                                              for s in syms)}
+    rows = [
+        {"symbol": s.symbol, "name": s.name, "kind": s.kind, "exchange": s.exchange, "first": s.first, "last": s.last}
+        for s in syms
+    ]
+    return {
+        "symbols": rows,
+        "summary": f"{len(rows)} symbols: " + ", ".join(f"{s.symbol} ({s.name}, to {s.last})" for s in syms),
+    }
 
 
 @tool(cache_ttl=TTL)
@@ -88,21 +94,32 @@ def quote(ctx: Ctx, symbol: str, date: str | None = None) -> dict[str, Any]:
     row, prev = df.iloc[-1], df["close"].iloc[-2] if len(df) > 1 else float("nan")
     year = A.last_52_weeks(df["close"])
     change = row["close"] - prev
-    out = {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE,
-           **{k: A.r(row[k]) for k in ("open", "high", "low", "close", "adj_close")}, "volume": int(row["volume"]),
-           "change": A.r(change), "change_pct": A.r(100 * change / prev),
-           "high_52w": A.r(year.max()), "high_52w_date": A.day(year.idxmax()), "low_52w": A.r(year.min()),
-           "low_52w_date": A.day(year.idxmin()), "range_52w": f"{A.WEEKS_52} ({A.day(year.index[0])} to "
-                                                              f"{A.day(year.index[-1])})"}
-    out["summary"] = (f"{sym} closed at {out['close']} on {out['as_of']} ({out['change_pct']:+}% on the day); "
-                      f"52-week high {out['high_52w']} ({out['high_52w_date']}), 52-week low {out['low_52w']} "
-                      f"({out['low_52w_date']}).")
+    out = {
+        "symbol": sym,
+        "as_of": A.day(df.index[-1]),
+        "price": CLOSE,
+        **{k: A.r(row[k]) for k in ("open", "high", "low", "close", "adj_close")},
+        "volume": int(row["volume"]),
+        "change": A.r(change),
+        "change_pct": A.r(100 * change / prev),
+        "high_52w": A.r(year.max()),
+        "high_52w_date": A.day(year.idxmax()),
+        "low_52w": A.r(year.min()),
+        "low_52w_date": A.day(year.idxmin()),
+        "range_52w": f"{A.WEEKS_52} ({A.day(year.index[0])} to {A.day(year.index[-1])})",
+    }
+    out["summary"] = (
+        f"{sym} closed at {out['close']} on {out['as_of']} ({out['change_pct']:+}% on the day); "
+        f"52-week high {out['high_52w']} ({out['high_52w_date']}), 52-week low {out['low_52w']} "
+        f"({out['low_52w_date']})."
+    )
     return out
 
 
 @tool(cache_ttl=TTL)
-def price_history(ctx: Ctx, symbol: str, start: str | None = None, end: str | None = None,
-                  limit: int = 20) -> dict[str, Any]:
+def price_history(
+    ctx: Ctx, symbol: str, start: str | None = None, end: str | None = None, limit: int = 20
+) -> dict[str, Any]:
     """Daily OHLCV rows of a symbol between two dates (the last `limit` rows), with the period's high,
     low and change.
 
@@ -114,24 +131,40 @@ def price_history(ctx: Ctx, symbol: str, start: str | None = None, end: str | No
     """
     sym, df = _frame(ctx, symbol)
     w = _guard(A.between)(df, start, end, sym)
-    rows = [{"date": A.day(d), **{k: A.r(v[k]) for k in ("open", "high", "low", "close")}, "volume": int(v["volume"])}
-            for d, v in w.iloc[-max(1, limit):].iterrows()]
+    rows = [
+        {"date": A.day(d), **{k: A.r(v[k]) for k in ("open", "high", "low", "close")}, "volume": int(v["volume"])}
+        for d, v in w.iloc[-max(1, limit) :].iterrows()
+    ]
     first, last, c = w["close"].iloc[0], w["close"].iloc[-1], w["close"]
-    out = {"symbol": sym, "start": A.day(w.index[0]), "as_of": A.day(w.index[-1]), "price": CLOSE,
-           "period_high": A.r(w["high"].max()), "period_low": A.r(w["low"].min()), "first_close": A.r(first),
-           "last_close": A.r(last), "change_pct": A.r(100 * (last / first - 1)),
-           "highest_close": A.r(c.max()), "highest_close_date": A.day(c.idxmax()),
-           "lowest_close": A.r(c.min()), "lowest_close_date": A.day(c.idxmin()), "rows": rows}
-    out["summary"] = (f"{sym} from {out['start']} to {out['as_of']}: close {out['first_close']} -> "
-                      f"{out['last_close']} ({out['change_pct']:+}%); highest close {out['highest_close']} "
-                      f"({out['highest_close_date']}), lowest close {out['lowest_close']} ({out['lowest_close_date']}); "
-                      f"intraday high {out['period_high']}, low {out['period_low']}.")
+    out = {
+        "symbol": sym,
+        "start": A.day(w.index[0]),
+        "as_of": A.day(w.index[-1]),
+        "price": CLOSE,
+        "period_high": A.r(w["high"].max()),
+        "period_low": A.r(w["low"].min()),
+        "first_close": A.r(first),
+        "last_close": A.r(last),
+        "change_pct": A.r(100 * (last / first - 1)),
+        "highest_close": A.r(c.max()),
+        "highest_close_date": A.day(c.idxmax()),
+        "lowest_close": A.r(c.min()),
+        "lowest_close_date": A.day(c.idxmin()),
+        "rows": rows,
+    }
+    out["summary"] = (
+        f"{sym} from {out['start']} to {out['as_of']}: close {out['first_close']} -> "
+        f"{out['last_close']} ({out['change_pct']:+}%); highest close {out['highest_close']} "
+        f"({out['highest_close_date']}), lowest close {out['lowest_close']} ({out['lowest_close_date']}); "
+        f"intraday high {out['period_high']}, low {out['period_low']}."
+    )
     return out
 
 
 @tool(cache_ttl=TTL)
-def technical_indicators(ctx: Ctx, symbol: str, indicators: list[Indicator], date: str | None = None,
-                         period: int | None = None) -> dict[str, Any]:
+def technical_indicators(
+    ctx: Ctx, symbol: str, indicators: list[Indicator], date: str | None = None, period: int | None = None
+) -> dict[str, Any]:
     """Technical indicators (ta-lib) of a symbol on a date: RSI, MACD, BBANDS (Bollinger), SMA, EMA, ATR,
     STOCH (stochastic), ADX, OBV. Default periods: RSI/ATR/ADX 14, SMA 20/50/200, EMA 12/26/50.
 
@@ -161,8 +194,14 @@ def candlestick_patterns(ctx: Ctx, symbol: str, date: str | None = None, lookbac
     sym, df = _frame(ctx, symbol, date)
     found = A.candlesticks(df, max(1, lookback))
     names = ", ".join(f"{f['pattern']} ({f['signal']}, {f['date']})" for f in found[:8]) or "none"
-    return {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE, "lookback_bars": lookback,
-            "patterns": found, "summary": f"{sym} candlestick patterns in the last {lookback} bars: {names}."}
+    return {
+        "symbol": sym,
+        "as_of": A.day(df.index[-1]),
+        "price": CLOSE,
+        "lookback_bars": lookback,
+        "patterns": found,
+        "summary": f"{sym} candlestick patterns in the last {lookback} bars: {names}.",
+    }
 
 
 @tool(cache_ttl=TTL)
@@ -177,9 +216,14 @@ def support_resistance(ctx: Ctx, symbol: str, date: str | None = None, lookback:
     sym, df = _frame(ctx, symbol, date)
     sr = A.support_resistance(df, lookback)
     levels = lambda side: ", ".join(str(x["level"]) for x in sr[side]) or "none"  # noqa: E731
-    return {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE, **sr,
-            "summary": f"{sym} (close {sr['close']} on {A.day(df.index[-1])}): support {levels('support')}; "
-                       f"resistance {levels('resistance')}."}
+    return {
+        "symbol": sym,
+        "as_of": A.day(df.index[-1]),
+        "price": CLOSE,
+        **sr,
+        "summary": f"{sym} (close {sr['close']} on {A.day(df.index[-1])}): support {levels('support')}; "
+        f"resistance {levels('resistance')}.",
+    }
 
 
 @tool(cache_ttl=TTL)
@@ -194,9 +238,14 @@ def fibonacci_levels(ctx: Ctx, symbol: str, date: str | None = None, lookback: i
     sym, df = _frame(ctx, symbol, date)
     fib = A.fibonacci(df, lookback)
     lv = ", ".join(f"{k} {v}" for k, v in fib["levels"].items())
-    return {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE, **fib,
-            "summary": f"{sym} {fib['trend']} move from {fib['swing_low']} to {fib['swing_high']}; retracements "
-                       f"{lv}; close {fib['close']} on {A.day(df.index[-1])}."}
+    return {
+        "symbol": sym,
+        "as_of": A.day(df.index[-1]),
+        "price": CLOSE,
+        **fib,
+        "summary": f"{sym} {fib['trend']} move from {fib['swing_low']} to {fib['swing_high']}; retracements "
+        f"{lv}; close {fib['close']} on {A.day(df.index[-1])}.",
+    }
 
 
 @tool(cache_ttl=TTL)
@@ -211,17 +260,34 @@ def chart_patterns(ctx: Ctx, symbol: str, date: str | None = None, lookback: int
     """
     sym, df = _frame(ctx, symbol, date)
     pats = A.chart_patterns(df, lookback)
-    names = ", ".join(f"{p['pattern']} {p['start']} to {p['end']}{' (confirmed)' if p['confirmed'] else ''}"
-                      for p in pats["patterns"][:5]) or "none"
-    return {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE, **pats,
-            "summary": f"{sym} chart patterns in the last {pats['lookback_bars']} bars: {names}."}
+    names = (
+        ", ".join(
+            f"{p['pattern']} {p['start']} to {p['end']}{' (confirmed)' if p['confirmed'] else ''}"
+            for p in pats["patterns"][:5]
+        )
+        or "none"
+    )
+    return {
+        "symbol": sym,
+        "as_of": A.day(df.index[-1]),
+        "price": CLOSE,
+        **pats,
+        "summary": f"{sym} chart patterns in the last {pats['lookback_bars']} bars: {names}.",
+    }
 
 
 @tool(cache_ttl=TTL)
-def stock_screener(ctx: Ctx, conditions: list[str] | None = None, exchange: str | None = None,
-                   kind: Literal["stock", "index", "all"] = "stock", sort_by: str | None = None,
-                   descending: bool = False, limit: int = 10, date: str | None = None,
-                   symbols: list[str] | None = None) -> dict[str, Any]:
+def stock_screener(
+    ctx: Ctx,
+    conditions: list[str] | None = None,
+    exchange: str | None = None,
+    kind: Literal["stock", "index", "all"] = "stock",
+    sort_by: str | None = None,
+    descending: bool = False,
+    limit: int = 10,
+    date: str | None = None,
+    symbols: list[str] | None = None,
+) -> dict[str, Any]:
     """Screen every symbol in the data (or the ones named) by conditions such as "RSI < 30", "close above
     SMA200", "volume 2x its 20-day mean". Returns the matches sorted and limited, every symbol's values, and
     when none match, the symbols closest to matching.
@@ -250,18 +316,24 @@ def stock_screener(ctx: Ctx, conditions: list[str] | None = None, exchange: str 
             if A.parse_date(date) < df.index[0] or A.parse_date(date) > df.index[-1] + pd.Timedelta(days=4):
                 skipped.append(s.symbol)
                 continue
-            df = df.loc[:A.parse_date(date)]
+            df = df.loc[: A.parse_date(date)]
         row, ok, dist = _screen_row(s.symbol, df, conds, key)
         (rows if ok else near).append((row, dist))
     sort = lambda items: sorted(items, key=lambda x: (x[0][key] is None, x[0][key] or 0), reverse=descending)  # noqa: E731
-    matches = [r for r, _ in sort(rows)][:max(1, limit)]
+    matches = [r for r, _ in sort(rows)][: max(1, limit)]
     screened = [s.symbol for s in universe if s.symbol not in skipped]
     if not screened:
-        raise ToolError(f"no symbol has data on {date}; {', '.join(skipped)} cover other dates "
-                        "(see list_symbols)")
-    out: dict[str, Any] = {"conditions": [str(c) for c in conds], "universe": screened, "skipped": skipped,
-                           "price": CLOSE, "count": len(rows), "matches": matches, "descending": descending,
-                           "values": [r for r, _ in rows + near]}
+        raise ToolError(f"no symbol has data on {date}; {', '.join(skipped)} cover other dates (see list_symbols)")
+    out: dict[str, Any] = {
+        "conditions": [str(c) for c in conds],
+        "universe": screened,
+        "skipped": skipped,
+        "price": CLOSE,
+        "count": len(rows),
+        "matches": matches,
+        "descending": descending,
+        "values": [r for r, _ in rows + near],
+    }
     if conds and not rows:
         out["closest"] = [r for r, _ in sorted(near, key=lambda x: x[1])][:3]
     out["summary"] = _screen_summary(out, key)
@@ -276,8 +348,11 @@ def _universe(store: Store, symbols: list[str] | None, kind: str, exchange: str 
         except DataError as exc:
             raise ToolError(str(exc)) from exc
     ex = (exchange or "").upper()
-    universe = [s for s in store.symbols.values() if (kind == "all" or s.kind == kind)
-                and (ex in ("", "US", "ALL") or s.exchange == ex)]
+    universe = [
+        s
+        for s in store.symbols.values()
+        if (kind == "all" or s.kind == kind) and (ex in ("", "US", "ALL") or s.exchange == ex)
+    ]
     if not universe:
         exchanges = sorted({s.exchange for s in store.symbols.values()})
         raise ToolError(f"no {kind} symbols on exchange {exchange!r}; exchanges in the data: {', '.join(exchanges)}")
@@ -309,8 +384,9 @@ def _screen_summary(out: dict[str, Any], key: str) -> str:
     n = len(out["universe"])
     if not out["conditions"]:
         order = "highest" if out.get("descending") else "lowest"
-        return f"{n} symbols by {key}, {order} first: {fmt(out['matches'])}." + \
-            (f" No data on that date: {', '.join(out['skipped'])}." if out["skipped"] else "")
+        return f"{n} symbols by {key}, {order} first: {fmt(out['matches'])}." + (
+            f" No data on that date: {', '.join(out['skipped'])}." if out["skipped"] else ""
+        )
     if out["matches"]:
         head = f"{out['count']} of {n} symbols match {what}: {fmt(out['matches'])}."
     else:
@@ -342,17 +418,28 @@ def performance(ctx: Ctx, symbol: str, start: str | None = None, end: str | None
     """
     sym, df = _frame(ctx, symbol)
     perf = A.performance(_guard(A.between)(df, start, end, sym))
-    return {"symbol": sym, "as_of": perf["end"], "price": ADJ, **perf,
-            "summary": f"{sym} {perf['start']} to {perf['end']}: return {perf['total_return_pct']}%, volatility "
-                       f"{perf['volatility_pct']}%, max drawdown {perf['max_drawdown_pct']}%."}
+    return {
+        "symbol": sym,
+        "as_of": perf["end"],
+        "price": ADJ,
+        **perf,
+        "summary": f"{sym} {perf['start']} to {perf['end']}: return {perf['total_return_pct']}%, volatility "
+        f"{perf['volatility_pct']}%, max drawdown {perf['max_drawdown_pct']}%.",
+    }
 
 
 PERIOD_METRICS = {"return": "total_return_pct", "volatility": "volatility_pct", "max_drawdown": "max_drawdown_pct"}
 
 
 @tool(cache_ttl=TTL)
-def compare_symbols(ctx: Ctx, symbols: list[str], start: str | None = None, end: str | None = None,
-                    metric: str = "return", lowest: bool = False) -> dict[str, Any]:
+def compare_symbols(
+    ctx: Ctx,
+    symbols: list[str],
+    start: str | None = None,
+    end: str | None = None,
+    metric: str = "return",
+    lowest: bool = False,
+) -> dict[str, Any]:
     """Compare several symbols over the same period: return, volatility, max drawdown, the correlation of
     their daily returns, and the leader by a metric (ties named together).
 
@@ -376,29 +463,48 @@ def compare_symbols(ctx: Ctx, symbols: list[str], start: str | None = None, end:
     windows = {s: _guard(A.between)(f, start, end or shared_end, s) for s, f in frames.items()}
     perf = {s: A.performance(w) for s, w in windows.items()}
     corr = A.correlation(windows)
-    rows = {s: {k: p[k] for k in ("start", "end", "total_return_pct", "volatility_pct", "max_drawdown_pct")}
-            for s, p in perf.items()}
+    rows = {
+        s: {k: p[k] for k in ("start", "end", "total_return_pct", "volatility_pct", "max_drawdown_pct")}
+        for s, p in perf.items()
+    }
     best = max(rows, key=lambda s: rows[s]["total_return_pct"] or float("-inf"))
-    pairs = [f"{a}/{b} {corr[a][b]}" for i, a in enumerate(syms) for b in syms[i + 1:]]
-    out = {"as_of": end or shared_end, "price": ADJ, "symbols": rows, "correlation": corr, "best": best,
-           **_ranked(metric, lowest, rows, frames, end or shared_end)}
+    pairs = [f"{a}/{b} {corr[a][b]}" for i, a in enumerate(syms) for b in syms[i + 1 :]]
+    out = {
+        "as_of": end or shared_end,
+        "price": ADJ,
+        "symbols": rows,
+        "correlation": corr,
+        "best": best,
+        **_ranked(metric, lowest, rows, frames, end or shared_end),
+    }
     if out["metric"] not in PERIOD_METRICS:  # a field on the date: as traded
         out["price"] = CLOSE
     period = f"{rows[syms[0]]['start']} to {rows[syms[0]]['end']}"
     lead = out["winner"]
-    out["headline"] = (f"By {out['metric']} ({period if out['metric'] in PERIOD_METRICS else 'on ' + out['on']}): "
-                       + ", ".join(f"{s} {_fmt(v, out['metric'])}" for s, v in out["values"].items())
-                       + f"; {' and '.join(lead)} {'tie for' if len(lead) > 1 else 'has'} the "
-                       f"{'lowest' if lowest else 'highest'}.")
-    out["summary"] = out["headline"] if out["metric"] not in PERIOD_METRICS else out["headline"] + \
-        f" Over {period}: " + "; ".join(f"{s} return {p['total_return_pct']}%, volatility {p['volatility_pct']}%, "
-                                        f"max drawdown {p['max_drawdown_pct']}%" for s, p in rows.items()) + \
-        f"; correlation {', '.join(pairs)}."
+    out["headline"] = (
+        f"By {out['metric']} ({period if out['metric'] in PERIOD_METRICS else 'on ' + out['on']}): "
+        + ", ".join(f"{s} {_fmt(v, out['metric'])}" for s, v in out["values"].items())
+        + f"; {' and '.join(lead)} {'tie for' if len(lead) > 1 else 'has'} the "
+        f"{'lowest' if lowest else 'highest'}."
+    )
+    out["summary"] = (
+        out["headline"]
+        if out["metric"] not in PERIOD_METRICS
+        else out["headline"]
+        + f" Over {period}: "
+        + "; ".join(
+            f"{s} return {p['total_return_pct']}%, volatility {p['volatility_pct']}%, "
+            f"max drawdown {p['max_drawdown_pct']}%"
+            for s, p in rows.items()
+        )
+        + f"; correlation {', '.join(pairs)}."
+    )
     return out
 
 
-def _ranked(metric: str, lowest: bool, rows: dict[str, dict[str, Any]], frames: dict[str, pd.DataFrame],
-            end: str) -> dict[str, Any]:
+def _ranked(
+    metric: str, lowest: bool, rows: dict[str, dict[str, Any]], frames: dict[str, pd.DataFrame], end: str
+) -> dict[str, Any]:
     """Each symbol's value of `metric` and the leader(s): equal values at the precision shown tie."""
     name = metric.strip().lower().replace(" ", "_")
     if name in PERIOD_METRICS:
@@ -436,20 +542,43 @@ def price_forecast(ctx: Ctx, symbol: str, horizon_days: int = 21) -> dict[str, A
 
     sym, df = _frame(ctx, symbol)
     h = max(1, min(horizon_days, 126))
-    closes = df["close"].iloc[-3 * A.TRADING_DAYS:]
+    closes = df["close"].iloc[-3 * A.TRADING_DAYS :]
     cv = F.cross_validate(closes.to_numpy(float), h, n_windows=3)  # mean MASE per model, best first
     best = next(iter(cv))
     fc = F.forecast(closes.to_numpy(float), best, h).iloc[-1]
-    out = {"symbol": sym, "as_of": A.day(df.index[-1]), "price": CLOSE, "horizon_days": h, "model": best,
-           "last_close": A.r(closes.iloc[-1]), "forecast": A.r(fc["mean"]),
-           "lo_80": A.r(fc["lo_80"]), "hi_80": A.r(fc["hi_80"]), "lo_95": A.r(fc["lo_95"]), "hi_95": A.r(fc["hi_95"]),
-           "cv_mase": {m: A.r(v, 3) for m, v in cv.items()}}
-    out["summary"] = (f"{sym} close {out['last_close']} on {out['as_of']}; {best} forecast for {h} trading days "
-                      f"later: {out['forecast']} (80% interval {out['lo_80']} to {out['hi_80']}, 95% interval "
-                      f"{out['lo_95']} to {out['hi_95']}).")
+    out = {
+        "symbol": sym,
+        "as_of": A.day(df.index[-1]),
+        "price": CLOSE,
+        "horizon_days": h,
+        "model": best,
+        "last_close": A.r(closes.iloc[-1]),
+        "forecast": A.r(fc["mean"]),
+        "lo_80": A.r(fc["lo_80"]),
+        "hi_80": A.r(fc["hi_80"]),
+        "lo_95": A.r(fc["lo_95"]),
+        "hi_95": A.r(fc["hi_95"]),
+        "cv_mase": {m: A.r(v, 3) for m, v in cv.items()},
+    }
+    out["summary"] = (
+        f"{sym} close {out['last_close']} on {out['as_of']}; {best} forecast for {h} trading days "
+        f"later: {out['forecast']} (80% interval {out['lo_80']} to {out['hi_80']}, 95% interval "
+        f"{out['lo_95']} to {out['hi_95']})."
+    )
     return out
 
 
-TOOLS: list[Tool] = [quote, price_history, technical_indicators, candlestick_patterns, support_resistance,
-                     fibonacci_levels, chart_patterns, stock_screener, performance, compare_symbols, price_forecast,
-                     list_symbols]
+TOOLS: list[Tool] = [
+    quote,
+    price_history,
+    technical_indicators,
+    candlestick_patterns,
+    support_resistance,
+    fibonacci_levels,
+    chart_patterns,
+    stock_screener,
+    performance,
+    compare_symbols,
+    price_forecast,
+    list_symbols,
+]

@@ -11,5 +11,12 @@ from orrery.mcp.client import (
     servers_from_config,
 )
 
-__all__ = ["MCPServer", "MCPServerError", "MCPServerHTTP", "MCPServerStdio", "MCPTool", "server_from_spec",
-           "servers_from_config"]
+__all__ = [
+    "MCPServer",
+    "MCPServerError",
+    "MCPServerHTTP",
+    "MCPServerStdio",
+    "MCPTool",
+    "server_from_spec",
+    "servers_from_config",
+]

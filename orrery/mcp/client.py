@@ -54,10 +54,18 @@ class MCPServer:
     the model reads of a result, `cache_ttl` caches results by arguments like `@tool(cache_ttl=...)`, and
     `requires_approval` puts its tools behind a person's decision like `@tool(requires_approval=...)`."""
 
-    def __init__(self, name: str, *, prefix: str | None = None,
-                 tools: Iterable[str] | Callable[[str], bool] | None = None, timeout: float | None = 60.0,
-                 connect_timeout: float = 30.0, max_result_chars: int = 20_000, cache_ttl: float | None = None,
-                 requires_approval: Any = False):
+    def __init__(
+        self,
+        name: str,
+        *,
+        prefix: str | None = None,
+        tools: Iterable[str] | Callable[[str], bool] | None = None,
+        timeout: float | None = 60.0,
+        connect_timeout: float = 30.0,
+        max_result_chars: int = 20_000,
+        cache_ttl: float | None = None,
+        requires_approval: Any = False,
+    ):
         self.name = _name(name) or "mcp"
         self.prefix = self.name if prefix is None else _name(prefix)
         self.pick = tools if callable(tools) or tools is None else set(tools).__contains__
@@ -125,8 +133,10 @@ class MCPServer:
             self._tools = [MCPTool(self, t) for t in self.listed if self.pick is None or self.pick(t.name)]
         except (cf.TimeoutError, TimeoutError):
             self._shutdown()
-            raise MCPServerError(f"MCP server {self.name!r} did not answer within {self.connect_timeout:g}s of "
-                                 f"starting{self.diagnosis()}; check that it runs on its own") from None
+            raise MCPServerError(
+                f"MCP server {self.name!r} did not answer within {self.connect_timeout:g}s of "
+                f"starting{self.diagnosis()}; check that it runs on its own"
+            ) from None
         except Exception as exc:
             self._shutdown()
             raise MCPServerError(f"MCP server {self.name!r} could not start: {_why(exc)}{self.diagnosis()}") from None
@@ -136,8 +146,12 @@ class MCPServer:
         from mcp.types import Implementation
 
         try:
-            async with Client(self.transport(), mode="legacy", message_handler=self._on_message,
-                              client_info=Implementation(name="orrery", version="0.1")) as client:
+            async with Client(
+                self.transport(),
+                mode="legacy",
+                message_handler=self._on_message,
+                client_info=Implementation(name="orrery", version="0.1"),
+            ) as client:
                 self._client = client
                 ready.set_result(None)
                 await self._stop.wait()  # type: ignore[union-attr]
@@ -168,8 +182,7 @@ class MCPServer:
         self._loop = self._owner = None
 
     # -- requests ------------------------------------------------------------------------------------
-    def _submit(self, coro: Coroutine[Any, Any, Any], timeout: float | None,
-                ctx: RunContext | None = None) -> Any:
+    def _submit(self, coro: Coroutine[Any, Any, Any], timeout: float | None, ctx: RunContext | None = None) -> Any:
         """Run `coro` on the connection's loop and wait for it; a cancelled run or a tool's timeout
         (`cancelled()`) cancels it, which sends the server `notifications/cancelled`."""
         if self._loop is None or self._client is None:
@@ -184,8 +197,10 @@ class MCPServer:
             except cf.TimeoutError:
                 if len(self._faults) > faults:  # its answer may be the line it garbled: do not wait for it
                     fut.cancel()
-                    raise MCPServerError(f"MCP server {self.name!r} sent a message that is not JSON-RPC "
-                                         f"({self._faults[-1]}); fix or replace the server") from None
+                    raise MCPServerError(
+                        f"MCP server {self.name!r} sent a message that is not JSON-RPC "
+                        f"({self._faults[-1]}); fix or replace the server"
+                    ) from None
                 if cancelled() or (ctx is not None and ctx.cancelled):
                     fut.cancel()
                     raise Cancelled(f"call to MCP server {self.name!r} cancelled") from None
@@ -204,6 +219,7 @@ class MCPServer:
 
     def call(self, tool: str, arguments: dict[str, Any], ctx: RunContext | None = None) -> Any:
         """Call the server's `tool`; returns the `CallToolResult`. Progress goes to `ctx.progress`."""
+
         async def progress(done: float, total: float | None, message: str | None) -> None:
             if ctx is not None and ctx.reporter is not None and not ctx.cancelled:
                 ctx.reporter(message or tool, int(done), int(total or 0))
@@ -237,8 +253,10 @@ class MCPServer:
         """A resource's contents as text (binary parts are named with their size)."""
         with self:
             result = self._request(self._client.read_resource(uri))
-        return "\n".join(getattr(c, "text", None) or f"[{c.mime_type or 'binary'} {len(c.blob)} base64 chars]"
-                         for c in result.contents)
+        return "\n".join(
+            getattr(c, "text", None) or f"[{c.mime_type or 'binary'} {len(c.blob)} base64 chars]"
+            for c in result.contents
+        )
 
     def prompts(self) -> list[Any]:
         """The prompts the server lists (`mcp.types.Prompt`: name, description, arguments)."""
@@ -256,8 +274,16 @@ class MCPServerStdio(MCPServer):
     """A server started as a subprocess speaking MCP on stdin/stdout: `MCPServerStdio("uvx", ["mcp-server-time"])`.
     Its stderr goes to a temporary file whose last line explains a failed start."""
 
-    def __init__(self, command: str, args: Iterable[str] = (), *, env: dict[str, str] | None = None,
-                 cwd: str | Path | None = None, name: str | None = None, **options: Any):
+    def __init__(
+        self,
+        command: str,
+        args: Iterable[str] = (),
+        *,
+        env: dict[str, str] | None = None,
+        cwd: str | Path | None = None,
+        name: str | None = None,
+        **options: Any,
+    ):
         self.command, self.args, self.env, self.cwd = command, list(args), env, cwd
         super().__init__(name or _default_name(command, self.args), **options)
         self._errlog: Any = None
@@ -269,8 +295,9 @@ class MCPServerStdio(MCPServer):
         if self._errlog is not None:
             self._errlog.close()
         self._errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115 - read after the server exits
-        return stdio_client(StdioServerParameters(command=self.command, args=self.args, env=self.env, cwd=self.cwd),
-                            errlog=self._errlog)
+        return stdio_client(
+            StdioServerParameters(command=self.command, args=self.args, env=self.env, cwd=self.cwd), errlog=self._errlog
+        )
 
     def diagnosis(self) -> str:
         if self._errlog is None:
@@ -300,8 +327,10 @@ async def _with_headers(url: str, headers: dict[str, str]) -> AsyncIterator[Any]
     from mcp.client.streamable_http import streamable_http_client
 
     # The SDK's own timeouts for MCP over HTTP: a response stream may stay open for minutes.
-    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http, \
-            streamable_http_client(url, http_client=http) as streams:
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http,
+        streamable_http_client(url, http_client=http) as streams,
+    ):
         yield streams
 
 
@@ -329,8 +358,10 @@ def servers_from_config(text: str, where: str = "the MCP config") -> list[MCPSer
         if not isinstance(entries, dict):
             raise TypeError("mcpServers is not an object")
     except (ValueError, KeyError, TypeError) as exc:
-        raise ConfigError(f"{where}: expected {{\"mcpServers\": {{NAME: {{\"command\": ..., \"args\": [...]}} or "
-                          f"{{\"url\": ...}}}}}} ({_why(exc)})") from None
+        raise ConfigError(
+            f'{where}: expected {{"mcpServers": {{NAME: {{"command": ..., "args": [...]}} or '
+            f'{{"url": ...}}}}}} ({_why(exc)})'
+        ) from None
     servers: list[MCPServer] = []
     for name, entry in entries.items():
         if isinstance(entry, dict) and isinstance(entry.get("url"), str):
@@ -340,12 +371,13 @@ def servers_from_config(text: str, where: str = "the MCP config") -> list[MCPSer
             servers.append(MCPServerHTTP(entry["url"], name=name, headers=headers))
         elif isinstance(entry, dict) and isinstance(entry.get("command"), str):
             args, env = entry.get("args", []), entry.get("env")
-            if not (isinstance(args, list) and all(isinstance(a, str) for a in args)) or \
-                    not (env is None or isinstance(env, dict)):
+            if not (isinstance(args, list) and all(isinstance(a, str) for a in args)) or not (
+                env is None or isinstance(env, dict)
+            ):
                 raise ConfigError(f"{where}: server {name!r} needs args as a list of strings and env as an object")
             servers.append(MCPServerStdio(entry["command"], args, env=env, name=name))
         else:
-            raise ConfigError(f"{where}: server {name!r} needs a \"command\" or a \"url\"")
+            raise ConfigError(f'{where}: server {name!r} needs a "command" or a "url"')
     return servers
 
 
@@ -393,11 +425,15 @@ class MCPTool(Tool):
         import jsonschema
 
         validator = jsonschema.Draft202012Validator(self.parameters)
-        problems = [f"{'.'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}"
-                    for e in sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))[:5]]
+        problems = [
+            f"{'.'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}"
+            for e in sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))[:5]
+        ]
         if problems:
-            raise ToolError(f"invalid arguments for {self.name!r}: {'; '.join(problems)}. "
-                            f"Expected schema: {json.dumps(self.parameters)}")
+            raise ToolError(
+                f"invalid arguments for {self.name!r}: {'; '.join(problems)}. "
+                f"Expected schema: {json.dumps(self.parameters)}"
+            )
 
 
 def _object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:

@@ -71,8 +71,10 @@ class Catalogue:
             try:
                 factory = load_ref(app.agent)
             except ImportError as exc:  # an app whose extra is missing is left out, said once
-                print(f"orrery mcp: app {name!r} left out: {exc}; pip install 'orrery[{app.extra or name}]'",
-                      file=sys.stderr)
+                print(
+                    f"orrery mcp: app {name!r} left out: {exc}; pip install 'orrery[{app.extra or name}]'",
+                    file=sys.stderr,
+                )
                 continue
             self.apps[name], self.params[name] = app, set(inspect.signature(factory).parameters)
             self.schemas[name] = self._schema(app)
@@ -86,18 +88,27 @@ class Catalogue:
             if prop.get("approval"):  # it pauses the run for a person: an MCP call runs to its end, nothing resumes it
                 continue
             if key in uploads:
-                where = "a file name in the server's data folder" if self.s.files else \
-                    f"not available (the server allows no folder): send {key}{INLINE}"
+                where = (
+                    "a file name in the server's data folder"
+                    if self.s.files
+                    else f"not available (the server allows no folder): send {key}{INLINE}"
+                )
                 props[key] = {"type": "string", "description": f"{prop.get('description', key)}: {where}"}
-                props[key + INLINE] = {"type": "string", "description": f"or the data of {key} as CSV text (at "
-                                       f"most {self.s.max_upload_bytes} bytes)"}
+                props[key + INLINE] = {
+                    "type": "string",
+                    "description": f"or the data of {key} as CSV text (at most {self.s.max_upload_bytes} bytes)",
+                }
                 continue
             props[key] = dict(prop)
             if key == "db" and self.s.dbs:
                 props[key] = {**prop, "enum": list(self.s.dbs)}
         required = [k for k in declared.get("required", []) if k not in uploads]
-        schema = {"type": "object", "properties": props, "required": ["message", *required] if not uploads
-                  else required, "additionalProperties": False}
+        schema = {
+            "type": "object",
+            "properties": props,
+            "required": ["message", *required] if not uploads else required,
+            "additionalProperties": False,
+        }
         return schema | ({"$defs": declared["$defs"]} if "$defs" in declared else {})
 
     # -- one call ------------------------------------------------------------------------------------
@@ -122,8 +133,11 @@ class Catalogue:
         except pydantic.ValidationError as exc:
             e = exc.errors()[0]
             field_name = ".".join(map(str, e["loc"])) or "arguments"
-            hint = f" (send {field_name} or {field_name}{INLINE})" if e["type"] == "missing" and \
-                field_name in upload_fields(app.input_model()) else ""
+            hint = (
+                f" (send {field_name} or {field_name}{INLINE})"
+                if e["type"] == "missing" and field_name in upload_fields(app.input_model())
+                else ""
+            )
             raise DataError(f"{field_name}: {e['msg']}{hint}") from None
         inputs = {**checked.model_dump(exclude_none=True), **files}
         if not task and not files:
@@ -140,8 +154,10 @@ class Catalogue:
         base = root.resolve()
         path = (base / name).resolve()
         if Path(name).is_absolute() or base not in path.parents or path.suffix.lower() not in DATA_SUFFIXES:
-            raise DataError(f"data {name!r} is not a {'/'.join(DATA_SUFFIXES)} file inside the server's data "
-                            "folder; name one of its files")
+            raise DataError(
+                f"data {name!r} is not a {'/'.join(DATA_SUFFIXES)} file inside the server's data "
+                "folder; name one of its files"
+            )
         return input_file(path, what="data", max_bytes=self.s.max_upload_bytes)
 
     def _upload(self, text: str) -> Path:
@@ -203,21 +219,29 @@ def build(settings: Settings | None = None) -> Any:
     cat = Catalogue(settings or Settings())
 
     async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[
-            types.Tool(name=name, description=app.description, input_schema=cat.schemas[name])
-            for name, app in cat.apps.items()])
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(name=name, description=app.description, input_schema=cat.schemas[name])
+                for name, app in cat.apps.items()
+            ]
+        )
 
     async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
         async def progress(done: float, total: float | None, label: str) -> None:
             await ctx.session.report_progress(done, total, label)
 
         text, data, failed = await cat.run(params.name, params.arguments, progress)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=data,
-                                    is_error=failed)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], structured_content=data, is_error=failed
+        )
 
-    server = Server("orrery", version=_version(), instructions="orrery's apps as tools: "
-                    + "; ".join(f"{n}: {a.description}" for n, a in cat.apps.items()),
-                    on_list_tools=list_tools, on_call_tool=call_tool)
+    server = Server(
+        "orrery",
+        version=_version(),
+        instructions="orrery's apps as tools: " + "; ".join(f"{n}: {a.description}" for n, a in cat.apps.items()),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
     server.catalogue = cat  # type: ignore[attr-defined]
     return server
 
@@ -262,8 +286,13 @@ class BearerGuard:
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
                 body = json.dumps({"error": "send Authorization: Bearer <the server's token>"}).encode()
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
+                    }
+                )
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)

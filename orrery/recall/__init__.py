@@ -8,8 +8,19 @@ from importlib import import_module
 from typing import Any
 
 _WHERE = {
-    **dict.fromkeys(["LongTermMemory", "RecallContext", "Recorder", "attach", "memories_block",
-                     "memory_state", "recall", "recall_tool"], "orrery.recall.agents"),
+    **dict.fromkeys(
+        [
+            "LongTermMemory",
+            "RecallContext",
+            "Recorder",
+            "attach",
+            "memories_block",
+            "memory_state",
+            "recall",
+            "recall_tool",
+        ],
+        "orrery.recall.agents",
+    ),
     **dict.fromkeys(["ApprovedExamples", "Example"], "orrery.recall.examples"),
     **dict.fromkeys(["Item", "MemoryStore", "Retention", "Scope", "open_memory"], "orrery.recall.store"),
 }

@@ -31,16 +31,31 @@ class LongTermMemory:
     threads: Literal["one", "all"] = "one"
 
     @classmethod
-    def open(cls, target: str | Path | MemoryStore | None = None, *, user: str = "local", app: str = "chat",
-             thread: str = "default", retention: Retention | None = None, embedder: Any = None,
-             threads: Literal["one", "all"] = "one") -> LongTermMemory:
+    def open(
+        cls,
+        target: str | Path | MemoryStore | None = None,
+        *,
+        user: str = "local",
+        app: str = "chat",
+        thread: str = "default",
+        retention: Retention | None = None,
+        embedder: Any = None,
+        threads: Literal["one", "all"] = "one",
+    ) -> LongTermMemory:
         return cls(open_memory(target, embedder=embedder, retention=retention), Scope(user, app, thread), threads)
 
     def remember(self, *items: Item) -> list[int]:
         return self.store.add(self.scope, items)
 
-    def recall(self, query: str, k: int = 5, *, kinds: Sequence[str] | None = None, mode: Mode = "fused",
-               exclude: str | None = None) -> list[Item]:
+    def recall(
+        self,
+        query: str,
+        k: int = 5,
+        *,
+        kinds: Sequence[str] | None = None,
+        mode: Mode = "fused",
+        exclude: str | None = None,
+    ) -> list[Item]:
         return self.store.search(self.scope, query, k, kinds=kinds, threads=self.threads, mode=mode, exclude=exclude)
 
     def items(self, *, kinds: Sequence[str] | None = None, limit: int = 1000) -> list[Item]:
@@ -64,11 +79,20 @@ class Recorder:
             self.run_id = uuid.uuid4().hex
             self.memory.remember(Item("turn", event.task, "user", run_id=self.run_id))
         elif isinstance(event, ToolResultEvent):
-            self.memory.remember(Item("observation", event.content, event.call.name, dict(event.call.arguments),
-                                      event.ok, self.run_id))
+            self.memory.remember(
+                Item("observation", event.content, event.call.name, dict(event.call.arguments), event.ok, self.run_id)
+            )
         elif isinstance(event, Final) and event.output:
-            self.memory.remember(Item("turn", event.output, "assistant", {"status": event.status},
-                                      event.status == "completed", self.run_id))
+            self.memory.remember(
+                Item(
+                    "turn",
+                    event.output,
+                    "assistant",
+                    {"status": event.status},
+                    event.status == "completed",
+                    self.run_id,
+                )
+            )
 
 
 def attach(agent: Any, memory: LongTermMemory) -> Any:

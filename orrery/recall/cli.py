@@ -15,7 +15,9 @@ from orrery.recall.store import Item, Scope, open_memory
 
 app = typer.Typer(no_args_is_help=True, help="The long-term memory: list, search and remove items; approved examples.")
 console = Console()
-DB = Annotated[str | None, typer.Option("--db", help="SQLite path or postgresql:// URL (default: the session database)")]
+DB = Annotated[
+    str | None, typer.Option("--db", help="SQLite path or postgresql:// URL (default: the session database)")
+]
 USER = Annotated[str, typer.Option(help="whose memory")]
 APP = Annotated[str, typer.Option("--app", help="which app's")]
 THREAD = Annotated[str, typer.Option(help="which thread (conversation)")]
@@ -30,24 +32,30 @@ def _table(items: list[Item]) -> None:
 
 
 @app.command("list")
-def list_items(db: DB = None, user: USER = "local", app_name: APP = "chat", thread: THREAD = "default",
-               all_threads: Annotated[bool, typer.Option(help="the user's other threads of the app too")] = False,
-               limit: int = 50) -> None:
+def list_items(
+    db: DB = None,
+    user: USER = "local",
+    app_name: APP = "chat",
+    thread: THREAD = "default",
+    all_threads: Annotated[bool, typer.Option(help="the user's other threads of the app too")] = False,
+    limit: int = 50,
+) -> None:
     """The newest items of a scope."""
-    _table(open_memory(db).items(Scope(user, app_name, thread), threads="all" if all_threads else "one",
-                                 limit=limit))
+    _table(open_memory(db).items(Scope(user, app_name, thread), threads="all" if all_threads else "one", limit=limit))
 
 
 @app.command()
-def search(query: str, db: DB = None, user: USER = "local", app_name: APP = "chat", thread: THREAD = "default",
-           k: int = 5) -> None:
+def search(
+    query: str, db: DB = None, user: USER = "local", app_name: APP = "chat", thread: THREAD = "default", k: int = 5
+) -> None:
     """The k items of a scope most relevant to QUERY (full text)."""
     _table(open_memory(db).search(Scope(user, app_name, thread), query, k, mode="fts"))
 
 
 @app.command()
-def remove(item_id: int, db: DB = None, user: USER = "local", app_name: APP = "chat",
-           thread: THREAD = "default") -> None:
+def remove(
+    item_id: int, db: DB = None, user: USER = "local", app_name: APP = "chat", thread: THREAD = "default"
+) -> None:
     """Remove one item of a scope."""
     if not open_memory(db).remove(Scope(user, app_name, thread), item_id):
         raise DataError(f"no item {item_id} in {user}/{app_name}/{thread}; `orrery memory list` shows the ids")

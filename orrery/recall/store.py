@@ -39,8 +39,10 @@ MAX_QUERY_WORDS = 32
 
 def check_id(value: str, what: str) -> str:
     if not isinstance(value, str) or not SCOPE_ID.match(value):
-        raise DataError(f"{what} {value!r} is not a valid id: use 1-128 letters, digits and . _ : @ - "
-                        "(starting with a letter or digit)")
+        raise DataError(
+            f"{what} {value!r} is not a valid id: use 1-128 letters, digits and . _ : @ - "
+            "(starting with a letter or digit)"
+        )
     return value
 
 
@@ -102,8 +104,12 @@ class Embedder(Protocol):
         ...
 
 
-def open_memory(target: str | Path | MemoryStore | None = None, *, embedder: Embedder | None = None,
-                retention: Retention | None = None) -> MemoryStore:
+def open_memory(
+    target: str | Path | MemoryStore | None = None,
+    *,
+    embedder: Embedder | None = None,
+    retention: Retention | None = None,
+) -> MemoryStore:
     """A store from a path, a `postgresql://` URL, a store, or None: the session database's file."""
     if isinstance(target, MemoryStore):
         return target
@@ -166,12 +172,28 @@ class MemoryStore:
         with self._tx() as cur:
             for item, vec in zip(items, vectors, strict=True):
                 content = item.content[:MAX_TEXT]
-                row = (scope.user, scope.app, scope.thread, item.run_id, item.kind, item.tool,
-                       json.dumps(item.input, default=str), content, bool(item.ok), item.created,
-                       Item(item.kind, content, item.tool, item.input).text, None if vec is None else self._blob(vec))
-                cur.execute(self._sql("INSERT INTO orrery_memory (user_id, app, thread, run_id, kind, tool, input, "
-                                      "content, ok, created, text, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                                      " RETURNING id"), row)
+                row = (
+                    scope.user,
+                    scope.app,
+                    scope.thread,
+                    item.run_id,
+                    item.kind,
+                    item.tool,
+                    json.dumps(item.input, default=str),
+                    content,
+                    bool(item.ok),
+                    item.created,
+                    Item(item.kind, content, item.tool, item.input).text,
+                    None if vec is None else self._blob(vec),
+                )
+                cur.execute(
+                    self._sql(
+                        "INSERT INTO orrery_memory (user_id, app, thread, run_id, kind, tool, input, "
+                        "content, ok, created, text, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                        " RETURNING id"
+                    ),
+                    row,
+                )
                 ids.append(cur.fetchone()[0])
             self._retain(cur, scope)
         return ids
@@ -180,22 +202,32 @@ class MemoryStore:
         where, params = "user_id = ? AND app = ? AND thread = ?", [scope.user, scope.app, scope.thread]
         r = self.retention
         if r.max_age_days is not None:
-            cur.execute(self._sql(f"DELETE FROM orrery_memory WHERE {where} AND created < ?"),
-                        (*params, time.time() - r.max_age_days * 86400))
+            cur.execute(
+                self._sql(f"DELETE FROM orrery_memory WHERE {where} AND created < ?"),
+                (*params, time.time() - r.max_age_days * 86400),
+            )
         if r.max_items is not None:
-            cur.execute(self._sql(f"DELETE FROM orrery_memory WHERE {where} AND id NOT IN (SELECT id FROM "
-                                  f"orrery_memory WHERE {where} ORDER BY created DESC, id DESC LIMIT ?)"),
-                        (*params, *params, r.max_items))
+            cur.execute(
+                self._sql(
+                    f"DELETE FROM orrery_memory WHERE {where} AND id NOT IN (SELECT id FROM "
+                    f"orrery_memory WHERE {where} ORDER BY created DESC, id DESC LIMIT ?)"
+                ),
+                (*params, *params, r.max_items),
+            )
 
     def remove(self, scope: Scope, item_id: int) -> bool:
         """Delete one item of `scope`; False when the scope holds no such item."""
         with self._tx() as cur:
-            cur.execute(self._sql("DELETE FROM orrery_memory WHERE id = ? AND user_id = ? AND app = ? AND thread = ?"),
-                        (item_id, scope.user, scope.app, scope.thread))
+            cur.execute(
+                self._sql("DELETE FROM orrery_memory WHERE id = ? AND user_id = ? AND app = ? AND thread = ?"),
+                (item_id, scope.user, scope.app, scope.thread),
+            )
             return cur.rowcount == 1
 
     # -- reading ---------------------------------------------------------------------------------------------
-    def _where(self, scope: Scope, kinds: Sequence[str] | None, threads: Literal["one", "all"]) -> tuple[str, list[Any]]:
+    def _where(
+        self, scope: Scope, kinds: Sequence[str] | None, threads: Literal["one", "all"]
+    ) -> tuple[str, list[Any]]:
         where, params = ["m.user_id = ?", "m.app = ?"], [scope.user, scope.app]
         if threads == "one":
             where.append("m.thread = ?")
@@ -208,18 +240,36 @@ class MemoryStore:
             params.extend(kinds)
         return " AND ".join(where), params
 
-    def items(self, scope: Scope, *, kinds: Sequence[str] | None = None, threads: Literal["one", "all"] = "one",
-              limit: int = 1000) -> list[Item]:
+    def items(
+        self,
+        scope: Scope,
+        *,
+        kinds: Sequence[str] | None = None,
+        threads: Literal["one", "all"] = "one",
+        limit: int = 1000,
+    ) -> list[Item]:
         """The scope's items, newest first."""
         where, params = self._where(scope, kinds, threads)
         with self._tx(write=False) as cur:
-            cur.execute(self._sql(f"SELECT {prefixed()} FROM orrery_memory m WHERE {where} "
-                                  "ORDER BY m.created DESC, m.id DESC LIMIT ?"), (*params, limit))
+            cur.execute(
+                self._sql(
+                    f"SELECT {prefixed()} FROM orrery_memory m WHERE {where} ORDER BY m.created DESC, m.id DESC LIMIT ?"
+                ),
+                (*params, limit),
+            )
             return [_item(r) for r in cur.fetchall()]
 
-    def search(self, scope: Scope, query: str, k: int = 5, *, kinds: Sequence[str] | None = None,
-               threads: Literal["one", "all"] = "one", mode: Mode = "fused",
-               exclude: str | None = None) -> list[Item]:
+    def search(
+        self,
+        scope: Scope,
+        query: str,
+        k: int = 5,
+        *,
+        kinds: Sequence[str] | None = None,
+        threads: Literal["one", "all"] = "one",
+        mode: Mode = "fused",
+        exclude: str | None = None,
+    ) -> list[Item]:
         """The `k` items of the scope most relevant to `query`: full text, vectors (with an embedder), or both
         fused. `exclude` drops items whose content equals it (a question never retrieves itself)."""
         if mode == "vector" and self.embedder is None:
@@ -240,8 +290,10 @@ class MemoryStore:
             if not ranked:
                 return []
             ids = [i for i, _ in ranked]
-            cur.execute(self._sql(f"SELECT {prefixed()} FROM orrery_memory m WHERE m.id IN "
-                                  f"({', '.join('?' for _ in ids)})"), ids)
+            cur.execute(
+                self._sql(f"SELECT {prefixed()} FROM orrery_memory m WHERE m.id IN ({', '.join('?' for _ in ids)})"),
+                ids,
+            )
             found = {r[0]: _item(r) for r in cur.fetchall()}
         out = []
         for item_id, score in ranked:
@@ -253,8 +305,10 @@ class MemoryStore:
     def _vector(self, cur: Any, where: str, params: list[Any], q: np.ndarray, limit: int) -> list[int]:
         import numpy as np  # only with an embedder: the memory extra
 
-        cur.execute(self._sql(f"SELECT m.id, m.embedding FROM orrery_memory m WHERE {where} "
-                              "AND m.embedding IS NOT NULL"), params)
+        cur.execute(
+            self._sql(f"SELECT m.id, m.embedding FROM orrery_memory m WHERE {where} AND m.embedding IS NOT NULL"),
+            params,
+        )
         rows = cur.fetchall()
         rows = [(i, np.frombuffer(bytes(b), dtype=np.float32)) for i, b in rows]
         rows = [(i, v) for i, v in rows if v.shape == q.shape]  # vectors of another model are not comparable
@@ -274,8 +328,17 @@ def prefixed() -> str:
 
 def _item(row: tuple[Any, ...]) -> Item:
     item_id, user, app, thread, run_id, kind, tool, inp, content, ok, created = row
-    return Item(kind, content, tool, json.loads(inp) if inp else None, bool(ok), run_id, created, item_id,
-                Scope(user, app, thread))
+    return Item(
+        kind,
+        content,
+        tool,
+        json.loads(inp) if inp else None,
+        bool(ok),
+        run_id,
+        created,
+        item_id,
+        Scope(user, app, thread),
+    )
 
 
 SQLITE_SCHEMA = [
@@ -343,9 +406,11 @@ class SqliteMemory(MemoryStore):
 
     def _fts(self, cur: Any, where: str, params: list[Any], words: list[str], limit: int) -> list[int]:
         match = " OR ".join(f'"{w}"' for w in words)
-        cur.execute(f"SELECT m.id FROM orrery_memory_fts f JOIN orrery_memory m ON m.id = f.rowid "
-                    f"WHERE orrery_memory_fts MATCH ? AND {where} ORDER BY bm25(orrery_memory_fts) LIMIT ?",
-                    (match, *params, limit))
+        cur.execute(
+            f"SELECT m.id FROM orrery_memory_fts f JOIN orrery_memory m ON m.id = f.rowid "
+            f"WHERE orrery_memory_fts MATCH ? AND {where} ORDER BY bm25(orrery_memory_fts) LIMIT ?",
+            (match, *params, limit),
+        )
         return [r[0] for r in cur.fetchall()]
 
 
@@ -378,8 +443,10 @@ class PostgresMemory(MemoryStore):
             from orrery.sessions import redact
 
             reason = str(exc).strip().splitlines()[-1]
-            raise ConfigError(f"cannot reach the memory database at {redact(self.url)} ({reason}); "
-                              "check the URL and that PostgreSQL is running") from exc
+            raise ConfigError(
+                f"cannot reach the memory database at {redact(self.url)} ({reason}); "
+                "check the URL and that PostgreSQL is running"
+            ) from exc
 
     @contextmanager
     def _tx(self, write: bool = True) -> Iterator[Any]:  # noqa: ARG002 - a read is one transaction too
@@ -388,7 +455,11 @@ class PostgresMemory(MemoryStore):
 
     def _fts(self, cur: Any, where: str, params: list[Any], words: list[str], limit: int) -> list[int]:
         query = " | ".join(words)
-        cur.execute(self._sql(f"SELECT m.id FROM orrery_memory m, to_tsquery('english', ?) q "
-                              f"WHERE m.tsv @@ q AND {where} ORDER BY ts_rank(m.tsv, q) DESC, m.id DESC LIMIT ?"),
-                    (query, *params, limit))
+        cur.execute(
+            self._sql(
+                f"SELECT m.id FROM orrery_memory m, to_tsquery('english', ?) q "
+                f"WHERE m.tsv @@ q AND {where} ORDER BY ts_rank(m.tsv, q) DESC, m.id DESC LIMIT ?"
+            ),
+            (query, *params, limit),
+        )
         return [r[0] for r in cur.fetchall()]

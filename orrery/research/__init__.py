@@ -8,8 +8,13 @@ cli (the `orrery research` commands). Names load lazily (PEP 562): the app's reg
 from importlib import import_module
 from typing import Any
 
-_EXPORTS = {"ResearchAgent": "agent", "ResearchResult": "agent", "Trajectory": "agent", "BatchResult": "runner",
-            "run_batch": "runner"}
+_EXPORTS = {
+    "ResearchAgent": "agent",
+    "ResearchResult": "agent",
+    "Trajectory": "agent",
+    "BatchResult": "runner",
+    "run_batch": "runner",
+}
 
 __all__ = sorted(_EXPORTS)
 

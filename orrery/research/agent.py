@@ -109,8 +109,14 @@ class ResearchResult:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> ResearchResult:
-        return cls(**{**d, "sources": [Source(**s) for s in d["sources"]], "usage": Usage(**d["usage"]),
-                      "trajectory": Trajectory(**d["trajectory"])})
+        return cls(
+            **{
+                **d,
+                "sources": [Source(**s) for s in d["sources"]],
+                "usage": Usage(**d["usage"]),
+                "trajectory": Trajectory(**d["trajectory"]),
+            }
+        )
 
     # -- the result protocol (orrery.results) --
     @property
@@ -186,14 +192,29 @@ class ResearchAgent(EventSource):
     ``brief`` (default: on for the search board) gives those calls a submit-only prompt: the short
     ``SUBMIT_PROMPT``, criteria and background cut to ``BRIEF_CHARS``, and only submit in the tool block."""
 
-    def __init__(self, model: Model | str | None = None, index: SearchBackend | str | Path | None = None, *,
-                 max_rounds: int = 12, max_tokens: int | None = None, wall_time: float | None = None,
-                 k: int = 5, context: SlidingWindow | None = None, system_prompt: str = SYSTEM_PROMPT,
-                 max_tokens_per_call: int | None = 256, tool_choice: str = "required",
-                 guided: bool | None = None, max_sources: int = 2, trials: int = DEFAULT_TRIALS, board: str | None = None,
-                 calibration: Calibrator | str | Path | None | bool = None, brief: bool | None = None,
-                 on_event: Iterable[Callable[[Event], None]] = (), trace: str | Path | None = None,
-                 llm: Model | str | None = None):  # llm: the deprecated name of model
+    def __init__(
+        self,
+        model: Model | str | None = None,
+        index: SearchBackend | str | Path | None = None,
+        *,
+        max_rounds: int = 12,
+        max_tokens: int | None = None,
+        wall_time: float | None = None,
+        k: int = 5,
+        context: SlidingWindow | None = None,
+        system_prompt: str = SYSTEM_PROMPT,
+        max_tokens_per_call: int | None = 256,
+        tool_choice: str = "required",
+        guided: bool | None = None,
+        max_sources: int = 2,
+        trials: int = DEFAULT_TRIALS,
+        board: str | None = None,
+        calibration: Calibrator | str | Path | None | bool = None,
+        brief: bool | None = None,
+        on_event: Iterable[Callable[[Event], None]] = (),
+        trace: str | Path | None = None,
+        llm: Model | str | None = None,
+    ):  # llm: the deprecated name of model
         if not 1 <= trials <= MAX_TRIALS:
             raise DataError(f"trials must be from 1 to {MAX_TRIALS}, got {trials}")
         if board is not None and board not in BOARDS:
@@ -212,23 +233,40 @@ class ResearchAgent(EventSource):
         self.brief = self.board == "search" if brief is None else brief
         self.guided = profile_of(model).narrow_tools if guided is None else guided
         self.config = AgentConfig(
-            system_prompt=system_prompt, max_rounds=max_rounds, max_retries=0, max_tokens=max_tokens,
-            max_tokens_per_call=max_tokens_per_call, wall_time=wall_time, max_calls_per_step=1,
-            tool_choice=tool_choice, validators=[require_submit], context=context or sliding_window(),
-            board=render_board, answer_on_repeat=False, trace=trace)
+            system_prompt=system_prompt,
+            max_rounds=max_rounds,
+            max_retries=0,
+            max_tokens=max_tokens,
+            max_tokens_per_call=max_tokens_per_call,
+            wall_time=wall_time,
+            max_calls_per_step=1,
+            tool_choice=tool_choice,
+            validators=[require_submit],
+            context=context or sliding_window(),
+            board=render_board,
+            answer_on_repeat=False,
+            trace=trace,
+        )
         self.events: list[dict[str, Any]] = []
         self.agent = Agent(model, research_tools(), self.config, deps_type=ResearchState, tools_ref=TOOLS_REF)
         self.handlers = [*self.agent.handlers, *on_event]  # the console view and trace writer the config asked for
 
-    def stream(self, question: str | Mapping[str, Any], before: DateLike | None = None, *,
-               question_id: str | None = None, **options: Any) -> Iterator[Event]:
+    def stream(
+        self,
+        question: str | Mapping[str, Any],
+        before: DateLike | None = None,
+        *,
+        question_id: str | None = None,
+        **options: Any,
+    ) -> Iterator[Event]:
         """Forecast one question (text, or a question row with ``question``/``id``/``freeze_date``), yielding the
         run's events; the last carries the ResearchResult. ``before`` (default: the row's ``freeze_date``, else
         now) bounds every search of the run."""
         row: Mapping[str, Any] = {"question": question} if isinstance(question, str) else question
         bound = date_bound(before if before is not None else row.get("freeze_date"))
-        state = ResearchState(self.index, self.k, guided=self.guided, max_sources=self.max_sources,
-                              question=str(row["question"]))
+        state = ResearchState(
+            self.index, self.k, guided=self.guided, max_sources=self.max_sources, question=str(row["question"])
+        )
         t0 = time.monotonic()
         found = self._anchors(state, row, bound)
         timings = {"search": time.monotonic() - t0}
@@ -257,8 +295,9 @@ class ResearchAgent(EventSource):
         yield event
         yield end
 
-    def _search_trials(self, state: ResearchState, row: Mapping[str, Any], bound: datetime, found: list[Document],
-                       trials: list[Trial]) -> Iterator[Event]:
+    def _search_trials(
+        self, state: ResearchState, row: Mapping[str, Any], bound: datetime, found: list[Document], trials: list[Trial]
+    ) -> Iterator[Event]:
         """The search board's run: the board built once, then every trial a submit call on it (returns the
         RunResult)."""
         t0 = time.monotonic()
@@ -267,8 +306,12 @@ class ResearchAgent(EventSource):
         prefix = [Message("system", SUBMIT_PROMPT if self.brief else self.config.system_prompt), Message("user", task)]
         yield from self._more_trials(state, trials, prefix, first=1)
         ok = any(t.probability is not None for t in trials)
-        return RunResult("completed" if ok else "invalid", "", errors=[] if ok else ["no trial was valid"],
-                         duration=time.monotonic() - t0)
+        return RunResult(
+            "completed" if ok else "invalid",
+            "",
+            errors=[] if ok else ["no trial was valid"],
+            duration=time.monotonic() - t0,
+        )
 
     def _search_board(self, state: ResearchState, found: list[Document]) -> None:
         """The cheap board: the anchor search's documents, those stating an anchor first, up to ``max_sources``."""
@@ -282,13 +325,15 @@ class ResearchAgent(EventSource):
         a series' values the sources state for this very question."""
         docs = self.index.search(str(row["question"]), ANCHOR_K, **search_filters({"before": bound.isoformat()}))
         state.anchors = find_anchors(str(row["question"]), docs, source=row.get("source"))
-        ids = {a.doc_id for a in [state.anchors.market] if a} | set(state.anchors.series.doc_ids
-                                                                     if state.anchors.series else ())
+        ids = {a.doc_id for a in [state.anchors.market] if a} | set(
+            state.anchors.series.doc_ids if state.anchors.series else ()
+        )
         state.anchor_docs = [d for d in docs if d.id in ids]
         return docs
 
-    def _more_trials(self, state: ResearchState, trials: list[Trial], prefix: list[Message], first: int
-                     ) -> Iterator[Event]:
+    def _more_trials(
+        self, state: ResearchState, trials: list[Trial], prefix: list[Message], first: int
+    ) -> Iterator[Event]:
         """Trials first..k: one submit call each on the final board (see :mod:`orrery.research.trials`)."""
         if not len(state.board):
             return
@@ -301,8 +346,9 @@ class ResearchAgent(EventSource):
             yield reply
             trials.append(trial)
 
-    def _aggregate(self, result: ResearchResult, state: ResearchState, trials: list[Trial],
-                   row: Mapping[str, Any]) -> None:
+    def _aggregate(
+        self, result: ResearchResult, state: ResearchState, trials: list[Trial], row: Mapping[str, Any]
+    ) -> None:
         """Pool the valid trials (the loop's own submit always among them), calibrate, and set the figures."""
         result.trials = [t.to_dict() for t in trials]
         result.anchors = state.anchors.to_dict()
@@ -314,7 +360,9 @@ class ResearchAgent(EventSource):
         result.raw = trials[0].probability
         result.pooled, result.spread = pooled.probability, pooled.spread
         if self.calibrator is not None:
-            result.calibrated = self.calibrator.apply(Features.of(pooled.probability, state.anchors, row.get("source"), row))
+            result.calibrated = self.calibrator.apply(
+                Features.of(pooled.probability, state.anchors, row.get("source"), row)
+            )
             result.calibration = self.calibrator.label
         result.probability = result.calibrated if result.calibrated is not None else result.pooled
         result.status = "completed"  # a valid trial is a submitted forecast (the loop's own, or a search board's)
@@ -332,17 +380,33 @@ class ResearchAgent(EventSource):
         result.probability, result.figure_source = result.calibrated, "anchors"
         result.errors.append(f"no valid trial: the probability is {ANCHORS_ONLY}")
 
-    def _result(self, run: RunResult, st: ResearchState, qid: str, row: dict[str, Any],
-                before: str | None) -> ResearchResult:
-        status: Status = "completed" if st.probability is not None else "invalid" if run.status == "completed" \
-            else run.status
+    def _result(
+        self, run: RunResult, st: ResearchState, qid: str, row: dict[str, Any], before: str | None
+    ) -> ResearchResult:
+        status: Status = (
+            "completed" if st.probability is not None else "invalid" if run.status == "completed" else run.status
+        )
         return ResearchResult(
-            question_id=qid, probability=st.probability, rationale=st.rationale, sources=list(st.board.sources),
-            notes=st.board.notes, status=status, steps=run.steps, usage=run.usage, duration=run.duration,
-            trajectory=Trajectory([m.to_dict() for m in self.agent.current_run.memory.messages] if self.board == "loop" else [],
-                                  list(self.events)),
-            question=str(row["question"]), before=before, row=row, errors=list(run.errors),
-            ungrounded=list(st.ungrounded), model=self.model_id)
+            question_id=qid,
+            probability=st.probability,
+            rationale=st.rationale,
+            sources=list(st.board.sources),
+            notes=st.board.notes,
+            status=status,
+            steps=run.steps,
+            usage=run.usage,
+            duration=run.duration,
+            trajectory=Trajectory(
+                [m.to_dict() for m in self.agent.current_run.memory.messages] if self.board == "loop" else [],
+                list(self.events),
+            ),
+            question=str(row["question"]),
+            before=before,
+            row=row,
+            errors=list(run.errors),
+            ungrounded=list(st.ungrounded),
+            model=self.model_id,
+        )
 
 
 FIGURES = ("raw", "pooled", "spread", "calibrated", "probability", "calibration", "figure_source", "anchors")

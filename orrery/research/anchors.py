@@ -24,8 +24,12 @@ from typing import Any
 
 from orrery.research.types import Document
 
-MARKET = re.compile(r'the (?P<label>[^"\n]{2,60}?) for "(?P<question>[^"\n]{5,400})" stood at (?P<p>0?\.\d+|[01](?:\.0+)?)\b')
-SERIES = re.compile(r'(?P<label>[^"\n]{2,60}?) value for "(?P<question>[^"\n]{5,400})": (?P<v>[-+]?\d[\d,]*\.?\d*(?:[eE][-+]?\d+)?)')
+MARKET = re.compile(
+    r'the (?P<label>[^"\n]{2,60}?) for "(?P<question>[^"\n]{5,400})" stood at (?P<p>0?\.\d+|[01](?:\.0+)?)\b'
+)
+SERIES = re.compile(
+    r'(?P<label>[^"\n]{2,60}?) value for "(?P<question>[^"\n]{5,400})": (?P<v>[-+]?\d[\d,]*\.?\d*(?:[eE][-+]?\d+)?)'
+)
 DATE_OR_NUMBER = re.compile(r"\d{4}-\d{2}-\d{2}|the resolution date|the forecast date|[-+]?\d[\d,.]*")
 SERIES_SOURCES = frozenset({"acled", "dbnomics", "fred", "wikipedia", "yfinance"})
 MAX_VALUES = 6  # recent values kept for a series
@@ -64,27 +68,33 @@ class Anchors:
     series: Series | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"market": None if self.market is None else asdict(self.market),
-                "series": None if self.series is None else {**asdict(self.series), "trend": self.series.trend}}
+        return {
+            "market": None if self.market is None else asdict(self.market),
+            "series": None if self.series is None else {**asdict(self.series), "trend": self.series.trend},
+        }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any] | None) -> Anchors:
         d = d or {}
         s = d.get("series")
-        return cls(market=Anchor(**d["market"]) if d.get("market") else None,
-                   series=Series(s["source"], [tuple(v) for v in s["values"]], list(s["doc_ids"])) if s else None)
+        return cls(
+            market=Anchor(**d["market"]) if d.get("market") else None,
+            series=Series(s["source"], [tuple(v) for v in s["values"]], list(s["doc_ids"])) if s else None,
+        )
 
     def describe(self, on_board: Mapping[str, int] | None = None) -> str:
         """One line for the model and the submit reply ('' when there is no anchor). A stating document that is on
         the board is named by its board number (``on_board``: id -> number), so a rationale repeating the line
         cites it."""
+
         def ref(doc_id: str) -> str:
             return f"[{on_board[doc_id]}]" if on_board and doc_id in on_board else f"({doc_id})"
 
         if self.market is not None:
             m = self.market
-            return (f"Source {ref(m.doc_id)} states the {m.label} at {m.probability:.3f} on "
-                    f"{m.date or 'an undated day'}.")
+            return (
+                f"Source {ref(m.doc_id)} states the {m.label} at {m.probability:.3f} on {m.date or 'an undated day'}."
+            )
         if self.series is not None and self.series.values:
             shown = ", ".join(f"{v:g} ({d or 'undated'})" for d, v in self.series.values[-3:])
             refs = " ".join(dict.fromkeys(ref(i) for i in self.series.doc_ids[-3:]))
@@ -123,6 +133,7 @@ def find_anchors(question: str, docs: Iterable[Document], *, source: str | None 
     # Two values on one day: questions of one template that differ only in a number; which is ours is unknown.
     if values and series_source in SERIES_SOURCES and all(len(v) == 1 for v in values.values()):
         kept = list(values.items())[-MAX_VALUES:]
-        found.series = Series(series_source, [(day, next(iter(v))) for day, v in kept],
-                              [next(iter(v.values())) for _, v in kept])
+        found.series = Series(
+            series_source, [(day, next(iter(v))) for day, v in kept], [next(iter(v.values())) for _, v in kept]
+        )
     return found

@@ -14,7 +14,7 @@ class ResearchInputs(Inputs):
 APP = App(
     name="research",
     description="Judgmental forecasting: 'Will X happen by D?' -> a probability, from a dated search index "
-                "with a source board, one action per step.",
+    "with a source board, one action per step.",
     agent="orrery.research.agent:ResearchAgent",
     inputs=ResearchInputs,
     message="a yes/no question about the future",

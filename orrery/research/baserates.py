@@ -117,10 +117,13 @@ def series_case(source: str, row: Mapping[str, Any] | None = None, series: Serie
     end = _day(row.get("resolution_date"))
     days = (end - start).days if start and end and end >= start else None
     return SeriesCase(
-        source, template_of(str(row.get("question", ""))),
+        source,
+        template_of(str(row.get("question", ""))),
         0.0 if days is None else math.log1p(min(days, MAX_HORIZON_DAYS)) / math.log1p(MAX_HORIZON_DAYS),
         0.0 if days is None else _season(end) - _season(start),  # type: ignore[arg-type]
-        0.0 if series is None else series.trend, momentum(series))
+        0.0 if series is None else series.trend,
+        momentum(series),
+    )
 
 
 # --------------------------------------------------------------------------- the model
@@ -129,15 +132,22 @@ def series_case(source: str, row: Mapping[str, Any] | None = None, series: Serie
 # Brier in a grouped cross-validation over its own training rows (a term that helps one source overfits another:
 # bench/research_calibration.md, "Base-rate terms").
 TERM_SETS: tuple[tuple[str, ...], ...] = (
-    (), ("template",), ("template", "horizon", "season"), ("template", "horizon", "season", "trend", "momentum"))
+    (),
+    ("template",),
+    ("template", "horizon", "season"),
+    ("template", "horizon", "season", "trend", "momentum"),
+)
 INNER_FOLDS = 5
 TERM_MARGIN = 0.005  # the fewest terms whose inner CV Brier is within this of the best (more terms, more variance)
 
 
 def masked(case: SeriesCase, keep: Sequence[str]) -> SeriesCase:
     """The case with the terms not in ``keep`` blanked (a blank template is its source's share)."""
-    return SeriesCase(case.source, case.template if "template" in keep else "",
-                      *(getattr(case, t) if t in keep else 0.0 for t in ("horizon", "season", "trend", "momentum")))
+    return SeriesCase(
+        case.source,
+        case.template if "template" in keep else "",
+        *(getattr(case, t) if t in keep else 0.0 for t in ("horizon", "season", "trend", "momentum")),
+    )
 
 
 @dataclass
@@ -173,9 +183,12 @@ class BaseRates:
         """Also a plain ``{source: share}`` mapping (a share per source, nothing learned beyond it)."""
         if "shares" not in data:
             return cls(shares={str(k): float(v) for k, v in data.items()})
-        return cls(dict(data["shares"]), {s: dict(t) for s, t in data.get("templates", {}).items()},
-                   {s: list(w) for s, w in data.get("weights", {}).items()},
-                   {s: list(t) for s, t in data.get("terms", {}).items()})
+        return cls(
+            dict(data["shares"]),
+            {s: dict(t) for s, t in data.get("templates", {}).items()},
+            {s: list(w) for s, w in data.get("weights", {}).items()},
+            {s: list(t) for s, t in data.get("terms", {}).items()},
+        )
 
 
 RateRow = tuple[str, "SeriesCase | str", float]  # (group, the case or just its source, outcome)

@@ -243,8 +243,9 @@ def row_problem(row: Any) -> str | None:
     return None
 
 
-def check_questions(numbered: Iterable[tuple[int, Any]], problems: Sequence[str] = (), *,
-                    skip_invalid: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
+def check_questions(
+    numbered: Iterable[tuple[int, Any]], problems: Sequence[str] = (), *, skip_invalid: bool = False
+) -> tuple[list[dict[str, Any]], list[str]]:
     """The rows that can run and one ``line N: ...`` message per bad row (duplicate ids included:
     the first row with an id wins). Raises DataError listing the bad rows unless ``skip_invalid``."""
     good, bad, first = [], list(problems), {}
@@ -259,6 +260,8 @@ def check_questions(numbered: Iterable[tuple[int, Any]], problems: Sequence[str]
             bad.append(f"line {n}: {problem}")
     if bad and not skip_invalid:
         shown = "; ".join(bad[:10]) + (f"; and {len(bad) - 10} more" if len(bad) > 10 else "")
-        raise DataError(f"{len(bad)} bad question row(s), nothing was run: {shown}. "
-                        "Fix them, or pass --skip-invalid to run the others")
+        raise DataError(
+            f"{len(bad)} bad question row(s), nothing was run: {shown}. "
+            "Fix them, or pass --skip-invalid to run the others"
+        )
     return good, bad

@@ -94,13 +94,19 @@ class Features:
     source: str | None = None  # the question's source (a hierarchical calibrator's per-source weights)
 
     @classmethod
-    def of(cls, agent: float | None, anchors: Anchors, source: str | None = None,
-           row: Mapping[str, Any] | None = None) -> Features:
+    def of(
+        cls, agent: float | None, anchors: Anchors, source: str | None = None, row: Mapping[str, Any] | None = None
+    ) -> Features:
         s = anchors.series
         series = s.source if s is not None else source if source in SERIES_SOURCES else None
-        return cls(agent, None if anchors.market is None else anchors.market.probability, series,
-                   0.0 if s is None else s.trend, None if series is None else series_case(series, row, s),
-                   source or series)
+        return cls(
+            agent,
+            None if anchors.market is None else anchors.market.probability,
+            series,
+            0.0 if s is None else s.trend,
+            None if series is None else series_case(series, row, s),
+            source or series,
+        )
 
     def series_case(self) -> SeriesCase | None:
         return self.case or (None if self.series is None else SeriesCase(self.series, trend=self.trend))
@@ -113,8 +119,15 @@ def design(f: Features, rates: BaseRates, center: float = 0.0) -> list[float]:
     has_m, case = f.market is not None, f.series_case()
     has_s = case is not None
     rate = rates.rate(case) if case is not None else 0.5
-    return [1.0, 0.0 if f.agent is None else logit(f.agent) - center, float(has_m), logit(f.market) if has_m else 0.0,  # type: ignore[arg-type]
-            float(has_s), logit(rate) if has_s else 0.0, f.trend if has_s else 0.0]
+    return [
+        1.0,
+        0.0 if f.agent is None else logit(f.agent) - center,
+        float(has_m),
+        logit(f.market) if has_m else 0.0,  # type: ignore[arg-type]
+        float(has_s),
+        logit(rate) if has_s else 0.0,
+        f.trend if has_s else 0.0,
+    ]
 
 
 @dataclass
@@ -152,8 +165,10 @@ class Calibrator:
 
     def check_model(self, model: str) -> None:
         if model != self.model:
-            raise CalibrationError(f"the calibrator was fitted for model {self.model!r}, not {model!r}: fit one for "
-                                   "this model with `orrery research calibrate`, or pass --calibration none")
+            raise CalibrationError(
+                f"the calibrator was fitted for model {self.model!r}, not {model!r}: fit one for "
+                "this model with `orrery research calibrate`, or pass --calibration none"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": FORMAT, "version": VERSION, **asdict(self)}
@@ -172,8 +187,10 @@ def load_calibrator(path: str | Path, model: str | None = None) -> Calibrator:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CalibrationError(f"{path} is not a calibrator file; write one with `orrery research calibrate`")
     if data.get("version") != VERSION:
-        raise CalibrationError(f"{path} is calibrator version {data.get('version')!r}, this orrery reads version "
-                               f"{VERSION}: refit it with `orrery research calibrate`")
+        raise CalibrationError(
+            f"{path} is calibrator version {data.get('version')!r}, this orrery reads version "
+            f"{VERSION}: refit it with `orrery research calibrate`"
+        )
     fields = {k: v for k, v in data.items() if k not in ("format", "version")}
     try:
         calib = Calibrator(**fields)
@@ -215,8 +232,9 @@ def _fit_method(train: Sequence[Example], rates: BaseRates, method: str) -> tupl
     return w, z[order].tolist(), np.clip(fitted, ISO_CLIP, 1 - ISO_CLIP).tolist()
 
 
-def fit_hierarchical(x: np.ndarray, y: np.ndarray, sources: Sequence[str], pooling: float
-                     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def fit_hierarchical(
+    x: np.ndarray, y: np.ndarray, sources: Sequence[str], pooling: float
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Global weights (ridge L2 but the intercept, as Platt) and each source's deviation from them (ridge
     ``pooling`` on every weight, the intercept included: a source with few rows stays near the global fit), fitted
     jointly by penalised maximum likelihood."""
@@ -249,8 +267,9 @@ def choose_pooling(x: np.ndarray, y: np.ndarray, groups: Sequence[str], sources:
     return choose(pooling_cv(x, y, groups, sources), order=list(reversed(POOLING)))  # the most pooled is the simplest
 
 
-def pooling_cv(x: np.ndarray, y: np.ndarray, groups: Sequence[str], sources: Sequence[str]
-               ) -> dict[float, dict[str, float]]:
+def pooling_cv(
+    x: np.ndarray, y: np.ndarray, groups: Sequence[str], sources: Sequence[str]
+) -> dict[float, dict[str, float]]:
     """Each POOLING's Brier, overall and per source, in an inner grouped CV of the training rows (the base rates
     are the training rows' own: a row's template share already leaves its own question out)."""
     preds = {lam: np.full(len(y), math.nan) for lam in POOLING}
@@ -266,32 +285,49 @@ def pooling_cv(x: np.ndarray, y: np.ndarray, groups: Sequence[str], sources: Seq
     return {lam: source_briers(p.tolist(), y.tolist(), sources) for lam, p in preds.items()}
 
 
-def fit_one(train: Sequence[Example], rate_rows: Iterable[RateRow], method: str, model: str,
-            trials: int = 1) -> Calibrator:
+def fit_one(
+    train: Sequence[Example], rate_rows: Iterable[RateRow], method: str, model: str, trials: int = 1
+) -> Calibrator:
     """A calibrator of one method; base rates from ``rate_rows`` ``(group, case or source, outcome)``."""
     rates = fit_base_rates(rate_rows)
     center = agent_center(train)
     if method != "hierarchical":
         w, xs, ys = _fit_method(train, rates, method)
-        return Calibrator(model, method, dict(zip(FEATURES, map(float, w), strict=True)), rates.to_dict(), xs, ys,
-                          trials=trials, agent_center=center)
+        return Calibrator(
+            model,
+            method,
+            dict(zip(FEATURES, map(float, w), strict=True)),
+            rates.to_dict(),
+            xs,
+            ys,
+            trials=trials,
+            agent_center=center,
+        )
     x = np.array([design(e.features, rates, center) for e in train])
     y = np.array([e.outcome for e in train])
     sources = [e.features.source or "" for e in train]
     one = len(set(sources)) < 2  # nothing to part: the most pooled fit
     lam = POOLING[-1] if one else choose_pooling(x, y, [e.group for e in train], sources)
     w, dev = fit_hierarchical(x, y, sources, lam)
-    return Calibrator(model, method, dict(zip(FEATURES, map(float, w), strict=True)), rates.to_dict(),
-                      by_source={s: dict(zip(FEATURES, map(float, d), strict=True)) for s, d in dev.items() if s},
-                      pooling=lam, trials=trials, agent_center=center)
+    return Calibrator(
+        model,
+        method,
+        dict(zip(FEATURES, map(float, w), strict=True)),
+        rates.to_dict(),
+        by_source={s: dict(zip(FEATURES, map(float, d), strict=True)) for s, d in dev.items() if s},
+        pooling=lam,
+        trials=trials,
+        agent_center=center,
+    )
 
 
 def fold_of(group: str, folds: int = FOLDS) -> int:
     return int(hashlib.sha1(group.encode("utf-8")).hexdigest(), 16) % folds
 
 
-def out_of_fold(examples: Sequence[Example], rate_rows: Sequence[RateRow], method: str,
-                folds: int = FOLDS, model: str = "") -> list[float]:
+def out_of_fold(
+    examples: Sequence[Example], rate_rows: Sequence[RateRow], method: str, folds: int = FOLDS, model: str = ""
+) -> list[float]:
     """Each example's calibrated probability from a calibrator fitted without its fold (grouped by question),
     base rates included."""
     out = [math.nan] * len(examples)
@@ -314,8 +350,9 @@ def mean_brier(probabilities: Sequence[float], outcomes: Sequence[float]) -> flo
     return sum((p - o) ** 2 for p, o in pairs) / len(pairs)
 
 
-def source_briers(probabilities: Sequence[float], outcomes: Sequence[float], sources: Sequence[str | None]
-                  ) -> dict[str, float]:
+def source_briers(
+    probabilities: Sequence[float], outcomes: Sequence[float], sources: Sequence[str | None]
+) -> dict[str, float]:
     """Brier overall (``all``) and per source."""
     out = {"all": mean_brier(probabilities, outcomes)}
     for s in sorted({str(s) for s in sources}):
@@ -327,12 +364,15 @@ def source_briers(probabilities: Sequence[float], outcomes: Sequence[float], sou
 def worst_source(briers: Mapping[str, float], counts: Mapping[str, int] | None = None) -> float:
     """The highest per-source Brier over the sources with at least MIN_SOURCE_ROWS rows (``counts``: rows per
     source; without it every source counts)."""
-    return max((b for s, b in briers.items() if s != "all" and (counts is None or counts.get(s, 0) >= MIN_SOURCE_ROWS)),
-               default=briers["all"])
+    return max(
+        (b for s, b in briers.items() if s != "all" and (counts is None or counts.get(s, 0) >= MIN_SOURCE_ROWS)),
+        default=briers["all"],
+    )
 
 
-def choose(cv: Mapping[Any, Mapping[str, float]], order: Sequence[Any] = METHODS,
-           counts: Mapping[str, int] | None = None) -> Any:
+def choose(
+    cv: Mapping[Any, Mapping[str, float]], order: Sequence[Any] = METHODS, counts: Mapping[str, int] | None = None
+) -> Any:
     """The rule (written down before any table was computed with it): the lowest worst-source Brier; among those
     within CHOOSE_MARGIN of it the lowest overall Brier; among those within CHOOSE_MARGIN of that the first in
     ``order`` (the simplest)."""
@@ -342,23 +382,36 @@ def choose(cv: Mapping[Any, Mapping[str, float]], order: Sequence[Any] = METHODS
     return next(m for m in order if m in near and cv[m]["all"] <= best + CHOOSE_MARGIN)
 
 
-def fit(examples: Sequence[Example], rate_rows: Sequence[RateRow], model: str, *,
-        trials: int = 1, folds: int = FOLDS, fitted_on: Mapping[str, Any] | None = None,
-        methods: Sequence[str] = METHODS) -> Calibrator:
+def fit(
+    examples: Sequence[Example],
+    rate_rows: Sequence[RateRow],
+    model: str,
+    *,
+    trials: int = 1,
+    folds: int = FOLDS,
+    fitted_on: Mapping[str, Any] | None = None,
+    methods: Sequence[str] = METHODS,
+) -> Calibrator:
     """The method :func:`choose` picks from the out-of-fold Brier overall and per source, refitted on every
     example."""
     if len(examples) < 2 * folds:
-        raise DataError(f"calibration needs at least {2 * folds} resolved questions with a forecast, got "
-                        f"{len(examples)}: run a larger batch first")
+        raise DataError(
+            f"calibration needs at least {2 * folds} resolved questions with a forecast, got "
+            f"{len(examples)}: run a larger batch first"
+        )
     outcomes = [e.outcome for e in examples]
     sources = [e.features.source for e in examples]
     counts = {str(s): sources.count(s) for s in set(sources)}
     cv = {m: source_briers(out_of_fold(examples, rate_rows, m, folds), outcomes, sources) for m in methods}
     method = choose(cv, counts=counts)
     calib = fit_one(examples, rate_rows, method, model, trials)
-    calib.fitted_on = {**(fitted_on or {}), "questions": len(examples), "folds": folds,
-                       "cv_brier": {m: round(v["all"], 4) for m, v in cv.items()},
-                       "cv_worst_source": {m: round(worst_source(v, counts), 4) for m, v in cv.items()}}
+    calib.fitted_on = {
+        **(fitted_on or {}),
+        "questions": len(examples),
+        "folds": folds,
+        "cv_brier": {m: round(v["all"], 4) for m, v in cv.items()},
+        "cv_worst_source": {m: round(worst_source(v, counts), 4) for m, v in cv.items()},
+    }
     return calib
 
 
@@ -382,12 +435,20 @@ def rate_rows(rows: Iterable[Mapping[str, Any]], anchors: Mapping[str, Anchors] 
     """``(group, case, outcome)`` of every resolved row: what base rates are learned from (``anchors``: row id ->
     the anchors found for it, whose series values the case takes)."""
     anchors = anchors or {}
-    return [(group_of(r), series_case(str(r.get("source") or ""), r, a.series if (a := anchors.get(r["id"])) else None),
-             float(r["resolution"])) for r in rows if r.get("resolution") is not None]
+    return [
+        (
+            group_of(r),
+            series_case(str(r.get("source") or ""), r, a.series if (a := anchors.get(r["id"])) else None),
+            float(r["resolution"]),
+        )
+        for r in rows
+        if r.get("resolution") is not None
+    ]
 
 
-def examples_from_runs(rows: Sequence[Mapping[str, Any]], runs: Path, k: int | None = None
-                       ) -> tuple[list[Example], set[str]]:
+def examples_from_runs(
+    rows: Sequence[Mapping[str, Any]], runs: Path, k: int | None = None
+) -> tuple[list[Example], set[str]]:
     """The resolved rows that have a forecast in the batch folder ``runs``, as examples, and the models named."""
     examples, models = [], set()
     for row in rows:
@@ -404,13 +465,16 @@ def calibrate_runs(rows: Sequence[Mapping[str, Any]], runs: Path) -> Calibrator:
     """A calibrator from a batch's trajectories and the rows' resolutions (refused when the batch mixes models)."""
     examples, models = examples_from_runs(rows, runs)
     if len(models) > 1:
-        raise DataError(f"{runs} holds trajectories of several models ({', '.join(sorted(models))}): a calibrator "
-                        "is fitted for one; calibrate each model's batch separately")
+        raise DataError(
+            f"{runs} holds trajectories of several models ({', '.join(sorted(models))}): a calibrator "
+            "is fitted for one; calibrate each model's batch separately"
+        )
     trials = max((len(t.get("trials", [])) for t in _trajectories(rows, runs)), default=1)
     sets = sorted({str(r.get("question_set")) for r in rows if r.get("question_set")})
     found = {str(t.get("question_id")): Anchors.from_dict(t.get("anchors")) for t in _trajectories(rows, runs)}
-    return fit(examples, rate_rows(rows, found), next(iter(models), ""), trials=trials,
-               fitted_on={"question_sets": sets})
+    return fit(
+        examples, rate_rows(rows, found), next(iter(models), ""), trials=trials, fitted_on={"question_sets": sets}
+    )
 
 
 def _trajectories(rows: Sequence[Mapping[str, Any]], runs: Path) -> Iterator[dict[str, Any]]:

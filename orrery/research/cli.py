@@ -15,28 +15,50 @@ from rich.text import Text
 
 from orrery.errors import DataError
 
-app = typer.Typer(name="research", no_args_is_help=True, add_completion=False,
-                  help="Judgmental forecasting: 'Will X happen by D?' -> a probability with cited sources.")
+app = typer.Typer(
+    name="research",
+    no_args_is_help=True,
+    add_completion=False,
+    help="Judgmental forecasting: 'Will X happen by D?' -> a probability with cited sources.",
+)
 console = Console()
 LLM = Annotated[str | None, typer.Option("--llm", help="local | openai:MODEL | ollama:MODEL | http://host:port/v1")]
-INDEX = Annotated[Path | None, typer.Option("--index", help="An index from `orrery research index` "
-                                                              "(default: the shipped ForecastBench demo corpus)")]
+INDEX = Annotated[
+    Path | None,
+    typer.Option(
+        "--index", help="An index from `orrery research index` (default: the shipped ForecastBench demo corpus)"
+    ),
+]
 STEPS = Annotated[int, typer.Option("--steps", min=1, help="Step limit (one tool call per step)")]
-TRIALS = Annotated[int, typer.Option("--trials", min=1, max=5, help="Submit samples pooled per question "
-                                                                     "(on one board)")]
-BOARD = Annotated[str | None, typer.Option("--board", help="Who builds the board: 'loop' (the agent searches and "
-                                                            "picks) or 'search' (the search for the question alone, "
-                                                            "cheaper; default for the embedded model)")]
-CALIBRATION = Annotated[str | None, typer.Option(
-    "--calibration", help="A calibrator file from `orrery research calibrate`, or 'none' (default: the shipped "
-                          "one for the embedded model, none for other models)")]
+TRIALS = Annotated[
+    int, typer.Option("--trials", min=1, max=5, help="Submit samples pooled per question (on one board)")
+]
+BOARD = Annotated[
+    str | None,
+    typer.Option(
+        "--board",
+        help="Who builds the board: 'loop' (the agent searches and "
+        "picks) or 'search' (the search for the question alone, "
+        "cheaper; default for the embedded model)",
+    ),
+]
+CALIBRATION = Annotated[
+    str | None,
+    typer.Option(
+        "--calibration",
+        help="A calibrator file from `orrery research calibrate`, or 'none' (default: the shipped "
+        "one for the embedded model, none for other models)",
+    ),
+]
 
 
 @app.command()
-def index(src: Annotated[list[Path], typer.Argument(help="JSONL, Markdown or HTML files or folders")],
-          out: Annotated[Path, typer.Option("--out", help="The index: a file (sqlite) or a folder (tantivy)")],
-          backend: Annotated[str, typer.Option(help="sqlite | tantivy")] = "sqlite",
-          mtime_dates: Annotated[bool, typer.Option(help="Date undated Markdown/HTML by file mtime")] = False) -> None:
+def index(
+    src: Annotated[list[Path], typer.Argument(help="JSONL, Markdown or HTML files or folders")],
+    out: Annotated[Path, typer.Option("--out", help="The index: a file (sqlite) or a folder (tantivy)")],
+    backend: Annotated[str, typer.Option(help="sqlite | tantivy")] = "sqlite",
+    mtime_dates: Annotated[bool, typer.Option(help="Date undated Markdown/HTML by file mtime")] = False,
+) -> None:
     """Build a dated search index from documents."""
     from orrery.research.search import build_index
 
@@ -45,13 +67,23 @@ def index(src: Annotated[list[Path], typer.Argument(help="JSONL, Markdown or HTM
 
 
 @app.command()
-def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.Option(
-            "--before", help="Date bound (YYYY-MM-DD): no document after it is searched (default: now)")] = None,
-        llm: LLM = None, steps: STEPS = 12, trials: TRIALS = 1, calibration: CALIBRATION = None,
-        board: BOARD = None,
-        wall_time: Annotated[float | None, typer.Option(min=0.0, help="Seconds before the run stops")] = None,
-        out: Annotated[Path | None, typer.Option("--out", help="Save the trajectory JSON here "
-                                                                 "(and the event trace beside it)")] = None) -> None:
+def ask(
+    question: str,
+    index: INDEX = None,
+    before: Annotated[
+        str | None,
+        typer.Option("--before", help="Date bound (YYYY-MM-DD): no document after it is searched (default: now)"),
+    ] = None,
+    llm: LLM = None,
+    steps: STEPS = 12,
+    trials: TRIALS = 1,
+    calibration: CALIBRATION = None,
+    board: BOARD = None,
+    wall_time: Annotated[float | None, typer.Option(min=0.0, help="Seconds before the run stops")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Save the trajectory JSON here (and the event trace beside it)")
+    ] = None,
+) -> None:
     """Forecast one question, showing each step live. Exits 1 when the run ends without a forecast."""
     from orrery.console import ConsoleView
     from orrery.research.agent import ResearchAgent, date_bound
@@ -59,14 +91,25 @@ def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.
 
     bound = date_bound(before)  # a bad --before fails here, before any work
     trace = None if out is None else check_outputs(out)
-    agent = ResearchAgent(llm, index, max_rounds=steps, wall_time=wall_time, trials=trials, calibration=calibration,
-                          board=board, on_event=[ConsoleView()], trace=trace)
+    agent = ResearchAgent(
+        llm,
+        index,
+        max_rounds=steps,
+        wall_time=wall_time,
+        trials=trials,
+        calibration=calibration,
+        board=board,
+        on_event=[ConsoleView()],
+        trace=trace,
+    )
     result = agent.run(question, before=bound)
     if out is not None:
         write_json_atomic(out, result.to_dict())
     p = "-" if result.probability is None else f"{result.probability:.3f}"
-    console.print(f"[bold]{result.status}[/] probability {p} · {result.steps} steps · "
-                  f"{result.usage.total} tokens · {result.duration:.1f}s")
+    console.print(
+        f"[bold]{result.status}[/] probability {p} · {result.steps} steps · "
+        f"{result.usage.total} tokens · {result.duration:.1f}s"
+    )
     if result.pooled is not None:
         console.print(figures_line(result))
     if result.figure_source == "anchors":
@@ -76,15 +119,20 @@ def ask(question: str, index: INDEX = None, before: Annotated[str | None, typer.
     if result.status == "error":
         fail(f"the run failed: {'; '.join(result.errors) or 'unknown'}")
     if not result.submitted:  # the command's answer is a probability: a run without one failed
-        fail(f"no forecast: the run ended with status {result.status}"
-             + (f" ({result.errors[-1]})" if result.errors else "") + "; raise --steps or --wall-time")
+        fail(
+            f"no forecast: the run ended with status {result.status}"
+            + (f" ({result.errors[-1]})" if result.errors else "")
+            + "; raise --steps or --wall-time"
+        )
 
 
 def figures_line(result: Any) -> str:
     """raw (the loop's submit) -> pooled (with the trials' spread) -> calibrated, and any anchor."""
     raw = "-" if result.raw is None else f"{result.raw:.3f}"
-    line = (f"  raw {raw} · pooled {result.pooled:.3f} over {sum(t['probability'] is not None for t in result.trials)}"
-            f" of {len(result.trials)} trials (logit spread {result.spread:.2f})")
+    line = (
+        f"  raw {raw} · pooled {result.pooled:.3f} over {sum(t['probability'] is not None for t in result.trials)}"
+        f" of {len(result.trials)} trials (logit spread {result.spread:.2f})"
+    )
     if result.calibrated is not None:
         line += f" · calibrated {result.calibrated:.3f} ({result.calibration})"
     market = (result.anchors or {}).get("market")
@@ -120,18 +168,29 @@ def check_outputs(out: Path) -> Path:
 
 
 @app.command()
-def batch(questions: Annotated[Path, typer.Argument(help="Question rows (JSONL: id, question, freeze_date, "
-                                                          "optionally resolution and market_value)")],
-          out: Annotated[Path, typer.Option("--out", help="Folder for trajectories and summary.json")],
-          workers: Annotated[int, typer.Option(min=1, help="Worker threads")] = 4,
-          rpm: Annotated[float | None, typer.Option(min=0.0, help="Model requests per minute, shared by all "
-                                                                      "workers (unset or 0: no limit)")] = None,
-          llm: LLM = None, index: INDEX = None,
-          limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions")] = None,
-          scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address (e.g. tcp://host:8786)")] = None,
-          skip_invalid: Annotated[bool, typer.Option(help="Run the valid rows when some are bad "
-                                                          "(default: refuse the batch)")] = False,
-          steps: STEPS = 12, trials: TRIALS = 1, calibration: CALIBRATION = None, board: BOARD = None) -> None:
+def batch(
+    questions: Annotated[
+        Path,
+        typer.Argument(help="Question rows (JSONL: id, question, freeze_date, optionally resolution and market_value)"),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Folder for trajectories and summary.json")],
+    workers: Annotated[int, typer.Option(min=1, help="Worker threads")] = 4,
+    rpm: Annotated[
+        float | None,
+        typer.Option(min=0.0, help="Model requests per minute, shared by all workers (unset or 0: no limit)"),
+    ] = None,
+    llm: LLM = None,
+    index: INDEX = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions")] = None,
+    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address (e.g. tcp://host:8786)")] = None,
+    skip_invalid: Annotated[
+        bool, typer.Option(help="Run the valid rows when some are bad (default: refuse the batch)")
+    ] = False,
+    steps: STEPS = 12,
+    trials: TRIALS = 1,
+    calibration: CALIBRATION = None,
+    board: BOARD = None,
+) -> None:
     """Forecast many questions (resumable: finished questions in --out are skipped).
     Every row is checked before the first model call; exits 1 when a question failed."""
     from orrery.research.batch import check_questions, read_question_file
@@ -140,8 +199,16 @@ def batch(questions: Annotated[Path, typer.Argument(help="Question rows (JSONL: 
     rows, bad = check_questions(*read_question_file(questions), skip_invalid=skip_invalid)
     for problem in bad:
         console.print(f"[yellow]skipped[/] {problem}")
-    options = {"workers": workers, "rpm": rpm, "index": index, "limit": limit, "max_rounds": steps,
-               "trials": trials, "calibration": calibration, "board": board}
+    options = {
+        "workers": workers,
+        "rpm": rpm,
+        "index": index,
+        "limit": limit,
+        "max_rounds": steps,
+        "trials": trials,
+        "calibration": calibration,
+        "board": board,
+    }
     if scheduler is None:
         result = run_batch(rows, out, llm, **options)
     else:
@@ -155,10 +222,12 @@ def batch(questions: Annotated[Path, typer.Argument(help="Question rows (JSONL: 
 
 
 @app.command()
-def calibrate(questions: Annotated[Path, typer.Argument(help="The batch's question rows (JSONL with resolution)")],
-              runs: Annotated[Path, typer.Option("--runs", help="The batch's --out folder (its trajectories)")],
-              out: Annotated[Path, typer.Option("--out", help="The calibrator file to write (JSON)")],
-              overwrite: Annotated[bool, typer.Option(help="Replace an existing --out")] = False) -> None:
+def calibrate(
+    questions: Annotated[Path, typer.Argument(help="The batch's question rows (JSONL with resolution)")],
+    runs: Annotated[Path, typer.Option("--runs", help="The batch's --out folder (its trajectories)")],
+    out: Annotated[Path, typer.Option("--out", help="The calibrator file to write (JSON)")],
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing --out")] = False,
+) -> None:
     """Fit a calibrator (Platt, isotonic or hierarchical Platt with per-source weights, whichever cross-validates
     better on its worst source, then overall) from a batch's forecasts and the questions' resolutions;
     `ask`/`batch --calibration FILE` apply it."""
@@ -176,5 +245,8 @@ def calibrate(questions: Annotated[Path, typer.Argument(help="The batch's questi
     calib = calibrate_runs(rows, runs)
     calib.save(out)
     cv, worst = calib.fitted_on["cv_brier"], calib.fitted_on["cv_worst_source"]
-    console.print(f"{calib.label}: cross-validated Brier (worst source) "
-                  + ", ".join(f"{m} {cv[m]:.4f} ({worst[m]:.4f})" for m in cv) + f" -> {out}")
+    console.print(
+        f"{calib.label}: cross-validated Brier (worst source) "
+        + ", ".join(f"{m} {cv[m]:.4f} ({worst[m]:.4f})" for m in cv)
+        + f" -> {out}"
+    )

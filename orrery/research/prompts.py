@@ -40,8 +40,9 @@ BRIEF_CHARS = 240  # the search board's question prompt: criteria and background
 NOT_SUBMITTED = "You did not submit a forecast. Call submit(probability, rationale) citing a source on the board."
 
 
-def question_prompt(question: str | Mapping[str, Any], before: str | None = None, *,
-                    chars: int = BACKGROUND_CHARS) -> str:
+def question_prompt(
+    question: str | Mapping[str, Any], before: str | None = None, *, chars: int = BACKGROUND_CHARS
+) -> str:
     """The user message: the question, its resolution criteria and background (cut to ``chars``), and the date
     bound."""
     row: Mapping[str, Any] = {"question": question} if isinstance(question, str) else question

@@ -76,16 +76,24 @@ class RateLimitedModel:
         # replies come whole from `complete`.
         self.profile = replace(profile_of(model), streams=False)
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), *,
-                 tool_choice: str = "auto", schema: dict[str, Any] | None = None,
-                 max_tokens: int | None = None, catalogue: Sequence[ToolSpec] | None = None) -> ModelResponse:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        *,
+        tool_choice: str = "auto",
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+        catalogue: Sequence[ToolSpec] | None = None,
+    ) -> ModelResponse:
         if self.stop is not None and self.stop.is_set():
             raise BatchCancelled("the batch was interrupted")
         if self.limiter is not None:
             self.limiter.acquire()
         extra = {"catalogue": catalogue} if catalogue is not None and self.profile.takes_catalogue else {}
-        return self.model.complete(messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens,
-                                   **extra)
+        return self.model.complete(
+            messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens, **extra
+        )
 
 
 # --------------------------------------------------------------------------- indexes
@@ -112,8 +120,9 @@ def trace_path(out_dir: Path, question_id: str) -> Path:
     return trajectory_path(out_dir, question_id).with_suffix(".trace.jsonl")
 
 
-def run_question(row: Mapping[str, Any], out_dir: Path, llm: Model, index: IndexLike,
-                 agent_kwargs: Mapping[str, Any]) -> dict[str, Any]:
+def run_question(
+    row: Mapping[str, Any], out_dir: Path, llm: Model, index: IndexLike, agent_kwargs: Mapping[str, Any]
+) -> dict[str, Any]:
     """Forecast one question row and write its trajectory; returns the trajectory."""
     trace = trace_path(out_dir, row["id"])
     trace.unlink(missing_ok=True)
@@ -179,8 +188,10 @@ def check_not_foreign(rows: Sequence[Mapping[str, Any]], out: Path) -> None:
         found.append(out / SUMMARY_FILE)
     if found:
         shown = ", ".join(p.name for p in found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
-        raise DataError(f"--out {out} holds files a batch would replace that it did not write ({shown}); "
-                        "choose another folder (nothing was changed)")
+        raise DataError(
+            f"--out {out} holds files a batch would replace that it did not write ({shown}); "
+            "choose another folder (nothing was changed)"
+        )
 
 
 def remove_stale_temp_files(out_dir: Path) -> None:
@@ -191,10 +202,21 @@ def remove_stale_temp_files(out_dir: Path) -> None:
             tmp.unlink(missing_ok=True)
 
 
-def run_batch(questions: Iterable[Mapping[str, Any]], out_dir: str | Path, llm: LlmLike = None, *,
-              workers: int = 4, rpm: float | None = None, index: IndexLike | None = None, client: Any = None,
-              limit: int | None = None, progress: bool = True, console: Console | None = None,
-              skip_invalid: bool = False, **agent_kwargs: Any) -> BatchResult:
+def run_batch(
+    questions: Iterable[Mapping[str, Any]],
+    out_dir: str | Path,
+    llm: LlmLike = None,
+    *,
+    workers: int = 4,
+    rpm: float | None = None,
+    index: IndexLike | None = None,
+    client: Any = None,
+    limit: int | None = None,
+    progress: bool = True,
+    console: Console | None = None,
+    skip_invalid: bool = False,
+    **agent_kwargs: Any,
+) -> BatchResult:
     """Forecast every question not finished yet in ``out_dir``; then summarise all of them.
 
     ``workers`` threads share one model and one ``rpm`` limit. With ``client`` (a
@@ -210,14 +232,24 @@ def run_batch(questions: Iterable[Mapping[str, Any]], out_dir: str | Path, llm: 
     remove_stale_temp_files(out)
     todo = pending(rows, out)
     console = console or Console(stderr=True)
-    with Progress(TextColumn("[bold]forecasting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.description}"), console=console, disable=not progress) as bar:
+    with Progress(
+        TextColumn("[bold]forecasting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        console=console,
+        disable=not progress,
+    ) as bar:
         task = bar.add_task("", total=len(todo))
 
         def done(traj: Mapping[str, Any]) -> None:
             p = traj.get("probability")
-            bar.update(task, advance=1, description=f"{traj['question_id'][:40]} -> {traj['status']}"
-                       + ("" if p is None else f" p={p:.2f}"))
+            bar.update(
+                task,
+                advance=1,
+                description=f"{traj['question_id'][:40]} -> {traj['status']}" + ("" if p is None else f" p={p:.2f}"),
+            )
 
         if client is not None:
             run_dask(client, todo, out, llm, index_ref(index), rpm, agent_kwargs, done)
@@ -237,9 +269,16 @@ def batch_calibration(calibration: Any, llm: LlmLike) -> Calibrator | bool:
     return resolve_calibration(calibration, model_id(model)) or False
 
 
-def run_threads(todo: Sequence[Mapping[str, Any]], out: Path, llm: LlmLike, index: IndexLike, workers: int,
-                rpm: float | None, agent_kwargs: Mapping[str, Any],
-                done: Callable[[Mapping[str, Any]], None]) -> None:
+def run_threads(
+    todo: Sequence[Mapping[str, Any]],
+    out: Path,
+    llm: LlmLike,
+    index: IndexLike,
+    workers: int,
+    rpm: float | None,
+    agent_kwargs: Mapping[str, Any],
+    done: Callable[[Mapping[str, Any]], None],
+) -> None:
     """Worker threads over one shared model, index and limiter; Ctrl-C stops cleanly."""
     stop = threading.Event()
     model = RateLimitedModel(resolve_model(llm), RateLimiter(rpm) if rpm else None, stop)
@@ -274,8 +313,9 @@ class InProcess:
 
     def get(self) -> Any:
         if self.key not in _IN_PROCESS:
-            raise LookupError("this Dask worker runs in another process: pass llm as a spec string "
-                              "(e.g. 'local') and index as a path")
+            raise LookupError(
+                "this Dask worker runs in another process: pass llm as a spec string (e.g. 'local') and index as a path"
+            )
         return _IN_PROCESS[self.key]
 
 
@@ -313,15 +353,30 @@ def _worker_model(llm: str | None | InProcess) -> Model:
         return _WORKER_MODELS[llm or ""]
 
 
-def dask_task(row: Mapping[str, Any], out_dir: str, llm: str | None | InProcess, index: IndexLike | InProcess,
-              rpm: float | None, token: str, agent_kwargs: Mapping[str, Any]) -> dict[str, Any]:
+def dask_task(
+    row: Mapping[str, Any],
+    out_dir: str,
+    llm: str | None | InProcess,
+    index: IndexLike | InProcess,
+    rpm: float | None,
+    token: str,
+    agent_kwargs: Mapping[str, Any],
+) -> dict[str, Any]:
     """One question on a Dask worker: the model, index and limiter are per worker process."""
     model = RateLimitedModel(_worker_model(llm), _worker_limiter(token, rpm))
     return run_question(row, Path(out_dir), model, _worker_index(index), agent_kwargs)
 
 
-def run_dask(client: Any, todo: Sequence[Mapping[str, Any]], out: Path, llm: LlmLike, index: IndexLike,
-             rpm: float | None, agent_kwargs: Mapping[str, Any], done: Callable[[Mapping[str, Any]], None]) -> None:
+def run_dask(
+    client: Any,
+    todo: Sequence[Mapping[str, Any]],
+    out: Path,
+    llm: LlmLike,
+    index: IndexLike,
+    rpm: float | None,
+    agent_kwargs: Mapping[str, Any],
+    done: Callable[[Mapping[str, Any]], None],
+) -> None:
     """One Dask task per question. On a multi-process cluster pass ``llm`` as a spec string and
     ``index`` as a path; the ``rpm`` limit then holds per worker process."""
     from distributed import as_completed as dask_completed
@@ -329,8 +384,18 @@ def run_dask(client: Any, todo: Sequence[Mapping[str, Any]], out: Path, llm: Llm
     token = uuid.uuid4().hex
     llm_ref, index_ref_ = by_reference(llm, token, "llm"), by_reference(index, token, "index")
     futures: list[Future] = [
-        client.submit(dask_task, dict(q), str(out), llm_ref, index_ref_, rpm, token, dict(agent_kwargs),
-                      key=f"research-{token[:8]}-{i}", pure=False)
+        client.submit(
+            dask_task,
+            dict(q),
+            str(out),
+            llm_ref,
+            index_ref_,
+            rpm,
+            token,
+            dict(agent_kwargs),
+            key=f"research-{token[:8]}-{i}",
+            pure=False,
+        )
         for i, q in enumerate(todo)
     ]
     try:
@@ -356,11 +421,19 @@ def summary_rows(questions: Sequence[Mapping[str, Any]], out: Path) -> list[dict
     rows = []
     for q in questions:
         traj = load_trajectory(trajectory_path(out, q["id"])) or {}
-        rows.append({"id": q["id"], "status": traj.get("status", "pending"), "probability": traj.get("probability"),
-                     "resolution": q.get("resolution"), "market_value": market_value(q),
-                     "steps": traj.get("steps"), "seconds": traj.get("duration"),
-                     "figure_source": traj.get("figure_source"),
-                     **{f: traj.get(f) for f in FIGURES}})
+        rows.append(
+            {
+                "id": q["id"],
+                "status": traj.get("status", "pending"),
+                "probability": traj.get("probability"),
+                "resolution": q.get("resolution"),
+                "market_value": market_value(q),
+                "steps": traj.get("steps"),
+                "seconds": traj.get("duration"),
+                "figure_source": traj.get("figure_source"),
+                **{f: traj.get(f) for f in FIGURES},
+            }
+        )
     return rows
 
 
@@ -379,9 +452,15 @@ def summarize(questions: Sequence[Mapping[str, Any]], out: Path) -> dict[str, An
         if len(figure) == len(forecasts) and (fs := score_questions(questions, figure)):
             by_figure[f] = brier_summary(fs).brier
     sources = {str(s): sum(r["figure_source"] == s for r in rows) for s in {r["figure_source"] for r in rows}}
-    return {"questions": len(rows), "statuses": statuses, "figure_sources": sources,
-            "seconds_per_question": sum(seconds) / len(seconds) if seconds else None,
-            "brier": brier_summary(scored).to_dict() if scored else None, "brier_by_figure": by_figure, "rows": rows}
+    return {
+        "questions": len(rows),
+        "statuses": statuses,
+        "figure_sources": sources,
+        "seconds_per_question": sum(seconds) / len(seconds) if seconds else None,
+        "brier": brier_summary(scored).to_dict() if scored else None,
+        "brier_by_figure": by_figure,
+        "rows": rows,
+    }
 
 
 def _fmt(v: float | None) -> str:
@@ -390,9 +469,11 @@ def _fmt(v: float | None) -> str:
 
 def summary_table(summary: Mapping[str, Any]) -> Table:
     anchors = (summary.get("figure_sources") or {}).get("anchors")
-    table = Table(title=f"{summary['questions']} questions · "
-                        + ", ".join(f"{k}: {v}" for k, v in sorted(summary["statuses"].items()))
-                        + (f" · {anchors} figure(s) from the anchors and base rate alone" if anchors else ""))
+    table = Table(
+        title=f"{summary['questions']} questions · "
+        + ", ".join(f"{k}: {v}" for k, v in sorted(summary["statuses"].items()))
+        + (f" · {anchors} figure(s) from the anchors and base rate alone" if anchors else "")
+    )
     table.add_column("forecaster")
     table.add_column("questions", justify="right")
     table.add_column("Brier (lower is better)", justify="right")
@@ -411,13 +492,15 @@ def summary_table(summary: Mapping[str, Any]) -> Table:
 # --------------------------------------------------------------------------- replay
 
 
-def replay_trajectory(trajectory: Mapping[str, Any] | str | Path, index: IndexLike, **agent_kwargs: Any
-                      ) -> ResearchResult:
+def replay_trajectory(
+    trajectory: Mapping[str, Any] | str | Path, index: IndexLike, **agent_kwargs: Any
+) -> ResearchResult:
     """Re-run a saved trajectory with its recorded model replies against ``index``."""
     traj = load_trajectory(Path(trajectory)) if isinstance(trajectory, str | Path) else trajectory
     if traj is None:
         raise DataError(f"{trajectory} is not a readable trajectory; give a .json file written by a research run")
-    replies = [ModelResponse.from_dict(e["response"]) for e in traj["trajectory"]["events"]
-               if e["kind"] == "model_reply"]
+    replies = [
+        ModelResponse.from_dict(e["response"]) for e in traj["trajectory"]["events"] if e["kind"] == "model_reply"
+    ]
     agent = ResearchAgent(ScriptedModel(replies), index, **agent_kwargs)
     return agent.run(traj["row"], before=traj.get("before"), question_id=traj["question_id"])

@@ -356,8 +356,13 @@ class TantivyIndex:
         writer = index.writer(heap_size=heap_bytes, num_threads=1)
         try:
             for d in docs:
-                fields: dict[str, Any] = {"id": d.id, "title": d.title, "text": d.text, "url": d.url,
-                                          "source": d.source}
+                fields: dict[str, Any] = {
+                    "id": d.id,
+                    "title": d.title,
+                    "text": d.text,
+                    "url": d.url,
+                    "source": d.source,
+                }
                 if d.date is not None:
                     fields["ts"] = to_micros(d.date)
                 writer.add_document(tantivy.Document(**fields))
@@ -511,15 +516,20 @@ def _maybe_ts(value: datetime | None) -> int | None:
 BACKENDS = {"sqlite": SqliteIndex, "tantivy": TantivyIndex}
 
 
-def build_atomic(out: Path, docs: Iterable[Document], write: Callable[[Path, Iterable[Document]], None],
-                 is_index: Callable[[Path], bool]) -> Path:
+def build_atomic(
+    out: Path,
+    docs: Iterable[Document],
+    write: Callable[[Path, Iterable[Document]], None],
+    is_index: Callable[[Path], bool],
+) -> Path:
     """Write an index into a temporary path beside ``out`` and swap it in only after success.
     ``out`` may be missing or an index (replaced); anything else is refused, so a user's
     file or folder is never overwritten. A build that fails leaves ``out`` as it was."""
     if out.exists() and not is_index(out):
         kind = "folder" if out.is_dir() else "file"
-        raise DataError(f"--out {out} is an existing {kind} that is not an orrery index; "
-                        "choose a new path (nothing was changed)")
+        raise DataError(
+            f"--out {out} is an existing {kind} that is not an orrery index; choose a new path (nothing was changed)"
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:

@@ -70,8 +70,11 @@ def format_results(docs: list[Document]) -> str:
 def may_search(ctx: RunContext) -> bool:
     st = state_of(ctx)
     # Guided: a model that just repeated a query is stuck; it gets edit_note before searching again.
-    stuck = ctx.succeeded[-1:] == ["search"] and len(st.queries) >= 2 and \
-        st.queries[-1].strip().lower() == st.queries[-2].strip().lower()
+    stuck = (
+        ctx.succeeded[-1:] == ["search"]
+        and len(st.queries) >= 2
+        and st.queries[-1].strip().lower() == st.queries[-2].strip().lower()
+    )
     return not (st.guided and (st.picking or stuck or len(st.board) >= st.max_sources))
 
 
@@ -169,13 +172,17 @@ def submit(ctx: RunContext, probability: float, rationale: str) -> str:
     if not 0.0 <= probability <= 1.0:
         raise ToolError(f"probability must be between 0 and 1, got {probability}. Submit again.")
     if not cited(rationale, st.board):
-        raise ToolError(f"the rationale cites no source on the board. Cite one by its number [1]..[{len(st.board)}], "
-                        f"for example: {json.dumps(rationale.strip()[:80] + ' [1]')}")
+        raise ToolError(
+            f"the rationale cites no source on the board. Cite one by its number [1]..[{len(st.board)}], "
+            f"for example: {json.dumps(rationale.strip()[:80] + ' [1]')}"
+        )
     bad = ungrounded_numbers(rationale, st, probability)
     if bad and not st.ungrounded:  # one rewrite, then the forecast stands and the numbers are reported
         st.ungrounded = bad
-        raise ToolError(f"the rationale quotes {', '.join(bad)}, which neither the board's sources nor the question "
-                        "contain. Submit again with only numbers from the sources (or none).")
+        raise ToolError(
+            f"the rationale quotes {', '.join(bad)}, which neither the board's sources nor the question "
+            "contain. Submit again with only numbers from the sources (or none)."
+        )
     st.ungrounded = bad
     st.probability, st.rationale = probability, rationale.strip()
     ctx.finish(json.dumps({"probability": probability, "rationale": st.rationale}))

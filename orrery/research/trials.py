@@ -27,14 +27,25 @@ from orrery.research.tools import ResearchState, cited, ungrounded_numbers
 FRAMINGS: tuple[tuple[str, bool], ...] = (
     # Trial 1 is the loop's own submit; with a board built without the loop, this line asks for it.
     ("Submit the probability that it happens. Cite the board like [1].", False),
-    ("Answer the opposite question: submit the probability that the question resolves NO (it does not "
-     "happen). Cite the board like [1].", True),
-    ("Most questions like this resolve No by a near deadline. Start from that base rate, adjust it with the "
-     "board's evidence, and submit the probability that it happens. Cite the board like [1].", False),
-    ("Think of the strongest reason it will NOT happen, then submit the probability that it happens. Cite the "
-     "board like [1].", False),
-    ("Weigh only what the board's sources say and submit the probability that it happens. Cite the board "
-     "like [1].", False),
+    (
+        "Answer the opposite question: submit the probability that the question resolves NO (it does not "
+        "happen). Cite the board like [1].",
+        True,
+    ),
+    (
+        "Most questions like this resolve No by a near deadline. Start from that base rate, adjust it with the "
+        "board's evidence, and submit the probability that it happens. Cite the board like [1].",
+        False,
+    ),
+    (
+        "Think of the strongest reason it will NOT happen, then submit the probability that it happens. Cite the "
+        "board like [1].",
+        False,
+    ),
+    (
+        "Weigh only what the board's sources say and submit the probability that it happens. Cite the board like [1].",
+        False,
+    ),
 )
 MAX_TRIALS = len(FRAMINGS)
 TRIAL_TOKENS = 160
@@ -55,8 +66,11 @@ class Trial:
 
 def trial_messages(prefix: Sequence[Message], board: str, n: int, anchor_line: str) -> list[Message]:
     framing = FRAMINGS[n - 1][0]
-    return [*prefix, Message("user", board, pinned=True),
-            Message("user", " ".join(p for p in (anchor_line, framing) if p))]
+    return [
+        *prefix,
+        Message("user", board, pinned=True),
+        Message("user", " ".join(p for p in (anchor_line, framing) if p)),
+    ]
 
 
 def check_trial(args: dict[str, Any], st: ResearchState) -> tuple[float | None, str, str]:
@@ -83,15 +97,23 @@ def quotes_a_source(rationale: str, st: ResearchState) -> bool:
     return bool(beyond_question - set(ungrounded(rationale, [st.question, *board])))
 
 
-def run_trial(model: Model, messages: list[Message], submit_spec: ToolSpec, st: ResearchState, n: int, *,
-              catalogue: Sequence[ToolSpec] | None = None) -> tuple[Trial, ModelReply]:
+def run_trial(
+    model: Model,
+    messages: list[Message],
+    submit_spec: ToolSpec,
+    st: ResearchState,
+    n: int,
+    *,
+    catalogue: Sequence[ToolSpec] | None = None,
+) -> tuple[Trial, ModelReply]:
     """One submit sample (trial ``n`` >= 2) and the model reply event it produced."""
     inverted = FRAMINGS[n - 1][1]
     t0 = time.monotonic()
     response: ModelResponse | None = None
     try:
-        for delta in stream(model, messages, [submit_spec], tool_choice="required", max_tokens=TRIAL_TOKENS,
-                            catalogue=catalogue):
+        for delta in stream(
+            model, messages, [submit_spec], tool_choice="required", max_tokens=TRIAL_TOKENS, catalogue=catalogue
+        ):
             response = delta.response or response
     except ModelError as exc:  # one failed sample leaves the others standing
         response = ModelResponse(content="", tool_calls=[])

@@ -59,8 +59,11 @@ from orrery.events import (
 
 CLARIFICATION = "clarification"  # the Interrupt.reason of a question the agent asks the user
 APPROVAL = "tool_approval"  # the Interrupt.reason of a tool call waiting for a person's decision
-APPROVAL_SCHEMA = {"type": "object", "required": ["approved"],
-                   "properties": {"approved": {"type": "boolean"}, "arguments": {"type": "object"}}}
+APPROVAL_SCHEMA = {
+    "type": "object",
+    "required": ["approved"],
+    "properties": {"approved": {"type": "boolean"}, "arguments": {"type": "object"}},
+}
 
 
 def new_id(prefix: str) -> str:
@@ -92,12 +95,15 @@ class Translator:
         out = self._end_step() + self._end_message()
         streamed = self.streamed.strip()
         if streamed and text.strip().startswith(streamed):
-            text = text.strip()[len(streamed):].strip()
+            text = text.strip()[len(streamed) :].strip()
         if not text:
             return out
         mid = new_id("msg")
-        return out + [TextMessageStartEvent(message_id=mid, role="assistant"),
-                      TextMessageContentEvent(message_id=mid, delta=text), TextMessageEndEvent(message_id=mid)]
+        return out + [
+            TextMessageStartEvent(message_id=mid, role="assistant"),
+            TextMessageContentEvent(message_id=mid, delta=text),
+            TextMessageEndEvent(message_id=mid),
+        ]
 
     def finished(self, status: str, result: Any = None) -> list[BaseEvent]:
         """RUN_FINISHED (success, interrupt for a clarification, cancelled) or RUN_ERROR for status "error"."""
@@ -136,30 +142,51 @@ class Translator:
         call = ev.call
         if call.id in self.calls.values():
             return [ToolCallEndEvent(tool_call_id=call.id)]
-        return [ToolCallStartEvent(tool_call_id=call.id, tool_call_name=call.name, parent_message_id=self.said),
-                ToolCallArgsEvent(tool_call_id=call.id, delta=json.dumps(call.arguments, default=str)),
-                ToolCallEndEvent(tool_call_id=call.id)]
+        return [
+            ToolCallStartEvent(tool_call_id=call.id, tool_call_name=call.name, parent_message_id=self.said),
+            ToolCallArgsEvent(tool_call_id=call.id, delta=json.dumps(call.arguments, default=str)),
+            ToolCallEndEvent(tool_call_id=call.id),
+        ]
 
     def _decision(self, ev: ApprovalDecision) -> list[BaseEvent]:
         # A resumed run: the call (as decided, edited arguments included) opens here, its result follows.
         cid = ev.call_id
-        return [*self._other(ev), ToolCallStartEvent(tool_call_id=cid, tool_call_name=ev.tool),
-                ToolCallArgsEvent(tool_call_id=cid, delta=json.dumps(ev.arguments, default=str)),
-                ToolCallEndEvent(tool_call_id=cid)]
+        return [
+            *self._other(ev),
+            ToolCallStartEvent(tool_call_id=cid, tool_call_name=ev.tool),
+            ToolCallArgsEvent(tool_call_id=cid, delta=json.dumps(ev.arguments, default=str)),
+            ToolCallEndEvent(tool_call_id=cid),
+        ]
 
     def _clarification(self, ev: Clarification) -> list[BaseEvent]:
-        self.interrupts = [Interrupt(id=new_id("int"), reason=CLARIFICATION, message=ev.question,
-                                     response_schema={"type": "object", "required": ["answer"],
-                                                      "properties": {"answer": {"type": "string"}}})]
+        self.interrupts = [
+            Interrupt(
+                id=new_id("int"),
+                reason=CLARIFICATION,
+                message=ev.question,
+                response_schema={
+                    "type": "object",
+                    "required": ["answer"],
+                    "properties": {"answer": {"type": "string"}},
+                },
+            )
+        ]
         return []
 
     def _approvals(self, ev: ApprovalRequired) -> list[BaseEvent]:
         # One interrupt per call, with an id of its own: a decision sent for an earlier pause never matches
         # this one (call ids are the model's and may repeat).
-        self.interrupts = [Interrupt(id=new_id("apr"), reason=APPROVAL, tool_call_id=a["id"],
-                                     message=f"Run {a['tool']}?", response_schema=APPROVAL_SCHEMA,
-                                     metadata=json.loads(json.dumps(a, default=str)))
-                           for a in ev.approvals]
+        self.interrupts = [
+            Interrupt(
+                id=new_id("apr"),
+                reason=APPROVAL,
+                tool_call_id=a["id"],
+                message=f"Run {a['tool']}?",
+                response_schema=APPROVAL_SCHEMA,
+                metadata=json.loads(json.dumps(a, default=str)),
+            )
+            for a in ev.approvals
+        ]
         return []  # sent in RUN_FINISHED's interrupt outcome
 
     def _thought(self, ev: Thought) -> list[BaseEvent]:
@@ -185,8 +212,11 @@ class Translator:
         out = self._end_message()
         if d.index not in self.calls:
             self.calls[d.index] = d.id or new_id("call")
-            out.append(ToolCallStartEvent(tool_call_id=self.calls[d.index], tool_call_name=d.name or "tool",
-                                          parent_message_id=self.said))
+            out.append(
+                ToolCallStartEvent(
+                    tool_call_id=self.calls[d.index], tool_call_name=d.name or "tool", parent_message_id=self.said
+                )
+            )
         if d.arguments:
             out.append(ToolCallArgsEvent(tool_call_id=self.calls[d.index], delta=d.arguments))
         return out
@@ -229,8 +259,9 @@ _HANDLERS: dict[type, Callable[[Any, Any], list[BaseEvent]]] = {
     ModelReply: lambda t, _e: t._end_message(),
     ToolCallEvent: lambda t, e: t._tool_call(e),
     ApprovalDecision: lambda t, e: t._decision(e),
-    ToolResultEvent: lambda _t, e: [ToolCallResultEvent(message_id=new_id("tool"), tool_call_id=e.call.id,
-                                                        content=e.content, role="tool")],
+    ToolResultEvent: lambda _t, e: [
+        ToolCallResultEvent(message_id=new_id("tool"), tool_call_id=e.call.id, content=e.content, role="tool")
+    ],
     StateChanged: lambda t, e: t._state(e.name, e.value),
     Clarification: lambda t, e: t._clarification(e),
     ApprovalRequired: lambda t, e: t._approvals(e),

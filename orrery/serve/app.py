@@ -89,6 +89,7 @@ class Server:
             return given(name, body)
         if self._model is None:  # one model for all runs: the embedded one loads its weights once
             from orrery.llm import resolve_model
+
             self._model = resolve_model(given)
         return self._model
 
@@ -103,8 +104,9 @@ def _writable(folder: Path) -> Path:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ConfigError(f"cannot create the data folder {folder} ({exc.strerror}); set ORRERY_DATA_DIR to a "
-                          "folder you can write") from None
+        raise ConfigError(
+            f"cannot create the data folder {folder} ({exc.strerror}); set ORRERY_DATA_DIR to a folder you can write"
+        ) from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ConfigError(f"the data folder {folder} is not writable; set ORRERY_DATA_DIR to a folder you can write")
     return folder.resolve()
@@ -118,11 +120,21 @@ def create_app(settings: Settings | None = None, **kwargs: Any) -> FastAPI:
     api.state.server = server
     if s.cors:
         from fastapi.middleware.cors import CORSMiddleware
-        api.add_middleware(CORSMiddleware, allow_origins=list(s.cors), allow_methods=["GET", "POST"],
-                           allow_headers=["authorization", "content-type"])
+
+        api.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(s.cors),
+            allow_methods=["GET", "POST"],
+            allow_headers=["authorization", "content-type"],
+        )
     _errors(api)
-    api.add_middleware(Guard, hosts=Hosts(s.host, s.allowed_hosts), origins=s.cors, body_limit=s.max_body_bytes,
-                       upload_limit=s.max_upload_bytes)  # added last: the outermost, before CORS
+    api.add_middleware(
+        Guard,
+        hosts=Hosts(s.host, s.allowed_hosts),
+        origins=s.cors,
+        body_limit=s.max_body_bytes,
+        upload_limit=s.max_upload_bytes,
+    )  # added last: the outermost, before CORS
     _public_routes(api, server)
     guarded = APIRouter(dependencies=[Depends(_auth(s.token))])
     _routes(guarded, server)
@@ -147,14 +159,19 @@ COOKIE = "orrery_token"
 def _auth(token: str | None) -> Callable[[Request], None]:
     """Bearer auth on every route but the web app's files and /login: the token in an `Authorization` header or
     the cookie /login sets, never in a URL (the guard refuses `?token=`)."""
+
     def check(request: Request) -> None:
         if token is None:
             return
         header = request.headers.get("authorization", "")
         given = header[7:] if header.lower().startswith("bearer ") else request.cookies.get(COOKIE, "")
         if not secrets.compare_digest(given.encode(), token.encode()):
-            raise HTTPException(401, "missing or wrong token: send 'Authorization: Bearer <token>'",
-                                headers={"WWW-Authenticate": "Bearer"})
+            raise HTTPException(
+                401,
+                "missing or wrong token: send 'Authorization: Bearer <token>'",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+
     return check
 
 
@@ -177,6 +194,7 @@ def _errors(api: FastAPI) -> None:
 # -- routes ----------------------------------------------------------------------------------------
 def _public_routes(api: FastAPI, server: Server) -> None:
     """The web app's own files (no secret in them) and the sign-in that turns a token into a cookie."""
+
     @api.get("/", include_in_schema=False)
     async def index() -> FileResponse:
         return FileResponse(WEB / "index.html")
@@ -192,7 +210,9 @@ def _public_routes(api: FastAPI, server: Server) -> None:
         body = await _json_body(request)
         given = body.get("token") if isinstance(body, dict) else None
         token = server.s.token
-        if token is not None and not (isinstance(given, str) and secrets.compare_digest(given.encode(), token.encode())):
+        if token is not None and not (
+            isinstance(given, str) and secrets.compare_digest(given.encode(), token.encode())
+        ):
             raise HTTPException(401, "wrong token: use the one the server was started with (--token or ORRERY_TOKEN)")
         response = JSONResponse({"ok": True})
         if token is not None:
@@ -208,22 +228,35 @@ def _routes(api: APIRouter, server: Server) -> None:
     @api.post("/agents/{name}")
     async def run_agent(name: str, request: Request) -> StreamingResponse:
         run = await _start_run(server, server.app(name), request)
-        return StreamingResponse(_stream(run), media_type=server.encoder.get_content_type(),
-                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return StreamingResponse(
+            _stream(run),
+            media_type=server.encoder.get_content_type(),
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
 
     @api.get("/threads")
     async def threads(agent: str | None = None) -> list[dict[str, Any]]:
         found = await asyncio.to_thread(server.store.list, agent)
-        return [{"id": s.id, "agent": s.agent, "title": s.title, "updated": s.updated,
-                 "pending": s.pending is not None} for s in found]
+        return [
+            {"id": s.id, "agent": s.agent, "title": s.title, "updated": s.updated, "pending": s.pending is not None}
+            for s in found
+        ]
 
     @api.get("/threads/{thread_id}")
     async def thread(thread_id: str) -> dict[str, Any]:
         s = await asyncio.to_thread(server.store.load, check_id("thread id", thread_id))
         if s is None:
             raise HTTPException(404, f"no thread {thread_id!r}; GET /threads lists them")
-        return {"id": s.id, "agent": s.agent, "title": s.title, "messages": s.messages, "state": s.state,
-                "pending": s.pending, "runs": s.runs, "version": s.version}
+        return {
+            "id": s.id,
+            "agent": s.agent,
+            "title": s.title,
+            "messages": s.messages,
+            "state": s.state,
+            "pending": s.pending,
+            "runs": s.runs,
+            "version": s.version,
+        }
 
     @api.post("/uploads")
     async def upload(file: UploadFile) -> dict[str, Any]:
@@ -248,20 +281,25 @@ async def _start_run(server: Server, app: app_registry.App, request: Request) ->
     inputs = _inputs(server, app, body)
     owner = uuid.uuid4().hex
     if not await _acquire(server, body.thread_id, owner):
-        raise HTTPException(409, f"thread {body.thread_id!r} is busy with another run for over "
-                                 f"{server.s.thread_wait:g}s; send again when it has finished")
+        raise HTTPException(
+            409,
+            f"thread {body.thread_id!r} is busy with another run for over "
+            f"{server.s.thread_wait:g}s; send again when it has finished",
+        )
     try:
         session = await asyncio.to_thread(server.store.load, body.thread_id)
         if session is None:
             session = Thread(id=body.thread_id, agent=app.name)
         elif session.agent != app.name:
-            raise HTTPException(409, f"thread {body.thread_id!r} belongs to agent {session.agent!r}; "
-                                     "start a new thread for this agent")
+            raise HTTPException(
+                409, f"thread {body.thread_id!r} belongs to agent {session.agent!r}; start a new thread for this agent"
+            )
         if any(r["run_id"] == body.run_id for r in session.runs) or (server.data / "runs" / body.run_id).exists():
             raise HTTPException(409, f"run id {body.run_id!r} is taken; send a new runId")
         decisions, said = _decisions(session, body)
-        task, user_text = (session.pending["task"], said) if decisions is not None else \
-            _task(session, body, keeps_session(app))
+        task, user_text = (
+            (session.pending["task"], said) if decisions is not None else _task(session, body, keeps_session(app))
+        )
     except BaseException:
         await asyncio.to_thread(server.store.release, body.thread_id, owner)
         raise
@@ -269,9 +307,18 @@ async def _start_run(server: Server, app: app_registry.App, request: Request) ->
     session.messages.append({"id": _message_id(body), "role": "user", "content": user_text})
     session.title = session.title or user_text[:80]
     paused = session.paused or {}  # a resume runs with the inputs of the run it continues (its database)
-    return Run(server, app, body, session, task, paused.get("inputs", inputs) if decisions is not None else inputs,
-               owner, since, (paused.get("snapshot", {}), decisions) if decisions is not None else None,
-               {k: v for k, v in request.headers.items() if k in TRACE_HEADERS})
+    return Run(
+        server,
+        app,
+        body,
+        session,
+        task,
+        paused.get("inputs", inputs) if decisions is not None else inputs,
+        owner,
+        since,
+        (paused.get("snapshot", {}), decisions) if decisions is not None else None,
+        {k: v for k, v in request.headers.items() if k in TRACE_HEADERS},
+    )
 
 
 async def _json_body(request: Request) -> Any:
@@ -326,8 +373,9 @@ def keeps_session(app: app_registry.App) -> bool:
     return bool(app.factory_params() & set(SESSION_PARAMS))
 
 
-def _agent_options(server: Server, app: app_registry.App, thread_id: str, inputs: dict[str, Any]
-                   ) -> tuple[dict[str, Any], dict[str, Any]]:
+def _agent_options(
+    server: Server, app: app_registry.App, thread_id: str, inputs: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the factory's options, the run's inputs) (`App.split`); a stateful agent's session is the thread's, kept
     in the threads' store where the factory takes one."""
     options, run_inputs = app.split(inputs)
@@ -350,8 +398,9 @@ def _task(session: Thread, body: RunAgentInput, stateful: bool = False) -> tuple
     if body.resume:
         entry = body.resume[0]
         if pending is None or entry.interrupt_id != pending["id"]:
-            raise HTTPException(409, f"interrupt {entry.interrupt_id!r} is not pending on thread {session.id!r}; "
-                                     "reload the thread")
+            raise HTTPException(
+                409, f"interrupt {entry.interrupt_id!r} is not pending on thread {session.id!r}; reload the thread"
+            )
         session.pending = None
         if entry.status == "resolved":
             payload = entry.payload
@@ -381,16 +430,21 @@ def _decisions(session: Thread, body: RunAgentInput) -> tuple[dict[str, Any] | N
     waiting = {a["interrupt"]: a for a in pending["approvals"]}
     given = [e.interrupt_id for e in body.resume]
     if sorted(given) != sorted(waiting):
-        raise HTTPException(400, f"decide exactly the pending approvals {', '.join(waiting)} (one resume entry each); "
-                                 f"got {', '.join(given)[:300]}")
+        raise HTTPException(
+            400,
+            f"decide exactly the pending approvals {', '.join(waiting)} (one resume entry each); "
+            f"got {', '.join(given)[:300]}",
+        )
     decisions: dict[str, Any] = {}
     words = []
     for entry in body.resume:
         call = waiting[entry.interrupt_id]
         decision = _decision(entry)
         decisions[call["id"]] = decision
-        words.append(f"{'denied' if decision is False else 'approved'} {call['tool']}"
-                     + (" with edited arguments" if isinstance(decision, dict) else ""))
+        words.append(
+            f"{'denied' if decision is False else 'approved'} {call['tool']}"
+            + (" with edited arguments" if isinstance(decision, dict) else "")
+        )
     return decisions, "; ".join(words).capitalize()
 
 
@@ -399,10 +453,16 @@ def _decision(entry: Any) -> bool | dict[str, Any]:
     if entry.status == "cancelled":
         return False
     payload = entry.payload
-    if not isinstance(payload, dict) or not isinstance(payload.get("approved"), bool) or \
-            not isinstance(payload.get("arguments", {}), dict):
-        raise HTTPException(400, f"resume {entry.interrupt_id!r}: give payload {{\"approved\": true|false}}, with "
-                                 "\"arguments\": {...} to run the call with edited arguments")
+    if (
+        not isinstance(payload, dict)
+        or not isinstance(payload.get("approved"), bool)
+        or not isinstance(payload.get("arguments", {}), dict)
+    ):
+        raise HTTPException(
+            400,
+            f'resume {entry.interrupt_id!r}: give payload {{"approved": true|false}}, with '
+            '"arguments": {...} to run the call with edited arguments',
+        )
     if payload["approved"] and payload.get("arguments"):
         return payload["arguments"]
     return payload["approved"]
@@ -426,12 +486,17 @@ def _inputs(server: Server, app: app_registry.App, body: RunAgentInput) -> dict[
         where = ".".join(str(p) for p in first.get("loc", ())) or "inputs"
         if first.get("type") == "extra_forbidden":
             takes = ", ".join(model.model_fields) or "only the message"
-            raise HTTPException(400, f"agent {app.name!r} takes no input {where!r}; it takes: {takes} (the user's "
-                                     "words go in the messages)") from None
+            raise HTTPException(
+                400,
+                f"agent {app.name!r} takes no input {where!r}; it takes: {takes} (the user's words go in the messages)",
+            ) from None
         if where in app_registry.upload_fields(model):
             said = f"is not an upload id ({str(given[where])[:80]!r})" if where in given else "is required"
-            raise HTTPException(400, f"input {where!r} takes an upload id and {said}: upload the file (the web app's "
-                                     "file field, or POST /uploads) and pass the id it returns") from None
+            raise HTTPException(
+                400,
+                f"input {where!r} takes an upload id and {said}: upload the file (the web app's "
+                "file field, or POST /uploads) and pass the id it returns",
+            ) from None
         raise HTTPException(400, f"input {where!r}: {first.get('msg', 'invalid')}") from None
     inputs = values.model_dump(mode="json", exclude_none=True)
     for name in app_registry.upload_fields(model):
@@ -519,8 +584,9 @@ def _start(run: Run) -> Bridge:
             run.agent = app.make_agent(model, **options)
             if (target := resumable(run.agent)) is not None:  # approved calls' done-markers, kept durably
                 target.ledger = CallLedger(server.store.sessions)
-            return drive(run.agent, run.task, run_inputs, _remembered(server, app.name, run.body.thread_id, handler),
-                         run.resume)
+            return drive(
+                run.agent, run.task, run_inputs, _remembered(server, app.name, run.body.thread_id, handler), run.resume
+            )
 
     return Bridge(work)
 
@@ -558,8 +624,9 @@ async def _relay(run: Run, out: Outbox, bridge: Bridge) -> AsyncIterator[str]:
             if time.monotonic() < deadline:
                 continue
             bridge.cancel.set()
-            yield await out.close("timeout", out.tr.error(f"the run took longer than the server's limit of "
-                                                          f"{s.run_timeout:g}s", "timeout"))
+            yield await out.close(
+                "timeout", out.tr.error(f"the run took longer than the server's limit of {s.run_timeout:g}s", "timeout")
+            )
             return
         if kind == "event":
             if chunk := out.send(out.tr.event(item)):
@@ -581,8 +648,10 @@ def _finish(run: Run, tr: Translator, kind: str, item: Any) -> tuple[str, list[B
     if kind == "cancelled":
         return "cancelled", tr.finished("cancelled")
     if not isinstance(item, Result):
-        raise ConfigError(f"agent {run.app.name!r} ended without an orrery result (status, output, data, views, "
-                          f"files: orrery.results.Result); it gave {type(item).__name__}")
+        raise ConfigError(
+            f"agent {run.app.name!r} ended without an orrery result (status, output, data, views, "
+            f"files: orrery.results.Result); it gave {type(item).__name__}"
+        )
     return _ended(run, tr, item)
 
 
@@ -629,10 +698,16 @@ def _pause(run: Run, tr: Translator) -> None:
         return
     target = resumable(run.agent)
     if target is None:  # an app whose inner run paused: nothing the server could resume
-        raise ConfigError(f"agent {run.app.name!r} paused for a tool approval the server cannot resume (it has no "
-                          "snapshot/restore/resume_stream); serve an orrery Agent, or an app exposing it as .agent")
-    run.session.pending = {"kind": APPROVAL, "id": first.id, "task": run.task,
-                           "approvals": [{"interrupt": i.id, **(i.metadata or {})} for i in tr.interrupts]}
+        raise ConfigError(
+            f"agent {run.app.name!r} paused for a tool approval the server cannot resume (it has no "
+            "snapshot/restore/resume_stream); serve an orrery Agent, or an app exposing it as .agent"
+        )
+    run.session.pending = {
+        "kind": APPROVAL,
+        "id": first.id,
+        "task": run.task,
+        "approvals": [{"interrupt": i.id, **(i.metadata or {})} for i in tr.interrupts],
+    }
     run.session.paused = {"snapshot": target.snapshot(), "inputs": run.inputs}
 
 
@@ -648,7 +723,7 @@ def _save(server: Server, session: Thread, since: int | None = None, tries: int 
     then what the other saved is kept and this run's messages (from index `since`), state, question and record
     are added to it, again if a third writer got in between."""
     run = session.runs[-1]
-    added = session.messages[len(session.messages) if since is None else since:]
+    added = session.messages[len(session.messages) if since is None else since :]
     state, pending, paused = dict(session.state), session.pending, session.paused
     for _ in range(tries - 1):
         try:

@@ -22,6 +22,7 @@ from orrery.serve.guard import check_id, parse_json
 
 def routes(api: APIRouter, server: Any) -> None:
     """Add the feedback routes to the server's guarded router (token and Origin checked like every route)."""
+
     @api.post("/threads/{thread_id}/runs/{run_id}/approve")
     async def approve(thread_id: str, run_id: str) -> dict[str, Any]:
         return await asyncio.to_thread(_approve, server, thread_id, run_id)
@@ -44,8 +45,11 @@ def routes(api: APIRouter, server: Any) -> None:
 
 def _approve(server: Any, thread_id: str, run_id: str) -> dict[str, Any]:
     connection, question, sql = _answer(server, thread_id, run_id)
-    return {"example": _examples(server).approve(connection, question, sql), "connection": connection,
-            "question": question}
+    return {
+        "example": _examples(server).approve(connection, question, sql),
+        "connection": connection,
+        "question": question,
+    }
 
 
 def _reject(server: Any, thread_id: str, run_id: str, withdraw: bool) -> dict[str, Any]:
@@ -88,8 +92,14 @@ def _bi_state(events: list[dict[str, Any]]) -> dict[str, Any] | None:
         if e.get("type") == "STATE_SNAPSHOT" and isinstance(e.get("snapshot"), dict) and "bi" in e["snapshot"]:
             found = e["snapshot"]["bi"]
         elif e.get("type") == "STATE_DELTA":
-            found = next((op["value"] for op in e.get("delta", []) if isinstance(op, dict) and op.get("path") == "/bi"
-                          and op.get("op") in ("add", "replace")), found)
+            found = next(
+                (
+                    op["value"]
+                    for op in e.get("delta", [])
+                    if isinstance(op, dict) and op.get("path") == "/bi" and op.get("op") in ("add", "replace")
+                ),
+                found,
+            )
     return found if isinstance(found, dict) else None
 
 

@@ -125,15 +125,21 @@ class Guard:
             headers.setdefault(k.lower(), v)
         host = headers.get(b"host", b"").decode("latin-1")
         if not self.hosts(host):
-            return 403, (f"this server does not answer to the host {host[:100]!r}; open it by the address it "
-                         "listens on, or start it with --allowed-host NAME")
+            return 403, (
+                f"this server does not answer to the host {host[:100]!r}; open it by the address it "
+                "listens on, or start it with --allowed-host NAME"
+            )
         origin = headers.get(b"origin", b"").decode("latin-1").rstrip("/")
         if origin and origin not in self.origins and origin != f"{scope.get('scheme', 'http')}://{host}":
-            return 403, (f"requests from the web page at {origin[:100]!r} are refused; start the server with "
-                         "--cors ORIGIN to let that page use it")
+            return 403, (
+                f"requests from the web page at {origin[:100]!r} are refused; start the server with "
+                "--cors ORIGIN to let that page use it"
+            )
         if "token" in parse_qs(scope.get("query_string", b"").decode("latin-1")):
-            return 400, ("a token in a URL ends up in logs and history: send it in an 'Authorization: Bearer' "
-                         "header, or sign in on the web app's page")
+            return 400, (
+                "a token in a URL ends up in logs and history: send it in an 'Authorization: Bearer' "
+                "header, or sign in on the web app's page"
+            )
         if any(part in (".", "..") for part in scope["path"].split("/")):
             return 400, "a path with '.' or '..' segments names nothing here"
         if scope["method"] in ("POST", "PUT", "PATCH", "DELETE"):

@@ -43,8 +43,13 @@ def resumable(agent: Any) -> Any:
     return None
 
 
-def drive(agent: Any, task: str, inputs: dict[str, Any], handler: Callable[[Event], None],
-          resume: tuple[dict[str, Any], dict[str, Any]] | None = None) -> Any:
+def drive(
+    agent: Any,
+    task: str,
+    inputs: dict[str, Any],
+    handler: Callable[[Event], None],
+    resume: tuple[dict[str, Any], dict[str, Any]] | None = None,
+) -> Any:
     """Run an app's agent, passing each event to `handler`; returns its result. An agent with `stream()`
     is iterated (closing the stream when the handler raises stops the run at that event); others get the
     handler attached and run as they are. `resume`: (the paused agent's snapshot, the decisions) continues a
@@ -65,6 +70,7 @@ def drive(agent: Any, task: str, inputs: dict[str, Any], handler: Callable[[Even
 def _consume(events: Iterator[Event], handler: Callable[[Event], None]) -> Any:
     """A stream's events to `handler` and the global hooks (`orrery.events.HOOKS`: OpenTelemetry), as `run()`
     passes them; the `Final` event's result."""
+
     def emit(event: Event) -> None:
         handler(event)
         for hook in HOOKS:

@@ -44,16 +44,34 @@ class Thread:
     def session(self) -> Session:
         """The thread without its runs' events (stored apart: `ThreadStore.save`)."""
         runs = [{k: v for k, v in r.items() if k != "events"} for r in self.runs]
-        data = {"kind": KIND, "title": self.title, "messages": self.messages, "state": self.state,
-                "pending": self.pending, "runs": runs, "paused": self.paused}
+        data = {
+            "kind": KIND,
+            "title": self.title,
+            "messages": self.messages,
+            "state": self.state,
+            "pending": self.pending,
+            "runs": runs,
+            "paused": self.paused,
+        }
         return Session(self.id, self.agent, data, self.version, self.updated)
 
     @classmethod
     def of(cls, s: Session) -> Thread:
         d = s.data
         runs = d.get("runs", [])
-        return cls(s.id, s.agent, d.get("title", ""), d.get("messages", []), d.get("state", {}), d.get("pending"),
-                   runs, s.version, s.updated_at, {r["run_id"] for r in runs if "events" not in r}, d.get("paused"))
+        return cls(
+            s.id,
+            s.agent,
+            d.get("title", ""),
+            d.get("messages", []),
+            d.get("state", {}),
+            d.get("pending"),
+            runs,
+            s.version,
+            s.updated_at,
+            {r["run_id"] for r in runs if "events" not in r},
+            d.get("paused"),
+        )
 
 
 class ThreadStore:

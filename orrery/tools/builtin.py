@@ -10,11 +10,29 @@ import time
 from orrery.errors import ToolError
 from orrery.tools.core import tool
 
-_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+_BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
 _UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-_FUNCS = {"sqrt": math.sqrt, "log": math.log, "log10": math.log10, "exp": math.exp, "sin": math.sin,
-          "cos": math.cos, "tan": math.tan, "abs": abs, "round": round, "min": min, "max": max}
+_FUNCS = {
+    "sqrt": math.sqrt,
+    "log": math.log,
+    "log10": math.log10,
+    "exp": math.exp,
+    "sin": math.sin,
+    "cos": math.cos,
+    "tan": math.tan,
+    "abs": abs,
+    "round": round,
+    "min": min,
+    "max": max,
+}
 _CONSTS = {"pi": math.pi, "e": math.e}
 
 
@@ -25,8 +43,10 @@ MAX_ROUND_DIGITS = 1000  # round(x, -10**9) would compute 10**(10**9)
 
 
 def _too_large(kind: str) -> ToolError:
-    return ToolError(f"{kind} too large (integers are limited to {MAX_INT_BITS} bits, about 1,200 digits); "
-                     "use floats (up to about 1e308) or smaller numbers")
+    return ToolError(
+        f"{kind} too large (integers are limited to {MAX_INT_BITS} bits, about 1,200 digits); "
+        "use floats (up to about 1e308) or smaller numbers"
+    )
 
 
 def _apply(op: type[ast.operator], a: float | int, b: float | int) -> float | int:
@@ -85,8 +105,10 @@ class _Evaluator:
                 return _CONSTS[name]
             case ast.Call(func=ast.Name(id=f), args=args, keywords=[]) if f in _FUNCS:
                 return _call(f, [self.value(a) for a in args])
-        raise ToolError(f"unsupported element {ast.dump(node)[:60]} in {self.expression!r}; "
-                        f"allowed: numbers, + - * / // % **, {', '.join(sorted(_FUNCS))}, pi, e")
+        raise ToolError(
+            f"unsupported element {ast.dump(node)[:60]} in {self.expression!r}; "
+            f"allowed: numbers, + - * / // % **, {', '.join(sorted(_FUNCS))}, pi, e"
+        )
 
 
 def safe_eval(expression: str) -> float | int:

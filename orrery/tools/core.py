@@ -145,10 +145,20 @@ class Tool:
 
     prepare: Prepare | None = None
 
-    def __init__(self, fn: Callable[..., Any], *, name: str | None = None, description: str | None = None,
-                 timeout: float | None = None, cache_ttl: float | None = None,
-                 available: Available | None = None, refine: Refine | None = None, process: bool = False,
-                 requires_approval: bool | Approval = False, prepare: Prepare | None = None):
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout: float | None = None,
+        cache_ttl: float | None = None,
+        available: Available | None = None,
+        refine: Refine | None = None,
+        process: bool = False,
+        requires_approval: bool | Approval = False,
+        prepare: Prepare | None = None,
+    ):
         self.fn = fn
         self.prepare = prepare
         self.requires_approval = requires_approval
@@ -162,8 +172,10 @@ class Tool:
         self.refine = refine
         self.wants_context, self.args_model = self._build_model(doc_params)
         if process and (self.wants_context or "<locals>" in fn.__qualname__):
-            raise ConfigError(f"tool {self.name!r}: a process tool must be defined at module level and take "
-                              "no RunContext (the process imports it, and its changes to the context would be lost)")
+            raise ConfigError(
+                f"tool {self.name!r}: a process tool must be defined at module level and take "
+                "no RunContext (the process imports it, and its changes to the context would be lost)"
+            )
         self.parameters = self._schema()
         self._cache: dict[str, tuple[float, Any]] = {}
         self._lock = threading.Lock()
@@ -288,7 +300,9 @@ def _with_timeout(fn: Callable[..., Any], seconds: float, *args: Any) -> Any:
         except BaseException as exc:  # handed to the caller below
             box["error"] = exc
 
-    th = threading.Thread(target=contextvars.copy_context().run, args=(target,), daemon=True, name="orrery-tool-timeout")
+    th = threading.Thread(
+        target=contextvars.copy_context().run, args=(target,), daemon=True, name="orrery-tool-timeout"
+    )
     th.start()
     th.join(seconds)
     if th.is_alive():
@@ -346,8 +360,9 @@ def _worker(key: tuple[str, str]) -> tuple[Any, Any]:
     with _IDLE_LOCK:
         if _IDLE.get(key):
             return _IDLE[key].pop()
-    mp = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
-                                     else "spawn")
+    mp = multiprocessing.get_context(
+        "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    )
     conn, child = mp.Pipe()
     proc = mp.Process(target=_serve, args=(child, *key), daemon=True, name=f"orrery-tool-{key[1]}")
     proc.start()
@@ -437,8 +452,9 @@ class Toolset:
                 opened.append(p)
                 for t in listed:
                     if t.name in self.tools and t.name not in self._provided:
-                        raise ConfigError(f"tool {t.name!r} from {p!r} has the name of a local tool; "
-                                          "give the server another prefix")
+                        raise ConfigError(
+                            f"tool {t.name!r} from {p!r} has the name of a local tool; give the server another prefix"
+                        )
                     self.tools[t.name] = self._provided[t.name] = t
         except BaseException:
             self._drop()
@@ -481,8 +497,14 @@ class Toolset:
 
     def held(self, calls: Sequence[ToolCall], ctx: RunContext) -> list[ToolCall]:
         """The calls that wait for a person's approval (well-formed calls of available tools that ask)."""
-        return [c for c in calls if not c.error and c.name in self.tools and self.tools[c.name].asks(ctx, c.arguments)
-                and self.tools[c.name].offered(ctx)]
+        return [
+            c
+            for c in calls
+            if not c.error
+            and c.name in self.tools
+            and self.tools[c.name].asks(ctx, c.arguments)
+            and self.tools[c.name].offered(ctx)
+        ]
 
     def __contains__(self, name: str) -> bool:
         return name in self.tools
@@ -524,13 +546,18 @@ class Toolset:
                     else:
                         value, cached = _with_timeout(t.invoke, t.timeout, call.arguments, ctx)
             except NeedsClarification as exc:
-                return ToolResult(call, False, f"Paused: asked the user: {exc.question}", error="needs clarification",
-                                  duration=time.perf_counter() - start, clarification=exc.question)
+                return ToolResult(
+                    call,
+                    False,
+                    f"Paused: asked the user: {exc.question}",
+                    error="needs clarification",
+                    duration=time.perf_counter() - start,
+                    clarification=exc.question,
+                )
             except Exception as exc:  # a tool's failure (or bug) becomes an observation; the loop keeps going
                 why = _failure(t, call, exc)
             else:
-                return ToolResult(call, True, render(value), value, duration=time.perf_counter() - start,
-                                  cached=cached)
+                return ToolResult(call, True, render(value), value, duration=time.perf_counter() - start, cached=cached)
         return ToolResult(call, False, f"Error: {why}", error=why, duration=time.perf_counter() - start)
 
     def _refusal(self, call: ToolCall, ctx: RunContext, approved: bool) -> str | None:
@@ -543,8 +570,10 @@ class Toolset:
             return f"tool {call.name!r} {why}. Available tools: {names}."
         t = self.tools[call.name]
         if t.requires_approval and not approved and t.asks(ctx, call.arguments):
-            return (f"tool {call.name!r} needs a person's approval, which this agent cannot ask for; "
-                    "run it from an Agent, whose run pauses for the approval")
+            return (
+                f"tool {call.name!r} needs a person's approval, which this agent cannot ask for; "
+                "run it from an Agent, whose run pauses for the approval"
+            )
         return None
 
 
@@ -554,8 +583,10 @@ def _failure(t: Tool, call: ToolCall, exc: Exception) -> str:
         how = "and was stopped" if t.process else "and was asked to stop"
         return f"tool {call.name!r} timed out after {t.timeout}s {how}. Try simpler arguments."
     if isinstance(exc, pydantic.ValidationError):
-        return (f"invalid arguments for {call.name!r}: {_validation_message(exc)}. "
-                f"Expected schema: {json.dumps(t.parameters)}")
+        return (
+            f"invalid arguments for {call.name!r}: {_validation_message(exc)}. "
+            f"Expected schema: {json.dumps(t.parameters)}"
+        )
     if isinstance(exc, ToolError):
         return str(exc)
     return f"tool {call.name!r} raised {type(exc).__name__}: {exc}"

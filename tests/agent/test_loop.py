@@ -28,16 +28,33 @@ def test_native_tool_round_then_answer():
     sent = a.model.requests[1]["messages"]
     assert sent[-1].role == "tool" and sent[-1].content == "100"
     kinds = [e.kind for e in events]
-    assert kinds == ["run_start", "step_start", "model_call", "tool_call_delta", "model_reply", "tool_call",
-                     "tool_result", "step_end", "step_start", "model_call", *["token"] * 5, "model_reply", "step_end",
-                     "final"]
+    assert kinds == [
+        "run_start",
+        "step_start",
+        "model_call",
+        "tool_call_delta",
+        "model_reply",
+        "tool_call",
+        "tool_result",
+        "step_end",
+        "step_start",
+        "model_call",
+        *["token"] * 5,
+        "model_reply",
+        "step_end",
+        "final",
+    ]
     assert events[-1].result is r
 
 
 def test_react_json_format():
-    a, events = agent([
-        {"thought": "multiply", "action": "tool", "tool_name": "calculate", "tool_input": {"expression": "6*7"}},
-        {"thought": "done", "action": "respond", "response": "42"}], format="react")
+    a, events = agent(
+        [
+            {"thought": "multiply", "action": "tool", "tool_name": "calculate", "tool_input": {"expression": "6*7"}},
+            {"thought": "done", "action": "respond", "response": "42"},
+        ],
+        format="react",
+    )
     r = a.run("6*7?")
     assert r.output == "42" and r.tool_calls[0].value == "42"
     assert "tool_input" in a.model.requests[0]["messages"][0].content  # the format is in the system prompt
@@ -47,8 +64,13 @@ def test_react_json_format():
 
 
 def test_react_malformed_json_is_reported_and_the_model_recovers():
-    a, _ = agent(['{"thought": "x", "action": "tool", "tool_name": "calculate", "tool_input": {',
-                  {"thought": "fix", "action": "respond", "response": "ok"}], format="react")
+    a, _ = agent(
+        [
+            '{"thought": "x", "action": "tool", "tool_name": "calculate", "tool_input": {',
+            {"thought": "fix", "action": "respond", "response": "ok"},
+        ],
+        format="react",
+    )
     r = a.run("q")
     assert r.output == "ok" and "not valid JSON" in r.tool_calls[0].content
 
@@ -59,8 +81,9 @@ def test_react_plain_text_is_a_final_answer():
 
 
 def test_unknown_tool_and_bad_arguments_are_fed_back_and_the_loop_continues():
-    a, _ = agent([turn(call("nope")), turn(call("calculate", expr="1")),
-                  turn(call("calculate", expression="1+1")), "2"])
+    a, _ = agent(
+        [turn(call("nope")), turn(call("calculate", expr="1")), turn(call("calculate", expression="1+1")), "2"]
+    )
     r = a.run("q")
     assert r.status == "completed" and r.output == "2"
     assert "does not exist" in r.tool_calls[0].content and "Available tools" in r.tool_calls[0].content
@@ -128,8 +151,9 @@ def test_model_error_ends_the_run_with_status_error():
 
 
 def test_one_action_per_step_refuses_extra_calls():
-    a, _ = agent([turn(call("calculate", expression="1"), call("calculate", expression="2")), "done"],
-                 max_calls_per_step=1)
+    a, _ = agent(
+        [turn(call("calculate", expression="1"), call("calculate", expression="2")), "done"], max_calls_per_step=1
+    )
     r = a.run("q")
     assert [t.ok for t in r.tool_calls] == [True, False]
     assert "only 1 tool call per step" in r.tool_calls[1].content
@@ -139,8 +163,10 @@ def test_one_action_per_step_refuses_extra_calls():
 
 
 def test_workflow_finish_hook_and_tool_finish():
-    a, _ = agent([turn(call("calculate", expression="2*3"))],
-                 finish=lambda ctx: "finished by workflow" if "calculate" in ctx.succeeded else None)
+    a, _ = agent(
+        [turn(call("calculate", expression="2*3"))],
+        finish=lambda ctx: "finished by workflow" if "calculate" in ctx.succeeded else None,
+    )
     assert a.run("q").output == "finished by workflow"
 
     @tool
@@ -177,8 +203,11 @@ def test_board_is_pinned_at_index_2_every_step_and_never_stored():
         board_calls.append(1)
         return f"BOARD v{len(board_calls)}"
 
-    a, _ = agent([turn(call("calculate", expression="1")), turn(call("calculate", expression="2")), "done"],
-                 board=board, context=SlidingWindow(max_tokens=10_000))
+    a, _ = agent(
+        [turn(call("calculate", expression="1")), turn(call("calculate", expression="2")), "done"],
+        board=board,
+        context=SlidingWindow(max_tokens=10_000),
+    )
     a.run("q")
     for i, req in enumerate(a.model.requests):
         msgs = req["messages"]
@@ -188,12 +217,15 @@ def test_board_is_pinned_at_index_2_every_step_and_never_stored():
 
 
 def test_a_board_after_the_history_keeps_the_earlier_prompt_a_stable_prefix():
-    a, events = agent([turn(call("calculate", expression="1")), turn(call("calculate", expression="2")), "done"],
-                      board=lambda ctx: f"BOARD after {len(ctx.succeeded)}", board_at=None)
+    a, events = agent(
+        [turn(call("calculate", expression="1")), turn(call("calculate", expression="2")), "done"],
+        board=lambda ctx: f"BOARD after {len(ctx.succeeded)}",
+        board_at=None,
+    )
     a.run("q")
     first, second = (r["messages"] for r in a.model.requests[:2])
     assert first[-1].content == "BOARD after 0" and second[-1].content == "BOARD after 1"
-    assert [m.content for m in second[:len(first) - 1]] == [m.content for m in first[:-1]]  # the prefix holds
+    assert [m.content for m in second[: len(first) - 1]] == [m.content for m in first[:-1]]  # the prefix holds
     assert [e.value for e in events if isinstance(e, ev.StateChanged)][:2] == ["BOARD after 0", "BOARD after 1"]
 
 
@@ -234,8 +266,9 @@ def test_scripted_model_reports_usage():
 
 
 def test_repeating_a_successful_call_leads_to_a_tool_less_turn():
-    a, _ = agent([turn(call("calculate", expression="17*23")), turn(call("calculate", expression="17*23")),
-                  "17*23 = 391"])
+    a, _ = agent(
+        [turn(call("calculate", expression="17*23")), turn(call("calculate", expression="17*23")), "17*23 = 391"]
+    )
     r = a.run("17*23?")
     assert r.output == "17*23 = 391"
     assert a.model.requests[1]["tools"] and a.model.requests[2]["tools"] == []
@@ -245,16 +278,22 @@ def test_repeating_a_successful_call_leads_to_a_tool_less_turn():
 
 
 def test_react_forced_answer_turn_allows_only_respond():
-    a, _ = agent([{"thought": "t", "action": "tool", "tool_name": "calculate", "tool_input": {"expression": "1"}},
-                  {"thought": "t", "action": "tool", "tool_name": "calculate", "tool_input": {"expression": "1"}},
-                  {"thought": "done", "action": "respond", "response": "1"}], format="react")
+    a, _ = agent(
+        [
+            {"thought": "t", "action": "tool", "tool_name": "calculate", "tool_input": {"expression": "1"}},
+            {"thought": "t", "action": "tool", "tool_name": "calculate", "tool_input": {"expression": "1"}},
+            {"thought": "done", "action": "respond", "response": "1"},
+        ],
+        format="react",
+    )
     assert a.run("q").output == "1"
     assert a.model.requests[2]["schema"]["properties"]["action"] == {"enum": ["respond"]}
 
 
 def test_format_is_chosen_per_model():
-    react_model = ScriptedModel([{"thought": "t", "action": "respond", "response": "hi"}],
-                                profile=ModelProfile(format="react"))
+    react_model = ScriptedModel(
+        [{"thought": "t", "action": "respond", "response": "hi"}], profile=ModelProfile(format="react")
+    )
     a = Agent(react_model, DEFAULT_TOOLS)
     assert a.config.format == "react" and a.run("q").output == "hi"
     assert Agent(ScriptedModel(["x"]), DEFAULT_TOOLS).config.format == "native"
@@ -275,7 +314,8 @@ def test_run_start_options_are_json_ready_whatever_a_caller_passed():
 
     events: list[ev.Event] = []
     Agent(ScriptedModel(["hi"]), on_event=[events.append]).run(
-        "q", before=datetime.date(2024, 1, 31), ids=["a", "b"], n=np.int64(3), xs=np.arange(3), bad=float("nan"))
+        "q", before=datetime.date(2024, 1, 31), ids=["a", "b"], n=np.int64(3), xs=np.arange(3), bad=float("nan")
+    )
     start = next(e for e in events if isinstance(e, ev.RunStart))
     assert start.options == {"before": "2024-01-31", "ids": ["a", "b"], "n": 3, "xs": "[0 1 2]", "bad": None}
     json.dumps(start.to_dict(), allow_nan=False)

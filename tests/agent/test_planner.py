@@ -16,13 +16,17 @@ from orrery.tools.core import NeedsClarification, RunContext, Toolset, tool
 
 
 def plan(*todos: tuple[str, str, dict[str, Any]], request: str = "Shipments to Miami port last week") -> dict:
-    return {"request": request,
-            "todos": [{"key": k, "description": f"do {k}", "tool": t, "arguments": a} for k, t, a in todos]}
+    return {
+        "request": request,
+        "todos": [{"key": k, "description": f"do {k}", "tool": t, "arguments": a} for k, t, a in todos],
+    }
 
 
-MIAMI = plan(("dates", "resolve_dates", {"text": "last week"}),
-             ("port", "resolve_port", {"name": "Miami"}),
-             ("fetch", "fetch_shipments", {}))
+MIAMI = plan(
+    ("dates", "resolve_dates", {"text": "last week"}),
+    ("port", "resolve_port", {"name": "Miami"}),
+    ("fetch", "fetch_shipments", {}),
+)
 
 
 class World:
@@ -69,9 +73,19 @@ def agent(world: World, db: Path, turns: list, session: str = "s1", events: list
 
 def test_plan_is_executed_in_order_with_one_memory_entry_per_todo(world, tmp_path):
     events: list[Event] = []
-    a = agent(world, tmp_path / "s.db",
-              [plan(("dates", "resolve_dates", {"text": "last week"}), ("port", "resolve_port", {"name": "Doral"}),
-                    ("fetch", "fetch_shipments", {})), "Found 142 shipments."], events=events)
+    a = agent(
+        world,
+        tmp_path / "s.db",
+        [
+            plan(
+                ("dates", "resolve_dates", {"text": "last week"}),
+                ("port", "resolve_port", {"name": "Doral"}),
+                ("fetch", "fetch_shipments", {}),
+            ),
+            "Found 142 shipments.",
+        ],
+        events=events,
+    )
     r = a.run("show me shipments to Doral last week")
 
     assert r.status == "completed" and r.output == "Found 142 shipments." and r.intent == "new_request"
@@ -102,19 +116,30 @@ def test_an_exact_answer_reruns_the_same_todo_with_the_answer(world, tmp_path):
     r = a.run("Port of Miami")
 
     assert r.status == "completed" and r.intent == "exact_answer"
-    assert world.log == [("dates", "last week"), ("port", None), ("port", "Port of Miami"),
-                         ("fetch", {"dates": "2025-01-08..2025-01-15", "port": "PORT:Port of Miami"})]
+    assert world.log == [
+        ("dates", "last week"),
+        ("port", None),
+        ("port", "Port of Miami"),
+        ("fetch", {"dates": "2025-01-08..2025-01-15", "port": "PORT:Port of Miami"}),
+    ]
     classify = a.model.requests[1]
     assert "exact_answer" in classify["schema"]["properties"]["intent"]["enum"]
     assert "Which Miami" in classify["messages"][-1].content  # the pending question is shown
     assert [(m.todo_key, m.status) for m in a.state.memory] == [
-        ("dates", "done"), ("port", "clarification"), ("port", "done"), ("fetch", "done")]
+        ("dates", "done"),
+        ("port", "clarification"),
+        ("port", "done"),
+        ("fetch", "done"),
+    ]
     assert a.state.question is None
 
 
 def test_a_modification_replans(world, tmp_path):
-    new_plan = plan(("port", "resolve_port", {"name": "Port of Miami"}), ("fetch", "fetch_shipments", {}),
-                    request="Shipments to Port of Miami last week, with arrival dates")
+    new_plan = plan(
+        ("port", "resolve_port", {"name": "Port of Miami"}),
+        ("fetch", "fetch_shipments", {}),
+        request="Shipments to Port of Miami last week, with arrival dates",
+    )
     a = agent(world, tmp_path / "s.db", [MIAMI, {"intent": "modification"}, new_plan, "Done."])
     a.run("shipments to Miami last week")
     r = a.run("Port of Miami, and include arrival dates")
@@ -128,8 +153,11 @@ def test_a_modification_replans(world, tmp_path):
 
 
 def test_abandon_drops_the_plan(world, tmp_path):
-    a = agent(world, tmp_path / "s.db", [MIAMI, {"intent": "abandon"},
-                                         plan(("dates", "resolve_dates", {"text": "today"})), "Today."])
+    a = agent(
+        world,
+        tmp_path / "s.db",
+        [MIAMI, {"intent": "abandon"}, plan(("dates", "resolve_dates", {"text": "today"})), "Today."],
+    )
     a.run("shipments to Miami last week")
     r = a.run("forget it")
 
@@ -161,8 +189,15 @@ def test_a_new_agent_resumes_from_sqlite(world, tmp_path):
 def test_a_failing_tool_fails_the_todo_and_keeps_state_consistent(world, tmp_path):
     db = tmp_path / "s.db"
     world.broken = True
-    a = agent(world, db, [plan(("dates", "resolve_dates", {"text": "last week"}), ("fetch", "fetch_shipments", {})),
-                          {"intent": "continue"}, "Found 142 shipments."])
+    a = agent(
+        world,
+        db,
+        [
+            plan(("dates", "resolve_dates", {"text": "last week"}), ("fetch", "fetch_shipments", {})),
+            {"intent": "continue"},
+            "Found 142 shipments.",
+        ],
+    )
     r = a.run("shipments last week")
 
     assert r.status == "error"

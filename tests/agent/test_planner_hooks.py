@@ -30,8 +30,13 @@ class Ledger:
         self.lines = list(data.get("lines", []))
 
 
-def toy(db: Path, session: str = "s", model: ScriptedModel | None = None, events: list[Event] | None = None,
-        approve: bool = False) -> tuple[PlanAgent, list[str], Ledger]:
+def toy(
+    db: Path,
+    session: str = "s",
+    model: ScriptedModel | None = None,
+    events: list[Event] | None = None,
+    approve: bool = False,
+) -> tuple[PlanAgent, list[str], Ledger]:
     ran: list[str] = []
 
     @tool
@@ -55,9 +60,11 @@ def toy(db: Path, session: str = "s", model: ScriptedModel | None = None, events
         if not words:
             return Plan("nothing", declined="There is nothing to count.")
         yield Token("planning ")
-        return Plan(f"count {len(words)} words", [Todo(f"w{i}", f"count {w}", "count", {"word": w})
-                                                   for i, w in enumerate(words)] + [
-            Todo("send", "send them", "send", {"to": "ana" if words[0] != "void" else "nobody"})])
+        return Plan(
+            f"count {len(words)} words",
+            [Todo(f"w{i}", f"count {w}", "count", {"word": w}) for i, w in enumerate(words)]
+            + [Todo("send", "send them", "send", {"to": "ana" if words[0] != "void" else "nobody"})],
+        )
 
     def summarize(turn: PlanTurn):
         text = ", ".join(f"{t.key}={t.result}" for t in turn.state.todos)
@@ -70,9 +77,19 @@ def toy(db: Path, session: str = "s", model: ScriptedModel | None = None, events
     def decline(turn: PlanTurn, todo: Todo, result: ToolResult) -> str | None:
         return f"Declined: {result.error}" if "cannot answer" in (result.error or "") else None
 
-    agent = PlanAgent(model or ScriptedModel([]), [count, send], db, session, plan=plan, summarize=summarize,
-                      remember=remember, decline=decline, keep=[ledger], name="toy",
-                      on_event=[] if events is None else [events.append])
+    agent = PlanAgent(
+        model or ScriptedModel([]),
+        [count, send],
+        db,
+        session,
+        plan=plan,
+        summarize=summarize,
+        remember=remember,
+        decline=decline,
+        keep=[ledger],
+        name="toy",
+        on_event=[] if events is None else [events.append],
+    )
     return agent, ran, ledger
 
 
@@ -178,6 +195,7 @@ def test_a_resume_sent_twice_runs_the_call_once(tmp_path):
 
 def test_every_todo_tool_reads_the_agents_deps(tmp_path):
     """`PlanAgent(deps=...)` is each TODO's `ctx.deps`: two agents share one module-level tool, each sees its own."""
+
     @tool
     def greet(ctx: RunContext[dict[str, str]]) -> str:
         """Greet with the app's name."""
@@ -191,8 +209,10 @@ def test_every_todo_tool_reads_the_agents_deps(tmp_path):
         yield Token("")
         return "ok"
 
-    agents = [PlanAgent(ScriptedModel([]), [greet], tmp_path / f"{n}.db", "s", plan=plan, summarize=said,
-                        deps={"name": n}) for n in ("one", "two")]
+    agents = [
+        PlanAgent(ScriptedModel([]), [greet], tmp_path / f"{n}.db", "s", plan=plan, summarize=said, deps={"name": n})
+        for n in ("one", "two")
+    ]
     for a, n in zip(agents, ("one", "two"), strict=True):
         a.run("hi")
         assert a.state.todos[0].result == f"hello from {n}"

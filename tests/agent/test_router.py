@@ -55,7 +55,11 @@ def test_router_picks_tools_and_strategy():
     assert result.ok and result.output == "NVDA is at 100."
     assert result.classification is not None and result.classification.entities == ["NVDA"]
     assert result.route is not None
-    assert (result.route.selected_tools, result.route.strategy, result.route.complexity) == (["price"], "DIRECT", "SIMPLE")
+    assert (result.route.selected_tools, result.route.strategy, result.route.complexity) == (
+        ["price"],
+        "DIRECT",
+        "SIMPLE",
+    )
     classify, router, act, synth = model.requests
     assert classify["schema"]["required"] == ["type", "entities", "categories"]
     assert router["schema"]["properties"]["selected_tools"]["items"]["enum"] == ["price", "news", "screener"]
@@ -71,8 +75,14 @@ def test_router_picks_tools_and_strategy():
 @pytest.mark.parametrize("strategy", ["DIRECT", "PARALLEL"])
 def test_one_round_strategies_run_the_chosen_tools_in_parallel(strategy):
     tools, ran = make_tools(threading.Barrier(2, timeout=2))
-    model = ScriptedModel([CLASSIFY, route("price", "news", strategy=strategy),
-                           turn(call("price", symbol="NVDA"), call("news", symbol="NVDA")), "Up on earnings."])
+    model = ScriptedModel(
+        [
+            CLASSIFY,
+            route("price", "news", strategy=strategy),
+            turn(call("price", symbol="NVDA"), call("news", symbol="NVDA")),
+            "Up on earnings.",
+        ]
+    )
     result = RouterAgent(model, tools).run("How is NVDA doing?")
 
     assert result.ok, result.errors
@@ -85,12 +95,15 @@ def test_one_round_strategies_run_the_chosen_tools_in_parallel(strategy):
 
 def test_iterative_is_the_agent_loop_bounded_by_max_turns():
     tools, ran = make_tools()
-    model = ScriptedModel([
-        CLASSIFY, route("screener", "price", strategy="ITERATIVE", complexity="COMPLEX", max_turns=2),
-        turn(call("screener", exchange="NASDAQ")),
-        turn(call("price", symbol="NVDA")),
-        "Forced: NVDA at 100.",  # the loop is out of turns: a synthesis without tools
-    ])
+    model = ScriptedModel(
+        [
+            CLASSIFY,
+            route("screener", "price", strategy="ITERATIVE", complexity="COMPLEX", max_turns=2),
+            turn(call("screener", exchange="NASDAQ")),
+            turn(call("price", symbol="NVDA")),
+            "Forced: NVDA at 100.",  # the loop is out of turns: a synthesis without tools
+        ]
+    )
     result = RouterAgent(model, tools).run("Find cheap NASDAQ stocks")
 
     assert ran == ["screener", "price"]
@@ -102,8 +115,14 @@ def test_iterative_is_the_agent_loop_bounded_by_max_turns():
 
 def test_iterative_answer_within_turns_and_max_turns_capped_by_config():
     tools, ran = make_tools()
-    model = ScriptedModel([CLASSIFY, route("price", strategy="ITERATIVE", max_turns=50),
-                           turn(call("price", symbol="NVDA")), "NVDA at 100."])
+    model = ScriptedModel(
+        [
+            CLASSIFY,
+            route("price", strategy="ITERATIVE", max_turns=50),
+            turn(call("price", symbol="NVDA")),
+            "NVDA at 100.",
+        ]
+    )
     events: list[Event] = []
     result = RouterAgent(model, tools, RouterConfig(max_turns=3), on_event=[events.append]).run("NVDA?")
 
@@ -180,9 +199,12 @@ def test_fan_out_runs_one_call_per_entity_in_one_parallel_step_then_one_synthesi
     model = ScriptedModel([{"type": "comparison", "entities": symbols, "categories": ["price"]}, "NVDA leads."])
     events: list[Event] = []
     agent = RouterAgent(
-        model, Toolset([price], max_workers=4), on_event=[events.append],
+        model,
+        Toolset([price], max_workers=4),
+        on_event=[events.append],
         decide=lambda q, c: Route(selected_tools=["price"], complexity="SIMPLE", strategy="PARALLEL"),
-        fan_out=lambda q, c, r, done: [] if done else expand("price", {}, "symbol", symbols))
+        fan_out=lambda q, c, r, done: [] if done else expand("price", {}, "symbol", symbols),
+    )
     result = agent.run("Which is highest: NVDA, AMD, INTC or TSM?")
 
     assert result.ok and result.output == "NVDA leads." and sorted(ran) == sorted(symbols)
@@ -214,9 +236,12 @@ def test_fan_out_asked_again_with_the_results_until_it_returns_nothing():
         return [ToolCall("b", "news", {"symbol": "NVDA"})] if len(done) == 1 else []
 
     model = ScriptedModel([CLASSIFY, "done"])
-    agent = RouterAgent(model, tools, decide=lambda q, c: Route(selected_tools=["price", "news"],
-                                                                complexity="SIMPLE", strategy="DIRECT"),
-                        fan_out=plan)
+    agent = RouterAgent(
+        model,
+        tools,
+        decide=lambda q, c: Route(selected_tools=["price", "news"], complexity="SIMPLE", strategy="DIRECT"),
+        fan_out=plan,
+    )
     result = agent.run("NVDA price, then news")
     assert rounds == [0, 1, 2] and ran == ["price", "news"] and result.output == "done"
 
@@ -237,8 +262,11 @@ def test_decide_names_that_are_not_tools_are_dropped():
 
     tools, _ = make_tools()
     model = ScriptedModel([CLASSIFY, turn(call("price", symbol="NVDA")), "ok"])
-    agent = RouterAgent(model, tools, decide=lambda q, c: Route(selected_tools=["price", "nope"],
-                                                                complexity="SIMPLE", strategy="DIRECT"))
+    agent = RouterAgent(
+        model,
+        tools,
+        decide=lambda q, c: Route(selected_tools=["price", "nope"], complexity="SIMPLE", strategy="DIRECT"),
+    )
     result = agent.run("NVDA?")
     assert result.route.selected_tools == ["price"] and result.route.dropped == ["nope"]
     assert any("unknown tool 'nope'" in e for e in result.errors)
@@ -248,8 +276,10 @@ def test_expand_gives_each_call_its_own_id():
     from orrery.agent.router import expand
 
     calls = expand("quote", {"date": "2012-01-03"}, "symbol", ["AAPL", "MSFT"])
-    assert [c.arguments for c in calls] == [{"date": "2012-01-03", "symbol": "AAPL"},
-                                            {"date": "2012-01-03", "symbol": "MSFT"}]
+    assert [c.arguments for c in calls] == [
+        {"date": "2012-01-03", "symbol": "AAPL"},
+        {"date": "2012-01-03", "symbol": "MSFT"},
+    ]
     assert len({c.id for c in calls}) == 2
 
 
@@ -258,9 +288,12 @@ def test_fan_out_rounds_and_calls_are_bounded():
 
     tools, ran = make_tools()
     model = ScriptedModel([CLASSIFY, "done"])
-    agent = RouterAgent(model, tools, decide=lambda q, c: Route(selected_tools=["price"], complexity="SIMPLE",
-                                                                strategy="DIRECT"),
-                        fan_out=lambda q, c, r, done: expand("price", {}, "symbol", [f"S{i}" for i in range(100)]))
+    agent = RouterAgent(
+        model,
+        tools,
+        decide=lambda q, c: Route(selected_tools=["price"], complexity="SIMPLE", strategy="DIRECT"),
+        fan_out=lambda q, c, r, done: expand("price", {}, "symbol", [f"S{i}" for i in range(100)]),
+    )
     result = agent.run("every symbol, forever")
     assert len(result.tool_calls) == MAX_FAN_OUT_ROUNDS * MAX_FAN_OUT_CALLS and result.output == "done"
 
@@ -284,8 +317,7 @@ def test_a_call_needing_approval_pauses_the_routed_run_and_resume_goes_on(strate
     from orrery.events import ApprovalDecision, ApprovalRequired
 
     tools, ran = approval_tools()
-    model = ScriptedModel([CLASSIFY, route("buy", strategy=strategy), turn(call("buy", symbol="NVDA")),
-                           "Bought NVDA."])
+    model = ScriptedModel([CLASSIFY, route("buy", strategy=strategy), turn(call("buy", symbol="NVDA")), "Bought NVDA."])
     events: list[Event] = []
     agent = RouterAgent(model, tools, on_event=[events.append])
     r = agent.run("Buy NVDA")
@@ -317,9 +349,12 @@ def test_a_fan_out_round_that_needs_approval_is_handed_to_the_loop_which_pauses(
 
     tools, ran = approval_tools()
     model = ScriptedModel([CLASSIFY, turn(call("buy", symbol="NVDA")), "Bought."])
-    agent = RouterAgent(model, tools, decide=lambda q, c: Route(selected_tools=["buy"], complexity="SIMPLE",
-                                                                strategy="DIRECT"),
-                        fan_out=lambda q, c, r, done: [] if done else expand("buy", {}, "symbol", ["NVDA"]))
+    agent = RouterAgent(
+        model,
+        tools,
+        decide=lambda q, c: Route(selected_tools=["buy"], complexity="SIMPLE", strategy="DIRECT"),
+        fan_out=lambda q, c, r, done: [] if done else expand("buy", {}, "symbol", ["NVDA"]),
+    )
     r = agent.run("Buy NVDA")
     assert r.status == "paused" and not ran
     assert agent.resume({r.approvals[0].id: True}).output == "Bought." and ran == ["NVDA"]
@@ -352,9 +387,16 @@ def test_hooks_replace_the_phases_and_a_hook_may_answer_alone():
         yield from ()
 
     events: list[Event] = []
-    agent = RouterAgent(ScriptedModel([turn(call("price", symbol="NVDA")), "NVDA at 100."]), tools,
-                        classify=classify, route=choose, execute=execute, check=check, name="toy",
-                        on_event=[events.append])
+    agent = RouterAgent(
+        ScriptedModel([turn(call("price", symbol="NVDA")), "NVDA at 100."]),
+        tools,
+        classify=classify,
+        route=choose,
+        execute=execute,
+        check=check,
+        name="toy",
+        on_event=[events.append],
+    )
     r = agent.run("NVDA?")
     assert r.output == "NVDA at 100. (checked)" and seen == ["NVDA at 100."] and ran == ["price"]
     assert next(e for e in events if isinstance(e, Routed)).source == "rules" and events[0].agent == "toy"
@@ -385,13 +427,20 @@ def test_the_runs_deps_reach_every_execution_as_ctx_deps(strategy):
         seen.append(ctx.deps)
         return f"{symbol} trades at {ctx.deps['price']}"
 
-    fan_out = (lambda q, c, r, done: [] if done else [ToolCall("a", "price", {"symbol": "NVDA"})]) \
-        if strategy == "fan_out" else None
+    fan_out = (
+        (lambda q, c, r, done: [] if done else [ToolCall("a", "price", {"symbol": "NVDA"})])
+        if strategy == "fan_out"
+        else None
+    )
     chosen = "DIRECT" if strategy == "fan_out" else strategy
     calls = [] if fan_out else [turn(call("price", symbol="NVDA"))]  # else the fan-out calls, not the model
     model = ScriptedModel([CLASSIFY, *calls, "NVDA at 7."])
-    agent = RouterAgent(model, [price], decide=lambda q, c: Route(selected_tools=["price"], complexity="SIMPLE",
-                                                                  strategy=chosen, max_turns=2), fan_out=fan_out)
+    agent = RouterAgent(
+        model,
+        [price],
+        decide=lambda q, c: Route(selected_tools=["price"], complexity="SIMPLE", strategy=chosen, max_turns=2),
+        fan_out=fan_out,
+    )
     events: list[Event] = []
     agent.handlers.append(events.append)
     deps = {"price": 7}
@@ -408,8 +457,9 @@ def test_a_paused_routed_run_resumes_in_a_fresh_agent_from_its_json_snapshot(str
     from orrery.tools.core import CallLedger
 
     tools, ran = approval_tools()
-    first = RouterAgent(ScriptedModel([CLASSIFY, route("buy", strategy=strategy), turn(call("buy", symbol="NVDA"))]),
-                        tools)
+    first = RouterAgent(
+        ScriptedModel([CLASSIFY, route("buy", strategy=strategy), turn(call("buy", symbol="NVDA"))]), tools
+    )
     paused = first.run("Buy NVDA")
     snapshot = json.loads(json.dumps(first.snapshot()))  # what a server keeps: JSON only
     assert snapshot["query"] == "Buy NVDA" and snapshot["route"]["selected_tools"] == ["buy"]
@@ -438,5 +488,4 @@ def test_a_router_restores_only_a_paused_run_of_its_own_tools():
     with pytest.raises(ConfigError, match="no routed run"):
         agent.restore({})
     with pytest.raises(ConfigError, match="not this router's"):
-        agent.restore({"query": "q", "loop": {"tools": ["sell"], "system_prompt": "", "max_rounds": 1,
-                                              "state": {}}})
+        agent.restore({"query": "q", "loop": {"tools": ["sell"], "system_prompt": "", "max_rounds": 1, "state": {}}})

@@ -98,12 +98,20 @@ def postgres(bi_home: Path) -> Iterator[Postgres]:
         pw = pwd.getpwnam(user)
         os.chown(root, pw.pw_uid, pw.pw_gid)
     binary = _pg_bin()
-    subprocess.run(_as_owner([str(binary / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
-                              "-E", "UTF8", "--no-sync"], user), check=True, capture_output=True)
+    subprocess.run(
+        _as_owner(
+            [str(binary / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"], user
+        ),
+        check=True,
+        capture_output=True,
+    )
     port = _free_port()
     opts = f"-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={root} -c fsync=off"
-    subprocess.run(_as_owner([str(binary / "pg_ctl"), "-D", str(data), "-o", opts, "-l", str(root / "log"),
-                              "-w", "start"], user), check=True, capture_output=True)
+    subprocess.run(
+        _as_owner([str(binary / "pg_ctl"), "-D", str(data), "-o", opts, "-l", str(root / "log"), "-w", "start"], user),
+        check=True,
+        capture_output=True,
+    )
     pg = Postgres(port)
     try:
         with psycopg.connect(pg.admin("postgres"), autocommit=True) as con:
@@ -117,8 +125,9 @@ def postgres(bi_home: Path) -> Iterator[Postgres]:
                 con.execute(f"ALTER ROLE {READER} SET default_transaction_read_only = on")
         yield pg
     finally:
-        subprocess.run(_as_owner([str(binary / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"], user),
-                       capture_output=True)
+        subprocess.run(
+            _as_owner([str(binary / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"], user), capture_output=True
+        )
         shutil.rmtree(root, ignore_errors=True)
 
 

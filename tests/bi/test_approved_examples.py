@@ -20,8 +20,14 @@ NATIONS = "How many nations are there?"
 
 
 def parts(*select, where=(), group_by=(), order_by=(), limit=None) -> dict:
-    return {"select": list(select), "where": list(where), "group_by": list(group_by), "having": [],
-            "order_by": list(order_by), "limit": limit}
+    return {
+        "select": list(select),
+        "where": list(where),
+        "group_by": list(group_by),
+        "having": [],
+        "order_by": list(order_by),
+        "limit": limit,
+    }
 
 
 def plan(request: str) -> dict:
@@ -89,8 +95,7 @@ def test_leave_one_out_never_retrieves_the_question_itself(tmp_path):
 @pytest.mark.usefixtures("bi_home")
 def test_only_an_answered_query_can_be_approved(tmp_path):
     store = str(tmp_path / "sessions.db")
-    a, _ = agent("tpch", store, [{"request": "Tomorrow's orders", "kind": "cannot_answer", "values": [],
-                                  "fields": []}])
+    a, _ = agent("tpch", store, [{"request": "Tomorrow's orders", "kind": "cannot_answer", "values": [], "fields": []}])
     assert a.ask("How many orders will arrive tomorrow?").status == "declined"
     with pytest.raises(NotApprovable, match="only an answered query"):
         approve(a)
@@ -98,11 +103,18 @@ def test_only_an_answered_query_can_be_approved(tmp_path):
 
 
 def test_sql_parts_reads_the_clauses_and_drops_the_guards_row_cap():
-    sql = ("SELECT g.Name, count(*) AS n FROM Track t JOIN Genre g ON t.GenreId = g.GenreId WHERE t.Milliseconds > 1 "
-           "AND g.Name <> 'Rock' GROUP BY g.Name HAVING count(*) > 2 ORDER BY n DESC LIMIT 1000")
+    sql = (
+        "SELECT g.Name, count(*) AS n FROM Track t JOIN Genre g ON t.GenreId = g.GenreId WHERE t.Milliseconds > 1 "
+        "AND g.Name <> 'Rock' GROUP BY g.Name HAVING count(*) > 2 ORDER BY n DESC LIMIT 1000"
+    )
     assert sql_parts(sql, "duckdb", cap=1000) == {
-        "select": ["g.Name", "COUNT(*) AS n"], "where": ["t.Milliseconds > 1", "g.Name <> 'Rock'"],
-        "group_by": ["g.Name"], "having": ["COUNT(*) > 2"], "order_by": ["n DESC"], "limit": None}
+        "select": ["g.Name", "COUNT(*) AS n"],
+        "where": ["t.Milliseconds > 1", "g.Name <> 'Rock'"],
+        "group_by": ["g.Name"],
+        "having": ["COUNT(*) > 2"],
+        "order_by": ["n DESC"],
+        "limit": None,
+    }
     assert sql_parts("SELECT a FROM t ORDER BY a LIMIT 1", "duckdb", cap=1000)["limit"] == 1
     assert sql_parts("SELECT 1 UNION SELECT 2", "duckdb") is None
     assert sql_parts("SELECT FROM WHERE (", "duckdb") is None
@@ -202,9 +214,16 @@ def test_approving_after_a_clarification_keeps_the_question_not_the_answer(tmp_p
 
 
 LATE = "What is the average lateness per ship mode?"
-LATE_PAIR = ("What is the average lateness of shipments by AIR?",
-             "SELECT avg(l_receiptdate - l_commitdate) AS lateness FROM lineitem WHERE l_shipmode = 'AIR'")
-LATE_PLAN = {"request": "Average lateness per ship mode", "kind": "query", "values": [], "fields": ["lateness", "ship mode"]}
+LATE_PAIR = (
+    "What is the average lateness of shipments by AIR?",
+    "SELECT avg(l_receiptdate - l_commitdate) AS lateness FROM lineitem WHERE l_shipmode = 'AIR'",
+)
+LATE_PLAN = {
+    "request": "Average lateness per ship mode",
+    "kind": "query",
+    "values": [],
+    "fields": ["lateness", "ship mode"],
+}
 LATE_PARTS = parts("l_shipmode", "avg(l_receiptdate - l_commitdate) AS lateness", group_by=["l_shipmode"])
 
 
@@ -234,19 +253,29 @@ def test_a_question_declined_with_an_empty_memory_is_answered_with_the_approved_
     assert answer.status == "completed" and len(answer.rows) == 7  # one row per ship mode
     messages = plan_call(model)  # the plan step is shown the pair, answered by the plan that leads to its query
     assert messages[-3].content.endswith(f"New request: {LATE_PAIR[0]}")
-    assert json.loads(messages[-2].content) | {"fields": ""} == {"request": LATE_PAIR[0], "kind": "query",
-                                                                 "values": "AIR", "fields": ""}
+    assert json.loads(messages[-2].content) | {"fields": ""} == {
+        "request": LATE_PAIR[0],
+        "kind": "query",
+        "values": "AIR",
+        "fields": "",
+    }
     assert sql_call(model)[-3].content == f"Question: {LATE_PAIR[0]}"  # and the SQL step too
 
 
 @pytest.mark.usefixtures("bi_home")
 def test_an_unanswerable_question_stays_declined_with_an_approved_pair_that_does_not_cover_it(tmp_path):
     store = str(tmp_path / "sessions.db")
-    near = ("What is the average discount per ship mode?",
-            "SELECT l_shipmode, avg(l_discount) FROM lineitem GROUP BY l_shipmode")
+    near = (
+        "What is the average discount per ship mode?",
+        "SELECT l_shipmode, avg(l_discount) FROM lineitem GROUP BY l_shipmode",
+    )
     open_examples(store, embedder=None).approve("tpch", *near)
-    rent = {"request": "Average warehouse rent per ship mode", "kind": "query", "values": [],
-            "fields": ["warehouse rent", "ship mode"]}
+    rent = {
+        "request": "Average warehouse rent per ship mode",
+        "kind": "query",
+        "values": [],
+        "fields": ["warehouse rent", "ship mode"],
+    }
     a, model = full_text_agent(store, [rent], "s1")
     answer = a.ask("What is the average warehouse rent per ship mode?")
     assert answer.status == "declined" and "'warehouse rent'" in answer.answer
@@ -273,6 +302,9 @@ def test_the_plan_of_an_approved_query_names_the_values_and_fields_its_question_
 
     sql = "SELECT count(*) FROM Track t JOIN Genre g ON t.GenreId = g.GenreId WHERE g.Name = 'Rock' AND t.Milliseconds > 1"
     assert plan_reply("How many Rock tracks last over a millisecond?", sql, "duckdb") == {
-        "request": "How many Rock tracks last over a millisecond?", "kind": "query", "values": "Rock",
-        "fields": "milliseconds"}
+        "request": "How many Rock tracks last over a millisecond?",
+        "kind": "query",
+        "values": "Rock",
+        "fields": "milliseconds",
+    }
     assert plan_reply("Count them", "not sql (", "duckdb")["values"] == ""

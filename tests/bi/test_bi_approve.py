@@ -14,8 +14,16 @@ SQL = {"sql": "SELECT count(*) AS nations FROM nation"}
 
 
 def agent(tpch, tmp_path, turns, **kw) -> BIAgent:
-    return BIAgent(ScriptedModel(turns), tpch, store=tmp_path / "s.db", session_id="s", clarify=False,
-                   sql_mode="sql", chart_dir=tmp_path / "charts", **kw)
+    return BIAgent(
+        ScriptedModel(turns),
+        tpch,
+        store=tmp_path / "s.db",
+        session_id="s",
+        clarify=False,
+        sql_mode="sql",
+        chart_dir=tmp_path / "charts",
+        **kw,
+    )
 
 
 def test_with_approve_the_sql_waits_for_a_person_then_runs_once(tpch, tmp_path):
@@ -44,8 +52,16 @@ def test_approve_names_a_bi_tool():
 
 
 def test_without_approve_nothing_waits_and_a_decline_is_the_planners_declined(tpch, tmp_path):
-    a = agent(tpch, tmp_path, [PLAN, SQL, "There are 25 nations.",
-                               {"request": "Nations next year", "kind": "query", "values": [], "fields": []}])
+    a = agent(
+        tpch,
+        tmp_path,
+        [
+            PLAN,
+            SQL,
+            "There are 25 nations.",
+            {"request": "Nations next year", "kind": "query", "values": [], "fields": []},
+        ],
+    )
     assert a.ask("How many nations are there?").rows == [[25]]
     r = a.run("How many nations will there be next year?")
     assert r.status == "declined" and a.answer.status == "declined" and "what will happen" in a.answer.answer
@@ -56,8 +72,14 @@ def test_approve_marks_only_that_agents_tool(tpch, tmp_path):
     from orrery.bi.tools import TOOLS
 
     waiting = agent(tpch, tmp_path, [PLAN, SQL, "There are 25 nations."], approve=("sql_executor",))
-    free = BIAgent(ScriptedModel([PLAN, SQL, "There are 25 nations."]), tpch, store=tmp_path / "t.db",
-                   session_id="t", clarify=False, sql_mode="sql")
+    free = BIAgent(
+        ScriptedModel([PLAN, SQL, "There are 25 nations."]),
+        tpch,
+        store=tmp_path / "t.db",
+        session_id="t",
+        clarify=False,
+        sql_mode="sql",
+    )
     assert not any(t.requires_approval for t in TOOLS)
     assert waiting.ask("How many nations are there?").status == "paused"
     r = free.ask("How many nations are there?")

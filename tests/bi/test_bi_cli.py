@@ -18,8 +18,14 @@ runner = CliRunner()
 
 def parts(*select, where=(), group_by=(), order_by=()) -> dict:
     """A query-builder reply in the default mode (clauses; the joins are derived)."""
-    return {"select": list(select), "where": list(where), "group_by": list(group_by), "having": [],
-            "order_by": list(order_by), "limit": None}
+    return {
+        "select": list(select),
+        "where": list(where),
+        "group_by": list(group_by),
+        "having": [],
+        "order_by": list(order_by),
+        "limit": None,
+    }
 
 
 def scripted(monkeypatch, turns):
@@ -36,8 +42,14 @@ def test_app_registration_points_at_real_objects():
 
 
 def test_ask_json_answers(bi_home, monkeypatch):
-    scripted(monkeypatch, [{"request": "Count the nations", "kind": "query", "values": [], "fields": []},
-                           parts("count(*) AS n"), "There are 25 nations."])
+    scripted(
+        monkeypatch,
+        [
+            {"request": "Count the nations", "kind": "query", "values": [], "fields": []},
+            parts("count(*) AS n"),
+            "There are 25 nations.",
+        ],
+    )
     r = runner.invoke(app, ["ask", "How many nations are there?", "--db", "tpch", "--json"])
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
@@ -59,8 +71,14 @@ def test_ask_json_reports_a_clarification_and_no_clarify_assumes(bi_home, monkey
 
 
 def test_ask_prints_the_plan_steps_and_table(bi_home, monkeypatch):
-    scripted(monkeypatch, [{"request": "List the regions", "kind": "query", "values": [], "fields": ["region"]},
-                           parts("region.r_name", order_by=["region.r_name"]), "Five regions."])
+    scripted(
+        monkeypatch,
+        [
+            {"request": "List the regions", "kind": "query", "values": [], "fields": ["region"]},
+            parts("region.r_name", order_by=["region.r_name"]),
+            "Five regions.",
+        ],
+    )
     r = runner.invoke(app, ["ask", "Which regions are there?"])
     assert r.exit_code == 0, r.output
     for text in ["Request: List the regions", "1. map_fields", "build_query: done", "MIDDLE EAST", "Five regions."]:
@@ -68,9 +86,15 @@ def test_ask_prints_the_plan_steps_and_table(bi_home, monkeypatch):
 
 
 def test_chat_keeps_one_session(bi_home, monkeypatch):
-    scripted(monkeypatch, [{"request": "Customers in United", "kind": "query", "values": ["United"], "fields": []},
-                           {"intent": "exact_answer"},
-                           parts("count(*)"), "Counted."])
+    scripted(
+        monkeypatch,
+        [
+            {"request": "Customers in United", "kind": "query", "values": ["United"], "fields": []},
+            {"intent": "exact_answer"},
+            parts("count(*)"),
+            "Counted.",
+        ],
+    )
     r = runner.invoke(app, ["chat", "-m", "How many customers in United?", "-m", "UNITED STATES"])
     assert r.exit_code == 0, r.output
     assert "Which 'United' do you mean" in r.output and "Counted." in r.output
@@ -124,8 +148,9 @@ def test_factory_keeps_the_servers_session_and_switches_database(bi_home, tmp_pa
     from orrery.events import Final, StateChanged
 
     assert "session_id" in inspect.signature(agent_module.bi_agent).parameters  # the server passes its thread
-    model = ScriptedModel([{"request": "Count artists", "kind": "query", "values": [], "fields": []},
-                           parts("count(*)"), "275 artists."])
+    model = ScriptedModel(
+        [{"request": "Count artists", "kind": "query", "values": [], "fields": []}, parts("count(*)"), "275 artists."]
+    )
     agent = agent_module.bi_agent(model, db="tpch", session_id="thread-1#bi", store=tmp_path / "s.db")
     events = list(agent.stream("How many artists are there?", db="chinook"))
     state = next(e for e in events if isinstance(e, StateChanged) and e.name == "bi")

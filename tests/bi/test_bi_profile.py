@@ -16,8 +16,8 @@ from orrery.bi.engines import SQLiteEngine
 from orrery.bi.joins import discover
 from orrery.bi.semantic import draft
 
-WIDE = 300      # columns of the wide table
-TALL = 30_000   # rows of the tall table
+WIDE = 300  # columns of the wide table
+TALL = 30_000  # rows of the tall table
 ACCOUNTS = 12_000
 
 
@@ -41,13 +41,16 @@ def big(tmp_path: Path) -> Counting:
     path = tmp_path / "big.sqlite"
     with sqlite3.connect(path) as con:
         con.execute("CREATE TABLE wide (" + ", ".join(f"c{i} INTEGER" for i in range(WIDE)) + ")")
-        con.executemany(f"INSERT INTO wide VALUES ({', '.join('?' * WIDE)})",
-                        ([r * i for i in range(WIDE)] for r in range(3000)))
+        con.executemany(
+            f"INSERT INTO wide VALUES ({', '.join('?' * WIDE)})", ([r * i for i in range(WIDE)] for r in range(3000))
+        )
         con.execute("CREATE TABLE accounts (id INTEGER, owner TEXT)")
         con.executemany("INSERT INTO accounts VALUES (?, ?)", ((i, f"owner {i % 700}") for i in range(ACCOUNTS)))
         con.execute("CREATE TABLE events (payer INTEGER, kind TEXT, amount REAL)")
-        con.executemany("INSERT INTO events VALUES (?, ?, ?)",
-                        (((i * 7) % 5000 + 6000, ("open", "close", "move")[i % 3], i / 10) for i in range(TALL)))
+        con.executemany(
+            "INSERT INTO events VALUES (?, ?, ?)",
+            (((i * 7) % 5000 + 6000, ("open", "close", "move")[i % 3], i / 10) for i in range(TALL)),
+        )
     engine = Counting("big", path)
     yield engine
     engine.close()
@@ -68,8 +71,11 @@ def test_drafting_a_wide_and_tall_database_reads_bounded_samples(big, monkeypatc
     assert len(statements) == 2 * tables + len(probes) and len(probes) <= 2
     assert all(_every_table_read_under_a_limit(s) for s in statements)
     rows = {t: max(n for s, n in big.log if f'FROM "{t}" LIMIT' in s and "count(*)" not in s) for t in big.tables()}
-    assert rows == {"wide": profile.SAMPLE_CELLS // WIDE, "accounts": profile.SAMPLE_ROWS,
-                    "events": profile.SAMPLE_ROWS}
+    assert rows == {
+        "wide": profile.SAMPLE_CELLS // WIDE,
+        "accounts": profile.SAMPLE_ROWS,
+        "events": profile.SAMPLE_ROWS,
+    }
     assert sum(n for _, n in big.log) <= 3 * profile.SAMPLE_ROWS + 2 * profile.PROBE_VALUES + 2 * tables
     assert "events, over 20000 rows" in sem.tables["events"]["description"]
     assert "accounts, 12000 rows" in sem.tables["accounts"]["description"]
@@ -101,9 +107,10 @@ def shop(tmp_path: Path) -> SQLiteEngine:
             CREATE TABLE bays (bay_no INTEGER, aisle TEXT);
         """)
         con.executemany("INSERT INTO customers VALUES (?, ?)", [(i, f"Customer {i}") for i in range(1, 41)])
-        con.executemany("INSERT INTO orders VALUES (?, ?, ?, ?, ?)",
-                        [(1 + (i * 3) % 37, 1 + i % 30, 1 + i % 5, f"2024-02-{1 + i % 28:02d}", f"S{i % 50}")
-                         for i in range(300)])
+        con.executemany(
+            "INSERT INTO orders VALUES (?, ?, ?, ?, ?)",
+            [(1 + (i * 3) % 37, 1 + i % 30, 1 + i % 5, f"2024-02-{1 + i % 28:02d}", f"S{i % 50}") for i in range(300)],
+        )
         con.executemany("INSERT INTO shelves VALUES (?, ?)", [(f"S{i}", i / 10) for i in range(60)])
         con.executemany("INSERT INTO bays VALUES (?, ?)", [(1 + i % 60, f"A{i % 6}") for i in range(120)])
     engine = SQLiteEngine("shop", path)
@@ -128,5 +135,6 @@ def test_the_draft_writes_the_values_join_with_its_evidence(shop):
     sem = draft(shop)
     assert "orders.buyer = customers.id" in sem.joins
     evidence = sem.inferred["orders.buyer = customers.id"]
-    assert evidence == ("same values, names unrelated; 100% of 37 sampled values of orders.buyer found in "
-                        "customers.id, which is unique")
+    assert evidence == (
+        "same values, names unrelated; 100% of 37 sampled values of orders.buyer found in customers.id, which is unique"
+    )

@@ -61,10 +61,15 @@ def test_tpch_queries_match_the_published_answers_on_postgres(pg_tpch, tpch_refe
 
 
 def test_chinook_is_the_same_on_duckdb_and_postgres(chinook, pg_chinook):
-    sql = ("SELECT ar.Name, count(*) AS tracks FROM Artist ar JOIN Album al ON al.ArtistId = ar.ArtistId "
-           "JOIN Track t ON t.AlbumId = al.AlbumId GROUP BY ar.Name ORDER BY tracks DESC, ar.Name LIMIT 3")
-    assert chinook.execute(sql).rows == pg_chinook.execute(sql).rows == [
-        ("Iron Maiden", 213), ("U2", 135), ("Led Zeppelin", 114)]
+    sql = (
+        "SELECT ar.Name, count(*) AS tracks FROM Artist ar JOIN Album al ON al.ArtistId = ar.ArtistId "
+        "JOIN Track t ON t.AlbumId = al.AlbumId GROUP BY ar.Name ORDER BY tracks DESC, ar.Name LIMIT 3"
+    )
+    assert (
+        chinook.execute(sql).rows
+        == pg_chinook.execute(sql).rows
+        == [("Iron Maiden", 213), ("U2", 135), ("Led Zeppelin", 114)]
+    )
 
 
 def test_connect_registers_sqlite_duckdb_and_postgres_by_name(bi_home, postgres, tmp_path, monkeypatch):

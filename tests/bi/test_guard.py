@@ -83,8 +83,13 @@ def test_guard_rejects_unknown_dialect():
         check("SELECT 1", "oracle")
 
 
-WRITES = ["INSERT INTO nation VALUES (99, 'X', 1, 'c')", "DELETE FROM nation", "CREATE TABLE x (a INT)",
-          "DROP TABLE nation", "UPDATE nation SET n_name = 'X'"]
+WRITES = [
+    "INSERT INTO nation VALUES (99, 'X', 1, 'c')",
+    "DELETE FROM nation",
+    "CREATE TABLE x (a INT)",
+    "DROP TABLE nation",
+    "UPDATE nation SET n_name = 'X'",
+]
 
 
 @pytest.mark.parametrize("sql", WRITES)
@@ -94,8 +99,16 @@ def test_duckdb_connection_cannot_write_even_past_the_guard(tpch, sql):
     assert tpch.execute("SELECT count(*) FROM nation").rows == [(25,)]
 
 
-@pytest.mark.parametrize("sql", ["COPY nation TO '/tmp/orrery-bi-leak.csv'", "SELECT * FROM read_csv('/etc/passwd')",
-                                 "ATTACH '/tmp/orrery-bi-other.db' AS o", "SET threads = 1", "LOAD httpfs"])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "COPY nation TO '/tmp/orrery-bi-leak.csv'",
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "ATTACH '/tmp/orrery-bi-other.db' AS o",
+        "SET threads = 1",
+        "LOAD httpfs",
+    ],
+)
 def test_duckdb_connection_cannot_reach_files_or_settings_past_the_guard(tpch, sql):
     with pytest.raises(QueryError):
         tpch._run(sql)
@@ -146,8 +159,10 @@ def test_statement_timeout_on_duckdb_and_postgres(bi_home, postgres):
     from orrery.bi.data import builtin_path
 
     slow = "SELECT count(*) FROM lineitem a, lineitem b WHERE a.l_comment < b.l_comment"
-    engines = [DuckDBEngine("tpch", builtin_path("tpch"), Limits(timeout=0.3)),
-               PostgresEngine("tpch", postgres.url("tpch"), Limits(timeout=0.3))]
+    engines = [
+        DuckDBEngine("tpch", builtin_path("tpch"), Limits(timeout=0.3)),
+        PostgresEngine("tpch", postgres.url("tpch"), Limits(timeout=0.3)),
+    ]
     for engine in engines:
         with pytest.raises(QueryError, match="stopped after 0.3 s"):
             engine.execute(slow)
@@ -174,20 +189,29 @@ def test_results_are_bounded_in_bytes_on_every_engine(tpch, pg_tpch, bi_home):
     from orrery.bi.data import CHINOOK_SQLITE
 
     sqlite = SQLiteEngine("chinook", CHINOOK_SQLITE)
-    big = [(tpch, "SELECT repeat('x', 3000000) AS s, 1 AS n"), (pg_tpch, "SELECT repeat('x', 3000000) AS s, 1 AS n"),
-           (sqlite, "SELECT replace(hex(zeroblob(1500000)), '0', 'x') AS s, 1 AS n")]
+    big = [
+        (tpch, "SELECT repeat('x', 3000000) AS s, 1 AS n"),
+        (pg_tpch, "SELECT repeat('x', 3000000) AS s, 1 AS n"),
+        (sqlite, "SELECT replace(hex(zeroblob(1500000)), '0', 'x') AS s, 1 AS n"),
+    ]
     for engine, sql in big:
         r = engine.execute(sql)  # default bounds: one 3 MB cell comes back cut, with a note
         cell = r.rows[0][0]
         assert cell.startswith("x" * 1000) and cell.endswith("...[cut: 3,000,000 long]"), engine.dialect
         assert len(cell) < 70_000 and r.rows[0][1] == 1 and r.truncated
         assert "1 value(s) longer than 65,536 characters/bytes were cut" in r.note and r.to_dict()["note"] == r.note
-        many = _bounded(engine, "SELECT name FROM (SELECT 'abcdefghij' AS name) t, (SELECT 1 AS k UNION ALL SELECT 2 "
-                        "UNION ALL SELECT 3 UNION ALL SELECT 4) u", max_result_bytes=25)
+        many = _bounded(
+            engine,
+            "SELECT name FROM (SELECT 'abcdefghij' AS name) t, (SELECT 1 AS k UNION ALL SELECT 2 "
+            "UNION ALL SELECT 3 UNION ALL SELECT 4) u",
+            max_result_bytes=25,
+        )
         assert many.rows == [("abcdefghij",), ("abcdefghij",)] and many.truncated
         assert many.note == "only the first 2 of 4 rows fit in 25 bytes"
-    for engine, sql in [(tpch, "SELECT list(i) AS l FROM range(100000) t(i)"),
-                        (pg_tpch, "SELECT array_agg(i) AS l FROM generate_series(1, 100000) AS i")]:
+    for engine, sql in [
+        (tpch, "SELECT list(i) AS l FROM range(100000) t(i)"),
+        (pg_tpch, "SELECT array_agg(i) AS l FROM generate_series(1, 100000) AS i"),
+    ]:
         nested = engine.execute(sql)  # 100,000 numbers in one value: over 65,536 bytes counted as 16 each
         assert nested.rows == [("[a list of 100,000 items, over 65,536 bytes: cut]",)] and nested.truncated
     small = tpch.execute("SELECT n_name FROM nation ORDER BY n_name LIMIT 2")

@@ -13,10 +13,18 @@ from orrery.errors import ConfigError
 
 def test_draft_infers_tpch_joins_and_value_columns(tpch):
     sem = draft(tpch)
-    assert set(sem.joins) >= {"lineitem.l_orderkey = orders.o_orderkey", "orders.o_custkey = customer.c_custkey",
-                              "customer.c_nationkey = nation.n_nationkey", "partsupp.ps_partkey = part.p_partkey"}
+    assert set(sem.joins) >= {
+        "lineitem.l_orderkey = orders.o_orderkey",
+        "orders.o_custkey = customer.c_custkey",
+        "customer.c_nationkey = nation.n_nationkey",
+        "partsupp.ps_partkey = part.p_partkey",
+    }
     cols = sem.tables["lineitem"]["columns"]
-    assert cols["l_shipmode"].get("values") and not cols["l_comment"].get("values") and not cols["l_quantity"].get("values")
+    assert (
+        cols["l_shipmode"].get("values")
+        and not cols["l_comment"].get("values")
+        and not cols["l_quantity"].get("values")
+    )
 
 
 def test_draft_on_postgres_matches_the_duckdb_tables(pg_chinook):
@@ -26,8 +34,9 @@ def test_draft_on_postgres_matches_the_duckdb_tables(pg_chinook):
 
 def test_retrieval_keeps_the_prompt_to_the_relevant_tables():
     sem = load("tpch", None)
-    tables = sem.retrieve("How many shipments went to customers in Germany by air in 1995?",
-                          extra=["nation", "lineitem"])  # where GERMANY and AIR resolved
+    tables = sem.retrieve(
+        "How many shipments went to customers in Germany by air in 1995?", extra=["nation", "lineitem"]
+    )  # where GERMANY and AIR resolved
     assert set(tables) == {"customer", "nation", "lineitem", "orders"}  # through orders, not supplier
     text = sem.render(tables, "average delay")
     assert "TABLE part" not in text and "delay = l_receiptdate - l_commitdate (days)" in text

@@ -17,8 +17,20 @@ from orrery.bi.semantic import Semantic, draft
 from orrery.bi.tools import BIContext, missing_fields
 from orrery.llm.scripted import ScriptedModel
 
-CITIES = ["Denver", "Boston", "Austin", "Seattle", "Portland", "Chicago", "Dallas", "Miami", "Atlanta", "Phoenix",
-          "Tucson", "Reno"]
+CITIES = [
+    "Denver",
+    "Boston",
+    "Austin",
+    "Seattle",
+    "Portland",
+    "Chicago",
+    "Dallas",
+    "Miami",
+    "Atlanta",
+    "Phoenix",
+    "Tucson",
+    "Reno",
+]
 
 
 def parts(*select, where=()) -> dict:
@@ -40,12 +52,18 @@ def shop(tmp_path: Path) -> SQLiteEngine:
             CREATE TABLE stores (id INTEGER, name TEXT, city_name TEXT, code TEXT, rating REAL);
             CREATE TABLE sales (store_id INTEGER, amount REAL, rating REAL, sold_on TEXT, qty INTEGER);
         """)
-        con.executemany("INSERT INTO cities VALUES (?, ?, ?)",
-                        [(c, "CO" if c == "Denver" else "XX", f"C{i}") for i, c in enumerate(CITIES)])
-        con.executemany("INSERT INTO stores VALUES (?, ?, ?, ?, ?)",
-                        [(i, f"Store {i}", CITIES[i % 4], f"S{i}", i % 5) for i in range(1, 21)])
-        con.executemany("INSERT INTO sales VALUES (?, ?, ?, ?, ?)",
-                        [(1 + i % 20, 10.0 + i, i % 5, f"2024-01-{1 + i % 28:02d}", 1 + i % 3) for i in range(200)])
+        con.executemany(
+            "INSERT INTO cities VALUES (?, ?, ?)",
+            [(c, "CO" if c == "Denver" else "XX", f"C{i}") for i, c in enumerate(CITIES)],
+        )
+        con.executemany(
+            "INSERT INTO stores VALUES (?, ?, ?, ?, ?)",
+            [(i, f"Store {i}", CITIES[i % 4], f"S{i}", i % 5) for i in range(1, 21)],
+        )
+        con.executemany(
+            "INSERT INTO sales VALUES (?, ?, ?, ?, ?)",
+            [(1 + i % 20, 10.0 + i, i % 5, f"2024-01-{1 + i % 28:02d}", 1 + i % 3) for i in range(200)],
+        )
     engine = SQLiteEngine("shop", path)
     yield engine
     engine.close()
@@ -78,8 +96,10 @@ def test_the_draft_marks_inferred_joins_with_their_evidence_and_reads_back(shop)
 def test_declared_keys_come_first_and_are_not_inferred_again(tmp_path):
     path = tmp_path / "k.sqlite"
     with sqlite3.connect(path) as con:
-        con.executescript("CREATE TABLE artists (id INTEGER PRIMARY KEY, name TEXT);"
-                          "CREATE TABLE albums (id INTEGER, artist_id INTEGER REFERENCES artists(id), title TEXT);")
+        con.executescript(
+            "CREATE TABLE artists (id INTEGER PRIMARY KEY, name TEXT);"
+            "CREATE TABLE albums (id INTEGER, artist_id INTEGER REFERENCES artists(id), title TEXT);"
+        )
         con.executemany("INSERT INTO artists VALUES (?, ?)", [(i, f"a{i}") for i in range(1, 6)])
         con.executemany("INSERT INTO albums VALUES (?, ?, ?)", [(i, 1 + i % 5, f"t{i}") for i in range(1, 11)])
     sem = draft(SQLiteEngine("k", path))
@@ -90,26 +110,41 @@ def test_declared_keys_come_first_and_are_not_inferred_again(tmp_path):
 def flights(tmp_path: Path) -> SQLiteEngine:
     path = tmp_path / "flights.sqlite"
     with sqlite3.connect(path) as con:
-        con.executescript("CREATE TABLE airports (AirportID INTEGER, City TEXT);"
-                          "CREATE TABLE routes (Airline TEXT, SourceID INTEGER, DestinationID INTEGER);")
+        con.executescript(
+            "CREATE TABLE airports (AirportID INTEGER, City TEXT);"
+            "CREATE TABLE routes (Airline TEXT, SourceID INTEGER, DestinationID INTEGER);"
+        )
         con.executemany("INSERT INTO airports VALUES (?, ?)", [(100 + i, c) for i, c in enumerate(CITIES)])
-        con.executemany("INSERT INTO routes VALUES (?, ?, ?)",
-                        [("AA" if i % 2 else "UA", 100 + i % 12, 100 + i % 11) for i in range(60)])
+        con.executemany(
+            "INSERT INTO routes VALUES (?, ?, ?)",
+            [("AA" if i % 2 else "UA", 100 + i % 12, 100 + i % 11) for i in range(60)],
+        )
     engine = SQLiteEngine("flights", path)
     yield engine
     engine.close()
 
 
 def _gold(engine, side: str) -> int:
-    return engine.execute(f"SELECT count(*) FROM routes JOIN airports ON routes.{side} = airports.AirportID "
-                          "WHERE airports.City = 'Denver'").rows[0][0]
+    return engine.execute(
+        f"SELECT count(*) FROM routes JOIN airports ON routes.{side} = airports.AirportID "
+        "WHERE airports.City = 'Denver'"
+    ).rows[0][0]
 
 
 def test_two_joins_between_the_same_tables_ask_which_then_the_answer_settles_it(flights, tmp_path):
-    assert set(draft(flights).joins) == {"routes.SourceID = airports.AirportID",
-                                         "routes.DestinationID = airports.AirportID"}
-    model = ScriptedModel([plan("Count the routes of Denver", values=["Denver"]), parts("count(*)"),
-                           {"intent": "exact_answer"}, parts("count(*)"), "done"])
+    assert set(draft(flights).joins) == {
+        "routes.SourceID = airports.AirportID",
+        "routes.DestinationID = airports.AirportID",
+    }
+    model = ScriptedModel(
+        [
+            plan("Count the routes of Denver", values=["Denver"]),
+            parts("count(*)"),
+            {"intent": "exact_answer"},
+            parts("count(*)"),
+            "done",
+        ]
+    )
     agent = BIAgent(model, flights, store=tmp_path / "s.db", sql_mode="parts")
     first = agent.ask("How many routes does Denver have?")
     assert first.status == "paused" and first.sql is None
@@ -131,17 +166,24 @@ def test_sql_the_model_writes_when_the_layer_cannot_join_goes_through_the_guard(
     # composed, so the model writes the SQL over the schema; its first try writes, the guard refuses it
     path = tmp_path / "v.sqlite"
     with sqlite3.connect(path) as con:
-        con.executescript("CREATE TABLE places (town TEXT, country TEXT); CREATE TABLE visits (visitor TEXT, "
-                          "place TEXT); INSERT INTO places VALUES ('Lyon', 'France'), ('Porto', 'Portugal');"
-                          "INSERT INTO visits VALUES ('ann', 'Lyon'), ('bob', 'Lyon'), ('cy', 'Porto');")
+        con.executescript(
+            "CREATE TABLE places (town TEXT, country TEXT); CREATE TABLE visits (visitor TEXT, "
+            "place TEXT); INSERT INTO places VALUES ('Lyon', 'France'), ('Porto', 'Portugal');"
+            "INSERT INTO visits VALUES ('ann', 'Lyon'), ('bob', 'Lyon'), ('cy', 'Porto');"
+        )
     engine = SQLiteEngine("v", path)
     assert draft(engine).joins == []
-    model = ScriptedModel([
-        plan("Count the visits to places in France", values=["France"]),
-        parts("count(visits.visitor)"),
-        {"sql": "DELETE FROM visits"},
-        {"sql": "SELECT count(*) FROM visits JOIN places ON visits.place = places.town WHERE places.country = 'France'"},
-        "2 visits."])
+    model = ScriptedModel(
+        [
+            plan("Count the visits to places in France", values=["France"]),
+            parts("count(visits.visitor)"),
+            {"sql": "DELETE FROM visits"},
+            {
+                "sql": "SELECT count(*) FROM visits JOIN places ON visits.place = places.town WHERE places.country = 'France'"
+            },
+            "2 visits.",
+        ]
+    )
     r = BIAgent(model, engine, store=tmp_path / "s.db", sql_mode="parts").ask("How many visits were to France?")
     assert r.status == "completed" and r.rows == [[2]]
     assert engine.execute("SELECT count(*) FROM visits").rows == [(3,)]  # the DELETE never ran
@@ -162,12 +204,19 @@ def test_a_drafted_layer_of_an_unseen_database_answers_a_two_table_question(shop
     name = connect(str(shop.path), name="shop_unseen")
     saved = yaml.safe_load(user_path(name).read_text())
     assert {"on": "sales.store_id = stores.id", "inferred": saved["joins"][0]["inferred"]} in saved["joins"]
-    model = ScriptedModel([plan("Total sales amount of stores in Denver", values=["Denver"], fields=["amount"]),
-                           parts("sum(sales.amount)"), "done"])
+    model = ScriptedModel(
+        [
+            plan("Total sales amount of stores in Denver", values=["Denver"], fields=["amount"]),
+            parts("sum(sales.amount)"),
+            "done",
+        ]
+    )
     r = BIAgent(model, open_engine(name), store=tmp_path / "s.db", sql_mode="parts").ask(
-        "What is the total amount sold by stores in the city of Denver?")
-    gold = shop.execute("SELECT sum(amount) FROM sales JOIN stores ON sales.store_id = stores.id "
-                        "WHERE stores.city_name = 'Denver'").rows[0][0]
+        "What is the total amount sold by stores in the city of Denver?"
+    )
+    gold = shop.execute(
+        "SELECT sum(amount) FROM sales JOIN stores ON sales.store_id = stores.id WHERE stores.city_name = 'Denver'"
+    ).rows[0][0]
     assert r.status == "completed" and r.rows[0][0] == pytest.approx(gold)
     assert "JOIN" in r.sql and "'Denver'" in r.sql
 
@@ -177,8 +226,10 @@ def test_a_term_is_missing_only_when_no_column_table_or_value_of_the_data_holds_
     with sqlite3.connect(path) as con:
         con.execute("CREATE TABLE films (Title TEXT, Director TEXT, Production TEXT, Reviews INTEGER, Fresh INTEGER)")
         # more distinct directors than the value index keeps: found by a bounded probe instead
-        con.executemany("INSERT INTO films VALUES (?, ?, ?, ?, ?)",
-                        [(f"t{i}", f"Director {i}" if i else "Woody Allen", "Studio", i, i) for i in range(2100)])
+        con.executemany(
+            "INSERT INTO films VALUES (?, ?, ?, ?, ?)",
+            [(f"t{i}", f"Director {i}" if i else "Woody Allen", "Studio", i, i) for i in range(2100)],
+        )
     engine = SQLiteEngine("films", path)
     bi = BIContext(engine, draft(engine), ScriptedModel([]))
     terms = ["production budget", "critic reviews", "fresh reviews", "Woody Allen", "films", "ticket price"]
@@ -187,7 +238,12 @@ def test_a_term_is_missing_only_when_no_column_table_or_value_of_the_data_holds_
 
 def test_the_two_ends_of_a_join_are_one_field_not_a_question(shop, tmp_path):
     # 'city name' is stores.city_name and cities.city_name, joined: nothing to ask the user
-    model = ScriptedModel([plan("Count stores per city name", fields=["city name"]),
-                           {**parts("stores.city_name", "count(*)"), "group_by": ["stores.city_name"]}, "done"])
+    model = ScriptedModel(
+        [
+            plan("Count stores per city name", fields=["city name"]),
+            {**parts("stores.city_name", "count(*)"), "group_by": ["stores.city_name"]},
+            "done",
+        ]
+    )
     r = BIAgent(model, shop, store=tmp_path / "s.db", sql_mode="parts").ask("How many stores are there per city name?")
     assert r.status == "completed" and sorted(r.rows) == [["Austin", 5], ["Boston", 5], ["Denver", 5], ["Seattle", 5]]

@@ -30,9 +30,11 @@ def write_line(text: str) -> str:
 
 def crash_at(point: str):
     def handler(event: ev.Event) -> None:
-        if (point == "before" and isinstance(event, ev.ApprovalDecision)) or \
-                (point == "after" and isinstance(event, ev.ToolResultEvent)):
+        if (point == "before" and isinstance(event, ev.ApprovalDecision)) or (
+            point == "after" and isinstance(event, ev.ToolResultEvent)
+        ):
             os._exit(9)
+
     return handler
 
 
@@ -40,10 +42,17 @@ def planner(phase: str) -> int:
     """The planner keeps the paused TODO in its own session; a new PlanAgent on it resumes."""
     from orrery.agent.planner import PlanAgent
 
-    plan = {"request": "Write hello", "todos": [{"key": "write", "description": "write it", "tool": "write_line",
-                                                 "arguments": {"text": "hello"}}]}
-    agent = PlanAgent(ScriptedModel([plan] if phase == "run" else ["The line is written."]), [write_line],
-                      DIR / "sessions.db", "thread", on_event=[crash_at(os.environ.get("KILL_AT", ""))])
+    plan = {
+        "request": "Write hello",
+        "todos": [{"key": "write", "description": "write it", "tool": "write_line", "arguments": {"text": "hello"}}],
+    }
+    agent = PlanAgent(
+        ScriptedModel([plan] if phase == "run" else ["The line is written."]),
+        [write_line],
+        DIR / "sessions.db",
+        "thread",
+        on_event=[crash_at(os.environ.get("KILL_AT", ""))],
+    )
     if phase == "run":
         assert agent.run("write hello").status == "paused"
         return 0
@@ -60,8 +69,7 @@ def main(phase: str) -> int:
         return planner(phase)
     store = open_store(DIR / "sessions.db")
     turns = [turn(ToolCall("c1", "write_line", {"text": "hello"}))] if phase == "run" else ["The line is written."]
-    agent = Agent(ScriptedModel(turns), [write_line], on_event=[crash_at(os.environ.get("KILL_AT", ""))],
-                  ledger=store)
+    agent = Agent(ScriptedModel(turns), [write_line], on_event=[crash_at(os.environ.get("KILL_AT", ""))], ledger=store)
     if phase == "run":
         assert agent.run("write hello").status == "paused"
         store.save(Session("thread", "chat", agent.snapshot()))

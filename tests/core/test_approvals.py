@@ -105,7 +105,10 @@ def test_edited_arguments_run_instead_of_the_models():
     a.resume({"w1": {"name": "safe.txt", "text": "hello"}})
     assert ran == [{"name": "safe.txt", "text": "hello"}]
     observation = a.model.requests[1]["messages"][-1].content
-    assert observation.startswith('(run with the arguments the user gave: {"name": "safe.txt"') and "wrote 5" in observation
+    assert (
+        observation.startswith('(run with the arguments the user gave: {"name": "safe.txt"')
+        and "wrote 5" in observation
+    )
 
 
 def test_two_approvals_in_one_step_beside_a_call_that_needs_none():
@@ -172,8 +175,9 @@ CRASH_SCRIPT = HERE / "approval_crash_script.py"
 
 def _phase(tmp_path: Path, phase: str, kill: str = "", arch: str = "loop") -> subprocess.CompletedProcess:
     env = {**os.environ, "APPROVAL_DIR": str(tmp_path), "KILL_AT": kill, "ARCH": arch}
-    return subprocess.run([sys.executable, str(CRASH_SCRIPT), phase], env=env, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, str(CRASH_SCRIPT), phase], env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.mark.integration  # a real subprocess
@@ -197,11 +201,18 @@ def test_a_process_killed_around_the_approved_call_runs_it_once_after_restart(tm
 
 
 def test_the_react_format_pauses_and_resumes_too():
-    step = {"thought": "write it", "action": "tool", "tool_name": "write_file",
-            "tool_input": {"name": "a.txt", "text": "hi"}}
+    step = {
+        "thought": "write it",
+        "action": "tool",
+        "tool_name": "write_file",
+        "tool_input": {"name": "a.txt", "text": "hi"},
+    }
     ts, ran = tools()
-    a = Agent(ScriptedModel([step, {"thought": "done", "action": "respond", "response": "Written."}]), ts,
-              AgentConfig(format="react"))
+    a = Agent(
+        ScriptedModel([step, {"thought": "done", "action": "respond", "response": "Written."}]),
+        ts,
+        AgentConfig(format="react"),
+    )
     r = a.run("write")
     assert r.status == "paused" and r.approvals[0].tool == "write_file" and not ran
     r = a.resume({r.approvals[0].id: True})

@@ -43,7 +43,9 @@ def test_no_or_no_answer_denies_it(chat, answer):
 
 
 def test_without_ask_nothing_is_asked(chat):
-    code, model, out = chat("", )
+    code, model, out = chat(
+        "",
+    )
     assert code == 0 and "Run calculate" not in out and model.requests[1]["messages"][-1].content == "4"
 
 

@@ -55,9 +55,11 @@ def test_a_typed_context_is_not_an_argument_the_model_fills():
 def test_every_tool_and_hook_of_the_run_reads_the_deps_it_was_given():
     shop = Shop("corner", {"tea": 2})
     seen = []
-    agent = shop_agent([turn(call("in_stock", item="tea")), turn(call("sell", item="tea")), "done"],
-                       board=lambda ctx: f"board of {ctx.deps.name}",
-                       validators=[lambda out, ctx: seen.append((out, ctx.deps.name))])
+    agent = shop_agent(
+        [turn(call("in_stock", item="tea")), turn(call("sell", item="tea")), "done"],
+        board=lambda ctx: f"board of {ctx.deps.name}",
+        validators=[lambda out, ctx: seen.append((out, ctx.deps.name))],
+    )
     result = agent.run("sell me tea", deps=shop)
     assert [r.content for r in result.tool_calls] == ["corner: 2 tea", "sold tea"]
     assert shop.sold == ["tea"] and shop.stock == {"tea": 1} and seen == [("done", "corner")]
@@ -82,8 +84,16 @@ def test_deps_of_the_wrong_type_or_missing_stop_the_run_before_it_starts():
 
 
 def test_a_follow_up_keeps_the_conversations_deps_unless_given_new_ones():
-    agent = shop_agent([turn(call("in_stock", item="tea")), "two", turn(call("in_stock", item="tea")), "still",
-                        turn(call("in_stock", item="tea")), "other"])
+    agent = shop_agent(
+        [
+            turn(call("in_stock", item="tea")),
+            "two",
+            turn(call("in_stock", item="tea")),
+            "still",
+            turn(call("in_stock", item="tea")),
+            "other",
+        ]
+    )
     agent.run("tea?", deps=Shop("corner", {"tea": 2}))
     assert agent.query("and now?").tool_calls[0].content == "corner: 2 tea"
     assert agent.query("over there?", deps=Shop("market", {"tea": 9})).tool_calls[0].content == "market: 9 tea"

@@ -54,8 +54,13 @@ def test_the_file_is_flushed_before_it_replaces_the_target(tmp_path: Path, monke
 @pytest.mark.integration  # a real subprocess
 def test_a_process_killed_mid_write_leaves_the_old_file(tmp_path: Path):
     target = write_atomic(tmp_path / "t.txt", "old")
-    script = ("import os, sys\nfrom orrery.files import write_atomic\n"
-              "def die(tmp):\n    tmp.write_text('partial')\n    os._exit(9)\n"
-              "write_atomic(sys.argv[1], die)\n")
-    done = subprocess.run([sys.executable, "-c", script, str(target)], env=os.environ | {"PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    script = (
+        "import os, sys\nfrom orrery.files import write_atomic\n"
+        "def die(tmp):\n    tmp.write_text('partial')\n    os._exit(9)\n"
+        "write_atomic(sys.argv[1], die)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(target)],
+        env=os.environ | {"PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
     assert done.returncode == 9 and target.read_text() == "old"

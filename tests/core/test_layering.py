@@ -5,7 +5,7 @@ import textwrap
 
 from layering import ROOT, app_violations, violations
 
-REACHES = '''
+REACHES = """
 from orrery.agent.loop import Agent, _refused
 from orrery.agent import loop as core_loop
 from orrery.agent.planner import PlanAgent
@@ -22,9 +22,9 @@ class Mine(PlanAgent):
 
 def build():
     return core_loop._is_json(1), Agent._step
-'''
+"""
 
-CLEAN = '''
+CLEAN = """
 from orrery.agent.loop import Agent, AgentConfig
 from orrery.agent.planner import PlanAgent
 
@@ -36,15 +36,20 @@ class Mine(PlanAgent):
 
 def build(model):
     return Agent(model, [], AgentConfig(max_rounds=2)).run("q").output
-'''
+"""
 
 
 def test_every_kind_of_reach_into_the_core_is_found(tmp_path):
     path = tmp_path / "agent.py"
     path.write_text(textwrap.dedent(REACHES))
-    assert set(violations(path)) == {"2: imports orrery.agent.loop._refused", "8: Mine overrides _handle",
-                                     "9: Mine reaches _remember", "10: Mine reaches _execute",
-                                     "17: uses core_loop._is_json", "17: uses Agent._step"}
+    assert set(violations(path)) == {
+        "2: imports orrery.agent.loop._refused",
+        "8: Mine overrides _handle",
+        "9: Mine reaches _remember",
+        "10: Mine reaches _execute",
+        "17: uses core_loop._is_json",
+        "17: uses Agent._step",
+    }
 
 
 def test_code_on_public_names_only_passes(tmp_path):

@@ -4,8 +4,11 @@ from orrery.messages import Message, ToolCall
 
 def multi_call_turn(i: int) -> list[Message]:
     calls = [ToolCall(f"{i}a", "search", {"query": f"q{i}a"}), ToolCall(f"{i}b", "search", {"query": f"q{i}b"})]
-    return [Message("assistant", "", calls),
-            Message("tool", "r" * 200, tool_call_id=f"{i}a"), Message("tool", "r" * 200, tool_call_id=f"{i}b")]
+    return [
+        Message("assistant", "", calls),
+        Message("tool", "r" * 200, tool_call_id=f"{i}a"),
+        Message("tool", "r" * 200, tool_call_id=f"{i}b"),
+    ]
 
 
 def conversation(turns: int) -> list[Message]:

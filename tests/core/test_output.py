@@ -99,9 +99,11 @@ def test_validation_errors_past_the_retry_budget_end_invalid_with_the_text():
 
 
 def test_tool_mode_offers_a_final_result_tool_and_validates_its_arguments():
-    turns = [turn(call("lookup", city="Oslo")),
-             turn(ToolCall("f1", FINAL_TOOL, {"name": "Oslo", "population": "lots"})),
-             turn(ToolCall("f2", FINAL_TOOL, {"name": "Oslo", "population": 709000}))]
+    turns = [
+        turn(call("lookup", city="Oslo")),
+        turn(ToolCall("f1", FINAL_TOOL, {"name": "Oslo", "population": "lots"})),
+        turn(ToolCall("f2", FINAL_TOOL, {"name": "Oslo", "population": 709000})),
+    ]
     a, r, _ = run(turns, City, output_mode="tool")
     assert r.output == City(name="Oslo", population=709000) and r.retries == 1
     assert a.model.requests[0]["schema"] is None
@@ -128,7 +130,10 @@ def test_tool_mode_streams_the_final_tools_arguments_as_partial_outputs():
     r = Agent(model, [], AgentConfig(output_mode="tool"), on_event=[events.append]).run("q", output_type=City)
     assert r.output == City(name="Oslo", population=709000)
     assert [e.value for e in events if isinstance(e, ev.PartialOutput)] == [
-        {"name": "Os"}, {"name": "Oslo", "population": 7}, {"name": "Oslo", "population": 709000}]
+        {"name": "Os"},
+        {"name": "Oslo", "population": 7},
+        {"name": "Oslo", "population": 709000},
+    ]
 
 
 def test_partial_outputs_stream_as_the_json_grows():
@@ -165,8 +170,13 @@ def test_an_openai_compatible_server_gets_response_format_and_its_streamed_json_
     from orrery.llm.openai import OpenAIModel
 
     def chunk(text):
-        return {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+        return {
+            "id": "x",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}],
+        }
 
     pieces = ['{"name": ', '"Oslo", ', '"population": 709000}']
     with fake_server([(200, {}, [chunk(p) for p in pieces])]) as (url, hits):

@@ -27,9 +27,12 @@ def echo(text: str) -> str:
 
 
 def test_every_provider_declares_a_frozen_profile():
-    profiles = {"scripted": ScriptedModel([]).profile, "local": LocalModel().profile,
-                "openai": OpenAIModel("m", base_url="http://127.0.0.1:9/v1").profile,
-                "ollama": OllamaModel("m", host="http://127.0.0.1:9").profile}
+    profiles = {
+        "scripted": ScriptedModel([]).profile,
+        "local": LocalModel().profile,
+        "openai": OpenAIModel("m", base_url="http://127.0.0.1:9/v1").profile,
+        "ollama": OllamaModel("m", host="http://127.0.0.1:9").profile,
+    }
     assert all(isinstance(p, ModelProfile) for p in profiles.values())
     assert all(p.streams for p in profiles.values())
     local = profiles["local"]
@@ -46,8 +49,9 @@ def test_a_providers_format_argument_is_its_profiles_format():
 
 
 def test_the_loop_takes_format_and_output_mode_from_the_profile():
-    react = ScriptedModel([{"thought": "t", "action": "respond", "response": "hi"}],
-                          profile=ModelProfile(format="react", streams=True))
+    react = ScriptedModel(
+        [{"thought": "t", "action": "respond", "response": "hi"}], profile=ModelProfile(format="react", streams=True)
+    )
     agent = Agent(react, [echo])
     assert agent.config.format == "react" and agent.run("q").output == "hi"
     tool_mode = ScriptedModel([turn(call(FINAL_TOOL, n=3))], profile=ModelProfile(streams=True, output_mode="tool"))
@@ -78,5 +82,4 @@ def test_a_provider_without_a_profile_gets_one_from_its_attributes():
         def stream(self, *_a, **_kw):
             yield from ()
 
-    assert profile_of(Legacy()) == ModelProfile(format="react", streams=True, takes_catalogue=True,
-                                                output_mode="tool")
+    assert profile_of(Legacy()) == ModelProfile(format="react", streams=True, takes_catalogue=True, output_mode="tool")

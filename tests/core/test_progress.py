@@ -75,6 +75,7 @@ def test_the_console_prints_the_start_and_a_line_per_quarter_of_progress():
 def counting_tool(permits, log, go=None, **options):
     """A tool that reports progress once per permit (or each time `go` is set), counting its iterations; `log`
     gets how it ended."""
+
     def crunch(ctx: RunContext) -> str:
         """Work until stopped."""
         try:

@@ -11,17 +11,37 @@ from orrery.llm.ollama import OllamaModel
 from orrery.llm.openai import OpenAIModel
 from orrery.messages import Message, ToolSpec
 
-OK_CHAT = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-           "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-               "role": "assistant", "content": None,
-               "tool_calls": [{"id": "c1", "type": "function",
-                               "function": {"name": "calculate", "arguments": "{\"expression\": \"2+2\"}"}}]}}],
-           "usage": {"prompt_tokens": 11, "completion_tokens": 4, "total_tokens": 15}}
+OK_CHAT = {
+    "id": "x",
+    "object": "chat.completion",
+    "created": 0,
+    "model": "m",
+    "choices": [
+        {
+            "index": 0,
+            "finish_reason": "tool_calls",
+            "message": {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "calculate", "arguments": '{"expression": "2+2"}'},
+                    }
+                ],
+            },
+        }
+    ],
+    "usage": {"prompt_tokens": 11, "completion_tokens": 4, "total_tokens": 15},
+}
 
 
 def _encode(payload):
     if isinstance(payload, list):  # a list of chunks is sent as a server-sent event stream
-        return "text/event-stream", ("".join(f"data: {json.dumps(c)}\n\n" for c in payload) + "data: [DONE]\n\n").encode()
+        return "text/event-stream", (
+            "".join(f"data: {json.dumps(c)}\n\n" for c in payload) + "data: [DONE]\n\n"
+        ).encode()
     if isinstance(payload, str):  # sent as is (Ollama's JSON lines)
         return "application/x-ndjson", payload.encode()
     return "application/json", json.dumps(payload).encode()
@@ -30,7 +50,9 @@ def _encode(payload):
 def fake_server(script):
     """`script` is a list of (status, headers, body or None=hang) answered in order; then the last repeats.
     Each hit keeps the request's JSON body."""
-    return fake_http.fake_server(script, _encode, lambda req: json.loads(req.rfile.read(int(req.headers["Content-Length"]))))
+    return fake_http.fake_server(
+        script, _encode, lambda req: json.loads(req.rfile.read(int(req.headers["Content-Length"])))
+    )
 
 
 TOOLS = [ToolSpec("calculate", "math", {"type": "object", "properties": {"expression": {"type": "string"}}})]
@@ -72,13 +94,22 @@ def test_openai_malformed_tool_arguments_become_a_call_error():
     assert r.tool_calls[0].error and "not valid JSON" in r.tool_calls[0].error
 
 
-OLLAMA_OK = {"message": {"role": "assistant", "content": "",
-                         "tool_calls": [{"function": {"name": "calculate", "arguments": {"expression": "1+1"}}}]},
-             "prompt_eval_count": 5, "eval_count": 2}
+OLLAMA_OK = {
+    "message": {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"function": {"name": "calculate", "arguments": {"expression": "1+1"}}}],
+    },
+    "prompt_eval_count": 5,
+    "eval_count": 2,
+}
 
 
 def test_ollama_native_retries_and_parses_tool_calls():
-    with fake_server([(503, {"Retry-After": "0"}, ERR), (429, {"Retry-After": "0"}, ERR), (200, {}, OLLAMA_OK)]) as (url, hits):
+    with fake_server([(503, {"Retry-After": "0"}, ERR), (429, {"Retry-After": "0"}, ERR), (200, {}, OLLAMA_OK)]) as (
+        url,
+        hits,
+    ):
         r = OllamaModel("llama3.1", host=url, max_retries=3).complete([Message("user", "1+1")], TOOLS)
     assert r.tool_calls[0].arguments == {"expression": "1+1"} and r.usage.total == 7 and len(hits) == 3
     assert hits[0][1]["tools"][0]["function"]["name"] == "calculate" and hits[0][1]["stream"] is False
@@ -105,9 +136,16 @@ def test_resolve_model_specs(monkeypatch):
 
 
 def test_openai_stream_yields_text_chunks_and_maps_errors():
-    chunks = [{"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
-               "choices": [{"index": 0, "delta": {"content": part}, "finish_reason": None}]}
-              for part in ["Hel", "lo", " there"]]
+    chunks = [
+        {
+            "id": "x",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "delta": {"content": part}, "finish_reason": None}],
+        }
+        for part in ["Hel", "lo", " there"]
+    ]
     with fake_server([(200, {}, chunks)]) as (url, hits):
         out = list(OpenAIModel("m", base_url=url + "/v1").stream([Message("user", "hi")], max_tokens=8))
     assert [d.text for d in out[:-1]] == ["Hel", "lo", " there"] and out[-1].response.content == "Hello there"
@@ -118,10 +156,19 @@ def test_openai_stream_yields_text_chunks_and_maps_errors():
 
 def test_openai_stream_assembles_tool_call_argument_deltas():
     def chunk(delta):
-        return {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
-    first = {"tool_calls": [{"index": 0, "id": "c1", "type": "function",
-                             "function": {"name": "add", "arguments": '{"a": 2, '}}]}
+        return {
+            "id": "x",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+        }
+
+    first = {
+        "tool_calls": [
+            {"index": 0, "id": "c1", "type": "function", "function": {"name": "add", "arguments": '{"a": 2, '}}
+        ]
+    }
     rest = {"tool_calls": [{"index": 0, "function": {"arguments": '"b": 3}'}}]}
     usage = {**chunk({}), "choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 4, "total_tokens": 11}}
     with fake_server([(200, {}, [chunk(first), chunk(rest), usage])]) as (url, hits):
@@ -134,10 +181,15 @@ def test_openai_stream_assembles_tool_call_argument_deltas():
 
 
 def test_ollama_stream_yields_pieces_then_the_whole_reply():
-    lines = [{"message": {"content": "Hel"}, "done": False}, {"message": {"content": "lo"}, "done": False},
-             {"message": {"content": "", "tool_calls": [{"function": {"name": "add", "arguments": {"a": 1}}}]},
-              "done": False},
-             {"message": {"content": ""}, "done": True, "prompt_eval_count": 5, "eval_count": 2}]
+    lines = [
+        {"message": {"content": "Hel"}, "done": False},
+        {"message": {"content": "lo"}, "done": False},
+        {
+            "message": {"content": "", "tool_calls": [{"function": {"name": "add", "arguments": {"a": 1}}}]},
+            "done": False,
+        },
+        {"message": {"content": ""}, "done": True, "prompt_eval_count": 5, "eval_count": 2},
+    ]
     with fake_server([(200, {}, "".join(json.dumps(x) + "\n" for x in lines))]) as (url, hits):
         out = list(OllamaModel("m", host=url).stream([Message("user", "hi")]))
     assert [d.text for d in out if d.text] == ["Hel", "lo"] and hits[0][1]["stream"] is True

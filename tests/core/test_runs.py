@@ -54,8 +54,9 @@ def test_two_threads_run_one_agent_at_once():
         t.start()
     for t in threads:
         t.join(30)
-    assert {w: r.output for w, r in results.items()} == {w: f"answer {w}:{w.upper()}"
-                                                         for w in ("one", "two", "three", "four")}
+    assert {w: r.output for w, r in results.items()} == {
+        w: f"answer {w}:{w.upper()}" for w in ("one", "two", "three", "four")
+    }
     assert all(r.status == "completed" and r.steps == 2 for r in results.values())
 
 
@@ -66,8 +67,17 @@ def test_a_run_holds_what_it_owns_and_the_agent_only_its_configuration():
     assert run.config.max_rounds == 5 and a.config.max_rounds == 20 and run.ctx.options == {"tag": "A"}
     final = list(stream)[-1]
     assert final.result is run.result and run.done_calls == {'lookup:{"word": "alpha"}'}
-    assert not {"_done_calls", "_force_answer", "_board", "_pending", "_output", "_task", "memory",
-                "ctx", "run_config"} & set(vars(a))
+    assert not {
+        "_done_calls",
+        "_force_answer",
+        "_board",
+        "_pending",
+        "_output",
+        "_task",
+        "memory",
+        "ctx",
+        "run_config",
+    } & set(vars(a))
     assert not {"memory", "ctx", "run_config"} & set(dir(Agent))  # a run's state is read from the Run only
     follow = a.query("and beta?")
     assert follow.output == "answer alpha:A" and a.current_run is not run and a.current_run.memory is run.memory

@@ -39,20 +39,35 @@ def describe(events):
 
 
 def test_the_event_sequence_of_parallel_calls_and_a_retry_is_the_documented_one():
-    model = ScriptedModel([turn(call("calculate", expression="2+2"), call("get_fact", topic="pi")),
-                           "two", "It is 4."])
+    model = ScriptedModel([turn(call("calculate", expression="2+2"), call("get_fact", topic="pi")), "two", "It is 4."])
     only_digits = lambda out, ctx: None if any(ch.isdigit() for ch in out) else "Give the number as digits."  # noqa: E731
     agent = Agent(model, DEFAULT_TOOLS, AgentConfig(validators=[only_digits]))
     events = list(agent.stream("2+2, and pi?"))
     assert describe(events) == [
         ("run_start", None),
-        ("step_start", 1), ("model_call", None), ("tool_call_delta", None), ("tool_call_delta", None),
-        ("model_reply", None), ("tool_call", "calculate"), ("tool_call", "get_fact"),
-        ("tool_result", "calculate"), ("tool_result", "get_fact"), ("step_end", 1),
-        ("step_start", 2), ("model_call", None), ("token", "two"), ("model_reply", None), ("step_end", 2),
+        ("step_start", 1),
+        ("model_call", None),
+        ("tool_call_delta", None),
+        ("tool_call_delta", None),
+        ("model_reply", None),
+        ("tool_call", "calculate"),
+        ("tool_call", "get_fact"),
+        ("tool_result", "calculate"),
+        ("tool_result", "get_fact"),
+        ("step_end", 1),
+        ("step_start", 2),
+        ("model_call", None),
+        ("token", "two"),
+        ("model_reply", None),
+        ("step_end", 2),
         ("retry", 1),
-        ("step_start", 3), ("model_call", None), ("token", "It "), ("token", "is "), ("token", "4."),
-        ("model_reply", None), ("step_end", 3),
+        ("step_start", 3),
+        ("model_call", None),
+        ("token", "It "),
+        ("token", "is "),
+        ("token", "4."),
+        ("model_reply", None),
+        ("step_end", 3),
         ("final", "completed"),
     ]
     result = events[-1].result
@@ -61,8 +76,9 @@ def test_the_event_sequence_of_parallel_calls_and_a_retry_is_the_documented_one(
 
 def test_run_returns_what_the_final_event_carries_and_handlers_see_every_event():
     seen = []
-    agent = Agent(ScriptedModel([turn(call("calculate", expression="6*7")), "42"]), DEFAULT_TOOLS,
-                  on_event=[seen.append])
+    agent = Agent(
+        ScriptedModel([turn(call("calculate", expression="6*7")), "42"]), DEFAULT_TOOLS, on_event=[seen.append]
+    )
     result = agent.run("6*7?")
     assert seen[-1].kind == "final" and seen[-1].result is result and seen[-1].output == result.output == "42"
     assert "result" not in seen[-1].to_dict()  # traces keep status and output, not the object
@@ -89,8 +105,14 @@ def test_settings_override_one_run_without_touching_the_config():
 
 def test_a_forced_answer_does_not_carry_into_the_next_query():
     # the run ends (max_rounds) right after a repeated call set the forced-answer flag
-    model = ScriptedModel([turn(call("calculate", expression="1+1")), turn(call("calculate", expression="1+1")),
-                           turn(call("calculate", expression="3+3")), "6"])
+    model = ScriptedModel(
+        [
+            turn(call("calculate", expression="1+1")),
+            turn(call("calculate", expression="1+1")),
+            turn(call("calculate", expression="3+3")),
+            "6",
+        ]
+    )
     agent = Agent(model, DEFAULT_TOOLS, AgentConfig(max_rounds=2))
     assert agent.run("1+1?").status == "max_rounds"
     agent.query("and 3+3?")
@@ -107,8 +129,9 @@ def test_reset_keeps_the_state_given_to_the_constructor():
 @pytest.mark.integration  # a real subprocess
 def test_a_conversation_saved_in_one_process_is_resumed_in_another(tmp_path):
     db = tmp_path / "sessions.db"
-    agent = Agent(ScriptedModel([turn(call("calculate", expression="6*7")), "42"]), DEFAULT_TOOLS,
-                  state={"user": "ada"})
+    agent = Agent(
+        ScriptedModel([turn(call("calculate", expression="6*7")), "42"]), DEFAULT_TOOLS, state={"user": "ada"}
+    )
     agent.run("6*7?")
     store = open_store(db)
     store.save(Session("t1", "chat", agent.snapshot()))
@@ -147,8 +170,12 @@ def lookup(ctx: RunContext, city: str = "") -> str:
 
 
 def plan(city=""):
-    return {"request": "population", "todos": [{"key": "find", "description": "look it up", "tool": "lookup",
-                                                "arguments": {"city": city} if city else {}}]}
+    return {
+        "request": "population",
+        "todos": [
+            {"key": "find", "description": "look it up", "tool": "lookup", "arguments": {"city": city} if city else {}}
+        ],
+    }
 
 
 def test_two_plan_agents_on_one_session_one_conflicts_and_nothing_is_lost(tmp_path):
@@ -200,8 +227,18 @@ def _imports(modules, block=""):
 
 @pytest.mark.integration  # a real subprocess
 def test_the_core_imports_with_only_the_core_dependencies():
-    core = ["orrery", "orrery.agent", "orrery.sessions", "orrery.trace", "orrery.console", "orrery.apps",
-            "orrery.chat", "orrery.llm", "orrery.tools.builtin", "orrery.cli"]
+    core = [
+        "orrery",
+        "orrery.agent",
+        "orrery.sessions",
+        "orrery.trace",
+        "orrery.console",
+        "orrery.apps",
+        "orrery.chat",
+        "orrery.llm",
+        "orrery.tools.builtin",
+        "orrery.cli",
+    ]
     assert "orrery.agent.loop" in _imports(core, BLOCK_EXTRAS)
 
 

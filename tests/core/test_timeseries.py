@@ -33,8 +33,10 @@ def test_ets_is_the_lowest_aicc_statsmodels_fit_and_forecasts_with_it(walk):
     from statsmodels.tsa.exponential_smoothing.ets import ETSModel
 
     s = pd.Series(walk)
-    fits = [ETSModel(s, error="add", trend=t, damped_trend=d).fit(disp=False)
-            for t, d in [(None, False), ("add", False), ("add", True)]]
+    fits = [
+        ETSModel(s, error="add", trend=t, damped_trend=d).fit(disp=False)
+        for t, d in [(None, False), ("add", False), ("add", True)]
+    ]
     best = min(fits, key=lambda f: f.aicc)
     assert T.ets(walk).aicc == pytest.approx(best.aicc)
     got = T.forecast(walk, "ETS", 5)
@@ -47,7 +49,7 @@ def test_cross_validate_scores_mase_over_rolling_origins():
     got = T.cross_validate(y, h=2, models=["Naive"], n_windows=2)
     expect = []
     for cut in (14, 16):  # origins: two windows of two before the end
-        train, test = y[:cut], y[cut:cut + 2]
+        train, test = y[:cut], y[cut : cut + 2]
         expect.append(np.mean(np.abs(test - train[-1])) / np.mean(np.abs(np.diff(train))))
     assert got == {"Naive": pytest.approx(np.mean(expect))}
     ranked = T.cross_validate(y, h=2, n_windows=2)
@@ -58,8 +60,9 @@ def test_cross_validate_scores_mase_over_rolling_origins():
 
 def test_detect_anomalies_flags_a_spike_and_keeps_the_index():
     idx = pd.date_range("2015-01-01", periods=32, freq="QS")
-    y = pd.Series(100 + 5 * np.sin(np.arange(32) * 2 * np.pi / 4)
-                  + np.random.default_rng(3).normal(0, 0.5, 32), index=idx)
+    y = pd.Series(
+        100 + 5 * np.sin(np.arange(32) * 2 * np.pi / 4) + np.random.default_rng(3).normal(0, 0.5, 32), index=idx
+    )
     y.iloc[20] += 30
     got = T.detect_anomalies(y, 4)
     assert list(got.index) == list(idx)

@@ -161,14 +161,17 @@ def test_context_parameter_is_injected_and_hidden_from_the_schema():
     assert Toolset([where]).run([ToolCall("1", "where", {"q": "x"})], ctx)[0].value == "x<2024-01-01"
 
 
-@pytest.mark.parametrize("expr,value", [("25*4", 100), ("2^10", 1024), ("-3 + 4/2", -1.0), ("sqrt(16)", 4.0),
-                                        ("round(pi, 2)", 3.14), ("7 % 3", 1)])
+@pytest.mark.parametrize(
+    "expr,value",
+    [("25*4", 100), ("2^10", 1024), ("-3 + 4/2", -1.0), ("sqrt(16)", 4.0), ("round(pi, 2)", 3.14), ("7 % 3", 1)],
+)
 def test_calculator(expr, value):
     assert safe_eval(expr) == value
 
 
-@pytest.mark.parametrize("expr", ["__import__('os').system('ls')", "open('x')", "(1).__class__", "x + 1",
-                                  "9 ** 9 ** 9", "1/0", "2 +"])
+@pytest.mark.parametrize(
+    "expr", ["__import__('os').system('ls')", "open('x')", "(1).__class__", "x + 1", "9 ** 9 ** 9", "1/0", "2 +"]
+)
 def test_calculator_refuses_anything_but_arithmetic(expr):
     with pytest.raises(ToolError):
         safe_eval(expr)

@@ -12,8 +12,12 @@ from orrery.trace import read_trace
 
 def test_every_event_is_written_and_replay_reproduces_tool_results(tmp_path):
     path = tmp_path / "run.jsonl"
-    a = Agent(ScriptedModel([turn(call("calculate", expression="6*7")), "42"]), DEFAULT_TOOLS,
-              AgentConfig(trace=path), tools_ref="orrery.tools.builtin:DEFAULT_TOOLS")
+    a = Agent(
+        ScriptedModel([turn(call("calculate", expression="6*7")), "42"]),
+        DEFAULT_TOOLS,
+        AgentConfig(trace=path),
+        tools_ref="orrery.tools.builtin:DEFAULT_TOOLS",
+    )
     a.run("6*7?")
     kinds = [e["kind"] for e in read_trace(path)]
     assert kinds[0] == "run_start" and kinds[-1] == "final" and "tool_result" in kinds
@@ -86,14 +90,30 @@ def test_router_and_planner_traces_replay_like_plain_runs(tmp_path):
     prices = {"NVDA": 100.0}
     route = {"selected_tools": ["price"], "complexity": "SIMPLE", "strategy": "DIRECT", "max_turns": 2}
     routed = tmp_path / "router.jsonl"
-    RouterAgent(ScriptedModel([{"type": "stock", "entities": ["NVDA"], "categories": []}, route,
-                               turn(call("price", symbol="NVDA")), "NVDA is at 100."]),
-                [_price_tool(prices)], on_event=[TraceWriter(routed)]).run("NVDA?")
+    RouterAgent(
+        ScriptedModel(
+            [
+                {"type": "stock", "entities": ["NVDA"], "categories": []},
+                route,
+                turn(call("price", symbol="NVDA")),
+                "NVDA is at 100.",
+            ]
+        ),
+        [_price_tool(prices)],
+        on_event=[TraceWriter(routed)],
+    ).run("NVDA?")
     planned = tmp_path / "planner.jsonl"
-    plan = {"request": "NVDA price", "todos": [{"key": "p", "description": "price", "tool": "price",
-                                                "arguments": {"symbol": "NVDA"}}]}
-    PlanAgent(ScriptedModel([plan, "NVDA is at 100."]), [_price_tool(prices)], tmp_path / "p.db", "s",
-              on_event=[TraceWriter(planned)]).run("NVDA price?")
+    plan = {
+        "request": "NVDA price",
+        "todos": [{"key": "p", "description": "price", "tool": "price", "arguments": {"symbol": "NVDA"}}],
+    }
+    PlanAgent(
+        ScriptedModel([plan, "NVDA is at 100."]),
+        [_price_tool(prices)],
+        tmp_path / "p.db",
+        "s",
+        on_event=[TraceWriter(planned)],
+    ).run("NVDA price?")
     for path in (routed, planned):
         assert read_trace(path)[0]["agent"] in ("router", "planner")
         report = replay(path, [_price_tool(prices)])

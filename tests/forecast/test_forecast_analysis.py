@@ -1,4 +1,3 @@
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -183,8 +182,13 @@ def test_conformal_quantile_rank_and_too_few_scores():
 def _white_noise_panel(n=100, t=60, h=12, seed=0):
     rng = np.random.default_rng(seed)
     sigma = np.repeat(rng.uniform(0.5, 20, n), t)  # very different noise levels: pooling must use the scale
-    full = pd.DataFrame({"id": np.repeat([f"s{k}" for k in range(n)], t), "date": np.tile(np.arange(1, t + 1), n),
-                         "value": np.repeat(rng.uniform(50, 500, n), t) + rng.normal(size=n * t) * sigma})
+    full = pd.DataFrame(
+        {
+            "id": np.repeat([f"s{k}" for k in range(n)], t),
+            "date": np.tile(np.arange(1, t + 1), n),
+            "value": np.repeat(rng.uniform(50, 500, n), t) + rng.normal(size=n * t) * sigma,
+        }
+    )
     test = full.groupby("id").tail(h).rename(columns={"id": "unique_id", "date": "ds"})
     return load(full.drop(test.index), groupby="id", m=1, h=h), test
 
@@ -224,8 +228,9 @@ def test_calibrated_widths_scale_with_each_series():
 def test_panel_fit_calibrates_by_default_and_pools_steps_without_enough_scores(panel):
     sd = load(panel, groupby="store", h=6)
     fit = A.panel_fit(sd, ["AutoETS", "Naive"], n_windows=2, combo_k=2, policy="panel_combo")
-    plain = A.panel_fit(sd, ["AutoETS", "Naive"], n_windows=2, combo_k=2, policy="panel_combo",
-                        calibrate_intervals=False)
+    plain = A.panel_fit(
+        sd, ["AutoETS", "Naive"], n_windows=2, combo_k=2, policy="panel_combo", calibrate_intervals=False
+    )
     assert fit.calibration is not None and plain.calibration is None
     cal = fit.calibration
     assert cal.n_scores.tolist() == [6] * 6  # 3 series x 2 windows per step

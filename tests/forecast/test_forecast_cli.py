@@ -10,8 +10,12 @@ from orrery.forecast import cli
 from orrery.forecast.agent import ForecastAgent
 from orrery.llm.scripted import ScriptedModel, call, turn
 
-WORKFLOW = [turn(call("analyze_features")), turn(call("cross_validate", models=["AutoETS", "Naive"], n_windows=2)),
-            turn(call("generate_forecast", model="AutoETS")), turn(call("detect_anomalies", level=99))]
+WORKFLOW = [
+    turn(call("analyze_features")),
+    turn(call("cross_validate", models=["AutoETS", "Naive"], n_windows=2)),
+    turn(call("generate_forecast", model="AutoETS")),
+    turn(call("detect_anomalies", level=99)),
+]
 
 
 @pytest.fixture
@@ -22,12 +26,30 @@ def csv(tmp_path, frame):
 
 
 def _run(path, model, outs, **kw):
-    return cli.run_forecast(path, h=6, m=None, date=None, target=None, groupby=kw.pop("groupby", None), model=model,
-                            query=None, outs=outs, verbose=False, n_jobs=1, **kw)
+    return cli.run_forecast(
+        path,
+        h=6,
+        m=None,
+        date=None,
+        target=None,
+        groupby=kw.pop("groupby", None),
+        model=model,
+        query=None,
+        outs=outs,
+        verbose=False,
+        n_jobs=1,
+        **kw,
+    )
 
 
-@pytest.mark.parametrize("name, message", [("report.txt", "unknown format '.txt'"), ("report", "unknown format"),
-                                           ("sales.csv/sub/report.json", "cannot write in")])
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("report.txt", "unknown format '.txt'"),
+        ("report", "unknown format"),
+        ("sales.csv/sub/report.json", "cannot write in"),
+    ],
+)
 def test_bad_outputs_fail_before_the_analysis_starts(csv, tmp_path, name, message):
     model = ScriptedModel([])  # any model call would fail the test: none may happen
     with pytest.raises(ConfigError, match=message):
@@ -88,8 +110,12 @@ def test_panel_progress_reaches_the_callback(panel):
     from orrery.forecast.data import load
 
     seen = []
-    A.panel_fit(load(panel, groupby="store", h=6), ["Naive"], policy="best",
-                on_progress=lambda label, done, total: seen.append((done, total, label)))
+    A.panel_fit(
+        load(panel, groupby="store", h=6),
+        ["Naive"],
+        policy="best",
+        on_progress=lambda label, done, total: seen.append((done, total, label)),
+    )
     assert ("cross-validation" in {s[2] for s in seen}) and ("forecast" in {s[2] for s in seen})
     assert seen[-1] == (3, 3, "forecast") and all(d <= t for d, t, _ in seen)
 

@@ -48,8 +48,10 @@ def test_panel_groupby(panel):
     assert len(sd.series("s1")) == 48
 
 
-@pytest.mark.parametrize(("freq", "m"), [("MS", 12), ("ME", 12), ("QS", 4), ("QE-DEC", 4), ("YS", 1), ("W-SUN", 52),
-                                         ("D", 7), ("h", 24), ("B", 5)])
+@pytest.mark.parametrize(
+    ("freq", "m"),
+    [("MS", 12), ("ME", 12), ("QS", 4), ("QE-DEC", 4), ("YS", 1), ("W-SUN", 52), ("D", 7), ("h", 24), ("B", 5)],
+)
 def test_period_of(freq, m):
     assert period_of(freq) == m
 
@@ -131,10 +133,16 @@ def test_missing_columns_and_types(frame, tmp_path):
         load(np.ones((3, 3)))
 
 
-@pytest.mark.parametrize("body,says", [
-    ('date,value\n2020-01-01,"' + "x" * 200_000 + '"\n', r"line 2 is not a CSV row \(field larger than field limit"),
-    ('date,value\n2020-01-01,"3\n2020-02-01,4\n', r"line 3 is not a CSV row \(unexpected end of data\)"),
-])
+@pytest.mark.parametrize(
+    "body,says",
+    [
+        (
+            'date,value\n2020-01-01,"' + "x" * 200_000 + '"\n',
+            r"line 2 is not a CSV row \(field larger than field limit",
+        ),
+        ('date,value\n2020-01-01,"3\n2020-02-01,4\n', r"line 3 is not a CSV row \(unexpected end of data\)"),
+    ],
+)
 def test_a_csv_the_csv_module_cannot_read_is_a_data_error_naming_the_line(tmp_path, body, says):
     (tmp_path / "d.csv").write_text(body)
     with pytest.raises(DataError, match=says):
@@ -143,5 +151,5 @@ def test_a_csv_the_csv_module_cannot_read_is_a_data_error_naming_the_line(tmp_pa
 
 def test_quoted_commas_and_newlines_still_load(tmp_path):
     rows = "".join(f'2020-{m:02d}-01,{m},"note, with comma"\n' for m in range(1, 13))
-    (tmp_path / "d.csv").write_text('date,value,note\n' + rows + '2021-01-01,13,"two\nlines"\n')
+    (tmp_path / "d.csv").write_text("date,value,note\n" + rows + '2021-01-01,13,"two\nlines"\n')
     assert len(load(tmp_path / "d.csv", h=2).df) == 13

@@ -46,6 +46,7 @@ def test_a_folder_and_a_pipe_are_refused(tmp_path):
     with pytest.raises(DataError, match="is a folder"):
         load(folder)
     import os
+
     fifo = tmp_path / "pipe.csv"
     os.mkfifo(fifo)
     with pytest.raises(DataError, match="not a regular file"):
@@ -101,12 +102,20 @@ def test_timezone_aware_column_with_one_offset():
 def test_colliding_groupby_values_are_kept_apart():
     n = 24
     ds = pd.date_range("2020-01-01", periods=n, freq="MS")
-    frame = pd.concat([pd.DataFrame({"a": "x/y", "b": "z", "date": ds, "value": np.arange(n) * 1.0}),
-                       pd.DataFrame({"a": "x", "b": "y/z", "date": ds, "value": np.arange(n) * 2.0})])
+    frame = pd.concat(
+        [
+            pd.DataFrame({"a": "x/y", "b": "z", "date": ds, "value": np.arange(n) * 1.0}),
+            pd.DataFrame({"a": "x", "b": "y/z", "date": ds, "value": np.arange(n) * 2.0}),
+        ]
+    )
     sd = load(frame, groupby=["a", "b"], h=6)
     assert len(sd.ids) == 2 and len(sd.df) == 2 * n
     plain = load(frame.assign(b="z", a=np.repeat(["p", "q"], n)), groupby=["a", "b"], h=6)
     assert sorted(plain.ids) == ["p/z", "q/z"]  # no collision: the readable joined ids
-    mixed = pd.concat([pd.DataFrame({"k": 1, "date": ds, "value": 1.0 * np.arange(n)}),
-                       pd.DataFrame({"k": "1", "date": ds, "value": 3.0 * np.arange(n)})])
+    mixed = pd.concat(
+        [
+            pd.DataFrame({"k": 1, "date": ds, "value": 1.0 * np.arange(n)}),
+            pd.DataFrame({"k": "1", "date": ds, "value": 3.0 * np.arange(n)}),
+        ]
+    )
     assert len(load(mixed, groupby="k", h=6).ids) == 2

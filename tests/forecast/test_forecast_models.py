@@ -4,9 +4,26 @@ import pytest
 
 from orrery.forecast import models as reg
 
-REQUIRED = ["AutoARIMA", "AutoETS", "AutoTheta", "DynamicOptimizedTheta", "AutoCES", "MSTL", "AutoTBATS", "SES",
-            "Holt", "HoltWinters", "CrostonOptimized", "ADIDA", "IMAPA", "TSB", "Naive", "SeasonalNaive",
-            "RandomWalkWithDrift", "HistoricAverage"]
+REQUIRED = [
+    "AutoARIMA",
+    "AutoETS",
+    "AutoTheta",
+    "DynamicOptimizedTheta",
+    "AutoCES",
+    "MSTL",
+    "AutoTBATS",
+    "SES",
+    "Holt",
+    "HoltWinters",
+    "CrostonOptimized",
+    "ADIDA",
+    "IMAPA",
+    "TSB",
+    "Naive",
+    "SeasonalNaive",
+    "RandomWalkWithDrift",
+    "HistoricAverage",
+]
 
 
 def test_registry_has_required_models():
@@ -32,8 +49,16 @@ def test_seasonal_models_need_m():
         reg.build(["HoltWinters"], m=1, h=3)
 
 
-@pytest.mark.parametrize(("alias", "name"), [("ets", "AutoETS"), ("SNaive", "SeasonalNaive"), ("ARIMA", "AutoARIMA"),
-                                             ("combo", "Combo"), ("Croston", "CrostonOptimized")])
+@pytest.mark.parametrize(
+    ("alias", "name"),
+    [
+        ("ets", "AutoETS"),
+        ("SNaive", "SeasonalNaive"),
+        ("ARIMA", "AutoARIMA"),
+        ("combo", "Combo"),
+        ("Croston", "CrostonOptimized"),
+    ],
+)
 def test_resolve(alias, name):
     assert reg.resolve(alias) == name
 
@@ -44,8 +69,17 @@ def test_resolve_unknown_lists_choices():
 
 
 def test_combine_mean_and_median_with_intervals():
-    f = pd.DataFrame({"A": [1.0, 2.0], "B": [3.0, 4.0], "C": [8.0, 0.0],
-                      "A-lo-80": [0.0, 0.0], "B-lo-80": [2.0, 2.0], "A-hi-80": [2.0, 3.0], "B-hi-80": [4.0, 5.0]})
+    f = pd.DataFrame(
+        {
+            "A": [1.0, 2.0],
+            "B": [3.0, 4.0],
+            "C": [8.0, 0.0],
+            "A-lo-80": [0.0, 0.0],
+            "B-lo-80": [2.0, 2.0],
+            "A-hi-80": [2.0, 3.0],
+            "B-hi-80": [4.0, 5.0],
+        }
+    )
     mean = reg.combine(f, ["A", "B"], "mean", levels=[80])
     assert mean["Combo"].tolist() == [2.0, 3.0]
     assert mean["Combo-lo-80"].tolist() == [1.0, 1.0] and mean["Combo-hi-80"].tolist() == [3.0, 4.0]

@@ -16,9 +16,15 @@ def result(make_monthly):
     spiked = load(make_monthly().assign(value=lambda f: f["value"].where(f.index != 30, f["value"] + 40)), h=6)
     an = A.detect_anomalies(spiked, cv.best())
     return ForecastResult(
-        narrative="ETS wins.", features=A.features(sd.values(), sd.m), accuracy=ForecastResult.accuracy_from_cv(cv),
-        forecasts=A.forecast(sd, cv.best()), anomalies=an[an["anomaly"]], best_model=cv.best(),
-        beats_baseline=cv.beats_baseline(), trace=[{"tool": "cross_validate", "ok": True}], history=sd.df,
+        narrative="ETS wins.",
+        features=A.features(sd.values(), sd.m),
+        accuracy=ForecastResult.accuracy_from_cv(cv),
+        forecasts=A.forecast(sd, cv.best()),
+        anomalies=an[an["anomaly"]],
+        best_model=cv.best(),
+        beats_baseline=cv.beats_baseline(),
+        trace=[{"tool": "cross_validate", "ok": True}],
+        history=sd.df,
     )
 
 

@@ -110,8 +110,13 @@ def test_cv_windows_and_eligibility_rules():
 
 def test_calibration_prefers_the_length_bucket_then_the_panel():
     panel = A.Calibration(quantiles={80: np.array([1.0, 1.0]), 95: np.array([2.0, 2.0])}, n_scores=np.array([50, 50]))
-    panel.buckets = {"short": A.Calibration(quantiles={80: np.array([3.0, np.nan]), 95: np.array([4.0, np.nan])},
-                                            n_scores=np.array([30, 0]), pooled={80: 2.5, 95: 3.5})}
+    panel.buckets = {
+        "short": A.Calibration(
+            quantiles={80: np.array([3.0, np.nan]), 95: np.array([4.0, np.nan])},
+            n_scores=np.array([30, 0]),
+            pooled={80: 2.5, 95: 3.5},
+        )
+    }
     steps = np.array([0, 1])
     assert panel.halfwidth(80, steps, "short").tolist() == [3.0, 2.5 * np.sqrt(2)]  # per step, else pooled
     assert panel.halfwidth(95, steps, "long").tolist() == [2.0, 2.0]  # no such bucket: the panel's

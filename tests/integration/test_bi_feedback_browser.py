@@ -15,8 +15,16 @@ from orrery.serve import Settings, create_app  # noqa: E402
 
 pytestmark = pytest.mark.integration
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 QUESTION = "How many shipments went to customers in United in 1995?"
 
 

@@ -13,8 +13,13 @@ pytestmark = pytest.mark.integration
 @pytest.mark.timeout(900)  # the subprocess's own limit: on a loaded 2-core machine the model takes over 5 min
 def test_demo_runs_the_whole_workflow_with_the_embedded_model(tmp_path):
     env = {**os.environ, "OMP_WAIT_POLICY": "passive", "ORRERY_LLM": "local"}
-    proc = subprocess.run([sys.executable, "-m", "orrery", "demo", "--out-dir", str(tmp_path), "--no-verbose"],
-                          capture_output=True, text=True, timeout=900, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "orrery", "demo", "--out-dir", str(tmp_path), "--no-verbose"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads((tmp_path / "report.json").read_text())
     called = [e["call"]["name"] for e in report["trace"] if e["kind"] == "tool_call"]

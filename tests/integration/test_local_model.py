@@ -22,10 +22,16 @@ from orrery.messages import Message, ToolSpec  # noqa: E402
 pytestmark = pytest.mark.integration
 
 TOOLS = [
-    ToolSpec("calculate", "Evaluate an arithmetic expression and return the number.",
-             {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}),
-    ToolSpec("get_weather", "Current weather for a city.",
-             {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    ToolSpec(
+        "calculate",
+        "Evaluate an arithmetic expression and return the number.",
+        {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]},
+    ),
+    ToolSpec(
+        "get_weather",
+        "Current weather for a city.",
+        {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    ),
 ]
 QUESTION = [Message("user", "What is 17*23?")]
 
@@ -57,7 +63,8 @@ def test_tool_call_through_the_openai_sdk(model):
         models = client.client.models.list()
         assert [m.id for m in models.data] == ["local"]
         stream = client.client.chat.completions.create(
-            model="local", messages=[{"role": "user", "content": "Say hello."}], max_tokens=16, stream=True)
+            model="local", messages=[{"role": "user", "content": "Say hello."}], max_tokens=16, stream=True
+        )
         chunks = list(stream)
         assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices).strip()
         assert chunks[-1].choices[0].finish_reason == "stop"
@@ -65,9 +72,11 @@ def test_tool_call_through_the_openai_sdk(model):
 
 
 def test_schema_constrained_content(model):
-    schema = {"type": "object",
-              "properties": {"name": {"type": "string", "maxLength": 40}, "age": {"type": "integer"}},
-              "required": ["name", "age"]}
+    schema = {
+        "type": "object",
+        "properties": {"name": {"type": "string", "maxLength": 40}, "age": {"type": "integer"}},
+        "required": ["name", "age"],
+    }
     resp = model.complete([Message("user", "Describe a person called Ann who is 31 years old.")], schema=schema)
     data = json.loads(resp.content)
     assert set(data) == {"name", "age"} and isinstance(data["name"], str) and isinstance(data["age"], int)
@@ -81,8 +90,12 @@ def test_generic_agent_end_to_end_through_the_http_server(model, tmp_path):
 
     with running_server(model) as url:
         llm = OpenAIModel(model="local", base_url=url, max_retries=0, timeout=120)
-        agent = Agent(llm, DEFAULT_TOOLS, AgentConfig(max_rounds=6, trace=tmp_path / "run.jsonl"),
-                      tools_ref="orrery.tools.builtin:DEFAULT_TOOLS")
+        agent = Agent(
+            llm,
+            DEFAULT_TOOLS,
+            AgentConfig(max_rounds=6, trace=tmp_path / "run.jsonl"),
+            tools_ref="orrery.tools.builtin:DEFAULT_TOOLS",
+        )
         result = agent.run("What is 17*23?")
     assert result.status == "completed", result.errors
     assert any(t.call.name == "calculate" and t.ok for t in result.tool_calls)
@@ -91,6 +104,7 @@ def test_generic_agent_end_to_end_through_the_http_server(model, tmp_path):
 
 
 # --- streaming, the prompt cache, limits (issue 13, issue 12 servers) ------------------------------------
+
 
 def test_streamed_tokens_arrive_before_the_reply_ends(model):
     arrivals = []
@@ -117,11 +131,15 @@ def test_a_call_too_long_for_max_tokens_still_arrives_well_formed(model, layout,
     """max_tokens cuts the first reply inside the text argument; the model is asked again with strings that fit."""
     model.load()  # its family's layout is set on load: monkeypatch restores that one
     monkeypatch.setattr(model, "layout", layout)
-    translate = ToolSpec("translate", "Translate text into English.",
-                         {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+    translate = ToolSpec(
+        "translate",
+        "Translate text into English.",
+        {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    )
     long = " ".join(["Der schnelle braune Fuchs springt über den faulen Hund und läuft in den Wald."] * 6)
-    response = model.complete([Message("user", f"Translate into English: {long}")], [translate],
-                              tool_choice="required", max_tokens=90)
+    response = model.complete(
+        [Message("user", f"Translate into English: {long}")], [translate], tool_choice="required", max_tokens=90
+    )
     (call,) = response.tool_calls
     assert call.name == "translate" and call.error is None
     assert 0 < len(call.arguments["text"]) <= 90 - 64
@@ -132,8 +150,11 @@ def test_serve_model_streams_tokens_as_they_are_generated(model):
     with running_server(model) as url:
         client = OpenAIModel(model="local", base_url=url, max_retries=0, timeout=120)
         stream = client.client.chat.completions.create(
-            model="local", messages=[{"role": "user", "content": "Count from one to ten in words."}],
-            max_tokens=48, stream=True)
+            model="local",
+            messages=[{"role": "user", "content": "Count from one to ten in words."}],
+            max_tokens=48,
+            stream=True,
+        )
         arrivals = [(time.monotonic(), c) for c in stream]
     pieces = [(t, c.choices[0].delta.content) for t, c in arrivals if c.choices and c.choices[0].delta.content]
     assert len(pieces) >= 5 and pieces[0][0] < arrivals[-1][0]
@@ -165,6 +186,7 @@ def test_closing_a_stream_stops_the_generation(model):
             def counting(chunk):
                 counted.append(chunk)
                 return callback(chunk)
+
             return server.handle_chat_completions(request, counting)
 
     model._server = Counting()
@@ -183,8 +205,11 @@ def test_closing_a_stream_stops_the_generation(model):
 
 def test_an_overflowing_prompt_is_a_400_with_token_counts(model):
     with running_server(model) as url:
-        r = httpx.post(f"{url}/chat/completions", json={
-            "model": "local", "messages": [{"role": "user", "content": "word " * 9000}], "max_tokens": 4}, timeout=120)
+        r = httpx.post(
+            f"{url}/chat/completions",
+            json={"model": "local", "messages": [{"role": "user", "content": "word " * 9000}], "max_tokens": 4},
+            timeout=120,
+        )
     assert r.status_code == 400
     message = r.json()["error"]["message"]
     assert "tokens but the model's context holds 8192" in message

@@ -50,7 +50,8 @@ def test_four_symbol_comparison_with_the_embedded_model_is_computed_and_makes_on
     store = Store(tmp_path / "markets")
     events: list = []
     result = MarketsAgent(LocalModel(), store, on_event=[events.append]).run(
-        "Which had the worst return in 2007: AAPL, GOOG, IBM or MSFT?")
+        "Which had the worst return in 2007: AAPL, GOOG, IBM or MSFT?"
+    )
 
     assert result.status == "completed", result.errors
     assert result.route_source == "rules" and sum(isinstance(e, ModelCall) for e in events) == 1

@@ -21,8 +21,9 @@ pytestmark = pytest.mark.integration
 def test_one_question_with_the_embedded_model(tmp_path: Path) -> None:
     index = demo_index(tmp_path / "demo.sqlite")
     row = next(q for q in load_questions() if q["source"] == "manifold" and q["resolution"] is not None)
-    agent = ResearchAgent(LocalModel(), index, max_rounds=5, wall_time=45, k=3, trace=tmp_path / "run.jsonl",
-                          board="loop", trials=2)
+    agent = ResearchAgent(
+        LocalModel(), index, max_rounds=5, wall_time=45, k=3, trace=tmp_path / "run.jsonl", board="loop", trials=2
+    )
     result = agent.run(row)
 
     assert result.status in ("completed", "max_rounds", "timeout"), result.errors
@@ -31,8 +32,9 @@ def test_one_question_with_the_embedded_model(tmp_path: Path) -> None:
     kinds = [e["kind"] for e in result.trajectory.events]
     assert kinds[0] == "run_start" and kinds[-1] == "final" and "tool_call" in kinds
     bound = to_utc(row["freeze_date"])
-    returned = {i for e in result.trajectory.events if e["kind"] == "tool_result"
-                for i in re.findall(r"id=(\S+)", e["content"])}
+    returned = {
+        i for e in result.trajectory.events if e["kind"] == "tool_result" for i in re.findall(r"id=(\S+)", e["content"])
+    }
     for doc_id in returned:
         assert index.get(doc_id).date <= bound
     if result.status == "completed":

@@ -56,8 +56,15 @@ def raw(server, method, path, body=b"", headers=None):
 
 def test_ids_that_name_paths_are_refused_and_write_nothing(client, data, tmp_path):
     outside = tmp_path / "outside"
-    for field, value in [("runId", str(outside)), ("runId", "../../x"), ("runId", "a/../../x"), ("threadId", "X/runs/R"),
-                         ("threadId", "../t"), ("runId", "r" * 65), ("threadId", "")]:
+    for field, value in [
+        ("runId", str(outside)),
+        ("runId", "../../x"),
+        ("runId", "a/../../x"),
+        ("threadId", "X/runs/R"),
+        ("threadId", "../t"),
+        ("runId", "r" * 65),
+        ("threadId", ""),
+    ]:
         body = run_input(thread="ids", run="ok1") | {field: value}
         r = client.post("/agents/chat", json=body)
         assert r.status_code == 400 and f"{field} " in r.json()["error"], (field, value, r.text)
@@ -69,9 +76,18 @@ def test_ids_that_name_paths_are_refused_and_write_nothing(client, data, tmp_pat
     assert client.get("/threads/X%2Fruns%2FR").status_code in (400, 404)
 
 
-RAW_PATHS = ["/runs/%2e%2e/sessions.db", "/runs/%2E%2E/sessions.db-wal", "/runs/.%2e/sessions.db", "/runs/..%2fsessions.db/x",
-             "/runs/r/../../sessions.db", "/runs/%2e%2e%2f%2e%2e/sessions.db", "/static/..%2fapp.py", "/static/%2e%2e",
-             "/threads/%2e%2e", "/runs/r/%2e%2e%2f%2e%2e%2fsessions.db"]
+RAW_PATHS = [
+    "/runs/%2e%2e/sessions.db",
+    "/runs/%2E%2E/sessions.db-wal",
+    "/runs/.%2e/sessions.db",
+    "/runs/..%2fsessions.db/x",
+    "/runs/r/../../sessions.db",
+    "/runs/%2e%2e%2f%2e%2e/sessions.db",
+    "/static/..%2fapp.py",
+    "/static/%2e%2e",
+    "/threads/%2e%2e",
+    "/runs/r/%2e%2e%2f%2e%2e%2fsessions.db",
+]
 
 
 def test_raw_dot_dot_paths_serve_nothing(server, data):
@@ -103,13 +119,15 @@ def test_a_symlink_under_the_data_folder_leads_nowhere(client, data, tmp_path):
 
 
 def test_a_path_is_never_an_input(client, data):
-    cases = [("forecast", {}, "/etc/passwd", "input 'data' takes an upload id"),  # the message is not the data
-             ("forecast", {"data": "/etc/passwd"}, "forecast", "input 'data' takes an upload id"),
-             ("forecast", {"data": "../sessions.db"}, "forecast", "input 'data' takes an upload id"),
-             ("bi", {"db": "sessions.db"}, "how many rows", "no database named 'sessions.db'"),
-             ("bi", {"db": str(data / "sessions.db")}, "how many rows", "input 'db'"),
-             ("bi", {"db": "postgresql://u@10.0.0.1/x"}, "how many rows", "input 'db'"),
-             ("markets", {"store_dir": ".."}, "AAPL price", "takes no input 'store_dir'")]
+    cases = [
+        ("forecast", {}, "/etc/passwd", "input 'data' takes an upload id"),  # the message is not the data
+        ("forecast", {"data": "/etc/passwd"}, "forecast", "input 'data' takes an upload id"),
+        ("forecast", {"data": "../sessions.db"}, "forecast", "input 'data' takes an upload id"),
+        ("bi", {"db": "sessions.db"}, "how many rows", "no database named 'sessions.db'"),
+        ("bi", {"db": str(data / "sessions.db")}, "how many rows", "input 'db'"),
+        ("bi", {"db": "postgresql://u@10.0.0.1/x"}, "how many rows", "input 'db'"),
+        ("markets", {"store_dir": ".."}, "AAPL price", "takes no input 'store_dir'"),
+    ]
     for agent, inputs, text, words in cases:
         body = run_input(thread=f"path-{agent}", run="p1", text=text, forwardedProps={"inputs": inputs})
         r = client.post(f"/agents/{agent}", json=body)
@@ -121,8 +139,9 @@ def test_cross_site_and_rebound_requests_are_refused(server, client):
     for kind in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""):
         status, out = raw(server, "POST", "/agents/chat", body, {"Content-Type": kind} if kind else {})
         assert status == 415 and b"application/json" in out, kind
-    status, out = raw(server, "POST", "/agents/chat", body,
-                      {"Content-Type": "application/json", "Origin": "http://evil.example"})
+    status, out = raw(
+        server, "POST", "/agents/chat", body, {"Content-Type": "application/json", "Origin": "http://evil.example"}
+    )
     assert status == 403 and b"--cors" in out
     status, _ = raw(server, "POST", "/uploads", b"x", {"Content-Type": "text/plain"})
     assert status == 415
@@ -148,8 +167,12 @@ def test_bodies_are_bounded(server, client, data):
     status, out = raw(server, "POST", "/agents/chat", big, {"Content-Type": "application/json"})
     assert status == 413 and b"limit" in out
     before = set((data / "uploads").iterdir()) if (data / "uploads").exists() else set()
-    for name, content in [("bad.csv", b"\x00\x01\x02" * 1000), ("one.csv", b"a\n1\n"), ("x.parquet", b"PAR1junk"),
-                          ("empty.csv", b"")]:
+    for name, content in [
+        ("bad.csv", b"\x00\x01\x02" * 1000),
+        ("one.csv", b"a\n1\n"),
+        ("x.parquet", b"PAR1junk"),
+        ("empty.csv", b""),
+    ]:
         r = client.post("/uploads", files={"file": (name, content, "text/csv")})
         assert r.status_code == 400, (name, r.text)
     big_upload = client.post("/uploads", files={"file": ("big.csv", b"1,2\n" * (6 * 2**20), "text/csv")})
@@ -164,8 +187,12 @@ def _post_all(urls, thread, n):
 
     def one(i):
         body = run_input(thread=thread, run=f"{thread}-{i}", text=f"slowly, what is {i}+1000")
-        with httpx.Client(base_url=urls[i % len(urls)], timeout=120) as c, c.stream("POST", "/agents/chat", json=body) as r:
+        with (
+            httpx.Client(base_url=urls[i % len(urls)], timeout=120) as c,
+            c.stream("POST", "/agents/chat", json=body) as r,
+        ):
             results[i] = (r.status_code, [line for line in r.iter_lines() if line.startswith("data: ")][-1:])
+
     threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
     for t in threads:
         t.start()
@@ -234,15 +261,27 @@ def test_a_run_id_is_used_once(client):
 
 def orrery_serve(*args, env=None):
     cmd = [sys.executable, "-m", "orrery", "serve", *args]
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+    return subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+    )
 
 
 def test_orrery_serve_keeps_the_token_out_of_urls_and_its_log_and_answers_allowed_hosts(tmp_path):
     port = free_port()
-    proc = orrery_serve("--port", str(port), "--token", "TOPSECRET", "--allowed-host", "orrery.lan",
-                        env={"ORRERY_DATA_DIR": str(tmp_path)})
+    proc = orrery_serve(
+        "--port",
+        str(port),
+        "--token",
+        "TOPSECRET",
+        "--allowed-host",
+        "orrery.lan",
+        env={"ORRERY_DATA_DIR": str(tmp_path)},
+    )
     try:
         url = f"http://127.0.0.1:{port}"
         for _ in range(600):
@@ -275,8 +314,10 @@ def _unusable_databases(tmp_path):
     corrupt.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4000)
     damaged = tmp_path / "damaged.db"  # a sound SQLite file of the old schema with a record that is not JSON
     with closing(sqlite3.connect(damaged)) as db, db:
-        db.execute("CREATE TABLE orrery_sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, data TEXT NOT NULL, "
-                   "version INTEGER NOT NULL, updated_at TEXT NOT NULL)")
+        db.execute(
+            "CREATE TABLE orrery_sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, data TEXT NOT NULL, "
+            "version INTEGER NOT NULL, updated_at TEXT NOT NULL)"
+        )
         db.execute("INSERT INTO orrery_sessions VALUES ('t1', 'chat', '{not json', 1, 'x')")
     locked = tmp_path / "locked"
     locked.mkdir()
@@ -289,11 +330,13 @@ def _unusable_databases(tmp_path):
         readonly.chmod(0o444)
         locked.chmod(0o555)
         unwritable = locked / "new" / "sessions.db"
-    return [(str(afile / "sessions.db"), "cannot create the session database's folder"),
-            (str(unwritable), "cannot create the session database's folder"),
-            (str(corrupt), "not an orrery session database"),
-            (str(damaged), "damaged record 't1'"),
-            (str(readonly), "cannot write the session database")]
+    return [
+        (str(afile / "sessions.db"), "cannot create the session database's folder"),
+        (str(unwritable), "cannot create the session database's folder"),
+        (str(corrupt), "not an orrery session database"),
+        (str(damaged), "damaged record 't1'"),
+        (str(readonly), "cannot write the session database"),
+    ]
 
 
 def test_a_session_database_the_server_cannot_use_is_one_line_and_exit_2(tmp_path):
@@ -312,8 +355,12 @@ def test_a_real_forecast_whose_series_id_matplotlib_reads_as_math_still_finishes
     frame = SAMPLE.read_text().splitlines()
     csv = "\n".join([frame[0] + ",series", *(f"{line},$\\foo$" for line in frame[1:])])
     upload = client.post("/uploads", files={"file": ("dollar.csv", csv.encode(), "text/csv")}).json()
-    body = run_input(thread="dollar", run="dollar1", text="forecast the next year",
-                     forwardedProps={"inputs": {"data": upload["id"], "h": 12, "groupby": "series"}})
+    body = run_input(
+        thread="dollar",
+        run="dollar1",
+        text="forecast the next year",
+        forwardedProps={"inputs": {"data": upload["id"], "h": 12, "groupby": "series"}},
+    )
     events = post_run(client, "forecast", body)
     assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"]["type"] == "success"
     files = next(e["value"] for e in events if e["type"] == "CUSTOM" and e["name"] == "orrery.artifacts")

@@ -20,8 +20,16 @@ SAMPLE = ROOT / "orrery" / "forecast" / "samples" / "air_passengers.csv"
 # A test run must not rewrite files in the repository: docs are refreshed only when asked.
 SHOTS = ROOT / "docs" / "screenshots" if os.environ.get("ORRERY_REFRESH_SCREENSHOTS") else Path(tempfile.mkdtemp())
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
@@ -111,8 +119,10 @@ def test_clarification_answered_resumes_and_thread_reopens_after_reload(server, 
     page.wait_for_selector(".assistant >> text=Done: booked a trip to Lisbon.")
     assert page.locator("#clarify").is_hidden()
     # A slow network: the reloaded thread arrives after the user has already started a new conversation.
-    page.add_init_script("const f = window.fetch; window.fetch = (u, o) => String(u).includes('/threads/') ? "
-                         "new Promise((r) => setTimeout(r, 700)).then(() => f(u, o)) : f(u, o);")
+    page.add_init_script(
+        "const f = window.fetch; window.fetch = (u, o) => String(u).includes('/threads/') ? "
+        "new Promise((r) => setTimeout(r, 700)).then(() => f(u, o)) : f(u, o);"
+    )
     page.reload()  # a fresh page: the thread comes back from the server
     page.click("#new")
     page.wait_for_timeout(1500)  # the delayed thread has landed by now, and must not fill the new conversation
@@ -186,7 +196,10 @@ def test_a_plan_shows_its_progress_and_resumes_after_the_answer(server, page):
     page.wait_for_selector("#clarify:not([hidden])")  # the run has finished with its question
     page.wait_for_selector(".card.plan h3 >> text=Plan: 1/3 done")
     assert page.locator(".card.plan li").all_inner_texts() == [
-        "Resolve last week (done)", "Resolve the port (paused)", "Fetch the shipments (pending)"]
+        "Resolve last week (done)",
+        "Resolve the port (paused)",
+        "Fetch the shipments (pending)",
+    ]
     assert page.inner_text("#clarify-q") == "Which Miami: Port of Miami or Miami Container Terminal?"
     shoot(page, "plan-phone.png")
     page.fill("#clarify-answer", "Port of Miami")

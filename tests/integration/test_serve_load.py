@@ -14,10 +14,24 @@ from scripted import ServerProcess, run_input  # noqa: E402
 
 pytestmark = pytest.mark.integration
 SESSIONS = 50
-EXPECTED = ["RUN_STARTED", "STEP_STARTED", "TEXT_MESSAGE_START", *["TEXT_MESSAGE_CONTENT"] * 4, "TEXT_MESSAGE_END",
-            "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT", "STEP_FINISHED",
-            "STEP_STARTED", "TEXT_MESSAGE_START", *["TEXT_MESSAGE_CONTENT"] * 3, "TEXT_MESSAGE_END", "STEP_FINISHED",
-            "RUN_FINISHED"]
+EXPECTED = [
+    "RUN_STARTED",
+    "STEP_STARTED",
+    "TEXT_MESSAGE_START",
+    *["TEXT_MESSAGE_CONTENT"] * 4,
+    "TEXT_MESSAGE_END",
+    "TOOL_CALL_START",
+    "TOOL_CALL_ARGS",
+    "TOOL_CALL_END",
+    "TOOL_CALL_RESULT",
+    "STEP_FINISHED",
+    "STEP_STARTED",
+    "TEXT_MESSAGE_START",
+    *["TEXT_MESSAGE_CONTENT"] * 3,
+    "TEXT_MESSAGE_END",
+    "STEP_FINISHED",
+    "RUN_FINISHED",
+]
 
 
 async def session(client: httpx.AsyncClient, i: int) -> list[dict]:

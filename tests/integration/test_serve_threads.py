@@ -41,14 +41,30 @@ def postgres():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    subprocess.run(_as_postgres_user([str(PG / "initdb"), "-D", str(data), "-U", "orrery", "-A", "trust"]),
-                   check=True, capture_output=True)
-    subprocess.run(_as_postgres_user([str(PG / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-w", "start",
-                                      "-o", f"-p {port} -k {root} -c listen_addresses=127.0.0.1"]),
-                   check=True, capture_output=True)
+    subprocess.run(
+        _as_postgres_user([str(PG / "initdb"), "-D", str(data), "-U", "orrery", "-A", "trust"]),
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        _as_postgres_user(
+            [
+                str(PG / "pg_ctl"),
+                "-D",
+                str(data),
+                "-l",
+                str(root / "log"),
+                "-w",
+                "start",
+                "-o",
+                f"-p {port} -k {root} -c listen_addresses=127.0.0.1",
+            ]
+        ),
+        check=True,
+        capture_output=True,
+    )
     yield f"postgresql://orrery@127.0.0.1:{port}/postgres"
-    subprocess.run(_as_postgres_user([str(PG / "pg_ctl"), "-D", str(data), "-m", "fast", "stop"]),
-                   capture_output=True)
+    subprocess.run(_as_postgres_user([str(PG / "pg_ctl"), "-D", str(data), "-m", "fast", "stop"]), capture_output=True)
     shutil.rmtree(root, ignore_errors=True)
 
 
@@ -60,7 +76,9 @@ def clarify_two_turns(first: str, second: str, thread: str):
         assert b.get(f"/threads/{thread}").json()["pending"]["question"] == interrupt["message"]
         resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"answer": "Oslo"}}]
         events = post_run(b, "clarify", run_input(thread=thread, run="r2", text="", resume=resume))
-        assert "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT") == "Done: booked a trip to Oslo."
+        assert (
+            "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT") == "Done: booked a trip to Oslo."
+        )
         thread_now = b.get(f"/threads/{thread}").json()
     assert [r["run_id"] for r in thread_now["runs"]] == ["r1", "r2"] and thread_now["pending"] is None
 
@@ -76,7 +94,10 @@ def test_server_restart_between_two_turns_keeps_the_thread(tmp_path):
         with httpx.Client(base_url=second.url, timeout=60) as b:
             resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"answer": "Rome"}}]
             events = post_run(b, "clarify", run_input(thread="trip", run="r2", text="", resume=resume))
-            assert "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT") == "Done: booked a trip to Rome."
+            assert (
+                "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+                == "Done: booked a trip to Rome."
+            )
             assert [m["content"] for m in b.get("/threads/trip").json()["messages"]][0] == "book me a trip"
     finally:
         second.stop()
@@ -122,24 +143,36 @@ def test_processes_opening_a_postgres_database_of_the_old_schema_migrate_it_once
     with psycopg.connect(postgres, autocommit=True) as db:
         db.execute("CREATE DATABASE old_schema")
     url = postgres.rsplit("/", 1)[0] + "/old_schema"
-    rows = [("t1", "chat", json.dumps({"kind": "thread", "title": "first", "runs": [{"run_id": "r1"}]}), 2, "2"),
-            ("t1/runs/r1", "chat", json.dumps({"kind": "thread_run", "run": {"run_id": "r1", "events": []}}), 1, "1"),
-            ("t1#plan", "chat", json.dumps({"plan": {}, "x": float("nan")}), 3, "3")]
+    rows = [
+        ("t1", "chat", json.dumps({"kind": "thread", "title": "first", "runs": [{"run_id": "r1"}]}), 2, "2"),
+        ("t1/runs/r1", "chat", json.dumps({"kind": "thread_run", "run": {"run_id": "r1", "events": []}}), 1, "1"),
+        ("t1#plan", "chat", json.dumps({"plan": {}, "x": float("nan")}), 3, "3"),
+    ]
     select = "SELECT id, agent, data, version, updated_at FROM orrery_sessions ORDER BY id"
     with psycopg.connect(url, autocommit=True) as db:
-        db.execute("CREATE TABLE orrery_sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, data TEXT NOT NULL, "
-                   "version INTEGER NOT NULL, updated_at TEXT NOT NULL)")  # the table before its `kind` column
+        db.execute(
+            "CREATE TABLE orrery_sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, data TEXT NOT NULL, "
+            "version INTEGER NOT NULL, updated_at TEXT NOT NULL)"
+        )  # the table before its `kind` column
         db.cursor().executemany("INSERT INTO orrery_sessions VALUES (%s, %s, %s, %s, %s)", rows)
         before = db.execute(select).fetchall()
-    code = ("import sys; from orrery.serve.threads import ThreadStore; "
-            "print([t.id for t in ThreadStore(sys.argv[1]).list('chat')])")
-    procs = [subprocess.Popen([sys.executable, "-c", code, url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True) for _ in range(4)]
+    code = (
+        "import sys; from orrery.serve.threads import ThreadStore; "
+        "print([t.id for t in ThreadStore(sys.argv[1]).list('chat')])"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, url], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]
     outs = [p.communicate(timeout=120) for p in procs]
-    assert [(p.returncode, out.strip(), err) for p, (out, err) in zip(procs, outs, strict=True)] == \
-        [(0, "['t1']", "")] * 4
+    assert [(p.returncode, out.strip(), err) for p, (out, err) in zip(procs, outs, strict=True)] == [
+        (0, "['t1']", "")
+    ] * 4
     with psycopg.connect(url, autocommit=True) as db:
         assert db.execute(select).fetchall() == before  # nothing stored was changed or lost
-        assert dict(db.execute("SELECT id, kind FROM orrery_sessions").fetchall()) == \
-            {"t1": "thread", "t1/runs/r1": "thread_run", "t1#plan": ""}
+        assert dict(db.execute("SELECT id, kind FROM orrery_sessions").fetchall()) == {
+            "t1": "thread",
+            "t1/runs/r1": "thread_run",
+            "t1#plan": "",
+        }
     assert ThreadStore(url).load("t1").runs == [{"run_id": "r1", "events": []}]

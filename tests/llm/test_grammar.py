@@ -19,28 +19,42 @@ from orrery.llm.local import (
 )
 from orrery.messages import Message, ToolCall, ToolSpec
 
-CALC = ToolSpec("calculate", "Evaluate an arithmetic expression.",
-                {"type": "object", "properties": {"expression": {"type": "string", "maxLength": 200}},
-                 "required": ["expression"]})
-WEATHER = ToolSpec("get_weather", "Weather for a city.",
-                   {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
+CALC = ToolSpec(
+    "calculate",
+    "Evaluate an arithmetic expression.",
+    {"type": "object", "properties": {"expression": {"type": "string", "maxLength": 200}}, "required": ["expression"]},
+)
+WEATHER = ToolSpec(
+    "get_weather",
+    "Weather for a city.",
+    {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+)
 
 
 def test_clean_schema_drops_length_bounds_but_keeps_property_names():
-    schema = {"type": "object", "title": "T",
-              "properties": {"title": {"type": "string", "maxLength": 5, "minLength": 1},
-                             "tags": {"type": "array", "items": {"type": "string", "format": "x"}, "maxItems": 3}},
-              "required": ["title"]}
+    schema = {
+        "type": "object",
+        "title": "T",
+        "properties": {
+            "title": {"type": "string", "maxLength": 5, "minLength": 1},
+            "tags": {"type": "array", "items": {"type": "string", "format": "x"}, "maxItems": 3},
+        },
+        "required": ["title"],
+    }
     out = clean_schema(schema)
-    assert out == {"type": "object",
-                   "properties": {"title": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}},
-                   "required": ["title"], "additionalProperties": False}
+    assert out == {
+        "type": "object",
+        "properties": {"title": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}},
+        "required": ["title"],
+        "additionalProperties": False,
+    }
     assert "maxLength" in schema["properties"]["title"]  # the input is not mutated
 
 
 def test_clean_schema_keeps_literal_values_and_explicit_additional_properties():
-    out = clean_schema({"type": "object", "properties": {"u": {"enum": ["title", "default"]}},
-                        "additionalProperties": True})
+    out = clean_schema(
+        {"type": "object", "properties": {"u": {"enum": ["title", "default"]}}, "additionalProperties": True}
+    )
     assert out["properties"]["u"] == {"enum": ["title", "default"]}
     assert out["additionalProperties"] is True
 
@@ -53,8 +67,12 @@ def test_tool_call_schema_is_anyof_of_closed_tool_objects_plus_answer():
         assert alt["additionalProperties"] is False
     assert alts[0]["properties"]["arguments"]["properties"]["expression"] == {"type": "string"}
     assert alts[0]["required"] == ["tool", "arguments"]
-    assert alts[2] == {"type": "object", "properties": {"answer": {"type": "string"}},
-                       "required": ["answer"], "additionalProperties": False}
+    assert alts[2] == {
+        "type": "object",
+        "properties": {"answer": {"type": "string"}},
+        "required": ["answer"],
+        "additionalProperties": False,
+    }
 
 
 def test_required_tool_choice_drops_the_answer_alternative():
@@ -69,9 +87,15 @@ def test_answer_schema_constrains_the_answer():
 
 
 def test_defs_are_hoisted_and_refs_renamed_per_tool():
-    tool = ToolSpec("plan", "Make a plan.", {
-        "type": "object", "properties": {"step": {"$ref": "#/$defs/Step"}},
-        "$defs": {"Step": {"type": "object", "properties": {"what": {"type": "string"}}}}})
+    tool = ToolSpec(
+        "plan",
+        "Make a plan.",
+        {
+            "type": "object",
+            "properties": {"step": {"$ref": "#/$defs/Step"}},
+            "$defs": {"Step": {"type": "object", "properties": {"what": {"type": "string"}}}},
+        },
+    )
     schema = tool_call_schema([tool])
     assert schema["$defs"]["plan__Step"]["additionalProperties"] is False
     assert schema["anyOf"][0]["properties"]["arguments"]["properties"]["step"] == {"$ref": "#/$defs/plan__Step"}
@@ -80,8 +104,11 @@ def test_defs_are_hoisted_and_refs_renamed_per_tool():
 
 def test_tool_without_parameters_gets_an_empty_closed_object():
     schema = tool_call_schema([ToolSpec("now", "The time.", {})], allow_answer=False)
-    assert schema["anyOf"][0]["properties"]["arguments"] == {"type": "object", "properties": {},
-                                                             "additionalProperties": False}
+    assert schema["anyOf"][0]["properties"]["arguments"] == {
+        "type": "object",
+        "properties": {},
+        "additionalProperties": False,
+    }
 
 
 def test_describe_tools_lists_every_tool_and_the_reply_format():
@@ -94,8 +121,12 @@ def test_describe_tools_lists_every_tool_and_the_reply_format():
 
 def test_render_messages_turns_tool_traffic_into_plain_turns():
     call = ToolCall("c1", "calculate", {"expression": "17*23"})
-    msgs = [Message("user", "What is 17*23?"), Message("assistant", "", [call]),
-            Message("tool", "391", tool_call_id="c1"), Message("user", "thanks")]
+    msgs = [
+        Message("user", "What is 17*23?"),
+        Message("assistant", "", [call]),
+        Message("tool", "391", tool_call_id="c1"),
+        Message("user", "thanks"),
+    ]
     out = render_messages(msgs, "TOOLS")
     assert [m["role"] for m in out] == ["system", "user", "assistant", "user"]
     assert out[0]["content"].endswith("TOOLS")

@@ -24,10 +24,16 @@ from orrery.llm.local import (
 )
 from orrery.messages import Message, ToolCall, ToolSpec, Usage
 
-CALC = ToolSpec("calculate", "Evaluate an arithmetic expression.",
-                {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]})
-WEATHER = ToolSpec("get_weather", "Weather for a city.",
-                   {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
+CALC = ToolSpec(
+    "calculate",
+    "Evaluate an arithmetic expression.",
+    {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]},
+)
+WEATHER = ToolSpec(
+    "get_weather",
+    "Weather for a city.",
+    {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+)
 
 
 def _native_reader(tools=(CALC, WEATHER), answer_is_json=False) -> ReplyReader:
@@ -53,7 +59,14 @@ def test_native_text_streams_piece_by_piece_and_ends_with_the_whole_reply():
 
 
 def test_native_call_streams_name_then_arguments_that_add_up_to_the_call():
-    pieces = ["<tool", "_call>\n", '{"name": "calc', 'ulate", "arguments": {"expression": ', '"17*23"}', "}\n</tool_call>"]
+    pieces = [
+        "<tool",
+        "_call>\n",
+        '{"name": "calc',
+        'ulate", "arguments": {"expression": ',
+        '"17*23"}',
+        "}\n</tool_call>",
+    ]
     deltas = _feed(_native_reader(), pieces)
     named = [d for d in deltas if d.name]
     assert len(named) == 1 and named[0].name == "calculate" and named[0].id and named[0].index == 0
@@ -71,8 +84,9 @@ def test_a_bare_or_fenced_call_object_is_a_call_in_the_native_layout():
     _, calls = parse_native_reply('```json\n{"name": "calculate", "arguments": {"expression": "1"}}\n```', [CALC])
     assert calls[0].name == "calculate"
     # text around a tagged call is its content
-    content, calls = parse_native_reply('Let me check.\n<tool_call>\n{"name": "calculate", "arguments": {}}\n'
-                                        '</tool_call>', [CALC])
+    content, calls = parse_native_reply(
+        'Let me check.\n<tool_call>\n{"name": "calculate", "arguments": {}}\n</tool_call>', [CALC]
+    )
     assert content == "Let me check." and calls[0].name == "calculate"
 
 
@@ -87,7 +101,7 @@ def test_native_parse_reports_cut_calls_and_unknown_tools():
 
 
 def test_json_layout_streams_the_decoded_answer():
-    pieces = ['{"answer": "', 'caf\\u00', 'e9 \\"ok', '\\"', ' done"}']
+    pieces = ['{"answer": "', "caf\\u00", 'e9 \\"ok', '\\"', ' done"}']
     deltas = _feed(_json_reader(), pieces)
     assert "".join(d.text for d in deltas) == 'café "ok" done' == deltas[-1].response.content
     assert deltas[0].text == "caf"  # the half escape waits for the rest
@@ -101,10 +115,10 @@ def test_json_layout_call_deltas_match_the_call():
 
 
 def test_decode_prefix_never_emits_half_an_escape_or_surrogate():
-    assert _decode_prefix('a\\') == "a"
-    assert _decode_prefix('a\\u00') == "a"
-    assert _decode_prefix('x\\ud83d') == "x"
-    assert _decode_prefix('x\\ud83d\\ude00') == "x\U0001F600"
+    assert _decode_prefix("a\\") == "a"
+    assert _decode_prefix("a\\u00") == "a"
+    assert _decode_prefix("x\\ud83d") == "x"
+    assert _decode_prefix("x\\ud83d\\ude00") == "x\U0001f600"
     assert _decode_prefix('done" ') == "done"
 
 
@@ -122,7 +136,7 @@ def test_native_grammar_offers_tagged_or_bare_calls_and_text():
     # with no tool offered, prose may not imitate a call anywhere (the demo's commentary once wrote calls as text)
     prose = re.compile(only_answer.split("TEXT: /", 1)[1].rsplit("/", 1)[0])
     assert prose.fullmatch("The trend is strong (strength 0.99); expect 453.0 in January.\n- seasonal")
-    for imitation in ('>{"name": "analyze_features"}', '<tool_call>', 'Now: {"name": "x"}', ' leading space'):
+    for imitation in ('>{"name": "analyze_features"}', "<tool_call>", 'Now: {"name": "x"}', " leading space"):
         assert not prose.fullmatch(imitation)
     # a JSON answer next to calls: only the tagged call form, so '{' starts the answer
     mixed = native_grammar([CALC], allow_answer=True, answer_schema={"type": "object"})
@@ -131,12 +145,17 @@ def test_native_grammar_offers_tagged_or_bare_calls_and_text():
 
 def test_native_history_uses_the_models_own_tags():
     call = ToolCall("c1", "calculate", {"expression": "17*23"})
-    msgs = [Message("user", "What is 17*23?"), Message("assistant", "", [call]),
-            Message("tool", "391", tool_call_id="c1")]
+    msgs = [
+        Message("user", "What is 17*23?"),
+        Message("assistant", "", [call]),
+        Message("tool", "391", tool_call_id="c1"),
+    ]
     out = render_messages(msgs, "TOOLS", layout="native", note="(Tools available now: submit.)")
     assert out[2]["content"] == '<tool_call>\n{"name": "calculate", "arguments": {"expression": "17*23"}}\n</tool_call>'
-    assert out[3] == {"role": "user",
-                      "content": "<tool_response>\n391\n</tool_response>\n\n(Tools available now: submit.)"}
+    assert out[3] == {
+        "role": "user",
+        "content": "<tool_response>\n391\n</tool_response>\n\n(Tools available now: submit.)",
+    }
     text = describe_tools([CALC], allow_answer=True, layout="native")
     assert "<tool_call></tool_call> XML tags" in text and "plain text" in text
 
@@ -181,8 +200,15 @@ def test_unconstrained_native_requests_carry_no_grammar():
 
 
 def test_llama_errors_become_model_errors_with_status():
-    err = llama_error({"code": 400, "type": "exceed_context_size_error", "n_prompt_tokens": 9000, "n_ctx": 8192,
-                       "message": "request (9000 tokens) exceeds the available context size"})
+    err = llama_error(
+        {
+            "code": 400,
+            "type": "exceed_context_size_error",
+            "n_prompt_tokens": 9000,
+            "n_ctx": 8192,
+            "message": "request (9000 tokens) exceeds the available context size",
+        }
+    )
     assert err.status == 400 and "9000 tokens" in str(err) and "8192" in str(err)
     assert llama_error({"code": 500, "message": "boom"}).status == 500
 
@@ -207,16 +233,24 @@ def _replying(monkeypatch, layout, replies):
 
     def chunks(request):
         requests.append(request)
-        yield {"choices": [{"delta": {"content": replies[len(requests) - 1]}}],
-               "timings": {"prompt_n": 10, "cache_n": 0, "predicted_n": 128}}
+        yield {
+            "choices": [{"delta": {"content": replies[len(requests) - 1]}}],
+            "timings": {"prompt_n": 10, "cache_n": 0, "predicted_n": 128},
+        }
+
     monkeypatch.setattr(model, "chunks", chunks)
     return model, requests
 
 
 def test_a_call_cut_at_max_tokens_is_asked_again_with_strings_that_fit(monkeypatch):
-    model, requests = _replying(monkeypatch, "native", [
-        '<tool_call>\n{"name": "calculate", "arguments": {"expression": "1+1+1+1+1+1',
-        '<tool_call>\n{"name": "calculate", "arguments": {"expression": "1+1"}}\n</tool_call>'])
+    model, requests = _replying(
+        monkeypatch,
+        "native",
+        [
+            '<tool_call>\n{"name": "calculate", "arguments": {"expression": "1+1+1+1+1+1',
+            '<tool_call>\n{"name": "calculate", "arguments": {"expression": "1+1"}}\n</tool_call>',
+        ],
+    )
     deltas = list(model.stream([Message("user", "1+1?")], [CALC], max_tokens=128))
     (call,) = deltas[-1].response.tool_calls
     assert call.error is None and call.arguments == {"expression": "1+1"}
@@ -227,23 +261,46 @@ def test_a_call_cut_at_max_tokens_is_asked_again_with_strings_that_fit(monkeypat
 
 
 def test_bounded_strings_fit_the_budget_together():
-    tool = ToolSpec("mail", "Send a mail.", {"type": "object", "properties": {
-        "to": {"type": "string"}, "subject": {"type": "string", "maxLength": 1000},
-        "tags": {"type": "array", "items": {"type": "string"}}, "kind": {"enum": ["a", "b"]}}})
+    tool = ToolSpec(
+        "mail",
+        "Send a mail.",
+        {
+            "type": "object",
+            "properties": {
+                "to": {"type": "string"},
+                "subject": {"type": "string", "maxLength": 1000},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "kind": {"enum": ["a", "b"]},
+            },
+        },
+    )
     args = tool_call_schema([tool], allow_answer=False, budget=120)["anyOf"][0]["properties"]["arguments"]
     props = args["properties"]
     # 6 strings at most (to, subject, 4 tags); a caller's own bound is dropped like every length keyword
     assert props["to"]["maxLength"] == props["subject"]["maxLength"] == 120 // 6
-    assert props["tags"]["maxItems"] == 4 and props["tags"]["items"]["maxLength"] == 20 and "maxLength" not in props["kind"]
+    assert (
+        props["tags"]["maxItems"] == 4
+        and props["tags"]["items"]["maxLength"] == 20
+        and "maxLength" not in props["kind"]
+    )
 
 
 def test_the_json_layout_retries_a_cut_call_under_an_llguidance_grammar(monkeypatch):
-    model, requests = _replying(monkeypatch, "json", ['{"tool": "calculate", "arguments": {"expression": "1+1+1+1+1+1',
-                                                      '{"tool": "calculate", "arguments": {"expression": "1+1"}}'])
+    model, requests = _replying(
+        monkeypatch,
+        "json",
+        [
+            '{"tool": "calculate", "arguments": {"expression": "1+1+1+1+1+1',
+            '{"tool": "calculate", "arguments": {"expression": "1+1"}}',
+        ],
+    )
     (call,) = model.complete([Message("user", "1+1?")], [CALC], max_tokens=128).tool_calls
     assert call.error is None and call.arguments == {"expression": "1+1"}
     assert "response_format" in requests[0] and "grammar" not in requests[0]
-    assert requests[1]["grammar"].startswith("%llguidance {}\nstart: %json ") and '"maxLength": 64' in requests[1]["grammar"]
+    assert (
+        requests[1]["grammar"].startswith("%llguidance {}\nstart: %json ")
+        and '"maxLength": 64' in requests[1]["grammar"]
+    )
 
 
 def test_a_typed_answer_schema_with_a_required_call_reads_a_bare_object_as_the_call():

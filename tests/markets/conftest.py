@@ -30,6 +30,14 @@ def raw() -> dict[str, pd.DataFrame]:
     out = {t: g.set_index("date").drop(columns="ticker") for t, g in data.groupby("ticker")}
     for sym, mod in (("SPX", sp500), ("COMP", nasdaq)):
         df = mod.load()
-        out[sym] = df.rename(columns={"Open": "open", "High": "high", "Low": "low", "Close": "close",
-                                      "Adj Close": "adj_close", "Volume": "volume"})
+        out[sym] = df.rename(
+            columns={
+                "Open": "open",
+                "High": "high",
+                "Low": "low",
+                "Close": "close",
+                "Adj Close": "adj_close",
+                "Volume": "volume",
+            }
+        )
     return out

@@ -26,26 +26,48 @@ def route(*tools: str, strategy="DIRECT", complexity="SIMPLE", max_turns=2) -> d
 def agent(store, turns, events: list[Event] | None = None) -> tuple[MarketsAgent, ScriptedModel]:
     """The model-driven path (classify, route, tool loop): what runs when the rules cannot read a question."""
     model = ScriptedModel(turns)
-    return MarketsAgent(model, store, on_event=[events.append] if events is not None else [],
-                        decide_by_rules=False), model
+    return MarketsAgent(
+        model, store, on_event=[events.append] if events is not None else [], decide_by_rules=False
+    ), model
 
 
 def test_seed_discovery_query_in_four_turns(store):
     rsi = ["RSI"]
-    final = ("No US stock in the data has an RSI below 30 as of 2013-03-01. AAPL is the closest at 32.78; "
-             "its nearest resistance is 435.0 and the 61.8% retracement is 599.99.")
+    final = (
+        "No US stock in the data has an RSI below 30 as of 2013-03-01. AAPL is the closest at 32.78; "
+        "its nearest resistance is 435.0 and the 61.8% retracement is 599.99."
+    )
     events: list[Event] = []
-    a, model = agent(store, [
-        classify("screener", [], ["screening", "technical", "patterns", "fibonacci"]),
-        route("stock_screener", "technical_indicators", "chart_patterns", "support_resistance", "fibonacci_levels",
-              strategy="ITERATIVE", complexity="COMPLEX", max_turns=6),
-        turn(call("stock_screener", conditions=["RSI < 30"], exchange="NASDAQ", limit=10),
-             call("stock_screener", conditions=["RSI < 30"], exchange="NYSE", limit=10)),
-        turn(*(call("technical_indicators", symbol=s, indicators=rsi) for s in ("AAPL", "MSFT", "GOOG", "FB", "IBM"))),
-        turn(call("chart_patterns", symbol="AAPL"), call("support_resistance", symbol="AAPL"),
-             call("fibonacci_levels", symbol="AAPL")),
-        final,
-    ], events)
+    a, model = agent(
+        store,
+        [
+            classify("screener", [], ["screening", "technical", "patterns", "fibonacci"]),
+            route(
+                "stock_screener",
+                "technical_indicators",
+                "chart_patterns",
+                "support_resistance",
+                "fibonacci_levels",
+                strategy="ITERATIVE",
+                complexity="COMPLEX",
+                max_turns=6,
+            ),
+            turn(
+                call("stock_screener", conditions=["RSI < 30"], exchange="NASDAQ", limit=10),
+                call("stock_screener", conditions=["RSI < 30"], exchange="NYSE", limit=10),
+            ),
+            turn(
+                *(call("technical_indicators", symbol=s, indicators=rsi) for s in ("AAPL", "MSFT", "GOOG", "FB", "IBM"))
+            ),
+            turn(
+                call("chart_patterns", symbol="AAPL"),
+                call("support_resistance", symbol="AAPL"),
+                call("fibonacci_levels", symbol="AAPL"),
+            ),
+            final,
+        ],
+        events,
+    )
     result = a.run(SEED)
 
     assert result.ok, result.errors
@@ -53,8 +75,11 @@ def test_seed_discovery_query_in_four_turns(store):
     assert result.classification.type == "screener" and result.route_source == "model"
     assert result.route.strategy == "ITERATIVE" and result.route.max_turns == 6
     names = [r.call.name for r in result.tool_calls]
-    assert names == ["stock_screener"] * 2 + ["technical_indicators"] * 5 + \
-        ["chart_patterns", "support_resistance", "fibonacci_levels"]
+    assert names == ["stock_screener"] * 2 + ["technical_indicators"] * 5 + [
+        "chart_patterns",
+        "support_resistance",
+        "fibonacci_levels",
+    ]
     assert all(r.ok for r in result.tool_calls)
     screens = [r.value for r in result.tool_calls[:2]]
     assert [s["count"] for s in screens] == [0, 0] and screens[0]["closest"][0]["symbol"] == "AAPL"
@@ -66,8 +91,13 @@ def test_seed_discovery_query_in_four_turns(store):
     assert tickers <= set(store.symbols)
     # each round offers the routed tools, with symbols narrowed to the store
     tool_rounds = [r for r in model.requests if r["tools"]]
-    assert tool_rounds[0]["tools"] == ["stock_screener", "technical_indicators", "chart_patterns",
-                                       "support_resistance", "fibonacci_levels"]
+    assert tool_rounds[0]["tools"] == [
+        "stock_screener",
+        "technical_indicators",
+        "chart_patterns",
+        "support_resistance",
+        "fibonacci_levels",
+    ]
     # follow-up calls are offered the screened symbols: NASDAQ's closest three, then NYSE's one
     assert a._screened == ["AAPL", "FB", "MSFT", "IBM"]
     props = a.tools.tools["chart_patterns"].spec(RunContext()).parameters["properties"]
@@ -81,10 +111,15 @@ def test_seed_discovery_query_in_four_turns(store):
 
 
 def test_symbol_schema_is_narrowed_to_the_query(store):
-    a, model = agent(store, [classify("stock_specific", ["Apple"], ["technical"]),
-                             route("technical_indicators"),
-                             turn(call("technical_indicators", symbol="AAPL", indicators=["RSI"])),
-                             "Apple's RSI is 32.78."])
+    a, model = agent(
+        store,
+        [
+            classify("stock_specific", ["Apple"], ["technical"]),
+            route("technical_indicators"),
+            turn(call("technical_indicators", symbol="AAPL", indicators=["RSI"])),
+            "Apple's RSI is 32.78.",
+        ],
+    )
     result = a.run("What is Apple's RSI?")
     assert result.ok and result.grounded
     narrowed = a.tools.tools["technical_indicators"].spec(RunContext()).parameters["properties"]
@@ -97,9 +132,15 @@ def test_symbol_schema_is_narrowed_to_the_query(store):
 
 
 def test_invalid_route_falls_back_to_rules(store):
-    a, model = agent(store, [classify("stock_specific", ["GOOG"], ["fibonacci"]),
-                             route("quote"),  # misses the Fibonacci tool the query names
-                             turn(call("fibonacci_levels", symbol="GOOG")), "See the levels above."])
+    a, model = agent(
+        store,
+        [
+            classify("stock_specific", ["GOOG"], ["fibonacci"]),
+            route("quote"),  # misses the Fibonacci tool the query names
+            turn(call("fibonacci_levels", symbol="GOOG")),
+            "See the levels above.",
+        ],
+    )
     result = a.run("Fibonacci retracements for GOOG")
     assert result.route_source == "rules" and result.model_tools == ["quote"]
     assert result.route.selected_tools == ["fibonacci_levels"]
@@ -108,8 +149,16 @@ def test_invalid_route_falls_back_to_rules(store):
 
 def test_unparseable_router_and_classifier_replies_use_rules(store):
     events: list[Event] = []
-    a, model = agent(store, ["not json", "nor this", turn(call("quote", symbol="IBM", date="2010-06-15")),
-                             "IBM closed at 129.79 on 2010-06-15."], events)
+    a, model = agent(
+        store,
+        [
+            "not json",
+            "nor this",
+            turn(call("quote", symbol="IBM", date="2010-06-15")),
+            "IBM closed at 129.79 on 2010-06-15.",
+        ],
+        events,
+    )
     result = a.run("What did IBM close at on 2010-06-15?")
     assert result.ok and result.classification.source == "rules" and result.route_source == "rules"
     assert result.tool_calls[0].value["close"] == 129.79 and result.grounded
@@ -117,8 +166,16 @@ def test_unparseable_router_and_classifier_replies_use_rules(store):
 
 
 def test_invented_number_is_rewritten_then_replaced_by_facts(store):
-    a, model = agent(store, [classify("stock_specific", ["MSFT"], ["price"]), route("quote"),
-                             turn(call("quote", symbol="MSFT")), "MSFT closed at 31.5.", "Still 31.5, trust me."])
+    a, model = agent(
+        store,
+        [
+            classify("stock_specific", ["MSFT"], ["price"]),
+            route("quote"),
+            turn(call("quote", symbol="MSFT")),
+            "MSFT closed at 31.5.",
+            "Still 31.5, trust me.",
+        ],
+    )
     result = a.run("What is Microsoft's last close?")
     assert not result.grounded and result.ungrounded == ["31.5"]
     assert result.answer == result.facts[0] and "27.95" in result.output and "31.5" not in result.output
@@ -126,8 +183,16 @@ def test_invented_number_is_rewritten_then_replaced_by_facts(store):
 
 
 def test_rewrite_that_fixes_the_number_is_kept(store):
-    a, model = agent(store, [classify("stock_specific", ["MSFT"], ["price"]), route("quote"),
-                             turn(call("quote", symbol="MSFT")), "MSFT closed at 31.5.", "MSFT closed at 27.95."])
+    a, model = agent(
+        store,
+        [
+            classify("stock_specific", ["MSFT"], ["price"]),
+            route("quote"),
+            turn(call("quote", symbol="MSFT")),
+            "MSFT closed at 31.5.",
+            "MSFT closed at 27.95.",
+        ],
+    )
     result = a.run("What is Microsoft's last close?")
     assert result.grounded and result.answer == "MSFT closed at 27.95."
 
@@ -141,27 +206,48 @@ def test_unknown_symbol_is_not_in_the_data(store):
 
 
 def test_unknown_company_name_from_the_model_entities(store):
-    a, model = agent(store, [classify("comparison", ["Tesla", "Apple"], ["comparison"]),
-                             route("quote"), turn(call("quote", symbol="AAPL")), "AAPL closed at 430.47."])
+    a, model = agent(
+        store,
+        [
+            classify("comparison", ["Tesla", "Apple"], ["comparison"]),
+            route("quote"),
+            turn(call("quote", symbol="AAPL")),
+            "AAPL closed at 430.47.",
+        ],
+    )
     result = a.run("Compare Tesla with Apple")
     assert result.classification.symbols == ["AAPL"] and result.classification.unknown == ["Tesla"]
     assert result.ok and result.output.startswith("Tesla is not in the data.") and "430.47" in result.output
 
 
 def test_date_outside_the_data_is_reported_not_invented(store):
-    a, model = agent(store, [classify("stock_specific", ["AAPL"], ["price"]), route("quote"),
-                             turn(call("quote", symbol="AAPL", date="2020-01-02")),
-                             "The data for AAPL ends on 2013-03-01, so there is no price for 2020-01-02."])
+    a, model = agent(
+        store,
+        [
+            classify("stock_specific", ["AAPL"], ["price"]),
+            route("quote"),
+            turn(call("quote", symbol="AAPL", date="2020-01-02")),
+            "The data for AAPL ends on 2013-03-01, so there is no price for 2020-01-02.",
+        ],
+    )
     result = a.run("What did AAPL close at on 2020-01-02?")
-    assert not result.tool_calls[0].ok and "outside the data for AAPL (2000-03-01 to 2013-03-01)" in \
-        result.tool_calls[0].content
+    assert (
+        not result.tool_calls[0].ok
+        and "outside the data for AAPL (2000-03-01 to 2013-03-01)" in result.tool_calls[0].content
+    )
     assert result.ok and result.grounded and result.facts == []
 
 
 def test_empty_screen_names_the_closest(store):
-    a, model = agent(store, [classify("screener", [], ["screening"]), route("stock_screener"),
-                             turn(call("stock_screener", conditions=["RSI > 90"])),
-                             "No stock has an RSI above 90."])
+    a, model = agent(
+        store,
+        [
+            classify("screener", [], ["screening"]),
+            route("stock_screener"),
+            turn(call("stock_screener", conditions=["RSI > 90"])),
+            "No stock has an RSI above 90.",
+        ],
+    )
     result = a.run("Which stocks have RSI above 90?")
     assert result.ok and result.tool_calls[0].value["matches"] == []
     assert "No symbol of 5 matches rsi_14 > 90; closest:" in result.output
@@ -182,46 +268,64 @@ def test_non_market_answer_with_invented_numbers_becomes_a_refusal(store):
 
 
 def test_local_model_one_call_per_turn_turns_direct_into_iterative(store):
-    model = ScriptedModel([classify("comparison", ["AAPL", "MSFT"], ["price"]), route("quote"),
-                           turn(call("quote", symbol="AAPL")), turn(call("quote", symbol="MSFT")),
-                           "AAPL 430.47, MSFT 27.95."])
+    model = ScriptedModel(
+        [
+            classify("comparison", ["AAPL", "MSFT"], ["price"]),
+            route("quote"),
+            turn(call("quote", symbol="AAPL")),
+            turn(call("quote", symbol="MSFT")),
+            "AAPL 430.47, MSFT 27.95.",
+        ]
+    )
     a = MarketsAgent(model, store, one_call_per_turn=True, decide_by_rules=False)
     result = a.run("Price of AAPL and MSFT")
     assert result.route.strategy == "ITERATIVE" and result.route.max_turns >= 2
     assert [r.value["symbol"] for r in result.tool_calls] == ["AAPL", "MSFT"] and result.grounded
 
 
-@pytest.mark.parametrize("query,tools", [
-    (SEED, ["stock_screener", "technical_indicators", "chart_patterns", "fibonacci_levels"]),
-    ("What did Apple close at on 2010-06-15?", ["quote"]),
-    ("Compare Apple and Microsoft returns in 2010", ["compare_symbols"]),
-    ("Where will IBM be in a month?", ["price_forecast"]),
-    ("Which stocks closed above their SMA200?", ["stock_screener"]),
-    ("Show support and resistance levels for GOOG.", ["support_resistance"]),
-    ("What is the capital of France?", []),
-])
+@pytest.mark.parametrize(
+    "query,tools",
+    [
+        (SEED, ["stock_screener", "technical_indicators", "chart_patterns", "fibonacci_levels"]),
+        ("What did Apple close at on 2010-06-15?", ["quote"]),
+        ("Compare Apple and Microsoft returns in 2010", ["compare_symbols"]),
+        ("Where will IBM be in a month?", ["price_forecast"]),
+        ("Which stocks closed above their SMA200?", ["stock_screener"]),
+        ("Show support and resistance levels for GOOG.", ["support_resistance"]),
+        ("What is the capital of France?", []),
+    ],
+)
 def test_rule_routes(store, query, tools):
     assert rule_classification(query, store).unknown == []
     assert rule_route(query, rule_classification(query, store)).selected_tools == tools
 
 
 def test_rule_fallback_reads_the_query_not_the_model_categories(store):
-    a, model = agent(store, [classify("stock_specific", ["AAPL"], ["price", "technical", "comparison"]),
-                             route(),  # no tools: invalid for a market question
-                             turn(call("technical_indicators", symbol="AAPL", indicators=["RSI"])), "RSI 32.78."])
+    a, model = agent(
+        store,
+        [
+            classify("stock_specific", ["AAPL"], ["price", "technical", "comparison"]),
+            route(),  # no tools: invalid for a market question
+            turn(call("technical_indicators", symbol="AAPL", indicators=["RSI"])),
+            "RSI 32.78.",
+        ],
+    )
     result = a.run("What is Apple's RSI?")
     assert result.route_source == "rules" and result.route.selected_tools == ["technical_indicators"]
     assert result.classification.categories == ["technical", "price", "comparison"]
 
 
-@pytest.mark.parametrize("model_type,rules_type,symbols,ok", [
-    ("comparison", "screener", [], False),        # the seed's screen, misread by a small model
-    ("stock_specific", "general", [], False),     # "What is the capital of France?"
-    ("general", "stock_specific", ["AAPL"], False),
-    ("comparison", "stock_specific", ["AAPL"], False),
-    ("market_overview", "stock_specific", ["AAPL"], True),
-    ("comparison", "comparison", ["AAPL", "MSFT"], True),
-])
+@pytest.mark.parametrize(
+    "model_type,rules_type,symbols,ok",
+    [
+        ("comparison", "screener", [], False),  # the seed's screen, misread by a small model
+        ("stock_specific", "general", [], False),  # "What is the capital of France?"
+        ("general", "stock_specific", ["AAPL"], False),
+        ("comparison", "stock_specific", ["AAPL"], False),
+        ("market_overview", "stock_specific", ["AAPL"], True),
+        ("comparison", "comparison", ["AAPL", "MSFT"], True),
+    ],
+)
 def test_model_type_is_checked_against_the_query(model_type, rules_type, symbols, ok):
     from orrery.markets.agent import consistent
 
@@ -229,17 +333,31 @@ def test_model_type_is_checked_against_the_query(model_type, rules_type, symbols
 
 
 def test_seed_query_misread_as_comparison_is_a_screen(store):
-    a, model = agent(store, [classify("comparison", ["RSI", "US Exchanges"], ["technical"]), "not a route",
-                             turn(call("stock_screener", conditions=["RSI < 30"])), "No match."])
+    a, model = agent(
+        store,
+        [
+            classify("comparison", ["RSI", "US Exchanges"], ["technical"]),
+            "not a route",
+            turn(call("stock_screener", conditions=["RSI < 30"])),
+            "No match.",
+        ],
+    )
     result = a.run(SEED)
     assert result.classification.type == "screener" and result.classification.source == "rules"
     assert result.route.selected_tools[0] == "stock_screener" and result.route.strategy == "ITERATIVE"
 
 
 def test_ungrounded_answer_after_a_tool_error_becomes_the_error(store):
-    a, model = agent(store, [classify("stock_specific", ["AAPL"], ["price"]), route("quote"),
-                             turn(call("quote", symbol="AAPL", date="2020-01-02")),
-                             "AAPL closed at 75.09.", "It was 75.09."])
+    a, model = agent(
+        store,
+        [
+            classify("stock_specific", ["AAPL"], ["price"]),
+            route("quote"),
+            turn(call("quote", symbol="AAPL", date="2020-01-02")),
+            "AAPL closed at 75.09.",
+            "It was 75.09.",
+        ],
+    )
     result = a.run("What did AAPL close at on 2020-01-02?")
     assert not result.grounded and "75.09" not in result.output
     assert result.answer.startswith("2020-01-02 is outside the data for AAPL (2000-03-01 to 2013-03-01)")
@@ -250,12 +368,17 @@ def test_each_domain_has_its_skill_file_and_crypto_gets_its_own():
 
     from orrery.markets.agent import MarketClassification, skill_for, skill_prompt
 
-    store = SimpleNamespace(symbols={
-        "BTC": SimpleNamespace(symbol="BTC", name="Bitcoin", kind="crypto", first="2020-01-01", last="2020-12-31"),
-        "AAPL": SimpleNamespace(symbol="AAPL", name="Apple", kind="stock", first="2000-01-03", last="2013-03-01")})
+    store = SimpleNamespace(
+        symbols={
+            "BTC": SimpleNamespace(symbol="BTC", name="Bitcoin", kind="crypto", first="2020-01-01", last="2020-12-31"),
+            "AAPL": SimpleNamespace(symbol="AAPL", name="Apple", kind="stock", first="2000-01-03", last="2013-03-01"),
+        }
+    )
     pick = lambda *symbols: skill_for(MarketClassification(type="stock_specific", symbols=list(symbols)), store)  # noqa: E731
     assert (pick("BTC"), pick("AAPL"), pick("BTC", "AAPL")) == ("crypto", "stock", "mixed")
-    assert "around the clock" in skill_prompt("crypto", store) and "BTC (Bitcoin, crypto" in skill_prompt("crypto", store)
+    assert "around the clock" in skill_prompt("crypto", store) and "BTC (Bitcoin, crypto" in skill_prompt(
+        "crypto", store
+    )
 
 
 def test_a_markets_trace_replays_through_the_installed_app(store, tmp_path, monkeypatch):
@@ -263,8 +386,12 @@ def test_a_markets_trace_replays_through_the_installed_app(store, tmp_path, monk
     from orrery.trace import TraceWriter, read_trace
 
     path = tmp_path / "markets.jsonl"
-    script = [classify("stock", ["AAPL"], ["technical"]), route("technical_indicators"),
-              turn(call("technical_indicators", symbol="AAPL", indicators=["RSI"])), "AAPL's RSI is 32.78."]
+    script = [
+        classify("stock", ["AAPL"], ["technical"]),
+        route("technical_indicators"),
+        turn(call("technical_indicators", symbol="AAPL", indicators=["RSI"])),
+        "AAPL's RSI is 32.78.",
+    ]
     MarketsAgent(ScriptedModel(script), store, on_event=[TraceWriter(path)]).run("What is Apple's RSI?")
     assert read_trace(path)[0]["agent"] == "markets"
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the app's own store, filled from shipped data
@@ -286,7 +413,8 @@ def test_four_symbol_question_runs_four_tools_in_one_step_without_a_routing_call
     result = a.run("Show support and resistance levels for Apple, IBM, Microsoft and Google on 2012-06-01.")
     assert result.ok and result.route_source == "rules" and model.index == 1  # the prose call only
     assert [(t.call.name, t.call.arguments) for t in result.tool_calls] == [
-        ("support_resistance", {"date": "2012-06-01", "symbol": s}) for s in ("AAPL", "IBM", "MSFT", "GOOG")]
+        ("support_resistance", {"date": "2012-06-01", "symbol": s}) for s in ("AAPL", "IBM", "MSFT", "GOOG")
+    ]
     start = next(i for i, e in enumerate(events) if isinstance(e, StepStart) and e.step == 2)
     end = next(i for i, e in enumerate(events) if isinstance(e, StepEnd) and e.step == 2)
     assert sum(isinstance(e, ToolCallEvent) for e in events[start:end]) == 4
@@ -302,8 +430,12 @@ def test_comparison_of_four_gives_every_value_and_the_winner(store, raw):
     result = a.run("Which had the worst return in 2007: AAPL, GOOG, IBM or MSFT?")
     (run,) = result.tool_calls
     assert run.call.name == "compare_symbols" and run.call.arguments == {
-        "symbols": ["AAPL", "GOOG", "IBM", "MSFT"], "metric": "return", "lowest": True, "start": "2007-01-01",
-        "end": "2007-12-31"}
+        "symbols": ["AAPL", "GOOG", "IBM", "MSFT"],
+        "metric": "return",
+        "lowest": True,
+        "start": "2007-01-01",
+        "end": "2007-12-31",
+    }
     for sym in ("AAPL", "GOOG", "IBM", "MSFT"):
         adj = raw[sym]["adj_close"].loc["2007"]
         assert f"{sym} {round(100 * (adj.iloc[-1] / adj.iloc[0] - 1), 2)}%" in result.output
@@ -328,8 +460,11 @@ def test_screen_over_a_named_list_reports_every_symbols_value(store, raw):
     a, model = rules_agent(store, ["AAPL and GOOG were below 30."])
     result = a.run("Among Apple, IBM, Microsoft and Google, which had a 14-day RSI below 30 on 2008-01-30?")
     (run,) = result.tool_calls
-    assert run.call.arguments == {"conditions": ["rsi_14 < 30"], "symbols": ["AAPL", "IBM", "MSFT", "GOOG"],
-                                  "date": "2008-01-30"}
+    assert run.call.arguments == {
+        "conditions": ["rsi_14 < 30"],
+        "symbols": ["AAPL", "IBM", "MSFT", "GOOG"],
+        "date": "2008-01-30",
+    }
     assert [m["symbol"] for m in run.value["matches"]] == ["AAPL", "GOOG"]
     for sym in ("AAPL", "IBM", "MSFT", "GOOG"):
         rsi = talib.RSI(raw[sym]["close"].loc[:"2008-01-30"].to_numpy(float), 14)[-1]
@@ -383,8 +518,9 @@ def test_unknown_ticker_alone_needs_no_model_call(store):
 
 def test_a_question_the_rules_cannot_fill_goes_to_the_model(store):
     # a screen, by the rules' classification; but "cheap" is no condition they read: the model routes and calls
-    a, model = rules_agent(store, [route("stock_screener"), turn(call("stock_screener", conditions=["close < 50"])),
-                                   "MSFT and FB."])
+    a, model = rules_agent(
+        store, [route("stock_screener"), turn(call("stock_screener", conditions=["close < 50"])), "MSFT and FB."]
+    )
     result = a.run("Find cheap stocks.")
     assert result.route_source == "model" and model.index == 3 and result.classification.source == "rules"
     assert result.tool_calls[0].call.arguments == {"conditions": ["close < 50"]}
@@ -417,8 +553,11 @@ def test_a_window_sets_the_highest_close_and_the_bars_a_pattern_tool_scans(store
     assert month.tool_calls[0].value["highest_close"] == round(close.max(), 2)
     assert f"highest close {round(close.max(), 2)} ({close.idxmax():%Y-%m-%d})" in month.output
     fib = a.run("Fibonacci levels for IBM in 2011")
-    assert fib.tool_calls[0].call.arguments == {"date": "2011-12-31", "symbol": "IBM",
-                                                "lookback": len(raw["IBM"].loc["2011"])}
+    assert fib.tool_calls[0].call.arguments == {
+        "date": "2011-12-31",
+        "symbol": "IBM",
+        "lookback": len(raw["IBM"].loc["2011"]),
+    }
 
 
 def test_a_tool_put_behind_approval_pauses_the_run_until_a_person_decides(store):

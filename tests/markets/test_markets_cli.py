@@ -29,8 +29,9 @@ def test_symbols_lists_the_store(store):
 
 def test_import_then_symbols(tmp_path):
     path = tmp_path / "acme.csv"
-    path.write_text("symbol,date,open,high,low,close,volume\nACME,2021-01-04,1,2,0.5,1.5,100\n"
-                    "ACME,2021-01-05,1.5,2.5,1,2,120\n")
+    path.write_text(
+        "symbol,date,open,high,low,close,volume\nACME,2021-01-04,1,2,0.5,1.5,100\nACME,2021-01-05,1.5,2.5,1,2,120\n"
+    )
     out = runner.invoke(app, ["import", str(path), "--store", str(tmp_path / "s"), "--exchange", "nyse"])
     assert out.exit_code == 0, out.output
     assert "imported ACME (2021-01-04 to 2021-01-05)" in out.output

@@ -39,16 +39,27 @@ from orrery.tools import RunContext
 
 
 def rows(n: int = 30, start: float = 10.0) -> list[dict]:
-    return [{"date": f"2024-01-{d:02d}", "open": start + d, "high": start + d + 1, "low": start + d - 1,
-             "close": start + d + 0.5, "volume": 1000 * d} for d in range(1, n + 1)]
+    return [
+        {
+            "date": f"2024-01-{d:02d}",
+            "open": start + d,
+            "high": start + d + 1,
+            "low": start + d - 1,
+            "close": start + d + 0.5,
+            "volume": 1000 * d,
+        }
+        for d in range(1, n + 1)
+    ]
 
 
 def fake_server(script):
     """`script`: (status, headers, body) answered in order, the last repeating; body None hangs, a str is sent as is.
     Each hit keeps the request's path."""
     return fake_http.fake_server(
-        script, lambda body: ("application/json", (body if isinstance(body, str) else json.dumps(body)).encode()),
-        lambda req: req.path)
+        script,
+        lambda body: ("application/json", (body if isinstance(body, str) else json.dumps(body)).encode()),
+        lambda req: req.path,
+    )
 
 
 @pytest.fixture()
@@ -95,8 +106,10 @@ def test_retries_run_out_and_client_errors_are_not_retried(mine):
     with fake_server([(503, {}, "down")]) as (url, hits), pytest.raises(ProviderError, match="HTTP 503 down.*tries: 2"):
         fetch(mine, ["ACME"], HttpProvider(url, max_retries=1, backoff=0.01))
     assert len(hits) == 2
-    with fake_server([(404, {}, '{"error": "unknown symbol"}')]) as (url, hits), \
-            pytest.raises(ProviderError, match="HTTP 404 .*unknown symbol.*tries: 1"):
+    with (
+        fake_server([(404, {}, '{"error": "unknown symbol"}')]) as (url, hits),
+        pytest.raises(ProviderError, match="HTTP 404 .*unknown symbol.*tries: 1"),
+    ):
         fetch(mine, ["NOPE"], HttpProvider(url, max_retries=3))
     assert len(hits) == 1 and batches(mine) == before
 
@@ -120,9 +133,17 @@ def test_a_malformed_row_is_refused_with_its_row_number_and_nothing_is_written(m
     assert batches(mine) == before and not {"GOOD", "BAD"} & set(Store(mine.root).symbols)
 
 
-@pytest.mark.parametrize("body,why", [({"rows": []}, "not a JSON list of daily rows"), ([], "no rows for ACME"),
-                                      ([{"date": 20240102, **{k: 1 for k in ("open", "high", "low", "close", "volume")}}],
-                                       "row 1: date is not a date")])
+@pytest.mark.parametrize(
+    "body,why",
+    [
+        ({"rows": []}, "not a JSON list of daily rows"),
+        ([], "no rows for ACME"),
+        (
+            [{"date": 20240102, **{k: 1 for k in ("open", "high", "low", "close", "volume")}}],
+            "row 1: date is not a date",
+        ),
+    ],
+)
 def test_answers_off_the_documented_shape_are_refused(mine, body, why):
     with fake_server([(200, {}, body)]) as (url, _), pytest.raises((ProviderError, DataError), match=why):
         fetch(mine, ["ACME"], HttpProvider(url))
@@ -138,8 +159,19 @@ def test_unreachable_url_is_one_line_and_exit_1(mine, monkeypatch, capsys):  # a
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    code, out, err = run_cli(monkeypatch, capsys, "markets", "fetch", "ACME", "--provider-url",
-                             f"http://127.0.0.1:{port}", "--retries", "1", "--store", mine.root)
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "markets",
+        "fetch",
+        "ACME",
+        "--provider-url",
+        f"http://127.0.0.1:{port}",
+        "--retries",
+        "1",
+        "--store",
+        mine.root,
+    )
     lines = err.strip().splitlines()
     assert code == 1 and len(lines) == 1 and "Traceback" not in out + err, err
     assert lines[0].startswith("error: price provider") and "could not be reached (ConnectError" in lines[0]
@@ -218,8 +250,10 @@ def _huge(h, declare: bool):
         h.wfile.write(chunk)
 
 
-@pytest.mark.parametrize("declare,why", [(True, "sent a 104,857,600-byte reply, over the 1,048,576-byte limit"),
-                                         (False, "sent more than 1,048,576 bytes")])
+@pytest.mark.parametrize(
+    "declare,why",
+    [(True, "sent a 104,857,600-byte reply, over the 1,048,576-byte limit"), (False, "sent more than 1,048,576 bytes")],
+)
 def test_a_100_mb_reply_is_refused_without_reading_it_all(mine, declare, why):
     seen = []
     with raw_server(lambda h: _huge(h, declare)) as url, pytest.raises(ProviderError, match=why):
@@ -230,12 +264,28 @@ def test_a_100_mb_reply_is_refused_without_reading_it_all(mine, declare, why):
     assert seen == []  # never parsed, and at most the cap plus one chunk was held
 
 
-@pytest.mark.parametrize("body,why", [("<html>maintenance</html>", "the answer is not JSON"),
-                                      ("[" * 10_000 + "]" * 10_000, "the answer is nested too deep")])
+@pytest.mark.parametrize(
+    "body,why",
+    [
+        ("<html>maintenance</html>", "the answer is not JSON"),
+        ("[" * 10_000 + "]" * 10_000, "the answer is nested too deep"),
+    ],
+)
 def test_replies_that_are_not_usable_json_are_one_line(mine, monkeypatch, capsys, body, why):
     with fake_server([(200, {}, body)]) as (url, _):
-        code, out, err = run_cli(monkeypatch, capsys, "markets", "fetch", "ACME", "--provider-url", url,
-                                 "--store", mine.root, "--cache-hours", "0")
+        code, out, err = run_cli(
+            monkeypatch,
+            capsys,
+            "markets",
+            "fetch",
+            "ACME",
+            "--provider-url",
+            url,
+            "--store",
+            mine.root,
+            "--cache-hours",
+            "0",
+        )
     lines = err.strip().splitlines()
     assert code == 1 and len(lines) == 1 and why in lines[0] and "Traceback" not in out + err, err
 
@@ -243,17 +293,42 @@ def test_replies_that_are_not_usable_json_are_one_line(mine, monkeypatch, capsys
 @pytest.mark.parametrize("retry_after", ["-5", "nan", "inf", "soon"])
 def test_a_bad_retry_after_falls_back_to_the_backoff(mine, monkeypatch, capsys, retry_after):
     with fake_server([(429, {"Retry-After": retry_after}, "slow down"), (200, {}, rows(3))]) as (url, hits):
-        code, out, err = run_cli(monkeypatch, capsys, "markets", "fetch", "ACME", "--provider-url", url,
-                                 "--store", mine.root, "--cache-hours", "0")
+        code, out, err = run_cli(
+            monkeypatch,
+            capsys,
+            "markets",
+            "fetch",
+            "ACME",
+            "--provider-url",
+            url,
+            "--store",
+            mine.root,
+            "--cache-hours",
+            "0",
+        )
     assert code == 0 and len(hits) == 2 and "imported ACME" in out, err
 
 
 def fmp_history(symbol: str, n: int = 5) -> dict:
     """A reply in the shape FMP documents for /api/v3/historical-price-full/{symbol} (newest first)."""
-    days = [{"date": f"2024-01-{d:02d}", "open": 100.0 + d, "high": 102.0 + d, "low": 99.0 + d, "close": 101.0 + d,
-             "adjClose": 100.5 + d, "volume": 1_000_000 + d, "unadjustedVolume": 1_000_000 + d, "change": 1.0,
-             "changePercent": 0.99, "vwap": 100.7 + d, "label": f"January {d:02d}, 24", "changeOverTime": 0.0099}
-            for d in range(2, 2 + n)]
+    days = [
+        {
+            "date": f"2024-01-{d:02d}",
+            "open": 100.0 + d,
+            "high": 102.0 + d,
+            "low": 99.0 + d,
+            "close": 101.0 + d,
+            "adjClose": 100.5 + d,
+            "volume": 1_000_000 + d,
+            "unadjustedVolume": 1_000_000 + d,
+            "change": 1.0,
+            "changePercent": 0.99,
+            "vwap": 100.7 + d,
+            "label": f"January {d:02d}, 24",
+            "changeOverTime": 0.0099,
+        }
+        for d in range(2, 2 + n)
+    ]
     return {"symbol": symbol, "historical": days[::-1]}
 
 
@@ -269,8 +344,9 @@ def test_fmp_replies_land_in_the_store_and_the_key_is_never_printed(mine, monkey
     answer = {"Error Message": "Invalid API KEY. Feel free to create a Free API Key."}
     with fake_server([(401, {}, answer)]) as (url, _):
         monkeypatch.setenv(FMP_URL_ENV, url)
-        code, out, err = run_cli(monkeypatch, capsys, "markets", "fetch", "AMD", "--provider", "fmp",
-                                 "--store", mine.root)
+        code, out, err = run_cli(
+            monkeypatch, capsys, "markets", "fetch", "AMD", "--provider", "fmp", "--store", mine.root
+        )
     assert code == 1 and "HTTP 401" in err and "Invalid API KEY" in err and "s3cret-key" not in out + err, err
     with fake_server([(200, {}, answer)]) as (url, _), pytest.raises(ProviderError, match="Invalid API KEY"):
         FmpProvider(base_url=url).daily("AMD")
@@ -281,9 +357,21 @@ def test_fmp_replies_land_in_the_store_and_the_key_is_never_printed(mine, monkey
 
 def test_fmp_answers_in_the_list_shape_of_its_stable_endpoints_are_read_too(monkeypatch):
     monkeypatch.setenv(FMP_ENV, "k")
-    days = [{"symbol": "AMD", "date": "2024-01-03", "open": 2.0, "high": 3.0, "low": 1.5, "close": 2.5, "volume": 7,
-             "change": 0.5, "changePercent": 25.0, "vwap": 2.2},
-            {"symbol": "AMD", "date": "2024-01-02", "open": 1.0, "high": 2.0, "low": 0.5, "close": 2.0, "volume": 5}]
+    days = [
+        {
+            "symbol": "AMD",
+            "date": "2024-01-03",
+            "open": 2.0,
+            "high": 3.0,
+            "low": 1.5,
+            "close": 2.5,
+            "volume": 7,
+            "change": 0.5,
+            "changePercent": 25.0,
+            "vwap": 2.2,
+        },
+        {"symbol": "AMD", "date": "2024-01-02", "open": 1.0, "high": 2.0, "low": 0.5, "close": 2.0, "volume": 5},
+    ]
     with fake_server([(200, {}, days)]) as (url, _):
         got = FmpProvider(base_url=url).daily("AMD")
     assert got["close"].tolist() == [2.5, 2.0] and got["adj_close"].tolist() == [2.5, 2.0]
@@ -322,11 +410,14 @@ def test_the_cache_answers_a_second_ask_without_the_network(tmp_path):
 
 def test_the_cli_caches_fetches_under_the_store(mine, monkeypatch, capsys):
     with fake_server([(200, {}, rows(3))]) as (url, hits):
-        assert run_cli(monkeypatch, capsys, "markets", "fetch", "ACME", "--provider-url", url,
-                       "--store", mine.root)[0] == 0
+        assert (
+            run_cli(monkeypatch, capsys, "markets", "fetch", "ACME", "--provider-url", url, "--store", mine.root)[0]
+            == 0
+        )
         assert run_cli(monkeypatch, capsys, "markets", "remove", "ACME", "--store", mine.root)[0] == 0
-        code, out, _ = run_cli(monkeypatch, capsys, "markets", "fetch", "ACME", "--provider-url", url,
-                               "--store", mine.root)
+        code, out, _ = run_cli(
+            monkeypatch, capsys, "markets", "fetch", "ACME", "--provider-url", url, "--store", mine.root
+        )
     assert code == 0 and len(hits) == 1 and "imported ACME" in out
 
 

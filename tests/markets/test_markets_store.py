@@ -30,8 +30,19 @@ def test_a_second_store_reuses_the_files(store):
     assert again.symbols == store.symbols
 
 
-@pytest.mark.parametrize("name,sym", [("Apple", "AAPL"), ("aapl", "AAPL"), ("$MSFT", "MSFT"), ("S&P 500", "SPX"),
-                                      ("Microsoft Corp.", "MSFT"), ("GOOG.", "GOOG"), ("meta", "FB"), ("Nasdaq Composite", "COMP")])
+@pytest.mark.parametrize(
+    "name,sym",
+    [
+        ("Apple", "AAPL"),
+        ("aapl", "AAPL"),
+        ("$MSFT", "MSFT"),
+        ("S&P 500", "SPX"),
+        ("Microsoft Corp.", "MSFT"),
+        ("GOOG.", "GOOG"),
+        ("meta", "FB"),
+        ("Nasdaq Composite", "COMP"),
+    ],
+)
 def test_names_resolve_to_symbols(store, name, sym):
     assert store.resolve(name) == sym
 
@@ -41,13 +52,16 @@ def test_unknown_symbol_says_not_in_the_data(store):
         store.resolve("TSLA")
 
 
-@pytest.mark.parametrize("text,found", [
-    ("How is Apple doing against MSFT?", ["AAPL", "MSFT"]),
-    ("Find stocks on NASDAQ with RSI < 30", []),
-    ("How did the Nasdaq do in 2018?", ["COMP"]),
-    ("Compare the S&P 500 with Google", ["SPX", "GOOG"]),
-    ("fb is lower case here, FB is not", ["FB"]),
-])
+@pytest.mark.parametrize(
+    "text,found",
+    [
+        ("How is Apple doing against MSFT?", ["AAPL", "MSFT"]),
+        ("Find stocks on NASDAQ with RSI < 30", []),
+        ("How did the Nasdaq do in 2018?", ["COMP"]),
+        ("Compare the S&P 500 with Google", ["SPX", "GOOG"]),
+        ("fb is lower case here, FB is not", ["FB"]),
+    ],
+)
 def test_symbols_found_in_text(store, text, found):
     assert store.find_in_text(text) == found
 
@@ -71,8 +85,16 @@ def test_bad_rows_are_refused_with_row_numbers_and_nothing_is_written(tmp_path):
     mine = Store(tmp_path / "s")
     before = sorted(p.name for p in (mine.root / "prices").iterdir())
     good = _csv(tmp_path, "good.csv", ["GOOD,2020-01-02,10,11,9,10.5,1000"])
-    bad = _csv(tmp_path, "bad.csv", ["ACME,2020-01-02,10,11,9,10.5,1000", "ACME,not a date,10,11,9,10.5,1000",
-                                     "ACME,2020-01-04,10,9,9,10.5,1000", "ACME,2020-01-05,10,11,9,abc,1000"])
+    bad = _csv(
+        tmp_path,
+        "bad.csv",
+        [
+            "ACME,2020-01-02,10,11,9,10.5,1000",
+            "ACME,not a date,10,11,9,10.5,1000",
+            "ACME,2020-01-04,10,9,9,10.5,1000",
+            "ACME,2020-01-05,10,11,9,abc,1000",
+        ],
+    )
     with pytest.raises(DataError) as err:
         mine.import_files([good, bad])
     msg = str(err.value)
@@ -91,10 +113,13 @@ def test_import_never_overwrites_a_symbol(tmp_path):
     assert mine.prices("AAPL").index[-1] == pd.Timestamp("2013-03-01")
 
 
-@pytest.mark.parametrize("content,message", [
-    ("date,close\n2020-01-01,3\n", "missing column"),
-    ("symbol,date,open,high,low,close,volume\n", "no rows"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        ("date,close\n2020-01-01,3\n", "missing column"),
+        ("symbol,date,open,high,low,close,volume\n", "no rows"),
+    ],
+)
 def test_malformed_files(tmp_path, content, message):
     path = tmp_path / "x.csv"
     path.write_text(content)
@@ -104,9 +129,18 @@ def test_malformed_files(tmp_path, content, message):
 
 def test_parquet_import_and_unknown_suffix(tmp_path):
     mine = Store(tmp_path / "s")
-    df = pd.DataFrame({"Ticker": ["ZZZ"] * 3, "Date": pd.date_range("2021-01-04", periods=3),
-                       "Open": [1.0, 2, 3], "High": [2.0, 3, 4], "Low": [0.5, 1, 2], "Close": [1.5, 2.5, 3.5],
-                       "Adj Close": [1.4, 2.4, 3.4], "Volume": [10, 20, 30]})
+    df = pd.DataFrame(
+        {
+            "Ticker": ["ZZZ"] * 3,
+            "Date": pd.date_range("2021-01-04", periods=3),
+            "Open": [1.0, 2, 3],
+            "High": [2.0, 3, 4],
+            "Low": [0.5, 1, 2],
+            "Close": [1.5, 2.5, 3.5],
+            "Adj Close": [1.4, 2.4, 3.4],
+            "Volume": [10, 20, 30],
+        }
+    )
     df.to_parquet(tmp_path / "z.parquet")
     assert mine.import_files([tmp_path / "z.parquet"]) == ["ZZZ"]
     assert mine.prices("ZZZ")["adj_close"].tolist() == [1.4, 2.4, 3.4]
@@ -142,8 +176,16 @@ except Exception as exc:
 def test_two_processes_importing_one_new_symbol_add_it_once(mine, tmp_path):
     path = _csv(tmp_path, "acme.csv", [f"ACME,2020-01-{d:02d},10,11,9,10.5,1000" for d in range(1, 11)])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    procs = [subprocess.Popen([sys.executable, "-c", _SLOW_IMPORT, str(mine.root), str(path)], env=env, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _SLOW_IMPORT, str(mine.root), str(path)],
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(2)
+    ]
     outs = sorted(p.communicate(timeout=120)[0].strip() for p in procs)
     assert outs[0].startswith("OK ['ACME']") and outs[1].startswith("REFUSED ACME already in the store"), outs
     again = Store(mine.root)
@@ -152,25 +194,39 @@ def test_two_processes_importing_one_new_symbol_add_it_once(mine, tmp_path):
 
 def test_a_utc_offset_keeps_the_day_it_was_written_for(mine, tmp_path):
     path = tmp_path / "tz.csv"
-    path.write_text("symbol,date,open,high,low,close,volume\nTZA,2024-01-02T20:00:00-05:00,10,11,9,10.5,100\n"
-                    "TZA,2024-01-03T23:30:00+01:00,10,11,9,10.5,100\nTZA,2024-01-04T00:00:00Z,10,11,9,10.5,100\n")
+    path.write_text(
+        "symbol,date,open,high,low,close,volume\nTZA,2024-01-02T20:00:00-05:00,10,11,9,10.5,100\n"
+        "TZA,2024-01-03T23:30:00+01:00,10,11,9,10.5,100\nTZA,2024-01-04T00:00:00Z,10,11,9,10.5,100\n"
+    )
     mine.import_files([path])
     assert [f"{d:%Y-%m-%d %H:%M}" for d in mine.prices("TZA").index] == [
-        "2024-01-02 00:00", "2024-01-03 00:00", "2024-01-04 00:00"]
+        "2024-01-02 00:00",
+        "2024-01-03 00:00",
+        "2024-01-04 00:00",
+    ]
 
 
 def test_a_tz_aware_parquet_is_read_on_its_own_calendar_day(mine, tmp_path):
     ny = pd.DatetimeIndex(["2024-01-02 20:00", "2024-01-03 20:00"]).tz_localize("America/New_York")
-    df = pd.DataFrame({"symbol": "NYC", "date": ny, "open": 10.0, "high": 11.0, "low": 9.0, "close": 10.5,
-                       "volume": 100})
+    df = pd.DataFrame(
+        {"symbol": "NYC", "date": ny, "open": 10.0, "high": 11.0, "low": 9.0, "close": 10.5, "volume": 100}
+    )
     df.to_parquet(tmp_path / "ny.parquet")
     mine.import_files([tmp_path / "ny.parquet"])
     assert [f"{d:%Y-%m-%d}" for d in mine.prices("NYC").index] == ["2024-01-02", "2024-01-03"]
 
 
 def test_intraday_rows_are_aggregated_to_one_daily_row(mine, tmp_path):
-    path = _csv(tmp_path, "intra.csv", ["INTRA,2024-01-02 09:30,10,12,9,11,100", "INTRA,2024-01-02 16:00,11,15,8,14,50",
-                                        "INTRA,2024-01-02 12:00,11,13,10,12,25", "INTRA,2024-01-03 10:00,14,14,13,13.5,7"])
+    path = _csv(
+        tmp_path,
+        "intra.csv",
+        [
+            "INTRA,2024-01-02 09:30,10,12,9,11,100",
+            "INTRA,2024-01-02 16:00,11,15,8,14,50",
+            "INTRA,2024-01-02 12:00,11,13,10,12,25",
+            "INTRA,2024-01-03 10:00,14,14,13,13.5,7",
+        ],
+    )
     mine.import_files([path])
     got = mine.prices("INTRA")
     assert list(got.index) == [pd.Timestamp("2024-01-02"), pd.Timestamp("2024-01-03")]
@@ -191,7 +247,9 @@ def test_parquet_integer_dates_are_read_as_yyyymmdd_and_others_refused(mine, tmp
 
 def test_remove_undoes_an_import_and_refuses_shipped_symbols(mine, tmp_path):
     before = sorted(p.name for sub in ("prices", "symbols") for p in (mine.root / sub).iterdir())
-    mine.import_files([_csv(tmp_path, "two.csv", ["ONE,2020-01-02,10,11,9,10.5,1000", "TWO,2020-01-02,10,11,9,10.5,1"])])
+    mine.import_files(
+        [_csv(tmp_path, "two.csv", ["ONE,2020-01-02,10,11,9,10.5,1000", "TWO,2020-01-02,10,11,9,10.5,1"])]
+    )
     assert mine.remove("one").symbol == "ONE"
     assert "ONE" not in Store(mine.root).symbols and Store(mine.root).symbols["TWO"].rows == 1  # its batch kept TWO
     mine.remove("TWO")
@@ -210,12 +268,15 @@ def test_an_import_file_over_the_cap_is_refused_before_it_is_read(mine, tmp_path
         mine.import_files([path], max_bytes=500)
 
 
-@pytest.mark.parametrize("name,content,message", [
-    ("bin.csv", bytes(range(256)) * 8, "is not UTF-8 text"),
-    ("bin.parquet", b"PAR1" + bytes(range(256)) * 8, "is not a readable Parquet file"),
-    ("empty.csv", b"", "is empty"),
-    ("blank.parquet", b"", "is empty"),
-])
+@pytest.mark.parametrize(
+    "name,content,message",
+    [
+        ("bin.csv", bytes(range(256)) * 8, "is not UTF-8 text"),
+        ("bin.parquet", b"PAR1" + bytes(range(256)) * 8, "is not a readable Parquet file"),
+        ("empty.csv", b"", "is empty"),
+        ("blank.parquet", b"", "is empty"),
+    ],
+)
 def test_unreadable_import_files_are_data_errors(mine, tmp_path, name, content, message):
     (tmp_path / name).write_bytes(content)
     with pytest.raises(DataError, match=message):

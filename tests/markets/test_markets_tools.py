@@ -62,10 +62,21 @@ def test_indicators_match_talib(ctx, raw):
     macd, sig, hist = talib.MACD(c, 12, 26, 9)
     upper, mid, lower = talib.BBANDS(c, 20, 2, 2)
     k, dd = talib.STOCH(h, lo, c, 14, 3, 0, 3, 0)
-    want = {"rsi_14": talib.RSI(c, 14)[-1], "macd": macd[-1], "macd_signal": sig[-1], "macd_hist": hist[-1],
-            "bb_upper": upper[-1], "bb_lower": lower[-1], "sma_200": talib.SMA(c, 200)[-1],
-            "sma_50": c[-50:].mean(), "ema_26": talib.EMA(c, 26)[-1], "atr_14": talib.ATR(h, lo, c, 14)[-1],
-            "stoch_k": k[-1], "stoch_d": dd[-1], "adx_14": talib.ADX(h, lo, c, 14)[-1]}
+    want = {
+        "rsi_14": talib.RSI(c, 14)[-1],
+        "macd": macd[-1],
+        "macd_signal": sig[-1],
+        "macd_hist": hist[-1],
+        "bb_upper": upper[-1],
+        "bb_lower": lower[-1],
+        "sma_200": talib.SMA(c, 200)[-1],
+        "sma_50": c[-50:].mean(),
+        "ema_26": talib.EMA(c, 26)[-1],
+        "atr_14": talib.ATR(h, lo, c, 14)[-1],
+        "stoch_k": k[-1],
+        "stoch_d": dd[-1],
+        "adx_14": talib.ADX(h, lo, c, 14)[-1],
+    }
     for key, value in want.items():
         assert got[key] == pytest.approx(value, abs=0.006), key
     assert got["obv"] == int(round(talib.OBV(c, v)[-1]))
@@ -98,7 +109,9 @@ def test_candlestick_patterns_match_talib(ctx, raw):
 
 def _pandas_pivots(high: pd.Series, low: pd.Series) -> list[float]:
     """Pivot highs of the high and pivot lows of the low: extremes of a centred 11-bar window."""
-    return list(high[high == high.rolling(11, center=True).max()]) + list(low[low == low.rolling(11, center=True).min()])
+    return list(high[high == high.rolling(11, center=True).max()]) + list(
+        low[low == low.rolling(11, center=True).min()]
+    )
 
 
 def test_support_resistance(ctx, raw):
@@ -126,8 +139,10 @@ def test_fibonacci(ctx, raw):
 
 def _frame(close: np.ndarray) -> pd.DataFrame:
     idx = pd.bdate_range("2020-01-01", periods=len(close))
-    return pd.DataFrame({"open": close, "high": close * 1.01, "low": close * 0.99, "close": close,
-                         "adj_close": close, "volume": 1e6}, index=idx)
+    return pd.DataFrame(
+        {"open": close, "high": close * 1.01, "low": close * 0.99, "close": close, "adj_close": close, "volume": 1e6},
+        index=idx,
+    )
 
 
 def _path(*points: tuple[int, float]) -> np.ndarray:
@@ -152,8 +167,11 @@ def test_chart_patterns_on_constructed_shapes():
 def test_screener_matches_talib_on_every_symbol(ctx, raw):
     date = "2008-10-10"  # the 2008 crash: several stocks oversold
     got = T.stock_screener.fn(ctx, ["RSI < 30"], date=date)
-    rsi = {s: talib.RSI(arr(d, "close", date), 14)[-1] for s, d in raw.items() if s not in ("SPX", "COMP")
-           and d.index[0] <= pd.Timestamp(date)}
+    rsi = {
+        s: talib.RSI(arr(d, "close", date), 14)[-1]
+        for s, d in raw.items()
+        if s not in ("SPX", "COMP") and d.index[0] <= pd.Timestamp(date)
+    }
     assert {m["symbol"] for m in got["matches"]} == {s for s, v in rsi.items() if v < 30} != set()
     assert [m["rsi_14"] for m in got["matches"]] == sorted(m["rsi_14"] for m in got["matches"])
 

@@ -29,5 +29,4 @@ def factory(_llm: object = None) -> SlowAgent:
     return SlowAgent()
 
 
-APP = App(name="slow", description="Waits a minute, reporting progress.", agent="slow_app:factory",
-          message="anything")
+APP = App(name="slow", description="Waits a minute, reporting progress.", agent="slow_app:factory", message="anything")

@@ -22,10 +22,13 @@ def broken(mode: str, **options) -> MCPServerStdio:
     return MCPServerStdio(sys.executable, [BROKEN, mode], name=mode, **options)
 
 
-@pytest.mark.parametrize("mode, wait, says", [
-    ("exit", 30, "MCP server 'exit' could not start"),  # seen when its stdout closes, long before the 30 s
-    ("hang", 3, "MCP server 'hang' did not answer within 3s of starting"),
-])
+@pytest.mark.parametrize(
+    "mode, wait, says",
+    [
+        ("exit", 30, "MCP server 'exit' could not start"),  # seen when its stdout closes, long before the 30 s
+        ("hang", 3, "MCP server 'hang' did not answer within 3s of starting"),
+    ],
+)
 def test_a_server_that_cannot_start_ends_the_run_in_one_line(mode, wait, says):
     started = time.monotonic()
     result = Agent(ScriptedModel(["unused"]), [broken(mode, connect_timeout=wait)]).run("hi")
@@ -62,6 +65,7 @@ def test_a_server_that_dies_mid_run_is_an_observation_at_once():
     started = time.monotonic()
     result = Agent(model, [broken("crash", timeout=30)]).run("hi")
     assert result.ok and result.output == "the server is gone"
-    assert all(not r.ok and "MCP server 'crash'" in r.content and "Connection closed" in r.content
-               for r in result.tool_calls)
+    assert all(
+        not r.ok and "MCP server 'crash'" in r.content and "Connection closed" in r.content for r in result.tool_calls
+    )
     assert time.monotonic() - started < 15  # not the 30 s timeout

@@ -22,8 +22,9 @@ pytestmark = pytest.mark.integration
 
 
 def test_chat_takes_mcp_servers_beside_its_own_tools():
-    model = ScriptedModel([turn(call("time_get_current_time", timezone="Etc/UTC"), call("calculate", expression="6*7")),
-                           "42, at noon"])
+    model = ScriptedModel(
+        [turn(call("time_get_current_time", timezone="Etc/UTC"), call("calculate", expression="6*7")), "42, at noon"]
+    )
     result = chat_agent(model, mcp_servers=[TIME]).run("time and a sum")
     assert [r.ok for r in result.tool_calls] == [True, True]
     assert '"timezone": "Etc/UTC"' in result.tool_calls[0].content and result.tool_calls[1].content == "42"
@@ -43,10 +44,27 @@ def test_the_operators_config_file_gives_the_chat_agent_its_servers(tmp_path, mo
 
 def test_orrery_chat_with_a_server_that_will_not_start_says_so_in_one_line(tmp_path):
     broken = f"{sys.executable} {ROOT / 'tests' / 'mcp' / 'servers' / 'broken.py'} exit"
-    done = subprocess.run([sys.executable, "-m", "orrery", "chat", "--llm", "http://127.0.0.1:9/v1", "-m", "hi",
-                           "--mcp", broken, "--trace", str(tmp_path / "t.jsonl")],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "orrery",
+            "chat",
+            "--llm",
+            "http://127.0.0.1:9/v1",
+            "-m",
+            "hi",
+            "--mcp",
+            broken,
+            "--trace",
+            str(tmp_path / "t.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "MCP server 'broken' could not start" in lines[0]

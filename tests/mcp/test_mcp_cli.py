@@ -28,11 +28,26 @@ pytestmark = pytest.mark.integration
 
 def chunks(*, text: str = "", tool: str = "", arguments: dict | None = None) -> list[dict]:
     """One streamed chat completion: a text answer or one tool call."""
-    delta = {"role": "assistant", "content": text} if text else {"role": "assistant", "tool_calls": [
-        {"index": 0, "id": "call_1", "type": "function", "function": {"name": tool, "arguments": json.dumps(arguments)}}]}
+    delta = (
+        {"role": "assistant", "content": text}
+        if text
+        else {
+            "role": "assistant",
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": tool, "arguments": json.dumps(arguments)},
+                }
+            ],
+        }
+    )
     head = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m"}
-    return [{**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
-            {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls" if tool else "stop"}]}]
+    return [
+        {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+        {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls" if tool else "stop"}]},
+    ]
 
 
 def encode(payload):
@@ -40,16 +55,37 @@ def encode(payload):
 
 
 def chat(llm_url: str, mcp: str, tmp_path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "orrery", "chat", "--model", f"{llm_url}/v1", "-m", "go", "--mcp", mcp,
-                           "--trace", str(tmp_path / "t.jsonl")], capture_output=True, text=True, timeout=120,
-                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"})
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "orrery",
+            "chat",
+            "--model",
+            f"{llm_url}/v1",
+            "-m",
+            "go",
+            "--mcp",
+            mcp,
+            "--trace",
+            str(tmp_path / "t.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
+    )
 
 
 def test_orrery_chat_with_a_stdio_server_by_its_command_line(tmp_path):
-    script = [(200, {}, chunks(tool="time_get_current_time", arguments={"timezone": "Asia/Tokyo"})),
-              (200, {}, chunks(text="Tokyo time, from the server."))]
-    with fake_http.fake_server(script, encode, lambda r: json.loads(r.rfile.read(int(r.headers["Content-Length"])))) \
-            as (url, hits):
+    script = [
+        (200, {}, chunks(tool="time_get_current_time", arguments={"timezone": "Asia/Tokyo"})),
+        (200, {}, chunks(text="Tokyo time, from the server.")),
+    ]
+    with fake_http.fake_server(
+        script, encode, lambda r: json.loads(r.rfile.read(int(r.headers["Content-Length"])))
+    ) as (url, hits):
         done = chat(url, TIME, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "time_get_current_time" in [t["function"]["name"] for t in hits[0][1]["tools"]]
@@ -60,10 +96,17 @@ def test_orrery_chat_with_a_stdio_server_by_its_command_line(tmp_path):
 
 def test_orrery_chat_with_orrery_mcp_by_its_url(tmp_path):
     settings = Settings(model=ScriptedModel(["It is 42."]), apps={"chat": discover()["chat"]})
-    script = [(200, {}, chunks(tool="mcp_chat", arguments={"message": "What is 6*7?"})),
-              (200, {}, chunks(text="The other agent says 42."))]
-    with HTTPServer(settings) as mcp_url, fake_http.fake_server(
-            script, encode, lambda r: json.loads(r.rfile.read(int(r.headers["Content-Length"])))) as (url, hits):
+    script = [
+        (200, {}, chunks(tool="mcp_chat", arguments={"message": "What is 6*7?"})),
+        (200, {}, chunks(text="The other agent says 42.")),
+    ]
+    with (
+        HTTPServer(settings) as mcp_url,
+        fake_http.fake_server(script, encode, lambda r: json.loads(r.rfile.read(int(r.headers["Content-Length"])))) as (
+            url,
+            hits,
+        ),
+    ):
         done = chat(url, mcp_url, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "The other agent says 42." in done.stdout + done.stderr

@@ -31,11 +31,13 @@ def everything(**options) -> MCPServerStdio:
 
 def test_time_server_tools_through_the_agent_loop():
     server = MCPServerStdio(TIME)
-    model = ScriptedModel([
-        turn(call("time_get_current_time", timezone="Europe/Paris")),
-        turn(call("time_get_current_time", timezone="Mars/Olympus"), call("time_get_current_time", tz="UTC")),
-        "It is evening in Paris.",
-    ])
+    model = ScriptedModel(
+        [
+            turn(call("time_get_current_time", timezone="Europe/Paris")),
+            turn(call("time_get_current_time", timezone="Mars/Olympus"), call("time_get_current_time", tz="UTC")),
+            "It is evening in Paris.",
+        ]
+    )
     result = Agent(model, [server]).run("What time is it in Paris?")
     assert result.ok and result.output == "It is evening in Paris."
     offered = {s.name: s for s in model.requests[0]["specs"]}
@@ -52,9 +54,16 @@ def test_filter_prefix_cache_and_a_connection_the_caller_holds():
     server = MCPServerStdio(TIME, prefix="clock", tools=["convert_time"], cache_ttl=60)
     with server:
         for run in range(2):
-            model = ScriptedModel([
-                turn(call("clock_convert_time", source_timezone="Etc/UTC", time="12:00", target_timezone="Asia/Tokyo")),
-                "21:00 in Tokyo."])
+            model = ScriptedModel(
+                [
+                    turn(
+                        call(
+                            "clock_convert_time", source_timezone="Etc/UTC", time="12:00", target_timezone="Asia/Tokyo"
+                        )
+                    ),
+                    "21:00 in Tokyo.",
+                ]
+            )
             result = Agent(model, [server]).run("Noon UTC in Tokyo?")
             assert model.requests[0]["tools"] == ["clock_convert_time"]
             assert result.tool_calls[0].ok and '"time_difference": "+9.0h"' in result.tool_calls[0].content
@@ -65,14 +74,18 @@ def test_filter_prefix_cache_and_a_connection_the_caller_holds():
 
 def test_everything_server_tools_errors_progress_and_resources():
     server = everything(prefix="ev")
-    model = ScriptedModel([
-        turn(call("ev_echo", message="hello mcp"), call("ev_get-sum", a=2, b=40)),
-        # a tool that fails on the server (its isError result): a fetch of a loopback port nothing listens on
-        turn(ToolCall("c_gzip", "ev_gzip-file-as-resource", {"name": "x.gz", "data": "http://127.0.0.1:9/nothing"}),
-             call("ev_get-resource-reference", resourceType="Nonsense", resourceId=1)),
-        turn(call("ev_trigger-long-running-operation", duration=1, steps=4)),
-        "done",
-    ])
+    model = ScriptedModel(
+        [
+            turn(call("ev_echo", message="hello mcp"), call("ev_get-sum", a=2, b=40)),
+            # a tool that fails on the server (its isError result): a fetch of a loopback port nothing listens on
+            turn(
+                ToolCall("c_gzip", "ev_gzip-file-as-resource", {"name": "x.gz", "data": "http://127.0.0.1:9/nothing"}),
+                call("ev_get-resource-reference", resourceType="Nonsense", resourceId=1),
+            ),
+            turn(call("ev_trigger-long-running-operation", duration=1, steps=4)),
+            "done",
+        ]
+    )
     events = list(Agent(model, [server]).stream("exercise the server"))
     results = [e for e in events if isinstance(e, ToolResultEvent)]
     echo, total, failing, refused, slow = results

@@ -16,8 +16,14 @@ import pytest
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
 SUITE = HERE / "npm" / "node_modules" / ".bin" / "conformance"
-SERVER_SCENARIOS = ["server-initialize", "ping", "tools-list", "tools-call-error", "server-sse-multiple-streams",
-                    "dns-rebinding-protection"]
+SERVER_SCENARIOS = [
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "tools-call-error",
+    "server-sse-multiple-streams",
+    "dns-rebinding-protection",
+]
 CLIENT_SCENARIOS = ["initialize", "tools_call", "sse-retry"]
 
 pytestmark = pytest.mark.integration
@@ -26,8 +32,14 @@ pytestmark = pytest.mark.integration
 def suite(*args: str) -> subprocess.CompletedProcess:
     if not SUITE.exists():
         pytest.fail("run `npm ci` in tests/mcp/npm (.ci/run does) to install the conformance suite")
-    return subprocess.run([str(SUITE), *args], capture_output=True, text=True, timeout=240, cwd=HERE / "npm",
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return subprocess.run(
+        [str(SUITE), *args],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=HERE / "npm",
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +47,13 @@ def orrery_mcp_url():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "orrery", "mcp", "--transport", "http", "--port", str(port)],
-                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "orrery", "mcp", "--transport", "http", "--port", str(port)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:

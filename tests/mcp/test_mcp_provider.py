@@ -67,15 +67,20 @@ def test_names_specs_and_config():
     assert _default_name("python", ["-m", "my_server.py"]) == "my_server"
     assert server_from_spec("http://127.0.0.1:9/mcp").url == "http://127.0.0.1:9/mcp"
     stdio = server_from_spec("uvx mcp-server-time --local-timezone 'Europe/Paris'")
-    assert (stdio.command, stdio.args, stdio.prefix) == ("uvx", ["mcp-server-time", "--local-timezone", "Europe/Paris"],
-                                                         "time")
+    assert (stdio.command, stdio.args, stdio.prefix) == (
+        "uvx",
+        ["mcp-server-time", "--local-timezone", "Europe/Paris"],
+        "time",
+    )
     with pytest.raises(ConfigError, match="cannot read the MCP server command"):
         server_from_spec("uvx 'unclosed")
     [named] = servers_from_config('{"mcpServers": {"clock": {"command": "mcp-server-time", "args": ["-v"]}}}')
     assert (named.name, named.args) == ("clock", ["-v"])
-    [remote] = servers_from_config('{"mcpServers": {"apps": {"url": "http://h/mcp", "headers": {"Authorization": "B"}}}}')
+    [remote] = servers_from_config(
+        '{"mcpServers": {"apps": {"url": "http://h/mcp", "headers": {"Authorization": "B"}}}}'
+    )
     assert (remote.name, remote.headers) == ("apps", {"Authorization": "B"})
-    with pytest.raises(ConfigError, match="needs a \"command\" or a \"url\""):
+    with pytest.raises(ConfigError, match='needs a "command" or a "url"'):
         servers_from_config('{"mcpServers": {"x": {"cmd": "y"}}}')
 
 
@@ -100,8 +105,10 @@ def test_the_planner_holds_its_providers_for_a_turn(tmp_path):
     from orrery.agent.planner import PlanAgent
 
     provider = Provider([Tool(lambda text: text.upper(), name="shout", description="Upper-case a text.")])
-    plan = {"request": "shout hi", "todos": [{"key": "s", "description": "shout", "tool": "shout",
-                                              "arguments": {"text": "hi"}}]}
+    plan = {
+        "request": "shout hi",
+        "todos": [{"key": "s", "description": "shout", "tool": "shout", "arguments": {"text": "hi"}}],
+    }
     model = ScriptedModel([plan, "HI it is."])
     result = PlanAgent(model, [add, provider], tmp_path / "s.db", "s1").run("shout hi")
     assert result.status == "completed" and result.todos[0].status == "done" and "HI" in result.todos[0].result

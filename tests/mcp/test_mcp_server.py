@@ -37,17 +37,20 @@ def test_input_schemas_are_typed_from_the_apps_declared_inputs():
     assert set(cat.schemas["markets"]["properties"]) == {"message"}  # the store is the operator's, never offered
 
 
-@pytest.mark.parametrize("tool, arguments, says", [
-    ("forecast", {"data": "../../../etc/passwd"}, "not a .csv/.parquet/.pq file inside the server's data folder"),
-    ("forecast", {"data": str(SAMPLES / "air_passengers.csv")}, "inside the server's data folder"),
-    ("forecast", {"data": "missing.csv"}, "does not exist"),
-    ("forecast", {"data": "air_passengers.csv", "h": "twelve"}, "h: 'twelve' is not valid under any of the given"),
-    ("forecast", {"data": "air_passengers.csv", "path": "x"}, "Additional properties are not allowed"),
-    ("forecast", {}, "data: Field required (send data or data_csv)"),
-    ("bi", {"message": "How many?", "db": "/etc/passwd"}, "db: '/etc/passwd' does not match"),
-    ("bi", {"message": "How many?", "db": "postgresql://u@h/db"}, "db: 'postgresql://u@h/db' does not match"),
-    ("research", {"question": "Will it rain?"}, "'message' is a required property"),
-])
+@pytest.mark.parametrize(
+    "tool, arguments, says",
+    [
+        ("forecast", {"data": "../../../etc/passwd"}, "not a .csv/.parquet/.pq file inside the server's data folder"),
+        ("forecast", {"data": str(SAMPLES / "air_passengers.csv")}, "inside the server's data folder"),
+        ("forecast", {"data": "missing.csv"}, "does not exist"),
+        ("forecast", {"data": "air_passengers.csv", "h": "twelve"}, "h: 'twelve' is not valid under any of the given"),
+        ("forecast", {"data": "air_passengers.csv", "path": "x"}, "Additional properties are not allowed"),
+        ("forecast", {}, "data: Field required (send data or data_csv)"),
+        ("bi", {"message": "How many?", "db": "/etc/passwd"}, "db: '/etc/passwd' does not match"),
+        ("bi", {"message": "How many?", "db": "postgresql://u@h/db"}, "db: 'postgresql://u@h/db' does not match"),
+        ("research", {"question": "Will it rain?"}, "'message' is a required property"),
+    ],
+)
 def test_nothing_a_client_names_is_a_server_path(tool, arguments, says):
     cat = Catalogue(Settings(files=SAMPLES))
     with pytest.raises(DataError) as info:
@@ -80,8 +83,9 @@ class HTTPServer:
 
     def __init__(self, settings: Settings, token: str | None = None):
         self.port = _port()
-        self.server = uvicorn.Server(uvicorn.Config(http_app(settings, token=token), host="127.0.0.1",
-                                                    port=self.port, log_level="warning"))
+        self.server = uvicorn.Server(
+            uvicorn.Config(http_app(settings, token=token), host="127.0.0.1", port=self.port, log_level="warning")
+        )
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> str:
@@ -100,8 +104,7 @@ class HTTPServer:
 def test_the_python_client_lists_tools_forecasts_a_sample_file_with_progress_and_chats():
     apps = discover()
     model = ScriptedModel([*WORKFLOW, grounded_narrative, turn(call("calculate", expression="6*7")), "It is 42."])
-    settings = Settings(model=model, files=SAMPLES,
-                        apps={"forecast": apps["forecast"], "chat": apps["chat"]})
+    settings = Settings(model=model, files=SAMPLES, apps={"forecast": apps["forecast"], "chat": apps["chat"]})
     progress: list[tuple[float, float | None, str | None]] = []
 
     async def on_progress(done, total, message):
@@ -110,8 +113,9 @@ def test_the_python_client_lists_tools_forecasts_a_sample_file_with_progress_and
     async def session(url):
         async with Client(url) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            result = await client.call_tool("forecast", {"data": "air_passengers.csv", "h": 6},
-                                            progress_callback=on_progress)
+            result = await client.call_tool(
+                "forecast", {"data": "air_passengers.csv", "h": 6}, progress_callback=on_progress
+            )
             chat = await client.call_tool("chat", {"message": "What is 6*7?"})
             return tools, result, chat
 
@@ -122,7 +126,9 @@ def test_the_python_client_lists_tools_forecasts_a_sample_file_with_progress_and
     assert (data["status"], data["output"]) == ("completed", "It is 42.")
     assert data["tool_calls"] == [{"tool": "calculate", "ok": True}]
     assert set(tools) == {"forecast", "chat"}
-    assert {"type": "integer", "minimum": 1, "maximum": 10_000} in tools["forecast"].input_schema["properties"]["h"]["anyOf"]
+    assert {"type": "integer", "minimum": 1, "maximum": 10_000} in tools["forecast"].input_schema["properties"]["h"][
+        "anyOf"
+    ]
     assert not result.is_error
     data = result.structured_content
     assert data["best_model"] in ("AutoETS", "AutoTheta") and len(data["forecasts"]) == 6
@@ -138,6 +144,7 @@ def test_a_cancelled_call_stops_the_run_on_the_server():
 
     async def session(url):
         async with Client(url) as client:
+
             async def on_progress(done, _total, _message):
                 seen.append(done)
 
@@ -167,8 +174,11 @@ def test_http_needs_the_token_when_one_is_set():
 
 @pytest.mark.integration
 def test_orrery_mcp_over_stdio_refuses_paths_and_bad_arguments():
-    params = StdioServerParameters(command=sys.executable, args=["-m", "orrery", "mcp", "--files", str(SAMPLES)],
-                                   cwd=str(Path(__file__).parents[2]))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "orrery", "mcp", "--files", str(SAMPLES)],
+        cwd=str(Path(__file__).parents[2]),
+    )
 
     async def session():
         async with Client(params) as client:

@@ -36,16 +36,34 @@ def postgres() -> Iterator[str]:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     binary, data = _pg_bin(), root / "data"
-    subprocess.run(_as_owner([str(binary / "initdb"), "-D", str(data), "-U", "orrery", "-A", "trust", "--no-sync"]),
-                   check=True, capture_output=True)
-    subprocess.run(_as_owner([str(binary / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-w", "start", "-o",
-                              f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"]),
-                   check=True, capture_output=True)
+    subprocess.run(
+        _as_owner([str(binary / "initdb"), "-D", str(data), "-U", "orrery", "-A", "trust", "--no-sync"]),
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        _as_owner(
+            [
+                str(binary / "pg_ctl"),
+                "-D",
+                str(data),
+                "-l",
+                str(root / "log"),
+                "-w",
+                "start",
+                "-o",
+                f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off",
+            ]
+        ),
+        check=True,
+        capture_output=True,
+    )
     try:
         yield f"postgresql://orrery@127.0.0.1:{port}/postgres"
     finally:
-        subprocess.run(_as_owner([str(binary / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"]),
-                       capture_output=True)
+        subprocess.run(
+            _as_owner([str(binary / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"]), capture_output=True
+        )
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -44,20 +44,37 @@ def observations(mem: LongTermMemory) -> list[tuple[str, dict, str]]:
 
 
 def traced_results(path: Path) -> list[tuple[str, dict, str]]:
-    return sorted(((e["call"]["name"], e["call"]["arguments"], e["content"])
-                   for e in read_trace(path) if e["kind"] == "tool_result"), key=json.dumps)
+    return sorted(
+        (
+            (e["call"]["name"], e["call"]["arguments"], e["content"])
+            for e in read_trace(path)
+            if e["kind"] == "tool_result"
+        ),
+        key=json.dumps,
+    )
 
 
 def test_every_tool_call_of_the_plain_loop_is_an_observation_as_in_the_trace(tmp_path):
     mem = memory(tmp_path)
-    model = ScriptedModel([turn(call("price", symbol="NVDA"), call("news", symbol="NVDA")),
-                           turn(call("price", symbol="AMD")), "NVDA is at 100."])
+    model = ScriptedModel(
+        [
+            turn(call("price", symbol="NVDA"), call("news", symbol="NVDA")),
+            turn(call("price", symbol="AMD")),
+            "NVDA is at 100.",
+        ]
+    )
     agent = attach(Agent(model, [price, news], AgentConfig(trace=tmp_path / "t.jsonl")), mem)
     assert agent.run("How is NVDA doing?").ok
 
-    assert observations(mem) == traced_results(tmp_path / "t.jsonl") == [
-        ("news", {"symbol": "NVDA"}, "NVDA beat estimates"), ("price", {"symbol": "AMD"}, "AMD trades at 100"),
-        ("price", {"symbol": "NVDA"}, "NVDA trades at 100")]
+    assert (
+        observations(mem)
+        == traced_results(tmp_path / "t.jsonl")
+        == [
+            ("news", {"symbol": "NVDA"}, "NVDA beat estimates"),
+            ("price", {"symbol": "AMD"}, "AMD trades at 100"),
+            ("price", {"symbol": "NVDA"}, "NVDA trades at 100"),
+        ]
+    )
     turns = [(i.tool, i.content) for i in reversed(mem.items(kinds=["turn"]))]
     assert turns == [("user", "How is NVDA doing?"), ("assistant", "NVDA is at 100.")]
     assert len({i.run_id for i in mem.items()}) == 1 and all(i.scope == mem.scope for i in mem.items())
@@ -68,8 +85,14 @@ def test_every_tool_call_of_the_router_is_an_observation(tmp_path, strategy):
     mem = memory(tmp_path)
     classify = {"type": "stock_specific", "entities": ["NVDA"], "categories": ["price"]}
     route = {"selected_tools": ["price", "news"], "complexity": "SIMPLE", "strategy": strategy, "max_turns": 2}
-    model = ScriptedModel([classify, route, turn(call("price", symbol="NVDA"), call("news", symbol="NVDA")),
-                           "NVDA is at 100 and beat estimates."])
+    model = ScriptedModel(
+        [
+            classify,
+            route,
+            turn(call("price", symbol="NVDA"), call("news", symbol="NVDA")),
+            "NVDA is at 100 and beat estimates.",
+        ]
+    )
     agent = RouterAgent(model, [price, news], on_event=[TraceWriter(tmp_path / "t.jsonl")])
     attach(agent, mem).run("How is NVDA doing?")
     assert observations(mem) == traced_results(tmp_path / "t.jsonl")
@@ -78,14 +101,26 @@ def test_every_tool_call_of_the_router_is_an_observation(tmp_path, strategy):
 
 def test_every_tool_call_of_the_planner_is_an_observation_and_memory_state_has_both(tmp_path):
     mem = memory(tmp_path, app="bi")
-    plan = {"request": "ports", "todos": [
-        {"key": "a", "description": "resolve", "tool": "port", "arguments": {"name": "Miami"}},
-        {"key": "b", "description": "resolve", "tool": "port", "arguments": {"name": "Oslo"}}]}
-    agent = PlanAgent(ScriptedModel([plan, "Two ports."]), [port], tmp_path / "s.db", "s1",
-                      on_event=[TraceWriter(tmp_path / "t.jsonl")])
+    plan = {
+        "request": "ports",
+        "todos": [
+            {"key": "a", "description": "resolve", "tool": "port", "arguments": {"name": "Miami"}},
+            {"key": "b", "description": "resolve", "tool": "port", "arguments": {"name": "Oslo"}},
+        ],
+    }
+    agent = PlanAgent(
+        ScriptedModel([plan, "Two ports."]),
+        [port],
+        tmp_path / "s.db",
+        "s1",
+        on_event=[TraceWriter(tmp_path / "t.jsonl")],
+    )
     attach(agent, mem).run("resolve Miami and Oslo")
-    assert observations(mem) == traced_results(tmp_path / "t.jsonl") == [
-        ("port", {"name": "Miami"}, "PORT:Miami"), ("port", {"name": "Oslo"}, "PORT:Oslo")]
+    assert (
+        observations(mem)
+        == traced_results(tmp_path / "t.jsonl")
+        == [("port", {"name": "Miami"}, "PORT:Miami"), ("port", {"name": "Oslo"}, "PORT:Oslo")]
+    )
     state = memory_state(agent, mem)
     assert agent.memory_state() == state  # attach gives the planner the method too
     assert [e["todo_key"] for e in state["short_term"]] == ["a", "b"]  # the planner's bounded memory
@@ -104,8 +139,9 @@ def test_a_later_run_recalls_an_earlier_runs_observation_through_the_tool(tmp_pa
     seen["recall"] = r.tool_calls[0].content
     assert r.tool_calls[0].ok and 'price({"symbol": "NVDA"}) -> NVDA trades at 100' in seen["recall"]
     # another thread of the same user recalls nothing of it
-    other = attach(Agent(ScriptedModel([turn(call("recall", query="NVDA price")), "?"]), [recall]),
-                   memory(tmp_path, thread="t2"))
+    other = attach(
+        Agent(ScriptedModel([turn(call("recall", query="NVDA price")), "?"]), [recall]), memory(tmp_path, thread="t2")
+    )
     assert "NVDA trades" not in other.run("NVDA?").tool_calls[0].content
 
 
@@ -117,8 +153,10 @@ def test_recall_without_a_memory_tells_the_model_and_the_bound_tool_works_in_the
     attach(Agent(ScriptedModel([turn(call("news", symbol="AMD")), "ok"]), [news]), mem).run("AMD news")
     classify = {"type": "t", "entities": [], "categories": []}
     route = {"selected_tools": ["recall"], "complexity": "SIMPLE", "strategy": "DIRECT", "max_turns": 1}
-    router = RouterAgent(ScriptedModel([classify, route, turn(call("recall", query="AMD estimates")), "beat."]),
-                         Toolset([recall_tool(mem)]))
+    router = RouterAgent(
+        ScriptedModel([classify, route, turn(call("recall", query="AMD estimates")), "beat."]),
+        Toolset([recall_tool(mem)]),
+    )
     out = router.run("what did AMD do?")
     assert "AMD beat estimates" in out.tool_calls[0].content
 
@@ -145,4 +183,7 @@ def test_memory_state_of_the_plain_loop(tmp_path):
     assert agent.memory_state() == state
     assert [m["role"] for m in state["short_term"]] == ["system", "user", "assistant", "tool", "assistant"]
     assert {(i["kind"], i["content"]) for i in state["long_term"]} == {
-        ("turn", "X?"), ("observation", "X trades at 100"), ("turn", "done")}
+        ("turn", "X?"),
+        ("observation", "X trades at 100"),
+        ("turn", "done"),
+    }

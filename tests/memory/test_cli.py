@@ -23,19 +23,25 @@ def test_list_search_and_remove_items_of_one_scope(tmp_path, capsys, monkeypatch
     monkeypatch.setattr("orrery.recall.cli.console.width", 200)
     db = str(tmp_path / "m.db")
     mem = LongTermMemory.open(db, user="alice", thread="t1")
-    [nvda, amd] = mem.remember(Item("observation", "NVDA trades at 100", "price"), Item("observation", "AMD news", "news"))
+    [nvda, amd] = mem.remember(
+        Item("observation", "NVDA trades at 100", "price"), Item("observation", "AMD news", "news")
+    )
     LongTermMemory.open(db, user="bob", thread="t1").remember(Item("observation", "bob's secret", "note"))
 
     code, out, _ = orrery(capsys, monkeypatch, "memory", "list", "--db", db, "--user", "alice", "--thread", "t1")
     assert code == 0 and "NVDA trades at 100" in out and "AMD news" in out and "secret" not in out
-    code, out, _ = orrery(capsys, monkeypatch, "memory", "search", "nvda price", "--db", db, "--user", "alice",
-                          "--thread", "t1")
+    code, out, _ = orrery(
+        capsys, monkeypatch, "memory", "search", "nvda price", "--db", db, "--user", "alice", "--thread", "t1"
+    )
     assert "NVDA trades at 100" in out and "AMD" not in out
-    assert orrery(capsys, monkeypatch, "memory", "remove", str(nvda), "--db", db, "--user", "alice",
-                  "--thread", "t1")[0] == 0
+    assert (
+        orrery(capsys, monkeypatch, "memory", "remove", str(nvda), "--db", db, "--user", "alice", "--thread", "t1")[0]
+        == 0
+    )
     assert [i.id for i in mem.items()] == [amd]
-    code, _, err = orrery(capsys, monkeypatch, "memory", "remove", str(amd), "--db", db, "--user", "bob",
-                          "--thread", "t1")  # not bob's item
+    code, _, err = orrery(
+        capsys, monkeypatch, "memory", "remove", str(amd), "--db", db, "--user", "bob", "--thread", "t1"
+    )  # not bob's item
     assert code == 2 and err.startswith("error: no item") and [i.id for i in mem.items()] == [amd]
     code, _, err = orrery(capsys, monkeypatch, "memory", "list", "--db", db, "--thread", "../etc")
     assert code == 2 and "not a valid id" in err and "Traceback" not in err

@@ -32,8 +32,11 @@ def test_the_numpy_encoder_gives_sentence_transformers_own_similarities():
     # The similarity matrix that the sentence-transformers quickstart prints for all-MiniLM-L6-v2 (run with torch).
     v = default_embedder().embed(["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."])
     sims = v @ v.T
-    assert [round(float(sims[0, 1]), 4), round(float(sims[0, 2]), 4), round(float(sims[1, 2]), 4)] == \
-        [0.6660, 0.1046, 0.1411]
+    assert [round(float(sims[0, 1]), 4), round(float(sims[0, 2]), 4), round(float(sims[1, 2]), 4)] == [
+        0.6660,
+        0.1046,
+        0.1411,
+    ]
 
 
 def test_vectors_are_unit_length_and_put_paraphrases_near():
@@ -42,15 +45,23 @@ def test_vectors_are_unit_length_and_put_paraphrases_near():
     assert v.shape == (3, 384) and v.dtype.name == "float32"
     assert abs(float((v * v).sum(1).min()) - 1) < 1e-4
     assert v[0] @ v[1] > 0.5 > v[0] @ v[2]
-    batched, single = m.embed(["a short one", "a much longer sentence about revenue per region"]), m.embed(["a short one"])
+    batched, single = (
+        m.embed(["a short one", "a much longer sentence about revenue per region"]),
+        m.embed(["a short one"]),
+    )
     assert abs(float(batched[0] @ single[0]) - 1) < 1e-4  # padding in a batch changes nothing
 
 
 def test_vector_search_finds_the_paraphrase_full_text_misses_and_fusion_keeps_it(target):
     store = open_memory(target, embedder=default_embedder())
     s = Scope("u", "bi", "tpch")
-    store.add(s, [Item("example", "How many customers are there?", "sql", {"sql": "SELECT COUNT(*) FROM customer"}),
-                  Item("example", "Which supplier ships the most parts?", "sql", {"sql": "SELECT s_name ..."})])
+    store.add(
+        s,
+        [
+            Item("example", "How many customers are there?", "sql", {"sql": "SELECT COUNT(*) FROM customer"}),
+            Item("example", "Which supplier ships the most parts?", "sql", {"sql": "SELECT s_name ..."}),
+        ],
+    )
     query = "number of clients we have"
     assert store.search(s, query, 2, mode="fts") == []
     assert store.search(s, query, 1, mode="vector")[0].content == "How many customers are there?"

@@ -34,8 +34,12 @@ print(len(mem.items(kinds=["observation"])))
 
 
 def run_writers(target: str, symbols: list[str], n: int) -> None:
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, target, s, str(n)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for s in symbols]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, target, s, str(n)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for s in symbols
+    ]
     for p in procs:
         out, err = p.communicate(timeout=240)
         assert p.returncode == 0, err
@@ -54,8 +58,9 @@ def test_two_processes_writing_at_once_share_one_memory(kind, tmp_path: Path, re
     run_writers(target, ["AAA", "BBB"], 10)
     mem = LongTermMemory.open(target, user="alice", thread="t1")
     contents = {i.content for i in mem.items(kinds=["observation"])}
-    assert contents == {f"AAA{i} trades at {len(f'AAA{i}') * 10}" for i in range(10)} | \
-                       {f"BBB{i} trades at {len(f'BBB{i}') * 10}" for i in range(10)}
+    assert contents == {f"AAA{i} trades at {len(f'AAA{i}') * 10}" for i in range(10)} | {
+        f"BBB{i} trades at {len(f'BBB{i}') * 10}" for i in range(10)
+    }
     assert mem.recall("BBB7")[0].content == "BBB7 trades at 40"
     assert len({i.run_id for i in mem.items(kinds=["turn"])}) == 20
 

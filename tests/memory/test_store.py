@@ -58,16 +58,21 @@ def test_retention_drops_items_older_than_max_age(target):
 def test_full_text_ranks_the_relevant_item_first_and_stems(target):
     store = open_memory(target)
     s = Scope("u", "markets", "t")
-    store.add(s, [obs("NVDA closed at 120.5 on 2024-06-03", "price", symbol="NVDA"),
-                  obs("AAPL closed at 190.1 on 2024-06-03", "price", symbol="AAPL"),
-                  obs("Headlines: chip makers rallied", "news", symbol="SOXX")])
+    store.add(
+        s,
+        [
+            obs("NVDA closed at 120.5 on 2024-06-03", "price", symbol="NVDA"),
+            obs("AAPL closed at 190.1 on 2024-06-03", "price", symbol="AAPL"),
+            obs("Headlines: chip makers rallied", "news", symbol="SOXX"),
+        ],
+    )
     top = store.search(s, "What did NVDA close at?", 3)
     assert top[0].content.startswith("NVDA") and top[0].input == {"symbol": "NVDA"} and top[0].tool == "price"
     assert store.search(s, "rallies of chips", 1)[0].tool == "news"  # porter / english stemming
     assert store.search(s, "zebra", 3) == []
 
 
-@pytest.mark.parametrize("query", ['"', 'NEAR(a b)', "a* OR -b", "');DROP TABLE orrery_memory;--", "::", "ü & | !"])
+@pytest.mark.parametrize("query", ['"', "NEAR(a b)", "a* OR -b", "');DROP TABLE orrery_memory;--", "::", "ü & | !"])
 def test_untrusted_query_text_is_only_words(target, query):
     store = open_memory(target)
     s = Scope("u", "chat", "t")

@@ -24,11 +24,14 @@ def test_markets_run_spans_its_tools_under_its_own_agent_name(store):
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    model = ScriptedModel([{"type": "stock_specific", "entities": ["Apple"], "categories": ["technical"]},
-                           {"selected_tools": ["technical_indicators"], "complexity": "SIMPLE",
-                            "strategy": "DIRECT", "max_turns": 2},
-                           turn(call("technical_indicators", symbol="AAPL", indicators=["RSI"])),
-                           "Apple's RSI is 32.78."])
+    model = ScriptedModel(
+        [
+            {"type": "stock_specific", "entities": ["Apple"], "categories": ["technical"]},
+            {"selected_tools": ["technical_indicators"], "complexity": "SIMPLE", "strategy": "DIRECT", "max_turns": 2},
+            turn(call("technical_indicators", symbol="AAPL", indicators=["RSI"])),
+            "Apple's RSI is 32.78.",
+        ]
+    )
     result = MarketsAgent(model, store, on_event=[SpanRecorder(provider)]).run("What is Apple's RSI?")
     assert result.ok
     spans = {s.name: s for s in exporter.get_finished_spans()}
@@ -68,20 +71,32 @@ def test_forecast_run_spans_each_gated_workflow_tool(traced):
 
     frame = load("orrery/forecast/samples/air_passengers.csv")
     best = lambda msgs: turn(call("generate_forecast", model=_cv_best(msgs)))  # noqa: E731
-    model = ScriptedModel([turn(call("analyze_features")),
-                           turn(call("cross_validate", models=["AutoETS"], n_windows=2)), best,
-                           turn(call("detect_anomalies", level=99)), "A commentary."])
+    model = ScriptedModel(
+        [
+            turn(call("analyze_features")),
+            turn(call("cross_validate", models=["AutoETS"], n_windows=2)),
+            best,
+            turn(call("detect_anomalies", level=99)),
+            "A commentary.",
+        ]
+    )
     ForecastAgent(model).analyze(frame, h=6)
     spans, named, parent = _tree(traced)
     run = next(s for s in spans if s.name.startswith("invoke_agent"))
     tools = [s for s in spans if s.name.startswith("execute_tool")]
     assert [s.attributes["gen_ai.tool.name"] for s in sorted(tools, key=lambda s: s.start_time)] == [
-        "analyze_features", "cross_validate", "generate_forecast", "detect_anomalies"]
+        "analyze_features",
+        "cross_validate",
+        "generate_forecast",
+        "detect_anomalies",
+    ]
     assert all(parent(parent(s)) is run and parent(s).name.startswith("step") for s in tools)
     assert all(s.status.is_ok for s in tools) and run.attributes["gen_ai.agent.name"] == "forecast"
     [cv] = [s for s in spans if s.attributes.get("orrery.stage") == "cross_validate"]
     assert parent(cv) is named["execute_tool cross_validate"]
-    assert set(cv.attributes["orrery.models"]) == {"AutoETS", "SeasonalNaive"} and cv.attributes["orrery.n_windows"] == 2
+    assert (
+        set(cv.attributes["orrery.models"]) == {"AutoETS", "SeasonalNaive"} and cv.attributes["orrery.n_windows"] == 2
+    )
     assert cv.attributes["orrery.h"] == frame.h and cv.attributes["orrery.best"] in {"AutoETS", "SeasonalNaive"}
 
 
@@ -89,8 +104,9 @@ def _cv_best(messages):
     import json
 
     calls = {c.id: c.name for m in messages for c in m.tool_calls}
-    return json.loads(next(m.content for m in reversed(messages)
-                           if m.role == "tool" and calls[m.tool_call_id] == "cross_validate"))["best"]
+    return json.loads(
+        next(m.content for m in reversed(messages) if m.role == "tool" and calls[m.tool_call_id] == "cross_validate")
+    )["best"]
 
 
 def test_research_run_spans_search_add_source_and_submit(traced, tmp_path):
@@ -100,12 +116,24 @@ def test_research_run_spans_search_add_source_and_submit(traced, tmp_path):
     from orrery.research.search import SqliteIndex
     from orrery.research.types import Document
 
-    index = SqliteIndex.create(tmp_path / "index.sqlite", [Document(
-        "poll-march", "Election poll: Alice leads", "Alice leads Bob by 8 points in the election poll.",
-        datetime(2024, 3, 1, tzinfo=UTC))])
-    model = ScriptedModel([turn(call("search", query="election poll")),
-                           turn(call("add_source", id="poll-march", why="Alice leads by 8")),
-                           turn(call("submit", probability=0.7, rationale="Alice leads the poll [1]."))])
+    index = SqliteIndex.create(
+        tmp_path / "index.sqlite",
+        [
+            Document(
+                "poll-march",
+                "Election poll: Alice leads",
+                "Alice leads Bob by 8 points in the election poll.",
+                datetime(2024, 3, 1, tzinfo=UTC),
+            )
+        ],
+    )
+    model = ScriptedModel(
+        [
+            turn(call("search", query="election poll")),
+            turn(call("add_source", id="poll-march", why="Alice leads by 8")),
+            turn(call("submit", probability=0.7, rationale="Alice leads the poll [1].")),
+        ]
+    )
     result = ResearchAgent(model, index, trials=1).run("Will Alice win?", before="2024-06-01", question_id="q1")
     assert result.probability == 0.7
     spans, named, parent = _tree(traced)
@@ -134,10 +162,22 @@ def test_bi_run_spans_its_plan_and_sql_tools(traced, tmp_path, monkeypatch):
         con.execute("CREATE TABLE sales (region TEXT, amount INTEGER)")
         con.executemany("INSERT INTO sales VALUES (?, ?)", [("north", 3), ("south", 4), ("north", 5)])
     engine = open_engine(str(path))
-    model = ScriptedModel([{"request": "Total sales amount", "kind": "query", "values": [], "fields": ["amount"]},
-                           {"sql": "SELECT sum(amount) AS total FROM sales"}, "Total sales are 12."])
-    agent = BIAgent(model, engine, store=tmp_path / "s.db", session_id="s", clarify=False, sql_mode="sql",
-                    chart_dir=tmp_path / "charts")
+    model = ScriptedModel(
+        [
+            {"request": "Total sales amount", "kind": "query", "values": [], "fields": ["amount"]},
+            {"sql": "SELECT sum(amount) AS total FROM sales"},
+            "Total sales are 12.",
+        ]
+    )
+    agent = BIAgent(
+        model,
+        engine,
+        store=tmp_path / "s.db",
+        session_id="s",
+        clarify=False,
+        sql_mode="sql",
+        chart_dir=tmp_path / "charts",
+    )
     r = agent.ask("What are total sales?")
     engine.close()
     assert r.status == "completed" and r.rows == [[12]]
@@ -145,7 +185,10 @@ def test_bi_run_spans_its_plan_and_sql_tools(traced, tmp_path, monkeypatch):
     run = next(s for s in spans if s.name.startswith("invoke_agent") and parent(s) is None)
     tools = sorted((s for s in spans if s.name.startswith("execute_tool")), key=lambda s: s.start_time)
     assert [(s.attributes["gen_ai.tool.name"], parent(s).name) for s in tools] == [
-        ("field_mapping", "step 1"), ("query_builder", "step 2"), ("sql_executor", "step 3")]
+        ("field_mapping", "step 1"),
+        ("query_builder", "step 2"),
+        ("sql_executor", "step 3"),
+    ]
     assert all(parent(parent(s)) is run for s in tools) and run.attributes["gen_ai.agent.name"] == "bi"
     assert run.attributes["orrery.status"] == "completed"
     assert {"planned", "todo", "intent", "reiterated"} <= {e.name for e in run.events}

@@ -36,20 +36,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def received(command: list[str], env: dict[str, str], port: int, until: str) -> tuple[subprocess.CompletedProcess, list]:
+def received(
+    command: list[str], env: dict[str, str], port: int, until: str
+) -> tuple[subprocess.CompletedProcess, list]:
     """Run `command` while a receiver listens on `port`; the spans it got (waiting for one named `until`)."""
 
     async def main() -> tuple[subprocess.CompletedProcess, list]:
         spans: list = []
         async with OtelTapHttpProtobufReceiver(OtelTapHttpProtobufReceiverSettings(http_port=port)) as rx:
+
             async def collect() -> None:
                 async for span in rx.stream_traces():
                     spans.append(span)
 
             task = asyncio.create_task(collect())
             await asyncio.sleep(0.2)  # subscribed before anything is sent
-            proc = await asyncio.to_thread(subprocess.run, command, env=env, capture_output=True, text=True,
-                                           timeout=120)
+            proc = await asyncio.to_thread(
+                subprocess.run, command, env=env, capture_output=True, text=True, timeout=120
+            )
             deadline = time.monotonic() + 15
             while not any(s.name.startswith(until) for s in spans) and time.monotonic() < deadline:
                 await asyncio.sleep(0.1)
@@ -63,14 +67,19 @@ def attrs(span) -> dict:
     out = {}
     for kv in span.attributes:
         v = kv.value
-        out[kv.key] = v.string_value or v.int_value or v.bool_value or list(x.string_value for x in v.array_value.values)
+        out[kv.key] = (
+            v.string_value or v.int_value or v.bool_value or list(x.string_value for x in v.array_value.values)
+        )
     return out
 
 
 def test_spans_reach_an_otlp_collector_when_the_endpoint_is_set():
     port = free_port()
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("OTEL_")},
-           "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}", "OTEL_SERVICE_NAME": "orrery-test"}
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("OTEL_")},
+        "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}",
+        "OTEL_SERVICE_NAME": "orrery-test",
+    }
     proc, spans = received([sys.executable, "-c", SCRIPT], env, port, "invoke_agent")
     assert proc.returncode == 0 and proc.stdout.strip() == "2 + 3 = 5", proc.stderr
     by_name = {s.name: s for s in spans}
@@ -86,8 +95,20 @@ def test_the_otel_flag_exports_a_cli_run(tmp_path):
     """`orrery --otel URL chat -m ...` against a model server that is not there: the failed run is exported."""
     port, dead = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
-    command = [sys.executable, "-m", "orrery", "--otel", f"http://127.0.0.1:{port}", "chat",
-               "--model", f"http://127.0.0.1:{dead}/v1", "--trace", str(tmp_path / "t.jsonl"), "-m", "hello"]
+    command = [
+        sys.executable,
+        "-m",
+        "orrery",
+        "--otel",
+        f"http://127.0.0.1:{port}",
+        "chat",
+        "--model",
+        f"http://127.0.0.1:{dead}/v1",
+        "--trace",
+        str(tmp_path / "t.jsonl"),
+        "-m",
+        "hello",
+    ]
     proc, spans = received(command, env, port, "invoke_agent")
     assert proc.returncode == 1, proc.stderr
     run = next(s for s in spans if s.name == "invoke_agent chat")

@@ -75,12 +75,21 @@ def named(finished, name):
 
 
 def test_plain_loop_run_step_model_and_tool_spans_with_genai_attributes(spans):
-    model = ScriptedModel([turn(call("price", symbol="NVDA"), call("price", symbol="BAD")), "NVDA is at 100."],
-                          usage_per_call=Usage(12, 7))
+    model = ScriptedModel(
+        [turn(call("price", symbol="NVDA"), call("price", symbol="BAD")), "NVDA is at 100."],
+        usage_per_call=Usage(12, 7),
+    )
     Agent(model, [price], on_event=[spans()]).run("What is NVDA at?")
     finished = spans.finished()
-    assert tree(finished) == [(0, "invoke_agent agent"), (1, "step 1"), (2, "chat scripted"),
-                              (2, "execute_tool price"), (2, "execute_tool price"), (1, "step 2"), (2, "chat scripted")]
+    assert tree(finished) == [
+        (0, "invoke_agent agent"),
+        (1, "step 1"),
+        (2, "chat scripted"),
+        (2, "execute_tool price"),
+        (2, "execute_tool price"),
+        (1, "step 2"),
+        (2, "chat scripted"),
+    ]
     assert len({s.context.trace_id for s in finished}) == 1
     run = named(finished, "invoke_agent agent")[0]
     assert run.attributes["gen_ai.operation.name"] == "invoke_agent"
@@ -92,7 +101,9 @@ def test_plain_loop_run_step_model_and_tool_spans_with_genai_attributes(spans):
     assert (chat.attributes["gen_ai.usage.input_tokens"], chat.attributes["gen_ai.usage.output_tokens"]) == (12, 7)
     assert chat.attributes["gen_ai.response.finish_reasons"] == ("tool_calls",)
     ok, bad = named(finished, "execute_tool price")
-    assert ok.attributes["gen_ai.tool.name"] == "price" and ok.attributes["gen_ai.tool.call.id"].startswith("call_price")
+    assert ok.attributes["gen_ai.tool.name"] == "price" and ok.attributes["gen_ai.tool.call.id"].startswith(
+        "call_price"
+    )
     assert ok.status.status_code == StatusCode.UNSET
     assert bad.status.status_code == StatusCode.ERROR and bad.attributes["error.type"] == "tool_error"
     # content is off by default: no prompt, answer, argument or result anywhere
@@ -113,13 +124,27 @@ def test_content_is_recorded_only_when_asked(spans):
 
 
 def test_router_run_is_one_tree_with_its_decisions_as_span_events(spans):
-    model = ScriptedModel([CLASSIFY, {"selected_tools": ["price"], "complexity": "SIMPLE", "strategy": "ITERATIVE",
-                                      "max_turns": 2}, turn(call("price", symbol="NVDA")), "NVDA is at 100."])
+    model = ScriptedModel(
+        [
+            CLASSIFY,
+            {"selected_tools": ["price"], "complexity": "SIMPLE", "strategy": "ITERATIVE", "max_turns": 2},
+            turn(call("price", symbol="NVDA")),
+            "NVDA is at 100.",
+        ]
+    )
     RouterAgent(model, [price], on_event=[spans()]).run("What is NVDA at?")
     finished = spans.finished()
-    assert tree(finished) == [(0, "invoke_agent router"), (1, "step 1"), (2, "chat scripted"), (2, "chat scripted"),
-                              (1, "step 2"), (2, "chat scripted"), (2, "execute_tool price"),
-                              (1, "step 3"), (2, "chat scripted")]
+    assert tree(finished) == [
+        (0, "invoke_agent router"),
+        (1, "step 1"),
+        (2, "chat scripted"),
+        (2, "chat scripted"),
+        (1, "step 2"),
+        (2, "chat scripted"),
+        (2, "execute_tool price"),
+        (1, "step 3"),
+        (2, "chat scripted"),
+    ]
     step1 = named(finished, "step 1")[0]
     kinds = [e.name for e in named(finished, "chat scripted")[0].events] + [e.name for e in step1.events]
     assert "classified" in kinds and "routed" in kinds
@@ -128,14 +153,23 @@ def test_router_run_is_one_tree_with_its_decisions_as_span_events(spans):
 
 
 def test_planner_turn_spans_each_todo_as_a_step_with_its_tool(spans, tmp_path):
-    plan = {"request": "price of NVDA", "todos": [
-        {"key": "p", "description": "price", "tool": "price", "arguments": {"symbol": "NVDA"}}]}
-    agent = PlanAgent(ScriptedModel([plan, "NVDA trades at 100."]), [price], tmp_path / "s.db", "t1",
-                      on_event=[spans()])
+    plan = {
+        "request": "price of NVDA",
+        "todos": [{"key": "p", "description": "price", "tool": "price", "arguments": {"symbol": "NVDA"}}],
+    }
+    agent = PlanAgent(
+        ScriptedModel([plan, "NVDA trades at 100."]), [price], tmp_path / "s.db", "t1", on_event=[spans()]
+    )
     assert agent.run("NVDA price?").ok
     finished = spans.finished()
-    assert tree(finished) == [(0, "invoke_agent planner"), (1, "chat scripted"), (1, "step 1"),
-                              (2, "execute_tool price"), (1, "step 2"), (2, "chat scripted")]
+    assert tree(finished) == [
+        (0, "invoke_agent planner"),
+        (1, "chat scripted"),
+        (1, "step 1"),
+        (2, "execute_tool price"),
+        (1, "step 2"),
+        (2, "chat scripted"),
+    ]
     run = named(finished, "invoke_agent planner")[0]
     assert {"intent", "planned", "todo", "state"} <= {e.name for e in run.events}
     assert named(finished, "execute_tool price")[0].attributes["gen_ai.tool.call.id"] == "p-1"
@@ -171,9 +205,11 @@ def test_instrument_records_every_agent_and_an_error_run_is_marked():
 
 @pytest.mark.integration  # a real subprocess
 def test_off_nothing_of_opentelemetry_is_imported():
-    code = ("import sys; from orrery import Agent, ScriptedModel; from orrery.cli import app; "
-            "Agent(ScriptedModel(['hi']), []).run('q'); "
-            "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))")
+    code = (
+        "import sys; from orrery import Agent, ScriptedModel; from orrery.cli import app; "
+        "Agent(ScriptedModel(['hi']), []).run('q'); "
+        "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
@@ -253,15 +289,19 @@ def lookup(ctx: RunContext, symbol: str) -> str:
 
 
 def test_stages_are_child_spans_of_their_own_tool_call(spans):
-    model = ScriptedModel([turn(call("lookup", symbol="NVDA"), call("lookup", symbol="AAPL"),
-                                call("lookup", symbol="BAD")), "done"])
+    model = ScriptedModel(
+        [turn(call("lookup", symbol="NVDA"), call("lookup", symbol="AAPL"), call("lookup", symbol="BAD")), "done"]
+    )
     Agent(model, [lookup], on_event=[spans()]).run("q")  # three calls at once: pool threads, timeout threads
     finished = spans.finished()
     tools = {s.context.span_id: s for s in named(finished, "execute_tool lookup")}
     order = [s.context.span_id for s in sorted(tools.values(), key=lambda s: s.start_time)]  # the calls' order
     fetches = named(finished, "fetch")
     assert {(order.index(f.parent.span_id), f.attributes["orrery.symbol"]) for f in fetches} == {
-        (0, "NVDA"), (1, "AAPL"), (2, "BAD")}
+        (0, "NVDA"),
+        (1, "AAPL"),
+        (2, "BAD"),
+    }
     for f in fetches:
         assert f.attributes["orrery.stage"] == "fetch" and f.attributes["db.system.name"] == "sqlite"
         assert f.attributes["orrery.rows"] == 3 and f.attributes["orrery.ok"] is True

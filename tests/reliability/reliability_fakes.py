@@ -16,8 +16,12 @@ from orrery.messages import Message, ModelResponse, ToolSpec, Usage
 from orrery.research.types import Document
 from orrery.tools.core import cancelled, tool
 
-DOCS = [Document(f"d{i}", f"Topic {w} report", f"News about topic {w}: things happened.",
-                 datetime(2024, 1, 1 + i, tzinfo=UTC)) for i, w in enumerate(["alpha", "bravo", "charlie"])]
+DOCS = [
+    Document(
+        f"d{i}", f"Topic {w} report", f"News about topic {w}: things happened.", datetime(2024, 1, 1 + i, tzinfo=UTC)
+    )
+    for i, w in enumerate(["alpha", "bravo", "charlie"])
+]
 
 
 def write_docs(path: Path, docs: Sequence[Document] = DOCS) -> Path:

@@ -20,8 +20,12 @@ BUILTIN = "orrery.tools.builtin:DEFAULT_TOOLS"
 
 
 def record(path: Path, tools_ref: str | None = BUILTIN) -> Path:
-    Agent(ScriptedModel([turn(call("calculate", expression="6*7")), "42"]), DEFAULT_TOOLS,
-          AgentConfig(trace=path), tools_ref=tools_ref).run("6*7?")
+    Agent(
+        ScriptedModel([turn(call("calculate", expression="6*7")), "42"]),
+        DEFAULT_TOOLS,
+        AgentConfig(trace=path),
+        tools_ref=tools_ref,
+    ).run("6*7?")
     return path
 
 
@@ -35,8 +39,13 @@ def tamper(path: Path, tools_ref: str) -> Path:
 @pytest.mark.integration  # a real subprocess
 def test_a_trace_naming_os_abort_does_not_kill_the_replaying_process(tmp_path: Path) -> None:
     trace = tamper(record(tmp_path / "t.jsonl"), "os:abort")
-    done = subprocess.run([sys.executable, "-m", "orrery", "replay", str(trace)], capture_output=True, text=True,
-                          timeout=120, cwd=Path(__file__).parents[2])
+    done = subprocess.run(
+        [sys.executable, "-m", "orrery", "replay", str(trace)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[2],
+    )
     assert done.returncode == 2, done.stderr  # aborting would be -6 (SIGABRT)
     assert done.stderr.strip().startswith("error: replay runs tools you choose, never code named in a trace")
     assert "os:abort" in done.stderr and "Traceback" not in done.stderr
@@ -73,12 +82,15 @@ def test_replay_refuses_tools_that_lack_a_name_the_trace_calls(tmp_path: Path, c
     cli("replay", trace, "--tools", "os:system").one_line_error("is a function that needs arguments")
 
 
-@pytest.mark.parametrize("content, message", [
-    ("not json\n", "t.jsonl:1: not a JSON event"),
-    ('{"a": 1}\n', "t.jsonl:1: not an orrery event"),
-    ('{"kind": "final"}\n', "has no valid run_start event"),
-    ('{"kind": "run_start", "task": "t", "options": [1]}\n', "has no valid run_start event"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("not json\n", "t.jsonl:1: not a JSON event"),
+        ('{"a": 1}\n', "t.jsonl:1: not an orrery event"),
+        ('{"kind": "final"}\n', "has no valid run_start event"),
+        ('{"kind": "run_start", "task": "t", "options": [1]}\n', "has no valid run_start event"),
+    ],
+)
 def test_a_garbage_trace_is_a_one_line_error(tmp_path: Path, cli, content: str, message: str) -> None:
     (tmp_path / "t.jsonl").write_text(content)
     cli("replay", tmp_path / "t.jsonl", "--tools", BUILTIN).one_line_error(message)

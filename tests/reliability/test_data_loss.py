@@ -116,26 +116,35 @@ def index(tmp_path: Path) -> Path:
 def test_batch_refuses_duplicate_ids_before_any_model_call(tmp_path: Path, index: Path) -> None:
     model = PolicyModel()
     with pytest.raises(DataError, match=r"line 3: duplicate id 'alpha' \(first on line 1\)"):
-        run_batch([question("alpha"), question("bravo"), question("alpha", resolution=1)], tmp_path / "out",
-                  model, index=index, progress=False)
+        run_batch(
+            [question("alpha"), question("bravo"), question("alpha", resolution=1)],
+            tmp_path / "out",
+            model,
+            index=index,
+            progress=False,
+        )
     assert model.calls == 0 and not (tmp_path / "out").exists()
 
 
-def test_batch_reports_every_bad_row_with_its_line_before_any_model_call(tmp_path: Path, cli,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_batch_reports_every_bad_row_with_its_line_before_any_model_call(
+    tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import orrery.research.runner as runner
 
     model = PolicyModel()
     monkeypatch.setattr(runner, "resolve_model", lambda spec: model)
-    rows = write_rows(tmp_path / "q.jsonl", [
-        question("alpha"),
-        {"question": "no id", "freeze_date": "2024-02-01"},
-        question(7),
-        question("bravo", freeze_date="2024-13-45"),
-        question("charlie", resolution=0.5),
-        "{oops",
-        question("delta", freeze_date=None),
-    ])
+    rows = write_rows(
+        tmp_path / "q.jsonl",
+        [
+            question("alpha"),
+            {"question": "no id", "freeze_date": "2024-02-01"},
+            question(7),
+            question("bravo", freeze_date="2024-13-45"),
+            question("charlie", resolution=0.5),
+            "{oops",
+            question("delta", freeze_date=None),
+        ],
+    )
     run = cli("research", "batch", rows, "--out", tmp_path / "out", "--index", index)
     line = run.one_line_error("6 bad question row(s), nothing was run", "--skip-invalid")
     for n in (2, 3, 4, 5, 6, 7):
@@ -145,13 +154,21 @@ def test_batch_reports_every_bad_row_with_its_line_before_any_model_call(tmp_pat
     assert model.calls == 0 and not (tmp_path / "out").exists()
 
 
-def test_skip_invalid_runs_the_good_rows_and_writes_the_summary(tmp_path: Path, cli, index: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_skip_invalid_runs_the_good_rows_and_writes_the_summary(
+    tmp_path: Path, cli, index: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import orrery.research.runner as runner
 
     monkeypatch.setattr(runner, "resolve_model", lambda spec: PolicyModel(p=0.7))
-    rows = write_rows(tmp_path / "q.jsonl", [question("alpha", resolution=1), question("alpha", resolution=0),
-                                             question("bravo", resolution=0.5), question("charlie", resolution=0)])
+    rows = write_rows(
+        tmp_path / "q.jsonl",
+        [
+            question("alpha", resolution=1),
+            question("alpha", resolution=0),
+            question("bravo", resolution=0.5),
+            question("charlie", resolution=0),
+        ],
+    )
     run = cli("research", "batch", rows, "--out", tmp_path / "out", "--index", index, "--skip-invalid")
     assert run.code == 0, run.err
     assert "line 2: duplicate id 'alpha'" in run.out and "line 3: resolution must be 0, 1 or null" in run.out
@@ -211,6 +228,7 @@ def test_a_process_tool_must_be_importable_by_its_process() -> None:
     from orrery.tools.core import tool
 
     with pytest.raises(ConfigError, match="module level"):
+
         @tool(process=True)
         def local() -> str:
             """Defined inside a function: a process could not import it."""
@@ -218,7 +236,8 @@ def test_a_process_tool_must_be_importable_by_its_process() -> None:
 
 
 def test_where_folders_cannot_be_exchanged_the_old_index_survives_a_failed_swap(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import os
 
     import orrery.files
@@ -257,8 +276,9 @@ def test_a_process_tools_worker_serves_later_calls_until_it_times_out() -> None:
     assert run_tool("worker_pid", [worker_pid], delay=0).value not in (first, os.getpid())
 
 
-def test_ask_out_never_replaces_a_file_orrery_did_not_write(tmp_path: Path, cli, index: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ask_out_never_replaces_a_file_orrery_did_not_write(
+    tmp_path: Path, cli, index: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import orrery.research.agent as agent_module
 
     monkeypatch.setattr(agent_module, "resolve_model", lambda spec: PolicyModel())
@@ -285,12 +305,18 @@ def test_batch_out_never_replaces_a_users_files(tmp_path: Path, index: Path) -> 
     (out / "bravo.trace.jsonl").write_text("my log\n")
     (out / "summary.json").write_text('{"quarter": 3}')
     model = PolicyModel()
-    with pytest.raises(DataError, match=r"holds files a batch would replace.*alpha.json, bravo.trace.jsonl, "
-                                        r"summary.json"):
+    with pytest.raises(
+        DataError,
+        match=r"holds files a batch would replace.*alpha.json, bravo.trace.jsonl, "
+        r"summary.json",
+    ):
         run_batch([question("alpha"), question("bravo")], out, model, index=index, progress=False)
     assert model.calls == 0
-    assert listing(out) == {"alpha.json": b'{"my": "notes"}', "bravo.trace.jsonl": b"my log\n",
-                            "summary.json": b'{"quarter": 3}'}
+    assert listing(out) == {
+        "alpha.json": b'{"my": "notes"}',
+        "bravo.trace.jsonl": b"my log\n",
+        "summary.json": b'{"quarter": 3}',
+    }
     (out / "summary.json").unlink()
     done = run_batch([question("charlie")], out, model, index=index, progress=False)  # no clash: runs beside
     assert done.summary["statuses"] == {"completed": 1} and (out / "alpha.json").read_text() == '{"my": "notes"}'

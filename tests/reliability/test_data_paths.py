@@ -29,8 +29,9 @@ def store(shipped: Path, tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("command", ["connect", "describe"])
-@pytest.mark.parametrize("name,content", [("notes.duckdb", NOT_A_DATABASE), ("broken.sqlite",
-                                                                             b"SQLite format 3\x00" + b"\xff" * 4096)])
+@pytest.mark.parametrize(
+    "name,content", [("notes.duckdb", NOT_A_DATABASE), ("broken.sqlite", b"SQLite format 3\x00" + b"\xff" * 4096)]
+)
 def test_bi_on_a_file_that_is_not_a_database_is_one_line(tmp_path, cli, monkeypatch, command, name, content):
     monkeypatch.setenv("ORRERY_BI_HOME", str(tmp_path / "home"))
     (tmp_path / name).write_bytes(content)
@@ -38,12 +39,15 @@ def test_bi_on_a_file_that_is_not_a_database_is_one_line(tmp_path, cli, monkeypa
     assert not (tmp_path / "home" / "connections.yaml").exists()
 
 
-@pytest.mark.parametrize("name,content,says", [
-    ("prices.csv", os.urandom(4096).replace(b"\n", b"\x00"), "is not UTF-8 text"),
-    ("prices.parquet", b"PAR1" + os.urandom(4096), "is not a readable Parquet file"),
-    ("prices.csv", b"", "is empty"),
-    ("header.csv", b"\n\n", "is not a readable CSV file"),
-])
+@pytest.mark.parametrize(
+    "name,content,says",
+    [
+        ("prices.csv", os.urandom(4096).replace(b"\n", b"\x00"), "is not UTF-8 text"),
+        ("prices.parquet", b"PAR1" + os.urandom(4096), "is not a readable Parquet file"),
+        ("prices.csv", b"", "is empty"),
+        ("header.csv", b"\n\n", "is not a readable CSV file"),
+    ],
+)
 def test_markets_import_of_an_unreadable_file_is_one_line(tmp_path, cli, store, name, content, says):
     (tmp_path / name).write_bytes(content)
     before = sorted(p.name for p in (store / "prices").iterdir())
@@ -69,10 +73,16 @@ def test_markets_remove_undoes_an_import_and_keeps_the_shipped_data(tmp_path, cl
     assert Store(store).symbols["AAPL"].rows > 3000
 
 
-@pytest.mark.parametrize("body,says", [
-    ('date,value\n2020-01-01,"' + "x" * 200_000 + '"\n2020-02-01,3\n', "line 2 is not a CSV row (field larger than"),
-    ('date,value\n2020-01-01,"3\n2020-02-01,4\n', "is not a CSV row (unexpected end of data)"),
-])
+@pytest.mark.parametrize(
+    "body,says",
+    [
+        (
+            'date,value\n2020-01-01,"' + "x" * 200_000 + '"\n2020-02-01,3\n',
+            "line 2 is not a CSV row (field larger than",
+        ),
+        ('date,value\n2020-01-01,"3\n2020-02-01,4\n', "is not a CSV row (unexpected end of data)"),
+    ],
+)
 def test_forecast_on_a_malformed_csv_is_one_line(tmp_path, cli, body, says):
     (tmp_path / "data.csv").write_text(body)
     cli("forecast", tmp_path / "data.csv").one_line_error("data.csv", says)
@@ -87,21 +97,33 @@ def test_forecast_with_an_unreachable_model_exits_1_like_the_other_apps(cli, no_
     assert "cannot reach http://127.0.0.1:9/v1/" in run.err
 
 
-@pytest.mark.parametrize("uid,values", [
-    ("$x^{$", np.arange(24.0)),                                 # an unclosed mathtext group
-    ("cost in $ and $$", np.arange(24.0)),
-    ("huge", np.linspace(1e307, 1.7e308, 24)),                  # near the float maximum
-    ("both ends", np.r_[np.full(12, -1.7e308), np.full(12, 1.7e308)]),
-    ("with inf", np.r_[np.full(3, np.inf), np.arange(21.0)]),
-])
+@pytest.mark.parametrize(
+    "uid,values",
+    [
+        ("$x^{$", np.arange(24.0)),  # an unclosed mathtext group
+        ("cost in $ and $$", np.arange(24.0)),
+        ("huge", np.linspace(1e307, 1.7e308, 24)),  # near the float maximum
+        ("both ends", np.r_[np.full(12, -1.7e308), np.full(12, 1.7e308)]),
+        ("with inf", np.r_[np.full(3, np.inf), np.arange(21.0)]),
+    ],
+)
 def test_the_plot_draws_any_series_id_and_any_finite_value(tmp_path, uid, values):
     from orrery.forecast.result import ForecastResult
 
     ds = pd.date_range("2020-01-01", periods=24, freq="MS")
-    result = ForecastResult(history=pd.DataFrame({"unique_id": uid, "ds": ds, "y": values}),
-                            forecasts=pd.DataFrame({"unique_id": uid, "ds": ds[-3:] + pd.DateOffset(months=3),
-                                                    "model": "Naive", "mean": values[-3:], "lo_80": values[-3:],
-                                                    "hi_80": values[-3:]}))
+    result = ForecastResult(
+        history=pd.DataFrame({"unique_id": uid, "ds": ds, "y": values}),
+        forecasts=pd.DataFrame(
+            {
+                "unique_id": uid,
+                "ds": ds[-3:] + pd.DateOffset(months=3),
+                "model": "Naive",
+                "mean": values[-3:],
+                "lo_80": values[-3:],
+                "hi_80": values[-3:],
+            }
+        ),
+    )
     fig = result.plot(tmp_path / "plot.png")
     assert (tmp_path / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert fig.axes[0].get_title().replace("\\$", "$").startswith(f"{uid}: ")

@@ -19,12 +19,15 @@ BOUND = "2024-01-15"
 
 
 @pytest.mark.parametrize("backend, name", [("sqlite", "i.sqlite"), ("tantivy", "i")])
-def test_a_document_a_fraction_of_a_second_after_the_bound_is_not_returned(tmp_path: Path, backend: str,
-                                                                          name: str) -> None:
-    rows = [{"id": "at", "title": "alpha", "text": "alpha", "date": "2024-01-15T00:00:00Z"},
-            {"id": "ms-after", "title": "alpha", "text": "alpha", "date": "2024-01-15T00:00:00.999Z"},
-            {"id": "us-after", "title": "alpha", "text": "alpha", "date": "2024-01-15T00:00:00.000001Z"},
-            {"id": "us-before", "title": "alpha", "text": "alpha", "date": "2024-01-14T23:59:59.999999Z"}]
+def test_a_document_a_fraction_of_a_second_after_the_bound_is_not_returned(
+    tmp_path: Path, backend: str, name: str
+) -> None:
+    rows = [
+        {"id": "at", "title": "alpha", "text": "alpha", "date": "2024-01-15T00:00:00Z"},
+        {"id": "ms-after", "title": "alpha", "text": "alpha", "date": "2024-01-15T00:00:00.999Z"},
+        {"id": "us-after", "title": "alpha", "text": "alpha", "date": "2024-01-15T00:00:00.000001Z"},
+        {"id": "us-before", "title": "alpha", "text": "alpha", "date": "2024-01-14T23:59:59.999999Z"},
+    ]
     index = build_index(write_rows(tmp_path / "d.jsonl", rows), tmp_path / name, backend=backend)
     assert {d.id for d in index.search("alpha", 10, before=BOUND)} == {"at", "us-before"}
     late = index.get("ms-after")
@@ -35,8 +38,10 @@ def test_a_document_a_fraction_of_a_second_after_the_bound_is_not_returned(tmp_p
 def test_an_index_built_with_second_precision_is_refused(tmp_path: Path, cli) -> None:
     path = tmp_path / "old.sqlite"
     with sqlite3.connect(path) as conn:  # the format 1 schema: whole seconds, rounded down
-        conn.executescript("CREATE TABLE docs (rowid INTEGER PRIMARY KEY, id TEXT, title TEXT, text TEXT, url TEXT, "
-                           "source TEXT, ts INTEGER); CREATE VIRTUAL TABLE docs_fts USING fts5(title, text);")
+        conn.executescript(
+            "CREATE TABLE docs (rowid INTEGER PRIMARY KEY, id TEXT, title TEXT, text TEXT, url TEXT, "
+            "source TEXT, ts INTEGER); CREATE VIRTUAL TABLE docs_fts USING fts5(title, text);"
+        )
     conn.close()
     with pytest.raises(DataError, match="an orrery index of format 1; build it again"):
         open_index(path)
@@ -48,8 +53,11 @@ def test_an_index_built_with_second_precision_is_refused(tmp_path: Path, cli) ->
 def test_ask_without_before_is_bound_to_now(tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:
     import orrery.research.agent as agent_module
 
-    docs = [*DOCS, DOCS[0].__class__("undated", "Topic alpha rumours", "alpha alpha", None),
-            DOCS[0].__class__("future", "Topic alpha future", "alpha", datetime.now(UTC) + timedelta(days=30))]
+    docs = [
+        *DOCS,
+        DOCS[0].__class__("undated", "Topic alpha rumours", "alpha alpha", None),
+        DOCS[0].__class__("future", "Topic alpha future", "alpha", datetime.now(UTC) + timedelta(days=30)),
+    ]
     index = SqliteIndex.create(tmp_path / "i.sqlite", docs).path
     monkeypatch.setattr(agent_module, "resolve_model", lambda spec: PolicyModel())
     start = datetime.now(UTC)
@@ -67,6 +75,11 @@ def test_a_batch_row_without_a_freeze_date_is_refused(tmp_path: Path) -> None:
     index = SqliteIndex.create(tmp_path / "i.sqlite", DOCS).path
     model = PolicyModel()
     with pytest.raises(DataError, match="line 2: freeze_date is missing: a batch question needs a date bound"):
-        run_batch([question("alpha"), {"id": "b", "question": "Will it?"}], tmp_path / "out", model,
-                  index=index, progress=False)
+        run_batch(
+            [question("alpha"), {"id": "b", "question": "Will it?"}],
+            tmp_path / "out",
+            model,
+            index=index,
+            progress=False,
+        )
     assert model.calls == 0

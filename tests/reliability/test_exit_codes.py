@@ -20,21 +20,32 @@ def index(tmp_path: Path) -> Path:
 
 
 def test_ask_with_an_unreachable_model_exits_non_zero(tmp_path: Path, cli, index: Path, no_retry_wait) -> None:
-    run = cli("research", "ask", "Will topic alpha grow?", "--index", index, "--before", "2024-02-01",
-              "--llm", "http://127.0.0.1:9/v1", "--out", tmp_path / "a.json")
+    run = cli(
+        "research",
+        "ask",
+        "Will topic alpha grow?",
+        "--index",
+        index,
+        "--before",
+        "2024-02-01",
+        "--llm",
+        "http://127.0.0.1:9/v1",
+        "--out",
+        tmp_path / "a.json",
+    )
     assert run.code == 1, run.out + run.err
     last = run.err.strip().splitlines()[-1]  # after the live step view
     assert last.startswith("error: the run failed: cannot reach http://127.0.0.1:9/v1/")
     assert json.loads((tmp_path / "a.json").read_text())["status"] == "error"  # the failure is still recorded
 
 
-def test_ask_that_ends_without_a_forecast_exits_non_zero(cli, index: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ask_that_ends_without_a_forecast_exits_non_zero(cli, index: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import orrery.research.agent as agent_module
 
     monkeypatch.setattr(agent_module, "resolve_model", lambda spec: PolicyModel())
-    run = cli("research", "ask", "Will topic alpha grow?", "--index", index, "--before", "2024-02-01",
-              "--steps", "2")  # search, add_source: no step left to submit
+    run = cli(
+        "research", "ask", "Will topic alpha grow?", "--index", index, "--before", "2024-02-01", "--steps", "2"
+    )  # search, add_source: no step left to submit
     assert run.code == 1
     assert run.err.strip().splitlines()[-1].startswith("error: no forecast: the run ended with status max_rounds")
     assert cli("research", "ask", "Will topic alpha grow?", "--index", index, "--before", "2024-02-01").code == 0
@@ -51,8 +62,9 @@ class FailsOn(PolicyModel):
         return super().complete(messages, tools, **kw)
 
 
-def test_a_batch_with_a_failed_question_exits_non_zero(tmp_path: Path, cli, index: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_batch_with_a_failed_question_exits_non_zero(
+    tmp_path: Path, cli, index: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import orrery.research.runner as runner
 
     monkeypatch.setattr(runner, "resolve_model", lambda spec: FailsOn("bravo"))
@@ -67,29 +79,34 @@ def bad_docs(tmp_path: Path, row: Any) -> Path:
     return write_rows(tmp_path / "d.jsonl", [DOCS[0].to_json(), row])
 
 
-@pytest.mark.parametrize("args, parts", [
-    (["research", "ask", "Q?", "--before", "2024-13-01"], ["date bound", "'2024-13-01' is not a date"]),
-    (["research", "ask", "Q?", "--before", ""], ["date bound", "is not a date"]),
-    (["research", "ask", "Q?", "--index", "/nonexistent"], ["index /nonexistent does not exist"]),
-    (["research", "ask", "Q?", "--before", "2024-01-01", "--out", "report.txt"], ["ending in .json"]),
-    (["research", "index", "{docs}", "--out", "{tmp}/i", "--backend", "lucene"], ["unknown backend 'lucene'"]),
-    (["research", "index", "/nonexistent.jsonl", "--out", "{tmp}/i"], ["/nonexistent.jsonl does not exist"]),
-])
+@pytest.mark.parametrize(
+    "args, parts",
+    [
+        (["research", "ask", "Q?", "--before", "2024-13-01"], ["date bound", "'2024-13-01' is not a date"]),
+        (["research", "ask", "Q?", "--before", ""], ["date bound", "is not a date"]),
+        (["research", "ask", "Q?", "--index", "/nonexistent"], ["index /nonexistent does not exist"]),
+        (["research", "ask", "Q?", "--before", "2024-01-01", "--out", "report.txt"], ["ending in .json"]),
+        (["research", "index", "{docs}", "--out", "{tmp}/i", "--backend", "lucene"], ["unknown backend 'lucene'"]),
+        (["research", "index", "/nonexistent.jsonl", "--out", "{tmp}/i"], ["/nonexistent.jsonl does not exist"]),
+    ],
+)
 def test_bad_arguments_are_one_line_errors(tmp_path: Path, cli, args: list[str], parts: list[str]) -> None:
     docs = write_docs(tmp_path / "docs.jsonl")
     cli(*(a.format(tmp=tmp_path, docs=docs) for a in args)).one_line_error(*parts)
 
 
-@pytest.mark.parametrize("row, parts", [
-    ("{broken", ["d.jsonl:2: not a JSON object"]),
-    ({"id": "x", "text": "a", "date": "2024-13-45"}, ["d.jsonl:2:", "'2024-13-45' is not a date"]),
-    ({"id": "x", "text": "a", "date": 1705276800000}, ["d.jsonl:2:", "milliseconds? divide by 1000"]),
-    ({"id": "d0", "text": "a"}, ["d.jsonl:2: duplicate document id 'd0' (first at", "d.jsonl:1)"]),
-    ({"title": "no id", "text": "a"}, ["d.jsonl:2: id is missing or empty"]),
-    ([1, 2], ["d.jsonl:2: a document must be a JSON object"]),
-])
-def test_bad_documents_are_one_line_errors_with_file_and_line(tmp_path: Path, cli, row: Any,
-                                                              parts: list[str]) -> None:
+@pytest.mark.parametrize(
+    "row, parts",
+    [
+        ("{broken", ["d.jsonl:2: not a JSON object"]),
+        ({"id": "x", "text": "a", "date": "2024-13-45"}, ["d.jsonl:2:", "'2024-13-45' is not a date"]),
+        ({"id": "x", "text": "a", "date": 1705276800000}, ["d.jsonl:2:", "milliseconds? divide by 1000"]),
+        ({"id": "d0", "text": "a"}, ["d.jsonl:2: duplicate document id 'd0' (first at", "d.jsonl:1)"]),
+        ({"title": "no id", "text": "a"}, ["d.jsonl:2: id is missing or empty"]),
+        ([1, 2], ["d.jsonl:2: a document must be a JSON object"]),
+    ],
+)
+def test_bad_documents_are_one_line_errors_with_file_and_line(tmp_path: Path, cli, row: Any, parts: list[str]) -> None:
     cli("research", "index", bad_docs(tmp_path, row), "--out", tmp_path / "i.sqlite").one_line_error(*parts)
     assert not (tmp_path / "i.sqlite").exists()
 
@@ -98,12 +115,14 @@ def test_bad_markdown_date_names_the_file(tmp_path: Path, cli) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "note.md").write_text("---\ndate: yesterday\n---\n# Note\n")
     cli("research", "index", tmp_path / "src", "--out", tmp_path / "i.sqlite").one_line_error(
-        "note.md:", "'yesterday' is not a date")
+        "note.md:", "'yesterday' is not a date"
+    )
 
 
 @pytest.mark.parametrize("content", [b"id,question\n1,Will it?\n", b"\x00\xff garbage" * 100, b""])
-def test_a_file_that_is_not_an_index_is_refused_before_any_step(tmp_path: Path, cli, content: bytes,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_that_is_not_an_index_is_refused_before_any_step(
+    tmp_path: Path, cli, content: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import orrery.research.agent as agent_module
 
     model = PolicyModel()
@@ -111,7 +130,8 @@ def test_a_file_that_is_not_an_index_is_refused_before_any_step(tmp_path: Path, 
     fake = tmp_path / "index.csv"
     fake.write_bytes(content)
     cli("research", "ask", "Will it?", "--index", fake, "--before", "2024-01-01").one_line_error(
-        "is not an orrery index", "orrery research index")
+        "is not an orrery index", "orrery research index"
+    )
     assert model.calls == 0
 
 
@@ -123,15 +143,15 @@ def test_outputs_are_checked_before_the_work(tmp_path: Path, cli, index: Path, m
     monkeypatch.setattr(agent_module, "resolve_model", lambda spec: model)
     monkeypatch.setattr(runner, "resolve_model", lambda spec: model)
     rows = write_rows(tmp_path / "q.jsonl", [question("alpha")])
-    cli("research", "ask", "Q?", "--index", index, "--before", "2024-01-01",
-        "--out", rows / "a.json").one_line_error("is not a writable folder")  # under a file: unwritable
+    cli("research", "ask", "Q?", "--index", index, "--before", "2024-01-01", "--out", rows / "a.json").one_line_error(
+        "is not a writable folder"
+    )  # under a file: unwritable
     cli("research", "batch", rows, "--out", rows, "--index", index).one_line_error("is a file")
     assert model.calls == 0
 
 
 @pytest.mark.parametrize("option, value", [("--rpm", "-1"), ("--workers", "0"), ("--steps", "0"), ("--limit", "0")])
-def test_numeric_options_out_of_range_are_refused_before_any_work(tmp_path: Path, cli, option: str,
-                                                                   value: str) -> None:
+def test_numeric_options_out_of_range_are_refused_before_any_work(tmp_path: Path, cli, option: str, value: str) -> None:
     rows = write_rows(tmp_path / "q.jsonl", [question("alpha")])
     run = cli("research", "batch", rows, "--out", tmp_path / "out", option, value)
     assert run.code == 2 and option in run.err and "Traceback" not in run.err

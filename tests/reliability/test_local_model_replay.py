@@ -17,8 +17,14 @@ ROOT = Path(__file__).parents[2]
 
 def orrery(*args: str | Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "OMP_WAIT_POLICY": "passive"}
-    return subprocess.run([sys.executable, "-m", "orrery", *map(str, args)], capture_output=True, text=True,
-                          timeout=600, cwd=ROOT, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "orrery", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env=env,
+    )
 
 
 def test_a_real_chat_trace_replays_only_with_the_users_tools(tmp_path: Path) -> None:

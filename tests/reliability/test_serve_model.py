@@ -40,8 +40,15 @@ class SlowStreamingModel:
         *_, last = self.stream(messages, tools, **kw)
         return last.response
 
-    def stream(self, messages, tools=(), *, tool_choice="auto", schema=None,  # noqa: ARG002 - a Model's signature
-               max_tokens=None) -> Iterator[Delta]:
+    def stream(
+        self,
+        messages,
+        tools=(),
+        *,
+        tool_choice="auto",
+        schema=None,  # noqa: ARG002 - a Model's signature
+        max_tokens=None,
+    ) -> Iterator[Delta]:
         with self.busy:  # one slot, as llama.cpp has
             try:
                 for _ in range(max_tokens or 10_000):
@@ -86,8 +93,10 @@ class OverflowModel:
 
     def complete(self, _messages, _tools=(), **_kw) -> ModelResponse:
         self.calls += 1
-        raise ModelError("the prompt has 9000 tokens but the model's context holds 8192: shorten the "
-                         "conversation or raise n_ctx", status=400)
+        raise ModelError(
+            "the prompt has 9000 tokens but the model's context holds 8192: shorten the conversation or raise n_ctx",
+            status=400,
+        )
 
 
 def test_an_overflowing_prompt_is_a_400_with_token_counts_and_is_not_retried():
@@ -105,25 +114,38 @@ def test_an_overflowing_prompt_is_a_400_with_token_counts_and_is_not_retried():
 
 def test_request_size_is_bounded():
     with running_server(ScriptedModel(["never"])) as url:
-        r = httpx.post(f"{url}/chat/completions", json={**HELLO, "messages": [
-            {"role": "user", "content": "x" * (5 * 1024 * 1024)}]}, timeout=30)
+        r = httpx.post(
+            f"{url}/chat/completions",
+            json={**HELLO, "messages": [{"role": "user", "content": "x" * (5 * 1024 * 1024)}]},
+            timeout=30,
+        )
     assert r.status_code == 413 and "at most" in r.json()["error"]["message"]
 
 
-@pytest.mark.parametrize("change, field", [
-    ({"messages": [{"content": "no role"}]}, "role"),
-    ({"messages": [{"role": "user", "content": 5}]}, "content"),
-    ({"tools": [{"type": "function"}]}, "function"),
-    ({"tool_choice": {"type": "function"}}, "tool_choice"),
-    ({"tools": [{"type": "function", "function": {"name": "f", "parameters": "string"}}]}, "parameters"),
-    ({"response_format": {"type": "json_schema"}}, "json_schema"),
-    ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "strnig"}}}]}, "strnig"),
-    ({"response_format": {"type": "json_schema", "json_schema": {"schema": {"type": "object", "properties": {
-        "n": {"type": "int"}}}}}}, "'int'"),
-    ({"response_format": {"type": "xml"}}, "response_format"),
-    ({"max_tokens": -5}, "max_tokens"),
-    ({"messages": []}, "messages"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"messages": [{"content": "no role"}]}, "role"),
+        ({"messages": [{"role": "user", "content": 5}]}, "content"),
+        ({"tools": [{"type": "function"}]}, "function"),
+        ({"tool_choice": {"type": "function"}}, "tool_choice"),
+        ({"tools": [{"type": "function", "function": {"name": "f", "parameters": "string"}}]}, "parameters"),
+        ({"response_format": {"type": "json_schema"}}, "json_schema"),
+        ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "strnig"}}}]}, "strnig"),
+        (
+            {
+                "response_format": {
+                    "type": "json_schema",
+                    "json_schema": {"schema": {"type": "object", "properties": {"n": {"type": "int"}}}},
+                }
+            },
+            "'int'",
+        ),
+        ({"response_format": {"type": "xml"}}, "response_format"),
+        ({"max_tokens": -5}, "max_tokens"),
+        ({"messages": []}, "messages"),
+    ],
+)
 def test_malformed_requests_are_400_with_the_field_named(change, field):
     """Was: 500 for each of these, and 200 for empty messages."""
     model = ScriptedModel(["never used"])
@@ -165,7 +187,12 @@ def test_with_a_token_requests_must_carry_it():
 
 def test_the_command_refuses_to_serve_the_network_without_a_token():
     env = {k: v for k, v in os.environ.items() if k != "ORRERY_TOKEN"}
-    done = subprocess.run([sys.executable, "-m", "orrery", "serve-model", "--host", "0.0.0.0", "--port", "0"],
-                          capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "orrery", "serve-model", "--host", "0.0.0.0", "--port", "0"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 2, done.stderr
     assert "--token" in done.stderr and "Traceback" not in done.stderr

@@ -19,8 +19,10 @@ from orrery.research.baserates import (
 )
 
 ACLED_MORE = "Will there be more 'Riots' in {c} for the 30 days before 2025-11-02 compared to the 30-day average?"
-ACLED_TEN = ("Will there be more than ten times as many 'Riots' in {c} for the 30 days before 2025-11-02 compared to "
-             "one plus the 30-day average?")
+ACLED_TEN = (
+    "Will there be more than ten times as many 'Riots' in {c} for the 30 days before 2025-11-02 compared to "
+    "one plus the 30-day average?"
+)
 
 
 def test_a_template_masks_names_quoted_terms_numbers_and_dates() -> None:
@@ -32,8 +34,11 @@ def test_a_template_masks_names_quoted_terms_numbers_and_dates() -> None:
 
 
 def test_a_rows_case_has_its_horizon_season_and_the_series_trend() -> None:
-    row = {"question": "What is the probability that the temperature at Abbeville will be higher?",
-           "forecast_due_date": "2025-11-23", "resolution_date": "2026-05-22"}
+    row = {
+        "question": "What is the probability that the temperature at Abbeville will be higher?",
+        "forecast_due_date": "2025-11-23",
+        "resolution_date": "2026-05-22",
+    }
     case = series_case("dbnomics", row, Series("dbnomics", [("2025-10-16", 10.0), ("2025-11-13", 6.0)]))
     assert case.season > 1.0  # November to May warms up (northern hemisphere)
     assert 0.8 < case.horizon < 0.95 and case.trend == -1.0 and case.momentum == pytest.approx(-0.5)
@@ -67,16 +72,29 @@ def test_the_season_is_learned_where_it_decides_the_outcome() -> None:
     rows = []
     for i in range(200):
         season = rng.uniform(-2, 2)
-        rows.append((f"d/{i}", SeriesCase("dbnomics", "t", 0.5, season), float(rng.random() < (0.9 if season > 0 else 0.1))))
+        rows.append(
+            (f"d/{i}", SeriesCase("dbnomics", "t", 0.5, season), float(rng.random() < (0.9 if season > 0 else 0.1)))
+        )
     model = fit_base_rates(rows)
     assert "season" in model.terms["dbnomics"]
-    assert model.rate(SeriesCase("dbnomics", "t", 0.5, 1.5)) > 0.75 > 0.25 > model.rate(SeriesCase("dbnomics", "t", 0.5, -1.5))
+    assert (
+        model.rate(SeriesCase("dbnomics", "t", 0.5, 1.5))
+        > 0.75
+        > 0.25
+        > model.rate(SeriesCase("dbnomics", "t", 0.5, -1.5))
+    )
 
 
 def test_noise_terms_are_left_out_of_a_source_they_do_not_help() -> None:
     rng = random.Random(3)
-    rows = [(f"y/{i}", SeriesCase("yfinance", "t", rng.random(), rng.uniform(-2, 2), rng.choice([-1.0, 1.0]),
-                                  rng.uniform(-1, 1)), float(rng.random() < 0.6)) for i in range(300)]
+    rows = [
+        (
+            f"y/{i}",
+            SeriesCase("yfinance", "t", rng.random(), rng.uniform(-2, 2), rng.choice([-1.0, 1.0]), rng.uniform(-1, 1)),
+            float(rng.random() < 0.6),
+        )
+        for i in range(300)
+    ]
     model = fit_base_rates(rows)
     assert model.terms["yfinance"] in ([], ["template"])
     assert model.rate(rows[0][1]) == pytest.approx(0.6, abs=0.07)

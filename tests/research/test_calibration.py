@@ -118,15 +118,21 @@ def test_hierarchical_platt_fixes_a_source_miscalibrated_differently_from_the_ot
     (p_all, p_wild), (h_all, h_wild) = briers(platt), briers(hier)
     assert h_wild < p_wild - 0.05 and h_all < p_all - 0.04
     assert h_wild < 0.21 < 0.25 < p_wild  # the global fit does worse than a coin on the wild source
-    assert hier.weights["agent"] + hier.by_source["wild"]["agent"] < 0 < hier.weights["agent"] + hier.by_source["steady"]["agent"]
+    assert (
+        hier.weights["agent"] + hier.by_source["wild"]["agent"]
+        < 0
+        < hier.weights["agent"] + hier.by_source["steady"]["agent"]
+    )
     assert hier.pooling in (1.0, 3.0, 10.0, 30.0)  # the inner CV let the sources part
     chosen = fit(train, [], "m")  # the rule picks it: its worst source is far better
     assert chosen.method == "hierarchical" and chosen.fitted_on["cv_worst_source"]["hierarchical"] < 0.2
 
 
 def test_hierarchical_platt_stays_near_the_global_fit_when_sources_agree() -> None:
-    train = [Example(replace(e.features, source="a" if i % 2 else "b"), e.outcome, e.group)
-             for i, e in enumerate(overconfident(400, seed=5))]
+    train = [
+        Example(replace(e.features, source="a" if i % 2 else "b"), e.outcome, e.group)
+        for i, e in enumerate(overconfident(400, seed=5))
+    ]
     hier, platt = fit_one(train, [], "hierarchical", "m"), fit_one(train, [], "platt", "m")
     for s in ("a", "b"):
         assert abs(hier.by_source[s]["agent"]) < 0.1 and abs(hier.by_source[s]["intercept"]) < 0.1
@@ -135,8 +141,11 @@ def test_hierarchical_platt_stays_near_the_global_fit_when_sources_agree() -> No
 
 
 def test_the_choice_rule_takes_the_worst_source_first_then_overall_then_the_simplest() -> None:
-    cv = {"platt": {"all": 0.150, "x": 0.27, "y": 0.10}, "isotonic": {"all": 0.149, "x": 0.268, "y": 0.10},
-          "hierarchical": {"all": 0.160, "x": 0.24, "y": 0.12}}
+    cv = {
+        "platt": {"all": 0.150, "x": 0.27, "y": 0.10},
+        "isotonic": {"all": 0.149, "x": 0.268, "y": 0.10},
+        "hierarchical": {"all": 0.160, "x": 0.24, "y": 0.12},
+    }
     assert choose(cv) == "hierarchical"
     cv["hierarchical"]["x"] = 0.269  # within the margin of the others now: overall decides, then the simpler
     assert choose(cv) == "platt"
@@ -177,17 +186,26 @@ def test_fit_refuses_too_few_questions() -> None:
 
 QUESTION = "Will Zohran Mamdani win second place in the 2025 NYC mayoral election?"
 MARKET_DOC = Document(
-    "fb-val-polymarket-1", f"Polymarket market on 2025-10-16: {QUESTION}",
+    "fb-val-polymarket-1",
+    f"Polymarket market on 2025-10-16: {QUESTION}",
     f'On 2025-10-16 the Polymarket market for "{QUESTION}" stood at 0.105 (10.5% chance of Yes). (The market '
-    "price.)\nSource: https://polymarket.com/m/1", datetime(2025, 10, 16, tzinfo=UTC), "https://polymarket.com/m/1",
-    "forecastbench/polymarket")
+    "price.)\nSource: https://polymarket.com/m/1",
+    datetime(2025, 10, 16, tzinfo=UTC),
+    "https://polymarket.com/m/1",
+    "forecastbench/polymarket",
+)
 
 
 def series_doc(day: int, value: float, ticker: str = "TMO") -> Document:
     q = f"Will {ticker}'s market close price on the resolution date be higher than its market close price on 2025-10-{day:02d}?"
-    return Document(f"v-{ticker}-{day}", f"Yahoo Finance quote on 2025-10-{day:02d}: {q}",
-                    f'On 2025-10-{day:02d}, Yahoo Finance quote value for "{q}": {value}. (The latest close.)',
-                    datetime(2025, 10, day, tzinfo=UTC), "", "forecastbench/yfinance")
+    return Document(
+        f"v-{ticker}-{day}",
+        f"Yahoo Finance quote on 2025-10-{day:02d}: {q}",
+        f'On 2025-10-{day:02d}, Yahoo Finance quote value for "{q}": {value}. (The latest close.)',
+        datetime(2025, 10, day, tzinfo=UTC),
+        "",
+        "forecastbench/yfinance",
+    )
 
 
 def test_anchors_are_extracted_from_a_board_source() -> None:

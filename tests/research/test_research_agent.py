@@ -23,14 +23,30 @@ from orrery.research.types import Document
 
 BOUND = "2024-06-01"
 DOCS = [
-    Document("poll-march", "Election poll: Alice leads", "Alice leads Bob by 8 points in the election poll.",
-             datetime(2024, 3, 1, tzinfo=UTC)),
-    Document("debate-may", "Election debate recap", "Bob did well in the election debate; the poll gap narrows.",
-             datetime(2024, 5, 20, tzinfo=UTC)),
-    Document("result-nov", "Election result: Alice wins", "Alice won the election with 54 percent.",
-             datetime(2024, 11, 6, tzinfo=UTC)),
-    Document("exit-poll", "Exit poll election Alice", "Exit poll: Alice ahead in the election.",
-             datetime(2024, 6, 1, 0, 0, 1, tzinfo=UTC)),  # one second after the bound
+    Document(
+        "poll-march",
+        "Election poll: Alice leads",
+        "Alice leads Bob by 8 points in the election poll.",
+        datetime(2024, 3, 1, tzinfo=UTC),
+    ),
+    Document(
+        "debate-may",
+        "Election debate recap",
+        "Bob did well in the election debate; the poll gap narrows.",
+        datetime(2024, 5, 20, tzinfo=UTC),
+    ),
+    Document(
+        "result-nov",
+        "Election result: Alice wins",
+        "Alice won the election with 54 percent.",
+        datetime(2024, 11, 6, tzinfo=UTC),
+    ),
+    Document(
+        "exit-poll",
+        "Exit poll election Alice",
+        "Exit poll: Alice ahead in the election.",
+        datetime(2024, 6, 1, 0, 0, 1, tzinfo=UTC),
+    ),  # one second after the bound
     Document("undated-blog", "Election musings", "Who will win the election? Alice or Bob.", None),
 ]
 LATE = {"result-nov", "exit-poll", "undated-blog"}
@@ -49,9 +65,11 @@ def agent_with(turns: list, index: SqliteIndex, **kwargs) -> tuple[ResearchAgent
 
 
 def submit_script() -> list:
-    return [turn(call("search", query="election poll")),
-            turn(call("add_source", id="poll-march", why="Alice leads by 8")),
-            turn(call("submit", probability=0.7, rationale="Alice leads the poll [1]."))]
+    return [
+        turn(call("search", query="election poll")),
+        turn(call("add_source", id="poll-march", why="Alice leads by 8")),
+        turn(call("submit", probability=0.7, rationale="Alice leads the poll [1].")),
+    ]
 
 
 def tool_messages(messages: list[Message]) -> list[Message]:
@@ -74,8 +92,9 @@ def test_submit_ends_the_run_with_a_typed_result(index) -> None:
 
 
 def test_one_action_per_step(index) -> None:
-    agent, model = agent_with([turn(call("search", query="election poll"), call("search", query="alice")),
-                               *submit_script()[1:]], index)
+    agent, model = agent_with(
+        [turn(call("search", query="election poll"), call("search", query="alice")), *submit_script()[1:]], index
+    )
     result = agent.run(QUESTION, before=BOUND)
     first, second = tool_messages(model.requests[1]["messages"])
     assert "id=poll-march" in first.content
@@ -104,8 +123,12 @@ def test_edit_note_shows_on_the_next_board(index) -> None:
 
 def test_truncation_notice_keeps_the_query_history(index) -> None:
     queries = [f"election poll {w}" for w in VOCAB]
-    agent, model = agent_with([turn(call("search", query=q)) for q in queries] + submit_script(), index,
-                              context=sliding_window(max_tokens=400, max_messages=6), max_rounds=20)
+    agent, model = agent_with(
+        [turn(call("search", query=q)) for q in queries] + submit_script(),
+        index,
+        context=sliding_window(max_tokens=400, max_messages=6),
+        max_rounds=20,
+    )
     result = agent.run(QUESTION, before=BOUND)
     assert result.status == "completed"
     last = model.requests[-1]["messages"]
@@ -128,7 +151,7 @@ def test_window_never_splits_a_multi_call_turn_from_its_results(index, budget: i
                 owners = [a for a in msgs[:i] if any(c.id == m.tool_call_id for c in a.tool_calls)]
                 assert owners, f"tool result {m.name} lost its assistant turn (budget {budget})"
             for c in m.tool_calls:
-                assert any(t.tool_call_id == c.id for t in msgs[i + 1:]), "assistant turn lost a result"
+                assert any(t.tool_call_id == c.id for t in msgs[i + 1 :]), "assistant turn lost a result"
 
 
 def test_search_queries_describe_only_searches() -> None:
@@ -145,13 +168,15 @@ def returned_ids(messages: list[Message]) -> set[str]:
 
 
 def test_date_bound_holds_through_the_agent_even_when_the_model_asks(index) -> None:
-    turns = [turn(call("search", query="election result Alice wins")),
-             turn(call("search", query="exit poll", before="2030-01-01")),  # not a parameter: refused
-             turn(call("search", query="election musings")),
-             turn(call("add_source", id="result-nov", why="I know it exists")),  # never seen: refused
-             turn(call("search", query="election debate poll")),
-             turn(call("add_source", id="debate-may", why="gap narrows")),
-             turn(call("submit", probability=0.6, rationale="[1]"))]
+    turns = [
+        turn(call("search", query="election result Alice wins")),
+        turn(call("search", query="exit poll", before="2030-01-01")),  # not a parameter: refused
+        turn(call("search", query="election musings")),
+        turn(call("add_source", id="result-nov", why="I know it exists")),  # never seen: refused
+        turn(call("search", query="election debate poll")),
+        turn(call("add_source", id="debate-may", why="gap narrows")),
+        turn(call("submit", probability=0.6, rationale="[1]")),
+    ]
     agent, model = agent_with(turns, index)
     result = agent.run(QUESTION, before=BOUND)
     seen = returned_ids(model.requests[-1]["messages"])
@@ -163,8 +188,7 @@ def test_date_bound_holds_through_the_agent_even_when_the_model_asks(index) -> N
 
 
 def test_without_a_bound_the_run_is_bound_to_now(index) -> None:
-    agent, model = agent_with([turn(call("search", query="election result Alice wins musings")), "done", "done"],
-                              index)
+    agent, model = agent_with([turn(call("search", query="election result Alice wins musings")), "done", "done"], index)
     result = agent.run(QUESTION)
     found = tool_messages(model.requests[1]["messages"])[0].content
     assert "id=result-nov" in found and "undated-blog" not in found  # past documents, but never undated ones
@@ -210,16 +234,20 @@ def test_submit_is_offered_only_once_a_source_is_on_the_board(index) -> None:
     assert model.requests[3]["tools"] == ["search", "add_source", "edit_note", "submit"]
 
 
-@pytest.mark.parametrize(("probability", "rationale", "error"), [
-    (1.5, "[1]", "probability must be between 0 and 1"),
-    (-0.1, "[1]", "probability must be between 0 and 1"),
-    (0.5, "Polls say so.", "cites no source on the board"),
-    (0.5, "See [2].", "cites no source on the board"),
-])
+@pytest.mark.parametrize(
+    ("probability", "rationale", "error"),
+    [
+        (1.5, "[1]", "probability must be between 0 and 1"),
+        (-0.1, "[1]", "probability must be between 0 and 1"),
+        (0.5, "Polls say so.", "cites no source on the board"),
+        (0.5, "See [2].", "cites no source on the board"),
+    ],
+)
 def test_submit_refuses_bad_forecasts(index, probability: float, rationale: str, error: str) -> None:
     script = submit_script()
-    agent, model = agent_with([*script[:2], turn(call("submit", probability=probability, rationale=rationale)),
-                               script[2]], index)
+    agent, model = agent_with(
+        [*script[:2], turn(call("submit", probability=probability, rationale=rationale)), script[2]], index
+    )
     result = agent.run(QUESTION, before=BOUND)
     refusal = tool_messages(model.requests[3]["messages"])[-1].content
     assert refusal.startswith("Error:") and error in refusal
@@ -261,20 +289,23 @@ def test_a_saved_trajectory_replays_to_the_same_forecast(index, tmp_path: Path) 
     saved = json.loads(json.dumps(result.to_dict()))
     again = replay_trajectory(saved, index)
     assert (again.probability, [s.id for s in again.sources]) == (0.7, ["poll-march"])
-    assert [m.to_dict() for m in map(Message.from_dict, saved["trajectory"]["messages"])] == \
-        saved["trajectory"]["messages"]
+    assert [m.to_dict() for m in map(Message.from_dict, saved["trajectory"]["messages"])] == saved["trajectory"][
+        "messages"
+    ]
     trace = [json.loads(line) for line in (tmp_path / "run.trace.jsonl").read_text().splitlines()]
     assert [e["kind"] for e in trace] == [e["kind"] for e in saved["trajectory"]["events"]]
     assert ResearchResult.from_dict(saved).sources == result.sources
 
 
 def test_guided_mode_narrows_the_tools_so_a_small_model_makes_progress(index) -> None:
-    script = [turn(call("search", query="election poll")),
-              turn(call("add_source", id="poll-march", why="Alice leads")),
-              turn(call("edit_note", text="Alice +8")),
-              turn(call("search", query="election debate")),
-              turn(call("add_source", id="debate-may", why="gap narrows")),
-              turn(call("submit", probability=0.6, rationale="[1] [2]"))]
+    script = [
+        turn(call("search", query="election poll")),
+        turn(call("add_source", id="poll-march", why="Alice leads")),
+        turn(call("edit_note", text="Alice +8")),
+        turn(call("search", query="election debate")),
+        turn(call("add_source", id="debate-may", why="gap narrows")),
+        turn(call("submit", probability=0.6, rationale="[1] [2]")),
+    ]
     agent, model = agent_with(script, index, guided=True, max_sources=2)
     result = agent.run(QUESTION, before=BOUND)
     assert [r["tools"] for r in model.requests] == [
@@ -289,8 +320,14 @@ def test_guided_mode_narrows_the_tools_so_a_small_model_makes_progress(index) ->
 
 
 def test_a_repeated_search_is_run_again_with_a_hint(index) -> None:
-    agent, model = agent_with([turn(call("search", query="election poll")),
-                               turn(call("search", query="Election Poll")), *submit_script()[1:]], index)
+    agent, model = agent_with(
+        [
+            turn(call("search", query="election poll")),
+            turn(call("search", query="Election Poll")),
+            *submit_script()[1:],
+        ],
+        index,
+    )
     result = agent.run(QUESTION, before=BOUND)
     assert tool_messages(model.requests[2]["messages"])[-1].content.startswith("You already ran this search")
     assert model.requests[2]["tools"]  # the core's answer-on-repeat is off: the tools stay offered
@@ -306,9 +343,12 @@ def test_add_source_offers_only_ids_the_searches_returned(index) -> None:
 
 
 def test_add_source_is_offered_only_while_a_result_is_not_on_the_board(index) -> None:
-    script = [turn(call("search", query="zebra unicorn")), turn(call("search", query="election poll")),
-              turn(call("add_source", id="poll-march", why="Alice leads by 8")),
-              turn(call("submit", probability=0.7, rationale="Alice leads the poll [1]."))]
+    script = [
+        turn(call("search", query="zebra unicorn")),
+        turn(call("search", query="election poll")),
+        turn(call("add_source", id="poll-march", why="Alice leads by 8")),
+        turn(call("submit", probability=0.7, rationale="Alice leads the poll [1].")),
+    ]
     agent, model = agent_with(script, index)
     agent.run(QUESTION, before=BOUND)
     assert "add_source" not in model.requests[1]["tools"]  # the first search found nothing
@@ -316,10 +356,14 @@ def test_add_source_is_offered_only_while_a_result_is_not_on_the_board(index) ->
 
 
 def test_guided_mode_breaks_a_repeated_search(index) -> None:
-    script = [turn(call("search", query="zebra")), turn(call("search", query="zebra")),
-              turn(call("edit_note", text="Nothing on zebras.")), turn(call("search", query="election poll")),
-              turn(call("add_source", id="poll-march", why="Alice leads by 8")),
-              turn(call("submit", probability=0.7, rationale="Alice leads the poll [1]."))]
+    script = [
+        turn(call("search", query="zebra")),
+        turn(call("search", query="zebra")),
+        turn(call("edit_note", text="Nothing on zebras.")),
+        turn(call("search", query="election poll")),
+        turn(call("add_source", id="poll-march", why="Alice leads by 8")),
+        turn(call("submit", probability=0.7, rationale="Alice leads the poll [1].")),
+    ]
     agent, model = agent_with(script, index, guided=True)
     result = agent.run(QUESTION, before=BOUND)
     assert "search" in model.requests[1]["tools"] and "search" not in model.requests[2]["tools"]

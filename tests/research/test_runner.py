@@ -22,15 +22,34 @@ from orrery.research.runner import RateLimitedModel, replay_trajectory, run_batc
 from orrery.research.search import SqliteIndex
 from orrery.research.types import Document
 
-DOCS = [Document(f"d{i}", f"Topic {w} report", f"News about topic {w}: things happened.",
-                 datetime(2024, 1, 1 + i, tzinfo=UTC)) for i, w in enumerate(["alpha", "bravo", "charlie", "delta"])]
+DOCS = [
+    Document(
+        f"d{i}", f"Topic {w} report", f"News about topic {w}: things happened.", datetime(2024, 1, 1 + i, tzinfo=UTC)
+    )
+    for i, w in enumerate(["alpha", "bravo", "charlie", "delta"])
+]
 QUESTIONS = [
-    {"id": "q/alpha", "question": "Will topic alpha grow?", "freeze_date": "2024-02-01", "resolution": 1.0,
-     "market_value": 0.9},
-    {"id": "q/bravo", "question": "Will topic bravo grow?", "freeze_date": "2024-02-01", "resolution": 0.0,
-     "market_value": 0.3},
-    {"id": "q/charlie", "question": "Will topic charlie grow?", "freeze_date": "2024-02-01", "resolution": 0.0,
-     "market_value": None},
+    {
+        "id": "q/alpha",
+        "question": "Will topic alpha grow?",
+        "freeze_date": "2024-02-01",
+        "resolution": 1.0,
+        "market_value": 0.9,
+    },
+    {
+        "id": "q/bravo",
+        "question": "Will topic bravo grow?",
+        "freeze_date": "2024-02-01",
+        "resolution": 0.0,
+        "market_value": 0.3,
+    },
+    {
+        "id": "q/charlie",
+        "question": "Will topic charlie grow?",
+        "freeze_date": "2024-02-01",
+        "resolution": 0.0,
+        "market_value": None,
+    },
     {"id": "q/delta", "question": "Will topic delta grow?", "freeze_date": "2024-02-01", "resolution": None},
 ]
 
@@ -107,7 +126,11 @@ def test_resume_skips_finished_questions_and_ignores_torn_files(tmp_path: Path, 
     assert trajectory_path(out, "q/alpha").read_bytes() == finished
     assert not stale.exists() and not older.exists()
     assert {r["id"]: r["probability"] for r in result.summary["rows"]} == {
-        "q/alpha": 0.8, "q/bravo": 0.3, "q/charlie": 0.3, "q/delta": 0.3}
+        "q/alpha": 0.8,
+        "q/bravo": 0.3,
+        "q/charlie": 0.3,
+        "q/delta": 0.3,
+    }
 
 
 def test_ctrl_c_leaves_only_whole_files_and_resume_finishes_the_rest(tmp_path: Path, index: Path) -> None:
@@ -157,8 +180,9 @@ def test_rate_limited_model_takes_a_token_per_call_from_the_shared_limiter() -> 
 
 def test_brier_summary_with_both_baselines(tmp_path: Path, index: Path) -> None:
     buf = io.StringIO()
-    result = run_batch(QUESTIONS, tmp_path / "out", PolicyModel(p=0.8), index=index,
-                       console=Console(file=buf, width=120))
+    result = run_batch(
+        QUESTIONS, tmp_path / "out", PolicyModel(p=0.8), index=index, console=Console(file=buf, width=120)
+    )
     b = result.summary["brier"]
     assert b["n"] == 3  # q/delta is unresolved
     assert b["brier"] == pytest.approx((0.2**2 + 0.8**2 + 0.8**2) / 3)
@@ -175,10 +199,13 @@ def test_brier_summary_with_both_baselines(tmp_path: Path, index: Path) -> None:
 @pytest.mark.integration
 def test_batch_on_a_dask_local_cluster(tmp_path: Path, index: Path) -> None:
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
-        result = run_batch(QUESTIONS, tmp_path / "out", PolicyModel(p=0.6), index=index, client=client,
-                           rpm=6000, **quiet())
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        result = run_batch(
+            QUESTIONS, tmp_path / "out", PolicyModel(p=0.6), index=index, client=client, rpm=6000, **quiet()
+        )
     assert sorted(result.ran) == sorted(q["id"] for q in QUESTIONS)
     assert result.summary["statuses"] == {"completed": 4}
     assert all(r["probability"] == 0.6 for r in result.summary["rows"])
@@ -202,8 +229,19 @@ def test_cli_index_ask_and_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
     for module in (agent_module, runner_module):
         monkeypatch.setattr(module, "resolve_model", lambda spec: PolicyModel(p=0.35))
-    asked = cli.invoke(app, ["ask", "Will topic alpha grow?", "--index", str(tmp_path / "i.sqlite"),
-                             "--before", "2024-01-02", "--out", str(tmp_path / "ask.json")])
+    asked = cli.invoke(
+        app,
+        [
+            "ask",
+            "Will topic alpha grow?",
+            "--index",
+            str(tmp_path / "i.sqlite"),
+            "--before",
+            "2024-01-02",
+            "--out",
+            str(tmp_path / "ask.json"),
+        ],
+    )
     assert asked.exit_code == 0, asked.output
     assert "completed probability 0.350" in asked.output
     saved = json.loads((tmp_path / "ask.json").read_text())
@@ -212,8 +250,21 @@ def test_cli_index_ask_and_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
     questions = tmp_path / "questions.jsonl"
     questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
-    ran = cli.invoke(app, ["batch", str(questions), "--out", str(tmp_path / "b"), "--workers", "2",
-                           "--index", str(tmp_path / "i.sqlite"), "--limit", "2"])
+    ran = cli.invoke(
+        app,
+        [
+            "batch",
+            str(questions),
+            "--out",
+            str(tmp_path / "b"),
+            "--workers",
+            "2",
+            "--index",
+            str(tmp_path / "i.sqlite"),
+            "--limit",
+            "2",
+        ],
+    )
     assert ran.exit_code == 0, ran.output
     summary = json.loads((tmp_path / "b" / "summary.json").read_text())
     assert summary["questions"] == 2 and summary["statuses"] == {"completed": 2}

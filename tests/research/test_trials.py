@@ -29,14 +29,24 @@ from orrery.research.types import Document
 
 QUESTION = "Will the bridge reopen by 2024-07-01?"
 DOCS = [
-    Document("news", "Bridge repairs on schedule", "Engineers say the bridge repairs are on schedule.",
-             datetime(2024, 5, 1, tzinfo=UTC)),
-    Document("mkt", f"Example market on 2024-05-20: {QUESTION}",
-             f'On 2024-05-20 the Example market for "{QUESTION}" stood at 0.300 (30.0% chance of Yes).',
-             datetime(2024, 5, 20, tzinfo=UTC)),
-    Document("late-mkt", f"Example market on 2024-06-20: {QUESTION}",
-             f'On 2024-06-20 the Example market for "{QUESTION}" stood at 0.950 (95.0% chance of Yes).',
-             datetime(2024, 6, 20, tzinfo=UTC)),
+    Document(
+        "news",
+        "Bridge repairs on schedule",
+        "Engineers say the bridge repairs are on schedule.",
+        datetime(2024, 5, 1, tzinfo=UTC),
+    ),
+    Document(
+        "mkt",
+        f"Example market on 2024-05-20: {QUESTION}",
+        f'On 2024-05-20 the Example market for "{QUESTION}" stood at 0.300 (30.0% chance of Yes).',
+        datetime(2024, 5, 20, tzinfo=UTC),
+    ),
+    Document(
+        "late-mkt",
+        f"Example market on 2024-06-20: {QUESTION}",
+        f'On 2024-06-20 the Example market for "{QUESTION}" stood at 0.950 (95.0% chance of Yes).',
+        datetime(2024, 6, 20, tzinfo=UTC),
+    ),
 ]
 BOUND = "2024-06-01"
 
@@ -47,10 +57,11 @@ def index(tmp_path: Path) -> SqliteIndex:
 
 
 def script(*trial_ps: float, rationale: str = "Repairs on schedule [1].") -> list:
-    return [turn(call("search", query="bridge repairs")),
-            turn(call("add_source", id="news", why="on schedule")),
-            turn(call("submit", probability=0.9, rationale="Repairs on schedule [1]."))] + \
-        [turn(call("submit", probability=p, rationale=rationale)) for p in trial_ps]
+    return [
+        turn(call("search", query="bridge repairs")),
+        turn(call("add_source", id="news", why="on schedule")),
+        turn(call("submit", probability=0.9, rationale="Repairs on schedule [1].")),
+    ] + [turn(call("submit", probability=p, rationale=rationale)) for p in trial_ps]
 
 
 def calibrator(model: str = "scripted") -> Calibrator:
@@ -68,12 +79,15 @@ def test_trials_are_pooled_calibrated_and_all_figures_are_in_the_trajectory(inde
     assert (result.pooled, result.spread) == (pytest.approx(expected.probability), pytest.approx(expected.spread))
     assert result.anchors["market"]["probability"] == 0.3  # the figure dated after the bound is never seen
     z = 0.5 * _logit(expected.probability) + _logit(0.3)
-    assert result.calibrated == pytest.approx(1 / (1 + 2.718281828459045 ** -z), rel=1e-6)
+    assert result.calibrated == pytest.approx(1 / (1 + 2.718281828459045**-z), rel=1e-6)
     assert result.probability == result.calibrated and result.calibration.startswith("platt for scripted")
     saved = result.to_dict()
     state = [e for e in saved["trajectory"]["events"] if e["kind"] == "state" and e["name"] == "forecast"]
-    assert state and {k: state[-1]["value"][k] for k in ("raw", "pooled", "calibrated")} == \
-        {"raw": 0.9, "pooled": result.pooled, "calibrated": result.calibrated}
+    assert state and {k: state[-1]["value"][k] for k in ("raw", "pooled", "calibrated")} == {
+        "raw": 0.9,
+        "pooled": result.pooled,
+        "calibrated": result.calibrated,
+    }
     # the trials saw the board and the anchor, and could only submit
     trial_request = model.requests[3]
     assert trial_request["tools"] == ["submit"]
@@ -91,8 +105,10 @@ def _logit(p: float) -> float:
 
 
 def test_a_trial_that_cites_nothing_or_quotes_an_unsourced_number_stays_out_of_the_pool(index) -> None:
-    model = ScriptedModel(script(0.3, rationale="No citation here.") +
-                          [turn(call("submit", probability=0.5, rationale="About 42 percent done [1]."))])
+    model = ScriptedModel(
+        script(0.3, rationale="No citation here.")
+        + [turn(call("submit", probability=0.5, rationale="About 42 percent done [1]."))]
+    )
     result = ResearchAgent(model, index, trials=3, calibration=False).run(QUESTION, before=BOUND)
     errors = [t["error"] for t in result.trials]
     assert errors[0] == "" and "cites no board source" in errors[1] and "42" in errors[2]
@@ -109,8 +125,10 @@ def test_a_run_without_a_submit_draws_no_trials(index) -> None:
 
 def test_the_replay_of_a_pooled_trajectory_gives_the_same_figures(index) -> None:
     result = ResearchAgent(ScriptedModel(script(0.2, 0.6)), index, trials=3, calibration=False).run(
-        QUESTION, before=BOUND)
+        QUESTION, before=BOUND
+    )
     again = replay_trajectory(result.to_dict(), index, trials=3, calibration=False)
+
     def figures(r):
         return r.raw, r.pooled, [{k: v for k, v in t.items() if k != "seconds"} for t in r.trials]
 
@@ -123,8 +141,14 @@ def test_a_calibrator_for_another_model_is_refused_before_any_work(index, tmp_pa
     with pytest.raises(CalibrationError, match="fitted for model 'local', not 'scripted'"):
         ResearchAgent(model, index, calibration=path)
     with pytest.raises(CalibrationError, match="fitted for model 'local'"):
-        run_batch([{"id": "q", "question": QUESTION, "freeze_date": BOUND}], tmp_path / "out", model, index=index,
-                  calibration=str(path), progress=False)
+        run_batch(
+            [{"id": "q", "question": QUESTION, "freeze_date": BOUND}],
+            tmp_path / "out",
+            model,
+            index=index,
+            calibration=str(path),
+            progress=False,
+        )
     assert model.requests == [] and not (tmp_path / "out" / "q.json").exists()
 
 
@@ -154,15 +178,34 @@ class TrialPolicy:
 
 
 def test_batch_trials_run_in_the_workers_and_calibrate_fits_from_the_batch(tmp_path: Path) -> None:
-    docs = [Document(f"d{i}", f"Topic {i} report", f"News about topic {i}.", datetime(2024, 1, 1, tzinfo=UTC))
-            for i in range(30)]
+    docs = [
+        Document(f"d{i}", f"Topic {i} report", f"News about topic {i}.", datetime(2024, 1, 1, tzinfo=UTC))
+        for i in range(30)
+    ]
     SqliteIndex.create(tmp_path / "idx.sqlite", docs)
     # question i is said to be 0.8 likely; the even ones happen
-    rows = [{"id": f"q{i}", "question": f"Will topic {i} grow?", "freeze_date": "2024-02-01",
-             "resolution": float(i % 2 == 0), "source": "polymarket", "source_id": str(i)} for i in range(30)]
+    rows = [
+        {
+            "id": f"q{i}",
+            "question": f"Will topic {i} grow?",
+            "freeze_date": "2024-02-01",
+            "resolution": float(i % 2 == 0),
+            "source": "polymarket",
+            "source_id": str(i),
+        }
+        for i in range(30)
+    ]
     model = TrialPolicy({f"topic {i} ": 0.8 if i % 2 == 0 else 0.7 for i in range(30)})
-    result = run_batch(rows, tmp_path / "out", model, workers=2, index=tmp_path / "idx.sqlite", trials=3,
-                       calibration=False, progress=False)
+    result = run_batch(
+        rows,
+        tmp_path / "out",
+        model,
+        workers=2,
+        index=tmp_path / "idx.sqlite",
+        trials=3,
+        calibration=False,
+        progress=False,
+    )
     assert result.summary["statuses"] == {"completed": 30}
     assert model.threads <= {"orrery-research_0", "orrery-research_1"}  # trials ran in the batch's workers
     traj = json.loads((tmp_path / "out" / "q0.json").read_text())
@@ -172,25 +215,32 @@ def test_batch_trials_run_in_the_workers_and_calibrate_fits_from_the_batch(tmp_p
     qfile.write_text("".join(json.dumps(r) + "\n" for r in rows))
     runner = CliRunner()
     out = tmp_path / "calib.json"
-    res = runner.invoke(cli_app, ["research", "calibrate", str(qfile), "--runs", str(tmp_path / "out"),
-                                  "--out", str(out)])
+    res = runner.invoke(
+        cli_app, ["research", "calibrate", str(qfile), "--runs", str(tmp_path / "out"), "--out", str(out)]
+    )
     assert res.exit_code == 0, res.output
     calib = load_calibrator(out, "policy")
     assert calib.trials == 3 and calib.fitted_on["questions"] == 30
-    raw_brier = (15 * 0.2 ** 2 + 15 * 0.7 ** 2) / 30
+    raw_brier = (15 * 0.2**2 + 15 * 0.7**2) / 30
     assert calib.fitted_on["cv_brier"][calib.method] < raw_brier  # 0.7 means No here: it learns that
-    again = runner.invoke(cli_app, ["research", "calibrate", str(qfile), "--runs", str(tmp_path / "out"),
-                                    "--out", str(out)])
+    again = runner.invoke(
+        cli_app, ["research", "calibrate", str(qfile), "--runs", str(tmp_path / "out"), "--out", str(out)]
+    )
     assert isinstance(again.exception, DataError)  # orrery's main prints it in one line and exits 2
     assert "exists" in str(again.exception) and "\n" not in str(again.exception)
     assert load_calibrator(out).to_dict() == calib.to_dict()  # nothing was changed
 
 
 def test_a_search_board_skips_the_loop_and_every_trial_is_a_submit_sample(index) -> None:
-    model = ScriptedModel([turn(call("submit", probability=0.4, rationale="The market [1].")),
-                           turn(call("submit", probability=0.7, rationale="The market [1]."))])
+    model = ScriptedModel(
+        [
+            turn(call("submit", probability=0.4, rationale="The market [1].")),
+            turn(call("submit", probability=0.7, rationale="The market [1].")),
+        ]
+    )
     result = ResearchAgent(model, index, trials=2, board="search", max_sources=1, calibration=False).run(
-        QUESTION, before=BOUND)
+        QUESTION, before=BOUND
+    )
     assert [s.id for s in result.sources] == ["mkt"]  # the document stating the anchor goes first
     assert [r["tools"] for r in model.requests] == [["submit"], ["submit"]]
     # the anchor line names the stating document by its board number, so repeating it cites it
@@ -210,6 +260,7 @@ def test_the_shipped_calibrator_applies_by_default_for_the_embedded_model_only(i
 
     shipped = load_calibrator(SHIPPED_CALIBRATION, "local")
     assert set(shipped.fitted_on["question_sets"]) == {"2025-10-26", "2025-11-23", "2025-12-21", "2026-01-18"}
+
     class Embedded(LocalModel):  # the embedded model's type, with scripted replies
         def __init__(self) -> None:
             super().__init__()
@@ -233,10 +284,15 @@ def test_the_shipped_calibrator_applies_by_default_for_the_embedded_model_only(i
 
 
 def test_a_trial_quoting_a_figure_only_a_board_source_states_cites_it(index) -> None:
-    model = ScriptedModel([turn(call("submit", probability=0.35, rationale="The market stood at 0.300 in May.")),
-                           turn(call("submit", probability=0.5, rationale="It will reopen by 2024-07-01."))])
+    model = ScriptedModel(
+        [
+            turn(call("submit", probability=0.35, rationale="The market stood at 0.300 in May.")),
+            turn(call("submit", probability=0.5, rationale="It will reopen by 2024-07-01.")),
+        ]
+    )
     result = ResearchAgent(model, index, trials=2, board="search", max_sources=1, calibration=False).run(
-        QUESTION, before=BOUND)
+        QUESTION, before=BOUND
+    )
     assert [t["probability"] for t in result.trials] == [0.35, None]  # a date from the question cites nothing
     assert "cites no board source" in result.trials[1]["error"]
 
@@ -250,7 +306,9 @@ def test_the_search_boards_brief_prompt_cuts_the_background_and_can_be_turned_of
         system, user = model.requests[0]["messages"][:2]
         prompts[brief] = (system.content, user.content)
     assert prompts[True][0] == SUBMIT_PROMPT and prompts[False][0] == SYSTEM_PROMPT
-    background = {b: next(line for line in p[1].splitlines() if line.startswith("Background: ")) for b, p in prompts.items()}
+    background = {
+        b: next(line for line in p[1].splitlines() if line.startswith("Background: ")) for b, p in prompts.items()
+    }
     assert len(background[True]) <= len("Background: ") + BRIEF_CHARS < len(background[False])
 
 
@@ -262,7 +320,8 @@ def never_valid(n: int = 40) -> ScriptedModel:
 def test_without_a_valid_trial_the_figure_is_the_calibrators_from_anchors_alone(index) -> None:
     calib = Calibrator("scripted", "platt", {"intercept": -0.4, "agent": 2.0, "market": 1.0}, {})
     result = ResearchAgent(never_valid(), index, trials=2, board="search", calibration=calib).run(
-        QUESTION, before=BOUND)
+        QUESTION, before=BOUND
+    )
     assert all(t["probability"] is None for t in result.trials) and len(result.trials) == 2
     assert result.status == "invalid" and result.raw is None and result.pooled is None  # the status says what happened
     expected = 1 / (1 + 2.718281828459045 ** -(-0.4 + _logit(0.3)))  # no agent term: the market anchor and intercept
@@ -272,14 +331,18 @@ def test_without_a_valid_trial_the_figure_is_the_calibrators_from_anchors_alone(
     saved = result.to_dict()
     forecast = [e for e in saved["trajectory"]["events"] if e["kind"] == "state" and e["name"] == "forecast"][-1]
     assert forecast["value"]["figure_source"] == "anchors" and forecast["value"]["probability"] == result.probability
-    assert saved["trajectory"]["events"][-1]["kind"] == "final" and "no valid trial" in saved["trajectory"]["events"][-1]["output"]
+    assert (
+        saved["trajectory"]["events"][-1]["kind"] == "final"
+        and "no valid trial" in saved["trajectory"]["events"][-1]["output"]
+    )
     valid = ResearchAgent(ScriptedModel(script()), index, calibration=calib).run(QUESTION, before=BOUND)
     assert valid.figure_source == "trials" and valid.status == "completed"
 
 
 def test_without_a_valid_trial_and_without_a_calibrator_there_is_no_figure(index) -> None:
     result = ResearchAgent(never_valid(), index, trials=2, board="search", calibration=False).run(
-        QUESTION, before=BOUND)
+        QUESTION, before=BOUND
+    )
     assert result.probability is None and result.figure_source is None and result.status == "invalid"
 
 
@@ -291,15 +354,35 @@ def test_a_batch_and_ask_give_every_question_a_figure(tmp_path: Path, monkeypatc
     SqliteIndex.create(tmp_path / "idx.sqlite", DOCS)
     calib = Calibrator("scripted", "platt", {"intercept": -0.4, "market": 1.0}, {}).save(tmp_path / "calib.json")
     rows = [{"id": "q1", "question": QUESTION, "freeze_date": BOUND, "resolution": 0.0}]
-    result = run_batch(rows, tmp_path / "out", never_valid(), index=tmp_path / "idx.sqlite", board="search",
-                       calibration=str(calib), progress=False)
+    result = run_batch(
+        rows,
+        tmp_path / "out",
+        never_valid(),
+        index=tmp_path / "idx.sqlite",
+        board="search",
+        calibration=str(calib),
+        progress=False,
+    )
     assert result.summary["statuses"] == {"invalid": 1} and result.summary["figure_sources"] == {"anchors": 1}
     p = result.summary["rows"][0]["probability"]
-    assert p is not None and result.summary["brier"]["brier"] == pytest.approx(p ** 2)
+    assert p is not None and result.summary["brier"]["brier"] == pytest.approx(p**2)
     for module in (agent_module, runner_module):
         monkeypatch.setattr(module, "resolve_model", lambda spec: never_valid())
-    asked = CliRunner().invoke(app, ["ask", QUESTION, "--index", str(tmp_path / "idx.sqlite"), "--before", BOUND,
-                                     "--board", "search", "--calibration", str(calib)])
+    asked = CliRunner().invoke(
+        app,
+        [
+            "ask",
+            QUESTION,
+            "--index",
+            str(tmp_path / "idx.sqlite"),
+            "--before",
+            BOUND,
+            "--board",
+            "search",
+            "--calibration",
+            str(calib),
+        ],
+    )
     assert asked.exit_code == 0, asked.output
     said = " ".join(asked.output.split())  # rich wraps lines
     assert f"invalid probability {p:.3f}" in said and "anchors and base rate alone" in said

@@ -53,11 +53,13 @@ def tool_json(messages: Any, name: str) -> dict:
     return json.loads(next(m.content for m in reversed(messages) if m.role == "tool" and calls[m.tool_call_id] == name))
 
 
-FORECAST = [turn(call("analyze_features")),
-            turn(call("cross_validate", models=["AutoETS", "AutoTheta"], n_windows=2)),
-            lambda msgs: turn(call("generate_forecast", model=tool_json(msgs, "cross_validate")["best"])),
-            turn(call("detect_anomalies", level=99)),
-            lambda msgs: f"The best model is {tool_json(msgs, 'cross_validate')['best']}."]
+FORECAST = [
+    turn(call("analyze_features")),
+    turn(call("cross_validate", models=["AutoETS", "AutoTheta"], n_windows=2)),
+    lambda msgs: turn(call("generate_forecast", model=tool_json(msgs, "cross_validate")["best"])),
+    turn(call("detect_anomalies", level=99)),
+    lambda msgs: f"The best model is {tool_json(msgs, 'cross_validate')['best']}.",
+]
 
 
 @tool
@@ -82,9 +84,11 @@ def clarify_script(task: str) -> list:
 
 def steps_script(task: str, n: int = 20) -> list:
     """n tool steps then an answer: the benchmark's run ("slowly" in the task: 0.1 s per model call)."""
+
     def step(i: int) -> Any:
         reply = turn(call("calculate", expression=f"{i} + {i}"))
         return (lambda msgs: time.sleep(0.1) or reply) if "slowly" in task else reply
+
     return [*(step(i) for i in range(n - 1)), "All steps done."]
 
 
@@ -111,12 +115,14 @@ def approve_script(task: str) -> list:
     markup in the arguments; "crash" in the note kills the process once the call ran (before the thread is saved)
     while $CRASH_FILE exists."""
     if task == "(decided)":
+
         def answer(msgs: Any) -> str:
             crash = os.environ.get("CRASH_FILE")
             if crash and os.path.exists(crash) and "crash" in _last_tool(msgs):
                 os.remove(crash)
                 os.kill(os.getpid(), 9)
             return f"Done: {_last_tool(msgs)}"
+
         return [answer]
     return [turn(call("write_note", note="a.txt", text=task.rsplit("Now:", 1)[-1].strip()))]
 
@@ -146,6 +152,7 @@ def clarify_agent(llm: Any = None, **config: Any) -> Agent:
 def steps_agent(llm: Any = None, **config: Any) -> Agent:
     from orrery.agent.loop import AgentConfig
     from orrery.tools.builtin import DEFAULT_TOOLS
+
     return Agent(llm, DEFAULT_TOOLS, AgentConfig(max_rounds=50, answer_on_repeat=False))
 
 
@@ -179,12 +186,19 @@ def fetch_shipments(ctx: RunContext) -> str:
     return f"142 shipments to {ctx.options['results']['port']}"
 
 
-MIAMI = {"request": "Shipments to Miami port last week",
-         "todos": [{"key": "dates", "description": "Resolve last week", "tool": "resolve_dates",
-                    "arguments": {"text": "last week"}},
-                   {"key": "port", "description": "Resolve the port", "tool": "resolve_port",
-                    "arguments": {"name": "Miami"}},
-                   {"key": "fetch", "description": "Fetch the shipments", "tool": "fetch_shipments", "arguments": {}}]}
+MIAMI = {
+    "request": "Shipments to Miami port last week",
+    "todos": [
+        {
+            "key": "dates",
+            "description": "Resolve last week",
+            "tool": "resolve_dates",
+            "arguments": {"text": "last week"},
+        },
+        {"key": "port", "description": "Resolve the port", "tool": "resolve_port", "arguments": {"name": "Miami"}},
+        {"key": "fetch", "description": "Fetch the shipments", "tool": "fetch_shipments", "arguments": {}},
+    ],
+}
 
 
 def planner_script(task: str) -> list:
@@ -195,6 +209,7 @@ def planner_script(task: str) -> list:
 
 def planner_agent(llm: Any = None, *, store: Any = None, session_id: str = "default", **config: Any) -> Any:
     from orrery.agent.planner import PlanAgent
+
     return PlanAgent(llm, [resolve_dates, resolve_port, fetch_shipments], store, session_id)
 
 
@@ -210,8 +225,16 @@ def price_history(symbol: str) -> dict:
     for day in range(1, 31):
         open_ = close
         close = round(open_ + (3 if day % 3 else -4) + (day % 5) * 0.5, 2)
-        rows.append({"date": f"2013-01-{day:02d}", "open": open_, "high": max(open_, close) + 1.5,
-                     "low": min(open_, close) - 1.5, "close": close, "sma_5": round(close - 1, 2)})
+        rows.append(
+            {
+                "date": f"2013-01-{day:02d}",
+                "open": open_,
+                "high": max(open_, close) + 1.5,
+                "low": min(open_, close) - 1.5,
+                "close": close,
+                "sma_5": round(close - 1, 2),
+            }
+        )
     return {"symbol": symbol, "rows": rows}
 
 
@@ -226,8 +249,11 @@ def run_sql(sql: str) -> dict:
 
 
 def views_script(task: str) -> list:
-    return [turn(call("price_history", symbol="AAPL")), turn(call("run_sql", sql="select region, sum(sales)")),
-            "AAPL rose over the month; north sells most."]
+    return [
+        turn(call("price_history", symbol="AAPL")),
+        turn(call("run_sql", sql="select region, sum(sales)")),
+        "AAPL rose over the month; north sells most.",
+    ]
 
 
 def views_agent(llm: Any = None, **config: Any) -> Agent:
@@ -236,20 +262,27 @@ def views_agent(llm: Any = None, **config: Any) -> Agent:
 
 def research_script(task: str) -> list:
     """A search, the first hit on the board, a probability (on the research app's shipped demo corpus)."""
+
     def add_first(msgs: Any) -> Any:
         return turn(call("add_source", id=re.search(r"id=(\S+)", msgs[-1].content).group(1), why="the market price"))
-    return [turn(call("search", query="election")), add_first,
-            turn(call("submit", probability=0.6, rationale="The market leans this way [1]."))]
+
+    return [
+        turn(call("search", query="election")),
+        add_first,
+        turn(call("submit", probability=0.6, rationale="The market leans this way [1].")),
+    ]
 
 
 def markets_script(task: str) -> list:
     """The markets app's router (classify, route), one price history, an answer without numbers."""
     if task == "(decided)":
         return ["Apple's daily prices for November and December 2012 are in the chart."]
-    return [{"type": "stock_specific", "entities": ["AAPL"], "categories": ["history"]},
-            {"selected_tools": ["price_history"], "complexity": "SIMPLE", "strategy": "DIRECT", "max_turns": 2},
-            turn(call("price_history", symbol="AAPL", start="2012-11-01", end="2012-12-31", limit=40)),
-            "Apple's daily prices for November and December 2012 are in the chart."]
+    return [
+        {"type": "stock_specific", "entities": ["AAPL"], "categories": ["history"]},
+        {"selected_tools": ["price_history"], "complexity": "SIMPLE", "strategy": "DIRECT", "max_turns": 2},
+        turn(call("price_history", symbol="AAPL", start="2012-11-01", end="2012-12-31", limit=40)),
+        "Apple's daily prices for November and December 2012 are in the chart.",
+    ]
 
 
 MARKETS_STORE = Path(tempfile.gettempdir()) / "orrery-serve-tests-markets"
@@ -259,6 +292,7 @@ def markets_agent(llm: Any = None, *, approve_tools: bool = False, **options: An
     """The real markets app on a store built once in a temp folder (not the user's cache), driven by the model
     (the script above classifies, routes and calls), not by the app's rules; each tool run is counted."""
     from orrery.markets.agent import markets_agent as make
+
     agent = make(llm, store_dir=MARKETS_STORE, decide_by_rules=False, approve_tools=approve_tools, **options)
     for t in agent.tools.tools.values():
         t.fn = counted(t.name, t.fn)
@@ -270,6 +304,7 @@ CALLS: list[str] = []  # the tool runs and SQL queries of this process (and in $
 
 def counted(name: str, fn: Any) -> Any:
     """`fn`, noting each call as `name` in CALLS and $CALLS_FILE."""
+
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
         CALLS.append(name)
@@ -277,6 +312,7 @@ def counted(name: str, fn: Any) -> Any:
             with open(os.environ["CALLS_FILE"], "a") as f:
                 f.write(name + "\n")
         return fn(*args, **kwargs)
+
     return run
 
 
@@ -284,15 +320,27 @@ def nations_script(task: str) -> list:
     """BI on TPC-H: count the nations (a plan, the query's parts); decided, the summary."""
     if task == "(decided)":
         return [lambda msgs: "Summary: " + msgs[-1].content[:200]]
-    return [{"request": "Count the nations", "kind": "query", "values": [], "fields": []},
-            {"select": ["count(*) AS nations"], "from": "nation", "where": [], "group_by": [], "having": [],
-             "order_by": [], "limit": None}, lambda msgs: "Summary: " + msgs[-1].content[:200]]
+    return [
+        {"request": "Count the nations", "kind": "query", "values": [], "fields": []},
+        {
+            "select": ["count(*) AS nations"],
+            "from": "nation",
+            "where": [],
+            "group_by": [],
+            "having": [],
+            "order_by": [],
+            "limit": None,
+        },
+        lambda msgs: "Summary: " + msgs[-1].content[:200],
+    ]
 
 
-def bi_counted_agent(llm: Any = None, *, db: str = "tpch", session_id: str = "default", store: Any = None,
-                     approve_sql: bool = False) -> Any:
+def bi_counted_agent(
+    llm: Any = None, *, db: str = "tpch", session_id: str = "default", store: Any = None, approve_sql: bool = False
+) -> Any:
     """The BI app's agent, each SQL query it runs on the database counted (as "sql")."""
     from orrery.bi.agent import bi_agent
+
     agent = bi_agent(llm, db=db, session_id=session_id, store=store, approve_sql=approve_sql)
     agent.bi.engine.execute = counted("sql", agent.bi.engine.execute)
     return agent
@@ -301,12 +349,26 @@ def bi_counted_agent(llm: Any = None, *, db: str = "tpch", session_id: str = "de
 def bi_script(task: str) -> list:
     """Seed 003's scenario 2 on the BI app (TPC-H): the plan asks which 'United'; the answer reruns the TODO."""
     if task.startswith("The user answered"):
-        return [{"intent": "exact_answer"},
-                {"select": ["count(*)"], "where": ["year(lineitem.l_shipdate) = 1995"], "group_by": [],
-                 "having": [], "order_by": [], "limit": None},  # the default "parts" mode: joins are derived
-                "Here are the 1995 shipments to the United Kingdom."]
-    return [{"request": "Count the shipments to customers in United in 1995", "kind": "query",
-             "values": ["United"], "fields": []}]
+        return [
+            {"intent": "exact_answer"},
+            {
+                "select": ["count(*)"],
+                "where": ["year(lineitem.l_shipdate) = 1995"],
+                "group_by": [],
+                "having": [],
+                "order_by": [],
+                "limit": None,
+            },  # the default "parts" mode: joins are derived
+            "Here are the 1995 shipments to the United Kingdom.",
+        ]
+    return [
+        {
+            "request": "Count the shipments to customers in United in 1995",
+            "kind": "query",
+            "values": ["United"],
+            "fields": [],
+        }
+    ]
 
 
 class PlotFails:
@@ -353,9 +415,20 @@ def broken_agent(llm: Any = None, **config: Any) -> Returns:
     return Returns(Broken())
 
 
-SCRIPTS = {"bi": bi_script, "bisql": nations_script, "markets": markets_script, "research": research_script, "views": views_script, "planner": planner_script, "chat": chat_script, "clarify": clarify_script,
-           "approve": approve_script, "hidden": approve_script, "steps": steps_script,
-           "forecast": lambda task: list(FORECAST)}
+SCRIPTS = {
+    "bi": bi_script,
+    "bisql": nations_script,
+    "markets": markets_script,
+    "research": research_script,
+    "views": views_script,
+    "planner": planner_script,
+    "chat": chat_script,
+    "clarify": clarify_script,
+    "approve": approve_script,
+    "hidden": approve_script,
+    "steps": steps_script,
+    "forecast": lambda task: list(FORECAST),
+}
 
 
 def model_for(agent: str, body: Any) -> ScriptedModel:
@@ -378,25 +451,51 @@ def apps() -> dict[str, App]:
     from orrery.forecast.app import APP as FORECAST_APP
     from orrery.markets.app import MarketsInputs
     from orrery.research.app import APP as RESEARCH
-    return {"chat": CHAT, "forecast": FORECAST_APP, "research": RESEARCH, "bi": BI,
-            "clarify": App("clarify", "Books trips; asks where to when it is not told.", "scripted:clarify_agent",
-                           message="a request"),
-            "approve": App("approve", "Writes notes; a person approves each.", "scripted:approve_agent",
-                           message="what to write"),
-            "hidden": App("hidden", "Hides the Agent that pauses for approval.", "scripted:hidden_agent",
-                          message="what to write"),
-            "planner": App("planner", "Plans shipment queries as TODOs; asks which port.", "scripted:planner_agent",
-                           message="a request"),
-            "markets": App("markets", "The markets app (a store in a temp folder).", "scripted:markets_agent",
-                           inputs=MarketsInputs, message="a question about the stocks"),
-            "bisql": App("bisql", "The BI app, its queries counted.", "scripted:bi_counted_agent", inputs=BIInputs,
-                         message="a question about the data"),
-            "views": App("views", "Prices and a query result (stand-ins for markets and BI).", "scripted:views_agent",
-                         message="a question"),
-            "steps": App("steps", "Twenty calculator steps (benchmark).", "scripted:steps_agent",
-                         message="anything"),
-            "plotfails": App("plotfails", "A result whose plot cannot be drawn.", "scripted:plot_fails_agent"),
-            "broken": App("broken", "A result the server cannot read.", "scripted:broken_agent")}
+
+    return {
+        "chat": CHAT,
+        "forecast": FORECAST_APP,
+        "research": RESEARCH,
+        "bi": BI,
+        "clarify": App(
+            "clarify", "Books trips; asks where to when it is not told.", "scripted:clarify_agent", message="a request"
+        ),
+        "approve": App(
+            "approve", "Writes notes; a person approves each.", "scripted:approve_agent", message="what to write"
+        ),
+        "hidden": App(
+            "hidden", "Hides the Agent that pauses for approval.", "scripted:hidden_agent", message="what to write"
+        ),
+        "planner": App(
+            "planner",
+            "Plans shipment queries as TODOs; asks which port.",
+            "scripted:planner_agent",
+            message="a request",
+        ),
+        "markets": App(
+            "markets",
+            "The markets app (a store in a temp folder).",
+            "scripted:markets_agent",
+            inputs=MarketsInputs,
+            message="a question about the stocks",
+        ),
+        "bisql": App(
+            "bisql",
+            "The BI app, its queries counted.",
+            "scripted:bi_counted_agent",
+            inputs=BIInputs,
+            message="a question about the data",
+        ),
+        "views": App(
+            "views",
+            "Prices and a query result (stand-ins for markets and BI).",
+            "scripted:views_agent",
+            message="a question",
+        ),
+        "steps": App("steps", "Twenty calculator steps (benchmark).", "scripted:steps_agent", message="anything"),
+        "plotfails": App("plotfails", "A result whose plot cannot be drawn.", "scripted:plot_fails_agent"),
+        "broken": App("broken", "A result the server cannot read.", "scripted:broken_agent"),
+    }
 
 
 def free_port() -> int:
@@ -430,8 +529,16 @@ def sse_events(response) -> list[dict]:
 
 
 def run_input(thread="t1", run="r1", text="what is 6*7", **extra) -> dict:
-    return {"threadId": thread, "runId": run, "state": {}, "tools": [], "context": [], "forwardedProps": {},
-            "messages": [{"id": f"m-{run}", "role": "user", "content": text}], **extra}
+    return {
+        "threadId": thread,
+        "runId": run,
+        "state": {},
+        "tools": [],
+        "context": [],
+        "forwardedProps": {},
+        "messages": [{"id": f"m-{run}", "role": "user", "content": text}],
+        **extra,
+    }
 
 
 def post_run(client, agent, body, **kw) -> list[dict]:

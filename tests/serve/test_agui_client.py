@@ -25,7 +25,9 @@ def test_ag_ui_http_agent_runs_chat_and_a_resumed_clarification(live):
     roles = [m["role"] for m in chat["messages"]]
     assert roles == ["user", "assistant", "tool", "assistant"], roles
     call = chat["messages"][1]["toolCalls"][0]
-    assert call["function"]["name"] == "calculate" and json.loads(call["function"]["arguments"]) == {"expression": "6*7"}
+    assert call["function"]["name"] == "calculate" and json.loads(call["function"]["arguments"]) == {
+        "expression": "6*7"
+    }
     assert chat["messages"][1]["content"] == "Let me compute that."
     assert chat["messages"][2]["content"] == "42" and chat["messages"][3]["content"] == "6*7 = 42"
     ask = out["ask"]
@@ -33,7 +35,10 @@ def test_ag_ui_http_agent_runs_chat_and_a_resumed_clarification(live):
     assert ask["pending"][0]["reason"] == "clarification"
     resume = out["resume"]
     assert resume["pending"] == [] and resume["messages"][-1] == {
-        "role": "assistant", "content": "Done: booked a trip to Lisbon.", "toolCalls": None}
+        "role": "assistant",
+        "content": "Done: booked a trip to Lisbon.",
+        "toolCalls": None,
+    }
     approval = out["approval"]  # a tool call waiting for approval, then approved
     assert [p["reason"] for p in approval["pending"]] == ["tool_approval"]
     assert approval["pending"][0]["message"] == "Run write_note?"

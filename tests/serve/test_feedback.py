@@ -31,8 +31,9 @@ def answered(client, thread: str, first: str, second: str) -> None:
     events = post_run(client, "bi", run_input(thread=thread, run=first, text=QUESTION))
     (interrupt,) = events[-1]["outcome"]["interrupts"]
     resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"answer": "UNITED KINGDOM"}}]
-    assert post_run(client, "bi", run_input(thread=thread, run=second, text="", resume=resume))[-1]["outcome"] == \
-        {"type": "success"}
+    assert post_run(client, "bi", run_input(thread=thread, run=second, text="", resume=resume))[-1]["outcome"] == {
+        "type": "success"
+    }
 
 
 @pytest.fixture

@@ -23,10 +23,22 @@ def test_chat_run_is_a_valid_ordered_agui_sequence(live):
     assert all(type(p).__name__.endswith("Event") for p in parsed)
     assert types(events) == [
         "RUN_STARTED",
-        "STEP_STARTED", "TEXT_MESSAGE_START", *["TEXT_MESSAGE_CONTENT"] * 4, "TEXT_MESSAGE_END",
-        "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT", "STEP_FINISHED",
-        "STEP_STARTED", "TEXT_MESSAGE_START", *["TEXT_MESSAGE_CONTENT"] * 3, "TEXT_MESSAGE_END", "STEP_FINISHED",
-        "RUN_FINISHED"]
+        "STEP_STARTED",
+        "TEXT_MESSAGE_START",
+        *["TEXT_MESSAGE_CONTENT"] * 4,
+        "TEXT_MESSAGE_END",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+        "STEP_FINISHED",
+        "STEP_STARTED",
+        "TEXT_MESSAGE_START",
+        *["TEXT_MESSAGE_CONTENT"] * 3,
+        "TEXT_MESSAGE_END",
+        "STEP_FINISHED",
+        "RUN_FINISHED",
+    ]
     assert events[0]["threadId"] == "t1" and events[0]["runId"] == "r1"
     start, args, result = events[8], events[9], events[11]
     assert start["toolCallName"] == "calculate" and args["delta"] == '{"expression": "6*7"}'
@@ -61,8 +73,12 @@ def test_clarification_is_an_interrupt_and_resume_continues_the_thread(client):
     assert interrupt["reason"] == "clarification" and interrupt["message"] == "Which city should I book the trip to?"
     thread = client.get("/threads/trip").json()
     assert thread["pending"]["id"] == interrupt["id"]
-    body = run_input(thread="trip", run="r2", text="", resume=[
-        {"interruptId": interrupt["id"], "status": "resolved", "payload": {"answer": "Lisbon"}}])
+    body = run_input(
+        thread="trip",
+        run="r2",
+        text="",
+        resume=[{"interruptId": interrupt["id"], "status": "resolved", "payload": {"answer": "Lisbon"}}],
+    )
     RunAgentInput.model_validate(body)
     second = post_run(client, "clarify", body)
     assert second[-1]["outcome"] == {"type": "success"}
@@ -71,7 +87,11 @@ def test_clarification_is_an_interrupt_and_resume_continues_the_thread(client):
     thread = client.get("/threads/trip").json()
     assert thread["pending"] is None and [r["run_id"] for r in thread["runs"]] == ["r1", "r2"]
     assert [m["content"] for m in thread["messages"]] == [
-        "book me a trip", "Which city should I book the trip to?", "Lisbon", "Done: booked a trip to Lisbon."]
+        "book me a trip",
+        "Which city should I book the trip to?",
+        "Lisbon",
+        "Done: booked a trip to Lisbon.",
+    ]
     # the interrupt is spent: resuming it again is refused
     again = client.post("/agents/clarify", json={**body, "runId": "r3"})
     assert again.status_code == 409 and "not pending" in again.json()["error"]
@@ -90,25 +110,44 @@ def test_follow_up_sees_earlier_turns(client, settings):
         post_run(c, "chat", run_input(thread="f", run="a", text="what is 2+3"))
         post_run(c, "chat", run_input(thread="f", run="b", text="and 4*5"))
     task = seen[1].requests[0]["messages"][1].content
-    assert task.startswith("Earlier in this conversation:") and "assistant: 2+3 = 5" in task and task.endswith("Now: and 4*5")
+    assert (
+        task.startswith("Earlier in this conversation:")
+        and "assistant: 2+3 = 5" in task
+        and task.endswith("Now: and 4*5")
+    )
 
 
 def test_bad_requests_are_4xx_with_a_message(client):
     cases = [
         (client.post("/agents/nope", json=run_input()), 404, "no agent named 'nope'"),
-        (client.post("/agents/chat", content=b"{not json", headers={"Content-Type": "application/json"}), 400,
-         "not JSON"),
+        (
+            client.post("/agents/chat", content=b"{not json", headers={"Content-Type": "application/json"}),
+            400,
+            "not JSON",
+        ),
         (client.post("/agents/chat", json={"threadId": "x"}), 400, "runId"),
         (client.post("/agents/chat", json=run_input(text="   ")), 400, "no user message"),
         (client.post("/agents/chat", json=run_input(forwardedProps={"inputs": {"h": 3}})), 400, "takes no input 'h'"),
-        (client.post("/agents/forecast", json=run_input(forwardedProps={"inputs": {"data": "/etc/passwd"}})), 400,
-         "input 'data' takes an upload id"),
-        (client.post("/agents/forecast", json=run_input(forwardedProps={"inputs": {"h": 3}})), 400,
-         "input 'data' takes an upload id"),  # never the message read as a path
-        (client.post("/agents/forecast", json=run_input(forwardedProps={"inputs": {"data": "x", "h": "many"}})),
-         400, "input 'h'"),
-        (client.post("/agents/bi", json=run_input(forwardedProps={"inputs": {"db": "sessions.db"}})), 400,
-         "no database named 'sessions.db'"),
+        (
+            client.post("/agents/forecast", json=run_input(forwardedProps={"inputs": {"data": "/etc/passwd"}})),
+            400,
+            "input 'data' takes an upload id",
+        ),
+        (
+            client.post("/agents/forecast", json=run_input(forwardedProps={"inputs": {"h": 3}})),
+            400,
+            "input 'data' takes an upload id",
+        ),  # never the message read as a path
+        (
+            client.post("/agents/forecast", json=run_input(forwardedProps={"inputs": {"data": "x", "h": "many"}})),
+            400,
+            "input 'h'",
+        ),
+        (
+            client.post("/agents/bi", json=run_input(forwardedProps={"inputs": {"db": "sessions.db"}})),
+            400,
+            "no database named 'sessions.db'",
+        ),
         (client.get("/threads/none"), 404, "no thread"),
         (client.get("/runs/x/..%2Fthreads.sqlite"), 400, "'..'"),
     ]
@@ -132,6 +171,7 @@ def test_sse_parsing_helper_reads_data_lines():
     class R:
         def iter_lines(self):
             return iter(['data: {"type": "RUN_STARTED"}', "", ": comment", 'data: {"type": "X"}'])
+
     assert sse_events(R()) == [{"type": "RUN_STARTED"}, {"type": "X"}]
 
 
@@ -170,8 +210,9 @@ def test_research_run_streams_its_board_and_ends_with_the_source_board_and_proba
 
 
 def test_bi_agent_clarifies_as_an_interrupt_and_answers_with_its_result_as_state(client):
-    first = post_run(client, "bi", run_input(thread="bi", run="b1",
-                                             text="How many shipments went to customers in United in 1995?"))
+    first = post_run(
+        client, "bi", run_input(thread="bi", run="b1", text="How many shipments went to customers in United in 1995?")
+    )
     (interrupt,) = first[-1]["outcome"]["interrupts"]
     assert interrupt["message"] == "Which 'United' do you mean: UNITED KINGDOM or UNITED STATES?"
     resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"answer": "UNITED KINGDOM"}}]

@@ -25,26 +25,68 @@ NAN = float("nan")
 def forecast() -> ForecastResult:
     days = pd.date_range("2024-01-01", periods=4, freq="D")
     history = pd.DataFrame({"unique_id": "s", "ds": days[:3], "y": [1.0, 2.0, NAN]})
-    forecasts = pd.DataFrame({"unique_id": ["s"], "ds": days[3:], "model": ["AutoETS"], "mean": [3.0],
-                              "lo_80": [2.5], "hi_80": [3.5], "lo_95": [2.0], "hi_95": [4.0]})
-    return ForecastResult(narrative="Up next: 3.", history=history, forecasts=forecasts, best_model="AutoETS",
-                          accuracy={"AutoETS": {"windows": [0.5, 0.7], "mean": 0.6}}, beats_baseline=True)
+    forecasts = pd.DataFrame(
+        {
+            "unique_id": ["s"],
+            "ds": days[3:],
+            "model": ["AutoETS"],
+            "mean": [3.0],
+            "lo_80": [2.5],
+            "hi_80": [3.5],
+            "lo_95": [2.0],
+            "hi_95": [4.0],
+        }
+    )
+    return ForecastResult(
+        narrative="Up next: 3.",
+        history=history,
+        forecasts=forecasts,
+        best_model="AutoETS",
+        accuracy={"AutoETS": {"windows": [0.5, 0.7], "mean": 0.6}},
+        beats_baseline=True,
+    )
 
 
 def research() -> ResearchResult:
-    return ResearchResult("q1", 0.6, "The market leans this way [1].", [Source("d1", "Poll", "2024-05-01", "a poll")],
-                          "", "completed", 3, None, 1.0)
+    return ResearchResult(
+        "q1",
+        0.6,
+        "The market leans this way [1].",
+        [Source("d1", "Poll", "2024-05-01", "a poll")],
+        "",
+        "completed",
+        3,
+        None,
+        1.0,
+    )
 
 
 def bi() -> BIAnswer:
-    spec = {"mark": "bar", "encoding": {"x": {"field": "region"}, "y": {"field": "sales"}},
-            "data": {"values": [{"region": "east", "sales": 1.5}, {"region": "west", "sales": 2}]}}
-    return BIAnswer("completed", "Two regions.", "select region, sum(sales)", ["region", "sales"],
-                    [["east", 1.5], ["west", 2]], chart={"png": "c.png", "spec": spec})
+    spec = {
+        "mark": "bar",
+        "encoding": {"x": {"field": "region"}, "y": {"field": "sales"}},
+        "data": {"values": [{"region": "east", "sales": 1.5}, {"region": "west", "sales": 2}]},
+    }
+    return BIAnswer(
+        "completed",
+        "Two regions.",
+        "select region, sum(sales)",
+        ["region", "sales"],
+        [["east", 1.5], ["west", 2]],
+        chart={"png": "c.png", "spec": spec},
+    )
 
 
-@pytest.mark.parametrize("make", [lambda: RunResult("completed", "42"), forecast, research, bi,
-                                  lambda: MarketsResult("completed", "AAPL closed at 1.")])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: RunResult("completed", "42"),
+        forecast,
+        research,
+        bi,
+        lambda: MarketsResult("completed", "AAPL closed at 1."),
+    ],
+)
 def test_every_app_result_is_a_result_with_json_data_and_typed_views(make):
     result = make()
     assert isinstance(result, Result) and text_of(result)
@@ -56,10 +98,14 @@ def test_every_app_result_is_a_result_with_json_data_and_typed_views(make):
 def test_each_result_shows_what_it_holds():
     fc = forecast()
     shown = fc.views()
-    assert isinstance(shown[0], Forecast) and shown[0].payload()["history"][2] == {"unique_id": "s", "ds": "2024-01-03",
-                                                                                   "y": None}
-    assert isinstance(shown[1], Table) and shown[1].rows == [{"model": "AutoETS", "mean MASE": 0.6, "window 1": 0.5,
-                                                              "window 2": 0.7}]
+    assert isinstance(shown[0], Forecast) and shown[0].payload()["history"][2] == {
+        "unique_id": "s",
+        "ds": "2024-01-03",
+        "y": None,
+    }
+    assert isinstance(shown[1], Table) and shown[1].rows == [
+        {"model": "AutoETS", "mean MASE": 0.6, "window 1": 0.5, "window 2": 0.7}
+    ]
     assert fc.output == "Up next: 3." and set(fc.files()) == {"result.json", "plot.png"}
     assert set(replace(fc, history=pd.DataFrame()).files()) == {"result.json"}  # nothing to draw
     r = research()
@@ -70,8 +116,10 @@ def test_each_result_shows_what_it_holds():
     table, chart = bi().views()
     assert table.sql == "select region, sum(sales)" and table.rows == [["east", 1.5], ["west", 2]]
     assert isinstance(chart, Chart) and chart.style == "bar" and chart.series == {"sales": [1.5, 2]}
-    assert RunResult("completed", {"n": 1}).data["output"] == {"n": 1} and text_of(RunResult("completed", {"n": 1})) \
-        == '{"n": 1}'
+    assert (
+        RunResult("completed", {"n": 1}).data["output"] == {"n": 1}
+        and text_of(RunResult("completed", {"n": 1})) == '{"n": 1}'
+    )
 
 
 class Named(RunResult):
@@ -88,9 +136,16 @@ def named(_llm=None, **_):
 
 
 def test_the_server_refuses_a_result_outside_the_protocol_and_a_file_name_it_may_not_save(tmp_path):
-    settings = Settings(model=model_for, data=tmp_path, allowed_hosts=("testserver",),
-                        apps={**apps(), "said": App("said", "Returns a string.", "test_results:said"),
-                              "named": App("named", "Saves two files.", "test_results:named")})
+    settings = Settings(
+        model=model_for,
+        data=tmp_path,
+        allowed_hosts=("testserver",),
+        apps={
+            **apps(),
+            "said": App("said", "Returns a string.", "test_results:said"),
+            "named": App("named", "Saves two files.", "test_results:named"),
+        },
+    )
     with TestClient(create_app(settings)) as client:
         events = post_run(client, "said", run_input(thread="a", run="a1"))
         assert events[-1]["type"] == "RUN_ERROR" and "ended without an orrery result" in events[-1]["message"]

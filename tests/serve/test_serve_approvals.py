@@ -24,9 +24,10 @@ def paused(http, thread="t1", text="hello"):
 
 
 def resume(http, thread, interrupts, payloads, run="r2"):
-    entries = [{"interruptId": i.id, "status": "resolved", "payload": p} for i, p in zip(interrupts, payloads, strict=True)]
-    return http.post("/agents/approve", json=run_input(thread=thread, run=f"{thread}-{run}", text="",
-                                                       resume=entries))
+    entries = [
+        {"interruptId": i.id, "status": "resolved", "payload": p} for i, p in zip(interrupts, payloads, strict=True)
+    ]
+    return http.post("/agents/approve", json=run_input(thread=thread, run=f"{thread}-{run}", text="", resume=entries))
 
 
 @pytest.fixture
@@ -38,8 +39,11 @@ def http(live):
 def test_a_call_needing_approval_ends_the_run_with_an_interrupt_and_a_saved_thread(http):
     (interrupt,) = paused(http)
     assert interrupt.reason == "tool_approval" and interrupt.tool_call_id
-    assert interrupt.metadata == {"id": interrupt.tool_call_id, "tool": "write_note",
-                                  "arguments": {"note": "a.txt", "text": "hello"}}
+    assert interrupt.metadata == {
+        "id": interrupt.tool_call_id,
+        "tool": "write_note",
+        "arguments": {"note": "a.txt", "text": "hello"},
+    }
     thread = http.get("/threads/t1").json()
     assert thread["pending"]["approvals"][0]["interrupt"] == interrupt.id
     assert "paused" not in thread  # the agent's snapshot stays on the server
@@ -56,8 +60,12 @@ def test_approve_runs_the_call_and_the_run_finishes_with_its_result(http, notes)
     assert text == "Done: wrote 'hello' to a.txt"
     kinds = [(e["type"], e.get("toolCallId")) for e in events if e["type"].startswith("TOOL_CALL")]
     call = interrupts[0].tool_call_id  # the decided call opens in the resumed run, then its result
-    assert kinds == [("TOOL_CALL_START", call), ("TOOL_CALL_ARGS", call), ("TOOL_CALL_END", call),
-                     ("TOOL_CALL_RESULT", call)]
+    assert kinds == [
+        ("TOOL_CALL_START", call),
+        ("TOOL_CALL_ARGS", call),
+        ("TOOL_CALL_END", call),
+        ("TOOL_CALL_RESULT", call),
+    ]
     assert notes == [{"note": "a.txt", "text": "hello"}]
     thread = http.get("/threads/t1").json()
     assert thread["pending"] is None and thread["messages"][-2]["content"] == "Approved write_note"
@@ -72,16 +80,16 @@ def test_deny_runs_nothing_and_the_model_reads_the_denial(http, notes):
 
 def test_a_cancelled_resume_entry_denies(http, notes):
     (interrupt,) = paused(http)
-    body = run_input(thread="t1", run="t1-r2", text="",
-                     resume=[{"interruptId": interrupt.id, "status": "cancelled"}])
+    body = run_input(thread="t1", run="t1-r2", text="", resume=[{"interruptId": interrupt.id, "status": "cancelled"}])
     events = scripted.sse_events(http.post("/agents/approve", json=body))
     assert events[-1]["outcome"]["type"] == "success" and not notes
 
 
 def test_edited_arguments_run_instead_of_the_models(http, notes):
     interrupts = paused(http)
-    events = scripted.sse_events(resume(http, "t1", interrupts, [
-        {"approved": True, "arguments": {"note": "safe.txt", "text": "hello"}}]))
+    events = scripted.sse_events(
+        resume(http, "t1", interrupts, [{"approved": True, "arguments": {"note": "safe.txt", "text": "hello"}}])
+    )
     assert events[-1]["outcome"]["type"] == "success"
     assert notes == [{"note": "safe.txt", "text": "hello"}]
 
@@ -99,19 +107,23 @@ def test_two_resumes_sent_at_once_run_the_call_once(http, notes):
 
     interrupts = paused(http)
     with ThreadPoolExecutor(2) as pool:
-        codes = sorted(pool.map(lambda run: resume(http, "t1", interrupts, [{"approved": True}], run).status_code,
-                                ["r2", "r3"]))
+        codes = sorted(
+            pool.map(lambda run: resume(http, "t1", interrupts, [{"approved": True}], run).status_code, ["r2", "r3"])
+        )
     assert codes == [200, 409]  # the thread's lease lets one in; the other finds nothing pending
     assert notes == [{"note": "a.txt", "text": "hello"}]
 
 
-@pytest.mark.parametrize("entries, said", [
-    ([], "no user message"),
-    ([{"interruptId": "apr_other", "status": "resolved", "payload": {"approved": True}}], "decide exactly"),
-    ([{"interruptId": "ID", "status": "resolved", "payload": {"approved": "yes"}}], "approved"),
-    ([{"interruptId": "ID", "status": "resolved", "payload": {"approved": True, "arguments": [1]}}], "arguments"),
-    ([{"interruptId": "ID", "status": "resolved", "payload": {"approved": True}}] * 2, "decide exactly"),
-])
+@pytest.mark.parametrize(
+    "entries, said",
+    [
+        ([], "no user message"),
+        ([{"interruptId": "apr_other", "status": "resolved", "payload": {"approved": True}}], "decide exactly"),
+        ([{"interruptId": "ID", "status": "resolved", "payload": {"approved": "yes"}}], "approved"),
+        ([{"interruptId": "ID", "status": "resolved", "payload": {"approved": True, "arguments": [1]}}], "arguments"),
+        ([{"interruptId": "ID", "status": "resolved", "payload": {"approved": True}}] * 2, "decide exactly"),
+    ],
+)
 def test_a_resume_that_does_not_decide_exactly_the_pending_calls_is_a_400(http, notes, entries, said):
     (interrupt,) = paused(http)
     entries = [{**e, "interruptId": interrupt.id if e["interruptId"] == "ID" else e["interruptId"]} for e in entries]

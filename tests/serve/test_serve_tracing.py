@@ -27,8 +27,12 @@ def test_a_served_run_continues_the_callers_trace(live, traced):
 def test_without_a_traceparent_a_served_run_starts_its_own_trace(live, traced):
     with httpx.Client(base_url=live.url, timeout=30) as http:
         post_run(http, "chat", run_input(text="what is 6*7"))
-        post_run(http, "chat", run_input(thread="t2", text="what is 1+1"),
-                 headers={"traceparent": "00-not-a-valid-header-01"})
+        post_run(
+            http,
+            "chat",
+            run_input(thread="t2", text="what is 1+1"),
+            headers={"traceparent": "00-not-a-valid-header-01"},
+        )
     runs = [s for s in traced.get_finished_spans() if s.name == "invoke_agent chat"]
     assert len(runs) == 2 and all(s.parent is None for s in runs)
     assert runs[0].context.trace_id != runs[1].context.trace_id
@@ -39,8 +43,16 @@ def test_an_approval_and_its_resume_are_spans_of_the_callers_trace(live, traced)
     with httpx.Client(base_url=live.url, timeout=30) as http:
         first = post_run(http, "approve", run_input(text="hello"), headers=header)
         interrupt = first[-1]["outcome"]["interrupts"][0]
-        post_run(http, "approve", run_input(run="r2", text="", resume=[
-            {"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}]), headers=header)
+        post_run(
+            http,
+            "approve",
+            run_input(
+                run="r2",
+                text="",
+                resume=[{"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}],
+            ),
+            headers=header,
+        )
     runs = [s for s in traced.get_finished_spans() if s.name == "invoke_agent agent"]
     assert [s.attributes["orrery.status"] for s in runs] == ["paused", "completed"]
     assert {format(s.context.trace_id, "032x") for s in runs} == {TRACE_ID}
@@ -74,8 +86,10 @@ def test_a_server_started_with_the_otlp_endpoint_exports_its_runs_in_the_callers
     from test_otlp_export import received  # the receiver started around a command
 
     port = free_port()
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("OTEL_")},
-           "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}"}
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("OTEL_")},
+        "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}",
+    }
     proc, spans = received([sys.executable, "-c", CLIENT, f"00-{TRACE_ID}-{PARENT_ID}-01"], env, port, "invoke_agent")
     assert proc.returncode == 0, proc.stderr
     run = next(s for s in spans if s.name == "invoke_agent chat")

@@ -27,7 +27,11 @@ def test_a_served_runs_observations_are_stored_and_another_thread_does_not_see_t
 
     [observation] = [i for i in items("t1") if i.kind == "observation"]
     assert (observation.tool, observation.input, observation.content, observation.ok) == (
-        "calculate", {"expression": "6*7"}, "42", True)
+        "calculate",
+        {"expression": "6*7"},
+        "42",
+        True,
+    )
     turns = sorted((i.tool, i.content) for i in items("t1") if i.kind == "turn")
     assert turns[0][0] == "assistant" and "42" in turns[0][1] and turns[1][0] == "user" and "6*7" in turns[1][1]
     assert not any("5+4" in i.content or "5+4" in str(i.input) for i in items("t1"))

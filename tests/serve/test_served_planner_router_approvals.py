@@ -115,8 +115,13 @@ def test_a_resume_runs_with_the_paused_runs_inputs_not_the_resume_requests(http,
     """The query approved on TPC-H runs on TPC-H even when the resume names another database."""
     (interrupt,) = paused(http, *BI)
     entries = [{"interruptId": interrupt.id, "status": "resolved", "payload": {"approved": True}}]
-    body = run_input(thread="t1", run="t1-r2", text="", resume=entries,
-                     forwardedProps={"inputs": {"db": "chinook", "approve_sql": False}})
+    body = run_input(
+        thread="t1",
+        run="t1-r2",
+        text="",
+        resume=entries,
+        forwardedProps={"inputs": {"db": "chinook", "approve_sql": False}},
+    )
     events = post_run(http, "bisql", body)
     [result] = [json.loads(e["content"]) for e in events if e["type"] == "TOOL_CALL_RESULT"]
     assert result["rows"] == [[25]] and calls == ["sql"]

@@ -32,7 +32,9 @@ def test_token_guards_every_endpoint_but_the_web_apps_files(settings):
     assert c.get("/agents", headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert c.get("/agents", headers={"Authorization": "Bearer s3cret"}).status_code == 200
     in_url = c.get("/?token=s3cret")  # a URL ends up in logs and history: refused, and no cookie
-    assert in_url.status_code == 400 and "Authorization" in in_url.json()["error"] and "set-cookie" not in in_url.headers
+    assert (
+        in_url.status_code == 400 and "Authorization" in in_url.json()["error"] and "set-cookie" not in in_url.headers
+    )
     assert c.post("/login", json={"token": "wrong"}).status_code == 401
     signed = c.post("/login", json={"token": "s3cret"})  # the web app's way in: a same-site, http-only cookie
     cookie = signed.headers["set-cookie"].lower()
@@ -58,8 +60,13 @@ def test_off_loopback_needs_a_token(monkeypatch):
 
 @pytest.mark.integration  # a real subprocess
 def test_the_cli_refuses_to_serve_off_loopback_without_a_token():
-    cli = subprocess.run([sys.executable, "-m", "orrery", "serve", "--host", "0.0.0.0"], capture_output=True,
-                         text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"})
+    cli = subprocess.run(
+        [sys.executable, "-m", "orrery", "serve", "--host", "0.0.0.0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"},
+    )
     assert cli.returncode == 2 and "serving on 0.0.0.0 would let anyone" in cli.stderr
 
 
@@ -81,14 +88,19 @@ def test_upload_limits_and_bad_files(client, settings):
 
     def chunks():
         yield b"{}"
+
     chunked = small.post("/agents/chat", content=chunks(), headers={"Content-Type": "application/json"})
     assert chunked.status_code == 411 and "Content-Length" in chunked.json()["error"]
 
 
 def test_forecast_agent_on_an_upload_streams_its_plot_tables_and_artifacts(client):
     upload = client.post("/uploads", files={"file": ("air.csv", SAMPLE.read_bytes(), "text/csv")}).json()
-    body = run_input(thread="fc", run="fc1", text="forecast the next year",
-                     forwardedProps={"inputs": {"data": upload["id"], "h": 12}})
+    body = run_input(
+        thread="fc",
+        run="fc1",
+        text="forecast the next year",
+        forwardedProps={"inputs": {"data": upload["id"], "h": 12}},
+    )
     events = post_run(client, "forecast", body)
     names = [e["type"] for e in events]
     assert names[0] == "RUN_STARTED" and names[-1] == "RUN_FINISHED" and events[-1]["outcome"]["type"] == "success"
@@ -114,9 +126,11 @@ def test_a_client_that_leaves_cancels_its_run_and_the_next_is_served(live, setti
     def slow(agent, body):
         if agent != "chat":
             return ScriptedModel([])
+
         def step(msgs):
             time.sleep(0.05)
             return turn(call("calculate", expression=f"{len(msgs)} + 1"))
+
         models.append(ScriptedModel([step] * 200 + ["done"]))
         return models[-1]
 
@@ -142,7 +156,9 @@ def test_a_client_that_leaves_cancels_its_run_and_the_next_is_served(live, setti
 
 def test_run_time_limit_ends_the_run_with_an_error(settings):
     settings.run_timeout = 0.3
-    settings.model = lambda agent, body: ScriptedModel([lambda m: time.sleep(0.2) or turn(call("calculate", expression="1+1"))] * 50)
+    settings.model = lambda agent, body: ScriptedModel(
+        [lambda m: time.sleep(0.2) or turn(call("calculate", expression="1+1"))] * 50
+    )
     with TestClient(create_app(settings)) as c:
         events = post_run(c, "chat", run_input())
     assert events[-1]["type"] == "RUN_ERROR" and events[-1]["code"] == "timeout"
@@ -155,12 +171,14 @@ def test_a_second_run_on_a_busy_thread_waits_then_gets_409_and_nothing_is_lost(l
         text = body.messages[-1].content
         first = turn(call("calculate", expression="1+1"))
         return ScriptedModel([(lambda m: time.sleep(1.5) or first) if "slow" in text else first, "done"])
+
     settings.model, settings.thread_wait = slow, 0.3
     results = {}
 
     def first():
         with httpx.Client(base_url=live.url, timeout=30) as c:
             results["first"] = post_run(c, "chat", run_input(thread="busy", run="b1", text="slow one"))
+
     t = threading.Thread(target=first)
     t.start()
     time.sleep(0.5)
@@ -181,6 +199,7 @@ def test_a_thread_that_cannot_be_saved_ends_the_run_with_run_error(client, monke
 
     def fail(thread):
         raise OSError("disk full")
+
     monkeypatch.setattr(store, "save", fail)
     events = post_run(client, "chat", run_input(thread="unsaved", run="u1"))
     assert events[-1]["type"] == "RUN_ERROR" and "could not be saved: OSError: disk full" in events[-1]["message"]

@@ -32,6 +32,7 @@ def test_a_run_saved_after_others_is_added_to_what_they_saved(tmp_path, monkeypa
             other.runs.append({"run_id": "third"})
             real(other)
         return real(thread)
+
     monkeypatch.setattr(store, "save", third_writer_once)
     mine.runs.append({"run_id": "mine"})
     _save(SimpleNamespace(store=store), mine)
@@ -46,6 +47,7 @@ def test_a_thread_that_keeps_conflicting_raises_after_a_few_tries(tmp_path, monk
 
     def always(_):
         raise SessionConflict("another writer saved t1")
+
     monkeypatch.setattr(store, "save", always)
     with pytest.raises(SessionConflict):  # a save that never lands does not pass silently
         _save(SimpleNamespace(store=store), thread, tries=3)
@@ -68,8 +70,14 @@ def test_a_save_writes_the_new_runs_events_once_and_a_load_brings_them_back(tmp_
 
 def test_a_thread_saved_with_inline_events_keeps_them_when_saved_again(tmp_path):
     store = ThreadStore(tmp_path / "threads.db")
-    legacy = {"kind": "thread", "title": "old", "messages": [], "state": {}, "pending": None,
-              "runs": [{"run_id": "r0", "status": "completed", "events": [{"type": "OLD"}]}]}
+    legacy = {
+        "kind": "thread",
+        "title": "old",
+        "messages": [],
+        "state": {},
+        "pending": None,
+        "runs": [{"run_id": "r0", "status": "completed", "events": [{"type": "OLD"}]}],
+    }
     store.sessions.save(Session("t0", "chat", legacy))
     thread = store.load("t0")
     assert thread.runs[0]["events"] == [{"type": "OLD"}]
@@ -78,26 +86,53 @@ def test_a_thread_saved_with_inline_events_keeps_them_when_saved_again(tmp_path)
     assert store.sessions.load("t0/runs/r0") is not None
 
 
-OLD_SCHEMA = ("CREATE TABLE orrery_sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, data TEXT NOT NULL, "
-              "version INTEGER NOT NULL, updated_at TEXT NOT NULL)")  # the table before its `kind` column
+OLD_SCHEMA = (
+    "CREATE TABLE orrery_sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, data TEXT NOT NULL, "
+    "version INTEGER NOT NULL, updated_at TEXT NOT NULL)"
+)  # the table before its `kind` column
 
 
 def old_database(path):
     """A database as the code before the `kind` column wrote it: two threads with run records, an agent's own
     session, a thread with events inline and a value JSON keeps only as NaN."""
     runs = [{"run_id": "r1", "status": "completed"}]
-    rows = [("t1", "chat", {"kind": "thread", "title": "first", "messages": [], "state": {}, "pending": None,
-                            "runs": runs}, 2, "2026-01-01T00:00:02"),
-            ("t1/runs/r1", "chat", {"kind": "thread_run", "run": {**runs[0], "events": [{"type": "A"}]}}, 1,
-             "2026-01-01T00:00:01"),
-            ("t2", "forecast", {"kind": "thread", "title": "second", "messages": [], "state": {"x": float("nan")},
-                                "pending": None, "runs": [{"run_id": "r0", "events": [{"type": "OLD"}]}]}, 1,
-             "2026-01-01T00:00:03"),
-            ("t1#planner", "chat", {"plan": {"todos": []}}, 4, "2026-01-01T00:00:04")]
+    rows = [
+        (
+            "t1",
+            "chat",
+            {"kind": "thread", "title": "first", "messages": [], "state": {}, "pending": None, "runs": runs},
+            2,
+            "2026-01-01T00:00:02",
+        ),
+        (
+            "t1/runs/r1",
+            "chat",
+            {"kind": "thread_run", "run": {**runs[0], "events": [{"type": "A"}]}},
+            1,
+            "2026-01-01T00:00:01",
+        ),
+        (
+            "t2",
+            "forecast",
+            {
+                "kind": "thread",
+                "title": "second",
+                "messages": [],
+                "state": {"x": float("nan")},
+                "pending": None,
+                "runs": [{"run_id": "r0", "events": [{"type": "OLD"}]}],
+            },
+            1,
+            "2026-01-01T00:00:03",
+        ),
+        ("t1#planner", "chat", {"plan": {"todos": []}}, 4, "2026-01-01T00:00:04"),
+    ]
     with closing(sqlite3.connect(path)) as db, db:
         db.execute(OLD_SCHEMA)
-        db.executemany("INSERT INTO orrery_sessions VALUES (?, ?, ?, ?, ?)",
-                       [(i, a, json.dumps(d), v, u) for i, a, d, v, u in rows])
+        db.executemany(
+            "INSERT INTO orrery_sessions VALUES (?, ?, ?, ?, ?)",
+            [(i, a, json.dumps(d), v, u) for i, a, d, v, u in rows],
+        )
     return table(path)
 
 
@@ -112,7 +147,9 @@ def test_a_database_of_the_old_schema_is_migrated_when_opened_and_keeps_every_re
     store = ThreadStore(path)
     assert [(t.id, t.title) for t in store.list()] == [("t2", "second"), ("t1", "first")]
     assert [t.id for t in store.list("chat")] == ["t1"]
-    assert store.load("t1").runs[0]["events"] == [{"type": "A"}] and store.load("t2").runs[0]["events"] == [{"type": "OLD"}]
+    assert store.load("t1").runs[0]["events"] == [{"type": "A"}] and store.load("t2").runs[0]["events"] == [
+        {"type": "OLD"}
+    ]
     assert table(path) == before  # nothing stored was changed or lost
     with closing(sqlite3.connect(path)) as db:
         kinds = dict(db.execute("SELECT id, kind FROM orrery_sessions"))
@@ -140,10 +177,14 @@ def test_a_thread_saved_by_the_old_code_after_the_migration_is_listed(tmp_path):
     store = ThreadStore(path)
     data = {"kind": "thread", "title": "late", "messages": [], "state": {}, "pending": None, "runs": []}
     with closing(sqlite3.connect(path)) as db, db:  # a server not yet upgraded inserts as it always did
-        db.execute("INSERT INTO orrery_sessions (id, agent, data, version, updated_at) VALUES (?, ?, ?, ?, ?)",
-                   ("t3", "chat", json.dumps(data), 1, "2026-01-01T00:00:05"))
-        db.execute("INSERT INTO orrery_sessions (id, agent, data, version, updated_at) VALUES (?, ?, ?, ?, ?)",
-                   ("t3/runs/x", "chat", json.dumps({"kind": "thread_run", "run": {}}), 1, "2026-01-01T00:00:06"))
+        db.execute(
+            "INSERT INTO orrery_sessions (id, agent, data, version, updated_at) VALUES (?, ?, ?, ?, ?)",
+            ("t3", "chat", json.dumps(data), 1, "2026-01-01T00:00:05"),
+        )
+        db.execute(
+            "INSERT INTO orrery_sessions (id, agent, data, version, updated_at) VALUES (?, ?, ?, ?, ?)",
+            ("t3/runs/x", "chat", json.dumps({"kind": "thread_run", "run": {}}), 1, "2026-01-01T00:00:06"),
+        )
     assert [t.id for t in store.list("chat")] == ["t3", "t1"]
 
 
@@ -151,13 +192,20 @@ def test_a_thread_saved_by_the_old_code_after_the_migration_is_listed(tmp_path):
 def test_processes_opening_an_old_database_at_once_migrate_it_once(tmp_path):
     path = tmp_path / "old.db"
     before = old_database(path)
-    code = ("import sys; from orrery.serve.threads import ThreadStore; "
-            "print(sorted(t.id for t in ThreadStore(sys.argv[1]).list()))")
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True) for _ in range(4)]
+    code = (
+        "import sys; from orrery.serve.threads import ThreadStore; "
+        "print(sorted(t.id for t in ThreadStore(sys.argv[1]).list()))"
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(4)
+    ]
     outs = [p.communicate(timeout=120) for p in procs]
-    assert [(p.returncode, out.strip(), err) for p, (out, err) in zip(procs, outs, strict=True)] == \
-        [(0, "['t1', 't2']", "")] * 4
+    assert [(p.returncode, out.strip(), err) for p, (out, err) in zip(procs, outs, strict=True)] == [
+        (0, "['t1', 't2']", "")
+    ] * 4
     assert table(path) == before
 
 

@@ -29,8 +29,9 @@ def installed(tmp_path):
 
 
 def orrery(env, *args):
-    return subprocess.run([sys.executable, "-m", "orrery", *args], env=env, cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "orrery", *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_the_cli_lists_the_installed_toy_app_and_runs_it(installed):
@@ -41,8 +42,15 @@ def test_the_cli_lists_the_installed_toy_app_and_runs_it(installed):
     assert ran.returncode == 0, ran.stderr
     out = json.loads(ran.stdout)
     assert out["status"] == "completed" and out["output"] == "Restocked. Emma: 3 copies."
-    assert out["views"] == [{"view": "table", "title": "Shelf", "columns": None, "sql": None,
-                             "rows": [{"title": "Dune", "copies": 2}, {"title": "Emma", "copies": 3}]}]
+    assert out["views"] == [
+        {
+            "view": "table",
+            "title": "Shelf",
+            "columns": None,
+            "sql": None,
+            "rows": [{"title": "Dune", "copies": 2}, {"title": "Emma", "copies": 3}],
+        }
+    ]
     shown = orrery(installed, "run", "shop", "restock Emma")
     assert "Restocked. Emma: 3 copies." in shown.stdout and "Shelf" in shown.stdout and "Emma" in shown.stdout
     wrong = orrery(installed, "run", "shop", "restock Emma", "-i", "question=x")
@@ -51,8 +59,13 @@ def test_the_cli_lists_the_installed_toy_app_and_runs_it(installed):
 
 def test_orrery_serve_runs_the_toy_app_over_http(installed):
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "orrery", "serve", "--port", str(port)], env=installed, cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "orrery", "serve", "--port", str(port)],
+        env=installed,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -66,8 +79,9 @@ def test_orrery_serve_runs_the_toy_app_over_http(installed):
                 time.sleep(0.2)
         shop = next(a for a in agents if a["name"] == "shop")
         assert shop["inputs"] == {"message": "what to stock"}
-        with httpx.stream("POST", f"{url}/agents/shop", json=run_input(thread="s", run="s1", text="restock Emma"),
-                          timeout=60) as r:
+        with httpx.stream(
+            "POST", f"{url}/agents/shop", json=run_input(thread="s", run="s1", text="restock Emma"), timeout=60
+        ) as r:
             assert r.status_code == 200
             events = [json.loads(line[6:]) for line in r.iter_lines() if line.startswith("data: ")]
         text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
@@ -77,8 +91,10 @@ def test_orrery_serve_runs_the_toy_app_over_http(installed):
         boards = [e["snapshot"]["board"] for e in events if e["type"] == "STATE_SNAPSHOT"]
         assert boards[0] == "Shelf: Dune x2, Emma x0"  # the hook, before the first step
         assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["result"] == {"status": "completed"}
-        bad = httpx.post(f"{url}/agents/shop", json=run_input(thread="s", run="s2", forwardedProps={
-            "inputs": {"question": "restock Emma"}}))
+        bad = httpx.post(
+            f"{url}/agents/shop",
+            json=run_input(thread="s", run="s2", forwardedProps={"inputs": {"question": "restock Emma"}}),
+        )
         assert bad.status_code == 400 and "takes no input 'question'" in bad.json()["error"]
     finally:
         proc.terminate()

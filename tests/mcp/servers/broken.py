@@ -21,9 +21,15 @@ if mode in ("garbage", "crash"):
     for line in sys.stdin:
         msg = json.loads(line)
         if msg.get("method") == "initialize":
-            reply = {"jsonrpc": "2.0", "id": msg["id"], "result": {
-                "protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                "serverInfo": {"name": "garbage", "version": "1"}}}
+            reply = {
+                "jsonrpc": "2.0",
+                "id": msg["id"],
+                "result": {
+                    "protocolVersion": msg["params"]["protocolVersion"],
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "garbage", "version": "1"},
+                },
+            }
             print(json.dumps(reply), flush=True)
         elif msg.get("method") == "tools/list":
             tool = {"name": "oops", "description": "answers garbage", "inputSchema": {"type": "object"}}
