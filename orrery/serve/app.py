@@ -81,6 +81,7 @@ class Server:
         self.data = _writable(Path(s.data) if s.data else data_dir())
         self.store = ThreadStore(s.db or self.data / "sessions.db")
         self._model: Any = None
+        self._memory: Any = None
         self.encoder = EventEncoder()
 
     def model(self, name: str, body: RunAgentInput) -> Any:
@@ -92,6 +93,15 @@ class Server:
 
             self._model = resolve_model(given)
         return self._model
+
+    def memory(self) -> Any:
+        """The long-term memory's store (orrery.recall) in the threads' database, opened (its schema set up) once
+        for every run, on the first run that records into it."""
+        if self._memory is None:
+            from orrery.recall.store import open_memory
+
+            self._memory = open_memory(self.s.db or self.data / "sessions.db")
+        return self._memory
 
     def app(self, name: str) -> app_registry.App:
         if name not in self.apps:
@@ -596,11 +606,11 @@ def _remembered(server: Server, app: str, thread_id: str, handler: Callable[[Eve
     scoped to the app and the thread (the server knows one user: its token's). A thread id that is no memory
     scope id (a leading '_' or '-') is not recorded."""
     from orrery.recall import LongTermMemory
-    from orrery.recall.store import SCOPE_ID
+    from orrery.recall.store import SCOPE_ID, Scope
 
     if not SCOPE_ID.match(thread_id):
         return handler
-    recorder = LongTermMemory.open(server.s.db or server.data / "sessions.db", app=app, thread=thread_id).recorder()
+    recorder = LongTermMemory(server.memory(), Scope("local", app, thread_id)).recorder()
 
     def both(event: Event) -> None:
         handler(event)  # first: a cancelled run stops here, unrecorded
