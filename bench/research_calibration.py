@@ -45,6 +45,7 @@ from orrery.research.baserates import TERM_SETS, fit_base_rates, masked
 from orrery.research.batch import load_trajectory, trajectory_path, write_json_atomic
 from orrery.research.calibration import (
     FOLDS,
+    GUARDS,
     METHODS,
     MIN_SOURCE_ROWS,
     Example,
@@ -92,6 +93,20 @@ CRITERION = (
     f"(over the sources with at least {MIN_SOURCE_ROWS} rows); among methods within 0.003 of it, the lowest overall "
     "Brier; among those within 0.003 of that, the simplest (Platt, isotonic, hierarchical). The table of the "
     "questions the batch ran is computed afterwards, with the chosen method, and not used to choose anything."
+)
+# Written down (and committed) before the tables of the questions the batch ran were recomputed with it:
+GUARD_CRITERION = (
+    "The per-source guard: each source (with at least 10 training rows) keeps a rung of a ladder, most "
+    "conservative first: a coin (0.5), the source's share of Yes in the training rows, then 0.25, 0.5, 0.75 or all "
+    "of the calibrated logit's departure from that share. The rung is picked by an inner 5-fold CV grouped by "
+    "question over the training rows (each inner fold's calibrator, base rates and share fitted on the other inner "
+    "folds), by one of two rules: 'best' (the lowest inner-CV Brier of the source) or 'one_se' (the most "
+    "conservative rung whose Brier is within one standard error of the best's, the error of the paired "
+    "difference summed by question). Which rule ships ('none', no guard, is the third) is chosen with the chosen "
+    "method by the same outer 5-fold grouped CV on every resolved development row and the same rule as the method: "
+    "the lowest worst-source Brier, then the lowest overall Brier, each within 0.003; among ties the most "
+    "conservative (one_se, best, none: at equal Brier, the smaller departure from the base rate). The tables of "
+    "the questions the batch ran are then recomputed once with the chosen method and guard."
 )
 
 
@@ -318,15 +333,22 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
                 every[m], union_k = oof, union
     oof = out_of_fold(background, rates, "platt")
     cols["calibrated, agent ignored"] = [oof[i] for i in ids]
+    selection, guarded = select_method(every, union_k, rates)
+    chosen, guard = selection["chosen"], selection["guard"]
+    for k in range(1, TRIALS + 1):  # the shipped configuration: the chosen method with the chosen guard
+        union = list(background)
+        for i, _, t in scored:
+            union[i] = with_agent(background[i], pooled_of(t, k))  # type: ignore[arg-type]
+        oof = guarded if k == SHIPPED_K else out_of_fold(union, rates, chosen, guard=guard)
+        cols[f"calibrated k={k} ({chosen}, guard {guard})"] = [oof[i] for i in ids]
     cols["always 0.5"] = [0.5] * len(ids)
     cols["market"] = [q.get("market_value") for _, q, _ in scored]
     calls = [e["seconds"] for _, _, t in done for e in t[0][1]["trajectory"]["events"] if e["kind"] == "model_reply"]
     searches = [t[0][1]["timings"]["search"] for _, _, t in done if "search" in t[0][1].get("timings", {})]
     attempted = [i for i, _, _ in done]  # a question without a valid trial gets the calibrator's figure without one
-    selection = select_method(every, union_k, rates)
-    chosen = selection["chosen"]
     attempted_cols = {
-        f"calibrated ({chosen})": [every[chosen][i] for i in attempted],
+        f"calibrated ({chosen}, guard {guard})": [guarded[i] for i in attempted],
+        f"unguarded ({chosen})": [every[chosen][i] for i in attempted],
         "always 0.5": [0.5] * len(attempted),
         "market": [q.get("market_value") for _, q, _ in done],
     }
@@ -337,7 +359,7 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
         "selection": selection,
         "attempted_calibrated": {
             "n": len(attempted),
-            "method": chosen,
+            "method": f"{chosen}, guard {guard}",
             "with_trial": sum(t[0][1].get("pooled") is not None for _, _, t in done),
             "table": table_of(attempted_cols, [q for _, q, _ in done]),
         },
@@ -349,18 +371,30 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
     }
 
 
-def select_method(oof: Mapping[str, Sequence[float]], union: Sequence[Example], rates: Sequence[Any]) -> dict[str, Any]:
-    """CRITERION applied to the out-of-fold figures of every resolved development row; and, for the record, the
+def select_method(
+    oof: Mapping[str, Sequence[float]], union: Sequence[Example], rates: Sequence[Any]
+) -> tuple[dict[str, Any], list[float]]:
+    """CRITERION applied to the out-of-fold figures of every resolved development row, then GUARD_CRITERION with
+    the chosen method (and its out-of-fold figures, returned beside the record); and, for the record, the
     hierarchical fit's inner CV over its pooling strengths on all of them."""
     outcomes = [e.outcome for e in union]
     sources = [e.features.source for e in union]
     counts = {str(s): sources.count(s) for s in set(sources)}
     cv = {m: source_briers(list(p), outcomes, sources) for m, p in oof.items()}
+    chosen = choose(cv, counts=counts)
+    by_guard = {g: list(oof[chosen]) if g == "none" else out_of_fold(union, rates, chosen, guard=g) for g in GUARDS}
+    guard_cv = {g: source_briers(p, outcomes, sources) for g, p in by_guard.items()}
+    guard = choose(guard_cv, order=GUARDS, counts=counts)
     base = fit_base_rates(rates)
     x = np.array([design(e.features, base, agent_center(union)) for e in union])
     inner = pooling_cv(x, np.array(outcomes), [e.group for e in union], [s or "" for s in sources])
     return {
-        "chosen": choose(cv, counts=counts),
+        "chosen": chosen,
+        "guard": guard,
+        "guard_cv": {
+            g: {**{k: round(v, 4) for k, v in b.items()}, "worst source": round(worst_source(b, counts), 4)}
+            for g, b in guard_cv.items()
+        },
         "counts": counts,
         "pooling_cv": {
             str(lam): {"all": round(b["all"], 4), "worst source": round(worst_source(b, counts), 4)}
@@ -370,7 +404,7 @@ def select_method(oof: Mapping[str, Sequence[float]], union: Sequence[Example], 
             m: {**{k: round(v, 4) for k, v in b.items()}, "worst source": round(worst_source(b, counts), 4)}
             for m, b in cv.items()
         },
-    }
+    }, by_guard[guard]
 
 
 def question_seconds(trajectory: Mapping[str, Any]) -> float:
@@ -424,13 +458,12 @@ def fmt(v: Any) -> str:
 
 def render(res: Mapping[str, Any]) -> str:
     m = res["model"]
-    chosen = m["selection"]["chosen"]
-    others = [f"calibrated k={SHIPPED_K} ({x})" for x in METHODS if x != chosen]
+    chosen, guard = m["selection"]["chosen"], m["selection"].get("guard", "none")
     cols = [
         "raw",
         *[f"pooled k={k}" for k in range(1, TRIALS + 1)],
-        *[f"calibrated k={k} ({chosen})" for k in range(1, TRIALS + 1)],
-        *others,
+        *[f"calibrated k={k} ({chosen}, guard {guard})" for k in range(1, TRIALS + 1)],
+        *[f"calibrated k={SHIPPED_K} ({x})" for x in METHODS],
         "calibrated, agent ignored",
         "always 0.5",
         "market",
@@ -460,8 +493,8 @@ def render(res: Mapping[str, Any]) -> str:
         LOOP_NOTE,
         "",
         *render_selection(m["selection"]),
-        f"Brier (lower is better) on the questions with a valid trial ({chosen} is the chosen method; the "
-        "others for comparison):",
+        f"Brier (lower is better) on the questions with a valid trial ({chosen} with guard {guard} is what "
+        "ships; each method without a guard for comparison):",
         "",
         "| questions | n | " + " | ".join(cols) + " |",
         "|---|---:|" + "---:|" * len(cols),
@@ -523,6 +556,13 @@ def render(res: Mapping[str, Any]) -> str:
             + ", ".join(f"{n} {w:.2f}" for n, w in s["weights"].items())
             + ".",
         ]
+        if s.get("guard_rule"):
+            lines[-1] += (
+                f" Guard ({s['guard_rule']}), each source's base rate and the share of the departure from it "
+                "that it keeps: "
+                + "; ".join(f"{src} {g['target']:.2f}/{g['keep']:g}" for src, g in sorted(s["guard"].items()))
+                + "."
+            )
         if s.get("by_source"):
             lines[-1] += (
                 f" Each source's deviation (ridge {s['pooling']:g}), intercept/agent/base_rate: "
@@ -560,6 +600,11 @@ def render_selection(sel: Mapping[str, Any]) -> list[str]:
         + ", ".join(f"{lam} {v['all']:.3f} / {v['worst source']:.3f}" for lam, v in inner.items())
         + ".",
     ]
+    if "guard_cv" in sel:
+        lines += ["", "### Per-source guard", "", GUARD_CRITERION, "", f"Out-of-fold Brier with {sel['chosen']}:", ""]
+        lines += ["| guard | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+        lines += [f"| {g} | " + " | ".join(fmt(v.get(c)) for c in cols) + " |" for g, v in sel["guard_cv"].items()]
+        lines += ["", f"Chosen: **{sel['guard']}**."]
     return [*lines, ""]
 
 
@@ -642,6 +687,9 @@ def report(
             "weights": calib.weights,
             "pooling": calib.pooling,
             "by_source": calib.by_source,
+            "guard_rule": calib.guard_rule,
+            "guard": calib.guard,
+            "cv_guard": calib.fitted_on["cv_guard"],
         }
     write_json_atomic(RESULTS, res)
     write_report(res)
