@@ -246,6 +246,96 @@ def term_sets(rows: list[dict[str, Any]], background: list[Example]) -> dict[str
     return out
 
 
+# --------------------------------------------------------------------------- signal in the series' own values
+
+SIGNAL_SOURCES = ("dbnomics", "fred", "yfinance")  # the sources above 0.2 out of fold
+SIGNAL_SETS: tuple[tuple[str, ...], ...] = (
+    (),
+    ("horizon",),
+    ("season",),
+    ("hemisphere season",),
+    ("horizon", "season", "hemisphere season"),
+    ("trend",),
+    ("momentum",),
+    ("level z",),
+    ("trend", "momentum", "level z"),
+)
+
+
+def signal_terms(q: Mapping[str, Any], series: Any) -> dict[str, float]:
+    """What the board's data say at the question date: the base-rate model's terms, and two more from the series'
+    values the sources hold: the seasonal change signed by the series' own seasonality (its values' correlation
+    with the northern curve: a southern or tropical station warms when the north cools), and the last value's
+    distance from the earlier ones in their standard deviations."""
+    from orrery.research.baserates import _day, _season, series_case
+
+    case = series_case(q["source"], q, series)
+    dated = [(d, v) for d, v in (series.values if series else []) if _day(d)]
+    sign = 0.0
+    if len(dated) >= 2:
+        xs, ys = np.array([_season(_day(d)) for d, _ in dated]), np.array([v for _, v in dated])  # type: ignore[arg-type]
+        sign = float(np.sign(np.corrcoef(xs, ys)[0, 1])) if xs.std() > 0 and ys.std() > 0 else 0.0
+    z = 0.0
+    if len(dated) >= 3:
+        prev = np.array([v for _, v in dated[:-1]])
+        z = float(np.clip((dated[-1][1] - prev.mean()) / (prev.std() or 1.0), -3, 3))
+    terms = dict(zip(("horizon", "season", "trend", "momentum"), case.terms(), strict=True))
+    return {**terms, "hemisphere season": sign * case.season, "level z": z}
+
+
+def series_signals(resolved: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per series source, the grouped 5-fold out-of-fold Brier of a logistic model (intercept: the share of Yes)
+    over each term set, against a coin; the series values are what the agent's anchor search finds."""
+    from orrery.research.agent import ANCHOR_K, date_bound, default_index
+    from orrery.research.anchors import find_anchors
+    from orrery.research.baserates import fit_logistic
+    from orrery.research.calibration import fold_of
+    from orrery.research.search import open_index
+    from orrery.research.tools import search_filters
+
+    index = open_index(default_index())
+    out: dict[str, Any] = {}
+    for source in SIGNAL_SOURCES:
+        qs = [q for q in resolved if q["source"] == source]
+        terms = []
+        for q in qs:
+            bound = search_filters({"before": date_bound(q["freeze_date"]).isoformat()})
+            found = find_anchors(q["question"], index.search(q["question"], ANCHOR_K, **bound), source=source)
+            terms.append(signal_terms(q, found.series))
+        y = np.array([float(q["resolution"]) for q in qs])
+        folds = np.array([fold_of(group_of(q)) for q in qs])
+        row: dict[str, Any] = {"n": len(qs), "coin": 0.25}
+        for keep in SIGNAL_SETS:
+            x = np.array([[1.0, *(t[name] for name in keep)] for t in terms])
+            pred = np.zeros(len(y))
+            for k in range(FOLDS):
+                w = fit_logistic(x[folds != k], y[folds != k])
+                pred[folds == k] = 1 / (1 + np.exp(-x[folds == k] @ w))
+            row["+".join(keep) or "share"] = float(np.mean((pred - y) ** 2))
+        out[source] = row
+    return out
+
+
+def render_signals(sig: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    cols = list(next(iter(sig.values())))
+    lines = [
+        "",
+        "## Signal in the series' own values (series questions, every resolved development row)",
+        "",
+        "Is there signal the calibrator misses on the three series sources above 0.2? A logistic model per source "
+        "over each set of terms computed from the question and the series values its anchor search finds at the "
+        "question date (never an outcome), out of fold (5 folds grouped by question, as above): 'share' is the "
+        "intercept alone; 'hemisphere season' is the seasonal change signed by the series' own seasonality (the "
+        "correlation of its held values with the northern curve), 'level z' the last value's distance from the "
+        "earlier ones in their standard deviations.",
+        "",
+        "| source | " + " | ".join(cols) + " |",
+        "|---|" + "---:|" * len(cols),
+    ]
+    lines += [f"| {s} | " + " | ".join(fmt(r.get(c)) for c in cols) + " |" for s, r in sig.items()]
+    return lines
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -543,6 +633,8 @@ def render(res: Mapping[str, Any]) -> str:
             f"{fmt(row['market'])} |"
         )
     lines += render_terms(res["term_sets"])
+    if res.get("signals"):
+        lines += render_signals(res["signals"])
     if res.get("profile"):
         lines += ["", *render_profile(res["profile"])]
     if res.get("shipped"):
@@ -657,6 +749,7 @@ def report(
         return res
     res["anchors_only"] = anchors_only_table(rows, background)
     res["term_sets"] = term_sets(rows, background)
+    res["signals"] = series_signals(resolved)
     if PROFILE.exists():
         res["profile"] = json.loads(PROFILE.read_text(encoding="utf-8"))
     if ship:
