@@ -174,7 +174,8 @@ class Calibrator:
 
     @property
     def label(self) -> str:
-        return f"{self.method} for {self.model} ({self.fitted_on.get('questions', '?')} questions)"
+        guard = "" if self.guard_rule == "none" else f", guard {self.guard_rule}"
+        return f"{self.method}{guard} for {self.model} ({self.fitted_on.get('questions', '?')} questions)"
 
     def check_model(self, model: str) -> None:
         if model != self.model:
