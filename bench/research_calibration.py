@@ -329,11 +329,14 @@ def render_signals(sig: Mapping[str, Mapping[str, Any]]) -> list[str]:
         "correlation of its held values with the northern curve), 'level z' the last value's distance from the "
         "earlier ones in their standard deviations.",
         "",
-        "| source | " + " | ".join(cols) + " |",
-        "|---|" + "---:|" * len(cols),
     ]
-    lines += [f"| {s} | " + " | ".join(fmt(r.get(c)) for c in cols) + " |" for s, r in sig.items()]
-    return lines
+    return lines + md_table("source", cols, sig)
+
+
+def md_table(first: str, cols: Sequence[str], rows: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """A markdown table: one line per ``rows`` key, its values under ``cols``."""
+    head = ["| " + " | ".join([first, *cols]) + " |", "|---|" + "---:|" * len(cols)]
+    return head + [f"| {name} | " + " | ".join(fmt(r.get(c)) for c in cols) + " |" for name, r in rows.items()]
 
 
 # --------------------------------------------------------------------------- report
@@ -379,8 +382,11 @@ def with_agent(example: Example, agent: float) -> Example:
     return Example(replace(example.features, agent=agent), example.outcome, example.group)
 
 
-def table_of(cols: Mapping[str, Sequence[float | None]], rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Brier per column, overall, on market questions and per source."""
+def table_of(
+    cols: Mapping[str, Sequence[float | None]], rows: Sequence[Mapping[str, Any]], se_of: str | None = None
+) -> dict[str, Any]:
+    """Brier per column, overall, on market questions and per source; with ``se_of`` (a column) also its standard
+    error (the squared errors' standard deviation over the square root of n)."""
     ys = [float(q["resolution"]) for q in rows]
     groups: dict[str, list[int]] = {
         "all": list(range(len(rows))),
@@ -398,6 +404,9 @@ def table_of(cols: Mapping[str, Sequence[float | None]], rows: Sequence[Mapping[
                     for c, v in cols.items()
                 },
             }
+            if se_of is not None and len(idx) > 1:
+                errors = [(cols[se_of][i] - ys[i]) ** 2 for i in idx]  # type: ignore[operator]
+                table[name]["s.e."] = statistics.stdev(errors) / math.sqrt(len(errors))
     return table
 
 
@@ -451,7 +460,7 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
             "n": len(attempted),
             "method": f"{chosen}, guard {guard}",
             "with_trial": sum(t[0][1].get("pooled") is not None for _, _, t in done),
-            "table": table_of(attempted_cols, [q for _, q, _ in done]),
+            "table": table_of(attempted_cols, [q for _, q, _ in done], se_of=next(iter(attempted_cols))),
         },
         "seconds_per_question": statistics.fmean(question_seconds(t[0][1]) for _, _, t in done) if done else None,
         "seconds_per_model_call": statistics.fmean(calls) if calls else None,
@@ -598,7 +607,8 @@ def render(res: Mapping[str, Any]) -> str:
         "",
         f"All {ac['n']} attempted questions, each with the figure `ask`/`batch` give it: the calibrated one "
         f"where a trial was valid ({ac['with_trial']}), else the calibrator's from the anchors and base "
-        f'rate alone (`figure_source: "anchors"`); {ac["method"]}, k={SHIPPED_K}, out of fold:',
+        f'rate alone (`figure_source: "anchors"`); {ac["method"]}, k={SHIPPED_K}, out of fold ("s.e.": the '
+        "standard error of the first column's Brier, from its squared errors):",
         "",
         "| questions | n | " + " | ".join(acols) + " |",
         "|---|---:|" + "---:|" * len(acols),
@@ -694,8 +704,7 @@ def render_selection(sel: Mapping[str, Any]) -> list[str]:
     ]
     if "guard_cv" in sel:
         lines += ["", "### Per-source guard", "", GUARD_CRITERION, "", f"Out-of-fold Brier with {sel['chosen']}:", ""]
-        lines += ["| guard | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
-        lines += [f"| {g} | " + " | ".join(fmt(v.get(c)) for c in cols) + " |" for g, v in sel["guard_cv"].items()]
+        lines += md_table("guard", cols, sel["guard_cv"])
         lines += ["", f"Chosen: **{sel['guard']}**."]
     return [*lines, ""]
 
@@ -711,11 +720,8 @@ def render_terms(sets: Mapping[str, Mapping[str, float | None]]) -> list[str]:
         "0.005 of the best inner grouped-CV Brier: what ships). Decided on these development rows by this "
         "cross-validation only.",
         "",
-        "| terms | " + " | ".join(sources) + " |",
-        "|---|" + "---:|" * len(sources),
     ]
-    lines += [f"| {name} | " + " | ".join(fmt(v.get(s)) for s in sources) + " |" for name, v in sets.items()]
-    return lines
+    return lines + md_table("terms", sources, sets)
 
 
 def report(
