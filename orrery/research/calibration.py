@@ -191,6 +191,15 @@ class Calibrator:
         return write_json_atomic(path, self.to_dict())
 
 
+def is_rung(g: Any) -> bool:
+    """A guard entry as :func:`fit_guard` writes it: a target strictly inside (0, 1) and a keep in [0, 1]."""
+    if not isinstance(g, dict) or set(g) != {"target", "keep"}:
+        return False
+    target, keep = g["target"], g["keep"]
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (target, keep))
+    return numbers and 0 < target < 1 and 0 <= keep <= 1
+
+
 def load_calibrator(path: str | Path, model: str | None = None) -> Calibrator:
     """A calibrator file, checked: its format and version, and (given ``model``) that it was fitted for it."""
     text = read_text(Path(path), what="calibrator")
@@ -210,7 +219,7 @@ def load_calibrator(path: str | Path, model: str | None = None) -> Calibrator:
         calib = Calibrator(**fields)
     except TypeError as exc:
         raise CalibrationError(f"{path} is a damaged calibrator file ({exc}); refit it") from None
-    bad_guard = any(set(g) != {"target", "keep"} for g in calib.guard.values()) or calib.guard_rule not in GUARDS
+    bad_guard = calib.guard_rule not in GUARDS or not all(map(is_rung, calib.guard.values()))
     if (
         calib.method not in METHODS
         or bad_guard

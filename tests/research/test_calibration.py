@@ -228,6 +228,16 @@ def test_the_calibrator_file_is_versioned_and_names_its_model(tmp_path: Path) ->
         path.write_text(json.dumps({**data, "version": old}))
         with pytest.raises(CalibrationError, match=f"version {old}, this orrery reads version {VERSION}: refit"):
             load_calibrator(path)
+    bad_guards = [
+        {"target": 0.6},
+        {"target": 0.6, "keep": 1.0, "x": 1},
+        {"target": 1.0, "keep": 0},
+        {"target": 0.6, "keep": "1"},
+    ]
+    for guard in ({"fred": g} for g in bad_guards):
+        path.write_text(json.dumps({**data, "guard": guard, "guard_rule": "best"}))
+        with pytest.raises(CalibrationError, match="damaged calibrator file .method, weights or guard.; refit"):
+            load_calibrator(path)
     path.write_text('{"probability": 0.3}')
     with pytest.raises(CalibrationError, match="not a calibrator file"):
         load_calibrator(path)

@@ -225,6 +225,11 @@ def test_batch_trials_run_in_the_workers_and_calibrate_fits_from_the_batch(tmp_p
     assert calib.trials == 3 and calib.fitted_on["questions"] == 30
     raw_brier = (15 * 0.2**2 + 15 * 0.7**2) / 30
     assert calib.fitted_on["cv_brier"][calib.method] < raw_brier  # 0.7 means No here: it learns that
+    assert f"guard {calib.guard_rule}" in " ".join(res.output.split()) and set(calib.fitted_on["cv_guard"]) == {
+        "one_se",
+        "best",
+        "none",
+    }
     again = runner.invoke(
         cli_app, ["research", "calibrate", str(qfile), "--runs", str(tmp_path / "out"), "--out", str(out)]
     )
