@@ -45,6 +45,7 @@ from orrery.research.baserates import TERM_SETS, fit_base_rates, masked
 from orrery.research.batch import load_trajectory, trajectory_path, write_json_atomic
 from orrery.research.calibration import (
     FOLDS,
+    GUARDS,
     METHODS,
     MIN_SOURCE_ROWS,
     Example,
@@ -92,6 +93,20 @@ CRITERION = (
     f"(over the sources with at least {MIN_SOURCE_ROWS} rows); among methods within 0.003 of it, the lowest overall "
     "Brier; among those within 0.003 of that, the simplest (Platt, isotonic, hierarchical). The table of the "
     "questions the batch ran is computed afterwards, with the chosen method, and not used to choose anything."
+)
+# Written down (and committed) before the tables of the questions the batch ran were recomputed with it:
+GUARD_CRITERION = (
+    "The per-source guard: each source (with at least 10 training rows) keeps a rung of a ladder, most "
+    "conservative first: a coin (0.5), the source's share of Yes in the training rows, then 0.25, 0.5, 0.75 or all "
+    "of the calibrated logit's departure from that share. The rung is picked by an inner 5-fold CV grouped by "
+    "question over the training rows (each inner fold's calibrator, base rates and share fitted on the other inner "
+    "folds), by one of two rules: 'best' (the lowest inner-CV Brier of the source) or 'one_se' (the most "
+    "conservative rung whose Brier is within one standard error of the best's, the error of the paired "
+    "difference summed by question). Which rule ships ('none', no guard, is the third) is chosen with the chosen "
+    "method by the same outer 5-fold grouped CV on every resolved development row and the same rule as the method: "
+    "the lowest worst-source Brier, then the lowest overall Brier, each within 0.003; among ties the most "
+    "conservative (one_se, best, none: at equal Brier, the smaller departure from the base rate). The tables of "
+    "the questions the batch ran are then recomputed once with the chosen method and guard."
 )
 
 
@@ -231,6 +246,99 @@ def term_sets(rows: list[dict[str, Any]], background: list[Example]) -> dict[str
     return out
 
 
+# --------------------------------------------------------------------------- signal in the series' own values
+
+SIGNAL_SOURCES = ("dbnomics", "fred", "yfinance")  # the sources above 0.2 out of fold
+SIGNAL_SETS: tuple[tuple[str, ...], ...] = (
+    (),
+    ("horizon",),
+    ("season",),
+    ("hemisphere season",),
+    ("horizon", "season", "hemisphere season"),
+    ("trend",),
+    ("momentum",),
+    ("level z",),
+    ("trend", "momentum", "level z"),
+)
+
+
+def signal_terms(q: Mapping[str, Any], series: Any) -> dict[str, float]:
+    """What the board's data say at the question date: the base-rate model's terms, and two more from the series'
+    values the sources hold: the seasonal change signed by the series' own seasonality (its values' correlation
+    with the northern curve: a southern or tropical station warms when the north cools), and the last value's
+    distance from the earlier ones in their standard deviations."""
+    from orrery.research.baserates import _day, _season, series_case
+
+    case = series_case(q["source"], q, series)
+    dated = [(d, v) for d, v in (series.values if series else []) if _day(d)]
+    sign = 0.0
+    if len(dated) >= 2:
+        xs, ys = np.array([_season(_day(d)) for d, _ in dated]), np.array([v for _, v in dated])  # type: ignore[arg-type]
+        sign = float(np.sign(np.corrcoef(xs, ys)[0, 1])) if xs.std() > 0 and ys.std() > 0 else 0.0
+    z = 0.0
+    if len(dated) >= 3:
+        prev = np.array([v for _, v in dated[:-1]])
+        z = float(np.clip((dated[-1][1] - prev.mean()) / (prev.std() or 1.0), -3, 3))
+    terms = dict(zip(("horizon", "season", "trend", "momentum"), case.terms(), strict=True))
+    return {**terms, "hemisphere season": sign * case.season, "level z": z}
+
+
+def series_signals(resolved: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per series source, the grouped 5-fold out-of-fold Brier of a logistic model (intercept: the share of Yes)
+    over each term set, against a coin; the series values are what the agent's anchor search finds."""
+    from orrery.research.agent import ANCHOR_K, date_bound, default_index
+    from orrery.research.anchors import find_anchors
+    from orrery.research.baserates import fit_logistic
+    from orrery.research.calibration import fold_of
+    from orrery.research.search import open_index
+    from orrery.research.tools import search_filters
+
+    index = open_index(default_index())
+    out: dict[str, Any] = {}
+    for source in SIGNAL_SOURCES:
+        qs = [q for q in resolved if q["source"] == source]
+        terms = []
+        for q in qs:
+            bound = search_filters({"before": date_bound(q["freeze_date"]).isoformat()})
+            found = find_anchors(q["question"], index.search(q["question"], ANCHOR_K, **bound), source=source)
+            terms.append(signal_terms(q, found.series))
+        y = np.array([float(q["resolution"]) for q in qs])
+        folds = np.array([fold_of(group_of(q)) for q in qs])
+        row: dict[str, Any] = {"n": len(qs), "coin": 0.25}
+        for keep in SIGNAL_SETS:
+            x = np.array([[1.0, *(t[name] for name in keep)] for t in terms])
+            pred = np.zeros(len(y))
+            for k in range(FOLDS):
+                w = fit_logistic(x[folds != k], y[folds != k])
+                pred[folds == k] = 1 / (1 + np.exp(-x[folds == k] @ w))
+            row["+".join(keep) or "share"] = float(np.mean((pred - y) ** 2))
+        out[source] = row
+    return out
+
+
+def render_signals(sig: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    cols = list(next(iter(sig.values())))
+    lines = [
+        "",
+        "## Signal in the series' own values (series questions, every resolved development row)",
+        "",
+        "Is there signal the calibrator misses on the three series sources above 0.2? A logistic model per source "
+        "over each set of terms computed from the question and the series values its anchor search finds at the "
+        "question date (never an outcome), out of fold (5 folds grouped by question, as above): 'share' is the "
+        "intercept alone; 'hemisphere season' is the seasonal change signed by the series' own seasonality (the "
+        "correlation of its held values with the northern curve), 'level z' the last value's distance from the "
+        "earlier ones in their standard deviations.",
+        "",
+    ]
+    return lines + md_table("source", cols, sig)
+
+
+def md_table(first: str, cols: Sequence[str], rows: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """A markdown table: one line per ``rows`` key, its values under ``cols``."""
+    head = ["| " + " | ".join([first, *cols]) + " |", "|---|" + "---:|" * len(cols)]
+    return head + [f"| {name} | " + " | ".join(fmt(r.get(c)) for c in cols) + " |" for name, r in rows.items()]
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -274,8 +382,11 @@ def with_agent(example: Example, agent: float) -> Example:
     return Example(replace(example.features, agent=agent), example.outcome, example.group)
 
 
-def table_of(cols: Mapping[str, Sequence[float | None]], rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Brier per column, overall, on market questions and per source."""
+def table_of(
+    cols: Mapping[str, Sequence[float | None]], rows: Sequence[Mapping[str, Any]], se_of: str | None = None
+) -> dict[str, Any]:
+    """Brier per column, overall, on market questions and per source; with ``se_of`` (a column) also its standard
+    error (the squared errors' standard deviation over the square root of n)."""
     ys = [float(q["resolution"]) for q in rows]
     groups: dict[str, list[int]] = {
         "all": list(range(len(rows))),
@@ -293,6 +404,9 @@ def table_of(cols: Mapping[str, Sequence[float | None]], rows: Sequence[Mapping[
                     for c, v in cols.items()
                 },
             }
+            if se_of is not None and len(idx) > 1:
+                errors = [(cols[se_of][i] - ys[i]) ** 2 for i in idx]  # type: ignore[operator]
+                table[name]["s.e."] = statistics.stdev(errors) / math.sqrt(len(errors))
     return table
 
 
@@ -318,15 +432,22 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
                 every[m], union_k = oof, union
     oof = out_of_fold(background, rates, "platt")
     cols["calibrated, agent ignored"] = [oof[i] for i in ids]
+    selection, guarded = select_method(every, union_k, rates)
+    chosen, guard = selection["chosen"], selection["guard"]
+    for k in range(1, TRIALS + 1):  # the shipped configuration: the chosen method with the chosen guard
+        union = list(background)
+        for i, _, t in scored:
+            union[i] = with_agent(background[i], pooled_of(t, k))  # type: ignore[arg-type]
+        oof = guarded if k == SHIPPED_K else out_of_fold(union, rates, chosen, guard=guard)
+        cols[f"calibrated k={k} ({chosen}, guard {guard})"] = [oof[i] for i in ids]
     cols["always 0.5"] = [0.5] * len(ids)
     cols["market"] = [q.get("market_value") for _, q, _ in scored]
     calls = [e["seconds"] for _, _, t in done for e in t[0][1]["trajectory"]["events"] if e["kind"] == "model_reply"]
     searches = [t[0][1]["timings"]["search"] for _, _, t in done if "search" in t[0][1].get("timings", {})]
     attempted = [i for i, _, _ in done]  # a question without a valid trial gets the calibrator's figure without one
-    selection = select_method(every, union_k, rates)
-    chosen = selection["chosen"]
     attempted_cols = {
-        f"calibrated ({chosen})": [every[chosen][i] for i in attempted],
+        f"calibrated ({chosen}, guard {guard})": [guarded[i] for i in attempted],
+        f"unguarded ({chosen})": [every[chosen][i] for i in attempted],
         "always 0.5": [0.5] * len(attempted),
         "market": [q.get("market_value") for _, q, _ in done],
     }
@@ -337,9 +458,9 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
         "selection": selection,
         "attempted_calibrated": {
             "n": len(attempted),
-            "method": chosen,
+            "method": f"{chosen}, guard {guard}",
             "with_trial": sum(t[0][1].get("pooled") is not None for _, _, t in done),
-            "table": table_of(attempted_cols, [q for _, q, _ in done]),
+            "table": table_of(attempted_cols, [q for _, q, _ in done], se_of=next(iter(attempted_cols))),
         },
         "seconds_per_question": statistics.fmean(question_seconds(t[0][1]) for _, _, t in done) if done else None,
         "seconds_per_model_call": statistics.fmean(calls) if calls else None,
@@ -349,18 +470,30 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
     }
 
 
-def select_method(oof: Mapping[str, Sequence[float]], union: Sequence[Example], rates: Sequence[Any]) -> dict[str, Any]:
-    """CRITERION applied to the out-of-fold figures of every resolved development row; and, for the record, the
+def select_method(
+    oof: Mapping[str, Sequence[float]], union: Sequence[Example], rates: Sequence[Any]
+) -> tuple[dict[str, Any], list[float]]:
+    """CRITERION applied to the out-of-fold figures of every resolved development row, then GUARD_CRITERION with
+    the chosen method (and its out-of-fold figures, returned beside the record); and, for the record, the
     hierarchical fit's inner CV over its pooling strengths on all of them."""
     outcomes = [e.outcome for e in union]
     sources = [e.features.source for e in union]
     counts = {str(s): sources.count(s) for s in set(sources)}
     cv = {m: source_briers(list(p), outcomes, sources) for m, p in oof.items()}
+    chosen = choose(cv, counts=counts)
+    by_guard = {g: list(oof[chosen]) if g == "none" else out_of_fold(union, rates, chosen, guard=g) for g in GUARDS}
+    guard_cv = {g: source_briers(p, outcomes, sources) for g, p in by_guard.items()}
+    guard = choose(guard_cv, order=GUARDS, counts=counts)
     base = fit_base_rates(rates)
     x = np.array([design(e.features, base, agent_center(union)) for e in union])
     inner = pooling_cv(x, np.array(outcomes), [e.group for e in union], [s or "" for s in sources])
     return {
-        "chosen": choose(cv, counts=counts),
+        "chosen": chosen,
+        "guard": guard,
+        "guard_cv": {
+            g: {**{k: round(v, 4) for k, v in b.items()}, "worst source": round(worst_source(b, counts), 4)}
+            for g, b in guard_cv.items()
+        },
         "counts": counts,
         "pooling_cv": {
             str(lam): {"all": round(b["all"], 4), "worst source": round(worst_source(b, counts), 4)}
@@ -370,7 +503,7 @@ def select_method(oof: Mapping[str, Sequence[float]], union: Sequence[Example], 
             m: {**{k: round(v, 4) for k, v in b.items()}, "worst source": round(worst_source(b, counts), 4)}
             for m, b in cv.items()
         },
-    }
+    }, by_guard[guard]
 
 
 def question_seconds(trajectory: Mapping[str, Any]) -> float:
@@ -424,13 +557,12 @@ def fmt(v: Any) -> str:
 
 def render(res: Mapping[str, Any]) -> str:
     m = res["model"]
-    chosen = m["selection"]["chosen"]
-    others = [f"calibrated k={SHIPPED_K} ({x})" for x in METHODS if x != chosen]
+    chosen, guard = m["selection"]["chosen"], m["selection"].get("guard", "none")
     cols = [
         "raw",
         *[f"pooled k={k}" for k in range(1, TRIALS + 1)],
-        *[f"calibrated k={k} ({chosen})" for k in range(1, TRIALS + 1)],
-        *others,
+        *[f"calibrated k={k} ({chosen}, guard {guard})" for k in range(1, TRIALS + 1)],
+        *[f"calibrated k={SHIPPED_K} ({x})" for x in METHODS],
         "calibrated, agent ignored",
         "always 0.5",
         "market",
@@ -460,8 +592,8 @@ def render(res: Mapping[str, Any]) -> str:
         LOOP_NOTE,
         "",
         *render_selection(m["selection"]),
-        f"Brier (lower is better) on the questions with a valid trial ({chosen} is the chosen method; the "
-        "others for comparison):",
+        f"Brier (lower is better) on the questions with a valid trial ({chosen} with guard {guard} is what "
+        "ships; each method without a guard for comparison):",
         "",
         "| questions | n | " + " | ".join(cols) + " |",
         "|---|---:|" + "---:|" * len(cols),
@@ -475,7 +607,8 @@ def render(res: Mapping[str, Any]) -> str:
         "",
         f"All {ac['n']} attempted questions, each with the figure `ask`/`batch` give it: the calibrated one "
         f"where a trial was valid ({ac['with_trial']}), else the calibrator's from the anchors and base "
-        f'rate alone (`figure_source: "anchors"`); {ac["method"]}, k={SHIPPED_K}, out of fold:',
+        f'rate alone (`figure_source: "anchors"`); {ac["method"]}, k={SHIPPED_K}, out of fold ("s.e.": the '
+        "standard error of the first column's Brier, from its squared errors):",
         "",
         "| questions | n | " + " | ".join(acols) + " |",
         "|---|---:|" + "---:|" * len(acols),
@@ -510,6 +643,8 @@ def render(res: Mapping[str, Any]) -> str:
             f"{fmt(row['market'])} |"
         )
     lines += render_terms(res["term_sets"])
+    if res.get("signals"):
+        lines += render_signals(res["signals"])
     if res.get("profile"):
         lines += ["", *render_profile(res["profile"])]
     if res.get("shipped"):
@@ -523,6 +658,13 @@ def render(res: Mapping[str, Any]) -> str:
             + ", ".join(f"{n} {w:.2f}" for n, w in s["weights"].items())
             + ".",
         ]
+        if s.get("guard_rule"):
+            lines[-1] += (
+                f" Guard ({s['guard_rule']}), each source's base rate and the share of the departure from it "
+                "that it keeps: "
+                + "; ".join(f"{src} {g['target']:.2f}/{g['keep']:g}" for src, g in sorted(s["guard"].items()))
+                + "."
+            )
         if s.get("by_source"):
             lines[-1] += (
                 f" Each source's deviation (ridge {s['pooling']:g}), intercept/agent/base_rate: "
@@ -560,6 +702,10 @@ def render_selection(sel: Mapping[str, Any]) -> list[str]:
         + ", ".join(f"{lam} {v['all']:.3f} / {v['worst source']:.3f}" for lam, v in inner.items())
         + ".",
     ]
+    if "guard_cv" in sel:
+        lines += ["", "### Per-source guard", "", GUARD_CRITERION, "", f"Out-of-fold Brier with {sel['chosen']}:", ""]
+        lines += md_table("guard", cols, sel["guard_cv"])
+        lines += ["", f"Chosen: **{sel['guard']}**."]
     return [*lines, ""]
 
 
@@ -574,11 +720,8 @@ def render_terms(sets: Mapping[str, Mapping[str, float | None]]) -> list[str]:
         "0.005 of the best inner grouped-CV Brier: what ships). Decided on these development rows by this "
         "cross-validation only.",
         "",
-        "| terms | " + " | ".join(sources) + " |",
-        "|---|" + "---:|" * len(sources),
     ]
-    lines += [f"| {name} | " + " | ".join(fmt(v.get(s)) for s in sources) + " |" for name, v in sets.items()]
-    return lines
+    return lines + md_table("terms", sources, sets)
 
 
 def report(
@@ -612,6 +755,7 @@ def report(
         return res
     res["anchors_only"] = anchors_only_table(rows, background)
     res["term_sets"] = term_sets(rows, background)
+    res["signals"] = series_signals(resolved)
     if PROFILE.exists():
         res["profile"] = json.loads(PROFILE.read_text(encoding="utf-8"))
     if ship:
@@ -642,6 +786,9 @@ def report(
             "weights": calib.weights,
             "pooling": calib.pooling,
             "by_source": calib.by_source,
+            "guard_rule": calib.guard_rule,
+            "guard": calib.guard,
+            "cv_guard": calib.fitted_on["cv_guard"],
         }
     write_json_atomic(RESULTS, res)
     write_report(res)

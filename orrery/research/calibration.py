@@ -11,6 +11,10 @@
   global ones (a ridge penalty on each source's deviation, its strength chosen by inner grouped CV): a source whose
   figures are mis-calibrated differently from the others gets its own correction, a source with few rows stays near
   the global fit. :func:`fit` picks among the three by :func:`choose` (the worst source first, see there).
+* The per-source guard (:func:`fit_guard`): how far each source's figure may depart from its base rate, learned
+  by inner grouped CV on the training rows (a ladder from a coin through the source's share of Yes to the
+  calibrator's own figure); a source whose features carry no signal is pulled to its base rate, one with signal
+  keeps it. :func:`fit` picks the rule (``GUARDS``) by the same :func:`choose`.
 * The file (:meth:`Calibrator.save`/:func:`load_calibrator`) is versioned and names the model it was fitted
   for; :meth:`Calibrator.check_model` refuses another model in one line.
 
@@ -51,7 +55,7 @@ from orrery.research.baserates import (
 from orrery.research.batch import load_trajectory, trajectory_path, write_json_atomic
 
 FORMAT = "orrery.research.calibrator"
-VERSION = 3  # 2: base rates are a model per source (orrery.research.baserates); 3: per-source weights, `source`
+VERSION = 4  # 2: base rates a model per source; 3: per-source weights, `source`; 4: the per-source `guard`
 FOLDS = 5
 ISO_CLIP = 0.02  # an isotonic block of all-No must not say 0: one surprise would cost a Brier of 1
 FEATURES = ("intercept", "agent", "has_market", "market", "has_series", "base_rate", "trend")
@@ -59,6 +63,13 @@ METHODS = ("platt", "isotonic", "hierarchical")  # simplest first: the order `ch
 POOLING = (1.0, 3.0, 10.0, 30.0, 100.0, 1000.0)  # ridge on a source's deviation; chosen by inner grouped CV
 MIN_SOURCE_ROWS = 10  # a source with fewer rows is too noisy to judge a method by
 CHOOSE_MARGIN = 0.003  # Briers closer than this are a tie
+# The guard's ladder: the share of the calibrated logit's departure from the source's base rate a source keeps
+# (a coin comes before it: the most conservative figure of all).
+GUARD_KEEP = (0.0, 0.25, 0.5, 0.75, 1.0)
+# How a source's rung is picked in the inner CV: "one_se", the most conservative rung whose Brier is within one
+# standard error (of its paired difference, by question) of the best rung's; "best", the lowest Brier; "none": no
+# guard. Most conservative first: the order `choose` breaks ties in (at equal Brier, the smaller departure).
+GUARDS = ("one_se", "best", "none")
 
 
 class CalibrationError(DataError):
@@ -142,6 +153,8 @@ class Calibrator:
     pooling: float = 0.0  # hierarchical: the ridge on those deviations (chosen by inner grouped CV)
     trials: int = 1  # trials pooled per question in the fitting batch
     agent_center: float = 0.0  # mean logit of the fitting set's forecasts (see `design`)
+    guard: dict[str, dict[str, float]] = field(default_factory=dict)  # source -> {"target", "keep"} (fit_guard)
+    guard_rule: str = "none"  # the GUARDS rule the guard was picked by
     fitted_on: dict[str, Any] = field(default_factory=dict)  # question sets, counts, cross-validated Briers
 
     @cached_property
@@ -155,13 +168,14 @@ class Calibrator:
 
     def apply(self, f: Features) -> float:
         z = self.score(f)
-        if self.method == "isotonic":
-            return float(np.interp(z, self.iso_x, self.iso_y))
-        return sigmoid(z)
+        p = float(np.interp(z, self.iso_x, self.iso_y)) if self.method == "isotonic" else sigmoid(z)
+        g = self.guard.get(f.source or "")
+        return p if g is None else guarded(p, g["target"], g["keep"])
 
     @property
     def label(self) -> str:
-        return f"{self.method} for {self.model} ({self.fitted_on.get('questions', '?')} questions)"
+        guard = "" if self.guard_rule == "none" else f", guard {self.guard_rule}"
+        return f"{self.method}{guard} for {self.model} ({self.fitted_on.get('questions', '?')} questions)"
 
     def check_model(self, model: str) -> None:
         if model != self.model:
@@ -175,6 +189,15 @@ class Calibrator:
 
     def save(self, path: Path) -> Path:
         return write_json_atomic(path, self.to_dict())
+
+
+def is_rung(g: Any) -> bool:
+    """A guard entry as :func:`fit_guard` writes it: a target strictly inside (0, 1) and a keep in [0, 1]."""
+    if not isinstance(g, dict) or set(g) != {"target", "keep"}:
+        return False
+    target, keep = g["target"], g["keep"]
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (target, keep))
+    return numbers and 0 < target < 1 and 0 <= keep <= 1
 
 
 def load_calibrator(path: str | Path, model: str | None = None) -> Calibrator:
@@ -196,8 +219,13 @@ def load_calibrator(path: str | Path, model: str | None = None) -> Calibrator:
         calib = Calibrator(**fields)
     except TypeError as exc:
         raise CalibrationError(f"{path} is a damaged calibrator file ({exc}); refit it") from None
-    if calib.method not in METHODS or any(set(w) - set(FEATURES) for w in [calib.weights, *calib.by_source.values()]):
-        raise CalibrationError(f"{path} is a damaged calibrator file (method or weights); refit it")
+    bad_guard = calib.guard_rule not in GUARDS or not all(map(is_rung, calib.guard.values()))
+    if (
+        calib.method not in METHODS
+        or bad_guard
+        or any(set(w) - set(FEATURES) for w in [calib.weights, *calib.by_source.values()])
+    ):
+        raise CalibrationError(f"{path} is a damaged calibrator file (method, weights or guard); refit it")
     if model is not None:
         calib.check_model(model)
     return calib
@@ -286,9 +314,24 @@ def pooling_cv(
 
 
 def fit_one(
-    train: Sequence[Example], rate_rows: Iterable[RateRow], method: str, model: str, trials: int = 1
+    train: Sequence[Example],
+    rate_rows: Sequence[RateRow],
+    method: str,
+    model: str,
+    trials: int = 1,
+    guard: str = "none",
 ) -> Calibrator:
-    """A calibrator of one method; base rates from ``rate_rows`` ``(group, case or source, outcome)``."""
+    """A calibrator of one method, with the per-source guard ``guard`` picks (:func:`fit_guard`); base rates
+    from ``rate_rows`` ``(group, case or source, outcome)``."""
+    calib = _fit_unguarded(train, rate_rows, method, model, trials)
+    if guard != "none":
+        calib.guard, calib.guard_rule = fit_guard(train, rate_rows, method, guard), guard
+    return calib
+
+
+def _fit_unguarded(
+    train: Sequence[Example], rate_rows: Iterable[RateRow], method: str, model: str, trials: int
+) -> Calibrator:
     rates = fit_base_rates(rate_rows)
     center = agent_center(train)
     if method != "hierarchical":
@@ -321,15 +364,91 @@ def fit_one(
     )
 
 
+# --------------------------------------------------------------------------- the per-source guard
+
+
+def guarded(p: float, target: float, keep: float) -> float:
+    """``p`` pulled toward ``target`` in logit space: ``keep`` of its departure stays (0: the target itself)."""
+    t = logit(target)
+    return sigmoid(t + keep * (logit(p) - t))
+
+
+def share_of(outcomes: Sequence[float]) -> float:
+    return (sum(outcomes) + 1) / (len(outcomes) + 2)
+
+
+def rungs(share: float) -> list[tuple[float, float]]:
+    """The guard's ladder for a source, most conservative first: a coin, then ``GUARD_KEEP`` of the departure
+    from the source's share of Yes (the last rung, 1.0, is the calibrator's own figure)."""
+    return [(0.5, 0.0), *((share, k) for k in GUARD_KEEP)]
+
+
+def pick_rung(errors: np.ndarray, groups: Sequence[str], rule: str) -> int:
+    """The rung (row of ``errors``: rungs x rows, squared errors) ``rule`` picks: ``best``, the lowest mean;
+    ``one_se``, the first (most conservative) whose mean is within one standard error of the best's, the error of
+    the paired difference summed per question (rows of one question are not independent)."""
+    means = errors.mean(axis=1)
+    best = int(np.argmin(means))
+    if rule == "best":
+        return best
+    names = sorted(set(groups))
+    member = np.eye(len(names))[[names.index(g) for g in groups]]  # rows x questions
+    for r in range(len(errors)):
+        per_question = (errors[r] - errors[best]) @ member
+        se = math.sqrt(len(names) * per_question.var(ddof=1)) / errors.shape[1] if len(names) > 1 else math.inf
+        if means[r] <= means[best] + se:
+            return r
+    return best
+
+
+def fit_guard(
+    train: Sequence[Example], rate_rows: Sequence[RateRow], method: str, rule: str
+) -> dict[str, dict[str, float]]:
+    """Each source's rung (``{"target", "keep"}``), picked by ``rule`` from an inner grouped CV of the unguarded
+    calibrator on ``train`` (each inner fold's base rates and shares from its own training rows). A source with
+    fewer than MIN_SOURCE_ROWS rows gets none: too few to judge by."""
+    y = np.array([e.outcome for e in train])
+    sources = [e.features.source or "" for e in train]
+    preds, shares = np.full(len(train), math.nan), {}
+    for k in range(INNER_FOLDS):
+        held = [inner_fold(e.group) == k for e in train]
+        fit_rows = [e for e, h in zip(train, held, strict=True) if not h]
+        if not fit_rows or not any(held):
+            continue
+        calib = _fit_unguarded(fit_rows, [r for r in rate_rows if inner_fold(r[0]) != k], method, "", 1)
+        for i in np.flatnonzero(held):
+            preds[i] = calib.apply(train[i].features)
+            mine = [e.outcome for e in fit_rows if e.features.source == train[i].features.source]
+            shares[i] = share_of(mine)
+    guard = {}
+    for s in sorted(set(sources) - {""}):
+        idx = [i for i, t in enumerate(sources) if t == s and not math.isnan(preds[i])]
+        if len(idx) < MIN_SOURCE_ROWS:
+            continue
+        ladders = {i: rungs(shares[i]) for i in idx}
+        errors = np.array(
+            [[(guarded(preds[i], *ladders[i][r]) - y[i]) ** 2 for i in idx] for r in range(1 + len(GUARD_KEEP))]
+        )
+        r = pick_rung(errors, [train[i].group for i in idx], rule)
+        target, keep = rungs(share_of([e.outcome for e in train if e.features.source == s]))[r]
+        guard[s] = {"target": target, "keep": keep}
+    return guard
+
+
 def fold_of(group: str, folds: int = FOLDS) -> int:
     return int(hashlib.sha1(group.encode("utf-8")).hexdigest(), 16) % folds
 
 
 def out_of_fold(
-    examples: Sequence[Example], rate_rows: Sequence[RateRow], method: str, folds: int = FOLDS, model: str = ""
+    examples: Sequence[Example],
+    rate_rows: Sequence[RateRow],
+    method: str,
+    folds: int = FOLDS,
+    model: str = "",
+    guard: str = "none",
 ) -> list[float]:
     """Each example's calibrated probability from a calibrator fitted without its fold (grouped by question),
-    base rates included."""
+    base rates and guard included."""
     out = [math.nan] * len(examples)
     for k in range(folds):
         held = [i for i, e in enumerate(examples) if fold_of(e.group, folds) == k]
@@ -339,7 +458,7 @@ def out_of_fold(
         rows = [r for r in rate_rows if fold_of(r[0], folds) != k]
         if not train:
             continue
-        calib = fit_one(train, rows, method, model)
+        calib = fit_one(train, rows, method, model, guard=guard)
         for i in held:
             out[i] = calib.apply(examples[i].features)
     return out
@@ -391,9 +510,10 @@ def fit(
     folds: int = FOLDS,
     fitted_on: Mapping[str, Any] | None = None,
     methods: Sequence[str] = METHODS,
+    guards: Sequence[str] = GUARDS,
 ) -> Calibrator:
-    """The method :func:`choose` picks from the out-of-fold Brier overall and per source, refitted on every
-    example."""
+    """The method :func:`choose` picks from the out-of-fold Brier overall and per source, then (with that method)
+    the guard rule it picks the same way, refitted on every example."""
     if len(examples) < 2 * folds:
         raise DataError(
             f"calibration needs at least {2 * folds} resolved questions with a forecast, got "
@@ -404,13 +524,21 @@ def fit(
     counts = {str(s): sources.count(s) for s in set(sources)}
     cv = {m: source_briers(out_of_fold(examples, rate_rows, m, folds), outcomes, sources) for m in methods}
     method = choose(cv, counts=counts)
-    calib = fit_one(examples, rate_rows, method, model, trials)
+    cv_guard = {
+        g: cv[method]
+        if g == "none"
+        else source_briers(out_of_fold(examples, rate_rows, method, folds, guard=g), outcomes, sources)
+        for g in guards
+    }
+    guard = choose(cv_guard, order=GUARDS, counts=counts)
+    calib = fit_one(examples, rate_rows, method, model, trials, guard)
     calib.fitted_on = {
         **(fitted_on or {}),
         "questions": len(examples),
         "folds": folds,
         "cv_brier": {m: round(v["all"], 4) for m, v in cv.items()},
         "cv_worst_source": {m: round(worst_source(v, counts), 4) for m, v in cv.items()},
+        "cv_guard": {g: {s: round(b, 4) for s, b in v.items()} for g, v in cv_guard.items()},
     }
     return calib
 

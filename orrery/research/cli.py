@@ -248,5 +248,7 @@ def calibrate(
     console.print(
         f"{calib.label}: cross-validated Brier (worst source) "
         + ", ".join(f"{m} {cv[m]:.4f} ({worst[m]:.4f})" for m in cv)
+        + f"; guard {calib.guard_rule}"
+        + "".join(f", {s} keeps {g['keep']:g} of its departure" for s, g in sorted(calib.guard.items()))
         + f" -> {out}"
     )

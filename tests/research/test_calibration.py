@@ -9,12 +9,14 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from orrery.research.anchors import Anchors, find_anchors
 from orrery.research.baserates import base_rates
 from orrery.research.calibration import (
     FORMAT,
+    GUARDS,
     METHODS,
     VERSION,
     CalibrationError,
@@ -28,6 +30,7 @@ from orrery.research.calibration import (
     logit,
     mean_brier,
     out_of_fold,
+    pick_rung,
     pool,
     sigmoid,
 )
@@ -140,6 +143,57 @@ def test_hierarchical_platt_stays_near_the_global_fit_when_sources_agree() -> No
     assert hier.apply(Features(0.9, source="unseen")) == pytest.approx(platt.apply(Features(0.9)), abs=0.03)
 
 
+def signal_and_noise(n: int, seed: int) -> list[Example]:
+    """Two sources: "signal"'s figure is the truth (sigmoid(z)); "noise"'s figure is as confident but unrelated to
+    its outcomes, which resolve Yes three times in ten; one row in four is "noise". One global calibration gives
+    both the same confidence."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        z = rng.gauss(0, 2)
+        if i % 4:
+            out.append(Example(Features(sigmoid(z), source="signal"), float(rng.random() < sigmoid(z)), f"s{i}"))
+        else:
+            out.append(Example(Features(sigmoid(z), source="noise"), float(rng.random() < 0.3), f"n{i}"))
+    return out
+
+
+@pytest.mark.parametrize("rule", ["best", "one_se"])
+def test_the_guard_pulls_a_source_without_signal_to_its_base_rate_and_keeps_a_source_with_signal(rule: str) -> None:
+    train, test = signal_and_noise(800, seed=7), signal_and_noise(800, seed=8)
+    plain, guarded = fit_one(train, [], "platt", "m"), fit_one(train, [], "platt", "m", guard=rule)
+    assert guarded.guard["noise"]["keep"] <= 0.25 and guarded.guard["signal"]["keep"] == 1.0
+    assert guarded.guard["noise"]["target"] == pytest.approx(0.3, abs=0.06)  # its share of Yes, not a coin's 0.5
+
+    def brier(calib: Calibrator, source: str) -> float:
+        rows = [e for e in test if e.features.source == source]
+        return mean_brier([calib.apply(e.features) for e in rows], [e.outcome for e in rows])
+
+    assert brier(plain, "noise") > 0.25  # the global fit's confidence costs more than a coin on it
+    assert brier(guarded, "noise") < 0.23 < brier(plain, "noise") - 0.03  # at its share's Brier (0.21)
+    assert brier(guarded, "signal") == pytest.approx(brier(plain, "signal"))  # kept as it was
+    assert brier(guarded, "signal") < 0.18
+    assert guarded.apply(Features(0.9, source="unseen")) == plain.apply(Features(0.9, source="unseen"))
+
+
+def test_fit_picks_the_guard_by_cross_validation_and_records_it() -> None:
+    calib = fit(signal_and_noise(400, seed=9), [], "m", methods=["platt"])
+    cv = calib.fitted_on["cv_guard"]
+    assert set(cv) == set(GUARDS) and calib.guard_rule in ("best", "one_se")
+    assert cv[calib.guard_rule]["noise"] < 0.23 < cv["none"]["noise"]  # out of fold, the guard's gain
+    assert calib.guard["noise"]["keep"] <= 0.25
+
+
+def test_one_standard_error_takes_the_most_conservative_rung_within_reach_of_the_best() -> None:
+    groups = [f"q{i}" for i in range(8)]
+    coin = np.full(8, 0.25)
+    close = coin - np.array([0.05, -0.04, 0.06, -0.03, 0.02, -0.05, 0.07, 0.0])  # a little better, noisily
+    far = np.full(8, 0.05)  # far better on every question
+    assert pick_rung(np.array([coin, close]), groups, "best") == 1
+    assert pick_rung(np.array([coin, close]), groups, "one_se") == 0  # within one SE of it: the coin
+    assert pick_rung(np.array([coin, close, far]), groups, "one_se") == 2
+
+
 def test_the_choice_rule_takes_the_worst_source_first_then_overall_then_the_simplest() -> None:
     cv = {
         "platt": {"all": 0.150, "x": 0.27, "y": 0.10},
@@ -170,9 +224,19 @@ def test_the_calibrator_file_is_versioned_and_names_its_model(tmp_path: Path) ->
     with pytest.raises(CalibrationError, match="fitted for model 'local', not 'openai-x'") as exc:
         load_calibrator(path, "openai-x")
     assert "\n" not in str(exc.value)
-    for old in (1, 2, 99):  # 1: one base-rate share per source; 2: no per-source weights
+    for old in (1, 2, 3, 99):  # 1: one base-rate share per source; 2: no per-source weights; 3: no guard
         path.write_text(json.dumps({**data, "version": old}))
         with pytest.raises(CalibrationError, match=f"version {old}, this orrery reads version {VERSION}: refit"):
+            load_calibrator(path)
+    bad_guards = [
+        {"target": 0.6},
+        {"target": 0.6, "keep": 1.0, "x": 1},
+        {"target": 1.0, "keep": 0},
+        {"target": 0.6, "keep": "1"},
+    ]
+    for guard in ({"fred": g} for g in bad_guards):
+        path.write_text(json.dumps({**data, "guard": guard, "guard_rule": "best"}))
+        with pytest.raises(CalibrationError, match="damaged calibrator file .method, weights or guard.; refit"):
             load_calibrator(path)
     path.write_text('{"probability": 0.3}')
     with pytest.raises(CalibrationError, match="not a calibrator file"):

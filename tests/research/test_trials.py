@@ -21,7 +21,9 @@ from orrery.llm.local import LocalModel
 from orrery.llm.scripted import ScriptedModel, call, turn
 from orrery.messages import Message, ModelResponse, ToolSpec, Usage
 from orrery.research.agent import ResearchAgent
-from orrery.research.calibration import CalibrationError, Calibrator, load_calibrator, pool
+from orrery.research.anchors import Anchors
+from orrery.research.batch import load_trajectory, trajectory_path
+from orrery.research.calibration import CalibrationError, Calibrator, Features, load_calibrator, pool
 from orrery.research.prompts import BRIEF_CHARS, SUBMIT_PROMPT, SYSTEM_PROMPT
 from orrery.research.runner import replay_trajectory, run_batch
 from orrery.research.search import SqliteIndex
@@ -223,6 +225,11 @@ def test_batch_trials_run_in_the_workers_and_calibrate_fits_from_the_batch(tmp_p
     assert calib.trials == 3 and calib.fitted_on["questions"] == 30
     raw_brier = (15 * 0.2**2 + 15 * 0.7**2) / 30
     assert calib.fitted_on["cv_brier"][calib.method] < raw_brier  # 0.7 means No here: it learns that
+    assert f"guard {calib.guard_rule}" in " ".join(res.output.split()) and set(calib.fitted_on["cv_guard"]) == {
+        "one_se",
+        "best",
+        "none",
+    }
     again = runner.invoke(
         cli_app, ["research", "calibrate", str(qfile), "--runs", str(tmp_path / "out"), "--out", str(out)]
     )
@@ -386,3 +393,31 @@ def test_a_batch_and_ask_give_every_question_a_figure(tmp_path: Path, monkeypatc
     assert asked.exit_code == 0, asked.output
     said = " ".join(asked.output.split())  # rich wraps lines
     assert f"invalid probability {p:.3f}" in said and "anchors and base rate alone" in said
+
+
+def test_the_calibrators_guard_applies_to_a_rows_source_in_ask_and_batch(index, tmp_path: Path) -> None:
+    """A source whose guard keeps none of the departure gets its base rate, whatever the agent and anchors say;
+    a row of another source keeps the calibrator's own figure."""
+    calib = replace(calibrator(), guard={"fred": {"target": 0.62, "keep": 0.0}}, guard_rule="best")
+    assert "guard best" in calib.label
+    rows = [
+        {"id": f"q/{s}", "question": QUESTION, "freeze_date": BOUND, "source": s, "resolution": 1.0}
+        for s in ("fred", "acled")
+    ]
+    got = {}
+    for row in rows:
+        result = ResearchAgent(ScriptedModel(script(0.2)), index, trials=1, calibration=calib).run(row)
+        got[row["source"]] = result
+    assert got["fred"].probability == pytest.approx(0.62) and got["fred"].calibration == calib.label
+    assert got["acled"].probability == pytest.approx(calibrator().apply(_features_of(got["acled"])), rel=1e-9)
+    assert got["acled"].probability != pytest.approx(0.62, abs=0.01)
+    path = calib.save(tmp_path / "calib.json")
+    model = ScriptedModel(script(0.2) + script(0.2))
+    run_batch(rows, tmp_path / "out", model, index=index, calibration=str(path), workers=1, trials=1, progress=False)
+    saved = {r["id"]: load_trajectory(trajectory_path(tmp_path / "out", r["id"])) for r in rows}
+    assert saved["q/fred"]["probability"] == pytest.approx(0.62) and "guard best" in saved["q/fred"]["calibration"]
+    assert saved["q/acled"]["probability"] == pytest.approx(got["acled"].probability)
+
+
+def _features_of(result: Any) -> Features:
+    return Features.of(result.pooled, Anchors.from_dict(result.anchors), "acled", {"question": QUESTION})
