@@ -26,7 +26,7 @@ from orrery.bi import analysis
 from orrery.bi.compose import BadPart, UnknownField
 from orrery.bi.context import BadReply, BIContext
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
-from orrery.bi.decline import maps, missing_fields, user_wrote
+from orrery.bi.decline import maps, meaning_of, missing_fields, user_wrote
 from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots
@@ -219,7 +219,9 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
             continue
         if missing_fields(bi, [term], question):
             raise CannotAnswer(f"the data has no field for {term!r}")
-        if not maps(bi, term, ranked):  # a table, a value, or a text column's kind: no field to map
+        if not maps(bi, term, ranked):  # a table, a value, a text column's kind, or a column by its meaning
+            if (meant := meaning_of(bi, term)) and "column" in meant:
+                fields.append({"term": term, **meant, "clear": True})
             continue
         if ranked[0][0] < MATCH:  # a value of the data ('Drama'), not a field: the entity step has it
             continue
