@@ -311,6 +311,8 @@ def _invented(
     if values is None or not next((v.get("values") for c, v in info.items() if c.lower() == col.name.lower()), False):
         return False
     held = values(table, col.name)
+    if any((table, col.name.lower()) in on for on in resolved.values()) and not any(t in held for t in texts):
+        return True  # 'Type = 'large'' beside the resolved 'large_airport' of the same column: that one filters
 
     def asked(text: str) -> bool:
         """The user wrote it as a word ('AIR' in 'shipped by air', not 'SHIP' in 'shipments'); a value the

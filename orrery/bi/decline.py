@@ -661,6 +661,18 @@ def value_held(bi: BIContext, name: str) -> bool:
     return len(parts) > 1 and all(value_held(bi, p) for p in parts)
 
 
+def indexed_values(bi: BIContext, question: str) -> list[str]:
+    """The values the question names (`named_values`) that an indexed column holds (rapidfuzz ratio >= 90):
+    what entity resolution finds, when the planner leaves one out ('Chairs' of 'the total quantity of Chairs
+    sold')."""
+    index = [utils.default_process(str(c.value)) for c in bi.index()]
+    return [
+        name
+        for name in named_values(question)
+        if any(fuzz.ratio(utils.default_process(name), value) >= 90 for value in index)
+    ]
+
+
 def missing_values(bi: BIContext, question: str) -> list[str]:
     """The values the question names (`named_values`) that no column holds (`value_held`), each with the nearest
     indexed value when one is close (a likely misspelling); a name made only of schema words ('Production',

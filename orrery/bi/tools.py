@@ -68,8 +68,8 @@ class CannotAnswer(ToolError):
 def shares_word(mention: str, value: str) -> bool:
     """A word of the mention (not a number) is nearly a word of the value: 'Peacock' of 'Jane Peacock',
     'Brazil' of 'Brazilian'; '5 minutes' is not 'Beethoven: Symphonies Nos. 5 & 6' however well it scores."""
-    mine = [w for w in re.findall(r"\w+", mention.lower()) if not w.isdigit()]
-    theirs = re.findall(r"\w+", value.lower())
+    mine = [w for w in re.findall(r"[^\W_]+", mention.lower()) if not w.isdigit()]
+    theirs = re.findall(r"[^\W_]+", value.lower())  # 'large' is a word of 'large_airport'
     return any(fuzz.ratio(a, b) >= 80 for a in mine for b in theirs) or (not mine and mention.lower() in value.lower())
 
 

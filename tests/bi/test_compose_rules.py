@@ -11,8 +11,10 @@ import pytest
 
 from orrery.bi.agent import BIAgent
 from orrery.bi.compose import QueryParts, compose
+from orrery.bi.decline import indexed_values
 from orrery.bi.engines import SQLiteEngine
 from orrery.bi.semantic import draft
+from orrery.bi.tools import BIContext, shares_word
 from orrery.llm.scripted import ScriptedModel
 
 COUNTRIES = [f"C{i}" for i in range(12)]
@@ -21,13 +23,14 @@ COUNTRIES = [f"C{i}" for i in range(12)]
 @pytest.fixture
 def world(tmp_path: Path) -> SQLiteEngine:
     """countries in regions (no declared key: `indicators.country` -> `countries.name` is found from the data),
-    yearly indicators, orders per state."""
+    yearly indicators, orders per state and sub-category, airports of a type."""
     path = tmp_path / "w.sqlite"
     with sqlite3.connect(path) as con:
         con.executescript("""
             CREATE TABLE countries (name TEXT, region TEXT);
             CREATE TABLE indicators (country TEXT, year INTEGER, fertility REAL, population INTEGER);
-            CREATE TABLE orders (state TEXT, sales REAL, quantity INTEGER);
+            CREATE TABLE orders (state TEXT, sales REAL, quantity INTEGER, sub_category TEXT);
+            CREATE TABLE airports (name TEXT, type TEXT);
         """)
         con.executemany(
             "INSERT INTO countries VALUES (?, ?)",
@@ -38,8 +41,12 @@ def world(tmp_path: Path) -> SQLiteEngine:
             [(n, y, (i * 7 + y) % 11, 1000 * i + y) for i, n in enumerate(COUNTRIES) for y in (1970, 1990, 2010)],
         )
         con.executemany(
-            "INSERT INTO orders VALUES (?, ?, ?)",
-            [(("Texas", "Ohio", "Utah")[i % 3], 10.0 * i, 30 - i) for i in range(30)],
+            "INSERT INTO orders VALUES (?, ?, ?, ?)",
+            [(("Texas", "Ohio", "Utah")[i % 3], 10.0 * i, 30 - i, ("Chairs", "Tables")[i % 2]) for i in range(30)],
+        )
+        con.executemany(
+            "INSERT INTO airports VALUES (?, ?)",
+            [(f"A{i}", ("large_airport", "small_airport", "small_airport", "heliport")[i % 4]) for i in range(40)],
         )
     engine = SQLiteEngine("w", path)
     yield engine
@@ -148,3 +155,31 @@ def test_a_query_that_finds_nothing_is_repaired_once_and_kept_if_the_repair_find
     model = ScriptedModel([plan, empty, empty])
     r = BIAgent(model, world, store=tmp_path / "b.db", prose=False, sql_mode="parts").ask(question)
     assert r.status == "completed" and r.rows == [[None]] and "250" in r.sql
+
+
+def test_a_word_of_a_value_is_split_at_underscores_and_the_resolved_value_replaces_the_written_one(world):
+    assert shares_word("large", "large_airport") and not shares_word("large", "heliport")
+    resolved = [{"mention": "large", "table": "airports", "column": "type", "value": "large_airport"}]
+    bi = BIContext(world, draft(world), None)
+    sql = compose(
+        QueryParts(select=["COUNT(*)"], where=["airports.type = 'large'"]),
+        bi.semantic,
+        ["airports"],
+        resolved,
+        "sqlite",
+        "How many large airports are there?",
+        bi.values,
+    )
+    assert "'large'" not in sql and world.execute(sql).rows == [(10,)]
+
+
+def test_a_value_the_user_names_is_resolved_even_when_the_planner_leaves_it_out(world, tmp_path):
+    bi = BIContext(world, draft(world), None)
+    assert indexed_values(bi, "What is the total quantity of Chairs sold in Texas?") == ["Chairs", "Texas"]
+    plan = {"request": "Total quantity sold", "kind": "query", "values": "", "fields": "quantity"}
+    model = ScriptedModel([plan, parts("SUM(orders.quantity)")])
+    r = BIAgent(model, world, store=tmp_path / "s.db", prose=False, sql_mode="parts").ask(
+        "What is the total quantity of Chairs sold?"
+    )
+    assert r.status == "completed" and "'Chairs'" in r.sql
+    assert r.rows == [[240]]  # the Chairs rows only (all: 465)
