@@ -370,6 +370,7 @@ def compose(
     _either_value(trees)
     _named_group(trees, semantic, question, slice_tables, used)
     limit = _rank_by_measure(trees, semantic, question, slice_tables, limit)
+    _sum_how_much(trees, semantic, question)
     shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
     if not _counts_groups(trees):
         trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key
@@ -451,6 +452,19 @@ def _named_group(
             if field["table"] not in used:
                 used.append(field["table"])
             return
+
+
+def _sum_how_much(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """'How much profit did we make on Phones?' asks one amount: a bare numeric column selected with no group
+    lists every row's; summed instead."""
+    select = trees["select"]
+    if (
+        re.search(r"\bhow much\b", question, re.I)
+        and not trees["group_by"]
+        and select
+        and all(isinstance(n, exp.Column) and _NUMERIC.search(_column_type(semantic, n)) for n in select)
+    ):
+        trees["select"] = [exp.Sum(this=n.copy()) for n in select]
 
 
 _RANK_WORD = re.compile(

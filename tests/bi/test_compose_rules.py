@@ -183,3 +183,12 @@ def test_a_value_the_user_names_is_resolved_even_when_the_planner_leaves_it_out(
     )
     assert r.status == "completed" and "'Chairs'" in r.sql
     assert r.rows == [[240]]  # the Chairs rows only (all: 465)
+
+
+def test_how_much_of_a_bare_numeric_column_is_its_sum(world):
+    sql, got = rows(
+        world, "How much did we sell in Texas?", ["orders"], select=["orders.sales"], where=["orders.state = 'Texas'"]
+    )
+    assert got == [(1350.0,)]
+    sql, _ = rows(world, "How much is each order in Texas?", ["orders"], select=["orders.state", "orders.sales"])
+    assert "SUM" not in sql  # a row per order, named: not one amount
