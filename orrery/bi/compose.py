@@ -367,7 +367,7 @@ def compose(
         question,
     )
     limit = _extreme_as_order(trees, parts.limit)
-    _either_value(trees)
+    _either_value(trees, question)
     _named_group(trees, semantic, question, slice_tables, used)
     limit = _rank_by_measure(trees, semantic, question, slice_tables, limit)
     _sum_how_much(trees, semantic, question)
@@ -402,15 +402,19 @@ def _extreme_as_order(trees: dict[str, list[exp.Expression]], limit: int | None)
     return limit
 
 
-def _either_value(trees: dict[str, list[exp.Expression]]) -> None:
-    """'in 1990 and in 2010': one column equal to two values in one AND holds for no row; it means either
-    value, and each row shows which."""
+def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None:
+    """'in 1990 and in 2010': one column equal to two values in one AND holds for no row; when the question
+    joins the two with 'and' / 'or' it means either value, and each row shows which ('from LAX to JFK' on
+    one airport column is a wrong join, not either value)."""
     eqs: dict[str, list[exp.Expression]] = {}
     for c in trees["where"]:
         if isinstance(c, exp.EQ) and isinstance(c.this, exp.Column) and isinstance(c.expression, exp.Literal):
             eqs.setdefault(c.this.sql(), []).append(c)
     for group in eqs.values():
-        if len({c.expression.sql() for c in group}) < 2:
+        said = [re.escape(c.expression.this) for c in group]
+        if len(set(said)) < 2 or not re.search(
+            rf"\b({'|'.join(said)})\b.*\b(and|or)\b.*\b({'|'.join(said)})\b", question, re.I
+        ):
             continue
         at = next(i for i, c in enumerate(trees["where"]) if c is group[0])
         trees["where"] = [c for c in trees["where"] if all(c is not g for g in group)]

@@ -86,6 +86,14 @@ def test_one_column_equal_to_two_values_means_either_and_shows_which(world):
         where=where,
     )
     assert "IN (1990, 2010)" in sql and sorted(got) == [(1990, 4990), (2010, 5010)]
+    sql, got = rows(
+        world,
+        "What was the population of C3 from 1990 to 2010?",
+        ["indicators"],
+        select=["indicators.population"],
+        where=where,
+    )
+    assert "IN (" not in sql and got == []  # not 'and' / 'or': left as written
 
 
 def test_the_group_key_is_the_column_the_question_names(world):
