@@ -369,7 +369,6 @@ def compose(
     limit = _extreme_as_order(trees, parts.limit)
     _either_value(trees, question)
     _named_group(trees, semantic, question, slice_tables, used)
-    limit = _rank_by_measure(trees, semantic, question, slice_tables, limit)
     _sum_how_much(trees, semantic, question)
     shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
     if not _counts_groups(trees):
@@ -379,6 +378,8 @@ def compose(
         raise UnknownField(missing, _hints(semantic, missing, slice_tables))
     _filter_resolved(trees, resolved, used, dialect)
     counted = _settle_groups(trees, semantic, question, used)
+    limit = _rank_by_measure(trees, semantic, question, slice_tables, limit)
+    _no_blank_key(trees, semantic, question)
     named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
     return _render(trees, limit, semantic, used, slice_tables, dialect)
@@ -456,6 +457,21 @@ def _named_group(
             if field["table"] not in used:
                 used.append(field["table"])
             return
+
+
+_TEXT = re.compile(r"CHAR|TEXT|STRING", re.I)
+
+
+def _no_blank_key(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """'Which director has the most movies?' asks for a director: the group of rows with none (NULL, or an
+    empty text) is no answer, however many rows it has."""
+    if not (SUPERLATIVE.search(question) and trees["group_by"] and trees["order_by"]):
+        return
+    for key in trees["group_by"]:
+        if isinstance(key, exp.Column):
+            trees["where"].append(exp.Not(this=exp.Is(this=key.copy(), expression=exp.Null())))
+            if _TEXT.search(_column_type(semantic, key)):
+                trees["where"].append(exp.NEQ(this=key.copy(), expression=exp.Literal.string("")))
 
 
 def _sum_how_much(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:

@@ -137,6 +137,16 @@ def test_a_superlative_ranks_by_the_measure_it_names_not_the_group_key(world):
         group_by=["orders.state"],
     )
     assert "ORDER BY SUM(orders.quantity) ASC" in sql and sql.endswith("LIMIT 1")  # NULLs last: no value is lowest
+    # the model's max() under HAVING: grouped by the select column only after it is read
+    sql, got = rows(
+        world,
+        "Which state has the highest sales?",
+        ["orders"],
+        select=["state"],
+        having=["max(sales)"],
+        order_by=["state"],
+    )
+    assert sql.endswith("GROUP BY orders.state ORDER BY SUM(orders.sales) DESC LIMIT 1") and got == [("Utah",)]
     sql, got = rows(
         world,
         "Which region has the most countries?",
@@ -200,3 +210,17 @@ def test_how_much_of_a_bare_numeric_column_is_its_sum(world):
     assert got == [(1350.0,)]
     sql, _ = rows(world, "How much is each order in Texas?", ["orders"], select=["orders.state", "orders.sales"])
     assert "SUM" not in sql  # a row per order, named: not one amount
+
+
+def test_the_group_of_rows_with_no_key_is_no_answer_to_which(world):
+    with sqlite3.connect(world.path) as con:  # more rows with no region than any region has
+        con.executemany("INSERT INTO countries VALUES (?, ?)", [(f"X{i}", "" if i % 2 else None) for i in range(12)])
+    sql, got = rows(
+        world,
+        "Which region has the most countries?",
+        ["countries"],
+        select=["countries.region"],
+        group_by=["countries.region"],
+        order_by=["COUNT(*) DESC"],
+    )
+    assert "NOT countries.region IS NULL" in sql and "countries.region <> ''" in sql and len(got) == 1 and got[0][0]
