@@ -3,8 +3,10 @@
 Sets: `nokeys` (bench/bi_nokeys_questions.py: four SQLite databases built by bench/bi_nokeys_data.py, no
 declared keys, the semantic layer drafted by the agent itself, no edits), `heldout2` (the Chinook / TPC-H
 held-out set #2 of bench/bi_questions.py, hand-written layers; development data since its failures were read),
-`heldout`, `dev`, `heldout3` (held-out set #3, run once in round 5, development data since), and `heldout4`
-(held-out set #4 of bench/bi_questions.py: every database, the no-key ones included; run once). Code: `here` (this checkout) or `main`
+`heldout`, `dev`, `heldout3` (held-out set #3, run once in round 5, development data since), `heldout4`
+(held-out set #4 of bench/bi_questions.py: every database, the no-key ones included; run once), and `heldout5`
+(held-out set #5, bench/bi_heldout5.py: two more no-key databases of other domains beside every other one;
+run once, after issue 20's code is final). Code: `here` (this checkout) or `main`
 (the code at $ORRERY_MAIN, default /work/main), each run in a subprocess whose PYTHONPATH is that checkout,
 so both are measured by the same scoring on the same machine in the same run. Scoring as bench/bi.py
 (`same_result`: execution accuracy, rows as multisets; an unanswerable question is right when declined
@@ -12,7 +14,7 @@ with no SQL), with `--no-clarify` and no prose summary; the embedded model unles
 
     nice -n 10 python bench/bi_nokeys.py --code main --set nokeys      # before
     nice -n 10 python bench/bi_nokeys.py --code here --set nokeys      # after
-    python bench/bi_nokeys.py --check                                  # every gold query returns rows
+    python bench/bi_nokeys.py --check [--set heldout5]                 # every gold query returns rows
     python bench/bi_nokeys.py --report                                 # results/bi_nokeys.json + a table
 
 Writes results/bi_nokeys_<set>_<code>.json after every question (a cut run keeps what it did).
@@ -35,7 +37,7 @@ HERE = Path(__file__).parent
 RESULTS = HERE / "results"
 CODES = ("main", "here")
 DEV_SETS = ("nokeys", "heldout3", "heldout2", "heldout", "dev")  # development data: the sets whose failures were read
-SETS = (*DEV_SETS, "heldout4")
+SETS = (*DEV_SETS, "heldout4", "heldout5")
 # The one orrery.events.Status; result files written before it and the code at $ORRERY_MAIN may say
 # "answered" / "cannot_answer".
 COMPLETED, DECLINED = ("completed", "answered"), ("declined", "cannot_answer")
@@ -47,6 +49,9 @@ def items(which: str) -> list[dict[str, Any]]:
     if which == "heldout4":  # held-out #4 spans every database, laid out as the no-key set
         from bi_questions import HELDOUT4_ANSWERABLE as ANSWERABLE
         from bi_questions import HELDOUT4_UNANSWERABLE as UNANSWERABLE
+    elif which == "heldout5":
+        from bi_heldout5 import HELDOUT5_ANSWERABLE as ANSWERABLE
+        from bi_heldout5 import HELDOUT5_UNANSWERABLE as UNANSWERABLE
     elif which != "nokeys":
         from bi import questions
 
@@ -208,10 +213,10 @@ def _write(path: Path, data: Any) -> None:
     write_atomic(path, json.dumps(data, indent=1, default=str))
 
 
-def check() -> None:
-    """Every gold query of the no-key set and of held-out #4 returns rows with no NULL in the first; no
-    question twice."""
-    for which in ("nokeys", "heldout4"):
+def check(sets: tuple[str, ...] = ("nokeys", "heldout4", "heldout5")) -> None:
+    """Every gold query of the no-key set and of held-outs #4 and #5 returns rows with no NULL in the first; no
+    question twice; each value held-out #5 names as absent is absent."""
+    for which in sets:
         qs = items(which)
         for item in qs:
             if item["gold"]:
@@ -220,6 +225,12 @@ def check() -> None:
         assert len({q["question"] for q in qs}) == len(qs), "a question is asked twice"
         n_un = sum(q["gold"] is None for q in qs)
         print(f"{which}: {len(qs)} questions ({len(qs) - n_un} with gold SQL, all run; {n_un} unanswerable)")
+    if "heldout5" in sets:
+        from bi_heldout5 import ABSENT_CHECKS
+
+        for db, sql in ABSENT_CHECKS:
+            assert engine_for(db).execute(sql).rows == [(0,)], (db, sql)
+        print(f"heldout5: {len(ABSENT_CHECKS)} absent-value checks return 0")
 
 
 def shapes(sets: tuple[str, ...] = DEV_SETS) -> None:
@@ -324,7 +335,7 @@ def main() -> None:
     args = p.parse_args()
     sys.path.insert(0, str(HERE))
     if args.check:
-        check()
+        check((args.which,) if args.which else ("nokeys", "heldout4", "heldout5"))
         return
     if args.report:
         report()

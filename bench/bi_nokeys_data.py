@@ -14,6 +14,20 @@ installed registry package, with no primary or foreign keys declared, as a user'
   with an `order_line` number added), `states` (state, region, country) and `sub_categories`
   (sub_category, category); column names in snake case.
 
+The databases of held-out set #5 (bench/bi_heldout5.py), other domains, built the same way:
+
+- cars: bokeh-sampledata's autompg (CC0-1.0; the 1983 ASA Data Exposition's cars, 392 complete records from
+  StatLib), split in two: `cars` (the source's short column names: `mpg`, `cyl`, `displ`, `hp`, `weight`,
+  `accel`, `yr` as two digits, `name`, `mfr` and the `origin` code 1-3) and `origins` (`origin`, `name`:
+  North America, Europe, Asia); `cars.origin` holds an `origins.origin`, while the two `name` columns mean
+  different things (a car model, a region).
+- counties: bokeh-sampledata's us_counties and us_states (U.S. Census Bureau TIGER/Line, public domain,
+  redistribution with acknowledgement to the Census Bureau; geometry dropped) and unemployment (U.S. Bureau
+  of Labor Statistics, 2009 county rates, public domain): `counties` (fips, state_fips, county_fips, state,
+  name, detailed_name), `states` (code, name, region) and `unemployment` (fips, year, rate: one row per
+  county, all 2009, in percent); `counties.fips` is `unemployment.fips`, `counties.state` holds a
+  `states.code`, and both `name` columns mean different things (a county, a state).
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -29,6 +43,7 @@ from pathlib import Path
 import pandas as pd
 
 DATABASES = ("movies", "world", "flights", "store")
+HELDOUT5_DATABASES = ("cars", "counties")
 
 
 def _home() -> Path:
@@ -80,7 +95,36 @@ def _store(path: Path) -> None:
         _write(con, {"orders": orders, "states": states, "sub_categories": subs})
 
 
-BUILDERS: dict[str, Callable[[Path], None]] = {"movies": _movies, "world": _world, "flights": _flights, "store": _store}
+def _cars(path: Path) -> None:
+    from bokeh_sampledata.autompg import autompg, autompg_clean
+
+    cars = autompg.assign(mfr=autompg_clean["mfr"])  # the source's origin codes, the cleaned maker names
+    origins = pd.DataFrame({"origin": [1, 2, 3], "name": ["North America", "Europe", "Asia"]})
+    assert (autompg_clean["origin"] == autompg["origin"].map(origins.set_index("origin")["name"])).all()
+    with sqlite3.connect(path) as con:
+        _write(con, {"cars": cars, "origins": origins})
+
+
+def _counties(path: Path) -> None:
+    from bokeh_sampledata import unemployment, us_counties, us_states
+
+    counties = pd.DataFrame(us_counties.records()).drop(columns=["geometry"])
+    counties = counties[["fips", "state_fips", "county_fips", "state", "name", "detailed_name"]]
+    states = pd.DataFrame(us_states.records()).drop(columns=["geometry"])
+    rates = pd.DataFrame(sorted(unemployment.by_fips.items()), columns=["fips", "rate"])
+    rates.insert(1, "year", 2009)
+    with sqlite3.connect(path) as con:
+        _write(con, {"counties": counties, "states": states, "unemployment": rates})
+
+
+BUILDERS: dict[str, Callable[[Path], None]] = {
+    "movies": _movies,
+    "world": _world,
+    "flights": _flights,
+    "store": _store,
+    "cars": _cars,
+    "counties": _counties,
+}
 
 
 def path_of(name: str) -> Path:
@@ -101,5 +145,5 @@ def path_of(name: str) -> Path:
 
 
 if __name__ == "__main__":
-    for db in DATABASES:
+    for db in (*DATABASES, *HELDOUT5_DATABASES):
         print(db, path_of(db))
