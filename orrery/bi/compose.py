@@ -311,6 +311,8 @@ def _invented(
     if values is None or not next((v.get("values") for c, v in info.items() if c.lower() == col.name.lower()), False):
         return False
     held = values(table, col.name)
+    if any((table, col.name.lower()) in on for on in resolved.values()) and not any(t in held for t in texts):
+        return True  # 'Type = 'large'' beside the resolved 'large_airport' of the same column: that one filters
 
     def asked(text: str) -> bool:
         """The user wrote it as a word ('AIR' in 'shipped by air', not 'SHIP' in 'shipments'); a value the
@@ -364,6 +366,10 @@ def compose(
         semantic,
         question,
     )
+    limit = _extreme_as_order(trees, parts.limit)
+    _either_value(trees, question)
+    _named_group(trees, semantic, question, slice_tables, used)
+    _sum_how_much(trees, semantic, question)
     shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
     if not _counts_groups(trees):
         trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key
@@ -372,9 +378,152 @@ def compose(
         raise UnknownField(missing, _hints(semantic, missing, slice_tables))
     _filter_resolved(trees, resolved, used, dialect)
     counted = _settle_groups(trees, semantic, question, used)
+    limit = _rank_by_measure(trees, semantic, question, slice_tables, limit)
+    _no_blank_key(trees, semantic, question)
     named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
-    return _render(trees, parts.limit, semantic, used, slice_tables, dialect)
+    return _render(trees, limit, semantic, used, slice_tables, dialect)
+
+
+def _extreme_as_order(trees: dict[str, list[exp.Expression]], limit: int | None) -> int | None:
+    """'x = (SELECT MAX(x) FROM t)' beside other filters compares with the maximum of every row, not of the rows
+    asked about ('the highest fertility in 1970' against the highest of all years): ranked instead, one row."""
+    if trees["group_by"] or len(trees["where"]) < 2:
+        return limit
+    for cond in trees["where"]:
+        col, sub = (cond.this, cond.expression) if isinstance(cond, exp.EQ) else (None, None)
+        inner = sub.this if isinstance(sub, exp.Subquery) else None
+        if not isinstance(col, exp.Column) or not isinstance(inner, exp.Select) or inner.args.get("where"):
+            continue
+        agg = inner.expressions[0].unalias() if len(inner.expressions) == 1 else None
+        if isinstance(agg, exp.Max | exp.Min) and isinstance(agg.this, exp.Column) and agg.this.name == col.name:
+            trees["where"] = [c for c in trees["where"] if c is not cond]
+            trees["order_by"] = [exp.Ordered(this=col.copy(), desc=isinstance(agg, exp.Max))]
+            return 1
+    return limit
+
+
+def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None:
+    """'in 1990 and in 2010': one column equal to two values in one AND holds for no row; when the question
+    joins the two with 'and' / 'or' it means either value, and each row shows which ('from LAX to JFK' on
+    one airport column is a wrong join, not either value)."""
+    eqs: dict[str, list[exp.Expression]] = {}
+    for c in trees["where"]:
+        if isinstance(c, exp.EQ) and isinstance(c.this, exp.Column) and isinstance(c.expression, exp.Literal):
+            eqs.setdefault(c.this.sql(), []).append(c)
+    for group in eqs.values():
+        said = [re.escape(c.expression.this) for c in group]
+        if len(set(said)) < 2 or not re.search(
+            rf"\b({'|'.join(said)})\b.*\b(and|or)\b.*\b({'|'.join(said)})\b", question, re.I
+        ):
+            continue
+        at = next(i for i, c in enumerate(trees["where"]) if c is group[0])
+        trees["where"] = [c for c in trees["where"] if all(c is not g for g in group)]
+        col = group[0].this
+        trees["where"].insert(at, exp.In(this=col.copy(), expressions=[c.expression.copy() for c in group]))
+        if col.sql() not in {n.unalias().sql() for n in trees["select"]}:
+            trees["select"].insert(0, col.copy())
+
+
+_PER = re.compile(r"\b(?:per|each|every)\s+([a-z][\w-]*)", re.I)
+_WHICH_THING = re.compile(r"\b(?:which|what)\s+([a-z][\w-]*)", re.I)
+
+
+def _named_group(
+    trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, slice_tables: list[str], used: list[str]
+) -> None:
+    """'per region' groups by the region column: one group key whose table and name the question does not
+    name (a country) is replaced by the column the question names after 'per' / 'each' (or 'which', when it
+    ranks), when that word names one column clearly."""
+    key = trees["group_by"][0] if len(trees["group_by"]) == 1 else None
+    if not isinstance(key, exp.Column):
+        return
+    named = [m.group(1) for m in _PER.finditer(question)]
+    named += [m.group(1) for m in _WHICH_THING.finditer(question)] if SUPERLATIVE.search(question) else []
+    own = set(stems(f"{words(key.table)} {words(key.name)}"))
+    if not named or any(set(stems(w)) & own for w in named):
+        return
+    for word in named:
+        field = _clear_field(semantic, word, slice_tables)
+        if field and "column" in field:
+            new = exp.column(field["column"], table=field["table"])
+            for part in ("select", "group_by", "order_by"):
+                for n in trees[part]:
+                    for c in [c for c in n.find_all(exp.Column) if c.sql() == key.sql()]:
+                        if c is n:
+                            trees[part] = [new.copy() if x is n else x for x in trees[part]]
+                        else:
+                            c.replace(new.copy())
+            if field["table"] not in used:
+                used.append(field["table"])
+            return
+
+
+_TEXT = re.compile(r"CHAR|TEXT|STRING", re.I)
+
+
+def _no_blank_key(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """'Which director has the most movies?' asks for a director: the group of rows with none (NULL, or an
+    empty text) is no answer, however many rows it has."""
+    if not (SUPERLATIVE.search(question) and trees["group_by"] and trees["order_by"]):
+        return
+    for key in trees["group_by"]:
+        if isinstance(key, exp.Column):
+            trees["where"].append(exp.Not(this=exp.Is(this=key.copy(), expression=exp.Null())))
+            if _TEXT.search(_column_type(semantic, key)):
+                trees["where"].append(exp.NEQ(this=key.copy(), expression=exp.Literal.string("")))
+
+
+def _sum_how_much(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """'How much profit did we make on Phones?' asks one amount: a bare numeric column selected with no group
+    lists every row's; summed instead."""
+    select = trees["select"]
+    if (
+        re.search(r"\bhow much\b", question, re.I)
+        and not trees["group_by"]
+        and select
+        and all(isinstance(n, exp.Column) and _NUMERIC.search(_column_type(semantic, n)) for n in select)
+    ):
+        trees["select"] = [exp.Sum(this=n.copy()) for n in select]
+
+
+_RANK_WORD = re.compile(
+    r"\b(most|least|highest|lowest|largest|smallest|biggest|greatest|longest|shortest|fewest)\s+([a-z][\w-]*)", re.I
+)
+_NUMERIC = re.compile(r"INT|REAL|DOUBLE|DECIMAL|NUMERIC|FLOAT|HUGEINT", re.I)
+
+
+def _rank_by_measure(
+    trees: dict[str, list[exp.Expression]],
+    semantic: Semantic,
+    question: str,
+    slice_tables: list[str],
+    limit: int | None,
+) -> int | None:
+    """'Which state has the highest sales?': grouped but ranked by nothing, or by the group's own key, it
+    ranks by what the superlative names: the rows of the table it names counted ('the most albums'), or the
+    numeric column it names summed per group (the aggregate the select already has of it, if any); one row."""
+    m = _RANK_WORD.search(question)
+    keys = {g.sql() for g in trees["group_by"]}
+    if not (m and trees["group_by"] and SUPERLATIVE.search(question)) or any(
+        o.unalias().find(exp.AggFunc) or (o.this if isinstance(o, exp.Ordered) else o).sql() not in keys
+        for o in trees["order_by"]
+    ):
+        return limit
+    if _counted_table(semantic, question):
+        measure: exp.Expression = exp.Count(this=exp.Star())
+    else:
+        field = _clear_field(semantic, m.group(2), slice_tables)
+        col = exp.column(field["column"], table=field["table"]) if field and "column" in field else None
+        if col is None or not _NUMERIC.search(_column_type(semantic, col)):
+            return limit
+        measure = next(
+            (n.unalias().copy() for n in trees["select"] if n.find(exp.AggFunc) and n.find(exp.Column) == col),
+            exp.Sum(this=col),
+        )
+    desc = m.group(1).lower() not in ("least", "lowest", "smallest", "shortest", "fewest")
+    trees["order_by"] = [exp.Ordered(this=measure, desc=desc)]
+    return 1 if limit is None else limit
 
 
 def _parse_parts(

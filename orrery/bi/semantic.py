@@ -265,6 +265,7 @@ GENERIC = frozenset(
         "of",
         "count",
         "total",
+        "amount",
         "sum",
         "average",
         "avg",
@@ -325,6 +326,8 @@ def rank_fields(semantic: Semantic, term: str) -> list[tuple[float, str, dict[st
     """(score, label, field) for every column and formula, best first."""
     term = re.sub(r"[\s_]+", " ", term.lower()).strip()  # 'total_amount' is 'total amount'
     bare = " ".join(w for w in term.split() if w not in GENERIC)
+    # 'amount' names the quantity of the thing beside it ('sale amount' is sales); alone it is a field's name
+    bare = bare or " ".join(w for w in term.split() if w == "amount")
     if not bare:
         return []
     forms = {bare, term}

@@ -26,7 +26,7 @@ from orrery.bi import analysis
 from orrery.bi.compose import BadPart, UnknownField
 from orrery.bi.context import BadReply, BIContext
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
-from orrery.bi.decline import maps, missing_fields, user_wrote
+from orrery.bi.decline import maps, meaning_of, missing_fields, user_wrote
 from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots
@@ -68,8 +68,8 @@ class CannotAnswer(ToolError):
 def shares_word(mention: str, value: str) -> bool:
     """A word of the mention (not a number) is nearly a word of the value: 'Peacock' of 'Jane Peacock',
     'Brazil' of 'Brazilian'; '5 minutes' is not 'Beethoven: Symphonies Nos. 5 & 6' however well it scores."""
-    mine = [w for w in re.findall(r"\w+", mention.lower()) if not w.isdigit()]
-    theirs = re.findall(r"\w+", value.lower())
+    mine = [w for w in re.findall(r"[^\W_]+", mention.lower()) if not w.isdigit()]
+    theirs = re.findall(r"[^\W_]+", value.lower())  # 'large' is a word of 'large_airport'
     return any(fuzz.ratio(a, b) >= 80 for a in mine for b in theirs) or (not mine and mention.lower() in value.lower())
 
 
@@ -219,7 +219,9 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
             continue
         if missing_fields(bi, [term], question):
             raise CannotAnswer(f"the data has no field for {term!r}")
-        if not maps(bi, term, ranked):  # a table, a value, or a text column's kind: no field to map
+        if not maps(bi, term, ranked):  # a table, a value, a text column's kind, or a column by its meaning
+            if (meant := meaning_of(bi, term)) and "column" in meant:
+                fields.append({"term": term, **meant, "clear": True})
             continue
         if ranked[0][0] < MATCH:  # a value of the data ('Drama'), not a field: the entity step has it
             continue
@@ -358,11 +360,13 @@ def build_sql(
     """The checked SQL for one request: written (`write_sql`), guarded, dry-run with EXPLAIN and a first
     row, and on an error asked once more with the error."""
     system = prompt("query_parts" if mode == "parts" else "query_builder").format(dialect=bi.engine.dialect)
-    asked, error = user, ""
+    asked, error, empty = user, "", None
     for attempt in (1, 2):
         try:
             sql = write_sql(bi, mode, system, asked, tables, resolved, question, choose)
         except (UnknownField, BadPart, BadReply) as exc:
+            if attempt == 2 and empty is not None:
+                break
             if attempt == 2 and isinstance(exc, (BadReply, UnknownField)):
                 # an error, not a decline: a broken reply or a column the model invented (twice) is the
                 # model's failure and says nothing about whether the data holds the answer (the user's own
@@ -378,13 +382,20 @@ def build_sql(
             continue
         error = dry_run(bi.engine, sql, probe=bi.probe)
         if error is None:
-            return {
-                "sql": check(sql, bi.engine.dialect, limit=bi.engine.limits.max_rows),
-                "tables": tables,
-                "repaired": attempt == 2,
-            }
+            return _built(bi, sql, tables, attempt == 2)
+        empty = sql if error == NOTHING and empty is None else empty
         asked = f"{user}\n\nThis query:\n{sql}\nfailed with: {error}\nReply with a corrected one."
+    if empty is not None:  # the repair found nothing better: the data may hold nothing for it
+        return _built(bi, empty, tables, False)
     raise ToolError(f"the query still fails after one repair: {error}")
+
+
+def _built(bi: BIContext, sql: str, tables: list[str], repaired: bool) -> dict[str, Any]:
+    return {
+        "sql": check(sql, bi.engine.dialect, limit=bi.engine.limits.max_rows),
+        "tables": tables,
+        "repaired": repaired,
+    }
 
 
 def write_sql(
@@ -464,13 +475,23 @@ def _executed(bi: BIContext, result: QueryResult, kind: str, request: str) -> di
 
 
 def dry_run(engine: Engine, sql: str, probe: bool = True) -> str | None:
-    """None when the query is safe, plans (EXPLAIN) and yields a first row without error; otherwise the
-    reason, for the repair round. The one-row probe catches what planning does not (DuckDB plans
+    """None when the query is safe, plans (EXPLAIN) and yields a first row that says something (`_found`)
+    without error; otherwise the reason, for the repair round. The one-row probe catches what planning does not (DuckDB plans
     `o_orderdate = '1995'` and fails only when it runs); `probe=False` only plans (the query waits for approval)."""
     try:
         engine.explain(sql)
-        if probe:
-            engine.execute(sql, max_rows=1)
+        if probe and not _found(engine.execute(sql, max_rows=1).rows):
+            return NOTHING
     except (UnsafeQuery, QueryError) as exc:
         return str(exc)
     return None
+
+
+# An empty answer is most often a filter on a value the column does not hold as written ('large' for
+# 'large_airport', a date for a year): one repair round is asked; an empty answer it cannot better stands.
+NOTHING = "it found nothing (no rows, or a lone 0 or NULL): check each filter's value and column"
+
+
+def _found(rows: list[Any]) -> bool:
+    """Whether a first row says something: not no row, nor one row of a lone 0 / NULL (a count or sum of nothing)."""
+    return bool(rows) and not (len(rows) == 1 and len(rows[0]) == 1 and rows[0][0] in (None, 0))
