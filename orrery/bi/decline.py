@@ -242,15 +242,6 @@ def stored_value(bi: BIContext, term: str) -> bool:
     return False
 
 
-# a question word contracted with 'is' ("What's the X of"); "China's" is a possessive and stays
-_CONTRACTED = re.compile(r"\b(what|who|how|where|when|which|that|there|here)['’]s\b", re.I)
-
-
-def expand(question: str) -> str:
-    """'What's the salary of each employee?' -> 'What is the salary ...', so the shapes read it."""
-    return _CONTRACTED.sub(r"\1 is", question)
-
-
 FUTURE = re.compile(r"\b(will|tomorrow|next (week|month|quarter|year)|forecast|predict\w*)\b", re.I)
 _WORD = r"[a-z][\w-]*"
 # What a question asks for, by its shape: the things it counts ("how many X"), the groups it splits by ("each
@@ -361,7 +352,7 @@ def missing_asked(bi: BIContext, question: str) -> list[str]:
     'line items' by line, 'production company' by Production): a shape catches verbs with the noun, and only a
     phrase none of whose beginnings is in the data is missing; a whole phrase (a measure) is held only by a
     beginning of two words or more ('invoice amount' of 'invoice amount billed'), or its one word."""
-    out, question = [], expand(question)
+    out = []
     shapes = [*asked_shapes(question), *((p, False) for p in measured_of(question))]
     for phrase, whole in shapes:
         own = _own_words(phrase)
@@ -389,7 +380,6 @@ def shape_decline(bi: BIContext, question: str) -> str | None:
     """Why the data cannot answer `question`, read from its shape alone (no model call): it asks about the
     future (the data records what happened) or for a judgment (`judgment`), something it asks about is
     missing (`missing_asked`), or a value it names is in no column (`missing_values`)."""
-    question = expand(question)
     if reason := future(question) or judgment(question):
         return reason
     if missing := missing_asked(bi, question):
