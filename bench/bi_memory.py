@@ -43,12 +43,13 @@ from bi import DECLINED, _commit, _write_json, questions, scored  # noqa: E402
 
 K = 3
 FLOOR = 0.3
+STEPS = "plan, decline, sql; shape; reuse"  # what the memory does in a run made now (older runs say theirs)
 RESULTS = HERE / "results"
 # The runs bi_memory.md reports, in order: the first (k=3, no similarity floor: the rule fixed before any run), then
 # the floor decided from the first run's one misleading example, on dev questions that run did not use (both with
 # the examples shown to the SQL step only); then the examples at every step that decides, on the no-key set and
 # on the dev questions neither earlier run used.
-RUNS = ("first24", "next24_floor", "nokeys", "dev_rest")
+RUNS = ("first24", "next24_floor", "nokeys", "dev_rest", "nokeys_shape", "dev_shape")
 # What the result files cannot say about a run's conditions.
 NOTES = {
     "nokeys": "its empty-memory pass ran at a 1-minute load of 8-12 (other benchmarks), its second pass at 4-8 "
@@ -76,9 +77,12 @@ def answer(
     except Exception as exc:  # noqa: BLE001 - a crash is scored as a miss and named, the run goes on
         status, sql, rows, why = "crash", None, [], f"{type(exc).__name__}: {exc}"[:200]
     seconds = time.perf_counter() - t0
+    build = [t for t in (got.todos if status != "crash" else []) if t["tool"] == "query_builder" and t["result"]]
+    reused = next((json.loads(t["result"]).get("reused") for t in build if t["result"].startswith("{")), None)
     return {
         "status": status,
         "sql": sql,
+        "reused": reused,
         "correct": scored(item, engine, status, sql, rows),
         "seconds": round(seconds, 1),
         "why": why,
@@ -119,7 +123,7 @@ def run(llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | 
     approve_s = (time.perf_counter() - t0) / max(1, len(approved))
     memory = ExampleMemory(examples, K, leave_one_out=True, floor=floor)
     for i, row in enumerate(rows):
-        row["retrieved"] = [e.question for e in memory.nearest(row["db"], row["question"])]
+        row["retrieved"] = [e.question for e in memory.shown(row["db"], row["question"], engines[row["db"]].dialect)]
         row["on"] = answer(model, engines[row["db"]], row, sessions, f"on{i}", memory)
         _progress("on ", i, rows)
         _write(out, summarize(rows[: i + 1], model.name, len(rows), len(approved), approve_s) | {"floor": floor})
@@ -154,7 +158,7 @@ def summarize(rows: list[dict[str, Any]], model: str, planned: int, approved: in
         "model": model,
         "commit": _commit(),
         "k": K,
-        "steps": "plan, decline, sql",
+        "steps": STEPS,
         "questions_planned": planned,
         "questions_run": len(rows),
         "answerable_run": len(answerable),
@@ -168,6 +172,8 @@ def summarize(rows: list[dict[str, Any]], model: str, planned: int, approved: in
         "wrong_to_right": len(better),
         "right_to_wrong_questions": worse,
         "wrong_to_right_questions": better,
+        "reused": sum(bool(r["on"].get("reused")) for r in rows),
+        "reused_right": sum(bool(r["on"].get("reused")) and r["on"]["correct"] for r in rows),
         "unanswerable_run": len(unanswerable),
         "unanswerable_declined_off": sum(r["off"]["correct"] for r in unanswerable),
         "unanswerable_declined_on": sum(r["on"]["correct"] for r in unanswerable),
@@ -230,6 +236,11 @@ def _details(name: str, r: dict[str, Any]) -> list[str]:
         f"{sum(bool(q['retrieved']) for q in r['questions'])} of {r['questions_run']} questions were given "
         f"at least one example, {sum(len(q['retrieved']) for q in r['questions'])} in all."
     ]
+    if "reused" in r:
+        lines.append(
+            f"- an approved query was reused (values swapped, no model call for SQL) for {r['reused']} questions, "
+            f"{r['reused_right']} of them right."
+        )
     for title, key in (("right -> wrong", "right_to_wrong_questions"), ("wrong -> right", "wrong_to_right_questions")):
         if r[key]:
             lines.append(f"- {title}: " + "; ".join(r[key]) + ".")
