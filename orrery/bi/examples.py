@@ -176,7 +176,7 @@ EXTREME = (
     "highest|lowest|most|least|fewest|top|bottom|maximum|minimum|max|min|largest|smallest|biggest|longest|"
     "shortest|earliest|latest|oldest|newest|best-selling"
 )
-MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
+MONTHS = "january|february|march|april|june|july|august|september|october|november|december"  # not 'may': a verb
 SHAPE = {
     "count": r"\bhow many\b|\bnumber of\b|\bcount\b",
     "sum": r"\btotal\b|\bsum\b|\baltogether\b",
@@ -215,7 +215,8 @@ def sql_shape(sql: str, dialect: str = "") -> frozenset[str] | None:
         found.add("extreme")
     if tree.find(exp.Group):
         found.add("group")
-    years = (re.search(SHAPE["time"], str(lit.this)) for lit in tree.find_all(exp.Literal))
+    literals = (lit for lit in tree.find_all(exp.Literal) if not lit.find_ancestor(exp.Limit, exp.Offset))
+    years = (re.search(SHAPE["time"], str(lit.this)) for lit in literals)
     if any(years) or tree.find(exp.Year, exp.Month, exp.DateTrunc, exp.TimeToStr):
         found.add("time")
     return frozenset(found)
@@ -232,6 +233,7 @@ def fits(question: str, example: Example, dialect: str = "") -> bool:
 
 # -- reusing an approved query for the same question with other values ----------------------------------
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+YEAR = re.compile(r"(?<!\d)(?:1[6-9]|20)\d\d(?!\d)")
 YEAR_TEXT = re.compile(r"(%?)((?:1[6-9]|20)\d\d)(.*)", re.S)  # '1995%', '1995-01-01': a year leading a date's text
 MAX_VALUE = 80  # characters of a value a question swaps in
 
@@ -319,9 +321,26 @@ def value_swap(approved: str, sql: str, question: str, dialect: str) -> tuple[ex
         s.new = new.strip()
         if len(s.new) > MAX_VALUE or (s.kind != "text" and not NUMBER.fullmatch(s.new)):
             return None
-        if s.kind == "year" and not YEAR_TEXT.fullmatch(s.new):
+        if _year(s) and not YEAR.fullmatch(s.new):
             return None
-    return tree, slots
+    return None if _derived_years(tree, slots) else (tree, slots)
+
+
+def _year(slot: Slot) -> bool:
+    return slot.kind == "year" or (slot.kind == "number" and YEAR.fullmatch(slot.old) is not None)
+
+
+def _derived_years(tree: exp.Expression, slots: list[Slot]) -> bool:
+    """Whether a year is swapped while the SQL holds another year the question did not write (the end of a
+    range, '1996-01-01' for "in 1995"): it may follow from the swapped one, so which value it takes is unknown."""
+    if not any(_year(s) and s.new != s.old for s in slots):
+        return False
+    mine = {id(lit) for s in slots for lit in s.nodes}
+    return any(
+        id(lit) not in mine and YEAR.search(str(lit.this))
+        for lit in tree.find_all(exp.Literal)
+        if not lit.find_ancestor(exp.Limit, exp.Offset)
+    )
 
 
 def _compared_column(lit: exp.Literal, tree: exp.Expression) -> tuple[str, str] | None:

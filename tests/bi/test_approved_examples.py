@@ -367,6 +367,15 @@ def test_a_questions_shape_is_read_from_its_words(question, asked):
     assert shape(question) == asked
 
 
+def test_a_querys_shape_is_read_by_sqlglot_and_the_row_cap_is_no_year():
+    from orrery.bi.examples import sql_shape
+
+    assert sql_shape("SELECT a FROM t LIMIT 2000") == set()
+    assert sql_shape("SELECT count(DISTINCT a) FROM t WHERE y LIKE '1995%'") == {"count", "distinct", "time"}
+    assert sql_shape("SELECT g, sum(x) FROM t GROUP BY g ORDER BY 2 DESC LIMIT 1") == {"sum", "group", "extreme"}
+    assert sql_shape("SELECT FROM (") is None
+
+
 def test_a_pair_is_shown_only_for_a_question_of_its_shape_when_its_sql_has_that_shape(tmp_path):
     from orrery.bi.examples import ExampleMemory
     from orrery.recall import ApprovedExamples
@@ -422,6 +431,15 @@ def test_a_year_or_a_number_is_swapped_in_the_ast_and_other_words_must_match():
     assert swapped(*ROCK, "How many albums are in the Jazz genre?") is None
     price = ("How many tracks cost more than 0.99?", "SELECT count(*) FROM Track WHERE UnitPrice > 0.99")
     assert swapped(*price, "How many tracks cost more than 1.99?") == [("number", "0.99", "1.99")]
+    # the end of a range follows from the year the question wrote: swapping only the start would be wrong
+    ranged = (
+        "How many invoices were issued in 2023?",
+        "SELECT count(*) FROM Invoice WHERE InvoiceDate >= '2023-01-01' AND InvoiceDate < '2024-01-01'",
+    )
+    assert swapped(*ranged, "How many invoices were issued in 2022?") is None
+    orders = ("How many orders were placed in 1995?", "SELECT count(*) FROM orders WHERE year(o_orderdate) = 1995")
+    assert swapped(*orders, "How many orders were placed in 1996?") == [("number", "1995", "1996")]
+    assert swapped(*orders, "How many orders were placed in 19?") is None  # a year for a year
     # the value written twice: which one a new value replaces is ambiguous
     twice = ("Is Rock bigger than Rock?", "SELECT count(*) FROM Genre WHERE Name = 'Rock'")
     assert swapped(*twice, "Is Jazz bigger than Rock?") is None
@@ -467,3 +485,14 @@ def test_a_rejected_pair_is_never_reused(tmp_path):
     a, model = chinook_agent(store, turns)
     answer = a.ask("How many tracks are in the Jazz genre?")
     assert wrote_sql(model) and "reused" not in answer.answer
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_a_year_swapped_question_counts_the_other_year(tmp_path):
+    store = str(tmp_path / "sessions.db")
+    sql = "SELECT count(*) FROM orders WHERE year(o_orderdate) = 1995"
+    open_examples(store, embedder=None).approve("tpch", "How many orders were placed in 1995?", sql)
+    a, model = agent("tpch", store, [plan("Count the orders of 1996"), "N orders."])
+    answer = a.ask("How many orders were placed in 1996?")
+    expected = a.bi.engine.execute("SELECT count(*) FROM orders WHERE year(o_orderdate) = 1996").rows
+    assert answer.rows == [list(r) for r in expected] and "= 1996" in answer.sql and not wrote_sql(model)
