@@ -14,8 +14,13 @@ bench/bi_nokeys_questions.py as bench/bi_nokeys.py orders it, its unanswerable q
 The rule, fixed before the runs it is measured on: k=3, similarity floor 0.3 (MiniLM cosine). Both were set in the
 previous round on the dev set's first 24 questions with gold SQL (`first24`: its one misleading example scored
 0.04) and kept unchanged when the examples were also given to the plan and decline steps; the runs `nokeys` and
-`dev_rest` are the first with the examples at those steps (nothing was tuned on them). Every set here is
-development data (nothing is held out).
+`dev_rest` are the first with the examples at those steps (nothing was tuned on them). The runs `nokeys_shape`
+and `dev_shape` add two rules written down before they ran (orrery/bi/README.md, "Approved examples"): a pair is
+shown to the plan and SQL steps only for a question of its shape (aggregate, distinct, extreme, grouping, time;
+from the words, the pair's SQL checked), decided from the previous runs' right -> wrong answers (each followed a
+pair of another shape); and an approved query is reused, its values swapped, for the same question with other
+values. `dev_shape` is the whole dev set in one run (earlier dev runs split it in three, so a question never met
+its value-swapped twin: AC/DC / Queen, Rock / Jazz). Every set here is development data (nothing is held out).
 Reported: both accuracies and the difference in points, the questions that changed (right -> wrong is a
 retrieved example misleading: the model and the questions are otherwise the same and the model decodes
 greedily), seconds per question with the memory on and off, the load average.
@@ -200,7 +205,9 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
         "(bench/bi_nokeys_questions.py, four SQLite databases with drafted layers). Steps: where the examples "
         "were given (`sql` in the first two runs; `plan, decline, sql` since). Execution accuracy is over the "
         "answerable questions; right -> wrong is a share of all questions run. Subsets for the shared 2-core "
-        "machine; every set is development data.",
+        "machine; every set is development data. Since `nokeys_shape` / `dev_shape` (steps `...; shape; reuse`): "
+        "a pair is shown to the plan and SQL steps only for a question of its shape, and an approved query is "
+        "reused with its values swapped for the same question with other values (orrery/bi/README.md).",
         "",
         "| run | set | questions (answerable) | steps | floor | empty memory | approved examples | points "
         "| right -> wrong | wrong -> right | unanswerable declined, empty / examples "
