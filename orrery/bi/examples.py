@@ -60,6 +60,7 @@ class ExampleMemory:
     floor: float | None = FLOOR  # a pair whose question is less similar (cosine) to the new one is not shown
 
     def nearest(self, connection: str, question: str) -> list[Example]:
+        """The k approved pairs nearest to `question` (above the similarity floor), whatever their shape."""
         if not question.strip() or self.k <= 0 or not self.examples.has(connection):
             return []
         found = self.examples.examples(connection, question, self.k, leave_one_out=self.leave_one_out)
@@ -68,6 +69,17 @@ class ExampleMemory:
             return found
         vectors = embedder.embed([question, *(e.question for e in found)])
         return [e for e, sim in zip(found, vectors[1:] @ vectors[0], strict=True) if sim >= self.floor]
+
+    def shown(self, connection: str, question: str, dialect: str = "") -> list[Example]:
+        """The nearest pairs that fit the question's shape (`fits`): those given to the model as examples."""
+        return [e for e in self.nearest(connection, question) if fits(question, e, dialect)]
+
+    def candidates(self, connection: str, question: str) -> list[Example]:
+        """The pairs an approved query may be reused from (`value_swap` decides): the nearest by search alone
+        (a question differing only in its values is near by words; no floor, no shape: the match is exact)."""
+        if not question.strip() or self.k <= 0 or not self.examples.has(connection):
+            return []
+        return self.examples.examples(connection, question, max(self.k, 5), leave_one_out=self.leave_one_out)
 
     def covers(self, connection: str, term: str, question: str) -> bool:
         """Whether an approved pair near `question` (one `nearest` shows) has `term` in its question: a person
@@ -84,7 +96,7 @@ def approved_shots(bi: BIContext, mode: str, question: str) -> list[Message]:
     if memory is None:
         return []
     out: list[Message] = []
-    for e in reversed(memory.nearest(bi.engine.name, question)):
+    for e in reversed(memory.shown(bi.engine.name, question, bi.engine.dialect)):
         reply = sql_parts(e.sql, bi.engine.dialect, bi.engine.limits.max_rows) if mode == "parts" else {"sql": e.sql}
         if reply is not None:
             out += [Message("user", f"Question: {e.question}"), Message("assistant", json.dumps(reply))]
@@ -99,7 +111,7 @@ def plan_shots(bi: BIContext, question: str, render: Callable[[str], str]) -> li
         return []
     return [
         m
-        for e in reversed(memory.nearest(bi.engine.name, question))
+        for e in reversed(memory.shown(bi.engine.name, question, bi.engine.dialect))
         for m in (
             Message("user", render(e.question)),
             Message("assistant", json.dumps(plan_reply(e.question, e.sql, bi.engine.dialect))),
@@ -154,6 +166,282 @@ def sql_parts(sql: str, dialect: str, cap: int | None = None) -> dict[str, Any] 
         "order_by": [e.sql(dialect) for e in order.expressions] if order else [],
         "limit": None if n is None or n == cap else n,
     }
+
+
+# -- which pairs fit a question: its shape ---------------------------------------------------------------
+# What a question asks for, read from its words. A 0.5B model copies an example's SQL shape (bench/bi_memory.md:
+# after "What was the population of India in 2000?" it dropped the SUM of "total population of South Asia"), so a
+# pair is shown only for a question of the same shape, and only when its SQL has the shape its words say.
+EXTREME = (
+    "highest|lowest|most|least|fewest|top|bottom|maximum|minimum|max|min|largest|smallest|biggest|longest|"
+    "shortest|earliest|latest|oldest|newest|best-selling"
+)
+MONTHS = "january|february|march|april|june|july|august|september|october|november|december"  # not 'may': a verb
+SHAPE = {
+    "count": r"\bhow many\b|\bnumber of\b|\bcount\b",
+    "sum": r"\btotal\b|\bsum\b|\baltogether\b",
+    "avg": r"\baverage\b|\bmean\b",
+    "distinct": r"\bdistinct\b|\bdifferent\b|\bunique\b",
+    "extreme": rf"\b(?:{EXTREME})\b",
+    "group": r"\b(?:per|each|every)\b",
+    "time": rf"\b(?:1[6-9]\d\d|20\d\d)\b|\b(?:{MONTHS})\b",
+}
+AGENT_BY = re.compile(r"(\w+) by (\w+)")  # "directed by", "shipped by AIR": who or how, not a grouping
+PARTICIPLES = {"made", "sold", "held", "paid", "run", "led", "done", "built", "bought", "won", "flown"}
+
+
+def shape(question: str) -> frozenset[str]:
+    """What the question asks for: an aggregate (count, sum, avg; none: a list or a value), distinct, an
+    extreme (min-max or a ranking), a grouping (per / each / by), a time filter (a year or a month)."""
+    q = question.lower()
+    found = {name for name, pattern in SHAPE.items() if re.search(pattern, q)}
+    for before, after in AGENT_BY.findall(question):
+        agent = before.lower().endswith(("ed", "en")) or before.lower() in PARTICIPLES
+        if not agent and after.islower() and after not in ("the", "a", "an"):
+            found.add("group")  # "sales by region"
+    return frozenset(found)
+
+
+def sql_shape(sql: str, dialect: str = "") -> frozenset[str] | None:
+    """The same features read from a query (sqlglot); None when it does not parse."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect or None)
+    except SqlglotError:
+        return None
+    found = {name for name, kind in (("count", exp.Count), ("sum", exp.Sum), ("avg", exp.Avg)) if tree.find(kind)}
+    if tree.find(exp.Distinct) or any(c.args.get("distinct") for c in tree.find_all(exp.Count)):
+        found.add("distinct")
+    if tree.find(exp.Order) or tree.find(exp.Max) or tree.find(exp.Min):
+        found.add("extreme")
+    if tree.find(exp.Group):
+        found.add("group")
+    literals = (lit for lit in tree.find_all(exp.Literal) if not lit.find_ancestor(exp.Limit, exp.Offset))
+    years = (re.search(SHAPE["time"], str(lit.this)) for lit in literals)
+    if any(years) or tree.find(exp.Year, exp.Month, exp.DateTrunc, exp.TimeToStr):
+        found.add("time")
+    return frozenset(found)
+
+
+def fits(question: str, example: Example, dialect: str = "") -> bool:
+    """Whether an approved pair is a fitting example for `question`: the two questions have the same shape,
+    and the pair's SQL has every feature its question's words name (a query that does not show the shape
+    its words ask for teaches nothing about it)."""
+    wanted = shape(example.question)
+    has = sql_shape(example.sql, dialect)
+    return shape(question) == wanted and has is not None and wanted <= has
+
+
+# -- reusing an approved query for the same question with other values ----------------------------------
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+YEAR = re.compile(r"(?<!\d)(?:1[6-9]|20)\d\d(?!\d)")
+YEAR_TEXT = re.compile(r"(%?)((?:1[6-9]|20)\d\d)(.*)", re.S)  # '1995%', '1995-01-01': a year leading a date's text
+MAX_VALUE = 80  # characters of a value a question swaps in
+
+
+@dataclass
+class Slot:
+    """A value the approved question wrote that its SQL holds as literals (`nodes`): a text compared with a
+    column ('text'), a number ('number'), or the year leading a date's text ('year')."""
+
+    kind: str
+    old: str
+    nodes: list[exp.Literal]
+    new: str = ""
+
+
+@dataclass
+class Reuse:
+    example: Example
+    sql: str
+    values: dict[str, str]  # the approved question's value -> the new question's
+
+
+def _literal_text(lit: exp.Literal) -> tuple[str, str]:
+    """(kind, the text a question would write) of a literal: a text without its LIKE wildcards, a number, or
+    the year a date's text starts with."""
+    text = str(lit.this)
+    if not lit.is_string:
+        return "number", text
+    if m := YEAR_TEXT.fullmatch(text):
+        return "year", m.group(2)
+    return "text", text.strip("%")
+
+
+def _slots(question: str, tree: exp.Expression) -> list[Slot] | None:
+    """The literals of the approved SQL that its question wrote (once each, as whole words), grouped by
+    the text: None when one is written twice or two overlap (which one a new value replaces is ambiguous)."""
+    slots: dict[tuple[str, str], Slot] = {}
+    for lit in tree.find_all(exp.Literal):
+        if lit.find_ancestor(exp.Limit, exp.Offset):
+            continue
+        kind, text = _literal_text(lit)
+        if not text.strip():
+            continue
+        slots.setdefault((kind, text.lower()), Slot(kind, text, [])).nodes.append(lit)
+    found = [s for s in slots.values() if _spans(s.old, question)]
+    if any(len(_spans(s.old, question)) > 1 for s in found):
+        return None
+    spans = sorted(_spans(s.old, question)[0] for s in found)
+    if any(a[1] > b[0] for a, b in zip(spans, spans[1:], strict=False)):
+        return None
+    return sorted(found, key=lambda s: _spans(s.old, question)[0])
+
+
+def _spans(text: str, question: str) -> list[tuple[int, int]]:
+    pattern = rf"(?<![\w]){re.escape(text)}(?![\w])"
+    return [m.span() for m in re.finditer(pattern, question, re.IGNORECASE)]
+
+
+def _normal(question: str) -> str:
+    return re.sub(r"\s+", " ", question.strip().rstrip("?.!").strip())
+
+
+def value_swap(approved: str, sql: str, question: str, dialect: str) -> tuple[exp.Expression, list[Slot]] | None:
+    """When `question` is the approved question with other values in the places of the values its SQL holds
+    (every other word the same), the SQL's tree and those places with their new values; else None. A
+    number must replace a number, a year a year."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect or None)
+    except SqlglotError:
+        return None
+    approved = _normal(approved)
+    slots = _slots(approved, tree)
+    if slots is None:
+        return None
+    pattern, at = "", 0
+    for s in slots:
+        start, end = _spans(s.old, approved)[0]
+        pattern += re.escape(approved[at:start]) + "(.+?)"
+        at = end
+    pattern = re.sub(r"(\\ )+", r"\\s+", pattern + re.escape(approved[at:]))
+    m = re.fullmatch(pattern, _normal(question), re.IGNORECASE)
+    if m is None:
+        return None
+    for s, new in zip(slots, m.groups(), strict=True):
+        s.new = new.strip()
+        if len(s.new) > MAX_VALUE or (s.kind != "text" and not NUMBER.fullmatch(s.new)):
+            return None
+        if _year(s) and not YEAR.fullmatch(s.new):
+            return None
+    return None if _derived_years(tree, slots) else (tree, slots)
+
+
+def _year(slot: Slot) -> bool:
+    return slot.kind == "year" or (slot.kind == "number" and YEAR.fullmatch(slot.old) is not None)
+
+
+def _derived_years(tree: exp.Expression, slots: list[Slot]) -> bool:
+    """Whether a year is swapped while the SQL holds another year the question did not write (the end of a
+    range, '1996-01-01' for "in 1995"): it may follow from the swapped one, so which value it takes is unknown."""
+    if not any(_year(s) and s.new != s.old for s in slots):
+        return False
+    mine = {id(lit) for s in slots for lit in s.nodes}
+    return any(
+        id(lit) not in mine and YEAR.search(str(lit.this))
+        for lit in tree.find_all(exp.Literal)
+        if not lit.find_ancestor(exp.Limit, exp.Offset)
+    )
+
+
+def _compared_column(lit: exp.Literal, tree: exp.Expression) -> tuple[str, str] | None:
+    """(table, column) a literal is compared with (=, <>, IN, LIKE), the table read through its alias."""
+    pred = lit.find_ancestor(exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike)
+    col = next((c for c in pred.find_all(exp.Column)), None) if pred is not None else None
+    if col is None:
+        return None
+    tables = {t.alias_or_name.lower(): t.name for t in tree.find_all(exp.Table)}
+    if col.table:
+        table = tables.get(col.table.lower())
+    else:
+        names = set(tables.values())
+        table = next(iter(names)) if len(names) == 1 else None
+    return (table, col.name) if table else None
+
+
+def _stored_value(bi: BIContext, lit: exp.Literal, tree: exp.Expression, new: str) -> str | None:
+    """The value as the column compared with `lit` stores it (case aside), when exactly one is; for a LIKE
+    pattern, `new` when some row holds it. None: the new value is not one of that column's."""
+    where = _compared_column(lit, tree)
+    if where is None:
+        return None
+    table, column = where
+    text = exp.Lower(this=exp.cast(exp.column(column, quoted=True), "TEXT"))
+    if lit.find_ancestor(exp.Like, exp.ILike):
+        cond: exp.Expression = exp.Like(this=text, expression=exp.Literal.string(f"%{new.lower()}%"))
+    else:
+        cond = exp.EQ(this=text, expression=exp.Literal.string(new.lower()))
+    query = (
+        exp.select(exp.column(column, quoted=True))
+        .distinct()
+        .from_(exp.to_table(table, quoted=True))
+        .where(cond)
+        .limit(2)
+    )
+    try:
+        rows = bi.engine.execute(query.sql(bi.engine.dialect), max_rows=2).rows
+    except Exception:  # noqa: BLE001 - any failure of the check means no reuse: the normal path answers
+        return None
+    if lit.find_ancestor(exp.Like, exp.ILike):
+        return new if rows else None
+    return str(rows[0][0]) if len(rows) == 1 else None
+
+
+def _substitute(bi: BIContext, tree: exp.Expression, slots: list[Slot]) -> dict[str, str] | None:
+    """Put each slot's new value in its literals (the AST's nodes, never the SQL's text); a text must be a
+    value of the column it is compared with. The values changed, or None when one cannot be put in."""
+    changed: dict[str, str] = {}
+    for s in slots:
+        if s.new.lower() == s.old.lower():
+            continue
+        for lit in s.nodes:
+            text = str(lit.this)
+            if s.kind == "number":
+                lit.replace(exp.Literal.number(s.new))
+            elif s.kind == "year":
+                lit.replace(exp.Literal.string(text.replace(s.old, s.new, 1)))
+            elif (stored := _stored_value(bi, lit, tree, s.new)) is None:
+                return None
+            else:
+                lit.replace(exp.Literal.string(text.replace(s.old, stored, 1) if "%" in text else stored))
+        changed[s.old] = s.new
+    return changed
+
+
+def reuse_approved(
+    bi: BIContext, question: str, checked: Callable[[str], str | None], resolved: list[dict[str, Any]] = ()
+) -> dict[str, Any] | None:
+    """The query-builder result of an approved query reused for `question`: the nearest approved question that
+    differs from it only in values (`value_swap`), its SQL with the new values, when each text value is one of
+    its column's, no value the entity step resolved sits in another column, and `checked` (the build step's
+    dry run) finds no error. None otherwise: the normal path writes the SQL. The reuse is noted in the answer."""
+    memory: ExampleMemory | None = bi.approved
+    if memory is None:
+        return None
+    for e in memory.candidates(bi.engine.name, question):
+        swap = value_swap(e.question, e.sql, question, bi.engine.dialect)
+        if swap is None or _elsewhere(swap[1], resolved, swap[0]):
+            continue
+        tree, slots = swap
+        changed = _substitute(bi, tree, slots)
+        sql = tree.sql(bi.engine.dialect) if changed is not None else None
+        if sql is None or checked(sql) is not None:
+            continue
+        with_values = ", ".join(f"{old!r} -> {new!r}" for old, new in changed.items())
+        bi.notes.append(f"reused approved query #{e.id} of {e.question!r}" + (f" ({with_values})" if changed else ""))
+        reused = {"example": e.id, "question": e.question, "values": changed}
+        return {"sql": sql, "tables": sorted({t.name for t in tree.find_all(exp.Table)}), "reused": reused}
+    return None
+
+
+def _elsewhere(slots: list[Slot], resolved: list[dict[str, Any]], tree: exp.Expression) -> bool:
+    """Whether the entity step resolved a new text value to a column other than the one its literal is
+    compared with (the user means another field: the approved query does not fit)."""
+    for s in (s for s in slots if s.kind == "text"):
+        columns = {(t.lower(), c.lower()) for lit in s.nodes if (tc := _compared_column(lit, tree)) for t, c in [tc]}
+        named = (r for r in resolved if s.new.lower() in (str(r.get("mention")).lower(), str(r.get("value")).lower()))
+        if any((str(r.get("table")).lower(), str(r.get("column")).lower()) not in columns for r in named):
+            return True
+    return False
 
 
 def use_examples(

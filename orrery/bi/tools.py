@@ -29,7 +29,7 @@ from orrery.bi.context import pick_option as pick_option  # the clarification an
 from orrery.bi.decline import maps, meaning_of, missing_fields, user_wrote
 from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
 from orrery.bi.engines import Engine, QueryError, QueryResult
-from orrery.bi.examples import approved_shots
+from orrery.bi.examples import approved_shots, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
 from orrery.bi.semantic import Semantic, named_fields, rank_fields, stems, words
 from orrery.errors import ToolError
@@ -248,6 +248,9 @@ def query_builder(ctx: RunContext[BIContext]) -> dict[str, Any]:
     and the mapped fields; checked by the guard and dry-run with EXPLAIN, repaired once from the error."""
     bi, request = ctx.deps, ctx.options.get("request") or ""
     resolved = results_of(ctx, "resolve").get("resolved", [])
+    checked = lambda sql: dry_run(bi.engine, sql, probe=bi.probe)  # noqa: E731
+    if reused := reuse_approved(bi, bi.question or request, checked, resolved):  # no model call
+        return {**reused, "sql": check(reused["sql"], bi.engine.dialect, limit=bi.engine.limits.max_rows)}
     fields = results_of(ctx, "map").get("fields", [])
     extra = [r["table"] for r in resolved] + [f["table"] for f in fields if f.get("table")]
     tables = bi.semantic.retrieve(request, extra=extra)

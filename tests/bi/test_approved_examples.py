@@ -87,9 +87,10 @@ def test_leave_one_out_never_retrieves_the_question_itself(tmp_path):
     use_examples(a, store, leave_one_out=True, embedder=None)
     a.ask(NATIONS)
     assert not any(NATIONS in m.content for m in sql_call(model)[1:-1])
-    b, model = agent("tpch", store, [plan("Count the nations"), parts("count(*) AS n"), "25."], session="s2")
-    b.ask(NATIONS)  # a user asking again is shown the approved pair
-    assert sql_call(model)[-3].content == f"Question: {NATIONS}"
+    b, model = agent("tpch", store, [plan("Count the nations"), "25."], session="s2")
+    again = b.ask(NATIONS)  # a user asking again gets the approved query itself, with no model call for SQL
+    assert again.rows == [[25]] and not any("fill in the parts" in call[0].content for call in model.seen)
+    assert "reused approved query" in again.answer
 
 
 @pytest.mark.usefixtures("bi_home")
@@ -251,15 +252,31 @@ def test_a_question_declined_with_an_empty_memory_is_answered_with_the_approved_
     filled, model = full_text_agent(store, [LATE_PLAN, LATE_PARTS, "Seven ship modes."], "s2")
     answer = filled.ask(LATE)
     assert answer.status == "completed" and len(answer.rows) == 7  # one row per ship mode
+    # the pair is evidence for 'lateness' only: its shape (one average, no grouping) is not the question's (an
+    # average per ship mode), so neither the plan step nor the SQL step is shown it as an example
+    assert not any(LATE_PAIR[0] in m.content for call in model.seen for m in call)
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_a_pair_of_the_same_shape_is_shown_to_the_plan_and_sql_steps(tmp_path):
+    store = str(tmp_path / "sessions.db")
+    pair = (
+        "What is the average lateness of shipments per order priority?",
+        "SELECT o_orderpriority, avg(l_receiptdate - l_commitdate) FROM lineitem JOIN orders ON l_orderkey = "
+        "o_orderkey GROUP BY o_orderpriority",
+    )
+    open_examples(store, embedder=None).approve("tpch", *pair)
+    filled, model = full_text_agent(store, [LATE_PLAN, LATE_PARTS, "Seven ship modes."], "s1")
+    assert len(filled.ask(LATE).rows) == 7
     messages = plan_call(model)  # the plan step is shown the pair, answered by the plan that leads to its query
-    assert messages[-3].content.endswith(f"New request: {LATE_PAIR[0]}")
+    assert messages[-3].content.endswith(f"New request: {pair[0]}")
     assert json.loads(messages[-2].content) | {"fields": ""} == {
-        "request": LATE_PAIR[0],
+        "request": pair[0],
         "kind": "query",
-        "values": "AIR",
+        "values": "",
         "fields": "",
     }
-    assert sql_call(model)[-3].content == f"Question: {LATE_PAIR[0]}"  # and the SQL step too
+    assert sql_call(model)[-3].content == f"Question: {pair[0]}"  # and the SQL step too
 
 
 @pytest.mark.usefixtures("bi_home")
@@ -308,3 +325,174 @@ def test_the_plan_of_an_approved_query_names_the_values_and_fields_its_question_
         "fields": "milliseconds",
     }
     assert plan_reply("Count them", "not sql (", "duckdb")["values"] == ""
+
+
+# -- which pairs fit; reusing an approved query --------------------------------------------------------------
+ROCK = (
+    "How many tracks are in the Rock genre?",
+    "SELECT count(*) FROM Track t JOIN Genre g ON t.GenreId = g.GenreId WHERE g.Name = 'Rock'",
+)
+BRAZIL = ("How many customers live in Brazil?", "SELECT count(*) FROM Customer WHERE Country = 'Brazil'")
+
+
+def chinook_agent(store, turns, session="s1"):
+    from orrery.bi.examples import use_examples
+
+    a, model = agent("chinook", store, turns, session)
+    use_examples(a, store, embedder=None, leave_one_out=True)
+    return a, model
+
+
+def wrote_sql(model: Recording) -> bool:
+    return any("fill in the parts" in call[0].content for call in model.seen)
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("What was the population of India in 2000?", {"time"}),
+        ("What was the total population of South Asia in 2010?", {"sum", "time"}),
+        ("What is the average delay per ship mode?", {"avg", "group"}),
+        ("What are the total sales by region?", {"sum", "group"}),
+        ("How many movies were directed by Steven Spielberg?", {"count"}),  # who, not a grouping
+        ("How many line items were shipped by AIR?", {"count"}),
+        ("Which genre has the most tracks?", {"extreme"}),
+        ("In how many distinct cities do customers live?", {"count", "distinct"}),
+        ("List the names of all genres.", set()),
+    ],
+)
+def test_a_questions_shape_is_read_from_its_words(question, asked):
+    from orrery.bi.examples import shape
+
+    assert shape(question) == asked
+
+
+def test_a_querys_shape_is_read_by_sqlglot_and_the_row_cap_is_no_year():
+    from orrery.bi.examples import sql_shape
+
+    assert sql_shape("SELECT a FROM t LIMIT 2000") == set()
+    assert sql_shape("SELECT count(DISTINCT a) FROM t WHERE y LIKE '1995%'") == {"count", "distinct", "time"}
+    assert sql_shape("SELECT g, sum(x) FROM t GROUP BY g ORDER BY 2 DESC LIMIT 1") == {"sum", "group", "extreme"}
+    assert sql_shape("SELECT FROM (") is None
+
+
+def test_a_pair_is_shown_only_for_a_question_of_its_shape_when_its_sql_has_that_shape(tmp_path):
+    from orrery.bi.examples import ExampleMemory
+    from orrery.recall import ApprovedExamples
+
+    examples = ApprovedExamples(tmp_path / "m.db", embedder=None)
+    examples.approve("world", "What was the population of India in 2000?", "SELECT population FROM t WHERE year = 2000")
+    examples.approve(
+        "world",
+        "What was the total population of Europe in 1990?",
+        "SELECT sum(population) FROM t WHERE region = 'Europe' AND year = 1990",
+    )
+    examples.approve(  # its words ask for an average its SQL does not compute: it shows no average
+        "world", "What was the average population of Asia in 1990?", "SELECT population FROM t WHERE year = 1990"
+    )
+    memory = ExampleMemory(examples, k=5, floor=None)
+    question = "What was the total population of South Asia in 2010?"
+    assert len(memory.nearest("world", question)) == 3  # all near by words
+    assert [e.question for e in memory.shown("world", question)] == ["What was the total population of Europe in 1990?"]
+    assert memory.shown("world", "What was the average population of Africa in 2010?") == []
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_a_value_swapped_question_reuses_the_approved_sql_without_a_model_call_for_sql(tmp_path):
+    store = str(tmp_path / "sessions.db")
+    example = open_examples(store, embedder=None).approve("chinook", *ROCK)
+    a, model = chinook_agent(store, [plan("Count the jazz tracks"), "130 tracks."])
+    answer = a.ask("How many tracks are in the jazz genre?")  # the value as the user writes it
+    assert answer.status == "completed" and answer.rows == [[130]] and not wrote_sql(model)
+    assert "g.Name = 'Jazz'" in answer.sql  # as the column stores it, put in the AST's literal
+    assert f"reused approved query #{example}" in answer.answer and "'Rock' -> 'jazz'" in answer.answer
+    build = next(t for t in answer.todos if t["tool"] == "query_builder")
+    assert json.loads(build["result"])["reused"] == {
+        "example": example,
+        "question": ROCK[0],
+        "values": {"Rock": "jazz"},
+    }
+
+
+def test_a_year_or_a_number_is_swapped_in_the_ast_and_other_words_must_match():
+    from orrery.bi.examples import value_swap
+
+    def swapped(approved, sql, question):
+        got = value_swap(approved, sql, question, "duckdb")
+        return None if got is None else [(s.kind, s.old, s.new) for s in got[1]]
+
+    year = (
+        "How many movies were released in 1995?",
+        "SELECT count(*) FROM omdb WHERE Released LIKE '1995%' LIMIT 1000",
+    )
+    assert swapped(*year, "how many movies were released in 2001") == [("year", "1995", "2001")]
+    assert swapped(*year, "How many movies were released in March?") is None  # a year must replace a year
+    assert swapped(*year, "How many movies were made in 2001?") is None  # another word: another question
+    assert swapped(*ROCK, "How many albums are in the Jazz genre?") is None
+    price = ("How many tracks cost more than 0.99?", "SELECT count(*) FROM Track WHERE UnitPrice > 0.99")
+    assert swapped(*price, "How many tracks cost more than 1.99?") == [("number", "0.99", "1.99")]
+    # the end of a range follows from the year the question wrote: swapping only the start would be wrong
+    ranged = (
+        "How many invoices were issued in 2023?",
+        "SELECT count(*) FROM Invoice WHERE InvoiceDate >= '2023-01-01' AND InvoiceDate < '2024-01-01'",
+    )
+    assert swapped(*ranged, "How many invoices were issued in 2022?") is None
+    orders = ("How many orders were placed in 1995?", "SELECT count(*) FROM orders WHERE year(o_orderdate) = 1995")
+    assert swapped(*orders, "How many orders were placed in 1996?") == [("number", "1995", "1996")]
+    assert swapped(*orders, "How many orders were placed in 19?") is None  # a year for a year
+    # the value written twice: which one a new value replaces is ambiguous
+    twice = ("Is Rock bigger than Rock?", "SELECT count(*) FROM Genre WHERE Name = 'Rock'")
+    assert swapped(*twice, "Is Jazz bigger than Rock?") is None
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_a_question_whose_aggregate_differs_gets_neither_the_pair_nor_its_sql(tmp_path):
+    store = str(tmp_path / "sessions.db")
+    open_examples(store, embedder=None).approve(
+        "chinook",
+        "What is the total of the invoices billed to Germany?",
+        "SELECT sum(Total) FROM Invoice WHERE BillingCountry = 'Germany'",
+    )
+    a, model = chinook_agent(
+        store,
+        [plan("Average invoice total in France"), parts("avg(Total) AS a", where=["BillingCountry = 'France'"]), "5.5"],
+    )
+    answer = a.ask("What is the average of the invoices billed to France?")
+    assert answer.status == "completed" and "AVG" in answer.sql.upper() and wrote_sql(model)
+    assert not any("Germany" in m.content for call in model.seen for m in call)
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_a_value_the_compared_column_does_not_hold_falls_back_to_the_model(tmp_path):
+    store = str(tmp_path / "sessions.db")
+    open_examples(store, embedder=None).approve("chinook", *BRAZIL)
+    turns = [plan("Count customers in Paris"), parts("count(*) AS n", where=["City = 'Paris'"]), "2."]
+    a, model = chinook_agent(store, turns)
+    answer = a.ask("How many customers live in Paris?")  # a city, not a country: the approved query does not fit
+    assert answer.status == "completed" and "City = 'Paris'" in answer.sql and wrote_sql(model)
+    assert "reused" not in answer.answer
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_a_rejected_pair_is_never_reused(tmp_path):
+    store = str(tmp_path / "sessions.db")
+    examples = open_examples(store, embedder=None)
+    assert examples.reject("chinook", *ROCK) == 0  # never stored
+    examples.approve("chinook", *BRAZIL)  # the connection has approved pairs, none of them this one
+    examples.approve("chinook", *ROCK)
+    assert examples.reject("chinook", *ROCK) == 1  # approved, then rejected: withdrawn
+    turns = [plan("Count the jazz tracks"), parts("count(*) AS n", where=["g.Name = 'Jazz'"]), "130."]
+    a, model = chinook_agent(store, turns)
+    answer = a.ask("How many tracks are in the Jazz genre?")
+    assert wrote_sql(model) and "reused" not in answer.answer
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_a_year_swapped_question_counts_the_other_year(tmp_path):
+    store = str(tmp_path / "sessions.db")
+    sql = "SELECT count(*) FROM orders WHERE year(o_orderdate) = 1995"
+    open_examples(store, embedder=None).approve("tpch", "How many orders were placed in 1995?", sql)
+    a, model = agent("tpch", store, [plan("Count the orders of 1996"), "N orders."])
+    answer = a.ask("How many orders were placed in 1996?")
+    expected = a.bi.engine.execute("SELECT count(*) FROM orders WHERE year(o_orderdate) = 1996").rows
+    assert answer.rows == [list(r) for r in expected] and "= 1996" in answer.sql and not wrote_sql(model)
