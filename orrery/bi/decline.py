@@ -655,12 +655,11 @@ def indexed_values(bi: BIContext, question: str) -> list[str]:
     """The values the question names (`named_values`) that an indexed column holds (rapidfuzz ratio >= 90):
     what entity resolution finds, when the planner leaves one out ('Chairs' of 'the total quantity of Chairs
     sold')."""
+    names = named_values(question)
+    if not names:  # the index is read from the database: not for a question that names no value
+        return []
     index = [utils.default_process(str(c.value)) for c in bi.index()]
-    return [
-        name
-        for name in named_values(question)
-        if any(fuzz.ratio(utils.default_process(name), value) >= 90 for value in index)
-    ]
+    return [name for name in names if any(fuzz.ratio(utils.default_process(name), value) >= 90 for value in index)]
 
 
 def missing_values(bi: BIContext, question: str) -> list[str]:
