@@ -367,7 +367,6 @@ def compose(
         question,
     )
     limit = _extreme_as_order(trees, parts.limit)
-    _either_value(trees, question)
     _named_group(trees, semantic, question, slice_tables, used)
     _sum_how_much(trees, semantic, question)
     shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
@@ -377,6 +376,8 @@ def compose(
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
         raise UnknownField(missing, _hints(semantic, missing, slice_tables))
     _filter_resolved(trees, resolved, used, dialect)
+    _either_value(trees, question)
+    _share_of_rows(trees, question)
     counted = _settle_groups(trees, semantic, question, used)
     limit = _rank_by_measure(trees, semantic, question, slice_tables, limit)
     _no_blank_key(trees, semantic, question)
@@ -403,26 +404,86 @@ def _extreme_as_order(trees: dict[str, list[exp.Expression]], limit: int | None)
     return limit
 
 
+# words that set two values of one column side by side ('Texas vs Ohio')
+_COMPARED = r"vs\.?|versus|against|compared (?:with|to)|than"
+
+
 def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None:
-    """'in 1990 and in 2010': one column equal to two values in one AND holds for no row; when the question
-    joins the two with 'and' / 'or' it means either value, and each row shows which ('from LAX to JFK' on
-    one airport column is a wrong join, not either value)."""
-    eqs: dict[str, list[exp.Expression]] = {}
-    for c in trees["where"]:
-        if isinstance(c, exp.EQ) and isinstance(c.this, exp.Column) and isinstance(c.expression, exp.Literal):
-            eqs.setdefault(c.this.sql(), []).append(c)
-    for group in eqs.values():
-        said = [re.escape(c.expression.this) for c in group]
+    """'in 1990 and in 2010', 'compare Texas and Ohio', 'Texas vs Ohio': one column equal to two values (written
+    as two filters, an OR of them, or an IN) means either value when the question joins them with 'and' / 'or'
+    / 'vs' / 'compared with' ('compare X with Y'); each row shows which, and an aggregate is taken per value
+    (GROUP BY the column). 'from LAX to JFK' on one airport column is a wrong join, not either value."""
+    compared = _COMPARED + ("|with" if re.search(r"\bcompar", question, re.I) else "")
+    for col, conds, values in _values_per_column(trees["where"]):
+        # an IN or OR the model wrote with the question's 'or' is one total over both values: left as written
+        joined = compared + ("|and|or" if all(isinstance(c, exp.EQ) for c in conds) else "|and")
+        said = [re.escape(str(v.this)) for v in values]
         if len(set(said)) < 2 or not re.search(
-            rf"\b({'|'.join(said)})\b.*\b(and|or)\b.*\b({'|'.join(said)})\b", question, re.I
+            rf"\b({'|'.join(said)})\b.*\b({joined})\b.*\b({'|'.join(said)})\b", question, re.I
         ):
             continue
-        at = next(i for i, c in enumerate(trees["where"]) if c is group[0])
-        trees["where"] = [c for c in trees["where"] if all(c is not g for g in group)]
-        col = group[0].this
-        trees["where"].insert(at, exp.In(this=col.copy(), expressions=[c.expression.copy() for c in group]))
+        at = next(i for i, c in enumerate(trees["where"]) if c is conds[0])
+        trees["where"] = [c for c in trees["where"] if all(c is not g for g in conds)]
+        trees["where"].insert(at, exp.In(this=col.copy(), expressions=[v.copy() for v in values]))
         if col.sql() not in {n.unalias().sql() for n in trees["select"]}:
             trees["select"].insert(0, col.copy())
+        if any(n.find(exp.AggFunc) for n in trees["select"]) and col.sql() not in {g.sql() for g in trees["group_by"]}:
+            trees["group_by"].append(col.copy())
+
+
+def _values_per_column(
+    where: list[exp.Expression],
+) -> list[tuple[exp.Column, list[exp.Expression], list[exp.Literal]]]:
+    """(column, the filters, their literal values) for each column the filters set equal to literals: `c = 'X'`,
+    `c IN ('X', 'Y')`, `(c = 'X' OR c = 'Y')`."""
+    found: dict[str, tuple[exp.Column, list[exp.Expression], list[exp.Literal]]] = {}
+    for cond in where:
+        for col, values in _equalities(cond.unnest()):
+            entry = found.setdefault(col.sql(), (col, [], []))
+            entry[1].append(cond)
+            entry[2].extend(v for v in values if v.sql() not in {x.sql() for x in entry[2]})
+    return list(found.values())
+
+
+def _equalities(cond: exp.Expression) -> list[tuple[exp.Column, list[exp.Literal]]]:
+    if isinstance(cond, exp.EQ) and isinstance(cond.this, exp.Column) and isinstance(cond.expression, exp.Literal):
+        return [(cond.this, [cond.expression])]
+    if (
+        isinstance(cond, exp.In)
+        and isinstance(cond.this, exp.Column)
+        and cond.expressions
+        and all(isinstance(v, exp.Literal) for v in cond.expressions)
+    ):
+        return [(cond.this, list(cond.expressions))]
+    if isinstance(cond, exp.Or):
+        sides = [_equalities(c.unnest()) for c in cond.flatten()]
+        if all(len(s) == 1 for s in sides) and len({s[0][0].sql() for s in sides}) == 1:
+            return [(sides[0][0][0], [v for s in sides for v in s[0][1]])]
+    return []
+
+
+# 'what share / percentage / proportion / fraction of the X ...'
+_SHARE = re.compile(r"\b(?:share|percentage|per ?cent|proportion|fraction|ratio)\b", re.I)
+_IN_PERCENT = re.compile(r"\b(?:percentage|per ?cent)\b", re.I)
+
+
+def _share_of_rows(trees: dict[str, list[exp.Expression]], question: str) -> None:
+    """'What percentage of the cars have 4 cylinders?': a lone COUNT over filtered rows is the filtered count's
+    ratio to all the rows' count (times 100 when it asks for a percentage), not the count itself."""
+    select = trees["select"]
+    if not (
+        _SHARE.search(question)
+        and trees["where"]
+        and not trees["group_by"]
+        and len(select) == 1
+        and isinstance(select[0].unalias(), exp.Count)
+    ):
+        return
+    cond = exp.and_(*(c.copy() for c in trees["where"]))
+    hits = exp.Count(this=exp.Case(ifs=[exp.If(this=cond, true=exp.Literal.number(1))]))
+    scale = exp.Literal.number("100.0" if _IN_PERCENT.search(question) else "1.0")
+    trees["select"] = [exp.Div(this=exp.Mul(this=scale, expression=hits), expression=exp.Count(this=exp.Star()))]
+    trees["where"] = []
 
 
 _PER = re.compile(r"\b(?:per|each|every)\s+([a-z][\w-]*)", re.I)
