@@ -209,10 +209,14 @@ def _expand_terms(node: exp.Expression, semantic: Semantic, dialect: str) -> exp
     return node
 
 
-def _column_type(semantic: Semantic, col: exp.Column) -> str:
+def _column_info(semantic: Semantic, col: exp.Column) -> dict[str, Any]:
     table = next((t for t in semantic.tables if t.lower() == col.table.lower()), None)
     info = semantic.tables[table]["columns"] if table else {}
-    return str(next((v.get("type", "") for c, v in info.items() if c.lower() == col.name.lower()), ""))
+    return next((v for c, v in info.items() if c.lower() == col.name.lower()), {})
+
+
+def _column_type(semantic: Semantic, col: exp.Column) -> str:
+    return str(_column_info(semantic, col).get("type", ""))
 
 
 def _year_filters(node: exp.Expression, semantic: Semantic, question: str = "") -> exp.Expression:
@@ -239,6 +243,24 @@ def _year_filters(node: exp.Expression, semantic: Semantic, question: str = "") 
             if eq is node:
                 return fixed
             eq.replace(fixed)
+    return node
+
+
+_RANGE = re.compile(r"; from (-?[\d.]+) to (-?[\d.]+)")
+
+
+def _two_digit_years(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
+    """'after 1980' on a year column that holds two digits (its values from 70 to 82): compared with 80, not 1980,
+    which no value reaches. Only a year the question writes, on a column whose whole range is under 100."""
+    for cmp in list(node.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
+        col, lit = cmp.this, cmp.expression
+        if not (
+            isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and re.fullmatch(r"(19|20)\d\d", lit.this)
+        ):
+            continue
+        rng = _RANGE.search(_column_info(semantic, col).get("description") or "")
+        if rng and float(rng.group(1)) >= 0 and float(rng.group(2)) < 100 and re.search(rf"\b{lit.this}\b", question):
+            lit.replace(exp.Literal.number(int(lit.this) % 100))
     return node
 
 
@@ -359,7 +381,7 @@ def compose(
         given.setdefault(str(r["value"]).lower(), set()).add((r["table"], r["column"].lower()))
     trees["where"] = _whole_year(
         [
-            _year_filters(n, semantic, question)
+            _two_digit_years(_year_filters(n, semantic, question), semantic, question)
             for n in _conjuncts(trees["where"])
             if not _invented(n, semantic, question, values, given)
         ],

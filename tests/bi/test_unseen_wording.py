@@ -139,3 +139,18 @@ def test_a_share_of_rows_is_the_filtered_count_over_all_rows(db):
     assert got == [(pytest.approx(1 / 3),)]
     _, got = run(db, "how many cars have 4 cylinders?", ["cars"], select=["COUNT(*)"], where=["cars.cyl = 4"])
     assert got == [(12,)]  # a count is asked: left a count
+
+
+def test_a_year_on_a_two_digit_year_column_is_compared_by_its_two_digits(tmp_path):
+    path = tmp_path / "y.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE cars (model TEXT, yr INTEGER)")
+        con.executemany("INSERT INTO cars VALUES (?, ?)", [(f"m{i}", 70 + i % 13) for i in range(26)])
+    db = SQLiteEngine("y", path)
+    try:
+        sql, got = run(db, "how many cars were built after 1980?", ["cars"], select=["COUNT(*)"], where=["yr > 1980"])
+        assert "> 80" in sql and got == [(4,)]
+        sql, _ = run(db, "how many cars were built after 1980?", ["cars"], select=["COUNT(*)"], where=["yr > 1975"])
+        assert "1975" in sql  # a year the question does not write is left as the model wrote it
+    finally:
+        db.close()
