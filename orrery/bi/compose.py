@@ -327,6 +327,10 @@ def _invented(
         return key and not any(re.search(rf"\b{re.escape(v.this)}\b", q) for v in lits)
     table = _owner(semantic, col) or ""
     texts = [v.this.strip("%").lower() for v in lits]
+    if _NUMERIC.search(_column_type(semantic, col)) and any(
+        not re.fullmatch(r"-?[\d.]+", t) and set(r.split()) <= set(t.split()) for r in resolved for t in texts
+    ):
+        return True  # "fips = 'Cook County'" beside the resolved 'Cook': a name on a number column, filtered elsewhere
     if any(t in resolved for t in texts):
         return not any((table, col.name.lower()) in resolved.get(t, ()) for t in texts)
     info = semantic.tables[table]["columns"] if table else {}

@@ -154,3 +154,16 @@ def test_a_year_on_a_two_digit_year_column_is_compared_by_its_two_digits(tmp_pat
         assert "1975" in sql  # a year the question does not write is left as the model wrote it
     finally:
         db.close()
+
+
+def test_a_name_on_a_number_column_is_dropped_when_its_value_is_filtered_where_it_lives(db):
+    resolved = [{"value": "Cook", "table": "counties", "column": "name"}]
+    sql, got = run(
+        db,
+        "what was the unemployment rate in Cook County in 2009?",
+        ["unemployment", "counties"],
+        resolved,
+        select=["unemployment.rate"],
+        where=["unemployment.fips = 'Cook County'", "unemployment.year = 2009"],
+    )
+    assert "'Cook County'" not in sql and got == [(pytest.approx(2.5),)]
