@@ -401,6 +401,7 @@ def compose(
     trees["group_by"] += _missing_group_by(trees)
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
         raise UnknownField(missing, _hints(semantic, missing, slice_tables))
+    _via_lookup(trees, semantic, values, used)
     _filter_resolved(trees, resolved, used, dialect)
     _either_value(trees, question)
     _share_of_rows(trees, question)
@@ -486,6 +487,44 @@ def _equalities(cond: exp.Expression) -> list[tuple[exp.Column, list[exp.Literal
         if all(len(s) == 1 for s in sides) and len({s[0][0].sql() for s in sides}) == 1:
             return [(sides[0][0][0], [v for s in sides for v in s[0][1]])]
     return []
+
+
+def _via_lookup(
+    trees: dict[str, list[exp.Expression]],
+    semantic: Semantic,
+    values: Callable[[str, str], set[str]] | None,
+    used: list[str],
+) -> None:
+    """ "counties.state = 'Ohio'" where `state` holds codes ('OH') and a table joined to it holds the names: the
+    filter goes to the joined table's column that holds every value named (that table joined). Only for a column
+    whose values are known (indexed) or that holds numbers (a name is none of them)."""
+    for i, cond in enumerate(trees["where"]):
+        pairs = _equalities(cond.unnest()) if values is not None else []
+        if len(pairs) != 1 or not all(v.is_string for v in pairs[0][1]):
+            continue
+        col, lits = pairs[0]
+        table, texts = _owner(semantic, col), {str(v.this).lower() for v in lits}
+        numeric = bool(_NUMERIC.search(_column_type(semantic, col)))
+        if not table or not (numeric or _column_info(semantic, col).get("values")) or texts & values(table, col.name):
+            continue
+        for other, column in _joined_columns(semantic, table, col.name):
+            if texts <= values(other, column):
+                new = exp.column(column, table=other)
+                trees["where"][i] = new.isin(*(v.copy() for v in lits)) if len(lits) > 1 else new.eq(lits[0].copy())
+                used += [] if other in used else [other]
+                break
+
+
+def _joined_columns(semantic: Semantic, table: str, column: str) -> list[tuple[str, str]]:
+    """(table, column) of every column of the tables a join on `table.column` reaches ('states.name' beside
+    'counties.state = states.code')."""
+    out = []
+    for join in semantic.joins:
+        ends = [s.strip().split(".", 1) for s in join.split("=")]
+        if len(ends) == 2 and [table.lower(), column.lower()] in [[t.lower(), c.lower()] for t, c in ends]:
+            other = next(t for t, _ in ends if t.lower() != table.lower())
+            out += [(other, c) for c in semantic.tables.get(other, {}).get("columns", {})]
+    return out
 
 
 # 'what share / percentage / proportion / fraction of the X ...'

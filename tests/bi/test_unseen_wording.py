@@ -78,7 +78,8 @@ def test_each_x_of_y_is_held_by_y(bi):
 
 
 def run(db, question: str, tables: list[str], resolved=(), **parts) -> tuple[str, list]:
-    sql = compose(QueryParts(**parts), draft(db), tables, list(resolved), "sqlite", question)
+    bi = BIContext(db, draft(db), None)
+    sql = compose(QueryParts(**parts), bi.semantic, tables, list(resolved), "sqlite", question, bi.values)
     return sql, sorted(db.execute(sql).rows)
 
 
@@ -167,3 +168,24 @@ def test_a_name_on_a_number_column_is_dropped_when_its_value_is_filtered_where_i
         where=["unemployment.fips = 'Cook County'", "unemployment.year = 2009"],
     )
     assert "'Cook County'" not in sql and got == [(pytest.approx(2.5),)]
+
+
+def test_a_name_filtered_on_a_column_of_codes_goes_to_the_lookup_table_that_holds_it(db):
+    sql, got = run(
+        db,
+        "how many cars come from europe, and how many from asia?",
+        ["cars"],
+        select=["COUNT(*)"],
+        where=["cars.origin = 'Europe' OR cars.origin = 'Asia'"],
+    )
+    assert "JOIN origins" in sql and got == [("Asia", 8), ("Europe", 8)]
+    sql, got = run(
+        db,
+        "what was the average jobless rate in Ohio?",
+        ["unemployment", "counties"],
+        select=["AVG(unemployment.rate)"],
+        where=["counties.state = 'Ohio'"],
+    )
+    assert "states.name = 'Ohio'" in sql and got == [(pytest.approx(8.0),)]
+    _, got = run(db, "how many counties are in IL?", ["counties"], select=["COUNT(*)"], where=["counties.state = 'IL'"])
+    assert got == [(2,)]  # a code the column holds stays on it
