@@ -392,7 +392,7 @@ def compose(
         semantic,
         question,
     )
-    limit = _extreme_as_order(trees, parts.limit)
+    limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit))
     _named_group(trees, semantic, question, slice_tables, used)
     _sum_how_much(trees, semantic, question)
     shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
@@ -411,6 +411,29 @@ def compose(
     named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
     return _render(trees, limit, semantic, used, slice_tables, dialect)
+
+
+_LOW = re.compile(r"\b(least|lowest|smallest|shortest|fewest|worst)\b", re.I)
+
+
+def _extreme_having(trees: dict[str, list[exp.Expression]], question: str, limit: int | None) -> int | None:
+    """'Which region has the lowest average X?' written as `HAVING AVG(x) = (SELECT ...)`: a group's aggregate
+    compared with a subquery (which the 0.5B model gets wrong: an AVG over every row, a COUNT of one group) is
+    the ranking the superlative asks: ordered by that aggregate, one row."""
+    if not (trees["group_by"] and SUPERLATIVE.search(question)):
+        return limit
+    for cond in trees["having"]:
+        cmp = cond.unnest()
+        if not isinstance(cmp, exp.EQ | exp.GT | exp.GTE | exp.LT | exp.LTE):
+            continue
+        agg, sub = (
+            (cmp.this, cmp.expression) if isinstance(cmp.expression, exp.Subquery) else (cmp.expression, cmp.this)
+        )
+        if isinstance(sub, exp.Subquery) and isinstance(agg, exp.AggFunc):
+            trees["having"] = [h for h in trees["having"] if h is not cond]
+            trees["order_by"] = [exp.Ordered(this=agg.copy(), desc=not _LOW.search(question))]
+            return 1
+    return limit
 
 
 def _extreme_as_order(trees: dict[str, list[exp.Expression]], limit: int | None) -> int | None:

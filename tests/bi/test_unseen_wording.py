@@ -189,3 +189,26 @@ def test_a_name_filtered_on_a_column_of_codes_goes_to_the_lookup_table_that_hold
     assert "states.name = 'Ohio'" in sql and got == [(pytest.approx(8.0),)]
     _, got = run(db, "how many counties are in IL?", ["counties"], select=["COUNT(*)"], where=["counties.state = 'IL'"])
     assert got == [(2,)]  # a code the column holds stays on it
+
+
+def test_a_groups_aggregate_compared_with_a_subquery_is_the_ranking_the_superlative_asks(db):
+    sql, got = run(
+        db,
+        "Which maker's cars have the lowest average weight?",
+        ["cars"],
+        select=["cars.mfr"],
+        group_by=["cars.mfr"],
+        having=["AVG(cars.weight) = (SELECT AVG(cars.weight) FROM cars ORDER BY AVG(cars.weight) ASC LIMIT 1)"],
+        order_by=["cars.mfr"],
+        limit=1,
+    )
+    assert "HAVING" not in sql and got == [("toyota",)]
+    sql, got = run(
+        db,
+        "Which maker has the most cars?",
+        ["cars"],
+        select=["cars.mfr"],
+        group_by=["cars.mfr"],
+        having=["COUNT(*) > (SELECT COUNT(*) FROM cars WHERE mfr = 'fiat')"],
+    )
+    assert "DESC" in sql and len(got) == 1
