@@ -6,7 +6,8 @@ held-out set #2 of bench/bi_questions.py, hand-written layers; development data 
 `heldout`, `dev`, `heldout3` (held-out set #3, run once in round 5, development data since), `heldout4`
 (held-out set #4 of bench/bi_questions.py: every database, the no-key ones included; run once), and `heldout5`
 (held-out set #5, bench/bi_heldout5.py: two more no-key databases of other domains beside every other one;
-run once, after issue 20's code is final). Code: `here` (this checkout) or `main`
+run once, after issue 20's code is final), `heldout6` (held-out set #6, bench/bi_heldout6.py: every database;
+run once, after this round's code is final). Code: `here` (this checkout) or `main`
 (the code at $ORRERY_MAIN, default /work/main), each run in a subprocess whose PYTHONPATH is that checkout,
 so both are measured by the same scoring on the same machine in the same run. Scoring as bench/bi.py
 (`same_result`: execution accuracy, rows as multisets; an unanswerable question is right when declined
@@ -23,6 +24,7 @@ Writes results/bi_nokeys_<set>_<code>.json after every question (a cut run keeps
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import statistics
@@ -37,7 +39,7 @@ HERE = Path(__file__).parent
 RESULTS = HERE / "results"
 CODES = ("main", "here")
 DEV_SETS = ("nokeys", "heldout3", "heldout2", "heldout", "dev")  # development data: the sets whose failures were read
-SETS = (*DEV_SETS, "heldout4", "heldout5")
+SETS = (*DEV_SETS, "heldout4", "heldout5", "heldout6")
 # The one orrery.events.Status; result files written before it and the code at $ORRERY_MAIN may say
 # "answered" / "cannot_answer".
 COMPLETED, DECLINED = ("completed", "answered"), ("declined", "cannot_answer")
@@ -52,6 +54,9 @@ def items(which: str) -> list[dict[str, Any]]:
     elif which == "heldout5":
         from bi_heldout5 import HELDOUT5_ANSWERABLE as ANSWERABLE
         from bi_heldout5 import HELDOUT5_UNANSWERABLE as UNANSWERABLE
+    elif which == "heldout6":
+        from bi_heldout6 import HELDOUT6_ANSWERABLE as ANSWERABLE
+        from bi_heldout6 import HELDOUT6_UNANSWERABLE as UNANSWERABLE
     elif which != "nokeys":
         from bi import questions
 
@@ -213,9 +218,9 @@ def _write(path: Path, data: Any) -> None:
     write_atomic(path, json.dumps(data, indent=1, default=str))
 
 
-def check(sets: tuple[str, ...] = ("nokeys", "heldout4", "heldout5")) -> None:
-    """Every gold query of the no-key set and of held-outs #4 and #5 returns rows with no NULL in the first; no
-    question twice; each value held-out #5 names as absent is absent."""
+def check(sets: tuple[str, ...] = ("nokeys", "heldout4", "heldout5", "heldout6")) -> None:
+    """Every gold query of the no-key set and of held-outs #4 to #6 returns rows with no NULL in the first; no
+    question twice; each value held-outs #5 and #6 name as absent is absent."""
     for which in sets:
         qs = items(which)
         for item in qs:
@@ -225,12 +230,11 @@ def check(sets: tuple[str, ...] = ("nokeys", "heldout4", "heldout5")) -> None:
         assert len({q["question"] for q in qs}) == len(qs), "a question is asked twice"
         n_un = sum(q["gold"] is None for q in qs)
         print(f"{which}: {len(qs)} questions ({len(qs) - n_un} with gold SQL, all run; {n_un} unanswerable)")
-    if "heldout5" in sets:
-        from bi_heldout5 import ABSENT_CHECKS
-
-        for db, sql in ABSENT_CHECKS:
+    for which in [s for s in ("heldout5", "heldout6") if s in sets]:
+        absent = importlib.import_module(f"bi_{which}").ABSENT_CHECKS
+        for db, sql in absent:
             assert engine_for(db).execute(sql).rows == [(0,)], (db, sql)
-        print(f"heldout5: {len(ABSENT_CHECKS)} absent-value checks return 0")
+        print(f"{which}: {len(absent)} absent-value checks return 0")
 
 
 def shapes(sets: tuple[str, ...] = DEV_SETS) -> None:
@@ -259,7 +263,7 @@ def shapes(sets: tuple[str, ...] = DEV_SETS) -> None:
             print("   ", w)
 
 
-def meaning(sets: tuple[str, ...] = (*DEV_SETS, "heldout4")) -> None:
+def meaning(sets: tuple[str, ...] = (*DEV_SETS, "heldout4", "heldout5")) -> None:
     """How the floor of decline.MEANING_FLOOR was chosen: every term the lexical rules find missing (MiniLM off)
     on the development sets, with its closest schema name by meaning (MiniLM on), answerable and unanswerable
     questions apart. The floor must sit above every unanswerable question's term."""
@@ -335,7 +339,7 @@ def main() -> None:
     args = p.parse_args()
     sys.path.insert(0, str(HERE))
     if args.check:
-        check((args.which,) if args.which else ("nokeys", "heldout4", "heldout5"))
+        check((args.which,) if args.which else ("nokeys", "heldout4", "heldout5", "heldout6"))
         return
     if args.report:
         report()

@@ -209,10 +209,14 @@ def _expand_terms(node: exp.Expression, semantic: Semantic, dialect: str) -> exp
     return node
 
 
-def _column_type(semantic: Semantic, col: exp.Column) -> str:
+def _column_info(semantic: Semantic, col: exp.Column) -> dict[str, Any]:
     table = next((t for t in semantic.tables if t.lower() == col.table.lower()), None)
     info = semantic.tables[table]["columns"] if table else {}
-    return str(next((v.get("type", "") for c, v in info.items() if c.lower() == col.name.lower()), ""))
+    return next((v for c, v in info.items() if c.lower() == col.name.lower()), {})
+
+
+def _column_type(semantic: Semantic, col: exp.Column) -> str:
+    return str(_column_info(semantic, col).get("type", ""))
 
 
 def _year_filters(node: exp.Expression, semantic: Semantic, question: str = "") -> exp.Expression:
@@ -239,6 +243,24 @@ def _year_filters(node: exp.Expression, semantic: Semantic, question: str = "") 
             if eq is node:
                 return fixed
             eq.replace(fixed)
+    return node
+
+
+_RANGE = re.compile(r"; from (-?[\d.]+) to (-?[\d.]+)")
+
+
+def _two_digit_years(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
+    """'after 1980' on a year column that holds two digits (its values from 70 to 82): compared with 80, not 1980,
+    which no value reaches. Only a year the question writes, on a column whose whole range is under 100."""
+    for cmp in list(node.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
+        col, lit = cmp.this, cmp.expression
+        if not (
+            isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and re.fullmatch(r"(19|20)\d\d", lit.this)
+        ):
+            continue
+        rng = _RANGE.search(_column_info(semantic, col).get("description") or "")
+        if rng and float(rng.group(1)) >= 0 and float(rng.group(2)) < 100 and re.search(rf"\b{lit.this}\b", question):
+            lit.replace(exp.Literal.number(int(lit.this) % 100))
     return node
 
 
@@ -305,6 +327,10 @@ def _invented(
         return key and not any(re.search(rf"\b{re.escape(v.this)}\b", q) for v in lits)
     table = _owner(semantic, col) or ""
     texts = [v.this.strip("%").lower() for v in lits]
+    if _NUMERIC.search(_column_type(semantic, col)) and any(
+        not re.fullmatch(r"-?[\d.]+", t) and set(r.split()) <= set(t.split()) for r in resolved for t in texts
+    ):
+        return True  # "fips = 'Cook County'" beside the resolved 'Cook': a name on a number column, filtered elsewhere
     if any(t in resolved for t in texts):
         return not any((table, col.name.lower()) in resolved.get(t, ()) for t in texts)
     info = semantic.tables[table]["columns"] if table else {}
@@ -359,15 +385,14 @@ def compose(
         given.setdefault(str(r["value"]).lower(), set()).add((r["table"], r["column"].lower()))
     trees["where"] = _whole_year(
         [
-            _year_filters(n, semantic, question)
+            _two_digit_years(_year_filters(n, semantic, question), semantic, question)
             for n in _conjuncts(trees["where"])
             if not _invented(n, semantic, question, values, given)
         ],
         semantic,
         question,
     )
-    limit = _extreme_as_order(trees, parts.limit)
-    _either_value(trees, question)
+    limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit))
     _named_group(trees, semantic, question, slice_tables, used)
     _sum_how_much(trees, semantic, question)
     shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
@@ -376,13 +401,39 @@ def compose(
     trees["group_by"] += _missing_group_by(trees)
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
         raise UnknownField(missing, _hints(semantic, missing, slice_tables))
+    _via_lookup(trees, semantic, values, used)
     _filter_resolved(trees, resolved, used, dialect)
+    _either_value(trees, question)
+    _share_of_rows(trees, question)
     counted = _settle_groups(trees, semantic, question, used)
     limit = _rank_by_measure(trees, semantic, question, slice_tables, limit)
     _no_blank_key(trees, semantic, question)
     named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
     return _render(trees, limit, semantic, used, slice_tables, dialect)
+
+
+_LOW = re.compile(r"\b(least|lowest|smallest|shortest|fewest|worst)\b", re.I)
+
+
+def _extreme_having(trees: dict[str, list[exp.Expression]], question: str, limit: int | None) -> int | None:
+    """'Which region has the lowest average X?' written as `HAVING AVG(x) = (SELECT ...)`: a group's aggregate
+    compared with a subquery (which the 0.5B model gets wrong: an AVG over every row, a COUNT of one group) is
+    the ranking the superlative asks: ordered by that aggregate, one row."""
+    if not (trees["group_by"] and SUPERLATIVE.search(question)):
+        return limit
+    for cond in trees["having"]:
+        cmp = cond.unnest()
+        if not isinstance(cmp, exp.EQ | exp.GT | exp.GTE | exp.LT | exp.LTE):
+            continue
+        agg, sub = (
+            (cmp.this, cmp.expression) if isinstance(cmp.expression, exp.Subquery) else (cmp.expression, cmp.this)
+        )
+        if isinstance(sub, exp.Subquery) and isinstance(agg, exp.AggFunc):
+            trees["having"] = [h for h in trees["having"] if h is not cond]
+            trees["order_by"] = [exp.Ordered(this=agg.copy(), desc=not _LOW.search(question))]
+            return 1
+    return limit
 
 
 def _extreme_as_order(trees: dict[str, list[exp.Expression]], limit: int | None) -> int | None:
@@ -403,26 +454,124 @@ def _extreme_as_order(trees: dict[str, list[exp.Expression]], limit: int | None)
     return limit
 
 
+# words that set two values of one column side by side ('Texas vs Ohio')
+_COMPARED = r"vs\.?|versus|against|compared (?:with|to)|than"
+
+
 def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None:
-    """'in 1990 and in 2010': one column equal to two values in one AND holds for no row; when the question
-    joins the two with 'and' / 'or' it means either value, and each row shows which ('from LAX to JFK' on
-    one airport column is a wrong join, not either value)."""
-    eqs: dict[str, list[exp.Expression]] = {}
-    for c in trees["where"]:
-        if isinstance(c, exp.EQ) and isinstance(c.this, exp.Column) and isinstance(c.expression, exp.Literal):
-            eqs.setdefault(c.this.sql(), []).append(c)
-    for group in eqs.values():
-        said = [re.escape(c.expression.this) for c in group]
+    """'in 1990 and in 2010', 'compare Texas and Ohio', 'Texas vs Ohio': one column equal to two values (written
+    as two filters, an OR of them, or an IN) means either value when the question joins them with 'and' / 'or'
+    / 'vs' / 'compared with' ('compare X with Y'); each row shows which, and an aggregate is taken per value
+    (GROUP BY the column). 'from LAX to JFK' on one airport column is a wrong join, not either value."""
+    compared = _COMPARED + ("|with" if re.search(r"\bcompar", question, re.I) else "")
+    for col, conds, values in _values_per_column(trees["where"]):
+        # an IN or OR the model wrote with the question's 'or' is one total over both values: left as written
+        joined = compared + ("|and|or" if all(isinstance(c, exp.EQ) for c in conds) else "|and")
+        said = [re.escape(str(v.this)) for v in values]
         if len(set(said)) < 2 or not re.search(
-            rf"\b({'|'.join(said)})\b.*\b(and|or)\b.*\b({'|'.join(said)})\b", question, re.I
+            rf"\b({'|'.join(said)})\b.*\b({joined})\b.*\b({'|'.join(said)})\b", question, re.I
         ):
             continue
-        at = next(i for i, c in enumerate(trees["where"]) if c is group[0])
-        trees["where"] = [c for c in trees["where"] if all(c is not g for g in group)]
-        col = group[0].this
-        trees["where"].insert(at, exp.In(this=col.copy(), expressions=[c.expression.copy() for c in group]))
+        at = next(i for i, c in enumerate(trees["where"]) if c is conds[0])
+        trees["where"] = [c for c in trees["where"] if all(c is not g for g in conds)]
+        trees["where"].insert(at, exp.In(this=col.copy(), expressions=[v.copy() for v in values]))
         if col.sql() not in {n.unalias().sql() for n in trees["select"]}:
             trees["select"].insert(0, col.copy())
+        if any(n.find(exp.AggFunc) for n in trees["select"]) and col.sql() not in {g.sql() for g in trees["group_by"]}:
+            trees["group_by"].append(col.copy())
+
+
+def _values_per_column(
+    where: list[exp.Expression],
+) -> list[tuple[exp.Column, list[exp.Expression], list[exp.Literal]]]:
+    """(column, the filters, their literal values) for each column the filters set equal to literals: `c = 'X'`,
+    `c IN ('X', 'Y')`, `(c = 'X' OR c = 'Y')`."""
+    found: dict[str, tuple[exp.Column, list[exp.Expression], list[exp.Literal]]] = {}
+    for cond in where:
+        for col, values in _equalities(cond.unnest()):
+            entry = found.setdefault(col.sql(), (col, [], []))
+            entry[1].append(cond)
+            entry[2].extend(v for v in values if v.sql() not in {x.sql() for x in entry[2]})
+    return list(found.values())
+
+
+def _equalities(cond: exp.Expression) -> list[tuple[exp.Column, list[exp.Literal]]]:
+    if isinstance(cond, exp.EQ) and isinstance(cond.this, exp.Column) and isinstance(cond.expression, exp.Literal):
+        return [(cond.this, [cond.expression])]
+    if (
+        isinstance(cond, exp.In)
+        and isinstance(cond.this, exp.Column)
+        and cond.expressions
+        and all(isinstance(v, exp.Literal) for v in cond.expressions)
+    ):
+        return [(cond.this, list(cond.expressions))]
+    if isinstance(cond, exp.Or):
+        sides = [_equalities(c.unnest()) for c in cond.flatten()]
+        if all(len(s) == 1 for s in sides) and len({s[0][0].sql() for s in sides}) == 1:
+            return [(sides[0][0][0], [v for s in sides for v in s[0][1]])]
+    return []
+
+
+def _via_lookup(
+    trees: dict[str, list[exp.Expression]],
+    semantic: Semantic,
+    values: Callable[[str, str], set[str]] | None,
+    used: list[str],
+) -> None:
+    """ "counties.state = 'Ohio'" where `state` holds codes ('OH') and a table joined to it holds the names: the
+    filter goes to the joined table's column that holds every value named (that table joined). Only for a column
+    whose values are known (indexed) or that holds numbers (a name is none of them)."""
+    for i, cond in enumerate(trees["where"]):
+        pairs = _equalities(cond.unnest()) if values is not None else []
+        if len(pairs) != 1 or not all(v.is_string for v in pairs[0][1]):
+            continue
+        col, lits = pairs[0]
+        table, texts = _owner(semantic, col), {str(v.this).lower() for v in lits}
+        numeric = bool(_NUMERIC.search(_column_type(semantic, col)))
+        if not table or not (numeric or _column_info(semantic, col).get("values")) or texts & values(table, col.name):
+            continue
+        for other, column in _joined_columns(semantic, table, col.name):
+            if texts <= values(other, column):
+                new = exp.column(column, table=other)
+                trees["where"][i] = new.isin(*(v.copy() for v in lits)) if len(lits) > 1 else new.eq(lits[0].copy())
+                used += [] if other in used else [other]
+                break
+
+
+def _joined_columns(semantic: Semantic, table: str, column: str) -> list[tuple[str, str]]:
+    """(table, column) of every column of the tables a join on `table.column` reaches ('states.name' beside
+    'counties.state = states.code')."""
+    out = []
+    for join in semantic.joins:
+        ends = [s.strip().split(".", 1) for s in join.split("=")]
+        if len(ends) == 2 and [table.lower(), column.lower()] in [[t.lower(), c.lower()] for t, c in ends]:
+            other = next(t for t, _ in ends if t.lower() != table.lower())
+            out += [(other, c) for c in semantic.tables.get(other, {}).get("columns", {})]
+    return out
+
+
+# 'what share / percentage / proportion / fraction of the X ...'
+_SHARE = re.compile(r"\b(?:share|percentage|per ?cent|proportion|fraction|ratio)\b", re.I)
+_IN_PERCENT = re.compile(r"\b(?:percentage|per ?cent)\b", re.I)
+
+
+def _share_of_rows(trees: dict[str, list[exp.Expression]], question: str) -> None:
+    """'What percentage of the cars have 4 cylinders?': a lone COUNT over filtered rows is the filtered count's
+    ratio to all the rows' count (times 100 when it asks for a percentage), not the count itself."""
+    select = trees["select"]
+    if not (
+        _SHARE.search(question)
+        and trees["where"]
+        and not trees["group_by"]
+        and len(select) == 1
+        and isinstance(select[0].unalias(), exp.Count)
+    ):
+        return
+    cond = exp.and_(*(c.copy() for c in trees["where"]))
+    hits = exp.Count(this=exp.Case(ifs=[exp.If(this=cond, true=exp.Literal.number(1))]))
+    scale = exp.Literal.number("100.0" if _IN_PERCENT.search(question) else "1.0")
+    trees["select"] = [exp.Div(this=exp.Mul(this=scale, expression=hits), expression=exp.Count(this=exp.Star()))]
+    trees["where"] = []
 
 
 _PER = re.compile(r"\b(?:per|each|every)\s+([a-z][\w-]*)", re.I)

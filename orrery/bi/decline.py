@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import calendar
 import functools
+import itertools
 import os
 import re
 from typing import TYPE_CHECKING, Any
@@ -255,7 +256,7 @@ _ASKED = [
         r"for|per|by|with|from|there|that|who|which|can|will|got|had)\b",
         re.I,
     ),
-    re.compile(rf"\b(?:each|every|per) ({_WORD})", re.I),
+    re.compile(rf"\b(?:each|every|per) ({_WORD}(?: of {_WORD})?)", re.I),  # 'each region of origin'
 ]
 _MEASURED = [
     re.compile(
@@ -380,7 +381,7 @@ def shape_decline(bi: BIContext, question: str) -> str | None:
     """Why the data cannot answer `question`, read from its shape alone (no model call): it asks about the
     future (the data records what happened) or for a judgment (`judgment`), something it asks about is
     missing (`missing_asked`), or a value it names is in no column (`missing_values`)."""
-    if reason := future(question) or judgment(question):
+    if reason := future(question) or judgment(question, bi):
         return reason
     if missing := missing_asked(bi, question):
         return f"the data has no field or value for {', '.join(map(repr, missing))}"
@@ -399,12 +400,28 @@ _JUDGMENT = re.compile(
 )
 
 
-def judgment(question: str) -> str | None:
-    """Why a question that asks for an opinion, advice or a taste cannot be answered: the data records facts."""
-    return (
-        "it asks for an opinion, advice or a taste, which the data does not record"
-        if _JUDGMENT.search(question)
-        else None
+def judgment(question: str, bi: BIContext | None = None) -> str | None:
+    """Why a question that asks for an opinion, advice or a taste cannot be answered: the data records facts.
+    'The best' / 'the worst' before a measure the data holds ('the worst jobless rate': a numeric `rate`) is a
+    ranking by it, not a taste."""
+    found = [m for m in _JUDGMENT.finditer(question) if not (bi and _ranks_a_measure(bi, question[m.end() :]))]
+    return "it asks for an opinion, advice or a taste, which the data does not record" if found else None
+
+
+_NUMERIC = re.compile(r"INT|REAL|DOUBLE|DECIMAL|NUMERIC|FLOAT", re.I)
+
+
+def _ranks_a_measure(bi: BIContext, rest: str) -> bool:
+    """Whether the noun phrase after 'the best' / 'the worst' ends in a word of a numeric column's name or synonyms
+    (its head is a measure: 'jobless rate'); 'the best one', 'the best film' are tastes."""
+    ws = re.findall(r"[a-z][\w-]*", rest.lower())[:4]
+    phrase = list(itertools.takewhile(lambda w: w not in GRAMMAR, ws))
+    if not phrase:
+        return False
+    head = singular(phrase[-1])
+    return any(
+        head in stems(" ".join((words(c), *info.get("synonyms", [])))) and _NUMERIC.search(str(info.get("type", "")))
+        for _, c, info in bi.semantic.columns()
     )
 
 
@@ -648,7 +665,12 @@ def value_held(bi: BIContext, name: str) -> bool:
     if stored_value(bi, name):
         return True
     parts = name.split()
-    return len(parts) > 1 and all(value_held(bi, p) for p in parts)
+    if len(parts) < 2:
+        return False
+    # 'Cook County Illinois': a word the schema spells ('county') is the value's kind, not part of it
+    kinds = _schema_words(bi)
+    own = [p for p in parts if singular(p.lower()) not in kinds]
+    return bool(own) and all(value_held(bi, p) for p in own)
 
 
 def indexed_values(bi: BIContext, question: str) -> list[str]:
