@@ -29,7 +29,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from rapidfuzz import fuzz, utils
+from rapidfuzz import fuzz, process, utils
 from sqlglot import exp
 
 from orrery.bi.engines import QueryError
@@ -680,8 +680,9 @@ def indexed_values(bi: BIContext, question: str) -> list[str]:
     names = named_values(question)
     if not names:  # the index is read from the database: not for a question that names no value
         return []
-    index = [utils.default_process(str(c.value)) for c in bi.index()]
-    return [name for name in names if any(fuzz.ratio(utils.default_process(name), value) >= 90 for value in index)]
+    index = [str(c.value) for c in bi.index()]
+    held = functools.partial(process.extractOne, choices=index, scorer=fuzz.ratio, processor=utils.default_process)
+    return [name for name in names if held(name, score_cutoff=90)]
 
 
 def missing_values(bi: BIContext, question: str) -> list[str]:
