@@ -137,6 +137,11 @@ def test_clarification_answered_resumes_and_thread_reopens_after_reload(server, 
 
 
 def test_approve_runs_the_tool_and_shows_its_result_with_arguments_as_text(server, page):
+    # A loaded machine: the stream closes a second after its last event (the approval is on screen by then).
+    page.add_init_script(
+        "const r = ReadableStreamDefaultReader.prototype.read; ReadableStreamDefaultReader.prototype.read = "
+        "function () { return r.call(this).then((x) => x.done ? new Promise((ok) => setTimeout(() => ok(x), 1000)) : x); };"
+    )
     page.goto(f"{server.url}/?agent=approve")
     markup = "<b id=x>hello</b><img src=nowhere onerror=window.hacked=1>"
     ask(page, markup)
@@ -146,6 +151,7 @@ def test_approve_runs_the_tool_and_shows_its_result_with_arguments_as_text(serve
     assert '"text": "<b id=x>hello</b>' in card.locator("pre.arguments").inner_text()
     assert page.locator("#approvals b, #approvals img").count() == 0
     assert page.evaluate("window.hacked") is None
+    assert "thread=" in page.url  # named when the run started, not when its stream closed
     page.reload()  # the pending approval comes back with the thread
     page.wait_for_selector("#approvals:not([hidden]) .approval")
     shoot(page, "approval.png")

@@ -186,6 +186,9 @@ async function send(text, resume) {
     forwardedProps: { inputs: collectInputs() },
   };
   if (resume) body.resume = resume;
+  // The URL names the thread from the start: a reload mid-run (or the instant an approval shows) finds it again.
+  const here = () => history.replaceState(null, "", `?agent=${ui.agent}&thread=${encodeURIComponent(ui.thread)}`);
+  here();
   const view = new RunView(true);
   try {
     const r = await postJSON(`/agents/${ui.agent}`, body, { Accept: "text/event-stream" });
@@ -195,7 +198,7 @@ async function send(text, resume) {
   } finally {
     ui.busy = false;
     $("send").disabled = false;
-    history.replaceState(null, "", `?agent=${ui.agent}&thread=${encodeURIComponent(ui.thread)}`);
+    here();
     await loadThreads();
   }
 }
