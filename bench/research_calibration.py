@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from orrery.files import cache_dir, write_atomic
-from orrery.research.baserates import TERM_SETS, fit_base_rates, masked
+from orrery.research.baserates import BASE_SETS, RECALL_TERMS, fit_base_rates, masked
 from orrery.research.batch import load_trajectory, trajectory_path, write_json_atomic
 from orrery.research.calibration import (
     FOLDS,
@@ -62,6 +62,7 @@ from orrery.research.calibration import (
     worst_source,
 )
 from orrery.research.corpus import load_questions
+from orrery.research.history import SeriesHistory
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results" / "research_calibration.json"
@@ -231,7 +232,7 @@ def term_sets(rows: list[dict[str, Any]], background: list[Example]) -> dict[str
     the choice made per source inside each fold (what ships), overall and per source."""
     resolved = [q for q in rows if q.get("resolution") is not None]
     out = {}
-    for keep in [*TERM_SETS, None]:
+    for keep in [*BASE_SETS, None]:
         if keep is None:
             ex = background
         else:
@@ -244,6 +245,119 @@ def term_sets(rows: list[dict[str, Any]], background: list[Example]) -> dict[str
         name = "chosen per source in each fold" if keep is None else "+".join(keep) or "share per source"
         out[name] = {k: v["calibrated"] for k, v in table_of({"calibrated": oof}, resolved).items()}
     return out
+
+
+# --------------------------------------------------------------------------- the series' own history
+
+# Written down (and committed) before any table was computed with it:
+HISTORY_CRITERION = (
+    "The series-history terms (recall_share: the share of Yes of the series' earlier resolved questions; "
+    "recall_season: the series' own seasonal direction, learned from its earlier freeze values and resolutions, "
+    "times the seasonal change to the resolution date; recall_slope: its relative change per day over the earlier "
+    "freeze values, carried over the horizon; all recalled from the question bank at the question's date bound) "
+    "are judged by the anchors-and-base-rates calibrator (Platt, no agent figure) out of fold on every resolved "
+    "development row (the 685), 5 folds grouped by series (every question set's questions on one source_id in one "
+    "fold: a series' history never trains the model that scores it), each source's term set chosen inside each "
+    "fold as shipped (a history term enters only where it beats the sets without it by more than 0.005 in the "
+    "inner CV). Against the same with every history term blanked, a term is kept when, with it alone, the "
+    "worst-source Brier (sources with at least 10 rows) is lower by at least 0.003 and the overall Brier is not "
+    "higher by more than 0.003. The kept terms ship; the check by question (folds grouped by question set and "
+    "series) is reported beside it and decides nothing. The tables of the questions the batch ran are then "
+    "recomputed once with the shipped terms; nothing is tuned on them."
+)
+HISTORY_MARGIN = 0.003
+
+
+def blanked(examples: Sequence[Example], keep: Sequence[str]) -> list[Example]:
+    """The examples with every history term not in ``keep`` set to zero."""
+    zero = {t: 0.0 for t in RECALL_TERMS if t not in keep}
+    return [
+        Example(replace(e.features, case=c and replace(c, **zero)), e.outcome, e.group)
+        for e in background_cases(examples)
+        for c in [e.features.case]
+    ]
+
+
+def background_cases(examples: Sequence[Example]) -> list[Example]:
+    """Every series example with its case spelt out (a row without one gets its source's)."""
+    return [Example(replace(e.features, case=e.features.series_case()), e.outcome, e.group) for e in examples]
+
+
+def history_terms(rows: list[dict[str, Any]], background: list[Example]) -> dict[str, Any]:
+    """HISTORY_CRITERION: the out-of-fold Brier with no history term, each alone, and all three; then the check
+    by question (folds grouped by question set and series)."""
+    resolved = [q for q in rows if q.get("resolution") is not None]
+    sources = [e.features.source for e in background]
+    counts = {str(s): sources.count(s) for s in set(sources)}
+    variants = {"no history": (), **{t: (t,) for t in RECALL_TERMS}, "all history terms": RECALL_TERMS}
+    by_question = [
+        Example(e.features, e.outcome, f"{q['question_set']}/{e.group}")
+        for q, e in zip(resolved, background, strict=True)
+    ]
+    tables: dict[str, Any] = {}
+    for fold_name, examples in (("series", background), ("question", by_question)):
+        for name, keep in variants.items():
+            ex = blanked(examples, keep)
+            oof = out_of_fold(ex, background_rates(ex), "platt")
+            b = source_briers(oof, [e.outcome for e in ex], sources)
+            tables.setdefault(fold_name, {})[name] = {
+                **{k: round(v, 4) for k, v in b.items()},
+                "worst source": round(worst_source(b, counts), 4),
+            }
+    base = tables["series"]["no history"]
+    kept = [
+        t
+        for t in RECALL_TERMS
+        if tables["series"][t]["worst source"] <= base["worst source"] - HISTORY_MARGIN
+        and tables["series"][t]["all"] <= base["all"] + HISTORY_MARGIN
+    ]
+    with_memory = {
+        s: sum(
+            1
+            for e in background
+            if e.features.source == s and any(getattr(e.features.case, t, 0.0) for t in RECALL_TERMS)
+        )
+        for s in sorted(counts)
+    }
+    return {"tables": tables, "kept": kept, "rows_with_history": with_memory, "counts": counts}
+
+
+HISTORY = ROOT / "results" / "research_calibration_history.json"
+
+
+def history_only() -> dict[str, Any]:
+    """HISTORY_CRITERION on the development rows, written to its own results file (no batch needed)."""
+    rows = load_questions()
+    background = anchor_examples([q for q in rows if q.get("resolution") is not None])
+    res = history_terms(rows, background)
+    write_json_atomic(HISTORY, res)
+    return res
+
+
+def render_history(h: Mapping[str, Any]) -> list[str]:
+    sources = [s for s in sorted(h["counts"]) if h["counts"][s] >= MIN_SOURCE_ROWS]
+    cols = ["all", "worst source", *sources]
+    lines = [
+        "",
+        "## The series' own history (question bank recall)",
+        "",
+        HISTORY_CRITERION,
+        "",
+        "Rows with any history at their date bound, per source: "
+        + ", ".join(f"{s} {n} of {h['counts'][s]}" for s, n in h["rows_with_history"].items() if s in sources)
+        + ".",
+        "",
+        "Out of fold, folds grouped by series (decides):",
+        "",
+        *md_table("history terms", cols, h["tables"]["series"]),
+        "",
+        "Check, folds grouped by question (question set and series; decides nothing):",
+        "",
+        *md_table("history terms", cols, h["tables"]["question"]),
+        "",
+        f"Kept: **{', '.join(h['kept']) or 'none'}**.",
+    ]
+    return lines
 
 
 # --------------------------------------------------------------------------- signal in the series' own values
@@ -267,7 +381,9 @@ def signal_terms(q: Mapping[str, Any], series: Any) -> dict[str, float]:
     values the sources hold: the seasonal change signed by the series' own seasonality (its values' correlation
     with the northern curve: a southern or tropical station warms when the north cools), and the last value's
     distance from the earlier ones in their standard deviations."""
-    from orrery.research.baserates import _day, _season, series_case
+    from orrery.research.baserates import series_case
+    from orrery.research.history import day_of as _day
+    from orrery.research.history import season_at as _season
 
     case = series_case(q["source"], q, series)
     dated = [(d, v) for d, v in (series.values if series else []) if _day(d)]
@@ -357,19 +473,22 @@ def finished(rows: Sequence[Mapping[str, Any]], runs: Path) -> list[tuple[dict[s
 
 
 def anchor_examples(rows: Sequence[Mapping[str, Any]]) -> list[Example]:
-    """Each resolved row without an agent figure (it teaches anchors and base rates only): its anchors are what the agent's own anchor
-    search (the question, bounded at its freeze date) finds in the shipped corpus."""
+    """Each resolved row without an agent figure (it teaches anchors and base rates only): its anchors are what the
+    agent's own anchor search (the question, bounded at its freeze date) finds in the shipped corpus, its series'
+    history what the shipped question sets held at that date."""
     from orrery.research.agent import ANCHOR_K, date_bound, default_index
     from orrery.research.anchors import find_anchors
     from orrery.research.search import open_index
     from orrery.research.tools import search_filters
 
     index = open_index(default_index())
+    history = SeriesHistory(load_questions())  # every shipped row: a series' history at each row's freeze date
     out = []
     for q in rows:
         bound = search_filters({"before": date_bound(q["freeze_date"]).isoformat()})
         anchors = find_anchors(q["question"], index.search(q["question"], ANCHOR_K, **bound), source=q["source"])
-        out.append(Example(Features.of(None, anchors, q["source"], q), float(q["resolution"]), group_of(q)))
+        features = Features.of(None, anchors, q["source"], q, history.recall(q))
+        out.append(Example(features, float(q["resolution"]), group_of(q)))
     return out
 
 
@@ -643,6 +762,8 @@ def render(res: Mapping[str, Any]) -> str:
             f"{fmt(row['market'])} |"
         )
     lines += render_terms(res["term_sets"])
+    if res.get("history"):
+        lines += render_history(res["history"])
     if res.get("signals"):
         lines += render_signals(res["signals"])
     if res.get("profile"):
@@ -755,6 +876,7 @@ def report(
         return res
     res["anchors_only"] = anchors_only_table(rows, background)
     res["term_sets"] = term_sets(rows, background)
+    res["history"] = history_terms(rows, background)
     res["signals"] = series_signals(resolved)
     if PROFILE.exists():
         res["profile"] = json.loads(PROFILE.read_text(encoding="utf-8"))
@@ -815,6 +937,7 @@ def main() -> None:
     sub = parser.add_subparsers(dest="cmd", required=True)
     sub.add_parser("sample", help=f"write the first {SAMPLE_SIZE} questions of the order to {SAMPLE.name}")
     sub.add_parser("profile", help="where a question's time goes, last round's prompt vs the brief one")
+    sub.add_parser("history", help="the series-history terms by HISTORY_CRITERION (development rows only)")
     sub.add_parser("render", help="both reports again from their results files").add_argument(
         "--name", default="research_calibration"
     )
@@ -830,6 +953,8 @@ def main() -> None:
         print(write_sample())
     elif args.cmd == "profile":
         print(json.dumps(profile()["setups"], indent=1))
+    elif args.cmd == "history":
+        print(json.dumps(history_only(), indent=1))
     elif args.cmd == "render":
         rerender(args.name)
     else:

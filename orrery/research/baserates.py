@@ -12,7 +12,10 @@ is known when the question is asked (:class:`SeriesCase`):
 * ``horizon``: the days from the forecast date to the resolution date (log-scaled);
 * ``season``: how much a northern-hemisphere seasonal curve (coldest mid-January) changes between the two dates;
 * ``trend``, ``momentum``: the sign of the series' last change and its relative change across the values the
-  sources hold (:class:`orrery.research.anchors.Series`).
+  sources hold (:class:`orrery.research.anchors.Series`);
+* ``recall_share``, ``recall_season``, ``recall_slope``: the series' own history in the question bank at the
+  question's date bound (:mod:`orrery.research.history`): the share of Yes of its earlier resolved questions, its
+  own seasonal direction times the seasonal change, and its change per day carried over the horizon.
 
 Which terms pay was decided by grouped cross-validation on the development rows (bench/research_calibration.md).
 """
@@ -24,17 +27,18 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import date
 from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
 
 from orrery.research.anchors import SERIES_SOURCES, Series
+from orrery.research.history import SeriesMemory, day_of, recall_terms, season_at
 
 EPS = 1e-3  # probabilities are clipped to [EPS, 1-EPS] before a logit
 L2 = 1.0  # ridge penalty on every weight but the intercept
-TERMS = ("intercept", "template", "horizon", "season", "trend", "momentum")
+VALUE_TERMS = ("horizon", "season", "trend", "momentum", "recall_share", "recall_season", "recall_slope")
+TERMS = ("intercept", "template", *VALUE_TERMS)
 PRIOR = 4.0  # pseudo-questions pulling a template's share toward its source's
 MAX_HORIZON_DAYS = 365
 _NAME = re.compile(r"\b[A-Z][\w&.'\-]*(?:\s+[A-Z][\w&.'\-]*)*")
@@ -78,9 +82,12 @@ class SeriesCase:
     season: float = 0.0  # seasonal curve at the resolution date minus at the forecast date, in [-2, 2]
     trend: float = 0.0  # sign of the series' last change
     momentum: float = 0.0  # relative change from the first value held to the last, in [-1, 1]
+    recall_share: float = 0.0  # logit of the share of Yes of the series' earlier resolved questions
+    recall_season: float = 0.0  # the series' own seasonal direction times `season`
+    recall_slope: float = 0.0  # the series' relative change per day in the bank, over the horizon
 
     def terms(self) -> list[float]:
-        return [self.horizon, self.season, self.trend, self.momentum]
+        return [getattr(self, t) for t in VALUE_TERMS]
 
 
 def template_of(question: str) -> str:
@@ -91,17 +98,6 @@ def template_of(question: str) -> str:
     return " ".join(f"{head} {masked}".lower().split())
 
 
-def _day(value: Any) -> date | None:
-    try:
-        return date.fromisoformat(str(value)[:10])
-    except ValueError:
-        return None
-
-
-def _season(day: date) -> float:
-    return -math.cos(2 * math.pi * (day.timetuple().tm_yday - 15) / 365.25)
-
-
 def momentum(series: Series | None) -> float:
     if series is None or len(series.values) < 2:
         return 0.0
@@ -110,19 +106,29 @@ def momentum(series: Series | None) -> float:
     return 0.0 if scale == 0 else max(-1.0, min(1.0, 2 * (last - first) / scale))
 
 
-def series_case(source: str, row: Mapping[str, Any] | None = None, series: Series | None = None) -> SeriesCase:
-    """A question row's case (its dates and text) with the series values the sources hold, when found."""
+def series_case(
+    source: str,
+    row: Mapping[str, Any] | None = None,
+    series: Series | None = None,
+    memory: SeriesMemory | None = None,
+) -> SeriesCase:
+    """A question row's case (its dates and text) with the series values the sources hold, when found, and the
+    series' history in the question bank (``memory``, recalled at the question's date bound)."""
     row = row or {}
-    start = _day(row.get("forecast_due_date") or row.get("freeze_date"))
-    end = _day(row.get("resolution_date"))
+    start = day_of(row.get("forecast_due_date") or row.get("freeze_date"))
+    end = day_of(row.get("resolution_date"))
     days = (end - start).days if start and end and end >= start else None
+    recalled = recall_terms(memory, start, end)
     return SeriesCase(
         source,
         template_of(str(row.get("question", ""))),
         0.0 if days is None else math.log1p(min(days, MAX_HORIZON_DAYS)) / math.log1p(MAX_HORIZON_DAYS),
-        0.0 if days is None else _season(end) - _season(start),  # type: ignore[arg-type]
+        0.0 if days is None else season_at(end) - season_at(start),  # type: ignore[arg-type]
         0.0 if series is None else series.trend,
         momentum(series),
+        recalled.share,
+        recalled.season,
+        recalled.slope,
     )
 
 
@@ -131,11 +137,18 @@ def series_case(source: str, row: Mapping[str, Any] | None = None, series: Serie
 # The term sets a source may use, smallest first; each source takes the smallest within TERM_MARGIN of the lowest
 # Brier in a grouped cross-validation over its own training rows (a term that helps one source overfits another:
 # bench/research_calibration.md, "Base-rate terms").
-TERM_SETS: tuple[tuple[str, ...], ...] = (
+BASE_SETS: tuple[tuple[str, ...], ...] = (
     (),
     ("template",),
     ("template", "horizon", "season"),
     ("template", "horizon", "season", "trend", "momentum"),
+)
+RECALL_TERMS = ("recall_share", "recall_season", "recall_slope")
+# Each base set with the series-history terms, after every base set: a history term enters a source's model only
+# where it beats the base sets in the inner CV by more than TERM_MARGIN.
+TERM_SETS: tuple[tuple[str, ...], ...] = (
+    *BASE_SETS,
+    *((*b, *r) for b in BASE_SETS[1:] for r in [*((t,) for t in RECALL_TERMS), RECALL_TERMS]),
 )
 INNER_FOLDS = 5
 TERM_MARGIN = 0.005  # the fewest terms whose inner CV Brier is within this of the best (more terms, more variance)
@@ -146,7 +159,7 @@ def masked(case: SeriesCase, keep: Sequence[str]) -> SeriesCase:
     return SeriesCase(
         case.source,
         case.template if "template" in keep else "",
-        *(getattr(case, t) if t in keep else 0.0 for t in ("horizon", "season", "trend", "momentum")),
+        *(getattr(case, t) if t in keep else 0.0 for t in VALUE_TERMS),
     )
 
 
