@@ -28,12 +28,13 @@ series base-rate term sets compared by the same cross-validation, and the profil
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
 import statistics
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,8 @@ from typing import Any
 import numpy as np
 
 from orrery.files import cache_dir, write_atomic
-from orrery.research.baserates import BASE_SETS, RECALL_TERMS, fit_base_rates, masked
+from orrery.research import baserates
+from orrery.research.baserates import BASE_SETS, CANDIDATE_SETS, RECALL_TERMS, VALUE_TERMS, fit_base_rates, masked
 from orrery.research.batch import load_trajectory, trajectory_path, write_json_atomic
 from orrery.research.calibration import (
     FOLDS,
@@ -294,16 +296,8 @@ def history_terms(rows: list[dict[str, Any]], background: list[Example]) -> dict
         Example(e.features, e.outcome, f"{q['question_set']}/{e.group}")
         for q, e in zip(resolved, background, strict=True)
     ]
-    tables: dict[str, Any] = {}
-    for fold_name, examples in (("series", background), ("question", by_question)):
-        for name, keep in variants.items():
-            ex = blanked(examples, keep)
-            oof = out_of_fold(ex, background_rates(ex), "platt")
-            b = source_briers(oof, [e.outcome for e in ex], sources)
-            tables.setdefault(fold_name, {})[name] = {
-                **{k: round(v, 4) for k, v in b.items()},
-                "worst source": round(worst_source(b, counts), 4),
-            }
+    with candidate_sets():
+        tables = history_tables(background, by_question, variants, sources, counts)
     base = tables["series"]["no history"]
     kept = [
         t
@@ -320,6 +314,40 @@ def history_terms(rows: list[dict[str, Any]], background: list[Example]) -> dict
         for s in sorted(counts)
     }
     return {"tables": tables, "kept": kept, "rows_with_history": with_memory, "counts": counts}
+
+
+@contextlib.contextmanager
+def candidate_sets() -> Iterator[None]:
+    """Inside the block the base-rate models choose among CANDIDATE_SETS (every history term available): the
+    shipped TERM_SETS hold only the kept terms, and the folds fit through the shipped code path."""
+    shipped = baserates.TERM_SETS
+    baserates.TERM_SETS = CANDIDATE_SETS
+    try:
+        yield
+    finally:
+        baserates.TERM_SETS = shipped
+
+
+def history_tables(
+    background: list[Example],
+    by_question: list[Example],
+    variants: Mapping[str, Sequence[str]],
+    sources: Sequence[Any],
+    counts: Mapping[str, int],
+) -> dict[str, Any]:
+    """Per fold grouping and variant (the history terms left unblanked), the out-of-fold Brier of the
+    anchors-and-base-rates calibrator overall, per source and its worst source."""
+    tables: dict[str, Any] = {}
+    for fold_name, examples in (("series", background), ("question", by_question)):
+        for name, keep in variants.items():
+            ex = blanked(examples, keep)
+            oof = out_of_fold(ex, background_rates(ex), "platt")
+            b = source_briers(oof, [e.outcome for e in ex], sources)
+            tables.setdefault(fold_name, {})[name] = {
+                **{k: round(v, 4) for k, v in b.items()},
+                "worst source": round(worst_source(b, counts), 4),
+            }
+    return tables
 
 
 HISTORY = ROOT / "results" / "research_calibration_history.json"
@@ -373,19 +401,24 @@ SIGNAL_SETS: tuple[tuple[str, ...], ...] = (
     ("momentum",),
     ("level z",),
     ("trend", "momentum", "level z"),
+    ("recall_share",),
+    ("recall_season",),
+    ("recall_slope",),
+    ("season", "recall_share", "recall_season", "recall_slope"),
 )
 
 
-def signal_terms(q: Mapping[str, Any], series: Any) -> dict[str, float]:
-    """What the board's data say at the question date: the base-rate model's terms, and two more from the series'
-    values the sources hold: the seasonal change signed by the series' own seasonality (its values' correlation
-    with the northern curve: a southern or tropical station warms when the north cools), and the last value's
-    distance from the earlier ones in their standard deviations."""
+def signal_terms(q: Mapping[str, Any], series: Any, memory: Any = None) -> dict[str, float]:
+    """What the board's data say at the question date: the base-rate model's terms (the series' history terms
+    from ``memory`` among them), and two more from the series' values the sources hold: the seasonal change signed
+    by the series' own seasonality (its values' correlation with the northern curve: a southern or tropical station
+    warms when the north cools), and the last value's distance from the earlier ones in their standard
+    deviations."""
     from orrery.research.baserates import series_case
     from orrery.research.history import day_of as _day
     from orrery.research.history import season_at as _season
 
-    case = series_case(q["source"], q, series)
+    case = series_case(q["source"], q, series, memory)
     dated = [(d, v) for d, v in (series.values if series else []) if _day(d)]
     sign = 0.0
     if len(dated) >= 2:
@@ -395,13 +428,14 @@ def signal_terms(q: Mapping[str, Any], series: Any) -> dict[str, float]:
     if len(dated) >= 3:
         prev = np.array([v for _, v in dated[:-1]])
         z = float(np.clip((dated[-1][1] - prev.mean()) / (prev.std() or 1.0), -3, 3))
-    terms = dict(zip(("horizon", "season", "trend", "momentum"), case.terms(), strict=True))
+    terms = dict(zip(VALUE_TERMS, case.terms(), strict=True))
     return {**terms, "hemisphere season": sign * case.season, "level z": z}
 
 
 def series_signals(resolved: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Per series source, the grouped 5-fold out-of-fold Brier of a logistic model (intercept: the share of Yes)
-    over each term set, against a coin; the series values are what the agent's anchor search finds."""
+    over each term set, against a coin; the series values are what the agent's anchor search finds, the history
+    what the shipped question sets held at the question's freeze date."""
     from orrery.research.agent import ANCHOR_K, date_bound, default_index
     from orrery.research.anchors import find_anchors
     from orrery.research.baserates import fit_logistic
@@ -410,6 +444,7 @@ def series_signals(resolved: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     from orrery.research.tools import search_filters
 
     index = open_index(default_index())
+    history = SeriesHistory(load_questions())
     out: dict[str, Any] = {}
     for source in SIGNAL_SOURCES:
         qs = [q for q in resolved if q["source"] == source]
@@ -417,7 +452,7 @@ def series_signals(resolved: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         for q in qs:
             bound = search_filters({"before": date_bound(q["freeze_date"]).isoformat()})
             found = find_anchors(q["question"], index.search(q["question"], ANCHOR_K, **bound), source=source)
-            terms.append(signal_terms(q, found.series))
+            terms.append(signal_terms(q, found.series, history.recall(q)))
         y = np.array([float(q["resolution"]) for q in qs])
         folds = np.array([fold_of(group_of(q)) for q in qs])
         row: dict[str, Any] = {"n": len(qs), "coin": 0.25}
@@ -443,7 +478,8 @@ def render_signals(sig: Mapping[str, Mapping[str, Any]]) -> list[str]:
         "question date (never an outcome), out of fold (5 folds grouped by question, as above): 'share' is the "
         "intercept alone; 'hemisphere season' is the seasonal change signed by the series' own seasonality (the "
         "correlation of its held values with the northern curve), 'level z' the last value's distance from the "
-        "earlier ones in their standard deviations.",
+        "earlier ones in their standard deviations; the recall_ terms are the series' history in the question bank "
+        "(see the section above).",
         "",
     ]
     return lines + md_table("source", cols, sig)
