@@ -32,6 +32,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import statistics
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -405,7 +406,23 @@ SIGNAL_SETS: tuple[tuple[str, ...], ...] = (
     ("recall_season",),
     ("recall_slope",),
     ("season", "recall_share", "recall_season", "recall_slope"),
+    ("season by block",),
 )
+# A Météo-France station number's first two digits are its WMO block (07 metropolitan France, 61 the southern
+# Indian Ocean islands, 78 the Caribbean, 81 French Guiana): 'season by block' gives each block its own seasonal
+# slope, learned in the training folds (a diagnostic for the next round; it decides nothing here).
+BLOCK = re.compile(r"\.(\d{2})\d{3}\.")
+
+
+def block_of(source_id: str) -> str:
+    m = BLOCK.search(source_id)
+    return m[1] if m else ""
+
+
+def signal_columns(t: Mapping[str, Any], name: str, blocks: Sequence[str]) -> list[float]:
+    if name == "season by block":
+        return [t["season"] * (t["block"] == b) for b in blocks]
+    return [t[name]]
 
 
 def signal_terms(q: Mapping[str, Any], series: Any, memory: Any = None) -> dict[str, float]:
@@ -452,12 +469,13 @@ def series_signals(resolved: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         for q in qs:
             bound = search_filters({"before": date_bound(q["freeze_date"]).isoformat()})
             found = find_anchors(q["question"], index.search(q["question"], ANCHOR_K, **bound), source=source)
-            terms.append(signal_terms(q, found.series, history.recall(q)))
+            terms.append({**signal_terms(q, found.series, history.recall(q)), "block": block_of(q["source_id"])})
         y = np.array([float(q["resolution"]) for q in qs])
         folds = np.array([fold_of(group_of(q)) for q in qs])
         row: dict[str, Any] = {"n": len(qs), "coin": 0.25}
+        blocks = sorted({t["block"] for t in terms})
         for keep in SIGNAL_SETS:
-            x = np.array([[1.0, *(t[name] for name in keep)] for t in terms])
+            x = np.array([[1.0, *(v for name in keep for v in signal_columns(t, name, blocks))] for t in terms])
             pred = np.zeros(len(y))
             for k in range(FOLDS):
                 w = fit_logistic(x[folds != k], y[folds != k])
@@ -479,7 +497,10 @@ def render_signals(sig: Mapping[str, Mapping[str, Any]]) -> list[str]:
         "intercept alone; 'hemisphere season' is the seasonal change signed by the series' own seasonality (the "
         "correlation of its held values with the northern curve), 'level z' the last value's distance from the "
         "earlier ones in their standard deviations; the recall_ terms are the series' history in the question bank "
-        "(see the section above).",
+        "(see the section above); 'season by block' gives each WMO block of a Météo-France station (the station "
+        "number's first two digits: 07 metropolitan France, 61 southern Indian Ocean islands, 78 Caribbean, 81 "
+        "French Guiana) its own seasonal slope, learned in the training folds (a diagnostic: it decides nothing "
+        "here; for fred and yfinance there is one block, so it is 'season').",
         "",
     ]
     return lines + md_table("source", cols, sig)
