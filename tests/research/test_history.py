@@ -12,7 +12,7 @@ import pytest
 from orrery.llm.scripted import ScriptedModel, call, turn
 from orrery.research import baserates
 from orrery.research.agent import ResearchAgent
-from orrery.research.baserates import CANDIDATE_SETS, RECALL_TERMS, VALUE_TERMS, SeriesCase, fit_base_rates, series_case
+from orrery.research.baserates import CANDIDATE_SETS, RECALL_TERMS, TERMS, SeriesCase, fit_base_rates, series_case
 from orrery.research.calibration import Calibrator, rate_rows
 from orrery.research.history import SeriesHistory, direction, recall_terms
 from orrery.research.search import SqliteIndex
@@ -122,6 +122,7 @@ def test_rate_rows_recall_each_rows_history_from_the_question_file_and_never_its
 
 
 def test_a_history_term_enters_the_base_rate_model_where_it_decides_the_outcome(monkeypatch) -> None:
+    shipped = baserates.TERM_SETS
     monkeypatch.setattr(baserates, "TERM_SETS", CANDIDATE_SETS)  # every history term a candidate
     rng = random.Random(3)
     rows = []
@@ -134,7 +135,7 @@ def test_a_history_term_enters_the_base_rate_model_where_it_decides_the_outcome(
     warm = SeriesCase("dbnomics", "t", 0.5, 1.5, recall_season=1.5)
     cold = SeriesCase("dbnomics", "t", 0.5, 1.5, recall_season=-1.5)
     assert model.rate(warm) > 0.7 > 0.3 > model.rate(cold)
-    monkeypatch.setattr(baserates, "TERM_SETS", baserates.BASE_SETS)  # the shipped sets: none holds a history term
+    monkeypatch.setattr(baserates, "TERM_SETS", shipped)  # the shipped sets: none holds a history term
     assert not set(fit_base_rates(rows).terms["dbnomics"]) & set(RECALL_TERMS)
 
 
@@ -153,7 +154,7 @@ def test_the_agent_recalls_the_rows_series_history_at_its_bound_and_the_calibrat
     index = SqliteIndex.create(tmp_path / "index.sqlite", [doc])
     rates = {
         "shares": {"dbnomics": 0.5},
-        "weights": {"dbnomics": [0.0, 0.0, *(2.0 if t == "recall_season" else 0.0 for t in VALUE_TERMS)]},
+        "weights": {"dbnomics": [2.0 if t == "recall_season" else 0.0 for t in TERMS]},
         "terms": {"dbnomics": ["recall_season"]},
     }
     calib = Calibrator("scripted", "platt", {"has_series": 0.0, "base_rate": 1.0}, rates)
