@@ -17,6 +17,7 @@ keeps the search history in its truncation notice. The run ends at ``submit`` or
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 import uuid
@@ -39,7 +40,8 @@ from orrery.messages import Message, Usage
 from orrery.research.anchors import find_anchors
 from orrery.research.board import Source
 from orrery.research.calibration import Calibrator, Features, load_calibrator, pool
-from orrery.research.corpus import DATA_DIR, demo_index
+from orrery.research.corpus import DATA_DIR, demo_index, load_questions
+from orrery.research.history import SeriesHistory, SeriesMemory
 from orrery.research.prompts import (
     BACKGROUND_CHARS,
     BRIEF_CHARS,
@@ -190,7 +192,9 @@ class ResearchAgent(EventSource):
     ``board="search"`` (default for the embedded model, else ``"loop"``) skips the loop: the board is the anchor
     search's first ``max_sources`` documents and every trial is a submit sample on it (``trials`` model calls).
     ``brief`` (default: on for the search board) gives those calls a submit-only prompt: the short
-    ``SUBMIT_PROMPT``, criteria and background cut to ``BRIEF_CHARS``, and only submit in the tool block."""
+    ``SUBMIT_PROMPT``, criteria and background cut to ``BRIEF_CHARS``, and only submit in the tool block.
+    ``history`` is where a question row's series history is recalled from at its date bound (default: the shipped
+    question sets; ``False``: none): what the calibrator's base rate sees of the series' earlier questions."""
 
     def __init__(
         self,
@@ -211,6 +215,7 @@ class ResearchAgent(EventSource):
         board: str | None = None,
         calibration: Calibrator | str | Path | None | bool = None,
         brief: bool | None = None,
+        history: SeriesHistory | None | bool = None,
         on_event: Iterable[Callable[[Event], None]] = (),
         trace: str | Path | None = None,
         llm: Model | str | None = None,
@@ -227,6 +232,7 @@ class ResearchAgent(EventSource):
         self.model = model
         self.model_id = model_id(model)
         self.calibrator = resolve_calibration(calibration, self.model_id)
+        self.history = shipped_history() if history is None or history is True else history or None
         # The embedded model's loop costs minutes a question and often ends without a submit citing a source
         # (bench/research_calibration.md); its shipped calibrator is fitted on search boards.
         self.board = board or ("search" if self.model_id == "local" else "loop")
@@ -351,17 +357,18 @@ class ResearchAgent(EventSource):
     ) -> None:
         """Pool the valid trials (the loop's own submit always among them), calibrate, and set the figures."""
         result.trials = [t.to_dict() for t in trials]
-        result.anchors = state.anchors.to_dict()
+        memory = self.history.recall(row, result.before) if self.history is not None else None
+        result.anchors = {**state.anchors.to_dict(), "history": None if memory is None else memory_dict(memory)}
         valid = [t for t in trials if t.probability is not None]
         if not valid:
-            self._anchors_only(result, state, row)
+            self._anchors_only(result, Features.of(None, state.anchors, row.get("source"), row, memory))
             return
         pooled = pool([t.probability for t in valid])  # type: ignore[misc]
         result.raw = trials[0].probability
         result.pooled, result.spread = pooled.probability, pooled.spread
         if self.calibrator is not None:
             result.calibrated = self.calibrator.apply(
-                Features.of(pooled.probability, state.anchors, row.get("source"), row)
+                Features.of(pooled.probability, state.anchors, row.get("source"), row, memory)
             )
             result.calibration = self.calibrator.label
         result.probability = result.calibrated if result.calibrated is not None else result.pooled
@@ -369,13 +376,13 @@ class ResearchAgent(EventSource):
         result.rationale = result.rationale or valid[0].rationale
         result.figure_source = "trials"
 
-    def _anchors_only(self, result: ResearchResult, state: ResearchState, row: Mapping[str, Any]) -> None:
+    def _anchors_only(self, result: ResearchResult, features: Features) -> None:
         """No valid trial: the calibrator's figure without an agent figure (what it learned from the anchors and the
         base rates), labelled as such; the status still says the run gave no valid trial. Without a calibrator
         there is no figure (never a silent 0.5)."""
         if self.calibrator is None:
             return
-        result.calibrated = self.calibrator.apply(Features.of(None, state.anchors, row.get("source"), row))
+        result.calibrated = self.calibrator.apply(features)
         result.calibration = self.calibrator.label
         result.probability, result.figure_source = result.calibrated, "anchors"
         result.errors.append(f"no valid trial: the probability is {ANCHORS_ONLY}")
@@ -433,6 +440,20 @@ def resolve_calibration(calibration: Calibrator | str | Path | None | bool, mode
         calibration.check_model(model)
         return calibration
     return load_calibrator(calibration, model)
+
+
+@functools.cache
+def shipped_history() -> SeriesHistory:
+    """The shipped question sets as a series history (read once a process: a batch builds an agent a question)."""
+    return SeriesHistory(load_questions())
+
+
+def memory_dict(memory: SeriesMemory) -> dict[str, Any]:
+    """The recalled history as the trajectory keeps it."""
+    return {
+        "values": [[d.isoformat(), v] for d, v in memory.values],
+        "outcomes": [[a.isoformat(), b.isoformat(), y] for a, b, y in memory.outcomes],
+    }
 
 
 def date_bound(value: DateLike | None) -> datetime:

@@ -53,9 +53,11 @@ from orrery.research.baserates import (
     sigmoid,
 )
 from orrery.research.batch import load_trajectory, trajectory_path, write_json_atomic
+from orrery.research.history import SeriesHistory, SeriesMemory
 
 FORMAT = "orrery.research.calibrator"
-VERSION = 4  # 2: base rates a model per source; 3: per-source weights, `source`; 4: the per-source `guard`
+VERSION = 5  # 2: base rates a model per source; 3: per-source weights, `source`; 4: the per-source `guard`;
+# 5: base-rate terms recalled from the series' own history in the question bank
 FOLDS = 5
 ISO_CLIP = 0.02  # an isotonic block of all-No must not say 0: one surprise would cost a Brier of 1
 FEATURES = ("intercept", "agent", "has_market", "market", "has_series", "base_rate", "trend")
@@ -106,8 +108,14 @@ class Features:
 
     @classmethod
     def of(
-        cls, agent: float | None, anchors: Anchors, source: str | None = None, row: Mapping[str, Any] | None = None
+        cls,
+        agent: float | None,
+        anchors: Anchors,
+        source: str | None = None,
+        row: Mapping[str, Any] | None = None,
+        memory: SeriesMemory | None = None,
     ) -> Features:
+        """``memory``: the series' history in the question bank at the question's date bound."""
         s = anchors.series
         series = s.source if s is not None else source if source in SERIES_SOURCES else None
         return cls(
@@ -115,7 +123,7 @@ class Features:
             None if anchors.market is None else anchors.market.probability,
             series,
             0.0 if s is None else s.trend,
-            None if series is None else series_case(series, row, s),
+            None if series is None else series_case(series, row, s, memory),
             source or series,
         )
 
@@ -561,12 +569,19 @@ def pooled_of(trajectory: Mapping[str, Any], k: int | None = None) -> float | No
 
 def rate_rows(rows: Iterable[Mapping[str, Any]], anchors: Mapping[str, Anchors] | None = None) -> list[RateRow]:
     """``(group, case, outcome)`` of every resolved row: what base rates are learned from (``anchors``: row id ->
-    the anchors found for it, whose series values the case takes)."""
-    anchors = anchors or {}
+    the anchors found for it, whose series values the case takes; the series' history is recalled from ``rows``
+    at each row's freeze date)."""
+    anchors, rows = anchors or {}, list(rows)
+    history = SeriesHistory(rows)
     return [
         (
             group_of(r),
-            series_case(str(r.get("source") or ""), r, a.series if (a := anchors.get(r["id"])) else None),
+            series_case(
+                str(r.get("source") or ""),
+                r,
+                a.series if (a := anchors.get(r["id"])) else None,
+                history.recall(r),
+            ),
             float(r["resolution"]),
         )
         for r in rows
@@ -577,14 +592,17 @@ def rate_rows(rows: Iterable[Mapping[str, Any]], anchors: Mapping[str, Anchors] 
 def examples_from_runs(
     rows: Sequence[Mapping[str, Any]], runs: Path, k: int | None = None
 ) -> tuple[list[Example], set[str]]:
-    """The resolved rows that have a forecast in the batch folder ``runs``, as examples, and the models named."""
+    """The resolved rows that have a forecast in the batch folder ``runs``, as examples, and the models named (the
+    series' history recalled from ``rows`` at each run's date bound)."""
     examples, models = [], set()
+    history = SeriesHistory(rows)
     for row in rows:
         traj = load_trajectory(trajectory_path(runs, row["id"]))
         if row.get("resolution") is None or traj is None or (p := pooled_of(traj, k)) is None:
             continue
         models.add(str(traj.get("model", "")))
-        features = Features.of(p, Anchors.from_dict(traj.get("anchors")), row.get("source"), row)
+        memory = history.recall(row, traj.get("before"))
+        features = Features.of(p, Anchors.from_dict(traj.get("anchors")), row.get("source"), row, memory)
         examples.append(Example(features, float(row["resolution"]), group_of(row)))
     return examples, models
 

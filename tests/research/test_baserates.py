@@ -6,10 +6,12 @@ import random
 
 import pytest
 
+from orrery.research import baserates
 from orrery.research.anchors import Series
 from orrery.research.baserates import (
     TERM_SETS,
     SeriesCase,
+    block_of,
     fit_base_rates,
     fit_source,
     logit,
@@ -108,3 +110,41 @@ def test_a_rows_own_question_is_left_out_of_its_templates_share_while_fitting() 
     own = model.templates["fred"]["lone template"]
     assert model.row(rows[-1][1], own)[1] == pytest.approx(logit(model.shares["fred"]))
     assert masked(SeriesCase("fred", "x", 0.3, 1.0, 1.0, 0.2), ["trend"]) == SeriesCase("fred", "", 0.0, 0.0, 1.0, 0.0)
+
+
+def test_block_of_reads_a_weather_stations_wmo_block_and_nothing_else() -> None:
+    assert block_of("meteofrance_TEMPERATURE_celsius.61972.D") == "61"
+    assert block_of("meteofrance_TEMPERATURE_celsius.07005.D") == "07"
+    assert block_of("CCLACBW027SBOG") == block_of(None) == ""
+
+
+def station_cases(n: int, seed: int) -> list[tuple[str, SeriesCase, float]]:
+    """Stations of block 07 warm with the northern curve, those of block 61 against it."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        block, season = rng.choice(["07", "61"]), rng.uniform(-2, 2)
+        along = season if block == "07" else -season
+        outcome = float(rng.random() < (0.9 if along > 0 else 0.1))
+        rows.append((f"station/{i % 40}", SeriesCase("dbnomics", "t", 0.5, season, block=block), outcome))
+    return rows
+
+
+def test_each_block_learns_its_own_seasonal_direction(monkeypatch) -> None:
+    monkeypatch.setattr(baserates, "TERM_SETS", baserates.CANDIDATE_SETS)
+    model = fit_base_rates(station_cases(240, 4))
+    assert "block_season" in model.terms["dbnomics"]
+    north, south = (SeriesCase("dbnomics", "t", 0.5, 1.5, block=b) for b in ("07", "61"))
+    assert model.block_direction(north) > 0.5 > -0.5 > model.block_direction(south)
+    assert model.rate(north) > 0.7 > 0.3 > model.rate(south)
+    assert model.block_direction(SeriesCase("dbnomics", "t", 0.5, 1.5)) == 0.0  # no block, no direction
+    again = baserates.BaseRates.from_dict(model.to_dict())
+    assert again.rate(south) == pytest.approx(model.rate(south))
+
+
+def test_a_rows_own_series_is_left_out_of_its_blocks_direction() -> None:
+    lone = [("only/1", SeriesCase("dbnomics", "t", 0.5, s, block="61"), float(s > 0)) for s in (-1.5, -0.5, 0.5, 1.5)]
+    model = fit_source(lone, ("template", "horizon", "season", "block_season"))
+    own = model.blocks["dbnomics"]["61"]
+    assert model.block_direction(lone[0][1], own) == 0.0  # the block holds nothing but the row's own series
+    assert model.row(lone[0][1], (0.0, 0.0), own)[-1] == 0.0
