@@ -33,6 +33,7 @@ greedily), seconds per question with the memory on and off, the load average.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import statistics
@@ -48,13 +49,13 @@ from bi import DECLINED, _commit, _write_json, questions, scored  # noqa: E402
 
 K = 3
 FLOOR = 0.3
-STEPS = "plan, decline, sql; shape; reuse"  # what the memory does in a run made now (older runs say theirs)
+STEPS = "plan, decline, sql; shape + condition; reuse"  # what the memory does in a run made now (older runs say theirs)
 RESULTS = HERE / "results"
 # The runs bi_memory.md reports, in order: the first (k=3, no similarity floor: the rule fixed before any run), then
 # the floor decided from the first run's one misleading example, on dev questions that run did not use (both with
 # the examples shown to the SQL step only); then the examples at every step that decides, on the no-key set and
 # on the dev questions neither earlier run used.
-RUNS = ("first24", "next24_floor", "nokeys", "dev_rest", "nokeys_shape", "dev_shape")
+RUNS = ("first24", "next24_floor", "nokeys", "dev_rest", "nokeys_shape", "dev_shape", "grown")
 # What the result files cannot say about a run's conditions.
 NOTES = {
     "nokeys": "its empty-memory pass ran at a 1-minute load of 8-12 (other benchmarks), its second pass at 4-8 "
@@ -77,6 +78,96 @@ NOTES = {
     "available quantity' declined at field mapping ('availablequantity'). Whether a question has a condition "
     "is not part of the shape; that is the next rule to try, on new development data.",
 }
+
+
+# The realistic memory (`--grown`): the answers that were right in the stored runs of every development set,
+# approved per database. Per set, its result files newest first: a question's answer is taken from the newest
+# file that holds it (held-out #1's newest run answered 30 of its 65 questions). Only this checkout's code ("here"
+# runs of bench/bi_nokeys.py), never the `main` anchor's.
+STORED = {
+    "dev": ("bi_memory_dev_shape.json", "bi_nokeys_dev_here_r7rules.json", "bi_dev_r2.json"),
+    "heldout": ("bi_heldout1_r2.json", "bi_heldout.json"),
+    "heldout2": ("bi_nokeys_heldout2_here_r5.json",),
+    "heldout3": ("bi_nokeys_heldout3_here_r5.json",),
+    "heldout4": ("bi_nokeys_heldout4_here_r6.json",),
+    "heldout5": ("bi_nokeys_heldout5_here_r8.json",),
+    "heldout6": ("bi_nokeys_heldout6_here.json",),
+    "nokeys": ("bi_nokeys_nokeys_here_r8.json",),
+}
+
+
+def stored_answers() -> list[dict[str, Any]]:
+    """Every development question of every set with its newest stored answer: set, db, question, gold, sql,
+    correct, file (None when no stored run answered it)."""
+    from bi_nokeys import items
+
+    out = []
+    for which, files in STORED.items():
+        runs = [(f, {(q["db"], q["question"]): q for q in _stored_rows(RESULTS / f)}) for f in files]
+        for item in items(which):
+            key = (item["db"], item["question"])
+            f, got = next(((f, run[key]) for f, run in runs if key in run), (None, {}))
+            out.append(item | {"set": which, "sql": got.get("sql"), "correct": bool(got.get("correct")), "file": f})
+    return out
+
+
+def _stored_rows(path: Path) -> list[dict[str, Any]]:
+    """A result file's answers in one form: a bi_memory run's empty-memory pass, else the run's own rows."""
+    rows = json.loads(path.read_text())["questions"]
+    return [r | r["off"] if "off" in r else r for r in rows]
+
+
+def approved_pairs(stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pairs a user approved: the stored answers that were right, to answerable questions, once per
+    (db, question, SQL)."""
+    seen, out = set(), []
+    for r in stored:
+        key = (r["db"], r["question"], r["sql"])
+        if r["gold"] is not None and r["correct"] and r["sql"] and key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+def grown_sample(stored: list[dict[str, Any]], answerable: int, unanswerable: int) -> list[dict[str, Any]]:
+    """The questions a `--grown` run answers, chosen before any is run: strata (set, database) in STORED's set
+    order then by database name; within a stratum, questions ordered by the SHA-1 of their text; taken round-robin
+    over the strata (one from each, then a second from each, ...) until `answerable` answerable and
+    `unanswerable` unanswerable questions; a question already taken for its database (another set asks it too)
+    is skipped."""
+    picked: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for want, gold in ((answerable, True), (unanswerable, False)):
+        strata: dict[tuple[int, str], list[dict[str, Any]]] = {}
+        for r in stored:
+            if (r["gold"] is not None) == gold:
+                strata.setdefault((list(STORED).index(r["set"]), r["db"]), []).append(r)
+        queues = [
+            sorted(q, key=lambda r: hashlib.sha1(r["question"].encode()).hexdigest()) for _, q in sorted(strata.items())
+        ]
+        taken = 0
+        while taken < want and any(queues):
+            for q in queues:
+                while q and (q[0]["db"], q[0]["question"].lower()) in seen:
+                    q.pop(0)
+                if q and taken < want:
+                    r = q.pop(0)
+                    seen.add((r["db"], r["question"].lower()))
+                    picked.append({k: r[k] for k in ("set", "db", "question", "gold")})
+                    taken += 1
+    return picked
+
+
+def touched(memory: Any, item: dict[str, Any], dialect: str) -> bool:
+    """Whether the memory can change anything for this question: a pair above the floor near it (shown to the
+    plan and SQL steps when it fits, and read by the decline judgment) or an approved query its values swap
+    into. When neither, every hook returns what it does with no memory: the same prompts, the same answer."""
+    from orrery.bi.examples import value_swap
+
+    db, question = item["db"], item["question"]
+    if memory.nearest(db, question):
+        return True
+    return any(value_swap(e.question, e.sql, question, dialect) for e in memory.candidates(db, question))
 
 
 def answer(
@@ -147,6 +238,61 @@ def run(llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | 
         done = summarize(rows[: i + 1], model.name, len(rows), len(approved), approve_s)
         _write(out, done | {"floor": floor, "commit": commit})
     return summarize(rows, model.name, len(rows), len(approved), approve_s) | {"floor": floor, "commit": commit}
+
+
+VERIFY = 3  # questions the memory cannot touch that are answered with it anyway, to show the answer is the same
+
+
+def run_grown(llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | None) -> dict[str, Any]:
+    """Each question answered with an empty memory, then (right after, at the same load) with the grown memory:
+    every right stored answer of every set approved for its database (`approved_pairs`), leave-one-out by
+    question text. A question the memory cannot touch (`touched`) carries its empty-memory answer, except the
+    first VERIFY of them, answered again to show that."""
+    from bi_nokeys import engine_for
+
+    from orrery.bi.examples import ExampleMemory
+    from orrery.llm import resolve_model
+    from orrery.recall import ApprovedExamples
+    from orrery.recall.embed import default_embedder
+
+    model = resolve_model(llm or "local")
+    commit = _commit()
+    engines = {db: engine_for(db) for db in dict.fromkeys(r["db"] for r in items)}
+    sessions = tempfile.mkdtemp(prefix="bi-memory-bench-")
+    examples = ApprovedExamples(f"{sessions}/memory.db", embedder=default_embedder())
+    pairs = approved_pairs(stored_answers())
+    t0 = time.perf_counter()
+    approved = [examples.approve(p["db"], p["question"], p["sql"]) for p in pairs]
+    approve_s = (time.perf_counter() - t0) / max(1, len(approved))
+    memory = ExampleMemory(examples, K, leave_one_out=True, floor=floor)
+    rows: list[dict[str, Any]] = [dict(item) for item in items]
+    verify = VERIFY
+    for i, row in enumerate(rows):
+        engine = engines[row["db"]]
+        row["retrieved"] = [e.question for e in memory.shown(row["db"], row["question"], engine.dialect)]
+        row["touched"] = touched(memory, row, engine.dialect)
+        row["off"] = answer(model, engine, row, sessions, f"off{i}")
+        _progress("off", i, rows)
+        if row["touched"] or verify > 0:
+            verify -= not row["touched"]
+            row["on"] = answer(model, engine, row, sessions, f"on{i}", memory)
+        else:
+            row["on"] = row["off"] | {"carried": True}
+        _progress("on ", i, rows)
+        done = summarize(rows[: i + 1], model.name, len(rows), len(approved), approve_s)
+        _write(out, done | {"floor": floor, "commit": commit, "memory": _memory_of(pairs)})
+    return summarize(rows, model.name, len(rows), len(approved), approve_s) | {
+        "floor": floor,
+        "commit": commit,
+        "memory": _memory_of(pairs),
+    }
+
+
+def _memory_of(pairs: list[dict[str, Any]]) -> dict[str, Any]:
+    by_db: dict[str, int] = {}
+    for p in pairs:
+        by_db[p["db"]] = by_db.get(p["db"], 0) + 1
+    return {"pairs": len(pairs), "by_db": by_db, "files": {s: list(f) for s, f in STORED.items()}}
 
 
 def _progress(label: str, i: int, rows: list[dict[str, Any]]) -> None:
@@ -278,7 +424,9 @@ def _details(name: str, r: dict[str, Any]) -> list[str]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--llm", default=None, help="model spec (default: the embedded model)")
-    p.add_argument("--set", dest="which", choices=("dev", "nokeys"), default="dev")
+    p.add_argument("--set", dest="which", choices=("dev", "nokeys", "grown"), default="dev")
+    p.add_argument("--answerable", type=int, default=42, help="--set grown: answerable questions sampled")
+    p.add_argument("--declinable", type=int, default=8, help="--set grown: unanswerable questions sampled")
     p.add_argument("--unanswerable", action="store_true", help="the set's unanswerable questions too")
     p.add_argument("--start", type=int, default=0, help="skip the first N questions")
     p.add_argument("--limit", type=int, default=None, help="then take N (default: all)")
@@ -287,7 +435,11 @@ def main() -> None:
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
     args = p.parse_args()
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
-    if not args.report:
+    if not args.report and args.which == "grown":
+        out = RESULTS / f"bi_memory_{args.tag}.json"
+        items = grown_sample(stored_answers(), args.answerable, args.declinable)
+        _write(out, run_grown(args.llm, items, out, args.floor or None) | {"set": "all (grown memory)"})
+    elif not args.report:
         every = items_of(args.which, args.unanswerable)
         items = every[args.start : None if args.limit is None else args.start + args.limit]
         out = RESULTS / f"bi_memory_{args.tag}.json"
