@@ -134,8 +134,8 @@ def grown_sample(stored: list[dict[str, Any]], answerable: int, unanswerable: in
     order then by database name; within a stratum, questions ordered by the SHA-1 of their text; taken round-robin
     over the strata (one from each, then a second from each, ...) until `answerable` answerable and
     `unanswerable` unanswerable questions; a question already taken for its database (another set asks it too)
-    is skipped."""
-    picked: list[dict[str, Any]] = []
+    is skipped. The unanswerable ones are spread among the answerable ones (`_interleaved`)."""
+    picked: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
     seen: set[tuple[str, str]] = set()
     for want, gold in ((answerable, True), (unanswerable, False)):
         strata: dict[tuple[int, str], list[dict[str, Any]]] = {}
@@ -153,9 +153,20 @@ def grown_sample(stored: list[dict[str, Any]], answerable: int, unanswerable: in
                 if q and taken < want:
                     r = q.pop(0)
                     seen.add((r["db"], r["question"].lower()))
-                    picked.append({k: r[k] for k in ("set", "db", "question", "gold")})
+                    picked[gold].append({k: r[k] for k in ("set", "db", "question", "gold")})
                     taken += 1
-    return picked
+    return _interleaved(picked[True], picked[False])
+
+
+def _interleaved(many: list[Any], few: list[Any]) -> list[Any]:
+    """`few` spread evenly among `many`, so that a run cut short still has some of each."""
+    every = len(many) // max(1, len(few)) + 1
+    out, rest = [], list(few)
+    for i, x in enumerate(many, 1):
+        out.append(x)
+        if i % (every - 1 or 1) == 0 and rest:
+            out.append(rest.pop(0))
+    return out + rest
 
 
 def touched(memory: Any, item: dict[str, Any], dialect: str) -> bool:
@@ -244,7 +255,8 @@ VERIFY = 3  # questions the memory cannot touch that are answered with it anyway
 
 
 def run_grown(llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | None) -> dict[str, Any]:
-    """Each question answered with an empty memory, then (right after, at the same load) with the grown memory:
+    """Each question answered with an empty memory and, right after or right before (alternately: the embedded
+    model's prompt cache speeds whichever comes second), with the grown memory:
     every right stored answer of every set approved for its database (`approved_pairs`), leave-one-out by
     question text. A question the memory cannot touch (`touched`) carries its empty-memory answer, except the
     first VERIFY of them, answered again to show that."""
@@ -271,13 +283,17 @@ def run_grown(llm: str | None, items: list[dict[str, Any]], out: Path, floor: fl
         engine = engines[row["db"]]
         row["retrieved"] = [e.question for e in memory.shown(row["db"], row["question"], engine.dialect)]
         row["touched"] = touched(memory, row, engine.dialect)
-        row["off"] = answer(model, engine, row, sessions, f"off{i}")
+        with_memory = row["touched"] or verify > 0
+        verify -= not row["touched"]
+        for on in (True, False) if with_memory and i % 2 else (False, True):  # the model's prompt cache: both first
+            if on and not with_memory:
+                row["on"] = row["off"] | {"carried": True}
+            else:
+                row["on" if on else "off"] = answer(
+                    model, engine, row, sessions, f"{'on' if on else 'off'}{i}", memory if on else None
+                )
+        row["load_1min"] = round(os.getloadavg()[0], 1)
         _progress("off", i, rows)
-        if row["touched"] or verify > 0:
-            verify -= not row["touched"]
-            row["on"] = answer(model, engine, row, sessions, f"on{i}", memory)
-        else:
-            row["on"] = row["off"] | {"carried": True}
         _progress("on ", i, rows)
         done = summarize(rows[: i + 1], model.name, len(rows), len(approved), approve_s)
         _write(out, done | {"floor": floor, "commit": commit, "memory": _memory_of(pairs)})
@@ -425,8 +441,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--llm", default=None, help="model spec (default: the embedded model)")
     p.add_argument("--set", dest="which", choices=("dev", "nokeys", "grown"), default="dev")
-    p.add_argument("--answerable", type=int, default=42, help="--set grown: answerable questions sampled")
-    p.add_argument("--declinable", type=int, default=8, help="--set grown: unanswerable questions sampled")
+    p.add_argument("--answerable", type=int, default=68, help="--set grown: answerable questions sampled")
+    p.add_argument("--declinable", type=int, default=6, help="--set grown: unanswerable questions sampled")
     p.add_argument("--unanswerable", action="store_true", help="the set's unanswerable questions too")
     p.add_argument("--start", type=int, default=0, help="skip the first N questions")
     p.add_argument("--limit", type=int, default=None, help="then take N (default: all)")
