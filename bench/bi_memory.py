@@ -21,12 +21,22 @@ from the words, the pair's SQL checked), decided from the previous runs' right -
 pair of another shape); and an approved query is reused, its values swapped, for the same question with other
 values. `dev_shape` is the whole dev set in one run (earlier dev runs split it in three, so a question never met
 its value-swapped twin: AC/DC / Queen, Rock / Jazz). Every set here is development data (nothing is held out).
+`--set grown` (the run `grown`): a realistic memory, as a user's approvals grow: every right answer to an
+answerable question in the stored runs of every development set (STORED: the newest run holding each question),
+approved per database, leave-one-out by question text; measured on a sample drawn before the run, round-robin
+over (set, database) strata (`grown_sample`), each question answered without and with it back to back in
+alternating order (a question the memory cannot touch, `touched`, carries its empty answer but for VERIFY of them).
+Its rules, written down before it ran: a pair shown to the plan and SQL steps must also have the question's
+condition (threshold / filter / none, from the words; its WHERE / HAVING checked: orrery/bi/README.md), decided
+from `dev_shape`'s right -> wrong answers and checked on the 175 stored right answers (words and SQL agree on
+169); the k shown are the nearest that fit among 3k (POOL).
 Reported: both accuracies and the difference in points, the questions that changed (right -> wrong is a
 retrieved example misleading: the model and the questions are otherwise the same and the model decodes
 greedily), seconds per question with the memory on and off, the load average.
 
     nice -n 10 python bench/bi_memory.py --set nokeys --unanswerable --tag nokeys
     nice -n 10 python bench/bi_memory.py --set dev --start 48 --tag dev_rest
+    nice -n 10 timeout 3600 python bench/bi_memory.py --set grown --tag grown   # 68 + 6 questions, cut at 1 h
     python bench/bi_memory.py --report        # bi_memory.md and results/bi_memory.json from the runs in RUNS
 """
 
@@ -383,7 +393,10 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
         "answerable questions; right -> wrong is a share of all questions run. Subsets for the shared 2-core "
         "machine; every set is development data. Since `nokeys_shape` / `dev_shape` (steps `...; shape; reuse`): "
         "a pair is shown to the plan and SQL steps only for a question of its shape, and an approved query is "
-        "reused with its values swapped for the same question with other values (orrery/bi/README.md).",
+        "reused with its values swapped for the same question with other values (orrery/bi/README.md). `grown`: "
+        "a realistic memory (every right answer of every set's newest stored run, per database) on a sample of "
+        "every set and database; steps `...; shape + condition; reuse`: the pair's condition (threshold / filter / "
+        "none) must be the question's too, the k shown the nearest that fit among 3k.",
         "",
         "| run | set | questions (answerable) | steps | floor | empty memory | approved examples | points "
         "| right -> wrong | wrong -> right | unanswerable declined, empty / examples "
@@ -419,6 +432,8 @@ def _details(name: str, r: dict[str, Any]) -> list[str]:
         f"{sum(bool(q['retrieved']) for q in r['questions'])} of {r['questions_run']} questions were given "
         f"at least one example, {sum(len(q['retrieved']) for q in r['questions'])} in all."
     ]
+    if "memory" in r:
+        lines += _grown(r)
     if "reused" in r:
         lines.append(
             f"- an approved query was reused (values swapped, no model call for SQL) for {r['reused']} questions, "
@@ -435,6 +450,28 @@ def _details(name: str, r: dict[str, Any]) -> list[str]:
         + ("" if not declined else " Declined: " + "; ".join(q["question"] for q in declined) + ".")
     )
     return [*lines, *([f"- {NOTES[name]}"] if name in NOTES else []), ""]
+
+
+def _grown(r: dict[str, Any]) -> list[str]:
+    """What a `--grown` run's memory held and which questions it could not touch."""
+    qs = r["questions"]
+    by_db = ", ".join(f"{db} {n}" for db, n in sorted(r["memory"]["by_db"].items()))
+    files = "; ".join(f"{s}: {', '.join(f)}" for s, f in r["memory"]["files"].items())
+    strata = sorted({(q["set"], q["db"]) for q in qs})
+    untouched = [q for q in qs if not q["touched"]]
+    verified = [q for q in untouched if not q["on"].get("carried")]
+    same = sum(q["on"]["sql"] == q["off"]["sql"] and q["on"]["status"] == q["off"]["status"] for q in verified)
+    loads = [q["load_1min"] for q in qs if "load_1min" in q]
+    return [
+        f"- the memory: {r['memory']['pairs']} approved pairs ({by_db}), the right answers to answerable questions "
+        f"in the newest stored run of each set (bench/results/, per set, newest first; {files}).",
+        f"- the sample: {len(qs)} questions ({r['answerable_run']} answerable) over {len(strata)} (set, database) "
+        "strata, drawn as `grown_sample` says before the run; "
+        f"{len(qs) - len(untouched)} were touched by the memory (a pair above the floor near them, or a "
+        f"value swap); of the {len(untouched)} untouched, {len(verified)} were answered with the memory anyway, "
+        f"the same SQL and status for {same}; the others carry their empty-memory answer."
+        + (f" 1-minute load per question {min(loads)}-{max(loads)}." if loads else ""),
+    ]
 
 
 def main() -> None:
