@@ -102,3 +102,37 @@ def test_leave_one_out_drops_every_pair_of_the_same_question_text(tmp_path):
     ]
     asked_again = ExampleMemory(examples, k=3, leave_one_out=False, floor=None)  # a user asking again gets it
     assert len(asked_again.nearest("tpch", "How many nations are there?")) == 3
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_the_sql_step_is_shown_the_pair_with_the_questions_threshold_not_the_plain_count(tmp_path):
+    from orrery.bi.agent import bi_agent
+    from orrery.bi.examples import open_examples, use_examples
+    from orrery.llm.scripted import ScriptedModel
+
+    store = str(tmp_path / "sessions.db")
+    examples = open_examples(store, embedder=None)
+    examples.approve("chinook", "How many tracks are there?", "SELECT count(*) FROM Track")
+    examples.approve(
+        "chinook", "How many tracks cost more than 1.50?", "SELECT count(*) FROM Track WHERE UnitPrice > 1.5"
+    )
+    seen: list[list] = []
+
+    class Recording(ScriptedModel):
+        def complete(self, messages, tools=(), **kw):
+            seen.append(list(messages))
+            return super().complete(messages, tools, **kw)
+
+    reply = {"select": ["count(*) AS n"], "where": ["UnitPrice > 0.99"], "group_by": [], "having": []}
+    model = Recording(
+        [
+            {"request": "Count tracks priced above 0.99", "kind": "query", "values": [], "fields": []},
+            reply | {"order_by": [], "limit": None},
+            "213.",
+        ]
+    )
+    agent = use_examples(bi_agent(model, db="chinook", store=store, clarify=False), store, embedder=None)
+    assert agent.ask("How many tracks cost more than 0.99?").status == "completed"
+    shown = " ".join(m.content for call in seen for m in call[1:-1])
+    assert "How many tracks cost more than 1.50?" in shown
+    assert "How many tracks are there?" not in shown
