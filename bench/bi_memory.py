@@ -264,8 +264,10 @@ def run(llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | 
 VERIFY = 3  # questions the memory cannot touch that are answered with it anyway, to show the answer is the same
 
 
-def run_grown(llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | None) -> dict[str, Any]:
-    """Each question answered with an empty memory and, right after or right before (alternately: the embedded
+def run_grown(
+    llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | None, done: list[dict[str, Any]] = ()
+) -> dict[str, Any]:
+    """`done`: rows of an earlier run of the same sample order, kept first (`--resume`). Each question answered with an empty memory and, right after or right before (alternately: the embedded
     model's prompt cache speeds whichever comes second), with the grown memory:
     every right stored answer of every set approved for its database (`approved_pairs`), leave-one-out by
     question text. A question the memory cannot touch (`touched`) carries its empty-memory answer, except the
@@ -287,9 +289,11 @@ def run_grown(llm: str | None, items: list[dict[str, Any]], out: Path, floor: fl
     approved = [examples.approve(p["db"], p["question"], p["sql"]) for p in pairs]
     approve_s = (time.perf_counter() - t0) / max(1, len(approved))
     memory = ExampleMemory(examples, K, leave_one_out=True, floor=floor)
-    rows: list[dict[str, Any]] = [dict(item) for item in items]
-    verify = VERIFY
+    rows: list[dict[str, Any]] = [*done, *(dict(item) for item in items)]
+    verify = VERIFY - sum(not r["touched"] and not r["on"].get("carried") for r in done)
     for i, row in enumerate(rows):
+        if i < len(done):
+            continue
         engine = engines[row["db"]]
         row["retrieved"] = [e.question for e in memory.shown(row["db"], row["question"], engine.dialect)]
         row["touched"] = touched(memory, row, engine.dialect)
@@ -485,13 +489,18 @@ def main() -> None:
     p.add_argument("--limit", type=int, default=None, help="then take N (default: all)")
     p.add_argument("--floor", type=float, default=FLOOR, help="the similarity floor (MiniLM cosine; 0: none)")
     p.add_argument("--tag", default="run", help="results/bi_memory_TAG.json")
+    p.add_argument("--resume", action="store_true", help="--set grown: keep TAG's rows, answer the sample's others")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
     args = p.parse_args()
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if not args.report and args.which == "grown":
         out = RESULTS / f"bi_memory_{args.tag}.json"
         items = grown_sample(stored_answers(), args.answerable, args.declinable)
-        _write(out, run_grown(args.llm, items, out, args.floor or None) | {"set": "all (grown memory)"})
+        done = json.loads(out.read_text())["questions"] if args.resume else []
+        asked = {(r["db"], r["question"]) for r in done}
+        items = [q for q in items if (q["db"], q["question"]) not in asked]
+        result = run_grown(args.llm, items, out, args.floor or None, done)
+        _write(out, result | {"set": "all (grown memory)", "resumed_at": len(done) or None})
     elif not args.report:
         every = items_of(args.which, args.unanswerable)
         items = every[args.start : None if args.limit is None else args.start + args.limit]
