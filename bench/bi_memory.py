@@ -59,13 +59,13 @@ from bi import DECLINED, _commit, _write_json, questions, scored  # noqa: E402
 
 K = 3
 FLOOR = 0.3
-STEPS = "plan, decline, sql; shape + condition; reuse"  # what the memory does in a run made now (older runs say theirs)
+STEPS = "plan, decline, sql; shape + condition; show floor 0.6; reuse"  # what the memory does in a run made now (older runs say theirs)
 RESULTS = HERE / "results"
 # The runs bi_memory.md reports, in order: the first (k=3, no similarity floor: the rule fixed before any run), then
 # the floor decided from the first run's one misleading example, on dev questions that run did not use (both with
 # the examples shown to the SQL step only); then the examples at every step that decides, on the no-key set and
 # on the dev questions neither earlier run used.
-RUNS = ("first24", "next24_floor", "nokeys", "dev_rest", "nokeys_shape", "dev_shape", "grown")
+RUNS = ("first24", "next24_floor", "nokeys", "dev_rest", "nokeys_shape", "dev_shape", "grown", "grown_v2")
 # What the result files cannot say about a run's conditions.
 NOTES = {
     "nokeys": "its empty-memory pass ran at a 1-minute load of 8-12 (other benchmarks), its second pass at 4-8 "
@@ -489,6 +489,7 @@ def main() -> None:
     p.add_argument("--limit", type=int, default=None, help="then take N (default: all)")
     p.add_argument("--floor", type=float, default=FLOOR, help="the similarity floor (MiniLM cosine; 0: none)")
     p.add_argument("--tag", default="run", help="results/bi_memory_TAG.json")
+    p.add_argument("--exclude", action="append", default=[], help="--set grown: leave out run TAG's questions")
     p.add_argument("--resume", action="store_true", help="--set grown: keep TAG's rows, answer the sample's others")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
     args = p.parse_args()
@@ -498,6 +499,11 @@ def main() -> None:
         items = grown_sample(stored_answers(), args.answerable, args.declinable)
         done = json.loads(out.read_text())["questions"] if args.resume else []
         asked = {(r["db"], r["question"]) for r in done}
+        for tag in args.exclude:  # another run's questions: a rule decided on them is measured on the others
+            asked |= {
+                (r["db"], r["question"])
+                for r in json.loads((RESULTS / f"bi_memory_{tag}.json").read_text())["questions"]
+            }
         items = [q for q in items if (q["db"], q["question"]) not in asked]
         result = run_grown(args.llm, items, out, args.floor or None, done)
         _write(out, result | {"set": "all (grown memory)", "resumed_at": len(done) or None})

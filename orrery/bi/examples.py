@@ -23,7 +23,7 @@ from sqlglot.errors import SqlglotError
 
 from orrery.apps import ID_PATTERN
 from orrery.bi.decline import named_values, user_wrote
-from orrery.bi.semantic import words
+from orrery.bi.semantic import GENERIC, stems, words
 from orrery.errors import DataError
 from orrery.messages import Message
 from orrery.recall.examples import ApprovedExamples, Example
@@ -40,6 +40,10 @@ FLOOR = 0.3
 # A grown memory holds many pairs near a question of other shapes: the k shown are the nearest that fit, looked
 # for among the POOL * k nearest (bench/bi_memory.md, `grown`).
 POOL = 3
+# A pair shown to the plan and SQL steps is at least this similar (MiniLM cosine): in bench/bi_memory.md's `grown`
+# run the pairs that turned answers wrong were at 0.55-0.62, those that turned them right at 0.47-0.90; a pair
+# below 0.6 is too far to copy (it may still count as evidence for the decline judgment, above FLOOR).
+SHOW_FLOOR = 0.6
 
 
 class NotApprovable(DataError):
@@ -60,7 +64,8 @@ class ExampleMemory:
     examples: ApprovedExamples
     k: int = K
     leave_one_out: bool = False
-    floor: float | None = FLOOR  # a pair whose question is less similar (cosine) to the new one is not shown
+    floor: float | None = FLOOR  # a pair whose question is less similar (cosine) to the new one is not used
+    show_floor: float | None = SHOW_FLOOR  # nor shown to the plan and SQL steps below this (None: no floor at all)
 
     def _search(self, connection: str, question: str, k: int) -> list[Example]:
         """The k nearest pairs; leave-one-out drops every pair of the same question text (case, spacing and the
@@ -73,19 +78,21 @@ class ExampleMemory:
         same = _normal(question).lower()
         return [e for e in found if _normal(e.question).lower() != same][:k]
 
-    def nearest(self, connection: str, question: str, k: int | None = None) -> list[Example]:
-        """The k approved pairs nearest to `question` (above the similarity floor), whatever their shape."""
+    def nearest(self, connection: str, question: str, k: int | None = None, at_least: float = 0.0) -> list[Example]:
+        """The k approved pairs nearest to `question` (above the similarity floor, or `at_least` when higher),
+        whatever their shape."""
         found = self._search(connection, question, self.k if k is None else k)
+        floor = None if self.floor is None else max(self.floor, at_least)
         embedder = self.examples.store.embedder
-        if self.floor is None or embedder is None or not found:
+        if floor is None or embedder is None or not found:
             return found
         vectors = embedder.embed([question, *(e.question for e in found)])
-        return [e for e, sim in zip(found, vectors[1:] @ vectors[0], strict=True) if sim >= self.floor]
+        return [e for e, sim in zip(found, vectors[1:] @ vectors[0], strict=True) if sim >= floor]
 
     def shown(self, connection: str, question: str, dialect: str = "") -> list[Example]:
-        """The k nearest pairs that fit the question's shape (`fits`), from the POOL * k nearest: those given to
-        the model as examples."""
-        pool = self.nearest(connection, question, POOL * self.k)
+        """The k nearest pairs that fit the question's shape (`fits`), from the POOL * k nearest above the show
+        floor: those given to the model as examples."""
+        pool = self.nearest(connection, question, POOL * self.k, self.show_floor or 0.0)
         return [e for e in pool if fits(question, e, dialect)][: self.k]
 
     def candidates(self, connection: str, question: str) -> list[Example]:
@@ -97,7 +104,16 @@ class ExampleMemory:
         """Whether an approved pair near `question` (one `nearest` shows) has `term` in its question: a person
         approved the rows of an executed query for it, so the data holds what the term means there. Evidence
         for that term only: every other term of the question is still judged on the data."""
-        return any(user_wrote(term, e.question) for e in self.nearest(connection, question))
+        return any(_says(term, e.question) for e in self.nearest(connection, question))
+
+
+def _says(term: str, question: str) -> bool:
+    """Whether `question` has each word of `term` that is not generic as a whole word (plurals aside): 'age' is
+    not said by 'average' (bench/bi_memory.md, `grown`: "What is the average age of our customers?" was answered
+    after "What is the average unit price of tracks?" covered 'age')."""
+    own = [w for w in stems(term) if w not in GENERIC] or stems(term)
+    have = set(stems(question))
+    return bool(own) and all(w in have for w in own)
 
 
 def approved_shots(bi: BIContext, mode: str, question: str) -> list[Message]:

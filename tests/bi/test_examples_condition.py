@@ -81,7 +81,7 @@ def test_the_k_shown_are_the_nearest_that_fit_not_the_fitting_among_the_k_neares
     brand = Example(9, "How many parts have brand Brand#12?", "SELECT count(*) FROM part WHERE p_brand = 'Brand#12'")
     ranked = [*plain[:2], brand, *plain[2:]]  # nearest first: the one that fits is third
     memory = ExampleMemory(ApprovedExamples(tmp_path / "m.db", embedder=None), k=1, floor=None)
-    monkeypatch.setattr(memory, "nearest", lambda _c, _q, k=None: ranked[: k or memory.k])
+    monkeypatch.setattr(memory, "nearest", lambda _c, _q, k=None, at_least=0.0: ranked[: k or memory.k])
     question = "How many parts are of brand Brand#13?"
     assert memory.shown("tpch", question) == [brand]  # from the 3 * k nearest
     ranked = [*plain, brand]  # beyond the pool: not shown
@@ -136,3 +136,39 @@ def test_the_sql_step_is_shown_the_pair_with_the_questions_threshold_not_the_pla
     shown = " ".join(m.content for call in seen for m in call[1:-1])
     assert "How many tracks cost more than 1.50?" in shown
     assert "How many tracks are there?" not in shown
+
+
+class Angles:
+    """An embedder whose vectors are set by hand: each text's unit vector at the angle given (cosine = similarity)."""
+
+    def __init__(self, angles: dict[str, float]):
+        self.angles = angles
+
+    def embed(self, texts):
+        import numpy as np
+
+        return np.array([[np.cos(self.angles.get(t, 0.0)), np.sin(self.angles.get(t, 0.0))] for t in texts])
+
+
+def test_a_pair_below_the_show_floor_is_not_shown_but_still_covers_a_term(tmp_path):
+    import math
+
+    question = "How many tracks does Pearl Jam have?"
+    near, far = "How many tracks does Queen have?", "How many tracks do the playlists of Queen hold?"
+    angles = {question: 0.0, near: math.acos(0.7), far: math.acos(0.45)}  # cosines 0.7 and 0.45
+    examples = ApprovedExamples(tmp_path / "m.db", embedder=Angles(angles))
+    examples.approve("chinook", near, "SELECT count(*) FROM Track t JOIN Album a ON 1=1 WHERE a.Title = 'Queen'")
+    examples.approve("chinook", far, "SELECT count(*) FROM PlaylistTrack WHERE Name = 'Queen'")
+    memory = ExampleMemory(examples, k=3)
+    assert [e.question for e in memory.nearest("chinook", question)] == [near, far]  # above FLOOR (0.3)
+    assert [e.question for e in memory.shown("chinook", question)] == [near]  # above SHOW_FLOOR (0.6)
+    assert memory.covers("chinook", "playlists", question)  # the decline judgment's evidence keeps FLOOR
+
+
+def test_a_term_is_covered_only_by_an_approved_question_that_says_its_words(tmp_path):
+    examples = ApprovedExamples(tmp_path / "m.db", embedder=None)
+    examples.approve("chinook", "What is the average unit price of tracks?", "SELECT avg(UnitPrice) FROM Track")
+    memory = ExampleMemory(examples, k=3, floor=None)
+    question = "What is the average age of our customers?"
+    assert not memory.covers("chinook", "age", question)  # 'average' does not say 'age'
+    assert memory.covers("chinook", "unit prices", question)
