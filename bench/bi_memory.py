@@ -40,8 +40,7 @@ greedily), seconds per question with the memory on and off, the load average.
     nice -n 10 python bench/bi_memory.py --set nokeys --unanswerable --tag nokeys
     nice -n 10 python bench/bi_memory.py --set dev --start 48 --tag dev_rest
     nice -n 10 timeout 3600 python bench/bi_memory.py --set grown --tag grown   # 68 + 6 questions, cut at 1 h
-    nice -n 10 timeout 2400 python bench/bi_memory.py --set grown --tag grown_v2 --exclude grown \
-        --answerable 136 --declinable 14
+    nice -n 10 timeout 2400 python bench/bi_memory.py --set grown --tag grown_v2 --exclude grown --answerable 136 --declinable 14
     python bench/bi_memory.py --report        # bi_memory.md and results/bi_memory.json from the runs in RUNS
 """
 
