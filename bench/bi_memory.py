@@ -280,9 +280,9 @@ VERIFY = 3  # questions the memory cannot touch that are answered with it anyway
 
 
 def run_grown(
-    llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | None, done: list[dict[str, Any]] = ()
+    llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | None, earlier: list[dict[str, Any]] = ()
 ) -> dict[str, Any]:
-    """`done`: rows of an earlier run of the same sample order, kept first (`--resume`). Each question answered with an empty memory and, right after or right before (alternately: the embedded
+    """`earlier`: rows of an earlier run of the same sample order, kept first (`--resume`). Each question answered with an empty memory and, right after or right before (alternately: the embedded
     model's prompt cache speeds whichever comes second), with the grown memory:
     every right stored answer of every set approved for its database (`approved_pairs`), leave-one-out by
     question text. A question the memory cannot touch (`touched`) carries its empty-memory answer, except the
@@ -304,10 +304,10 @@ def run_grown(
     approved = [examples.approve(p["db"], p["question"], p["sql"]) for p in pairs]
     approve_s = (time.perf_counter() - t0) / max(1, len(approved))
     memory = ExampleMemory(examples, K, leave_one_out=True, floor=floor)
-    rows: list[dict[str, Any]] = [*done, *(dict(item) for item in items)]
-    verify = VERIFY - sum(not r["touched"] and not r["on"].get("carried") for r in done)
+    rows: list[dict[str, Any]] = [*earlier, *(dict(item) for item in items)]
+    verify = VERIFY - sum(not r["touched"] and not r["on"].get("carried") for r in earlier)
     for i, row in enumerate(rows):
-        if i < len(done):
+        if i < len(earlier):
             continue
         engine = engines[row["db"]]
         row["retrieved"] = [e.question for e in memory.shown(row["db"], row["question"], engine.dialect)]
