@@ -102,6 +102,17 @@ NOTES = {
     "unit price of tracks': the decline evidence found 'age' inside 'average' (a partial match). The four pairs "
     "that misled were at MiniLM cosine 0.55-0.62, the five that helped at 0.47-0.90. Nothing reused: no sampled "
     "question is an approved one with other values. From these 74 questions two rules were decided (grown_v2).",
+    "grown_v2": "the show floor (0.6) and whole-word evidence, measured on 76 questions `grown` did not run, "
+    "09:15-09:31 UTC on a quieter machine (1-minute load 1.3-1.9). Its one right -> wrong answer: 'How many "
+    "artists have more than 5 albums?' after 'How many albums have more than 20 tracks?' (same shape and "
+    "threshold, cosine >= 0.6; the HAVING was dropped). Its four reuses were right (Jazz -> Rock, AFRICA -> "
+    "EUROPE, Metallica -> Iron Maiden, and Queen -> Pearl Jam, wrong with an empty memory: it counted albums). "
+    "'compare the average mpg of toyota and ford' turned right with no pair shown and no reuse: the memory "
+    "could only act through the decline evidence, which writes no SQL, so this is the embedded model's own "
+    "variation between two runs of one prompt (llama.cpp's prompt cache), the noise one answer carries. "
+    "Nothing was carried: 75 of 76 questions were touched, and the one untouched ('what are the 5 most "
+    "fuel-efficient models?', like `grown`'s 'What will the weather be tomorrow?') gave the same answer both "
+    "ways. The two runs are two samples under two rules: their numbers are not pooled.",
 }
 
 
