@@ -22,8 +22,8 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.apps import ID_PATTERN
-from orrery.bi.decline import user_wrote
-from orrery.bi.semantic import words
+from orrery.bi.decline import named_values, user_wrote
+from orrery.bi.semantic import GENERIC, stems, words
 from orrery.errors import DataError
 from orrery.messages import Message
 from orrery.recall.examples import ApprovedExamples, Example
@@ -37,6 +37,13 @@ K = 3  # approved pairs given per SQL call (the nearest last in the prompt)
 # the one answer an example turned wrong ("average account balance of customers" -> grouped by name) followed a
 # pair at 0.04 ("List the names of the nations in ASIA"); unrelated questions score below ~0.3 with this model.
 FLOOR = 0.3
+# A grown memory holds many pairs near a question of other shapes: the k shown are the nearest that fit, looked
+# for among the POOL * k nearest (bench/bi_memory.md, `grown`).
+POOL = 3
+# A pair shown to the plan and SQL steps is at least this similar (MiniLM cosine): in bench/bi_memory.md's `grown`
+# run the pairs that turned answers wrong were at 0.55-0.62, those that turned them right at 0.47-0.90; a pair
+# below 0.6 is too far to copy (it may still count as evidence for the decline judgment, above FLOOR).
+SHOW_FLOOR = 0.6
 
 
 class NotApprovable(DataError):
@@ -57,35 +64,56 @@ class ExampleMemory:
     examples: ApprovedExamples
     k: int = K
     leave_one_out: bool = False
-    floor: float | None = FLOOR  # a pair whose question is less similar (cosine) to the new one is not shown
+    floor: float | None = FLOOR  # a pair whose question is less similar (cosine) to the new one is not used
+    show_floor: float | None = SHOW_FLOOR  # nor shown to the plan and SQL steps below this (None: no floor at all)
 
-    def nearest(self, connection: str, question: str) -> list[Example]:
-        """The k approved pairs nearest to `question` (above the similarity floor), whatever their shape."""
-        if not question.strip() or self.k <= 0 or not self.examples.has(connection):
+    def _search(self, connection: str, question: str, k: int) -> list[Example]:
+        """The k nearest pairs; leave-one-out drops every pair of the same question text (case, spacing and the
+        final '?' aside), whichever SQL it was approved with."""
+        if not question.strip() or k <= 0 or not self.examples.has(connection):
             return []
-        found = self.examples.examples(connection, question, self.k, leave_one_out=self.leave_one_out)
+        if not self.leave_one_out:
+            return self.examples.examples(connection, question, k)
+        found = self.examples.examples(connection, question, k + 3, leave_one_out=True)
+        same = _normal(question).lower()
+        return [e for e in found if _normal(e.question).lower() != same][:k]
+
+    def nearest(self, connection: str, question: str, k: int | None = None, at_least: float = 0.0) -> list[Example]:
+        """The k approved pairs nearest to `question` (above the similarity floor, or `at_least` when higher),
+        whatever their shape."""
+        found = self._search(connection, question, self.k if k is None else k)
+        floor = None if self.floor is None else max(self.floor, at_least)
         embedder = self.examples.store.embedder
-        if self.floor is None or embedder is None or not found:
+        if floor is None or embedder is None or not found:
             return found
         vectors = embedder.embed([question, *(e.question for e in found)])
-        return [e for e, sim in zip(found, vectors[1:] @ vectors[0], strict=True) if sim >= self.floor]
+        return [e for e, sim in zip(found, vectors[1:] @ vectors[0], strict=True) if sim >= floor]
 
     def shown(self, connection: str, question: str, dialect: str = "") -> list[Example]:
-        """The nearest pairs that fit the question's shape (`fits`): those given to the model as examples."""
-        return [e for e in self.nearest(connection, question) if fits(question, e, dialect)]
+        """The k nearest pairs that fit the question's shape (`fits`), from the POOL * k nearest above the show
+        floor: those given to the model as examples."""
+        pool = self.nearest(connection, question, POOL * self.k, self.show_floor or 0.0)
+        return [e for e in pool if fits(question, e, dialect)][: self.k]
 
     def candidates(self, connection: str, question: str) -> list[Example]:
         """The pairs an approved query may be reused from (`value_swap` decides): the nearest by search alone
         (a question differing only in its values is near by words; no floor, no shape: the match is exact)."""
-        if not question.strip() or self.k <= 0 or not self.examples.has(connection):
-            return []
-        return self.examples.examples(connection, question, max(self.k, 5), leave_one_out=self.leave_one_out)
+        return self._search(connection, question, max(self.k, 5)) if self.k > 0 else []
 
     def covers(self, connection: str, term: str, question: str) -> bool:
         """Whether an approved pair near `question` (one `nearest` shows) has `term` in its question: a person
         approved the rows of an executed query for it, so the data holds what the term means there. Evidence
         for that term only: every other term of the question is still judged on the data."""
-        return any(user_wrote(term, e.question) for e in self.nearest(connection, question))
+        return any(_says(term, e.question) for e in self.nearest(connection, question))
+
+
+def _says(term: str, question: str) -> bool:
+    """Whether `question` has each word of `term` that is not generic as a whole word (plurals aside): 'age' is
+    not said by 'average' (bench/bi_memory.md, `grown`: "What is the average age of our customers?" was answered
+    after "What is the average unit price of tracks?" covered 'age')."""
+    own = [w for w in stems(term) if w not in GENERIC] or stems(term)
+    have = set(stems(question))
+    return bool(own) and all(w in have for w in own)
 
 
 def approved_shots(bi: BIContext, mode: str, question: str) -> list[Message]:
@@ -190,9 +218,32 @@ AGENT_BY = re.compile(r"(\w+) by (\w+)")  # "directed by", "shipped by AIR": who
 PARTICIPLES = {"made", "sold", "held", "paid", "run", "led", "done", "built", "bought", "won", "flown"}
 
 
+# Whether the rows are limited, and how: a threshold ('more than 20 tracks', a comparison with a number), a filter
+# (a value the question names, compared with a column), or no condition. bench/bi_memory.md's dev_shape run: three of
+# its four right -> wrong answers followed a pair of the same shape but another condition ('How many suppliers are
+# there?' shown for 'How many parts are of brand Brand#13?'). A year or a month is the time feature, not a condition.
+THRESHOLD = re.compile(
+    r"\b(?:more|less|fewer|greater|higher|lower|longer|shorter|larger|smaller|bigger|cheaper|older|younger)\s+than\b"
+    r"|\bat (?:least|most)\s+\$?\d|\b(?:over|under|above|below|exceed(?:s|ing)?|between)\s+\$?\d"
+)
+
+
+def condition(question: str) -> str:
+    """'threshold', 'filter' (a named value that is not a year or a month) or 'none', from the question's words."""
+    if THRESHOLD.search(question.lower()):
+        return "threshold"
+    time = re.compile(SHAPE["time"], re.IGNORECASE)
+    named = [v for v in named_values(question) if not time.fullmatch(v)]
+    numbers = [
+        n for n in re.findall(r"(?<![\w#])\d[\w.-]*", question) if not time.fullmatch(n)
+    ]  # 'size 50', '1-URGENT'
+    return "filter" if named or numbers else "none"
+
+
 def shape(question: str) -> frozenset[str]:
     """What the question asks for: an aggregate (count, sum, avg; none: a list or a value), distinct, an
-    extreme (min-max or a ranking), a grouping (per / each / by), a time filter (a year or a month)."""
+    extreme (min-max or a ranking), a grouping (per / each / by), a time filter (a year or a month). Its
+    condition (`condition`) is compared apart."""
     q = question.lower()
     found = {name for name, pattern in SHAPE.items() if re.search(pattern, q)}
     for before, after in AGENT_BY.findall(question):
@@ -222,13 +273,58 @@ def sql_shape(sql: str, dialect: str = "") -> frozenset[str] | None:
     return frozenset(found)
 
 
+COMPARED = (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between)
+
+
+def sql_condition(tree: exp.Expression) -> str:
+    """The condition of a query's WHERE and HAVING: 'threshold' (a column compared with a number that is not a
+    year by <, >, BETWEEN), 'filter' (any other predicate that is not a join's column = column nor on time) or
+    'none'."""
+    found = "none"
+    clauses = (s.args.get(c) for s in tree.find_all(exp.Select) for c in ("where", "having"))  # subqueries too
+    for clause in (c for c in clauses if c is not None):
+        for pred in _predicates(clause.this):
+            if _blank_guard(pred) or pred.find(exp.Subquery):  # '= (SELECT max(x) ...)': an extreme
+                continue
+            literals = [lit for lit in pred.find_all(exp.Literal) if not re.search(SHAPE["time"], str(lit.this))]
+            dated = any(re.search(SHAPE["time"], str(lit.this)) for lit in pred.find_all(exp.Literal))
+            if isinstance(pred, COMPARED) and any(not lit.is_string for lit in literals):
+                return "threshold"
+            joined = isinstance(pred, exp.EQ) and all(isinstance(s, exp.Column) for s in (pred.this, pred.expression))
+            if not joined and not (dated and not literals):
+                found = "filter"
+    return found
+
+
+def _blank_guard(pred: exp.Expression) -> bool:
+    """`NOT x IS NULL` / `x <> ''`: what the composer adds so that a ranking has no blank group, not a condition
+    the question asked for."""
+    if isinstance(pred, exp.Not) and isinstance(pred.this, exp.Is):
+        return True
+    return isinstance(pred, exp.NEQ) and isinstance(pred.expression, exp.Literal) and not str(pred.expression.this)
+
+
+def _predicates(node: exp.Expression) -> list[exp.Expression]:
+    node = node.unnest()
+    if isinstance(node, exp.And | exp.Or):
+        return [p for side in (node.this, node.expression) for p in _predicates(side)]
+    return [node]
+
+
 def fits(question: str, example: Example, dialect: str = "") -> bool:
-    """Whether an approved pair is a fitting example for `question`: the two questions have the same shape,
-    and the pair's SQL has every feature its question's words name (a query that does not show the shape
-    its words ask for teaches nothing about it)."""
+    """Whether an approved pair is a fitting example for `question`: the two questions have the same shape and
+    the same condition, the pair's SQL has every feature its question's words name (a query that does not show
+    the shape its words ask for teaches nothing about it), and its WHERE / HAVING has the condition its words
+    say (a filter or a threshold the words do not show would be copied into a question without one)."""
     wanted = shape(example.question)
+    if shape(question) != wanted or condition(question) != (kind := condition(example.question)):
+        return False
+    try:
+        tree = sqlglot.parse_one(example.sql, read=dialect or None)
+    except SqlglotError:
+        return False
     has = sql_shape(example.sql, dialect)
-    return shape(question) == wanted and has is not None and wanted <= has
+    return has is not None and wanted <= has and sql_condition(tree) == kind
 
 
 # -- reusing an approved query for the same question with other values ----------------------------------
