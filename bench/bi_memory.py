@@ -290,10 +290,8 @@ def run(llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | 
 VERIFY = 3  # questions the memory cannot touch that are answered with it anyway, to show the answer is the same
 
 
-def run_grown(
-    llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | None, earlier: list[dict[str, Any]] = ()
-) -> dict[str, Any]:
-    """`earlier`: rows of an earlier run of the same sample order, kept first (`--resume`). Each question answered with an empty memory and, right after or right before (alternately: the embedded
+def run_grown(llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | None) -> dict[str, Any]:
+    """Each question answered with an empty memory and, right after or right before (alternately: the embedded
     model's prompt cache speeds whichever comes second), with the grown memory:
     every right stored answer of every set approved for its database (`approved_pairs`), leave-one-out by
     question text. A question the memory cannot touch (`touched`) carries its empty-memory answer, except the
@@ -315,11 +313,9 @@ def run_grown(
     approved = [examples.approve(p["db"], p["question"], p["sql"]) for p in pairs]
     approve_s = (time.perf_counter() - t0) / max(1, len(approved))
     memory = ExampleMemory(examples, K, leave_one_out=True, floor=floor)
-    rows: list[dict[str, Any]] = [*earlier, *(dict(item) for item in items)]
-    verify = VERIFY - sum(not r["touched"] and not r["on"].get("carried") for r in earlier)
+    rows: list[dict[str, Any]] = [dict(item) for item in items]
+    verify = VERIFY
     for i, row in enumerate(rows):
-        if i < len(earlier):
-            continue
         engine = engines[row["db"]]
         row["retrieved"] = [e.question for e in memory.shown(row["db"], row["question"], engine.dialect)]
         row["touched"] = touched(memory, row, engine.dialect)
@@ -519,23 +515,20 @@ def main() -> None:
     p.add_argument("--floor", type=float, default=FLOOR, help="the similarity floor (MiniLM cosine; 0: none)")
     p.add_argument("--tag", default="run", help="results/bi_memory_TAG.json")
     p.add_argument("--exclude", action="append", default=[], help="--set grown: leave out run TAG's questions")
-    p.add_argument("--resume", action="store_true", help="--set grown: keep TAG's rows, answer the sample's others")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
     args = p.parse_args()
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if not args.report and args.which == "grown":
         out = RESULTS / f"bi_memory_{args.tag}.json"
         items = grown_sample(stored_answers(), args.answerable, args.declinable)
-        done = json.loads(out.read_text())["questions"] if args.resume else []
-        asked = {(r["db"], r["question"]) for r in done}
+        asked: set[tuple[str, str]] = set()
         for tag in args.exclude:  # another run's questions: a rule decided on them is measured on the others
             asked |= {
                 (r["db"], r["question"])
                 for r in json.loads((RESULTS / f"bi_memory_{tag}.json").read_text())["questions"]
             }
         items = [q for q in items if (q["db"], q["question"]) not in asked]
-        result = run_grown(args.llm, items, out, args.floor or None, done)
-        _write(out, result | {"set": "all (grown memory)", "resumed_at": len(done) or None})
+        _write(out, run_grown(args.llm, items, out, args.floor or None) | {"set": "all (grown memory)"})
     elif not args.report:
         every = items_of(args.which, args.unanswerable)
         items = every[args.start : None if args.limit is None else args.start + args.limit]
