@@ -36,7 +36,7 @@ from orrery.bi.engines import QueryError
 from orrery.bi.joins import singular
 from orrery.bi.profile import COUNT_CAP, quote
 from orrery.bi.semantic import GENERIC, Semantic, rank_fields, stems, words
-from orrery.errors import ConfigError
+from orrery.recall.embed import lazy_embedder
 
 if TYPE_CHECKING:
     from orrery.bi.context import BIContext
@@ -381,7 +381,7 @@ def shape_decline(bi: BIContext, question: str) -> str | None:
     """Why the data cannot answer `question`, read from its shape alone (no model call): it asks about the
     future (the data records what happened) or for a judgment (`judgment`), something it asks about is
     missing (`missing_asked`), or a value it names is in no column (`missing_values`)."""
-    if reason := future(question) or judgment(question, bi):
+    if reason := future(question) or judgment(question, bi) or years_outside(bi, question):
         return reason
     if missing := missing_asked(bi, question):
         return f"the data has no field or value for {', '.join(map(repr, missing))}"
@@ -746,13 +746,85 @@ def _vectors(embedder: Any, texts: tuple[str, ...]) -> np.ndarray:
     return embedder.embed(list(texts))
 
 
-@functools.cache
 def _embedder() -> Any:
-    """MiniLM (orrery.recall's, one per process) when it is installed, else None."""
-    try:
-        from orrery.recall.embed import default_embedder, model_zip
+    """MiniLM (orrery.recall's, one per process, loaded at its first use) when it is installed, else None."""
+    return lazy_embedder()
 
-        model_zip()
-        return default_embedder()
-    except (ConfigError, ImportError):
+
+# -- years: a year the question names that no date column of the data reaches --------------------------------
+_YEAR_OF = re.compile(r"(?<![\w#$.,])(1[6-9]\d\d|20\d\d)(?![\w%.,]\d)")
+_BEFORE = frozenset(["before", "until", "till", "prior", "to"])
+_AFTER = frozenset(["after", "since", "from", "between"])
+_QUANTITY = frozenset(["than", "over", "under", "above", "below", "least", "most", "top", "first", "last", "exceeds"])
+_DATE_TEXT_ROWS = 20_000  # distinct values of a text date column read to find its years
+
+
+def year_ranges(bi: BIContext) -> dict[tuple[str, str], tuple[int, int]]:
+    """(first year, last year) of each column that says when (`_temporal`) and holds years, read once per
+    context: MIN / MAX of a number or date column, the years written in a text column's distinct values
+    (SQLite keeps dates as text, in any format). A number column whose values are not years (a month, a
+    two-digit year) is left out."""
+    if bi._years is None:
+        bi._years = {}
+        for table, column, info in bi.semantic.columns():
+            if _temporal(column, info) and (span := _years_of(bi, table, column, info)):
+                bi._years[(table, column)] = span
+    return bi._years
+
+
+def _years_of(bi: BIContext, table: str, column: str, info: dict[str, Any]) -> tuple[int, int] | None:
+    col, tab = quote(bi.engine, column), quote(bi.engine, table)
+    rows = f"(SELECT {col} AS v FROM {tab} LIMIT {COUNT_CAP}) AS s"
+    text = re.match(r"(VARCHAR|TEXT|CHAR|STRING)", str(info.get("type", "")), re.I) or not info.get("type")
+    try:
+        if text:
+            values = bi.engine.execute(f"SELECT DISTINCT v FROM {rows}", max_rows=_DATE_TEXT_ROWS).rows
+        else:
+            values = bi.engine.execute(f"SELECT MIN(v), MAX(v) FROM {rows}", max_rows=1).rows[:1]
+    except QueryError:
         return None
+    cells = [str(v) for row in values for v in row if v is not None]
+    if not text and cells and all(re.fullmatch(r"-?\d+(\.0+)?", c) for c in cells):
+        years = [int(float(c)) for c in cells if 1000 <= float(c) <= 2999]  # a number column: the values are years
+        return (min(years), max(years)) if len(years) == len(cells) else None
+    years = [int(y) for c in cells for y in re.findall(r"(?<!\d)(1[0-9]\d\d|2\d\d\d)(?!\d)", c)[:1]]
+    return (min(years), max(years)) if years else None
+
+
+def named_years(question: str) -> list[tuple[int, str]]:
+    """(year, how) of each year the question names: how is 'after' ("after / since 2010"), 'before' ("before /
+    until 2010") or 'in'; a number after 'than', 'over', 'top' ... or before a word that is no grammar word
+    ('2000 customers') is a quantity, not a year."""
+    out = []
+    for m in _YEAR_OF.finditer(question):
+        before = re.findall(r"[a-z]+", question[: m.start()].lower())[-1:]
+        after = re.findall(r"[A-Za-z]+|\S", question[m.end() :].lower())[:1]
+        if (before and before[0] in _QUANTITY) or (after and after[0].isalpha() and after[0] not in GRAMMAR):
+            continue
+        word = before[0] if before else ""
+        if word == "and" and re.search(r"\bbetween\s+\d{4}\s+and\s*$", question[: m.start()], re.I):
+            word = "to"  # 'between 2000 and 2005': the range's end
+        how = "after" if word in _AFTER else "before" if word in _BEFORE else "in"
+        out.append((int(m.group(1)), how))
+    return out
+
+
+def years_outside(bi: BIContext, question: str) -> str | None:
+    """Why a question about a year the data does not reach cannot be answered: no column that says when holds it
+    ('in 2019' where the invoices run from 2009 to 2013); 'after 2015' needs a later year, 'before 1990' an
+    earlier one. No date column, no judgment: the year may be a value the model places."""
+    named = named_years(question)
+    spans = list(year_ranges(bi).items()) if named else []
+    if not spans:
+        return None
+    for year, how in named:
+        reached = [
+            (lo, hi)
+            for _, (lo, hi) in spans
+            if (how == "after" and year < hi) or (how == "before" and year > lo) or (how == "in" and lo <= year <= hi)
+        ]
+        if not reached:
+            lo, hi = min(lo for _, (lo, _) in spans), max(hi for _, (_, hi) in spans)
+            where = f" ({'.'.join(spans[0][0])})" if len(spans) == 1 else ""
+            return f"the data's dates run from {lo} to {hi}{where}; it has nothing {how} {year}"
+    return None
