@@ -225,18 +225,20 @@ def stored_value(bi: BIContext, term: str) -> bool:
     text column not indexed, over at most COUNT_CAP rows."""
     if not re.search(r"[A-Za-z]", term):
         return True
-    literal = exp.Literal.string(term.lower()).sql(bi.engine.dialect)
+    return _stored_where(bi, f"lower(v) = {exp.Literal.string(term.lower()).sql(bi.engine.dialect)}")
+
+
+def _stored_where(bi: BIContext, condition: str) -> bool:
+    """Whether a row of some text column not indexed meets `condition` (on its value `v`, lower-cased by the
+    caller): one LIMIT 1 probe per column, over at most COUNT_CAP rows."""
     indexed = set(bi.semantic.value_columns())
     for table, column, info in bi.semantic.columns():
         if (table, column) in indexed or not re.match(r"(VARCHAR|TEXT|CHAR|STRING)", str(info.get("type", "")), re.I):
             continue
         col, tab = quote(bi.engine, column), quote(bi.engine, table)
+        sql = f"SELECT 1 FROM (SELECT {col} AS v FROM {tab} LIMIT {COUNT_CAP}) AS s WHERE {condition} LIMIT 1"
         try:
-            if bi.engine.execute(
-                f"SELECT 1 FROM (SELECT {col} AS v FROM {tab} LIMIT {COUNT_CAP}) AS s "
-                f"WHERE lower(v) = {literal} LIMIT 1",
-                max_rows=1,
-            ).rows:
+            if bi.engine.execute(sql, max_rows=1).rows:
                 return True
         except QueryError:
             continue
@@ -348,23 +350,58 @@ def _identified(question: str) -> list[tuple[str, bool]]:
 
 
 def missing_asked(bi: BIContext, question: str) -> list[str]:
-    """The things the question asks about by its shape (`asked_shapes`, `predicate`, `missing_attribute`) that
-    the data does not hold. A phrase is held when any of its leading words are ('customers live' by customers,
-    'line items' by line, 'production company' by Production): a shape catches verbs with the noun, and only a
-    phrase none of whose beginnings is in the data is missing; a whole phrase (a measure) is held only by a
-    beginning of two words or more ('invoice amount' of 'invoice amount billed'), or its one word."""
+    """The things the question asks about that the data does not hold: the terms no column, value or meaning
+    places (`unplaced`), an attribute of each thing (`missing_attribute`) and a measure of a thing
+    (`missing_qualified`) that no column of its table or its neighbours holds."""
+    out = unplaced(bi, question) + missing_attribute(bi, question) + missing_qualified(bi, question)
+    return list(dict.fromkeys(out))
+
+
+def unplaced(bi: BIContext, question: str) -> list[str]:
+    """The phrases the question asks about by its shape (`asked_shapes`, `predicate`) that nothing in the data
+    places. A phrase is held when any of its leading words are ('customers live' by customers, 'line items' by
+    line, 'production company' by Production): a shape catches verbs with the noun, and only a phrase none of
+    whose beginnings is in the data is missing; a whole phrase (a measure) is held only by a beginning of two
+    words or more ('invoice amount' of 'invoice amount billed'), or its one word. A phrase whose every word the
+    data holds, one of them as a word of a stored value, is held too ('kubrick films': a director's name and
+    the films of the database)."""
     out = []
     shapes = [*asked_shapes(question), *((p, False) for p in measured_of(question))]
     for phrase, whole in shapes:
         own = _own_words(phrase)
         starts = [" ".join(own[:k]) for k in range(min(2, len(own)) if whole else 1, len(own) + 1)]
-        if own and len(missing_fields(bi, starts, question)) == len(starts):
+        if own and len(missing_fields(bi, starts, question)) == len(starts) and not _named_with_values(bi, own):
             out.append(" ".join(own))
     word = predicate(question)
     if word and not word_held(bi, word) and not approved_covers(bi, word, question):
         out.append(word)
-    out += missing_attribute(bi, question) + missing_qualified(bi, question)
     return list(dict.fromkeys(out))
+
+
+def _named_with_values(bi: BIContext, own: list[str]) -> bool:
+    """Whether a phrase is a value written in lower case before what it is ('kubrick films', 'ford cars'): its head
+    (last word) is a schema word or near one in meaning, and its modifiers are words of stored values (one at
+    least) or schema words. A lone word inside some title is no evidence ('record label': 'label' is the head)."""
+    kinds = _schema_words(bi)
+    *modifiers, head = own
+    if not modifiers or (singular(head.lower()) not in kinds and meaning_of(bi, head) is None):
+        return False
+    return all(singular(w.lower()) in kinds or value_word(bi, w) for w in modifiers) and any(
+        value_word(bi, w) for w in modifiers
+    )
+
+
+def value_word(bi: BIContext, word: str) -> bool:
+    """Whether `word` is a whole word of a value the data stores: an indexed value's, or (one bounded LIKE probe
+    per text column not indexed, over at most COUNT_CAP rows) any text value's ('kubrick' of 'Stanley
+    Kubrick')."""
+    w = word.lower()
+    if not re.fullmatch(r"[a-z][a-z0-9'-]{2,}", w):
+        return False
+    if w in bi.value_words():
+        return True
+    likes = [exp.Literal.string(p).sql(bi.engine.dialect) for p in (f"{w} %", f"% {w}", f"% {w} %")]
+    return _stored_where(bi, " OR ".join(f"lower(v) LIKE {p}" for p in likes))
 
 
 def _own_words(phrase: str) -> list[str]:
@@ -664,13 +701,20 @@ def value_held(bi: BIContext, name: str) -> bool:
             return True
     if stored_value(bi, name):
         return True
-    parts = name.split()
-    if len(parts) < 2:
-        return False
-    # 'Cook County Illinois': a word the schema spells ('county') is the value's kind, not part of it
+    # 'Cook County Illinois', 'R-rated': a word the schema spells ('county', 'rated' of a rating) is the value's
+    # kind, not part of it; the parts of a hyphenated name are read apart only beside such a kind ('K-Pop' is one)
     kinds = _schema_words(bi)
-    own = [p for p in parts if singular(p.lower()) not in kinds]
-    return bool(own) and all(value_held(bi, p) for p in own)
+    roots = {_root(k) for k in kinds}
+    for parts in (name.split(), re.split(r"-+", name) if "-" in name else []):
+        own = [p for p in parts if singular(p.lower()) not in kinds and _root(p.lower()) not in roots]
+        if len(parts) > 1 and own and (len(own) < len(parts) or " " in name) and all(value_held(bi, p) for p in own):
+            return True
+    return False
+
+
+def _root(word: str) -> str:
+    """A word without its inflection ('rated', 'rating': 'rat'), to tell that a word names a column's kind."""
+    return re.sub(r"(?:ings?|ed|er|ers|es|s)$", "", word) if len(word) > 4 else word
 
 
 def indexed_values(bi: BIContext, question: str) -> list[str]:

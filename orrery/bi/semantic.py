@@ -298,6 +298,12 @@ GENERIC = frozenset(
         "quarter",
         "quarters",
         "date-wise",
+        # a share of the rows is computed from counts (compose.py), no column holds it
+        "percentage",
+        "percent",
+        "proportion",
+        "fraction",
+        "share",
     ]
 )
 

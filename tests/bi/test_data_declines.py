@@ -103,3 +103,43 @@ def test_one_lazy_minilm_serves_the_decline_check_and_the_examples(monkeypatch):
         assert decline._embedder() is shared and examples._embedder() is shared
     monkeypatch.setattr(embed, "model_zip", lambda: (_ for _ in ()).throw(embed.ConfigError("not installed")))
     assert embed.lazy_embedder() is None and decline._embedder() is None and examples._embedder() is None
+
+
+@pytest.fixture
+def movies(tmp_path: Path):
+    """Movies with a director among thousands of names (not indexed: only stored), a rating and a genre."""
+    directors = ["Stanley Kubrick", *(f"Director Number{i}" for i in range(2100))]
+    rows = [
+        (i, title, directors[i % len(directors)], ("R", "PG-13", "G")[i % 3], ("Drama", "Comedy")[i % 2])
+        for i, title in enumerate(["Heaven Gates", *(f"Film {i}" for i in range(2200))])
+    ]
+    engine = _engine(
+        tmp_path,
+        "CREATE TABLE movies (id INTEGER, title TEXT, director TEXT, rating TEXT, genre TEXT);",
+        {"movies": rows},
+    )
+    yield BIContext(engine, draft(engine), None)
+    engine.close()
+
+
+def test_a_value_written_in_lower_case_before_its_kind_is_held_by_the_stored_value(movies):
+    assert ("movies", "director") not in movies.semantic.value_columns()  # found by a bounded probe, not the index
+    assert decline.value_word(movies, "kubrick") and not decline.value_word(movies, "spielberg")
+    # 'films' is held by its meaning (MiniLM: ~ the movies table), 'kubrick' by a director's name
+    assert shape_decline(movies, "how many kubrick films are there?") is None
+    assert "spielberg films" in (shape_decline(movies, "how many spielberg films are there?") or "")
+    # a lone word inside a title is no evidence: 'gates' of 'Heaven Gates' is no field of a movie
+    assert "gates" in (shape_decline(movies, "how many gates does each movie have?") or "")
+
+
+def test_a_hyphenated_value_with_its_kind_word_is_that_value(movies):
+    assert shape_decline(movies, "How many R-rated movies are there?") is None  # 'R' of the rating
+    assert "Z-rated" in (shape_decline(movies, "How many Z-rated movies are there?") or "")
+    # without a kind word the hyphenated name is one value: 'Drama' alone does not hold 'Neo-Drama'
+    assert "Neo-Drama" in (shape_decline(movies, "How many movies are in the Neo-Drama genre?") or "")
+
+
+def test_a_share_names_no_field(movies):
+    question = "What percentage of the movies are rated R?"
+    assert decline.missing_fields(movies, ["percentage", "share", "proportion"], question) == []
+    assert shape_decline(movies, question) is None
