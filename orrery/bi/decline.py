@@ -35,7 +35,7 @@ from sqlglot import exp
 from orrery.bi.engines import QueryError
 from orrery.bi.joins import singular
 from orrery.bi.profile import COUNT_CAP, quote
-from orrery.bi.semantic import GENERIC, Semantic, rank_fields, stems, words
+from orrery.bi.semantic import GENERIC, Semantic, rank_fields, schema_words, stems, words
 from orrery.recall.embed import lazy_embedder
 
 if TYPE_CHECKING:
@@ -682,11 +682,7 @@ def named_values(question: str) -> list[str]:
 
 
 def _schema_words(bi: BIContext) -> set[str]:
-    sem = bi.semantic
-    texts = [sem.database, *(words(t) for t in sem.tables)]
-    texts += [" ".join((words(c), *info.get("synonyms", []))) for _, c, info in sem.columns()]
-    texts += [" ".join([k, *info.get("synonyms", [])]) for k, info in sem.terms.items()]
-    return {singular(w) for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
+    return schema_words(bi.semantic)
 
 
 def value_held(bi: BIContext, name: str) -> bool:
