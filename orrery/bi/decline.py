@@ -370,7 +370,7 @@ def unplaced(bi: BIContext, question: str) -> list[str]:
     for phrase, whole in shapes:
         own = _own_words(phrase)
         starts = [" ".join(own[:k]) for k in range(min(2, len(own)) if whole else 1, len(own) + 1)]
-        if own and len(missing_fields(bi, starts, question)) == len(starts) and not _named_with_values(bi, own):
+        if own and len(missing_fields(bi, starts, question)) == len(starts):
             out.append(" ".join(own))
     word = predicate(question)
     if word and not word_held(bi, word) and not approved_covers(bi, word, question):
@@ -379,16 +379,21 @@ def unplaced(bi: BIContext, question: str) -> list[str]:
 
 
 def _named_with_values(bi: BIContext, own: list[str]) -> bool:
-    """Whether a phrase is a value written in lower case before what it is ('kubrick films', 'ford cars'): its head
-    (last word) is a schema word or near one in meaning, and its modifiers are words of stored values (one at
-    least) or schema words. A lone word inside some title is no evidence ('record label': 'label' is the head)."""
+    """Whether a phrase is a value written in lower case before what it is ('kubrick films', 'air line items'):
+    its last words are a table, a column or near one in meaning, and the words before them are words of stored
+    values (one at least) or schema words. A lone word inside some title is no evidence ('record label':
+    'label' is what is asked)."""
+    own = [w for w in own if w.lower() not in GENERIC]  # 'air line item count': the count of air line items
     kinds = _schema_words(bi)
-    *modifiers, head = own
-    if not modifiers or (singular(head.lower()) not in kinds and meaning_of(bi, head) is None):
-        return False
-    return all(singular(w.lower()) in kinds or value_word(bi, w) for w in modifiers) and any(
-        value_word(bi, w) for w in modifiers
-    )
+    for k in range(1, len(own)):
+        kind, modifiers = " ".join(own[k:]), own[:k]
+        if not (
+            maps(bi, kind) or names_the_data(bi, kind) or table_named(bi, kind) or meaning_of(bi, kind) is not None
+        ):
+            continue
+        valued = [w for w in modifiers if singular(w.lower()) not in kinds]
+        return bool(valued) and all(value_word(bi, w) for w in valued)
+    return False
 
 
 def value_word(bi: BIContext, word: str) -> bool:
@@ -630,7 +635,8 @@ def _is_text(semantic: Semantic, f: dict[str, Any]) -> bool:
 
 def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
     """The terms the user wrote that no column, layer term, table, indexed or stored value of the data holds
-    (and that do not name a text column's kind: `named_by_kind`)."""
+    (and that do not name a text column's kind: `named_by_kind`, nor are a value before its kind:
+    `_named_with_values`, 'air line items')."""
     return [
         t
         for t in terms
@@ -641,6 +647,7 @@ def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
         and not named_by_kind(bi, t, question)
         and not approved_covers(bi, t, question)
         and meaning_of(bi, t) is None
+        and not _named_with_values(bi, _own_words(t))
     ]
 
 

@@ -143,3 +143,10 @@ def test_a_share_names_no_field(movies):
     question = "What percentage of the movies are rated R?"
     assert decline.missing_fields(movies, ["percentage", "share", "proportion"], question) == []
     assert shape_decline(movies, question) is None
+
+
+def test_a_planner_term_made_of_a_value_and_a_table_is_in_the_data(movies):
+    question = "How many movies are drama movies, and how many are by spielberg?"
+    assert decline.missing_fields(movies, ["drama movie count", "spielberg movie count"], question) == [
+        "spielberg movie count"
+    ]
