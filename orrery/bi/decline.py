@@ -12,11 +12,12 @@ needs is read from its shape, not from a list of allowed words:
 - the condition it states as a bare predicate ("how many orders were returned?", "how many customers are
   female?", "when was each album released?"): its last word must be a word of a column, a table or a value,
   else the answer would count every row (`missing_predicate`);
-- the fields and values the planner names that the user wrote (`missing_fields`).
+- the fields and values the planner names that the user wrote (`missing_fields`);
+- a year no column that says when reaches (`years_outside`).
 `shape_decline` (the future, then the shapes) runs before the plan call: it needs no model.
 A name the model's SQL invents is the model's failure, never a reason to decline (tools.build_sql).
-Only closed-class grammar words (auxiliaries, determiners, prepositions), units of time and the future's markers
-appear here as words.
+Only closed-class grammar words (auxiliaries, determiners, prepositions), units of time, the future's markers and
+the words that make a number a quantity or a bound of years appear here as words.
 """
 
 from __future__ import annotations
