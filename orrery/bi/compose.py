@@ -758,7 +758,11 @@ def _settle_groups(
     ):  # 'How many albums have more than 20 tracks?': per row of the first table
         first = used[0]
         trees["group_by"] = [exp.column(next(iter(semantic.tables[first]["columns"])), table=first)]
-    counted = _counted_table(semantic, question) if trees["group_by"] or trees["having"] else None
+    counted = (
+        _counted_table(semantic, question) or _counted_table(semantic, question, _COUNT_OF)
+        if trees["group_by"] or trees["having"]
+        else None
+    )
     if counted and any(not _all_of(n, counted) for n in trees["group_by"]):
         # counting the rows of `counted` per group: grouping by its own columns would make every group one row
         trees["group_by"] = [n for n in trees["group_by"] if not _all_of(n, counted)]
@@ -845,9 +849,13 @@ def _tidy(parts: QueryParts, question: str) -> QueryParts:
 _COUNTED = re.compile(r"\b(?:most|fewest|least|more than \d+|fewer than \d+|over \d+|at least \d+)\s+(\w+)", re.I)
 
 
-def _counted_table(semantic: Semantic, question: str) -> str | None:
-    """The table whose rows a 'most X' / 'more than N X' question counts, when X names one."""
-    m = _COUNTED.search(question)
+# 'number of suppliers per region' counts suppliers per group, however the model grouped
+_COUNT_OF = re.compile(r"\b(?:number of|how many|count of)\s+(\w+)", re.I)
+
+
+def _counted_table(semantic: Semantic, question: str, pattern: re.Pattern[str] = _COUNTED) -> str | None:
+    """The table whose rows a 'most X' / 'more than N X' question (or `pattern`) counts, when X names one."""
+    m = pattern.search(question)
     if not m:
         return None
     noun = stems(m.group(1))

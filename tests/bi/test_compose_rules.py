@@ -269,3 +269,15 @@ def test_a_mention_with_its_kind_word_on_another_text_column_is_dropped(tmp_path
     )
     assert "'Cook County'" not in sql and engine.execute(sql).rows == [(10.5,)]
     engine.close()
+
+
+def test_a_count_per_group_counts_the_rows_it_names(world):
+    # the model grouped the regions and counted them; the question counts indicators per region: joined
+    sql, got = rows(
+        world,
+        "What is the number of indicators per region?",
+        ["countries", "indicators"],
+        select=["countries.region", "COUNT(*)"],
+        group_by=["countries.region"],
+    )
+    assert "indicators" in sql.split("GROUP BY")[0] and sorted(got) == [("Africa", 12), ("Asia", 12), ("Europe", 12)]
