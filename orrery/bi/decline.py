@@ -872,7 +872,7 @@ def years_outside(bi: BIContext, question: str) -> str | None:
             if (how == "after" and year < hi) or (how == "before" and year > lo) or (how == "in" and lo <= year <= hi)
         ]
         if not reached:
-            lo, hi = min(lo for _, (lo, _) in spans), max(hi for _, (_, hi) in spans)
-            where = f" ({'.'.join(spans[0][0])})" if len(spans) == 1 else ""
-            return f"the data's dates run from {lo} to {hi}{where}; it has nothing {how} {year}"
+            ranges = ", ".join(f"{lo} to {hi} ({'.'.join(col)})" for col, (lo, hi) in spans[:4])
+            more = f" and {len(spans) - 4} more columns" if len(spans) > 4 else ""
+            return f"the data's dates run from {ranges}{more}; it has nothing {how} {year}"
     return None
