@@ -39,7 +39,8 @@ HERE = Path(__file__).parent
 RESULTS = HERE / "results"
 CODES = ("main", "here")
 DEV_SETS = ("nokeys", "heldout3", "heldout2", "heldout", "dev")  # development data: the sets whose failures were read
-SETS = (*DEV_SETS, "heldout4", "heldout5", "heldout6")
+SETS = (*DEV_SETS, "heldout4", "heldout5", "heldout6", "heldout7")
+OWN_MODULE = ("heldout5", "heldout6", "heldout7")  # the held-out sets with a module of their own
 # The one orrery.events.Status; result files written before it and the code at $ORRERY_MAIN may say
 # "answered" / "cannot_answer".
 COMPLETED, DECLINED = ("completed", "answered"), ("declined", "cannot_answer")
@@ -51,12 +52,9 @@ def items(which: str) -> list[dict[str, Any]]:
     if which == "heldout4":  # held-out #4 spans every database, laid out as the no-key set
         from bi_questions import HELDOUT4_ANSWERABLE as ANSWERABLE
         from bi_questions import HELDOUT4_UNANSWERABLE as UNANSWERABLE
-    elif which == "heldout5":
-        from bi_heldout5 import HELDOUT5_ANSWERABLE as ANSWERABLE
-        from bi_heldout5 import HELDOUT5_UNANSWERABLE as UNANSWERABLE
-    elif which == "heldout6":
-        from bi_heldout6 import HELDOUT6_ANSWERABLE as ANSWERABLE
-        from bi_heldout6 import HELDOUT6_UNANSWERABLE as UNANSWERABLE
+    elif which in OWN_MODULE:  # bench/bi_<set>.py: <SET>_ANSWERABLE, <SET>_UNANSWERABLE
+        module = importlib.import_module(f"bi_{which}")
+        ANSWERABLE, UNANSWERABLE = (getattr(module, f"{which.upper()}_{k}") for k in ("ANSWERABLE", "UNANSWERABLE"))
     elif which != "nokeys":
         from bi import questions
 
@@ -218,9 +216,9 @@ def _write(path: Path, data: Any) -> None:
     write_atomic(path, json.dumps(data, indent=1, default=str))
 
 
-def check(sets: tuple[str, ...] = ("nokeys", "heldout4", "heldout5", "heldout6")) -> None:
-    """Every gold query of the no-key set and of held-outs #4 to #6 returns rows with no NULL in the first; no
-    question twice; each value held-outs #5 and #6 name as absent is absent."""
+def check(sets: tuple[str, ...] = ("nokeys", "heldout4", "heldout5", "heldout6", "heldout7")) -> None:
+    """Every gold query of the no-key set and of held-outs #4 to #7 returns rows with no NULL in the first; no
+    question twice; each value held-outs #5 to #7 name as absent is absent."""
     for which in sets:
         qs = items(which)
         for item in qs:
@@ -230,7 +228,7 @@ def check(sets: tuple[str, ...] = ("nokeys", "heldout4", "heldout5", "heldout6")
         assert len({q["question"] for q in qs}) == len(qs), "a question is asked twice"
         n_un = sum(q["gold"] is None for q in qs)
         print(f"{which}: {len(qs)} questions ({len(qs) - n_un} with gold SQL, all run; {n_un} unanswerable)")
-    for which in [s for s in ("heldout5", "heldout6") if s in sets]:
+    for which in [s for s in OWN_MODULE if s in sets]:
         absent = importlib.import_module(f"bi_{which}").ABSENT_CHECKS
         for db, sql in absent:
             assert engine_for(db).execute(sql).rows == [(0,)], (db, sql)
@@ -373,7 +371,7 @@ def main() -> None:
     args = p.parse_args()
     sys.path.insert(0, str(HERE))
     if args.check:
-        check((args.which,) if args.which else ("nokeys", "heldout4", "heldout5", "heldout6"))
+        check((args.which,) if args.which else ("nokeys", "heldout4", "heldout5", "heldout6", "heldout7"))
         return
     if args.report:
         report()

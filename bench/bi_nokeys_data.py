@@ -28,6 +28,17 @@ The databases of held-out set #5 (bench/bi_heldout5.py), other domains, built th
   county, all 2009, in percent); `counties.fips` is `unemployment.fips`, `counties.state` holds a
   `states.code`, and both `name` columns mean different things (a county, a state).
 
+The database of held-out set #7 (bench/bi_heldout7.py), sport, built the same way:
+
+- olympics: bokeh-sampledata's olympics2014 (medal table of the 2014 Winter Games at Sochi, from public news
+  sources) and sprint (every Olympic men's 100 m medallist 1896-2012, after the New York Times' 2012
+  graphic), both BSD-3-Clause (Bokeh contributors): `lkp_cntry` (`cntry_cd`, `cntry_nm`: the 87 nations of the
+  medal table, names as the source writes them, "Russian Fed."), `sochi14_tally` (`cntry_cd`, `gold`,
+  `silver`, `bronze`, `tot`) and `m100_medalists` (`athlete`, `noc`, `medal` GOLD/SILVER/BRONZE, `time_s`,
+  `yr`). `sochi14_tally.cntry_cd` holds a `lkp_cntry.cntry_cd`; `m100_medalists.noc` uses the IOC's codes
+  (GER, NED, URS) while the tally's are ISO-like (DEU, NLD), so only 7 of its 19 codes are in the lookup
+  (USA, GBR, JAM, CAN, AUS, HUN, NZL), as two sources joined by hand often are.
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -44,6 +55,7 @@ import pandas as pd
 
 DATABASES = ("movies", "world", "flights", "store")
 HELDOUT5_DATABASES = ("cars", "counties")
+HELDOUT7_DATABASES = ("olympics",)
 
 
 def _home() -> Path:
@@ -117,6 +129,20 @@ def _counties(path: Path) -> None:
         _write(con, {"counties": counties, "states": states, "unemployment": rates})
 
 
+def _olympics(path: Path) -> None:
+    from bokeh_sampledata.olympics2014 import data as sochi
+    from bokeh_sampledata.sprint import sprint
+
+    nations = pd.DataFrame([{"cntry_cd": d["abbr"], "cntry_nm": d["name"], **d["medals"]} for d in sochi["data"]])
+    lookup = nations[["cntry_cd", "cntry_nm"]].sort_values("cntry_cd")
+    tally = nations[["cntry_cd", "gold", "silver", "bronze", "total"]].rename(columns={"total": "tot"})
+    sprint = sprint.rename(
+        columns={"Name": "athlete", "Country": "noc", "Medal": "medal", "Time": "time_s", "Year": "yr"}
+    )
+    with sqlite3.connect(path) as con:
+        _write(con, {"lkp_cntry": lookup, "sochi14_tally": tally.sort_values("cntry_cd"), "m100_medalists": sprint})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -124,6 +150,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "store": _store,
     "cars": _cars,
     "counties": _counties,
+    "olympics": _olympics,
 }
 
 
@@ -145,5 +172,5 @@ def path_of(name: str) -> Path:
 
 
 if __name__ == "__main__":
-    for db in (*DATABASES, *HELDOUT5_DATABASES):
+    for db in (*DATABASES, *HELDOUT5_DATABASES, *HELDOUT7_DATABASES):
         print(db, path_of(db))
