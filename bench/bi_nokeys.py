@@ -333,7 +333,7 @@ def report() -> dict[str, Any]:
     runs = {
         p.stem.removeprefix("bi_nokeys_"): json.loads(p.read_text())
         for p in sorted(RESULTS.glob("bi_nokeys_*_*.json"))
-        if p.name != "bi_nokeys.json"
+        if p.name != "bi_nokeys.json" and not p.name.startswith("bi_nokeys_shapes")  # --shapes: no model run
     }
     _write(
         RESULTS / "bi_nokeys.json", {k: {kk: vv for kk, vv in v.items() if kk != "questions"} for k, v in runs.items()}
