@@ -235,30 +235,66 @@ def check(sets: tuple[str, ...] = ("nokeys", "heldout4", "heldout5", "heldout6",
         print(f"{which}: {len(absent)} absent-value checks return 0")
 
 
-def shapes(sets: tuple[str, ...] = DEV_SETS) -> None:
-    """The decline check on the question's shape (orrery/bi/decline.py: `missing_asked`), without the model,
+def shapes(sets: tuple[str, ...] = DEV_SETS, tag: str = "") -> None:
+    """The decline check on the question's shape (orrery/bi/decline.py: `shape_decline`), without the model,
     on every question of every set: which answerable ones it would decline, which unanswerable ones it
-    catches on its own (the planner and field mapping catch others)."""
-    from orrery.bi.decline import shape_decline
+    catches on its own (the planner and field mapping catch others); then each check apart (how many
+    answerable questions it declines, how many unanswerable ones it alone catches) and the whole without the
+    vocabulary check (`unplaced`: a term nothing in the data places), the trade-off bench/bi.md reads.
+    Written to results/bi_nokeys_shapes[_TAG].json."""
+    from orrery.bi import decline as d
     from orrery.bi.semantic import load
     from orrery.bi.tools import BIContext
 
+    checks = {
+        "future": lambda _bi, q: d.future(q),
+        "judgment": lambda bi, q: d.judgment(q, bi),
+        "years": getattr(d, "years_outside", None),  # the code at $ORRERY_MAIN may not have every check
+        "unplaced": getattr(d, "unplaced", None),
+        "attribute": d.missing_attribute,
+        "qualified": d.missing_qualified,
+        "values": d.missing_values,
+    }
+    checks = {k: check for k, check in checks.items() if check is not None}
     contexts: dict[str, Any] = {}
+    summary = {}
     for which in sets:
         qs = items(which)
-        wrong, caught = [], 0
+        wrong, caught, per = [], 0, {k: [0, 0] for k in checks}
+        without = [0, 0]
         for q in qs:
             if q["db"] not in contexts:
                 engine = engine_for(q["db"])
                 contexts[q["db"]] = BIContext(engine, load(engine.name, engine), None)
-            missing = shape_decline(contexts[q["db"]], q["question"])
-            if q["gold"] is not None and missing:
+            bi, answerable = contexts[q["db"]], q["gold"] is not None
+            missing = d.shape_decline(bi, q["question"])
+            if answerable and missing:
                 wrong.append(f"{q['question']} -> {missing}")
-            caught += q["gold"] is None and bool(missing)
+            caught += not answerable and bool(missing)
+            fired = [k for k, check in checks.items() if check(bi, q["question"])]
+            for k in fired:
+                per[k][0] += answerable
+                per[k][1] += not answerable and fired == [k]
+            without[0 if answerable else 1] += any(k != "unplaced" for k in fired)
         n_un = sum(q["gold"] is None for q in qs)
         print(f"{which}: answerable declined {len(wrong)}/{len(qs) - n_un}, unanswerable caught {caught}/{n_un}")
         for w in wrong:
             print("   ", w)
+        print("    by check (answerable declined, unanswerable caught by it alone):", per)
+        print(f"    without 'unplaced': answerable declined {without[0]}, unanswerable caught {without[1]}/{n_un}")
+        summary[which] = {
+            "answerable": len(qs) - n_un,
+            "unanswerable": n_un,
+            "answerable_declined": len(wrong),
+            "unanswerable_caught": caught,
+            "by_check": per,
+            "without_unplaced": without,
+        }
+    out = RESULTS / f"bi_nokeys_shapes{'_' + tag if tag else ''}.json"
+    from orrery.files import write_atomic
+
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    write_atomic(out, json.dumps({"date": stamp, "code": os.environ.get("PYTHONPATH", ""), "sets": summary}, indent=1))
 
 
 def meaning(sets: tuple[str, ...] = (*DEV_SETS, "heldout4", "heldout5")) -> None:
@@ -297,7 +333,7 @@ def report() -> dict[str, Any]:
     runs = {
         p.stem.removeprefix("bi_nokeys_"): json.loads(p.read_text())
         for p in sorted(RESULTS.glob("bi_nokeys_*_*.json"))
-        if p.name != "bi_nokeys.json"
+        if p.name != "bi_nokeys.json" and not p.name.startswith("bi_nokeys_shapes")  # --shapes: no model run
     }
     _write(
         RESULTS / "bi_nokeys.json", {k: {kk: vv for kk, vv in v.items() if kk != "questions"} for k, v in runs.items()}
@@ -322,9 +358,7 @@ def report() -> dict[str, Any]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument(
-        "--set", dest="which", choices=SETS, default=None, help="default: nokeys (--shapes: every development set)"
-    )
+    p.add_argument("--set", dest="which", choices=SETS, default=None, help="default: nokeys (--shapes: every set)")
     p.add_argument("--code", choices=CODES, default="here", help="main: the code at $ORRERY_MAIN (/work/main)")
     p.add_argument("--llm", default=None, help="model spec (default: the embedded model)")
     p.add_argument("--only", default=None, help="comma-separated question numbers (1-based) of the set")
@@ -345,7 +379,7 @@ def main() -> None:
     if args.meaning:
         return meaning()
     if args.shapes:
-        shapes((args.which,) if args.which else DEV_SETS)
+        shapes((args.which,) if args.which else SETS, args.tag)
         return
     args.which = args.which or "nokeys"
     out = RESULTS / f"bi_nokeys_{args.which}_{args.code}{'_' + args.tag if args.tag else ''}.json"

@@ -16,7 +16,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from orrery.bi.semantic import Semantic, rank_fields, stems, words
+from orrery.bi.joins import singular
+from orrery.bi.semantic import Semantic, rank_fields, schema_words, stems, words
 from orrery.errors import ToolError
 
 
@@ -303,6 +304,18 @@ def _whole_year(conds: list[exp.Expression], semantic: Semantic, question: str) 
     return conds
 
 
+def _mention_of(semantic: Semantic, col: exp.Column, value: str, text: str) -> bool:
+    """Whether `text`, set on `col`, is the user's mention of a value resolved elsewhere: a name on a number
+    column holding the value's words ('Cook County' on `fips` INTEGER), or the value with its kind word on a
+    text column ('Cook County' on a text `fips`, 'county' a word of the schema)."""
+    if re.fullmatch(r"-?[\d.]+", text) or not set(value.split()) <= set(text.split()):
+        return False
+    if _NUMERIC.search(_column_type(semantic, col)):
+        return True
+    extra = set(text.split()) - set(value.split())
+    return bool(extra) and {singular(w) for w in extra} <= schema_words(semantic)
+
+
 def _invented(
     cond: exp.Expression,
     semantic: Semantic,
@@ -327,10 +340,8 @@ def _invented(
         return key and not any(re.search(rf"\b{re.escape(v.this)}\b", q) for v in lits)
     table = _owner(semantic, col) or ""
     texts = [v.this.strip("%").lower() for v in lits]
-    if _NUMERIC.search(_column_type(semantic, col)) and any(
-        not re.fullmatch(r"-?[\d.]+", t) and set(r.split()) <= set(t.split()) for r in resolved for t in texts
-    ):
-        return True  # "fips = 'Cook County'" beside the resolved 'Cook': a name on a number column, filtered elsewhere
+    if any(_mention_of(semantic, col, r, t) for r in resolved for t in texts):
+        return True  # "fips = 'Cook County'" beside the resolved 'Cook': the user's words, filtered elsewhere
     if any(t in resolved for t in texts):
         return not any((table, col.name.lower()) in resolved.get(t, ()) for t in texts)
     info = semantic.tables[table]["columns"] if table else {}
@@ -406,7 +417,7 @@ def compose(
     _either_value(trees, question)
     _share_of_rows(trees, question)
     counted = _settle_groups(trees, semantic, question, used)
-    limit = _rank_by_measure(trees, semantic, question, slice_tables, limit)
+    limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
     _no_blank_key(trees, semantic, question)
     named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
@@ -624,16 +635,38 @@ def _no_blank_key(trees: dict[str, list[exp.Expression]], semantic: Semantic, qu
 
 
 def _sum_how_much(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
-    """'How much profit did we make on Phones?' asks one amount: a bare numeric column selected with no group
-    lists every row's; summed instead."""
+    """'How much profit did we make on Phones?', 'sub-saharan africa pop 2013, total' ask one amount: a bare
+    numeric column selected with no group lists every row's; summed instead (not for 'the total of each ...')."""
     select = trees["select"]
     if (
         re.search(r"\bhow much\b", question, re.I)
-        and not trees["group_by"]
+        or re.search(r"\btotal\b", question, re.I)
+        and not re.search(r"\b(?:each|every)\b", question, re.I)
+    ) and (
+        not trees["group_by"]
         and select
         and all(isinstance(n, exp.Column) and _NUMERIC.search(_column_type(semantic, n)) for n in select)
     ):
         trees["select"] = [exp.Sum(this=n.copy()) for n in select]
+
+
+# 'the airport at the highest elevation': one thing at an extreme (no number of them asked: 'the 5 largest', 'top')
+_THE_EXTREME = re.compile(
+    r"\bthe (?:single )?(?:highest|lowest|most|least|largest|smallest|biggest|greatest|longest|shortest|fewest|"
+    r"oldest|newest|youngest|latest|earliest)\b",
+    re.I,
+)
+_HOW_MANY_ROWS = re.compile(
+    r"\b(?:\d{1,3}|top|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)\b", re.I
+)
+
+
+def _one_at_the_extreme(trees: dict[str, list[exp.Expression]], question: str, limit: int | None) -> int | None:
+    """A list ordered by a column with no LIMIT, for a question that asks for 'the highest' one and gives no
+    number of rows, is that one row."""
+    if limit is not None or not trees["order_by"] or trees["group_by"] or _HOW_MANY_ROWS.search(question):
+        return limit
+    return 1 if _THE_EXTREME.search(question) else limit
 
 
 _RANK_WORD = re.compile(
@@ -725,7 +758,11 @@ def _settle_groups(
     ):  # 'How many albums have more than 20 tracks?': per row of the first table
         first = used[0]
         trees["group_by"] = [exp.column(next(iter(semantic.tables[first]["columns"])), table=first)]
-    counted = _counted_table(semantic, question) if trees["group_by"] or trees["having"] else None
+    counted = (
+        _counted_table(semantic, question) or _counted_table(semantic, question, _COUNT_OF)
+        if trees["group_by"] or trees["having"]
+        else None
+    )
     if counted and any(not _all_of(n, counted) for n in trees["group_by"]):
         # counting the rows of `counted` per group: grouping by its own columns would make every group one row
         trees["group_by"] = [n for n in trees["group_by"] if not _all_of(n, counted)]
@@ -812,9 +849,13 @@ def _tidy(parts: QueryParts, question: str) -> QueryParts:
 _COUNTED = re.compile(r"\b(?:most|fewest|least|more than \d+|fewer than \d+|over \d+|at least \d+)\s+(\w+)", re.I)
 
 
-def _counted_table(semantic: Semantic, question: str) -> str | None:
-    """The table whose rows a 'most X' / 'more than N X' question counts, when X names one."""
-    m = _COUNTED.search(question)
+# 'number of suppliers per region' counts suppliers per group, however the model grouped
+_COUNT_OF = re.compile(r"\b(?:number of|how many|count of)\s+(\w+)", re.I)
+
+
+def _counted_table(semantic: Semantic, question: str, pattern: re.Pattern[str] = _COUNTED) -> str | None:
+    """The table whose rows a 'most X' / 'more than N X' question (or `pattern`) counts, when X names one."""
+    m = pattern.search(question)
     if not m:
         return None
     noun = stems(m.group(1))

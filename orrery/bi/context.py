@@ -52,6 +52,7 @@ class BIContext:
     approved: Any = None  # orrery.bi.examples.ExampleMemory: approved question -> SQL pairs shown to the SQL step
     probe: bool = True  # a built query is run for one row to check it (off while its execution waits for approval)
     _index: list[Candidate] | None = None
+    _years: dict[tuple[str, str], tuple[int, int]] | None = None  # decline.year_ranges, read once
     _graphql: Any = None
 
     # -- value index for entity resolution ---------------------------------------------------------

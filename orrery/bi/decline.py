@@ -12,11 +12,12 @@ needs is read from its shape, not from a list of allowed words:
 - the condition it states as a bare predicate ("how many orders were returned?", "how many customers are
   female?", "when was each album released?"): its last word must be a word of a column, a table or a value,
   else the answer would count every row (`missing_predicate`);
-- the fields and values the planner names that the user wrote (`missing_fields`).
+- the fields and values the planner names that the user wrote (`missing_fields`);
+- a year no column that says when reaches (`years_outside`).
 `shape_decline` (the future, then the shapes) runs before the plan call: it needs no model.
 A name the model's SQL invents is the model's failure, never a reason to decline (tools.build_sql).
-Only closed-class grammar words (auxiliaries, determiners, prepositions), units of time and the future's markers
-appear here as words.
+Only closed-class grammar words (auxiliaries, determiners, prepositions), units of time, the future's markers and
+the words that make a number a quantity or a bound of years appear here as words.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from sqlglot import exp
 from orrery.bi.engines import QueryError
 from orrery.bi.joins import singular
 from orrery.bi.profile import COUNT_CAP, quote
-from orrery.bi.semantic import GENERIC, Semantic, rank_fields, stems, words
-from orrery.errors import ConfigError
+from orrery.bi.semantic import GENERIC, Semantic, rank_fields, schema_words, stems, words
+from orrery.recall.embed import lazy_embedder
 
 if TYPE_CHECKING:
     from orrery.bi.context import BIContext
@@ -225,18 +226,20 @@ def stored_value(bi: BIContext, term: str) -> bool:
     text column not indexed, over at most COUNT_CAP rows."""
     if not re.search(r"[A-Za-z]", term):
         return True
-    literal = exp.Literal.string(term.lower()).sql(bi.engine.dialect)
+    return _stored_where(bi, f"lower(v) = {exp.Literal.string(term.lower()).sql(bi.engine.dialect)}")
+
+
+def _stored_where(bi: BIContext, condition: str) -> bool:
+    """Whether a row of some text column not indexed meets `condition` (on its value `v`, lower-cased by the
+    caller): one LIMIT 1 probe per column, over at most COUNT_CAP rows."""
     indexed = set(bi.semantic.value_columns())
     for table, column, info in bi.semantic.columns():
         if (table, column) in indexed or not re.match(r"(VARCHAR|TEXT|CHAR|STRING)", str(info.get("type", "")), re.I):
             continue
         col, tab = quote(bi.engine, column), quote(bi.engine, table)
+        sql = f"SELECT 1 FROM (SELECT {col} AS v FROM {tab} LIMIT {COUNT_CAP}) AS s WHERE {condition} LIMIT 1"
         try:
-            if bi.engine.execute(
-                f"SELECT 1 FROM (SELECT {col} AS v FROM {tab} LIMIT {COUNT_CAP}) AS s "
-                f"WHERE lower(v) = {literal} LIMIT 1",
-                max_rows=1,
-            ).rows:
+            if bi.engine.execute(sql, max_rows=1).rows:
                 return True
         except QueryError:
             continue
@@ -348,11 +351,21 @@ def _identified(question: str) -> list[tuple[str, bool]]:
 
 
 def missing_asked(bi: BIContext, question: str) -> list[str]:
-    """The things the question asks about by its shape (`asked_shapes`, `predicate`, `missing_attribute`) that
-    the data does not hold. A phrase is held when any of its leading words are ('customers live' by customers,
-    'line items' by line, 'production company' by Production): a shape catches verbs with the noun, and only a
-    phrase none of whose beginnings is in the data is missing; a whole phrase (a measure) is held only by a
-    beginning of two words or more ('invoice amount' of 'invoice amount billed'), or its one word."""
+    """The things the question asks about that the data does not hold: the terms no column, value or meaning
+    places (`unplaced`), an attribute of each thing (`missing_attribute`) and a measure of a thing
+    (`missing_qualified`) that no column of its table or its neighbours holds."""
+    out = unplaced(bi, question) + missing_attribute(bi, question) + missing_qualified(bi, question)
+    return list(dict.fromkeys(out))
+
+
+def unplaced(bi: BIContext, question: str) -> list[str]:
+    """The phrases the question asks about by its shape (`asked_shapes`, `predicate`) that nothing in the data
+    places. A phrase is held when any of its leading words are ('customers live' by customers, 'line items' by
+    line, 'production company' by Production): a shape catches verbs with the noun, and only a phrase none of
+    whose beginnings is in the data is missing; a whole phrase (a measure) is held only by a beginning of two
+    words or more ('invoice amount' of 'invoice amount billed'), or its one word. A phrase whose every word the
+    data holds, one of them as a word of a stored value, is held too ('kubrick films': a director's name and
+    the films of the database)."""
     out = []
     shapes = [*asked_shapes(question), *((p, False) for p in measured_of(question))]
     for phrase, whole in shapes:
@@ -363,8 +376,38 @@ def missing_asked(bi: BIContext, question: str) -> list[str]:
     word = predicate(question)
     if word and not word_held(bi, word) and not approved_covers(bi, word, question):
         out.append(word)
-    out += missing_attribute(bi, question) + missing_qualified(bi, question)
     return list(dict.fromkeys(out))
+
+
+def _named_with_values(bi: BIContext, own: list[str]) -> bool:
+    """Whether a phrase is a value written in lower case before what it is ('kubrick films', 'air line items'):
+    its last words are a table, a column or near one in meaning, and the words before them are words of stored
+    values (one at least) or schema words. A lone word inside some title is no evidence ('record label':
+    'label' is what is asked)."""
+    own = [w for w in own if w.lower() not in GENERIC]  # 'air line item count': the count of air line items
+    kinds = _schema_words(bi)
+    for k in range(1, len(own)):
+        kind, modifiers = " ".join(own[k:]), own[:k]
+        if not (
+            maps(bi, kind) or names_the_data(bi, kind) or table_named(bi, kind) or meaning_of(bi, kind) is not None
+        ):
+            continue
+        valued = [w for w in modifiers if singular(w.lower()) not in kinds]
+        return bool(valued) and all(value_word(bi, w) for w in valued)
+    return False
+
+
+def value_word(bi: BIContext, word: str) -> bool:
+    """Whether `word` is a whole word of a value the data stores: an indexed value's, or (one bounded LIKE probe
+    per text column not indexed, over at most COUNT_CAP rows) any text value's ('kubrick' of 'Stanley
+    Kubrick')."""
+    w = word.lower()
+    if not re.fullmatch(r"[a-z][a-z0-9'-]{2,}", w):
+        return False
+    if w in bi.value_words():
+        return True
+    likes = [exp.Literal.string(p).sql(bi.engine.dialect) for p in (f"{w} %", f"% {w}", f"% {w} %")]
+    return _stored_where(bi, " OR ".join(f"lower(v) LIKE {p}" for p in likes))
 
 
 def _own_words(phrase: str) -> list[str]:
@@ -381,7 +424,7 @@ def shape_decline(bi: BIContext, question: str) -> str | None:
     """Why the data cannot answer `question`, read from its shape alone (no model call): it asks about the
     future (the data records what happened) or for a judgment (`judgment`), something it asks about is
     missing (`missing_asked`), or a value it names is in no column (`missing_values`)."""
-    if reason := future(question) or judgment(question, bi):
+    if reason := future(question) or judgment(question, bi) or years_outside(bi, question):
         return reason
     if missing := missing_asked(bi, question):
         return f"the data has no field or value for {', '.join(map(repr, missing))}"
@@ -593,7 +636,8 @@ def _is_text(semantic: Semantic, f: dict[str, Any]) -> bool:
 
 def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
     """The terms the user wrote that no column, layer term, table, indexed or stored value of the data holds
-    (and that do not name a text column's kind: `named_by_kind`)."""
+    (and that do not name a text column's kind: `named_by_kind`, nor are a value before its kind:
+    `_named_with_values`, 'air line items')."""
     return [
         t
         for t in terms
@@ -604,6 +648,7 @@ def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
         and not named_by_kind(bi, t, question)
         and not approved_covers(bi, t, question)
         and meaning_of(bi, t) is None
+        and not _named_with_values(bi, _own_words(t))
     ]
 
 
@@ -645,11 +690,7 @@ def named_values(question: str) -> list[str]:
 
 
 def _schema_words(bi: BIContext) -> set[str]:
-    sem = bi.semantic
-    texts = [sem.database, *(words(t) for t in sem.tables)]
-    texts += [" ".join((words(c), *info.get("synonyms", []))) for _, c, info in sem.columns()]
-    texts += [" ".join([k, *info.get("synonyms", [])]) for k, info in sem.terms.items()]
-    return {singular(w) for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
+    return schema_words(bi.semantic)
 
 
 def value_held(bi: BIContext, name: str) -> bool:
@@ -664,13 +705,20 @@ def value_held(bi: BIContext, name: str) -> bool:
             return True
     if stored_value(bi, name):
         return True
-    parts = name.split()
-    if len(parts) < 2:
-        return False
-    # 'Cook County Illinois': a word the schema spells ('county') is the value's kind, not part of it
+    # 'Cook County Illinois', 'R-rated': a word the schema spells ('county', 'rated' of a rating) is the value's
+    # kind, not part of it; the parts of a hyphenated name are read apart only beside such a kind ('K-Pop' is one)
     kinds = _schema_words(bi)
-    own = [p for p in parts if singular(p.lower()) not in kinds]
-    return bool(own) and all(value_held(bi, p) for p in own)
+    roots = {_root(k) for k in kinds}
+    for parts in (name.split(), re.split(r"-+", name) if "-" in name else []):
+        own = [p for p in parts if singular(p.lower()) not in kinds and _root(p.lower()) not in roots]
+        if len(parts) > 1 and own and (len(own) < len(parts) or " " in name) and all(value_held(bi, p) for p in own):
+            return True
+    return False
+
+
+def _root(word: str) -> str:
+    """A word without its inflection ('rated', 'rating': 'rat'), to tell that a word names a column's kind."""
+    return re.sub(r"(?:ings?|ed|er|ers|es|s)$", "", word) if len(word) > 4 else word
 
 
 def indexed_values(bi: BIContext, question: str) -> list[str]:
@@ -746,13 +794,85 @@ def _vectors(embedder: Any, texts: tuple[str, ...]) -> np.ndarray:
     return embedder.embed(list(texts))
 
 
-@functools.cache
 def _embedder() -> Any:
-    """MiniLM (orrery.recall's, one per process) when it is installed, else None."""
-    try:
-        from orrery.recall.embed import default_embedder, model_zip
+    """MiniLM (orrery.recall's, one per process, loaded at its first use) when it is installed, else None."""
+    return lazy_embedder()
 
-        model_zip()
-        return default_embedder()
-    except (ConfigError, ImportError):
+
+# -- years: a year the question names that no date column of the data reaches --------------------------------
+_YEAR_OF = re.compile(r"(?<![\w#$.,])(1[6-9]\d\d|20\d\d)(?![\w%.,]\d)")
+_BEFORE = frozenset(["before", "until", "till", "prior", "to"])
+_AFTER = frozenset(["after", "since", "from", "between"])
+_QUANTITY = frozenset(["than", "over", "under", "above", "below", "least", "most", "top", "first", "last", "exceeds"])
+_DATE_TEXT_ROWS = 20_000  # distinct values of a text date column read to find its years
+
+
+def year_ranges(bi: BIContext) -> dict[tuple[str, str], tuple[int, int]]:
+    """(first year, last year) of each column that says when (`_temporal`) and holds years, read once per
+    context: MIN / MAX of a number or date column, the years written in a text column's distinct values
+    (SQLite keeps dates as text, in any format). A number column whose values are not years (a month, a
+    two-digit year) is left out."""
+    if bi._years is None:
+        bi._years = {}
+        for table, column, info in bi.semantic.columns():
+            if _temporal(column, info) and (span := _years_of(bi, table, column, info)):
+                bi._years[(table, column)] = span
+    return bi._years
+
+
+def _years_of(bi: BIContext, table: str, column: str, info: dict[str, Any]) -> tuple[int, int] | None:
+    col, tab = quote(bi.engine, column), quote(bi.engine, table)
+    rows = f"(SELECT {col} AS v FROM {tab} LIMIT {COUNT_CAP}) AS s"
+    text = re.match(r"(VARCHAR|TEXT|CHAR|STRING)", str(info.get("type", "")), re.I) or not info.get("type")
+    try:
+        if text:
+            values = bi.engine.execute(f"SELECT DISTINCT v FROM {rows}", max_rows=_DATE_TEXT_ROWS).rows
+        else:
+            values = bi.engine.execute(f"SELECT MIN(v), MAX(v) FROM {rows}", max_rows=1).rows[:1]
+    except QueryError:
         return None
+    cells = [str(v) for row in values for v in row if v is not None]
+    if not text and cells and all(re.fullmatch(r"-?\d+(\.0+)?", c) for c in cells):
+        years = [int(float(c)) for c in cells if 1000 <= float(c) <= 2999]  # a number column: the values are years
+        return (min(years), max(years)) if len(years) == len(cells) else None
+    years = [int(y) for c in cells for y in re.findall(r"(?<!\d)(1[0-9]\d\d|2\d\d\d)(?!\d)", c)[:1]]
+    return (min(years), max(years)) if years else None
+
+
+def named_years(question: str) -> list[tuple[int, str]]:
+    """(year, how) of each year the question names: how is 'after' ("after / since 2010"), 'before' ("before /
+    until 2010") or 'in'; a number after 'than', 'over', 'top' ... or before a word that is no grammar word
+    ('2000 customers') is a quantity, not a year."""
+    out = []
+    for m in _YEAR_OF.finditer(question):
+        before = re.findall(r"[a-z]+", question[: m.start()].lower())[-1:]
+        after = re.findall(r"[A-Za-z]+|\S", question[m.end() :].lower())[:1]
+        if (before and before[0] in _QUANTITY) or (after and after[0].isalpha() and after[0] not in GRAMMAR):
+            continue
+        word = before[0] if before else ""
+        if word == "and" and re.search(r"\bbetween\s+\d{4}\s+and\s*$", question[: m.start()], re.I):
+            word = "to"  # 'between 2000 and 2005': the range's end
+        how = "after" if word in _AFTER else "before" if word in _BEFORE else "in"
+        out.append((int(m.group(1)), how))
+    return out
+
+
+def years_outside(bi: BIContext, question: str) -> str | None:
+    """Why a question about a year the data does not reach cannot be answered: no column that says when holds it
+    ('in 2019' where the invoices run from 2009 to 2013); 'after 2015' needs a later year, 'before 1990' an
+    earlier one. No date column, no judgment: the year may be a value the model places."""
+    named = named_years(question)
+    spans = list(year_ranges(bi).items()) if named else []
+    if not spans:
+        return None
+    for year, how in named:
+        reached = [
+            (lo, hi)
+            for _, (lo, hi) in spans
+            if (how == "after" and year < hi) or (how == "before" and year > lo) or (how == "in" and lo <= year <= hi)
+        ]
+        if not reached:
+            ranges = ", ".join(f"{lo} to {hi} ({'.'.join(col)})" for col, (lo, hi) in spans[:4])
+            more = f" and {len(spans) - 4} more columns" if len(spans) > 4 else ""
+            return f"the data's dates run from {ranges}{more}; it has nothing {how} {year}"
+    return None

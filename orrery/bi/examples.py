@@ -569,22 +569,9 @@ def open_examples(store: Any = None, embedder: Any = "default") -> ApprovedExamp
 
 def _embedder() -> Any:
     """MiniLM when it is installed, loaded at its first use (a run with no approved example never reads it)."""
-    from orrery.errors import ConfigError
+    from orrery.recall.embed import lazy_embedder
 
-    try:
-        from orrery.recall.embed import model_zip
-
-        model_zip()
-    except (ConfigError, ImportError):  # the memory extra or the model package is not installed: full text
-        return None
-    return _LazyEmbedder()
-
-
-class _LazyEmbedder:
-    def embed(self, texts: Any) -> Any:
-        from orrery.recall.embed import default_embedder
-
-        return default_embedder().embed(texts)
+    return lazy_embedder()
 
 
 # -- approving an answer ---------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from orrery.bi.engines import Engine
-from orrery.bi.joins import discover
+from orrery.bi.joins import discover, singular
 from orrery.bi.profile import TableSample, profile
 from orrery.errors import ConfigError
 
@@ -298,8 +298,22 @@ GENERIC = frozenset(
         "quarter",
         "quarters",
         "date-wise",
+        # a share of the rows is computed from counts (compose.py), no column holds it
+        "percentage",
+        "percent",
+        "proportion",
+        "fraction",
+        "share",
     ]
 )
+
+
+def schema_words(semantic: Semantic) -> set[str]:
+    """Every word (singular) of the database's, tables', columns' and terms' names and synonyms."""
+    texts = [semantic.database, *(words(t) for t in semantic.tables)]
+    texts += [" ".join((words(c), *info.get("synonyms", []))) for _, c, info in semantic.columns()]
+    texts += [" ".join([k, *info.get("synonyms", [])]) for k, info in semantic.terms.items()]
+    return {singular(w) for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
 
 
 def stems(text: str) -> list[str]:

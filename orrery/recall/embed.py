@@ -160,3 +160,28 @@ def default_embedder() -> MiniLM:
         if "minilm" not in _SHARED:
             _SHARED["minilm"] = MiniLM()
         return _SHARED["minilm"]
+
+
+class LazyMiniLM:
+    """The process's MiniLM (`default_embedder`), read at the first `embed`: a run that embeds nothing never
+    loads its 91 MB."""
+
+    name, dim = MiniLM.name, MiniLM.dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return default_embedder().embed(texts)
+
+
+_LAZY = LazyMiniLM()
+
+
+def lazy_embedder() -> LazyMiniLM | None:
+    """The shared MiniLM, loaded at its first use, or None when the model package or its readers (tokenizers,
+    safetensors) are not installed: callers then fall back to full text or to lexical rules alone."""
+    try:
+        model_zip()
+    except ConfigError:
+        return None
+    if any(importlib.util.find_spec(m) is None for m in ("tokenizers", "safetensors")):
+        return None
+    return _LAZY

@@ -224,3 +224,60 @@ def test_the_group_of_rows_with_no_key_is_no_answer_to_which(world):
         order_by=["COUNT(*) DESC"],
     )
     assert "NOT countries.region IS NULL" in sql and "countries.region <> ''" in sql and len(got) == 1 and got[0][0]
+
+
+def test_a_total_asked_of_a_bare_measure_is_its_sum(world):
+    sql, got = rows(world, "sales in Texas, total", ["orders"], select=["orders.sales"], where=["state = 'Texas'"])
+    assert "SUM(" in sql and got == [(sum(10.0 * i for i in range(0, 30, 3)),)]
+    sql, _ = rows(
+        world, "the total of each order in Texas", ["orders"], select=["orders.sales"], where=["state = 'Texas'"]
+    )
+    assert "SUM(" not in sql  # each row's own total
+
+
+def test_the_one_at_the_extreme_is_one_row_unless_a_number_is_asked(world):
+    sql, got = rows(
+        world, "the order at the highest sales", ["orders"], select=["orders.state"], order_by=["sales DESC"]
+    )
+    assert sql.endswith("LIMIT 1") and got == [("Utah",)]  # sales 290: the 30th order, Utah
+    sql, _ = rows(world, "the 3 orders with the highest sales", ["orders"], select=["state"], order_by=["sales DESC"])
+    assert "LIMIT" not in sql  # the model's limit, if any, stands; none is invented
+    sql, _ = rows(world, "orders by sales", ["orders"], select=["state"], order_by=["sales DESC"])
+    assert "LIMIT" not in sql
+
+
+def test_a_mention_with_its_kind_word_on_another_text_column_is_dropped(tmp_path):
+    path = tmp_path / "c.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript("""
+            CREATE TABLE counties (fips TEXT, name TEXT);
+            CREATE TABLE unemployment (fips TEXT, year INTEGER, rate REAL);
+            INSERT INTO counties VALUES ('17031', 'Cook'), ('26163', 'Wayne');
+            INSERT INTO unemployment VALUES ('17031', 2009, 10.5), ('26163', 2009, 16.0);
+        """)
+    engine = SQLiteEngine("c", path)
+    resolved = [{"value": "Cook", "table": "counties", "column": "name"}]
+    sql = compose(
+        QueryParts(
+            select=["unemployment.rate"], where=["unemployment.fips = 'Cook County'", "unemployment.year = 2009"]
+        ),
+        draft(engine),
+        ["unemployment", "counties"],
+        resolved,
+        "sqlite",
+        "unemployment rate in Cook County in 2009?",
+    )
+    assert "'Cook County'" not in sql and engine.execute(sql).rows == [(10.5,)]
+    engine.close()
+
+
+def test_a_count_per_group_counts_the_rows_it_names(world):
+    # the model grouped the regions and counted them; the question counts indicators per region: joined
+    sql, got = rows(
+        world,
+        "What is the number of indicators per region?",
+        ["countries", "indicators"],
+        select=["countries.region", "COUNT(*)"],
+        group_by=["countries.region"],
+    )
+    assert "indicators" in sql.split("GROUP BY")[0] and sorted(got) == [("Africa", 12), ("Asia", 12), ("Europe", 12)]
