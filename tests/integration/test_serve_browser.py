@@ -227,6 +227,11 @@ def test_price_rows_show_as_candlesticks_and_query_results_as_table_and_bars(ser
 
 
 def test_research_shows_its_source_board(server, page):
+    # A loaded machine: the list of agents arrives late, and the user types at once (the box waits for it).
+    page.add_init_script(
+        "const f = window.fetch; window.fetch = (u, o) => String(u).endsWith('/agents') ? "
+        "new Promise((r) => setTimeout(r, 1000)).then(() => f(u, o)) : f(u, o);"
+    )
     page.goto(f"{server.url}/?agent=research")
     ask(page, "Will the incumbent win the election?")
     page.wait_for_selector(".card.board h3 >> text=Source board · P = 0.6")

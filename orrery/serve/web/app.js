@@ -174,7 +174,7 @@ async function openThread(id) {
 
 // -- a run ------------------------------------------------------------------------------------------
 async function send(text, resume) {
-  if (ui.busy) return;
+  if (ui.busy || !ui.agent) return;
   ui.busy = true;
   $("send").disabled = true;
   $("clarify").hidden = true;
@@ -640,5 +640,9 @@ $("menu").addEventListener("click", () => $("threads").classList.toggle("open"))
   const thread = new URLSearchParams(location.search).get("thread");
   if (thread) await openThread(thread).catch(() => newThread());
   else newThread();
+  // Typing is allowed once the agent is known: a message sent before would go to no agent, and its thread in
+  // the URL would replace the agent the page was opened for.
+  $("message").disabled = false;
+  $("send").disabled = false;
   await loadThreads();
 })();
