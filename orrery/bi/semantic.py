@@ -22,6 +22,7 @@ into a prompt (`retrieve`), so a 50-table schema fits a small model's context.
 from __future__ import annotations
 
 import heapq
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -323,11 +324,44 @@ def stems(text: str) -> list[str]:
     ]
 
 
+_VOWELS = frozenset("aeiou")
+_ENDINGS = ("ness", "ment", "less", "ful", "ing", "ed", "er", "ers", "ly", "s", "es")
+
+
+def abbreviates(token: str, word: str) -> bool:
+    """Whether a name's token is `word` abbreviated: it starts with the word's first letters and goes on with
+    consonants found in order later in the word ('qty' quantity, 'dept' department, 'pop' population); a
+    two-letter token only where the word's consonants start with it ('yr' year, 'dt' date) or it is a
+    compound's initials ('hp' horsepower: the second letter starts the second half, both halves four letters
+    or more, the first ending in a vowel). 'age' does not abbreviate 'average' (a vowel after the prefix), nor
+    'late' 'lateness' or 'age' 'agent' (a word before an ending or two letters)."""
+    if not (token.isalpha() and word.isalpha()) or not 2 <= len(token) < len(word) or token[0] != word[0]:
+        return False
+    if len(token) == 2:
+        consonants = word[0] + "".join(c for c in word[1:] if c not in _VOWELS)
+        cut = word.find(token[1], 1)
+        halves = cut >= 4 and len(word) - cut >= 4 and word[cut - 1] in _VOWELS
+        return consonants.startswith(token) or halves
+    k = len(os.path.commonprefix([token, word]))
+    if k == len(token):  # a whole word before an ending is that word's kin ('late' of 'lateness'), not its short form
+        return len(word) - k >= 3 and word[k:] not in _ENDINGS
+    rest, later = token[k:], iter(word[k:])
+    return not _VOWELS & set(rest) and all(c in later for c in rest)
+
+
+def spelled_as(text: str, term: str) -> str:
+    """`text` with each word that abbreviates a word of `term` written out as that word ('hp' -> 'horsepower'
+    for the term 'horsepower'), so that a user's whole word finds the column its name shortens."""
+    own = re.findall(r"[a-z]+", term.lower())
+    return " ".join(next((w for w in own if abbreviates(t, w)), t) for t in re.findall(r"[a-z0-9]+", text.lower()))
+
+
 def term_score(term: str, text: str) -> float:
     """How well a business term names a column label (0-100): whole-string and word-order-free similarity,
     'ship date' = 'shipdate', and 90 when every word of the term is a word of the label ('date' in
-    'ship date'). Unlike partial matching, 'age' does not match 'package' nor 'count' 'discount'."""
-    a, b = " ".join(stems(term)), " ".join(stems(text))
+    'ship date'); a label's abbreviation of a term's word counts as the word (`abbreviates`). Unlike partial
+    matching, 'age' does not match 'package' nor 'count' 'discount'."""
+    a, b = " ".join(stems(term)), " ".join(stems(spelled_as(text, term)))
     if not a or not b:
         return 0.0
     score = max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b), fuzz.ratio(a.replace(" ", ""), b.replace(" ", "")))

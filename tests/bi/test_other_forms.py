@@ -1,0 +1,86 @@
+"""Words and values the data holds in another form: a column name's abbreviation of the user's word ('hp' for
+horsepower), a stored value named by its demonym or inflection ('European' for 'Europe'), a two-digit year."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from orrery.bi import decline
+from orrery.bi.decline import other_form, shape_decline, year_ranges, years_outside
+from orrery.bi.engines import SQLiteEngine
+from orrery.bi.semantic import abbreviates, draft, rank_fields
+from orrery.bi.tools import BIContext
+
+
+@pytest.mark.parametrize(
+    ("token", "word"),
+    [("hp", "horsepower"), ("yr", "year"), ("dt", "date"), ("qty", "quantity"), ("dept", "department")]
+    + [("pop", "population"), ("cnt", "count"), ("amt", "amount"), ("wk", "week")],
+)
+def test_a_token_that_shortens_a_word_abbreviates_it(token, word):
+    assert abbreviates(token, word)
+
+
+@pytest.mark.parametrize(
+    ("token", "word"),
+    [("age", "average"), ("cat", "contract"), ("id", "individual"), ("dt", "department"), ("no", "number")]
+    + [("mpg", "miles"), ("hp", "hospital"), ("year", "year"), ("pop", "top"), ("late", "lateness"), ("age", "agent")],
+)
+def test_a_token_that_only_shares_letters_does_not(token, word):
+    assert not abbreviates(token, word)
+
+
+@pytest.mark.parametrize(
+    ("word", "value"),
+    [("european", "europe"), ("chinese", "china"), ("swedish", "sweden"), ("german", "germany")]
+    + [("canadian", "canada"), ("asian", "asia")],
+)
+def test_a_demonym_or_inflection_is_the_stored_value(word, value):
+    assert other_form(word, value)
+
+
+@pytest.mark.parametrize(
+    ("word", "value"),
+    [("indiana", "india"), ("austrian", "australia"), ("austria", "australia"), ("cana", "canada")]
+    + [("europe", "europe"), ("north african", "north africa")],
+)
+def test_a_different_name_with_a_shared_beginning_is_not(word, value):
+    assert not other_form(word, value)
+
+
+@pytest.fixture
+def cars(tmp_path: Path):
+    """Cars with abbreviated column names, a two-digit model year (70 to 82) and an origin among three regions."""
+    path = tmp_path / "c.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE cars (name TEXT, mpg REAL, hp INTEGER, yr INTEGER, origin TEXT)")
+        rows = [(f"car {i}", 20.0 + i % 9, 90 + i, 70 + i % 13, ("Europe", "Japan", "USA")[i % 3]) for i in range(60)]
+        con.executemany("INSERT INTO cars VALUES (?, ?, ?, ?, ?)", rows)
+    engine = SQLiteEngine("c", path)
+    yield BIContext(engine, draft(engine), None)
+    engine.close()
+
+
+def test_a_users_word_finds_the_column_its_name_abbreviates(cars):
+    best = rank_fields(cars.semantic, "horsepower")[0]
+    assert best[2] == {"table": "cars", "column": "hp"} and best[0] >= 90
+    assert decline.maps(cars, "horsepower") and decline.maps(cars, "average horsepower")
+    assert shape_decline(cars, "ford vs toyota, average horsepower") is None
+    assert not decline.maps(cars, "torque")  # a word no name shortens is still missing
+
+
+def test_a_value_named_by_its_demonym_is_held_and_an_absent_one_still_declines(cars):
+    assert decline.value_held(cars, "European") and decline.value_held(cars, "Japanese")
+    assert shape_decline(cars, "average mpg of the European cars") is None
+    assert "African" in (shape_decline(cars, "average mpg of the African cars") or "")
+
+
+def test_a_two_digit_year_column_is_read_as_years(cars):
+    assert year_ranges(cars)[("cars", "yr")] == (70, 82)
+    assert years_outside(cars, "average mpg of the cars made in 1975") is None
+    assert "1995" in (years_outside(cars, "average mpg of the cars made in 1995") or "")
+    assert years_outside(cars, "how many cars after 1980?") is None
+    assert years_outside(cars, "how many cars after 1990?")
