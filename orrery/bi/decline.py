@@ -434,8 +434,9 @@ def shape_decline(bi: BIContext, question: str) -> str | None:
 
 
 # A judgment: a reason ('why'), advice ('should', 'recommend'), taste ('favourite', 'the best one', 'do customers
-# like'); 'best-selling' / 'best seller' is a measure, not a judgment.
+# like', a fit for a situation: 'ideal for', 'best for a ...'); 'best-selling' / 'best seller' is a measure.
 _JUDGMENT = re.compile(
+    r"\b(?:ideal|suitable|suited)\s+for\b|\b(?:best|good|great|better)\s+for\s+(?:a|an|my|our|your|someone|me|us)\b|"
     r"\b(?:why|should|ought|recommend\w*|favou?rite\w*|opinion\w*)\b|\bthe (?:best|worst)\b"
     r"(?!\s*-?\s*sell)|\b(?:do|does|did)\b[^?]*\b(?:like|love|enjoy|prefer)\b|"
     r"\b(?:like|likes|love|loves|enjoy|enjoys|prefer|prefers)\s+(?:(?:the\s+)?(?:best|most))\b",

@@ -310,11 +310,13 @@ GENERIC = frozenset(
 
 
 def schema_words(semantic: Semantic) -> set[str]:
-    """Every word (singular) of the database's, tables', columns' and terms' names and synonyms."""
+    """Every word (singular) of the database's, tables', columns' and terms' names and synonyms, and the letters
+    of a word written with digits ('paris' of a table `paris24_results`: a name the schema holds)."""
     texts = [semantic.database, *(words(t) for t in semantic.tables)]
     texts += [" ".join((words(c), *info.get("synonyms", []))) for _, c, info in semantic.columns()]
     texts += [" ".join([k, *info.get("synonyms", [])]) for k, info in semantic.terms.items()]
-    return {singular(w) for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
+    found = (re.findall(r"[a-z0-9]+", t) + re.findall(r"[a-z]+(?=\d)", t) for t in map(str.lower, texts))
+    return {singular(w) for ws in found for w in ws}
 
 
 def stems(text: str) -> list[str]:
@@ -345,8 +347,8 @@ def abbreviates(token: str, word: str) -> bool:
     k = len(os.path.commonprefix([token, word]))
     if k == len(token):  # a whole word before an ending is that word's kin ('late' of 'lateness'), not its short form
         return len(word) - k >= 3 and word[k:] not in _ENDINGS
-    rest, later = token[k:], iter(word[k:])
-    return not _VOWELS & set(rest) and all(c in later for c in rest)
+    rest, later = token[k:], iter(word[k:])  # 'county' is not 'country': a short form drops two letters or more
+    return len(word) - len(token) >= 2 and not _VOWELS & set(rest) and all(c in later for c in rest)
 
 
 def spelled_as(text: str, term: str) -> str:

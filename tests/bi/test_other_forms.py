@@ -18,7 +18,7 @@ from orrery.bi.tools import BIContext
 @pytest.mark.parametrize(
     ("token", "word"),
     [("hp", "horsepower"), ("yr", "year"), ("dt", "date"), ("qty", "quantity"), ("dept", "department")]
-    + [("pop", "population"), ("cnt", "count"), ("amt", "amount"), ("wk", "week")],
+    + [("pop", "population"), ("cnt", "count"), ("amt", "amount"), ("wk", "week"), ("cntry", "country")],
 )
 def test_a_token_that_shortens_a_word_abbreviates_it(token, word):
     assert abbreviates(token, word)
@@ -27,7 +27,8 @@ def test_a_token_that_shortens_a_word_abbreviates_it(token, word):
 @pytest.mark.parametrize(
     ("token", "word"),
     [("age", "average"), ("cat", "contract"), ("id", "individual"), ("dt", "department"), ("no", "number")]
-    + [("mpg", "miles"), ("hp", "hospital"), ("year", "year"), ("pop", "top"), ("late", "lateness"), ("age", "agent")],
+    + [("mpg", "miles"), ("hp", "hospital"), ("year", "year"), ("pop", "top"), ("late", "lateness"), ("age", "agent")]
+    + [("county", "country"), ("mpg", "mpeg")],
 )
 def test_a_token_that_only_shares_letters_does_not(token, word):
     assert not abbreviates(token, word)
@@ -84,3 +85,22 @@ def test_a_two_digit_year_column_is_read_as_years(cars):
     assert "1995" in (years_outside(cars, "average mpg of the cars made in 1995") or "")
     assert years_outside(cars, "how many cars after 1980?") is None
     assert years_outside(cars, "how many cars after 1990?")
+
+
+def test_a_fit_for_a_situation_is_an_opinion(cars):
+    assert decline.judgment("which car is best for a long trip?", cars)
+    assert decline.judgment("cars ideal for the city", cars)
+    assert decline.judgment("which origin has the most cars?", cars) is None
+    assert decline.judgment("which origin is better for mpg?", cars) is None  # no situation: a measure
+
+
+def test_a_name_written_with_digits_in_a_table_name_is_the_schemas(tmp_path: Path):
+    path = tmp_path / "g.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE paris24_tally (country TEXT, gold INTEGER)")
+        con.executemany("INSERT INTO paris24_tally VALUES (?, ?)", [("Norway", 3), ("Chile", 1)])
+    engine = SQLiteEngine("g", path)
+    bi = BIContext(engine, draft(engine), None)
+    assert decline.missing_values(bi, "How many golds did Norway win at Paris?") == []
+    assert decline.missing_values(bi, "How many golds did Norway win at Tokyo?") == ["'Tokyo'"]
+    engine.close()
