@@ -189,7 +189,10 @@ def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only:
         texts = [words(target["column"]), *info.get("synonyms", [])]
     texts += [] if names_only else [info.get("description") or ""]
     return any(
-        singular(w) == head or (len(head) > 4 and fuzz.ratio(w, head) >= 85) or abbreviates(w, head)
+        singular(w) == head
+        or (len(head) > 4 and fuzz.ratio(w, head) >= 85)
+        or abbreviates(w, head)
+        or abbreviates(head, w)
         for text in texts
         for w in re.findall(r"[a-z0-9]+", text.lower())
     )
@@ -613,7 +616,7 @@ def word_held(bi: BIContext, word: str) -> bool:
     known = {w for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
     known |= {str(c.value).lower() for c in bi.index() if re.fullmatch(r"\w+", str(c.value))}
     w = word.lower()
-    return any(_same_word(w, k) or abbreviates(k, w) for k in known) or stored_value(bi, word)
+    return any(_same_word(w, k) or abbreviates(k, w) or abbreviates(w, k) for k in known) or stored_value(bi, word)
 
 
 def named_by_kind(bi: BIContext, term: str, question: str) -> bool:

@@ -268,6 +268,7 @@ GENERIC = frozenset(
         "total",
         "amount",
         "sum",
+        "combined",
         "average",
         "avg",
         "mean",
@@ -336,7 +337,8 @@ def abbreviates(token: str, word: str) -> bool:
     two-letter token only where the word's consonants start with it ('yr' year, 'dt' date) or it is a
     compound's initials ('hp' horsepower: the second letter starts the second half, both halves four letters
     or more, the first ending in a vowel). 'age' does not abbreviate 'average' (a vowel after the prefix), nor
-    'late' 'lateness' or 'age' 'agent' (a word before an ending or two letters)."""
+    'late' 'lateness', 'ship' 'shipinstruct' or 'age' 'agent' (a word before an ending, another word, two
+    letters): a bare prefix is a short form only up to three letters and cut inside a syllable."""
     if not (token.isalpha() and word.isalpha()) or not 2 <= len(token) < len(word) or token[0] != word[0]:
         return False
     if len(token) == 2:
@@ -345,8 +347,9 @@ def abbreviates(token: str, word: str) -> bool:
         halves = cut >= 4 and len(word) - cut >= 4 and word[cut - 1] in _VOWELS
         return consonants.startswith(token) or halves
     k = len(os.path.commonprefix([token, word]))
-    if k == len(token):  # a whole word before an ending is that word's kin ('late' of 'lateness'), not its short form
-        return len(word) - k >= 3 and word[k:] not in _ENDINGS
+    if k == len(token):  # a short form cuts inside a syllable ('pop|ulation'); a whole word goes on with an ending
+        # or another ('region|key', 'ship|instruct': names join words, so a bare prefix is three letters at most)
+        return k <= 3 and len(word) - k >= 3 and word[k] in _VOWELS and word[k:] not in _ENDINGS
     rest, later = token[k:], iter(word[k:])  # 'county' is not 'country': a short form drops two letters or more
     return len(word) - len(token) >= 2 and not _VOWELS & set(rest) and all(c in later for c in rest)
 
@@ -361,9 +364,10 @@ def spelled_as(text: str, term: str) -> str:
 def term_score(term: str, text: str) -> float:
     """How well a business term names a column label (0-100): whole-string and word-order-free similarity,
     'ship date' = 'shipdate', and 90 when every word of the term is a word of the label ('date' in
-    'ship date'); a label's abbreviation of a term's word counts as the word (`abbreviates`). Unlike partial
+    'ship date'); an abbreviation of a word of the other side counts as the word (`abbreviates`: 'hp' for
+    'horsepower', the user's 'pop' for 'population'). Unlike partial
     matching, 'age' does not match 'package' nor 'count' 'discount'."""
-    a, b = " ".join(stems(term)), " ".join(stems(spelled_as(text, term)))
+    a, b = " ".join(stems(spelled_as(term, text))), " ".join(stems(spelled_as(text, term)))
     if not a or not b:
         return 0.0
     score = max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b), fuzz.ratio(a.replace(" ", ""), b.replace(" ", "")))

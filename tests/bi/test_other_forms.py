@@ -28,7 +28,7 @@ def test_a_token_that_shortens_a_word_abbreviates_it(token, word):
     ("token", "word"),
     [("age", "average"), ("cat", "contract"), ("id", "individual"), ("dt", "department"), ("no", "number")]
     + [("mpg", "miles"), ("hp", "hospital"), ("year", "year"), ("pop", "top"), ("late", "lateness"), ("age", "agent")]
-    + [("county", "country"), ("mpg", "mpeg")],
+    + [("county", "country"), ("mpg", "mpeg"), ("region", "regionkey"), ("ship", "shipinstruct")],
 )
 def test_a_token_that_only_shares_letters_does_not(token, word):
     assert not abbreviates(token, word)
@@ -103,4 +103,20 @@ def test_a_name_written_with_digits_in_a_table_name_is_the_schemas(tmp_path: Pat
     bi = BIContext(engine, draft(engine), None)
     assert decline.missing_values(bi, "How many golds did Norway win at Paris?") == []
     assert decline.missing_values(bi, "How many golds did Norway win at Tokyo?") == ["'Tokyo'"]
+    engine.close()
+
+
+def test_combined_is_an_aggregate_not_a_field(cars):
+    assert decline.maps(cars, "combined hp") and shape_decline(cars, "the combined hp of the Japanese cars") is None
+
+
+def test_a_users_abbreviation_finds_the_column_it_shortens(tmp_path: Path):
+    path = tmp_path / "w.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE regions (region TEXT, population REAL)")
+        con.executemany("INSERT INTO regions VALUES (?, ?)", [("North", 3.0), ("South", 1.0)])
+    engine = SQLiteEngine("w", path)
+    bi = BIContext(engine, draft(engine), None)
+    assert rank_fields(bi.semantic, "pop")[0][2] == {"table": "regions", "column": "population"}
+    assert decline.maps(bi, "combined pop") and shape_decline(bi, "the combined pop of the North region") is None
     engine.close()
