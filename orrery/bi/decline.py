@@ -36,7 +36,16 @@ from sqlglot import exp
 from orrery.bi.engines import QueryError
 from orrery.bi.joins import singular
 from orrery.bi.profile import COUNT_CAP, quote
-from orrery.bi.semantic import GENERIC, Semantic, abbreviates, rank_fields, schema_words, stems, words
+from orrery.bi.semantic import (
+    GENERIC,
+    Semantic,
+    abbreviates,
+    rank_fields,
+    schema_words,
+    stems,
+    user_abbreviates,
+    words,
+)
 from orrery.recall.embed import lazy_embedder
 
 if TYPE_CHECKING:
@@ -192,7 +201,7 @@ def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only:
         singular(w) == head
         or (len(head) > 4 and fuzz.ratio(w, head) >= 85)
         or abbreviates(w, head)
-        or abbreviates(head, w)
+        or user_abbreviates(head, w)
         for text in texts
         for w in re.findall(r"[a-z0-9]+", text.lower())
     )
@@ -616,7 +625,7 @@ def word_held(bi: BIContext, word: str) -> bool:
     known = {w for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
     known |= {str(c.value).lower() for c in bi.index() if re.fullmatch(r"\w+", str(c.value))}
     w = word.lower()
-    return any(_same_word(w, k) or abbreviates(k, w) or abbreviates(w, k) for k in known) or stored_value(bi, word)
+    return any(_same_word(w, k) or abbreviates(k, w) or user_abbreviates(w, k) for k in known) or stored_value(bi, word)
 
 
 def named_by_kind(bi: BIContext, term: str, question: str) -> bool:

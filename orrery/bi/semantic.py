@@ -354,11 +354,20 @@ def abbreviates(token: str, word: str) -> bool:
     return len(word) - len(token) >= 2 and not _VOWELS & set(rest) and all(c in later for c in rest)
 
 
-def spelled_as(text: str, term: str) -> str:
+def user_abbreviates(word: str, name_word: str) -> bool:
+    """Whether a user's word shortens a word of a name: only as a bare prefix of three letters ('pop' of
+    'population'); a user writes words, and other short forms of them are false matches ('in' / 'invoice',
+    'car' / 'category', 'top' / 'totalprice': measured over every set's questions and column names)."""
+    return len(word) == 3 and name_word.startswith(word) and abbreviates(word, name_word)
+
+
+def spelled_as(text: str, term: str, user: bool = False) -> str:
     """`text` with each word that abbreviates a word of `term` written out as that word ('hp' -> 'horsepower'
-    for the term 'horsepower'), so that a user's whole word finds the column its name shortens."""
+    for the term 'horsepower'), so that a user's whole word finds the column its name shortens; `user`: the
+    text is the user's (`user_abbreviates`)."""
     own = re.findall(r"[a-z]+", term.lower())
-    return " ".join(next((w for w in own if abbreviates(t, w)), t) for t in re.findall(r"[a-z0-9]+", text.lower()))
+    short = user_abbreviates if user else abbreviates
+    return " ".join(next((w for w in own if short(t, w)), t) for t in re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def term_score(term: str, text: str) -> float:
@@ -367,7 +376,7 @@ def term_score(term: str, text: str) -> float:
     'ship date'); an abbreviation of a word of the other side counts as the word (`abbreviates`: 'hp' for
     'horsepower', the user's 'pop' for 'population'). Unlike partial
     matching, 'age' does not match 'package' nor 'count' 'discount'."""
-    a, b = " ".join(stems(spelled_as(term, text))), " ".join(stems(spelled_as(text, term)))
+    a, b = " ".join(stems(spelled_as(term, text, user=True))), " ".join(stems(spelled_as(text, term)))
     if not a or not b:
         return 0.0
     score = max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b), fuzz.ratio(a.replace(" ", ""), b.replace(" ", "")))

@@ -11,7 +11,7 @@ import pytest
 from orrery.bi import decline
 from orrery.bi.decline import other_form, shape_decline, year_ranges, years_outside
 from orrery.bi.engines import SQLiteEngine
-from orrery.bi.semantic import abbreviates, draft, rank_fields
+from orrery.bi.semantic import abbreviates, draft, rank_fields, user_abbreviates
 from orrery.bi.tools import BIContext
 
 
@@ -120,3 +120,12 @@ def test_a_users_abbreviation_finds_the_column_it_shortens(tmp_path: Path):
     assert rank_fields(bi.semantic, "pop")[0][2] == {"table": "regions", "column": "population"}
     assert decline.maps(bi, "combined pop") and shape_decline(bi, "the combined pop of the North region") is None
     engine.close()
+
+
+@pytest.mark.parametrize(
+    ("word", "name_word", "held"),
+    [("pop", "population", True), ("in", "invoice", False), ("car", "category", False)]
+    + [("top", "totalprice", False), ("list", "linestatus", False), ("ord", "orderdate", True)],
+)
+def test_a_users_word_shortens_a_name_only_as_a_three_letter_prefix(word, name_word, held):
+    assert user_abbreviates(word, name_word) is held
