@@ -635,12 +635,12 @@ def _no_blank_key(trees: dict[str, list[exp.Expression]], semantic: Semantic, qu
 
 
 def _sum_how_much(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
-    """'How much profit did we make on Phones?', 'sub-saharan africa pop 2013, total' ask one amount: a bare
+    """'How much profit did we make on Phones?', 'sub-saharan africa pop 2013, total' (or 'combined') ask one amount: a bare
     numeric column selected with no group lists every row's; summed instead (not for 'the total of each ...')."""
     select = trees["select"]
     if (
         re.search(r"\bhow much\b", question, re.I)
-        or re.search(r"\btotal\b", question, re.I)
+        or re.search(r"\b(?:total|combined)\b", question, re.I)
         and not re.search(r"\b(?:each|every)\b", question, re.I)
     ) and (
         not trees["group_by"]

@@ -36,7 +36,16 @@ from sqlglot import exp
 from orrery.bi.engines import QueryError
 from orrery.bi.joins import singular
 from orrery.bi.profile import COUNT_CAP, quote
-from orrery.bi.semantic import GENERIC, Semantic, rank_fields, schema_words, stems, words
+from orrery.bi.semantic import (
+    GENERIC,
+    Semantic,
+    abbreviates,
+    rank_fields,
+    schema_words,
+    stems,
+    user_abbreviates,
+    words,
+)
 from orrery.recall.embed import lazy_embedder
 
 if TYPE_CHECKING:
@@ -189,7 +198,10 @@ def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only:
         texts = [words(target["column"]), *info.get("synonyms", [])]
     texts += [] if names_only else [info.get("description") or ""]
     return any(
-        singular(w) == head or (len(head) > 4 and fuzz.ratio(w, head) >= 85)
+        singular(w) == head
+        or (len(head) > 4 and fuzz.ratio(w, head) >= 85)
+        or abbreviates(w, head)
+        or user_abbreviates(head, w)
         for text in texts
         for w in re.findall(r"[a-z0-9]+", text.lower())
     )
@@ -434,8 +446,9 @@ def shape_decline(bi: BIContext, question: str) -> str | None:
 
 
 # A judgment: a reason ('why'), advice ('should', 'recommend'), taste ('favourite', 'the best one', 'do customers
-# like'); 'best-selling' / 'best seller' is a measure, not a judgment.
+# like', a fit for a situation: 'ideal for', 'best for a ...'); 'best-selling' / 'best seller' is a measure.
 _JUDGMENT = re.compile(
+    r"\b(?:ideal|suitable|suited)\s+for\b|\b(?:best|good|great|better)\s+for\s+(?:a|an|my|our|your|someone|me|us)\b|"
     r"\b(?:why|should|ought|recommend\w*|favou?rite\w*|opinion\w*)\b|\bthe (?:best|worst)\b"
     r"(?!\s*-?\s*sell)|\b(?:do|does|did)\b[^?]*\b(?:like|love|enjoy|prefer)\b|"
     r"\b(?:like|likes|love|loves|enjoy|enjoys|prefer|prefers)\s+(?:(?:the\s+)?(?:best|most))\b",
@@ -492,6 +505,7 @@ def _temporal(column: str, info: dict[str, Any]) -> bool:
         _TEMPORAL.search(str(info.get("type", "")))
         or _ISO_DATE.search(info.get("description") or "")
         or CALENDAR & set(stems(words(column)))
+        or any(abbreviates(w, unit) for w in stems(words(column)) for unit in CALENDAR)
     )
 
 
@@ -611,7 +625,7 @@ def word_held(bi: BIContext, word: str) -> bool:
     known = {w for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
     known |= {str(c.value).lower() for c in bi.index() if re.fullmatch(r"\w+", str(c.value))}
     w = word.lower()
-    return any(_same_word(w, k) for k in known) or stored_value(bi, word)
+    return any(_same_word(w, k) or abbreviates(k, w) or user_abbreviates(w, k) for k in known) or stored_value(bi, word)
 
 
 def named_by_kind(bi: BIContext, term: str, question: str) -> bool:
@@ -701,7 +715,7 @@ def value_held(bi: BIContext, name: str) -> bool:
     own = set(text.split())
     for c in bi.index():
         value = utils.default_process(str(c.value))
-        if fuzz.ratio(text, value) >= 90 or (own and own <= set(value.split())):
+        if fuzz.ratio(text, value) >= 90 or (own and own <= set(value.split())) or other_form(text, value):
             return True
     if stored_value(bi, name):
         return True
@@ -714,6 +728,22 @@ def value_held(bi: BIContext, name: str) -> bool:
         if len(parts) > 1 and own and (len(own) < len(parts) or " " in name) and all(value_held(bi, p) for p in own):
             return True
     return False
+
+
+# endings that make a demonym, an adjective or an inflection of a name ('Europe' -> 'European', 'Japan' ->
+# 'Japanese', 'Sweden' -> 'Swedish', 'Germany' -> 'German'); the stored value loses at most two letters
+_FORM_ENDINGS = ("", "an", "ian", "n", "ese", "ish", "ic", "i", "s", "es", "ern", "ean")
+
+
+def other_form(word: str, value: str) -> bool:
+    """Whether `word` is a stored one-word `value` in another form: they share a stem of four letters or more,
+    the value goes at most two letters past it and the word only by a demonym's or inflection's ending
+    ('european' / 'europe', 'swedish' / 'sweden'); 'indiana' is not 'india', nor 'austrian' 'australia'."""
+    if " " in word or " " in value or word == value:
+        return False
+    stem = os.path.commonprefix([word, value])
+    lost = len(value) - len(stem)
+    return len(stem) >= 4 and lost <= (1 if word == stem else 2) and word[len(stem) :] in _FORM_ENDINGS
 
 
 def _root(word: str) -> str:
@@ -810,8 +840,8 @@ _DATE_TEXT_ROWS = 20_000  # distinct values of a text date column read to find i
 def year_ranges(bi: BIContext) -> dict[tuple[str, str], tuple[int, int]]:
     """(first year, last year) of each column that says when (`_temporal`) and holds years, read once per
     context: MIN / MAX of a number or date column, the years written in a text column's distinct values
-    (SQLite keeps dates as text, in any format). A number column whose values are not years (a month, a
-    two-digit year) is left out."""
+    (SQLite keeps dates as text, in any format). A number column whose values are not years (a month) is left
+    out; a two-digit year (a column named as a year, every value under 100) keeps its two digits."""
     if bi._years is None:
         bi._years = {}
         for table, column, info in bi.semantic.columns():
@@ -834,9 +864,15 @@ def _years_of(bi: BIContext, table: str, column: str, info: dict[str, Any]) -> t
     cells = [str(v) for row in values for v in row if v is not None]
     if not text and cells and all(re.fullmatch(r"-?\d+(\.0+)?", c) for c in cells):
         years = [int(float(c)) for c in cells if 1000 <= float(c) <= 2999]  # a number column: the values are years
+        if not years and _named_year(column) and all(0 <= float(c) < 100 for c in cells):
+            years = [int(float(c)) for c in cells]  # a two-digit year ('yr' from 70 to 82), compared as such
         return (min(years), max(years)) if len(years) == len(cells) else None
     years = [int(y) for c in cells for y in re.findall(r"(?<!\d)(1[0-9]\d\d|2\d\d\d)(?!\d)", c)[:1]]
     return (min(years), max(years)) if years else None
+
+
+def _named_year(column: str) -> bool:
+    return any(w == "year" or abbreviates(w, "year") for w in stems(words(column)))
 
 
 def named_years(question: str) -> list[tuple[int, str]]:
@@ -857,6 +893,10 @@ def named_years(question: str) -> list[tuple[int, str]]:
     return out
 
 
+def _reaches(year: int, how: str, lo: int, hi: int) -> bool:
+    return (how == "after" and year < hi) or (how == "before" and year > lo) or (how == "in" and lo <= year <= hi)
+
+
 def years_outside(bi: BIContext, question: str) -> str | None:
     """Why a question about a year the data does not reach cannot be answered: no column that says when holds it
     ('in 2019' where the invoices run from 2009 to 2013); 'after 2015' needs a later year, 'before 1990' an
@@ -866,11 +906,7 @@ def years_outside(bi: BIContext, question: str) -> str | None:
     if not spans:
         return None
     for year, how in named:
-        reached = [
-            (lo, hi)
-            for _, (lo, hi) in spans
-            if (how == "after" and year < hi) or (how == "before" and year > lo) or (how == "in" and lo <= year <= hi)
-        ]
+        reached = [(lo, hi) for _, (lo, hi) in spans if _reaches(year % 100 if hi < 100 else year, how, lo, hi)]
         if not reached:
             ranges = ", ".join(f"{lo} to {hi} ({'.'.join(col)})" for col, (lo, hi) in spans[:4])
             more = f" and {len(spans) - 4} more columns" if len(spans) > 4 else ""

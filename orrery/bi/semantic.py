@@ -22,6 +22,7 @@ into a prompt (`retrieve`), so a 50-table schema fits a small model's context.
 from __future__ import annotations
 
 import heapq
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -267,6 +268,7 @@ GENERIC = frozenset(
         "total",
         "amount",
         "sum",
+        "combined",
         "average",
         "avg",
         "mean",
@@ -309,11 +311,13 @@ GENERIC = frozenset(
 
 
 def schema_words(semantic: Semantic) -> set[str]:
-    """Every word (singular) of the database's, tables', columns' and terms' names and synonyms."""
+    """Every word (singular) of the database's, tables', columns' and terms' names and synonyms, and the letters
+    of a word written with digits ('paris' of a table `paris24_results`: a name the schema holds)."""
     texts = [semantic.database, *(words(t) for t in semantic.tables)]
     texts += [" ".join((words(c), *info.get("synonyms", []))) for _, c, info in semantic.columns()]
     texts += [" ".join([k, *info.get("synonyms", [])]) for k, info in semantic.terms.items()]
-    return {singular(w) for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
+    found = (re.findall(r"[a-z0-9]+", t) + re.findall(r"[a-z]+(?=\d)", t) for t in map(str.lower, texts))
+    return {singular(w) for ws in found for w in ws}
 
 
 def stems(text: str) -> list[str]:
@@ -323,11 +327,56 @@ def stems(text: str) -> list[str]:
     ]
 
 
+_VOWELS = frozenset("aeiou")
+_ENDINGS = ("ness", "ment", "less", "ful", "ing", "ed", "er", "ers", "ly", "s", "es")
+
+
+def abbreviates(token: str, word: str) -> bool:
+    """Whether a name's token is `word` abbreviated: it starts with the word's first letters and goes on with
+    consonants found in order later in the word ('qty' quantity, 'dept' department, 'pop' population); a
+    two-letter token only where the word's consonants start with it ('yr' year, 'dt' date) or it is a
+    compound's initials ('hp' horsepower: the second letter starts the second half, both halves four letters
+    or more, the first ending in a vowel). 'age' does not abbreviate 'average' (a vowel after the prefix), nor
+    'late' 'lateness', 'ship' 'shipinstruct' or 'age' 'agent' (a word before an ending, another word, two
+    letters): a bare prefix is a short form only up to three letters and cut inside a syllable."""
+    if not (token.isalpha() and word.isalpha()) or not 2 <= len(token) < len(word) or token[0] != word[0]:
+        return False
+    if len(token) == 2:
+        consonants = word[0] + "".join(c for c in word[1:] if c not in _VOWELS)
+        cut = word.find(token[1], 1)
+        halves = cut >= 4 and len(word) - cut >= 4 and word[cut - 1] in _VOWELS
+        return consonants.startswith(token) or halves
+    k = len(os.path.commonprefix([token, word]))
+    if k == len(token):  # a short form cuts inside a syllable ('pop|ulation'); a whole word goes on with an ending
+        # or another ('region|key', 'ship|instruct': names join words, so a bare prefix is three letters at most)
+        return k <= 3 and len(word) - k >= 3 and word[k] in _VOWELS and word[k:] not in _ENDINGS
+    rest, later = token[k:], iter(word[k:])  # 'county' is not 'country': a short form drops two letters or more
+    return len(word) - len(token) >= 2 and not _VOWELS & set(rest) and all(c in later for c in rest)
+
+
+def user_abbreviates(word: str, name_word: str) -> bool:
+    """Whether a user's word shortens a word of a name: only as a bare prefix of three letters ('pop' of
+    'population'); a user writes words, and other short forms of them are false matches ('in' / 'invoice',
+    'car' / 'category', 'top' / 'totalprice': measured over every set's questions and column names)."""
+    return len(word) == 3 and name_word.startswith(word) and abbreviates(word, name_word)
+
+
+def spelled_as(text: str, term: str, user: bool = False) -> str:
+    """`text` with each word that abbreviates a word of `term` written out as that word ('hp' -> 'horsepower'
+    for the term 'horsepower'), so that a user's whole word finds the column its name shortens; `user`: the
+    text is the user's (`user_abbreviates`)."""
+    own = re.findall(r"[a-z]+", term.lower())
+    short = user_abbreviates if user else abbreviates
+    return " ".join(next((w for w in own if short(t, w)), t) for t in re.findall(r"[a-z0-9]+", text.lower()))
+
+
 def term_score(term: str, text: str) -> float:
     """How well a business term names a column label (0-100): whole-string and word-order-free similarity,
     'ship date' = 'shipdate', and 90 when every word of the term is a word of the label ('date' in
-    'ship date'). Unlike partial matching, 'age' does not match 'package' nor 'count' 'discount'."""
-    a, b = " ".join(stems(term)), " ".join(stems(text))
+    'ship date'); an abbreviation of a word of the other side counts as the word (`abbreviates`: 'hp' for
+    'horsepower', the user's 'pop' for 'population'). Unlike partial
+    matching, 'age' does not match 'package' nor 'count' 'discount'."""
+    a, b = " ".join(stems(spelled_as(term, text, user=True))), " ".join(stems(spelled_as(text, term)))
     if not a or not b:
         return 0.0
     score = max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b), fuzz.ratio(a.replace(" ", ""), b.replace(" ", "")))

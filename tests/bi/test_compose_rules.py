@@ -229,6 +229,8 @@ def test_the_group_of_rows_with_no_key_is_no_answer_to_which(world):
 def test_a_total_asked_of_a_bare_measure_is_its_sum(world):
     sql, got = rows(world, "sales in Texas, total", ["orders"], select=["orders.sales"], where=["state = 'Texas'"])
     assert "SUM(" in sql and got == [(sum(10.0 * i for i in range(0, 30, 3)),)]
+    sql, _ = rows(world, "the combined sales in Texas", ["orders"], select=["orders.sales"], where=["state = 'Texas'"])
+    assert "SUM(" in sql
     sql, _ = rows(
         world, "the total of each order in Texas", ["orders"], select=["orders.sales"], where=["state = 'Texas'"]
     )
