@@ -94,13 +94,19 @@ def test_a_fit_for_a_situation_is_an_opinion(cars):
     assert decline.judgment("which origin is better for mpg?", cars) is None  # no situation: a measure
 
 
-def test_a_name_written_with_digits_in_a_table_name_is_the_schemas(tmp_path: Path):
-    path = tmp_path / "g.sqlite"
+def one_table(path: Path, create: str, rows: list[tuple]) -> tuple[SQLiteEngine, BIContext]:
+    """A database of one table and its drafted layer."""
     with sqlite3.connect(path) as con:
-        con.execute("CREATE TABLE paris24_tally (country TEXT, gold INTEGER)")
-        con.executemany("INSERT INTO paris24_tally VALUES (?, ?)", [("Norway", 3), ("Chile", 1)])
-    engine = SQLiteEngine("g", path)
-    bi = BIContext(engine, draft(engine), None)
+        con.execute(create)
+        table = create.split()[2]
+        con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
+    engine = SQLiteEngine(path.stem, path)
+    return engine, BIContext(engine, draft(engine), None)
+
+
+def test_a_name_written_with_digits_in_a_table_name_is_the_schemas(tmp_path: Path):
+    create = "CREATE TABLE paris24_tally (country TEXT, gold INTEGER)"
+    engine, bi = one_table(tmp_path / "g.sqlite", create, [("Norway", 3), ("Chile", 1)])
     assert decline.missing_values(bi, "How many golds did Norway win at Paris?") == []
     assert decline.missing_values(bi, "How many golds did Norway win at Tokyo?") == ["'Tokyo'"]
     engine.close()
@@ -111,12 +117,8 @@ def test_combined_is_an_aggregate_not_a_field(cars):
 
 
 def test_a_users_abbreviation_finds_the_column_it_shortens(tmp_path: Path):
-    path = tmp_path / "w.sqlite"
-    with sqlite3.connect(path) as con:
-        con.execute("CREATE TABLE regions (region TEXT, population REAL)")
-        con.executemany("INSERT INTO regions VALUES (?, ?)", [("North", 3.0), ("South", 1.0)])
-    engine = SQLiteEngine("w", path)
-    bi = BIContext(engine, draft(engine), None)
+    create = "CREATE TABLE regions (region TEXT, population REAL)"
+    engine, bi = one_table(tmp_path / "w.sqlite", create, [("North", 3.0), ("South", 1.0)])
     assert rank_fields(bi.semantic, "pop")[0][2] == {"table": "regions", "column": "population"}
     assert decline.maps(bi, "combined pop") and shape_decline(bi, "the combined pop of the North region") is None
     engine.close()
