@@ -294,7 +294,7 @@ class ResearchAgent(EventSource):
         result = self._result(run, state, question_id or str(row.get("id", "")), dict(row), bound.isoformat())
         self._aggregate(result, state, trials, row)
         result.timings = {**timings, "model_calls": sum(t.seconds for t in trials), "total": time.monotonic() - t0}
-        event = StateChanged("forecast", {k: getattr(result, k) for k in FIGURES})
+        event = StateChanged("forecast", {k: getattr(result, k) for k in FORECAST_STATE})
         end = Final(result.status, result.rationale or "; ".join(result.errors[-1:]), result)
         self.events += [event.to_dict(), final or end.to_dict()]  # the loop's own end last, as in the trace
         result.trajectory.events = list(self.events)
@@ -416,7 +416,16 @@ class ResearchAgent(EventSource):
         )
 
 
-FIGURES = ("raw", "pooled", "spread", "calibrated", "probability", "calibration", "figure_source", "anchors")
+FORECAST_STATE = (
+    "raw",
+    "pooled",
+    "spread",
+    "calibrated",
+    "probability",
+    "calibration",
+    "figure_source",
+    "anchors",
+)  # what the "forecast" state event carries
 ANCHORS_ONLY = "the calibrator's figure from the anchors and base rate alone"
 
 
