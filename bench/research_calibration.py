@@ -120,6 +120,28 @@ GUARD_CRITERION = (
     "conservative (one_se, best, none: at equal Brier, the smaller departure from the base rate). The tables of "
     "the questions the batch ran are then recomputed once with the chosen method and guard."
 )
+# Written down (and committed) before any table was computed with it:
+RISK_CRITERION = (
+    "The worst-case guard. A source's risk is the chance that a sample of 17 of its questions (a source's size in "
+    "the 120-question table) scores a Brier above 0.25: 2000 draws of 17 questions with replacement, grouped by "
+    "question (each drawn question contributes one of its rows, at random), from the source's out-of-fold rows. "
+    "Rule 'risk_L' for a level L: in the guard's inner grouped CV (the same ladder and inner folds as 'best'), each "
+    "source takes the lowest-Brier rung whose risk is at most L; where none is, the rung with the lowest risk (a "
+    "coin scores 0.25 on any sample: risk 0). Levels tried: 0.05, 0.1, 0.2. Decided by the outer 5-fold grouped "
+    "CV on the 685 development rows against the rule the per-source guard criterion picks (the baseline, 'best' "
+    "when it was written): the lowest level whose worst-source risk (the highest risk of a source with at least "
+    "10 rows, from the outer out-of-fold rows the same way) is lower than the baseline's and whose overall Brier "
+    "is not higher than the baseline's by more than 0.005 ships; if no level qualifies the baseline ships. The "
+    "tables of the questions the batch ran are recomputed once afterwards and decide nothing."
+)
+# Written down (and committed) before the tables of the questions the batch ran were recomputed with it:
+TRIALS_CRITERION = (
+    "The default number of trials (the agent's DEFAULT_TRIALS): the fewest k whose out-of-fold calibrated Brier "
+    "with the shipped configuration (the chosen method and guard, each chosen with the k=1 figure) on the "
+    "questions the batch ran is within 0.005 of the best k's: a trial after the first costs a quarter to a third "
+    "of a question's time (see 'Cost per question'), so it must buy more than 0.005. The agent's DEFAULT_TRIALS "
+    "is set to that k and the shipped calibrator is fitted on the k-trial pooled figures."
+)
 
 
 def sample_order(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
