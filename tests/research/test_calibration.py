@@ -224,7 +224,7 @@ def test_the_calibrator_file_is_versioned_and_names_its_model(tmp_path: Path) ->
     with pytest.raises(CalibrationError, match="fitted for model 'local', not 'openai-x'") as exc:
         load_calibrator(path, "openai-x")
     assert "\n" not in str(exc.value)
-    for old in (1, 2, 3, 4, 99):  # 1: one share per source; 2: no per-source weights; 3: no guard; 4: no history
+    for old in (1, 2, 3, 4, 5, 99):  # 1: one share; 2: no per-source weights; 3: no guard; 4: no history; 5: no risk
         path.write_text(json.dumps({**data, "version": old}))
         with pytest.raises(CalibrationError, match=f"version {old}, this orrery reads version {VERSION}: refit"):
             load_calibrator(path)
