@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import random
@@ -244,9 +245,12 @@ def test_choose_guard_takes_the_most_protective_level_within_the_cost() -> None:
 
 def test_the_shipped_calibrator_pools_the_agents_default_number_of_trials() -> None:
     from orrery.research.agent import DEFAULT_TRIALS, SHIPPED_CALIBRATION
+    from orrery.research.cli import ask, batch
 
     shipped = load_calibrator(SHIPPED_CALIBRATION, "local")
     assert shipped.trials == DEFAULT_TRIALS  # the bench's k rule and the agent agree
+    for command in (ask, batch):  # and the CLI's default
+        assert inspect.signature(command).parameters["trials"].default == DEFAULT_TRIALS
     assert shipped.guard_rule in GUARDS and set(shipped.fitted_on["cv_risk"]) == set(GUARDS)
 
 
