@@ -899,6 +899,7 @@ def render(res: Mapping[str, Any]) -> str:
         f"| {name} | {row['n']} | " + " | ".join(fmt(row.get(c)) for c in acols) + " |"
         for name, row in ac["table"].items()
     ]
+    lines += above_a_coin(ac["table"], acols[0], m["selection"])
     lines += [
         "",
         f"Default trials: k={k['k']}, the fewest whose calibrated Brier ({chosen}, guard {guard}) is within "
@@ -990,6 +991,27 @@ def render_selection(sel: Mapping[str, Any]) -> list[str]:
         lines += md_table("guard", cols, sel["guard_cv"])
         lines += render_risk(sel, cols)
     return [*lines, ""]
+
+
+def above_a_coin(table: Mapping[str, Any], col: str, sel: Mapping[str, Any]) -> list[str]:
+    """The sources of ``table`` whose ``col`` is above a coin's 0.25, with their development rows' out-of-fold Brier
+    and risk under the shipped guard."""
+    guard, counts = sel.get("guard", "none"), sel.get("counts", {})
+    risk = sel.get("guard_risk", {}).get(guard, {})
+    above = [s for s, row in table.items() if s in counts and (row.get(col) or 0.0) > 0.25]
+    if not above:
+        return ["", "No source scores above 0.25 here."]
+    return [
+        "",
+        "Above 0.25 here: "
+        + "; ".join(
+            f"{s} {fmt(table[s][col])} (n={table[s]['n']}, s.e. {fmt(table[s].get('s.e.'))}; out of fold on its "
+            f"{counts[s]} development rows with guard {guard} {fmt(sel['guard_cv'][guard].get(s))}, risk that 17 "
+            f"of its questions score above 0.25: {fmt(risk.get(s))})"
+            for s in above
+        )
+        + ".",
+    ]
 
 
 def render_risk(sel: Mapping[str, Any], cols: Sequence[str]) -> list[str]:
