@@ -55,6 +55,7 @@ from orrery.research.baserates import (
 )
 from orrery.research.batch import load_trajectory, trajectory_path, write_json_atomic
 from orrery.research.calibration import (
+    BASE_GUARDS,
     FOLDS,
     GUARDS,
     METHODS,
@@ -63,6 +64,7 @@ from orrery.research.calibration import (
     Features,
     agent_center,
     choose,
+    choose_guard,
     design,
     fit,
     group_of,
@@ -70,6 +72,7 @@ from orrery.research.calibration import (
     pooled_of,
     pooling_cv,
     source_briers,
+    source_risks,
     worst_source,
 )
 from orrery.research.corpus import load_questions
@@ -95,13 +98,13 @@ LOOP_NOTE = (
 )
 SETUP = {"board": "search", "max_sources": 2, "trials": TRIALS, "prompt": "brief (submit-only)"}
 PICK_WITHIN = 0.005  # the default k: the fewest trials whose calibrated Brier is within this of the best
-SHIPPED_K = 1  # the agent's DEFAULT_TRIALS, decided in an earlier round; not re-tuned on the table below
+SELECT_K = 1  # the pooled figure the method and the guard are chosen with (CRITERION, TRIALS_CRITERION)
 # Written down (and committed) before any table was computed with it:
 CRITERION = (
     "The calibration method (Platt, isotonic, or hierarchical Platt: each source's weights partially pooled toward "
     "the global fit, the pooling strength chosen by inner grouped CV on the training rows) is chosen by 5-fold "
     "cross-validation grouped by question on every resolved development row (the 685 rows, with the batch's "
-    f"model's k={SHIPPED_K} pooled figure on those it forecast): the lowest worst-source out-of-fold Brier "
+    f"model's k={SELECT_K} pooled figure on those it forecast): the lowest worst-source out-of-fold Brier "
     f"(over the sources with at least {MIN_SOURCE_ROWS} rows); among methods within 0.003 of it, the lowest overall "
     "Brier; among those within 0.003 of that, the simplest (Platt, isotonic, hierarchical). The table of the "
     "questions the batch ran is computed afterwards, with the chosen method, and not used to choose anything."
@@ -119,6 +122,28 @@ GUARD_CRITERION = (
     "the lowest worst-source Brier, then the lowest overall Brier, each within 0.003; among ties the most "
     "conservative (one_se, best, none: at equal Brier, the smaller departure from the base rate). The tables of "
     "the questions the batch ran are then recomputed once with the chosen method and guard."
+)
+# Written down (and committed) before any table was computed with it:
+RISK_CRITERION = (
+    "The worst-case guard. A source's risk is the chance that a sample of 17 of its questions (a source's size in "
+    "the 120-question table) scores a Brier above 0.25: 2000 draws of 17 questions with replacement, grouped by "
+    "question (each drawn question contributes one of its rows, at random), from the source's out-of-fold rows. "
+    "Rule 'risk_L' for a level L: in the guard's inner grouped CV (the same ladder and inner folds as 'best'), each "
+    "source takes the lowest-Brier rung whose risk is at most L; where none is, the rung with the lowest risk (a "
+    "coin scores 0.25 on any sample: risk 0). Levels tried: 0.05, 0.1, 0.2. Decided by the outer 5-fold grouped "
+    "CV on the 685 development rows against the rule the per-source guard criterion picks (the baseline, 'best' "
+    "when it was written): the lowest level whose worst-source risk (the highest risk of a source with at least "
+    "10 rows, from the outer out-of-fold rows the same way) is lower than the baseline's and whose overall Brier "
+    "is not higher than the baseline's by more than 0.005 ships; if no level qualifies the baseline ships. The "
+    "tables of the questions the batch ran are recomputed once afterwards and decide nothing."
+)
+# Written down (and committed) before the tables of the questions the batch ran were recomputed with it:
+TRIALS_CRITERION = (
+    "The default number of trials (the agent's DEFAULT_TRIALS): the fewest k whose out-of-fold calibrated Brier "
+    "with the shipped configuration (the chosen method and guard, each chosen with the k=1 figure) on the "
+    "questions the batch ran is within 0.005 of the best k's: a trial after the first costs a quarter to a third "
+    "of a question's time (see 'Cost per question'), so it must buy more than 0.005. The agent's DEFAULT_TRIALS "
+    "is set to that k and the shipped calibrator is fitted on the k-trial pooled figures."
 )
 
 
@@ -673,35 +698,30 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
     rates = background_rates(background)
     ids = [i for i, _, _ in scored]
     cols: dict[str, list[float | None]] = {"raw": [t.get("raw") for _, _, t in scored]}
-    every: dict[str, list[float]] = {}  # method -> out of fold on every row, the agent's figure at SHIPPED_K
-    for k in range(1, TRIALS + 1):
-        union = list(background)
-        for i, _, t in scored:
-            union[i] = with_agent(background[i], pooled_of(t, k))  # type: ignore[arg-type]
+    unions = {k: with_trials(background, scored, k) for k in range(1, TRIALS + 1)}
+    every: dict[int, dict[str, list[float]]] = {}  # k -> method -> out of fold on every row
+    for k, union in unions.items():
         cols[f"pooled k={k}"] = [union[i].features.agent for i in ids]
-        for m in METHODS:
-            oof = out_of_fold(union, rates, m)
-            cols[f"calibrated k={k} ({m})"] = [oof[i] for i in ids]
-            if k == SHIPPED_K:
-                every[m], union_k = oof, union
+        every[k] = {m: out_of_fold(union, rates, m) for m in METHODS}
+        cols.update({f"calibrated k={k} ({m})": [oof[i] for i in ids] for m, oof in every[k].items()})
     oof = out_of_fold(background, rates, "platt")
     cols["calibrated, agent ignored"] = [oof[i] for i in ids]
-    selection, guarded = select_method(every, union_k, rates)
+    selection, guarded = select_method(every[SELECT_K], unions[SELECT_K], rates)
     chosen, guard = selection["chosen"], selection["guard"]
-    for k in range(1, TRIALS + 1):  # the shipped configuration: the chosen method with the chosen guard
-        union = list(background)
-        for i, _, t in scored:
-            union[i] = with_agent(background[i], pooled_of(t, k))  # type: ignore[arg-type]
-        oof = guarded if k == SHIPPED_K else out_of_fold(union, rates, chosen, guard=guard)
+    shipped = {  # the shipped configuration: the chosen method with the chosen guard
+        k: guarded if k == SELECT_K else out_of_fold(union, rates, chosen, guard=guard) for k, union in unions.items()
+    }
+    for k, oof in shipped.items():
         cols[f"calibrated k={k} ({chosen}, guard {guard})"] = [oof[i] for i in ids]
     cols["always 0.5"] = [0.5] * len(ids)
     cols["market"] = [q.get("market_value") for _, q, _ in scored]
     calls = [e["seconds"] for _, _, t in done for e in t[0][1]["trajectory"]["events"] if e["kind"] == "model_reply"]
     searches = [t[0][1]["timings"]["search"] for _, _, t in done if "search" in t[0][1].get("timings", {})]
+    k = pick_k(cols, [float(q["resolution"]) for _, q, _ in scored], f"{chosen}, guard {guard}")
     attempted = [i for i, _, _ in done]  # a question without a valid trial gets the calibrator's figure without one
     attempted_cols = {
-        f"calibrated ({chosen}, guard {guard})": [guarded[i] for i in attempted],
-        f"unguarded ({chosen})": [every[chosen][i] for i in attempted],
+        f"calibrated ({chosen}, guard {guard})": [shipped[k["k"]][i] for i in attempted],
+        f"unguarded ({chosen})": [every[k["k"]][chosen][i] for i in attempted],
         "always 0.5": [0.5] * len(attempted),
         "market": [q.get("market_value") for _, q, _ in done],
     }
@@ -710,6 +730,7 @@ def model_table(rows: list[dict[str, Any]], runs: Path, background: list[Example
         "scored": len(scored),
         "statuses": _count(t[0][1]["status"] for _, _, t in done),
         "selection": selection,
+        "k": k,
         "attempted_calibrated": {
             "n": len(attempted),
             "method": f"{chosen}, guard {guard}",
@@ -737,7 +758,8 @@ def select_method(
     chosen = choose(cv, counts=counts)
     by_guard = {g: list(oof[chosen]) if g == "none" else out_of_fold(union, rates, chosen, guard=g) for g in GUARDS}
     guard_cv = {g: source_briers(p, outcomes, sources) for g, p in by_guard.items()}
-    guard = choose(guard_cv, order=GUARDS, counts=counts)
+    risks = {g: source_risks(p, union, counts) for g, p in by_guard.items()}
+    guard = choose_guard(guard_cv, risks, counts)
     base = fit_base_rates(rates)
     x = np.array([design(e.features, base, agent_center(union)) for e in union])
     inner = pooling_cv(x, np.array(outcomes), [e.group for e in union], [s or "" for s in sources])
@@ -748,6 +770,8 @@ def select_method(
             g: {**{k: round(v, 4) for k, v in b.items()}, "worst source": round(worst_source(b, counts), 4)}
             for g, b in guard_cv.items()
         },
+        "guard_risk": {g: {**v, "worst source": max(v.values(), default=0.0)} for g, v in risks.items()},
+        "baseline_guard": choose({g: guard_cv[g] for g in BASE_GUARDS}, order=BASE_GUARDS, counts=counts),
         "counts": counts,
         "pooling_cv": {
             str(lam): {"all": round(b["all"], 4), "worst source": round(worst_source(b, counts), 4)}
@@ -793,16 +817,20 @@ def _count(values: Any) -> dict[str, int]:
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
-def pick_k(table: Mapping[str, Any]) -> dict[str, Any]:
-    """The fewest trials whose best calibrated Brier is within PICK_WITHIN of the best k's."""
-    overall = table["all"]
-    best_by_k = {
-        k: min(v for m in METHODS if (v := overall.get(f"calibrated k={k} ({m})")) is not None)
-        for k in range(1, TRIALS + 1)
-    }
-    best = min(best_by_k.values())
-    k = min(k for k, v in best_by_k.items() if v <= best + PICK_WITHIN)
-    return {"k": k, "calibrated_by_k": best_by_k}
+def with_trials(background: Sequence[Example], scored: Sequence[tuple[int, Any, Any]], k: int) -> list[Example]:
+    """Every resolved row, those the batch forecast with the pooled figure of their first ``k`` trials."""
+    union = list(background)
+    for i, _, t in scored:
+        union[i] = with_agent(background[i], pooled_of(t, k))  # type: ignore[arg-type]
+    return union
+
+
+def pick_k(cols: Mapping[str, Sequence[float | None]], outcomes: Sequence[float], shipped: str) -> dict[str, Any]:
+    """TRIALS_CRITERION: the fewest trials whose calibrated Brier in the shipped configuration (``shipped``: its
+    method and guard) is within PICK_WITHIN of the best k's, on the questions the batch ran."""
+    by_k = {k: brier(cols[f"calibrated k={k} ({shipped})"], outcomes) for k in range(1, TRIALS + 1)}
+    best = min(v for v in by_k.values() if v is not None)
+    return {"k": min(k for k, v in by_k.items() if v is not None and v <= best + PICK_WITHIN), "calibrated_by_k": by_k}
 
 
 def fmt(v: Any) -> str:
@@ -816,7 +844,7 @@ def render(res: Mapping[str, Any]) -> str:
         "raw",
         *[f"pooled k={k}" for k in range(1, TRIALS + 1)],
         *[f"calibrated k={k} ({chosen}, guard {guard})" for k in range(1, TRIALS + 1)],
-        *[f"calibrated k={SHIPPED_K} ({x})" for x in METHODS],
+        *[f"calibrated k={SELECT_K} ({x})" for x in METHODS],
         "calibrated, agent ignored",
         "always 0.5",
         "market",
@@ -861,7 +889,7 @@ def render(res: Mapping[str, Any]) -> str:
         "",
         f"All {ac['n']} attempted questions, each with the figure `ask`/`batch` give it: the calibrated one "
         f"where a trial was valid ({ac['with_trial']}), else the calibrator's from the anchors and base "
-        f'rate alone (`figure_source: "anchors"`); {ac["method"]}, k={SHIPPED_K}, out of fold ("s.e.": the '
+        f'rate alone (`figure_source: "anchors"`); {ac["method"]}, k={k["k"]}, out of fold ("s.e.": the '
         "standard error of the first column's Brier, from its squared errors):",
         "",
         "| questions | n | " + " | ".join(acols) + " |",
@@ -871,11 +899,13 @@ def render(res: Mapping[str, Any]) -> str:
         f"| {name} | {row['n']} | " + " | ".join(fmt(row.get(c)) for c in acols) + " |"
         for name, row in ac["table"].items()
     ]
+    lines += above_a_coin(ac["table"], acols[0], m["selection"])
     lines += [
         "",
-        f"Default trials: k={k['k']}, the fewest whose calibrated Brier is within {PICK_WITHIN} of the best "
-        f"(best calibrated Brier by k: {', '.join(f'{kk}: {fmt(v)}' for kk, v in k['calibrated_by_k'].items())}); "
-        f"each trial after the first costs one model call.",
+        f"Default trials: k={k['k']}, the fewest whose calibrated Brier ({chosen}, guard {guard}) is within "
+        f"{PICK_WITHIN} of the best k's (by k: "
+        f"{', '.join(f'{kk}: {fmt(v)}' for kk, v in k['calibrated_by_k'].items())}); each trial after the first "
+        "costs one model call. " + TRIALS_CRITERION,
         "",
     ]
     if "anchors_only" not in res:
@@ -959,8 +989,51 @@ def render_selection(sel: Mapping[str, Any]) -> list[str]:
     if "guard_cv" in sel:
         lines += ["", "### Per-source guard", "", GUARD_CRITERION, "", f"Out-of-fold Brier with {sel['chosen']}:", ""]
         lines += md_table("guard", cols, sel["guard_cv"])
-        lines += ["", f"Chosen: **{sel['guard']}**."]
+        lines += render_risk(sel, cols)
     return [*lines, ""]
+
+
+def above_a_coin(table: Mapping[str, Any], col: str, sel: Mapping[str, Any]) -> list[str]:
+    """The sources of ``table`` whose ``col`` is above a coin's 0.25, with their development rows' out-of-fold Brier
+    and risk under the shipped guard."""
+    guard, counts = sel.get("guard", "none"), sel.get("counts", {})
+    risk = sel.get("guard_risk", {}).get(guard, {})
+    above = [s for s, row in table.items() if s in counts and (row.get(col) or 0.0) > 0.25]
+    if not above:
+        return ["", "No source scores above 0.25 here."]
+    return [
+        "",
+        "Above 0.25 here: "
+        + "; ".join(
+            f"{s} {fmt(table[s][col])} (n={table[s]['n']}, s.e. {fmt(table[s].get('s.e.'))}; out of fold on its "
+            f"{counts[s]} development rows with guard {guard} {fmt(sel['guard_cv'][guard].get(s))}, risk that 17 "
+            f"of its questions score above 0.25: {fmt(risk.get(s))})"
+            for s in above
+        )
+        + ".",
+    ]
+
+
+def render_risk(sel: Mapping[str, Any], cols: Sequence[str]) -> list[str]:
+    """The worst-case guard's table (RISK_CRITERION), or the older record's one line."""
+    if "guard_risk" not in sel:
+        return ["", f"Chosen: **{sel['guard']}**."]
+    risk_cols = [c for c in cols if c != "all"]
+    return [
+        "",
+        f"The average-Brier rule picks **{sel['baseline_guard']}** (the baseline).",
+        "",
+        "#### Worst-case guard",
+        "",
+        RISK_CRITERION,
+        "",
+        f"Out of fold with {sel['chosen']}, each source's risk that 17 of its questions score above 0.25 (the "
+        "Brier of each rule is in the table above):",
+        "",
+        *md_table("guard", risk_cols, sel["guard_risk"]),
+        "",
+        f"Chosen: **{sel['guard']}**.",
+    ]
 
 
 def render_terms(sets: Mapping[str, Mapping[str, float | None]]) -> list[str]:
@@ -1000,7 +1073,7 @@ def report(
         "cpus": len(os.sched_getaffinity(0)),
         "model": model_table(rows, runs, background),
     }
-    res["k"] = pick_k(res["model"]["table"])
+    res["k"] = res["model"]["k"]
     if (runs / "summary.json").exists():
         res["batch_summary"] = json.loads((runs / "summary.json").read_text(encoding="utf-8"))
     if name != "research_calibration":
@@ -1015,7 +1088,11 @@ def report(
     if PROFILE.exists():
         res["profile"] = json.loads(PROFILE.read_text(encoding="utf-8"))
     if ship:
-        k = SHIPPED_K
+        from orrery.research.agent import DEFAULT_TRIALS
+
+        k = res["k"]["k"]
+        if k != DEFAULT_TRIALS:
+            print(f"the bench picks k={k}, the agent's DEFAULT_TRIALS is {DEFAULT_TRIALS}: set it to {k}")
         union = [
             with_agent(e, p)
             if (t := load_trajectory(trajectory_path(runs, q["id"]))) is not None and (p := pooled_of(t, k)) is not None

@@ -14,7 +14,9 @@
 * The per-source guard (:func:`fit_guard`): how far each source's figure may depart from its base rate, learned
   by inner grouped CV on the training rows (a ladder from a coin through the source's share of Yes to the
   calibrator's own figure); a source whose features carry no signal is pulled to its base rate, one with signal
-  keeps it. :func:`fit` picks the rule (``GUARDS``) by the same :func:`choose`.
+  keeps it. :func:`fit` picks the rule (``GUARDS``) by :func:`choose_guard`: the average-Brier rules by the same
+  :func:`choose`, then a worst-case rule (``risk_L``: each source's chance that a sample of 17 of its questions
+  scores above a coin kept at most L) where it lowers the worst source's risk at a small cost overall.
 * The file (:meth:`Calibrator.save`/:func:`load_calibrator`) is versioned and names the model it was fitted
   for; :meth:`Calibrator.check_model` refuses another model in one line.
 
@@ -56,8 +58,8 @@ from orrery.research.batch import load_trajectory, trajectory_path, write_json_a
 from orrery.research.history import SeriesHistory, SeriesMemory
 
 FORMAT = "orrery.research.calibrator"
-VERSION = 5  # 2: base rates a model per source; 3: per-source weights, `source`; 4: the per-source `guard`;
-# 5: base-rate terms recalled from the series' own history in the question bank
+VERSION = 6  # 2: base rates a model per source; 3: per-source weights, `source`; 4: the per-source `guard`;
+# 5: base-rate terms recalled from the series' own history in the question bank; 6: the worst-case guard rules
 FOLDS = 5
 ISO_CLIP = 0.02  # an isotonic block of all-No must not say 0: one surprise would cost a Brier of 1
 FEATURES = ("intercept", "agent", "has_market", "market", "has_series", "base_rate", "trend")
@@ -71,7 +73,17 @@ GUARD_KEEP = (0.0, 0.25, 0.5, 0.75, 1.0)
 # How a source's rung is picked in the inner CV: "one_se", the most conservative rung whose Brier is within one
 # standard error (of its paired difference, by question) of the best rung's; "best", the lowest Brier; "none": no
 # guard. Most conservative first: the order `choose` breaks ties in (at equal Brier, the smaller departure).
-GUARDS = ("one_se", "best", "none")
+BASE_GUARDS = ("one_se", "best", "none")
+# The worst-case rules ("risk_L"): the lowest-Brier rung whose risk (`exceed_risk`: the chance that a sample of
+# RISK_N of the source's questions scores above a coin's 0.25) is at most L. An average-Brier rule keeps a source's
+# share of Yes when it beats a coin on average, yet a small sample whose share differs scores above a coin.
+RISK_LEVELS = (0.05, 0.1, 0.2)  # lowest first: `choose_guard` takes the most protective level it can afford
+RISK_GUARDS = tuple(f"risk_{level}" for level in RISK_LEVELS)
+GUARDS = (*RISK_GUARDS, *BASE_GUARDS)
+RISK_N = 17  # a source's questions in the bench's 120-question table
+RISK_DRAWS = 2000
+COIN = 0.25  # a coin's Brier on any sample
+RISK_COST = 0.005  # the overall Brier a worst-case rule may cost against the baseline rule
 
 
 class CalibrationError(DataError):
@@ -391,10 +403,38 @@ def rungs(share: float) -> list[tuple[float, float]]:
     return [(0.5, 0.0), *((share, k) for k in GUARD_KEEP)]
 
 
+def exceed_risk(errors: Sequence[float], groups: Sequence[str], n: int = RISK_N, draws: int = RISK_DRAWS) -> float:
+    """The chance that ``n`` questions drawn with replacement (each contributing one of its rows, at random) score
+    a mean squared error above a coin's: a bootstrap grouped by question, seeded so a fit is reproducible."""
+    names = sorted(set(groups))
+    if not names:
+        return 0.0
+    rows = [np.array([e for e, g in zip(errors, groups, strict=True) if g == name]) for name in names]
+    sizes = np.array([len(r) for r in rows])
+    flat, start = np.concatenate(rows), np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    rng = np.random.default_rng(0)
+    drawn = rng.integers(0, len(names), size=(draws, n))
+    picked = flat[start[drawn] + (rng.random((draws, n)) * sizes[drawn]).astype(int)]
+    return float(np.mean(picked.mean(axis=1) > COIN + 1e-9))
+
+
+def risk_rung(errors: np.ndarray, groups: Sequence[str], level: float) -> int:
+    """The lowest-Brier rung whose :func:`exceed_risk` is at most ``level``; where none is, the least risky."""
+    means = errors.mean(axis=1)
+    risks = [exceed_risk(row, groups) for row in errors]
+    within = [r for r in range(len(errors)) if risks[r] <= level]
+    if within:
+        return min(within, key=lambda r: means[r])
+    return min(range(len(errors)), key=lambda r: (risks[r], means[r]))
+
+
 def pick_rung(errors: np.ndarray, groups: Sequence[str], rule: str) -> int:
     """The rung (row of ``errors``: rungs x rows, squared errors) ``rule`` picks: ``best``, the lowest mean;
     ``one_se``, the first (most conservative) whose mean is within one standard error of the best's, the error of
-    the paired difference summed per question (rows of one question are not independent)."""
+    the paired difference summed per question (rows of one question are not independent); ``risk_L``,
+    :func:`risk_rung` at level L."""
+    if rule.startswith("risk_"):
+        return risk_rung(errors, groups, float(rule.removeprefix("risk_")))
     means = errors.mean(axis=1)
     best = int(np.argmin(means))
     if rule == "best":
@@ -509,6 +549,32 @@ def choose(
     return next(m for m in order if m in near and cv[m]["all"] <= best + CHOOSE_MARGIN)
 
 
+def source_risks(
+    probabilities: Sequence[float], examples: Sequence[Example], counts: Mapping[str, int]
+) -> dict[str, float]:
+    """:func:`exceed_risk` of each source with at least MIN_SOURCE_ROWS rows, from its (out-of-fold) figures."""
+    out = {}
+    for s in sorted(s for s, n in counts.items() if n >= MIN_SOURCE_ROWS):
+        idx = [i for i, e in enumerate(examples) if str(e.features.source) == s and not math.isnan(probabilities[i])]
+        errors = [(probabilities[i] - examples[i].outcome) ** 2 for i in idx]
+        out[s] = exceed_risk(errors, [examples[i].group for i in idx])
+    return out
+
+
+def choose_guard(
+    cv: Mapping[str, Mapping[str, float]], risks: Mapping[str, Mapping[str, float]], counts: Mapping[str, int]
+) -> str:
+    """The rule (written down before any table was computed with it): the baseline is :func:`choose` over
+    BASE_GUARDS; the lowest RISK_LEVELS rule whose worst-source risk is lower than the baseline's and whose
+    overall Brier is not higher by more than RISK_COST replaces it."""
+    baseline = choose({g: cv[g] for g in BASE_GUARDS if g in cv}, order=BASE_GUARDS, counts=counts)
+    worst = max(risks[baseline].values(), default=0.0)
+    for g in RISK_GUARDS:
+        if g in cv and max(risks[g].values(), default=0.0) < worst and cv[g]["all"] <= cv[baseline]["all"] + RISK_COST:
+            return g
+    return baseline
+
+
 def fit(
     examples: Sequence[Example],
     rate_rows: Sequence[RateRow],
@@ -518,10 +584,9 @@ def fit(
     folds: int = FOLDS,
     fitted_on: Mapping[str, Any] | None = None,
     methods: Sequence[str] = METHODS,
-    guards: Sequence[str] = GUARDS,
 ) -> Calibrator:
     """The method :func:`choose` picks from the out-of-fold Brier overall and per source, then (with that method)
-    the guard rule it picks the same way, refitted on every example."""
+    the guard rule :func:`choose_guard` picks, refitted on every example."""
     if len(examples) < 2 * folds:
         raise DataError(
             f"calibration needs at least {2 * folds} resolved questions with a forecast, got "
@@ -532,13 +597,10 @@ def fit(
     counts = {str(s): sources.count(s) for s in set(sources)}
     cv = {m: source_briers(out_of_fold(examples, rate_rows, m, folds), outcomes, sources) for m in methods}
     method = choose(cv, counts=counts)
-    cv_guard = {
-        g: cv[method]
-        if g == "none"
-        else source_briers(out_of_fold(examples, rate_rows, method, folds, guard=g), outcomes, sources)
-        for g in guards
-    }
-    guard = choose(cv_guard, order=GUARDS, counts=counts)
+    oof = {g: out_of_fold(examples, rate_rows, method, folds, guard=g) for g in GUARDS}
+    cv_guard = {g: source_briers(p, outcomes, sources) for g, p in oof.items()}
+    risks = {g: source_risks(p, examples, counts) for g, p in oof.items()}
+    guard = choose_guard(cv_guard, risks, counts)
     calib = fit_one(examples, rate_rows, method, model, trials, guard)
     calib.fitted_on = {
         **(fitted_on or {}),
@@ -547,6 +609,7 @@ def fit(
         "cv_brier": {m: round(v["all"], 4) for m, v in cv.items()},
         "cv_worst_source": {m: round(worst_source(v, counts), 4) for m, v in cv.items()},
         "cv_guard": {g: {s: round(b, 4) for s, b in v.items()} for g, v in cv_guard.items()},
+        "cv_risk": {g: {s: round(r, 3) for s, r in v.items()} for g, v in risks.items()},
     }
     return calib
 

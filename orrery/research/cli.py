@@ -31,7 +31,14 @@ INDEX = Annotated[
 ]
 STEPS = Annotated[int, typer.Option("--steps", min=1, help="Step limit (one tool call per step)")]
 TRIALS = Annotated[
-    int, typer.Option("--trials", min=1, max=5, help="Submit samples pooled per question (on one board)")
+    int,
+    typer.Option(
+        "--trials",
+        min=1,
+        max=5,
+        help="Submit samples pooled per question (on one board). Default 1: after calibration a second trial bought "
+        "less than 0.005 Brier on the bench, for a quarter to a third more time a question",
+    ),
 ]
 BOARD = Annotated[
     str | None,

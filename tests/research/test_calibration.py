@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import random
@@ -24,6 +25,8 @@ from orrery.research.calibration import (
     Example,
     Features,
     choose,
+    choose_guard,
+    exceed_risk,
     fit,
     fit_one,
     load_calibrator,
@@ -184,6 +187,73 @@ def test_fit_picks_the_guard_by_cross_validation_and_records_it() -> None:
     assert calib.guard["noise"]["keep"] <= 0.25
 
 
+def test_the_exceed_risk_is_the_chance_a_small_sample_scores_above_a_coin() -> None:
+    """One row a question, Yes three times in five, each answered 0.6: 17 drawn questions score above 0.25 when
+    fewer than 0.55 of them resolve Yes (9 or fewer of 17), a binomial chance of about 0.36."""
+    outcomes = [1.0] * 300 + [0.0] * 200
+    errors, groups = [(0.6 - y) ** 2 for y in outcomes], [f"q{i}" for i in range(500)]
+    expected = sum(math.comb(17, x) * 0.6**x * 0.4 ** (17 - x) for x in range(10))
+    assert exceed_risk(errors, groups) == pytest.approx(expected, abs=0.04)
+    assert exceed_risk([0.25] * 500, groups) == 0.0  # a coin scores 0.25 on any sample: never above
+    assert exceed_risk([0.01] * 500, groups) == 0.0
+    # grouped by question: one question's many rows are drawn as one question, not as many
+    many = [0.9] * 200 + [0.01] * 10
+    one_heavy = ["heavy"] * 200 + [f"q{i}" for i in range(10)]
+    assert exceed_risk(many, one_heavy) < 0.5 < exceed_risk(many, [f"r{i}" for i in range(210)])
+
+
+def no_signal(source: str, share: float, n: int, seed: int) -> list[Example]:
+    """A source whose figures carry nothing about its outcomes, which resolve Yes ``share`` of the time; every
+    question has three rows (resolution dates) with one outcome."""
+    rng = random.Random(seed)
+    out = []
+    for q in range(n):
+        outcome = float(rng.random() < share)
+        out += [Example(Features(rng.uniform(0.05, 0.95), source=source), outcome, f"{source}{q}")] * 3
+    return out
+
+
+def test_the_worst_case_guard_answers_a_coin_where_the_share_is_uncertain_and_keeps_a_clear_share() -> None:
+    train = no_signal("unsure", 0.6, 60, seed=1) + no_signal("clear", 0.1, 60, seed=2)
+    train += [e for e in signal_and_noise(400, seed=3) if e.features.source == "signal"]
+    best, risk = fit_one(train, [], "platt", "m", guard="best"), fit_one(train, [], "platt", "m", guard="risk_0.1")
+    assert best.guard["unsure"]["target"] > 0.55 and best.guard["unsure"]["keep"] == 0.0  # its share of Yes
+    assert risk.guard["unsure"] == {"target": 0.5, "keep": 0.0}  # a sample of 17 could well score above a coin
+    assert risk.guard["clear"]["target"] == pytest.approx(0.1, abs=0.06) and risk.guard["clear"]["keep"] <= 0.25
+    assert risk.guard["signal"]["keep"] == 1.0  # a source with signal keeps its figure
+    assert risk.apply(Features(0.9, source="unsure")) == 0.5
+
+
+def test_choose_guard_takes_the_most_protective_level_within_the_cost() -> None:
+    counts = {"x": 50, "y": 50}
+    cv = {
+        "one_se": {"all": 0.180, "x": 0.25, "y": 0.10},
+        "best": {"all": 0.170, "x": 0.24, "y": 0.10},
+        "none": {"all": 0.171, "x": 0.245, "y": 0.10},
+        "risk_0.05": {"all": 0.180, "x": 0.25, "y": 0.11},  # costs 0.010 overall: too much
+        "risk_0.1": {"all": 0.174, "x": 0.25, "y": 0.10},
+        "risk_0.2": {"all": 0.171, "x": 0.245, "y": 0.10},
+    }
+    risks = {g: {"x": 0.4, "y": 0.0} for g in cv}
+    risks.update({"risk_0.05": {"x": 0.0, "y": 0.0}, "risk_0.1": {"x": 0.05, "y": 0.0}, "risk_0.2": {"x": 0.2, "y": 0}})
+    assert choose_guard(cv, risks, counts) == "risk_0.1"
+    cv["risk_0.1"]["all"] = 0.176
+    assert choose_guard(cv, risks, counts) == "risk_0.2"
+    risks["risk_0.2"]["x"] = 0.4  # no lower risk than the baseline's: the baseline stays
+    assert choose_guard(cv, risks, counts) == "best"
+
+
+def test_the_shipped_calibrator_pools_the_agents_default_number_of_trials() -> None:
+    from orrery.research.agent import DEFAULT_TRIALS, SHIPPED_CALIBRATION
+    from orrery.research.cli import ask, batch
+
+    shipped = load_calibrator(SHIPPED_CALIBRATION, "local")
+    assert shipped.trials == DEFAULT_TRIALS  # the bench's k rule and the agent agree
+    for command in (ask, batch):  # and the CLI's default
+        assert inspect.signature(command).parameters["trials"].default == DEFAULT_TRIALS
+    assert shipped.guard_rule in GUARDS and set(shipped.fitted_on["cv_risk"]) == set(GUARDS)
+
+
 def test_one_standard_error_takes_the_most_conservative_rung_within_reach_of_the_best() -> None:
     groups = [f"q{i}" for i in range(8)]
     coin = np.full(8, 0.25)
@@ -224,7 +294,7 @@ def test_the_calibrator_file_is_versioned_and_names_its_model(tmp_path: Path) ->
     with pytest.raises(CalibrationError, match="fitted for model 'local', not 'openai-x'") as exc:
         load_calibrator(path, "openai-x")
     assert "\n" not in str(exc.value)
-    for old in (1, 2, 3, 4, 99):  # 1: one share per source; 2: no per-source weights; 3: no guard; 4: no history
+    for old in (1, 2, 3, 4, 5, 99):  # 1: one share; 2: no per-source weights; 3: no guard; 4: no history; 5: no risk
         path.write_text(json.dumps({**data, "version": old}))
         with pytest.raises(CalibrationError, match=f"version {old}, this orrery reads version {VERSION}: refit"):
             load_calibrator(path)
