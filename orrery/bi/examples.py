@@ -26,6 +26,7 @@ from orrery.bi.decline import named_values, user_wrote
 from orrery.bi.semantic import GENERIC, stems, words
 from orrery.errors import DataError
 from orrery.messages import Message
+from orrery.recall.embed import lazy_embedder
 from orrery.recall.examples import ApprovedExamples, Example
 
 if TYPE_CHECKING:
@@ -559,19 +560,12 @@ def use_examples(
 def open_examples(store: Any = None, embedder: Any = "default") -> ApprovedExamples:
     if isinstance(store, ApprovedExamples):
         return store
-    if embedder == "default":
-        embedder = _embedder()
+    if embedder == "default":  # MiniLM when installed, loaded at its first use
+        embedder = lazy_embedder()
     target = getattr(store, "url", None) or getattr(store, "path", None) if store is not None else None
     if store is not None and target is None and not isinstance(store, str | Path):
         raise DataError(f"cannot keep approved examples in a {type(store).__name__}: give a path or a URL")
     return ApprovedExamples(target or store, embedder=embedder)
-
-
-def _embedder() -> Any:
-    """MiniLM when it is installed, loaded at its first use (a run with no approved example never reads it)."""
-    from orrery.recall.embed import lazy_embedder
-
-    return lazy_embedder()
 
 
 # -- approving an answer ---------------------------------------------------------------------------------
