@@ -112,3 +112,12 @@ def test_the_agent_plans_with_the_taught_layer(cars, tmp_path):
     agent.bi.approved = cars.approved
     answer = agent.ask(question)
     assert answer.status == "completed" and "mpg" in answer.sql
+
+
+def test_the_decline_evidence_reads_two_glued_words_and_still_no_part_of_a_word(tmp_path):
+    memory = ExampleMemory(ApprovedExamples(tmp_path / "m.db", embedder=None), floor=None)
+    memory.examples.approve("tpch", "How many line items were shipped by RAIL?", "SELECT count(*) FROM lineitem")
+    question = "How many line items were shipped by AIR?"
+    assert memory.covers("tpch", "lineitem number", question)  # 'line items' says the table `lineitem`
+    assert not memory.covers("tpch", "air line item count", question)  # 'air' is in no approved question
+    assert not memory.covers("other", "lineitem number", question)
