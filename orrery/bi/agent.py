@@ -27,7 +27,7 @@ from orrery.agent.loop import PendingApproval
 from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanTurn, Todo, model_summary
 from orrery.bi.decline import future, indexed_values, shape_decline
 from orrery.bi.engines import Engine
-from orrery.bi.examples import plan_shots
+from orrery.bi.examples import plan_shots, teach
 from orrery.bi.semantic import Semantic, load
 from orrery.bi.tools import (
     CANNOT,
@@ -299,6 +299,7 @@ class BIAgent(PlanAgent):
         """reiterate_intention + plan_todos in one constrained call; the TODOs come from the kind's template."""
         user_input, intent, usage = turn.user_input, turn.intent, turn.usage
         self.bi.question = user_input if intent == "new_request" else f"{self.bi.question} {user_input}"
+        teach(self.bi, self.bi.question)  # what approved answers taught this connection's layer (examples.py)
         if intent == "new_request" and not self.latest_metadata() and (reason := shape_decline(self.bi, user_input)):
             # the question's shape already says the data cannot answer it: no model call (an analysis of an
             # earlier result is left to the planner, whose words are about that result, not the schema)

@@ -22,10 +22,12 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.apps import ID_PATTERN
-from orrery.bi.decline import named_values, user_wrote
-from orrery.bi.semantic import GENERIC, stems, words
+from orrery.bi.decline import GRAMMAR, named_values, user_wrote
+from orrery.bi.joins import singular
+from orrery.bi.semantic import GENERIC, Semantic, schema_words, stems, words
 from orrery.errors import DataError
 from orrery.messages import Message
+from orrery.recall.embed import lazy_embedder
 from orrery.recall.examples import ApprovedExamples, Example
 
 if TYPE_CHECKING:
@@ -108,11 +110,13 @@ class ExampleMemory:
 
 
 def _says(term: str, question: str) -> bool:
-    """Whether `question` has each word of `term` that is not generic as a whole word (plurals aside): 'age' is
-    not said by 'average' (bench/bi_memory.md, `grown`: "What is the average age of our customers?" was answered
-    after "What is the average unit price of tracks?" covered 'age')."""
+    """Whether `question` has each word of `term` that is not generic as a whole word (plurals aside), or as two
+    words glued ('lineitem' of 'line items'): 'age' is not said by 'average' (bench/bi_memory.md, `grown`: "What is
+    the average age of our customers?" was answered after "What is the average unit price of tracks?" covered
+    'age')."""
     own = [w for w in stems(term) if w not in GENERIC] or stems(term)
-    have = set(stems(question))
+    said = stems(question)
+    have = {*said, *(a + b for a, b in zip(said, said[1:], strict=False))}  # 'line items' says 'lineitem'
     return bool(own) and all(w in have for w in own)
 
 
@@ -325,6 +329,141 @@ def fits(question: str, example: Example, dialect: str = "") -> bool:
         return False
     has = sql_shape(example.sql, dialect)
     return has is not None and wanted <= has and sql_condition(tree) == kind
+
+
+# -- what approved pairs teach about the connection -------------------------------------------------------
+TAUGHT = "taught"  # a column's key: the phrases approvals taught it (replaced on each question, never piled up)
+SAID_AS = " (approved questions say: "
+MAX_PHRASE = 3  # words of a taught phrase
+MAX_TAUGHT = 5  # phrases taught to one column
+
+
+def teach(bi: BIContext, question: str) -> None:
+    """Before a question is planned: the connection's layer as the approved pairs teach it now (`taught`)."""
+    bi.semantic = taught(bi.semantic, bi.approved, bi.engine.name, question, bi.engine.dialect)
+
+
+def taught(
+    layer: Semantic, memory: ExampleMemory | None, connection: str, question: str = "", dialect: str = ""
+) -> Semantic:
+    """The layer with what the connection's approved pairs teach (`lessons`): each phrase of an approved question
+    that no schema name spells, aligned to the one column of its SQL the question does not name, becomes a
+    synonym of that column (field mapping, the decline judgment) and is written in its description (the SQL
+    prompt). Always recomputed from the pairs stored now: a removed pair teaches nothing more; a rejected one
+    never did. With `leave_one_out`, a pair of `question`'s own text teaches nothing to it."""
+    base = untaught(layer)
+    if memory is None or not memory.examples.has(connection):
+        return base
+    own = _normal(question).lower() if memory.leave_one_out else None
+    pairs = [e for e in memory.examples.list(connection) if _normal(e.question).lower() != own]
+    found = lessons(base, pairs, dialect)
+    if not found:
+        return base
+    out = Semantic.from_dict(json.loads(json.dumps(base.to_dict())))
+    for (table, column), phrases in found.items():
+        info = out.tables[table]["columns"][column]
+        info["synonyms"] = [*info.get("synonyms", []), *phrases]
+        info["description"] = f"{info.get('description', '')}{SAID_AS}{', '.join(phrases)})"
+        info[TAUGHT] = phrases
+    return out
+
+
+def untaught(layer: Semantic) -> Semantic:
+    """The layer without anything `taught` added (the same object when nothing was)."""
+    if not any(TAUGHT in info for _, _, info in layer.columns()):
+        return layer
+    out = Semantic.from_dict(json.loads(json.dumps(layer.to_dict())))
+    for _, _, info in out.columns():
+        phrases = info.pop(TAUGHT, None)
+        if phrases is not None:
+            info["synonyms"] = [s for s in info.get("synonyms", []) if s not in phrases]
+            info["description"] = info.get("description", "").split(SAID_AS, 1)[0]
+    return out
+
+
+def lessons(layer: Semantic, pairs: list[Example], dialect: str = "") -> dict[tuple[str, str], list[str]]:
+    """(table, column) -> the phrases the approved pairs align to it (`_aligned`); a phrase two pairs align to
+    different columns is ambiguous and teaches neither."""
+    where: dict[str, set[tuple[str, str]]] = {}
+    for e in pairs:
+        for phrase, column in _aligned(layer, e.question, e.sql, dialect):
+            where.setdefault(phrase, set()).add(column)
+    out: dict[tuple[str, str], list[str]] = {}
+    for phrase, columns in where.items():
+        if len(columns) == 1 and len(out.setdefault(next(iter(columns)), [])) < MAX_TAUGHT:
+            out[next(iter(columns))].append(phrase)
+    return {k: v for k, v in out.items() if v}
+
+
+def _aligned(layer: Semantic, question: str, sql: str, dialect: str) -> list[tuple[str, tuple[str, str]]]:
+    """(phrase, column) of one approved pair: when its SQL uses exactly one column (`_used_columns`) that the
+    question does not name, the question's runs of words that nothing names (no schema name or synonym, alone or
+    glued to the next word: 'line items' ~ `lineitem`; no literal of the SQL; no grammar, generic, quantity or
+    superlative word) are that column's words in this database."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect or None)
+    except SqlglotError:
+        return []
+    named = schema_words(layer) | _literal_words(tree)
+    tokens = re.findall(r"[a-z0-9]+", question.lower())
+    unnamed = {c for c in _used_columns(layer, tree) if not _named(layer, c, {singular(w) for w in tokens})}
+    if len(unnamed) != 1:
+        return []
+    glued = {i + d for i in range(len(tokens) - 1) if singular(tokens[i] + tokens[i + 1]) in named for d in (0, 1)}
+    runs, run = [], []
+    for i, w in enumerate([*tokens, ""]):
+        if w and i not in glued and _content(w) and singular(w) not in named:
+            run.append(w)
+            continue
+        if run and len(run) <= MAX_PHRASE:
+            runs.append(" ".join(run))
+        run = []
+    return [(phrase, next(iter(unnamed))) for phrase in runs]
+
+
+def _content(word: str) -> bool:
+    """A word that may name data: not grammar, generic ('total'), a quantity ('above') or a superlative."""
+    return (
+        len(word) > 2
+        and not word.isdigit()
+        and not word.endswith(("est", "ed", "ing"))  # a superlative, or a verb's form: how, not what
+        and not {word, singular(word)} & (GRAMMAR | GENERIC | _ASKING)
+    )
+
+
+# Words that ask or compare rather than name, beside decline's grammar words: the request's verbs and adverbs,
+# and the words of a comparison or a ranking (their column is the number compared, named elsewhere).
+_ASKING = frozenset(
+    ["show", "give", "tell", "find", "get", "again", "please", "just", "what", "which", "who", "how", "when"]
+    + ["than", "above", "below", "least", "most", "top", "first", "last", "more", "less", "fewer", "exceed"]
+)
+
+
+def _literal_words(tree: exp.Expression) -> set[str]:
+    return {singular(w) for lit in tree.find_all(exp.Literal) for w in re.findall(r"[a-z0-9]+", str(lit.this).lower())}
+
+
+def _used_columns(layer: Semantic, tree: exp.Expression) -> set[tuple[str, str]]:
+    """The layer's (table, column) pairs the SQL reads, but for the two sides of a join (column = column)."""
+    aliases = {t.alias_or_name.lower(): t.name.lower() for t in tree.find_all(exp.Table)}
+    tables = {t.lower(): t for t in layer.tables}
+    read = [tables[a] for a in dict.fromkeys(aliases.values()) if a in tables]
+    out = set()
+    for col in tree.find_all(exp.Column):
+        eq = col.parent
+        if isinstance(eq, exp.EQ) and all(isinstance(x, exp.Column) for x in (eq.this, eq.expression)):
+            continue
+        owners = [tables.get(aliases.get(col.table.lower(), ""))] if col.table else read
+        found = [(t, c) for t in owners if t for c in layer.tables[t]["columns"] if c.lower() == col.name.lower()]
+        if len(found) == 1:
+            out.add(found[0])
+    return out
+
+
+def _named(layer: Semantic, column: tuple[str, str], asked: set[str]) -> bool:
+    info = layer.tables[column[0]]["columns"][column[1]]
+    names = [words(column[1]), *info.get("synonyms", [])]
+    return any(singular(w) in asked for n in names for w in re.findall(r"[a-z0-9]+", n.lower()))
 
 
 # -- reusing an approved query for the same question with other values ----------------------------------
@@ -559,19 +698,12 @@ def use_examples(
 def open_examples(store: Any = None, embedder: Any = "default") -> ApprovedExamples:
     if isinstance(store, ApprovedExamples):
         return store
-    if embedder == "default":
-        embedder = _embedder()
+    if embedder == "default":  # MiniLM when installed, loaded at its first use
+        embedder = lazy_embedder()
     target = getattr(store, "url", None) or getattr(store, "path", None) if store is not None else None
     if store is not None and target is None and not isinstance(store, str | Path):
         raise DataError(f"cannot keep approved examples in a {type(store).__name__}: give a path or a URL")
     return ApprovedExamples(target or store, embedder=embedder)
-
-
-def _embedder() -> Any:
-    """MiniLM when it is installed, loaded at its first use (a run with no approved example never reads it)."""
-    from orrery.recall.embed import lazy_embedder
-
-    return lazy_embedder()
 
 
 # -- approving an answer ---------------------------------------------------------------------------------

@@ -96,14 +96,13 @@ def test_the_agent_declines_a_year_outside_the_data_before_any_model_call(sales,
     assert r.status == "declined" and "2019" in r.answer and r.sql is None
 
 
-def test_one_lazy_minilm_serves_the_decline_check_and_the_examples(monkeypatch):
+def test_one_lazy_minilm_serves_the_decline_check_and_the_examples(monkeypatch, tmp_path):
     shared = embed.lazy_embedder()
-    if shared is None:  # the model package is not installed here: both fall back the same way
-        assert decline._embedder() is None and examples._embedder() is None
-    else:
-        assert decline._embedder() is shared and examples._embedder() is shared
+    assert decline._embedder() is shared  # None when the model package is not installed: both fall back alike
+    assert examples.open_examples(tmp_path / "a.db").store.embedder is shared
     monkeypatch.setattr(embed, "model_zip", lambda: (_ for _ in ()).throw(embed.ConfigError("not installed")))
-    assert embed.lazy_embedder() is None and decline._embedder() is None and examples._embedder() is None
+    assert embed.lazy_embedder() is None and decline._embedder() is None
+    assert examples.open_examples(tmp_path / "b.db").store.embedder is None
 
 
 @pytest.fixture
