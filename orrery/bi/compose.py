@@ -17,7 +17,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.bi.joins import singular
-from orrery.bi.semantic import Semantic, rank_fields, schema_words, stems, words
+from orrery.bi.semantic import Semantic, rank_fields, schema_words, stems, two_digit_year, words
 from orrery.errors import ToolError
 
 
@@ -252,7 +252,8 @@ _RANGE = re.compile(r"; from (-?[\d.]+) to (-?[\d.]+)")
 
 def _two_digit_years(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
     """'after 1980' on a year column that holds two digits (its values from 70 to 82): compared with 80, not 1980,
-    which no value reaches. Only a year the question writes, on a column whose whole range is under 100."""
+    which no value reaches. Only a year the question writes, on a column `two_digit_year` reads so (its range from
+    its description)."""
     for cmp in list(node.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
         col, lit = cmp.this, cmp.expression
         if not (
@@ -260,7 +261,11 @@ def _two_digit_years(node: exp.Expression, semantic: Semantic, question: str) ->
         ):
             continue
         rng = _RANGE.search(_column_info(semantic, col).get("description") or "")
-        if rng and float(rng.group(1)) >= 0 and float(rng.group(2)) < 100 and re.search(rf"\b{lit.this}\b", question):
+        if (
+            rng
+            and two_digit_year(col.name, float(rng.group(1)), float(rng.group(2)))
+            and re.search(rf"\b{lit.this}\b", question)
+        ):
             lit.replace(exp.Literal.number(int(lit.this) % 100))
     return node
 

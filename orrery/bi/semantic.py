@@ -354,6 +354,13 @@ def abbreviates(token: str, word: str) -> bool:
     return len(word) - len(token) >= 2 and not _VOWELS & set(rest) and all(c in later for c in rest)
 
 
+def two_digit_year(column: str, lo: float, hi: float) -> bool:
+    """Whether a column whose values run from `lo` to `hi` holds years by their last two digits: named as a year
+    (`yr` by `abbreviates`) and every value from 0 to 99 (a model year 70 to 82). The SQL step compares a year the
+    question writes with it by those digits, and the year check reads its range so."""
+    return lo >= 0 and hi < 100 and any(w == "year" or abbreviates(w, "year") for w in stems(words(column)))
+
+
 def user_abbreviates(word: str, name_word: str) -> bool:
     """Whether a user's word shortens a word of a name: only as a bare prefix of three letters ('pop' of
     'population'); a user writes words, and other short forms of them are false matches ('in' / 'invoice',

@@ -11,7 +11,7 @@ import pytest
 from orrery.bi import decline
 from orrery.bi.decline import other_form, shape_decline, year_ranges, years_outside
 from orrery.bi.engines import SQLiteEngine
-from orrery.bi.semantic import abbreviates, draft, rank_fields, user_abbreviates
+from orrery.bi.semantic import abbreviates, draft, rank_fields, two_digit_year, user_abbreviates
 from orrery.bi.tools import BIContext
 
 
@@ -85,6 +85,16 @@ def test_a_two_digit_year_column_is_read_as_years(cars):
     assert "1995" in (years_outside(cars, "average mpg of the cars made in 1995") or "")
     assert years_outside(cars, "how many cars after 1980?") is None
     assert years_outside(cars, "how many cars after 1990?")
+
+
+@pytest.mark.parametrize(
+    ("column", "lo", "hi", "expected"),
+    [("yr", 70, 82, True), ("model_year", 0, 99, True), ("year", 1970, 1982, False)]
+    + [("cyl", 3, 8, False), ("yr", -1, 20, False), ("rank", 70, 82, False)],
+)
+def test_one_rule_says_which_column_holds_two_digit_years(column, lo, hi, expected):
+    """The year check (from the data) and the SQL step (from the drafted range) ask the same helper."""
+    assert two_digit_year(column, lo, hi) is expected
 
 
 def test_a_fit_for_a_situation_is_an_opinion(cars):
