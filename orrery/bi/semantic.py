@@ -21,6 +21,7 @@ into a prompt (`retrieve`), so a 50-table schema fits a small model's context.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import os
 import re
@@ -331,6 +332,7 @@ _VOWELS = frozenset("aeiou")
 _ENDINGS = ("ness", "ment", "less", "ful", "ing", "ed", "er", "ers", "ly", "s", "es")
 
 
+@functools.lru_cache(maxsize=65536)  # field ranking asks it per (term word, column token): the pairs recur
 def abbreviates(token: str, word: str) -> bool:
     """Whether a name's token is `word` abbreviated: it starts with the word's first letters and goes on with
     consonants found in order later in the word ('qty' quantity, 'dept' department, 'pop' population); a
@@ -368,6 +370,7 @@ def user_abbreviates(word: str, name_word: str) -> bool:
     return len(word) == 3 and name_word.startswith(word) and abbreviates(word, name_word)
 
 
+@functools.lru_cache(maxsize=65536)  # term_score asks it per (term, column label), both sides, on every ranking
 def spelled_as(text: str, term: str, user: bool = False) -> str:
     """`text` with each word that abbreviates a word of `term` written out as that word ('hp' -> 'horsepower'
     for the term 'horsepower'), so that a user's whole word finds the column its name shortens; `user`: the

@@ -11,7 +11,7 @@ import pytest
 from orrery.bi import decline
 from orrery.bi.decline import other_form, shape_decline, year_ranges, years_outside
 from orrery.bi.engines import SQLiteEngine
-from orrery.bi.semantic import abbreviates, draft, rank_fields, two_digit_year, user_abbreviates
+from orrery.bi.semantic import abbreviates, draft, rank_fields, spelled_as, two_digit_year, user_abbreviates
 from orrery.bi.tools import BIContext
 
 
@@ -141,3 +141,12 @@ def test_a_users_abbreviation_finds_the_column_it_shortens(tmp_path: Path):
 )
 def test_a_users_word_shortens_a_name_only_as_a_three_letter_prefix(word, name_word, held):
     assert user_abbreviates(word, name_word) is held
+
+
+def test_field_ranking_reuses_the_spelled_forms_of_each_term_and_column(cars):
+    """term_score spells both sides per (term, column) pair: the second ranking of a term computes none again."""
+    rank_fields(cars.semantic, "horsepower")
+    before = spelled_as.cache_info()
+    assert rank_fields(cars.semantic, "horsepower")[0][2] == {"table": "cars", "column": "hp"}
+    after = spelled_as.cache_info()
+    assert after.misses == before.misses and after.hits > before.hits
