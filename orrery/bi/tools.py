@@ -31,6 +31,7 @@ from orrery.bi.decline import missing_asked as missing_asked  # the planner's ch
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
+from orrery.bi.relax import relaxed
 from orrery.bi.semantic import Semantic, named_fields, rank_fields, stems, words
 from orrery.errors import ToolError
 from orrery.messages import Message
@@ -386,11 +387,19 @@ def build_sql(
         error = dry_run(bi.engine, sql, probe=bi.probe)
         if error is None:
             return _built(bi, sql, tables, attempt == 2)
+        if error == NOTHING and attempt == 1 and (fixed := _relaxed(bi, sql, question, resolved)):
+            return {**_built(bi, fixed, tables, False), "relaxed": True}
         empty = sql if error == NOTHING and empty is None else empty
         asked = f"{user}\n\nThis query:\n{sql}\nfailed with: {error}\nReply with a corrected one."
     if empty is not None:  # the repair found nothing better: the data may hold nothing for it
         return _built(bi, empty, tables, False)
     raise ToolError(f"the query still fails after one repair: {error}")
+
+
+def _relaxed(bi: BIContext, sql: str, question: str, resolved: list[dict[str, Any]]) -> str | None:
+    """The first rewrite of a query that found nothing, without what the question does not ask (relax.py),
+    that finds something; before the model's repair, which costs a call and rarely finds better."""
+    return next((s for s in relaxed(sql, question, resolved, bi.engine.dialect) if dry_run(bi.engine, s) is None), None)
 
 
 def _built(bi: BIContext, sql: str, tables: list[str], repaired: bool) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from orrery.bi.agent import BIAgent
 from orrery.bi.compose import QueryParts, compose
 from orrery.bi.decline import indexed_values
 from orrery.bi.engines import SQLiteEngine
+from orrery.bi.relax import relaxed
 from orrery.bi.semantic import draft
 from orrery.bi.tools import BIContext, shares_word
 from orrery.llm.scripted import ScriptedModel
@@ -283,3 +284,50 @@ def test_a_count_per_group_counts_the_rows_it_names(world):
         group_by=["countries.region"],
     )
     assert "indicators" in sql.split("GROUP BY")[0] and sorted(got) == [("Africa", 12), ("Asia", 12), ("Europe", 12)]
+
+
+def test_a_query_that_finds_nothing_drops_what_the_question_never_says_before_asking_the_model(world, tmp_path):
+    plan = {"request": "Total sales in Texas", "kind": "query", "values": ["Texas"], "fields": []}
+    # the model adds a value nobody named: no row; without it the query answers, with no repair call
+    invented = parts("SUM(orders.sales)", where=["orders.state = 'Texas'", "orders.sub_category = 'Desks'"])
+    model = ScriptedModel([plan, invented])
+    r = BIAgent(model, world, store=tmp_path / "a.db", prose=False, sql_mode="parts").ask("Total sales in Texas?")
+    gold = world.execute("SELECT SUM(sales) FROM orders WHERE state = 'Texas'").rows
+    assert r.status == "completed" and r.rows == [list(gold[0])] and "Desks" not in r.sql
+    assert len(model.requests) == 2  # the plan and the parts: the rewrite cost no model call
+
+
+@pytest.mark.parametrize(
+    ("question", "sql", "gold"),
+    [
+        (  # the extreme of every year, beside the question's year: ranked within it, a value that is there
+            "Which country had the lowest fertility in 1990?",
+            "SELECT country FROM indicators WHERE year = 1990 AND fertility < (SELECT MIN(fertility) FROM indicators)",
+            "SELECT country FROM indicators WHERE year = 1990 ORDER BY fertility, country LIMIT 1",
+        ),
+        (  # a threshold the question never writes (its one number, 1990, is used)
+            "Which country had the highest fertility in 1990?",
+            "SELECT country FROM indicators WHERE year = 1990 AND fertility > 40.5 ORDER BY fertility DESC LIMIT 1",
+            "SELECT country FROM indicators WHERE year = 1990 ORDER BY fertility DESC LIMIT 1",
+        ),
+        (  # the user's mention set again on a column that does not hold it, beside the resolved region
+            "how many asian countries are there",
+            "SELECT COUNT(*) FROM countries JOIN indicators ON indicators.country = countries.name"
+            " WHERE indicators.country = 'asian' AND countries.region = 'Asia'",
+            "SELECT COUNT(*) FROM countries WHERE region = 'Asia'",
+        ),
+    ],
+)
+def test_the_rewrite_of_an_empty_query_answers_what_was_asked(world, question, sql, gold):
+    resolved = [{"value": "Asia"}] if "asian" in question else []
+    assert world.execute(sql).rows in ([], [(0,)])
+    first = next(s for s in relaxed(sql, question, resolved, "sqlite") if world.execute(s).rows not in ([], [(0,)]))
+    assert world.execute(first).rows == world.execute(gold).rows
+
+
+def test_a_made_up_number_beside_one_the_question_writes_and_no_filter_uses_is_left_to_the_repair():
+    sql = "SELECT SUM(orders.sales) FROM orders WHERE orders.quantity > 250"
+    assert relaxed(sql, "total sales of orders with a quantity above 25?", [], "sqlite") == []
+    assert relaxed(sql, "total sales of orders with a big quantity?", [], "sqlite") == [
+        "SELECT SUM(orders.sales) FROM orders"
+    ]
