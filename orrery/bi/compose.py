@@ -378,6 +378,16 @@ def _missing_group_by(trees: dict[str, list[exp.Expression]]) -> list[exp.Expres
     return [n.copy() for n in plain if not n.find(exp.AggFunc) and n.find(exp.Column) and n.sql() not in grouped]
 
 
+def _groups_ranked_by_sum(trees: dict[str, list[exp.Expression]], semantic: Semantic) -> None:
+    """Groups ordered by a bare numeric column of their rows ('top 3 genres by revenue': `ORDER BY
+    Invoice.Total DESC` under `GROUP BY Genre.Name`, which no engine runs) are ranked by its sum."""
+    grouped = {g.sql() for g in trees["group_by"]}
+    for item in trees["order_by"] if grouped else []:
+        col = item.this if isinstance(item, exp.Ordered) else item
+        if isinstance(col, exp.Column) and col.sql() not in grouped and _NUMERIC.search(_column_type(semantic, col)):
+            col.replace(exp.Sum(this=col.copy()))
+
+
 def compose(
     parts: QueryParts,
     semantic: Semantic,
@@ -415,6 +425,7 @@ def compose(
     if not _counts_groups(trees):
         trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key
     trees["group_by"] += _missing_group_by(trees)
+    _groups_ranked_by_sum(trees, semantic)
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
         raise UnknownField(missing, _hints(semantic, missing, slice_tables))
     _via_lookup(trees, semantic, values, used)
@@ -766,6 +777,10 @@ def _settle_groups(
     counted = (
         _counted_table(semantic, question) or _counted_table(semantic, question, _COUNT_OF)
         if trees["group_by"] or trees["having"]
+        # 'how many routes depart from airports in Chicago': the rows of the table the count names, joined to
+        # the one that holds the named value (not the airports, counted)
+        else _counted_table(semantic, question, _COUNT_OF)
+        if [n.sql() for n in trees["select"]] == ["COUNT(*)"]
         else None
     )
     if counted and any(not _all_of(n, counted) for n in trees["group_by"]):

@@ -331,3 +331,36 @@ def test_a_made_up_number_beside_one_the_question_writes_and_no_filter_uses_is_l
     assert relaxed(sql, "total sales of orders with a big quantity?", [], "sqlite") == [
         "SELECT SUM(orders.sales) FROM orders"
     ]
+
+
+def test_how_many_counts_the_rows_of_the_table_it_names_joined_to_the_value(world):
+    # the model counted the countries that hold the region; the question counts indicators
+    question = "How many indicators are there for Asia?"
+    sql, got = rows(world, question, ["countries"], select=["COUNT(*)"], where=["countries.region = 'Asia'"])
+    assert "JOIN indicators" in sql and got == [(12,)]
+    sql, got = rows(
+        world,
+        "How many countries are in Asia?",
+        ["countries"],
+        select=["COUNT(*)"],
+        where=["countries.region = 'Asia'"],
+    )
+    assert "JOIN" not in sql and got == [(4,)]
+
+
+def test_groups_ordered_by_a_bare_measure_of_their_rows_are_ranked_by_its_sum(world):
+    sql, got = rows(
+        world,
+        "top 2 regions by population in 1990",
+        ["countries", "indicators"],
+        select=["countries.region"],
+        where=["indicators.year = 1990"],
+        group_by=["countries.region"],
+        order_by=["indicators.population DESC"],
+        limit=2,
+    )
+    gold = (
+        "SELECT c.region FROM countries c JOIN indicators i ON i.country = c.name WHERE i.year = 1990"
+        " GROUP BY c.region ORDER BY SUM(i.population) DESC LIMIT 2"
+    )
+    assert "SUM(indicators.population)" in sql and got == world.execute(gold).rows
