@@ -31,8 +31,9 @@ from orrery.bi.decline import missing_asked as missing_asked  # the planner's ch
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
+from orrery.bi.profile import quote
 from orrery.bi.relax import relaxed
-from orrery.bi.semantic import Semantic, named_fields, rank_fields, stems, words
+from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, stems, words
 from orrery.errors import ToolError
 from orrery.messages import Message
 from orrery.tools.core import RunContext, Tool, tool
@@ -199,7 +200,52 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
             {"mention": mention, "table": c.table, "column": c.column, "value": jsonable(c.value)}
             for c in [pick, *bi.rest_of_name(mention, pick)]
         ]
+    have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
+    resolved += [r for r in compound_values(bi, question) if (r["table"], r["column"], str(r["value"])) not in have]
     return {"resolved": resolved, "unresolved": unresolved}
+
+
+_COMPOUND = re.compile(r"\b([a-z0-9]+(?:-[a-z]+)+)\b", re.I)
+_NUMBER_TYPE = re.compile(r"INT|REAL|DOUBLE|DECIMAL|NUMERIC|FLOAT", re.I)
+
+
+def compound_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
+    """Values the user writes as a hyphenated modifier, in any case, that no planner lists: 'same-day
+    shipments' (the ship mode 'Same Day'), 'furniture-segment customers' ('FURNITURE' of `c_mktsegment`: the
+    last word names the column), '4-cylinder cars' (`cyl = 4`: a number before the word of a number column
+    that holds it). Only a whole value: 'sub-saharan' is no region by one of its words."""
+    out = []
+    for compound in _COMPOUND.findall(question):
+        head, *rest = compound.lower().split("-")
+        if head.isdigit():
+            out += _numbered(bi, compound, int(head), " ".join(rest))
+            continue
+        for c in bi.index():
+            text = utils.default_process(str(c.value).replace("_", " "))
+            if text == " ".join([head, *rest]) or (
+                text == " ".join([head, *rest[:-1]]) and _names_column(rest[-1], c.column)
+            ):
+                out.append({"mention": compound, "table": c.table, "column": c.column, "value": jsonable(c.value)})
+    return out
+
+
+def _names_column(word: str, column: str) -> bool:
+    """'segment' names `c_mktsegment` (a word its name ends in), 'cylinder' `cyl` (one it abbreviates)."""
+    word = stems(word)[0] if stems(word) else word
+    return any(w.endswith(word) or abbreviates(w, word) for w in stems(words(column)))
+
+
+def _numbered(bi: BIContext, compound: str, number: int, word: str) -> list[dict[str, Any]]:
+    """'4-cylinder': the number column `word` names (`cyl`), when a row holds the number."""
+    for table, column, info in bi.semantic.columns():
+        if _NUMBER_TYPE.search(str(info.get("type", ""))) and _names_column(word, column):
+            probe = f"SELECT 1 FROM {quote(bi.engine, table)} WHERE {quote(bi.engine, column)} = {number}"
+            try:
+                if bi.engine.execute(probe, max_rows=1).rows:
+                    return [{"mention": compound, "table": table, "column": column, "value": number}]
+            except QueryError:
+                continue
+    return []
 
 
 @tool

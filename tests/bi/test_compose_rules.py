@@ -15,7 +15,7 @@ from orrery.bi.decline import indexed_values
 from orrery.bi.engines import SQLiteEngine
 from orrery.bi.relax import relaxed
 from orrery.bi.semantic import draft
-from orrery.bi.tools import BIContext, shares_word
+from orrery.bi.tools import BIContext, compound_values, shares_word
 from orrery.llm.scripted import ScriptedModel
 
 COUNTRIES = [f"C{i}" for i in range(12)]
@@ -364,3 +364,38 @@ def test_groups_ordered_by_a_bare_measure_of_their_rows_are_ranked_by_its_sum(wo
         " GROUP BY c.region ORDER BY SUM(i.population) DESC LIMIT 2"
     )
     assert "SUM(indicators.population)" in sql and got == world.execute(gold).rows
+
+
+@pytest.fixture
+def shipments(tmp_path: Path) -> SQLiteEngine:
+    path = tmp_path / "s.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE orders (state TEXT, ship_mode TEXT, c_mktsegment TEXT, cyl INTEGER, sales REAL)")
+        con.executemany(
+            "INSERT INTO orders VALUES (?, ?, ?, ?, ?)",
+            [
+                (("Texas", "Ohio")[i % 2], ("Same Day", "First Class", "Standard")[i % 3], ("FURNITURE", "AUTO")[i % 2])
+                + ((4, 6, 8)[i % 3 - 1], float(i))
+                for i in range(60)
+            ],
+        )
+    engine = SQLiteEngine("s", path)
+    yield engine
+    engine.close()
+
+
+def test_a_value_written_as_a_hyphenated_modifier_is_found_and_filters(shipments, tmp_path):
+    bi = BIContext(shipments, draft(shipments), None)
+    found = lambda q: {(r["column"], r["value"]) for r in compound_values(bi, q)}  # noqa: E731
+    assert found("How many same-day shipments went to Texas?") == {("ship_mode", "Same Day")}
+    assert found("orders from furniture-segment customers") == {("c_mktsegment", "FURNITURE")}
+    assert found("number of 4-cylinder orders") == {("cyl", 4)}
+    assert found("number of 5-cylinder orders") == set()  # no row holds it
+    assert found("a same-store comparison, a furniture-shop") == set()  # only a whole value, a word naming its column
+    plan = {"request": "How many same-day shipments went to Texas", "kind": "query", "values": ["Texas"], "fields": []}
+    model = ScriptedModel([plan, parts("COUNT(*)", where=["orders.state = 'Texas'"])])
+    r = BIAgent(model, shipments, store=tmp_path / "a.db", prose=False, sql_mode="parts").ask(
+        "How many same-day shipments went to Texas?"
+    )
+    gold = shipments.execute("SELECT COUNT(*) FROM orders WHERE state = 'Texas' AND ship_mode = 'Same Day'").rows
+    assert r.status == "completed" and r.rows == [list(gold[0])] and "'Same Day'" in r.sql
