@@ -16,8 +16,9 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from orrery.bi.decline import named_years
 from orrery.bi.joins import singular
-from orrery.bi.semantic import Semantic, rank_fields, schema_words, stems, two_digit_year, words
+from orrery.bi.semantic import Semantic, named_year, rank_fields, schema_words, stems, two_digit_year, words
 from orrery.errors import ToolError
 
 
@@ -247,6 +248,41 @@ def _year_filters(node: exp.Expression, semantic: Semantic, question: str = "") 
     return node
 
 
+def _year_on_its_column(
+    cond: exp.Expression, semantic: Semantic, question: str, slice_tables: list[str], used: list[str]
+) -> exp.Expression:
+    """'movies released in 2009', 'the biggest hit of 2001': the year the question names ("in / of 2009", not a
+    quantity: decline.named_years) set on a column that is neither a year nor a typed date (a text date,
+    `Released = '2009-01-01'`; a DVD date; the box office itself) is the year of the table that has a column
+    named as one (`omdb.Year = 2009`): the column's own table, else the first such of the query's, the slice's, or
+    of a table joined to it."""
+    col, lit = cond.this, cond.expression
+    if not (
+        isinstance(cond, (exp.EQ, exp.GT, exp.Like)) and isinstance(col, exp.Column) and isinstance(lit, exp.Literal)
+    ):
+        return cond
+    year = re.match(r"%?(\d{4})(?:-\d\d-\d\d|-?%)?$", lit.this)
+    named = {y for y, how in named_years(question) if how == "in"}
+    if (
+        not year
+        or int(year.group(1)) not in named
+        or named_year(col.name)
+        or _DATED.search(_column_type(semantic, col))
+    ):
+        return cond
+    near = sorted(semantic.join_graph().get(col.table, ()))
+    for table in dict.fromkeys([col.table, *used, *slice_tables, *near]):
+        columns = (semantic.tables.get(table) or {}).get("columns", {})
+        if at := next(
+            (c for c, info in columns.items() if named_year(c) and _NUMERIC.search(str(info.get("type")))), None
+        ):
+            if table not in used:
+                used.append(table)
+            return exp.column(at, table=table).eq(exp.Literal.number(int(year.group(1))))
+    return cond
+
+
+_DATED = re.compile(r"DATE|TIMESTAMP", re.I)
 _RANGE = re.compile(r"; from (-?[\d.]+) to (-?[\d.]+)")
 
 
@@ -378,6 +414,15 @@ def _missing_group_by(trees: dict[str, list[exp.Expression]]) -> list[exp.Expres
     return [n.copy() for n in plain if not n.find(exp.AggFunc) and n.find(exp.Column) and n.sql() not in grouped]
 
 
+def _ranked_values_only(trees: dict[str, list[exp.Expression]], limit: int | None) -> None:
+    """'the lowest life expectancy': ranked by a column with a limit, the rows that have no value are no answer
+    (SQLite puts NULL first in ascending order)."""
+    for item in trees["order_by"] if limit is not None else []:
+        col = item.this if isinstance(item, exp.Ordered) else item
+        if isinstance(col, exp.Column):
+            trees["where"].append(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())))
+
+
 def _groups_ranked_by_sum(trees: dict[str, list[exp.Expression]], semantic: Semantic) -> None:
     """Groups ordered by a bare numeric column of their rows ('top 3 genres by revenue': `ORDER BY
     Invoice.Total DESC` under `GROUP BY Genre.Name`, which no engine runs) are ranked by its sum."""
@@ -418,6 +463,7 @@ def compose(
         semantic,
         question,
     )
+    trees["where"] = [_year_on_its_column(n, semantic, question, slice_tables, used) for n in trees["where"]]
     limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit))
     _named_group(trees, semantic, question, slice_tables, used)
     _sum_how_much(trees, semantic, question)
@@ -435,6 +481,7 @@ def compose(
     counted = _settle_groups(trees, semantic, question, used)
     limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
     _no_blank_key(trees, semantic, question)
+    _ranked_values_only(trees, limit)
     named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
     return _render(trees, limit, semantic, used, slice_tables, dialect)

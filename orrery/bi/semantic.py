@@ -360,7 +360,12 @@ def two_digit_year(column: str, lo: float, hi: float) -> bool:
     """Whether a column whose values run from `lo` to `hi` holds years by their last two digits: named as a year
     (`yr` by `abbreviates`) and every value from 0 to 99 (a model year 70 to 82). The SQL step compares a year the
     question writes with it by those digits, and the year check reads its range so."""
-    return lo >= 0 and hi < 100 and any(w == "year" or abbreviates(w, "year") for w in stems(words(column)))
+    return lo >= 0 and hi < 100 and named_year(column)
+
+
+def named_year(column: str) -> bool:
+    """A column named as a year: 'year', 'model_year', `yr` (`abbreviates`)."""
+    return any(w == "year" or abbreviates(w, "year") for w in stems(words(column)))
 
 
 def user_abbreviates(word: str, name_word: str) -> bool:

@@ -399,3 +399,67 @@ def test_a_value_written_as_a_hyphenated_modifier_is_found_and_filters(shipments
     )
     gold = shipments.execute("SELECT COUNT(*) FROM orders WHERE state = 'Texas' AND ship_mode = 'Same Day'").rows
     assert r.status == "completed" and r.rows == [list(gold[0])] and "'Same Day'" in r.sql
+
+
+@pytest.fixture
+def films(tmp_path: Path) -> SQLiteEngine:
+    """Movies with a year and a text release date, reviews keyed by the movie's id in another table."""
+    path = tmp_path / "f.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript("""
+            CREATE TABLE omdb (ID INTEGER, Title TEXT, Year INTEGER, Released TEXT);
+            CREATE TABLE tomatoes (ID INTEGER, BoxOffice REAL, DVD TEXT, Meter INTEGER);
+        """)
+        for i in range(40):
+            con.execute(
+                "INSERT INTO omdb VALUES (?, ?, ?, ?)",
+                (i, f"Film {i}", 2000 + i % 4, f"{2000 + i % 4}-06-{1 + i % 28:02d}"),
+            )
+            box = None if i % 7 == 0 else 1000.0 * i
+            con.execute("INSERT INTO tomatoes VALUES (?, ?, ?, ?)", (i, box, f"{2003 + i % 4}-01-01", i % 100))
+    engine = SQLiteEngine("f", path)
+    yield engine
+    engine.close()
+
+
+def test_a_year_set_on_a_column_that_is_no_year_is_the_year_of_the_table_named_as_one(films):
+    def got(question, tables, **parts):
+        sql = compose(QueryParts(**parts), draft(films), tables, [], "sqlite", question)
+        return sql, films.execute(sql).rows
+
+    gold = "SELECT SUM(t.BoxOffice) FROM omdb o JOIN tomatoes t ON o.ID = t.ID WHERE o.Year = 2001"
+    sql, rows_ = got(
+        "total box office of movies released in 2001?",
+        ["omdb", "tomatoes"],
+        select=["SUM(tomatoes.BoxOffice)"],
+        where=["omdb.Released = '2001-01-01'"],
+    )
+    assert "omdb.Year = 2001" in sql and rows_ == films.execute(gold).rows
+    gold = "SELECT AVG(t.Meter) FROM tomatoes t JOIN omdb o ON o.ID = t.ID WHERE o.Year = 2002"
+    sql, rows_ = got(
+        "average meter of movies that came out in 2002",
+        ["tomatoes"],
+        select=["AVG(tomatoes.Meter)"],
+        where=["tomatoes.DVD = '2002'"],
+    )
+    assert "omdb.Year = 2002" in sql and rows_ == films.execute(gold).rows
+    # 'more than 2001' is a quantity, not a year: kept
+    sql, _ = got(
+        "how many movies made more than 2001 at the box office?",
+        ["tomatoes"],
+        select=["COUNT(*)"],
+        where=["tomatoes.BoxOffice > 2001"],
+    )
+    assert "BoxOffice > 2001" in sql
+
+
+def test_the_lowest_one_is_one_that_has_a_value(films):
+    sql = compose(
+        QueryParts(select=["tomatoes.ID"], order_by=["tomatoes.BoxOffice ASC"], limit=1),
+        draft(films),
+        ["tomatoes"],
+        [],
+        "sqlite",
+        "which film had the lowest box office?",
+    )
+    assert films.execute(sql).rows == [(1,)]  # film 0 has no box office; SQLite sorts NULL first
