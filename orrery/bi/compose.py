@@ -775,16 +775,17 @@ def _parse_parts(
     parts: QueryParts, semantic: Semantic, slice_tables: list[str], used: list[str], dialect: str
 ) -> tuple[dict[str, list[exp.Expression]], list[str], set[str]]:
     """Each part parsed, terms expanded, unknown columns mapped and qualified (the tables they name added to
-    `used`); a join written as a filter dropped. Returns the trees, the names no table has, the aliases."""
+    `used`); a join written as a filter dropped, alone or AND-ed with others. Returns the trees, the names no
+    table has, the aliases."""
     trees: dict[str, list[exp.Expression]] = {}
     unknown: list[str] = []
     aliases: set[str] = set()
     for part in ("select", "where", "group_by", "having", "order_by"):
         trees[part] = []
-        for text in getattr(parts, part):
-            node = _parse(part, text, dialect)
-            if part == "where" and _join_condition(node, semantic):
-                continue
+        nodes = [_parse(part, text, dialect) for text in getattr(parts, part)]
+        if part == "where":  # each of 'a = b AND c = d' judged: the join written as a filter among them goes
+            nodes = [n for n in _conjuncts(nodes) if not _join_condition(n, semantic)]
+        for node in nodes:
             node = _expand_terms(node, semantic, dialect)
             node = _map_unknown(node, semantic, slice_tables, aliases, dialect)
             _qualify(node, semantic, slice_tables, used, unknown)
