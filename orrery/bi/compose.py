@@ -477,6 +477,7 @@ def compose(
     _via_lookup(trees, semantic, values, used)
     _filter_resolved(trees, resolved, used, dialect)
     _either_value(trees, question)
+    _share_of_measure(trees, semantic, question, used)
     _share_of_rows(trees, question)
     counted = _settle_groups(trees, semantic, question, used)
     limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
@@ -627,6 +628,39 @@ def _joined_columns(semantic: Semantic, table: str, column: str) -> list[tuple[s
 # 'what share / percentage / proportion / fraction of the X ...'
 _SHARE = re.compile(r"\b(?:share|percentage|per ?cent|proportion|fraction|ratio)\b", re.I)
 _IN_PERCENT = re.compile(r"\b(?:percentage|per ?cent)\b", re.I)
+
+
+_SHARE_OF = re.compile(
+    r"\b(?:share|percentage|per ?cent|proportion|fraction)\s+of\s+(?:(?:our|the|all|total|overall)\s+)*([a-z]+)", re.I
+)
+
+
+def _share_of_measure(
+    trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, used: list[str]
+) -> None:
+    """'What percentage of our sales comes from Technology?': the share of a numeric column the question names
+    after 'of' is its sum over the filtered rows to its sum over all (x100 for a percentage), whatever the
+    model selected; the filters become the condition."""
+    m = _SHARE_OF.search(question)
+    if not (m and trees["where"] and not trees["group_by"]):
+        return
+    word = stems(m.group(1))
+    col = next(
+        (
+            exp.column(c, table=t)
+            for t in used
+            for c, info in (semantic.tables.get(t) or {}).get("columns", {}).items()
+            if stems(words(c)) == word and _NUMERIC.search(str(info.get("type")))
+        ),
+        None,
+    )
+    if col is None:
+        return
+    cond = exp.and_(*(c.copy() for c in trees["where"]))
+    part = exp.Sum(this=exp.Case(ifs=[exp.If(this=cond, true=col.copy())], default=exp.Literal.number(0)))
+    scale = exp.Literal.number("100.0" if _IN_PERCENT.search(question) else "1.0")
+    trees["select"] = [exp.Div(this=exp.Mul(this=scale, expression=part), expression=exp.Sum(this=col))]
+    trees["where"] = []
 
 
 def _share_of_rows(trees: dict[str, list[exp.Expression]], question: str) -> None:

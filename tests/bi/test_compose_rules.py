@@ -463,3 +463,25 @@ def test_the_lowest_one_is_one_that_has_a_value(films):
         "which film had the lowest box office?",
     )
     assert films.execute(sql).rows == [(1,)]  # film 0 has no box office; SQLite sorts NULL first
+
+
+def test_a_share_of_a_measure_is_its_filtered_sum_over_its_sum(world):
+    gold = "SELECT 100.0 * SUM(CASE WHEN state = 'Texas' THEN sales ELSE 0 END) / SUM(sales) FROM orders"
+    for select in (["COUNT(*)"], ["SUM(orders.sales) * 100 / COUNT(*)"]):
+        sql, got = rows(
+            world,
+            "What percentage of our sales comes from Texas?",
+            ["orders"],
+            select=select,
+            where=["orders.state = 'Texas'"],
+        )
+        assert "SUM(CASE" in sql and got[0][0] == pytest.approx(world.execute(gold).rows[0][0])
+    # a share of things counted stays a share of rows
+    sql, got = rows(
+        world,
+        "What percentage of orders went to Texas?",
+        ["orders"],
+        select=["COUNT(*)"],
+        where=["orders.state = 'Texas'"],
+    )
+    assert got[0][0] == pytest.approx(100.0 / 3)
