@@ -75,6 +75,9 @@ def shares_word(mention: str, value: str) -> bool:
     return any(fuzz.ratio(a, b) >= 80 for a in mine for b in theirs) or (not mine and mention.lower() in value.lower())
 
 
+_AMOUNT = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|fifty|hundred)\b", re.I)
+
+
 def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
     """Whether a value the plan names is one to look up in the data: the user wrote it, it is not a number
     or a date, and it is not the name of a table or a field ('artists', 'ship mode', 'playlist_count')
@@ -87,6 +90,8 @@ def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
         return False
     if re.search(rf"\b(than|over|under|above|below|least|most)\s+{re.escape(mention)}", question, re.I):
         return False  # 'longer than 5 minutes' is an amount, not a name ('Nem 5 Minutos Guardados')
+    if _AMOUNT.match(mention) and re.search(rf"\b(past|beyond|exceeding)\s+{re.escape(mention)}", question, re.I):
+        return False  # 'run past five minutes'; 'past Texas' is a place
     if any(utils.default_process(str(c.value)) == text for c in bi.index()):
         return True
     ranked = rank_fields(bi.semantic, mention)

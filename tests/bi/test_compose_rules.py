@@ -15,7 +15,7 @@ from orrery.bi.decline import indexed_values
 from orrery.bi.engines import SQLiteEngine
 from orrery.bi.relax import relaxed
 from orrery.bi.semantic import draft
-from orrery.bi.tools import BIContext, compound_values, shares_word
+from orrery.bi.tools import BIContext, compound_values, names_a_value, shares_word
 from orrery.llm.scripted import ScriptedModel
 
 COUNTRIES = [f"C{i}" for i in range(12)]
@@ -485,3 +485,10 @@ def test_a_share_of_a_measure_is_its_filtered_sum_over_its_sum(world):
         where=["orders.state = 'Texas'"],
     )
     assert got[0][0] == pytest.approx(100.0 / 3)
+
+
+def test_an_amount_after_past_or_beyond_is_no_value_to_look_up(world):
+    bi = BIContext(world, draft(world), None)
+    assert not names_a_value(bi, "five minutes", "how many tracks run past five minutes")
+    assert not names_a_value(bi, "ten years", "countries beyond ten years of data")
+    assert names_a_value(bi, "Texas", "orders shipped past Texas")
