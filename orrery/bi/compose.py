@@ -479,6 +479,7 @@ def compose(
     _either_value(trees, question)
     _share_of_measure(trees, semantic, question, used)
     _share_of_rows(trees, question)
+    _sum_of_counted_measure(trees, semantic, question, used)
     counted = _settle_groups(trees, semantic, question, used)
     limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
     _no_blank_key(trees, semantic, question)
@@ -953,6 +954,24 @@ _COUNTED = re.compile(r"\b(?:most|fewest|least|more than \d+|fewer than \d+|over
 
 # 'number of suppliers per region' counts suppliers per group, however the model grouped
 _COUNT_OF = re.compile(r"\b(?:number of|how many|count of)\s+(\w+)", re.I)
+
+
+def _sum_of_counted_measure(
+    trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, used: list[str]
+) -> None:
+    """'Total number of Oscars won by ...', 'how many golds did Norway win': what is counted is a number column
+    of the rows (`Oscars`), not a table: its sum, not the count of rows."""
+    m = _COUNT_OF.search(question)
+    if not m or trees["group_by"] or [n.sql() for n in trees["select"]] != ["COUNT(*)"]:
+        return
+    noun = stems(m.group(1))
+    if any(stems(words(t)) == noun for t in semantic.tables):
+        return
+    for table in used:
+        for column, info in (semantic.tables.get(table) or {}).get("columns", {}).items():
+            if stems(words(column)) == noun and _NUMERIC.search(str(info.get("type"))):
+                trees["select"] = [exp.Sum(this=exp.column(column, table=table))]
+                return
 
 
 def _counted_table(semantic: Semantic, question: str, pattern: re.Pattern[str] = _COUNTED) -> str | None:

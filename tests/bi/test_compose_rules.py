@@ -492,3 +492,23 @@ def test_an_amount_after_past_or_beyond_is_no_value_to_look_up(world):
     assert not names_a_value(bi, "five minutes", "how many tracks run past five minutes")
     assert not names_a_value(bi, "ten years", "countries beyond ten years of data")
     assert names_a_value(bi, "Texas", "orders shipped past Texas")
+
+
+def test_how_many_of_a_number_column_is_its_sum_and_of_a_table_its_rows(tmp_path):
+    path = tmp_path / "m.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE medals (country TEXT, games INTEGER, golds INTEGER)")
+        con.executemany("INSERT INTO medals VALUES (?, ?, ?)", [("Norway", y, 3 + y % 4) for y in range(6)])
+    engine = SQLiteEngine("m", path)
+
+    def got(question):
+        parts = QueryParts(select=["COUNT(*)"], where=["medals.country = 'Norway'"])
+        sql = compose(parts, draft(engine), ["medals"], [], "sqlite", question)
+        return sql, engine.execute(sql).rows
+
+    assert got("how many golds did Norway win?") == (
+        "SELECT SUM(medals.golds) FROM medals WHERE medals.country = 'Norway'",
+        [(25,)],
+    )
+    assert got("how many medals rows are there for Norway?")[1] == [(6,)]
+    engine.close()
