@@ -749,9 +749,10 @@ def _sum_how_much(trees: dict[str, list[exp.Expression]], semantic: Semantic, qu
 
 
 # 'the airport at the highest elevation': one thing at an extreme (no number of them asked: 'the 5 largest', 'top')
+# ... or a question that opens with one ('biggest box office hit of 2001', 'heaviest european car')
 _THE_EXTREME = re.compile(
-    r"\bthe (?:single )?(?:highest|lowest|most|least|largest|smallest|biggest|greatest|longest|shortest|fewest|"
-    r"oldest|newest|youngest|latest|earliest)\b",
+    r"(?:\bthe |^\W*)(?:single )?(?:highest|lowest|most|least|largest|smallest|biggest|greatest|longest|shortest|"
+    r"fewest|oldest|newest|youngest|latest|earliest|heaviest|lightest|fastest|slowest|cheapest|tallest)\b",
     re.I,
 )
 _HOW_MANY_ROWS = re.compile(

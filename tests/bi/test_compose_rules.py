@@ -512,3 +512,14 @@ def test_how_many_of_a_number_column_is_its_sum_and_of_a_table_its_rows(tmp_path
     )
     assert got("how many medals rows are there for Norway?")[1] == [(6,)]
     engine.close()
+
+
+def test_a_question_that_opens_with_a_superlative_asks_for_one(films):
+    def got(question):
+        parts = QueryParts(select=["omdb.Title"], where=["omdb.Year = 2001"], order_by=["tomatoes.BoxOffice DESC"])
+        return compose(parts, draft(films), ["omdb", "tomatoes"], [], "sqlite", question)
+
+    sql = got("biggest box office hit of 2001")
+    gold = "SELECT o.Title FROM omdb o JOIN tomatoes t ON o.ID = t.ID WHERE o.Year = 2001 ORDER BY t.BoxOffice DESC LIMIT 1"
+    assert sql.endswith("LIMIT 1") and films.execute(sql).rows == films.execute(gold).rows
+    assert "LIMIT" not in got("list the 2001 films, biggest box office first")
