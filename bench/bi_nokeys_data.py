@@ -39,6 +39,17 @@ The database of held-out set #7 (bench/bi_heldout7.py), sport, built the same wa
   (GER, NED, URS) while the tally's are ISO-like (DEU, NLD), so only 7 of its 19 codes are in the lookup
   (USA, GBR, JAM, CAN, AUS, HUN, NZL), as two sources joined by hand often are.
 
+The database of held-out set #9 (bench/bi_heldout9.py), chemistry, built the same way:
+
+- elements: bokeh-sampledata's periodic_table (public domain, as the package states) split in three:
+  `elem` (`z` the atomic number, `sym`, `name`, `atm_mass`, `period`, `grp` 1-18 or NULL for the lanthanoids
+  and actinoids, `cat_cd`, `yr_disc` as the source writes it: a year or "Ancient"), `elem_cat` (`cat_cd`,
+  `cat_nm`: the source's ten categories, "transition metal", "noble gas", ..., under short codes) and
+  `phys_props` (`sym`, `std_state`, `bond_type`, `mp_k`, `bp_k` in kelvin, `dens` in g/cm3, `en` the Pauling
+  electronegativity, `ie1` the first ionisation energy in kJ/mol). `elem.cat_cd` holds an `elem_cat.cat_cd`
+  and `phys_props.sym` an `elem.sym`; the two `name`-like columns mean different things (an element, a
+  category).
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -56,6 +67,20 @@ import pandas as pd
 DATABASES = ("movies", "world", "flights", "store")
 HELDOUT5_DATABASES = ("cars", "counties")
 HELDOUT7_DATABASES = ("olympics",)
+HELDOUT9_DATABASES = ("elements",)
+# the periodic table's categories under short codes, as a lookup table of a user's schema often holds them
+CATEGORY_CODES = {
+    "alkali metal": "ALK",
+    "alkaline earth metal": "AEM",
+    "transition metal": "TM",
+    "lanthanoid": "LAN",
+    "actinoid": "ACT",
+    "metal": "PTM",
+    "metalloid": "MLD",
+    "nonmetal": "NM",
+    "halogen": "HAL",
+    "noble gas": "NG",
+}
 
 
 def _home() -> Path:
@@ -143,6 +168,39 @@ def _olympics(path: Path) -> None:
         _write(con, {"lkp_cntry": lookup, "sochi14_tally": tally.sort_values("cntry_cd"), "m100_medalists": sprint})
 
 
+def _elements(path: Path) -> None:
+    from bokeh_sampledata.periodic_table import elements
+
+    df = elements.rename(columns=lambda c: c.replace(" ", "_"))
+    elem = pd.DataFrame(
+        {
+            "z": df["atomic_number"],
+            "sym": df["symbol"],
+            "name": df["name"],
+            "atm_mass": pd.to_numeric(df["atomic_mass"].astype(str).str.strip("[]"), errors="coerce"),
+            "period": df["period"],
+            "grp": pd.to_numeric(df["group"], errors="coerce").astype("Int64"),
+            "cat_cd": df["metal"].map(CATEGORY_CODES),
+            "yr_disc": df["year_discovered"].astype(str),
+        }
+    )
+    assert elem["cat_cd"].notna().all()
+    cats = pd.DataFrame(sorted((c, n) for n, c in CATEGORY_CODES.items()), columns=["cat_cd", "cat_nm"])
+    phys = df[["symbol", "standard_state", "bonding_type", "melting_point", "boiling_point", "density"]]
+    phys = phys.assign(en=df["electronegativity"], ie1=df["IE-1"]).rename(
+        columns={
+            "symbol": "sym",
+            "standard_state": "std_state",
+            "bonding_type": "bond_type",
+            "melting_point": "mp_k",
+            "boiling_point": "bp_k",
+            "density": "dens",
+        }
+    )
+    with sqlite3.connect(path) as con:
+        _write(con, {"elem": elem, "elem_cat": cats, "phys_props": phys.sort_values("sym")})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -151,6 +209,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "cars": _cars,
     "counties": _counties,
     "olympics": _olympics,
+    "elements": _elements,
 }
 
 
@@ -172,5 +231,5 @@ def path_of(name: str) -> Path:
 
 
 if __name__ == "__main__":
-    for db in (*DATABASES, *HELDOUT5_DATABASES, *HELDOUT7_DATABASES):
+    for db in (*DATABASES, *HELDOUT5_DATABASES, *HELDOUT7_DATABASES, *HELDOUT9_DATABASES):
         print(db, path_of(db))
