@@ -16,8 +16,9 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from orrery.bi.decline import named_years
 from orrery.bi.joins import singular
-from orrery.bi.semantic import Semantic, rank_fields, schema_words, stems, words
+from orrery.bi.semantic import Semantic, named_year, rank_fields, schema_words, stems, two_digit_year, words
 from orrery.errors import ToolError
 
 
@@ -247,12 +248,48 @@ def _year_filters(node: exp.Expression, semantic: Semantic, question: str = "") 
     return node
 
 
+def _year_on_its_column(
+    cond: exp.Expression, semantic: Semantic, question: str, slice_tables: list[str], used: list[str]
+) -> exp.Expression:
+    """'movies released in 2009', 'the biggest hit of 2001': the year the question names ("in / of 2009", not a
+    quantity: decline.named_years) set on a column that is neither a year nor a typed date (a text date,
+    `Released = '2009-01-01'`; a DVD date; the box office itself) is the year of the table that has a column
+    named as one (`omdb.Year = 2009`): the column's own table, else the first such of the query's, the slice's, or
+    of a table joined to it."""
+    col, lit = cond.this, cond.expression
+    if not (
+        isinstance(cond, (exp.EQ, exp.GT, exp.Like)) and isinstance(col, exp.Column) and isinstance(lit, exp.Literal)
+    ):
+        return cond
+    year = re.match(r"%?(\d{4})(?:-\d\d-\d\d|-?%)?$", lit.this)
+    named = {y for y, how in named_years(question) if how == "in"}
+    if (
+        not year
+        or int(year.group(1)) not in named
+        or named_year(col.name)
+        or _DATED.search(_column_type(semantic, col))
+    ):
+        return cond
+    near = sorted(semantic.join_graph().get(col.table, ()))
+    for table in dict.fromkeys([col.table, *used, *slice_tables, *near]):
+        columns = (semantic.tables.get(table) or {}).get("columns", {})
+        if at := next(
+            (c for c, info in columns.items() if named_year(c) and _NUMERIC.search(str(info.get("type")))), None
+        ):
+            if table not in used:
+                used.append(table)
+            return exp.column(at, table=table).eq(exp.Literal.number(int(year.group(1))))
+    return cond
+
+
+_DATED = re.compile(r"DATE|TIMESTAMP", re.I)
 _RANGE = re.compile(r"; from (-?[\d.]+) to (-?[\d.]+)")
 
 
 def _two_digit_years(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
     """'after 1980' on a year column that holds two digits (its values from 70 to 82): compared with 80, not 1980,
-    which no value reaches. Only a year the question writes, on a column whose whole range is under 100."""
+    which no value reaches. Only a year the question writes, on a column `two_digit_year` reads so (its range from
+    its description)."""
     for cmp in list(node.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
         col, lit = cmp.this, cmp.expression
         if not (
@@ -260,7 +297,11 @@ def _two_digit_years(node: exp.Expression, semantic: Semantic, question: str) ->
         ):
             continue
         rng = _RANGE.search(_column_info(semantic, col).get("description") or "")
-        if rng and float(rng.group(1)) >= 0 and float(rng.group(2)) < 100 and re.search(rf"\b{lit.this}\b", question):
+        if (
+            rng
+            and two_digit_year(col.name, float(rng.group(1)), float(rng.group(2)))
+            and re.search(rf"\b{lit.this}\b", question)
+        ):
             lit.replace(exp.Literal.number(int(lit.this) % 100))
     return node
 
@@ -373,6 +414,25 @@ def _missing_group_by(trees: dict[str, list[exp.Expression]]) -> list[exp.Expres
     return [n.copy() for n in plain if not n.find(exp.AggFunc) and n.find(exp.Column) and n.sql() not in grouped]
 
 
+def _ranked_values_only(trees: dict[str, list[exp.Expression]], limit: int | None) -> None:
+    """'the lowest life expectancy': ranked by a column with a limit, the rows that have no value are no answer
+    (SQLite puts NULL first in ascending order)."""
+    for item in trees["order_by"] if limit is not None else []:
+        col = item.this if isinstance(item, exp.Ordered) else item
+        if isinstance(col, exp.Column):
+            trees["where"].append(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())))
+
+
+def _groups_ranked_by_sum(trees: dict[str, list[exp.Expression]], semantic: Semantic) -> None:
+    """Groups ordered by a bare numeric column of their rows ('top 3 genres by revenue': `ORDER BY
+    Invoice.Total DESC` under `GROUP BY Genre.Name`, which no engine runs) are ranked by its sum."""
+    grouped = {g.sql() for g in trees["group_by"]}
+    for item in trees["order_by"] if grouped else []:
+        col = item.this if isinstance(item, exp.Ordered) else item
+        if isinstance(col, exp.Column) and col.sql() not in grouped and _NUMERIC.search(_column_type(semantic, col)):
+            col.replace(exp.Sum(this=col.copy()))
+
+
 def compose(
     parts: QueryParts,
     semantic: Semantic,
@@ -403,6 +463,7 @@ def compose(
         semantic,
         question,
     )
+    trees["where"] = [_year_on_its_column(n, semantic, question, slice_tables, used) for n in trees["where"]]
     limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit))
     _named_group(trees, semantic, question, slice_tables, used)
     _sum_how_much(trees, semantic, question)
@@ -410,15 +471,19 @@ def compose(
     if not _counts_groups(trees):
         trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key
     trees["group_by"] += _missing_group_by(trees)
+    _groups_ranked_by_sum(trees, semantic)
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
         raise UnknownField(missing, _hints(semantic, missing, slice_tables))
     _via_lookup(trees, semantic, values, used)
     _filter_resolved(trees, resolved, used, dialect)
     _either_value(trees, question)
+    _share_of_measure(trees, semantic, question, used)
     _share_of_rows(trees, question)
+    _sum_of_counted_measure(trees, semantic, question, used)
     counted = _settle_groups(trees, semantic, question, used)
     limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
     _no_blank_key(trees, semantic, question)
+    _ranked_values_only(trees, limit)
     named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
     return _render(trees, limit, semantic, used, slice_tables, dialect)
@@ -566,6 +631,39 @@ _SHARE = re.compile(r"\b(?:share|percentage|per ?cent|proportion|fraction|ratio)
 _IN_PERCENT = re.compile(r"\b(?:percentage|per ?cent)\b", re.I)
 
 
+_SHARE_OF = re.compile(
+    r"\b(?:share|percentage|per ?cent|proportion|fraction)\s+of\s+(?:(?:our|the|all|total|overall)\s+)*([a-z]+)", re.I
+)
+
+
+def _share_of_measure(
+    trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, used: list[str]
+) -> None:
+    """'What percentage of our sales comes from Technology?': the share of a numeric column the question names
+    after 'of' is its sum over the filtered rows to its sum over all (x100 for a percentage), whatever the
+    model selected; the filters become the condition."""
+    m = _SHARE_OF.search(question)
+    if not (m and trees["where"] and not trees["group_by"]):
+        return
+    word = stems(m.group(1))
+    col = next(
+        (
+            exp.column(c, table=t)
+            for t in used
+            for c, info in (semantic.tables.get(t) or {}).get("columns", {}).items()
+            if stems(words(c)) == word and _NUMERIC.search(str(info.get("type")))
+        ),
+        None,
+    )
+    if col is None:
+        return
+    cond = exp.and_(*(c.copy() for c in trees["where"]))
+    part = exp.Sum(this=exp.Case(ifs=[exp.If(this=cond, true=col.copy())], default=exp.Literal.number(0)))
+    scale = exp.Literal.number("100.0" if _IN_PERCENT.search(question) else "1.0")
+    trees["select"] = [exp.Div(this=exp.Mul(this=scale, expression=part), expression=exp.Sum(this=col))]
+    trees["where"] = []
+
+
 def _share_of_rows(trees: dict[str, list[exp.Expression]], question: str) -> None:
     """'What percentage of the cars have 4 cylinders?': a lone COUNT over filtered rows is the filtered count's
     ratio to all the rows' count (times 100 when it asks for a percentage), not the count itself."""
@@ -651,9 +749,10 @@ def _sum_how_much(trees: dict[str, list[exp.Expression]], semantic: Semantic, qu
 
 
 # 'the airport at the highest elevation': one thing at an extreme (no number of them asked: 'the 5 largest', 'top')
+# ... or a question that opens with one ('biggest box office hit of 2001', 'heaviest european car')
 _THE_EXTREME = re.compile(
-    r"\bthe (?:single )?(?:highest|lowest|most|least|largest|smallest|biggest|greatest|longest|shortest|fewest|"
-    r"oldest|newest|youngest|latest|earliest)\b",
+    r"(?:\bthe |^\W*)(?:single )?(?:highest|lowest|most|least|largest|smallest|biggest|greatest|longest|shortest|"
+    r"fewest|oldest|newest|youngest|latest|earliest|heaviest|lightest|fastest|slowest|cheapest|tallest)\b",
     re.I,
 )
 _HOW_MANY_ROWS = re.compile(
@@ -712,16 +811,17 @@ def _parse_parts(
     parts: QueryParts, semantic: Semantic, slice_tables: list[str], used: list[str], dialect: str
 ) -> tuple[dict[str, list[exp.Expression]], list[str], set[str]]:
     """Each part parsed, terms expanded, unknown columns mapped and qualified (the tables they name added to
-    `used`); a join written as a filter dropped. Returns the trees, the names no table has, the aliases."""
+    `used`); a join written as a filter dropped, alone or AND-ed with others. Returns the trees, the names no
+    table has, the aliases."""
     trees: dict[str, list[exp.Expression]] = {}
     unknown: list[str] = []
     aliases: set[str] = set()
     for part in ("select", "where", "group_by", "having", "order_by"):
         trees[part] = []
-        for text in getattr(parts, part):
-            node = _parse(part, text, dialect)
-            if part == "where" and _join_condition(node, semantic):
-                continue
+        nodes = [_parse(part, text, dialect) for text in getattr(parts, part)]
+        if part == "where":  # each of 'a = b AND c = d' judged: the join written as a filter among them goes
+            nodes = [n for n in _conjuncts(nodes) if not _join_condition(n, semantic)]
+        for node in nodes:
             node = _expand_terms(node, semantic, dialect)
             node = _map_unknown(node, semantic, slice_tables, aliases, dialect)
             _qualify(node, semantic, slice_tables, used, unknown)
@@ -761,6 +861,10 @@ def _settle_groups(
     counted = (
         _counted_table(semantic, question) or _counted_table(semantic, question, _COUNT_OF)
         if trees["group_by"] or trees["having"]
+        # 'how many routes depart from airports in Chicago': the rows of the table the count names, joined to
+        # the one that holds the named value (not the airports, counted)
+        else _counted_table(semantic, question, _COUNT_OF)
+        if [n.sql() for n in trees["select"]] == ["COUNT(*)"]
         else None
     )
     if counted and any(not _all_of(n, counted) for n in trees["group_by"]):
@@ -851,6 +955,24 @@ _COUNTED = re.compile(r"\b(?:most|fewest|least|more than \d+|fewer than \d+|over
 
 # 'number of suppliers per region' counts suppliers per group, however the model grouped
 _COUNT_OF = re.compile(r"\b(?:number of|how many|count of)\s+(\w+)", re.I)
+
+
+def _sum_of_counted_measure(
+    trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, used: list[str]
+) -> None:
+    """'Total number of Oscars won by ...', 'how many golds did Norway win': what is counted is a number column
+    of the rows (`Oscars`), not a table: its sum, not the count of rows."""
+    m = _COUNT_OF.search(question)
+    if not m or trees["group_by"] or [n.sql() for n in trees["select"]] != ["COUNT(*)"]:
+        return
+    noun = stems(m.group(1))
+    if any(stems(words(t)) == noun for t in semantic.tables):
+        return
+    for table in used:
+        for column, info in (semantic.tables.get(table) or {}).get("columns", {}).items():
+            if stems(words(column)) == noun and _NUMERIC.search(str(info.get("type"))):
+                trees["select"] = [exp.Sum(this=exp.column(column, table=table))]
+                return
 
 
 def _counted_table(semantic: Semantic, question: str, pattern: re.Pattern[str] = _COUNTED) -> str | None:

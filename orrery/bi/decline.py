@@ -43,6 +43,7 @@ from orrery.bi.semantic import (
     rank_fields,
     schema_words,
     stems,
+    two_digit_year,
     user_abbreviates,
     words,
 )
@@ -864,15 +865,11 @@ def _years_of(bi: BIContext, table: str, column: str, info: dict[str, Any]) -> t
     cells = [str(v) for row in values for v in row if v is not None]
     if not text and cells and all(re.fullmatch(r"-?\d+(\.0+)?", c) for c in cells):
         years = [int(float(c)) for c in cells if 1000 <= float(c) <= 2999]  # a number column: the values are years
-        if not years and _named_year(column) and all(0 <= float(c) < 100 for c in cells):
+        if not years and two_digit_year(column, min(map(float, cells)), max(map(float, cells))):
             years = [int(float(c)) for c in cells]  # a two-digit year ('yr' from 70 to 82), compared as such
         return (min(years), max(years)) if len(years) == len(cells) else None
     years = [int(y) for c in cells for y in re.findall(r"(?<!\d)(1[0-9]\d\d|2\d\d\d)(?!\d)", c)[:1]]
     return (min(years), max(years)) if years else None
-
-
-def _named_year(column: str) -> bool:
-    return any(w == "year" or abbreviates(w, "year") for w in stems(words(column)))
 
 
 def named_years(question: str) -> list[tuple[int, str]]:

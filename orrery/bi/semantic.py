@@ -21,6 +21,7 @@ into a prompt (`retrieve`), so a 50-table schema fits a small model's context.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import os
 import re
@@ -331,6 +332,7 @@ _VOWELS = frozenset("aeiou")
 _ENDINGS = ("ness", "ment", "less", "ful", "ing", "ed", "er", "ers", "ly", "s", "es")
 
 
+@functools.lru_cache(maxsize=65536)  # field ranking asks it per (term word, column token): the pairs recur
 def abbreviates(token: str, word: str) -> bool:
     """Whether a name's token is `word` abbreviated: it starts with the word's first letters and goes on with
     consonants found in order later in the word ('qty' quantity, 'dept' department, 'pop' population); a
@@ -354,6 +356,18 @@ def abbreviates(token: str, word: str) -> bool:
     return len(word) - len(token) >= 2 and not _VOWELS & set(rest) and all(c in later for c in rest)
 
 
+def two_digit_year(column: str, lo: float, hi: float) -> bool:
+    """Whether a column whose values run from `lo` to `hi` holds years by their last two digits: named as a year
+    (`yr` by `abbreviates`) and every value from 0 to 99 (a model year 70 to 82). The SQL step compares a year the
+    question writes with it by those digits, and the year check reads its range so."""
+    return lo >= 0 and hi < 100 and named_year(column)
+
+
+def named_year(column: str) -> bool:
+    """A column named as a year: 'year', 'model_year', `yr` (`abbreviates`)."""
+    return any(w == "year" or abbreviates(w, "year") for w in stems(words(column)))
+
+
 def user_abbreviates(word: str, name_word: str) -> bool:
     """Whether a user's word shortens a word of a name: only as a bare prefix of three letters ('pop' of
     'population'); a user writes words, and other short forms of them are false matches ('in' / 'invoice',
@@ -361,6 +375,7 @@ def user_abbreviates(word: str, name_word: str) -> bool:
     return len(word) == 3 and name_word.startswith(word) and abbreviates(word, name_word)
 
 
+@functools.lru_cache(maxsize=65536)  # term_score asks it per (term, column label), both sides, on every ranking
 def spelled_as(text: str, term: str, user: bool = False) -> str:
     """`text` with each word that abbreviates a word of `term` written out as that word ('hp' -> 'horsepower'
     for the term 'horsepower'), so that a user's whole word finds the column its name shortens; `user`: the

@@ -31,7 +31,9 @@ from orrery.bi.decline import missing_asked as missing_asked  # the planner's ch
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
-from orrery.bi.semantic import Semantic, named_fields, rank_fields, stems, words
+from orrery.bi.profile import quote
+from orrery.bi.relax import relaxed
+from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, stems, words
 from orrery.errors import ToolError
 from orrery.messages import Message
 from orrery.tools.core import RunContext, Tool, tool
@@ -73,6 +75,9 @@ def shares_word(mention: str, value: str) -> bool:
     return any(fuzz.ratio(a, b) >= 80 for a in mine for b in theirs) or (not mine and mention.lower() in value.lower())
 
 
+_AMOUNT = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|fifty|hundred)\b", re.I)
+
+
 def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
     """Whether a value the plan names is one to look up in the data: the user wrote it, it is not a number
     or a date, and it is not the name of a table or a field ('artists', 'ship mode', 'playlist_count')
@@ -85,6 +90,8 @@ def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
         return False
     if re.search(rf"\b(than|over|under|above|below|least|most)\s+{re.escape(mention)}", question, re.I):
         return False  # 'longer than 5 minutes' is an amount, not a name ('Nem 5 Minutos Guardados')
+    if _AMOUNT.match(mention) and re.search(rf"\b(past|beyond|exceeding)\s+{re.escape(mention)}", question, re.I):
+        return False  # 'run past five minutes'; 'past Texas' is a place
     if any(utils.default_process(str(c.value)) == text for c in bi.index()):
         return True
     ranked = rank_fields(bi.semantic, mention)
@@ -198,7 +205,52 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
             {"mention": mention, "table": c.table, "column": c.column, "value": jsonable(c.value)}
             for c in [pick, *bi.rest_of_name(mention, pick)]
         ]
+    have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
+    resolved += [r for r in compound_values(bi, question) if (r["table"], r["column"], str(r["value"])) not in have]
     return {"resolved": resolved, "unresolved": unresolved}
+
+
+_COMPOUND = re.compile(r"\b([a-z0-9]+(?:-[a-z]+)+)\b", re.I)
+_NUMBER_TYPE = re.compile(r"INT|REAL|DOUBLE|DECIMAL|NUMERIC|FLOAT", re.I)
+
+
+def compound_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
+    """Values the user writes as a hyphenated modifier, in any case, that no planner lists: 'same-day
+    shipments' (the ship mode 'Same Day'), 'furniture-segment customers' ('FURNITURE' of `c_mktsegment`: the
+    last word names the column), '4-cylinder cars' (`cyl = 4`: a number before the word of a number column
+    that holds it). Only a whole value: 'sub-saharan' is no region by one of its words."""
+    out = []
+    for compound in _COMPOUND.findall(question):
+        head, *rest = compound.lower().split("-")
+        if head.isdigit():
+            out += _numbered(bi, compound, int(head), " ".join(rest))
+            continue
+        for c in bi.index():
+            text = utils.default_process(str(c.value).replace("_", " "))
+            if text == " ".join([head, *rest]) or (
+                text == " ".join([head, *rest[:-1]]) and _names_column(rest[-1], c.column)
+            ):
+                out.append({"mention": compound, "table": c.table, "column": c.column, "value": jsonable(c.value)})
+    return out
+
+
+def _names_column(word: str, column: str) -> bool:
+    """'segment' names `c_mktsegment` (a word its name ends in), 'cylinder' `cyl` (one it abbreviates)."""
+    word = stems(word)[0] if stems(word) else word
+    return any(w.endswith(word) or abbreviates(w, word) for w in stems(words(column)))
+
+
+def _numbered(bi: BIContext, compound: str, number: int, word: str) -> list[dict[str, Any]]:
+    """'4-cylinder': the number column `word` names (`cyl`), when a row holds the number."""
+    for table, column, info in bi.semantic.columns():
+        if _NUMBER_TYPE.search(str(info.get("type", ""))) and _names_column(word, column):
+            probe = f"SELECT 1 FROM {quote(bi.engine, table)} WHERE {quote(bi.engine, column)} = {number}"
+            try:
+                if bi.engine.execute(probe, max_rows=1).rows:
+                    return [{"mention": compound, "table": table, "column": column, "value": number}]
+            except QueryError:
+                continue
+    return []
 
 
 @tool
@@ -386,11 +438,19 @@ def build_sql(
         error = dry_run(bi.engine, sql, probe=bi.probe)
         if error is None:
             return _built(bi, sql, tables, attempt == 2)
+        if error == NOTHING and attempt == 1 and (fixed := _relaxed(bi, sql, question, resolved)):
+            return {**_built(bi, fixed, tables, False), "relaxed": True}
         empty = sql if error == NOTHING and empty is None else empty
         asked = f"{user}\n\nThis query:\n{sql}\nfailed with: {error}\nReply with a corrected one."
     if empty is not None:  # the repair found nothing better: the data may hold nothing for it
         return _built(bi, empty, tables, False)
     raise ToolError(f"the query still fails after one repair: {error}")
+
+
+def _relaxed(bi: BIContext, sql: str, question: str, resolved: list[dict[str, Any]]) -> str | None:
+    """The first rewrite of a query that found nothing, without what the question does not ask (relax.py),
+    that finds something; before the model's repair, which costs a call and rarely finds better."""
+    return next((s for s in relaxed(sql, question, resolved, bi.engine.dialect) if dry_run(bi.engine, s) is None), None)
 
 
 def _built(bi: BIContext, sql: str, tables: list[str], repaired: bool) -> dict[str, Any]:

@@ -161,6 +161,18 @@ def test_the_question_naming_one_join_settles_it_without_asking(flights, tmp_pat
     assert r.status == "completed" and r.rows == [[_gold(flights, "DestinationID")]]
 
 
+def test_both_joins_written_as_one_filter_are_no_filter_and_the_question_picks_one(flights, tmp_path):
+    # the model AND-ed the two joins in one where item: no route leaves and arrives at Denver alike (0)
+    both = "routes.SourceID = airports.AirportID AND routes.DestinationID = airports.AirportID"
+    model = ScriptedModel(
+        [plan("Count routes with destination Denver", values=["Denver"]), parts("count(*)", where=[both])]
+    )
+    r = BIAgent(model, flights, store=tmp_path / "s.db", sql_mode="parts", prose=False).ask(
+        "How many routes have their destination in Denver?"
+    )
+    assert r.status == "completed" and "SourceID" not in r.sql and r.rows == [[_gold(flights, "DestinationID")]]
+
+
 def test_sql_the_model_writes_when_the_layer_cannot_join_goes_through_the_guard(tmp_path):
     # `places` and `visits` share nothing a join rule proposes ('where' is no key name): the parts cannot be
     # composed, so the model writes the SQL over the schema; its first try writes, the guard refuses it

@@ -11,7 +11,7 @@ import pytest
 from orrery.bi import decline
 from orrery.bi.decline import other_form, shape_decline, year_ranges, years_outside
 from orrery.bi.engines import SQLiteEngine
-from orrery.bi.semantic import abbreviates, draft, rank_fields, user_abbreviates
+from orrery.bi.semantic import abbreviates, draft, rank_fields, spelled_as, two_digit_year, user_abbreviates
 from orrery.bi.tools import BIContext
 
 
@@ -87,6 +87,16 @@ def test_a_two_digit_year_column_is_read_as_years(cars):
     assert years_outside(cars, "how many cars after 1990?")
 
 
+@pytest.mark.parametrize(
+    ("column", "lo", "hi", "expected"),
+    [("yr", 70, 82, True), ("model_year", 0, 99, True), ("year", 1970, 1982, False)]
+    + [("cyl", 3, 8, False), ("yr", -1, 20, False), ("rank", 70, 82, False)],
+)
+def test_one_rule_says_which_column_holds_two_digit_years(column, lo, hi, expected):
+    """The year check (from the data) and the SQL step (from the drafted range) ask the same helper."""
+    assert two_digit_year(column, lo, hi) is expected
+
+
 def test_a_fit_for_a_situation_is_an_opinion(cars):
     assert decline.judgment("which car is best for a long trip?", cars)
     assert decline.judgment("cars ideal for the city", cars)
@@ -131,3 +141,12 @@ def test_a_users_abbreviation_finds_the_column_it_shortens(tmp_path: Path):
 )
 def test_a_users_word_shortens_a_name_only_as_a_three_letter_prefix(word, name_word, held):
     assert user_abbreviates(word, name_word) is held
+
+
+def test_field_ranking_reuses_the_spelled_forms_of_each_term_and_column(cars):
+    """term_score spells both sides per (term, column) pair: the second ranking of a term computes none again."""
+    rank_fields(cars.semantic, "horsepower")
+    before = spelled_as.cache_info()
+    assert rank_fields(cars.semantic, "horsepower")[0][2] == {"table": "cars", "column": "hp"}
+    after = spelled_as.cache_info()
+    assert after.misses == before.misses and after.hits > before.hits

@@ -1,0 +1,180 @@
+"""A query that found nothing, set right by the question's own words before the model is asked again.
+
+The diagnosis of round 11 (bench/bi.md): an empty answer to an answerable question most often comes from a
+condition the question never states: a number or value the model made up (`fertility > 8.449`,
+`Production = 'Paramount Pictures'`), the user's mention set on a second column that does not hold it (beside the
+resolved value it names), or "the highest X" written as `X = (SELECT MAX(X) FROM ...)`, the extreme of all rows,
+while the question's other filters stand. `relaxed` gives the query without them, most specific first; the
+caller runs each (bounded: `MAX_TRIES`) and keeps the first that finds rows. No model call.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from orrery.bi.semantic import stems
+
+MAX_TRIES = 3  # rewrites run against the database after a query that found nothing
+
+
+def relaxed(sql: str, question: str, resolved: list[dict[str, Any]], dialect: str) -> list[str]:
+    """Rewrites of `sql` that drop what the question does not ask, cumulatively: the extremes written as a
+    comparison with a subquery's MAX / MIN become a ranking, then conditions on a value the question never
+    writes are dropped, then the user's mention set on a column beside the resolved value it names."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except SqlglotError:
+        return []
+    if not isinstance(tree, exp.Select):
+        return []
+    out: list[str] = []
+    for step in (_extreme_as_ranking, _unsaid_dropped, _second_mention_dropped):
+        if step(tree, question, resolved):
+            _unused_joins_dropped(tree)
+            out.append(tree.sql(dialect))
+    return [s for s in dict.fromkeys(out) if s != sql][:MAX_TRIES]
+
+
+def _conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
+    """The AND-ed conditions of a WHERE / HAVING clause (parenthesised groups of them opened)."""
+    out, todo = [], [node.this] if node is not None else []
+    while todo:
+        cond = todo.pop(0)
+        if isinstance(cond, exp.Paren) and isinstance(cond.this, exp.And):
+            cond = cond.this
+        if isinstance(cond, exp.And):
+            todo[:0] = [cond.this, cond.expression]
+        else:
+            out.append(cond)
+    return out
+
+
+def _drop(tree: exp.Select, part: str, dropped: list[exp.Expression]) -> None:
+    conds = _conjuncts(tree.args.get(part))
+    kept = [c.copy() for c in conds if not any(c is d for d in dropped)]
+    if len(kept) < len(conds):
+        clause = exp.Where if part == "where" else exp.Having
+        tree.set(part, clause(this=exp.and_(*kept)) if kept else None)
+
+
+def _extreme(cond: exp.Expression) -> tuple[exp.Expression, str] | None:
+    """(what is compared, 'DESC' / 'ASC') for `X = / > / >= (SELECT MAX(...) ...)` and its MIN, else None."""
+    if not isinstance(cond, (exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
+        return None
+    side, sub = cond.this, cond.expression
+    if isinstance(side, exp.Subquery):
+        side, sub = sub, side
+    if not isinstance(sub, exp.Subquery) or isinstance(side, exp.Subquery):
+        return None
+    inner = sub.this
+    if not isinstance(inner, exp.Select) or len(inner.expressions) != 1:
+        return None
+    agg, order = inner.expressions[0], inner.args.get("order")
+    if isinstance(agg, exp.Alias):
+        agg = agg.this
+    if isinstance(agg, (exp.Max, exp.Min)):
+        return side, "DESC" if isinstance(agg, exp.Max) else "ASC"
+    if order is not None and inner.args.get("limit") is not None:  # (SELECT AVG(x) ... ORDER BY AVG(x) DESC LIMIT 1)
+        return side, "DESC" if order.expressions[0].args.get("desc") else "ASC"
+    return None
+
+
+def _extreme_as_ranking(tree: exp.Select, _question: str, _resolved: list[dict[str, Any]]) -> bool:
+    """'the lowest life expectancy in 1990': `life_expectancy = (SELECT MIN(...) FROM indicators)` is the lowest of
+    every year; ranked within the question's filters, one row, a value that is there (not NULL)."""
+    for part in ("where", "having"):
+        for cond in _conjuncts(tree.args.get(part)):
+            if found := _extreme(cond):
+                side, direction = found
+                _drop(tree, part, [cond])
+                if isinstance(side, exp.Column):
+                    tree.where(exp.Not(this=exp.Is(this=side.copy(), expression=exp.Null())), copy=False)
+                tree.set("order", None)
+                tree.order_by(exp.Ordered(this=side.copy(), desc=direction == "DESC"), copy=False)
+                tree.limit(1, copy=False)
+                return True
+    return False
+
+
+def _said(literal: exp.Literal, question: str) -> bool:
+    """Whether the question writes the literal: a number as written ('1990', '2.5'), a text by one of its
+    words (its stems: 'Europe' in 'european', a LIKE pattern's words)."""
+    text = literal.this.strip("%")
+    if not literal.is_string:
+        return bool(re.search(rf"(?<![\d.]){re.escape(text)}(?![\d.])", question))
+    return _shares(stems(text), stems(question))
+
+
+def _shares(words: list[str], others: list[str]) -> bool:
+    """A word in both, or one of four letters or more that starts a word of the other ('asia' / 'asian')."""
+    return any(
+        w == o or (len(w) >= 4 and o.startswith(w)) or (len(o) >= 4 and w.startswith(o)) for w in words for o in others
+    )
+
+
+def _literal_filters(tree: exp.Select) -> list[tuple[exp.Expression, exp.Literal]]:
+    """(condition, its literal) for each WHERE / HAVING condition that compares a column with one literal."""
+    out = []
+    for part in ("where", "having"):
+        for cond in _conjuncts(tree.args.get(part)):
+            lits = [n for n in cond.find_all(exp.Literal)]
+            if len(lits) == 1 and cond.find(exp.Column) and not cond.find(exp.Subquery):
+                out.append((cond, lits[0]))
+    return out
+
+
+def _unsaid_dropped(tree: exp.Select, question: str, resolved: list[dict[str, Any]]) -> bool:
+    """A condition on a number or value the question never writes and entity resolution did not find (a
+    number only when every number the question writes is used)."""
+    found = {str(r["value"]).lower() for r in resolved}
+    filters = _literal_filters(tree)
+    unsaid = [(c, lit) for c, lit in filters if lit.this.lower() not in found and not _said(lit, question)]
+    # a number the question writes that no condition uses: the made-up one may be it mistyped (250 for 25),
+    # which the model's repair can set right; dropping it would answer another question
+    spare = set(re.findall(r"\d+(?:\.\d+)?", question)) - {lit.this for _, lit in filters if not lit.is_string}
+    unsaid = [c for c, lit in unsaid if lit.is_string or not spare]
+    for part in ("where", "having"):
+        _drop(tree, part, unsaid)
+    return bool(unsaid)
+
+
+def _second_mention_dropped(tree: exp.Select, _question: str, resolved: list[dict[str, Any]]) -> bool:
+    """'sub-saharan african' set on `indicators.country` beside the resolved region 'Sub-Saharan Africa', 'Cook
+    County' on `fips` beside the resolved 'Cook': a literal that is no resolved value but shares a word with one
+    the query already filters on is the same mention set twice."""
+    where_sql = (tree.args["where"].sql() if tree.args.get("where") else "").lower()
+    named = [stems(str(r["value"])) for r in resolved if str(r["value"]).lower() in where_sql]
+    found = {str(r["value"]).lower() for r in resolved}
+    twice = [
+        c
+        for c, lit in _literal_filters(tree)
+        if lit.is_string and lit.this.lower() not in found and any(_shares(stems(lit.this), n) for n in named)
+    ]
+    _drop(tree, "where", twice)
+    return bool(twice)
+
+
+def _unused_joins_dropped(tree: exp.Select) -> None:
+    """A join whose table only its own ON condition names any more (its filter dropped) would multiply the rows."""
+    for join in list(tree.args.get("joins") or []):
+        table = join.this
+        if not isinstance(table, exp.Table):
+            continue
+        name = (table.alias or table.name).lower()
+        on = join.args.get("on")
+        rest = [c for c in tree.find_all(exp.Column) if c.table.lower() == name and not (on and _within(c, on))]
+        if not rest:
+            join.pop()
+
+
+def _within(node: exp.Expression, ancestor: exp.Expression) -> bool:
+    while node.parent is not None:
+        node = node.parent
+        if node is ancestor:
+            return True
+    return False
