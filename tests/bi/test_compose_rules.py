@@ -570,3 +570,23 @@ def test_a_listed_value_resolved_to_a_column_of_another_meaning_goes_to_the_colu
     )
     gold = "SELECT state, SUM(sales) FROM orders WHERE state IN ('Texas', 'Ohio') GROUP BY state"
     assert sorted(world.execute(sql).rows) == sorted(world.execute(gold).rows), sql
+
+
+def test_values_named_by_their_demonym_are_resolved_and_listed(tmp_path):
+    path = tmp_path / "n.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE sales (nation TEXT, amount REAL)")
+        con.executemany(
+            "INSERT INTO sales VALUES (?, ?)", [(("JAPAN", "CHINA", "BRAZIL")[i % 3], 1.0 + i) for i in range(30)]
+        )
+    engine = SQLiteEngine("n", path)
+    question = "total amount of sales to Japanese and Chinese buyers?"
+    plan = {"request": question, "kind": "query", "values": ["Japanese", "Chinese"], "fields": []}
+    model = ScriptedModel([plan, parts("SUM(sales.amount)")])
+    r = BIAgent(model, engine, store=tmp_path / "s.db", prose=False, sql_mode="parts").ask(question)
+    gold = "SELECT nation, SUM(amount) FROM sales WHERE nation IN ('JAPAN', 'CHINA') GROUP BY nation"
+    assert r.status == "completed" and sorted(map(tuple, r.rows)) == sorted(map(tuple, engine.execute(gold).rows)), (
+        r.sql
+    )
+    assert shares_word("Japanese", "JAPAN") and not shares_word("Indians", "Indonesia")
+    engine.close()
