@@ -475,6 +475,8 @@ def compose(
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
         raise UnknownField(missing, _hints(semantic, missing, slice_tables))
     _via_lookup(trees, semantic, values, used)
+    moved = _named_values(trees, resolved, question, values, used)
+    resolved = [r for r in resolved if all(r is not m for m in moved)]
     _filter_resolved(trees, resolved, used, dialect)
     _either_value(trees, question)
     _share_of_measure(trees, semantic, question, used)
@@ -555,6 +557,76 @@ def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None
             trees["select"].insert(0, col.copy())
         if any(n.find(exp.AggFunc) for n in trees["select"]) and col.sql() not in {g.sql() for g in trees["group_by"]}:
             trees["group_by"].append(col.copy())
+
+
+# what may stand between two named values of one list: 'X and Y', 'X, Y or Z', 'X vs the Y', 'in X and in Y',
+# 'X and of Y'; never 'to' ('from X to Y' names two roles, not a list)
+_LIST_GAP = re.compile(
+    r"^\W*(?:,|\b(?:and|or|vs\.?|versus|against|compared (?:with|to))\b)\W*(?:\b(?:in|of|from|for|the|by|how many)\b\W*)*$",
+    re.I,
+)
+
+
+def _named_values(
+    trees: dict[str, list[exp.Expression]],
+    resolved: list[dict[str, Any]],
+    question: str,
+    values: Callable[[str, str], set[str]] | None,
+    used: list[str],
+) -> list[dict[str, Any]]:
+    """'West vs East', 'Denver and Atlanta', 'Michigan and of Ohio': two or three resolved values the question
+    lists are one column's values: `IN (...)` on the column that holds them all, one row per value (grouped when
+    the select aggregates), and every other filter on those values goes (an AND of both, a route between them).
+    Returns the resolved values it placed on another column than theirs."""
+    moved: list[dict[str, Any]] = []
+    for chain in _listed(resolved, question):
+        column = _holder(chain, values)
+        if column is None:
+            continue
+        texts = {str(r["value"]).lower() for r in chain} | {_said(r) for r in chain}
+        trees["where"] = [
+            c for c in trees["where"] if not any(str(v.this).lower() in texts for v in c.find_all(exp.Literal))
+        ]
+        col = exp.column(column[1], table=column[0])
+        trees["where"].append(col.isin(*(exp.convert(v) for v in dict.fromkeys(r["value"] for r in chain))))
+        used += [] if column[0] in used else [column[0]]
+        moved += [r for r in chain if (r["table"], r["column"]) != column]
+        if col.sql() not in {n.unalias().sql() for n in trees["select"]}:
+            trees["select"].insert(0, col.copy())
+        if any(n.find(exp.AggFunc) for n in trees["select"]) and col.sql() not in {g.sql() for g in trees["group_by"]}:
+            trees["group_by"].append(col.copy())
+    return moved
+
+
+def _listed(resolved: list[dict[str, Any]], question: str) -> list[list[dict[str, Any]]]:
+    """The runs of resolved values the question writes one after another as a list (two or more values)."""
+    low = question.lower()
+    said = [(low.find(_said(r)), r) for r in resolved if _said(r) in low]
+    placed = sorted(said, key=lambda p: p[0])
+    chains: list[list[dict[str, Any]]] = []
+    end = -1
+    for at, r in placed:
+        if chains and end <= at and _LIST_GAP.match(low[end:at]):
+            chains[-1].append(r)
+        else:
+            chains.append([r])
+        end = at + len(_said(r))
+    return [c for c in chains if len({str(r["value"]).lower() for r in c}) >= 2]
+
+
+def _said(r: dict[str, Any]) -> str:
+    return str(r.get("mention") or r["value"]).lower()
+
+
+def _holder(chain: list[dict[str, Any]], values: Callable[[str, str], set[str]] | None) -> tuple[str, str] | None:
+    """The (table, column) of the listed values: one they all resolved to, else the first of theirs that holds
+    every value (a value resolved to a column of another meaning, 'Ohio' a county beside 'Michigan' a state)."""
+    columns = list(dict.fromkeys((r["table"], r["column"]) for r in chain))
+    if len(columns) == 1:
+        return columns[0]
+    texts = {str(r["value"]).lower() for r in chain}
+    held = [c for c in columns if values is not None and texts <= values(*c)]
+    return held[0] if held else None
 
 
 def _values_per_column(

@@ -24,9 +24,9 @@ from rapidfuzz import fuzz, utils
 
 from orrery.bi import analysis
 from orrery.bi.compose import BadPart, UnknownField
-from orrery.bi.context import BadReply, BIContext
+from orrery.bi.context import BadReply, BIContext, Candidate
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
-from orrery.bi.decline import maps, meaning_of, missing_fields, user_wrote
+from orrery.bi.decline import maps, meaning_of, missing_fields, other_form, user_wrote
 from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
@@ -69,10 +69,23 @@ class CannotAnswer(ToolError):
 
 def shares_word(mention: str, value: str) -> bool:
     """A word of the mention (not a number) is nearly a word of the value: 'Peacock' of 'Jane Peacock',
-    'Brazil' of 'Brazilian'; '5 minutes' is not 'Beethoven: Symphonies Nos. 5 & 6' however well it scores."""
+    'Brazil' of 'Brazilian', 'Chinese' of 'CHINA' (a demonym, `other_form`); '5 minutes' is not 'Beethoven:
+    Symphonies Nos. 5 & 6' however well it scores."""
     mine = [w for w in re.findall(r"[^\W_]+", mention.lower()) if not w.isdigit()]
     theirs = re.findall(r"[^\W_]+", value.lower())  # 'large' is a word of 'large_airport'
-    return any(fuzz.ratio(a, b) >= 80 for a in mine for b in theirs) or (not mine and mention.lower() in value.lower())
+    return any(fuzz.ratio(a, b) >= 80 or other_form(a, b) for a in mine for b in theirs) or (
+        not mine and mention.lower() in value.lower()
+    )
+
+
+def _in_other_form(bi: BIContext, mention: str) -> list[Candidate]:
+    """The indexed values a one-word mention names in another form ('Chinese' for 'CHINA', 'Japanese' for
+    'JAPAN'): the fuzzy score of a demonym against its short stem is too low to find it."""
+    word, out = utils.default_process(mention), {}
+    for c in bi.index():
+        if other_form(word, utils.default_process(str(c.value))):
+            out.setdefault(str(c.value).lower(), Candidate(c.value, c.table, c.column, MATCH))  # first column
+    return list(out.values())
 
 
 _AMOUNT = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|fifty|hundred)\b", re.I)
@@ -184,7 +197,9 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
         if not names_a_value(bi, mention, question):
             continue
         found = bi.search(mention)
-        good = [c for c in found if c.score >= MATCH and shares_word(mention, str(c.value))]
+        good = [c for c in found if c.score >= MATCH and shares_word(mention, str(c.value))] or _in_other_form(
+            bi, mention
+        )
         if not good:
             unresolved.append(mention)
             continue

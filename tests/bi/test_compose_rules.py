@@ -523,3 +523,70 @@ def test_a_question_that_opens_with_a_superlative_asks_for_one(films):
     gold = "SELECT o.Title FROM omdb o JOIN tomatoes t ON o.ID = t.ID WHERE o.Year = 2001 ORDER BY t.BoxOffice DESC LIMIT 1"
     assert sql.endswith("LIMIT 1") and films.execute(sql).rows == films.execute(gold).rows
     assert "LIMIT" not in got("list the 2001 films, biggest box office first")
+
+
+def _named(table: str, column: str, *values: str) -> list[dict]:
+    return [{"mention": v, "table": table, "column": column, "value": v} for v in values]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["total sales in Texas vs Ohio", "sales in Texas and in Ohio, total", "total sales of Texas, Ohio or Utah"],
+)
+def test_values_the_question_lists_filter_one_column_and_show_each_values_figure(world, question):
+    listed = [v for v in ("Texas", "Ohio", "Utah") if v in question]
+    # the model set both values AND-ed (no row at all) or left them out: each value's own total is shown
+    for where in (["orders.state = 'Texas'", "orders.state = 'Ohio'"], []):
+        parts = QueryParts(select=["SUM(orders.sales)"], where=where)
+        sql = compose(parts, draft(world), ["orders"], _named("orders", "state", *listed), "sqlite", question)
+        names = ", ".join(f"'{v}'" for v in listed)
+        gold = f"SELECT state, SUM(sales) FROM orders WHERE state IN ({names}) GROUP BY state"
+        assert sorted(world.execute(sql).rows) == sorted(world.execute(gold).rows), sql
+
+
+def test_two_roles_or_values_of_two_columns_are_no_list(world):
+    both = _named("orders", "state", "Texas", "Ohio")
+    parts = QueryParts(select=["COUNT(*)"], where=["orders.state = 'Texas'"])
+    sql = compose(parts, draft(world), ["orders"], both, "sqlite", "orders from Texas to Ohio")
+    assert " IN " not in sql and "GROUP BY" not in sql
+    two = _named("orders", "sub_category", "Chairs") + _named("orders", "state", "Texas")
+    sql = compose(QueryParts(select=["SUM(orders.sales)"]), draft(world), ["orders"], two, "sqlite", "Chairs in Texas")
+    gold = "SELECT SUM(sales) FROM orders WHERE sub_category = 'Chairs' AND state = 'Texas'"
+    assert world.execute(sql).rows == world.execute(gold).rows, sql
+
+
+def test_a_listed_value_resolved_to_a_column_of_another_meaning_goes_to_the_column_holding_all(world):
+    # 'Ohio' found as an airport name beside 'Texas' a state: both are states, one row each
+    mixed = _named("orders", "state", "Texas") + _named("airports", "name", "Ohio")
+    held = {("orders", "state"): {"texas", "ohio", "utah"}, ("airports", "name"): {"ohio"}}
+    sql = compose(
+        QueryParts(select=["SUM(orders.sales)"], where=["airports.name = 'Ohio'"]),
+        draft(world),
+        ["orders", "airports"],
+        mixed,
+        "sqlite",
+        "sales of Texas and of Ohio",
+        lambda t, c: held.get((t, c), set()),
+    )
+    gold = "SELECT state, SUM(sales) FROM orders WHERE state IN ('Texas', 'Ohio') GROUP BY state"
+    assert sorted(world.execute(sql).rows) == sorted(world.execute(gold).rows), sql
+
+
+def test_values_named_by_their_demonym_are_resolved_and_listed(tmp_path):
+    path = tmp_path / "n.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE sales (nation TEXT, amount REAL)")
+        con.executemany(
+            "INSERT INTO sales VALUES (?, ?)", [(("JAPAN", "CHINA", "BRAZIL")[i % 3], 1.0 + i) for i in range(30)]
+        )
+    engine = SQLiteEngine("n", path)
+    question = "total amount of sales to Japanese and Chinese buyers?"
+    plan = {"request": question, "kind": "query", "values": ["Japanese", "Chinese"], "fields": []}
+    model = ScriptedModel([plan, parts("SUM(sales.amount)")])
+    r = BIAgent(model, engine, store=tmp_path / "s.db", prose=False, sql_mode="parts").ask(question)
+    gold = "SELECT nation, SUM(amount) FROM sales WHERE nation IN ('JAPAN', 'CHINA') GROUP BY nation"
+    assert r.status == "completed" and sorted(map(tuple, r.rows)) == sorted(map(tuple, engine.execute(gold).rows)), (
+        r.sql
+    )
+    assert shares_word("Japanese", "JAPAN") and not shares_word("Indians", "Indonesia")
+    engine.close()
