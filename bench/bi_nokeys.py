@@ -224,8 +224,8 @@ def _write(path: Path, data: Any) -> None:
 
 
 def check(sets: tuple[str, ...] = ("nokeys", "heldout4", *OWN_MODULE)) -> None:
-    """Every gold query of the no-key set and of held-outs #4 to #9 returns rows with no NULL in the first; no
-    question twice; each value held-outs #5 to #9 name as absent is absent."""
+    """Every gold query of the no-key set and of held-outs #4 to #10 returns rows with no NULL in the first; no
+    question twice; each value held-outs #5 to #10 name as absent is absent."""
     for which in sets:
         qs = items(which)
         for item in qs:
