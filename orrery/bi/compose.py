@@ -7,7 +7,7 @@ gets wrong is not asked of it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -271,15 +271,20 @@ def _year_on_its_column(
     ):
         return cond
     near = sorted(semantic.join_graph().get(col.table, ()))
-    for table in dict.fromkeys([col.table, *used, *slice_tables, *near]):
-        columns = (semantic.tables.get(table) or {}).get("columns", {})
-        if at := next(
-            (c for c, info in columns.items() if named_year(c) and _NUMERIC.search(str(info.get("type")))), None
-        ):
-            if table not in used:
-                used.append(table)
-            return exp.column(at, table=table).eq(exp.Literal.number(int(year.group(1))))
-    return cond
+    if (at := _numeric_column(semantic, dict.fromkeys([col.table, *used, *slice_tables, *near]), named_year)) is None:
+        return cond
+    if at.table not in used:
+        used.append(at.table)
+    return at.eq(exp.Literal.number(int(year.group(1))))
+
+
+def _numeric_column(semantic: Semantic, tables: Iterable[str], named: Callable[[str], bool]) -> exp.Column | None:
+    """The first number column of `tables`, in their order, whose name `named` accepts."""
+    for table in tables:
+        for column, info in (semantic.tables.get(table) or {}).get("columns", {}).items():
+            if named(column) and _NUMERIC.search(str(info.get("type"))):
+                return exp.column(column, table=table)
+    return None
 
 
 _DATED = re.compile(r"DATE|TIMESTAMP", re.I)
@@ -718,16 +723,7 @@ def _share_of_measure(
     if not (m and trees["where"] and not trees["group_by"]):
         return
     word = stems(m.group(1))
-    col = next(
-        (
-            exp.column(c, table=t)
-            for t in used
-            for c, info in (semantic.tables.get(t) or {}).get("columns", {}).items()
-            if stems(words(c)) == word and _NUMERIC.search(str(info.get("type")))
-        ),
-        None,
-    )
-    if col is None:
+    if (col := _numeric_column(semantic, used, lambda c: stems(words(c)) == word)) is None:
         return
     cond = exp.and_(*(c.copy() for c in trees["where"]))
     part = exp.Sum(this=exp.Case(ifs=[exp.If(this=cond, true=col.copy())], default=exp.Literal.number(0)))
@@ -1040,11 +1036,8 @@ def _sum_of_counted_measure(
     noun = stems(m.group(1))
     if any(stems(words(t)) == noun for t in semantic.tables):
         return
-    for table in used:
-        for column, info in (semantic.tables.get(table) or {}).get("columns", {}).items():
-            if stems(words(column)) == noun and _NUMERIC.search(str(info.get("type"))):
-                trees["select"] = [exp.Sum(this=exp.column(column, table=table))]
-                return
+    if (col := _numeric_column(semantic, used, lambda c: stems(words(c)) == noun)) is not None:
+        trees["select"] = [exp.Sum(this=col)]
 
 
 def _counted_table(semantic: Semantic, question: str, pattern: re.Pattern[str] = _COUNTED) -> str | None:
