@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 ROOT = Path(__file__).parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "serve"))
@@ -101,7 +102,7 @@ def test_forecast_agent_on_the_uploaded_sample_shows_plot_bands_and_tables(serve
     img = page.locator(".artifacts img")
     img.scroll_into_view_if_needed()
     page.wait_for_function("() => document.querySelector('.artifacts img').naturalWidth > 0")
-    assert "Best model by cross-validation" in page.locator(".assistant").last.inner_text()
+    expect(page.locator(".assistant").last).to_contain_text("Best model by cross-validation", timeout=30_000)
     shoot(page, "forecast.png")
     page.set_viewport_size({"width": 390, "height": 844})  # a phone
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
@@ -156,8 +157,8 @@ def test_approve_runs_the_tool_and_shows_its_result_with_arguments_as_text(serve
     page.wait_for_selector("#approvals:not([hidden]) .approval")
     shoot(page, "approval.png")
     page.click(".approval button.approve")
-    page.wait_for_selector(".assistant >> text=Done: wrote")
-    assert markup in page.locator(".assistant").last.inner_text()
+    # The text streams in deltas: wait for all of it, not for its first words.
+    expect(page.locator(".assistant").last).to_contain_text(f"Done: wrote '{markup}", timeout=30_000)
     assert page.locator("#approvals").is_hidden()
 
 
