@@ -18,6 +18,7 @@ from sqlglot.errors import SqlglotError
 
 from orrery.bi.decline import named_years
 from orrery.bi.joins import singular
+from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import Semantic, named_year, rank_fields, schema_words, stems, two_digit_year, words
 from orrery.errors import ToolError
 
@@ -462,7 +463,7 @@ def compose(
     trees["where"] = _whole_year(
         [
             _two_digit_years(_year_filters(n, semantic, question), semantic, question)
-            for n in _conjuncts(trees["where"])
+            for n in conjuncts(*trees["where"])
             if not _invented(n, semantic, question, values, given)
         ],
         semantic,
@@ -888,7 +889,7 @@ def _parse_parts(
         trees[part] = []
         nodes = [_parse(part, text, dialect) for text in getattr(parts, part)]
         if part == "where":  # each of 'a = b AND c = d' judged: the join written as a filter among them goes
-            nodes = [n for n in _conjuncts(nodes) if not _join_condition(n, semantic)]
+            nodes = [n for n in conjuncts(*nodes) if not _join_condition(n, semantic)]
         for node in nodes:
             node = _expand_terms(node, semantic, dialect)
             node = _map_unknown(node, semantic, slice_tables, aliases, dialect)
@@ -1065,11 +1066,6 @@ def _counts_groups(trees: dict[str, list[exp.Expression]]) -> bool:
         and len(trees["select"]) == 1
         and isinstance(trees["select"][0], exp.Count)
     )
-
-
-def _conjuncts(conds: list[exp.Expression]) -> list[exp.Expression]:
-    """'a AND b' written as one where item is two filters (each judged on its own)."""
-    return [c for n in conds for c in (n.flatten() if isinstance(n, exp.And) else [n])]
 
 
 def _tables_of(trees: dict[str, list[exp.Expression]]) -> set[str]:

@@ -24,6 +24,7 @@ from sqlglot.errors import SqlglotError
 from orrery.apps import ID_PATTERN
 from orrery.bi.decline import GRAMMAR, named_values, user_wrote
 from orrery.bi.joins import singular
+from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import GENERIC, Semantic, schema_words, stems, words
 from orrery.errors import DataError
 from orrery.messages import Message
@@ -177,14 +178,8 @@ def sql_parts(sql: str, dialect: str, cap: int | None = None) -> dict[str, Any] 
     if not isinstance(tree, exp.Select):
         return None
 
-    def conjuncts(node: exp.Expression | None) -> list[str]:
-        if node is None:
-            return []
-        return (
-            [c.sql(dialect) for c in node.this.flatten()]
-            if isinstance(node.this, exp.And)
-            else [node.this.sql(dialect)]
-        )
+    def where_items(node: exp.Expression | None) -> list[str]:
+        return [c.sql(dialect) for c in conjuncts(node.this if node is not None else None)]
 
     limit = tree.args.get("limit")
     n = int(limit.expression.name) if limit is not None and limit.expression.is_int else None
@@ -192,9 +187,9 @@ def sql_parts(sql: str, dialect: str, cap: int | None = None) -> dict[str, Any] 
     order = tree.args.get("order")
     return {
         "select": [e.sql(dialect) for e in tree.expressions],
-        "where": conjuncts(tree.args.get("where")),
+        "where": where_items(tree.args.get("where")),
         "group_by": [e.sql(dialect) for e in group.expressions] if group else [],
-        "having": conjuncts(tree.args.get("having")),
+        "having": where_items(tree.args.get("having")),
         "order_by": [e.sql(dialect) for e in order.expressions] if order else [],
         "limit": None if n is None or n == cap else n,
     }

@@ -40,9 +40,10 @@ def relaxed(sql: str, question: str, resolved: list[dict[str, Any]], dialect: st
     return [s for s in dict.fromkeys(out) if s != sql][:MAX_TRIES]
 
 
-def _conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
-    """The AND-ed conditions of a WHERE / HAVING clause (parenthesised groups of them opened)."""
-    out, todo = [], [node.this] if node is not None else []
+def conjuncts(*conds: exp.Expression | None) -> list[exp.Expression]:
+    """The AND-ed conditions of the given conditions (parenthesised groups of them opened); the one reading of
+    "the filters of a clause" that relaxing, composing and the approved examples share."""
+    out, todo = [], [c for c in conds if c is not None]
     while todo:
         cond = todo.pop(0)
         if isinstance(cond, exp.Paren) and isinstance(cond.this, exp.And):
@@ -54,8 +55,13 @@ def _conjuncts(node: exp.Expression | None) -> list[exp.Expression]:
     return out
 
 
+def _clause(tree: exp.Select, part: str) -> exp.Expression | None:
+    node = tree.args.get(part)
+    return node.this if node is not None else None
+
+
 def _drop(tree: exp.Select, part: str, dropped: list[exp.Expression]) -> None:
-    conds = _conjuncts(tree.args.get(part))
+    conds = conjuncts(_clause(tree, part))
     kept = [c.copy() for c in conds if not any(c is d for d in dropped)]
     if len(kept) < len(conds):
         clause = exp.Where if part == "where" else exp.Having
@@ -88,7 +94,7 @@ def _extreme_as_ranking(tree: exp.Select, _question: str, _resolved: list[dict[s
     """'the lowest life expectancy in 1990': `life_expectancy = (SELECT MIN(...) FROM indicators)` is the lowest of
     every year; ranked within the question's filters, one row, a value that is there (not NULL)."""
     for part in ("where", "having"):
-        for cond in _conjuncts(tree.args.get(part)):
+        for cond in conjuncts(_clause(tree, part)):
             if found := _extreme(cond):
                 side, direction = found
                 _drop(tree, part, [cond])
@@ -121,7 +127,7 @@ def _literal_filters(tree: exp.Select) -> list[tuple[exp.Expression, exp.Literal
     """(condition, its literal) for each WHERE / HAVING condition that compares a column with one literal."""
     out = []
     for part in ("where", "having"):
-        for cond in _conjuncts(tree.args.get(part)):
+        for cond in conjuncts(_clause(tree, part)):
             lits = [n for n in cond.find_all(exp.Literal)]
             if len(lits) == 1 and cond.find(exp.Column) and not cond.find(exp.Subquery):
                 out.append((cond, lits[0]))
