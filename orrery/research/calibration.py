@@ -84,6 +84,10 @@ RISK_N = 17  # a source's questions in the bench's 120-question table
 RISK_DRAWS = 2000
 COIN = 0.25  # a coin's Brier on any sample
 RISK_COST = 0.005  # the overall Brier a worst-case rule may cost against the baseline rule
+# "coin_L": a source keeps its lowest-Brier rung where that rung's risk is at most L, else answers a coin; no rung in
+# between (a figure near 0.5 but not 0.5 scores above 0.25 on about half the samples). Judged by the bench's
+# COIN_CRITERION (bench/research_calibration.md, "Coin or signal"); not among GUARDS unless it passes.
+COIN_GUARDS = tuple(f"coin_{level}" for level in RISK_LEVELS)
 
 
 class CalibrationError(DataError):
@@ -432,11 +436,14 @@ def pick_rung(errors: np.ndarray, groups: Sequence[str], rule: str) -> int:
     """The rung (row of ``errors``: rungs x rows, squared errors) ``rule`` picks: ``best``, the lowest mean;
     ``one_se``, the first (most conservative) whose mean is within one standard error of the best's, the error of
     the paired difference summed per question (rows of one question are not independent); ``risk_L``,
-    :func:`risk_rung` at level L."""
+    :func:`risk_rung` at level L; ``coin_L``, the best rung where its :func:`exceed_risk` is at most L, else the
+    coin."""
     if rule.startswith("risk_"):
         return risk_rung(errors, groups, float(rule.removeprefix("risk_")))
     means = errors.mean(axis=1)
     best = int(np.argmin(means))
+    if rule.startswith("coin_"):  # the best rung or a coin (rung 0), nothing in between
+        return best if exceed_risk(errors[best], groups) <= float(rule.removeprefix("coin_")) else 0
     if rule == "best":
         return best
     names = sorted(set(groups))
