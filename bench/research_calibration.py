@@ -56,6 +56,7 @@ from orrery.research.baserates import (
 from orrery.research.batch import load_trajectory, trajectory_path, write_json_atomic
 from orrery.research.calibration import (
     BASE_GUARDS,
+    COIN_GUARDS,
     FOLDS,
     GUARDS,
     METHODS,
@@ -76,7 +77,7 @@ from orrery.research.calibration import (
     worst_source,
 )
 from orrery.research.corpus import load_questions
-from orrery.research.history import SeriesHistory
+from orrery.research.history import SeriesHistory, day_of
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results" / "research_calibration.json"
@@ -513,6 +514,220 @@ COIN_CRITERION = (
 COIN_MARGIN = 0.003
 WORST_CASE = ROOT / "results" / "research_calibration_worstcase.json"
 DIAGNOSED = "dbnomics"
+ENDPOINT_RUNS = RUNS.parent / "runs-endpoint"  # `report --name research_calibration_endpoint --runs` (its batch)
+
+
+def attempted_union(
+    runs: Path, resolved: Sequence[Mapping[str, Any]], background: list[Example]
+) -> tuple[list[tuple[int, dict[str, Any], dict[str, Any]]], list[Example]]:
+    """The questions the batch ``runs`` attempted (row index, question, trajectory) and every resolved row, those
+    it forecast with their k=SELECT_K pooled figure."""
+    done = [(i, q, t[0][1]) for i, q in enumerate(resolved) for t in [finished([q], runs)] if t]
+    scored = [(i, q, t) for i, q, t in done if t.get("pooled") is not None]
+    return done, with_trials(background, scored, SELECT_K)
+
+
+def worst_case() -> dict[str, Any]:
+    """The dbnomics diagnosis, then COIN_CRITERION on the 685 development rows, then the 120-question tables of
+    both batches with the shipped rule and the level the criterion's cost picks (deciding nothing)."""
+    shipped = json.loads(RESULTS.read_text(encoding="utf-8"))["model"]["selection"]
+    method, rule = shipped["chosen"], shipped["guard"]
+    resolved = [q for q in load_questions() if q.get("resolution") is not None]
+    background = anchor_examples(resolved)
+    rates = background_rates(background)
+    done, union = attempted_union(RUNS, resolved, background)
+    sources = [e.features.source for e in union]
+    counts = {str(s): sources.count(s) for s in set(sources)}
+    oof = {g: out_of_fold(union, rates, method, guard=g) for g in ("none", rule, *COIN_GUARDS)}
+    cv = {g: source_briers(p, [e.outcome for e in union], sources) for g, p in oof.items()}
+    risks = {g: source_risks(p, union, counts) for g, p in oof.items()}
+    level = next((g for g in COIN_GUARDS if cv[g]["all"] <= cv[rule]["all"] + COIN_MARGIN), None)
+    ships = level is not None and max(risks[level].values()) < max(risks[rule].values())
+    ships = ships and worst_source(cv[level], counts) <= worst_source(cv[rule], counts) + COIN_MARGIN  # type: ignore[index]
+    shown = [rule, level or COIN_GUARDS[-1]]
+    tables = {"embedded model": table_120(done, {g: oof[g] for g in shown})}
+    done_e, union_e = attempted_union(ENDPOINT_RUNS, resolved, background)
+    if done_e:
+        tables["endpoint"] = table_120(done_e, {g: out_of_fold(union_e, rates, method, guard=g) for g in shown})
+    res = {
+        "method": method,
+        "shipped_rule": rule,
+        "counts": counts,
+        "diagnosis": diagnose(resolved, union, oof[rule], oof["none"], {i for i, _, _ in done}),
+        "cv": {g: {**b, "worst source": worst_source(b, counts)} for g, b in cv.items()},
+        "risk": {g: {**r, "worst source": max(r.values())} for g, r in risks.items()},
+        "level": level,
+        "ships": ships,
+        "tables": tables,
+    }
+    write_json_atomic(WORST_CASE, res)
+    return res
+
+
+def table_120(done: Sequence[tuple[int, Any, Any]], oof: Mapping[str, Sequence[float]]) -> dict[str, Any]:
+    """Every attempted question's out-of-fold figure under each rule, per source with n and each rule's s.e."""
+    qs = [q for _, q, _ in done]
+    cols = {g: [p[i] for i, _, _ in done] for g, p in oof.items()}
+    table = table_of({**cols, "always 0.5": [0.5] * len(qs), "market": [q.get("market_value") for q in qs]}, qs)
+    for g in cols:
+        for name, row in table_of(cols, qs, se_of=g).items():
+            table[name][f"s.e. {g}"] = row.get("s.e.")
+    return table
+
+
+def diagnose(
+    resolved: Sequence[Mapping[str, Any]],
+    union: Sequence[Example],
+    shipped: Sequence[float],
+    unguarded: Sequence[float],
+    attempted: set[int],
+) -> dict[str, Any]:
+    """What DIAGNOSED's questions are and where they lose: by block, horizon and question set (out of fold, the
+    shipped rule and unguarded), the signal of each term by block, and its rows in the 120-question table."""
+    idx = [i for i, q in enumerate(resolved) if q["source"] == DIAGNOSED]
+    qs = [resolved[i] for i in idx]
+    days = {i: (day_of(resolved[i]["resolution_date"]) - day_of(resolved[i]["forecast_due_date"])).days for i in idx}
+
+    def by(key: Any) -> dict[str, Any]:
+        groups: dict[str, list[int]] = {}
+        for i in idx:
+            groups.setdefault(str(key(i)), []).append(i)
+        return {
+            k: {
+                "n": len(g),
+                "series": len({resolved[i]["source_id"] for i in g}),
+                "share of Yes": statistics.fmean(resolved[i]["resolution"] for i in g),
+                "shipped": brier([shipped[i] for i in g], [union[i].outcome for i in g]),
+                "unguarded": brier([unguarded[i] for i in g], [union[i].outcome for i in g]),
+                "in the 120": sum(i in attempted for i in g),
+            }
+            for k, g in sorted(groups.items())
+        }
+
+    y = np.array([float(q["resolution"]) for q in qs])
+    blocks = [block_of(q["source_id"]) for q in qs]
+    mask = {"all": np.ones(len(qs), bool), **{b: np.array(blocks) == b for b in sorted(set(blocks))}}
+    signal = {
+        name: {b: float(np.mean((pred[m] - y[m]) ** 2)) for b, m in mask.items()}
+        for name, pred in signal_predictions(qs).items()
+    }
+    freeze_gap = sorted({(day_of(q["forecast_due_date"]) - day_of(q["freeze_date"])).days for q in qs})
+    return {
+        "n": len(idx),
+        "series": len({q["source_id"] for q in qs}),
+        "question sets": sorted({q["question_set"] for q in qs}),
+        "freeze to forecast date (days)": freeze_gap,
+        "by block": by(lambda i: block_of(resolved[i]["source_id"])),
+        "by horizon (days)": by(lambda i: days[i]),
+        "by question set": by(lambda i: resolved[i]["question_set"]),
+        "signal by block": signal,
+        "sample": [sample_row(resolved[i], union[i], shipped[i], unguarded[i]) for i in idx if i in attempted],
+    }
+
+
+# Measured while diagnosing, before COIN_CRITERION was written (exploration, judged by no rule): no term set without
+# the northern season moves dbnomics.
+FEATURE_NOTE = (
+    "Tried while diagnosing (exploration, before the criterion below was written; it decides nothing): the base-rate "
+    "term sets with the block's learned season but without the northern curve (a station whose block direction "
+    "cannot be learned then gets no seasonal push), added beside the shipped sets: dbnomics 0.2155 -> 0.2151 out of "
+    "fold (anchors, base rates and the k=1 figure, unguarded; overall 0.1738 both); replacing the shipped block "
+    "sets: dbnomics 0.212, overall 0.1733, worst source yfinance 0.246 unchanged. Neither is a signal worth a term: "
+    "the tropical blocks (78, 81) hold one series each, whose own direction the bank cannot teach (it holds only "
+    "the freeze values of four question sets, and a tropical station's cycle does not follow the northern curve)."
+)
+
+
+def render_worst_case(w: Mapping[str, Any]) -> list[str]:
+    d = w["diagnosis"]
+    lines = [
+        "",
+        f"## {DIAGNOSED}: the last source above 0.25",
+        "",
+        f"What its questions are: {d['n']} resolved development rows on {d['series']} series (Météo-France daily "
+        f"average temperature by station), question sets {', '.join(d['question sets'])}; each asks whether the "
+        "value on the resolution date is higher than on the forecast date; the freeze value is dated "
+        f"{'/'.join(map(str, d['freeze to forecast date (days)']))} days before the forecast date, so both compared "
+        "values are unknown when asked. Out of fold (5 folds grouped by question, the shipped method, the k=1 figure "
+        f"where the batch forecast), the shipped rule ({w['shipped_rule']}) against no guard:",
+        "",
+    ]
+    cols = ["n", "series", "share of Yes", "shipped", "unguarded", "in the 120"]
+    for key in ("by block", "by horizon (days)", "by question set"):
+        lines += [*md_table(key.removeprefix("by "), cols, d[key]), ""]
+    sig = d["signal by block"]
+    lines += [
+        "Signal per term and block: the logistic models of 'Signal in the series' own values' below (one per term "
+        "set, 5 folds grouped by question), their out-of-fold Brier split by block:",
+        "",
+        *md_table("terms", list(next(iter(sig.values()))), sig),
+        "",
+        FEATURE_NOTE,
+        "",
+        f"Its {len(d['sample'])} questions in the 120-question table (out of fold; 'agent' the k=1 pooled figure, "
+        "'-' where no trial was valid):",
+        "",
+        *md_table(
+            "station",
+            [c for c in d["sample"][0] if c != "station"],
+            {r["station"] + " " + r["resolution date"]: r for r in d["sample"]},
+        ),
+    ]
+    return lines + render_coin(w)
+
+
+def render_coin(w: Mapping[str, Any]) -> list[str]:
+    sources = [s for s in sorted(w["counts"]) if w["counts"][s] >= MIN_SOURCE_ROWS]
+    verdict = (
+        f"**{w['level']} ships**"
+        if w["ships"]
+        else f"**{w['shipped_rule']} stays** (the level the cost allows: {w['level'] or 'none'})"
+    )
+    lines = [
+        "",
+        "## Coin or signal",
+        "",
+        COIN_CRITERION,
+        "",
+        "Out of fold on the 685 development rows, Brier:",
+        "",
+        *md_table("guard", ["all", "worst source", *sources], w["cv"]),
+        "",
+        "and each source's risk that 17 of its questions score above 0.25:",
+        "",
+        *md_table("guard", ["worst source", *sources], w["risk"]),
+        "",
+        f"By the criterion: {verdict}.",
+    ]
+    for name, table in w["tables"].items():
+        rules = [c.removeprefix("s.e. ") for c in next(iter(table.values())) if c.startswith("s.e. ")]
+        cols = [*rules, *(f"s.e. {r}" for r in rules), "always 0.5", "market"]
+        above = {r: [s for s, row in table.items() if s in w["counts"] and (row.get(r) or 0) > 0.25] for r in rules}
+        lines += [
+            "",
+            f"The 120-question table, {name}, every attempted question with the figure `batch` gives it, out of fold "
+            "(decides nothing):",
+            "",
+            *md_table("questions", ["n", *cols], table),
+            "",
+            "Above 0.25: " + "; ".join(f"{r}: {', '.join(a) or 'none'}" for r, a in above.items()) + ".",
+        ]
+    return lines
+
+
+def sample_row(q: Mapping[str, Any], e: Example, shipped: float, unguarded: float) -> dict[str, Any]:
+    return {
+        "station": q["source_id"].split(".")[1],
+        "block": block_of(q["source_id"]),
+        "question set": q["question_set"],
+        "resolution date": q["resolution_date"],
+        "season": round(e.features.case.season, 2) if e.features.case else None,
+        "outcome": e.outcome,
+        "agent (pooled)": e.features.agent,
+        "unguarded": unguarded,
+        "shipped": shipped,
+        "squared error": (shipped - e.outcome) ** 2,
+    }
 
 
 # --------------------------------------------------------------------------- signal in the series' own values
@@ -579,6 +794,19 @@ def series_signals(resolved: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Per series source, the grouped 5-fold out-of-fold Brier of a logistic model (intercept: the share of Yes)
     over each term set, against a coin; the series values are what the agent's anchor search finds, the history
     what the shipped question sets held at the question's freeze date."""
+    out: dict[str, Any] = {}
+    for source in SIGNAL_SOURCES:
+        qs = [q for q in resolved if q["source"] == source]
+        y = np.array([float(q["resolution"]) for q in qs])
+        row: dict[str, Any] = {"n": len(qs), "coin": 0.25}
+        for name, pred in signal_predictions(qs).items():
+            row[name] = float(np.mean((pred - y) ** 2))
+        out[source] = row
+    return out
+
+
+def signal_predictions(qs: Sequence[Mapping[str, Any]]) -> dict[str, np.ndarray]:
+    """Out of fold (5 folds grouped by question), each SIGNAL_SETS model's figure for each of ``qs`` (one source)."""
     from orrery.research.agent import ANCHOR_K, date_bound, default_index
     from orrery.research.anchors import find_anchors
     from orrery.research.baserates import fit_logistic
@@ -588,26 +816,22 @@ def series_signals(resolved: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
     index = open_index(default_index())
     history = SeriesHistory(load_questions())
-    out: dict[str, Any] = {}
-    for source in SIGNAL_SOURCES:
-        qs = [q for q in resolved if q["source"] == source]
-        terms = []
-        for q in qs:
-            bound = search_filters({"before": date_bound(q["freeze_date"]).isoformat()})
-            found = find_anchors(q["question"], index.search(q["question"], ANCHOR_K, **bound), source=source)
-            terms.append({**signal_terms(q, found.series, history.recall(q)), "block": block_of(q["source_id"])})
-        y = np.array([float(q["resolution"]) for q in qs])
-        folds = np.array([fold_of(group_of(q)) for q in qs])
-        row: dict[str, Any] = {"n": len(qs), "coin": 0.25}
-        blocks = sorted({t["block"] for t in terms})
-        for keep in SIGNAL_SETS:
-            x = np.array([[1.0, *(v for name in keep for v in signal_columns(t, name, blocks))] for t in terms])
-            pred = np.zeros(len(y))
-            for k in range(FOLDS):
-                w = fit_logistic(x[folds != k], y[folds != k])
-                pred[folds == k] = 1 / (1 + np.exp(-x[folds == k] @ w))
-            row["+".join(keep) or "share"] = float(np.mean((pred - y) ** 2))
-        out[source] = row
+    terms = []
+    for q in qs:
+        bound = search_filters({"before": date_bound(q["freeze_date"]).isoformat()})
+        found = find_anchors(q["question"], index.search(q["question"], ANCHOR_K, **bound), source=q["source"])
+        terms.append({**signal_terms(q, found.series, history.recall(q)), "block": block_of(q["source_id"])})
+    y = np.array([float(q["resolution"]) for q in qs])
+    folds = np.array([fold_of(group_of(q)) for q in qs])
+    blocks = sorted({t["block"] for t in terms})
+    out = {}
+    for keep in SIGNAL_SETS:
+        x = np.array([[1.0, *(v for name in keep for v in signal_columns(t, name, blocks))] for t in terms])
+        pred = np.zeros(len(y))
+        for k in range(FOLDS):
+            w = fit_logistic(x[folds != k], y[folds != k])
+            pred[folds == k] = 1 / (1 + np.exp(-x[folds == k] @ w))
+        out["+".join(keep) or "share"] = pred
     return out
 
 
@@ -1154,7 +1378,8 @@ def report(
 def write_report(res: Mapping[str, Any]) -> None:
     endpoint = ROOT / "research_calibration_endpoint.md"  # `report --name research_calibration_endpoint`
     extra = "\n" + endpoint.read_text(encoding="utf-8").replace("# ", "## ", 1) if endpoint.exists() else ""
-    write_atomic(REPORT, render(res) + extra)
+    worst = json.loads(WORST_CASE.read_text(encoding="utf-8")) if WORST_CASE.exists() else None
+    write_atomic(REPORT, render(res) + ("\n".join(render_worst_case(worst)) + "\n" if worst else "") + extra)
 
 
 def rerender(name: str) -> None:
@@ -1173,6 +1398,7 @@ def main() -> None:
     sub.add_parser("profile", help="where a question's time goes, last round's prompt vs the brief one")
     sub.add_parser("history", help="the series-history terms by HISTORY_CRITERION (development rows only)")
     sub.add_parser("blocks", help="the block term by BLOCK_CRITERION (development rows only)")
+    sub.add_parser("worstcase", help=f"the {DIAGNOSED} diagnosis and COIN_CRITERION (development rows only)")
     sub.add_parser("render", help="both reports again from their results files").add_argument(
         "--name", default="research_calibration"
     )
@@ -1193,6 +1419,10 @@ def main() -> None:
     elif args.cmd == "blocks":
         rows = load_questions()
         print(json.dumps(block_terms(anchor_examples([q for q in rows if q.get("resolution") is not None]))))
+    elif args.cmd == "worstcase":
+        worst_case()
+        rerender("research_calibration")
+        print(REPORT.read_text(encoding="utf-8"))
     elif args.cmd == "render":
         rerender(args.name)
     else:

@@ -16,6 +16,7 @@ import pytest
 from orrery.research.anchors import Anchors, find_anchors
 from orrery.research.baserates import base_rates
 from orrery.research.calibration import (
+    COIN_GUARDS,
     FORMAT,
     GUARDS,
     METHODS,
@@ -222,6 +223,33 @@ def test_the_worst_case_guard_answers_a_coin_where_the_share_is_uncertain_and_ke
     assert risk.guard["clear"]["target"] == pytest.approx(0.1, abs=0.06) and risk.guard["clear"]["keep"] <= 0.25
     assert risk.guard["signal"]["keep"] == 1.0  # a source with signal keeps its figure
     assert risk.apply(Features(0.9, source="unsure")) == 0.5
+
+
+def test_the_coin_rule_keeps_the_best_rung_or_answers_a_coin_never_a_figure_near_one() -> None:
+    """Forty questions resolving Yes six times in ten: a figure of 0.55 beats a coin on average but a sample of 17
+    with fewer Yes scores above it; a rung always a little under 0.25 is never above it."""
+    groups = [f"q{i}" for i in range(40)]
+    outcomes = np.array([1.0] * 24 + [0.0] * 16)
+    coin, risky = np.full(40, 0.25), (0.55 - outcomes) ** 2
+    timid = np.full(40, 0.249)  # a hair better than a coin on every sample (risk 0), worse than `risky` on average
+    strong = np.full(40, 0.05)
+    errors = np.array([coin, timid, risky])
+    assert exceed_risk(risky, groups) > 0.2
+    assert pick_rung(errors, groups, "best") == 2
+    assert pick_rung(errors, groups, "risk_0.1") == 1  # the lowest-Brier rung within the risk: near a coin
+    assert pick_rung(errors, groups, "coin_0.1") == 0  # the best rung is too risky: a coin, nothing between
+    assert pick_rung(errors, groups, "coin_0.5") == 2  # within a looser level the best rung stays
+    assert pick_rung(np.array([coin, timid, risky, strong]), groups, "coin_0.1") == 3
+
+
+def test_the_coin_guard_answers_a_coin_for_an_uncertain_source_and_keeps_one_with_signal() -> None:
+    train = no_signal("unsure", 0.6, 60, seed=1) + no_signal("clear", 0.1, 60, seed=2)
+    train += [e for e in signal_and_noise(400, seed=3) if e.features.source == "signal"]
+    calib = fit_one(train, [], "platt", "m", guard=COIN_GUARDS[0])
+    assert calib.guard["unsure"] == {"target": 0.5, "keep": 0.0}
+    assert calib.apply(Features(0.9, source="unsure")) == 0.5
+    assert calib.guard["clear"]["target"] == pytest.approx(0.1, abs=0.06)  # a clear share is no risk: kept
+    assert calib.guard["signal"]["keep"] == 1.0
 
 
 def test_choose_guard_takes_the_most_protective_level_within_the_cost() -> None:
