@@ -583,6 +583,55 @@ def worst_case() -> dict[str, Any]:
     return res
 
 
+SEASON = ROOT / "results" / "research_calibration_season.json"
+
+
+@contextlib.contextmanager
+def season_sets() -> Iterator[None]:
+    """Inside the block the base-rate models also choose among SEASON_SETS (after the shipped sets)."""
+    shipped = baserates.TERM_SETS
+    baserates.TERM_SETS = (*shipped, *SEASON_SETS)
+    try:
+        yield
+    finally:
+        baserates.TERM_SETS = shipped
+
+
+def season_terms() -> dict[str, Any]:
+    """SEASON_CRITERION on the 685 development rows, then the 120-question tables of both batches."""
+    shipped = json.loads(RESULTS.read_text(encoding="utf-8"))["model"]["selection"]
+    method, rule = shipped["chosen"], shipped["guard"]
+    resolved = [q for q in load_questions() if q.get("resolution") is not None]
+    background = anchor_examples(resolved)
+    rates = background_rates(background)
+    tables, res = {}, {}
+    for name, runs in (("embedded model", RUNS), ("endpoint", ENDPOINT_RUNS)):
+        done, union = attempted_union(runs, resolved, background)
+        oof = {"shipped sets": out_of_fold(union, rates, method, guard=rule)}
+        with season_sets():
+            oof["with SEASON_SETS"] = out_of_fold(union, rates, method, guard=rule)
+            terms = fit_base_rates(rates).terms
+        tables[name] = table_120(done, oof)
+        if name == "embedded model":  # decides: the development rows with the embedded model's figure
+            sources = [e.features.source for e in union]
+            counts = {str(s): sources.count(s) for s in set(sources)}
+            cv = {k: source_briers(p, [e.outcome for e in union], sources) for k, p in oof.items()}
+            risks = {k: source_risks(p, union, counts) for k, p in oof.items()}
+            base, cand = "shipped sets", "with SEASON_SETS"
+            res = {
+                "counts": counts,
+                "cv": {k: {**b, "worst source": worst_source(b, counts)} for k, b in cv.items()},
+                "risk": {k: {**r, "worst source": max(r.values())} for k, r in risks.items()},
+                "terms on every row": terms,
+                "ships": cv[cand]["all"] <= cv[base]["all"] + COIN_MARGIN
+                and worst_source(cv[cand], counts) <= worst_source(cv[base], counts) + COIN_MARGIN
+                and max(risks[cand].values()) < max(risks[base].values()),
+            }
+    res["tables"] = tables
+    write_json_atomic(SEASON, res)
+    return res
+
+
 def table_120(done: Sequence[tuple[int, Any, Any]], oof: Mapping[str, Sequence[float]]) -> dict[str, Any]:
     """Every attempted question's out-of-fold figure under each rule, per source with n and each rule's s.e."""
     qs = [q for _, q, _ in done]
@@ -693,6 +742,39 @@ def render_worst_case(w: Mapping[str, Any]) -> list[str]:
         ),
     ]
     return lines + render_coin(w)
+
+
+def render_season(t: Mapping[str, Any]) -> list[str]:
+    sources = [s for s in sorted(t["counts"]) if t["counts"][s] >= MIN_SOURCE_ROWS]
+    lines = [
+        "",
+        "## The block's season without the northern curve",
+        "",
+        SEASON_CRITERION,
+        "",
+        "Out of fold on the 685 development rows (platt, risk_0.2), Brier:",
+        "",
+        *md_table("term sets", ["all", "worst source", *sources], t["cv"]),
+        "",
+        "and each source's risk that 17 of its questions score above 0.25:",
+        "",
+        *md_table("term sets", ["worst source", *sources], t["risk"]),
+        "",
+        "The sets each series source keeps, fitted on every row with the candidates: "
+        + "; ".join(f"{s} {'+'.join(v) or 'share'}" for s, v in sorted(t["terms on every row"].items()))
+        + ".",
+        "",
+        f"By the criterion: **{'they ship' if t['ships'] else 'they do not ship'}**.",
+    ]
+    for name, table in t["tables"].items():
+        rules = [c.removeprefix("s.e. ") for c in next(iter(table.values())) if c.startswith("s.e. ")]
+        lines += [
+            "",
+            f"The 120-question table, {name}, out of fold (decides nothing):",
+            "",
+            *md_table("questions", ["n", *rules, *(f"s.e. {r}" for r in rules), "always 0.5", "market"], table),
+        ]
+    return lines
 
 
 def render_coin(w: Mapping[str, Any]) -> list[str]:
@@ -1397,8 +1479,12 @@ def report(
 def write_report(res: Mapping[str, Any]) -> None:
     endpoint = ROOT / "research_calibration_endpoint.md"  # `report --name research_calibration_endpoint`
     extra = "\n" + endpoint.read_text(encoding="utf-8").replace("# ", "## ", 1) if endpoint.exists() else ""
-    worst = json.loads(WORST_CASE.read_text(encoding="utf-8")) if WORST_CASE.exists() else None
-    write_atomic(REPORT, render(res) + ("\n".join(render_worst_case(worst)) + "\n" if worst else "") + extra)
+    sections = [render(res)]
+    if WORST_CASE.exists():
+        sections.append("\n".join(render_worst_case(json.loads(WORST_CASE.read_text(encoding="utf-8")))) + "\n")
+    if SEASON.exists():
+        sections.append("\n".join(render_season(json.loads(SEASON.read_text(encoding="utf-8")))) + "\n")
+    write_atomic(REPORT, "".join(sections) + extra)
 
 
 def rerender(name: str) -> None:
@@ -1418,6 +1504,7 @@ def main() -> None:
     sub.add_parser("history", help="the series-history terms by HISTORY_CRITERION (development rows only)")
     sub.add_parser("blocks", help="the block term by BLOCK_CRITERION (development rows only)")
     sub.add_parser("worstcase", help=f"the {DIAGNOSED} diagnosis and COIN_CRITERION (development rows only)")
+    sub.add_parser("season", help="the term sets by SEASON_CRITERION (development rows only)")
     sub.add_parser("render", help="both reports again from their results files").add_argument(
         "--name", default="research_calibration"
     )
@@ -1442,6 +1529,9 @@ def main() -> None:
         worst_case()
         rerender("research_calibration")
         print(REPORT.read_text(encoding="utf-8"))
+    elif args.cmd == "season":
+        print(json.dumps(season_terms()["ships"]))
+        rerender("research_calibration")
     elif args.cmd == "render":
         rerender(args.name)
     else:
