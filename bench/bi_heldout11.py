@@ -20,7 +20,7 @@ HELDOUT11_ANSWERABLE = {
         ),
         (
             "whose book of clients is biggest among our support reps (by number of customers assigned)",
-            "SELECT e.FirstName || ' ' || e.LastName FROM Employee e JOIN Customer c ON c.SupportRepId = e.EmployeeId "
+            "SELECT e.LastName FROM Employee e JOIN Customer c ON c.SupportRepId = e.EmployeeId "
             "GROUP BY e.EmployeeId, e.FirstName, e.LastName ORDER BY count(*) DESC LIMIT 1",
         ),
     ],
@@ -114,7 +114,7 @@ HELDOUT11_ANSWERABLE = {
         ),
         (
             "worst-hit county by 2009 unemployment %, name it",
-            "SELECT c.detailed_name FROM unemployment u JOIN counties c ON c.fips = u.fips "
+            "SELECT c.name FROM unemployment u JOIN counties c ON c.fips = u.fips "
             "WHERE u.year = 2009 ORDER BY u.rate DESC LIMIT 1",
         ),
     ],
