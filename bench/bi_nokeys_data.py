@@ -50,6 +50,16 @@ The database of held-out set #9 (bench/bi_heldout9.py), chemistry, built the sam
   and `phys_props.sym` an `elem.sym`; the two `name`-like columns mean different things (an element, a
   category).
 
+The database of held-out set #11 (bench/bi_heldout11.py), wildlife biology, built the same way:
+
+- penguins: bokeh-sampledata's penguins (the Palmer Archipelago, Antarctica, penguin data of Kristen Gorman and
+  Palmer Station LTER via palmerpenguins and seaborn-data, CC0-1.0 as the palmerpenguins project states), 344
+  birds, split in three: `penguin_obs` (`obs_id` 1-344 in the source's order, `species_id`, `isl_cd`,
+  `bill_len_mm`, `bill_depth_mm`, `flipper_mm`, `body_mass_g`, `sex` MALE/FEMALE or NULL), `species` (`id`,
+  `common_name` Adelie/Chinstrap/Gentoo, `sci_name` the binomial, written here) and `islands` (`isl_cd`,
+  `isl_name`: Biscoe, Dream, Torgersen under short codes). `penguin_obs.species_id` holds a `species.id` and
+  `penguin_obs.isl_cd` an `islands.isl_cd`.
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -68,6 +78,16 @@ DATABASES = ("movies", "world", "flights", "store")
 HELDOUT5_DATABASES = ("cars", "counties")
 HELDOUT7_DATABASES = ("olympics",)
 HELDOUT9_DATABASES = ("elements",)
+HELDOUT11_DATABASES = ("penguins",)
+# the penguins' species and islands as lookup tables (the binomials are the species' standard names)
+SPECIES = pd.DataFrame(
+    {
+        "id": [1, 2, 3],
+        "common_name": ["Adelie", "Chinstrap", "Gentoo"],
+        "sci_name": ["Pygoscelis adeliae", "Pygoscelis antarcticus", "Pygoscelis papua"],
+    }
+)
+ISLANDS = pd.DataFrame({"isl_cd": ["BIS", "DRM", "TOR"], "isl_name": ["Biscoe", "Dream", "Torgersen"]})
 # the periodic table's categories under short codes, as a lookup table of a user's schema often holds them
 CATEGORY_CODES = {
     "alkali metal": "ALK",
@@ -201,6 +221,26 @@ def _elements(path: Path) -> None:
         _write(con, {"elem": elem, "elem_cat": cats, "phys_props": phys.sort_values("sym")})
 
 
+def _penguins(path: Path) -> None:
+    from bokeh_sampledata.penguins import data
+
+    obs = pd.DataFrame(
+        {
+            "obs_id": range(1, len(data) + 1),
+            "species_id": data["species"].map(SPECIES.set_index("common_name")["id"]),
+            "isl_cd": data["island"].map(ISLANDS.set_index("isl_name")["isl_cd"]),
+            "bill_len_mm": data["bill_length_mm"],
+            "bill_depth_mm": data["bill_depth_mm"],
+            "flipper_mm": data["flipper_length_mm"],
+            "body_mass_g": data["body_mass_g"],
+            "sex": data["sex"],
+        }
+    )
+    assert obs[["species_id", "isl_cd"]].notna().all().all()
+    with sqlite3.connect(path) as con:
+        _write(con, {"penguin_obs": obs, "species": SPECIES, "islands": ISLANDS})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -210,6 +250,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "counties": _counties,
     "olympics": _olympics,
     "elements": _elements,
+    "penguins": _penguins,
 }
 
 
@@ -231,5 +272,5 @@ def path_of(name: str) -> Path:
 
 
 if __name__ == "__main__":
-    for db in (*DATABASES, *HELDOUT5_DATABASES, *HELDOUT7_DATABASES, *HELDOUT9_DATABASES):
+    for db in (*DATABASES, *HELDOUT5_DATABASES, *HELDOUT7_DATABASES, *HELDOUT9_DATABASES, *HELDOUT11_DATABASES):
         print(db, path_of(db))
