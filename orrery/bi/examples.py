@@ -310,27 +310,61 @@ def _predicates(node: exp.Expression) -> list[exp.Expression]:
     return [node]
 
 
+# Which end of an order a ranking asks for. bench/bi_memory.md's grown_v3: 'What is the name of the longest track?'
+# copied the ascending order of the pair 'What is the name of the shortest track?' (the same shape and condition).
+DIRECTION = {
+    "high": r"\b(?:highest|most|top|maximum|max|largest|biggest|longest|best-selling)\b",
+    "low": r"\b(?:lowest|least|fewest|bottom|minimum|min|smallest|shortest)\b",
+    "early": r"\b(?:earliest|oldest)\b",
+    "late": r"\b(?:latest|newest)\b",
+}
+
+
+def direction(question: str) -> frozenset[str]:
+    """The ends of an order the question's words ask for ('high', 'low', 'early', 'late'; none: no ranking)."""
+    return frozenset(name for name, pattern in DIRECTION.items() if re.search(pattern, question.lower()))
+
+
+def sql_direction(tree: exp.Expression) -> frozenset[str]:
+    """'high' / 'low' a query ranks by: ORDER BY ... DESC or MAX, ORDER BY ... ASC or MIN."""
+    found = {"high" if o.args.get("desc") else "low" for o in tree.find_all(exp.Ordered)}
+    found |= {"high" for _ in tree.find_all(exp.Max)} | {"low" for _ in tree.find_all(exp.Min)}
+    return frozenset(found)
+
+
 def fits(question: str, example: Example, dialect: str = "") -> bool:
-    """Whether an approved pair is a fitting example for `question`: the two questions have the same shape and
-    the same condition, the pair's SQL has every feature its question's words name (a query that does not show
-    the shape its words ask for teaches nothing about it), and its WHERE / HAVING has the condition its words
-    say (a filter or a threshold the words do not show would be copied into a question without one)."""
+    """Whether an approved pair is a fitting example for `question`: the two questions have the same shape, the
+    same condition and the same ranking direction (`direction`), the pair's SQL has every feature its question's
+    words name (a query that does not show the shape its words ask for teaches nothing about it) and ranks the
+    way they say, and its WHERE / HAVING has the condition its words say (a filter or a threshold the words do
+    not show would be copied into a question without one)."""
     wanted = shape(example.question)
     if shape(question) != wanted or condition(question) != (kind := condition(example.question)):
+        return False
+    if direction(question) != (ends := direction(example.question)):
         return False
     try:
         tree = sqlglot.parse_one(example.sql, read=dialect or None)
     except SqlglotError:
         return False
     has = sql_shape(example.sql, dialect)
+    ranked = ends & {"high", "low"}
+    if len(ranked) == 1 and sql_direction(tree) - ranked:  # its SQL ranks the other way than its words say
+        return False
     return has is not None and wanted <= has and sql_condition(tree) == kind
 
 
 # -- what approved pairs teach about the connection -------------------------------------------------------
 TAUGHT = "taught"  # a column's key: the phrases approvals taught it (replaced on each question, never piled up)
 SAID_AS = " (approved questions say: "
+TAUGHT_FILTERS = "taught_filters"  # a column's key: how approved queries compared it with a value
+FILTERED_AS = " (approved queries filter it: "
 MAX_PHRASE = 3  # words of a taught phrase
 MAX_TAUGHT = 5  # phrases taught to one column
+# A phrase is taught only when this many approved pairs align it to the same column (and none to another): on the
+# grown memory (bench/bi_memory.md, grown_v3's diagnosis) every phrase one pair taught was a verb or a function word
+# of its question ('came', 'place', 'sold', 'leave', 'different'), and none of them turned an answer.
+SUPPORT = 2
 
 
 def teach(bi: BIContext, question: str) -> None:
@@ -351,8 +385,8 @@ def taught(
         return base
     own = _normal(question).lower() if memory.leave_one_out else None
     pairs = [e for e in memory.examples.list(connection) if _normal(e.question).lower() != own]
-    found = lessons(base, pairs, dialect)
-    if not found:
+    found, compared = lessons(base, pairs, dialect), filters(base, pairs, dialect, _compares(question))
+    if not found and not compared:
         return base
     out = Semantic.from_dict(json.loads(json.dumps(base.to_dict())))
     for (table, column), phrases in found.items():
@@ -360,33 +394,76 @@ def taught(
         info["synonyms"] = [*info.get("synonyms", []), *phrases]
         info["description"] = f"{info.get('description', '')}{SAID_AS}{', '.join(phrases)})"
         info[TAUGHT] = phrases
+    for (table, column), predicates in compared.items():
+        info = out.tables[table]["columns"][column]
+        info["description"] = f"{info.get('description', '')}{FILTERED_AS}{'; '.join(predicates)})"
+        info[TAUGHT_FILTERS] = predicates
     return out
+
+
+def _compares(question: str) -> frozenset[str]:
+    """The kinds of value a question compares: a year ('year'), a named value that is not one ('text')."""
+    return frozenset({"year"} if YEAR.search(question) else set()) | (
+        {"text"} if condition(question) == "filter" else set()
+    )
+
+
+def filters(
+    layer: Semantic, pairs: list[Example], dialect: str = "", kinds: frozenset[str] = frozenset({"year", "text"})
+) -> dict[tuple[str, str], list[str]]:
+    """(table, column) -> how approved queries compared it with a value of `kinds`: the first predicate per kind
+    (a year leading a date's text, '1995%'; any other text, 'Georgia'), its column unqualified. The value's
+    spelling and the column that holds it, for the SQL prompt of a question that compares a value of that kind
+    (bench/bi_memory.md, grown_v3's diagnosis: 'movies released in 2009' written `Released = '2009-01-01'` where
+    an approved query wrote `Released LIKE '1995%'`)."""
+    columns = {(t.lower(), c.lower()): (t, c) for t, c, _ in layer.columns()}
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for e in pairs:
+        try:
+            tree = sqlglot.parse_one(e.sql, read=dialect or None)
+        except SqlglotError:
+            continue
+        for lit in tree.find_all(exp.Literal):
+            valued = lit.is_string and str(lit.this).strip() and not lit.find_ancestor(exp.Subquery)  # no blank guard
+            where = _compared_column(lit, tree) if valued else None
+            column = columns.get((where[0].lower(), where[1].lower())) if where else None
+            if column is None:
+                continue
+            pred = lit.find_ancestor(exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike).copy()
+            for col in pred.find_all(exp.Column):
+                col.set("table", None)
+            kind = "year" if YEAR_TEXT.fullmatch(str(lit.this)) else "text"
+            if kind in kinds:
+                out.setdefault(column, {}).setdefault(kind, pred.sql(dialect or None))
+    return {k: list(v.values()) for k, v in out.items()}
 
 
 def untaught(layer: Semantic) -> Semantic:
     """The layer without anything `taught` added (the same object when nothing was)."""
-    if not any(TAUGHT in info for _, _, info in layer.columns()):
+    if not any(TAUGHT in info or TAUGHT_FILTERS in info for _, _, info in layer.columns()):
         return layer
     out = Semantic.from_dict(json.loads(json.dumps(layer.to_dict())))
     for _, _, info in out.columns():
         phrases = info.pop(TAUGHT, None)
         if phrases is not None:
             info["synonyms"] = [s for s in info.get("synonyms", []) if s not in phrases]
-            info["description"] = info.get("description", "").split(SAID_AS, 1)[0]
+        if phrases is not None or info.pop(TAUGHT_FILTERS, None) is not None:
+            info["description"] = info.get("description", "").split(SAID_AS, 1)[0].split(FILTERED_AS, 1)[0]
     return out
 
 
 def lessons(layer: Semantic, pairs: list[Example], dialect: str = "") -> dict[tuple[str, str], list[str]]:
-    """(table, column) -> the phrases the approved pairs align to it (`_aligned`); a phrase two pairs align to
-    different columns is ambiguous and teaches neither."""
-    where: dict[str, set[tuple[str, str]]] = {}
+    """(table, column) -> the phrases at least SUPPORT approved questions align to it (`_aligned`); a phrase two
+    pairs align to different columns is ambiguous and teaches neither."""
+    where: dict[str, dict[tuple[str, str], set[str]]] = {}
     for e in pairs:
         for phrase, column in _aligned(layer, e.question, e.sql, dialect):
-            where.setdefault(phrase, set()).add(column)
+            where.setdefault(phrase, {}).setdefault(column, set()).add(_normal(e.question).lower())
     out: dict[tuple[str, str], list[str]] = {}
     for phrase, columns in where.items():
-        if len(columns) == 1 and len(out.setdefault(next(iter(columns)), [])) < MAX_TAUGHT:
-            out[next(iter(columns))].append(phrase)
+        (column, said_by), *others = columns.items()
+        if not others and len(said_by) >= SUPPORT and len(out.setdefault(column, [])) < MAX_TAUGHT:
+            out[column].append(phrase)
     return {k: v for k, v in out.items() if v}
 
 

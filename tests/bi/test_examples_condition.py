@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from orrery.bi.examples import ExampleMemory, condition, fits, sql_condition
+from orrery.bi.examples import ExampleMemory, condition, direction, fits, sql_condition
 from orrery.recall import ApprovedExamples
 from orrery.recall.examples import Example
 
@@ -172,3 +172,18 @@ def test_a_term_is_covered_only_by_an_approved_question_that_says_its_words(tmp_
     question = "What is the average age of our customers?"
     assert not memory.covers("chinook", "age", question)  # 'average' does not say 'age'
     assert memory.covers("chinook", "unit prices", question)
+
+
+def test_a_ranking_is_shown_only_a_pair_that_ranks_the_same_way():
+    shortest = Example(
+        1, "What is the name of the shortest track?", "SELECT Name FROM Track ORDER BY Milliseconds LIMIT 1"
+    )
+    longest = "What is the name of the longest track?"
+    assert direction(longest) == {"high"} and direction(shortest.question) == {"low"}
+    assert not fits(longest, shortest)  # the same shape and condition, the other end of the order
+    assert fits("What is the name of the smallest track?", shortest)
+    top = Example(2, "Which genre has the most tracks?", "SELECT g FROM t GROUP BY g ORDER BY count(*) DESC LIMIT 1")
+    assert fits("Which playlist has the most tracks?", top) and not fits("Which playlist has the fewest tracks?", top)
+    # words that say one end over SQL that ranks by the other teach the wrong order: never shown
+    wrong = Example(3, "Which genre has the most tracks?", "SELECT g FROM t GROUP BY g ORDER BY count(*) LIMIT 1")
+    assert not fits("Which playlist has the most tracks?", wrong)
