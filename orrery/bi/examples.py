@@ -47,6 +47,7 @@ POOL = 3
 # run the pairs that turned answers wrong were at 0.55-0.62, those that turned them right at 0.47-0.90; a pair
 # below 0.6 is too far to copy (it may still count as evidence for the decline judgment, above FLOOR).
 SHOW_FLOOR = 0.6
+Valued = Callable[[str], bool] | None  # whether a lower-case word is a word of a value the data stores (`value_test`)
 
 
 class NotApprovable(DataError):
@@ -92,11 +93,11 @@ class ExampleMemory:
         vectors = embedder.embed([question, *(e.question for e in found)])
         return [e for e, sim in zip(found, vectors[1:] @ vectors[0], strict=True) if sim >= floor]
 
-    def shown(self, connection: str, question: str, dialect: str = "") -> list[Example]:
+    def shown(self, connection: str, question: str, dialect: str = "", valued: Valued = None) -> list[Example]:
         """The k nearest pairs that fit the question's shape (`fits`), from the POOL * k nearest above the show
         floor: those given to the model as examples."""
         pool = self.nearest(connection, question, POOL * self.k, self.show_floor or 0.0)
-        return [e for e in pool if fits(question, e, dialect)][: self.k]
+        return [e for e in pool if fits(question, e, dialect, valued)][: self.k]
 
     def candidates(self, connection: str, question: str) -> list[Example]:
         """The pairs an approved query may be reused from (`value_swap` decides): the nearest by search alone
@@ -129,7 +130,7 @@ def approved_shots(bi: BIContext, mode: str, question: str) -> list[Message]:
     if memory is None:
         return []
     out: list[Message] = []
-    for e in reversed(memory.shown(bi.engine.name, question, bi.engine.dialect)):
+    for e in reversed(memory.shown(bi.engine.name, question, bi.engine.dialect, value_test(bi))):
         reply = sql_parts(e.sql, bi.engine.dialect, bi.engine.limits.max_rows) if mode == "parts" else {"sql": e.sql}
         if reply is not None:
             out += [Message("user", f"Question: {e.question}"), Message("assistant", json.dumps(reply))]
@@ -144,7 +145,7 @@ def plan_shots(bi: BIContext, question: str, render: Callable[[str], str]) -> li
         return []
     return [
         m
-        for e in reversed(memory.shown(bi.engine.name, question, bi.engine.dialect))
+        for e in reversed(memory.shown(bi.engine.name, question, bi.engine.dialect, value_test(bi)))
         for m in (
             Message("user", render(e.question)),
             Message("assistant", json.dumps(plan_reply(e.question, e.sql, bi.engine.dialect))),
@@ -227,8 +228,9 @@ THRESHOLD = re.compile(
 )
 
 
-def condition(question: str) -> str:
-    """'threshold', 'filter' (a named value that is not a year or a month) or 'none', from the question's words."""
+def condition(question: str, valued: Valued = None) -> str:
+    """'threshold', 'filter' (a named value that is not a year or a month, or with `valued`, a lower-case word
+    of a stored value: 'large' of 'large_airport') or 'none', from the question's words."""
     if THRESHOLD.search(question.lower()):
         return "threshold"
     time = re.compile(SHAPE["time"], re.IGNORECASE)
@@ -236,7 +238,58 @@ def condition(question: str) -> str:
     numbers = [
         n for n in re.findall(r"(?<![\w#])\d[\w.-]*", question) if not time.fullmatch(n)
     ]  # 'size 50', '1-URGENT'
-    return "filter" if named or numbers else "none"
+    lowered = valued is not None and any(valued(w) for w in re.findall(r"\b[a-z][a-z'-]+\b", question))
+    return "filter" if named or numbers or lowered else "none"
+
+
+def value_test(bi: BIContext) -> Callable[[str], bool]:
+    """Whether a lower-case word of a question is a word of a value of one of the connection's categories
+    (`_category_words`) and no name of its layer: bench/bi_memory.md's grown_v3 showed 'How many airports are there?' for 'How many
+    large airports are there?' ('large' of 'large_airport' is a filter) and the model grouped by type."""
+    names = schema_words(bi.semantic)
+    held: set[str] = set()
+
+    def test(word: str) -> bool:
+        w = word.lower()
+        if len(w) < 3 or {w, singular(w)} & (names | GRAMMAR | GENERIC | _ASKING):
+            return False
+        if not held:  # the value index is read from the database at the first word that needs it
+            held.update(_category_words(bi) or {""})
+        return w in held
+
+    return test
+
+
+CATEGORIES = 100  # distinct values of a column whose values' words are filters ('large_airport'), not titles
+
+
+def _category_words(bi: BIContext) -> set[str]:
+    """The words of the values of the indexed columns with at most CATEGORIES values: a kind, a region, a state;
+    not a title's words ('live', 'longest' of Chinook's track names)."""
+    by_column: dict[tuple[str, str], set[str]] = {}
+    for c in bi.index():
+        by_column.setdefault((c.table, c.column), set()).add(str(c.value).lower())
+    return {
+        w
+        for values in by_column.values()
+        if len(values) <= CATEGORIES
+        for v in values
+        for w in re.findall(r"[a-z0-9]+", v)
+    }
+
+
+# The thing a threshold counts or measures, the word after its number: 'more than 20 tracks'. bench/bi_memory.md's
+# grown_v2 and grown_v3: 'How many artists have more than 5 albums?' and 'How many albums have more than 20
+# tracks?' were each shown the other (the same shape and condition) and each lost its HAVING.
+MEASURED = re.compile(
+    r"\b(?:than|least|most|over|under|above|below|exceeds?|exceeding|between)\s+\$?\d[\d.,]*%?\s+([a-z]+)"
+)
+
+
+def measured(question: str) -> str | None:
+    """What a threshold is on, when the question writes it after the number (singular), else None."""
+    m = MEASURED.search(question.lower())
+    return singular(m.group(1)) if m else None
 
 
 def shape(question: str) -> frozenset[str]:
@@ -332,16 +385,16 @@ def sql_direction(tree: exp.Expression) -> frozenset[str]:
     return frozenset(found)
 
 
-def fits(question: str, example: Example, dialect: str = "") -> bool:
+def fits(question: str, example: Example, dialect: str = "", valued: Valued = None) -> bool:
     """Whether an approved pair is a fitting example for `question`: the two questions have the same shape, the
-    same condition and the same ranking direction (`direction`), the pair's SQL has every feature its question's
-    words name (a query that does not show the shape its words ask for teaches nothing about it) and ranks the
-    way they say, and its WHERE / HAVING has the condition its words say (a filter or a threshold the words do
-    not show would be copied into a question without one)."""
+    same condition (a threshold on the same thing: `measured`) and the same ranking direction (`direction`), the
+    pair's SQL has every feature its question's words name (a query that does not show the shape its words ask
+    for teaches nothing about it) and ranks the way they say, and its WHERE / HAVING has the condition its words
+    say (a filter or a threshold the words do not show would be copied into a question without one)."""
     wanted = shape(example.question)
-    if shape(question) != wanted or condition(question) != (kind := condition(example.question)):
+    if shape(question) != wanted or condition(question, valued) != (kind := condition(example.question, valued)):
         return False
-    if direction(question) != (ends := direction(example.question)):
+    if direction(question) != (ends := direction(example.question)) or measured(question) != measured(example.question):
         return False
     try:
         tree = sqlglot.parse_one(example.sql, read=dialect or None)
