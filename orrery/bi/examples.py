@@ -47,6 +47,7 @@ POOL = 3
 # run the pairs that turned answers wrong were at 0.55-0.62, those that turned them right at 0.47-0.90; a pair
 # below 0.6 is too far to copy (it may still count as evidence for the decline judgment, above FLOOR).
 SHOW_FLOOR = 0.6
+Valued = Callable[[str], bool] | None  # whether a lower-case word is a word of a value the data stores (`value_test`)
 
 
 class NotApprovable(DataError):
@@ -92,11 +93,11 @@ class ExampleMemory:
         vectors = embedder.embed([question, *(e.question for e in found)])
         return [e for e, sim in zip(found, vectors[1:] @ vectors[0], strict=True) if sim >= floor]
 
-    def shown(self, connection: str, question: str, dialect: str = "") -> list[Example]:
+    def shown(self, connection: str, question: str, dialect: str = "", valued: Valued = None) -> list[Example]:
         """The k nearest pairs that fit the question's shape (`fits`), from the POOL * k nearest above the show
         floor: those given to the model as examples."""
         pool = self.nearest(connection, question, POOL * self.k, self.show_floor or 0.0)
-        return [e for e in pool if fits(question, e, dialect)][: self.k]
+        return [e for e in pool if fits(question, e, dialect, valued)][: self.k]
 
     def candidates(self, connection: str, question: str) -> list[Example]:
         """The pairs an approved query may be reused from (`value_swap` decides): the nearest by search alone
@@ -129,7 +130,7 @@ def approved_shots(bi: BIContext, mode: str, question: str) -> list[Message]:
     if memory is None:
         return []
     out: list[Message] = []
-    for e in reversed(memory.shown(bi.engine.name, question, bi.engine.dialect)):
+    for e in reversed(memory.shown(bi.engine.name, question, bi.engine.dialect, value_test(bi))):
         reply = sql_parts(e.sql, bi.engine.dialect, bi.engine.limits.max_rows) if mode == "parts" else {"sql": e.sql}
         if reply is not None:
             out += [Message("user", f"Question: {e.question}"), Message("assistant", json.dumps(reply))]
@@ -144,7 +145,7 @@ def plan_shots(bi: BIContext, question: str, render: Callable[[str], str]) -> li
         return []
     return [
         m
-        for e in reversed(memory.shown(bi.engine.name, question, bi.engine.dialect))
+        for e in reversed(memory.shown(bi.engine.name, question, bi.engine.dialect, value_test(bi)))
         for m in (
             Message("user", render(e.question)),
             Message("assistant", json.dumps(plan_reply(e.question, e.sql, bi.engine.dialect))),
@@ -227,8 +228,9 @@ THRESHOLD = re.compile(
 )
 
 
-def condition(question: str) -> str:
-    """'threshold', 'filter' (a named value that is not a year or a month) or 'none', from the question's words."""
+def condition(question: str, valued: Valued = None) -> str:
+    """'threshold', 'filter' (a named value that is not a year or a month, or with `valued`, a lower-case word
+    of a stored value: 'large' of 'large_airport') or 'none', from the question's words."""
     if THRESHOLD.search(question.lower()):
         return "threshold"
     time = re.compile(SHAPE["time"], re.IGNORECASE)
@@ -236,7 +238,58 @@ def condition(question: str) -> str:
     numbers = [
         n for n in re.findall(r"(?<![\w#])\d[\w.-]*", question) if not time.fullmatch(n)
     ]  # 'size 50', '1-URGENT'
-    return "filter" if named or numbers else "none"
+    lowered = valued is not None and any(valued(w) for w in re.findall(r"\b[a-z][a-z'-]+\b", question))
+    return "filter" if named or numbers or lowered else "none"
+
+
+def value_test(bi: BIContext) -> Callable[[str], bool]:
+    """Whether a lower-case word of a question is a word of a value of one of the connection's categories
+    (`_category_words`) and no name of its layer: bench/bi_memory.md's grown_v3 showed 'How many airports are there?' for 'How many
+    large airports are there?' ('large' of 'large_airport' is a filter) and the model grouped by type."""
+    names = schema_words(bi.semantic)
+    held: set[str] = set()
+
+    def test(word: str) -> bool:
+        w = word.lower()
+        if len(w) < 3 or {w, singular(w)} & (names | GRAMMAR | GENERIC | _ASKING):
+            return False
+        if not held:  # the value index is read from the database at the first word that needs it
+            held.update(_category_words(bi) or {""})
+        return w in held
+
+    return test
+
+
+CATEGORIES = 100  # distinct values of a column whose values' words are filters ('large_airport'), not titles
+
+
+def _category_words(bi: BIContext) -> set[str]:
+    """The words of the values of the indexed columns with at most CATEGORIES values: a kind, a region, a state;
+    not a title's words ('live', 'longest' of Chinook's track names)."""
+    by_column: dict[tuple[str, str], set[str]] = {}
+    for c in bi.index():
+        by_column.setdefault((c.table, c.column), set()).add(str(c.value).lower())
+    return {
+        w
+        for values in by_column.values()
+        if len(values) <= CATEGORIES
+        for v in values
+        for w in re.findall(r"[a-z0-9]+", v)
+    }
+
+
+# The thing a threshold counts or measures, the word after its number: 'more than 20 tracks'. bench/bi_memory.md's
+# grown_v2 and grown_v3: 'How many artists have more than 5 albums?' and 'How many albums have more than 20
+# tracks?' were each shown the other (the same shape and condition) and each lost its HAVING.
+MEASURED = re.compile(
+    r"\b(?:than|least|most|over|under|above|below|exceeds?|exceeding|between)\s+\$?\d[\d.,]*%?\s+([a-z]+)"
+)
+
+
+def measured(question: str) -> str | None:
+    """What a threshold is on, when the question writes it after the number (singular), else None."""
+    m = MEASURED.search(question.lower())
+    return singular(m.group(1)) if m else None
 
 
 def shape(question: str) -> frozenset[str]:
@@ -310,27 +363,61 @@ def _predicates(node: exp.Expression) -> list[exp.Expression]:
     return [node]
 
 
-def fits(question: str, example: Example, dialect: str = "") -> bool:
-    """Whether an approved pair is a fitting example for `question`: the two questions have the same shape and
-    the same condition, the pair's SQL has every feature its question's words name (a query that does not show
-    the shape its words ask for teaches nothing about it), and its WHERE / HAVING has the condition its words
+# Which end of an order a ranking asks for. bench/bi_memory.md's grown_v3: 'What is the name of the longest track?'
+# copied the ascending order of the pair 'What is the name of the shortest track?' (the same shape and condition).
+DIRECTION = {
+    "high": r"\b(?:highest|most|top|maximum|max|largest|biggest|longest|best-selling)\b",
+    "low": r"\b(?:lowest|least|fewest|bottom|minimum|min|smallest|shortest)\b",
+    "early": r"\b(?:earliest|oldest)\b",
+    "late": r"\b(?:latest|newest)\b",
+}
+
+
+def direction(question: str) -> frozenset[str]:
+    """The ends of an order the question's words ask for ('high', 'low', 'early', 'late'; none: no ranking)."""
+    return frozenset(name for name, pattern in DIRECTION.items() if re.search(pattern, question.lower()))
+
+
+def sql_direction(tree: exp.Expression) -> frozenset[str]:
+    """'high' / 'low' a query ranks by: ORDER BY ... DESC or MAX, ORDER BY ... ASC or MIN."""
+    found = {"high" if o.args.get("desc") else "low" for o in tree.find_all(exp.Ordered)}
+    found |= {"high" for _ in tree.find_all(exp.Max)} | {"low" for _ in tree.find_all(exp.Min)}
+    return frozenset(found)
+
+
+def fits(question: str, example: Example, dialect: str = "", valued: Valued = None) -> bool:
+    """Whether an approved pair is a fitting example for `question`: the two questions have the same shape, the
+    same condition (a threshold on the same thing: `measured`) and the same ranking direction (`direction`), the
+    pair's SQL has every feature its question's words name (a query that does not show the shape its words ask
+    for teaches nothing about it) and ranks the way they say, and its WHERE / HAVING has the condition its words
     say (a filter or a threshold the words do not show would be copied into a question without one)."""
     wanted = shape(example.question)
-    if shape(question) != wanted or condition(question) != (kind := condition(example.question)):
+    if shape(question) != wanted or condition(question, valued) != (kind := condition(example.question, valued)):
+        return False
+    if direction(question) != (ends := direction(example.question)) or measured(question) != measured(example.question):
         return False
     try:
         tree = sqlglot.parse_one(example.sql, read=dialect or None)
     except SqlglotError:
         return False
     has = sql_shape(example.sql, dialect)
+    ranked = ends & {"high", "low"}
+    if len(ranked) == 1 and sql_direction(tree) - ranked:  # its SQL ranks the other way than its words say
+        return False
     return has is not None and wanted <= has and sql_condition(tree) == kind
 
 
 # -- what approved pairs teach about the connection -------------------------------------------------------
 TAUGHT = "taught"  # a column's key: the phrases approvals taught it (replaced on each question, never piled up)
 SAID_AS = " (approved questions say: "
+TAUGHT_FILTERS = "taught_filters"  # a column's key: how approved queries compared it with a value
+FILTERED_AS = " (approved queries filter it: "
 MAX_PHRASE = 3  # words of a taught phrase
 MAX_TAUGHT = 5  # phrases taught to one column
+# A phrase is taught only when this many approved pairs align it to the same column (and none to another): on the
+# grown memory (bench/bi_memory.md, grown_v3's diagnosis) every phrase one pair taught was a verb or a function word
+# of its question ('came', 'place', 'sold', 'leave', 'different'), and none of them turned an answer.
+SUPPORT = 2
 
 
 def teach(bi: BIContext, question: str) -> None:
@@ -351,8 +438,8 @@ def taught(
         return base
     own = _normal(question).lower() if memory.leave_one_out else None
     pairs = [e for e in memory.examples.list(connection) if _normal(e.question).lower() != own]
-    found = lessons(base, pairs, dialect)
-    if not found:
+    found, compared = lessons(base, pairs, dialect), filters(base, pairs, dialect, _compares(question))
+    if not found and not compared:
         return base
     out = Semantic.from_dict(json.loads(json.dumps(base.to_dict())))
     for (table, column), phrases in found.items():
@@ -360,33 +447,76 @@ def taught(
         info["synonyms"] = [*info.get("synonyms", []), *phrases]
         info["description"] = f"{info.get('description', '')}{SAID_AS}{', '.join(phrases)})"
         info[TAUGHT] = phrases
+    for (table, column), predicates in compared.items():
+        info = out.tables[table]["columns"][column]
+        info["description"] = f"{info.get('description', '')}{FILTERED_AS}{'; '.join(predicates)})"
+        info[TAUGHT_FILTERS] = predicates
     return out
+
+
+def _compares(question: str) -> frozenset[str]:
+    """The kinds of value a question compares: a year ('year'), a named value that is not one ('text')."""
+    return frozenset({"year"} if YEAR.search(question) else set()) | (
+        {"text"} if condition(question) == "filter" else set()
+    )
+
+
+def filters(
+    layer: Semantic, pairs: list[Example], dialect: str = "", kinds: frozenset[str] = frozenset({"year", "text"})
+) -> dict[tuple[str, str], list[str]]:
+    """(table, column) -> how approved queries compared it with a value of `kinds`: the first predicate per kind
+    (a year leading a date's text, '1995%'; any other text, 'Georgia'), its column unqualified. The value's
+    spelling and the column that holds it, for the SQL prompt of a question that compares a value of that kind
+    (bench/bi_memory.md, grown_v3's diagnosis: 'movies released in 2009' written `Released = '2009-01-01'` where
+    an approved query wrote `Released LIKE '1995%'`)."""
+    columns = {(t.lower(), c.lower()): (t, c) for t, c, _ in layer.columns()}
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for e in pairs:
+        try:
+            tree = sqlglot.parse_one(e.sql, read=dialect or None)
+        except SqlglotError:
+            continue
+        for lit in tree.find_all(exp.Literal):
+            valued = lit.is_string and str(lit.this).strip() and not lit.find_ancestor(exp.Subquery)  # no blank guard
+            where = _compared_column(lit, tree) if valued else None
+            column = columns.get((where[0].lower(), where[1].lower())) if where else None
+            if column is None:
+                continue
+            pred = lit.find_ancestor(exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike).copy()
+            for col in pred.find_all(exp.Column):
+                col.set("table", None)
+            kind = "year" if YEAR_TEXT.fullmatch(str(lit.this)) else "text"
+            if kind in kinds:
+                out.setdefault(column, {}).setdefault(kind, pred.sql(dialect or None))
+    return {k: list(v.values()) for k, v in out.items()}
 
 
 def untaught(layer: Semantic) -> Semantic:
     """The layer without anything `taught` added (the same object when nothing was)."""
-    if not any(TAUGHT in info for _, _, info in layer.columns()):
+    if not any(TAUGHT in info or TAUGHT_FILTERS in info for _, _, info in layer.columns()):
         return layer
     out = Semantic.from_dict(json.loads(json.dumps(layer.to_dict())))
     for _, _, info in out.columns():
         phrases = info.pop(TAUGHT, None)
         if phrases is not None:
             info["synonyms"] = [s for s in info.get("synonyms", []) if s not in phrases]
-            info["description"] = info.get("description", "").split(SAID_AS, 1)[0]
+        if phrases is not None or info.pop(TAUGHT_FILTERS, None) is not None:
+            info["description"] = info.get("description", "").split(SAID_AS, 1)[0].split(FILTERED_AS, 1)[0]
     return out
 
 
 def lessons(layer: Semantic, pairs: list[Example], dialect: str = "") -> dict[tuple[str, str], list[str]]:
-    """(table, column) -> the phrases the approved pairs align to it (`_aligned`); a phrase two pairs align to
-    different columns is ambiguous and teaches neither."""
-    where: dict[str, set[tuple[str, str]]] = {}
+    """(table, column) -> the phrases at least SUPPORT approved questions align to it (`_aligned`); a phrase two
+    pairs align to different columns is ambiguous and teaches neither."""
+    where: dict[str, dict[tuple[str, str], set[str]]] = {}
     for e in pairs:
         for phrase, column in _aligned(layer, e.question, e.sql, dialect):
-            where.setdefault(phrase, set()).add(column)
+            where.setdefault(phrase, {}).setdefault(column, set()).add(_normal(e.question).lower())
     out: dict[tuple[str, str], list[str]] = {}
     for phrase, columns in where.items():
-        if len(columns) == 1 and len(out.setdefault(next(iter(columns)), [])) < MAX_TAUGHT:
-            out[next(iter(columns))].append(phrase)
+        (column, said_by), *others = columns.items()
+        if not others and len(said_by) >= SUPPORT and len(out.setdefault(column, [])) < MAX_TAUGHT:
+            out[column].append(phrase)
     return {k: v for k, v in out.items() if v}
 
 

@@ -4,9 +4,14 @@ measured question never sees a pair of its own text."""
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
-from orrery.bi.examples import ExampleMemory, condition, fits, sql_condition
+from orrery.bi.context import BIContext
+from orrery.bi.engines import SQLiteEngine
+from orrery.bi.examples import ExampleMemory, condition, direction, fits, measured, sql_condition, value_test
+from orrery.bi.semantic import draft
 from orrery.recall import ApprovedExamples
 from orrery.recall.examples import Example
 
@@ -172,3 +177,58 @@ def test_a_term_is_covered_only_by_an_approved_question_that_says_its_words(tmp_
     question = "What is the average age of our customers?"
     assert not memory.covers("chinook", "age", question)  # 'average' does not say 'age'
     assert memory.covers("chinook", "unit prices", question)
+
+
+def test_a_ranking_is_shown_only_a_pair_that_ranks_the_same_way():
+    shortest = Example(
+        1, "What is the name of the shortest track?", "SELECT Name FROM Track ORDER BY Milliseconds LIMIT 1"
+    )
+    longest = "What is the name of the longest track?"
+    assert direction(longest) == {"high"} and direction(shortest.question) == {"low"}
+    assert not fits(longest, shortest)  # the same shape and condition, the other end of the order
+    assert fits("What is the name of the smallest track?", shortest)
+    top = Example(2, "Which genre has the most tracks?", "SELECT g FROM t GROUP BY g ORDER BY count(*) DESC LIMIT 1")
+    assert fits("Which playlist has the most tracks?", top) and not fits("Which playlist has the fewest tracks?", top)
+    # words that say one end over SQL that ranks by the other teach the wrong order: never shown
+    wrong = Example(3, "Which genre has the most tracks?", "SELECT g FROM t GROUP BY g ORDER BY count(*) LIMIT 1")
+    assert not fits("Which playlist has the most tracks?", wrong)
+
+
+def test_a_threshold_pair_is_shown_only_for_a_threshold_on_the_same_thing():
+    artists = Example(
+        1,
+        "How many artists have more than 5 albums?",
+        "SELECT count(*) FROM (SELECT ArtistId FROM Album GROUP BY ArtistId HAVING count(*) > 5)",
+    )
+    assert measured(artists.question) == "album" and measured("How many tracks cost more than 0.99?") is None
+    assert not fits("How many albums have more than 20 tracks?", artists)  # a threshold on tracks, not albums
+    assert fits("How many genres have more than 50 albums?", artists)
+
+
+@pytest.fixture
+def airports(tmp_path):
+    path = tmp_path / "f.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE airports (name TEXT, type TEXT)")
+        kinds = ("large_airport", "small_airport", "heliport")
+        names = [f"Field {i}" for i in range(150)] + ["Live Oak", "Longest Runway"]  # a title's words, not a kind
+        con.executemany("INSERT INTO airports VALUES (?, ?)", [(n, kinds[i % 3]) for i, n in enumerate(names)])
+    engine = SQLiteEngine("f", path)
+    bi = BIContext(engine, draft(engine), None)
+    yield bi
+    engine.close()
+
+
+def test_a_lower_case_word_of_a_category_value_is_a_filter(airports):
+    test = value_test(airports)
+    assert test("large") and test("heliport")
+    assert not test("live") and not test("longest")  # words of names: 152 distinct values, no category
+    assert not test("airports") and not test("many")  # the layer's names and grammar
+    large = "How many large airports are there?"
+    assert condition(large) == "none" and condition(large, test) == "filter"
+    plain = Example(1, "How many airports are there?", "SELECT count(*) FROM airports")
+    assert fits(large, plain) and not fits(large, plain, valued=test)
+    filtered = Example(
+        2, "How many small airports are there?", "SELECT count(*) FROM airports WHERE type = 'small_airport'"
+    )
+    assert fits(large, filtered, valued=test) and not fits("How many airports are there?", filtered, valued=test)
