@@ -23,10 +23,12 @@ the words that make a number a quantity or a bound of years appear here as words
 from __future__ import annotations
 
 import calendar
+import collections
 import functools
 import itertools
 import os
 import re
+import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -40,6 +42,7 @@ from orrery.bi.semantic import (
     GENERIC,
     Semantic,
     abbreviates,
+    initials,
     rank_fields,
     schema_words,
     stems,
@@ -150,6 +153,8 @@ GRAMMAR = frozenset(
         "i",
         "me",
         "one",
+        "please",
+        "enough",
     ]
 )
 
@@ -198,6 +203,9 @@ def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only:
         info = semantic.tables[target["table"]]["columns"][target["column"]]
         texts = [words(target["column"]), *info.get("synonyms", [])]
     texts += [] if names_only else [info.get("description") or ""]
+    lead = words(target.get("column", "")).split()[:1]  # `bp_k` names a 'boiling point'
+    if lead and (run := initials(lead[0], tuple(term.split()))) and term.endswith(run):
+        return True
     return any(
         singular(w) == head
         or (len(head) > 4 and fuzz.ratio(w, head) >= 85)
@@ -384,12 +392,18 @@ def unplaced(bi: BIContext, question: str) -> list[str]:
     for phrase, whole in shapes:
         own = _own_words(phrase)
         starts = [" ".join(own[:k]) for k in range(min(2, len(own)) if whole else 1, len(own) + 1)]
-        if own and len(missing_fields(bi, starts, question)) == len(starts):
+        if own and len(missing_fields(bi, starts, question)) == len(starts) and not _named_kind(bi, own):
             out.append(" ".join(own))
     word = predicate(question)
     if word and not word_held(bi, word) and not approved_covers(bi, word, question):
         out.append(word)
     return list(dict.fromkeys(out))
+
+
+def _named_kind(bi: BIContext, own: list[str]) -> bool:
+    """Whether a phrase opens with a name the user wrote (capitalised) that the data holds, before the kind of
+    thing it is ('which Ford model': `mfr` 'ford'): the rows asked about are there, whatever the kind's word."""
+    return len(own) > 1 and own[0][:1].isupper() and value_held(bi, own[0])
 
 
 def _named_with_values(bi: BIContext, own: list[str]) -> bool:
@@ -660,11 +674,32 @@ def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
         and not maps(bi, t)
         and not names_the_data(bi, t)
         and not stored_value(bi, t)
+        and not (" " not in t.strip() and glued_schema_name(bi, t, pieces=2))
+        and not plural_value(bi, t)
         and not named_by_kind(bi, t, question)
         and not approved_covers(bi, t, question)
         and meaning_of(bi, t) is None
         and not _named_with_values(bi, _own_words(t))
     ]
+
+
+CATEGORY = 50  # a column of at most this many distinct values names kinds of things (a plural names one)
+
+
+def plural_value(bi: BIContext, term: str) -> bool:
+    """Whether the term's own words are a category's value in the plural ('metalloids' of the category
+    'metalloid', 'transition metals'; not 'times' of a track named 'Time': a column of thousands of names), or
+    a hyphenated value before its modifier ('R-rated', 'Europe-built')."""
+    own = [singular(w) for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC]
+    if "-" in term and value_held(bi, term.strip()):
+        return True
+    if not own or not re.search(r"[a-z]", term.lower()):
+        return False
+    text, sizes = " ".join(own), collections.Counter((c.table, c.column) for c in bi.index())
+    return any(
+        utils.default_process(str(c.value)) == text and sizes[(c.table, c.column)] <= CATEGORY
+        for c in bi.search(text, limit=3)
+    )
 
 
 def approved_covers(bi: BIContext, term: str, question: str) -> bool:
@@ -686,12 +721,16 @@ def named_values(question: str) -> list[str]:
     out = [m.group(1).strip() for m in _QUOTED.finditer(question)]
     text = _QUOTED.sub(" ", question)
     run: list[str] = []
+    end = 0
     for i, m in enumerate([*_TOKEN.finditer(text), None]):
         tok = m.group(0) if m else ""
+        opens = i == 0 or bool(m and _SENTENCE_END.search(text[end : m.start()]))  # '... Tomatometer? Average'
+        end = m.end() if m else end
         if (
             tok
+            and not (opens and run)
             and (tok[0].isupper() or (tok == "&" and run))
-            and not (i == 0 and not tok.isupper())
+            and not (opens and not tok.isupper())
             and tok.lower() not in GRAMMAR
         ):
             run.append(re.sub(r"('s|')$", "", tok).rstrip(".'"))
@@ -702,6 +741,29 @@ def named_values(question: str) -> list[str]:
             out.append(" ".join(run))
         run = []
     return list(dict.fromkeys(out))
+
+
+_SENTENCE_END = re.compile(r"[?!]")  # not a colon: "Sochi gold: Norway, Canada"
+
+
+def glued_schema_name(bi: BIContext, name: str, pieces: int = 1) -> bool:
+    """Whether `name`, its letters glued, is `pieces` or more schema words run together: the way a schema writes
+    a name ('SupportRep' of `SupportRepId`, 'BoxOffice', 'TPC-H' for the database `tpch`, 'Tomatometer' of
+    `tomatoes` and `Meter`): a field named, not a value. Each piece is a schema word of three letters or more."""
+    glued = re.sub(r"[^a-z0-9]", "", name.lower())
+    known = {w for w in _schema_words(bi) if len(w) >= 3}
+    known |= {k + "s" for k in known} | {k[:-1] for k in known if k.endswith("oe")}  # 'tomatoes' | 'tomato'
+    return bool(glued) and _segments(glued, frozenset(known)) >= pieces
+
+
+@functools.lru_cache(maxsize=4096)
+def _segments(text: str, known: frozenset[str]) -> int:
+    """The most schema words `text` splits into, whole (0: it does not)."""
+    best = 1 if text in known else 0
+    for k in range(3, len(text) - 2):
+        if text[:k] in known and (rest := _segments(text[k:], known)):
+            best = max(best, 1 + rest)
+    return best
 
 
 def _schema_words(bi: BIContext) -> set[str]:
@@ -726,6 +788,8 @@ def value_held(bi: BIContext, name: str) -> bool:
     roots = {_root(k) for k in kinds}
     for parts in (name.split(), re.split(r"-+", name) if "-" in name else []):
         own = [p for p in parts if singular(p.lower()) not in kinds and _root(p.lower()) not in roots]
+        if "-" in name and parts[0][:1].isupper():  # 'Europe-built': a lower-case word after the hyphen modifies
+            own = [p for p in own if not p.islower()]  # the value ('K-Pop' is one value)
         if len(parts) > 1 and own and (len(own) < len(parts) or " " in name) and all(value_held(bi, p) for p in own):
             return True
     return False
@@ -772,7 +836,7 @@ def missing_values(bi: BIContext, question: str) -> list[str]:
     out = []
     for name in named_values(question):
         own = [singular(w) for w in re.findall(r"[a-z0-9]+", name.lower())]
-        if not own or all(w in known for w in own) or value_held(bi, name):
+        if not own or all(w in known for w in own) or glued_schema_name(bi, name) or value_held(bi, name):
             continue
         near = [c for c in bi.search(name, limit=1) if c.score >= NEAR_VALUE]
         out.append(repr(name) + (f" (the nearest is {str(near[0].value)!r})" if near else ""))
@@ -890,6 +954,23 @@ def named_years(question: str) -> list[tuple[int, str]]:
     return out
 
 
+_YEAR_IN_NAME = re.compile(r"(?<=[a-z_])(\d{4}|\d{2})(?![0-9])", re.I)
+
+
+def named_tables(bi: BIContext) -> list[tuple[tuple[str, str], tuple[int, int]]]:
+    """The year a table's name carries (`sochi14_tally`: 2014, `results_1998`): its rows are of that year.
+    A two-digit year is of this century up to this year, else of the last."""
+    now = time.gmtime().tm_year
+    out = []
+    for table in bi.semantic.tables:
+        for m in _YEAR_IN_NAME.finditer(table):
+            y = int(m.group(1))
+            y = y if y >= 100 else 2000 + y if 2000 + y <= now else 1900 + y
+            if 1000 <= y <= now:
+                out.append(((table, "(its name)"), (y, y)))
+    return out
+
+
 def _reaches(year: int, how: str, lo: int, hi: int) -> bool:
     return (how == "after" and year < hi) or (how == "before" and year > lo) or (how == "in" and lo <= year <= hi)
 
@@ -899,7 +980,7 @@ def years_outside(bi: BIContext, question: str) -> str | None:
     ('in 2019' where the invoices run from 2009 to 2013); 'after 2015' needs a later year, 'before 1990' an
     earlier one. No date column, no judgment: the year may be a value the model places."""
     named = named_years(question)
-    spans = list(year_ranges(bi).items()) if named else []
+    spans = [*year_ranges(bi).items(), *named_tables(bi)] if named else []
     if not spans:
         return None
     for year, how in named:
