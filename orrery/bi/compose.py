@@ -469,7 +469,9 @@ def compose(
         semantic,
         question,
     )
-    trees["where"] = [_year_on_its_column(n, semantic, question, slice_tables, used) for n in trees["where"]]
+    trees["where"] = [
+        _listed_years(_year_on_its_column(n, semantic, question, slice_tables, used), question) for n in trees["where"]
+    ]
     limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit))
     _named_group(trees, semantic, question, slice_tables, used)
     _sum_how_much(trees, semantic, question)
@@ -487,6 +489,7 @@ def compose(
     _either_value(trees, question)
     _share_of_measure(trees, semantic, question, used)
     _share_of_rows(trees, question)
+    _ratio_over_all_rows(trees)
     _sum_of_counted_measure(trees, semantic, question, used)
     counted = _settle_groups(trees, semantic, question, used)
     limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
@@ -750,6 +753,34 @@ def _share_of_rows(trees: dict[str, list[exp.Expression]], question: str) -> Non
     scale = exp.Literal.number("100.0" if _IN_PERCENT.search(question) else "1.0")
     trees["select"] = [exp.Div(this=exp.Mul(this=scale, expression=hits), expression=exp.Count(this=exp.Star()))]
     trees["where"] = []
+
+
+def _listed_years(node: exp.Expression, question: str) -> exp.Expression:
+    """'in 1996 and in 2008', '1996, 2008': two years the question lists are those two years, not the range
+    between them the model wrote (`BETWEEN 1996 AND 2008`); 'between 1996 and 2008', 'from 1996 to 2008' stay."""
+    if not isinstance(node, exp.Between):
+        return node
+    lo, hi = (node.args.get(k) for k in ("low", "high"))
+    if not (isinstance(lo, exp.Literal) and isinstance(hi, exp.Literal) and lo.name.isdigit() and hi.name.isdigit()):
+        return node
+    listed = re.search(rf"\b{lo.name}(?:\s*,\s*|\s+(?:and|or)\s+)(?:(?:in|from|of)\s+)?{hi.name}\b", question, re.I)
+    ranged = re.search(rf"\bbetween\s+(?:\w+\s+)?{lo.name}\b", question, re.I)
+    return node.this.copy().isin(lo.copy(), hi.copy()) if listed and not ranged else node
+
+
+def _ratio_over_all_rows(trees: dict[str, list[exp.Expression]]) -> None:
+    """A ratio the model wrote with its condition inside (`SUM(CASE WHEN mode = 'Same Day' THEN 1 ...) /
+    COUNT(*)`) is over all the rows: the same condition also in WHERE makes every share 100%, and goes."""
+    inside = {
+        cond.sql()
+        for n in trees["select"]
+        if n.find(exp.Div)
+        for case in n.find_all(exp.Case)
+        for branch in case.args.get("ifs") or []
+        for cond in conjuncts(branch.this)
+    }
+    if inside and not trees["group_by"]:
+        trees["where"] = [c for c in trees["where"] if c.sql() not in inside]
 
 
 _PER = re.compile(r"\b(?:per|each|every)\s+([a-z][\w-]*)", re.I)

@@ -715,16 +715,16 @@ _TOKEN = re.compile(r"[^\W_][\w#/&.'-]*|&")
 NEAR_VALUE = 75  # an indexed value this close (rapidfuzz WRatio) to a missing name is offered in the reason
 
 
-def named_values(question: str) -> list[str]:
+def named_values(question: str, first: bool = False) -> list[str]:
     """The values a question names: quoted terms, then runs of capitalised tokens; the question's first word is
-    dropped (its capital is the sentence's), as are words that are grammar ('What', 'I')."""
+    dropped (its capital is the sentence's; kept with `first`), as are words that are grammar ('What', 'I')."""
     out = [m.group(1).strip() for m in _QUOTED.finditer(question)]
     text = _QUOTED.sub(" ", question)
     run: list[str] = []
     end = 0
     for i, m in enumerate([*_TOKEN.finditer(text), None]):
         tok = m.group(0) if m else ""
-        opens = i == 0 or bool(m and _SENTENCE_END.search(text[end : m.start()]))  # '... Tomatometer? Average'
+        opens = (i == 0 and not first) or bool(m and _SENTENCE_END.search(text[end : m.start()]))  # 'Meter? Average'
         end = m.end() if m else end
         if (
             tok
@@ -821,11 +821,20 @@ def indexed_values(bi: BIContext, question: str) -> list[str]:
     what entity resolution finds, when the planner leaves one out ('Chairs' of 'the total quantity of Chairs
     sold')."""
     names = named_values(question)
-    if not names:  # the index is read from the database: not for a question that names no value
+    opening = [n for n in named_values(question, first=True) if n not in names]
+    if not names and not opening:  # the index is read from the database: not for a question that names no value
         return []
     index = [str(c.value) for c in bi.index()]
     held = functools.partial(process.extractOne, choices=index, scorer=fuzz.ratio, processor=utils.default_process)
-    return [name for name in names if held(name, score_cutoff=90)]
+    # the first word's capital may be the sentence's: it names a value only as a category's whole value
+    # ('Furniture profit per sub-category'; not a track named 'Time' for 'Time spent ...')
+    sizes = collections.Counter((c.table, c.column) for c in bi.index()) if opening else {}
+    categories = {
+        utils.default_process(str(c.value)) for c in bi.index() if opening and sizes[(c.table, c.column)] <= CATEGORY
+    }
+    return [name for name in names if held(name, score_cutoff=90)] + [
+        n for n in opening if utils.default_process(n) in categories
+    ]
 
 
 def missing_values(bi: BIContext, question: str) -> list[str]:

@@ -193,7 +193,7 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
     bi, resolved, unresolved = ctx.deps, [], []
     answer = ctx.options.get("clarification")
     question = bi.question or ctx.options.get("request") or ""
-    for mention in mentions:
+    for mention in listed_apart(bi, mentions):
         if not names_a_value(bi, mention, question):
             continue
         found = bi.search(mention)
@@ -223,6 +223,20 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
     have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
     resolved += [r for r in compound_values(bi, question) if (r["table"], r["column"], str(r["value"])) not in have]
     return {"resolved": resolved, "unresolved": unresolved}
+
+
+_LIST_SEPARATOR = re.compile(r"\s*(?:,|\b(?:and|or|vs\.?|versus)\b)\s*", re.I)
+
+
+def listed_apart(bi: BIContext, mentions: list[str]) -> list[str]:
+    """The mentions, each that lists values ('jazz and blues', 'Norway, Canada') read as its items, unless a
+    value of the data is the whole ('Rock And Roll')."""
+    index = {utils.default_process(str(c.value)) for c in bi.index()} if mentions else set()
+    out = []
+    for mention in mentions:
+        items = [m for m in _LIST_SEPARATOR.split(mention) if m.strip()]
+        out += items if len(items) > 1 and utils.default_process(mention) not in index else [mention]
+    return list(dict.fromkeys(out))
 
 
 _COMPOUND = re.compile(r"\b([a-z0-9]+(?:-[a-z]+)+)\b", re.I)

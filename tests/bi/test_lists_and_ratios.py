@@ -1,0 +1,114 @@
+"""Values the question names that the planner hands over badly: a list in one mention, a category's value as the
+question's first word; and a ratio the model writes with its condition also in WHERE."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from orrery.bi.agent import BIAgent
+from orrery.bi.compose import QueryParts, compose
+from orrery.bi.decline import indexed_values
+from orrery.bi.engines import SQLiteEngine
+from orrery.bi.semantic import Semantic, draft
+from orrery.bi.tools import BIContext, listed_apart
+from orrery.llm.scripted import ScriptedModel
+
+
+@pytest.fixture
+def music(tmp_path: Path):
+    """Tracks in genres (a category of a few values) with a ship-like delivery mode, and one track named 'Time'."""
+    path = tmp_path / "m.sqlite"
+    genres = ["Jazz", "Blues", "Rock", "Rock And Roll"]
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE genres (genre_id INTEGER, name TEXT);"
+            "CREATE TABLE tracks (track_id INTEGER, name TEXT, genre_id INTEGER, mode TEXT, bytes INTEGER);"
+        )
+        con.executemany("INSERT INTO genres VALUES (?, ?)", list(enumerate(genres)))
+        con.executemany(
+            "INSERT INTO tracks VALUES (?, ?, ?, ?, ?)",
+            [
+                (i, "Time" if i == 0 else f"Song {i}", i % 4 if i % 7 else 0, ("Same Day", "Standard")[i % 3 > 0], i)
+                for i in range(120)
+            ],
+        )
+    engine = SQLiteEngine("m", path)
+    yield engine
+    engine.close()
+
+
+def parts(*select, where=(), group_by=()) -> dict:
+    return {
+        "select": list(select),
+        "where": list(where),
+        "group_by": list(group_by),
+        "having": [],
+        "order_by": [],
+        "limit": None,
+    }
+
+
+def _same(engine: SQLiteEngine, got: list, gold: str) -> bool:
+    return sorted(map(tuple, got)) == sorted(map(tuple, engine.execute(gold).rows))
+
+
+def test_a_mention_that_lists_values_is_read_as_its_items(music, tmp_path):
+    bi = BIContext(music, draft(music), None)
+    assert listed_apart(bi, ["jazz and blues", "Rock And Roll", "rock, blues"]) == [
+        "jazz",
+        "blues",
+        "Rock And Roll",  # a value of the data whole
+        "rock",
+    ]
+    question = "jazz and blues: track count for each"
+    plan = {"request": question, "kind": "query", "values": ["jazz and blues"], "fields": []}
+    model = ScriptedModel([plan, parts("genres.name", "COUNT(*)", group_by=["genres.name"])])
+    r = BIAgent(model, music, store=tmp_path / "s.db", prose=False, sql_mode="parts").ask(question)
+    gold = (
+        "SELECT g.name, COUNT(*) FROM tracks t JOIN genres g ON t.genre_id = g.genre_id "
+        "WHERE g.name IN ('Jazz', 'Blues') GROUP BY g.name"
+    )
+    assert r.status == "completed" and _same(music, r.rows, gold), r.sql
+
+
+def test_a_categorys_value_as_the_first_word_is_a_named_value(music):
+    bi = BIContext(music, draft(music), None)
+    assert indexed_values(bi, "Blues tracks per delivery mode") == ["Blues"]
+    assert indexed_values(bi, "Time spent per genre") == []  # a track's name, not a category's value
+    assert indexed_values(bi, "How many Blues tracks are there?") == ["Blues"]
+
+
+def test_a_ratio_with_its_condition_also_in_where_is_over_all_rows(music, tmp_path):
+    question = "What percentage of tracks were sent Same Day?"
+    plan = {"request": question, "kind": "query", "values": ["Same Day"], "fields": []}
+    share = "CAST(SUM(CASE WHEN tracks.mode = 'Same Day' THEN 1 ELSE 0 END) AS REAL) * 100 / COUNT(*)"
+    model = ScriptedModel([plan, parts(share, where=["tracks.mode = 'Same Day'"])])
+    r = BIAgent(model, music, store=tmp_path / "s.db", prose=False, sql_mode="parts").ask(question)
+    gold = "SELECT 100.0 * SUM(mode = 'Same Day') / COUNT(*) FROM tracks"
+    assert r.status == "completed" and r.rows[0][0] == pytest.approx(music.execute(gold).rows[0][0]), r.sql
+    assert 0 < r.rows[0][0] < 100
+
+
+@pytest.mark.parametrize(
+    ("question", "listed"),
+    [
+        ("Which tracks are from 1996 and from 2008?", True),
+        ("Which tracks are from 1996 to 2008?", False),
+        ("Which tracks came out in 1996 and in 2008?", True),
+        ("tracks of 1996, 2008", True),
+        ("Which tracks came out between 1996 and 2008?", False),
+    ],
+)
+def test_two_years_the_question_lists_are_those_years_not_a_range(question, listed):
+    sql = compose(
+        QueryParts(select=["t.name"], where=["t.yr BETWEEN 1996 AND 2008"]),
+        Semantic("d", {"t": {"description": "", "columns": {"name": {"type": "TEXT"}, "yr": {"type": "INTEGER"}}}}),
+        ["t"],
+        [],
+        "sqlite",
+        question,
+    )
+    assert ("IN (1996, 2008)" in sql) is listed and ("BETWEEN" in sql) is not listed, sql
