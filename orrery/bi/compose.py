@@ -19,7 +19,16 @@ from sqlglot.errors import SqlglotError
 from orrery.bi.decline import named_years
 from orrery.bi.joins import singular
 from orrery.bi.relax import conjuncts
-from orrery.bi.semantic import Semantic, named_year, rank_fields, schema_words, stems, two_digit_year, words
+from orrery.bi.semantic import (
+    Semantic,
+    named_year,
+    rank_fields,
+    schema_words,
+    stems,
+    table_year,
+    two_digit_year,
+    words,
+)
 from orrery.errors import ToolError
 
 
@@ -249,6 +258,18 @@ def _year_filters(node: exp.Expression, semantic: Semantic, question: str = "") 
     return node
 
 
+def _year_of_a_named_table(cond: exp.Expression, trees: dict[str, list[exp.Expression]], tables: list[str]) -> bool:
+    """`m100.yr = 2014` beside a table whose name carries 2014 (`sochi14_tally`, in the query or its slice): the
+    year is that table's, so a condition on another table's year asks nothing more (and joins what need not)."""
+    if not (
+        isinstance(cond, exp.EQ) and isinstance(cond.this, exp.Column) and isinstance(cond.expression, exp.Literal)
+    ):
+        return False
+    named = {t.lower() for t in tables} | {c.table.lower() for n in trees["select"] for c in n.find_all(exp.Column)}
+    carried = {t for t in named if table_year(t) is not None and str(table_year(t)) == cond.expression.name}
+    return bool(carried) and cond.this.table.lower() not in carried
+
+
 def _year_on_its_column(
     cond: exp.Expression, semantic: Semantic, question: str, slice_tables: list[str], used: list[str]
 ) -> exp.Expression:
@@ -465,6 +486,7 @@ def compose(
             _two_digit_years(_year_filters(n, semantic, question), semantic, question)
             for n in conjuncts(*trees["where"])
             if not _invented(n, semantic, question, values, given)
+            and not _year_of_a_named_table(n, trees, slice_tables)
         ],
         semantic,
         question,

@@ -28,7 +28,6 @@ import functools
 import itertools
 import os
 import re
-import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,6 +45,7 @@ from orrery.bi.semantic import (
     rank_fields,
     schema_words,
     stems,
+    table_year,
     two_digit_year,
     user_abbreviates,
     words,
@@ -303,6 +303,8 @@ _RANKED = re.compile(
     r"or|that|who|which|is|was|are|were|do|does|did|has|have|had)\b|[?.,!]|$)",
     re.I,
 )
+# degree words: after 'which <verb>' they say the question compares ('which won more', 'which get better')
+_DEGREE = frozenset(["more", "most", "less", "least", "fewer", "fewest", "better", "worse"])
 _WHICH = re.compile(rf"\b(?:which|what) ({_WORD}(?: {_WORD}){{0,2}})", re.I)
 
 
@@ -361,6 +363,8 @@ def _identified(question: str) -> list[tuple[str, bool]]:
     for m in _WHICH.finditer(question):
         ws = m.group(1).split()
         if ws[0].lower() in GRAMMAR:
+            continue
+        if len(ws) > 1 and ws[1].lower() in _DEGREE:  # 'which won more medals': a verb, then what it ranks by
             continue
         if len(ws) > 1 and ws[1].lower() in GRAMMAR:
             if ws[1].lower() == "of":
@@ -837,6 +841,30 @@ def indexed_values(bi: BIContext, question: str) -> list[str]:
     ]
 
 
+def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
+    """A category's values the user writes in lower case, which no planner lists: in the plural ('halogens',
+    'noble gases' of a `cat_nm` 'halogen', 'noble gas') or, for a value of several words, as it is ('noble gas
+    elements'). A lone word as it is ('world', 'south') is too often a word of the question, not a value; only
+    a column of at most CATEGORY distinct values names kinds of things."""
+    sizes = collections.Counter((c.table, c.column) for c in bi.index())
+    values: dict[str, list[Any]] = {}
+    for c in bi.index():
+        if sizes[(c.table, c.column)] <= CATEGORY:
+            values.setdefault(utils.default_process(str(c.value)), []).append(c)
+    tokens = re.findall(r"[a-z][a-z-]*", question)  # lower case only: a capitalised name is the planner's
+    out, taken = [], set()
+    for n in (3, 2, 1):
+        for i in range(len(tokens) - n + 1):
+            said = tokens[i : i + n]
+            one = " ".join([*said[:-1], singular(said[-1])])
+            text = one if one in values and (n > 1 or one != said[-1]) else " ".join(said) if n > 1 else ""
+            if text in values and not taken & set(range(i, i + n)):  # 'noble gases' is no 'gas' state
+                taken |= set(range(i, i + n))
+                c = values[text][0]
+                out.append({"mention": " ".join(said), "table": c.table, "column": c.column, "value": c.value})
+    return out
+
+
 def missing_values(bi: BIContext, question: str) -> list[str]:
     """The values the question names (`named_values`) that no column holds (`value_held`), each with the nearest
     indexed value when one is close (a likely misspelling); a name made only of schema words ('Production',
@@ -963,21 +991,9 @@ def named_years(question: str) -> list[tuple[int, str]]:
     return out
 
 
-_YEAR_IN_NAME = re.compile(r"(?<=[a-z_])(\d{4}|\d{2})(?![0-9])", re.I)
-
-
 def named_tables(bi: BIContext) -> list[tuple[tuple[str, str], tuple[int, int]]]:
-    """The year a table's name carries (`sochi14_tally`: 2014, `results_1998`): its rows are of that year.
-    A two-digit year is of this century up to this year, else of the last."""
-    now = time.gmtime().tm_year
-    out = []
-    for table in bi.semantic.tables:
-        for m in _YEAR_IN_NAME.finditer(table):
-            y = int(m.group(1))
-            y = y if y >= 100 else 2000 + y if 2000 + y <= now else 1900 + y
-            if 1000 <= y <= now:
-                out.append(((table, "(its name)"), (y, y)))
-    return out
+    """The year each table's name carries (`semantic.table_year`: `sochi14_tally` 2014): its rows are of it."""
+    return [((t, "(its name)"), (y, y)) for t in bi.semantic.tables if (y := table_year(t))]
 
 
 def _reaches(year: int, how: str, lo: int, hi: int) -> bool:

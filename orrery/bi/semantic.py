@@ -25,6 +25,7 @@ import functools
 import heapq
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -358,6 +359,21 @@ def abbreviates(token: str, word: str) -> bool:
         return k <= 3 and len(word) - k >= 3 and word[k] in _VOWELS and word[k:] not in _ENDINGS
     rest, later = token[k:], iter(word[k:])  # 'county' is not 'country': a short form drops two letters or more
     return len(word) - len(token) >= 2 and not _VOWELS & set(rest) and all(c in later for c in rest)
+
+
+_YEAR_IN_NAME = re.compile(r"(?<=[a-z_])(\d{4}|\d{2})(?![0-9])", re.I)
+
+
+def table_year(table: str) -> int | None:
+    """The year a table's name carries (`sochi14_tally`: 2014, `results_1998`): its rows are of that year. A
+    two-digit year is of this century up to this year, else of the last."""
+    now = time.gmtime().tm_year
+    for m in _YEAR_IN_NAME.finditer(table):
+        y = int(m.group(1))
+        y = y if y >= 100 else 2000 + y if 2000 + y <= now else 1900 + y
+        if 1000 <= y <= now:
+            return y
+    return None
 
 
 def two_digit_year(column: str, lo: float, hi: float) -> bool:

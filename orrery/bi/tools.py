@@ -26,7 +26,7 @@ from orrery.bi import analysis
 from orrery.bi.compose import BadPart, UnknownField
 from orrery.bi.context import BadReply, BIContext, Candidate
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
-from orrery.bi.decline import maps, meaning_of, missing_fields, other_form, user_wrote
+from orrery.bi.decline import category_values, maps, meaning_of, missing_fields, other_form, user_wrote
 from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
@@ -105,6 +105,8 @@ def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
         return False  # 'longer than 5 minutes' is an amount, not a name ('Nem 5 Minutos Guardados')
     if _AMOUNT.match(mention) and re.search(rf"\b(past|beyond|exceeding)\s+{re.escape(mention)}", question, re.I):
         return False  # 'run past five minutes'; 'past Texas' is a place
+    if len(text) <= 2 and re.search(rf"\w\s*\(\s*{re.escape(mention)}\s*\)", question):
+        return False  # 'boiling points (K)': a unit in brackets after what it measures, not potassium's symbol
     if any(utils.default_process(str(c.value)) == text for c in bi.index()):
         return True
     ranked = rank_fields(bi.semantic, mention)
@@ -222,6 +224,12 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
         ]
     have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
     resolved += [r for r in compound_values(bi, question) if (r["table"], r["column"], str(r["value"])) not in have]
+    have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
+    resolved += [
+        {**r, "value": jsonable(r["value"])}
+        for r in category_values(bi, question)
+        if (r["table"], r["column"], str(r["value"])) not in have
+    ]
     return {"resolved": resolved, "unresolved": unresolved}
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from orrery.bi import decline
+from orrery.bi.compose import QueryParts, compose
 from orrery.bi.decline import missing_fields, named_values, shape_decline
 from orrery.bi.engines import SQLiteEngine
 from orrery.bi.semantic import abbreviates, draft, initials, term_score, words
@@ -119,3 +120,19 @@ def test_a_year_in_a_tables_name_is_a_year_of_the_data(media):
     assert shape_decline(media, "gold medals of Norway in 2014") is None
     assert "2018" in (shape_decline(media, "gold medals of Norway in 2018") or "")
     assert shape_decline(media, "who won in 2008") is None  # the years of `yr`
+
+
+def test_which_then_a_verb_and_a_degree_word_asks_to_compare(media):
+    assert shape_decline(media, "Norway vs Canada: which won more gold?") is None
+    assert shape_decline(media, "ford vs audi: which get better hp on average?") is None
+    assert "gizmo" in (shape_decline(media, "which gizmo has the most gold?") or "")  # 'which X' is still asked
+
+
+def test_the_year_a_tables_name_carries_is_no_filter_on_another_tables_year(media):
+    question = "gold medals of Norway in 2014"
+    parts = QueryParts(select=["games14_tally.gold"], where=["results.yr = 2014", "games14_tally.country = 'Norway'"])
+    sql = compose(parts, media.semantic, ["games14_tally"], [], "sqlite", question)
+    assert "yr" not in sql and "results" not in sql, sql
+    assert [tuple(r) for r in media.engine.execute(sql).rows] == [(11,)]
+    kept = QueryParts(select=["results.athlete"], where=["results.yr = 2008"])
+    assert "2008" in compose(kept, media.semantic, ["results"], [], "sqlite", "who won in 2008")
