@@ -26,7 +26,7 @@ from orrery.bi import analysis
 from orrery.bi.compose import BadPart, UnknownField
 from orrery.bi.context import BadReply, BIContext, Candidate
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
-from orrery.bi.decline import category_values, maps, meaning_of, missing_fields, other_form, user_wrote
+from orrery.bi.decline import GRAMMAR, category_values, maps, meaning_of, missing_fields, other_form, user_wrote
 from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
@@ -99,6 +99,8 @@ def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
     text = utils.default_process(mention)
     if not text or re.fullmatch(r"[\d\s.,:/-]+", text):
         return False
+    if text in GRAMMAR and re.search(rf"\b{re.escape(text)}\b", question):  # 'across' is no county 'Cross'
+        return False  # written in lower case: a word of the sentence ('the US' is a name)
     if question and not user_wrote(mention, question):
         return False
     if re.search(rf"\b(than|over|under|above|below|least|most)\s+{re.escape(mention)}", question, re.I):

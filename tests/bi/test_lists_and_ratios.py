@@ -152,3 +152,10 @@ def test_a_categorys_values_written_in_lower_case_are_resolved(tmp_path):
     assert names_a_value(bi, "K", "melting points (K) of iron") is False  # a unit in brackets
     assert names_a_value(bi, "K", "How many elements have the symbol K?")
     engine.close()
+
+
+def test_a_grammar_word_the_planner_lists_is_no_value(music):
+    bi = BIContext(music, draft(music), None)
+    assert not names_a_value(bi, "across", "Average bytes across Blues tracks")  # not a track named 'Cross'
+    assert names_a_value(bi, "Blues", "Average bytes across Blues tracks")
+    assert names_a_value(bi, "US", "Blues tracks sent to the US")  # a grammar word capitalised is a name
