@@ -114,44 +114,39 @@ def test_two_years_the_question_lists_are_those_years_not_a_range(question, list
     assert ("IN (1996, 2008)" in sql) is listed and ("BETWEEN" in sql) is not listed, sql
 
 
-def test_a_value_before_a_tables_plural_qualifies_its_rows_it_does_not_name_one(tmp_path):
-    path = tmp_path / "c.sqlite"
-    with sqlite3.connect(path) as con:
-        con.executescript("CREATE TABLE counties (name TEXT, state TEXT); CREATE TABLE states (code TEXT, name TEXT);")
-        con.executemany("INSERT INTO counties VALUES (?, ?)", [("Ohio", "IN"), ("Cook", "IL"), ("Lake", "OH")])
-        con.executemany("INSERT INTO states VALUES (?, ?)", [("OH", "Ohio"), ("IN", "Indiana"), ("IL", "Illinois")])
-    engine = SQLiteEngine("c", path)
-    bi = BIContext(engine, draft(engine), None)
+def test_a_value_before_a_tables_plural_qualifies_its_rows_it_does_not_name_one(sqlite_bi):
+    bi = sqlite_bi(
+        "CREATE TABLE counties (name TEXT, state TEXT); CREATE TABLE states (code TEXT, name TEXT);",
+        {
+            "counties": [("Ohio", "IN"), ("Cook", "IL"), ("Lake", "OH")],
+            "states": [("OH", "Ohio"), ("IN", "Indiana"), ("IL", "Illinois")],
+        },
+    )
     ohio = next(c for c in bi.search("Ohio") if c.table == "counties")
     held = bi.best_holder(ohio, "Average jobless rate across Ohio counties")
     assert (held.table, held.column) == ("states", "name")
     held = bi.best_holder(ohio, "jobless rate of Ohio County")  # one county, named
     assert (held.table, held.column) == ("counties", "name")
-    engine.close()
 
 
-def test_a_categorys_values_written_in_lower_case_are_resolved(tmp_path):
-    path = tmp_path / "e.sqlite"
-    with sqlite3.connect(path) as con:
-        con.execute("CREATE TABLE elements (name TEXT, category TEXT, state TEXT, symbol TEXT)")
-        con.executemany(
-            "INSERT INTO elements VALUES (?, ?, ?, ?)",
-            [
+def test_a_categorys_values_written_in_lower_case_are_resolved(sqlite_bi):
+    bi = sqlite_bi(
+        "CREATE TABLE elements (name TEXT, category TEXT, state TEXT, symbol TEXT)",
+        {
+            "elements": [
                 ("Fluorine", "halogen", "gas", "F"),
                 ("Neon", "noble gas", "gas", "Ne"),
                 ("Iron", "metal", "solid", "Fe"),
                 ("Potassium", "metal", "solid", "K"),
-            ],
-        )
-    engine = SQLiteEngine("e", path)
-    bi = BIContext(engine, draft(engine), None)
+            ]
+        },
+    )
     found = {(r["mention"], r["value"]) for r in category_values(bi, "how many halogens and how many noble gases")}
     assert found == {("halogens", "halogen"), ("noble gases", "noble gas")}  # no 'gas' state inside 'noble gases'
     assert [r["value"] for r in category_values(bi, "count the noble gas elements")] == ["noble gas"]
     assert category_values(bi, "which metal is heaviest") == []  # a lone word as written may be the question's
     assert names_a_value(bi, "K", "melting points (K) of iron") is False  # a unit in brackets
     assert names_a_value(bi, "K", "How many elements have the symbol K?")
-    engine.close()
 
 
 def test_a_grammar_word_the_planner_lists_is_no_value(music):

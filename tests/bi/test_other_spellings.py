@@ -4,34 +4,18 @@ table's name carries, a name before a word the schema does not spell."""
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
-
 import pytest
 
 from orrery.bi import decline
 from orrery.bi.compose import QueryParts, compose
 from orrery.bi.decline import missing_fields, named_values, shape_decline
-from orrery.bi.engines import SQLiteEngine
-from orrery.bi.semantic import abbreviates, draft, initials, term_score, words
-from orrery.bi.tools import BIContext
-
-
-def _context(tmp_path: Path, script: str, rows: dict[str, list[tuple]]) -> BIContext:
-    path = tmp_path / "d.sqlite"
-    with sqlite3.connect(path) as con:
-        con.executescript(script)
-        for table, values in rows.items():
-            con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(values[0]))})", values)
-    engine = SQLiteEngine("d", path)
-    return BIContext(engine, draft(engine), None)
+from orrery.bi.semantic import abbreviates, initials, term_score, words
 
 
 @pytest.fixture
-def elements(tmp_path: Path):
-    """Elements with abbreviated property columns, a category lookup and a makers' table."""
-    bi = _context(
-        tmp_path,
+def elements(sqlite_bi):
+    """Elements with abbreviated property columns and a category lookup."""
+    return sqlite_bi(
         "CREATE TABLE element (sym TEXT, name TEXT, cat_cd TEXT);"
         "CREATE TABLE elem_cat (cat_cd TEXT, cat_nm TEXT);"
         "CREATE TABLE phys (sym TEXT, bp_k REAL, dens REAL);",
@@ -41,8 +25,6 @@ def elements(tmp_path: Path):
             "phys": [("H", 20.3, 0.09), ("F", 85.0, 1.7), ("B", 4200.0, 2.3)],
         },
     )
-    yield bi
-    bi.engine.close()
 
 
 def test_a_column_named_by_a_stem_or_by_initials_holds_the_users_word(elements):
@@ -65,11 +47,10 @@ def test_a_category_named_in_the_plural_is_its_value(elements):
 
 
 @pytest.fixture
-def media(tmp_path: Path):
+def media(sqlite_bi):
     """Films with a CamelCase box office column, a tomatoes table with a Meter, customers with a SupportRepId,
     cars from origins, and a yearly tally in a table named with its year."""
-    bi = _context(
-        tmp_path,
+    return sqlite_bi(
         "CREATE TABLE films (ID INTEGER, Title TEXT);"
         "CREATE TABLE tomatoes (ID INTEGER, Meter INTEGER, BoxOffice REAL);"
         "CREATE TABLE customers (CustomerId INTEGER, SupportRepId INTEGER);"
@@ -85,8 +66,6 @@ def media(tmp_path: Path):
             "results": [("Ann Lee", 1996), ("Bo Kim", 2008)],
         },
     )
-    yield bi
-    bi.engine.close()
 
 
 def test_a_schema_name_written_as_a_value_is_a_field(media):
