@@ -836,8 +836,11 @@ def indexed_values(bi: BIContext, question: str) -> list[str]:
     categories = {
         utils.default_process(str(c.value)) for c in bi.index() if opening and sizes[(c.table, c.column)] <= CATEGORY
     }
+    kinds = _schema_words(bi)  # 'Silver and bronze totals': the first word is a column's, not the medal 'SILVER'
     return [name for name in names if held(name, score_cutoff=90)] + [
-        n for n in opening if utils.default_process(n) in categories
+        n
+        for n in opening
+        if utils.default_process(n) in categories and not all(singular(w) in kinds for w in n.lower().split())
     ]
 
 
@@ -845,20 +848,24 @@ def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
     """A category's values the user writes in lower case, which no planner lists: in the plural ('halogens',
     'noble gases' of a `cat_nm` 'halogen', 'noble gas') or, for a value of several words, as it is ('noble gas
     elements'). A lone word as it is ('world', 'south') is too often a word of the question, not a value; only
-    a column of at most CATEGORY distinct values names kinds of things."""
+    a column of at most CATEGORY distinct values names kinds of things. Words the schema spells name columns
+    and tables ('golds' of a `gold` column is no medal 'GOLD'), not values."""
     sizes = collections.Counter((c.table, c.column) for c in bi.index())
     values: dict[str, list[Any]] = {}
     for c in bi.index():
-        if sizes[(c.table, c.column)] <= CATEGORY:
-            values.setdefault(utils.default_process(str(c.value)), []).append(c)
-    tokens = re.findall(r"[a-z][a-z-]*", question)  # lower case only: a capitalised name is the planner's
+        if sizes[(c.table, c.column)] <= CATEGORY and (text := utils.default_process(str(c.value))):
+            values.setdefault(text, []).append(c)
+    tokens = re.findall(r"(?<![\w-])[a-z][a-z-]*\b", question)  # lower case only: a capitalised name is the planner's
+    kinds = _schema_words(bi)
     out, taken = [], set()
     for n in (3, 2, 1):
         for i in range(len(tokens) - n + 1):
             said = tokens[i : i + n]
+            if all(singular(w) in kinds for w in said):
+                continue
             one = " ".join([*said[:-1], singular(said[-1])])
             text = one if one in values and (n > 1 or one != said[-1]) else " ".join(said) if n > 1 else ""
-            if text in values and not taken & set(range(i, i + n)):  # 'noble gases' is no 'gas' state
+            if text and text in values and not taken & set(range(i, i + n)):  # 'noble gases' is no 'gas' state
                 taken |= set(range(i, i + n))
                 c = values[text][0]
                 out.append({"mention": " ".join(said), "table": c.table, "column": c.column, "value": c.value})
