@@ -131,22 +131,30 @@ def test_a_value_before_a_tables_plural_qualifies_its_rows_it_does_not_name_one(
 
 def test_a_categorys_values_written_in_lower_case_are_resolved(sqlite_bi):
     bi = sqlite_bi(
-        "CREATE TABLE elements (name TEXT, category TEXT, state TEXT, symbol TEXT)",
+        "CREATE TABLE elements (name TEXT, category TEXT, state TEXT, symbol TEXT, region TEXT, gold INTEGER,"
+        " silver INTEGER); CREATE TABLE medals (medal TEXT);",
         {
             "elements": [
-                ("Fluorine", "halogen", "gas", "F"),
-                ("Neon", "noble gas", "gas", "Ne"),
-                ("Iron", "metal", "solid", "Fe"),
-                ("Potassium", "metal", "solid", "K"),
-            ]
+                ("Fluorine", "halogen", "gas", "F", "", 1, 0),
+                ("Neon", "noble gas", "gas", "Ne", "North", 2, 1),
+                ("Iron", "metal", "solid", "Fe", "", 3, 0),
+                ("Potassium", "metal", "solid", "K", "South", 4, 1),
+            ],
+            "medals": [("GOLD",), ("SILVER",), ("BRONZE",)],
         },
     )
     found = {(r["mention"], r["value"]) for r in category_values(bi, "how many halogens and how many noble gases")}
     assert found == {("halogens", "halogen"), ("noble gases", "noble gas")}  # no 'gas' state inside 'noble gases'
     assert [r["value"] for r in category_values(bi, "count the noble gas elements")] == ["noble gas"]
     assert category_values(bi, "which metal is heaviest") == []  # a lone word as written may be the question's
+    assert category_values(bi, "how many states are there") == []  # 'state' is a column: no 'solid' / 'gas' value
     assert names_a_value(bi, "K", "melting points (K) of iron") is False  # a unit in brackets
     assert names_a_value(bi, "K", "How many elements have the symbol K?")
+    # an empty value matches no word, a capitalised word gives no lower-case piece ('Cook' is no 'ook')
+    assert category_values(bi, "average gold of Cook and Ohio, in total") == []
+    assert category_values(bi, "how many golds are there") == []  # 'gold' is a column: not the medal 'GOLD'
+    assert indexed_values(bi, "Silver totals per element") == []  # the `silver` column, not the medal 'SILVER'
+    assert indexed_values(bi, "Bronze medal count") == ["Bronze"]  # no column named so: the medal
 
 
 def test_a_grammar_word_the_planner_lists_is_no_value(music):
