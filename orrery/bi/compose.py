@@ -513,7 +513,8 @@ def compose(
     _share_of_rows(trees, question)
     _ratio_over_all_rows(trees)
     _sum_of_counted_measure(trees, semantic, question, used)
-    counted = _settle_groups(trees, semantic, question, used)
+    counted = _settle_groups(trees, semantic, question, used) or _lookup_counted(trees, semantic, resolved, question)
+    used += [counted] if counted and counted not in used else []
     limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
     _no_blank_key(trees, semantic, question)
     _ranked_values_only(trees, limit)
@@ -1105,6 +1106,23 @@ def _counted_table(semantic: Semantic, question: str, pattern: re.Pattern[str] =
         if any(stems(n) == noun for n in names):
             return table
     return None
+
+
+def _lookup_counted(
+    trees: dict[str, list[exp.Expression]], semantic: Semantic, resolved: list[dict[str, Any]], question: str
+) -> str | None:
+    """'how many halogens and how many noble gases': a COUNT(*) of a lookup's own rows, filtered on a value the
+    question names, is one per value; the rows counted are those of the one table that refers to the lookup (the
+    left side of the layer's only join into it: `elem.cat_cd = elem_cat.cat_cd`). Not when the count names the
+    lookup itself ('how many customers from Brazil' counts customers)."""
+    if "COUNT(*)" not in {n.unalias().sql() for n in trees["select"]} or _counted_table(semantic, question, _COUNT_OF):
+        return None
+    tables = _tables_of(trees)
+    if len(tables) != 1 or not any(r["table"].lower() in tables for r in resolved):
+        return None
+    into = [j for j in semantic.joins if j.split("=")[1].strip().split(".")[0].lower() in tables]
+    referring = {j.split("=")[0].strip().split(".")[0] for j in into}
+    return referring.pop() if len(referring) == 1 else None
 
 
 def _all_of(node: exp.Expression, table: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -162,3 +163,22 @@ def test_a_grammar_word_the_planner_lists_is_no_value(music):
     assert not names_a_value(bi, "across", "Average bytes across Blues tracks")  # not a track named 'Cross'
     assert names_a_value(bi, "Blues", "Average bytes across Blues tracks")
     assert names_a_value(bi, "US", "Blues tracks sent to the US")  # a grammar word capitalised is a name
+
+
+def test_a_count_of_a_lookups_own_rows_per_named_value_counts_the_rows_that_refer_to_it(music, tmp_path):
+    def ask(question: str, values: list[str], reply: dict) -> Any:
+        plan = {"request": question, "kind": "query", "values": values, "fields": []}
+        agent = BIAgent(ScriptedModel([plan, reply]), music, store=tmp_path / "s.db", prose=False, sql_mode="parts")
+        return agent.ask(question)
+
+    grouped = parts("genres.name", "COUNT(*)", where=["genres.name IN ('Blues', 'Jazz')"], group_by=["genres.name"])
+    r = ask("how many blues and how many jazz are there", ["blues", "jazz"], grouped)
+    gold = (
+        "SELECT g.name, COUNT(*) FROM tracks t JOIN genres g ON t.genre_id = g.genre_id "
+        "WHERE g.name IN ('Jazz', 'Blues') GROUP BY g.name"
+    )
+    assert r.status == "completed" and _same(music, r.rows, gold), r.sql
+    # the count names the lookup itself, or names no value: its own rows
+    named = ask("How many genres are named Blues?", ["Blues"], parts("COUNT(*)", where=["genres.name = 'Blues'"]))
+    assert named.rows == [[1]], named.sql
+    assert ask("How many genres are there?", [], parts("COUNT(*)")).rows == [[4]]
