@@ -1112,8 +1112,8 @@ def _lookup_counted(
     trees: dict[str, list[exp.Expression]], semantic: Semantic, resolved: list[dict[str, Any]], question: str
 ) -> str | None:
     """'how many halogens and how many noble gases': a COUNT(*) of a lookup's own rows, filtered on a value the
-    question names, is one per value; the rows counted are those of the one table that refers to the lookup (the
-    left side of the layer's only join into it: `elem.cat_cd = elem_cat.cat_cd`). Not when the count names the
+    question names, is one per value; the rows counted are those of the table that refers to the lookup by the
+    layer's only join into it (its left side: `elem.cat_cd = elem_cat.cat_cd`). Not when the count names the
     lookup itself ('how many customers from Brazil' counts customers)."""
     if "COUNT(*)" not in {n.unalias().sql() for n in trees["select"]} or _counted_table(semantic, question, _COUNT_OF):
         return None
@@ -1121,8 +1121,8 @@ def _lookup_counted(
     if len(tables) != 1 or not any(r["table"].lower() in tables for r in resolved):
         return None
     into = [j for j in semantic.joins if j.split("=")[1].strip().split(".")[0].lower() in tables]
-    referring = {j.split("=")[0].strip().split(".")[0] for j in into}
-    return referring.pop() if len(referring) == 1 else None
+    # one join only: two (a route's source and destination airport) are two roles, and which is meant is a guess
+    return into[0].split("=")[0].strip().split(".")[0] if len(into) == 1 else None
 
 
 def _all_of(node: exp.Expression, table: str) -> bool:
