@@ -49,9 +49,6 @@ OWN_MODULE = (
     "heldout10",
     "heldout11",
 )  # the held-out sets with a module of their own
-# The one orrery.events.Status; result files written before it and the code at $ORRERY_MAIN may say
-# "answered" / "cannot_answer".
-COMPLETED, DECLINED = ("completed", "answered"), ("declined", "cannot_answer")
 
 
 def items(which: str) -> list[dict[str, Any]]:
@@ -104,7 +101,7 @@ def worker(which: str, code: str, out: Path, llm: str | None, only: list[int] | 
     from orrery.llm import resolve_model
 
     sys.path.insert(0, str(HERE))
-    from bi import same_result  # after orrery is imported: bench/bi.py puts this checkout first on sys.path
+    from bi import scored  # after orrery is imported: bench/bi.py puts this checkout first on sys.path
 
     qs = items(which)
     qs = [qs[i - 1] for i in only] if only else qs
@@ -126,12 +123,7 @@ def worker(which: str, code: str, out: Path, llm: str | None, only: list[int] | 
         except Exception as exc:  # noqa: BLE001 - a crash is scored as a miss and named, the run goes on
             status, sql, got, usage, steps, text = "crash", None, [], 0, [], f"{type(exc).__name__}: {exc}"[:300]
         seconds = time.perf_counter() - t0
-        if item["gold"] is None:
-            correct = status in DECLINED and sql is None
-        else:
-            gold = engine.execute(item["gold"])
-            ordered = "ORDER BY" in item["gold"].upper() and "LIMIT 1" not in item["gold"].upper()
-            correct = status in COMPLETED and sql is not None and same_result(got, gold.rows, ordered)
+        correct = scored(item, engine, status, sql, got)  # one scorer with bench/bi.py
         rows.append(
             {
                 **item,
@@ -175,6 +167,8 @@ def _count_calls(model: Any) -> list[dict[str, Any]]:
 def summarize(
     rows: list[dict[str, Any]], which: str, code: str, model: str, planned: int, source: str
 ) -> dict[str, Any]:
+    from bi import DECLINED  # the statuses bench/bi.py scores by (imported late: it puts this checkout on sys.path)
+
     def per(rs: list[dict[str, Any]]) -> dict[str, Any]:
         ans = [r for r in rs if r["gold"] is not None]
         una = [r for r in rs if r["gold"] is None]

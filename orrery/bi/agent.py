@@ -25,7 +25,7 @@ from orrery import results
 from orrery.agent.calls import Emit, ask_json
 from orrery.agent.loop import PendingApproval
 from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanTurn, Todo, model_summary
-from orrery.bi.decline import future, indexed_values, shape_decline
+from orrery.bi.decline import category_values, future, indexed_values, shape_decline
 from orrery.bi.engines import Engine
 from orrery.bi.examples import plan_shots, teach
 from orrery.bi.semantic import Semantic, load
@@ -356,6 +356,8 @@ class BIAgent(PlanAgent):
         if reply.kind == "query":  # a value the user named that the planner left out
             have = {v.lower() for v in reply.values}
             reply.values += [v for v in indexed_values(self.bi, user_input) if v.lower() not in have]
+            have = {v.lower() for v in reply.values}  # and a category's values written in lower case ('halogens')
+            reply.values += [r["mention"] for r in category_values(self.bi, user_input) if r["mention"] not in have]
         yield Reiterated(reply.request, "cannot_answer" if reason else reply.kind)
         declined_for = reason or (reply.request if reply.kind == "cannot_answer" else None)
         self.bi.choices = {}  # a new plan asks afresh

@@ -19,7 +19,16 @@ from sqlglot.errors import SqlglotError
 from orrery.bi.decline import named_years
 from orrery.bi.joins import singular
 from orrery.bi.relax import conjuncts
-from orrery.bi.semantic import Semantic, named_year, rank_fields, schema_words, stems, two_digit_year, words
+from orrery.bi.semantic import (
+    Semantic,
+    named_year,
+    rank_fields,
+    schema_words,
+    stems,
+    table_year,
+    two_digit_year,
+    words,
+)
 from orrery.errors import ToolError
 
 
@@ -249,6 +258,18 @@ def _year_filters(node: exp.Expression, semantic: Semantic, question: str = "") 
     return node
 
 
+def _year_of_a_named_table(cond: exp.Expression, trees: dict[str, list[exp.Expression]], tables: list[str]) -> bool:
+    """`m100.yr = 2014` beside a table whose name carries 2014 (`sochi14_tally`, in the query or its slice): the
+    year is that table's, so a condition on another table's year asks nothing more (and joins what need not)."""
+    if not (
+        isinstance(cond, exp.EQ) and isinstance(cond.this, exp.Column) and isinstance(cond.expression, exp.Literal)
+    ):
+        return False
+    named = {t.lower() for t in tables} | {c.table.lower() for n in trees["select"] for c in n.find_all(exp.Column)}
+    carried = {t for t in named if table_year(t) is not None and str(table_year(t)) == cond.expression.name}
+    return bool(carried) and cond.this.table.lower() not in carried
+
+
 def _year_on_its_column(
     cond: exp.Expression, semantic: Semantic, question: str, slice_tables: list[str], used: list[str]
 ) -> exp.Expression:
@@ -465,11 +486,14 @@ def compose(
             _two_digit_years(_year_filters(n, semantic, question), semantic, question)
             for n in conjuncts(*trees["where"])
             if not _invented(n, semantic, question, values, given)
+            and not _year_of_a_named_table(n, trees, slice_tables)
         ],
         semantic,
         question,
     )
-    trees["where"] = [_year_on_its_column(n, semantic, question, slice_tables, used) for n in trees["where"]]
+    trees["where"] = [
+        _listed_years(_year_on_its_column(n, semantic, question, slice_tables, used), question) for n in trees["where"]
+    ]
     limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit))
     _named_group(trees, semantic, question, slice_tables, used)
     _sum_how_much(trees, semantic, question)
@@ -487,8 +511,10 @@ def compose(
     _either_value(trees, question)
     _share_of_measure(trees, semantic, question, used)
     _share_of_rows(trees, question)
+    _ratio_over_all_rows(trees)
     _sum_of_counted_measure(trees, semantic, question, used)
-    counted = _settle_groups(trees, semantic, question, used)
+    counted = _settle_groups(trees, semantic, question, used) or _lookup_counted(trees, semantic, resolved, question)
+    used += [counted] if counted and counted not in used else []
     limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
     _no_blank_key(trees, semantic, question)
     _ranked_values_only(trees, limit)
@@ -750,6 +776,34 @@ def _share_of_rows(trees: dict[str, list[exp.Expression]], question: str) -> Non
     scale = exp.Literal.number("100.0" if _IN_PERCENT.search(question) else "1.0")
     trees["select"] = [exp.Div(this=exp.Mul(this=scale, expression=hits), expression=exp.Count(this=exp.Star()))]
     trees["where"] = []
+
+
+def _listed_years(node: exp.Expression, question: str) -> exp.Expression:
+    """'in 1996 and in 2008', '1996, 2008': two years the question lists are those two years, not the range
+    between them the model wrote (`BETWEEN 1996 AND 2008`); 'between 1996 and 2008', 'from 1996 to 2008' stay."""
+    if not isinstance(node, exp.Between):
+        return node
+    lo, hi = (node.args.get(k) for k in ("low", "high"))
+    if not (isinstance(lo, exp.Literal) and isinstance(hi, exp.Literal) and lo.name.isdigit() and hi.name.isdigit()):
+        return node
+    listed = re.search(rf"\b{lo.name}(?:\s*,\s*|\s+(?:and|or)\s+)(?:(?:in|from|of)\s+)?{hi.name}\b", question, re.I)
+    ranged = re.search(rf"\bbetween\s+(?:\w+\s+)?{lo.name}\b", question, re.I)
+    return node.this.copy().isin(lo.copy(), hi.copy()) if listed and not ranged else node
+
+
+def _ratio_over_all_rows(trees: dict[str, list[exp.Expression]]) -> None:
+    """A ratio the model wrote with its condition inside (`SUM(CASE WHEN mode = 'Same Day' THEN 1 ...) /
+    COUNT(*)`) is over all the rows: the same condition also in WHERE makes every share 100%, and goes."""
+    inside = {
+        cond.sql()
+        for n in trees["select"]
+        if n.find(exp.Div)
+        for case in n.find_all(exp.Case)
+        for branch in case.args.get("ifs") or []
+        for cond in conjuncts(branch.this)
+    }
+    if inside and not trees["group_by"]:
+        trees["where"] = [c for c in trees["where"] if c.sql() not in inside]
 
 
 _PER = re.compile(r"\b(?:per|each|every)\s+([a-z][\w-]*)", re.I)
@@ -1052,6 +1106,23 @@ def _counted_table(semantic: Semantic, question: str, pattern: re.Pattern[str] =
         if any(stems(n) == noun for n in names):
             return table
     return None
+
+
+def _lookup_counted(
+    trees: dict[str, list[exp.Expression]], semantic: Semantic, resolved: list[dict[str, Any]], question: str
+) -> str | None:
+    """'how many halogens and how many noble gases': a COUNT(*) of a lookup's own rows, filtered on a value the
+    question names, is one per value; the rows counted are those of the table that refers to the lookup by the
+    layer's only join into it (its left side: `elem.cat_cd = elem_cat.cat_cd`). Not when the count names the
+    lookup itself ('how many customers from Brazil' counts customers)."""
+    if "COUNT(*)" not in {n.unalias().sql() for n in trees["select"]} or _counted_table(semantic, question, _COUNT_OF):
+        return None
+    tables = _tables_of(trees)
+    if len(tables) != 1 or not any(r["table"].lower() in tables for r in resolved):
+        return None
+    into = [j for j in semantic.joins if j.split("=")[1].strip().split(".")[0].lower() in tables]
+    # one join only: two (a route's source and destination airport) are two roles, and which is meant is a guess
+    return into[0].split("=")[0].strip().split(".")[0] if len(into) == 1 else None
 
 
 def _all_of(node: exp.Expression, table: str) -> bool:

@@ -13,6 +13,7 @@ import pydantic
 from rapidfuzz import fuzz, process, utils
 
 from orrery.bi.engines import Engine, QueryResult
+from orrery.bi.joins import singular
 from orrery.bi.semantic import Semantic, stems, words
 from orrery.errors import ModelError, ToolError
 from orrery.llm.base import Model
@@ -121,7 +122,11 @@ class BIContext:
             labels = [stems(label) for label in (words(c.column), *info.get("synonyms", [])) if label]
             return any(lab and (before[-len(lab) :] == lab or after[: len(lab)] == lab) for lab in labels)
 
-        best = next((c for c in same if named(c)), pick)  # else the first column holding it (the layer's order)
+        # 'Ohio counties': a value before the plural of a table's name qualifies that table's rows (they are in
+        # Ohio), it does not name one of them ('Cook County' does); another table's column holds it
+        kinds = _tables_after(self.semantic, question, str(pick.value))
+        others = [c for c in same if c.table not in kinds]
+        best = next((c for c in same if named(c)), others[0] if others else pick)  # else the layer's first holder
         return Candidate(best.value, best.table, best.column, pick.score)
 
     def graphql(self) -> Any:
@@ -167,6 +172,15 @@ class BIContext:
             return reply.model_validate_json(resp.content)
         except pydantic.ValidationError as exc:
             raise BadReply(f"the model's reply {resp.content[:200]!r} is not valid JSON for this step") from exc
+
+
+def _tables_after(semantic: Semantic, question: str, value: str) -> set[str]:
+    """The tables whose name the question writes in the plural right after `value` ('Ohio counties')."""
+    m = re.search(rf"\b{re.escape(value.lower())}\s+([a-z]+)", question.lower())
+    word = m.group(1) if m else ""
+    if not word or singular(word) == word:
+        return set()
+    return {t for t in semantic.tables if singular(words(t).split()[-1] if words(t) else t) == singular(word)}
 
 
 def pick_option(answer: str, options: list[str]) -> str | None:

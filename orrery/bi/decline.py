@@ -23,6 +23,7 @@ the words that make a number a quantity or a bound of years appear here as words
 from __future__ import annotations
 
 import calendar
+import collections
 import functools
 import itertools
 import os
@@ -40,9 +41,11 @@ from orrery.bi.semantic import (
     GENERIC,
     Semantic,
     abbreviates,
+    initials,
     rank_fields,
     schema_words,
     stems,
+    table_year,
     two_digit_year,
     user_abbreviates,
     words,
@@ -150,6 +153,8 @@ GRAMMAR = frozenset(
         "i",
         "me",
         "one",
+        "please",
+        "enough",
     ]
 )
 
@@ -198,6 +203,9 @@ def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only:
         info = semantic.tables[target["table"]]["columns"][target["column"]]
         texts = [words(target["column"]), *info.get("synonyms", [])]
     texts += [] if names_only else [info.get("description") or ""]
+    lead = words(target.get("column", "")).split()[:1]  # `bp_k` names a 'boiling point'
+    if lead and (run := initials(lead[0], tuple(term.split()))) and term.endswith(run):
+        return True
     return any(
         singular(w) == head
         or (len(head) > 4 and fuzz.ratio(w, head) >= 85)
@@ -295,6 +303,8 @@ _RANKED = re.compile(
     r"or|that|who|which|is|was|are|were|do|does|did|has|have|had)\b|[?.,!]|$)",
     re.I,
 )
+# degree words: after 'which <verb>' they say the question compares ('which won more', 'which get better')
+_DEGREE = frozenset(["more", "most", "less", "least", "fewer", "fewest", "better", "worse"])
 _WHICH = re.compile(rf"\b(?:which|what) ({_WORD}(?: {_WORD}){{0,2}})", re.I)
 
 
@@ -354,6 +364,8 @@ def _identified(question: str) -> list[tuple[str, bool]]:
         ws = m.group(1).split()
         if ws[0].lower() in GRAMMAR:
             continue
+        if len(ws) > 1 and ws[1].lower() in _DEGREE:  # 'which won more medals': a verb, then what it ranks by
+            continue
         if len(ws) > 1 and ws[1].lower() in GRAMMAR:
             if ws[1].lower() == "of":
                 continue
@@ -384,12 +396,18 @@ def unplaced(bi: BIContext, question: str) -> list[str]:
     for phrase, whole in shapes:
         own = _own_words(phrase)
         starts = [" ".join(own[:k]) for k in range(min(2, len(own)) if whole else 1, len(own) + 1)]
-        if own and len(missing_fields(bi, starts, question)) == len(starts):
+        if own and len(missing_fields(bi, starts, question)) == len(starts) and not _named_kind(bi, own):
             out.append(" ".join(own))
     word = predicate(question)
     if word and not word_held(bi, word) and not approved_covers(bi, word, question):
         out.append(word)
     return list(dict.fromkeys(out))
+
+
+def _named_kind(bi: BIContext, own: list[str]) -> bool:
+    """Whether a phrase opens with a name the user wrote (capitalised) that the data holds, before the kind of
+    thing it is ('which Ford model': `mfr` 'ford'): the rows asked about are there, whatever the kind's word."""
+    return len(own) > 1 and own[0][:1].isupper() and value_held(bi, own[0])
 
 
 def _named_with_values(bi: BIContext, own: list[str]) -> bool:
@@ -660,11 +678,32 @@ def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
         and not maps(bi, t)
         and not names_the_data(bi, t)
         and not stored_value(bi, t)
+        and not (" " not in t.strip() and glued_schema_name(bi, t, pieces=2))
+        and not plural_value(bi, t)
         and not named_by_kind(bi, t, question)
         and not approved_covers(bi, t, question)
         and meaning_of(bi, t) is None
         and not _named_with_values(bi, _own_words(t))
     ]
+
+
+CATEGORY = 50  # a column of at most this many distinct values names kinds of things (a plural names one)
+
+
+def plural_value(bi: BIContext, term: str) -> bool:
+    """Whether the term's own words are a category's value in the plural ('metalloids' of the category
+    'metalloid', 'transition metals'; not 'times' of a track named 'Time': a column of thousands of names), or
+    a hyphenated value before its modifier ('R-rated', 'Europe-built')."""
+    own = [singular(w) for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC]
+    if "-" in term and value_held(bi, term.strip()):
+        return True
+    if not own or not re.search(r"[a-z]", term.lower()):
+        return False
+    text, sizes = " ".join(own), collections.Counter((c.table, c.column) for c in bi.index())
+    return any(
+        utils.default_process(str(c.value)) == text and sizes[(c.table, c.column)] <= CATEGORY
+        for c in bi.search(text, limit=3)
+    )
 
 
 def approved_covers(bi: BIContext, term: str, question: str) -> bool:
@@ -680,18 +719,22 @@ _TOKEN = re.compile(r"[^\W_][\w#/&.'-]*|&")
 NEAR_VALUE = 75  # an indexed value this close (rapidfuzz WRatio) to a missing name is offered in the reason
 
 
-def named_values(question: str) -> list[str]:
+def named_values(question: str, first: bool = False) -> list[str]:
     """The values a question names: quoted terms, then runs of capitalised tokens; the question's first word is
-    dropped (its capital is the sentence's), as are words that are grammar ('What', 'I')."""
+    dropped (its capital is the sentence's; kept with `first`), as are words that are grammar ('What', 'I')."""
     out = [m.group(1).strip() for m in _QUOTED.finditer(question)]
     text = _QUOTED.sub(" ", question)
     run: list[str] = []
+    end = 0
     for i, m in enumerate([*_TOKEN.finditer(text), None]):
         tok = m.group(0) if m else ""
+        opens = (i == 0 and not first) or bool(m and _SENTENCE_END.search(text[end : m.start()]))  # 'Meter? Average'
+        end = m.end() if m else end
         if (
             tok
+            and not (opens and run)
             and (tok[0].isupper() or (tok == "&" and run))
-            and not (i == 0 and not tok.isupper())
+            and not (opens and not tok.isupper())
             and tok.lower() not in GRAMMAR
         ):
             run.append(re.sub(r"('s|')$", "", tok).rstrip(".'"))
@@ -702,6 +745,29 @@ def named_values(question: str) -> list[str]:
             out.append(" ".join(run))
         run = []
     return list(dict.fromkeys(out))
+
+
+_SENTENCE_END = re.compile(r"[?!]")  # not a colon: "Sochi gold: Norway, Canada"
+
+
+def glued_schema_name(bi: BIContext, name: str, pieces: int = 1) -> bool:
+    """Whether `name`, its letters glued, is `pieces` or more schema words run together: the way a schema writes
+    a name ('SupportRep' of `SupportRepId`, 'BoxOffice', 'TPC-H' for the database `tpch`, 'Tomatometer' of
+    `tomatoes` and `Meter`): a field named, not a value. Each piece is a schema word of three letters or more."""
+    glued = re.sub(r"[^a-z0-9]", "", name.lower())
+    known = {w for w in _schema_words(bi) if len(w) >= 3}
+    known |= {k + "s" for k in known} | {k[:-1] for k in known if k.endswith("oe")}  # 'tomatoes' | 'tomato'
+    return bool(glued) and _segments(glued, frozenset(known)) >= pieces
+
+
+@functools.lru_cache(maxsize=4096)
+def _segments(text: str, known: frozenset[str]) -> int:
+    """The most schema words `text` splits into, whole (0: it does not)."""
+    best = 1 if text in known else 0
+    for k in range(3, len(text) - 2):
+        if text[:k] in known and (rest := _segments(text[k:], known)):
+            best = max(best, 1 + rest)
+    return best
 
 
 def _schema_words(bi: BIContext) -> set[str]:
@@ -726,6 +792,8 @@ def value_held(bi: BIContext, name: str) -> bool:
     roots = {_root(k) for k in kinds}
     for parts in (name.split(), re.split(r"-+", name) if "-" in name else []):
         own = [p for p in parts if singular(p.lower()) not in kinds and _root(p.lower()) not in roots]
+        if "-" in name and parts[0][:1].isupper():  # 'Europe-built': a lower-case word after the hyphen modifies
+            own = [p for p in own if not p.islower()]  # the value ('K-Pop' is one value)
         if len(parts) > 1 and own and (len(own) < len(parts) or " " in name) and all(value_held(bi, p) for p in own):
             return True
     return False
@@ -757,11 +825,51 @@ def indexed_values(bi: BIContext, question: str) -> list[str]:
     what entity resolution finds, when the planner leaves one out ('Chairs' of 'the total quantity of Chairs
     sold')."""
     names = named_values(question)
-    if not names:  # the index is read from the database: not for a question that names no value
+    opening = [n for n in named_values(question, first=True) if n not in names]
+    if not names and not opening:  # the index is read from the database: not for a question that names no value
         return []
     index = [str(c.value) for c in bi.index()]
     held = functools.partial(process.extractOne, choices=index, scorer=fuzz.ratio, processor=utils.default_process)
-    return [name for name in names if held(name, score_cutoff=90)]
+    # the first word's capital may be the sentence's: it names a value only as a category's whole value
+    # ('Furniture profit per sub-category'; not a track named 'Time' for 'Time spent ...')
+    sizes = collections.Counter((c.table, c.column) for c in bi.index()) if opening else {}
+    categories = {
+        utils.default_process(str(c.value)) for c in bi.index() if opening and sizes[(c.table, c.column)] <= CATEGORY
+    }
+    kinds = _schema_words(bi)  # 'Silver and bronze totals': the first word is a column's, not the medal 'SILVER'
+    return [name for name in names if held(name, score_cutoff=90)] + [
+        n
+        for n in opening
+        if utils.default_process(n) in categories and not all(singular(w) in kinds for w in n.lower().split())
+    ]
+
+
+def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
+    """A category's values the user writes in lower case, which no planner lists: in the plural ('halogens',
+    'noble gases' of a `cat_nm` 'halogen', 'noble gas') or, for a value of several words, as it is ('noble gas
+    elements'). A lone word as it is ('world', 'south') is too often a word of the question, not a value; only
+    a column of at most CATEGORY distinct values names kinds of things. Words the schema spells name columns
+    and tables ('golds' of a `gold` column is no medal 'GOLD'), not values."""
+    sizes = collections.Counter((c.table, c.column) for c in bi.index())
+    values: dict[str, list[Any]] = {}
+    for c in bi.index():
+        if sizes[(c.table, c.column)] <= CATEGORY and (text := utils.default_process(str(c.value))):
+            values.setdefault(text, []).append(c)
+    tokens = re.findall(r"(?<![\w-])[a-z][a-z-]*\b", question)  # lower case only: a capitalised name is the planner's
+    kinds = _schema_words(bi)
+    out, taken = [], set()
+    for n in (3, 2, 1):
+        for i in range(len(tokens) - n + 1):
+            said = tokens[i : i + n]
+            if all(singular(w) in kinds for w in said):
+                continue
+            one = " ".join([*said[:-1], singular(said[-1])])
+            text = one if one in values and (n > 1 or one != said[-1]) else " ".join(said) if n > 1 else ""
+            if text and text in values and not taken & set(range(i, i + n)):  # 'noble gases' is no 'gas' state
+                taken |= set(range(i, i + n))
+                c = values[text][0]
+                out.append({"mention": " ".join(said), "table": c.table, "column": c.column, "value": c.value})
+    return out
 
 
 def missing_values(bi: BIContext, question: str) -> list[str]:
@@ -772,7 +880,7 @@ def missing_values(bi: BIContext, question: str) -> list[str]:
     out = []
     for name in named_values(question):
         own = [singular(w) for w in re.findall(r"[a-z0-9]+", name.lower())]
-        if not own or all(w in known for w in own) or value_held(bi, name):
+        if not own or all(w in known for w in own) or glued_schema_name(bi, name) or value_held(bi, name):
             continue
         near = [c for c in bi.search(name, limit=1) if c.score >= NEAR_VALUE]
         out.append(repr(name) + (f" (the nearest is {str(near[0].value)!r})" if near else ""))
@@ -890,6 +998,11 @@ def named_years(question: str) -> list[tuple[int, str]]:
     return out
 
 
+def named_tables(bi: BIContext) -> list[tuple[tuple[str, str], tuple[int, int]]]:
+    """The year each table's name carries (`semantic.table_year`: `sochi14_tally` 2014): its rows are of it."""
+    return [((t, "(its name)"), (y, y)) for t in bi.semantic.tables if (y := table_year(t))]
+
+
 def _reaches(year: int, how: str, lo: int, hi: int) -> bool:
     return (how == "after" and year < hi) or (how == "before" and year > lo) or (how == "in" and lo <= year <= hi)
 
@@ -899,7 +1012,7 @@ def years_outside(bi: BIContext, question: str) -> str | None:
     ('in 2019' where the invoices run from 2009 to 2013); 'after 2015' needs a later year, 'before 1990' an
     earlier one. No date column, no judgment: the year may be a value the model places."""
     named = named_years(question)
-    spans = list(year_ranges(bi).items()) if named else []
+    spans = [*year_ranges(bi).items(), *named_tables(bi)] if named else []
     if not spans:
         return None
     for year, how in named:

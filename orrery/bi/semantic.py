@@ -25,6 +25,7 @@ import functools
 import heapq
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,8 +43,9 @@ VALUE_MAX_LENGTH = 40
 
 
 def words(name: str) -> str:
-    """'InvoiceDate' -> 'invoice date', 'l_shipdate' -> 'shipdate' (TPC-H's one-letter prefixes dropped)."""
-    name = re.sub(r"^[a-z]{1,2}_", "", name)
+    """'InvoiceDate' -> 'invoice date', 'l_shipdate' -> 'shipdate' (TPC-H's one-letter prefixes dropped),
+    'bp_k' -> 'bp k'."""
+    name = re.sub(r"^[a-z]{1,2}_(?=[a-z]{3})", "", name)  # not the name itself: `bp_k` (a boiling point in K)
     name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
     return re.sub(r"[_\W]+", " ", name).strip().lower()
 
@@ -330,6 +332,7 @@ def stems(text: str) -> list[str]:
 
 _VOWELS = frozenset("aeiou")
 _ENDINGS = ("ness", "ment", "less", "ful", "ing", "ed", "er", "ers", "ly", "s", "es")
+_DERIVED = frozenset(["ity", "ion", "ure", "ance", "ence", "ous", "ive"])
 
 
 @functools.lru_cache(maxsize=65536)  # field ranking asks it per (term word, column token): the pairs recur
@@ -349,11 +352,28 @@ def abbreviates(token: str, word: str) -> bool:
         halves = cut >= 4 and len(word) - cut >= 4 and word[cut - 1] in _VOWELS
         return consonants.startswith(token) or halves
     k = len(os.path.commonprefix([token, word]))
+    if k == len(token) and word[k:] in _DERIVED:  # 'dens|ity': a stem cut before a suffix that makes a noun of it
+        return True
     if k == len(token):  # a short form cuts inside a syllable ('pop|ulation'); a whole word goes on with an ending
         # or another ('region|key', 'ship|instruct': names join words, so a bare prefix is three letters at most)
         return k <= 3 and len(word) - k >= 3 and word[k] in _VOWELS and word[k:] not in _ENDINGS
     rest, later = token[k:], iter(word[k:])  # 'county' is not 'country': a short form drops two letters or more
     return len(word) - len(token) >= 2 and not _VOWELS & set(rest) and all(c in later for c in rest)
+
+
+_YEAR_IN_NAME = re.compile(r"(?<=[a-z_])(\d{4}|\d{2})(?![0-9])", re.I)
+
+
+def table_year(table: str) -> int | None:
+    """The year a table's name carries (`sochi14_tally`: 2014, `results_1998`): its rows are of that year. A
+    two-digit year is of this century up to this year, else of the last."""
+    now = time.gmtime().tm_year
+    for m in _YEAR_IN_NAME.finditer(table):
+        y = int(m.group(1))
+        y = y if y >= 100 else 2000 + y if 2000 + y <= now else 1900 + y
+        if 1000 <= y <= now:
+            return y
+    return None
 
 
 def two_digit_year(column: str, lo: float, hi: float) -> bool:
@@ -382,7 +402,27 @@ def spelled_as(text: str, term: str, user: bool = False) -> str:
     text is the user's (`user_abbreviates`)."""
     own = re.findall(r"[a-z]+", term.lower())
     short = user_abbreviates if user else abbreviates
-    return " ".join(next((w for w in own if short(t, w)), t) for t in re.findall(r"[a-z0-9]+", text.lower()))
+    tokens = re.findall(r"[a-z0-9]+", text.lower())
+    lead = [] if user or len(tokens) < 2 else [initials(tokens[0], tuple(own))]
+    if lead and lead[0]:
+        return " ".join([lead[0], *(next((w for w in own if short(t, w)), t) for t in tokens[1:])])
+    return " ".join(next((w for w in own if short(t, w)), t) for t in tokens)
+
+
+def initials(token: str, words_: tuple[str, ...]) -> str | None:
+    """The run of `words_` whose first letters make `token` (a name's leading short form of consonants: `bp_k`
+    for 'boiling point'), or None."""
+    n = len(token)
+    if not (2 <= n <= 3 and token.isalpha()) or _VOWELS & set(token):
+        return None
+    return next(
+        (
+            " ".join(words_[i : i + n])
+            for i in range(len(words_) - n + 1)
+            if "".join(w[0] for w in words_[i : i + n]) == token
+        ),
+        None,
+    )
 
 
 def term_score(term: str, text: str) -> float:

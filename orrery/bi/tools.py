@@ -26,7 +26,7 @@ from orrery.bi import analysis
 from orrery.bi.compose import BadPart, UnknownField
 from orrery.bi.context import BadReply, BIContext, Candidate
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
-from orrery.bi.decline import maps, meaning_of, missing_fields, other_form, user_wrote
+from orrery.bi.decline import GRAMMAR, category_values, maps, meaning_of, missing_fields, other_form, user_wrote
 from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
@@ -99,12 +99,16 @@ def names_a_value(bi: BIContext, mention: str, question: str) -> bool:
     text = utils.default_process(mention)
     if not text or re.fullmatch(r"[\d\s.,:/-]+", text):
         return False
+    if text in GRAMMAR and re.search(rf"\b{re.escape(text)}\b", question):  # 'across' is no county 'Cross'
+        return False  # written in lower case: a word of the sentence ('the US' is a name)
     if question and not user_wrote(mention, question):
         return False
     if re.search(rf"\b(than|over|under|above|below|least|most)\s+{re.escape(mention)}", question, re.I):
         return False  # 'longer than 5 minutes' is an amount, not a name ('Nem 5 Minutos Guardados')
     if _AMOUNT.match(mention) and re.search(rf"\b(past|beyond|exceeding)\s+{re.escape(mention)}", question, re.I):
         return False  # 'run past five minutes'; 'past Texas' is a place
+    if len(text) <= 2 and re.search(rf"\w\s*\(\s*{re.escape(mention)}\s*\)", question):
+        return False  # 'boiling points (K)': a unit in brackets after what it measures, not potassium's symbol
     if any(utils.default_process(str(c.value)) == text for c in bi.index()):
         return True
     ranked = rank_fields(bi.semantic, mention)
@@ -193,7 +197,7 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
     bi, resolved, unresolved = ctx.deps, [], []
     answer = ctx.options.get("clarification")
     question = bi.question or ctx.options.get("request") or ""
-    for mention in mentions:
+    for mention in listed_apart(bi, mentions):
         if not names_a_value(bi, mention, question):
             continue
         found = bi.search(mention)
@@ -222,7 +226,27 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
         ]
     have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
     resolved += [r for r in compound_values(bi, question) if (r["table"], r["column"], str(r["value"])) not in have]
+    have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
+    resolved += [
+        {**r, "value": jsonable(r["value"])}
+        for r in category_values(bi, question)
+        if (r["table"], r["column"], str(r["value"])) not in have
+    ]
     return {"resolved": resolved, "unresolved": unresolved}
+
+
+_LIST_SEPARATOR = re.compile(r"\s*(?:,|\b(?:and|or|vs\.?|versus)\b)\s*", re.I)
+
+
+def listed_apart(bi: BIContext, mentions: list[str]) -> list[str]:
+    """The mentions, each that lists values ('jazz and blues', 'Norway, Canada') read as its items, unless a
+    value of the data is the whole ('Rock And Roll')."""
+    index = {utils.default_process(str(c.value)) for c in bi.index()} if mentions else set()
+    out = []
+    for mention in mentions:
+        items = [m for m in _LIST_SEPARATOR.split(mention) if m.strip()]
+        out += items if len(items) > 1 and utils.default_process(mention) not in index else [mention]
+    return list(dict.fromkeys(out))
 
 
 _COMPOUND = re.compile(r"\b([a-z0-9]+(?:-[a-z]+)+)\b", re.I)

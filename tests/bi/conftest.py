@@ -1,6 +1,7 @@
-"""BI fixtures: the shipped databases built once per session in a temporary home, and a real PostgreSQL
+"""BI fixtures: the shipped databases built once per session in a temporary home, a real PostgreSQL
 (Debian's server binaries, initdb + pg_ctl as an unprivileged user on 127.0.0.1 and a free port) loaded
-with TPC-H and Chinook, read through a role that may only SELECT, stopped at the end."""
+with TPC-H and Chinook, read through a role that may only SELECT, stopped at the end; and small SQLite
+databases a test writes (`sqlite_bi`)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,18 @@ import os
 import pwd
 import shutil
 import socket
+import sqlite3
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from orrery.bi.engines import SQLiteEngine
+from orrery.bi.semantic import draft
+from orrery.bi.tools import BIContext
 
 READER = "orrery_reader"
 
@@ -147,3 +153,23 @@ def pg_chinook(postgres: Postgres):
     engine = PostgresEngine("chinook", postgres.url("chinook"))
     yield engine
     engine.close()
+
+
+@pytest.fixture
+def sqlite_bi(tmp_path: Path) -> Iterator[Callable[[str, dict[str, list[tuple]]], BIContext]]:
+    """Make a BIContext (a drafted layer, no model) over a SQLite database built from a DDL script and each
+    table's rows; the engines are closed after the test."""
+    engines: list[SQLiteEngine] = []
+
+    def make(script: str, rows: dict[str, list[tuple]]) -> BIContext:
+        path = tmp_path / f"d{len(engines)}.sqlite"
+        with sqlite3.connect(path) as con:
+            con.executescript(script)
+            for table, values in rows.items():
+                con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(values[0]))})", values)
+        engines.append(SQLiteEngine(path.stem, path))
+        return BIContext(engines[-1], draft(engines[-1]), None)
+
+    yield make
+    for engine in engines:
+        engine.close()
