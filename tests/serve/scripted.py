@@ -342,6 +342,9 @@ def bi_counted_agent(
     from orrery.bi.agent import bi_agent
 
     agent = bi_agent(llm, db=db, session_id=session_id, store=store, approve_sql=approve_sql)
+    # The value index (bounded DISTINCT reads of the layer's value columns, read once per connection, before any
+    # plan) is no query of the answer: what is counted is what an approval gates.
+    agent.bi.index()
     agent.bi.engine.execute = counted("sql", agent.bi.engine.execute)
     return agent
 
