@@ -964,6 +964,7 @@ def _filter_resolved(
         if literal.lower() not in where_sql:
             cond = exp.column(r["column"], table=r["table"]).eq(exp.convert(r["value"]))
             trees["where"].append(cond)
+            where_sql += " " + literal.lower()  # a value resolved twice (planner, category words) filters once
             if r["table"] not in used:
                 used.append(r["table"])
 

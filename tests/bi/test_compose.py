@@ -50,6 +50,13 @@ def test_resolved_values_filter_even_when_left_out(chinook_sem, pg_chinook):
     assert pg_chinook.execute(sql).rows == [(18,)]
 
 
+def test_a_value_resolved_twice_filters_once(chinook_sem):
+    # the planner and the category-word reading may both resolve one value: one filter, not "x = v AND x = v"
+    twice = [{"table": "Artist", "column": "Name", "value": "AC/DC"}] * 2
+    sql = compose(QueryParts(select=["count(*)"]), chinook_sem, ["Track", "Artist", "Album"], twice, "duckdb")
+    assert sql.count("'AC/DC'") == 1
+
+
 def test_group_order_limit_and_errors(chinook_sem):
     sql = compose(
         QueryParts(select=["Genre.Name", "count(*) AS n"], group_by=["Genre.Name"], order_by=["n DESC"], limit=3),
