@@ -81,15 +81,11 @@ def rule_for(a: Column, b_table: str, b: Column) -> str | None:
     x, y, owner = _norm(a.name), _norm(b.name), _norm(singular(b_table))
     if x == y:
         return "same name"
-    if x in (owner + "id", owner + "key", owner + "code") and y in (
-        "id",
-        "key",
-        "code",
-        owner + "id",
-        owner + "key",
-        owner + "code",
-    ):
-        return "<table>_id"
+    # the table's name as it is too: 'species_id' -> `species` ('species' has no singular the rule can make)
+    for o in dict.fromkeys((owner, _norm(b_table))):
+        keys = (o + "id", o + "key", o + "code")
+        if x in keys and y in ("id", "key", "code", *keys):
+            return "<table>_id"
     if x in (owner, _norm(b_table)) and (KEYISH.search(y) or y == "name"):
         return "named after the table"
     if KEYISH.search(a.name) and KEYISH.search(b.name) and len(x) > 3:

@@ -78,6 +78,21 @@ def test_joins_are_found_from_names_and_confirmed_by_the_data(shop):
     assert not any("code" in on or "rating" in on for on in found)
 
 
+def test_a_key_named_after_a_table_with_no_singular_joins_it(tmp_path):
+    # 'species' has no singular the plural rule can make ('specy'): the table's own name keys it too
+    path = tmp_path / "zoo.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE species (id INTEGER, common_name TEXT); CREATE TABLE obs (species_id INTEGER, g REAL);"
+        )
+        con.executemany("INSERT INTO species VALUES (?, ?)", [(i, f"kind {i}") for i in range(1, 4)])
+        con.executemany("INSERT INTO obs VALUES (?, ?)", [(1 + i % 3, float(i)) for i in range(30)])
+    engine = SQLiteEngine("zoo", path)
+    found = {j.on: j.rule for j in discover(engine, engine.tables())}
+    engine.close()
+    assert found == {"obs.species_id = species.id": "<table>_id"}
+
+
 def test_the_draft_marks_inferred_joins_with_their_evidence_and_reads_back(shop):
     sem = draft(shop)
     assert sem.joins == ["sales.store_id = stores.id", "stores.city_name = cities.city_name"]
