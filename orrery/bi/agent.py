@@ -25,7 +25,7 @@ from orrery import results
 from orrery.agent.calls import Emit, ask_json
 from orrery.agent.loop import PendingApproval
 from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanTurn, Todo, model_summary
-from orrery.bi.decline import category_values, future, indexed_values, shape_decline
+from orrery.bi.decline import category_values, future, indexed_values, read_typos, shape_decline
 from orrery.bi.engines import Engine
 from orrery.bi.examples import plan_shots, teach
 from orrery.bi.semantic import Semantic, load
@@ -369,6 +369,7 @@ class BIAgent(PlanAgent):
         """The planner declined: keep it only when something the question needs is missing from the data (a
         field it names that no column, layer term or value holds), and say which; when everything it names
         is in the data, it is a query. A decline naming nothing stands: the planner read the schema."""
+        user_input = read_typos(self.bi, user_input)
         named = [*reply.fields, *reply.values]
         missing = list(
             dict.fromkeys([*missing_fields(self.bi, named, user_input), *missing_asked(self.bi, user_input)])

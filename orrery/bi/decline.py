@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from rapidfuzz import fuzz, process, utils
+from rapidfuzz.distance import OSA
 from sqlglot import exp
 
 from orrery.bi.engines import QueryError
@@ -50,7 +51,7 @@ from orrery.bi.semantic import (
     user_abbreviates,
     words,
 )
-from orrery.recall.embed import lazy_embedder
+from orrery.recall.embed import default_embedder, lazy_embedder
 
 if TYPE_CHECKING:
     from orrery.bi.context import BIContext
@@ -196,6 +197,7 @@ def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only:
     field's name or synonyms (or, unless `names_only`, its description): 'production budget' is not the
     `Production` column."""
     head = singular(term.split()[-1])
+    forms = {head, *stems(head)}  # 'shipping' is `ship_mode`'s 'ship'
     if "sql" in target:
         info = next((i for i in semantic.terms.values() if i.get("sql") == target["sql"]), {})
         texts = [k for k, i in semantic.terms.items() if i is info] + info.get("synonyms", [])
@@ -207,7 +209,7 @@ def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only:
     if lead and (run := initials(lead[0], tuple(term.split()))) and term.endswith(run):
         return True
     return any(
-        singular(w) == head
+        singular(w) in forms
         or (len(head) > 4 and fuzz.ratio(w, head) >= 85)
         or abbreviates(w, head)
         or user_abbreviates(head, w)
@@ -454,7 +456,9 @@ def _own_words(phrase: str) -> list[str]:
 def shape_decline(bi: BIContext, question: str) -> str | None:
     """Why the data cannot answer `question`, read from its shape alone (no model call): it asks about the
     future (the data records what happened) or for a judgment (`judgment`), something it asks about is
-    missing (`missing_asked`), or a value it names is in no column (`missing_values`)."""
+    missing (`missing_asked`), or a value it names is in no column (`missing_values`). A typo of a word the data
+    spells is read as that word (`read_typos`)."""
+    question = read_typos(bi, question)
     if reason := future(question) or judgment(question, bi) or years_outside(bi, question):
         return reason
     if missing := missing_asked(bi, question):
@@ -636,15 +640,62 @@ def word_held(bi: BIContext, word: str) -> bool:
     """Whether a word is a word of a table's or column's name, synonyms or description, or a whole value of
     an indexed column ('Returned', 'Female'), or a stored value, near enough ('returned' ~ Returns,
     'written' ~ Writer, 'released' ~ Released). A word inside a longer value (an album title) is not."""
+    return _near_known(word.lower(), _known_words(bi)) or stored_value(bi, word)
+
+
+def _known_words(bi: BIContext) -> set[str]:
+    """The words of the tables' and columns' names, synonyms and descriptions, and the indexed one-word values."""
     sem = bi.semantic
     texts = [sem.database, *(f"{words(t)} {v.get('description') or ''}" for t, v in sem.tables.items())]
     texts += [
         " ".join((words(c), *info.get("synonyms", []), info.get("description") or "")) for _, c, info in sem.columns()
     ]
     known = {w for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
-    known |= {str(c.value).lower() for c in bi.index() if re.fullmatch(r"\w+", str(c.value))}
-    w = word.lower()
-    return any(_same_word(w, k) or abbreviates(k, w) or user_abbreviates(w, k) for k in known) or stored_value(bi, word)
+    return known | {str(c.value).lower() for c in bi.index() if re.fullmatch(r"\w+", str(c.value))}
+
+
+def _near_known(w: str, known: set[str]) -> bool:
+    return any(_same_word(w, k) or abbreviates(k, w) or user_abbreviates(w, k) for k in known)
+
+
+TYPO_MIN = 5  # a shorter word is too often another word one edit away ('rate' / 'date', 'city' / 'cite')
+
+
+def read_typos(bi: BIContext, text: str) -> str:
+    """`text` with each lower-case word of TYPO_MIN letters or more that nothing of the data spells (`word_held`'s
+    words: names, synonyms, descriptions, one-word indexed values) but that is one edit from exactly one such word
+    (optimal string alignment: a swap of two letters is one edit, 'lenght') written as that word ('galon' ->
+    'gallon'); the decline checks, field mapping and the SQL step's column hints read the question through it.
+    A capitalised word (not the first) is a value the user names: entity resolution matches it fuzzily; two
+    words at one edit are not guessed between. rapidfuzz's `process.extract` with a cutoff of one edit."""
+    english = _dictionary()
+    if not english:
+        return text
+    known = _known_words(bi) | _schema_words(bi)
+    targets = [k for k in known if len(k) >= TYPO_MIN - 1 and k.isalpha()]
+
+    def fix(m: re.Match[str]) -> str:
+        w = m.group(0)
+        low = w.lower()
+        if (m.start() and w != low) or len(w) < TYPO_MIN or low in english or {low, singular(low)} & known:
+            return w
+        one = singular(low)  # 'trakcs': the plural of a typo of 'track'
+        for word, ending in ((low, ""), (one, low[len(one) :])):
+            near = process.extract(word, targets, scorer=OSA.distance, score_cutoff=1, limit=None)
+            if near:
+                return near[0][0] + ending if len({singular(k) for k, _, _ in near}) == 1 else w
+        return w
+
+    return re.sub(r"(?<![\w'-])[A-Za-z]+(?![\w'-])", fix, text)
+
+
+@functools.cache
+def _dictionary() -> frozenset[str]:
+    """The whole words of MiniLM's WordPiece vocabulary (about 20,000 English words): a word found there is that
+    word, not a typo ('older' is not 'order'). Empty without the model: `read_typos` is then off."""
+    if lazy_embedder() is None:
+        return frozenset()
+    return frozenset(w for w in default_embedder().tokenizer.get_vocab() if w.isalpha())
 
 
 def named_by_kind(bi: BIContext, term: str, question: str) -> bool:
@@ -670,11 +721,14 @@ def _is_text(semantic: Semantic, f: dict[str, Any]) -> bool:
 def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
     """The terms the user wrote that no column, layer term, table, indexed or stored value of the data holds
     (and that do not name a text column's kind: `named_by_kind`, nor are a value before its kind:
-    `_named_with_values`, 'air line items')."""
-    return [
-        t
-        for t in terms
-        if user_wrote(t, question)
+    `_named_with_values`, 'air line items'), each read through `read_typos`."""
+    question = read_typos(bi, question)
+    return [t for t in terms if _missing(bi, read_typos(bi, t), question)]
+
+
+def _missing(bi: BIContext, t: str, question: str) -> bool:
+    return (
+        user_wrote(t, question)
         and not maps(bi, t)
         and not names_the_data(bi, t)
         and not stored_value(bi, t)
@@ -684,7 +738,7 @@ def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
         and not approved_covers(bi, t, question)
         and meaning_of(bi, t) is None
         and not _named_with_values(bi, _own_words(t))
-    ]
+    )
 
 
 CATEGORY = 50  # a column of at most this many distinct values names kinds of things (a plural names one)

@@ -324,10 +324,20 @@ def schema_words(semantic: Semantic) -> set[str]:
 
 
 def stems(text: str) -> list[str]:
-    return [
-        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-        for w in re.findall(r"[a-z0-9]+", text.lower())
-    ]
+    """The words of `text`, each without a plural 's' and a verb's doubled consonant before 'ing' / 'ed'
+    ('shipping', 'shipped' -> 'ship': `ship_mode`)."""
+    return [_stem(w) for w in re.findall(r"[a-z0-9]+", text.lower())]
+
+
+# A short verb doubles its last consonant before -ing / -ed ('ship' -> 'shipping'); 'l', 's', 'f', 'z' are left
+# out, being doubled in the word itself ('call' -> 'called', 'sell' -> 'selling').
+_DOUBLED = re.compile(r"([a-z]{2,}?)([bdgmnprt])\2(?:ing|ed)")
+
+
+def _stem(w: str) -> str:
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        return w[:-1]
+    return m[1] + m[2] if (m := _DOUBLED.fullmatch(w)) else w
 
 
 _VOWELS = frozenset("aeiou")

@@ -10,6 +10,7 @@ Each returns a JSON-able dict: the planner keeps it as the TODO's result, later 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -26,7 +27,16 @@ from orrery.bi import analysis
 from orrery.bi.compose import BadPart, UnknownField
 from orrery.bi.context import BadReply, BIContext, Candidate
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
-from orrery.bi.decline import GRAMMAR, category_values, maps, meaning_of, missing_fields, other_form, user_wrote
+from orrery.bi.decline import (
+    GRAMMAR,
+    category_values,
+    maps,
+    meaning_of,
+    missing_fields,
+    other_form,
+    read_typos,
+    user_wrote,
+)
 from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
@@ -301,8 +311,8 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
         terms: the measures and attributes the question asks about (e.g. 'revenue', 'ship date')
     """
     bi, fields, answer = ctx.deps, [], ctx.options.get("clarification")
-    question = bi.question or ctx.options.get("request") or ""
-    for term in terms:
+    question = read_typos(bi, bi.question or ctx.options.get("request") or "")
+    for term in map(functools.partial(read_typos, bi), terms):
         ranked = rank_fields(bi.semantic, term)
         # only generic words ('number of'), or the planner's own wording ('shipment number', 'count(*)
         # as n'): no evidence either way, and a poor mapping of it misleads the SQL step
@@ -352,7 +362,7 @@ def query_builder(ctx: RunContext[BIContext]) -> dict[str, Any]:
     ]
     notes += [
         f"{phrase!r} is {target}"
-        for phrase, target in named_fields(bi.semantic, tables, bi.question)
+        for phrase, target in named_fields(bi.semantic, tables, read_typos(bi, bi.question))
         if not any(target in n for n in notes)
     ]
     user = (
