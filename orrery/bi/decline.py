@@ -49,6 +49,7 @@ from orrery.bi.semantic import (
     table_year,
     two_digit_year,
     user_abbreviates,
+    verb_root,
     words,
 )
 from orrery.recall.embed import default_embedder, lazy_embedder
@@ -197,7 +198,7 @@ def _has_head(semantic: Semantic, term: str, target: dict[str, Any], names_only:
     field's name or synonyms (or, unless `names_only`, its description): 'production budget' is not the
     `Production` column."""
     head = singular(term.split()[-1])
-    forms = {head, *stems(head)}  # 'shipping' is `ship_mode`'s 'ship'
+    forms = {head, verb_root(head)}  # 'shipping' is `ship_mode`'s 'ship'
     if "sql" in target:
         info = next((i for i in semantic.terms.values() if i.get("sql") == target["sql"]), {})
         texts = [k for k, i in semantic.terms.items() if i is info] + info.get("synonyms", [])

@@ -324,9 +324,10 @@ def schema_words(semantic: Semantic) -> set[str]:
 
 
 def stems(text: str) -> list[str]:
-    """The words of `text`, each without a plural 's' and a verb's doubled consonant before 'ing' / 'ed'
-    ('shipping', 'shipped' -> 'ship': `ship_mode`)."""
-    return [_stem(w) for w in re.findall(r"[a-z0-9]+", text.lower())]
+    return [
+        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        for w in re.findall(r"[a-z0-9]+", text.lower())
+    ]
 
 
 # A short verb doubles its last consonant before -ing / -ed ('ship' -> 'shipping'); 'l', 's', 'f', 'z' are left
@@ -334,10 +335,11 @@ def stems(text: str) -> list[str]:
 _DOUBLED = re.compile(r"([a-z]{2,}?)([bdgmnprt])\2(?:ing|ed)")
 
 
-def _stem(w: str) -> str:
-    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
-        return w[:-1]
-    return m[1] + m[2] if (m := _DOUBLED.fullmatch(w)) else w
+def verb_root(word: str) -> str:
+    """A verb's form with a doubled consonant reduced to the verb ('shipping', 'shipped' -> 'ship': `ship_mode`);
+    any other word as it is. Only a head noun is read so: in `stems`, 'shipped' of a ship date's description
+    made 'ship mode' the ship date."""
+    return m[1] + m[2] if (m := _DOUBLED.fullmatch(word)) else word
 
 
 _VOWELS = frozenset("aeiou")
