@@ -665,15 +665,20 @@ TYPO_MIN = 5  # a shorter word is too often another word one edit away ('rate' /
 def read_typos(bi: BIContext, text: str) -> str:
     """`text` with each lower-case word of TYPO_MIN letters or more that nothing of the data spells (`word_held`'s
     words: names, synonyms, descriptions, one-word indexed values) but that is one edit from exactly one such word
-    (optimal string alignment: a swap of two letters is one edit, 'lenght') written as that word ('galon' ->
-    'gallon'); the decline checks, field mapping and the SQL step's column hints read the question through it.
-    A capitalised word (not the first) is a value the user names: entity resolution matches it fuzzily; two
-    words at one edit are not guessed between. rapidfuzz's `process.extract` with a cutoff of one edit."""
+    (optimal string alignment: a swap of two letters is one edit: 'trakcs' -> 'tracks'), or from exactly one
+    English word that a three-letter word of a name begins ('lenght' -> 'length' for `bill_len_mm`), written as
+    that word; a word of MiniLM's vocabulary is a word, not a typo (`_dictionary`). The decline checks, field
+    mapping and the SQL step's column hints read the question through it. A capitalised word (not the first) is
+    a value the user names: entity resolution matches it fuzzily; two words at one edit are not guessed between.
+    rapidfuzz's `process.extract` with a cutoff of one edit."""
     english = _dictionary()
     if not english:
         return text
     known = _known_words(bi) | _schema_words(bi)
     targets = [k for k in known if len(k) >= TYPO_MIN - 1 and k.isalpha()]
+    # a name's three-letter short form stands for the words it begins ('len' of `bill_len_mm`: 'length')
+    short = {k for k in _schema_words(bi) if len(k) == 3 and k.isalpha()}
+    targets += [w for w in english if len(w) >= TYPO_MIN and w[:3] in short]
 
     def fix(m: re.Match[str]) -> str:
         w = m.group(0)

@@ -18,12 +18,16 @@ def birds(sqlite_bi):
     """Penguin observations with a bill length, islands, orders by ship mode, and a planet and a plant table
     (two schema words one edit from 'plannt')."""
     return sqlite_bi(
-        "CREATE TABLE obs (species TEXT, island TEXT, bill_length REAL);"
+        "CREATE TABLE obs (species TEXT, island TEXT, bill_length REAL, flipper_len_mm REAL);"
         "CREATE TABLE orders (ship_mode TEXT, quantity INTEGER);"
         "CREATE TABLE planet (name TEXT);"
         "CREATE TABLE plant (name TEXT);",
         {
-            "obs": [("Adelie", "Torgersen", 39.1), ("Gentoo", "Biscoe", 47.5), ("Adelie", "Dream", 38.0)],
+            "obs": [
+                ("Adelie", "Torgersen", 39.1, 181),
+                ("Gentoo", "Biscoe", 47.5, 217),
+                ("Adelie", "Dream", 38.0, 185),
+            ],
             "orders": [("Air", 3), ("Truck", 5)],
             "planet": [("Mars",)],
             "plant": [("Fern",)],
@@ -36,6 +40,8 @@ def test_a_typo_of_a_schema_word_is_held_and_read_as_that_word(birds):
     assert read_typos(birds, "Lenght of each bill") == "length of each bill"  # the first word is no name
     assert shape_decline(birds, "what is the average bill lenght of each species?") is None
     assert missing_fields(birds, ["bill lenght"], "the average bill lenght per species") == []
+    # a name's short form ('len' of `flipper_len_mm`) stands for the English words it begins
+    assert read_typos(birds, "mean flipper lenght") == "mean flipper length"
     assert read_typos(birds, "how many speceis per islnds") == "how many species per islands"  # plural kept
 
 
