@@ -55,7 +55,7 @@ from orrery.bi.semantic import (
 from orrery.recall.embed import default_embedder, lazy_embedder
 
 if TYPE_CHECKING:
-    from orrery.bi.context import BIContext
+    from orrery.bi.context import BIContext, Candidate
 
 MATCH_FIELD = 75  # a business term whose best field scores below this is not in the data (UNMAPPED)
 # A word the schema does not spell is held by its meaning when MiniLM puts it this close (cosine) to a table's or
@@ -675,10 +675,7 @@ def read_typos(bi: BIContext, text: str) -> str:
     if not english:
         return text
     known = _known_words(bi) | _schema_words(bi)
-    targets = [k for k in known if len(k) >= TYPO_MIN - 1 and k.isalpha()]
-    # a name's three-letter short form stands for the words it begins ('len' of `bill_len_mm`: 'length')
-    short = {k for k in _schema_words(bi) if len(k) == 3 and k.isalpha()}
-    targets += [w for w in english if len(w) >= TYPO_MIN and w[:3] in short]
+    targets = _typo_targets(frozenset(known), frozenset(k for k in _schema_words(bi) if len(k) == 3 and k.isalpha()))
 
     def fix(m: re.Match[str]) -> str:
         w = m.group(0)
@@ -693,6 +690,15 @@ def read_typos(bi: BIContext, text: str) -> str:
         return w
 
     return re.sub(r"(?<![\w'-])[A-Za-z]+(?![\w'-])", fix, text)
+
+
+@functools.lru_cache(maxsize=32)
+def _typo_targets(known: frozenset[str], short: frozenset[str]) -> tuple[str, ...]:
+    """The words a typo may stand for: the data's words, and the English words a name's three-letter short form
+    begins ('len' of `bill_len_mm`: 'length'). Cached: the dictionary scan is the same for every term of a layer,
+    and a question's terms are read one by one. Sorted: a tie's first word does not depend on set order."""
+    english = sorted(w for w in _dictionary() if len(w) >= TYPO_MIN and w[:3] in short)
+    return (*sorted(k for k in known if len(k) >= TYPO_MIN - 1 and k.isalpha()), *english)
 
 
 @functools.cache
@@ -759,11 +765,23 @@ def plural_value(bi: BIContext, term: str) -> bool:
         return True
     if not own or not re.search(r"[a-z]", term.lower()):
         return False
-    text, sizes = " ".join(own), collections.Counter((c.table, c.column) for c in bi.index())
+    text = " ".join(own)
+    holders = {(c.table, c.column) for c in categories(bi).get(text, [])}
     return any(
-        utils.default_process(str(c.value)) == text and sizes[(c.table, c.column)] <= CATEGORY
-        for c in bi.search(text, limit=3)
+        utils.default_process(str(c.value)) == text and (c.table, c.column) in holders for c in bi.search(text, limit=3)
     )
+
+
+def categories(bi: BIContext) -> dict[str, list[Candidate]]:
+    """The values of the columns of at most CATEGORY distinct values (kinds of things), by their text as
+    rapidfuzz's processor writes it: the one reading of "a category's value" for the decline check, the values a
+    question opens with and the category words written in lower case."""
+    sizes = collections.Counter((c.table, c.column) for c in bi.index())
+    out: dict[str, list[Candidate]] = {}
+    for c in bi.index():
+        if sizes[(c.table, c.column)] <= CATEGORY and (text := utils.default_process(str(c.value))):
+            out.setdefault(text, []).append(c)
+    return out
 
 
 def approved_covers(bi: BIContext, term: str, question: str) -> bool:
@@ -892,15 +910,12 @@ def indexed_values(bi: BIContext, question: str) -> list[str]:
     held = functools.partial(process.extractOne, choices=index, scorer=fuzz.ratio, processor=utils.default_process)
     # the first word's capital may be the sentence's: it names a value only as a category's whole value
     # ('Furniture profit per sub-category'; not a track named 'Time' for 'Time spent ...')
-    sizes = collections.Counter((c.table, c.column) for c in bi.index()) if opening else {}
-    categories = {
-        utils.default_process(str(c.value)) for c in bi.index() if opening and sizes[(c.table, c.column)] <= CATEGORY
-    }
+    kinds_of_things = categories(bi) if opening else {}
     kinds = _schema_words(bi)  # 'Silver and bronze totals': the first word is a column's, not the medal 'SILVER'
     return [name for name in names if held(name, score_cutoff=90)] + [
         n
         for n in opening
-        if utils.default_process(n) in categories and not all(singular(w) in kinds for w in n.lower().split())
+        if utils.default_process(n) in kinds_of_things and not all(singular(w) in kinds for w in n.lower().split())
     ]
 
 
@@ -910,11 +925,7 @@ def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
     elements'). A lone word as it is ('world', 'south') is too often a word of the question, not a value; only
     a column of at most CATEGORY distinct values names kinds of things. Words the schema spells name columns
     and tables ('golds' of a `gold` column is no medal 'GOLD'), not values."""
-    sizes = collections.Counter((c.table, c.column) for c in bi.index())
-    values: dict[str, list[Any]] = {}
-    for c in bi.index():
-        if sizes[(c.table, c.column)] <= CATEGORY and (text := utils.default_process(str(c.value))):
-            values.setdefault(text, []).append(c)
+    values = categories(bi)
     tokens = re.findall(r"(?<![\w-])[a-z][a-z-]*\b", question)  # lower case only: a capitalised name is the planner's
     kinds = _schema_words(bi)
     out, taken = [], set()
