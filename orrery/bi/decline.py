@@ -772,14 +772,14 @@ def plural_value(bi: BIContext, term: str) -> bool:
     )
 
 
-def categories(bi: BIContext) -> dict[str, list[Candidate]]:
-    """The values of the columns of at most CATEGORY distinct values (kinds of things), by their text as
+def categories(bi: BIContext, most: int = CATEGORY) -> dict[str, list[Candidate]]:
+    """The values of the columns of at most `most` distinct values (kinds of things), by their text as
     rapidfuzz's processor writes it: the one reading of "a category's value" for the decline check, the values a
-    question opens with and the category words written in lower case."""
+    question opens with, the category words written in lower case and the approved examples' filters."""
     sizes = collections.Counter((c.table, c.column) for c in bi.index())
     out: dict[str, list[Candidate]] = {}
     for c in bi.index():
-        if sizes[(c.table, c.column)] <= CATEGORY and (text := utils.default_process(str(c.value))):
+        if sizes[(c.table, c.column)] <= most and (text := utils.default_process(str(c.value))):
             out.setdefault(text, []).append(c)
     return out
 

@@ -22,7 +22,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.apps import ID_PATTERN
-from orrery.bi.decline import GRAMMAR, named_values, user_wrote
+from orrery.bi.decline import GRAMMAR, categories, named_values, user_wrote
 from orrery.bi.joins import singular
 from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import GENERIC, Semantic, schema_words, stems, words
@@ -266,16 +266,7 @@ CATEGORIES = 100  # distinct values of a column whose values' words are filters 
 def _category_words(bi: BIContext) -> set[str]:
     """The words of the values of the indexed columns with at most CATEGORIES values: a kind, a region, a state;
     not a title's words ('live', 'longest' of Chinook's track names)."""
-    by_column: dict[tuple[str, str], set[str]] = {}
-    for c in bi.index():
-        by_column.setdefault((c.table, c.column), set()).add(str(c.value).lower())
-    return {
-        w
-        for values in by_column.values()
-        if len(values) <= CATEGORIES
-        for v in values
-        for w in re.findall(r"[a-z0-9]+", v)
-    }
+    return {w for text in categories(bi, CATEGORIES) for w in re.findall(r"[a-z0-9]+", text)}
 
 
 # The thing a threshold counts or measures, the word after its number: 'more than 20 tracks'. bench/bi_memory.md's
