@@ -26,8 +26,10 @@ import calendar
 import collections
 import functools
 import itertools
+import json
 import os
 import re
+import zipfile
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -52,7 +54,7 @@ from orrery.bi.semantic import (
     verb_root,
     words,
 )
-from orrery.recall.embed import default_embedder, lazy_embedder
+from orrery.recall.embed import lazy_embedder, model_zip
 
 if TYPE_CHECKING:
     from orrery.bi.context import BIContext, Candidate
@@ -707,7 +709,9 @@ def _dictionary() -> frozenset[str]:
     word, not a typo ('older' is not 'order'). Empty without the model: `read_typos` is then off."""
     if lazy_embedder() is None:
         return frozenset()
-    return frozenset(w for w in default_embedder().tokenizer.get_vocab() if w.isalpha())
+    with zipfile.ZipFile(model_zip()) as zf:  # the tokenizer's file alone: not the 91 MB of weights
+        vocab = json.loads(zf.read("tokenizer.json"))["model"]["vocab"]
+    return frozenset(w for w in vocab if w.isalpha())
 
 
 def named_by_kind(bi: BIContext, term: str, question: str) -> bool:
@@ -753,7 +757,9 @@ def _missing(bi: BIContext, t: str, question: str) -> bool:
     )
 
 
-CATEGORY = 50  # a column of at most this many distinct values names kinds of things (a plural names one)
+# a column of at most this many distinct values names kinds of things (a plural names one; a region, a state: the
+# approved examples' filter words, orrery.bi.examples); 'times' is no track named 'Time' (thousands of names)
+CATEGORY = 100
 
 
 def plural_value(bi: BIContext, term: str) -> bool:
@@ -857,11 +863,11 @@ def value_held(bi: BIContext, name: str) -> bool:
     its every word ('Zeppelin' of 'Led Zeppelin'), a stored text value equal to it (case aside), or, for a name
     of several words, each word so held ('Leonie Köhler': a first and a last name)."""
     text = utils.default_process(name)
-    own = set(text.split())
-    for c in bi.index():
-        value = utils.default_process(str(c.value))
-        if fuzz.ratio(text, value) >= 90 or (own and own <= set(value.split())) or other_form(text, value):
-            return True
+    values = bi.lookup()
+    if values.near(text) or values.holding_all(set(text.split())):
+        return True
+    if any(other_form(text, v) for v in values.by_prefix.get(text[:4], ())):
+        return True
     if stored_value(bi, name):
         return True
     # 'Cook County Illinois', 'R-rated': a word the schema spells ('county', 'rated' of a rating) is the value's
