@@ -1035,7 +1035,8 @@ def _layer_texts(bi: BIContext) -> tuple[list[str], list[dict[str, Any]]]:
         pairs += [(t, target) for t in texts]
     pairs += [(k, {"sql": info.get("sql")}) for k, info in semantic.terms.items()]
     pairs += [
-        (text, {"table": c.table, "column": c.column, "value": c.value}) for text, (c, *_) in categories(bi).items()
+        (text, {"table": c.table, "column": c.column, "value": str(c.value)})
+        for text, (c, *_) in categories(bi).items()
     ]
     seen = dict((t.strip().lower(), target) for t, target in reversed(pairs) if t and t.strip())
     return list(seen), list(seen.values())
