@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import calendar
 import collections
+import contextlib
 import functools
+import hashlib
 import itertools
 import json
 import os
@@ -54,6 +56,7 @@ from orrery.bi.semantic import (
     verb_root,
     words,
 )
+from orrery.files import cache_dir, write_atomic
 from orrery.recall.embed import lazy_embedder, model_zip
 
 if TYPE_CHECKING:
@@ -986,14 +989,14 @@ def _nearest_fellow(bi: BIContext, target: dict[str, Any], text: str) -> float:
     """The cosine between a categorical value's text and the nearest other value of its column."""
     texts, targets = _layer_texts(bi)
     column = (target["table"], target["column"])
-    fellows = tuple(
-        t for t, g in zip(texts, targets, strict=True) if "value" in g and (g["table"], g["column"]) == column
-    )
+    rows = [
+        i for i, g in enumerate(targets) if "value" in g and (g["table"], g["column"]) == column and texts[i] != text
+    ]
     embedder = _embedder()
-    if embedder is None or len(fellows) < 2:
+    if embedder is None or not rows or text not in texts:
         return -1.0
-    scores = _vectors(embedder, fellows) @ _vectors(embedder, (text,))[0]
-    return float(max(s for f, s in zip(fellows, scores, strict=True) if f != text))
+    vectors = _layer_vectors(embedder, tuple(texts))
+    return float(np.max(vectors[rows] @ vectors[texts.index(text)]))
 
 
 def closest_meaning(bi: BIContext, term: str, values: bool = True) -> tuple[float, dict[str, Any] | None, str]:
@@ -1004,7 +1007,7 @@ def closest_meaning(bi: BIContext, term: str, values: bool = True) -> tuple[floa
     texts, targets = _layer_texts(bi)
     if embedder is None or not texts:
         return 0.0, None, ""
-    scores = _vectors(embedder, tuple(texts)) @ _vectors(embedder, (said,))[0]
+    scores = _layer_vectors(embedder, tuple(texts)) @ _vectors(embedder, (said,))[0]
     if not values:
         scores = np.where([("value" in g) for g in targets], -1.0, scores)
     best = int(np.argmax(scores))
@@ -1045,6 +1048,23 @@ def _layer_texts(bi: BIContext) -> tuple[list[str], list[dict[str, Any]]]:
 @functools.lru_cache(maxsize=64)
 def _vectors(embedder: Any, texts: tuple[str, ...]) -> np.ndarray:
     return embedder.embed(list(texts))
+
+
+@functools.lru_cache(maxsize=16)
+def _layer_vectors(embedder: Any, texts: tuple[str, ...]) -> np.ndarray:
+    """The embeddings of a layer's texts, kept under the cache folder by the model's name and the texts' digest: a
+    new process reads them instead of embedding them again (Chinook's 427 texts took 7 s on two busy cores). A file
+    of another shape or unreadable is embedded again and replaced."""
+    digest = hashlib.sha256("\n".join([embedder.name, *texts]).encode()).hexdigest()
+    path = cache_dir() / "bi" / "meaning" / f"{digest}.npy"
+    with contextlib.suppress(OSError, ValueError):
+        kept = np.load(path, allow_pickle=False)
+        if kept.shape == (len(texts), embedder.dim):
+            return kept
+    vectors = embedder.embed(list(texts))
+    with contextlib.suppress(OSError):  # a read-only cache folder costs time, not the answer
+        write_atomic(path, lambda tmp: np.save(tmp, vectors, allow_pickle=False))
+    return vectors
 
 
 def _embedder() -> Any:

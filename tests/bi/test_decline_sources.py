@@ -46,3 +46,25 @@ def test_the_lookup_holds_every_word_in_one_value_only():
     lookup = ValueLookup(["led zeppelin", "north america", "queen"])
     assert lookup.holding_all({"led", "zeppelin"}) and not lookup.holding_all({"zeppelin", "queen"})
     assert not lookup.holding_all(set()) and lookup.near("north americas") and not lookup.near("america")
+
+
+def test_a_layers_embeddings_are_kept_and_read_back_by_a_new_process(bands, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    decline._layer_vectors.cache_clear()  # what a new process starts with
+    first = decline.closest_meaning(bands, "musicians")
+    assert len(list((tmp_path / "cache" / "orrery" / "bi" / "meaning").glob("*.npy"))) == 1
+
+    class Counting:
+        name, dim = embed.MiniLM.name, embed.MiniLM.dim
+        texts: list[str] = []
+
+        def embed(self, texts):
+            self.texts += list(texts)
+            return embed.default_embedder().embed(texts)
+
+    counting = Counting()
+    monkeypatch.setattr(decline, "_embedder", lambda: counting)
+    decline._layer_vectors.cache_clear()
+    again = decline.closest_meaning(bands, "musicians")
+    assert again[1:] == first[1:] and again[0] == pytest.approx(first[0], abs=1e-6)
+    assert counting.texts == ["musicians"]  # the term alone: the layer's texts were read back, not embedded
