@@ -16,6 +16,7 @@ SECTIONS = [
     "markets.md",
     "markets_fanout.md",
     "bi.md",
+    "bi_meaning_cv.md",
     "bi_memory.md",
     "serve.md",
     "memory.md",

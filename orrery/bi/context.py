@@ -33,6 +33,31 @@ class Candidate:
     score: float
 
 
+class ValueLookup:
+    """The indexed values as rapidfuzz's processor writes them, with the values holding each word and the one-word
+    values by their first four letters: a name is tested against thousands of values by a dictionary look-up and
+    one rapidfuzz scan in C, not a Python loop over the index per name."""
+
+    def __init__(self, texts: list[str]):
+        self.texts = texts
+        self.by_word: dict[str, set[int]] = {}
+        self.by_prefix: dict[str, set[str]] = {}
+        for i, text in enumerate(texts):
+            for w in set(text.split()):
+                self.by_word.setdefault(w, set()).add(i)
+            if text and " " not in text:
+                self.by_prefix.setdefault(text[:4], set()).add(text)
+
+    def near(self, text: str, cutoff: float = 90) -> bool:
+        """Whether some value is within rapidfuzz ratio `cutoff` of `text` (processed)."""
+        return process.extractOne(text, self.texts, scorer=fuzz.ratio, processor=None, score_cutoff=cutoff) is not None
+
+    def holding_all(self, words_: set[str]) -> bool:
+        """Whether one value holds every one of `words_` as a whole word ('Zeppelin' of 'Led Zeppelin')."""
+        sets = [self.by_word.get(w, set()) for w in words_]
+        return bool(sets) and bool(set.intersection(*sets))
+
+
 @dataclass
 class BIContext:
     """What the tools share: the database, its semantic layer, the model, and the run's choices."""
@@ -53,6 +78,7 @@ class BIContext:
     approved: Any = None  # orrery.bi.examples.ExampleMemory: approved question -> SQL pairs shown to the SQL step
     probe: bool = True  # a built query is run for one row to check it (off while its execution waits for approval)
     _index: list[Candidate] | None = None
+    _lookup: ValueLookup | None = None
     _years: dict[tuple[str, str], tuple[int, int]] | None = None  # decline.year_ranges, read once
     _graphql: Any = None
 
@@ -67,6 +93,12 @@ class BIContext:
                     q = f"SELECT DISTINCT {column.lower()} FROM {table.lower()} WHERE {column.lower()} IS NOT NULL"
                 self._index += [Candidate(r[0], table, column, 0.0) for r in self.engine.execute(q, max_rows=5000).rows]
         return self._index
+
+    def lookup(self) -> ValueLookup:
+        """The indexed values keyed for the decline checks' exact tests, built once from `index`."""
+        if self._lookup is None:
+            self._lookup = ValueLookup([utils.default_process(str(c.value)) for c in self.index()])
+        return self._lookup
 
     def value_words(self) -> set[str]:
         """Every word of every indexed value, lower-cased."""
