@@ -591,12 +591,12 @@ def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None
             trees["group_by"].append(col.copy())
 
 
-# what may stand between two named values of one list: 'X and Y', 'X, Y or Z', 'X vs the Y', 'in X and in Y',
-# 'X and of Y'; never 'to' ('from X to Y' names two roles, not a list)
-_LIST_GAP = re.compile(
-    r"^\W*(?:,|\b(?:and|or|vs\.?|versus|against|compared (?:with|to))\b)\W*(?:\b(?:in|of|from|for|the|by|how many)\b\W*)*$",
-    re.I,
-)
+# what separates the items of a list: 'X and Y', 'X, Y or Z', 'X vs Y', 'X compared with Y'; never 'to' ('from X
+# to Y' names two roles, not a list). One reading for a mention split into items (tools.listed_apart) and for the
+# gap between two values the question lists (`_LIST_GAP`: 'X vs the Y', 'in X and in Y', 'X and of Y')
+_LIST_WORD = r"(?:,|\b(?:and|or|vs\.?|versus|against|compared (?:with|to))\b)"
+LIST_SEPARATOR = re.compile(rf"\s*{_LIST_WORD}\s*", re.I)
+_LIST_GAP = re.compile(rf"^\W*{_LIST_WORD}\W*(?:\b(?:in|of|from|for|the|by|how many)\b\W*)*$", re.I)
 
 
 def _named_values(

@@ -24,7 +24,7 @@ import yaml
 from rapidfuzz import fuzz, utils
 
 from orrery.bi import analysis
-from orrery.bi.compose import BadPart, UnknownField
+from orrery.bi.compose import LIST_SEPARATOR, BadPart, UnknownField
 from orrery.bi.context import BadReply, BIContext, Candidate
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
 from orrery.bi.decline import (
@@ -88,11 +88,26 @@ def shares_word(mention: str, value: str) -> bool:
     )
 
 
-def _in_other_form(bi: BIContext, mention: str) -> list[Candidate]:
-    """The indexed values a one-word mention names in another form ('Chinese' for 'CHINA', 'Japanese' for
-    'JAPAN'): the fuzzy score of a demonym against its short stem is too low to find it."""
-    word, out = utils.default_process(mention), {}
+def _by_key(bi: BIContext, key: Callable[[str], str]) -> dict[str, list[Candidate]]:
+    """The indexed values grouped by `key` of their text, in the index's order: one scan of the index (up to
+    5,000 values a column), then each mention is a look-up instead of another scan."""
+    out: dict[str, list[Candidate]] = {}
     for c in bi.index():
+        out.setdefault(key(str(c.value)), []).append(c)
+    return out
+
+
+def _stem_key(text: str) -> str:
+    """What a word and its other form share (`other_form`: a stem of four letters or more)."""
+    return utils.default_process(text)[:4]
+
+
+def _in_other_form(by_stem: dict[str, list[Candidate]], mention: str) -> list[Candidate]:
+    """The indexed values a one-word mention names in another form ('Chinese' for 'CHINA', 'Japanese' for
+    'JAPAN'): the fuzzy score of a demonym against its short stem is too low to find it. `by_stem`: the
+    index by `_stem_key`."""
+    word, out = utils.default_process(mention), {}
+    for c in by_stem.get(_stem_key(word), []):
         if other_form(word, utils.default_process(str(c.value))):
             out.setdefault(str(c.value).lower(), Candidate(c.value, c.table, c.column, MATCH))  # first column
     return list(out.values())
@@ -207,12 +222,13 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
     bi, resolved, unresolved = ctx.deps, [], []
     answer = ctx.options.get("clarification")
     question = bi.question or ctx.options.get("request") or ""
+    by_stem = functools.cache(lambda: _by_key(bi, _stem_key))  # read only when a mention needs it
     for mention in listed_apart(bi, mentions):
         if not names_a_value(bi, mention, question):
             continue
         found = bi.search(mention)
         good = [c for c in found if c.score >= MATCH and shares_word(mention, str(c.value))] or _in_other_form(
-            bi, mention
+            by_stem(), mention
         )
         if not good:
             unresolved.append(mention)
@@ -245,16 +261,13 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
     return {"resolved": resolved, "unresolved": unresolved}
 
 
-_LIST_SEPARATOR = re.compile(r"\s*(?:,|\b(?:and|or|vs\.?|versus)\b)\s*", re.I)
-
-
 def listed_apart(bi: BIContext, mentions: list[str]) -> list[str]:
     """The mentions, each that lists values ('jazz and blues', 'Norway, Canada') read as its items, unless a
     value of the data is the whole ('Rock And Roll')."""
     index = {utils.default_process(str(c.value)) for c in bi.index()} if mentions else set()
     out = []
     for mention in mentions:
-        items = [m for m in _LIST_SEPARATOR.split(mention) if m.strip()]
+        items = [m for m in LIST_SEPARATOR.split(mention) if m.strip()]
         out += items if len(items) > 1 and utils.default_process(mention) not in index else [mention]
     return list(dict.fromkeys(out))
 
@@ -268,18 +281,19 @@ def compound_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
     shipments' (the ship mode 'Same Day'), 'furniture-segment customers' ('FURNITURE' of `c_mktsegment`: the
     last word names the column), '4-cylinder cars' (`cyl = 4`: a number before the word of a number column
     that holds it). Only a whole value: 'sub-saharan' is no region by one of its words."""
-    out = []
-    for compound in _COMPOUND.findall(question):
+    out, compounds = [], _COMPOUND.findall(question)
+    by_text = _by_key(bi, lambda v: utils.default_process(v.replace("_", " "))) if compounds else {}
+    for compound in compounds:
         head, *rest = compound.lower().split("-")
         if head.isdigit():
             out += _numbered(bi, compound, int(head), " ".join(rest))
             continue
-        for c in bi.index():
-            text = utils.default_process(str(c.value).replace("_", " "))
-            if text == " ".join([head, *rest]) or (
-                text == " ".join([head, *rest[:-1]]) and _names_column(rest[-1], c.column)
-            ):
-                out.append({"mention": compound, "table": c.table, "column": c.column, "value": jsonable(c.value)})
+        whole = by_text.get(" ".join([head, *rest]), [])
+        named = [c for c in by_text.get(" ".join([head, *rest[:-1]]), []) if _names_column(rest[-1], c.column)]
+        out += [
+            {"mention": compound, "table": c.table, "column": c.column, "value": jsonable(c.value)}
+            for c in whole + named
+        ]
     return out
 
 
