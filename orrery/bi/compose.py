@@ -642,7 +642,7 @@ def _listed(resolved: list[dict[str, Any]], question: str) -> list[list[dict[str
             chains[-1].append(r)
         else:
             chains.append([r])
-        end = at + len(_said(r))
+        end = re.compile(r"\w*").match(low, at + len(_said(r))).end()  # 'Nigeria' ends where 'nigerian' does
     return [c for c in chains if len({str(r["value"]).lower() for r in c}) >= 2]
 
 

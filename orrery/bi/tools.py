@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -41,9 +42,10 @@ from orrery.bi.decline import missing_asked as missing_asked  # the planner's ch
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
+from orrery.bi.joins import singular
 from orrery.bi.profile import quote
 from orrery.bi.relax import relaxed
-from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, stems, words
+from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, schema_words, stems, words
 from orrery.errors import ToolError
 from orrery.messages import Message
 from orrery.tools.core import RunContext, Tool, tool
@@ -258,6 +260,8 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
         for r in category_values(bi, question)
         if (r["table"], r["column"], str(r["value"])) not in have
     ]
+    have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
+    resolved += [r for r in listed_values(bi, question) if (r["table"], r["column"], str(r["value"])) not in have]
     return {"resolved": resolved, "unresolved": unresolved}
 
 
@@ -270,6 +274,54 @@ def listed_apart(bi: BIContext, mentions: list[str]) -> list[str]:
         items = [m for m in LIST_SEPARATOR.split(mention) if m.strip()]
         out += items if len(items) > 1 and utils.default_process(mention) not in index else [mention]
     return list(dict.fromkeys(out))
+
+
+_LISTED_WORD = re.compile(r"[^\W\d_][\w'-]*")
+
+
+def listed_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
+    """Values the question lists, in any case, that no planner names: a word on each side of a list's separator
+    ('rail shipments compared to air ones', 'japanese, brazilian and nigerian'; the nearest two words each side
+    that are neither grammar nor schema words) that is a whole value of an indexed column, or another form of
+    one ('nigerian' = 'Nigeria'), when the word across the separator is a value of the same column: two values
+    of one column set side by side are read together. A schema word is no value ('silver and bronze totals':
+    columns of the tally)."""
+    gaps = list(LIST_SEPARATOR.finditer(question))
+    if not gaps:
+        return []
+    by_text, by_stem = _by_key(bi, utils.default_process), _by_key(bi, _stem_key)
+    skip = GRAMMAR | schema_words(bi.semantic)
+    near = [w for w in _LISTED_WORD.findall(question) if singular(w.lower()) not in skip and w.lower() not in skip]
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for gap in gaps:
+        left = [w for w in _LISTED_WORD.findall(question[: gap.start()]) if w in near][-2:][::-1]
+        right = [w for w in _LISTED_WORD.findall(question[gap.end() :]) if w in near][:2]
+        held = {w: _holders(w, by_text, by_stem) for w in left + right}
+        a = next((w for w in left if held[w]), None)  # the nearest word that is a value, each side
+        b = next((w for w in right if held[w]), None)
+        column = next((col for col in held[a] if col in held[b]), None) if a and b else None
+        for word in (a, b) if column else ():
+            c = held[word][column]
+            out.setdefault(
+                (c.table, c.column, str(c.value)),
+                {"mention": word, "table": c.table, "column": c.column, "value": jsonable(c.value)},
+            )
+    return list(out.values())
+
+
+def _holders(
+    word: str, by_text: dict[str, list[Candidate]], by_stem: dict[str, list[Candidate]]
+) -> dict[tuple[str, str], Candidate]:
+    """The indexed columns holding `word` as a whole value or in another form, each with its value."""
+    text = utils.default_process(word)
+    forms = [c for c in by_stem.get(_stem_key(text), []) if other_form(text, utils.default_process(str(c.value)))]
+    # the form closest in spelling first: 'nigerian' is Nigeria's, not Niger's
+    forms.sort(key=lambda c: -len(os.path.commonprefix([text, utils.default_process(str(c.value))])))
+    found = by_text.get(text, []) + forms
+    out: dict[tuple[str, str], Candidate] = {}
+    for c in found:
+        out.setdefault((c.table, c.column), c)
+    return out
 
 
 _COMPOUND = re.compile(r"\b([a-z0-9]+(?:-[a-z]+)+)\b", re.I)

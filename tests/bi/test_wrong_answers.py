@@ -1,0 +1,92 @@
+"""Wrong answers decided by the data: values the question lists in lower case or in another form, what a count or a
+total is of, and which of several columns holding a value is meant. Each rule runs here on a layer drafted from a
+database of its own (freight and people), not the sets it was measured on."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from orrery.bi.agent import BIAgent
+from orrery.bi.compose import QueryParts, compose
+from orrery.bi.engines import SQLiteEngine
+from orrery.bi.semantic import draft
+from orrery.bi.tools import BIContext, listed_values
+from orrery.llm.scripted import ScriptedModel
+
+
+@pytest.fixture
+def freight(tmp_path: Path):
+    """Shipments by a mode of a few values, sent from nations (a lookup); a `boat` column on the carriers, so
+    'boat' is a schema word though one mode is BOAT."""
+    path = tmp_path / "f.sqlite"
+    nations = ["Sweden", "Poland", "Finland", "Spain", "Chile", "Korea"]
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE nations (nation_id INTEGER, name TEXT);"
+            "CREATE TABLE shipments (shipment_id INTEGER, mode TEXT, nation_id INTEGER, weight REAL);"
+            "CREATE TABLE carriers (carrier_id INTEGER, label TEXT, boat INTEGER);"
+        )
+        con.executemany("INSERT INTO nations VALUES (?, ?)", list(enumerate(nations)))
+        modes = ["RAIL", "AIR", "TRUCK", "BOAT"]
+        con.executemany(
+            "INSERT INTO shipments VALUES (?, ?, ?, ?)", [(i, modes[i % 4], i % 6, 10.0 + i) for i in range(80)]
+        )
+        con.executemany("INSERT INTO carriers VALUES (?, ?, ?)", [(i, f"Carrier {i}", i % 2) for i in range(5)])
+    engine = SQLiteEngine("f", path)
+    yield engine
+    engine.close()
+
+
+def _found(bi: BIContext, question: str) -> list[tuple[str, str]]:
+    return [(r["mention"], str(r["value"])) for r in listed_values(bi, question)]
+
+
+def test_values_listed_side_by_side_are_found_in_any_case_and_form(freight):
+    bi = BIContext(freight, draft(freight), None)
+    assert _found(bi, "total weight of rail shipments compared to air ones") == [("rail", "RAIL"), ("air", "AIR")]
+    assert _found(bi, "swedish, chilean and korean shipments") == [
+        ("swedish", "Sweden"),
+        ("chilean", "Chile"),
+        ("korean", "Korea"),
+    ]
+    assert _found(bi, "rail shipments from Sweden") == []  # no list
+    assert _found(bi, "rail shipments and weight per nation") == []  # 'weight' is no value: nothing set beside 'rail'
+    assert _found(bi, "air vs Spain") == []  # a mode and a nation: values of two columns are no list
+    assert _found(bi, "rail or boat?") == []  # 'boat' is a column's name here, not the mode BOAT
+
+
+def test_a_lower_case_value_listed_beside_another_is_filtered_with_it(freight, tmp_path):
+    question = "total weight of rail shipments compared to air ones"
+    plan = {"request": question, "kind": "query", "values": [], "fields": []}
+    only_rail = {
+        "select": ["SUM(shipments.weight)"],
+        "where": ["shipments.mode = 'RAIL'"],
+        "group_by": [],
+        "having": [],
+        "order_by": [],
+        "limit": None,
+    }
+    r = BIAgent(ScriptedModel([plan, only_rail]), freight, store=tmp_path / "s.db", prose=False).ask(question)
+    gold = "SELECT mode, SUM(weight) FROM shipments WHERE mode IN ('RAIL', 'AIR') GROUP BY mode"
+    assert r.status == "completed", r.answer
+    assert sorted(map(tuple, r.rows)) == sorted(map(tuple, freight.execute(gold).rows)), r.sql
+
+
+def test_a_list_is_read_where_a_mention_ends_inside_a_longer_word(freight):
+    layer = draft(freight)
+    resolved = [
+        {"mention": "Chile", "table": "nations", "column": "name", "value": "Chile"},
+        {"mention": "Korea", "table": "nations", "column": "name", "value": "Korea"},
+    ]
+    sql = compose(
+        QueryParts(select=["SUM(shipments.weight)"], where=["nations.name = 'Chile'", "nations.name = 'Korea'"]),
+        layer,
+        ["shipments", "nations"],
+        resolved,
+        "sqlite",
+        "chilean vs korean weight",  # the mentions end inside the question's words
+    )
+    assert "IN ('Chile', 'Korea')" in sql and "GROUP BY nations.name" in sql, sql
