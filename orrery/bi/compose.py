@@ -512,8 +512,12 @@ def compose(
     _share_of_measure(trees, semantic, question, used)
     _share_of_rows(trees, question)
     _ratio_over_all_rows(trees)
-    _sum_of_counted_measure(trees, semantic, question, used)
-    counted = _settle_groups(trees, semantic, question, used) or _lookup_counted(trees, semantic, resolved, question)
+    _sum_of_counted_measure(trees, semantic, question, used, slice_tables)
+    counted = (
+        _settle_groups(trees, semantic, question, used)
+        or _lookup_counted(trees, semantic, resolved, question)
+        or _named_rows_counted(trees, semantic, question)
+    )
     used += [counted] if counted and counted not in used else []
     limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
     _no_blank_key(trees, semantic, question)
@@ -1081,19 +1085,62 @@ _COUNTED = re.compile(r"\b(?:most|fewest|least|more than \d+|fewer than \d+|over
 _COUNT_OF = re.compile(r"\b(?:number of|how many|count of)\s+(\w+)", re.I)
 
 
+# 'the total quantity of tracks sold', 'sum of the freight': a total of what follows
+_TOTAL_OF = re.compile(r"\b(?:total|sum of(?: the)?|combined)\s+([a-z]\w*)", re.I)
+
+
 def _sum_of_counted_measure(
-    trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, used: list[str]
+    trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, used: list[str], slice_tables: list[str]
 ) -> None:
     """'Total number of Oscars won by ...', 'how many golds did Norway win': what is counted is a number column
-    of the rows (`Oscars`), not a table: its sum, not the count of rows."""
+    of the rows (`Oscars`), not a table: its sum, not the count of rows. 'The total quantity of tracks sold' asks
+    the sum of the number column named by its whole name (`InvoiceLine.Quantity`), taken from the table whose
+    column it is (joined), not a count of the rows of the table the model counted (`Track`)."""
     m = _COUNT_OF.search(question)
-    if not m or trees["group_by"] or [n.sql() for n in trees["select"]] != ["COUNT(*)"]:
+    total = None if m else _TOTAL_OF.search(question)
+    if not (m or total) or trees["group_by"] or [n.sql() for n in trees["select"]] != ["COUNT(*)"]:
         return
-    noun = stems(m.group(1))
+    noun = stems((m or total).group(1))
     if any(stems(words(t)) == noun for t in semantic.tables):
         return
-    if (col := _numeric_column(semantic, used, lambda c: stems(words(c)) == noun)) is not None:
+    tables = used if m else dict.fromkeys([*used, *slice_tables])  # a total's measure may live in another table
+    if (col := _numeric_column(semantic, tables, lambda c: stems(words(c)) == noun)) is not None:
         trees["select"] = [exp.Sum(this=col)]
+        used += [] if col.table in used else [col.table]
+
+
+def _named_rows_counted(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> str | None:
+    """'break down our supplier base by region: a count for each' written as `COUNT(*) FROM region GROUP BY
+    r_name`: the rows of a lookup (a table a join refers to by its key: one row per key, so every group counts
+    1) are not what a question counts when it names another table that joins to it; that table's rows are
+    counted (joined). None when the count names no other table, or several."""
+    if "COUNT(*)" not in {n.unalias().sql() for n in trees["select"]} or len(tables := _tables_of(trees)) != 1:
+        return None
+    lookup = next(iter(tables))
+    if not any(j.split("=")[1].strip().split(".")[0].lower() == lookup for j in semantic.joins):
+        return None
+    said = {singular(w) for w in re.findall(r"[a-z]+", question.lower())}
+    graph = semantic.join_graph()
+    named = [t for t in semantic.tables if t.lower() != lookup and _names_table(t, said) and _reaches(graph, t, lookup)]
+    return named[0] if len(named) == 1 else None
+
+
+def _names_table(table: str, said: set[str]) -> bool:
+    """The question writes the table's name, or its last word ('obs' of `penguin_obs` aside), in any number."""
+    name = words(table).split()
+    return bool(name) and (singular("".join(name)) in said or singular(name[-1]) in said and len(name[-1]) > 3)
+
+
+def _reaches(graph: dict[str, Any], start: str, goal: str) -> bool:
+    seen, todo = {start}, [start]
+    while todo:
+        for nxt in graph.get(todo.pop(), ()):
+            if nxt.lower() == goal:
+                return True
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return False
 
 
 def _counted_table(semantic: Semantic, question: str, pattern: re.Pattern[str] = _COUNTED) -> str | None:

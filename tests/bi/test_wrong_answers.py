@@ -90,3 +90,47 @@ def test_a_list_is_read_where_a_mention_ends_inside_a_longer_word(freight):
         "chilean vs korean weight",  # the mentions end inside the question's words
     )
     assert "IN ('Chile', 'Korea')" in sql and "GROUP BY nations.name" in sql, sql
+
+
+def _rows(engine: SQLiteEngine, sql: str) -> list[tuple]:
+    return sorted(map(tuple, engine.execute(sql).rows))
+
+
+def test_a_count_per_row_of_a_lookup_counts_the_rows_of_the_table_the_question_names(freight):
+    layer = draft(freight)
+    assert "shipments.nation_id = nations.nation_id" in layer.joins  # inferred: no key is declared
+    sql = compose(
+        QueryParts(select=["nations.name", "COUNT(*)"], group_by=["nations.name"]),
+        layer,
+        ["nations", "shipments"],
+        [],
+        "sqlite",
+        "break down our shipment base by nation: a count for each",
+    )
+    gold = "SELECT n.name, COUNT(*) FROM shipments s JOIN nations n ON s.nation_id = n.nation_id GROUP BY n.name"
+    assert _rows(freight, sql) == _rows(freight, gold), sql
+    # the count names no other table: the nations themselves are counted
+    sql = compose(
+        QueryParts(select=["COUNT(*)"]), layer, ["nations", "shipments"], [], "sqlite", "how many nations are there"
+    )
+    assert _rows(freight, sql) == [(6,)], sql
+
+
+def test_a_total_of_a_number_column_is_its_sum_from_its_own_table(freight):
+    layer = draft(freight)
+    resolved = [{"mention": "Sweden", "table": "nations", "column": "name", "value": "Sweden"}]
+    sql = compose(
+        QueryParts(select=["COUNT(*)"], where=["nations.name = 'Sweden'"]),
+        layer,
+        ["nations", "shipments"],
+        resolved,
+        "sqlite",
+        "What is the total weight sent from Sweden?",
+    )
+    gold = "SELECT SUM(s.weight) FROM shipments s JOIN nations n ON s.nation_id = n.nation_id WHERE n.name = 'Sweden'"
+    assert _rows(freight, sql) == _rows(freight, gold), sql
+    # a total of a table's rows stays a count: 'total shipments' names the table, not a column
+    sql = compose(
+        QueryParts(select=["COUNT(*)"]), layer, ["shipments"], [], "sqlite", "total shipments over all nations"
+    )
+    assert _rows(freight, sql) == [(80,)], sql
