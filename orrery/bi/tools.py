@@ -247,11 +247,12 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
             )
             answer = None  # one answer settles one question
             pick = next(c for c in close if str(c.value) == chosen)
-        pick = bi.best_holder(pick, question)
-        resolved += [
+        pick, why = _qualifier(bi, bi.best_holder(pick, question), question)
+        found = [
             {"mention": mention, "table": c.table, "column": c.column, "value": jsonable(c.value)}
             for c in [pick, *bi.rest_of_name(mention, pick)]
         ]
+        resolved += [found[0] | ({"why": why} if why else {}), *found[1:]]
     have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
     resolved += [r for r in compound_values(bi, question) if (r["table"], r["column"], str(r["value"])) not in have]
     have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
@@ -274,6 +275,32 @@ def listed_apart(bi: BIContext, mentions: list[str]) -> list[str]:
         items = [m for m in LIST_SEPARATOR.split(mention) if m.strip()]
         out += items if len(items) > 1 and utils.default_process(mention) not in index else [mention]
     return list(dict.fromkeys(out))
+
+
+_NAME_COLUMN = re.compile(r"(?:^|_| )(?:name|nm|title)$", re.I)
+
+
+def _qualifier(bi: BIContext, pick: Candidate, question: str) -> tuple[Candidate, str | None]:
+    """'counties of Ohio', 'worst-hit county in Nevada': a value found as a row's own name (`counties.name`
+    'Ohio') in the table whose rows the question asks about 'in' / 'of' / 'from' it qualifies those rows; it does
+    not name one of them. Another column holding it with fewer distinct values (a category: `states.name`, 51
+    values, over 1,877 county names) takes it; the reason is returned to be shown in the step."""
+    if not _NAME_COLUMN.search(pick.column):
+        return pick, None
+    value, last = str(pick.value), (words(pick.table).split() or [""])[-1]
+    noun = singular(last)
+    kind = "|".join(map(re.escape, {noun, last}))  # 'county' or 'counties'
+    asked = rf"\b(?:{kind})\b(?:\s+\S+){{0,3}}?\s+(?:in|of|from|across|within)\s+(?:the\s+)?{re.escape(value)}\b"
+    if not noun or not re.search(asked, question, re.I):
+        return pick, None
+    size = {(c.table, c.column): len(bi.values(c.table, c.column)) for c in bi.index() if str(c.value) == value}
+    mine = size.get((pick.table, pick.column), 0)
+    smaller = sorted((n, key) for key, n in size.items() if n < mine)
+    if not smaller:
+        return pick, None
+    n, (table, column) = smaller[0]
+    why = f"{value!r} qualifies the {noun} rows asked about: {table}.{column} ({n} values), not {pick.table}.{pick.column}"
+    return Candidate(pick.value, table, column, pick.score), why
 
 
 _LISTED_WORD = re.compile(r"[^\W\d_][\w'-]*")

@@ -13,7 +13,7 @@ from orrery.bi.agent import BIAgent
 from orrery.bi.compose import QueryParts, compose
 from orrery.bi.engines import SQLiteEngine
 from orrery.bi.semantic import draft
-from orrery.bi.tools import BIContext, listed_values
+from orrery.bi.tools import BIContext, _qualifier, listed_values
 from orrery.llm.scripted import ScriptedModel
 
 
@@ -134,3 +134,44 @@ def test_a_total_of_a_number_column_is_its_sum_from_its_own_table(freight):
         QueryParts(select=["COUNT(*)"]), layer, ["shipments"], [], "sqlite", "total shipments over all nations"
     )
     assert _rows(freight, sql) == [(80,)], sql
+
+
+@pytest.fixture
+def towns(tmp_path: Path):
+    """Towns in zones (a lookup of three); one town is named after a zone. The towns come first in the layer,
+    so they are the first holder of 'Ontario' (as counties come before states)."""
+    path = tmp_path / "t.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE towns (town_id INTEGER, name TEXT, code TEXT, people INTEGER);"
+            "CREATE TABLE zones (code TEXT, name TEXT);"
+        )
+        con.executemany("INSERT INTO zones VALUES (?, ?)", [("ON", "Ontario"), ("QC", "Quebec"), ("AB", "Alberta")])
+        con.executemany(
+            "INSERT INTO towns VALUES (?, ?, ?, ?)",
+            [(i, "Ontario" if i == 7 else f"Town {i}", ("ON", "QC", "AB")[i % 3], 100 * i) for i in range(40)],
+        )
+    engine = SQLiteEngine("t", path)
+    yield engine
+    engine.close()
+
+
+def test_a_value_that_qualifies_the_rows_asked_about_goes_to_the_smaller_column(towns):
+    bi = BIContext(towns, draft(towns), None)
+    town = next(c for c in bi.index() if c.table == "towns" and c.value == "Ontario")
+    moved, why = _qualifier(bi, town, "how many towns in Ontario have over 1000 people?")
+    assert (moved.table, moved.column) == ("zones", "name") and "zones.name (3 values)" in why
+    assert _qualifier(bi, town, "the people of the town Ontario") == (town, None)  # the town's own name
+    assert _qualifier(bi, town, "how many people live in Ontario?") == (town, None)  # no town asked about
+    assert _qualifier(bi, town, "towns named Ontario") == (town, None)
+
+
+def test_the_column_chosen_for_a_value_is_shown_in_the_step(towns, tmp_path):
+    question = "how many towns in Ontario?"
+    plan = {"request": question, "kind": "query", "values": ["Ontario"], "fields": []}
+    reply = {"select": ["COUNT(*)"], "where": [], "group_by": [], "having": [], "order_by": [], "limit": None}
+    r = BIAgent(ScriptedModel([plan, reply]), towns, store=tmp_path / "s.db", prose=False).ask(question)
+    gold = "SELECT COUNT(*) FROM towns t JOIN zones p ON t.code = p.code WHERE p.name = 'Ontario'"
+    assert r.status == "completed" and list(map(tuple, r.rows)) == towns.execute(gold).rows, r.sql
+    step = next(t for t in r.todos if t["key"] == "resolve_entities")
+    assert "qualifies the town rows" in step["result"], step
