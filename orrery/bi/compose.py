@@ -600,7 +600,8 @@ def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None
 # gap between two values the question lists (`_LIST_GAP`: 'X vs the Y', 'in X and in Y', 'X and of Y')
 _LIST_WORD = r"(?:,|\b(?:and|or|vs\.?|versus|against|compared (?:with|to))\b)"
 LIST_SEPARATOR = re.compile(rf"\s*{_LIST_WORD}\s*", re.I)
-_LIST_GAP = re.compile(rf"^\W*{_LIST_WORD}\W*(?:\b(?:in|of|from|for|the|by|how many)\b\W*)*$", re.I)
+# ... and one word the first value qualifies may stand before it: 'rail shipments compared to air ones'
+_LIST_GAP = re.compile(rf"^\W*(?:[a-z]+\W+)?{_LIST_WORD}\W*(?:\b(?:in|of|from|for|the|by|how many)\b\W*)*$", re.I)
 
 
 def _named_values(
@@ -638,10 +639,12 @@ def _listed(resolved: list[dict[str, Any]], question: str) -> list[list[dict[str
     """The runs of resolved values the question writes one after another as a list (two or more values)."""
     low = question.lower()
     said = [(low.find(_said(r)), r) for r in resolved if _said(r) in low]
-    placed = sorted(said, key=lambda p: p[0])
+    placed = sorted(said, key=lambda p: (p[0], -len(_said(p[1]))))  # the longest mention of a place first
     chains: list[list[dict[str, Any]]] = []
     end = -1
     for at, r in placed:
+        if chains and at < end and str(r["value"]).lower() == str(chains[-1][-1]["value"]).lower():
+            continue  # one value found twice in one place ('European cars' and 'European')
         if chains and end <= at and _LIST_GAP.match(low[end:at]):
             chains[-1].append(r)
         else:

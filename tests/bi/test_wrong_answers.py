@@ -175,3 +175,32 @@ def test_the_column_chosen_for_a_value_is_shown_in_the_step(towns, tmp_path):
     assert r.status == "completed" and list(map(tuple, r.rows)) == towns.execute(gold).rows, r.sql
     step = next(t for t in r.todos if t["key"] == "resolve_entities")
     assert "qualifies the town rows" in step["result"], step
+
+
+def test_a_list_is_read_past_the_noun_its_first_value_qualifies_and_a_value_found_twice(freight):
+    layer = draft(freight)
+    resolved = [
+        {"mention": "swedish shipments", "table": "nations", "column": "name", "value": "Sweden"},
+        {"mention": "swedish", "table": "nations", "column": "name", "value": "Sweden"},
+        {"mention": "korean", "table": "nations", "column": "name", "value": "Korea"},
+    ]
+    for question in ("weight of swedish shipments compared with the korean ones", "swedish freight vs korean"):
+        sql = compose(
+            QueryParts(select=["SUM(shipments.weight)"], where=["nations.name = 'Sweden'", "nations.name = 'Korea'"]),
+            layer,
+            ["shipments", "nations"],
+            resolved[1:] if "freight" in question else resolved,
+            "sqlite",
+            question,
+        )
+        assert "IN ('Sweden', 'Korea')" in sql and "GROUP BY nations.name" in sql, (question, sql)
+    # two words between are no list: 'swedish freight shipments and korean' names two things
+    sql = compose(
+        QueryParts(select=["SUM(shipments.weight)"], where=["nations.name = 'Sweden'"]),
+        layer,
+        ["shipments", "nations"],
+        resolved[1:],
+        "sqlite",
+        "swedish freight shipments and korean weight",
+    )
+    assert " IN " not in sql, sql
