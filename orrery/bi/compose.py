@@ -384,6 +384,26 @@ def _mention_of(semantic: Semantic, col: exp.Column, value: str, text: str) -> b
     return bool(extra) and {singular(w) for w in extra} <= schema_words(semantic)
 
 
+# a number the question writes: digits, or a number word ('thirty', 'a dozen', 'the eighties')
+_A_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|"
+    r"seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half|\w+ties)\b",
+    re.I,
+)
+
+
+def _unasked_number(cond: exp.Expression, question: str) -> bool:
+    """`column <op> number` (a number other than 0 or 1: a sign, a flag) in a question that writes no number at
+    all ('Average mpg of the European cars ...': the model's `mpg > 30`): a filter nobody asked for. No gold
+    query of any set (418 answerable questions) compares with a number its question does not write."""
+    if not isinstance(cond, exp.EQ | exp.GT | exp.GTE | exp.LT | exp.LTE) or not question:
+        return False
+    lit, col = cond.expression, cond.this
+    if not (isinstance(col, exp.Column) and isinstance(lit, exp.Literal)) or lit.is_string:
+        return False
+    return lit.this not in ("0", "1") and not _A_NUMBER.search(question)
+
+
 def _invented(
     cond: exp.Expression,
     semantic: Semantic,
@@ -486,6 +506,7 @@ def compose(
             _two_digit_years(_year_filters(n, semantic, question), semantic, question)
             for n in conjuncts(*trees["where"])
             if not _invented(n, semantic, question, values, given)
+            and not _unasked_number(n, question)
             and not _year_of_a_named_table(n, trees, slice_tables)
         ],
         semantic,

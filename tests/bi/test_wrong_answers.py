@@ -204,3 +204,18 @@ def test_a_list_is_read_past_the_noun_its_first_value_qualifies_and_a_value_foun
         "swedish freight shipments and korean weight",
     )
     assert " IN " not in sql, sql
+
+
+def test_a_comparison_with_a_number_the_question_never_writes_goes(freight):
+    layer = draft(freight)
+
+    def where(question: str, cond: str) -> str:
+        sql = compose(
+            QueryParts(select=["AVG(shipments.weight)"], where=[cond]), layer, ["shipments"], [], "sqlite", question
+        )
+        return sql.split(" WHERE ")[1] if " WHERE " in sql else ""
+
+    assert where("average weight of the rail shipments", "shipments.weight > 30") == ""
+    assert where("average weight of shipments over 30", "shipments.weight > 30").startswith("shipments.weight > 30")
+    assert where("average weight of shipments over thirty", "shipments.weight > 30").startswith("shipments.weight > 30")
+    assert where("average weight of the heavy shipments", "shipments.weight > 0").startswith("shipments.weight > 0")
