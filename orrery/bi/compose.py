@@ -333,6 +333,36 @@ def _two_digit_years(node: exp.Expression, semantic: Semantic, question: str) ->
     return node
 
 
+def _short_year_on_its_column(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
+    """ "4-cyl models in the '80 lineup" written as `origin = 80`: a two-digit number the question writes as a year
+    ("'80", 'year 80'), compared with a column whose values never reach it (`origin` from 1 to 3), is compared on
+    the column of that table that holds years by two digits and whose range holds it (`yr`, 70 to 82)."""
+    for cmp in list(node.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
+        col, lit = cmp.this, cmp.expression
+        if not (isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and re.fullmatch(r"\d\d", lit.this)):
+            continue
+        if not re.search(rf"(?:'|\byears?\s+){lit.this}\b", question, re.I) or _holds(semantic, col, int(lit.this)):
+            continue
+        table = _owner(semantic, col) or ""
+        for name in (semantic.tables.get(table) or {}).get("columns", {}):
+            other = exp.column(name, table=table)
+            rng = _RANGE.search(_column_info(semantic, other).get("description") or "")
+            if (
+                rng
+                and two_digit_year(name, float(rng.group(1)), float(rng.group(2)))
+                and _holds(semantic, other, int(lit.this))
+            ):
+                col.replace(other)
+                break
+    return node
+
+
+def _holds(semantic: Semantic, col: exp.Column, number: int) -> bool:
+    """Whether `number` lies in the column's range (its description's 'from X to Y'); True when none is known."""
+    rng = _RANGE.search(_column_info(semantic, col).get("description") or "")
+    return not rng or float(rng.group(1)) <= number <= float(rng.group(2))
+
+
 _MONTHS = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\d{4}-\d{2}|quarter|week", re.I)
 
 
@@ -503,7 +533,9 @@ def compose(
         given.setdefault(str(r["value"]).lower(), set()).add((r["table"], r["column"].lower()))
     trees["where"] = _whole_year(
         [
-            _two_digit_years(_year_filters(n, semantic, question), semantic, question)
+            _short_year_on_its_column(
+                _two_digit_years(_year_filters(n, semantic, question), semantic, question), semantic, question
+            )
             for n in conjuncts(*trees["where"])
             if not _invented(n, semantic, question, values, given)
             and not _unasked_number(n, question)

@@ -219,3 +219,25 @@ def test_a_comparison_with_a_number_the_question_never_writes_goes(freight):
     assert where("average weight of shipments over 30", "shipments.weight > 30").startswith("shipments.weight > 30")
     assert where("average weight of shipments over thirty", "shipments.weight > 30").startswith("shipments.weight > 30")
     assert where("average weight of the heavy shipments", "shipments.weight > 0").startswith("shipments.weight > 0")
+
+
+def test_a_year_written_by_two_digits_goes_to_the_column_that_holds_years_so(tmp_path):
+    path = tmp_path / "a.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE autos (auto_id INTEGER, cyl INTEGER, region INTEGER, yr INTEGER)")
+        con.executemany(
+            "INSERT INTO autos VALUES (?, ?, ?, ?)", [(i, 4 + i % 3, 1 + i % 3, 70 + i % 13) for i in range(60)]
+        )
+    engine = SQLiteEngine("a", path)
+    try:
+        layer = draft(engine)
+
+        def sql(question: str, cond: str) -> str:
+            return compose(QueryParts(select=["COUNT(*)"], where=[cond]), layer, ["autos"], [], "sqlite", question)
+
+        assert "autos.yr = 80" in sql("4-cyl autos in the '80 lineup: count them", "autos.region = 80")
+        assert "autos.yr = 80" in sql("autos of model year 80", "autos.region = 80")
+        assert "autos.region = 2" in sql("autos of model year 80 in region 2", "autos.region = 2")  # in its range
+        assert "autos.region = 80" in sql("autos with a region code of 80", "autos.region = 80")  # no year written
+    finally:
+        engine.close()
