@@ -35,6 +35,7 @@ from orrery.bi.tools import (
     BIContext,
     examples,
     jsonable,
+    listed_values,
     missing_asked,
     missing_fields,
     prompt,
@@ -358,6 +359,10 @@ class BIAgent(PlanAgent):
             reply.values += [v for v in indexed_values(self.bi, user_input) if v.lower() not in have]
             have = {v.lower() for v in reply.values}  # and a category's values written in lower case ('halogens')
             reply.values += [r["mention"] for r in category_values(self.bi, user_input) if r["mention"] not in have]
+            have = {v.lower() for v in reply.values}  # and values listed side by side ('rail ... compared to air')
+            reply.values += [
+                r["mention"] for r in listed_values(self.bi, user_input) if r["mention"].lower() not in have
+            ]
         yield Reiterated(reply.request, "cannot_answer" if reason else reply.kind)
         declined_for = reason or (reply.request if reply.kind == "cannot_answer" else None)
         self.bi.choices = {}  # a new plan asks afresh

@@ -333,6 +333,36 @@ def _two_digit_years(node: exp.Expression, semantic: Semantic, question: str) ->
     return node
 
 
+def _short_year_on_its_column(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
+    """ "4-cyl models in the '80 lineup" written as `origin = 80`: a two-digit number the question writes as a year
+    ("'80", 'year 80'), compared with a column whose values never reach it (`origin` from 1 to 3), is compared on
+    the column of that table that holds years by two digits and whose range holds it (`yr`, 70 to 82)."""
+    for cmp in list(node.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
+        col, lit = cmp.this, cmp.expression
+        if not (isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and re.fullmatch(r"\d\d", lit.this)):
+            continue
+        if not re.search(rf"(?:'|\byears?\s+){lit.this}\b", question, re.I) or _holds(semantic, col, int(lit.this)):
+            continue
+        table = _owner(semantic, col) or ""
+        for name in (semantic.tables.get(table) or {}).get("columns", {}):
+            other = exp.column(name, table=table)
+            rng = _RANGE.search(_column_info(semantic, other).get("description") or "")
+            if (
+                rng
+                and two_digit_year(name, float(rng.group(1)), float(rng.group(2)))
+                and _holds(semantic, other, int(lit.this))
+            ):
+                col.replace(other)
+                break
+    return node
+
+
+def _holds(semantic: Semantic, col: exp.Column, number: int) -> bool:
+    """Whether `number` lies in the column's range (its description's 'from X to Y'); True when none is known."""
+    rng = _RANGE.search(_column_info(semantic, col).get("description") or "")
+    return not rng or float(rng.group(1)) <= number <= float(rng.group(2))
+
+
 _MONTHS = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\d{4}-\d{2}|quarter|week", re.I)
 
 
@@ -382,6 +412,26 @@ def _mention_of(semantic: Semantic, col: exp.Column, value: str, text: str) -> b
         return True
     extra = set(text.split()) - set(value.split())
     return bool(extra) and {singular(w) for w in extra} <= schema_words(semantic)
+
+
+# a number the question writes: digits, or a number word ('thirty', 'a dozen', 'the eighties')
+_A_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|"
+    r"seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half|\w+ties)\b",
+    re.I,
+)
+
+
+def _unasked_number(cond: exp.Expression, question: str) -> bool:
+    """`column <op> number` (a number other than 0 or 1: a sign, a flag) in a question that writes no number at
+    all ('Average mpg of the European cars ...': the model's `mpg > 30`): a filter nobody asked for. No gold
+    query of any set (418 answerable questions) compares with a number its question does not write."""
+    if not isinstance(cond, exp.EQ | exp.GT | exp.GTE | exp.LT | exp.LTE) or not question:
+        return False
+    lit, col = cond.expression, cond.this
+    if not (isinstance(col, exp.Column) and isinstance(lit, exp.Literal)) or lit.is_string:
+        return False
+    return lit.this not in ("0", "1") and not _A_NUMBER.search(question)
 
 
 def _invented(
@@ -483,9 +533,12 @@ def compose(
         given.setdefault(str(r["value"]).lower(), set()).add((r["table"], r["column"].lower()))
     trees["where"] = _whole_year(
         [
-            _two_digit_years(_year_filters(n, semantic, question), semantic, question)
+            _short_year_on_its_column(
+                _two_digit_years(_year_filters(n, semantic, question), semantic, question), semantic, question
+            )
             for n in conjuncts(*trees["where"])
             if not _invented(n, semantic, question, values, given)
+            and not _unasked_number(n, question)
             and not _year_of_a_named_table(n, trees, slice_tables)
         ],
         semantic,
@@ -512,8 +565,12 @@ def compose(
     _share_of_measure(trees, semantic, question, used)
     _share_of_rows(trees, question)
     _ratio_over_all_rows(trees)
-    _sum_of_counted_measure(trees, semantic, question, used)
-    counted = _settle_groups(trees, semantic, question, used) or _lookup_counted(trees, semantic, resolved, question)
+    _sum_of_counted_measure(trees, semantic, question, used, slice_tables)
+    counted = (
+        _settle_groups(trees, semantic, question, used)
+        or _lookup_counted(trees, semantic, resolved, question)
+        or _named_rows_counted(trees, semantic, question)
+    )
     used += [counted] if counted and counted not in used else []
     limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
     _no_blank_key(trees, semantic, question)
@@ -591,12 +648,13 @@ def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None
             trees["group_by"].append(col.copy())
 
 
-# what may stand between two named values of one list: 'X and Y', 'X, Y or Z', 'X vs the Y', 'in X and in Y',
-# 'X and of Y'; never 'to' ('from X to Y' names two roles, not a list)
-_LIST_GAP = re.compile(
-    r"^\W*(?:,|\b(?:and|or|vs\.?|versus|against|compared (?:with|to))\b)\W*(?:\b(?:in|of|from|for|the|by|how many)\b\W*)*$",
-    re.I,
-)
+# what separates the items of a list: 'X and Y', 'X, Y or Z', 'X vs Y', 'X compared with Y'; never 'to' ('from X
+# to Y' names two roles, not a list). One reading for a mention split into items (tools.listed_apart) and for the
+# gap between two values the question lists (`_LIST_GAP`: 'X vs the Y', 'in X and in Y', 'X and of Y')
+_LIST_WORD = r"(?:,|\b(?:and|or|vs\.?|versus|against|compared (?:with|to))\b)"
+LIST_SEPARATOR = re.compile(rf"\s*{_LIST_WORD}\s*", re.I)
+# ... and one word the first value qualifies may stand before it: 'rail shipments compared to air ones'
+_LIST_GAP = re.compile(rf"^\W*(?:[a-z]+\W+)?{_LIST_WORD}\W*(?:\b(?:in|of|from|for|the|by|how many)\b\W*)*$", re.I)
 
 
 def _named_values(
@@ -634,15 +692,17 @@ def _listed(resolved: list[dict[str, Any]], question: str) -> list[list[dict[str
     """The runs of resolved values the question writes one after another as a list (two or more values)."""
     low = question.lower()
     said = [(low.find(_said(r)), r) for r in resolved if _said(r) in low]
-    placed = sorted(said, key=lambda p: p[0])
+    placed = sorted(said, key=lambda p: (p[0], -len(_said(p[1]))))  # the longest mention of a place first
     chains: list[list[dict[str, Any]]] = []
     end = -1
     for at, r in placed:
+        if chains and at < end and str(r["value"]).lower() == str(chains[-1][-1]["value"]).lower():
+            continue  # one value found twice in one place ('European cars' and 'European')
         if chains and end <= at and _LIST_GAP.match(low[end:at]):
             chains[-1].append(r)
         else:
             chains.append([r])
-        end = at + len(_said(r))
+        end = re.compile(r"\w*").match(low, at + len(_said(r))).end()  # 'Nigeria' ends where 'nigerian' does
     return [c for c in chains if len({str(r["value"]).lower() for r in c}) >= 2]
 
 
@@ -1081,19 +1141,62 @@ _COUNTED = re.compile(r"\b(?:most|fewest|least|more than \d+|fewer than \d+|over
 _COUNT_OF = re.compile(r"\b(?:number of|how many|count of)\s+(\w+)", re.I)
 
 
+# 'the total quantity of tracks sold', 'sum of the freight': a total of what follows
+_TOTAL_OF = re.compile(r"\b(?:total|sum of(?: the)?|combined)\s+([a-z]\w*)", re.I)
+
+
 def _sum_of_counted_measure(
-    trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, used: list[str]
+    trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, used: list[str], slice_tables: list[str]
 ) -> None:
     """'Total number of Oscars won by ...', 'how many golds did Norway win': what is counted is a number column
-    of the rows (`Oscars`), not a table: its sum, not the count of rows."""
+    of the rows (`Oscars`), not a table: its sum, not the count of rows. 'The total quantity of tracks sold' asks
+    the sum of the number column named by its whole name (`InvoiceLine.Quantity`), taken from the table whose
+    column it is (joined), not a count of the rows of the table the model counted (`Track`)."""
     m = _COUNT_OF.search(question)
-    if not m or trees["group_by"] or [n.sql() for n in trees["select"]] != ["COUNT(*)"]:
+    total = None if m else _TOTAL_OF.search(question)
+    if not (m or total) or trees["group_by"] or [n.sql() for n in trees["select"]] != ["COUNT(*)"]:
         return
-    noun = stems(m.group(1))
+    noun = stems((m or total).group(1))
     if any(stems(words(t)) == noun for t in semantic.tables):
         return
-    if (col := _numeric_column(semantic, used, lambda c: stems(words(c)) == noun)) is not None:
+    tables = used if m else dict.fromkeys([*used, *slice_tables])  # a total's measure may live in another table
+    if (col := _numeric_column(semantic, tables, lambda c: stems(words(c)) == noun)) is not None:
         trees["select"] = [exp.Sum(this=col)]
+        used += [] if col.table in used else [col.table]
+
+
+def _named_rows_counted(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> str | None:
+    """'break down our supplier base by region: a count for each' written as `COUNT(*) FROM region GROUP BY
+    r_name`: the rows of a lookup (a table a join refers to by its key: one row per key, so every group counts
+    1) are not what a question counts when it names another table that joins to it; that table's rows are
+    counted (joined). None when the count names no other table, or several."""
+    if "COUNT(*)" not in {n.unalias().sql() for n in trees["select"]} or len(tables := _tables_of(trees)) != 1:
+        return None
+    lookup = next(iter(tables))
+    if not any(j.split("=")[1].strip().split(".")[0].lower() == lookup for j in semantic.joins):
+        return None
+    said = {singular(w) for w in re.findall(r"[a-z]+", question.lower())}
+    graph = semantic.join_graph()
+    named = [t for t in semantic.tables if t.lower() != lookup and _names_table(t, said) and _reaches(graph, t, lookup)]
+    return named[0] if len(named) == 1 else None
+
+
+def _names_table(table: str, said: set[str]) -> bool:
+    """The question writes the table's name, or its last word ('obs' of `penguin_obs` aside), in any number."""
+    name = words(table).split()
+    return bool(name) and (singular("".join(name)) in said or singular(name[-1]) in said and len(name[-1]) > 3)
+
+
+def _reaches(graph: dict[str, Any], start: str, goal: str) -> bool:
+    seen, todo = {start}, [start]
+    while todo:
+        for nxt in graph.get(todo.pop(), ()):
+            if nxt.lower() == goal:
+                return True
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return False
 
 
 def _counted_table(semantic: Semantic, question: str, pattern: re.Pattern[str] = _COUNTED) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -24,7 +25,7 @@ import yaml
 from rapidfuzz import fuzz, utils
 
 from orrery.bi import analysis
-from orrery.bi.compose import BadPart, UnknownField
+from orrery.bi.compose import LIST_SEPARATOR, BadPart, UnknownField
 from orrery.bi.context import BadReply, BIContext, Candidate
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
 from orrery.bi.decline import (
@@ -41,9 +42,10 @@ from orrery.bi.decline import missing_asked as missing_asked  # the planner's ch
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
+from orrery.bi.joins import singular
 from orrery.bi.profile import quote
 from orrery.bi.relax import relaxed
-from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, stems, words
+from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, schema_words, stems, words
 from orrery.errors import ToolError
 from orrery.messages import Message
 from orrery.tools.core import RunContext, Tool, tool
@@ -88,11 +90,26 @@ def shares_word(mention: str, value: str) -> bool:
     )
 
 
-def _in_other_form(bi: BIContext, mention: str) -> list[Candidate]:
-    """The indexed values a one-word mention names in another form ('Chinese' for 'CHINA', 'Japanese' for
-    'JAPAN'): the fuzzy score of a demonym against its short stem is too low to find it."""
-    word, out = utils.default_process(mention), {}
+def _by_key(bi: BIContext, key: Callable[[str], str]) -> dict[str, list[Candidate]]:
+    """The indexed values grouped by `key` of their text, in the index's order: one scan of the index (up to
+    5,000 values a column), then each mention is a look-up instead of another scan."""
+    out: dict[str, list[Candidate]] = {}
     for c in bi.index():
+        out.setdefault(key(str(c.value)), []).append(c)
+    return out
+
+
+def _stem_key(text: str) -> str:
+    """What a word and its other form share (`other_form`: a stem of four letters or more)."""
+    return utils.default_process(text)[:4]
+
+
+def _in_other_form(by_stem: dict[str, list[Candidate]], mention: str) -> list[Candidate]:
+    """The indexed values a one-word mention names in another form ('Chinese' for 'CHINA', 'Japanese' for
+    'JAPAN'): the fuzzy score of a demonym against its short stem is too low to find it. `by_stem`: the
+    index by `_stem_key`."""
+    word, out = utils.default_process(mention), {}
+    for c in by_stem.get(_stem_key(word), []):
         if other_form(word, utils.default_process(str(c.value))):
             out.setdefault(str(c.value).lower(), Candidate(c.value, c.table, c.column, MATCH))  # first column
     return list(out.values())
@@ -207,12 +224,13 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
     bi, resolved, unresolved = ctx.deps, [], []
     answer = ctx.options.get("clarification")
     question = bi.question or ctx.options.get("request") or ""
+    by_stem = functools.cache(lambda: _by_key(bi, _stem_key))  # read only when a mention needs it
     for mention in listed_apart(bi, mentions):
         if not names_a_value(bi, mention, question):
             continue
         found = bi.search(mention)
         good = [c for c in found if c.score >= MATCH and shares_word(mention, str(c.value))] or _in_other_form(
-            bi, mention
+            by_stem(), mention
         )
         if not good:
             unresolved.append(mention)
@@ -229,11 +247,12 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
             )
             answer = None  # one answer settles one question
             pick = next(c for c in close if str(c.value) == chosen)
-        pick = bi.best_holder(pick, question)
-        resolved += [
+        pick, why = _qualifier(bi, bi.best_holder(pick, question), question)
+        found = [
             {"mention": mention, "table": c.table, "column": c.column, "value": jsonable(c.value)}
             for c in [pick, *bi.rest_of_name(mention, pick)]
         ]
+        resolved += [found[0] | ({"why": why} if why else {}), *found[1:]]
     have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
     resolved += [r for r in compound_values(bi, question) if (r["table"], r["column"], str(r["value"])) not in have]
     have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
@@ -242,10 +261,9 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
         for r in category_values(bi, question)
         if (r["table"], r["column"], str(r["value"])) not in have
     ]
+    have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
+    resolved += [r for r in listed_values(bi, question) if (r["table"], r["column"], str(r["value"])) not in have]
     return {"resolved": resolved, "unresolved": unresolved}
-
-
-_LIST_SEPARATOR = re.compile(r"\s*(?:,|\b(?:and|or|vs\.?|versus)\b)\s*", re.I)
 
 
 def listed_apart(bi: BIContext, mentions: list[str]) -> list[str]:
@@ -254,9 +272,83 @@ def listed_apart(bi: BIContext, mentions: list[str]) -> list[str]:
     index = {utils.default_process(str(c.value)) for c in bi.index()} if mentions else set()
     out = []
     for mention in mentions:
-        items = [m for m in _LIST_SEPARATOR.split(mention) if m.strip()]
+        items = [m for m in LIST_SEPARATOR.split(mention) if m.strip()]
         out += items if len(items) > 1 and utils.default_process(mention) not in index else [mention]
     return list(dict.fromkeys(out))
+
+
+_NAME_COLUMN = re.compile(r"(?:^|_| )(?:name|nm|title)$", re.I)
+
+
+def _qualifier(bi: BIContext, pick: Candidate, question: str) -> tuple[Candidate, str | None]:
+    """'counties of Ohio', 'worst-hit county in Nevada': a value found as a row's own name (`counties.name`
+    'Ohio') in the table whose rows the question asks about 'in' / 'of' / 'from' it qualifies those rows; it does
+    not name one of them. Another column holding it with fewer distinct values (a category: `states.name`, 51
+    values, over 1,877 county names) takes it; the reason is returned to be shown in the step."""
+    if not _NAME_COLUMN.search(pick.column):
+        return pick, None
+    value, last = str(pick.value), (words(pick.table).split() or [""])[-1]
+    noun = singular(last)
+    kind = "|".join(map(re.escape, {noun, last}))  # 'county' or 'counties'
+    asked = rf"\b(?:{kind})\b(?:\s+\S+){{0,3}}?\s+(?:in|of|from|across|within)\s+(?:the\s+)?{re.escape(value)}\b"
+    if not noun or not re.search(asked, question, re.I):
+        return pick, None
+    size = {(c.table, c.column): len(bi.values(c.table, c.column)) for c in bi.index() if str(c.value) == value}
+    mine = size.get((pick.table, pick.column), 0)
+    smaller = sorted((n, key) for key, n in size.items() if n < mine)
+    if not smaller:
+        return pick, None
+    n, (table, column) = smaller[0]
+    why = f"{value!r} qualifies the {noun} rows asked about: {table}.{column} ({n} values), not {pick.table}.{pick.column}"
+    return Candidate(pick.value, table, column, pick.score), why
+
+
+_LISTED_WORD = re.compile(r"[^\W\d_][\w'-]*")
+
+
+def listed_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
+    """Values the question lists, in any case, that no planner names: a word on each side of a list's separator
+    ('rail shipments compared to air ones', 'japanese, brazilian and nigerian'; the nearest two words each side
+    that are neither grammar nor schema words) that is a whole value of an indexed column, or another form of
+    one ('nigerian' = 'Nigeria'), when the word across the separator is a value of the same column: two values
+    of one column set side by side are read together. A schema word is no value ('silver and bronze totals':
+    columns of the tally)."""
+    gaps = list(LIST_SEPARATOR.finditer(question))
+    if not gaps:
+        return []
+    by_text, by_stem = _by_key(bi, utils.default_process), _by_key(bi, _stem_key)
+    skip = GRAMMAR | schema_words(bi.semantic)
+    near = [w for w in _LISTED_WORD.findall(question) if singular(w.lower()) not in skip and w.lower() not in skip]
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for gap in gaps:
+        left = [w for w in _LISTED_WORD.findall(question[: gap.start()]) if w in near][-2:][::-1]
+        right = [w for w in _LISTED_WORD.findall(question[gap.end() :]) if w in near][:2]
+        held = {w: _holders(w, by_text, by_stem) for w in left + right}
+        a = next((w for w in left if held[w]), None)  # the nearest word that is a value, each side
+        b = next((w for w in right if held[w]), None)
+        column = next((col for col in held[a] if col in held[b]), None) if a and b else None
+        for word in (a, b) if column else ():
+            c = held[word][column]
+            out.setdefault(
+                (c.table, c.column, str(c.value)),
+                {"mention": word, "table": c.table, "column": c.column, "value": jsonable(c.value)},
+            )
+    return list(out.values())
+
+
+def _holders(
+    word: str, by_text: dict[str, list[Candidate]], by_stem: dict[str, list[Candidate]]
+) -> dict[tuple[str, str], Candidate]:
+    """The indexed columns holding `word` as a whole value or in another form, each with its value."""
+    text = utils.default_process(word)
+    forms = [c for c in by_stem.get(_stem_key(text), []) if other_form(text, utils.default_process(str(c.value)))]
+    # the form closest in spelling first: 'nigerian' is Nigeria's, not Niger's
+    forms.sort(key=lambda c: -len(os.path.commonprefix([text, utils.default_process(str(c.value))])))
+    found = by_text.get(text, []) + forms
+    out: dict[tuple[str, str], Candidate] = {}
+    for c in found:
+        out.setdefault((c.table, c.column), c)
+    return out
 
 
 _COMPOUND = re.compile(r"\b([a-z0-9]+(?:-[a-z]+)+)\b", re.I)
@@ -268,18 +360,19 @@ def compound_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
     shipments' (the ship mode 'Same Day'), 'furniture-segment customers' ('FURNITURE' of `c_mktsegment`: the
     last word names the column), '4-cylinder cars' (`cyl = 4`: a number before the word of a number column
     that holds it). Only a whole value: 'sub-saharan' is no region by one of its words."""
-    out = []
-    for compound in _COMPOUND.findall(question):
+    out, compounds = [], _COMPOUND.findall(question)
+    by_text = _by_key(bi, lambda v: utils.default_process(v.replace("_", " "))) if compounds else {}
+    for compound in compounds:
         head, *rest = compound.lower().split("-")
         if head.isdigit():
             out += _numbered(bi, compound, int(head), " ".join(rest))
             continue
-        for c in bi.index():
-            text = utils.default_process(str(c.value).replace("_", " "))
-            if text == " ".join([head, *rest]) or (
-                text == " ".join([head, *rest[:-1]]) and _names_column(rest[-1], c.column)
-            ):
-                out.append({"mention": compound, "table": c.table, "column": c.column, "value": jsonable(c.value)})
+        whole = by_text.get(" ".join([head, *rest]), [])
+        named = [c for c in by_text.get(" ".join([head, *rest[:-1]]), []) if _names_column(rest[-1], c.column)]
+        out += [
+            {"mention": compound, "table": c.table, "column": c.column, "value": jsonable(c.value)}
+            for c in whole + named
+        ]
     return out
 
 
