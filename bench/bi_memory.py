@@ -259,6 +259,74 @@ DIAGNOSIS = [
     "(`examples.filters`: the first year and the first text predicate per column, 44 columns over the 175 "
     "pairs, in the column's description) for a question that compares a value of that kind.",
     "",
+    "### grown_v5 (plan): grown_v4's answers read again (no model run)",
+    "",
+    "grown_v4's 30 answerable questions wrong both ways, each read against the 175 approved pairs of the grown "
+    "memory (`python bench/bi_memory.py --diagnose --tag grown_v4`, and the 5 nearest pairs of its database with "
+    "their MiniLM cosine and whether `fits` shows them); none of the 30 was shown a pair. The classes, read by hand:",
+    "",
+    "| what the answer lacked | the approved pair that holds it | could a pair decide it | wrong both ways |",
+    "|---|---|---|---|",
+    "| a comparison of several values, answered for one or as one filter: 'nigerian vs japanese life expectancy, "
+    "1995' (`name = 'Nigeria' AND name = 'Japan'`), 'japanese, brazilian and nigerian life expectancy' (no country "
+    "filter), 'jazz and blues: track count for each' (`Name = 'Jazz'` alone) | 'life expectancy: nigeria vs kenya, "
+    "1990' (0.75, `countries.name IN (...)`) hidden: the question's lower-case values read as no condition; 'how's "
+    "life expectancy in Japan compared to India in 2000?' (0.74); 'How many tracks are in the Jazz genre?' and "
+    "'... Blues genre?' (0.77, the column for each value; hidden: one value against two) | yes | 3 |",
+    "| a comparison, answered with its values but not per value: 'Average mpg of the European cars compared with "
+    "the Asian ones' (a subquery), 'profit in the West vs the East region?' (no SUM, no GROUP BY) | 'how many cars "
+    "come from europe, and how many from asia?' (0.63, IN + GROUP BY, but a count: another shape), 'What are the "
+    "total sales per region?' (0.57, below the show floor) | no: only a pair of another shape | 2 |",
+    "| a comparison declined before any SQL: 'Nolan's and Tarantino's films ... please' ('please'), 'Europe-built "
+    "and Asia-built autos' (the value's spelling), 'California versus Texas revenue' ('revenue') | no approved "
+    "question says 'please', 'Europe-built' or 'revenue'; none uses `tomatoes.Meter` | no | 3 |",
+    "| a near-same question hidden by its shape words: 'headcount of all South Asian nations together, 2010' "
+    "('together' reads no sum), 'Which billing country has the highest total invoice amount?' (a ranking of "
+    "groups), 'region-by-region tally of countries' ('region-by-region' reads no grouping) | 'What was the total "
+    "population of South Asia in 2010?' (0.68), 'What is the total invoice amount per billing country?' (0.87), "
+    "'Which region has the most countries?' (0.66) | only by loosening the shape rule, which is what turned "
+    "answers wrong before (dev_shape) | 3 |",
+    "| a table a pair of the other ranking direction names: 'Which file format has the fewest tracks' | 'Which "
+    "media type has the most tracks?' (0.70; hidden by the direction rule, which keeps DESC from being copied) | "
+    "no (by rule) | 1 |",
+    "| a value's column an approved query compared with another value: `sub_categories.category` ('Furniture'), "
+    "`states.name` through `counties.state = states.code` ('Nevada', 'Ohio'; already in the column's description "
+    "by the value comparisons), `omdb.Rating` ('R-rated', declined at field mapping), `cars.yr` (''80 lineup') | "
+    "'total profit of the Technology category', 'georgia has how many counties again?', 'How many movies rated "
+    "PG-13 are there?', 'how many of the cars were built after 1980?' (cosine 0.16-0.62) | partly: the value "
+    "comparisons already carry them, and turned none in grown_v4 | 5 |",
+    "| a join path: supplier -> nation -> region (the model named `region` alone), and two declined before any "
+    "SQL ('TPC-H', 'SupportRep') | 'How many suppliers are in CANADA?', 'Which region has the most customers?', "
+    "'How many customers does Jane Peacock support?' use it; every join condition of the 175 approved queries is "
+    "already in its database's layer (checked: 0 of them missing), so a learned join adds nothing here | no: the "
+    "layer has the join | 3 |",
+    "| a word or the SQL's logic no pair holds: 'shipments', 'BoxOffice' (twice), 'headcount' by region, 'Ford "
+    "model', 'heaviest', a percentage, ORD's airline (`Source`), the drag on profit (ORDER BY the sum), a cut "
+    "JSON reply | no | no | 10 |",
+    "",
+    "3 of the 30 could be decided by a pair the memory holds and the rules hide (the comparisons of several "
+    "values); 5 more are a value's column the memory already writes into the layer (they turned none in grown_v4); "
+    "the other 22 no pair can decide without loosening a rule that was added because it misled. grown_v4's two "
+    "right -> wrong answers are comparisons too ('county count for Georgia and for Kentucky' after a one-value "
+    "pair, 'average runtime, PG-13 versus R' after a one-value value comparison). Learned joins (the brief's (b)) "
+    "are not built: on this memory there is no approved join the layer lacks. Built for grown_v5, written down "
+    "before it runs:",
+    "",
+    "- a comparison condition (`examples.condition` -> 'compare'): a question with a comparison word ('vs', "
+    "'versus', 'compared with / to', 'compare') or two or more values joined by 'and' / 'or' / commas; an "
+    "approved query comparing one column with two or more values (IN, or OR-ed equalities); a pair is shown only "
+    "for a question of its condition, so a comparison is never shown a pair of one value and a comparison pair is "
+    "never shown for one value (only pairs are hidden from one-value questions; comparisons gain comparison "
+    "pairs of their shape);",
+    "- the value comparisons for a comparison: a column an approved query compared with one value is described "
+    "with that comparison for several values (`Rating IN ('PG-13', 'R')`), only with the question's values the "
+    "column stores (checked on the data), never the one-value predicate;",
+    "- the sample, fixed before the run: held-out #11's questions on the memory's databases (31: 21 answerable, "
+    "10 unanswerable; development data, never read for a rule) one from each set in turn; then the 8 grown_v4 "
+    "wrong-both comparisons above (TARGETS) and grown_v4's 2 right -> wrong comparisons; reported per part; cut at "
+    "25 minutes. Adopted when the points go up on held-out #11's part and right -> wrong is at most 2% of the "
+    "questions run; else the rule that misled is reverted.",
+    "",
 ]
 
 
