@@ -229,10 +229,13 @@ THRESHOLD = re.compile(
 
 
 def condition(question: str, valued: Valued = None) -> str:
-    """'threshold', 'filter' (a named value that is not a year or a month, or with `valued`, a lower-case word
-    of a stored value: 'large' of 'large_airport') or 'none', from the question's words."""
+    """'threshold', 'compare' (several values: `compares`), 'filter' (a named value that is not a year or a
+    month, or with `valued`, a lower-case word of a stored value: 'large' of 'large_airport') or 'none', from
+    the question's words."""
     if THRESHOLD.search(question.lower()):
         return "threshold"
+    if compares(question, valued):
+        return "compare"
     time = re.compile(SHAPE["time"], re.IGNORECASE)
     named = [v for v in named_values(question) if not time.fullmatch(v)]
     numbers = [
@@ -240,6 +243,41 @@ def condition(question: str, valued: Valued = None) -> str:
     ]  # 'size 50', '1-URGENT'
     lowered = valued is not None and any(valued(w) for w in re.findall(r"\b[a-z][a-z'-]+\b", question))
     return "filter" if named or numbers or lowered else "none"
+
+
+# A comparison of several values. bench/bi_memory.md's grown_v4: 'county count for Georgia and for Kentucky' was
+# shown a one-value pair and answered for Georgia alone; 'nigerian vs japanese life expectancy, 1995' was shown no
+# pair although 'life expectancy: nigeria vs kenya, 1990' is approved. The words of a comparison, or two values of
+# one kind (two texts, two years) with only 'and' / 'or' / a comma between them ('in 1990 and in 2010'); not '&',
+# which a value's own name holds ('Europe & Central Asia').
+COMPARING = re.compile(r"\b(?:vs|versus|compared?|comparing|comparison)\b")
+JOINED = re.compile(r"\s*(?:,\s*(?:(?:and|or)\s+)?|(?:and|or)\s+)(?:(?:in|for|from|of|the)\s+)*", re.IGNORECASE)
+
+
+def compares(question: str, valued: Valued = None) -> bool:
+    """Whether the question compares several values ('A vs B', 'A and B', 'A, B or C', 'in 1990 and in 2010'),
+    not a range or a threshold ('between 1995 and 2000')."""
+    if THRESHOLD.search(question.lower()):
+        return False
+    if COMPARING.search(question.lower()):
+        return True
+    found = sorted(_mentions(question, valued))
+    return any(
+        a[2] == b[2] and a[1] < b[0] and JOINED.fullmatch(question[a[1] : b[0]])
+        for a, b in zip(found, found[1:], strict=False)
+    )
+
+
+def _mentions(question: str, valued: Valued) -> set[tuple[int, int, str]]:
+    """(start, end, kind) of each value the question names: a year ('year'), a named value or, with `valued`,
+    a lower-case word of a stored value ('text')."""
+    found = {(*m.span(), "year") for m in YEAR.finditer(question)}
+    named = [v for v in named_values(question) if not YEAR.fullmatch(v)]
+    parts = (p for v in named for p in ([v] if _spans(v, question) else v.split()))  # 'Germany, France' ran as one
+    found |= {(*span, "text") for p in parts for span in _spans(p, question)}
+    if valued is not None:
+        found |= {(*m.span(), "text") for m in re.finditer(r"\b[a-z][a-z'-]+\b", question) if valued(m.group(0))}
+    return found
 
 
 def value_test(bi: BIContext) -> Callable[[str], bool]:
@@ -321,8 +359,31 @@ COMPARED = (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between)
 
 def sql_condition(tree: exp.Expression) -> str:
     """The condition of a query's WHERE and HAVING: 'threshold' (a column compared with a number that is not a
-    year by <, >, BETWEEN), 'filter' (any other predicate that is not a join's column = column nor on time) or
-    'none'."""
+    year by <, >, BETWEEN), 'compare' (one column compared with several values: `several`), 'filter' (any other
+    predicate that is not a join's column = column nor on time) or 'none'."""
+    kind = _where_condition(tree)
+    return "compare" if kind != "threshold" and several(tree) else kind
+
+
+def several(tree: exp.Expression) -> bool:
+    """Whether a WHERE or HAVING compares one column with two or more values: `IN` a list of literals, or
+    equalities of the same column OR-ed."""
+    clauses = [s.args.get(c) for s in tree.find_all(exp.Select) for c in ("where", "having")]
+    for clause in (c for c in clauses if c is not None):
+        if any(
+            len(i.expressions) > 1 and all(isinstance(e, exp.Literal) for e in i.expressions)
+            for i in clause.find_all(exp.In)
+        ):
+            return True
+        for either in clause.find_all(exp.Or):
+            sides = [p for p in _predicates(either) if isinstance(p, exp.EQ) and isinstance(p.expression, exp.Literal)]
+            names = [p.this.sql() for p in sides if isinstance(p.this, exp.Column)]
+            if len(names) != len(set(names)):
+                return True
+    return False
+
+
+def _where_condition(tree: exp.Expression) -> str:
     found = "none"
     clauses = (s.args.get(c) for s in tree.find_all(exp.Select) for c in ("where", "having"))  # subqueries too
     for clause in (c for c in clauses if c is not None):
@@ -413,23 +474,37 @@ SUPPORT = 2
 
 def teach(bi: BIContext, question: str) -> None:
     """Before a question is planned: the connection's layer as the approved pairs teach it now (`taught`)."""
-    bi.semantic = taught(bi.semantic, bi.approved, bi.engine.name, question, bi.engine.dialect)
+    args = (bi.engine.name, question, bi.engine.dialect)
+    bi.semantic = taught(bi.semantic, bi.approved, *args, held=stored_values(bi), valued=value_test(bi))
+
+
+Held = Callable[[str, str, list[str]], list[str]] | None  # (table, column, texts) -> those the column stores
 
 
 def taught(
-    layer: Semantic, memory: ExampleMemory | None, connection: str, question: str = "", dialect: str = ""
+    layer: Semantic,
+    memory: ExampleMemory | None,
+    connection: str,
+    question: str = "",
+    dialect: str = "",
+    held: Held = None,
+    valued: Valued = None,
 ) -> Semantic:
     """The layer with what the connection's approved pairs teach (`lessons`): each phrase of an approved question
     that no schema name spells, aligned to the one column of its SQL the question does not name, becomes a
     synonym of that column (field mapping, the decline judgment) and is written in its description (the SQL
     prompt). Always recomputed from the pairs stored now: a removed pair teaches nothing more; a rejected one
-    never did. With `leave_one_out`, a pair of `question`'s own text teaches nothing to it."""
+    never did. With `leave_one_out`, a pair of `question`'s own text teaches nothing to it. With `held` (what
+    the data stores), a question comparing several values (`compares`) is told each column approved queries
+    compared with a value, as a comparison with those of its values the column stores (`several_values`)."""
     base = untaught(layer)
     if memory is None or not memory.examples.has(connection):
         return base
     own = _normal(question).lower() if memory.leave_one_out else None
     pairs = [e for e in memory.examples.list(connection) if _normal(e.question).lower() != own]
     found, compared = lessons(base, pairs, dialect), filters(base, pairs, dialect, _compares(question))
+    if held is not None and compares(question, valued):
+        compared |= several_values(base, pairs, question, held, dialect)
     if not found and not compared:
         return base
     out = Semantic.from_dict(json.loads(json.dumps(base.to_dict())))
@@ -450,6 +525,67 @@ def _compares(question: str) -> frozenset[str]:
     return frozenset({"year"} if YEAR.search(question) else set()) | (
         {"text"} if condition(question) == "filter" else set()
     )
+
+
+def several_values(
+    layer: Semantic,
+    pairs: list[Example],
+    question: str,
+    held: Callable[[str, str, list[str]], list[str]],
+    dialect: str = "",
+) -> dict[tuple[str, str], list[str]]:
+    """(table, column) -> `column IN (...)` with the question's values the column stores, for each column an
+    approved query compared with a text value, when it stores two or more of them. A pair approved for one value
+    ('Rating = 'PG-13'') teaches the column for each value of a comparison ('PG-13 versus R'); its one-value
+    predicate is not shown (bench/bi_memory.md's grown_v4: after `Rating = 'PG-13'` the model dropped R)."""
+    said = _said(question)
+    out = {}
+    for table, column in filters(layer, pairs, dialect, frozenset({"text"})) if said else ():
+        values = held(table, column, said)
+        if len(values) > 1:
+            listed = exp.In(this=exp.column(column), expressions=[exp.Literal.string(v) for v in values])
+            out[(table, column)] = [listed.sql(dialect or None)]
+    return out
+
+
+MAX_SAID = 40  # texts of a question looked up as values
+
+
+def _said(question: str) -> list[str]:
+    """The texts of a question that may be values, in the order it writes them: its named values (each word
+    too, when a run crossed a comma), its words and pairs of words that are not grammar."""
+    named = [v for v in named_values(question) if not YEAR.fullmatch(v)]
+    tokens = re.findall(r"[\w#&'-]+", question)
+    plain = [t for t in tokens if t.lower() not in GRAMMAR | GENERIC | _ASKING and not t.isdigit()]
+    pairs = [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
+    found = dict.fromkeys([*named, *(w for v in named for w in v.split()), *plain, *pairs])
+    return sorted(found, key=lambda t: question.lower().find(t.lower()))[:MAX_SAID]
+
+
+def stored_values(bi: BIContext) -> Callable[[str, str, list[str]], list[str]]:
+    """(table, column, texts) -> the texts the column stores, as it spells them (case aside), in the texts'
+    order; none when the lookup fails."""
+
+    def held(table: str, column: str, texts: list[str]) -> list[str]:
+        lowered = [exp.Literal.string(t.lower()) for t in texts]
+        rows = _distinct(bi, table, column, exp.In(this=_lower_text(column), expressions=lowered), MAX_SAID)
+        stored = {str(r[0]).lower(): str(r[0]) for r in rows or []}
+        return list(dict.fromkeys(stored[t.lower()] for t in texts if t.lower() in stored))
+
+    return held
+
+
+def _lower_text(column: str) -> exp.Expression:
+    return exp.Lower(this=exp.cast(exp.column(column, quoted=True), "TEXT"))
+
+
+def _distinct(bi: BIContext, table: str, column: str, cond: exp.Expression, n: int) -> list[tuple] | None:
+    """At most n distinct values of a column where `cond` holds; None when the query fails."""
+    query = exp.select(exp.column(column, quoted=True)).distinct().from_(exp.to_table(table, quoted=True)).where(cond)
+    try:
+        return bi.engine.execute(query.limit(n).sql(bi.engine.dialect), max_rows=n).rows
+    except Exception:  # noqa: BLE001 - a failed lookup finds nothing: the question is answered without it
+        return None
 
 
 def filters(
@@ -716,21 +852,13 @@ def _stored_value(bi: BIContext, lit: exp.Literal, tree: exp.Expression, new: st
     if where is None:
         return None
     table, column = where
-    text = exp.Lower(this=exp.cast(exp.column(column, quoted=True), "TEXT"))
+    text = _lower_text(column)
     if lit.find_ancestor(exp.Like, exp.ILike):
         cond: exp.Expression = exp.Like(this=text, expression=exp.Literal.string(f"%{new.lower()}%"))
     else:
         cond = exp.EQ(this=text, expression=exp.Literal.string(new.lower()))
-    query = (
-        exp.select(exp.column(column, quoted=True))
-        .distinct()
-        .from_(exp.to_table(table, quoted=True))
-        .where(cond)
-        .limit(2)
-    )
-    try:
-        rows = bi.engine.execute(query.sql(bi.engine.dialect), max_rows=2).rows
-    except Exception:  # noqa: BLE001 - any failure of the check means no reuse: the normal path answers
+    rows = _distinct(bi, table, column, cond, 2)
+    if rows is None:  # any failure of the check means no reuse: the normal path answers
         return None
     if lit.find_ancestor(exp.Like, exp.ILike):
         return new if rows else None
