@@ -83,7 +83,10 @@ from bi import DECLINED, _commit, _write_json, questions, scored  # noqa: E402
 K = 3
 FLOOR = 0.3
 # What the memory does in a run made now (older runs say theirs).
-STEPS = "plan, decline, sql; shape + condition + direction; show floor 0.6; reuse; taught layer (2 pairs) + filters"
+STEPS = (
+    "plan, decline, sql; shape + condition (+ comparison) + direction; show floor 0.6; reuse; taught layer (2 pairs) "
+    "+ filters (+ IN for a comparison)"
+)
 RESULTS = HERE / "results"
 # The runs bi_memory.md reports, in order: the first (k=3, no similarity floor: the rule fixed before any run), then
 # the floor decided from the first run's one misleading example, on dev questions that run did not use (both with
@@ -100,7 +103,26 @@ RUNS = (
     "grown_v2",
     "grown_v3",
     "grown_v4",
+    "grown_v5",
 )
+# grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
+# grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
+TARGETS = {
+    "wrong both (grown_v4)": (
+        "jazz and blues: track count for each",
+        "Hey, how do Nolan's and Tarantino's films compare on the Tomatometer? Average for each please.",
+        "for the year 2000 give me japanese, brazilian and nigerian life expectancy",
+        "nigerian vs japanese life expectancy, 1995",
+        "profit in the West vs the East region?",
+        "Average mpg of the European cars compared with the Asian ones.",
+        "fuel economy (mpg) for Europe-built and Asia-built autos, averaged",
+        "California versus Texas revenue, summed",
+    ),
+    "right -> wrong (grown_v4)": (
+        "county count for Georgia and for Kentucky",
+        "average runtime, PG-13 versus R",
+    ),
+}
 # What the result files cannot say about a run's conditions.
 NOTES = {
     "nokeys": "its empty-memory pass ran at a 1-minute load of 8-12 (other benchmarks), its second pass at 4-8 "
@@ -423,6 +445,16 @@ def later(sets: list[str], asked: set[tuple[str, str]]) -> list[dict[str, Any]]:
     return [{k: q[k] for k in ("set", "db", "question", "gold")} for q in out]
 
 
+def targets() -> list[dict[str, Any]]:
+    """TARGETS as grown_v4 asked them (its set, database and gold), each marked with its part."""
+    rows = {r["question"]: r for r in json.loads((RESULTS / "bi_memory_grown_v4.json").read_text())["questions"]}
+    return [
+        {k: rows[q][k] for k in ("set", "db", "question", "gold")} | {"part": part}
+        for part, questions in TARGETS.items()
+        for q in questions
+    ]
+
+
 def _interleaved(many: list[Any], few: list[Any]) -> list[Any]:
     """`few` spread evenly among `many`, so that a run cut short still has some of each."""
     every = len(many) // max(1, len(few)) + 1
@@ -453,9 +485,12 @@ _LAYERS: dict[str, Any] = {}
 def taught_phrases(memory: Any, item: dict[str, Any], engine: Any) -> dict[str, list[str]]:
     """'table.column' -> the phrases and the value comparisons the approved pairs of the question's database
     (its own aside) teach it."""
-    from orrery.bi.examples import TAUGHT, TAUGHT_FILTERS, taught
+    from orrery.bi.context import BIContext
+    from orrery.bi.examples import TAUGHT, TAUGHT_FILTERS, stored_values, taught, value_test
 
-    got = taught(_layer(engine), memory, item["db"], item["question"], engine.dialect)
+    bi = BIContext(engine, _layer(engine), None)
+    held, test = stored_values(bi), _VALUED.setdefault(engine.name, value_test(bi))
+    got = taught(_layer(engine), memory, item["db"], item["question"], engine.dialect, held, test)
     return {
         f"{t}.{c}": [*info.get(TAUGHT, []), *info.get(TAUGHT_FILTERS, [])]
         for t, c, info in got.columns()
@@ -818,6 +853,7 @@ def main() -> None:
     p.add_argument(
         "--then", action="append", default=[], help="--set grown: then SET's questions on the memory's databases"
     )
+    p.add_argument("--targets", action="store_true", help="--set grown: then TARGETS (grown_v4's comparisons)")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
     p.add_argument(
         "--diagnose", action="store_true", help="list a run's empty-memory misses (--tag; default grown's, grown_v2's)"
@@ -836,6 +872,7 @@ def main() -> None:
                 for r in json.loads((RESULTS / f"bi_memory_{tag}.json").read_text())["questions"]
             }
         items = [q for q in items if (q["db"], q["question"]) not in asked] + later(args.then, asked)
+        items += targets() if args.targets else []
         _write(out, run_grown(args.llm, items, out, args.floor or None) | {"set": "all (grown memory)"})
     elif not args.report:
         every = items_of(args.which, args.unanswerable)
