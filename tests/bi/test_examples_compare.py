@@ -96,16 +96,17 @@ def test_a_comparison_is_shown_only_a_comparison_pair_and_one_value_only_a_one_v
 
 @pytest.fixture
 def music(tmp_path):
-    path = tmp_path / "m.sqlite"
-    with sqlite3.connect(path) as con:
-        con.execute("CREATE TABLE tracks (title TEXT, genre TEXT, rating TEXT, minutes REAL)")
-        genres, ratings = ("Jazz", "Blues", "Rock", "Pop"), ("PG-13", "R", "G")
-        rows = [(f"Song {i}", genres[i % 4], ratings[i % 3], 3.0 + i % 5) for i in range(150)]
-        con.executemany("INSERT INTO tracks VALUES (?, ?, ?, ?)", rows)
-    engine = SQLiteEngine("m", path)
-    bi = BIContext(engine, draft(engine), None)
-    bi.approved = ExampleMemory(ApprovedExamples(tmp_path / "x.db", embedder=None), floor=None)
-    yield bi
+    """150 tracks of 4 genres and 3 ratings (categories: their values' words are filters), and an empty memory."""
+    genres, ratings = ("Jazz", "Blues", "Rock", "Pop"), ("PG-13", "R", "G")
+    rows = [(f"Song {i}", genres[i % 4], ratings[i % 3], 3.0 + i % 5) for i in range(150)]
+    con = sqlite3.connect(tmp_path / "m.sqlite")
+    con.execute("CREATE TABLE tracks (title TEXT, genre TEXT, rating TEXT, minutes REAL)")
+    con.executemany("INSERT INTO tracks VALUES (?, ?, ?, ?)", rows)
+    con.commit()
+    con.close()
+    memory = ExampleMemory(ApprovedExamples(tmp_path / "x.db", embedder=None), floor=None)
+    engine = SQLiteEngine("m", tmp_path / "m.sqlite")
+    yield BIContext(engine, draft(engine), None, approved=memory)
     engine.close()
 
 
