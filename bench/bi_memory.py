@@ -47,7 +47,13 @@ in turn, each in its file's order; cut at 40 minutes. Its rules, decided from gr
 (bench/bi_memory.md): a pair is shown only with the question's ranking direction, a threshold's pair only on the
 same thing (the word after the number), a lower-case word of a category's value is a filter; a phrase is taught
 only by two approved questions; how approved queries compared a column with a value is in that column's
-description for a question comparing a value of that kind.
+description for a question comparing a value of that kind. `grown_v5` (`--answerable 0 --declinable 0 --then
+heldout11 --targets`): the same memory; the sample, fixed before the run: held-out #11's questions on the memory's
+databases (31, 21 answerable; development data, never read for a rule), one from each set in turn, then TARGETS
+(grown_v4's 8 wrong-both comparisons, then its 2 right -> wrong ones), cut at 25 minutes; its rules, decided from
+grown_v4's answers read again (bench/bi_memory.md, "grown_v5 (plan)"): a question comparing several values is shown
+only approved comparisons and a one-value question none, and is told each column an approved query compared with
+one value as `IN` its own values the column stores.
 Reported: both accuracies and the difference in points, the questions that changed (right -> wrong is a
 retrieved example misleading: the model and the questions are otherwise the same and the model decodes
 greedily), seconds per question with the memory on and off, the load average.
@@ -60,6 +66,8 @@ greedily), seconds per question with the memory on and off, the load average.
         --answerable 269 --declinable 28
     nice -n 10 timeout 2400 python bench/bi_memory.py --set grown --tag grown_v4 --exclude grown --exclude grown_v2 \
         --exclude grown_v3 --answerable 269 --declinable 28 --then heldout9 --then heldout10
+    nice -n 10 timeout 1500 python bench/bi_memory.py --set grown --tag grown_v5 --answerable 0 --declinable 0 \
+        --then heldout11 --targets
     python bench/bi_memory.py --report        # bi_memory.md and results/bi_memory.json from the runs in RUNS
 """
 
