@@ -93,7 +93,7 @@ FLOOR = 0.3
 # What the memory does in a run made now (older runs say theirs).
 STEPS = (
     "plan, decline, sql; shape + condition (+ comparison) + direction; show floor 0.6; reuse; taught layer (2 pairs) "
-    "+ filters (+ IN for a comparison)"
+    "+ filters (none for a comparison)"
 )
 RESULTS = HERE / "results"
 # The runs bi_memory.md reports, in order: the first (k=3, no similarity floor: the rule fixed before any run), then
@@ -112,6 +112,7 @@ RUNS = (
     "grown_v3",
     "grown_v4",
     "grown_v5",
+    "grown_v5r",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -493,12 +494,9 @@ _LAYERS: dict[str, Any] = {}
 def taught_phrases(memory: Any, item: dict[str, Any], engine: Any) -> dict[str, list[str]]:
     """'table.column' -> the phrases and the value comparisons the approved pairs of the question's database
     (its own aside) teach it."""
-    from orrery.bi.context import BIContext
-    from orrery.bi.examples import TAUGHT, TAUGHT_FILTERS, stored_values, taught, value_test
+    from orrery.bi.examples import TAUGHT, TAUGHT_FILTERS, taught
 
-    bi = BIContext(engine, _layer(engine), None)
-    held, test = stored_values(bi), _VALUED.setdefault(engine.name, value_test(bi))
-    got = taught(_layer(engine), memory, item["db"], item["question"], engine.dialect, held, test)
+    got = taught(_layer(engine), memory, item["db"], item["question"], engine.dialect)
     return {
         f"{t}.{c}": [*info.get(TAUGHT, []), *info.get(TAUGHT_FILTERS, [])]
         for t, c, info in got.columns()
@@ -606,21 +604,12 @@ def run_grown(llm: str | None, items: list[dict[str, Any]], out: Path, floor: fl
     first VERIFY of them, answered again to show that."""
     from bi_nokeys import engine_for
 
-    from orrery.bi.examples import ExampleMemory
     from orrery.llm import resolve_model
-    from orrery.recall import ApprovedExamples
-    from orrery.recall.embed import default_embedder
 
     model = resolve_model(llm or "local")
     commit = _commit()
     engines = {db: engine_for(db) for db in dict.fromkeys(r["db"] for r in items)}
-    sessions = tempfile.mkdtemp(prefix="bi-memory-bench-")
-    examples = ApprovedExamples(f"{sessions}/memory.db", embedder=default_embedder())
-    pairs = approved_pairs(stored_answers())
-    t0 = time.perf_counter()
-    approved = [examples.approve(p["db"], p["question"], p["sql"]) for p in pairs]
-    approve_s = (time.perf_counter() - t0) / max(1, len(approved))
-    memory = ExampleMemory(examples, K, leave_one_out=True, floor=floor)
+    sessions, memory, pairs, approve_s = _grown_memory(floor)
     rows: list[dict[str, Any]] = [dict(item) for item in items]
     verify = VERIFY
     for i, row in enumerate(rows):
@@ -640,13 +629,61 @@ def run_grown(llm: str | None, items: list[dict[str, Any]], out: Path, floor: fl
         row["load_1min"] = round(os.getloadavg()[0], 1)
         _progress("off", i, rows)
         _progress("on ", i, rows)
-        done = summarize(rows[: i + 1], model.name, len(rows), len(approved), approve_s)
+        done = summarize(rows[: i + 1], model.name, len(rows), len(pairs), approve_s)
         _write(out, done | {"floor": floor, "commit": commit, "memory": _memory_of(pairs)})
-    return summarize(rows, model.name, len(rows), len(approved), approve_s) | {
+    return summarize(rows, model.name, len(rows), len(pairs), approve_s) | {
         "floor": floor,
         "commit": commit,
         "memory": _memory_of(pairs),
     }
+
+
+def _grown_memory(floor: float | None) -> tuple[str, Any, list[dict[str, Any]], float]:
+    """A fresh store holding the grown memory (`approved_pairs`): its folder, the `ExampleMemory` a measured
+    question reads (leave-one-out), the pairs and the seconds one approval took."""
+    from orrery.bi.examples import ExampleMemory
+    from orrery.recall import ApprovedExamples
+    from orrery.recall.embed import default_embedder
+
+    sessions = tempfile.mkdtemp(prefix="bi-memory-bench-")
+    examples = ApprovedExamples(f"{sessions}/memory.db", embedder=default_embedder())
+    pairs = approved_pairs(stored_answers())
+    t0 = time.perf_counter()
+    for p in pairs:
+        examples.approve(p["db"], p["question"], p["sql"])
+    approve_s = (time.perf_counter() - t0) / max(1, len(pairs))
+    return sessions, ExampleMemory(examples, K, leave_one_out=True, floor=floor), pairs, approve_s
+
+
+def run_again(llm: str | None, source: str, out: Path, floor: float | None) -> dict[str, Any]:
+    """Run `source` (a grown run) again after a rule it measured was reverted: its questions the rule touched
+    (a comparison `IN` in their taught layer, `row["taught"]`) answered again with the memory, right after their
+    empty-memory answer is given again (the prompt cache, as in `run_grown`); every other question's two answers
+    carried from `source` (the reverted rule gave it nothing: the same prompts)."""
+    from bi_nokeys import engine_for
+
+    from orrery.llm import resolve_model
+
+    before = json.loads((RESULTS / f"bi_memory_{source}.json").read_text())
+    model, commit = resolve_model(llm or "local"), _commit()
+    sessions, memory, pairs, approve_s = _grown_memory(floor)
+    rows: list[dict[str, Any]] = []
+    engines: dict[str, Any] = {}
+    for i, old in enumerate(before["questions"]):
+        row = dict(old)
+        if any(" IN (" in lesson for lessons in old["taught"].values() for lesson in lessons):
+            engine = engines.setdefault(row["db"], engine_for(row["db"]))
+            row |= {"retrieved": shown(memory, row, engine), "taught": taught_phrases(memory, row, engine)}
+            for on in (False, True):
+                got = answer(model, engine, row, sessions, f"{'on' if on else 'off'}{i}", memory if on else None)
+                row["on" if on else "off"] = got
+            row["again"], row["load_1min"] = True, round(os.getloadavg()[0], 1)
+            _progress("off", len(rows), [*rows, row])
+            _progress("on ", len(rows), [*rows, row])
+        rows.append(row)
+        done = summarize(rows, model.name, len(before["questions"]), len(pairs), approve_s)
+        _write(out, done | {"floor": floor, "commit": commit, "memory": _memory_of(pairs), "again": source})
+    return done | {"floor": floor, "commit": commit, "memory": _memory_of(pairs), "again": source}
 
 
 def _memory_of(pairs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -862,6 +899,7 @@ def main() -> None:
         "--then", action="append", default=[], help="--set grown: then SET's questions on the memory's databases"
     )
     p.add_argument("--targets", action="store_true", help="--set grown: then TARGETS (grown_v4's comparisons)")
+    p.add_argument("--again", default=None, help="run TAG again where a reverted rule touched it (`run_again`)")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
     p.add_argument(
         "--diagnose", action="store_true", help="list a run's empty-memory misses (--tag; default grown's, grown_v2's)"
@@ -870,7 +908,10 @@ def main() -> None:
     if args.diagnose:
         return diagnose((args.tag,) if args.tag != "run" else ("grown", "grown_v2"))
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
-    if not args.report and args.which == "grown":
+    if args.again:
+        out = RESULTS / f"bi_memory_{args.tag}.json"
+        _write(out, run_again(args.llm, args.again, out, args.floor or None) | {"set": "all (grown memory)"})
+    elif not args.report and args.which == "grown":
         out = RESULTS / f"bi_memory_{args.tag}.json"
         items = grown_sample(stored_answers(), args.answerable, args.declinable)
         asked: set[tuple[str, str]] = set()

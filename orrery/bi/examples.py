@@ -474,37 +474,23 @@ SUPPORT = 2
 
 def teach(bi: BIContext, question: str) -> None:
     """Before a question is planned: the connection's layer as the approved pairs teach it now (`taught`)."""
-    args = (bi.engine.name, question, bi.engine.dialect)
-    bi.semantic = taught(bi.semantic, bi.approved, *args, held=stored_values(bi), valued=value_test(bi))
-
-
-Held = Callable[[str, str, list[str]], list[str]] | None  # (table, column, texts) -> those the column stores
+    bi.semantic = taught(bi.semantic, bi.approved, bi.engine.name, question, bi.engine.dialect)
 
 
 def taught(
-    layer: Semantic,
-    memory: ExampleMemory | None,
-    connection: str,
-    question: str = "",
-    dialect: str = "",
-    held: Held = None,
-    valued: Valued = None,
+    layer: Semantic, memory: ExampleMemory | None, connection: str, question: str = "", dialect: str = ""
 ) -> Semantic:
     """The layer with what the connection's approved pairs teach (`lessons`): each phrase of an approved question
     that no schema name spells, aligned to the one column of its SQL the question does not name, becomes a
     synonym of that column (field mapping, the decline judgment) and is written in its description (the SQL
     prompt). Always recomputed from the pairs stored now: a removed pair teaches nothing more; a rejected one
-    never did. With `leave_one_out`, a pair of `question`'s own text teaches nothing to it. With `held` (what
-    the data stores), a question comparing several values (`compares`) is told each column approved queries
-    compared with a value, as a comparison with those of its values the column stores (`several_values`)."""
+    never did. With `leave_one_out`, a pair of `question`'s own text teaches nothing to it."""
     base = untaught(layer)
     if memory is None or not memory.examples.has(connection):
         return base
     own = _normal(question).lower() if memory.leave_one_out else None
     pairs = [e for e in memory.examples.list(connection) if _normal(e.question).lower() != own]
     found, compared = lessons(base, pairs, dialect), filters(base, pairs, dialect, _compares(question))
-    if held is not None and compares(question, valued):
-        compared |= several_values(base, pairs, question, held, dialect)
     if not found and not compared:
         return base
     out = Semantic.from_dict(json.loads(json.dumps(base.to_dict())))
@@ -521,71 +507,13 @@ def taught(
 
 
 def _compares(question: str) -> frozenset[str]:
-    """The kinds of value a question compares: a year ('year'), a named value that is not one ('text')."""
+    """The kinds of value a question compares: a year ('year'), a named value that is not one ('text'). A
+    question comparing several values is taught no text comparison: one value's predicate made grown_v4's 'PG-13
+    versus R' drop R, and the same column `IN` the question's own values misled it again in grown_v5
+    (bench/bi_memory.md)."""
     return frozenset({"year"} if YEAR.search(question) else set()) | (
         {"text"} if condition(question) == "filter" else set()
     )
-
-
-def several_values(
-    layer: Semantic,
-    pairs: list[Example],
-    question: str,
-    held: Callable[[str, str, list[str]], list[str]],
-    dialect: str = "",
-) -> dict[tuple[str, str], list[str]]:
-    """(table, column) -> `column IN (...)` with the question's values the column stores, for each column an
-    approved query compared with a text value, when it stores two or more of them. A pair approved for one value
-    ('Rating = 'PG-13'') teaches the column for each value of a comparison ('PG-13 versus R'); its one-value
-    predicate is not shown (bench/bi_memory.md's grown_v4: after `Rating = 'PG-13'` the model dropped R)."""
-    said = _said(question)
-    out = {}
-    for table, column in filters(layer, pairs, dialect, frozenset({"text"})) if said else ():
-        values = held(table, column, said)
-        if len(values) > 1:
-            listed = exp.In(this=exp.column(column), expressions=[exp.Literal.string(v) for v in values])
-            out[(table, column)] = [listed.sql(dialect or None)]
-    return out
-
-
-MAX_SAID = 40  # texts of a question looked up as values
-
-
-def _said(question: str) -> list[str]:
-    """The texts of a question that may be values, in the order it writes them: its named values (each word
-    too, when a run crossed a comma), its words and pairs of words that are not grammar."""
-    named = [v for v in named_values(question) if not YEAR.fullmatch(v)]
-    tokens = re.findall(r"[\w#&'-]+", question)
-    plain = [t for t in tokens if t.lower() not in GRAMMAR | GENERIC | _ASKING and not t.isdigit()]
-    pairs = [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
-    found = dict.fromkeys([*named, *(w for v in named for w in v.split()), *plain, *pairs])
-    return sorted(found, key=lambda t: question.lower().find(t.lower()))[:MAX_SAID]
-
-
-def stored_values(bi: BIContext) -> Callable[[str, str, list[str]], list[str]]:
-    """(table, column, texts) -> the texts the column stores, as it spells them (case aside), in the texts'
-    order; none when the lookup fails."""
-
-    def held(table: str, column: str, texts: list[str]) -> list[str]:
-        lowered = [exp.Literal.string(t.lower()) for t in texts]
-        rows = _distinct(bi, table, column, exp.In(this=_lower_text(column), expressions=lowered), MAX_SAID)
-        stored = {str(r[0]).lower(): str(r[0]) for r in rows or []}
-        return list(dict.fromkeys(stored[t.lower()] for t in texts if t.lower() in stored))
-
-    return held
-
-
-def _lower_text(column: str) -> exp.Expression:
-    return exp.Lower(this=exp.cast(exp.column(column, quoted=True), "TEXT"))
-
-
-def _distinct(bi: BIContext, table: str, column: str, cond: exp.Expression, n: int) -> list[tuple] | None:
-    """At most n distinct values of a column where `cond` holds; None when the query fails."""
-    query = exp.select(exp.column(column, quoted=True)).distinct().from_(exp.to_table(table, quoted=True)).where(cond)
-    try:
-        return bi.engine.execute(query.limit(n).sql(bi.engine.dialect), max_rows=n).rows
-    except Exception:  # noqa: BLE001 - a failed lookup finds nothing: the question is answered without it
-        return None
 
 
 def filters(
@@ -852,13 +780,21 @@ def _stored_value(bi: BIContext, lit: exp.Literal, tree: exp.Expression, new: st
     if where is None:
         return None
     table, column = where
-    text = _lower_text(column)
+    text = exp.Lower(this=exp.cast(exp.column(column, quoted=True), "TEXT"))
     if lit.find_ancestor(exp.Like, exp.ILike):
         cond: exp.Expression = exp.Like(this=text, expression=exp.Literal.string(f"%{new.lower()}%"))
     else:
         cond = exp.EQ(this=text, expression=exp.Literal.string(new.lower()))
-    rows = _distinct(bi, table, column, cond, 2)
-    if rows is None:  # any failure of the check means no reuse: the normal path answers
+    query = (
+        exp.select(exp.column(column, quoted=True))
+        .distinct()
+        .from_(exp.to_table(table, quoted=True))
+        .where(cond)
+        .limit(2)
+    )
+    try:
+        rows = bi.engine.execute(query.sql(bi.engine.dialect), max_rows=2).rows
+    except Exception:  # noqa: BLE001 - any failure of the check means no reuse: the normal path answers
         return None
     if lit.find_ancestor(exp.Like, exp.ILike):
         return new if rows else None
