@@ -113,6 +113,7 @@ RUNS = (
     "grown_v4",
     "grown_v5",
     "grown_v5r",
+    "grown_v5x",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -684,23 +685,34 @@ def _grown_memory(floor: float | None) -> tuple[str, Any, list[dict[str, Any]], 
     return sessions, ExampleMemory(examples, K, leave_one_out=True, floor=floor), pairs, approve_s
 
 
-def run_again(llm: str | None, source: str, out: Path, floor: float | None) -> dict[str, Any]:
-    """Run `source` (a grown run) again after a rule it measured was reverted: its questions the rule touched
-    (a comparison `IN` in their taught layer, `row["taught"]`) answered again with the memory, right after their
-    empty-memory answer is given again (the prompt cache, as in `run_grown`); every other question's two answers
-    carried from `source` (the reverted rule gave it nothing: the same prompts)."""
+AGAIN = {  # which questions of a run `run_again` answers again
+    "in": lambda row: any(" IN (" in lesson for lessons in row["taught"].values() for lesson in lessons),
+    "changed": lambda row: row["off"]["correct"] != row["on"]["correct"],
+}
+
+
+def run_again(
+    llm: str | None, source: str, out: Path, floor: float | None, pick: str = "in", exact: bool = False
+) -> dict[str, Any]:
+    """Run `source` (a grown run) again: its questions AGAIN[pick] selects ('in': an `IN` comparison in their
+    taught layer, what the reverted `IN` description touched; 'changed': right in one condition only) answered
+    again both ways, the empty memory first; every other question's two answers carried from `source`. `exact`:
+    the embedded model with no prompt cache (`cache_prompt=False`), so that two answers of one prompt are the
+    same whatever was asked before (with the cache, a second back-to-back answer can differ: grown_v5r)."""
     from bi_nokeys import engine_for
 
     from orrery.llm import resolve_model
+    from orrery.llm.local import LocalModel
 
     before = json.loads((RESULTS / f"bi_memory_{source}.json").read_text())
-    model, commit = resolve_model(llm or "local"), _commit()
+    model = LocalModel(cache_prompt=False) if exact and llm in (None, "local") else resolve_model(llm or "local")
+    commit = _commit()
     sessions, memory, pairs, approve_s = _grown_memory(floor)
     rows: list[dict[str, Any]] = []
     engines: dict[str, Any] = {}
     for i, old in enumerate(before["questions"]):
         row = dict(old)
-        if any(" IN (" in lesson for lessons in old["taught"].values() for lesson in lessons):
+        if AGAIN[pick](old):
             engine = engines.setdefault(row["db"], engine_for(row["db"]))
             row |= {"retrieved": shown(memory, row, engine), "taught": taught_phrases(memory, row, engine)}
             for on in (False, True):
@@ -711,8 +723,9 @@ def run_again(llm: str | None, source: str, out: Path, floor: float | None) -> d
             _progress("on ", len(rows), [*rows, row])
         rows.append(row)
         done = summarize(rows, model.name, len(before["questions"]), len(pairs), approve_s)
-        _write(out, done | {"floor": floor, "commit": commit, "memory": _memory_of(pairs), "again": source})
-    return done | {"floor": floor, "commit": commit, "memory": _memory_of(pairs), "again": source}
+        extra = {"floor": floor, "commit": commit, "memory": _memory_of(pairs), "again": source, "exact": exact}
+        _write(out, done | extra)
+    return done | extra
 
 
 def _memory_of(pairs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -928,7 +941,9 @@ def main() -> None:
         "--then", action="append", default=[], help="--set grown: then SET's questions on the memory's databases"
     )
     p.add_argument("--targets", action="store_true", help="--set grown: then TARGETS (grown_v4's comparisons)")
-    p.add_argument("--again", default=None, help="run TAG again where a reverted rule touched it (`run_again`)")
+    p.add_argument("--again", default=None, help="answer run TAG's questions --pick selects again (`run_again`)")
+    p.add_argument("--pick", choices=tuple(AGAIN), default="in", help="--again: which questions")
+    p.add_argument("--exact", action="store_true", help="--again: the embedded model with no prompt cache")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
     p.add_argument(
         "--diagnose", action="store_true", help="list a run's empty-memory misses (--tag; default grown's, grown_v2's)"
@@ -939,7 +954,8 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.again:
         out = RESULTS / f"bi_memory_{args.tag}.json"
-        _write(out, run_again(args.llm, args.again, out, args.floor or None) | {"set": "all (grown memory)"})
+        again = run_again(args.llm, args.again, out, args.floor or None, args.pick, args.exact)
+        _write(out, again | {"set": "all (grown memory)"})
     elif not args.report and args.which == "grown":
         out = RESULTS / f"bi_memory_{args.tag}.json"
         items = grown_sample(stored_answers(), args.answerable, args.declinable)
