@@ -53,7 +53,10 @@ databases (31, 21 answerable; development data, never read for a rule), one from
 (grown_v4's 8 wrong-both comparisons, then its 2 right -> wrong ones), cut at 25 minutes; its rules, decided from
 grown_v4's answers read again (bench/bi_memory.md, "grown_v5 (plan)"): a question comparing several values is shown
 only approved comparisons and a one-value question none, and is told each column an approved query compared with
-one value as `IN` its own values the column stores.
+one value as `IN` its own values the column stores. `grown_v5r` (`--again grown_v5`): that description reverted
+(the rule written before the run: its one right -> wrong answer), the questions it touched answered again.
+`grown_v5x` (`--again grown_v5r --pick changed --exact`): the answers that changed between the two conditions
+answered again with no prompt cache, where two answers of one prompt are the same.
 Reported: both accuracies and the difference in points, the questions that changed (right -> wrong is a
 retrieved example misleading: the model and the questions are otherwise the same and the model decodes
 greedily), seconds per question with the memory on and off, the load average.
@@ -68,6 +71,8 @@ greedily), seconds per question with the memory on and off, the load average.
         --exclude grown_v3 --answerable 269 --declinable 28 --then heldout9 --then heldout10
     nice -n 10 timeout 1500 python bench/bi_memory.py --set grown --tag grown_v5 --answerable 0 --declinable 0 \
         --then heldout11 --targets
+    nice -n 10 timeout 900 python bench/bi_memory.py --again grown_v5 --tag grown_v5r   # the IN description reverted
+    nice -n 10 timeout 900 python bench/bi_memory.py --again grown_v5r --pick changed --exact --tag grown_v5x
     python bench/bi_memory.py --report        # bi_memory.md and results/bi_memory.json from the runs in RUNS
 """
 
@@ -243,7 +248,16 @@ NOTES = {
     "second of two back-to-back answers of one question can differ (llama.cpp's prompt cache), and in both runs "
     "the memory's answer of this question came second. So no answer here was turned wrong by a retrieved example "
     "(0 of 41); the protocol's right -> wrong count includes this order effect, which answering each question's "
-    "two conditions from the same cache state would remove (not done here).",
+    "two conditions from the same cache state would remove (grown_v5x).",
+    "grown_v5x": "grown_v5r's 4 answers that changed between the conditions (3 wrong -> right, 1 right -> wrong) "
+    "answered again both ways with no prompt cache (`--exact`: every prompt processed in full, so two answers of "
+    "one prompt are the same: 'PG-13 versus R' asked twice that way gave the same right SQL twice), 17:07-17:17 UTC, "
+    "1-minute load 6.6-8.7; the other 37 questions carried from grown_v5r (right or wrong in both conditions "
+    "there). The 3 wrong -> right answers came again (2 from a comparison pair the new rule shows, 1 from a pair "
+    "the earlier rules show); 'average runtime, PG-13 versus R' was right both ways: no answer turned wrong. "
+    "By part: held-out #11's 21 answerable 5 -> 7, grown_v4's 8 wrong-both comparisons 2 -> 3, its 2 right -> wrong "
+    "2 -> 2. Seconds: the 4 exact answers took 53-98 s each with no cache; the rest are grown_v5's (11.7 s / "
+    "question with memory, 10.4 without, load 1.7-8.7).",
 }
 
 
