@@ -509,8 +509,8 @@ def taught(
 def _compares(question: str) -> frozenset[str]:
     """The kinds of value a question compares: a year ('year'), a named value that is not one ('text'). A
     question comparing several values is taught no text comparison: one value's predicate made grown_v4's 'PG-13
-    versus R' drop R, and the same column `IN` the question's own values misled it again in grown_v5
-    (bench/bi_memory.md)."""
+    versus R' drop R; the column described as `IN` the question's own values (grown_v5) turned nothing right and
+    was reverted (bench/bi_memory.md)."""
     return frozenset({"year"} if YEAR.search(question) else set()) | (
         {"text"} if condition(question) == "filter" else set()
     )

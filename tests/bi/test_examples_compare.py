@@ -118,7 +118,7 @@ def test_a_comparison_is_taught_no_value_comparison_and_one_value_still_is(music
     examples.approve("m", *PG13)
     examples.approve("m", *JAZZ)
     compared = taught(music.semantic, music.approved, "m", "average minutes, R versus PG-13")
-    assert hints(compared) == {}  # grown_v4: dropped R after `rating = 'PG-13'`; grown_v5: after `IN ('R', 'PG-13')`
+    assert hints(compared) == {}  # grown_v4: R dropped after `rating = 'PG-13'`
     assert compared.to_dict() == music.semantic.to_dict()
     one = taught(music.semantic, music.approved, "m", "How many tracks are rated R?")
     assert hints(one) == {"tracks.rating": ["rating = 'PG-13'"], "tracks.genre": ["genre = 'Jazz'"]}
