@@ -298,13 +298,10 @@ def value_test(bi: BIContext) -> Callable[[str], bool]:
     return test
 
 
-CATEGORIES = 100  # distinct values of a column whose values' words are filters ('large_airport'), not titles
-
-
 def _category_words(bi: BIContext) -> set[str]:
-    """The words of the values of the indexed columns with at most CATEGORIES values: a kind, a region, a state;
+    """The words of the values of the indexed columns with at most decline.CATEGORY values: a kind, a region, a state;
     not a title's words ('live', 'longest' of Chinook's track names)."""
-    return {w for text in categories(bi, CATEGORIES) for w in re.findall(r"[a-z0-9]+", text)}
+    return {w for text in categories(bi) for w in re.findall(r"[a-z0-9]+", text)}
 
 
 # The thing a threshold counts or measures, the word after its number: 'more than 20 tracks'. bench/bi_memory.md's
