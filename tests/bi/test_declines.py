@@ -12,6 +12,7 @@ import pytest
 from orrery.bi.agent import BIAgent
 from orrery.bi.decline import (
     asked_terms,
+    future,
     judgment,
     missing_asked,
     missing_fields,
@@ -268,3 +269,35 @@ def test_an_opinion_and_a_missing_value_decline_before_any_model_call(world, tmp
         model = ScriptedModel([])
         r = BIAgent(model, world, store=tmp_path / "s.db", session_id=str(len(question))).ask(question)
         assert r.status == "declined" and reason in r.answer and r.sql is None and model.requests == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "who's going to win the men's 100m at the next olympics",
+        "what is going to happen to sales",
+        "how many medals will Kenya take in the coming year",
+        "upcoming releases by this artist",
+    ],
+)
+def test_an_event_still_to_come_is_the_future(question):
+    assert future(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how many orders are going to France",
+        "which customers are going to the store",
+        "total sales in the next-day shipping mode",
+        "who shipped the next order after order 5",
+    ],
+)
+def test_a_place_or_a_next_day_mode_is_not_the_future(question):
+    assert future(question) is None
+
+
+def test_asking_whether_something_is_worth_doing_is_advice_but_net_worth_is_a_measure():
+    assert judgment("is it worth dropping the tables line since it bleeds profit")
+    assert judgment("which line is not worth it")
+    assert judgment("what is the net worth of our top customer") is None
