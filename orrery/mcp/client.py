@@ -188,9 +188,9 @@ class MCPServer:
         if self._loop is None or self._client is None:
             coro.close()
             raise MCPServerError(f"MCP server {self.name!r} is not connected (its connection ended); run again")
+        faults = len(self._faults)  # before the request: a fast server's garbled answer may come before the next line
         fut = asyncio.run_coroutine_threadsafe(coro, self._loop)
         deadline = None if timeout is None else time.monotonic() + timeout
-        faults = len(self._faults)
         while True:
             try:
                 return fut.result(0.05)
