@@ -354,15 +354,15 @@ class BIAgent(PlanAgent):
             or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")
         ):
             reply.kind = "query"
-        if reply.kind == "query":  # a value the user named that the planner left out
-            have = {v.lower() for v in reply.values}
-            reply.values += [v for v in indexed_values(self.bi, user_input) if v.lower() not in have]
-            have = {v.lower() for v in reply.values}  # and a category's values written in lower case ('halogens')
-            reply.values += [r["mention"] for r in category_values(self.bi, user_input) if r["mention"] not in have]
-            have = {v.lower() for v in reply.values}  # and values listed side by side ('rail ... compared to air')
-            reply.values += [
-                r["mention"] for r in listed_values(self.bi, user_input) if r["mention"].lower() not in have
-            ]
+        if reply.kind == "query":  # a value the user named that the planner left out: one the index holds, a
+            # category's value written in lower case ('halogens'), values listed side by side ('rail ... compared to air')
+            for found in (
+                indexed_values(self.bi, user_input),
+                [r["mention"] for r in category_values(self.bi, user_input)],
+                [r["mention"] for r in listed_values(self.bi, user_input)],
+            ):
+                have = {v.lower() for v in reply.values}
+                reply.values += [v for v in found if v.lower() not in have]
         yield Reiterated(reply.request, "cannot_answer" if reason else reply.kind)
         declined_for = reason or (reply.request if reply.kind == "cannot_answer" else None)
         self.bi.choices = {}  # a new plan asks afresh

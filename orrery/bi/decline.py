@@ -685,8 +685,9 @@ def read_typos(bi: BIContext, text: str) -> str:
     english = _dictionary()
     if not english:
         return text
-    known = _known_words(bi) | _schema_words(bi)
-    targets = _typo_targets(frozenset(known), frozenset(k for k in _schema_words(bi) if len(k) == 3 and k.isalpha()))
+    schema = _schema_words(bi)
+    known = _known_words(bi) | schema
+    targets = _typo_targets(frozenset(known), frozenset(k for k in schema if len(k) == 3 and k.isalpha()))
 
     def fix(m: re.Match[str]) -> str:
         w = m.group(0)
