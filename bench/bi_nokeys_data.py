@@ -60,6 +60,15 @@ The database of held-out set #11 (bench/bi_heldout11.py), wildlife biology, buil
   `isl_name`: Biscoe, Dream, Torgersen under short codes). `penguin_obs.species_id` holds a `species.id` and
   `penguin_obs.isl_cd` an `islands.isl_cd`.
 
+The database of held-out set #13 (bench/bi_heldout13.py), maritime history, built the same way:
+
+- titanic: bokeh-sampledata's titanic (the passengers of RMS Titanic, 1912: name, class, age, sex, survived; 1313
+  rows; public domain, as the package states) split in two: `passengers` (`pax_no` 1-1313 in the source's
+  order, `full_name` as the source writes it, "Allen, Miss Elisabeth Walton", `pclass` 1st/2nd/3rd and one
+  row "*", `age` in years or NULL for 557, `sex` male/female, `survived` 1 or 0) and `travel_classes`
+  (`class_cd` 1st/2nd/3rd, `class_desc` "First class", ...). `passengers.pclass` holds a
+  `travel_classes.class_cd` (the "*" row none).
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -79,6 +88,10 @@ HELDOUT5_DATABASES = ("cars", "counties")
 HELDOUT7_DATABASES = ("olympics",)
 HELDOUT9_DATABASES = ("elements",)
 HELDOUT11_DATABASES = ("penguins",)
+HELDOUT13_DATABASES = ("titanic",)
+TRAVEL_CLASSES = pd.DataFrame(
+    {"class_cd": ["1st", "2nd", "3rd"], "class_desc": ["First class", "Second class", "Third class"]}
+)
 # the penguins' species and islands as lookup tables (the binomials are the species' standard names)
 SPECIES = pd.DataFrame(
     {
@@ -241,6 +254,23 @@ def _penguins(path: Path) -> None:
         _write(con, {"penguin_obs": obs, "species": SPECIES, "islands": ISLANDS})
 
 
+def _titanic(path: Path) -> None:
+    from bokeh_sampledata.titanic import data
+
+    pax = pd.DataFrame(
+        {
+            "pax_no": range(1, len(data) + 1),
+            "full_name": data["name"],
+            "pclass": data["class"],
+            "age": data["age"],
+            "sex": data["sex"],
+            "survived": data["survived"],
+        }
+    )
+    with sqlite3.connect(path) as con:
+        _write(con, {"passengers": pax, "travel_classes": TRAVEL_CLASSES})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -251,6 +281,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "olympics": _olympics,
     "elements": _elements,
     "penguins": _penguins,
+    "titanic": _titanic,
 }
 
 
@@ -272,5 +303,12 @@ def path_of(name: str) -> Path:
 
 
 if __name__ == "__main__":
-    for db in (*DATABASES, *HELDOUT5_DATABASES, *HELDOUT7_DATABASES, *HELDOUT9_DATABASES, *HELDOUT11_DATABASES):
+    for db in (
+        *DATABASES,
+        *HELDOUT5_DATABASES,
+        *HELDOUT7_DATABASES,
+        *HELDOUT9_DATABASES,
+        *HELDOUT11_DATABASES,
+        *HELDOUT13_DATABASES,
+    ):
         print(db, path_of(db))
