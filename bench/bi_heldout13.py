@@ -24,12 +24,12 @@ HELDOUT13_ANSWERABLE: dict[str, list[tuple[str, str]]] = {
             f"SELECT count(*) {ARTIST} WHERE ar.Name IN ('Metallica', 'Iron Maiden')",
         ),
         (
-            "Which support rep looks after the most customers? First and last name please.",
+            "Name the employee who is the support contact for the largest number of customers",
             "SELECT e.FirstName, e.LastName FROM Employee e JOIN Customer c ON c.SupportRepId = e.EmployeeId "
             "GROUP BY e.EmployeeId, e.FirstName, e.LastName ORDER BY count(*) DESC LIMIT 1",
         ),
         (
-            "What did Canadian and French customers spend altogether, each nationality separately?",
+            "Total invoiced to clients from Canada, and separately to those from France?",
             "SELECT c.Country, sum(i.Total) FROM Customer c JOIN Invoice i ON i.CustomerId = c.CustomerId "
             "WHERE c.Country IN ('Canada', 'France') GROUP BY c.Country",
         ),
@@ -80,7 +80,7 @@ HELDOUT13_ANSWERABLE: dict[str, list[tuple[str, str]]] = {
     ],
     "flights": [
         (
-            "How many routes depart from airports in Denver?",
+            "Denver airports: number of outbound routes?",
             "SELECT count(*) FROM routes r JOIN airports a ON r.SourceID = a.AirportID WHERE a.City = 'Denver'",
         ),
         (
@@ -90,7 +90,7 @@ HELDOUT13_ANSWERABLE: dict[str, list[tuple[str, str]]] = {
     ],
     "store": [
         (
-            "total profit per region pls",
+            "how much did we make in profit, broken down by region of the country",
             "SELECT s.region, sum(o.profit) FROM orders o JOIN states s ON o.state = s.state GROUP BY s.region",
         ),
         (
@@ -116,24 +116,24 @@ HELDOUT13_ANSWERABLE: dict[str, list[tuple[str, str]]] = {
     ],
     "counties": [
         (
-            "Which Oregon county had the worst jobless rate in 2009?",
+            "Oregon's county with the highest 2009 unemployment %",
             "SELECT c.name FROM counties c JOIN unemployment u ON c.fips = u.fips JOIN states s ON c.state = s.code "
             "WHERE s.name = 'Oregon' AND u.year = 2009 ORDER BY u.rate DESC LIMIT 1",
         ),
         (
-            "how many counties in each Northeast state?",
+            "For every state in the Northeast region, its number of counties",
             "SELECT s.name, count(*) FROM counties c JOIN states s ON c.state = s.code "
             "WHERE s.region = 'Northeast' GROUP BY s.name",
         ),
     ],
     "olympics": [
         (
-            "Golds won at Sochi by Norway and by Canada?",
+            "norway v canada sochi gold medal count",
             "SELECT l.cntry_nm, t.gold FROM sochi14_tally t JOIN lkp_cntry l ON t.cntry_cd = l.cntry_cd "
             "WHERE l.cntry_nm IN ('Norway', 'Canada')",
         ),
         (
-            "how many Olympic 100m medals have Jamaican sprinters won in total",
+            "Jamaica's tally of men's 100 metre medals across all Games?",
             "SELECT count(*) FROM m100_medalists WHERE noc = 'JAM'",
         ),
     ],
@@ -183,30 +183,30 @@ HELDOUT13_ANSWERABLE: dict[str, list[tuple[str, str]]] = {
 }
 
 HELDOUT13_UNANSWERABLE: list[tuple[str, str]] = [
-    ("chinook", "how many Taylor Swift tracks are in the catalogue?"),  # absent: ABSENT_CHECKS
-    ("tpch", "What is the average shipping weight of a line item?"),  # no weight stored
-    ("movies", "which film had the biggest production budget"),  # box office yes, budget no
-    ("world", "what will Brazil's population be in 2040?"),  # the future
+    ("chinook", "do we stock anything at all by adele"),  # absent: ABSENT_CHECKS
+    ("tpch", "mean shipped weight in kg per lineitem"),  # no weight stored
+    ("movies", "biggest production budget of any picture"),  # box office yes, budget no
+    ("world", "Projected Brazilian population for 2040"),  # the future
     ("world", "Kenya literacy rate 1990"),  # no literacy stored
-    ("flights", "Which airline sells the cheapest tickets from LAX to JFK?"),  # no fares
-    ("store", "how many orders did we ship to Alaska?"),  # absent: ABSENT_CHECKS
+    ("flights", "cheapest airline on LAX-JFK?"),  # no fares
+    ("store", "orders delivered to Alaska - count"),  # absent: ABSENT_CHECKS
     ("cars", "which of these cars would be the best buy for a family of five?"),  # advice
-    ("counties", "what was the unemployment rate in Travis County in 2015?"),  # only 2009 stored
-    ("olympics", "who took the women's 100 metres gold in 1996?"),  # the men's medallists only
+    ("counties", "King County WA: what share of workers were out of work in 2012?"),  # only 2009 stored
+    ("olympics", "1996 Atlanta games, women's 100m winner"),  # the men's medallists only
     ("elements", "what's the price of a kilo of gold right now?"),  # outside facts
-    ("penguins", "How many Emperor penguins were measured?"),  # absent: ABSENT_CHECKS
+    ("penguins", "Macaroni penguins: how many got weighed?"),  # absent: ABSENT_CHECKS
     ("titanic", "which cabin was the captain staying in?"),  # no cabins, no crew
     ("titanic", "How many passengers boarded at Queenstown?"),  # no port of embarkation
     ("chinook", "Should we put the prices of our rock tracks up?"),  # advice
-    ("tpch", "which supplier is going to ship the most parts next year"),  # the future
+    ("tpch", "Who'll be our biggest parts supplier next year?"),  # the future
 ]
 
 # each returns (0,): a value an unanswerable question names is not in the data
 ABSENT_CHECKS: list[tuple[str, str]] = [
-    ("chinook", "SELECT count(*) FROM Artist WHERE Name ILIKE '%taylor swift%'"),
+    ("chinook", "SELECT count(*) FROM Artist WHERE Name ILIKE '%adele%'"),
     ("store", "SELECT count(*) FROM orders WHERE state = 'Alaska' OR city = 'Alaska'"),
-    ("penguins", "SELECT count(*) FROM species WHERE common_name LIKE '%emperor%' OR sci_name LIKE '%forsteri%'"),
+    ("penguins", "SELECT count(*) FROM species WHERE common_name LIKE '%macaroni%' OR sci_name LIKE '%chrysolophus%'"),
     ("counties", "SELECT count(*) FROM unemployment WHERE year <> 2009"),
     ("world", "SELECT count(*) FROM indicators WHERE year > 2013"),
-    ("chinook", "SELECT count(*) FROM Track WHERE Composer ILIKE '%taylor swift%'"),
+    ("chinook", "SELECT count(*) FROM Track WHERE Composer ILIKE '%adele%'"),
 ]
