@@ -656,7 +656,12 @@ def word_held(bi: BIContext, word: str) -> bool:
 
 
 def _known_words(bi: BIContext) -> set[str]:
-    """The words of the tables' and columns' names, synonyms and descriptions, and the indexed one-word values."""
+    """The words of the tables' and columns' names, synonyms and descriptions, and the indexed one-word values;
+    built once per layer."""
+    return bi.derived("known_words", lambda: _words_of_data(bi))
+
+
+def _words_of_data(bi: BIContext) -> set[str]:
     sem = bi.semantic
     texts = [sem.database, *(f"{words(t)} {v.get('description') or ''}" for t, v in sem.tables.items())]
     texts += [
@@ -685,9 +690,7 @@ def read_typos(bi: BIContext, text: str) -> str:
     english = _dictionary()
     if not english:
         return text
-    schema = _schema_words(bi)
-    known = _known_words(bi) | schema
-    targets = _typo_targets(frozenset(known), frozenset(k for k in schema if len(k) == 3 and k.isalpha()))
+    known, targets = _typo_targets(bi)
 
     def fix(m: re.Match[str]) -> str:
         w = m.group(0)
@@ -704,13 +707,19 @@ def read_typos(bi: BIContext, text: str) -> str:
     return re.sub(r"(?<![\w'-])[A-Za-z]+(?![\w'-])", fix, text)
 
 
-@functools.lru_cache(maxsize=32)
-def _typo_targets(known: frozenset[str], short: frozenset[str]) -> tuple[str, ...]:
-    """The words a typo may stand for: the data's words, and the English words a name's three-letter short form
-    begins ('len' of `bill_len_mm`: 'length'). Cached: the dictionary scan is the same for every term of a layer,
-    and a question's terms are read one by one. Sorted: a tie's first word does not depend on set order."""
+def _typo_targets(bi: BIContext) -> tuple[frozenset[str], tuple[str, ...]]:
+    """(the words the data spells, the words a typo may stand for): the data's words, and the English words a
+    name's three-letter short form begins ('len' of `bill_len_mm`: 'length'). Built once per layer: a question's
+    terms are read one by one. Sorted: a tie's first word does not depend on set order."""
+    return bi.derived("typo_targets", lambda: _typo_words(bi))
+
+
+def _typo_words(bi: BIContext) -> tuple[frozenset[str], tuple[str, ...]]:
+    schema = _schema_words(bi)
+    known = frozenset(_known_words(bi) | schema)
+    short = {k for k in schema if len(k) == 3 and k.isalpha()}
     english = sorted(w for w in _dictionary() if len(w) >= TYPO_MIN and w[:3] in short)
-    return (*sorted(k for k in known if len(k) >= TYPO_MIN - 1 and k.isalpha()), *english)
+    return known, (*sorted(k for k in known if len(k) >= TYPO_MIN - 1 and k.isalpha()), *english)
 
 
 @functools.cache
@@ -788,14 +797,19 @@ def plural_value(bi: BIContext, term: str) -> bool:
     )
 
 
-def categories(bi: BIContext, most: int = CATEGORY) -> dict[str, list[Candidate]]:
-    """The values of the columns of at most `most` distinct values (kinds of things), by their text as
+def categories(bi: BIContext) -> dict[str, list[Candidate]]:
+    """The values of the columns of at most CATEGORY distinct values (kinds of things), by their text as
     rapidfuzz's processor writes it: the one reading of "a category's value" for the decline check, the values a
-    question opens with, the category words written in lower case and the approved examples' filters."""
-    sizes = collections.Counter((c.table, c.column) for c in bi.index())
+    question opens with, the category words written in lower case and the approved examples' filters. Built once
+    per layer (`BIContext.derived`)."""
+    return bi.derived("categories", lambda: _categories(bi.index()))
+
+
+def _categories(index: list[Candidate]) -> dict[str, list[Candidate]]:
+    sizes = collections.Counter((c.table, c.column) for c in index)
     out: dict[str, list[Candidate]] = {}
-    for c in bi.index():
-        if sizes[(c.table, c.column)] <= most and (text := utils.default_process(str(c.value))):
+    for c in index:
+        if sizes[(c.table, c.column)] <= CATEGORY and (text := utils.default_process(str(c.value))):
             out.setdefault(text, []).append(c)
     return out
 
@@ -1035,6 +1049,10 @@ def _layer_texts(bi: BIContext) -> tuple[list[str], list[dict[str, Any]]]:
     words and the first clause of its description (a drafted one's is the name written out), each column's name in
     words, synonyms and first clause, the layer's terms, and the values of the categorical columns (`categories`:
     'South Asia' of a region)."""
+    return bi.derived("layer_texts", lambda: _texts_of_layer(bi))
+
+
+def _texts_of_layer(bi: BIContext) -> tuple[list[str], list[dict[str, Any]]]:
     semantic = bi.semantic
     pairs: list[tuple[str, dict[str, Any]]] = [(semantic.database, {})]
     for table, info in semantic.tables.items():
