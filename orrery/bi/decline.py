@@ -907,6 +907,37 @@ def value_held(bi: BIContext, name: str) -> bool:
     return False
 
 
+def demonym_held(bi: BIContext, name: str) -> bool:
+    """Whether `name` (a word, maybe plural) is the demonym of a country that a column holds under its name, another
+    spelling or its ISO code ('Dutch': 'Netherlands'; 'Russians': 'RUS'): the countries and their demonyms are the
+    `countryinfo` package's data. A demonym of a country the data lacks is not held."""
+    key = name.strip().lower()
+    countries = _demonyms().get(key) or _demonyms().get(singular(key), ())
+    return any(value_held(bi, form) for forms in countries for form in forms)
+
+
+@functools.cache
+def _demonyms() -> dict[str, list[tuple[str, ...]]]:
+    """demonym (lower case) -> each country's names: its name, its spellings in Latin letters and its ISO alpha-3
+    code (from `countryinfo`, a registry package: data kept by others, not a list of this module's). Two-letter
+    codes are left out: they are as often a US state's ('CA', 'DE', 'IN'). Empty when the package is not
+    installed: the rule is then off."""
+    try:
+        from countryinfo import all_countries
+    except ImportError:
+        return {}
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for country in all_countries():
+        demonym = (country.demonym() or "").strip().lower()
+        iso = country.iso() or {}
+        forms = [country.name(), *(country.alt_spellings() or []), iso.get("alpha3")]
+        if demonym:
+            out.setdefault(demonym, []).append(
+                tuple(dict.fromkeys(f for f in forms if f and len(f) > 2 and f.isascii()))
+            )
+    return out
+
+
 # endings that make a demonym, an adjective or an inflection of a name ('Europe' -> 'European', 'Japan' ->
 # 'Japanese', 'Sweden' -> 'Swedish', 'Germany' -> 'German'); the stored value loses at most two letters
 _FORM_ENDINGS = ("", "an", "ian", "n", "ese", "ish", "ic", "i", "s", "es", "ern", "ean")
@@ -982,6 +1013,8 @@ def missing_values(bi: BIContext, question: str) -> list[str]:
     for name in named_values(question):
         own = [singular(w) for w in re.findall(r"[a-z0-9]+", name.lower())]
         if not own or all(w in known for w in own) or glued_schema_name(bi, name) or value_held(bi, name):
+            continue
+        if demonym_held(bi, name):
             continue
         # a name means the database or a field ('Games' of an olympics database); near a categorical value it is as
         # often another member of that kind the column lacks ('Brazil' near 'France') as another form of it

@@ -1,0 +1,59 @@
+"""Declines judged on the data, both ways (round 18): a demonym of a country the data holds by name or code is a
+value; an age needs a date or an age of that very thing; a hyphenated degree adjective names a measure; a
+lower-case word before the things counted is a value of them, held or missing."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from orrery.bi import decline
+from orrery.bi.decline import missing_values, shape_decline
+from orrery.bi.engines import SQLiteEngine
+from orrery.bi.semantic import draft
+from orrery.bi.tools import BIContext
+
+
+def _context(tmp_path: Path, script: str, rows: dict[str, list[tuple]]) -> BIContext:
+    path = tmp_path / "d.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(script)
+        for table, values in rows.items():
+            con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(values[0]))})", values)
+    engine = SQLiteEngine("d", path)
+    return BIContext(engine, draft(engine), None)
+
+
+@pytest.fixture
+def league(tmp_path: Path):
+    """Players by nation (a name), clubs by country (an ISO alpha-3 code)."""
+    bi = _context(
+        tmp_path,
+        "CREATE TABLE players (player_id INTEGER, full_name TEXT, nation TEXT, goals INTEGER);"
+        "CREATE TABLE clubs (club_id INTEGER, club TEXT, country TEXT, founded INTEGER);",
+        {
+            "players": [(i, f"Player {i}", ("Netherlands", "Brazil", "Japan")[i % 3], i % 7) for i in range(30)],
+            "clubs": [(i, f"Club {i}", ("FRA", "ESP", "ITA")[i % 3], 1890 + i) for i in range(12)],
+        },
+    )
+    yield bi
+    bi.engine.close()
+
+
+def test_a_demonym_of_a_country_the_data_holds_by_name_or_code_is_a_value(league):
+    assert shape_decline(league, "How many goals did the Dutch score in total?") is None  # nation 'Netherlands'
+    assert missing_values(league, "How many clubs do the French have?") == []  # country 'FRA'
+    assert missing_values(league, "How many goals did the Brazilians score?") == []  # 'Brazilian', plural
+
+
+def test_a_demonym_of_a_country_the_data_lacks_stays_missing(league):
+    reason = shape_decline(league, "How many goals did the Canadians score in total?")
+    assert reason and "'Canadians'" in reason  # no Canada, CAN, in any column
+    assert missing_values(league, "How many clubs do the Swedish have?") == ["'Swedish'"]
+
+
+def test_without_the_country_data_a_demonym_is_not_read(league, monkeypatch):
+    monkeypatch.setattr(decline, "_demonyms", dict)
+    assert missing_values(league, "How many goals did the Dutch score?") == ["'Dutch'"]
