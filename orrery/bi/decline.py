@@ -392,9 +392,42 @@ def _identified(question: str) -> list[tuple[str, bool]]:
 def missing_asked(bi: BIContext, question: str) -> list[str]:
     """The things the question asks about that the data does not hold: the terms no column, value or meaning
     places (`unplaced`), an attribute of each thing (`missing_attribute`) and a measure of a thing
-    (`missing_qualified`) that no column of its table or its neighbours holds."""
+    (`missing_qualified`) that no column of its table or its neighbours holds, an age of a thing whose table
+    has no date or age (`missing_age`)."""
     out = unplaced(bi, question) + missing_attribute(bi, question) + missing_qualified(bi, question)
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out + missing_age(bi, question)))
+
+
+# an age asked of a thing: 'how old is a typical customer', 'the oldest penguin', 'the average age of our customers'
+_AGE = re.compile(
+    r"\b(?:how old (?:is|was|are|were)\s+|oldest\s+|youngest\s+|ages? of\s+)"
+    rf"(?:(?:a|an|the|each|every|our|your|their|all|typical|average|oldest|youngest)\s+)*({_WORD})(?:\s+({_WORD}))?",
+    re.I,
+)
+
+
+def missing_age(bi: BIContext, question: str) -> list[str]:
+    """An age asked of a thing that is a table ('how old was the oldest penguin', 'the age of our customers') is
+    held only by a column of that table itself that says when (`_temporal`: a birth date, a model year) or is named
+    an age: a column of a joined table is another thing's (a customer's support rep's birth date is the rep's).
+    No table named, no judgment."""
+    out = []
+    for m in _AGE.finditer(question):
+        noun = m.group(2) if m.group(2) and _thing_table(bi, m.group(2)) else m.group(1)  # 'pet owner': the head
+        table = _thing_table(bi, noun)
+        columns = bi.semantic.tables[table]["columns"].items() if table else ()
+        if table and not any(_temporal(c, info) or "age" in stems(words(c)) for c, info in columns):
+            out.append(f"age of {noun.lower()}")
+    return out
+
+
+def _thing_table(bi: BIContext, noun: str) -> str | None:
+    """The table whose rows a noun names: by its whole name (`table_named`), else the one table a word of whose
+    name the noun is ('penguin' of `penguin_obs`)."""
+    if table := table_named(bi, noun):
+        return table
+    tables = [t for t in bi.semantic.tables if singular(noun.lower()) in {singular(w) for w in words(t).split()}]
+    return tables[0] if len(tables) == 1 else None
 
 
 def unplaced(bi: BIContext, question: str) -> list[str]:

@@ -57,3 +57,35 @@ def test_a_demonym_of_a_country_the_data_lacks_stays_missing(league):
 def test_without_the_country_data_a_demonym_is_not_read(league, monkeypatch):
     monkeypatch.setattr(decline, "_demonyms", dict)
     assert missing_values(league, "How many goals did the Dutch score?") == ["'Dutch'"]
+
+
+@pytest.fixture
+def kennel(tmp_path: Path):
+    """Owners with a birth date; their pets with none (joined by owner_id); vans with a model year."""
+    bi = _context(
+        tmp_path,
+        "CREATE TABLE owners (owner_id INTEGER PRIMARY KEY, owner_name TEXT, birth_date TEXT);"
+        "CREATE TABLE pets (pet_id INTEGER, pet_name TEXT, owner_id INTEGER REFERENCES owners(owner_id), "
+        "weight_kg REAL);"
+        "CREATE TABLE vans (van_id INTEGER, plate TEXT, model_yr INTEGER);",
+        {
+            "owners": [(i, f"Owner {i}", f"19{50 + i}-0{1 + i % 9}-15") for i in range(20)],
+            "pets": [(i, f"Pet {i}", i % 20, 3.0 + i) for i in range(60)],
+            "vans": [(i, f"V-{i}", 1990 + i) for i in range(10)],
+        },
+    )
+    yield bi
+    bi.engine.close()
+
+
+def test_an_age_of_a_thing_whose_table_has_no_date_declines_naming_it(kennel):
+    reason = shape_decline(kennel, "how old was the oldest pet they keep")
+    assert reason and "'age of pet'" in reason  # the owners' birth dates are theirs, not their pets'
+    assert "'age of pets'" in (shape_decline(kennel, "What is the average age of the pets?") or "")
+
+
+def test_an_age_of_a_thing_with_a_date_of_its_own_is_held(kennel):
+    assert shape_decline(kennel, "how old is the oldest owner") is None  # birth_date
+    assert shape_decline(kennel, "how old is the oldest van in the fleet") is None  # model_yr says when
+    assert decline.missing_age(kennel, "What is the average age of the vans?") == []
+    assert decline.missing_age(kennel, "how old is the oldest pet owner") == []  # no table: no judgment here
