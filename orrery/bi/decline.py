@@ -527,9 +527,45 @@ _JUDGMENT = re.compile(
 def judgment(question: str, bi: BIContext | None = None) -> str | None:
     """Why a question that asks for an opinion, advice or a taste cannot be answered: the data records facts.
     'The best' / 'the worst' before a measure the data holds ('the worst jobless rate': a numeric `rate`) is a
-    ranking by it, not a taste."""
-    found = [m for m in _JUDGMENT.finditer(question) if not (bi and _ranks_a_measure(bi, question[m.end() :]))]
-    return "it asks for an opinion, advice or a taste, which the data does not record" if found else None
+    ranking by it, not a taste; joined to a word by a hyphen ('the best-paid employee') it ranks by what that word
+    names, which the data must hold (by a word's root or by meaning), else the reason names the word.
+    ('the best-selling' is no judgment at all: `_JUDGMENT`.)"""
+    for m in _JUDGMENT.finditer(question):
+        rest = question[m.end() :]
+        if bi and (degree := _DEGREE_OF.match(rest)):  # 'the best-paid': a ranking by what 'paid' names
+            if _degree_held(bi, degree.group(1), rest[degree.end() :]):
+                continue
+            return f"the data has no field for {degree.group(1)!r} (what {m.group(0) + degree.group(0)!r} ranks by)"
+        if not (bi and _ranks_a_measure(bi, rest)):
+            return "it asks for an opinion, advice or a taste, which the data does not record"
+    return None
+
+
+_DEGREE_OF = re.compile(r"-([a-z]+)\b", re.I)  # the measure of a degree compound: '-paid' of 'the best-paid'
+
+
+def _degree_held(bi: BIContext, word: str, rest: str) -> bool:
+    """Whether the data holds what a degree compound ranks by ('paid' of 'the best-paid employee'): of the thing
+    it ranks, when that thing is a table, a word (by its root) of a column of that table or a joined one (name,
+    synonyms, description), or a column of those placed by meaning ('paid' in Chinook's invoice descriptions is
+    what customers paid, not an employee's pay); with no table named, a word the data holds anywhere."""
+    thing = next((w for w in re.findall(r"[a-z][\w-]*", rest.lower()) if w not in GRAMMAR), "")
+    table = _thing_table(bi, thing) if thing else None
+    if table is None:
+        return word_held(bi, word) or meaning_of(bi, word) is not None
+    near = {table, *bi.semantic.join_graph().get(table, set())}
+    said = {
+        singular(w)
+        for t, c, info in bi.semantic.columns()
+        if t in near
+        for w in re.findall(
+            r"[a-z]+", " ".join((words(c), *info.get("synonyms", []), info.get("description") or "")).lower()
+        )
+    }
+    placed = meaning_of(bi, word, values=False)
+    asked = singular(word.lower())
+    held = any(_same_word(asked, w) or _root(asked) == _root(w) for w in said)  # 'rated' ~ 'rating'
+    return held or bool(placed and placed.get("table") in near)
 
 
 _NUMERIC = re.compile(r"INT|REAL|DOUBLE|DECIMAL|NUMERIC|FLOAT", re.I)
@@ -537,16 +573,21 @@ _NUMERIC = re.compile(r"INT|REAL|DOUBLE|DECIMAL|NUMERIC|FLOAT", re.I)
 
 def _ranks_a_measure(bi: BIContext, rest: str) -> bool:
     """Whether the noun phrase after 'the best' / 'the worst' ends in a word of a numeric column's name or synonyms
-    (its head is a measure: 'jobless rate'); 'the best one', 'the best film' are tastes."""
+    (its head is a measure: 'jobless rate'), a key aside; 'the best one', 'the best film' are tastes."""
     ws = re.findall(r"[a-z][\w-]*", rest.lower())[:4]
     phrase = list(itertools.takewhile(lambda w: w not in GRAMMAR, ws))
     if not phrase:
         return False
     head = singular(phrase[-1])
     return any(
-        head in stems(" ".join((words(c), *info.get("synonyms", [])))) and _NUMERIC.search(str(info.get("type", "")))
+        head in stems(" ".join((words(c), *info.get("synonyms", []))))
+        and _NUMERIC.search(str(info.get("type", "")))
+        and not _KEY.search(words(c))
         for _, c, info in bi.semantic.columns()
     )
+
+
+_KEY = re.compile(r"(?:\bid|key)$")  # a key names rows, it measures nothing: 'film' of `film_id`, `o_orderkey`
 
 
 def future(question: str) -> str | None:

@@ -89,3 +89,34 @@ def test_an_age_of_a_thing_with_a_date_of_its_own_is_held(kennel):
     assert shape_decline(kennel, "how old is the oldest van in the fleet") is None  # model_yr says when
     assert decline.missing_age(kennel, "What is the average age of the vans?") == []
     assert decline.missing_age(kennel, "how old is the oldest pet owner") == []  # no table: no judgment here
+
+
+@pytest.fixture
+def studio(tmp_path: Path):
+    """Staff with no pay; sales whose description says what buyers paid (two joins from staff); rated films."""
+    bi = _context(
+        tmp_path,
+        "CREATE TABLE staff (staff_id INTEGER PRIMARY KEY, full_name TEXT, role TEXT);"
+        "CREATE TABLE buyers (buyer_id INTEGER PRIMARY KEY, staff_id INTEGER REFERENCES staff(staff_id));"
+        "CREATE TABLE sales (sale_id INTEGER, buyer_id INTEGER REFERENCES buyers(buyer_id), amount_paid REAL);"
+        "CREATE TABLE films (film_id INTEGER, title TEXT, rating REAL);",
+        {
+            "staff": [(i, f"Staff {i}", ("editor", "grip")[i % 2]) for i in range(8)],
+            "buyers": [(i, i % 8) for i in range(20)],
+            "sales": [(i, i % 20, 2.5 * i) for i in range(50)],
+            "films": [(i, f"Film {i}", i / 10) for i in range(30)],
+        },
+    )
+    yield bi
+    bi.engine.close()
+
+
+def test_a_degree_compound_ranks_by_a_measure_the_thing_must_hold(studio):
+    reason = shape_decline(studio, "who's the best-paid staff member here")
+    assert reason and "'paid'" in reason  # 'amount paid' is the buyers' payment, two joins away
+    assert "opinion" not in reason  # a field the data lacks, not a taste
+
+
+def test_a_degree_compound_the_data_holds_is_a_ranking(studio):
+    assert decline.judgment("which is the best-rated film of all", studio) is None  # `rating`, by its root
+    assert decline.judgment("which is the best film of all", studio)  # a taste: `film_id` is a key, no measure
