@@ -508,7 +508,7 @@ def shape_decline(bi: BIContext, question: str) -> str | None:
         return reason
     if missing := missing_asked(bi, question):
         return f"the data has no field or value for {', '.join(map(repr, missing))}"
-    if missing_named := missing_values(bi, question):
+    if missing_named := missing_values(bi, question) + [repr(k) for k in missing_kinds(bi, question)]:
         return "the data holds no value " + ", ".join(missing_named)
     return None
 
@@ -1076,6 +1076,47 @@ def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
                 c = values[text][0]
                 out.append({"mention": " ".join(said), "table": c.table, "column": c.column, "value": c.value})
     return out
+
+
+# the things counted: 'how many king penguins are ...', 'number of king penguins in ...'
+_COUNTED = [
+    _ASKED[0],
+    re.compile(
+        rf"\b(?:number|count) of ((?:{_WORD}\s?){{1,3}}?)\s*(?:\b(?:are|is|were|was|in|on|of|for|per|by|with|from|"
+        r"that|who|which|do|does|did|have|has)\b|[?.!,]|$)",
+        re.I,
+    ),
+]
+
+
+def missing_kinds(bi: BIContext, question: str) -> list[str]:
+    """A lower-case word before the things a question counts ('how many king penguins', 'number of tesla models'),
+    when the last word names a table (its rows) or the database (not a column: 'critic reviews' is a measure),
+    says which of them: it must be a word the data spells (a schema word, a word of a stored value, a word of a
+    name or description by its root, or a text placed by meaning; a compound by any of its parts), else it is a
+    value of those things the data lacks ('king' where the species are Adelie, Gentoo, Chinstrap) and a count
+    would ignore it. A capitalised word is a named value (`missing_values`)."""
+    out = []
+    for rx in _COUNTED:
+        for m in rx.finditer(question):
+            own = [w for w in _own_words(m.group(1)) if w.lower() not in GENERIC and not re.search(r"\d", w)]
+            if len(own) < 2 or not (_thing_table(bi, own[-1]) or stems(own[-1]) == stems(words(bi.semantic.database))):
+                continue
+            out += [f"{w} {own[-1]}" for w in own[:-1] if w.islower() and not _modifier_held(bi, w)]
+    return list(dict.fromkeys(out))
+
+
+def _modifier_held(bi: BIContext, word: str) -> bool:
+    """Whether the data spells a modifier; a compound by any of its parts ('four-cylinder': `cyl`, 'R-rated')."""
+    if "-" in word:
+        return any(_modifier_held(bi, part) for part in word.split("-") if part)
+    return (
+        singular(word) in _schema_words(bi)
+        or value_word(bi, word)
+        or word_held(bi, word)
+        or plural_value(bi, word)
+        or meaning_of(bi, word) is not None
+    )
 
 
 def missing_values(bi: BIContext, question: str) -> list[str]:

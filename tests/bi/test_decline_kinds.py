@@ -120,3 +120,33 @@ def test_a_degree_compound_ranks_by_a_measure_the_thing_must_hold(studio):
 def test_a_degree_compound_the_data_holds_is_a_ranking(studio):
     assert decline.judgment("which is the best-rated film of all", studio) is None  # `rating`, by its root
     assert decline.judgment("which is the best film of all", studio)  # a taste: `film_id` is a key, no measure
+
+
+@pytest.fixture
+def marina(tmp_path: Path):
+    """Boats of three rigs (an indexed category), a length, a hull material; no engine."""
+    bi = _context(
+        tmp_path,
+        "CREATE TABLE boats (boat_id INTEGER, boat_name TEXT, rig TEXT, hull TEXT, length_m REAL);",
+        {
+            "boats": [
+                (i, f"Boat {i}", ("sloop", "ketch", "yawl")[i % 3], ("wood", "fibreglass")[i % 2], 6.0 + i)
+                for i in range(30)
+            ]
+        },
+    )
+    yield bi
+    bi.engine.close()
+
+
+def test_a_lower_case_word_before_the_things_counted_that_the_data_lacks_declines(marina):
+    reason = shape_decline(marina, "number of electric boats in the marina")
+    assert reason and "'electric boats'" in reason  # a count would ignore it
+    assert decline.missing_kinds(marina, "how many haunted boats are there?") == ["haunted boats"]
+
+
+def test_a_lower_case_word_the_data_holds_is_a_filter_not_a_missing_value(marina):
+    assert shape_decline(marina, "how many ketch boats are there?") is None  # a rig
+    assert decline.missing_kinds(marina, "number of wooden boats in the marina") == []  # 'wood', by its root
+    assert decline.missing_kinds(marina, "how many ketch-rigged boats are there") == []  # a compound, by a part
+    assert decline.missing_kinds(marina, "how many long names are there") == []  # 'names' is a column, not the rows
