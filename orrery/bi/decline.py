@@ -1059,7 +1059,9 @@ def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
     'noble gases' of a `cat_nm` 'halogen', 'noble gas') or, for a value of several words, as it is ('noble gas
     elements'). A lone word as it is ('world', 'south') is too often a word of the question, not a value; only
     a column of at most CATEGORY distinct values names kinds of things. Words the schema spells name columns
-    and tables ('golds' of a `gold` column is no medal 'GOLD'), not values."""
+    and tables ('golds' of a `gold` column is no medal 'GOLD'), not values. A country named by its demonym
+    ('the Dutch') is its indexed value too (`demonym_values`): both are values the user names in words no value
+    spells, which entity resolution and the planner add."""
     values = categories(bi)
     tokens = re.findall(r"(?<![\w-])[a-z][a-z-]*\b", question)  # lower case only: a capitalised name is the planner's
     kinds = _schema_words(bi)
@@ -1075,6 +1077,24 @@ def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
                 taken |= set(range(i, i + n))
                 c = values[text][0]
                 out.append({"mention": " ".join(said), "table": c.table, "column": c.column, "value": c.value})
+    return out + demonym_values(bi, question)
+
+
+def demonym_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
+    """The indexed value each demonym the question names stands for ('Dutch': `cntry_nm` 'Netherlands'; 'the
+    Russians': `cntry_cd` 'RUS'), the column the question names best (`BIContext.best_holder`); only for a name no
+    value holds as it is (`demonym_held`)."""
+    out = []
+    for name in named_values(question):
+        if value_held(bi, name) or not demonym_held(bi, name):
+            continue
+        key = name.lower()
+        index = {utils.default_process(str(c.value)): c for c in reversed(bi.index())}  # the first holder kept
+        forms = [f for country in _demonyms().get(key) or _demonyms().get(singular(key), ()) for f in country]
+        hit = next((index[t] for f in forms if (t := utils.default_process(f)) in index), None)  # a name first
+        if hit is not None:
+            c = bi.best_holder(hit, question)
+            out.append({"mention": name, "table": c.table, "column": c.column, "value": c.value})
     return out
 
 

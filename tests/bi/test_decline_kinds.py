@@ -48,6 +48,13 @@ def test_a_demonym_of_a_country_the_data_holds_by_name_or_code_is_a_value(league
     assert missing_values(league, "How many goals did the Brazilians score?") == []  # 'Brazilian', plural
 
 
+def test_a_demonym_resolves_to_the_value_entity_resolution_adds(league):
+    found = decline.category_values(league, "How many goals did the Dutch score?")
+    assert found == [{"mention": "Dutch", "table": "players", "column": "nation", "value": "Netherlands"}]
+    assert decline.demonym_values(league, "How many clubs do the French have?")[0]["value"] == "FRA"  # its code
+    assert decline.demonym_values(league, "How many goals did the Canadians score?") == []
+
+
 def test_a_demonym_of_a_country_the_data_lacks_stays_missing(league):
     reason = shape_decline(league, "How many goals did the Canadians score in total?")
     assert reason and "'Canadians'" in reason  # no Canada, CAN, in any column
