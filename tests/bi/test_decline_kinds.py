@@ -4,33 +4,16 @@ lower-case word before the things counted is a value of them, held or missing.""
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
-
 import pytest
 
 from orrery.bi import decline
 from orrery.bi.decline import missing_values, shape_decline
-from orrery.bi.engines import SQLiteEngine
-from orrery.bi.semantic import draft
-from orrery.bi.tools import BIContext
-
-
-def _context(tmp_path: Path, script: str, rows: dict[str, list[tuple]]) -> BIContext:
-    path = tmp_path / "d.sqlite"
-    with sqlite3.connect(path) as con:
-        con.executescript(script)
-        for table, values in rows.items():
-            con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(values[0]))})", values)
-    engine = SQLiteEngine("d", path)
-    return BIContext(engine, draft(engine), None)
 
 
 @pytest.fixture
-def league(tmp_path: Path):
+def league(sqlite_bi):
     """Players by nation (a name), clubs by country (an ISO alpha-3 code)."""
-    bi = _context(
-        tmp_path,
+    return sqlite_bi(
         "CREATE TABLE players (player_id INTEGER, full_name TEXT, nation TEXT, goals INTEGER);"
         "CREATE TABLE clubs (club_id INTEGER, club TEXT, country TEXT, founded INTEGER);",
         {
@@ -38,8 +21,6 @@ def league(tmp_path: Path):
             "clubs": [(i, f"Club {i}", ("FRA", "ESP", "ITA")[i % 3], 1890 + i) for i in range(12)],
         },
     )
-    yield bi
-    bi.engine.close()
 
 
 def test_a_demonym_of_a_country_the_data_holds_by_name_or_code_is_a_value(league):
@@ -67,10 +48,9 @@ def test_without_the_country_data_a_demonym_is_not_read(league, monkeypatch):
 
 
 @pytest.fixture
-def kennel(tmp_path: Path):
+def kennel(sqlite_bi):
     """Owners with a birth date; their pets with none (joined by owner_id); vans with a model year."""
-    bi = _context(
-        tmp_path,
+    return sqlite_bi(
         "CREATE TABLE owners (owner_id INTEGER PRIMARY KEY, owner_name TEXT, birth_date TEXT);"
         "CREATE TABLE pets (pet_id INTEGER, pet_name TEXT, owner_id INTEGER REFERENCES owners(owner_id), "
         "weight_kg REAL);"
@@ -81,8 +61,6 @@ def kennel(tmp_path: Path):
             "vans": [(i, f"V-{i}", 1990 + i) for i in range(10)],
         },
     )
-    yield bi
-    bi.engine.close()
 
 
 def test_an_age_of_a_thing_whose_table_has_no_date_declines_naming_it(kennel):
@@ -99,10 +77,9 @@ def test_an_age_of_a_thing_with_a_date_of_its_own_is_held(kennel):
 
 
 @pytest.fixture
-def studio(tmp_path: Path):
+def studio(sqlite_bi):
     """Staff with no pay; sales whose description says what buyers paid (two joins from staff); rated films."""
-    bi = _context(
-        tmp_path,
+    return sqlite_bi(
         "CREATE TABLE staff (staff_id INTEGER PRIMARY KEY, full_name TEXT, role TEXT);"
         "CREATE TABLE buyers (buyer_id INTEGER PRIMARY KEY, staff_id INTEGER REFERENCES staff(staff_id));"
         "CREATE TABLE sales (sale_id INTEGER, buyer_id INTEGER REFERENCES buyers(buyer_id), amount_paid REAL);"
@@ -114,8 +91,6 @@ def studio(tmp_path: Path):
             "films": [(i, f"Film {i}", i / 10) for i in range(30)],
         },
     )
-    yield bi
-    bi.engine.close()
 
 
 def test_a_degree_compound_ranks_by_a_measure_the_thing_must_hold(studio):
@@ -130,10 +105,9 @@ def test_a_degree_compound_the_data_holds_is_a_ranking(studio):
 
 
 @pytest.fixture
-def marina(tmp_path: Path):
+def marina(sqlite_bi):
     """Boats of three rigs (an indexed category), a length, a hull material; no engine."""
-    bi = _context(
-        tmp_path,
+    return sqlite_bi(
         "CREATE TABLE boats (boat_id INTEGER, boat_name TEXT, rig TEXT, hull TEXT, length_m REAL);",
         {
             "boats": [
@@ -142,8 +116,6 @@ def marina(tmp_path: Path):
             ]
         },
     )
-    yield bi
-    bi.engine.close()
 
 
 def test_a_lower_case_word_before_the_things_counted_that_the_data_lacks_declines(marina):
