@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 from orrery.bi import decline
+from orrery.bi.agent import BIAgent
 from orrery.bi.decline import missing_values, shape_decline
+from orrery.llm.scripted import ScriptedModel
 
 
 @pytest.fixture
@@ -129,3 +131,34 @@ def test_a_lower_case_word_the_data_holds_is_a_filter_not_a_missing_value(marina
     assert decline.missing_kinds(marina, "number of wooden boats in the marina") == []  # 'wood', by its root
     assert decline.missing_kinds(marina, "how many ketch-rigged boats are there") == []  # a compound, by a part
     assert decline.missing_kinds(marina, "how many long names are there") == []  # 'names' is a column, not the rows
+
+
+def test_the_agent_filters_on_the_country_a_demonym_names(league, tmp_path):
+    model = ScriptedModel(
+        [
+            {"request": "Total goals of the Dutch players", "kind": "query", "values": ["Dutch"], "fields": ["goals"]},
+            {
+                "select": ["sum(players.goals)"],
+                "where": [],
+                "group_by": [],
+                "having": [],
+                "order_by": [],
+                "limit": None,
+            },
+        ]
+    )
+    agent = BIAgent(model, league.engine, semantic=league.semantic, store=tmp_path / "s.db", prose=False)
+    r = agent.ask("How many goals did the Dutch score in total?")
+    gold = league.engine.execute("SELECT sum(goals) FROM players WHERE nation = 'Netherlands'").rows
+    assert r.status == "completed" and "'Netherlands'" in r.sql and r.rows == [list(row) for row in gold]
+
+
+def test_the_agent_declines_an_age_and_a_missing_kind_before_any_model_call(kennel, marina, tmp_path):
+    for bi, question, missing in [
+        (kennel, "how old was the oldest pet they keep", "'age of pet'"),
+        (marina, "number of electric boats in the marina", "'electric boats'"),
+    ]:
+        r = BIAgent(ScriptedModel([]), bi.engine, semantic=bi.semantic, store=tmp_path / "s.db", prose=False).ask(
+            question
+        )
+        assert r.status == "declined" and missing in r.answer and r.sql is None
