@@ -1086,11 +1086,12 @@ def demonym_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
     value holds as it is (`demonym_held`)."""
     out = []
     for name in named_values(question):
-        if value_held(bi, name) or not demonym_held(bi, name):
-            continue
         key = name.lower()
+        countries = _demonyms().get(key) or _demonyms().get(singular(key), [])  # first: `value_held` probes columns
+        if not countries or value_held(bi, name) or not demonym_held(bi, name):
+            continue
         index = {utils.default_process(str(c.value)): c for c in reversed(bi.index())}  # the first holder kept
-        forms = [f for country in _demonyms().get(key) or _demonyms().get(singular(key), ()) for f in country]
+        forms = [f for country in countries for f in country]
         hit = next((index[t] for f in forms if (t := utils.default_process(f)) in index), None)  # a name first
         if hit is not None:
             c = bi.best_holder(hit, question)
