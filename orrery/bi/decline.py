@@ -981,6 +981,21 @@ def value_held(bi: BIContext, name: str) -> bool:
     return False
 
 
+def _part_in_other_form(bi: BIContext, name: str, question: str) -> bool:
+    """Whether a one-word name is another form of a word of an indexed value whose other words the question writes
+    too ('Asian' of 'South Asian population': the region 'South Asia')."""
+    word = utils.default_process(name)
+    said = set(utils.default_process(question).split())
+    if " " in word or len(word) < 4:
+        return False
+    by_word = bi.lookup().by_word
+    return any(
+        other_form(word, w) and any(set(bi.lookup().texts[i].split()) - {w} <= said for i in by_word[w])
+        for w in by_word
+        if w[:4] == word[:4]
+    )
+
+
 def demonym_held(bi: BIContext, name: str) -> bool:
     """Whether `name` (a word, maybe plural) is the demonym of a country that a column holds under its name, another
     spelling or its ISO code ('Dutch': 'Netherlands'; 'Russians': 'RUS'): the countries and their demonyms are the
@@ -1150,7 +1165,7 @@ def missing_values(bi: BIContext, question: str) -> list[str]:
         own = [singular(w) for w in re.findall(r"[a-z0-9]+", name.lower())]
         if not own or all(w in known for w in own) or glued_schema_name(bi, name) or value_held(bi, name):
             continue
-        if demonym_held(bi, name):
+        if demonym_held(bi, name) or _part_in_other_form(bi, name, question):
             continue
         # a name means the database or a field ('Games' of an olympics database); near a categorical value it is as
         # often another member of that kind the column lacks ('Brazil' near 'France') as another form of it

@@ -162,3 +162,25 @@ def test_the_agent_declines_an_age_and_a_missing_kind_before_any_model_call(kenn
             question
         )
         assert r.status == "declined" and missing in r.answer and r.sql is None
+
+
+@pytest.fixture
+def trade(sqlite_bi):
+    """Exports by region, the regions' names of two words."""
+    return sqlite_bi(
+        "CREATE TABLE exports (region TEXT, yr INTEGER, tonnes REAL);",
+        {"exports": [(r, 2000 + i, 10.0 * i) for i, r in enumerate(["West Africa", "North America", "Central Asia"])]},
+    )
+
+
+def test_a_value_of_several_words_named_with_one_in_another_form_is_held(trade):
+    # the first word's capital is the sentence's: the name read is 'African', the question writes 'West' too
+    assert missing_values(trade, "West African exports, total tonnes") == []  # 'West Africa'
+    assert missing_values(trade, "Central Asian exports in 2002, in tonnes") == []
+
+
+def test_a_word_in_another_form_without_the_values_other_words_is_not(trade):
+    missing = missing_values(trade, "East African exports, total tonnes")
+    assert len(missing) == 1 and missing[0].startswith("'African'")  # no East Africa
+    without_west = missing_values(trade, "Exports of the African regions, total tonnes")
+    assert without_west and without_west[0].startswith("'African'")  # 'West' is not written
