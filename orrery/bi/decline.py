@@ -13,7 +13,10 @@ needs is read from its shape, not from a list of allowed words:
   female?", "when was each album released?"): its last word must be a word of a column, a table or a value,
   else the answer would count every row (`missing_predicate`);
 - the fields and values the planner names that the user wrote (`missing_fields`);
-- a year no column that says when reaches (`years_outside`).
+- a year no column that says when reaches (`years_outside`);
+- an age of a thing whose own table has no date or age (`missing_age`), and a lower-case word before the things
+  counted that the data does not spell (`missing_kinds`: 'king penguins').
+A country named by its demonym is held through the `countryinfo` package's data (`demonym_held`).
 `shape_decline` (the future, then the shapes) runs before the plan call: it needs no model.
 A name the model's SQL invents is the model's failure, never a reason to decline (tools.build_sql).
 Only closed-class grammar words (auxiliaries, determiners, prepositions), units of time, the future's markers and
