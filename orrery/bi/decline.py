@@ -286,6 +286,7 @@ FUTURE = re.compile(
     re.I,
 )
 _WORD = r"[a-z][\w-]*"
+_NOT_GRAMMAR = rf"(?!(?:{'|'.join(sorted(GRAMMAR))})\b)"
 # What a question asks for, by its shape: the things it counts ("how many X"), the groups it splits by ("each
 # X"), what it ranks by ("the highest X"; not "is the most popular", an adjective after a copula): held when any
 # leading word is in the data (the shape catches verbs with the noun: 'customers live'). The measure it asks the
@@ -297,7 +298,8 @@ _ASKED = [
         r"for|per|by|with|from|there|that|who|which|can|will|got|had)\b",
         re.I,
     ),
-    re.compile(rf"\b(?:each|every|per) ({_WORD}(?: of {_WORD})?)", re.I),  # 'each region of origin'
+    # 'per customer segment': two words that are no grammar words; 'each region of origin'
+    re.compile(rf"\b(?:each|every|per) ({_NOT_GRAMMAR}{_WORD} {_NOT_GRAMMAR}{_WORD}|{_WORD}(?: of {_WORD})?)", re.I),
 ]
 _MEASURED = [
     re.compile(

@@ -184,3 +184,22 @@ def test_a_word_in_another_form_without_the_values_other_words_is_not(trade):
     assert len(missing) == 1 and missing[0].startswith("'African'")  # no East Africa
     without_west = missing_values(trade, "Exports of the African regions, total tonnes")
     assert without_west and without_west[0].startswith("'African'")  # 'West' is not written
+
+
+@pytest.fixture
+def tickets(sqlite_bi):
+    """Support tickets with a customer tier and a channel; no customer table."""
+    return sqlite_bi(
+        "CREATE TABLE tickets (ticket_id INTEGER, tier TEXT, channel TEXT, minutes REAL);",
+        {"tickets": [(i, ("gold", "silver")[i % 2], ("phone", "email")[i % 2], 3.0 * i) for i in range(20)]},
+    )
+
+
+def test_a_group_named_by_two_words_is_held_by_the_phrase(tickets):
+    assert shape_decline(tickets, "total minutes per customer tier") is None  # `tier`; no customer table
+    assert decline.asked_terms("minutes for each one separately") == ["one"]  # a grammar word takes no second
+
+
+def test_a_group_of_two_words_the_data_lacks_still_declines(tickets):
+    reason = shape_decline(tickets, "total minutes per customer region")
+    assert reason and "'customer region'" in reason
