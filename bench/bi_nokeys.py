@@ -258,6 +258,8 @@ def shapes(sets: tuple[str, ...] = DEV_SETS, tag: str = "") -> None:
         "attribute": d.missing_attribute,
         "qualified": d.missing_qualified,
         "values": d.missing_values,
+        "kinds": getattr(d, "missing_kinds", None),
+        "age": getattr(d, "missing_age", None),
     }
     checks = {k: check for k, check in checks.items() if check is not None}
     contexts: dict[str, Any] = {}

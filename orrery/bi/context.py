@@ -80,6 +80,7 @@ class BIContext:
     _index: list[Candidate] | None = None
     _lookup: ValueLookup | None = None
     _years: dict[tuple[str, str], tuple[int, int]] | None = None  # decline.year_ranges, read once
+    _derived: dict[str, tuple[Semantic, Any]] = field(default_factory=dict)  # `derived`
     _graphql: Any = None
 
     # -- value index for entity resolution ---------------------------------------------------------
@@ -93,6 +94,15 @@ class BIContext:
                     q = f"SELECT DISTINCT {column.lower()} FROM {table.lower()} WHERE {column.lower()} IS NOT NULL"
                 self._index += [Candidate(r[0], table, column, 0.0) for r in self.engine.execute(q, max_rows=5000).rows]
         return self._index
+
+    def derived(self, name: str, build: Callable[[], Any]) -> Any:
+        """What the decline checks read from the layer and the value index (decline.categories, the known words,
+        the typo targets, the texts meanings are compared with), built once per layer: `examples.teach` gives the
+        context a new layer before a question (synonyms taught), `use` another database's."""
+        kept = self._derived.get(name)
+        if kept is None or kept[0] is not self.semantic:
+            kept = self._derived[name] = (self.semantic, build())
+        return kept[1]
 
     def lookup(self) -> ValueLookup:
         """The indexed values keyed for the decline checks' exact tests, built once from `index`."""

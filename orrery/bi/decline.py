@@ -13,7 +13,10 @@ needs is read from its shape, not from a list of allowed words:
   female?", "when was each album released?"): its last word must be a word of a column, a table or a value,
   else the answer would count every row (`missing_predicate`);
 - the fields and values the planner names that the user wrote (`missing_fields`);
-- a year no column that says when reaches (`years_outside`).
+- a year no column that says when reaches (`years_outside`);
+- an age of a thing whose own table has no date or age (`missing_age`), and a lower-case word before the things
+  counted that the data does not spell (`missing_kinds`: 'king penguins').
+A country named by its demonym is held through the `countryinfo` package's data (`demonym_held`).
 `shape_decline` (the future, then the shapes) runs before the plan call: it needs no model.
 A name the model's SQL invents is the model's failure, never a reason to decline (tools.build_sql).
 Only closed-class grammar words (auxiliaries, determiners, prepositions), units of time, the future's markers and
@@ -283,6 +286,7 @@ FUTURE = re.compile(
     re.I,
 )
 _WORD = r"[a-z][\w-]*"
+_NOT_GRAMMAR = rf"(?!(?:{'|'.join(sorted(GRAMMAR))})\b)"
 # What a question asks for, by its shape: the things it counts ("how many X"), the groups it splits by ("each
 # X"), what it ranks by ("the highest X"; not "is the most popular", an adjective after a copula): held when any
 # leading word is in the data (the shape catches verbs with the noun: 'customers live'). The measure it asks the
@@ -294,7 +298,8 @@ _ASKED = [
         r"for|per|by|with|from|there|that|who|which|can|will|got|had)\b",
         re.I,
     ),
-    re.compile(rf"\b(?:each|every|per) ({_WORD}(?: of {_WORD})?)", re.I),  # 'each region of origin'
+    # 'per customer segment': two words that are no grammar words; 'each region of origin'
+    re.compile(rf"\b(?:each|every|per) ({_NOT_GRAMMAR}{_WORD} {_NOT_GRAMMAR}{_WORD}|{_WORD}(?: of {_WORD})?)", re.I),
 ]
 _MEASURED = [
     re.compile(
@@ -392,9 +397,42 @@ def _identified(question: str) -> list[tuple[str, bool]]:
 def missing_asked(bi: BIContext, question: str) -> list[str]:
     """The things the question asks about that the data does not hold: the terms no column, value or meaning
     places (`unplaced`), an attribute of each thing (`missing_attribute`) and a measure of a thing
-    (`missing_qualified`) that no column of its table or its neighbours holds."""
+    (`missing_qualified`) that no column of its table or its neighbours holds, an age of a thing whose table
+    has no date or age (`missing_age`)."""
     out = unplaced(bi, question) + missing_attribute(bi, question) + missing_qualified(bi, question)
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out + missing_age(bi, question)))
+
+
+# an age asked of a thing: 'how old is a typical customer', 'the oldest penguin', 'the average age of our customers'
+_AGE = re.compile(
+    r"\b(?:how old (?:is|was|are|were)\s+|oldest\s+|youngest\s+|ages? of\s+)"
+    rf"(?:(?:a|an|the|each|every|our|your|their|all|typical|average|oldest|youngest)\s+)*({_WORD})(?:\s+({_WORD}))?",
+    re.I,
+)
+
+
+def missing_age(bi: BIContext, question: str) -> list[str]:
+    """An age asked of a thing that is a table ('how old was the oldest penguin', 'the age of our customers') is
+    held only by a column of that table itself that says when (`_temporal`: a birth date, a model year) or is named
+    an age: a column of a joined table is another thing's (a customer's support rep's birth date is the rep's).
+    No table named, no judgment."""
+    out = []
+    for m in _AGE.finditer(question):
+        noun = m.group(2) if m.group(2) and _thing_table(bi, m.group(2)) else m.group(1)  # 'pet owner': the head
+        table = _thing_table(bi, noun)
+        columns = bi.semantic.tables[table]["columns"].items() if table else ()
+        if table and not any(_temporal(c, info) or "age" in stems(words(c)) for c, info in columns):
+            out.append(f"age of {noun.lower()}")
+    return out
+
+
+def _thing_table(bi: BIContext, noun: str) -> str | None:
+    """The table whose rows a noun names: by its whole name (`table_named`), else the one table a word of whose
+    name the noun is ('penguin' of `penguin_obs`)."""
+    if table := table_named(bi, noun):
+        return table
+    tables = [t for t in bi.semantic.tables if singular(noun.lower()) in {singular(w) for w in words(t).split()}]
+    return tables[0] if len(tables) == 1 else None
 
 
 def unplaced(bi: BIContext, question: str) -> list[str]:
@@ -475,7 +513,7 @@ def shape_decline(bi: BIContext, question: str) -> str | None:
         return reason
     if missing := missing_asked(bi, question):
         return f"the data has no field or value for {', '.join(map(repr, missing))}"
-    if missing_named := missing_values(bi, question):
+    if missing_named := missing_values(bi, question) + [repr(k) for k in missing_kinds(bi, question)]:
         return "the data holds no value " + ", ".join(missing_named)
     return None
 
@@ -494,9 +532,45 @@ _JUDGMENT = re.compile(
 def judgment(question: str, bi: BIContext | None = None) -> str | None:
     """Why a question that asks for an opinion, advice or a taste cannot be answered: the data records facts.
     'The best' / 'the worst' before a measure the data holds ('the worst jobless rate': a numeric `rate`) is a
-    ranking by it, not a taste."""
-    found = [m for m in _JUDGMENT.finditer(question) if not (bi and _ranks_a_measure(bi, question[m.end() :]))]
-    return "it asks for an opinion, advice or a taste, which the data does not record" if found else None
+    ranking by it, not a taste; joined to a word by a hyphen ('the best-paid employee') it ranks by what that word
+    names, which the data must hold (by a word's root or by meaning), else the reason names the word.
+    ('the best-selling' is no judgment at all: `_JUDGMENT`.)"""
+    for m in _JUDGMENT.finditer(question):
+        rest = question[m.end() :]
+        if bi and (degree := _DEGREE_OF.match(rest)):  # 'the best-paid': a ranking by what 'paid' names
+            if _degree_held(bi, degree.group(1), rest[degree.end() :]):
+                continue
+            return f"the data has no field for {degree.group(1)!r} (what {m.group(0) + degree.group(0)!r} ranks by)"
+        if not (bi and _ranks_a_measure(bi, rest)):
+            return "it asks for an opinion, advice or a taste, which the data does not record"
+    return None
+
+
+_DEGREE_OF = re.compile(r"-([a-z]+)\b", re.I)  # the measure of a degree compound: '-paid' of 'the best-paid'
+
+
+def _degree_held(bi: BIContext, word: str, rest: str) -> bool:
+    """Whether the data holds what a degree compound ranks by ('paid' of 'the best-paid employee'): of the thing
+    it ranks, when that thing is a table, a word (by its root) of a column of that table or a joined one (name,
+    synonyms, description), or a column of those placed by meaning ('paid' in Chinook's invoice descriptions is
+    what customers paid, not an employee's pay); with no table named, a word the data holds anywhere."""
+    thing = next((w for w in re.findall(r"[a-z][\w-]*", rest.lower()) if w not in GRAMMAR), "")
+    table = _thing_table(bi, thing) if thing else None
+    if table is None:
+        return word_held(bi, word) or meaning_of(bi, word) is not None
+    near = {table, *bi.semantic.join_graph().get(table, set())}
+    said = {
+        singular(w)
+        for t, c, info in bi.semantic.columns()
+        if t in near
+        for w in re.findall(
+            r"[a-z]+", " ".join((words(c), *info.get("synonyms", []), info.get("description") or "")).lower()
+        )
+    }
+    placed = meaning_of(bi, word, values=False)
+    asked = singular(word.lower())
+    held = any(_same_word(asked, w) or _root(asked) == _root(w) for w in said)  # 'rated' ~ 'rating'
+    return held or bool(placed and placed.get("table") in near)
 
 
 _NUMERIC = re.compile(r"INT|REAL|DOUBLE|DECIMAL|NUMERIC|FLOAT", re.I)
@@ -504,16 +578,21 @@ _NUMERIC = re.compile(r"INT|REAL|DOUBLE|DECIMAL|NUMERIC|FLOAT", re.I)
 
 def _ranks_a_measure(bi: BIContext, rest: str) -> bool:
     """Whether the noun phrase after 'the best' / 'the worst' ends in a word of a numeric column's name or synonyms
-    (its head is a measure: 'jobless rate'); 'the best one', 'the best film' are tastes."""
+    (its head is a measure: 'jobless rate'), a key aside; 'the best one', 'the best film' are tastes."""
     ws = re.findall(r"[a-z][\w-]*", rest.lower())[:4]
     phrase = list(itertools.takewhile(lambda w: w not in GRAMMAR, ws))
     if not phrase:
         return False
     head = singular(phrase[-1])
     return any(
-        head in stems(" ".join((words(c), *info.get("synonyms", [])))) and _NUMERIC.search(str(info.get("type", "")))
+        head in stems(" ".join((words(c), *info.get("synonyms", []))))
+        and _NUMERIC.search(str(info.get("type", "")))
+        and not _KEY.search(words(c))
         for _, c, info in bi.semantic.columns()
     )
+
+
+_KEY = re.compile(r"(?:\bid|key)$")  # a key names rows, it measures nothing: 'film' of `film_id`, `o_orderkey`
 
 
 def future(question: str) -> str | None:
@@ -656,7 +735,12 @@ def word_held(bi: BIContext, word: str) -> bool:
 
 
 def _known_words(bi: BIContext) -> set[str]:
-    """The words of the tables' and columns' names, synonyms and descriptions, and the indexed one-word values."""
+    """The words of the tables' and columns' names, synonyms and descriptions, and the indexed one-word values;
+    built once per layer."""
+    return bi.derived("known_words", lambda: _words_of_data(bi))
+
+
+def _words_of_data(bi: BIContext) -> set[str]:
     sem = bi.semantic
     texts = [sem.database, *(f"{words(t)} {v.get('description') or ''}" for t, v in sem.tables.items())]
     texts += [
@@ -685,9 +769,7 @@ def read_typos(bi: BIContext, text: str) -> str:
     english = _dictionary()
     if not english:
         return text
-    schema = _schema_words(bi)
-    known = _known_words(bi) | schema
-    targets = _typo_targets(frozenset(known), frozenset(k for k in schema if len(k) == 3 and k.isalpha()))
+    known, targets = _typo_targets(bi)
 
     def fix(m: re.Match[str]) -> str:
         w = m.group(0)
@@ -704,13 +786,19 @@ def read_typos(bi: BIContext, text: str) -> str:
     return re.sub(r"(?<![\w'-])[A-Za-z]+(?![\w'-])", fix, text)
 
 
-@functools.lru_cache(maxsize=32)
-def _typo_targets(known: frozenset[str], short: frozenset[str]) -> tuple[str, ...]:
-    """The words a typo may stand for: the data's words, and the English words a name's three-letter short form
-    begins ('len' of `bill_len_mm`: 'length'). Cached: the dictionary scan is the same for every term of a layer,
-    and a question's terms are read one by one. Sorted: a tie's first word does not depend on set order."""
+def _typo_targets(bi: BIContext) -> tuple[frozenset[str], tuple[str, ...]]:
+    """(the words the data spells, the words a typo may stand for): the data's words, and the English words a
+    name's three-letter short form begins ('len' of `bill_len_mm`: 'length'). Built once per layer: a question's
+    terms are read one by one. Sorted: a tie's first word does not depend on set order."""
+    return bi.derived("typo_targets", lambda: _typo_words(bi))
+
+
+def _typo_words(bi: BIContext) -> tuple[frozenset[str], tuple[str, ...]]:
+    schema = _schema_words(bi)
+    known = frozenset(_known_words(bi) | schema)
+    short = {k for k in schema if len(k) == 3 and k.isalpha()}
     english = sorted(w for w in _dictionary() if len(w) >= TYPO_MIN and w[:3] in short)
-    return (*sorted(k for k in known if len(k) >= TYPO_MIN - 1 and k.isalpha()), *english)
+    return known, (*sorted(k for k in known if len(k) >= TYPO_MIN - 1 and k.isalpha()), *english)
 
 
 @functools.cache
@@ -788,14 +876,19 @@ def plural_value(bi: BIContext, term: str) -> bool:
     )
 
 
-def categories(bi: BIContext, most: int = CATEGORY) -> dict[str, list[Candidate]]:
-    """The values of the columns of at most `most` distinct values (kinds of things), by their text as
+def categories(bi: BIContext) -> dict[str, list[Candidate]]:
+    """The values of the columns of at most CATEGORY distinct values (kinds of things), by their text as
     rapidfuzz's processor writes it: the one reading of "a category's value" for the decline check, the values a
-    question opens with, the category words written in lower case and the approved examples' filters."""
-    sizes = collections.Counter((c.table, c.column) for c in bi.index())
+    question opens with, the category words written in lower case and the approved examples' filters. Built once
+    per layer (`BIContext.derived`)."""
+    return bi.derived("categories", lambda: _categories(bi.index()))
+
+
+def _categories(index: list[Candidate]) -> dict[str, list[Candidate]]:
+    sizes = collections.Counter((c.table, c.column) for c in index)
     out: dict[str, list[Candidate]] = {}
-    for c in bi.index():
-        if sizes[(c.table, c.column)] <= most and (text := utils.default_process(str(c.value))):
+    for c in index:
+        if sizes[(c.table, c.column)] <= CATEGORY and (text := utils.default_process(str(c.value))):
             out.setdefault(text, []).append(c)
     return out
 
@@ -893,6 +986,52 @@ def value_held(bi: BIContext, name: str) -> bool:
     return False
 
 
+def _part_in_other_form(bi: BIContext, name: str, question: str) -> bool:
+    """Whether a one-word name is another form of a word of an indexed value whose other words the question writes
+    too ('Asian' of 'South Asian population': the region 'South Asia')."""
+    word = utils.default_process(name)
+    said = set(utils.default_process(question).split())
+    if " " in word or len(word) < 4:
+        return False
+    by_word = bi.lookup().by_word
+    return any(
+        other_form(word, w) and any(set(bi.lookup().texts[i].split()) - {w} <= said for i in by_word[w])
+        for w in by_word
+        if w[:4] == word[:4]
+    )
+
+
+def demonym_held(bi: BIContext, name: str) -> bool:
+    """Whether `name` (a word, maybe plural) is the demonym of a country that a column holds under its name, another
+    spelling or its ISO code ('Dutch': 'Netherlands'; 'Russians': 'RUS'): the countries and their demonyms are the
+    `countryinfo` package's data. A demonym of a country the data lacks is not held."""
+    key = name.strip().lower()
+    countries = _demonyms().get(key) or _demonyms().get(singular(key), ())
+    return any(value_held(bi, form) for forms in countries for form in forms)
+
+
+@functools.cache
+def _demonyms() -> dict[str, list[tuple[str, ...]]]:
+    """demonym (lower case) -> each country's names: its name, its spellings in Latin letters and its ISO alpha-3
+    code (from `countryinfo`, a registry package: data kept by others, not a list of this module's). Two-letter
+    codes are left out: they are as often a US state's ('CA', 'DE', 'IN'). Empty when the package is not
+    installed: the rule is then off."""
+    try:
+        from countryinfo import all_countries
+    except ImportError:
+        return {}
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for country in all_countries():
+        demonym = (country.demonym() or "").strip().lower()
+        iso = country.iso() or {}
+        forms = [country.name(), *(country.alt_spellings() or []), iso.get("alpha3")]
+        if demonym:
+            out.setdefault(demonym, []).append(
+                tuple(dict.fromkeys(f for f in forms if f and len(f) > 2 and f.isascii()))
+            )
+    return out
+
+
 # endings that make a demonym, an adjective or an inflection of a name ('Europe' -> 'European', 'Japan' ->
 # 'Japanese', 'Sweden' -> 'Swedish', 'Germany' -> 'German'); the stored value loses at most two letters
 _FORM_ENDINGS = ("", "an", "ian", "n", "ese", "ish", "ic", "i", "s", "es", "ern", "ean")
@@ -940,7 +1079,9 @@ def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
     'noble gases' of a `cat_nm` 'halogen', 'noble gas') or, for a value of several words, as it is ('noble gas
     elements'). A lone word as it is ('world', 'south') is too often a word of the question, not a value; only
     a column of at most CATEGORY distinct values names kinds of things. Words the schema spells name columns
-    and tables ('golds' of a `gold` column is no medal 'GOLD'), not values."""
+    and tables ('golds' of a `gold` column is no medal 'GOLD'), not values. A country named by its demonym
+    ('the Dutch') is its indexed value too (`demonym_values`): both are values the user names in words no value
+    spells, which entity resolution and the planner add."""
     values = categories(bi)
     tokens = re.findall(r"(?<![\w-])[a-z][a-z-]*\b", question)  # lower case only: a capitalised name is the planner's
     kinds = _schema_words(bi)
@@ -956,7 +1097,67 @@ def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
                 taken |= set(range(i, i + n))
                 c = values[text][0]
                 out.append({"mention": " ".join(said), "table": c.table, "column": c.column, "value": c.value})
+    return out + demonym_values(bi, question)
+
+
+def demonym_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
+    """The indexed value each demonym the question names stands for ('Dutch': `cntry_nm` 'Netherlands'; 'the
+    Russians': `cntry_cd` 'RUS'), the column the question names best (`BIContext.best_holder`); only for a name no
+    value holds as it is (`demonym_held`)."""
+    out = []
+    for name in named_values(question):
+        key = name.lower()
+        countries = _demonyms().get(key) or _demonyms().get(singular(key), [])  # first: `value_held` probes columns
+        if not countries or value_held(bi, name) or not demonym_held(bi, name):
+            continue
+        index = {utils.default_process(str(c.value)): c for c in reversed(bi.index())}  # the first holder kept
+        forms = [f for country in countries for f in country]
+        hit = next((index[t] for f in forms if (t := utils.default_process(f)) in index), None)  # a name first
+        if hit is not None:
+            c = bi.best_holder(hit, question)
+            out.append({"mention": name, "table": c.table, "column": c.column, "value": c.value})
     return out
+
+
+# the things counted: 'how many king penguins are ...', 'number of king penguins in ...'
+_COUNTED = [
+    _ASKED[0],
+    re.compile(
+        rf"\b(?:number|count) of ((?:{_WORD}\s?){{1,3}}?)\s*(?:\b(?:are|is|were|was|in|on|of|for|per|by|with|from|"
+        r"that|who|which|do|does|did|have|has)\b|[?.!,]|$)",
+        re.I,
+    ),
+]
+
+
+def missing_kinds(bi: BIContext, question: str) -> list[str]:
+    """A lower-case word before the things a question counts ('how many king penguins', 'number of tesla models'),
+    when the last word names a table (its rows) or the database (not a column: 'critic reviews' is a measure),
+    says which of them: it must be a word the data spells (a schema word, a word of a stored value, a word of a
+    name or description by its root, or a text placed by meaning; a compound by any of its parts), else it is a
+    value of those things the data lacks ('king' where the species are Adelie, Gentoo, Chinstrap) and a count
+    would ignore it. A capitalised word is a named value (`missing_values`)."""
+    out = []
+    for rx in _COUNTED:
+        for m in rx.finditer(question):
+            own = [w for w in _own_words(m.group(1)) if w.lower() not in GENERIC and not re.search(r"\d", w)]
+            if len(own) < 2 or not (_thing_table(bi, own[-1]) or stems(own[-1]) == stems(words(bi.semantic.database))):
+                continue
+            out += [f"{w} {own[-1]}" for w in own[:-1] if w.islower() and not _modifier_held(bi, w)]
+    return list(dict.fromkeys(out))
+
+
+def _modifier_held(bi: BIContext, word: str) -> bool:
+    """Whether the data spells a modifier; a compound by any of its parts ('four-cylinder': `cyl`, 'R-rated')."""
+    if "-" in word:
+        return any(_modifier_held(bi, part) for part in word.split("-") if part)
+    return (
+        singular(word) in _schema_words(bi)
+        or value_word(bi, word)
+        or word_held(bi, word)
+        or plural_value(bi, word)
+        or meaning_of(bi, word) is not None
+    )
 
 
 def missing_values(bi: BIContext, question: str) -> list[str]:
@@ -968,6 +1169,8 @@ def missing_values(bi: BIContext, question: str) -> list[str]:
     for name in named_values(question):
         own = [singular(w) for w in re.findall(r"[a-z0-9]+", name.lower())]
         if not own or all(w in known for w in own) or glued_schema_name(bi, name) or value_held(bi, name):
+            continue
+        if demonym_held(bi, name) or _part_in_other_form(bi, name, question):
             continue
         # a name means the database or a field ('Games' of an olympics database); near a categorical value it is as
         # often another member of that kind the column lacks ('Brazil' near 'France') as another form of it
@@ -1035,6 +1238,10 @@ def _layer_texts(bi: BIContext) -> tuple[list[str], list[dict[str, Any]]]:
     words and the first clause of its description (a drafted one's is the name written out), each column's name in
     words, synonyms and first clause, the layer's terms, and the values of the categorical columns (`categories`:
     'South Asia' of a region)."""
+    return bi.derived("layer_texts", lambda: _texts_of_layer(bi))
+
+
+def _texts_of_layer(bi: BIContext) -> tuple[list[str], list[dict[str, Any]]]:
     semantic = bi.semantic
     pairs: list[tuple[str, dict[str, Any]]] = [(semantic.database, {})]
     for table, info in semantic.tables.items():
