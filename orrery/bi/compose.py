@@ -553,6 +553,7 @@ def compose(
     shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
     if not _counts_groups(trees):
         trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key
+    _bare_measure_per_group(trees, semantic)
     trees["group_by"] += _missing_group_by(trees)
     _groups_ranked_by_sum(trees, semantic)
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
@@ -562,6 +563,8 @@ def compose(
     resolved = [r for r in resolved if all(r is not m for m in moved)]
     _filter_resolved(trees, resolved, used, dialect)
     _either_value(trees, question)
+    _one_total(trees, question)
+    _measure_per_listed_value(trees, semantic)
     _share_of_measure(trees, semantic, question, used)
     _share_of_rows(trees, question)
     _ratio_over_all_rows(trees)
@@ -577,10 +580,144 @@ def compose(
     _ranked_values_only(trees, limit)
     named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
+    used = _only_what_joins(trees, semantic, used, resolved)
     return _render(trees, limit, semantic, used, slice_tables, dialect)
 
 
 _LOW = re.compile(r"\b(least|lowest|smallest|shortest|fewest|worst)\b", re.I)
+
+
+def _only_what_joins(
+    trees: dict[str, list[exp.Expression]], semantic: Semantic, used: list[str], resolved: list[dict[str, Any]]
+) -> list[str]:
+    """Tables the layer does not connect ('Golds won at Sochi by Norway ...': the medal table of another event,
+    put first by the slice, beside the tally and the countries): the query is the connected group that holds
+    the resolved values, then the one the parts name most, then the slice's first table; the filters, groups
+    and orderings naming another group's tables go. What is selected is never dropped: a select item of another
+    group leaves the tables as they are (the join error stands, and the model writes the SQL over the schema)."""
+    groups = _groups(semantic.join_graph(), used)
+    if len(groups) < 2:
+        return used
+    given = {r["table"].lower() for r in resolved}
+    nodes = [n for part in trees.values() for n in part]
+    named = lambda g: sum(_tables_in(n) <= g for n in nodes if _tables_in(n))  # noqa: E731
+    keep = max(groups, key=lambda g: (len(given & g), named(g), used[0].lower() in g))
+    kept = {part: [n for n in ns if _tables_in(n) <= keep] for part, ns in trees.items()}
+    if len(kept["select"]) < len(trees["select"]):
+        return used
+    trees.update(kept)
+    return [t for t in used if t.lower() in keep]
+
+
+def _tables_in(node: exp.Expression) -> set[str]:
+    return {c.table.lower() for c in node.find_all(exp.Column) if c.table}
+
+
+def _groups(graph: dict[str, set[str]], tables: list[str]) -> list[set[str]]:
+    """The tables split by what the join graph connects (lower-cased names)."""
+    lower = {t.lower(): {n.lower() for n in ns} for t, ns in graph.items()}
+    out: list[set[str]] = []
+    for t in (t.lower() for t in tables):
+        if any(t in g for g in out):
+            continue
+        seen, todo = {t}, [t]
+        while todo:
+            for nxt in lower.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        out.append(seen & {x.lower() for x in tables} | {t})
+    return out
+
+
+# the question asks one total over the values it lists ('texas, oklahoma and kansas combined')
+_ONE_TOTAL = re.compile(r"\b(?:combined|together|altogether|in all|in total|all told)\b", re.I)
+
+
+def _one_total(trees: dict[str, list[exp.Expression]], question: str) -> None:
+    """Listed values the question then takes together filter with `IN (...)` but are not one row each: the
+    list column's group (compose's own, or the model's) and its column shown beside an aggregate go."""
+    if not _ONE_TOTAL.search(question) or not any(n.find(exp.AggFunc) for n in trees["select"]):
+        return
+    listed = {
+        c.this.sql()
+        for c in trees["where"]
+        if isinstance(c, exp.In) and isinstance(c.this, exp.Column) and len(c.expressions) >= 2
+    }
+    trees["group_by"] = [g for g in trees["group_by"] if g.sql() not in listed]
+    trees["select"] = [n for n in trees["select"] if n.unalias().sql() not in listed]
+
+
+def _measure_kind(semantic: Semantic, col: exp.Expression) -> bool:
+    """A number column that measures (not a key, a code or a year): what a group's rows add up."""
+    if not isinstance(col, exp.Column) or not _NUMERIC.search(_column_type(semantic, col)):
+        return False
+    name = col.name.lower()
+    ends = {e.strip().lower() for j in semantic.joins for e in j.split("=")}
+    return f"{col.table.lower()}.{name}" not in ends and not re.search(r"(?:id|key|code|cd|year|yr)$", name)
+
+
+def _bare_measure_per_group(trees: dict[str, list[exp.Expression]], semantic: Semantic) -> None:
+    """Under the model's GROUP BY, a measure column selected bare and no group key is each group's value when
+    the query aggregates nothing ('profit on phones, copiers and machines, each one separately': `sub_category,
+    profit ... GROUP BY sub_category`: its sum) or aggregates that column elsewhere (`ORDER BY SUM(c_acctbal)`:
+    that aggregate). SQLite returns any row's value for it and DuckDB refuses the query; beside another
+    aggregate a bare column is a group key left out (`_missing_group_by`)."""
+    keys = {g.sql() for g in trees["group_by"]}
+    aggs = [a for part in ("select", "having", "order_by") for n in trees[part] for a in n.find_all(exp.AggFunc)]
+    for i, n in enumerate(trees["select"] if keys else []):
+        col = n.unalias()
+        if col.sql() in keys or not _measure_kind(semantic, col):
+            continue
+        agg = next((a for a in aggs if a.this.sql() == col.sql()), None)
+        if agg is None and aggs:
+            continue
+        new = agg.copy() if agg is not None else exp.Sum(this=col.copy())
+        trees["select"][i] = exp.alias_(new, n.alias) if isinstance(n, exp.Alias) else new
+
+
+def _measure_per_listed_value(trees: dict[str, list[exp.Expression]], semantic: Semantic) -> None:
+    """'profit in the West vs the East region': beside two or more listed values of a lookup's column (`IN`,
+    shown), a bare measure of a table that refers to that lookup (many rows per value) is summed per value, not
+    listed row by row. Only when the select is the list column and such measures (a name shown beside them asks
+    for rows) and nothing is aggregated or grouped yet."""
+    if trees["group_by"] or any(n.find(exp.AggFunc) for part in trees.values() for n in part):
+        return
+    lists = [
+        c.this
+        for c in trees["where"]
+        if isinstance(c, exp.In) and isinstance(c.this, exp.Column) and len(c.expressions) >= 2
+    ]
+    shown = [n.unalias() for n in trees["select"]]
+    for col in lists:
+        rest = [n for n in shown if n.sql() != col.sql()]
+        if len(rest) == len(shown) or not rest:
+            continue
+        if all(
+            _measure_kind(semantic, n)
+            and _refers(semantic, n.table, col.table)
+            and n.table.lower() != col.table.lower()
+            for n in rest
+        ):
+            trees["select"] = [col.copy(), *(exp.Sum(this=n.copy()) for n in rest)]
+            trees["group_by"] = [col.copy()]
+            return
+
+
+def _refers(semantic: Semantic, many: str, one: str) -> bool:
+    """`many` reaches `one` by joins each written from the referring column to the referenced one (the layer's
+    `a.fk = b.key`): many rows of `many` per row of `one`."""
+    seen, todo = {many.lower()}, [many.lower()]
+    while todo:
+        at = todo.pop()
+        for j in semantic.joins:
+            left, right = (e.strip().split(".")[0].lower() for e in j.split("="))
+            if left == at and right not in seen:
+                if right == one.lower():
+                    return True
+                seen.add(right)
+                todo.append(right)
+    return False
 
 
 def _extreme_having(trees: dict[str, list[exp.Expression]], question: str, limit: int | None) -> int | None:
@@ -990,6 +1127,23 @@ def _rank_by_measure(
     return 1 if limit is None else limit
 
 
+# a function no engine has, named as an aggregate's other name ('mean electronegativity': `MEAN(en)`)
+_AGGREGATE_NAMES = {"mean": exp.Avg, "average": exp.Avg}
+
+
+def _aggregate_names(node: exp.Expression) -> exp.Expression:
+    """`MEAN(x)` / `AVERAGE(x)` is `AVG(x)`: SQLite, DuckDB and PostgreSQL have no such function, and the repair
+    round, shown the engine's 'no such function', wrote it again (held-out #12)."""
+    for fn in list(node.find_all(exp.Anonymous)):
+        agg = _AGGREGATE_NAMES.get(str(fn.this).lower())
+        if agg is not None and len(fn.expressions) == 1:
+            new = agg(this=fn.expressions[0].copy())
+            if fn is node:
+                return new
+            fn.replace(new)
+    return node
+
+
 def _parse_parts(
     parts: QueryParts, semantic: Semantic, slice_tables: list[str], used: list[str], dialect: str
 ) -> tuple[dict[str, list[exp.Expression]], list[str], set[str]]:
@@ -1005,7 +1159,7 @@ def _parse_parts(
         if part == "where":  # each of 'a = b AND c = d' judged: the join written as a filter among them goes
             nodes = [n for n in conjuncts(*nodes) if not _join_condition(n, semantic)]
         for node in nodes:
-            node = _expand_terms(node, semantic, dialect)
+            node = _aggregate_names(_expand_terms(node, semantic, dialect))
             node = _map_unknown(node, semantic, slice_tables, aliases, dialect)
             _qualify(node, semantic, slice_tables, used, unknown)
             trees[part].append(node)
