@@ -580,7 +580,7 @@ def compose(
     _ranked_values_only(trees, limit)
     named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
-    used = _only_what_joins(trees, semantic, used, resolved)
+    used = _only_what_joins(trees, semantic, used, resolved, question)
     return _render(trees, limit, semantic, used, slice_tables, dialect)
 
 
@@ -588,13 +588,18 @@ _LOW = re.compile(r"\b(least|lowest|smallest|shortest|fewest|worst)\b", re.I)
 
 
 def _only_what_joins(
-    trees: dict[str, list[exp.Expression]], semantic: Semantic, used: list[str], resolved: list[dict[str, Any]]
+    trees: dict[str, list[exp.Expression]],
+    semantic: Semantic,
+    used: list[str],
+    resolved: list[dict[str, Any]],
+    question: str,
 ) -> list[str]:
     """Tables the layer does not connect ('Golds won at Sochi by Norway ...': the medal table of another event,
     put first by the slice, beside the tally and the countries): the query is the connected group that holds
     the resolved values, then the one the parts name most, then the slice's first table; the filters, groups
-    and orderings naming another group's tables go. What is selected is never dropped: a select item of another
-    group leaves the tables as they are (the join error stands, and the model writes the SQL over the schema)."""
+    and orderings naming another group's tables go. Neither what is selected nor a filter on a value the question
+    writes is ever dropped: either leaves the tables as they are (the join error stands, and the model writes
+    the SQL over the schema)."""
     groups = _groups(semantic.join_graph(), used)
     if len(groups) < 2:
         return used
@@ -603,7 +608,11 @@ def _only_what_joins(
     named = lambda g: sum(_tables_in(n) <= g for n in nodes if _tables_in(n))  # noqa: E731
     keep = max(groups, key=lambda g: (len(given & g), named(g), used[0].lower() in g))
     kept = {part: [n for n in ns if _tables_in(n) <= keep] for part, ns in trees.items()}
-    if len(kept["select"]) < len(trees["select"]):
+    gone = [n for part, ns in trees.items() for n in ns if all(n is not k for k in kept[part])]
+    said = question.lower()
+    if len(kept["select"]) < len(trees["select"]) or any(
+        str(v.this).lower() in said for n in gone for v in n.find_all(exp.Literal) if v.is_string
+    ):
         return used
     trees.update(kept)
     return [t for t in used if t.lower() in keep]
@@ -680,9 +689,11 @@ def _measure_per_listed_value(trees: dict[str, list[exp.Expression]], semantic: 
     """'profit in the West vs the East region': beside two or more listed values of a lookup's column (`IN`,
     shown), a bare measure of a table that refers to that lookup (many rows per value) is summed per value, not
     listed row by row. Only when the select is the list column and such measures (a name shown beside them asks
-    for rows) and nothing is aggregated or grouped yet."""
+    for rows), nothing is aggregated or grouped yet, and no filter sets a column of the measure's table equal to a
+    value ('life expectancy: nigeria vs kenya, 1990': one row per country in that year, nothing to add up)."""
     if trees["group_by"] or any(n.find(exp.AggFunc) for part in trees.values() for n in part):
         return
+    fixed = {c.this.table.lower() for c in trees["where"] if isinstance(c, exp.EQ) and isinstance(c.this, exp.Column)}
     lists = [
         c.this
         for c in trees["where"]
@@ -696,7 +707,7 @@ def _measure_per_listed_value(trees: dict[str, list[exp.Expression]], semantic: 
         if all(
             _measure_kind(semantic, n)
             and _refers(semantic, n.table, col.table)
-            and n.table.lower() != col.table.lower()
+            and n.table.lower() not in {col.table.lower(), *fixed}
             for n in rest
         ):
             trees["select"] = [col.copy(), *(exp.Sum(this=n.copy()) for n in rest)]

@@ -281,16 +281,19 @@ _NAME_COLUMN = re.compile(r"(?:^|_| )(?:name|nm|title)$", re.I)
 
 
 def _qualifier(bi: BIContext, pick: Candidate, question: str) -> tuple[Candidate, str | None]:
-    """'counties of Ohio', 'worst-hit county in Nevada': a value found as a row's own name (`counties.name`
-    'Ohio') in the table whose rows the question asks about 'in' / 'of' / 'from' it qualifies those rows; it does
-    not name one of them. Another column holding it with fewer distinct values (a category: `states.name`, 51
+    """'counties of Ohio', 'worst-hit county in Nevada', "Ohio's counties": a value found as a row's own name
+    (`counties.name` 'Ohio') in the table whose rows the question asks about 'in' / 'of' / 'from' it (or as its
+    possessive) qualifies those rows; it does not name one of them. Another column holding it with fewer distinct values (a category: `states.name`, 51
     values, over 1,877 county names) takes it; the reason is returned to be shown in the step."""
     if not _NAME_COLUMN.search(pick.column):
         return pick, None
     value, last = str(pick.value), (words(pick.table).split() or [""])[-1]
     noun = singular(last)
     kind = "|".join(map(re.escape, {noun, last}))  # 'county' or 'counties'
-    asked = rf"\b(?:{kind})\b(?:\s+\S+){{0,3}}?\s+(?:in|of|from|across|within)\s+(?:the\s+)?{re.escape(value)}\b"
+    asked = (
+        rf"\b(?:{kind})\b(?:\s+\S+){{0,3}}?\s+(?:in|of|from|across|within)\s+(?:the\s+)?{re.escape(value)}\b"
+        rf"|\b{re.escape(value)}['’]s\s+(?:\S+\s+){{0,2}}?(?:{kind})\b"  # "Ohio's counties", "Nevada's worst county"
+    )
     if not noun or not re.search(asked, question, re.I):
         return pick, None
     size = {(c.table, c.column): len(bi.values(c.table, c.column)) for c in bi.index() if str(c.value) == value}

@@ -77,6 +77,15 @@ def test_a_table_the_layer_joins_to_nothing_is_left_out_of_the_query(shops):
         where=["sprints.medal = 'GOLD'", "shops.profit > 0"],
     )
     assert _rows(shops, sql) == [(10.0,)], sql
+    # a filter on a value the question writes is never dropped: the join error stands
+    with pytest.raises(NoJoinPath):
+        _compose(
+            shops,
+            ["sprints", "shops"],
+            "best gold time of the Phones shops",
+            select=["MIN(sprints.secs)"],
+            where=["sprints.medal = 'GOLD'", "shops.kind = 'Phones'"],
+        )
     # a query whose select needs both, which no join can give, still fails as before
     with pytest.raises(NoJoinPath):
         _compose(shops, ["sprints", "shops"], "runners and profits", select=["sprints.runner", "shops.profit"])
@@ -168,6 +177,16 @@ def test_a_bare_measure_beside_listed_values_of_a_lookup_is_summed_per_value(sho
         "WHERE r.name IN ('West', 'East') GROUP BY r.name"
     )
     assert _rows(shops, sql) == _rows(shops, gold), sql
+    # a filter fixing the measure's own table (one row per value, as a year would) leaves the rows as they are
+    sql = _compose(
+        shops,
+        ["shops", "regions"],
+        "profit of shop 5 in the West vs the East region",
+        east_west,
+        select=["regions.name", "shops.profit"],
+        where=["regions.name IN ('West', 'East')", "shops.shop_id = 5"],
+    )
+    assert "SUM(" not in sql, sql
     # a name shown beside the measure asks for the rows themselves
     sql = _compose(
         shops,
