@@ -334,14 +334,25 @@ def _two_digit_years(node: exp.Expression, semantic: Semantic, question: str) ->
 
 
 def _short_year_on_its_column(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
-    """ "4-cyl models in the '80 lineup" written as `origin = 80`: a two-digit number the question writes as a year
-    ("'80", 'year 80'), compared with a column whose values never reach it (`origin` from 1 to 3), is compared on
-    the column of that table that holds years by two digits and whose range holds it (`yr`, 70 to 82)."""
+    """ "4-cyl models in the '80 lineup" written as `origin = 80`, 'best 100m time prior to 1950' as `time_s <
+    1950`: a year the question writes (two digits as "'80" / 'year 80', or four), compared with a column whose
+    values never reach it (`origin` 1 to 3, `time_s` 9.6 to 12), is compared on the column of that table named
+    as a year whose range holds it (`yr` 70 to 82 by two digits; `yr` 1896 to 2016)."""
     for cmp in list(node.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
         col, lit = cmp.this, cmp.expression
-        if not (isinstance(col, exp.Column) and isinstance(lit, exp.Literal) and re.fullmatch(r"\d\d", lit.this)):
+        if not (
+            isinstance(col, exp.Column)
+            and isinstance(lit, exp.Literal)
+            and re.fullmatch(r"\d\d|(?:19|20)\d\d", lit.this)
+        ):
             continue
-        if not re.search(rf"(?:'|\byears?\s+){lit.this}\b", question, re.I) or _holds(semantic, col, int(lit.this)):
+        short = len(lit.this) == 2
+        written = (
+            re.search(rf"(?:'|\byears?\s+){lit.this}\b", question, re.I)
+            if short
+            else int(lit.this) in {y for y, _ in named_years(question)}  # a year, not a quantity ('than 1950')
+        )
+        if not written or named_year(col.name) or _holds(semantic, col, int(lit.this)):
             continue
         table = _owner(semantic, col) or ""
         for name in (semantic.tables.get(table) or {}).get("columns", {}):
@@ -349,7 +360,8 @@ def _short_year_on_its_column(node: exp.Expression, semantic: Semantic, question
             rng = _RANGE.search(_column_info(semantic, other).get("description") or "")
             if (
                 rng
-                and two_digit_year(name, float(rng.group(1)), float(rng.group(2)))
+                and named_year(name)
+                and (not short or two_digit_year(name, float(rng.group(1)), float(rng.group(2))))
                 and _holds(semantic, other, int(lit.this))
             ):
                 col.replace(other)

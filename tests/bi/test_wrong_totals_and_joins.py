@@ -28,7 +28,7 @@ def shops(tmp_path: Path):
         con.executescript(
             "CREATE TABLE regions (region_id INTEGER, name TEXT);"
             "CREATE TABLE shops (shop_id INTEGER, region_id INTEGER, kind TEXT, profit REAL);"
-            "CREATE TABLE sprints (sprint_id INTEGER, runner TEXT, secs REAL, medal TEXT);"
+            "CREATE TABLE sprints (sprint_id INTEGER, runner TEXT, secs REAL, medal TEXT, yr INTEGER);"
         )
         con.executemany("INSERT INTO regions VALUES (?, ?)", list(enumerate(REGIONS)))
         kinds = ["Phones", "Copiers", "Machines"]
@@ -37,8 +37,11 @@ def shops(tmp_path: Path):
             [(i, i % 12, kinds[i % 3], float(i % 7) - 2.5) for i in range(96)],
         )
         con.executemany(
-            "INSERT INTO sprints VALUES (?, ?, ?, ?)",
-            [(1000 + i, f"Runner {i}", 10.0 + i / 10, ["GOLD", "SILVER", "BRONZE"][i % 3]) for i in range(30)],
+            "INSERT INTO sprints VALUES (?, ?, ?, ?, ?)",
+            [
+                (1000 + i, f"Runner {i}", 10.0 + i / 10, ["GOLD", "SILVER", "BRONZE"][i % 3], 1900 + 4 * i)
+                for i in range(30)
+            ],
         )
     engine = SQLiteEngine("shops", path)
     yield engine
@@ -241,3 +244,23 @@ def test_listed_values_taken_together_are_one_total(shops):
         shops, ["shops", "regions"], "profit of East and West", east_west, select=["SUM(shops.profit)"], where=[]
     )
     assert len(_rows(shops, sql)) == 2, sql
+
+
+def test_a_year_compared_with_a_column_that_never_reaches_it_goes_to_the_tables_year(shops):
+    question = "best gold time prior to 1950, in seconds"
+    sql = _compose(
+        shops,
+        ["sprints"],
+        question,
+        select=["MIN(sprints.secs)"],
+        where=["sprints.medal = 'GOLD'", "sprints.secs < 1950"],
+    )
+    gold = "SELECT MIN(secs) FROM sprints WHERE medal = 'GOLD' AND yr < 1950"
+    assert "sprints.yr < 1950" in sql and _rows(shops, sql) == _rows(shops, gold), sql
+    # a number the question does not write as a year, or one the column reaches, stays where the model put it
+    for q, cond in (
+        ("sprints slower than 1950", "sprints.secs > 1950"),
+        ("times under 11 in 1950", "sprints.secs < 11"),
+    ):
+        sql = _compose(shops, ["sprints"], q, select=["sprints.runner"], where=[cond])
+        assert cond in sql, sql
