@@ -229,9 +229,11 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
         if not names_a_value(bi, mention, question):
             continue
         found = bi.search(mention)
-        good = [c for c in found if c.score >= MATCH and shares_word(mention, str(c.value))] or _in_other_form(
-            by_stem(), mention
-        )
+        good = [
+            c
+            for c in found
+            if c.score >= MATCH and shares_word(mention, str(c.value)) and not _names_its_field(bi, mention, c)
+        ] or _in_other_form(by_stem(), mention)
         if not good:
             unresolved.append(mention)
             continue
@@ -264,6 +266,19 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
     have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
     resolved += [r for r in listed_values(bi, question) if (r["table"], r["column"], str(r["value"])) not in have]
     return {"resolved": resolved, "unresolved": unresolved}
+
+
+def _names_its_field(bi: BIContext, mention: str, c: Candidate) -> bool:
+    """'airline code' opens with a column's whole name (`routes.Airline`) and says what its values are: it names
+    that field, not the airport code 'COD' another column holds, which only a near spelling of 'code' matched.
+    A value the mention writes whole ('country USA', 'Cook County') or in another form ('European cars') stays."""
+    said = re.findall(r"[^\W_]+", mention.lower())
+    theirs = re.findall(r"[^\W_]+", str(c.value).lower())
+    if any(a == b or other_form(a, b) for a in said for b in theirs):
+        return False
+    named = {words(col) for t, col, _ in bi.semantic.columns() if (t, col) != (c.table, c.column)}
+    own = set(words(c.column).split())  # 'city Berln': the value's own kind of column, a misspelt value in it
+    return any(" ".join(said[:n]) in named and not set(said[:n]) <= own for n in range(1, len(said)))
 
 
 def listed_apart(bi: BIContext, mentions: list[str]) -> list[str]:

@@ -264,3 +264,45 @@ def test_a_year_compared_with_a_column_that_never_reaches_it_goes_to_the_tables_
     ):
         sql = _compose(shops, ["sprints"], q, select=["sprints.runner"], where=[cond])
         assert cond in sql, sql
+
+
+@pytest.fixture
+def routes(tmp_path: Path):
+    """Routes flown by airlines (two-letter codes) between airports (three-letter codes, one of them COD)."""
+    path = tmp_path / "routes.sqlite"
+    codes = ["ATL", "COD", "DEN", "ORD", "LAX", "JFK", "SEA", "BOS", "MIA", "DFW", "PHX", "SFO"]
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE airports (iata TEXT, city TEXT);CREATE TABLE routes (airline TEXT, source TEXT, dest TEXT);"
+        )
+        con.executemany("INSERT INTO airports VALUES (?, ?)", [(c, f"City {c}") for c in codes])
+        con.executemany(
+            "INSERT INTO routes VALUES (?, ?, ?)",
+            [(["WN", "OO", "AA"][i % 3 if i % 5 else 0], codes[i % 12], codes[(i + 1) % 12]) for i in range(60)],
+        )
+    engine = SQLiteEngine("routes", path)
+    yield engine
+    engine.close()
+
+
+def test_a_mention_that_opens_with_a_columns_name_names_that_field_not_a_near_value(routes, tmp_path):
+    question = "top carrier by route count (airline code is fine)"
+    plan = {"request": question, "kind": "query", "values": ["airline code"], "fields": []}
+    parts = {
+        "select": ["routes.airline", "COUNT(*)"],
+        "where": [],
+        "group_by": ["routes.airline"],
+        "having": [],
+        "order_by": ["COUNT(*) DESC"],
+        "limit": 1,
+    }
+    r = BIAgent(ScriptedModel([plan, parts]), routes, store=tmp_path / "s.db", prose=False).ask(question)
+    assert r.status == "completed", r.answer
+    gold = "SELECT airline, COUNT(*) FROM routes GROUP BY airline ORDER BY COUNT(*) DESC LIMIT 1"
+    assert "'COD'" not in r.sql and list(map(tuple, r.rows)) == routes.execute(gold).rows, r.sql
+    # a value the mention writes whole after a column's name is still that value
+    question = "routes from source ORD"
+    plan = {"request": question, "kind": "query", "values": ["source ORD"], "fields": []}
+    parts = {"select": ["COUNT(*)"], "where": [], "group_by": [], "having": [], "order_by": [], "limit": None}
+    r = BIAgent(ScriptedModel([plan, parts]), routes, store=tmp_path / "t.db", prose=False).ask(question)
+    assert "'ORD'" in r.sql, r.sql
