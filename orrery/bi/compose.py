@@ -559,7 +559,7 @@ def compose(
     trees["where"] = [
         _listed_years(_year_on_its_column(n, semantic, question, slice_tables, used), question) for n in trees["where"]
     ]
-    limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit))
+    limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit), semantic)
     _named_group(trees, semantic, question, slice_tables, used)
     _sum_how_much(trees, semantic, question)
     shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
@@ -567,6 +567,7 @@ def compose(
         trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key
     _bare_measure_per_group(trees, semantic)
     trees["group_by"] += _missing_group_by(trees)
+    limit = _extreme_having(trees, question, limit, semantic)  # the groups are set now
     _groups_ranked_by_sum(trees, semantic)
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
         raise UnknownField(missing, _hints(semantic, missing, slice_tables))
@@ -743,10 +744,14 @@ def _refers(semantic: Semantic, many: str, one: str) -> bool:
     return False
 
 
-def _extreme_having(trees: dict[str, list[exp.Expression]], question: str, limit: int | None) -> int | None:
+def _extreme_having(
+    trees: dict[str, list[exp.Expression]], question: str, limit: int | None, semantic: Semantic
+) -> int | None:
     """'Which region has the lowest average X?' written as `HAVING AVG(x) = (SELECT ...)`: a group's aggregate
     compared with a subquery (which the 0.5B model gets wrong: an AVG over every row, a COUNT of one group) is
-    the ranking the superlative asks: ordered by that aggregate, one row."""
+    the ranking the superlative asks: ordered by that aggregate, one row. A bare measure column so compared
+    ("Which nation's customers have the largest total account balance?": `HAVING c_acctbal = (SELECT MAX(...))`,
+    which no engine runs under GROUP BY) is ranked by each group's sum, as a bare measure per group is."""
     if not (trees["group_by"] and SUPERLATIVE.search(question)):
         return limit
     for cond in trees["having"]:
@@ -756,6 +761,8 @@ def _extreme_having(trees: dict[str, list[exp.Expression]], question: str, limit
         agg, sub = (
             (cmp.this, cmp.expression) if isinstance(cmp.expression, exp.Subquery) else (cmp.expression, cmp.this)
         )
+        if isinstance(sub, exp.Subquery) and _measure_kind(semantic, agg):
+            agg = exp.Sum(this=agg.copy())
         if isinstance(sub, exp.Subquery) and isinstance(agg, exp.AggFunc):
             trees["having"] = [h for h in trees["having"] if h is not cond]
             trees["order_by"] = [exp.Ordered(this=agg.copy(), desc=not _LOW.search(question))]

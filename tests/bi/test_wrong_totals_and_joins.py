@@ -306,3 +306,22 @@ def test_a_mention_that_opens_with_a_columns_name_names_that_field_not_a_near_va
     parts = {"select": ["COUNT(*)"], "where": [], "group_by": [], "having": [], "order_by": [], "limit": None}
     r = BIAgent(ScriptedModel([plan, parts]), routes, store=tmp_path / "t.db", prose=False).ask(question)
     assert "'ORD'" in r.sql, r.sql
+
+
+def test_a_bare_measure_equal_to_its_maximum_under_a_superlative_ranks_the_groups_by_its_sum(shops):
+    question = "Which region's shops have the largest total profit?"
+    gold = (
+        "SELECT r.name FROM shops s JOIN regions r ON s.region_id = r.region_id GROUP BY r.name "
+        "ORDER BY SUM(s.profit) DESC LIMIT 1"
+    )
+    for group_by in ([], ["regions.region_id"]):  # the model's grouping, or none (the shown name groups)
+        sql = _compose(
+            shops,
+            ["shops", "regions"],
+            question,
+            select=["regions.name"],
+            group_by=group_by,
+            having=["shops.profit = (SELECT MAX(shops.profit) FROM shops)"],
+        )
+        assert [r[-1] for r in _rows(shops, sql)] == [r[-1] for r in _rows(shops, gold)], sql
+        assert "SUM(shops.profit) DESC" in sql, sql
