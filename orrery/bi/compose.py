@@ -594,10 +594,55 @@ def compose(
     named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
     used = _only_what_joins(trees, semantic, used, resolved, question)
+    _in_the_unit_asked(trees, question)
     return _render(trees, limit, semantic, used, slice_tables, dialect)
 
 
 _LOW = re.compile(r"\b(least|lowest|smallest|shortest|fewest|worst)\b", re.I)
+
+
+# units a column's name may end in and a question may ask a value in: (dimension, size in the dimension's base)
+_UNITS = {
+    **dict.fromkeys(("ms", "millisecond", "milliseconds"), ("time", 0.001)),
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), ("time", 1.0)),
+    **dict.fromkeys(("min", "mins", "minute", "minutes"), ("time", 60.0)),
+    **dict.fromkeys(("hr", "hrs", "hour", "hours"), ("time", 3600.0)),
+    **dict.fromkeys(("mg", "milligram", "milligrams"), ("mass", 0.001)),
+    **dict.fromkeys(("g", "gram", "grams"), ("mass", 1.0)),
+    **dict.fromkeys(("kg", "kgs", "kilo", "kilos", "kilogram", "kilograms"), ("mass", 1000.0)),
+    **dict.fromkeys(("mm", "millimeter", "millimeters", "millimetre", "millimetres"), ("length", 0.001)),
+    **dict.fromkeys(("cm", "centimeter", "centimeters", "centimetre", "centimetres"), ("length", 0.01)),
+    **dict.fromkeys(("meter", "meters", "metre", "metres"), ("length", 1.0)),
+    **dict.fromkeys(("km", "kilometer", "kilometers", "kilometre", "kilometres"), ("length", 1000.0)),
+}
+_IN_UNIT = re.compile(r"\bin\s+(?:the\s+)?([a-z]{2,})\b", re.I)
+
+
+def _in_the_unit_asked(trees: dict[str, list[exp.Expression]], question: str) -> None:
+    """'combined running time in minutes' over `Milliseconds`, 'heaviest adelie in kilos' over `body_mass_g`: a
+    value the question asks in a unit ('in <unit>', one unit named) other than the one its column's name ends in
+    (a word of at least two letters, or a one-letter last word of a longer name: `time_s`), of the same
+    dimension, is converted (`SUM(Milliseconds) / 60000.0`). Not a count, nor an item the model already scaled."""
+    asked = {_UNITS[w.lower()] for w in _IN_UNIT.findall(question) if w.lower() in _UNITS}
+    if len(asked) != 1:
+        return
+    ((dimension, size),) = asked
+    for i, item in enumerate(trees["select"]):
+        body = item.unalias()
+        cols = list(body.find_all(exp.Column))
+        if len(cols) != 1 or body.find(exp.Count, exp.Div, exp.Mul):
+            continue
+        name = words(cols[0].name).split()
+        unit = _UNITS.get(name[-1]) if name and (len(name[-1]) > 1 or len(name) > 1) else None
+        if unit is None or unit[0] != dimension or unit[1] == size:
+            continue
+        ratio = size / unit[1]
+        new = (
+            exp.Div(this=body.copy(), expression=exp.Literal.number(f"{ratio:.1f}"))
+            if ratio >= 1
+            else exp.Mul(this=body.copy(), expression=exp.Literal.number(repr(1 / ratio)))
+        )
+        trees["select"][i] = exp.alias_(new, item.alias) if isinstance(item, exp.Alias) else new
 
 
 def _only_what_joins(

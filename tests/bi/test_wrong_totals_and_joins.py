@@ -325,3 +325,33 @@ def test_a_bare_measure_equal_to_its_maximum_under_a_superlative_ranks_the_group
         )
         assert [r[-1] for r in _rows(shops, sql)] == [r[-1] for r in _rows(shops, gold)], sql
         assert "SUM(shops.profit) DESC" in sql, sql
+
+
+def test_a_value_asked_in_another_unit_of_its_columns_dimension_is_converted(tmp_path):
+    path = tmp_path / "tracks.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE tracks (track_id INTEGER, title TEXT, Milliseconds INTEGER, disc_mass_g REAL)")
+        con.executemany(
+            "INSERT INTO tracks VALUES (?, ?, ?, ?)", [(i, f"Song {i}", 180000 + 1000 * i, 15.0 + i) for i in range(20)]
+        )
+    engine = SQLiteEngine("tracks", path)
+    try:
+        asked = {
+            "total running time in minutes": ("SUM(tracks.Milliseconds)", "SELECT SUM(Milliseconds) / 60000.0"),
+            "heaviest disc in kilos": ("MAX(tracks.disc_mass_g)", "SELECT MAX(disc_mass_g) / 1000.0"),
+            "lightest disc, in milligrams": ("MIN(tracks.disc_mass_g)", "SELECT MIN(disc_mass_g) * 1000.0"),
+        }
+        for question, (item, gold) in asked.items():
+            sql = _compose(engine, ["tracks"], question, select=[item])
+            assert _rows(engine, sql) == _rows(engine, gold + " FROM tracks"), (question, sql)
+        # the column's own unit, a count, an item the model scaled itself, or no unit asked: as written
+        for question, item in (
+            ("total running time in milliseconds", "SUM(tracks.Milliseconds)"),
+            ("number of tracks in minutes", "COUNT(tracks.Milliseconds)"),
+            ("total running time in minutes", "SUM(tracks.Milliseconds) / 60000"),
+            ("total running time in the Rock genre", "SUM(tracks.Milliseconds)"),
+        ):
+            sql = _compose(engine, ["tracks"], question, select=[item])
+            assert "60000.0" not in sql and "1000.0" not in sql, (question, sql)
+    finally:
+        engine.close()
