@@ -698,7 +698,8 @@ def _groups(graph: dict[str, set[str]], tables: list[str]) -> list[set[str]]:
 
 
 # the question asks one total over the values it lists ('texas, oklahoma and kansas combined')
-_ONE_TOTAL = re.compile(r"\b(?:combined|together|altogether|in all|in total|all told)\b", re.I)
+# ('in all' / 'in total' only ending a phrase: 'in all regions' names the rows, 'in total sales' a measure)
+_ONE_TOTAL = re.compile(r"\b(?:combined|together|altogether|all told|in (?:all|total)(?!\s+[a-z]))\b", re.I)
 
 
 def _one_total(trees: dict[str, list[exp.Expression]], question: str) -> None:

@@ -239,11 +239,10 @@ def test_listed_values_taken_together_are_one_total(shops):
         group_by=["regions.name"],
     )
     assert _rows(shops, sql) == [(16,)], sql
-    # without such a word: one row per value, as before
-    sql = _compose(
-        shops, ["shops", "regions"], "profit of East and West", east_west, select=["SUM(shops.profit)"], where=[]
-    )
-    assert len(_rows(shops, sql)) == 2, sql
+    # without such a word: one row per value, as before ('in all' before a noun names the rows)
+    for question in ("profit of East and West", "profit in all shops of East and West"):
+        sql = _compose(shops, ["shops", "regions"], question, east_west, select=["SUM(shops.profit)"], where=[])
+        assert len(_rows(shops, sql)) == 2, (question, sql)
 
 
 def test_a_year_compared_with_a_column_that_never_reaches_it_goes_to_the_tables_year(shops):
