@@ -841,15 +841,16 @@ _COMPARED = r"vs\.?|versus|against|compared (?:with|to)|than"
 def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None:
     """'in 1990 and in 2010', 'compare Texas and Ohio', 'Texas vs Ohio': one column equal to two values (written
     as two filters, an OR of them, or an IN) means either value when the question joins them with 'and' / 'or'
-    / 'vs' / 'compared with' ('compare X with Y'); each row shows which, and an aggregate is taken per value
-    (GROUP BY the column). 'from LAX to JFK' on one airport column is a wrong join, not either value."""
-    compared = _COMPARED + ("|with" if re.search(r"\bcompar", question, re.I) else "")
+    / 'vs' / 'compared with' ('compare X with Y') / 'then' ('count the halogens, then the noble gases': a value
+    may be written in the plural); each row shows which, and an aggregate is taken per value (GROUP BY the
+    column). 'from LAX to JFK' on one airport column is a wrong join, not either value."""
+    compared = _COMPARED + "|then" + ("|with" if re.search(r"\bcompar", question, re.I) else "")
     for col, conds, values in _values_per_column(trees["where"]):
         # an IN or OR the model wrote with the question's 'or' is one total over both values: left as written
         joined = compared + ("|and|or" if all(isinstance(c, exp.EQ) for c in conds) else "|and")
-        said = [re.escape(str(v.this)) for v in values]
-        if len(set(said)) < 2 or not re.search(
-            rf"\b({'|'.join(said)})\b.*\b({joined})\b.*\b({'|'.join(said)})\b", question, re.I
+        said = "|".join(re.escape(str(v.this)) for v in values)
+        if len({str(v.this) for v in values}) < 2 or not re.search(
+            rf"\b({said})(?:e?s)?\b.*\b({joined})\b.*\b({said})(?:e?s)?\b", question, re.I
         ):
             continue
         at = next(i for i, c in enumerate(trees["where"]) if c is conds[0])

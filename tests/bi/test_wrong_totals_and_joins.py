@@ -213,6 +213,31 @@ def test_a_bare_measure_beside_listed_values_of_a_lookup_is_summed_per_value(sho
     assert "SUM(" not in sql, sql
 
 
+def test_values_listed_with_then_or_in_the_plural_are_counted_each(shops):
+    for question in ("count the shops of the Coasts, then the Lakes", "shops of the Coasts and of the Lakes"):
+        sql = _compose(
+            shops,
+            ["shops", "regions"],
+            question,
+            select=["COUNT(*)"],
+            where=["regions.name = 'Coast' OR regions.name = 'Lakes'"],
+        )
+        gold = (
+            "SELECT r.name, COUNT(*) FROM shops s JOIN regions r ON s.region_id = r.region_id "
+            "WHERE r.name IN ('Coast', 'Lakes') GROUP BY r.name"
+        )
+        assert _rows(shops, sql) == _rows(shops, gold), (question, sql)
+    # the model's OR for the question's own 'or' stays one total
+    sql = _compose(
+        shops,
+        ["shops", "regions"],
+        "shops of the Coasts or the Lakes",
+        select=["COUNT(*)"],
+        where=["regions.name = 'Coast' OR regions.name = 'Lakes'"],
+    )
+    assert len(_rows(shops, sql)) == 1, sql
+
+
 def test_listed_values_taken_together_are_one_total(shops):
     east_west = [_value("regions", "name", "East"), _value("regions", "name", "West")]
     together = (
