@@ -229,9 +229,11 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
         if not names_a_value(bi, mention, question):
             continue
         found = bi.search(mention)
-        good = [c for c in found if c.score >= MATCH and shares_word(mention, str(c.value))] or _in_other_form(
-            by_stem(), mention
-        )
+        good = [
+            c
+            for c in found
+            if c.score >= MATCH and shares_word(mention, str(c.value)) and not _names_its_field(bi, mention, c)
+        ] or _in_other_form(by_stem(), mention)
         if not good:
             unresolved.append(mention)
             continue
@@ -266,6 +268,19 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
     return {"resolved": resolved, "unresolved": unresolved}
 
 
+def _names_its_field(bi: BIContext, mention: str, c: Candidate) -> bool:
+    """'airline code' opens with a column's whole name (`routes.Airline`) and says what its values are: it names
+    that field, not the airport code 'COD' another column holds, which only a near spelling of 'code' matched.
+    A value the mention writes whole ('country USA', 'Cook County') or in another form ('European cars') stays."""
+    said = re.findall(r"[^\W_]+", mention.lower())
+    theirs = re.findall(r"[^\W_]+", str(c.value).lower())
+    if any(a == b or other_form(a, b) for a in said for b in theirs):
+        return False
+    named = {words(col) for t, col, _ in bi.semantic.columns() if (t, col) != (c.table, c.column)}
+    own = set(words(c.column).split())  # 'city Berln': the value's own kind of column, a misspelt value in it
+    return any(" ".join(said[:n]) in named and not set(said[:n]) <= own for n in range(1, len(said)))
+
+
 def listed_apart(bi: BIContext, mentions: list[str]) -> list[str]:
     """The mentions, each that lists values ('jazz and blues', 'Norway, Canada') read as its items, unless a
     value of the data is the whole ('Rock And Roll')."""
@@ -281,16 +296,19 @@ _NAME_COLUMN = re.compile(r"(?:^|_| )(?:name|nm|title)$", re.I)
 
 
 def _qualifier(bi: BIContext, pick: Candidate, question: str) -> tuple[Candidate, str | None]:
-    """'counties of Ohio', 'worst-hit county in Nevada': a value found as a row's own name (`counties.name`
-    'Ohio') in the table whose rows the question asks about 'in' / 'of' / 'from' it qualifies those rows; it does
-    not name one of them. Another column holding it with fewer distinct values (a category: `states.name`, 51
+    """'counties of Ohio', 'worst-hit county in Nevada', "Ohio's counties": a value found as a row's own name
+    (`counties.name` 'Ohio') in the table whose rows the question asks about 'in' / 'of' / 'from' it (or as its
+    possessive) qualifies those rows; it does not name one of them. Another column holding it with fewer distinct values (a category: `states.name`, 51
     values, over 1,877 county names) takes it; the reason is returned to be shown in the step."""
     if not _NAME_COLUMN.search(pick.column):
         return pick, None
     value, last = str(pick.value), (words(pick.table).split() or [""])[-1]
     noun = singular(last)
     kind = "|".join(map(re.escape, {noun, last}))  # 'county' or 'counties'
-    asked = rf"\b(?:{kind})\b(?:\s+\S+){{0,3}}?\s+(?:in|of|from|across|within)\s+(?:the\s+)?{re.escape(value)}\b"
+    asked = (
+        rf"\b(?:{kind})\b(?:\s+\S+){{0,3}}?\s+(?:in|of|from|across|within)\s+(?:the\s+)?{re.escape(value)}\b"
+        rf"|\b{re.escape(value)}['’]s\s+(?:\S+\s+){{0,2}}?(?:{kind})\b"  # "Ohio's counties", "Nevada's worst county"
+    )
     if not noun or not re.search(asked, question, re.I):
         return pick, None
     size = {(c.table, c.column): len(bi.values(c.table, c.column)) for c in bi.index() if str(c.value) == value}

@@ -164,6 +164,11 @@ def test_a_value_that_qualifies_the_rows_asked_about_goes_to_the_smaller_column(
     assert _qualifier(bi, town, "the people of the town Ontario") == (town, None)  # the town's own name
     assert _qualifier(bi, town, "how many people live in Ontario?") == (town, None)  # no town asked about
     assert _qualifier(bi, town, "towns named Ontario") == (town, None)
+    # the possessive asks about the same rows
+    for question in ("highest people count among Ontario's towns, which one?", "Ontario’s biggest town"):
+        moved, _ = _qualifier(bi, town, question)
+        assert (moved.table, moved.column) == ("zones", "name"), question
+    assert _qualifier(bi, town, "Ontario's people") == (town, None)  # the town's own, no town asked about
 
 
 def test_the_column_chosen_for_a_value_is_shown_in_the_step(towns, tmp_path):
