@@ -14,7 +14,7 @@ from rapidfuzz import fuzz, process, utils
 
 from orrery.bi.engines import Engine, QueryResult
 from orrery.bi.joins import singular
-from orrery.bi.semantic import Semantic, stems, words
+from orrery.bi.semantic import Semantic, stems, word_root, words
 from orrery.errors import ModelError, ToolError
 from orrery.llm.base import Model
 from orrery.messages import Message, Usage
@@ -159,10 +159,17 @@ class BIContext:
         before = [w for w in q[:at] if w not in ("the", "a", "an")]
         after = [w for w in q[at + len(v) :] if w not in ("the", "a", "an")]
 
+        # a word of one holder's name that the others' names lack ('billing' of BillingCity beside City)
+        names = {(c.table, c.column): {word_root(w) for w in stems(words(c.column))} for c in same}
+        shared = set.intersection(*names.values())
+        near = {word_root(w) for w in before[-2:]}
+
         def named(c: Candidate) -> bool:  # a label right next to the value: 'order status F', 'the Rock genre'
             info = self.semantic.tables[c.table]["columns"][c.column]
             labels = [stems(label) for label in (words(c.column), *info.get("synonyms", [])) if label]
-            return any(lab and (before[-len(lab) :] == lab or after[: len(lab)] == lab) for lab in labels)
+            if any(lab and (before[-len(lab) :] == lab or after[: len(lab)] == lab) for lab in labels):
+                return True
+            return bool((names[c.table, c.column] - shared) & near)  # 'billed to Berlin': the billing city
 
         # 'Ohio counties': a value before the plural of a table's name qualifies that table's rows (they are in
         # Ohio), it does not name one of them ('Cook County' does); another table's column holds it

@@ -57,6 +57,7 @@ from orrery.bi.semantic import (
     two_digit_year,
     user_abbreviates,
     verb_root,
+    word_root,
     words,
 )
 from orrery.files import cache_dir, write_atomic
@@ -569,7 +570,7 @@ def _degree_held(bi: BIContext, word: str, rest: str) -> bool:
     }
     placed = meaning_of(bi, word, values=False)
     asked = singular(word.lower())
-    held = any(_same_word(asked, w) or _root(asked) == _root(w) for w in said)  # 'rated' ~ 'rating'
+    held = any(_same_word(asked, w) or word_root(asked) == word_root(w) for w in said)  # 'rated' ~ 'rating'
     return held or bool(placed and placed.get("table") in near)
 
 
@@ -976,9 +977,9 @@ def value_held(bi: BIContext, name: str) -> bool:
     # 'Cook County Illinois', 'R-rated': a word the schema spells ('county', 'rated' of a rating) is the value's
     # kind, not part of it; the parts of a hyphenated name are read apart only beside such a kind ('K-Pop' is one)
     kinds = _schema_words(bi)
-    roots = {_root(k) for k in kinds}
+    roots = {word_root(k) for k in kinds}
     for parts in (name.split(), re.split(r"-+", name) if "-" in name else []):
-        own = [p for p in parts if singular(p.lower()) not in kinds and _root(p.lower()) not in roots]
+        own = [p for p in parts if singular(p.lower()) not in kinds and word_root(p.lower()) not in roots]
         if "-" in name and parts[0][:1].isupper():  # 'Europe-built': a lower-case word after the hyphen modifies
             own = [p for p in own if not p.islower()]  # the value ('K-Pop' is one value)
         if len(parts) > 1 and own and (len(own) < len(parts) or " " in name) and all(value_held(bi, p) for p in own):
@@ -1046,11 +1047,6 @@ def other_form(word: str, value: str) -> bool:
     stem = os.path.commonprefix([word, value])
     lost = len(value) - len(stem)
     return len(stem) >= 4 and lost <= (1 if word == stem else 2) and word[len(stem) :] in _FORM_ENDINGS
-
-
-def _root(word: str) -> str:
-    """A word without its inflection ('rated', 'rating': 'rat'), to tell that a word names a column's kind."""
-    return re.sub(r"(?:ings?|ed|er|ers|es|s)$", "", word) if len(word) > 4 else word
 
 
 def indexed_values(bi: BIContext, question: str) -> list[str]:

@@ -335,6 +335,12 @@ def stems(text: str) -> list[str]:
 _DOUBLED = re.compile(r"([a-z]{2,}?)([bdgmnprt])\2(?:ing|ed)")
 
 
+def word_root(word: str) -> str:
+    """A word without its inflection ('rated', 'rating': 'rat'; 'billed', 'billing': 'bill'), to tell that two
+    words are forms of one."""
+    return re.sub(r"(?:ings?|ed|er|ers|es|s)$", "", word) if len(word) > 4 else word
+
+
 def verb_root(word: str) -> str:
     """A verb's form with a doubled consonant reduced to the verb ('shipping', 'shipped' -> 'ship': `ship_mode`);
     any other word as it is. Only a head noun is read so: in `stems`, 'shipped' of a ship date's description

@@ -31,6 +31,7 @@ from orrery.bi.context import pick_option as pick_option  # the clarification an
 from orrery.bi.decline import (
     GRAMMAR,
     category_values,
+    demonym_values,
     maps,
     meaning_of,
     missing_fields,
@@ -225,8 +226,9 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
     answer = ctx.options.get("clarification")
     question = bi.question or ctx.options.get("request") or ""
     by_stem = functools.cache(lambda: _by_key(bi, _stem_key))  # read only when a mention needs it
+    demonyms = {d["mention"].lower() for d in demonym_values(bi, question)}  # 'French' is France, no 'Wrench'
     for mention in listed_apart(bi, mentions):
-        if not names_a_value(bi, mention, question):
+        if mention.lower() in demonyms or not names_a_value(bi, mention, question):
             continue
         found = bi.search(mention)
         good = [
@@ -255,16 +257,13 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
             for c in [pick, *bi.rest_of_name(mention, pick)]
         ]
         resolved += [found[0] | ({"why": why} if why else {}), *found[1:]]
-    have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
-    resolved += [r for r in compound_values(bi, question) if (r["table"], r["column"], str(r["value"])) not in have]
-    have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
-    resolved += [
-        {**r, "value": jsonable(r["value"])}
-        for r in category_values(bi, question)
-        if (r["table"], r["column"], str(r["value"])) not in have
-    ]
-    have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
-    resolved += [r for r in listed_values(bi, question) if (r["table"], r["column"], str(r["value"])) not in have]
+    for more in (compound_values, category_values, listed_values):  # values no mention of the model's named
+        have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
+        resolved += [
+            {**r, "value": jsonable(r["value"])}
+            for r in more(bi, question)
+            if (r["table"], r["column"], str(r["value"])) not in have
+        ]
     return {"resolved": resolved, "unresolved": unresolved}
 
 

@@ -203,3 +203,20 @@ def test_a_group_named_by_two_words_is_held_by_the_phrase(tickets):
 def test_a_group_of_two_words_the_data_lacks_still_declines(tickets):
     reason = shape_decline(tickets, "total minutes per customer region")
     assert reason and "'customer region'" in reason
+
+
+def test_a_demonym_is_its_country_never_a_value_of_near_spelling(chinook, tmp_path):
+    question = "Did Canadian or French customers spend more with us overall?"
+    plan = {"request": question, "kind": "query", "values": ["Canadian", "French"], "fields": ["spend"]}
+    parts = {
+        "select": ["Customer.Country", "SUM(Invoice.Total)"],
+        "where": [],
+        "group_by": ["Customer.Country"],
+        "having": [],
+        "order_by": ["SUM(Invoice.Total) DESC"],
+        "limit": 1,
+    }
+    r = BIAgent(ScriptedModel([plan, parts]), chinook, store=tmp_path / "s.db", prose=False).ask(question)
+    assert r.status == "completed" and "Wrench" not in r.sql, r.sql  # no track 'Monkey Wrench' for 'French'
+    gold = "SELECT BillingCountry FROM Invoice WHERE BillingCountry IN ('Canada', 'France') GROUP BY 1 ORDER BY sum(Total) DESC LIMIT 1"
+    assert r.rows[0][0] == chinook.execute(gold).rows[0][0]

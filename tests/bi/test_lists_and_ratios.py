@@ -182,3 +182,15 @@ def test_a_count_of_a_lookups_own_rows_per_named_value_counts_the_rows_that_refe
     named = ask("How many genres are named Blues?", ["Blues"], parts("COUNT(*)", where=["genres.name = 'Blues'"]))
     assert named.rows == [[1]], named.sql
     assert ask("How many genres are there?", [], parts("COUNT(*)")).rows == [[4]]
+
+
+def test_a_verb_before_a_value_names_the_holder_whose_name_has_its_root(sqlite_bi):
+    bi = sqlite_bi(
+        "CREATE TABLE customer (id INTEGER, city TEXT); CREATE TABLE invoice (id INTEGER, billing_city TEXT, total REAL);",
+        {"customer": [(1, "Berlin"), (2, "Oslo")], "invoice": [(1, "Berlin", 3.0), (2, "Oslo", 4.0)]},
+    )
+    berlin = next(c for c in bi.search("Berlin") if c.table == "customer")
+    held = bi.best_holder(berlin, "What is the total invoice amount billed to Berlin?")
+    assert (held.table, held.column) == ("invoice", "billing_city")
+    held = bi.best_holder(berlin, "How many customers live in Berlin?")  # no word of one holder only
+    assert (held.table, held.column) == ("customer", "city")
