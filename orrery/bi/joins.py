@@ -3,8 +3,9 @@ by the data, ranked.
 
 A candidate `a.x = b.y` says "x in a refers to y in b". Names propose it (the rules below); the data
 decides: y must be unique and non-null in b (it identifies b's rows), and nearly every distinct value of x
-in a bounded sample must be found among b's y values. A same-name column that is no key ('Rating' an MPAA
-rating in one table, a critics' score in the other) fails one of these and is dropped. Columns whose names
+in a bounded sample must be found among b's y values (a value with no letter or digit, '*', is a placeholder
+for "unknown" and not counted). A same-name column that is no key ('Rating' an MPAA rating in one table, a
+critics' score in the other) fails one of these and is dropped. Columns whose names
 share nothing (`orders.buyer`, `customers.id`) are candidates by type and values alone, under stricter
 evidence (`_Checker.same_values`), ranked below every name rule. What is kept goes into the drafted
 semantic layer as `inferred` with its evidence, after any declared keys, for a person to confirm or delete.
@@ -24,8 +25,15 @@ INCLUSION = 0.9  # this share of the sampled values of the referring column must
 MIN_DISTINCT = 10  # values a referring column must hold when its name does not say what it refers to
 MAX_PROBES = 200  # probes of referenced tables larger than their sample, per draft
 # how strongly a name rule alone suggests a join (the data confirms every one of them); values alone rank last
-RULES = {"same name": 3.0, "<table>_id": 3.0, "named after the table": 2.0, "both keys": 1.0, "same values": 0.5}
-KEYISH = re.compile(r"(id|key|code|no|num|number)$", re.I)
+RULES = {
+    "same name": 3.0,
+    "<table>_id": 3.0,
+    "named after the table": 2.0,
+    "names the key's word": 1.0,
+    "both keys": 1.0,
+    "same values": 0.5,
+}
+KEYISH = re.compile(r"(id|key|code|cd|no|num|number)$", re.I)
 
 
 @dataclass
@@ -90,6 +98,9 @@ def rule_for(a: Column, b_table: str, b: Column) -> str | None:
         return "named after the table"
     if KEYISH.search(a.name) and KEYISH.search(b.name) and len(x) > 3:
         return "both keys"
+    word = KEYISH.sub("", y)  # 'pclass' -> `class_cd`: the referring name holds the key's own word
+    if len(word) > 3 and word in x and KEYISH.search(b.name):
+        return "names the key's word"
     return None
 
 
@@ -195,7 +206,9 @@ class _Checker:
         ref = self.samples[right[0]]
         if not self._probe(ref):
             return 0.0, 0
-        found, n = found_in(self.engine, list(self.samples[left[0]].distinct(left[1])), ref, right[1])
+        # a value with no letter or digit ('*', '-', '?') is a placeholder for "unknown", never a reference
+        held = [v for v in self.samples[left[0]].distinct(left[1]) if re.search(r"[^\W_]", str(v))]
+        found, n = found_in(self.engine, held, ref, right[1])
         return (found / n if n else 0.0), n
 
     def name_rule(self, rule: str, left: tuple[str, str], right: tuple[str, str]) -> Inferred | None:

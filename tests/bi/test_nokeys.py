@@ -93,6 +93,32 @@ def test_a_key_named_after_a_table_with_no_singular_joins_it(tmp_path):
     assert found == {"obs.species_id = species.id": "<table>_id"}
 
 
+def _ship(tmp_path, classes: list[tuple[str, str]], pclass: list[str]) -> dict[str, str]:
+    path = tmp_path / "ship.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE travel_classes (class_cd TEXT, class_desc TEXT);"
+            "CREATE TABLE passengers (pax_no INTEGER, pclass TEXT, age REAL);"
+        )
+        con.executemany("INSERT INTO travel_classes VALUES (?, ?)", classes)
+        con.executemany("INSERT INTO passengers VALUES (?, ?, ?)", [(i, c, 30.0) for i, c in enumerate(pclass)])
+    engine = SQLiteEngine("ship", path)
+    found = {j.on: j.rule for j in discover(engine, engine.tables())}
+    engine.close()
+    return found
+
+
+def test_a_column_holding_a_keys_own_word_refers_to_it_placeholders_aside(tmp_path):
+    classes = [("1st", "First class"), ("2nd", "Second class"), ("3rd", "Third class")]
+    pclass = ["1st", "2nd", "3rd"] * 20 + ["*"]  # '*' stands for an unknown class: no reference
+    assert _ship(tmp_path, classes, pclass) == {"passengers.pclass = travel_classes.class_cd": "names the key's word"}
+
+
+def test_a_column_holding_a_keys_word_but_not_its_values_is_no_join(tmp_path):
+    classes = [("1st", "First class"), ("2nd", "Second class"), ("3rd", "Third class")]
+    assert _ship(tmp_path, classes, ["A", "B", "C"] * 20) == {}
+
+
 def test_the_draft_marks_inferred_joins_with_their_evidence_and_reads_back(shop):
     sem = draft(shop)
     assert sem.joins == ["sales.store_id = stores.id", "stores.city_name = cities.city_name"]
