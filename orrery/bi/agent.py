@@ -25,7 +25,7 @@ from orrery import results
 from orrery.agent.calls import Emit, ask_json
 from orrery.agent.loop import PendingApproval
 from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanTurn, Todo, model_summary
-from orrery.bi.decline import category_values, future, indexed_values, read_typos, shape_decline
+from orrery.bi.decline import category_values, flag_values, future, indexed_values, read_typos, shape_decline
 from orrery.bi.engines import Engine
 from orrery.bi.examples import plan_shots, teach
 from orrery.bi.semantic import Semantic, load
@@ -360,6 +360,7 @@ class BIAgent(PlanAgent):
                 indexed_values(self.bi, user_input),
                 [r["mention"] for r in category_values(self.bi, user_input)],
                 [r["mention"] for r in listed_values(self.bi, user_input)],
+                [r["mention"] for r in flag_values(self.bi, user_input)],  # 'survivors': `survived = 1`
             ):
                 have = {v.lower() for v in reply.values}
                 reply.values += [v for v in found if v.lower() not in have]

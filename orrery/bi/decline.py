@@ -849,11 +849,65 @@ def _missing(bi: BIContext, t: str, question: str) -> bool:
         and not stored_value(bi, t)
         and not (" " not in t.strip() and glued_schema_name(bi, t, pieces=2))
         and not plural_value(bi, t)
+        and not flag_noun(bi, t)
         and not named_by_kind(bi, t, question)
         and not approved_covers(bi, t, question)
         and meaning_of(bi, t) is None
         and not _named_with_values(bi, _own_words(t))
     )
+
+
+_FLAG_VALUES = {"0", "1", "true", "false", "yes", "no", "y", "n"}
+
+
+def flag_noun(bi: BIContext, term: str) -> bool:
+    """Whether the term names the rows a yes/no column marks, by a noun of its verb ('survivors' of a 0/1
+    `survived`, 'returners' of `returned`): the shared root (`word_root`) of the term's one word and the column's
+    name word."""
+    return _flag_of(bi, term) is not None
+
+
+def flag_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
+    """The yes value of each yes/no column the question names by a noun of its verb ('how many survivors':
+    `survived = 1`): the rows asked about are those it marks, a filter entity resolution adds."""
+    out = []
+    for word in dict.fromkeys(re.findall(r"[A-Za-z]+", question)):
+        if (flag := _flag_of(bi, word)) is not None:
+            out.append({"mention": word, "table": flag[0], "column": flag[1], "value": flag[2]})
+    return out
+
+
+def _flag_of(bi: BIContext, term: str) -> tuple[str, str, Any] | None:
+    own = [w for w in re.findall(r"[a-z]+", term.lower()) if w not in GENERIC]
+    doer = re.sub(r"(?<=\w{4})(?:or|er)$", "", singular(own[0])) if len(own) == 1 else ""  # 'survivor': surviv
+    return _flags(bi).get(word_root(doer)) if doer and doer != own[0] else None
+
+
+def _flags(bi: BIContext) -> dict[str, tuple[str, str, Any]]:
+    """The yes/no columns with a one-word name (0/1, true/false, Y/N), by the root of that name: (table, column,
+    the value that means yes), read with one bounded query per column, once per layer."""
+    return bi.derived("flags", lambda: {word_root(c.lower()): (t, c, yes) for t, c, yes in _two_valued(bi)})
+
+
+def _two_valued(bi: BIContext) -> list[tuple[str, str, Any]]:
+    out = []
+    for t, c, _info in bi.semantic.columns():
+        if not re.fullmatch(r"[A-Za-z]+", c):
+            continue
+        try:
+            q = quote(bi.engine, c)
+            rows = bi.engine.execute(
+                f"SELECT DISTINCT {q} FROM (SELECT {q} FROM {quote(bi.engine, t)} WHERE {q} IS NOT NULL "
+                f"LIMIT {COUNT_CAP}) AS s LIMIT 3",
+                max_rows=3,
+            ).rows
+        except QueryError:
+            continue
+        held = {str(r[0]).lower(): r[0] for r in rows if r[0] is not None}
+        yes = next((held[k] for k in ("1", "true", "yes", "y") if k in held), None)
+        if len(held) == 2 and set(held) <= _FLAG_VALUES and yes is not None:
+            out.append((t, c, yes))
+    return out
 
 
 # a column of at most this many distinct values names kinds of things (a plural names one; a region, a state: the

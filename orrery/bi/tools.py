@@ -32,6 +32,7 @@ from orrery.bi.decline import (
     GRAMMAR,
     category_values,
     demonym_values,
+    flag_values,
     maps,
     meaning_of,
     missing_fields,
@@ -257,7 +258,12 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
             for c in [pick, *bi.rest_of_name(mention, pick)]
         ]
         resolved += [found[0] | ({"why": why} if why else {}), *found[1:]]
-    for more in (compound_values, category_values, listed_values):  # values no mention of the model's named
+    for more in (
+        compound_values,
+        category_values,
+        listed_values,
+        flag_values,
+    ):  # values no mention of the model's named
         have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
         resolved += [
             {**r, "value": jsonable(r["value"])}

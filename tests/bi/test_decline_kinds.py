@@ -220,3 +220,45 @@ def test_a_demonym_is_its_country_never_a_value_of_near_spelling(chinook, tmp_pa
     assert r.status == "completed" and "Wrench" not in r.sql, r.sql  # no track 'Monkey Wrench' for 'French'
     gold = "SELECT BillingCountry FROM Invoice WHERE BillingCountry IN ('Canada', 'France') GROUP BY 1 ORDER BY sum(Total) DESC LIMIT 1"
     assert r.rows[0][0] == chinook.execute(gold).rows[0][0]
+
+
+@pytest.fixture
+def bank(sqlite_bi):
+    """Loans with a 0/1 `defaulted` flag, a 0..4 `grade` and a `reviewed` of nulls before 0, 1 and 2 (no flags)."""
+    return sqlite_bi(
+        "CREATE TABLE loans (loan_id INTEGER, branch TEXT, defaulted INTEGER, grade INTEGER, reviewed INTEGER);",
+        {
+            "loans": [
+                (i, ("North", "South")[i % 2], int(i % 5 == 0), i % 5, None if i < 30 else i % 3) for i in range(40)
+            ]
+        },
+    )
+
+
+def test_a_noun_of_a_yes_no_columns_verb_is_the_rows_it_marks(bank):
+    assert decline.flag_noun(bank, "defaulters") and missing_values(bank, "How many defaulters are there?") == []
+    assert decline.flag_values(bank, "How many defaulters per branch?") == [
+        {"mention": "defaulters", "table": "loans", "column": "defaulted", "value": 1}
+    ]
+    assert not decline.flag_noun(bank, "graders")  # `grade` holds five values: no yes/no column
+    assert not decline.flag_noun(bank, "reviewers")  # nulls first do not hide its third value
+    assert decline.flag_values(bank, "How many loans defaulted?") == []  # the verb itself is the model's to read
+
+
+def test_the_agent_counts_only_the_rows_a_flag_marks(bank, tmp_path):
+    question = "How many defaulters are there in each branch?"
+    plan = {"request": question, "kind": "query", "values": [], "fields": ["defaulters", "branch"]}
+    parts = {
+        "select": ["loans.branch", "COUNT(*)"],
+        "where": [],
+        "group_by": ["loans.branch"],
+        "having": [],
+        "order_by": [],
+        "limit": None,
+    }
+    agent = BIAgent(
+        ScriptedModel([plan, parts]), bank.engine, semantic=bank.semantic, store=tmp_path / "s.db", prose=False
+    )
+    r = agent.ask(question)
+    gold = bank.engine.execute("SELECT branch, count(*) FROM loans WHERE defaulted = 1 GROUP BY branch").rows
+    assert r.status == "completed" and sorted(map(tuple, r.rows)) == sorted(map(tuple, gold)), r.sql
