@@ -119,6 +119,7 @@ RUNS = (
     "grown_v5",
     "grown_v5r",
     "grown_v5x",
+    "grown_v6",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -1032,6 +1033,8 @@ def _details(name: str, r: dict[str, Any]) -> list[str]:
     ]
     if "memory" in r:
         lines += _grown(r)
+    if r.get("protocol") == "primed":
+        lines += _primed(r)
     if "reused" in r:
         lines.append(
             f"- an approved query was reused (values swapped, no model call for SQL) for {r['reused']} questions, "
@@ -1048,6 +1051,29 @@ def _details(name: str, r: dict[str, Any]) -> list[str]:
         + ("" if not declined else " Declined: " + "; ".join(q["question"] for q in declined) + ".")
     )
     return [*lines, *([f"- {NOTES[name]}"] if name in NOTES else []), ""]
+
+
+def _primed(r: dict[str, Any]) -> list[str]:
+    """A primed run's parts, and how many of the memory's calls were decoded rather than replayed."""
+    qs = r["questions"]
+    lines = []
+    for part in dict.fromkeys(q.get("part", "") for q in qs):
+        mine = [q for q in qs if q.get("part", "") == part]
+        ans = [q for q in mine if q["gold"] is not None]
+        off, on = (sum(q[k]["correct"] for q in ans) for k in ("off", "on"))
+        worse = sum(q["off"]["correct"] and not q["on"]["correct"] for q in mine)
+        lines.append(
+            f"- part {part or 'all'}: {len(mine)} questions ({len(ans)} answerable), right {off} -> {on} "
+            f"({100 * (on - off) / max(1, len(ans)):+.1f} points), right -> wrong {worse}."
+        )
+    calls = sum(q["on"].get("calls", 0) for q in qs)
+    replayed = sum(q["on"].get("replayed", 0) for q in qs)
+    changed = sum(q["on"].get("calls", 0) > q["on"].get("replayed", 0) for q in qs)
+    return [
+        *lines,
+        f"- the primed protocol: with the memory, {replayed} of {calls} model calls replayed the empty condition's "
+        f"reply to the same request; {changed} of {len(qs)} questions had a request the memory changed.",
+    ]
 
 
 def _grown(r: dict[str, Any]) -> list[str]:

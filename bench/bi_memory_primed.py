@@ -26,7 +26,9 @@ PRIME = {"messages": [{"role": "user", "content": "ok"}], "max_tokens": 1, "temp
 
 
 def request_key(messages: Sequence[Message], tools: Sequence[ToolSpec], **rest: Any) -> str:
-    """What the model is shown, without the random tool-call ids: equal keys render equal prompts and grammars."""
+    """What the model is shown, without the random tool-call ids: equal keys render equal prompts and grammars
+    (`rest`: the other options of `stream`, by name; left out and None are the same)."""
+    rest = {k: v for k, v in rest.items() if v is not None}
     shown = [[m.role, m.content, [[c.name, c.arguments] for c in m.tool_calls], m.name, m.pinned] for m in messages]
     catalogue = rest.pop("catalogue", None) or ()
     body = [shown, [t.to_openai() for t in tools], [t.to_openai() for t in catalogue], rest]
@@ -47,19 +49,9 @@ class Primed(LocalModel):
     def forget(self) -> None:
         self._replies.clear()
 
-    def stream(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] = (),
-        *,
-        tool_choice: str = "auto",
-        schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-        catalogue: Sequence[ToolSpec] | None = None,
-    ) -> Iterator[Any]:
-        key = request_key(
-            messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens, catalogue=catalogue
-        )
+    def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), **options: Any) -> Iterator[Any]:
+        """`LocalModel.stream`'s reply (the same options), decoded after the priming request or replayed."""
+        key = request_key(messages, tools, **options)
         self.calls += 1
         if self.memo and key in self._replies:
             deltas, seconds = self._replies[key]
@@ -69,11 +61,7 @@ class Primed(LocalModel):
             return
         t0 = time.perf_counter()
         self.chat(PRIME)
-        deltas = list(
-            super().stream(
-                messages, tools, tool_choice=tool_choice, schema=schema, max_tokens=max_tokens, catalogue=catalogue
-            )
-        )
+        deltas = list(super().stream(messages, tools, **options))
         self._replies[key] = (copy.deepcopy(deltas), time.perf_counter() - t0)
         yield from deltas
 
