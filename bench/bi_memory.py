@@ -420,7 +420,17 @@ DIAGNOSIS = [
     "request before each condition's first call leaves the in-memory states of earlier questions to be restored "
     "by later calls (a function of the history, not of the question); `--exact` (no prompt cache) is the same "
     "cost per call with no replay. Its cost and its check, measured before grown_v6 (`--determinism`, "
-    "results/bi_memory_determinism.json): DETERMINISM_NOTE",
+    "results/bi_memory_determinism.json): "
+    "three questions (DETERMINISM: grown_v5's three changed answers) each asked three times in a row, primed "
+    "with no replay: the same status and SQL all three times for each of the three ('average runtime, PG-13 versus "
+    "R' 82.6 / 73.5 / 129.6 s, 'lifespan figures for Nigeria and Kenya back in 1990' 179.7 / 138.6 / 120.2 s, "
+    "'order count for the two years 1995-1996 combined' 53.3 / 63.0 / 41.2 s; 19:40-19:57 UTC, 1-minute load "
+    "5-8, other helpers' tests and benchmarks beside it); with the ordinary cache the first of these, asked three "
+    "times at 19:36 UTC (load 1-2), was answered right, then wrong twice (12 s each after the first). Cost: every "
+    "call processes its whole prompt (about 780 plan and 1,600 SQL tokens), 33 s an answer primed against "
+    "11-12 s cached on a quiet machine (the probe at 19:36, load 1-2): about 3x for the empty condition, while "
+    "the memory's condition decodes only the calls it changed. The cached half of `--determinism` was stopped "
+    "to save time (the probe above is its measurement), so results/bi_memory_determinism.json was not written.",
     "",
     "grown_v5's 19 answerable questions wrong both ways in grown_v5x (no model run; its rows and the 175 approved "
     "pairs, `--diagnose --tag grown_v5x`); none was shown a pair:",
@@ -466,6 +476,11 @@ DIAGNOSIS = [
     "for keeping the memory's rules as they are: the points go up and right -> wrong is at most 2% of the "
     "questions run; else the rule that misled (read from the pair shown or the layer text of each right -> wrong "
     "answer) is reverted.",
+    "",
+    "grown_v6 was not run: this session lost an hour to an interrupted connection between the determinism check "
+    "(19:57 UTC) and its deadline (21:15 UTC), less than the 30 minutes the run is bounded to. Its command, ready: "
+    "`nice -n 10 timeout 1800 python bench/bi_memory.py --set grown --v6 --tag grown_v6` (the primed protocol is "
+    "what `--v6` runs).",
     "",
 ]
 
