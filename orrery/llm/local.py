@@ -603,7 +603,9 @@ class LocalModel:
     Loads on first use; calls are serialized by a lock (one llama.cpp slot). `layout` is "native" or
     "json" (default: by model family); `grammar=False` leaves replies unconstrained (for measurement
     only); `timeout_s` stops a generation that runs longer; `cache_prompt=False` processes every prompt in full
-    (for timing comparisons). `last_timings` holds llama.cpp's timings of
+    (for timing comparisons); `cache_ram_mib` bounds the prompt states llama.cpp keeps in memory to restore for a later
+    prompt (None: llama.cpp's default; 0: none, so a reply depends only on its prompt and the slot's last one).
+    `last_timings` holds llama.cpp's timings of
     the last call (`cache_n`: prompt tokens reused from the cache, `prompt_n`: processed anew)."""
 
     # One tool call a turn (the grammar's); the agent loop may pass `catalogue=` (every tool of the agent) to keep
@@ -621,6 +623,7 @@ class LocalModel:
         grammar: bool = True,
         timeout_s: float | None = None,
         cache_prompt: bool = True,
+        cache_ram_mib: int | None = None,
     ):
         if layout is not None and layout not in LAYOUTS:
             raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
@@ -633,6 +636,7 @@ class LocalModel:
         self.grammar = grammar
         self.timeout_s = timeout_s
         self.cache_prompt = cache_prompt
+        self.cache_ram_mib = cache_ram_mib
         self.last_timings: dict[str, Any] = {}
         self._server: Any = None
         self._lock = threading.Lock()
@@ -663,6 +667,8 @@ class LocalModel:
             params.cpuparams_batch.n_threads = self.n_threads
             params.sampling.temp = 0.0
             params.use_jinja = True
+            if self.cache_ram_mib is not None:
+                params.cache_ram_mib = self.cache_ram_mib
             params.verbosity = -1
             self._server = xllamacpp.Server(params)
         return self._server
