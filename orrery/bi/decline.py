@@ -858,6 +858,8 @@ def _missing(bi: BIContext, t: str, question: str) -> bool:
 
 
 _FLAG_VALUES = {"0", "1", "true", "false", "yes", "no", "y", "n"}
+# a drafted layer's description of a column of two values (`semantic._describe_column`)
+_FLAG_LIKE = re.compile(r"; (?:from (?:0|False) to (?:1|True)\b|2\+? distinct\b)")
 
 
 def flag_noun(bi: BIContext, term: str) -> bool:
@@ -885,15 +887,16 @@ def _flag_of(bi: BIContext, term: str) -> tuple[str, str, Any] | None:
 
 def _flags(bi: BIContext) -> dict[str, tuple[str, str, Any]]:
     """The yes/no columns with a one-word name (0/1, true/false, Y/N), by the root of that name: (table, column,
-    the value that means yes), read with one bounded query per column, once per layer."""
+    the value that means yes), read with one bounded query per column the layer describes as two-valued, once per
+    layer."""
     return bi.derived("flags", lambda: {word_root(c.lower()): (t, c, yes) for t, c, yes in _two_valued(bi)})
 
 
 def _two_valued(bi: BIContext) -> list[tuple[str, str, Any]]:
     out = []
-    for t, c, _info in bi.semantic.columns():
-        if not re.fullmatch(r"[A-Za-z]+", c):
-            continue
+    for t, c, info in bi.semantic.columns():
+        if not re.fullmatch(r"[A-Za-z]+", c) or not _FLAG_LIKE.search(info.get("description") or ""):
+            continue  # only a column its description shows two-valued is read: a wide warehouse stays cheap
         try:
             q = quote(bi.engine, c)
             rows = bi.engine.execute(
