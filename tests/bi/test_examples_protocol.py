@@ -4,7 +4,7 @@ left unchanged replays the empty condition's reply."""
 
 from __future__ import annotations
 
-import sys
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -12,8 +12,13 @@ import pytest
 from orrery.llm.local import LocalModel
 from orrery.messages import Message, ToolCall, ToolSpec
 
-sys.path.insert(0, str(Path(__file__).parents[2] / "bench"))
-from bi_memory_primed import PRIME, Primed, request_key  # noqa: E402
+# loaded by its path: bench/ on sys.path would shadow packages by its scripts' names (bench/mcp.py is not `mcp`)
+_SPEC = importlib.util.spec_from_file_location(
+    "bi_memory_primed", Path(__file__).parents[2] / "bench" / "bi_memory_primed.py"
+)
+_PRIMED = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(_PRIMED)
+PRIME, Primed, request_key = _PRIMED.PRIME, _PRIMED.Primed, _PRIMED.request_key
 
 CALC = ToolSpec("calculate", "Evaluate an arithmetic expression.", {"type": "object", "properties": {}})
 
