@@ -682,19 +682,23 @@ def _tables_in(node: exp.Expression) -> set[str]:
 
 def _groups(graph: dict[str, set[str]], tables: list[str]) -> list[set[str]]:
     """The tables split by what the join graph connects (lower-cased names)."""
-    lower = {t.lower(): {n.lower() for n in ns} for t, ns in graph.items()}
     out: list[set[str]] = []
     for t in (t.lower() for t in tables):
-        if any(t in g for g in out):
-            continue
-        seen, todo = {t}, [t]
-        while todo:
-            for nxt in lower.get(todo.pop(), ()):
-                if nxt not in seen:
-                    seen.add(nxt)
-                    todo.append(nxt)
-        out.append(seen & {x.lower() for x in tables} | {t})
+        if not any(t in g for g in out):
+            out.append(_component(graph, t) & {x.lower() for x in tables} | {t})
     return out
+
+
+def _component(graph: dict[str, Any], start: str) -> set[str]:
+    """The tables the join graph connects to `start`, itself included (lower-cased names)."""
+    lower = {t.lower(): {n.lower() for n in ns} for t, ns in graph.items()}
+    seen, todo = {start.lower()}, [start.lower()]
+    while todo:
+        for nxt in lower.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
 
 
 # the question asks one total over the values it lists ('texas, oklahoma and kansas combined')
@@ -707,13 +711,18 @@ def _one_total(trees: dict[str, list[exp.Expression]], question: str) -> None:
     list column's group (compose's own, or the model's) and its column shown beside an aggregate go."""
     if not _ONE_TOTAL.search(question) or not any(n.find(exp.AggFunc) for n in trees["select"]):
         return
-    listed = {
-        c.this.sql()
-        for c in trees["where"]
-        if isinstance(c, exp.In) and isinstance(c.this, exp.Column) and len(c.expressions) >= 2
-    }
+    listed = {c.sql() for c in _listed_columns(trees)}
     trees["group_by"] = [g for g in trees["group_by"] if g.sql() not in listed]
     trees["select"] = [n for n in trees["select"] if n.unalias().sql() not in listed]
+
+
+def _listed_columns(trees: dict[str, list[exp.Expression]]) -> list[exp.Column]:
+    """The columns the filters compare with two or more listed values (`c IN (a, b, ...)`)."""
+    return [
+        c.this
+        for c in trees["where"]
+        if isinstance(c, exp.In) and isinstance(c.this, exp.Column) and len(c.expressions) >= 2
+    ]
 
 
 def _measure_kind(semantic: Semantic, col: exp.Expression) -> bool:
@@ -753,13 +762,8 @@ def _measure_per_listed_value(trees: dict[str, list[exp.Expression]], semantic: 
     if trees["group_by"] or any(n.find(exp.AggFunc) for part in trees.values() for n in part):
         return
     fixed = {c.this.table.lower() for c in trees["where"] if isinstance(c, exp.EQ) and isinstance(c.this, exp.Column)}
-    lists = [
-        c.this
-        for c in trees["where"]
-        if isinstance(c, exp.In) and isinstance(c.this, exp.Column) and len(c.expressions) >= 2
-    ]
     shown = [n.unalias() for n in trees["select"]]
-    for col in lists:
+    for col in _listed_columns(trees):
         rest = [n for n in shown if n.sql() != col.sql()]
         if len(rest) == len(shown) or not rest:
             continue
@@ -1408,7 +1412,9 @@ def _named_rows_counted(trees: dict[str, list[exp.Expression]], semantic: Semant
         return None
     said = {singular(w) for w in re.findall(r"[a-z]+", question.lower())}
     graph = semantic.join_graph()
-    named = [t for t in semantic.tables if t.lower() != lookup and _names_table(t, said) and _reaches(graph, t, lookup)]
+    named = [
+        t for t in semantic.tables if t.lower() != lookup and _names_table(t, said) and lookup in _component(graph, t)
+    ]
     return named[0] if len(named) == 1 else None
 
 
@@ -1416,18 +1422,6 @@ def _names_table(table: str, said: set[str]) -> bool:
     """The question writes the table's name, or its last word ('obs' of `penguin_obs` aside), in any number."""
     name = words(table).split()
     return bool(name) and (singular("".join(name)) in said or singular(name[-1]) in said and len(name[-1]) > 3)
-
-
-def _reaches(graph: dict[str, Any], start: str, goal: str) -> bool:
-    seen, todo = {start}, [start]
-    while todo:
-        for nxt in graph.get(todo.pop(), ()):
-            if nxt.lower() == goal:
-                return True
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    return False
 
 
 def _counted_table(semantic: Semantic, question: str, pattern: re.Pattern[str] = _COUNTED) -> str | None:
