@@ -906,7 +906,7 @@ def _two_valued(bi: BIContext) -> list[tuple[str, str, Any]]:
             ).rows
         except QueryError:
             continue
-        held = {str(r[0]).lower(): r[0] for r in rows if r[0] is not None}
+        held = {str(r[0]).lower(): r[0] for r in rows}
         yes = next((held[k] for k in ("1", "true", "yes", "y") if k in held), None)
         if len(held) == 2 and set(held) <= _FLAG_VALUES and yes is not None:
             out.append((t, c, yes))
@@ -1063,9 +1063,13 @@ def demonym_held(bi: BIContext, name: str) -> bool:
     """Whether `name` (a word, maybe plural) is the demonym of a country that a column holds under its name, another
     spelling or its ISO code ('Dutch': 'Netherlands'; 'Russians': 'RUS'): the countries and their demonyms are the
     `countryinfo` package's data. A demonym of a country the data lacks is not held."""
+    return any(value_held(bi, form) for forms in _countries(name) for form in forms)
+
+
+def _countries(name: str) -> list[tuple[str, ...]]:
+    """The names of each country `name` (maybe plural: 'Russians') is the demonym of (`_demonyms`)."""
     key = name.strip().lower()
-    countries = _demonyms().get(key) or _demonyms().get(singular(key), ())
-    return any(value_held(bi, form) for forms in countries for form in forms)
+    return _demonyms().get(key) or _demonyms().get(singular(key), [])
 
 
 @functools.cache
@@ -1159,12 +1163,13 @@ def demonym_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
     value holds as it is (`demonym_held`)."""
     out = []
     for name in named_values(question):
-        key = name.lower()
-        countries = _demonyms().get(key) or _demonyms().get(singular(key), [])  # first: `value_held` probes columns
-        if not countries or value_held(bi, name) or not demonym_held(bi, name):
+        countries = _countries(name)  # first: `value_held` probes columns
+        if not countries or value_held(bi, name):
             continue
-        index = {utils.default_process(str(c.value)): c for c in reversed(bi.index())}  # the first holder kept
-        forms = [f for country in countries for f in country]
+        index = bi.derived(  # reversed: the first holder of a text is kept
+            "values_by_text", lambda: {utils.default_process(str(c.value)): c for c in reversed(bi.index())}
+        )
+        forms = [f for country in countries for f in country]  # an indexed form is held (`demonym_held`)
         hit = next((index[t] for f in forms if (t := utils.default_process(f)) in index), None)  # a name first
         if hit is not None:
             c = bi.best_holder(hit, question)
