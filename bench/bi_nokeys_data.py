@@ -69,6 +69,15 @@ The database of held-out set #13 (bench/bi_heldout13.py), maritime history, buil
   (`class_cd` 1st/2nd/3rd, `class_desc` "First class", ...). `passengers.pclass` holds a
   `travel_classes.class_cd` (the "*" row none).
 
+The database of held-out set #14 (bench/bi_heldout14.py), dairy farming, built the same way:
+
+- dairy: bokeh-sampledata's cows (butterfat percentage in the milk of five cattle breeds, 100 samples; public
+  domain, as the package states) split in two: `milk_samples` (`smpl_id` 1-100 in the source's order,
+  `brd_cd` a short breed code, `age_grp` MAT for mature cows or 2YO for two-year-olds, `bf_pct` the
+  butterfat in percent) and `breeds` (`breed_code` AYR/CAN/GUE/HOL/JER, `breed_nm` as the source writes it,
+  "Holstein-Friesian", `orig_cntry` the breed's country of origin, written here). `milk_samples.brd_cd`
+  holds a `breeds.breed_code`.
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -89,6 +98,15 @@ HELDOUT7_DATABASES = ("olympics",)
 HELDOUT9_DATABASES = ("elements",)
 HELDOUT11_DATABASES = ("penguins",)
 HELDOUT13_DATABASES = ("titanic",)
+HELDOUT14_DATABASES = ("dairy",)
+# the cattle breeds under short codes, with each breed's standard country of origin
+BREEDS = pd.DataFrame(
+    {
+        "breed_code": ["AYR", "CAN", "GUE", "HOL", "JER"],
+        "breed_nm": ["Ayrshire", "Canadian", "Guernsey", "Holstein-Friesian", "Jersey"],
+        "orig_cntry": ["Scotland", "Canada", "Guernsey", "Netherlands", "Jersey"],
+    }
+)
 TRAVEL_CLASSES = pd.DataFrame(
     {"class_cd": ["1st", "2nd", "3rd"], "class_desc": ["First class", "Second class", "Third class"]}
 )
@@ -271,6 +289,22 @@ def _titanic(path: Path) -> None:
         _write(con, {"passengers": pax, "travel_classes": TRAVEL_CLASSES})
 
 
+def _dairy(path: Path) -> None:
+    from bokeh_sampledata.cows import data
+
+    codes = dict(zip(BREEDS["breed_nm"], BREEDS["breed_code"], strict=True))
+    samples = pd.DataFrame(
+        {
+            "smpl_id": range(1, len(data) + 1),
+            "brd_cd": data["breed"].map(codes),
+            "age_grp": data["age"].map({"Mature": "MAT", "2 years old": "2YO"}),
+            "bf_pct": data["butterfat"],
+        }
+    )
+    with sqlite3.connect(path) as con:
+        _write(con, {"milk_samples": samples, "breeds": BREEDS})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -282,6 +316,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "elements": _elements,
     "penguins": _penguins,
     "titanic": _titanic,
+    "dairy": _dairy,
 }
 
 
@@ -310,5 +345,6 @@ if __name__ == "__main__":
         *HELDOUT9_DATABASES,
         *HELDOUT11_DATABASES,
         *HELDOUT13_DATABASES,
+        *HELDOUT14_DATABASES,
     ):
         print(db, path_of(db))
