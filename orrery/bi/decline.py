@@ -338,7 +338,7 @@ def asked_terms(question: str) -> list[str]:
 def asked_shapes(question: str) -> list[tuple[str, bool]]:
     """(phrase, whole): the phrases of `asked_terms`; `whole` when the phrase is a noun phrase held only as a
     whole (a measure, or 'which record label released ...': two nouns before a verb)."""
-    found = [(m.group(1).strip(), False) for rx in _ASKED for m in rx.finditer(question)]
+    found = [(m.group(1).strip(), False) for rx in _ASKED for m in rx.finditer(question) if not _rate_unit(m)]
     for rx in _MEASURED:
         for m in rx.finditer(question):
             phrase = m.group(1).strip()
@@ -358,6 +358,17 @@ def asked_shapes(question: str) -> list[tuple[str, bool]]:
         )
     ]
     return [(p, whole) for p, whole in [*found, *_identified(question)] if p]
+
+
+_WORD_BEFORE = re.compile(r"([a-z][\w'-]*)\s+$", re.I)
+
+
+def _rate_unit(m: re.Match[str]) -> bool:
+    """Whether a group shape's match is 'per U' right after a word ('births per woman', 'miles per gallon'): the
+    unit of a rate, which groups nothing, or a group the data holds ('revenue per customer segment'); either way
+    no missing group. After a comma or a grammar word ('..., per make') it stays a group."""
+    before = _WORD_BEFORE.search(m.string[: m.start()])
+    return m.group(0).lower().startswith("per ") and bool(before) and before.group(1).lower() not in GRAMMAR
 
 
 def measured_of(question: str) -> list[str]:
