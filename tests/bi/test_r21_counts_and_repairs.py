@@ -1,0 +1,91 @@
+"""Round 21 (bench/bi_r21.md): a count asked but rows answered, one total over values a count joins with 'or' or
+takes 'between them', a measure the model grouped on, and the repair of model-written SQL that names a column under
+the wrong table. On a database of its own (shops in regions), not the sets the rules were read from."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from orrery.bi.compose import QueryParts, compose
+from orrery.bi.engines import SQLiteEngine
+from orrery.bi.semantic import draft
+
+REGIONS = ["North", "South", "East", "West", "Coast", "Hills", "Plains", "Lakes", "Delta", "Isles", "Forest", "Bay"]
+
+
+@pytest.fixture
+def shops(tmp_path: Path):
+    """Shops of three kinds in twelve regions (a lookup, no declared key)."""
+    path = tmp_path / "shops.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE regions (region_id INTEGER, name TEXT);"
+            "CREATE TABLE shops (shop_id INTEGER, region_id INTEGER, kind TEXT, staff INTEGER, profit REAL);"
+        )
+        con.executemany("INSERT INTO regions VALUES (?, ?)", list(enumerate(REGIONS)))
+        kinds = ["Phones", "Copiers", "Machines"]
+        con.executemany(
+            "INSERT INTO shops VALUES (?, ?, ?, ?, ?)",
+            [(i, i % 12, kinds[i % 3], 3 + i % 5, float(i % 7) - 2.5) for i in range(96)],
+        )
+    engine = SQLiteEngine("shops", path)
+    yield engine
+    engine.close()
+
+
+def _rows(engine: SQLiteEngine, sql: str) -> list[tuple]:
+    return sorted(map(tuple, engine.execute(sql).rows))
+
+
+def _compose(engine, tables, question, resolved=(), **parts) -> str:
+    return compose(QueryParts(**parts), draft(engine), tables, list(resolved), "sqlite", question)
+
+
+def _value(table: str, column: str, value: str) -> dict[str, str]:
+    return {"mention": value, "table": table, "column": column, "value": value}
+
+
+EAST_WEST = [_value("regions", "name", "East"), _value("regions", "name", "West")]
+BOTH = "SELECT COUNT(*) FROM shops s JOIN regions r ON s.region_id = r.region_id WHERE r.name IN ('East', 'West')"
+
+
+def test_a_question_asking_how_many_counts_the_rows_it_would_list(shops):
+    for question in ("how many shops do East and West have between them", "count the shops of East and West together"):
+        sql = _compose(
+            shops,
+            ["shops", "regions"],
+            question,
+            EAST_WEST,
+            select=["regions.name", "shops.kind"],
+            where=["regions.name IN ('East', 'West')"],
+        )
+        assert _rows(shops, sql) == _rows(shops, BOTH), (question, sql)
+
+
+def test_rows_asked_or_a_number_column_that_holds_the_count_stay_rows(shops):
+    for question, select in (
+        ("which kinds of shops does the East have", ["shops.kind"]),  # no count asked
+        ("how many shops of each kind in the East", ["shops.kind"]),  # a group asked
+        ("how many staff does shop 4 have", ["shops.staff"]),  # the count is the column's value
+    ):
+        sql = _compose(shops, ["shops", "regions"], question, select=select, where=["regions.name = 'East'"])
+        assert "COUNT" not in sql, (question, sql)
+
+
+def test_a_count_of_values_joined_by_or_is_one_total(shops):
+    sql = _compose(
+        shops,
+        ["shops", "regions"],
+        "shops in the East or the West - how many?",
+        EAST_WEST,
+        select=["COUNT(*)"],
+        where=[],
+    )
+    assert _rows(shops, sql) == _rows(shops, BOTH), sql
+    # compared, or asked per region: one count per value, as before
+    for question in ("how many shops in the East or the West, per region", "which has more shops, East or West"):
+        sql = _compose(shops, ["shops", "regions"], question, EAST_WEST, select=["COUNT(*)"], where=[])
+        assert len(_rows(shops, sql)) == 2, (question, sql)
