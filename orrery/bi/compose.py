@@ -566,6 +566,7 @@ def compose(
     shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
     if not _counts_groups(trees):
         trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key
+    _no_group_on_a_measure(trees, semantic, question)
     _bare_measure_per_group(trees, semantic)
     trees["group_by"] += _missing_group_by(trees)
     limit = _extreme_having(trees, question, limit, semantic)  # the groups are set now
@@ -745,6 +746,21 @@ def _measure_kind(semantic: Semantic, col: exp.Expression) -> bool:
     name = col.name.lower()
     ends = {e.strip().lower() for j in semantic.joins for e in j.split("=")}
     return f"{col.table.lower()}.{name}" not in ends and not re.search(r"(?:id|key|code|cd|year|yr)$", name)
+
+
+def _no_group_on_a_measure(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """'profit, broken down by region' written `GROUP BY states.region, orders.profit`: a measure grouped on beside
+    another key splits each group into one row per amount; it is the group's value (`_bare_measure_per_group`),
+    unless the question groups by it ('orders per profit level')."""
+    keys = trees["group_by"]
+    if not any(not _measure_kind(semantic, g) for g in keys):
+        return
+    trees["group_by"] = [g for g in keys if not _measure_kind(semantic, g) or _grouped_by_name(g, question)]
+
+
+def _grouped_by_name(col: exp.Expression, question: str) -> bool:
+    said = "|".join(re.escape(w) for w in words(col.name).split())
+    return bool(said) and re.search(rf"\b(?:by|per|each|every)\s+(?:\w+\s+)?(?:{said})", question, re.I) is not None
 
 
 def _bare_measure_per_group(trees: dict[str, list[exp.Expression]], semantic: Semantic) -> None:

@@ -89,3 +89,27 @@ def test_a_count_of_values_joined_by_or_is_one_total(shops):
     for question in ("how many shops in the East or the West, per region", "which has more shops, East or West"):
         sql = _compose(shops, ["shops", "regions"], question, EAST_WEST, select=["COUNT(*)"], where=[])
         assert len(_rows(shops, sql)) == 2, (question, sql)
+
+
+def test_a_measure_grouped_on_beside_the_asked_key_is_each_groups_sum(shops):
+    sql = _compose(
+        shops,
+        ["shops", "regions"],
+        "how much profit did we make, broken down by region",
+        select=["regions.name", "shops.profit"],
+        group_by=["regions.name", "shops.profit"],
+    )
+    gold = "SELECT r.name, SUM(s.profit) FROM shops s JOIN regions r ON s.region_id = r.region_id GROUP BY r.name"
+    assert _rows(shops, sql) == _rows(shops, gold), sql
+
+
+def test_a_measure_the_question_groups_by_stays_a_group(shops):
+    sql = _compose(
+        shops,
+        ["shops"],
+        "number of shops of each kind per staff size",
+        select=["shops.kind", "shops.staff", "COUNT(*)"],
+        group_by=["shops.kind", "shops.staff"],
+    )
+    gold = "SELECT kind, staff, COUNT(*) FROM shops GROUP BY kind, staff"
+    assert _rows(shops, sql) == _rows(shops, gold), sql
