@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from orrery.bi.agent import BIAgent
 from orrery.bi.compose import QueryParts, compose
 from orrery.bi.engines import SQLiteEngine
 from orrery.bi.semantic import draft
+from orrery.llm.scripted import ScriptedModel
 
 REGIONS = ["North", "South", "East", "West", "Coast", "Hills", "Plains", "Lakes", "Delta", "Isles", "Forest", "Bay"]
 
@@ -113,3 +115,51 @@ def test_a_measure_the_question_groups_by_stays_a_group(shops):
     )
     gold = "SELECT kind, staff, COUNT(*) FROM shops GROUP BY kind, staff"
     assert _rows(shops, sql) == _rows(shops, gold), sql
+
+
+@pytest.fixture
+def visits(tmp_path: Path):
+    """Places and visits that share no key a join rule proposes: the parts cannot be composed, so the model writes
+    the SQL over the schema (the path under test)."""
+    path = tmp_path / "v.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE places (town TEXT, country TEXT); CREATE TABLE visits (visitor TEXT, place TEXT);"
+            "INSERT INTO places VALUES ('Lyon', 'France'), ('Porto', 'Portugal');"
+            "INSERT INTO visits VALUES ('ann', 'Lyon'), ('bob', 'Lyon'), ('cy', 'Porto');"
+        )
+    engine = SQLiteEngine("v", path)
+    yield engine
+    engine.close()
+
+
+PLAN = {"request": "Count the visitors to places in France", "kind": "query", "values": ["France"], "fields": []}
+PARTS = {"select": ["count(visits.visitor)"], "where": [], "group_by": [], "having": [], "order_by": [], "limit": None}
+JOINED = "FROM visits T1 JOIN places T2 ON T1.place = T2.town WHERE T2.country = 'France'"
+
+
+def _ask(engine, tmp_path, model):
+    return BIAgent(model, engine, store=tmp_path / "s.db", sql_mode="parts", prose=False).ask(
+        "How many visitors went to France?"
+    )
+
+
+def test_a_column_the_model_wrote_under_the_wrong_table_is_moved_to_the_one_that_holds_it(visits, tmp_path):
+    model = ScriptedModel([PLAN, PARTS, {"sql": f"SELECT count(T2.visitor) {JOINED}"}])
+    r = _ask(visits, tmp_path, model)
+    assert r.status == "completed" and r.rows == [[2]], r.answer
+    assert "T1.visitor" in r.sql and len(model.requests) == 3  # no repair call
+
+
+def test_a_column_no_table_of_the_query_holds_is_repaired_by_the_model_shown_the_real_columns(visits, tmp_path):
+    model = ScriptedModel(
+        [PLAN, PARTS, {"sql": f"SELECT count(T2.guest) {JOINED}"}, {"sql": f"SELECT count(T1.visitor) {JOINED}"}]
+    )
+    r = _ask(visits, tmp_path, model)
+    assert r.status == "completed" and r.rows == [[2]], r.answer
+    repair = model.requests[3]["messages"][-1].content
+    assert "no such column: T2.guest" in repair
+    assert (
+        "- T1 is visits; its columns: visitor, place" in repair
+        and "- T2 is places; its columns: town, country" in repair
+    )
