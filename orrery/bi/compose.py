@@ -562,9 +562,11 @@ def compose(
     limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit), semantic)
     _named_group(trees, semantic, question, slice_tables, used)
     _sum_how_much(trees, semantic, question)
+    _count_how_many(trees, semantic, question)
     shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
     if not _counts_groups(trees):
         trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key
+    _no_group_on_a_measure(trees, semantic, question)
     _bare_measure_per_group(trees, semantic)
     trees["group_by"] += _missing_group_by(trees)
     limit = _extreme_having(trees, question, limit, semantic)  # the groups are set now
@@ -701,15 +703,27 @@ def _component(graph: dict[str, Any], start: str) -> set[str]:
     return seen
 
 
-# the question asks one total over the values it lists ('texas, oklahoma and kansas combined')
-# ('in all' / 'in total' only ending a phrase: 'in all regions' names the rows, 'in total sales' a measure)
-_ONE_TOTAL = re.compile(r"\b(?:combined|together|altogether|all told|in (?:all|total)(?!\s+[a-z]))\b", re.I)
+# the question asks one total over the values it lists ('texas, oklahoma and kansas combined', 'Metallica and Iron
+# Maiden ... between them') ('in all' / 'in total' only ending a phrase: 'in all regions' names the rows, 'in total
+# sales' a measure)
+_ONE_TOTAL = re.compile(
+    r"\b(?:combined|together|altogether|all told|between (?:them|the two|both)|in (?:all|total)(?!\s+[a-z]))\b", re.I
+)
+# ... or asks how many of the rows that hold any of them ('suppliers based in germany or france - how many?')
+_HOW_MANY = re.compile(r"\b(?:how many|number of|count (?:of )?the)\b", re.I)
 
 
 def _one_total(trees: dict[str, list[exp.Expression]], question: str) -> None:
     """Listed values the question then takes together filter with `IN (...)` but are not one row each: the
-    list column's group (compose's own, or the model's) and its column shown beside an aggregate go."""
-    if not _ONE_TOTAL.search(question) or not any(n.find(exp.AggFunc) for n in trees["select"]):
+    list column's group (compose's own, or the model's) and its column shown beside an aggregate go. A count of
+    values joined by 'or' is one too, unless the question compares them or asks per group."""
+    either = (
+        _HOW_MANY.search(question)
+        and re.search(r"\bor\b", question, re.I)
+        and not re.search(rf"\b(?:{_COMPARED}|which|more|fewer|respectively|separately)\b", question, re.I)
+        and not GROUPING.search(question)
+    )
+    if not (_ONE_TOTAL.search(question) or either) or not any(n.find(exp.AggFunc) for n in trees["select"]):
         return
     listed = {c.sql() for c in _listed_columns(trees)}
     trees["group_by"] = [g for g in trees["group_by"] if g.sql() not in listed]
@@ -732,6 +746,21 @@ def _measure_kind(semantic: Semantic, col: exp.Expression) -> bool:
     name = col.name.lower()
     ends = {e.strip().lower() for j in semantic.joins for e in j.split("=")}
     return f"{col.table.lower()}.{name}" not in ends and not re.search(r"(?:id|key|code|cd|year|yr)$", name)
+
+
+def _no_group_on_a_measure(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """'profit, broken down by region' written `GROUP BY states.region, orders.profit`: a measure grouped on beside
+    another key splits each group into one row per amount; it is the group's value (`_bare_measure_per_group`),
+    unless the question groups by it ('orders per profit level')."""
+    keys = trees["group_by"]
+    if not any(not _measure_kind(semantic, g) for g in keys):
+        return
+    trees["group_by"] = [g for g in keys if not _measure_kind(semantic, g) or _grouped_by_name(g, question)]
+
+
+def _grouped_by_name(col: exp.Expression, question: str) -> bool:
+    said = "|".join(re.escape(w) for w in words(col.name).split())
+    return bool(said) and re.search(rf"\b(?:by|per|each|every)\s+(?:\w+\s+)?(?:{said})", question, re.I) is not None
 
 
 def _bare_measure_per_group(trees: dict[str, list[exp.Expression]], semantic: Semantic) -> None:
@@ -1131,6 +1160,21 @@ def _no_blank_key(trees: dict[str, list[exp.Expression]], semantic: Semantic, qu
             trees["where"].append(exp.Not(this=exp.Is(this=key.copy(), expression=exp.Null())))
             if _TEXT.search(_column_type(semantic, key)):
                 trees["where"].append(exp.NEQ(this=key.copy(), expression=exp.Literal.string("")))
+
+
+def _count_how_many(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """'how many songs do Metallica and Iron Maiden have between them' written as `Artist.Name, Track.Name`: a
+    question asking how many, with no group asked nor written, counts the rows its select lists; not when a number
+    column is selected ('how many golds did Norway win': `gold` holds the count)."""
+    select = trees["select"]
+    if (
+        _HOW_MANY.search(question)
+        and not GROUPING.search(question)
+        and not trees["group_by"]
+        and select
+        and all(isinstance(n, exp.Column) and not _NUMERIC.search(_column_type(semantic, n)) for n in select)
+    ):
+        trees["select"], trees["order_by"] = [exp.Count(this=exp.Star())], []
 
 
 def _sum_how_much(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:

@@ -14,15 +14,17 @@ import functools
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pydantic
+import sqlglot
 import yaml
 from rapidfuzz import fuzz, utils
+from sqlglot import exp
 
 from orrery.bi import analysis
 from orrery.bi.compose import LIST_SEPARATOR, BadPart, UnknownField
@@ -605,11 +607,76 @@ def build_sql(
             return _built(bi, sql, tables, attempt == 2)
         if error == NOTHING and attempt == 1 and (fixed := _relaxed(bi, sql, question, resolved)):
             return {**_built(bi, fixed, tables, False), "relaxed": True}
+        if (moved := _requalified(bi, sql, error)) and dry_run(bi.engine, moved, probe=bi.probe) is None:
+            return _built(bi, moved, tables, attempt == 2)  # no model call: the column was under another table
         empty = sql if error == NOTHING and empty is None else empty
-        asked = f"{user}\n\nThis query:\n{sql}\nfailed with: {error}\nReply with a corrected one."
+        asked = (
+            f"{user}\n\nThis query:\n{sql}\nfailed with: {error}\n{_real_columns(bi, sql, error)}"
+            "Reply with a corrected one."
+        )
     if empty is not None:  # the repair found nothing better: the data may hold nothing for it
         return _built(bi, empty, tables, False)
     raise ToolError(f"the query still fails after one repair: {error}")
+
+
+# what the engines say of a column they do not find, its qualifier (a table or alias) and its name
+_MISSING_COLUMN = re.compile(
+    r'no such column: (?:(\w+)\.)?(\w+)|Table "(\w+)" does not have a column named "(\w+)"'
+    r'|Referenced column "(\w+)" not found',
+    re.I,
+)
+
+
+def _missing_column(error: str | None) -> tuple[str, str] | None:
+    m = _MISSING_COLUMN.search(error or "")
+    if m is None:
+        return None
+    qualifier, name = (m.group(1) or m.group(3) or ""), (m.group(2) or m.group(4) or m.group(5))
+    return qualifier, name
+
+
+def _named_tables(bi: BIContext, sql: str) -> dict[str, str]:
+    """Each name the query gives a table of the layer (its alias, or its own name) -> the table."""
+    known = {t.lower(): t for t in bi.semantic.tables}
+    try:
+        tree = sqlglot.parse_one(sql, read=bi.engine.dialect)
+    except sqlglot.errors.ParseError:
+        return {}
+    return {t.alias_or_name: known[t.name.lower()] for t in tree.find_all(exp.Table) if t.name.lower() in known}
+
+
+def _column_holders(bi: BIContext, tables: Iterable[str], name: str) -> list[str]:
+    return [t for t in dict.fromkeys(tables) if name.lower() in {c.lower() for c in bi.semantic.tables[t]["columns"]}]
+
+
+def _requalified(bi: BIContext, sql: str, error: str | None) -> str | None:
+    """`T2.age` where T2 is travel_classes and passengers, also in the query, holds `age`: the model put the
+    column under the wrong table; the query with it under the one table of the query that holds it under that
+    very name. None when no table or several do (the model's repair then sees the real columns)."""
+    missing, named = _missing_column(error), _named_tables(bi, sql)
+    if missing is None or not missing[0] or missing[0] not in named:
+        return None
+    holders = _column_holders(bi, named.values(), missing[1])
+    if len(holders) != 1 or holders[0] == named[missing[0]]:
+        return None
+    to = next(a for a, t in named.items() if t == holders[0])
+    tree = sqlglot.parse_one(sql, read=bi.engine.dialect)
+    for col in tree.find_all(exp.Column):
+        if col.table == missing[0] and col.name.lower() == missing[1].lower():
+            col.set("table", exp.to_identifier(to))
+    return tree.sql(dialect=bi.engine.dialect)
+
+
+def _real_columns(bi: BIContext, sql: str, error: str | None) -> str:
+    """For the repair of a column the engine did not find: which table each name of the failed query stands for
+    and that table's real columns (a table outside the slice too), so the repair picks a column that exists."""
+    if _missing_column(error) is None or not (named := _named_tables(bi, sql)):
+        return ""
+    lines = [
+        (f"{a} is {t}" if a != t else t) + f"; its columns: {', '.join(bi.semantic.tables[t]['columns'])}"
+        for a, t in named.items()
+    ]
+    return "The tables it names:\n" + "\n".join(f"- {line}" for line in lines) + "\n"
 
 
 def _relaxed(bi: BIContext, sql: str, question: str, resolved: list[dict[str, Any]]) -> str | None:

@@ -1,0 +1,165 @@
+"""Round 21 (bench/bi_r21.md): a count asked but rows answered, one total over values a count joins with 'or' or
+takes 'between them', a measure the model grouped on, and the repair of model-written SQL that names a column under
+the wrong table. On a database of its own (shops in regions), not the sets the rules were read from."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from orrery.bi.agent import BIAgent
+from orrery.bi.compose import QueryParts, compose
+from orrery.bi.engines import SQLiteEngine
+from orrery.bi.semantic import draft
+from orrery.llm.scripted import ScriptedModel
+
+REGIONS = ["North", "South", "East", "West", "Coast", "Hills", "Plains", "Lakes", "Delta", "Isles", "Forest", "Bay"]
+
+
+@pytest.fixture
+def shops(tmp_path: Path):
+    """Shops of three kinds in twelve regions (a lookup, no declared key)."""
+    path = tmp_path / "shops.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE regions (region_id INTEGER, name TEXT);"
+            "CREATE TABLE shops (shop_id INTEGER, region_id INTEGER, kind TEXT, staff INTEGER, profit REAL);"
+        )
+        con.executemany("INSERT INTO regions VALUES (?, ?)", list(enumerate(REGIONS)))
+        kinds = ["Phones", "Copiers", "Machines"]
+        con.executemany(
+            "INSERT INTO shops VALUES (?, ?, ?, ?, ?)",
+            [(i, i % 12, kinds[i % 3], 3 + i % 5, float(i % 7) - 2.5) for i in range(96)],
+        )
+    engine = SQLiteEngine("shops", path)
+    yield engine
+    engine.close()
+
+
+def _rows(engine: SQLiteEngine, sql: str) -> list[tuple]:
+    return sorted(map(tuple, engine.execute(sql).rows))
+
+
+def _compose(engine, tables, question, resolved=(), **parts) -> str:
+    return compose(QueryParts(**parts), draft(engine), tables, list(resolved), "sqlite", question)
+
+
+def _value(table: str, column: str, value: str) -> dict[str, str]:
+    return {"mention": value, "table": table, "column": column, "value": value}
+
+
+EAST_WEST = [_value("regions", "name", "East"), _value("regions", "name", "West")]
+BOTH = "SELECT COUNT(*) FROM shops s JOIN regions r ON s.region_id = r.region_id WHERE r.name IN ('East', 'West')"
+
+
+def test_a_question_asking_how_many_counts_the_rows_it_would_list(shops):
+    for question in ("how many shops do East and West have between them", "count the shops of East and West together"):
+        sql = _compose(
+            shops,
+            ["shops", "regions"],
+            question,
+            EAST_WEST,
+            select=["regions.name", "shops.kind"],
+            where=["regions.name IN ('East', 'West')"],
+        )
+        assert _rows(shops, sql) == _rows(shops, BOTH), (question, sql)
+
+
+def test_rows_asked_or_a_number_column_that_holds_the_count_stay_rows(shops):
+    for question, select in (
+        ("which kinds of shops does the East have", ["shops.kind"]),  # no count asked
+        ("how many shops of each kind in the East", ["shops.kind"]),  # a group asked
+        ("how many staff does shop 4 have", ["shops.staff"]),  # the count is the column's value
+    ):
+        sql = _compose(shops, ["shops", "regions"], question, select=select, where=["regions.name = 'East'"])
+        assert "COUNT" not in sql, (question, sql)
+
+
+def test_a_count_of_values_joined_by_or_is_one_total(shops):
+    sql = _compose(
+        shops,
+        ["shops", "regions"],
+        "shops in the East or the West - how many?",
+        EAST_WEST,
+        select=["COUNT(*)"],
+        where=[],
+    )
+    assert _rows(shops, sql) == _rows(shops, BOTH), sql
+    # compared, or asked per region: one count per value, as before
+    for question in ("how many shops in the East or the West, per region", "which has more shops, East or West"):
+        sql = _compose(shops, ["shops", "regions"], question, EAST_WEST, select=["COUNT(*)"], where=[])
+        assert len(_rows(shops, sql)) == 2, (question, sql)
+
+
+def test_a_measure_grouped_on_beside_the_asked_key_is_each_groups_sum(shops):
+    sql = _compose(
+        shops,
+        ["shops", "regions"],
+        "how much profit did we make, broken down by region",
+        select=["regions.name", "shops.profit"],
+        group_by=["regions.name", "shops.profit"],
+    )
+    gold = "SELECT r.name, SUM(s.profit) FROM shops s JOIN regions r ON s.region_id = r.region_id GROUP BY r.name"
+    assert _rows(shops, sql) == _rows(shops, gold), sql
+
+
+def test_a_measure_the_question_groups_by_stays_a_group(shops):
+    sql = _compose(
+        shops,
+        ["shops"],
+        "number of shops of each kind per staff size",
+        select=["shops.kind", "shops.staff", "COUNT(*)"],
+        group_by=["shops.kind", "shops.staff"],
+    )
+    gold = "SELECT kind, staff, COUNT(*) FROM shops GROUP BY kind, staff"
+    assert _rows(shops, sql) == _rows(shops, gold), sql
+
+
+@pytest.fixture
+def visits(tmp_path: Path):
+    """Places and visits that share no key a join rule proposes: the parts cannot be composed, so the model writes
+    the SQL over the schema (the path under test)."""
+    path = tmp_path / "v.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE places (town TEXT, country TEXT); CREATE TABLE visits (visitor TEXT, place TEXT);"
+            "INSERT INTO places VALUES ('Lyon', 'France'), ('Porto', 'Portugal');"
+            "INSERT INTO visits VALUES ('ann', 'Lyon'), ('bob', 'Lyon'), ('cy', 'Porto');"
+        )
+    engine = SQLiteEngine("v", path)
+    yield engine
+    engine.close()
+
+
+PLAN = {"request": "Count the visitors to places in France", "kind": "query", "values": ["France"], "fields": []}
+PARTS = {"select": ["count(visits.visitor)"], "where": [], "group_by": [], "having": [], "order_by": [], "limit": None}
+JOINED = "FROM visits T1 JOIN places T2 ON T1.place = T2.town WHERE T2.country = 'France'"
+
+
+def _ask(engine, tmp_path, model):
+    return BIAgent(model, engine, store=tmp_path / "s.db", sql_mode="parts", prose=False).ask(
+        "How many visitors went to France?"
+    )
+
+
+def test_a_column_the_model_wrote_under_the_wrong_table_is_moved_to_the_one_that_holds_it(visits, tmp_path):
+    model = ScriptedModel([PLAN, PARTS, {"sql": f"SELECT count(T2.visitor) {JOINED}"}])
+    r = _ask(visits, tmp_path, model)
+    assert r.status == "completed" and r.rows == [[2]], r.answer
+    assert "T1.visitor" in r.sql and len(model.requests) == 3  # no repair call
+
+
+def test_a_column_no_table_of_the_query_holds_is_repaired_by_the_model_shown_the_real_columns(visits, tmp_path):
+    model = ScriptedModel(
+        [PLAN, PARTS, {"sql": f"SELECT count(T2.guest) {JOINED}"}, {"sql": f"SELECT count(T1.visitor) {JOINED}"}]
+    )
+    r = _ask(visits, tmp_path, model)
+    assert r.status == "completed" and r.rows == [[2]], r.answer
+    repair = model.requests[3]["messages"][-1].content
+    assert "no such column: T2.guest" in repair
+    assert (
+        "- T1 is visits; its columns: visitor, place" in repair
+        and "- T2 is places; its columns: town, country" in repair
+    )
