@@ -762,7 +762,9 @@ def run_grown(llm: str | None, items: list[dict[str, Any]], out: Path, floor: fl
     }
 
 
-def run_primed(llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | None) -> dict[str, Any]:
+def run_primed(
+    llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | None, shaped: bool = True
+) -> dict[str, Any]:
     """Each question answered with an empty memory, then with the grown memory (as `run_grown`), by the embedded
     model primed before every call (bench/bi_memory_primed.py): both conditions start each call from the same
     cache state, and the memory's condition replays the empty one's reply to a request the memory left the same
@@ -776,8 +778,9 @@ def run_primed(llm: str | None, items: list[dict[str, Any]], out: Path, floor: f
     commit = _commit()
     engines = {db: engine_for(db) for db in dict.fromkeys(r["db"] for r in items)}
     sessions, memory, pairs, approve_s = _grown_memory(floor)
+    memory.shaped = shaped
     rows: list[dict[str, Any]] = [dict(item) for item in items]
-    extra = {"floor": floor, "commit": commit, "memory": _memory_of(pairs), "protocol": "primed"}
+    extra = {"floor": floor, "commit": commit, "memory": _memory_of(pairs), "protocol": "primed", "shaped": shaped}
     for i, row in enumerate(rows):
         engine = engines[row["db"]]
         row |= {"touched": True, "retrieved": shown(memory, row, engine)}
@@ -815,6 +818,22 @@ def v6_sample() -> list[dict[str, Any]]:
     v5 = json.loads((RESULTS / "bi_memory_grown_v5.json").read_text())["questions"]
     first = [{k: q[k] for k in keys} | {"part": "grown_v5"} for q in v5]
     second = [q | {"part": "heldout12"} for q in later(["heldout12"], {(q["db"], q["question"]) for q in v5})]
+    out: list[dict[str, Any]] = []
+    for a, b in zip(first, second, strict=False):
+        out += [a, b]
+    n = min(len(first), len(second))
+    return out + first[n:] + second[n:]
+
+
+def v8_sample() -> list[dict[str, Any]]:
+    """grown_v8's sample, fixed before its run (bench/bi_memory.md, "round 8"): grown_v6's answerable misses
+    of class template / parts (`ceiling`) in its order, and held-out #13's questions on the memory's databases in
+    `later`'s order, one from each part in turn."""
+    keys = ("set", "db", "question", "gold")
+    held = {(r["db"], r["question"]) for r in ceiling(("grown_v6",)) if r["class"] in ("template", "parts")}
+    v6 = json.loads((RESULTS / "bi_memory_grown_v6.json").read_text())["questions"]
+    first = [{k: q[k] for k in keys} | {"part": "grown_v6_ab"} for q in v6 if (q["db"], q["question"]) in held]
+    second = [q | {"part": "heldout13"} for q in later(["heldout13"], {(q["db"], q["question"]) for q in v6})]
     out: list[dict[str, Any]] = []
     for a, b in zip(first, second, strict=False):
         out += [a, b]
@@ -1010,6 +1029,120 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
     return "\n".join([*lines, *DIAGNOSIS]).rstrip() + "\n"
 
 
+# The ceiling of approved examples (bench/bi_memory.md, "round 8"): for each answerable question a run got wrong
+# with an empty memory, whether an approved pair of its database (its own question aside) holds what the gold
+# needs, read mechanically with sqlglot: (a) `template`, a pair's SQL is the gold with literals abstracted (a value
+# swap could answer it); (b) `parts`, every table, join condition and column the gold uses is in approved SQL of
+# that database; (c) `neither`.
+CEILING_RUNS = ("grown", "grown_v2", "grown_v3", "grown_v4", "grown_v5", "grown_v6")
+
+
+def _schema(db: str) -> dict[str, dict[str, str]]:
+    from bi_nokeys import engine_for
+
+    return {t: {c.name: c.type or "TEXT" for c in cols} for t, cols in engine_for(db).tables().items()}
+
+
+def sql_facts(sql: str, schema: dict[str, dict[str, str]], dialect: str) -> dict[str, Any] | None:
+    """What a query uses, its columns resolved to their tables: `tables`, `columns` ((table, column)), `joins`
+    (an equality of two tables' columns, either way round) and `template` (the SQL with every literal a
+    placeholder, every table by its own name, no aliases); None when sqlglot cannot read or resolve it."""
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.optimizer.qualify import qualify
+    from sqlglot.optimizer.scope import traverse_scope
+
+    try:
+        tree = qualify(
+            sqlglot.parse_one(sql, read=dialect), schema=schema, dialect=dialect, validate_qualify_columns=False
+        )
+    except sqlglot.errors.SqlglotError:
+        return None
+    real: dict[int, tuple[str, str]] = {}  # a column node's id -> (table, column)
+    for scope in traverse_scope(tree):
+        for col in scope.columns:
+            source = scope.sources.get(col.table)
+            if isinstance(source, exp.Table):
+                real[id(col)] = (source.name.lower(), col.name.lower())
+    joins = {
+        frozenset((real[id(eq.left)], real[id(eq.right)]))
+        for eq in tree.find_all(exp.EQ)
+        if id(eq.left) in real and id(eq.right) in real and real[id(eq.left)][0] != real[id(eq.right)][0]
+    }
+    tables = {t.name.lower() for t in tree.find_all(exp.Table)} - {
+        c.alias_or_name.lower() for c in tree.find_all(exp.CTE)
+    }
+    facts = {"tables": tables, "columns": set(real.values()), "joins": joins}
+    for col in list(tree.find_all(exp.Column)):  # the template: each column by its table's own name
+        col.set("table", exp.to_identifier(real[id(col)][0]) if id(col) in real else None)
+    for node in [*tree.find_all(exp.Literal), *tree.find_all(exp.TableAlias), *tree.find_all(exp.Alias)]:
+        if isinstance(node, exp.Literal):
+            node.replace(exp.Placeholder())
+        elif isinstance(node, exp.TableAlias):
+            node.pop()
+        else:
+            node.replace(node.this)
+    return facts | {"template": tree.sql(dialect=dialect, normalize=True).lower()}
+
+
+def ceiling_class(gold: dict[str, Any], approved: list[dict[str, Any]]) -> str:
+    """'template', 'parts' or 'neither' (above) for a gold query's facts against its database's approved ones."""
+    if any(gold["template"] in a["templates"] for a in approved):
+        return "template"
+    held = {key: set().union(*(a[key] for a in approved)) for key in ("tables", "columns", "joins")}
+    return "parts" if all(gold[key] <= held[key] for key in held) else "neither"
+
+
+def _pair_facts(pair: dict[str, Any], schema: dict[str, dict[str, str]], dialect: str) -> dict[str, Any] | None:
+    """An approved pair's facts (`sql_facts` of its SQL) and `templates`: its SQL's and its gold's (the approved
+    SQL gives the gold's result, so a question of the gold's template is answered by the pair's values swapped)."""
+    facts = sql_facts(pair["sql"], schema, dialect)
+    gold = sql_facts(pair["gold"], schema, dialect)
+    if facts is None:
+        return None
+    return facts | {"templates": {facts["template"]} | ({gold["template"]} if gold else set())}
+
+
+def _same_question(a: str, b: str) -> bool:
+    return " ".join(a.lower().rstrip("?").split()) == " ".join(b.lower().rstrip("?").split())
+
+
+def ceiling(tags: tuple[str, ...] = CEILING_RUNS) -> list[dict[str, Any]]:
+    """Each answerable question each run got wrong with an empty memory, classed against the grown memory's
+    approved pairs of its database, its own question aside (leave-one-out): run, db, question, class, declined
+    (no SQL with an empty memory), answerable (the run's count)."""
+    from bi_nokeys import engine_for
+
+    pairs = approved_pairs(stored_answers())
+    dbs = {p["db"] for p in pairs}
+    schemas = {db: _schema(db) for db in dbs}
+    dialects = {db: engine_for(db).dialect for db in dbs}
+    facts = {id(p): _pair_facts(p, schemas[p["db"]], dialects[p["db"]]) for p in pairs}
+    out = []
+    for tag in tags:
+        rows = json.loads((RESULTS / f"bi_memory_{tag}.json").read_text())["questions"]
+        answerable = sum(r["gold"] is not None for r in rows)
+        for r in rows:
+            if r["gold"] is None or r["off"]["correct"]:
+                continue
+            gold = sql_facts(r["gold"], schemas[r["db"]], dialects[r["db"]])
+            mine = [
+                facts[id(p)] for p in pairs if p["db"] == r["db"] and not _same_question(p["question"], r["question"])
+            ]
+            cls = "unread" if gold is None else ceiling_class(gold, [f for f in mine if f is not None])
+            out.append(
+                {
+                    "run": tag,
+                    "db": r["db"],
+                    "question": r["question"],
+                    "class": cls,
+                    "declined": not r["off"]["sql"],
+                    "answerable": answerable,
+                }
+            )
+    return out
+
+
 def diagnose(tags: tuple[str, ...] = ("grown", "grown_v2")) -> None:
     """Print each answerable question a run got wrong with an empty memory, with what DIAGNOSIS was read from."""
     import sqlglot
@@ -1134,6 +1267,8 @@ def main() -> None:
     p.add_argument("--exact", action="store_true", help="--again: the embedded model with no prompt cache")
     p.add_argument("--primed", action="store_true", help="--set grown: every call primed (bi_memory_primed.py)")
     p.add_argument("--v6", action="store_true", help="--set grown: grown_v6's sample (`v6_sample`)")
+    p.add_argument("--v8", action="store_true", help="--set grown: grown_v8's sample (`v8_sample`), primed")
+    p.add_argument("--any-shape", action="store_true", help="--v6/--v8: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
     p.add_argument(
@@ -1145,9 +1280,11 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.determinism:
         return determinism()
-    if args.v6:
+    if args.v6 or args.v8:
         out = RESULTS / f"bi_memory_{args.tag}.json"
-        _write(out, run_primed(args.llm, v6_sample(), out, args.floor or None) | {"set": "all (grown memory)"})
+        sample = v8_sample() if args.v8 else v6_sample()
+        got = run_primed(args.llm, sample, out, args.floor or None, shaped=not args.any_shape)
+        _write(out, got | {"set": "all (grown memory)"})
     elif args.again:
         out = RESULTS / f"bi_memory_{args.tag}.json"
         again = run_again(args.llm, args.again, out, args.floor or None, args.pick, args.exact)
