@@ -1043,81 +1043,18 @@ def _schema(db: str) -> dict[str, dict[str, str]]:
     return {t: {c.name: c.type or "TEXT" for c in cols} for t, cols in engine_for(db).tables().items()}
 
 
-def sql_facts(sql: str, schema: dict[str, dict[str, str]], dialect: str) -> dict[str, Any] | None:
-    """What a query uses, its columns resolved to their tables: `tables`, `columns` ((table, column)), `joins`
-    (an equality of two tables' columns, either way round) and `template` (the SQL with every literal a
-    placeholder, every table by its own name, no aliases); None when sqlglot cannot read or resolve it."""
-    import sqlglot
-    from sqlglot import exp
-    from sqlglot.optimizer.qualify import qualify
-    from sqlglot.optimizer.scope import traverse_scope
-
-    try:
-        tree = qualify(
-            sqlglot.parse_one(sql, read=dialect), schema=schema, dialect=dialect, validate_qualify_columns=False
-        )
-    except sqlglot.errors.SqlglotError:
-        return None
-    real: dict[int, tuple[str, str]] = {}  # a column node's id -> (table, column)
-    for scope in traverse_scope(tree):
-        for col in scope.columns:
-            source = scope.sources.get(col.table)
-            if isinstance(source, exp.Table):
-                real[id(col)] = (source.name.lower(), col.name.lower())
-    joins = {
-        frozenset((real[id(eq.left)], real[id(eq.right)]))
-        for eq in tree.find_all(exp.EQ)
-        if id(eq.left) in real and id(eq.right) in real and real[id(eq.left)][0] != real[id(eq.right)][0]
-    }
-    tables = {t.name.lower() for t in tree.find_all(exp.Table)} - {
-        c.alias_or_name.lower() for c in tree.find_all(exp.CTE)
-    }
-    facts = {"tables": tables, "columns": set(real.values()), "joins": joins}
-    for col in list(tree.find_all(exp.Column)):  # the template: each column by its table's own name
-        col.set("table", exp.to_identifier(real[id(col)][0]) if id(col) in real else None)
-    for node in [*tree.find_all(exp.Literal), *tree.find_all(exp.TableAlias), *tree.find_all(exp.Alias)]:
-        if isinstance(node, exp.Literal):
-            node.replace(exp.Placeholder())
-        elif isinstance(node, exp.TableAlias):
-            node.pop()
-        else:
-            node.replace(node.this)
-    return facts | {"template": tree.sql(dialect=dialect, normalize=True).lower()}
-
-
-def ceiling_class(gold: dict[str, Any], approved: list[dict[str, Any]]) -> str:
-    """'template', 'parts' or 'neither' (above) for a gold query's facts against its database's approved ones."""
-    if any(gold["template"] in a["templates"] for a in approved):
-        return "template"
-    held = {key: set().union(*(a[key] for a in approved)) for key in ("tables", "columns", "joins")}
-    return "parts" if all(gold[key] <= held[key] for key in held) else "neither"
-
-
-def _pair_facts(pair: dict[str, Any], schema: dict[str, dict[str, str]], dialect: str) -> dict[str, Any] | None:
-    """An approved pair's facts (`sql_facts` of its SQL) and `templates`: its SQL's and its gold's (the approved
-    SQL gives the gold's result, so a question of the gold's template is answered by the pair's values swapped)."""
-    facts = sql_facts(pair["sql"], schema, dialect)
-    gold = sql_facts(pair["gold"], schema, dialect)
-    if facts is None:
-        return None
-    return facts | {"templates": {facts["template"]} | ({gold["template"]} if gold else set())}
-
-
-def _same_question(a: str, b: str) -> bool:
-    return " ".join(a.lower().rstrip("?").split()) == " ".join(b.lower().rstrip("?").split())
-
-
 def ceiling(tags: tuple[str, ...] = CEILING_RUNS) -> list[dict[str, Any]]:
     """Each answerable question each run got wrong with an empty memory, classed against the grown memory's
     approved pairs of its database, its own question aside (leave-one-out): run, db, question, class, declined
     (no SQL with an empty memory), answerable (the run's count)."""
+    from bi_memory_ceiling import ceiling_class, in_one_pair, pair_facts, same_question, sql_facts
     from bi_nokeys import engine_for
 
     pairs = approved_pairs(stored_answers())
     dbs = {p["db"] for p in pairs}
     schemas = {db: _schema(db) for db in dbs}
     dialects = {db: engine_for(db).dialect for db in dbs}
-    facts = {id(p): _pair_facts(p, schemas[p["db"]], dialects[p["db"]]) for p in pairs}
+    facts = {id(p): pair_facts(p, schemas[p["db"]], dialects[p["db"]]) for p in pairs}
     out = []
     for tag in tags:
         rows = json.loads((RESULTS / f"bi_memory_{tag}.json").read_text())["questions"]
@@ -1127,20 +1064,41 @@ def ceiling(tags: tuple[str, ...] = CEILING_RUNS) -> list[dict[str, Any]]:
                 continue
             gold = sql_facts(r["gold"], schemas[r["db"]], dialects[r["db"]])
             mine = [
-                facts[id(p)] for p in pairs if p["db"] == r["db"] and not _same_question(p["question"], r["question"])
+                f
+                for p in pairs
+                if p["db"] == r["db"] and not same_question(p["question"], r["question"]) and (f := facts[id(p)])
             ]
-            cls = "unread" if gold is None else ceiling_class(gold, [f for f in mine if f is not None])
+            row = {k: r[k] for k in ("db", "question")} | {"run": tag, "answerable": answerable}
             out.append(
-                {
-                    "run": tag,
-                    "db": r["db"],
-                    "question": r["question"],
-                    "class": cls,
+                row
+                | {
+                    "class": "unread" if gold is None else ceiling_class(gold, mine),
+                    "one_pair": gold is not None and in_one_pair(gold, mine),
                     "declined": not r["off"]["sql"],
-                    "answerable": answerable,
                 }
             )
     return out
+
+
+def ceiling_table(rows: list[dict[str, Any]]) -> list[str]:
+    """`ceiling`'s rows per run as bench/bi_memory.md's table: misses per class, and the implied ceilings in
+    points over the run's answerable questions."""
+    lines = [
+        "| run | answerable | wrong, empty memory (declined) | (a) template | (b) parts (in one pair) | (c) neither "
+        "| ceiling (a), points | ceiling (a)+(b), points |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for tag in dict.fromkeys(r["run"] for r in rows):
+        mine = [r for r in rows if r["run"] == tag]
+        n = mine[0]["answerable"]
+        count = {c: sum(r["class"] == c for r in mine) for c in ("template", "parts", "neither")}
+        one = sum(r["class"] == "parts" and r["one_pair"] for r in mine)
+        lines.append(
+            f"| {tag} | {n} | {len(mine)} ({sum(r['declined'] for r in mine)}) | {count['template']} "
+            f"| {count['parts']} ({one}) | {count['neither']} | +{100 * count['template'] / n:.1f} "
+            f"| +{100 * (count['template'] + count['parts']) / n:.1f} |"
+        )
+    return lines
 
 
 def diagnose(tags: tuple[str, ...] = ("grown", "grown_v2")) -> None:
@@ -1267,6 +1225,7 @@ def main() -> None:
     p.add_argument("--exact", action="store_true", help="--again: the embedded model with no prompt cache")
     p.add_argument("--primed", action="store_true", help="--set grown: every call primed (bi_memory_primed.py)")
     p.add_argument("--v6", action="store_true", help="--set grown: grown_v6's sample (`v6_sample`)")
+    p.add_argument("--ceiling", action="store_true", help="class each empty-memory miss (`ceiling`); no model")
     p.add_argument("--v8", action="store_true", help="--set grown: grown_v8's sample (`v8_sample`), primed")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
@@ -1275,6 +1234,10 @@ def main() -> None:
         "--diagnose", action="store_true", help="list a run's empty-memory misses (--tag; default grown's, grown_v2's)"
     )
     args = p.parse_args()
+    if args.ceiling:
+        rows = ceiling()
+        _write(RESULTS / "bi_memory_ceiling.json", {"rows": rows})
+        return print("\n".join(ceiling_table(rows)))
     if args.diagnose:
         return diagnose((args.tag,) if args.tag != "run" else ("grown", "grown_v2"))
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
