@@ -840,6 +840,10 @@ def v6_sample() -> list[dict[str, Any]]:
     return out + first[n:] + second[n:]
 
 
+def _questions_of(tag: str) -> list[dict[str, Any]]:
+    return json.loads((RESULTS / f"bi_memory_{tag}.json").read_text())["questions"]
+
+
 def v8_sample() -> list[dict[str, Any]]:
     """grown_v8's sample, fixed before its run (bench/bi_memory.md, "round 8"): grown_v6's answerable misses
     of class template / parts (`ceiling`) in its order, and held-out #13's questions on the memory's databases in
@@ -1266,7 +1270,7 @@ def main() -> None:
     p.add_argument("--limit", type=int, default=None, help="then take N (default: all)")
     p.add_argument("--floor", type=float, default=FLOOR, help="the similarity floor (MiniLM cosine; 0: none)")
     p.add_argument("--tag", default="run", help="results/bi_memory_TAG.json")
-    p.add_argument("--exclude", action="append", default=[], help="--set grown: leave out run TAG's questions")
+    p.add_argument("--exclude", action="append", default=[], help="--set grown, --v8: leave out run TAG's questions")
     p.add_argument(
         "--then", action="append", default=[], help="--set grown: then SET's questions on the memory's databases"
     )
@@ -1300,6 +1304,8 @@ def main() -> None:
     if args.v6 or args.v8:
         out = RESULTS / f"bi_memory_{args.tag}.json"
         sample = v8_sample() if args.v8 else v6_sample()
+        asked = {(r["db"], r["question"]) for tag in args.exclude for r in _questions_of(tag)}  # a run continued
+        sample = [q for q in sample if (q["db"], q["question"]) not in asked]
         got = run_primed(args.llm, sample, out, args.floor or None, shaped=not args.any_shape)
         _write(out, got | {"set": "all (grown memory)"})
     elif args.again:
@@ -1309,12 +1315,8 @@ def main() -> None:
     elif not args.report and args.which == "grown":
         out = RESULTS / f"bi_memory_{args.tag}.json"
         items = grown_sample(stored_answers(), args.answerable, args.declinable)
-        asked: set[tuple[str, str]] = set()
-        for tag in args.exclude:  # another run's questions: a rule decided on them is measured on the others
-            asked |= {
-                (r["db"], r["question"])
-                for r in json.loads((RESULTS / f"bi_memory_{tag}.json").read_text())["questions"]
-            }
+        # another run's questions: a rule decided on them is measured on the others
+        asked = {(r["db"], r["question"]) for tag in args.exclude for r in _questions_of(tag)}
         items = [q for q in items if (q["db"], q["question"]) not in asked] + later(args.then, asked)
         items += targets() if args.targets else []
         _write(out, run_grown(args.llm, items, out, args.floor or None) | {"set": "all (grown memory)"})
