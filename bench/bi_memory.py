@@ -120,6 +120,7 @@ RUNS = (
     "grown_v5r",
     "grown_v5x",
     "grown_v6",
+    "grown_v8ab",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -844,6 +845,27 @@ def _questions_of(tag: str) -> list[dict[str, Any]]:
     return json.loads((RESULTS / f"bi_memory_{tag}.json").read_text())["questions"]
 
 
+def joined(tags: list[str]) -> dict[str, Any]:
+    """Runs of one sample continued one after another (`--exclude`), as one run: their rows in order, their
+    commits."""
+    runs = [json.loads((RESULTS / f"bi_memory_{tag}.json").read_text()) for tag in tags]
+    first = runs[0]
+    rows = [q for r in runs for q in r["questions"]]
+    got = summarize(rows, first["model"], first["questions_planned"], first["examples_approved"], 0.0)
+    keep = ("floor", "memory", "protocol", "shaped", "set", "approve_seconds_each", "date")
+    steps = first["steps"] + ("" if first.get("shaped", True) else "; any shape (no `fits`)")
+    return (
+        got
+        | {k: first[k] for k in keep if k in first}
+        | {
+            "commit": "+".join(dict.fromkeys(r["commit"] for r in runs)),
+            "steps": steps,
+            "load_average_1min_at_end": runs[-1]["load_average_1min_at_end"],
+            "joined": tags,
+        }
+    )
+
+
 def v8_sample() -> list[dict[str, Any]]:
     """grown_v8's sample, fixed before its run (bench/bi_memory.md, "round 8"): grown_v6's answerable misses
     of class template / parts (`ceiling`) in its order, and held-out #13's questions on the memory's databases in
@@ -1281,6 +1303,7 @@ def main() -> None:
     p.add_argument("--primed", action="store_true", help="--set grown: every call primed (bi_memory_primed.py)")
     p.add_argument("--v6", action="store_true", help="--set grown: grown_v6's sample (`v6_sample`)")
     p.add_argument("--ceiling", action="store_true", help="class each empty-memory miss (`ceiling`); no model")
+    p.add_argument("--join", nargs="+", default=None, help="runs of one sample continued, as run --tag")
     p.add_argument("--reach", action="store_true", help="what the show rules give `ceiling`'s (a)/(b) misses")
     p.add_argument("--v8", action="store_true", help="--set grown: grown_v8's sample (`v8_sample`), primed")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8: pairs shown whatever their shape")
@@ -1298,6 +1321,9 @@ def main() -> None:
         return print("\n".join(reach()))
     if args.diagnose:
         return diagnose((args.tag,) if args.tag != "run" else ("grown", "grown_v2"))
+    if args.join:  # then the report, with the joined run in it
+        _write(RESULTS / f"bi_memory_{args.tag}.json", joined(args.join))
+        args.report = True
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.determinism:
         return determinism()
