@@ -70,6 +70,7 @@ class ExampleMemory:
     leave_one_out: bool = False
     floor: float | None = FLOOR  # a pair whose question is less similar (cosine) to the new one is not used
     show_floor: float | None = SHOW_FLOOR  # nor shown to the plan and SQL steps below this (None: no floor at all)
+    shaped: bool = True  # a pair shown must fit the question's shape (`fits`); False: the nearest, any shape
 
     def _search(self, connection: str, question: str, k: int) -> list[Example]:
         """The k nearest pairs; leave-one-out drops every pair of the same question text (case, spacing and the
@@ -97,7 +98,7 @@ class ExampleMemory:
         """The k nearest pairs that fit the question's shape (`fits`), from the POOL * k nearest above the show
         floor: those given to the model as examples."""
         pool = self.nearest(connection, question, POOL * self.k, self.show_floor or 0.0)
-        return [e for e in pool if fits(question, e, dialect, valued)][: self.k]
+        return [e for e in pool if not self.shaped or fits(question, e, dialect, valued)][: self.k]
 
     def candidates(self, connection: str, question: str) -> list[Example]:
         """The pairs an approved query may be reused from (`value_swap` decides): the nearest by search alone

@@ -232,3 +232,14 @@ def test_a_lower_case_word_of_a_category_value_is_a_filter(airports):
         2, "How many small airports are there?", "SELECT count(*) FROM airports WHERE type = 'small_airport'"
     )
     assert fits(large, filtered, valued=test) and not fits("How many airports are there?", filtered, valued=test)
+
+
+def test_a_memory_not_shaped_shows_the_nearest_pairs_whatever_their_shape(tmp_path, monkeypatch):
+    plain = Example(1, "How many parts are there?", "SELECT count(*) FROM part")
+    brand = Example(2, "How many parts have brand Brand#12?", "SELECT count(*) FROM part WHERE p_brand = 'Brand#12'")
+    question = "How many parts are of brand Brand#13?"
+    assert not fits(question, plain)
+    for shaped, want in ((True, [brand]), (False, [plain, brand])):
+        memory = ExampleMemory(ApprovedExamples(tmp_path / f"{shaped}.db", embedder=None), k=2, shaped=shaped)
+        monkeypatch.setattr(memory, "nearest", lambda _c, _q, k=None, at_least=0.0: [plain, brand][: k or 2])
+        assert memory.shown("tpch", question) == want
