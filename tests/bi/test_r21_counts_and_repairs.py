@@ -163,3 +163,23 @@ def test_a_column_no_table_of_the_query_holds_is_repaired_by_the_model_shown_the
         "- T1 is visits; its columns: visitor, place" in repair
         and "- T2 is places; its columns: town, country" in repair
     )
+
+
+def test_a_made_up_number_beside_an_unused_written_one_is_dropped_from_a_query_that_found_nothing():
+    from orrery.bi.relax import relaxed
+
+    sql = "SELECT SUM(t.bronze) FROM tally t WHERE t.bronze = 10 AND t.country = 'Russia'"
+    assert relaxed(sql, "how many bronzes did the Russians take home in 2014", [], "sqlite") == [
+        "SELECT SUM(t.bronze) FROM tally AS t WHERE t.country = 'Russia'"
+    ]
+
+
+def test_a_number_that_may_be_the_written_one_mistyped_or_written_as_a_word_stays():
+    from orrery.bi.relax import relaxed
+
+    for sql, question in (
+        ("SELECT COUNT(*) FROM shops WHERE staff > 250", "shops with more than 25 staff"),  # mistyped
+        ("SELECT COUNT(*) FROM cars WHERE yr > 80", "how many of the cars were built after 1980?"),  # shortened
+        ("SELECT COUNT(*) FROM cars WHERE cyl = 4 AND yr = 1980", "the four-cylinder cars of 1980"),  # a word
+    ):
+        assert relaxed(sql, question, [], "sqlite") == [], (question, sql)
