@@ -183,3 +183,26 @@ def test_a_number_that_may_be_the_written_one_mistyped_or_written_as_a_word_stay
         ("SELECT COUNT(*) FROM cars WHERE cyl = 4 AND yr = 1980", "the four-cylinder cars of 1980"),  # a word
     ):
         assert relaxed(sql, question, [], "sqlite") == [], (question, sql)
+
+
+def test_each_named_by_its_second_word_groups_by_that_column_and_drops_its_one_value_filter(shops):
+    gold = "SELECT r.name, AVG(s.profit) FROM shops s JOIN regions r ON s.region_id = r.region_id GROUP BY r.name"
+    sql = _compose(
+        shops,
+        ["shops", "regions"],
+        "average profit for each sales name",  # 'sales' names no field, 'name' does
+        select=["shops.kind", "AVG(shops.profit)"],
+        where=["regions.name = 'Sales'"],
+        group_by=["shops.kind"],
+    )
+    assert _rows(shops, sql) == _rows(shops, gold), sql
+    # a filter on another column than the one asked per value stays
+    sql = _compose(
+        shops,
+        ["shops", "regions"],
+        "average profit for each sales name",
+        select=["shops.kind", "AVG(shops.profit)"],
+        where=["shops.kind = 'Phones'"],
+        group_by=["shops.kind"],
+    )
+    assert "shops.kind = 'Phones'" in sql, sql
