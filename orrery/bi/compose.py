@@ -1551,7 +1551,7 @@ def _from(semantic: Semantic, used: list[str]) -> str:
                 f"no join path from {', '.join(included)} to {', '.join(pending)}; add one to the semantic layer"
             )
         t, join = step
-        same = [j for j in semantic.joins if _connects(j, t, included) and _sides(j) == _sides(join)]
+        same = [j for j in semantic.joins if _connects(j, t, included) and sides(j) == sides(join)]
         if len(same) > 1:
             raise AmbiguousJoin(same)
         clause += f" JOIN {t} ON {join}"
@@ -1560,10 +1560,11 @@ def _from(semantic: Semantic, used: list[str]) -> str:
     return clause
 
 
-def _sides(join: str) -> set[str]:
+def sides(join: str) -> set[str]:
+    """The two tables a join (`a.x = b.y`) connects."""
     return {s.strip().split(".")[0] for s in join.split("=")}
 
 
 def _connects(join: str, table: str, included: list[str]) -> bool:
-    sides = _sides(join)
-    return table in sides and bool(sides & (set(included) - {table}))
+    ends = sides(join)
+    return table in ends and bool(ends & (set(included) - {table}))

@@ -206,3 +206,23 @@ def test_each_named_by_its_second_word_groups_by_that_column_and_drops_its_one_v
         group_by=["shops.kind"],
     )
     assert "shops.kind = 'Phones'" in sql, sql
+
+
+def test_the_repair_of_a_column_outside_the_query_names_the_table_that_holds_it_and_its_join(shops):
+    from orrery.bi.tools import BIContext, _real_columns
+
+    bi = BIContext(shops, draft(shops), None)
+    sql = "SELECT COUNT(*) FROM shops WHERE name = 'East'"
+    error = shops_error(shops, sql)
+    note = _real_columns(bi, sql, error)
+    assert "- shops; its columns: shop_id, region_id, kind, staff, profit" in note
+    assert "- name is a column of regions, joined by shops.region_id = regions.region_id" in note
+    assert _real_columns(bi, sql, "it found nothing") == ""  # another error: nothing added
+
+
+def shops_error(engine, sql: str) -> str:
+    from orrery.bi.engines import QueryError
+
+    with pytest.raises(QueryError) as exc:
+        engine.execute(sql)
+    return str(exc.value)
