@@ -1113,7 +1113,8 @@ def _ratio_over_all_rows(trees: dict[str, list[exp.Expression]]) -> None:
         trees["where"] = [c for c in trees["where"] if c.sql() not in inside]
 
 
-_PER = re.compile(r"\b(?:per|each|every)\s+([a-z][\w-]*)", re.I)
+# the word after 'per' / 'each', and the next one when the first names no field ('each world region')
+_PER = re.compile(r"\b(?:per|each|every)\s+([a-z][\w-]*)(?:\s+([a-z][\w-]*))?", re.I)
 _WHICH_THING = re.compile(r"\b(?:which|what)\s+([a-z][\w-]*)", re.I)
 
 
@@ -1126,7 +1127,7 @@ def _named_group(
     key = trees["group_by"][0] if len(trees["group_by"]) == 1 else None
     if not isinstance(key, exp.Column):
         return
-    named = [m.group(1) for m in _PER.finditer(question)]
+    named = [w for m in _PER.finditer(question) for w in m.groups() if w]
     named += [m.group(1) for m in _WHICH_THING.finditer(question)] if SUPERLATIVE.search(question) else []
     own = set(stems(f"{words(key.table)} {words(key.name)}"))
     if not named or any(set(stems(w)) & own for w in named):
@@ -1144,7 +1145,13 @@ def _named_group(
                             c.replace(new.copy())
             if field["table"] not in used:
                 used.append(field["table"])
+            # 'for each world region' beside `region = 'World'`: one value of the column asked per value is no filter
+            trees["where"] = [c for c in trees["where"] if not _one_value_of(c, new)]
             return
+
+
+def _one_value_of(cond: exp.Expression, col: exp.Column) -> bool:
+    return isinstance(cond, exp.EQ) and cond.this.sql() == col.sql() and isinstance(cond.expression, exp.Literal)
 
 
 _TEXT = re.compile(r"CHAR|TEXT|STRING", re.I)
@@ -1544,7 +1551,7 @@ def _from(semantic: Semantic, used: list[str]) -> str:
                 f"no join path from {', '.join(included)} to {', '.join(pending)}; add one to the semantic layer"
             )
         t, join = step
-        same = [j for j in semantic.joins if _connects(j, t, included) and _sides(j) == _sides(join)]
+        same = [j for j in semantic.joins if _connects(j, t, included) and sides(j) == sides(join)]
         if len(same) > 1:
             raise AmbiguousJoin(same)
         clause += f" JOIN {t} ON {join}"
@@ -1553,10 +1560,11 @@ def _from(semantic: Semantic, used: list[str]) -> str:
     return clause
 
 
-def _sides(join: str) -> set[str]:
+def sides(join: str) -> set[str]:
+    """The two tables a join (`a.x = b.y`) connects."""
     return {s.strip().split(".")[0] for s in join.split("=")}
 
 
 def _connects(join: str, table: str, included: list[str]) -> bool:
-    sides = _sides(join)
-    return table in sides and bool(sides & (set(included) - {table}))
+    ends = sides(join)
+    return table in ends and bool(ends & (set(included) - {table}))

@@ -107,12 +107,48 @@ def _extreme_as_ranking(tree: exp.Select, _question: str, _resolved: list[dict[s
     return False
 
 
+_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+} | {w: str(10 * i) for i, w in enumerate(["thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], 3)}
+
+
+def _numbers(question: str) -> set[str]:
+    """The numbers a question writes, in digits ('1990', '2.5') or as a word ('four-cylinder')."""
+    found = re.findall(r"\d+(?:\.\d+)?", question)
+    return set(found) | {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", question.lower()) if w in _NUMBER_WORDS}
+
+
 def _said(literal: exp.Literal, question: str) -> bool:
-    """Whether the question writes the literal: a number as written ('1990', '2.5'), a text by one of its
+    """Whether the question writes the literal: a number as written ('1990', '2.5', 'four'), a text by one of its
     words (its stems: 'Europe' in 'european', a LIKE pattern's words)."""
     text = literal.this.strip("%")
     if not literal.is_string:
-        return bool(re.search(rf"(?<![\d.]){re.escape(text)}(?![\d.])", question))
+        return text in _numbers(question)
     return _shares(stems(text), stems(question))
 
 
@@ -141,12 +177,19 @@ def _unsaid_dropped(tree: exp.Select, question: str, resolved: list[dict[str, An
     filters = _literal_filters(tree)
     unsaid = [(c, lit) for c, lit in filters if lit.this.lower() not in found and not _said(lit, question)]
     # a number the question writes that no condition uses: the made-up one may be it mistyped (250 for 25),
-    # which the model's repair can set right; dropping it would answer another question
-    spare = set(re.findall(r"\d+(?:\.\d+)?", question)) - {lit.this for _, lit in filters if not lit.is_string}
-    unsaid = [c for c, lit in unsaid if lit.is_string or not spare]
+    # which the model's repair can set right; dropping it would answer another question. Not a number of other
+    # digits ('bronze = 10' beside an unused '2014'): that one is made up.
+    spare = _numbers(question) - {lit.this for _, lit in filters if not lit.is_string}
+    unsaid = [c for c, lit in unsaid if lit.is_string or not any(_mistyped(lit.this, n) for n in spare)]
     for part in ("where", "having"):
         _drop(tree, part, unsaid)
     return bool(unsaid)
+
+
+def _mistyped(number: str, written: str) -> bool:
+    """Whether `number` may be `written` mistyped or shortened: one starts or ends the other (250 for 25, 80 for
+    1980)."""
+    return any(a.startswith(b) or a.endswith(b) for a, b in ((number, written), (written, number)))
 
 
 def _second_mention_dropped(tree: exp.Select, _question: str, resolved: list[dict[str, Any]]) -> bool:

@@ -27,7 +27,7 @@ from rapidfuzz import fuzz, utils
 from sqlglot import exp
 
 from orrery.bi import analysis
-from orrery.bi.compose import LIST_SEPARATOR, BadPart, UnknownField
+from orrery.bi.compose import LIST_SEPARATOR, BadPart, UnknownField, sides
 from orrery.bi.context import BadReply, BIContext, Candidate
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
 from orrery.bi.decline import (
@@ -669,13 +669,19 @@ def _requalified(bi: BIContext, sql: str, error: str | None) -> str | None:
 
 def _real_columns(bi: BIContext, sql: str, error: str | None) -> str:
     """For the repair of a column the engine did not find: which table each name of the failed query stands for
-    and that table's real columns (a table outside the slice too), so the repair picks a column that exists."""
-    if _missing_column(error) is None or not (named := _named_tables(bi, sql)):
+    and that table's real columns (a table outside the slice too), and which other tables hold a column of that
+    name with the join that reaches them ('Director' of omdb for a query over tomatoes), so the repair picks a
+    column that exists."""
+    if (missing := _missing_column(error)) is None or not (named := _named_tables(bi, sql)):
         return ""
     lines = [
         (f"{a} is {t}" if a != t else t) + f"; its columns: {', '.join(bi.semantic.tables[t]['columns'])}"
         for a, t in named.items()
     ]
+    for t in _column_holders(bi, bi.semantic.tables, missing[1]):
+        joins = [j for j in bi.semantic.joins if sides(j) & {t} and sides(j) & set(named.values())]
+        if t not in named.values() and joins:
+            lines.append(f"{missing[1]} is a column of {t}, joined by {joins[0]}")
     return "The tables it names:\n" + "\n".join(f"- {line}" for line in lines) + "\n"
 
 

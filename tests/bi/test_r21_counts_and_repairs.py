@@ -163,3 +163,66 @@ def test_a_column_no_table_of_the_query_holds_is_repaired_by_the_model_shown_the
         "- T1 is visits; its columns: visitor, place" in repair
         and "- T2 is places; its columns: town, country" in repair
     )
+
+
+def test_a_made_up_number_beside_an_unused_written_one_is_dropped_from_a_query_that_found_nothing():
+    from orrery.bi.relax import relaxed
+
+    sql = "SELECT SUM(t.bronze) FROM tally t WHERE t.bronze = 10 AND t.country = 'Russia'"
+    assert relaxed(sql, "how many bronzes did the Russians take home in 2014", [], "sqlite") == [
+        "SELECT SUM(t.bronze) FROM tally AS t WHERE t.country = 'Russia'"
+    ]
+
+
+def test_a_number_that_may_be_the_written_one_mistyped_or_written_as_a_word_stays():
+    from orrery.bi.relax import relaxed
+
+    for sql, question in (
+        ("SELECT COUNT(*) FROM shops WHERE staff > 250", "shops with more than 25 staff"),  # mistyped
+        ("SELECT COUNT(*) FROM cars WHERE yr > 80", "how many of the cars were built after 1980?"),  # shortened
+        ("SELECT COUNT(*) FROM cars WHERE cyl = 4 AND yr = 1980", "the four-cylinder cars of 1980"),  # a word
+    ):
+        assert relaxed(sql, question, [], "sqlite") == [], (question, sql)
+
+
+def test_each_named_by_its_second_word_groups_by_that_column_and_drops_its_one_value_filter(shops):
+    gold = "SELECT r.name, AVG(s.profit) FROM shops s JOIN regions r ON s.region_id = r.region_id GROUP BY r.name"
+    sql = _compose(
+        shops,
+        ["shops", "regions"],
+        "average profit for each sales name",  # 'sales' names no field, 'name' does
+        select=["shops.kind", "AVG(shops.profit)"],
+        where=["regions.name = 'Sales'"],
+        group_by=["shops.kind"],
+    )
+    assert _rows(shops, sql) == _rows(shops, gold), sql
+    # a filter on another column than the one asked per value stays
+    sql = _compose(
+        shops,
+        ["shops", "regions"],
+        "average profit for each sales name",
+        select=["shops.kind", "AVG(shops.profit)"],
+        where=["shops.kind = 'Phones'"],
+        group_by=["shops.kind"],
+    )
+    assert "shops.kind = 'Phones'" in sql, sql
+
+
+def test_the_repair_of_a_column_outside_the_query_names_the_table_that_holds_it_and_its_join(shops):
+    from orrery.bi.tools import BIContext, _real_columns
+
+    bi = BIContext(shops, draft(shops), None)
+    sql = "SELECT COUNT(*) FROM shops WHERE name = 'East'"
+    error = shops_error(shops, sql)
+    note = _real_columns(bi, sql, error)
+    assert "- shops; its columns: shop_id, region_id, kind, staff, profit" in note
+    assert "- name is a column of regions, joined by shops.region_id = regions.region_id" in note
+    assert _real_columns(bi, sql, "it found nothing") == ""  # another error: nothing added
+
+
+def shops_error(engine, sql: str) -> str:
+    from orrery.bi.engines import QueryError
+
+    with pytest.raises(QueryError) as exc:
+        engine.execute(sql)
+    return str(exc.value)
