@@ -364,11 +364,14 @@ _WORD_BEFORE = re.compile(r"([a-z][\w'-]*)\s+$", re.I)
 
 
 def _rate_unit(m: re.Match[str]) -> bool:
-    """Whether a group shape's match is 'per U' right after a word ('births per woman', 'miles per gallon'): the
-    unit of a rate, which groups nothing, or a group the data holds ('revenue per customer segment'); either way
-    no missing group. After a comma or a grammar word ('..., per make') it stays a group."""
+    """Whether a group shape's match is 'per U' of one word right after a word ('births per woman', 'miles per
+    gallon of ...'): the unit of a rate, which groups nothing. After a comma or a grammar word ('..., per make'), or
+    of two words ('minutes per customer region'), it stays a group the data must hold."""
     before = _WORD_BEFORE.search(m.string[: m.start()])
-    return m.group(0).lower().startswith("per ") and bool(before) and before.group(1).lower() not in GRAMMAR
+    one_word = m.group(1).lower().split()[1:2] in ([], ["of"])
+    return (
+        m.group(0).lower().startswith("per ") and one_word and bool(before) and before.group(1).lower() not in GRAMMAR
+    )
 
 
 def measured_of(question: str) -> list[str]:

@@ -75,3 +75,7 @@ def test_a_rate_whose_unit_the_data_does_not_spell_is_not_declined(bi, question)
 )
 def test_a_group_the_data_lacks_is_still_missing(bi, question):
     assert missing_asked(bi, question) == ["courier"]
+
+
+def test_a_group_of_two_words_after_per_is_still_a_group(bi):
+    assert missing_asked(bi, "total amount per courier depot") == ["courier depot"]
