@@ -1,4 +1,4 @@
-"""Round 21 (bench/bi_r21.md): a count asked but rows answered, one total over values a count joins with 'or' or
+"""Round 21 (bench/bi.md, Round 21): a count asked but rows answered, one total over values a count joins with 'or' or
 takes 'between them', a measure the model grouped on, and the repair of model-written SQL that names a column under
 the wrong table. On a database of its own (shops in regions), not the sets the rules were read from."""
 
