@@ -8,9 +8,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from bi_compose_helpers import compose_sql, rows, value
 
 from orrery.bi.agent import BIAgent
-from orrery.bi.compose import QueryParts, compose
 from orrery.bi.engines import SQLiteEngine
 from orrery.bi.semantic import draft
 from orrery.llm.scripted import ScriptedModel
@@ -38,25 +38,13 @@ def shops(tmp_path: Path):
     engine.close()
 
 
-def _rows(engine: SQLiteEngine, sql: str) -> list[tuple]:
-    return sorted(map(tuple, engine.execute(sql).rows))
-
-
-def _compose(engine, tables, question, resolved=(), **parts) -> str:
-    return compose(QueryParts(**parts), draft(engine), tables, list(resolved), "sqlite", question)
-
-
-def _value(table: str, column: str, value: str) -> dict[str, str]:
-    return {"mention": value, "table": table, "column": column, "value": value}
-
-
-EAST_WEST = [_value("regions", "name", "East"), _value("regions", "name", "West")]
+EAST_WEST = [value("regions", "name", "East"), value("regions", "name", "West")]
 BOTH = "SELECT COUNT(*) FROM shops s JOIN regions r ON s.region_id = r.region_id WHERE r.name IN ('East', 'West')"
 
 
 def test_a_question_asking_how_many_counts_the_rows_it_would_list(shops):
     for question in ("how many shops do East and West have between them", "count the shops of East and West together"):
-        sql = _compose(
+        sql = compose_sql(
             shops,
             ["shops", "regions"],
             question,
@@ -64,7 +52,7 @@ def test_a_question_asking_how_many_counts_the_rows_it_would_list(shops):
             select=["regions.name", "shops.kind"],
             where=["regions.name IN ('East', 'West')"],
         )
-        assert _rows(shops, sql) == _rows(shops, BOTH), (question, sql)
+        assert rows(shops, sql) == rows(shops, BOTH), (question, sql)
 
 
 def test_rows_asked_or_a_number_column_that_holds_the_count_stay_rows(shops):
@@ -73,12 +61,12 @@ def test_rows_asked_or_a_number_column_that_holds_the_count_stay_rows(shops):
         ("how many shops of each kind in the East", ["shops.kind"]),  # a group asked
         ("how many staff does shop 4 have", ["shops.staff"]),  # the count is the column's value
     ):
-        sql = _compose(shops, ["shops", "regions"], question, select=select, where=["regions.name = 'East'"])
+        sql = compose_sql(shops, ["shops", "regions"], question, select=select, where=["regions.name = 'East'"])
         assert "COUNT" not in sql, (question, sql)
 
 
 def test_a_count_of_values_joined_by_or_is_one_total(shops):
-    sql = _compose(
+    sql = compose_sql(
         shops,
         ["shops", "regions"],
         "shops in the East or the West - how many?",
@@ -86,15 +74,15 @@ def test_a_count_of_values_joined_by_or_is_one_total(shops):
         select=["COUNT(*)"],
         where=[],
     )
-    assert _rows(shops, sql) == _rows(shops, BOTH), sql
+    assert rows(shops, sql) == rows(shops, BOTH), sql
     # compared, or asked per region: one count per value, as before
     for question in ("how many shops in the East or the West, per region", "which has more shops, East or West"):
-        sql = _compose(shops, ["shops", "regions"], question, EAST_WEST, select=["COUNT(*)"], where=[])
-        assert len(_rows(shops, sql)) == 2, (question, sql)
+        sql = compose_sql(shops, ["shops", "regions"], question, EAST_WEST, select=["COUNT(*)"], where=[])
+        assert len(rows(shops, sql)) == 2, (question, sql)
 
 
 def test_a_measure_grouped_on_beside_the_asked_key_is_each_groups_sum(shops):
-    sql = _compose(
+    sql = compose_sql(
         shops,
         ["shops", "regions"],
         "how much profit did we make, broken down by region",
@@ -102,11 +90,11 @@ def test_a_measure_grouped_on_beside_the_asked_key_is_each_groups_sum(shops):
         group_by=["regions.name", "shops.profit"],
     )
     gold = "SELECT r.name, SUM(s.profit) FROM shops s JOIN regions r ON s.region_id = r.region_id GROUP BY r.name"
-    assert _rows(shops, sql) == _rows(shops, gold), sql
+    assert rows(shops, sql) == rows(shops, gold), sql
 
 
 def test_a_measure_the_question_groups_by_stays_a_group(shops):
-    sql = _compose(
+    sql = compose_sql(
         shops,
         ["shops"],
         "number of shops of each kind per staff size",
@@ -114,7 +102,7 @@ def test_a_measure_the_question_groups_by_stays_a_group(shops):
         group_by=["shops.kind", "shops.staff"],
     )
     gold = "SELECT kind, staff, COUNT(*) FROM shops GROUP BY kind, staff"
-    assert _rows(shops, sql) == _rows(shops, gold), sql
+    assert rows(shops, sql) == rows(shops, gold), sql
 
 
 @pytest.fixture
@@ -187,7 +175,7 @@ def test_a_number_that_may_be_the_written_one_mistyped_or_written_as_a_word_stay
 
 def test_each_named_by_its_second_word_groups_by_that_column_and_drops_its_one_value_filter(shops):
     gold = "SELECT r.name, AVG(s.profit) FROM shops s JOIN regions r ON s.region_id = r.region_id GROUP BY r.name"
-    sql = _compose(
+    sql = compose_sql(
         shops,
         ["shops", "regions"],
         "average profit for each sales name",  # 'sales' names no field, 'name' does
@@ -195,9 +183,9 @@ def test_each_named_by_its_second_word_groups_by_that_column_and_drops_its_one_v
         where=["regions.name = 'Sales'"],
         group_by=["shops.kind"],
     )
-    assert _rows(shops, sql) == _rows(shops, gold), sql
+    assert rows(shops, sql) == rows(shops, gold), sql
     # a filter on another column than the one asked per value stays
-    sql = _compose(
+    sql = compose_sql(
         shops,
         ["shops", "regions"],
         "average profit for each sales name",

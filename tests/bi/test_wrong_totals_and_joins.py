@@ -9,9 +9,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from bi_compose_helpers import compose_sql, rows, value
 
 from orrery.bi.agent import BIAgent
-from orrery.bi.compose import NoJoinPath, QueryParts, compose
+from orrery.bi.compose import NoJoinPath
 from orrery.bi.engines import SQLiteEngine
 from orrery.bi.semantic import draft
 from orrery.llm.scripted import ScriptedModel
@@ -48,41 +49,29 @@ def shops(tmp_path: Path):
     engine.close()
 
 
-def _rows(engine: SQLiteEngine, sql: str) -> list[tuple]:
-    return sorted(map(tuple, engine.execute(sql).rows))
-
-
-def _compose(engine, tables, question, resolved=(), **parts) -> str:
-    return compose(QueryParts(**parts), draft(engine), tables, list(resolved), "sqlite", question)
-
-
-def _value(table: str, column: str, value: str) -> dict[str, str]:
-    return {"mention": value, "table": table, "column": column, "value": value}
-
-
 def test_a_table_the_layer_joins_to_nothing_is_left_out_of_the_query(shops):
     layer = draft(shops)
     assert "shops.region_id = regions.region_id" in layer.joins
     assert not any("sprints" in j for j in layer.joins)
     # the slice put the sprints first; the parts and the resolved values are all about shops in a region
     question = "profit of the East shops"
-    sql = _compose(
-        shops, ["sprints", "shops", "regions"], question, [_value("regions", "name", "East")], select=["shops.profit"]
+    sql = compose_sql(
+        shops, ["sprints", "shops", "regions"], question, [value("regions", "name", "East")], select=["shops.profit"]
     )
     gold = "SELECT s.profit FROM shops s JOIN regions r ON s.region_id = r.region_id WHERE r.name = 'East'"
-    assert "sprints" not in sql and _rows(shops, sql) == _rows(shops, gold), sql
+    assert "sprints" not in sql and rows(shops, sql) == rows(shops, gold), sql
     # a stray filter on a table that joins to nothing goes with it; what the question is about stays
-    sql = _compose(
+    sql = compose_sql(
         shops,
         ["sprints", "shops"],
         "best gold time, in seconds",
         select=["MIN(sprints.secs)"],
         where=["sprints.medal = 'GOLD'", "shops.profit > 0"],
     )
-    assert _rows(shops, sql) == [(10.0,)], sql
+    assert rows(shops, sql) == [(10.0,)], sql
     # a filter on a value the question writes is never dropped: the join error stands
     with pytest.raises(NoJoinPath):
-        _compose(
+        compose_sql(
             shops,
             ["sprints", "shops"],
             "best gold time of the Phones shops",
@@ -91,7 +80,7 @@ def test_a_table_the_layer_joins_to_nothing_is_left_out_of_the_query(shops):
         )
     # a query whose select needs both, which no join can give, still fails as before
     with pytest.raises(NoJoinPath):
-        _compose(shops, ["sprints", "shops"], "runners and profits", select=["sprints.runner", "shops.profit"])
+        compose_sql(shops, ["sprints", "shops"], "runners and profits", select=["sprints.runner", "shops.profit"])
 
 
 def test_a_table_nothing_joins_no_longer_ends_the_turn_in_an_error(shops, tmp_path):
@@ -109,21 +98,21 @@ def test_a_table_nothing_joins_no_longer_ends_the_turn_in_an_error(shops, tmp_pa
     gold = "SELECT SUM(s.profit) FROM shops s JOIN regions r ON s.region_id = r.region_id WHERE r.name = 'East'"
     assert r.status == "completed", r.answer
     assert "sprints" not in r.sql
-    assert sorted(map(tuple, r.rows)) == _rows(shops, gold), r.sql
+    assert sorted(map(tuple, r.rows)) == rows(shops, gold), r.sql
 
 
 def test_an_aggregate_written_by_another_name_is_that_aggregate(shops):
-    sql = _compose(
+    sql = compose_sql(
         shops, ["shops"], "mean profit per kind", select=["shops.kind", "MEAN(shops.profit)"], group_by=["shops.kind"]
     )
-    assert _rows(shops, sql) == _rows(shops, "SELECT kind, AVG(profit) FROM shops GROUP BY kind"), sql
-    sql = _compose(shops, ["shops"], "average profit", select=["average(shops.profit)"])
-    assert _rows(shops, sql) == _rows(shops, "SELECT AVG(profit) FROM shops"), sql
+    assert rows(shops, sql) == rows(shops, "SELECT kind, AVG(profit) FROM shops GROUP BY kind"), sql
+    sql = compose_sql(shops, ["shops"], "average profit", select=["average(shops.profit)"])
+    assert rows(shops, sql) == rows(shops, "SELECT AVG(profit) FROM shops"), sql
 
 
 def test_a_bare_measure_under_a_group_is_each_groups_aggregate(shops):
     question = "profit on phones, copiers and machines, each one separately"
-    sql = _compose(
+    sql = compose_sql(
         shops,
         ["shops"],
         question,
@@ -132,9 +121,9 @@ def test_a_bare_measure_under_a_group_is_each_groups_aggregate(shops):
         group_by=["shops.kind"],
         order_by=["shops.profit DESC"],
     )
-    assert _rows(shops, sql) == _rows(shops, "SELECT kind, SUM(profit) FROM shops GROUP BY kind"), sql
+    assert rows(shops, sql) == rows(shops, "SELECT kind, SUM(profit) FROM shops GROUP BY kind"), sql
     # ranked by its average: the average is each group's value
-    sql = _compose(
+    sql = compose_sql(
         shops,
         ["shops", "regions"],
         "which region has the best average profit",
@@ -147,9 +136,9 @@ def test_a_bare_measure_under_a_group_is_each_groups_aggregate(shops):
         "SELECT r.name, AVG(s.profit) FROM shops s JOIN regions r ON s.region_id = r.region_id GROUP BY r.name "
         "ORDER BY AVG(s.profit) DESC LIMIT 1"
     )
-    assert _rows(shops, sql) == _rows(shops, gold), sql
+    assert rows(shops, sql) == rows(shops, gold), sql
     # beside another aggregate a bare column is a group key left out, not a measure: grouped, not summed
-    sql = _compose(
+    sql = compose_sql(
         shops,
         ["shops"],
         "shops per kind and profit",
@@ -158,16 +147,16 @@ def test_a_bare_measure_under_a_group_is_each_groups_aggregate(shops):
     )
     assert "SUM(" not in sql and "GROUP BY shops.kind, shops.profit" in sql, sql
     # a key is never summed
-    sql = _compose(
+    sql = compose_sql(
         shops, ["shops"], "regions of each kind", select=["shops.kind", "shops.region_id"], group_by=["shops.kind"]
     )
     assert "SUM(" not in sql, sql
 
 
 def test_a_bare_measure_beside_listed_values_of_a_lookup_is_summed_per_value(shops):
-    east_west = [_value("regions", "name", "East"), _value("regions", "name", "West")]
+    east_west = [value("regions", "name", "East"), value("regions", "name", "West")]
     question = "profit in the West vs the East region?"
-    sql = _compose(
+    sql = compose_sql(
         shops,
         ["shops", "regions"],
         question,
@@ -179,9 +168,9 @@ def test_a_bare_measure_beside_listed_values_of_a_lookup_is_summed_per_value(sho
         "SELECT r.name, SUM(s.profit) FROM shops s JOIN regions r ON s.region_id = r.region_id "
         "WHERE r.name IN ('West', 'East') GROUP BY r.name"
     )
-    assert _rows(shops, sql) == _rows(shops, gold), sql
+    assert rows(shops, sql) == rows(shops, gold), sql
     # a filter fixing the measure's own table (one row per value, as a year would) leaves the rows as they are
-    sql = _compose(
+    sql = compose_sql(
         shops,
         ["shops", "regions"],
         "profit of shop 5 in the West vs the East region",
@@ -191,7 +180,7 @@ def test_a_bare_measure_beside_listed_values_of_a_lookup_is_summed_per_value(sho
     )
     assert "SUM(" not in sql, sql
     # a name shown beside the measure asks for the rows themselves
-    sql = _compose(
+    sql = compose_sql(
         shops,
         ["shops", "regions"],
         "each shop's kind and profit in the West vs the East region",
@@ -201,8 +190,8 @@ def test_a_bare_measure_beside_listed_values_of_a_lookup_is_summed_per_value(sho
     )
     assert "SUM(" not in sql, sql
     # values of the measure's own table: one row each is what was asked
-    kinds = [_value("shops", "kind", "Phones"), _value("shops", "kind", "Copiers")]
-    sql = _compose(
+    kinds = [value("shops", "kind", "Phones"), value("shops", "kind", "Copiers")]
+    sql = compose_sql(
         shops,
         ["shops"],
         "profit of phones vs copiers",
@@ -215,7 +204,7 @@ def test_a_bare_measure_beside_listed_values_of_a_lookup_is_summed_per_value(sho
 
 def test_values_listed_with_then_or_in_the_plural_are_counted_each(shops):
     for question in ("count the shops of the Coasts, then the Lakes", "shops of the Coasts and of the Lakes"):
-        sql = _compose(
+        sql = compose_sql(
             shops,
             ["shops", "regions"],
             question,
@@ -226,25 +215,25 @@ def test_values_listed_with_then_or_in_the_plural_are_counted_each(shops):
             "SELECT r.name, COUNT(*) FROM shops s JOIN regions r ON s.region_id = r.region_id "
             "WHERE r.name IN ('Coast', 'Lakes') GROUP BY r.name"
         )
-        assert _rows(shops, sql) == _rows(shops, gold), (question, sql)
+        assert rows(shops, sql) == rows(shops, gold), (question, sql)
     # the model's OR for the question's own 'or' stays one total
-    sql = _compose(
+    sql = compose_sql(
         shops,
         ["shops", "regions"],
         "shops of the Coasts or the Lakes",
         select=["COUNT(*)"],
         where=["regions.name = 'Coast' OR regions.name = 'Lakes'"],
     )
-    assert len(_rows(shops, sql)) == 1, sql
+    assert len(rows(shops, sql)) == 1, sql
 
 
 def test_listed_values_taken_together_are_one_total(shops):
-    east_west = [_value("regions", "name", "East"), _value("regions", "name", "West")]
+    east_west = [value("regions", "name", "East"), value("regions", "name", "West")]
     together = (
         "SELECT SUM(s.profit) FROM shops s JOIN regions r ON s.region_id = r.region_id WHERE r.name IN ('East', 'West')"
     )
     for question in ("profit of East and West combined", "East and West profit, both together", "East and West in all"):
-        sql = _compose(
+        sql = compose_sql(
             shops,
             ["shops", "regions"],
             question,
@@ -252,9 +241,9 @@ def test_listed_values_taken_together_are_one_total(shops):
             select=["SUM(shops.profit)"],
             where=["regions.name = 'East'"],
         )
-        assert _rows(shops, sql) == _rows(shops, together), (question, sql)
+        assert rows(shops, sql) == rows(shops, together), (question, sql)
     # the model's own grouping by the listed column goes too
-    sql = _compose(
+    sql = compose_sql(
         shops,
         ["shops", "regions"],
         "how many shops are there in East and West combined",
@@ -263,16 +252,16 @@ def test_listed_values_taken_together_are_one_total(shops):
         where=["regions.name IN ('East', 'West')"],
         group_by=["regions.name"],
     )
-    assert _rows(shops, sql) == [(16,)], sql
+    assert rows(shops, sql) == [(16,)], sql
     # without such a word: one row per value, as before ('in all' before a noun names the rows)
     for question in ("profit of East and West", "profit in all shops of East and West"):
-        sql = _compose(shops, ["shops", "regions"], question, east_west, select=["SUM(shops.profit)"], where=[])
-        assert len(_rows(shops, sql)) == 2, (question, sql)
+        sql = compose_sql(shops, ["shops", "regions"], question, east_west, select=["SUM(shops.profit)"], where=[])
+        assert len(rows(shops, sql)) == 2, (question, sql)
 
 
 def test_a_year_compared_with_a_column_that_never_reaches_it_goes_to_the_tables_year(shops):
     question = "best gold time prior to 1950, in seconds"
-    sql = _compose(
+    sql = compose_sql(
         shops,
         ["sprints"],
         question,
@@ -280,13 +269,13 @@ def test_a_year_compared_with_a_column_that_never_reaches_it_goes_to_the_tables_
         where=["sprints.medal = 'GOLD'", "sprints.secs < 1950"],
     )
     gold = "SELECT MIN(secs) FROM sprints WHERE medal = 'GOLD' AND yr < 1950"
-    assert "sprints.yr < 1950" in sql and _rows(shops, sql) == _rows(shops, gold), sql
+    assert "sprints.yr < 1950" in sql and rows(shops, sql) == rows(shops, gold), sql
     # a number the question does not write as a year, or one the column reaches, stays where the model put it
     for q, cond in (
         ("sprints slower than 1950", "sprints.secs > 1950"),
         ("times under 11 in 1950", "sprints.secs < 11"),
     ):
-        sql = _compose(shops, ["sprints"], q, select=["sprints.runner"], where=[cond])
+        sql = compose_sql(shops, ["sprints"], q, select=["sprints.runner"], where=[cond])
         assert cond in sql, sql
 
 
@@ -339,7 +328,7 @@ def test_a_bare_measure_equal_to_its_maximum_under_a_superlative_ranks_the_group
         "ORDER BY SUM(s.profit) DESC LIMIT 1"
     )
     for group_by in ([], ["regions.region_id"]):  # the model's grouping, or none (the shown name groups)
-        sql = _compose(
+        sql = compose_sql(
             shops,
             ["shops", "regions"],
             question,
@@ -347,7 +336,7 @@ def test_a_bare_measure_equal_to_its_maximum_under_a_superlative_ranks_the_group
             group_by=group_by,
             having=["shops.profit = (SELECT MAX(shops.profit) FROM shops)"],
         )
-        assert [r[-1] for r in _rows(shops, sql)] == [r[-1] for r in _rows(shops, gold)], sql
+        assert [r[-1] for r in rows(shops, sql)] == [r[-1] for r in rows(shops, gold)], sql
         assert "SUM(shops.profit) DESC" in sql, sql
 
 
@@ -366,8 +355,8 @@ def test_a_value_asked_in_another_unit_of_its_columns_dimension_is_converted(tmp
             "lightest disc, in milligrams": ("MIN(tracks.disc_mass_g)", "SELECT MIN(disc_mass_g) * 1000.0"),
         }
         for question, (item, gold) in asked.items():
-            sql = _compose(engine, ["tracks"], question, select=[item])
-            assert _rows(engine, sql) == _rows(engine, gold + " FROM tracks"), (question, sql)
+            sql = compose_sql(engine, ["tracks"], question, select=[item])
+            assert rows(engine, sql) == rows(engine, gold + " FROM tracks"), (question, sql)
         # the column's own unit, a count, an item the model scaled itself, or no unit asked: as written
         for question, item in (
             ("total running time in milliseconds", "SUM(tracks.Milliseconds)"),
@@ -375,7 +364,7 @@ def test_a_value_asked_in_another_unit_of_its_columns_dimension_is_converted(tmp
             ("total running time in minutes", "SUM(tracks.Milliseconds) / 60000"),
             ("total running time in the Rock genre", "SUM(tracks.Milliseconds)"),
         ):
-            sql = _compose(engine, ["tracks"], question, select=[item])
+            sql = compose_sql(engine, ["tracks"], question, select=[item])
             assert "60000.0" not in sql and "1000.0" not in sql, (question, sql)
     finally:
         engine.close()
