@@ -280,8 +280,9 @@ NOTES = {
         "10 of them declines of unanswerable questions), so its right -> wrong count says little about the "
         "harm the shape rules were added against (dev_shape, grown_v3: other-shape pairs at 0.55-0.62). Not "
         "shipped as the default: the comparison that decides it, any shape against the shape rules on one "
-        "sample with many right answers, was not run; the switch (`ExampleMemory.shaped`, `--any-shape`) "
-        "stays, off."
+        "sample with many right answers, was not run; `ExampleMemory.shaped` stays True (the shape rules on), "
+        "`--any-shape` measures it False. The shape rules' `shown` for the 52: `python bench/bi_memory.py "
+        "--shaped-shown grown_v8ab`."
     ),
     "grown_v6": (
         "read by the lead after the run (decides nothing): run by the lead at 20:59-21:24 UTC on the merged "
@@ -979,6 +980,21 @@ def joined(tags: list[str]) -> dict[str, Any]:
     )
 
 
+def shaped_shown(tag: str) -> list[str]:
+    """For each question of run `tag`: its answers empty / with the memory, and what the memory with the shape
+    rules (`ExampleMemory.shaped`) would show it, against what the run showed."""
+    from bi_nokeys import engine_for
+
+    _, memory, _, _ = _grown_memory(FLOOR)
+    out = []
+    for r in _questions_of(tag):
+        got = shown(memory, r, engine_for(r["db"]))
+        out.append(
+            f"{int(r['off']['correct'])} -> {int(r['on']['correct'])} {r['question']} | shape rules: {got} | run: {r['retrieved']}"
+        )
+    return out
+
+
 def v8_sample() -> list[dict[str, Any]]:
     """grown_v8's sample, fixed before its run (bench/bi_memory.md, "round 8"): grown_v6's answerable misses
     of class template / parts (`ceiling`) in its order, and held-out #13's questions on the memory's databases in
@@ -1394,6 +1410,20 @@ def _grown(r: dict[str, Any]) -> list[str]:
     ]
 
 
+def reading(args: argparse.Namespace) -> list[str]:
+    """The no-model readings of stored runs: `--ceiling`, `--shaped-shown`, `--reach` (the first two written to
+    results/)."""
+    if args.shaped_shown:
+        return shaped_shown(args.shaped_shown)
+    if args.ceiling:
+        rows = ceiling()
+        _write(RESULTS / "bi_memory_ceiling.json", {"rows": rows})
+        return ceiling_table(rows)
+    lines = reach()
+    _write(RESULTS / "bi_memory_reach.json", {"lines": lines})
+    return lines
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--llm", default=None, help="model spec (default: the embedded model)")
@@ -1417,6 +1447,7 @@ def main() -> None:
     p.add_argument("--v6", action="store_true", help="--set grown: grown_v6's sample (`v6_sample`)")
     p.add_argument("--ceiling", action="store_true", help="class each empty-memory miss (`ceiling`); no model")
     p.add_argument("--join", nargs="+", default=None, help="runs of one sample continued, as run --tag")
+    p.add_argument("--shaped-shown", default=None, help="run TAG's questions: what the shape rules would show")
     p.add_argument("--reach", action="store_true", help="what the show rules give `ceiling`'s (a)/(b) misses")
     p.add_argument("--v8", action="store_true", help="--set grown: grown_v8's sample (`v8_sample`), primed")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8: pairs shown whatever their shape")
@@ -1426,14 +1457,8 @@ def main() -> None:
         "--diagnose", action="store_true", help="list a run's empty-memory misses (--tag; default grown's, grown_v2's)"
     )
     args = p.parse_args()
-    if args.ceiling:
-        rows = ceiling()
-        _write(RESULTS / "bi_memory_ceiling.json", {"rows": rows})
-        return print("\n".join(ceiling_table(rows)))
-    if args.reach:
-        lines = reach()
-        _write(RESULTS / "bi_memory_reach.json", {"lines": lines})
-        return print("\n".join(lines))
+    if args.ceiling or args.shaped_shown or args.reach:
+        return print("\n".join(reading(args)))
     if args.diagnose:
         return diagnose((args.tag,) if args.tag != "run" else ("grown", "grown_v2"))
     if args.join:  # then the report, with the joined run in it
