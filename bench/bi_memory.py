@@ -282,7 +282,11 @@ NOTES = {
         "shipped as the default: the comparison that decides it, any shape against the shape rules on one "
         "sample with many right answers, was not run; `ExampleMemory.shaped` stays True (the shape rules on), "
         "`--any-shape` measures it False. The shape rules' `shown` for the 52: `python bench/bi_memory.py "
-        "--shaped-shown grown_v8ab`."
+        "--shaped-shown grown_v8ab`. Checked after (results/bi_memory_grown_v8s.json, 23:43-23:48 UTC: "
+        "`run_primed` with `shaped=True` on the 4 questions the shape rules show a pair): all 3 of their wrong -> "
+        "right answers come with the shape rules too (held-out #13's 'average life expectancy in 2000 for each "
+        "world region' included), the fourth right both ways: on this sample the lever's own gain is one answer "
+        "('2010 longevity'), none on held-out #13."
     ),
     "grown_v6": (
         "read by the lead after the run (decides nothing): run by the lead at 20:59-21:24 UTC on the merged "
@@ -611,8 +615,8 @@ ROUND8_AFTER = [
     "grown_v6's 19 (a)+(b) misses are shown a useful pair, against 1 with the shape rules; lowering the floor "
     "with the shape rules reaches 3 at 0.3. The lever measured (grown_v8ab, its row and lines above): any shape "
     "at 0.6, +10.3 points over the whole sample (6 -> 10 of 39 answerable; by construction half of it is misses "
-    "the memory holds) and +5.0 on held-out #13's part, none turned wrong; criterion met, but its held-out gain came "
-    "with a pair the shape rules show too, and the sample had few right answers to lose. Next: the decisive "
+    "the memory holds) and +5.0 on held-out #13's part, none turned wrong; criterion met, but its held-out gain "
+    "comes with the shape rules too (grown_v8s), and the sample had few right answers to lose. Next: the decisive "
     "comparison, any shape against the shape rules on a sample with many right answers (a held-out set's "
     "questions whole, not misses), primed; and for the (b) misses declined before any SQL (30 of 90), approved "
     "parts as decline evidence for a field (decline.py's `missing_fields` reads `ExampleMemory.covers`, which "
