@@ -560,6 +560,24 @@ ROUND8_PLAN = [
 ]
 
 
+# Round 9 (bench/bi_memory.md): the lead's plan, written before grown_v9 ran.
+ROUND9_PLAN = [
+    "",
+    "### round 9 (plan, written by the lead before grown_v9 ran): any shape against the shape rules",
+    "",
+    "Round 8's run left the lever undecided: its sample was mostly misses, and its gains came with the shape rules"
+    " too. The comparison that decides it, on questions with right answers to lose: held-out #14's questions on the"
+    " memory's databases (`v9_sample`: 27, 18 answerable; development data since its one run, never used for a"
+    " memory rule), the primed protocol, the same grown memory (175 pairs). `grown_v9a`: `--any-shape`; `grown_v9s`:"
+    " the shape rules (the default). Both answer the empty condition the same way (primed: a reply is a function of"
+    " its request), so the two memory conditions are compared with each other and with it.",
+    "",
+    "- adopted (the default becomes `shaped = False`) only when any shape gives more right answers than the shape"
+    " rules on this sample AND its right -> wrong against the empty memory is at most 2% of the questions run;"
+    " else the default stays.",
+]
+
+
 # The realistic memory (`--grown`): the answers that were right in the stored runs of every development set,
 # approved per database. Per set, its result files newest first: a question's answer is taken from the newest
 # file that holds it (held-out #1's newest run answered 30 of its 65 questions). Only this checkout's code ("here"
@@ -1015,6 +1033,12 @@ def v8_sample() -> list[dict[str, Any]]:
     return out + first[n:] + second[n:]
 
 
+def v9_sample() -> list[dict[str, Any]]:
+    """grown_v9's sample, fixed before its run (bench/bi_memory.md, "round 9"): held-out #14's questions on the
+    memory's databases (development data since its one run, never used for a memory rule), in `later`'s order."""
+    return [q | {"part": "heldout14"} for q in later(["heldout14"], set())]
+
+
 # The determinism check of the primed protocol, fixed before it ran: grown_v5's three answers that changed
 # between its conditions, each asked three times in a row primed, then with the ordinary cache.
 DETERMINISM = (
@@ -1200,7 +1224,7 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
     lines.append("")
     for name, r in runs.items():
         lines += _details(name, r)
-    return "\n".join([*lines, *DIAGNOSIS, *ROUND8_PLAN, *round8()]).rstrip() + "\n"
+    return "\n".join([*lines, *DIAGNOSIS, *ROUND8_PLAN, *round8(), *ROUND9_PLAN]).rstrip() + "\n"
 
 
 # The ceiling of approved examples (bench/bi_memory.md, "round 8"): for each answerable question a run got wrong
@@ -1454,7 +1478,8 @@ def main() -> None:
     p.add_argument("--shaped-shown", default=None, help="run TAG's questions: what the shape rules would show")
     p.add_argument("--reach", action="store_true", help="what the show rules give `ceiling`'s (a)/(b) misses")
     p.add_argument("--v8", action="store_true", help="--set grown: grown_v8's sample (`v8_sample`), primed")
-    p.add_argument("--any-shape", action="store_true", help="--v6/--v8: pairs shown whatever their shape")
+    p.add_argument("--v9", action="store_true", help="--set grown: grown_v9's sample (`v9_sample`), primed")
+    p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
     p.add_argument(
@@ -1471,9 +1496,9 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.determinism:
         return determinism()
-    if args.v6 or args.v8:
+    if args.v6 or args.v8 or args.v9:
         out = RESULTS / f"bi_memory_{args.tag}.json"
-        sample = v8_sample() if args.v8 else v6_sample()
+        sample = v9_sample() if args.v9 else v8_sample() if args.v8 else v6_sample()
         asked = {(r["db"], r["question"]) for tag in args.exclude for r in _questions_of(tag)}  # a run continued
         sample = [q for q in sample if (q["db"], q["question"]) not in asked]
         got = run_primed(args.llm, sample, out, args.floor or None, shaped=not args.any_shape)
