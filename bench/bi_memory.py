@@ -739,6 +739,13 @@ def targets() -> list[dict[str, Any]]:
     ]
 
 
+def _alternated(first: list[Any], second: list[Any]) -> list[Any]:
+    """One from each part in turn, then what is left of the longer."""
+    out = [x for pair in zip(first, second, strict=False) for x in pair]
+    n = min(len(first), len(second))
+    return out + first[n:] + second[n:]
+
+
 def _interleaved(many: list[Any], few: list[Any]) -> list[Any]:
     """`few` spread evenly among `many`, so that a run cut short still has some of each."""
     every = len(many) // max(1, len(few)) + 1
@@ -969,11 +976,7 @@ def v6_sample() -> list[dict[str, Any]]:
     v5 = json.loads((RESULTS / "bi_memory_grown_v5.json").read_text())["questions"]
     first = [{k: q[k] for k in keys} | {"part": "grown_v5"} for q in v5]
     second = [q | {"part": "heldout12"} for q in later(["heldout12"], {(q["db"], q["question"]) for q in v5})]
-    out: list[dict[str, Any]] = []
-    for a, b in zip(first, second, strict=False):
-        out += [a, b]
-    n = min(len(first), len(second))
-    return out + first[n:] + second[n:]
+    return _alternated(first, second)
 
 
 def _questions_of(tag: str) -> list[dict[str, Any]]:
@@ -1026,11 +1029,7 @@ def v8_sample() -> list[dict[str, Any]]:
     v6 = json.loads((RESULTS / "bi_memory_grown_v6.json").read_text())["questions"]
     first = [{k: q[k] for k in keys} | {"part": "grown_v6_ab"} for q in v6 if (q["db"], q["question"]) in held]
     second = [q | {"part": "heldout13"} for q in later(["heldout13"], {(q["db"], q["question"]) for q in v6})]
-    out: list[dict[str, Any]] = []
-    for a, b in zip(first, second, strict=False):
-        out += [a, b]
-    n = min(len(first), len(second))
-    return out + first[n:] + second[n:]
+    return _alternated(first, second)
 
 
 def v9_sample() -> list[dict[str, Any]]:
