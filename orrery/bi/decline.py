@@ -282,7 +282,8 @@ def _stored_where(bi: BIContext, condition: str) -> bool:
 # 'is going to' before a lower-case verb ('is going to win'), not a place ('orders going to France'); 'at the next
 # games': an event still to come
 FUTURE = re.compile(
-    r"\b(will|tomorrow|next (week|month|quarter|year)|forecast|predict\w*|upcoming)\b|"
+    r"\b(will|tomorrow|next (week|weekend|month|quarter|year|season|spring|summer|autumn|fall|winter)|forecast|"
+    r"predict\w*|upcoming)\b|"
     r"(?:'s|\bis|\bare|\bam)\s+going\s+to\s+(?-i:[a-z]+)\b(?<!\bthe)|\b(?:at|in|during|for)\s+the\s+(?:next|coming)\b(?!-)",
     re.I,
 )
@@ -533,11 +534,11 @@ def shape_decline(bi: BIContext, question: str) -> str | None:
     return None
 
 
-# A judgment: a reason ('why'), advice ('should', 'recommend', 'is it worth'; not 'net worth'), taste ('favourite', 'the best one', 'do customers
+# A judgment: a reason ('why'), advice ('should', 'recommend', 'is it worth', 'worth watching'; not 'net worth'), taste ('favourite', 'the best one', 'do customers
 # like', a fit for a situation: 'ideal for', 'best for a ...'); 'best-selling' / 'best seller' is a measure.
 _JUDGMENT = re.compile(
     r"\b(?:ideal|suitable|suited)\s+for\b|\b(?:best|good|great|better)\s+for\s+(?:a|an|my|our|your|someone|me|us)\b|"
-    r"\b(?:why|should|ought|recommend\w*|favou?rite\w*|opinion\w*)\b|\bis it worth\b|\bworth it\b|\bthe (?:best|worst)\b"
+    r"\b(?:why|should|ought|recommend\w*|favou?rite\w*|opinion\w*)\b|\bis it worth\b|\bworth it\b|\bworth\s+(?!(?:no|some|any)thing\b)[a-z]+ing\b|\bthe (?:best|worst)\b"
     r"(?!\s*-?\s*sell)|\b(?:do|does|did)\b[^?]*\b(?:like|love|enjoy|prefer)\b|"
     r"\b(?:like|likes|love|loves|enjoy|enjoys|prefer|prefers)\s+(?:(?:the\s+)?(?:best|most))\b",
     re.I,

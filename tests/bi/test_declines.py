@@ -278,6 +278,8 @@ def test_an_opinion_and_a_missing_value_decline_before_any_model_call(world, tmp
         "what is going to happen to sales",
         "how many medals will Kenya take in the coming year",
         "upcoming releases by this artist",
+        "which new routes open out of Boston next summer",
+        "sales next season",
     ],
 )
 def test_an_event_still_to_come_is_the_future(question):
@@ -291,6 +293,7 @@ def test_an_event_still_to_come_is_the_future(question):
         "which customers are going to the store",
         "total sales in the next-day shipping mode",
         "who shipped the next order after order 5",
+        "sales in the summer after the next-season launch",
     ],
 )
 def test_a_place_or_a_next_day_mode_is_not_the_future(question):
@@ -301,3 +304,7 @@ def test_asking_whether_something_is_worth_doing_is_advice_but_net_worth_is_a_me
     assert judgment("is it worth dropping the tables line since it bleeds profit")
     assert judgment("which line is not worth it")
     assert judgment("what is the net worth of our top customer") is None
+    assert judgment("is that album worth buying?")  # a thing worth doing: advice
+    assert judgment("is the alpha release worth watching tonight")
+    assert judgment("which shares were worth nothing at the close") is None  # a value, no advice
+    assert judgment("the worth of sporting goods sold") is None
