@@ -753,7 +753,7 @@ def _no_group_on_a_measure(trees: dict[str, list[exp.Expression]], semantic: Sem
     another key splits each group into one row per amount; it is the group's value (`_bare_measure_per_group`),
     unless the question groups by it ('orders per profit level')."""
     keys = trees["group_by"]
-    if not any(not _measure_kind(semantic, g) for g in keys):
+    if all(_measure_kind(semantic, g) for g in keys):  # no other key to group by
         return
     trees["group_by"] = [g for g in keys if not _measure_kind(semantic, g) or _grouped_by_name(g, question)]
 
