@@ -78,6 +78,17 @@ The database of held-out set #14 (bench/bi_heldout14.py), dairy farming, built t
   "Holstein-Friesian", `orig_cntry` the breed's country of origin, written here). `milk_samples.brd_cd`
   holds a `breeds.breed_code`.
 
+The database of held-out set #15 (bench/bi_heldout15.py), forensic science, built the same way:
+
+- glass: bokeh-sampledata's forensic_glass (the refractive index and oxide content of 214 glass fragments of six
+  kinds, the forensic glass data of the UCI repository and R's MASS::fgl; public domain, as the package states)
+  split in two: `frag_samples` (`frag_no` 1-214 in the source's order, `ri_dev` the refractive index as the
+  source gives it, a deviation from 1.518 in units of 1e-5, `na_wt` `mg_wt` `al_wt` `si_wt` `k_wt` `ca_wt`
+  `ba_wt` `fe_wt` the weight percent of each element's oxide, `gls_cls` a short class code) and
+  `glass_classes` (`cls_code` BWF/BWN/VWF/CNT/TBL/HLP, `cls_desc` "building window, float processed", ...,
+  `use_area` building/vehicle/household, written here). `frag_samples.gls_cls` holds a
+  `glass_classes.cls_code`.
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -99,6 +110,23 @@ HELDOUT9_DATABASES = ("elements",)
 HELDOUT11_DATABASES = ("penguins",)
 HELDOUT13_DATABASES = ("titanic",)
 HELDOUT14_DATABASES = ("dairy",)
+HELDOUT15_DATABASES = ("glass",)
+# the six kinds of glass of the forensic data under short codes, keyed by the source's labels
+GLASS_CLASSES = pd.DataFrame(
+    {
+        "src": ["WinF", "WinNF", "Veh", "Con", "Tabl", "Head"],
+        "cls_code": ["BWF", "BWN", "VWF", "CNT", "TBL", "HLP"],
+        "cls_desc": [
+            "building window, float processed",
+            "building window, non-float processed",
+            "vehicle window, float processed",
+            "container",
+            "tableware",
+            "headlamp",
+        ],
+        "use_area": ["building", "building", "vehicle", "household", "household", "vehicle"],
+    }
+)
 # the cattle breeds under short codes, with each breed's standard country of origin
 BREEDS = pd.DataFrame(
     {
@@ -305,6 +333,19 @@ def _dairy(path: Path) -> None:
         _write(con, {"milk_samples": samples, "breeds": BREEDS})
 
 
+def _glass(path: Path) -> None:
+    from bokeh_sampledata.forensic_glass import data
+
+    codes = dict(zip(GLASS_CLASSES["src"], GLASS_CLASSES["cls_code"], strict=True))
+    oxides = {f"{el.lower()}_wt": data[el] for el in ("Na", "Mg", "Al", "Si", "K", "Ca", "Ba", "Fe")}
+    frags = pd.DataFrame(
+        {"frag_no": range(1, len(data) + 1), "ri_dev": data["RI"], **oxides, "gls_cls": data["type"].map(codes)}
+    )
+    assert frags["gls_cls"].notna().all()
+    with sqlite3.connect(path) as con:
+        _write(con, {"frag_samples": frags, "glass_classes": GLASS_CLASSES.drop(columns="src")})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -317,6 +358,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "penguins": _penguins,
     "titanic": _titanic,
     "dairy": _dairy,
+    "glass": _glass,
 }
 
 
@@ -346,5 +388,6 @@ if __name__ == "__main__":
         *HELDOUT11_DATABASES,
         *HELDOUT13_DATABASES,
         *HELDOUT14_DATABASES,
+        *HELDOUT15_DATABASES,
     ):
         print(db, path_of(db))
