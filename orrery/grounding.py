@@ -1,4 +1,5 @@
-"""The grounding check: every number in a narrative must come from a tool result (within rounding)."""
+"""Numbers in text: the grounding check (every number in a narrative must come from a tool result, within rounding)
+and the numbers a user writes as words."""
 
 from __future__ import annotations
 
@@ -11,6 +12,53 @@ _NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|(?<![\w.])-?\d
 def numbers_in(text: str) -> list[tuple[str, float]]:
     """(as written, value) for each number in `text`; thousands separators are understood."""
     return [(m.group(0), float(m.group(0).replace(",", "").rstrip("%"))) for m in _NUMBER.finditer(text)]
+
+
+# Zero to ninety as words: the apps read 'four-cylinder', 'the last three months', 'more than fifteen'. A table, not a
+# parser: text2num reads 'four cylinder' but not 'four-cylinder', and no parser says whether a number is written.
+NUMBER_WORDS: dict[str, int] = {
+    w: i
+    for i, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+} | {w: 10 * i for i, w in enumerate(["thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], 3)}
+_WRITTEN_NUMBER = re.compile(
+    rf"\d|\b(?:{'|'.join(NUMBER_WORDS)}|hundred|thousand|million|billion|dozen|half|"
+    r"(?:twen|thir|for|fif|six|seven|eigh|nine)ties)\b",
+    re.IGNORECASE,
+)
+
+
+def number_words(text: str) -> set[int]:
+    """The values of the numbers `text` writes as one word ('four-cylinder': 4)."""
+    return {NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in NUMBER_WORDS}
+
+
+def writes_a_number(text: str) -> bool:
+    """Whether `text` writes a number at all: digits, a number word, 'a dozen', 'half', 'the eighties'."""
+    return bool(_WRITTEN_NUMBER.search(text))
 
 
 def _decimals(written: str) -> int:

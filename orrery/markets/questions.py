@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from orrery.grounding import NUMBER_WORDS
+
 _MONTHS = (
     {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
     | {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
@@ -36,14 +38,8 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _RANGE_WORDS = re.compile(r"\b(between|from)\b.+\b(and|to|through|until)\b", re.IGNORECASE)
-_NUMBERS = {
-    w: i
-    for i, w in enumerate(
-        ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"], 1
-    )
-}
 _LAST_N = re.compile(
-    rf"\b(?:last|past|over|trailing)\s+(?P<n>\d+|{'|'.join(_NUMBERS)})\s*"
+    rf"\b(?:last|past|over|trailing)\s+(?P<n>\d+|{'|'.join(w for w, i in NUMBER_WORDS.items() if i)})\s*"
     r"(?P<unit>days?|weeks?|months?|years?)\b",
     re.IGNORECASE,
 )
@@ -113,7 +109,7 @@ def window(text: str, anchor: str) -> Window:
             "52w",
         )
     if m := _LAST_N.search(low):
-        n, unit = _NUMBERS.get(m.group("n")) or int(m.group("n")), m.group("unit").rstrip("s")
+        n, unit = NUMBER_WORDS.get(m.group("n")) or int(m.group("n")), m.group("unit").rstrip("s")
         if not days and found:  # "the last two months of 2012": they end with the year (or month) named
             end = min(found[-1].end, anchor)
         offset = {

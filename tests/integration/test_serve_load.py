@@ -10,28 +10,10 @@ import httpx
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "serve"))
-from scripted import ServerProcess, run_input  # noqa: E402
+from scripted import CHAT_EVENTS, ServerProcess, run_input  # noqa: E402
 
 pytestmark = pytest.mark.integration
 SESSIONS = 50
-EXPECTED = [
-    "RUN_STARTED",
-    "STEP_STARTED",
-    "TEXT_MESSAGE_START",
-    *["TEXT_MESSAGE_CONTENT"] * 4,
-    "TEXT_MESSAGE_END",
-    "TOOL_CALL_START",
-    "TOOL_CALL_ARGS",
-    "TOOL_CALL_END",
-    "TOOL_CALL_RESULT",
-    "STEP_FINISHED",
-    "STEP_STARTED",
-    "TEXT_MESSAGE_START",
-    *["TEXT_MESSAGE_CONTENT"] * 3,
-    "TEXT_MESSAGE_END",
-    "STEP_FINISHED",
-    "RUN_FINISHED",
-]
 
 
 async def session(client: httpx.AsyncClient, i: int) -> list[dict]:
@@ -53,7 +35,7 @@ async def abandon(client: httpx.AsyncClient) -> int:
 
 
 def check(events: list[dict], i: int) -> None:
-    assert [e["type"] for e in events] == EXPECTED, i
+    assert [e["type"] for e in events] == CHAT_EVENTS, i
     assert events[0]["threadId"] == f"load-{i}" and events[-1]["runId"] == f"run-{i}"
     assert json.loads(events[9]["delta"]) == {"expression": f"{i}*{i + 7}"}
     assert events[11]["content"] == str(i * (i + 7)) and events[11]["toolCallId"] == events[8]["toolCallId"]

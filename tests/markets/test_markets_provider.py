@@ -83,6 +83,13 @@ def run_cli(monkeypatch, capsys, *args) -> tuple[int, str, str]:
     return int(exc.value.code or 0), out.out, out.err
 
 
+def fetch_fresh(monkeypatch, capsys, url: str, store) -> tuple[int, str, str]:
+    """`orrery markets fetch ACME` from the provider at `url`, never from the cache."""
+    return run_cli(
+        monkeypatch, capsys, "markets", "fetch", "ACME", "--provider-url", url, "--store", store, "--cache-hours", "0"
+    )
+
+
 def test_fetch_lands_in_the_store_and_the_tools_use_it(mine):
     with fake_server([(200, {}, rows())]) as (url, hits):
         assert fetch(mine, ["acme"], HttpProvider(url + "/")) == ["ACME"]
@@ -273,19 +280,7 @@ def test_a_100_mb_reply_is_refused_without_reading_it_all(mine, declare, why):
 )
 def test_replies_that_are_not_usable_json_are_one_line(mine, monkeypatch, capsys, body, why):
     with fake_server([(200, {}, body)]) as (url, _):
-        code, out, err = run_cli(
-            monkeypatch,
-            capsys,
-            "markets",
-            "fetch",
-            "ACME",
-            "--provider-url",
-            url,
-            "--store",
-            mine.root,
-            "--cache-hours",
-            "0",
-        )
+        code, out, err = fetch_fresh(monkeypatch, capsys, url, mine.root)
     lines = err.strip().splitlines()
     assert code == 1 and len(lines) == 1 and why in lines[0] and "Traceback" not in out + err, err
 
@@ -293,19 +288,7 @@ def test_replies_that_are_not_usable_json_are_one_line(mine, monkeypatch, capsys
 @pytest.mark.parametrize("retry_after", ["-5", "nan", "inf", "soon"])
 def test_a_bad_retry_after_falls_back_to_the_backoff(mine, monkeypatch, capsys, retry_after):
     with fake_server([(429, {"Retry-After": retry_after}, "slow down"), (200, {}, rows(3))]) as (url, hits):
-        code, out, err = run_cli(
-            monkeypatch,
-            capsys,
-            "markets",
-            "fetch",
-            "ACME",
-            "--provider-url",
-            url,
-            "--store",
-            mine.root,
-            "--cache-hours",
-            "0",
-        )
+        code, out, err = fetch_fresh(monkeypatch, capsys, url, mine.root)
     assert code == 0 and len(hits) == 2 and "imported ACME" in out, err
 
 

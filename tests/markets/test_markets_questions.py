@@ -37,6 +37,7 @@ def test_dates_in_iso_and_written_forms(text, found):
         ("52-week high as of 2012-06-29", "2011-07-02", "2012-06-29", "52w"),
         ("change over the last 30 days as of 15 June 2010", "2010-05-17", "2010-06-15", "last_n"),
         ("daily prices for the last two months of 2012", "2012-11-01", "2012-12-31", "last_n"),
+        ("the past fifteen days as of 2010-06-15", "2010-06-01", "2010-06-15", "last_n"),
         ("close on 2012-06-01", None, "2012-06-01", "point"),
         ("What is Apple's RSI?", None, None, "point"),
     ],

@@ -531,6 +531,27 @@ def sse_events(response) -> list[dict]:
     return [json.loads(line[6:]) for line in response.iter_lines() if line.startswith("data: ")]
 
 
+# the AG-UI event types of one scripted chat run ("what is a*b": a calculator call, then the answer)
+CHAT_EVENTS = [
+    "RUN_STARTED",
+    "STEP_STARTED",
+    "TEXT_MESSAGE_START",
+    *["TEXT_MESSAGE_CONTENT"] * 4,
+    "TEXT_MESSAGE_END",
+    "TOOL_CALL_START",
+    "TOOL_CALL_ARGS",
+    "TOOL_CALL_END",
+    "TOOL_CALL_RESULT",
+    "STEP_FINISHED",
+    "STEP_STARTED",
+    "TEXT_MESSAGE_START",
+    *["TEXT_MESSAGE_CONTENT"] * 3,
+    "TEXT_MESSAGE_END",
+    "STEP_FINISHED",
+    "RUN_FINISHED",
+]
+
+
 def run_input(thread="t1", run="r1", text="what is 6*7", **extra) -> dict:
     return {
         "threadId": thread,
