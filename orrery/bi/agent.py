@@ -25,7 +25,16 @@ from orrery import results
 from orrery.agent.calls import Emit, ask_json
 from orrery.agent.loop import PendingApproval
 from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanTurn, Todo, model_summary
-from orrery.bi.decline import category_values, flag_values, future, indexed_values, read_typos, shape_decline
+from orrery.bi.decline import (
+    category_values,
+    flag_values,
+    future,
+    indexed_values,
+    judged_held,
+    read_typos,
+    shape_decline,
+    unplaced,
+)
 from orrery.bi.engines import Engine
 from orrery.bi.examples import plan_shots, teach
 from orrery.bi.semantic import Semantic, load
@@ -301,8 +310,8 @@ class BIAgent(PlanAgent):
         user_input, intent, usage = turn.user_input, turn.intent, turn.usage
         self.bi.question = user_input if intent == "new_request" else f"{self.bi.question} {user_input}"
         teach(self.bi, self.bi.question)  # what approved answers taught this connection's layer (examples.py)
-        if intent == "new_request" and not self.latest_metadata() and (reason := shape_decline(self.bi, user_input)):
-            # the question's shape already says the data cannot answer it: no model call (an analysis of an
+        if intent == "new_request" and not self.latest_metadata() and (reason := (yield from self.shape(turn))):
+            # the question's shape already says the data cannot answer it: no plan call (an analysis of an
             # earlier result is left to the planner, whose words are about that result, not the schema)
             yield Reiterated(user_input, "cannot_answer")
             self.bi.choices = {}
@@ -370,6 +379,17 @@ class BIAgent(PlanAgent):
         if declined_for is not None:
             return Plan(reply.request, declined=f"Cannot answer from this data: {declined_for}")
         return Plan(reply.request, todos_for(reply))
+
+    def shape(self, turn: PlanTurn) -> Generator[Event, None, str | None]:
+        """The shape check's decline before the plan, a word nothing places (`unplaced`) kept only when the
+        model, shown the nearest columns, judges none of them holds it (`judged_held`): only a question the
+        shape would decline by such a word pays the calls."""
+        reason = shape_decline(self.bi, turn.user_input)
+        question = read_typos(self.bi, turn.user_input)
+        if reason is None or not (terms := unplaced(self.bi, question)):
+            return reason
+        held = yield from judged_held(self.bi, question, terms, turn.usage, self.max_tokens_per_call)
+        return shape_decline(self.bi, turn.user_input, held) if held else reason
 
     def judge_decline(self, reply: PlanReply, user_input: str) -> tuple[Kind, str | None]:
         """The planner declined: keep it only when something the question needs is missing from the data (a
