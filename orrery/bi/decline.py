@@ -544,12 +544,11 @@ def shape_decline(bi: BIContext, question: str, held: Collection[str] = ()) -> s
 # -- the model as judge of a word nothing places (round 22): one yes/no call per term, only where the shape
 # check would decline by it; the word test finds the candidates, the model judges them ---------------------------
 _PROMPTS = Path(__file__).parent / "prompts"
-_JUDGE_SCHEMA = {"type": "object", "required": ["held"], "properties": {"held": {"type": "boolean"}}}
 NEAREST = 4  # the columns shown to the judge
 
 
 class TermJudgment(pydantic.BaseModel):
-    held: bool
+    column: str  # one of the columns shown, or "none"
 
 
 def nearest_columns(bi: BIContext, term: str, k: int = NEAREST) -> list[str]:
@@ -576,11 +575,16 @@ def _column_line(bi: BIContext, name: str) -> str:
     return f"{name}: {bi.semantic.tables[table]['columns'][column].get('description') or words(column)}"
 
 
+def _judge_schema(columns: list[str]) -> dict[str, Any]:
+    names = [c.split(": ", 1)[0] for c in columns]
+    return {"type": "object", "required": ["column"], "properties": {"column": {"enum": [*names, "none"]}}}
+
+
 def _judge_user(question: str, term: str, columns: list[str]) -> str:
     shown = "\n".join(f"- {c}" for c in columns)
     return (
         f"Question: {question}\nWord: {term}\nNearest columns:\n{shown}\n"
-        f"Does one of these columns hold what {term!r} means in this question?"
+        f"Which of these columns holds what {term!r} means in this question, if any?"
     )
 
 
@@ -589,7 +593,7 @@ def _judge_messages(question: str, term: str, columns: list[str]) -> list[Messag
     for e in yaml.safe_load((_PROMPTS / "judge_term_examples.yaml").read_text()):
         messages += [
             Message("user", _judge_user(e["question"], e["term"], e["columns"])),
-            Message("assistant", json.dumps({"held": e["held"]})),
+            Message("assistant", json.dumps({"column": e["column"]})),
         ]
     return [*messages, Message("user", _judge_user(question, term, columns))]
 
@@ -597,8 +601,9 @@ def _judge_messages(question: str, term: str, columns: list[str]) -> list[Messag
 def judged_held(
     bi: BIContext, question: str, terms: list[str], usage: Usage, max_tokens: int | None = None
 ) -> Generator[Any, None, list[str]]:
-    """The terms the model (`bi.model`) judges one of their nearest columns holds: one schema-constrained call
-    per term that has nearest columns. MiniLM's score cannot tell a word the data holds under another word
+    """The terms for which the model (`bi.model`) names one of their nearest columns as holding them: one call
+    per term that has nearest columns, its reply one of their names or "none" (an enum: a 0.5B model names a
+    column it is shown far more readily than it answers a yes/no, which it answered 'no' to every word). MiniLM's score cannot tell a word the data holds under another word
     ('revenue' as `sales`) from one it lacks ('gender'); the model reads the columns' meaning and values."""
     held = []
     for term in terms:
@@ -606,12 +611,12 @@ def judged_held(
             reply = yield from ask_json(
                 bi.model,
                 _judge_messages(question, term, columns),
-                _JUDGE_SCHEMA,
+                _judge_schema(columns),
                 TermJudgment,
                 usage=usage,
                 max_tokens=max_tokens,
             )
-            held += [term] if reply.held else []
+            held += [term] if reply.column != "none" else []
     return held
 
 

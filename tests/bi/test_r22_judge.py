@@ -49,7 +49,7 @@ def test_the_words_judged_are_the_ones_nothing_places_and_the_judge_sees_the_nea
 
 
 def test_a_word_the_judge_says_no_column_holds_still_declines_before_the_plan(world, tmp_path):
-    model = ScriptedModel([{"held": False}])
+    model = ScriptedModel([{"column": "none"}])
     r = BIAgent(model, world, store=tmp_path / "s.db", sql_mode="parts").ask(RETURNED)
     assert r.status == "declined" and "'returned'" in r.answer and r.sql is None
     assert len(model.requests) == 1  # the judge's call only: no plan
@@ -66,7 +66,7 @@ def test_a_word_the_judge_says_a_column_holds_goes_on_to_the_plan(world, tmp_pat
         "order_by": ["indicators.population DESC"],
         "limit": 1,
     }
-    model = ScriptedModel([{"held": True}, plan, parts, "Japan."])
+    model = ScriptedModel([{"column": "indicators.population"}, plan, parts, "Japan."])
     r = BIAgent(model, world, store=tmp_path / "s.db", sql_mode="parts").ask(INHABITANTS)
     assert r.status == "completed" and r.rows == [["Japan"]]
 
