@@ -25,16 +25,7 @@ from orrery import results
 from orrery.agent.calls import Emit, ask_json
 from orrery.agent.loop import PendingApproval
 from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanTurn, Todo, model_summary
-from orrery.bi.decline import (
-    category_values,
-    flag_values,
-    future,
-    indexed_values,
-    judged_held,
-    read_typos,
-    shape_decline,
-    unplaced,
-)
+from orrery.bi.decline import category_values, flag_values, future, indexed_values, read_typos, shape_decline
 from orrery.bi.engines import Engine
 from orrery.bi.examples import plan_shots, teach
 from orrery.bi.semantic import Semantic, load
@@ -310,14 +301,12 @@ class BIAgent(PlanAgent):
         user_input, intent, usage = turn.user_input, turn.intent, turn.usage
         self.bi.question = user_input if intent == "new_request" else f"{self.bi.question} {user_input}"
         teach(self.bi, self.bi.question)  # what approved answers taught this connection's layer (examples.py)
-        held: list[str] = []  # the words the judge found a column for: not missing after the plan either
-        if intent == "new_request" and not self.latest_metadata():
-            reason, held = yield from self.shape(turn)
-            if reason:  # the question's shape already says the data cannot answer it: no plan call (an analysis
-                # of an earlier result is left to the planner, whose words are about that result, not the schema)
-                yield Reiterated(user_input, "cannot_answer")
-                self.bi.choices = {}
-                return Plan(user_input, declined=f"Cannot answer from this data: {reason}")
+        if intent == "new_request" and not self.latest_metadata() and (reason := shape_decline(self.bi, user_input)):
+            # the question's shape already says the data cannot answer it: no model call (an analysis of an
+            # earlier result is left to the planner, whose words are about that result, not the schema)
+            yield Reiterated(user_input, "cannot_answer")
+            self.bi.choices = {}
+            return Plan(user_input, declined=f"Cannot answer from this data: {reason}")
         kinds = ["query", "lookup", *(["analysis"] if self.latest_metadata() else []), "cannot_answer"]
         schema = {
             "type": "object",
@@ -356,9 +345,9 @@ class BIAgent(PlanAgent):
             reply.kind = "cannot_answer"
         reason = future(user_input)
         if declined and reason is None:
-            reply.kind, reason = self.judge_decline(reply, user_input, held)
+            reply.kind, reason = self.judge_decline(reply, user_input)
         elif reason is None and reply.kind in ("query", "lookup"):  # a modification, or beside an earlier result
-            reason = shape_decline(self.bi, user_input, held)
+            reason = shape_decline(self.bi, user_input)
         if reply.kind == "lookup" and (
             not reply.values
             or reply.fields  # a field may live in another table
@@ -382,19 +371,7 @@ class BIAgent(PlanAgent):
             return Plan(reply.request, declined=f"Cannot answer from this data: {declined_for}")
         return Plan(reply.request, todos_for(reply))
 
-    def shape(self, turn: PlanTurn) -> Generator[Event, None, tuple[str | None, list[str]]]:
-        """The shape check's decline before the plan, and the words it judged held: a word nothing places
-        (`unplaced`) is kept missing only when the model, shown the nearest columns, judges none of them holds
-        it (`judged_held`): only a question the shape would decline by such a word pays the calls."""
-        reason = shape_decline(self.bi, turn.user_input)
-        question = read_typos(self.bi, turn.user_input)
-        terms = unplaced(self.bi, question) if reason else []
-        if not terms or shape_decline(self.bi, turn.user_input, terms):  # declined whatever the judge says
-            return reason, []
-        held = yield from judged_held(self.bi, question, terms, turn.usage, self.max_tokens_per_call)
-        return (shape_decline(self.bi, turn.user_input, held) if held else reason), held
-
-    def judge_decline(self, reply: PlanReply, user_input: str, held: Iterable[str] = ()) -> tuple[Kind, str | None]:
+    def judge_decline(self, reply: PlanReply, user_input: str) -> tuple[Kind, str | None]:
         """The planner declined: keep it only when something the question needs is missing from the data (a
         field it names that no column, layer term or value holds), and say which; when everything it names
         is in the data, it is a query. A decline naming nothing stands: the planner read the schema."""
@@ -403,7 +380,6 @@ class BIAgent(PlanAgent):
         missing = list(
             dict.fromkeys([*missing_fields(self.bi, named, user_input), *missing_asked(self.bi, user_input)])
         )
-        missing = [t for t in missing if t not in set(held)]  # a word the judge found a column for
         if missing:
             return "cannot_answer", f"the data has no field or value for {', '.join(map(repr, missing))}"
         if named and all(user_wrote(t, user_input) for t in named):

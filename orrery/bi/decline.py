@@ -35,18 +35,13 @@ import json
 import os
 import re
 import zipfile
-from collections.abc import Collection, Generator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pydantic
-import yaml
 from rapidfuzz import fuzz, process, utils
 from rapidfuzz.distance import OSA
 from sqlglot import exp
 
-from orrery.agent.calls import ask_json
 from orrery.bi.engines import QueryError
 from orrery.bi.joins import singular
 from orrery.bi.profile import COUNT_CAP, quote
@@ -66,7 +61,6 @@ from orrery.bi.semantic import (
     words,
 )
 from orrery.files import cache_dir, write_atomic
-from orrery.messages import Message, Usage
 from orrery.recall.embed import lazy_embedder, model_zip
 
 if TYPE_CHECKING:
@@ -525,99 +519,19 @@ def _own_words(phrase: str) -> list[str]:
     return [w for w in ws if w.lower() not in GRAMMAR]
 
 
-def shape_decline(bi: BIContext, question: str, held: Collection[str] = ()) -> str | None:
+def shape_decline(bi: BIContext, question: str) -> str | None:
     """Why the data cannot answer `question`, read from its shape alone (no model call): it asks about the
     future (the data records what happened) or for a judgment (`judgment`), something it asks about is
-    missing (`missing_asked`, less the terms in `held`: those the model judged a column holds, `judged_held`),
-    or a value it names is in no column (`missing_values`). A typo of a word the data spells is read as that
-    word (`read_typos`)."""
+    missing (`missing_asked`), or a value it names is in no column (`missing_values`). A typo of a word the data
+    spells is read as that word (`read_typos`)."""
     question = read_typos(bi, question)
     if reason := future(question) or judgment(question, bi) or years_outside(bi, question):
         return reason
-    if missing := [t for t in missing_asked(bi, question) if t not in held]:
+    if missing := missing_asked(bi, question):
         return f"the data has no field or value for {', '.join(map(repr, missing))}"
     if missing_named := missing_values(bi, question) + [repr(k) for k in missing_kinds(bi, question)]:
         return "the data holds no value " + ", ".join(missing_named)
     return None
-
-
-# -- the model as judge of a word nothing places (round 22): one yes/no call per term, only where the shape
-# check would decline by it; the word test finds the candidates, the model judges them ---------------------------
-_PROMPTS = Path(__file__).parent / "prompts"
-NEAREST = 4  # the columns shown to the judge
-
-
-class TermJudgment(pydantic.BaseModel):
-    column: str  # one of the columns shown, or "none"
-
-
-def nearest_columns(bi: BIContext, term: str, k: int = NEAREST) -> list[str]:
-    """The k columns whose layer texts (`_layer_texts`: a column's words, synonyms, description, or one of its
-    categorical values) MiniLM puts nearest the term, each as 'table.column: description' (the drafted
-    description carries a few sampled values or the range). None without MiniLM."""
-    said = _meaning_words(bi, term)
-    embedder = _embedder() if said else None
-    texts, targets = _layer_texts(bi)
-    if embedder is None or not texts:
-        return []
-    scores = _layer_vectors(embedder, tuple(texts)) @ _vectors(embedder, (said,))[0]
-    out: list[str] = []
-    for i in np.argsort(-scores):
-        target = targets[i]
-        name = f"{target.get('table')}.{target.get('column')}"
-        if "column" in target and name not in out:
-            out.append(name)
-    return [_column_line(bi, name) for name in out[:k]]
-
-
-def _column_line(bi: BIContext, name: str) -> str:
-    table, column = name.split(".", 1)
-    return f"{name}: {bi.semantic.tables[table]['columns'][column].get('description') or words(column)}"
-
-
-def _judge_schema(columns: list[str]) -> dict[str, Any]:
-    names = [c.split(": ", 1)[0] for c in columns]
-    return {"type": "object", "required": ["column"], "properties": {"column": {"enum": [*names, "none"]}}}
-
-
-def _judge_user(question: str, term: str, columns: list[str]) -> str:
-    shown = "\n".join(f"- {c}" for c in columns)
-    return (
-        f"Question: {question}\nWord: {term}\nNearest columns:\n{shown}\n"
-        f"Which of these columns holds what {term!r} means in this question, if any?"
-    )
-
-
-def _judge_messages(question: str, term: str, columns: list[str]) -> list[Message]:
-    messages = [Message("system", (_PROMPTS / "judge_term.md").read_text())]
-    for e in yaml.safe_load((_PROMPTS / "judge_term_examples.yaml").read_text()):
-        messages += [
-            Message("user", _judge_user(e["question"], e["term"], e["columns"])),
-            Message("assistant", json.dumps({"column": e["column"]})),
-        ]
-    return [*messages, Message("user", _judge_user(question, term, columns))]
-
-
-def judged_held(
-    bi: BIContext, question: str, terms: list[str], usage: Usage, max_tokens: int | None = None
-) -> Generator[Any, None, list[str]]:
-    """The terms for which the model (`bi.model`) names one of their nearest columns as holding them: one call
-    per term that has nearest columns, its reply one of their names or "none" (an enum: a 0.5B model names a
-    column it is shown far more readily than it answers a yes/no, which it answered 'no' to every word). MiniLM's score cannot tell a word the data holds under another word
-    ('revenue' as `sales`) from one it lacks ('gender'); the model reads the columns' meaning and values."""
-    held = []
-    for term in terms:
-        if columns := nearest_columns(bi, term):
-            reply = yield from ask_json(
-                bi.model,
-                _judge_messages(question, term, columns),
-                _judge_schema(columns),
-                TermJudgment,
-                usage=usage,
-                max_tokens=max_tokens,
-            )
-            held += [term] if reply.column != "none" else []
-    return held
 
 
 # A judgment: a reason ('why'), advice ('should', 'recommend', 'is it worth', 'worth watching'; not 'net worth'), taste ('favourite', 'the best one', 'do customers

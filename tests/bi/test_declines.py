@@ -128,10 +128,10 @@ def test_a_text_columns_kind_is_not_a_missing_field_but_a_measure_is(bi):
 
 def test_the_agent_declines_a_bare_predicate_the_data_lacks_and_answers_one_it_holds(world, tmp_path):
     plan = {"request": "Count the returned orders", "kind": "query", "values": [], "fields": []}
-    model = ScriptedModel([{"column": "none"}, plan])  # the judge of 'returned' (round 22) says no column holds it
+    model = ScriptedModel([plan])
     r = BIAgent(model, world, store=tmp_path / "s.db", sql_mode="parts").ask("How many orders were returned?")
     assert r.status == "declined" and "'returned'" in r.answer and r.sql is None
-    assert len(model.requests) == 1  # the shape and the judge decline it: no plan call
+    assert model.requests == []  # the shape alone declines it: no model call at all
 
     parts = {
         "select": ["count(*)"],
