@@ -310,6 +310,53 @@ def _numeric_column(semantic: Semantic, tables: Iterable[str], named: Callable[[
 
 
 _DATED = re.compile(r"DATE|TIMESTAMP", re.I)
+_YEAR_LITERAL = re.compile(r"%?(\d{4})(?:-\d\d(?:-\d\d)?)?%?")
+
+
+def _time_column(semantic: Semantic, slice_tables: list[str]) -> exp.Column | None:
+    """The one column of the question's tables that says when (a date or time, or a number named as a year);
+    None when none or several."""
+    found = [
+        exp.column(column, table=table)
+        for table in dict.fromkeys(slice_tables)
+        for column, info in (semantic.tables.get(table) or {}).get("columns", {}).items()
+        if _DATED.search(str(info.get("type"))) or (named_year(column) and _NUMERIC.search(str(info.get("type"))))
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _year_test_on_unknown(
+    node: exp.Expression, semantic: Semantic, slice_tables: list[str], question: str
+) -> exp.Expression:
+    """'india and china headcount, 1980' written `year(Enrollment.TakenOn) = 1980`: the prompt's example column
+    (or another database's, `orders.o_orderdate`) in a year test of a year the question writes is the question's
+    own time column, when its tables have exactly one; a number year column takes the test's year itself
+    (`indicators.year = 1980`, `>= 1980` for `>= '1980-01-01'`). A range's other end may be the next year."""
+    written = {int(y) for y in re.findall(r"\b\d{4}\b", question)}
+    for cmp in list(node.find_all(exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like)):
+        side, lit = (cmp.expression, cmp.this) if isinstance(cmp.this, exp.Literal) else (cmp.this, cmp.expression)
+        inner = side.this if isinstance(side, exp.Year) else side
+        if isinstance(side, exp.Extract) and side.this.name.upper() == "YEAR":
+            inner = side.expression
+        year = _YEAR_LITERAL.fullmatch(lit.name) if isinstance(lit, exp.Literal) else None
+        if not (isinstance(inner, exp.Column) and _owner(semantic, inner) is None and year):
+            continue
+        if not written & {int(year.group(1)) + d for d in (-1, 0, 1)}:
+            continue
+        if (at := _time_column(semantic, slice_tables)) is None:
+            return node
+        if _DATED.search(_column_type(semantic, at)):
+            inner.replace(at)
+            continue
+        new = (exp.EQ if isinstance(cmp, exp.Like) else type(cmp))(
+            this=at, expression=exp.Literal.number(int(year.group(1)))
+        )
+        if cmp is node:
+            return new
+        cmp.replace(new)
+    return node
+
+
 _RANGE = re.compile(r"; from (-?[\d.]+) to (-?[\d.]+)")
 
 
@@ -539,7 +586,7 @@ def compose(
     # tracks, even when every written column belongs to Genre.
     used: list[str] = slice_tables[:1]
     parts = _tidy(parts, question)
-    trees, unknown, aliases = _parse_parts(parts, semantic, slice_tables, used, dialect)
+    trees, unknown, aliases = _parse_parts(parts, semantic, slice_tables, used, dialect, question)
     given: dict[str, set[tuple[str, str]]] = {}
     for r in resolved:
         given.setdefault(str(r["value"]).lower(), set()).add((r["table"], r["column"].lower()))
@@ -579,6 +626,7 @@ def compose(
     _filter_resolved(trees, resolved, used, dialect)
     _either_value(trees, question)
     _one_total(trees, question)
+    _count_column_summed(trees, semantic, question)
     _measure_per_listed_value(trees, semantic)
     _share_of_measure(trees, semantic, question, used)
     _share_of_rows(trees, question)
@@ -730,6 +778,35 @@ def _one_total(trees: dict[str, list[exp.Expression]], question: str) -> None:
     trees["select"] = [n for n in trees["select"] if n.unalias().sql() not in listed]
 
 
+# what makes a sign filter (`c = 1`, `c > 0`) the question's own: the number or the words that write it
+_SIGN_WRITTEN = re.compile(r"\b(?:0|1|one|zero|no|none|any|at least|single)\b", re.I)
+
+
+def _count_column_summed(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """'norway v canada gold medal count' written `COUNT(*) ... WHERE gold = 1`, 'what did customers in France
+    spend in total' `COUNT(*) ... WHERE Total > 0`: a sign filter on the number column the question names, with
+    nothing but a count selected (beside the group keys), counts the rows where it is set, not what it holds: the
+    answer is its sum, the filter goes. Not when the question writes the sign ('at least one Oscar')."""
+    aggs = [n.unalias() for n in trees["select"] if n.find(exp.AggFunc)]
+    keys = {g.sql() for g in trees["group_by"]}
+    if [a.sql() for a in aggs] != ["COUNT(*)"] or _SIGN_WRITTEN.search(question):
+        return
+    if any(n.unalias().sql() not in keys for n in trees["select"] if not n.find(exp.AggFunc)):
+        return
+    said = set(stems(question))
+    for cond in trees["where"]:
+        col, lit = cond.this, cond.expression
+        sign = (isinstance(cond, exp.EQ | exp.GTE) and lit.name == "1") or (
+            isinstance(cond, exp.GT) and lit.name == "0"
+        )
+        if not (sign and isinstance(lit, exp.Literal) and _measure_kind(semantic, col)):
+            continue
+        if set(stems(words(col.name))) & said:
+            trees["where"] = [c for c in trees["where"] if c.sql() != cond.sql()]
+            trees["select"] = [exp.Sum(this=col.copy()) if n.unalias() is aggs[0] else n for n in trees["select"]]
+            return
+
+
 def _listed_columns(trees: dict[str, list[exp.Expression]]) -> list[exp.Column]:
     """The columns the filters compare with two or more listed values (`c IN (a, b, ...)`)."""
     return [
@@ -868,7 +945,7 @@ def _extreme_as_order(trees: dict[str, list[exp.Expression]], limit: int | None)
 
 
 # words that set two values of one column side by side ('Texas vs Ohio')
-_COMPARED = r"vs\.?|versus|against|compared (?:with|to)|than"
+_COMPARED = r"vs\.?|v\.?|versus|against|compared (?:with|to)|than"
 
 
 def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None:
@@ -880,10 +957,10 @@ def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None
     compared = _COMPARED + "|then" + ("|with" if re.search(r"\bcompar", question, re.I) else "")
     for col, conds, values in _values_per_column(trees["where"]):
         # an IN or OR the model wrote with the question's 'or' is one total over both values: left as written
-        joined = compared + ("|and|or" if all(isinstance(c, exp.EQ) for c in conds) else "|and")
+        joined = compared + ("|and|n|or" if all(isinstance(c, exp.EQ) for c in conds) else "|and|n")
         said = "|".join(re.escape(str(v.this)) for v in values)
         if len({str(v.this) for v in values}) < 2 or not re.search(
-            rf"\b({said})(?:e?s)?\b.*\b({joined})\b.*\b({said})(?:e?s)?\b", question, re.I
+            rf"\b({said})(?:e?s)?\b.*(?:\b(?:{joined})\b|\s\+\s).*\b({said})(?:e?s)?\b", question, re.I
         ):
             continue
         at = next(i for i, c in enumerate(trees["where"]) if c is conds[0])
@@ -891,7 +968,8 @@ def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None
         trees["where"].insert(at, exp.In(this=col.copy(), expressions=[v.copy() for v in values]))
         if col.sql() not in {n.unalias().sql() for n in trees["select"]}:
             trees["select"].insert(0, col.copy())
-        if any(n.find(exp.AggFunc) for n in trees["select"]) and col.sql() not in {g.sql() for g in trees["group_by"]}:
+        grouped = trees["group_by"] or any(n.find(exp.AggFunc) for n in trees["select"])
+        if grouped and col.sql() not in {g.sql() for g in trees["group_by"]}:  # a shown column of a grouped query
             trees["group_by"].append(col.copy())
 
 
@@ -930,7 +1008,8 @@ def _named_values(
         moved += [r for r in chain if (r["table"], r["column"]) != column]
         if col.sql() not in {n.unalias().sql() for n in trees["select"]}:
             trees["select"].insert(0, col.copy())
-        if any(n.find(exp.AggFunc) for n in trees["select"]) and col.sql() not in {g.sql() for g in trees["group_by"]}:
+        grouped = trees["group_by"] or any(n.find(exp.AggFunc) for n in trees["select"])
+        if grouped and col.sql() not in {g.sql() for g in trees["group_by"]}:  # a shown column of a grouped query
             trees["group_by"].append(col.copy())
     return moved
 
@@ -1277,7 +1356,7 @@ def _aggregate_names(node: exp.Expression) -> exp.Expression:
 
 
 def _parse_parts(
-    parts: QueryParts, semantic: Semantic, slice_tables: list[str], used: list[str], dialect: str
+    parts: QueryParts, semantic: Semantic, slice_tables: list[str], used: list[str], dialect: str, question: str = ""
 ) -> tuple[dict[str, list[exp.Expression]], list[str], set[str]]:
     """Each part parsed, terms expanded, unknown columns mapped and qualified (the tables they name added to
     `used`); a join written as a filter dropped, alone or AND-ed with others. Returns the trees, the names no
@@ -1292,6 +1371,7 @@ def _parse_parts(
             nodes = [n for n in conjuncts(*nodes) if not _join_condition(n, semantic)]
         for node in nodes:
             node = _aggregate_names(_expand_terms(node, semantic, dialect))
+            node = _year_test_on_unknown(node, semantic, slice_tables, question) if part == "where" else node
             node = _map_unknown(node, semantic, slice_tables, aliases, dialect)
             _qualify(node, semantic, slice_tables, used, unknown)
             trees[part].append(node)
