@@ -333,8 +333,9 @@ def _year_test_on_unknown(
     own time column, when its tables have exactly one; a number year column takes the test's year itself
     (`indicators.year = 1980`, `>= 1980` for `>= '1980-01-01'`). A range's other end may be the next year."""
     written = {int(y) for y in re.findall(r"\b\d{4}\b", question)}
-    for cmp in list(node.find_all(exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like)):
+    for cmp in list(node.find_all(exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.Between)):
         side, lit = (cmp.expression, cmp.this) if isinstance(cmp.this, exp.Literal) else (cmp.this, cmp.expression)
+        lit = cmp.args["low"] if isinstance(cmp, exp.Between) else lit
         inner = side.this if isinstance(side, exp.Year) else side
         if isinstance(side, exp.Extract) and side.this.name.upper() == "YEAR":
             inner = side.expression
@@ -347,6 +348,12 @@ def _year_test_on_unknown(
             return node
         if _DATED.search(_column_type(semantic, at)):
             inner.replace(at)
+            continue
+        if isinstance(cmp, exp.Between) and (high := _YEAR_LITERAL.fullmatch(cmp.args["high"].name)):
+            bounds = (int(year.group(1)), int(high.group(1)))
+            cmp.set("this", at)
+            cmp.set("low", exp.Literal.number(bounds[0]))
+            cmp.set("high", exp.Literal.number(bounds[1]))
             continue
         new = (exp.EQ if isinstance(cmp, exp.Like) else type(cmp))(
             this=at, expression=exp.Literal.number(int(year.group(1)))

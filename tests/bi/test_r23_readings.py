@@ -63,6 +63,8 @@ def test_a_year_test_on_a_column_no_table_has_is_the_questions_year_column(clubs
         ["year(Enrollment.TakenOn) = 1993"],
         ["Enrollment.TakenOn >= '1993-01-01' AND Enrollment.TakenOn < '1994-01-01'"],
         ["EXTRACT(YEAR FROM orders.o_orderdate) = 1993"],
+        ["year(Enrollment.TakenOn) BETWEEN 1993 AND 1993"],
+        ["Enrollment.TakenOn BETWEEN '1993-01-01' AND '1993-12-31'"],
     ):
         sql = compose_sql(clubs, ["tallies"], "golds of every club, 1993", select=["tallies.gold"], where=where)
         assert rows(clubs, sql) == rows(clubs, gold), (where, sql)
