@@ -314,15 +314,19 @@ _YEAR_LITERAL = re.compile(r"%?(\d{4})(?:-\d\d(?:-\d\d)?)?%?")
 
 
 def _time_column(semantic: Semantic, slice_tables: list[str]) -> exp.Column | None:
-    """The one column of the question's tables that says when (a date or time, or a number named as a year);
-    None when none or several."""
-    found = [
-        exp.column(column, table=table)
-        for table in dict.fromkeys(slice_tables)
-        for column, info in (semantic.tables.get(table) or {}).get("columns", {}).items()
-        if _DATED.search(str(info.get("type"))) or (named_year(column) and _NUMERIC.search(str(info.get("type"))))
-    ]
-    return found[0] if len(found) == 1 else None
+    """The one column of the question's tables that says when (a date or time, or a number named as a year), else
+    of the tables joined to them ('nigeria and kenya, 1990': the countries' indicators); None when several."""
+    graph = semantic.join_graph()
+    for tables in (slice_tables, [n for t in slice_tables for n in sorted(graph.get(t, ()))]):
+        found = [
+            exp.column(column, table=table)
+            for table in dict.fromkeys(tables)
+            for column, info in (semantic.tables.get(table) or {}).get("columns", {}).items()
+            if _DATED.search(str(info.get("type"))) or (named_year(column) and _NUMERIC.search(str(info.get("type"))))
+        ]
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
 
 
 def _year_test_on_unknown(
@@ -336,9 +340,7 @@ def _year_test_on_unknown(
     for cmp in list(node.find_all(exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.Between)):
         side, lit = (cmp.expression, cmp.this) if isinstance(cmp.this, exp.Literal) else (cmp.this, cmp.expression)
         lit = cmp.args["low"] if isinstance(cmp, exp.Between) else lit
-        inner = side.this if isinstance(side, exp.Year) else side
-        if isinstance(side, exp.Extract) and side.this.name.upper() == "YEAR":
-            inner = side.expression
+        inner = next(iter(cols)) if len(cols := list(side.find_all(exp.Column))) == 1 else None  # year(c), strftime
         year = _YEAR_LITERAL.fullmatch(lit.name) if isinstance(lit, exp.Literal) else None
         if not (isinstance(inner, exp.Column) and _owner(semantic, inner) is None and year):
             continue

@@ -65,9 +65,26 @@ def test_a_year_test_on_a_column_no_table_has_is_the_questions_year_column(clubs
         ["EXTRACT(YEAR FROM orders.o_orderdate) = 1993"],
         ["year(Enrollment.TakenOn) BETWEEN 1993 AND 1993"],
         ["Enrollment.TakenOn BETWEEN '1993-01-01' AND '1993-12-31'"],
+        ["strftime('%Y', Enrollment.TakenOn) = '1993'"],
     ):
         sql = compose_sql(clubs, ["tallies"], "golds of every club, 1993", select=["tallies.gold"], where=where)
         assert rows(clubs, sql) == rows(clubs, gold), (where, sql)
+
+
+def test_a_year_test_on_a_column_no_table_has_reaches_the_year_column_of_a_joined_table(clubs):
+    sql = compose_sql(
+        clubs,
+        ["clubs"],
+        "golds of the Lynx and the Otters in 1993",
+        LYNX_OTTERS,
+        select=["clubs.name", "tallies.gold"],
+        where=["year(orders.o_orderdate) = 1993"],
+    )
+    gold = (
+        "SELECT c.name, t.gold FROM tallies t JOIN clubs c ON t.club_id = c.club_id "
+        "WHERE t.yr = 1993 AND c.name IN ('Lynx', 'Otters')"
+    )
+    assert rows(clubs, sql) == rows(clubs, gold), sql
 
 
 def test_a_year_test_on_a_column_no_table_has_is_the_questions_date_column(shop):
