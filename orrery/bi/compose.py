@@ -310,62 +310,6 @@ def _numeric_column(semantic: Semantic, tables: Iterable[str], named: Callable[[
 
 
 _DATED = re.compile(r"DATE|TIMESTAMP", re.I)
-_YEAR_LITERAL = re.compile(r"%?(\d{4})(?:-\d\d(?:-\d\d)?)?%?")
-
-
-def _time_column(semantic: Semantic, slice_tables: list[str]) -> exp.Column | None:
-    """The one column of the question's tables that says when (a date or time, or a number named as a year), else
-    of the tables joined to them ('nigeria and kenya, 1990': the countries' indicators); None when several."""
-    graph = semantic.join_graph()
-    for tables in (slice_tables, [n for t in slice_tables for n in sorted(graph.get(t, ()))]):
-        found = [
-            exp.column(column, table=table)
-            for table in dict.fromkeys(tables)
-            for column, info in (semantic.tables.get(table) or {}).get("columns", {}).items()
-            if _DATED.search(str(info.get("type"))) or (named_year(column) and _NUMERIC.search(str(info.get("type"))))
-        ]
-        if found:
-            return found[0] if len(found) == 1 else None
-    return None
-
-
-def _year_test_on_unknown(
-    node: exp.Expression, semantic: Semantic, slice_tables: list[str], question: str
-) -> exp.Expression:
-    """'india and china headcount, 1980' written `year(Enrollment.TakenOn) = 1980`: the prompt's example column
-    (or another database's, `orders.o_orderdate`) in a year test of a year the question writes is the question's
-    own time column, when its tables have exactly one; a number year column takes the test's year itself
-    (`indicators.year = 1980`, `>= 1980` for `>= '1980-01-01'`). A range's other end may be the next year."""
-    written = {int(y) for y in re.findall(r"\b\d{4}\b", question)}
-    for cmp in list(node.find_all(exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.Between)):
-        side, lit = (cmp.expression, cmp.this) if isinstance(cmp.this, exp.Literal) else (cmp.this, cmp.expression)
-        lit = cmp.args["low"] if isinstance(cmp, exp.Between) else lit
-        inner = next(iter(cols)) if len(cols := list(side.find_all(exp.Column))) == 1 else None  # year(c), strftime
-        year = _YEAR_LITERAL.fullmatch(lit.name) if isinstance(lit, exp.Literal) else None
-        if not (isinstance(inner, exp.Column) and _owner(semantic, inner) is None and year):
-            continue
-        if not written & {int(year.group(1)) + d for d in (-1, 0, 1)}:
-            continue
-        if (at := _time_column(semantic, slice_tables)) is None:
-            return node
-        if _DATED.search(_column_type(semantic, at)):
-            inner.replace(at)
-            continue
-        if isinstance(cmp, exp.Between) and (high := _YEAR_LITERAL.fullmatch(cmp.args["high"].name)):
-            bounds = (int(year.group(1)), int(high.group(1)))
-            cmp.set("this", at)
-            cmp.set("low", exp.Literal.number(bounds[0]))
-            cmp.set("high", exp.Literal.number(bounds[1]))
-            continue
-        new = (exp.EQ if isinstance(cmp, exp.Like) else type(cmp))(
-            this=at, expression=exp.Literal.number(int(year.group(1)))
-        )
-        if cmp is node:
-            return new
-        cmp.replace(new)
-    return node
-
-
 _RANGE = re.compile(r"; from (-?[\d.]+) to (-?[\d.]+)")
 
 
@@ -595,7 +539,7 @@ def compose(
     # tracks, even when every written column belongs to Genre.
     used: list[str] = slice_tables[:1]
     parts = _tidy(parts, question)
-    trees, unknown, aliases = _parse_parts(parts, semantic, slice_tables, used, dialect, question)
+    trees, unknown, aliases = _parse_parts(parts, semantic, slice_tables, used, dialect)
     given: dict[str, set[tuple[str, str]]] = {}
     for r in resolved:
         given.setdefault(str(r["value"]).lower(), set()).add((r["table"], r["column"].lower()))
@@ -960,7 +904,8 @@ _COMPARED = r"vs\.?|v\.?|versus|against|compared (?:with|to)|than"
 def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None:
     """'in 1990 and in 2010', 'compare Texas and Ohio', 'Texas vs Ohio': one column equal to two values (written
     as two filters, an OR of them, or an IN) means either value when the question joins them with 'and' / 'or'
-    / 'vs' / 'compared with' ('compare X with Y') / 'then' ('count the halogens, then the noble gases': a value
+    / 'vs' / 'compared with' ('compare X with Y'), in short 'v' / 'n' / '+' ('norway v canada', 'jazz n blues'; not
+    '&', often a value's own: 'Middle East & North Africa') / 'then' ('count the halogens, then the noble gases': a value
     may be written in the plural); each row shows which, and an aggregate is taken per value (GROUP BY the
     column). 'from LAX to JFK' on one airport column is a wrong join, not either value."""
     compared = _COMPARED + "|then" + ("|with" if re.search(r"\bcompar", question, re.I) else "")
@@ -1365,7 +1310,7 @@ def _aggregate_names(node: exp.Expression) -> exp.Expression:
 
 
 def _parse_parts(
-    parts: QueryParts, semantic: Semantic, slice_tables: list[str], used: list[str], dialect: str, question: str = ""
+    parts: QueryParts, semantic: Semantic, slice_tables: list[str], used: list[str], dialect: str
 ) -> tuple[dict[str, list[exp.Expression]], list[str], set[str]]:
     """Each part parsed, terms expanded, unknown columns mapped and qualified (the tables they name added to
     `used`); a join written as a filter dropped, alone or AND-ed with others. Returns the trees, the names no
@@ -1380,7 +1325,6 @@ def _parse_parts(
             nodes = [n for n in conjuncts(*nodes) if not _join_condition(n, semantic)]
         for node in nodes:
             node = _aggregate_names(_expand_terms(node, semantic, dialect))
-            node = _year_test_on_unknown(node, semantic, slice_tables, question) if part == "where" else node
             node = _map_unknown(node, semantic, slice_tables, aliases, dialect)
             _qualify(node, semantic, slice_tables, used, unknown)
             trees[part].append(node)
