@@ -579,6 +579,7 @@ def compose(
     _filter_resolved(trees, resolved, used, dialect)
     _either_value(trees, question)
     _one_total(trees, question)
+    _count_column_summed(trees, semantic, question)
     _measure_per_listed_value(trees, semantic)
     _share_of_measure(trees, semantic, question, used)
     _share_of_rows(trees, question)
@@ -730,6 +731,35 @@ def _one_total(trees: dict[str, list[exp.Expression]], question: str) -> None:
     trees["select"] = [n for n in trees["select"] if n.unalias().sql() not in listed]
 
 
+# what makes a sign filter (`c = 1`, `c > 0`) the question's own: the number or the words that write it
+_SIGN_WRITTEN = re.compile(r"\b(?:0|1|one|zero|no|none|any|at least|single)\b", re.I)
+
+
+def _count_column_summed(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """'norway v canada gold medal count' written `COUNT(*) ... WHERE gold = 1`, 'what did customers in France
+    spend in total' `COUNT(*) ... WHERE Total > 0`: a sign filter on the number column the question names, with
+    nothing but a count selected (beside the group keys), counts the rows where it is set, not what it holds: the
+    answer is its sum, the filter goes. Not when the question writes the sign ('at least one Oscar')."""
+    aggs = [n.unalias() for n in trees["select"] if n.find(exp.AggFunc)]
+    keys = {g.sql() for g in trees["group_by"]}
+    if [a.sql() for a in aggs] != ["COUNT(*)"] or _SIGN_WRITTEN.search(question):
+        return
+    if any(n.unalias().sql() not in keys for n in trees["select"] if not n.find(exp.AggFunc)):
+        return
+    said = set(stems(question))
+    for cond in trees["where"]:
+        col, lit = cond.this, cond.expression
+        sign = (isinstance(cond, exp.EQ | exp.GTE) and lit.name == "1") or (
+            isinstance(cond, exp.GT) and lit.name == "0"
+        )
+        if not (sign and isinstance(lit, exp.Literal) and _measure_kind(semantic, col)):
+            continue
+        if set(stems(words(col.name))) & said:
+            trees["where"] = [c for c in trees["where"] if c.sql() != cond.sql()]
+            trees["select"] = [exp.Sum(this=col.copy()) if n.unalias() is aggs[0] else n for n in trees["select"]]
+            return
+
+
 def _listed_columns(trees: dict[str, list[exp.Expression]]) -> list[exp.Column]:
     """The columns the filters compare with two or more listed values (`c IN (a, b, ...)`)."""
     return [
@@ -868,22 +898,23 @@ def _extreme_as_order(trees: dict[str, list[exp.Expression]], limit: int | None)
 
 
 # words that set two values of one column side by side ('Texas vs Ohio')
-_COMPARED = r"vs\.?|versus|against|compared (?:with|to)|than"
+_COMPARED = r"vs\.?|v\.?|versus|against|compared (?:with|to)|than"
 
 
 def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None:
     """'in 1990 and in 2010', 'compare Texas and Ohio', 'Texas vs Ohio': one column equal to two values (written
     as two filters, an OR of them, or an IN) means either value when the question joins them with 'and' / 'or'
-    / 'vs' / 'compared with' ('compare X with Y') / 'then' ('count the halogens, then the noble gases': a value
+    / 'vs' / 'compared with' ('compare X with Y'), in short 'v' / 'n' / '+' ('norway v canada', 'jazz n blues'; not
+    '&', often a value's own: 'Middle East & North Africa') / 'then' ('count the halogens, then the noble gases': a value
     may be written in the plural); each row shows which, and an aggregate is taken per value (GROUP BY the
     column). 'from LAX to JFK' on one airport column is a wrong join, not either value."""
     compared = _COMPARED + "|then" + ("|with" if re.search(r"\bcompar", question, re.I) else "")
     for col, conds, values in _values_per_column(trees["where"]):
         # an IN or OR the model wrote with the question's 'or' is one total over both values: left as written
-        joined = compared + ("|and|or" if all(isinstance(c, exp.EQ) for c in conds) else "|and")
+        joined = compared + ("|and|n|or" if all(isinstance(c, exp.EQ) for c in conds) else "|and|n")
         said = "|".join(re.escape(str(v.this)) for v in values)
         if len({str(v.this) for v in values}) < 2 or not re.search(
-            rf"\b({said})(?:e?s)?\b.*\b({joined})\b.*\b({said})(?:e?s)?\b", question, re.I
+            rf"\b({said})(?:e?s)?\b.*(?:\b(?:{joined})\b|\s\+\s).*\b({said})(?:e?s)?\b", question, re.I
         ):
             continue
         at = next(i for i, c in enumerate(trees["where"]) if c is conds[0])
@@ -891,7 +922,8 @@ def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None
         trees["where"].insert(at, exp.In(this=col.copy(), expressions=[v.copy() for v in values]))
         if col.sql() not in {n.unalias().sql() for n in trees["select"]}:
             trees["select"].insert(0, col.copy())
-        if any(n.find(exp.AggFunc) for n in trees["select"]) and col.sql() not in {g.sql() for g in trees["group_by"]}:
+        grouped = trees["group_by"] or any(n.find(exp.AggFunc) for n in trees["select"])
+        if grouped and col.sql() not in {g.sql() for g in trees["group_by"]}:  # a shown column of a grouped query
             trees["group_by"].append(col.copy())
 
 
@@ -930,7 +962,8 @@ def _named_values(
         moved += [r for r in chain if (r["table"], r["column"]) != column]
         if col.sql() not in {n.unalias().sql() for n in trees["select"]}:
             trees["select"].insert(0, col.copy())
-        if any(n.find(exp.AggFunc) for n in trees["select"]) and col.sql() not in {g.sql() for g in trees["group_by"]}:
+        grouped = trees["group_by"] or any(n.find(exp.AggFunc) for n in trees["select"])
+        if grouped and col.sql() not in {g.sql() for g in trees["group_by"]}:  # a shown column of a grouped query
             trees["group_by"].append(col.copy())
     return moved
 

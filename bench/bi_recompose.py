@@ -1,0 +1,117 @@
+"""The no-model recomposition check (rounds 19, 21, 23 of bench/bi.md and bench/bi_r23.md): the newest stored record
+of each answerable question of the development sets (`results/bi_nokeys_<set>_here*.json`, newest by `date`; no
+held-out set that has not been run), its SQL read back into `QueryParts` by sqlglot, composed again by the orrery on
+PYTHONPATH, executed and scored as bench/bi.py scores. Run it once per code and compare the two outputs:
+
+    PYTHONPATH=/work/main python bench/bi_recompose.py /tmp/main.json
+    PYTHONPATH=$PWD python bench/bi_recompose.py /tmp/here.json
+
+Output: {"<set>|<question>": [composed SQL or "ERR ...", right now (None when not recomposable), right in the record]}.
+The resolved values come from the record's `resolve_entities` step, whose text is cut at 200 characters, so a string
+literal of an indexed column the stored SQL filters on counts as resolved too."""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+HERE = Path(__file__).parent
+RESOLVED = re.compile(r'\{"mention": "([^"]*)", "table": "([^"]*)", "column": "([^"]*)", "value": ("[^"]*"|[-\d.]+)\}')
+
+
+def newest(skip: str = "heldout15") -> list[tuple[str, dict[str, Any]]]:
+    """(set, record) of the newest stored record of each (set, question)."""
+    recs: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
+    for f in glob.glob(str(HERE / "results" / "bi_nokeys_*_here*.json")):
+        if skip in f:
+            continue
+        d = json.loads(Path(f).read_text())
+        for q in d.get("questions", []):
+            k = (d["set"], q["question"])
+            if k not in recs or recs[k][0] < d["date"]:
+                recs[k] = (d["date"], q)
+    return [(k[0], v[1]) for k, v in recs.items()]
+
+
+def parts_of(sql: str, dialect: str) -> tuple[Any, list[str]]:
+    """The stored SQL as the parts the model would have written, and its tables in order."""
+    from orrery.bi.compose import QueryParts
+
+    tree = sqlglot.parse_one(sql, read=dialect)
+    where, lim, group, order = (tree.args.get(k) for k in ("where", "limit", "group", "order"))
+    limit = int(lim.expression.this) if lim is not None else None
+    parts = QueryParts(
+        select=[n.sql(dialect=dialect) for n in tree.expressions],
+        where=[where.this.sql(dialect=dialect)] if where else [],
+        group_by=[n.sql(dialect=dialect) for n in group.expressions] if group else [],
+        having=[tree.args["having"].this.sql(dialect=dialect)] if tree.args.get("having") else [],
+        order_by=[n.sql(dialect=dialect) for n in order.expressions] if order else [],
+        limit=None if limit == 1000 else limit,
+    )
+    return parts, list(dict.fromkeys(t.name for t in tree.find_all(exp.Table)))
+
+
+def resolved_of(q: dict[str, Any], sql: str, bi: Any, tables: list[str]) -> list[dict[str, Any]]:
+    out = [
+        {"mention": m[1], "table": m[2], "column": m[3], "value": json.loads(m[4])}
+        for st in q.get("steps", [])
+        if st.startswith("resolve_entities")
+        for m in RESOLVED.finditer(st)
+    ]
+    have = {(r["table"].lower(), r["column"].lower(), str(r["value"])) for r in out}
+    for cond in sqlglot.parse_one(sql, read=bi.engine.dialect).find_all(exp.EQ, exp.In):
+        col = cond.this
+        if not isinstance(col, exp.Column):
+            continue
+        owner = next((t for t in bi.semantic.tables if t.lower() == (col.table or tables[0]).lower()), tables[0])
+        for lit in [cond.expression] if isinstance(cond, exp.EQ) else cond.expressions:
+            key = (owner.lower(), col.name.lower(), lit.name)
+            ok = isinstance(lit, exp.Literal) and lit.is_string and lit.name.lower() in bi.values(owner, col.name)
+            if ok and key not in have:
+                have.add(key)
+                out.append({"mention": lit.name, "table": owner, "column": col.name, "value": lit.name})
+    return out
+
+
+def main(out_path: str) -> None:
+    from orrery.bi.compose import compose
+    from orrery.bi.context import BIContext
+    from orrery.bi.semantic import load
+
+    spec = importlib.util.spec_from_file_location("bi_nokeys", HERE / "bi_nokeys.py")
+    bnk = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bnk)
+    sys.path.insert(0, str(HERE))
+    from bi import scored
+
+    contexts: dict[str, Any] = {}
+    out: dict[str, Any] = {}
+    for s, q in newest():
+        if not q.get("gold") or q["status"] != "completed" or not q.get("sql"):
+            continue
+        if q["db"] not in contexts:
+            engine = bnk.engine_for(q["db"])
+            contexts[q["db"]] = BIContext(engine=engine, semantic=load(engine.name, engine), model=None)
+        bi = contexts[q["db"]]
+        try:
+            parts, tables = parts_of(q["sql"], bi.engine.dialect)
+            resolved = resolved_of(q, q["sql"], bi, tables)
+            sql = compose(parts, bi.semantic, tables, resolved, bi.engine.dialect, q["question"], bi.values)
+            right = scored(q, bi.engine, "completed", sql, bi.engine.execute(sql).rows)
+        except Exception as exc:  # noqa: BLE001 - a query that cannot be recomposed is named, not scored
+            sql, right = f"ERR {type(exc).__name__}: {str(exc)[:150]}", None
+        out[f"{s}|{q['question']}"] = [sql, right, q["correct"]]
+    Path(out_path).write_text(json.dumps(out, indent=0))
+    print(f"{len(out)} recomposed, {sum(v[1] is True for v in out.values())} right, written to {out_path}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
