@@ -30,6 +30,7 @@ from orrery.bi.semantic import (
     words,
 )
 from orrery.errors import ToolError
+from orrery.grounding import writes_a_number
 
 
 class UnknownField(ToolError):
@@ -426,14 +427,6 @@ def _mention_of(semantic: Semantic, col: exp.Column, value: str, text: str) -> b
     return bool(extra) and {singular(w) for w in extra} <= schema_words(semantic)
 
 
-# a number the question writes: digits, or a number word ('thirty', 'a dozen', 'the eighties')
-_A_NUMBER = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty|"
-    r"seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half|\w+ties)\b",
-    re.I,
-)
-
-
 def _unasked_number(cond: exp.Expression, question: str) -> bool:
     """`column <op> number` (a number other than 0 or 1: a sign, a flag) in a question that writes no number at
     all ('Average mpg of the European cars ...': the model's `mpg > 30`): a filter nobody asked for. No gold
@@ -443,7 +436,7 @@ def _unasked_number(cond: exp.Expression, question: str) -> bool:
     lit, col = cond.expression, cond.this
     if not (isinstance(col, exp.Column) and isinstance(lit, exp.Literal)) or lit.is_string:
         return False
-    return lit.this not in ("0", "1") and not _A_NUMBER.search(question)
+    return lit.this not in ("0", "1") and not writes_a_number(question)
 
 
 def _invented(

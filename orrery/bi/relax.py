@@ -18,6 +18,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.bi.semantic import stems
+from orrery.grounding import number_words
 
 MAX_TRIES = 3  # rewrites run against the database after a query that found nothing
 
@@ -107,40 +108,10 @@ def _extreme_as_ranking(tree: exp.Select, _question: str, _resolved: list[dict[s
     return False
 
 
-_NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
-} | {w: str(10 * i) for i, w in enumerate(["thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], 3)}
-
-
 def _numbers(question: str) -> set[str]:
     """The numbers a question writes, in digits ('1990', '2.5') or as a word ('four-cylinder')."""
     found = re.findall(r"\d+(?:\.\d+)?", question)
-    return set(found) | {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", question.lower()) if w in _NUMBER_WORDS}
+    return set(found) | {str(n) for n in number_words(question)}
 
 
 def _said(literal: exp.Literal, question: str) -> bool:

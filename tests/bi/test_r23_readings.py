@@ -101,3 +101,26 @@ def test_a_value_holding_n_is_one_value(clubs):
     )
     gold = "SELECT SUM(t.gold) FROM tallies t JOIN clubs c ON t.club_id = c.club_id WHERE c.name = 'Lynx n Otters'"
     assert rows(clubs, sql) == rows(clubs, gold), sql
+
+
+def test_a_number_written_as_a_word_keeps_its_filter_and_a_word_in_ties_is_no_number(clubs):
+    """`writes_a_number` (orrery.grounding): 'fourteen' is a number the question writes, so the model's `gold > 14`
+    stays; 'cities' is none, so an unasked `gold > 2` goes."""
+    kept = compose_sql(
+        clubs,
+        ["tallies", "clubs"],
+        "how many seasons did the Lynx win more than fourteen golds",
+        [LYNX_OTTERS[0]],
+        select=["COUNT(*)"],
+        where=["tallies.gold > 14"],
+    )
+    assert "14" in kept.split("WHERE")[1], kept
+    dropped = compose_sql(
+        clubs,
+        ["tallies", "clubs"],
+        "how many seasons did the Lynx play away in other cities",
+        [LYNX_OTTERS[0]],
+        select=["COUNT(*)"],
+        where=["tallies.gold > 2"],
+    )
+    assert "gold" not in dropped.split("WHERE")[1], dropped
