@@ -1,4 +1,4 @@
-"""The no-model recomposition check (rounds 19, 21, 23 of bench/bi.md and bench/bi_r23.md): the newest stored record
+"""The no-model recomposition check (rounds 19, 21 and 23 of bench/bi.md): the newest stored record
 of each answerable question of the development sets (`results/bi_nokeys_<set>_here*.json`, newest by `date`; no
 held-out set that has not been run), its SQL read back into `QueryParts` by sqlglot, composed again by the orrery on
 PYTHONPATH, executed and scored as bench/bi.py scores. Run it once per code and compare the two outputs:

@@ -1,4 +1,4 @@
-"""Round 23 (bench/bi_r23.md): a sign filter on the number column the question names beside a lone count is that
+"""Round 23 (bench/bi.md, "Round 23"): a sign filter on the number column the question names beside a lone count is that
 column's sum; 'v' compares and 'n' / '+' join two values. On a database of its own (clubs' medal tallies),
 not the sets the rules were read from."""
 
