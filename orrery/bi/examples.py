@@ -1,6 +1,7 @@
 """Approved examples for the BI agent: question -> SQL pairs a person approved, per connection (the database's
 name), given as earlier turns to the plan step and the SQL step for the nearest questions, and taken by the
-decline judgment as evidence that the data holds a term an approved question used (`ExampleMemory.covers`).
+decline judgment as evidence that the data holds a term an approved question used, or a term near the name of a
+table or column a near approved query read (`ExampleMemory.covers`).
 
 Only an approval writes (`approve`, `orrery bi approve RUN`, the web app's thumbs-up); a rejection never stores
 anything and withdraws nothing unless asked (`reject(..., withdraw=True)`). The pairs live in the session
