@@ -1,6 +1,7 @@
 """Approved examples for the BI agent: question -> SQL pairs a person approved, per connection (the database's
 name), given as earlier turns to the plan step and the SQL step for the nearest questions, and taken by the
-decline judgment as evidence that the data holds a term an approved question used (`ExampleMemory.covers`).
+decline judgment as evidence that the data holds a term an approved question used, or a term near the name of a
+table or column a near approved query read (`ExampleMemory.covers`).
 
 Only an approval writes (`approve`, `orrery bi approve RUN`, the web app's thumbs-up); a rejection never stores
 anything and withdraws nothing unless asked (`reject(..., withdraw=True)`). The pairs live in the session
@@ -106,10 +107,12 @@ class ExampleMemory:
         return self._search(connection, question, max(self.k, 5)) if self.k > 0 else []
 
     def covers(self, connection: str, term: str, question: str) -> bool:
-        """Whether an approved pair near `question` (one `nearest` shows) has `term` in its question: a person
-        approved the rows of an executed query for it, so the data holds what the term means there. Evidence
-        for that term only: every other term of the question is still judged on the data."""
-        return any(_says(term, e.question) for e in self.nearest(connection, question))
+        """Whether an approved pair near `question` (one `nearest` shows) has `term` in its question, or reads a
+        table or column each word of the term names (`_reads`): a person approved the rows of an executed query
+        for it, so the data holds what the term means there. Evidence for that term only: every other term of
+        the question is still judged on the data, and which column the SQL uses is still the SQL step's choice."""
+        near = self.nearest(connection, question)
+        return any(_says(term, e.question) for e in near) or _reads(term, near, self.examples.store.embedder)
 
 
 def _says(term: str, question: str) -> bool:
@@ -462,6 +465,38 @@ TAUGHT = "taught"  # a column's key: the phrases approvals taught it (replaced o
 SAID_AS = " (approved questions say: "
 TAUGHT_FILTERS = "taught_filters"  # a column's key: how approved queries compared it with a value
 FILTERED_AS = " (approved queries filter it: "
+# A word of a declined term is placed on a table or column an approved query near the question reads when MiniLM
+# puts it this near the name (bench/bi_memory.md, round 10: 'clients' -> `Customer` 0.62, 'revenue' -> `sales`
+# 0.65; a word only the new question says is taught by no pair). Lower than decline.py's MEANING_FLOOR, which
+# compares with every text of the layer: here the approved queries near the question have already narrowed it.
+COLUMN_MEANING = 0.6
+
+
+def _reads(term: str, near: list[Example], embedder: Any) -> bool:
+    """Whether each word of `term` that is not generic is spelt by, or COLUMN_MEANING near, the name in words of a
+    table or column an approved query of `near` reads; each word must be placed, so a held modifier does not lift
+    a missing head ('customer age': 'age' is near no approved column)."""
+    own = [w for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC and singular(w) not in GENERIC]
+    names = sorted({n for e in near for n in _read_names(e.sql)})
+    if not own or not names or embedder is None:
+        return False
+    spelt = {singular(w) for n in names for w in n.split()}
+    left = [w for w in own if singular(w) not in spelt]
+    if not left:
+        return True
+    vectors = embedder.embed([*left, *names])
+    return bool(((vectors[len(left) :] @ vectors[: len(left)].T).max(axis=0) >= COLUMN_MEANING).all())
+
+
+def _read_names(sql: str) -> set[str]:
+    """The names in words of the tables and columns a query reads."""
+    try:
+        tree = sqlglot.parse_one(sql)
+    except SqlglotError:
+        return set()
+    return {words(c.name) for c in tree.find_all(exp.Column)} | {words(t.name) for t in tree.find_all(exp.Table)}
+
+
 MAX_PHRASE = 3  # words of a taught phrase
 MAX_TAUGHT = 5  # phrases taught to one column
 # A phrase is taught only when this many approved pairs align it to the same column (and none to another): on the
