@@ -1,11 +1,23 @@
-"""Helpers the compose tests share: a query's rows in a comparable order, the parts composed over a drafted layer,
-and a resolved value as entity resolution writes it."""
+"""Helpers the compose tests share: a small SQLite database with no declared keys, a query's rows in a comparable
+order, the parts composed over a drafted layer, and a resolved value as entity resolution writes it."""
 
 from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
 
 from orrery.bi.compose import QueryParts, compose
 from orrery.bi.engines import SQLiteEngine
 from orrery.bi.semantic import draft
+
+
+def sqlite_engine(path: Path, schema: str, tables: dict[str, list[tuple]]) -> SQLiteEngine:
+    """A database at `path` made by `schema` (CREATE TABLE statements) and filled with each table's rows."""
+    with sqlite3.connect(path) as con:
+        con.executescript(schema)
+        for table, data in tables.items():
+            con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(data[0]))})", data)
+    return SQLiteEngine(path.stem, path)
 
 
 def rows(engine: SQLiteEngine, sql: str) -> list[tuple]:

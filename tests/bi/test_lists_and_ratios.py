@@ -3,11 +3,11 @@ question's first word; and a ratio the model writes with its condition also in W
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
+from bi_compose_helpers import sqlite_engine
 
 from orrery.bi.agent import BIAgent
 from orrery.bi.compose import QueryParts, compose
@@ -21,22 +21,17 @@ from orrery.llm.scripted import ScriptedModel
 @pytest.fixture
 def music(tmp_path: Path):
     """Tracks in genres (a category of a few values) with a ship-like delivery mode, and one track named 'Time'."""
-    path = tmp_path / "m.sqlite"
     genres = ["Jazz", "Blues", "Rock", "Rock And Roll"]
-    with sqlite3.connect(path) as con:
-        con.executescript(
-            "CREATE TABLE genres (genre_id INTEGER, name TEXT);"
-            "CREATE TABLE tracks (track_id INTEGER, name TEXT, genre_id INTEGER, mode TEXT, bytes INTEGER);"
-        )
-        con.executemany("INSERT INTO genres VALUES (?, ?)", list(enumerate(genres)))
-        con.executemany(
-            "INSERT INTO tracks VALUES (?, ?, ?, ?, ?)",
-            [
-                (i, "Time" if i == 0 else f"Song {i}", i % 4 if i % 7 else 0, ("Same Day", "Standard")[i % 3 > 0], i)
-                for i in range(120)
-            ],
-        )
-    engine = SQLiteEngine("m", path)
+    tracks = [
+        (i, "Time" if i == 0 else f"Song {i}", i % 4 if i % 7 else 0, ("Same Day", "Standard")[i % 3 > 0], i)
+        for i in range(120)
+    ]
+    engine = sqlite_engine(
+        tmp_path / "m.sqlite",
+        "CREATE TABLE genres (genre_id INTEGER, name TEXT);"
+        "CREATE TABLE tracks (track_id INTEGER, name TEXT, genre_id INTEGER, mode TEXT, bytes INTEGER);",
+        {"genres": list(enumerate(genres)), "tracks": tracks},
+    )
     yield engine
     engine.close()
 

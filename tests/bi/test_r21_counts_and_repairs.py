@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from bi_compose_helpers import compose_sql, rows, value
+from bi_compose_helpers import compose_sql, rows, sqlite_engine, value
 
 from orrery.bi.agent import BIAgent
 from orrery.bi.engines import SQLiteEngine
@@ -21,19 +21,16 @@ REGIONS = ["North", "South", "East", "West", "Coast", "Hills", "Plains", "Lakes"
 @pytest.fixture
 def shops(tmp_path: Path):
     """Shops of three kinds in twelve regions (a lookup, no declared key)."""
-    path = tmp_path / "shops.sqlite"
-    with sqlite3.connect(path) as con:
-        con.executescript(
-            "CREATE TABLE regions (region_id INTEGER, name TEXT);"
-            "CREATE TABLE shops (shop_id INTEGER, region_id INTEGER, kind TEXT, staff INTEGER, profit REAL);"
-        )
-        con.executemany("INSERT INTO regions VALUES (?, ?)", list(enumerate(REGIONS)))
-        kinds = ["Phones", "Copiers", "Machines"]
-        con.executemany(
-            "INSERT INTO shops VALUES (?, ?, ?, ?, ?)",
-            [(i, i % 12, kinds[i % 3], 3 + i % 5, float(i % 7) - 2.5) for i in range(96)],
-        )
-    engine = SQLiteEngine("shops", path)
+    kinds = ["Phones", "Copiers", "Machines"]
+    engine = sqlite_engine(
+        tmp_path / "shops.sqlite",
+        "CREATE TABLE regions (region_id INTEGER, name TEXT);"
+        "CREATE TABLE shops (shop_id INTEGER, region_id INTEGER, kind TEXT, staff INTEGER, profit REAL);",
+        {
+            "regions": list(enumerate(REGIONS)),
+            "shops": [(i, i % 12, kinds[i % 3], 3 + i % 5, float(i % 7) - 2.5) for i in range(96)],
+        },
+    )
     yield engine
     engine.close()
 

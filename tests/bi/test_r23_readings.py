@@ -4,13 +4,10 @@ not the sets the rules were read from."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
-from bi_compose_helpers import compose_sql, rows, value
-
-from orrery.bi.engines import SQLiteEngine
+from bi_compose_helpers import compose_sql, rows, sqlite_engine, value
 
 CLUBS = ["Lynx", "Otters", "Hawks", "Lynx n Otters"]
 
@@ -19,18 +16,15 @@ CLUBS = ["Lynx", "Otters", "Hawks", "Lynx n Otters"]
 def clubs(tmp_path: Path):
     """Clubs (a lookup, no declared key) and their medal tallies, several seasons each: a count of rows is not a
     count of medals."""
-    path = tmp_path / "clubs.sqlite"
-    with sqlite3.connect(path) as con:
-        con.executescript(
-            "CREATE TABLE clubs (club_id INTEGER, name TEXT);"
-            "CREATE TABLE tallies (club_id INTEGER, yr INTEGER, gold INTEGER, silver INTEGER, place TEXT);"
-        )
-        con.executemany("INSERT INTO clubs VALUES (?, ?)", list(enumerate(CLUBS)))
-        con.executemany(
-            "INSERT INTO tallies VALUES (?, ?, ?, ?, ?)",
-            [(c, 1990 + y, (c * 3 + y) % 5, (c + y) % 3, f"P{y}") for c in range(4) for y in range(6)],
-        )
-    engine = SQLiteEngine("clubs", path)
+    engine = sqlite_engine(
+        tmp_path / "clubs.sqlite",
+        "CREATE TABLE clubs (club_id INTEGER, name TEXT);"
+        "CREATE TABLE tallies (club_id INTEGER, yr INTEGER, gold INTEGER, silver INTEGER, place TEXT);",
+        {
+            "clubs": list(enumerate(CLUBS)),
+            "tallies": [(c, 1990 + y, (c * 3 + y) % 5, (c + y) % 3, f"P{y}") for c in range(4) for y in range(6)],
+        },
+    )
     yield engine
     engine.close()
 
