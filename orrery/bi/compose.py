@@ -915,11 +915,7 @@ def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None
         at = next(i for i, c in enumerate(trees["where"]) if c is conds[0])
         trees["where"] = [c for c in trees["where"] if all(c is not g for g in conds)]
         trees["where"].insert(at, exp.In(this=col.copy(), expressions=[v.copy() for v in values]))
-        if col.sql() not in {n.unalias().sql() for n in trees["select"]}:
-            trees["select"].insert(0, col.copy())
-        grouped = trees["group_by"] or any(n.find(exp.AggFunc) for n in trees["select"])
-        if grouped and col.sql() not in {g.sql() for g in trees["group_by"]}:  # a shown column of a grouped query
-            trees["group_by"].append(col.copy())
+        _shown_per_value(trees, col)
 
 
 # what separates the items of a list: 'X and Y', 'X, Y or Z', 'X vs Y', 'X compared with Y'; never 'to' ('from X
@@ -929,6 +925,16 @@ _LIST_WORD = r"(?:,|\b(?:and|or|vs\.?|versus|against|compared (?:with|to))\b)"
 LIST_SEPARATOR = re.compile(rf"\s*{_LIST_WORD}\s*", re.I)
 # ... and one word the first value qualifies may stand before it: 'rail shipments compared to air ones'
 _LIST_GAP = re.compile(rf"^\W*(?:[a-z]+\W+)?{_LIST_WORD}\W*(?:\b(?:in|of|from|for|the|by|how many)\b\W*)*$", re.I)
+
+
+def _shown_per_value(trees: dict[str, list[exp.Expression]], col: exp.Column) -> None:
+    """The column of the values set side by side is shown, first, and in a grouped query (an aggregate or the
+    model's GROUP BY) grouped on: one row per value."""
+    if col.sql() not in {n.unalias().sql() for n in trees["select"]}:
+        trees["select"].insert(0, col.copy())
+    grouped = trees["group_by"] or any(n.find(exp.AggFunc) for n in trees["select"])
+    if grouped and col.sql() not in {g.sql() for g in trees["group_by"]}:
+        trees["group_by"].append(col.copy())
 
 
 def _named_values(
@@ -955,11 +961,7 @@ def _named_values(
         trees["where"].append(col.isin(*(exp.convert(v) for v in dict.fromkeys(r["value"] for r in chain))))
         used += [] if column[0] in used else [column[0]]
         moved += [r for r in chain if (r["table"], r["column"]) != column]
-        if col.sql() not in {n.unalias().sql() for n in trees["select"]}:
-            trees["select"].insert(0, col.copy())
-        grouped = trees["group_by"] or any(n.find(exp.AggFunc) for n in trees["select"])
-        if grouped and col.sql() not in {g.sql() for g in trees["group_by"]}:  # a shown column of a grouped query
-            trees["group_by"].append(col.copy())
+        _shown_per_value(trees, col)
     return moved
 
 
