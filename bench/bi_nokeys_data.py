@@ -89,6 +89,16 @@ The database of held-out set #15 (bench/bi_heldout15.py), forensic science, buil
   `use_area` building/vehicle/household, written here). `frag_samples.gls_cls` holds a
   `glass_classes.cls_code`.
 
+The database of held-out set #16 (bench/bi_heldout16.py), corporate investment, built the same way:
+
+- capex: statsmodels' grunfeld dataset (Grunfeld's 1950 investment data of 11 U.S. firms, 1935-1954, as
+  recreated by Kleiber and Zeileis; public domain, as statsmodels states) split in two: `inv_annual` (`firm_cd`
+  a short company code, `fy` the year, `gross_inv` the gross investment, `mkt_val` the market value at
+  December 31, `cap_stk` the stock of plant and equipment, all in millions of 1947 dollars; 220 rows) and
+  `companies` (`co_code` GM/USS/GE/CHR/ARF/IBM/UO/WH/GY/DM/AS, `co_name` as the source writes it,
+  "General Motors", `sector` the firm's line of business, written here). `inv_annual.firm_cd` holds a
+  `companies.co_code`.
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -111,6 +121,39 @@ HELDOUT11_DATABASES = ("penguins",)
 HELDOUT13_DATABASES = ("titanic",)
 HELDOUT14_DATABASES = ("dairy",)
 HELDOUT15_DATABASES = ("glass",)
+HELDOUT16_DATABASES = ("capex",)
+# the eleven firms of Grunfeld's data under short codes, with each firm's line of business
+COMPANIES = pd.DataFrame(
+    {
+        "co_code": ["GM", "USS", "GE", "CHR", "ARF", "IBM", "UO", "WH", "GY", "DM", "AS"],
+        "co_name": [
+            "General Motors",
+            "US Steel",
+            "General Electric",
+            "Chrysler",
+            "Atlantic Refining",
+            "IBM",
+            "Union Oil",
+            "Westinghouse",
+            "Goodyear",
+            "Diamond Match",
+            "American Steel",
+        ],
+        "sector": [
+            "automobiles",
+            "steel",
+            "electrical equipment",
+            "automobiles",
+            "petroleum",
+            "office machines",
+            "petroleum",
+            "electrical equipment",
+            "tires and rubber",
+            "matches and wood products",
+            "steel",
+        ],
+    }
+)
 # the six kinds of glass of the forensic data under short codes, keyed by the source's labels
 GLASS_CLASSES = pd.DataFrame(
     {
@@ -346,6 +389,25 @@ def _glass(path: Path) -> None:
         _write(con, {"frag_samples": frags, "glass_classes": GLASS_CLASSES.drop(columns="src")})
 
 
+def _capex(path: Path) -> None:
+    from statsmodels.datasets import grunfeld
+
+    data = grunfeld.load_pandas().data
+    codes = dict(zip(COMPANIES["co_name"], COMPANIES["co_code"], strict=True))
+    annual = pd.DataFrame(
+        {
+            "firm_cd": data["firm"].map(codes),
+            "fy": data["year"].astype(int),
+            "gross_inv": data["invest"],
+            "mkt_val": data["value"],
+            "cap_stk": data["capital"],
+        }
+    )
+    assert annual["firm_cd"].notna().all()
+    with sqlite3.connect(path) as con:
+        _write(con, {"inv_annual": annual, "companies": COMPANIES})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -359,6 +421,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "titanic": _titanic,
     "dairy": _dairy,
     "glass": _glass,
+    "capex": _capex,
 }
 
 
@@ -389,5 +452,6 @@ if __name__ == "__main__":
         *HELDOUT13_DATABASES,
         *HELDOUT14_DATABASES,
         *HELDOUT15_DATABASES,
+        *HELDOUT16_DATABASES,
     ):
         print(db, path_of(db))
