@@ -133,7 +133,7 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
 
-def wording(question: str, value: str, sql: str | None, gold: str) -> str:
+def wording(question: str, value: str) -> str:
     """How the question writes a gold text value it names (the reason the words do not reach it)."""
     from orrery.bi.decline import other_form
 
@@ -155,6 +155,28 @@ def wording(question: str, value: str, sql: str | None, gold: str) -> str:
     return "another word for it (synonym, kind)"
 
 
+def lost_where(
+    q: dict[str, Any], v: dict[str, Any], resolved: list[tuple[str, str]], unresolved: list[str], ran: bool
+) -> str:
+    """The step at which a gold value was lost (or where it is)."""
+    if q["status"] != "completed" or not q.get("sql"):
+        return f"no SQL ({q['status']})"
+    if q["correct"]:
+        return "right answer"
+    if has_value(v, q["sql"]):
+        return "in the SQL"
+    if v["kind"] != "text":
+        return f"{v['kind']} lost or changed at the SQL step"
+    if str(v["value"]).lower() in {b.lower() for _, b in resolved}:
+        return "text: resolved, lost at the SQL step"
+    near = [m for m in [*unresolved, *(a for a, _ in resolved)] if _related(m, str(v["value"]))]
+    if [b for a, b in resolved if a in near]:
+        return "text: a wrong value matched"
+    if near:
+        return "text: a mention extracted, not matched"
+    return f"text: never extracted ({'resolve step ran for others' if ran else 'no resolve step'})"
+
+
 def diagnose(out_path: str) -> None:
     recs = newest()
     rows, classes, by_db, wordings = [], Counter(), Counter(), Counter()
@@ -168,30 +190,9 @@ def diagnose(out_path: str) -> None:
         if not gold:
             continue
         resolved, unresolved, ran = record_steps(q)
-        res_vals = {v.lower() for _, v in resolved}
         for v in gold:
-            if q["status"] != "completed" or not q.get("sql"):
-                cls = f"no SQL ({q['status']})"
-            elif q["correct"]:
-                cls = "right answer"
-            elif has_value(v, q["sql"]):
-                cls = "in the SQL"
-            elif v["kind"] != "text":
-                cls = f"{v['kind']} lost or changed at the SQL step"
-            elif str(v["value"]).lower() in res_vals:
-                cls = "text: resolved, lost at the SQL step"
-            else:
-                near = [m for m in [*unresolved, *(a for a, _ in resolved)] if _related(m, str(v["value"]))]
-                wrong = [b for a, b in resolved if a in near]
-                if wrong:
-                    cls = "text: a wrong value matched"
-                elif near:
-                    cls = "text: a mention extracted, not matched"
-                elif ran:
-                    cls = "text: never extracted (resolve step ran for others)"
-                else:
-                    cls = "text: never extracted (no resolve step)"
-            why = wording(question, str(v["value"]), q.get("sql"), q["gold"]) if v["kind"] == "text" else ""
+            cls = lost_where(q, v, resolved, unresolved, ran)
+            why = wording(question, str(v["value"])) if v["kind"] == "text" else ""
             if cls.startswith("text:"):
                 wordings[why] += 1
             classes[cls] += 1
