@@ -33,6 +33,7 @@ from sqlglot import exp
 
 HERE = Path(__file__).parent
 SKIP = "heldout16"  # being written: never read
+OWN = "_r24"  # this round's own runs: the planner's mentions stay those stored before it
 CMP = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Like, exp.ILike, exp.Between)
 
 
@@ -46,7 +47,7 @@ def _bnk() -> Any:
 def newest() -> dict[tuple[str, str], dict[str, Any]]:
     recs: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
     for f in glob.glob(str(HERE / "results" / "bi_nokeys_*_here*.json")):
-        if SKIP in f:
+        if SKIP in f or OWN in f:
             continue
         d = json.loads(Path(f).read_text())
         for q in d.get("questions", []):
@@ -251,6 +252,7 @@ def resolve_now(bi: Any, question: str, mentions: list[str]) -> list[dict[str, A
 
 
 def recall(out_path: str) -> None:
+    from orrery.bi import decline
     from orrery.bi.context import BIContext
     from orrery.bi.semantic import load
 
@@ -268,6 +270,7 @@ def recall(out_path: str) -> None:
             rec = recs.get((s, item["question"]), {})
             resolved, unresolved, _ = record_steps(rec)
             mentions = list(dict.fromkeys([*(a for a, _ in resolved), *unresolved]))
+            shaped = decline.shape_decline(contexts[db], item["question"]) is not None  # declined before resolving
             got = resolve_now(contexts[db], item["question"], mentions)
             gold = gold_values(item["gold"]) if item["gold"] else []
             texts = [str(v["value"]) for v in gold if v["kind"] == "text"]
@@ -279,6 +282,7 @@ def recall(out_path: str) -> None:
                 "resolved": sorted({str(r["value"]) for r in got}),
                 "same_row": sorted({str(r["value"]) for r in got if _same_row(contexts[db], r, texts)}),
                 "mentions": mentions,
+                "shape_declined": shaped,
             }
     Path(out_path).write_text(json.dumps(out, indent=0, default=str))
     summary(out)
@@ -318,12 +322,16 @@ def summary(out: dict[str, Any]) -> None:
             c["u"] += 1
             c["u_added"] += len(got)
             c["u_q_added"] += bool(got)
+            c["u_reached"] += len(got) if not r.get("shape_declined") else 0  # the agent resolves only these
     total = sum(per.values(), Counter())
-    print("set | answerable | gold text values | found | wrong values added (questions) | unanswerable | with values")
+    print(
+        "set | answerable | gold text values | found | wrong values added (questions) | unanswerable | with values"
+        " | values on those the shape check lets through"
+    )
     for s, c in [*sorted(per.items()), ("all", total)]:
         print(
             f"{s} | {c['q']} | {c['gold']} | {c['found']} | {c['wrong']} ({c['q_wrong']}) | {c['u']} | "
-            f"{c['u_added']} ({c['u_q_added']})"
+            f"{c['u_added']} ({c['u_q_added']}) | {c['u_reached']}"
         )
 
 
