@@ -20,7 +20,9 @@ from orrery.bi.decline import named_years
 from orrery.bi.joins import singular
 from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import (
+    GENERIC,
     Semantic,
+    abbreviates,
     named_year,
     rank_fields,
     schema_words,
@@ -549,9 +551,14 @@ def compose(
         semantic,
         question,
     )
-    trees["where"] = [
-        _listed_years(_year_on_its_column(n, semantic, question, slice_tables, used), question) for n in trees["where"]
-    ]
+    trees["where"] = _listed_range(
+        [
+            _listed_years(_year_on_its_column(n, semantic, question, slice_tables, used), question)
+            for n in trees["where"]
+        ],
+        question,
+    )
+    _named_measure(trees, semantic, question, used)
     limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit), semantic)
     _named_group(trees, semantic, question, slice_tables, used)
     _sum_how_much(trees, semantic, question)
@@ -571,6 +578,7 @@ def compose(
     resolved = [r for r in resolved if all(r is not m for m in moved)]
     _filter_resolved(trees, resolved, used, dialect)
     _either_value(trees, question)
+    _count_per_listed_value(trees, semantic, question)
     _one_total(trees, question)
     _count_column_summed(trees, semantic, question)
     _measure_per_listed_value(trees, semantic)
@@ -1121,11 +1129,43 @@ def _listed_years(node: exp.Expression, question: str) -> exp.Expression:
     if not isinstance(node, exp.Between):
         return node
     lo, hi = (node.args.get(k) for k in ("low", "high"))
-    if not (isinstance(lo, exp.Literal) and isinstance(hi, exp.Literal) and lo.name.isdigit() and hi.name.isdigit()):
+    if not (isinstance(lo, exp.Literal) and isinstance(hi, exp.Literal) and _lists(question, lo.name, hi.name)):
         return node
-    listed = re.search(rf"\b{lo.name}(?:\s*,\s*|\s+(?:and|or)\s+)(?:(?:in|from|of)\s+)?{hi.name}\b", question, re.I)
-    ranged = re.search(rf"\bbetween\s+(?:\w+\s+)?{lo.name}\b", question, re.I)
-    return node.this.copy().isin(lo.copy(), hi.copy()) if listed and not ranged else node
+    return node.this.copy().isin(lo.copy(), hi.copy())
+
+
+def _lists(question: str, lo: str, hi: str) -> bool:
+    """Whether the question lists the two whole numbers ('1970 then 2000', '1996 and in 2008', '1996, 2008'), not
+    a range between them ('between 1996 and 2008'; 'from 1996 to 2008' and '1996-2008' join them otherwise)."""
+    if not (lo.isdigit() and hi.isdigit()):
+        return False
+    listed = re.search(
+        rf"\b{lo}(?:\s*,\s*|\s+(?:and|or|then|vs\.?|versus)\s+)(?:(?:in|from|of)\s+)?{hi}\b", question, re.I
+    )
+    return bool(listed) and not re.search(rf"\bbetween\s+(?:\w+\s+)?{lo}\b", question, re.I)
+
+
+def _listed_range(conds: list[exp.Expression], question: str) -> list[exp.Expression]:
+    """'japan life expectancy: 1970 then 2000': the two bounds of one column the model wrote as a range
+    (`year >= 1970 AND year <= 2000`) are the two values the question lists, as `_listed_years` reads a BETWEEN."""
+    for lo in conds:
+        if not (isinstance(lo, exp.GTE | exp.GT) and isinstance(lo.expression, exp.Literal)):
+            continue
+        hi = next(
+            (
+                c
+                for c in conds
+                if isinstance(c, exp.LTE | exp.LT)
+                and c.this == lo.this
+                and isinstance(c.expression, exp.Literal)
+                and _lists(question, lo.expression.name, c.expression.name)
+            ),
+            None,
+        )
+        if hi is not None:
+            both = lo.this.copy().isin(lo.expression.copy(), hi.expression.copy())
+            return [both if c is lo else c for c in conds if c is not hi]
+    return conds
 
 
 def _ratio_over_all_rows(trees: dict[str, list[exp.Expression]]) -> None:
@@ -1287,6 +1327,145 @@ def _rank_by_measure(
     desc = m.group(1).lower() not in ("least", "lowest", "smallest", "shortest", "fewest")
     trees["order_by"] = [exp.Ordered(this=measure, desc=desc)]
     return 1 if limit is None else limit
+
+
+# the noun a superlative or comparative adjective ranks by ('the heaviest car': its weight); English, not a schema's
+_ADJECTIVE_NOUNS = {
+    "heavy": ("weight", "mass"),
+    "light": ("weight", "mass"),
+    "long": ("length", "duration"),
+    "short": ("length", "duration"),
+    "tall": ("height",),
+    "old": ("age",),
+    "young": ("age",),
+    "dense": ("density",),
+    "powerful": ("power", "horsepower"),
+    "fast": ("speed",),
+    "slow": ("speed",),
+    "costly": ("price", "cost"),
+    "cheap": ("price", "cost"),
+    "expensive": ("price", "cost"),
+}
+# the words after an aggregate or a ranking word name what it is taken of ('average runtime of movies')
+_MEASURE_AFTER = re.compile(
+    r"\b(?:average|avg|mean|median|total|sum of|combined|max(?:imum)?|min(?:imum)?|highest|lowest|most|least|"
+    r"largest|smallest|biggest|greatest|top)\s+((?:[a-z][\w-]*)(?:\s+[a-z][\w-]*){0,2})",
+    re.I,
+)
+
+
+def _adjective_forms(adjective: str) -> str:
+    """'heavy': heavier, heaviest (and the common 'heavyest'); 'dense': denser, densest; 'more / most powerful'."""
+    stem = adjective[:-1] if adjective.endswith(("y", "e")) else adjective
+    ending = "(?:i|y)(?:er|est)" if adjective.endswith("y") else "(?:er|est)"
+    return rf"\b(?:{stem}{ending}|(?:more|most|less|least)\s+{adjective})\b"
+
+
+def _measure_nouns(question: str) -> list[str]:
+    """The words the question names its measure by: those after an aggregate or ranking word, and the nouns of
+    its superlative or comparative adjectives."""
+    said = [w for m in _MEASURE_AFTER.finditer(question) for w in m.group(1).lower().split()]
+    said += [
+        n for a, nouns in _ADJECTIVE_NOUNS.items() if re.search(_adjective_forms(a), question, re.I) for n in nouns
+    ]
+    return [w for w in dict.fromkeys(said) if w not in GENERIC and len(w) > 2]
+
+
+def _names_column(semantic: Semantic, col: exp.Column, said: Iterable[str]) -> bool:
+    """Whether one of the words names the column: a word of its name or synonyms (by stem), or a word its name's
+    token abbreviates (`en` electronegativity, `hp` horsepower)."""
+    info = _column_info(semantic, col)
+    own = {w for phrase in (words(col.name), *info.get("synonyms", [])) for w in stems(phrase)}
+    said = set(stems(" ".join(said)))
+    return bool(own & said) or any(abbreviates(t, w) for t in own for w in said if len(w) >= 5)
+
+
+def _measures(trees: dict[str, list[exp.Expression]]) -> list[exp.Column]:
+    """The columns the query aggregates (not counted) or ranks by: inside a SUM / AVG / MIN / MAX, an ORDER BY
+    key, or a column compared with `(SELECT MAX / MIN ...)`."""
+    found = [
+        c
+        for n in trees["select"] + trees["having"] + trees["order_by"]
+        for agg in n.find_all(exp.Sum, exp.Avg, exp.Min, exp.Max)
+        for c in agg.find_all(exp.Column)
+    ]
+    found += [o.this for o in trees["order_by"] if isinstance(o, exp.Ordered) and isinstance(o.this, exp.Column)]
+    found += [
+        c.this
+        for n in trees["where"] + trees["having"]
+        for c in n.find_all(exp.EQ, exp.GT, exp.GTE)
+        if isinstance(c.this, exp.Column)
+        and isinstance(c.expression, exp.Subquery)
+        and c.expression.find(exp.Max, exp.Min)
+    ]
+    return found
+
+
+def _named_measure(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, used: list[str]) -> None:
+    """'the heaviest car' ranked by `displ`, 'average runtime' over `imdbRating`: the query's one measure column,
+    which no word of the question names, is the number column of a table the query reads that the question's
+    measure words name ('heaviest': weight; 'runtime'; 'electronegativity': `en`), when exactly one does and the
+    query does not use it already. Not when the question writes a number the measure is compared with."""
+    measures = {(c.table.lower(), c.name.lower()): c for c in _measures(trees)}
+    if len(measures) != 1:
+        return
+    (col,) = measures.values()
+    everything = re.findall(r"[a-z][\w-]*", question.lower()) + _measure_nouns(question)
+    if not _measure_kind(semantic, col) or _names_column(semantic, col, everything):
+        return
+    in_use = {
+        (c.table.lower(), c.name.lower()) for nodes in trees.values() for n in nodes for c in n.find_all(exp.Column)
+    }
+    tables = {t.lower() for t in used} | _tables_of(trees)
+    said = _measure_nouns(question)
+    named = [
+        other
+        for table, column, _ in semantic.columns()
+        if table.lower() in tables
+        and (table.lower(), column.lower()) not in in_use
+        and _measure_kind(semantic, other := exp.column(column, table=table))
+        and _names_column(semantic, other, said)
+    ]
+    if len(named) != 1 or _compared_with_a_written_number(trees, col, question):
+        return
+    if named[0].table.lower() != col.table.lower() and any(
+        s.find(exp.Column) == col for nodes in trees.values() for n in nodes for s in n.find_all(exp.Subquery)
+    ):
+        return  # a subquery reads the measure from its own table
+    for part, nodes in trees.items():
+        trees[part] = [n.transform(lambda c: named[0].copy() if c == col else c) for n in nodes]
+
+
+def _compared_with_a_written_number(trees: dict[str, list[exp.Expression]], col: exp.Column, question: str) -> bool:
+    return any(
+        c.this == col
+        and isinstance(c.expression, exp.Literal)
+        and c.expression.name not in ("0", "1")  # a sign, not a number the question gives
+        and writes_a_number(question)
+        for n in trees["where"] + trees["having"]
+        for c in n.find_all(exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+    )
+
+
+# 'birds recorded per island', 'tracks in each of those two genres': a count per listed value, not a list of rows
+_PER_VALUE = re.compile(r"\b(?:per|in each|for each|each of)\s+(?:(?:of|the|those|these|two|three)\s+)*([a-z]+)", re.I)
+_LISTS_ROWS = re.compile(r"\b(?:list|show|name|names|which|what|who|titles?)\b", re.I)
+
+
+def _count_per_listed_value(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """A query of rows (no aggregate) whose WHERE sets one column to two or more listed values, for a question that
+    asks per value ('per island', 'in each of those genres') and lists nothing: the rows counted per value."""
+    if any(n.find(exp.AggFunc) for part in ("select", "having", "order_by") for n in trees[part]):
+        return
+    listed = [c for c in trees["where"] if isinstance(c, exp.In) and isinstance(c.this, exp.Column)]
+    if len(listed) != 1 or _LISTS_ROWS.search(question) or not (m := _PER_VALUE.search(question)):
+        return
+    col = listed[0].this
+    if not _names_column(semantic, col, [m.group(1)]) and stems(m.group(1)) != stems(words(col.table)):
+        return
+    trees["select"] = [col.copy(), exp.Count(this=exp.Star())]
+    trees["group_by"] = [col.copy()]
+    trees["order_by"] = []
 
 
 # a function no engine has, named as an aggregate's other name ('mean electronegativity': `MEAN(en)`)

@@ -1,0 +1,113 @@
+"""Round 25 (bench/bi_r25.md): the measure the question names ('heaviest': weight; 'horsepower': `hp`), a count per
+listed value ('per hull'), and two listed years the model wrote as a range. On a boatyard of its own, not the sets
+the rules were read from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from bi_compose_helpers import compose_sql, rows, sqlite_engine, value
+
+HULLS = [("W", "wood"), ("S", "steel"), ("G", "glass fibre")]
+
+
+@pytest.fixture
+def yard(tmp_path: Path):
+    """Boats (no declared key to their hulls), each with a weight, a beam and an engine's horsepower; a few crates
+    with two columns of mass."""
+    engine = sqlite_engine(
+        tmp_path / "yard.sqlite",
+        "CREATE TABLE hulls (hull_cd TEXT, hull_nm TEXT);"
+        "CREATE TABLE boats (boat_id INTEGER, name TEXT, hull_cd TEXT, yr INTEGER, beam REAL, weight_kg REAL,"
+        " hp INTEGER);"
+        "CREATE TABLE crates (crate_id INTEGER, label TEXT, weight_kg REAL, mass_t REAL, vol REAL);",
+        {
+            "hulls": HULLS,
+            "boats": [
+                (i, f"Boat {i}", HULLS[i % 3][0], 1988 + i % 15, 2.0 + (i * 7) % 5, 900.0 + (i * 37) % 400, 40 + i * 3)
+                for i in range(30)
+            ],
+            "crates": [(i, f"C{i}", 10.0 + i, (10.0 + i) / 1000, 30.0 - i) for i in range(8)],
+        },
+    )
+    yield engine
+    engine.close()
+
+
+def test_the_heaviest_is_ranked_by_the_weight_not_another_number_column(yard):
+    for question in ("heaviest boat in the yard?", "heavyest boat on the list?"):
+        sql = compose_sql(yard, ["boats"], question, select=["boats.name"], order_by=["boats.beam DESC"], limit=1)
+        assert rows(yard, sql) == rows(yard, "SELECT name FROM boats ORDER BY weight_kg DESC LIMIT 1"), sql
+
+
+def test_a_measure_named_by_a_word_its_column_abbreviates_replaces_an_unnamed_one(yard):
+    sql = compose_sql(yard, ["boats"], "average horsepower of the boats", select=["AVG(boats.beam)"])
+    assert rows(yard, sql) == rows(yard, "SELECT AVG(hp) FROM boats"), sql
+
+
+def test_a_named_measure_two_named_columns_or_a_measure_compared_with_a_written_number_are_kept(yard):
+    kept = (  # (question, the model's parts, the column that stays)
+        ("average beam of the boats", {"select": ["AVG(boats.beam)"]}, "boats.beam"),  # the measure is named
+        ("the heaviest crate", {"select": ["MAX(crates.vol)"]}, "crates.vol"),  # weight_kg and mass_t: no guess
+        (  # the model compares its measure with the question's number: it chose that column
+            "the heaviest boat over 3",
+            {"select": ["boats.name"], "where": ["boats.beam > 3"], "order_by": ["boats.beam DESC"]},
+            "boats.beam",
+        ),
+    )
+    for question, parts, column in kept:
+        sql = compose_sql(yard, [column.split(".")[0]], question, **parts)
+        assert column in sql and "weight" not in sql and "mass" not in sql, (question, sql)
+
+
+PER_HULL = (
+    "SELECT h.hull_nm, COUNT(*) FROM boats b JOIN hulls h ON b.hull_cd = h.hull_cd "
+    "WHERE h.hull_nm IN ('wood', 'steel') GROUP BY h.hull_nm"
+)
+WOOD_STEEL = [value("hulls", "hull_nm", "wood"), value("hulls", "hull_nm", "steel")]
+
+
+def test_rows_of_listed_values_asked_per_value_are_counted(yard):
+    for question in ("wood and steel: boats built per hull", "wood n steel - boats in each of those two hulls?"):
+        sql = compose_sql(
+            yard,
+            ["boats", "hulls"],
+            question,
+            WOOD_STEEL,
+            select=["hulls.hull_nm", "boats.name"],
+            where=["hulls.hull_nm IN ('wood', 'steel')"],
+        )
+        assert rows(yard, sql) == rows(yard, PER_HULL), (question, sql)
+
+
+def test_a_list_asked_of_each_value_stays_a_list(yard):
+    sql = compose_sql(
+        yard,
+        ["boats", "hulls"],
+        "list the boats in each of the wood and steel hulls",
+        WOOD_STEEL,
+        select=["hulls.hull_nm", "boats.name"],
+        where=["hulls.hull_nm IN ('wood', 'steel')"],
+    )
+    assert "COUNT" not in sql and "boats.name" in sql, sql
+
+
+def test_two_listed_years_written_as_a_range_are_the_two_years(yard):
+    sql = compose_sql(
+        yard,
+        ["boats"],
+        "boats launched: 1990 then 2000, how many",
+        select=["COUNT(*)"],
+        where=["boats.yr >= 1990 AND boats.yr <= 2000"],
+    )
+    gold = "SELECT yr, COUNT(*) FROM boats WHERE yr IN (1990, 2000) GROUP BY yr"
+    assert rows(yard, sql) == rows(yard, gold), sql
+
+
+def test_a_range_the_question_asks_stays_a_range(yard):
+    for question in ("boats launched between 1990 and 2000, how many", "boats launched from 1990 to 2000: count"):
+        sql = compose_sql(
+            yard, ["boats"], question, select=["COUNT(*)"], where=["boats.yr >= 1990 AND boats.yr <= 2000"]
+        )
+        assert rows(yard, sql) == rows(yard, "SELECT COUNT(*) FROM boats WHERE yr BETWEEN 1990 AND 2000"), sql
