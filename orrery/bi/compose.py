@@ -592,6 +592,7 @@ def compose(
         or _named_rows_counted(trees, semantic, question)
     )
     used += [counted] if counted and counted not in used else []
+    limit = _more_of_which(trees, semantic, question, slice_tables, limit)
     limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
     _no_blank_key(trees, semantic, question)
     _ranked_values_only(trees, limit)
@@ -1468,6 +1469,42 @@ def _count_per_listed_value(trees: dict[str, list[exp.Expression]], semantic: Se
     trees["order_by"] = []
 
 
+_MORE_OF = re.compile(r"\b(?:more|fewer|less)\s+(?!than\b)([a-z][\w-]*)", re.I)
+_EVERY_VALUE = re.compile(r"\b(?:than|both|each|totals|give me)\b", re.I)
+
+
+def _more_of_which(
+    trees: dict[str, list[exp.Expression]],
+    semantic: Semantic,
+    question: str,
+    slice_tables: list[str],
+    limit: int | None,
+) -> int | None:
+    """'which of Norway or Canada won more golds', 'who flies more routes: UA or WN': listed values of one column
+    set against each other and ranked by nothing are one row, the value with the most of what follows 'more' (the
+    rows of the table it names counted, else the number column it names summed); 'fewer' / 'less': the least.
+    'more than', 'both', 'each', 'totals' ask for every value."""
+    m = _MORE_OF.search(question)
+    listed = [c for c in trees["where"] if isinstance(c, exp.In) and isinstance(c.this, exp.Column)]
+    if not m or len(listed) != 1 or trees["order_by"] or limit is not None or _EVERY_VALUE.search(question):
+        return limit
+    counted = (_counted_table(semantic, question, _MORE_OF) or "").lower()
+    if counted in _tables_of(trees) | {t.lower() for t in slice_tables}:
+        measure: exp.Expression = exp.Count(this=exp.Star())
+    else:
+        field = _clear_field(semantic, m.group(1), slice_tables)
+        col = exp.column(field["column"], table=field["table"]) if field and "column" in field else None
+        if col is None or not _measure_kind(semantic, col):
+            return limit
+        measure = exp.Sum(this=col)
+    key = listed[0].this
+    trees["select"] = [key.copy(), measure]
+    trees["group_by"] = [key.copy()]
+    trees["order_by"] = [exp.Ordered(this=measure.copy(), desc=m.group(0).lower().startswith("more"))]
+    trees["having"] = []
+    return 1
+
+
 # a function no engine has, named as an aggregate's other name ('mean electronegativity': `MEAN(en)`)
 _AGGREGATE_NAMES = {"mean": exp.Avg, "average": exp.Avg}
 
@@ -1500,13 +1537,25 @@ def _parse_parts(
         if part == "where":  # each of 'a = b AND c = d' judged: the join written as a filter among them goes
             nodes = [n for n in conjuncts(*nodes) if not _join_condition(n, semantic)]
         for node in nodes:
-            node = _aggregate_names(_expand_terms(node, semantic, dialect))
+            node = _aggregate_names(_expand_terms(_bare_values_in_an_or(node), semantic, dialect))
             node = _map_unknown(node, semantic, slice_tables, aliases, dialect)
             _qualify(node, semantic, slice_tables, used, unknown)
             trees[part].append(node)
             if isinstance(node, exp.Alias):
                 aliases.add(node.alias.lower())
     return trees, unknown, aliases
+
+
+def _bare_values_in_an_or(node: exp.Expression) -> exp.Expression:
+    """`c = 'a' OR 'b' OR 'c'`, the model's list written as English, is `c IN ('a', 'b', 'c')`; items `c = 'b'`
+    among them too. As written, a bare string is a truth value: SQLite reads it false (only 'a' counts), DuckDB
+    refuses it."""
+    items = list(node.unnest().flatten()) if isinstance(node.unnest(), exp.Or) else []
+    equal = [i for i in items if isinstance(i, exp.EQ) and isinstance(i.expression, exp.Literal)]
+    bare = [i for i in items if isinstance(i, exp.Literal) and i.is_string]
+    if not (bare and equal) or len(bare) + len(equal) != len(items) or len({i.this for i in equal}) != 1:
+        return node
+    return equal[0].this.copy().isin(*(i.copy() if i in bare else i.expression.copy() for i in items))
 
 
 def _filter_resolved(

@@ -14,8 +14,8 @@ HULLS = [("W", "wood"), ("S", "steel"), ("G", "glass fibre")]
 
 @pytest.fixture
 def yard(tmp_path: Path):
-    """Boats (no declared key to their hulls), each with a weight, a beam and an engine's horsepower; a few crates
-    with two columns of mass."""
+    """Boats (no declared key to their hulls; 10 of wood, 18 of steel, 2 of glass fibre), each with a weight, a beam
+    and an engine's horsepower; a few crates with two columns of mass."""
     engine = sqlite_engine(
         tmp_path / "yard.sqlite",
         "CREATE TABLE hulls (hull_cd TEXT, hull_nm TEXT);"
@@ -25,7 +25,15 @@ def yard(tmp_path: Path):
         {
             "hulls": HULLS,
             "boats": [
-                (i, f"Boat {i}", HULLS[i % 3][0], 1988 + i % 15, 2.0 + (i * 7) % 5, 900.0 + (i * 37) % 400, 40 + i * 3)
+                (
+                    i,
+                    f"Boat {i}",
+                    "W" if i < 10 else "S" if i < 28 else "G",
+                    1988 + i % 15,
+                    2.0 + (i * 7) % 5,
+                    900.0 + (i * 37) % 400,
+                    40 + i * 3,
+                )
                 for i in range(30)
             ],
             "crates": [(i, f"C{i}", 10.0 + i, (10.0 + i) / 1000, 30.0 - i) for i in range(8)],
@@ -111,3 +119,43 @@ def test_a_range_the_question_asks_stays_a_range(yard):
             yard, ["boats"], question, select=["COUNT(*)"], where=["boats.yr >= 1990 AND boats.yr <= 2000"]
         )
         assert rows(yard, sql) == rows(yard, "SELECT COUNT(*) FROM boats WHERE yr BETWEEN 1990 AND 2000"), sql
+
+
+def test_which_of_two_listed_values_has_more_is_one_row_ranked_by_what_follows_more(yard):
+    for question, gold in (
+        ("which of wood or steel hulls has more boats?", "steel"),  # the rows of `boats` counted
+        ("wood or steel: which hull's boats have fewer hp in all?", "wood"),  # `hp` summed, ascending
+    ):
+        sql = compose_sql(
+            yard,
+            ["boats", "hulls"],
+            question,
+            WOOD_STEEL,
+            select=["hulls.hull_nm"],
+            where=["hulls.hull_nm IN ('wood', 'steel')"],
+        )
+        assert [r[0] for r in rows(yard, sql)] == [gold], (question, sql)
+
+
+def test_more_than_or_both_totals_asks_for_every_value(yard):
+    sql = compose_sql(
+        yard,
+        ["boats", "hulls"],
+        "did wood boats carry more hp than steel ones? give me both totals",
+        WOOD_STEEL,
+        select=["hulls.hull_nm", "SUM(boats.hp)"],
+        where=["hulls.hull_nm IN ('wood', 'steel')"],
+        group_by=["hulls.hull_nm"],
+    )
+    assert len(rows(yard, sql)) == 2 and "LIMIT" not in sql, sql
+
+
+def test_bare_values_in_an_or_are_the_column_s_values(yard):
+    sql = compose_sql(
+        yard,
+        ["boats"],
+        "boats with wood or glass fibre hulls, how many",
+        select=["COUNT(*)"],
+        where=["boats.hull_cd = 'W' OR 'G'"],
+    )
+    assert rows(yard, sql) == rows(yard, "SELECT COUNT(*) FROM boats WHERE hull_cd IN ('W', 'G')"), sql
