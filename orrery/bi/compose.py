@@ -507,14 +507,31 @@ def _ranked_values_only(trees: dict[str, list[exp.Expression]], limit: int | Non
             trees["where"].append(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())))
 
 
-def _groups_ranked_by_sum(trees: dict[str, list[exp.Expression]], semantic: Semantic) -> None:
+def _groups_ranked_by_sum(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
     """Groups ordered by a bare numeric column of their rows ('top 3 genres by revenue': `ORDER BY
-    Invoice.Total DESC` under `GROUP BY Genre.Name`, which no engine runs) are ranked by its sum."""
+    Invoice.Total DESC` under `GROUP BY Genre.Name`, which no engine runs) are ranked by its sum; by its
+    largest (or smallest) value when the superlative is an attribute of each row ('the heaviest european car')."""
     grouped = {g.sql() for g in trees["group_by"]}
     for item in trees["order_by"] if grouped else []:
         col = item.this if isinstance(item, exp.Ordered) else item
         if isinstance(col, exp.Column) and col.sql() not in grouped and _NUMERIC.search(_column_type(semantic, col)):
-            col.replace(exp.Sum(this=col.copy()))
+            col.replace((_row_extreme(question) or exp.Sum)(this=col.copy()))
+
+
+_LOW_ADJECTIVES = ("light", "short", "young", "slow", "cheap")
+_A_TOTAL = re.compile(r"\b(?:total|combined|in all|overall|sum)\b", re.I)
+
+
+def _row_extreme(question: str) -> type[exp.Max] | type[exp.Min] | None:
+    """MAX for 'the heaviest', 'most powerful'; MIN for 'the lightest', 'least powerful': a superlative of an
+    attribute each row has (`_ADJECTIVE_NOUNS`), in a question that asks no total. None otherwise."""
+    if _A_TOTAL.search(question):
+        return None
+    for adjective in _ADJECTIVE_NOUNS:
+        if m := re.search(_adjective_forms(adjective), question, re.I):
+            low = (adjective in _LOW_ADJECTIVES) != m.group(0).lower().startswith(("less", "least"))
+            return exp.Min if low else exp.Max
+    return None
 
 
 def compose(
@@ -570,7 +587,7 @@ def compose(
     _bare_measure_per_group(trees, semantic)
     trees["group_by"] += _missing_group_by(trees)
     limit = _extreme_having(trees, question, limit, semantic)  # the groups are set now
-    _groups_ranked_by_sum(trees, semantic)
+    _groups_ranked_by_sum(trees, semantic, question)
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
         raise UnknownField(missing, _hints(semantic, missing, slice_tables))
     _via_lookup(trees, semantic, values, used)

@@ -159,3 +159,20 @@ def test_bare_values_in_an_or_are_the_column_s_values(yard):
         where=["boats.hull_cd = 'W' OR 'G'"],
     )
     assert rows(yard, sql) == rows(yard, "SELECT COUNT(*) FROM boats WHERE hull_cd IN ('W', 'G')"), sql
+
+
+def test_groups_ranked_by_an_attribute_of_each_row_take_its_extreme_not_its_sum(yard):
+    for question, gold in (
+        ("which hull has the lightest boat", "wood"),  # MIN per hull: the 900 kg boat is wooden
+        ("which hull carries the lightest total weight", "glass fibre"),  # a total: the sum (two boats)
+    ):
+        sql = compose_sql(
+            yard,
+            ["boats", "hulls"],
+            question,
+            select=["hulls.hull_nm"],
+            group_by=["hulls.hull_nm"],
+            order_by=["boats.weight_kg ASC"],
+            limit=1,
+        )
+        assert [r[0] for r in rows(yard, sql)] == [gold], (question, sql)
