@@ -1486,7 +1486,7 @@ def _count_per_listed_value(trees: dict[str, list[exp.Expression]], semantic: Se
     trees["order_by"] = []
 
 
-_MORE_OF = re.compile(r"\b(?:more|fewer|less)\s+(?!than\b)([a-z][\w-]*)", re.I)
+_MORE_OF = re.compile(r"(?<!\bor )(?<!\band )\b(?:more|fewer|less)\s+(?!than\b)([a-z][\w-]*)", re.I)  # not '2 or more'
 _EVERY_VALUE = re.compile(r"\b(?:than|both|each|totals|give me)\b", re.I)
 
 

@@ -137,17 +137,21 @@ def test_which_of_two_listed_values_has_more_is_one_row_ranked_by_what_follows_m
         assert [r[0] for r in rows(yard, sql)] == [gold], (question, sql)
 
 
-def test_more_than_or_both_totals_asks_for_every_value(yard):
-    sql = compose_sql(
-        yard,
-        ["boats", "hulls"],
+def test_more_than_both_totals_or_a_number_or_more_asks_for_every_value(yard):
+    for question in (
         "did wood boats carry more hp than steel ones? give me both totals",
-        WOOD_STEEL,
-        select=["hulls.hull_nm", "SUM(boats.hp)"],
-        where=["hulls.hull_nm IN ('wood', 'steel')"],
-        group_by=["hulls.hull_nm"],
-    )
-    assert len(rows(yard, sql)) == 2 and "LIMIT" not in sql, sql
+        "wood and steel hulls with 2 or more boats, their hp",
+    ):
+        sql = compose_sql(
+            yard,
+            ["boats", "hulls"],
+            question,
+            WOOD_STEEL,
+            select=["hulls.hull_nm", "SUM(boats.hp)"],
+            where=["hulls.hull_nm IN ('wood', 'steel')"],
+            group_by=["hulls.hull_nm"],
+        )
+        assert len(rows(yard, sql)) == 2 and "LIMIT" not in sql, (question, sql)
 
 
 def test_bare_values_in_an_or_are_the_column_s_values(yard):
