@@ -528,9 +528,11 @@ def _row_extreme(question: str) -> type[exp.Max] | type[exp.Min] | None:
     if _A_TOTAL.search(question):
         return None
     for adjective in _ADJECTIVE_NOUNS:
-        if m := re.search(_adjective_forms(adjective), question, re.I):
-            low = (adjective in _LOW_ADJECTIVES) != m.group(0).lower().startswith(("less", "least"))
-            return exp.Min if low else exp.Max
+        for m in re.finditer(_adjective_forms(adjective), question, re.I):
+            said = m.group(0).lower()
+            if said.endswith("est") or said.startswith(("most", "least")):  # 'longer than' is a filter's
+                low = (adjective in _LOW_ADJECTIVES) != said.startswith("least")
+                return exp.Min if low else exp.Max
     return None
 
 
@@ -1394,8 +1396,8 @@ def _names_column(semantic: Semantic, col: exp.Column, said: Iterable[str]) -> b
     token abbreviates (`en` electronegativity, `hp` horsepower)."""
     info = _column_info(semantic, col)
     own = {w for phrase in (words(col.name), *info.get("synonyms", [])) for w in stems(phrase)}
-    said = set(stems(" ".join(said)))
-    return bool(own & said) or any(abbreviates(t, w) for t in own for w in said if len(w) >= 5)
+    spoken = set(stems(" ".join(said)))
+    return bool(own & spoken) or any(abbreviates(t, w) for t in own for w in spoken if len(w) >= 5)
 
 
 def _measures(trees: dict[str, list[exp.Expression]]) -> list[exp.Column]:
@@ -1455,6 +1457,7 @@ def _named_measure(trees: dict[str, list[exp.Expression]], semantic: Semantic, q
 
 
 def _compared_with_a_written_number(trees: dict[str, list[exp.Expression]], col: exp.Column, question: str) -> bool:
+    """Whether the query compares the column with a number, in a question that writes one: the model chose it."""
     return any(
         c.this == col
         and isinstance(c.expression, exp.Literal)

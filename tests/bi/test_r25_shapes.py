@@ -180,3 +180,17 @@ def test_groups_ranked_by_an_attribute_of_each_row_take_its_extreme_not_its_sum(
             limit=1,
         )
         assert [r[0] for r in rows(yard, sql)] == [gold], (question, sql)
+
+
+def test_a_comparative_adjective_is_a_filter_s_not_the_ranking_s(yard):
+    sql = compose_sql(
+        yard,
+        ["boats", "hulls"],
+        "boats heavier than 1000 kg: which hull ranks first by weight",
+        select=["hulls.hull_nm"],
+        where=["boats.weight_kg > 1000"],
+        group_by=["hulls.hull_nm"],
+        order_by=["boats.weight_kg DESC"],
+        limit=1,
+    )
+    assert "SUM(boats.weight_kg)" in sql, sql
