@@ -32,7 +32,7 @@ from orrery.bi.semantic import (
     words,
 )
 from orrery.errors import ToolError
-from orrery.grounding import writes_a_number
+from orrery.grounding import NUMBER_WORDS, writes_a_number
 
 
 class UnknownField(ToolError):
@@ -619,6 +619,7 @@ def compose(
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
     used = _only_what_joins(trees, semantic, used, resolved, question)
     _in_the_unit_asked(trees, question)
+    _quantity_in_its_unit(trees, semantic, question)
     return _render(trees, limit, semantic, used, slice_tables, dialect)
 
 
@@ -667,6 +668,36 @@ def _in_the_unit_asked(trees: dict[str, list[exp.Expression]], question: str) ->
             else exp.Mul(this=body.copy(), expression=exp.Literal.number(repr(1 / ratio)))
         )
         trees["select"][i] = exp.alias_(new, item.alias) if isinstance(item, exp.Alias) else new
+
+
+_QUANTITY = re.compile(
+    rf"\b(\d+(?:\.\d+)?|{'|'.join(NUMBER_WORDS)})\s*({'|'.join(u for u in _UNITS if len(u) > 1)})\b", re.I
+)
+
+
+def _column_unit(semantic: Semantic, col: exp.Column) -> tuple[str, float] | None:
+    """(dimension, size) of the unit a column holds: its layer's `unit`, else its name's last word (`time_s`)."""
+    name = words(col.name).split()
+    last = name[-1] if name and (len(name[-1]) > 1 or len(name) > 1) else ""
+    return _UNITS.get(str(_column_info(semantic, col).get("unit") or last).lower())
+
+
+def _quantity_in_its_unit(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """'longer than five minutes' over `Milliseconds > 50000`: the one quantity the question writes in a unit of a
+    dimension, compared with a column whose unit of that dimension is known, is that quantity in the column's unit
+    (300000). A column whose unit nothing says (`Runtime`) is left as written."""
+    written: dict[str, float | None] = {}
+    for number, unit in _QUANTITY.findall(question):
+        dimension, size = _UNITS[unit.lower()]
+        amount = float(NUMBER_WORDS.get(number.lower(), number))
+        written[dimension] = None if dimension in written else amount * size  # two quantities: no guess
+    for cond in (c for n in trees["where"] for c in n.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.EQ)):
+        col, lit = cond.this, cond.expression
+        unit = _column_unit(semantic, col) if isinstance(col, exp.Column) else None
+        if unit is None or not (isinstance(lit, exp.Literal) and not lit.is_string) or written.get(unit[0]) is None:
+            continue
+        value = written[unit[0]] / unit[1]
+        lit.replace(exp.Literal.number(int(value) if value == int(value) else round(value, 6)))
 
 
 def _only_what_joins(

@@ -194,3 +194,14 @@ def test_a_comparative_adjective_is_a_filter_s_not_the_ranking_s(yard):
         limit=1,
     )
     assert "SUM(boats.weight_kg)" in sql, sql
+
+
+def test_a_quantity_written_in_a_unit_is_compared_in_the_column_s_unit(yard):
+    cases = (  # (question, the model's filter, the filter composed)
+        ("how many boats weigh over 1200000 grams", "boats.weight_kg > 1200000", "boats.weight_kg > 1200"),
+        ("how many boats weigh over 1200 kg", "boats.weight_kg > 1200", "boats.weight_kg > 1200"),  # right: kept
+        ("how many boats are wider than 3 metres", "boats.beam > 300", "boats.beam > 300"),  # no unit: as written
+    )
+    for question, where, composed in cases:
+        sql = compose_sql(yard, ["boats"], question, select=["COUNT(*)"], where=[where])
+        assert sql.endswith(f"WHERE {composed}"), (question, sql)
