@@ -1328,8 +1328,11 @@ _THE_EXTREME = re.compile(
     r"fewest|oldest|newest|youngest|latest|earliest|heaviest|lightest|fastest|slowest|cheapest|tallest)\b",
     re.I,
 )
+# a number of rows asked ('the 3 fastest', 'top'), not a quantity in a unit ('the 100 metre time', 'five minutes')
 _HOW_MANY_ROWS = re.compile(
-    r"\b(?:\d{1,3}|top|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)\b", re.I
+    r"\b(?:\d{1,3}|top|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)\b"
+    rf"(?!\s*(?:m|{'|'.join(u for u in _UNITS if len(u) > 1)})\b)",
+    re.I,
 )
 
 

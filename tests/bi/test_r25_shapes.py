@@ -205,3 +205,9 @@ def test_a_quantity_written_in_a_unit_is_compared_in_the_column_s_unit(yard):
     for question, where, composed in cases:
         sql = compose_sql(yard, ["boats"], question, select=["COUNT(*)"], where=[where])
         assert sql.endswith(f"WHERE {composed}"), (question, sql)
+
+
+def test_a_number_with_a_unit_asks_no_number_of_rows(yard):
+    for question, n in (("fastest 10 metre boat, its name", 1), ("the 3 fastest boats, their names", None)):
+        sql = compose_sql(yard, ["boats"], question, select=["boats.name"], order_by=["boats.hp DESC"])
+        assert sql.endswith("LIMIT 1") if n == 1 else "LIMIT" not in sql, (question, sql)
