@@ -20,7 +20,9 @@ from orrery.bi.decline import named_years
 from orrery.bi.joins import singular
 from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import (
+    GENERIC,
     Semantic,
+    abbreviates,
     named_year,
     rank_fields,
     schema_words,
@@ -30,7 +32,7 @@ from orrery.bi.semantic import (
     words,
 )
 from orrery.errors import ToolError
-from orrery.grounding import writes_a_number
+from orrery.grounding import NUMBER_WORDS, writes_a_number
 
 
 class UnknownField(ToolError):
@@ -505,14 +507,33 @@ def _ranked_values_only(trees: dict[str, list[exp.Expression]], limit: int | Non
             trees["where"].append(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null())))
 
 
-def _groups_ranked_by_sum(trees: dict[str, list[exp.Expression]], semantic: Semantic) -> None:
+def _groups_ranked_by_sum(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
     """Groups ordered by a bare numeric column of their rows ('top 3 genres by revenue': `ORDER BY
-    Invoice.Total DESC` under `GROUP BY Genre.Name`, which no engine runs) are ranked by its sum."""
+    Invoice.Total DESC` under `GROUP BY Genre.Name`, which no engine runs) are ranked by its sum; by its
+    largest (or smallest) value when the superlative is an attribute of each row ('the heaviest european car')."""
     grouped = {g.sql() for g in trees["group_by"]}
     for item in trees["order_by"] if grouped else []:
         col = item.this if isinstance(item, exp.Ordered) else item
         if isinstance(col, exp.Column) and col.sql() not in grouped and _NUMERIC.search(_column_type(semantic, col)):
-            col.replace(exp.Sum(this=col.copy()))
+            col.replace((_row_extreme(question) or exp.Sum)(this=col.copy()))
+
+
+_LOW_ADJECTIVES = ("light", "short", "young", "slow", "cheap")
+_A_TOTAL = re.compile(r"\b(?:total|combined|in all|overall|sum)\b", re.I)
+
+
+def _row_extreme(question: str) -> type[exp.Max] | type[exp.Min] | None:
+    """MAX for 'the heaviest', 'most powerful'; MIN for 'the lightest', 'least powerful': a superlative of an
+    attribute each row has (`_ADJECTIVE_NOUNS`), in a question that asks no total. None otherwise."""
+    if _A_TOTAL.search(question):
+        return None
+    for adjective in _ADJECTIVE_NOUNS:
+        for m in re.finditer(_adjective_forms(adjective), question, re.I):
+            said = m.group(0).lower()
+            if said.endswith("est") or said.startswith(("most", "least")):  # 'longer than' is a filter's
+                low = (adjective in _LOW_ADJECTIVES) != said.startswith("least")
+                return exp.Min if low else exp.Max
+    return None
 
 
 def compose(
@@ -549,9 +570,14 @@ def compose(
         semantic,
         question,
     )
-    trees["where"] = [
-        _listed_years(_year_on_its_column(n, semantic, question, slice_tables, used), question) for n in trees["where"]
-    ]
+    trees["where"] = _listed_range(
+        [
+            _listed_years(_year_on_its_column(n, semantic, question, slice_tables, used), question)
+            for n in trees["where"]
+        ],
+        question,
+    )
+    _named_measure(trees, semantic, question, used)
     limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit), semantic)
     _named_group(trees, semantic, question, slice_tables, used)
     _sum_how_much(trees, semantic, question)
@@ -563,7 +589,7 @@ def compose(
     _bare_measure_per_group(trees, semantic)
     trees["group_by"] += _missing_group_by(trees)
     limit = _extreme_having(trees, question, limit, semantic)  # the groups are set now
-    _groups_ranked_by_sum(trees, semantic)
+    _groups_ranked_by_sum(trees, semantic, question)
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
         raise UnknownField(missing, _hints(semantic, missing, slice_tables))
     _via_lookup(trees, semantic, values, used)
@@ -571,6 +597,7 @@ def compose(
     resolved = [r for r in resolved if all(r is not m for m in moved)]
     _filter_resolved(trees, resolved, used, dialect)
     _either_value(trees, question)
+    _count_per_listed_value(trees, semantic, question)
     _one_total(trees, question)
     _count_column_summed(trees, semantic, question)
     _measure_per_listed_value(trees, semantic)
@@ -584,6 +611,7 @@ def compose(
         or _named_rows_counted(trees, semantic, question)
     )
     used += [counted] if counted and counted not in used else []
+    limit = _more_of_which(trees, semantic, question, slice_tables, limit)
     limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
     _no_blank_key(trees, semantic, question)
     _ranked_values_only(trees, limit)
@@ -591,6 +619,7 @@ def compose(
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
     used = _only_what_joins(trees, semantic, used, resolved, question)
     _in_the_unit_asked(trees, question)
+    _quantity_in_its_unit(trees, semantic, question)
     return _render(trees, limit, semantic, used, slice_tables, dialect)
 
 
@@ -639,6 +668,36 @@ def _in_the_unit_asked(trees: dict[str, list[exp.Expression]], question: str) ->
             else exp.Mul(this=body.copy(), expression=exp.Literal.number(repr(1 / ratio)))
         )
         trees["select"][i] = exp.alias_(new, item.alias) if isinstance(item, exp.Alias) else new
+
+
+_QUANTITY = re.compile(
+    rf"\b(\d+(?:\.\d+)?|{'|'.join(NUMBER_WORDS)})\s*({'|'.join(u for u in _UNITS if len(u) > 1)})\b", re.I
+)
+
+
+def _column_unit(semantic: Semantic, col: exp.Column) -> tuple[str, float] | None:
+    """(dimension, size) of the unit a column holds: its layer's `unit`, else its name's last word (`time_s`)."""
+    name = words(col.name).split()
+    last = name[-1] if name and (len(name[-1]) > 1 or len(name) > 1) else ""
+    return _UNITS.get(str(_column_info(semantic, col).get("unit") or last).lower())
+
+
+def _quantity_in_its_unit(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """'longer than five minutes' over `Milliseconds > 50000`: the one quantity the question writes in a unit of a
+    dimension, compared with a column whose unit of that dimension is known, is that quantity in the column's unit
+    (300000). A column whose unit nothing says (`Runtime`) is left as written."""
+    written: dict[str, float | None] = {}
+    for number, unit in _QUANTITY.findall(question):
+        dimension, size = _UNITS[unit.lower()]
+        amount = float(NUMBER_WORDS.get(number.lower(), number))
+        written[dimension] = None if dimension in written else amount * size  # two quantities: no guess
+    for cond in (c for n in trees["where"] for c in n.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.EQ)):
+        col, lit = cond.this, cond.expression
+        unit = _column_unit(semantic, col) if isinstance(col, exp.Column) else None
+        if unit is None or not (isinstance(lit, exp.Literal) and not lit.is_string) or written.get(unit[0]) is None:
+            continue
+        value = written[unit[0]] / unit[1]
+        lit.replace(exp.Literal.number(int(value) if value == int(value) else round(value, 6)))
 
 
 def _only_what_joins(
@@ -1121,11 +1180,43 @@ def _listed_years(node: exp.Expression, question: str) -> exp.Expression:
     if not isinstance(node, exp.Between):
         return node
     lo, hi = (node.args.get(k) for k in ("low", "high"))
-    if not (isinstance(lo, exp.Literal) and isinstance(hi, exp.Literal) and lo.name.isdigit() and hi.name.isdigit()):
+    if not (isinstance(lo, exp.Literal) and isinstance(hi, exp.Literal) and _lists(question, lo.name, hi.name)):
         return node
-    listed = re.search(rf"\b{lo.name}(?:\s*,\s*|\s+(?:and|or)\s+)(?:(?:in|from|of)\s+)?{hi.name}\b", question, re.I)
-    ranged = re.search(rf"\bbetween\s+(?:\w+\s+)?{lo.name}\b", question, re.I)
-    return node.this.copy().isin(lo.copy(), hi.copy()) if listed and not ranged else node
+    return node.this.copy().isin(lo.copy(), hi.copy())
+
+
+def _lists(question: str, lo: str, hi: str) -> bool:
+    """Whether the question lists the two whole numbers ('1970 then 2000', '1996 and in 2008', '1996, 2008'), not
+    a range between them ('between 1996 and 2008'; 'from 1996 to 2008' and '1996-2008' join them otherwise)."""
+    if not (lo.isdigit() and hi.isdigit()):
+        return False
+    listed = re.search(
+        rf"\b{lo}(?:\s*,\s*|\s+(?:and|or|then|vs\.?|versus)\s+)(?:(?:in|from|of)\s+)?{hi}\b", question, re.I
+    )
+    return bool(listed) and not re.search(rf"\bbetween\s+(?:\w+\s+)?{lo}\b", question, re.I)
+
+
+def _listed_range(conds: list[exp.Expression], question: str) -> list[exp.Expression]:
+    """'japan life expectancy: 1970 then 2000': the two bounds of one column the model wrote as a range
+    (`year >= 1970 AND year <= 2000`) are the two values the question lists, as `_listed_years` reads a BETWEEN."""
+    for lo in conds:
+        if not (isinstance(lo, exp.GTE | exp.GT) and isinstance(lo.expression, exp.Literal)):
+            continue
+        hi = next(
+            (
+                c
+                for c in conds
+                if isinstance(c, exp.LTE | exp.LT)
+                and c.this == lo.this
+                and isinstance(c.expression, exp.Literal)
+                and _lists(question, lo.expression.name, c.expression.name)
+            ),
+            None,
+        )
+        if hi is not None:
+            both = lo.this.copy().isin(lo.expression.copy(), hi.expression.copy())
+            return [both if c is lo else c for c in conds if c is not hi]
+    return conds
 
 
 def _ratio_over_all_rows(trees: dict[str, list[exp.Expression]]) -> None:
@@ -1237,8 +1328,11 @@ _THE_EXTREME = re.compile(
     r"fewest|oldest|newest|youngest|latest|earliest|heaviest|lightest|fastest|slowest|cheapest|tallest)\b",
     re.I,
 )
+# a number of rows asked ('the 3 fastest', 'top'), not a quantity in a unit ('the 100 metre time', 'five minutes')
 _HOW_MANY_ROWS = re.compile(
-    r"\b(?:\d{1,3}|top|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)\b", re.I
+    r"\b(?:\d{1,3}|top|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)\b"
+    rf"(?!\s*(?:m|{'|'.join(u for u in _UNITS if len(u) > 1)})\b)",
+    re.I,
 )
 
 
@@ -1289,6 +1383,182 @@ def _rank_by_measure(
     return 1 if limit is None else limit
 
 
+# the noun a superlative or comparative adjective ranks by ('the heaviest car': its weight); English, not a schema's
+_ADJECTIVE_NOUNS = {
+    "heavy": ("weight", "mass"),
+    "light": ("weight", "mass"),
+    "long": ("length", "duration"),
+    "short": ("length", "duration"),
+    "tall": ("height",),
+    "old": ("age",),
+    "young": ("age",),
+    "dense": ("density",),
+    "powerful": ("power", "horsepower"),
+    "fast": ("speed",),
+    "slow": ("speed",),
+    "costly": ("price", "cost"),
+    "cheap": ("price", "cost"),
+    "expensive": ("price", "cost"),
+}
+# the words after an aggregate or a ranking word name what it is taken of ('average runtime of movies')
+_MEASURE_AFTER = re.compile(
+    r"\b(?:average|avg|mean|median|total|sum of|combined|max(?:imum)?|min(?:imum)?|highest|lowest|most|least|"
+    r"largest|smallest|biggest|greatest|top)\s+((?:[a-z][\w-]*)(?:\s+[a-z][\w-]*){0,2})",
+    re.I,
+)
+
+
+def _adjective_forms(adjective: str) -> str:
+    """'heavy': heavier, heaviest (and the common 'heavyest'); 'dense': denser, densest; 'more / most powerful'."""
+    stem = adjective[:-1] if adjective.endswith(("y", "e")) else adjective
+    ending = "(?:i|y)(?:er|est)" if adjective.endswith("y") else "(?:er|est)"
+    return rf"\b(?:{stem}{ending}|(?:more|most|less|least)\s+{adjective})\b"
+
+
+def _measure_nouns(question: str) -> list[str]:
+    """The words the question names its measure by: those after an aggregate or ranking word, and the nouns of
+    its superlative or comparative adjectives."""
+    said = [w for m in _MEASURE_AFTER.finditer(question) for w in m.group(1).lower().split()]
+    said += [
+        n for a, nouns in _ADJECTIVE_NOUNS.items() if re.search(_adjective_forms(a), question, re.I) for n in nouns
+    ]
+    return [w for w in dict.fromkeys(said) if w not in GENERIC and len(w) > 2]
+
+
+def _names_column(semantic: Semantic, col: exp.Column, said: Iterable[str]) -> bool:
+    """Whether one of the words names the column: a word of its name or synonyms (by stem), or a word its name's
+    token abbreviates (`en` electronegativity, `hp` horsepower)."""
+    info = _column_info(semantic, col)
+    own = {w for phrase in (words(col.name), *info.get("synonyms", [])) for w in stems(phrase)}
+    spoken = set(stems(" ".join(said)))
+    return bool(own & spoken) or any(abbreviates(t, w) for t in own for w in spoken if len(w) >= 5)
+
+
+def _measures(trees: dict[str, list[exp.Expression]]) -> list[exp.Column]:
+    """The columns the query aggregates (not counted) or ranks by: inside a SUM / AVG / MIN / MAX, an ORDER BY
+    key, or a column compared with `(SELECT MAX / MIN ...)`."""
+    found = [
+        c
+        for n in trees["select"] + trees["having"] + trees["order_by"]
+        for agg in n.find_all(exp.Sum, exp.Avg, exp.Min, exp.Max)
+        for c in agg.find_all(exp.Column)
+    ]
+    found += [o.this for o in trees["order_by"] if isinstance(o, exp.Ordered) and isinstance(o.this, exp.Column)]
+    found += [
+        c.this
+        for n in trees["where"] + trees["having"]
+        for c in n.find_all(exp.EQ, exp.GT, exp.GTE)
+        if isinstance(c.this, exp.Column)
+        and isinstance(c.expression, exp.Subquery)
+        and c.expression.find(exp.Max, exp.Min)
+    ]
+    return found
+
+
+def _named_measure(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, used: list[str]) -> None:
+    """'the heaviest car' ranked by `displ`, 'average runtime' over `imdbRating`: the query's one measure column,
+    which no word of the question names, is the number column of a table the query reads that the question's
+    measure words name ('heaviest': weight; 'runtime'; 'electronegativity': `en`), when exactly one does and the
+    query does not use it already. Not when the question writes a number the measure is compared with."""
+    measures = {(c.table.lower(), c.name.lower()): c for c in _measures(trees)}
+    if len(measures) != 1:
+        return
+    (col,) = measures.values()
+    everything = re.findall(r"[a-z][\w-]*", question.lower()) + _measure_nouns(question)
+    if not _measure_kind(semantic, col) or _names_column(semantic, col, everything):
+        return
+    in_use = {
+        (c.table.lower(), c.name.lower()) for nodes in trees.values() for n in nodes for c in n.find_all(exp.Column)
+    }
+    tables = {t.lower() for t in used} | _tables_of(trees)
+    said = _measure_nouns(question)
+    named = [
+        other
+        for table, column, _ in semantic.columns()
+        if table.lower() in tables
+        and (table.lower(), column.lower()) not in in_use
+        and _measure_kind(semantic, other := exp.column(column, table=table))
+        and _names_column(semantic, other, said)
+    ]
+    if len(named) != 1 or _compared_with_a_written_number(trees, col, question):
+        return
+    if named[0].table.lower() != col.table.lower() and any(
+        s.find(exp.Column) == col for nodes in trees.values() for n in nodes for s in n.find_all(exp.Subquery)
+    ):
+        return  # a subquery reads the measure from its own table
+    for part, nodes in trees.items():
+        trees[part] = [n.transform(lambda c: named[0].copy() if c == col else c) for n in nodes]
+
+
+def _compared_with_a_written_number(trees: dict[str, list[exp.Expression]], col: exp.Column, question: str) -> bool:
+    """Whether the query compares the column with a number, in a question that writes one: the model chose it."""
+    return any(
+        c.this == col
+        and isinstance(c.expression, exp.Literal)
+        and c.expression.name not in ("0", "1")  # a sign, not a number the question gives
+        and writes_a_number(question)
+        for n in trees["where"] + trees["having"]
+        for c in n.find_all(exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+    )
+
+
+# 'birds recorded per island', 'tracks in each of those two genres': a count per listed value, not a list of rows
+_PER_VALUE = re.compile(r"\b(?:per|in each|for each|each of)\s+(?:(?:of|the|those|these|two|three)\s+)*([a-z]+)", re.I)
+_LISTS_ROWS = re.compile(r"\b(?:list|show|name|names|which|what|who|titles?)\b", re.I)
+
+
+def _count_per_listed_value(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """A query of rows (no aggregate) whose WHERE sets one column to two or more listed values, for a question that
+    asks per value ('per island', 'in each of those genres') and lists nothing: the rows counted per value."""
+    if any(n.find(exp.AggFunc) for part in ("select", "having", "order_by") for n in trees[part]):
+        return
+    listed = [c for c in trees["where"] if isinstance(c, exp.In) and isinstance(c.this, exp.Column)]
+    if len(listed) != 1 or _LISTS_ROWS.search(question) or not (m := _PER_VALUE.search(question)):
+        return
+    col = listed[0].this
+    if not _names_column(semantic, col, [m.group(1)]) and stems(m.group(1)) != stems(words(col.table)):
+        return
+    trees["select"] = [col.copy(), exp.Count(this=exp.Star())]
+    trees["group_by"] = [col.copy()]
+    trees["order_by"] = []
+
+
+_MORE_OF = re.compile(r"(?<!\bor )(?<!\band )\b(?:more|fewer|less)\s+(?!than\b)([a-z][\w-]*)", re.I)  # not '2 or more'
+_EVERY_VALUE = re.compile(r"\b(?:than|both|each|totals|give me)\b", re.I)
+
+
+def _more_of_which(
+    trees: dict[str, list[exp.Expression]],
+    semantic: Semantic,
+    question: str,
+    slice_tables: list[str],
+    limit: int | None,
+) -> int | None:
+    """'which of Norway or Canada won more golds', 'who flies more routes: UA or WN': listed values of one column
+    set against each other and ranked by nothing are one row, the value with the most of what follows 'more' (the
+    rows of the table it names counted, else the number column it names summed); 'fewer' / 'less': the least.
+    'more than', 'both', 'each', 'totals' ask for every value."""
+    m = _MORE_OF.search(question)
+    listed = [c for c in trees["where"] if isinstance(c, exp.In) and isinstance(c.this, exp.Column)]
+    if not m or len(listed) != 1 or trees["order_by"] or limit is not None or _EVERY_VALUE.search(question):
+        return limit
+    counted = (_counted_table(semantic, question, _MORE_OF) or "").lower()
+    if counted in _tables_of(trees) | {t.lower() for t in slice_tables}:
+        measure: exp.Expression = exp.Count(this=exp.Star())
+    else:
+        field = _clear_field(semantic, m.group(1), slice_tables)
+        col = exp.column(field["column"], table=field["table"]) if field and "column" in field else None
+        if col is None or not _measure_kind(semantic, col):
+            return limit
+        measure = exp.Sum(this=col)
+    key = listed[0].this
+    trees["select"] = [key.copy(), measure]
+    trees["group_by"] = [key.copy()]
+    trees["order_by"] = [exp.Ordered(this=measure.copy(), desc=m.group(0).lower().startswith("more"))]
+    trees["having"] = []
+    return 1
+
+
 # a function no engine has, named as an aggregate's other name ('mean electronegativity': `MEAN(en)`)
 _AGGREGATE_NAMES = {"mean": exp.Avg, "average": exp.Avg}
 
@@ -1321,13 +1591,25 @@ def _parse_parts(
         if part == "where":  # each of 'a = b AND c = d' judged: the join written as a filter among them goes
             nodes = [n for n in conjuncts(*nodes) if not _join_condition(n, semantic)]
         for node in nodes:
-            node = _aggregate_names(_expand_terms(node, semantic, dialect))
+            node = _aggregate_names(_expand_terms(_bare_values_in_an_or(node), semantic, dialect))
             node = _map_unknown(node, semantic, slice_tables, aliases, dialect)
             _qualify(node, semantic, slice_tables, used, unknown)
             trees[part].append(node)
             if isinstance(node, exp.Alias):
                 aliases.add(node.alias.lower())
     return trees, unknown, aliases
+
+
+def _bare_values_in_an_or(node: exp.Expression) -> exp.Expression:
+    """`c = 'a' OR 'b' OR 'c'`, the model's list written as English, is `c IN ('a', 'b', 'c')`; items `c = 'b'`
+    among them too. As written, a bare string is a truth value: SQLite reads it false (only 'a' counts), DuckDB
+    refuses it."""
+    items = list(node.unnest().flatten()) if isinstance(node.unnest(), exp.Or) else []
+    equal = [i for i in items if isinstance(i, exp.EQ) and isinstance(i.expression, exp.Literal)]
+    bare = [i for i in items if isinstance(i, exp.Literal) and i.is_string]
+    if not (bare and equal) or len(bare) + len(equal) != len(items) or len({i.this for i in equal}) != 1:
+        return node
+    return equal[0].this.copy().isin(*(i.copy() if i in bare else i.expression.copy() for i in items))
 
 
 def _filter_resolved(

@@ -62,6 +62,12 @@ def test_rows_asked_or_a_number_column_that_holds_the_count_stay_rows(shops):
         assert "COUNT" not in sql, (question, sql)
 
 
+STAFF_EAST_WEST = (
+    "SELECT r.name, SUM(s.staff) FROM shops s JOIN regions r ON s.region_id = r.region_id "
+    "WHERE r.name IN ('East', 'West') GROUP BY r.name"
+)
+
+
 def test_a_count_of_values_joined_by_or_is_one_total(shops):
     sql = compose_sql(
         shops,
@@ -72,10 +78,15 @@ def test_a_count_of_values_joined_by_or_is_one_total(shops):
         where=[],
     )
     assert rows(shops, sql) == rows(shops, BOTH), sql
-    # compared, or asked per region: one count per value, as before
-    for question in ("how many shops in the East or the West, per region", "which has more shops, East or West"):
-        sql = compose_sql(shops, ["shops", "regions"], question, EAST_WEST, select=["COUNT(*)"], where=[])
-        assert len(rows(shops, sql)) == 2, (question, sql)
+    # asked per region: one count per value, as before
+    question = "how many shops in the East or the West, per region"
+    sql = compose_sql(shops, ["shops", "regions"], question, EAST_WEST, select=["COUNT(*)"], where=[])
+    assert len(rows(shops, sql)) == 2, (question, sql)
+    # compared: the one with more (round 25's rule 4), not one total of both
+    question = "which has more staff, East or West"
+    sql = compose_sql(shops, ["shops", "regions"], question, EAST_WEST, select=["SUM(shops.staff)"], where=[])
+    (east, west) = rows(shops, STAFF_EAST_WEST)
+    assert east[1] != west[1] and rows(shops, sql) == [max(east, west, key=lambda r: r[1])], (question, sql)
 
 
 def test_a_measure_grouped_on_beside_the_asked_key_is_each_groups_sum(shops):
