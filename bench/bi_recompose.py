@@ -27,7 +27,7 @@ HERE = Path(__file__).parent
 RESOLVED = re.compile(r'\{"mention": "([^"]*)", "table": "([^"]*)", "column": "([^"]*)", "value": ("[^"]*"|[-\d.]+)\}')
 
 
-def newest(skip: str = "heldout15") -> list[tuple[str, dict[str, Any]]]:
+def newest(skip: str = "heldout16") -> list[tuple[str, dict[str, Any]]]:
     """(set, record) of the newest stored record of each (set, question)."""
     recs: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
     for f in glob.glob(str(HERE / "results" / "bi_nokeys_*_here*.json")):

@@ -768,15 +768,17 @@ _HOW_MANY = re.compile(r"\b(?:how many|number of|count (?:of )?the)\b", re.I)
 
 def _one_total(trees: dict[str, list[exp.Expression]], question: str) -> None:
     """Listed values the question then takes together filter with `IN (...)` but are not one row each: the
-    list column's group (compose's own, or the model's) and its column shown beside an aggregate go. A count of
-    values joined by 'or' is one too, unless the question compares them or asks per group."""
+    list column's group (compose's own, or the model's) and its column shown beside an aggregate go, unless the
+    question also asks per group. A count of values joined by 'or' is one too, unless the question compares them or
+    asks per group."""
     either = (
         _HOW_MANY.search(question)
         and re.search(r"\bor\b", question, re.I)
         and not re.search(rf"\b(?:{_COMPARED}|which|more|fewer|respectively|separately)\b", question, re.I)
         and not GROUPING.search(question)
     )
-    if not (_ONE_TOTAL.search(question) or either) or not any(n.find(exp.AggFunc) for n in trees["select"]):
+    total = _ONE_TOTAL.search(question) and not GROUPING.search(question)  # '... altogether, per country': each
+    if not (total or either) or not any(n.find(exp.AggFunc) for n in trees["select"]):
         return
     listed = {c.sql() for c in _listed_columns(trees)}
     trees["group_by"] = [g for g in trees["group_by"] if g.sql() not in listed]

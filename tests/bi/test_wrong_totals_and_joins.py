@@ -253,6 +253,18 @@ def test_listed_values_taken_together_are_one_total(shops):
         group_by=["regions.name"],
     )
     assert rows(shops, sql) == [(16,)], sql
+    # ... unless it asks per group too ('what did canadian and french customers spend altogether, per country')
+    for question in ("profit of East and West altogether, per region", "East and West combined: profit by region"):
+        sql = compose_sql(
+            shops,
+            ["shops", "regions"],
+            question,
+            east_west,
+            select=["regions.name", "SUM(shops.profit)"],
+            where=["regions.name IN ('East', 'West')"],
+            group_by=["regions.name"],
+        )
+        assert len(rows(shops, sql)) == 2, (question, sql)
     # without such a word: one row per value, as before ('in all' before a noun names the rows)
     for question in ("profit of East and West", "profit in all shops of East and West"):
         sql = compose_sql(shops, ["shops", "regions"], question, east_west, select=["SUM(shops.profit)"], where=[])
