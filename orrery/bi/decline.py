@@ -1175,21 +1175,58 @@ def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
 def demonym_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
     """The indexed value each demonym the question names stands for ('Dutch': `cntry_nm` 'Netherlands'; 'the
     Russians': `cntry_cd` 'RUS'), the column the question names best (`BIContext.best_holder`); only for a name no
-    value holds as it is (`demonym_held`)."""
-    out = []
-    for name in named_values(question):
-        countries = _countries(name)  # first: `value_held` probes columns
-        if not countries or value_held(bi, name):
+    value holds as it is (`demonym_held`). In any case and opening the question too ('germans plus french',
+    'Norwegian gold haul'): a demonym is no word of a question's grammar, so its case says nothing. A word that is
+    no country's demonym may be a category's place by an adjective's ending ('european' of the region 'Europe',
+    'asian': `_place_adjective`)."""
+    index = bi.derived(  # reversed: the first holder of a text is kept
+        "values_by_text", lambda: {utils.default_process(str(c.value)): c for c in reversed(bi.index())}
+    )
+    kinds = _schema_words(bi)  # 'the french column' of a schema is a field, not France
+    out, taken = [], set()
+    for name in _place_words(question):
+        if name.lower() in kinds or name.lower() in taken:
             continue
-        index = bi.derived(  # reversed: the first holder of a text is kept
-            "values_by_text", lambda: {utils.default_process(str(c.value)): c for c in reversed(bi.index())}
-        )
+        countries = _countries(name)  # first: `value_held` probes columns
         forms = [f for country in countries for f in country]  # an indexed form is held (`demonym_held`)
         hit = next((index[t] for f in forms if (t := utils.default_process(f)) in index), None)  # a name first
-        if hit is not None:
+        if hit is None and not countries:
+            hit = _place_adjective(bi, name)
+        if hit is not None and utils.default_process(name) not in index and not stored_value(bi, name):
+            taken.add(name.lower())
             c = bi.best_holder(hit, question)
             out.append({"mention": name, "table": c.table, "column": c.column, "value": c.value})
     return out
+
+
+def _place_words(question: str) -> list[str]:
+    """The names a question writes (`named_values`) and each of its words, in any case ('japanese/asian'), but a
+    word of a longer name ('American' of 'American Airlines')."""
+    names = named_values(question, first=True)
+    inside = {w.lower() for n in names if " " in n for w in n.split()}
+    return list(dict.fromkeys([*names, *(w for w in re.findall(r"[A-Za-z]{4,}", question) if w.lower() not in inside)]))
+
+
+# the endings that make an adjective or a demonym of a place ('europe' -> 'european', 'asia' -> 'asian'): not a
+# plural's or a verb's (`_FORM_ENDINGS` has those too)
+_ADJECTIVE_ENDINGS = ("an", "ian", "n", "ese", "ish", "ean")
+
+
+def _place_adjective(bi: BIContext, name: str) -> Candidate | None:
+    """The one-word value of a category column (at most CATEGORY distinct values) that `name` is an adjective of
+    ('european' -> 'Europe', 'asians' -> 'ASIA'), when exactly one such text is."""
+    word = singular(utils.default_process(name))
+    if " " in word:
+        return None
+    kinds = categories(bi)
+    found = [
+        t
+        for t in kinds
+        if t[:4] == word[:4]
+        and other_form(word, t)
+        and word[len(os.path.commonprefix([word, t])) :] in _ADJECTIVE_ENDINGS
+    ]
+    return kinds[found[0]][0] if len(found) == 1 else None
 
 
 # the things counted: 'how many king penguins are ...', 'number of king penguins in ...'
