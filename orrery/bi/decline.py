@@ -1148,8 +1148,8 @@ def indexed_values(bi: BIContext, question: str) -> list[str]:
 
 def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
     """A category's values the user writes in lower case, which no planner lists: in the plural ('halogens',
-    'noble gases' of a `cat_nm` 'halogen', 'noble gas') or, for a value of several words, as it is ('noble gas
-    elements'). A lone word as it is ('world', 'south') is too often a word of the question, not a value; only
+    'noble gases' of a `cat_nm` 'halogen', 'noble gas'), for a value of several words as it is ('noble gas
+    elements'), and a lone word as it is when it names the value (`_lone_value`: 'furniture', 'a gas'); only
     a column of at most CATEGORY distinct values names kinds of things. Words the schema spells name columns
     and tables ('golds' of a `gold` column is no medal 'GOLD'), not values. A country named by its demonym
     ('the Dutch') is its indexed value too (`demonym_values`): both are values the user names in words no value
@@ -1164,12 +1164,30 @@ def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
             if all(singular(w) in kinds for w in said):
                 continue
             one = " ".join([*said[:-1], singular(said[-1])])
-            text = one if one in values and (n > 1 or one != said[-1]) else " ".join(said) if n > 1 else ""
+            if n > 1:
+                text = one if one in values else " ".join(said)
+            else:
+                text = one if one in values and (one != said[0] or _lone_value(bi, question, one)) else ""
             if text and text in values and not taken & set(range(i, i + n)):  # 'noble gases' is no 'gas' state
                 taken |= set(range(i, i + n))
                 c = values[text][0]
                 out.append({"mention": " ".join(said), "table": c.table, "column": c.column, "value": c.value})
     return out + demonym_values(bi, question)
+
+
+def _lone_value(bi: BIContext, question: str, word: str) -> bool:
+    """Whether a lower-case word that is, as written, a category's whole value names that value ('furniture',
+    'a gas'): not a grammar word or one under three letters ('in' is no state 'IN'), not a word of a longer
+    stored name the question writes beside it ('ford' of 'ford pinto', 'datsun' of 'datsun 810 maxima'), not
+    inside a thing the question asks for that the data does not hold ('truck driver': a person's role, no ship
+    mode TRUCK)."""
+    if len(word) < 3 or word in GRAMMAR:
+        return False
+    said = utils.default_process(question).split()
+    beside = {said[j] for k, w in enumerate(said) if w == word for j in (k - 1, k + 1) if 0 <= j < len(said)}
+    if any(bi.lookup().holding_all({word, b}) for b in beside - GRAMMAR - {word}):
+        return False
+    return not any(word in utils.default_process(m).split() for m in missing_asked(bi, question))
 
 
 def demonym_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
