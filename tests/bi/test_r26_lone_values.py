@@ -55,28 +55,3 @@ def test_a_word_of_a_longer_stored_name_the_question_writes_is_no_category_value
 def test_a_word_inside_a_thing_the_data_does_not_hold_is_no_value(store):
     assert _values(store, "Which truck driver delivered the most orders?") == set()  # a person's role
     assert _values(store, "total sales shipped by truck") == {"TRUCK"}  # the same word as a value
-
-
-@pytest.fixture
-def codes(sqlite_bi):
-    """An order priority with a code's digits, airport types with their kind, an awards text beside an oscars count."""
-    return sqlite_bi(
-        "CREATE TABLE orders (id INTEGER, priority TEXT);"
-        "CREATE TABLE airports (id INTEGER, type TEXT);"
-        "CREATE TABLE movies (id INTEGER, awards TEXT, oscars INTEGER);",
-        {
-            "orders": [(i, ("1-URGENT", "2-HIGH", "5-LOW")[i % 3]) for i in range(9)],
-            "airports": [(i, ("large_airport", "medium_airport", "heliport")[i % 3]) for i in range(9)],
-            "movies": [(i, ("Won 1 Oscar.", "Nominated for 2 Oscars.")[i % 2], i % 2) for i in range(6)],
-        },
-    )
-
-
-def test_a_word_beside_a_codes_digits_or_its_own_kind_is_that_value(codes):
-    assert _values(codes, "how many urgent orders were placed") == {"1-URGENT"}
-    assert _values(codes, "count of urgent-priority orders") == {"1-URGENT"}
-    assert _values(codes, "How many medium-sized airports are there?") == {"medium_airport"}
-
-
-def test_a_word_beside_another_columns_name_is_no_part_value(codes):
-    assert _values(codes, "which movie won the most oscars?") == set()  # 'Won 1 Oscar.': 'oscars' is a column
