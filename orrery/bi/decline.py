@@ -1164,8 +1164,9 @@ def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
             if all(singular(w) in kinds for w in said):
                 continue
             one = " ".join([*said[:-1], singular(said[-1])])
-            if n > 1:
-                text = one if one in values else " ".join(said)
+            if n > 1:  # a hyphen is a space, as the category texts are written ('sub-saharan africa')
+                one, whole = utils.default_process(one), utils.default_process(" ".join(said))
+                text = one if one in values else whole
             else:
                 text = one if one in values and (one != said[0] or _lone_value(bi, question, one)) else ""
             if text and text in values and not taken & set(range(i, i + n)):  # 'noble gases' is no 'gas' state

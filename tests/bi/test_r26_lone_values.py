@@ -55,3 +55,11 @@ def test_a_word_of_a_longer_stored_name_the_question_writes_is_no_category_value
 def test_a_word_inside_a_thing_the_data_does_not_hold_is_no_value(store):
     assert _values(store, "Which truck driver delivered the most orders?") == set()  # a person's role
     assert _values(store, "total sales shipped by truck") == {"TRUCK"}  # the same word as a value
+
+
+def test_a_hyphenated_value_written_in_lower_case_is_that_value(sqlite_bi):
+    bi = sqlite_bi(
+        "CREATE TABLE countries (name TEXT, region TEXT, pop REAL);",
+        {"countries": [(f"c{i}", ("Sub-Saharan Africa", "South Asia", "Europe")[i % 3], 1.0 * i) for i in range(9)]},
+    )
+    assert _values(bi, "what was the combined pop of sub-saharan africa in 1990?") == {"Sub-Saharan Africa"}
