@@ -1148,8 +1148,8 @@ def indexed_values(bi: BIContext, question: str) -> list[str]:
 
 def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
     """A category's values the user writes in lower case, which no planner lists: in the plural ('halogens',
-    'noble gases' of a `cat_nm` 'halogen', 'noble gas') or, for a value of several words, as it is ('noble gas
-    elements'). A lone word as it is ('world', 'south') is too often a word of the question, not a value; only
+    'noble gases' of a `cat_nm` 'halogen', 'noble gas'), for a value of several words as it is ('noble gas
+    elements'), and a lone word as it is when it names the value (`_lone_value`: 'furniture', 'a gas'); only
     a column of at most CATEGORY distinct values names kinds of things. Words the schema spells name columns
     and tables ('golds' of a `gold` column is no medal 'GOLD'), not values. A country named by its demonym
     ('the Dutch') is its indexed value too (`demonym_values`): both are values the user names in words no value
@@ -1164,7 +1164,11 @@ def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
             if all(singular(w) in kinds for w in said):
                 continue
             one = " ".join([*said[:-1], singular(said[-1])])
-            text = one if one in values and (n > 1 or one != said[-1]) else " ".join(said) if n > 1 else ""
+            if n > 1:  # a hyphen is a space, as the category texts are written ('sub-saharan africa')
+                one, whole = utils.default_process(one), utils.default_process(" ".join(said))
+                text = one if one in values else whole
+            else:
+                text = one if one in values and (one != said[0] or _lone_value(bi, question, one)) else ""
             if text and text in values and not taken & set(range(i, i + n)):  # 'noble gases' is no 'gas' state
                 taken |= set(range(i, i + n))
                 c = values[text][0]
@@ -1172,24 +1176,76 @@ def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
     return out + demonym_values(bi, question)
 
 
+def _lone_value(bi: BIContext, question: str, word: str) -> bool:
+    """Whether a lower-case word that is, as written, a category's whole value names that value ('furniture',
+    'a gas'): not a grammar word or one under three letters ('in' is no state 'IN'), not a word of a longer
+    stored name the question writes beside it ('ford' of 'ford pinto', 'datsun' of 'datsun 810 maxima'), not
+    inside a thing the question asks for that the data does not hold ('truck driver': a person's role, no ship
+    mode TRUCK)."""
+    if len(word) < 3 or word in GRAMMAR:
+        return False
+    said = utils.default_process(question).split()
+    beside = {said[j] for k, w in enumerate(said) if w == word for j in (k - 1, k + 1) if 0 <= j < len(said)}
+    if any(bi.lookup().holding_all({word, b}) for b in beside - GRAMMAR - {word}):
+        return False
+    return not any(word in utils.default_process(m).split() for m in missing_asked(bi, question))
+
+
 def demonym_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
     """The indexed value each demonym the question names stands for ('Dutch': `cntry_nm` 'Netherlands'; 'the
     Russians': `cntry_cd` 'RUS'), the column the question names best (`BIContext.best_holder`); only for a name no
-    value holds as it is (`demonym_held`)."""
-    out = []
-    for name in named_values(question):
-        countries = _countries(name)  # first: `value_held` probes columns
-        if not countries or value_held(bi, name):
+    value holds as it is (`demonym_held`). In any case and opening the question too ('germans plus french',
+    'Norwegian gold haul'): a demonym is no word of a question's grammar, so its case says nothing. A word that is
+    no country's demonym may be a category's place by an adjective's ending ('european' of the region 'Europe',
+    'asian': `_place_adjective`)."""
+    index = bi.derived(  # reversed: the first holder of a text is kept
+        "values_by_text", lambda: {utils.default_process(str(c.value)): c for c in reversed(bi.index())}
+    )
+    kinds = _schema_words(bi)  # 'the french column' of a schema is a field, not France
+    out, taken = [], set()
+    for name in _place_words(question):
+        if name.lower() in kinds or name.lower() in taken:
             continue
-        index = bi.derived(  # reversed: the first holder of a text is kept
-            "values_by_text", lambda: {utils.default_process(str(c.value)): c for c in reversed(bi.index())}
-        )
+        countries = _countries(name)  # first: `value_held` probes columns
         forms = [f for country in countries for f in country]  # an indexed form is held (`demonym_held`)
         hit = next((index[t] for f in forms if (t := utils.default_process(f)) in index), None)  # a name first
-        if hit is not None:
+        if hit is None and not countries:
+            hit = _place_adjective(bi, name)
+        if hit is not None and utils.default_process(name) not in index and not stored_value(bi, name):
+            taken.add(name.lower())
             c = bi.best_holder(hit, question)
             out.append({"mention": name, "table": c.table, "column": c.column, "value": c.value})
     return out
+
+
+def _place_words(question: str) -> list[str]:
+    """The names a question writes (`named_values`) and each of its words, in any case ('japanese/asian'), but a
+    word of a longer name ('American' of 'American Airlines')."""
+    names = named_values(question, first=True)
+    inside = {w.lower() for n in names if " " in n for w in n.split()}
+    return list(dict.fromkeys([*names, *(w for w in re.findall(r"[A-Za-z]{4,}", question) if w.lower() not in inside)]))
+
+
+# the endings that make an adjective or a demonym of a place ('europe' -> 'european', 'asia' -> 'asian'): not a
+# plural's or a verb's (`_FORM_ENDINGS` has those too)
+_ADJECTIVE_ENDINGS = ("an", "ian", "n", "ese", "ish", "ean")
+
+
+def _place_adjective(bi: BIContext, name: str) -> Candidate | None:
+    """The one-word value of a category column (at most CATEGORY distinct values) that `name` is an adjective of
+    ('european' -> 'Europe', 'asians' -> 'ASIA'), when exactly one such text is."""
+    word = singular(utils.default_process(name))
+    if " " in word:
+        return None
+    kinds = categories(bi)
+    found = [
+        t
+        for t in kinds
+        if t[:4] == word[:4]
+        and other_form(word, t)
+        and word[len(os.path.commonprefix([word, t])) :] in _ADJECTIVE_ENDINGS
+    ]
+    return kinds[found[0]][0] if len(found) == 1 else None
 
 
 # the things counted: 'how many king penguins are ...', 'number of king penguins in ...'
