@@ -98,7 +98,8 @@ FLOOR = 0.3
 # What the memory does in a run made now (older runs say theirs).
 STEPS = (
     "plan, decline, sql; shape + condition (+ comparison) + direction; show floor 0.6; reuse; taught layer (2 pairs) "
-    "+ filters (none for a comparison); approved columns as decline evidence (0.6)"
+    "+ filters (none for a comparison); approved columns as decline evidence (0.6); words placed on a near pair's "
+    "column (0.6, one name)"
 )
 RESULTS = HERE / "results"
 # The runs bi_memory.md reports, in order: the first (k=3, no similarity floor: the rule fixed before any run), then
@@ -124,6 +125,7 @@ RUNS = (
     "grown_v9a",
     "grown_v9s",
     "grown_v10",
+    "grown_v11",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -683,6 +685,59 @@ ROUND10_AFTER = [
 ]
 
 
+ROUND11_PLAN = [
+    "",
+    "### round 11 (diagnosis and plan, written before grown_v11 ran): where a covered term lives",
+    "",
+    "Round 10's rule let 3 declined questions through to the SQL step (grown_v10); 2 were then written wrong. Each"
+    " read from grown_v10's stored answers, the grown memory's 3 nearest pairs of its database (`nearest`, its own"
+    " aside) and MiniLM's cosine between the declined word and the names those pairs' queries read (no model run):",
+    "",
+    "| question (grown_v10, memory) | word | names the near pairs read, nearest first (cosine) | what went wrong |"
+    " would a column hint reach it |",
+    "|---|---|---|---|---|",
+    "| California versus Texas revenue, summed (right) | 'revenue' | `profit` 0.73, `sales` 0.65, `orders` 0.27 | -"
+    " | a hint by the nearest name says `profit` and could turn it wrong; with two names at or above 0.6 the rule"
+    " below places nothing: unchanged |",
+    "| compare revenue in California and New York (wrong) | 'revenue' | the same two names | `sales` listed per"
+    " row, not summed per state: the column was right, the aggregate dropped | no: two names (nothing placed), and"
+    " what it lacks is an aggregate, not a column |",
+    "| how many clients do we have in Canada, and how many in the USA? (wrong) | 'clients' | `Customer` 0.62,"
+    " `customer id` 0.41, `invoice` 0.37 | a join to Invoice: COUNT(*) counted invoices (a near pair is 'How many"
+    " invoices were billed to Canada?') | yes: one name, the table `Customer`; its description in the SQL prompt"
+    " says the question's 'clients' are its rows |",
+    "",
+    "The questions still declined with the memory are not reached either: every word of the term must be placed, and"
+    " 'jobless' (`unemployment` 0.47), 'units' / 'sold' (0.32-0.37), 'outbound' (`airports` 0.43), 'big'"
+    " (`type` 0.41) are below COLUMN_MEANING; 'group' is no column. So the hint reaches 1 of round 10's 3 (the"
+    " 'clients' join), and a hint that names a column only when one name is near is what keeps 'revenue' safe.",
+    "",
+    "- the rule (`ExampleMemory.placing`, `placements`, written by `taught` on each question): the question's runs"
+    " of words that nothing names (`_runs`, the runs `_aligned` reads: no schema name or synonym, no word of a value"
+    " the question names or the data stores) are placed on a table or column that an approved query of the k"
+    " nearest pairs reads (a join's keys aside) when exactly one such name is at least COLUMN_MEANING = 0.6 from"
+    " each word of the run; two names place nothing. A column gets the run as a synonym (field mapping maps it, so"
+    " the SQL prompt's 'Known:' says which column) and in its description; a table, in its description (the SQL"
+    " prompt's schema shows it). Recomputed per question, removed by `untaught`.",
+    "- checked before the run on round 10's sample (51 questions, mechanically, no model): it fires on 'clients'"
+    " alone. Its first draft also placed lower-case values on `countries` ('india' of 'india and china headcount,"
+    " 1980'; 'germany', 'brazil'): values are excluded by `stored_words` (a category's word or any stored value),"
+    " decided on that check, before the run.",
+    "- the sample, fixed before the run (`v11_sample`): round 10's part `b_declined` (24 questions, in its order) and"
+    " held-out #15's questions on the memory's databases (part `heldout15`, 29: 18 answerable, 11 unanswerable;"
+    " development data since its one run, never used for a memory rule: the right -> wrong guard) one from each part"
+    " in turn, the primed protocol, `nice -n 10 timeout 1800`, reported per part. A question the rule fires on is"
+    " answered a third time with the memory and the switch off (`on_unplaced`): the rule's own effect, in the same"
+    " run.",
+    "- adopted (`placing` stays True) only when (1) over the questions it fires on, with the rule gives more right"
+    " answers than the same memory without it (`on` against `on_unplaced`), (2) on part `heldout15` it turns no"
+    " answer right -> wrong against `on_unplaced` and no unanswerable question declined without it is answered with"
+    " it, and (3) the memory's right -> wrong (empty -> memory) over all questions run is at most 2%; else not"
+    " shipped (`placing` defaults to False, the numbers kept). If it fires on no held-out #15 question, (1) rests on"
+    " part b_declined, its own development data, and the report says so.",
+]
+
+
 # The realistic memory (`--grown`): the answers that were right in the stored runs of every development set,
 # approved per database. Per set, its result files newest first: a question's answer is taken from the newest
 # file that holds it (held-out #1's newest run answered 30 of its 65 questions). Only this checkout's code ("here"
@@ -891,6 +946,22 @@ def taught_phrases(memory: Any, item: dict[str, Any], engine: Any) -> dict[str, 
     }
 
 
+def placed(memory: Any, item: dict[str, Any], engine: Any) -> dict[str, list[str]]:
+    """'table' or 'table.column' -> the question's words the near approved pairs place there (`placements`,
+    with the value test the agent's `teach` uses)."""
+    from orrery.bi.context import BIContext
+    from orrery.bi.examples import placements, stored_words
+
+    layer = _layer(engine)
+    test = _STORED.setdefault(engine.name, stored_words(BIContext(engine, layer, None)))
+    near = memory.nearest(item["db"], item["question"])
+    got = placements(layer, near, item["question"], memory.examples.store.embedder, test)
+    return {f"{t}.{c}" if c else t: runs for (t, c), runs in got.items()}
+
+
+_STORED: dict[str, Any] = {}
+
+
 def _layer(engine: Any) -> Any:
     from orrery.bi.semantic import load
 
@@ -1029,12 +1100,19 @@ ANY_SHAPE = "; any shape (no `fits`)"  # the steps of a run whose pairs are show
 
 
 def run_primed(
-    llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | None, shaped: bool = True
+    llm: str | None,
+    items: list[dict[str, Any]],
+    out: Path,
+    floor: float | None,
+    shaped: bool = True,
+    unplaced: bool = False,
 ) -> dict[str, Any]:
     """Each question answered with an empty memory, then with the grown memory (as `run_grown`), by the embedded
     model primed before every call (bench/bi_memory_primed.py): both conditions start each call from the same
     cache state, and the memory's condition replays the empty one's reply to a request the memory left the same
-    (its seconds charged as decoded). Every question is answered both ways: nothing is carried."""
+    (its seconds charged as decoded). Every question is answered both ways: nothing is carried. `unplaced`: a
+    question whose words the memory places (`placed`) is answered a third time with the memory but no placing
+    (`on_unplaced`), so the placing's own effect is read in the same run."""
     from bi_memory_primed import Primed
     from bi_nokeys import engine_for
 
@@ -1058,6 +1136,11 @@ def run_primed(
         row["on"] = answer(model, engine, row, sessions, f"on{i}", memory)
         row["on"]["seconds"] = round(row["on"]["seconds"] + model.replayed_s - before, 1)
         row["on"] |= {"calls": model.calls - calls, "replayed": model.replays - replays}
+        row["placed"] = placed(memory, row, engine)
+        if unplaced and row["placed"]:
+            memory.placing = False
+            row["on_unplaced"] = answer(model, engine, row, sessions, f"unplaced{i}", memory)
+            memory.placing = True
         row["load_1min"] = round(os.getloadavg()[0], 1)
         _progress("off", i, rows)
         _progress("on ", i, rows)
@@ -1145,6 +1228,14 @@ def v9_sample() -> list[dict[str, Any]]:
     """grown_v9's sample, fixed before its run (bench/bi_memory.md, "round 9"): held-out #14's questions on the
     memory's databases (development data since its one run, never used for a memory rule), in `later`'s order."""
     return [q | {"part": "heldout14"} for q in later(["heldout14"], set())]
+
+
+def v11_sample() -> list[dict[str, Any]]:
+    """grown_v11's sample, fixed before its run (bench/bi_memory.md, "round 11"): `v10_sample`'s part b_declined
+    and held-out #15's questions on the memory's databases (development data, never used for a memory rule) in
+    `later`'s order, one from each part in turn."""
+    first = [q for q in v10_sample() if q["part"] == "b_declined"]
+    return _alternated(first, [q | {"part": "heldout15"} for q in later(["heldout15"], set())])
 
 
 def v10_sample() -> list[dict[str, Any]]:
@@ -1344,7 +1435,9 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
     for name, r in runs.items():
         lines += _details(name, r)
     return (
-        "\n".join([*lines, *DIAGNOSIS, *ROUND8_PLAN, *round8(), *ROUND9_PLAN, *ROUND10_PLAN, *ROUND10_AFTER]).rstrip()
+        "\n".join(
+            [*lines, *DIAGNOSIS, *ROUND8_PLAN, *round8(), *ROUND9_PLAN, *ROUND10_PLAN, *ROUND10_AFTER, *ROUND11_PLAN]
+        ).rstrip()
         + "\n"
     )
 
@@ -1528,6 +1621,7 @@ def _primed(r: dict[str, Any]) -> list[str]:
             f"- part {part or 'all'}: {len(mine)} questions ({len(ans)} answerable), right {off} -> {on} "
             f"({100 * (on - off) / max(1, len(ans)):+.1f} points), right -> wrong {worse}."
         )
+    lines += _placing(qs)
     calls = sum(q["on"].get("calls", 0) for q in qs)
     replayed = sum(q["on"].get("replayed", 0) for q in qs)
     changed = sum(q["on"].get("calls", 0) > q["on"].get("replayed", 0) for q in qs)
@@ -1536,6 +1630,29 @@ def _primed(r: dict[str, Any]) -> list[str]:
         f"- the primed protocol: with the memory, {replayed} of {calls} model calls replayed the empty condition's "
         f"reply to the same request; {changed} of {len(qs)} questions had a request the memory changed.",
     ]
+
+
+def _placing(qs: list[dict[str, Any]]) -> list[str]:
+    """The placing's own effect (`--v11`): the questions it fired on, answered with the memory and with the same
+    memory without placing (`on_unplaced`)."""
+    fired = [q for q in qs if "on_unplaced" in q]
+    if not fired:
+        return []
+    with_, without = (sum(q[k]["correct"] for q in fired) for k in ("on", "on_unplaced"))
+    worse = [q["question"] for q in fired if q["on_unplaced"]["correct"] and not q["on"]["correct"]]
+    each = "; ".join(
+        f"{q['question']!r} ({q.get('part', '')}; {', '.join(f'{k}: {v}' for k, v in q['placed'].items())}): "
+        f"{_mark(q['on_unplaced'])} -> {_mark(q['on'])}"
+        for q in fired
+    )
+    return [
+        f"- the placing (its switch on against off, the same memory): fired on {len(fired)} of {len(qs)} questions,"
+        f" right {without} -> {with_}, right -> wrong {len(worse)}. {each}."
+    ]
+
+
+def _mark(got: dict[str, Any]) -> str:
+    return f"{got['status']}, {'right' if got['correct'] else 'wrong'}"
 
 
 def _grown(r: dict[str, Any]) -> list[str]:
@@ -1602,6 +1719,7 @@ def main() -> None:
     p.add_argument("--v8", action="store_true", help="--set grown: grown_v8's sample (`v8_sample`), primed")
     p.add_argument("--v9", action="store_true", help="--set grown: grown_v9's sample (`v9_sample`), primed")
     p.add_argument("--v10", action="store_true", help="--set grown: grown_v10's sample (`v10_sample`), primed")
+    p.add_argument("--v11", action="store_true", help="grown_v11's sample (`v11_sample`), primed, placing A/B")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
@@ -1619,12 +1737,22 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.determinism:
         return determinism()
-    if args.v6 or args.v8 or args.v9 or args.v10:
+    if args.v6 or args.v8 or args.v9 or args.v10 or args.v11:
         out = RESULTS / f"bi_memory_{args.tag}.json"
-        sample = v10_sample() if args.v10 else v9_sample() if args.v9 else v8_sample() if args.v8 else v6_sample()
+        sample = (
+            v11_sample()
+            if args.v11
+            else v10_sample()
+            if args.v10
+            else v9_sample()
+            if args.v9
+            else v8_sample()
+            if args.v8
+            else v6_sample()
+        )
         asked = {(r["db"], r["question"]) for tag in args.exclude for r in _questions_of(tag)}  # a run continued
         sample = [q for q in sample if (q["db"], q["question"]) not in asked]
-        got = run_primed(args.llm, sample, out, args.floor or None, shaped=not args.any_shape)
+        got = run_primed(args.llm, sample, out, args.floor or None, shaped=not args.any_shape, unplaced=args.v11)
         _write(out, got | {"set": "all (grown memory)"})
     elif args.again:
         out = RESULTS / f"bi_memory_{args.tag}.json"
