@@ -74,7 +74,9 @@ class ExampleMemory:
     floor: float | None = FLOOR  # a pair whose question is less similar (cosine) to the new one is not used
     show_floor: float | None = SHOW_FLOOR  # nor shown to the plan and SQL steps below this (None: no floor at all)
     shaped: bool = True  # a pair shown must fit the question's shape (`fits`); False: the nearest, any shape
-    placing: bool = True  # the question's unnamed words placed on the near pairs' tables and columns (`placements`)
+    # the question's unnamed words written on the near pairs' table or column (`placements`); off: in
+    # bench/bi_memory.md's grown_v11 it changed no answer (round 11's criterion not met)
+    placing: bool = False
 
     def _search(self, connection: str, question: str, k: int) -> list[Example]:
         """The k nearest pairs; leave-one-out drops every pair of the same question text (case, spacing and the

@@ -65,7 +65,14 @@ def memory_of(tmp_path: Path, pair: tuple[str, str], near: dict[str, dict[str, f
     questions = {ASKED: {"a": 1.0}, REVENUE: {"a": 1.0}, pair[0]: {"a": 0.8}}
     examples = ApprovedExamples(tmp_path / "m.db", embedder=Vectors(questions | near))
     examples.approve("c", *pair)
-    return ExampleMemory(examples, k=3)
+    return ExampleMemory(examples, k=3, placing=True)
+
+
+def test_placing_is_off_by_default(tmp_path, layer_and_bi):
+    layer, bi = layer_and_bi
+    memory = memory_of(tmp_path, BY_CUSTOMER, {"clients": {"b": COLUMN_MEANING + 0.02}, "customer": {"b": 1.0}})
+    memory.placing = ExampleMemory(memory.examples).placing  # the default: round 11's criterion was not met
+    assert PLACED not in taught(layer, memory, "c", ASKED, valued=stored_words(bi)).tables["Customer"]
 
 
 def test_a_word_near_one_table_an_approved_query_read_is_written_on_that_table(tmp_path, layer_and_bi):
