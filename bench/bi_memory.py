@@ -126,6 +126,7 @@ RUNS = (
     "grown_v9s",
     "grown_v10",
     "grown_v11",
+    "grown_v11b",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -780,6 +781,36 @@ ROUND11_AFTER = [
 ]
 
 
+ROUND11B_PLAN = [
+    "",
+    "### round 11b (plan, written before grown_v11b ran): the placed word where compose counts rows",
+    "",
+    "Read after grown_v11 (its 'Next'), by answering 'how many clients do we have in Canada, and how many in the"
+    " USA?' once more with the memory, placing on and off, every request and reply logged (bench/bi_memory_primed.py,"
+    " 04:05 UTC): both times the SQL step's parts were right (`select count(*)`, `group_by Customer.Country`, the"
+    " slice `Customer` alone, the table's description saying 'clients' with the placing); the Invoice join is"
+    " compose's (`_lookup_counted`: a COUNT(*) of a looked-up table's rows filtered on a named value counts the table"
+    " that refers to it, unless the counted noun names the table by its name or a column's synonym"
+    " (`_counted_table`); 'customers' does, 'clients' did not). A description does not reach that rule; a synonym"
+    " does: with 'clients' a synonym of `Customer.CustomerId`, compose writes the gold's query (checked with compose"
+    " alone, no model).",
+    "",
+    "- the amendment: a word placed on a table is also a synonym (and in the description) of its key column"
+    " (`_key_column`: one named 'id' or '<table> id', else the first column): the table's rows are named by it"
+    " wherever the layer's synonyms are read (compose's counted table, field mapping, the decline judgment).",
+    "- the sample, fixed before the run (`v11b_sample`, no model: the questions the rule fires on, which only the"
+    " memory and the code decide): of round 10's part b_declined and held-out #13's, #14's and #15's questions on the"
+    " memory's databases (development data; #13 and #14 were used for memory rules before, #15 never), those whose"
+    " words the placing places; each answered with an empty memory, with the memory and the placing, and with the"
+    " memory without it (`on_unplaced`), primed, `nice -n 10 timeout 1500`.",
+    "- adopted (`ExampleMemory.placing` defaults to True) only when (1) with the placing more of these questions are"
+    " right than without it, (2) none right without it is wrong with it (a right -> wrong by the rule: not adopted,"
+    " whatever the gains), and (3) no unanswerable question declined without it is answered with it; else not"
+    " shipped (the switch stays off, the numbers kept). Few questions: a gain on 'clients' alone is the rule's own"
+    " development data, and the report says so.",
+]
+
+
 # The realistic memory (`--grown`): the answers that were right in the stored runs of every development set,
 # approved per database. Per set, its result files newest first: a question's answer is taken from the newest
 # file that holds it (held-out #1's newest run answered 30 of its 65 questions). Only this checkout's code ("here"
@@ -1164,7 +1195,7 @@ def run_primed(
     commit = _commit()
     engines = {db: engine_for(db) for db in dict.fromkeys(r["db"] for r in items)}
     sessions, memory, pairs, approve_s = _grown_memory(floor)
-    memory.shaped = shaped
+    memory.shaped, memory.placing = shaped, unplaced  # placing: measured only against itself (`--v11`, `--v11b`)
     rows: list[dict[str, Any]] = [dict(item) for item in items]
     extra = {"floor": floor, "commit": commit, "memory": _memory_of(pairs), "protocol": "primed", "shaped": shaped}
     extra |= {} if shaped else {"steps": STEPS + ANY_SHAPE}
@@ -1278,6 +1309,20 @@ def v11_sample() -> list[dict[str, Any]]:
     `later`'s order, one from each part in turn."""
     first = [q for q in v10_sample() if q["part"] == "b_declined"]
     return _alternated(first, [q | {"part": "heldout15"} for q in later(["heldout15"], set())])
+
+
+def v11b_sample() -> list[dict[str, Any]]:
+    """grown_v11b's sample, fixed before its run (bench/bi_memory.md, "round 11b"): the questions of `v10_sample`'s
+    part b_declined and of held-out #13, #14 and #15 on the memory's databases (`later`) that the placing fires on
+    (`placed`, no model: what the memory and the code decide, not any answer)."""
+    from bi_nokeys import engine_for
+
+    _, memory, _, _ = _grown_memory(FLOOR)
+    memory.placing = True
+    first = [q for q in v10_sample() if q["part"] == "b_declined"]
+    held = [q | {"part": q["set"]} for q in later(["heldout13", "heldout14", "heldout15"], set())]
+    engines = {db: engine_for(db) for db in dict.fromkeys(q["db"] for q in first + held)}
+    return [q for q in first + held if placed(memory, q, engines[q["db"]])]
 
 
 def v10_sample() -> list[dict[str, Any]]:
@@ -1772,6 +1817,7 @@ def main() -> None:
     p.add_argument("--v9", action="store_true", help="--set grown: grown_v9's sample (`v9_sample`), primed")
     p.add_argument("--v10", action="store_true", help="--set grown: grown_v10's sample (`v10_sample`), primed")
     p.add_argument("--v11", action="store_true", help="grown_v11's sample (`v11_sample`), primed, placing A/B")
+    p.add_argument("--v11b", action="store_true", help="grown_v11b's sample (`v11b_sample`), primed, placing A/B")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
@@ -1789,10 +1835,12 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.determinism:
         return determinism()
-    if args.v6 or args.v8 or args.v9 or args.v10 or args.v11:
+    if args.v6 or args.v8 or args.v9 or args.v10 or args.v11 or args.v11b:
         out = RESULTS / f"bi_memory_{args.tag}.json"
         sample = (
-            v11_sample()
+            v11b_sample()
+            if args.v11b
+            else v11_sample()
             if args.v11
             else v10_sample()
             if args.v10
@@ -1804,7 +1852,9 @@ def main() -> None:
         )
         asked = {(r["db"], r["question"]) for tag in args.exclude for r in _questions_of(tag)}  # a run continued
         sample = [q for q in sample if (q["db"], q["question"]) not in asked]
-        got = run_primed(args.llm, sample, out, args.floor or None, shaped=not args.any_shape, unplaced=args.v11)
+        got = run_primed(
+            args.llm, sample, out, args.floor or None, shaped=not args.any_shape, unplaced=args.v11 or args.v11b
+        )
         _write(out, got | {"set": "all (grown memory)"})
     elif args.again:
         out = RESULTS / f"bi_memory_{args.tag}.json"

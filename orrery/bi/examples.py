@@ -608,12 +608,22 @@ def taught(
         info["description"] = f"{info.get('description', '')}{FILTERED_AS}{'; '.join(predicates)})"
         info[TAUGHT_FILTERS] = predicates
     for (table, column), phrases in placed.items():
-        info = out.tables[table] if column is None else out.tables[table]["columns"][column]
-        if column is not None:
-            info["synonyms"] = [*info.get("synonyms", []), *phrases]
-        info["description"] = f"{info.get('description', '')}{PLACED_AS}{', '.join(phrases)})"
-        info[PLACED] = phrases
+        columns = out.tables[table]["columns"]
+        key = column or _key_column(table, columns)
+        for info in [columns[key]] if column else [out.tables[table], *([columns[key]] if key else [])]:
+            if info is not out.tables[table]:
+                info["synonyms"] = [*info.get("synonyms", []), *phrases]
+            info["description"] = f"{info.get('description', '')}{PLACED_AS}{', '.join(phrases)})"
+            info[PLACED] = phrases
     return out
+
+
+def _key_column(table: str, columns: dict[str, Any]) -> str | None:
+    """The column that names a table's rows: one named 'id' or '<table> id', else the first. A table's placed
+    words are its synonyms: compose counts the rows of the table a question's noun names by its name or its
+    columns' synonyms ('how many clients ... in Canada' counted Invoice rows, bench/bi_memory.md round 11)."""
+    ids = {"id", f"{singular(words(table))} id", f"{words(table)} id"}
+    return next((c for c in columns if words(c) in ids), next(iter(columns), None))
 
 
 def _placed_here(

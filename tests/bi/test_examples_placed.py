@@ -109,3 +109,18 @@ def test_a_stored_value_written_in_lower_case_is_placed_nowhere(tmp_path, layer_
     memory = memory_of(tmp_path, BY_CUSTOMER, near)
     assert taught(layer, memory, "c", asked).tables["Customer"]["columns"]["Country"][PLACED] == ["canada"]
     assert taught(layer, memory, "c", asked, valued=stored_words(bi)).to_dict() == layer.to_dict()
+
+
+def test_a_table_placed_word_names_its_rows_where_compose_counts_them(tmp_path, layer_and_bi):
+    """'how many clients ... in Canada': a COUNT(*) filtered on a customer's value counts the customers, not the
+    invoices that refer to them, once 'clients' names the Customer table (its key column's synonym)."""
+    from orrery.bi.compose import QueryParts, compose
+
+    layer, bi = layer_and_bi
+    memory = memory_of(tmp_path, BY_CUSTOMER, {"clients": {"b": COLUMN_MEANING + 0.02}, "customer": {"b": 1.0}})
+    parts = QueryParts(select=["count(*)"], where=[], group_by=["Customer.Country"], having=[], order_by=[])
+    canada = [{"mention": "Canada", "table": "Customer", "column": "Country", "value": "Canada"}]
+    assert "Invoice" in compose(parts, layer, ["Customer"], canada, "sqlite", ASKED)  # what it did without placing
+    got = taught(layer, memory, "c", ASKED, valued=stored_words(bi))
+    assert got.tables["Customer"]["columns"]["CustomerId"]["synonyms"] == ["clients"]
+    assert "Invoice" not in compose(parts, got, ["Customer"], canada, "sqlite", ASKED)
