@@ -148,6 +148,8 @@ TARGETS = {
 }
 # What the result files cannot say about a run's conditions.
 NOTES = {
+    "grown_v11b": "round 11b's plan (below), `--v11b`, 04:05-04:14 UTC, the whole sample (5 questions, each answered"
+    " three ways), 1-minute load 3-6 (other helpers beside it).",
     "grown_v11": "round 11's plan (below), `--v11`, 03:30-04:00 UTC, cut at 30 minutes after 31 of its 53 questions"
     " (16 of part b_declined's 24, 15 of held-out #15's 29), 1-minute load 4-12 (other helpers beside it, and for"
     " about 8 of its 30 minutes this helper's cache measurement, an embedding-only script at nice 15). Its `set`"
@@ -811,6 +813,22 @@ ROUND11B_PLAN = [
 ]
 
 
+ROUND11B_AFTER = [
+    "",
+    "The result (grown_v11b, its row and lines above): the sample was 5 questions (the placing fires on 'clients' of"
+    " b_declined and of held-out #13, 'tomatometer' of held-out #13 -> the `tomatoes` table, and held-out #15's 'acct'"
+    " and 'vehicle'); with the placing 2 right, without it 1 ('how many clients do we have in Canada, and how many in"
+    " the USA?' wrong -> right: `COUNT(*) FROM Customer` per country, no Invoice join), right -> wrong 0, no"
+    " unanswerable question in the sample. The criterion is met: `ExampleMemory.placing` defaults to True. What it is"
+    " worth: the one gain is 'clients', the question the amendment was read from (its own development data), and no"
+    " held-out question gained; 'avg tomatometer of the films Christopher Nolan directed?' went from a wrong answer"
+    " to an error with it (the word near the table's name, `tomatoes`, while the column it means is `Meter`: written"
+    " on the table's key column, the model invented `tomatoes.Name`), wrong both ways, so not a right -> wrong, but a"
+    " sign of the over-fire to watch: a word that names a measure of a table placed on the table. 'acct' (placed on"
+    " customers' balances for suppliers') and 'vehicle' stayed wrong. Held-out #16 decides whether it holds.",
+]
+
+
 # The realistic memory (`--grown`): the answers that were right in the stored runs of every development set,
 # approved per database. Per set, its result files newest first: a question's answer is taken from the newest
 # file that holds it (held-out #1's newest run answered 30 of its 65 questions). Only this checkout's code ("here"
@@ -1195,7 +1213,7 @@ def run_primed(
     commit = _commit()
     engines = {db: engine_for(db) for db in dict.fromkeys(r["db"] for r in items)}
     sessions, memory, pairs, approve_s = _grown_memory(floor)
-    memory.shaped, memory.placing = shaped, unplaced  # placing: measured only against itself (`--v11`, `--v11b`)
+    memory.shaped = shaped
     rows: list[dict[str, Any]] = [dict(item) for item in items]
     extra = {"floor": floor, "commit": commit, "memory": _memory_of(pairs), "protocol": "primed", "shaped": shaped}
     extra |= {} if shaped else {"steps": STEPS + ANY_SHAPE}

@@ -1,7 +1,8 @@
 """Approved examples for the BI agent: question -> SQL pairs a person approved, per connection (the database's
 name), given as earlier turns to the plan step and the SQL step for the nearest questions, and taken by the
 decline judgment as evidence that the data holds a term an approved question used, or a term near the name of a
-table or column a near approved query read (`ExampleMemory.covers`).
+table or column a near approved query read (`ExampleMemory.covers`); such a term near one name only is written on
+that table or column of the layer the SQL step reads (`placements`, through `taught`).
 
 Only an approval writes (`approve`, `orrery bi approve RUN`, the web app's thumbs-up); a rejection never stores
 anything and withdraws nothing unless asked (`reject(..., withdraw=True)`). The pairs live in the session
@@ -74,9 +75,9 @@ class ExampleMemory:
     floor: float | None = FLOOR  # a pair whose question is less similar (cosine) to the new one is not used
     show_floor: float | None = SHOW_FLOOR  # nor shown to the plan and SQL steps below this (None: no floor at all)
     shaped: bool = True  # a pair shown must fit the question's shape (`fits`); False: the nearest, any shape
-    # the question's unnamed words written on the near pairs' table or column (`placements`); off: in
-    # bench/bi_memory.md's grown_v11 it changed no answer (round 11's criterion not met)
-    placing: bool = False
+    # the question's unnamed words written on the near pairs' table or column (`placements`); bench/bi_memory.md
+    # rounds 11 and 11b (False: as before them)
+    placing: bool = True
 
     def _search(self, connection: str, question: str, k: int) -> list[Example]:
         """The k nearest pairs; leave-one-out drops every pair of the same question text (case, spacing and the
