@@ -127,6 +127,7 @@ RUNS = (
     "grown_v10",
     "grown_v11",
     "grown_v11b",
+    "grown_v11c",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -826,6 +827,15 @@ ROUND11B_AFTER = [
     " on the table's key column, the model invented `tomatoes.Name`), wrong both ways, so not a right -> wrong, but a"
     " sign of the over-fire to watch: a word that names a measure of a table placed on the table. 'acct' (placed on"
     " customers' balances for suppliers') and 'vehicle' stayed wrong. Held-out #16 decides whether it holds.",
+    "",
+    "Guard, written after grown_v11b's adoption and before grown_v11c ran: the rule fires on 13 of the 496"
+    " development questions of the memory's sets and databases (every stored set's and held-out #13-#15's,"
+    " mechanically); read by hand, 6 placements are right ('clients' x3, 'elevation' -> `Altitude`, 'vehicle' ->"
+    " `cars`, 'bitrate' -> `Bytes` of an unanswerable question) and 5 wrong ('shipments' -> `supplier`, 'films' ->"
+    " `omdb.Oscars` x2, 'acct' -> customers' balance, 'tomatometer' -> the `tomatoes` table), 2 neither ('overall' ->"
+    " `Invoice.Total`, 'porsches' -> `cars` of an unanswerable question). `grown_v11c` answers the 8 that grown_v11b"
+    " did not, three ways as before; if the placing turns any right answer wrong there, or answers an unanswerable"
+    " question declined without it, the default goes back to False.",
 ]
 
 
@@ -1343,6 +1353,23 @@ def v11b_sample() -> list[dict[str, Any]]:
     return [q for q in first + held if placed(memory, q, engines[q["db"]])]
 
 
+def v11c_sample() -> list[dict[str, Any]]:
+    """grown_v11c's sample, fixed before its run (bench/bi_memory.md, "round 11b"): every other question the placing
+    fires on (`placed`, no model), among every development question of the sets the memory was drawn from and of
+    held-out #13, #14 and #15 on its databases, v11b's aside: the guard after its adoption."""
+    from bi_nokeys import engine_for
+
+    _, memory, _, _ = _grown_memory(FLOOR)
+    keys = ("set", "db", "question", "gold")
+    held = {p["db"] for p in approved_pairs(stored_answers())}
+    every = [{k: q[k] for k in keys} for q in stored_answers() if q["db"] in held]
+    every += later(["heldout13", "heldout14", "heldout15"], set())
+    asked = {(q["db"], q["question"]) for q in _questions_of("grown_v11b")}
+    every = list({(q["db"], q["question"]): q for q in every if (q["db"], q["question"]) not in asked}.values())
+    engines = {db: engine_for(db) for db in dict.fromkeys(q["db"] for q in every)}
+    return [q | {"part": q["set"]} for q in every if placed(memory, q, engines[q["db"]])]
+
+
 def v10_sample() -> list[dict[str, Any]]:
     """grown_v10's sample, fixed before its run (bench/bi_memory.md, "round 10"): the distinct questions of
     `ceiling`'s class (b) with no SQL with an empty memory, in its order, and held-out #14's questions on the
@@ -1836,6 +1863,7 @@ def main() -> None:
     p.add_argument("--v10", action="store_true", help="--set grown: grown_v10's sample (`v10_sample`), primed")
     p.add_argument("--v11", action="store_true", help="grown_v11's sample (`v11_sample`), primed, placing A/B")
     p.add_argument("--v11b", action="store_true", help="grown_v11b's sample (`v11b_sample`), primed, placing A/B")
+    p.add_argument("--v11c", action="store_true", help="grown_v11c's sample (`v11c_sample`), primed, placing A/B")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
@@ -1853,10 +1881,12 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.determinism:
         return determinism()
-    if args.v6 or args.v8 or args.v9 or args.v10 or args.v11 or args.v11b:
+    if args.v6 or args.v8 or args.v9 or args.v10 or args.v11 or args.v11b or args.v11c:
         out = RESULTS / f"bi_memory_{args.tag}.json"
         sample = (
-            v11b_sample()
+            v11c_sample()
+            if args.v11c
+            else v11b_sample()
             if args.v11b
             else v11_sample()
             if args.v11
