@@ -1901,7 +1901,12 @@ def main() -> None:
         asked = {(r["db"], r["question"]) for tag in args.exclude for r in _questions_of(tag)}  # a run continued
         sample = [q for q in sample if (q["db"], q["question"]) not in asked]
         got = run_primed(
-            args.llm, sample, out, args.floor or None, shaped=not args.any_shape, unplaced=args.v11 or args.v11b
+            args.llm,
+            sample,
+            out,
+            args.floor or None,
+            shaped=not args.any_shape,
+            unplaced=args.v11 or args.v11b or args.v11c,
         )
         _write(out, got | {"set": "all (grown memory)"})
     elif args.again:
