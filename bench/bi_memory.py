@@ -149,6 +149,9 @@ TARGETS = {
 }
 # What the result files cannot say about a run's conditions.
 NOTES = {
+    "grown_v11c": "round 11b's guard (below), `--v11c`, 04:26-04:33 UTC, the whole sample (8 questions, each answered"
+    " three ways; a first run at 04:20 had no third answer, `unplaced` not passed, and was discarded), 1-minute load"
+    " 3-6.",
     "grown_v11b": "round 11b's plan (below), `--v11b`, 04:05-04:14 UTC, the whole sample (5 questions, each answered"
     " three ways), 1-minute load 3-6 (other helpers beside it).",
     "grown_v11": "round 11's plan (below), `--v11`, 03:30-04:00 UTC, cut at 30 minutes after 31 of its 53 questions"
@@ -839,6 +842,21 @@ ROUND11B_AFTER = [
 ]
 
 
+ROUND11C_AFTER = [
+    "",
+    "The guard's result (grown_v11c, its row and lines above): over its 8 questions, with the placing against"
+    " without it, 'How many shipments arrived after their commit date?' declined -> right (placed on `supplier`, a"
+    " wrong placement; the join it added does not change the count) and the unanswerable 'What is the bitrate of"
+    " each track?' declined -> answered (`Track.UnitPrice`: 'bitrate' placed on `Bytes` at 0.60, field mapping then"
+    " let it through), the other 6 the same. The guard fired: an unanswerable question declined without the"
+    " placing is answered with it. `ExampleMemory.placing` is back to False (not shipped; `placing=True` measures"
+    " it). Over the 13 questions it fires on (grown_v11b and grown_v11c), with the placing 6 right against 5 without"
+    " it, one of them a right -> wrong. What would make it shippable: the placing of a word at the floor (0.60) is"
+    " what answered 'bitrate'; a word placed on a table should name its rows (a noun of the table, not of a measure:"
+    " 'tomatometer'); and the table-synonym hook in compose (below) instead of the key column.",
+]
+
+
 # The realistic memory (`--grown`): the answers that were right in the stored runs of every development set,
 # approved per database. Per set, its result files newest first: a question's answer is taken from the newest
 # file that holds it (held-out #1's newest run answered 30 of its 65 questions). Only this checkout's code ("here"
@@ -1224,6 +1242,7 @@ def run_primed(
     engines = {db: engine_for(db) for db in dict.fromkeys(r["db"] for r in items)}
     sessions, memory, pairs, approve_s = _grown_memory(floor)
     memory.shaped = shaped
+    memory.placing = memory.placing or unplaced  # measured against itself (`--v11`..`--v11c`), whatever the default
     rows: list[dict[str, Any]] = [dict(item) for item in items]
     extra = {"floor": floor, "commit": commit, "memory": _memory_of(pairs), "protocol": "primed", "shaped": shaped}
     extra |= {} if shaped else {"steps": STEPS + ANY_SHAPE}

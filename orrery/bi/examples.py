@@ -75,9 +75,9 @@ class ExampleMemory:
     floor: float | None = FLOOR  # a pair whose question is less similar (cosine) to the new one is not used
     show_floor: float | None = SHOW_FLOOR  # nor shown to the plan and SQL steps below this (None: no floor at all)
     shaped: bool = True  # a pair shown must fit the question's shape (`fits`); False: the nearest, any shape
-    # the question's unnamed words written on the near pairs' table or column (`placements`); bench/bi_memory.md
-    # rounds 11 and 11b (False: as before them)
-    placing: bool = True
+    # the question's unnamed words written on the near pairs' table or column (`placements`); off: in
+    # bench/bi_memory.md's round 11b guard (grown_v11c) it answered an unanswerable question ('bitrate' -> Bytes)
+    placing: bool = False
 
     def _search(self, connection: str, question: str, k: int) -> list[Example]:
         """The k nearest pairs; leave-one-out drops every pair of the same question text (case, spacing and the

@@ -68,13 +68,11 @@ def memory_of(tmp_path: Path, pair: tuple[str, str], near: dict[str, dict[str, f
     return ExampleMemory(examples, k=3, placing=True)
 
 
-def test_placing_is_on_by_default_and_its_switch_turns_it_off(tmp_path, layer_and_bi):
+def test_placing_is_off_by_default(tmp_path, layer_and_bi):
     layer, bi = layer_and_bi
     cosines = {"clients": {"b": COLUMN_MEANING + 0.02}, "customer": {"b": 1.0}}
     memory = memory_of(tmp_path, BY_CUSTOMER, cosines)
-    memory.placing = ExampleMemory(memory.examples).placing  # the default (bench/bi_memory.md, round 11b)
-    assert PLACED in taught(layer, memory, "c", ASKED, valued=stored_words(bi)).tables["Customer"]
-    memory.placing = False
+    memory.placing = ExampleMemory(memory.examples).placing  # the default (bench/bi_memory.md, round 11b's guard)
     assert PLACED not in taught(layer, memory, "c", ASKED, valued=stored_words(bi)).tables["Customer"]
 
 
