@@ -854,6 +854,16 @@ ROUND11C_AFTER = [
     " it, one of them a right -> wrong. What would make it shippable: the placing of a word at the floor (0.60) is"
     " what answered 'bitrate'; a word placed on a table should name its rows (a noun of the table, not of a measure:"
     " 'tomatometer'); and the table-synonym hook in compose (below) instead of the key column.",
+    "",
+    "Hooks asked of the files other helpers own (not edited here): (1) compose.py's `_counted_table` reads a table's"
+    " name and its columns' synonyms only; reading a table's own `synonyms` too (and `Semantic.from_dict` keeping"
+    " that key) would let a placed word name a table's rows without making it a synonym of the key column (which"
+    " field mapping then maps: 'tomatometer' -> the model invented `tomatoes.Name`). (2) decline.py's value check,"
+    " `missing_values` (a capitalised name no column holds: 'SupportRep', 'TPC-H'), asks no approved pair: one"
+    " line, `or approved_covers(bi, words(name), question)` beside `value_held(bi, name)`, as `_missing` asks for a"
+    " field ('SupportRep' is spelt by `SupportRepId`, read by a near approved query). A lower-case value word ('big'"
+    " of 'big airports') needs no decline.py change: `ExampleMemory.covers` would have to read the words of the"
+    " literals the near approved queries compare ('large_airport'), this file's next candidate.",
 ]
 
 
