@@ -1,7 +1,8 @@
 """Approved examples for the BI agent: question -> SQL pairs a person approved, per connection (the database's
 name), given as earlier turns to the plan step and the SQL step for the nearest questions, and taken by the
 decline judgment as evidence that the data holds a term an approved question used, or a term near the name of a
-table or column a near approved query read (`ExampleMemory.covers`).
+table or column a near approved query read (`ExampleMemory.covers`); such a term near one name only is written on
+that table or column of the layer the SQL step reads (`placements`, through `taught`).
 
 Only an approval writes (`approve`, `orrery bi approve RUN`, the web app's thumbs-up); a rejection never stores
 anything and withdraws nothing unless asked (`reject(..., withdraw=True)`). The pairs live in the session
@@ -11,6 +12,8 @@ last answered query (`last_answer`), or a served run's `bi` state (`orrery.serve
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -23,7 +26,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.apps import ID_PATTERN
-from orrery.bi.decline import GRAMMAR, categories, named_values, user_wrote
+from orrery.bi.decline import GRAMMAR, categories, named_values, user_wrote, value_held
 from orrery.bi.joins import singular
 from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import GENERIC, Semantic, schema_words, stems, words
@@ -72,6 +75,9 @@ class ExampleMemory:
     floor: float | None = FLOOR  # a pair whose question is less similar (cosine) to the new one is not used
     show_floor: float | None = SHOW_FLOOR  # nor shown to the plan and SQL steps below this (None: no floor at all)
     shaped: bool = True  # a pair shown must fit the question's shape (`fits`); False: the nearest, any shape
+    # the question's unnamed words written on the near pairs' table or column (`placements`); off: in
+    # bench/bi_memory.md's round 11b guard (grown_v11c) it answered an unanswerable question ('bitrate' -> Bytes)
+    placing: bool = False
 
     def _search(self, connection: str, question: str, k: int) -> list[Example]:
         """The k nearest pairs; leave-one-out drops every pair of the same question text (case, spacing and the
@@ -465,6 +471,8 @@ TAUGHT = "taught"  # a column's key: the phrases approvals taught it (replaced o
 SAID_AS = " (approved questions say: "
 TAUGHT_FILTERS = "taught_filters"  # a column's key: how approved queries compared it with a value
 FILTERED_AS = " (approved queries filter it: "
+PLACED = "placed"  # a column's or table's key: the asked question's words the near approved queries place on it
+PLACED_AS = " (approved queries near this question read it for: "
 # A word of a declined term is placed on a table or column an approved query near the question reads when MiniLM
 # puts it this near the name (bench/bi_memory.md, round 10: 'clients' -> `Customer` 0.62, 'revenue' -> `sales`
 # 0.65; a word only the new question says is taught by no pair). Lower than decline.py's MEANING_FLOOR, which
@@ -477,15 +485,24 @@ def _reads(term: str, near: list[Example], embedder: Any) -> bool:
     table or column an approved query of `near` reads; each word must be placed, so a held modifier does not lift
     a missing head ('customer age': 'age' is near no approved column)."""
     own = [w for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC and singular(w) not in GENERIC]
-    names = sorted({n for e in near for n in _read_names(e.sql)})
+    names = tuple(sorted({n for e in near for n in _read_names(e.sql)}))
     if not own or not names or embedder is None:
         return False
     spelt = {singular(w) for n in names for w in n.split()}
-    left = [w for w in own if singular(w) not in spelt]
-    if not left:
-        return True
-    vectors = embedder.embed([*left, *names])
-    return bool(((vectors[len(left) :] @ vectors[: len(left)].T).max(axis=0) >= COLUMN_MEANING).all())
+    left = tuple(w for w in own if singular(w) not in spelt)
+    return not left or all(_near_names(embedder, left, names).values())
+
+
+@functools.lru_cache(maxsize=4096)
+def _near_names(embedder: Any, own: tuple[str, ...], names: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """word -> the names at least COLUMN_MEANING near it (MiniLM cosine). Cached: the decline judgment asks it
+    for every term of a question, with the same near pairs' names."""
+    vectors = embedder.embed([*own, *names])
+    sims = vectors[len(own) :] @ vectors[: len(own)].T
+    return {
+        w: frozenset(n for n, s in zip(names, sims[:, i], strict=True) if s >= COLUMN_MEANING)
+        for i, w in enumerate(own)
+    }
 
 
 def _read_names(sql: str) -> set[str]:
@@ -495,6 +512,46 @@ def _read_names(sql: str) -> set[str]:
     except SqlglotError:
         return set()
     return {words(c.name) for c in tree.find_all(exp.Column)} | {words(t.name) for t in tree.find_all(exp.Table)}
+
+
+def placements(
+    layer: Semantic, near: list[Example], question: str, embedder: Any, valued: Valued = None
+) -> dict[tuple[str, str | None], list[str]]:
+    """(table, column; None for the table's rows) -> the runs of the question's words that nothing names
+    (`_runs`: no schema name, no value the question names) that the tables and columns the approved queries of
+    `near` read place there: one name of them only is COLUMN_MEANING near each word of the run. Two such names
+    place nothing ('revenue' is near both `profit` and `sales`): which is meant stays the SQL step's choice."""
+    read = _read_fields(layer, near)
+    named = schema_words(layer) | {
+        singular(w) for v in named_values(question) for w in re.findall(r"[a-z0-9]+", v.lower())
+    }
+    runs = [r for r in _runs(question, named) if not (valued and any(valued(w) for w in r.split()))]
+    if not runs or not read or embedder is None:
+        return {}
+    names = tuple(sorted(set(read)))
+    out: dict[tuple[str, str | None], list[str]] = {}
+    for run in runs:
+        near_all = frozenset.intersection(*_near_names(embedder, tuple(run.split()), names).values())
+        fields = {f for n in near_all for f in read[n]}
+        if len(fields) == 1:
+            out.setdefault(next(iter(fields)), []).append(run)
+    return out
+
+
+def _read_fields(layer: Semantic, near: list[Example]) -> dict[str, set[tuple[str, str | None]]]:
+    """name in words -> the layer's tables (column None) and columns (`_used_columns`: not a join's keys) the
+    approved queries of `near` read by that name."""
+    out: dict[str, set[tuple[str, str | None]]] = {}
+    tables = {t.lower(): t for t in layer.tables}
+    for e in near:
+        try:
+            tree = sqlglot.parse_one(e.sql)
+        except SqlglotError:
+            continue
+        read = [tables[t.name.lower()] for t in tree.find_all(exp.Table) if t.name.lower() in tables]
+        for field in [(t, None) for t in read] + list(_used_columns(layer, tree)):
+            out.setdefault(words(field[1] or field[0]), set()).add(field)
+    return out
 
 
 MAX_PHRASE = 3  # words of a taught phrase
@@ -507,24 +564,39 @@ SUPPORT = 2
 
 def teach(bi: BIContext, question: str) -> None:
     """Before a question is planned: the connection's layer as the approved pairs teach it now (`taught`)."""
-    bi.semantic = taught(bi.semantic, bi.approved, bi.engine.name, question, bi.engine.dialect)
+    bi.semantic = taught(bi.semantic, bi.approved, bi.engine.name, question, bi.engine.dialect, stored_words(bi))
+
+
+def stored_words(bi: BIContext) -> Callable[[str], bool]:
+    """Whether a lower-case word is a value's word: a category's (`value_test`) or any column's (`value_held`):
+    'india' of 'india and china headcount' is a country, not a term to place."""
+    category = value_test(bi)
+    return lambda word: category(word) or value_held(bi, word)
 
 
 def taught(
-    layer: Semantic, memory: ExampleMemory | None, connection: str, question: str = "", dialect: str = ""
+    layer: Semantic,
+    memory: ExampleMemory | None,
+    connection: str,
+    question: str = "",
+    dialect: str = "",
+    valued: Valued = None,
 ) -> Semantic:
     """The layer with what the connection's approved pairs teach (`lessons`): each phrase of an approved question
     that no schema name spells, aligned to the one column of its SQL the question does not name, becomes a
     synonym of that column (field mapping, the decline judgment) and is written in its description (the SQL
     prompt). Always recomputed from the pairs stored now: a removed pair teaches nothing more; a rejected one
-    never did. With `leave_one_out`, a pair of `question`'s own text teaches nothing to it."""
+    never did. With `leave_one_out`, a pair of `question`'s own text teaches nothing to it. The question's own
+    words the near approved queries place (`placements`) are written on their column (a synonym and the
+    description) or table (the description): which column a term the decline judgment let through is on."""
     base = untaught(layer)
     if memory is None or not memory.examples.has(connection):
         return base
     own = _normal(question).lower() if memory.leave_one_out else None
     pairs = [e for e in memory.examples.list(connection) if _normal(e.question).lower() != own]
     found, compared = lessons(base, pairs, dialect), filters(base, pairs, dialect, _compares(question))
-    if not found and not compared:
+    placed = _placed_here(base, memory, connection, question, valued)
+    if not found and not compared and not placed:
         return base
     out = Semantic.from_dict(json.loads(json.dumps(base.to_dict())))
     for (table, column), phrases in found.items():
@@ -536,7 +608,31 @@ def taught(
         info = out.tables[table]["columns"][column]
         info["description"] = f"{info.get('description', '')}{FILTERED_AS}{'; '.join(predicates)})"
         info[TAUGHT_FILTERS] = predicates
+    for (table, column), phrases in placed.items():
+        columns = out.tables[table]["columns"]
+        key = column or _key_column(table, columns)
+        for info in [columns[key]] if column else [out.tables[table], *([columns[key]] if key else [])]:
+            if info is not out.tables[table]:
+                info["synonyms"] = [*info.get("synonyms", []), *phrases]
+            info["description"] = f"{info.get('description', '')}{PLACED_AS}{', '.join(phrases)})"
+            info[PLACED] = phrases
     return out
+
+
+def _key_column(table: str, columns: dict[str, Any]) -> str | None:
+    """The column that names a table's rows: one named 'id' or '<table> id', else the first. A table's placed
+    words are its synonyms: compose counts the rows of the table a question's noun names by its name or its
+    columns' synonyms ('how many clients ... in Canada' counted Invoice rows, bench/bi_memory.md round 11)."""
+    ids = {"id", f"{singular(words(table))} id", f"{words(table)} id"}
+    return next((c for c in columns if words(c) in ids), next(iter(columns), None))
+
+
+def _placed_here(
+    layer: Semantic, memory: ExampleMemory, connection: str, question: str, valued: Valued
+) -> dict[tuple[str, str | None], list[str]]:
+    if not memory.placing or not question.strip():
+        return {}
+    return placements(layer, memory.nearest(connection, question), question, memory.examples.store.embedder, valued)
 
 
 def _compares(question: str) -> frozenset[str]:
@@ -581,16 +677,25 @@ def filters(
 
 def untaught(layer: Semantic) -> Semantic:
     """The layer without anything `taught` added (the same object when nothing was)."""
-    if not any(TAUGHT in info or TAUGHT_FILTERS in info for _, _, info in layer.columns()):
+    keys = (TAUGHT, TAUGHT_FILTERS, PLACED)
+    if not any(k in info for info in _infos(layer) for k in keys):
         return layer
-    out = Semantic.from_dict(json.loads(json.dumps(layer.to_dict())))
-    for _, _, info in out.columns():
-        phrases = info.pop(TAUGHT, None)
-        if phrases is not None:
-            info["synonyms"] = [s for s in info.get("synonyms", []) if s not in phrases]
-        if phrases is not None or info.pop(TAUGHT_FILTERS, None) is not None:
-            info["description"] = info.get("description", "").split(SAID_AS, 1)[0].split(FILTERED_AS, 1)[0]
+    out = copy.deepcopy(layer)  # not through to_dict: a table's own keys (PLACED) would be lost
+    for info in _infos(out):
+        phrases = [*info.pop(TAUGHT, []), *info.pop(PLACED, [])]
+        if phrases and "synonyms" in info:
+            info["synonyms"] = [s for s in info["synonyms"] if s not in phrases]
+        if phrases or info.pop(TAUGHT_FILTERS, None) is not None:
+            description = info.get("description", "")
+            for mark in (SAID_AS, FILTERED_AS, PLACED_AS):
+                description = description.split(mark, 1)[0]
+            info["description"] = description
     return out
+
+
+def _infos(layer: Semantic) -> list[dict[str, Any]]:
+    """Each column's and each table's entry of the layer: where `taught` writes."""
+    return [info for _, _, info in layer.columns()] + list(layer.tables.values())
 
 
 def lessons(layer: Semantic, pairs: list[Example], dialect: str = "") -> dict[tuple[str, str], list[str]]:
@@ -618,10 +723,17 @@ def _aligned(layer: Semantic, question: str, sql: str, dialect: str) -> list[tup
     except SqlglotError:
         return []
     named = schema_words(layer) | _literal_words(tree)
-    tokens = re.findall(r"[a-z0-9]+", question.lower())
-    unnamed = {c for c in _used_columns(layer, tree) if not _named(layer, c, {singular(w) for w in tokens})}
+    tokens = {singular(w) for w in re.findall(r"[a-z0-9]+", question.lower())}
+    unnamed = {c for c in _used_columns(layer, tree) if not _named(layer, c, tokens)}
     if len(unnamed) != 1:
         return []
+    return [(phrase, next(iter(unnamed))) for phrase in _runs(question, named)]
+
+
+def _runs(question: str, named: set[str]) -> list[str]:
+    """The question's runs of words that nothing names (not in `named`, alone or glued to the next word: 'line
+    items' ~ `lineitem`; no grammar, generic, quantity or superlative word), MAX_PHRASE words at most."""
+    tokens = re.findall(r"[a-z0-9]+", question.lower())
     glued = {i + d for i in range(len(tokens) - 1) if singular(tokens[i] + tokens[i + 1]) in named for d in (0, 1)}
     runs, run = [], []
     for i, w in enumerate([*tokens, ""]):
@@ -631,7 +743,7 @@ def _aligned(layer: Semantic, question: str, sql: str, dialect: str) -> list[tup
         if run and len(run) <= MAX_PHRASE:
             runs.append(" ".join(run))
         run = []
-    return [(phrase, next(iter(unnamed))) for phrase in runs]
+    return runs
 
 
 def _content(word: str) -> bool:
