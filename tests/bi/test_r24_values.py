@@ -1,4 +1,4 @@
-"""Round 24 (bench/bi_r24.md): values a question names in words the value index does not spell as they are."""
+"""Round 24 (bench/bi.md "Round 24"): values a question names in words the value index does not spell as they are."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Round 25 (bench/bi_r25.md): the measure the question names ('heaviest': weight; 'horsepower': `hp`), a count per
+"""Round 25 (bench/bi.md "Round 25"): the measure the question names ('heaviest': weight; 'horsepower': `hp`), a count per
 listed value ('per hull'), and two listed years the model wrote as a range. On a boatyard of its own, not the sets
 the rules were read from."""
 

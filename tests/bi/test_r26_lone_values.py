@@ -1,4 +1,4 @@
-"""Round 26 (bench/bi_r26.md): a category's value written in lower case as one word ('furniture', 'a gas')."""
+"""Round 26 (bench/bi.md "Round 26"): a category's value written in lower case as one word ('furniture', 'a gas')."""
 
 from __future__ import annotations
 
