@@ -617,6 +617,7 @@ def compose(
     _ranked_values_only(trees, limit)
     named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
+    used = _without_unused_child(semantic, used, named, question)
     used = _only_what_joins(trees, semantic, used, resolved, question)
     _in_the_unit_asked(trees, question)
     _quantity_in_its_unit(trees, semantic, question)
@@ -729,6 +730,33 @@ def _only_what_joins(
         return used
     trees.update(kept)
     return [t for t in used if t.lower() in keep]
+
+
+def _without_unused_child(semantic: Semantic, used: list[str], named: set[str], question: str) -> list[str]:
+    """'how many urgent orders were placed in 1993?' with `lineitem` first in the slice: a child (its key refers
+    to a table the parts read) that no part or resolved value names (`named`) repeats each parent row once per
+    child row, so every count, sum or listing of the parent is multiplied. When the question names that parent
+    and not the child, the query reads the parent alone ('how many Metallica songs' names no parent: the tracks
+    are counted). A table the rest joins only through comes back on the join path."""
+    child, rest = used[0], used[1:]
+    said = [singular(w) for w in re.findall(r"[a-z]+", question.lower())]
+    if not rest or child.lower() in named or _begins(child, said):
+        return used
+    parents = {j.split("=")[1].strip().split(".")[0].lower() for j in semantic.joins if _refers_from(j, child)}
+    if not any(t.lower() in parents and _names_table(t, set(said)) for t in rest):
+        return used
+    return rest
+
+
+def _refers_from(join: str, table: str) -> bool:
+    return join.split("=")[0].strip().split(".")[0].lower() == table.lower()
+
+
+def _begins(table: str, said: list[str]) -> bool:
+    """A written word of four letters or more begins the table's name or the name begins it ('cust' of
+    `customer`, 'elem' of 'elements', 'line' of `lineitem`, 'scanning' of `scans`)."""
+    name = singular(words(table).replace(" ", ""))
+    return any(len(w) >= 4 and len(name) >= 4 and (name.startswith(w) or w.startswith(name)) for w in said)
 
 
 def _tables_in(node: exp.Expression) -> set[str]:
@@ -1808,12 +1836,14 @@ def _lookup_counted(
     """'how many halogens and how many noble gases': a COUNT(*) of a lookup's own rows, filtered on a value the
     question names, is one per value; the rows counted are those of the table that refers to the lookup by the
     layer's only join into it (its left side: `elem.cat_cd = elem_cat.cat_cd`). Not when the count names the
-    lookup itself ('how many customers from Brazil' counts customers)."""
+    lookup itself ('how many customers from Brazil' counts customers) or the question names it anywhere."""
     if "COUNT(*)" not in {n.unalias().sql() for n in trees["select"]} or _counted_table(semantic, question, _COUNT_OF):
         return None
     tables = _tables_of(trees)
     if len(tables) != 1 or not any(r["table"].lower() in tables for r in resolved):
         return None
+    if _names_table(next(iter(tables)), {singular(w) for w in re.findall(r"[a-z]+", question.lower())}):
+        return None  # 'how many urgent orders' counts the orders
     into = [j for j in semantic.joins if j.split("=")[1].strip().split(".")[0].lower() in tables]
     # one join only: two (a route's source and destination airport) are two roles, and which is meant is a guess
     return into[0].split("=")[0].strip().split(".")[0] if len(into) == 1 else None

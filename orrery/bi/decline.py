@@ -1173,7 +1173,36 @@ def category_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
                 taken |= set(range(i, i + n))
                 c = values[text][0]
                 out.append({"mention": " ".join(said), "table": c.table, "column": c.column, "value": c.value})
-    return out + demonym_values(bi, question)
+    return out + part_values(bi, question) + demonym_values(bi, question)
+
+
+def part_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
+    """A category's value the question names by its one word beside a code's digits or its column's or table's name,
+    in lower case ('urgent' of the priority '1-URGENT', 'classed large' of `large_airport` in `airports`), when exactly one
+    value reads so and the word names it (`_lone_value`); a hyphenated word is read as its parts ('urgent-priority')."""
+    parts = bi.derived("category_parts", lambda: _category_parts(bi))
+    values = categories(bi)
+    out = []
+    for word in dict.fromkeys(re.findall(r"[a-z]+", " ".join(re.findall(r"(?<![\w-])[a-z][a-z-]*\b", question)))):
+        held = {str(c.value): c for c in parts.get(word, [])}  # one value, maybe in several tables
+        if len(held) == 1 and word not in values and _lone_value(bi, question, word):
+            c = bi.best_holder(next(iter(held.values())), question)
+            out.append({"mention": word, "table": c.table, "column": c.column, "value": c.value})
+    return out
+
+
+def _category_parts(bi: BIContext) -> dict[str, list[Candidate]]:
+    """A category value's one word, when its other words are digits or its own table's or column's name ('1 urgent',
+    'large airport' of `airports.type`; not 'won 1 oscar' of an `Awards` column, beside a column `oscars`)."""
+    kinds = _schema_words(bi)
+    out: dict[str, list[Candidate]] = {}
+    for text, held in categories(bi).items():
+        for c in held:
+            kind = {singular(w) for w in f"{words(c.table)} {words(c.column)}".split()}
+            own = [w for w in text.split() if not w.isdigit() and singular(w) not in kind]
+            if len(own) == 1 and len(text.split()) > 1 and own[0] not in kinds:
+                out.setdefault(own[0], []).append(c)
+    return out
 
 
 def _lone_value(bi: BIContext, question: str, word: str) -> bool:

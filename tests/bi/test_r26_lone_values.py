@@ -63,3 +63,28 @@ def test_a_hyphenated_value_written_in_lower_case_is_that_value(sqlite_bi):
         {"countries": [(f"c{i}", ("Sub-Saharan Africa", "South Asia", "Europe")[i % 3], 1.0 * i) for i in range(9)]},
     )
     assert _values(bi, "what was the combined pop of sub-saharan africa in 1990?") == {"Sub-Saharan Africa"}
+
+
+@pytest.fixture
+def codes(sqlite_bi):
+    """An order priority with a code's digits, airport types with their kind, an awards text beside an oscars count."""
+    return sqlite_bi(
+        "CREATE TABLE orders (id INTEGER, priority TEXT);"
+        "CREATE TABLE airports (id INTEGER, type TEXT);"
+        "CREATE TABLE movies (id INTEGER, awards TEXT, oscars INTEGER);",
+        {
+            "orders": [(i, ("1-URGENT", "2-HIGH", "5-LOW")[i % 3]) for i in range(9)],
+            "airports": [(i, ("large_airport", "medium_airport", "heliport")[i % 3]) for i in range(9)],
+            "movies": [(i, ("Won 1 Oscar.", "Nominated for 2 Oscars.")[i % 2], i % 2) for i in range(6)],
+        },
+    )
+
+
+def test_a_word_beside_a_codes_digits_or_its_own_kind_is_that_value(codes):
+    assert _values(codes, "how many urgent orders were placed") == {"1-URGENT"}
+    assert _values(codes, "count of urgent-priority orders") == {"1-URGENT"}
+    assert _values(codes, "How many medium-sized airports are there?") == {"medium_airport"}
+
+
+def test_a_word_beside_another_columns_name_is_no_part_value(codes):
+    assert _values(codes, "which movie won the most oscars?") == set()  # 'Won 1 Oscar.': 'oscars' is a column
