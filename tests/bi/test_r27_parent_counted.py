@@ -1,4 +1,4 @@
-"""Round 27 (bench/bi_r27.md): a child table the slice put first ('lineitem' for 'how many urgent orders ...') that
+"""Round 27 (bench/bi.md "Round 27"): a child table the slice put first ('lineitem' for 'how many urgent orders ...') that
 no part, value or word of the question names is not joined: each parent row would be counted once per child row.
 On a parcel depot of its own, not the sets the rule was read from."""
 
