@@ -78,9 +78,10 @@ class ExampleMemory:
     # the question's unnamed words written on the near pairs' table or column (`placements`); off: in
     # bench/bi_memory.md's round 11b guard (grown_v11c) it answered an unanswerable question ('bitrate' -> Bytes)
     placing: bool = False
-    # the words of the values the near pairs' queries filter on held as evidence too (`_filter_words`: 'big' of
-    # 'big airports' by 'large_airport'); off: measured against itself (bench/bi_memory.md, round 12)
-    filter_values: bool = True
+    # the words of the values the near pairs' queries filter on held as evidence too (`_filter_values`: 'big' of
+    # 'big airports' by 'large_airport'); off: in bench/bi_memory.md's round 12 (grown_v12) it decided one decline,
+    # 'medium-sized', and that answer was the same wrong SQL without it (no gain: not shipped)
+    filter_values: bool = False
 
     def _search(self, connection: str, question: str, k: int) -> list[Example]:
         """The k nearest pairs; leave-one-out drops every pair of the same question text (case, spacing and the
