@@ -898,7 +898,11 @@ ROUND12_AFTER = [
     " The value words that are declined ('big airports') are declined by decline.py's `missing_kinds` /"
     " `_modifier_held`, which asks no approved pair, not by `covers`. Next: the hook there (bi27's file):"
     " `_modifier_held` asking `approved_covers(bi, word, question)` with `filter_values` on, then a run on the"
-    " questions it reaches; and for 'medium-sized' the miss is the SQL's (the filter on `Type` dropped), where a shown"
+    " questions it reaches. What it would reach, read after grown_v12 (`--kinds12`, no model, decline.py unchanged):"
+    " in the same scope `missing_kinds` declines 3 questions, all answerable ('outbound routes', 'diff parts', 'big"
+    " airports'); the memory covers none of the three modifiers without the rule and 'big' of 'count of the big"
+    " airports, the ones classed large' with it (the one question, held-out #14's, that round 11 named); no"
+    " unanswerable question is declined there, so the hook risks none of this scope's declines; and for 'medium-sized' the miss is the SQL's (the filter on `Type` dropped), where a shown"
     " pair filtering 'large_airport' is the lever, not the decline.",
 ]
 
@@ -1547,6 +1551,37 @@ def v12_reach() -> list[dict[str, Any]]:
     return out
 
 
+def kinds_reach12() -> list[dict[str, Any]]:
+    """What the decline.py hook round 12 asks for would reach (no model, decline.py unchanged): the development
+    questions of `v12_reach`'s scope that `missing_kinds` declines, each declined modifier with whether the grown
+    memory covers it without and with the filter-value rule (`covers(db, word, question)`)."""
+    from bi_nokeys import engine_for
+
+    from orrery.bi.decline import missing_kinds
+    from orrery.bi.tools import BIContext
+
+    _, memory, _, _ = _grown_memory(FLOOR)
+    keys = ("set", "db", "question", "gold")
+    held = {p["db"] for p in approved_pairs(stored_answers())}
+    every = [{k: q[k] for k in keys} for q in stored_answers() if q["db"] in held]
+    every += later(["heldout13", "heldout14", "heldout15"], set())
+    every = list({(q["db"], q["question"]): q for q in every}.values())
+    contexts: dict[str, Any] = {}
+    out = []
+    for q in every:
+        if q["db"] not in contexts:
+            engine = engine_for(q["db"])
+            contexts[q["db"]] = BIContext(engine, _layer(engine), None)
+        for kind in missing_kinds(contexts[q["db"]], q["question"]):
+            word = kind.split()[0]
+            got = {}
+            for on in (False, True):
+                memory.filter_values = on
+                got["with_rule" if on else "without"] = memory.covers(q["db"], word, q["question"])
+            out.append(q | {"kind": kind} | got)
+    return out
+
+
 def v12_sample() -> list[dict[str, Any]]:
     """grown_v12's sample, fixed before its run (bench/bi_memory.md, "round 12"): the questions `v12_reach` finds
     (part reach), then the guard: questions right with the memory in grown_v10 and grown_v11 (in their order) whose
@@ -2074,6 +2109,7 @@ def main() -> None:
     p.add_argument("--v11b", action="store_true", help="grown_v11b's sample (`v11b_sample`), primed, placing A/B")
     p.add_argument("--v11c", action="store_true", help="grown_v11c's sample (`v11c_sample`), primed, placing A/B")
     p.add_argument("--reach12", action="store_true", help="round 12's diagnosis (`v12_reach`), no model")
+    p.add_argument("--kinds12", action="store_true", help="what a `missing_kinds` hook would reach, no model")
     p.add_argument("--v12", action="store_true", help="grown_v12's sample (`v12_sample`), primed, filter-value A/B")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
@@ -2084,6 +2120,8 @@ def main() -> None:
     args = p.parse_args()
     if args.ceiling or args.shaped_shown or args.reach:
         return print("\n".join(reading(args)))
+    if args.kinds12:
+        return print(json.dumps(kinds_reach12(), indent=1))
     if args.reach12:
         return print(json.dumps(v12_reach(), indent=1))
     if args.diagnose:
