@@ -2120,10 +2120,8 @@ def main() -> None:
     args = p.parse_args()
     if args.ceiling or args.shaped_shown or args.reach:
         return print("\n".join(reading(args)))
-    if args.kinds12:
-        return print(json.dumps(kinds_reach12(), indent=1))
-    if args.reach12:
-        return print(json.dumps(v12_reach(), indent=1))
+    if args.reach12 or args.kinds12:
+        return print(json.dumps(kinds_reach12() if args.kinds12 else v12_reach(), indent=1))
     if args.diagnose:
         return diagnose((args.tag,) if args.tag != "run" else ("grown", "grown_v2"))
     if args.join:  # then the report, with the joined run in it
