@@ -82,6 +82,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -128,6 +129,7 @@ RUNS = (
     "grown_v11",
     "grown_v11b",
     "grown_v11c",
+    "grown_v12",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -149,6 +151,9 @@ TARGETS = {
 }
 # What the result files cannot say about a run's conditions.
 NOTES = {
+    "grown_v12": "round 12's plan (below), `--v12`, 04:49-05:05 UTC, the whole sample (15 questions; a question whose"
+    " decline the filter-value rule decided answered a third time without it, `on_unfiltered`), 1-minute load 5-8"
+    " (other helpers beside it).",
     "grown_v11c": "round 11b's guard (below), `--v11c`, 04:26-04:33 UTC, the whole sample (8 questions, each answered"
     " three ways; a first run at 04:20 had no third answer, `unplaced` not passed, and was discarded), 1-minute load"
     " 3-6.",
@@ -842,6 +847,66 @@ ROUND11B_AFTER = [
 ]
 
 
+ROUND12_PLAN = [
+    "",
+    "### round 12 (diagnosis and plan, written before grown_v12 ran): approved filters as evidence for value words",
+    "",
+    "Round 11's 'Next': a value word an approved query's filter spells or means ('big airports' declined while the"
+    " near approved queries filter on 'large_airport'). The rule (`ExampleMemory.filter_values`, in `_reads`): a"
+    " declined term's word is also held when it is spelt by a word of a text literal a near approved query (the k"
+    " nearest, `nearest`) compares with a column (=, <>, IN, LIKE: `_filter_values`), or is another form of one"
+    " (`other_form`), or is at least COLUMN_MEANING = 0.6 (MiniLM) from a word of such a value written in lower case"
+    " (a category's code, 'large_airport'); each word of the term must be held, by a read name or a filter value.",
+    "",
+    "Diagnosis (`--reach12`, no model): every development question of the memory's sets and of held-out #13-#15 on"
+    " its databases, each term a stored result declined it on ('no field ... for') or `missing_asked` declines with"
+    " the grown memory, against `covers` without and with the rule. The first draft (MiniLM against every filter"
+    " value's words) newly covered 3 terms: 'size' of 'How many medium-sized airports are in the United States?'"
+    " (answerable; near pairs filter 'large_airport') and two unanswerable over-fires, 'lead singer' of 'Who is the"
+    " lead singer of Queen?' and 'royalty' of 'How much royalty is paid to the composer of each track?' (near a"
+    " band's name, 'Queen' / 'Led Zeppelin'). So MiniLM reads only lower-case values (a code, not a name): decided on"
+    " that check, before any run; the rule then covers 'size' alone. 'big airports' itself is not the memory's:"
+    " decline.py's `missing_kinds` declines it ('the data holds no value 'big airports''), a check that asks no"
+    " approved pair (bi27's file: the hook is `_modifier_held` asking `approved_covers`).",
+    "",
+    "- the sample, fixed before the run (`v12_sample`): the reached question (part reach), a guard of 12 questions"
+    " right with the memory in grown_v10 / grown_v11 whose near pairs filter on a text value (part guard), and the"
+    " draft's two unanswerable over-fires (part overfire); primed, each answered with an empty memory, with the memory"
+    " and the rule, and, where the rule decided a term (`_filter_decided`), with the memory without it"
+    " (`on_unfiltered`); `nice -n 10 timeout 1200`.",
+    "- shipped (`filter_values` defaults to True) only when (1) over the questions the rule decided a term on, it"
+    " gives more right answers than without it (`on` against `on_unfiltered`), (2) right -> wrong (`on_unfiltered` or"
+    " the memory's answer -> with the rule) at most 2% of the questions run (none, on 15), and (3) no unanswerable"
+    " question is answered because of the rule; else reverted (default False, the numbers kept). One reached"
+    " question is thin evidence: a gain there is one question of development data, and the report says so.",
+]
+
+
+ROUND12_AFTER = [
+    "",
+    "The result (grown_v12, its row and lines above): the rule decided one term in the whole run, 'medium-sized' of"
+    " 'How many medium-sized airports are in the United States?' (a term the planner named, covered through"
+    " 'large_airport'), and that question was wrong three ways with the same SQL (`COUNT(*) ... WHERE Country ="
+    " 'United States'`: the type filter dropped; with an empty memory it was not declined either, so the decline was"
+    " not what stood in its way). On the 12 guard questions and the 2 unanswerable ones it decided nothing (every"
+    " answer the same as the memory's: guard 12 of 12 right both ways, the two unanswerable declined both ways);"
+    " right -> wrong 0 of 15. Criterion (1) is not met (no question gained): not shipped; `ExampleMemory.filter_values`"
+    " defaults to False (`filter_values=True` measures it; the code, `--reach12`, `--v12` and the tests kept).",
+    "",
+    "What it says: over every development question of the memory's sets and held-out #13-#15 on its databases, approved filter values reach one"
+    " declined term that names a value word (two more only by a band's name, which the lower-case restriction drops)."
+    " The value words that are declined ('big airports') are declined by decline.py's `missing_kinds` /"
+    " `_modifier_held`, which asks no approved pair, not by `covers`. Next: the hook there (bi27's file):"
+    " `_modifier_held` asking `approved_covers(bi, word, question)` with `filter_values` on, then a run on the"
+    " questions it reaches. What it would reach, read after grown_v12 (`--kinds12`, no model, decline.py unchanged):"
+    " in the same scope `missing_kinds` declines 3 questions, all answerable ('outbound routes', 'diff parts', 'big"
+    " airports'); the memory covers none of the three modifiers without the rule and 'big' of 'count of the big"
+    " airports, the ones classed large' with it (the one question, held-out #14's, that round 11 named); no"
+    " unanswerable question is declined there, so the hook risks none of this scope's declines; and for 'medium-sized' the miss is the SQL's (the filter on `Type` dropped), where a shown"
+    " pair filtering 'large_airport' is the lever, not the decline.",
+]
+
+
 ROUND11C_AFTER = [
     "",
     "The guard's result (grown_v11c, its row and lines above): over its 8 questions, with the placing against"
@@ -1239,13 +1304,15 @@ def run_primed(
     floor: float | None,
     shaped: bool = True,
     unplaced: bool = False,
+    unfiltered: bool = False,
 ) -> dict[str, Any]:
     """Each question answered with an empty memory, then with the grown memory (as `run_grown`), by the embedded
     model primed before every call (bench/bi_memory_primed.py): both conditions start each call from the same
     cache state, and the memory's condition replays the empty one's reply to a request the memory left the same
     (its seconds charged as decoded). Every question is answered both ways: nothing is carried. `unplaced`: a
     question whose words the memory places (`placed`) is answered a third time with the memory but no placing
-    (`on_unplaced`), so the placing's own effect is read in the same run."""
+    (`on_unplaced`), so the placing's own effect is read in the same run; `unfiltered`: one whose decline the
+    filter-value rule decided (`_filter_decided`) is answered a third time without it (`on_unfiltered`)."""
     from bi_memory_primed import Primed
     from bi_nokeys import engine_for
 
@@ -1257,6 +1324,8 @@ def run_primed(
     sessions, memory, pairs, approve_s = _grown_memory(floor)
     memory.shaped = shaped
     memory.placing = memory.placing or unplaced  # measured against itself (`--v11`..`--v11c`), whatever the default
+    memory.filter_values = memory.filter_values or unfiltered  # measured against itself (`--v12`)
+    decided = _filter_decided(memory) if unfiltered else []
     rows: list[dict[str, Any]] = [dict(item) for item in items]
     extra = {"floor": floor, "commit": commit, "memory": _memory_of(pairs), "protocol": "primed", "shaped": shaped}
     extra |= {} if shaped else {"steps": STEPS + ANY_SHAPE}
@@ -1267,9 +1336,15 @@ def run_primed(
         model.forget()
         row["off"] = answer(model, engine, row, sessions, f"off{i}")
         before, calls, replays = model.replayed_s, model.calls, model.replays
+        decided.clear()
         row["on"] = answer(model, engine, row, sessions, f"on{i}", memory)
         row["on"]["seconds"] = round(row["on"]["seconds"] + model.replayed_s - before, 1)
         row["on"] |= {"calls": model.calls - calls, "replayed": model.replays - replays}
+        if decided:
+            row["filter_decided"] = sorted(set(decided))
+            memory.filter_values = False
+            row["on_unfiltered"] = answer(model, engine, row, sessions, f"unfiltered{i}", memory)
+            memory.filter_values = True
         row["placed"] = placed(memory, row, engine)
         if unplaced and row["placed"]:
             memory.placing = False
@@ -1280,6 +1355,25 @@ def run_primed(
         _progress("on ", i, rows)
         _write(out, summarize(rows[: i + 1], model.name, len(rows), len(pairs), approve_s) | extra)
     return summarize(rows, model.name, len(rows), len(pairs), approve_s) | extra
+
+
+def _filter_decided(memory: Any) -> list[str]:
+    """Wrap `memory.covers` so that the terms it covers only by the filter-value rule (`filter_values`) are noted in
+    the list returned: the questions whose decline the rule decided."""
+    plain = memory.covers
+    decided: list[str] = []
+
+    def covers(connection: str, term: str, question: str) -> bool:
+        got = plain(connection, term, question)
+        if got and memory.filter_values:
+            memory.filter_values = False
+            if not plain(connection, term, question):
+                decided.append(term)
+            memory.filter_values = True
+        return got
+
+    memory.covers = covers
+    return decided
 
 
 def determinism() -> None:
@@ -1401,6 +1495,118 @@ def v11c_sample() -> list[dict[str, Any]]:
     every = list({(q["db"], q["question"]): q for q in every if (q["db"], q["question"]) not in asked}.values())
     engines = {db: engine_for(db) for db in dict.fromkeys(q["db"] for q in every)}
     return [q | {"part": q["set"]} for q in every if placed(memory, q, engines[q["db"]])]
+
+
+def _declined_terms() -> dict[tuple[str, str], set[str]]:
+    """(db, question) -> the terms any stored result declined it on ('... no field ... for 'X', 'Y''), held-out #16's
+    aside (never read)."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for f in sorted(RESULTS.glob("bi_*.json")):
+        if "heldout16" in f.name:
+            continue
+        rows = json.loads(f.read_text())
+        rows = rows.get("questions") if isinstance(rows, dict) else None
+        for r in rows if isinstance(rows, list) else []:
+            for why in (r.get("why"), (r.get("off") or {}).get("why"), (r.get("on") or {}).get("why")):
+                if why and "no field" in str(why) and "question" in r and "db" in r:
+                    terms = re.findall(r"'([^']+)'", str(why).split("no field", 1)[1])
+                    out.setdefault((r["db"], r["question"]), set()).update(terms)
+    return out
+
+
+def v12_reach() -> list[dict[str, Any]]:
+    """Round 12's diagnosis (no model): every development question of the memory's sets and of held-out #13-#15 on
+    its databases, with each term it was declined on in a stored result or that `shape_decline`'s field check
+    (`missing_asked`) declines with the grown memory: those the filter-value rule (`ExampleMemory.filter_values`)
+    newly covers, with the near pairs' filter words."""
+    from bi_nokeys import engine_for
+
+    from orrery.bi.decline import missing_asked
+    from orrery.bi.examples import _filter_values
+    from orrery.bi.tools import BIContext
+
+    _, memory, _, _ = _grown_memory(FLOOR)
+    declined = _declined_terms()
+    keys = ("set", "db", "question", "gold")
+    held = {p["db"] for p in approved_pairs(stored_answers())}
+    every = [{k: q[k] for k in keys} for q in stored_answers() if q["db"] in held]
+    every += later(["heldout13", "heldout14", "heldout15"], set())
+    every = list({(q["db"], q["question"]): q for q in every}.values())
+    contexts: dict[str, Any] = {}
+    out = []
+    for q in every:
+        if q["db"] not in contexts:
+            engine = engine_for(q["db"])
+            contexts[q["db"]] = BIContext(engine, _layer(engine), None)
+        bi = contexts[q["db"]]
+        bi.approved, memory.filter_values = memory, False
+        terms = declined.get((q["db"], q["question"]), set()) | set(missing_asked(bi, q["question"]))
+        old = {t for t in terms if not memory.covers(q["db"], t, q["question"])}
+        memory.filter_values = True
+        new = sorted(t for t in old if memory.covers(q["db"], t, q["question"]))
+        if new:
+            near = memory.nearest(q["db"], q["question"])
+            words = sorted({v for e in near for v in _filter_values(e.sql)})
+            out.append(q | {"terms": new, "filter_words": words})
+    return out
+
+
+def kinds_reach12() -> list[dict[str, Any]]:
+    """What the decline.py hook round 12 asks for would reach (no model, decline.py unchanged): the development
+    questions of `v12_reach`'s scope that `missing_kinds` declines, each declined modifier with whether the grown
+    memory covers it without and with the filter-value rule (`covers(db, word, question)`)."""
+    from bi_nokeys import engine_for
+
+    from orrery.bi.decline import missing_kinds
+    from orrery.bi.tools import BIContext
+
+    _, memory, _, _ = _grown_memory(FLOOR)
+    keys = ("set", "db", "question", "gold")
+    held = {p["db"] for p in approved_pairs(stored_answers())}
+    every = [{k: q[k] for k in keys} for q in stored_answers() if q["db"] in held]
+    every += later(["heldout13", "heldout14", "heldout15"], set())
+    every = list({(q["db"], q["question"]): q for q in every}.values())
+    contexts: dict[str, Any] = {}
+    out = []
+    for q in every:
+        if q["db"] not in contexts:
+            engine = engine_for(q["db"])
+            contexts[q["db"]] = BIContext(engine, _layer(engine), None)
+        for kind in missing_kinds(contexts[q["db"]], q["question"]):
+            word = kind.split()[0]
+            got = {}
+            for on in (False, True):
+                memory.filter_values = on
+                got["with_rule" if on else "without"] = memory.covers(q["db"], word, q["question"])
+            out.append(q | {"kind": kind} | got)
+    return out
+
+
+def v12_sample() -> list[dict[str, Any]]:
+    """grown_v12's sample, fixed before its run (bench/bi_memory.md, "round 12"): the questions `v12_reach` finds
+    (part reach), then the guard: questions right with the memory in grown_v10 and grown_v11 (in their order) whose
+    near pairs filter on a text value (the rule has value words to read; part guard, the first GUARD12), and the two
+    unanswerable questions the rule's first draft covered (part overfire, `V12_OVERFIRE`)."""
+    from orrery.bi.examples import _filter_values
+
+    _, memory, _, _ = _grown_memory(FLOOR)
+    keys = ("set", "db", "question", "gold")
+    reach = [{k: q[k] for k in keys} | {"part": "reach"} for q in v12_reach()]
+    guard: dict[tuple[str, str], dict[str, Any]] = {}
+    for q in _questions_of("grown_v10") + _questions_of("grown_v11"):
+        near = memory.nearest(q["db"], q["question"])
+        if q["on"]["correct"] and q["gold"] is not None and any(_filter_values(e.sql) for e in near):
+            guard.setdefault((q["db"], q["question"]), {k: q[k] for k in keys} | {"part": "guard"})
+    stored = {(q["db"], q["question"]): q for q in stored_answers()}
+    over = [{k: stored[key][k] for k in keys} | {"part": "overfire"} for key in V12_OVERFIRE]
+    return reach + list(guard.values())[:GUARD12] + over
+
+
+GUARD12 = 12
+V12_OVERFIRE = (
+    ("chinook", "Who is the lead singer of Queen?"),
+    ("chinook", "How much royalty is paid to the composer of each track?"),
+)
 
 
 def v10_sample() -> list[dict[str, Any]]:
@@ -1614,6 +1820,8 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                 *ROUND11B_PLAN,
                 *ROUND11B_AFTER,
                 *ROUND11C_AFTER,
+                *ROUND12_PLAN,
+                *ROUND12_AFTER,
             ]
         ).rstrip()
         + "\n"
@@ -1900,6 +2108,9 @@ def main() -> None:
     p.add_argument("--v11", action="store_true", help="grown_v11's sample (`v11_sample`), primed, placing A/B")
     p.add_argument("--v11b", action="store_true", help="grown_v11b's sample (`v11b_sample`), primed, placing A/B")
     p.add_argument("--v11c", action="store_true", help="grown_v11c's sample (`v11c_sample`), primed, placing A/B")
+    p.add_argument("--reach12", action="store_true", help="round 12's diagnosis (`v12_reach`), no model")
+    p.add_argument("--kinds12", action="store_true", help="what a `missing_kinds` hook would reach, no model")
+    p.add_argument("--v12", action="store_true", help="grown_v12's sample (`v12_sample`), primed, filter-value A/B")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
@@ -1909,6 +2120,8 @@ def main() -> None:
     args = p.parse_args()
     if args.ceiling or args.shaped_shown or args.reach:
         return print("\n".join(reading(args)))
+    if args.reach12 or args.kinds12:
+        return print(json.dumps(kinds_reach12() if args.kinds12 else v12_reach(), indent=1))
     if args.diagnose:
         return diagnose((args.tag,) if args.tag != "run" else ("grown", "grown_v2"))
     if args.join:  # then the report, with the joined run in it
@@ -1917,10 +2130,12 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.determinism:
         return determinism()
-    if args.v6 or args.v8 or args.v9 or args.v10 or args.v11 or args.v11b or args.v11c:
+    if args.v6 or args.v8 or args.v9 or args.v10 or args.v11 or args.v11b or args.v11c or args.v12:
         out = RESULTS / f"bi_memory_{args.tag}.json"
         sample = (
-            v11c_sample()
+            v12_sample()
+            if args.v12
+            else v11c_sample()
             if args.v11c
             else v11b_sample()
             if args.v11b
@@ -1943,6 +2158,7 @@ def main() -> None:
             args.floor or None,
             shaped=not args.any_shape,
             unplaced=args.v11 or args.v11b or args.v11c,
+            unfiltered=args.v12,
         )
         _write(out, got | {"set": "all (grown memory)"})
     elif args.again:

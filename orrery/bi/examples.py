@@ -26,7 +26,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.apps import ID_PATTERN
-from orrery.bi.decline import GRAMMAR, categories, named_values, user_wrote, value_held
+from orrery.bi.decline import GRAMMAR, categories, named_values, other_form, user_wrote, value_held
 from orrery.bi.joins import singular
 from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import GENERIC, Semantic, schema_words, stems, words
@@ -78,6 +78,10 @@ class ExampleMemory:
     # the question's unnamed words written on the near pairs' table or column (`placements`); off: in
     # bench/bi_memory.md's round 11b guard (grown_v11c) it answered an unanswerable question ('bitrate' -> Bytes)
     placing: bool = False
+    # the words of the values the near pairs' queries filter on held as evidence too (`_filter_values`: 'big' of
+    # 'big airports' by 'large_airport'); off: in bench/bi_memory.md's round 12 (grown_v12) it decided one decline,
+    # 'medium-sized', and that answer was the same wrong SQL without it (no gain: not shipped)
+    filter_values: bool = False
 
     def _search(self, connection: str, question: str, k: int) -> list[Example]:
         """The k nearest pairs; leave-one-out drops every pair of the same question text (case, spacing and the
@@ -118,7 +122,8 @@ class ExampleMemory:
         for it, so the data holds what the term means there. Evidence for that term only: every other term of
         the question is still judged on the data, and which column the SQL uses is still the SQL step's choice."""
         near = self.nearest(connection, question)
-        return any(_says(term, e.question) for e in near) or _reads(term, near, self.examples.store.embedder)
+        embedder = self.examples.store.embedder
+        return any(_says(term, e.question) for e in near) or _reads(term, near, embedder, self.filter_values)
 
 
 def _says(term: str, question: str) -> bool:
@@ -480,17 +485,37 @@ PLACED_AS = " (approved queries near this question read it for: "
 COLUMN_MEANING = 0.6
 
 
-def _reads(term: str, near: list[Example], embedder: Any) -> bool:
+def _reads(term: str, near: list[Example], embedder: Any, filters: bool = False) -> bool:
     """Whether each word of `term` that is not generic is spelt by, or COLUMN_MEANING near, the name in words of a
-    table or column an approved query of `near` reads; each word must be placed, so a held modifier does not lift
-    a missing head ('customer age': 'age' is near no approved column)."""
+    table or column an approved query of `near` reads; with `filters`, also spelt by a word of a text value it
+    filters on, or another form of it ('european' of 'Europe'), or COLUMN_MEANING near a word of such a value
+    written in lower case (a category's code: 'big' of 'large_airport'; a name's word is no meaning: 'royalty' is
+    near the band 'Queen'). Each word must be placed, so a held modifier does not lift a missing head ('customer
+    age': 'age' is near no approved column)."""
     own = [w for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC and singular(w) not in GENERIC]
-    names = tuple(sorted({n for e in near for n in _read_names(e.sql)}))
+    values = [v for e in near for v in _filter_values(e.sql)] if filters else []
+    spelt_values = {w for v in values for w in re.findall(r"[a-z]{2,}", v.lower())}
+    coded = {w for v in values if v == v.lower() for w in re.findall(r"[a-z]{2,}", v)}
+    names = tuple(sorted({n for e in near for n in _read_names(e.sql)} | coded))
     if not own or not names or embedder is None:
         return False
-    spelt = {singular(w) for n in names for w in n.split()}
-    left = tuple(w for w in own if singular(w) not in spelt)
+    spelt = {singular(w) for n in names for w in n.split()} | {singular(w) for w in spelt_values}
+    left = tuple(w for w in own if singular(w) not in spelt and not any(other_form(w, v) for v in spelt_values))
     return not left or all(_near_names(embedder, left, names).values())
+
+
+def _filter_values(sql: str) -> list[str]:
+    """The text literals a query compares with a column (=, <>, IN, LIKE), without LIKE's wildcards: what an
+    approved question's value words were taken to mean ('large_airport')."""
+    try:
+        tree = sqlglot.parse_one(sql)
+    except SqlglotError:
+        return []
+    return [
+        str(lit.this).strip("%")
+        for lit in tree.find_all(exp.Literal)
+        if lit.is_string and lit.find_ancestor(exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike)
+    ]
 
 
 @functools.lru_cache(maxsize=4096)
