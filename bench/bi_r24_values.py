@@ -4,7 +4,7 @@
     PYTHONPATH=$PWD python bench/bi_r24_values.py recall /tmp/here.json     # the deterministic resolution now
 
 `diagnose`: over the newest stored record of each answerable question of every development set
-(`results/bi_nokeys_<set>_here*.json`, held-out #15 included; nothing named heldout16 is read), the gold SQL's
+(`results/bi_nokeys_<set>_here*.json`, held-out #15 and #16 included; nothing named heldout17 is read), the gold SQL's
 filter values (sqlglot: the literals compared in WHERE / HAVING by =, <>, <, >, IN, LIKE, BETWEEN; a year of a
 date), whether the agent's SQL has each and, if not, at which step it was lost (the record's resolve step: its
 text is cut at 200 characters, so a value it resolved may be missed).
@@ -19,7 +19,6 @@ every resolved value)."""
 
 from __future__ import annotations
 
-import glob
 import importlib.util
 import json
 import re
@@ -32,29 +31,24 @@ import sqlglot
 from sqlglot import exp
 
 HERE = Path(__file__).parent
-SKIP = "heldout16"  # being written: never read
+SKIP = "heldout17"  # the held-out set not yet run: never read
 OWN = ("_r24", "_r26")  # the rounds' own runs: the planner's mentions stay those stored before round 24
 CMP = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Like, exp.ILike, exp.Between)
 
 
-def _bnk() -> Any:
-    spec = importlib.util.spec_from_file_location("bi_nokeys", HERE / "bi_nokeys.py")
+def _bench(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
 
 
+def _bnk() -> Any:
+    return _bench("bi_nokeys")
+
+
 def newest() -> dict[tuple[str, str], dict[str, Any]]:
-    recs: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
-    for f in glob.glob(str(HERE / "results" / "bi_nokeys_*_here*.json")):
-        if SKIP in f or any(o in f for o in OWN):
-            continue
-        d = json.loads(Path(f).read_text())
-        for q in d.get("questions", []):
-            k = (d["set"], q["question"])
-            if k not in recs or recs[k][0] < d["date"]:
-                recs[k] = (d["date"], q)
-    return {k: v[1] for k, v in recs.items()}
+    return {(s, q["question"]): q for s, q in _bench("bi_recompose").newest((SKIP, *OWN))}
 
 
 def _is_year(col: str, value: Any) -> bool:
