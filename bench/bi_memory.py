@@ -1514,31 +1514,43 @@ def _declined_terms() -> dict[tuple[str, str], set[str]]:
     return out
 
 
-def v12_reach() -> list[dict[str, Any]]:
-    """Round 12's diagnosis (no model): every development question of the memory's sets and of held-out #13-#15 on
-    its databases, with each term it was declined on in a stored result or that `shape_decline`'s field check
-    (`missing_asked`) declines with the grown memory: those the filter-value rule (`ExampleMemory.filter_values`)
-    newly covers, with the near pairs' filter words."""
+def _reach12_scope() -> tuple[Any, list[dict[str, Any]], Any]:
+    """Round 12's no-model scope: the grown memory, every development question of the memory's sets and of
+    held-out #13-#15 on its databases (one per database and question), and a `BIContext` per database, made once."""
     from bi_nokeys import engine_for
 
-    from orrery.bi.decline import missing_asked
-    from orrery.bi.examples import _filter_values
     from orrery.bi.tools import BIContext
 
     _, memory, _, _ = _grown_memory(FLOOR)
-    declined = _declined_terms()
     keys = ("set", "db", "question", "gold")
     held = {p["db"] for p in approved_pairs(stored_answers())}
     every = [{k: q[k] for k in keys} for q in stored_answers() if q["db"] in held]
     every += later(["heldout13", "heldout14", "heldout15"], set())
     every = list({(q["db"], q["question"]): q for q in every}.values())
     contexts: dict[str, Any] = {}
+
+    def context(db: str) -> Any:
+        if db not in contexts:
+            engine = engine_for(db)
+            contexts[db] = BIContext(engine, _layer(engine), None)
+        return contexts[db]
+
+    return memory, every, context
+
+
+def v12_reach() -> list[dict[str, Any]]:
+    """Round 12's diagnosis (no model): every development question of the memory's sets and of held-out #13-#15 on
+    its databases, with each term it was declined on in a stored result or that `shape_decline`'s field check
+    (`missing_asked`) declines with the grown memory: those the filter-value rule (`ExampleMemory.filter_values`)
+    newly covers, with the near pairs' filter words."""
+    from orrery.bi.decline import missing_asked
+    from orrery.bi.examples import _filter_values
+
+    memory, every, context = _reach12_scope()
+    declined = _declined_terms()
     out = []
     for q in every:
-        if q["db"] not in contexts:
-            engine = engine_for(q["db"])
-            contexts[q["db"]] = BIContext(engine, _layer(engine), None)
-        bi = contexts[q["db"]]
+        bi = context(q["db"])
         bi.approved, memory.filter_values = memory, False
         terms = declined.get((q["db"], q["question"]), set()) | set(missing_asked(bi, q["question"]))
         old = {t for t in terms if not memory.covers(q["db"], t, q["question"])}
@@ -1555,24 +1567,12 @@ def kinds_reach12() -> list[dict[str, Any]]:
     """What the decline.py hook round 12 asks for would reach (no model, decline.py unchanged): the development
     questions of `v12_reach`'s scope that `missing_kinds` declines, each declined modifier with whether the grown
     memory covers it without and with the filter-value rule (`covers(db, word, question)`)."""
-    from bi_nokeys import engine_for
-
     from orrery.bi.decline import missing_kinds
-    from orrery.bi.tools import BIContext
 
-    _, memory, _, _ = _grown_memory(FLOOR)
-    keys = ("set", "db", "question", "gold")
-    held = {p["db"] for p in approved_pairs(stored_answers())}
-    every = [{k: q[k] for k in keys} for q in stored_answers() if q["db"] in held]
-    every += later(["heldout13", "heldout14", "heldout15"], set())
-    every = list({(q["db"], q["question"]): q for q in every}.values())
-    contexts: dict[str, Any] = {}
+    memory, every, context = _reach12_scope()
     out = []
     for q in every:
-        if q["db"] not in contexts:
-            engine = engine_for(q["db"])
-            contexts[q["db"]] = BIContext(engine, _layer(engine), None)
-        for kind in missing_kinds(contexts[q["db"]], q["question"]):
+        for kind in missing_kinds(context(q["db"]), q["question"]):
             word = kind.split()[0]
             got = {}
             for on in (False, True):
