@@ -642,6 +642,8 @@ _UNITS = {
     **dict.fromkeys(("km", "kilometer", "kilometers", "kilometre", "kilometres"), ("length", 1000.0)),
 }
 _IN_UNIT = re.compile(r"\bin\s+(?:the\s+)?([a-z]{2,})\b", re.I)
+# the units a question writes after a number: a one-letter one ('s', 'g') is too often something else
+_WRITTEN_UNITS = "|".join(u for u in _UNITS if len(u) > 1)
 
 
 def _in_the_unit_asked(trees: dict[str, list[exp.Expression]], question: str) -> None:
@@ -671,9 +673,7 @@ def _in_the_unit_asked(trees: dict[str, list[exp.Expression]], question: str) ->
         trees["select"][i] = exp.alias_(new, item.alias) if isinstance(item, exp.Alias) else new
 
 
-_QUANTITY = re.compile(
-    rf"\b(\d+(?:\.\d+)?|{'|'.join(NUMBER_WORDS)})\s*({'|'.join(u for u in _UNITS if len(u) > 1)})\b", re.I
-)
+_QUANTITY = re.compile(rf"\b(\d+(?:\.\d+)?|{'|'.join(NUMBER_WORDS)})\s*({_WRITTEN_UNITS})\b", re.I)
 
 
 def _column_unit(semantic: Semantic, col: exp.Column) -> tuple[str, float] | None:
@@ -739,20 +739,16 @@ def _without_unused_child(semantic: Semantic, used: list[str], named: set[str], 
     and not the child, the query reads the parent alone ('how many Metallica songs' names no parent: the tracks
     are counted). A table the rest joins only through comes back on the join path."""
     child, rest = used[0], used[1:]
-    said = [singular(w) for w in re.findall(r"[a-z]+", question.lower())]
+    said = _singular_words(question)
     if not rest or child.lower() in named or _begins(child, said):
         return used
-    parents = {j.split("=")[1].strip().split(".")[0].lower() for j in semantic.joins if _refers_from(j, child)}
-    if not any(t.lower() in parents and _names_table(t, set(said)) for t in rest):
+    parents = {right.lower() for left, right in map(join_ends, semantic.joins) if left.lower() == child.lower()}
+    if not any(t.lower() in parents and _names_table(t, said) for t in rest):
         return used
     return rest
 
 
-def _refers_from(join: str, table: str) -> bool:
-    return join.split("=")[0].strip().split(".")[0].lower() == table.lower()
-
-
-def _begins(table: str, said: list[str]) -> bool:
+def _begins(table: str, said: set[str]) -> bool:
     """A written word of four letters or more begins the table's name or the name begins it ('cust' of
     `customer`, 'elem' of 'elements', 'line' of `lineitem`, 'scanning' of `scans`)."""
     name = singular(words(table).replace(" ", ""))
@@ -928,7 +924,7 @@ def _refers(semantic: Semantic, many: str, one: str) -> bool:
     while todo:
         at = todo.pop()
         for j in semantic.joins:
-            left, right = (e.strip().split(".")[0].lower() for e in j.split("="))
+            left, right = (e.lower() for e in join_ends(j))
             if left == at and right not in seen:
                 if right == one.lower():
                     return True
@@ -1361,7 +1357,7 @@ _THE_EXTREME = re.compile(
 # a number of rows asked ('the 3 fastest', 'top'), not a quantity in a unit ('the 100 metre time', 'five minutes')
 _HOW_MANY_ROWS = re.compile(
     r"\b(?:\d{1,3}|top|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)\b"
-    rf"(?!\s*(?:m|{'|'.join(u for u in _UNITS if len(u) > 1)})\b)",
+    rf"(?!\s*(?:m|{_WRITTEN_UNITS})\b)",
     re.I,
 )
 
@@ -1801,14 +1797,19 @@ def _named_rows_counted(trees: dict[str, list[exp.Expression]], semantic: Semant
     if "COUNT(*)" not in {n.unalias().sql() for n in trees["select"]} or len(tables := _tables_of(trees)) != 1:
         return None
     lookup = next(iter(tables))
-    if not any(j.split("=")[1].strip().split(".")[0].lower() == lookup for j in semantic.joins):
+    if not any(join_ends(j)[1].lower() == lookup for j in semantic.joins):
         return None
-    said = {singular(w) for w in re.findall(r"[a-z]+", question.lower())}
+    said = _singular_words(question)
     graph = semantic.join_graph()
     named = [
         t for t in semantic.tables if t.lower() != lookup and _names_table(t, said) and lookup in _component(graph, t)
     ]
     return named[0] if len(named) == 1 else None
+
+
+def _singular_words(question: str) -> set[str]:
+    """The question's words, each in the singular: what `_names_table` and `_begins` look a table's name up in."""
+    return {singular(w) for w in re.findall(r"[a-z]+", question.lower())}
 
 
 def _names_table(table: str, said: set[str]) -> bool:
@@ -1842,11 +1843,11 @@ def _lookup_counted(
     tables = _tables_of(trees)
     if len(tables) != 1 or not any(r["table"].lower() in tables for r in resolved):
         return None
-    if _names_table(next(iter(tables)), {singular(w) for w in re.findall(r"[a-z]+", question.lower())}):
+    if _names_table(next(iter(tables)), _singular_words(question)):
         return None  # 'how many urgent orders' counts the orders
-    into = [j for j in semantic.joins if j.split("=")[1].strip().split(".")[0].lower() in tables]
+    into = [left for left, right in map(join_ends, semantic.joins) if right.lower() in tables]
     # one join only: two (a route's source and destination airport) are two roles, and which is meant is a guess
-    return into[0].split("=")[0].strip().split(".")[0] if len(into) == 1 else None
+    return into[0] if len(into) == 1 else None
 
 
 def _all_of(node: exp.Expression, table: str) -> bool:
@@ -1906,7 +1907,13 @@ def _from(semantic: Semantic, used: list[str]) -> str:
 
 def sides(join: str) -> set[str]:
     """The two tables a join (`a.x = b.y`) connects."""
-    return {s.strip().split(".")[0] for s in join.split("=")}
+    return set(join_ends(join))
+
+
+def join_ends(join: str) -> tuple[str, str]:
+    """The referring table and the referred one of a layer's join, written `a.fk = b.key`."""
+    left, right = (s.strip().split(".")[0] for s in join.split("="))
+    return left, right
 
 
 def _connects(join: str, table: str, included: list[str]) -> bool:
