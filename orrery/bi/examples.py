@@ -589,7 +589,9 @@ SUPPORT = 2
 
 def teach(bi: BIContext, question: str) -> None:
     """Before a question is planned: the connection's layer as the approved pairs teach it now (`taught`)."""
-    bi.semantic = taught(bi.semantic, bi.approved, bi.engine.name, question, bi.engine.dialect, stored_words(bi))
+    placing = bi.approved is not None and bi.approved.placing  # `stored_words` reads the schema: only for it
+    valued = stored_words(bi) if placing else None
+    bi.semantic = taught(bi.semantic, bi.approved, bi.engine.name, question, bi.engine.dialect, valued)
 
 
 def stored_words(bi: BIContext) -> Callable[[str], bool]:
