@@ -99,6 +99,17 @@ The database of held-out set #16 (bench/bi_heldout16.py), corporate investment, 
   "General Motors", `sector` the firm's line of business, written here). `inv_annual.firm_cd` holds a
   `companies.co_code`.
 
+The database of held-out set #17 (bench/bi_heldout17.py), microbiology, built the same way:
+
+- abx: bokeh-sampledata's antibiotics (Will Burtin's 1951 table of the minimum inhibitory concentration of
+  penicillin, streptomycin and neomycin against 16 bacteria, with each one's Gram stain; MIT licence, as the
+  package states) split in three: `mic_results` (`bact_id`, `abx_cd`, `mic_ugml` the lowest concentration that
+  stops the organism's growth in micrograms per millilitre; 48 rows, one per organism and drug), `organisms`
+  (`org_no` 1-16 in the source's order, `org_name` as the source writes it, "Staphylococcus aureus", `genus`
+  its first word, `gram_stn` POS/NEG) and `drugs` (`drug_code` PEN/STM/NEO, `drug_nm`, `drug_cls`
+  beta-lactam/aminoglycoside, written here). `mic_results.bact_id` holds an `organisms.org_no` and
+  `mic_results.abx_cd` a `drugs.drug_code`.
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -122,6 +133,16 @@ HELDOUT13_DATABASES = ("titanic",)
 HELDOUT14_DATABASES = ("dairy",)
 HELDOUT15_DATABASES = ("glass",)
 HELDOUT16_DATABASES = ("capex",)
+HELDOUT17_DATABASES = ("abx",)
+# Burtin's three antibiotics under short codes, keyed by the source's column names, with each drug's class
+DRUGS = pd.DataFrame(
+    {
+        "src": ["penicillin", "streptomycin", "neomycin"],
+        "drug_code": ["PEN", "STM", "NEO"],
+        "drug_nm": ["Penicillin", "Streptomycin", "Neomycin"],
+        "drug_cls": ["beta-lactam", "aminoglycoside", "aminoglycoside"],
+    }
+)
 # the eleven firms of Grunfeld's data under short codes, with each firm's line of business
 COMPANIES = pd.DataFrame(
     {
@@ -408,6 +429,26 @@ def _capex(path: Path) -> None:
         _write(con, {"inv_annual": annual, "companies": COMPANIES})
 
 
+def _abx(path: Path) -> None:
+    from bokeh_sampledata.antibiotics import data
+
+    organisms = pd.DataFrame(
+        {
+            "org_no": range(1, len(data) + 1),
+            "org_name": data["bacteria"],
+            "genus": data["bacteria"].str.split().str[0],
+            "gram_stn": data["gram"].map({"positive": "POS", "negative": "NEG"}),
+        }
+    )
+    assert organisms["gram_stn"].notna().all()
+    results = data.assign(bact_id=organisms["org_no"]).melt(
+        id_vars="bact_id", value_vars=list(DRUGS["src"]), var_name="abx_cd", value_name="mic_ugml"
+    )
+    results["abx_cd"] = results["abx_cd"].map(dict(zip(DRUGS["src"], DRUGS["drug_code"], strict=True)))
+    with sqlite3.connect(path) as con:
+        _write(con, {"mic_results": results, "organisms": organisms, "drugs": DRUGS.drop(columns="src")})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -422,6 +463,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "dairy": _dairy,
     "glass": _glass,
     "capex": _capex,
+    "abx": _abx,
 }
 
 
@@ -453,5 +495,6 @@ if __name__ == "__main__":
         *HELDOUT14_DATABASES,
         *HELDOUT15_DATABASES,
         *HELDOUT16_DATABASES,
+        *HELDOUT17_DATABASES,
     ):
         print(db, path_of(db))
