@@ -130,6 +130,7 @@ RUNS = (
     "grown_v11b",
     "grown_v11c",
     "grown_v12",
+    "grown_v13",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -882,6 +883,27 @@ ROUND12_PLAN = [
 ]
 
 
+ROUND13_PLAN = [
+    "",
+    "### round 13 (plan, written before grown_v13 ran): the shipped memory on wording it was not built on",
+    "",
+    "The issue's question: does the shipped memory (round 10's rules; the placing and the filter values off) help on"
+    " wording it was not built on? Held-out #16 (bench/bi_heldout16.py) was run once last session with an empty"
+    " memory and never used for a memory rule. No rule is tuned on this run: it is a measurement.",
+    "",
+    "- the sample, fixed before the run (`v13_sample`): held-out #16's questions on the memory's databases (`later`,"
+    " its file's order), each answered with an empty memory and with the grown memory (the same `approved_pairs`"
+    " earlier rounds used), side by side, primed (bench/bi_memory_primed.py), `nice -n 10 timeout 1500` (cut at 25"
+    " minutes of model time; the questions answered are the ones reported).",
+    "- reported: right with an empty memory against with the memory (answerable questions run), right -> wrong and"
+    " wrong -> right, each unanswerable question declined with an empty memory and answered with the memory (answered"
+    " because of the memory), and seconds per question with the memory on (median / mean) against empty.",
+    "- read as: the memory helps on new wording when wrong -> right exceeds right -> wrong; it is safe there when right"
+    " -> wrong is at most 2% of the questions run and no unanswerable question is answered because of it. Whatever"
+    " the numbers, nothing is changed on them in this round.",
+]
+
+
 ROUND12_AFTER = [
     "",
     "The result (grown_v12, its row and lines above): the rule decided one term in the whole run, 'medium-sized' of"
@@ -1609,6 +1631,12 @@ V12_OVERFIRE = (
 )
 
 
+def v13_sample() -> list[dict[str, Any]]:
+    """grown_v13's sample, fixed before its run (bench/bi_memory.md, "round 13"): held-out #16's questions on the
+    memory's databases (development data since its one run, never used for a memory rule), in `later`'s order."""
+    return [q | {"part": "heldout16"} for q in later(["heldout16"], set())]
+
+
 def v10_sample() -> list[dict[str, Any]]:
     """grown_v10's sample, fixed before its run (bench/bi_memory.md, "round 10"): the distinct questions of
     `ceiling`'s class (b) with no SQL with an empty memory, in its order, and held-out #14's questions on the
@@ -1822,6 +1850,7 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                 *ROUND11C_AFTER,
                 *ROUND12_PLAN,
                 *ROUND12_AFTER,
+                *ROUND13_PLAN,
             ]
         ).rstrip()
         + "\n"
@@ -2111,6 +2140,7 @@ def main() -> None:
     p.add_argument("--reach12", action="store_true", help="round 12's diagnosis (`v12_reach`), no model")
     p.add_argument("--kinds12", action="store_true", help="what a `missing_kinds` hook would reach, no model")
     p.add_argument("--v12", action="store_true", help="grown_v12's sample (`v12_sample`), primed, filter-value A/B")
+    p.add_argument("--v13", action="store_true", help="grown_v13's sample (`v13_sample`), primed, empty vs memory")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
@@ -2130,10 +2160,12 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.determinism:
         return determinism()
-    if args.v6 or args.v8 or args.v9 or args.v10 or args.v11 or args.v11b or args.v11c or args.v12:
+    if args.v6 or args.v8 or args.v9 or args.v10 or args.v11 or args.v11b or args.v11c or args.v12 or args.v13:
         out = RESULTS / f"bi_memory_{args.tag}.json"
         sample = (
-            v12_sample()
+            v13_sample()
+            if args.v13
+            else v12_sample()
             if args.v12
             else v11c_sample()
             if args.v11c
