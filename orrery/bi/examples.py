@@ -15,7 +15,7 @@ import functools
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +49,7 @@ POOL = 3
 # run the pairs that turned answers wrong were at 0.55-0.62, those that turned them right at 0.47-0.90; a pair
 # below 0.6 is too far to copy (it may still count as evidence for the decline judgment, above FLOOR).
 SHOW_FLOOR = 0.6
+CACHED = 256  # (connection, question, k) kept by `ExampleMemory._scored`: a few per question asked
 Valued = Callable[[str], bool] | None  # whether a lower-case word is a word of a value the data stores (`value_test`)
 
 
@@ -73,6 +74,33 @@ class ExampleMemory:
     floor: float | None = FLOOR  # a pair whose question is less similar (cosine) to the new one is not used
     show_floor: float | None = SHOW_FLOOR  # nor shown to the plan and SQL steps below this (None: no floor at all)
     shaped: bool = True  # a pair shown must fit the question's shape (`fits`); False: the nearest, any shape
+    # (connection, question, k) -> (the connection's stored pair ids, the k nearest pairs with their cosines)
+    _near: dict[tuple[str, str, int], tuple[tuple[int, ...], list[tuple[Example, float | None]]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def _scored(self, connection: str, question: str, k: int) -> list[tuple[Example, float | None]]:
+        """The k nearest pairs (`_search`), each with its question's cosine to `question` (None without an
+        embedder). Kept per (connection, question, k): the decline judgment and the plan and SQL steps ask the
+        same question many times (each ask embedded it and its pairs anew); the kept answer is used while the
+        connection's stored pairs are the same ones, so an approval or a removal, in any process, is seen."""
+        if not question.strip() or k <= 0:
+            return []
+        stamp = tuple(e.id for e in self.examples.list(connection))
+        key = (connection, question, k)
+        if (kept := self._near.get(key)) is None or kept[0] != stamp:
+            if len(self._near) >= CACHED:
+                self._near.clear()
+            found = self._search(connection, question, k)
+            kept = self._near[key] = (stamp, list(zip(found, self._cosines(question, found), strict=True)))
+        return kept[1]
+
+    def _cosines(self, question: str, found: list[Example]) -> list[float | None]:
+        embedder = self.examples.store.embedder
+        if embedder is None or self.floor is None or not found:  # no floor: nothing reads them
+            return [None] * len(found)
+        vectors = embedder.embed([question, *(e.question for e in found)])
+        return [float(s) for s in vectors[1:] @ vectors[0]]
 
     def _search(self, connection: str, question: str, k: int) -> list[Example]:
         """The k nearest pairs; leave-one-out drops every pair of the same question text (case, spacing and the
@@ -88,13 +116,9 @@ class ExampleMemory:
     def nearest(self, connection: str, question: str, k: int | None = None, at_least: float = 0.0) -> list[Example]:
         """The k approved pairs nearest to `question` (above the similarity floor, or `at_least` when higher),
         whatever their shape."""
-        found = self._search(connection, question, self.k if k is None else k)
+        scored = self._scored(connection, question, self.k if k is None else k)
         floor = None if self.floor is None else max(self.floor, at_least)
-        embedder = self.examples.store.embedder
-        if floor is None or embedder is None or not found:
-            return found
-        vectors = embedder.embed([question, *(e.question for e in found)])
-        return [e for e, sim in zip(found, vectors[1:] @ vectors[0], strict=True) if sim >= floor]
+        return [e for e, sim in scored if floor is None or sim is None or sim >= floor]
 
     def shown(self, connection: str, question: str, dialect: str = "", valued: Valued = None) -> list[Example]:
         """The k nearest pairs that fit the question's shape (`fits`), from the POOL * k nearest above the show
