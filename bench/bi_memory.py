@@ -1441,6 +1441,68 @@ def v13_sample() -> list[dict[str, Any]]:
     return [q | {"part": "heldout16"} for q in later(["heldout16"], set())]
 
 
+class _Counted:
+    """The memory's embedder, counting its calls and the texts it embeds."""
+
+    def __init__(self, embedder: Any):
+        self.embedder, self.calls, self.texts = embedder, 0, 0
+
+    def embed(self, texts: Any) -> Any:
+        self.calls, self.texts = self.calls + 1, self.texts + len(texts)
+        return self.embedder.embed(texts)
+
+
+class _Forgetting(dict):
+    """A cache that keeps nothing: `ExampleMemory.nearest` as it was before round 13 (every ask searched and
+    embedded anew)."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        pass
+
+
+REPLAY_RUNS = ("grown_v10", "grown_v11", "grown_v12")
+
+
+def nearest_replay(tags: tuple[str, ...] = REPLAY_RUNS) -> dict[str, Any]:
+    """Round 13's measure of the `nearest` cache (no model): the questions of `tags` (one per database and question),
+    each asked of the grown memory as the agent asks before its model calls (`teach`, the decline judgment
+    `shape_decline`, the plan and SQL steps' `shown`, the reuse `candidates`), without the cache (`_Forgetting`) and
+    with it: the memory's embed calls and texts embedded, and milliseconds per question; the same answers both ways.
+    A first pass (`warm`) fills the layers' and value indexes' caches, so the two measured passes differ by the
+    cache alone."""
+    from bi_nokeys import engine_for
+
+    from orrery.bi.context import BIContext
+    from orrery.bi.decline import shape_decline
+    from orrery.bi.examples import _near_names, teach, value_test
+
+    _, memory, _, _ = _grown_memory(FLOOR)
+    counted = memory.examples.store.embedder = _Counted(memory.examples.store.embedder)
+    qs = list({(q["db"], q["question"]): q for tag in tags for q in _questions_of(tag)}.values())
+    contexts = {
+        db: BIContext(engine_for(db), _layer(engine_for(db)), None, approved=memory) for db in {q["db"] for q in qs}
+    }
+    out: dict[str, Any] = {"runs": list(tags), "questions": len(qs)}
+    for label, near in (("warm", _Forgetting()), ("before", _Forgetting()), ("after", {})):
+        memory._near, counted.calls, counted.texts = near, 0, 0
+        _near_names.cache_clear()  # each pass from the same state of the names' cache (round 11's)
+        t0, seen = time.perf_counter(), []
+        for q in qs:
+            bi = contexts[q["db"]]
+            teach(bi, q["question"])
+            reason = shape_decline(bi, q["question"])
+            shown = [memory.shown(q["db"], q["question"], bi.engine.dialect, value_test(bi)) for _ in range(2)]
+            reuse = memory.candidates(q["db"], q["question"])
+            seen.append([reason, [[e.id for e in s] for s in shown], [e.id for e in reuse]])
+        ms = 1000 * (time.perf_counter() - t0) / max(1, len(qs))
+        out[label] = {"embed_calls": counted.calls, "texts": counted.texts, "ms_per_question": round(ms)}
+        out[f"{label}_answers"] = seen
+        print(label, out[label], flush=True)
+    out["same_answers"] = out.pop("before_answers") == out.pop("after_answers")
+    del out["warm"], out["warm_answers"]
+    return out
+
+
 def v10_sample() -> list[dict[str, Any]]:
     """grown_v10's sample, fixed before its run (bench/bi_memory.md, "round 10"): the distinct questions of
     `ceiling`'s class (b) with no SQL with an empty memory, in its order, and held-out #14's questions on the
@@ -1940,6 +2002,7 @@ def main() -> None:
     p.add_argument("--v9", action="store_true", help="--set grown: grown_v9's sample (`v9_sample`), primed")
     p.add_argument("--v10", action="store_true", help="--set grown: grown_v10's sample (`v10_sample`), primed")
     p.add_argument("--v13", action="store_true", help="grown_v13's sample (`v13_sample`), primed, empty vs memory")
+    p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
@@ -1949,6 +2012,8 @@ def main() -> None:
     args = p.parse_args()
     if args.ceiling or args.shaped_shown or args.reach:
         return print("\n".join(reading(args)))
+    if args.nearest_replay:
+        return _write(RESULTS / "bi_memory_nearest_replay.json", nearest_replay())
     if args.diagnose:
         return diagnose((args.tag,) if args.tag != "run" else ("grown", "grown_v2"))
     if args.join:  # then the report, with the joined run in it
