@@ -82,7 +82,6 @@ import argparse
 import hashlib
 import json
 import os
-import re
 import statistics
 import sys
 import tempfile
@@ -99,8 +98,7 @@ FLOOR = 0.3
 # What the memory does in a run made now (older runs say theirs).
 STEPS = (
     "plan, decline, sql; shape + condition (+ comparison) + direction; show floor 0.6; reuse; taught layer (2 pairs) "
-    "+ filters (none for a comparison); approved columns as decline evidence (0.6); words placed on a near pair's "
-    "column (0.6, one name)"
+    "+ filters (none for a comparison); approved columns as decline evidence (0.6)"
 )
 RESULTS = HERE / "results"
 # The runs bi_memory.md reports, in order: the first (k=3, no similarity floor: the rule fixed before any run), then
@@ -130,6 +128,7 @@ RUNS = (
     "grown_v11b",
     "grown_v11c",
     "grown_v12",
+    "grown_v13",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -151,6 +150,11 @@ TARGETS = {
 }
 # What the result files cannot say about a run's conditions.
 NOTES = {
+    "grown_v13": "round 13's plan (below), `--v13`, 06:33-06:45 UTC, the whole sample (24 questions: 16 answerable, 8"
+    " unanswerable), run from a copy of the branch at 441f33d (the deletions and the cache were committed beside it,"
+    " not in it); 1-minute load up to 5.1 (other helpers, and this helper's tests and a 15-question replay at"
+    " 06:34-06:39). Its `steps` field is the STEPS of 441f33d, which still named the placing: the placing and the"
+    " filter values were off in this run (their defaults since 73cdf1d and 0c04b47).",
     "grown_v12": "round 12's plan (below), `--v12`, 04:49-05:05 UTC, the whole sample (15 questions; a question whose"
     " decline the filter-value rule decided answered a third time without it, `on_unfiltered`), 1-minute load 5-8"
     " (other helpers beside it).",
@@ -882,6 +886,74 @@ ROUND12_PLAN = [
 ]
 
 
+ROUND13_PLAN = [
+    "",
+    "### round 13 (plan, written before grown_v13 ran): the shipped memory on wording it was not built on",
+    "",
+    "The issue's question: does the shipped memory (round 10's rules; the placing and the filter values off) help on"
+    " wording it was not built on? Held-out #16 (bench/bi_heldout16.py) was run once last session with an empty"
+    " memory and never used for a memory rule. No rule is tuned on this run: it is a measurement.",
+    "",
+    "- the sample, fixed before the run (`v13_sample`): held-out #16's questions on the memory's databases (`later`,"
+    " its file's order), each answered with an empty memory and with the grown memory (the same `approved_pairs`"
+    " earlier rounds used), side by side, primed (bench/bi_memory_primed.py), `nice -n 10 timeout 1500` (cut at 25"
+    " minutes of model time; the questions answered are the ones reported).",
+    "- reported: right with an empty memory against with the memory (answerable questions run), right -> wrong and"
+    " wrong -> right, each unanswerable question declined with an empty memory and answered with the memory (answered"
+    " because of the memory), and seconds per question with the memory on (median / mean) against empty.",
+    "- read as: the memory helps on new wording when wrong -> right exceeds right -> wrong; it is safe there when right"
+    " -> wrong is at most 2% of the questions run and no unanswerable question is answered because of it. Whatever"
+    " the numbers, nothing is changed on them in this round.",
+]
+
+
+ROUND13_DELETED = [
+    "",
+    "Deleted in round 13, not adopted: the placing (rounds 11 / 11b, `ExampleMemory.placing`, `placements`,"
+    " `stored_words`, `_key_column`; `--v11`, `--v11b`, `--v11c`) and the filter values (round 12,"
+    " `ExampleMemory.filter_values`, `_filter_values`; `--v12`, `--reach12`, `--kinds12`) with their tests"
+    " (tests/bi/test_examples_placed.py, tests/bi/test_examples_filters.py). Their rows and text above stay; the code"
+    " is at commit 6705ebe. `_near_names` (the cache of the near pairs' names, measured in round 11) stays: `covers`"
+    " reads it.",
+]
+
+
+ROUND13_AFTER = [
+    "",
+    "The result (grown_v13, its row and lines above; nothing was tuned on it): on held-out #16's 24 questions on the"
+    " memory's databases, the answerable 8 -> 9 right of 16 (+6.2 points), wrong -> right 1 ('line items going by AIR"
+    " versus RAIL, give me both counts': declined with an empty memory, 'no field for 'line item count'', answered"
+    " right with it: an approved question near it says 'line items'), right -> wrong 0 of 24. Unanswerable: 4 of 8"
+    " declined both ways; none answered because of the memory (the other 4 were answered or failed with an empty"
+    " memory too: 'any service from reykjavik?', 'beyonce songs we carry?', 'where did they shoot titanic',"
+    " 'what were sales like in 2003'). Seconds per question, empty / with the memory: median 17.4 / 17.4, mean"
+    " 24.9 / 26.8 (one question, 'any service from reykjavik?', 28.0 -> 58.1 s: a pair was shown, its request"
+    " decoded anew, the same kind of answer). The memory changed a request on 5 of the 24 questions (the primed"
+    " protocol's count) and showed a pair to the plan and SQL steps on 2; read after the run (no model), 20 of the 24"
+    " have an approved pair above the floor (0.3, decline evidence) and 12 one at 0.6 or more, so the shape rules, not"
+    " the distance, kept most near pairs from being shown on this wording.",
+    "",
+    "What it says: on wording it was not built on, the shipped memory helped once (a decline it lifted) and hurt"
+    " none: safe by the plan's reading (right -> wrong 0%, no unanswerable answered because of it), with a small gain"
+    " (1 question of 16 answerable; thin evidence). Its time: +1.9 s per question on the mean, nearly all of it one"
+    " question (+30 s); a question whose requests it leaves the same costs nothing (replayed). What it does not reach:"
+    " 5 of the 8 answerable misses were declined both ways (the memory lifted none of them), and 12 questions with a"
+    " near pair (0.6 or more) were shown none.",
+    "",
+    "The `nearest` cache (`ExampleMemory._scored`, `--nearest-replay`, no model): the 57 distinct questions of"
+    " grown_v10..grown_v12 asked of the grown memory as the agent asks before its model calls (`teach`, the decline"
+    " judgment `shape_decline`, the plan and SQL steps' `shown`, the reuse `candidates`), after a warm pass, the cache"
+    " off and on (round 11's `_near_names` cache cleared before each pass): the memory's embed calls 349 -> 225"
+    " (-36%), texts embedded 1451 -> 851 (-41%), 509 -> 451 ms per question (1-minute load 4-5, beside other"
+    " helpers: not quiet-machine times), the same declines, pairs shown and reuse candidates both ways. The cache"
+    " is checked against the connection's stored pair ids on every ask (one read of the store, no embedding), so an"
+    " approval or a removal made anywhere between two asks is seen (tests/bi/test_examples_nearest_cache.py). What"
+    " is left per question: the store's search embeds the question once per k asked (3, 9, and 5 for the reuse"
+    " candidates) and `_cosines` embeds it again with its pairs, whose vectors the store already holds; reading"
+    " those stored vectors needs a method of orrery/recall (not this round's file).",
+]
+
+
 ROUND12_AFTER = [
     "",
     "The result (grown_v12, its row and lines above): the rule decided one term in the whole run, 'medium-sized' of"
@@ -1144,22 +1216,6 @@ def taught_phrases(memory: Any, item: dict[str, Any], engine: Any) -> dict[str, 
     }
 
 
-def placed(memory: Any, item: dict[str, Any], engine: Any) -> dict[str, list[str]]:
-    """'table' or 'table.column' -> the question's words the near approved pairs place there (`placements`,
-    with the value test the agent's `teach` uses)."""
-    from orrery.bi.context import BIContext
-    from orrery.bi.examples import placements, stored_words
-
-    layer = _layer(engine)
-    test = _STORED.setdefault(engine.name, stored_words(BIContext(engine, layer, None)))
-    near = memory.nearest(item["db"], item["question"])
-    got = placements(layer, near, item["question"], memory.examples.store.embedder, test)
-    return {f"{t}.{c}" if c else t: runs for (t, c), runs in got.items()}
-
-
-_STORED: dict[str, Any] = {}
-
-
 def _layer(engine: Any) -> Any:
     from orrery.bi.semantic import load
 
@@ -1303,16 +1359,11 @@ def run_primed(
     out: Path,
     floor: float | None,
     shaped: bool = True,
-    unplaced: bool = False,
-    unfiltered: bool = False,
 ) -> dict[str, Any]:
     """Each question answered with an empty memory, then with the grown memory (as `run_grown`), by the embedded
     model primed before every call (bench/bi_memory_primed.py): both conditions start each call from the same
     cache state, and the memory's condition replays the empty one's reply to a request the memory left the same
-    (its seconds charged as decoded). Every question is answered both ways: nothing is carried. `unplaced`: a
-    question whose words the memory places (`placed`) is answered a third time with the memory but no placing
-    (`on_unplaced`), so the placing's own effect is read in the same run; `unfiltered`: one whose decline the
-    filter-value rule decided (`_filter_decided`) is answered a third time without it (`on_unfiltered`)."""
+    (its seconds charged as decoded). Every question is answered both ways: nothing is carried."""
     from bi_memory_primed import Primed
     from bi_nokeys import engine_for
 
@@ -1323,9 +1374,6 @@ def run_primed(
     engines = {db: engine_for(db) for db in dict.fromkeys(r["db"] for r in items)}
     sessions, memory, pairs, approve_s = _grown_memory(floor)
     memory.shaped = shaped
-    memory.placing = memory.placing or unplaced  # measured against itself (`--v11`..`--v11c`), whatever the default
-    memory.filter_values = memory.filter_values or unfiltered  # measured against itself (`--v12`)
-    decided = _filter_decided(memory) if unfiltered else []
     rows: list[dict[str, Any]] = [dict(item) for item in items]
     extra = {"floor": floor, "commit": commit, "memory": _memory_of(pairs), "protocol": "primed", "shaped": shaped}
     extra |= {} if shaped else {"steps": STEPS + ANY_SHAPE}
@@ -1336,44 +1384,14 @@ def run_primed(
         model.forget()
         row["off"] = answer(model, engine, row, sessions, f"off{i}")
         before, calls, replays = model.replayed_s, model.calls, model.replays
-        decided.clear()
         row["on"] = answer(model, engine, row, sessions, f"on{i}", memory)
         row["on"]["seconds"] = round(row["on"]["seconds"] + model.replayed_s - before, 1)
         row["on"] |= {"calls": model.calls - calls, "replayed": model.replays - replays}
-        if decided:
-            row["filter_decided"] = sorted(set(decided))
-            memory.filter_values = False
-            row["on_unfiltered"] = answer(model, engine, row, sessions, f"unfiltered{i}", memory)
-            memory.filter_values = True
-        row["placed"] = placed(memory, row, engine)
-        if unplaced and row["placed"]:
-            memory.placing = False
-            row["on_unplaced"] = answer(model, engine, row, sessions, f"unplaced{i}", memory)
-            memory.placing = True
         row["load_1min"] = round(os.getloadavg()[0], 1)
         _progress("off", i, rows)
         _progress("on ", i, rows)
         _write(out, summarize(rows[: i + 1], model.name, len(rows), len(pairs), approve_s) | extra)
     return summarize(rows, model.name, len(rows), len(pairs), approve_s) | extra
-
-
-def _filter_decided(memory: Any) -> list[str]:
-    """Wrap `memory.covers` so that the terms it covers only by the filter-value rule (`filter_values`) are noted in
-    the list returned: the questions whose decline the rule decided."""
-    plain = memory.covers
-    decided: list[str] = []
-
-    def covers(connection: str, term: str, question: str) -> bool:
-        got = plain(connection, term, question)
-        if got and memory.filter_values:
-            memory.filter_values = False
-            if not plain(connection, term, question):
-                decided.append(term)
-            memory.filter_values = True
-        return got
-
-    memory.covers = covers
-    return decided
 
 
 def determinism() -> None:
@@ -1458,155 +1476,72 @@ def v9_sample() -> list[dict[str, Any]]:
     return [q | {"part": "heldout14"} for q in later(["heldout14"], set())]
 
 
-def v11_sample() -> list[dict[str, Any]]:
-    """grown_v11's sample, fixed before its run (bench/bi_memory.md, "round 11"): `v10_sample`'s part b_declined
-    and held-out #15's questions on the memory's databases (development data, never used for a memory rule) in
-    `later`'s order, one from each part in turn."""
-    first = [q for q in v10_sample() if q["part"] == "b_declined"]
-    return _alternated(first, [q | {"part": "heldout15"} for q in later(["heldout15"], set())])
+def v13_sample() -> list[dict[str, Any]]:
+    """grown_v13's sample, fixed before its run (bench/bi_memory.md, "round 13"): held-out #16's questions on the
+    memory's databases (development data since its one run, never used for a memory rule), in `later`'s order."""
+    return [q | {"part": "heldout16"} for q in later(["heldout16"], set())]
 
 
-def v11b_sample() -> list[dict[str, Any]]:
-    """grown_v11b's sample, fixed before its run (bench/bi_memory.md, "round 11b"): the questions of `v10_sample`'s
-    part b_declined and of held-out #13, #14 and #15 on the memory's databases (`later`) that the placing fires on
-    (`placed`, no model: what the memory and the code decide, not any answer)."""
+class _Counted:
+    """The memory's embedder, counting its calls and the texts it embeds."""
+
+    def __init__(self, embedder: Any):
+        self.embedder, self.calls, self.texts = embedder, 0, 0
+
+    def embed(self, texts: Any) -> Any:
+        self.calls, self.texts = self.calls + 1, self.texts + len(texts)
+        return self.embedder.embed(texts)
+
+
+class _Forgetting(dict):
+    """A cache that keeps nothing: `ExampleMemory.nearest` as it was before round 13 (every ask searched and
+    embedded anew)."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        pass
+
+
+REPLAY_RUNS = ("grown_v10", "grown_v11", "grown_v12")
+
+
+def nearest_replay(tags: tuple[str, ...] = REPLAY_RUNS) -> dict[str, Any]:
+    """Round 13's measure of the `nearest` cache (no model): the questions of `tags` (one per database and question),
+    each asked of the grown memory as the agent asks before its model calls (`teach`, the decline judgment
+    `shape_decline`, the plan and SQL steps' `shown`, the reuse `candidates`), without the cache (`_Forgetting`) and
+    with it: the memory's embed calls and texts embedded, and milliseconds per question; the same answers both ways.
+    A first pass (`warm`) fills the layers' and value indexes' caches, so the two measured passes differ by the
+    cache alone."""
     from bi_nokeys import engine_for
 
-    _, memory, _, _ = _grown_memory(FLOOR)
-    memory.placing = True
-    first = [q for q in v10_sample() if q["part"] == "b_declined"]
-    held = [q | {"part": q["set"]} for q in later(["heldout13", "heldout14", "heldout15"], set())]
-    engines = {db: engine_for(db) for db in dict.fromkeys(q["db"] for q in first + held)}
-    return [q for q in first + held if placed(memory, q, engines[q["db"]])]
-
-
-def v11c_sample() -> list[dict[str, Any]]:
-    """grown_v11c's sample, fixed before its run (bench/bi_memory.md, "round 11b"): every other question the placing
-    fires on (`placed`, no model), among every development question of the sets the memory was drawn from and of
-    held-out #13, #14 and #15 on its databases, v11b's aside: the guard after its adoption."""
-    from bi_nokeys import engine_for
+    from orrery.bi.context import BIContext
+    from orrery.bi.decline import shape_decline
+    from orrery.bi.examples import _near_names, teach, value_test
 
     _, memory, _, _ = _grown_memory(FLOOR)
-    keys = ("set", "db", "question", "gold")
-    held = {p["db"] for p in approved_pairs(stored_answers())}
-    every = [{k: q[k] for k in keys} for q in stored_answers() if q["db"] in held]
-    every += later(["heldout13", "heldout14", "heldout15"], set())
-    asked = {(q["db"], q["question"]) for q in _questions_of("grown_v11b")}
-    every = list({(q["db"], q["question"]): q for q in every if (q["db"], q["question"]) not in asked}.values())
-    engines = {db: engine_for(db) for db in dict.fromkeys(q["db"] for q in every)}
-    return [q | {"part": q["set"]} for q in every if placed(memory, q, engines[q["db"]])]
-
-
-def _declined_terms() -> dict[tuple[str, str], set[str]]:
-    """(db, question) -> the terms any stored result declined it on ('... no field ... for 'X', 'Y''), held-out #16's
-    aside (never read)."""
-    out: dict[tuple[str, str], set[str]] = {}
-    for f in sorted(RESULTS.glob("bi_*.json")):
-        if "heldout16" in f.name:
-            continue
-        rows = json.loads(f.read_text())
-        rows = rows.get("questions") if isinstance(rows, dict) else None
-        for r in rows if isinstance(rows, list) else []:
-            for why in (r.get("why"), (r.get("off") or {}).get("why"), (r.get("on") or {}).get("why")):
-                if why and "no field" in str(why) and "question" in r and "db" in r:
-                    terms = re.findall(r"'([^']+)'", str(why).split("no field", 1)[1])
-                    out.setdefault((r["db"], r["question"]), set()).update(terms)
+    counted = memory.examples.store.embedder = _Counted(memory.examples.store.embedder)
+    qs = list({(q["db"], q["question"]): q for tag in tags for q in _questions_of(tag)}.values())
+    contexts = {
+        db: BIContext(engine_for(db), _layer(engine_for(db)), None, approved=memory) for db in {q["db"] for q in qs}
+    }
+    out: dict[str, Any] = {"runs": list(tags), "questions": len(qs)}
+    for label, near in (("warm", _Forgetting()), ("before", _Forgetting()), ("after", {})):
+        memory._near, counted.calls, counted.texts = near, 0, 0
+        _near_names.cache_clear()  # each pass from the same state of the names' cache (round 11's)
+        t0, seen = time.perf_counter(), []
+        for q in qs:
+            bi = contexts[q["db"]]
+            teach(bi, q["question"])
+            reason = shape_decline(bi, q["question"])
+            shown = [memory.shown(q["db"], q["question"], bi.engine.dialect, value_test(bi)) for _ in range(2)]
+            reuse = memory.candidates(q["db"], q["question"])
+            seen.append([reason, [[e.id for e in s] for s in shown], [e.id for e in reuse]])
+        ms = 1000 * (time.perf_counter() - t0) / max(1, len(qs))
+        out[label] = {"embed_calls": counted.calls, "texts": counted.texts, "ms_per_question": round(ms)}
+        out[f"{label}_answers"] = seen
+        print(label, out[label], flush=True)
+    out["same_answers"] = out.pop("before_answers") == out.pop("after_answers")
+    del out["warm"], out["warm_answers"]
     return out
-
-
-def _reach12_scope() -> tuple[Any, list[dict[str, Any]], Any]:
-    """Round 12's no-model scope: the grown memory, every development question of the memory's sets and of
-    held-out #13-#15 on its databases (one per database and question), and a `BIContext` per database, made once."""
-    from bi_nokeys import engine_for
-
-    from orrery.bi.tools import BIContext
-
-    _, memory, _, _ = _grown_memory(FLOOR)
-    keys = ("set", "db", "question", "gold")
-    held = {p["db"] for p in approved_pairs(stored_answers())}
-    every = [{k: q[k] for k in keys} for q in stored_answers() if q["db"] in held]
-    every += later(["heldout13", "heldout14", "heldout15"], set())
-    every = list({(q["db"], q["question"]): q for q in every}.values())
-    contexts: dict[str, Any] = {}
-
-    def context(db: str) -> Any:
-        if db not in contexts:
-            engine = engine_for(db)
-            contexts[db] = BIContext(engine, _layer(engine), None)
-        return contexts[db]
-
-    return memory, every, context
-
-
-def v12_reach() -> list[dict[str, Any]]:
-    """Round 12's diagnosis (no model): every development question of the memory's sets and of held-out #13-#15 on
-    its databases, with each term it was declined on in a stored result or that `shape_decline`'s field check
-    (`missing_asked`) declines with the grown memory: those the filter-value rule (`ExampleMemory.filter_values`)
-    newly covers, with the near pairs' filter words."""
-    from orrery.bi.decline import missing_asked
-    from orrery.bi.examples import _filter_values
-
-    memory, every, context = _reach12_scope()
-    declined = _declined_terms()
-    out = []
-    for q in every:
-        bi = context(q["db"])
-        bi.approved, memory.filter_values = memory, False
-        terms = declined.get((q["db"], q["question"]), set()) | set(missing_asked(bi, q["question"]))
-        old = {t for t in terms if not memory.covers(q["db"], t, q["question"])}
-        memory.filter_values = True
-        new = sorted(t for t in old if memory.covers(q["db"], t, q["question"]))
-        if new:
-            near = memory.nearest(q["db"], q["question"])
-            words = sorted({v for e in near for v in _filter_values(e.sql)})
-            out.append(q | {"terms": new, "filter_words": words})
-    return out
-
-
-def kinds_reach12() -> list[dict[str, Any]]:
-    """What the decline.py hook round 12 asks for would reach (no model, decline.py unchanged): the development
-    questions of `v12_reach`'s scope that `missing_kinds` declines, each declined modifier with whether the grown
-    memory covers it without and with the filter-value rule (`covers(db, word, question)`)."""
-    from orrery.bi.decline import missing_kinds
-
-    memory, every, context = _reach12_scope()
-    out = []
-    for q in every:
-        for kind in missing_kinds(context(q["db"]), q["question"]):
-            word = kind.split()[0]
-            got = {}
-            for on in (False, True):
-                memory.filter_values = on
-                got["with_rule" if on else "without"] = memory.covers(q["db"], word, q["question"])
-            out.append(q | {"kind": kind} | got)
-    return out
-
-
-def v12_sample() -> list[dict[str, Any]]:
-    """grown_v12's sample, fixed before its run (bench/bi_memory.md, "round 12"): the questions `v12_reach` finds
-    (part reach), then the guard: questions right with the memory in grown_v10 and grown_v11 (in their order) whose
-    near pairs filter on a text value (the rule has value words to read; part guard, the first GUARD12), and the two
-    unanswerable questions the rule's first draft covered (part overfire, `V12_OVERFIRE`)."""
-    from orrery.bi.examples import _filter_values
-
-    _, memory, _, _ = _grown_memory(FLOOR)
-    keys = ("set", "db", "question", "gold")
-    reach = [{k: q[k] for k in keys} | {"part": "reach"} for q in v12_reach()]
-    guard: dict[tuple[str, str], dict[str, Any]] = {}
-    for q in _questions_of("grown_v10") + _questions_of("grown_v11"):
-        near = memory.nearest(q["db"], q["question"])
-        if q["on"]["correct"] and q["gold"] is not None and any(_filter_values(e.sql) for e in near):
-            guard.setdefault((q["db"], q["question"]), {k: q[k] for k in keys} | {"part": "guard"})
-    stored = {(q["db"], q["question"]): q for q in stored_answers()}
-    over = [{k: stored[key][k] for k in keys} | {"part": "overfire"} for key in V12_OVERFIRE]
-    return reach + list(guard.values())[:GUARD12] + over
-
-
-GUARD12 = 12
-V12_OVERFIRE = (
-    ("chinook", "Who is the lead singer of Queen?"),
-    ("chinook", "How much royalty is paid to the composer of each track?"),
-)
 
 
 def v10_sample() -> list[dict[str, Any]]:
@@ -1822,6 +1757,9 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                 *ROUND11C_AFTER,
                 *ROUND12_PLAN,
                 *ROUND12_AFTER,
+                *ROUND13_PLAN,
+                *ROUND13_AFTER,
+                *ROUND13_DELETED,
             ]
         ).rstrip()
         + "\n"
@@ -2019,8 +1957,8 @@ def _primed(r: dict[str, Any]) -> list[str]:
 
 
 def _placing(qs: list[dict[str, Any]]) -> list[str]:
-    """The placing's own effect (`--v11`): the questions it fired on, answered with the memory and with the same
-    memory without placing (`on_unplaced`)."""
+    """The placing's own effect in a stored run (`--v11`..`--v11c`, code at 6705ebe): the questions it fired on,
+    answered with the memory and with the same memory without placing (`on_unplaced`)."""
     fired = [q for q in qs if "on_unplaced" in q]
     if not fired:
         return []
@@ -2105,12 +2043,8 @@ def main() -> None:
     p.add_argument("--v8", action="store_true", help="--set grown: grown_v8's sample (`v8_sample`), primed")
     p.add_argument("--v9", action="store_true", help="--set grown: grown_v9's sample (`v9_sample`), primed")
     p.add_argument("--v10", action="store_true", help="--set grown: grown_v10's sample (`v10_sample`), primed")
-    p.add_argument("--v11", action="store_true", help="grown_v11's sample (`v11_sample`), primed, placing A/B")
-    p.add_argument("--v11b", action="store_true", help="grown_v11b's sample (`v11b_sample`), primed, placing A/B")
-    p.add_argument("--v11c", action="store_true", help="grown_v11c's sample (`v11c_sample`), primed, placing A/B")
-    p.add_argument("--reach12", action="store_true", help="round 12's diagnosis (`v12_reach`), no model")
-    p.add_argument("--kinds12", action="store_true", help="what a `missing_kinds` hook would reach, no model")
-    p.add_argument("--v12", action="store_true", help="grown_v12's sample (`v12_sample`), primed, filter-value A/B")
+    p.add_argument("--v13", action="store_true", help="grown_v13's sample (`v13_sample`), primed, empty vs memory")
+    p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
@@ -2120,8 +2054,8 @@ def main() -> None:
     args = p.parse_args()
     if args.ceiling or args.shaped_shown or args.reach:
         return print("\n".join(reading(args)))
-    if args.reach12 or args.kinds12:
-        return print(json.dumps(kinds_reach12() if args.kinds12 else v12_reach(), indent=1))
+    if args.nearest_replay:
+        return _write(RESULTS / "bi_memory_nearest_replay.json", nearest_replay())
     if args.diagnose:
         return diagnose((args.tag,) if args.tag != "run" else ("grown", "grown_v2"))
     if args.join:  # then the report, with the joined run in it
@@ -2130,17 +2064,11 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.determinism:
         return determinism()
-    if args.v6 or args.v8 or args.v9 or args.v10 or args.v11 or args.v11b or args.v11c or args.v12:
+    if args.v6 or args.v8 or args.v9 or args.v10 or args.v13:
         out = RESULTS / f"bi_memory_{args.tag}.json"
         sample = (
-            v12_sample()
-            if args.v12
-            else v11c_sample()
-            if args.v11c
-            else v11b_sample()
-            if args.v11b
-            else v11_sample()
-            if args.v11
+            v13_sample()
+            if args.v13
             else v10_sample()
             if args.v10
             else v9_sample()
@@ -2157,8 +2085,6 @@ def main() -> None:
             out,
             args.floor or None,
             shaped=not args.any_shape,
-            unplaced=args.v11 or args.v11b or args.v11c,
-            unfiltered=args.v12,
         )
         _write(out, got | {"set": "all (grown memory)"})
     elif args.again:

@@ -1,8 +1,7 @@
 """Approved examples for the BI agent: question -> SQL pairs a person approved, per connection (the database's
 name), given as earlier turns to the plan step and the SQL step for the nearest questions, and taken by the
 decline judgment as evidence that the data holds a term an approved question used, or a term near the name of a
-table or column a near approved query read (`ExampleMemory.covers`); such a term near one name only is written on
-that table or column of the layer the SQL step reads (`placements`, through `taught`).
+table or column a near approved query read (`ExampleMemory.covers`).
 
 Only an approval writes (`approve`, `orrery bi approve RUN`, the web app's thumbs-up); a rejection never stores
 anything and withdraws nothing unless asked (`reject(..., withdraw=True)`). The pairs live in the session
@@ -12,12 +11,11 @@ last answered query (`last_answer`), or a served run's `bi` state (`orrery.serve
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +24,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.apps import ID_PATTERN
-from orrery.bi.decline import GRAMMAR, categories, named_values, other_form, user_wrote, value_held
+from orrery.bi.decline import GRAMMAR, categories, named_values, user_wrote
 from orrery.bi.joins import singular
 from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import GENERIC, Semantic, schema_words, stems, words
@@ -51,6 +49,7 @@ POOL = 3
 # run the pairs that turned answers wrong were at 0.55-0.62, those that turned them right at 0.47-0.90; a pair
 # below 0.6 is too far to copy (it may still count as evidence for the decline judgment, above FLOOR).
 SHOW_FLOOR = 0.6
+CACHED = 256  # (connection, question, k) kept by `ExampleMemory._scored`: a few per question asked
 Valued = Callable[[str], bool] | None  # whether a lower-case word is a word of a value the data stores (`value_test`)
 
 
@@ -75,13 +74,33 @@ class ExampleMemory:
     floor: float | None = FLOOR  # a pair whose question is less similar (cosine) to the new one is not used
     show_floor: float | None = SHOW_FLOOR  # nor shown to the plan and SQL steps below this (None: no floor at all)
     shaped: bool = True  # a pair shown must fit the question's shape (`fits`); False: the nearest, any shape
-    # the question's unnamed words written on the near pairs' table or column (`placements`); off: in
-    # bench/bi_memory.md's round 11b guard (grown_v11c) it answered an unanswerable question ('bitrate' -> Bytes)
-    placing: bool = False
-    # the words of the values the near pairs' queries filter on held as evidence too (`_filter_values`: 'big' of
-    # 'big airports' by 'large_airport'); off: in bench/bi_memory.md's round 12 (grown_v12) it decided one decline,
-    # 'medium-sized', and that answer was the same wrong SQL without it (no gain: not shipped)
-    filter_values: bool = False
+    # (connection, question, k) -> (the connection's stored pair ids, the k nearest pairs with their cosines)
+    _near: dict[tuple[str, str, int], tuple[tuple[int, ...], list[tuple[Example, float | None]]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def _scored(self, connection: str, question: str, k: int) -> list[tuple[Example, float | None]]:
+        """The k nearest pairs (`_search`), each with its question's cosine to `question` (None without an
+        embedder). Kept per (connection, question, k): the decline judgment and the plan and SQL steps ask the
+        same question many times (each ask embedded it and its pairs anew); the kept answer is used while the
+        connection's stored pairs are the same ones, so an approval or a removal, in any process, is seen."""
+        if not question.strip() or k <= 0:
+            return []
+        stamp = tuple(e.id for e in self.examples.list(connection))
+        key = (connection, question, k)
+        if (kept := self._near.get(key)) is None or kept[0] != stamp:
+            if len(self._near) >= CACHED:
+                self._near.clear()
+            found = self._search(connection, question, k)
+            kept = self._near[key] = (stamp, list(zip(found, self._cosines(question, found), strict=True)))
+        return kept[1]
+
+    def _cosines(self, question: str, found: list[Example]) -> list[float | None]:
+        embedder = self.examples.store.embedder
+        if embedder is None or self.floor is None or not found:  # no floor: nothing reads them
+            return [None] * len(found)
+        vectors = embedder.embed([question, *(e.question for e in found)])
+        return [float(s) for s in vectors[1:] @ vectors[0]]
 
     def _search(self, connection: str, question: str, k: int) -> list[Example]:
         """The k nearest pairs; leave-one-out drops every pair of the same question text (case, spacing and the
@@ -97,13 +116,9 @@ class ExampleMemory:
     def nearest(self, connection: str, question: str, k: int | None = None, at_least: float = 0.0) -> list[Example]:
         """The k approved pairs nearest to `question` (above the similarity floor, or `at_least` when higher),
         whatever their shape."""
-        found = self._search(connection, question, self.k if k is None else k)
+        scored = self._scored(connection, question, self.k if k is None else k)
         floor = None if self.floor is None else max(self.floor, at_least)
-        embedder = self.examples.store.embedder
-        if floor is None or embedder is None or not found:
-            return found
-        vectors = embedder.embed([question, *(e.question for e in found)])
-        return [e for e, sim in zip(found, vectors[1:] @ vectors[0], strict=True) if sim >= floor]
+        return [e for e, sim in scored if floor is None or sim is None or sim >= floor]
 
     def shown(self, connection: str, question: str, dialect: str = "", valued: Valued = None) -> list[Example]:
         """The k nearest pairs that fit the question's shape (`fits`), from the POOL * k nearest above the show
@@ -122,8 +137,7 @@ class ExampleMemory:
         for it, so the data holds what the term means there. Evidence for that term only: every other term of
         the question is still judged on the data, and which column the SQL uses is still the SQL step's choice."""
         near = self.nearest(connection, question)
-        embedder = self.examples.store.embedder
-        return any(_says(term, e.question) for e in near) or _reads(term, near, embedder, self.filter_values)
+        return any(_says(term, e.question) for e in near) or _reads(term, near, self.examples.store.embedder)
 
 
 def _says(term: str, question: str) -> bool:
@@ -476,8 +490,6 @@ TAUGHT = "taught"  # a column's key: the phrases approvals taught it (replaced o
 SAID_AS = " (approved questions say: "
 TAUGHT_FILTERS = "taught_filters"  # a column's key: how approved queries compared it with a value
 FILTERED_AS = " (approved queries filter it: "
-PLACED = "placed"  # a column's or table's key: the asked question's words the near approved queries place on it
-PLACED_AS = " (approved queries near this question read it for: "
 # A word of a declined term is placed on a table or column an approved query near the question reads when MiniLM
 # puts it this near the name (bench/bi_memory.md, round 10: 'clients' -> `Customer` 0.62, 'revenue' -> `sales`
 # 0.65; a word only the new question says is taught by no pair). Lower than decline.py's MEANING_FLOOR, which
@@ -485,37 +497,17 @@ PLACED_AS = " (approved queries near this question read it for: "
 COLUMN_MEANING = 0.6
 
 
-def _reads(term: str, near: list[Example], embedder: Any, filters: bool = False) -> bool:
+def _reads(term: str, near: list[Example], embedder: Any) -> bool:
     """Whether each word of `term` that is not generic is spelt by, or COLUMN_MEANING near, the name in words of a
-    table or column an approved query of `near` reads; with `filters`, also spelt by a word of a text value it
-    filters on, or another form of it ('european' of 'Europe'), or COLUMN_MEANING near a word of such a value
-    written in lower case (a category's code: 'big' of 'large_airport'; a name's word is no meaning: 'royalty' is
-    near the band 'Queen'). Each word must be placed, so a held modifier does not lift a missing head ('customer
-    age': 'age' is near no approved column)."""
+    table or column an approved query of `near` reads; each word must be placed, so a held modifier does not lift
+    a missing head ('customer age': 'age' is near no approved column)."""
     own = [w for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC and singular(w) not in GENERIC]
-    values = [v for e in near for v in _filter_values(e.sql)] if filters else []
-    spelt_values = {w for v in values for w in re.findall(r"[a-z]{2,}", v.lower())}
-    coded = {w for v in values if v == v.lower() for w in re.findall(r"[a-z]{2,}", v)}
-    names = tuple(sorted({n for e in near for n in _read_names(e.sql)} | coded))
+    names = tuple(sorted({n for e in near for n in _read_names(e.sql)}))
     if not own or not names or embedder is None:
         return False
-    spelt = {singular(w) for n in names for w in n.split()} | {singular(w) for w in spelt_values}
-    left = tuple(w for w in own if singular(w) not in spelt and not any(other_form(w, v) for v in spelt_values))
+    spelt = {singular(w) for n in names for w in n.split()}
+    left = tuple(w for w in own if singular(w) not in spelt)
     return not left or all(_near_names(embedder, left, names).values())
-
-
-def _filter_values(sql: str) -> list[str]:
-    """The text literals a query compares with a column (=, <>, IN, LIKE), without LIKE's wildcards: what an
-    approved question's value words were taken to mean ('large_airport')."""
-    try:
-        tree = sqlglot.parse_one(sql)
-    except SqlglotError:
-        return []
-    return [
-        str(lit.this).strip("%")
-        for lit in tree.find_all(exp.Literal)
-        if lit.is_string and lit.find_ancestor(exp.EQ, exp.NEQ, exp.In, exp.Like, exp.ILike)
-    ]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -539,46 +531,6 @@ def _read_names(sql: str) -> set[str]:
     return {words(c.name) for c in tree.find_all(exp.Column)} | {words(t.name) for t in tree.find_all(exp.Table)}
 
 
-def placements(
-    layer: Semantic, near: list[Example], question: str, embedder: Any, valued: Valued = None
-) -> dict[tuple[str, str | None], list[str]]:
-    """(table, column; None for the table's rows) -> the runs of the question's words that nothing names
-    (`_runs`: no schema name, no value the question names) that the tables and columns the approved queries of
-    `near` read place there: one name of them only is COLUMN_MEANING near each word of the run. Two such names
-    place nothing ('revenue' is near both `profit` and `sales`): which is meant stays the SQL step's choice."""
-    read = _read_fields(layer, near)
-    named = schema_words(layer) | {
-        singular(w) for v in named_values(question) for w in re.findall(r"[a-z0-9]+", v.lower())
-    }
-    runs = [r for r in _runs(question, named) if not (valued and any(valued(w) for w in r.split()))]
-    if not runs or not read or embedder is None:
-        return {}
-    names = tuple(sorted(set(read)))
-    out: dict[tuple[str, str | None], list[str]] = {}
-    for run in runs:
-        near_all = frozenset.intersection(*_near_names(embedder, tuple(run.split()), names).values())
-        fields = {f for n in near_all for f in read[n]}
-        if len(fields) == 1:
-            out.setdefault(next(iter(fields)), []).append(run)
-    return out
-
-
-def _read_fields(layer: Semantic, near: list[Example]) -> dict[str, set[tuple[str, str | None]]]:
-    """name in words -> the layer's tables (column None) and columns (`_used_columns`: not a join's keys) the
-    approved queries of `near` read by that name."""
-    out: dict[str, set[tuple[str, str | None]]] = {}
-    tables = {t.lower(): t for t in layer.tables}
-    for e in near:
-        try:
-            tree = sqlglot.parse_one(e.sql)
-        except SqlglotError:
-            continue
-        read = [tables[t.name.lower()] for t in tree.find_all(exp.Table) if t.name.lower() in tables]
-        for field in [(t, None) for t in read] + list(_used_columns(layer, tree)):
-            out.setdefault(words(field[1] or field[0]), set()).add(field)
-    return out
-
-
 MAX_PHRASE = 3  # words of a taught phrase
 MAX_TAUGHT = 5  # phrases taught to one column
 # A phrase is taught only when this many approved pairs align it to the same column (and none to another): on the
@@ -589,41 +541,24 @@ SUPPORT = 2
 
 def teach(bi: BIContext, question: str) -> None:
     """Before a question is planned: the connection's layer as the approved pairs teach it now (`taught`)."""
-    placing = bi.approved is not None and bi.approved.placing  # `stored_words` reads the schema: only for it
-    valued = stored_words(bi) if placing else None
-    bi.semantic = taught(bi.semantic, bi.approved, bi.engine.name, question, bi.engine.dialect, valued)
-
-
-def stored_words(bi: BIContext) -> Callable[[str], bool]:
-    """Whether a lower-case word is a value's word: a category's (`value_test`) or any column's (`value_held`):
-    'india' of 'india and china headcount' is a country, not a term to place."""
-    category = value_test(bi)
-    return lambda word: category(word) or value_held(bi, word)
+    bi.semantic = taught(bi.semantic, bi.approved, bi.engine.name, question, bi.engine.dialect)
 
 
 def taught(
-    layer: Semantic,
-    memory: ExampleMemory | None,
-    connection: str,
-    question: str = "",
-    dialect: str = "",
-    valued: Valued = None,
+    layer: Semantic, memory: ExampleMemory | None, connection: str, question: str = "", dialect: str = ""
 ) -> Semantic:
     """The layer with what the connection's approved pairs teach (`lessons`): each phrase of an approved question
     that no schema name spells, aligned to the one column of its SQL the question does not name, becomes a
     synonym of that column (field mapping, the decline judgment) and is written in its description (the SQL
     prompt). Always recomputed from the pairs stored now: a removed pair teaches nothing more; a rejected one
-    never did. With `leave_one_out`, a pair of `question`'s own text teaches nothing to it. The question's own
-    words the near approved queries place (`placements`) are written on their column (a synonym and the
-    description) or table (the description): which column a term the decline judgment let through is on."""
+    never did. With `leave_one_out`, a pair of `question`'s own text teaches nothing to it."""
     base = untaught(layer)
     if memory is None or not memory.examples.has(connection):
         return base
     own = _normal(question).lower() if memory.leave_one_out else None
     pairs = [e for e in memory.examples.list(connection) if _normal(e.question).lower() != own]
     found, compared = lessons(base, pairs, dialect), filters(base, pairs, dialect, _compares(question))
-    placed = _placed_here(base, memory, connection, question, valued)
-    if not found and not compared and not placed:
+    if not found and not compared:
         return base
     out = Semantic.from_dict(json.loads(json.dumps(base.to_dict())))
     for (table, column), phrases in found.items():
@@ -635,31 +570,7 @@ def taught(
         info = out.tables[table]["columns"][column]
         info["description"] = f"{info.get('description', '')}{FILTERED_AS}{'; '.join(predicates)})"
         info[TAUGHT_FILTERS] = predicates
-    for (table, column), phrases in placed.items():
-        columns = out.tables[table]["columns"]
-        key = column or _key_column(table, columns)
-        for info in [columns[key]] if column else [out.tables[table], *([columns[key]] if key else [])]:
-            if info is not out.tables[table]:
-                info["synonyms"] = [*info.get("synonyms", []), *phrases]
-            info["description"] = f"{info.get('description', '')}{PLACED_AS}{', '.join(phrases)})"
-            info[PLACED] = phrases
     return out
-
-
-def _key_column(table: str, columns: dict[str, Any]) -> str | None:
-    """The column that names a table's rows: one named 'id' or '<table> id', else the first. A table's placed
-    words are its synonyms: compose counts the rows of the table a question's noun names by its name or its
-    columns' synonyms ('how many clients ... in Canada' counted Invoice rows, bench/bi_memory.md round 11)."""
-    ids = {"id", f"{singular(words(table))} id", f"{words(table)} id"}
-    return next((c for c in columns if words(c) in ids), next(iter(columns), None))
-
-
-def _placed_here(
-    layer: Semantic, memory: ExampleMemory, connection: str, question: str, valued: Valued
-) -> dict[tuple[str, str | None], list[str]]:
-    if not memory.placing or not question.strip():
-        return {}
-    return placements(layer, memory.nearest(connection, question), question, memory.examples.store.embedder, valued)
 
 
 def _compares(question: str) -> frozenset[str]:
@@ -704,25 +615,16 @@ def filters(
 
 def untaught(layer: Semantic) -> Semantic:
     """The layer without anything `taught` added (the same object when nothing was)."""
-    keys = (TAUGHT, TAUGHT_FILTERS, PLACED)
-    if not any(k in info for info in _infos(layer) for k in keys):
+    if not any(TAUGHT in info or TAUGHT_FILTERS in info for _, _, info in layer.columns()):
         return layer
-    out = copy.deepcopy(layer)  # not through to_dict: a table's own keys (PLACED) would be lost
-    for info in _infos(out):
-        phrases = [*info.pop(TAUGHT, []), *info.pop(PLACED, [])]
-        if phrases and "synonyms" in info:
-            info["synonyms"] = [s for s in info["synonyms"] if s not in phrases]
-        if phrases or info.pop(TAUGHT_FILTERS, None) is not None:
-            description = info.get("description", "")
-            for mark in (SAID_AS, FILTERED_AS, PLACED_AS):
-                description = description.split(mark, 1)[0]
-            info["description"] = description
+    out = Semantic.from_dict(json.loads(json.dumps(layer.to_dict())))
+    for _, _, info in out.columns():
+        phrases = info.pop(TAUGHT, None)
+        if phrases is not None:
+            info["synonyms"] = [s for s in info.get("synonyms", []) if s not in phrases]
+        if phrases is not None or info.pop(TAUGHT_FILTERS, None) is not None:
+            info["description"] = info.get("description", "").split(SAID_AS, 1)[0].split(FILTERED_AS, 1)[0]
     return out
-
-
-def _infos(layer: Semantic) -> list[dict[str, Any]]:
-    """Each column's and each table's entry of the layer: where `taught` writes."""
-    return [info for _, _, info in layer.columns()] + list(layer.tables.values())
 
 
 def lessons(layer: Semantic, pairs: list[Example], dialect: str = "") -> dict[tuple[str, str], list[str]]:
