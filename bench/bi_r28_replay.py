@@ -74,7 +74,9 @@ def main() -> None:
             }
         )
         kind = "ANS" if q.get("gold") else "UN "
-        print(f"{kind} {'DECLINED' if missing or shape else 'passes  '} {q['set']}: {q['question']!r} {q['terms']} -> {missing} {shape or ''}")
+        print(
+            f"{kind} {'DECLINED' if missing or shape else 'passes  '} {q['set']}: {q['question']!r} {q['terms']} -> {missing} {shape or ''}"
+        )
     for answerable in (True, False):
         rs = [r for r in rows if r["answerable"] is answerable]
         still = sum(bool(r["missing"] or r["shape"]) for r in rs)

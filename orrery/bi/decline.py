@@ -868,9 +868,16 @@ def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
     return [t for t in terms if _missing(bi, read_typos(bi, t), question)]
 
 
+_LISTED = re.compile(r"\s+(?:vs\.?|versus|and|or|&)\s+", re.I)  # 'chair vs table': two values, not one field
+
+
 def _missing(bi: BIContext, t: str, question: str) -> bool:
+    if len(parts := _LISTED.split(t.strip())) > 1:
+        return any(_missing(bi, part, question) for part in parts)
     return (
         user_wrote(t, question)
+        and not all(w in GRAMMAR for w in re.findall(r"[a-z']+", t.lower()))  # 'theirs' names nothing
+        and not glued_name(bi, t)
         and not maps(bi, t)
         and not names_the_data(bi, t)
         and not stored_value(bi, t)
@@ -882,6 +889,15 @@ def _missing(bi: BIContext, t: str, question: str) -> bool:
         and meaning_of(bi, t) is None
         and not _named_with_values(bi, _own_words(t))
     )
+
+
+def glued_name(bi: BIContext, term: str) -> bool:
+    """Whether the term's words (the aggregate ones aside) glued together are a table's or a column's name:
+    'line item count' of the table `lineitem`."""
+    own = [w for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC]
+    glued = singular("".join(own))
+    names = [*bi.semantic.tables, *(c for _, c, _ in bi.semantic.columns())]
+    return len(own) > 1 and any(singular(re.sub(r"[^a-z0-9]", "", n.lower())) == glued for n in names)
 
 
 _FLAG_VALUES = {"0", "1", "true", "false", "yes", "no", "y", "n"}

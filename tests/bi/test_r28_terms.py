@@ -1,0 +1,58 @@
+"""Round 28: terms the data holds under another spelling. A term whose words glued are a table's name ('line item
+count' of `lineitem`), two listed values read as one field ('chair vs table'), a term of grammar words only
+('theirs'); and the counter-examples: an aggregate word that is the field's own name, a field the data lacks."""
+
+from __future__ import annotations
+
+import pytest
+
+from orrery.bi.decline import missing_fields
+
+
+@pytest.fixture
+def shop(sqlite_bi):
+    """Order lines (a glued table name) by ship mode, products by category, orders with a `total` and an
+    `avg_price` column."""
+    return sqlite_bi(
+        "CREATE TABLE lineitem (l_id INTEGER, l_shipmode TEXT, l_qty INTEGER);"
+        "CREATE TABLE products (prod_id INTEGER, category TEXT, units INTEGER);"
+        "CREATE TABLE orders (order_id INTEGER, total REAL, avg_price REAL);",
+        {
+            "lineitem": [(i, ("AIR", "RAIL", "SHIP")[i % 3], i % 9) for i in range(30)],
+            "products": [(i, ("Chairs", "Tables", "Bookcases")[i % 3], 10 * i) for i in range(30)],
+            "orders": [(i, 12.5 * i, 2.5 * i) for i in range(20)],
+        },
+    )
+
+
+def test_a_term_whose_words_glued_name_a_table_is_held(shop):
+    question = "line items going by AIR versus RAIL, give me both counts"
+    assert missing_fields(shop, ["line item count"], question) == []
+
+
+def test_words_that_glue_into_no_schema_name_stay_missing(shop):
+    question = "order items going by AIR, give me the count"
+    assert missing_fields(shop, ["order item count"], question) == ["order item count"]
+
+
+def test_two_listed_values_are_not_one_missing_field(shop):
+    assert missing_fields(shop, ["chair vs table"], "units moved: chairs vs tables") == []
+
+
+def test_a_listed_value_the_data_lacks_keeps_the_term_missing(shop):
+    assert missing_fields(shop, ["chair vs sofa"], "units moved: chairs vs sofas") == ["chair vs sofa"]
+
+
+def test_a_term_of_grammar_words_only_names_no_missing_field(shop):
+    question = "what % of all the units was theirs"
+    assert missing_fields(shop, ["theirs"], question) == []
+
+
+def test_an_aggregate_word_that_is_the_fields_own_name_is_held(shop):
+    assert missing_fields(shop, ["total"], "what is the total of order 3") == []
+    assert missing_fields(shop, ["avg price"], "the avg price of order 3") == []
+
+
+def test_an_aggregate_word_does_not_hold_a_field_the_data_lacks(shop):
+    question = "the average shipping cost per ship mode"
+    assert missing_fields(shop, ["average shipping cost"], question) == ["average shipping cost"]
