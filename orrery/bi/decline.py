@@ -878,6 +878,7 @@ def _missing(bi: BIContext, t: str, question: str) -> bool:
         user_wrote(t, question)
         and not all(w in GRAMMAR for w in re.findall(r"[a-z']+", t.lower()))  # 'theirs' names nothing
         and not glued_name(bi, t)
+        and not unit_column(bi, t)
         and not maps(bi, t)
         and not names_the_data(bi, t)
         and not stored_value(bi, t)
@@ -898,6 +899,29 @@ def glued_name(bi: BIContext, term: str) -> bool:
     glued = singular("".join(own))
     names = [*bi.semantic.tables, *(c for _, c, _ in bi.semantic.columns())]
     return len(own) > 1 and any(singular(re.sub(r"[^a-z0-9]", "", n.lower())) == glued for n in names)
+
+
+_LENGTH_UNITS = ("mm", "cm", "m", "km", "in", "ft", "mi")
+_MASS_UNITS = ("mg", "g", "kg", "lb", "lbs", "oz")
+# the quantity a unit symbol measures, named by the word a question uses for it
+UNITS_OF = {
+    **dict.fromkeys(["length", "width", "height", "depth", "distance"], _LENGTH_UNITS),
+    **dict.fromkeys(["weight", "mass"], _MASS_UNITS),
+}
+
+
+def unit_column(bi: BIContext, term: str) -> bool:
+    """Whether the term is a numeric column named by its other words and the unit of the quantity the term's last
+    word names: 'flipper length' of `flipper_mm`, 'body weight' of `body_g`."""
+    own = [singular(w) for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC]
+    if len(own) < 2 or own[-1] not in UNITS_OF:
+        return False
+    return any(
+        _NUMERIC.search(str(info.get("type", "")))
+        and (ws := words(c).split())[-1] in UNITS_OF[own[-1]]
+        and [singular(w) for w in ws[:-1]] == own[:-1]
+        for _, c, info in bi.semantic.columns()
+    )
 
 
 _FLAG_VALUES = {"0", "1", "true", "false", "yes", "no", "y", "n"}

@@ -56,3 +56,24 @@ def test_an_aggregate_word_that_is_the_fields_own_name_is_held(shop):
 def test_an_aggregate_word_does_not_hold_a_field_the_data_lacks(shop):
     question = "the average shipping cost per ship mode"
     assert missing_fields(shop, ["average shipping cost"], question) == ["average shipping cost"]
+
+
+@pytest.fixture
+def colony(sqlite_bi):
+    """Penguins measured in millimetres and grams, the unit in the column's name; a text column of a unit-like
+    name."""
+    return sqlite_bi(
+        "CREATE TABLE obs (obs_id INTEGER, flipper_mm REAL, body_g REAL, nest_m TEXT);",
+        {"obs": [(i, 180.0 + i, 3500.0 + 10 * i, f"site {i}") for i in range(20)]},
+    )
+
+
+def test_a_quantity_of_a_column_named_with_its_unit_is_that_column(colony):
+    assert missing_fields(colony, ["flipper length"], "flipper length on average") == []
+    assert missing_fields(colony, ["body weight"], "mean body weight") == []
+
+
+def test_a_quantity_the_unit_does_not_measure_stays_missing(colony):
+    assert missing_fields(colony, ["flipper weight"], "average flipper weight") == ["flipper weight"]
+    assert missing_fields(colony, ["nest height"], "average nest height") == ["nest height"]  # a text column
+    assert missing_fields(colony, ["wing length"], "average wing length") == ["wing length"]
