@@ -910,17 +910,21 @@ UNITS_OF = {
 }
 
 
-def unit_column(bi: BIContext, term: str) -> bool:
-    """Whether the term is a numeric column named by its other words and the unit of the quantity the term's last
+def unit_column(bi: BIContext, term: str) -> tuple[str, str] | None:
+    """The numeric column (table, column) the term names by its other words and a unit of the quantity its last
     word names: 'flipper length' of `flipper_mm`, 'body weight' of `body_g`."""
     own = [singular(w) for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC]
     if len(own) < 2 or own[-1] not in UNITS_OF:
-        return False
-    return any(
-        _NUMERIC.search(str(info.get("type", "")))
-        and (ws := words(c).split())[-1] in UNITS_OF[own[-1]]
-        and [singular(w) for w in ws[:-1]] == own[:-1]
-        for _, c, info in bi.semantic.columns()
+        return None
+    return next(
+        (
+            (t, c)
+            for t, c, info in bi.semantic.columns()
+            if _NUMERIC.search(str(info.get("type", "")))
+            and (ws := words(c).split())[-1] in UNITS_OF[own[-1]]
+            and [singular(w) for w in ws[:-1]] == own[:-1]
+        ),
+        None,
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from orrery.bi.decline import missing_fields
+from orrery.bi.decline import missing_fields, unit_column
 
 
 @pytest.fixture
@@ -70,6 +70,7 @@ def colony(sqlite_bi):
 
 def test_a_quantity_of_a_column_named_with_its_unit_is_that_column(colony):
     assert missing_fields(colony, ["flipper length"], "flipper length on average") == []
+    assert unit_column(colony, "flipper lengths") == ("obs", "flipper_mm")
     assert missing_fields(colony, ["body weight"], "mean body weight") == []
 
 
