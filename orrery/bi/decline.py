@@ -872,8 +872,11 @@ _LISTED = re.compile(r"\s+(?:vs\.?|versus|and|or|&)\s+", re.I)  # 'chair vs tabl
 
 
 def _missing(bi: BIContext, t: str, question: str) -> bool:
-    if len(parts := _LISTED.split(t.strip())) > 1:
-        return any(_missing(bi, part, question) for part in parts)
+    parts = _LISTED.split(t.strip())
+    return _unheld(bi, t, question) and (len(parts) == 1 or any(_unheld(bi, part, question) for part in parts))
+
+
+def _unheld(bi: BIContext, t: str, question: str) -> bool:
     return (
         user_wrote(t, question)
         and not all(w in GRAMMAR for w in re.findall(r"[a-z']+", t.lower()))  # 'theirs' names nothing

@@ -43,6 +43,11 @@ def test_a_listed_value_the_data_lacks_keeps_the_term_missing(shop):
     assert missing_fields(shop, ["chair vs sofa"], "units moved: chairs vs sofas") == ["chair vs sofa"]
 
 
+def test_listed_fields_each_held_are_held_and_a_phrase_of_neither_is_not(shop):
+    assert missing_fields(shop, ["price and total"], "price and total of order 3") == []
+    assert missing_fields(shop, ["rise and fall"], "total rise and fall per ship mode") == ["rise and fall"]
+
+
 def test_a_term_of_grammar_words_only_names_no_missing_field(shop):
     question = "what % of all the units was theirs"
     assert missing_fields(shop, ["theirs"], question) == []
