@@ -882,6 +882,7 @@ def _unheld(bi: BIContext, t: str, question: str) -> bool:
         and not all(w in GRAMMAR for w in re.findall(r"[a-z']+", t.lower()))  # 'theirs' names nothing
         and not glued_name(bi, t)
         and not unit_column(bi, t)
+        and not value_tail(bi, t)
         and not maps(bi, t)
         and not names_the_data(bi, t)
         and not stored_value(bi, t)
@@ -902,6 +903,14 @@ def glued_name(bi: BIContext, term: str) -> bool:
     glued = singular("".join(own))
     names = [*bi.semantic.tables, *(c for _, c, _ in bi.semantic.columns())]
     return len(own) > 1 and any(singular(re.sub(r"[^a-z0-9]", "", n.lower())) == glued for n in names)
+
+
+def value_tail(bi: BIContext, term: str) -> bool:
+    """Whether the term (two words or more) is the last words of exactly one category value: 'support agent' of
+    the title 'Sales Support Agent'."""
+    own = [singular(w) for w in re.findall(r"[a-z0-9]+", term.lower())]
+    tail = [v for v in categories(bi) if len(own) > 1 and [singular(w) for w in v.split()][-len(own) :] == own]
+    return len(tail) == 1
 
 
 _LENGTH_UNITS = ("mm", "cm", "m", "km", "in", "ft", "mi")

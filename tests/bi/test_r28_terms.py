@@ -83,3 +83,23 @@ def test_a_quantity_the_unit_does_not_measure_stays_missing(colony):
     assert missing_fields(colony, ["flipper weight"], "average flipper weight") == ["flipper weight"]
     assert missing_fields(colony, ["nest height"], "average nest height") == ["nest height"]  # a text column
     assert missing_fields(colony, ["wing length"], "average wing length") == ["wing length"]
+
+
+@pytest.fixture
+def staff(sqlite_bi):
+    """Employees by title; the layer's description of `title` lists its first values, not 'Sales Support Agent'."""
+    titles = ("General Manager", "IT Manager", "IT Staff", "Sales Manager", "Sales Support Agent")
+    return sqlite_bi(
+        "CREATE TABLE employees (emp_id INTEGER, full_name TEXT, title TEXT);",
+        {"employees": [(i, f"Person {i}", titles[i % 4 if i else 4]) for i in range(12)]},  # one agent
+    )
+
+
+def test_a_category_value_named_by_its_last_words_is_held(staff):
+    question = "Which support agent has been here longest?"
+    assert missing_fields(staff, ["support agent"], question) == []
+
+
+def test_words_that_end_no_value_stay_missing(staff):
+    question = "Which field agent has been here longest?"
+    assert missing_fields(staff, ["field agent"], question) == ["field agent"]
