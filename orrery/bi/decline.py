@@ -868,9 +868,21 @@ def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
     return [t for t in terms if _missing(bi, read_typos(bi, t), question)]
 
 
+_LISTED = re.compile(r"\s+(?:vs\.?|versus|and|or|&)\s+", re.I)  # 'chair vs table': two values, not one field
+
+
 def _missing(bi: BIContext, t: str, question: str) -> bool:
+    parts = _LISTED.split(t.strip())
+    return _unheld(bi, t, question) and (len(parts) == 1 or any(_unheld(bi, part, question) for part in parts))
+
+
+def _unheld(bi: BIContext, t: str, question: str) -> bool:
     return (
         user_wrote(t, question)
+        and not all(w in GRAMMAR for w in re.findall(r"[a-z']+", t.lower()))  # 'theirs' names nothing
+        and not glued_name(bi, t)
+        and not unit_column(bi, t)
+        and not value_tail(bi, t)
         and not maps(bi, t)
         and not names_the_data(bi, t)
         and not stored_value(bi, t)
@@ -881,6 +893,50 @@ def _missing(bi: BIContext, t: str, question: str) -> bool:
         and not approved_covers(bi, t, question)
         and meaning_of(bi, t) is None
         and not _named_with_values(bi, _own_words(t))
+    )
+
+
+def glued_name(bi: BIContext, term: str) -> bool:
+    """Whether the term's words (the aggregate ones aside) glued together are a table's or a column's name:
+    'line item count' of the table `lineitem`."""
+    own = [w for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC]
+    glued = singular("".join(own))
+    names = [*bi.semantic.tables, *(c for _, c, _ in bi.semantic.columns())]
+    return len(own) > 1 and any(singular(re.sub(r"[^a-z0-9]", "", n.lower())) == glued for n in names)
+
+
+def value_tail(bi: BIContext, term: str) -> bool:
+    """Whether the term (two words or more) is the last words of exactly one category value: 'support agent' of
+    the title 'Sales Support Agent'."""
+    own = [singular(w) for w in re.findall(r"[a-z0-9]+", term.lower())]
+    tail = [v for v in categories(bi) if len(own) > 1 and [singular(w) for w in v.split()][-len(own) :] == own]
+    return len(tail) == 1
+
+
+_LENGTH_UNITS = ("mm", "cm", "m", "km", "in", "ft", "mi")
+_MASS_UNITS = ("mg", "g", "kg", "lb", "lbs", "oz")
+# the quantity a unit symbol measures, named by the word a question uses for it
+UNITS_OF = {
+    **dict.fromkeys(["length", "width", "height", "depth", "distance"], _LENGTH_UNITS),
+    **dict.fromkeys(["weight", "mass"], _MASS_UNITS),
+}
+
+
+def unit_column(bi: BIContext, term: str) -> tuple[str, str] | None:
+    """The numeric column (table, column) the term names by its other words and a unit of the quantity its last
+    word names: 'flipper length' of `flipper_mm`, 'body weight' of `body_g`."""
+    own = [singular(w) for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC]
+    if len(own) < 2 or own[-1] not in UNITS_OF:
+        return None
+    return next(
+        (
+            (t, c)
+            for t, c, info in bi.semantic.columns()
+            if _NUMERIC.search(str(info.get("type", "")))
+            and (ws := words(c).split())[-1] in UNITS_OF[own[-1]]
+            and [singular(w) for w in ws[:-1]] == own[:-1]
+        ),
+        None,
     )
 
 
