@@ -1,0 +1,56 @@
+"""Round 29's no-model replay of rule Y (orrery/bi/tools.py: `decline_unheld_year`): the stored SQL of every
+question in every stored bench/results/bi_nokeys_*.json (deduplicated by database, question and SQL) re-run;
+where it finds nothing, would the rule decline? Prints the answerable and unanswerable questions it fires on.
+
+    PYTHONPATH=$PWD python bench/bi_r29_years.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))  # bi_nokeys_data, as bench/bi_nokeys.py reads it
+
+from bi_nokeys import engine_for  # noqa: E402
+
+from orrery.bi import tools  # noqa: E402
+from orrery.bi.semantic import load  # noqa: E402
+from orrery.bi.tools import BIContext, CannotAnswer  # noqa: E402
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def stored() -> dict[tuple[str, str, str], bool]:
+    """(db, question, sql) -> answerable, over every stored run."""
+    out = {}
+    for path in sorted(RESULTS.glob("bi_nokeys_*.json")):
+        data = json.loads(path.read_text())
+        for q in data.get("questions", []) if isinstance(data, dict) else []:
+            if q.get("sql") and q.get("db"):
+                out[(q["db"], q["question"], q["sql"])] = q.get("gold") is not None
+    return out
+
+
+def main() -> None:
+    contexts: dict[str, BIContext] = {}
+    fired = {True: [], False: []}
+    runs = stored()
+    for (db, question, sql), answerable in runs.items():
+        if db not in contexts:
+            engine = engine_for(db)
+            contexts[db] = BIContext(engine, load(engine.name, engine), None)
+        bi = contexts[db]
+        try:
+            tools.decline_unheld_year(bi, sql, question, tools.dry_run(bi.engine, sql, probe=bi.probe))
+        except CannotAnswer as exc:
+            fired[answerable].append(f"{db}: {question} -> {exc}")
+    print(f"{len(runs)} stored (question, SQL) pairs")
+    for answerable, lines in fired.items():
+        print(f"{'answerable' if answerable else 'unanswerable'} declined: {len(lines)}")
+        print("\n".join(f"    {line}" for line in sorted(set(lines))))
+
+
+if __name__ == "__main__":
+    main()
