@@ -632,7 +632,7 @@ def decline_unheld_year(bi: BIContext, sql: str, question: str, error: str | Non
         return
     tables = _named_tables(bi, sql)
     for number in sqlglot.parse_one(sql, read=bi.engine.dialect).find_all(exp.Literal):
-        year = int(number.this) if number.is_int else None
+        year = int(number.this) if re.fullmatch(r"\d{4}", number.this) else None  # 2003 or '2003'
         compared = number.find_ancestor(exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between, exp.In)
         columns = list(compared.find_all(exp.Column)) if compared and year in named else []
         table = tables.get(columns[0].table) or _only_table(tables) if len(columns) == 1 else None
