@@ -1581,6 +1581,16 @@ def _reaches(year: int, how: str, lo: int, hi: int) -> bool:
     return (how == "after" and year < hi) or (how == "before" and year > lo) or (how == "in" and lo <= year <= hi)
 
 
+def unreached_span(bi: BIContext, table: str, column: str, year: int, how: str) -> tuple[int, int] | None:
+    """The (first, last) year of a column whose values are years or dates (`_years_of`, whatever its name says:
+    'fy') when it does not reach `year` read as `how` (`named_years`); None when it reaches it or holds no years."""
+    info = next((i for t, c, i in bi.semantic.columns() if (t, c) == (table, column)), None)
+    span = _years_of(bi, table, column, info) if info is not None else None
+    if span is None or _reaches(year % 100 if span[1] < 100 else year, how, *span):
+        return None
+    return span
+
+
 def years_outside(bi: BIContext, question: str) -> str | None:
     """Why a question about a year the data does not reach cannot be answered: no column that says when holds it
     ('in 2019' where the invoices run from 2009 to 2013); 'after 2015' needs a later year, 'before 1990' an

@@ -38,8 +38,10 @@ from orrery.bi.decline import (
     maps,
     meaning_of,
     missing_fields,
+    named_years,
     other_form,
     read_typos,
+    unreached_span,
     user_wrote,
 )
 from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
@@ -605,6 +607,7 @@ def build_sql(
         error = dry_run(bi.engine, sql, probe=bi.probe)
         if error is None:
             return _built(bi, sql, tables, attempt == 2)
+        decline_unheld_year(bi, sql, question, error)
         if error == NOTHING and attempt == 1 and (fixed := _relaxed(bi, sql, question, resolved)):
             return {**_built(bi, fixed, tables, False), "relaxed": True}
         if (moved := _requalified(bi, sql, error)) and dry_run(bi.engine, moved, probe=bi.probe) is None:
@@ -617,6 +620,30 @@ def build_sql(
     if empty is not None:  # the repair found nothing better: the data may hold nothing for it
         return _built(bi, empty, tables, False)
     raise ToolError(f"the query still fails after one repair: {error}")
+
+
+def decline_unheld_year(bi: BIContext, sql: str, question: str, error: str | None) -> None:
+    """A query that found nothing (`error` is NOTHING) cannot be answered when it compares a column with a year the question names,
+    and that column's years do not reach it ('fy = 1960' where `fy` runs from 1935 to 1954). The judgment is of
+    the column the query reads, not of every date column (`decline.years_outside`): another table's dates may
+    reach the year."""
+    named = dict(named_years(question)) if error == NOTHING else {}
+    if not named:
+        return
+    tables = _named_tables(bi, sql)
+    for number in sqlglot.parse_one(sql, read=bi.engine.dialect).find_all(exp.Literal):
+        year = int(number.this) if re.fullmatch(r"\d{4}", number.this) else None  # 2003 or '2003'
+        compared = number.find_ancestor(exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between, exp.In)
+        columns = list(compared.find_all(exp.Column)) if compared and year in named else []
+        table = tables.get(columns[0].table) or _only_table(tables) if len(columns) == 1 else None
+        if table and (span := unreached_span(bi, table, columns[0].name, year, named[year])):
+            raise CannotAnswer(
+                f"{table}.{columns[0].name} runs from {span[0]} to {span[1]}; nothing {named[year]} {year}"
+            )
+
+
+def _only_table(tables: dict[str, str]) -> str | None:
+    return next(iter(set(tables.values()))) if len(set(tables.values())) == 1 else None
 
 
 # what the engines say of a column they do not find, its qualifier (a table or alias) and its name
