@@ -41,6 +41,7 @@ from orrery.bi.decline import (
     named_years,
     other_form,
     read_typos,
+    unit_column,
     unreached_span,
     user_wrote,
 )
@@ -441,7 +442,9 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
         if missing_fields(bi, [term], question):
             raise CannotAnswer(f"the data has no field for {term!r}")
         if not maps(bi, term, ranked):  # a table, a value, a text column's kind, or a column by its meaning
-            if (meant := meaning_of(bi, term)) and "column" in meant:
+            if unit := unit_column(bi, term):  # 'flipper length' is `flipper_mm`: the SQL step must see it
+                fields.append({"term": term, "table": unit[0], "column": unit[1], "clear": True})
+            elif (meant := meaning_of(bi, term)) and "column" in meant:
                 fields.append({"term": term, **meant, "clear": True})
             continue
         if ranked[0][0] < MATCH:  # a value of the data ('Drama'), not a field: the entity step has it

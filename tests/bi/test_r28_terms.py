@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from orrery.bi.agent import BIAgent
 from orrery.bi.decline import missing_fields, unit_column
+from orrery.llm.scripted import ScriptedModel
 
 
 @pytest.fixture
@@ -103,3 +105,17 @@ def test_a_category_value_named_by_its_last_words_is_held(staff):
 def test_words_that_end_no_value_stay_missing(staff):
     question = "Which field agent has been here longest?"
     assert missing_fields(staff, ["field agent"], question) == ["field agent"]
+
+
+def test_field_mapping_hands_the_sql_step_the_column_a_unit_names(colony, tmp_path):
+    model = ScriptedModel(
+        [
+            {"request": "Average flipper length", "kind": "query", "values": [], "fields": ["flipper length"]},
+            {"sql": "SELECT avg(flipper_mm) AS n FROM obs"},
+        ]
+    )
+    r = BIAgent(model, colony.engine, store=tmp_path / "s.db", prose=False, sql_mode="sql").ask(
+        "What is the average flipper length?"
+    )
+    assert r.status == "completed" and r.rows == [[189.5]]
+    assert '"column": "flipper_mm"' in str(r.todos)
