@@ -1,4 +1,4 @@
-"""Round 29 (bench/bi_r29.md, rule Y): a query that finds nothing and compares a column with a year the question
+"""Round 29 (bench/bi.md "Round 29", rule Y): a query that finds nothing and compares a column with a year the question
 names declines when that column's years do not reach it, judged on the column the query reads (its values, not its
 name: a fiscal year 'fy'), not on every date column (another table's dates may reach the year). On databases of
 their own: firms' yearly investment, and invoices beside staff hired in other years."""
