@@ -17,7 +17,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.bi.decline import named_years
-from orrery.bi.joins import singular
+from orrery.bi.joins import join_ends, sides, singular
 from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import (
     GENERIC,
@@ -1876,7 +1876,7 @@ def _from_slice(semantic: Semantic, used: list[str], slice_tables: list[str]) ->
     narrow = replace(
         semantic,
         tables={t: v for t, v in semantic.tables.items() if t in inside},
-        joins=[j for j in semantic.joins if {s.strip().split(".")[0] for s in j.split("=")} <= inside],
+        joins=[j for j in semantic.joins if sides(j) <= inside],
     )
     try:
         return _from(narrow, used)
@@ -1903,17 +1903,6 @@ def _from(semantic: Semantic, used: list[str]) -> str:
         included.append(t)
         pending.remove(t)
     return clause
-
-
-def sides(join: str) -> set[str]:
-    """The two tables a join (`a.x = b.y`) connects."""
-    return set(join_ends(join))
-
-
-def join_ends(join: str) -> tuple[str, str]:
-    """The referring table and the referred one of a layer's join, written `a.fk = b.key`."""
-    left, right = (s.strip().split(".")[0] for s in join.split("="))
-    return left, right
 
 
 def _connects(join: str, table: str, included: list[str]) -> bool:

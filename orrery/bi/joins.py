@@ -36,6 +36,17 @@ RULES = {
 KEYISH = re.compile(r"(id|key|code|cd|no|num|number)$", re.I)
 
 
+def join_ends(join: str) -> tuple[str, str]:
+    """The referring table and the referred one of a layer's join, written `a.fk = b.key`."""
+    left, right = (s.strip().split(".")[0] for s in join.split("="))
+    return left, right
+
+
+def sides(join: str) -> set[str]:
+    """The two tables a join (`a.x = b.y`) connects."""
+    return set(join_ends(join))
+
+
 @dataclass
 class Inferred:
     left: str  # table.column that refers
@@ -114,7 +125,7 @@ def discover(
     share nothing but whose values do (ranked below any name rule); none between two tables a declared key
     already joins. The data is read through bounded samples (profile.py); `samples` when already taken."""
     samples = samples if samples is not None else profile(engine, tables)
-    joined = {frozenset(s.strip().split(".")[0] for s in j.split("=")) for j in declared}
+    joined = {frozenset(join_ends(j)) for j in declared}
     check = _Checker(engine, samples)
     found: dict[frozenset[str], Inferred] = {}
     for a_table, b_table in _pairs(tables, joined):
@@ -265,9 +276,9 @@ def ties(joins: list[str], tables: list[str]) -> list[list[str]]:
     by DestinationID): the query cannot choose between them from the layer alone."""
     by_pair: dict[frozenset[str], list[str]] = {}
     for j in joins:
-        sides = frozenset(s.strip().split(".")[0] for s in j.split("="))
-        if len(sides) == 2 and sides <= set(tables):
-            by_pair.setdefault(sides, []).append(j)
+        ends = frozenset(join_ends(j))
+        if len(ends) == 2 and ends <= set(tables):
+            by_pair.setdefault(ends, []).append(j)
     return [group for group in by_pair.values() if len(group) > 1]
 
 

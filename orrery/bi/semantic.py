@@ -33,7 +33,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from orrery.bi.engines import Engine
-from orrery.bi.joins import discover, singular
+from orrery.bi.joins import discover, join_ends, sides, singular
 from orrery.bi.profile import TableSample, profile
 from orrery.errors import ConfigError
 
@@ -106,7 +106,7 @@ class Semantic:
     def join_graph(self) -> dict[str, set[str]]:
         graph: dict[str, set[str]] = {t: set() for t in self.tables}
         for j in self.joins:
-            left, right = (s.strip().split(".")[0] for s in j.split("="))
+            left, right = join_ends(j)
             if left in graph and right in graph:
                 graph[left].add(right)
                 graph[right].add(left)
@@ -214,7 +214,7 @@ class Semantic:
                 cols.append(f"{c} {info.get('type', '')}".strip() + (f" -- {note}" if note else ""))
             head = f"TABLE {t}" + (f" -- {v['description']}" if v.get("description") else "")
             lines.append(head + "\n  " + "\n  ".join(cols))
-        joins = [j for j in self.joins if all(s.strip().split(".")[0] in tables for s in j.split("="))]
+        joins = [j for j in self.joins if sides(j) <= set(tables)]
         if joins:
             lines.append("JOINS: " + "; ".join(joins))
         q = question.lower()
@@ -554,7 +554,7 @@ def draft(engine: Engine) -> Semantic:
     tables = engine.tables()
     samples = profile(engine, tables)
     out = {t: _describe_table(t, samples[t]) for t in tables}
-    declared = [j for j in declared_joins(engine) if len({s.strip().split(".")[0] for s in j.split("=")}) == 2]
+    declared = [j for j in declared_joins(engine) if len(sides(j)) == 2]
     inferred = discover(engine, tables, declared, samples)
     return Semantic(
         engine.name, out, [*declared, *(j.on for j in inferred)], inferred={j.on: j.evidence for j in inferred}
