@@ -169,7 +169,7 @@ def _value_candidates(
         lt = samples[a_table]
         for a in cols:
             held = lt.distinct(a.name) if _keyable(a.type) and lt.rows else set()
-            if len(held) < MIN_DISTINCT or lt.unique(a.name):
+            if len(held) < (2 if _codes(held) else MIN_DISTINCT) or lt.unique(a.name):
                 continue
             options = [
                 (len(held & samples[t].distinct(b.name)), t, b)
@@ -183,6 +183,14 @@ def _value_candidates(
             if best and best[0]:
                 out.append(((a_table, a.name), (best[1], best[2].name)))
     return out
+
+
+_NUMBER_OR_DATE = re.compile(r"[\d\s.,:/+-]+")
+
+
+def _codes(values: set[Any]) -> bool:
+    """Whether sampled values are text labels with a letter, none a number or a date written as text."""
+    return bool(values) and all(isinstance(v, str) and not _NUMBER_OR_DATE.fullmatch(v) for v in values)
 
 
 def _keyable(dtype: str) -> bool:
@@ -259,7 +267,11 @@ class _Checker:
         quarter of the referenced rows (or fill a whole probe)."""
         rows = max(1, min(self.samples[right[0]].count, COUNT_CAP))
         reach = distinct >= PROBE_VALUES or distinct * share / rows >= 0.25
-        return distinct >= MIN_DISTINCT and reach and not self.samples[left[0]].unique(left[1])
+        # coded labels ('AYR', 'PEN') are no small integers: found in a unique column whose rows they mostly
+        # cover, a handful of them is a lookup's key ('brd_cd' -> `breeds.breed_code`)
+        coded = _codes(self.samples[left[0]].distinct(left[1])) and distinct * share / rows >= 0.5
+        enough = distinct >= MIN_DISTINCT or (coded and distinct >= 2)
+        return enough and reach and not self.samples[left[0]].unique(left[1])
 
 
 def _best_per_column(joins: list[Inferred]) -> list[Inferred]:

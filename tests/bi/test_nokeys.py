@@ -119,6 +119,38 @@ def test_a_column_holding_a_keys_word_but_not_its_values_is_no_join(tmp_path):
     assert _ship(tmp_path, classes, ["A", "B", "C"] * 20) == {}
 
 
+def _lab(tmp_path, codes: list[str], used: list[str], ref: str = "brd_cd", ids: bool = False) -> dict[str, str]:
+    """A lookup of coded labels (`breeds.breed_code`) and samples referring to it by `ref`; with `ids`, the
+    lookup's key and the referring column are small integers instead."""
+    path = tmp_path / f"lab_{ref}_{ids}_{len(used)}.sqlite"
+    kind = "INTEGER" if ids else "TEXT"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            f"CREATE TABLE breeds (breed_code {kind}, breed_nm TEXT);"
+            f"CREATE TABLE samples (smpl_id INTEGER, {ref} {kind}, fat REAL);"
+        )
+        con.executemany("INSERT INTO breeds VALUES (?, ?)", [(c, f"breed {c}") for c in codes])
+        con.executemany("INSERT INTO samples VALUES (?, ?, ?)", [(i, c, 4.0) for i, c in enumerate(used * 20)])
+    engine = SQLiteEngine("lab", path)
+    found = {j.on: j.rule for j in discover(engine, engine.tables())}
+    engine.close()
+    return found
+
+
+def test_a_handful_of_coded_labels_covering_a_lookup_is_its_key(tmp_path):
+    codes = ["AYR", "CAN", "GUE", "HOL", "JER"]
+    assert _lab(tmp_path, codes, codes) == {"samples.brd_cd = breeds.breed_code": "both keys"}
+    # names that share nothing: the values alone, coded labels covering the whole lookup
+    assert _lab(tmp_path, codes, codes, ref="grp") == {"samples.grp = breeds.breed_code": "same values"}
+
+
+def test_few_small_integers_or_labels_covering_little_of_a_lookup_are_no_key(tmp_path):
+    ids = [str(i) for i in range(1, 6)]
+    assert _lab(tmp_path, ids, ids, ids=True) == {}  # 1..5 are found in every id column
+    codes = [f"C{i:02d}" for i in range(12)]  # two labels of twelve: a coincidence, not a reference
+    assert _lab(tmp_path, codes, codes[:2]) == {}
+
+
 def test_the_draft_marks_inferred_joins_with_their_evidence_and_reads_back(shop):
     sem = draft(shop)
     assert sem.joins == ["sales.store_id = stores.id", "stores.city_name = cities.city_name"]
@@ -215,13 +247,15 @@ def test_both_joins_written_as_one_filter_are_no_filter_and_the_question_picks_o
 
 
 def test_sql_the_model_writes_when_the_layer_cannot_join_goes_through_the_guard(tmp_path):
-    # `places` and `visits` share nothing a join rule proposes ('where' is no key name): the parts cannot be
-    # composed, so the model writes the SQL over the schema; its first try writes, the guard refuses it
+    # `places` and `visits` share nothing a join rule proposes ('where' is no key name), and two labels of five
+    # towns are too few for the values alone: the parts cannot be composed, so the model writes the SQL over the
+    # schema; its first try writes, the guard refuses it
     path = tmp_path / "v.sqlite"
     with sqlite3.connect(path) as con:
         con.executescript(
             "CREATE TABLE places (town TEXT, country TEXT); CREATE TABLE visits (visitor TEXT, "
-            "place TEXT); INSERT INTO places VALUES ('Lyon', 'France'), ('Porto', 'Portugal');"
+            "place TEXT); INSERT INTO places VALUES ('Lyon', 'France'), ('Porto', 'Portugal'), ('Graz', 'Austria'), "
+            "('Turku', 'Finland'), ('Cork', 'Ireland');"
             "INSERT INTO visits VALUES ('ann', 'Lyon'), ('bob', 'Lyon'), ('cy', 'Porto');"
         )
     engine = SQLiteEngine("v", path)

@@ -115,13 +115,14 @@ def test_a_measure_the_question_groups_by_stays_a_group(shops):
 
 @pytest.fixture
 def visits(tmp_path: Path):
-    """Places and visits that share no key a join rule proposes: the parts cannot be composed, so the model writes
-    the SQL over the schema (the path under test)."""
+    """Places and visits that share no key a join rule proposes (and two of five towns are too few for the values
+    alone): the parts cannot be composed, so the model writes the SQL over the schema (the path under test)."""
     path = tmp_path / "v.sqlite"
     with sqlite3.connect(path) as con:
         con.executescript(
             "CREATE TABLE places (town TEXT, country TEXT); CREATE TABLE visits (visitor TEXT, place TEXT);"
-            "INSERT INTO places VALUES ('Lyon', 'France'), ('Porto', 'Portugal');"
+            "INSERT INTO places VALUES ('Lyon', 'France'), ('Porto', 'Portugal'), ('Graz', 'Austria'), "
+            "('Turku', 'Finland'), ('Cork', 'Ireland');"
             "INSERT INTO visits VALUES ('ann', 'Lyon'), ('bob', 'Lyon'), ('cy', 'Porto');"
         )
     engine = SQLiteEngine("v", path)
