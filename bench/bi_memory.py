@@ -79,13 +79,16 @@ greedily), seconds per question with the memory on and off, the load average.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +132,7 @@ RUNS = (
     "grown_v11c",
     "grown_v12",
     "grown_v13",
+    "grown_v14",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -907,6 +911,82 @@ ROUND13_PLAN = [
 ]
 
 
+ROUND14_PLAN = [
+    "",
+    "### round 14 (diagnosis and plan, written before grown_v14 ran): approved examples the shape rules keep from new"
+    " wording",
+    "",
+    "Diagnosis (no model; `shown` with the agent's value test, grown_v13's stored answers): of held-out #16's 24"
+    " questions on the memory's databases, 12 have an approved pair at 0.6 or more among the POOL * k nearest; 2 were"
+    " shown one (both fit), 10 none. For each, the pairs at 0.6 or more, the `fits` check that left each out, and"
+    " whether the pair's SQL has what the gold needs (columns, aggregate, joins, filters):",
+    "",
+    "| question (grown_v13: empty / memory) | pair (cosine) | left out by | would it have helped | class |",
+    "|---|---|---|---|---|",
+    "| blues + jazz songs, how many altogether (right / right) | 'How many tracks are in the Blues genre?' 0.79,"
+    " '... Jazz genre?' 0.73 | shape: 'altogether' read as a sum | no: one genre where the gold compares two (`IN`);"
+    " the grown_v4 hazard (a one-value pair for a comparison) | misread word ('altogether' after a count); the"
+    " exclusion is right on another ground ('+' joins two values: a comparison) |",
+    "| line items going by AIR versus RAIL, give me both counts (wrong / right) | 'How many line items were shipped"
+    " by RAIL in 1995?' 0.70 | shape ('counts' unread) and condition (compare vs filter) | no: one mode and a year,"
+    " the gold groups two modes | right exclusion |",
+    "| spielberg vs scorsese - number of films each (wrong / wrong) | 'Which director has the most movies?' 0.61 |"
+    " shape, condition, direction | no: a ranking, the gold counts two directors | right exclusion |",
+    "| how many people lived in india, and in china, in 2000 (wrong / wrong) | 'What was the population of India in"
+    " 2000?' 0.69 | shape ('how many people' read as a count), condition (lower-case countries: no filter read) |"
+    " partly: the right column and year, one country where the gold compares two | misread words; a one-value pair"
+    " for a comparison |",
+    "| puerto rico's airports - names (right / right) | 'How many airports are in Puerto Rico?' 0.84 | shape (count"
+    " vs list) | no: a count, the gold lists names | right exclusion |",
+    "| 4-cylinder cars, europe and asia, count for both (right / right) | 'how many cars come from europe, and how"
+    " many from asia?' 0.73 | condition: the pair's words are not read as a comparison ('europe, and how many from"
+    " asia') while its SQL compares | yes (the gold less `cyl = 4`), but right without it | misread pair wording |",
+    "| any service from reykjavik? number of routes (unanswerable; answered both) | 'How many routes are there?' 0.61"
+    " | shown | - | - |",
+    "| brazillian buyers - typical invoice amount (mean) (right / right) | 'What is the average invoice total?' 0.67,"
+    " '... per customer country?' 0.69, 3 sums 0.63-0.65 | shape: 'invoice total' (a column's name) read as a sum,"
+    " which the pair's SQL lacks | yes: `AVG(Invoice.Total)` (the gold adds the Brazil filter, which the question's"
+    " 'brazillian' does not name to the condition either) | misread word ('total' closing a noun) |",
+    "| sum of order value across everything booked in 1997 (right / right) | 'What is the total value of the orders"
+    " placed in 1993?' 0.67 | shown | - | - |",
+    "| kids per woman across europe & central asia in 1980, avg (wrong / wrong) | 'What was the average fertility in"
+    " Europe & Central Asia in 1990?' 0.72 | shape: 'per woman' read as a grouping, 'avg' unread | yes: the gold"
+    " with another year | misread words ('per' a unit, 'avg') |",
+    "| which region's vendors get the best quality ratings (unanswerable; declined both) | 'Which region has the"
+    " most customers?' 0.65 | shape, direction ('best' unread) | no (unanswerable: showing it risks an answer) |"
+    " right exclusion |",
+    "| how long will people in japan live on avg by 2040 (unanswerable; declined both) | 'What was the life"
+    " expectancy in Japan in 2010?' 0.67, a comparison 0.63 | condition (lower-case 'japan' read as no filter) | no"
+    " (unanswerable) | right exclusion |",
+    "",
+    "Classes: 6 right exclusions (the pair's SQL differs from the gold in shape or condition, or the question is"
+    " unanswerable), 2 shown, 4 misread words of the question or the pair ('altogether' after a count, 'total'"
+    " closing a noun, 'per' before a unit, 'avg', 'counts'; a pair's 'X, and how many from Y'). One excluded pair would"
+    " have helped a wrong answer ('kids per woman': the gold with another year); one a right answer"
+    " ('brazillian buyers'); none of the other 8.",
+    "",
+    "- the rule (`shape`, `SHAPE`, `RATE`, `TOTAL_NOUN`, `ALTOGETHER`, `JOINED`): the shape words read as written:"
+    " 'avg' is an average and 'counts' a count; 'altogether' after a count word is no sum; a 'total' closing a noun"
+    " ('invoice total', before the end, a comma or per / by / for / in / from / across) is no sum; 'per' before a"
+    " unit (capita, person, people, head, woman, man, adult, child, a number) is no grouping; '+' between two values"
+    " joins a comparison. General: wording, not questions; `shape_words_off` (the bench) switches it off.",
+    "- checked before the run, mechanically (no model): over every development question on the memory's databases"
+    " (`v14_scope`: held-out #16's, the stored sets', held-out #13-#15's; 520), the rule changes the pairs shown on"
+    " 3 ('brazillian buyers' -> 'What is the average invoice total?'; 'kids per woman' -> 'What was the average"
+    " fertility in Europe & Central Asia in 1990?'; heldout6's 'rank the five countries with the most births per"
+    " woman in 2010' -> 'Which country had the highest fertility in 1970?') and the kinds of taught filters"
+    " (`_compares`) on none: every other question's input is the same with it, so its answers are the memory's as"
+    " measured (the guard on right answers kept holds mechanically there).",
+    "- the sample, fixed before the run (`v14_sample`: those 3, none unanswerable), each answered with the grown"
+    " memory and the rule off (`shape_words_off`, the baseline) and with it on, primed, `nice -n 10 timeout 1200`.",
+    "- shipped only when (1) with the rule more of the sample is right than without it (points up), (2) right ->"
+    " wrong at most 2% of the questions run (on 3 questions: none), and (3) no unanswerable question answered because"
+    " of it (none in the sample; none has its pairs changed by it in the scope); else reverted, the numbers kept."
+    " Thin evidence whatever the result: 1 of the 3 is the diagnosed question itself ('kids per woman', held-out"
+    " #16, development data now), and the report says so.",
+]
+
+
 ROUND13_DELETED = [
     "",
     "Deleted in round 13, not adopted: the placing (rounds 11 / 11b, `ExampleMemory.placing`, `placements`,"
@@ -1359,8 +1439,10 @@ def run_primed(
     out: Path,
     floor: float | None,
     shaped: bool = True,
+    baseline: Callable[[], Any] | None = None,
 ) -> dict[str, Any]:
-    """Each question answered with an empty memory, then with the grown memory (as `run_grown`), by the embedded
+    """Each question answered with an empty memory (or, with `baseline`, with the grown memory inside that context:
+    a rule switched off), then with the grown memory (as `run_grown`), by the embedded
     model primed before every call (bench/bi_memory_primed.py): both conditions start each call from the same
     cache state, and the memory's condition replays the empty one's reply to a request the memory left the same
     (its seconds charged as decoded). Every question is answered both ways: nothing is carried."""
@@ -1382,7 +1464,12 @@ def run_primed(
         row |= {"touched": True, "retrieved": shown(memory, row, engine)}
         row["taught"] = taught_phrases(memory, row, engine)
         model.forget()
-        row["off"] = answer(model, engine, row, sessions, f"off{i}")
+        if baseline is None:
+            row["off"] = answer(model, engine, row, sessions, f"off{i}")
+        else:
+            with baseline():
+                row["retrieved_off"] = shown(memory, row, engine)
+                row["off"] = answer(model, engine, row, sessions, f"off{i}", memory)
         before, calls, replays = model.replayed_s, model.calls, model.replays
         row["on"] = answer(model, engine, row, sessions, f"on{i}", memory)
         row["on"]["seconds"] = round(row["on"]["seconds"] + model.replayed_s - before, 1)
@@ -1480,6 +1567,54 @@ def v13_sample() -> list[dict[str, Any]]:
     """grown_v13's sample, fixed before its run (bench/bi_memory.md, "round 13"): held-out #16's questions on the
     memory's databases (development data since its one run, never used for a memory rule), in `later`'s order."""
     return [q | {"part": "heldout16"} for q in later(["heldout16"], set())]
+
+
+@contextlib.contextmanager
+def shape_words_off() -> Iterator[None]:
+    """Round 14's rule switched off (bench/bi_memory.md, "round 14"): the shape words as before it ('avg',
+    'counts' unread; 'altogether' and a 'total' closing a noun read as a sum; 'per' a unit read as a grouping;
+    '+' joins no comparison)."""
+    from orrery.bi import examples
+
+    never = re.compile(r"(?!x)x")
+    saved = (dict(examples.SHAPE), examples.JOINED, examples.TOTAL_NOUN, examples.ALTOGETHER)
+    examples.SHAPE |= {"count": r"\bhow many\b|\bnumber of\b|\bcount\b", "avg": r"\baverage\b|\bmean\b"}
+    examples.SHAPE["group"] = r"\b(?:per|each|every)\b"
+    examples.JOINED = re.compile(saved[1].pattern.replace("|\\+", ""), re.IGNORECASE)
+    examples.TOTAL_NOUN = examples.ALTOGETHER = never
+    try:
+        yield
+    finally:
+        examples.SHAPE.clear()
+        examples.SHAPE.update(saved[0])
+        examples.JOINED, examples.TOTAL_NOUN, examples.ALTOGETHER = saved[1:]
+
+
+def v14_scope() -> list[dict[str, Any]]:
+    """Every development question on the memory's databases: held-out #16's (`v13_sample`) first, then the stored
+    sets' (`stored_answers`) and held-out #13-#15's, each once."""
+    keys = ("set", "db", "question", "gold")
+    held = {p["db"] for p in approved_pairs(stored_answers())}
+    rest = [{k: q[k] for k in keys} for q in stored_answers() if q["db"] in held]
+    every = [*v13_sample(), *rest, *later(["heldout13", "heldout14", "heldout15"], set())]
+    seen: set[tuple[str, str]] = set()
+    return [q for q in every if (q["db"], q["question"]) not in seen and not seen.add((q["db"], q["question"]))]
+
+
+def v14_sample() -> list[dict[str, Any]]:
+    """grown_v14's sample, fixed before its run (bench/bi_memory.md, "round 14"): the questions of `v14_scope`
+    whose pairs shown (`shown`, the agent's value test) differ with round 14's rule on and off, in its order."""
+    from bi_nokeys import engine_for
+
+    _, memory, _, _ = _grown_memory(FLOOR)
+    out = []
+    for q in v14_scope():
+        engine = engine_for(q["db"])
+        with shape_words_off():
+            before = shown(memory, q, engine)
+        if shown(memory, q, engine) != before:
+            out.append(q | {"part": q.get("part", q["set"])})
+    return out
 
 
 class _Counted:
@@ -1760,6 +1895,7 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                 *ROUND13_PLAN,
                 *ROUND13_AFTER,
                 *ROUND13_DELETED,
+                *ROUND14_PLAN,
             ]
         ).rstrip()
         + "\n"
@@ -2044,6 +2180,7 @@ def main() -> None:
     p.add_argument("--v9", action="store_true", help="--set grown: grown_v9's sample (`v9_sample`), primed")
     p.add_argument("--v10", action="store_true", help="--set grown: grown_v10's sample (`v10_sample`), primed")
     p.add_argument("--v13", action="store_true", help="grown_v13's sample (`v13_sample`), primed, empty vs memory")
+    p.add_argument("--v14", action="store_true", help="grown_v14's sample (`v14_sample`), primed, rule off vs on")
     p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
@@ -2064,10 +2201,12 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.determinism:
         return determinism()
-    if args.v6 or args.v8 or args.v9 or args.v10 or args.v13:
+    if args.v6 or args.v8 or args.v9 or args.v10 or args.v13 or args.v14:
         out = RESULTS / f"bi_memory_{args.tag}.json"
         sample = (
-            v13_sample()
+            v14_sample()
+            if args.v14
+            else v13_sample()
             if args.v13
             else v10_sample()
             if args.v10
@@ -2085,8 +2224,9 @@ def main() -> None:
             out,
             args.floor or None,
             shaped=not args.any_shape,
+            baseline=shape_words_off if args.v14 else None,
         )
-        _write(out, got | {"set": "all (grown memory)"})
+        _write(out, got | {"set": "all (grown memory)", "baseline": "memory, rule off" if args.v14 else "empty"})
     elif args.again:
         out = RESULTS / f"bi_memory_{args.tag}.json"
         again = run_again(args.llm, args.again, out, args.floor or None, args.pick, args.exact)
