@@ -79,16 +79,13 @@ greedily), seconds per question with the memory on and off, the load average.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import json
 import os
-import re
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +151,9 @@ TARGETS = {
 }
 # What the result files cannot say about a run's conditions.
 NOTES = {
+    "grown_v14": "round 14's plan (below), `--v14` at 0c182c1, 07:12-07:15 UTC, the whole sample (3 questions)."
+    " Its two conditions are both the grown memory: the columns headed 'empty' are the memory with round 14's rule"
+    " off (`shape_words_off`), 'memory' the memory with it on. 1-minute load 4-6 (other helpers beside it).",
     "grown_v13": "round 13's plan (below), `--v13`, 06:33-06:45 UTC, the whole sample (24 questions: 16 answerable, 8"
     " unanswerable), run from a copy of the branch at 441f33d (the deletions and the cache were committed beside it,"
     " not in it); 1-minute load up to 5.1 (other helpers, and this helper's tests and a 15-question replay at"
@@ -987,6 +987,37 @@ ROUND14_PLAN = [
 ]
 
 
+ROUND14_AFTER = [
+    "",
+    "The result (grown_v14, its row and lines above; the baseline is the memory with the rule off): right 1 -> 0 of 3"
+    " (-33.3 points), right -> wrong 1 ('brazillian buyers - typical invoice amount (mean)': shown 'What is the"
+    " average invoice total?', the model wrote `AVG(Invoice.Total)` as the pair does but joined InvoiceLine and"
+    " Track and filtered `Track.Name = 'Love Don''t Mean a Thing'` (the question's 'mean' taken for a title) in"
+    " place of the Brazil filter it wrote without the pair), wrong -> right 0: 'kids per woman' and 'births per"
+    " woman' were declined both ways before any pair could be read ('no field for 'kids per woman'', 'no field or"
+    " value for 'births''), so the shown pair never reached them. No unanswerable question in the sample. All three"
+    " criteria: (1) fails, (2) fails (1 of 3 > 2%), (3) holds. Not shipped: the rule is reverted (examples.py as at"
+    " df555f9; the rule, its tests, `shape_words_off`, `v14_scope`, `v14_sample` and `--v14` are at commit"
+    " 0c182c1), the numbers kept.",
+    "",
+    "What it says: of the 10 held-out #16 questions near a pair and shown none, the shape rules left out 6 pairs"
+    " rightly, and of the 4 misread wordings only one pair could have turned a wrong answer right, on a question the"
+    " decline judgment stops before the pair is read (the diagnosis did not ask whether the question reached the SQL"
+    " step: it should have). The one pair the rule let through to a question that reached the SQL step turned a right"
+    " answer wrong: a shown pair is copied for its shape, and the 0.5B model then lost the question's own filter"
+    " ('brazillian', a misspelt adjective the condition reads as no filter, so the pair without a filter fitted).",
+    "",
+    "Next: (1) a diagnosis of near-but-not-shown pairs should keep only questions that reach the SQL step (here"
+    " 2 of the 4 misread wordings were declined first); for 'kids per woman' the lever is the decline, i.e."
+    " `ExampleMemory.covers` reading a near pair's column for a term ('kids per woman' / `fertility`: MiniLM puts"
+    " them apart, round 10's COLUMN_MEANING check fails), not the shown pairs; (2) a pair should not fit a question"
+    " whose condition is read as 'none' only because its value word is misspelt or an adjective ('brazillian',"
+    " 'nigerian'): a demonym or near-spelling of a stored value read as a filter would have kept the pair out and"
+    " is the safer direction; (3) the 'avg' / 'per'-unit / 'invoice total' readings are each right as readings, but"
+    " reach 3 of 520 development questions: not worth a change that the only measured case turned wrong.",
+]
+
+
 ROUND13_DELETED = [
     "",
     "Deleted in round 13, not adopted: the placing (rounds 11 / 11b, `ExampleMemory.placing`, `placements`,"
@@ -1439,10 +1470,8 @@ def run_primed(
     out: Path,
     floor: float | None,
     shaped: bool = True,
-    baseline: Callable[[], Any] | None = None,
 ) -> dict[str, Any]:
-    """Each question answered with an empty memory (or, with `baseline`, with the grown memory inside that context:
-    a rule switched off), then with the grown memory (as `run_grown`), by the embedded
+    """Each question answered with an empty memory, then with the grown memory (as `run_grown`), by the embedded
     model primed before every call (bench/bi_memory_primed.py): both conditions start each call from the same
     cache state, and the memory's condition replays the empty one's reply to a request the memory left the same
     (its seconds charged as decoded). Every question is answered both ways: nothing is carried."""
@@ -1464,12 +1493,7 @@ def run_primed(
         row |= {"touched": True, "retrieved": shown(memory, row, engine)}
         row["taught"] = taught_phrases(memory, row, engine)
         model.forget()
-        if baseline is None:
-            row["off"] = answer(model, engine, row, sessions, f"off{i}")
-        else:
-            with baseline():
-                row["retrieved_off"] = shown(memory, row, engine)
-                row["off"] = answer(model, engine, row, sessions, f"off{i}", memory)
+        row["off"] = answer(model, engine, row, sessions, f"off{i}")
         before, calls, replays = model.replayed_s, model.calls, model.replays
         row["on"] = answer(model, engine, row, sessions, f"on{i}", memory)
         row["on"]["seconds"] = round(row["on"]["seconds"] + model.replayed_s - before, 1)
@@ -1567,54 +1591,6 @@ def v13_sample() -> list[dict[str, Any]]:
     """grown_v13's sample, fixed before its run (bench/bi_memory.md, "round 13"): held-out #16's questions on the
     memory's databases (development data since its one run, never used for a memory rule), in `later`'s order."""
     return [q | {"part": "heldout16"} for q in later(["heldout16"], set())]
-
-
-@contextlib.contextmanager
-def shape_words_off() -> Iterator[None]:
-    """Round 14's rule switched off (bench/bi_memory.md, "round 14"): the shape words as before it ('avg',
-    'counts' unread; 'altogether' and a 'total' closing a noun read as a sum; 'per' a unit read as a grouping;
-    '+' joins no comparison)."""
-    from orrery.bi import examples
-
-    never = re.compile(r"(?!x)x")
-    saved = (dict(examples.SHAPE), examples.JOINED, examples.TOTAL_NOUN, examples.ALTOGETHER)
-    examples.SHAPE |= {"count": r"\bhow many\b|\bnumber of\b|\bcount\b", "avg": r"\baverage\b|\bmean\b"}
-    examples.SHAPE["group"] = r"\b(?:per|each|every)\b"
-    examples.JOINED = re.compile(saved[1].pattern.replace("|\\+", ""), re.IGNORECASE)
-    examples.TOTAL_NOUN = examples.ALTOGETHER = never
-    try:
-        yield
-    finally:
-        examples.SHAPE.clear()
-        examples.SHAPE.update(saved[0])
-        examples.JOINED, examples.TOTAL_NOUN, examples.ALTOGETHER = saved[1:]
-
-
-def v14_scope() -> list[dict[str, Any]]:
-    """Every development question on the memory's databases: held-out #16's (`v13_sample`) first, then the stored
-    sets' (`stored_answers`) and held-out #13-#15's, each once."""
-    keys = ("set", "db", "question", "gold")
-    held = {p["db"] for p in approved_pairs(stored_answers())}
-    rest = [{k: q[k] for k in keys} for q in stored_answers() if q["db"] in held]
-    every = [*v13_sample(), *rest, *later(["heldout13", "heldout14", "heldout15"], set())]
-    seen: set[tuple[str, str]] = set()
-    return [q for q in every if (q["db"], q["question"]) not in seen and not seen.add((q["db"], q["question"]))]
-
-
-def v14_sample() -> list[dict[str, Any]]:
-    """grown_v14's sample, fixed before its run (bench/bi_memory.md, "round 14"): the questions of `v14_scope`
-    whose pairs shown (`shown`, the agent's value test) differ with round 14's rule on and off, in its order."""
-    from bi_nokeys import engine_for
-
-    _, memory, _, _ = _grown_memory(FLOOR)
-    out = []
-    for q in v14_scope():
-        engine = engine_for(q["db"])
-        with shape_words_off():
-            before = shown(memory, q, engine)
-        if shown(memory, q, engine) != before:
-            out.append(q | {"part": q.get("part", q["set"])})
-    return out
 
 
 class _Counted:
@@ -1896,6 +1872,7 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                 *ROUND13_AFTER,
                 *ROUND13_DELETED,
                 *ROUND14_PLAN,
+                *ROUND14_AFTER,
             ]
         ).rstrip()
         + "\n"
@@ -2180,7 +2157,6 @@ def main() -> None:
     p.add_argument("--v9", action="store_true", help="--set grown: grown_v9's sample (`v9_sample`), primed")
     p.add_argument("--v10", action="store_true", help="--set grown: grown_v10's sample (`v10_sample`), primed")
     p.add_argument("--v13", action="store_true", help="grown_v13's sample (`v13_sample`), primed, empty vs memory")
-    p.add_argument("--v14", action="store_true", help="grown_v14's sample (`v14_sample`), primed, rule off vs on")
     p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
@@ -2201,12 +2177,10 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.determinism:
         return determinism()
-    if args.v6 or args.v8 or args.v9 or args.v10 or args.v13 or args.v14:
+    if args.v6 or args.v8 or args.v9 or args.v10 or args.v13:
         out = RESULTS / f"bi_memory_{args.tag}.json"
         sample = (
-            v14_sample()
-            if args.v14
-            else v13_sample()
+            v13_sample()
             if args.v13
             else v10_sample()
             if args.v10
@@ -2224,9 +2198,8 @@ def main() -> None:
             out,
             args.floor or None,
             shaped=not args.any_shape,
-            baseline=shape_words_off if args.v14 else None,
         )
-        _write(out, got | {"set": "all (grown memory)", "baseline": "memory, rule off" if args.v14 else "empty"})
+        _write(out, got | {"set": "all (grown memory)"})
     elif args.again:
         out = RESULTS / f"bi_memory_{args.tag}.json"
         again = run_again(args.llm, args.again, out, args.floor or None, args.pick, args.exact)

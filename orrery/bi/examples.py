@@ -233,23 +233,16 @@ EXTREME = (
     "highest|lowest|most|least|fewest|top|bottom|maximum|minimum|max|min|largest|smallest|biggest|longest|"
     "shortest|earliest|latest|oldest|newest|best-selling"
 )
-# What a rate is per ('kids per woman', 'per capita'): a unit, not a grouping (bench/bi_memory.md, round 14).
-RATE = r"capita|person|people|head|woman|women|man|men|adult|child|\d[\d,]*"
 MONTHS = "january|february|march|april|june|july|august|september|october|november|december"  # not 'may': a verb
 SHAPE = {
-    "count": r"\bhow many\b|\bnumber of\b|\bcounts?\b",
+    "count": r"\bhow many\b|\bnumber of\b|\bcount\b",
     "sum": r"\btotal\b|\bsum\b|\baltogether\b",
-    "avg": r"\baverage\b|\bmean\b|\bavg\b",
+    "avg": r"\baverage\b|\bmean\b",
     "distinct": r"\bdistinct\b|\bdifferent\b|\bunique\b",
     "extreme": rf"\b(?:{EXTREME})\b",
-    "group": rf"\bper\b(?!\s+(?:{RATE})\b)|\b(?:each|every)\b",
+    "group": r"\b(?:per|each|every)\b",
     "time": rf"\b(?:1[6-9]\d\d|20\d\d)\b|\b(?:{MONTHS})\b",
 }
-# Words a reader does not take for a sum (bench/bi_memory.md, round 14): 'altogether' after a count ("how many
-# altogether": the count's total), and 'total' closing a noun ("the average invoice total", a column's name).
-ALTOGETHER = re.compile(r"\baltogether\b")
-TOTAL_NOUN = re.compile(r"\b([a-z]+) total\b(?=\s*(?:$|[?.,;:)]|(?:per|by|for|in|from|across)\b))")
-NOT_NOUN = GRAMMAR | {"grand", "overall", "running", "combined", "sum", "average", "mean", "avg", "count", "number"}
 AGENT_BY = re.compile(r"(\w+) by (\w+)")  # "directed by", "shipped by AIR": who or how, not a grouping
 PARTICIPLES = {"made", "sold", "held", "paid", "run", "led", "done", "built", "bought", "won", "flown"}
 
@@ -287,7 +280,7 @@ def condition(question: str, valued: Valued = None) -> str:
 # one kind (two texts, two years) with only 'and' / 'or' / a comma between them ('in 1990 and in 2010'); not '&',
 # which a value's own name holds ('Europe & Central Asia').
 COMPARING = re.compile(r"\b(?:vs|versus|compared?|comparing|comparison)\b")
-JOINED = re.compile(r"\s*(?:,\s*(?:(?:and|or)\s+)?|(?:and|or|\+)\s+)(?:(?:in|for|from|of|the)\s+)*", re.IGNORECASE)
+JOINED = re.compile(r"\s*(?:,\s*(?:(?:and|or)\s+)?|(?:and|or)\s+)(?:(?:in|for|from|of|the)\s+)*", re.IGNORECASE)
 
 
 def compares(question: str, valued: Valued = None) -> bool:
@@ -360,20 +353,11 @@ def shape(question: str) -> frozenset[str]:
     condition (`condition`) is compared apart."""
     q = question.lower()
     found = {name for name, pattern in SHAPE.items() if re.search(pattern, q)}
-    if "sum" in found and not _sums(q, "count" in found):
-        found.discard("sum")
     for before, after in AGENT_BY.findall(question):
         agent = before.lower().endswith(("ed", "en")) or before.lower() in PARTICIPLES
         if not agent and after.islower() and after not in ("the", "a", "an"):
             found.add("group")  # "sales by region"
     return frozenset(found)
-
-
-def _sums(question: str, counted: bool) -> bool:
-    """Whether a sum word of the lower-case question asks for a sum: not a 'total' closing a noun, nor
-    'altogether' after a count."""
-    left = TOTAL_NOUN.sub(lambda m: m.group(0) if m.group(1) in NOT_NOUN else m.group(1), question)
-    return re.search(SHAPE["sum"], ALTOGETHER.sub("", left) if counted else left) is not None
 
 
 def sql_shape(sql: str, dialect: str = "") -> frozenset[str] | None:
