@@ -613,9 +613,8 @@ def build_sql(
         decline_unheld_year(bi, sql, question, error)
         if error == NOTHING and attempt == 1 and (fixed := _relaxed(bi, sql, question, resolved)):
             return {**_built(bi, fixed, tables, False), "relaxed": True}
-        moved = _requalified(bi, sql, error) or aggregates_to_having(sql, error, bi.engine.dialect)
-        if moved and dry_run(bi.engine, moved, probe=bi.probe) is None:
-            return _built(bi, moved, tables, attempt == 2)  # no model call: a column under another table, HAVING
+        if (moved := _requalified(bi, sql, error)) and dry_run(bi.engine, moved, probe=bi.probe) is None:
+            return _built(bi, moved, tables, attempt == 2)  # no model call: the column was under another table
         empty = sql if error == NOTHING and empty is None else empty
         asked = (
             f"{user}\n\nThis query:\n{sql}\nfailed with: {error}\n{_real_columns(bi, sql, error)}"
@@ -678,30 +677,6 @@ def _named_tables(bi: BIContext, sql: str) -> dict[str, str]:
 
 def _column_holders(bi: BIContext, tables: Iterable[str], name: str) -> list[str]:
     return [t for t in dict.fromkeys(tables) if name.lower() in {c.lower() for c in bi.semantic.tables[t]["columns"]}]
-
-
-# what SQLite and DuckDB say of an aggregate in WHERE
-_AGGREGATE_IN_WHERE = re.compile(r"misuse of aggregate|WHERE clause cannot contain aggregates", re.I)
-
-
-def aggregates_to_having(sql: str, error: str | None, dialect: str) -> str | None:
-    """The query with the conditions of its WHERE that hold an aggregate of its own rows moved to HAVING
-    ('WHERE COUNT(*) > 5' is a condition on the group): the model's repair kept them in WHERE (#16's counties)."""
-    if not _AGGREGATE_IN_WHERE.search(error or ""):
-        return None
-    tree = sqlglot.parse_one(sql, read=dialect)
-    where = tree.args.get("where")
-    conditions = (
-        list(where.this.flatten()) if where and isinstance(where.this, exp.And) else [where.this] if where else []
-    )
-    moved = [c for c in conditions if any(a.find_ancestor(exp.Select) is tree for a in c.find_all(exp.AggFunc))]
-    if not moved:
-        return None
-    kept = [c for c in conditions if all(c is not m for m in moved)]
-    having = tree.args.get("having")
-    tree.set("where", exp.Where(this=exp.and_(*kept)) if kept else None)
-    tree.set("having", exp.Having(this=exp.and_(*([having.this] if having else []), *moved)))
-    return tree.sql(dialect=dialect)
 
 
 def _requalified(bi: BIContext, sql: str, error: str | None) -> str | None:
