@@ -316,3 +316,31 @@ def test_a_typed_answer_schema_with_a_required_call_reads_a_bare_object_as_the_c
     _, reader = LocalModel(layout="native")._prepare(messages, [CALC], "auto", schema, None, None)
     deltas = reader.feed('{"n": 6}') + reader.finish(Usage())
     assert deltas[-1].response.content == '{"n": 6}' and not deltas[-1].response.tool_calls
+
+
+PARTS = {"type": "object", "properties": {"where": {"type": "array", "items": {"type": "string"}}}}
+
+
+@pytest.mark.parametrize("layout", ["native", "json"])
+def test_a_schema_reply_cut_at_max_tokens_is_asked_again_with_strings_that_fit(monkeypatch, layout):
+    """A structured reply (no tools) that runs away inside a string is not JSON; the retry's strings, 4 list items
+    of at most (128 - 64) // 4 characters, fit in max_tokens, so the reply ends as JSON."""
+    model, requests = _replying(monkeypatch, layout, ['{"where": ["COUNT(COUNT(COUNT(COUNT(', '{"where": ["n > 1"]}'])
+    reply = model.complete([Message("user", "which?")], (), tool_choice="none", schema=PARTS, max_tokens=128)
+    assert json.loads(reply.content) == {"where": ["n > 1"]}
+    assert "grammar" not in requests[0] and "maxLength" not in json.dumps(requests[0]["response_format"])
+    assert requests[1]["grammar"].startswith("%llguidance {}\nstart: %json ") and "response_format" not in requests[1]
+    bounded = json.loads(requests[1]["grammar"].split("%json ", 1)[1])
+    assert bounded["properties"]["where"] == {
+        "type": "array",
+        "items": {"type": "string", "maxLength": 16},
+        "maxItems": 4,
+    }
+    assert reply.usage.completion_tokens == 256  # both attempts are counted
+
+
+def test_a_schema_reply_that_fits_is_asked_once_and_unbounded(monkeypatch):
+    model, requests = _replying(monkeypatch, "native", ['{"where": ["n > 1"]}'])
+    reply = model.complete([Message("user", "which?")], [CALC], tool_choice="none", schema=PARTS, max_tokens=128)
+    assert json.loads(reply.content) == {"where": ["n > 1"]} and len(requests) == 1
+    assert "grammar" not in requests[0] and "maxLength" not in json.dumps(requests[0]["response_format"])
