@@ -990,11 +990,13 @@ def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None
     column). 'from LAX to JFK' on one airport column is a wrong join, not either value."""
     compared = _COMPARED + "|then" + ("|with" if re.search(r"\bcompar", question, re.I) else "")
     for col, conds, values in _values_per_column(trees["where"]):
-        # an IN or OR the model wrote with the question's 'or' is one total over both values: left as written
-        joined = compared + ("|and|n|or" if all(isinstance(c, exp.EQ) for c in conds) else "|and|n")
+        # an IN or OR the model wrote with the question's 'or' is one total over both values: left as written;
+        # two filters ANDed (never both true) are two values even joined by '&' ('rock & metal tracks, each')
+        both = all(isinstance(c, exp.EQ) for c in conds)
+        joined, signs = compared + ("|and|n|or" if both else "|and|n"), r"\s\+\s" + (r"|\s&\s" if both else "")
         said = "|".join(re.escape(str(v.this)) for v in values)
         if len({str(v.this) for v in values}) < 2 or not re.search(
-            rf"\b({said})(?:e?s)?\b.*(?:\b(?:{joined})\b|\s\+\s).*\b({said})(?:e?s)?\b", question, re.I
+            rf"\b({said})(?:e?s)?\b.*(?:\b(?:{joined})\b|{signs}).*\b({said})(?:e?s)?\b", question, re.I
         ):
             continue
         at = next(i for i, c in enumerate(trees["where"]) if c is conds[0])

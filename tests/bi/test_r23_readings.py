@@ -132,3 +132,26 @@ def test_a_share_of_rows_with_a_sign_filter_stays_a_share_not_a_sum(clubs):
         where=["clubs.name = 'Lynx' AND tallies.gold > 0"],
     )
     assert "SUM(" not in sql.upper() and "/" in sql, sql
+
+
+def test_two_filters_anded_on_one_column_joined_by_an_ampersand_are_either_value(clubs):
+    # `name = 'Lynx' AND name = 'Otters'` is never true: with '&' between them the question lists two values
+    sql = compose_sql(
+        clubs,
+        ["tallies", "clubs"],
+        "lynx & otters - golds, each",
+        LYNX_OTTERS,
+        select=["SUM(tallies.gold)"],
+        where=["clubs.name = 'Lynx'", "clubs.name = 'Otters'"],
+    )
+    assert rows(clubs, sql) == rows(clubs, PER_CLUB), sql
+    # an OR the model wrote over a value's own '&' stays one total, as before
+    ored = compose_sql(
+        clubs,
+        ["tallies", "clubs"],
+        "lynx & otters - total golds",
+        LYNX_OTTERS,
+        select=["SUM(tallies.gold)"],
+        where=["clubs.name = 'Lynx' OR clubs.name = 'Otters'"],
+    )
+    assert "GROUP BY" not in ored, ored
