@@ -25,7 +25,15 @@ from orrery import results
 from orrery.agent.calls import Emit, ask_json
 from orrery.agent.loop import PendingApproval
 from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanTurn, Todo, model_summary
-from orrery.bi.decline import category_values, flag_values, future, indexed_values, read_typos, shape_decline
+from orrery.bi.decline import (
+    absent_value,
+    category_values,
+    flag_values,
+    future,
+    indexed_values,
+    read_typos,
+    shape_decline,
+)
 from orrery.bi.engines import Engine
 from orrery.bi.examples import plan_shots, teach
 from orrery.bi.semantic import Semantic, load
@@ -41,6 +49,7 @@ from orrery.bi.tools import (
     prompt,
     user_wrote,
 )
+from orrery.bi.tools import _found as found
 from orrery.errors import ConfigError
 from orrery.events import Event, Final, StateChanged, Status, Token
 from orrery.llm.base import Model
@@ -386,10 +395,15 @@ class BIAgent(PlanAgent):
             return "query", None
         return "cannot_answer", None
 
-    def decline(self, _turn: PlanTurn, _todo: Todo, result: ToolResult) -> str | None:
-        """A step that found the data cannot answer (a tool's `CannotAnswer`) declines the turn."""
+    def decline(self, turn: PlanTurn, todo: Todo, result: ToolResult) -> str | None:
+        """A step that found the data cannot answer (a tool's `CannotAnswer`) declines the turn; so does a query
+        that found nothing for a value the user named that the data holds in no form (`absent_value`): judged
+        after the run, so the relaxation and the repair have had their turn."""
         if (result.error or "").startswith(CANNOT):
             return f"Cannot answer from this data: {(result.error or '').removeprefix(CANNOT)}"
+        ran = self.bi.last_result if todo.tool == "sql_executor" and result.error is None else None
+        if ran is not None and not found(ran.rows) and (value := absent_value(self.bi, ran.sql, turn.user_input)):
+            return f"Cannot answer from this data: the data holds no value like {value!r}"
         return None
 
     def remember(self, turn: PlanTurn, todo: Todo, entry: MemoryEntry) -> None:
