@@ -41,6 +41,7 @@ from orrery.bi.tools import (
     CANNOT,
     TOOLS,
     BIContext,
+    CannotAnswer,
     examples,
     jsonable,
     listed_values,
@@ -282,7 +283,7 @@ class BIAgent(PlanAgent):
         self.kept = BISession(self.bi)
         super().__init__(
             model,
-            _approving(TOOLS, approve),
+            _approving(_judging_absence(TOOLS), approve),
             store,
             session_id,
             on_event=on_event,
@@ -395,15 +396,10 @@ class BIAgent(PlanAgent):
             return "query", None
         return "cannot_answer", None
 
-    def decline(self, turn: PlanTurn, todo: Todo, result: ToolResult) -> str | None:
-        """A step that found the data cannot answer (a tool's `CannotAnswer`) declines the turn; so does a query
-        that found nothing for a value the user named that the data holds in no form (`absent_value`): judged
-        after the run, so the relaxation and the repair have had their turn."""
+    def decline(self, _turn: PlanTurn, _todo: Todo, result: ToolResult) -> str | None:
+        """A step that found the data cannot answer (a tool's `CannotAnswer`) declines the turn."""
         if (result.error or "").startswith(CANNOT):
             return f"Cannot answer from this data: {(result.error or '').removeprefix(CANNOT)}"
-        ran = self.bi.last_result if todo.tool == "sql_executor" and result.error is None else None
-        if ran is not None and not found(ran.rows) and (value := absent_value(self.bi, ran.sql, turn.user_input)):
-            return f"Cannot answer from this data: the data holds no value like {value!r}"
         return None
 
     def remember(self, turn: PlanTurn, todo: Todo, entry: MemoryEntry) -> None:
@@ -530,6 +526,26 @@ def _approving(tools: list[Tool], names: Iterable[str]) -> list[Tool]:
             f"approve names no BI tool: {', '.join(sorted(unknown))}; tools: " + ", ".join(t.name for t in tools)
         )
     return [_needing_approval(t) if t.name in names else t for t in tools]
+
+
+def _judging_absence(tools: list[Tool]) -> list[Tool]:
+    """`tools`, sql_executor replaced by a copy whose run that found nothing for a value the user named that the
+    data holds in no form (`decline.absent_value`) declines: judged after the run, so the relaxation and the
+    repair of the query step have had their turn (the module's tools are shared, so they are left as they are)."""
+    return [_absence_judged(t) if t.name == "sql_executor" else t for t in tools]
+
+
+def _absence_judged(t: Tool) -> Tool:
+    def run(ctx: Any, **kwargs: Any) -> Any:
+        out, bi = t.fn(ctx, **kwargs), ctx.deps
+        ran = bi.last_result
+        if ran is not None and not found(ran.rows) and (value := absent_value(bi, ran.sql, bi.question)):
+            raise CannotAnswer(f"the data holds no value like {value!r}")
+        return out
+
+    judged = copy.copy(t)
+    judged.fn = run
+    return judged
 
 
 def _needing_approval(t: Tool) -> Tool:
