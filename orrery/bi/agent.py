@@ -537,9 +537,11 @@ def _judging_absence(tools: list[Tool]) -> list[Tool]:
 
 def _absence_judged(t: Tool) -> Tool:
     def run(ctx: Any, **kwargs: Any) -> Any:
-        out, bi = t.fn(ctx, **kwargs), ctx.deps
+        bi = ctx.deps
+        before, out = bi.last_result, t.fn(ctx, **kwargs)
         ran = bi.last_result
         if ran is not None and not found(ran.rows) and (value := absent_value(bi, ran.sql, bi.question)):
+            bi.last_result = before  # the run is withdrawn: a declined answer carries no query nor rows
             raise CannotAnswer(f"the data holds no value like {value!r}")
         return out
 

@@ -72,6 +72,7 @@ def test_the_agent_declines_a_run_that_found_nothing_for_an_absent_value(tpch, t
 
     r = agent("SELECT count(*) AS n FROM nation WHERE n_name = 'ATLANTIS'").ask("how many nations named atlantis")
     assert r.status == "declined" and "the data holds no value like 'ATLANTIS'" in r.output
+    assert r.sql is None and r.rows == []  # the empty run is not the answer
     # found rows: answered
     r = agent("SELECT count(*) AS n FROM nation WHERE n_name IN ('ATLANTIS', 'FRANCE')").ask("nations named atlantis")
     assert r.status == "completed" and r.rows == [[1]]
