@@ -3,8 +3,10 @@ question in every stored bench/results/bi_nokeys_*.json (deduplicated by databas
 where it finds nothing, would the rule decline? Prints the answerable and unanswerable questions it fires on.
 With --values, the diagnosis of a rule not written (bench/bi_r29.md, rule V): where the stored SQL finds nothing,
 which of its compared text values no indexed value holds (exact, within rapidfuzz ratio 90, or all its words).
+With --absent, round 31's rule V (orrery/bi/decline.py: `absent_value`, judged by a scan of the data) on the same
+stored SQL.
 
-    PYTHONPATH=$PWD python bench/bi_r29_years.py [--values]
+    PYTHONPATH=$PWD python bench/bi_r29_years.py [--values | --absent]
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from bi_nokeys import engine_for  # noqa: E402
 from rapidfuzz import utils  # noqa: E402
 from sqlglot import exp  # noqa: E402
 
-from orrery.bi import tools  # noqa: E402
+from orrery.bi import decline, tools  # noqa: E402
 from orrery.bi.semantic import load  # noqa: E402
 from orrery.bi.tools import BIContext, CannotAnswer  # noqa: E402
 
@@ -61,6 +63,10 @@ def main() -> None:
             contexts[db] = BIContext(engine, load(engine.name, engine), None)
         bi = contexts[db]
         error = tools.dry_run(bi.engine, sql, probe=bi.probe)
+        if "--absent" in sys.argv:
+            if error == tools.NOTHING and (absent := decline.absent_value(bi, sql, question)):
+                fired[answerable].append(f"{db}: {question} -> {absent!r}")
+            continue
         if "--values" in sys.argv:
             if error == tools.NOTHING and (absent := absent_values(bi, sql)):
                 fired[answerable].append(f"{db}: {question} -> {absent}")

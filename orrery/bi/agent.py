@@ -25,7 +25,15 @@ from orrery import results
 from orrery.agent.calls import Emit, ask_json
 from orrery.agent.loop import PendingApproval
 from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanTurn, Todo, model_summary
-from orrery.bi.decline import category_values, flag_values, future, indexed_values, read_typos, shape_decline
+from orrery.bi.decline import (
+    absent_value,
+    category_values,
+    flag_values,
+    future,
+    indexed_values,
+    read_typos,
+    shape_decline,
+)
 from orrery.bi.engines import Engine
 from orrery.bi.examples import plan_shots, teach
 from orrery.bi.semantic import Semantic, load
@@ -33,6 +41,7 @@ from orrery.bi.tools import (
     CANNOT,
     TOOLS,
     BIContext,
+    CannotAnswer,
     examples,
     jsonable,
     listed_values,
@@ -41,6 +50,7 @@ from orrery.bi.tools import (
     prompt,
     user_wrote,
 )
+from orrery.bi.tools import _found as found
 from orrery.errors import ConfigError
 from orrery.events import Event, Final, StateChanged, Status, Token
 from orrery.llm.base import Model
@@ -273,7 +283,7 @@ class BIAgent(PlanAgent):
         self.kept = BISession(self.bi)
         super().__init__(
             model,
-            _approving(TOOLS, approve),
+            _approving(_judging_absence(TOOLS), approve),
             store,
             session_id,
             on_event=on_event,
@@ -516,6 +526,28 @@ def _approving(tools: list[Tool], names: Iterable[str]) -> list[Tool]:
             f"approve names no BI tool: {', '.join(sorted(unknown))}; tools: " + ", ".join(t.name for t in tools)
         )
     return [_needing_approval(t) if t.name in names else t for t in tools]
+
+
+def _judging_absence(tools: list[Tool]) -> list[Tool]:
+    """`tools`, sql_executor replaced by a copy whose run that found nothing for a value the user named that the
+    data holds in no form (`decline.absent_value`) declines: judged after the run, so the relaxation and the
+    repair of the query step have had their turn (the module's tools are shared, so they are left as they are)."""
+    return [_absence_judged(t) if t.name == "sql_executor" else t for t in tools]
+
+
+def _absence_judged(t: Tool) -> Tool:
+    def run(ctx: Any, **kwargs: Any) -> Any:
+        bi = ctx.deps
+        before, out = bi.last_result, t.fn(ctx, **kwargs)
+        ran = bi.last_result
+        if ran is not None and not found(ran.rows) and (value := absent_value(bi, ran.sql, bi.question)):
+            bi.last_result = before  # the run is withdrawn: a declined answer carries no query nor rows
+            raise CannotAnswer(f"the data holds no value like {value!r}")
+        return out
+
+    judged = copy.copy(t)
+    judged.fn = run
+    return judged
 
 
 def _needing_approval(t: Tool) -> Tool:

@@ -38,6 +38,7 @@ import zipfile
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import sqlglot
 from rapidfuzz import fuzz, process, utils
 from rapidfuzz.distance import OSA
 from sqlglot import exp
@@ -61,6 +62,7 @@ from orrery.bi.semantic import (
     words,
 )
 from orrery.files import cache_dir, write_atomic
+from orrery.grounding import writes_a_number
 from orrery.recall.embed import lazy_embedder, model_zip
 
 if TYPE_CHECKING:
@@ -274,10 +276,10 @@ def stored_value(bi: BIContext, term: str) -> bool:
     return _stored_where(bi, f"lower(v) = {exp.Literal.string(term.lower()).sql(bi.engine.dialect)}")
 
 
-def _stored_where(bi: BIContext, condition: str) -> bool:
-    """Whether a row of some text column not indexed meets `condition` (on its value `v`, lower-cased by the
-    caller): one LIMIT 1 probe per column, over at most COUNT_CAP rows."""
-    indexed = set(bi.semantic.value_columns())
+def _stored_where(bi: BIContext, condition: str, indexed_too: bool = False) -> bool:
+    """Whether a row of some text column not indexed (or any, `indexed_too`) meets `condition` (on its value `v`,
+    lower-cased by the caller): one LIMIT 1 probe per column, over at most COUNT_CAP rows."""
+    indexed = set() if indexed_too else set(bi.semantic.value_columns())
     for table, column, info in bi.semantic.columns():
         if (table, column) in indexed or not re.match(r"(VARCHAR|TEXT|CHAR|STRING)", str(info.get("type", "")), re.I):
             continue
@@ -1606,3 +1608,52 @@ def years_outside(bi: BIContext, question: str) -> str | None:
             more = f" and {len(spans) - 4} more columns" if len(spans) > 4 else ""
             return f"the data's dates run from {ranges}{more}; it has nothing {how} {year}"
     return None
+
+
+# where the model glued several values the user named into one literal ('spielberg vs scorsese')
+_GLUED = re.compile(r"\s+(?:vs\.?|versus|and|or|&)\s+|\s*[,/;]\s*", re.I)
+
+
+def absent_value(bi: BIContext, sql: str, question: str) -> str | None:
+    """A value the user named that the query (which found nothing) compares a column with, and that the data holds
+    in no form: not in the value index (`value_held`), not as a country's demonym (`demonym_held`), not in any text
+    column by a scan of its stems (`_scanned`: the index caps a column's distinct values, so a director's name is
+    only in the data). The literal must be the user's words, hold no number ('three airports' is a quantity) and
+    some word that is not the schema's ('world' of 'each world region'): the model's own literals say nothing."""
+    try:
+        tree = sqlglot.parse_one(sql, read=bi.engine.dialect)
+    except sqlglot.errors.ParseError:
+        return None
+    for literal in tree.find_all(exp.Literal):
+        if literal.is_string and literal.find_ancestor(exp.EQ, exp.In, exp.Like, exp.ILike):
+            for part in _GLUED.split(literal.this.strip("% ")):
+                words = _value_words(bi, part)
+                if words and not writes_a_number(part) and user_wrote(part, question) and not _held(bi, part, words):
+                    return part
+    return None
+
+
+def _value_words(bi: BIContext, name: str) -> list[str]:
+    """The words of a name that may be a value's: three letters or more, not a word of the schema ('county')."""
+    kinds = _schema_words(bi)
+    return [w for w in re.findall(r"[^\W\d_]{3,}", name.lower()) if singular(w) not in kinds]
+
+
+def _held(bi: BIContext, name: str, words: list[str]) -> bool:
+    return value_held(bi, name) or demonym_held(bi, name) or _scanned(bi, words)
+
+
+def _scanned(bi: BIContext, words: list[str]) -> bool:
+    """Whether one value of some text column holds the stem of every word ('euro' in 'Europe', 'japanese' as
+    'JAPAN', 'allen' in 'Woody Allen'): a bounded LIKE probe of each column (`_stored_where`)."""
+    likes = (exp.Literal.string(f"%{_stem(w)}%").sql(bi.engine.dialect) for w in words)
+    return _stored_where(bi, " AND ".join(f"lower(v) LIKE {like}" for like in likes), indexed_too=True)
+
+
+def _stem(word: str) -> str:
+    """The word less a demonym's or inflection's ending (`_FORM_ENDINGS`), keeping four letters: 'japanese' ->
+    'japan', 'african' -> 'afric'."""
+    for ending in sorted(_FORM_ENDINGS, key=len, reverse=True):
+        if ending and word.endswith(ending) and len(word) - len(ending) >= 4:
+            return word[: -len(ending)]
+    return word
