@@ -1,7 +1,7 @@
 """Round 29's no-model replay of rule Y (orrery/bi/tools.py: `decline_unheld_year`): the stored SQL of every
 question in every stored bench/results/bi_nokeys_*.json (deduplicated by database, question and SQL) re-run;
 where it finds nothing, would the rule decline? Prints the answerable and unanswerable questions it fires on.
-With --values, the diagnosis of a rule not written (bench/bi_r29.md, rule V): where the stored SQL finds nothing,
+With --values, the diagnosis of a rule not written (bench/bi.md "Round 29", rule V): where the stored SQL finds nothing,
 which of its compared text values no indexed value holds (exact, within rapidfuzz ratio 90, or all its words).
 With --absent, round 31's rule V (orrery/bi/decline.py: `absent_value`, judged by a scan of the data) on the same
 stored SQL.

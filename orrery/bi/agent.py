@@ -43,6 +43,7 @@ from orrery.bi.tools import (
     BIContext,
     CannotAnswer,
     examples,
+    found_rows,
     jsonable,
     listed_values,
     missing_asked,
@@ -50,7 +51,6 @@ from orrery.bi.tools import (
     prompt,
     user_wrote,
 )
-from orrery.bi.tools import _found as found
 from orrery.errors import ConfigError
 from orrery.events import Event, Final, StateChanged, Status, Token
 from orrery.llm.base import Model
@@ -540,7 +540,7 @@ def _absence_judged(t: Tool) -> Tool:
         bi = ctx.deps
         before, out = bi.last_result, t.fn(ctx, **kwargs)
         ran = bi.last_result
-        if ran is not None and not found(ran.rows) and (value := absent_value(bi, ran.sql, bi.question)):
+        if ran is not None and not found_rows(ran.rows) and (value := absent_value(bi, ran.sql, bi.question)):
             bi.last_result = before  # the run is withdrawn: a declined answer carries no query nor rows
             raise CannotAnswer(f"the data holds no value like {value!r}")
         return out

@@ -806,12 +806,12 @@ def _executed(bi: BIContext, result: QueryResult, kind: str, request: str) -> di
 
 
 def dry_run(engine: Engine, sql: str, probe: bool = True) -> str | None:
-    """None when the query is safe, plans (EXPLAIN) and yields a first row that says something (`_found`)
+    """None when the query is safe, plans (EXPLAIN) and yields a first row that says something (`found_rows`)
     without error; otherwise the reason, for the repair round. The one-row probe catches what planning does not (DuckDB plans
     `o_orderdate = '1995'` and fails only when it runs); `probe=False` only plans (the query waits for approval)."""
     try:
         engine.explain(sql)
-        if probe and not _found(engine.execute(sql, max_rows=1).rows):
+        if probe and not found_rows(engine.execute(sql, max_rows=1).rows):
             return NOTHING
     except (UnsafeQuery, QueryError) as exc:
         return str(exc)
@@ -823,6 +823,6 @@ def dry_run(engine: Engine, sql: str, probe: bool = True) -> str | None:
 NOTHING = "it found nothing (no rows, or a lone 0 or NULL): check each filter's value and column"
 
 
-def _found(rows: list[Any]) -> bool:
+def found_rows(rows: list[Any]) -> bool:
     """Whether a first row says something: not no row, nor one row of a lone 0 / NULL (a count or sum of nothing)."""
     return bool(rows) and not (len(rows) == 1 and len(rows[0]) == 1 and rows[0][0] in (None, 0))

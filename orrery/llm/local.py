@@ -764,7 +764,7 @@ class LocalModel:
         usage = yield from self._generate(request, reader)
         if self.grammar and _schema_reply(tools, tool_choice, schema) and not _is_json(reader.raw):
             # A schema reply cut at max_tokens (a string the model keeps repeating: `"where": ["COUNT(` ... in
-            # bench/bi_r29.md) is not JSON; asked again once with every string bounded, as a cut call is.
+            # bench/bi.md "Round 29") is not JSON; asked again once with every string bounded, as a cut call is.
             request, reader = self._prepare(messages, tools, tool_choice, schema, max_tokens, catalogue, budget)
             usage += yield from self._generate(request, reader)
         last = yield from _finish(reader, usage)

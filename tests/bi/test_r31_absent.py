@@ -1,4 +1,4 @@
-"""Round 31 (bench/bi_r31.md, rule V): a query that found nothing for a value the user named declines when the
+"""Round 31 (bench/bi.md "Round 31", rule V): a query that found nothing for a value the user named declines when the
 data holds that value in no form: not in the value index, not as a demonym, not in any text column by a scan
 (the index caps a column's distinct values, so a director's name is only in the data). On a database of its
 own: routes between cities, films with hundreds of directors, customers by nation."""

@@ -62,7 +62,7 @@ def test_the_embedded_model_calls_a_tool_then_answers_in_the_schema(model):
 
 
 def test_a_structured_reply_cut_at_max_tokens_comes_back_as_json_with_the_real_grammar(model):
-    """The retry of a cut schema reply runs under an llguidance grammar with length bounds (bench/bi_r30.md): the
+    """The retry of a cut schema reply runs under an llguidance grammar with length bounds (bench/bi.md "Round 30"): the
     real llama.cpp accepts it and the reply ends as JSON within max_tokens."""
     schema = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
     long = " ".join(f"row {i} of the counties table;" for i in range(40))
