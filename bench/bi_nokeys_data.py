@@ -109,6 +109,15 @@ The database of held-out set #17 (bench/bi_heldout17.py), microbiology, built th
   its first word, `gram_stn` POS/NEG) and `drugs` (`drug_code` PEN/STM/NEO, `drug_nm`, `drug_cls`
   beta-lactam/aminoglycoside, written here). `mic_results.bact_id` holds an `organisms.org_no` and
   `mic_results.abx_cd` a `drugs.drug_code`.
+The database of held-out set #18 (bench/bi_heldout18.py), higher education, built the same way:
+
+- degrees: bokeh-sampledata's degrees (the percentage of U.S. bachelor's degrees earned by women in 17 fields,
+  1970-2011, from the NCES Digest of Education Statistics via Kaggle; CC0-1.0, as the package states) split in
+  two: `ba_f_share` (`acad_yr` the year, `fld_cd` a short field code, `pct_f` the percent of that year's
+  bachelor's degrees in the field earned by women; 714 rows, one per year and field) and `study_fields`
+  (`field_code` AGR/ARC/ART/BIO/BUS/CMJ/CSC/EDU/ENG/ENL/FLG/HLT/MTH/PHS/PSY/PAD/SSH, `field_nm` as the source
+  writes it, "Math and Statistics", `stem_flg` Y/N and `div_nm` the broad division, written here).
+  `ba_f_share.fld_cd` holds a `study_fields.field_code`.
 
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
@@ -134,6 +143,30 @@ HELDOUT14_DATABASES = ("dairy",)
 HELDOUT15_DATABASES = ("glass",)
 HELDOUT16_DATABASES = ("capex",)
 HELDOUT17_DATABASES = ("abx",)
+HELDOUT18_DATABASES = ("degrees",)
+# the 17 fields of the degrees data under short codes, with a STEM flag and a broad division of each
+STUDY_FIELDS = pd.DataFrame(
+    [
+        ("AGR", "Agriculture", "Y", "science and engineering"),
+        ("ARC", "Architecture", "N", "professional"),
+        ("ART", "Art and Performance", "N", "arts and humanities"),
+        ("BIO", "Biology", "Y", "science and engineering"),
+        ("BUS", "Business", "N", "professional"),
+        ("CMJ", "Communications and Journalism", "N", "social sciences"),
+        ("CSC", "Computer Science", "Y", "science and engineering"),
+        ("EDU", "Education", "N", "professional"),
+        ("ENG", "Engineering", "Y", "science and engineering"),
+        ("ENL", "English", "N", "arts and humanities"),
+        ("FLG", "Foreign Languages", "N", "arts and humanities"),
+        ("HLT", "Health Professions", "N", "professional"),
+        ("MTH", "Math and Statistics", "Y", "science and engineering"),
+        ("PHS", "Physical Sciences", "Y", "science and engineering"),
+        ("PSY", "Psychology", "N", "social sciences"),
+        ("PAD", "Public Administration", "N", "professional"),
+        ("SSH", "Social Sciences and History", "N", "social sciences"),
+    ],
+    columns=["field_code", "field_nm", "stem_flg", "div_nm"],
+)
 # Burtin's three antibiotics under short codes, keyed by the source's column names, with each drug's class
 DRUGS = pd.DataFrame(
     {
@@ -449,6 +482,17 @@ def _abx(path: Path) -> None:
         _write(con, {"mic_results": results, "organisms": organisms, "drugs": DRUGS.drop(columns="src")})
 
 
+def _degrees(path: Path) -> None:
+    from bokeh_sampledata.degrees import data
+
+    codes = dict(zip(STUDY_FIELDS["field_nm"], STUDY_FIELDS["field_code"], strict=True))
+    shares = data.melt(id_vars="Year", var_name="fld_cd", value_name="pct_f").rename(columns={"Year": "acad_yr"})
+    shares["fld_cd"] = shares["fld_cd"].map(codes)
+    assert shares["fld_cd"].notna().all()
+    with sqlite3.connect(path) as con:
+        _write(con, {"ba_f_share": shares.sort_values(["acad_yr", "fld_cd"]), "study_fields": STUDY_FIELDS})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -464,6 +508,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "glass": _glass,
     "capex": _capex,
     "abx": _abx,
+    "degrees": _degrees,
 }
 
 
@@ -496,5 +541,6 @@ if __name__ == "__main__":
         *HELDOUT15_DATABASES,
         *HELDOUT16_DATABASES,
         *HELDOUT17_DATABASES,
+        *HELDOUT18_DATABASES,
     ):
         print(db, path_of(db))
