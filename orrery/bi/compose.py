@@ -336,6 +336,35 @@ def _two_digit_years(node: exp.Expression, semantic: Semantic, question: str) ->
     return node
 
 
+_DATE_SPAN = re.compile(r"from (\d{4})-\d\d-\d\d to (\d{4})-\d\d-\d\d")
+
+
+def _dates_year_in_full(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
+    """'by air or rail in 97' written `YEAR(l_shipdate) = 97`: a date's year is four digits, so a two-digit year
+    the question writes ("in 97", "'97") on a DATE / TIMESTAMP column is the one of the column's span in the layer
+    (1992 to 1998 -> 1997), left as it is when neither century's year is in it."""
+    for cmp in list(node.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
+        part, lit = cmp.this, cmp.expression
+        if not (
+            isinstance(part, (exp.Year, exp.Extract))
+            and isinstance(col := part.this if isinstance(part, exp.Year) else part.expression, exp.Column)
+            and isinstance(lit, exp.Literal)
+            and re.fullmatch(r"\d\d", lit.this)
+            and re.search(rf"(?:\b(?:in|of|since|after|before|until)\s+'?|'){lit.this}\b", question, re.I)
+        ):
+            continue
+        if not re.match(r"DATE|TIMESTAMP", _column_type(semantic, col), re.I):
+            continue
+        short = int(lit.this)
+        if span := _DATE_SPAN.search(_column_info(semantic, col).get("description") or ""):
+            full = [y for y in (1900 + short, 2000 + short) if int(span[1]) <= y <= int(span[2])]
+        else:  # no span in the layer: POSIX strptime's %y pivot (69-99 -> 1900s, 00-68 -> 2000s)
+            full = [1900 + short if short >= 69 else 2000 + short]
+        if len(full) == 1:
+            lit.replace(exp.Literal.number(full[0]))
+    return node
+
+
 def _short_year_on_its_column(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
     """ "4-cyl models in the '80 lineup" written as `origin = 80`, 'best 100m time prior to 1950' as `time_s <
     1950`: a year the question writes (two digits as "'80" / 'year 80', or four), compared with a column whose
@@ -560,7 +589,11 @@ def compose(
     trees["where"] = _whole_year(
         [
             _short_year_on_its_column(
-                _two_digit_years(_year_filters(n, semantic, question), semantic, question), semantic, question
+                _two_digit_years(
+                    _dates_year_in_full(_year_filters(n, semantic, question), semantic, question), semantic, question
+                ),
+                semantic,
+                question,
             )
             for n in conjuncts(*trees["where"])
             if not _invented(n, semantic, question, values, given)
