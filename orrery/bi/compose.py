@@ -1730,7 +1730,7 @@ def _render(
     # 'How many albums have more than 20 tracks?': a count with groups and a HAVING counts the groups
     count_groups = _counts_groups(trees)
     select = trees["group_by"] if count_groups else trees["select"]
-    sql = "SELECT " + ", ".join(n.sql(dialect) for n in select) + " FROM " + _from_slice(semantic, used, slice_tables)
+    sql = "SELECT " + ", ".join(_sql(n, dialect) for n in select) + " FROM " + _from_slice(semantic, used, slice_tables)
     for part, keyword, sep in (
         ("where", "WHERE", " AND "),
         ("group_by", "GROUP BY", ", "),
@@ -1738,12 +1738,32 @@ def _render(
         ("order_by", "ORDER BY", ", "),
     ):
         if trees[part] and not (count_groups and part == "order_by"):
-            sql += f" {keyword} " + sep.join(n.sql(dialect) for n in trees[part])
+            sql += f" {keyword} " + sep.join(_sql(n, dialect) for n in trees[part])
     if count_groups:
         return f"SELECT COUNT(*) FROM ({sql}) AS grouped"
     if limit is not None:
         sql += f" LIMIT {max(0, limit)}"
     return sql
+
+
+_DATE_PARTS = {"YEAR": "%Y", "MONTH": "%m", "DAY": "%d"}
+
+
+def _sql(node: exp.Expression, dialect: str) -> str:
+    """The node's SQL; for SQLite, a date's part as `CAST(STRFTIME('%Y', col) AS INTEGER)`: SQLite has neither
+    `YEAR()` nor `EXTRACT`, and sqlglot's SQLite output keeps both (written by the year rules and the model)."""
+    return (node.transform(_sqlite_date_part) if dialect == "sqlite" else node).sql(dialect)
+
+
+def _sqlite_date_part(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, (exp.Year, exp.Month, exp.Day)):
+        part, col = type(node).__name__.upper(), node.this
+    elif isinstance(node, exp.Extract) and node.this.name.upper() in _DATE_PARTS:
+        part, col = node.this.name.upper(), node.expression
+    else:
+        return node
+    fmt = exp.Anonymous(this="STRFTIME", expressions=[exp.Literal.string(_DATE_PARTS[part]), col.copy()])
+    return exp.cast(fmt, exp.DataType.Type.INT)
 
 
 GROUPING = re.compile(
