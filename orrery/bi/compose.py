@@ -344,10 +344,11 @@ def _dates_year_in_full(node: exp.Expression, semantic: Semantic, question: str)
     the question writes ("in 97", "'97") on a DATE / TIMESTAMP column is the one of the column's span in the layer
     (1992 to 1998 -> 1997), left as it is when neither century's year is in it."""
     for cmp in list(node.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
-        part, lit = cmp.this, cmp.expression
+        dated, lit = _date_part(cmp.this), cmp.expression
         if not (
-            isinstance(part, (exp.Year, exp.Extract))
-            and isinstance(col := part.this if isinstance(part, exp.Year) else part.expression, exp.Column)
+            dated
+            and dated[0] == "YEAR"
+            and isinstance(col := dated[1], exp.Column)
             and isinstance(lit, exp.Literal)
             and re.fullmatch(r"\d\d", lit.this)
             and re.search(rf"(?:\b(?:in|of|since|after|before|until)\s+'?|'){lit.this}\b", question, re.I)
@@ -1756,14 +1757,19 @@ def _sql(node: exp.Expression, dialect: str) -> str:
 
 
 def _sqlite_date_part(node: exp.Expression) -> exp.Expression:
-    if isinstance(node, (exp.Year, exp.Month, exp.Day)):
-        part, col = type(node).__name__.upper(), node.this
-    elif isinstance(node, exp.Extract) and node.this.name.upper() in _DATE_PARTS:
-        part, col = node.this.name.upper(), node.expression
-    else:
+    if not (dated := _date_part(node)) or dated[0] not in _DATE_PARTS:
         return node
-    fmt = exp.Anonymous(this="STRFTIME", expressions=[exp.Literal.string(_DATE_PARTS[part]), col.copy()])
+    fmt = exp.Anonymous(this="STRFTIME", expressions=[exp.Literal.string(_DATE_PARTS[dated[0]]), dated[1].copy()])
     return exp.cast(fmt, exp.DataType.Type.INT)
+
+
+def _date_part(node: exp.Expression) -> tuple[str, exp.Expression] | None:
+    """(the part, upper-cased, and the date) of `YEAR(d)` / `MONTH(d)` / `DAY(d)` / `EXTRACT(part FROM d)`."""
+    if isinstance(node, (exp.Year, exp.Month, exp.Day)):
+        return type(node).__name__.upper(), node.this
+    if isinstance(node, exp.Extract):
+        return node.this.name.upper(), node.expression
+    return None
 
 
 GROUPING = re.compile(

@@ -1610,8 +1610,9 @@ def years_outside(bi: BIContext, question: str) -> str | None:
     return None
 
 
-# where the model glued several values the user named into one literal ('spielberg vs scorsese')
-_GLUED = re.compile(r"\s+(?:vs\.?|versus|and|or|&)\s+|\s*[,/;]\s*", re.I)
+# where the model glued several values the user named into one literal ('spielberg vs scorsese'): the list words of
+# a term, and punctuation
+_GLUED = re.compile(rf"{_LISTED.pattern}|\s*[,/;]\s*", re.I)
 
 
 def absent_value(bi: BIContext, sql: str, question: str) -> str | None:
