@@ -852,13 +852,9 @@ class LocalModel:
             return _noted(native_reader(tools, answer_is_json), note)
         if tools or not schema:
             # After tool traffic, a tool-less turn imitates the earlier JSON calls: constrain it to an answer.
-            if self.grammar and budget is not None:  # the retry of a cut call: llguidance takes length bounds
-                bounded = tool_call_schema(tools, allow_answer=allow_answer, answer_schema=schema, budget=budget)
-                request["grammar"] = f"%llguidance {{}}\nstart: %json {json.dumps(bounded)}\n"
-            elif self.grammar:
-                request["response_format"] = _json_format(
-                    tool_call_schema(tools, allow_answer=allow_answer, answer_schema=schema)
-                )
+            if self.grammar:  # with `budget`, the retry of a cut call: llguidance takes length bounds
+                call = tool_call_schema(tools, allow_answer=allow_answer, answer_schema=schema, budget=budget)
+                _constrain_json(request, call, bounded=budget is not None)
             return _noted(json_reader(tools, answer_is_json, lenient=not self.grammar), note)
         if self.grammar:
             _constrain_to_schema(request, schema, budget)
@@ -873,11 +869,17 @@ def _schema_reply(tools: Sequence[ToolSpec], tool_choice: str, schema: dict[str,
 def _constrain_to_schema(request: dict[str, Any], schema: dict[str, Any], budget: int | None) -> None:
     """A reply of `schema` alone; with `budget` (the retry of a cut reply), its strings together fit in `budget`
     characters (`_fit`), as an llguidance grammar: llama.cpp's JSON-schema converter unrolls length bounds."""
-    if budget is None:
-        request["response_format"] = _json_format(clean_schema(schema))
+    cleaned = clean_schema(schema)
+    _constrain_json(request, cleaned if budget is None else _fit(cleaned, {}, budget)[0], bounded=budget is not None)
+
+
+def _constrain_json(request: dict[str, Any], schema: dict[str, Any], bounded: bool) -> None:
+    """The reply is JSON of `schema`: a response format, or, when `schema` holds length bounds, an llguidance
+    grammar (llama.cpp's JSON-schema converter unrolls them)."""
+    if bounded:
+        request["grammar"] = f"%llguidance {{}}\nstart: %json {json.dumps(schema)}\n"
     else:
-        bounded, _ = _fit(clean_schema(schema), {}, budget)
-        request["grammar"] = f"%llguidance {{}}\nstart: %json {json.dumps(bounded)}\n"
+        request["response_format"] = _json_format(schema)
 
 
 def _finish(reader: ReplyReader, usage: Usage) -> Generator[Delta, None, Delta]:
