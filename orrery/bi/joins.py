@@ -189,7 +189,7 @@ _NUMBER_OR_DATE = re.compile(r"[\d\s.,:/+-]+")
 
 
 def _codes(values: set[Any]) -> bool:
-    """Whether sampled values are text labels with a letter, none a number or a date written as text."""
+    """Whether sampled values are text labels: none a number or a date written as text."""
     return bool(values) and all(isinstance(v, str) and not _NUMBER_OR_DATE.fullmatch(v) for v in values)
 
 

@@ -27,7 +27,7 @@ from rapidfuzz import fuzz, utils
 from sqlglot import exp
 
 from orrery.bi import analysis
-from orrery.bi.compose import LIST_SEPARATOR, BadPart, UnknownField, sides
+from orrery.bi.compose import LIST_SEPARATOR, BadPart, UnknownField
 from orrery.bi.context import BadReply, BIContext, Candidate
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
 from orrery.bi.decline import (
@@ -49,7 +49,7 @@ from orrery.bi.decline import missing_asked as missing_asked  # the planner's ch
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
-from orrery.bi.joins import singular
+from orrery.bi.joins import sides, singular
 from orrery.bi.profile import quote
 from orrery.bi.relax import relaxed
 from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, schema_words, stems, words
@@ -780,7 +780,7 @@ def choose_join(bi: BIContext, options: list[str], question: str, answer: str | 
     named = [j for j in options if own[j] and own[j] <= asked]
     if len(named) == 1:
         return named[0]
-    tables = " and ".join(sorted({s.strip().split(".")[0] for j in options for s in j.split("=")}))
+    tables = " and ".join(sorted(set().union(*map(sides, options))))
     return bi.ask_or_pick(
         f"join:{tables}", f"{tables} can be joined in more than one way; which do you mean", options, answer
     )
