@@ -987,6 +987,47 @@ ROUND14_PLAN = [
 ]
 
 
+ROUND15_PLAN = [
+    "",
+    "### round 15 (plan, written before any of its measures ran): the memory's cost; a misspelt value read as a filter",
+    "",
+    "(A) Cost, no behaviour change. Read before the code: the store's vector of an approved pair is the vector of"
+    " its item's text (`Item.text`: the tool, the SQL as JSON, then the question), not of its question alone, so"
+    " `_cosines` (the question against each pair's question, the floors 0.3 / 0.6 measured on those) cannot read"
+    " it without changing every cosine: reading the stored vectors is a behaviour change, not this round's. What"
+    " repeats is the same text embedded again: the question once per k asked (the store's search) and again in"
+    " `_cosines`, and each pair's question in `_cosines` for every question near it. The change: the approved"
+    " examples' store embeds through `Remembered` (orrery/recall/embed.py, added), which keeps the vector of each"
+    " text it embedded (a vector is a function of its text alone, so a kept one is never stale; the newest 4,096"
+    " texts), so each text is embedded once. Criterion, fixed before the code: with `--nearest-replay` (round 13's"
+    " protocol, the `nearest` cache on in both passes, the kept vectors emptied before each pass), texts embedded"
+    " and embed calls over the pass down by at least a third, and the same declines, pairs shown and reuse"
+    " candidates on every question (compared mechanically, `same_answers`); ms per question reported both ways with"
+    " the 1-minute load. Tests: a stored pair's question is embedded once whatever the questions asked (a counting"
+    " fake embedder); an approval and a removal between two asks still seen.",
+    "",
+    "(B) Round 14's next step (2). The rule (`value_test`, the agent's test of a lower-case word as a value word):"
+    " a word is also a value word when it names a stored value in another form: the demonym of a country a column"
+    " holds (decline.py's `demonym_held`, countryinfo's data: 'nigerian'), another form of a category's one-word"
+    " value (decline.py's `other_form`: 'european' / 'europe'), or either misspelt by one edit (optimal string"
+    " alignment, a word of 5 letters or more that is no word of MiniLM's vocabulary: 'brazillian' / 'brazilian',"
+    " 'canadien' / 'canadian'). Such a question's condition then reads 'filter' (or 'compare' for two of them"
+    " joined), so a pair without a filter does not fit it: the safer direction. General: wording, not questions;"
+    " `other_forms_off` (the bench) switches it off.",
+    "- diagnosis first, no model (`--v15-scope`): over every development question on the memory's databases"
+    " (`v15_scope`: round 14's `v14_scope` with sets #1..#18 whole: every set of bench/bi_nokeys.py's SETS, each"
+    " question once), how many questions' condition reading (`condition` with the agent's value test) changes with"
+    " the rule, and on which the pairs shown (`shown`) change. Fewer than 3 questions changed: no model run, (B)"
+    " stops there.",
+    "- the sample, fixed before the run (`v15_sample`: the questions whose pairs shown change, in `v15_scope`'s"
+    " order, at most 16), each answered with the grown memory and the rule off (the baseline) and on, primed,"
+    " `nice -n 10 timeout 1200` (cut at 20 minutes of model time; the questions answered are the ones reported).",
+    "- shipped only when (1) with the rule at least as much of the sample is right as without it and at least one"
+    " answer goes wrong -> right, (2) right -> wrong at most 2% of the questions run, and (3) no unanswerable"
+    " question answered because of it; else reverted, the numbers kept.",
+]
+
+
 ROUND14_AFTER = [
     "",
     "The result (grown_v14, its row and lines above; the baseline is the memory with the rule off): right 1 -> 0 of 3"
@@ -1873,6 +1914,7 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                 *ROUND13_DELETED,
                 *ROUND14_PLAN,
                 *ROUND14_AFTER,
+                *ROUND15_PLAN,
             ]
         ).rstrip()
         + "\n"
