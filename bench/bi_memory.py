@@ -1656,18 +1656,22 @@ class _Forgetting(dict):
 REPLAY_RUNS = ("grown_v10", "grown_v11", "grown_v12")
 
 
-def nearest_replay(tags: tuple[str, ...] = REPLAY_RUNS) -> dict[str, Any]:
-    """Round 13's measure of the `nearest` cache (no model): the questions of `tags` (one per database and question),
-    each asked of the grown memory as the agent asks before its model calls (`teach`, the decline judgment
-    `shape_decline`, the plan and SQL steps' `shown`, the reuse `candidates`), without the cache (`_Forgetting`) and
-    with it: the memory's embed calls and texts embedded, and milliseconds per question; the same answers both ways.
-    A first pass (`warm`) fills the layers' and value indexes' caches, so the two measured passes differ by the
-    cache alone."""
+class _Unremembered:
+    """`ExampleMemory`'s kept vectors switched off: every text embedded anew, as before round 15 (the search
+    embedded the question itself, `_cosines` the question and its pairs)."""
+
+    def __init__(self, embedder: Any):
+        self.embedder = embedder
+
+    def embed(self, texts: Any) -> Any:
+        return self.embedder.embed(texts)
+
+
+def _replay_setup(tags: tuple[str, ...]) -> tuple[Any, _Counted, list[dict[str, Any]], dict[str, Any]]:
+    """The grown memory with a counted embedder, the distinct questions of `tags` and a context per database."""
     from bi_nokeys import engine_for
 
     from orrery.bi.context import BIContext
-    from orrery.bi.decline import shape_decline
-    from orrery.bi.examples import _near_names, teach, value_test
 
     _, memory, _, _ = _grown_memory(FLOOR)
     counted = memory.examples.store.embedder = _Counted(memory.examples.store.embedder)
@@ -1675,21 +1679,57 @@ def nearest_replay(tags: tuple[str, ...] = REPLAY_RUNS) -> dict[str, Any]:
     contexts = {
         db: BIContext(engine_for(db), _layer(engine_for(db)), None, approved=memory) for db in {q["db"] for q in qs}
     }
+    return memory, counted, qs, contexts
+
+
+def _replay_pass(memory: Any, counted: _Counted, qs: list[dict[str, Any]], contexts: dict[str, Any]) -> tuple:
+    """Each question asked of the memory as the agent asks before its model calls (`teach`, the decline judgment
+    `shape_decline`, the plan and SQL steps' `shown`, the reuse `candidates`): the embed calls, texts embedded and
+    milliseconds per question, and what each ask answered."""
+    from orrery.bi.decline import shape_decline
+    from orrery.bi.examples import _near_names, teach, value_test
+
+    counted.calls, counted.texts = 0, 0
+    _near_names.cache_clear()  # each pass from the same state of the names' cache (round 11's)
+    t0, seen = time.perf_counter(), []
+    for q in qs:
+        bi = contexts[q["db"]]
+        teach(bi, q["question"])
+        reason = shape_decline(bi, q["question"])
+        shown = [memory.shown(q["db"], q["question"], bi.engine.dialect, value_test(bi)) for _ in range(2)]
+        reuse = memory.candidates(q["db"], q["question"])
+        seen.append([reason, [[e.id for e in s] for s in shown], [e.id for e in reuse]])
+    ms = 1000 * (time.perf_counter() - t0) / max(1, len(qs))
+    return {"embed_calls": counted.calls, "texts": counted.texts, "ms_per_question": round(ms)}, seen
+
+
+def nearest_replay(tags: tuple[str, ...] = REPLAY_RUNS) -> dict[str, Any]:
+    """Round 13's measure of the `nearest` cache (no model): the questions of `tags` (one per database and question)
+    asked of the grown memory (`_replay_pass`) without the cache (`_Forgetting`) and with it, every text embedded
+    anew in both (as round 13 ran): the memory's embed calls and texts embedded, and milliseconds per question; the
+    same answers both ways. A first pass (`warm`) fills the layers' and value indexes' caches, so the two measured
+    passes differ by the cache alone."""
+    memory, counted, qs, contexts = _replay_setup(tags)
     out: dict[str, Any] = {"runs": list(tags), "questions": len(qs)}
     for label, near in (("warm", _Forgetting()), ("before", _Forgetting()), ("after", {})):
-        memory._near, counted.calls, counted.texts = near, 0, 0
-        _near_names.cache_clear()  # each pass from the same state of the names' cache (round 11's)
-        t0, seen = time.perf_counter(), []
-        for q in qs:
-            bi = contexts[q["db"]]
-            teach(bi, q["question"])
-            reason = shape_decline(bi, q["question"])
-            shown = [memory.shown(q["db"], q["question"], bi.engine.dialect, value_test(bi)) for _ in range(2)]
-            reuse = memory.candidates(q["db"], q["question"])
-            seen.append([reason, [[e.id for e in s] for s in shown], [e.id for e in reuse]])
-        ms = 1000 * (time.perf_counter() - t0) / max(1, len(qs))
-        out[label] = {"embed_calls": counted.calls, "texts": counted.texts, "ms_per_question": round(ms)}
-        out[f"{label}_answers"] = seen
+        memory._near, memory._embedded = near, _Unremembered(counted)
+        out[label], out[f"{label}_answers"] = _replay_pass(memory, counted, qs, contexts)
+        print(label, out[label], flush=True)
+    out["same_answers"] = out.pop("before_answers") == out.pop("after_answers")
+    del out["warm"], out["warm_answers"]
+    return out
+
+
+def remembered_replay(tags: tuple[str, ...] = REPLAY_RUNS) -> dict[str, Any]:
+    """Round 15's measure of the kept vectors (`Remembered`, no model): round 13's replay with the `nearest` cache
+    on in every pass, the vectors not kept (`_Unremembered`, the code before round 15) and kept (emptied before the
+    pass); the same answers both ways, and the 1-minute load."""
+    memory, counted, qs, contexts = _replay_setup(tags)
+    out: dict[str, Any] = {"runs": list(tags), "questions": len(qs)}
+    for label, kept in (("warm", _Unremembered(counted)), ("before", _Unremembered(counted)), ("after", None)):
+        memory._near, memory._embedded = {}, kept
+        out[label], out[f"{label}_answers"] = _replay_pass(memory, counted, qs, contexts)
+        out[label]["load_1min"] = round(os.getloadavg()[0], 1)
         print(label, out[label], flush=True)
     out["same_answers"] = out.pop("before_answers") == out.pop("after_answers")
     del out["warm"], out["warm_answers"]
@@ -2200,6 +2240,7 @@ def main() -> None:
     p.add_argument("--v10", action="store_true", help="--set grown: grown_v10's sample (`v10_sample`), primed")
     p.add_argument("--v13", action="store_true", help="grown_v13's sample (`v13_sample`), primed, empty vs memory")
     p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
+    p.add_argument("--v15-replay", action="store_true", help="round 15: texts the memory embeds, vectors kept off/on")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
@@ -2209,8 +2250,9 @@ def main() -> None:
     args = p.parse_args()
     if args.ceiling or args.shaped_shown or args.reach:
         return print("\n".join(reading(args)))
-    if args.nearest_replay:
-        return _write(RESULTS / "bi_memory_nearest_replay.json", nearest_replay())
+    if args.nearest_replay or args.v15_replay:
+        name, measure = ("replay_v15", remembered_replay) if args.v15_replay else ("nearest_replay", nearest_replay)
+        return _write(RESULTS / f"bi_memory_{name}.json", measure())
     if args.diagnose:
         return diagnose((args.tag,) if args.tag != "run" else ("grown", "grown_v2"))
     if args.join:  # then the report, with the joined run in it

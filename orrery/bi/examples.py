@@ -30,7 +30,7 @@ from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import GENERIC, Semantic, schema_words, stems, words
 from orrery.errors import DataError
 from orrery.messages import Message
-from orrery.recall.embed import lazy_embedder
+from orrery.recall.embed import Remembered, lazy_embedder
 from orrery.recall.examples import ApprovedExamples, Example
 
 if TYPE_CHECKING:
@@ -78,6 +78,7 @@ class ExampleMemory:
     _near: dict[tuple[str, str, int], tuple[tuple[int, ...], list[tuple[Example, float | None]]]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _embedded: Remembered | None = field(default=None, init=False, repr=False, compare=False)
 
     def _scored(self, connection: str, question: str, k: int) -> list[tuple[Example, float | None]]:
         """The k nearest pairs (`_search`), each with its question's cosine to `question` (None without an
@@ -96,20 +97,33 @@ class ExampleMemory:
         return kept[1]
 
     def _cosines(self, question: str, found: list[Example]) -> list[float | None]:
-        embedder = self.examples.store.embedder
-        if embedder is None or self.floor is None or not found:  # no floor: nothing reads them
-            return [None] * len(found)
-        vectors = embedder.embed([question, *(e.question for e in found)])
+        if (
+            self.floor is None
+            or not found
+            or (vectors := self._embed([question, *(e.question for e in found)])) is None
+        ):
+            return [None] * len(found)  # no floor: nothing reads them
         return [float(s) for s in vectors[1:] @ vectors[0]]
+
+    def _embed(self, texts: list[str]) -> Any:
+        """The texts' vectors by the store's embedder, each text embedded once (`Remembered`: the question is
+        searched with several k and compared with its pairs, a pair is near many questions); None without one."""
+        embedder = self.examples.store.embedder
+        if embedder is None:
+            return None
+        if self._embedded is None or self._embedded.embedder is not embedder:
+            self._embedded = Remembered(embedder)
+        return self._embedded.embed(texts)
 
     def _search(self, connection: str, question: str, k: int) -> list[Example]:
         """The k nearest pairs; leave-one-out drops every pair of the same question text (case, spacing and the
         final '?' aside), whichever SQL it was approved with."""
         if not question.strip() or k <= 0 or not self.examples.has(connection):
             return []
+        vector = None if (embedded := self._embed([question])) is None else embedded[0]
         if not self.leave_one_out:
-            return self.examples.examples(connection, question, k)
-        found = self.examples.examples(connection, question, k + 3, leave_one_out=True)
+            return self.examples.examples(connection, question, k, vector=vector)
+        found = self.examples.examples(connection, question, k + 3, leave_one_out=True, vector=vector)
         same = _normal(question).lower()
         return [e for e in found if _normal(e.question).lower() != same][:k]
 

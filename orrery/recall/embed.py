@@ -185,3 +185,29 @@ def lazy_embedder() -> LazyMiniLM | None:
     if any(importlib.util.find_spec(m) is None for m in ("tokenizers", "safetensors")):
         return None
     return _LAZY
+
+
+class Remembered:
+    """An embedder that keeps the vector of each text it embedded (the newest `size` texts) and embeds only the
+    texts it has not: a vector is a function of its text alone, so a kept one is never stale. The approved
+    examples' store embeds through one (it embedded the question once per k searched and again beside its
+    nearest pairs, and each pair's question again for every question near it)."""
+
+    def __init__(self, embedder: Any, size: int = 4096):
+        self.embedder, self.size = embedder, size
+        self.name = getattr(embedder, "name", type(embedder).__name__)
+        self._kept: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return self.embedder.embed(texts)
+        with self._lock:
+            found = {t: self._kept[t] for t in texts if t in self._kept}
+        if new := [t for t in dict.fromkeys(texts) if t not in found]:
+            found.update(zip(new, self.embedder.embed(new), strict=True))
+            with self._lock:
+                if len(self._kept) + len(new) > self.size:
+                    self._kept.clear()
+                self._kept.update((t, found[t]) for t in new)
+        return np.stack([found[t] for t in texts])

@@ -68,10 +68,14 @@ class ApprovedExamples:
         question, sql = _checked(question, sql)
         return sum(self.store.remove(self._scope(connection), e.id) for e in self._same(connection, question, sql))
 
-    def examples(self, connection: str, question: str, k: int = 3, *, leave_one_out: bool = False) -> list[Example]:
-        """The k approved pairs nearest to `question`; `leave_one_out` leaves out a pair of the very same question."""
+    def examples(
+        self, connection: str, question: str, k: int = 3, *, leave_one_out: bool = False, vector: Any = None
+    ) -> list[Example]:
+        """The k approved pairs nearest to `question`; `leave_one_out` leaves out a pair of the very same question;
+        `vector`: the question's, when the caller has it (not embedded again)."""
+        exclude = question.strip() if leave_one_out else None
         items = self.store.search(
-            self._scope(connection), question, k, kinds=["example"], exclude=question.strip() if leave_one_out else None
+            self._scope(connection), question, k, kinds=["example"], exclude=exclude, vector=vector
         )
         return [_example(i) for i in items]
 

@@ -269,9 +269,11 @@ class MemoryStore:
         threads: Literal["one", "all"] = "one",
         mode: Mode = "fused",
         exclude: str | None = None,
+        vector: np.ndarray | None = None,
     ) -> list[Item]:
         """The `k` items of the scope most relevant to `query`: full text, vectors (with an embedder), or both
-        fused. `exclude` drops items whose content equals it (a question never retrieves itself)."""
+        fused. `exclude` drops items whose content equals it (a question never retrieves itself); `vector` is the
+        query's, when the caller has it (not embedded again)."""
         if mode == "vector" and self.embedder is None:
             raise ConfigError("vector search needs an embedder: open the store with embedder=...")
         where, params = self._where(scope, kinds, threads)
@@ -279,7 +281,10 @@ class MemoryStore:
             where += " AND m.content <> ?"
             params.append(exclude)
         pool = max(4 * k, 20)
-        vector = self.embedder.embed([query])[0] if mode != "fts" and self.embedder is not None else None
+        if mode == "fts" or self.embedder is None:
+            vector = None
+        elif vector is None:
+            vector = self.embedder.embed([query])[0]
         with self._tx(write=False) as cur:
             rankings = []
             if mode in ("fused", "fts") and (words := fts_words(query)):

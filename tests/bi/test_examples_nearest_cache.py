@@ -1,6 +1,7 @@
 """`ExampleMemory.nearest` keeps its answer per (connection, question, k) while the connection's stored pairs are
 the same ones: asked again, nothing is embedded; an approval or a removal between two asks (through any store
-object on the same database) is seen by the next one."""
+object on the same database) is seen by the next one. Each text is embedded once (round 15): the question for all
+its searches and cosines, a pair's question for every question near it."""
 
 from __future__ import annotations
 
@@ -17,11 +18,13 @@ class Counting:
 
     def __init__(self):
         self.texts = 0
+        self.given: list[str] = []
 
     def embed(self, texts):
         import numpy as np
 
         self.texts += len(texts)
+        self.given += texts
         rows = np.array([[float(w in t.lower()) for w in self.VOCAB] for t in texts]) + 1e-9
         return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
@@ -62,3 +65,16 @@ def test_the_answer_is_kept_per_connection_and_question(tmp_path):
     assert memory.nearest("tpch", ASKED)
     assert memory.nearest("chinook", ASKED) == []  # another connection's pairs never count
     assert memory.nearest("tpch", "List the names") == []  # another question: its own search (below the floor)
+
+
+def test_a_stored_pair_is_embedded_once_whatever_is_asked(tmp_path):
+    memory, embedder = memory_of(tmp_path)
+    memory.examples.approve("tpch", "How many customers are there in all?", "SELECT count(*) FROM customer")
+    embedder.given.clear()  # what the approvals embedded (the stored items' texts)
+    for question in (ASKED, "How many orders do we have?", "List the names of customers"):
+        memory.nearest("tpch", question)
+        memory.shown("tpch", question)  # another k: another search of the same question
+        memory.candidates("tpch", question)
+    assert embedder.given.count("How many orders are there?") == 1
+    assert embedder.given.count("How many customers are there in all?") == 1
+    assert embedder.given.count(ASKED) == 1  # the question once for its three searches and its cosines

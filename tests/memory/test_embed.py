@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import zipfile
 
+import numpy as np
 import pytest
 
 from orrery.errors import ConfigError
@@ -67,3 +68,35 @@ def test_vector_search_finds_the_paraphrase_full_text_misses_and_fusion_keeps_it
     assert store.search(s, query, 1, mode="vector")[0].content == "How many customers are there?"
     assert store.search(s, query, 1)[0].content == "How many customers are there?"
     assert store.search(s, "customers", 1, mode="fts")[0].content == "How many customers are there?"
+
+
+class Listing:
+    """A fake embedder: each text's length and its number of spaces, recording the texts it was given."""
+
+    name = "listing"
+
+    def __init__(self):
+        self.given: list[str] = []
+
+    def embed(self, texts):
+        self.given += texts
+        return np.array([[len(t), t.count(" ")] for t in texts], np.float32)
+
+
+def test_remembered_embeds_each_text_once_and_answers_in_the_order_asked():
+    inner = Listing()
+    kept = embed_module.Remembered(inner)
+    first = kept.embed(["a b", "abc"])
+    again = kept.embed(["abc", "x", "a b", "x"])
+    assert inner.given == ["a b", "abc", "x"]  # 'x' asked twice in one call: embedded once
+    assert again.tolist() == [first[1].tolist(), [1, 0], first[0].tolist(), [1, 0]]
+    assert kept.embed([]).shape[0] == 0
+
+
+def test_remembered_keeps_at_most_its_size():
+    inner = Listing()
+    kept = embed_module.Remembered(inner, size=2)
+    kept.embed(["a", "b"])
+    kept.embed(["c"])  # over the size: the kept vectors are let go
+    kept.embed(["a"])
+    assert inner.given == ["a", "b", "c", "a"]

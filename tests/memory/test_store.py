@@ -100,3 +100,24 @@ def test_reciprocal_rank_fusion_rewards_agreement():
     fused = dict(fuse([1, 2, 3], [3, 1, 4]))
     assert fused[1] > fused[3] > fused[2] > fused[4]
     assert fused[1] == pytest.approx(1 / 61 + 1 / 62)
+
+
+def test_a_search_given_the_querys_vector_does_not_embed_it(tmp_path):
+    class Counting:
+        name, calls = "counting", 0
+
+        def embed(self, texts):
+            import numpy as np
+
+            self.calls += 1
+            return np.ones((len(texts), 2), np.float32) / np.sqrt(2)
+
+    embedder = Counting()
+    store = open_memory(tmp_path / "m.db", embedder=embedder)
+    store.add(Scope(), [Item("turn", "the orders of March")])
+    vector = embedder.embed(["orders"])[0]
+    embedder.calls = 0
+    assert [i.content for i in store.search(Scope(), "orders", 1, mode="vector", vector=vector)] == [
+        "the orders of March"
+    ]
+    assert embedder.calls == 0
