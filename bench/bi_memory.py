@@ -79,6 +79,7 @@ greedily), seconds per question with the memory on and off, the load average.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -86,6 +87,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -1634,6 +1636,59 @@ def v13_sample() -> list[dict[str, Any]]:
     return [q | {"part": "heldout16"} for q in later(["heldout16"], set())]
 
 
+def v15_scope() -> list[dict[str, Any]]:
+    """Every development question on the memory's databases (sets #1..#18): round 14's scope (held-out #16's, the
+    stored sets', held-out #13-#15's) then every other set of bench/bi_nokeys.py's SETS, each question once."""
+    from bi_nokeys import SETS
+
+    keys = ("set", "db", "question", "gold")
+    held = {p["db"] for p in approved_pairs(stored_answers())}
+    rest = [{k: q[k] for k in keys} for q in stored_answers() if q["db"] in held]
+    sets = [s for s in SETS if s != "heldout19"]  # held-out #19 is the lead's, never read here
+    every = [*v13_sample(), *rest, *later(["heldout13", "heldout14", "heldout15"], set()), *later(sets, set())]
+    seen: set[tuple[str, str]] = set()
+    return [q for q in every if (q["db"], q["question"]) not in seen and not seen.add((q["db"], q["question"]))]
+
+
+@contextlib.contextmanager
+def other_forms_off() -> Iterator[None]:
+    """Round 15's rule switched off: a demonym, another form or a misspelling of a stored value is no value word."""
+    from orrery.bi import examples
+
+    saved = examples._other_form_held  # the value tests read it at each word: kept ones are switched off too
+    examples._other_form_held = lambda *_: False
+    try:
+        yield
+    finally:
+        examples._other_form_held = saved
+
+
+def v15_diagnosis() -> dict[str, Any]:
+    """Round 15's diagnosis (no model): over `v15_scope`, the questions whose condition (`condition` with the agent's
+    value test) and whose pairs shown (`shown`) change with the rule on."""
+    from bi_nokeys import engine_for
+
+    from orrery.bi.context import BIContext
+    from orrery.bi.examples import condition, value_test
+
+    _, memory, _, _ = _grown_memory(FLOOR)
+    scope, changed = v15_scope(), []
+    for q in scope:
+        engine = engine_for(q["db"])
+        test = _VALUED.setdefault(engine.name, value_test(BIContext(engine, _layer(engine), None)))  # as `shown`'s
+        read = []
+        for off in (True, False):
+            with other_forms_off() if off else contextlib.nullcontext():
+                read.append((condition(q["question"], test), shown(memory, q, engine)))
+        if read[0] != read[1]:
+            changed.append(q | {"off": read[0], "on": read[1], "unanswerable": q["gold"] is None})
+            print(q["db"], q["question"], read[0], "->", read[1], flush=True)
+    shown_changed = [c for c in changed if c["off"][1] != c["on"][1]]
+    return {"scope": len(scope), "condition_changed": len(changed), "shown_changed": len(shown_changed)} | {
+        "questions": changed
+    }
+
+
 class _Counted:
     """The memory's embedder, counting its calls and the texts it embeds."""
 
@@ -2210,6 +2265,13 @@ def reading(args: argparse.Namespace) -> list[str]:
     return lines
 
 
+MEASURES = {  # results/bi_memory_NAME.json -> (the flag, the measure): no model
+    "nearest_replay": ("nearest_replay", nearest_replay),
+    "replay_v15": ("v15_replay", remembered_replay),
+    "scope_v15": ("v15_scope", v15_diagnosis),
+}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--llm", default=None, help="model spec (default: the embedded model)")
@@ -2241,6 +2303,7 @@ def main() -> None:
     p.add_argument("--v13", action="store_true", help="grown_v13's sample (`v13_sample`), primed, empty vs memory")
     p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
     p.add_argument("--v15-replay", action="store_true", help="round 15: texts the memory embeds, vectors kept off/on")
+    p.add_argument("--v15-scope", action="store_true", help="round 15's diagnosis: what the value-word rule changes")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
@@ -2250,9 +2313,8 @@ def main() -> None:
     args = p.parse_args()
     if args.ceiling or args.shaped_shown or args.reach:
         return print("\n".join(reading(args)))
-    if args.nearest_replay or args.v15_replay:
-        name, measure = ("replay_v15", remembered_replay) if args.v15_replay else ("nearest_replay", nearest_replay)
-        return _write(RESULTS / f"bi_memory_{name}.json", measure())
+    if name := next((n for n, (flag, _) in MEASURES.items() if getattr(args, flag)), None):  # a measure, no model
+        return _write(RESULTS / f"bi_memory_{name}.json", MEASURES[name][1]())
     if args.diagnose:
         return diagnose((args.tag,) if args.tag != "run" else ("grown", "grown_v2"))
     if args.join:  # then the report, with the joined run in it
