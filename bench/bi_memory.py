@@ -79,7 +79,6 @@ greedily), seconds per question with the memory on and off, the load average.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import json
 import os
@@ -87,7 +86,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -1030,6 +1028,52 @@ ROUND15_PLAN = [
 ]
 
 
+ROUND15_AFTER = [
+    "",
+    "(A), the result (`--v15-replay`, bench/results/bi_memory_replay_v15.json; no model): the 57 distinct questions"
+    " of grown_v10..grown_v12, the `nearest` cache on in both passes: embed calls 217 -> 112 (-48%), texts embedded"
+    " 831 -> 331 (-60%), 322 -> 171 ms per question (1-minute load 3.7 / 4.0, other helpers beside it: not"
+    " quiet-machine times), the same declines, pairs shown and reuse candidates on all 57 (`same_answers`)."
+    " Criterion met; shipped. What it is: `Remembered` (orrery/recall/embed.py, added; embed.py's other names"
+    " unchanged), held by `ExampleMemory` (`_embed`), and the question's vector passed to the store's search"
+    " (`vector=` of `MemoryStore.search` and `ApprovedExamples.examples`), so the question is embedded once for its"
+    " searches (k = 6, 12, 8 with leave-one-out) and its cosines, and a pair's question once for every question"
+    " near it. The store's embedder stays the process's one MiniLM (the decline check shares it). Not done: reading"
+    " the stored vectors (they are of the pair's item text, its SQL included: every cosine would change, and the"
+    " floors were measured on question-to-question cosines). What is left per question (about 2 calls, 6 texts):"
+    " the question, the pairs no earlier question was near, and the names `_reads` compares a term with"
+    " (`_near_names`, emptied before each pass).",
+    "",
+    "(B), the diagnosis (no model; at 916f42f: `--v15-scope`, bench/results/bi_memory_scope_v15.json): of the 788"
+    " development questions on the memory's databases (`v15_scope`, sets #1..#18), the rule changes the condition"
+    " reading of 12 and the pairs shown on 1. That one: held-out #9's 'for the year 2000 give me japanese, brazilian"
+    " and nigerian life expectancy' (answerable) reads 'compare' (three demonyms joined) in place of 'none' and is"
+    " shown 2 pairs in place of none ('how's life expectancy in Japan compared to India in 2000?', 'life expectancy:"
+    " nigeria vs kenya, 1990'): the rule lets pairs in there, the opposite of the direction it was meant for. The"
+    " question it was meant for, 'brazillian buyers - typical invoice amount (mean)', now reads 'filter' but is"
+    " shown no pair either way: with round 14's rule reverted, the shape rules already keep 'What is the average"
+    " invoice total?' from it ('total' read as a sum), so nothing was left to keep out. The other 10 ('How many"
+    " trucks does each supplier own?', 'european nations + how many custs each one has', 'germans plus french -"
+    " total customer count', 'heaviest european car', 'msrp for fords in 1975', ...; 4 unanswerable) are shown no"
+    " pair either way. The condition reaches the model only through the pairs shown (`_compares`, the taught"
+    " filters' reading, calls `condition` without the value test), so 1 question's input changes: fewer than 3,"
+    " no model run, (B) stops there and the rule is not shipped (reverted: examples.py as at 1790f9c; the rule,"
+    " its tests, `v15_scope`, `other_forms_off` and `--v15-scope` are at 916f42f). A first diagnosis run matched"
+    " other forms against every word of a category's value, not its one-word values as the plan says: 14 / 2"
+    " (bench/results/bi_memory_scope_v15_anyword.json), the second being 'how many sub-saharan african countries"
+    " are listed' shown 'How many countries are in Sub-Saharan Africa?', and 'units sold per shipping mode' read as"
+    " a filter through 'united' of 'United States' (the over-firing the one-word restriction avoids).",
+    "",
+    "Next: (1) a misspelt or adjectival value word matters to the pairs shown only when a near pair passes every"
+    " other check, which on this memory and these 788 questions happens once: leave the value test as it is"
+    " unless a memory with many filtered pairs near such wording shows more; (2) 'germans plus french' reads one"
+    " filter, not a comparison ('plus' is no joining word of `JOINED`): a reading to check on the scope before any"
+    " run; (3) cost: what is left is one embed per new text; the"
+    " `_near_names` names could be kept by the same `Remembered` (one call per question fewer), small beside a"
+    " model call.",
+]
+
+
 ROUND14_AFTER = [
     "",
     "The result (grown_v14, its row and lines above; the baseline is the memory with the rule off): right 1 -> 0 of 3"
@@ -1636,59 +1680,6 @@ def v13_sample() -> list[dict[str, Any]]:
     return [q | {"part": "heldout16"} for q in later(["heldout16"], set())]
 
 
-def v15_scope() -> list[dict[str, Any]]:
-    """Every development question on the memory's databases (sets #1..#18): round 14's scope (held-out #16's, the
-    stored sets', held-out #13-#15's) then every other set of bench/bi_nokeys.py's SETS, each question once."""
-    from bi_nokeys import SETS
-
-    keys = ("set", "db", "question", "gold")
-    held = {p["db"] for p in approved_pairs(stored_answers())}
-    rest = [{k: q[k] for k in keys} for q in stored_answers() if q["db"] in held]
-    sets = [s for s in SETS if s != "heldout19"]  # held-out #19 is the lead's, never read here
-    every = [*v13_sample(), *rest, *later(["heldout13", "heldout14", "heldout15"], set()), *later(sets, set())]
-    seen: set[tuple[str, str]] = set()
-    return [q for q in every if (q["db"], q["question"]) not in seen and not seen.add((q["db"], q["question"]))]
-
-
-@contextlib.contextmanager
-def other_forms_off() -> Iterator[None]:
-    """Round 15's rule switched off: a demonym, another form or a misspelling of a stored value is no value word."""
-    from orrery.bi import examples
-
-    saved = examples._other_form_held  # the value tests read it at each word: kept ones are switched off too
-    examples._other_form_held = lambda *_: False
-    try:
-        yield
-    finally:
-        examples._other_form_held = saved
-
-
-def v15_diagnosis() -> dict[str, Any]:
-    """Round 15's diagnosis (no model): over `v15_scope`, the questions whose condition (`condition` with the agent's
-    value test) and whose pairs shown (`shown`) change with the rule on."""
-    from bi_nokeys import engine_for
-
-    from orrery.bi.context import BIContext
-    from orrery.bi.examples import condition, value_test
-
-    _, memory, _, _ = _grown_memory(FLOOR)
-    scope, changed = v15_scope(), []
-    for q in scope:
-        engine = engine_for(q["db"])
-        test = _VALUED.setdefault(engine.name, value_test(BIContext(engine, _layer(engine), None)))  # as `shown`'s
-        read = []
-        for off in (True, False):
-            with other_forms_off() if off else contextlib.nullcontext():
-                read.append((condition(q["question"], test), shown(memory, q, engine)))
-        if read[0] != read[1]:
-            changed.append(q | {"off": read[0], "on": read[1], "unanswerable": q["gold"] is None})
-            print(q["db"], q["question"], read[0], "->", read[1], flush=True)
-    shown_changed = [c for c in changed if c["off"][1] != c["on"][1]]
-    return {"scope": len(scope), "condition_changed": len(changed), "shown_changed": len(shown_changed)} | {
-        "questions": changed
-    }
-
-
 class _Counted:
     """The memory's embedder, counting its calls and the texts it embeds."""
 
@@ -2010,6 +2001,7 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                 *ROUND14_PLAN,
                 *ROUND14_AFTER,
                 *ROUND15_PLAN,
+                *ROUND15_AFTER,
             ]
         ).rstrip()
         + "\n"
@@ -2265,13 +2257,6 @@ def reading(args: argparse.Namespace) -> list[str]:
     return lines
 
 
-MEASURES = {  # results/bi_memory_NAME.json -> (the flag, the measure): no model
-    "nearest_replay": ("nearest_replay", nearest_replay),
-    "replay_v15": ("v15_replay", remembered_replay),
-    "scope_v15": ("v15_scope", v15_diagnosis),
-}
-
-
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--llm", default=None, help="model spec (default: the embedded model)")
@@ -2303,7 +2288,6 @@ def main() -> None:
     p.add_argument("--v13", action="store_true", help="grown_v13's sample (`v13_sample`), primed, empty vs memory")
     p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
     p.add_argument("--v15-replay", action="store_true", help="round 15: texts the memory embeds, vectors kept off/on")
-    p.add_argument("--v15-scope", action="store_true", help="round 15's diagnosis: what the value-word rule changes")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
     p.add_argument("--determinism", action="store_true", help="DETERMINISM asked 3 times each, primed and cached")
     p.add_argument("--report", action="store_true", help="only write bi_memory.md and results/bi_memory.json")
@@ -2313,8 +2297,9 @@ def main() -> None:
     args = p.parse_args()
     if args.ceiling or args.shaped_shown or args.reach:
         return print("\n".join(reading(args)))
-    if name := next((n for n, (flag, _) in MEASURES.items() if getattr(args, flag)), None):  # a measure, no model
-        return _write(RESULTS / f"bi_memory_{name}.json", MEASURES[name][1]())
+    if args.nearest_replay or args.v15_replay:
+        name, measure = ("replay_v15", remembered_replay) if args.v15_replay else ("nearest_replay", nearest_replay)
+        return _write(RESULTS / f"bi_memory_{name}.json", measure())
     if args.diagnose:
         return diagnose((args.tag,) if args.tag != "run" else ("grown", "grown_v2"))
     if args.join:  # then the report, with the joined run in it

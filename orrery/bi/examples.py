@@ -20,22 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import sqlglot
-from rapidfuzz import process
-from rapidfuzz.distance import OSA
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.apps import ID_PATTERN
-from orrery.bi.decline import (
-    GRAMMAR,
-    TYPO_MIN,
-    _dictionary,
-    categories,
-    demonym_held,
-    named_values,
-    other_form,
-    user_wrote,
-)
+from orrery.bi.decline import GRAMMAR, categories, named_values, user_wrote
 from orrery.bi.joins import singular
 from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import GENERIC, Semantic, schema_words, stems, words
@@ -336,12 +325,10 @@ def _mentions(question: str, valued: Valued) -> set[tuple[int, int, str]]:
 
 def value_test(bi: BIContext) -> Callable[[str], bool]:
     """Whether a lower-case word of a question is a word of a value of one of the connection's categories
-    (`_category_words`), or names a stored value in another form (`_other_form_held`), and is no name of its layer:
-    bench/bi_memory.md's grown_v3 showed 'How many airports are there?' for 'How many large airports are there?'
-    ('large' of 'large_airport' is a filter) and the model grouped by type."""
+    (`_category_words`) and no name of its layer: bench/bi_memory.md's grown_v3 showed 'How many airports are there?' for 'How many
+    large airports are there?' ('large' of 'large_airport' is a filter) and the model grouped by type."""
     names = schema_words(bi.semantic)
     held: set[str] = set()
-    single: set[str] = set()
 
     def test(word: str) -> bool:
         w = word.lower()
@@ -349,25 +336,9 @@ def value_test(bi: BIContext) -> Callable[[str], bool]:
             return False
         if not held:  # the value index is read from the database at the first word that needs it
             held.update(_category_words(bi) or {""})
-            single.update(t for t in categories(bi) if re.fullmatch(r"[a-z0-9]+", t))
-        return w in held or _other_form_held(bi, w, single)
+        return w in held
 
     return test
-
-
-def _other_form_held(bi: BIContext, word: str, single: set[str]) -> bool:
-    """Whether a lower-case word names a stored value in another form: the demonym of a country a column holds
-    ('nigerian'), another form of a category's one-word value (`single`: 'european' / 'europe'), or either
-    misspelt by one edit, a word of TYPO_MIN letters or more that is no English word ('brazillian', 'canadien').
-    bench/bi_memory.md's grown_v14: 'brazillian buyers - typical invoice amount' read as no filter was shown a
-    pair without one, and its answer lost the Brazil filter."""
-    if demonym_held(bi, word) or any(other_form(word, v) for v in single if v[:4] == word[:4]):
-        return True
-    english = _dictionary()
-    if len(word) < TYPO_MIN or word in english:
-        return False
-    near = process.extract(word, english, scorer=OSA.distance, score_cutoff=1, limit=None)
-    return any(_other_form_held(bi, n, single) for n, _, _ in near)
 
 
 def _category_words(bi: BIContext) -> set[str]:
