@@ -109,6 +109,7 @@ The database of held-out set #17 (bench/bi_heldout17.py), microbiology, built th
   its first word, `gram_stn` POS/NEG) and `drugs` (`drug_code` PEN/STM/NEO, `drug_nm`, `drug_cls`
   beta-lactam/aminoglycoside, written here). `mic_results.bact_id` holds an `organisms.org_no` and
   `mic_results.abx_cd` a `drugs.drug_code`.
+
 The database of held-out set #18 (bench/bi_heldout18.py), higher education, built the same way:
 
 - degrees: bokeh-sampledata's degrees (the percentage of U.S. bachelor's degrees earned by women in 17 fields,
@@ -118,6 +119,20 @@ The database of held-out set #18 (bench/bi_heldout18.py), higher education, buil
   (`field_code` AGR/ARC/ART/BIO/BUS/CMJ/CSC/EDU/ENG/ENL/FLG/HLT/MTH/PHS/PSY/PAD/SSH, `field_nm` as the source
   writes it, "Math and Statistics", `stem_flg` Y/N and `div_nm` the broad division, written here).
   `ba_f_share.fld_cd` holds a `study_fields.field_code`.
+
+The database of held-out set #19 (bench/bi_heldout19.py), election polling, built the same way:
+
+- election: statsmodels' anes96 dataset (944 respondents of the 1996 American National Election Study; public
+  domain, as statsmodels states) split in three: `svy_resp` (`resp_id` 1-944 in the source's order,
+  `plc_pop_k` the population of the respondent's Census place in thousands, `tv_news_dpw` the days a week the
+  respondent watches TV news, `lr_self` `lr_clinton` `lr_dole` the respondent's placement of self, Clinton and
+  Dole on the source's seven-point scale from 1 extremely liberal to 7 extremely conservative, `pid_cd` the
+  party identification code, `age_yrs`, `edu_lvl` the education code, `hh_inc_min` the lower bound of the
+  household's income bracket in dollars, `vote_pref` Clinton/Dole the expected vote; logpopul dropped),
+  `party_ids` (`party_code` 0-6, `party_desc` as the source writes it, "Independent-Democrat", `pty_grp`
+  Democrat/Independent/Republican, leaners counted independent, written here) and `edu_levels` (`edu_code`
+  1-7, `edu_desc` as the source writes it, "Some high school", `coll_grad` Y/N, written here).
+  `svy_resp.pid_cd` holds a `party_ids.party_code` and `svy_resp.edu_lvl` an `edu_levels.edu_code`.
 
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
@@ -144,6 +159,42 @@ HELDOUT15_DATABASES = ("glass",)
 HELDOUT16_DATABASES = ("capex",)
 HELDOUT17_DATABASES = ("abx",)
 HELDOUT18_DATABASES = ("degrees",)
+HELDOUT19_DATABASES = ("election",)
+# the 1996 election study's party identification scale (codes and labels as the source lists them), each
+# grouped in three as the study's summary does (leaners with the independents)
+PARTY_IDS = pd.DataFrame(
+    [
+        (0, "Strong Democrat", "Democrat"),
+        (1, "Weak Democrat", "Democrat"),
+        (2, "Independent-Democrat", "Independent"),
+        (3, "Independent-Independent", "Independent"),
+        (4, "Independent-Republican", "Independent"),
+        (5, "Weak Republican", "Republican"),
+        (6, "Strong Republican", "Republican"),
+    ],
+    columns=["party_code", "party_desc", "pty_grp"],
+)
+# its education codes as the source lists them, with a college degree flag
+EDU_LEVELS = pd.DataFrame(
+    [
+        (1, "1-8 grades", "N"),
+        (2, "Some high school", "N"),
+        (3, "High school graduate", "N"),
+        (4, "Some college", "N"),
+        (5, "College degree", "Y"),
+        (6, "Master's degree", "Y"),
+        (7, "PhD", "Y"),
+    ],
+    columns=["edu_code", "edu_desc", "coll_grad"],
+)
+# the lower bound in dollars of each of its 24 household income brackets (1: none or less than $2,999)
+INCOME_FLOORS = dict(
+    enumerate(
+        [0, 3000, 5000, 7000, 9000, 10000, 11000, 12000, 13000, 14000, 15000, 17000]
+        + [20000, 22000, 25000, 30000, 35000, 40000, 45000, 50000, 60000, 75000, 90000, 105000],
+        start=1,
+    )
+)
 # the 17 fields of the degrees data under short codes, with a STEM flag and a broad division of each
 STUDY_FIELDS = pd.DataFrame(
     [
@@ -493,6 +544,30 @@ def _degrees(path: Path) -> None:
         _write(con, {"ba_f_share": shares.sort_values(["acad_yr", "fld_cd"]), "study_fields": STUDY_FIELDS})
 
 
+def _election(path: Path) -> None:
+    from statsmodels.datasets import anes96
+
+    data = anes96.load_pandas().data
+    resp = pd.DataFrame(
+        {
+            "resp_id": range(1, len(data) + 1),
+            "plc_pop_k": data["popul"],
+            "tv_news_dpw": data["TVnews"].astype(int),
+            "lr_self": data["selfLR"].astype(int),
+            "lr_clinton": data["ClinLR"].astype(int),
+            "lr_dole": data["DoleLR"].astype(int),
+            "pid_cd": data["PID"].astype(int),
+            "age_yrs": data["age"].astype(int),
+            "edu_lvl": data["educ"].astype(int),
+            "hh_inc_min": data["income"].astype(int).map(INCOME_FLOORS),
+            "vote_pref": data["vote"].map({0: "Clinton", 1: "Dole"}),
+        }
+    )
+    assert resp.notna().all().all()
+    with sqlite3.connect(path) as con:
+        _write(con, {"svy_resp": resp, "party_ids": PARTY_IDS, "edu_levels": EDU_LEVELS})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -509,6 +584,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "capex": _capex,
     "abx": _abx,
     "degrees": _degrees,
+    "election": _election,
 }
 
 
@@ -542,5 +618,6 @@ if __name__ == "__main__":
         *HELDOUT16_DATABASES,
         *HELDOUT17_DATABASES,
         *HELDOUT18_DATABASES,
+        *HELDOUT19_DATABASES,
     ):
         print(db, path_of(db))
