@@ -288,17 +288,14 @@ def scanned_value(bi: BIContext, mention: str) -> Candidate | None:
     values: omdb's 3,950 directors are not indexed, so 'spielberg' is 'Steven Spielberg' only in the data): one
     bounded query per such column (its first COUNT_CAP rows) for the values holding each of the mention's words
     (less the schema's: 'films') as a whole word, a name (`_a_name_holding`). The column with the most
-    such rows holds it, as its most frequent value, unless the question names another of them by a word of the same
-    start ('written by Woody Allen': `Writer`, not the directors who hold him more often); a tie between columns or
-    values is not guessed."""
+    such rows holds it, as its most frequent value; a tie between columns or values is not guessed."""
     said = [w for w in re.findall(r"[^\W\d_]{3,}", mention.lower()) if singular(w) not in schema_words(bi.semantic)]
     asked = re.search(rf"\b(?:which|what)\s+(?:\w+\s+)?(?:{'|'.join(said)})\b", bi.question, re.I) if said else None
     if not said or asked:  # 'which production company': what the user asks to be found, not a name they give
         return None
     indexed = set(bi.semantic.value_columns())
     likes = " AND ".join(f"lower(v) LIKE {exp.Literal.string(f'%{w}%').sql(bi.engine.dialect)}" for w in said)
-    starts = {w[:4] for w in re.findall(r"[a-z]{5,}", bi.question.lower())}  # 'written' names `Writer`
-    found = []  # (named by the question, rows, [(rows, value)], table, column)
+    found = []  # (rows, [(rows, value)], table, column)
     for table, column, info in bi.semantic.columns():
         if (table, column) in indexed or not _TEXT_TYPE.match(str(info.get("type", ""))):
             continue
@@ -309,12 +306,11 @@ def scanned_value(bi: BIContext, mention: str) -> Candidate | None:
         rows = bi.engine.execute(sql, max_rows=20).rows
         whole = [(n, str(v)) for v, n in rows if _a_name_holding(str(v).lower(), said)]
         if whole:
-            named = any(w[:4] in starts for w in words(column).split())
-            found.append((named, sum(n for n, _ in whole), whole, table, column))
-    found.sort(key=lambda f: (not f[0], -f[1]))
-    if not found or (len(found) > 1 and found[1][:2] == found[0][:2]):
+            found.append((sum(n for n, _ in whole), whole, table, column))
+    found.sort(key=lambda f: -f[0])
+    if not found or (len(found) > 1 and found[1][0] == found[0][0]):
         return None
-    _, _, whole, table, column = found[0]
+    _, whole, table, column = found[0]
     if len(whole) > 1 and whole[1][0] == whole[0][0]:
         return None
     return Candidate(whole[0][1], table, column, 100.0)
