@@ -537,11 +537,6 @@ def _mention_of(semantic: Semantic, col: exp.Column, value: str, text: str) -> b
     return bool(extra) and {singular(w) for w in extra} <= schema_words(semantic)
 
 
-def _part_of(text: str, value: str) -> bool:
-    """Whether `text` is some of the words of `value`, not all ('spielberg' of 'steven spielberg')."""
-    return set(text.split()) < set(value.split())
-
-
 def _unasked_number(cond: exp.Expression, question: str) -> bool:
     """`column <op> number` (a number other than 0 or 1: a sign, a flag) in a question that writes no number at
     all ('Average mpg of the European cars ...': the model's `mpg > 30`): a filter nobody asked for. No gold
@@ -578,13 +573,8 @@ def _invented(
         return key and not any(re.search(rf"\b{re.escape(v.this)}\b", q) for v in lits)
     table = _owner(semantic, col) or ""
     texts = [v.this.strip("%").lower() for v in lits]
-    mine = (table, col.name.lower())
-    if any(
-        _mention_of(semantic, col, r, t) or _part_of(t, r) and mine in on for r, on in resolved.items() for t in texts
-    ):
-        # "fips = 'Cook County'" beside the resolved 'Cook': the user's words, filtered elsewhere; "director =
-        # 'Spielberg'" beside the resolved 'Steven Spielberg' of that column: that one filters
-        return True
+    if any(_mention_of(semantic, col, r, t) for r in resolved for t in texts):
+        return True  # "fips = 'Cook County'" beside the resolved 'Cook': the user's words, filtered elsewhere
     if any(t in resolved for t in texts):
         return not any((table, col.name.lower()) in resolved.get(t, ()) for t in texts)
     info = semantic.tables[table]["columns"] if table else {}

@@ -50,7 +50,7 @@ from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
 from orrery.bi.joins import sides, singular
-from orrery.bi.profile import COUNT_CAP, quote
+from orrery.bi.profile import quote
 from orrery.bi.relax import relaxed
 from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, schema_words, stems, words
 from orrery.errors import ToolError
@@ -242,11 +242,6 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
             for c in found
             if c.score >= MATCH and shares_word(mention, str(c.value)) and not _names_its_field(bi, mention, c)
         ] or _in_other_form(by_stem(), mention)
-        if not good and (scanned := scanned_value(bi, mention)):
-            resolved.append(
-                {"mention": mention, "table": scanned.table, "column": scanned.column, "value": scanned.value}
-            )
-            continue
         if not good:
             unresolved.append(mention)
             continue
@@ -281,50 +276,6 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
             if (r["table"], r["column"], str(r["value"])) not in have
         ]
     return {"resolved": resolved, "unresolved": unresolved}
-
-
-def scanned_value(bi: BIContext, mention: str) -> Candidate | None:
-    """A name the value index does not hold, found in a text column it leaves out (it caps a column's distinct
-    values: omdb's 3,950 directors are not indexed, so 'spielberg' is 'Steven Spielberg' only in the data): one
-    bounded query per such column (its first COUNT_CAP rows) for the values holding each of the mention's words
-    (less the schema's: 'films') as a whole word, a name (`_a_name_holding`). The column with the most
-    such rows holds it, as its most frequent value; a tie between columns or values is not guessed."""
-    said = [w for w in re.findall(r"[^\W\d_]{3,}", mention.lower()) if singular(w) not in schema_words(bi.semantic)]
-    asked = re.search(rf"\b(?:which|what)\s+(?:\w+\s+)?(?:{'|'.join(said)})\b", bi.question, re.I) if said else None
-    if not said or asked:  # 'which production company': what the user asks to be found, not a name they give
-        return None
-    indexed = set(bi.semantic.value_columns())
-    likes = " AND ".join(f"lower(v) LIKE {exp.Literal.string(f'%{w}%').sql(bi.engine.dialect)}" for w in said)
-    found = []  # (rows, [(rows, value)], table, column)
-    for table, column, info in bi.semantic.columns():
-        if (table, column) in indexed or not _TEXT_TYPE.match(str(info.get("type", ""))):
-            continue
-        sql = (
-            f"SELECT v, COUNT(*) FROM (SELECT {quote(bi.engine, column)} AS v FROM {quote(bi.engine, table)} "
-            f"LIMIT {COUNT_CAP}) AS s WHERE {likes} GROUP BY v ORDER BY 2 DESC LIMIT 20"
-        )
-        rows = bi.engine.execute(sql, max_rows=20).rows
-        whole = [(n, str(v)) for v, n in rows if _a_name_holding(str(v).lower(), said)]
-        if whole:
-            found.append((sum(n for n, _ in whole), whole, table, column))
-    found.sort(key=lambda f: -f[0])
-    if not found or (len(found) > 1 and found[1][0] == found[0][0]):
-        return None
-    _, whole, table, column = found[0]
-    if len(whole) > 1 and whole[1][0] == whole[0][0]:
-        return None
-    return Candidate(whole[0][1], table, column, 100.0)
-
-
-_TEXT_TYPE = re.compile(r"VARCHAR|TEXT|CHAR|STRING", re.I)
-
-
-def _a_name_holding(value: str, said: list[str]) -> bool:
-    """Whether `value` is a name of at most one word more than `said`, holding each of its words whole ('steven
-    spielberg' of 'spielberg'): not a list (a comma: a cast) nor a longer title ('the walt disney company' of
-    'company', a word the user asks about: 'which production company')."""
-    found = re.findall(r"[^\W_]+", value)
-    return "," not in value and len(found) <= len(said) + 1 and set(said) <= set(found)
 
 
 def _names_its_field(bi: BIContext, mention: str, c: Candidate) -> bool:
