@@ -316,41 +316,6 @@ _DATED = re.compile(r"DATE|TIMESTAMP", re.I)
 _RANGE = re.compile(r"; from (-?[\d.]+) to (-?[\d.]+)")
 
 
-# 'the 1940s', "the '80s", '80s' after 'in the'; a bound year: 'pre-1950', 'before 1950', 'since 2000', 'after 1990'
-_DECADE = re.compile(r"\b((?:1[6-9]|20)\d0)'?s\b|(?:\bthe\s+'?|')([1-9]0)'?s\b", re.I)
-_BOUND = re.compile(r"\b(pre|before|since|after|post)[-\s]+((?:1[6-9]|20)\d\d)\b", re.I)
-_BOUND_OP = {"pre": exp.LT, "before": exp.LT, "since": exp.GTE, "after": exp.GT, "post": exp.GT}
-
-
-def _span_asked(question: str, two_digits: bool) -> list[tuple[type[exp.Expression], int]] | None:
-    """The (comparison, year) pairs of the one decade or bound year the question names, two-digit years for a
-    column that holds them (cars' `yr` 70 to 82); None when it names none or several."""
-    decades, bounds = list(_DECADE.finditer(question)), list(_BOUND.finditer(question))
-    if len(decades) + len(bounds) != 1:
-        return None
-    if decades:
-        first = int(decades[0][1]) if decades[0][1] else 1900 + int(decades[0][2])
-        found = [(exp.GTE, first), (exp.LTE, first + 9)]
-    else:
-        found = [(_BOUND_OP[bounds[0][1].lower()], int(bounds[0][2]))]
-    return [(op, year % 100 if two_digits else year) for op, year in found]
-
-
-def _year_column(semantic: Semantic, tables: Iterable[str]) -> tuple[exp.Expression, bool] | None:
-    """The year of the first of `tables` that has one, and whether it is written with two digits: a number
-    column named as a year or whose values are years (`fy` from 1935 to 1954), else a date's year."""
-    for table in dict.fromkeys(tables):
-        for column, info in (semantic.tables.get(table) or {}).get("columns", {}).items():
-            if _a_number_of_years(column, info):
-                rng = _RANGE.search(info.get("description") or "")
-                return exp.column(column, table=table), bool(rng) and two_digit_year(column, *map(float, rng.groups()))
-    for table in dict.fromkeys(tables):
-        for column, info in (semantic.tables.get(table) or {}).get("columns", {}).items():
-            if _DATED.search(str(info.get("type"))):
-                return exp.Extract(this=exp.var("YEAR"), expression=exp.column(column, table=table)), False
-    return None
-
-
 def _a_number_of_years(column: str, info: dict[str, Any]) -> bool:
     """A number column named as a year (`yr`, `acad_yr`) or whose values are years (`fy` from 1935 to 1954)."""
     rng = _RANGE.search(info.get("description") or "")
@@ -370,28 +335,6 @@ def _year_of_a_year(node: exp.Expression, semantic: Semantic) -> exp.Expression:
                 return part[1].copy()
             found.replace(part[1].copy())
     return node
-
-
-def _year_span(
-    trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, tables: list[str], used: list[str]
-) -> None:
-    """'horror pics released in the 80s', 'quickest winning time pre-1950', "steel firms' investment in the
-    1940s": a decade or a bound year the question names, on no year of the query, filters the year of its tables
-    (`_year_column`): a decade from its first to its last year, 'pre-' / 'before' below, 'since' from, 'after' /
-    'post-' above. A query that already compares a year or a date leaves it to that."""
-    found = _year_column(semantic, tables)
-    span = _span_asked(question, found[1]) if found else None
-    if not span or any(_compares_a_year(c, semantic) for c in trees["where"]):
-        return
-    trees["where"] += [op(this=found[0].copy(), expression=exp.Literal.number(year)) for op, year in span]
-    table = next(found[0].find_all(exp.Column)).table
-    used += [] if table in used else [table]
-
-
-def _compares_a_year(cond: exp.Expression, semantic: Semantic) -> bool:
-    years = (c for c in cond.find_all(exp.Column) if named_year(c.name) or _DATED.search(_column_type(semantic, c)))
-    written = (n for n in cond.find_all(exp.Literal) if re.fullmatch(r"(?:1[6-9]|20)\d\d", n.this))
-    return any(years) or any(written)
 
 
 def _two_digit_years(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
@@ -689,7 +632,6 @@ def compose(
         ],
         question,
     )
-    _year_span(trees, semantic, question, [*used, *slice_tables], used)
     _named_measure(trees, semantic, question, used)
     limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit), semantic)
     _named_group(trees, semantic, question, slice_tables, used)
