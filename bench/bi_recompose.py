@@ -8,7 +8,9 @@ PYTHONPATH, executed and scored as bench/bi.py scores. Run it once per code and 
 
 Output: {"<set>|<question>": [composed SQL or "ERR ...", right now (None when not recomposable), right in the record]}.
 The resolved values come from the record's `resolve_entities` step, whose text is cut at 200 characters, so a string
-literal of an indexed column the stored SQL filters on counts as resolved too."""
+literal of an indexed column the stored SQL filters on counts as resolved too. With `--resolve` (round 34), entity
+resolution itself runs again under the code on PYTHONPATH, on the mentions the step names (resolved and unresolved),
+for the records that have the step: a change to entity resolution is then measured with no model too."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import sqlglot
 from sqlglot import exp
 
 HERE = Path(__file__).parent
+UNRESOLVED = re.compile(r'"unresolved": (\[[^\]]*\])')
 RESOLVED = re.compile(r'\{"mention": "([^"]*)", "table": "([^"]*)", "column": "([^"]*)", "value": ("[^"]*"|[-\d.]+)\}')
 
 
@@ -60,13 +63,15 @@ def parts_of(sql: str, dialect: str) -> tuple[Any, list[str]]:
     return parts, list(dict.fromkeys(t.name for t in tree.find_all(exp.Table)))
 
 
-def resolved_of(q: dict[str, Any], sql: str, bi: Any, tables: list[str]) -> list[dict[str, Any]]:
+def resolved_of(q: dict[str, Any], sql: str, bi: Any, tables: list[str], again: bool = False) -> list[dict[str, Any]]:
+    steps = [st for st in q.get("steps", []) if st.startswith("resolve_entities")]
     out = [
         {"mention": m[1], "table": m[2], "column": m[3], "value": json.loads(m[4])}
-        for st in q.get("steps", [])
-        if st.startswith("resolve_entities")
+        for st in steps
         for m in RESOLVED.finditer(st)
     ]
+    if again and steps:
+        out = resolved_again(q, bi, [r["mention"] for r in out] + [m for st in steps for m in unresolved_in(st)])
     have = {(r["table"].lower(), r["column"].lower(), str(r["value"])) for r in out}
     for cond in sqlglot.parse_one(sql, read=bi.engine.dialect).find_all(exp.EQ, exp.In):
         col = cond.this
@@ -82,7 +87,21 @@ def resolved_of(q: dict[str, Any], sql: str, bi: Any, tables: list[str]) -> list
     return out
 
 
-def main(out_path: str) -> None:
+def unresolved_in(step: str) -> list[str]:
+    found = UNRESOLVED.search(step)
+    return json.loads(found.group(1)) if found else []
+
+
+def resolved_again(q: dict[str, Any], bi: Any, mentions: list[str]) -> list[dict[str, Any]]:
+    """Entity resolution of the code on PYTHONPATH on the stored mentions (no clarification: the top pick)."""
+    from orrery.bi import tools
+    from orrery.tools.core import RunContext
+
+    bi.question, bi.clarify = q["question"], False
+    return tools.entity_resolution(RunContext(deps=bi, options={}), list(dict.fromkeys(mentions)))["resolved"]
+
+
+def main(out_path: str, again: bool = False) -> None:
     from orrery.bi.compose import compose
     from orrery.bi.context import BIContext
     from orrery.bi.semantic import load
@@ -104,7 +123,7 @@ def main(out_path: str) -> None:
         bi = contexts[q["db"]]
         try:
             parts, tables = parts_of(q["sql"], bi.engine.dialect)
-            resolved = resolved_of(q, q["sql"], bi, tables)
+            resolved = resolved_of(q, q["sql"], bi, tables, again)
             sql = compose(parts, bi.semantic, tables, resolved, bi.engine.dialect, q["question"], bi.values)
             right = scored(q, bi.engine, "completed", sql, bi.engine.execute(sql).rows)
         except Exception as exc:  # noqa: BLE001 - a query that cannot be recomposed is named, not scored
@@ -115,4 +134,4 @@ def main(out_path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], "--resolve" in sys.argv[2:])

@@ -316,6 +316,27 @@ _DATED = re.compile(r"DATE|TIMESTAMP", re.I)
 _RANGE = re.compile(r"; from (-?[\d.]+) to (-?[\d.]+)")
 
 
+def _a_number_of_years(column: str, info: dict[str, Any]) -> bool:
+    """A number column named as a year (`yr`, `acad_yr`) or whose values are years (`fy` from 1935 to 1954)."""
+    rng = _RANGE.search(info.get("description") or "")
+    years = bool(rng) and 1600 <= float(rng[1]) <= float(rng[2]) <= 2100
+    return bool(_NUMERIC.search(str(info.get("type")))) and (named_year(column) or years)
+
+
+def _year_of_a_year(node: exp.Expression, semantic: Semantic) -> exp.Expression:
+    """`YEAR(inv_annual.fy)` / `EXTRACT(YEAR FROM fy)` of a number column of years (`_a_number_of_years`) is
+    the column itself: DuckDB has no YEAR of a number, and SQLite's STRFTIME reads one as a count of days."""
+    for found in [node, *node.find_all(exp.Year, exp.Extract)]:
+        part = _date_part(found)
+        if not (part and part[0] == "YEAR" and isinstance(part[1], exp.Column)):
+            continue
+        if _a_number_of_years(part[1].name, _column_info(semantic, part[1])):
+            if found is node:
+                return part[1].copy()
+            found.replace(part[1].copy())
+    return node
+
+
 def _two_digit_years(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
     """'after 1980' on a year column that holds two digits (its values from 70 to 82): compared with 80, not 1980,
     which no value reaches. Only a year the question writes, on a column `two_digit_year` reads so (its range from
@@ -1656,6 +1677,7 @@ def _parse_parts(
             node = _aggregate_names(_expand_terms(_bare_values_in_an_or(node), semantic, dialect))
             node = _map_unknown(node, semantic, slice_tables, aliases, dialect)
             _qualify(node, semantic, slice_tables, used, unknown)
+            node = _year_of_a_year(node, semantic)
             trees[part].append(node)
             if isinstance(node, exp.Alias):
                 aliases.add(node.alias.lower())
