@@ -1457,9 +1457,15 @@ def closest_meaning(bi: BIContext, term: str, values: bool = True) -> tuple[floa
 
 def singled_out(bi: BIContext, term: str) -> dict[str, Any] | None:
     """The column MiniLM singles out for the term: the best cosine of its texts (`_layer_texts`, values aside) beats
-    the best of every other target (a column, a table, the database, a layer term) by at least MEANING_MARGIN. None
-    when no column stands out that far, or without MiniLM."""
-    scores = _meaning_scores(bi, term)
+    the best of every other target (a column, a table, the database, a layer term) by at least MEANING_MARGIN, and
+    the column accounts for the whole term (each of its schema words is a word of the column's name: 'flipper
+    weight' is not `body_g`). Only a term with a word no schema name spells, each such word an English one, is
+    judged: the lexical rules judge schema words ('clerk size'), `read_typos` a non-word ('lenghtt'). None when no
+    column stands out that far, or without MiniLM."""
+    own = [w for w in re.findall(r"[a-z][\w-]*", term.lower()) if w not in GENERIC | GRAMMAR]
+    spelt = {singular(w) for w in own} & _schema_words(bi)
+    unspelt = [w for w in own if singular(w) not in spelt]
+    scores = _meaning_scores(bi, term) if unspelt and set(unspelt) <= _dictionary() else None
     if scores is None:
         return None
     best: dict[tuple[tuple[str, Any], ...], float] = {}
@@ -1468,9 +1474,10 @@ def singled_out(bi: BIContext, term: str) -> dict[str, Any] | None:
             key = tuple(sorted(target.items()))
             best[key] = max(best.get(key, -1.0), float(score))
     (first, top), *rest = sorted(best.items(), key=lambda kv: -kv[1])
-    if "column" not in dict(first) or (rest and top - rest[0][1] < MEANING_MARGIN):
+    column = dict(first)
+    if "column" not in column or (rest and top - rest[0][1] < MEANING_MARGIN):
         return None
-    return dict(first)
+    return column if spelt <= {singular(w) for w in words(column["column"]).split()} else None
 
 
 def _meaning_scores(bi: BIContext, term: str) -> np.ndarray | None:

@@ -75,3 +75,15 @@ def test_a_term_near_several_columns_stays_missing(shop, world):
     assert missing_fields(shop, ["employee count"], "employee count per region") == ["employee count"]
     assert missing_fields(world, ["literacy rate"], "literacy rate of each region in 2000") == ["literacy rate"]
     assert singled_out(shop, "salary") is None
+
+
+def test_a_column_that_does_not_account_for_the_whole_term_does_not_hold_it(world):
+    # 'region' is another column's word: 'fertility' stands out for 'births' but is no region's
+    assert singled_out(world, "region births") is None
+    assert missing_fields(world, ["region births"], "average region births in 2000") == ["region births"]
+
+
+def test_a_word_no_dictionary_knows_is_left_to_the_typo_rule(world):
+    # 'brths' is two edits from 'births': no typo by read_typos, and MiniLM's word pieces do not stand in for it
+    assert singled_out(world, "brths per woman") is None
+    assert missing_fields(world, ["brths per woman"], "average brths per woman in 2000") == ["brths per woman"]
