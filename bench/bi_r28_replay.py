@@ -1,9 +1,10 @@
 """Round 28: the field check replayed without the model. Every declined question of the newest stored record of
-every development set (bench/results/bi_nokeys_*.json, no held-out #17) whose reason names terms ('the data has no
+every development set (bench/results/bi_nokeys_*.json; never a held-out set not yet run: heldout19) whose reason names terms ('the data has no
 field [or value] for ...'): are those terms still missing under the code on sys.path (`missing_fields`), and does the
 shape check (`shape_decline`) still decline the question? Answerable ones should drop; unanswerable ones must stay.
 
     PYTHONPATH=$PWD python bench/bi_r28_replay.py [--tag X]   # writes results/bi_r28_replay[_X].json
+    PYTHONPATH=$PWD python bench/bi_r28_replay.py --cv set|db  # round 32: rule M's margin by cross-validation
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def newest_declined() -> list[dict[str, Any]]:
     """The newest record of each (set, question), kept when it was declined on named field terms."""
     newest: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
     for path in sorted((HERE / "results").glob("bi_nokeys_*.json")):
-        if "shapes" in path.name or "heldout17" in path.name or "_r28" in path.name:  # not this round's own runs
+        if "shapes" in path.name or "heldout19" in path.name or re.search(r"_r(28|32)", path.name):  # nor own runs
             continue
         data = json.loads(path.read_text())
         if not isinstance(data, dict) or "questions" not in data:
@@ -47,16 +48,14 @@ def newest_declined() -> list[dict[str, Any]]:
     return out
 
 
-def main() -> None:
-    p = argparse.ArgumentParser()
-    p.add_argument("--tag", default="")
-    args = p.parse_args()
+def replayed(questions: list[dict[str, Any]], contexts: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each stored decline judged again by the code on sys.path: the terms still missing, the shape's reason."""
     from orrery.bi import decline as d
     from orrery.bi.semantic import load
     from orrery.bi.tools import BIContext
 
-    nk, contexts, rows = _nokeys(), {}, []
-    for q in newest_declined():
+    nk, rows = _nokeys(), []
+    for q in questions:
         if q["db"] not in contexts:
             engine = nk.engine_for(q["db"])
             contexts[q["db"]] = BIContext(engine, load(engine.name, engine), None)
@@ -66,23 +65,85 @@ def main() -> None:
         rows.append(
             {
                 "set": q["set"],
+                "db": q["db"],
                 "question": q["question"],
                 "answerable": q.get("gold") is not None,
                 "terms": q["terms"],
                 "missing": missing,
                 "shape": shape,
+                "declined": bool(missing or shape),
             }
         )
-        kind = "ANS" if q.get("gold") else "UN "
+    return rows
+
+
+def cross_validated(questions: list[dict[str, Any]], grid: list[float], fold: str) -> dict[str, Any]:
+    """Round 32: rule M's margin (`decline.MEANING_MARGIN`) chosen by leaving one fold (a set, or a database) out:
+    on the other folds the margin of least cost (answerable still declined + unanswerable no longer declined; ties
+    to the larger margin), scored on the left-out fold."""
+    from orrery.bi import decline as d
+
+    contexts: dict[str, Any] = {}
+    declined = {}
+    for margin in grid:
+        d.MEANING_MARGIN = margin
+        declined[margin] = [r["declined"] for r in replayed(questions, contexts)]
+        print(f"margin {margin}: {_counts(questions, declined[margin])}", flush=True)
+
+    def cost(margin: float, keep: list[bool]) -> int:
+        return sum(
+            (q.get("gold") is not None) == dec for q, dec, k in zip(questions, declined[margin], keep, strict=True) if k
+        )
+
+    folds, out = sorted({q[fold] for q in questions}), []
+    for left in folds:
+        train = [q[fold] != left for q in questions]
+        chosen = min(grid, key=lambda m: (cost(m, train), -m))
+        test = [not t for t in train]
+        rows = [(q, dec) for q, dec, t in zip(questions, declined[chosen], test, strict=True) if t]
+        out.append({"fold": left, "margin": chosen, **_counts([q for q, _ in rows], [dec for _, dec in rows])})
+        print(out[-1], flush=True)
+    every = [True] * len(questions)
+    whole = min(grid, key=lambda m: (cost(m, every), -m))
+    total = {k: sum(o[k] for o in out) for k in ("answerable_declined", "unanswerable_declined")}
+    return {"fold_by": fold, "grid": grid, "folds": out, "out_of_fold": total, "chosen_on_all": whole}
+
+
+def _counts(questions: list[dict[str, Any]], declined: list[bool]) -> dict[str, int]:
+    answerable = [dec for q, dec in zip(questions, declined, strict=True) if q.get("gold") is not None]
+    unanswerable = [dec for q, dec in zip(questions, declined, strict=True) if q.get("gold") is None]
+    return {
+        "answerable_declined": sum(answerable),
+        "answerable": len(answerable),
+        "unanswerable_declined": sum(unanswerable),
+        "unanswerable": len(unanswerable),
+    }
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--tag", default="")
+    p.add_argument("--cv", choices=["set", "db"], help="round 32: choose rule M's margin by leaving a fold out")
+    args = p.parse_args()
+    suffix = "_" + args.tag if args.tag else ""
+    if args.cv:
+        grid = [float("inf"), *(round(0.08 + 0.02 * i, 2) for i in range(12))]
+        report = cross_validated(newest_declined(), grid, args.cv)
+        print(report["out_of_fold"], "chosen on all:", report["chosen_on_all"])
+        (HERE / "results" / f"bi_r32_cv_{args.cv}{suffix}.json").write_text(json.dumps(report, indent=1))
+        return
+    rows = replayed(newest_declined(), {})
+    for r in rows:
+        kind = "ANS" if r["answerable"] else "UN "
         print(
-            f"{kind} {'DECLINED' if missing or shape else 'passes  '} {q['set']}: {q['question']!r} {q['terms']} -> {missing} {shape or ''}"
+            f"{kind} {'DECLINED' if r['declined'] else 'passes  '} {r['set']}: {r['question']!r} {r['terms']} -> {r['missing']} {r['shape'] or ''}"
         )
     for answerable in (True, False):
         rs = [r for r in rows if r["answerable"] is answerable]
-        still = sum(bool(r["missing"] or r["shape"]) for r in rs)
-        print(f"{'answerable' if answerable else 'unanswerable'}: still declined {still}/{len(rs)}")
-    out = HERE / "results" / f"bi_r28_replay{'_' + args.tag if args.tag else ''}.json"
-    out.write_text(json.dumps(rows, indent=1))
+        print(
+            f"{'answerable' if answerable else 'unanswerable'}: still declined {sum(r['declined'] for r in rs)}/{len(rs)}"
+        )
+    (HERE / "results" / f"bi_r28_replay{suffix}.json").write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":

@@ -74,6 +74,10 @@ MATCH_FIELD = 75  # a business term whose best field scores below this is not in
 # chosen by leave-one-set-out cross-validation on the shape check of every development set (bench/bi_meaning_cv.py,
 # bench/bi.md round 15: the cost is answerable declined + unanswerable let through, equal weights).
 MEANING_FLOOR = 0.7852
+# A term is also held when MiniLM singles out one column for it: the column's cosine beats every other target's by
+# this much ('births' -> `fertility` 0.60 vs 0.34 next), where an absent term sits near several ('salary': +0.04);
+# chosen by leave-one-set-out cross-validation on the replay of every stored decline (bench/bi_r32.md).
+MEANING_MARGIN = 0.16
 # closed-class words: auxiliaries, determiners, pronouns, prepositions, conjunctions
 GRAMMAR = frozenset(
     [
@@ -894,6 +898,7 @@ def _unheld(bi: BIContext, t: str, question: str) -> bool:
         and not named_by_kind(bi, t, question)
         and not approved_covers(bi, t, question)
         and meaning_of(bi, t) is None
+        and singled_out(bi, t) is None
         and not _named_with_values(bi, _own_words(t))
     )
 
@@ -1440,16 +1445,50 @@ def _nearest_fellow(bi: BIContext, target: dict[str, Any], text: str) -> float:
 def closest_meaning(bi: BIContext, term: str, values: bool = True) -> tuple[float, dict[str, Any] | None, str]:
     """(cosine, target, layer text) of the layer text nearest the term's meaning (a categorical value's only with
     `values`); (0, None, '') when the term has no words of its own or MiniLM is not installed."""
-    said = _meaning_words(bi, term)
-    embedder = _embedder() if said else None
-    texts, targets = _layer_texts(bi)
-    if embedder is None or not texts:
+    scores = _meaning_scores(bi, term)
+    if scores is None:
         return 0.0, None, ""
-    scores = _layer_vectors(embedder, tuple(texts)) @ _vectors(embedder, (said,))[0]
+    texts, targets = _layer_texts(bi)
     if not values:
         scores = np.where([("value" in g) for g in targets], -1.0, scores)
     best = int(np.argmax(scores))
     return float(scores[best]), targets[best], texts[best]
+
+
+def singled_out(bi: BIContext, term: str) -> dict[str, Any] | None:
+    """The column MiniLM singles out for the term: the best cosine of its texts (`_layer_texts`, values aside) beats
+    the best of every other target (a column, a table, the database, a layer term) by at least MEANING_MARGIN, and
+    the column accounts for the whole term (each of its schema words is a word of the column's name: 'flipper
+    weight' is not `body_g`). Only a term with a word no schema name spells, each such word an English one, is
+    judged: the lexical rules judge schema words ('clerk size'), `read_typos` a non-word ('lenghtt'). None when no
+    column stands out that far, or without MiniLM."""
+    own = [w for w in re.findall(r"[a-z][\w-]*", term.lower()) if w not in GENERIC | GRAMMAR]
+    spelt = {singular(w) for w in own} & _schema_words(bi)
+    unspelt = [w for w in own if singular(w) not in spelt]
+    scores = _meaning_scores(bi, term) if unspelt and set(unspelt) <= _dictionary() else None
+    if scores is None:
+        return None
+    best: dict[tuple[tuple[str, Any], ...], float] = {}
+    for score, target in zip(scores, _layer_texts(bi)[1], strict=True):
+        if "value" not in target:
+            key = tuple(sorted(target.items()))
+            best[key] = max(best.get(key, -1.0), float(score))
+    (first, top), *rest = sorted(best.items(), key=lambda kv: -kv[1])
+    column = dict(first)
+    if "column" not in column or (rest and top - rest[0][1] < MEANING_MARGIN):
+        return None
+    return column if spelt <= {singular(w) for w in words(column["column"]).split()} else None
+
+
+def _meaning_scores(bi: BIContext, term: str) -> np.ndarray | None:
+    """The cosine between the term's meaning (`_meaning_words`) and each layer text; None when the term has no words
+    of its own, the layer no text, or MiniLM is not installed."""
+    said = _meaning_words(bi, term)
+    embedder = _embedder() if said else None
+    texts, _ = _layer_texts(bi)
+    if embedder is None or not texts:
+        return None
+    return _layer_vectors(embedder, tuple(texts)) @ _vectors(embedder, (said,))[0]
 
 
 def _meaning_words(bi: BIContext, term: str) -> str:
