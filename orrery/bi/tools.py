@@ -41,6 +41,7 @@ from orrery.bi.decline import (
     named_years,
     other_form,
     read_typos,
+    singled_out,
     unit_column,
     unreached_span,
     user_wrote,
@@ -444,7 +445,7 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
         if not maps(bi, term, ranked):  # a table, a value, a text column's kind, or a column by its meaning
             if unit := unit_column(bi, term):  # 'flipper length' is `flipper_mm`: the SQL step must see it
                 fields.append({"term": term, "table": unit[0], "column": unit[1], "clear": True})
-            elif (meant := meaning_of(bi, term)) and "column" in meant:
+            elif (meant := meaning_of(bi, term) or singled_out(bi, term)) and "column" in meant:
                 fields.append({"term": term, **meant, "clear": True})
             continue
         if ranked[0][0] < MATCH:  # a value of the data ('Drama'), not a field: the entity step has it

@@ -66,6 +66,7 @@ def test_a_term_with_no_meaning_in_the_data_still_declines_naming_it(bi):
 
 def test_the_threshold_is_read_from_one_place(bi, monkeypatch):
     monkeypatch.setattr(decline, "MEANING_FLOOR", 1.01)  # above every cosine: the lexical tests alone
+    monkeypatch.setattr(decline, "MEANING_MARGIN", float("inf"))  # and no column singled out by its margin
     assert meaning_of(bi, "elevation") is None
     assert "elevation" in (shape_decline(bi, "Which airfield has the highest elevation?") or "")
     assert meaning_of(bi, "swiss") is None

@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 
 from orrery.bi import decline
+from orrery.bi.agent import BIAgent
 from orrery.bi.decline import missing_fields, shape_decline, singled_out
+from orrery.llm.scripted import ScriptedModel
 
 
 @pytest.fixture
@@ -87,3 +89,17 @@ def test_a_word_no_dictionary_knows_is_left_to_the_typo_rule(world):
     # 'brths' is two edits from 'births': no typo by read_typos, and MiniLM's word pieces do not stand in for it
     assert singled_out(world, "brths per woman") is None
     assert missing_fields(world, ["brths per woman"], "average brths per woman in 2000") == ["brths per woman"]
+
+
+def test_field_mapping_hands_the_sql_step_the_column_singled_out(glass, tmp_path):
+    model = ScriptedModel(
+        [
+            {"request": "Average iron content", "kind": "query", "values": [], "fields": ["iron content"]},
+            {"sql": "SELECT avg(fe_wt) AS n FROM frags"},
+        ]
+    )
+    r = BIAgent(model, glass.engine, store=tmp_path / "s.db", prose=False, sql_mode="sql").ask(
+        "What is the average iron content?"
+    )
+    assert r.status == "completed"
+    assert '"column": "fe_wt"' in str(r.todos)
