@@ -21,6 +21,7 @@ from orrery.bi.joins import join_ends, sides, singular
 from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import (
     GENERIC,
+    UNITS,
     Semantic,
     abbreviates,
     named_year,
@@ -682,23 +683,9 @@ def compose(
 _LOW = re.compile(r"\b(least|lowest|smallest|shortest|fewest|worst)\b", re.I)
 
 
-# units a column's name may end in and a question may ask a value in: (dimension, size in the dimension's base)
-_UNITS = {
-    **dict.fromkeys(("ms", "millisecond", "milliseconds"), ("time", 0.001)),
-    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), ("time", 1.0)),
-    **dict.fromkeys(("min", "mins", "minute", "minutes"), ("time", 60.0)),
-    **dict.fromkeys(("hr", "hrs", "hour", "hours"), ("time", 3600.0)),
-    **dict.fromkeys(("mg", "milligram", "milligrams"), ("mass", 0.001)),
-    **dict.fromkeys(("g", "gram", "grams"), ("mass", 1.0)),
-    **dict.fromkeys(("kg", "kgs", "kilo", "kilos", "kilogram", "kilograms"), ("mass", 1000.0)),
-    **dict.fromkeys(("mm", "millimeter", "millimeters", "millimetre", "millimetres"), ("length", 0.001)),
-    **dict.fromkeys(("cm", "centimeter", "centimeters", "centimetre", "centimetres"), ("length", 0.01)),
-    **dict.fromkeys(("meter", "meters", "metre", "metres"), ("length", 1.0)),
-    **dict.fromkeys(("km", "kilometer", "kilometers", "kilometre", "kilometres"), ("length", 1000.0)),
-}
 _IN_UNIT = re.compile(r"\bin\s+(?:the\s+)?([a-z]{2,})\b", re.I)
-# the units a question writes after a number: a one-letter one ('s', 'g') is too often something else
-_WRITTEN_UNITS = "|".join(u for u in _UNITS if len(u) > 1)
+# the units a question writes after a number: a one-letter one ('s', 'g') and 'in' are too often something else
+_WRITTEN_UNITS = "|".join(u for u in UNITS if len(u) > 1 and u != "in")
 
 
 def _in_the_unit_asked(trees: dict[str, list[exp.Expression]], question: str) -> None:
@@ -706,7 +693,7 @@ def _in_the_unit_asked(trees: dict[str, list[exp.Expression]], question: str) ->
     value the question asks in a unit ('in <unit>', one unit named) other than the one its column's name ends in
     (a word of at least two letters, or a one-letter last word of a longer name: `time_s`), of the same
     dimension, is converted (`SUM(Milliseconds) / 60000.0`). Not a count, nor an item the model already scaled."""
-    asked = {_UNITS[w.lower()] for w in _IN_UNIT.findall(question) if w.lower() in _UNITS}
+    asked = {UNITS[w.lower()] for w in _IN_UNIT.findall(question) if w.lower() in UNITS}
     if len(asked) != 1:
         return
     ((dimension, size),) = asked
@@ -716,12 +703,12 @@ def _in_the_unit_asked(trees: dict[str, list[exp.Expression]], question: str) ->
         if len(cols) != 1 or body.find(exp.Count, exp.Div, exp.Mul):
             continue
         name = words(cols[0].name).split()
-        unit = _UNITS.get(name[-1]) if name and (len(name[-1]) > 1 or len(name) > 1) else None
+        unit = UNITS.get(name[-1]) if name and (len(name[-1]) > 1 or len(name) > 1) else None
         if unit is None or unit[0] != dimension or unit[1] == size:
             continue
         ratio = size / unit[1]
         new = (
-            exp.Div(this=body.copy(), expression=exp.Literal.number(f"{ratio:.1f}"))
+            exp.Div(this=body.copy(), expression=exp.Literal.number(repr(round(ratio, 6))))
             if ratio >= 1
             else exp.Mul(this=body.copy(), expression=exp.Literal.number(repr(1 / ratio)))
         )
@@ -735,7 +722,7 @@ def _column_unit(semantic: Semantic, col: exp.Column) -> tuple[str, float] | Non
     """(dimension, size) of the unit a column holds: its layer's `unit`, else its name's last word (`time_s`)."""
     name = words(col.name).split()
     last = name[-1] if name and (len(name[-1]) > 1 or len(name) > 1) else ""
-    return _UNITS.get(str(_column_info(semantic, col).get("unit") or last).lower())
+    return UNITS.get(str(_column_info(semantic, col).get("unit") or last).lower())
 
 
 def _quantity_in_its_unit(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
@@ -744,7 +731,7 @@ def _quantity_in_its_unit(trees: dict[str, list[exp.Expression]], semantic: Sema
     (300000). A column whose unit nothing says (`Runtime`) is left as written."""
     written: dict[str, float | None] = {}
     for number, unit in _QUANTITY.findall(question):
-        dimension, size = _UNITS[unit.lower()]
+        dimension, size = UNITS[unit.lower()]
         amount = float(NUMBER_WORDS.get(number.lower(), number))
         written[dimension] = None if dimension in written else amount * size  # two quantities: no guess
     for cond in (c for n in trees["where"] for c in n.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.EQ)):

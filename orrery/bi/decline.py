@@ -48,6 +48,8 @@ from orrery.bi.joins import singular
 from orrery.bi.profile import COUNT_CAP, quote
 from orrery.bi.semantic import (
     GENERIC,
+    QUANTITIES,
+    UNITS,
     Semantic,
     abbreviates,
     initials,
@@ -920,27 +922,18 @@ def value_tail(bi: BIContext, term: str) -> bool:
     return len(tail) == 1
 
 
-_LENGTH_UNITS = ("mm", "cm", "m", "km", "in", "ft", "mi")
-_MASS_UNITS = ("mg", "g", "kg", "lb", "lbs", "oz")
-# the quantity a unit symbol measures, named by the word a question uses for it
-UNITS_OF = {
-    **dict.fromkeys(["length", "width", "height", "depth", "distance"], _LENGTH_UNITS),
-    **dict.fromkeys(["weight", "mass"], _MASS_UNITS),
-}
-
-
 def unit_column(bi: BIContext, term: str) -> tuple[str, str] | None:
     """The numeric column (table, column) the term names by its other words and a unit of the quantity its last
     word names: 'flipper length' of `flipper_mm`, 'body weight' of `body_g`."""
     own = [singular(w) for w in re.findall(r"[a-z0-9]+", term.lower()) if w not in GENERIC]
-    if len(own) < 2 or own[-1] not in UNITS_OF:
+    if len(own) < 2 or own[-1] not in QUANTITIES:
         return None
     return next(
         (
             (t, c)
             for t, c, info in bi.semantic.columns()
             if _NUMERIC.search(str(info.get("type", "")))
-            and (ws := words(c).split())[-1] in UNITS_OF[own[-1]]
+            and UNITS.get((ws := words(c).split())[-1], (None,))[0] == QUANTITIES[own[-1]]
             and [singular(w) for w in ws[:-1]] == own[:-1]
         ),
         None,

@@ -41,6 +41,31 @@ SHIPPED = Path(__file__).parent / "semantic"
 VALUE_MAX_DISTINCT = 2000
 VALUE_MAX_LENGTH = 40
 
+# the units a column's name may end in and a question may name: (dimension, size in the dimension's base unit)
+UNITS = {
+    **dict.fromkeys(("ms", "millisecond", "milliseconds"), ("time", 0.001)),
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), ("time", 1.0)),
+    **dict.fromkeys(("min", "mins", "minute", "minutes"), ("time", 60.0)),
+    **dict.fromkeys(("hr", "hrs", "hour", "hours"), ("time", 3600.0)),
+    **dict.fromkeys(("mg", "milligram", "milligrams"), ("mass", 0.001)),
+    **dict.fromkeys(("g", "gram", "grams"), ("mass", 1.0)),
+    **dict.fromkeys(("kg", "kgs", "kilo", "kilos", "kilogram", "kilograms"), ("mass", 1000.0)),
+    **dict.fromkeys(("oz", "ounce", "ounces"), ("mass", 28.349523125)),
+    **dict.fromkeys(("lb", "lbs", "pound", "pounds"), ("mass", 453.59237)),
+    **dict.fromkeys(("mm", "millimeter", "millimeters", "millimetre", "millimetres"), ("length", 0.001)),
+    **dict.fromkeys(("cm", "centimeter", "centimeters", "centimetre", "centimetres"), ("length", 0.01)),
+    **dict.fromkeys(("m", "meter", "meters", "metre", "metres"), ("length", 1.0)),
+    **dict.fromkeys(("km", "kilometer", "kilometers", "kilometre", "kilometres"), ("length", 1000.0)),
+    **dict.fromkeys(("in", "inch", "inches"), ("length", 0.0254)),
+    **dict.fromkeys(("ft", "foot", "feet"), ("length", 0.3048)),
+    **dict.fromkeys(("mi", "mile", "miles"), ("length", 1609.344)),
+}
+# the dimension a question's quantity word names ('flipper length' of `flipper_mm`)
+QUANTITIES = {
+    **dict.fromkeys(("length", "width", "height", "depth", "distance"), "length"),
+    **dict.fromkeys(("weight", "mass"), "mass"),
+}
+
 
 def words(name: str) -> str:
     """'InvoiceDate' -> 'invoice date', 'l_shipdate' -> 'shipdate' (TPC-H's one-letter prefixes dropped),

@@ -365,6 +365,7 @@ def test_a_value_asked_in_another_unit_of_its_columns_dimension_is_converted(tmp
             "total running time in minutes": ("SUM(tracks.Milliseconds)", "SELECT SUM(Milliseconds) / 60000.0"),
             "heaviest disc in kilos": ("MAX(tracks.disc_mass_g)", "SELECT MAX(disc_mass_g) / 1000.0"),
             "lightest disc, in milligrams": ("MIN(tracks.disc_mass_g)", "SELECT MIN(disc_mass_g) * 1000.0"),
+            "heaviest disc in ounces": ("MAX(tracks.disc_mass_g)", "SELECT MAX(disc_mass_g) / 28.349523"),
         }
         for question, (item, gold) in asked.items():
             sql = compose_sql(engine, ["tracks"], question, select=[item])
