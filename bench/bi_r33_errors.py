@@ -85,7 +85,10 @@ def main() -> None:
         answerable = q["gold"] is not None
         counts[kind, answerable] += 1
         print(f"{kind:9} {'A' if answerable else 'U'} {which:9} {db:9} {question[:60]:60} | {detail[:70]}")
-    print(f"\n{len(errors)} errors;", ", ".join(f"{k} {'answerable' if a else 'unanswerable'}: {n}" for (k, a), n in sorted(counts.items())))
+    print(
+        f"\n{len(errors)} errors;",
+        ", ".join(f"{k} {'answerable' if a else 'unanswerable'}: {n}" for (k, a), n in sorted(counts.items())),
+    )
 
 
 if __name__ == "__main__":
