@@ -16,12 +16,14 @@ from typing import Any
 from orrery.bi.context import BIContext
 from orrery.bi.decline import year_ranges
 from orrery.bi.joins import sides
+from orrery.bi.profile import quote
 from orrery.bi.semantic import Semantic, words
 from orrery.messages import Message
 
 _NUMBER = re.compile(r"INT|REAL|DOUBLE|DECIMAL|NUMERIC|FLOAT", re.I)
 _WHOLE = re.compile(r"INT", re.I)
 _KEYLIKE = re.compile(r"(^|_)(id|key|code|cd|no|num)$|(Id|Key|Code)$")
+_ROWS = 50  # the rows of the last years read for the filter-and-year example's value
 MORE_THAN = 10  # the HAVING example's threshold: the shape matters, not the number
 
 
@@ -48,6 +50,7 @@ def _shots(bi: BIContext) -> list[tuple[str, dict[str, Any]]]:
     out = []
     if years:
         _, year_col, year, number = years[0]
+        value, year = _latest(bi, anchor, year_col, label) or (value, year)
         when = f"{anchor}.{year_col} = {year}" if number else f"year({anchor}.{year_col}) = {year}"
         out.append(
             _shot(
@@ -150,7 +153,7 @@ def _label(bi: BIContext, anchor: str) -> tuple[str, str, str, str | None] | Non
     its value the middle one of them sorted."""
     held: dict[tuple[str, str], set[str]] = {}
     for c in bi.index():
-        if re.search(r"[^\W\d_]", str(c.value)) and not re.search(r"['\"]", str(c.value)):  # a name, not a code
+        if _plain(c.value):
             held.setdefault((c.table, c.column), set()).add(str(c.value))
     found = [
         (len(values), table, column, sorted(values)[len(values) // 2], join)
@@ -159,6 +162,34 @@ def _label(bi: BIContext, anchor: str) -> tuple[str, str, str, str | None] | Non
         if len(values) > 1 and table in ({anchor} if join is None else sides(join) - {anchor})
     ]
     return min(found, key=lambda f: f[0])[1:] if found else None
+
+
+def _latest(
+    bi: BIContext, anchor: str, year_col: str, label: tuple[str, str, str, str | None]
+) -> tuple[str, int] | None:
+    """A value of the label column and the year of the same row, of the rows with the last years, so that the
+    filter-and-year example finds rows (the middle value and the last year may never meet)."""
+    table, column, _, join = label
+    name = lambda t, c: f"{quote(bi.engine, t)}.{quote(bi.engine, c)}"  # noqa: E731
+    source = quote(bi.engine, anchor)
+    if join:
+        (a, x), (b, y) = (side.strip().split(".") for side in join.split("="))
+        source += f" JOIN {quote(bi.engine, table)} ON {name(a, x)} = {name(b, y)}"
+    rows = bi.engine.execute(
+        f"SELECT {name(table, column)}, {name(anchor, year_col)} FROM {source} WHERE {name(table, column)} IS NOT NULL"
+        f" AND {name(anchor, year_col)} IS NOT NULL ORDER BY 2 DESC, 1 LIMIT {_ROWS}",
+        max_rows=_ROWS,
+    ).rows
+    for value, when in rows:
+        year = re.search(r"^\d{2}$|\d{4}", str(when).split(".")[0])
+        if _plain(value) and year:
+            return str(value), int(year.group(0))
+    return None
+
+
+def _plain(value: object) -> bool:
+    """A value with a letter (a name, not a code) and no quote (written as SQL text as is)."""
+    return bool(re.search(r"[^\W\d_]", str(value))) and not re.search(r"['\"]", str(value))
 
 
 def _plural(noun: str) -> str:
