@@ -84,14 +84,18 @@ def _shot(
     reply: dict[str, Any],
     known: str = "",
 ) -> tuple[str, dict[str, Any]]:
-    """One example: a schema of only the columns it uses (and its join's) with their types (no descriptions: the
-    examples are re-read whenever the database changes), the Known line of a resolved value as the SQL step writes
-    it, the question, and the reply with every part present."""
+    """One example: a schema of only the columns it uses (and its join's), the Known line of a resolved value as
+    the SQL step writes it, the question, and the reply with every part present."""
     keep: dict[str, list[str]] = {}
     for table, column in [*used, *(tuple(s.strip().split(".")) for s in (join.split("=") if join else []))]:
         keep.setdefault(table, []).append(column)
-    types = {t: {c: {"type": layer.tables[t]["columns"][c].get("type", "")} for c in cols} for t, cols in keep.items()}
-    tables = {t: {"description": "", "columns": columns} for t, columns in types.items()}
+    tables = {
+        t: {
+            "description": layer.tables[t].get("description", ""),
+            "columns": {c: layer.tables[t]["columns"][c] for c in dict.fromkeys(cols)},
+        }
+        for t, cols in keep.items()
+    }
     schema = Semantic(layer.database, tables, [join] if join else []).render(list(tables))
     parts = {"select": [], "where": [], "group_by": [], "having": [], "order_by": [], "limit": None} | reply
     user = f"Schema:\n{schema}\n\n" + (f"Known:\n- {known}\n\n" if known else "") + f"Question: {question}"
