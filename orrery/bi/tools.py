@@ -54,6 +54,7 @@ from orrery.bi.joins import sides, singular
 from orrery.bi.profile import quote
 from orrery.bi.relax import relaxed
 from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, schema_words, stems, words
+from orrery.bi.shots import drafted_shots
 from orrery.errors import ToolError
 from orrery.messages import Message
 from orrery.tools.core import RunContext, Tool, tool
@@ -750,7 +751,8 @@ def write_sql(
             user,
             PARTS_SCHEMA,
             QueryParts,
-            examples("query_examples", lambda e: (e["user"], e["reply"])) + approved_shots(bi, mode, question),
+            (drafted_shots(bi) or examples("query_examples", lambda e: (e["user"], e["reply"])))
+            + approved_shots(bi, mode, question),
         )
         if not parts.select:
             raise CannotAnswer("no columns in this data answer the question")
