@@ -78,7 +78,7 @@ MATCH_FIELD = 75  # a business term whose best field scores below this is not in
 MEANING_FLOOR = 0.7852
 # A term is also held when MiniLM singles out one column for it: the column's cosine beats every other target's by
 # this much ('births' -> `fertility` 0.60 vs 0.34 next), where an absent term sits near several ('salary': +0.04);
-# chosen by leave-one-set-out cross-validation on the replay of every stored decline (bench/bi_r32.md).
+# chosen by leave-one-set-out cross-validation on the replay of every stored decline (bench/bi.md, round 32).
 MEANING_MARGIN = 0.16
 # closed-class words: auxiliaries, determiners, pronouns, prepositions, conjunctions
 GRAMMAR = frozenset(

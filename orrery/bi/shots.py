@@ -2,7 +2,7 @@
 
 The 0.5B model copies its examples' surface: shown a Course / Enrollment schema it wrote `Enrollment.TakenOn` on
 databases that have no such column, and shown `year(<a date>) = 2023` it made up a date column where the year is a
-number (`inv_annual.fy`): bench/bi_r33.md. The same five shapes (a filter and a year, a top one by count, an average
+number (`inv_annual.fy`): bench/bi.md, round 33. The same five shapes (a filter and a year, a top one by count, an average
 per group, a count, a HAVING) are written here on the database's own tables, columns and values, chosen by fixed
 rules, its year the way it keeps years, so what the model copies is real.
 """

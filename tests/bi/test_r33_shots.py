@@ -1,4 +1,4 @@
-"""Round 33 (bench/bi_r33.md): the SQL-parts call's worked examples are drafted from the connected database's own
+"""Round 33 (bench/bi.md, round 33): the SQL-parts call's worked examples are drafted from the connected database's own
 layer (shots.py), so the names the 0.5B model copies from them are real ones: its tables, columns and values, its
 year written the way it keeps years (a number column compared with the year, a date through year()). On databases
 of their own: firms' yearly investment (the year a number named 'fy'), and sales with dated orders."""

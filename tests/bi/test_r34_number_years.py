@@ -1,4 +1,4 @@
-"""Round 34 (bench/bi_r34.md, rule Y): the year of a number column whose values are years (`fy` from 1935 to 1954,
+"""Round 34 (bench/bi.md, round 34, rule Y): the year of a number column whose values are years (`fy` from 1935 to 1954,
 `yr`) is the column itself; DuckDB has no YEAR of a number and SQLite's STRFTIME reads one as a count of days."""
 
 from __future__ import annotations
