@@ -46,6 +46,11 @@ class ScriptedModel:
         if profile is not None:
             self.profile = profile
 
+    @property
+    def seen(self) -> list[list[Message]]:
+        """The messages of every call so far, in order."""
+        return [r["messages"] for r in self.requests]
+
     def complete(
         self,
         messages: Sequence[Message],

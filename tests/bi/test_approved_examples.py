@@ -34,25 +34,13 @@ def plan(request: str) -> dict:
     return {"request": request, "kind": "query", "values": [], "fields": []}
 
 
-class Recording(ScriptedModel):
-    """A scripted model that keeps the messages of every call."""
-
-    def __init__(self, turns):
-        super().__init__(turns)
-        self.seen: list[list] = []
-
-    def complete(self, messages, tools=(), **kw):
-        self.seen.append(list(messages))
-        return super().complete(messages, tools, **kw)
-
-
-def sql_call(model: Recording) -> list:
+def sql_call(model: ScriptedModel) -> list:
     """The messages of the SQL-parts call (the one whose system prompt asks for the parts)."""
     return next(m for m in model.seen if "fill in the parts" in m[0].content)
 
 
 def agent(db, store, turns, session="s1"):
-    model = Recording(turns)
+    model = ScriptedModel(turns)
     return bi_agent(model, db=db, store=store, session_id=session, clarify=False), model
 
 
@@ -206,7 +194,7 @@ def test_a_pair_below_the_similarity_floor_is_not_shown(tmp_path):
 def test_approving_after_a_clarification_keeps_the_question_not_the_answer(tmp_path):
     store = str(tmp_path / "sessions.db")
     plan_ = {"request": "Count customers in United", "kind": "query", "values": ["United"], "fields": []}
-    model = Recording([plan_, {"intent": "exact_answer"}, parts("count(*) AS n"), "N customers."])
+    model = ScriptedModel([plan_, {"intent": "exact_answer"}, parts("count(*) AS n"), "N customers."])
     a = bi_agent(model, db="tpch", store=store, session_id="s1")
     assert a.ask("How many customers are in United?").status == "paused"
     assert a.ask("UNITED KINGDOM").status == "completed"
@@ -237,7 +225,7 @@ def full_text_agent(store, turns, session):
     return a, model
 
 
-def plan_call(model: Recording) -> list:
+def plan_call(model: ScriptedModel) -> list:
     return next(m for m in model.seen if m[0].content.startswith("You plan how to answer"))
 
 
@@ -343,7 +331,7 @@ def chinook_agent(store, turns, session="s1"):
     return a, model
 
 
-def wrote_sql(model: Recording) -> bool:
+def wrote_sql(model: ScriptedModel) -> bool:
     return any("fill in the parts" in call[0].content for call in model.seen)
 
 

@@ -121,15 +121,8 @@ def test_the_sql_step_is_shown_the_pair_with_the_questions_threshold_not_the_pla
     examples.approve(
         "chinook", "How many tracks cost more than 1.50?", "SELECT count(*) FROM Track WHERE UnitPrice > 1.5"
     )
-    seen: list[list] = []
-
-    class Recording(ScriptedModel):
-        def complete(self, messages, tools=(), **kw):
-            seen.append(list(messages))
-            return super().complete(messages, tools, **kw)
-
     reply = {"select": ["count(*) AS n"], "where": ["UnitPrice > 0.99"], "group_by": [], "having": []}
-    model = Recording(
+    model = ScriptedModel(
         [
             {"request": "Count tracks priced above 0.99", "kind": "query", "values": [], "fields": []},
             reply | {"order_by": [], "limit": None},
@@ -138,7 +131,7 @@ def test_the_sql_step_is_shown_the_pair_with_the_questions_threshold_not_the_pla
     )
     agent = use_examples(bi_agent(model, db="chinook", store=store, clarify=False), store, embedder=None)
     assert agent.ask("How many tracks cost more than 0.99?").status == "completed"
-    shown = " ".join(m.content for call in seen for m in call[1:-1])
+    shown = " ".join(m.content for call in model.seen for m in call[1:-1])
     assert "How many tracks cost more than 1.50?" in shown
     assert "How many tracks are there?" not in shown
 

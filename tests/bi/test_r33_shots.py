@@ -102,18 +102,8 @@ def test_a_layer_with_no_indexed_text_to_filter_by_drafts_none(sqlite_bi):
     assert drafted_shots(bi) == []  # the SQL step falls back to prompts/query_examples.yaml
 
 
-class Recording(ScriptedModel):
-    def __init__(self, turns):
-        super().__init__(turns)
-        self.seen: list[list] = []
-
-    def complete(self, messages, tools=(), **kw):
-        self.seen.append(list(messages))
-        return super().complete(messages, tools, **kw)
-
-
 def test_the_sql_parts_call_shows_the_connected_databases_examples(firms):
-    firms.model = Recording([json.dumps({"select": ["count(*)"]})])
+    firms.model = ScriptedModel([json.dumps({"select": ["count(*)"]})])
     user = "Schema:\nTABLE invest\n  fy INTEGER\n\nQuestion: How many rows of investment in 1950?"
     write_sql(firms, "parts", "You fill in the parts of one SQL query.", user, ["invest"], [], "rows in 1950")
     [messages] = firms.model.seen
