@@ -124,14 +124,18 @@ def _qualify(
         if col.table:
             table = names.get(col.table.lower())
             if table is None or col.name.lower() not in {c.lower() for c in semantic.tables[table]["columns"]}:
-                unknown.append(f"{table or col.table}.{col.name}")
-                continue
+                if (mended := _mended(semantic, col, slice_tables, used)) is None:
+                    unknown.append(f"{table or col.table}.{col.name}")
+                    continue
+                table = mended
         else:
             owners = [
                 t
                 for t in [*used, *slice_tables, *semantic.tables]
                 if col.name.lower() in {c.lower() for c in semantic.tables[t]["columns"]}
             ]
+            if not owners and (mended := _mended(semantic, col, slice_tables, used)) is not None:
+                owners = [mended]
             if not owners:
                 unknown.append(col.name)  # an output alias (ORDER BY total) is taken out by the caller
                 continue
@@ -139,6 +143,40 @@ def _qualify(
             col.set("table", exp.to_identifier(table))
         if table not in used:
             used.append(table)
+
+
+def _mended(semantic: Semantic, col: exp.Column, slice_tables: list[str], used: list[str]) -> str | None:
+    """The table of the one column a name no table holds can only mean, `col` set to it; None when none or two.
+    `tomatoes.Year`: the one table joined to the named one that holds `Year` (`omdb`); a made-up year or date
+    (`cars.year`, `co_date`): the one column of years (a number column of years, a DATE /
+    TIMESTAMP) of the query's and slice's tables and those a join away (`cars.yr`, `inv_annual.fy`)."""
+    graph = semantic.join_graph()
+    named = next((t for t in graph if col.table and t.lower() == col.table.lower()), None)
+    near = [t for t in [named, *used, *slice_tables] if t in graph]
+    tables = list(dict.fromkeys([*near, *(n for t in near for n in sorted(graph[t]))]))
+    if named is not None:
+        joined = _component(graph, named)
+        holders = [
+            t
+            for t in semantic.tables
+            if t.lower() in joined and col.name.lower() in {c.lower() for c in semantic.tables[t]["columns"]}
+        ]
+        if len(holders) == 1:
+            col.set("table", exp.to_identifier(holders[0]))
+            return holders[0]
+    if not (named_year(col.name) or re.search(r"\bdates?\b", words(col.name))):
+        return None
+    years = [
+        (t, c)
+        for t in tables
+        for c, info in semantic.tables[t]["columns"].items()
+        if _a_number_of_years(c, info) or _DATED.search(str(info.get("type")))
+    ]
+    if len(years) != 1:
+        return None
+    col.set("this", exp.to_identifier(years[0][1]))
+    col.set("table", exp.to_identifier(years[0][0]))
+    return years[0][0]
 
 
 def _map_unknown(
@@ -1657,7 +1695,7 @@ def _parse_parts(
     aliases: set[str] = set()
     for part in ("select", "where", "group_by", "having", "order_by"):
         trees[part] = []
-        nodes = [_parse(part, text, dialect) for text in getattr(parts, part)]
+        nodes = [_parsed(part, text, semantic, dialect) for text in getattr(parts, part)]
         if part == "where":  # each of 'a = b AND c = d' judged: the join written as a filter among them goes
             nodes = [n for n in conjuncts(*nodes) if not _join_condition(n, semantic)]
         for node in nodes:
@@ -1669,6 +1707,32 @@ def _parse_parts(
             if isinstance(node, exp.Alias):
                 aliases.add(node.alias.lower())
     return trees, unknown, aliases
+
+
+def _parsed(part: str, text: str, semantic: Semantic, dialect: str) -> exp.Expression:
+    """The part parsed; one that does not parse because it writes a column as its spoken words (`cap stk` for
+    `cap_stk`, `life expectancy > 75`) is parsed with the column's name in their place."""
+    try:
+        return _parse(part, text, dialect)
+    except BadPart:
+        named = _spoken_as_names(text, semantic)
+        if named == text:
+            raise
+        return _parse(part, named, dialect)
+
+
+def _spoken_as_names(text: str, semantic: Semantic) -> str:
+    """`text` with each column name of several words (`cap_stk`) written spaced (`cap stk`) outside string
+    literals put back as the name, the longest names first."""
+    names = sorted(
+        {c for t in semantic.tables.values() for c in t["columns"] if "_" in c.strip("_")}, key=len, reverse=True
+    )
+    pieces = re.split(r"('(?:[^']|'')*')", text)
+    for i in range(0, len(pieces), 2):  # the even pieces lie outside quotes
+        for name in names:
+            spoken = re.escape(name.strip("_").replace("_", " "))
+            pieces[i] = re.sub(rf"(?<!\w){spoken}(?!\w)", name, pieces[i], flags=re.I)
+    return "".join(pieces)
 
 
 def _bare_values_in_an_or(node: exp.Expression) -> exp.Expression:
