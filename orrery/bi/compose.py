@@ -666,7 +666,11 @@ def compose(
     )
     trees["where"] = _listed_range(
         [
-            _listed_years(_year_on_its_column(n, semantic, question, slice_tables, used), question)
+            _decade(
+                _listed_years(_year_on_its_column(n, semantic, question, slice_tables, used), question),
+                semantic,
+                question,
+            )
             for n in trees["where"]
         ],
         question,
@@ -1293,6 +1297,38 @@ def _listed_years(node: exp.Expression, question: str) -> exp.Expression:
     return node.this.copy().isin(lo.copy(), hi.copy())
 
 
+# a decade the question names: 'the 1940s', 'the 80s', "'90s" (its first year's digits)
+_DECADE = re.compile(r"(?:\bthe\s+|')(\d{2}|1[89]\d{2}|20\d{2})'?s\b", re.I)
+
+
+def _decade(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
+    """'steel firms in the 1940s' written `fy = 1940`, 'the 80s' written `Year = 80`: a decade the question names,
+    compared as its first year (four digits, or two) with a column of years or a date's year, is the decade's
+    range. Two digits are the column's own (a two-digit year column: 80 to 89), else the century whose decade
+    lies in the column's range (1900s when none is known)."""
+    decades = set()
+    for d in (int(d) for d in _DECADE.findall(question) if int(d) % 10 == 0):
+        decades |= {d, 1900 + d, 2000 + d} if d < 100 else {d}
+    if not (isinstance(node, exp.EQ) and isinstance(lit := node.expression, exp.Literal) and lit.is_number):
+        return node
+    dated = _date_part(node.this)
+    col = dated[1] if dated and dated[0] == "YEAR" else node.this
+    if not isinstance(col, exp.Column) or int(float(lit.this)) not in decades:
+        return node
+    info = _column_info(semantic, col)
+    if not (dated or _a_number_of_years(col.name, info)):
+        return node
+    first = int(float(lit.this))
+    rng = _RANGE.search(info.get("description") or "")
+    if rng and two_digit_year(col.name, float(rng[1]), float(rng[2])):
+        first %= 100
+    elif first < 100:
+        first = next(
+            (c + first for c in (1900, 2000) if rng and float(rng[1]) <= c + first <= float(rng[2])), 1900 + first
+        )
+    return exp.Between(this=node.this.copy(), low=exp.Literal.number(first), high=exp.Literal.number(first + 9))
+
+
 def _lists(question: str, lo: str, hi: str) -> bool:
     """Whether the question lists the two whole numbers ('1970 then 2000', '1996 and in 2008', '1996, 2008'), not
     a range between them ('between 1996 and 2008'; 'from 1996 to 2008' and '1996-2008' join them otherwise)."""
@@ -1594,8 +1630,10 @@ def _named_measure(trees: dict[str, list[exp.Expression]], semantic: Semantic, q
         s.find(exp.Column) == col for nodes in trees.values() for n in nodes for s in n.find_all(exp.Subquery)
     ):
         return  # a subquery reads the measure from its own table
+    years = _a_number_of_years(col.name, _column_info(semantic, col))
     for part, nodes in trees.items():
-        trees[part] = [n.transform(lambda c: named[0].copy() if c == col else c) for n in nodes]
+        if part != "where" or not years:  # `AVG(fy)` is the measure's mistake, `fy BETWEEN 1940 AND 1949` the time's
+            trees[part] = [n.transform(lambda c: named[0].copy() if c == col else c) for n in nodes]
 
 
 def _compared_with_a_written_number(trees: dict[str, list[exp.Expression]], col: exp.Column, question: str) -> bool:
