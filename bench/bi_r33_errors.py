@@ -2,6 +2,7 @@
 under `--code here`, classified by its cause from the error text (no model).
 
     python bench/bi_r33_errors.py
+    PYTHONPATH=$PWD python bench/bi_r33_errors.py --mend   # round 35: each stored name composed again, no model
 
 Causes: `examples` (the name the model invented is one of prompts/query_examples.yaml's schema), `other db`
 (a column of another bench database), `year col` (a date or year column
@@ -78,7 +79,75 @@ def cause(q: dict, examples: set[str], columns: dict[str, set[str]]) -> tuple[st
     return "engine", re.sub(r".*still fails after one repair: ", "", text.split("; the SQL")[0])
 
 
+def stored_names() -> dict[tuple[str, str, str], dict]:
+    """(db, question, 'select|name' or 'where|part') -> its record, of every stored compose error of sets #1..#18."""
+    seen: dict[tuple[str, str, str], dict] = {}
+    for f in sorted((HERE / "results").glob("bi_nokeys_*_here*.json")):
+        if "heldout19" in f.name:
+            continue
+        for q in json.loads(f.read_text()).get("questions", []):
+            text = q.get("answer") or ""
+            if q["status"] != "error":
+                continue
+            if m := _MISSING.search(text):
+                for name in re.findall(r"'([^']+)'", m.group(1)):
+                    seen.setdefault((q["db"], q["question"], f"select|{name}"), q)
+            elif m := re.search(r"(select|where) item '(.*?)' is not valid SQL", text):
+                seen.setdefault((q["db"], q["question"], f"{m[1]}|{m[2]}"), q)
+    return seen
+
+
+def mends() -> None:
+    """Round 35: each distinct stored (question, name) of compose's `UnknownField` or of a part that does not parse,
+    over every `_here` file (all rounds), composed alone (`SELECT <name>` / the part as written) over its database's
+    layer, the gold's tables as the slice, under the orrery on PYTHONPATH: the column it becomes, and whether the
+    gold uses it."""
+    import importlib.util
+
+    import sqlglot
+    from sqlglot import exp
+
+    from orrery.bi.compose import QueryParts, compose
+    from orrery.bi.semantic import load
+
+    spec = importlib.util.spec_from_file_location("bi_nokeys", HERE / "bi_nokeys.py")
+    bnk = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bnk)
+    seen = stored_names()
+    layers: dict = {}
+    mended = 0
+    for (db, question, item), q in sorted(seen.items()):
+        if db not in layers:
+            engine = bnk.engine_for(db)
+            layers[db] = (engine, load(engine.name, engine))
+        engine, semantic = layers[db]
+        gold = sqlglot.parse_one(q["gold"], read=engine.dialect) if q["gold"] else None
+        tables = [t.name for t in gold.find_all(exp.Table)] if gold else list(semantic.tables)
+        part, text = item.split("|", 1)
+        parts = QueryParts(select=[text] if part == "select" else ["COUNT(*)"], where=[text] if part == "where" else [])
+        try:
+            sql = compose(
+                parts,
+                semantic,
+                [t for t in semantic.tables if t.lower() in map(str.lower, tables)],
+                [],
+                engine.dialect,
+                question,
+            )
+        except Exception as exc:  # noqa: BLE001 - a name still unknown is the measure, named
+            print(f"stays    {db:9} {question[:45]:45} | {text[:40]:40} | {type(exc).__name__}")
+            continue
+        cols = {c.name.lower() for c in sqlglot.parse_one(sql, read=engine.dialect).find_all(exp.Column)}
+        gold_cols = {c.name.lower() for c in gold.find_all(exp.Column)} if gold else set()
+        verdict = "U" if gold is None else ("gold" if cols <= gold_cols else "NOT gold")
+        mended += 1
+        print(f"mended   {db:9} {question[:45]:45} | {text[:40]:40} | {sorted(cols)} {verdict}")
+    print(f"\n{len(seen)} stored names, {mended} compose now")
+
+
 def main() -> None:
+    if "--mend" in sys.argv[1:]:
+        return mends()
     examples, columns = example_names(), db_columns()
     errors = [(k, q) for k, q in sorted(latest().items()) if q["status"] == "error"]
     counts: collections.Counter = collections.Counter()

@@ -124,14 +124,18 @@ def _qualify(
         if col.table:
             table = names.get(col.table.lower())
             if table is None or col.name.lower() not in {c.lower() for c in semantic.tables[table]["columns"]}:
-                unknown.append(f"{table or col.table}.{col.name}")
-                continue
+                if (mended := _mended(semantic, col, slice_tables, used)) is None:
+                    unknown.append(f"{table or col.table}.{col.name}")
+                    continue
+                table = mended
         else:
             owners = [
                 t
                 for t in [*used, *slice_tables, *semantic.tables]
                 if col.name.lower() in {c.lower() for c in semantic.tables[t]["columns"]}
             ]
+            if not owners and (mended := _mended(semantic, col, slice_tables, used)) is not None:
+                owners = [mended]
             if not owners:
                 unknown.append(col.name)  # an output alias (ORDER BY total) is taken out by the caller
                 continue
@@ -139,6 +143,40 @@ def _qualify(
             col.set("table", exp.to_identifier(table))
         if table not in used:
             used.append(table)
+
+
+def _mended(semantic: Semantic, col: exp.Column, slice_tables: list[str], used: list[str]) -> str | None:
+    """The table of the one column a name no table holds can only mean, `col` set to it; None when none or two.
+    `tomatoes.Year`: the one table joined to the named one that holds `Year` (`omdb`); a made-up year or date
+    (`cars.year`, `co_date`): the one column of years (a number column of years, a DATE /
+    TIMESTAMP) of the query's and slice's tables and those a join away (`cars.yr`, `inv_annual.fy`)."""
+    graph = semantic.join_graph()
+    named = next((t for t in graph if col.table and t.lower() == col.table.lower()), None)
+    near = [t for t in [named, *used, *slice_tables] if t in graph]
+    tables = list(dict.fromkeys([*near, *(n for t in near for n in sorted(graph[t]))]))
+    if named is not None:
+        joined = _component(graph, named)
+        holders = [
+            t
+            for t in semantic.tables
+            if t.lower() in joined and col.name.lower() in {c.lower() for c in semantic.tables[t]["columns"]}
+        ]
+        if len(holders) == 1:
+            col.set("table", exp.to_identifier(holders[0]))
+            return holders[0]
+    if not (named_year(col.name) or re.search(r"\bdates?\b", words(col.name))):
+        return None
+    years = [
+        (t, c)
+        for t in tables
+        for c, info in semantic.tables[t]["columns"].items()
+        if _a_number_of_years(c, info) or _DATED.search(str(info.get("type")))
+    ]
+    if len(years) != 1:
+        return None
+    col.set("this", exp.to_identifier(years[0][1]))
+    col.set("table", exp.to_identifier(years[0][0]))
+    return years[0][0]
 
 
 def _map_unknown(
@@ -628,7 +666,11 @@ def compose(
     )
     trees["where"] = _listed_range(
         [
-            _listed_years(_year_on_its_column(n, semantic, question, slice_tables, used), question)
+            _decade(
+                _listed_years(_year_on_its_column(n, semantic, question, slice_tables, used), question),
+                semantic,
+                question,
+            )
             for n in trees["where"]
         ],
         question,
@@ -1255,6 +1297,38 @@ def _listed_years(node: exp.Expression, question: str) -> exp.Expression:
     return node.this.copy().isin(lo.copy(), hi.copy())
 
 
+# a decade the question names: 'the 1940s', 'the 80s', "'90s" (its first year's digits)
+_DECADE = re.compile(r"(?:\bthe\s+|')(\d{2}|1[89]\d{2}|20\d{2})'?s\b", re.I)
+
+
+def _decade(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
+    """'steel firms in the 1940s' written `fy = 1940`, 'the 80s' written `Year = 80`: a decade the question names,
+    compared as its first year (four digits, or two) with a column of years or a date's year, is the decade's
+    range. Two digits are the column's own (a two-digit year column: 80 to 89), else the century whose decade
+    lies in the column's range (1900s when none is known)."""
+    decades = set()
+    for d in (int(d) for d in _DECADE.findall(question) if int(d) % 10 == 0):
+        decades |= {d, 1900 + d, 2000 + d} if d < 100 else {d}
+    if not (isinstance(node, exp.EQ) and isinstance(lit := node.expression, exp.Literal) and lit.is_number):
+        return node
+    dated = _date_part(node.this)
+    col = dated[1] if dated and dated[0] == "YEAR" else node.this
+    if not isinstance(col, exp.Column) or int(float(lit.this)) not in decades:
+        return node
+    info = _column_info(semantic, col)
+    if not (dated or _a_number_of_years(col.name, info)):
+        return node
+    first = int(float(lit.this))
+    rng = _RANGE.search(info.get("description") or "")
+    if rng and two_digit_year(col.name, float(rng[1]), float(rng[2])):
+        first %= 100
+    elif first < 100:
+        first = next(
+            (c + first for c in (1900, 2000) if rng and float(rng[1]) <= c + first <= float(rng[2])), 1900 + first
+        )
+    return exp.Between(this=node.this.copy(), low=exp.Literal.number(first), high=exp.Literal.number(first + 9))
+
+
 def _lists(question: str, lo: str, hi: str) -> bool:
     """Whether the question lists the two whole numbers ('1970 then 2000', '1996 and in 2008', '1996, 2008'), not
     a range between them ('between 1996 and 2008'; 'from 1996 to 2008' and '1996-2008' join them otherwise)."""
@@ -1556,8 +1630,10 @@ def _named_measure(trees: dict[str, list[exp.Expression]], semantic: Semantic, q
         s.find(exp.Column) == col for nodes in trees.values() for n in nodes for s in n.find_all(exp.Subquery)
     ):
         return  # a subquery reads the measure from its own table
+    years = _a_number_of_years(col.name, _column_info(semantic, col))
     for part, nodes in trees.items():
-        trees[part] = [n.transform(lambda c: named[0].copy() if c == col else c) for n in nodes]
+        if part != "where" or not years:  # `AVG(fy)` is the measure's mistake, `fy BETWEEN 1940 AND 1949` the time's
+            trees[part] = [n.transform(lambda c: named[0].copy() if c == col else c) for n in nodes]
 
 
 def _compared_with_a_written_number(trees: dict[str, list[exp.Expression]], col: exp.Column, question: str) -> bool:
@@ -1657,7 +1733,7 @@ def _parse_parts(
     aliases: set[str] = set()
     for part in ("select", "where", "group_by", "having", "order_by"):
         trees[part] = []
-        nodes = [_parse(part, text, dialect) for text in getattr(parts, part)]
+        nodes = [_parsed(part, text, semantic, dialect) for text in getattr(parts, part)]
         if part == "where":  # each of 'a = b AND c = d' judged: the join written as a filter among them goes
             nodes = [n for n in conjuncts(*nodes) if not _join_condition(n, semantic)]
         for node in nodes:
@@ -1669,6 +1745,32 @@ def _parse_parts(
             if isinstance(node, exp.Alias):
                 aliases.add(node.alias.lower())
     return trees, unknown, aliases
+
+
+def _parsed(part: str, text: str, semantic: Semantic, dialect: str) -> exp.Expression:
+    """The part parsed; one that does not parse because it writes a column as its spoken words (`cap stk` for
+    `cap_stk`, `life expectancy > 75`) is parsed with the column's name in their place."""
+    try:
+        return _parse(part, text, dialect)
+    except BadPart:
+        named = _spoken_as_names(text, semantic)
+        if named == text:
+            raise
+        return _parse(part, named, dialect)
+
+
+def _spoken_as_names(text: str, semantic: Semantic) -> str:
+    """`text` with each column name of several words (`cap_stk`) written spaced (`cap stk`) outside string
+    literals put back as the name, the longest names first."""
+    names = sorted(
+        {c for t in semantic.tables.values() for c in t["columns"] if "_" in c.strip("_")}, key=len, reverse=True
+    )
+    pieces = re.split(r"('(?:[^']|'')*')", text)
+    for i in range(0, len(pieces), 2):  # the even pieces lie outside quotes
+        for name in names:
+            spoken = re.escape(name.strip("_").replace("_", " "))
+            pieces[i] = re.sub(rf"(?<!\w){spoken}(?!\w)", name, pieces[i], flags=re.I)
+    return "".join(pieces)
 
 
 def _bare_values_in_an_or(node: exp.Expression) -> exp.Expression:
