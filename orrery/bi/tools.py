@@ -377,9 +377,9 @@ def _asks_plural(noun: str, value: str, question: str) -> bool:
 
 def _code_asked(bi: BIContext, pick: Candidate, question: str) -> tuple[Candidate, str] | None:
     """'jamaica's olympic 100 metre medals': a name resolved in a lookup (`lkp_cntry.cntry_nm` 'Jamaica') whose row
-    has a code beside it (`cntry_cd` 'JAM', a column of as many distinct values), when the one table the question
-    scores highest (`Semantic.score_tables`) is joined to no other and holds that code (`m100_medalists.noc`): the
-    name cannot reach those rows, the code does."""
+    has a code beside it (`cntry_cd` 'JAM': a column of as many distinct values, each two or three letters), when
+    the one table the question scores highest (`Semantic.score_tables`) is joined to no other and holds that code
+    (`m100_medalists.noc`): the name cannot reach those rows, the code does."""
     scores = bi.semantic.score_tables(question)
     top = max(scores.values(), default=0)
     asked = [t for t, n in scores.items() if n == top]
@@ -387,16 +387,15 @@ def _code_asked(bi: BIContext, pick: Candidate, question: str) -> tuple[Candidat
         return None
     size = len(bi.values(pick.table, pick.column))
     for column in bi.semantic.tables[pick.table]["columns"]:
-        if column == pick.column or len(bi.values(pick.table, column)) != size:
-            continue
+        codes = bi.values(pick.table, column)
+        if column == pick.column or len(codes) != size or not all(2 <= len(v) <= 3 and v.isalpha() for v in codes):
+            continue  # a code is two or three letters ('JAM'): a town beside its country is no code of it
         probe = (
             f"SELECT {quote(bi.engine, column)} FROM {quote(bi.engine, pick.table)} "
             f"WHERE {quote(bi.engine, pick.column)} = {exp.Literal.string(str(pick.value)).sql(bi.engine.dialect)}"
         )
-        codes = {str(r[0]).lower() for r in bi.engine.execute(probe, max_rows=2).rows}
-        held = (
-            [c for c in bi.index() if c.table == asked[0] and str(c.value).lower() in codes] if len(codes) == 1 else []
-        )
+        row = {str(r[0]).lower() for r in bi.engine.execute(probe, max_rows=2).rows}
+        held = [c for c in bi.index() if c.table == asked[0] and str(c.value).lower() in row] if len(row) == 1 else []
         if held:
             why = f"{pick.value!r} is {held[0].value!r} in {held[0].table}.{held[0].column}, the rows asked about"
             return Candidate(held[0].value, held[0].table, held[0].column, pick.score), why
