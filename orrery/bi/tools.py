@@ -33,7 +33,6 @@ from orrery.bi.context import pick_option as pick_option  # the clarification an
 from orrery.bi.decline import (
     GRAMMAR,
     category_values,
-    closest_meaning,
     demonym_values,
     flag_values,
     maps,
@@ -123,24 +122,6 @@ def _in_other_form(by_stem: dict[str, list[Candidate]], mention: str) -> list[Ca
         if other_form(word, utils.default_process(str(c.value))):
             out.setdefault(str(c.value).lower(), Candidate(c.value, c.table, c.column, MATCH))  # first column
     return list(out.values())
-
-
-def _shortened(bi: BIContext, mention: str) -> list[Candidate]:
-    """'strep species': a first word (four letters or more, no schema word) that begins exactly one value of a column
-    and is not that value ('Streptococcus' of `genus`), in the table the other words mean (MiniLM's nearest table to
-    'species': `organisms`, so not the drug 'Streptomycin'); a column where two values begin so ('Streptococcus
-    fecalis', 'Streptococcus viridans') or two such columns are not guessed between."""
-    head, *kind = re.findall(r"[^\W_]+", mention.lower())
-    if not kind or len(head) < 4 or head in GRAMMAR or head in schema_words(bi.semantic):
-        return []
-    table = (closest_meaning(bi, " ".join(kind), values=False)[1] or {}).get("table")
-    begun: dict[str, list[Candidate]] = {}
-    for c in bi.index():
-        first = str(c.value).lower().split(" ")[0]
-        if c.table == table and first.startswith(head) and first != head:
-            begun.setdefault(c.column, []).append(c)
-    ones = [found[0] for found in begun.values() if len(found) == 1]
-    return [Candidate(ones[0].value, table, ones[0].column, MATCH)] if len(ones) == 1 else []
 
 
 _AMOUNT = re.compile(r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|fifty|hundred)\b", re.I)
@@ -262,7 +243,7 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
             c
             for c in found
             if c.score >= MATCH and shares_word(mention, str(c.value)) and not _names_its_field(bi, mention, c)
-        ] or (_in_other_form(by_stem(), mention) or _shortened(bi, mention))
+        ] or _in_other_form(by_stem(), mention)
         if not good:
             unresolved.append(mention)
             continue
@@ -296,19 +277,7 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
             for r in more(bi, question)
             if (r["table"], r["column"], str(r["value"])) not in have
         ]
-    return {"resolved": _coded_where_asked(bi, resolved, question), "unresolved": unresolved}
-
-
-def _coded_where_asked(bi: BIContext, resolved: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
-    """Each resolved value `_code_asked` moves onto the code the rows asked about hold, once."""
-    out: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for r in resolved:
-        moved = _code_asked(bi, Candidate(r["value"], r["table"], r["column"], MATCH), question)
-        if moved:
-            c, why = moved
-            r = {"mention": r["mention"], "table": c.table, "column": c.column, "value": jsonable(c.value), "why": why}
-        out.setdefault((r["table"], r["column"], str(r["value"])), r)
-    return list(out.values())
+    return {"resolved": resolved, "unresolved": unresolved}
 
 
 def _names_its_field(bi: BIContext, mention: str, c: Candidate) -> bool:
@@ -373,33 +342,6 @@ def _asks_plural(noun: str, value: str, question: str) -> bool:
     ):
         return False  # 'Texas County', 'towns named Ontario': the rows' own name
     return any(w != noun and singular(w) == noun for w in re.findall(r"[^\W\d_]+", question.lower()))
-
-
-def _code_asked(bi: BIContext, pick: Candidate, question: str) -> tuple[Candidate, str] | None:
-    """'jamaica's olympic 100 metre medals': a name resolved in a lookup (`lkp_cntry.cntry_nm` 'Jamaica') whose row
-    has a code beside it (`cntry_cd` 'JAM': a column of as many distinct values, each two or three letters), when
-    the one table the question scores highest (`Semantic.score_tables`) is joined to no other and holds that code
-    (`m100_medalists.noc`): the name cannot reach those rows, the code does."""
-    scores = bi.semantic.score_tables(question)
-    top = max(scores.values(), default=0)
-    asked = [t for t, n in scores.items() if n == top]
-    if len(asked) != 1 or asked[0] == pick.table or bi.semantic.join_graph().get(asked[0]):
-        return None
-    size = len(bi.values(pick.table, pick.column))
-    for column in bi.semantic.tables[pick.table]["columns"]:
-        codes = bi.values(pick.table, column)
-        if column == pick.column or len(codes) != size or not all(2 <= len(v) <= 3 and v.isalpha() for v in codes):
-            continue  # a code is two or three letters ('JAM'): a town beside its country is no code of it
-        probe = (
-            f"SELECT {quote(bi.engine, column)} FROM {quote(bi.engine, pick.table)} "
-            f"WHERE {quote(bi.engine, pick.column)} = {exp.Literal.string(str(pick.value)).sql(bi.engine.dialect)}"
-        )
-        row = {str(r[0]).lower() for r in bi.engine.execute(probe, max_rows=2).rows}
-        held = [c for c in bi.index() if c.table == asked[0] and str(c.value).lower() in row] if len(row) == 1 else []
-        if held:
-            why = f"{pick.value!r} is {held[0].value!r} in {held[0].table}.{held[0].column}, the rows asked about"
-            return Candidate(held[0].value, held[0].table, held[0].column, pick.score), why
-    return None
 
 
 _LISTED_WORD = re.compile(r"[^\W\d_][\w'-]*")
