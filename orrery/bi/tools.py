@@ -308,7 +308,8 @@ _NAME_COLUMN = re.compile(r"(?:^|_| )(?:name|nm|title)$", re.I)
 
 
 def _qualifier(bi: BIContext, pick: Candidate, question: str) -> tuple[Candidate, str | None]:
-    """'counties of Ohio', 'worst-hit county in Nevada', "Ohio's counties": a value found as a row's own name
+    """'counties of Ohio', 'worst-hit county in Nevada', "Ohio's counties", 'how many counties does Texas
+    have' (rows asked in the plural, wherever the value stands: `_asks_plural`): a value found as a row's own name
     (`counties.name` 'Ohio') in the table whose rows the question asks about 'in' / 'of' / 'from' it (or as its
     possessive) qualifies those rows; it does not name one of them. Another column holding it with fewer distinct values (a category: `states.name`, 51
     values, over 1,877 county names) takes it; the reason is returned to be shown in the step."""
@@ -321,7 +322,7 @@ def _qualifier(bi: BIContext, pick: Candidate, question: str) -> tuple[Candidate
         rf"\b(?:{kind})\b(?:\s+\S+){{0,3}}?\s+(?:in|of|from|across|within)\s+(?:the\s+)?{re.escape(value)}\b"
         rf"|\b{re.escape(value)}['’]s\s+(?:\S+\s+){{0,2}}?(?:{kind})\b"  # "Ohio's counties", "Nevada's worst county"
     )
-    if not noun or not re.search(asked, question, re.I):
+    if not noun or not (re.search(asked, question, re.I) or _asks_plural(noun, value, question)):
         return pick, None
     size = {(c.table, c.column): len(bi.values(c.table, c.column)) for c in bi.index() if str(c.value) == value}
     mine = size.get((pick.table, pick.column), 0)
@@ -331,6 +332,16 @@ def _qualifier(bi: BIContext, pick: Candidate, question: str) -> tuple[Candidate
     n, (table, column) = smaller[0]
     why = f"{value!r} qualifies the {noun} rows asked about: {table}.{column} ({n} values), not {pick.table}.{pick.column}"
     return Candidate(pick.value, table, column, pick.score), why
+
+
+def _asks_plural(noun: str, value: str, question: str) -> bool:
+    """'how many counties does Texas have': the question asks about several of the rows, so a value found as one row's
+    own name does not name one of them."""
+    if re.search(
+        rf"\b(?:named|called)\s+{re.escape(value)}\b|\b{re.escape(value)}\s+{re.escape(noun)}\b", question, re.I
+    ):
+        return False  # 'Texas County', 'towns named Ontario': the rows' own name
+    return any(w != noun and singular(w) == noun for w in re.findall(r"[^\W\d_]+", question.lower()))
 
 
 _LISTED_WORD = re.compile(r"[^\W\d_][\w'-]*")
