@@ -73,6 +73,8 @@ def resolved_of(q: dict[str, Any], sql: str, bi: Any, tables: list[str], again: 
     if again and steps:
         out = resolved_again(q, bi, [r["mention"] for r in out] + [m for st in steps for m in unresolved_in(st)])
     have = {(r["table"].lower(), r["column"].lower(), str(r["value"])) for r in out}
+    # under --resolve a stored literal the re-run resolution placed (on any column) is not added back where it was
+    again_values = {str(r["value"]).lower() for r in out} if again and steps else set()
     for cond in sqlglot.parse_one(sql, read=bi.engine.dialect).find_all(exp.EQ, exp.In):
         col = cond.this
         if not isinstance(col, exp.Column):
@@ -81,7 +83,7 @@ def resolved_of(q: dict[str, Any], sql: str, bi: Any, tables: list[str], again: 
         for lit in [cond.expression] if isinstance(cond, exp.EQ) else cond.expressions:
             key = (owner.lower(), col.name.lower(), lit.name)
             ok = isinstance(lit, exp.Literal) and lit.is_string and lit.name.lower() in bi.values(owner, col.name)
-            if ok and key not in have:
+            if ok and key not in have and lit.name.lower() not in again_values:
                 have.add(key)
                 out.append({"mention": lit.name, "table": owner, "column": col.name, "value": lit.name})
     return out
