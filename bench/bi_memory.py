@@ -130,6 +130,7 @@ RUNS = (
     "grown_v12",
     "grown_v13",
     "grown_v14",
+    "grown_v16",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -1074,6 +1075,41 @@ ROUND15_AFTER = [
 ]
 
 
+ROUND16_PLAN = [
+    "",
+    "### round 16 (plan, written before grown_v16 or any (B) measure ran): the shipped memory on held-out #17 and"
+    " #18; the prompt cache of the drafted examples",
+    "",
+    "(A) A measurement, no tuning (round 13's protocol). Held-out #17 and #18 were each run once with an empty memory"
+    " and are development data now; no memory rule was decided on them. The memory is the shipped one (round 15's"
+    " code as merged into integ, with round 33's drafted worked examples in the SQL step for both conditions).",
+    "- the sample, fixed before the run (`v16_sample`, `--v16`): held-out #17's and #18's questions on the memory's"
+    " databases (`later`, one from each set in turn, each in its file's order: 46 questions, 27 + 19, 14 of them"
+    " unanswerable), each answered with an empty memory and with the grown memory (`approved_pairs` as in earlier"
+    " rounds), side by side, primed (bench/bi_memory_primed.py), `nice -n 10 timeout 900` (cut at 15 minutes of"
+    " model time; the questions answered are the ones reported, in the sample's order).",
+    "- reported: right with an empty memory against with the memory (answerable questions run), right -> wrong and"
+    " wrong -> right, each unanswerable question declined with an empty memory and answered with the memory"
+    " (answered because of the memory), and seconds per question with the memory on (median / mean) against empty,"
+    " with the 1-minute load.",
+    "- read as: the memory helps on new wording when wrong -> right exceeds right -> wrong; it is safe there when"
+    " right -> wrong is at most 2% of the questions run and no unanswerable question is answered because of it."
+    " Whatever the numbers, nothing is changed on them in this round.",
+    "",
+    "(B) The cost of round 33's drafted examples as a user meets it (bench/bi_r16_cache.py): one process, one"
+    " database, several questions in a row, the ordinary (unprimed) embedded model with its prompt cache, main"
+    " (b95f0b0, a detached checkout) against integ (this branch's code), back to back, the same questions in the"
+    " same order. Per model call it counts the prompt's tokens and those llama.cpp processed anew (the prompt less"
+    " the cached prefix it reused: round 33's count), and the seconds per question. Reported per code: median"
+    " seconds per question from the second question on (the first pays the load and the cold cache in both), the"
+    " mean prompt tokens processed anew per SQL-step call and per call, and whether each question's SQL and status"
+    " are the same under both codes (the answers are not expected to be: main shows the file's examples).",
+    "- a reordering (only if the SQL call's messages let the shared part come first without changing what the model"
+    " is shown) is measured the same way against integ, and shipped only when every question's SQL and status are"
+    " identical to integ's and the median seconds and tokens anew are down; else reported, not shipped.",
+]
+
+
 ROUND14_AFTER = [
     "",
     "The result (grown_v14, its row and lines above; the baseline is the memory with the rule off): right 1 -> 0 of 3"
@@ -1674,6 +1710,12 @@ def v9_sample() -> list[dict[str, Any]]:
     return [q | {"part": "heldout14"} for q in later(["heldout14"], set())]
 
 
+def v16_sample() -> list[dict[str, Any]]:
+    """grown_v16's sample, fixed before its run (bench/bi_memory.md, "round 16"): held-out #17's and #18's
+    questions on the memory's databases (development data, never used for a memory rule), one from each in turn."""
+    return [q | {"part": q["set"]} for q in later(["heldout17", "heldout18"], set())]
+
+
 def v13_sample() -> list[dict[str, Any]]:
     """grown_v13's sample, fixed before its run (bench/bi_memory.md, "round 13"): held-out #16's questions on the
     memory's databases (development data since its one run, never used for a memory rule), in `later`'s order."""
@@ -2002,6 +2044,7 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                 *ROUND14_AFTER,
                 *ROUND15_PLAN,
                 *ROUND15_AFTER,
+                *ROUND16_PLAN,
             ]
         ).rstrip()
         + "\n"
@@ -2286,6 +2329,7 @@ def main() -> None:
     p.add_argument("--v9", action="store_true", help="--set grown: grown_v9's sample (`v9_sample`), primed")
     p.add_argument("--v10", action="store_true", help="--set grown: grown_v10's sample (`v10_sample`), primed")
     p.add_argument("--v13", action="store_true", help="grown_v13's sample (`v13_sample`), primed, empty vs memory")
+    p.add_argument("--v16", action="store_true", help="grown_v16's sample (`v16_sample`), primed, empty vs memory")
     p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
     p.add_argument("--v15-replay", action="store_true", help="round 15: texts the memory embeds, vectors kept off/on")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
@@ -2308,10 +2352,12 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.determinism:
         return determinism()
-    if args.v6 or args.v8 or args.v9 or args.v10 or args.v13:
+    if args.v6 or args.v8 or args.v9 or args.v10 or args.v13 or args.v16:
         out = RESULTS / f"bi_memory_{args.tag}.json"
         sample = (
-            v13_sample()
+            v16_sample()
+            if args.v16
+            else v13_sample()
             if args.v13
             else v10_sample()
             if args.v10
