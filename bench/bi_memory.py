@@ -1103,7 +1103,11 @@ ROUND16_PLAN = [
     " the cached prefix it reused: round 33's count), and the seconds per question. Reported per code: median"
     " seconds per question from the second question on (the first pays the load and the cold cache in both), the"
     " mean prompt tokens processed anew per SQL-step call and per call, and whether each question's SQL and status"
-    " are the same under both codes (the answers are not expected to be: main shows the file's examples).",
+    " are the same under both codes (the answers are not expected to be: main shows the file's examples). The"
+    " sample, fixed before the runs: the no-key development set's first 8 answerable questions on `world` (a"
+    " database with a number year column, so the drafted year example is its own), `--db world --n 8`. A third"
+    " run, this code with the drafted examples off (`--shots-off`: the file's examples, all else the same), tells"
+    " the examples' share from the rest of what changed between b95f0b0 and integ.",
     "- a reordering (only if the SQL call's messages let the shared part come first without changing what the model"
     " is shown) is measured the same way against integ, and shipped only when every question's SQL and status are"
     " identical to integ's and the median seconds and tokens anew are down; else reported, not shipped.",
