@@ -1111,7 +1111,9 @@ ROUND16_PLAN = [
     " sample, fixed before the runs: the no-key development set's first 8 answerable questions on `world` (a"
     " database with a number year column, so the drafted year example is its own), `--db world --n 8`. A third"
     " run, this code with the drafted examples off (`--shots-off`: the file's examples, all else the same), tells"
-    " the examples' share from the rest of what changed between b95f0b0 and integ.",
+    " the examples' share from the rest of what changed between b95f0b0 and integ. Added at 09:59 UTC, after the"
+    " world runs and before this one: the same two codes on a second database, `--db store --n 8` (the no-key set's"
+    " first 8 answerable questions on `store`, a database with a date column), to see whether world's reading holds.",
     "- a reordering (only if the SQL call's messages let the shared part come first without changing what the model"
     " is shown) is measured the same way against integ, and shipped only when every question's SQL and status are"
     " identical to integ's and the median seconds and tokens anew are down; else reported, not shipped.",
