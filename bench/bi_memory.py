@@ -1138,6 +1138,53 @@ ROUND16_AFTER = [
     " the shipped memory is safe (0 right -> wrong in 38 questions over the two rounds, no unanswerable answered"
     " because of it) and rarely reached (it changed a request on 5 of 24 and 2 of 14); its gain on this sample is"
     " nil. Thin evidence: 14 questions, 12 answerable, one answer is 8.3 points.",
+    "",
+    "(B), the result (bench/bi_r16_cache.py, 09:51-10:05 UTC, results/bi_r16_cache_{main,here}_{w8,s8}.json and"
+    " `_here_{w8off,s8off}`: the drafted examples off; main = a detached checkout of b95f0b0, here = 3a8170b's"
+    " orrery, i.e. integ's). One process per run, 8 questions in a row on one database, the ordinary prompt cache;"
+    " 1-minute load per run: world main 8.4-8.8, here 6.8-7.5, off 6.8-7.1; store main 6.1-6.8, here 4.9-6.0, off"
+    " 2.5-3.8 (other helpers' runs: seconds across runs at different loads are not comparable; tokens are).",
+    "",
+    "| database | code | right | s, first question | s / question after it (median / mean) | SQL-parts call:"
+    " prompt tokens (mean) | of them read anew (mean) | s per SQL-parts call (mean) |",
+    "|---|---|---:|---:|---:|---:|---:|---:|",
+    "| world | main b95f0b0 | 8 / 8 | 51.8 | 11.4 / 10.4 | 1207 | 151.7 | 7.28 |",
+    "| world | integ | 8 / 8 | 48.1 | 12.2 / 11.4 | 1527 | 151.7 | 8.14 |",
+    "| world | integ, drafted examples off | 8 / 8 | 50.0 | 11.6 / 10.2 | 1207 | 151.7 | 7.19 |",
+    "| store | main b95f0b0 | 8 / 8 | 40.2 | 6.4 / 9.2 | 1288 | 136.9 | 4.67 |",
+    "| store | integ | 7 / 8 | 26.7 | 4.3 / 4.6 | 1135 | 136.9 | 2.70 |",
+    "| store | integ, drafted examples off | 8 / 8 | 28.2 | 3.8 / 6.9 | 1288 | 136.9 | 3.44 |",
+    "",
+    "- the tokens read anew: after the first question the SQL-parts call reads anew exactly the same tokens under"
+    " the three codes, question by question (world 302, 40, 295, 38, 39, 196, 152; store likewise): the drafted"
+    " block (world +320 tokens over the file's examples, store -153: its schemas are shorter than the file's) is read"
+    " once, on the first question of the database, and then comes from llama.cpp's cache like the file's block did."
+    " Round 33's doubling (guards' median 12.9 -> 27.5 s, 544 -> 1050 tokens anew) is its bench's: bench/bi_nokeys.py"
+    " changes database every question. A user asking one database pays the block once per database in a process.",
+    "- what is left of the cost: the longer context. On world, the one pair of runs at the same load (integ against"
+    " integ with the examples off, 6.8-7.5), the SQL-parts call took +0.7 s (median of the 7 paired questions after"
+    " the first; +0.95 s on the mean, one of 7 faster) for its 320 more prompt tokens; on store the drafted block is"
+    " shorter than the file's. No reordering changes that: the context is the same whatever the order.",
+    "- the reordering: the SQL call's messages are the system prompt (one per dialect, shared by every database),"
+    " then the worked examples (one block per database), then the approved pairs (per question) and the question (per"
+    " question): the shared part is already first and each part sits before every part that changes more often, so no"
+    " order of the same messages gives a longer shared prefix, on one database or across databases. Nothing was"
+    " reordered or measured for it; nothing proposed for tools.py's write_sql.",
+    "- the answers: integ with the drafted examples off wrote main's SQL on all 16 questions but one (world's 8th: the"
+    " same conditions in another order, right both ways), so what integ changes on these questions is the drafted"
+    " examples'. With them: store's 'Which state has the highest sales?' right -> wrong (`ORDER BY orders.state` after"
+    " a join to `states`, the `SUM(orders.sales)` lost; the drafted top-1 example ranks by `COUNT(*)`), and store's"
+    " 'What are the total sales per region?' right both ways but in one SQL-parts call where main's parts failed and"
+    " fell back to the SQL call (24.8 -> 9.1 s). One right -> wrong in 16 is a guard result round 33's 12 guards did"
+    " not have: worth a look by whoever owns shots.py's shapes (below).",
+    "",
+    "What shipped in round 16: the measurements and their scripts (bench/bi_memory.py `--v16`, bench/bi_r16_cache.py);"
+    " no change to orrery. Next: (1) the bench's cost of the drafted examples is its interleaving; a time comparison"
+    " between codes should run each database's questions in a row (bench/bi_r16_cache.py does) or report tokens anew"
+    " per database switch; (2) 'Which state has the highest sales?' against the drafted top-1-by-count example: the"
+    " shape picked by the question ('highest sales' a SUM, 'most X' a COUNT), round 33's own next step, checked on"
+    " every set's top-1 questions before any run; (3) (A) cut at 14 of 46: the rest of v16_sample (`--v16 --exclude"
+    " grown_v16`) when a quiet hour allows, for a sample the size of round 13's.",
 ]
 
 
