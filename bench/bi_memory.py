@@ -131,6 +131,7 @@ RUNS = (
     "grown_v13",
     "grown_v14",
     "grown_v16",
+    "grown_v16b",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -1138,6 +1139,10 @@ ROUND16_AFTER = [
     " the shipped memory is safe (0 right -> wrong in 38 questions over the two rounds, no unanswerable answered"
     " because of it) and rarely reached (it changed a request on 5 of 24 and 2 of 14); its gain on this sample is"
     " nil. Thin evidence: 14 questions, 12 answerable, one answer is 8.3 points.",
+    "",
+    "A continuation, decided at 10:05 UTC after that result and (B)'s runs, before its own run: the same sample's next"
+    " questions (`--v16 --exclude grown_v16`, from the same detached checkout of dc2c1af), cut at 12 minutes, reported"
+    " as its own row, grown_v16b; the same reading, nothing tuned on it.",
     "",
     "(B), the result (bench/bi_r16_cache.py, 09:51-10:05 UTC, results/bi_r16_cache_{main,here}_{w8,s8}.json and"
     " `_here_{w8off,s8off}`: the drafted examples off; main = a detached checkout of b95f0b0, here = 3a8170b's"
