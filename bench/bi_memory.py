@@ -153,6 +153,9 @@ TARGETS = {
 }
 # What the result files cannot say about a run's conditions.
 NOTES = {
+    "grown_v16b": "round 16's continuation (below), `--v16 --exclude grown_v16`, 10:05-10:17 UTC, cut at 12 minutes"
+    " after 19 of the sample's remaining 32 questions (17 answerable, 2 unanswerable), run from the detached checkout"
+    " of dc2c1af (its `set` field written after the cut); 1-minute load 2.4-3.9.",
     "grown_v16": "round 16's plan (below), `--v16`, 09:35-09:50 UTC, cut at 15 minutes after 14 of its 46 questions"
     " (12 answerable, 2 unanswerable; 7 of held-out #17, 7 of #18), run from a detached checkout of dc2c1af (its `set` field written after the cut); the"
     " 1-minute load rose from 1.7 to 9.4 (other helpers' benchmarks beside it): its seconds are not quiet-machine"
@@ -1143,6 +1146,17 @@ ROUND16_AFTER = [
     "A continuation, decided at 10:05 UTC after that result and (B)'s runs, before its own run: the same sample's next"
     " questions (`--v16 --exclude grown_v16`, from the same detached checkout of dc2c1af), cut at 12 minutes, reported"
     " as its own row, grown_v16b; the same reading, nothing tuned on it.",
+    "",
+    "Its result (grown_v16b): 19 questions, the answerable 3 -> 3 right of 17 (+0.0), right -> wrong 0, wrong ->"
+    " right 0; unanswerable 1 of 2 declined both ways ('list canadian airports' answered both ways, the same SQL: not"
+    " the memory's). The memory changed a request on 7 of 19 (pairs shown on 2: 'large airports in the us, count em',"
+    " 'order lines shipped same day, how many', the same SQL both ways; taught filters on 4; one decline lifted:"
+    " 'in 1990 which nation in south asia had the highest births per woman', declined with an empty memory, answered"
+    " with it, wrong: the fertility ranking dropped). Seconds, empty / memory: median 23.0 / 24.4, mean 24.4 / 27.2"
+    " (the requests it changed decoded anew: 'mean runtime, horror pics' 28.4 -> 51.5 s). Both parts together, 33 of"
+    " 46 questions: 7 -> 7 right of 29 answerable, 0 right -> wrong, 0 wrong -> right, unanswerable 3 of 4 declined"
+    " both ways and none answered because of the memory. By the plan's reading: safe on this new wording (0% right"
+    " -> wrong), no gain; with round 13, 1 wrong -> right and 0 right -> wrong in 57 questions of new wording.",
     "",
     "(B), the result (bench/bi_r16_cache.py, 09:51-10:05 UTC, results/bi_r16_cache_{main,here}_{w8,s8}.json and"
     " `_here_{w8off,s8off}`: the drafted examples off; main = a detached checkout of b95f0b0, here = 3a8170b's"
