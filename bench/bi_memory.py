@@ -1202,8 +1202,8 @@ ROUND16_AFTER = [
     " between codes should run each database's questions in a row (bench/bi_r16_cache.py does) or report tokens anew"
     " per database switch; (2) 'Which state has the highest sales?' against the drafted top-1-by-count example: the"
     " shape picked by the question ('highest sales' a SUM, 'most X' a COUNT), round 33's own next step, checked on"
-    " every set's top-1 questions before any run; (3) (A) cut at 14 of 46: the rest of v16_sample (`--v16 --exclude"
-    " grown_v16`) when a quiet hour allows, for a sample the size of round 13's.",
+    " every set's top-1 questions before any run; (3) (A) ran 33 of its 46 questions (grown_v16 + grown_v16b): the last 13"
+    " (`--v16 --exclude grown_v16 --exclude grown_v16b`) when an hour allows.",
 ]
 
 
