@@ -130,6 +130,8 @@ RUNS = (
     "grown_v12",
     "grown_v13",
     "grown_v14",
+    "grown_v16",
+    "grown_v16b",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -151,6 +153,13 @@ TARGETS = {
 }
 # What the result files cannot say about a run's conditions.
 NOTES = {
+    "grown_v16b": "round 16's continuation (below), `--v16 --exclude grown_v16`, 10:05-10:17 UTC, cut at 12 minutes"
+    " after 19 of the sample's remaining 32 questions (17 answerable, 2 unanswerable), run from the detached checkout"
+    " of dc2c1af (its `set` field written after the cut); 1-minute load 2.4-3.9.",
+    "grown_v16": "round 16's plan (below), `--v16`, 09:35-09:50 UTC, cut at 15 minutes after 14 of its 46 questions"
+    " (12 answerable, 2 unanswerable; 7 of held-out #17, 7 of #18), run from a detached checkout of dc2c1af (its `set` field written after the cut); the"
+    " 1-minute load rose from 1.7 to 9.4 (other helpers' benchmarks beside it): its seconds are not quiet-machine"
+    " times, and the two conditions of a question ran back to back at the same load.",
     "grown_v14": "round 14's plan (below), `--v14` at 0c182c1, 07:12-07:15 UTC, the whole sample (3 questions)."
     " Its two conditions are both the grown memory: the columns headed 'empty' are the memory with round 14's rule"
     " off (`shape_words_off`), 'memory' the memory with it on. 1-minute load 4-6 (other helpers beside it).",
@@ -1074,6 +1083,130 @@ ROUND15_AFTER = [
 ]
 
 
+ROUND16_PLAN = [
+    "",
+    "### round 16 (plan, written before grown_v16 or any (B) measure ran): the shipped memory on held-out #17 and"
+    " #18; the prompt cache of the drafted examples",
+    "",
+    "(A) A measurement, no tuning (round 13's protocol). Held-out #17 and #18 were each run once with an empty memory"
+    " and are development data now; no memory rule was decided on them. The memory is the shipped one (round 15's"
+    " code as merged into integ, with round 33's drafted worked examples in the SQL step for both conditions).",
+    "- the sample, fixed before the run (`v16_sample`, `--v16`): held-out #17's and #18's questions on the memory's"
+    " databases (`later`, one from each set in turn, each in its file's order: 46 questions, 27 + 19, 14 of them"
+    " unanswerable), each answered with an empty memory and with the grown memory (`approved_pairs` as in earlier"
+    " rounds), side by side, primed (bench/bi_memory_primed.py), `nice -n 10 timeout 900` (cut at 15 minutes of"
+    " model time; the questions answered are the ones reported, in the sample's order).",
+    "- reported: right with an empty memory against with the memory (answerable questions run), right -> wrong and"
+    " wrong -> right, each unanswerable question declined with an empty memory and answered with the memory"
+    " (answered because of the memory), and seconds per question with the memory on (median / mean) against empty,"
+    " with the 1-minute load.",
+    "- read as: the memory helps on new wording when wrong -> right exceeds right -> wrong; it is safe there when"
+    " right -> wrong is at most 2% of the questions run and no unanswerable question is answered because of it."
+    " Whatever the numbers, nothing is changed on them in this round.",
+    "",
+    "(B) The cost of round 33's drafted examples as a user meets it (bench/bi_r16_cache.py): one process, one"
+    " database, several questions in a row, the ordinary (unprimed) embedded model with its prompt cache, main"
+    " (b95f0b0, a detached checkout) against integ (this branch's code), back to back, the same questions in the"
+    " same order. Per model call it counts the prompt's tokens and those llama.cpp processed anew (the prompt less"
+    " the cached prefix it reused: round 33's count), and the seconds per question. Reported per code: median"
+    " seconds per question from the second question on (the first pays the load and the cold cache in both), the"
+    " mean prompt tokens processed anew per SQL-step call and per call, and whether each question's SQL and status"
+    " are the same under both codes (the answers are not expected to be: main shows the file's examples). The"
+    " sample, fixed before the runs: the no-key development set's first 8 answerable questions on `world` (a"
+    " database with a number year column, so the drafted year example is its own), `--db world --n 8`. A third"
+    " run, this code with the drafted examples off (`--shots-off`: the file's examples, all else the same), tells"
+    " the examples' share from the rest of what changed between b95f0b0 and integ. Added at 09:59 UTC, after the"
+    " world runs and before this one: the same two codes on a second database, `--db store --n 8` (the no-key set's"
+    " first 8 answerable questions on `store`, a database with a date column), to see whether world's reading holds.",
+    "- a reordering (only if the SQL call's messages let the shared part come first without changing what the model"
+    " is shown) is measured the same way against integ, and shipped only when every question's SQL and status are"
+    " identical to integ's and the median seconds and tokens anew are down; else reported, not shipped.",
+]
+
+
+ROUND16_AFTER = [
+    "",
+    "(A), the result (grown_v16, its row and lines above; nothing was tuned on it): on the 14 questions run (the cut"
+    " at 15 minutes, the load 2 -> 9), the answerable 4 -> 4 right of 12 (+0.0 points), right -> wrong 0 of 14,"
+    " wrong -> right 0; unanswerable: 2 of 2 declined both ways, none answered because of the memory. Seconds per"
+    " question, empty / with the memory: median 48.8 / 45.9, mean 50.1 / 51.3. The memory changed a request on 2 of"
+    " the 14 (the primed protocol's count): 'japanese life expectancy back in 1964 and in 2010' was shown 'how's life"
+    " expectancy in Japan compared to India in 2000?' (right both ways; the SQL with it adds `countries.name` and"
+    " writes `IN ('Japan')`), and 'DEN outbound route total' was given taught filters (airports.IATA = 'ORD', ...),"
+    " the same wrong SQL both ways (`SUM(routes.Stops * airports.Longitude)`, 79 -> 104 s: its calls decoded anew)."
+    " The 8 answerable misses are the SQL step's (6 wrong SQL, 1 error: 'sub saharan africa avg lifespan in 2005',"
+    " round 33's `indicators.lifespan`) and one decline ('furniture: total units sold in the west', declined both"
+    " ways): none is a miss a shown pair lifted.",
+    "",
+    "What it says, with round 13 (held-out #16: +6.2 points, 1 wrong -> right, 0 right -> wrong on 24): on new wording"
+    " the shipped memory is safe (0 right -> wrong in 38 questions over the two rounds, no unanswerable answered"
+    " because of it) and rarely reached (it changed a request on 5 of 24 and 2 of 14); its gain on this sample is"
+    " nil. Thin evidence: 14 questions, 12 answerable, one answer is 8.3 points.",
+    "",
+    "A continuation, decided at 10:05 UTC after that result and (B)'s runs, before its own run: the same sample's next"
+    " questions (`--v16 --exclude grown_v16`, from the same detached checkout of dc2c1af), cut at 12 minutes, reported"
+    " as its own row, grown_v16b; the same reading, nothing tuned on it.",
+    "",
+    "Its result (grown_v16b): 19 questions, the answerable 3 -> 3 right of 17 (+0.0), right -> wrong 0, wrong ->"
+    " right 0; unanswerable 1 of 2 declined both ways ('list canadian airports' answered both ways, the same SQL: not"
+    " the memory's). The memory changed a request on 7 of 19 (pairs shown on 2: 'large airports in the us, count em',"
+    " 'order lines shipped same day, how many', the same SQL both ways; taught filters on 4; one decline lifted:"
+    " 'in 1990 which nation in south asia had the highest births per woman', declined with an empty memory, answered"
+    " with it, wrong: the fertility ranking dropped). Seconds, empty / memory: median 23.0 / 24.4, mean 24.4 / 27.2"
+    " (the requests it changed decoded anew: 'mean runtime, horror pics' 28.4 -> 51.5 s). Both parts together, 33 of"
+    " 46 questions: 7 -> 7 right of 29 answerable, 0 right -> wrong, 0 wrong -> right, unanswerable 3 of 4 declined"
+    " both ways and none answered because of the memory. By the plan's reading: safe on this new wording (0% right"
+    " -> wrong), no gain; with round 13, 1 wrong -> right and 0 right -> wrong in 57 questions of new wording.",
+    "",
+    "(B), the result (bench/bi_r16_cache.py, 09:51-10:05 UTC, results/bi_r16_cache_{main,here}_{w8,s8}.json and"
+    " `_here_{w8off,s8off}`: the drafted examples off; main = a detached checkout of b95f0b0, here = 3a8170b's"
+    " orrery, i.e. integ's). One process per run, 8 questions in a row on one database, the ordinary prompt cache;"
+    " 1-minute load per run: world main 8.4-8.8, here 6.8-7.5, off 6.8-7.1; store main 6.1-6.8, here 4.9-6.0, off"
+    " 2.5-3.8 (other helpers' runs: seconds across runs at different loads are not comparable; tokens are).",
+    "",
+    "| database | code | right | s, first question | s / question after it (median / mean) | SQL-parts call:"
+    " prompt tokens (mean) | of them read anew (mean) | s per SQL-parts call (mean) |",
+    "|---|---|---:|---:|---:|---:|---:|---:|",
+    "| world | main b95f0b0 | 8 / 8 | 51.8 | 11.4 / 10.4 | 1207 | 151.7 | 7.28 |",
+    "| world | integ | 8 / 8 | 48.1 | 12.2 / 11.4 | 1527 | 151.7 | 8.14 |",
+    "| world | integ, drafted examples off | 8 / 8 | 50.0 | 11.6 / 10.2 | 1207 | 151.7 | 7.19 |",
+    "| store | main b95f0b0 | 8 / 8 | 40.2 | 6.4 / 9.2 | 1288 | 136.9 | 4.67 |",
+    "| store | integ | 7 / 8 | 26.7 | 4.3 / 4.6 | 1135 | 136.9 | 2.70 |",
+    "| store | integ, drafted examples off | 8 / 8 | 28.2 | 3.8 / 6.9 | 1288 | 136.9 | 3.44 |",
+    "",
+    "- the tokens read anew: after the first question the SQL-parts call reads anew exactly the same tokens under"
+    " the three codes, question by question (world 302, 40, 295, 38, 39, 196, 152; store likewise): the drafted"
+    " block (world +320 tokens over the file's examples, store -153: its schemas are shorter than the file's) is read"
+    " once, on the first question of the database, and then comes from llama.cpp's cache like the file's block did."
+    " Round 33's doubling (guards' median 12.9 -> 27.5 s, 544 -> 1050 tokens anew) is its bench's: bench/bi_nokeys.py"
+    " changes database every question. A user asking one database pays the block once per database in a process.",
+    "- what is left of the cost: the longer context. On world, the one pair of runs at the same load (integ against"
+    " integ with the examples off, 6.8-7.5), the SQL-parts call took +0.7 s (median of the 7 paired questions after"
+    " the first; +0.95 s on the mean, one of 7 faster) for its 320 more prompt tokens; on store the drafted block is"
+    " shorter than the file's. No reordering changes that: the context is the same whatever the order.",
+    "- the reordering: the SQL call's messages are the system prompt (one per dialect, shared by every database),"
+    " then the worked examples (one block per database), then the approved pairs (per question) and the question (per"
+    " question): the shared part is already first and each part sits before every part that changes more often, so no"
+    " order of the same messages gives a longer shared prefix, on one database or across databases. Nothing was"
+    " reordered or measured for it; nothing proposed for tools.py's write_sql.",
+    "- the answers: integ with the drafted examples off wrote main's SQL on all 16 questions but one (world's 8th: the"
+    " same conditions in another order, right both ways), so what integ changes on these questions is the drafted"
+    " examples'. With them: store's 'Which state has the highest sales?' right -> wrong (`ORDER BY orders.state` after"
+    " a join to `states`, the `SUM(orders.sales)` lost; the drafted top-1 example ranks by `COUNT(*)`), and store's"
+    " 'What are the total sales per region?' right both ways but in one SQL-parts call where main's parts failed and"
+    " fell back to the SQL call (24.8 -> 9.1 s). One right -> wrong in 16 is a guard result round 33's 12 guards did"
+    " not have: worth a look by whoever owns shots.py's shapes (below).",
+    "",
+    "What shipped in round 16: the measurements and their scripts (bench/bi_memory.py `--v16`, bench/bi_r16_cache.py);"
+    " no change to orrery. Next: (1) the bench's cost of the drafted examples is its interleaving; a time comparison"
+    " between codes should run each database's questions in a row (bench/bi_r16_cache.py does) or report tokens anew"
+    " per database switch; (2) 'Which state has the highest sales?' against the drafted top-1-by-count example: the"
+    " shape picked by the question ('highest sales' a SUM, 'most X' a COUNT), round 33's own next step, checked on"
+    " every set's top-1 questions before any run; (3) (A) ran 33 of its 46 questions (grown_v16 + grown_v16b): the last 13"
+    " (`--v16 --exclude grown_v16 --exclude grown_v16b`) when an hour allows.",
+]
+
+
 ROUND14_AFTER = [
     "",
     "The result (grown_v14, its row and lines above; the baseline is the memory with the rule off): right 1 -> 0 of 3"
@@ -1674,6 +1807,12 @@ def v9_sample() -> list[dict[str, Any]]:
     return [q | {"part": "heldout14"} for q in later(["heldout14"], set())]
 
 
+def v16_sample() -> list[dict[str, Any]]:
+    """grown_v16's sample, fixed before its run (bench/bi_memory.md, "round 16"): held-out #17's and #18's
+    questions on the memory's databases (development data, never used for a memory rule), one from each in turn."""
+    return [q | {"part": q["set"]} for q in later(["heldout17", "heldout18"], set())]
+
+
 def v13_sample() -> list[dict[str, Any]]:
     """grown_v13's sample, fixed before its run (bench/bi_memory.md, "round 13"): held-out #16's questions on the
     memory's databases (development data since its one run, never used for a memory rule), in `later`'s order."""
@@ -2002,6 +2141,8 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                 *ROUND14_AFTER,
                 *ROUND15_PLAN,
                 *ROUND15_AFTER,
+                *ROUND16_PLAN,
+                *ROUND16_AFTER,
             ]
         ).rstrip()
         + "\n"
@@ -2286,6 +2427,7 @@ def main() -> None:
     p.add_argument("--v9", action="store_true", help="--set grown: grown_v9's sample (`v9_sample`), primed")
     p.add_argument("--v10", action="store_true", help="--set grown: grown_v10's sample (`v10_sample`), primed")
     p.add_argument("--v13", action="store_true", help="grown_v13's sample (`v13_sample`), primed, empty vs memory")
+    p.add_argument("--v16", action="store_true", help="grown_v16's sample (`v16_sample`), primed, empty vs memory")
     p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
     p.add_argument("--v15-replay", action="store_true", help="round 15: texts the memory embeds, vectors kept off/on")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
@@ -2308,10 +2450,12 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.determinism:
         return determinism()
-    if args.v6 or args.v8 or args.v9 or args.v10 or args.v13:
+    if args.v6 or args.v8 or args.v9 or args.v10 or args.v13 or args.v16:
         out = RESULTS / f"bi_memory_{args.tag}.json"
         sample = (
-            v13_sample()
+            v16_sample()
+            if args.v16
+            else v13_sample()
             if args.v13
             else v10_sample()
             if args.v10
