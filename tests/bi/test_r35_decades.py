@@ -1,4 +1,4 @@
-"""Round 35 (bench/bi_r35.md): a decade the question names ('the 1940s', 'the 80s'), written by the SQL step as its
+"""Round 35 (bench/bi.md, round 35): a decade the question names ('the 1940s', 'the 80s'), written by the SQL step as its
 first year (`fy = 1940`, `Year = 80`), is the decade's range; a number that is no decade is left as written."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Round 35 (bench/bi_r35.md): a column the SQL step names that no table holds, mended before the query runs when
+"""Round 35 (bench/bi.md, round 35): a column the SQL step names that no table holds, mended before the query runs when
 the layer leaves one reading: a qualified name held by exactly one other joined table (`tomatoes.Year` ->
 `omdb.Year`), a made-up year or date column where the tables hold one column of years (`cars.year` -> `cars.yr`), a
 column written as its spoken words (`cap stk` -> `cap_stk`). Two readings: left unknown (repaired, then declined)."""
