@@ -77,16 +77,27 @@ def replayed(questions: list[dict[str, Any]], contexts: dict[str, Any]) -> list[
     return rows
 
 
-def cross_validated(questions: list[dict[str, Any]], grid: list[float], fold: str) -> dict[str, Any]:
-    """Round 32: rule M's margin (`decline.MEANING_MARGIN`) chosen by leaving one fold (a set, or a database) out:
-    on the other folds the margin of least cost (answerable still declined + unanswerable no longer declined; ties
-    to the larger margin), scored on the left-out fold."""
+# round 37: the threshold each rule's cross-validation chooses, and the settings it holds the other rules at
+RULES = {
+    "M": ("MEANING_MARGIN", {"CARD_VALUES": 0, "TIE_MARGIN": float("inf")}),
+    "C": ("MEANING_MARGIN", {"CARD_VALUES": 12, "TIE_MARGIN": float("inf")}),
+    "T": ("TIE_MARGIN", {"CARD_VALUES": 0, "MEANING_MARGIN": 0.16}),
+}
+
+
+def cross_validated(questions: list[dict[str, Any]], grid: list[float], fold: str, rule: str = "M") -> dict[str, Any]:
+    """Round 32: rule M's margin (`decline.MEANING_MARGIN`; round 37: the threshold of rule C or T, `RULES`) chosen
+    by leaving one fold (a set, or a database) out: on the other folds the margin of least cost (answerable still
+    declined + unanswerable no longer declined; ties to the larger margin), scored on the left-out fold."""
     from orrery.bi import decline as d
 
+    name, fixed = RULES[rule]
+    for key, value in fixed.items():
+        setattr(d, key, value)
     contexts: dict[str, Any] = {}
     declined = {}
     for margin in grid:
-        d.MEANING_MARGIN = margin
+        setattr(d, name, margin)
         declined[margin] = [r["declined"] for r in replayed(questions, contexts)]
         print(f"margin {margin}: {_counts(questions, declined[margin])}", flush=True)
 
@@ -106,7 +117,7 @@ def cross_validated(questions: list[dict[str, Any]], grid: list[float], fold: st
     every = [True] * len(questions)
     whole = min(grid, key=lambda m: (cost(m, every), -m))
     total = {k: sum(o[k] for o in out) for k in ("answerable_declined", "unanswerable_declined")}
-    return {"fold_by": fold, "grid": grid, "folds": out, "out_of_fold": total, "chosen_on_all": whole}
+    return {"rule": rule, "fold_by": fold, "grid": grid, "folds": out, "out_of_fold": total, "chosen_on_all": whole}
 
 
 def _counts(questions: list[dict[str, Any]], declined: list[bool]) -> dict[str, int]:
@@ -124,11 +135,13 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--tag", default="")
     p.add_argument("--cv", choices=["set", "db"], help="round 32: choose rule M's margin by leaving a fold out")
+    p.add_argument("--rule", choices=sorted(RULES), default="M", help="round 37: the rule whose threshold --cv chooses")
     args = p.parse_args()
     suffix = "_" + args.tag if args.tag else ""
     if args.cv:
-        grid = [float("inf"), *(round(0.08 + 0.02 * i, 2) for i in range(12))]
-        report = cross_validated(newest_declined(), grid, args.cv)
+        start = 0.04 if args.rule == "T" else 0.08
+        grid = [float("inf"), *(round(start + 0.02 * i, 2) for i in range(round((0.30 - start) / 0.02) + 1))]
+        report = cross_validated(newest_declined(), grid, args.cv, args.rule)
         print(report["out_of_fold"], "chosen on all:", report["chosen_on_all"])
         (HERE / "results" / f"bi_r32_cv_{args.cv}{suffix}.json").write_text(json.dumps(report, indent=1))
         return
