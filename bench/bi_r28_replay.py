@@ -77,16 +77,16 @@ def replayed(questions: list[dict[str, Any]], contexts: dict[str, Any]) -> list[
     return rows
 
 
-# round 37: the threshold each rule's cross-validation chooses, and the settings it holds the other rules at
+# round 37: the threshold each rule's cross-validation chooses, and the settings it holds the other rule at (rule C,
+# a categorical column's card, was measured and removed: bench/bi_r37.md)
 RULES = {
-    "M": ("MEANING_MARGIN", {"CARD_VALUES": 0, "TIE_MARGIN": float("inf")}),
-    "C": ("MEANING_MARGIN", {"CARD_VALUES": 12, "TIE_MARGIN": float("inf")}),
-    "T": ("TIE_MARGIN", {"CARD_VALUES": 0, "MEANING_MARGIN": 0.16}),
+    "M": ("MEANING_MARGIN", {"TIE_MARGIN": float("inf")}),
+    "T": ("TIE_MARGIN", {"MEANING_MARGIN": 0.16}),
 }
 
 
 def cross_validated(questions: list[dict[str, Any]], grid: list[float], fold: str, rule: str = "M") -> dict[str, Any]:
-    """Round 32: rule M's margin (`decline.MEANING_MARGIN`; round 37: the threshold of rule C or T, `RULES`) chosen
+    """Round 32: rule M's margin (`decline.MEANING_MARGIN`; round 37: rule T's `TIE_MARGIN`, `RULES`) chosen
     by leaving one fold (a set, or a database) out: on the other folds the margin of least cost (answerable still
     declined + unanswerable no longer declined; ties to the larger margin), scored on the left-out fold."""
     from orrery.bi import decline as d

@@ -80,12 +80,10 @@ MEANING_FLOOR = 0.7852
 # this much ('births' -> `fertility` 0.60 vs 0.34 next), where an absent term sits near several ('salary': +0.04);
 # chosen by leave-one-set-out cross-validation on the replay of every stored decline (bench/bi_r32.md).
 MEANING_MARGIN = 0.16
-# A categorical column's values count as its text for that margin, on a card of this many (bench/bi_r37.md, rule C;
-# 0: off): 'size' is `type` by its values 'small airport', 'large airport'.
-CARD_VALUES = 12
-# Two columns the term sits near, both this far above every other target, hold it between them: the user is asked
-# which ('units sold': `quantity` or `sales`; bench/bi_r37.md, rule T; inf: off).
-TIE_MARGIN = float("inf")
+# Two number columns of one table, both this far above every other target for a term, hold it between them: a
+# measure the data keeps in two columns ('revenue': `sales` or `profit`), which the user can be asked; chosen by
+# leave-one-set-out cross-validation on the replay of every stored decline (bench/bi_r37.md, rule T'; inf: off).
+TIE_MARGIN = 0.06
 # closed-class words: auxiliaries, determiners, pronouns, prepositions, conjunctions
 GRAMMAR = frozenset(
     [
@@ -1470,16 +1468,18 @@ def singled_out(bi: BIContext, term: str) -> dict[str, Any] | None:
 
 
 def tied_columns(bi: BIContext, term: str) -> list[dict[str, Any]]:
-    """The two columns MiniLM puts nearest the term when both stand apart from every other target by TIE_MARGIN and
-    each accounts for the whole term ('units sold': `quantity` or `sales`): the data holds it in one of them, which
-    the user can be asked. Empty otherwise: an absent term sits near several targets at once ('salary')."""
+    """The two number columns of one table MiniLM puts nearest the term when both stand apart from every other
+    target by TIE_MARGIN and each accounts for the whole term ('revenue': `sales` or `profit`): a measure the data
+    keeps in two columns, which the user can be asked. Empty otherwise: an absent term sits near several targets
+    at once ('salary'), and a tie of text columns ('age': a name and a kind) says nothing."""
     ranked = _ranked_targets(bi, term)
     if len(ranked) < 2:
         return []
     pair, rest = [t for t, _ in ranked[:2]], ranked[2:]
-    if rest and ranked[1][1] - rest[0][1] < TIE_MARGIN:
+    if (rest and ranked[1][1] - rest[0][1] < TIE_MARGIN) or not all("column" in t for t in pair):
         return []
-    return pair if all("column" in t and _accounts(bi, term, t) for t in pair) else []
+    measures = pair[0]["table"] == pair[1]["table"] and not any(_is_text(bi.semantic, t) for t in pair)
+    return pair if measures and all(_accounts(bi, term, t) for t in pair) else []
 
 
 def _accounts(bi: BIContext, term: str, column: dict[str, Any]) -> bool:
@@ -1490,51 +1490,19 @@ def _accounts(bi: BIContext, term: str, column: dict[str, Any]) -> bool:
 
 def _ranked_targets(bi: BIContext, term: str) -> list[tuple[dict[str, Any], float]]:
     """Each target (column, table, database, layer term; values aside) with its best cosine to the term, best first.
-    A categorical column's card (`_cards`: its name and values) counts as its text when it is nearer the term than
-    each of the column's values: the term names the kind ('size': small / medium / large airport), not a member
-    ('porsches' near 'ford'). Only a term with a word no schema name spells, each such word an English one, is
-    ranked: the lexical rules judge schema words ('clerk size'), `read_typos` a non-word ('lenghtt'). Empty without
-    MiniLM."""
+    Only a term with a word no schema name spells, each such word an English one, is ranked: the lexical rules
+    judge schema words ('clerk size'), `read_typos` a non-word ('lenghtt'). Empty without MiniLM."""
     own = [w for w in re.findall(r"[a-z][\w-]*", term.lower()) if w not in GENERIC | GRAMMAR]
     unspelt = [w for w in own if singular(w) not in _schema_words(bi)]
     scores = _meaning_scores(bi, term) if unspelt and set(unspelt) <= _dictionary() else None
     if scores is None:
         return []
     best: dict[tuple[tuple[str, Any], ...], float] = {}
-    members: dict[tuple[str, str], float] = {}
     for score, target in zip(scores, _layer_texts(bi)[1], strict=True):
-        if "value" in target:
-            column = (target["table"], target["column"])
-            members[column] = max(members.get(column, -1.0), float(score))
-        else:
+        if "value" not in target:
             key = tuple(sorted(target.items()))
             best[key] = max(best.get(key, -1.0), float(score))
-    for (table, column), score in _card_scores(bi, term):
-        key = tuple(sorted({"table": table, "column": column}.items()))
-        if score > members.get((table, column), -1.0):
-            best[key] = max(best.get(key, -1.0), score)
     return [(dict(k), v) for k, v in sorted(best.items(), key=lambda kv: -kv[1])]
-
-
-def _card_scores(bi: BIContext, term: str) -> list[tuple[tuple[str, str], float]]:
-    """The cosine between the term's meaning and each categorical column's card (`_cards`)."""
-    cards = _cards(bi)
-    embedder = _embedder() if cards else None
-    if embedder is None:
-        return []
-    vectors = _layer_vectors(embedder, tuple(cards.values()))
-    said = _vectors(embedder, (_meaning_words(bi, term),))[0]
-    return list(zip(cards, map(float, vectors @ said), strict=True))
-
-
-def _cards(bi: BIContext) -> dict[tuple[str, str], str]:
-    """Each categorical column's card: its name in words and its first CARD_VALUES values ('type: small airport,
-    medium airport, heliport'); none when CARD_VALUES is 0."""
-    values: dict[tuple[str, str], list[str]] = {}
-    for text, candidates in categories(bi).items():
-        for c in candidates:
-            values.setdefault((c.table, c.column), []).append(text)
-    return {k: f"{words(k[1])}: {', '.join(v[:CARD_VALUES])}" for k, v in values.items() if CARD_VALUES}
 
 
 def _meaning_scores(bi: BIContext, term: str) -> np.ndarray | None:
