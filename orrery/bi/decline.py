@@ -1468,15 +1468,18 @@ def singled_out(bi: BIContext, term: str) -> dict[str, Any] | None:
 
 
 def tied_columns(bi: BIContext, term: str) -> list[dict[str, Any]]:
-    """The two number columns of one table MiniLM puts nearest the term when both stand apart from every other
-    target by TIE_MARGIN and each accounts for the whole term ('revenue': `sales` or `profit`): a measure the data
-    keeps in two columns, which the user can be asked. Empty otherwise: an absent term sits near several targets
-    at once ('salary'), and a tie of text columns ('age': a name and a kind) says nothing."""
+    """The two number columns of one table MiniLM puts nearest the term when they tie (nearer each other than the
+    second is to any third target), both stand apart from every other target by TIE_MARGIN, and each accounts for
+    the whole term ('revenue': `sales` or `profit`): a measure the data keeps in two columns, which the user can be
+    asked. Empty otherwise: an absent term sits near several targets at once, or much nearer one column than the
+    next ('salary': `price`, then `qty`), and a tie of a text column ('age': `year`, `sex`) says nothing."""
     ranked = _ranked_targets(bi, term)
     if len(ranked) < 2:
         return []
-    pair, rest = [t for t, _ in ranked[:2]], ranked[2:]
-    if (rest and ranked[1][1] - rest[0][1] < TIE_MARGIN) or not all("column" in t for t in pair):
+    (first, top), (second, next_), *rest = ranked
+    apart = next_ - rest[0][1] if rest else 1.0  # the pair above every third target
+    pair = [first, second]
+    if apart < TIE_MARGIN or top - next_ >= apart or not all("column" in t for t in pair):
         return []
     measures = pair[0]["table"] == pair[1]["table"] and not any(_is_text(bi.semantic, t) for t in pair)
     return pair if measures and all(_accounts(bi, term, t) for t in pair) else []
