@@ -1,7 +1,8 @@
-"""Round 37, rule T': a term two number columns of one table tie for is held, not declined: the data keeps the
+"""Round 37, rule T'': a term two number columns of one table tie for is held, not declined: the data keeps the
 measure in one of them ('revenue': `sales` or `profit`), which the user can be asked. The counter-examples: a term
 near several columns at once ('salary', 'tax') and a tie of a number and a text column ('age' of penguins: `year`,
-`sex`) stay missing."""
+`sex`) stay missing; a term much nearer one column than the next is no tie (round 32's 'salary' in a shop:
+tests/bi/test_r32_margin.py)."""
 
 from __future__ import annotations
 
