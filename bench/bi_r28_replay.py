@@ -5,6 +5,7 @@ shape check (`shape_decline`) still decline the question? Answerable ones should
 
     PYTHONPATH=$PWD python bench/bi_r28_replay.py [--tag X]   # writes results/bi_r28_replay[_X].json
     PYTHONPATH=$PWD python bench/bi_r28_replay.py --cv set|db  # round 32: rule M's margin by cross-validation
+    PYTHONPATH=$PWD python bench/bi_r28_replay.py --cv set --rule T  # round 37: rule T''s TIE_MARGIN (bench/bi_r37.md)
 """
 
 from __future__ import annotations
