@@ -5,6 +5,7 @@ shape check (`shape_decline`) still decline the question? Answerable ones should
 
     PYTHONPATH=$PWD python bench/bi_r28_replay.py [--tag X]   # writes results/bi_r28_replay[_X].json
     PYTHONPATH=$PWD python bench/bi_r28_replay.py --cv set|db  # round 32: rule M's margin by cross-validation
+    PYTHONPATH=$PWD python bench/bi_r28_replay.py --cv set --rule T  # round 37: rule T''s TIE_MARGIN (bench/bi_r37.md)
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def newest_declined() -> list[dict[str, Any]]:
     """The newest record of each (set, question), kept when it was declined on named field terms."""
     newest: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
     for path in sorted((HERE / "results").glob("bi_nokeys_*.json")):
-        if "shapes" in path.name or "heldout19" in path.name or re.search(r"_r(28|32)", path.name):  # nor own runs
+        if "shapes" in path.name or "heldout19" in path.name or re.search(r"_r(28|32|37)", path.name):  # nor own runs
             continue
         data = json.loads(path.read_text())
         if not isinstance(data, dict) or "questions" not in data:
@@ -77,16 +78,27 @@ def replayed(questions: list[dict[str, Any]], contexts: dict[str, Any]) -> list[
     return rows
 
 
-def cross_validated(questions: list[dict[str, Any]], grid: list[float], fold: str) -> dict[str, Any]:
-    """Round 32: rule M's margin (`decline.MEANING_MARGIN`) chosen by leaving one fold (a set, or a database) out:
-    on the other folds the margin of least cost (answerable still declined + unanswerable no longer declined; ties
-    to the larger margin), scored on the left-out fold."""
+# round 37: the threshold each rule's cross-validation chooses, and the settings it holds the other rule at (rule C,
+# a categorical column's card, was measured and removed: bench/bi_r37.md)
+RULES = {
+    "M": ("MEANING_MARGIN", {"TIE_MARGIN": float("inf")}),
+    "T": ("TIE_MARGIN", {"MEANING_MARGIN": 0.16}),
+}
+
+
+def cross_validated(questions: list[dict[str, Any]], grid: list[float], fold: str, rule: str = "M") -> dict[str, Any]:
+    """Round 32: rule M's margin (`decline.MEANING_MARGIN`; round 37: rule T's `TIE_MARGIN`, `RULES`) chosen
+    by leaving one fold (a set, or a database) out: on the other folds the margin of least cost (answerable still
+    declined + unanswerable no longer declined; ties to the larger margin), scored on the left-out fold."""
     from orrery.bi import decline as d
 
+    name, fixed = RULES[rule]
+    for key, value in fixed.items():
+        setattr(d, key, value)
     contexts: dict[str, Any] = {}
     declined = {}
     for margin in grid:
-        d.MEANING_MARGIN = margin
+        setattr(d, name, margin)
         declined[margin] = [r["declined"] for r in replayed(questions, contexts)]
         print(f"margin {margin}: {_counts(questions, declined[margin])}", flush=True)
 
@@ -106,7 +118,7 @@ def cross_validated(questions: list[dict[str, Any]], grid: list[float], fold: st
     every = [True] * len(questions)
     whole = min(grid, key=lambda m: (cost(m, every), -m))
     total = {k: sum(o[k] for o in out) for k in ("answerable_declined", "unanswerable_declined")}
-    return {"fold_by": fold, "grid": grid, "folds": out, "out_of_fold": total, "chosen_on_all": whole}
+    return {"rule": rule, "fold_by": fold, "grid": grid, "folds": out, "out_of_fold": total, "chosen_on_all": whole}
 
 
 def _counts(questions: list[dict[str, Any]], declined: list[bool]) -> dict[str, int]:
@@ -124,11 +136,13 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--tag", default="")
     p.add_argument("--cv", choices=["set", "db"], help="round 32: choose rule M's margin by leaving a fold out")
+    p.add_argument("--rule", choices=sorted(RULES), default="M", help="round 37: the rule whose threshold --cv chooses")
     args = p.parse_args()
     suffix = "_" + args.tag if args.tag else ""
     if args.cv:
-        grid = [float("inf"), *(round(0.08 + 0.02 * i, 2) for i in range(12))]
-        report = cross_validated(newest_declined(), grid, args.cv)
+        start = 0.04 if args.rule == "T" else 0.08
+        grid = [float("inf"), *(round(start + 0.02 * i, 2) for i in range(round((0.30 - start) / 0.02) + 1))]
+        report = cross_validated(newest_declined(), grid, args.cv, args.rule)
         print(report["out_of_fold"], "chosen on all:", report["chosen_on_all"])
         (HERE / "results" / f"bi_r32_cv_{args.cv}{suffix}.json").write_text(json.dumps(report, indent=1))
         return

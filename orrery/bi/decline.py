@@ -80,6 +80,10 @@ MEANING_FLOOR = 0.7852
 # this much ('births' -> `fertility` 0.60 vs 0.34 next), where an absent term sits near several ('salary': +0.04);
 # chosen by leave-one-set-out cross-validation on the replay of every stored decline (bench/bi.md, round 32).
 MEANING_MARGIN = 0.16
+# Two number columns of one table, both this far above every other target for a term, hold it between them: a
+# measure the data keeps in two columns ('revenue': `sales` or `profit`), which the user can be asked; chosen by
+# leave-one-set-out cross-validation on the replay of every stored decline (bench/bi_r37.md, rule T''; inf: off).
+TIE_MARGIN = 0.06
 # closed-class words: auxiliaries, determiners, pronouns, prepositions, conjunctions
 GRAMMAR = frozenset(
     [
@@ -901,6 +905,7 @@ def _unheld(bi: BIContext, t: str, question: str) -> bool:
         and not approved_covers(bi, t, question)
         and meaning_of(bi, t) is None
         and singled_out(bi, t) is None
+        and not tied_columns(bi, t)
         and not _named_with_values(bi, _own_words(t))
     )
 
@@ -1449,28 +1454,58 @@ def closest_meaning(bi: BIContext, term: str, values: bool = True) -> tuple[floa
 
 
 def singled_out(bi: BIContext, term: str) -> dict[str, Any] | None:
-    """The column MiniLM singles out for the term: the best cosine of its texts (`_layer_texts`, values aside) beats
-    the best of every other target (a column, a table, the database, a layer term) by at least MEANING_MARGIN, and
-    the column accounts for the whole term (each of its schema words is a word of the column's name: 'flipper
-    weight' is not `body_g`). Only a term with a word no schema name spells, each such word an English one, is
-    judged: the lexical rules judge schema words ('clerk size'), `read_typos` a non-word ('lenghtt'). None when no
-    column stands out that far, or without MiniLM."""
+    """The column MiniLM singles out for the term: its best cosine (`_ranked_targets`) beats the best of every other
+    target (a column, a table, the database, a layer term) by at least MEANING_MARGIN, and the column accounts for
+    the whole term (each of its schema words is a word of the column's name: 'flipper weight' is not `body_g`).
+    None when no column stands out that far, when the term is the lexical rules' to judge, or without MiniLM."""
+    ranked = _ranked_targets(bi, term)
+    if not ranked:
+        return None
+    (column, top), *rest = ranked
+    if "column" not in column or (rest and top - rest[0][1] < MEANING_MARGIN):
+        return None
+    return column if _accounts(bi, term, column) else None
+
+
+def tied_columns(bi: BIContext, term: str) -> list[dict[str, Any]]:
+    """The two number columns of one table MiniLM puts nearest the term when they tie (nearer each other than the
+    second is to any third target), both stand apart from every other target by TIE_MARGIN, and each accounts for
+    the whole term ('revenue': `sales` or `profit`): a measure the data keeps in two columns, which the user can be
+    asked. Empty otherwise: an absent term sits near several targets at once, or much nearer one column than the
+    next ('salary': `price`, then `qty`), and a tie of a text column ('age': `year`, `sex`) says nothing."""
+    ranked = _ranked_targets(bi, term)
+    if len(ranked) < 2:
+        return []
+    (first, top), (second, next_), *rest = ranked
+    apart = next_ - rest[0][1] if rest else 1.0  # the pair above every third target
+    pair = [first, second]
+    if apart < TIE_MARGIN or top - next_ >= apart or not all("column" in t for t in pair):
+        return []
+    measures = pair[0]["table"] == pair[1]["table"] and not any(_is_text(bi.semantic, t) for t in pair)
+    return pair if measures and all(_accounts(bi, term, t) for t in pair) else []
+
+
+def _accounts(bi: BIContext, term: str, column: dict[str, Any]) -> bool:
+    """Whether each of the term's schema words is a word of the column's name."""
+    own = {singular(w) for w in re.findall(r"[a-z][\w-]*", term.lower()) if w not in GENERIC | GRAMMAR}
+    return own & _schema_words(bi) <= {singular(w) for w in words(column["column"]).split()}
+
+
+def _ranked_targets(bi: BIContext, term: str) -> list[tuple[dict[str, Any], float]]:
+    """Each target (column, table, database, layer term; values aside) with its best cosine to the term, best first.
+    Only a term with a word no schema name spells, each such word an English one, is ranked: the lexical rules
+    judge schema words ('clerk size'), `read_typos` a non-word ('lenghtt'). Empty without MiniLM."""
     own = [w for w in re.findall(r"[a-z][\w-]*", term.lower()) if w not in GENERIC | GRAMMAR]
-    spelt = {singular(w) for w in own} & _schema_words(bi)
-    unspelt = [w for w in own if singular(w) not in spelt]
+    unspelt = [w for w in own if singular(w) not in _schema_words(bi)]
     scores = _meaning_scores(bi, term) if unspelt and set(unspelt) <= _dictionary() else None
     if scores is None:
-        return None
+        return []
     best: dict[tuple[tuple[str, Any], ...], float] = {}
     for score, target in zip(scores, _layer_texts(bi)[1], strict=True):
         if "value" not in target:
             key = tuple(sorted(target.items()))
             best[key] = max(best.get(key, -1.0), float(score))
-    (first, top), *rest = sorted(best.items(), key=lambda kv: -kv[1])
-    column = dict(first)
-    if "column" not in column or (rest and top - rest[0][1] < MEANING_MARGIN):
-        return None
-    return column if spelt <= {singular(w) for w in words(column["column"]).split()} else None
+    return [(dict(k), v) for k, v in sorted(best.items(), key=lambda kv: -kv[1])]
 
 
 def _meaning_scores(bi: BIContext, term: str) -> np.ndarray | None:
