@@ -5,7 +5,7 @@ shape check (`shape_decline`) still decline the question? Answerable ones should
 
     PYTHONPATH=$PWD python bench/bi_r28_replay.py [--tag X]   # writes results/bi_r28_replay[_X].json
     PYTHONPATH=$PWD python bench/bi_r28_replay.py --cv set|db  # round 32: rule M's margin by cross-validation
-    PYTHONPATH=$PWD python bench/bi_r28_replay.py --cv set --rule T  # round 37: rule T''s TIE_MARGIN (bench/bi_r37.md)
+    PYTHONPATH=$PWD python bench/bi_r28_replay.py --cv set --rule T  # round 37: rule T''s TIE_MARGIN (bench/bi.md, round 37)
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def replayed(questions: list[dict[str, Any]], contexts: dict[str, Any]) -> list[
 
 
 # round 37: the threshold each rule's cross-validation chooses, and the settings it holds the other rule at (rule C,
-# a categorical column's card, was measured and removed: bench/bi_r37.md)
+# a categorical column's card, was measured and removed: bench/bi.md, round 37)
 RULES = {
     "M": ("MEANING_MARGIN", {"TIE_MARGIN": float("inf")}),
     "T": ("TIE_MARGIN", {"MEANING_MARGIN": 0.16}),

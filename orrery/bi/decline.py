@@ -82,7 +82,7 @@ MEANING_FLOOR = 0.7852
 MEANING_MARGIN = 0.16
 # Two number columns of one table, both this far above every other target for a term, hold it between them: a
 # measure the data keeps in two columns ('revenue': `sales` or `profit`), which the user can be asked; chosen by
-# leave-one-set-out cross-validation on the replay of every stored decline (bench/bi_r37.md, rule T''; inf: off).
+# leave-one-set-out cross-validation on the replay of every stored decline (bench/bi.md, round 37, rule T''; inf: off).
 TIE_MARGIN = 0.06
 # closed-class words: auxiliaries, determiners, pronouns, prepositions, conjunctions
 GRAMMAR = frozenset(
