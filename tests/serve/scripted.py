@@ -340,11 +340,14 @@ def bi_counted_agent(
 ) -> Any:
     """The BI app's agent, each SQL query it runs on the database counted (as "sql")."""
     from orrery.bi.agent import bi_agent
+    from orrery.bi.shots import drafted_shots
 
     agent = bi_agent(llm, db=db, session_id=session_id, store=store, approve_sql=approve_sql)
     # The value index (bounded DISTINCT reads of the layer's value columns, read once per connection, before any
-    # plan) is no query of the answer: what is counted is what an approval gates.
+    # plan) and the worked examples drafted from the layer (bounded reads, once per connection) are no query of
+    # the answer: what is counted is what an approval gates.
     agent.bi.index()
+    drafted_shots(agent.bi)
     agent.bi.engine.execute = counted("sql", agent.bi.engine.execute)
     return agent
 
