@@ -474,8 +474,11 @@ _MONTHS = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*
 def _whole_year(conds: list[exp.Expression], semantic: Semantic, question: str) -> list[exp.Expression]:
     """'in 1995' is the whole year: range filters on one date column within 1995 ('>= 1995-01-01 AND
     < 1995-12-31' drops the last day) become EXTRACT(YEAR ...) = 1995, when the question names a year
-    and no month or day."""
-    years = set(re.findall(r"\b(1[89]\d\d|20\d\d)\b", question))
+    and no month or day; a two-digit year written as one ('calendar 95', "in '95") is the year the range's
+    literals write with those digits."""
+    years = set(re.findall(r"\b(1[89]\d\d|20\d\d)\b", question)) or {
+        short + "?" for short in re.findall(r"(?:\b(?:in|of|calendar|year|fy)\s+'?|')(\d\d)\b", question, re.I)
+    }  # 'calendar 95': the century is the one the model's range literals write
     if (
         len(years) != 1
         or _MONTHS.search(question)
@@ -483,6 +486,12 @@ def _whole_year(conds: list[exp.Expression], semantic: Semantic, question: str) 
     ):
         return conds
     year = years.pop()
+    if year.endswith("?"):
+        written = {str(c.expression.this)[:4] for c in conds if isinstance(c.expression, exp.Literal)}
+        full = [y for y in written if re.fullmatch(r"\d{4}", y) and y[2:] == year[:2]]
+        if len(full) != 1:
+            return conds
+        year = full[0]
     ranges = (exp.GT, exp.GTE, exp.LT, exp.LTE)
     on: dict[str, list[exp.Expression]] = {}
     for c in conds:

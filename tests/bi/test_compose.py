@@ -278,6 +278,19 @@ def test_groups_counted_shown_and_only_when_asked(chinook_sem, tpch_sem, chinook
         "How many orders were placed in 1995?",
     )  # the model's range drops 31 December
     assert tpch.execute(span).rows == [(2204,)]
+    for question in ("# of orders placed in calendar 95", "how many orders in '95"):
+        short = compose(
+            QueryParts(
+                select=["count(*)"],
+                where=["orders.o_orderdate >= '1995-01-01' AND orders.o_orderdate < '1995-12-31'"],
+            ),
+            tpch_sem,
+            ["orders"],
+            [],
+            "duckdb",
+            question,
+        )  # a two-digit year: the same whole year
+        assert tpch.execute(short).rows == [(2204,)], short
     day = compose(
         QueryParts(select=["count(*)"], where=["orders.o_orderdate = '1995-01-01'"]),
         tpch_sem,
