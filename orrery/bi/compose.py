@@ -21,6 +21,7 @@ from orrery.bi.joins import join_ends, sides, singular
 from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import (
     GENERIC,
+    NUMERIC,
     UNITS,
     Semantic,
     abbreviates,
@@ -228,7 +229,7 @@ def _hints(semantic: Semantic, names: list[str], slice_tables: list[str]) -> lis
                 f"{t}.{c}"
                 for t in slice_tables
                 for c, info in semantic.tables[t]["columns"].items()
-                if re.match(r"DATE|TIMESTAMP", str(info.get("type", "")), re.I)
+                if _DATED.match(str(info.get("type", "")))
             ][:2]
     return list(dict.fromkeys(out))
 
@@ -289,7 +290,7 @@ def _year_filters(node: exp.Expression, semantic: Semantic, question: str = "") 
             and (lit.this in question or not re.search(rf"\b{year.group(1)}\b", question))
         ):
             continue
-        if year and re.match(r"DATE|TIMESTAMP", _column_type(semantic, col), re.I):
+        if year and _DATED.match(_column_type(semantic, col)):
             fixed = exp.EQ(
                 this=exp.Extract(this=exp.var("YEAR"), expression=col.copy()),
                 expression=exp.Literal.number(int(year.group(1))),
@@ -346,7 +347,7 @@ def _numeric_column(semantic: Semantic, tables: Iterable[str], named: Callable[[
     """The first number column of `tables`, in their order, whose name `named` accepts."""
     for table in tables:
         for column, info in (semantic.tables.get(table) or {}).get("columns", {}).items():
-            if named(column) and _NUMERIC.search(str(info.get("type"))):
+            if named(column) and NUMERIC.search(str(info.get("type"))):
                 return exp.column(column, table=table)
     return None
 
@@ -359,7 +360,7 @@ def _a_number_of_years(column: str, info: dict[str, Any]) -> bool:
     """A number column named as a year (`yr`, `acad_yr`) or whose values are years (`fy` from 1935 to 1954)."""
     rng = _RANGE.search(info.get("description") or "")
     years = bool(rng) and 1600 <= float(rng[1]) <= float(rng[2]) <= 2100
-    return bool(_NUMERIC.search(str(info.get("type")))) and (named_year(column) or years)
+    return bool(NUMERIC.search(str(info.get("type")))) and (named_year(column) or years)
 
 
 def _year_of_a_year(node: exp.Expression, semantic: Semantic) -> exp.Expression:
@@ -414,7 +415,7 @@ def _dates_year_in_full(node: exp.Expression, semantic: Semantic, question: str)
             and re.search(rf"(?:\b(?:in|of|since|after|before|until)\s+'?|'){lit.this}\b", question, re.I)
         ):
             continue
-        if not re.match(r"DATE|TIMESTAMP", _column_type(semantic, col), re.I):
+        if not _DATED.match(_column_type(semantic, col)):
             continue
         short = int(lit.this)
         if span := _DATE_SPAN.search(_column_info(semantic, col).get("description") or ""):
@@ -499,7 +500,7 @@ def _whole_year(conds: list[exp.Expression], semantic: Semantic, question: str) 
             isinstance(c, ranges)
             and isinstance(c.this, exp.Column)
             and isinstance(c.expression, exp.Literal)
-            and re.match(r"DATE|TIMESTAMP", _column_type(semantic, c.this), re.I)
+            and _DATED.match(_column_type(semantic, c.this))
             and c.expression.this[:4] in (year, str(int(year) + 1))
         ):
             on.setdefault(c.this.sql(), []).append(c)
@@ -522,7 +523,7 @@ def _mention_of(semantic: Semantic, col: exp.Column, value: str, text: str) -> b
     text column ('Cook County' on a text `fips`, 'county' a word of the schema)."""
     if re.fullmatch(r"-?[\d.]+", text) or not set(value.split()) <= set(text.split()):
         return False
-    if _NUMERIC.search(_column_type(semantic, col)):
+    if NUMERIC.search(_column_type(semantic, col)):
         return True
     extra = set(text.split()) - set(value.split())
     return bool(extra) and {singular(w) for w in extra} <= schema_words(semantic)
@@ -613,7 +614,7 @@ def _groups_ranked_by_sum(trees: dict[str, list[exp.Expression]], semantic: Sema
     grouped = {g.sql() for g in trees["group_by"]}
     for item in trees["order_by"] if grouped else []:
         col = item.this if isinstance(item, exp.Ordered) else item
-        if isinstance(col, exp.Column) and col.sql() not in grouped and _NUMERIC.search(_column_type(semantic, col)):
+        if isinstance(col, exp.Column) and col.sql() not in grouped and NUMERIC.search(_column_type(semantic, col)):
             col.replace((_row_extreme(question) or exp.Sum)(this=col.copy()))
 
 
@@ -944,7 +945,7 @@ def _listed_columns(trees: dict[str, list[exp.Expression]]) -> list[exp.Column]:
 
 def _measure_kind(semantic: Semantic, col: exp.Expression) -> bool:
     """A number column that measures (not a key, a code or a year): what a group's rows add up."""
-    if not isinstance(col, exp.Column) or not _NUMERIC.search(_column_type(semantic, col)):
+    if not isinstance(col, exp.Column) or not NUMERIC.search(_column_type(semantic, col)):
         return False
     name = col.name.lower()
     ends = {e.strip().lower() for j in semantic.joins for e in j.split("=")}
@@ -1224,7 +1225,7 @@ def _via_lookup(
             continue
         col, lits = pairs[0]
         table, texts = _owner(semantic, col), {str(v.this).lower() for v in lits}
-        numeric = bool(_NUMERIC.search(_column_type(semantic, col)))
+        numeric = bool(NUMERIC.search(_column_type(semantic, col)))
         if not table or not (numeric or _column_info(semantic, col).get("values")) or texts & values(table, col.name):
             continue
         for other, column in _joined_columns(semantic, table, col.name):
@@ -1453,7 +1454,7 @@ def _count_how_many(trees: dict[str, list[exp.Expression]], semantic: Semantic, 
         and not GROUPING.search(question)
         and not trees["group_by"]
         and select
-        and all(isinstance(n, exp.Column) and not _NUMERIC.search(_column_type(semantic, n)) for n in select)
+        and all(isinstance(n, exp.Column) and not NUMERIC.search(_column_type(semantic, n)) for n in select)
     ):
         trees["select"], trees["order_by"] = [exp.Count(this=exp.Star())], []
 
@@ -1469,7 +1470,7 @@ def _sum_how_much(trees: dict[str, list[exp.Expression]], semantic: Semantic, qu
     ) and (
         not trees["group_by"]
         and select
-        and all(isinstance(n, exp.Column) and _NUMERIC.search(_column_type(semantic, n)) for n in select)
+        and all(isinstance(n, exp.Column) and NUMERIC.search(_column_type(semantic, n)) for n in select)
     ):
         trees["select"] = [exp.Sum(this=n.copy()) for n in select]
 
@@ -1500,7 +1501,6 @@ def _one_at_the_extreme(trees: dict[str, list[exp.Expression]], question: str, l
 _RANK_WORD = re.compile(
     r"\b(most|least|highest|lowest|largest|smallest|biggest|greatest|longest|shortest|fewest)\s+([a-z][\w-]*)", re.I
 )
-_NUMERIC = re.compile(r"INT|REAL|DOUBLE|DECIMAL|NUMERIC|FLOAT|HUGEINT", re.I)
 
 
 def _rank_by_measure(
@@ -1525,7 +1525,7 @@ def _rank_by_measure(
     else:
         field = _clear_field(semantic, m.group(2), slice_tables)
         col = exp.column(field["column"], table=field["table"]) if field and "column" in field else None
-        if col is None or not _NUMERIC.search(_column_type(semantic, col)):
+        if col is None or not NUMERIC.search(_column_type(semantic, col)):
             return limit
         measure = next(
             (n.unalias().copy() for n in trees["select"] if n.find(exp.AggFunc) and n.find(exp.Column) == col),

@@ -48,6 +48,7 @@ from orrery.bi.joins import singular
 from orrery.bi.profile import COUNT_CAP, quote
 from orrery.bi.semantic import (
     GENERIC,
+    NUMERIC,
     QUANTITIES,
     UNITS,
     Semantic,
@@ -613,9 +614,6 @@ def _degree_held(bi: BIContext, word: str, rest: str) -> bool:
     return held or bool(placed and placed.get("table") in near)
 
 
-_NUMERIC = re.compile(r"INT|REAL|DOUBLE|DECIMAL|NUMERIC|FLOAT", re.I)
-
-
 def _ranks_a_measure(bi: BIContext, rest: str) -> bool:
     """Whether the noun phrase after 'the best' / 'the worst' ends in a word of a numeric column's name or synonyms
     (its head is a measure: 'jobless rate'), a key aside; 'the best one', 'the best film' are tastes."""
@@ -626,7 +624,7 @@ def _ranks_a_measure(bi: BIContext, rest: str) -> bool:
     head = singular(phrase[-1])
     return any(
         head in stems(" ".join((words(c), *info.get("synonyms", []))))
-        and _NUMERIC.search(str(info.get("type", "")))
+        and NUMERIC.search(str(info.get("type", "")))
         and not _KEY.search(words(c))
         for _, c, info in bi.semantic.columns()
     )
@@ -937,7 +935,7 @@ def unit_column(bi: BIContext, term: str) -> tuple[str, str] | None:
         (
             (t, c)
             for t, c, info in bi.semantic.columns()
-            if _NUMERIC.search(str(info.get("type", "")))
+            if NUMERIC.search(str(info.get("type", "")))
             and UNITS.get((ws := words(c).split())[-1], (None,))[0] == QUANTITIES[own[-1]]
             and [singular(w) for w in ws[:-1]] == own[:-1]
         ),
@@ -1487,7 +1485,7 @@ def tied_columns(bi: BIContext, term: str) -> list[dict[str, Any]]:
 
 def _accounts(bi: BIContext, term: str, column: dict[str, Any]) -> bool:
     """Whether each of the term's schema words is a word of the column's name."""
-    own = {singular(w) for w in re.findall(r"[a-z][\w-]*", term.lower()) if w not in GENERIC | GRAMMAR}
+    own = {singular(w) for w in _term_words(term)}
     return own & _schema_words(bi) <= {singular(w) for w in words(column["column"]).split()}
 
 
@@ -1495,7 +1493,7 @@ def _ranked_targets(bi: BIContext, term: str) -> list[tuple[dict[str, Any], floa
     """Each target (column, table, database, layer term; values aside) with its best cosine to the term, best first.
     Only a term with a word no schema name spells, each such word an English one, is ranked: the lexical rules
     judge schema words ('clerk size'), `read_typos` a non-word ('lenghtt'). Empty without MiniLM."""
-    own = [w for w in re.findall(r"[a-z][\w-]*", term.lower()) if w not in GENERIC | GRAMMAR]
+    own = _term_words(term)
     unspelt = [w for w in own if singular(w) not in _schema_words(bi)]
     scores = _meaning_scores(bi, term) if unspelt and set(unspelt) <= _dictionary() else None
     if scores is None:
@@ -1519,11 +1517,16 @@ def _meaning_scores(bi: BIContext, term: str) -> np.ndarray | None:
     return _layer_vectors(embedder, tuple(texts)) @ _vectors(embedder, (said,))[0]
 
 
+def _term_words(term: str) -> list[str]:
+    """A term's own words: aggregate and grammar words dropped."""
+    return [w for w in re.findall(r"[a-z][\w-]*", term.lower()) if w not in GENERIC | GRAMMAR]
+
+
 def _meaning_words(bi: BIContext, term: str) -> str:
     """What of a term is embedded: its words no schema name spells (a spelt modifier cannot lift a missing head:
     'tax rate' is judged by 'rate'), or, when every word is spelt, the whole term (the phrase as a whole is no
     column: 'route count' is the routes counted); aggregate and grammar words dropped."""
-    own = [w for w in re.findall(r"[a-z][\w-]*", term.lower()) if w not in GENERIC | GRAMMAR]
+    own = _term_words(term)
     known = _schema_words(bi)
     return " ".join([w for w in own if singular(w) not in known] or own)
 

@@ -36,6 +36,12 @@ RULES = {
 KEYISH = re.compile(r"(id|key|code|cd|no|num|number)$", re.I)
 
 
+def join_columns(join: str) -> tuple[tuple[str, str], tuple[str, str]]:
+    """The (table, column) of each end of a layer's join, written `a.fk = b.key`: the referring one first."""
+    left, right = (s.strip().split(".", 1) for s in join.split("="))
+    return (left[0], left[1]), (right[0], right[1])
+
+
 def join_ends(join: str) -> tuple[str, str]:
     """The referring table and the referred one of a layer's join, written `a.fk = b.key`."""
     left, right = (s.strip().split(".")[0] for s in join.split("="))

@@ -40,6 +40,8 @@ from orrery.errors import ConfigError
 SHIPPED = Path(__file__).parent / "semantic"
 VALUE_MAX_DISTINCT = 2000
 VALUE_MAX_LENGTH = 40
+# a column type that holds numbers (HUGEINT, BIGINT ... hold INT)
+NUMERIC = re.compile(r"INT|REAL|DOUBLE|DECIMAL|NUMERIC|FLOAT", re.I)
 
 # the units a column's name may end in and a question may name: (dimension, size in the dimension's base unit)
 UNITS = {

@@ -15,12 +15,11 @@ from typing import Any
 
 from orrery.bi.context import BIContext
 from orrery.bi.decline import year_ranges
-from orrery.bi.joins import sides
+from orrery.bi.joins import join_columns, sides
 from orrery.bi.profile import quote
-from orrery.bi.semantic import Semantic, words
+from orrery.bi.semantic import NUMERIC, Semantic, words
 from orrery.messages import Message
 
-_NUMBER = re.compile(r"INT|REAL|DOUBLE|DECIMAL|NUMERIC|FLOAT", re.I)
 _WHOLE = re.compile(r"INT", re.I)
 _KEYLIKE = re.compile(r"(^|_)(id|key|code|cd|no|num)$|(Id|Key|Code)$")
 _ROWS = 50  # the rows of the last years read for the filter-and-year example's value
@@ -87,7 +86,7 @@ def _shot(
     """One example: a schema of only the columns it uses (and its join's), the Known line of a resolved value as
     the SQL step writes it, the question, and the reply with every part present."""
     keep: dict[str, list[str]] = {}
-    for table, column in [*used, *(tuple(s.strip().split(".")) for s in (join.split("=") if join else []))]:
+    for table, column in [*used, *(join_columns(join) if join else ())]:
         keep.setdefault(table, []).append(column)
     tables = {
         t: {
@@ -108,7 +107,7 @@ def _year_columns(bi: BIContext) -> list[tuple[str, str, int, bool]]:
     layer = bi.semantic
     spans = year_ranges(bi) or {(t, c): span for t, c, info in layer.columns() if (span := _drafted_years(info))}
     found = [
-        (t, c, last, bool(_NUMBER.search(str(layer.tables[t]["columns"][c].get("type", "")))))
+        (t, c, last, bool(NUMERIC.search(str(layer.tables[t]["columns"][c].get("type", "")))))
         for (t, c), (_, last) in spans.items()
     ]
     return sorted(found, key=lambda y: (_rank(layer, y[0]), y[2] < 1000))
@@ -134,11 +133,11 @@ def _rank(layer: Semantic, table: str) -> int:
 
 def _measures(layer: Semantic, table: str) -> list[str]:
     """A table's number columns that are not keys, codes or years, fractional ones first."""
-    joined = {side.strip() for j in layer.joins for side in j.split("=")}
+    joined = {f"{t}.{c}" for j in layer.joins for t, c in join_columns(j)}
     out = [
         c
         for c, info in layer.tables[table]["columns"].items()
-        if _NUMBER.search(str(info.get("type", "")))
+        if NUMERIC.search(str(info.get("type", "")))
         and f"{table}.{c}" not in joined
         and not _KEYLIKE.search(c)
         and not re.search(r"year|date|time|yr", c, re.I)
@@ -173,7 +172,7 @@ def _latest(
     name = lambda t, c: f"{quote(bi.engine, t)}.{quote(bi.engine, c)}"  # noqa: E731
     source = quote(bi.engine, anchor)
     if join:
-        (a, x), (b, y) = (side.strip().split(".") for side in join.split("="))
+        (a, x), (b, y) = join_columns(join)
         source += f" JOIN {quote(bi.engine, table)} ON {name(a, x)} = {name(b, y)}"
     rows = bi.engine.execute(
         f"SELECT {name(table, column)}, {name(anchor, year_col)} FROM {source} WHERE {name(table, column)} IS NOT NULL"
