@@ -134,6 +134,18 @@ The database of held-out set #19 (bench/bi_heldout19.py), election polling, buil
   1-7, `edu_desc` as the source writes it, "Some high school", `coll_grad` Y/N, written here).
   `svy_resp.pid_cd` holds a `party_ids.party_code` and `svy_resp.edu_lvl` an `edu_levels.edu_code`.
 
+The database of held-out set #20 (bench/bi_heldout20.py), intercity travel, built the same way:
+
+- travel: statsmodels' modechoice dataset (Greene and Hensher's travel mode choice data: 210 travellers between
+  Sydney and Melbourne, each offered air, train, bus and car; public domain, as statsmodels states) split in
+  three: `trip_opts` (`trvlr_no` 1-210, `md_cd` 1-4 the mode code as the source numbers them, `term_wait_min`
+  the waiting time at the terminal in minutes, 0 for the car, `fare_amt` the in-vehicle cost in dollars,
+  `veh_time_min` the time in the vehicle in minutes, `gen_cost` the generalized cost measure, `chosen_flg` 1 for
+  the mode the traveller took; 840 rows, one per traveller and mode), `travellers` (`pax_id` 1-210, `hh_inc_k`
+  the household income in thousands of dollars, `party_sz` the number of people travelling together) and
+  `travel_modes` (`mode_code` 1-4, `mode_nm` Air/Train/Bus/Car, `pub_trnsp` Y/N, written here).
+  `trip_opts.trvlr_no` holds a `travellers.pax_id` and `trip_opts.md_cd` a `travel_modes.mode_code`.
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -160,6 +172,12 @@ HELDOUT16_DATABASES = ("capex",)
 HELDOUT17_DATABASES = ("abx",)
 HELDOUT18_DATABASES = ("degrees",)
 HELDOUT19_DATABASES = ("election",)
+HELDOUT20_DATABASES = ("travel",)
+# the four modes of the travel mode choice data, numbered as the source numbers them, with a public transport flag
+TRAVEL_MODES = pd.DataFrame(
+    [(1, "Air", "Y"), (2, "Train", "Y"), (3, "Bus", "Y"), (4, "Car", "N")],
+    columns=["mode_code", "mode_nm", "pub_trnsp"],
+)
 # the 1996 election study's party identification scale (codes and labels as the source lists them), each
 # grouped in three as the study's summary does (leaners with the independents)
 PARTY_IDS = pd.DataFrame(
@@ -568,6 +586,27 @@ def _election(path: Path) -> None:
         _write(con, {"svy_resp": resp, "party_ids": PARTY_IDS, "edu_levels": EDU_LEVELS})
 
 
+def _travel(path: Path) -> None:
+    from statsmodels.datasets import modechoice
+
+    data = modechoice.load_pandas().data.astype(int)  # every column holds whole numbers
+    opts = pd.DataFrame(
+        {
+            "trvlr_no": data["individual"],
+            "md_cd": data["mode"],
+            "term_wait_min": data["ttme"],
+            "fare_amt": data["invc"],
+            "veh_time_min": data["invt"],
+            "gen_cost": data["gc"],
+            "chosen_flg": data["choice"],
+        }
+    )
+    people = data.groupby("individual", as_index=False).first()
+    travellers = pd.DataFrame({"pax_id": people["individual"], "hh_inc_k": people["hinc"], "party_sz": people["psize"]})
+    with sqlite3.connect(path) as con:
+        _write(con, {"trip_opts": opts, "travellers": travellers, "travel_modes": TRAVEL_MODES})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -585,6 +624,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "abx": _abx,
     "degrees": _degrees,
     "election": _election,
+    "travel": _travel,
 }
 
 
@@ -619,5 +659,6 @@ if __name__ == "__main__":
         *HELDOUT17_DATABASES,
         *HELDOUT18_DATABASES,
         *HELDOUT19_DATABASES,
+        *HELDOUT20_DATABASES,
     ):
         print(db, path_of(db))
