@@ -132,6 +132,7 @@ RUNS = (
     "grown_v14",
     "grown_v16",
     "grown_v16b",
+    "grown_v17",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -1124,6 +1125,51 @@ ROUND16_PLAN = [
 ]
 
 
+ROUND17_PLAN = [
+    "",
+    "### round 17 (plan, written before grown_v17 or any (B) measure ran): the shipped memory on more new wording;"
+    " 'plus' as a joining word",
+    "",
+    "(A) A measurement, no tuning (rounds 13's and 16's protocol). The memory is the shipped one (main at 63d5f7b:"
+    " round 15's code, round 33's drafted examples in the SQL step for both conditions); held-out #19 was run once"
+    " with an empty memory and is development data now; no memory rule was decided on it.",
+    "- the sample, fixed before the run (`v17_sample`, `--v17`): round 16's sample less the questions grown_v16 and"
+    " grown_v16b answered (13: 10 of held-out #17, 3 of #18, 11 unanswerable), then held-out #19's questions on the"
+    " memory's databases (`later`, its file's order: 25, 8 unanswerable): 38 questions, 19 unanswerable, each"
+    " answered with an empty memory and with the grown memory (`approved_pairs` as in earlier rounds), side by side,"
+    " primed (bench/bi_memory_primed.py), `nice -n 10 timeout 900` (cut at 15 minutes of model time; the questions"
+    " answered are the ones reported, in the sample's order); one run, a second (`--exclude grown_v17`, its own"
+    " row) only if the first ends before 12:20 UTC.",
+    "- reported: right with an empty memory against with the memory (answerable questions run), right -> wrong and"
+    " wrong -> right, each unanswerable question declined with an empty memory and answered with the memory"
+    " (answered because of the memory), and seconds per question with the memory on (median / mean) against empty,"
+    " with the 1-minute load.",
+    "- read as: the memory helps on new wording when wrong -> right exceeds right -> wrong; it is safe there when"
+    " right -> wrong is at most 2% of the questions run and no unanswerable question is answered because of it."
+    " Whatever the numbers, nothing is changed on them in this round.",
+    "",
+    "(B) Round 15's next step (2): 'germans plus french - total customer count' reads one value, not a comparison:"
+    " `JOINED` (examples.py, the words between two values of one kind that make `compares` true) has 'and', 'or'"
+    " and the comma, not 'plus'. The reading: 'plus' joins two values as 'and' does; also checked, each on its own:"
+    " '&' (left out on purpose, `COMPARING`'s comment: a value's own name holds it, 'Europe & Central Asia'), 'as well as',"
+    " 'along with'. A 'plus' not between two values of one kind ('plus tax', 'two plus three', a value's own"
+    " 'plus') changes nothing, since `compares` only reads the words between two mentions.",
+    "- diagnosis first, no model (`--v17-scope`): over every development question on the memory's databases"
+    " (`v17_scope`: round 15's `v15_scope` with held-out #19 added: sets #1..#19, each question once), for each"
+    " joining word, how many questions' condition reading (`condition` with the agent's value test) changes and on"
+    " which the pairs shown (`shown`) change.",
+    "- fewer than 3 questions whose pairs shown change (for the words shipped together): no model run; the reading"
+    " is shipped only if every condition change is a right reading (each said below) and a test fails without it,"
+    " with counter-example tests ('plus tax', 'two plus three', a 'plus' inside a value). A word with a wrong"
+    " reading among its changes is left out.",
+    "- 3 or more: a sample fixed before its run (the questions whose pairs shown change, in `v17_scope`'s order, at"
+    " most 16), each answered with the grown memory and the reading off (the baseline) and on, primed, `nice -n 10"
+    " timeout 900`; shipped only when (1) with it at least as much of the sample is right as without it and at least"
+    " one answer goes wrong -> right, (2) right -> wrong at most 2% of the questions run, and (3) no unanswerable"
+    " question answered because of it; else reverted, the numbers kept.",
+]
+
+
 ROUND16_AFTER = [
     "",
     "(A), the result (grown_v16, its row and lines above; nothing was tuned on it): on the 14 questions run (the cut"
@@ -1813,6 +1859,15 @@ def v16_sample() -> list[dict[str, Any]]:
     return [q | {"part": q["set"]} for q in later(["heldout17", "heldout18"], set())]
 
 
+def v17_sample() -> list[dict[str, Any]]:
+    """grown_v17's sample, fixed before its run (bench/bi_memory.md, "round 17"): round 16's sample less the
+    questions grown_v16 and grown_v16b answered, then held-out #19's questions on the memory's databases
+    (development data, never used for a memory rule), in its file's order."""
+    asked = {(r["db"], r["question"]) for tag in ("grown_v16", "grown_v16b") for r in _questions_of(tag)}
+    rest = [q for q in v16_sample() if (q["db"], q["question"]) not in asked]
+    return rest + [q | {"part": "heldout19"} for q in later(["heldout19"], set())]
+
+
 def v13_sample() -> list[dict[str, Any]]:
     """grown_v13's sample, fixed before its run (bench/bi_memory.md, "round 13"): held-out #16's questions on the
     memory's databases (development data since its one run, never used for a memory rule), in `later`'s order."""
@@ -2143,6 +2198,7 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                 *ROUND15_AFTER,
                 *ROUND16_PLAN,
                 *ROUND16_AFTER,
+                *ROUND17_PLAN,
             ]
         ).rstrip()
         + "\n"
@@ -2428,6 +2484,7 @@ def main() -> None:
     p.add_argument("--v10", action="store_true", help="--set grown: grown_v10's sample (`v10_sample`), primed")
     p.add_argument("--v13", action="store_true", help="grown_v13's sample (`v13_sample`), primed, empty vs memory")
     p.add_argument("--v16", action="store_true", help="grown_v16's sample (`v16_sample`), primed, empty vs memory")
+    p.add_argument("--v17", action="store_true", help="grown_v17's sample (`v17_sample`), primed, empty vs memory")
     p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
     p.add_argument("--v15-replay", action="store_true", help="round 15: texts the memory embeds, vectors kept off/on")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
@@ -2450,10 +2507,12 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.determinism:
         return determinism()
-    if args.v6 or args.v8 or args.v9 or args.v10 or args.v13 or args.v16:
+    if args.v6 or args.v8 or args.v9 or args.v10 or args.v13 or args.v16 or args.v17:
         out = RESULTS / f"bi_memory_{args.tag}.json"
         sample = (
-            v16_sample()
+            v17_sample()
+            if args.v17
+            else v16_sample()
             if args.v16
             else v13_sample()
             if args.v13
