@@ -79,13 +79,16 @@ greedily), seconds per question with the memory on and off, the load average.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +136,7 @@ RUNS = (
     "grown_v16",
     "grown_v16b",
     "grown_v17",
+    "grown_v17b",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -154,6 +158,11 @@ TARGETS = {
 }
 # What the result files cannot say about a run's conditions.
 NOTES = {
+    "grown_v17": "round 17's plan (below), `--v17`, 11:16-11:31 UTC, cut at 15 minutes after 18 of its 38 questions (8"
+    " answerable, 10 unanswerable; 13 of round 16's remainder, 5 of held-out #19), run from a copy of 067029d"
+    " (`git archive`; its `set` and `commit` fields written after the cut); the 1-minute load rose from 0.7 to 11.1"
+    " (other helpers' benchmarks beside it): its seconds are not quiet-machine times, and the two conditions of a"
+    " question ran back to back at the same load.",
     "grown_v16b": "round 16's continuation (below), `--v16 --exclude grown_v16`, 10:05-10:17 UTC, cut at 12 minutes"
     " after 19 of the sample's remaining 32 questions (17 answerable, 2 unanswerable), run from the detached checkout"
     " of dc2c1af (its `set` field written after the cut); 1-minute load 2.4-3.9.",
@@ -1874,6 +1883,68 @@ def v13_sample() -> list[dict[str, Any]]:
     return [q | {"part": "heldout16"} for q in later(["heldout16"], set())]
 
 
+def v17_scope() -> list[dict[str, Any]]:
+    """Every development question on the memory's databases (sets #1..#19): held-out #16's, the stored sets',
+    held-out #13-#15's, then every other set of bench/bi_nokeys.py's SETS, each question once."""
+    from bi_nokeys import SETS
+
+    keys = ("set", "db", "question", "gold")
+    held = {p["db"] for p in approved_pairs(stored_answers())}
+    rest = [{k: q[k] for k in keys} for q in stored_answers() if q["db"] in held]
+    sets = [s for s in SETS if "heldout20" not in s]  # held-out #20 is the lead's, never read here
+    every = [*v13_sample(), *rest, *later(["heldout13", "heldout14", "heldout15"], set()), *later(sets, set())]
+    seen: set[tuple[str, str]] = set()
+    return [q for q in every if (q["db"], q["question"]) not in seen and not seen.add((q["db"], q["question"]))]
+
+
+JOINING = ("plus", "&", "as well as", "along with")  # round 17's joining words, each read on its own
+
+
+@contextlib.contextmanager
+def joined_by(*extra: str) -> Iterator[None]:
+    """`JOINED` with `extra` joining words beside 'and' / 'or' (none: as shipped)."""
+    from orrery.bi import examples
+
+    saved = examples.JOINED
+    words = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in ("and", "or", *extra))
+    examples.JOINED = re.compile(rf"\s*(?:,\s*(?:(?:{words})\s+)?|(?:{words})\s+)(?:(?:in|for|from|of|the)\s+)*", re.I)
+    try:
+        yield
+    finally:
+        examples.JOINED = saved
+
+
+def v17_diagnosis() -> dict[str, Any]:
+    """Round 17's diagnosis (no model): over `v17_scope`, for each joining word of JOINING, the questions whose
+    condition (`condition` with the agent's value test), taught-filter kinds (`_compares`) or pairs shown
+    (`shown`) change with the word joining."""
+    from bi_nokeys import engine_for
+
+    from orrery.bi.context import BIContext
+    from orrery.bi.examples import _compares, condition, value_test
+
+    _, memory, _, _ = _grown_memory(FLOOR)
+    scope, out = v17_scope(), {}
+    for word in JOINING:
+        changed = []
+        for q in scope:
+            if not re.search(rf"(?<!\w){re.escape(word)}(?!\w)", q["question"], re.I):
+                continue  # the word absent, nothing can change
+            engine = engine_for(q["db"])
+            test = _VALUED.setdefault(engine.name, value_test(BIContext(engine, _layer(engine), None)))
+            read = []
+            for extra in ((), (word,)):
+                with joined_by(*extra):
+                    got = condition(q["question"], test), sorted(_compares(q["question"])), shown(memory, q, engine)
+                read.append(got)
+            if read[0] != read[1]:
+                changed.append(q | {"off": read[0], "on": read[1], "unanswerable": q["gold"] is None})
+                print(word, "|", q["db"], q["question"], read[0], "->", read[1], flush=True)
+        shown_changed = [c for c in changed if c["off"][2] != c["on"][2]]
+        out[word] = {"changed": len(changed), "shown_changed": len(shown_changed), "questions": changed}
+    return {"scope": len(scope)} | out
+
+
 class _Counted:
     """The memory's embedder, counting its calls and the texts it embeds."""
 
@@ -2454,6 +2525,13 @@ def reading(args: argparse.Namespace) -> list[str]:
     return lines
 
 
+MEASURES = {  # results/bi_memory_NAME.json -> (the flag, the measure): no model
+    "nearest_replay": ("nearest_replay", nearest_replay),
+    "replay_v15": ("v15_replay", remembered_replay),
+    "scope_v17": ("v17_scope", v17_diagnosis),
+}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--llm", default=None, help="model spec (default: the embedded model)")
@@ -2484,6 +2562,7 @@ def main() -> None:
     p.add_argument("--v10", action="store_true", help="--set grown: grown_v10's sample (`v10_sample`), primed")
     p.add_argument("--v13", action="store_true", help="grown_v13's sample (`v13_sample`), primed, empty vs memory")
     p.add_argument("--v16", action="store_true", help="grown_v16's sample (`v16_sample`), primed, empty vs memory")
+    p.add_argument("--v17-scope", action="store_true", help="round 17's diagnosis: what joining words change")
     p.add_argument("--v17", action="store_true", help="grown_v17's sample (`v17_sample`), primed, empty vs memory")
     p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
     p.add_argument("--v15-replay", action="store_true", help="round 15: texts the memory embeds, vectors kept off/on")
@@ -2496,9 +2575,8 @@ def main() -> None:
     args = p.parse_args()
     if args.ceiling or args.shaped_shown or args.reach:
         return print("\n".join(reading(args)))
-    if args.nearest_replay or args.v15_replay:
-        name, measure = ("replay_v15", remembered_replay) if args.v15_replay else ("nearest_replay", nearest_replay)
-        return _write(RESULTS / f"bi_memory_{name}.json", measure())
+    if name := next((n for n, (flag, _) in MEASURES.items() if getattr(args, flag)), None):  # a measure, no model
+        return _write(RESULTS / f"bi_memory_{name}.json", MEASURES[name][1]())
     if args.diagnose:
         return diagnose((args.tag,) if args.tag != "run" else ("grown", "grown_v2"))
     if args.join:  # then the report, with the joined run in it
