@@ -291,10 +291,13 @@ def condition(question: str, valued: Valued = None) -> str:
 # A comparison of several values. bench/bi_memory.md's grown_v4: 'county count for Georgia and for Kentucky' was
 # shown a one-value pair and answered for Georgia alone; 'nigerian vs japanese life expectancy, 1995' was shown no
 # pair although 'life expectancy: nigeria vs kenya, 1990' is approved. The words of a comparison, or two values of
-# one kind (two texts, two years) with only 'and' / 'or' / a comma between them ('in 1990 and in 2010'); not '&',
-# which a value's own name holds ('Europe & Central Asia').
+# one kind (two texts, two years) with only 'and' / 'or' / 'plus' / a comma between them ('in 1990 and in 2010',
+# 'Germany plus France'); not '&', which a value's own name holds ('Europe & Central Asia': bench/bi_memory.md's
+# round 17 read two of its three development questions with '&' between values wrongly as comparisons).
 COMPARING = re.compile(r"\b(?:vs|versus|compared?|comparing|comparison)\b")
-JOINED = re.compile(r"\s*(?:,\s*(?:(?:and|or)\s+)?|(?:and|or)\s+)(?:(?:in|for|from|of|the)\s+)*", re.IGNORECASE)
+JOINED = re.compile(
+    r"\s*(?:,\s*(?:(?:and|or|plus)\s+)?|(?:and|or|plus)\s+)(?:(?:in|for|from|of|the)\s+)*", re.IGNORECASE
+)
 
 
 def compares(question: str, valued: Valued = None) -> bool:

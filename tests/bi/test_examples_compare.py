@@ -34,6 +34,8 @@ from orrery.recall.examples import Example
         "Which customers come from Germany, France or Spain?",
         "life expectancy: nigeria vs kenya, 1990",  # a comparison's word, whatever the values' case
         "How do sales in the West compare with the East?",
+        "customer count for Germany plus France",  # 'plus' joins two values as 'and' does
+        "revenue in 1995 plus 1996",
     ],
 )
 def test_a_question_naming_several_values_compares(question):
@@ -49,6 +51,9 @@ def test_a_question_naming_several_values_compares(question):
         ("How many customers does Jane Peacock support?", "filter"),
         ("How many movies were released between 1995 and 2000?", "threshold"),  # a range, not two years
         ("How many tracks are there?", "none"),
+        ("total sales in Texas plus tax", "filter"),  # 'plus' beside one value only
+        ("what is two plus three", "none"),  # numbers written as words are no values
+        ("How many Google Plus users are there in France?", "filter"),  # a value's own 'Plus', no value after it
     ],
 )
 def test_one_value_or_a_range_is_no_comparison(question, kind):
