@@ -688,14 +688,13 @@ def compose(
     _named_measure(trees, semantic, question, used)
     limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit), semantic)
     _named_group(trees, semantic, question, slice_tables, used)
-    _the_named_aggregate(trees, semantic, question)
     _sum_how_much(trees, semantic, question)
     _count_how_many(trees, semantic, question)
     shown = {n.sql() for n in trees["select"]} | {n.this.sql() for n in trees["select"] if isinstance(n, exp.Alias)}
     if not _counts_groups(trees):
         trees["select"][:0] = [g.copy() for g in trees["group_by"] if g.sql() not in shown]  # each group's key
     _no_group_on_a_measure(trees, semantic, question)
-    _bare_measure_per_group(trees, semantic, question)
+    _bare_measure_per_group(trees, semantic)
     trees["group_by"] += _missing_group_by(trees)
     limit = _extreme_having(trees, question, limit, semantic)  # the groups are set now
     _groups_ranked_by_sum(trees, semantic, question)
@@ -969,11 +968,11 @@ def _grouped_by_name(col: exp.Expression, question: str) -> bool:
     return bool(said) and re.search(rf"\b(?:by|per|each|every)\s+(?:\w+\s+)?(?:{said})", question, re.I) is not None
 
 
-def _bare_measure_per_group(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+def _bare_measure_per_group(trees: dict[str, list[exp.Expression]], semantic: Semantic) -> None:
     """Under the model's GROUP BY, a measure column selected bare and no group key is each group's value when
     the query aggregates nothing ('profit on phones, copiers and machines, each one separately': `sub_category,
-    profit ... GROUP BY sub_category`: its sum, or the aggregate the question names: 'mean fat per breed') or
-    aggregates that column elsewhere (`ORDER BY SUM(c_acctbal)`: that aggregate). SQLite returns any row's value for it and DuckDB refuses the query; beside another
+    profit ... GROUP BY sub_category`: its sum) or aggregates that column elsewhere (`ORDER BY SUM(c_acctbal)`:
+    that aggregate). SQLite returns any row's value for it and DuckDB refuses the query; beside another
     aggregate a bare column is a group key left out (`_missing_group_by`)."""
     keys = {g.sql() for g in trees["group_by"]}
     aggs = [a for part in ("select", "having", "order_by") for n in trees[part] for a in n.find_all(exp.AggFunc)]
@@ -984,7 +983,7 @@ def _bare_measure_per_group(trees: dict[str, list[exp.Expression]], semantic: Se
         agg = next((a for a in aggs if a.this.sql() == col.sql()), None)
         if agg is None and aggs:
             continue
-        new = agg.copy() if agg is not None else (_named_aggregate(question) or exp.Sum)(this=col.copy())
+        new = agg.copy() if agg is not None else exp.Sum(this=col.copy())
         trees["select"][i] = exp.alias_(new, n.alias) if isinstance(n, exp.Alias) else new
 
 
@@ -1459,34 +1458,6 @@ def _count_how_many(trees: dict[str, list[exp.Expression]], semantic: Semantic, 
         and all(isinstance(n, exp.Column) and not NUMERIC.search(_column_type(semantic, n)) for n in select)
     ):
         trees["select"], trees["order_by"] = [exp.Count(this=exp.Star())], []
-
-
-# an aggregate the question names by its word; not 'min' of a quantity in minutes ('5 min')
-_AGGREGATE_WORD = re.compile(r"(?<![\d.])(?<![\d.]\s)\b(min|minimum|max|maximum|average|avg|mean|averaged)\b", re.I)
-_AGGREGATE_OF_WORD = {"min": exp.Min, "minimum": exp.Min, "max": exp.Max, "maximum": exp.Max}
-
-
-def _named_aggregate(question: str) -> type[exp.AggFunc] | None:
-    """MIN, MAX or AVG when the question names that one aggregate by its word ('ayrshire min fat %', 'mean fat');
-    None when it names none, or two ('the max and the min')."""
-    named = {_AGGREGATE_OF_WORD.get(w.lower(), exp.Avg) for w in _AGGREGATE_WORD.findall(question)}
-    return named.pop() if len(named) == 1 else None
-
-
-def _the_named_aggregate(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
-    """'ayrshire min fat %' written `SELECT milk_samples.bf_pct ... WHERE breed = 'Ayrshire'`: one measure column
-    selected alone, nothing aggregated nor grouped, in a question that names an aggregate by its word, is that
-    aggregate of the column (its rows' ordering goes); a name shown beside it asks for rows."""
-    select, agg = trees["select"], _named_aggregate(question)
-    if (
-        agg is None
-        or trees["group_by"]
-        or len(select) != 1
-        or not _measure_kind(semantic, select[0])
-        or any(n.find(exp.AggFunc) for part in ("select", "having", "order_by") for n in trees[part])
-    ):
-        return
-    trees["select"], trees["order_by"] = [agg(this=select[0].copy())], []
 
 
 def _sum_how_much(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
@@ -2030,7 +2001,7 @@ def _amount_counted(
         col
         for table in semantic.tables
         if table.lower() in near
-        for column in (semantic.tables.get(table) or {}).get("columns", {})
+        for column in semantic.tables[table]["columns"]
         if _measure_kind(semantic, col := exp.column(column, table=table)) and _names_column(semantic, col, said)
     ]
     if len(named) != 1:
