@@ -17,7 +17,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.bi.decline import named_years
-from orrery.bi.joins import join_ends, sides, singular
+from orrery.bi.joins import join_columns, join_ends, sides, singular
 from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import (
     GENERIC,
@@ -1515,7 +1515,7 @@ def _rank_by_measure(
     ranks by what the superlative names: the rows of the table it names counted ('the most albums'), or the
     numeric column it names summed per group (the aggregate the select already has of it, if any); one row."""
     m = _RANK_WORD.search(question)
-    keys = {g.sql() for g in trees["group_by"]}
+    keys = _keys_and_partners(trees, semantic)
     if not (m and trees["group_by"] and SUPERLATIVE.search(question)) or any(
         o.unalias().find(exp.AggFunc) or (o.this if isinstance(o, exp.Ordered) else o).sql() not in keys
         for o in trees["order_by"]
@@ -1535,6 +1535,14 @@ def _rank_by_measure(
     desc = m.group(1).lower() not in ("least", "lowest", "smallest", "shortest", "fewest")
     trees["order_by"] = [exp.Ordered(this=measure, desc=desc)]
     return 1 if limit is None else limit
+
+
+def _keys_and_partners(trees: dict[str, list[exp.Expression]], semantic: Semantic) -> set[str]:
+    """The group keys, and each column a join of the layer makes equal to one (`orders.state` of `GROUP BY
+    states.state` over `orders.state = states.state`): ordering by it is ordering by the key."""
+    keys = {g.sql() for g in trees["group_by"]}
+    ends = [tuple(f"{t}.{c}" for t, c in pair) for pair in map(join_columns, semantic.joins)]
+    return keys | {b for a, b in ends if a in keys} | {a for a, b in ends if b in keys}
 
 
 # the noun a superlative or comparative adjective ranks by ('the heaviest car': its weight); English, not a schema's
