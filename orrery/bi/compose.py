@@ -17,7 +17,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.bi.decline import named_years
-from orrery.bi.joins import join_ends, sides, singular
+from orrery.bi.joins import join_columns, join_ends, sides, singular
 from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import (
     GENERIC,
@@ -713,6 +713,7 @@ def compose(
     _share_of_rows(trees, question)
     _ratio_over_all_rows(trees)
     _sum_of_counted_measure(trees, semantic, question, used, slice_tables)
+    _amount_counted(trees, semantic, question, used, slice_tables)
     counted = (
         _settle_groups(trees, semantic, question, used)
         or _lookup_counted(trees, semantic, resolved, question)
@@ -1514,7 +1515,7 @@ def _rank_by_measure(
     ranks by what the superlative names: the rows of the table it names counted ('the most albums'), or the
     numeric column it names summed per group (the aggregate the select already has of it, if any); one row."""
     m = _RANK_WORD.search(question)
-    keys = {g.sql() for g in trees["group_by"]}
+    keys = _keys_and_partners(trees, semantic)
     if not (m and trees["group_by"] and SUPERLATIVE.search(question)) or any(
         o.unalias().find(exp.AggFunc) or (o.this if isinstance(o, exp.Ordered) else o).sql() not in keys
         for o in trees["order_by"]
@@ -1534,6 +1535,14 @@ def _rank_by_measure(
     desc = m.group(1).lower() not in ("least", "lowest", "smallest", "shortest", "fewest")
     trees["order_by"] = [exp.Ordered(this=measure, desc=desc)]
     return 1 if limit is None else limit
+
+
+def _keys_and_partners(trees: dict[str, list[exp.Expression]], semantic: Semantic) -> set[str]:
+    """The group keys, and each column a join of the layer makes equal to one (`orders.state` of `GROUP BY
+    states.state` over `orders.state = states.state`): ordering by it is ordering by the key."""
+    keys = {g.sql() for g in trees["group_by"]}
+    ends = [tuple(f"{t}.{c}" for t, c in pair) for pair in map(join_columns, semantic.joins)]
+    return keys | {b for a, b in ends if a in keys} | {a for a, b in ends if b in keys}
 
 
 # the noun a superlative or comparative adjective ranks by ('the heaviest car': its weight); English, not a schema's
@@ -1968,6 +1977,47 @@ def _sum_of_counted_measure(
     if (col := _numeric_column(semantic, tables, lambda c: stems(words(c)) == noun)) is not None:
         trees["select"] = [exp.Sum(this=col)]
         used += [] if col.table in used else [col.table]
+
+
+# an amount asked by an English noun that is no count of rows, and the words of the column that holds it ('units
+# sold': a quantity; a place's 'headcount': its population)
+_AMOUNT_NOUNS = {"units": ("quantity", "qty", "units"), "headcount": ("population", "headcount")}
+_AMOUNT = re.compile(rf"(?:\b([a-z]+)\s+)?\b({'|'.join(_AMOUNT_NOUNS)})\b", re.I)
+
+
+def _amount_counted(
+    trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, used: list[str], slice_tables: list[str]
+) -> None:
+    """'units sold per shipping mode', 'india and china headcount, 1980' written as `COUNT(*)` (beside the group
+    keys): the amount is the sum of the one number column of the query's or the slice's tables the noun names
+    (`orders.quantity`, `indicators.population`), joined, not the rows counted; not when the word before the noun
+    names a table ('supplier headcount' counts suppliers)."""
+    keys = {g.sql() for g in trees["group_by"]}
+    aggs = [n.unalias().sql() for n in trees["select"] if n.find(exp.AggFunc)]
+    m = _AMOUNT.search(question)
+    if (
+        not m
+        or aggs != ["COUNT(*)"]
+        or any(n.unalias().sql() not in keys for n in trees["select"] if not n.find(exp.AggFunc))
+    ):
+        return
+    if m.group(1) and any(_names_table(t, {singular(m.group(1).lower())}) for t in semantic.tables):
+        return
+    said = _AMOUNT_NOUNS[m.group(2).lower()]
+    near = {t.lower() for t in [*used, *slice_tables]} | _tables_of(trees)
+    named = [
+        col
+        for table in semantic.tables
+        if table.lower() in near
+        for column in semantic.tables[table]["columns"]
+        if _measure_kind(semantic, col := exp.column(column, table=table)) and _names_column(semantic, col, said)
+    ]
+    if len(named) != 1:
+        return
+    total = exp.Sum(this=named[0])
+    for part in ("select", "order_by"):
+        trees[part] = [n.transform(lambda x: total.copy() if x.sql() == "COUNT(*)" else x) for n in trees[part]]
+    used += [] if named[0].table in used else [named[0].table]
 
 
 def _named_rows_counted(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> str | None:

@@ -2,8 +2,8 @@
 
 The 0.5B model copies its examples' surface: shown a Course / Enrollment schema it wrote `Enrollment.TakenOn` on
 databases that have no such column, and shown `year(<a date>) = 2023` it made up a date column where the year is a
-number (`inv_annual.fy`): bench/bi.md, round 33. The same five shapes (a filter and a year, a top one by count, an average
-per group, a count, a HAVING) are written here on the database's own tables, columns and values, chosen by fixed
+number (`inv_annual.fy`): bench/bi.md, round 33. The same six shapes (a filter and a year, a top one by count, a top
+one by a measure's total, an average per group, a count, a HAVING) are written here on the database's own tables, columns and values, chosen by fixed
 rules, its year the way it keeps years, so what the model copies is real.
 """
 
@@ -64,6 +64,12 @@ def _shots(bi: BIContext) -> list[tuple[str, dict[str, Any]]]:
     top = {"select": [group], "group_by": [group], "order_by": ["count(*) DESC"], "limit": 1}
     out.append(_shot(layer, on, join, f"Which {said} has the most {noun}?", top))
     if measure := next(iter(_measures(layer, anchor)), None):
+        # a ranking by an amount beside the ranking by count: shown only the count, the model ranked 'the highest
+        # sales' by `count(*)` (bench/bi_memory.md round 16 (B), bench/bi_r38.md)
+        ranked = {**top, "order_by": [f"sum({anchor}.{measure}) DESC"]}
+        amount = words(measure) if "total" in words(measure).split() else f"total {words(measure)}"
+        total = f"Which {said} has the highest {amount}?"
+        out.append(_shot(layer, [(anchor, measure), *on], join, total, ranked))
         average = {"select": [group, f"avg({anchor}.{measure})"], "group_by": [group]}
         out.append(
             _shot(layer, [(anchor, measure), *on], join, f"What is the average {words(measure)} per {said}?", average)

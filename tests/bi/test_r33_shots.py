@@ -64,7 +64,9 @@ def _named(user: str) -> tuple[set[str], set[tuple[str, str]]]:
 def test_the_examples_name_only_the_connected_databases_tables_and_columns(which, request):
     bi = request.getfixturevalue(which)
     drafted = shots(bi)
-    assert len(drafted) == 5  # a filter and a year, a top one, an average per group, a count, a HAVING
+    assert (
+        len(drafted) == 6
+    )  # a filter and a year, a top one by count and by a total, an average per group, a count, a HAVING
     real = {(t, c) for t, c, _ in bi.semantic.columns()}
     for user, reply in drafted:
         tables, columns = _named(user)
