@@ -65,7 +65,7 @@ def _shots(bi: BIContext) -> list[tuple[str, dict[str, Any]]]:
     out.append(_shot(layer, on, join, f"Which {said} has the most {noun}?", top))
     if measure := next(iter(_measures(layer, anchor)), None):
         # a ranking by an amount beside the ranking by count: shown only the count, the model ranked 'the highest
-        # sales' by `count(*)` (bench/bi_memory.md round 16 (B), bench/bi_r38.md)
+        # sales' by `count(*)` (bench/bi_memory.md round 16 (B), bench/bi.md, round 38)
         ranked = {**top, "order_by": [f"sum({anchor}.{measure}) DESC"]}
         amount = words(measure) if "total" in words(measure).split() else f"total {words(measure)}"
         total = f"Which {said} has the highest {amount}?"

@@ -1,4 +1,4 @@
-"""Round 38 (bench/bi_r38.md, rule U): an amount the question asks by 'units' or 'headcount', written by the model
+"""Round 38 (bench/bi.md, round 38, rule U): an amount the question asks by 'units' or 'headcount', written by the model
 as a count of rows, is the sum of the one number column the noun names ('units sold per shipping mode':
 `SUM(orders.quantity)`; 'india and china headcount': `SUM(indicators.population)`); a count the question asks
 ('how many orders', 'the total number of orders', 'supplier headcount': the suppliers) stays a count."""

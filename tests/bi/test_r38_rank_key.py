@@ -1,4 +1,4 @@
-"""Round 38 (bench/bi_r38.md, rule K): 'Which state has the highest sales?' written `GROUP BY states.state ORDER BY
+"""Round 38 (bench/bi.md, round 38, rule K): 'Which state has the highest sales?' written `GROUP BY states.state ORDER BY
 orders.state` ranks by the group's own key through the join `orders.state = states.state`; like an ordering on the
 key itself, it is ranked by what the superlative names (`SUM(orders.sales)`), one row. An ordering on another
 column of the group's table is not the key."""

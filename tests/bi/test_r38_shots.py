@@ -1,4 +1,4 @@
-"""Round 38 (bench/bi_r38.md, rule S): beside the top one by count, the drafted worked examples rank by a
+"""Round 38 (bench/bi.md, round 38, rule S): beside the top one by count, the drafted worked examples rank by a
 measure's total ('Which channel has the highest total amount?' -> `ORDER BY sum(orders.amount) DESC LIMIT 1`), so
 a question ranking by an amount is shown that shape, not only `count(*)` (bench/bi_memory.md round 16 (B): 'Which
 state has the highest sales?' copied the count). No measure, no such example."""
