@@ -4,6 +4,7 @@ misses a column the gold reads. For each gold column the stored SQL lacks (join 
 `semantic.rank_fields` for the question's best-matching words and whether field mapping's recorded output named it.
 
     PYTHONPATH=$PWD python bench/bi_r39_terms.py
+    PYTHONPATH=$PWD python bench/bi_r39_terms.py --hints   # rule D: the repair's hints against the stored ones
 """
 
 from __future__ import annotations
@@ -34,7 +35,37 @@ def _columns(sql: str, dialect: str) -> set[str]:
     return {c.name.lower() for c in tree.find_all(exp.Column) if id(c) not in keys}
 
 
+def hints() -> None:
+    """Each stored (question, name) of compose's `UnknownField` on an answerable question (every `_here` file,
+    `bi_r33_errors.stored_names`): does the stored hint ('the closest are ...') name a column the gold reads, and
+    does `tools._layer_hints` under the code on PYTHONPATH?"""
+    from orrery.bi import tools
+    from orrery.bi.context import BIContext
+    from orrery.bi.semantic import load
+
+    errors, bnk = _load("bi_r33_errors"), _load("bi_nokeys")
+    contexts: dict = {}
+    before = after = n = 0
+    for (db, question, item), q in sorted(errors.stored_names().items()):
+        part, name = item.split("|", 1)
+        if part != "select" or not q["gold"]:
+            continue
+        if db not in contexts:
+            engine = bnk.engine_for(db)
+            contexts[db] = BIContext(engine, load(engine.name, engine), None)
+        bi = contexts[db]
+        gold = _columns(q["gold"], bi.engine.dialect)
+        stored = re.search(r"the closest are ([^)]*)\)", q["answer"] or "")
+        old = {c.split(".")[-1].lower() for c in stored.group(1).split(", ")} if stored else set()
+        new = set(re.findall(r"may be \w+\.(\w+)", tools._layer_hints(bi, [name], [])))
+        n, before, after = n + 1, before + bool(old & gold), after + bool((old | {c.lower() for c in new}) & gold)
+        print(f"{db:9} {question[:45]:45} | {name[:22]:22} | stored {sorted(old)} | now {sorted(new)}")
+    print(f"\n{n} stored names; a column the gold reads hinted: stored {before}, with the layer's hints added {after}")
+
+
 def main() -> None:
+    if "--hints" in sys.argv[1:]:
+        return hints()
     sys.path.insert(0, str(HERE))
     rc, bnk = _load("bi_recompose"), _load("bi_nokeys")
     from orrery.bi.semantic import load
