@@ -400,8 +400,9 @@ def abbreviates(token: str, word: str) -> bool:
     k = len(os.path.commonprefix([token, word]))
     if k == len(token) and word[k:] in _DERIVED:  # 'dens|ity': a stem cut before a suffix that makes a noun of it
         return True
-    if k == len(token) <= 3 and token[-1] not in _VOWELS and not _VOWELS & set(word[k:]) and word[k:] not in _ENDINGS:
-        return len(word) - k >= 2  # 'len|gth', 'mon|th': cut inside the word's last consonants ('age|nt' is not)
+    last = word[k:].removesuffix("s")  # a syllable ends in three consonants at most: 'lenghtt' is no word of it
+    if k == len(token) <= 3 and token[-1] not in _VOWELS and not _VOWELS & set(last) and word[k:] not in _ENDINGS:
+        return 2 <= len(last) <= 3  # 'len|gth', 'mon|th': cut inside the word's last consonants ('age|nt' is not)
     if k == len(token):  # a short form cuts inside a syllable ('pop|ulation'); a whole word goes on with an ending
         # or another ('region|key', 'ship|instruct': names join words, so a bare prefix is three letters at most)
         return k <= 3 and len(word) - k >= 3 and word[k] in _VOWELS and word[k:] not in _ENDINGS
