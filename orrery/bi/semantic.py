@@ -386,24 +386,34 @@ def abbreviates(token: str, word: str) -> bool:
     consonants found in order later in the word ('qty' quantity, 'dept' department, 'pop' population); a
     two-letter token only where the word's consonants start with it ('yr' year, 'dt' date) or it is a
     compound's initials ('hp' horsepower: the second letter starts the second half, both halves four letters
-    or more, the first ending in a vowel). 'age' does not abbreviate 'average' (a vowel after the prefix), nor
+    or more, the first ending in a vowel) or a long word's first and last letters ('wt' weight). 'age' does not abbreviate 'average' (a vowel after the prefix), nor
     'late' 'lateness', 'ship' 'shipinstruct' or 'age' 'agent' (a word before an ending, another word, two
-    letters): a bare prefix is a short form only up to three letters and cut inside a syllable."""
+    letters): a bare prefix is a short form only up to three letters and cut inside a syllable, or before the
+    word's last consonants ('len' length, 'mon' month)."""
     if not (token.isalpha() and word.isalpha()) or not 2 <= len(token) < len(word) or token[0] != word[0]:
         return False
     if len(token) == 2:
         consonants = word[0] + "".join(c for c in word[1:] if c not in _VOWELS)
         cut = word.find(token[1], 1)
         halves = cut >= 4 and len(word) - cut >= 4 and word[cut - 1] in _VOWELS
-        return consonants.startswith(token) or halves
+        return consonants.startswith(token) or halves or _ends(token, word)
     k = len(os.path.commonprefix([token, word]))
     if k == len(token) and word[k:] in _DERIVED:  # 'dens|ity': a stem cut before a suffix that makes a noun of it
         return True
+    last = word[k:].removesuffix("s")  # a syllable ends in three consonants at most: 'lenghtt' is no word of it
+    if k == len(token) <= 3 and token[-1] not in _VOWELS and not _VOWELS & set(last) and word[k:] not in _ENDINGS:
+        return 2 <= len(last) <= 3  # 'len|gth', 'mon|th': cut inside the word's last consonants ('age|nt' is not)
     if k == len(token):  # a short form cuts inside a syllable ('pop|ulation'); a whole word goes on with an ending
         # or another ('region|key', 'ship|instruct': names join words, so a bare prefix is three letters at most)
         return k <= 3 and len(word) - k >= 3 and word[k] in _VOWELS and word[k:] not in _ENDINGS
     rest, later = token[k:], iter(word[k:])  # 'county' is not 'country': a short form drops two letters or more
     return len(word) - len(token) >= 2 and not _VOWELS & set(rest) and all(c in later for c in rest)
+
+
+def _ends(token: str, word: str) -> bool:
+    """'wt' weight, 'ht' height: two consonants that are the first and last letters of a word of six letters or more
+    ('cd' is not 'card'), not a word's inflection ('cd' is not 'counted')."""
+    return len(word) >= 6 and not word.endswith(_ENDINGS) and not _VOWELS & set(token) and token[1] == word[-1]
 
 
 _YEAR_IN_NAME = re.compile(r"(?<=[a-z_])(\d{4}|\d{2})(?![0-9])", re.I)
@@ -437,7 +447,7 @@ def user_abbreviates(word: str, name_word: str) -> bool:
     """Whether a user's word shortens a word of a name: only as a bare prefix of three letters ('pop' of
     'population'); a user writes words, and other short forms of them are false matches ('in' / 'invoice',
     'car' / 'category', 'top' / 'totalprice': measured over every set's questions and column names)."""
-    return len(word) == 3 and name_word.startswith(word) and abbreviates(word, name_word)
+    return len(word) == 3 and name_word.startswith(word) and name_word[3:4] in _VOWELS and abbreviates(word, name_word)
 
 
 @functools.lru_cache(maxsize=65536)  # term_score asks it per (term, column label), both sides, on every ranking
@@ -448,7 +458,7 @@ def spelled_as(text: str, term: str, user: bool = False) -> str:
     own = re.findall(r"[a-z]+", term.lower())
     short = user_abbreviates if user else abbreviates
     tokens = re.findall(r"[a-z0-9]+", text.lower())
-    lead = [] if user or len(tokens) < 2 else [initials(tokens[0], tuple(own))]
+    lead = [] if user or not tokens else [initials(tokens[0], tuple(own))]  # `bp_k`, `mpg`
     if lead and lead[0]:
         return " ".join([lead[0], *(next((w for w in own if short(t, w)), t) for t in tokens[1:])])
     return " ".join(next((w for w in own if short(t, w)), t) for t in tokens)
@@ -480,6 +490,8 @@ def term_score(term: str, text: str) -> float:
     if not a or not b:
         return 0.0
     score = max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b), fuzz.ratio(a.replace(" ", ""), b.replace(" ", "")))
+    if set(a.split()) < set(b.split()) and b != " ".join(stems(text)):
+        return 90.0  # 'weight' is each of `k_wt`, `mg_wt` written out: the letters left over do not rank them
     if set(a.split()) <= set(b.split()):
         score = max(score, 90.0)
     return score

@@ -64,6 +64,7 @@ PREVIEW_ROWS = 20
 MATCH = 80  # a value or field this similar (0-100) to the user's words is a candidate
 CLOSE = 6  # two candidates closer than this are ambiguous: ask
 UNMAPPED = 75  # a business term whose best field scores below this is not in the data
+HINTED = 60  # a column of the whole layer scoring this for a name no table has is named in the repair
 CANNOT = "cannot answer: "  # the prefix of a ToolError that means the data cannot answer the question
 
 
@@ -436,6 +437,25 @@ def _numbered(bi: BIContext, compound: str, number: int, word: str) -> list[dict
     return []
 
 
+def _asked_tables(bi: BIContext, question: str) -> set[str]:
+    """The tables the question names, every word of a table's name among its words ('suppliers': supplier)."""
+    asked = set(stems(question))
+    return {t for t in bi.semantic.tables if set(stems(words(t))) <= asked}
+
+
+def _of_named_table(
+    bi: BIContext, ranked: list[tuple[float, str, dict[str, Any]]], question: str
+) -> dict[str, Any] | None:
+    """'account balance of suppliers': where the best field's column shares its name (its table's prefix aside)
+    with columns of other tables (`c_acctbal`, `s_acctbal`), the one of a table the question names."""
+    best = ranked[0][2]
+    if "column" not in best:
+        return None
+    same = [f for _, _, f in ranked if "column" in f and words(f["column"]) == words(best["column"])]
+    named = [f for f in same if f["table"] in _asked_tables(bi, question)]
+    return named[0] if len(same) > 1 and len(named) == 1 else None
+
+
 @tool
 def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any]:
     """Map business terms to columns or formulas of the semantic layer; asks when a term fits several
@@ -461,6 +481,9 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
                 fields.append({"term": term, **meant, "clear": True})
             continue
         if ranked[0][0] < MATCH:  # a value of the data ('Drama'), not a field: the entity step has it
+            continue
+        if same := _of_named_table(bi, ranked, question):
+            fields.append({"term": term, **same, "clear": True})
             continue
         close = _one_per_join(bi.semantic, [r for r in ranked if ranked[0][0] - r[0] < CLOSE and r[0] >= MATCH])[:4]
         if len(close) > 1:
@@ -618,7 +641,8 @@ def build_sql(
                 ) from exc
             if attempt == 2:
                 raise
-            asked = f"{user}\n\nYour reply failed: {exc}\nReply with a corrected one."
+            hints = _layer_hints(bi, exc.names, tables) if isinstance(exc, UnknownField) else ""
+            asked = f"{user}\n\nYour reply failed: {exc}\n{hints}Reply with a corrected one."
             continue
         error = dry_run(bi.engine, sql, probe=bi.probe)
         if error is None:
@@ -726,6 +750,20 @@ def _real_columns(bi: BIContext, sql: str, error: str | None) -> str:
         if t not in named.values() and joins:
             lines.append(f"{missing[1]} is a column of {t}, joined by {joins[0]}")
     return "The tables it names:\n" + "\n".join(f"- {line}" for line in lines) + "\n"
+
+
+def _layer_hints(bi: BIContext, names: list[str], tables: list[str]) -> str:
+    """For each name no table has, the two columns of the whole layer that rank first for it (compose's hints
+    rank the query's tables only, which may lack it: 'lifespan' is `indicators.life_expectancy` when the
+    query reads `countries`), each with its table and, outside the query's tables, the join that reaches it."""
+    lines = []
+    for name in names:
+        ranked = rank_fields(bi.semantic, words(name.split(".")[-1]))
+        for _, _, f in [r for r in ranked if "column" in r[2] and r[0] >= HINTED][:2]:
+            joins = [j for j in bi.semantic.joins if f["table"] in sides(j) and sides(j) & set(tables)]
+            reach = f", joined by {joins[0]}" if f["table"] not in tables and joins else ""
+            lines.append(f"{name!r} may be {f['table']}.{f['column']}{reach}")
+    return "Columns of the whole schema most like them:\n" + "\n".join(f"- {x}" for x in lines) + "\n" if lines else ""
 
 
 def _relaxed(bi: BIContext, sql: str, question: str, resolved: list[dict[str, Any]]) -> str | None:
