@@ -32,7 +32,9 @@ def newest_declined() -> list[dict[str, Any]]:
     """The newest record of each (set, question), kept when it was declined on named field terms."""
     newest: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
     for path in sorted((HERE / "results").glob("bi_nokeys_*.json")):
-        if "shapes" in path.name or "heldout20" in path.name or re.search(r"_r(28|32|37)", path.name):  # nor own runs
+        if (
+            "shapes" in path.name or "heldout20" in path.name or re.search(r"_r(28|32|37|40)", path.name)
+        ):  # nor own runs
             continue
         data = json.loads(path.read_text())
         if not isinstance(data, dict) or "questions" not in data:

@@ -560,9 +560,11 @@ def shape_decline(bi: BIContext, question: str) -> str | None:
 
 
 # A judgment: a reason ('why'), advice ('should', 'recommend', 'is it worth', 'worth watching'; not 'net worth'), taste ('favourite', 'the best one', 'do customers
-# like', a fit for a situation: 'ideal for', 'best for a ...'); 'best-selling' / 'best seller' is a measure.
+# like', a fit for a situation: 'ideal for', 'best for a ...', 'best used car ... for a student'); 'best-selling' /
+# 'best seller' is a measure.
 _JUDGMENT = re.compile(
     r"\b(?:ideal|suitable|suited)\s+for\b|\b(?:best|good|great|better)\s+for\s+(?:a|an|my|our|your|someone|me|us)\b|"
+    r"\bbest(?![\w-])(?=(?:\s+[\w-]+){1,5}?\s+for\s+(?:a|an|my|our|your|someone|me|us)\b)|"
     r"\b(?:why|should|ought|recommend\w*|favou?rite\w*|opinion\w*)\b|\bis it worth\b|\bworth it\b|\bworth\s+(?!(?:no|some|any)thing\b)[a-z]+ing\b|\bthe (?:best|worst)\b"
     r"(?!\s*-?\s*sell)|\b(?:do|does|did)\b[^?]*\b(?:like|love|enjoy|prefer)\b|"
     r"\b(?:like|likes|love|loves|enjoy|enjoys|prefer|prefers)\s+(?:(?:the\s+)?(?:best|most))\b",
@@ -582,9 +584,25 @@ def judgment(question: str, bi: BIContext | None = None) -> str | None:
             if _degree_held(bi, degree.group(1), rest[degree.end() :]):
                 continue
             return f"the data has no field for {degree.group(1)!r} (what {m.group(0) + degree.group(0)!r} ranks by)"
+        if _ranks_an_aggregate(m):
+            continue
         if not (bi and _ranks_a_measure(bi, rest)):
             return "it asks for an opinion, advice or a taste, which the data does not record"
     return None
+
+
+# an aggregate's word or its verb ('averaged', 'totalled', 'summed'): the aggregate words of `GENERIC`
+_AGGREGATE = re.compile(r"(?:avg|average|mean|median|total|sum|combined)(?:d|l?ed|med)?", re.I)
+
+
+def _ranks_an_aggregate(m: re.Match[str]) -> bool:
+    """Whether 'the best' / 'the worst' ranks an aggregate: right after its verb ('counties averaged the worst jobless
+    numbers') or right before its word ('the worst avg unemployment'), a ranking, whatever the measure's words."""
+    if not re.fullmatch(r"the (?:best|worst)", m.group(0), re.I):
+        return False
+    before = _WORD_BEFORE.search(m.string[: m.start()])
+    after = re.match(r"\s*([a-z][\w-]*)", m.string[m.end() :], re.I)
+    return any(w is not None and _AGGREGATE.fullmatch(w.group(1)) for w in (before, after))
 
 
 _DEGREE_OF = re.compile(r"-([a-z]+)\b", re.I)  # the measure of a degree compound: '-paid' of 'the best-paid'
@@ -875,7 +893,17 @@ def missing_fields(bi: BIContext, terms: list[str], question: str) -> list[str]:
     (and that do not name a text column's kind: `named_by_kind`, nor are a value before its kind:
     `_named_with_values`, 'air line items'), each read through `read_typos`."""
     question = read_typos(bi, question)
-    return [t for t in terms if _missing(bi, read_typos(bi, t), question)]
+    return [t for t in terms if _missing(bi, without_unit(read_typos(bi, t)), question)]
+
+
+_IN_UNIT = re.compile(r"\s+in\s+([a-z]+)\s*$", re.I)
+
+
+def without_unit(term: str) -> str:
+    """The term less the unit it is to be given in ('length in mins': 'length'; a unit of `UNITS`): the unit says
+    how to express the measure, not what it is."""
+    m = _IN_UNIT.search(term)
+    return term[: m.start()] if m and m.start() and m.group(1).lower() in UNITS else term
 
 
 _LISTED = re.compile(r"\s+(?:vs\.?|versus|and|or|&)\s+", re.I)  # 'chair vs table': two values, not one field
