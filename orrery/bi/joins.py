@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orrery.bi.engines import Column, Engine
+from orrery.bi.names import abbreviates
 from orrery.bi.profile import COUNT_CAP, PROBE_VALUES, TableSample, found_in, profile, unique_in_table
 
 INCLUSION = 0.9  # this share of the sampled values of the referring column must be found in the referenced one
@@ -30,6 +31,7 @@ RULES = {
     "<table>_id": 3.0,
     "named after the table": 2.0,
     "names the key's word": 1.0,
+    "named after the table, abbreviated": 2.0,
     "both keys": 1.0,
     "same values": 0.5,
 }
@@ -115,10 +117,22 @@ def rule_for(a: Column, b_table: str, b: Column) -> str | None:
         return "named after the table"
     if KEYISH.search(a.name) and KEYISH.search(b.name) and len(x) > 3:
         return "both keys"
+    if KEYISH.search(b.name) and _abbreviates_table(a.name, b_table):
+        return "named after the table, abbreviated"
     word = KEYISH.sub("", y)  # 'pclass' -> `class_cd`: the referring name holds the key's own word
     if len(word) > 3 and word in x and KEYISH.search(b.name):
         return "names the key's word"
     return None
+
+
+def _abbreviates_table(name: str, table: str) -> bool:
+    """'edu_lvl' -> `edu_levels`: the referring name's words (a key word aside) are the table's, each the same or
+    shortened, two words or more (one word is "named after the table")."""
+    owner = [w for w in re.split(r"[_\W]+", singular(table).lower()) if w]
+    own = [w for w in re.split(r"[_\W]+", name.lower()) if w and not KEYISH.fullmatch(w)]
+    return len(own) == len(owner) > 1 and all(
+        p == q or abbreviates(p, q) or abbreviates(p, singular(q)) for p, q in zip(own, owner, strict=True)
+    )
 
 
 def discover(

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import heapq
-import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from rapidfuzz import fuzz
 
 from orrery.bi.engines import Engine
 from orrery.bi.joins import discover, join_ends, sides, singular
+from orrery.bi.names import VOWELS, abbreviates
 from orrery.bi.profile import TableSample, profile
 from orrery.errors import ConfigError
 
@@ -375,47 +375,6 @@ def verb_root(word: str) -> str:
     return m[1] + m[2] if (m := _DOUBLED.fullmatch(word)) else word
 
 
-_VOWELS = frozenset("aeiou")
-_ENDINGS = ("ness", "ment", "less", "ful", "ing", "ed", "er", "ers", "ly", "s", "es")
-_DERIVED = frozenset(["ity", "ion", "ure", "ance", "ence", "ous", "ive"])
-
-
-@functools.lru_cache(maxsize=65536)  # field ranking asks it per (term word, column token): the pairs recur
-def abbreviates(token: str, word: str) -> bool:
-    """Whether a name's token is `word` abbreviated: it starts with the word's first letters and goes on with
-    consonants found in order later in the word ('qty' quantity, 'dept' department, 'pop' population); a
-    two-letter token only where the word's consonants start with it ('yr' year, 'dt' date) or it is a
-    compound's initials ('hp' horsepower: the second letter starts the second half, both halves four letters
-    or more, the first ending in a vowel) or a long word's first and last letters ('wt' weight). 'age' does not abbreviate 'average' (a vowel after the prefix), nor
-    'late' 'lateness', 'ship' 'shipinstruct' or 'age' 'agent' (a word before an ending, another word, two
-    letters): a bare prefix is a short form only up to three letters and cut inside a syllable, or before the
-    word's last consonants ('len' length, 'mon' month)."""
-    if not (token.isalpha() and word.isalpha()) or not 2 <= len(token) < len(word) or token[0] != word[0]:
-        return False
-    if len(token) == 2:
-        consonants = word[0] + "".join(c for c in word[1:] if c not in _VOWELS)
-        cut = word.find(token[1], 1)
-        halves = cut >= 4 and len(word) - cut >= 4 and word[cut - 1] in _VOWELS
-        return consonants.startswith(token) or halves or _ends(token, word)
-    k = len(os.path.commonprefix([token, word]))
-    if k == len(token) and word[k:] in _DERIVED:  # 'dens|ity': a stem cut before a suffix that makes a noun of it
-        return True
-    last = word[k:].removesuffix("s")  # a syllable ends in three consonants at most: 'lenghtt' is no word of it
-    if k == len(token) <= 3 and token[-1] not in _VOWELS and not _VOWELS & set(last) and word[k:] not in _ENDINGS:
-        return 2 <= len(last) <= 3  # 'len|gth', 'mon|th': cut inside the word's last consonants ('age|nt' is not)
-    if k == len(token):  # a short form cuts inside a syllable ('pop|ulation'); a whole word goes on with an ending
-        # or another ('region|key', 'ship|instruct': names join words, so a bare prefix is three letters at most)
-        return k <= 3 and len(word) - k >= 3 and word[k] in _VOWELS and word[k:] not in _ENDINGS
-    rest, later = token[k:], iter(word[k:])  # 'county' is not 'country': a short form drops two letters or more
-    return len(word) - len(token) >= 2 and not _VOWELS & set(rest) and all(c in later for c in rest)
-
-
-def _ends(token: str, word: str) -> bool:
-    """'wt' weight, 'ht' height: two consonants that are the first and last letters of a word of six letters or more
-    ('cd' is not 'card'), not a word's inflection ('cd' is not 'counted')."""
-    return len(word) >= 6 and not word.endswith(_ENDINGS) and not _VOWELS & set(token) and token[1] == word[-1]
-
-
 _YEAR_IN_NAME = re.compile(r"(?<=[a-z_])(\d{4}|\d{2})(?![0-9])", re.I)
 
 
@@ -447,7 +406,7 @@ def user_abbreviates(word: str, name_word: str) -> bool:
     """Whether a user's word shortens a word of a name: only as a bare prefix of three letters ('pop' of
     'population'); a user writes words, and other short forms of them are false matches ('in' / 'invoice',
     'car' / 'category', 'top' / 'totalprice': measured over every set's questions and column names)."""
-    return len(word) == 3 and name_word.startswith(word) and name_word[3:4] in _VOWELS and abbreviates(word, name_word)
+    return len(word) == 3 and name_word.startswith(word) and name_word[3:4] in VOWELS and abbreviates(word, name_word)
 
 
 @functools.lru_cache(maxsize=65536)  # term_score asks it per (term, column label), both sides, on every ranking
@@ -468,7 +427,7 @@ def initials(token: str, words_: tuple[str, ...]) -> str | None:
     """The run of `words_` whose first letters make `token` (a name's leading short form of consonants: `bp_k`
     for 'boiling point'), or None."""
     n = len(token)
-    if not (2 <= n <= 3 and token.isalpha()) or _VOWELS & set(token):
+    if not (2 <= n <= 3 and token.isalpha()) or VOWELS & set(token):
         return None
     return next(
         (

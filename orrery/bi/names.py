@@ -1,0 +1,47 @@
+"""How a name's token shortens a word ('qty' quantity, 'edu_lvl' education level): read by the semantic layer's
+field ranking and by join discovery, which semantic.py builds on (so it lives below both)."""
+
+from __future__ import annotations
+
+import functools
+import os
+
+VOWELS = frozenset("aeiou")
+_ENDINGS = ("ness", "ment", "less", "ful", "ing", "ed", "er", "ers", "ly", "s", "es")
+_DERIVED = frozenset(["ity", "ion", "ure", "ance", "ence", "ous", "ive"])
+
+
+@functools.lru_cache(maxsize=65536)  # field ranking asks it per (term word, column token): the pairs recur
+def abbreviates(token: str, word: str) -> bool:
+    """Whether a name's token is `word` abbreviated: it starts with the word's first letters and goes on with
+    consonants found in order later in the word ('qty' quantity, 'dept' department, 'pop' population); a
+    two-letter token only where the word's consonants start with it ('yr' year, 'dt' date) or it is a
+    compound's initials ('hp' horsepower: the second letter starts the second half, both halves four letters
+    or more, the first ending in a vowel) or a long word's first and last letters ('wt' weight). 'age' does not abbreviate 'average' (a vowel after the prefix), nor
+    'late' 'lateness', 'ship' 'shipinstruct' or 'age' 'agent' (a word before an ending, another word, two
+    letters): a bare prefix is a short form only up to three letters and cut inside a syllable, or before the
+    word's last consonants ('len' length, 'mon' month)."""
+    if not (token.isalpha() and word.isalpha()) or not 2 <= len(token) < len(word) or token[0] != word[0]:
+        return False
+    if len(token) == 2:
+        consonants = word[0] + "".join(c for c in word[1:] if c not in VOWELS)
+        cut = word.find(token[1], 1)
+        halves = cut >= 4 and len(word) - cut >= 4 and word[cut - 1] in VOWELS
+        return consonants.startswith(token) or halves or _ends(token, word)
+    k = len(os.path.commonprefix([token, word]))
+    if k == len(token) and word[k:] in _DERIVED:  # 'dens|ity': a stem cut before a suffix that makes a noun of it
+        return True
+    last = word[k:].removesuffix("s")  # a syllable ends in three consonants at most: 'lenghtt' is no word of it
+    if k == len(token) <= 3 and token[-1] not in VOWELS and not VOWELS & set(last) and word[k:] not in _ENDINGS:
+        return 2 <= len(last) <= 3  # 'len|gth', 'mon|th': cut inside the word's last consonants ('age|nt' is not)
+    if k == len(token):  # a short form cuts inside a syllable ('pop|ulation'); a whole word goes on with an ending
+        # or another ('region|key', 'ship|instruct': names join words, so a bare prefix is three letters at most)
+        return k <= 3 and len(word) - k >= 3 and word[k] in VOWELS and word[k:] not in _ENDINGS
+    rest, later = token[k:], iter(word[k:])  # 'county' is not 'country': a short form drops two letters or more
+    return len(word) - len(token) >= 2 and not VOWELS & set(rest) and all(c in later for c in rest)
+
+
+def _ends(token: str, word: str) -> bool:
+    """'wt' weight, 'ht' height: two consonants that are the first and last letters of a word of six letters or more
+    ('cd' is not 'card'), not a word's inflection ('cd' is not 'counted')."""
+    return len(word) >= 6 and not word.endswith(_ENDINGS) and not VOWELS & set(token) and token[1] == word[-1]
