@@ -1,4 +1,4 @@
-"""Round 40 (bench/bi_r40.md): 'the best' / 'the worst' beside an aggregate ranks it (rule F); 'best ... for a
+"""Round 40 (bench/bi.md, round 40): 'the best' / 'the worst' beside an aggregate ranks it (rule F); 'best ... for a
 <someone>' is advice however many words stand between (rule J); a term's trailing unit ('in mins') says how to
 give the measure, not what it is (rule U). Counter-examples: a taste stays a taste, a measure stays one, a missing
 measure stays missing with its unit dropped."""
