@@ -219,15 +219,11 @@ def _clear_field(semantic: Semantic, name: str, slice_tables: list[str]) -> dict
 
 
 def _hints(semantic: Semantic, names: list[str], slice_tables: list[str]) -> list[str]:
-    """The columns most like the unknown names, for the repair round ('BillingDate' -> InvoiceDate): the layer's
-    best two (the slice's first on a tie), then the slice's best. The slice often leaves out the table the model
-    meant ('bill_length' over `species` is `penguin_obs.bill_len_mm`), and compose takes a column of any table."""
+    """The slice's columns most like the unknown names, for the repair round ('BillingDate' -> InvoiceDate)."""
     out: list[str] = []
     for name in names:
-        ranked = [r for r in rank_fields(semantic, words(name.split(".")[-1])) if "column" in r[2]]
-        ranked.sort(key=lambda r: (-r[0], r[2]["table"] not in slice_tables))
-        inside = [r for r in ranked if r[2]["table"] in slice_tables]
-        out += [f"{r[2]['table']}.{r[2]['column']}" for r in ranked[:2] + inside[:1]]
+        ranked = [r for r in rank_fields(semantic, words(name.split(".")[-1])) if r[2].get("table") in slice_tables]
+        out += [f"{r[2]['table']}.{r[2]['column']}" for r in ranked[:2] if "column" in r[2]]
         if re.search(r"date|time|day|year|month", name, re.I):
             out += [
                 f"{t}.{c}"
