@@ -1,4 +1,4 @@
-"""Round 41's no-model measure of the repair round's hint (bench/bi_r41.md): for each stored "no table has a column
+"""Round 41's no-model measure of the repair round's hint (bench/bi.md, round 41): for each stored "no table has a column
 named X" error of an answerable development question (bench/bi_recompose.py's `newest()`), the hints compose's
 `_hints` (of the code on PYTHONPATH) gives for X over the slice the query builder shows, with the lines of
 `tools._layer_hints` (round 39's rule D) where that code has them (what the repair round is shown), and whether they
