@@ -722,6 +722,7 @@ def compose(
     used += [counted] if counted and counted not in used else []
     limit = _more_of_which(trees, semantic, question, slice_tables, limit)
     limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
+    _referenced_row(trees, semantic, question, used)
     _no_blank_key(trees, semantic, question)
     _ranked_values_only(trees, limit)
     named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
@@ -1424,6 +1425,83 @@ def _named_group(
             # 'for each world region' beside `region = 'World'`: one value of the column asked per value is no filter
             trees["where"] = [c for c in trees["where"] if not _one_value_of(c, new)]
             return
+
+
+_KEY_WORDS = {"id", "code", "cd", "key", "no", "num", "nr"}
+
+
+def _referenced_row(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, used: list[str]) -> None:
+    """'Which support rep looks after the most customers?' asks for the row `Customer.SupportRepId` points to: the
+    groups of the referring table's rows (by its labels or its key) are the referenced rows, grouped by the key and
+    shown by the referenced table's label, when the question names that table or the key before the referring
+    table (not 'which customers of each rep ...')."""
+    keys = trees["group_by"]
+    aggregated = any(n.find(exp.AggFunc) for n in trees["select"] + trees["order_by"])
+    if not keys or not aggregated or not all(isinstance(k, exp.Column) for k in keys):
+        return
+    referring = {k.table.lower() for k in keys}
+    said = stems(question)
+    for join in semantic.joins:
+        (table, key), (target, _) = join_columns(join)
+        if {table.lower()} != referring or target.lower() == table.lower():
+            continue
+        asked = _first_said(said, _table_names(semantic, target) | _key_names(semantic, table, key))
+        if asked < len(said) and asked < _first_said(said, _table_names(semantic, table)):
+            _group_by_referenced(trees, semantic, exp.column(key, table=table), target)
+            used += [] if target in used else [target]
+            return
+
+
+def _first_said(said: list[str], names: set[str]) -> int:
+    return next((i for i, w in enumerate(said) if w in names), len(said))
+
+
+def _table_names(semantic: Semantic, table: str) -> set[str]:
+    info = semantic.tables[table]
+    return {w for phrase in (words(table), *info.get("synonyms", [])) for w in stems(phrase)} | {
+        singular(w) for w in words(table).split()
+    }
+
+
+def _key_names(semantic: Semantic, table: str, key: str) -> set[str]:
+    info = semantic.tables[table]["columns"].get(key, {})
+    found = {w for phrase in (words(key), *info.get("synonyms", [])) for w in stems(phrase)}
+    return {w for w in found if len(w) > 2 and w not in _KEY_WORDS} - _table_names(semantic, table)
+
+
+_LABEL_WORDS = ("name", "title", "desc", "description", "label")
+
+
+def _label_of(semantic: Semantic, table: str) -> list[str]:
+    """The columns that name a row of `table`: those named as a name, else as a title or a description; never a
+    key of a join (a code is what the question asks to be named)."""
+    joined = {c.lower() for j in semantic.joins for t, c in join_columns(j) if t.lower() == table.lower()}
+    columns = [c for c in semantic.tables[table]["columns"] if c.lower() not in joined]
+    for word in _LABEL_WORDS:
+        if named := [c for c in columns if word in words(c).split()]:
+            return named
+    return []
+
+
+def _group_by_referenced(
+    trees: dict[str, list[exp.Expression]], semantic: Semantic, key: exp.Column, target: str
+) -> None:
+    label = [exp.column(c, table=target) for c in _label_of(semantic, target)]
+    if not label:
+        return
+    dropped = {k.sql() for k in trees["group_by"]}
+    trees["group_by"] = [key, *label]
+    trees["select"] = [*(c.copy() for c in label), *(n for n in trees["select"] if n.find(exp.AggFunc))]
+    trees["where"] = [c for c in trees["where"] if not _blank_guard(c, dropped)]
+
+
+def _blank_guard(cond: exp.Expression, columns: set[str]) -> bool:
+    """`NOT x IS NULL` or `x <> ''` on one of `columns` (the guard `_no_blank_key` writes)."""
+    inner = cond.this if isinstance(cond, exp.Not) and isinstance(cond.this, exp.Is) else cond
+    blank = isinstance(inner, exp.Is) or (
+        isinstance(inner, exp.NEQ) and isinstance(inner.expression, exp.Literal) and inner.expression.name == ""
+    )
+    return blank and inner.this.sql() in columns
 
 
 def _one_value_of(cond: exp.Expression, col: exp.Column) -> bool:
