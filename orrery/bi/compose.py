@@ -1437,8 +1437,8 @@ def _referenced_row(trees: dict[str, list[exp.Expression]], semantic: Semantic, 
     table (not 'which customers of each rep ...')."""
     keys = trees["group_by"]
     aggregated = any(n.find(exp.AggFunc) for n in trees["select"] + trees["order_by"])
-    if not keys or not aggregated or not all(isinstance(k, exp.Column) for k in keys):
-        return
+    if not keys or not aggregated or _counts_groups(trees) or not all(isinstance(k, exp.Column) for k in keys):
+        return  # ('How many albums have more than 20 tracks?' counts the groups: no row is shown)
     referring = {k.table.lower() for k in keys}
     said = stems(question)
     for join in semantic.joins:
