@@ -1446,8 +1446,8 @@ def _referenced_row(trees: dict[str, list[exp.Expression]], semantic: Semantic, 
         if {table.lower()} != referring or target.lower() == table.lower():
             continue
         asked = _first_said(said, _table_names(semantic, target) | _key_names(semantic, table, key))
-        if asked < len(said) and asked < _first_said(said, _table_names(semantic, table)):
-            _group_by_referenced(trees, semantic, exp.column(key, table=table), target)
+        named_first = asked < len(said) and asked < _first_said(said, _table_names(semantic, table))
+        if named_first and _group_by_referenced(trees, semantic, exp.column(key, table=table), target):
             used += [] if target in used else [target]
             return
 
@@ -1485,23 +1485,23 @@ def _label_of(semantic: Semantic, table: str) -> list[str]:
 
 def _group_by_referenced(
     trees: dict[str, list[exp.Expression]], semantic: Semantic, key: exp.Column, target: str
-) -> None:
+) -> bool:
     label = [exp.column(c, table=target) for c in _label_of(semantic, target)]
     if not label:
-        return
+        return False
     dropped = {k.sql() for k in trees["group_by"]}
     trees["group_by"] = [key, *label]
     trees["select"] = [*(c.copy() for c in label), *(n for n in trees["select"] if n.find(exp.AggFunc))]
     trees["where"] = [c for c in trees["where"] if not _blank_guard(c, dropped)]
+    return True
 
 
 def _blank_guard(cond: exp.Expression, columns: set[str]) -> bool:
     """`NOT x IS NULL` or `x <> ''` on one of `columns` (the guard `_no_blank_key` writes)."""
-    inner = cond.this if isinstance(cond, exp.Not) and isinstance(cond.this, exp.Is) else cond
-    blank = isinstance(inner, exp.Is) or (
-        isinstance(inner, exp.NEQ) and isinstance(inner.expression, exp.Literal) and inner.expression.name == ""
-    )
-    return blank and inner.this.sql() in columns
+    if isinstance(cond, exp.Not) and isinstance(cond.this, exp.Is):
+        return cond.this.this.sql() in columns
+    empty = isinstance(cond, exp.NEQ) and isinstance(cond.expression, exp.Literal) and cond.expression.name == ""
+    return empty and cond.this.sql() in columns
 
 
 def _one_value_of(cond: exp.Expression, col: exp.Column) -> bool:
