@@ -1,4 +1,4 @@
-"""Round 44 (bench/bi_r44.md, rule R): 'Which agent's clients spent the most?' asks for the row `clients.agent_id`
+"""Round 44 (bench/bi.md, round 44, rule R): 'Which agent's clients spent the most?' asks for the row `clients.agent_id`
 points to: the clients grouped and ranked are shown as their agent (the agents' name, grouped by the key, joined),
 not as the clients themselves. A question that asks for the clients first keeps them; a referenced table with no
 column that names its rows (only codes) changes nothing."""
