@@ -6,6 +6,7 @@ misses a column the gold reads. For each gold column the stored SQL lacks (join 
     PYTHONPATH=$PWD python bench/bi_r39_terms.py
     PYTHONPATH=$PWD python bench/bi_r39_terms.py --hints   # rule D: the repair's hints against the stored ones
     PYTHONPATH=$PWD python bench/bi_r39_terms.py --meaning # round 42: cause E, field mapping and MiniLM per term
+    PYTHONPATH=$PWD python bench/bi_r39_terms.py --phrases # round 42: rule Q over every stored question
 """
 
 from __future__ import annotations
@@ -111,7 +112,9 @@ def meaning() -> None:
             mapped = ",".join(f"{f.get('column')}{'' if f.get('clear', True) else '?'}" for f in out) or "-"
         except (CannotAnswer, NeedsClarification) as e:
             mapped = type(e).__name__
-        handed += mapped == gold
+        measured = getattr(tools, "measured_fields", lambda *_: [])(bi, tools.read_typos(bi, bi.question), [])
+        mapped += "".join(f" +{f['column']}" for f in measured)  # round 42's rule Q: the question's measure phrases
+        handed += gold in re.findall(r"\w+", mapped)
         lexical = rank_fields(bi.semantic, term)[:1]
         top = decline._ranked_targets(bi, term)[:2]
         shown = [f"{t.get('column') or t.get('table') or t.get('term') or '?'} {c:.3f}" for t, c in top]
@@ -121,11 +124,50 @@ def meaning() -> None:
     print(f"\n{len(CAUSE_E)} cause-E terms; the gold's column handed: {handed}")
 
 
+def phrases() -> None:
+    """Round 42's rule Q over every stored question of sets #1..#19 (`bi_recompose.newest()`): the columns
+    `tools.measured_fields` hands for the question's measure phrases (no mapped field assumed), and for an answerable
+    question whether its gold reads the column. Writes results/bi_r42_phrases[_TAG].json."""
+    from orrery.bi import tools
+    from orrery.bi.context import BIContext
+    from orrery.bi.semantic import load
+
+    sys.path.insert(0, str(HERE))
+    rc, bnk = _load("bi_recompose"), _load("bi_nokeys")
+    contexts, rows = {}, []
+    for s, q in sorted(rc.newest(), key=lambda x: (x[0], x[1]["question"])):
+        if q["db"] not in contexts:
+            engine = bnk.engine_for(q["db"])
+            contexts[q["db"]] = BIContext(engine, load(engine.name, engine), None)
+        bi = contexts[q["db"]]
+        for f in tools.measured_fields(bi, tools.read_typos(bi, q["question"]), []):
+            gold = _columns(q["gold"], bi.engine.dialect) if q.get("gold") else None
+            rows.append(
+                {
+                    "set": s,
+                    "db": q["db"],
+                    "q": q["question"],
+                    "phrase": f["term"],
+                    "column": f["column"],
+                    "gold_reads": None if gold is None else f["column"].lower() in gold,
+                    "stored": "right" if q.get("correct") else q["status"],
+                }
+            )
+            print(json.dumps(rows[-1]), flush=True)
+    right = sum(r["gold_reads"] is True for r in rows)
+    wrong = sum(r["gold_reads"] is False for r in rows)
+    unans = sum(r["gold_reads"] is None for r in rows)
+    print(f"\nhanded: {len(rows)}; the gold reads it {right}, not {wrong}; on unanswerable questions {unans}")
+    tag = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--tag=")), "")
+    (HERE / "results" / f"bi_r42_phrases{'_' + tag if tag else ''}.json").write_text(json.dumps(rows, indent=1))
+
+
+MODES = {"--phrases": phrases, "--hints": hints, "--meaning": meaning}
+
+
 def main() -> None:
-    if "--hints" in sys.argv[1:]:
-        return hints()
-    if "--meaning" in sys.argv[1:]:
-        return meaning()
+    if mode := next((MODES[a] for a in sys.argv[1:] if a in MODES), None):
+        return mode()
     sys.path.insert(0, str(HERE))
     rc, bnk = _load("bi_recompose"), _load("bi_nokeys")
     from orrery.bi.semantic import load
