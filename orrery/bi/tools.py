@@ -516,7 +516,8 @@ def measure_phrases(question: str) -> list[str]:
     """The question's phrases of a measure's shape: a superlative adjective ('heaviest', 'creamiest': a word of
     MiniLM's vocabulary ending in -est whose base is one too) not right before a generic word ('the largest number
     of customers' ranks the count), and the words after an aggregate word up to the next grammar word or
-    punctuation ('average fuel economy of cars': 'fuel economy')."""
+    punctuation ('average fuel economy of cars': 'fuel economy'), or before it where none follow ('better fuel
+    economy on average')."""
     out = []
     for clause in re.split(r"[^\w\s'-]", question.lower()):
         tokens = re.findall(r"[a-z][\w-]*", clause)
@@ -524,6 +525,9 @@ def measure_phrases(question: str) -> list[str]:
             following = tokens[i + 1 : i + 4]
             if token in _AGGREGATES:
                 phrase = list(itertools.takewhile(lambda w: w not in GRAMMAR | _AGGREGATES, following))
+                if not phrase:  # written after its measure: 'which get better fuel economy on average'
+                    before = tokens[: i - 1] if tokens[i - 1 : i] in (["on"], ["in"]) else tokens[:i]
+                    phrase = list(itertools.takewhile(lambda w: w not in GRAMMAR | _AGGREGATES, before[::-1][:3]))[::-1]
                 out += [" ".join(phrase)] if phrase else []
             elif token not in _RANKERS and _superlative(token) and not set(following[:1]) & GENERIC:
                 out.append(token)
