@@ -6,7 +6,8 @@ misses a column the gold reads. For each gold column the stored SQL lacks (join 
     PYTHONPATH=$PWD python bench/bi_r39_terms.py
     PYTHONPATH=$PWD python bench/bi_r39_terms.py --hints   # rule D: the repair's hints against the stored ones
     PYTHONPATH=$PWD python bench/bi_r39_terms.py --meaning # round 42: cause E, field mapping and MiniLM per term
-    PYTHONPATH=$PWD python bench/bi_r39_terms.py --phrases # round 42: rule Q over every stored question
+    PYTHONPATH=$PWD python bench/bi_r39_terms.py --phrases # round 42: rule Q over every stored question; needs its
+                                                           # code (not shipped): PYTHONPATH at a checkout of 23ac457
 """
 
 from __future__ import annotations

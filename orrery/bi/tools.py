@@ -11,7 +11,6 @@ Each returns a JSON-able dict: the planner keeps it as the TODO's result, later 
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import os
 import re
@@ -33,11 +32,6 @@ from orrery.bi.context import BadReply, BIContext, Candidate
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
 from orrery.bi.decline import (
     GRAMMAR,
-    MEANING_MARGIN,
-    _accounts,
-    _dictionary,
-    _is_text,
-    _ranked_targets,
     category_values,
     demonym_values,
     flag_values,
@@ -59,7 +53,7 @@ from orrery.bi.guard import UnsafeQuery, check
 from orrery.bi.joins import sides, singular
 from orrery.bi.profile import quote
 from orrery.bi.relax import relaxed
-from orrery.bi.semantic import GENERIC, Semantic, abbreviates, named_fields, rank_fields, schema_words, stems, words
+from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, schema_words, stems, words
 from orrery.bi.shots import drafted_shots
 from orrery.errors import ToolError
 from orrery.messages import Message
@@ -508,63 +502,6 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
     return {"fields": fields}
 
 
-_AGGREGATES = frozenset(["average", "avg", "mean", "total", "combined", "median"])
-_RANKERS = frozenset(["most", "least", "best", "worst"])  # rank by a measure the question names elsewhere
-
-
-def measure_phrases(question: str) -> list[str]:
-    """The question's phrases of a measure's shape: a superlative adjective ('heaviest', 'creamiest': a word of
-    MiniLM's vocabulary ending in -est whose base is one too) not right before a generic word ('the largest number
-    of customers' ranks the count), and the words after an aggregate word up to the next grammar word or
-    punctuation ('average fuel economy of cars': 'fuel economy'), or before it where none follow ('better fuel
-    economy on average')."""
-    out = []
-    for clause in re.split(r"[^\w\s'-]", question.lower()):
-        tokens = re.findall(r"[a-z][\w-]*", clause)
-        for i, token in enumerate(tokens):
-            following = tokens[i + 1 : i + 4]
-            if token in _AGGREGATES:
-                phrase = list(itertools.takewhile(lambda w: w not in GRAMMAR | _AGGREGATES, following))
-                if not phrase:  # written after its measure: 'which get better fuel economy on average'
-                    before = tokens[: i - 1] if tokens[i - 1 : i] in (["on"], ["in"]) else tokens[:i]
-                    phrase = list(itertools.takewhile(lambda w: w not in GRAMMAR | _AGGREGATES, before[::-1][:3]))[::-1]
-                out += [" ".join(phrase)] if phrase else []
-            elif token not in _RANKERS and _superlative(token) and not set(following[:1]) & GENERIC:
-                out.append(token)
-    return out
-
-
-def _superlative(word: str) -> bool:
-    bases = {word[:-3], word[:-3] + "e", word[:-4] + "y", word[:-4]}  # tall-est, larg-est, heav-iest, bigg-est
-    return word.endswith("est") and word in _dictionary() and any(len(b) > 2 and b in _dictionary() for b in bases)
-
-
-def measured_fields(bi: BIContext, question: str, fields: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The number column MiniLM singles out among the layer's columns for each of the question's measure phrases
-    (`measure_phrases`) that no mapped field holds: the lexical mapping cannot read 'heaviest' (`body_mass_g`) or
-    'fuel economy' (`mpg`). Among columns only: a measure's words near the database's own theme ('cars') say nothing
-    about which column holds it, so M''s comparison with every target would never single it out."""
-    have, out = {(f.get("table"), f.get("column")) for f in fields}, []
-    for phrase in measure_phrases(question):
-        if (ranked := rank_fields(bi.semantic, phrase)) and ranked[0][0] >= MATCH:
-            continue  # the lexical mapping's ('density' is `dens`, a word piece MiniLM does not read)
-        column = _column_apart(bi, phrase)
-        if column and (column["table"], column["column"]) not in have:
-            have.add((column["table"], column["column"]))
-            out.append({"term": phrase, **column, "clear": True})
-    return out
-
-
-def _column_apart(bi: BIContext, phrase: str) -> dict[str, Any] | None:
-    """The number column whose cosine to the phrase beats every other column's by MEANING_MARGIN and that accounts
-    for the phrase's schema words; None otherwise (two columns near it, a text column, a spelt phrase)."""
-    columns = [(t, c) for t, c in _ranked_targets(bi, phrase) if "column" in t]
-    if not columns or (len(columns) > 1 and columns[0][1] - columns[1][1] < MEANING_MARGIN):
-        return None
-    best = columns[0][0]
-    return None if _is_text(bi.semantic, best) or not _accounts(bi, phrase, best) else best
-
-
 @tool
 def query_builder(ctx: RunContext[BIContext]) -> dict[str, Any]:
     """Write the SQL for the request from the relevant slice of the semantic layer, the resolved values
@@ -575,7 +512,6 @@ def query_builder(ctx: RunContext[BIContext]) -> dict[str, Any]:
     if reused := reuse_approved(bi, bi.question or request, checked, resolved):  # no model call
         return {**reused, "sql": check(reused["sql"], bi.engine.dialect, limit=bi.engine.limits.max_rows)}
     fields = results_of(ctx, "map").get("fields", [])
-    fields = [*fields, *measured_fields(bi, read_typos(bi, bi.question or request), fields)]
     extra = [r["table"] for r in resolved] + [f["table"] for f in fields if f.get("table")]
     tables = bi.semantic.retrieve(request, extra=extra)
     notes = [f"{r['mention']!r} is {r['table']}.{r['column']} = {r['value']!r}" for r in resolved]
