@@ -1896,7 +1896,7 @@ def v17_scope() -> list[dict[str, Any]]:
     keys = ("set", "db", "question", "gold")
     held = {p["db"] for p in approved_pairs(stored_answers())}
     rest = [{k: q[k] for k in keys} for q in stored_answers() if q["db"] in held]
-    sets = [s for s in SETS if "heldout20" not in s]  # held-out #20 is the lead's, never read here
+    sets = [s for s in SETS if "heldout21" not in s]  # the next held-out set is the lead's, never read here
     every = [*v13_sample(), *rest, *later(["heldout13", "heldout14", "heldout15"], set()), *later(sets, set())]
     seen: set[tuple[str, str]] = set()
     return [q for q in every if (q["db"], q["question"]) not in seen and not seen.add((q["db"], q["question"]))]
