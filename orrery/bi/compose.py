@@ -40,12 +40,13 @@ from orrery.grounding import NUMBER_WORDS, writes_a_number
 class UnknownField(ToolError):
     """The query names a column no table has: a mistake to repair, or a field the data does not hold."""
 
-    def __init__(self, names: list[str], hints: list[str] = ()):
+    def __init__(self, names: list[str], hints: list[str] = (), layer: str = ""):
         hint = f" (the closest are {', '.join(hints)})" if hints else ""
         super().__init__(
             f"no table has a column named {', '.join(map(repr, names))}; use only the columns listed{hint}"
         )
         self.names = names
+        self.layer = layer  # the whole layer's nearest columns (`_layer_hints`), shown to the repair round
 
 
 class BadPart(ToolError):
@@ -74,6 +75,7 @@ class QueryParts(pydantic.BaseModel):
     cannot_answer: str | None = None
 
 
+HINTED = 60  # a column of the whole layer scoring this for a name no table has is named in the repair
 _LIST = {"type": "array", "items": {"type": "string"}}
 # One shape only: offered a {"cannot_answer"} alternative, the 0.5B model took it for every dev question
 # (5 of 5); an empty select is how it declines instead.
@@ -232,6 +234,20 @@ def _hints(semantic: Semantic, names: list[str], slice_tables: list[str]) -> lis
                 if _DATED.match(str(info.get("type", "")))
             ][:2]
     return list(dict.fromkeys(out))
+
+
+def _layer_hints(semantic: Semantic, names: list[str], slice_tables: list[str]) -> str:
+    """For each name no table has, the two columns of the whole layer that rank first for it (`_hints` ranks the
+    slice's tables only, which may lack it: 'lifespan' is `indicators.life_expectancy` when the query reads
+    `countries`), each with its table and, outside the slice's tables, the join that reaches it."""
+    lines = []
+    for name in names:
+        ranked = rank_fields(semantic, words(name.split(".")[-1]))
+        for _, _, f in [r for r in ranked if "column" in r[2] and r[0] >= HINTED][:2]:
+            joins = [j for j in semantic.joins if f["table"] in sides(j) and sides(j) & set(slice_tables)]
+            reach = f", joined by {joins[0]}" if f["table"] not in slice_tables and joins else ""
+            lines.append(f"{name!r} may be {f['table']}.{f['column']}{reach}")
+    return "Columns of the whole schema most like them:\n" + "\n".join(f"- {x}" for x in lines) + "\n" if lines else ""
 
 
 def _join_condition(cond: exp.Expression, semantic: Semantic) -> bool:
@@ -699,7 +715,9 @@ def compose(
     limit = _extreme_having(trees, question, limit, semantic)  # the groups are set now
     _groups_ranked_by_sum(trees, semantic, question)
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
-        raise UnknownField(missing, _hints(semantic, missing, slice_tables))
+        raise UnknownField(
+            missing, _hints(semantic, missing, slice_tables), _layer_hints(semantic, missing, slice_tables)
+        )
     _via_lookup(trees, semantic, values, used)
     moved = _named_values(trees, resolved, question, values, used)
     resolved = [r for r in resolved if all(r is not m for m in moved)]

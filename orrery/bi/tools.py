@@ -64,7 +64,6 @@ PREVIEW_ROWS = 20
 MATCH = 80  # a value or field this similar (0-100) to the user's words is a candidate
 CLOSE = 6  # two candidates closer than this are ambiguous: ask
 UNMAPPED = 75  # a business term whose best field scores below this is not in the data
-HINTED = 60  # a column of the whole layer scoring this for a name no table has is named in the repair
 CANNOT = "cannot answer: "  # the prefix of a ToolError that means the data cannot answer the question
 
 
@@ -641,7 +640,7 @@ def build_sql(
                 ) from exc
             if attempt == 2:
                 raise
-            hints = _layer_hints(bi, exc.names, tables) if isinstance(exc, UnknownField) else ""
+            hints = exc.layer if isinstance(exc, UnknownField) else ""
             asked = f"{user}\n\nYour reply failed: {exc}\n{hints}Reply with a corrected one."
             continue
         error = dry_run(bi.engine, sql, probe=bi.probe)
@@ -750,20 +749,6 @@ def _real_columns(bi: BIContext, sql: str, error: str | None) -> str:
         if t not in named.values() and joins:
             lines.append(f"{missing[1]} is a column of {t}, joined by {joins[0]}")
     return "The tables it names:\n" + "\n".join(f"- {line}" for line in lines) + "\n"
-
-
-def _layer_hints(bi: BIContext, names: list[str], tables: list[str]) -> str:
-    """For each name no table has, the two columns of the whole layer that rank first for it (compose's hints
-    rank the query's tables only, which may lack it: 'lifespan' is `indicators.life_expectancy` when the
-    query reads `countries`), each with its table and, outside the query's tables, the join that reaches it."""
-    lines = []
-    for name in names:
-        ranked = rank_fields(bi.semantic, words(name.split(".")[-1]))
-        for _, _, f in [r for r in ranked if "column" in r[2] and r[0] >= HINTED][:2]:
-            joins = [j for j in bi.semantic.joins if f["table"] in sides(j) and sides(j) & set(tables)]
-            reach = f", joined by {joins[0]}" if f["table"] not in tables and joins else ""
-            lines.append(f"{name!r} may be {f['table']}.{f['column']}{reach}")
-    return "Columns of the whole schema most like them:\n" + "\n".join(f"- {x}" for x in lines) + "\n" if lines else ""
 
 
 def _relaxed(bi: BIContext, sql: str, question: str, resolved: list[dict[str, Any]]) -> str | None:
