@@ -968,7 +968,7 @@ def _measure_kind(semantic: Semantic, col: exp.Expression) -> bool:
     if not isinstance(col, exp.Column) or not NUMERIC.search(_column_type(semantic, col)):
         return False
     name = col.name.lower()
-    ends = {e.strip().lower() for j in semantic.joins for e in j.split("=")}
+    ends = {f"{t}.{c}".lower() for j in semantic.joins for t, c in join_columns(j)}
     return f"{col.table.lower()}.{name}" not in ends and not re.search(r"(?:id|key|code|cd|year|yr)$", name)
 
 
@@ -1261,8 +1261,8 @@ def _joined_columns(semantic: Semantic, table: str, column: str) -> list[tuple[s
     'counties.state = states.code')."""
     out = []
     for join in semantic.joins:
-        ends = [s.strip().split(".", 1) for s in join.split("=")]
-        if len(ends) == 2 and [table.lower(), column.lower()] in [[t.lower(), c.lower()] for t, c in ends]:
+        ends = join_columns(join)
+        if (table.lower(), column.lower()) in [(t.lower(), c.lower()) for t, c in ends]:
             other = next(t for t, _ in ends if t.lower() != table.lower())
             out += [(other, c) for c in semantic.tables.get(other, {}).get("columns", {})]
     return out

@@ -50,7 +50,7 @@ from orrery.bi.decline import missing_asked as missing_asked  # the planner's ch
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
-from orrery.bi.joins import sides, singular
+from orrery.bi.joins import join_columns, sides, singular
 from orrery.bi.profile import quote
 from orrery.bi.relax import relaxed
 from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, schema_words, stems, words
@@ -156,7 +156,7 @@ def _one_per_join(
 ) -> list[tuple[float, str, dict[str, Any]]]:
     """Two ends of one join ('orders.state = states.state') hold the same thing: asking which is meant says
     nothing to the user; the first stands for both."""
-    joined = {frozenset(s.strip() for s in j.split("=")) for j in semantic.joins}
+    joined = {frozenset(f"{t}.{c}" for t, c in join_columns(j)) for j in semantic.joins}
     out: list[tuple[float, str, dict[str, Any]]] = []
     for r in ranked:
         here = f"{r[2].get('table')}.{r[2].get('column')}"
@@ -813,7 +813,7 @@ def choose_join(bi: BIContext, options: list[str], question: str, answer: str | 
     """Of joins connecting the same two tables, the one whose referring column the question names ('routes
     with their destination in Seattle' -> DestinationID); else the user's choice (or the first, noted)."""
     asked = set(stems(question))
-    own = {j: set(stems(re.sub(r"(?i)(id|key)$", "", words(j.split("=")[0].split(".")[1])))) for j in options}
+    own = {j: set(stems(re.sub(r"(?i)(id|key)$", "", words(join_columns(j)[0][1])))) for j in options}
     named = [j for j in options if own[j] and own[j] <= asked]
     if len(named) == 1:
         return named[0]
