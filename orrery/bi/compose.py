@@ -414,6 +414,8 @@ def _two_digit_years(node: exp.Expression, semantic: Semantic, question: str) ->
 
 
 _DATE_SPAN = re.compile(r"from (\d{4})-\d\d-\d\d to (\d{4})-\d\d-\d\d")
+# a two-digit year the question writes as one: "in 97", "'97", "calendar 95", "fy 97"
+_SHORT_YEAR = r"(?:\b(?:in|of|since|after|before|until|calendar|year|fy)\s+'?|')"
 
 
 def _dates_year_in_full(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
@@ -428,7 +430,7 @@ def _dates_year_in_full(node: exp.Expression, semantic: Semantic, question: str)
             and isinstance(col := dated[1], exp.Column)
             and isinstance(lit, exp.Literal)
             and re.fullmatch(r"\d\d", lit.this)
-            and re.search(rf"(?:\b(?:in|of|since|after|before|until)\s+'?|'){lit.this}\b", question, re.I)
+            and re.search(rf"{_SHORT_YEAR}{lit.this}\b", question, re.I)
         ):
             continue
         if not _DATED.match(_column_type(semantic, col)):
@@ -494,7 +496,7 @@ def _whole_year(conds: list[exp.Expression], semantic: Semantic, question: str) 
     and no month or day; a two-digit year written as one ('calendar 95', "in '95") is the year the range's
     literals write with those digits."""
     years = set(re.findall(r"\b(1[89]\d\d|20\d\d)\b", question)) or {
-        short + "?" for short in re.findall(r"(?:\b(?:in|of|calendar|year|fy)\s+'?|')(\d\d)\b", question, re.I)
+        short + "?" for short in re.findall(rf"{_SHORT_YEAR}(\d\d)\b", question, re.I)
     }  # 'calendar 95': the century is the one the model's range literals write
     if (
         len(years) != 1
