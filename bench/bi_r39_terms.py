@@ -41,8 +41,8 @@ def _columns(sql: str, dialect: str) -> set[str]:
 def hints() -> None:
     """Each stored (question, name) of compose's `UnknownField` on an answerable question (every `_here` file,
     `bi_r33_errors.stored_names`): does the stored hint ('the closest are ...') name a column the gold reads, and
-    does `tools._layer_hints` under the code on PYTHONPATH?"""
-    from orrery.bi import tools
+    does `compose._layer_hints` (tools.py's before round 45) under the code on PYTHONPATH?"""
+    from orrery.bi.compose import _layer_hints
     from orrery.bi.context import BIContext
     from orrery.bi.semantic import load
 
@@ -60,7 +60,7 @@ def hints() -> None:
         gold = _columns(q["gold"], bi.engine.dialect)
         stored = re.search(r"the closest are ([^)]*)\)", q["answer"] or "")
         old = {c.split(".")[-1].lower() for c in stored.group(1).split(", ")} if stored else set()
-        new = set(re.findall(r"may be \w+\.(\w+)", tools._layer_hints(bi, [name], [])))
+        new = set(re.findall(r"may be \w+\.(\w+)", _layer_hints(bi.semantic, [name], [])))
         n, before, after = n + 1, before + bool(old & gold), after + bool((old | {c.lower() for c in new}) & gold)
         print(f"{db:9} {question[:45]:45} | {name[:22]:22} | stored {sorted(old)} | now {sorted(new)}")
     print(f"\n{n} stored names; a column the gold reads hinted: stored {before}, with the layer's hints added {after}")

@@ -1,7 +1,7 @@
 """Round 41's no-model measure of the repair round's hint (bench/bi.md, round 41): for each stored "no table has a column
 named X" error of an answerable development question (bench/bi_recompose.py's `newest()`), the hints compose's
 `_hints` (of the code on PYTHONPATH) gives for X over the slice the query builder shows, with the lines of
-`tools._layer_hints` (round 39's rule D) where that code has them (what the repair round is shown), and whether they
+`_layer_hints` (round 39's rule D; tools.py until round 45, compose.py since) where that code has them (what the repair round is shown), and whether they
 hold the column X stands for (`MEANT`, read from the question and the gold before any measure).
 
     PYTHONPATH=$PWD python bench/bi_r41_hints.py out.json
@@ -42,7 +42,7 @@ def _module(name: str) -> Any:
 
 
 def main(out_path: str) -> None:
-    from orrery.bi import tools
+    from orrery.bi import compose, tools
     from orrery.bi.compose import _hints
     from orrery.bi.semantic import load
 
@@ -64,9 +64,12 @@ def main(out_path: str) -> None:
         ]
         tables = semantic.retrieve(q["question"], extra=extra)
         hints = _hints(semantic, names, tables)
-        if hasattr(tools, "_layer_hints"):
+        layer = ""
+        if hasattr(compose, "_layer_hints"):  # round 45: rule D's lines come from compose, with `_hints`
+            layer = compose._layer_hints(semantic, names, tables)
+        elif hasattr(tools, "_layer_hints"):  # rounds 39-44
             layer = tools._layer_hints(types.SimpleNamespace(semantic=semantic), names, tables)
-            hints += re.findall(r" may be ([\w.]+)", layer)
+        hints += re.findall(r" may be ([\w.]+)", layer)
         meant = [MEANT.get(n) for n in names]
         out[f"{s}|{q['question']}"] = {
             "names": names,

@@ -40,12 +40,13 @@ from orrery.grounding import NUMBER_WORDS, writes_a_number
 class UnknownField(ToolError):
     """The query names a column no table has: a mistake to repair, or a field the data does not hold."""
 
-    def __init__(self, names: list[str], hints: list[str] = ()):
+    def __init__(self, names: list[str], hints: list[str] = (), layer: str = ""):
         hint = f" (the closest are {', '.join(hints)})" if hints else ""
         super().__init__(
             f"no table has a column named {', '.join(map(repr, names))}; use only the columns listed{hint}"
         )
         self.names = names
+        self.layer = layer  # the whole layer's nearest columns (`_layer_hints`), shown to the repair round
 
 
 class BadPart(ToolError):
@@ -74,6 +75,7 @@ class QueryParts(pydantic.BaseModel):
     cannot_answer: str | None = None
 
 
+HINTED = 60  # a column of the whole layer scoring this for a name no table has is named in the repair
 _LIST = {"type": "array", "items": {"type": "string"}}
 # One shape only: offered a {"cannot_answer"} alternative, the 0.5B model took it for every dev question
 # (5 of 5); an empty select is how it declines instead.
@@ -232,6 +234,20 @@ def _hints(semantic: Semantic, names: list[str], slice_tables: list[str]) -> lis
                 if _DATED.match(str(info.get("type", "")))
             ][:2]
     return list(dict.fromkeys(out))
+
+
+def _layer_hints(semantic: Semantic, names: list[str], slice_tables: list[str]) -> str:
+    """For each name no table has, the two columns of the whole layer that rank first for it (`_hints` ranks the
+    slice's tables only, which may lack it: 'lifespan' is `indicators.life_expectancy` when the query reads
+    `countries`), each with its table and, outside the slice's tables, the join that reaches it."""
+    lines = []
+    for name in names:
+        ranked = rank_fields(semantic, words(name.split(".")[-1]))
+        for _, _, f in [r for r in ranked if "column" in r[2] and r[0] >= HINTED][:2]:
+            joins = [j for j in semantic.joins if f["table"] in sides(j) and sides(j) & set(slice_tables)]
+            reach = f", joined by {joins[0]}" if f["table"] not in slice_tables and joins else ""
+            lines.append(f"{name!r} may be {f['table']}.{f['column']}{reach}")
+    return "Columns of the whole schema most like them:\n" + "\n".join(f"- {x}" for x in lines) + "\n" if lines else ""
 
 
 def _join_condition(cond: exp.Expression, semantic: Semantic) -> bool:
@@ -398,6 +414,8 @@ def _two_digit_years(node: exp.Expression, semantic: Semantic, question: str) ->
 
 
 _DATE_SPAN = re.compile(r"from (\d{4})-\d\d-\d\d to (\d{4})-\d\d-\d\d")
+# a two-digit year the question writes as one: "in 97", "'97", "calendar 95", "fy 97"
+_SHORT_YEAR = r"(?:\b(?:in|of|since|after|before|until|calendar|year|fy)\s+'?|')"
 
 
 def _dates_year_in_full(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
@@ -412,7 +430,7 @@ def _dates_year_in_full(node: exp.Expression, semantic: Semantic, question: str)
             and isinstance(col := dated[1], exp.Column)
             and isinstance(lit, exp.Literal)
             and re.fullmatch(r"\d\d", lit.this)
-            and re.search(rf"(?:\b(?:in|of|since|after|before|until)\s+'?|'){lit.this}\b", question, re.I)
+            and re.search(rf"{_SHORT_YEAR}{lit.this}\b", question, re.I)
         ):
             continue
         if not _DATED.match(_column_type(semantic, col)):
@@ -478,7 +496,7 @@ def _whole_year(conds: list[exp.Expression], semantic: Semantic, question: str) 
     and no month or day; a two-digit year written as one ('calendar 95', "in '95") is the year the range's
     literals write with those digits."""
     years = set(re.findall(r"\b(1[89]\d\d|20\d\d)\b", question)) or {
-        short + "?" for short in re.findall(r"(?:\b(?:in|of|calendar|year|fy)\s+'?|')(\d\d)\b", question, re.I)
+        short + "?" for short in re.findall(rf"{_SHORT_YEAR}(\d\d)\b", question, re.I)
     }  # 'calendar 95': the century is the one the model's range literals write
     if (
         len(years) != 1
@@ -699,7 +717,9 @@ def compose(
     limit = _extreme_having(trees, question, limit, semantic)  # the groups are set now
     _groups_ranked_by_sum(trees, semantic, question)
     if missing := [n for n in dict.fromkeys(unknown) if n.lower() not in aliases]:
-        raise UnknownField(missing, _hints(semantic, missing, slice_tables))
+        raise UnknownField(
+            missing, _hints(semantic, missing, slice_tables), _layer_hints(semantic, missing, slice_tables)
+        )
     _via_lookup(trees, semantic, values, used)
     moved = _named_values(trees, resolved, question, values, used)
     resolved = [r for r in resolved if all(r is not m for m in moved)]
@@ -950,7 +970,7 @@ def _measure_kind(semantic: Semantic, col: exp.Expression) -> bool:
     if not isinstance(col, exp.Column) or not NUMERIC.search(_column_type(semantic, col)):
         return False
     name = col.name.lower()
-    ends = {e.strip().lower() for j in semantic.joins for e in j.split("=")}
+    ends = {f"{t}.{c}".lower() for j in semantic.joins for t, c in join_columns(j)}
     return f"{col.table.lower()}.{name}" not in ends and not re.search(r"(?:id|key|code|cd|year|yr)$", name)
 
 
@@ -1243,8 +1263,8 @@ def _joined_columns(semantic: Semantic, table: str, column: str) -> list[tuple[s
     'counties.state = states.code')."""
     out = []
     for join in semantic.joins:
-        ends = [s.strip().split(".", 1) for s in join.split("=")]
-        if len(ends) == 2 and [table.lower(), column.lower()] in [[t.lower(), c.lower()] for t, c in ends]:
+        ends = join_columns(join)
+        if (table.lower(), column.lower()) in [(t.lower(), c.lower()) for t, c in ends]:
             other = next(t for t, _ in ends if t.lower() != table.lower())
             out += [(other, c) for c in semantic.tables.get(other, {}).get("columns", {})]
     return out

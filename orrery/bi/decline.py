@@ -1520,7 +1520,15 @@ def _accounts(bi: BIContext, term: str, column: dict[str, Any]) -> bool:
 def _ranked_targets(bi: BIContext, term: str) -> list[tuple[dict[str, Any], float]]:
     """Each target (column, table, database, layer term; values aside) with its best cosine to the term, best first.
     Only a term with a word no schema name spells, each such word an English one, is ranked: the lexical rules
-    judge schema words ('clerk size'), `read_typos` a non-word ('lenghtt'). Empty without MiniLM."""
+    judge schema words ('clerk size'), `read_typos` a non-word ('lenghtt'). Empty without MiniLM. Ranked once per
+    term and layer: `singled_out` and `tied_columns` read the same ranking."""
+    kept = bi.derived("ranked_targets", dict)
+    if term not in kept:
+        kept[term] = _ranking(bi, term)
+    return [(dict(k), v) for k, v in kept[term]]
+
+
+def _ranking(bi: BIContext, term: str) -> list[tuple[tuple[tuple[str, Any], ...], float]]:
     own = _term_words(term)
     unspelt = [w for w in own if singular(w) not in _schema_words(bi)]
     scores = _meaning_scores(bi, term) if unspelt and set(unspelt) <= _dictionary() else None
@@ -1531,7 +1539,7 @@ def _ranked_targets(bi: BIContext, term: str) -> list[tuple[dict[str, Any], floa
         if "value" not in target:
             key = tuple(sorted(target.items()))
             best[key] = max(best.get(key, -1.0), float(score))
-    return [(dict(k), v) for k, v in sorted(best.items(), key=lambda kv: -kv[1])]
+    return sorted(best.items(), key=lambda kv: -kv[1])
 
 
 def _meaning_scores(bi: BIContext, term: str) -> np.ndarray | None:

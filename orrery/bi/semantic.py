@@ -32,7 +32,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from orrery.bi.engines import Engine
-from orrery.bi.joins import discover, join_ends, sides, singular
+from orrery.bi.joins import discover, join_columns, join_ends, sides, singular
 from orrery.bi.names import VOWELS, abbreviates
 from orrery.bi.profile import TableSample, profile
 from orrery.errors import ConfigError
@@ -213,12 +213,10 @@ class Semantic:
                 for c, info in v["columns"].items()
             ]
             for j in self.joins:
-                left, right = (x.strip() for x in j.split("="))
-                for a, b in ((left, right), (right, left)):
-                    if a.split(".")[0] == t and b.split(".")[0] in tables:
-                        lines.append(
-                            f"  FOREIGN KEY ({a.split('.')[1]}) REFERENCES {b.split('.')[0]}({b.split('.')[1]}),"
-                        )
+                left, right = join_columns(j)
+                for (ta, ca), (tb, cb) in ((left, right), (right, left)):
+                    if ta == t and tb in tables:
+                        lines.append(f"  FOREIGN KEY ({ca}) REFERENCES {tb}({cb}),")
             lines[-1] = lines[-1].replace(",", "", 1) if lines[-1].rstrip().endswith(",") else lines[-1]
             head = f"CREATE TABLE {t} (" + (f" -- {v['description']}" if v.get("description") else "")
             out.append(head + "\n" + "\n".join(lines) + "\n);")

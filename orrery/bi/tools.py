@@ -50,7 +50,7 @@ from orrery.bi.decline import missing_asked as missing_asked  # the planner's ch
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
-from orrery.bi.joins import sides, singular
+from orrery.bi.joins import join_columns, sides, singular
 from orrery.bi.profile import quote
 from orrery.bi.relax import relaxed
 from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, schema_words, stems, words
@@ -64,7 +64,6 @@ PREVIEW_ROWS = 20
 MATCH = 80  # a value or field this similar (0-100) to the user's words is a candidate
 CLOSE = 6  # two candidates closer than this are ambiguous: ask
 UNMAPPED = 75  # a business term whose best field scores below this is not in the data
-HINTED = 60  # a column of the whole layer scoring this for a name no table has is named in the repair
 CANNOT = "cannot answer: "  # the prefix of a ToolError that means the data cannot answer the question
 
 
@@ -157,7 +156,7 @@ def _one_per_join(
 ) -> list[tuple[float, str, dict[str, Any]]]:
     """Two ends of one join ('orders.state = states.state') hold the same thing: asking which is meant says
     nothing to the user; the first stands for both."""
-    joined = {frozenset(s.strip() for s in j.split("=")) for j in semantic.joins}
+    joined = {frozenset(f"{t}.{c}" for t, c in join_columns(j)) for j in semantic.joins}
     out: list[tuple[float, str, dict[str, Any]]] = []
     for r in ranked:
         here = f"{r[2].get('table')}.{r[2].get('column')}"
@@ -641,7 +640,7 @@ def build_sql(
                 ) from exc
             if attempt == 2:
                 raise
-            hints = _layer_hints(bi, exc.names, tables) if isinstance(exc, UnknownField) else ""
+            hints = exc.layer if isinstance(exc, UnknownField) else ""
             asked = f"{user}\n\nYour reply failed: {exc}\n{hints}Reply with a corrected one."
             continue
         error = dry_run(bi.engine, sql, probe=bi.probe)
@@ -752,20 +751,6 @@ def _real_columns(bi: BIContext, sql: str, error: str | None) -> str:
     return "The tables it names:\n" + "\n".join(f"- {line}" for line in lines) + "\n"
 
 
-def _layer_hints(bi: BIContext, names: list[str], tables: list[str]) -> str:
-    """For each name no table has, the two columns of the whole layer that rank first for it (compose's hints
-    rank the query's tables only, which may lack it: 'lifespan' is `indicators.life_expectancy` when the
-    query reads `countries`), each with its table and, outside the query's tables, the join that reaches it."""
-    lines = []
-    for name in names:
-        ranked = rank_fields(bi.semantic, words(name.split(".")[-1]))
-        for _, _, f in [r for r in ranked if "column" in r[2] and r[0] >= HINTED][:2]:
-            joins = [j for j in bi.semantic.joins if f["table"] in sides(j) and sides(j) & set(tables)]
-            reach = f", joined by {joins[0]}" if f["table"] not in tables and joins else ""
-            lines.append(f"{name!r} may be {f['table']}.{f['column']}{reach}")
-    return "Columns of the whole schema most like them:\n" + "\n".join(f"- {x}" for x in lines) + "\n" if lines else ""
-
-
 def _relaxed(bi: BIContext, sql: str, question: str, resolved: list[dict[str, Any]]) -> str | None:
     """The first rewrite of a query that found nothing, without what the question does not ask (relax.py),
     that finds something; before the model's repair, which costs a call and rarely finds better."""
@@ -828,7 +813,7 @@ def choose_join(bi: BIContext, options: list[str], question: str, answer: str | 
     """Of joins connecting the same two tables, the one whose referring column the question names ('routes
     with their destination in Seattle' -> DestinationID); else the user's choice (or the first, noted)."""
     asked = set(stems(question))
-    own = {j: set(stems(re.sub(r"(?i)(id|key)$", "", words(j.split("=")[0].split(".")[1])))) for j in options}
+    own = {j: set(stems(re.sub(r"(?i)(id|key)$", "", words(join_columns(j)[0][1])))) for j in options}
     named = [j for j in options if own[j] and own[j] <= asked]
     if len(named) == 1:
         return named[0]

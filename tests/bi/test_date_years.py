@@ -39,3 +39,10 @@ def test_a_dates_year_the_rules_write_runs_on_sqlite(ships):
     # `shipped = '1997'` is the year 1997 (`_year_filters`): SQLite has no EXTRACT nor YEAR()
     sql = compose_sql(ships, ["ships"], "shipments in 1997", select=["COUNT(*)"], where=["ships.shipped = '1997'"])
     assert rows(ships, sql) == rows(ships, "SELECT COUNT(*) FROM ships WHERE shipped LIKE '1997-%'"), sql
+
+
+@pytest.mark.parametrize("question", ["shipments by air in calendar 97, how many", "air shipments, fy 97"])
+def test_a_two_digit_year_reads_as_the_whole_year_filter_reads_it(ships, question):
+    # round 45: one reading of a two-digit year (compose._SHORT_YEAR) for a date's year and for the whole year
+    sql = compose_sql(ships, ["ships"], question, select=["COUNT(*)"], where=["YEAR(ships.shipped) = 97"])
+    assert rows(ships, sql) == rows(ships, "SELECT COUNT(*) FROM ships WHERE shipped LIKE '1997-%'"), sql

@@ -84,3 +84,15 @@ def test_a_tie_of_a_number_and_a_text_column_holds_nothing(penguins):
     # 'age' sits near `year` and `sex` (a text column), both apart from the rest: no measure kept in two columns
     assert tied_columns(penguins, "age") == []
     assert missing_fields(penguins, ["age"], "how old are the gentoos on average") == ["age"]
+
+
+def test_the_tie_and_the_single_column_read_one_ranking(store, monkeypatch):
+    # round 45: `singled_out` and `tied_columns` rank the layer's targets once per term; each caller gets its own dicts
+    scored = []
+    scores = decline._meaning_scores
+    monkeypatch.setattr(decline, "_meaning_scores", lambda bi, term: scored.append(term) or scores(bi, term))
+    pair = tied_columns(store, "revenue")
+    assert decline.singled_out(store, "revenue") is None
+    pair[0]["column"] = "changed"
+    assert _columns(tied_columns(store, "revenue")) == {"sales", "profit"}
+    assert scored == ["revenue"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from orrery.bi import tools
+from orrery.bi.compose import _layer_hints
 from orrery.bi.context import NeedsClarification
 from orrery.tools.core import RunContext
 
@@ -53,9 +54,9 @@ def world(sqlite_bi):
 
 
 def test_the_repair_names_a_column_of_a_table_outside_the_query(world):
-    hints = tools._layer_hints(world, ["indicators.lifespan"], ["countries"])
+    hints = _layer_hints(world.semantic, ["indicators.lifespan"], ["countries"])
     assert "'indicators.lifespan' may be indicators.life_expectancy" in hints
 
 
 def test_a_name_nothing_is_like_adds_no_hint(world):
-    assert tools._layer_hints(world, ["zzqx"], ["countries"]) == ""
+    assert _layer_hints(world.semantic, ["zzqx"], ["countries"]) == ""
