@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orrery.bi.engines import Column, Engine
-from orrery.bi.names import abbreviates
+from orrery.bi.names import abbreviates, words
 from orrery.bi.profile import COUNT_CAP, PROBE_VALUES, TableSample, found_in, profile, unique_in_table
 
 INCLUSION = 0.9  # this share of the sampled values of the referring column must be found in the referenced one
@@ -33,6 +33,7 @@ RULES = {
     "names the key's word": 1.0,
     "named after the table, abbreviated": 2.0,
     "both keys": 1.0,
+    "both keys, named alike": 1.0,
     "same values": 0.5,
 }
 KEYISH = re.compile(r"(id|key|code|cd|no|num|number)$", re.I)
@@ -115,6 +116,8 @@ def rule_for(a: Column, b_table: str, b: Column) -> str | None:
             return "<table>_id"
     if x in (owner, _norm(b_table)) and (KEYISH.search(y) or y == "name"):
         return "named after the table"
+    if KEYISH.search(a.name) and KEYISH.search(b.name) and _named_alike(a.name, b_table, b.name):
+        return "both keys, named alike"
     if KEYISH.search(a.name) and KEYISH.search(b.name) and len(x) > 3:
         return "both keys"
     if KEYISH.search(b.name) and _abbreviates_table(a.name, b_table):
@@ -123,6 +126,19 @@ def rule_for(a: Column, b_table: str, b: Column) -> str | None:
     if len(word) > 3 and word in x and KEYISH.search(b.name):
         return "names the key's word"
     return None
+
+
+def _stems(name: str) -> list[str]:
+    """A name's words less its key word, two letters or more: 'md_cd' -> ['md'], 'r_regionkey' -> ['region']."""
+    ws = words(name).split()
+    return [w for w in [*ws[:-1], *(KEYISH.sub("", w) for w in ws[-1:])] if len(w) > 1]
+
+
+def _named_alike(name: str, table: str, key: str) -> bool:
+    """'md_cd' -> `travel_modes.mode_code`: a word of the referring name is, or abbreviates, a word of the key's
+    name or of its table's ('md' mode), so a handful of values the key covers is a reference (`_Checker._refers`)."""
+    theirs = {v for w in [*_stems(key), *words(table).split()] for v in (w, singular(w))}
+    return any(p == q or abbreviates(p, q) for p in _stems(name) for q in theirs)
 
 
 def _abbreviates_table(name: str, table: str) -> bool:
@@ -254,7 +270,8 @@ class _Checker:
         if self.samples[right[0]].rows is None or not self.unique(*right):
             return None
         share, n = self.inclusion(left, right)
-        if not n or share < INCLUSION or (rule == "both keys" and not self._refers(left, right, n, share)):
+        weak = rule.startswith("both keys") and not self._refers(left, right, n, share, rule != "both keys")
+        if not n or share < INCLUSION or weak:
             return None
         return Inferred(f"{left[0]}.{left[1]}", f"{right[0]}.{right[1]}", rule, share, n, RULES[rule] + share)
 
@@ -280,16 +297,19 @@ class _Checker:
             RULES["same values"] + share * reach,
         )
 
-    def _refers(self, left: tuple[str, str], right: tuple[str, str], distinct: int, share: float) -> bool:
+    def _refers(
+        self, left: tuple[str, str], right: tuple[str, str], distinct: int, share: float, named: bool = False
+    ) -> bool:
         """For names that say little ('SourceID', 'AirportID') or nothing, inclusion alone is weak: small
         integers (1..7) are found in every id column. The referring column must repeat (a unique id found in
         another unique id is a coincidence of numbering), hold at least MIN_DISTINCT values, and reach a
-        quarter of the referenced rows (or fill a whole probe)."""
+        quarter of the referenced rows (or fill a whole probe). `named`: the names say the same thing."""
         rows = max(1, min(self.samples[right[0]].count, COUNT_CAP))
         reach = distinct >= PROBE_VALUES or distinct * share / rows >= 0.25
-        # coded labels ('AYR', 'PEN') are no small integers: found in a unique column whose rows they mostly
-        # cover, a handful of them is a lookup's key ('brd_cd' -> `breeds.breed_code`)
-        coded = _codes(self.samples[left[0]].distinct(left[1])) and distinct * share / rows >= 0.5
+        # coded labels ('AYR', 'PEN') are no small integers, and small integers under names that say the same
+        # thing ('md_cd', `mode_code`) are no coincidence: found in a unique column whose rows they mostly cover,
+        # a handful of them is a lookup's key ('brd_cd' -> `breeds.breed_code`)
+        coded = (named or _codes(self.samples[left[0]].distinct(left[1]))) and distinct * share / rows >= 0.5
         enough = distinct >= MIN_DISTINCT or (coded and distinct >= 2)
         return enough and reach and not self.samples[left[0]].unique(left[1])
 

@@ -1,14 +1,23 @@
-"""How a name's token shortens a word ('qty' quantity, 'edu_lvl' education level): read by the semantic layer's
-field ranking and by join discovery, which semantic.py builds on (so it lives below both)."""
+"""A name's words and how a name's token shortens a word ('qty' quantity, 'edu_lvl' education level): read by the
+semantic layer's field ranking and by join discovery, which semantic.py builds on (so it lives below both)."""
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 
 VOWELS = frozenset("aeiou")
 _ENDINGS = ("ness", "ment", "less", "ful", "ing", "ed", "er", "ers", "ly", "s", "es")
 _DERIVED = frozenset(["ity", "ion", "ure", "ance", "ence", "ous", "ive"])
+
+
+def words(name: str) -> str:
+    """'InvoiceDate' -> 'invoice date', 'l_shipdate' -> 'shipdate' (TPC-H's one-letter prefixes dropped),
+    'bp_k' -> 'bp k'."""
+    name = re.sub(r"^[a-z]{1,2}_(?=[a-z]{3})", "", name)  # not the name itself: `bp_k` (a boiling point in K)
+    name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
+    return re.sub(r"[_\W]+", " ", name).strip().lower()
 
 
 @functools.lru_cache(maxsize=65536)  # field ranking asks it per (term word, column token): the pairs recur

@@ -33,7 +33,7 @@ from rapidfuzz import fuzz
 
 from orrery.bi.engines import Engine
 from orrery.bi.joins import discover, join_columns, join_ends, sides, singular
-from orrery.bi.names import VOWELS, abbreviates
+from orrery.bi.names import VOWELS, abbreviates, words
 from orrery.bi.profile import TableSample, profile
 from orrery.errors import ConfigError
 
@@ -67,14 +67,6 @@ QUANTITIES = {
     **dict.fromkeys(("length", "width", "height", "depth", "distance"), "length"),
     **dict.fromkeys(("weight", "mass"), "mass"),
 }
-
-
-def words(name: str) -> str:
-    """'InvoiceDate' -> 'invoice date', 'l_shipdate' -> 'shipdate' (TPC-H's one-letter prefixes dropped),
-    'bp_k' -> 'bp k'."""
-    name = re.sub(r"^[a-z]{1,2}_(?=[a-z]{3})", "", name)  # not the name itself: `bp_k` (a boiling point in K)
-    name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
-    return re.sub(r"[_\W]+", " ", name).strip().lower()
 
 
 @dataclass
