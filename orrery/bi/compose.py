@@ -628,12 +628,26 @@ def _ranked_values_only(trees: dict[str, list[exp.Expression]], limit: int | Non
 def _groups_ranked_by_sum(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
     """Groups ordered by a bare numeric column of their rows ('top 3 genres by revenue': `ORDER BY
     Invoice.Total DESC` under `GROUP BY Genre.Name`, which no engine runs) are ranked by its sum; by its
-    largest (or smallest) value when the superlative is an attribute of each row ('the heaviest european car')."""
+    largest (or smallest) value when the superlative is an attribute of each row ('the heaviest european car'),
+    also where the query sums a column of the grouped rows' own table ('the longest track': `SUM(Track.Milliseconds)`
+    under `GROUP BY Track.Name` adds the lengths of two tracks of one name)."""
     grouped = {g.sql() for g in trees["group_by"]}
+    extreme = _row_extreme(question)
     for item in trees["order_by"] if grouped else []:
         col = item.this if isinstance(item, exp.Ordered) else item
         if isinstance(col, exp.Column) and col.sql() not in grouped and NUMERIC.search(_column_type(semantic, col)):
-            col.replace((_row_extreme(question) or exp.Sum)(this=col.copy()))
+            col.replace((extreme or exp.Sum)(this=col.copy()))
+        elif extreme and isinstance(col, exp.Sum) and _of_the_grouped_table(col.this, trees["group_by"]):
+            summed = col.sql()
+            for node in [n for part in ("select", "order_by") for t in trees[part] for n in t.find_all(exp.Sum)]:
+                if node.sql() == summed:
+                    node.replace(extreme(this=node.this.copy()))
+
+
+def _of_the_grouped_table(col: exp.Expression, group_by: list[exp.Expression]) -> bool:
+    """Whether `col` is a column of the one table every group key is a column of."""
+    tables = {g.table.lower() if isinstance(g, exp.Column) else None for g in group_by}
+    return isinstance(col, exp.Column) and tables == {col.table.lower()} and bool(col.table)
 
 
 _LOW_ADJECTIVES = ("light", "short", "young", "slow", "cheap")
@@ -704,7 +718,7 @@ def compose(
         question,
     )
     _named_measure(trees, semantic, question, used)
-    limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit), semantic)
+    limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit, question), semantic)
     _named_group(trees, semantic, question, slice_tables, used)
     _sum_how_much(trees, semantic, question)
     _count_how_many(trees, semantic, question)
@@ -1075,22 +1089,43 @@ def _extreme_having(
     return limit
 
 
-def _extreme_as_order(trees: dict[str, list[exp.Expression]], limit: int | None) -> int | None:
+def _extreme_as_order(trees: dict[str, list[exp.Expression]], limit: int | None, question: str) -> int | None:
     """'x = (SELECT MAX(x) FROM t)' beside other filters compares with the maximum of every row, not of the rows
-    asked about ('the highest fertility in 1970' against the highest of all years): ranked instead, one row."""
-    if trees["group_by"] or len(trees["where"]) < 2:
-        return limit
+    asked about ('the highest fertility in 1970' against the highest of all years): ranked instead, one row. So is
+    one whose subquery filters on its own ('the lightest bird weighed on dream': `(SELECT MIN(body_mass_g) ...
+    WHERE species_id = species.id)`, the lightest of each species), for a question that asks no row per group: its
+    conditions on the outer tables alone are the question's filters and stay; those that tie it to them go."""
+    if trees["group_by"] or any(n.find(exp.AggFunc) for n in trees["select"]):
+        return limit  # 'how many counties had the highest rate' counts the rows at the extreme
     for cond in trees["where"]:
         col, sub = (cond.this, cond.expression) if isinstance(cond, exp.EQ) else (None, None)
         inner = sub.this if isinstance(sub, exp.Subquery) else None
-        if not isinstance(col, exp.Column) or not isinstance(inner, exp.Select) or inner.args.get("where"):
+        if not isinstance(col, exp.Column) or not isinstance(inner, exp.Select):
             continue
+        filtered = inner.args.get("where") is not None
+        if (filtered and _PER.search(question)) or (not filtered and len(trees["where"]) < 2):
+            continue  # 'the lightest bird of each species'; alone, the maximum of every row is the question's own
         agg = inner.expressions[0].unalias() if len(inner.expressions) == 1 else None
         if isinstance(agg, exp.Max | exp.Min) and isinstance(agg.this, exp.Column) and agg.this.name == col.name:
+            kept = _outer_filters(inner)
             trees["where"] = [c for c in trees["where"] if c is not cond]
+            trees["where"] += [c for c in kept if c.sql() not in {w.sql() for w in trees["where"]}]
             trees["order_by"] = [exp.Ordered(this=col.copy(), desc=isinstance(agg, exp.Max))]
             return 1
     return limit
+
+
+def _outer_filters(inner: exp.Select) -> list[exp.Expression]:
+    """The conditions of a subquery's WHERE but those that set a column equal to another: they tie it to the outer
+    row (`penguin_obs.species_id = species.id`, `b.species_id = birds.species_id`: one extreme per species)."""
+    where = inner.args.get("where")
+    return [
+        cond.copy()
+        for cond in conjuncts(where.this if where else None)
+        if not (
+            isinstance(cond, exp.EQ) and isinstance(cond.this, exp.Column) and isinstance(cond.expression, exp.Column)
+        )
+    ]
 
 
 # words that set two values of one column side by side ('Texas vs Ohio')
