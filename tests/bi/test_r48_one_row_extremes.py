@@ -1,4 +1,4 @@
-"""Round 48 (bench/bi_r48.md): a one-row superlative the model writes as something other than a ranking.
+"""Round 48 (bench/bi.md, round 48): a one-row superlative the model writes as something other than a ranking.
 
 A: `x = (SELECT MIN(x) ... WHERE <its own filters>)`, correlated on the outer tables ('the lightest bird weighed on
 dream': the lightest of each species) or filtered inside, is the ranking the question asks, one row; the subquery's
