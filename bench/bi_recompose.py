@@ -10,7 +10,9 @@ Output: {"<set>|<question>": [composed SQL or "ERR ...", right now (None when no
 The resolved values come from the record's `resolve_entities` step, whose text is cut at 200 characters, so a string
 literal of an indexed column the stored SQL filters on counts as resolved too. With `--resolve` (round 34), entity
 resolution itself runs again under the code on PYTHONPATH, on the mentions the step names (resolved and unresolved),
-for the records that have the step: a change to entity resolution is then measured with no model too."""
+for the records that have the step: a change to entity resolution is then measured with no model too. With `--relax`
+(round 49), a composed query that finds nothing is replaced by the first of relax.py's rewrites that finds rows, as
+the agent does before the model's repair (`tools._relaxed`): relax.py's path is then measured too."""
 
 from __future__ import annotations
 
@@ -103,7 +105,17 @@ def resolved_again(q: dict[str, Any], bi: Any, mentions: list[str]) -> list[dict
     return tools.entity_resolution(RunContext(deps=bi, options={}), list(dict.fromkeys(mentions)))["resolved"]
 
 
-def main(out_path: str, again: bool = False) -> None:
+def relaxed_run(bi: Any, sql: str, question: str, resolved: list[dict[str, Any]]) -> tuple[str, list[Any]]:
+    """The composed query and its rows, or, when it finds nothing (`tools.dry_run`'s NOTHING), the first relaxed
+    rewrite that finds something (`tools._relaxed`)."""
+    from orrery.bi import tools
+
+    if tools.dry_run(bi.engine, sql) == tools.NOTHING and (other := tools._relaxed(bi, sql, question, resolved)):
+        sql = other
+    return sql, bi.engine.execute(sql).rows
+
+
+def main(out_path: str, again: bool = False, relax: bool = False) -> None:
     from orrery.bi.compose import compose
     from orrery.bi.context import BIContext
     from orrery.bi.semantic import load
@@ -127,7 +139,8 @@ def main(out_path: str, again: bool = False) -> None:
             parts, tables = parts_of(q["sql"], bi.engine.dialect)
             resolved = resolved_of(q, q["sql"], bi, tables, again)
             sql = compose(parts, bi.semantic, tables, resolved, bi.engine.dialect, q["question"], bi.values)
-            right = scored(q, bi.engine, "completed", sql, bi.engine.execute(sql).rows)
+            sql, rows = relaxed_run(bi, sql, q["question"], resolved) if relax else (sql, bi.engine.execute(sql).rows)
+            right = scored(q, bi.engine, "completed", sql, rows)
         except Exception as exc:  # noqa: BLE001 - a query that cannot be recomposed is named, not scored
             sql, right = f"ERR {type(exc).__name__}: {str(exc)[:150]}", None
         out[f"{s}|{q['question']}"] = [sql, right, q["correct"]]
@@ -136,4 +149,4 @@ def main(out_path: str, again: bool = False) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], "--resolve" in sys.argv[2:])
+    main(sys.argv[1], "--resolve" in sys.argv[2:], "--relax" in sys.argv[2:])
