@@ -18,7 +18,7 @@ from sqlglot.errors import SqlglotError
 
 from orrery.bi.decline import named_years
 from orrery.bi.joins import join_columns, join_ends, sides, singular
-from orrery.bi.relax import conjuncts
+from orrery.bi.relax import conjuncts, extreme, outer_filters
 from orrery.bi.semantic import (
     GENERIC,
     NUMERIC,
@@ -1090,42 +1090,28 @@ def _extreme_having(
 
 
 def _extreme_as_order(trees: dict[str, list[exp.Expression]], limit: int | None, question: str) -> int | None:
-    """'x = (SELECT MAX(x) FROM t)' beside other filters compares with the maximum of every row, not of the rows
-    asked about ('the highest fertility in 1970' against the highest of all years): ranked instead, one row. So is
-    one whose subquery filters on its own ('the lightest bird weighed on dream': `(SELECT MIN(body_mass_g) ...
-    WHERE species_id = species.id)`, the lightest of each species), for a question that asks no row per group: its
-    conditions on the outer tables alone are the question's filters and stay; those that tie it to them go."""
+    """'x = (SELECT MAX(x) FROM t)' (`relax.extreme`) beside other filters compares with the maximum of every row,
+    not of the rows asked about ('the highest fertility in 1970' against the highest of all years): ranked instead,
+    one row. So is one whose subquery filters on its own ('the lightest bird weighed on dream': `(SELECT
+    MIN(body_mass_g) ... WHERE species_id = species.id)`, the lightest of each species), for a question that asks no
+    row per group: its conditions on the outer tables alone are the question's filters and stay; those that tie it
+    to them go."""
     if trees["group_by"] or any(n.find(exp.AggFunc) for n in trees["select"]):
         return limit  # 'how many counties had the highest rate' counts the rows at the extreme
     for cond in trees["where"]:
-        col, sub = (cond.this, cond.expression) if isinstance(cond, exp.EQ) else (None, None)
-        inner = sub.this if isinstance(sub, exp.Subquery) else None
-        if not isinstance(col, exp.Column) or not isinstance(inner, exp.Select):
+        found = extreme(cond)
+        if found is None or not isinstance(found[0], exp.Column):
             continue
-        filtered = inner.args.get("where") is not None
+        sub = cond.expression if isinstance(cond.expression, exp.Subquery) else cond.this
+        filtered = sub.this.args.get("where") is not None
         if (filtered and _PER.search(question)) or (not filtered and len(trees["where"]) < 2):
             continue  # 'the lightest bird of each species'; alone, the maximum of every row is the question's own
-        agg = inner.expressions[0].unalias() if len(inner.expressions) == 1 else None
-        if isinstance(agg, exp.Max | exp.Min) and isinstance(agg.this, exp.Column) and agg.this.name == col.name:
-            kept = _outer_filters(inner)
-            trees["where"] = [c for c in trees["where"] if c is not cond]
-            trees["where"] += [c for c in kept if c.sql() not in {w.sql() for w in trees["where"]}]
-            trees["order_by"] = [exp.Ordered(this=col.copy(), desc=isinstance(agg, exp.Max))]
-            return 1
+        kept = outer_filters(sub.this)
+        trees["where"] = [c for c in trees["where"] if c is not cond]
+        trees["where"] += [c for c in kept if c.sql() not in {w.sql() for w in trees["where"]}]
+        trees["order_by"] = [exp.Ordered(this=found[0].copy(), desc=found[1])]
+        return 1
     return limit
-
-
-def _outer_filters(inner: exp.Select) -> list[exp.Expression]:
-    """The conditions of a subquery's WHERE but those that set a column equal to another: they tie it to the outer
-    row (`penguin_obs.species_id = species.id`, `b.species_id = birds.species_id`: one extreme per species)."""
-    where = inner.args.get("where")
-    return [
-        cond.copy()
-        for cond in conjuncts(where.this if where else None)
-        if not (
-            isinstance(cond, exp.EQ) and isinstance(cond.this, exp.Column) and isinstance(cond.expression, exp.Column)
-        )
-    ]
 
 
 # words that set two values of one column side by side ('Texas vs Ohio')

@@ -69,40 +69,66 @@ def _drop(tree: exp.Select, part: str, dropped: list[exp.Expression]) -> None:
         tree.set(part, clause(this=exp.and_(*kept)) if kept else None)
 
 
-def _extreme(cond: exp.Expression) -> tuple[exp.Expression, str] | None:
-    """(what is compared, 'DESC' / 'ASC') for `X = / > / >= (SELECT MAX(...) ...)` and its MIN, else None."""
-    if not isinstance(cond, (exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
+def extreme(cond: exp.Expression) -> tuple[exp.Expression, bool] | None:
+    """(the compared side, whether the extreme is the top) for a condition that sets a value at its extreme: `x =
+    (SELECT MAX(x) ...)`, its MIN, a `>` / `>=` toward a MAX (`<` / `<=` toward a MIN: nothing lies beyond it, so
+    the model meant the extreme), either side first, or a subquery that selects one item ordered with a limit
+    (`(SELECT AVG(x) ... ORDER BY AVG(x) DESC LIMIT 1)`). Not `x < (SELECT MAX(x) ...)`, every row but the top;
+    nor a column compared with the extreme of another column (`SupportRepId = (SELECT SupportRepId ... ORDER BY
+    COUNT(*) DESC LIMIT 1)`): no ranking of it. The one reading that composing and relaxing share."""
+    if not isinstance(cond, exp.EQ | exp.GT | exp.GTE | exp.LT | exp.LTE):
         return None
-    side, sub = cond.this, cond.expression
+    side, sub, flipped = cond.this, cond.expression, False
     if isinstance(side, exp.Subquery):
-        side, sub = sub, side
-    if not isinstance(sub, exp.Subquery) or isinstance(side, exp.Subquery):
-        return None
-    inner = sub.this
+        side, sub, flipped = sub, side, True
+    inner = sub.this if isinstance(sub, exp.Subquery) and not isinstance(side, exp.Subquery) else None
     if not isinstance(inner, exp.Select) or len(inner.expressions) != 1:
         return None
-    agg, order = inner.expressions[0], inner.args.get("order")
-    if isinstance(agg, exp.Alias):
-        agg = agg.this
-    if isinstance(agg, (exp.Max, exp.Min)):
-        return side, "DESC" if isinstance(agg, exp.Max) else "ASC"
-    if order is not None and inner.args.get("limit") is not None:  # (SELECT AVG(x) ... ORDER BY AVG(x) DESC LIMIT 1)
-        return side, "DESC" if order.expressions[0].args.get("desc") else "ASC"
-    return None
+    item, order = inner.expressions[0].unalias(), inner.args.get("order")
+    if isinstance(item, exp.Max | exp.Min):
+        top, of = isinstance(item, exp.Max), item.this
+    elif order is not None and inner.args.get("limit") is not None:
+        top, of = bool(order.expressions[0].args.get("desc")), order.expressions[0].this
+    else:
+        return None
+    beyond = (exp.GT, exp.GTE) if top != flipped else (exp.LT, exp.LTE)
+    if not isinstance(cond, exp.EQ | beyond[0] | beyond[1]):
+        return None
+    if isinstance(side, exp.Column) and side.name.lower() not in {c.name.lower() for c in of.find_all(exp.Column)}:
+        return None
+    return side, top
+
+
+def outer_filters(inner: exp.Select) -> list[exp.Expression]:
+    """The conditions of a subquery's WHERE but those that set a column equal to another: they tie it to the outer
+    row (`penguin_obs.species_id = species.id`, `b.species_id = birds.species_id`: one extreme per species); the
+    others (`counties.state = 'Nevada'`) are the question's filters."""
+    where = inner.args.get("where")
+    return [
+        cond.copy()
+        for cond in conjuncts(where.this if where else None)
+        if not (
+            isinstance(cond, exp.EQ) and isinstance(cond.this, exp.Column) and isinstance(cond.expression, exp.Column)
+        )
+    ]
 
 
 def _extreme_as_ranking(tree: exp.Select, _question: str, _resolved: list[dict[str, Any]]) -> bool:
     """'the lowest life expectancy in 1990': `life_expectancy = (SELECT MIN(...) FROM indicators)` is the lowest of
-    every year; ranked within the question's filters, one row, a value that is there (not NULL)."""
+    every year; ranked within the question's filters (the subquery's own among them), one row, a value that is
+    there (not NULL)."""
     for part in ("where", "having"):
         for cond in conjuncts(_clause(tree, part)):
-            if found := _extreme(cond):
-                side, direction = found
+            if found := extreme(cond):
+                side, top = found
                 _drop(tree, part, [cond])
+                sub = cond.expression if isinstance(cond.expression, exp.Subquery) else cond.this
+                for kept in outer_filters(sub.this):
+                    tree.where(kept, copy=False)
                 if isinstance(side, exp.Column):
                     tree.where(exp.Not(this=exp.Is(this=side.copy(), expression=exp.Null())), copy=False)
                 tree.set("order", None)
-                tree.order_by(exp.Ordered(this=side.copy(), desc=direction == "DESC"), copy=False)
+                tree.order_by(exp.Ordered(this=side.copy(), desc=top), copy=False)
                 tree.limit(1, copy=False)
                 return True
     return False
