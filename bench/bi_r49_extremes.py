@@ -21,6 +21,7 @@ from sqlglot.errors import SqlglotError
 from orrery.bi import compose, relax
 
 HERE = Path(__file__).parent
+COMPARED = exp.EQ | exp.GT | exp.GTE | exp.LT | exp.LTE
 
 
 def stored() -> dict[tuple[str, str], str]:
@@ -35,11 +36,12 @@ def stored() -> dict[tuple[str, str], str]:
 
 
 def kind(tree: exp.Select) -> str:
-    """How the subquery comparison is written: its operator, side, place and whether the subquery filters."""
+    """How a comparison with a MIN / MAX or limited subquery is written: its operator, side, place and whether the subquery filters."""
     for part in ("where", "having"):
         for cond in relax.conjuncts(tree.args[part].this if tree.args.get(part) else None):
-            if relax._extreme(cond):
-                sub = cond.find(exp.Subquery)
+            sub = next((n for n in (cond.this, cond.expression) if isinstance(n, exp.Subquery)), None)
+            inner = sub.this if sub is not None and isinstance(cond, COMPARED) else None
+            if isinstance(inner, exp.Select) and (inner.find(exp.Max, exp.Min) or inner.args.get("limit")):
                 side = "col" if isinstance(cond.this, exp.Column) else type(cond.this).__name__
                 inner = "filtered" if sub.this.args.get("where") else "plain"
                 alone = "alone" if len(relax.conjuncts(tree.args[part].this)) == 1 else "beside"
