@@ -1,4 +1,4 @@
-"""Round 49's diagnosis (bench/bi_r49.md), no model: every distinct stored SQL of the development sets
+"""Round 49's diagnosis (bench/bi.md, round 49), no model: every distinct stored SQL of the development sets
 (`results/bi_nokeys_*.json`) that compares a value with a `(SELECT MIN/MAX ..)` subquery (or an ordered, limited
 one), and which of the two readings of that shape fires on it: compose's `_extreme_as_order` (before the query runs)
 and relax's `_extreme_as_ranking` (after a query that found nothing). One JSON line per SQL:

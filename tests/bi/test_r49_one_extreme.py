@@ -1,4 +1,4 @@
-"""Round 49 (bench/bi_r49.md): one reading of "a value set at its extreme" (`relax.extreme`), which composing (before
+"""Round 49 (bench/bi.md, round 49): one reading of "a value set at its extreme" (`relax.extreme`), which composing (before
 the query runs) and relaxing (after it found nothing) share. Composing now reads what relaxing read alone: an
 inequality that reaches the extreme (`<= (SELECT MIN ..)`), the subquery written first, a subquery ordered with a
 limit. Relaxing now reads as composing did: the subquery's own filters stay, a column compared with another
