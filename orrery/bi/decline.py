@@ -204,7 +204,12 @@ def user_wrote(term: str, question: str) -> bool:
     if fuzz.partial_ratio(text, q) >= 85:
         return True
     own = [w for w in stems(text) if w not in GENERIC]
-    return bool(own) and all(fuzz.partial_ratio(w, q) >= 85 for w in own)
+    return bool(own) and all(_in_question(w, q) for w in own)
+
+
+def _in_question(word: str, question: str) -> bool:
+    """Whether the question (`utils.default_process`ed) writes the word, near enough ('beyonce' of 'Beyoncé')."""
+    return fuzz.partial_ratio(word, question) >= 85
 
 
 def maps(bi: BIContext, term: str, ranked: list[tuple[float, str, dict[str, Any]]] | None = None) -> bool:
@@ -1726,7 +1731,8 @@ def absent_value(bi: BIContext, sql: str, question: str) -> str | None:
     in no form: not in the value index (`value_held`), not as a country's demonym (`demonym_held`), not in any text
     column by a scan of its stems (`_scanned`: the index caps a column's distinct values, so a director's name is
     only in the data). The literal must be the user's words, hold no number ('three airports' is a quantity) and
-    some word that is not the schema's ('world' of 'each world region'): the model's own literals say nothing."""
+    some word that is not the schema's ('world' of 'each world region'): the model's own literals, and its own
+    words in the user's literal ('jpg' of 'chinatown.jpg'), say nothing."""
     try:
         tree = sqlglot.parse_one(sql, read=bi.engine.dialect)
     except sqlglot.errors.ParseError:
@@ -1734,7 +1740,7 @@ def absent_value(bi: BIContext, sql: str, question: str) -> str | None:
     for literal in tree.find_all(exp.Literal):
         if literal.is_string and literal.find_ancestor(exp.EQ, exp.In, exp.Like, exp.ILike):
             for part in _GLUED.split(literal.this.strip("% ")):
-                words = _value_words(bi, part)
+                words = _users_words(bi, part, question)
                 if words and not writes_a_number(part) and user_wrote(part, question) and not _held(bi, part, words):
                     return part
     return None
@@ -1744,6 +1750,13 @@ def _value_words(bi: BIContext, name: str) -> list[str]:
     """The words of a name that may be a value's: three letters or more, not a word of the schema ('county')."""
     kinds = _schema_words(bi)
     return [w for w in re.findall(r"[^\W\d_]{3,}", name.lower()) if singular(w) not in kinds]
+
+
+def _users_words(bi: BIContext, part: str, question: str) -> list[str]:
+    """The value words of a literal (`_value_words`) that the question writes: the model glues words of its own to
+    the user's ('chinatown.jpg', a file name it made up for 'chinatown'), and the data need not hold those."""
+    q = utils.default_process(question)
+    return [w for w in _value_words(bi, part) if _in_question(w, q)]
 
 
 def _held(bi: BIContext, name: str, words: list[str]) -> bool:
