@@ -4,7 +4,10 @@ build_query step of a question declined by rule V ('the data holds no value like
 question and SQL, run again; where it finds nothing, does rule V decline, and on which value? With --where, for each
 stored rule-V decline, which text columns hold each word of the question's value (a bounded LIKE probe per column).
 
-    PYTHONPATH=$PWD python bench/bi_r46_absent.py [--where]
+With --resolve, rule E (round 46): each mention a stored resolve_entities step left unresolved, and the text
+columns outside the value index that hold it whole (`decline.stored_holders`), beside the gold SQL.
+
+    PYTHONPATH=$PWD python bench/bi_r46_absent.py [--where | --resolve]
 """
 
 from __future__ import annotations
@@ -63,34 +66,76 @@ def holders(bi: BIContext, word: str) -> list[str]:
     return found
 
 
-def main() -> None:
-    contexts: dict[str, BIContext] = {}
+def unresolved() -> tuple[dict[tuple[str, str], tuple[str | None, set[str]]], int]:
+    """(db, question) -> (gold SQL, the mentions its stored resolve_entities steps left unresolved); and how many
+    such steps were cut before their list (the steps are stored cut at 218 characters)."""
+    out: dict[tuple[str, str], tuple[str | None, set[str]]] = {}
+    cut = 0
+    for path in sorted(RESULTS.glob("bi_nokeys_*.json")):
+        data = json.loads(path.read_text())
+        for q in data.get("questions", []) if isinstance(data, dict) else []:
+            for step in q.get("steps", []):
+                if step.startswith("resolve_entities: done "):
+                    if not (m := re.search(r'"unresolved": (\[[^\]]*\])', step)):
+                        cut += 1
+                        continue
+                    gold, seen = out.get((q["db"], q["question"]), (q.get("gold"), set()))
+                    out[(q["db"], q["question"])] = (gold, seen | set(json.loads(m[1])))
+    return out, cut
+
+
+def resolve(contexts: dict[str, BIContext]) -> None:
+    found, cut = unresolved()
+    print(f"{len(found)} questions with a stored resolve_entities step, {cut} steps cut before their list")
+    for (db, question), (gold, mentions) in sorted(found.items()):
+        for mention in sorted(mentions):
+            if holders := decline.stored_holders(context(contexts, db), mention):
+                kind = "answerable" if gold else "unanswerable"
+                print(f"{kind}: {db}: {question} | {mention!r} -> {holders}\n    gold: {gold}")
+
+
+def context(contexts: dict[str, BIContext], db: str) -> BIContext:
+    if db not in contexts:
+        engine = engine_for(db)
+        contexts[db] = BIContext(engine, load(engine.name, engine), None)
+    return contexts[db]
+
+
+def where(contexts: dict[str, BIContext]) -> None:
+    for (db, question, sql), (answerable, was_declined) in sorted(stored().items()):
+        if was_declined:
+            bi = context(contexts, db)
+            print(f"{db}: {question} ({'answerable' if answerable else 'unanswerable'})\n    SQL: {sql}")
+            for word in sorted(set(re.findall(r"[^\W\d_]{3,}", question.lower()))):
+                print(f"    {word}: {holders(bi, word)}")
+
+
+def replay(contexts: dict[str, BIContext]) -> None:
     fired: dict[bool, list[str]] = {True: [], False: []}
     runs = stored()
     empty = 0
     for (db, question, sql), (answerable, was_declined) in sorted(runs.items()):
-        if db not in contexts:
-            engine = engine_for(db)
-            contexts[db] = BIContext(engine, load(engine.name, engine), None)
-        bi = contexts[db]
-        if "--where" in sys.argv:
-            if was_declined:
-                print(f"{db}: {question} ({'answerable' if answerable else 'unanswerable'})\n    SQL: {sql}")
-                for word in sorted(set(re.findall(r"[^\W\d_]{3,}", question.lower()))):
-                    print(f"    {word}: {holders(bi, word)}")
-            continue
+        bi = context(contexts, db)
         if not was_declined and tools.dry_run(bi.engine, sql, probe=bi.probe) != tools.NOTHING:
             continue
         empty += 1
         if absent := decline.absent_value(bi, sql, question):
             mark = " [declined when stored]" if was_declined else ""
             fired[answerable].append(f"{db}: {question} -> {absent!r}{mark}")
-    if "--where" in sys.argv:
-        return
     print(f"{len(runs)} stored (question, SQL) pairs, {empty} find nothing now")
     for answerable, lines in fired.items():
         print(f"{'answerable' if answerable else 'unanswerable'} declined by rule V: {len(set(lines))}")
         print("\n".join(f"    {line}" for line in sorted(set(lines))))
+
+
+def main() -> None:
+    contexts: dict[str, BIContext] = {}
+    if "--where" in sys.argv:
+        where(contexts)
+    elif "--resolve" in sys.argv:
+        resolve(contexts)
+    else:
+        replay(contexts)
 
 
 if __name__ == "__main__":

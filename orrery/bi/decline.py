@@ -35,6 +35,7 @@ import json
 import os
 import re
 import zipfile
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -295,18 +296,28 @@ def stored_value(bi: BIContext, term: str) -> bool:
 def _stored_where(bi: BIContext, condition: str, indexed_too: bool = False) -> bool:
     """Whether a row of some text column not indexed (or any, `indexed_too`) meets `condition` (on its value `v`,
     lower-cased by the caller): one LIMIT 1 probe per column, over at most COUNT_CAP rows."""
+    return any(_stored_rows(bi, condition, indexed_too))
+
+
+def stored_holders(bi: BIContext, term: str) -> list[tuple[str, str, Any]]:
+    """(table, column, stored value) of each text column not indexed that holds `term` whole (case aside)."""
+    return list(_stored_rows(bi, f"lower(v) = {exp.Literal.string(term.lower()).sql(bi.engine.dialect)}"))
+
+
+def _stored_rows(bi: BIContext, condition: str, indexed_too: bool = False) -> Iterator[tuple[str, str, Any]]:
+    """(table, column, value) of the first row meeting `condition` in each text column not indexed (or any)."""
     indexed = set() if indexed_too else set(bi.semantic.value_columns())
     for table, column, info in bi.semantic.columns():
         if (table, column) in indexed or not re.match(r"(VARCHAR|TEXT|CHAR|STRING)", str(info.get("type", "")), re.I):
             continue
         col, tab = quote(bi.engine, column), quote(bi.engine, table)
-        sql = f"SELECT 1 FROM (SELECT {col} AS v FROM {tab} LIMIT {COUNT_CAP}) AS s WHERE {condition} LIMIT 1"
+        sql = f"SELECT v FROM (SELECT {col} AS v FROM {tab} LIMIT {COUNT_CAP}) AS s WHERE {condition} LIMIT 1"
         try:
-            if bi.engine.execute(sql, max_rows=1).rows:
-                return True
+            rows = bi.engine.execute(sql, max_rows=1).rows
         except QueryError:
             continue
-    return False
+        if rows:
+            yield table, column, rows[0][0]
 
 
 # 'is going to' before a lower-case verb ('is going to win'), not a place ('orders going to France'); 'at the next
