@@ -35,6 +35,7 @@ import json
 import os
 import re
 import zipfile
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -204,7 +205,12 @@ def user_wrote(term: str, question: str) -> bool:
     if fuzz.partial_ratio(text, q) >= 85:
         return True
     own = [w for w in stems(text) if w not in GENERIC]
-    return bool(own) and all(fuzz.partial_ratio(w, q) >= 85 for w in own)
+    return bool(own) and all(_in_question(w, q) for w in own)
+
+
+def _in_question(word: str, question: str) -> bool:
+    """Whether the question (`utils.default_process`ed) writes the word, near enough ('beyonce' of 'Beyoncé')."""
+    return fuzz.partial_ratio(word, question) >= 85
 
 
 def maps(bi: BIContext, term: str, ranked: list[tuple[float, str, dict[str, Any]]] | None = None) -> bool:
@@ -290,18 +296,28 @@ def stored_value(bi: BIContext, term: str) -> bool:
 def _stored_where(bi: BIContext, condition: str, indexed_too: bool = False) -> bool:
     """Whether a row of some text column not indexed (or any, `indexed_too`) meets `condition` (on its value `v`,
     lower-cased by the caller): one LIMIT 1 probe per column, over at most COUNT_CAP rows."""
+    return any(_stored_rows(bi, condition, indexed_too))
+
+
+def stored_holders(bi: BIContext, term: str) -> list[tuple[str, str, Any]]:
+    """(table, column, stored value) of each text column not indexed that holds `term` whole (case aside)."""
+    return list(_stored_rows(bi, f"lower(v) = {exp.Literal.string(term.lower()).sql(bi.engine.dialect)}"))
+
+
+def _stored_rows(bi: BIContext, condition: str, indexed_too: bool = False) -> Iterator[tuple[str, str, Any]]:
+    """(table, column, value) of the first row meeting `condition` in each text column not indexed (or any)."""
     indexed = set() if indexed_too else set(bi.semantic.value_columns())
     for table, column, info in bi.semantic.columns():
         if (table, column) in indexed or not re.match(r"(VARCHAR|TEXT|CHAR|STRING)", str(info.get("type", "")), re.I):
             continue
         col, tab = quote(bi.engine, column), quote(bi.engine, table)
-        sql = f"SELECT 1 FROM (SELECT {col} AS v FROM {tab} LIMIT {COUNT_CAP}) AS s WHERE {condition} LIMIT 1"
+        sql = f"SELECT v FROM (SELECT {col} AS v FROM {tab} LIMIT {COUNT_CAP}) AS s WHERE {condition} LIMIT 1"
         try:
-            if bi.engine.execute(sql, max_rows=1).rows:
-                return True
+            rows = bi.engine.execute(sql, max_rows=1).rows
         except QueryError:
             continue
-    return False
+        if rows:
+            yield table, column, rows[0][0]
 
 
 # 'is going to' before a lower-case verb ('is going to win'), not a place ('orders going to France'); 'at the next
@@ -1726,7 +1742,8 @@ def absent_value(bi: BIContext, sql: str, question: str) -> str | None:
     in no form: not in the value index (`value_held`), not as a country's demonym (`demonym_held`), not in any text
     column by a scan of its stems (`_scanned`: the index caps a column's distinct values, so a director's name is
     only in the data). The literal must be the user's words, hold no number ('three airports' is a quantity) and
-    some word that is not the schema's ('world' of 'each world region'): the model's own literals say nothing."""
+    some word that is not the schema's ('world' of 'each world region'): the model's own literals, and its own
+    words in the user's literal ('jpg' of 'chinatown.jpg'), say nothing."""
     try:
         tree = sqlglot.parse_one(sql, read=bi.engine.dialect)
     except sqlglot.errors.ParseError:
@@ -1734,7 +1751,7 @@ def absent_value(bi: BIContext, sql: str, question: str) -> str | None:
     for literal in tree.find_all(exp.Literal):
         if literal.is_string and literal.find_ancestor(exp.EQ, exp.In, exp.Like, exp.ILike):
             for part in _GLUED.split(literal.this.strip("% ")):
-                words = _value_words(bi, part)
+                words = _users_words(bi, part, question)
                 if words and not writes_a_number(part) and user_wrote(part, question) and not _held(bi, part, words):
                     return part
     return None
@@ -1744,6 +1761,13 @@ def _value_words(bi: BIContext, name: str) -> list[str]:
     """The words of a name that may be a value's: three letters or more, not a word of the schema ('county')."""
     kinds = _schema_words(bi)
     return [w for w in re.findall(r"[^\W\d_]{3,}", name.lower()) if singular(w) not in kinds]
+
+
+def _users_words(bi: BIContext, part: str, question: str) -> list[str]:
+    """The value words of a literal (`_value_words`) that the question writes: the model glues words of its own to
+    the user's ('chinatown.jpg', a file name it made up for 'chinatown'), and the data need not hold those."""
+    q = utils.default_process(question)
+    return [w for w in _value_words(bi, part) if _in_question(w, q)]
 
 
 def _held(bi: BIContext, name: str, words: list[str]) -> bool:

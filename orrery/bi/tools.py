@@ -42,6 +42,7 @@ from orrery.bi.decline import (
     other_form,
     read_typos,
     singled_out,
+    stored_holders,
     unit_column,
     unreached_span,
     user_wrote,
@@ -245,7 +246,10 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
             if c.score >= MATCH and shares_word(mention, str(c.value)) and not _names_its_field(bi, mention, c)
         ] or _in_other_form(by_stem(), mention)
         if not good:
-            unresolved.append(mention)
+            if stored := _stored_whole(bi, mention):
+                resolved.append(stored)
+            else:
+                unresolved.append(mention)
             continue
         exact = [c for c in good if utils.default_process(str(c.value)) == utils.default_process(mention)]
         close = [c for c in good if good[0].score - c.score < CLOSE]
@@ -278,6 +282,16 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
             if (r["table"], r["column"], str(r["value"])) not in have
         ]
     return {"resolved": resolved, "unresolved": unresolved}
+
+
+def _stored_whole(bi: BIContext, mention: str) -> dict[str, Any] | None:
+    """The one text column outside the value index that holds the mention whole (case aside), as resolved: the
+    index keeps few values of a column, so a film's title is only in the data (round 46). Held by several such
+    columns ('Woody Allen': a director and a writer), None: the SQL step chooses."""
+    if len(holders := stored_holders(bi, mention)) != 1:
+        return None
+    (table, column, value), *_ = holders
+    return {"mention": mention, "table": table, "column": column, "value": jsonable(value)}
 
 
 def _names_its_field(bi: BIContext, mention: str, c: Candidate) -> bool:
