@@ -1,4 +1,4 @@
-"""Round 46 (bench/bi_r46.md, rule V1): rule V judges only the words of a literal that the user wrote. The model
+"""Round 46 (bench/bi.md, round 46, rule V1): rule V judges only the words of a literal that the user wrote. The model
 glues words of its own to the user's value ('chinatown.jpg', a poster file name it made up for 'chinatown'); the
 data need not hold those, so a value held by its user's words is not absent. A value the user names that the data
 lacks stays absent, whatever the model glued to it."""

@@ -1,4 +1,4 @@
-"""Round 46 (bench/bi_r46.md, rule E): entity resolution finds a mention the value index misses when one text column
+"""Round 46 (bench/bi.md, round 46, rule E): entity resolution finds a mention the value index misses when one text column
 outside the index holds it whole (case aside): the index keeps few values of a column, so a film's title is only in
 the data. Held by several such columns (a director who also writes), the mention stays unresolved: no guess."""
 
