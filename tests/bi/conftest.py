@@ -173,3 +173,21 @@ def sqlite_bi(tmp_path: Path) -> Iterator[Callable[[str, dict[str, list[tuple]]]
     yield make
     for engine in engines:
         engine.close()
+
+
+@pytest.fixture
+def birds(sqlite_bi) -> BIContext:
+    """Birds of three species weighed on two islands, no declared keys (rounds 48 and 49): on Dream the lightest is a
+    Chinstrap (2800 g) and the lightest Adelie weighs 2900 g; the lightest of all, a Gentoo of 2500 g, is on Biscoe."""
+    bi = sqlite_bi(
+        "CREATE TABLE species (id INTEGER, common_name TEXT);"
+        "CREATE TABLE islands (isl_cd TEXT, isl_name TEXT);"
+        "CREATE TABLE birds (bird_id INTEGER, species_id INTEGER, isl_cd TEXT, mass_g REAL);",
+        {
+            "species": [(1, "Adelie"), (2, "Chinstrap"), (3, "Gentoo")],
+            "islands": [("DR", "Dream"), ("BI", "Biscoe")],
+            "birds": [(i, 1 + i % 2, "DR", 2700.0 + 100 * i) for i in range(1, 9)] + [(9, 3, "BI", 2500.0)],
+        },
+    )
+    assert {"birds.species_id = species.id", "birds.isl_cd = islands.isl_cd"} <= set(bi.semantic.joins)
+    return bi

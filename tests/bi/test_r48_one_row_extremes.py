@@ -14,28 +14,10 @@ import pytest
 
 from orrery.bi.compose import QueryParts, compose
 
-BIRDS = (
-    "CREATE TABLE species (id INTEGER, common_name TEXT);"
-    "CREATE TABLE islands (isl_cd TEXT, isl_name TEXT);"
-    "CREATE TABLE birds (bird_id INTEGER, species_id INTEGER, isl_cd TEXT, mass_g REAL);"
-)
-BIRD_ROWS = {
-    "species": [(1, "Adelie"), (2, "Chinstrap"), (3, "Gentoo")],
-    "islands": [("DR", "Dream"), ("BI", "Biscoe")],
-    # on Dream: the lightest Adelie 2900 g, the lightest Chinstrap 2700 g; on Biscoe a Gentoo of 2500 g
-    "birds": [(i, 1 + i % 2, "DR", 2700.0 + 100 * i) for i in range(1, 9)] + [(9, 3, "BI", 2500.0)],
-}
 LIGHTEST_PER_SPECIES = (
     "birds.mass_g = (SELECT MIN(birds.mass_g) FROM birds WHERE birds.species_id = species.id "
     "AND birds.isl_cd = islands.isl_cd)"
 )
-
-
-@pytest.fixture
-def birds(sqlite_bi):
-    bi = sqlite_bi(BIRDS, BIRD_ROWS)
-    assert {"birds.species_id = species.id", "birds.isl_cd = islands.isl_cd"} <= set(bi.semantic.joins)
-    return bi
 
 
 def birds_sql(bi, question: str, select: list[str], where: list[str]) -> str:

@@ -11,23 +11,7 @@ import pytest
 from orrery.bi.compose import QueryParts, compose
 from orrery.bi.relax import relaxed
 
-BIRDS = (
-    "CREATE TABLE species (id INTEGER, common_name TEXT);"
-    "CREATE TABLE islands (isl_cd TEXT, isl_name TEXT);"
-    "CREATE TABLE birds (bird_id INTEGER, species_id INTEGER, isl_cd TEXT, mass_g REAL);"
-)
-BIRD_ROWS = {
-    "species": [(1, "Adelie"), (2, "Chinstrap"), (3, "Gentoo")],
-    "islands": [("DR", "Dream"), ("BI", "Biscoe")],
-    # on Dream the lightest is a Chinstrap (2800 g); the lightest of all, a Gentoo of 2500 g, is on Biscoe
-    "birds": [(i, 1 + i % 2, "DR", 2700.0 + 100 * i) for i in range(1, 9)] + [(9, 3, "BI", 2500.0)],
-}
 QUESTION = "which species has the lightest bird on dream?"
-
-
-@pytest.fixture
-def birds(sqlite_bi):
-    return sqlite_bi(BIRDS, BIRD_ROWS)
 
 
 def birds_sql(bi, question: str, extreme: str) -> str:
