@@ -38,6 +38,8 @@ from typing import Any
 HERE = Path(__file__).parent
 RESULTS = HERE / "results"
 CODES = ("main", "here")
+STEP_CHARS = 1500  # was 200: round 46 found 463 stored steps cut before their unresolved mentions
+
 DEV_SETS = ("nokeys", "heldout3", "heldout2", "heldout", "dev")  # development data: the sets whose failures were read
 OWN_MODULE = (
     "heldout5",
@@ -127,7 +129,10 @@ def worker(which: str, code: str, out: Path, llm: str | None, only: list[int] | 
         try:
             answer = agent.ask(item["question"])
             status, sql, got, usage = answer.status, answer.sql, answer.rows, answer.usage.total
-            steps = [f"{t['key']}: {t['status']} {(t['error'] or t['result'] or '')[:200]}" for t in answer.todos]
+            # a step's result whole enough for the no-model replays (entity resolution's unresolved list ends it)
+            steps = [
+                f"{t['key']}: {t['status']} {(t['error'] or t['result'] or '')[:STEP_CHARS]}" for t in answer.todos
+            ]
             text = answer.answer[:300]
         except Exception as exc:  # noqa: BLE001 - a crash is scored as a miss and named, the run goes on
             status, sql, got, usage, steps, text = "crash", None, [], 0, [], f"{type(exc).__name__}: {exc}"[:300]
