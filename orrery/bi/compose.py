@@ -1102,11 +1102,10 @@ def _extreme_as_order(trees: dict[str, list[exp.Expression]], limit: int | None,
         found = extreme(cond)
         if found is None or not isinstance(found[0], exp.Column):
             continue
-        sub = cond.expression if isinstance(cond.expression, exp.Subquery) else cond.this
-        filtered = sub.this.args.get("where") is not None
+        filtered = found[2].args.get("where") is not None
         if (filtered and _PER.search(question)) or (not filtered and len(trees["where"]) < 2):
             continue  # 'the lightest bird of each species'; alone, the maximum of every row is the question's own
-        kept = outer_filters(sub.this)
+        kept = outer_filters(found[2])
         trees["where"] = [c for c in trees["where"] if c is not cond]
         trees["where"] += [c for c in kept if c.sql() not in {w.sql() for w in trees["where"]}]
         trees["order_by"] = [exp.Ordered(this=found[0].copy(), desc=found[1])]

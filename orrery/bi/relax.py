@@ -69,8 +69,8 @@ def _drop(tree: exp.Select, part: str, dropped: list[exp.Expression]) -> None:
         tree.set(part, clause(this=exp.and_(*kept)) if kept else None)
 
 
-def extreme(cond: exp.Expression) -> tuple[exp.Expression, bool] | None:
-    """(the compared side, whether the extreme is the top) for a condition that sets a value at its extreme: `x =
+def extreme(cond: exp.Expression) -> tuple[exp.Expression, bool, exp.Select] | None:
+    """(the compared side, whether the extreme is the top, the subquery's SELECT) for a condition that sets a value at its extreme: `x =
     (SELECT MAX(x) ...)`, its MIN, a `>` / `>=` toward a MAX (`<` / `<=` toward a MIN: nothing lies beyond it, so
     the model meant the extreme), either side first, or a subquery that selects one item ordered with a limit
     (`(SELECT AVG(x) ... ORDER BY AVG(x) DESC LIMIT 1)`). Not `x < (SELECT MAX(x) ...)`, every row but the top;
@@ -96,7 +96,7 @@ def extreme(cond: exp.Expression) -> tuple[exp.Expression, bool] | None:
         return None
     if isinstance(side, exp.Column) and side.name.lower() not in {c.name.lower() for c in of.find_all(exp.Column)}:
         return None
-    return side, top
+    return side, top, inner
 
 
 def outer_filters(inner: exp.Select) -> list[exp.Expression]:
@@ -120,10 +120,9 @@ def _extreme_as_ranking(tree: exp.Select, _question: str, _resolved: list[dict[s
     for part in ("where", "having"):
         for cond in conjuncts(_clause(tree, part)):
             if found := extreme(cond):
-                side, top = found
+                side, top, inner = found
                 _drop(tree, part, [cond])
-                sub = cond.expression if isinstance(cond.expression, exp.Subquery) else cond.this
-                for kept in outer_filters(sub.this):
+                for kept in outer_filters(inner):
                     tree.where(kept, copy=False)
                 if isinstance(side, exp.Column):
                     tree.where(exp.Not(this=exp.Is(this=side.copy(), expression=exp.Null())), copy=False)
