@@ -146,6 +146,19 @@ The database of held-out set #20 (bench/bi_heldout20.py), intercity travel, buil
   `travel_modes` (`mode_code` 1-4, `mode_nm` Air/Train/Bus/Car, `pub_trnsp` Y/N, written here).
   `trip_opts.trvlr_no` holds a `travellers.pax_id` and `trip_opts.md_cd` a `travel_modes.mode_code`.
 
+The database of held-out set #21 (bench/bi_heldout21.py), equity markets, built the same way:
+
+- equities: bokeh-sampledata's stocks (daily prices of five U.S. stocks, AAPL, FB, GOOG, IBM and MSFT, from March
+  2000, or their listing, to March 1, 2013, from Quandl's WIKI prices; public domain, as the package states:
+  Quandl declared the data public domain) split in three: `eod_px` (`tkr` the ticker, `px_dt` the trading day
+  as YYYY-MM-DD text, `open_px` `hi_px` `lo_px` `cls_px` the day's open, high, low and close in dollars,
+  unadjusted, `vol_shs` the shares traded, `adj_cls_px` the close adjusted for splits and dividends as the
+  source gives it; 12,154 rows, one per ticker and trading day), `issuers` (`ticker_sym`, `issuer_nm` the
+  company's legal name in 2013, "International Business Machines Corporation", `hq_city`, `hq_st`,
+  `gics_subind` its GICS sub-industry in 2013, `list_mic` the exchange's MIC code, written here) and
+  `exch_venues` (`mic_code` XNAS/XNYS, `venue_nm`, `oper_nm` the exchange's operator in 2013, written here).
+  `eod_px.tkr` holds an `issuers.ticker_sym` and `issuers.list_mic` an `exch_venues.mic_code`.
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -173,6 +186,29 @@ HELDOUT17_DATABASES = ("abx",)
 HELDOUT18_DATABASES = ("degrees",)
 HELDOUT19_DATABASES = ("election",)
 HELDOUT20_DATABASES = ("travel",)
+HELDOUT21_DATABASES = ("equities",)
+# the five issuers of the stocks data as they stood in 2013 (names, head offices, GICS sub-industries, listings)
+ISSUERS = pd.DataFrame(
+    [
+        ("AAPL", "Apple Inc.", "Cupertino", "CA", "Computer Hardware", "XNAS"),
+        ("FB", "Facebook, Inc.", "Menlo Park", "CA", "Internet Software & Services", "XNAS"),
+        ("GOOG", "Google Inc.", "Mountain View", "CA", "Internet Software & Services", "XNAS"),
+        (
+            "IBM",
+            "International Business Machines Corporation",
+            "Armonk",
+            "NY",
+            "IT Consulting & Other Services",
+            "XNYS",
+        ),
+        ("MSFT", "Microsoft Corporation", "Redmond", "WA", "Systems Software", "XNAS"),
+    ],
+    columns=["ticker_sym", "issuer_nm", "hq_city", "hq_st", "gics_subind", "list_mic"],
+)
+EXCH_VENUES = pd.DataFrame(
+    [("XNAS", "NASDAQ Stock Market", "NASDAQ OMX Group"), ("XNYS", "New York Stock Exchange", "NYSE Euronext")],
+    columns=["mic_code", "venue_nm", "oper_nm"],
+)
 # the four modes of the travel mode choice data, numbered as the source numbers them, with a public transport flag
 TRAVEL_MODES = pd.DataFrame(
     [(1, "Air", "Y"), (2, "Train", "Y"), (3, "Bus", "Y"), (4, "Car", "N")],
@@ -607,6 +643,26 @@ def _travel(path: Path) -> None:
         _write(con, {"trip_opts": opts, "travellers": travellers, "travel_modes": TRAVEL_MODES})
 
 
+def _equities(path: Path) -> None:
+    from bokeh_sampledata.stocks import data
+
+    px = pd.DataFrame(
+        {
+            "tkr": data["ticker"],
+            "px_dt": data["date"].dt.strftime("%Y-%m-%d"),
+            "open_px": data["open"],
+            "hi_px": data["high"],
+            "lo_px": data["low"],
+            "cls_px": data["close"],
+            "vol_shs": data["volume"],
+            "adj_cls_px": data["adj_close"],
+        }
+    )
+    assert px["tkr"].isin(ISSUERS["ticker_sym"]).all()
+    with sqlite3.connect(path) as con:
+        _write(con, {"eod_px": px, "issuers": ISSUERS, "exch_venues": EXCH_VENUES})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -625,6 +681,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "degrees": _degrees,
     "election": _election,
     "travel": _travel,
+    "equities": _equities,
 }
 
 
@@ -660,5 +717,6 @@ if __name__ == "__main__":
         *HELDOUT18_DATABASES,
         *HELDOUT19_DATABASES,
         *HELDOUT20_DATABASES,
+        *HELDOUT21_DATABASES,
     ):
         print(db, path_of(db))
