@@ -738,6 +738,7 @@ def compose(
     moved = _named_values(trees, resolved, question, values, used)
     resolved = [r for r in resolved if all(r is not m for m in moved)]
     _filter_resolved(trees, resolved, used, dialect)
+    _named_flags(trees, semantic, question, values, used)
     _either_value(trees, question)
     _count_per_listed_value(trees, semantic, question)
     _one_total(trees, question)
@@ -1934,6 +1935,75 @@ def _filter_resolved(
             where_sql += " " + literal.lower()  # a value resolved twice (planner, category words) filters once
             if r["table"] not in used:
                 used.append(r["table"])
+
+
+# the values of a yes/no column (`_flag_values`): what each means
+_YES, _NO = ("y", "yes", "t", "true"), ("n", "no", "f", "false")
+_INTEGER_FLAG = re.compile(r"; from 0 to 1\b")
+_NEGATED = frozenset({"non", "not", "without"})
+_MARKS_A_FLAG = ("flag", "indicator")  # a name's word that says what the column is, not what it marks
+
+
+def _named_flags(
+    trees: dict[str, list[exp.Expression]],
+    semantic: Semantic,
+    question: str,
+    values: Callable[[str, str], set[str]] | None,
+    used: list[str],
+) -> None:
+    """'college grads ... how many' over `svy_resp`, 'mean % female over the stem fields': a yes/no column of a
+    queried table or one joined to it (`edu_levels.coll_grad`, Y/N), whose name of two words or more the question
+    writes, each word of four letters or more ('flg' need not be said), filters on its yes value, or its no value
+    when the question negates it ('non-stem'); not when the question names it both ways ('stem vs non-stem'), nor
+    when the query already reads the column. A one-word name is entity resolution's (`decline.flag_values`)."""
+    said = re.findall(r"[a-z]+", question.lower())
+    tables = {t.lower() for t in used} | _tables_of(trees)
+    ends = [{t.lower() for t in sides(j)} for j in semantic.joins]
+    near = tables.union(*[e for e in ends if e & tables])
+    read = {
+        (c.table.lower(), c.name.lower()) for nodes in trees.values() for n in nodes for c in n.find_all(exp.Column)
+    }
+    for table in [t for t in semantic.tables if t.lower() in near]:
+        for column, info in semantic.tables[table]["columns"].items():
+            yes_no = _flag_values(table, column, info, values)
+            polarity = _said_polarity(words(column).split(), said) if yes_no else None
+            if polarity is None or (table.lower(), column.lower()) in read:
+                continue
+            col = exp.column(column, table=table)
+            value = yes_no[0] if polarity else yes_no[1]
+            trees["where"].append((exp.Lower(this=col) if isinstance(value, str) else col).eq(exp.convert(value)))
+            used += [] if table in used else [table]
+
+
+def _flag_values(
+    table: str, column: str, info: dict[str, Any], values: Callable[[str, str], set[str]] | None
+) -> tuple[Any, Any] | None:
+    """(yes, no) of a yes/no column: a text column whose indexed values are one of `_YES` and one of `_NO` (compared
+    lower-cased), an integer one the layer describes 'from 0 to 1'."""
+    if _INTEGER_FLAG.search(info.get("description") or "") and "INT" in str(info.get("type", "")).upper():
+        return 1, 0
+    held = values(table, column) if values and info.get("values") else set()
+    yes, no = [v for v in held if v in _YES], [v for v in held if v in _NO]
+    return (yes[0], no[0]) if len(held) == 2 and yes and no else None
+
+
+def _said_polarity(name: list[str], said: list[str]) -> bool | None:
+    """True when the question writes the words of four letters or more of a name of two words or more (one at
+    least) side by side ('college grads' of `coll_grad`; not 'high-school grads next to some-college'), never after
+    'non' / 'not' / 'without'; False when always after one ('non-stem'); None otherwise."""
+    long = [w for w in name if len(w) >= 4 and w not in _MARKS_A_FLAG]
+    if len(name) < 2 or not long:
+        return None
+    k = len(long)
+    at = [i for i in range(len(said) - k + 1) if all(any(_names_word(n, w) for w in said[i : i + k]) for n in long)]
+    negated = {i > 0 and said[i - 1] in _NEGATED for i in at}
+    return None if len(negated) != 1 else not negated.pop()
+
+
+def _names_word(name_word: str, word: str) -> bool:
+    """'grads' of `grad`, 'college' of `coll`, 'chose' of `chosen`, 'transport' of `trnsp`."""
+    shared = len(name_word) >= 4 and len(word) >= 4 and (word.startswith(name_word) or name_word.startswith(word))
+    return word == name_word or shared or abbreviates(name_word, word)
 
 
 def _settle_groups(
