@@ -757,6 +757,7 @@ def compose(
     used += [counted] if counted and counted not in used else []
     limit = _more_of_which(trees, semantic, question, slice_tables, limit)
     limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
+    _direction_of_measure(trees, semantic, question)
     _referenced_row(trees, semantic, question, used)
     _no_blank_key(trees, semantic, question)
     _ranked_values_only(trees, limit)
@@ -769,7 +770,59 @@ def compose(
     return _render(trees, limit, semantic, used, slice_tables, dialect)
 
 
-_LOW = re.compile(r"\b(least|lowest|smallest|shortest|fewest|worst)\b", re.I)
+_LOW = re.compile(r"\b(least|lowest|smallest|shortest|fewest)\b", re.I)
+# superlatives whose direction is the measure's: the fastest time is the lowest, the worst unemployment the highest
+_SPEED = re.compile(r"\b(fastest|quickest|slowest)\b", re.I)
+_GOOD_OR_BAD = re.compile(r"\b(best|worst)\b(?!-)", re.I)  # not 'best-selling', 'worst-hit': a compound ranks by its X
+# a bad outcome that is counted or rated: the worst is the most of it (English nouns of harm, by their stems)
+_HARMS = (
+    "unemploy", "jobless", "mortalit", "death", "crime", "criminal", "povert", "debt", "loss", "delay", "defect",
+    "error", "injur", "accident", "fatalit", "casualt", "disease", "infect", "pollut", "emission", "complaint",
+    "fraud", "churn",
+)  # fmt: skip
+_LOW_ON = {"time": ("fastest", "quickest", "best"), "harm": ("best",)}
+_HIGH_ON = {"time": ("slowest", "worst"), "harm": ("worst",)}
+
+
+def _direction_of_measure(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """'the fastest 100m time', 'the best time': a time ranks low; 'the worst jobless rate', 'the worst avg
+    unemployment': a rate or count of a harm ranks high (`_HARMS`, by the column's or its table's name). The
+    ranking's ORDER BY and a MIN / MAX selected are set so; any other measure keeps the direction the model wrote."""
+    said = {w.lower() for w in _SPEED.findall(question) + _GOOD_OR_BAD.findall(question)}
+    for item in trees["order_by"] if said else []:
+        inner = item.this if isinstance(item, exp.Ordered) else item
+        low = _ranks_low(semantic, inner if isinstance(inner, exp.Column) else inner.this, said)
+        if isinstance(item, exp.Ordered) and low is not None:
+            item.set("desc", not low)
+    for i, item in enumerate(trees["select"] if said else []):
+        for node in list(item.find_all(exp.Max, exp.Min)):
+            low = _ranks_low(semantic, node.this, said)
+            if low is not None and low != isinstance(node, exp.Min):
+                turned = (exp.Min if low else exp.Max)(this=node.this.copy())
+                trees["select"][i] = turned if node is item else item
+                node.replace(turned)
+
+
+def _ranks_low(semantic: Semantic, col: exp.Expression, said: set[str]) -> bool | None:
+    """Whether the superlatives `said` rank the column low (True), high (False), or neither or both (None)."""
+    if not isinstance(col, exp.Column):
+        return None
+    kind = "time" if _a_time(semantic, col) else "harm" if _a_harm(col) else None
+    ways = {w in _LOW_ON[kind] for w in said if w in _LOW_ON[kind] + _HIGH_ON[kind]} if kind else set()
+    return ways.pop() if len(ways) == 1 else None
+
+
+def _a_time(semantic: Semantic, col: exp.Column) -> bool:
+    """A number column of a duration: named in a unit of time (`time_s`, `Milliseconds`) or as a time."""
+    unit = _column_unit(semantic, col)
+    named = {"time", "duration"} & set(words(col.name).split())
+    return bool(NUMERIC.search(_column_type(semantic, col))) and (named or (unit is not None and unit[0] == "time"))
+
+
+def _a_harm(col: exp.Column) -> bool:
+    """A column whose name, or its table's, is a word of a harm (`unemployment.rate`, `deaths`)."""
+    named = words(col.name).split() + words(col.table).split()
+    return any(w.startswith(_HARMS) for w in named)
 
 
 _IN_UNIT = re.compile(r"\bin\s+(?:the\s+)?([a-z]{2,})\b", re.I)
@@ -1085,7 +1138,10 @@ def _extreme_having(
             agg = exp.Sum(this=agg.copy())
         if isinstance(sub, exp.Subquery) and isinstance(agg, exp.AggFunc):
             trees["having"] = [h for h in trees["having"] if h is not cond]
-            trees["order_by"] = [exp.Ordered(this=agg.copy(), desc=not _LOW.search(question))]
+            # 'the worst / best X' says no direction by itself: the model's MAX / MIN does, else `_direction_of_measure`
+            ext = sub.find(exp.Max, exp.Min) if _GOOD_OR_BAD.search(question) else None
+            desc = isinstance(ext, exp.Max) if ext else not _LOW.search(question)
+            trees["order_by"] = [exp.Ordered(this=agg.copy(), desc=desc)]
             return 1
     return limit
 
