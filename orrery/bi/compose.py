@@ -1997,6 +1997,7 @@ def _filter_resolved(
 _YES, _NO = ("y", "yes", "t", "true"), ("n", "no", "f", "false")
 _INTEGER_FLAG = re.compile(r"; from 0 to 1\b")
 _NEGATED = frozenset({"non", "not", "without"})
+_SIDE_BY_SIDE = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|with and without)(?!\w)", re.I)
 _MARKS_A_FLAG = ("flag", "indicator")  # a name's word that says what the column is, not what it marks
 
 
@@ -2011,7 +2012,10 @@ def _named_flags(
     queried table or one joined to it (`edu_levels.coll_grad`, Y/N), whose name of two words or more the question
     writes, each word of four letters or more ('flg' need not be said), filters on its yes value, or its no value
     when the question negates it ('non-stem'); not when the question names it both ways ('stem vs non-stem'), nor
-    when the query already reads the column. A one-word name is entity resolution's (`decline.flag_values`)."""
+    when the query already reads the column, nor beside 'vs' / 'compared with'. A one-word name is entity
+    resolution's (`decline.flag_values`)."""
+    if _SIDE_BY_SIDE.search(question):
+        return  # 'college grads vs non-grads': both values asked, one row each or a comparison, no filter
     said = re.findall(r"[a-z]+", question.lower())
     tables = {t.lower() for t in used} | _tables_of(trees)
     ends = [{t.lower() for t in sides(j)} for j in semantic.joins]

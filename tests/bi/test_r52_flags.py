@@ -91,7 +91,11 @@ def survey(sqlite_bi):
 
 @pytest.mark.parametrize(
     ("question", "filtered"),
-    [("how many college grads answered", True), ("how many high-school grads, next to some-college ones", False)],
+    [
+        ("how many college grads answered", True),
+        ("how many high-school grads, next to some-college ones", False),
+        ("how many college grads vs non-grads answered", False),  # both sides asked
+    ],
 )
 def test_the_names_words_side_by_side(survey, question, filtered):
     parts = QueryParts(select=["COUNT(*)"])
