@@ -1655,7 +1655,8 @@ def _sum_how_much(trees: dict[str, list[exp.Expression]], semantic: Semantic, qu
 # ... or a question that opens with one ('biggest box office hit of 2001', 'heaviest european car')
 _THE_EXTREME = re.compile(
     r"(?:\bthe |^\W*)(?:single )?(?:highest|lowest|most|least|largest|smallest|biggest|greatest|longest|shortest|"
-    r"fewest|oldest|newest|youngest|latest|earliest|heaviest|lightest|fastest|slowest|cheapest|tallest)\b",
+    r"fewest|oldest|newest|youngest|latest|earliest|heaviest|lightest|fastest|slowest|cheapest|tallest|quickest|"
+    r"(?:best|worst)(?!-))\b",
     re.I,
 )
 # a number of rows asked ('the 3 fastest', 'top'), not a quantity in a unit ('the 100 metre time', 'five minutes')

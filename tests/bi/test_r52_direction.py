@@ -84,3 +84,17 @@ def test_worst_under_having_takes_the_subquerys_extreme(data):
     parts = {"select": ["wards.state"], "group_by": ["wards.state"], "having": [having]}
     sql = sql_of(data, "which state has the worst average survival rate", ["wards"], **parts)
     assert "ORDER BY AVG(wards.surv_rate) DESC" in sql and data.engine.execute(sql).rows == [("BB",)]
+
+
+def test_the_best_time_ordered_is_one_row(data):
+    # rule C: 'best' / 'worst' / 'quickest' ask one row, as 'the fastest' does
+    sql = sql_of(
+        data, "best 100m time before 1950, in seconds", ["races"], select=["races.time_s"], order_by=["races.time_s"]
+    )
+    assert sql.endswith("LIMIT 1") and data.engine.execute(sql).rows == [(9.9,)]
+
+
+@pytest.mark.parametrize("question", ["the best-placed runners, by time", "the 3 best times"])
+def test_a_compound_or_a_number_of_rows_keeps_the_list(data, question):
+    sql = sql_of(data, question, ["races"], select=["races.time_s"], order_by=["races.time_s"])
+    assert len(data.engine.execute(sql).rows) == 12
