@@ -804,19 +804,19 @@ def _direction_of_measure(trees: dict[str, list[exp.Expression]], semantic: Sema
 
 
 def _ranks_low(semantic: Semantic, col: exp.Expression, said: set[str]) -> bool | None:
-    """Whether the superlatives `said` rank the column low (True), high (False), or neither or both (None)."""
-    if not isinstance(col, exp.Column):
-        return None
+    """Whether the superlatives `said` rank the measure column low (True), high (False), or neither or both
+    (None)."""
+    if not _measure_kind(semantic, col):
+        return None  # a key or a year ranks nothing by its meaning ('the worst year for crime' by `crimes.year`)
     kind = "time" if _a_time(semantic, col) else "harm" if _a_harm(col) else None
     ways = {w in _LOW_ON[kind] for w in said if w in _LOW_ON[kind] + _HIGH_ON[kind]} if kind else set()
     return ways.pop() if len(ways) == 1 else None
 
 
 def _a_time(semantic: Semantic, col: exp.Column) -> bool:
-    """A number column of a duration: named in a unit of time (`time_s`, `Milliseconds`) or as a time."""
+    """A measure of a duration: named in a unit of time (`time_s`, `Milliseconds`) or as a time."""
     unit = _column_unit(semantic, col)
-    named = {"time", "duration"} & set(words(col.name).split())
-    return bool(NUMERIC.search(_column_type(semantic, col))) and (named or (unit is not None and unit[0] == "time"))
+    return bool({"time", "duration"} & set(words(col.name).split())) or (unit is not None and unit[0] == "time")
 
 
 def _a_harm(col: exp.Column) -> bool:

@@ -19,7 +19,8 @@ def data(sqlite_bi):
         "CREATE TABLE unemployment (fips INTEGER, year INTEGER, rate REAL);"
         "CREATE TABLE races (yr INTEGER, athlete TEXT, time_s REAL);"
         "CREATE TABLE cars (name TEXT, top_mph INTEGER);"
-        "CREATE TABLE wards (ward TEXT, state TEXT, surv_rate REAL);",
+        "CREATE TABLE wards (ward TEXT, state TEXT, surv_rate REAL);"
+        "CREATE TABLE crimes (year INTEGER, cases INTEGER);",
         {
             "counties": [(i, "AA" if i < 6 else "BB", f"County {i}") for i in range(12)],
             # state AA's counties average 3.5, BB's 9.5; the highest county rate is County 11's
@@ -27,6 +28,7 @@ def data(sqlite_bi):
             "races": [(1900 + 4 * i, f"Runner {i}", 11.0 - 0.1 * i) for i in range(12)],
             "cars": [(f"Car {i}", 100 + 10 * i) for i in range(12)],
             "wards": [(f"W{i}", "AA" if i < 6 else "BB", 50.0 + i) for i in range(12)],
+            "crimes": [(2000 + i, 100 + (i * 7) % 12) for i in range(12)],
         },
     )
 
@@ -98,3 +100,9 @@ def test_the_best_time_ordered_is_one_row(data):
 def test_a_compound_or_a_number_of_rows_keeps_the_list(data, question):
     sql = sql_of(data, question, ["races"], select=["races.time_s"], order_by=["races.time_s"])
     assert len(data.engine.execute(sql).rows) == 12
+
+
+def test_a_year_is_no_measure_of_a_harm(data):
+    # the model's ordering by the year of a harm's table is no ranking by the harm: left as written
+    parts = {"select": ["crimes.year"], "order_by": ["crimes.year ASC"], "limit": 1}
+    assert "crimes.year ASC" in sql_of(data, "the worst year for crime", ["crimes"], **parts)
