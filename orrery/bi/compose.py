@@ -738,6 +738,7 @@ def compose(
     moved = _named_values(trees, resolved, question, values, used)
     resolved = [r for r in resolved if all(r is not m for m in moved)]
     _filter_resolved(trees, resolved, used, dialect)
+    _named_flags(trees, semantic, question, values, used)
     _either_value(trees, question)
     _count_per_listed_value(trees, semantic, question)
     _one_total(trees, question)
@@ -756,6 +757,7 @@ def compose(
     used += [counted] if counted and counted not in used else []
     limit = _more_of_which(trees, semantic, question, slice_tables, limit)
     limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
+    _direction_of_measure(trees, semantic, question)
     _referenced_row(trees, semantic, question, used)
     _no_blank_key(trees, semantic, question)
     _ranked_values_only(trees, limit)
@@ -768,7 +770,59 @@ def compose(
     return _render(trees, limit, semantic, used, slice_tables, dialect)
 
 
-_LOW = re.compile(r"\b(least|lowest|smallest|shortest|fewest|worst)\b", re.I)
+_LOW = re.compile(r"\b(least|lowest|smallest|shortest|fewest)\b", re.I)
+# superlatives whose direction is the measure's: the fastest time is the lowest, the worst unemployment the highest
+_SPEED = re.compile(r"\b(fastest|quickest|slowest)\b", re.I)
+_GOOD_OR_BAD = re.compile(r"\b(best|worst)\b(?!-)", re.I)  # not 'best-selling', 'worst-hit': a compound ranks by its X
+# a bad outcome that is counted or rated: the worst is the most of it (English nouns of harm, by their stems)
+_HARMS = (
+    "unemploy", "jobless", "mortalit", "death", "crime", "criminal", "povert", "debt", "loss", "delay", "defect",
+    "error", "injur", "accident", "fatalit", "casualt", "disease", "infect", "pollut", "emission", "complaint",
+    "fraud", "churn",
+)  # fmt: skip
+_LOW_ON = {"time": ("fastest", "quickest", "best"), "harm": ("best",)}
+_HIGH_ON = {"time": ("slowest", "worst"), "harm": ("worst",)}
+
+
+def _direction_of_measure(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """'the fastest 100m time', 'the best time': a time ranks low; 'the worst jobless rate', 'the worst avg
+    unemployment': a rate or count of a harm ranks high (`_HARMS`, by the column's or its table's name). The
+    ranking's ORDER BY and a MIN / MAX selected are set so; any other measure keeps the direction the model wrote."""
+    said = {w.lower() for w in _SPEED.findall(question) + _GOOD_OR_BAD.findall(question)}
+    for item in trees["order_by"] if said else []:
+        inner = item.this if isinstance(item, exp.Ordered) else item
+        low = _ranks_low(semantic, inner if isinstance(inner, exp.Column) else inner.this, said)
+        if isinstance(item, exp.Ordered) and low is not None:
+            item.set("desc", not low)
+    for i, item in enumerate(trees["select"] if said else []):
+        for node in list(item.find_all(exp.Max, exp.Min)):
+            low = _ranks_low(semantic, node.this, said)
+            if low is not None and low != isinstance(node, exp.Min):
+                turned = (exp.Min if low else exp.Max)(this=node.this.copy())
+                trees["select"][i] = turned if node is item else item
+                node.replace(turned)
+
+
+def _ranks_low(semantic: Semantic, col: exp.Expression, said: set[str]) -> bool | None:
+    """Whether the superlatives `said` rank the measure column low (True), high (False), or neither or both
+    (None)."""
+    if not _measure_kind(semantic, col):
+        return None  # a key or a year ranks nothing by its meaning ('the worst year for crime' by `crimes.year`)
+    kind = "time" if _a_time(semantic, col) else "harm" if _a_harm(col) else None
+    ways = {w in _LOW_ON[kind] for w in said if w in _LOW_ON[kind] + _HIGH_ON[kind]} if kind else set()
+    return ways.pop() if len(ways) == 1 else None
+
+
+def _a_time(semantic: Semantic, col: exp.Column) -> bool:
+    """A measure of a duration: named in a unit of time (`time_s`, `Milliseconds`) or as a time."""
+    unit = _column_unit(semantic, col)
+    return bool({"time", "duration"} & set(words(col.name).split())) or (unit is not None and unit[0] == "time")
+
+
+def _a_harm(col: exp.Column) -> bool:
+    """A column whose name, or its table's, is a word of a harm (`unemployment.rate`, `deaths`)."""
+    named = words(col.name).split() + words(col.table).split()
+    return any(w.startswith(_HARMS) for w in named)
 
 
 _IN_UNIT = re.compile(r"\bin\s+(?:the\s+)?([a-z]{2,})\b", re.I)
@@ -1084,7 +1138,10 @@ def _extreme_having(
             agg = exp.Sum(this=agg.copy())
         if isinstance(sub, exp.Subquery) and isinstance(agg, exp.AggFunc):
             trees["having"] = [h for h in trees["having"] if h is not cond]
-            trees["order_by"] = [exp.Ordered(this=agg.copy(), desc=not _LOW.search(question))]
+            # 'the worst / best X' says no direction by itself: the model's MAX / MIN does, else `_direction_of_measure`
+            ext = sub.find(exp.Max, exp.Min) if _GOOD_OR_BAD.search(question) else None
+            desc = isinstance(ext, exp.Max) if ext else not _LOW.search(question)
+            trees["order_by"] = [exp.Ordered(this=agg.copy(), desc=desc)]
             return 1
     return limit
 
@@ -1598,7 +1655,8 @@ def _sum_how_much(trees: dict[str, list[exp.Expression]], semantic: Semantic, qu
 # ... or a question that opens with one ('biggest box office hit of 2001', 'heaviest european car')
 _THE_EXTREME = re.compile(
     r"(?:\bthe |^\W*)(?:single )?(?:highest|lowest|most|least|largest|smallest|biggest|greatest|longest|shortest|"
-    r"fewest|oldest|newest|youngest|latest|earliest|heaviest|lightest|fastest|slowest|cheapest|tallest)\b",
+    r"fewest|oldest|newest|youngest|latest|earliest|heaviest|lightest|fastest|slowest|cheapest|tallest|quickest|"
+    r"(?:best|worst)(?!-))\b",
     re.I,
 )
 # a number of rows asked ('the 3 fastest', 'top'), not a quantity in a unit ('the 100 metre time', 'five minutes')
@@ -1934,6 +1992,79 @@ def _filter_resolved(
             where_sql += " " + literal.lower()  # a value resolved twice (planner, category words) filters once
             if r["table"] not in used:
                 used.append(r["table"])
+
+
+# the values of a yes/no column (`_flag_values`): what each means
+_YES, _NO = ("y", "yes", "t", "true"), ("n", "no", "f", "false")
+_INTEGER_FLAG = re.compile(r"; from 0 to 1\b")
+_NEGATED = frozenset({"non", "not", "without"})
+_SIDE_BY_SIDE = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|with and without)(?!\w)", re.I)
+_MARKS_A_FLAG = ("flag", "indicator")  # a name's word that says what the column is, not what it marks
+
+
+def _named_flags(
+    trees: dict[str, list[exp.Expression]],
+    semantic: Semantic,
+    question: str,
+    values: Callable[[str, str], set[str]] | None,
+    used: list[str],
+) -> None:
+    """'college grads ... how many' over `svy_resp`, 'mean % female over the stem fields': a yes/no column of a
+    queried table or one joined to it (`edu_levels.coll_grad`, Y/N), whose name of two words or more the question
+    writes, each word of four letters or more ('flg' need not be said), filters on its yes value, or its no value
+    when the question negates it ('non-stem'); not when the question names it both ways ('stem vs non-stem'), nor
+    when the query already reads the column, nor beside 'vs' / 'compared with'. A one-word name is entity
+    resolution's (`decline.flag_values`)."""
+    if _SIDE_BY_SIDE.search(question):
+        return  # 'college grads vs non-grads': both values asked, one row each or a comparison, no filter
+    said = re.findall(r"[a-z]+", question.lower())
+    tables = {t.lower() for t in used} | _tables_of(trees)
+    ends = [{t.lower() for t in sides(j)} for j in semantic.joins]
+    near = tables.union(*[e for e in ends if e & tables])
+    read = {
+        (c.table.lower(), c.name.lower()) for nodes in trees.values() for n in nodes for c in n.find_all(exp.Column)
+    }
+    for table in [t for t in semantic.tables if t.lower() in near]:
+        for column, info in semantic.tables[table]["columns"].items():
+            yes_no = _flag_values(table, column, info, values)
+            polarity = _said_polarity(words(column).split(), said) if yes_no else None
+            if polarity is None or (table.lower(), column.lower()) in read:
+                continue
+            col = exp.column(column, table=table)
+            value = yes_no[0] if polarity else yes_no[1]
+            trees["where"].append((exp.Lower(this=col) if isinstance(value, str) else col).eq(exp.convert(value)))
+            used += [] if table in used else [table]
+
+
+def _flag_values(
+    table: str, column: str, info: dict[str, Any], values: Callable[[str, str], set[str]] | None
+) -> tuple[Any, Any] | None:
+    """(yes, no) of a yes/no column: a text column whose indexed values are one of `_YES` and one of `_NO` (compared
+    lower-cased), an integer one the layer describes 'from 0 to 1'."""
+    if _INTEGER_FLAG.search(info.get("description") or "") and "INT" in str(info.get("type", "")).upper():
+        return 1, 0
+    held = values(table, column) if values and info.get("values") else set()
+    yes, no = [v for v in held if v in _YES], [v for v in held if v in _NO]
+    return (yes[0], no[0]) if len(held) == 2 and yes and no else None
+
+
+def _said_polarity(name: list[str], said: list[str]) -> bool | None:
+    """True when the question writes the words of four letters or more of a name of two words or more (one at
+    least) side by side ('college grads' of `coll_grad`; not 'high-school grads next to some-college'), never after
+    'non' / 'not' / 'without'; False when always after one ('non-stem'); None otherwise."""
+    long = [w for w in name if len(w) >= 4 and w not in _MARKS_A_FLAG]
+    if len(name) < 2 or not long:
+        return None
+    k = len(long)
+    at = [i for i in range(len(said) - k + 1) if all(any(_names_word(n, w) for w in said[i : i + k]) for n in long)]
+    negated = {i > 0 and said[i - 1] in _NEGATED for i in at}
+    return None if len(negated) != 1 else not negated.pop()
+
+
+def _names_word(name_word: str, word: str) -> bool:
+    """'grads' of `grad`, 'college' of `coll`, 'chose' of `chosen`, 'transport' of `trnsp`."""
+    shared = len(name_word) >= 4 and len(word) >= 4 and (word.startswith(name_word) or name_word.startswith(word))
+    return word == name_word or shared or abbreviates(name_word, word)
 
 
 def _settle_groups(
