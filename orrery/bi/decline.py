@@ -46,6 +46,7 @@ from sqlglot import exp
 
 from orrery.bi.engines import QueryError
 from orrery.bi.joins import singular
+from orrery.bi.names import key_like
 from orrery.bi.profile import COUNT_CAP, quote
 from orrery.bi.semantic import (
     GENERIC,
@@ -659,12 +660,9 @@ def _ranks_a_measure(bi: BIContext, rest: str) -> bool:
     return any(
         head in stems(" ".join((words(c), *info.get("synonyms", []))))
         and NUMERIC.search(str(info.get("type", "")))
-        and not _KEY.search(words(c))
+        and not key_like(c)  # a key or a code names rows, it measures nothing: 'film' of `film_id`
         for _, c, info in bi.semantic.columns()
     )
-
-
-_KEY = re.compile(r"(?:\bid|key)$")  # a key names rows, it measures nothing: 'film' of `film_id`, `o_orderkey`
 
 
 def future(question: str) -> str | None:
