@@ -62,3 +62,8 @@ def test_the_best_thing_a_number_code_names_is_a_taste(survey):
 @pytest.mark.parametrize("question", ["which town has the best score", "who has the best amount paid"])
 def test_the_best_measure_stays_a_ranking(survey, question):
     assert judgment(question, survey) is None  # 'paid' ends in 'id' but names no key
+
+
+@pytest.mark.parametrize("question", ["the best amount of coffee to drink each day", "the best number to call"])
+def test_the_best_before_a_noun_of_quantity_stays_a_judgment(question):
+    assert judgment(question)  # `_AGGREGATE` is not all of `GENERIC`'s aggregate words
