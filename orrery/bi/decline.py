@@ -46,6 +46,7 @@ from sqlglot import exp
 
 from orrery.bi.engines import QueryError
 from orrery.bi.joins import singular
+from orrery.bi.names import key_like
 from orrery.bi.profile import COUNT_CAP, quote
 from orrery.bi.semantic import (
     GENERIC,
@@ -607,7 +608,8 @@ def judgment(question: str, bi: BIContext | None = None) -> str | None:
     return None
 
 
-# an aggregate's word or its verb ('averaged', 'totalled', 'summed'): the aggregate words of `GENERIC`
+# an aggregate's word or its verb ('averaged', 'totalled', 'summed'): not every aggregate word of `GENERIC`, as 'the
+# best amount of coffee to drink' is advice and 'the best number to call' a taste (bench/bi_r53.md)
 _AGGREGATE = re.compile(r"(?:avg|average|mean|median|total|sum|combined)(?:d|l?ed|med)?", re.I)
 
 
@@ -659,12 +661,9 @@ def _ranks_a_measure(bi: BIContext, rest: str) -> bool:
     return any(
         head in stems(" ".join((words(c), *info.get("synonyms", []))))
         and NUMERIC.search(str(info.get("type", "")))
-        and not _KEY.search(words(c))
+        and not key_like(c)  # a key or a code names rows, it measures nothing: 'film' of `film_id`
         for _, c, info in bi.semantic.columns()
     )
-
-
-_KEY = re.compile(r"(?:\bid|key)$")  # a key names rows, it measures nothing: 'film' of `film_id`, `o_orderkey`
 
 
 def future(question: str) -> str | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orrery.bi.engines import Column, Engine
-from orrery.bi.names import abbreviates, words
+from orrery.bi.names import KEY_WORDS, abbreviates, words
 from orrery.bi.profile import COUNT_CAP, PROBE_VALUES, TableSample, found_in, profile, unique_in_table
 
 INCLUSION = 0.9  # this share of the sampled values of the referring column must be found in the referenced one
@@ -36,7 +36,9 @@ RULES = {
     "both keys, named alike": 1.0,
     "same values": 0.5,
 }
-KEYISH = re.compile(r"(id|key|code|cd|no|num|number)$", re.I)
+# a name ending in a key word, glued or not ('classcd'; 'paid' too, unlike `names.key_like`): `_norm` glues a name's
+# words, and a stray match costs one probe, the data deciding
+KEYISH = re.compile(rf"(?:{'|'.join(sorted(KEY_WORDS))})$", re.I)
 
 
 def join_columns(join: str) -> tuple[tuple[str, str], tuple[str, str]]:
@@ -145,7 +147,7 @@ def _abbreviates_table(name: str, table: str) -> bool:
     """'edu_lvl' -> `edu_levels`: the referring name's words (a key word aside) are the table's, each the same or
     shortened, two words or more (one word is "named after the table")."""
     owner = [w for w in re.split(r"[_\W]+", singular(table).lower()) if w]
-    own = [w for w in re.split(r"[_\W]+", name.lower()) if w and not KEYISH.fullmatch(w)]
+    own = [w for w in re.split(r"[_\W]+", name.lower()) if w and w not in KEY_WORDS]
     return len(own) == len(owner) > 1 and all(
         p == q or abbreviates(p, q) or abbreviates(p, singular(q)) for p, q in zip(own, owner, strict=True)
     )

@@ -1,5 +1,6 @@
-"""A name's words and how a name's token shortens a word ('qty' quantity, 'edu_lvl' education level): read by the
-semantic layer's field ranking and by join discovery, which semantic.py builds on (so it lives below both)."""
+"""A name's words, how a name's token shortens a word ('qty' quantity, 'edu_lvl' education level) and whether a name
+says it holds keys: read by the semantic layer's field ranking and by join discovery, which semantic.py builds on (so
+it lives below both), and by the SQL step, its worked examples and the decline checks."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ import re
 VOWELS = frozenset("aeiou")
 _ENDINGS = ("ness", "ment", "less", "ful", "ing", "ed", "er", "ers", "ly", "s", "es")
 _DERIVED = frozenset(["ity", "ion", "ure", "ance", "ence", "ous", "ive"])
+# the last word of a name whose values name rows or things, not amounts: 'film_id', 'md_cd', 'pax_no', 'zip_nr'
+KEY_WORDS = frozenset(["id", "key", "code", "cd", "no", "nr", "num", "number"])
+_COUNTS = frozenset(["no", "nr", "num", "number"])  # alone, a name of these is as often a count as an ordinal
+_GLUED_KEY = re.compile(r"(?:key|code|number)$")  # 'o_orderkey', 'zipcode', 'l_linenumber'
 
 
 def words(name: str) -> str:
@@ -18,6 +23,19 @@ def words(name: str) -> str:
     name = re.sub(r"^[a-z]{1,2}_(?=[a-z]{3})", "", name)  # not the name itself: `bp_k` (a boiling point in K)
     name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
     return re.sub(r"[_\W]+", " ", name).strip().lower()
+
+
+def key_like(name: str) -> bool:
+    """Whether a column's name says it holds keys or codes: its last word is a key word ('CustomerId', 'film_id',
+    'md_cd', 'pax_no'; a number word only after another word), or ends in 'key', 'code' or 'number' glued to a word
+    ('o_orderkey', 'zipcode', 'l_linenumber'). A shorter key word glued is another word's ending ('paid', 'casino',
+    'platinum')."""
+    ws = words(name).split()
+    if not ws:
+        return False
+    if ws[-1] in KEY_WORDS:
+        return len(ws) > 1 or ws[-1] not in _COUNTS
+    return bool(_GLUED_KEY.search(ws[-1]))
 
 
 @functools.lru_cache(maxsize=65536)  # field ranking asks it per (term word, column token): the pairs recur

@@ -16,12 +16,12 @@ from typing import Any
 from orrery.bi.context import BIContext
 from orrery.bi.decline import year_ranges
 from orrery.bi.joins import join_columns, sides
+from orrery.bi.names import key_like
 from orrery.bi.profile import quote
 from orrery.bi.semantic import NUMERIC, Semantic, words
 from orrery.messages import Message
 
 _WHOLE = re.compile(r"INT", re.I)
-_KEYLIKE = re.compile(r"(^|_)(id|key|code|cd|no|num)$|(Id|Key|Code)$")
 _ROWS = 50  # the rows of the last years read for the filter-and-year example's value
 MORE_THAN = 10  # the HAVING example's threshold: the shape matters, not the number
 
@@ -145,7 +145,7 @@ def _measures(layer: Semantic, table: str) -> list[str]:
         for c, info in layer.tables[table]["columns"].items()
         if NUMERIC.search(str(info.get("type", "")))
         and f"{table}.{c}" not in joined
-        and not _KEYLIKE.search(c)
+        and not key_like(c)
         and not re.search(r"year|date|time|yr", c, re.I)
     ]
     return sorted(out, key=lambda c: bool(_WHOLE.search(str(layer.tables[table]["columns"][c].get("type", "")))))
