@@ -18,6 +18,7 @@ from sqlglot.errors import SqlglotError
 
 from orrery.bi.decline import named_years
 from orrery.bi.joins import join_columns, join_ends, sides, singular
+from orrery.bi.names import KEY_WORDS, key_like
 from orrery.bi.relax import conjuncts, extreme, outer_filters
 from orrery.bi.semantic import (
     GENERIC,
@@ -1039,7 +1040,8 @@ def _measure_kind(semantic: Semantic, col: exp.Expression) -> bool:
         return False
     name = col.name.lower()
     ends = {f"{t}.{c}".lower() for j in semantic.joins for t, c in join_columns(j)}
-    return f"{col.table.lower()}.{name}" not in ends and not re.search(r"(?:id|key|code|cd|year|yr)$", name)
+    # a year is no key, but it adds up to nothing either
+    return f"{col.table.lower()}.{name}" not in ends and not key_like(col.name) and not re.search(r"(?:year|yr)$", name)
 
 
 def _no_group_on_a_measure(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
@@ -1524,9 +1526,6 @@ def _named_group(
             return
 
 
-_KEY_WORDS = {"id", "code", "cd", "key", "no", "num", "nr"}
-
-
 def _referenced_row(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, used: list[str]) -> None:
     """'Which support rep looks after the most customers?' asks for the row `Customer.SupportRepId` points to: the
     groups of the referring table's rows (by its labels or its key) are the referenced rows, grouped by the key and
@@ -1563,7 +1562,7 @@ def _table_names(semantic: Semantic, table: str) -> set[str]:
 def _key_names(semantic: Semantic, table: str, key: str) -> set[str]:
     info = semantic.tables[table]["columns"].get(key, {})
     found = {w for phrase in (words(key), *info.get("synonyms", [])) for w in stems(phrase)}
-    return {w for w in found if len(w) > 2 and w not in _KEY_WORDS} - _table_names(semantic, table)
+    return {w for w in found if len(w) > 2 and w not in KEY_WORDS} - _table_names(semantic, table)
 
 
 _LABEL_WORDS = ("name", "title", "desc", "description", "label")
