@@ -9,6 +9,9 @@ the question's everyday words for that column are what no reader maps.
     PYTHONPATH=$PWD python bench/bi_r50_terms.py --shapes TAG  # bi_nokeys --shapes on every set, glossed layers
     PYTHONPATH=$PWD nice -n 10 python bench/bi_r50_terms.py --make   # the glossary of every drafted database
                                                                # of the sets, with the embedded model (cached)
+    PYTHONPATH=$PWD python bench/bi_r50_terms.py --recompose OUT.json  # bi_recompose.py, glossed layers
+    PYTHONPATH=$PWD OMP_WAIT_POLICY=passive python bench/bi_r50_terms.py --sample SET 1,2 TAG  # the model sample,
+                                                               # glossary on (main: bi_nokeys.py --code main)
 """
 
 from __future__ import annotations
@@ -115,40 +118,82 @@ def diagnose(glossed: bool = False) -> None:
 
 
 def glossed() -> None:
-    """The diagnosis' records, and which of their unnamed columns the glossary now names (field mapping's first
-    field for the glossary phrase the question holds)."""
-    from orrery.bi.names import words
+    """Criterion 1: the diagnosis' records, and which of their unnamed columns a glossary phrase the question holds
+    names now, field mapping ranking that column first for the phrase. Criterion 2: over every stored question, the
+    columns a glossary phrase of the question names that the plain layer does not, and whether the gold reads it."""
     from orrery.bi.semantic import rank_fields, stems
 
+    bnk = _load("bi_nokeys")
+    layers: dict = {}
+
+    def both(db):
+        if db not in layers:
+            layers[db] = (_layer(bnk, db, False), _layer(bnk, db, True))
+        return layers[db]
+
+    def phrases_naming(semantic, column: str, question: str) -> list[str]:
+        said = set(stems(question))
+        return [
+            p
+            for _, c, info in semantic.columns()
+            if c == column
+            for p in info.get("glossary") or []
+            if all(w in said for w in stems(p)) and rank_fields(semantic, p)[0][2].get("column") == column
+        ]
+
     before = list(records(False))
-    n, now, first = len(before), 0, 0
+    first = 0
     for s, q, unnamed, _ in before:
-        engine, semantic = _layer(_load("bi_nokeys"), q["db"], True)
-        freed = [c for c in unnamed if named(semantic, c, q["question"])]
-        said = set(stems(q["question"]))
-        mapped = []
-        for c in freed:
-            for _, col, info in semantic.columns():
-                if col != c:
-                    continue
-                for p in info.get("synonyms") or []:
-                    if all(w in said for w in stems(p)) and rank_fields(semantic, p)[0][2].get("column") == c:
-                        mapped.append(f"{p!r} -> {c}")
-        now += bool(freed)
+        (_, plain), (_, glossy) = both(q["db"])
+        mapped = {c: phrases_naming(glossy, c, q["question"]) for c in unnamed}
+        mapped = {c: p for c, p in mapped.items() if p}
         first += bool(mapped)
-        print(f"{s:10} {q['db']:10} {'NAMED' if freed else '-    '} {q['question']!r}: {unnamed} {mapped}")
+        print(f"{s:10} {q['db']:9} {'NAMED' if mapped else '-    '} {q['question']!r}: {unnamed} {mapped or ''}")
     print(
-        f"\n{n} records; a glossary phrase of the question names the gold's column: {now}; and field mapping ranks "
-        f"it first for that phrase: {first}"
+        f"\ncriterion 1: {len(before)} records; the gold's unnamed column named by a glossary phrase and ranked "
+        f"first for it: {first}"
     )
-    _ = words
+
+    rc = _load("bi_recompose")
+    right = wrong = unanswerable = 0
+    for s, q in sorted(rc.newest(), key=lambda x: (x[0], x[1]["question"])):
+        (engine, plain), (_, glossy) = both(q["db"])
+        new = sorted(
+            c
+            for _, c, info in glossy.columns()
+            if info.get("glossary") and named(glossy, c, q["question"]) and not named(plain, c, q["question"])
+        )
+        if not new:
+            continue
+        if q.get("gold") is None:
+            unanswerable += len(new)
+            verdict = "UNANSWERABLE"
+        else:
+            gold = _gold_columns(q["gold"], engine.dialect, "")
+            hits = [c for c in new if c in gold]
+            right, wrong = right + len(hits), wrong + len(new) - len(hits)
+            verdict = f"gold reads {hits}, not {[c for c in new if c not in gold]}"
+        print(f"  {s:10} {q['db']:9} {q['question']!r}: newly named {new}: {verdict}")
+    print(
+        f"criterion 2: columns newly named on answerable questions: gold reads {right}, not {wrong}; "
+        f"on unanswerable questions: {unanswerable}"
+    )
+
+
+def recompose(out: str) -> None:
+    """bi_recompose.py with each drafted layer's cached glossary merged (criterion 4)."""
+    import orrery.bi.semantic as semantic_module
+    from orrery.bi.glossary import cached
+
+    plain = semantic_module.load
+    semantic_module.load = lambda db, engine: cached(plain(db, engine)) or plain(db, engine)
+    _load("bi_recompose").main(out)
 
 
 def shapes(tag: str) -> None:
     """bi_nokeys --shapes on every set, each drafted layer with its cached glossary merged."""
-    from orrery.bi.glossary import cached
-
     import orrery.bi.semantic as semantic_module
+    from orrery.bi.glossary import cached
 
     plain = semantic_module.load
     semantic_module.load = lambda db, engine: cached(plain(db, engine)) or plain(db, engine)
@@ -159,7 +204,6 @@ def shapes(tag: str) -> None:
 def make() -> None:
     """The glossary of every database the sets name whose layer is drafted, with the embedded model."""
     from orrery.bi.glossary import glossary
-
     from orrery.bi.semantic import SHIPPED, draft, user_path
     from orrery.llm import resolve_model
 
@@ -177,12 +221,29 @@ def make() -> None:
         print(f"{db}: {len(semantic.tables)} tables, {time.perf_counter() - t0:.1f} s", flush=True)
 
 
+def sample(which: str, only: str, tag: str) -> None:
+    """bi_nokeys' worker on the code here with the glossary on (`BIAgent(glossary=True)`, as the app factory does),
+    written as results/bi_nokeys_<set>_here_<tag>.json; run `bi_nokeys.py --code main` for the other side."""
+    import functools
+
+    import orrery.bi.agent as agent_module
+
+    agent_module.BIAgent = functools.partial(agent_module.BIAgent, glossary=True)
+    bnk = _load("bi_nokeys")
+    out = bnk.RESULTS / f"bi_nokeys_{which}_here_{tag}.json"
+    bnk.worker(which, "here", out, None, [int(i) for i in only.split(",")])
+
+
 def main() -> None:
     args = sys.argv[1:]
     if "--make" in args:
         return make()
     if "--glossed" in args:
         return glossed()
+    if "--sample" in args:
+        return sample(*args[args.index("--sample") + 1 : args.index("--sample") + 4])
+    if "--recompose" in args:
+        return recompose(args[args.index("--recompose") + 1])
     if "--shapes" in args:
         return shapes(args[args.index("--shapes") + 1] if len(args) > args.index("--shapes") + 1 else "r50")
     diagnose()
