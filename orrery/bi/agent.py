@@ -36,8 +36,7 @@ from orrery.bi.decline import (
 )
 from orrery.bi.engines import Engine
 from orrery.bi.examples import plan_shots, teach
-from orrery.bi.glossary import layer
-from orrery.bi.semantic import Semantic
+from orrery.bi.semantic import Semantic, load
 from orrery.bi.tools import (
     CANNOT,
     TOOLS,
@@ -267,17 +266,14 @@ class BIAgent(PlanAgent):
         prose: bool = True,
         sql_mode: Literal["parts", "sql"] = "parts",
         approve: Iterable[str] = (),
-        glossary: bool = False,
     ):
         """`prose=False` answers with the result itself instead of a model-written summary (one model call
         fewer per question: what a benchmark of the SQL wants). `sql_mode="parts"` has the model fill in the
         clauses and derives the joins (compose.py); "sql" has it write the whole statement. `approve` names
-        tools (e.g. "sql_executor") whose every call waits for a person (`resume(approvals=...)`). `glossary`: a
-        drafted layer gets the model's column glossary (glossary.py; one call per table, cached per database)."""
-        self.glossary = glossary
+        tools (e.g. "sql_executor") whose every call waits for a person (`resume(approvals=...)`)."""
         self.bi = BIContext(
             engine,
-            semantic or layer(engine.name, engine, model if glossary else None),
+            semantic or load(engine.name, engine),
             model,
             clarify,
             chart_dir,
@@ -484,7 +480,7 @@ class BIAgent(PlanAgent):
         from orrery.bi.data import open_engine
 
         engine = open_engine(db)
-        self.bi.engine, self.bi.semantic = engine, layer(engine.name, engine, self.bi.model if self.glossary else None)
+        self.bi.engine, self.bi.semantic = engine, load(engine.name, engine)
         self.bi.last_result = self.bi._index = self.bi._graphql = None
 
     def ask(self, text: str) -> BIAnswer:
@@ -594,6 +590,5 @@ def bi_agent(
     from orrery.llm import model_argument, resolve_model
 
     model = resolve_model(model_argument(model, llm))
-    options.setdefault("glossary", True)  # the app's first contact with a drafted database writes its glossary
     agent = BIAgent(model, open_engine(db), store=store, session_id=session_id, clarify=clarify, **options)
     return use_examples(agent, store)  # the approved question -> SQL pairs kept beside its sessions

@@ -129,22 +129,13 @@ def chat(
 
 
 @app.command()
-def describe(
-    db: Annotated[str, typer.Argument(help="a built-in or registered name, a URL or a file")],
-    llm: LLM = None,
-    glossary: Annotated[
-        bool, typer.Option(help="ask the model for each column's everyday words (one call per table, cached)")
-    ] = True,
-) -> None:
+def describe(db: Annotated[str, typer.Argument(help="a built-in or registered name, a URL or a file")]) -> None:
     """Draft the semantic layer YAML of a database for an analyst to edit (never overwrites one)."""
     from orrery.bi.data import open_engine
-    from orrery.bi.glossary import with_glossary
-    from orrery.bi.semantic import SHIPPED, draft, write_draft
-    from orrery.llm import resolve_model
+    from orrery.bi.semantic import write_draft
 
     engine = open_engine(db)
-    drafted = glossary and not (SHIPPED / f"{engine.name}.yaml").is_file()
-    path = write_draft(engine.name, engine, with_glossary(draft(engine), resolve_model(llm)) if drafted else None)
+    path = write_draft(engine.name, engine)
     console.print(
         f"wrote {path}: describe the tables and columns, add synonyms and terms; the agent reads it on its next start"
     )

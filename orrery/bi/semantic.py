@@ -643,18 +643,17 @@ def drafted(engine: Engine) -> Semantic:
     return _DRAFTS[key]
 
 
-def write_draft(db: str, engine: Engine, layer: Semantic | None = None) -> Path:
-    """Write a draft for the analyst to edit (`layer`, by default the shipped layer of a built-in database, else a
-    draft): `<db>.yaml` the first time, then `<db>.draft.yaml`, `<db>.draft-2.yaml`, ... beside it. No file is ever
-    replaced: the draft is written to a temporary file and linked under the first free name (a link fails on an
-    existing name, so two runs at once cannot collide)."""
+def write_draft(db: str, engine: Engine) -> Path:
+    """Write a draft for the analyst to edit: `<db>.yaml` the first time, then `<db>.draft.yaml`,
+    `<db>.draft-2.yaml`, ... beside it. No file is ever replaced: the draft is written to a temporary file and
+    linked under the first free name (a link fails on an existing name, so two runs at once cannot collide)."""
     import os
     import tempfile
 
     import yaml
 
     text = yaml.safe_dump(
-        (layer or (load(db, engine) if (SHIPPED / f"{db}.yaml").is_file() else draft(engine))).to_dict(),
+        (load(db, engine) if (SHIPPED / f"{db}.yaml").is_file() else draft(engine)).to_dict(),
         sort_keys=False,
         allow_unicode=True,
         width=110,
