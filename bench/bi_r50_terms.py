@@ -1,7 +1,8 @@
 """Round 50's diagnosis and measures (bench/bi_r50.md): the answerable questions of sets #1..#20 whose newest stored
 record (`bi_recompose.newest()`) is declined, wrong or an error while the gold reads a column that no word of the
 question names (no word of the column's name by its stem or as a short form, no whole synonym of the drafted layer):
-the question's everyday words for that column are what no reader maps.
+the question's everyday words for that column are what no reader maps. Every mode but the first reads the glossary
+code, which was not shipped: run them with PYTHONPATH at a checkout of e88b083 (branch bi50).
 
     PYTHONPATH=$PWD python bench/bi_r50_terms.py               # the list and the count by database
     PYTHONPATH=$PWD python bench/bi_r50_terms.py --glossed     # the same records with each database's cached
@@ -182,8 +183,9 @@ def glossed() -> None:
 
 def recompose(out: str) -> None:
     """bi_recompose.py with each drafted layer's cached glossary merged (criterion 4)."""
-    import orrery.bi.semantic as semantic_module
     from orrery.bi.glossary import cached
+
+    import orrery.bi.semantic as semantic_module
 
     plain = semantic_module.load
     semantic_module.load = lambda db, engine: cached(plain(db, engine)) or plain(db, engine)
@@ -192,8 +194,9 @@ def recompose(out: str) -> None:
 
 def shapes(tag: str) -> None:
     """bi_nokeys --shapes on every set, each drafted layer with its cached glossary merged."""
-    import orrery.bi.semantic as semantic_module
     from orrery.bi.glossary import cached
+
+    import orrery.bi.semantic as semantic_module
 
     plain = semantic_module.load
     semantic_module.load = lambda db, engine: cached(plain(db, engine)) or plain(db, engine)
@@ -204,6 +207,7 @@ def shapes(tag: str) -> None:
 def make() -> None:
     """The glossary of every database the sets name whose layer is drafted, with the embedded model."""
     from orrery.bi.glossary import glossary
+
     from orrery.bi.semantic import SHIPPED, draft, user_path
     from orrery.llm import resolve_model
 
