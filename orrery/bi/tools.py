@@ -414,7 +414,7 @@ _SHORT_WORD = re.compile(r"[^\W\d_]+\.?")
 def short_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
     """A category's value the user writes in a clipped short form, in any case, that the value index cannot spell: one
     to three words of the question, each the value's word or a short form of it (`_clipped`: 'comp sci' of Computer
-    Science, 'calif.' California, 'e. coli' Escherichia coli, 'regular air' the ship mode `REG AIR`), when exactly
+    Science, 'calif.' California, 'e. coli' Escherichia coli, 'auto' the segment `AUTOMOBILE`), when exactly
     one value of a column of at most CATEGORY values reads so ('comp' of Computer Science and Computer Engineering
     names neither). Longer runs first, each word read once (round 51)."""
     found = _SHORT_WORD.findall(question)
@@ -441,16 +441,15 @@ def short_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
 def _clipped(run: list[tuple[str, bool]], value: list[str], named: set[str]) -> bool:
     """Each word of `run` (a word, whether a period follows it) is the value's word or a short form of it, one at
     least a short form no word of the data names: a prefix of three letters or more (four alone) the value's word goes
-    on from by two letters or more, an initial with its period beside another word ('e. coli'), or the value's
-    word (three letters or more) abbreviating the user's ('reg' of 'regular', 'neg' of 'negatives')."""
+    on from by two letters or more, or an initial with its period beside another word ('e. coli'). Not the other way
+    (a code of the data that abbreviates the user's word): 'fin' of 'finished', 'cnt' of 'count' (round 51)."""
 
     def short(said: str, dot: bool, word: str) -> bool:
         if dot and len(said) == 1 and len(run) > 1:
             return word.startswith(said)  # an initial
         if said in named or singular(said) in named:
             return False
-        clipped = len(said) >= (3 if len(run) > 1 else 4) and word.startswith(said) and len(word) - len(said) >= 2
-        return clipped or (len(word) >= 3 and abbreviates(word, singular(said)))
+        return len(said) >= (3 if len(run) > 1 else 4) and word.startswith(said) and len(word) - len(said) >= 2
 
     same = [said == word for (said, _), word in zip(run, value, strict=True)]
     return not all(same) and all(
