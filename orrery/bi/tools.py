@@ -32,6 +32,7 @@ from orrery.bi.context import BadReply, BIContext, Candidate
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
 from orrery.bi.decline import (
     GRAMMAR,
+    categories,
     category_values,
     demonym_values,
     flag_values,
@@ -274,6 +275,7 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
         category_values,
         listed_values,
         flag_values,
+        short_values,
     ):  # values no mention of the model's named
         have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
         resolved += [
@@ -404,6 +406,55 @@ def _holders(
     for c in found:
         out.setdefault((c.table, c.column), c)
     return out
+
+
+_SHORT_WORD = re.compile(r"[^\W\d_]+\.?")
+
+
+def short_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
+    """A category's value the user writes in a clipped short form, in any case, that the value index cannot spell: one
+    to three words of the question, each the value's word or a short form of it (`_clipped`: 'comp sci' of Computer
+    Science, 'calif.' California, 'e. coli' Escherichia coli, 'auto' the segment `AUTOMOBILE`), when exactly
+    one value of a column of at most CATEGORY values reads so ('comp' of Computer Science and Computer Engineering
+    names neither). Longer runs first, each word read once (round 51)."""
+    found = _SHORT_WORD.findall(question)
+    said = [(w.rstrip(".").lower(), w.endswith(".")) for w in found]
+    named = GRAMMAR | schema_words(bi.semantic) | bi.value_words()  # a word the data spells names that, whole
+    by_size: dict[int, dict[str, list[Candidate]]] = {}
+    for text, held in categories(bi).items():
+        by_size.setdefault(len(text.split()), {})[text] = held
+    out, taken = [], set()
+    for n in (3, 2, 1):
+        for i in range(len(said) - n + 1):
+            run = said[i : i + n]
+            if taken & set(range(i, i + n)):
+                continue
+            read = [t for t in by_size.get(n, {}) if _clipped(run, t.split(), named)]
+            if len(read) == 1:
+                taken |= set(range(i, i + n))
+                c = by_size[n][read[0]][0]
+                mention = " ".join(found[i : i + n])
+                out.append({"mention": mention, "table": c.table, "column": c.column, "value": c.value})
+    return out
+
+
+def _clipped(run: list[tuple[str, bool]], value: list[str], named: set[str]) -> bool:
+    """Each word of `run` (a word, whether a period follows it) is the value's word or a short form of it, one at
+    least a short form no word of the data names: a prefix of three letters or more (four alone) the value's word goes
+    on from by two letters or more, or an initial with its period beside another word ('e. coli'). Not the other way
+    (a code of the data that abbreviates the user's word): 'fin' of 'finished', 'cnt' of 'count' (round 51)."""
+
+    def short(said: str, dot: bool, word: str) -> bool:
+        if dot and len(said) == 1 and len(run) > 1:
+            return word.startswith(said)  # an initial
+        if said in named or singular(said) in named:
+            return False
+        return len(said) >= (3 if len(run) > 1 else 4) and word.startswith(said) and len(word) - len(said) >= 2
+
+    same = [said == word for (said, _), word in zip(run, value, strict=True)]
+    return not all(same) and all(
+        s or short(said, dot, word) for s, (said, dot), word in zip(same, run, value, strict=True)
+    )
 
 
 _COMPOUND = re.compile(r"\b([a-z0-9]+(?:-[a-z]+)+)\b", re.I)
