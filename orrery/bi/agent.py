@@ -49,6 +49,7 @@ from orrery.bi.tools import (
     missing_asked,
     missing_fields,
     prompt,
+    short_values,
     user_wrote,
 )
 from orrery.errors import ConfigError
@@ -371,6 +372,7 @@ class BIAgent(PlanAgent):
                 [r["mention"] for r in category_values(self.bi, user_input)],
                 [r["mention"] for r in listed_values(self.bi, user_input)],
                 [r["mention"] for r in flag_values(self.bi, user_input)],  # 'survivors': `survived = 1`
+                [r["mention"] for r in short_values(self.bi, user_input)],  # 'comp sci': Computer Science
             ):
                 have = {v.lower() for v in reply.values}
                 reply.values += [v for v in found if v.lower() not in have]

@@ -67,3 +67,23 @@ def test_a_prefix_of_two_values_a_whole_word_of_a_value_and_a_code_stay_unread(s
     assert _read(school, "students who finished with the top grade") == {}  # the code FIN is no short form of it
     assert _read(school, "how many students are in the us") == {}  # a grammar word, two letters
     assert _read(school, "grade of the students per region") == {}  # schema words
+
+
+def test_the_plan_resolves_a_short_form_the_planner_left_out(school, tmp_path):
+    """A question whose only value is a clipped form: the planner's reply names no value, the agent adds the short
+    form, so entity resolution runs and the SQL step is told the stored value."""
+    from orrery.bi.agent import BIAgent
+    from orrery.llm.scripted import ScriptedModel
+
+    model = ScriptedModel(
+        [
+            {"request": "Average grade of comp sci students", "kind": "query", "values": [], "fields": ["grade"]},
+            {"sql": "SELECT avg(grade) AS g FROM students WHERE field_nm = 'Computer Science'"},
+        ]
+    )
+    r = BIAgent(model, school.engine, store=tmp_path / "s.db", prose=False, sql_mode="sql").ask(
+        "avg grade of comp sci students"
+    )
+    assert r.status == "completed"
+    resolved = [t["result"] for t in r.todos if t["tool"] == "entity_resolution"]
+    assert resolved and '"value": "Computer Science"' in resolved[0]
