@@ -73,6 +73,8 @@ greedily), seconds per question with the memory on and off, the load average.
         --then heldout11 --targets
     nice -n 10 timeout 900 python bench/bi_memory.py --again grown_v5 --tag grown_v5r   # the IN description reverted
     nice -n 10 timeout 900 python bench/bi_memory.py --again grown_v5r --pick changed --exact --tag grown_v5x
+    python bench/bi_memory.py --v18-scope     # round 18: what a memory of corrections holds near each question
+    nice -n 10 timeout 900 python bench/bi_memory.py --v18 --tag corrected_v18   # empty vs corrections, primed
     python bench/bi_memory.py --report        # bi_memory.md and results/bi_memory.json from the runs in RUNS
 """
 
@@ -137,6 +139,8 @@ RUNS = (
     "grown_v16b",
     "grown_v17",
     "grown_v17b",
+    "corrected_v18",
+    "corrected_v18b",
 )
 # grown_v5's second and third parts (`--targets`), fixed before its run (bench/bi_memory.md, "grown_v5 (plan)"):
 # grown_v4's answerable questions wrong both ways that compare several values, then its two right -> wrong ones.
@@ -1184,6 +1188,53 @@ ROUND17_PLAN = [
 ]
 
 
+ROUND18_PLAN = [
+    "",
+    "### round 18 (plan, written and committed before corrected_v18 ran): corrections, leave-one-out",
+    "",
+    "Round 17's reading: the memory grown from the development sets' right answers is safe and gives almost nothing"
+    " (0 right -> wrong, 1 wrong -> right in 90 questions of new wording): its pairs sit near questions the model"
+    " already answers. The case the issue asks approvals to help is a person correcting a wrong answer (approving"
+    " the right SQL) and a later question of other wording on the same need. Measured here, before changing"
+    " anything.",
+    "- the memory (`_corrected_memory`, `CORRECTIONS`): for each answerable question of sets #1..#20 on the memory's"
+    " 8 databases whose newest stored answer was wrong (`newest_answers`: per set, this checkout's result files in"
+    " bench/results/, STORED's and bi_nokeys_<set>_here*.json, newest first by their date; `corrections`), its gold"
+    " SQL approved as a person's correction, through `open_examples(store).approve(connection, question, sql)`, the"
+    " call `orrery bi approve` and the web app's Right make once they have read the pair from the run (the product"
+    " has no path yet to approve SQL the agent did not write: the CLI and the web app approve the run's own query,"
+    " so a correction goes through the Python API). 195 corrections (chinook 40, movies 33, tpch 26, counties 23,"
+    " world 20, flights 20, store 18, cars 15). Leave-one-out: a question never sees a correction of its own text"
+    " (`ExampleMemory(leave_one_out=True)`); the memory's rules as shipped (shape + condition + direction, show"
+    " floor 0.6, reuse, taught layer, decline evidence).",
+    "- the reach, no model (`--v18-scope`, results/bi_memory_scope_v18.json, read before the run): of the 834"
+    " questions on those databases with a stored answer (each once), 421 have a correction of another question"
+    " near (`near`: MiniLM cosine >= 0.6, the show floor, whatever its shape; or an approved query whose values swap"
+    " into it). Of the 195 corrected questions, 127 have another's correction near; the shape rules show one to"
+    " the plan and SQL steps for 20 of them, a value swap reuses one for 1. Of the 577 questions right in their"
+    " stored run, 284 have a correction near, 84 are shown one, 4 reuse one.",
+    "- the sample, fixed before the run (`v18_sample`, `--v18`): the corrected questions with another's correction"
+    " near, nearest first (the cosine of the nearest; a swap counts 1.0), at most 16 (`V18_EACH`); as many guards,"
+    " questions right in their stored run with a correction near, answerable and unanswerable (declined) in turn,"
+    " each nearest first; then a corrected question and a guard in turn (32: 16 corrected, 16 guards of which 8"
+    " unanswerable). Each answered with an empty memory and with the corrections memory, side by side, primed"
+    " (bench/bi_memory_primed.py), `nice -n 10 timeout 900` (cut at 15 minutes of model time; the questions"
+    " answered, a prefix of the sample's order, are the ones reported); a second run (`--exclude corrected_v18`,"
+    " tag corrected_v18b) only if the first ends before 15:00 UTC.",
+    "- reported: right with an empty memory against with the corrections (answerable, and per part), right ->"
+    " wrong, wrong -> right, each unanswerable question declined empty and answered with the memory (answered"
+    " because of the memory), the pairs shown and near for each question whose answer changed or that was a"
+    " corrected question, seconds per question both ways with the 1-minute load.",
+    "- read as: corrections help the same need in other wording when the corrected part's wrong -> right exceeds"
+    " the sample's right -> wrong; they are safe when right -> wrong is at most 2% of the questions run and no"
+    " unanswerable question is answered because of them. Whatever the numbers, nothing is changed on them in this"
+    " round. Each corrected question still wrong with the memory is classed from its row: a correction shown and"
+    " not used (wrong SQL, or declined before the SQL step), a correction near but not shown (the shape rules or"
+    " the pool), or a swap refused. A code change only where a class has a clear general cause, with a test that"
+    " fails without it, and no model re-run fitted to this sample.",
+]
+
+
 ROUND16_AFTER = [
     "",
     "(A), the result (grown_v16, its row and lines above; nothing was tuned on it): on the 14 questions run (the cut"
@@ -1489,9 +1540,12 @@ def stored_answers() -> list[dict[str, Any]]:
 
 
 def _stored_rows(path: Path) -> list[dict[str, Any]]:
-    """A result file's answers in one form: a bi_memory run's empty-memory pass, else the run's own rows."""
-    rows = json.loads(path.read_text())["questions"]
-    return [r | r["off"] if "off" in r else r for r in rows]
+    return _stored_rows_of(json.loads(path.read_text()))
+
+
+def _stored_rows_of(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """A result's answers in one form: a bi_memory run's empty-memory pass, else the run's own rows."""
+    return [r | r["off"] if "off" in r else r for r in result.get("questions", [])]
 
 
 def approved_pairs(stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -1750,11 +1804,13 @@ def run_primed(
     out: Path,
     floor: float | None,
     shaped: bool = True,
+    memory_of: Any = None,
 ) -> dict[str, Any]:
     """Each question answered with an empty memory, then with the grown memory (as `run_grown`), by the embedded
     model primed before every call (bench/bi_memory_primed.py): both conditions start each call from the same
     cache state, and the memory's condition replays the empty one's reply to a request the memory left the same
-    (its seconds charged as decoded). Every question is answered both ways: nothing is carried."""
+    (its seconds charged as decoded). Every question is answered both ways: nothing is carried. `memory_of(floor)`:
+    another memory than the grown one (`_corrected_memory`)."""
     from bi_memory_primed import Primed
     from bi_nokeys import engine_for
 
@@ -1763,14 +1819,15 @@ def run_primed(
     model = Primed()
     commit = _commit()
     engines = {db: engine_for(db) for db in dict.fromkeys(r["db"] for r in items)}
-    sessions, memory, pairs, approve_s = _grown_memory(floor)
+    sessions, memory, pairs, approve_s = (memory_of or _grown_memory)(floor)
     memory.shaped = shaped
     rows: list[dict[str, Any]] = [dict(item) for item in items]
     extra = {"floor": floor, "commit": commit, "memory": _memory_of(pairs), "protocol": "primed", "shaped": shaped}
     extra |= {} if shaped else {"steps": STEPS + ANY_SHAPE}
+    extra["memory"] |= {"what": CORRECTIONS} if memory_of is _corrected_memory else {}
     for i, row in enumerate(rows):
         engine = engines[row["db"]]
-        row |= {"touched": True, "retrieved": shown(memory, row, engine)}
+        row |= {"touched": True, "retrieved": shown(memory, row, engine), "near": near(memory, row, engine)}
         row["taught"] = taught_phrases(memory, row, engine)
         model.forget()
         row["off"] = answer(model, engine, row, sessions, f"off{i}")
@@ -1900,6 +1957,135 @@ def v17_scope() -> list[dict[str, Any]]:
     every = [*v13_sample(), *rest, *later(["heldout13", "heldout14", "heldout15"], set()), *later(sets, set())]
     seen: set[tuple[str, str]] = set()
     return [q for q in every if (q["db"], q["question"]) not in seen and not seen.add((q["db"], q["question"]))]
+
+
+def newest_answers() -> list[dict[str, Any]]:
+    """Every question of sets #1..#20 (bench/bi_nokeys.py's SETS) with its newest stored answer of this checkout's
+    code: per set, its result files (STORED's and results/bi_nokeys_<set>_here*.json) newest first by their date,
+    each question's answer from the newest file that holds it; `file` None where none answered it."""
+    from bi_nokeys import SETS, items
+
+    out = []
+    for which in (s for s in SETS if "heldout21" not in s):  # the next held-out set is the lead's, never read here
+        paths = {RESULTS / f for f in STORED.get(which, ())} | set(RESULTS.glob(f"bi_nokeys_{which}_here*.json"))
+        dated = sorted(((json.loads(f.read_text()), f.name) for f in paths), key=lambda x: -_stamp(x[0]))
+        runs = [(name, {(q["db"], q["question"]): q for q in _stored_rows_of(d)}) for d, name in dated]
+        for item in items(which):
+            key = (item["db"], item["question"])
+            f, got = next(((f, run[key]) for f, run in runs if key in run), (None, {}))
+            out.append(item | {"set": which, "sql": got.get("sql"), "correct": bool(got.get("correct")), "file": f})
+    return out
+
+
+def _stamp(result: dict[str, Any]) -> float:
+    """A result file's date ('2026-11-27 12:07 UTC' or '2026-11-22') as seconds, for ordering."""
+    date = str(result.get("date", "1970-01-01"))
+    return time.mktime(time.strptime(date[:16], "%Y-%m-%d %H:%M" if len(date) > 10 else "%Y-%m-%d"))
+
+
+def corrections(answers: list[dict[str, Any]], dbs: set[str]) -> list[dict[str, Any]]:
+    """The corrections a person made (round 18): each answerable question on `dbs` whose newest stored answer was
+    wrong, with its gold SQL as the SQL approved for it, once per (db, question)."""
+    seen, out = set(), []
+    for r in answers:
+        key = (r["db"], _plain(r["question"]))
+        if r["db"] in dbs and r["gold"] is not None and r["file"] and not r["correct"] and key not in seen:
+            seen.add(key)
+            out.append(r | {"sql": r["gold"]})
+    return out
+
+
+def _plain(question: str) -> str:
+    return " ".join(question.lower().rstrip("?").split())
+
+
+def _memory_dbs() -> set[str]:
+    return {p["db"] for p in approved_pairs(stored_answers())}
+
+
+def _corrected_memory(floor: float | None) -> tuple[str, Any, list[dict[str, Any]], float]:
+    """A fresh store holding round 18's corrections, approved as a person approves a pair (`open_examples(store)
+    .approve(connection, question, sql)`, what `orrery bi approve` and the web app call), and the `ExampleMemory` a
+    measured question reads (leave-one-out); as `_grown_memory`."""
+    from orrery.bi.examples import ExampleMemory, open_examples
+    from orrery.recall.embed import default_embedder
+
+    sessions = tempfile.mkdtemp(prefix="bi-memory-bench-")
+    examples = open_examples(f"{sessions}/memory.db", default_embedder())
+    pairs = corrections(newest_answers(), _memory_dbs())
+    t0 = time.perf_counter()
+    for p in pairs:
+        examples.approve(p["db"], p["question"], p["sql"])
+    approve_s = (time.perf_counter() - t0) / max(1, len(pairs))
+    return sessions, ExampleMemory(examples, K, leave_one_out=True, floor=floor), pairs, approve_s
+
+
+CORRECTIONS = (
+    "corrections: the gold SQL of each answerable question whose newest stored answer (sets #1..#20, this"
+    " checkout's runs in bench/results/, newest first by date) was wrong, approved as `orrery bi approve` does"
+)
+V18_EACH = 16  # round 18: corrected questions sampled, and as many guards (one or two 15-minute primed runs)
+
+
+def near(memory: Any, item: dict[str, Any], engine: Any) -> dict[str, Any]:
+    """What the memory holds near a question: the pairs at the show floor or nearer whatever their shape (question,
+    MiniLM cosine), those shown to the plan and SQL steps (`shown`), and whether an approved query's values swap
+    into it (`reuse`)."""
+    from orrery.bi.examples import POOL, value_swap
+
+    db, question = item["db"], item["question"]
+    scored = memory._scored(db, question, POOL * memory.k)
+    close = [(e.question, round(c, 3)) for e, c in scored if c is not None and c >= (memory.show_floor or 0.0)]
+    swaps = [
+        e.question for e in memory.candidates(db, question) if value_swap(e.question, e.sql, question, engine.dialect)
+    ]
+    return {"near": close, "shown": shown(memory, item, engine), "reuse": swaps}
+
+
+def v18_scope() -> list[dict[str, Any]]:
+    """Round 18's no-model reading: every question of sets #1..#20 on the memory's databases with a stored answer,
+    each once, with what the corrections memory holds near it (`near`) and whether it is corrected itself."""
+    from bi_nokeys import engine_for
+
+    _, memory, pairs, _ = _corrected_memory(FLOOR)
+    corrected = {(p["db"], _plain(p["question"])) for p in pairs}
+    dbs, seen, out = _memory_dbs(), set(), []
+    for r in newest_answers():
+        key = (r["db"], _plain(r["question"]))
+        if r["db"] in dbs and r["file"] and key not in seen:
+            seen.add(key)
+            got = near(memory, r, engine_for(r["db"]))
+            keep = {k: r[k] for k in ("set", "db", "question", "gold", "correct", "file")}
+            out.append(keep | got | {"corrected": key in corrected})
+    return out
+
+
+def _v18_scope_stored() -> list[dict[str, Any]]:
+    """`v18_scope` as committed before round 18's run (results/bi_memory_scope_v18.json, `--v18-scope`)."""
+    return json.loads((RESULTS / "bi_memory_scope_v18.json").read_text())["rows"]
+
+
+def v18_sample(scope: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Round 18's sample, fixed before its run (bench/bi_memory.md, "round 18"): the corrected questions with a
+    correction of another question near them (`near`: at the show floor whatever its shape, or a value swap),
+    nearest first (the cosine of their nearest such correction; a swap counts 1.0), at most V18_EACH; as many
+    guards, questions whose stored answer was right with a correction near them, answerable ones and unanswerable
+    ones (declined) in turn, each ordered the same way; then a corrected question and a guard in turn."""
+    rows = v18_scope() if scope is None else scope
+
+    def closeness(r: dict[str, Any]) -> tuple[float, str]:
+        best = max([c for _, c in r["near"]] + [1.0] * bool(r["reuse"]))
+        return -best, hashlib.sha1(r["question"].encode()).hexdigest()
+
+    reached = [r for r in rows if r["near"] or r["reuse"]]
+    wrong = sorted((r for r in reached if r["corrected"]), key=closeness)[:V18_EACH]
+    right = [sorted((r for r in reached if r["correct"] and (r["gold"] is None) == u), key=closeness) for u in (0, 1)]
+    guard = _alternated(*right)[: len(wrong)]
+    keys = ("set", "db", "question", "gold")
+    return _alternated(
+        [{k: r[k] for k in keys} | {"part": "corrected"} for r in wrong],
+        [{k: r[k] for k in keys} | {"part": "guard"} for r in guard],
+    )
 
 
 JOINING = ("plus", "&", "as well as", "along with")  # round 17's joining words, each read on its own
@@ -2276,6 +2462,7 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                 *ROUND16_AFTER,
                 *ROUND17_PLAN,
                 *ROUND17_AFTER,
+                *ROUND18_PLAN,
             ]
         ).rstrip()
         + "\n"
@@ -2576,9 +2763,12 @@ def _grown(r: dict[str, Any]) -> list[str]:
     verified = [q for q in untouched if not q["on"].get("carried")]
     same = sum(q["on"]["sql"] == q["off"]["sql"] and q["on"]["status"] == q["off"]["status"] for q in verified)
     loads = [q["load_1min"] for q in qs if "load_1min" in q]
+    what = r["memory"].get("what") or (
+        "the right answers to answerable questions in the newest stored run of each set (bench/results/, per set, "
+        f"newest first; {files})"
+    )
     return [
-        f"- the memory: {r['memory']['pairs']} approved pairs ({by_db}), the right answers to answerable questions "
-        f"in the newest stored run of each set (bench/results/, per set, newest first; {files}).",
+        f"- the memory: {r['memory']['pairs']} approved pairs ({by_db}), {what}.",
         f"- the sample: {len(qs)} questions ({r['answerable_run']} answerable) over {len(strata)} (set, database) "
         "strata, drawn as `grown_sample` says before the run; "
         f"{len(qs) - len(untouched)} were touched by the memory (a pair above the floor near them, or a "
@@ -2602,10 +2792,22 @@ def reading(args: argparse.Namespace) -> list[str]:
     return lines
 
 
+PRIMED_SAMPLES = {  # the flag of a primed run, empty vs a memory -> its sample, fixed before its run
+    "v18": lambda: v18_sample(_v18_scope_stored()),
+    "v17": v17_sample,
+    "v16": v16_sample,
+    "v13": v13_sample,
+    "v10": v10_sample,
+    "v9": v9_sample,
+    "v8": v8_sample,
+    "v6": v6_sample,
+}
+
 MEASURES = {  # results/bi_memory_NAME.json -> (the flag, the measure): no model
     "nearest_replay": ("nearest_replay", nearest_replay),
     "replay_v15": ("v15_replay", remembered_replay),
     "scope_v17": ("v17_scope", v17_diagnosis),
+    "scope_v18": ("v18_scope", lambda: {"rows": v18_scope()}),
 }
 
 
@@ -2641,6 +2843,8 @@ def main() -> None:
     p.add_argument("--v16", action="store_true", help="grown_v16's sample (`v16_sample`), primed, empty vs memory")
     p.add_argument("--v17-scope", action="store_true", help="round 17's diagnosis: what joining words change")
     p.add_argument("--v17", action="store_true", help="grown_v17's sample (`v17_sample`), primed, empty vs memory")
+    p.add_argument("--v18-scope", action="store_true", help="round 18: what the corrections memory holds near")
+    p.add_argument("--v18", action="store_true", help="round 18's sample (`v18_sample`), primed, empty vs corrections")
     p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
     p.add_argument("--v15-replay", action="store_true", help="round 15: texts the memory embeds, vectors kept off/on")
     p.add_argument("--any-shape", action="store_true", help="--v6/--v8/--v9: pairs shown whatever their shape")
@@ -2662,33 +2866,20 @@ def main() -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     if args.determinism:
         return determinism()
-    if args.v6 or args.v8 or args.v9 or args.v10 or args.v13 or args.v16 or args.v17:
+    if sampled := PRIMED_SAMPLES.get(next((f for f in PRIMED_SAMPLES if getattr(args, f)), "")):
         out = RESULTS / f"bi_memory_{args.tag}.json"
-        sample = (
-            v17_sample()
-            if args.v17
-            else v16_sample()
-            if args.v16
-            else v13_sample()
-            if args.v13
-            else v10_sample()
-            if args.v10
-            else v9_sample()
-            if args.v9
-            else v8_sample()
-            if args.v8
-            else v6_sample()
-        )
         asked = {(r["db"], r["question"]) for tag in args.exclude for r in _questions_of(tag)}  # a run continued
-        sample = [q for q in sample if (q["db"], q["question"]) not in asked]
+        sample = [q for q in sampled() if (q["db"], q["question"]) not in asked]
+        v18 = args.v18  # round 18: the corrections memory, not the grown one
         got = run_primed(
             args.llm,
             sample,
             out,
             args.floor or None,
             shaped=not args.any_shape,
+            memory_of=_corrected_memory if v18 else None,
         )
-        _write(out, got | {"set": "all (grown memory)"})
+        _write(out, got | {"set": "corrections (leave-one-out)" if v18 else "all (grown memory)"})
     elif args.again:
         out = RESULTS / f"bi_memory_{args.tag}.json"
         again = run_again(args.llm, args.again, out, args.floor or None, args.pick, args.exact)
