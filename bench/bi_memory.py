@@ -1235,6 +1235,31 @@ ROUND18_PLAN = [
 ]
 
 
+ROUND18_DIAGNOSIS = [
+    "",
+    "Round 18's diagnosis and criterion, written after corrected_v18's 13 questions and before any change was"
+    " measured: the two corrections shown near a question of the same need were not used the way their SQL says."
+    " 'How many flights leave from Houston's airports?' was shown 'how many flights leave from Denver' (its"
+    " correction counts `routes` joined to `airports`) and wrote the empty memory's count of airports; 'Which region"
+    " has the most suppliers?' (right empty) was shown 'Which nation has the most suppliers?' and selected"
+    " `region.r_regionkey` (wrong). The SQL step is shown a pair in its parts format (`sql_parts`: select, where,"
+    " group_by, having, order_by, limit; no FROM, the joins being derived from the layer), and a person's SQL names"
+    " its tables by aliases: the parts shown were `select COUNT(*)`, `where a.City = 'Denver'` and `select"
+    " n.n_name`, `group_by n.n_name`, names that exist nowhere in the schema the step is shown (its own parts and"
+    " the layer write `airports.City`, `nation.n_name`). The grown memory never met this: its pairs were the"
+    " agent's own SQL, written with table names. The general cause: a pair's parts keep aliases whose FROM they"
+    " drop. The change (examples.py, `sql_parts`): each column qualified by an alias of one table is written with"
+    " that table's name; a table read under two aliases (a self-join) keeps them (which one is meant is the"
+    " alias's to say). Criterion, no model (no re-run on this sample, by the brief): (1) the parts of the 175"
+    " grown pairs are identical with and without the change (175 of 175; the agent's SQL has no aliases to"
+    " resolve); (2) of the 195 corrections, those whose parts name an alias before the change name none after it,"
+    " self-joins aside (each counted below); (3) a test fails without it and a counter-example test (a self-join"
+    " keeps its aliases) passes with it. Shipped only if (1)-(3) hold; its effect on answers is for a later"
+    " round's sample, not this one. What it cannot do: the parts have no FROM, so the table a COUNT(*) counts"
+    " (`routes` in Denver's correction) is still the slice's first table (compose.py, not this helper's file).",
+]
+
+
 ROUND16_AFTER = [
     "",
     "(A), the result (grown_v16, its row and lines above; nothing was tuned on it): on the 14 questions run (the cut"
@@ -2060,6 +2085,61 @@ def v18_scope() -> list[dict[str, Any]]:
     return out
 
 
+def refusal(question: str, example: Any, dialect: str, valued: Any) -> str:
+    """Which check of `fits` keeps an approved pair from being shown for `question` ('' when it fits): the first
+    that fails, in `fits`'s order."""
+    import sqlglot
+
+    from orrery.bi import examples as ex
+
+    checks = (
+        ("shape", lambda: ex.shape(question) == ex.shape(example.question)),
+        ("condition", lambda: ex.condition(question, valued) == ex.condition(example.question, valued)),
+        ("direction", lambda: ex.direction(question) == ex.direction(example.question)),
+        ("measured", lambda: ex.measured(question) == ex.measured(example.question)),
+        ("sql shape", lambda: ex.shape(example.question) <= (ex.sql_shape(example.sql, dialect) or frozenset({"?"}))),
+        (
+            "sql condition",
+            lambda: (
+                ex.sql_condition(sqlglot.parse_one(example.sql, read=dialect or None))
+                == ex.condition(example.question, valued)
+            ),
+        ),
+    )
+    failed = next((name for name, ok in checks if not ok()), "")
+    return failed or ("" if ex.fits(question, example, dialect, valued) else "sql direction")
+
+
+def v18_refusals() -> dict[str, Any]:
+    """Round 18's no-model reading of 'near but not shown': for each corrected question of `v18_scope` with
+    another's correction near and none shown, its nearest correction, its cosine and the check of `fits` that
+    refuses it (`refusal`), with both questions' shape and condition as `fits` reads them."""
+    from bi_nokeys import engine_for
+
+    from orrery.bi.context import BIContext
+    from orrery.bi.examples import POOL, condition, shape, value_test
+
+    _, memory, _, _ = _corrected_memory(FLOOR)
+    rows = []
+    for r in _v18_scope_stored():
+        if not (r["corrected"] and r["near"] and not r["shown"]):
+            continue
+        engine = engine_for(r["db"])
+        test = _VALUED.setdefault(engine.name, value_test(BIContext(engine, _layer(engine), None)))
+        scored = memory._scored(r["db"], r["question"], POOL * memory.k)
+        e, cos = max(((e, c) for e, c in scored if c is not None), key=lambda ec: ec[1])
+        why = refusal(r["question"], e, engine.dialect, test)
+        read = {q: [sorted(shape(q)), condition(q, test)] for q in (r["question"], e.question)}
+        rows.append(
+            {k: r[k] for k in ("set", "db", "question")}
+            | {"pair": e.question, "cosine": round(cos, 3), "why": why, "read": list(read.values())}
+        )
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row["why"]] = counts.get(row["why"], 0) + 1
+    return {"near_not_shown": len(rows), "by_check": counts, "rows": rows}
+
+
 def _v18_scope_stored() -> list[dict[str, Any]]:
     """`v18_scope` as committed before round 18's run (results/bi_memory_scope_v18.json, `--v18-scope`)."""
     return json.loads((RESULTS / "bi_memory_scope_v18.json").read_text())["rows"]
@@ -2463,6 +2543,7 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                 *ROUND17_PLAN,
                 *ROUND17_AFTER,
                 *ROUND18_PLAN,
+                *ROUND18_DIAGNOSIS,
             ]
         ).rstrip()
         + "\n"
@@ -2808,6 +2889,7 @@ MEASURES = {  # results/bi_memory_NAME.json -> (the flag, the measure): no model
     "replay_v15": ("v15_replay", remembered_replay),
     "scope_v17": ("v17_scope", v17_diagnosis),
     "scope_v18": ("v18_scope", lambda: {"rows": v18_scope()}),
+    "refusals_v18": ("v18_refusals", v18_refusals),
 }
 
 
@@ -2844,6 +2926,7 @@ def main() -> None:
     p.add_argument("--v17-scope", action="store_true", help="round 17's diagnosis: what joining words change")
     p.add_argument("--v17", action="store_true", help="grown_v17's sample (`v17_sample`), primed, empty vs memory")
     p.add_argument("--v18-scope", action="store_true", help="round 18: what the corrections memory holds near")
+    p.add_argument("--v18-refusals", action="store_true", help="round 18: why a near correction is not shown")
     p.add_argument("--v18", action="store_true", help="round 18's sample (`v18_sample`), primed, empty vs corrections")
     p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
     p.add_argument("--v15-replay", action="store_true", help="round 15: texts the memory embeds, vectors kept off/on")
