@@ -221,7 +221,6 @@ def sql_parts(sql: str, dialect: str, cap: int | None = None) -> dict[str, Any] 
         return None
     if not isinstance(tree, exp.Select):
         return None
-    tree = _unaliased(tree)
 
     def where_items(node: exp.Expression | None) -> list[str]:
         return [c.sql(dialect) for c in conjuncts(node.this if node is not None else None)]
@@ -238,21 +237,6 @@ def sql_parts(sql: str, dialect: str, cap: int | None = None) -> dict[str, Any] 
         "order_by": [e.sql(dialect) for e in order.expressions] if order else [],
         "limit": None if n is None or n == cap else n,
     }
-
-
-def _unaliased(tree: exp.Select) -> exp.Select:
-    """The query with each column qualified by an alias of one table qualified by that table's name: the parts
-    carry no FROM, so a person's `n.n_name` would name nothing the SQL step's schema shows (bench/bi_memory.md,
-    round 18). A table read under several aliases (a self-join) keeps them: which one is meant is theirs to say."""
-    tables: dict[str, set[str]] = {}
-    for t in tree.find_all(exp.Table):
-        tables.setdefault(t.alias_or_name.lower(), set()).add(t.name)
-    readings = [t.name for t in tree.find_all(exp.Table)]
-    for col in tree.find_all(exp.Column):
-        names = tables.get(col.table.lower(), set()) if col.table else set()
-        if len(names) == 1 and (name := next(iter(names))) != col.table and readings.count(name) == 1:
-            col.set("table", exp.to_identifier(name))
-    return tree
 
 
 # -- which pairs fit a question: its shape ---------------------------------------------------------------
