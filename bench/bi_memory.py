@@ -1197,7 +1197,8 @@ ROUND17_PLAN = [
 
 ROUND18_PLAN = [
     "",
-    "### round 18 (plan, written and committed before corrected_v18 ran): corrections, leave-one-out",
+    "### round 18 (plan, written and committed before corrected_v18 ran: d852dcd, 14:08:31 UTC; the run began"
+    " 14:08:37): corrections, leave-one-out",
     "",
     "Round 17's reading: the memory grown from the development sets' right answers is safe and gives almost nothing"
     " (0 right -> wrong, 1 wrong -> right in 90 questions of new wording): its pairs sit near questions the model"
@@ -1326,13 +1327,29 @@ ROUND18_AFTER = [
     " the criterion it means (every changed part is an alias resolved to its one table) and measures its effect on"
     " answers on a sample this round did not read.",
     "",
+    "The unanswerable answered, read after the run (no model, 14:38-14:46 UTC): its decline is lifted by round 10's"
+    " column evidence (`_reads`): 'passengers' lies 0.64 (MiniLM) from the name 'airline', which a near correction"
+    " reads ('delta out of atlanta - how many routes'), over COLUMN_MEANING (0.6): topical relatedness, not"
+    " meaning; `shape_decline` alone reproduces it (declined empty, None with the memory). Over the scope"
+    " (`--v18-lifted`, results/bi_memory_lifted_v18.json): of the 834 questions, `shape_decline` declines 213 with"
+    " an empty memory (190 unanswerable, 23 answerable); the corrections memory lifts 7 of the 190 (right declines"
+    " lost: 'How many passengers flew from JFK?', 'Which customer bought the most?', 'how many porsches are in the"
+    " data?', 'which clients left a bad review last month?', 'how many of each model were sold in 1975?', 'thinking"
+    " of moving abroad ...: which nation has the friendliest people?', 'For 1991 models, what fuel economy did they"
+    " get on average?') and 4 of the 23 (wrong declines lifted: 'clients' in Canada and the USA, 'babies' and"
+    " 'nation' per woman, 'puerto rican airprots, number of each size'); the grown memory lifts 3 and 2 (its 3"
+    " among the corrections' 7). A lifted decline may still be declined by a later step (a year the data lacks,"
+    " 'last month'): this counts the decline judgment alone. On this reading the decline evidence lifts more right"
+    " declines than wrong ones with either memory; nothing was changed on it.",
+    "",
     "What shipped in round 18: the measurement and its scripts (bench/bi_memory.py `--v18-scope`, `--v18`,"
-    " `--v18-refusals`, `newest_answers`, `corrections`, `_corrected_memory`, `near`, `v18_sample`, `refusal`;"
-    " `run_primed` takes the memory to measure); no change to orrery. Next: (1) the unanswerable answered because of"
-    " the memory is round 10's column evidence (`_reads`): 'passengers' lies 0.64 (MiniLM) from the name"
-    " 'airline' that a near correction reads ('delta out of atlanta - how many routes'), over COLUMN_MEANING (0.6):"
-    " topical relatedness, not meaning; measure on every development unanswerable question (no model) how many"
-    " declines `_reads` lifts and with which word -> name cosines, before any rule; (2) a person's SQL uses aliases:"
+    " `--v18-refusals`, `--v18-lifted`, `newest_answers`, `corrections`, `_corrected_memory`, `near`, `v18_sample`,"
+    " `refusal`; `run_primed` takes the memory to measure); no change to orrery. Next: (1) the decline evidence"
+    " (`ExampleMemory.covers`: `_says` and `_reads`) lifts 7 right declines for 4 wrong ones with the corrections"
+    " memory (3 for 2 with the grown one): split the 11 by which of the two lifted each and the word -> name cosines"
+    " of `_reads`, then decide a rule (a higher COLUMN_MEANING, or `_reads` only for a word the layer does not"
+    " already decline as absent) with its criterion written before it is measured on every development question;"
+    " (2) a person's SQL uses aliases:"
     " resolve them in `sql_parts` under a criterion written for it (above); (3) the parts format has no FROM, so a"
     " correction whose fix is the table counted ('flights' = `routes`, not `airports`) cannot be taught in parts"
     " mode (compose.py counts the slice's first table; its owner's); (4) the shape reading misses wording that"
@@ -2224,6 +2241,38 @@ def v18_refusals() -> dict[str, Any]:
     return {"near_not_shown": len(rows), "by_check": counts, "rows": rows}
 
 
+def v18_lifted() -> dict[str, Any]:
+    """Round 18's no-model reading of the decline judgment: each question of `v18_scope` that `shape_decline`
+    declines with an empty memory, judged again with the corrections memory and with the grown memory (its layer
+    taught by each, as the agent does): the declines each lifts, answerable (a wrong decline lifted) and
+    unanswerable (a right one lifted)."""
+    from bi_nokeys import engine_for
+
+    from orrery.bi.context import BIContext
+    from orrery.bi.decline import shape_decline
+    from orrery.bi.examples import teach
+
+    memories = {"corrections": _corrected_memory(FLOOR)[1], "grown": _grown_memory(FLOOR)[1]}
+    rows = []
+    for r in _v18_scope_stored():
+        engine = engine_for(r["db"])
+        reason = shape_decline(BIContext(engine, _layer(engine), None), r["question"])
+        if reason is None:
+            continue
+        row = {k: r[k] for k in ("set", "db", "question")} | {"unanswerable": r["gold"] is None, "empty": reason}
+        for name, memory in memories.items():
+            bi = BIContext(engine, _layer(engine), None, approved=memory)
+            teach(bi, r["question"])
+            row[name] = shape_decline(bi, r["question"])
+        rows.append(row)
+    lifted = {
+        f"{name}, {kind}": sum(row[name] is None and row["unanswerable"] == (kind == "unanswerable") for row in rows)
+        for name in memories
+        for kind in ("answerable", "unanswerable")
+    }
+    return {"declined_empty": len(rows), "lifted": lifted, "rows": rows}
+
+
 def _v18_scope_stored() -> list[dict[str, Any]]:
     """`v18_scope` as committed before round 18's run (results/bi_memory_scope_v18.json, `--v18-scope`)."""
     return json.loads((RESULTS / "bi_memory_scope_v18.json").read_text())["rows"]
@@ -2975,6 +3024,7 @@ MEASURES = {  # results/bi_memory_NAME.json -> (the flag, the measure): no model
     "scope_v17": ("v17_scope", v17_diagnosis),
     "scope_v18": ("v18_scope", lambda: {"rows": v18_scope()}),
     "refusals_v18": ("v18_refusals", v18_refusals),
+    "lifted_v18": ("v18_lifted", v18_lifted),
 }
 
 
@@ -3012,6 +3062,7 @@ def main() -> None:
     p.add_argument("--v17", action="store_true", help="grown_v17's sample (`v17_sample`), primed, empty vs memory")
     p.add_argument("--v18-scope", action="store_true", help="round 18: what the corrections memory holds near")
     p.add_argument("--v18-refusals", action="store_true", help="round 18: why a near correction is not shown")
+    p.add_argument("--v18-lifted", action="store_true", help="round 18: declines a memory lifts (no model)")
     p.add_argument("--v18", action="store_true", help="round 18's sample (`v18_sample`), primed, empty vs corrections")
     p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
     p.add_argument("--v15-replay", action="store_true", help="round 15: texts the memory embeds, vectors kept off/on")
