@@ -1340,7 +1340,11 @@ ROUND18_AFTER = [
     " 'nation' per woman, 'puerto rican airprots, number of each size'); the grown memory lifts 3 and 2 (its 3"
     " among the corrections' 7). A lifted decline may still be declined by a later step (a year the data lacks,"
     " 'last month'): this counts the decline judgment alone. On this reading the decline evidence lifts more right"
-    " declines than wrong ones with either memory; nothing was changed on it.",
+    " declines than wrong ones with either memory; nothing was changed on it. By the term the empty decline names"
+    " (the corrections' 11, read at 14:47 UTC): a near question says it (`_says`) for 4 ('clients', 'model', 'fuel"
+    " economy', 'babies'), a near query's column name lies near it (`_reads`) for 3 ('porsches', 'nation' twice),"
+    " and for 4 neither holds that term ('passengers flew', 'customer bought', 'clients left', 'size'): the memory"
+    " changed which term was judged (the taught layer or a shorter term: 'passengers' alone is held by `_reads`).",
     "",
     "What shipped in round 18: the measurement and its scripts (bench/bi_memory.py `--v18-scope`, `--v18`,"
     " `--v18-refusals`, `--v18-lifted`, `newest_answers`, `corrections`, `_corrected_memory`, `near`, `v18_sample`,"
