@@ -1,4 +1,4 @@
-"""Round 50's diagnosis and measures (bench/bi_r50.md): the answerable questions of sets #1..#20 whose newest stored
+"""Round 50's diagnosis and measures (bench/bi.md, round 50): the answerable questions of sets #1..#20 whose newest stored
 record (`bi_recompose.newest()`) is declined, wrong or an error while the gold reads a column that no word of the
 question names (no word of the column's name by its stem or as a short form, no whole synonym of the drafted layer):
 the question's everyday words for that column are what no reader maps. Every mode but the first reads the glossary

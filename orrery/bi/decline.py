@@ -609,7 +609,7 @@ def judgment(question: str, bi: BIContext | None = None) -> str | None:
 
 
 # an aggregate's word or its verb ('averaged', 'totalled', 'summed'): not every aggregate word of `GENERIC`, as 'the
-# best amount of coffee to drink' is advice and 'the best number to call' a taste (bench/bi_r53.md)
+# best amount of coffee to drink' is advice and 'the best number to call' a taste (bench/bi.md, round 53)
 _AGGREGATE = re.compile(r"(?:avg|average|mean|median|total|sum|combined)(?:d|l?ed|med)?", re.I)
 
 

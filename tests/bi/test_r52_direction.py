@@ -1,4 +1,4 @@
-"""Round 52 (bench/bi_r52.md), rule B: 'worst', 'best', 'fastest', 'quickest', 'slowest' rank by what is measured.
+"""Round 52 (bench/bi.md, round 52), rule B: 'worst', 'best', 'fastest', 'quickest', 'slowest' rank by what is measured.
 A time ranks low for 'fastest' / 'best' (the fastest 100m time is the lowest), a rate or count of a harm high for
 'worst' (the worst jobless rate is the highest): the ranking's ORDER BY and a MIN / MAX selected are set so. Any
 other measure keeps the direction the model wrote ('the worst survival rate'; 'the fastest car' by its speed), and

@@ -1,4 +1,4 @@
-"""Round 52 (bench/bi_r52.md), rule A: a yes/no column the question names by the words of its name ('college grads'
+"""Round 52 (bench/bi.md, round 52), rule A: a yes/no column the question names by the words of its name ('college grads'
 of `coll_grad`, 'stem fields' of `stem_flg`, 'chose' of `chosen_flg`), which the SQL step's query does not read,
 filters on its yes value (its no value when negated: 'non-stem'), joined through the layer. Not when the question
 names it both ways, nor when its words are apart, nor for a one-word name (entity resolution's `flag_values`)."""

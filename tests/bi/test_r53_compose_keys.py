@@ -1,4 +1,4 @@
-"""Round 53 (bench/bi_r53.md): compose reads a key-like name as `names.key_like` does: a number column named as a
+"""Round 53 (bench/bi.md, round 53): compose reads a key-like name as `names.key_like` does: a number column named as a
 number of something (`pax_no`) is no measure, one whose name ends in a word that only ends in 'id' (`amount_paid`)
 is one; a referring key's words leave out every key word ('number' of a `_no` key's synonym)."""
 

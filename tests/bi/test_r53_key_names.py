@@ -1,4 +1,4 @@
-"""Round 53 (bench/bi_r53.md): one reading of 'a key-like name' (`names.key_like`, `names.KEY_WORDS`) for join
+"""Round 53 (bench/bi.md, round 53): one reading of 'a key-like name' (`names.key_like`, `names.KEY_WORDS`) for join
 discovery, the drafted worked examples and the decline of a taste; each caller's old edge, kept or changed."""
 
 from __future__ import annotations
