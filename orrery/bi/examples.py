@@ -1020,7 +1020,7 @@ def correction(engine: Engine, sql: str) -> str:
     may find nothing. BadCorrection, saying what to do, otherwise; nothing is stored."""
     text = sql.strip() if isinstance(sql, str) else ""
     if not text:
-        raise BadCorrection("the corrected SQL is empty: give the one SELECT that answers the question")
+        raise BadCorrection("the corrected SQL is empty: give one SELECT that answers the question")
     if len(text) > MAX_SQL:
         raise BadCorrection(f"the corrected SQL has {len(text)} characters; give one SELECT of at most {MAX_SQL}")
     try:
