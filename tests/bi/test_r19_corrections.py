@@ -28,6 +28,11 @@ ATTACKS = {
     "a write behind a select": "SELECT 1 UNION ALL SELECT 2; UPDATE nation SET n_name = 'x'",
     "another database's table": "SELECT count(*) FROM album",  # chinook's
     "a file read": "SELECT * FROM read_csv('/etc/passwd')",
+    "a file as a table": "SELECT * FROM '/etc/passwd'",
+    "an attach": "ATTACH 'other.duckdb' AS other",
+    "a write in a CTE": "WITH d AS (DELETE FROM nation RETURNING *) SELECT * FROM d",
+    "a write after a comment": "SELECT n_name FROM nation -- note\n; DROP TABLE nation",
+    "another catalog": "SELECT * FROM chinook.main.album",
     "a column that is not there": "SELECT count(no_such_column) FROM nation",
     "not SQL": "count the nations please",
     "empty": "   ",
