@@ -104,7 +104,8 @@ def _offer_approval(run: str, answer: Any) -> None:
     if answer.status == "completed" and answer.sql:
         console.print(
             f"[dim]run {run}: `orrery bi approve {run}` keeps this question and its SQL as an example "
-            "for later questions on this database[/]"
+            f"for later questions on this database; if the SQL is wrong, `orrery bi approve {run} --sql "
+            '"SELECT ..."` keeps your correction instead[/]'
         )
 
 
