@@ -219,9 +219,14 @@ def _checked_correction(connection: str, db: str | None, sql: str) -> str:
     (it must be the run's), else the database of that name."""
     from orrery.bi.data import open_engine
     from orrery.bi.examples import correction
-    from orrery.errors import DataError
+    from orrery.errors import ConfigError, DataError
 
-    engine = open_engine(db or connection)
+    try:
+        engine = open_engine(db or connection)
+    except ConfigError as exc:
+        if db is not None:
+            raise
+        raise ConfigError(f"{exc}; for a run on a file or URL, name it again with --db") from None
     try:
         if engine.name != connection:
             raise DataError(f"--db {db!r} is {engine.name!r}, not the run's database {connection!r}; name the run's")

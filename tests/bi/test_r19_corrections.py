@@ -132,3 +132,29 @@ def _sql_mode_agent(db, llm, session, clarify, quiet):
     import uuid
 
     return bi_agent(llm, db=db, session_id=session or uuid.uuid4().hex[:12], clarify=clarify, sql_mode="sql")
+
+
+@pytest.mark.usefixtures("bi_home")
+def test_cli_a_correction_of_a_run_on_a_sqlite_file_is_checked_on_the_file_named_again(tmp_path, monkeypatch):
+    import sqlite3
+
+    from orrery.errors import ConfigError
+
+    path = tmp_path / "birds.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript("CREATE TABLE birds (bird_id INTEGER, mass_g REAL); INSERT INTO birds VALUES (1, 2500.0);")
+    store = str(tmp_path / "sessions.db")
+    model = ScriptedModel(
+        [{"request": "Count the heavy birds", "kind": "query", "values": [], "fields": []}, {"sql": "SELECT 7"}, "7."]
+    )
+    monkeypatch.setattr("orrery.llm.resolve_model", lambda _spec=None: model)
+    monkeypatch.setattr("orrery.bi.cli._agent", _sql_mode_agent)
+    argv = ["ask", "How many birds weigh over 2 kg?", "--db", str(path), "--json"]
+    out = json.loads(runner.invoke(app, argv, env={"ORRERY_DATA_DIR": str(tmp_path)}).output)
+    fix = "SELECT count(*) AS n FROM birds WHERE mass_g > 2000"
+    r = runner.invoke(app, ["approve", out["run"], "--store", store, "--sql", fix])
+    assert isinstance(r.exception, ConfigError) and "name it again with --db" in str(r.exception)
+    r = runner.invoke(app, ["approve", out["run"], "--store", store, "--sql", fix, "--db", str(path)])
+    assert r.exit_code == 0, r.output
+    [kept] = open_examples(store, embedder=None).list("birds")
+    assert kept.sql == "SELECT COUNT(*) AS n FROM birds WHERE mass_g > 2000"
