@@ -59,6 +59,7 @@ def test_python_a_correction_is_kept_with_the_runs_question_and_shown_for_a_para
     a = answered(store)
     approve(a, open_examples(store, embedder=None), sql=FIX)
     assert shown(store) == [(QUESTION, KEPT)]  # the fix, never the agent's region count
+    assert ExampleMemory(open_examples(store, embedder=None)).shown("chinook", PARAPHRASE) == []  # tpch's only
 
 
 @pytest.mark.usefixtures("bi_home")
