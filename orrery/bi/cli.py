@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import uuid
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -103,7 +104,8 @@ def _offer_approval(run: str, answer: Any) -> None:
     if answer.status == "completed" and answer.sql:
         console.print(
             f"[dim]run {run}: `orrery bi approve {run}` keeps this question and its SQL as an example "
-            "for later questions on this database[/]"
+            f"for later questions on this database; if the SQL is wrong, `orrery bi approve {run} --sql "
+            '"SELECT ..."` keeps your correction instead[/]'
         )
 
 
@@ -162,15 +164,75 @@ STORE = Annotated[
 RUN = Annotated[str, typer.Argument(help="the run id `orrery bi ask` printed (its session)")]
 
 
+SQL_FILE_BYTES = 64 * 2**10  # a corrected query's file: a query, never a dump
+
+
 @app.command()
-def approve(run: RUN, store: STORE = None) -> None:
-    """Keep the run's last answered question and its SQL as an example for similar questions on its database."""
+def approve(
+    run: RUN,
+    store: STORE = None,
+    sql: Annotated[
+        str | None, typer.Option("--sql", help="keep the question with this corrected SQL instead of the agent's")
+    ] = None,
+    sql_file: Annotated[
+        Path | None, typer.Option("--sql-file", help="the corrected SQL, read from this file (at most 64 KiB)")
+    ] = None,
+    db: Annotated[
+        str | None, typer.Option("--db", help="where to check the corrected SQL, when --db of ask was a file or URL")
+    ] = None,
+) -> None:
+    """Keep the run's last answered question and its SQL as an example for similar questions on its database;
+    with --sql / --sql-file, a correction: the question is kept with your SQL once it passes the read-only guard
+    and plans on the run's database."""
     from orrery.bi.examples import last_answer, open_examples
     from orrery.sessions import open_store
 
-    connection, question, sql = last_answer(open_store(store), run)
-    example = open_examples(store).approve(connection, question, sql)
-    console.print(f"approved example {example} for {connection}: {question}\n[dim]{sql}[/]")
+    connection, question, agent_sql = last_answer(open_store(store), run)
+    fix = _corrected_text(sql, sql_file)
+    kept = agent_sql if fix is None else _checked_correction(connection, db, fix)
+    example = open_examples(store).approve(connection, question, kept)
+    if fix is None:
+        console.print(f"approved example {example} for {connection}: {question}\n[dim]{kept}[/]")
+        return
+    console.print(f"approved example {example} for {connection}, corrected: {question}", markup=False)
+    console.print(f"  the agent's SQL: {agent_sql}\n  kept instead:    {kept}", markup=False)
+
+
+def _corrected_text(sql: str | None, sql_file: Path | None) -> str | None:
+    from orrery.errors import DataError
+
+    if sql is not None and sql_file is not None:
+        raise DataError("give the corrected SQL once: --sql or --sql-file, not both")
+    if sql_file is None:
+        return sql
+    if not sql_file.is_file():
+        raise DataError(f"--sql-file {str(sql_file)!r} is not a file; name the file that holds the corrected SELECT")
+    with sql_file.open("rb") as f:
+        raw = f.read(SQL_FILE_BYTES + 1)
+    if len(raw) > SQL_FILE_BYTES:
+        raise DataError(f"--sql-file {str(sql_file)!r} is over {SQL_FILE_BYTES} bytes; it should hold one SELECT")
+    return raw.decode("utf-8", errors="replace")
+
+
+def _checked_correction(connection: str, db: str | None, sql: str) -> str:
+    """The corrected SQL as kept (`examples.correction`), checked on the run's database: `--db` when given
+    (it must be the run's), else the database of that name."""
+    from orrery.bi.data import open_engine
+    from orrery.bi.examples import correction
+    from orrery.errors import ConfigError, DataError
+
+    try:
+        engine = open_engine(db or connection)
+    except ConfigError as exc:
+        if db is not None:
+            raise
+        raise ConfigError(f"{exc}; for a run on a file or URL, name it again with --db") from None
+    try:
+        if engine.name != connection:
+            raise DataError(f"--db {db!r} is {engine.name!r}, not the run's database {connection!r}; name the run's")
+        return correction(engine, sql)
+    finally:
+        engine.close()
 
 
 @app.command()

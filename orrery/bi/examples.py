@@ -25,16 +25,19 @@ from sqlglot.errors import SqlglotError
 
 from orrery.apps import ID_PATTERN
 from orrery.bi.decline import GRAMMAR, categories, named_values, user_wrote
+from orrery.bi.engines import QueryError
+from orrery.bi.guard import UnsafeQuery
 from orrery.bi.joins import singular
 from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import GENERIC, Semantic, schema_words, stems, words
 from orrery.errors import DataError
 from orrery.messages import Message
 from orrery.recall.embed import Remembered, lazy_embedder
-from orrery.recall.examples import ApprovedExamples, Example
+from orrery.recall.examples import MAX_SQL, ApprovedExamples, Example
 
 if TYPE_CHECKING:
     from orrery.bi.context import BIContext
+    from orrery.bi.engines import Engine
 
 ID = re.compile(ID_PATTERN)  # a run id or database name a user names (a CLI session, a served run)
 K = 3  # approved pairs given per SQL call (the nearest last in the prompt)
@@ -55,6 +58,11 @@ Valued = Callable[[str], bool] | None  # whether a lower-case word is a word of 
 
 class NotApprovable(DataError):
     """The run named has no answered query to approve."""
+
+
+class BadCorrection(DataError):
+    """A person's corrected SQL that is not kept: empty, too long, not one read-only query, or not one the run's
+    connection plans."""
 
 
 def check_id(what: str, value: str) -> str:
@@ -993,14 +1001,36 @@ def answered_query(answer: dict[str, Any]) -> tuple[str, str]:
     raise NotApprovable("this answer's query is not one the SQL step ran (a GraphQL lookup cannot be approved)")
 
 
-def approve(agent: Any, examples: ApprovedExamples | None = None) -> int:
+def approve(agent: Any, examples: ApprovedExamples | None = None, *, sql: str | None = None) -> int:
     """Approve the agent's last answer (`agent.answer`, for the question the user asked): stores its question ->
-    SQL pair for its connection and returns the example's id."""
+    SQL pair for its connection and returns the example's id. With `sql`, a person's correction: the question is
+    kept with `sql` (checked on the agent's connection, `correction`) instead of the agent's SQL."""
     if agent.answer is None:
         raise NotApprovable("the agent has answered nothing yet")
-    connection, sql = answered_query(agent.answer.to_dict())
+    connection, agent_sql = answered_query(agent.answer.to_dict())
+    kept = agent_sql if sql is None else correction(agent.bi.engine, sql)
     store = examples or (agent.bi.approved.examples if agent.bi.approved else open_examples())
-    return store.approve(connection, agent.bi.question, sql)
+    return store.approve(connection, agent.bi.question, kept)
+
+
+def correction(engine: Engine, sql: str) -> str:
+    """A person's corrected SQL for an answer on `engine` (the run's connection) as it is kept: the one read-only
+    query the guard lets run, written again from its parse (no comments), once it plans there. The dry run is
+    `tools.dry_run` without its one-row probe (imported, tools.py would import this module back): a right query
+    may find nothing. BadCorrection, saying what to do, otherwise; nothing is stored."""
+    text = sql.strip() if isinstance(sql, str) else ""
+    if not text:
+        raise BadCorrection("the corrected SQL is empty: give one SELECT that answers the question")
+    if len(text) > MAX_SQL:
+        raise BadCorrection(f"the corrected SQL has {len(text)} characters; give one SELECT of at most {MAX_SQL}")
+    try:
+        engine.explain(text)
+    except (UnsafeQuery, QueryError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise BadCorrection(
+            f"the corrected SQL was not kept ({reason}); give one SELECT that runs on {engine.name}"
+        ) from None
+    return sqlglot.parse_one(text, read=engine.dialect).sql(dialect=engine.dialect, comments=False)
 
 
 def last_answer(sessions: Any, run_id: str) -> tuple[str, str, str]:

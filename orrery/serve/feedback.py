@@ -1,12 +1,15 @@
 """Feedback on a served BI answer: approve it (its question -> SQL pair becomes an example the BI agent is shown
 for the nearest later questions on that database) or reject it (nothing is stored).
 
-POST /threads/{thread_id}/runs/{run_id}/approve -> {"example", "connection", "question"}
+POST /threads/{thread_id}/runs/{run_id}/approve -> {"example", "connection", "question", "sql", "corrected"}
+     ({"sql": "SELECT ..."}: a person's correction, kept with the run's question instead of the agent's SQL)
 POST /threads/{thread_id}/runs/{run_id}/reject  ({"withdraw": true} also removes the same pair if it was approved)
 GET  /examples/{connection}                     -> the approved pairs of a database
 
-The pair is read from the run as the server recorded it (its `bi` state and the user's message that started
-it), never from the request: a client names a run of its thread, not the SQL to keep. The examples live in
+The question is read from the run as the server recorded it (its `bi` state and the user's message that started
+it), never from the request: a client names a run of its thread. A corrected SQL is untrusted input: bounded by
+the server's body limit and `MAX_SQL`, it is kept only once it passes the read-only guard and plans (EXPLAIN) on
+the run's own database (`orrery.bi.examples.correction`); 400 with the reason otherwise, nothing stored. The examples live in
 the server's session database (SQLite or PostgreSQL), where every server process sharing it finds them.
 """
 
@@ -24,16 +27,17 @@ def routes(api: APIRouter, server: Any) -> None:
     """Add the feedback routes to the server's guarded router (token and Origin checked like every route)."""
 
     @api.post("/threads/{thread_id}/runs/{run_id}/approve")
-    async def approve(thread_id: str, run_id: str) -> dict[str, Any]:
-        return await asyncio.to_thread(_approve, server, thread_id, run_id)
+    async def approve(thread_id: str, run_id: str, request: Request) -> dict[str, Any]:
+        fix = (await _body(request)).get("sql")
+        if fix is not None and not isinstance(fix, str):
+            raise HTTPException(
+                400, '"sql" must be the corrected query as a string; leave it out to approve the answer'
+            )
+        return await asyncio.to_thread(_approve, server, thread_id, run_id, fix)
 
     @api.post("/threads/{thread_id}/runs/{run_id}/reject")
     async def reject(thread_id: str, run_id: str, request: Request) -> dict[str, Any]:
-        try:
-            body = parse_json(await request.body() or b"{}")
-        except ValueError as exc:
-            raise HTTPException(400, f"the body is not JSON: {str(exc).splitlines()[0]}") from None
-        withdraw = isinstance(body, dict) and body.get("withdraw") is True
+        withdraw = (await _body(request)).get("withdraw") is True
         return await asyncio.to_thread(_reject, server, thread_id, run_id, withdraw)
 
     @api.get("/examples/{connection}")
@@ -43,13 +47,41 @@ def routes(api: APIRouter, server: Any) -> None:
         return [{"id": e.id, "question": e.question, "sql": e.sql} for e in found]
 
 
-def _approve(server: Any, thread_id: str, run_id: str) -> dict[str, Any]:
+async def _body(request: Request) -> dict[str, Any]:
+    """The request's JSON object (empty without a body); 400 otherwise."""
+    try:
+        body = parse_json(await request.body() or b"{}")
+    except ValueError as exc:
+        raise HTTPException(400, f"the body is not JSON: {str(exc).splitlines()[0]}") from None
+    if not isinstance(body, dict):
+        raise HTTPException(400, "the body must be a JSON object")
+    return body
+
+
+def _approve(server: Any, thread_id: str, run_id: str, fix: str | None) -> dict[str, Any]:
     connection, question, sql = _answer(server, thread_id, run_id)
+    kept = sql if fix is None else _correction(connection, fix)
     return {
-        "example": _examples(server).approve(connection, question, sql),
+        "example": _examples(server).approve(connection, question, kept),
         "connection": connection,
         "question": question,
+        "sql": kept,
+        "corrected": fix is not None,
     }
+
+
+def _correction(connection: str, sql: str) -> str:
+    """The corrected SQL as kept, checked on the run's database (`correction`); 400 with the reason otherwise."""
+    from orrery.bi.data import open_engine
+    from orrery.bi.examples import BadCorrection, correction
+
+    engine = open_engine(connection)
+    try:
+        return correction(engine, sql)
+    except BadCorrection as exc:
+        raise HTTPException(400, str(exc)) from None
+    finally:
+        engine.close()
 
 
 def _reject(server: Any, thread_id: str, run_id: str, withdraw: bool) -> dict[str, Any]:

@@ -58,3 +58,33 @@ def test_thumbs_up_on_a_bi_answer_keeps_it_as_an_example(page):
     page.wait_for_selector(".feedback-bar >> text=Kept as an example")
     [example] = httpx.get(f"{page.url_base}/examples/tpch", timeout=30).json()
     assert example["question"] == QUESTION and "'UNITED KINGDOM'" in example["sql"]
+
+
+FIX = (
+    "SELECT count(DISTINCT o.o_orderkey) AS shipments FROM orders o JOIN customer c ON o.o_custkey = c.c_custkey "
+    "JOIN nation n ON c.c_nationkey = n.n_nationkey JOIN lineitem l ON l.l_orderkey = o.o_orderkey "
+    "WHERE n.n_name = 'UNITED KINGDOM' AND year(l.l_shipdate) = 1995"
+)
+
+
+def test_wrong_opens_the_sql_to_correct_and_keeps_the_fix_once_the_server_accepts_it(page):
+    page.goto(f"{page.url_base}/?agent=bi")
+    page.fill("#message", QUESTION)
+    page.press("#message", "Enter")
+    page.wait_for_selector("#clarify:not([hidden])", timeout=120_000)
+    page.fill("#clarify-answer", "UNITED KINGDOM")
+    page.press("#clarify-answer", "Enter")
+    page.click(".feedback-bar button[data-verdict=reject]", timeout=120_000)
+    editor = page.locator("textarea.correction-sql")
+    editor.wait_for()
+    assert "'UNITED KINGDOM'" in editor.input_value()  # the agent's SQL, to edit
+    editor.fill("DELETE FROM nation")
+    page.click("button[data-verdict=correct]")
+    page.wait_for_selector(".correction-said >> text=Not kept:")
+    assert httpx.get(f"{page.url_base}/examples/tpch", timeout=30).json() == []
+    editor.fill(FIX)
+    page.click("button[data-verdict=correct]")
+    page.wait_for_selector(".correction-said >> text=Kept as an example")
+    [example] = httpx.get(f"{page.url_base}/examples/tpch", timeout=30).json()
+    assert example["question"] == QUESTION and "DISTINCT o.o_orderkey" in example["sql"]
+    assert example["sql"] in page.inner_text(".correction-said")  # the SQL the server kept, shown in the page

@@ -8,6 +8,7 @@ import httpx
 import pytest
 from scripted import Live, ServerProcess, apps, model_for, post_run, run_input
 
+from orrery.bi.examples import ExampleMemory, open_examples
 from orrery.serve import Settings, create_app
 
 QUESTION = "How many shipments went to customers in United in 1995?"
@@ -40,17 +41,75 @@ def answered(client, thread: str, first: str, second: str) -> None:
 def server(tmp_path):
     live = Live(create_app(Settings(model=recording, apps=apps(), data=tmp_path / "data")))
     with httpx.Client(base_url=live.url, timeout=60) as client:
+        client.sessions = tmp_path / "data" / "sessions.db"
         yield client
     live.stop()
 
 
+# A person's correction of the run's answer: each order once, not each of its line items.
+FIX = (
+    "SELECT count(DISTINCT o.o_orderkey) AS shipments FROM orders o JOIN customer c ON o.o_custkey = c.c_custkey "
+    "JOIN nation n ON c.c_nationkey = n.n_nationkey JOIN lineitem l ON l.l_orderkey = o.o_orderkey "
+    "WHERE n.n_name = 'UNITED KINGDOM' AND year(l.l_shipdate) = 1995 -- orders, not line items"
+)
+PARAPHRASE = "What number of shipments went to customers in United during 1995?"
+
+
+def test_a_correction_is_kept_with_the_runs_question_and_shown_for_a_paraphrase(server):
+    answered(server, "bi", "b1", "b2")
+    r = server.post("/threads/bi/runs/b2/approve", json={"sql": FIX, "question": "Something else?"})
+    assert r.status_code == 200, r.text
+    reply = r.json()
+    assert reply["corrected"] is True and reply["question"] == QUESTION and "DISTINCT o.o_orderkey" in reply["sql"]
+    assert "--" not in reply["sql"]  # kept as the guard reads it
+    [example] = server.get("/examples/tpch").json()
+    assert (example["question"], example["sql"]) == (QUESTION, reply["sql"])
+    memory = ExampleMemory(open_examples(server.sessions, embedder=None))
+    assert [(e.question, e.sql) for e in memory.shown("tpch", PARAPHRASE, "duckdb")] == [(QUESTION, reply["sql"])]
+
+
+ATTACKS = {
+    "a write": {"sql": "DROP TABLE nation"},
+    "several statements": {"sql": "SELECT 1; DELETE FROM nation"},
+    "another database's tables": {"sql": "SELECT count(*) FROM album JOIN artist USING (ArtistId)"},  # chinook's
+    "a file read": {"sql": "SELECT * FROM read_csv_auto('/etc/passwd')"},
+    "not a string": {"sql": ["SELECT 1"]},
+    "empty": {"sql": ""},
+    "too long for a query": {"sql": "SELECT " + "1 + " * 6000 + "1"},
+}
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_a_correction_the_guard_or_the_runs_database_refuses_is_a_400_and_stores_nothing(server, attack):
+    answered(server, "bi", "b1", "b2")
+    r = server.post("/threads/bi/runs/b2/approve", json=ATTACKS[attack])
+    assert r.status_code == 400 and "\n" not in r.json()["error"], r.text
+    assert server.get("/examples/tpch").json() == []
+
+
+def test_a_correction_refused_as_a_huge_body_a_body_not_an_object_or_another_threads_run(server):
+    answered(server, "bi", "b1", "b2")
+    huge = b'{"sql": "SELECT 1 ' + b" " * 2**21 + b'"}'
+    r = server.post("/threads/bi/runs/b2/approve", content=huge, headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+    r = server.post("/threads/bi/runs/b2/approve", content=b"[1]", headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and "JSON object" in r.json()["error"]
+    post_run(server, "chat", run_input(thread="other", run="r1", text="what is 6*7"))
+    r = server.post("/threads/other/runs/b2/approve", json={"sql": FIX})
+    assert r.status_code == 404
+    r = server.post("/threads/bi/runs/b2/approve", json={"sql": FIX}, headers={"Origin": "https://evil.example"})
+    assert r.status_code == 403
+    assert server.get("/examples/tpch").json() == []
+
+
 def test_approve_keeps_the_runs_pair_and_later_runs_are_shown_it(server):
     answered(server, "bi", "b1", "b2")
-    r = server.post("/threads/bi/runs/b2/approve", json={"sql": "DROP TABLE nation", "question": "x"})
+    r = server.post("/threads/bi/runs/b2/approve", json={"question": "x"})
     assert r.status_code == 200, r.text
     assert r.json()["connection"] == "tpch" and r.json()["question"] == QUESTION  # the run's, not the body's
+    assert r.json()["corrected"] is False
     [example] = server.get("/examples/tpch").json()
-    assert example["question"] == QUESTION and "'UNITED KINGDOM'" in example["sql"] and "DROP" not in example["sql"]
+    assert example["question"] == QUESTION and "'UNITED KINGDOM'" in example["sql"]
     assert server.get("/examples/chinook").json() == []
 
     SEEN.clear()

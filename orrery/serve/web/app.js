@@ -333,7 +333,7 @@ class RunView {
     if (ev.result && ev.result.status && !["completed", "paused", "submitted"].includes(ev.result.status)) {
       this.box.append(el("div", { class: "note", text: `run ended: ${ev.result.status}` }));
     }
-    if (this.bi && this.bi.status === "completed" && this.bi.sql) this.box.append(feedbackBar(ev.threadId, ev.runId));
+    if (this.bi && this.bi.status === "completed" && this.bi.sql) this.box.append(feedbackBar(ev.threadId, ev.runId, this.bi.sql));
   }
 
   RUN_ERROR(ev) {
@@ -342,18 +342,23 @@ class RunView {
   }
 }
 
-function feedbackBar(threadId, runId) {
+function feedbackBar(threadId, runId, sql) {
   // A BI answer that ran a query: Right keeps its question and SQL as an example for similar questions on that
-  // database (the server reads both from the run, not from this page); Wrong keeps nothing. Words, not emoji:
-  // a system without an emoji font draws empty boxes.
+  // database (the server reads both from the run, not from this page); Wrong keeps nothing and opens the SQL for
+  // the person to correct: 'Keep corrected SQL' sends it, and the server keeps it with the run's question only
+  // once it passes the read-only guard and plans on the run's database. Words, not emoji: a system without an
+  // emoji font draws empty boxes.
   const said = el("span", { class: "feedback-said" });
   const up = el("button", { type: "button", class: "feedback", "data-verdict": "approve", title: "Right: keep as an example" }, "Right");
-  const down = el("button", { type: "button", class: "feedback", "data-verdict": "reject", title: "Wrong: not kept" }, "Wrong");
+  const down = el("button", { type: "button", class: "feedback", "data-verdict": "reject", title: "Wrong: not kept; correct the SQL" }, "Wrong");
+  const path = (verdict) => `/threads/${encodeURIComponent(threadId)}/runs/${encodeURIComponent(runId)}/${verdict}`;
+  const bar = el("div", { class: "feedback-bar" }, up, down, said);
   const send = async (verdict) => {
     up.disabled = down.disabled = true;
     try {
-      await postJSON(`/threads/${encodeURIComponent(threadId)}/runs/${encodeURIComponent(runId)}/${verdict}`, {});
+      await postJSON(path(verdict), {});
       said.textContent = verdict === "approve" ? "Kept as an example for similar questions." : "Not kept.";
+      if (verdict === "reject") bar.after(correctionForm(path("approve"), sql));
     } catch (e) {
       said.textContent = `Not saved: ${e.message}`;
       up.disabled = down.disabled = false;
@@ -361,7 +366,27 @@ function feedbackBar(threadId, runId) {
   };
   up.addEventListener("click", () => send("approve"));
   down.addEventListener("click", () => send("reject"));
-  return el("div", { class: "feedback-bar" }, up, down, said);
+  return bar;
+}
+
+function correctionForm(approvePath, sql) {
+  // The agent's SQL to edit; the reply (the SQL the server kept, or why it kept nothing) is shown as text.
+  const text = el("textarea", { class: "correction-sql", rows: "4", spellcheck: "false", "aria-label": "Corrected SQL" });
+  text.value = sql || "";
+  const keep = el("button", { type: "button", class: "feedback", "data-verdict": "correct" }, "Keep corrected SQL");
+  const said = el("span", { class: "correction-said" });
+  keep.addEventListener("click", async () => {
+    keep.disabled = true;
+    try {
+      const kept = await (await postJSON(approvePath, { sql: text.value })).json();
+      said.textContent = `Kept as an example: ${kept.sql}`;
+      text.readOnly = true;
+    } catch (e) {
+      said.textContent = `Not kept: ${e.message}`;
+      keep.disabled = false;
+    }
+  });
+  return el("div", { class: "correction" }, text, el("div", { class: "feedback-bar" }, keep, said));
 }
 
 function applyPatch(doc, ops) {
