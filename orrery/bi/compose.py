@@ -18,7 +18,7 @@ from sqlglot.errors import SqlglotError
 
 from orrery.bi.decline import named_years
 from orrery.bi.joins import join_columns, join_ends, sides, singular
-from orrery.bi.names import KEY_WORDS, key_like
+from orrery.bi.names import KEY_WORDS, key_like, yes_no
 from orrery.bi.relax import conjuncts, extreme, outer_filters
 from orrery.bi.semantic import (
     GENERIC,
@@ -1993,8 +1993,7 @@ def _filter_resolved(
                 used.append(r["table"])
 
 
-# the values of a yes/no column (`_flag_values`): what each means
-_YES, _NO = ("y", "yes", "t", "true"), ("n", "no", "f", "false")
+# a yes/no column (`_flag_values`): an integer one the layer describes from 0 to 1, and the words that negate one
 _INTEGER_FLAG = re.compile(r"; from 0 to 1\b")
 _NEGATED = frozenset({"non", "not", "without"})
 _SIDE_BY_SIDE = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|with and without)(?!\w)", re.I)
@@ -2025,12 +2024,12 @@ def _named_flags(
     }
     for table in [t for t in semantic.tables if t.lower() in near]:
         for column, info in semantic.tables[table]["columns"].items():
-            yes_no = _flag_values(table, column, info, values)
-            polarity = _said_polarity(words(column).split(), said) if yes_no else None
+            pair = _flag_values(table, column, info, values)
+            polarity = _said_polarity(words(column).split(), said) if pair else None
             if polarity is None or (table.lower(), column.lower()) in read:
                 continue
             col = exp.column(column, table=table)
-            value = yes_no[0] if polarity else yes_no[1]
+            value = pair[0] if polarity else pair[1]
             trees["where"].append((exp.Lower(this=col) if isinstance(value, str) else col).eq(exp.convert(value)))
             used += [] if table in used else [table]
 
@@ -2038,13 +2037,11 @@ def _named_flags(
 def _flag_values(
     table: str, column: str, info: dict[str, Any], values: Callable[[str, str], set[str]] | None
 ) -> tuple[Any, Any] | None:
-    """(yes, no) of a yes/no column: a text column whose indexed values are one of `_YES` and one of `_NO` (compared
-    lower-cased), an integer one the layer describes 'from 0 to 1'."""
+    """(yes, no) of a yes/no column: a text column whose indexed values (lower-cased) are a yes/no pair
+    (`names.yes_no`), an integer one the layer describes 'from 0 to 1' (a number column's values are not indexed)."""
     if _INTEGER_FLAG.search(info.get("description") or "") and "INT" in str(info.get("type", "")).upper():
         return 1, 0
-    held = values(table, column) if values and info.get("values") else set()
-    yes, no = [v for v in held if v in _YES], [v for v in held if v in _NO]
-    return (yes[0], no[0]) if len(held) == 2 and yes and no else None
+    return yes_no(values(table, column)) if values and info.get("values") else None
 
 
 def _said_polarity(name: list[str], said: list[str]) -> bool | None:
