@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orrery.bi.engines import Column, Engine
-from orrery.bi.names import KEY_WORDS, abbreviates, words
+from orrery.bi.names import KEY_WORDS, abbreviates, singular, words
 from orrery.bi.profile import COUNT_CAP, PROBE_VALUES, TableSample, found_in, profile, unique_in_table
 
 INCLUSION = 0.9  # this share of the sampled values of the referring column must be found in the referenced one
@@ -84,17 +84,6 @@ def _norm(name: str) -> str:
     """'l_orderkey' -> 'orderkey', 'Customer_ID' -> 'customerid' (TPC-H style one- or two-letter prefixes
     dropped)."""
     return re.sub(r"[\W_]+", "", re.sub(r"^[a-z]{1,2}_", "", name)).lower()
-
-
-def singular(word: str) -> str:
-    w = word.lower()
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "y"
-    if w.endswith(("ses", "xes", "ches", "shes")):
-        return w[:-2]
-    if w.endswith("s") and not w.endswith("ss") and len(w) > 3:
-        return w[:-1]
-    return w
 
 
 def _family(dtype: str) -> str:

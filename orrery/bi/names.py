@@ -33,6 +33,30 @@ def yes_no(held: set[str]) -> tuple[str, str] | None:
     return (yes[0], no[0]) if len(held) == 2 and yes and no else None
 
 
+def singular(word: str) -> str:
+    w = word.lower()
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith(("ses", "xes", "ches", "shes")):
+        return w[:-2]
+    if w.endswith("s") and not w.endswith("ss") and len(w) > 3:
+        return w[:-1]
+    return w
+
+
+def said_words(question: str) -> set[str]:
+    """The question's words, each in the singular: what a table's name is looked up in (`names_table`)."""
+    return {singular(w) for w in re.findall(r"[a-z0-9]+", question.lower())}
+
+
+def names_table(table: str, said: set[str]) -> bool:
+    """Whether the question's words (`said_words`) name the table: its name glued ('lineitem') or every word of it, in
+    either number ('county' of `counties`, 'invoice lines' of `InvoiceLine`); not one word of several ('tracks' do
+    not name `PlaylistTrack`, nor 'samples' `milk_samples`)."""
+    name = words(table).split()
+    return bool(name) and (singular("".join(name)) in said or all(singular(w) in said for w in name))
+
+
 def key_like(name: str) -> bool:
     """Whether a column's name says it holds keys or codes: its last word is a key word ('CustomerId', 'film_id',
     'md_cd', 'pax_no'; a number word only after another word), or ends in 'key', 'code' or 'number' glued to a word
