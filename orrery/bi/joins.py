@@ -134,11 +134,11 @@ def _named_alike(name: str, table: str, key: str) -> bool:
 
 def _abbreviates_table(name: str, table: str) -> bool:
     """'edu_lvl' -> `edu_levels`: the referring name's words (a key word aside) are the table's, each the same or
-    shortened, two words or more (one word is "named after the table")."""
-    owner = [w for w in re.split(r"[_\W]+", singular(table).lower()) if w]
-    own = [w for w in re.split(r"[_\W]+", name.lower()) if w and w not in KEY_WORDS]
-    return len(own) == len(owner) > 1 and all(
-        p == q or abbreviates(p, q) or abbreviates(p, singular(q)) for p, q in zip(own, owner, strict=True)
+    shortened, in either number, two words or more (one word is "named after the table"); the name's words as
+    `_named_alike` reads them (`_stems`)."""
+    owner = words(table).split()
+    return len(own := _stems(name)) == len(owner) > 1 and all(
+        any(p == v or abbreviates(p, v) for v in (q, singular(q))) for p, q in zip(own, owner, strict=True)
     )
 
 
