@@ -1,6 +1,7 @@
-"""A name's words, how a name's token shortens a word ('qty' quantity, 'edu_lvl' education level) and whether a name
-says it holds keys, and whether two values are a yes/no pair: read by the semantic layer's field ranking and by join discovery, which semantic.py builds on (so
-it lives below both), and by the SQL step, its worked examples and the decline checks."""
+"""A name's words, a word in the singular, how a name's token shortens a word ('qty' quantity, 'edu_lvl' education
+level), whether a name says it holds keys, whether a question names a table and whether two values are a yes/no
+pair: read by the semantic layer's field ranking and by join discovery, which semantic.py builds on (so it lives
+below both), and by the SQL step, its worked examples and the decline checks: one reading of each."""
 
 from __future__ import annotations
 
