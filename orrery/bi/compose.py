@@ -18,7 +18,7 @@ from sqlglot.errors import SqlglotError
 
 from orrery.bi.decline import named_years
 from orrery.bi.joins import join_columns, join_ends, sides, singular
-from orrery.bi.names import KEY_WORDS, key_like
+from orrery.bi.names import KEY_WORDS, key_like, names_table, said_words, yes_no
 from orrery.bi.relax import conjuncts, extreme, outer_filters
 from orrery.bi.semantic import (
     GENERIC,
@@ -924,7 +924,7 @@ def _without_unused_child(semantic: Semantic, used: list[str], named: set[str], 
     and not the child, the query reads the parent alone ('how many Metallica songs' names no parent: the tracks
     are counted). A table the rest joins only through comes back on the join path."""
     child, rest = used[0], used[1:]
-    said = _singular_words(question)
+    said = said_words(question)
     if not rest or child.lower() in named or _begins(child, said):
         return used
     parents = {right.lower() for left, right in map(join_ends, semantic.joins) if left.lower() == child.lower()}
@@ -1993,8 +1993,7 @@ def _filter_resolved(
                 used.append(r["table"])
 
 
-# the values of a yes/no column (`_flag_values`): what each means
-_YES, _NO = ("y", "yes", "t", "true"), ("n", "no", "f", "false")
+# a yes/no column (`_flag_values`): an integer one the layer describes from 0 to 1, and the words that negate one
 _INTEGER_FLAG = re.compile(r"; from 0 to 1\b")
 _NEGATED = frozenset({"non", "not", "without"})
 _SIDE_BY_SIDE = re.compile(r"\b(?:vs\.?|versus|compared (?:with|to)|with and without)(?!\w)", re.I)
@@ -2025,12 +2024,12 @@ def _named_flags(
     }
     for table in [t for t in semantic.tables if t.lower() in near]:
         for column, info in semantic.tables[table]["columns"].items():
-            yes_no = _flag_values(table, column, info, values)
-            polarity = _said_polarity(words(column).split(), said) if yes_no else None
+            pair = _flag_values(table, column, info, values)
+            polarity = _said_polarity(words(column).split(), said) if pair else None
             if polarity is None or (table.lower(), column.lower()) in read:
                 continue
             col = exp.column(column, table=table)
-            value = yes_no[0] if polarity else yes_no[1]
+            value = pair[0] if polarity else pair[1]
             trees["where"].append((exp.Lower(this=col) if isinstance(value, str) else col).eq(exp.convert(value)))
             used += [] if table in used else [table]
 
@@ -2038,13 +2037,11 @@ def _named_flags(
 def _flag_values(
     table: str, column: str, info: dict[str, Any], values: Callable[[str, str], set[str]] | None
 ) -> tuple[Any, Any] | None:
-    """(yes, no) of a yes/no column: a text column whose indexed values are one of `_YES` and one of `_NO` (compared
-    lower-cased), an integer one the layer describes 'from 0 to 1'."""
+    """(yes, no) of a yes/no column: a text column whose indexed values (lower-cased) are a yes/no pair
+    (`names.yes_no`), an integer one the layer describes 'from 0 to 1' (a number column's values are not indexed)."""
     if _INTEGER_FLAG.search(info.get("description") or "") and "INT" in str(info.get("type", "")).upper():
         return 1, 0
-    held = values(table, column) if values and info.get("values") else set()
-    yes, no = [v for v in held if v in _YES], [v for v in held if v in _NO]
-    return (yes[0], no[0]) if len(held) == 2 and yes and no else None
+    return yes_no(values(table, column)) if values and info.get("values") else None
 
 
 def _said_polarity(name: list[str], said: list[str]) -> bool | None:
@@ -2278,7 +2275,7 @@ def _named_rows_counted(trees: dict[str, list[exp.Expression]], semantic: Semant
     lookup = next(iter(tables))
     if not any(join_ends(j)[1].lower() == lookup for j in semantic.joins):
         return None
-    said = _singular_words(question)
+    said = said_words(question)
     graph = semantic.join_graph()
     named = [
         t for t in semantic.tables if t.lower() != lookup and _names_table(t, said) and lookup in _component(graph, t)
@@ -2286,15 +2283,12 @@ def _named_rows_counted(trees: dict[str, list[exp.Expression]], semantic: Semant
     return named[0] if len(named) == 1 else None
 
 
-def _singular_words(question: str) -> set[str]:
-    """The question's words, each in the singular: what `_names_table` and `_begins` look a table's name up in."""
-    return {singular(w) for w in re.findall(r"[a-z]+", question.lower())}
-
-
 def _names_table(table: str, said: set[str]) -> bool:
-    """The question writes the table's name, or its last word ('obs' of `penguin_obs` aside), in any number."""
-    name = words(table).split()
-    return bool(name) and (singular("".join(name)) in said or singular(name[-1]) in said and len(name[-1]) > 3)
+    """`names.names_table`, or the name's last word alone (more than three letters): 'how many samples' counts
+    `milk_samples` (reading every word lost two right queries, bench/bi_r54.md); field mapping's pick of a column
+    does not take it ('tracks' names `Track`, not `PlaylistTrack`)."""
+    last = words(table).split()[-1:]
+    return names_table(table, said) or bool(last) and len(last[0]) > 3 and singular(last[0]) in said
 
 
 def _counted_table(semantic: Semantic, question: str, pattern: re.Pattern[str] = _COUNTED) -> str | None:
@@ -2322,7 +2316,7 @@ def _lookup_counted(
     tables = _tables_of(trees)
     if len(tables) != 1 or not any(r["table"].lower() in tables for r in resolved):
         return None
-    if _names_table(next(iter(tables)), _singular_words(question)):
+    if _names_table(next(iter(tables)), said_words(question)):
         return None  # 'how many urgent orders' counts the orders
     into = [left for left, right in map(join_ends, semantic.joins) if right.lower() in tables]
     # one join only: two (a route's source and destination airport) are two roles, and which is meant is a guess

@@ -46,7 +46,7 @@ from sqlglot import exp
 
 from orrery.bi.engines import QueryError
 from orrery.bi.joins import singular
-from orrery.bi.names import key_like
+from orrery.bi.names import key_like, yes_no
 from orrery.bi.profile import COUNT_CAP, quote
 from orrery.bi.semantic import (
     GENERIC,
@@ -986,7 +986,6 @@ def unit_column(bi: BIContext, term: str) -> tuple[str, str] | None:
     )
 
 
-_FLAG_VALUES = {"0", "1", "true", "false", "yes", "no", "y", "n"}
 # a drafted layer's description of a column of two values (`semantic._describe_column`)
 _FLAG_LIKE = re.compile(r"; (?:from (?:0|False) to (?:1|True)\b|2\+? distinct\b)")
 
@@ -1036,9 +1035,8 @@ def _two_valued(bi: BIContext) -> list[tuple[str, str, Any]]:
         except QueryError:
             continue
         held = {str(r[0]).lower(): r[0] for r in rows}
-        yes = next((held[k] for k in ("1", "true", "yes", "y") if k in held), None)
-        if len(held) == 2 and set(held) <= _FLAG_VALUES and yes is not None:
-            out.append((t, c, yes))
+        if pair := yes_no(set(held)):
+            out.append((t, c, held[pair[0]]))  # the yes value as stored (an integer 1, a 'Y'): the filter's literal
     return out
 
 

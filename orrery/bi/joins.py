@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orrery.bi.engines import Column, Engine
-from orrery.bi.names import KEY_WORDS, abbreviates, words
+from orrery.bi.names import KEY_WORDS, abbreviates, singular, words
 from orrery.bi.profile import COUNT_CAP, PROBE_VALUES, TableSample, found_in, profile, unique_in_table
 
 INCLUSION = 0.9  # this share of the sampled values of the referring column must be found in the referenced one
@@ -86,17 +86,6 @@ def _norm(name: str) -> str:
     return re.sub(r"[\W_]+", "", re.sub(r"^[a-z]{1,2}_", "", name)).lower()
 
 
-def singular(word: str) -> str:
-    w = word.lower()
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "y"
-    if w.endswith(("ses", "xes", "ches", "shes")):
-        return w[:-2]
-    if w.endswith("s") and not w.endswith("ss") and len(w) > 3:
-        return w[:-1]
-    return w
-
-
 def _family(dtype: str) -> str:
     t = dtype.upper()
     if re.search(r"INT|DEC|NUM|REAL|DOUBLE|FLOAT", t):
@@ -145,11 +134,11 @@ def _named_alike(name: str, table: str, key: str) -> bool:
 
 def _abbreviates_table(name: str, table: str) -> bool:
     """'edu_lvl' -> `edu_levels`: the referring name's words (a key word aside) are the table's, each the same or
-    shortened, two words or more (one word is "named after the table")."""
-    owner = [w for w in re.split(r"[_\W]+", singular(table).lower()) if w]
-    own = [w for w in re.split(r"[_\W]+", name.lower()) if w and w not in KEY_WORDS]
-    return len(own) == len(owner) > 1 and all(
-        p == q or abbreviates(p, q) or abbreviates(p, singular(q)) for p, q in zip(own, owner, strict=True)
+    shortened, in either number, two words or more (one word is "named after the table"); the name's words as
+    `_named_alike` reads them (`_stems`)."""
+    owner = words(table).split()
+    return len(own := _stems(name)) == len(owner) > 1 and all(
+        any(p == v or abbreviates(p, v) for v in (q, singular(q))) for p, q in zip(own, owner, strict=True)
     )
 
 

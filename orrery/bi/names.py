@@ -1,6 +1,7 @@
-"""A name's words, how a name's token shortens a word ('qty' quantity, 'edu_lvl' education level) and whether a name
-says it holds keys: read by the semantic layer's field ranking and by join discovery, which semantic.py builds on (so
-it lives below both), and by the SQL step, its worked examples and the decline checks."""
+"""A name's words, a word in the singular, how a name's token shortens a word ('qty' quantity, 'edu_lvl' education
+level), whether a name says it holds keys, whether a question names a table and whether two values are a yes/no
+pair: read by the semantic layer's field ranking and by join discovery, which semantic.py builds on (so it lives
+below both), and by the SQL step, its worked examples and the decline checks: one reading of each."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ _DERIVED = frozenset(["ity", "ion", "ure", "ance", "ence", "ous", "ive"])
 KEY_WORDS = frozenset(["id", "key", "code", "cd", "no", "nr", "num", "number"])
 _COUNTS = frozenset(["no", "nr", "num", "number"])  # alone, a name of these is as often a count as an ordinal
 _GLUED_KEY = re.compile(r"(?:key|code|number)$")  # 'o_orderkey', 'zipcode', 'l_linenumber'
+YES, NO = ("1", "true", "yes", "y", "t"), ("0", "false", "no", "n", "f")  # a yes/no column's values, lower-cased
 
 
 def words(name: str) -> str:
@@ -23,6 +25,37 @@ def words(name: str) -> str:
     name = re.sub(r"^[a-z]{1,2}_(?=[a-z]{3})", "", name)  # not the name itself: `bp_k` (a boiling point in K)
     name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
     return re.sub(r"[_\W]+", " ", name).strip().lower()
+
+
+def yes_no(held: set[str]) -> tuple[str, str] | None:
+    """(yes, no) of a column's two distinct values, lower-cased, when they are a yes/no pair: one of `YES`, one of
+    `NO` ('y'/'n', '1'/'0', 'true'/'false', 't'/'f')."""
+    yes, no = [v for v in held if v in YES], [v for v in held if v in NO]
+    return (yes[0], no[0]) if len(held) == 2 and yes and no else None
+
+
+def singular(word: str) -> str:
+    w = word.lower()
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith(("ses", "xes", "ches", "shes")):
+        return w[:-2]
+    if w.endswith("s") and not w.endswith("ss") and len(w) > 3:
+        return w[:-1]
+    return w
+
+
+def said_words(question: str) -> set[str]:
+    """The question's words, each in the singular: what a table's name is looked up in (`names_table`)."""
+    return {singular(w) for w in re.findall(r"[a-z0-9]+", question.lower())}
+
+
+def names_table(table: str, said: set[str]) -> bool:
+    """Whether the question's words (`said_words`) name the table: its name glued ('lineitem') or every word of it, in
+    either number ('county' of `counties`, 'invoice lines' of `InvoiceLine`); not one word of several ('tracks' do
+    not name `PlaylistTrack`, nor 'samples' `milk_samples`)."""
+    name = words(table).split()
+    return bool(name) and (singular("".join(name)) in said or all(singular(w) in said for w in name))
 
 
 def key_like(name: str) -> bool:

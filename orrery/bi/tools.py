@@ -53,6 +53,7 @@ from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
 from orrery.bi.joins import join_columns, sides, singular
+from orrery.bi.names import names_table, said_words
 from orrery.bi.profile import quote
 from orrery.bi.relax import relaxed
 from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, schema_words, stems, words
@@ -502,9 +503,9 @@ def _numbered(bi: BIContext, compound: str, number: int, word: str) -> list[dict
 
 
 def _asked_tables(bi: BIContext, question: str) -> set[str]:
-    """The tables the question names, every word of a table's name among its words ('suppliers': supplier)."""
-    asked = set(stems(question))
-    return {t for t in bi.semantic.tables if set(stems(words(t))) <= asked}
+    """The tables the question names ('suppliers': supplier; `names.names_table`)."""
+    said = said_words(question)
+    return {t for t in bi.semantic.tables if names_table(t, said)}
 
 
 def _of_named_table(
