@@ -2285,7 +2285,7 @@ def _named_rows_counted(trees: dict[str, list[exp.Expression]], semantic: Semant
 
 def _names_table(table: str, said: set[str]) -> bool:
     """`names.names_table`, or the name's last word alone (more than three letters): 'how many samples' counts
-    `milk_samples` (reading every word lost two right queries, bench/bi_r54.md); field mapping's pick of a column
+    `milk_samples` (reading every word lost two right queries, bench/bi.md, round 54); field mapping's pick of a column
     does not take it ('tracks' names `Track`, not `PlaylistTrack`)."""
     last = words(table).split()[-1:]
     return names_table(table, said) or bool(last) and len(last[0]) > 3 and singular(last[0]) in said

@@ -1,4 +1,4 @@
-"""Round 54 (bench/bi_r54.md): join discovery reads a referring name's words one way: `_abbreviates_table` ('edu_lvl'
+"""Round 54 (bench/bi.md, round 54): join discovery reads a referring name's words one way: `_abbreviates_table` ('edu_lvl'
 -> `edu_levels`) takes them as `_named_alike` does (`names.words`, a glued key word off), so a camel-case name is
 read too ('EduLvl' -> `EduLevels`)."""
 

@@ -1,4 +1,4 @@
-"""Round 54 (bench/bi_r54.md): one reading of 'the question names a table', `names.names_table`, that compose (a
+"""Round 54 (bench/bi.md, round 54): one reading of 'the question names a table', `names.names_table`, that compose (a
 parent named, the rows counted) and field mapping (the column of the table the question names) both use: the
 table's name glued, or every word of it, each in either number."""
 

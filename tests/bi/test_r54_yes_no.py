@@ -1,4 +1,4 @@
-"""Round 54 (bench/bi_r54.md): one reading of 'a yes/no column', `names.yes_no`, that entity resolution's flags
+"""Round 54 (bench/bi.md, round 54): one reading of 'a yes/no column', `names.yes_no`, that entity resolution's flags
 (`decline.flag_values`, one-word names) and compose's flags named by their words (`compose._named_flags`) both use:
 two values, one a yes (1, true, yes, y, t), one a no (0, false, no, n, f)."""
 
