@@ -31,9 +31,7 @@ def declines() -> list[tuple[str, dict]]:
     """(set, record) of each newest stored record declined for a missing field."""
     rc = _load("bi_recompose")
     out = [
-        (s, q)
-        for s, q in rc.newest(skip=())
-        if q.get("status") == "declined" and REASON.search(q.get("answer") or "")
+        (s, q) for s, q in rc.newest(skip=()) if q.get("status") == "declined" and REASON.search(q.get("answer") or "")
     ]
     return sorted(out, key=lambda x: (x[1]["gold"] is None, x[1]["db"], x[0], x[1]["question"]))
 
@@ -79,8 +77,6 @@ def main() -> None:
         print(f"{'answerable' if kind else 'unanswerable'}: {len(sub)} stored, {sum(r['stands'] for r in sub)} stand")
     out = HERE / "results" / f"bi_r55_fields{'_' + args.tag if args.tag else ''}.json"
     out.write_text(json.dumps(rows, indent=1))
-
-
 
 
 def causes(path: Path) -> None:
