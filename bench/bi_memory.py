@@ -2682,10 +2682,86 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                 *ROUND18_PLAN,
                 *ROUND18_DIAGNOSIS,
                 *ROUND18_AFTER,
+                *ROUND19,
+                *ROUND20_PLAN,
             ]
         ).rstrip()
         + "\n"
     )
+
+
+ROUND19 = [  # round 19's write-up (branch bimem19), kept here so that --report writes it again
+    "",
+    "### round 19 (product, no model run): a person's correction, approved through the one approval path",
+    "",
+    "Round 18's item (5): the product could only approve the SQL the agent wrote, so the case issue 26 is about (a person fixes a wrong answer; a later question of other wording on the same need is shown the fix) could not happen. Built (branch bimem19), on the one approval path (`ApprovedExamples.approve`; no second store, no bench shortcut):",
+    '- `orrery.bi.examples.correction(engine, sql)`: the one check every path uses. The SQL is stripped, at most `recall.examples.MAX_SQL` (20,000) characters, passes the read-only guard and plans on the run\'s own connection (`engine.explain`: `guard.check` then EXPLAIN, i.e. `tools.dry_run(probe=False)`; not imported from tools.py, which imports examples.py: a cycle; no one-row probe, as a right correction may find nothing), and is kept as the guard reads it (sqlglot, no comments). Otherwise `BadCorrection` (a `DataError`: one line, "... give one SELECT that runs on <db>"), nothing stored.',
+    "- Python: `examples.approve(agent, examples=None, *, sql=None)`: with `sql`, the agent's question is kept with the checked correction on the agent's connection instead of its SQL.",
+    '- CLI: `orrery bi approve RUN --sql "SELECT ..."` or `--sql-file PATH` (a regular file, read once, at most 64 KiB; not both), checked on the run\'s database (by its name; `--db` when `ask --db` was a file or URL, refused unless it is the run\'s database); prints "approved example N for DB, corrected: QUESTION", the agent\'s SQL and the kept one. The hint after an answer names `--sql`.',
+    '- Server: `POST /threads/{t}/runs/{r}/approve` takes an optional `{"sql": "..."}` (parsed by the server\'s `parse_json`, under `max_body_bytes`: 413 above it); the question is still the run\'s; the correction is checked on the run\'s database (`open_engine(connection)`, closed after); 400 with the reason for a non-object body, a non-string `sql`, or a refused correction; the reply adds `sql` (what was kept) and `corrected`. Token and Origin as every route (the guarded router).',
+    '- Web app: Wrong posts `reject` (nothing kept, as before), then opens the answer\'s SQL in a text box (`correctionForm`); \'Keep corrected SQL\' posts `approve` with `{"sql"}` and shows the SQL the server kept, or "Not kept: <reason>" with the box left open to try again.',
+    "",
+    "Tests (each fails without the code; checked by running them on 7b2f79d's orrery with these tests: tests/bi/test_r19_corrections.py does not import there (`BadCorrection`, `SQL_FILE_BYTES`), and 11 of tests/serve/test_feedback.py + the browser test fail):",
+    "- the measure the brief asks (no model): a correction stored through Python (`approve(agent, sql=...)`), the CLI (`--sql` and `--sql-file`) and the server (over real HTTP) is exactly the pair `ExampleMemory.shown` returns for a paraphrase of its question ('What is the number of nations?' for 'How many nations are there?', whose agent counted regions; 'What number of shipments went to customers in United during 1995?' for the served scenario), never the agent's SQL; the browser test keeps a correction through the page and finds it in `GET /examples/tpch` and in the page.",
+    "- attacks, each refused with nothing stored: Python, 14 (a write, two statements, a write after a UNION or after a comment, a write in a CTE, another database's table, another catalog, `read_csv`, a file as a table, ATTACH, an unknown column, not SQL, empty, over 20,000 characters); CLI, a write / two statements / another database's table (non-zero exit, one line), a file over 64 KiB, `--db` of another database, `--sql` with `--sql-file`, a run on a SQLite file corrected without `--db` (told to name it again) and then with it (kept, checked in SQLite's dialect); HTTP, 7 bodies (a write, several statements, chinook's tables, a file read, a non-string, empty, too long) as 400, a 2 MiB body as 413, a body that is not an object as 400, another thread's run as 404, a cross-origin request as 403; the browser, a DELETE typed in the box (\"Not kept: ...\", nothing stored) before the fix.",
+    '- tests/serve/test_feedback.py\'s first test changed: it sent `{"sql": "DROP TABLE nation"}` expecting it ignored; a body `sql` is now a correction (a DROP is refused: in the attack test), so it sends `{"question": "x"}` (ignored) and checks `corrected` is false.',
+    "",
+    "What is left: (1) a correction of a declined or failed run (no query ran): the answer records no connection (`BIAnswer` has no engine; the server's run keeps no inputs after it ends), so all three paths refuse it as before (409 / `NotApprovable`); recording the run's database in the answer (agent.py) would allow it; (2) a person's SQL usually names tables by aliases, and the parts shown to the SQL step drop the FROM (round 18's diagnosis): the served test's correction (`o.o_orderkey`, `n.n_name`) is shown with aliases the schema does not have; either the correction is kept with each single-table alias written as its table (a stored-form choice, measured on round 18's 195 corrections: same rows before and after, self-joins untouched) or round 18's `sql_parts` change comes back under the criterion it meant; (3) the web app's box is a plain textarea (no SQL highlighting, no preview of the correction's rows before keeping it: a `POST .../preview` running it under the guard's row cap would let a person see the fix's answer first); (4) whether corrections help answers is round 18's question, unchanged: no model run here.",
+    "",
+    'README lines for orrery/bi/README.md "Approved examples" (not this branch\'s file; for the lead): in the command block, after `orrery bi approve ID`:',
+    "```",
+    'orrery bi approve ID --sql "SELECT ..."  # a correction: the run\'s question kept with your SQL (or --sql-file PATH; --db FILE for a run on a file)',
+    "```",
+    'and after "Python: `orrery.bi.examples.approve(agent)` (its last answer)": "`approve(agent, sql="SELECT ...")` (a person\'s correction). A correction (`examples.correction`) is kept only when it passes the read-only guard and plans (EXPLAIN) on the run\'s own database, as the guard reads it (no comments); otherwise `BadCorrection`, one line, nothing stored. Served: `approve` with `{"sql": ...}` (400 with the reason when refused); the web app\'s Wrong opens the answer\'s SQL to correct (\'Keep corrected SQL\')."',
+]
+
+
+ROUND20_PLAN = [
+    "",
+    "### round 20 (plan, written and committed before any of its measures ran; the commit that adds it, its time"
+    " in `git log`): an approved query's parts shown with the schema's names, not its aliases",
+    "",
+    "Round 18's diagnosis holds unchanged: the SQL step is shown an approved pair as parts (`sql_parts`: select,"
+    " where, group_by, having, order_by, limit) with no FROM, so a column qualified by an alias (`a.City`,"
+    " `n.n_name`, `T1.sales`) names nothing the step's schema shows; 103 of round 18's 195 corrections are shown so."
+    " Round 18's change (2a7a3ed) failed a criterion that forbade what it does (the agent's own SQL uses aliases"
+    " too: 'What are the total sales per region?', `T1` / `T2`). This round writes the criterion for what the"
+    " change does. The change (examples.py, rewritten smaller than 2a7a3ed, same rule): a column qualified by an"
+    " alias of one table that the query reads once is qualified by that table's name, and that table's alias is"
+    " dropped where it is read (so a subquery inside a part, `... IN (SELECT ... FROM t AS b WHERE b.x ...)`,"
+    " stays a query that runs); a table read twice or more (a self-join, or the same table in a subquery) and an"
+    " alias naming two tables keep their aliases (which one is meant is the alias's to say).",
+    "Criterion (`--v20-parts`, results/bi_memory_parts_v20.json, no model), over round 18's 195 corrections"
+    " (`corrections(newest_answers(), _memory_dbs())`) and the 175 grown pairs (`approved_pairs(stored_answers())`),"
+    " each pair's parts before (the resolution off) and after, as shown (its database's dialect and row cap):",
+    "- (1) every part is identical, or differs only in column qualifiers: written again with every qualifier"
+    " removed, before and after are the same text; and each column whose qualifier changed was qualified before"
+    " by the alias of a table read once in the query and is qualified after by that table's name. Every change is"
+    " listed (pair, alias -> table); any change of another kind fails (0 allowed).",
+    "- (2) self-joins keep their aliases: every column qualified by an alias of a table read twice or more is"
+    " unchanged (counted; round 18 found one, 'how many routes are there from Denver to Chicago?').",
+    "- (3) the aim: the parts naming a single-table alias, before -> after, counted over the 195 and the 175"
+    " (round 18: 103 -> 1 corrections, the 1 the self-join); after, no part names an alias of a table read once.",
+    "- (4) the parts still make the query: for every pair whose parts changed, its parts after the change put back"
+    " in place of its query's clauses (the select list, WHERE and HAVING as the AND of their items, GROUP BY, ORDER"
+    " BY, LIMIT), in the query whose resolved tables are read under their own names, run on its database (the"
+    " bench's engine, the guard's row cap) return the same rows as the approved SQL as stored (as a multiset; in"
+    " order when it orders): all of them, pairs whose own SQL fails on its database listed and not counted. The"
+    " method's check: the parts before the change, put back into the query as written, return the same rows too"
+    " (a mismatch there is the re-assembly's, listed, not the change's).",
+    "- (5) tests (tests/bi/test_r20m_aliases.py) that fail without the change (run against integ's examples.py,"
+    " 5ba73d1): an alias of one table written as the table in every part; a subquery in WHERE aliasing its own"
+    " table re-assembles into SQL that runs (SQLite); and counter-examples passing both ways: a self-join keeps"
+    " its aliases, a query with table names is read as written, one alias naming two tables in two scopes is"
+    " kept. tests/bi/test_approved_examples.py's parts expectation (`g.Name`) becomes the table's name, as in"
+    " 2a7a3ed.",
+    "Shipped only if (1)-(5) all hold; otherwise reverted and the numbers kept. A model run only if shipped and"
+    " started before 15:40 UTC (else none): its sample fixed here, the questions of round 18's sample (corrected_v18,"
+    " corrected_v18b) that were shown (`retrieved`) a correction whose parts the change alters, primed, empty vs"
+    " the corrections memory with the change (`--v20`), `nice -n 10 timeout 900`; read beside their round 18"
+    " answers with the memory (without the change; other code merged since, so only a changed SQL-step request can"
+    " explain a changed answer); too few questions to decide anything but a right -> wrong, each listed.",
+]
 
 
 ROUND17_AFTER = [
