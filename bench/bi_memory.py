@@ -90,6 +90,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -3087,6 +3088,170 @@ def reading(args: argparse.Namespace) -> list[str]:
     return lines
 
 
+PARTS = ("select", "where", "group_by", "having", "order_by")
+PART_SQL = {  # a part's item read back in its clause
+    "select": "SELECT {}",
+    "where": "SELECT 1 WHERE {}",
+    "group_by": "SELECT 1 GROUP BY {}",
+    "having": "SELECT 1 HAVING {}",
+    "order_by": "SELECT 1 ORDER BY {}",
+}
+PART_ARG = {"where": "where", "group_by": "group", "having": "having", "order_by": "order"}
+
+
+def _item(part: str, item: str, dialect: str) -> Any:
+    """A part's item parsed in its clause: the select item, the condition, the grouping or ordering term."""
+    import sqlglot
+
+    tree = sqlglot.parse_one(PART_SQL[part].format(item), read=dialect)
+    if part == "select":
+        return tree.expressions[0]
+    node = tree.args[PART_ARG[part]]
+    return node.this if part in ("where", "having") else node.expressions[0]
+
+
+def _bare(node: Any, dialect: str) -> str:
+    """An item written again with no column qualifier."""
+    from sqlglot import exp
+
+    node = node.copy()
+    for col in node.find_all(exp.Column):
+        col.set("table", None)
+    return node.sql(dialect)
+
+
+def _qualifier_changes(sql: str, before: dict[str, Any], after: dict[str, Any], dialect: str) -> dict[str, Any]:
+    """Round 20's (1)-(3) for one pair: the qualifiers changed (alias -> table), the changes of another kind, the
+    self-join columns changed, and the parts naming an alias of a table read once, before and after."""
+    import sqlglot
+    from sqlglot import exp
+
+    tables = [t for t in sqlglot.parse_one(sql, read=dialect).find_all(exp.Table) if t.name]
+    reads = Counter(t.name.lower() for t in tables)
+    alias = {t.alias.lower(): t.name for t in tables if t.alias and t.alias.lower() != t.name.lower()}
+    once = {a for a, name in alias.items() if reads[name.lower()] == 1}
+    out: dict[str, Any] = {"changed": [], "other": [], "self_join_changed": [], "aliased": [0, 0]}
+    for part in PARTS:
+        for b, a in zip(before[part], after[part], strict=True):
+            nb, na = _item(part, b, dialect), _item(part, a, dialect)
+            for i, node in enumerate((nb, na)):
+                out["aliased"][i] += any(c.table.lower() in once for c in node.find_all(exp.Column))
+            if b == a:
+                continue
+            if _bare(nb, dialect) != _bare(na, dialect):
+                out["other"].append([part, b, a])
+                continue
+            for cb, ca in zip(nb.find_all(exp.Column), na.find_all(exp.Column), strict=True):
+                if cb.table == ca.table:
+                    continue
+                key = cb.table.lower()
+                right = key in once and ca.table.lower() == alias[key].lower()
+                out["changed" if right else "other"].append([part, cb.table, ca.table])
+                out["self_join_changed"] += [[part, cb.table]] if key in alias and key not in once else []
+    return out
+
+
+def _assembled(sql: str, parts: dict[str, Any], dialect: str, resolve: bool) -> str:
+    """`parts` put back in place of the query's clauses (the select list, WHERE and HAVING as the AND of their
+    items, GROUP BY, ORDER BY, LIMIT), in the query as written or with its tables resolved (`unaliased`)."""
+    import sqlglot
+    from sqlglot import exp
+
+    from orrery.bi.examples import unaliased
+
+    tree = sqlglot.parse_one(sql, read=dialect)
+    tree = unaliased(tree) if resolve else tree
+    items = {part: [_item(part, x, dialect) for x in parts[part]] for part in PARTS}
+    tree.set("expressions", items["select"])
+    tree.set("where", exp.Where(this=exp.and_(*items["where"])) if items["where"] else None)
+    tree.set("group", exp.Group(expressions=items["group_by"]) if items["group_by"] else None)
+    tree.set("having", exp.Having(this=exp.and_(*items["having"])) if items["having"] else None)
+    tree.set("order", exp.Order(expressions=items["order_by"]) if items["order_by"] else None)
+    return (tree.limit(parts["limit"]) if parts["limit"] is not None else tree).sql(dialect)
+
+
+def _rows(engine: Any, sql: str, ordered: bool) -> Any:
+    """The rows a query returns, in order when it orders, else as a multiset; the error's text when it fails."""
+    from orrery.bi.engines import QueryError
+    from orrery.bi.guard import UnsafeQuery
+
+    try:
+        rows = engine.execute(sql).rows
+    except (QueryError, UnsafeQuery) as e:
+        return f"error: {e}"
+    return [repr(r) for r in rows] if ordered else sorted(repr(r) for r in rows)
+
+
+def _same_rows(engine: Any, p: dict[str, Any], before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """Round 20's (4) for a pair whose parts changed: the approved SQL's rows against its parts re-assembled,
+    after the change into the resolved query, before it into the query as written (the method's check)."""
+    import sqlglot
+
+    dialect = engine.dialect
+    ordered = sqlglot.parse_one(p["sql"], read=dialect).args.get("order") is not None
+    own = _rows(engine, p["sql"], ordered)
+    if isinstance(own, str):
+        return {"own_fails": own}
+    after_sql = _assembled(p["sql"], after, dialect, resolve=True)
+    before_sql = _assembled(p["sql"], before, dialect, resolve=False)
+    got = {"after": _rows(engine, after_sql, ordered) == own, "before": _rows(engine, before_sql, ordered) == own}
+    return got | ({} if got["after"] else {"assembled": after_sql})
+
+
+def v20_parts() -> dict[str, Any]:
+    """Round 20's measure (no model): over round 18's corrections and the grown pairs, each pair's parts before
+    (the resolution off) and after `unaliased`, as shown (its dialect, its row cap), read by the criterion."""
+    from unittest import mock
+
+    from bi_nokeys import engine_for
+
+    from orrery.bi import examples as ex
+
+    if not hasattr(ex, "unaliased"):
+        raise SystemExit(
+            "round 20's change is not in this checkout (not shipped): git cherry-pick ebea6f2 to measure it"
+        )
+    pairs = [("correction", p) for p in corrections(newest_answers(), _memory_dbs())]
+    pairs += [("grown", p) for p in approved_pairs(stored_answers())]
+    engines: dict[str, Any] = {}
+    rows = []
+    for kind, p in pairs:
+        engine = engines.setdefault(p["db"], engine_for(p["db"]))
+        with mock.patch.object(ex, "unaliased", lambda tree: tree):
+            before = ex.sql_parts(p["sql"], engine.dialect, engine.limits.max_rows)
+        after = ex.sql_parts(p["sql"], engine.dialect, engine.limits.max_rows)
+        row = {"kind": kind, "db": p["db"], "question": p["question"], "sql": p["sql"], "shown": after is not None}
+        if before is not None and after is not None:
+            row |= _qualifier_changes(p["sql"], before, after, engine.dialect)
+            row |= _same_rows(engine, p, before, after) if before != after else {}
+        rows.append(row)
+    return {"rows": rows, "summary": _v20_summary(rows)}
+
+
+def _v20_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Round 20's criterion counted per kind of pair (corrections, grown)."""
+    out = {}
+    for kind in ("correction", "grown"):
+        rs = [r for r in rows if r["kind"] == kind]
+        changed = [r for r in rs if "after" in r or "own_fails" in r]
+        out[kind] = {
+            "pairs": len(rs),
+            "shown_as_parts": sum(r["shown"] for r in rs),
+            "parts_changed": len(changed),
+            "qualifiers_changed": sum(len(r.get("changed", [])) for r in rs),
+            "other_changes": [[r["question"], c] for r in rs for c in r.get("other", [])],
+            "self_join_pairs_changed": [r["question"] for r in rs if r.get("self_join_changed")],
+            "pairs_naming_a_once_alias": [sum(bool(r.get("aliased", [0, 0])[i]) for r in rs) for i in (0, 1)],
+            "parts_naming_a_once_alias": [sum(r.get("aliased", [0, 0])[i] for r in rs) for i in (0, 1)],
+            "same_rows_after": sum(bool(r.get("after")) for r in changed),
+            "same_rows_before": sum(bool(r.get("before")) for r in changed),
+            "own_sql_fails": [r["question"] for r in changed if "own_fails" in r],
+            "rows_differ_after": [r["question"] for r in changed if r.get("after") is False],
+            "changes": sorted({f"{c[1]} -> {c[2]}" for r in rs for c in r.get("changed", [])}),
+        }
+    return out
+
+
 PRIMED_SAMPLES = {  # the flag of a primed run, empty vs a memory -> its sample, fixed before its run
     "v18": lambda: v18_sample(_v18_scope_stored()),
     "v17": v17_sample,
@@ -3105,6 +3270,7 @@ MEASURES = {  # results/bi_memory_NAME.json -> (the flag, the measure): no model
     "scope_v18": ("v18_scope", lambda: {"rows": v18_scope()}),
     "refusals_v18": ("v18_refusals", v18_refusals),
     "lifted_v18": ("v18_lifted", v18_lifted),
+    "parts_v20": ("v20_parts", v20_parts),
 }
 
 
@@ -3143,6 +3309,7 @@ def main() -> None:
     p.add_argument("--v18-scope", action="store_true", help="round 18: what the corrections memory holds near")
     p.add_argument("--v18-refusals", action="store_true", help="round 18: why a near correction is not shown")
     p.add_argument("--v18-lifted", action="store_true", help="round 18: declines a memory lifts (no model)")
+    p.add_argument("--v20-parts", action="store_true", help="round 20: parts before/after resolving aliases")
     p.add_argument("--v18", action="store_true", help="round 18's sample (`v18_sample`), primed, empty vs corrections")
     p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
     p.add_argument("--v15-replay", action="store_true", help="round 15: texts the memory embeds, vectors kept off/on")
