@@ -3184,19 +3184,25 @@ def _item(part: str, item: str, dialect: str) -> Any:
     return node.this if part in ("where", "having") else node.expressions[0]
 
 
-def _bare(node: Any, dialect: str) -> str:
-    """An item written again with no column qualifier."""
+def _bare(node: Any, dialect: str, once: set[str] = frozenset()) -> str:
+    """An item written again with no column qualifier, and no alias in `once` where its table is read."""
     from sqlglot import exp
 
     node = node.copy()
     for col in node.find_all(exp.Column):
         col.set("table", None)
+    for t in node.find_all(exp.Table):
+        if t.alias.lower() in once:
+            t.set("alias", None)
     return node.sql(dialect)
 
 
-def _qualifier_changes(sql: str, before: dict[str, Any], after: dict[str, Any], dialect: str) -> dict[str, Any]:
+def _qualifier_changes(
+    sql: str, before: dict[str, Any], after: dict[str, Any], dialect: str, admit_reads: bool
+) -> dict[str, Any]:
     """Round 20's (1)-(3) for one pair: the qualifiers changed (alias -> table), the changes of another kind, the
-    self-join columns changed, and the parts naming an alias of a table read once, before and after."""
+    self-join columns changed, and the parts naming an alias of a table read once, before and after. With
+    `admit_reads` (round 20b's (1')), such an alias dropped where its table is read is no change of another kind."""
     import sqlglot
     from sqlglot import exp
 
@@ -3212,7 +3218,8 @@ def _qualifier_changes(sql: str, before: dict[str, Any], after: dict[str, Any], 
                 out["aliased"][i] += any(c.table.lower() in once for c in node.find_all(exp.Column))
             if b == a:
                 continue
-            if _bare(nb, dialect) != _bare(na, dialect):
+            dropped = once if admit_reads else set()
+            if _bare(nb, dialect, dropped) != _bare(na, dialect, dropped):
                 out["other"].append([part, b, a])
                 continue
             for cb, ca in zip(nb.find_all(exp.Column), na.find_all(exp.Column), strict=True):
@@ -3272,9 +3279,32 @@ def _same_rows(engine: Any, p: dict[str, Any], before: dict[str, Any], after: di
     return got | ({} if got["after"] else {"assembled": after_sql})
 
 
-def v20_parts() -> dict[str, Any]:
-    """Round 20's measure (no model): over round 18's corrections and the grown pairs, each pair's parts before
-    (the resolution off) and after `unaliased`, as shown (its dialect, its row cap), read by the criterion."""
+def _round20_pairs() -> list[tuple[str, dict[str, Any]]]:
+    """Round 20's pairs: round 18's corrections and the grown memory's pairs."""
+    pairs = [("correction", p) for p in corrections(newest_answers(), _memory_dbs())]
+    return pairs + [("grown", p) for p in approved_pairs(stored_answers())]
+
+
+def gold_pairs() -> list[tuple[str, dict[str, Any]]]:
+    """Round 20b's pairs: the gold SQL of every answerable question of sets #1..#21, once per (database, SQL),
+    less every SQL text of round 20's pairs."""
+    from bi_nokeys import SETS, items
+
+    seen = {(p["db"], p["sql"].strip()) for _, p in _round20_pairs()}
+    out = []
+    for which in SETS:
+        for item in items(which):
+            key = (item["db"], (item["gold"] or "").strip())
+            if item["gold"] and key not in seen:
+                seen.add(key)
+                out.append(("gold", item | {"sql": item["gold"], "set": which}))
+    return out
+
+
+def v20_parts(admit_reads: bool = False, pairs_of: Any = _round20_pairs) -> dict[str, Any]:
+    """Round 20's measure (no model): over `pairs_of()` (round 20's: round 18's corrections and the grown pairs),
+    each pair's parts before (the resolution off) and after `unaliased`, as shown (its dialect, its row cap), read
+    by the criterion ((1') with `admit_reads`)."""
     from unittest import mock
 
     from bi_nokeys import engine_for
@@ -3285,8 +3315,7 @@ def v20_parts() -> dict[str, Any]:
         raise SystemExit(
             "round 20's change is not in this checkout (not shipped): git cherry-pick ebea6f2 to measure it"
         )
-    pairs = [("correction", p) for p in corrections(newest_answers(), _memory_dbs())]
-    pairs += [("grown", p) for p in approved_pairs(stored_answers())]
+    pairs = pairs_of()
     engines: dict[str, Any] = {}
     rows = []
     for kind, p in pairs:
@@ -3296,7 +3325,7 @@ def v20_parts() -> dict[str, Any]:
         after = ex.sql_parts(p["sql"], engine.dialect, engine.limits.max_rows)
         row = {"kind": kind, "db": p["db"], "question": p["question"], "sql": p["sql"], "shown": after is not None}
         if before is not None and after is not None:
-            row |= _qualifier_changes(p["sql"], before, after, engine.dialect)
+            row |= _qualifier_changes(p["sql"], before, after, engine.dialect, admit_reads)
             row |= _same_rows(engine, p, before, after) if before != after else {}
         rows.append(row)
     return {"rows": rows, "summary": _v20_summary(rows)}
@@ -3305,7 +3334,7 @@ def v20_parts() -> dict[str, Any]:
 def _v20_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Round 20's criterion counted per kind of pair (corrections, grown)."""
     out = {}
-    for kind in ("correction", "grown"):
+    for kind in dict.fromkeys(r["kind"] for r in rows):
         rs = [r for r in rows if r["kind"] == kind]
         changed = [r for r in rs if "after" in r or "own_fails" in r]
         out[kind] = {
@@ -3345,6 +3374,7 @@ MEASURES = {  # results/bi_memory_NAME.json -> (the flag, the measure): no model
     "refusals_v18": ("v18_refusals", v18_refusals),
     "lifted_v18": ("v18_lifted", v18_lifted),
     "parts_v20": ("v20_parts", v20_parts),
+    "parts_v20b": ("v20b_parts", lambda: v20_parts(admit_reads=True, pairs_of=gold_pairs)),
 }
 
 
@@ -3384,6 +3414,7 @@ def main() -> None:
     p.add_argument("--v18-refusals", action="store_true", help="round 18: why a near correction is not shown")
     p.add_argument("--v18-lifted", action="store_true", help="round 18: declines a memory lifts (no model)")
     p.add_argument("--v20-parts", action="store_true", help="round 20: parts before/after resolving aliases")
+    p.add_argument("--v20b-parts", action="store_true", help="round 20b: the same on the sets' other gold SQL")
     p.add_argument("--v18", action="store_true", help="round 18's sample (`v18_sample`), primed, empty vs corrections")
     p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
     p.add_argument("--v15-replay", action="store_true", help="round 15: texts the memory embeds, vectors kept off/on")
