@@ -2687,6 +2687,7 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                 *ROUND20_PLAN,
                 *ROUND20_AFTER,
                 *ROUND20B_PLAN,
+                *ROUND20B_AFTER,
             ]
         ).rstrip()
         + "\n"
@@ -2836,6 +2837,34 @@ ROUND20B_PLAN = [
     "Shipped only if (1')-(5) all hold: ebea6f2 applied again at the branch's tip in one commit (the lead keeps it or"
     " drops it by that commit); otherwise not, the numbers kept. No model run in this round (after 15:40 UTC for"
     " any result).",
+]
+
+
+ROUND20B_AFTER = [
+    "",
+    "Round 20b's measure (`--v20b-parts`, results/bi_memory_parts_v20b.json, no model, 15:08 UTC, on 9e92fd4's"
+    " bench with ebea6f2's change picked again; round 20's `--v20-parts` re-run on the same checkout first gave its"
+    " stored result byte for byte):",
+    "- the pairs: 516 gold queries (20 databases, held-out #21's `equities` 4 of them), every one a plain SELECT;"
+    " 291 changed by the rule, 770 column qualifiers, each an alias of a table read once written as that table (64"
+    " distinct, `a -> inv_annual`, `p -> eod_px`, `v -> exch_venues`, `s -> sochi14_tally`, ...); changed pairs per"
+    " database from chinook 37, tpch 29, elements 27, penguins 25 to titanic 2.",
+    "- (1') held: 0 changes of another kind.",
+    "- (2) held: 1 query reads a table twice under an alias ('What percentage of all the Sochi medals did the"
+    " Netherlands take?': `sochi14_tally t` in one subquery, `sochi14_tally` in the other); `t` kept, its other"
+    " alias (`l -> lkp_cntry`) resolved.",
+    "- (3) held: queries whose parts name an alias of a table read once 291 -> 0 (757 part items -> 0).",
+    "- (4) held: the 291 changed queries' parts put back into the resolved query return the gold rows for 291 (the"
+    " method's check, before: 291); no gold query failed, none of the 291 returns no row.",
+    "- (5) held: tests/bi/test_r20m_aliases.py with the change: 7 passed; with tests/bi/test_approved_examples.py,"
+    " test_bi_approve.py, test_r19_corrections.py, test_r33_shots.py, test_r38_shots.py, test_examples*.py,"
+    " test_memory_ceiling.py, test_data_declines.py, tests/serve/test_feedback.py and tests/memory/test_examples.py,"
+    " test_served_examples.py: 198 passed.",
+    "Shipped: ebea6f2 applied again at 89bdfbb (one commit, with its tests and test_approved_examples's expectation"
+    " written with table names). What it does not do: it changes only what the SQL step is shown (the stored"
+    " pair keeps the person's SQL as written; a reused query is the stored SQL); whether a correction shown with the"
+    " schema's names is used better by the model is not measured here (round 18's two corrections shown and not"
+    " used, `a.City` and `n.n_name`, are the case).",
 ]
 
 
