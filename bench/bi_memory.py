@@ -2688,6 +2688,7 @@ def report(runs: dict[str, dict[str, Any]]) -> str:
                 *ROUND20_AFTER,
                 *ROUND20B_PLAN,
                 *ROUND20B_AFTER,
+                *ROUND20C_PLAN,
             ]
         ).rstrip()
         + "\n"
@@ -2867,6 +2868,27 @@ ROUND20B_AFTER = [
     " used, `a.City` and `n.n_name`, are the case).",
 ]
 
+
+ROUND20C_PLAN = [
+    "",
+    "### round 20c (plan, written and committed before its run; the commit that adds it, its time in `git log`):"
+    " does the model use a correction shown with the schema's names?",
+    "",
+    "Rounds 20 and 20b measured what the SQL step is shown, not what the model does with it. The brief allows a"
+    " model run once the criterion is met and time is left: one small run, primed, the same corrections memory"
+    " (round 18's 195, leave-one-out) both ways, the only difference the alias resolution: off (`unaliased` patched"
+    " to return the query as written, i.e. integ's parts) against on (89bdfbb). Every request the change leaves"
+    " alike is replayed (bench/bi_memory_primed.py), so only a SQL-step request showing a changed correction costs a"
+    " second call, and only it can change an answer.",
+    "- the sample (`v20_sample`, fixed here): the questions of round 18's scope (results/bi_memory_scope_v18.json, 834"
+    " questions, each once) whose `shown` pairs include a correction whose parts the change alters"
+    " (results/bi_memory_parts_v20.json), ordered by the SHA-1 of their text, the first `V20_EACH` (10); `--v20`"
+    " (tag corrected_v20), `nice -n 10 timeout 900`: the questions answered before the cut are the ones reported.",
+    "- read as: the change stays unless right -> wrong (off right, on wrong) exceeds wrong -> right on the questions"
+    " answered (then 89bdfbb is reverted); reported: right off / on (answerable), each changed answer with the pair"
+    " shown, the SQL-step requests the change altered (calls not replayed), seconds and load. Ten questions decide"
+    " nothing else.",
+]
 
 ROUND17_AFTER = [
     "",
@@ -3384,6 +3406,56 @@ def _v20_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+V20_EACH = 10  # round 20c: questions shown a correction whose parts the change alters
+
+
+def v20_sample() -> list[dict[str, Any]]:
+    """Round 20c's sample, fixed before its run: round 18's scope questions shown a correction whose parts round
+    20's change alters, ordered by the SHA-1 of their text, the first V20_EACH."""
+    scope = json.loads((RESULTS / "bi_memory_scope_v18.json").read_text())["rows"]
+    parts = json.loads((RESULTS / "bi_memory_parts_v20.json").read_text())["rows"]
+    changed = {(r["db"], r["question"]) for r in parts if r["kind"] == "correction" and "after" in r}
+    hit = [r for r in scope if any((r["db"], q) in changed for q in r["shown"])]
+    hit.sort(key=lambda r: hashlib.sha1(r["question"].encode()).hexdigest())
+    return [{k: r[k] for k in ("set", "db", "question", "gold")} for r in hit[:V20_EACH]]
+
+
+def run_ab(llm: str | None, items: list[dict[str, Any]], out: Path, floor: float | None) -> dict[str, Any]:
+    """Round 20c: each question answered with the corrections memory, primed, the alias resolution off (`off`:
+    `unaliased` returns the query as written) then on; a request the change leaves alike is replayed."""
+    from unittest import mock
+
+    from bi_memory_primed import Primed
+    from bi_nokeys import engine_for
+
+    from orrery.bi import examples as ex
+
+    if llm not in (None, "local"):
+        raise SystemExit("--v20: the embedded model only")
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+    model, commit = Primed(), _commit()
+    engines = {db: engine_for(db) for db in dict.fromkeys(r["db"] for r in items)}
+    sessions, memory, pairs, approve_s = _corrected_memory(floor)
+    rows: list[dict[str, Any]] = [dict(item) for item in items]
+    extra = {"floor": floor, "commit": commit, "memory": _memory_of(pairs) | {"what": CORRECTIONS}}
+    extra |= {"protocol": "primed; off = the alias resolution off, on = on (round 20c)"}
+    for i, row in enumerate(rows):
+        engine = engines[row["db"]]
+        row |= {"touched": True, "retrieved": shown(memory, row, engine)}
+        model.forget()
+        with mock.patch.object(ex, "unaliased", lambda tree: tree):
+            row["off"] = answer(model, engine, row, sessions, f"off{i}", memory)
+        before, calls, replays = model.replayed_s, model.calls, model.replays
+        row["on"] = answer(model, engine, row, sessions, f"on{i}", memory)
+        row["on"]["seconds"] = round(row["on"]["seconds"] + model.replayed_s - before, 1)
+        row["on"] |= {"calls": model.calls - calls, "replayed": model.replays - replays}
+        row["load_1min"] = round(os.getloadavg()[0], 1)
+        _progress("off", i, rows)
+        _progress("on ", i, rows)
+        _write(out, summarize(rows[: i + 1], model.name, len(rows), len(pairs), approve_s) | extra)
+    return summarize(rows, model.name, len(rows), len(pairs), approve_s) | extra
+
+
 PRIMED_SAMPLES = {  # the flag of a primed run, empty vs a memory -> its sample, fixed before its run
     "v18": lambda: v18_sample(_v18_scope_stored()),
     "v17": v17_sample,
@@ -3395,7 +3467,7 @@ PRIMED_SAMPLES = {  # the flag of a primed run, empty vs a memory -> its sample,
     "v6": v6_sample,
 }
 
-MEASURES = {  # results/bi_memory_NAME.json -> (the flag, the measure): no model
+MEASURES = {  # results/bi_memory_NAME.json -> (the flag, the measure): no model, but round 20c's A/B
     "nearest_replay": ("nearest_replay", nearest_replay),
     "replay_v15": ("v15_replay", remembered_replay),
     "scope_v17": ("v17_scope", v17_diagnosis),
@@ -3404,6 +3476,7 @@ MEASURES = {  # results/bi_memory_NAME.json -> (the flag, the measure): no model
     "lifted_v18": ("v18_lifted", v18_lifted),
     "parts_v20": ("v20_parts", v20_parts),
     "parts_v20b": ("v20b_parts", lambda: v20_parts(admit_reads=True, pairs_of=gold_pairs)),
+    "corrected_v20": ("v20", lambda: run_ab(None, v20_sample(), RESULTS / "bi_memory_corrected_v20.json", FLOOR)),
 }
 
 
@@ -3443,6 +3516,7 @@ def main() -> None:
     p.add_argument("--v18-refusals", action="store_true", help="round 18: why a near correction is not shown")
     p.add_argument("--v18-lifted", action="store_true", help="round 18: declines a memory lifts (no model)")
     p.add_argument("--v20-parts", action="store_true", help="round 20: parts before/after resolving aliases")
+    p.add_argument("--v20", action="store_true", help="round 20c: v20_sample, corrections, resolution off vs on")
     p.add_argument("--v20b-parts", action="store_true", help="round 20b: the same on the sets' other gold SQL")
     p.add_argument("--v18", action="store_true", help="round 18's sample (`v18_sample`), primed, empty vs corrections")
     p.add_argument("--nearest-replay", action="store_true", help="round 13: texts the memory embeds, cache off/on")
