@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -229,6 +230,7 @@ def sql_parts(sql: str, dialect: str, cap: int | None = None) -> dict[str, Any] 
         return None
     if not isinstance(tree, exp.Select):
         return None
+    tree = unaliased(tree)
 
     def where_items(node: exp.Expression | None) -> list[str]:
         return [c.sql(dialect) for c in conjuncts(node.this if node is not None else None)]
@@ -245,6 +247,26 @@ def sql_parts(sql: str, dialect: str, cap: int | None = None) -> dict[str, Any] 
         "order_by": [e.sql(dialect) for e in order.expressions] if order else [],
         "limit": None if n is None or n == cap else n,
     }
+
+
+def unaliased(tree: exp.Expression) -> exp.Expression:
+    """`tree` with each table read once under an alias read under its own name, and the columns the alias
+    qualified qualified by that name: the parts carry no FROM, so a person's `n.n_name` would name nothing the
+    SQL step's schema shows (bench/bi_memory.md, rounds 18 and 20). A table read twice or more (a self-join) and
+    an alias naming two sources keep their aliases: which one is meant is the alias's to say."""
+    tables = [t for t in tree.find_all(exp.Table) if t.name]
+    reads = Counter(t.name.lower() for t in tables)
+    sources = [a.name for a in tree.find_all(exp.TableAlias)] + [t.name for t in tables if not t.alias]
+    named = Counter(name.lower() for name in sources)  # a derived table's or a CTE's name too
+    resolved = {
+        t.alias.lower(): t for t in tables if t.alias and reads[t.name.lower()] == 1 and named[t.alias.lower()] == 1
+    }
+    for col in tree.find_all(exp.Column):
+        if (t := resolved.get(col.table.lower())) is not None:
+            col.set("table", t.this.copy())
+    for t in resolved.values():
+        t.set("alias", None)
+    return tree
 
 
 # -- which pairs fit a question: its shape ---------------------------------------------------------------

@@ -97,9 +97,9 @@ def test_sql_parts_reads_the_clauses_and_drops_the_guards_row_cap():
         "AND g.Name <> 'Rock' GROUP BY g.Name HAVING count(*) > 2 ORDER BY n DESC LIMIT 1000"
     )
     assert sql_parts(sql, "duckdb", cap=1000) == {
-        "select": ["g.Name", "COUNT(*) AS n"],
-        "where": ["t.Milliseconds > 1", "g.Name <> 'Rock'"],
-        "group_by": ["g.Name"],
+        "select": ["Genre.Name", "COUNT(*) AS n"],
+        "where": ["Track.Milliseconds > 1", "Genre.Name <> 'Rock'"],
+        "group_by": ["Genre.Name"],
         "having": ["COUNT(*) > 2"],
         "order_by": ["n DESC"],
         "limit": None,
