@@ -1929,6 +1929,19 @@ def run_grown(llm: str | None, items: list[dict[str, Any]], out: Path, floor: fl
 ANY_SHAPE = "; any shape (no `fits`)"  # the steps of a run whose pairs are shown whatever their shape
 
 
+def _answer_on(model: Any, engine: Any, rows: list[dict[str, Any]], i: int, sessions: Any, memory: Any) -> None:
+    """The primed protocol's second answer of row i, with `memory`: a request the memory left alike is replayed, its
+    seconds charged as decoded; then both answers' progress lines."""
+    row = rows[i]
+    before, calls, replays = model.replayed_s, model.calls, model.replays
+    row["on"] = answer(model, engine, row, sessions, f"on{i}", memory)
+    row["on"]["seconds"] = round(row["on"]["seconds"] + model.replayed_s - before, 1)
+    row["on"] |= {"calls": model.calls - calls, "replayed": model.replays - replays}
+    row["load_1min"] = round(os.getloadavg()[0], 1)
+    _progress("off", i, rows)
+    _progress("on ", i, rows)
+
+
 def run_primed(
     llm: str | None,
     items: list[dict[str, Any]],
@@ -1962,13 +1975,7 @@ def run_primed(
         row["taught"] = taught_phrases(memory, row, engine)
         model.forget()
         row["off"] = answer(model, engine, row, sessions, f"off{i}")
-        before, calls, replays = model.replayed_s, model.calls, model.replays
-        row["on"] = answer(model, engine, row, sessions, f"on{i}", memory)
-        row["on"]["seconds"] = round(row["on"]["seconds"] + model.replayed_s - before, 1)
-        row["on"] |= {"calls": model.calls - calls, "replayed": model.replays - replays}
-        row["load_1min"] = round(os.getloadavg()[0], 1)
-        _progress("off", i, rows)
-        _progress("on ", i, rows)
+        _answer_on(model, engine, rows, i, sessions, memory)
         _write(out, summarize(rows[: i + 1], model.name, len(rows), len(pairs), approve_s) | extra)
     return summarize(rows, model.name, len(rows), len(pairs), approve_s) | extra
 
@@ -3482,13 +3489,7 @@ def run_ab(llm: str | None, items: list[dict[str, Any]], out: Path, floor: float
         model.forget()
         with mock.patch.object(ex, "unaliased", lambda tree: tree):
             row["off"] = answer(model, engine, row, sessions, f"off{i}", memory)
-        before, calls, replays = model.replayed_s, model.calls, model.replays
-        row["on"] = answer(model, engine, row, sessions, f"on{i}", memory)
-        row["on"]["seconds"] = round(row["on"]["seconds"] + model.replayed_s - before, 1)
-        row["on"] |= {"calls": model.calls - calls, "replayed": model.replays - replays}
-        row["load_1min"] = round(os.getloadavg()[0], 1)
-        _progress("off", i, rows)
-        _progress("on ", i, rows)
+        _answer_on(model, engine, rows, i, sessions, memory)
         _write(out, summarize(rows[: i + 1], model.name, len(rows), len(pairs), approve_s) | extra)
     return summarize(rows, model.name, len(rows), len(pairs), approve_s) | extra
 

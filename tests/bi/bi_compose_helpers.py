@@ -1,5 +1,6 @@
 """Helpers the compose tests share: a small SQLite database with no declared keys, a query's rows in a comparable
-order, the parts composed over a drafted layer, and a resolved value as entity resolution writes it."""
+order, the parts composed over a drafted layer, a resolved value as entity resolution writes it, and the column
+field mapping picks for a term."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 from orrery.bi.compose import QueryParts, compose
 from orrery.bi.engines import SQLiteEngine
 from orrery.bi.semantic import draft
+from orrery.bi.tools import field_mapping
+from orrery.tools.core import RunContext
 
 
 def sqlite_engine(path: Path, schema: str, tables: dict[str, list[tuple]]) -> SQLiteEngine:
@@ -30,3 +33,10 @@ def compose_sql(engine, tables, question, resolved=(), **parts) -> str:
 
 def value(table: str, column: str, v: str) -> dict[str, str]:
     return {"mention": v, "table": table, "column": column, "value": v}
+
+
+def mapped(bi, question: str, term: str) -> str:
+    """`table.column` that field mapping picks for `term`, asked in `question`."""
+    bi.question = question
+    (field,) = field_mapping(RunContext(deps=bi, options={}), [term])["fields"]
+    return f"{field['table']}.{field['column']}"

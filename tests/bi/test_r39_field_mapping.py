@@ -5,6 +5,7 @@ D)."""
 from __future__ import annotations
 
 import pytest
+from bi_compose_helpers import mapped
 
 from orrery.bi import tools
 from orrery.bi.compose import _layer_hints
@@ -24,15 +25,9 @@ def trade(sqlite_bi):
     return bi
 
 
-def _mapped(bi, question: str, term: str) -> str:
-    bi.question = question
-    (field,) = tools.field_mapping(RunContext(deps=bi, options={}), [term])["fields"]
-    return f"{field['table']}.{field['column']}"
-
-
 def test_the_column_of_the_table_the_question_names(trade):
-    assert _mapped(trade, "average account balance of our suppliers", "account balance") == "supplier.s_acct_bal"
-    assert _mapped(trade, "customers' mean account balance", "account balance") == "customer.c_acct_bal"
+    assert mapped(trade, "average account balance of our suppliers", "account balance") == "supplier.s_acct_bal"
+    assert mapped(trade, "customers' mean account balance", "account balance") == "customer.c_acct_bal"
 
 
 def test_no_table_named_still_asks(trade):

@@ -5,6 +5,7 @@ table's name glued, or every word of it, each in either number."""
 from __future__ import annotations
 
 import pytest
+from bi_compose_helpers import mapped
 
 from orrery.bi import tools
 from orrery.bi.compose import QueryParts, compose
@@ -37,15 +38,9 @@ def trade(sqlite_bi):
     return bi
 
 
-def _mapped(bi, question: str, term: str) -> str:
-    bi.question = question
-    (field,) = tools.field_mapping(RunContext(deps=bi, options={}), [term])["fields"]
-    return f"{field['table']}.{field['column']}"
-
-
 def test_field_mapping_takes_the_column_of_a_table_named_in_the_singular(trade):
-    assert _mapped(trade, "the account balance of each company", "account balance") == "companies.co_acct_bal"
-    assert _mapped(trade, "which agency has the biggest account balance", "account balance") == "agencies.ag_acct_bal"
+    assert mapped(trade, "the account balance of each company", "account balance") == "companies.co_acct_bal"
+    assert mapped(trade, "which agency has the biggest account balance", "account balance") == "agencies.ag_acct_bal"
     trade.question = "the average account balance"  # no table named: still asks
     with pytest.raises(NeedsClarification):
         tools.field_mapping(RunContext(deps=trade, options={}), ["account balance"])

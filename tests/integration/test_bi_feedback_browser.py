@@ -45,13 +45,18 @@ def page(tmp_path):
     assert not errors, errors
 
 
-def test_thumbs_up_on_a_bi_answer_keeps_it_as_an_example(page):
+def _ask_and_pick_the_kingdom(page) -> None:
+    """The question in the web app, and 'UNITED KINGDOM' as the answer to which 'United' it means."""
     page.goto(f"{page.url_base}/?agent=bi")
     page.fill("#message", QUESTION)
     page.press("#message", "Enter")
     page.wait_for_selector("#clarify:not([hidden])", timeout=120_000)
     page.fill("#clarify-answer", "UNITED KINGDOM")
     page.press("#clarify-answer", "Enter")
+
+
+def test_thumbs_up_on_a_bi_answer_keeps_it_as_an_example(page):
+    _ask_and_pick_the_kingdom(page)
     page.wait_for_selector(".feedback-bar button[data-verdict=approve]", timeout=120_000)
     assert page.locator(".feedback-bar").count() == 1  # not under the run that asked which 'United'
     page.click(".feedback-bar button[data-verdict=approve]")
@@ -68,12 +73,7 @@ FIX = (
 
 
 def test_wrong_opens_the_sql_to_correct_and_keeps_the_fix_once_the_server_accepts_it(page):
-    page.goto(f"{page.url_base}/?agent=bi")
-    page.fill("#message", QUESTION)
-    page.press("#message", "Enter")
-    page.wait_for_selector("#clarify:not([hidden])", timeout=120_000)
-    page.fill("#clarify-answer", "UNITED KINGDOM")
-    page.press("#clarify-answer", "Enter")
+    _ask_and_pick_the_kingdom(page)
     page.click(".feedback-bar button[data-verdict=reject]", timeout=120_000)
     editor = page.locator("textarea.correction-sql")
     editor.wait_for()
