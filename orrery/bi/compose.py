@@ -567,28 +567,33 @@ def _unasked_number(cond: exp.Expression, semantic: Semantic, question: str) -> 
 
 _DECADE_WORD = re.compile(r"\b(twen|thir|for|fif|six|seven|eigh|nine)ties\b", re.I)
 _NUMBER_NOUNS = {"dozen": 12.0, "half": 0.5, "hundred": 100.0, "thousand": 1e3, "million": 1e6, "billion": 1e9}
-# the sizes of one unit in another of its dimension ('five minutes' is 300000 ms, '3 hrs' 180 minutes)
-_UNIT_RATIOS = {a / b for a_dim, a in UNITS.values() for b_dim, b in UNITS.values() if a_dim == b_dim}
 
 
 def _written_numbers(question: str) -> set[float]:
     """The numbers a question writes: digits, also inside a word ('v8', '100m'), number words, 'dozen', 'million',
-    a decade's word ('the nineties': 90)."""
+    a decade's word ('the nineties': 90), and a quantity in every unit of its dimension ('five minutes': 300000
+    ms, '3 hrs': 180 minutes)."""
     words = re.findall(r"[a-z]+", question.lower())
+    in_units = {
+        float(NUMBER_WORDS.get(number.lower(), number)) * UNITS[unit.lower()][1] / size
+        for number, unit in _QUANTITY.findall(question)
+        for dimension, size in UNITS.values()
+        if dimension == UNITS[unit.lower()][0]
+    }
     return (
         {float(d) for d in re.findall(r"\d+(?:\.\d+)?", question.replace(",", ""))}
         | {float(n) for n in number_words(question)}
         | {_NUMBER_NOUNS[w] for w in words if w in _NUMBER_NOUNS}
         | {float(NUMBER_WORDS[m.lower() + "ty"]) for m in _DECADE_WORD.findall(question)}
+        | in_units
     )
 
 
 def _written_as(value: float, written: float) -> bool:
-    """Whether `value` is the number the user wrote as `written`: times a power of ten ('50%' 0.5, '100m' 1e8) or
-    in another unit of its dimension, a year's two digits or a two-digit year in full ('97': 1997), or a year
-    of a decade the user wrote with its end ('the 1950s', 'the nineties': 1990 to 2000)."""
-    scaled = (written * r * 10**k for r in _UNIT_RATIOS for k in range(-3, 10))
-    if any(math.isclose(value, s, rel_tol=1e-3) for s in scaled):
+    """Whether `value` is the number the user wrote as `written`: times a power of ten ('50%' 0.5, '100m' 1e8), a
+    year's two digits or a two-digit year in full ('97': 1997), or a year of a decade the user wrote with its end
+    ('the 1950s', 'the nineties': 1990 to 2000)."""
+    if any(math.isclose(value, written * 10**k, rel_tol=1e-3) for k in range(-3, 10)):
         return True
     years = {written % 100} if written >= 1000 else {1900 + written, 2000 + written}
     decades = [written] + ([1900 + written] if written < 100 else [])
