@@ -60,6 +60,7 @@ def test_unwritten_numbers_go_one_by_one_and_a_written_one_stays(races):
         ("kenyan wins in the 1990s, fastest time", "wins.yr >= 1990", "1990"),
         ("kenyan v8 wins, fastest time", "wins.lanes = 8", "lanes = 8"),  # digits inside a word
         ("kenyan wins of a dozen lanes", "wins.lanes = 12", "lanes = 12"),
+        ("kenyan wins after 1995, fastest time", "wins.yr > 1990", "1990"),  # the model's reading of a written year
     ],
 )
 def test_a_number_the_question_writes_in_another_form_stays(races, question, cond, kept):
