@@ -784,7 +784,6 @@ def compose(
     _filter_resolved(trees, resolved, used, dialect)
     _named_flags(trees, semantic, question, values, used)
     _either_value(trees, question)
-    trees["where"] = _one_column_listed(trees["where"])  # after `_either_value`, which reads the question's words
     _count_per_listed_value(trees, semantic, question)
     _one_total(trees, question)
     _count_column_summed(trees, semantic, question)
@@ -1516,31 +1515,6 @@ def _listed_range(conds: list[exp.Expression], question: str) -> list[exp.Expres
             both = lo.this.copy().isin(lo.expression.copy(), hi.expression.copy())
             return [both if c is lo else c for c in conds if c is not hi]
     return conds
-
-
-def _one_column_listed(conds: list[exp.Expression]) -> list[exp.Expression]:
-    """`Country = 'Germany' AND Country = 'France'` ('germans plus french') finds no row by construction: the
-    equalities of one column with several values left after `_either_value` (values the question does not write
-    as such, or joined by a word it does not read) are that column IN them, where the first stood (no gold query
-    of any set sets one column equal to two values; bench/bi_r56.md, class B)."""
-    kept: list[exp.Expression] = []
-    at: dict[str, int] = {}
-    for cond in conds:
-        if not (
-            isinstance(cond, exp.EQ) and isinstance(cond.this, exp.Column) and isinstance(cond.expression, exp.Literal)
-        ):
-            kept.append(cond)
-            continue
-        column = cond.this.sql().lower()
-        if column not in at:
-            at[column] = len(kept)
-            kept.append(cond)
-            continue
-        first = kept[at[column]]
-        values = first.expressions if isinstance(first, exp.In) else [first.expression]
-        if all(v != cond.expression for v in values):
-            kept[at[column]] = first.this.copy().isin(*[v.copy() for v in values], cond.expression.copy())
-    return kept
 
 
 def _ratio_over_all_rows(trees: dict[str, list[exp.Expression]]) -> None:
