@@ -772,7 +772,7 @@ def _named_tables(bi: BIContext, sql: str) -> dict[str, str]:
     known = {t.lower(): t for t in bi.semantic.tables}
     try:
         tree = sqlglot.parse_one(sql, read=bi.engine.dialect)
-    except sqlglot.errors.ParseError:
+    except sqlglot.errors.SqlglotError:  # also a TokenError: the model's SQL cut off inside a string
         return {}
     return {t.alias_or_name: known[t.name.lower()] for t in tree.find_all(exp.Table) if t.name.lower() in known}
 
