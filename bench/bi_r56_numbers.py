@@ -1,4 +1,4 @@
-"""Round 56, class N (bench/bi_r56.md): the comparisons `column <op> number` that `compose._unasked_number` (the
+"""Round 56, class N (bench/bi.md, round 56): the comparisons `column <op> number` that `compose._unasked_number` (the
 orrery on PYTHONPATH) drops, in every set's gold queries (#1..#21: none may be dropped) and in the newest stored
 answer of each answerable question (`bi_recompose.newest`), right or wrong. No model.
 

@@ -1,4 +1,4 @@
-"""Round 56 (bench/bi_r56.md, class E): SQL the model wrote that ends inside a string ('... sex = 'FEMAL', its reply
+"""Round 56 (bench/bi.md, round 56, class E): SQL the model wrote that ends inside a string ('... sex = 'FEMAL', its reply
 cut off) does not tokenize; the query builder asks for the repair as for any failing query instead of raising
 sqlglot's TokenError (held-out #21: 'gentoo flipper length, males compared with females' ended as an error)."""
 

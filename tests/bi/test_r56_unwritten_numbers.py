@@ -1,4 +1,4 @@
-"""Round 56 (bench/bi_r56.md, class N): a comparison with a number the question does not write in any form is a filter
+"""Round 56 (bench/bi.md, round 56, class N): a comparison with a number the question does not write in any form is a filter
 nobody asked for and goes, also where the question writes other numbers ('200m'); a number it writes in another
 form stays (a word, a percent, a million, a unit, a two-digit year, a decade and its end, digits inside a word). On
 a database of its own: sprint races and their winners."""
