@@ -1,5 +1,5 @@
 """Round 28: the field check replayed without the model. Every declined question of the newest stored record of
-every development set (bench/results/bi_nokeys_*.json; never a held-out set not yet run: heldout21) whose reason names terms ('the data has no
+every development set (bench/results/bi_nokeys_*.json; never a held-out set not yet run: `bi_nokeys.PENDING`) whose reason names terms ('the data has no
 field [or value] for ...'): are those terms still missing under the code on sys.path (`missing_fields`), and does the
 shape check (`shape_decline`) still decline the question? Answerable ones should drop; unanswerable ones must stay.
 
@@ -33,7 +33,7 @@ def newest_declined() -> list[dict[str, Any]]:
     newest: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
     for path in sorted((HERE / "results").glob("bi_nokeys_*.json")):
         if (
-            "shapes" in path.name or "heldout21" in path.name or re.search(r"_r(28|32|37|40)", path.name)
+            "shapes" in path.name or _nokeys().pending(path.name) or re.search(r"_r(28|32|37|40)", path.name)
         ):  # nor own runs
             continue
         data = json.loads(path.read_text())

@@ -213,7 +213,7 @@ def make() -> None:
 
     sys.path.insert(0, str(HERE))
     bnk = _load("bi_nokeys")
-    dbs = sorted({q["db"] for s in bnk.SETS if s != "heldout21" for q in bnk.items(s)})
+    dbs = sorted({q["db"] for s in bnk.SETS if not bnk.pending(s) for q in bnk.items(s)})
     model = resolve_model("local")
     for db in dbs:
         engine = bnk.engine_for(db)

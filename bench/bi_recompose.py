@@ -32,12 +32,20 @@ UNRESOLVED = re.compile(r'"unresolved": (\[[^\]]*\])')
 RESOLVED = re.compile(r'\{"mention": "([^"]*)", "table": "([^"]*)", "column": "([^"]*)", "value": ("[^"]*"|[-\d.]+)\}')
 
 
+def _nokeys() -> Any:
+    spec = importlib.util.spec_from_file_location("bi_nokeys", HERE / "bi_nokeys.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def newest(skip: tuple[str, ...] = ()) -> list[tuple[str, dict[str, Any]]]:
     """(set, record) of the newest stored record of each (set, question), leaving out the files whose name holds a
-    word of `skip` (a held-out set not yet run; none pending since #21 was run, round 56)."""
+    word of `skip` or names a held-out set not yet run (`bi_nokeys.pending`)."""
     recs: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
+    bnk = _nokeys()
     for f in glob.glob(str(HERE / "results" / "bi_nokeys_*_here*.json")):
-        if any(s in f for s in skip):
+        if any(s in f for s in skip) or bnk.pending(f):
             continue
         d = json.loads(Path(f).read_text())
         for q in d.get("questions", []):
@@ -120,9 +128,7 @@ def main(out_path: str, again: bool = False, relax: bool = False) -> None:
     from orrery.bi.context import BIContext
     from orrery.bi.semantic import load
 
-    spec = importlib.util.spec_from_file_location("bi_nokeys", HERE / "bi_nokeys.py")
-    bnk = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bnk)
+    bnk = _nokeys()
     sys.path.insert(0, str(HERE))
     from bi import scored
 
