@@ -321,16 +321,22 @@ def _stored_rows(bi: BIContext, condition: str, indexed_too: bool = False) -> It
             yield table, column, rows[0][0]
 
 
+_WORD = r"[a-z][\w-]*"
+_NOT_GRAMMAR = rf"(?!(?:{'|'.join(sorted(GRAMMAR))})\b)"
+# A unit of time or a season that 'next' can point to; not 'day' ('shipped the next day' follows an order's date)
+_TIME_AHEAD = (
+    r"(?:week|weekend|month|quarter|year|yr|decade|century|season|spring|summer|autumn|fall|winter|holiday|christmas|"
+    r"xmas|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+)
 # 'is going to' before a lower-case verb ('is going to win'), not a place ('orders going to France'); 'at the next
-# games': an event still to come
+# games': an event still to come; 'next' then up to two words that are no grammar words before a time ('next holiday
+# season', 'next 3 months'; not 'next to', 'next-day'); 'ten years from now'
 FUTURE = re.compile(
-    r"\b(will|tomorrow|next (week|weekend|month|quarter|year|season|spring|summer|autumn|fall|winter)|forecast|"
-    r"predict\w*|upcoming)\b|"
+    rf"\b(will|tomorrow|next(?:\s+{_NOT_GRAMMAR}[\w']+){{0,2}}?\s+{_TIME_AHEAD}|from\s+now|forecast|predict\w*|"
+    r"upcoming)\b|"
     r"(?:'s|\bis|\bare|\bam)\s+going\s+to\s+(?-i:[a-z]+)\b(?<!\bthe)|\b(?:at|in|during|for)\s+the\s+(?:next|coming)\b(?!-)",
     re.I,
 )
-_WORD = r"[a-z][\w-]*"
-_NOT_GRAMMAR = rf"(?!(?:{'|'.join(sorted(GRAMMAR))})\b)"
 # What a question asks for, by its shape: the things it counts ("how many X"), the groups it splits by ("each
 # X"), what it ranks by ("the highest X"; not "is the most popular", an adjective after a copula): held when any
 # leading word is in the data (the shape catches verbs with the noun: 'customers live'). The measure it asks the
