@@ -28,6 +28,7 @@ from __future__ import annotations
 import calendar
 import collections
 import contextlib
+import datetime
 import functools
 import hashlib
 import itertools
@@ -1705,7 +1706,21 @@ def named_tables(bi: BIContext) -> list[tuple[tuple[str, str], tuple[int, int]]]
 
 
 def _reaches(year: int, how: str, lo: int, hi: int) -> bool:
-    return (how == "after" and year < hi) or (how == "before" and year > lo) or (how == "in" and lo <= year <= hi)
+    return (
+        (how == "after" and year < hi) or (how == "before" and year > lo) or (how in ("in", "now") and lo <= year <= hi)
+    )
+
+
+# The present, which a table's dates reach only when they run to this year: not 'current' / 'currently' ('the
+# current balance' is a table's own state) nor a lone 'now' ('now show me ...')
+_PRESENT = re.compile(
+    r"\b(?:today(?:'s)?|tonight|right now|this weekend|nowadays|these days|at (?:the moment|present))\b", re.I
+)
+
+
+def present_year(question: str) -> list[tuple[int, str]]:
+    """(this year, 'now') when the question asks about the present ('today's dollars', 'right now'), else none."""
+    return [(datetime.datetime.now(datetime.UTC).year, "now")] if _PRESENT.search(question) else []
 
 
 def unreached_span(bi: BIContext, table: str, column: str, year: int, how: str) -> tuple[int, int] | None:
@@ -1721,8 +1736,9 @@ def unreached_span(bi: BIContext, table: str, column: str, year: int, how: str) 
 def years_outside(bi: BIContext, question: str) -> str | None:
     """Why a question about a year the data does not reach cannot be answered: no column that says when holds it
     ('in 2019' where the invoices run from 2009 to 2013); 'after 2015' needs a later year, 'before 1990' an
-    earlier one. No date column, no judgment: the year may be a value the model places."""
-    named = named_years(question)
+    earlier one; the present ('today', 'right now': `present_year`) needs this year. No date column, no judgment:
+    the year may be a value the model places."""
+    named = named_years(question) + present_year(question)
     spans = [*year_ranges(bi).items(), *named_tables(bi)] if named else []
     if not spans:
         return None
@@ -1731,7 +1747,8 @@ def years_outside(bi: BIContext, question: str) -> str | None:
         if not reached:
             ranges = ", ".join(f"{lo} to {hi} ({'.'.join(col)})" for col, (lo, hi) in spans[:4])
             more = f" and {len(spans) - 4} more columns" if len(spans) > 4 else ""
-            return f"the data's dates run from {ranges}{more}; it has nothing {how} {year}"
+            when = f"today ({year})" if how == "now" else f"{how} {year}"
+            return f"the data's dates run from {ranges}{more}; it has nothing {when}"
     return None
 
 
