@@ -574,7 +574,7 @@ def shape_decline(bi: BIContext, question: str) -> str | None:
     missing (`missing_asked`), or a value it names is in no column (`missing_values`). A typo of a word the data
     spells is read as that word (`read_typos`)."""
     question = read_typos(bi, question)
-    if reason := future(question) or judgment(question, bi) or years_outside(bi, question):
+    if reason := future(question) or judgment(question, bi) or years_outside(bi, question) or origin(bi, question):
         return reason
     if missing := missing_asked(bi, question):
         return f"the data has no field or value for {', '.join(map(repr, missing))}"
@@ -671,6 +671,31 @@ def _ranks_a_measure(bi: BIContext, rest: str) -> bool:
         and not key_like(c)  # a key or a code names rows, it measures nothing: 'film' of `film_id`
         for _, c, info in bi.semantic.columns()
     )
+
+
+# 'who' before a verb of origin asks for the person who began a thing ('who started google'); not before a degree,
+# a count over rows ('who started the most races')
+_ORIGIN = re.compile(
+    r"\bwho(?:'s|\s+has|\s+had)?\s+(?:first\s+)?(founded|started|invented|discovered|isolated|created|established|"
+    r"formed|coined|pioneered)\b(?!\s+(?:the\s+)?(?:most|more|fewest|fewer|least|less)\b)",
+    re.I,
+)
+
+
+def origin(bi: BIContext, question: str) -> str | None:
+    """Why 'who founded / invented / discovered ...' cannot be answered: the person would be a value of a text column
+    (or a table) named by the verb (a founder, an inventor, a creator: `_same_word`), and the data has none."""
+    if not (m := _ORIGIN.search(question)):
+        return None
+    verb = m.group(1).lower()
+    names = [words(t) for t in bi.semantic.tables] + [
+        " ".join((words(c), *info.get("synonyms", [])))
+        for t, c, info in bi.semantic.columns()
+        if _is_text(bi.semantic, {"table": t, "column": c})
+    ]
+    if any(_same_word(verb, w) for name in names for w in re.findall(r"[a-z]+", name.lower())):
+        return None
+    return f"the data has no field for who {verb} it"
 
 
 def future(question: str) -> str | None:
