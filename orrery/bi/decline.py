@@ -28,6 +28,7 @@ from __future__ import annotations
 import calendar
 import collections
 import contextlib
+import datetime
 import functools
 import hashlib
 import itertools
@@ -321,16 +322,22 @@ def _stored_rows(bi: BIContext, condition: str, indexed_too: bool = False) -> It
             yield table, column, rows[0][0]
 
 
+_WORD = r"[a-z][\w-]*"
+_NOT_GRAMMAR = rf"(?!(?:{'|'.join(sorted(GRAMMAR))})\b)"
+# A unit of time or a season that 'next' can point to; not 'day' ('shipped the next day' follows an order's date)
+_TIME_AHEAD = (
+    r"(?:week|weekend|month|quarter|year|yr|decade|century|season|spring|summer|autumn|fall|winter|holiday|christmas|"
+    r"xmas|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+)
 # 'is going to' before a lower-case verb ('is going to win'), not a place ('orders going to France'); 'at the next
-# games': an event still to come
+# games': an event still to come; 'next' then up to two words that are no grammar words before a time ('next holiday
+# season', 'next 3 months'; not 'next to', 'next-day'); 'ten years from now'
 FUTURE = re.compile(
-    r"\b(will|tomorrow|next (week|weekend|month|quarter|year|season|spring|summer|autumn|fall|winter)|forecast|"
-    r"predict\w*|upcoming)\b|"
+    rf"\b(will|tomorrow|next(?:\s+{_NOT_GRAMMAR}[\w']+){{0,2}}?\s+{_TIME_AHEAD}|from\s+now|forecast|predict\w*|"
+    r"upcoming)\b|"
     r"(?:'s|\bis|\bare|\bam)\s+going\s+to\s+(?-i:[a-z]+)\b(?<!\bthe)|\b(?:at|in|during|for)\s+the\s+(?:next|coming)\b(?!-)",
     re.I,
 )
-_WORD = r"[a-z][\w-]*"
-_NOT_GRAMMAR = rf"(?!(?:{'|'.join(sorted(GRAMMAR))})\b)"
 # What a question asks for, by its shape: the things it counts ("how many X"), the groups it splits by ("each
 # X"), what it ranks by ("the highest X"; not "is the most popular", an adjective after a copula): held when any
 # leading word is in the data (the shape catches verbs with the noun: 'customers live'). The measure it asks the
@@ -567,7 +574,7 @@ def shape_decline(bi: BIContext, question: str) -> str | None:
     missing (`missing_asked`), or a value it names is in no column (`missing_values`). A typo of a word the data
     spells is read as that word (`read_typos`)."""
     question = read_typos(bi, question)
-    if reason := future(question) or judgment(question, bi) or years_outside(bi, question):
+    if reason := future(question) or judgment(question, bi) or years_outside(bi, question) or origin(bi, question):
         return reason
     if missing := missing_asked(bi, question):
         return f"the data has no field or value for {', '.join(map(repr, missing))}"
@@ -664,6 +671,31 @@ def _ranks_a_measure(bi: BIContext, rest: str) -> bool:
         and not key_like(c)  # a key or a code names rows, it measures nothing: 'film' of `film_id`
         for _, c, info in bi.semantic.columns()
     )
+
+
+# 'who' before a verb of origin asks for the person who began a thing ('who started google'); not before a degree,
+# a count over rows ('who started the most races')
+_ORIGIN = re.compile(
+    r"\bwho(?:'s|\s+has|\s+had)?\s+(?:first\s+)?(founded|started|invented|discovered|isolated|created|established|"
+    r"formed|coined|pioneered)\b(?!\s+(?:the\s+)?(?:most|more|fewest|fewer|least|less)\b)",
+    re.I,
+)
+
+
+def origin(bi: BIContext, question: str) -> str | None:
+    """Why 'who founded / invented / discovered ...' cannot be answered: the person would be a value of a text column
+    (or a table) named by the verb (a founder, an inventor, a creator: `_same_word`), and the data has none."""
+    if not (m := _ORIGIN.search(question)):
+        return None
+    verb = m.group(1).lower()
+    names = [words(t) for t in bi.semantic.tables] + [
+        " ".join((words(c), *info.get("synonyms", [])))
+        for t, c, info in bi.semantic.columns()
+        if _is_text(bi.semantic, {"table": t, "column": c})
+    ]
+    if any(_same_word(verb, w) for name in names for w in re.findall(r"[a-z]+", name.lower())):
+        return None
+    return f"the data has no field for who {verb} it"
 
 
 def future(question: str) -> str | None:
@@ -1699,7 +1731,21 @@ def named_tables(bi: BIContext) -> list[tuple[tuple[str, str], tuple[int, int]]]
 
 
 def _reaches(year: int, how: str, lo: int, hi: int) -> bool:
-    return (how == "after" and year < hi) or (how == "before" and year > lo) or (how == "in" and lo <= year <= hi)
+    return (
+        (how == "after" and year < hi) or (how == "before" and year > lo) or (how in ("in", "now") and lo <= year <= hi)
+    )
+
+
+# The present, which a table's dates reach only when they run to this year: not 'current' / 'currently' ('the
+# current balance' is a table's own state) nor a lone 'now' ('now show me ...')
+_PRESENT = re.compile(
+    r"\b(?:today(?:'s)?|tonight|right now|this weekend|nowadays|these days|at (?:the moment|present))\b", re.I
+)
+
+
+def present_year(question: str) -> list[tuple[int, str]]:
+    """(this year, 'now') when the question asks about the present ('today's dollars', 'right now'), else none."""
+    return [(datetime.datetime.now(datetime.UTC).year, "now")] if _PRESENT.search(question) else []
 
 
 def unreached_span(bi: BIContext, table: str, column: str, year: int, how: str) -> tuple[int, int] | None:
@@ -1715,8 +1761,9 @@ def unreached_span(bi: BIContext, table: str, column: str, year: int, how: str) 
 def years_outside(bi: BIContext, question: str) -> str | None:
     """Why a question about a year the data does not reach cannot be answered: no column that says when holds it
     ('in 2019' where the invoices run from 2009 to 2013); 'after 2015' needs a later year, 'before 1990' an
-    earlier one. No date column, no judgment: the year may be a value the model places."""
-    named = named_years(question)
+    earlier one; the present ('today', 'right now': `present_year`) needs this year. No date column, no judgment:
+    the year may be a value the model places."""
+    named = named_years(question) + present_year(question)
     spans = [*year_ranges(bi).items(), *named_tables(bi)] if named else []
     if not spans:
         return None
@@ -1725,7 +1772,8 @@ def years_outside(bi: BIContext, question: str) -> str | None:
         if not reached:
             ranges = ", ".join(f"{lo} to {hi} ({'.'.join(col)})" for col, (lo, hi) in spans[:4])
             more = f" and {len(spans) - 4} more columns" if len(spans) > 4 else ""
-            return f"the data's dates run from {ranges}{more}; it has nothing {how} {year}"
+            when = f"today ({year})" if how == "now" else f"{how} {year}"
+            return f"the data's dates run from {ranges}{more}; it has nothing {when}"
     return None
 
 
