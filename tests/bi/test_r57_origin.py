@@ -1,4 +1,4 @@
-"""Round 57 (bench/bi_r57.md, rule O): 'who founded / started / invented ...' asks for the person who began a thing,
+"""Round 57 (bench/bi.md, round 57, rule O): 'who founded / started / invented ...' asks for the person who began a thing,
 a value the data would hold in a text column named by the verb (a founder, an inventor); with none it declines. A
 degree after the verb ('who started the most races') is a count over rows; a founder column answers."""
 

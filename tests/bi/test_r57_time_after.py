@@ -1,4 +1,4 @@
-"""Round 57 (bench/bi_r57.md): a time after the data. T1: 'next' before a time a few words on ('next holiday
+"""Round 57 (bench/bi.md, round 57): a time after the data. T1: 'next' before a time a few words on ('next holiday
 season', 'next yr') and 'from now' are the future; 'next to', 'the next day', 'next-day' are not. T2: the present
 ('today', "today's", 'right now', 'tonight') is this year for the year check: data whose dates end earlier has
 nothing then; data whose dates run to this year answers; 'current' / 'currently' are a table's own state."""
