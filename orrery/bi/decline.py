@@ -47,7 +47,7 @@ from sqlglot import exp
 
 from orrery.bi.engines import QueryError
 from orrery.bi.joins import singular
-from orrery.bi.names import key_like, yes_no
+from orrery.bi.names import key_like, names_table, said_words, yes_no
 from orrery.bi.profile import COUNT_CAP, quote
 from orrery.bi.semantic import (
     GENERIC,
@@ -1725,6 +1725,12 @@ def named_years(question: str) -> list[tuple[int, str]]:
     return out
 
 
+def _undated_named(bi: BIContext, question: str) -> bool:
+    """Whether the question names a table none of whose columns says when, nor its name: its rows are as they are."""
+    said, dated = said_words(question), {t for t, _ in year_ranges(bi)}
+    return any(names_table(t, said) and t not in dated and not table_year(t) for t in bi.semantic.tables)
+
+
 def named_tables(bi: BIContext) -> list[tuple[tuple[str, str], tuple[int, int]]]:
     """The year each table's name carries (`semantic.table_year`: `sochi14_tally` 2014): its rows are of it."""
     return [((t, "(its name)"), (y, y)) for t in bi.semantic.tables if (y := table_year(t))]
@@ -1761,9 +1767,10 @@ def unreached_span(bi: BIContext, table: str, column: str, year: int, how: str) 
 def years_outside(bi: BIContext, question: str) -> str | None:
     """Why a question about a year the data does not reach cannot be answered: no column that says when holds it
     ('in 2019' where the invoices run from 2009 to 2013); 'after 2015' needs a later year, 'before 1990' an
-    earlier one; the present ('today', 'right now': `present_year`) needs this year. No date column, no judgment:
-    the year may be a value the model places."""
-    named = named_years(question) + present_year(question)
+    earlier one; the present ('today', 'right now': `present_year`) needs this year, unless the question names a
+    table with no date (`_undated_named`: 'how many customers do we have today' asks the table's own state). No date
+    column, no judgment: the year may be a value the model places."""
+    named = named_years(question) + ([] if _undated_named(bi, question) else present_year(question))
     spans = [*year_ranges(bi).items(), *named_tables(bi)] if named else []
     if not spans:
         return None

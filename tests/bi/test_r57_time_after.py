@@ -75,3 +75,14 @@ def test_the_present_is_answered_where_the_data_reaches_this_year(sqlite_bi):
 )
 def test_current_state_words_are_no_present_year(sqlite_bi, question):
     assert years_outside(_sales(sqlite_bi, 2004), question) is None
+
+
+def test_the_present_of_a_table_with_no_date_is_its_own_state(sqlite_bi):
+    """'how many customers do we have today': the customers table says nothing about when, so its rows are today's;
+    the sales, which carry dates that end in 2004, have nothing today."""
+    bi = sqlite_bi(
+        "CREATE TABLE customers (cust_id INTEGER, name TEXT);CREATE TABLE sales (sale_id INTEGER, sold_on TEXT);",
+        {"customers": [(1, "Ann"), (2, "Bob")], "sales": [(1, "2003-05-01"), (2, "2004-02-01")]},
+    )
+    assert years_outside(bi, "how many customers do we have today") is None
+    assert "today" in (years_outside(bi, "total sales today") or "")
