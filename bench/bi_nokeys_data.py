@@ -159,6 +159,16 @@ The database of held-out set #21 (bench/bi_heldout21.py), equity markets, built 
   `exch_venues` (`mic_code` XNAS/XNYS, `venue_nm`, `oper_nm` the exchange's operator in 2013, written here).
   `eod_px.tkr` holds an `issuers.ticker_sym` and `issuers.list_mic` an `exch_venues.mic_code`.
 
+The database of held-out set #22 (bench/bi_heldout22.py), carbon emissions, built the same way:
+
+- carbon: bokeh-sampledata's emissions (CO2 emissions per person, in metric tons, of 201 countries, 1950 to
+  2012, not every country every year; public domain, as the package states) joined to the country names,
+  two-letter codes and region groups of bokeh-sampledata's gapminder (CC-BY-2.0, Gapminder.org), split in three:
+  `co2_pcap` (`iso2_cd` the country's two-letter code, `yr`, `t_co2_pc` the tonnes of CO2 per person; 10,526
+  rows, one per country and year), `ctry_dim` (`ctry_iso`, `ctry_nm`, `rgn_id` a region code; 244 rows) and
+  `rgn_dim` (`rgn_cd` EAP/ECA/LAC/MENA/SAS/SSA, `rgn_desc` Gapminder's group name, written here).
+  `co2_pcap.iso2_cd` holds a `ctry_dim.ctry_iso` and `ctry_dim.rgn_id` a `rgn_dim.rgn_cd`.
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -187,6 +197,19 @@ HELDOUT18_DATABASES = ("degrees",)
 HELDOUT19_DATABASES = ("election",)
 HELDOUT20_DATABASES = ("travel",)
 HELDOUT21_DATABASES = ("equities",)
+HELDOUT22_DATABASES = ("carbon",)
+# the six region groups of gapminder's countries, coded as the World Bank abbreviates its regions
+RGN_DIM = pd.DataFrame(
+    [
+        ("EAP", "East Asia & Pacific"),
+        ("ECA", "Europe & Central Asia"),
+        ("LAC", "America"),
+        ("MENA", "Middle East & North Africa"),
+        ("SAS", "South Asia"),
+        ("SSA", "Sub-Saharan Africa"),
+    ],
+    columns=["rgn_cd", "rgn_desc"],
+)
 # the five issuers of the stocks data as they stood in 2013 (names, head offices, GICS sub-industries, listings)
 ISSUERS = pd.DataFrame(
     [
@@ -663,6 +686,25 @@ def _equities(path: Path) -> None:
         _write(con, {"eod_px": px, "issuers": ISSUERS, "exch_venues": EXCH_VENUES})
 
 
+def _carbon(path: Path) -> None:
+    from bokeh_sampledata import gapminder
+    from bokeh_sampledata.emissions import data
+
+    regions = pd.read_csv(Path(gapminder.__file__).parent / "_data" / "gapminder_regions.csv")
+    regions["ID"] = regions["ID"].fillna("NA")  # the source leaves Namibia's code empty
+    codes = dict(zip(RGN_DIM["rgn_desc"], RGN_DIM["rgn_cd"], strict=True))
+    ctry = pd.DataFrame(
+        {"ctry_iso": regions["ID"], "ctry_nm": regions["Country"], "rgn_id": regions["Group"].map(codes)}
+    )
+    iso = dict(zip(ctry["ctry_nm"], ctry["ctry_iso"], strict=True))
+    co2 = pd.DataFrame(
+        {"iso2_cd": data["country"].map(iso), "yr": data["year"].astype(int), "t_co2_pc": data["emissions"]}
+    )
+    assert co2["iso2_cd"].notna().all() and ctry["rgn_id"].notna().all()
+    with sqlite3.connect(path) as con:
+        _write(con, {"co2_pcap": co2, "ctry_dim": ctry, "rgn_dim": RGN_DIM})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -682,6 +724,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "election": _election,
     "travel": _travel,
     "equities": _equities,
+    "carbon": _carbon,
 }
 
 
@@ -718,5 +761,6 @@ if __name__ == "__main__":
         *HELDOUT19_DATABASES,
         *HELDOUT20_DATABASES,
         *HELDOUT21_DATABASES,
+        *HELDOUT22_DATABASES,
     ):
         print(db, path_of(db))
