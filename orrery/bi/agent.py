@@ -129,6 +129,7 @@ class BIAnswer:
     approvals: list[dict[str, Any]] = field(
         default_factory=list
     )  # the calls waiting for a person: {id, tool, arguments}
+    connection: str | None = None  # the database answered from: a declined or failed answer can be corrected there
 
     @property
     def output(self) -> str:
@@ -236,13 +237,15 @@ class BISession:
 
     def __init__(self, bi: BIContext):
         self.bi, self.memory = bi, []
+        self.last: dict[str, Any] | None = None  # the last answer's {status, connection, question}: what to correct
 
     def dump(self) -> dict[str, Any]:
-        return {"memory": [asdict(m) for m in self.memory], "choices": self.bi.choices}
+        return {"memory": [asdict(m) for m in self.memory], "choices": self.bi.choices, "last": self.last}
 
     def load(self, data: dict[str, Any]) -> None:
         self.memory = [BIMemoryEntry(**m) for m in data.get("memory", [])]
         self.bi.choices = dict(data.get("choices", {}))
+        self.last = data.get("last")
 
 
 class BIAgent(PlanAgent):
@@ -474,6 +477,9 @@ class BIAgent(PlanAgent):
         for event in events:
             if isinstance(event, Final):
                 self.answer = self._finish(event.result, before)
+                a = self.answer
+                self.kept.last = {"status": a.status, "connection": a.connection, "question": self.bi.question}
+                self.save()  # the turn's steps saved the plan; this adds which answer a correction is for
                 yield StateChanged("bi", self.answer.to_dict())
             yield event
 
@@ -516,6 +522,7 @@ class BIAgent(PlanAgent):
             [asdict(t) for t in r.todos],
             r.usage,
             [asdict(a) for a in r.approvals],
+            self.bi.engine.name,
         )
 
 

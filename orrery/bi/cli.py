@@ -107,6 +107,11 @@ def _offer_approval(run: str, answer: Any) -> None:
             f"for later questions on this database; if the SQL is wrong, `orrery bi approve {run} --sql "
             '"SELECT ..."` keeps your correction instead[/]'
         )
+    elif answer.status in ("declined", "error"):
+        console.print(
+            f'[dim]run {run}: if the data answers it, `orrery bi approve {run} --sql "SELECT ..."` keeps the '
+            "question with your SQL as an example for later questions on this database[/]"
+        )
 
 
 @app.command()
@@ -184,18 +189,20 @@ def approve(
     """Keep the run's last answered question and its SQL as an example for similar questions on its database;
     with --sql / --sql-file, a correction: the question is kept with your SQL once it passes the read-only guard
     and plans on the run's database."""
-    from orrery.bi.examples import last_answer, open_examples
+    from orrery.bi.examples import last_answer, last_correctable, open_examples
     from orrery.sessions import open_store
 
-    connection, question, agent_sql = last_answer(open_store(store), run)
     fix = _corrected_text(sql, sql_file)
-    kept = agent_sql if fix is None else _checked_correction(connection, db, fix)
-    example = open_examples(store).approve(connection, question, kept)
     if fix is None:
+        connection, question, kept = last_answer(open_store(store), run)
+        example = open_examples(store).approve(connection, question, kept)
         console.print(f"approved example {example} for {connection}: {question}\n[dim]{kept}[/]")
         return
+    connection, question, agent_sql = last_correctable(open_store(store), run)
+    kept = _checked_correction(connection, db, fix)
+    example = open_examples(store).approve(connection, question, kept)
     console.print(f"approved example {example} for {connection}, corrected: {question}", markup=False)
-    console.print(f"  the agent's SQL: {agent_sql}\n  kept instead:    {kept}", markup=False)
+    console.print(f"  the agent's SQL: {agent_sql or '(none: no query ran)'}\n  kept instead:    {kept}", markup=False)
 
 
 def _corrected_text(sql: str | None, sql_file: Path | None) -> str | None:

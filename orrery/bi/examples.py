@@ -1008,12 +1008,27 @@ def open_examples(store: Any = None, embedder: Any = "default") -> ApprovedExamp
 
 
 # -- approving an answer ---------------------------------------------------------------------------------
+UNANSWERED = ("declined", "error")  # no query ran: only a person's correction can be kept for it
+OLD_ANSWER = "this answer was saved before answers recorded their database; ask the question again and correct that"
+
+
+def correctable(answer: dict[str, Any]) -> str:
+    """The connection of a BI answer (`BIAnswer.to_dict()`) a person's correction can be kept for: one that ran a
+    query (`answered_query`), or one declined or failed (no query ran) on the database it records."""
+    if answer.get("status") not in UNANSWERED or answer.get("sql"):
+        return answered_query(answer)[0]
+    if not answer.get("connection"):
+        raise NotApprovable(OLD_ANSWER)
+    return str(answer["connection"])
+
+
 def answered_query(answer: dict[str, Any]) -> tuple[str, str]:
     """(connection, SQL) of a BI answer (`BIAnswer.to_dict()`) that ran a query; NotApprovable otherwise."""
     if answer.get("status") not in ("completed", "answered") or not answer.get("sql"):  # "answered": saved before
         raise NotApprovable(
             f"only an answered query can be approved; this answer is {answer.get('status')!r}"
             + ("" if answer.get("sql") else " and ran no SQL")
+            + ("; correct it with the SQL that answers it" if answer.get("status") in UNANSWERED else "")
         )
     for todo in answer.get("todos") or []:
         if todo.get("tool") == "sql_executor" and todo.get("status") == "done":
@@ -1026,11 +1041,16 @@ def answered_query(answer: dict[str, Any]) -> tuple[str, str]:
 def approve(agent: Any, examples: ApprovedExamples | None = None, *, sql: str | None = None) -> int:
     """Approve the agent's last answer (`agent.answer`, for the question the user asked): stores its question ->
     SQL pair for its connection and returns the example's id. With `sql`, a person's correction: the question is
-    kept with `sql` (checked on the agent's connection, `correction`) instead of the agent's SQL."""
+    kept with `sql` (checked on the answer's connection, `correction`) instead of the agent's SQL; a declined or
+    failed answer can be corrected too."""
     if agent.answer is None:
         raise NotApprovable("the agent has answered nothing yet")
-    connection, agent_sql = answered_query(agent.answer.to_dict())
-    kept = agent_sql if sql is None else correction(agent.bi.engine, sql)
+    answer = agent.answer.to_dict()
+    connection, kept = answered_query(answer) if sql is None else (correctable(answer), sql)
+    if agent.bi.engine.name != connection:
+        raise NotApprovable(f"the answer was on {connection!r}, the agent is on {agent.bi.engine.name!r} now")
+    if sql is not None:
+        kept = correction(agent.bi.engine, sql)
     store = examples or (agent.bi.approved.examples if agent.bi.approved else open_examples())
     return store.approve(connection, agent.bi.question, kept)
 
@@ -1056,11 +1076,15 @@ def correction(engine: Engine, sql: str) -> str:
 
 
 def last_answer(sessions: Any, run_id: str) -> tuple[str, str, str]:
-    """(connection, question, SQL) of the last query a CLI session (`orrery bi ask` prints its id) ran."""
-    session = sessions.load(check_id("run id", run_id))
-    entries = ((session.data or {}).get("bi") or {}).get("memory", []) if session is not None else []
-    if session is None:
-        raise NotApprovable(f"no BI session {run_id!r} in {getattr(sessions, 'path', None) or 'the session store'}")
+    """(connection, question, SQL) of the last query a CLI session (`orrery bi ask` prints its id) ran; refused
+    when the session's last answer ran none (declined or failed: `last_correctable` takes a correction of it)."""
+    bi = _bi_part(sessions, run_id)
+    last, entries = bi.get("last") or {}, bi.get("memory", [])
+    if last.get("status") in UNANSWERED:
+        raise NotApprovable(
+            f"only an answered query can be approved; run {run_id!r} was {last['status']!r} and ran no query; "
+            "correct it with --sql"
+        )
     at = next(
         (
             i
@@ -1073,6 +1097,27 @@ def last_answer(sessions: Any, run_id: str) -> tuple[str, str, str]:
         raise NotApprovable(f"session {run_id!r} ran no query to approve")
     meta = entries[at]["query_metadata"]
     return meta["engine"], _question(entries, at), meta["query"]
+
+
+def last_correctable(sessions: Any, run_id: str) -> tuple[str, str, str | None]:
+    """(connection, question, the agent's SQL or None) of a CLI session's last answer, for a person's correction:
+    its last query, or its last answer when that was declined or failed (no query ran) on the database it records."""
+    last = _bi_part(sessions, run_id).get("last")
+    if last is None:  # saved before sessions recorded their last answer: only a query that ran can be corrected
+        try:
+            return last_answer(sessions, run_id)
+        except NotApprovable as exc:
+            raise NotApprovable(f"{exc}; {OLD_ANSWER}") from None
+    if last.get("status") in UNANSWERED:
+        return str(last["connection"]), str(last["question"]), None
+    return last_answer(sessions, run_id)
+
+
+def _bi_part(sessions: Any, run_id: str) -> dict[str, Any]:
+    session = sessions.load(check_id("run id", run_id))
+    if session is None:
+        raise NotApprovable(f"no BI session {run_id!r} in {getattr(sessions, 'path', None) or 'the session store'}")
+    return (session.data or {}).get("bi") or {}
 
 
 def _question(entries: list[dict[str, Any]], at: int) -> str:

@@ -2,20 +2,23 @@
 for the nearest later questions on that database) or reject it (nothing is stored).
 
 POST /threads/{thread_id}/runs/{run_id}/approve -> {"example", "connection", "question", "sql", "corrected"}
-     ({"sql": "SELECT ..."}: a person's correction, kept with the run's question instead of the agent's SQL)
+     ({"sql": "SELECT ..."}: a person's correction, kept with the run's question instead of the agent's SQL;
+     a declined or failed run, which ran no query, takes a correction only)
 POST /threads/{thread_id}/runs/{run_id}/reject  ({"withdraw": true} also removes the same pair if it was approved)
 GET  /examples/{connection}                     -> the approved pairs of a database
 
 The question is read from the run as the server recorded it (its `bi` state and the user's message that started
 it), never from the request: a client names a run of its thread. A corrected SQL is untrusted input: bounded by
 the server's body limit and `MAX_SQL`, it is kept only once it passes the read-only guard and plans (EXPLAIN) on
-the run's own database (`orrery.bi.examples.correction`); 400 with the reason otherwise, nothing stored. The examples live in
+the run's own database (`orrery.bi.examples.correction`; for a declined or failed run, the database its answer
+records, `BIAnswer.connection`); 400 with the reason otherwise, nothing stored. The examples live in
 the server's session database (SQLite or PostgreSQL), where every server process sharing it finds them.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
@@ -59,8 +62,11 @@ async def _body(request: Request) -> dict[str, Any]:
 
 
 def _approve(server: Any, thread_id: str, run_id: str, fix: str | None) -> dict[str, Any]:
-    connection, question, sql = _answer(server, thread_id, run_id)
-    kept = sql if fix is None else _correction(connection, fix)
+    if fix is None:
+        connection, question, kept = _answer(server, thread_id, run_id)
+    else:
+        connection, question = _correctable(server, thread_id, run_id)
+        kept = _correction(connection, fix)
     return {
         "example": _examples(server).approve(connection, question, kept),
         "connection": connection,
@@ -100,21 +106,42 @@ def _examples(server: Any) -> Any:
 
 def _answer(server: Any, thread_id: str, run_id: str) -> tuple[str, str, str]:
     """(connection, question, SQL) of a run of the thread that answered with a query; 404 / 409 otherwise."""
-    from orrery.bi.examples import NotApprovable, answered_query
+    from orrery.bi.examples import answered_query
 
+    answer, question = _run_answer(server, thread_id, run_id)
+    connection, sql = _approvable(answered_query, answer)
+    return connection, question, sql
+
+
+def _correctable(server: Any, thread_id: str, run_id: str) -> tuple[str, str]:
+    """(connection, question) of a run of the thread a correction can be kept for: one that answered with a query,
+    or one declined or failed on the database its answer records (`examples.correctable`); 404 / 409 otherwise."""
+    from orrery.bi.examples import correctable
+
+    answer, question = _run_answer(server, thread_id, run_id)
+    return _approvable(correctable, answer), question
+
+
+def _approvable(read: Callable[[dict[str, Any]], Any], answer: dict[str, Any]) -> Any:
+    from orrery.bi.examples import NotApprovable
+
+    try:
+        return read(answer)
+    except NotApprovable as exc:
+        raise HTTPException(409, str(exc)) from None
+
+
+def _run_answer(server: Any, thread_id: str, run_id: str) -> tuple[dict[str, Any], str]:
+    """The BI answer (its `bi` state) and the question of a run of the thread; 404 / 409 otherwise."""
     thread_id, run_id = check_id("thread id", thread_id), check_id("run id", run_id)
     thread = server.store.load(thread_id)
     run = next((r for r in thread.runs if r["run_id"] == run_id), None) if thread else None
     if run is None:
         raise HTTPException(404, f"no run {run_id!r} on thread {thread_id!r}; GET /threads/{{id}} lists its runs")
     answer, question = _bi_state(run.get("events", [])), _question(thread, run_id)
-    try:
-        if answer is None or not question:
-            raise NotApprovable(f"run {run_id!r} gave no BI answer to approve")
-        connection, sql = answered_query(answer)
-    except NotApprovable as exc:
-        raise HTTPException(409, str(exc)) from None
-    return connection, question, sql
+    if answer is None or not question:
+        raise HTTPException(409, f"run {run_id!r} gave no BI answer to approve")
+    return answer, question
 
 
 def _bi_state(events: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -1,5 +1,6 @@
 """The web app's thumbs-up on a BI answer, in headless Chromium (as tests/integration/test_serve_browser.py): only
-the run that answered with a query shows it, and clicking it keeps the question and SQL as an example."""
+the run that answered with a query shows it, and clicking it keeps the question and SQL as an example; under a
+declined answer, an empty 'Keep corrected SQL' box keeps a person's SQL for it."""
 
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ ROOT = Path(__file__).parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "serve"))
 from scripted import Live, apps, model_for  # noqa: E402
 
+from orrery.llm.scripted import ScriptedModel  # noqa: E402
 from orrery.serve import Settings, create_app  # noqa: E402
 
 pytestmark = pytest.mark.integration
@@ -28,11 +30,23 @@ ARGS = [
 QUESTION = "How many shipments went to customers in United in 1995?"
 
 
+DECLINED = "How many nations are there?"
+DECLINE = {"request": "Count the nations' headcount", "kind": "cannot_answer", "values": [], "fields": ["headcount"]}
+
+
+def declining(agent, body):
+    """The served scripts, with the planner wrongly declining DECLINED (the data has no 'headcount')."""
+    users = [m for m in body.messages if m.role == "user"]
+    if agent == "bi" and users and users[-1].content == DECLINED:
+        return ScriptedModel([DECLINE])
+    return model_for(agent, body)
+
+
 @pytest.fixture
 def page(tmp_path):
     from playwright.sync_api import sync_playwright
 
-    live = Live(create_app(Settings(model=model_for, apps=apps(), data=tmp_path / "serve")))
+    live = Live(create_app(Settings(model=declining, apps=apps(), data=tmp_path / "serve")))
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         pg = browser.new_page()
@@ -88,3 +102,21 @@ def test_wrong_opens_the_sql_to_correct_and_keeps_the_fix_once_the_server_accept
     [example] = httpx.get(f"{page.url_base}/examples/tpch", timeout=30).json()
     assert example["question"] == QUESTION and "DISTINCT o.o_orderkey" in example["sql"]
     assert example["sql"] in page.inner_text(".correction-said")  # the SQL the server kept, shown in the page
+
+
+def test_a_declined_answer_shows_an_empty_box_whose_sql_is_kept_for_its_question(page):
+    page.goto(f"{page.url_base}/?agent=bi")
+    page.fill("#message", DECLINED)
+    page.press("#message", "Enter")
+    editor = page.locator("textarea.correction-sql")
+    editor.wait_for(timeout=120_000)
+    assert editor.input_value() == "" and page.locator(".feedback-bar button[data-verdict=approve]").count() == 0
+    editor.fill("DROP TABLE nation")
+    page.click("button[data-verdict=correct]")
+    page.wait_for_selector(".correction-said >> text=Not kept:")
+    assert httpx.get(f"{page.url_base}/examples/tpch", timeout=30).json() == []
+    editor.fill("SELECT count(*) AS n FROM nation")
+    page.click("button[data-verdict=correct]")
+    page.wait_for_selector(".correction-said >> text=Kept as an example")
+    [example] = httpx.get(f"{page.url_base}/examples/tpch", timeout=30).json()
+    assert (example["question"], example["sql"]) == (DECLINED, "SELECT COUNT(*) AS n FROM nation")

@@ -334,6 +334,11 @@ class RunView {
       this.box.append(el("div", { class: "note", text: `run ended: ${ev.result.status}` }));
     }
     if (this.bi && this.bi.status === "completed" && this.bi.sql) this.box.append(feedbackBar(ev.threadId, ev.runId, this.bi.sql));
+    // a declined or failed answer ran no query: no Right / Wrong, but a person who knows the SQL that answers it
+    // can keep it (the server checks it on the database the answer records)
+    else if (this.bi && ["declined", "error"].includes(this.bi.status) && !this.bi.sql && this.bi.connection) {
+      this.box.append(correctionForm(runPath(ev.threadId, ev.runId, "approve"), ""));
+    }
   }
 
   RUN_ERROR(ev) {
@@ -351,7 +356,7 @@ function feedbackBar(threadId, runId, sql) {
   const said = el("span", { class: "feedback-said" });
   const up = el("button", { type: "button", class: "feedback", "data-verdict": "approve", title: "Right: keep as an example" }, "Right");
   const down = el("button", { type: "button", class: "feedback", "data-verdict": "reject", title: "Wrong: not kept; correct the SQL" }, "Wrong");
-  const path = (verdict) => `/threads/${encodeURIComponent(threadId)}/runs/${encodeURIComponent(runId)}/${verdict}`;
+  const path = (verdict) => runPath(threadId, runId, verdict);
   const bar = el("div", { class: "feedback-bar" }, up, down, said);
   const send = async (verdict) => {
     up.disabled = down.disabled = true;
@@ -369,9 +374,15 @@ function feedbackBar(threadId, runId, sql) {
   return bar;
 }
 
+function runPath(threadId, runId, verdict) {
+  return `/threads/${encodeURIComponent(threadId)}/runs/${encodeURIComponent(runId)}/${verdict}`;
+}
+
 function correctionForm(approvePath, sql) {
-  // The agent's SQL to edit; the reply (the SQL the server kept, or why it kept nothing) is shown as text.
-  const text = el("textarea", { class: "correction-sql", rows: "4", spellcheck: "false", "aria-label": "Corrected SQL" });
+  // The agent's SQL to edit (empty under a declined answer); the reply (the SQL the server kept, or why it kept
+  // nothing) is shown as text.
+  const text = el("textarea", { class: "correction-sql", rows: "4", spellcheck: "false", "aria-label": "Corrected SQL",
+    placeholder: "SELECT ... that answers the question" });
   text.value = sql || "";
   const keep = el("button", { type: "button", class: "feedback", "data-verdict": "correct" }, "Keep corrected SQL");
   const said = el("span", { class: "correction-said" });
