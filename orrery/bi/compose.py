@@ -18,8 +18,8 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.bi.decline import named_years
-from orrery.bi.joins import join_columns, join_ends, sides, singular
-from orrery.bi.names import KEY_WORDS, key_like, names_table, said_words, yes_no
+from orrery.bi.joins import join_columns, join_ends, sides
+from orrery.bi.names import KEY_WORDS, key_like, names_table, said_words, singular, yes_no
 from orrery.bi.relax import conjuncts, extreme, outer_filters
 from orrery.bi.semantic import (
     GENERIC,

@@ -13,7 +13,7 @@ import pydantic
 from rapidfuzz import fuzz, process, utils
 
 from orrery.bi.engines import Engine, QueryResult
-from orrery.bi.joins import singular
+from orrery.bi.names import singular
 from orrery.bi.semantic import Semantic, stems, word_root, words
 from orrery.errors import ModelError, ToolError
 from orrery.llm.base import Model

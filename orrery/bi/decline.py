@@ -46,8 +46,7 @@ from rapidfuzz.distance import OSA
 from sqlglot import exp
 
 from orrery.bi.engines import QueryError
-from orrery.bi.joins import singular
-from orrery.bi.names import key_like, names_table, said_words, yes_no
+from orrery.bi.names import key_like, names_table, said_words, singular, yes_no
 from orrery.bi.profile import COUNT_CAP, quote
 from orrery.bi.semantic import (
     GENERIC,

@@ -28,7 +28,7 @@ from orrery.apps import ID_PATTERN
 from orrery.bi.decline import GRAMMAR, categories, named_values, user_wrote
 from orrery.bi.engines import QueryError
 from orrery.bi.guard import UnsafeQuery
-from orrery.bi.joins import singular
+from orrery.bi.names import singular
 from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import GENERIC, Semantic, schema_words, stems, words
 from orrery.errors import DataError

@@ -32,8 +32,8 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from orrery.bi.engines import Engine
-from orrery.bi.joins import discover, join_columns, join_ends, sides, singular
-from orrery.bi.names import VOWELS, abbreviates, words
+from orrery.bi.joins import discover, join_columns, join_ends, sides
+from orrery.bi.names import VOWELS, abbreviates, singular, words
 from orrery.bi.profile import TableSample, profile
 from orrery.errors import ConfigError
 

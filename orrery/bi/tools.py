@@ -52,8 +52,8 @@ from orrery.bi.decline import missing_asked as missing_asked  # the planner's ch
 from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
-from orrery.bi.joins import join_columns, sides, singular
-from orrery.bi.names import names_table, said_words
+from orrery.bi.joins import join_columns, sides
+from orrery.bi.names import names_table, said_words, singular
 from orrery.bi.profile import quote
 from orrery.bi.relax import relaxed
 from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, schema_words, stems, words
