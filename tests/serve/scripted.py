@@ -585,6 +585,18 @@ def main(argv: list[str]) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
+# bodies of `POST .../approve` a correction must refuse (400, nothing stored), on a run that answered or declined
+CORRECTION_ATTACKS = {
+    "a write": {"sql": "DROP TABLE nation"},
+    "several statements": {"sql": "SELECT 1; DELETE FROM nation"},
+    "another database's tables": {"sql": "SELECT count(*) FROM album JOIN artist USING (ArtistId)"},  # chinook's
+    "a file read": {"sql": "SELECT * FROM read_csv_auto('/etc/passwd')"},
+    "not a string": {"sql": ["SELECT 1"]},
+    "empty": {"sql": ""},
+    "too long for a query": {"sql": "SELECT " + "1 + " * 6000 + "1"},
+}
+
+
 if __name__ == "__main__":
     main(sys.argv[1:])
 

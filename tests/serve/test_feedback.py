@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from scripted import CORRECTION_ATTACKS as ATTACKS
 from scripted import Live, ServerProcess, apps, model_for, post_run, run_input
 
 from orrery.bi.examples import ExampleMemory, open_examples
@@ -66,17 +67,6 @@ def test_a_correction_is_kept_with_the_runs_question_and_shown_for_a_paraphrase(
     assert (example["question"], example["sql"]) == (QUESTION, reply["sql"])
     memory = ExampleMemory(open_examples(server.sessions, embedder=None))
     assert [(e.question, e.sql) for e in memory.shown("tpch", PARAPHRASE, "duckdb")] == [(QUESTION, reply["sql"])]
-
-
-ATTACKS = {
-    "a write": {"sql": "DROP TABLE nation"},
-    "several statements": {"sql": "SELECT 1; DELETE FROM nation"},
-    "another database's tables": {"sql": "SELECT count(*) FROM album JOIN artist USING (ArtistId)"},  # chinook's
-    "a file read": {"sql": "SELECT * FROM read_csv_auto('/etc/passwd')"},
-    "not a string": {"sql": ["SELECT 1"]},
-    "empty": {"sql": ""},
-    "too long for a query": {"sql": "SELECT " + "1 + " * 6000 + "1"},
-}
 
 
 @pytest.mark.parametrize("attack", ATTACKS)
