@@ -224,22 +224,15 @@ def _corrected_text(sql: str | None, sql_file: Path | None) -> str | None:
 def _checked_correction(connection: str, db: str | None, sql: str) -> str:
     """The corrected SQL as kept (`examples.correction`), checked on the run's database: `--db` when given
     (it must be the run's), else the database of that name."""
-    from orrery.bi.data import open_engine
-    from orrery.bi.examples import correction
-    from orrery.errors import ConfigError, DataError
+    from orrery.bi.examples import correction_on
+    from orrery.errors import ConfigError
 
     try:
-        engine = open_engine(db or connection)
+        return correction_on(db or connection, sql, connection)
     except ConfigError as exc:
         if db is not None:
             raise
         raise ConfigError(f"{exc}; for a run on a file or URL, name it again with --db") from None
-    try:
-        if engine.name != connection:
-            raise DataError(f"--db {db!r} is {engine.name!r}, not the run's database {connection!r}; name the run's")
-        return correction(engine, sql)
-    finally:
-        engine.close()
 
 
 @app.command()

@@ -1075,6 +1075,20 @@ def correction(engine: Engine, sql: str) -> str:
     return sqlglot.parse_one(text, read=engine.dialect).sql(dialect=engine.dialect, comments=False)
 
 
+def correction_on(db: str, sql: str, run_db: str | None = None) -> str:
+    """`correction` on the database `db` names, opened for it and closed; with `run_db`, `db` must be that run's
+    database (the CLI's --db, naming a file or URL again)."""
+    from orrery.bi.data import open_engine
+
+    engine = open_engine(db)
+    try:
+        if run_db is not None and engine.name != run_db:
+            raise DataError(f"--db {db!r} is {engine.name!r}, not the run's database {run_db!r}; name the run's")
+        return correction(engine, sql)
+    finally:
+        engine.close()
+
+
 def last_answer(sessions: Any, run_id: str) -> tuple[str, str, str]:
     """(connection, question, SQL) of the last query a CLI session (`orrery bi ask` prints its id) ran; refused
     when the session's last answer ran none (declined or failed: `last_correctable` takes a correction of it)."""

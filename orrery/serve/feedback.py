@@ -78,16 +78,12 @@ def _approve(server: Any, thread_id: str, run_id: str, fix: str | None) -> dict[
 
 def _correction(connection: str, sql: str) -> str:
     """The corrected SQL as kept, checked on the run's database (`correction`); 400 with the reason otherwise."""
-    from orrery.bi.data import open_engine
-    from orrery.bi.examples import BadCorrection, correction
+    from orrery.bi.examples import BadCorrection, correction_on
 
-    engine = open_engine(connection)
     try:
-        return correction(engine, sql)
+        return correction_on(connection, sql)
     except BadCorrection as exc:
         raise HTTPException(400, str(exc)) from None
-    finally:
-        engine.close()
 
 
 def _reject(server: Any, thread_id: str, run_id: str, withdraw: bool) -> dict[str, Any]:
