@@ -102,6 +102,8 @@ def test_wrong_opens_the_sql_to_correct_and_keeps_the_fix_once_the_server_accept
     [example] = httpx.get(f"{page.url_base}/examples/tpch", timeout=30).json()
     assert example["question"] == QUESTION and "DISTINCT o.o_orderkey" in example["sql"]
     assert example["sql"] in page.inner_text(".correction-said")  # the SQL the server kept, shown in the page
+    keep, wrong = (page.locator(f"button[data-verdict={v}]").bounding_box() for v in ("correct", "reject"))
+    assert keep["height"] == wrong["height"]  # the long kept SQL beside it wraps; the button stays on one line
 
 
 def test_a_declined_answer_shows_an_empty_box_whose_sql_is_kept_for_its_question(page):
