@@ -169,6 +169,20 @@ The database of held-out set #22 (bench/bi_heldout22.py), carbon emissions, buil
   `rgn_dim` (`rgn_cd` EAP/ECA/LAC/MENA/SAS/SSA, `rgn_desc` Gapminder's group name, written here).
   `co2_pcap.iso2_cd` holds a `ctry_dim.ctry_iso` and `ctry_dim.rgn_id` a `rgn_dim.rgn_cd`.
 
+The database of held-out set #23 (bench/bi_heldout23.py), crime statistics, built the same way:
+
+- crime: statsmodels' statecrime dataset (Statewide Crime Data 2009 of the 50 U.S. states and DC, from the
+  Statistical Abstract of the United States and the 2009 American Community Survey; public domain, as statsmodels
+  states) with the states' postal codes and FIPS numbers of bokeh-sampledata's us_states and us_counties (U.S.
+  Census Bureau, public domain) and the Census Bureau's divisions and regions (public domain, written here), split
+  in three: `ucr_st_rates` (`jur_cd` the state's postal code, `rpt_yr` 2009, `viol_rt_100k` violent crimes and
+  `mrdr_rt_100k` murders per 100,000 people, `hs_grad_pct` the percent with high school or more, `pov_pct` the
+  percent below the poverty line, `sngl_par_pct` single-parent families in percent of family households,
+  `wht_only_pct` the percent white alone, `urb_pct` the percent living in urbanized areas; 51 rows),
+  `geo_state` (`usps_abbr`, `st_nm`, `st_fips`, `cdiv_no` the Census division 1-9; 51 rows) and `census_div`
+  (`div_id` 1-9, `div_nm` "New England", ..., `rgn_nm` Northeast/Midwest/South/West).
+  `ucr_st_rates.jur_cd` holds a `geo_state.usps_abbr` and `geo_state.cdiv_no` a `census_div.div_id`.
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -198,6 +212,19 @@ HELDOUT19_DATABASES = ("election",)
 HELDOUT20_DATABASES = ("travel",)
 HELDOUT21_DATABASES = ("equities",)
 HELDOUT22_DATABASES = ("carbon",)
+HELDOUT23_DATABASES = ("crime",)
+# the U.S. Census Bureau's nine divisions (numbered as it numbers them), their regions and their states' postal codes
+CENSUS_DIVISIONS = (
+    (1, "New England", "Northeast", "CT ME MA NH RI VT"),
+    (2, "Middle Atlantic", "Northeast", "NJ NY PA"),
+    (3, "East North Central", "Midwest", "IL IN MI OH WI"),
+    (4, "West North Central", "Midwest", "IA KS MN MO NE ND SD"),
+    (5, "South Atlantic", "South", "DE DC FL GA MD NC SC VA WV"),
+    (6, "East South Central", "South", "AL KY MS TN"),
+    (7, "West South Central", "South", "AR LA OK TX"),
+    (8, "Mountain", "West", "AZ CO ID MT NV NM UT WY"),
+    (9, "Pacific", "West", "AK CA HI OR WA"),
+)
 # the six region groups of gapminder's countries, coded as the World Bank abbreviates its regions
 RGN_DIM = pd.DataFrame(
     [
@@ -705,6 +732,29 @@ def _carbon(path: Path) -> None:
         _write(con, {"co2_pcap": co2, "ctry_dim": ctry, "rgn_dim": RGN_DIM})
 
 
+def _crime(path: Path) -> None:
+    import statsmodels.api as sm
+    from bokeh_sampledata import us_counties, us_states
+
+    src = sm.datasets.statecrime.load_pandas().data
+    src.index = src.index.str.strip()  # the source pads some names ("Kansas ")
+    code = {v["name"]: k for k, v in us_states.data.items()}
+    fips = {c["state"]: int(c["state_fips"]) for c in us_counties.records()}
+    division = {st: d for d, _, _, states in CENSUS_DIVISIONS for st in states.split()}
+    states = pd.DataFrame({"usps_abbr": [code[n] for n in src.index], "st_nm": src.index})
+    states["st_fips"] = states["usps_abbr"].map(fips)
+    states["cdiv_no"] = states["usps_abbr"].map(division)
+    assert states.notna().all().all() and len(division) == len(states)
+    rates = pd.DataFrame({"jur_cd": states["usps_abbr"].to_numpy(), "rpt_yr": 2009})
+    columns = {"violent": "viol_rt_100k", "murder": "mrdr_rt_100k", "hs_grad": "hs_grad_pct", "poverty": "pov_pct"}
+    columns |= {"single": "sngl_par_pct", "white": "wht_only_pct", "urban": "urb_pct"}
+    for old, new in columns.items():
+        rates[new] = src[old].to_numpy()
+    divisions = pd.DataFrame([d[:3] for d in CENSUS_DIVISIONS], columns=["div_id", "div_nm", "rgn_nm"])
+    with sqlite3.connect(path) as con:
+        _write(con, {"ucr_st_rates": rates, "geo_state": states, "census_div": divisions})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -725,6 +775,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "travel": _travel,
     "equities": _equities,
     "carbon": _carbon,
+    "crime": _crime,
 }
 
 
@@ -762,5 +813,6 @@ if __name__ == "__main__":
         *HELDOUT20_DATABASES,
         *HELDOUT21_DATABASES,
         *HELDOUT22_DATABASES,
+        *HELDOUT23_DATABASES,
     ):
         print(db, path_of(db))
