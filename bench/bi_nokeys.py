@@ -407,7 +407,7 @@ def main() -> None:
     if args.meaning:
         return meaning()
     if args.shapes:
-        shapes((args.which,) if args.which else SETS, args.tag)
+        shapes((args.which,) if args.which else tuple(s for s in SETS if not pending(s)), args.tag)
         return
     args.which = args.which or "nokeys"
     out = RESULTS / f"bi_nokeys_{args.which}_{args.code}{'_' + args.tag if args.tag else ''}.json"
