@@ -1,11 +1,12 @@
 """Round 58 (no model): how decline.FIELD_MODEL is chosen. The population is every question of every set (the shape
 check's: `decline.shape_decline`) and every stored field decline of round 55's replay (`bi_r55_fields.declines()`:
-its quoted terms by `missing_fields`, its question by `shape_decline`). Each item is judged once with the decision
-off, recording the terms the chain of tests leaves unheld (`decline._chain_unheld`) and their signals
-(`decline.field_signals`), and once with every recorded term held (`other`: it declines for another cause). A
+its quoted terms by `missing_fields`, its question by `shape_decline`). Each item is judged once as today,
+recording the terms the chain of tests leaves unheld (`decline._unheld`) and their signals (`field_signals`), and once with every recorded term held (`other`: it declines for another cause). A
 logistic regression over the signals (L2 1.0, Newton) is fitted leave-one-database-out on the terms of the items the
 decision can change, each labelled by its question (answerable 1, unanswerable 0); each item is then judged again
-under the model fitted without its database (out of fold). The shipped model is the fit on every database.
+under the model fitted without its database (out of fold): `_unheld` and not held by the model. The fit on
+every database is printed. The decision did not meet its criterion and is not in decline.py: it is applied here by
+replacing `decline._unheld` for the run.
 Cost: answerable declined + unanswerable not declined (bench/bi_r58.md).
 
     PYTHONPATH=$PWD nice -n 10 python bench/bi_r58_fit.py [--tag T]   # -> results/bi_r58_fit[_T].json
@@ -14,10 +15,12 @@ Cost: answerable declined + unanswerable not declined (bench/bi_r58.md).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -66,27 +69,81 @@ def declined(bi: Any, item: dict[str, Any]) -> bool:
     )
 
 
-def record(bi: Any, item: dict[str, Any]) -> None:
-    """The item's status with the decision off, the terms the chain leaves unheld with their signals, and `other`."""
+def field_signals(bi: Any, term: str) -> np.ndarray | None:
+    """The decision's signals for a term (bench/bi_r58.md): the best cosine of its meaning words to a layer text that
+    is no categorical value, that cosine's margin over every other target, the best cosine of all its own words to a
+    table's text (a table's rows named by another noun: 'trading days'), the best rapidfuzz field score / 100, its
+    number of own words, and whether one of them is a stored value's word. None without MiniLM or own words."""
+    kept = bi.derived("field_signals", dict)
+    if term not in kept:
+        kept[term] = _signals(bi, term)
+    return kept[term]
+
+
+def _signals(bi: Any, term: str) -> np.ndarray | None:
+    from orrery.bi import decline
+    from orrery.bi.semantic import rank_fields
+
+    own = decline._term_words(term)
+    scores = decline._meaning_scores(bi, term) if own else None
+    if scores is None:
+        return None
+    texts, targets = decline._layer_texts(bi)
+    best: dict[tuple[tuple[str, Any], ...], float] = {}
+    for score, target in zip(scores, targets, strict=True):
+        if "value" not in target:
+            key = tuple(sorted(target.items()))
+            best[key] = max(best.get(key, -1.0), float(score))
+    ranked = sorted(best.values(), reverse=True)
+    top, margin = ranked[0], ranked[0] - (ranked[1] if len(ranked) > 1 else 0.0)
+    tables = [i for i, g in enumerate(targets) if set(g) == {"table"}]
+    embedder = decline._embedder()
+    whole = decline._vectors(embedder, (" ".join(own),))[0]
+    table = float(np.max(decline._layer_vectors(embedder, tuple(texts))[tables] @ whole)) if tables else 0.0
+    fields = rank_fields(bi.semantic, term)
+    lexical = fields[0][0] / 100 if fields else 0.0
+    valued = float(any(decline.value_word(bi, w) for w in own))
+    return np.array([top, margin, table, lexical, float(len(own)), valued])
+
+
+def held(model: tuple | None, bi: Any, term: str) -> bool:
+    """Whether the model holds a term the chain of tests leaves unheld (False when None or without signals)."""
+    signals = field_signals(bi, term) if model is not None else None
+    if signals is None:
+        return False
+    means, scales, weights, bias = (np.asarray(v) for v in model)
+    return float(bias + weights @ ((signals - means) / scales)) > 0
+
+
+@contextlib.contextmanager
+def deciding(hold: Callable[[Any, str], bool], seen: dict[str, Any] | None = None) -> Iterator[None]:
+    """`decline._unheld` replaced for the block: the chain's verdict (each unheld term recorded in `seen` with its
+    signals), then the term held when `hold` says so."""
     from orrery.bi import decline
 
-    chain, held, seen = decline._chain_unheld, decline.held_by_signals, {}
+    chain = decline._unheld
 
-    def recording(bi_: Any, t: str, question: str) -> bool:
-        out = chain(bi_, t, question)
-        if out and t not in seen:
-            signals = decline.field_signals(bi_, t)
+    def unheld(bi: Any, t: str, question: str) -> bool:
+        out = chain(bi, t, question)
+        if out and seen is not None and t not in seen:
+            signals = field_signals(bi, t)
             seen[t] = None if signals is None else [round(float(v), 5) for v in signals]
-        return out
+        return out and not hold(bi, t)
 
-    decline._chain_unheld = recording
-    decline.FIELD_MODEL = None
+    decline._unheld = unheld
     try:
-        item["declined"] = declined(bi, item)
-        decline.held_by_signals = lambda *_: True
-        item["other"] = declined(bi, item) if seen else item["declined"]
+        yield
     finally:
-        decline._chain_unheld, decline.held_by_signals = chain, held
+        decline._unheld = chain
+
+
+def record(bi: Any, item: dict[str, Any]) -> None:
+    """The item's status as today, the terms the chain leaves unheld with their signals, and `other`."""
+    seen: dict[str, Any] = {}
+    with deciding(lambda *_: False, seen):
+        item["declined"] = declined(bi, item)
+    with deciding(lambda *_: True, seen):
+        item["other"] = declined(bi, item) if seen else item["declined"]
     item["terms"] = seen
 
 
@@ -133,7 +190,6 @@ def tally(items: list[dict[str, Any]], key: str) -> dict[str, dict[str, int]]:
 
 
 def main() -> None:
-    from orrery.bi import decline
     from orrery.bi.semantic import load
     from orrery.bi.tools import BIContext
     from orrery.files import write_atomic
@@ -157,12 +213,11 @@ def main() -> None:
     for db in sorted({it["db"] for it in items}):
         x, y = training([it for it in items if it["db"] != db])
         model = fit(x, y)
-        decline.FIELD_MODEL = model
         for it in items:
             if it["db"] == db:
-                it["oof"] = declined(context(db), it) if it["terms"] else it["declined"]
-                it["oof_held"] = sorted(t for t in it["terms"] if decline.held_by_signals(context(db), t))
-    decline.FIELD_MODEL = None
+                with deciding(lambda bi, t, m=model: held(m, bi, t)):
+                    it["oof"] = declined(context(db), it) if it["terms"] else it["declined"]
+                it["oof_held"] = sorted(t for t in it["terms"] if held(model, context(db), t))
     x, y = training(items)
     shipped = fit(x, y)
     before, after = tally(items, "declined"), tally(items, "oof")
@@ -179,9 +234,13 @@ def main() -> None:
                 print(f"    {it['db']:9} {it['set']:9} {it['question'][:70]:70} | held {it['oof_held']}")
         newly = [it for it in items if it["kind"] == kind and not it["declined"] and it["oof"]]
         assert not newly, newly  # the decision only holds terms
-    print("shipped FIELD_MODEL =", tuple(map(lambda v: [round(a, 4) for a in v], shipped[:3])), round(shipped[3], 4))
+    print(
+        "fit on every database (means, scales, weights), bias =",
+        tuple(map(lambda v: [round(a, 4) for a in v], shipped[:3])),
+        round(shipped[3], 4),
+    )
     out = HERE / "results" / f"bi_r58_fit{'_' + args.tag if args.tag else ''}.json"
-    write_atomic(out, json.dumps({"before": before, "oof": after, "shipped": shipped, "items": items}, indent=1))
+    write_atomic(out, json.dumps({"before": before, "oof": after, "all_databases": shipped, "items": items}, indent=1))
 
 
 if __name__ == "__main__":

@@ -87,12 +87,6 @@ MEANING_MARGIN = 0.16
 # measure the data keeps in two columns ('revenue': `sales` or `profit`), which the user can be asked; chosen by
 # leave-one-set-out cross-validation on the replay of every stored decline (bench/bi.md, round 37, rule T''; inf: off).
 TIE_MARGIN = 0.06
-# The field judgment's last word: a term every test above leaves unheld is still held when a logistic regression
-# over its signals (`field_signals`: best cosine, its margin, nearest table, rapidfuzz score, words, a value word)
-# puts the odds of a paraphrase above even. (means, scales, weights, bias), fitted by bench/bi_r58_fit.py by
-# leave-one-database-out cross-validation over the shape check and the replay of every stored field decline
-# (bench/bi_r58.md); None: off.
-FIELD_MODEL: tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...], float] | None = None
 # closed-class words: auxiliaries, determiners, pronouns, prepositions, conjunctions
 GRAMMAR = frozenset(
     [
@@ -967,10 +961,6 @@ def _missing(bi: BIContext, t: str, question: str) -> bool:
 
 
 def _unheld(bi: BIContext, t: str, question: str) -> bool:
-    return _chain_unheld(bi, t, question) and not held_by_signals(bi, t)
-
-
-def _chain_unheld(bi: BIContext, t: str, question: str) -> bool:
     return (
         user_wrote(t, question)
         and not all(w in GRAMMAR for w in re.findall(r"[a-z']+", t.lower()))  # 'theirs' names nothing
@@ -1563,48 +1553,6 @@ def tied_columns(bi: BIContext, term: str) -> list[dict[str, Any]]:
         return []
     measures = pair[0]["table"] == pair[1]["table"] and not any(_is_text(bi.semantic, t) for t in pair)
     return pair if measures and all(_accounts(bi, term, t) for t in pair) else []
-
-
-def held_by_signals(bi: BIContext, term: str) -> bool:
-    """Whether FIELD_MODEL holds a term the chain of tests leaves unheld (False when off or without MiniLM)."""
-    signals = field_signals(bi, term) if FIELD_MODEL is not None else None
-    if signals is None:
-        return False
-    means, scales, weights, bias = (np.asarray(v) for v in FIELD_MODEL)
-    return float(bias + weights @ ((signals - means) / scales)) > 0
-
-
-def field_signals(bi: BIContext, term: str) -> np.ndarray | None:
-    """The field decision's signals for a term (bench/bi_r58.md): the best cosine of its meaning words to a layer text
-    that is no categorical value, that cosine's margin over every other target, the best cosine of all its own words
-    to a table's text (a table's rows named by another noun: 'trading days'), the best rapidfuzz field score / 100,
-    its number of own words, and whether one of them is a stored value's word. None without MiniLM or own words."""
-    kept = bi.derived("field_signals", dict)
-    if term not in kept:
-        kept[term] = _signals(bi, term)
-    return kept[term]
-
-
-def _signals(bi: BIContext, term: str) -> np.ndarray | None:
-    own = _term_words(term)
-    scores = _meaning_scores(bi, term) if own else None
-    if scores is None:
-        return None
-    texts, targets = _layer_texts(bi)
-    best: dict[tuple[tuple[str, Any], ...], float] = {}
-    for score, target in zip(scores, targets, strict=True):
-        if "value" not in target:
-            key = tuple(sorted(target.items()))
-            best[key] = max(best.get(key, -1.0), float(score))
-    ranked = sorted(best.values(), reverse=True)
-    top, margin = ranked[0], ranked[0] - (ranked[1] if len(ranked) > 1 else 0.0)
-    tables = [i for i, g in enumerate(targets) if set(g) == {"table"}]
-    whole = _vectors(_embedder(), (" ".join(own),))[0]
-    table = float(np.max(_layer_vectors(_embedder(), tuple(texts))[tables] @ whole)) if tables else 0.0
-    fields = rank_fields(bi.semantic, term)
-    lexical = fields[0][0] / 100 if fields else 0.0
-    valued = float(any(value_word(bi, w) for w in own))
-    return np.array([top, margin, table, lexical, float(len(own)), valued])
 
 
 def _accounts(bi: BIContext, term: str, column: dict[str, Any]) -> bool:
