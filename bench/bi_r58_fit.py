@@ -7,7 +7,7 @@ decision can change, each labelled by its question (answerable 1, unanswerable 0
 under the model fitted without its database (out of fold): `_unheld` and not held by the model. The fit on
 every database is printed. The decision did not meet its criterion and is not in decline.py: it is applied here by
 replacing `decline._unheld` for the run.
-Cost: answerable declined + unanswerable not declined (bench/bi_r58.md).
+Cost: answerable declined + unanswerable not declined (bench/bi.md, round 58).
 
     PYTHONPATH=$PWD nice -n 10 python bench/bi_r58_fit.py [--tag T]   # -> results/bi_r58_fit[_T].json
 """
@@ -70,7 +70,7 @@ def declined(bi: Any, item: dict[str, Any]) -> bool:
 
 
 def field_signals(bi: Any, term: str) -> np.ndarray | None:
-    """The decision's signals for a term (bench/bi_r58.md): the best cosine of its meaning words to a layer text that
+    """The decision's signals for a term (bench/bi.md, round 58): the best cosine of its meaning words to a layer text that
     is no categorical value, that cosine's margin over every other target, the best cosine of all its own words to a
     table's text (a table's rows named by another noun: 'trading days'), the best rapidfuzz field score / 100, its
     number of own words, and whether one of them is a stored value's word. None without MiniLM or own words."""
