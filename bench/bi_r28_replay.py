@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
-_FIELD = re.compile(r"no field (?:or value )?for (.*)$")
+_FIELD = re.compile(r"no field (?:or value )?for (.*?)(?:; the nearest columns it holds: .*)?$")
 
 
 def _nokeys() -> Any:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-REASON = re.compile(r"no field (?:or value )?for (.*)$")
+REASON = re.compile(r"no field (?:or value )?for (.*?)(?:; the nearest columns it holds: .*)?$")
 QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 
 

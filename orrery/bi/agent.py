@@ -48,6 +48,7 @@ from orrery.bi.tools import (
     listed_values,
     missing_asked,
     missing_fields,
+    no_field,
     prompt,
     short_values,
     user_wrote,
@@ -396,7 +397,7 @@ class BIAgent(PlanAgent):
             dict.fromkeys([*missing_fields(self.bi, named, user_input), *missing_asked(self.bi, user_input)])
         )
         if missing:
-            return "cannot_answer", f"the data has no field or value for {', '.join(map(repr, missing))}"
+            return "cannot_answer", no_field(self.bi, missing)
         if named and all(user_wrote(t, user_input) for t in named):
             return "query", None
         return "cannot_answer", None

@@ -40,6 +40,7 @@ from orrery.bi.decline import (
     meaning_of,
     missing_fields,
     named_years,
+    no_field,
     other_form,
     read_typos,
     singled_out,
@@ -538,7 +539,7 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
         if not ranked or not user_wrote(term, question):
             continue
         if missing_fields(bi, [term], question):
-            raise CannotAnswer(f"the data has no field for {term!r}")
+            raise CannotAnswer(no_field(bi, [term]))
         if not maps(bi, term, ranked):  # a table, a value, a text column's kind, or a column by its meaning
             if unit := unit_column(bi, term):  # 'flipper length' is `flipper_mm`: the SQL step must see it
                 fields.append({"term": term, "table": unit[0], "column": unit[1], "clear": True})
