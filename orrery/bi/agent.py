@@ -27,6 +27,7 @@ from orrery.agent.loop import PendingApproval
 from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanTurn, Todo, model_summary
 from orrery.bi.decline import (
     absent_value,
+    askable,
     category_values,
     flag_values,
     future,
@@ -316,7 +317,11 @@ class BIAgent(PlanAgent):
         user_input, intent, usage = turn.user_input, turn.intent, turn.usage
         self.bi.question = user_input if intent == "new_request" else f"{self.bi.question} {user_input}"
         teach(self.bi, self.bi.question)  # what approved answers taught this connection's layer (examples.py)
-        if intent == "new_request" and not self.latest_metadata() and (reason := shape_decline(self.bi, user_input)):
+        if (
+            intent == "new_request"
+            and not self.latest_metadata()
+            and (reason := shape_decline(self.bi, user_input, ask=self.bi.clarify))
+        ):
             # the question's shape already says the data cannot answer it: no model call (an analysis of an
             # earlier result is left to the planner, whose words are about that result, not the schema)
             yield Reiterated(user_input, "cannot_answer")
@@ -362,13 +367,15 @@ class BIAgent(PlanAgent):
         if declined and reason is None:
             reply.kind, reason = self.judge_decline(reply, user_input)
         elif reason is None and reply.kind in ("query", "lookup"):  # a modification, or beside an earlier result
-            reason = shape_decline(self.bi, user_input)
+            reason = shape_decline(self.bi, user_input, ask=self.bi.clarify)
         if reply.kind == "lookup" and (
             not reply.values
             or reply.fields  # a field may live in another table
             or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")
         ):
             reply.kind = "query"
+        if reply.kind == "query" and self.bi.clarify:  # a term no column holds that the planner left out: asked
+            reply.fields += [t for t in missing_asked(self.bi, user_input) if t not in reply.fields]
         if reply.kind == "query":  # a value the user named that the planner left out: one the index holds, a
             # category's value written in lower case ('halogens'), values listed side by side ('rail ... compared to air')
             for found in (
@@ -396,6 +403,10 @@ class BIAgent(PlanAgent):
         missing = list(
             dict.fromkeys([*missing_fields(self.bi, named, user_input), *missing_asked(self.bi, user_input)])
         )
+        if missing and not set(missing) & set(reply.values) and askable(self.bi, missing):
+            # field mapping asks the user which column each one means (tools.ask_field)
+            reply.fields += [t for t in missing if t not in reply.fields]
+            return "query", None
         if missing:
             return "cannot_answer", no_field(self.bi, missing)
         if named and all(user_wrote(t, user_input) for t in named):

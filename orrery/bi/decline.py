@@ -567,15 +567,16 @@ def _own_words(phrase: str) -> list[str]:
     return [w for w in ws if w.lower() not in GRAMMAR]
 
 
-def shape_decline(bi: BIContext, question: str) -> str | None:
+def shape_decline(bi: BIContext, question: str, ask: bool = False) -> str | None:
     """Why the data cannot answer `question`, read from its shape alone (no model call): it asks about the
     future (the data records what happened) or for a judgment (`judgment`), something it asks about is
     missing (`missing_asked`), or a value it names is in no column (`missing_values`). A typo of a word the data
-    spells is read as that word (`read_typos`)."""
+    spells is read as that word (`read_typos`). With `ask`, a missing term the user can be asked about (`askable`)
+    is left to field mapping, which asks."""
     question = read_typos(bi, question)
     if reason := future(question) or judgment(question, bi) or years_outside(bi, question) or origin(bi, question):
         return reason
-    if missing := missing_asked(bi, question):
+    if (missing := missing_asked(bi, question)) and not (ask and askable(bi, missing)):
         return no_field(bi, missing)
     if missing_named := missing_values(bi, question) + [repr(k) for k in missing_kinds(bi, question)]:
         return "the data holds no value " + ", ".join(missing_named)
@@ -1607,6 +1608,12 @@ def no_field(bi: BIContext, missing: list[str]) -> str:
     reason = f"the data has no field or value for {', '.join(map(repr, missing))}"
     near = list(dict.fromkeys(c for term in missing for c in nearest_columns(bi, term)))[:NEAREST]
     return reason + (f"; the nearest columns it holds: {', '.join(near)}" if near else "")
+
+
+def askable(bi: BIContext, missing: list[str]) -> bool:
+    """Whether the user is asked which column each missing term means (`tools.ask_field`) instead of being declined:
+    when asking is on and MiniLM names columns near each term."""
+    return bi.clarify and all(nearest_columns(bi, term) for term in missing)
 
 
 def nearest_columns(bi: BIContext, term: str) -> list[str]:

@@ -32,6 +32,7 @@ from orrery.bi.context import BadReply, BIContext, Candidate
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
 from orrery.bi.decline import (
     GRAMMAR,
+    askable,
     categories,
     category_values,
     demonym_values,
@@ -40,6 +41,7 @@ from orrery.bi.decline import (
     meaning_of,
     missing_fields,
     named_years,
+    nearest_columns,
     no_field,
     other_form,
     read_typos,
@@ -539,7 +541,9 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
         if not ranked or not user_wrote(term, question):
             continue
         if missing_fields(bi, [term], question):
-            raise CannotAnswer(no_field(bi, [term]))
+            fields.append({"term": term, **ask_field(bi, term, answer), "clear": True})
+            answer = None
+            continue
         if not maps(bi, term, ranked):  # a table, a value, a text column's kind, or a column by its meaning
             if unit := unit_column(bi, term):  # 'flipper length' is `flipper_mm`: the SQL step must see it
                 fields.append({"term": term, "table": unit[0], "column": unit[1], "clear": True})
@@ -566,6 +570,22 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
         else:
             fields.append({"term": term, **ranked[0][2], "clear": ranked[0][0] >= 90})
     return {"fields": fields}
+
+
+NOT_HELD = "none of these: the data does not hold it"
+
+
+def ask_field(bi: BIContext, term: str, answer: str | None) -> dict[str, str]:
+    """The column the user says a term no column holds means, among its nearest (`nearest_columns`); a decline when
+    they say none does (`NOT_HELD`), or when asking is off or no column is near (`askable`)."""
+    if not askable(bi, [term]):
+        raise CannotAnswer(no_field(bi, [term]))
+    options = [*nearest_columns(bi, term), NOT_HELD]
+    chosen = bi.ask_or_pick(f"field:{term}", f"The data has no field named {term!r}; do you mean", options, answer)
+    if chosen == NOT_HELD:
+        raise CannotAnswer(no_field(bi, [term]))
+    table, column = chosen.split(".", 1)
+    return {"table": table, "column": column}
 
 
 @tool

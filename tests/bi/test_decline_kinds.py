@@ -158,9 +158,9 @@ def test_the_agent_declines_an_age_and_a_missing_kind_before_any_model_call(kenn
         (kennel, "how old was the oldest pet they keep", "'age of pet'"),
         (marina, "number of electric boats in the marina", "'electric boats'"),
     ]:
-        r = BIAgent(ScriptedModel([]), bi.engine, semantic=bi.semantic, store=tmp_path / "s.db", prose=False).ask(
-            question
-        )
+        r = BIAgent(
+            ScriptedModel([]), bi.engine, semantic=bi.semantic, store=tmp_path / "s.db", prose=False, clarify=False
+        ).ask(question)
         assert r.status == "declined" and missing in r.answer and r.sql is None
 
 

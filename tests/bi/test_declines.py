@@ -129,7 +129,9 @@ def test_a_text_columns_kind_is_not_a_missing_field_but_a_measure_is(bi):
 def test_the_agent_declines_a_bare_predicate_the_data_lacks_and_answers_one_it_holds(world, tmp_path):
     plan = {"request": "Count the returned orders", "kind": "query", "values": [], "fields": []}
     model = ScriptedModel([plan])
-    r = BIAgent(model, world, store=tmp_path / "s.db", sql_mode="parts").ask("How many orders were returned?")
+    r = BIAgent(model, world, store=tmp_path / "s.db", sql_mode="parts", clarify=False).ask(
+        "How many orders were returned?"
+    )
     assert r.status == "declined" and "'returned'" in r.answer and r.sql is None
     assert model.requests == []  # the shape alone declines it: no model call at all
 
@@ -142,7 +144,9 @@ def test_the_agent_declines_a_bare_predicate_the_data_lacks_and_answers_one_it_h
         "limit": None,
     }
     model = ScriptedModel([{**plan, "request": "Count closed orders", "values": ["closed"]}, parts, "10."])
-    r = BIAgent(model, world, store=tmp_path / "t.db", sql_mode="parts").ask("How many orders are closed?")
+    r = BIAgent(model, world, store=tmp_path / "t.db", sql_mode="parts", clarify=False).ask(
+        "How many orders are closed?"
+    )
     assert r.status == "completed" and r.rows == [[10]]
 
 
@@ -162,7 +166,7 @@ def test_a_future_question_and_a_missing_measure_decline_before_any_model_call(w
         ("What is the shipping cost of each order?", "'shipping cost'"),
     ]:
         model = ScriptedModel([])
-        r = BIAgent(model, world, store=tmp_path / "s.db", session_id=question).ask(question)
+        r = BIAgent(model, world, store=tmp_path / "s.db", session_id=question, clarify=False).ask(question)
         assert r.status == "declined" and reason in r.answer and model.requests == []
 
 
@@ -172,7 +176,7 @@ def test_beside_an_earlier_result_the_planner_is_asked_first(world, tmp_path):
     plan = {"request": "Count orders", "kind": "query", "values": [], "fields": []}
     parts = {"select": ["count(*)"], "where": [], "group_by": [], "having": [], "order_by": [], "limit": None}
     model = ScriptedModel([plan, parts, {**plan, "request": "Count returned orders"}])
-    agent = BIAgent(model, world, store=tmp_path / "s.db", prose=False)
+    agent = BIAgent(model, world, store=tmp_path / "s.db", prose=False, clarify=False)
     assert agent.ask("How many orders are there?").status == "completed"
     r = agent.ask("How many orders were returned?")
     assert r.status == "declined" and "'returned'" in r.answer and len(model.requests) == 3

@@ -48,8 +48,48 @@ def test_without_minilm_the_decline_is_the_bare_one(world, monkeypatch):
 def test_the_agents_decline_carries_the_nearest_columns(world, tmp_path):
     model = ScriptedModel([{"request": "Count the inhabitants", "kind": "cannot_answer", "values": [], "fields": []}])
     question = "how many inhabitants did each region have in 2000"
+    assert shape_decline(world, question, ask=True) is None  # asking is on: the term is asked about (below)
+    world.clarify = False
     reason = shape_decline(world, question) or ""
-    answer = BIAgent(model, world.engine, store=tmp_path / "s.db", prose=False).ask(question)
+    answer = BIAgent(model, world.engine, store=tmp_path / "s.db", prose=False, clarify=False).ask(question)
     assert answer.status == "declined"
     assert "the nearest columns it holds: indicators.population" in reason
     assert "the nearest columns it holds: indicators.population" in answer.answer
+
+
+QUESTION = "how many inhabitants did each region have in 2000"
+PLANNED = {"request": "Inhabitants per region in 2000", "kind": "cannot_answer", "values": [], "fields": "inhabitants"}
+SQL = {
+    "sql": "SELECT c.region, SUM(i.population) AS n FROM indicators i JOIN countries c ON c.code = i.code "
+    "WHERE i.year = 2000 GROUP BY c.region"
+}
+
+
+def test_asking_is_on_a_term_no_column_holds_is_asked_about_with_its_nearest_columns(world, tmp_path):
+    model = ScriptedModel([PLANNED, {"intent": "exact_answer"}, SQL])
+    agent = BIAgent(model, world.engine, store=tmp_path / "s.db", prose=False, sql_mode="sql")
+    paused = agent.ask(QUESTION)
+    assert paused.status == "paused"
+    assert "'inhabitants'" in paused.clarification and "indicators.population" in paused.clarification
+    assert "none of these" in paused.clarification
+    done = agent.ask("population")
+    assert done.status == "completed" and "SUM(i.population)" in done.sql
+    assert '"column": "population"' in str(done.todos)
+
+
+def test_the_user_saying_none_holds_it_declines_with_the_nearest_columns(world, tmp_path):
+    model = ScriptedModel([PLANNED, {"intent": "exact_answer"}])
+    agent = BIAgent(model, world.engine, store=tmp_path / "s.db", prose=False, sql_mode="sql")
+    assert agent.ask(QUESTION).status == "paused"
+    declined = agent.ask("none of these")
+    assert declined.status == "declined" and declined.sql is None
+    assert "no field or value for 'inhabitants'; the nearest columns it holds:" in declined.answer
+
+
+def test_asking_off_declines_as_before_and_a_missing_value_is_never_asked_about(world, tmp_path):
+    agent = BIAgent(ScriptedModel([PLANNED]), world.engine, store=tmp_path / "a.db", prose=False, clarify=False)
+    assert agent.ask(QUESTION).status == "declined"
+    absent = {"request": "Population of Atlantis", "kind": "cannot_answer", "values": "Atlantis", "fields": ""}
+    asked = BIAgent(ScriptedModel([absent]), world.engine, store=tmp_path / "b.db", prose=False)
+    answer = asked.ask("what was the population of Atlantis in 2000")
+    assert answer.status == "declined" and answer.clarification is None

@@ -298,7 +298,7 @@ CLERK_SIZE = "Show the average clerk size per nation."
 
 
 def test_unanswerable_field_declined_by_field_mapping(engine, tmp_path):
-    run = Run(engine, tmp_path / "s.db", [plan("Average clerk size per nation", fields=["clerk size"])])
+    run = Run(engine, tmp_path / "s.db", [plan("Average clerk size per nation", fields=["clerk size"])], clarify=False)
     r = run.ask(CLERK_SIZE)
     assert r.status == "declined" and "clerk size" in r.answer and r.sql is None
     assert len(run.model.requests) == 1  # no SQL was asked for
@@ -496,6 +496,7 @@ def test_a_field_the_layer_lacks_declines_before_any_sql_in_parts_mode(tpch, tmp
         tmp_path / "s.db",
         [plan("Clerk size per nation", fields=["clerk size", "nation"]), _parts("avg(orders.o_clerk)")],
         sql_mode="parts",
+        clarify=False,
     )
     r = run.ask(CLERK_SIZE)
     assert r.status == "declined" and r.sql is None and "clerk size" in r.answer
@@ -531,6 +532,7 @@ def test_a_field_no_column_table_or_value_holds_declines_and_says_which(
         tmp_path / "s.db",
         [plan(question, fields=fields), _parts("count(*)")],
         sql_mode="parts",
+        clarify=False,
     )
     r = run.ask(question)
     assert r.status == "declined" and r.sql is None and missing in r.answer
@@ -539,7 +541,13 @@ def test_a_field_no_column_table_or_value_holds_declines_and_says_which(
 
 def test_what_the_question_counts_or_measures_is_checked_against_the_data(tpch, tmp_path):
     # the planner names no field (as the 0.5B model did); the question's shape says it counts warehouses
-    run = Run(tpch, tmp_path / "s.db", [plan("Count warehouses per nation"), _parts("count(*)")], sql_mode="parts")
+    run = Run(
+        tpch,
+        tmp_path / "s.db",
+        [plan("Count warehouses per nation"), _parts("count(*)")],
+        sql_mode="parts",
+        clarify=False,
+    )
     r = run.ask("How many warehouses does each nation have?")
     assert r.status == "declined" and "'warehouses'" in r.answer and run.model.requests == []  # before any call
     # a verb after the counted thing is no missing field: 'line items were shipped'
@@ -548,6 +556,7 @@ def test_what_the_question_counts_or_measures_is_checked_against_the_data(tpch, 
         tmp_path / "t.db",
         [plan("Count line items shipped by AIR", values=["AIR"]), _parts("count(*)"), "done"],
         sql_mode="parts",
+        clarify=False,
     )
     r = run.ask("How many line items were shipped by AIR?")
     gold = tpch.execute("SELECT count(*) FROM lineitem WHERE l_shipmode = 'AIR'").rows[0][0]
@@ -579,6 +588,7 @@ def test_a_planner_decline_naming_a_missing_field_says_which(chinook, tmp_path):
         tmp_path / "s.db",
         [plan("Royalties per artist", kind="cannot_answer", fields=["royalties"])],
         sql_mode="parts",
+        clarify=False,
     )
     r = run.ask("Show the royalties each artist earned.")
     assert r.status == "declined" and "'royalties'" in r.answer and len(run.model.requests) == 1
