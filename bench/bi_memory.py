@@ -3623,6 +3623,8 @@ def v22_taught() -> dict[str, Any]:
         if empty is not None and row["memory"] is None:
             row["evidence_alone"] = _judged(engine, r["question"], memory, True, False)
             row["layer_alone"] = _judged(engine, r["question"], memory, False, True)
+        with _corrections_alone_off():
+            row["memory_off"] = _judged(engine, r["question"], memory, True, True)
         rows.append(row)
     teach = [
         t | {"db": db}
@@ -3634,11 +3636,63 @@ def v22_taught() -> dict[str, Any]:
         "by_db": dict(Counter(p["db"] for p in pairs)),
         "scope": len(rows),
         "summary": _v22_summary(rows, "memory"),
+        "summary_off": _v22_summary(rows, "memory_off"),
+        "change": _v22_change(rows),
+        "grown": _v22_grown(rows),
         "held_by_support": sum("support" in t["lessons"].values() for t in teach),
         "aligned_none": sum(not t["aligned"] for t in teach),
         "teach": teach,
         "rows": rows,
     }
+
+
+@contextlib.contextmanager
+def _corrections_alone_off() -> Iterator[None]:
+    """Round 22's change off: no correction teaches a phrase alone (`_taught_alone`), as before it."""
+    from unittest import mock
+
+    from orrery.bi import examples
+
+    with mock.patch.object(examples, "_taught_alone", lambda *_: False):
+        yield
+
+
+def _v22_change(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The questions whose judgment the change alters (off -> on), by kind."""
+    moved = [r for r in rows if r["memory"] != r["memory_off"]]
+
+    def kind(r: dict[str, Any]) -> str:
+        what = "lifted" if r["memory"] is None else "added" if r["memory_off"] is None else "changed"
+        return f"{what}, {'unanswerable' if r['unanswerable'] else 'answerable'}"
+
+    return {
+        "counts": dict(Counter(kind(r) for r in moved)),
+        "rows": [
+            {k: r[k] for k in ("db", "question", "corrected", "memory_off", "memory")} | {"kind": kind(r)}
+            for r in moved
+        ],
+    }
+
+
+def _v22_grown(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Criterion (d): the grown memory (agent answers, no correction) gives every question of the scope the same
+    `shape_decline` and the same taught layer with the change as without."""
+    from bi_nokeys import engine_for
+
+    from orrery.bi.examples import taught
+
+    memory = _grown_memory(FLOOR)[1]
+    differ = []
+    for r in rows:
+        engine = engine_for(r["db"])
+        got = {}
+        for name, off in (("on", False), ("off", True)):
+            with _corrections_alone_off() if off else contextlib.nullcontext():
+                layer = taught(_layer(engine), memory, engine.name, r["question"], engine.dialect)
+                got[name] = (layer.to_dict(), _judged(engine, r["question"], memory, True, True))
+        if got["on"] != got["off"]:
+            differ.append({k: r[k] for k in ("db", "question")})
+    return {"questions": len(rows), "differ": len(differ), "rows": differ}
 
 
 def _v22_summary(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
