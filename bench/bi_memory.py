@@ -3695,6 +3695,68 @@ def _v22_grown(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"questions": len(rows), "differ": len(differ), "rows": differ}
 
 
+QUOTED_TERM = "'[^']*'|\"[^\"]*\""  # a term as Python's repr quotes it
+DECLINED_FOR = re.compile(f"no field(?: or value)? for ((?:{QUOTED_TERM})(?:, (?:{QUOTED_TERM}))*)")
+
+
+def declined_terms(answer: str) -> list[str]:
+    """The terms a stored field decline names ('the data has no field or value for 'clients', 'babies'')."""
+    import ast
+
+    m = DECLINED_FOR.search(answer)
+    return [ast.literal_eval(t) for t in re.findall(QUOTED_TERM, m.group(1))] if m else []
+
+
+def _field_judged(engine: Any, question: str, terms: list[str], memory: Any) -> list[str]:
+    """The plan step's field judgment (`BIAgent.judge_decline`) of the planner's `terms`: what it finds missing,
+    the layer taught by `memory` first and `memory` read as decline evidence, as the agent does."""
+    from orrery.bi.context import BIContext
+    from orrery.bi.decline import missing_asked, missing_fields, read_typos
+    from orrery.bi.examples import teach
+
+    bi = BIContext(engine, _layer(engine), None, approved=memory)
+    if memory is not None:
+        teach(bi, question)
+    question = read_typos(bi, question)
+    return list(dict.fromkeys([*missing_fields(bi, terms, question), *missing_asked(bi, question)]))
+
+
+def v22_replay() -> dict[str, Any]:
+    """Round 22's measure 1b (no model): the plan step's field judgment replayed on each stored field decline of
+    `v22_scope`, empty, with the corrections memory (change off) and with it (change on)."""
+    from bi_nokeys import engine_for
+
+    answers = newest_answers(("status", "answer"))
+    pairs = field_corrections(answers)
+    memory = _field_memory(pairs)
+    dbs, seen, rows = {p["db"] for p in pairs}, set(), []
+    for r in answers:
+        key = (r["db"], _plain(r["question"]))
+        terms = declined_terms(str(r["answer"])) if r["status"] == "declined" else []
+        if r["db"] not in dbs or not r["file"] or key in seen or not terms:
+            continue
+        seen.add(key)
+        engine = engine_for(r["db"])
+        row = {k: r[k] for k in ("set", "db", "question")} | {"unanswerable": r["gold"] is None, "terms": terms}
+        row["empty"] = _field_judged(engine, r["question"], terms, None)
+        with _corrections_alone_off():
+            row["off"] = _field_judged(engine, r["question"], terms, memory)
+        row["on"] = _field_judged(engine, r["question"], terms, memory)
+        rows.append(row)
+
+    def lifted(sel: list[dict[str, Any]], key: str) -> dict[str, int]:
+        gone = [r for r in sel if r["empty"] and not r[key]]
+        return {
+            "declined_empty": sum(bool(r["empty"]) for r in sel),
+            "wrong_lifted": sum(not r["unanswerable"] for r in gone),
+            "right_lifted": sum(r["unanswerable"] for r in gone),
+            "added": sum(not r["empty"] and bool(r[key]) for r in sel),
+        }
+
+    by_db = {db: {k: lifted([r for r in rows if r["db"] == db], k) for k in ("off", "on")} for db in sorted(dbs)}
+    return {"questions": len(rows), "off": lifted(rows, "off"), "on": lifted(rows, "on"), "by_db": by_db, "rows": rows}
+
+
 def _v22_summary(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
     """Declines lifted / added by the memory read under `key`, answerable and unanswerable, corrected questions
     (their own correction left out), the others, and the others of the same need; per database."""
@@ -3740,6 +3802,7 @@ MEASURES = {  # results/bi_memory_NAME.json -> (the flag, the measure): no model
     "refusals_v18": ("v18_refusals", v18_refusals),
     "lifted_v18": ("v18_lifted", v18_lifted),
     "taught_v22": ("v22_taught", v22_taught),
+    "replay_v22": ("v22_replay", v22_replay),
     "parts_v20": ("v20_parts", v20_parts),
     "parts_v20b": ("v20b_parts", lambda: v20_parts(admit_reads=True, pairs_of=gold_pairs)),
     "corrected_v20": ("v20", lambda: run_ab(None, v20_sample(), RESULTS / "bi_memory_corrected_v20.json", FLOOR)),
@@ -3782,6 +3845,7 @@ def main() -> None:
     p.add_argument("--v18-refusals", action="store_true", help="round 18: why a near correction is not shown")
     p.add_argument("--v18-lifted", action="store_true", help="round 18: declines a memory lifts (no model)")
     p.add_argument("--v22-taught", action="store_true", help="round 22: declines field corrections lift (no model)")
+    p.add_argument("--v22-replay", action="store_true", help="round 22: the plan's field judgment replayed")
     p.add_argument("--v20-parts", action="store_true", help="round 20: parts before/after resolving aliases")
     p.add_argument("--v20", action="store_true", help="round 20c: v20_sample, corrections, resolution off vs on")
     p.add_argument("--v20b-parts", action="store_true", help="round 20b: the same on the sets' other gold SQL")
