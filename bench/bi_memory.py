@@ -3648,11 +3648,14 @@ def v22_taught() -> dict[str, Any]:
 
 @contextlib.contextmanager
 def _corrections_alone_off() -> Iterator[None]:
-    """Round 22's change off: no correction teaches a phrase alone (`_taught_alone`), as before it."""
+    """Round 22's change off: no correction teaches a phrase alone (`_taught_alone`), as before it. The change was
+    not shipped (bench/bi_memory.md, round 22): its measures run on a checkout with 707a986 picked."""
     from unittest import mock
 
     from orrery.bi import examples
 
+    if not hasattr(examples, "_taught_alone"):
+        raise SystemExit("round 22's change (examples._taught_alone) is not in this checkout: pick 707a986 first")
     with mock.patch.object(examples, "_taught_alone", lambda *_: False):
         yield
 

@@ -25,7 +25,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.apps import ID_PATTERN
-from orrery.bi.decline import GRAMMAR, asked_terms, categories, named_values, user_wrote
+from orrery.bi.decline import GRAMMAR, categories, named_values, user_wrote
 from orrery.bi.engines import QueryError
 from orrery.bi.guard import UnsafeQuery
 from orrery.bi.names import singular
@@ -584,9 +584,6 @@ MAX_TAUGHT = 5  # phrases taught to one column
 # grown memory (bench/bi_memory.md, grown_v3's diagnosis) every phrase one pair taught was a verb or a function word
 # of its question ('came', 'place', 'sold', 'leave', 'different'), and none of them turned an answer.
 SUPPORT = 2
-# A pair a person approved as a correction of the agent's answer (`approve(agent, sql=...)`) carries this key: it
-# teaches alone a phrase of a term the decline judgment asks about (`_taught_alone`; bench/bi_memory.md, round 22).
-CORRECTED = "corrected"
 
 
 def teach(bi: BIContext, question: str) -> None:
@@ -678,33 +675,18 @@ def untaught(layer: Semantic) -> Semantic:
 
 
 def lessons(layer: Semantic, pairs: list[Example], dialect: str = "") -> dict[tuple[str, str], list[str]]:
-    """(table, column) -> the phrases at least SUPPORT approved questions align to it (`_aligned`), or one
-    correction (`_taught_alone`); a phrase two pairs align to different columns is ambiguous and teaches neither."""
+    """(table, column) -> the phrases at least SUPPORT approved questions align to it (`_aligned`); a phrase two
+    pairs align to different columns is ambiguous and teaches neither."""
     where: dict[str, dict[tuple[str, str], set[str]]] = {}
-    alone: set[str] = set()
     for e in pairs:
         for phrase, column in _aligned(layer, e.question, e.sql, dialect):
             where.setdefault(phrase, {}).setdefault(column, set()).add(_normal(e.question).lower())
-            if _taught_alone(e, phrase):
-                alone.add(phrase)
     out: dict[tuple[str, str], list[str]] = {}
     for phrase, columns in where.items():
         (column, said_by), *others = columns.items()
-        supported = len(said_by) >= SUPPORT or phrase in alone
-        if not others and supported and len(out.setdefault(column, [])) < MAX_TAUGHT:
+        if not others and len(said_by) >= SUPPORT and len(out.setdefault(column, [])) < MAX_TAUGHT:
             out[column].append(phrase)
     return {k: v for k, v in out.items() if v}
-
-
-def _taught_alone(example: Example, phrase: str) -> bool:
-    """Whether one pair is support enough for `phrase`: a person's correction (the agent's answer was wrong, so
-    its words are the person's evidence, not the agent's habit) and each word of the phrase a word of one term the
-    decline judgment asks about in its question (`asked_terms`: a noun phrase, never a verb or a function word of
-    the question, which an agent's single answer taught in grown_v3)."""
-    own = set(phrase.split())
-    return bool(example.extra.get(CORRECTED)) and any(
-        own <= set(re.findall(r"[a-z0-9]+", term.lower())) for term in asked_terms(example.question)
-    )
 
 
 def _aligned(layer: Semantic, question: str, sql: str, dialect: str) -> list[tuple[str, tuple[str, str]]]:
@@ -1070,7 +1052,7 @@ def approve(agent: Any, examples: ApprovedExamples | None = None, *, sql: str | 
     if sql is not None:
         kept = correction(agent.bi.engine, sql)
     store = examples or (agent.bi.approved.examples if agent.bi.approved else open_examples())
-    return store.approve(connection, agent.bi.question, kept, **({CORRECTED: True} if sql is not None else {}))
+    return store.approve(connection, agent.bi.question, kept)
 
 
 def correction(engine: Engine, sql: str) -> str:
