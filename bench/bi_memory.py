@@ -2097,10 +2097,11 @@ def v17_scope() -> list[dict[str, Any]]:
     return [q for q in every if (q["db"], q["question"]) not in seen and not seen.add((q["db"], q["question"]))]
 
 
-def newest_answers() -> list[dict[str, Any]]:
+def newest_answers(kept: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """Every question of sets #1..#20 (bench/bi_nokeys.py's SETS) with its newest stored answer of this checkout's
     code: per set, its result files (STORED's and results/bi_nokeys_<set>_here*.json) newest first by their date,
-    each question's answer from the newest file that holds it; `file` None where none answered it."""
+    each question's answer from the newest file that holds it; `file` None where none answered it. `kept`: more
+    keys of the stored answer (e.g. its status and its text)."""
     from bi_nokeys import SETS, items, pending
 
     out = []
@@ -2111,7 +2112,8 @@ def newest_answers() -> list[dict[str, Any]]:
         for item in items(which):
             key = (item["db"], item["question"])
             f, got = next(((f, run[key]) for f, run in runs if key in run), (None, {}))
-            out.append(item | {"set": which, "sql": got.get("sql"), "correct": bool(got.get("correct")), "file": f})
+            answer = {"sql": got.get("sql"), "correct": bool(got.get("correct")), "file": f}
+            out.append(item | {"set": which} | answer | {k: got.get(k) for k in kept})
     return out
 
 
@@ -3494,6 +3496,296 @@ def run_ab(llm: str | None, items: list[dict[str, Any]], out: Path, floor: float
     return summarize(rows, model.name, len(rows), len(pairs), approve_s) | extra
 
 
+FIELD_DECLINE = "no field"  # a stored answer declined for a field the data lacks ('the data has no field for X')
+
+
+def field_corrections(answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Round 22's corrections: each answerable question whose newest stored answer (`newest_answers` with its
+    status and text) declined it for a field the data lacks, once per (db, question), its gold SQL as the SQL a
+    person corrected it with."""
+    seen, out = set(), []
+    for r in answers:
+        key = (r["db"], _plain(r["question"]))
+        declined = r["status"] == "declined" and FIELD_DECLINE in str(r["answer"])
+        if r["gold"] is not None and r["file"] and declined and key not in seen:
+            seen.add(key)
+            out.append({k: r[k] for k in ("set", "db", "question")} | {"sql": r["gold"], "answer": r["answer"]})
+    return out
+
+
+def _field_memory(pairs: list[dict[str, Any]]) -> Any:
+    """A fresh store holding `pairs`, each approved as a person's correction (`corrected=True`, the marker
+    `examples.approve(agent, sql=...)` keeps), read leave-one-out."""
+    from orrery.bi.examples import ExampleMemory, open_examples
+    from orrery.recall.embed import default_embedder
+
+    examples = open_examples(f"{tempfile.mkdtemp(prefix='bi-memory-bench-')}/memory.db", default_embedder())
+    for p in pairs:
+        examples.approve(p["db"], p["question"], p["sql"], corrected=True)
+    return ExampleMemory(examples, K, leave_one_out=True, floor=FLOOR)
+
+
+def corrected_columns(engine: Any, question: str, sql: str) -> set[tuple[str, str]]:
+    """The columns a correction's SQL reads that its question does not name (`_aligned`'s reading): the columns
+    the correction says the question's words meant."""
+    import sqlglot
+
+    from orrery.bi.examples import _named, _used_columns
+    from orrery.bi.names import singular
+
+    layer = _layer(engine)
+    tokens = {singular(w) for w in re.findall(r"[a-z0-9]+", question.lower())}
+    tree = sqlglot.parse_one(sql, read=engine.dialect or None)
+    return {c for c in _used_columns(layer, tree) if not _named(layer, c, tokens)}
+
+
+def _gold_columns(engine: Any, sql: str | None) -> set[tuple[str, str]]:
+    import sqlglot
+    from sqlglot.errors import SqlglotError
+
+    from orrery.bi.examples import _used_columns
+
+    try:
+        return _used_columns(_layer(engine), sqlglot.parse_one(sql, read=engine.dialect or None)) if sql else set()
+    except SqlglotError:
+        return set()
+
+
+def taught_by(memory: Any, engine: Any, pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per correction: the phrases `_aligned` gives it (to one column, or none), and for each what `lessons` does
+    with the database's pairs: taught, held back by SUPPORT alone (one pair), or ambiguous (two columns)."""
+    from orrery.bi.examples import _aligned
+
+    layer = _layer(engine)
+    stored = memory.examples.list(engine.name)
+    where: dict[str, dict[tuple[str, str], set[str]]] = {}
+    for e in stored:
+        for phrase, column in _aligned(layer, e.question, e.sql, engine.dialect):
+            where.setdefault(phrase, {}).setdefault(column, set()).add(_plain(e.question))
+    rows = []
+    for p in pairs:
+        aligned = _aligned(layer, p["question"], p["sql"], engine.dialect)
+        fate = {
+            phrase: "ambiguous" if len(where[phrase]) > 1 else "support" if len(where[phrase][col]) < 2 else "taught"
+            for phrase, col in aligned
+        }
+        rows.append({"question": p["question"], "aligned": [[ph, ".".join(c)] for ph, c in aligned], "lessons": fate})
+    return rows
+
+
+def _judged(engine: Any, question: str, memory: Any, evidence: bool, layer: bool) -> str | None:
+    """`shape_decline` of `question` with `memory` read as decline evidence and/or teaching the layer."""
+    from orrery.bi.context import BIContext
+    from orrery.bi.decline import shape_decline
+    from orrery.bi.examples import taught
+
+    base = _layer(engine)
+    semantic = taught(base, memory, engine.name, question, engine.dialect) if layer else base
+    return shape_decline(BIContext(engine, semantic, None, approved=memory if evidence else None), question)
+
+
+def v22_scope(pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every stored question of sets #1..#22 on a database with a correction, each once (db, plain text)."""
+    dbs, seen, out = {p["db"] for p in pairs}, set(), []
+    for r in newest_answers():
+        key = (r["db"], _plain(r["question"]))
+        if r["db"] in dbs and r["file"] and key not in seen:
+            seen.add(key)
+            out.append({k: r[k] for k in ("set", "db", "question", "gold")})
+    return out
+
+
+def v22_taught() -> dict[str, Any]:
+    """Round 22's measure (no model): every question of `v22_scope` judged by `shape_decline` with an empty memory
+    and with the field corrections' memory (taught layer and decline evidence, as the agent reads it); each lifted
+    decline judged again by the evidence alone and by the layer alone; per correction, what it aligns and teaches
+    (`taught_by`)."""
+    from bi_nokeys import engine_for
+
+    pairs = field_corrections(newest_answers(("status", "answer")))
+    memory = _field_memory(pairs)
+    corrected = {(p["db"], _plain(p["question"])): p for p in pairs}
+    columns = {
+        db: set().union(*(corrected_columns(engine_for(db), p["question"], p["sql"]) for p in pairs if p["db"] == db))
+        for db in {p["db"] for p in pairs}
+    }
+    rows = []
+    for r in v22_scope(pairs):
+        engine = engine_for(r["db"])
+        empty = _judged(engine, r["question"], None, False, False)
+        row = r | {
+            "unanswerable": r["gold"] is None,
+            "corrected": (r["db"], _plain(r["question"])) in corrected,
+            "same_need": bool(_gold_columns(engine, r["gold"]) & columns[r["db"]]),
+            "empty": empty,
+            "memory": _judged(engine, r["question"], memory, True, True),
+        }
+        if empty is not None and row["memory"] is None:
+            row["evidence_alone"] = _judged(engine, r["question"], memory, True, False)
+            row["layer_alone"] = _judged(engine, r["question"], memory, False, True)
+        with _corrections_alone_off():
+            row["memory_off"] = _judged(engine, r["question"], memory, True, True)
+        rows.append(row)
+    teach = [
+        t | {"db": db}
+        for db in sorted(columns)
+        for t in taught_by(memory, engine_for(db), [p for p in pairs if p["db"] == db])
+    ]
+    return {
+        "corrections": len(pairs),
+        "by_db": dict(Counter(p["db"] for p in pairs)),
+        "scope": len(rows),
+        "summary": _v22_summary(rows, "memory"),
+        "summary_off": _v22_summary(rows, "memory_off"),
+        "change": _v22_change(rows),
+        "grown": _v22_grown(rows),
+        "held_by_support": sum("support" in t["lessons"].values() for t in teach),
+        "aligned_none": sum(not t["aligned"] for t in teach),
+        "teach": teach,
+        "rows": rows,
+    }
+
+
+@contextlib.contextmanager
+def _corrections_alone_off() -> Iterator[None]:
+    """Round 22's change off: no correction teaches a phrase alone (`_taught_alone`), as before it. The change was
+    not shipped (bench/bi_memory.md, round 22): its measures run on a checkout with 707a986 picked."""
+    from unittest import mock
+
+    from orrery.bi import examples
+
+    if not hasattr(examples, "_taught_alone"):
+        raise SystemExit("round 22's change (examples._taught_alone) is not in this checkout: pick 707a986 first")
+    with mock.patch.object(examples, "_taught_alone", lambda *_: False):
+        yield
+
+
+def _v22_change(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The questions whose judgment the change alters (off -> on), by kind."""
+    moved = [r for r in rows if r["memory"] != r["memory_off"]]
+
+    def kind(r: dict[str, Any]) -> str:
+        what = "lifted" if r["memory"] is None else "added" if r["memory_off"] is None else "changed"
+        return f"{what}, {'unanswerable' if r['unanswerable'] else 'answerable'}"
+
+    return {
+        "counts": dict(Counter(kind(r) for r in moved)),
+        "rows": [
+            {k: r[k] for k in ("db", "question", "corrected", "memory_off", "memory")} | {"kind": kind(r)}
+            for r in moved
+        ],
+    }
+
+
+def _v22_grown(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Criterion (d): the grown memory (agent answers, no correction) gives every question of the scope the same
+    `shape_decline` and the same taught layer with the change as without."""
+    from bi_nokeys import engine_for
+
+    from orrery.bi.examples import taught
+
+    memory = _grown_memory(FLOOR)[1]
+    differ = []
+    for r in rows:
+        engine = engine_for(r["db"])
+        got = {}
+        for name, off in (("on", False), ("off", True)):
+            with _corrections_alone_off() if off else contextlib.nullcontext():
+                layer = taught(_layer(engine), memory, engine.name, r["question"], engine.dialect)
+                got[name] = (layer.to_dict(), _judged(engine, r["question"], memory, True, True))
+        if got["on"] != got["off"]:
+            differ.append({k: r[k] for k in ("db", "question")})
+    return {"questions": len(rows), "differ": len(differ), "rows": differ}
+
+
+QUOTED_TERM = "'[^']*'|\"[^\"]*\""  # a term as Python's repr quotes it
+DECLINED_FOR = re.compile(f"no field(?: or value)? for ((?:{QUOTED_TERM})(?:, (?:{QUOTED_TERM}))*)")
+
+
+def declined_terms(answer: str) -> list[str]:
+    """The terms a stored field decline names ('the data has no field or value for 'clients', 'babies'')."""
+    import ast
+
+    m = DECLINED_FOR.search(answer)
+    return [ast.literal_eval(t) for t in re.findall(QUOTED_TERM, m.group(1))] if m else []
+
+
+def _field_judged(engine: Any, question: str, terms: list[str], memory: Any) -> list[str]:
+    """The plan step's field judgment (`BIAgent.judge_decline`) of the planner's `terms`: what it finds missing,
+    the layer taught by `memory` first and `memory` read as decline evidence, as the agent does."""
+    from orrery.bi.context import BIContext
+    from orrery.bi.decline import missing_asked, missing_fields, read_typos
+    from orrery.bi.examples import teach
+
+    bi = BIContext(engine, _layer(engine), None, approved=memory)
+    if memory is not None:
+        teach(bi, question)
+    question = read_typos(bi, question)
+    return list(dict.fromkeys([*missing_fields(bi, terms, question), *missing_asked(bi, question)]))
+
+
+def v22_replay() -> dict[str, Any]:
+    """Round 22's measure 1b (no model): the plan step's field judgment replayed on each stored field decline of
+    `v22_scope`, empty, with the corrections memory (change off) and with it (change on)."""
+    from bi_nokeys import engine_for
+
+    answers = newest_answers(("status", "answer"))
+    pairs = field_corrections(answers)
+    memory = _field_memory(pairs)
+    dbs, seen, rows = {p["db"] for p in pairs}, set(), []
+    for r in answers:
+        key = (r["db"], _plain(r["question"]))
+        terms = declined_terms(str(r["answer"])) if r["status"] == "declined" else []
+        if r["db"] not in dbs or not r["file"] or key in seen or not terms:
+            continue
+        seen.add(key)
+        engine = engine_for(r["db"])
+        row = {k: r[k] for k in ("set", "db", "question")} | {"unanswerable": r["gold"] is None, "terms": terms}
+        row["empty"] = _field_judged(engine, r["question"], terms, None)
+        with _corrections_alone_off():
+            row["off"] = _field_judged(engine, r["question"], terms, memory)
+        row["on"] = _field_judged(engine, r["question"], terms, memory)
+        rows.append(row)
+
+    def lifted(sel: list[dict[str, Any]], key: str) -> dict[str, int]:
+        gone = [r for r in sel if r["empty"] and not r[key]]
+        return {
+            "declined_empty": sum(bool(r["empty"]) for r in sel),
+            "wrong_lifted": sum(not r["unanswerable"] for r in gone),
+            "right_lifted": sum(r["unanswerable"] for r in gone),
+            "added": sum(not r["empty"] and bool(r[key]) for r in sel),
+        }
+
+    by_db = {db: {k: lifted([r for r in rows if r["db"] == db], k) for k in ("off", "on")} for db in sorted(dbs)}
+    return {"questions": len(rows), "off": lifted(rows, "off"), "on": lifted(rows, "on"), "by_db": by_db, "rows": rows}
+
+
+def _v22_summary(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """Declines lifted / added by the memory read under `key`, answerable and unanswerable, corrected questions
+    (their own correction left out), the others, and the others of the same need; per database."""
+
+    def count(sel: list[dict[str, Any]]) -> dict[str, int]:
+        lifted = [r for r in sel if r["empty"] is not None and r[key] is None]
+        added = [r for r in sel if r["empty"] is None and r[key] is not None]
+        return {
+            "declined_empty": sum(r["empty"] is not None for r in sel),
+            "wrong_lifted": sum(not r["unanswerable"] for r in lifted),
+            "right_lifted": sum(r["unanswerable"] for r in lifted),
+            "added_answerable": sum(not r["unanswerable"] for r in added),
+            "added_unanswerable": sum(r["unanswerable"] for r in added),
+        }
+
+    parts = {
+        "all": rows,
+        "corrected (own left out)": [r for r in rows if r["corrected"]],
+        "others": [r for r in rows if not r["corrected"]],
+        "others, same need": [r for r in rows if not r["corrected"] and r["same_need"]],
+    }
+    out = {name: count(sel) for name, sel in parts.items()}
+    out["by_db"] = {db: count([r for r in rows if r["db"] == db]) for db in sorted({r["db"] for r in rows})}
+    return out
+
+
 PRIMED_SAMPLES = {  # the flag of a primed run, empty vs a memory -> its sample, fixed before its run
     "v18": lambda: v18_sample(_v18_scope_stored()),
     "v17": v17_sample,
@@ -3512,6 +3804,8 @@ MEASURES = {  # results/bi_memory_NAME.json -> (the flag, the measure): no model
     "scope_v18": ("v18_scope", lambda: {"rows": v18_scope()}),
     "refusals_v18": ("v18_refusals", v18_refusals),
     "lifted_v18": ("v18_lifted", v18_lifted),
+    "taught_v22": ("v22_taught", v22_taught),
+    "replay_v22": ("v22_replay", v22_replay),
     "parts_v20": ("v20_parts", v20_parts),
     "parts_v20b": ("v20b_parts", lambda: v20_parts(admit_reads=True, pairs_of=gold_pairs)),
     "corrected_v20": ("v20", lambda: run_ab(None, v20_sample(), RESULTS / "bi_memory_corrected_v20.json", FLOOR)),
@@ -3553,6 +3847,8 @@ def main() -> None:
     p.add_argument("--v18-scope", action="store_true", help="round 18: what the corrections memory holds near")
     p.add_argument("--v18-refusals", action="store_true", help="round 18: why a near correction is not shown")
     p.add_argument("--v18-lifted", action="store_true", help="round 18: declines a memory lifts (no model)")
+    p.add_argument("--v22-taught", action="store_true", help="round 22: declines field corrections lift (no model)")
+    p.add_argument("--v22-replay", action="store_true", help="round 22: the plan's field judgment replayed")
     p.add_argument("--v20-parts", action="store_true", help="round 20: parts before/after resolving aliases")
     p.add_argument("--v20", action="store_true", help="round 20c: v20_sample, corrections, resolution off vs on")
     p.add_argument("--v20b-parts", action="store_true", help="round 20b: the same on the sets' other gold SQL")
