@@ -13,6 +13,7 @@ import json
 import re
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,32 +39,44 @@ def column_ranking(bi: Any, term: str) -> list[str]:
     return sorted(best, key=lambda c: -best[c])
 
 
-def main() -> None:
+def declined_terms() -> Iterator[tuple[str, str, str, Any, str]]:
+    """Each (database, question, term, its BIContext, the gold SQL lower-cased) of round 58's population: a term of
+    an answerable question the field judgment declines today, once each."""
     from orrery.bi.semantic import load
     from orrery.bi.tools import BIContext
 
     sys.path.insert(0, str(HERE))
     bnk, fields, contexts = _load("bi_nokeys"), _load("bi_r55_fields"), {}
-    gold = {(q["db"], q["question"]): q["gold"] for s in bnk.SETS for q in bnk.items(s)}
+    gold = {(q["db"], q["question"]): q["gold"] for s in bnk.SETS if not bnk.pending(s) for q in bnk.items(s)}
     gold |= {(q["db"], q["question"]): q["gold"] for _, q in fields.declines()}
     data = json.loads((HERE / "results" / "bi_r58_fit.json").read_text())
-    ranks, seen = Counter(), set()
+    seen = set()
     for it in data["items"]:
         if not (it["answerable"] and it["declined"] and not it["other"]):
             continue
         if it["db"] not in contexts:
             engine = bnk.engine_for(it["db"])
             contexts[it["db"]] = BIContext(engine, load(engine.name, engine), None)
-        sql = (gold.get((it["db"], it["question"])) or "").lower()
         for term in it["terms"]:
-            if (it["db"], it["question"], term) in seen:
-                continue
-            seen.add((it["db"], it["question"], term))
-            ranking = column_ranking(contexts[it["db"]], term)
-            read = [i for i, c in enumerate(ranking) if re.search(rf"\b{re.escape(c.lower())}\b", sql)]
-            first = read[0] + 1 if read else None
-            ranks["1" if first == 1 else "2-3" if first and first <= 3 else ">3" if first else "none read"] += 1
-            print(f"{it['db']:9} {term[:30]:30} nearest {ranking[0]:18} gold's best rank {first}")
+            if (it["db"], it["question"], term) not in seen:
+                seen.add((it["db"], it["question"], term))
+                yield (
+                    it["db"],
+                    it["question"],
+                    term,
+                    contexts[it["db"]],
+                    (gold.get((it["db"], it["question"])) or "").lower(),
+                )
+
+
+def main() -> None:
+    ranks = Counter()
+    for db, _, term, bi, sql in declined_terms():
+        ranking = column_ranking(bi, term)
+        read = [i for i, c in enumerate(ranking) if re.search(rf"\b{re.escape(c.lower())}\b", sql)]
+        first = read[0] + 1 if read else None
+        ranks["1" if first == 1 else "2-3" if first and first <= 3 else ">3" if first else "none read"] += 1
+        print(f"{db:9} {term[:30]:30} nearest {ranking[0]:18} gold's best rank {first}")
     print(dict(ranks))
 
 

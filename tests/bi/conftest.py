@@ -176,6 +176,19 @@ def sqlite_bi(tmp_path: Path) -> Iterator[Callable[[str, dict[str, list[tuple]]]
 
 
 @pytest.fixture
+def indicators(sqlite_bi) -> BIContext:
+    """Countries by region, and yearly indicators: fertility, population, life expectancy (rounds 32, 61)."""
+    return sqlite_bi(
+        "CREATE TABLE countries (code TEXT, country_name TEXT, region TEXT);"
+        "CREATE TABLE indicators (code TEXT, year INTEGER, fertility REAL, population INTEGER, life_expectancy REAL);",
+        {
+            "countries": [(f"C{i}", f"Land {i}", ("Europe", "Asia", "Africa")[i % 3]) for i in range(12)],
+            "indicators": [(f"C{i % 12}", 1990 + i % 20, 1.5 + (i % 5) / 2, 1000 * i, 60 + i % 20) for i in range(60)],
+        },
+    )
+
+
+@pytest.fixture
 def birds(sqlite_bi) -> BIContext:
     """Birds of three species weighed on two islands, no declared keys (rounds 48 and 49): on Dream the lightest is a
     Chinstrap (2800 g) and the lightest Adelie weighs 2900 g; the lightest of all, a Gentoo of 2500 g, is on Biscoe."""

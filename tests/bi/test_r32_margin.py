@@ -14,19 +14,6 @@ from orrery.llm.scripted import ScriptedModel
 
 
 @pytest.fixture
-def world(sqlite_bi):
-    """Countries by region, and yearly indicators: fertility, population, life expectancy."""
-    return sqlite_bi(
-        "CREATE TABLE countries (code TEXT, country_name TEXT, region TEXT);"
-        "CREATE TABLE indicators (code TEXT, year INTEGER, fertility REAL, population INTEGER, life_expectancy REAL);",
-        {
-            "countries": [(f"C{i}", f"Land {i}", ("Europe", "Asia", "Africa")[i % 3]) for i in range(12)],
-            "indicators": [(f"C{i % 12}", 1990 + i % 20, 1.5 + (i % 5) / 2, 1000 * i, 60 + i % 20) for i in range(60)],
-        },
-    )
-
-
-@pytest.fixture
 def glass(sqlite_bi):
     """Glass fragments with each element's weight percent in a column named by its chemical symbol."""
     return sqlite_bi(
@@ -56,13 +43,13 @@ def shop(sqlite_bi):
     )
 
 
-def test_a_term_meaning_one_column_far_more_than_any_other_is_held(world, monkeypatch):
+def test_a_term_meaning_one_column_far_more_than_any_other_is_held(indicators, monkeypatch):
     question = "average births per woman for each region in 2000"
-    assert singled_out(world, "births per woman") == {"table": "indicators", "column": "fertility"}
-    assert missing_fields(world, ["births per woman"], question) == []
-    assert shape_decline(world, question) is None
+    assert singled_out(indicators, "births per woman") == {"table": "indicators", "column": "fertility"}
+    assert missing_fields(indicators, ["births per woman"], question) == []
+    assert shape_decline(indicators, question) is None
     monkeypatch.setattr(decline, "MEANING_MARGIN", float("inf"))  # the rule off: the term was missing
-    assert missing_fields(world, ["births per woman"], question) == ["births per woman"]
+    assert missing_fields(indicators, ["births per woman"], question) == ["births per woman"]
 
 
 def test_an_element_named_for_its_symbols_column_is_held(glass, monkeypatch):
@@ -72,23 +59,23 @@ def test_an_element_named_for_its_symbols_column_is_held(glass, monkeypatch):
     assert missing_fields(glass, ["iron content"], "average iron content, headlamp pieces") == ["iron content"]
 
 
-def test_a_term_near_several_columns_stays_missing(shop, world):
+def test_a_term_near_several_columns_stays_missing(shop, indicators):
     assert missing_fields(shop, ["salary"], "which region pays the highest salary") == ["salary"]
     assert missing_fields(shop, ["employee count"], "employee count per region") == ["employee count"]
-    assert missing_fields(world, ["literacy rate"], "literacy rate of each region in 2000") == ["literacy rate"]
+    assert missing_fields(indicators, ["literacy rate"], "literacy rate of each region in 2000") == ["literacy rate"]
     assert singled_out(shop, "salary") is None
 
 
-def test_a_column_that_does_not_account_for_the_whole_term_does_not_hold_it(world):
+def test_a_column_that_does_not_account_for_the_whole_term_does_not_hold_it(indicators):
     # 'region' is another column's word: 'fertility' stands out for 'births' but is no region's
-    assert singled_out(world, "region births") is None
-    assert missing_fields(world, ["region births"], "average region births in 2000") == ["region births"]
+    assert singled_out(indicators, "region births") is None
+    assert missing_fields(indicators, ["region births"], "average region births in 2000") == ["region births"]
 
 
-def test_a_word_no_dictionary_knows_is_left_to_the_typo_rule(world):
+def test_a_word_no_dictionary_knows_is_left_to_the_typo_rule(indicators):
     # 'brths' is two edits from 'births': no typo by read_typos, and MiniLM's word pieces do not stand in for it
-    assert singled_out(world, "brths per woman") is None
-    assert missing_fields(world, ["brths per woman"], "average brths per woman in 2000") == ["brths per woman"]
+    assert singled_out(indicators, "brths per woman") is None
+    assert missing_fields(indicators, ["brths per woman"], "average brths per woman in 2000") == ["brths per woman"]
 
 
 def test_field_mapping_hands_the_sql_step_the_column_singled_out(glass, tmp_path):

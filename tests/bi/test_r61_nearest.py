@@ -5,53 +5,40 @@ unchanged: the same questions decline, for the same terms."""
 
 from __future__ import annotations
 
-import pytest
-
 from orrery.bi import decline
 from orrery.bi.agent import BIAgent
 from orrery.bi.decline import nearest_columns, no_field, shape_decline
 from orrery.llm.scripted import ScriptedModel
 
 
-@pytest.fixture
-def world(sqlite_bi):
-    """Countries by region, and yearly indicators: fertility, population, life expectancy."""
-    return sqlite_bi(
-        "CREATE TABLE countries (code TEXT, country_name TEXT, region TEXT);"
-        "CREATE TABLE indicators (code TEXT, year INTEGER, fertility REAL, population INTEGER, life_expectancy REAL);",
-        {
-            "countries": [(f"C{i}", f"Land {i}", ("Europe", "Asia", "Africa")[i % 3]) for i in range(12)],
-            "indicators": [(f"C{i % 12}", 1990 + i % 20, 1.5 + (i % 5) / 2, 1000 * i, 60 + i % 20) for i in range(60)],
-        },
-    )
-
-
-def test_the_nearest_columns_by_meaning_lead_and_keys_are_never_offered(world):
-    assert nearest_columns(world, "inhabitants")[0] == "indicators.population"
-    assert nearest_columns(world, "babies")[0] == "indicators.fertility"
-    offered = {c for term in ("inhabitants", "babies", "headcount", "salary") for c in nearest_columns(world, term)}
+def test_the_nearest_columns_by_meaning_lead_and_keys_are_never_offered(indicators):
+    assert nearest_columns(indicators, "inhabitants")[0] == "indicators.population"
+    assert nearest_columns(indicators, "babies")[0] == "indicators.fertility"
+    offered = {
+        c for term in ("inhabitants", "babies", "headcount", "salary") for c in nearest_columns(indicators, term)
+    }
     assert not {"countries.code", "indicators.code"} & offered
-    assert all(len(nearest_columns(world, t)) == decline.NEAREST for t in ("inhabitants", "salary"))
+    assert all(len(nearest_columns(indicators, t)) == decline.NEAREST for t in ("inhabitants", "salary"))
 
 
-def test_a_field_decline_says_where_the_data_comes_closest(world):
-    reason = no_field(world, ["inhabitants"])
+def test_a_field_decline_says_where_the_data_comes_closest(indicators):
+    reason = no_field(indicators, ["inhabitants"])
     assert reason.startswith("the data has no field or value for 'inhabitants'; the nearest columns it holds: ")
     assert reason.split(": ", 1)[1].split(", ")[0] == "indicators.population"
 
 
-def test_without_minilm_the_decline_is_the_bare_one(world, monkeypatch):
+def test_without_minilm_the_decline_is_the_bare_one(indicators, monkeypatch):
     monkeypatch.setattr(decline, "_embedder", lambda: None)
-    assert no_field(world, ["inhabitants"]) == "the data has no field or value for 'inhabitants'"
+    assert no_field(indicators, ["inhabitants"]) == "the data has no field or value for 'inhabitants'"
 
 
-def test_the_agents_decline_carries_the_nearest_columns(world, tmp_path):
+def test_the_agents_decline_carries_the_nearest_columns(indicators, tmp_path):
     model = ScriptedModel([{"request": "Count the inhabitants", "kind": "cannot_answer", "values": [], "fields": []}])
     question = "how many inhabitants did each region have in 2000"
-    assert shape_decline(world, question, ask=True) is None  # asking is on: the term is asked about (below)
-    world.clarify = False
-    reason = shape_decline(world, question) or ""
-    answer = BIAgent(model, world.engine, store=tmp_path / "s.db", prose=False, clarify=False).ask(question)
+    assert shape_decline(indicators, question, ask=True) is None  # asking is on: the term is asked about (below)
+    indicators.clarify = False
+    reason = shape_decline(indicators, question) or ""
+    answer = BIAgent(model, indicators.engine, store=tmp_path / "s.db", prose=False, clarify=False).ask(question)
     assert answer.status == "declined"
     assert "the nearest columns it holds: indicators.population" in reason
     assert "the nearest columns it holds: indicators.population" in answer.answer
@@ -65,9 +52,9 @@ SQL = {
 }
 
 
-def test_asking_is_on_a_term_no_column_holds_is_asked_about_with_its_nearest_columns(world, tmp_path):
+def test_asking_is_on_a_term_no_column_holds_is_asked_about_with_its_nearest_columns(indicators, tmp_path):
     model = ScriptedModel([PLANNED, {"intent": "exact_answer"}, SQL])
-    agent = BIAgent(model, world.engine, store=tmp_path / "s.db", prose=False, sql_mode="sql")
+    agent = BIAgent(model, indicators.engine, store=tmp_path / "s.db", prose=False, sql_mode="sql")
     paused = agent.ask(QUESTION)
     assert paused.status == "paused"
     assert "'inhabitants'" in paused.clarification and "indicators.population" in paused.clarification
@@ -77,19 +64,19 @@ def test_asking_is_on_a_term_no_column_holds_is_asked_about_with_its_nearest_col
     assert '"column": "population"' in str(done.todos)
 
 
-def test_the_user_saying_none_holds_it_declines_with_the_nearest_columns(world, tmp_path):
+def test_the_user_saying_none_holds_it_declines_with_the_nearest_columns(indicators, tmp_path):
     model = ScriptedModel([PLANNED, {"intent": "exact_answer"}])
-    agent = BIAgent(model, world.engine, store=tmp_path / "s.db", prose=False, sql_mode="sql")
+    agent = BIAgent(model, indicators.engine, store=tmp_path / "s.db", prose=False, sql_mode="sql")
     assert agent.ask(QUESTION).status == "paused"
     declined = agent.ask("none of these")
     assert declined.status == "declined" and declined.sql is None
     assert "no field or value for 'inhabitants'; the nearest columns it holds:" in declined.answer
 
 
-def test_asking_off_declines_as_before_and_a_missing_value_is_never_asked_about(world, tmp_path):
-    agent = BIAgent(ScriptedModel([PLANNED]), world.engine, store=tmp_path / "a.db", prose=False, clarify=False)
+def test_asking_off_declines_as_before_and_a_missing_value_is_never_asked_about(indicators, tmp_path):
+    agent = BIAgent(ScriptedModel([PLANNED]), indicators.engine, store=tmp_path / "a.db", prose=False, clarify=False)
     assert agent.ask(QUESTION).status == "declined"
     absent = {"request": "Population of Atlantis", "kind": "cannot_answer", "values": "Atlantis", "fields": ""}
-    asked = BIAgent(ScriptedModel([absent]), world.engine, store=tmp_path / "b.db", prose=False)
+    asked = BIAgent(ScriptedModel([absent]), indicators.engine, store=tmp_path / "b.db", prose=False)
     answer = asked.ask("what was the population of Atlantis in 2000")
     assert answer.status == "declined" and answer.clarification is None
