@@ -175,6 +175,8 @@ PlanHook = Callable[[PlanTurn], Generator[Event, None, Plan]]
 SummarizeHook = Callable[[PlanTurn], Generator[Event, None, str]]
 RememberHook = Callable[[PlanTurn, Todo, MemoryEntry], None]
 DeclineHook = Callable[[PlanTurn, Todo, ToolResult], "str | None"]
+# (the pending question, the user's message) -> whether the message plainly answers it, whatever the model read
+AnswersHook = Callable[[str, str], bool]
 
 
 def model_plan(turn: PlanTurn) -> Generator[Event, None, Plan]:
@@ -259,6 +261,7 @@ class PlanAgent(EventSource):
         summarize: SummarizeHook = model_summary,
         remember: RememberHook | None = None,
         decline: DeclineHook | None = None,
+        answers: AnswersHook | None = None,
         keep: Iterable[SessionPart] = (),
         name: str = "planner",
         deps: Any = None,
@@ -273,7 +276,7 @@ class PlanAgent(EventSource):
         self.memory_window = memory_window
         self.max_tokens_per_call = max_tokens_per_call
         self.plan_hook, self.summarize_hook = plan, summarize
-        self.remember_hook, self.decline_hook = remember, decline
+        self.remember_hook, self.decline_hook, self.answers_hook = remember, decline, answers
         self.parts = list(keep)
         self.name = name
         self.session = Session(session_id, agent=name)
@@ -381,6 +384,9 @@ class PlanAgent(EventSource):
         )
         if reply.intent not in allowed:
             raise ModelError(f"intent {reply.intent!r} is not possible now; expected one of {', '.join(allowed)}")
+        question = self.state.question
+        if question is not None and self.answers_hook is not None and self.answers_hook(question, user_input):
+            reply.intent = "exact_answer"  # the app reads the message as one of the options it offered: so it is
         yield IntentClassified(reply.intent, allowed)
         return reply.intent
 

@@ -25,6 +25,7 @@ from orrery import results
 from orrery.agent.calls import Emit, ask_json
 from orrery.agent.loop import PendingApproval
 from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanTurn, Todo, model_summary
+from orrery.bi.context import plainly_picks
 from orrery.bi.decline import (
     absent_value,
     askable,
@@ -242,11 +243,17 @@ class BISession:
         self.last: dict[str, Any] | None = None  # the last answer's {status, connection, question}: what to correct
 
     def dump(self) -> dict[str, Any]:
-        return {"memory": [asdict(m) for m in self.memory], "choices": self.bi.choices, "last": self.last}
+        return {
+            "memory": [asdict(m) for m in self.memory],
+            "choices": self.bi.choices,
+            "asked": self.bi.asked,
+            "last": self.last,
+        }
 
     def load(self, data: dict[str, Any]) -> None:
         self.memory = [BIMemoryEntry(**m) for m in data.get("memory", [])]
         self.bi.choices = dict(data.get("choices", {}))
+        self.bi.asked = list(data.get("asked", []))
         self.last = data.get("last")
 
 
@@ -299,6 +306,7 @@ class BIAgent(PlanAgent):
             summarize=model_summary if prose else self.table_answer,
             remember=self.remember,
             decline=self.decline,
+            answers=lambda _question, message: plainly_picks(message, self.bi.asked),
             keep=[self.kept],
             name="bi",
             deps=self.bi,

@@ -68,6 +68,7 @@ class BIContext:
     clarify: bool = True
     chart_dir: Path | None = None
     choices: dict[str, str] = field(default_factory=dict)  # "entity:United" -> the value the user picked
+    asked: list[str] = field(default_factory=list)  # the options of the question last put to the user
     notes: list[str] = field(default_factory=list)  # readings taken without asking (--no-clarify)
     usage: Usage = field(default_factory=Usage)
     last_result: QueryResult | None = None
@@ -201,6 +202,7 @@ class BIContext:
                 + ", ".join(repr(o) for o in options[1:])
             )
             return options[0]
+        self.asked = options
         raise NeedsClarification(f"{question}: " + " or ".join(options) + "?")
 
     def ask_model(
@@ -230,6 +232,20 @@ def _tables_after(semantic: Semantic, question: str, value: str) -> set[str]:
     if not word or singular(word) == word:
         return set()
     return {t for t in semantic.tables if singular(words(t).split()[-1] if words(t) else t) == singular(word)}
+
+
+_ORDINAL = re.compile(r"(?:the )?(?:first|second|third|fourth|[1-4])(?: one)?")
+
+
+def plainly_picks(answer: str, options: list[str]) -> bool:
+    """Whether a message is plainly one of the options put to the user, so no model need read its intent: its
+    number or ordinal alone, an option as written, a column's name without its table or description, or the only
+    option it begins ('none' of 'none of these ...'). Anything longer is the intent step's to read."""
+    said = answer.strip().lower().rstrip(".!")
+    forms = [{o.lower(), o.split(" (")[0].split(".")[-1].lower()} for o in options]
+    begun = [f for f in forms if any(name.startswith(said + " ") for name in f)]
+    named = any(said in f for f in forms)
+    return bool(options) and (bool(_ORDINAL.fullmatch(said)) or named or (len(said) > 2 and len(begun) == 1))
 
 
 def pick_option(answer: str, options: list[str]) -> str | None:

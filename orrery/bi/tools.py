@@ -572,7 +572,7 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
     return {"fields": fields}
 
 
-NOT_HELD = "none of these: the data does not hold it"
+NOT_HELD = "none of these (the data does not hold it)"
 
 
 def ask_field(bi: BIContext, term: str, answer: str | None) -> dict[str, str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from orrery.bi import decline
 from orrery.bi.agent import BIAgent
+from orrery.bi.context import plainly_picks
 from orrery.bi.decline import nearest_columns, no_field, shape_decline
 from orrery.llm.scripted import ScriptedModel
 
@@ -80,3 +81,22 @@ def test_asking_off_declines_as_before_and_a_missing_value_is_never_asked_about(
     asked = BIAgent(ScriptedModel([absent]), indicators.engine, store=tmp_path / "b.db", prose=False)
     answer = asked.ask("what was the population of Atlantis in 2000")
     assert answer.status == "declined" and answer.clarification is None
+
+
+def test_an_answer_that_plainly_names_an_option_is_the_answer_whatever_the_intent_step_reads(indicators, tmp_path):
+    # round 61's sample: the 0.5B model read the user's 'none of these' as a new request (it became a filter)
+    for said in ("none", "2", "population"):
+        model = ScriptedModel([PLANNED, {"intent": "new_request"}, *([SQL] if said != "none" else [])])
+        agent = BIAgent(model, indicators.engine, store=tmp_path / f"{said}.db", prose=False, sql_mode="sql")
+        assert agent.ask(QUESTION).status == "paused"
+        answer = agent.ask(said)
+        assert answer.status == ("declined" if said == "none" else "completed"), said
+        assert len(model.requests) == (2 if said == "none" else 3)  # no second plan
+
+
+def test_what_plainly_picks_an_option():
+    options = ["indicators.population", "indicators.fertility", "none of these (the data does not hold it)"]
+    assert plainly_picks("population", options) and plainly_picks("the second", options)
+    assert plainly_picks("None.", options) and plainly_picks("indicators.fertility", options)
+    assert not plainly_picks("no, use life expectancy instead", options)
+    assert not plainly_picks("population per region please", options) and not plainly_picks("1", [])
