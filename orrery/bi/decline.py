@@ -270,14 +270,21 @@ def _modifiers_fit(semantic: Semantic, term: str, target: dict[str, Any]) -> boo
     return True
 
 
+_COUNT_WORDS = frozenset(["number", "count"])  # 'how many X' as the planner names it: 'X number'
+
+
 def names_the_data(bi: BIContext, term: str) -> bool:
     """Whether `term` names a table or the database itself ('movies' for the movies database's omdb table), or
-    its head noun is a word of a table's description."""
+    its head noun is a word of a table's description. A trailing count word is no head: 'shipment' of 'shipment
+    number' (the planner's wording of 'how many shipments')."""
     own = stems(term)
     names = [bi.semantic.database, *bi.semantic.tables]
     if any(stems(words(n)) == own or stems(n) == own for n in names):
         return True
-    head = singular(term.split()[-1].lower()) if term.split() else ""
+    nouns = term.lower().split()
+    while len(nouns) > 1 and nouns[-1] in _COUNT_WORDS:
+        nouns.pop()
+    head = singular(nouns[-1]) if nouns else ""
     return any(
         singular(w) == head
         for info in bi.semantic.tables.values()  # 'shipments': 'one shipment line ...'
