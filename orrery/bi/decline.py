@@ -270,14 +270,21 @@ def _modifiers_fit(semantic: Semantic, term: str, target: dict[str, Any]) -> boo
     return True
 
 
+_COUNT_WORDS = frozenset(["number", "count"])  # 'how many X' as the planner names it: 'X number'
+
+
 def names_the_data(bi: BIContext, term: str) -> bool:
     """Whether `term` names a table or the database itself ('movies' for the movies database's omdb table), or
-    its head noun is a word of a table's description."""
+    its head noun is a word of a table's description. A trailing count word is no head: 'shipment' of 'shipment
+    number' (the planner's wording of 'how many shipments')."""
     own = stems(term)
     names = [bi.semantic.database, *bi.semantic.tables]
     if any(stems(words(n)) == own or stems(n) == own for n in names):
         return True
-    head = singular(term.split()[-1].lower()) if term.split() else ""
+    nouns = term.lower().split()
+    while len(nouns) > 1 and nouns[-1] in _COUNT_WORDS:
+        nouns.pop()
+    head = singular(nouns[-1]) if nouns else ""
     return any(
         singular(w) == head
         for info in bi.semantic.tables.values()  # 'shipments': 'one shipment line ...'
@@ -515,9 +522,16 @@ def unplaced(bi: BIContext, question: str) -> list[str]:
         if own and len(missing_fields(bi, starts, question)) == len(starts) and not _named_kind(bi, own):
             out.append(" ".join(own))
     word = predicate(question)
-    if word and not word_held(bi, word) and not approved_covers(bi, word, question) and meaning_of(bi, word) is None:
+    if word and not _predicate_held(bi, word, question):
         out.append(word)
+    phrase = predicate_phrase(question)
+    if phrase and not any(_predicate_held(bi, w, question) or value_word(bi, w) for w in phrase):
+        out.append(" ".join(phrase))
     return list(dict.fromkeys(out))
+
+
+def _predicate_held(bi: BIContext, word: str, question: str) -> bool:
+    return word_held(bi, word) or approved_covers(bi, word, question) or meaning_of(bi, word) is not None
 
 
 def _named_kind(bi: BIContext, own: list[str]) -> bool:
@@ -821,6 +835,29 @@ def predicate(question: str) -> str | None:
     m = _PREDICATE.search(question.strip())
     word = m.group(1) if m else None
     return word if word and word.lower() not in GRAMMAR | GENERIC else None
+
+
+# a copula after a subject (not after 'what' / 'who' / 'how much': 'what is the average iron content' asks for
+# a measure), then two to four words of letters ending the question: 'are certified as environmentally friendly'
+_PREDICATE_PHRASE = re.compile(
+    r"(?<!\bwhat )(?<!\bwho )(?<!\bwhich )(?<!\bwhere )(?<!\bwhen )(?<!\bhow )(?<!\bmuch )(?<!\bmany )"
+    r"\b(?:is|are|was|were)\s+(?:(?:each|every|the|all|a|an)\s+[a-z][\w-]*\s+)?"
+    r"([a-z][a-z-]*(?:\s+[a-z][a-z-]*){1,3})\s*[?.!]*\s*$",
+    re.I,
+)
+
+
+def predicate_phrase(question: str) -> list[str]:
+    """The own words (grammar dropped) of a predicate phrase that ends a question after its copula, when the
+    phrase opens with a word that is no grammar word ('certified', 'environmentally', 'friendly' of 'Which
+    suppliers are certified as environmentally friendly?'; not 'in each country', 'the most popular', nor a
+    phrase with a number: 'shipped in 1996', nor what 'what is' asks for). Like a bare predicate, it is the
+    question's condition on the rows."""
+    m = _PREDICATE_PHRASE.search(question.strip())
+    ws = m.group(1).split() if m else []
+    own = [w for w in ws if w.lower() not in GRAMMAR | GENERIC]
+    # one word left ('sampled there') is a bare predicate's reading, which `predicate` keeps to the question's end
+    return own if ws and ws[0].lower() not in GRAMMAR | GENERIC and len(own) > 1 else []
 
 
 def _same_word(a: str, b: str) -> bool:

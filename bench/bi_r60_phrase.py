@@ -1,0 +1,52 @@
+"""Round 60: where the predicate-phrase rule (decline.predicate_phrase) fires, on every set's questions, no model.
+
+    python bench/bi_r60_phrase.py      # each question whose phrase no word of the data holds: answerable or not,
+                                       # and whether the shape check declined it without the rule
+
+Loads bench/bi_nokeys.py by path (bench/mcp.py would shadow the `mcp` package).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from unittest import mock
+
+HERE = Path(__file__).parent
+
+
+def _nokeys():
+    spec = importlib.util.spec_from_file_location("bi_nokeys", HERE / "bi_nokeys.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bi_nokeys"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def main() -> None:
+    from orrery.bi import decline as d
+    from orrery.bi.semantic import load
+    from orrery.bi.tools import BIContext
+
+    nk = _nokeys()
+    contexts = {}
+    for which in nk.SETS:
+        for q in nk.items(which):
+            phrase = d.predicate_phrase(q["question"])
+            if not phrase:
+                continue
+            if q["db"] not in contexts:
+                engine = nk.engine_for(q["db"])
+                contexts[q["db"]] = BIContext(engine, load(engine.name, engine), None)
+            bi = contexts[q["db"]]
+            if any(d._predicate_held(bi, w, q["question"]) or d.value_word(bi, w) for w in phrase):
+                continue
+            with mock.patch.object(d, "predicate_phrase", lambda _q: []):
+                before = d.shape_decline(bi, q["question"])
+            kind = "answerable" if q["gold"] is not None else "unanswerable"
+            print(f"{which:10} {kind:12} {'already declined' if before else 'NEWLY declined'}: {q['question']}")
+
+
+if __name__ == "__main__":
+    main()
