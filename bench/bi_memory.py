@@ -3786,12 +3786,44 @@ def _v22_summary(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
     return out
 
 
+def placed(
+    layer: Any, question: str, sql: str, terms: list[str], dialect: str = ""
+) -> tuple[str, tuple[str, str]] | None:
+    """Round 23's placement (measured, not shipped): the one term a corrected decline named, on the one column the
+    correction returns or ranks by (`returned_columns`). Two terms or two such columns place nothing: one column
+    answers one term at most."""
+    found = returned_columns(layer, question, sql, dialect) if len(terms) == 1 else set()
+    return (terms[0].strip().lower(), next(iter(found))) if len(found) == 1 else None
+
+
+def returned_columns(layer: Any, question: str, sql: str, dialect: str = "") -> set[tuple[str, str]]:
+    """The layer's columns the query's outermost SELECT returns (inside an aggregate or an expression too) or its
+    ORDER BY ranks by, but keys and the columns the question names. A filter's column names a value, not a word of
+    the question; a `COUNT(*)` returns no column."""
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
+    from orrery.bi.examples import _named, _resolved
+    from orrery.bi.names import key_like, singular
+
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect or None)
+    except SqlglotError:
+        return set()
+    if not isinstance(tree, exp.Select):
+        return set()
+    order = tree.args.get("order")
+    parts = [*tree.expressions, *(order.expressions if order else [])]
+    returned = [c for p in parts for c in p.find_all(exp.Column) if c.find_ancestor(exp.Select) is tree]
+    asked = {singular(w) for w in re.findall(r"[a-z0-9]+", question.lower())}
+    return {c for c in _resolved(layer, tree, returned) if not key_like(c[1]) and not _named(layer, c, asked)}
+
+
 def v23_placements() -> list[dict[str, Any]]:
     """Round 23: per field correction (round 22's), the terms its stored decline named, the columns its SQL returns
     or ranks by (`returned_columns`) and the placement `placed` makes (None: why not)."""
     from bi_nokeys import engine_for
-
-    from orrery.bi.examples import placed, returned_columns
 
     rows = []
     for p in field_corrections(newest_answers(("status", "answer"))):

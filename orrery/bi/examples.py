@@ -28,7 +28,7 @@ from orrery.apps import ID_PATTERN
 from orrery.bi.decline import GRAMMAR, categories, named_values, user_wrote
 from orrery.bi.engines import QueryError
 from orrery.bi.guard import UnsafeQuery
-from orrery.bi.names import key_like, singular
+from orrery.bi.names import singular
 from orrery.bi.relax import conjuncts
 from orrery.bi.semantic import GENERIC, Semantic, schema_words, stems, words
 from orrery.errors import DataError
@@ -765,33 +765,6 @@ def _resolved(layer: Semantic, tree: exp.Expression, columns: Iterable[exp.Colum
         if len(found) == 1:
             out.add(found[0])
     return out
-
-
-def placed(
-    layer: Semantic, question: str, sql: str, terms: list[str], dialect: str = ""
-) -> tuple[str, tuple[str, str]] | None:
-    """(term, column) a person's correction of a decline teaches: the one term the agent declined for, on the one
-    column the correction returns or ranks by (`returned_columns`; bench/bi_memory.md, round 23). Two terms or two
-    such columns place nothing: one column answers one term at most."""
-    found = returned_columns(layer, question, sql, dialect) if len(terms) == 1 else set()
-    return (terms[0].strip().lower(), next(iter(found))) if len(found) == 1 else None
-
-
-def returned_columns(layer: Semantic, question: str, sql: str, dialect: str = "") -> set[tuple[str, str]]:
-    """The layer's columns the query's outermost SELECT returns (inside an aggregate or an expression too) or its
-    ORDER BY ranks by, but keys and the columns the question names. A filter's column names a value, not a word of
-    the question; a `COUNT(*)` returns no column."""
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect or None)
-    except SqlglotError:
-        return set()
-    if not isinstance(tree, exp.Select):
-        return set()
-    order = tree.args.get("order")
-    parts = [*tree.expressions, *(order.expressions if order else [])]
-    returned = [c for p in parts for c in p.find_all(exp.Column) if c.find_ancestor(exp.Select) is tree]
-    asked = {singular(w) for w in re.findall(r"[a-z0-9]+", question.lower())}
-    return {c for c in _resolved(layer, tree, returned) if not key_like(c[1]) and not _named(layer, c, asked)}
 
 
 def _named(layer: Semantic, column: tuple[str, str], asked: set[str]) -> bool:
