@@ -3947,6 +3947,8 @@ def v23_placed() -> dict[str, Any]:
         judged = V23_JUDGED.get((r["db"], r["question"]))
         r["right"], r["judged"] = judged if judged else (None, "not judged")
     right = sum(r["right"] is True for r in made)
+    for r in made:
+        r["numeric"] = _numeric_column(r["db"], r["placed"][1])
     return {
         "corrections": len(rows),
         "placed": len(made),
@@ -3954,8 +3956,53 @@ def v23_placed() -> dict[str, Any]:
         "judged": sum(r["right"] is not None for r in made),
         "right": right,
         "share_right": round(right / len(made), 3) if made else None,
+        "by_column_kind (read after the share)": {
+            kind: Counter(str(r["right"]) for r in made if r["numeric"] == numeric)
+            for kind, numeric in (("numeric", True), ("text", False))
+        },
+        "replay_reach (read after the share)": _v23_reach(made),
         "rows": rows,
     }
+
+
+def _numeric_column(db: str, column: str) -> bool:
+    """Whether the layer's column ('table.column') has a numeric type."""
+    from bi_nokeys import engine_for
+
+    table, name = column.split(".", 1)
+    info = _layer(engine_for(db)).tables[table]["columns"][name]
+    return bool(re.search(r"int|real|float|double|num|dec", str(info.get("type")).lower()))
+
+
+def _v23_reach(made: list[dict[str, Any]]) -> dict[str, Any]:
+    """What change 2 could lift at most on round 22's replay: the field declines today's corrections memory still
+    declines (results/bi_memory_replay_v22.json, 'off') that name a term sharing a word with another correction's
+    placed term (the layer path teaches a placed term; a term sharing no word with one is no synonym of it)."""
+    replay = json.loads((RESULTS / "bi_memory_replay_v22.json").read_text())["rows"]
+    said = lambda t: set(re.findall(r"[a-z]{3,}", t.lower()))  # noqa: E731 - a word test read twice below
+    out: dict[str, Any] = {}
+    for kind in ("answerable", "unanswerable"):
+        left = [r for r in replay if r["unanswerable"] == (kind == "unanswerable") and r["empty"] and r["off"]]
+        hits = [
+            {
+                "db": r["db"],
+                "question": r["question"],
+                "still_declined": r["off"],
+                "placed": p["placed"],
+                "right": p["right"],
+            }
+            for r in left
+            for p in made
+            if p["db"] == r["db"]
+            and _plain(p["question"]) != _plain(r["question"])
+            and any(said(p["placed"][0]) & said(t) for t in r["off"])
+        ]
+        out[kind] = {
+            "still_declined": len(left),
+            "reachable": len({(h["db"], h["question"]) for h in hits}),
+            "rows": hits,
+        }
+    return out
 
 
 PRIMED_SAMPLES = {  # the flag of a primed run, empty vs a memory -> its sample, fixed before its run
