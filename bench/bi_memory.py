@@ -3786,6 +3786,225 @@ def _v22_summary(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
     return out
 
 
+def placed(
+    layer: Any, question: str, sql: str, terms: list[str], dialect: str = ""
+) -> tuple[str, tuple[str, str]] | None:
+    """Round 23's placement (measured, not shipped): the one term a corrected decline named, on the one column the
+    correction returns or ranks by (`returned_columns`). Two terms or two such columns place nothing: one column
+    answers one term at most."""
+    found = returned_columns(layer, question, sql, dialect) if len(terms) == 1 else set()
+    return (terms[0].strip().lower(), next(iter(found))) if len(found) == 1 else None
+
+
+def returned_columns(layer: Any, question: str, sql: str, dialect: str = "") -> set[tuple[str, str]]:
+    """The layer's columns the query's outermost SELECT returns (inside an aggregate or an expression too) or its
+    ORDER BY ranks by, but keys and the columns the question names. A filter's column names a value, not a word of
+    the question; a `COUNT(*)` returns no column."""
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
+    from orrery.bi.examples import _named, _resolved
+    from orrery.bi.names import key_like, singular
+
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect or None)
+    except SqlglotError:
+        return set()
+    if not isinstance(tree, exp.Select):
+        return set()
+    order = tree.args.get("order")
+    parts = [*tree.expressions, *(order.expressions if order else [])]
+    returned = [c for p in parts for c in p.find_all(exp.Column) if c.find_ancestor(exp.Select) is tree]
+    asked = {singular(w) for w in re.findall(r"[a-z0-9]+", question.lower())}
+    return {c for c in _resolved(layer, tree, returned) if not key_like(c[1]) and not _named(layer, c, asked)}
+
+
+def v23_placements() -> list[dict[str, Any]]:
+    """Round 23: per field correction (round 22's), the terms its stored decline named, the columns its SQL returns
+    or ranks by (`returned_columns`) and the placement `placed` makes (None: why not)."""
+    from bi_nokeys import engine_for
+
+    rows = []
+    for p in field_corrections(newest_answers(("status", "answer"))):
+        engine = engine_for(p["db"])
+        layer, terms = _layer(engine), declined_terms(str(p["answer"]))
+        columns = returned_columns(layer, p["question"], p["sql"], engine.dialect)
+        got = placed(layer, p["question"], p["sql"], terms, engine.dialect)
+        why = None if got else f"{len(terms)} terms" if len(terms) != 1 else f"{len(columns)} columns"
+        row = {k: p[k] for k in ("set", "db", "question", "sql")} | {"terms": terms, "why_not": why}
+        rows.append(
+            row | {"columns": sorted(".".join(c) for c in columns), "placed": got and [got[0], ".".join(got[1])]}
+        )
+    return rows
+
+
+# Round 23's judge, by hand from each placement's row (the question, the term, the column, the gold SQL), before
+# the share was computed: (db, question) -> (the term means the column, why).
+V23_JUDGED: dict[tuple[str, str], tuple[bool, str]] = {
+    ("movies", "which 3 films from 2010 made the most money at the box office?"): (
+        False,
+        "'money' is the box office, not the title",
+    ),
+    ("cars", "What percentage of the cars have a 4-cylinder engine?"): (
+        False,
+        "'percentage' is the share computed, not the cylinders",
+    ),
+    ("store", "Which sub-category lost us the most money?"): (True, "money lost is the profit"),
+    ("counties", "jobless % for Maricopa County"): (True, "the unemployment rate"),
+    ("olympics", "Germany vs Canada at the 2014 Winter Games: which won more medals in total?"): (
+        False,
+        "'won more' is a verb of the comparison, not the country's name",
+    ),
+    ("counties", "mean jobless % over all Texan counties"): (True, "the unemployment rate"),
+    ("penguins", "for each island, how many of the birds were sampled there"): (
+        False,
+        "'birds' are the observations' rows, not the island's name",
+    ),
+    ("cars", "count of ford, chevrolet and plymouth models from '75, per make"): (True, "the make is the manufacturer"),
+    ("world", "Which South Asian country had the most inhabitants in 1970?"): (True, "inhabitants are the population"),
+    ("penguins", "how many birds were recorded on Dream island and how many on Biscoe"): (
+        False,
+        "'birds' are the observations' rows, not the island's name",
+    ),
+    ("store", "For home office buyers, which shiping option gets picked most often?"): (
+        True,
+        "the shipping option is the ship mode",
+    ),
+    ("dairy", "avg butterfat for jersey and guernsey, each breed"): (True, "butterfat is bf_pct"),
+    ("elements", "halogens vs noble gasses, how many elements in each family"): (
+        True,
+        "an element's family is its category",
+    ),
+    ("chinook", "classical and opera, track count for each pls"): (
+        False,
+        "'pls' is no word for a genre (the genres are the values named)",
+    ),
+    ("counties", "calif. counties, their avg jobless %"): (True, "the unemployment rate"),
+    ("elements", "halogens, average electronegativity"): (True, "'elec' of electronegativity is en"),
+    ("movies", "biggest earner at the box office among 2010 releases"): (
+        False,
+        "'earner' is a film (the rows), not its title",
+    ),
+    ("world", "kids per woman across europe & central asia in 1980, avg"): (
+        True,
+        "kids per woman is the fertility rate",
+    ),
+    ("dairy", "the scottish breed vs the dutch one: avg fat content of each"): (True, "fat content is bf_pct"),
+    ("glass", "headlight glass - mean silica"): (True, "silica is si_wt ('mean' carried)"),
+    ("abx", "share of the gram positive bugs that streptomycin inhibits below 1 ug/ml"): (
+        False,
+        "a value and a threshold, not a name of the MIC",
+    ),
+    ("capex", "sum of GE capital spending 1935 through 1945"): (
+        True,
+        "capital spending is gross investment ('ge' carried)",
+    ),
+    ("abx", "typical penicillin dose needed across the gram + bugs (mean)"): (
+        True,
+        "the dose needed is the MIC ('penicillin' carried)",
+    ),
+    ("flights", "puerto rican airprots, number of each size"): (True, "an airport's size is its type"),
+    ("flights", "DL and UA, number of routes for each carrier"): (True, "the carrier is the airline"),
+    ("election", "strong republicans: clinton vs dole headcount"): (
+        False,
+        "a value and a count, not the vote preference",
+    ),
+    ("glass", "tally of tableware bits and of container bits"): (
+        False,
+        "'bits' are the fragments' rows, not the class",
+    ),
+    ("dairy", "top butterfat reading from a jersey"): (True, "butterfat is bf_pct"),
+    ("store", "units of chairs bought by corporate clients in the southern region"): (
+        True,
+        "units are the quantity ('chairs' carried)",
+    ),
+    ("equities", "facebook in 2012: % of trading days it closed under its open"): (
+        False,
+        "trading days are the price rows, not the close",
+    ),
+    ("equities", "ibm mean closing price over 2005-2007"): (
+        True,
+        "the closing price is cls_px ('ibm', 'mean' carried)",
+    ),
+    ("abx", "neomycin vs staphylococci - mean inhibitory concentration"): (
+        True,
+        "the inhibitory concentration is the MIC",
+    ),
+    ("movies", "tomatometer % for the godfather?"): (True, "the tomatometer is Meter"),
+    ("carbon", "aussie emissions per person averaged across the seventies"): (
+        False,
+        "'person averaged' is a fragment, not a name of emissions per person",
+    ),
+}
+
+
+def v23_placed() -> dict[str, Any]:
+    """Round 23's measure 1 (no model): the placements of round 22's corrections and the share the judge holds right."""
+    rows = v23_placements()
+    made = [r for r in rows if r["placed"]]
+    for r in made:
+        judged = V23_JUDGED.get((r["db"], r["question"]))
+        r["right"], r["judged"] = judged if judged else (None, "not judged")
+    right = sum(r["right"] is True for r in made)
+    for r in made:
+        r["numeric"] = _numeric_column(r["db"], r["placed"][1])
+    return {
+        "corrections": len(rows),
+        "placed": len(made),
+        "not_placed": dict(Counter(r["why_not"] for r in rows if not r["placed"])),
+        "judged": sum(r["right"] is not None for r in made),
+        "right": right,
+        "share_right": round(right / len(made), 3) if made else None,
+        "by_column_kind (read after the share)": {
+            kind: Counter(str(r["right"]) for r in made if r["numeric"] == numeric)
+            for kind, numeric in (("numeric", True), ("text", False))
+        },
+        "replay_reach (read after the share)": _v23_reach(made),
+        "rows": rows,
+    }
+
+
+def _numeric_column(db: str, column: str) -> bool:
+    """Whether the layer's column ('table.column') has a numeric type."""
+    from bi_nokeys import engine_for
+
+    table, name = column.split(".", 1)
+    info = _layer(engine_for(db)).tables[table]["columns"][name]
+    return bool(re.search(r"int|real|float|double|num|dec", str(info.get("type")).lower()))
+
+
+def _v23_reach(made: list[dict[str, Any]]) -> dict[str, Any]:
+    """What change 2 could lift at most on round 22's replay: the field declines today's corrections memory still
+    declines (results/bi_memory_replay_v22.json, 'off') that name a term sharing a word with another correction's
+    placed term (the layer path teaches a placed term; a term sharing no word with one is no synonym of it)."""
+    replay = json.loads((RESULTS / "bi_memory_replay_v22.json").read_text())["rows"]
+    said = lambda t: set(re.findall(r"[a-z]{3,}", t.lower()))  # noqa: E731 - a word test read twice below
+    out: dict[str, Any] = {}
+    for kind in ("answerable", "unanswerable"):
+        left = [r for r in replay if r["unanswerable"] == (kind == "unanswerable") and r["empty"] and r["off"]]
+        hits = [
+            {
+                "db": r["db"],
+                "question": r["question"],
+                "still_declined": r["off"],
+                "placed": p["placed"],
+                "right": p["right"],
+            }
+            for r in left
+            for p in made
+            if p["db"] == r["db"]
+            and _plain(p["question"]) != _plain(r["question"])
+            and any(said(p["placed"][0]) & said(t) for t in r["off"])
+        ]
+        out[kind] = {
+            "still_declined": len(left),
+            "reachable": len({(h["db"], h["question"]) for h in hits}),
+            "rows": hits,
+        }
+    return out
+
+
 PRIMED_SAMPLES = {  # the flag of a primed run, empty vs a memory -> its sample, fixed before its run
     "v18": lambda: v18_sample(_v18_scope_stored()),
     "v17": v17_sample,
@@ -3806,6 +4025,7 @@ MEASURES = {  # results/bi_memory_NAME.json -> (the flag, the measure): no model
     "lifted_v18": ("v18_lifted", v18_lifted),
     "taught_v22": ("v22_taught", v22_taught),
     "replay_v22": ("v22_replay", v22_replay),
+    "placed_v23": ("v23_placed", v23_placed),
     "parts_v20": ("v20_parts", v20_parts),
     "parts_v20b": ("v20b_parts", lambda: v20_parts(admit_reads=True, pairs_of=gold_pairs)),
     "corrected_v20": ("v20", lambda: run_ab(None, v20_sample(), RESULTS / "bi_memory_corrected_v20.json", FLOOR)),
@@ -3849,6 +4069,7 @@ def main() -> None:
     p.add_argument("--v18-lifted", action="store_true", help="round 18: declines a memory lifts (no model)")
     p.add_argument("--v22-taught", action="store_true", help="round 22: declines field corrections lift (no model)")
     p.add_argument("--v22-replay", action="store_true", help="round 22: the plan's field judgment replayed")
+    p.add_argument("--v23-placed", action="store_true", help="round 23: corrections' terms placed on a column")
     p.add_argument("--v20-parts", action="store_true", help="round 20: parts before/after resolving aliases")
     p.add_argument("--v20", action="store_true", help="round 20c: v20_sample, corrections, resolution off vs on")
     p.add_argument("--v20b-parts", action="store_true", help="round 20b: the same on the sets' other gold SQL")

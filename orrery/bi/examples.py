@@ -15,7 +15,7 @@ import functools
 import json
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -746,11 +746,17 @@ def _literal_words(tree: exp.Expression) -> set[str]:
 
 def _used_columns(layer: Semantic, tree: exp.Expression) -> set[tuple[str, str]]:
     """The layer's (table, column) pairs the SQL reads, but for the two sides of a join (column = column)."""
+    return _resolved(layer, tree, tree.find_all(exp.Column))
+
+
+def _resolved(layer: Semantic, tree: exp.Expression, columns: Iterable[exp.Column]) -> set[tuple[str, str]]:
+    """The layer's (table, column) pairs `columns` of `tree` are, their tables read through the aliases; neither
+    side of a join (column = column), nor a column no table or two tables of the query hold."""
     aliases = {t.alias_or_name.lower(): t.name.lower() for t in tree.find_all(exp.Table)}
     tables = {t.lower(): t for t in layer.tables}
     read = [tables[a] for a in dict.fromkeys(aliases.values()) if a in tables]
     out = set()
-    for col in tree.find_all(exp.Column):
+    for col in columns:
         eq = col.parent
         if isinstance(eq, exp.EQ) and all(isinstance(x, exp.Column) for x in (eq.this, eq.expression)):
             continue
