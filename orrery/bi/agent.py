@@ -376,14 +376,14 @@ class BIAgent(PlanAgent):
             reply.kind, reason = self.judge_decline(reply, user_input)
         elif reason is None and reply.kind in ("query", "lookup"):  # a modification, or beside an earlier result
             reason = shape_decline(self.bi, user_input, ask=self.bi.clarify)
+        if reply.kind in ("query", "lookup") and self.bi.clarify:  # a term no column holds the planner left out:
+            reply.fields += [t for t in missing_asked(self.bi, user_input) if t not in reply.fields]  # asked about
         if reply.kind == "lookup" and (
             not reply.values
             or reply.fields  # a field may live in another table
             or AGGREGATE_WORDS.search(f"{user_input} {reply.request}")
         ):
             reply.kind = "query"
-        if reply.kind == "query" and self.bi.clarify:  # a term no column holds that the planner left out: asked
-            reply.fields += [t for t in missing_asked(self.bi, user_input) if t not in reply.fields]
         if reply.kind == "query":  # a value the user named that the planner left out: one the index holds, a
             # category's value written in lower case ('halogens'), values listed side by side ('rail ... compared to air')
             for found in (

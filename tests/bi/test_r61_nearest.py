@@ -100,3 +100,10 @@ def test_what_plainly_picks_an_option():
     assert plainly_picks("None.", options) and plainly_picks("indicators.fertility", options)
     assert not plainly_picks("no, use life expectancy instead", options)
     assert not plainly_picks("population per region please", options) and not plainly_picks("1", [])
+
+
+def test_a_lookup_the_planner_planned_without_the_term_still_asks_about_it(indicators, tmp_path):
+    question = "what were the inhabitants of Land 3 in 2000"
+    plan = {"request": "Inhabitants of Land 3 in 2000", "kind": "lookup", "values": "Land 3", "fields": ""}
+    answer = BIAgent(ScriptedModel([plan]), indicators.engine, store=tmp_path / "s.db", prose=False).ask(question)
+    assert answer.status == "paused" and "no field named 'inhabitants'" in answer.clarification
