@@ -519,15 +519,72 @@ def unplaced(bi: BIContext, question: str) -> list[str]:
     for phrase, whole in shapes:
         own = _own_words(phrase)
         starts = [" ".join(own[:k]) for k in range(min(2, len(own)) if whole else 1, len(own) + 1)]
-        if own and len(missing_fields(bi, starts, question)) == len(starts) and not _named_kind(bi, own):
+        if own and (_phrase_unheld(bi, own, starts, question) or _held_amiss(bi, own, whole, question)):
             out.append(" ".join(own))
     word = predicate(question)
     if word and not _predicate_held(bi, word, question):
         out.append(word)
     phrase = predicate_phrase(question)
-    if phrase and not any(_predicate_held(bi, w, question) or value_word(bi, w) for w in phrase):
+    if phrase and not _phrase_held(bi, phrase, question):
         out.append(" ".join(phrase))
     return list(dict.fromkeys(out))
+
+
+def _phrase_unheld(bi: BIContext, own: list[str], starts: list[str], question: str) -> bool:
+    return len(missing_fields(bi, starts, question)) == len(starts) and not _named_kind(bi, own)
+
+
+def _held_amiss(bi: BIContext, own: list[str], whole: bool, question: str) -> bool:
+    """Whether a phrase the data holds is held only by a part that is not what it asks: a measure's head with a
+    modifier the data lacks (`_unheld_modifier`), a thing counted that is only a title (`_only_a_title`)."""
+    return _unheld_modifier(bi, own, question) if whole else _only_a_title(bi, own, question)
+
+
+def _unheld_modifier(bi: BIContext, own: list[str], question: str) -> bool:
+    """Whether a word before a measure's head, written in lower case, is held by nothing of the data: 'fuel' of
+    'fuel cost', whose head 'cost' fits `ps_supplycost` (`maps`' names-only head rule), names a cost the data lacks."""
+    return any(
+        w.islower() and w not in GENERIC and not (_predicate_held(bi, w, question) or value_word(bi, w))
+        for w in own[:-1]
+    )
+
+
+def _only_a_title(bi: BIContext, own: list[str], question: str) -> bool:
+    """Whether a thing counted, grouped or ranked by ('how many stars'), one word in lower case, is in the data only
+    as a value of a name column (more than CATEGORY distinct values: a track named 'Stars'): no name, synonym or
+    description has it, nor a category's value, so it names no kind of row."""
+    w = own[0]
+    if len(own) > 1 or not w.islower() or w in GENERIC:
+        return False
+    low, cats = w.lower(), categories(bi)
+    if _near_known(low, _described_words(bi)) or {low, singular(low)} & cats.keys() or table_named(bi, w):
+        return False
+    if approved_covers(bi, w, question) or meaning_of(bi, w, values=False) is not None:
+        return False
+    text = utils.default_process(w)
+    return any(fuzz.ratio(text, utils.default_process(str(c.value))) >= 90 for c in bi.search(w, limit=3)) or bool(
+        stored_holders(bi, w)
+    )
+
+
+def _phrase_held(bi: BIContext, phrase: list[str], question: str) -> bool:
+    """Whether the data holds a predicate phrase: its first word (the predicate: near forms count, 'returned' ~
+    Returns), a word of a stored value, or a later word as itself ('damaged packaging' is not 'package')."""
+    return (
+        _predicate_held(bi, phrase[0], question)
+        or any(value_word(bi, w) for w in phrase)
+        or any(_held_as_itself(bi, w, question) for w in phrase[1:])
+    )
+
+
+def _held_as_itself(bi: BIContext, word: str, question: str) -> bool:
+    low = word.lower()
+    return (
+        bool({low, singular(low)} & _known_words(bi))
+        or stored_value(bi, word)
+        or approved_covers(bi, word, question)
+        or meaning_of(bi, word) is not None
+    )
 
 
 def _predicate_held(bi: BIContext, word: str, question: str) -> bool:
@@ -881,13 +938,22 @@ def _known_words(bi: BIContext) -> set[str]:
 
 
 def _words_of_data(bi: BIContext) -> set[str]:
+    values = {str(c.value).lower() for c in bi.index() if re.fullmatch(r"\w+", str(c.value))}
+    return _described_words(bi) | values
+
+
+def _described_words(bi: BIContext) -> set[str]:
+    """The words of the tables' and columns' names, synonyms and descriptions (no values); built once per layer."""
+    return bi.derived("described_words", lambda: _words_of_schema(bi))
+
+
+def _words_of_schema(bi: BIContext) -> set[str]:
     sem = bi.semantic
     texts = [sem.database, *(f"{words(t)} {v.get('description') or ''}" for t, v in sem.tables.items())]
     texts += [
         " ".join((words(c), *info.get("synonyms", []), info.get("description") or "")) for _, c, info in sem.columns()
     ]
-    known = {w for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
-    return known | {str(c.value).lower() for c in bi.index() if re.fullmatch(r"\w+", str(c.value))}
+    return {w for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
 
 
 def _near_known(w: str, known: set[str]) -> bool:
