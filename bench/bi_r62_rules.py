@@ -4,6 +4,7 @@ A `_unheld_modifier` (a measure's modifier the data lacks), B `_only_a_title` (a
 word), C `_phrase_held` reading later words as themselves (no near spelling holds a predicate phrase).
 
     PYTHONPATH=$PWD python bench/bi_r62_rules.py [A B C all]   # results/bi_nokeys_shapes_r62<X>.json
+    PYTHONPATH=$PWD python bench/bi_r62_rules.py A2 C2 all2    # the narrowed A2, C2: rule letter, own tag
 
 Loads bench/bi_nokeys.py by path (bench/mcp.py would shadow the `mcp` package).
 """
@@ -47,13 +48,14 @@ def off(rule: str) -> contextlib.AbstractContextManager:
 def main() -> None:
     nk = _nokeys()
     sets = tuple(s for s in nk.SETS if not nk.pending(s))
-    for rule in sys.argv[1:] or ["A", "B", "C", "all"]:
+    for tag in sys.argv[1:] or ["A", "B", "C", "all"]:
+        rule = "all" if tag.startswith("all") else tag[0]  # 'A2': rule A as the code now has it, its own tag
         with contextlib.ExitStack() as stack:
             for other in "ABC":
                 if rule != "all" and other != rule:
                     stack.enter_context(off(other))
-            print(f"== rule {rule}", flush=True)
-            nk.shapes(sets, f"r62{rule}")
+            print(f"== rule {tag}", flush=True)
+            nk.shapes(sets, f"r62{tag}")
 
 
 if __name__ == "__main__":

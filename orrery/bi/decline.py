@@ -381,6 +381,19 @@ _RANKED = re.compile(
 )
 # degree words: after 'which <verb>' they say the question compares ('which won more', 'which get better')
 _DEGREE = frozenset(["more", "most", "less", "least", "fewer", "fewest", "better", "worse"])
+# what ranks rather than names: a degree word or a superlative ('the highest box office', 'used most often')
+_RANKING = _DEGREE | {
+    "best",
+    "worst",
+    "highest",
+    "lowest",
+    "largest",
+    "smallest",
+    "biggest",
+    "greatest",
+    "longest",
+    "shortest",
+}
 _WHICH = re.compile(rf"\b(?:which|what) ({_WORD}(?: {_WORD}){{0,2}})", re.I)
 
 
@@ -542,9 +555,10 @@ def _held_amiss(bi: BIContext, own: list[str], whole: bool, question: str) -> bo
 
 def _unheld_modifier(bi: BIContext, own: list[str], question: str) -> bool:
     """Whether a word before a measure's head, written in lower case, is held by nothing of the data: 'fuel' of
-    'fuel cost', whose head 'cost' fits `ps_supplycost` (`maps`' names-only head rule), names a cost the data lacks."""
+    'fuel cost', whose head 'cost' fits `ps_supplycost` (`maps`' names-only head rule), names a cost the data lacks.
+    A ranking word ('the highest box office') is no modifier."""
     return any(
-        w.islower() and w not in GENERIC and not (_predicate_held(bi, w, question) or value_word(bi, w))
+        w.islower() and w not in GENERIC | _RANKING and not (_predicate_held(bi, w, question) or value_word(bi, w))
         for w in own[:-1]
     )
 
@@ -908,11 +922,13 @@ def predicate_phrase(question: str) -> list[str]:
     """The own words (grammar dropped) of a predicate phrase that ends a question after its copula, when the
     phrase opens with a word that is no grammar word ('certified', 'environmentally', 'friendly' of 'Which
     suppliers are certified as environmentally friendly?'; not 'in each country', 'the most popular', nor a
-    phrase with a number: 'shipped in 1996', nor what 'what is' asks for). Like a bare predicate, it is the
-    question's condition on the rows."""
+    phrase with a number: 'shipped in 1996', a ranking: 'used most often', nor what 'what is' asks for). Like a
+    bare predicate, it is the question's condition on the rows."""
     m = _PREDICATE_PHRASE.search(question.strip())
     ws = m.group(1).split() if m else []
     own = [w for w in ws if w.lower() not in GRAMMAR | GENERIC]
+    if any(w.lower() in _RANKING for w in ws):  # 'is used most often': a ranking, not a condition on the rows
+        return []
     # one word left ('sampled there') is a bare predicate's reading, which `predicate` keeps to the question's end
     return own if ws and ws[0].lower() not in GRAMMAR | GENERIC and len(own) > 1 else []
 
