@@ -1,5 +1,5 @@
 """Round 62: every question of every set (heldout23 pending: not read) whose shape check (`shape_decline`, no model)
-changes when one of the new rules of orrery/bi/decline.py is on alone, against all of them off (= the code before
+changes (declined <-> passed) when one of the new rules of orrery/bi/decline.py is on alone, against all of them off (= the code before
 round 62); answerable or not. Rules: bench/bi_r62_rules.py's A, B, C, as the code on sys.path has them (A2 and C2 after 9709626).
 
     PYTHONPATH=$PWD python bench/bi_r62_changed.py [A B C]
@@ -41,8 +41,6 @@ def main() -> None:
                 for rule in "ABC":
                     stack.enter_context(rules.off(rule))
                 before = d.shape_decline(bi, q["question"])
-            if before:
-                continue  # a rule only adds reasons: a declined question stays declined
             kind = "answerable" if q["gold"] is not None else "UNANSWERABLE"
             for rule in wanted:
                 with contextlib.ExitStack() as stack:
@@ -50,8 +48,9 @@ def main() -> None:
                         if other != rule:
                             stack.enter_context(rules.off(other))
                     after = d.shape_decline(bi, q["question"])
-                if after:
-                    print(f"{rule} {which:10} #{i:<3} {kind:12} newly declined: {q['question']} -> {after}", flush=True)
+                if bool(after) != bool(before):  # C2 also narrows round 60's phrase rule: a release is listed too
+                    change = "newly declined" if after else f"RELEASED (was: {before})"
+                    print(f"{rule} {which:10} #{i:<3} {kind:12} {change}: {q['question']} -> {after}", flush=True)
 
 
 if __name__ == "__main__":
