@@ -38,8 +38,12 @@ def _old_phrase_held(bi, phrase, question):
 def off(rule: str) -> contextlib.AbstractContextManager:
     from orrery.bi import decline as d
 
-    if rule == "A":
-        return mock.patch.object(d, "_unheld_modifier", lambda *_: False)
+    if rule == "A":  # withdrawn after 9709626's A2 (bench/bi_r62.md): nothing to turn off in the code without it
+        return (
+            mock.patch.object(d, "_unheld_modifier", lambda *_: False)
+            if hasattr(d, "_unheld_modifier")
+            else contextlib.nullcontext()
+        )
     if rule == "B":
         return mock.patch.object(d, "_only_a_title", lambda *_: False)
     return mock.patch.object(d, "_phrase_held", _old_phrase_held)

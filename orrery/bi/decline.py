@@ -381,7 +381,7 @@ _RANKED = re.compile(
 )
 # degree words: after 'which <verb>' they say the question compares ('which won more', 'which get better')
 _DEGREE = frozenset(["more", "most", "less", "least", "fewer", "fewest", "better", "worse"])
-# what ranks rather than names: a degree word or a superlative ('the highest box office', 'used most often')
+# what ranks rather than names: a degree word or a superlative ('the highest price', 'used most often')
 _RANKING = _DEGREE | {
     "best",
     "worst",
@@ -526,13 +526,13 @@ def unplaced(bi: BIContext, question: str) -> list[str]:
     whose beginnings is in the data is missing; a whole phrase (a measure) is held only by a beginning of two
     words or more ('invoice amount' of 'invoice amount billed'), or its one word. A phrase whose every word the
     data holds, one of them as a word of a stored value, is held too ('kubrick films': a director's name and
-    the films of the database)."""
+    the films of the database). A thing counted that the data has only as a title is not (`_only_a_title`)."""
     out = []
     shapes = [*asked_shapes(question), *((p, False) for p in measured_of(question))]
     for phrase, whole in shapes:
         own = _own_words(phrase)
         starts = [" ".join(own[:k]) for k in range(min(2, len(own)) if whole else 1, len(own) + 1)]
-        if own and (_phrase_unheld(bi, own, starts, question) or _held_amiss(bi, own, whole, question)):
+        if own and (_phrase_unheld(bi, own, starts, question) or not whole and _only_a_title(bi, own, question)):
             out.append(" ".join(own))
     word = predicate(question)
     if word and not _predicate_held(bi, word, question):
@@ -545,22 +545,6 @@ def unplaced(bi: BIContext, question: str) -> list[str]:
 
 def _phrase_unheld(bi: BIContext, own: list[str], starts: list[str], question: str) -> bool:
     return len(missing_fields(bi, starts, question)) == len(starts) and not _named_kind(bi, own)
-
-
-def _held_amiss(bi: BIContext, own: list[str], whole: bool, question: str) -> bool:
-    """Whether a phrase the data holds is held only by a part that is not what it asks: a measure's head with a
-    modifier the data lacks (`_unheld_modifier`), a thing counted that is only a title (`_only_a_title`)."""
-    return _unheld_modifier(bi, own, question) if whole else _only_a_title(bi, own, question)
-
-
-def _unheld_modifier(bi: BIContext, own: list[str], question: str) -> bool:
-    """Whether a word before a measure's head, written in lower case, is held by nothing of the data: 'fuel' of
-    'fuel cost', whose head 'cost' fits `ps_supplycost` (`maps`' names-only head rule), names a cost the data lacks.
-    A ranking word ('the highest box office') is no modifier."""
-    return any(
-        w.islower() and w not in GENERIC | _RANKING and not (_predicate_held(bi, w, question) or value_word(bi, w))
-        for w in own[:-1]
-    )
 
 
 def _only_a_title(bi: BIContext, own: list[str], question: str) -> bool:
