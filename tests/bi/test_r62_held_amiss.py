@@ -59,3 +59,14 @@ def test_a_phrase_held_only_by_a_near_spelling_declines(shop):
 )
 def test_a_phrase_with_a_word_held_as_itself_stays_answerable(shop, question):
     assert shape_decline(shop, question) is None
+
+
+def test_with_asking_on_a_term_field_mapping_holds_declines_at_once(shop):
+    # field mapping holds 'stars' (a track's name) and would map it, asking nothing: the question is declined now
+    reason = shape_decline(shop, "How many stars did listeners give each track?", ask=True)
+    assert reason is not None and "'stars'" in reason
+
+
+def test_with_asking_on_a_term_field_mapping_finds_missing_is_left_to_it(shop):
+    assert shape_decline(shop, "How many moods did listeners give each track?", ask=True) is None  # asked about
+    assert shape_decline(shop, "How many moods did listeners give each track?") is not None  # asking off: declined
