@@ -1,6 +1,6 @@
 """Round 62: every question of every set (heldout23 pending: not read) whose shape check (`shape_decline`, no model)
 changes (declined <-> passed) when one of the new rules of orrery/bi/decline.py is on alone, against all of them off (= the code before
-round 62); answerable or not. Rules: bench/bi_r62_rules.py's A, B, C, as the code on sys.path has them (A2 and C2 after 9709626).
+round 62); answerable or not. Rules: bench/bi_r62_rules.py's A, B, C, as the code on sys.path has them (A2 and C2 from 4f4252f; A2 withdrawn in dfc161b).
 
     PYTHONPATH=$PWD python bench/bi_r62_changed.py [A B C]
 """
