@@ -381,6 +381,19 @@ _RANKED = re.compile(
 )
 # degree words: after 'which <verb>' they say the question compares ('which won more', 'which get better')
 _DEGREE = frozenset(["more", "most", "less", "least", "fewer", "fewest", "better", "worse"])
+# what ranks rather than names: a degree word or a superlative ('the highest price', 'used most often')
+_RANKING = _DEGREE | {
+    "best",
+    "worst",
+    "highest",
+    "lowest",
+    "largest",
+    "smallest",
+    "biggest",
+    "greatest",
+    "longest",
+    "shortest",
+}
 _WHICH = re.compile(rf"\b(?:which|what) ({_WORD}(?: {_WORD}){{0,2}})", re.I)
 
 
@@ -513,21 +526,63 @@ def unplaced(bi: BIContext, question: str) -> list[str]:
     whose beginnings is in the data is missing; a whole phrase (a measure) is held only by a beginning of two
     words or more ('invoice amount' of 'invoice amount billed'), or its one word. A phrase whose every word the
     data holds, one of them as a word of a stored value, is held too ('kubrick films': a director's name and
-    the films of the database)."""
+    the films of the database). A thing counted that the data has only as a title is not (`_only_a_title`)."""
     out = []
     shapes = [*asked_shapes(question), *((p, False) for p in measured_of(question))]
     for phrase, whole in shapes:
         own = _own_words(phrase)
         starts = [" ".join(own[:k]) for k in range(min(2, len(own)) if whole else 1, len(own) + 1)]
-        if own and len(missing_fields(bi, starts, question)) == len(starts) and not _named_kind(bi, own):
+        if own and (_phrase_unheld(bi, own, starts, question) or not whole and _only_a_title(bi, own, question)):
             out.append(" ".join(own))
     word = predicate(question)
     if word and not _predicate_held(bi, word, question):
         out.append(word)
     phrase = predicate_phrase(question)
-    if phrase and not any(_predicate_held(bi, w, question) or value_word(bi, w) for w in phrase):
+    if phrase and not _phrase_held(bi, phrase, question):
         out.append(" ".join(phrase))
     return list(dict.fromkeys(out))
+
+
+def _phrase_unheld(bi: BIContext, own: list[str], starts: list[str], question: str) -> bool:
+    return len(missing_fields(bi, starts, question)) == len(starts) and not _named_kind(bi, own)
+
+
+def _only_a_title(bi: BIContext, own: list[str], question: str) -> bool:
+    """Whether a thing counted, grouped or ranked by ('how many stars'), one word in lower case, is in the data only
+    as a value of a name column (more than CATEGORY distinct values: a track named 'Stars'): no name, synonym or
+    description has it, nor a category's value, so it names no kind of row."""
+    w = own[0]
+    if len(own) > 1 or not w.islower() or w in GENERIC:
+        return False
+    low, cats = w.lower(), categories(bi)
+    if _near_known(low, _described_words(bi)) or {low, singular(low)} & cats.keys() or table_named(bi, w):
+        return False
+    if approved_covers(bi, w, question) or meaning_of(bi, w, values=False) is not None:
+        return False
+    text = utils.default_process(w)
+    return any(fuzz.ratio(text, utils.default_process(str(c.value))) >= 90 for c in bi.search(w, limit=3)) or bool(
+        stored_holders(bi, w)
+    )
+
+
+def _phrase_held(bi: BIContext, phrase: list[str], question: str) -> bool:
+    """Whether the data holds a predicate phrase: its first word (the predicate: near forms count, 'returned' ~
+    Returns), a word of a stored value, or a later word as itself ('damaged packaging' is not 'package')."""
+    return (
+        _predicate_held(bi, phrase[0], question)
+        or any(value_word(bi, w) for w in phrase)
+        or any(_held_as_itself(bi, w, question) for w in phrase[1:])
+    )
+
+
+def _held_as_itself(bi: BIContext, word: str, question: str) -> bool:
+    low = word.lower()
+    return (
+        bool({low, singular(low)} & _known_words(bi))
+        or stored_value(bi, word)
+        or approved_covers(bi, word, question)
+        or meaning_of(bi, word) is not None
+    )
 
 
 def _predicate_held(bi: BIContext, word: str, question: str) -> bool:
@@ -586,15 +641,22 @@ def shape_decline(bi: BIContext, question: str, ask: bool = False) -> str | None
     future (the data records what happened) or for a judgment (`judgment`), something it asks about is
     missing (`missing_asked`), or a value it names is in no column (`missing_values`). A typo of a word the data
     spells is read as that word (`read_typos`). With `ask`, a missing term the user can be asked about (`askable`)
-    is left to field mapping, which asks."""
+    is left to field mapping, which asks (`_asked_later`)."""
     question = read_typos(bi, question)
     if reason := future(question) or judgment(question, bi) or years_outside(bi, question) or origin(bi, question):
         return reason
-    if (missing := missing_asked(bi, question)) and not (ask and askable(bi, missing)):
+    if (missing := missing_asked(bi, question)) and not (ask and _asked_later(bi, missing, question)):
         return no_field(bi, missing)
     if missing_named := missing_values(bi, question) + [repr(k) for k in missing_kinds(bi, question)]:
         return "the data holds no value " + ", ".join(missing_named)
     return None
+
+
+def _asked_later(bi: BIContext, missing: list[str], question: str) -> bool:
+    """Whether field mapping will ask the user about each missing term: a column is near it (`askable`) and field
+    mapping's judgment finds it missing too; a term that judgment holds ('stars': a track's name) it maps, asking
+    nothing, so the question would be answered without the term."""
+    return askable(bi, missing) and missing_fields(bi, missing, question) == missing
 
 
 # A judgment: a reason ('why'), advice ('should', 'recommend', 'is it worth', 'worth watching'; not 'net worth'), taste ('favourite', 'the best one', 'do customers
@@ -851,11 +913,13 @@ def predicate_phrase(question: str) -> list[str]:
     """The own words (grammar dropped) of a predicate phrase that ends a question after its copula, when the
     phrase opens with a word that is no grammar word ('certified', 'environmentally', 'friendly' of 'Which
     suppliers are certified as environmentally friendly?'; not 'in each country', 'the most popular', nor a
-    phrase with a number: 'shipped in 1996', nor what 'what is' asks for). Like a bare predicate, it is the
-    question's condition on the rows."""
+    phrase with a number: 'shipped in 1996', a ranking: 'used most often', nor what 'what is' asks for). Like a
+    bare predicate, it is the question's condition on the rows."""
     m = _PREDICATE_PHRASE.search(question.strip())
     ws = m.group(1).split() if m else []
     own = [w for w in ws if w.lower() not in GRAMMAR | GENERIC]
+    if any(w.lower() in _RANKING for w in ws):  # 'is used most often': a ranking, not a condition on the rows
+        return []
     # one word left ('sampled there') is a bare predicate's reading, which `predicate` keeps to the question's end
     return own if ws and ws[0].lower() not in GRAMMAR | GENERIC and len(own) > 1 else []
 
@@ -881,13 +945,22 @@ def _known_words(bi: BIContext) -> set[str]:
 
 
 def _words_of_data(bi: BIContext) -> set[str]:
+    values = {str(c.value).lower() for c in bi.index() if re.fullmatch(r"\w+", str(c.value))}
+    return _described_words(bi) | values
+
+
+def _described_words(bi: BIContext) -> set[str]:
+    """The words of the tables' and columns' names, synonyms and descriptions (no values); built once per layer."""
+    return bi.derived("described_words", lambda: _words_of_schema(bi))
+
+
+def _words_of_schema(bi: BIContext) -> set[str]:
     sem = bi.semantic
     texts = [sem.database, *(f"{words(t)} {v.get('description') or ''}" for t, v in sem.tables.items())]
     texts += [
         " ".join((words(c), *info.get("synonyms", []), info.get("description") or "")) for _, c, info in sem.columns()
     ]
-    known = {w for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
-    return known | {str(c.value).lower() for c in bi.index() if re.fullmatch(r"\w+", str(c.value))}
+    return {w for text in texts for w in re.findall(r"[a-z0-9]+", text.lower())}
 
 
 def _near_known(w: str, known: set[str]) -> bool:

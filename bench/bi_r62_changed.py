@@ -1,0 +1,57 @@
+"""Round 62: every question of every set (heldout23 pending: not read) whose shape check (`shape_decline`, no model)
+changes (declined <-> passed) when one of the new rules of orrery/bi/decline.py is on alone, against all of them off (= the code before
+round 62); answerable or not. Rules: bench/bi_r62_rules.py's A, B, C, as the code on sys.path has them (A2 and C2 from 4f4252f; A2 withdrawn in dfc161b).
+
+    PYTHONPATH=$PWD python bench/bi_r62_changed.py [A B C]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def main() -> None:
+    from orrery.bi import decline as d
+    from orrery.bi.semantic import load
+    from orrery.bi.tools import BIContext
+
+    nk, rules = _load("bi_nokeys"), _load("bi_r62_rules")
+    wanted = sys.argv[1:] or ["A", "B", "C"]
+    contexts: dict[str, BIContext] = {}
+    for which in (s for s in nk.SETS if not nk.pending(s)):
+        for i, q in enumerate(nk.items(which), 1):
+            if q["db"] not in contexts:
+                engine = nk.engine_for(q["db"])
+                contexts[q["db"]] = BIContext(engine, load(engine.name, engine), None)
+            bi = contexts[q["db"]]
+            with contextlib.ExitStack() as stack:
+                for rule in "ABC":
+                    stack.enter_context(rules.off(rule))
+                before = d.shape_decline(bi, q["question"])
+            kind = "answerable" if q["gold"] is not None else "UNANSWERABLE"
+            for rule in wanted:
+                with contextlib.ExitStack() as stack:
+                    for other in "ABC":
+                        if other != rule:
+                            stack.enter_context(rules.off(other))
+                    after = d.shape_decline(bi, q["question"])
+                if bool(after) != bool(before):  # C2 also narrows round 60's phrase rule: a release is listed too
+                    change = "newly declined" if after else f"RELEASED (was: {before})"
+                    print(f"{rule} {which:10} #{i:<3} {kind:12} {change}: {q['question']} -> {after}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
