@@ -1,7 +1,7 @@
 """Round 62, rule D: the shape check with asking on (`shape_decline(..., ask=True)`, a BIContext with `clarify`) on
 every set's questions (heldout23 pending: not read), no model: rule D off (a missing term near a column is left to
 field mapping, `askable`) vs on (only when field mapping finds it missing too, `decline._asked_later`). Lists every
-question whose verdict changes and the counts per set (bench/bi_r62.md).
+question whose verdict changes and the counts per set (bench/bi.md, round 62).
 
     PYTHONPATH=$PWD python bench/bi_r62_ask.py
 

@@ -1,6 +1,6 @@
 """Round 62: 24 questions of the shapes rules B and C2 read (a thing counted; a phrase after a copula), written
 before their run, on chinook and tpch: does the shape check change between the code before round 62 and this
-branch? (bench/bi_r62.md)
+branch? (bench/bi.md, round 62)
 
     PYTHONPATH=<base or $PWD> python bench/bi_r62_probe.py
 

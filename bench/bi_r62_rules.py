@@ -1,5 +1,5 @@
 """Round 62: the shape check (bench/bi_nokeys.py --shapes) on every set with one of the three new rules of
-orrery/bi/decline.py on and the other two off, then with all three (bench/bi_r62.md):
+orrery/bi/decline.py on and the other two off, then with all three (bench/bi.md, round 62):
 A `_unheld_modifier` (a measure's modifier the data lacks), B `_only_a_title` (a counted thing only a title's
 word), C `_phrase_held` reading later words as themselves (no near spelling holds a predicate phrase).
 
@@ -38,7 +38,7 @@ def _old_phrase_held(bi, phrase, question):
 def off(rule: str) -> contextlib.AbstractContextManager:
     from orrery.bi import decline as d
 
-    if rule == "A":  # A2 (4f4252f) withdrawn in dfc161b (bench/bi_r62.md): nothing to turn off in the code without it
+    if rule == "A":  # A2 (4f4252f) withdrawn in dfc161b (bench/bi.md, round 62): nothing to turn off in the code without it
         return (
             mock.patch.object(d, "_unheld_modifier", lambda *_: False)
             if hasattr(d, "_unheld_modifier")

@@ -1,4 +1,4 @@
-"""Round 62: two ways a term the data lacks was taken as held (bench/bi_r62.md): a thing counted that is only a
+"""Round 62: two ways a term the data lacks was taken as held (bench/bi.md, round 62): a thing counted that is only a
 title's word ('how many stars': a track named 'Stars'), and a near spelling of a data word taken for a predicate
 phrase ('caused by damaged packaging': 'package'). Each declines; the same shape with a held word does not, nor a
 ranking after the copula (orrery/bi/decline.py: `_only_a_title`, `_phrase_held`, `predicate_phrase`)."""
