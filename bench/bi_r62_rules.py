@@ -38,7 +38,9 @@ def _old_phrase_held(bi, phrase, question):
 def off(rule: str) -> contextlib.AbstractContextManager:
     from orrery.bi import decline as d
 
-    if rule == "A":  # A2 (4f4252f) withdrawn in dfc161b (bench/bi.md, round 62): nothing to turn off in the code without it
+    if (
+        rule == "A"
+    ):  # A2 (4f4252f) withdrawn in dfc161b (bench/bi.md, round 62): nothing to turn off in the code without it
         return (
             mock.patch.object(d, "_unheld_modifier", lambda *_: False)
             if hasattr(d, "_unheld_modifier")
