@@ -282,10 +282,10 @@ class _Checker:
 
     def same_values(self, left: tuple[str, str], right: tuple[str, str]) -> Inferred | None:
         """Names that share nothing ('buyer', 'id'; `_value_candidates` picked the pair): the data alone must
-        show a reference. The referring column repeats (or pairs 1:1, `_one_to_one`) and holds at least MIN_DISTINCT values, the referenced
-        one is unique, and nearly all of its sampled values are found there, reaching a quarter of the
-        referenced rows (or the whole probe): small integers and a handful of labels are found in many
-        columns by chance."""
+        show a reference. The referring column repeats (or pairs 1:1, `_one_to_one`) and holds at least
+        MIN_DISTINCT values, the referenced one is unique, and nearly all of its sampled values are found there,
+        reaching a quarter of the referenced rows (or the whole probe): small integers and a handful of labels
+        are found in many columns by chance."""
         held = self.samples[left[0]].distinct(left[1])
         if self.samples[left[0]].unique(left[1]):
             if not self._one_to_one(left, right):
