@@ -14,6 +14,7 @@ All data is read through the bounded samples of profile.py.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -129,7 +130,19 @@ def _named_alike(name: str, table: str, key: str) -> bool:
     """'md_cd' -> `travel_modes.mode_code`: a word of the referring name is, or abbreviates, a word of the key's
     name or of its table's ('md' mode), so a handful of values the key covers is a reference (`_Checker._refers`)."""
     theirs = {v for w in [*_stems(key), *words(table).split()] for v in (w, singular(w))}
-    return any(p == q or abbreviates(p, q) for p in _stems(name) for q in theirs)
+    return any(p == q or abbreviates(p, q) for p in _stems(name) for q in theirs | _initialled(table))
+
+
+def _initialled(table: str) -> set[str]:
+    """A table's two-word name glued under its first word's first letters: `census_div` 'cdiv', 'cendiv';
+    `party_ids` 'pid', 'paid' (either number of the second word; `singular` keeps a short one as it is)."""
+    ws = words(table).split()
+    return {
+        first[:k] + v
+        for first, second in itertools.pairwise(ws)
+        for v in (second, singular(second), second.removesuffix("s"))
+        for k in range(1, 3)
+    }
 
 
 def _abbreviates_table(name: str, table: str) -> bool:
@@ -196,7 +209,8 @@ def _value_candidates(
         lt = samples[a_table]
         for a in cols:
             held = lt.distinct(a.name) if _keyable(a.type) and lt.rows else set()
-            if len(held) < (2 if _codes(held) else MIN_DISTINCT) or lt.unique(a.name):
+            paired = lt.unique(a.name) and len(held) >= MIN_DISTINCT and _codes(held)  # a 1:1 (`_one_to_one`)
+            if len(held) < (2 if _codes(held) else MIN_DISTINCT) or (lt.unique(a.name) and not paired):
                 continue
             options = [
                 (len(held & samples[t].distinct(b.name)), t, b)
@@ -268,12 +282,15 @@ class _Checker:
 
     def same_values(self, left: tuple[str, str], right: tuple[str, str]) -> Inferred | None:
         """Names that share nothing ('buyer', 'id'; `_value_candidates` picked the pair): the data alone must
-        show a reference. The referring column repeats and holds at least MIN_DISTINCT values, the referenced
-        one is unique, and nearly all of its sampled values are found there, reaching a quarter of the
-        referenced rows (or the whole probe): small integers and a handful of labels are found in many
-        columns by chance."""
+        show a reference. The referring column repeats (or pairs 1:1, `_one_to_one`) and holds at least
+        MIN_DISTINCT values, the referenced one is unique, and nearly all of its sampled values are found there,
+        reaching a quarter of the referenced rows (or the whole probe): small integers and a handful of labels
+        are found in many columns by chance."""
         held = self.samples[left[0]].distinct(left[1])
-        if not self._refers(left, right, len(held), 1.0) or not self.unique(*right):
+        if self.samples[left[0]].unique(left[1]):
+            if not self._one_to_one(left, right):
+                return None
+        elif not self._refers(left, right, len(held), 1.0) or not self.unique(*right):
             return None
         share, n = self.inclusion(left, right)
         if not n or share < INCLUSION:
@@ -287,6 +304,16 @@ class _Checker:
             n,
             RULES["same values"] + share * reach,
         )
+
+    def _one_to_one(self, left: tuple[str, str], right: tuple[str, str]) -> bool:
+        """Two unique columns of text codes ('LA', 'MS'), each one's values found in the other: one row of each
+        table per code (a state's rates, its row of states). Integer ids are never paired so (numbering
+        coincides). The larger table (rows, then columns) refers, so the pair is proposed once."""
+        a, b = self.samples[left[0]], self.samples[right[0]]
+        if (a.count, len(a.columns), b.name) <= (b.count, len(b.columns), a.name) or not self.unique(*right):
+            return False
+        share, n = self.inclusion(right, left)
+        return n >= MIN_DISTINCT and share >= INCLUSION
 
     def _refers(
         self, left: tuple[str, str], right: tuple[str, str], distinct: int, share: float, named: bool = False
