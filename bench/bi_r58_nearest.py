@@ -8,7 +8,6 @@ column: does MiniLM know where the paraphrase lives, even when no threshold can 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sys
@@ -18,13 +17,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
-
-
-def _load(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+sys.path.insert(0, str(HERE))
+from loading import load as _load  # noqa: E402
 
 
 def column_ranking(bi: Any, term: str) -> list[str]:

@@ -8,20 +8,17 @@ Loads bench/bi_nokeys.py by path (bench/mcp.py would shadow the `mcp` package).
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 from unittest import mock
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from loading import load  # noqa: E402
 
 
 def _nokeys():
-    spec = importlib.util.spec_from_file_location("bi_nokeys", HERE / "bi_nokeys.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bi_nokeys"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load("bi_nokeys")
 
 
 def main() -> None:

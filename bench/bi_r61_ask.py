@@ -23,7 +23,7 @@ from typing import Any
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
-from bi_r58_nearest import _load  # noqa: E402
+from loading import load as _load  # noqa: E402
 
 STEP = 6
 ROUNDS = 3

@@ -10,12 +10,13 @@ Loads bench/bi_nokeys.py by path (bench/mcp.py would shadow the `mcp` package).
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 from unittest import mock
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from loading import load as load_bench  # noqa: E402
 
 
 def main() -> None:
@@ -23,10 +24,7 @@ def main() -> None:
     from orrery.bi.semantic import load
     from orrery.bi.tools import BIContext
 
-    spec = importlib.util.spec_from_file_location("bi_nokeys", HERE / "bi_nokeys.py")
-    nk = importlib.util.module_from_spec(spec)
-    sys.modules["bi_nokeys"] = nk
-    spec.loader.exec_module(nk)
+    nk = load_bench("bi_nokeys")
     contexts: dict[str, BIContext] = {}
     for which in (s for s in nk.SETS if not nk.pending(s)):
         counts = {"off": [0, 0], "on": [0, 0]}  # [answerable declined, unanswerable declined]

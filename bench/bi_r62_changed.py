@@ -8,19 +8,12 @@ round 62); answerable or not. Rules: bench/bi_r62_rules.py's A, B, C, as the cod
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(HERE))
+from loading import load as _load  # noqa: E402
 
 
 def main() -> None:

@@ -10,11 +10,13 @@ Loads bench/bi_nokeys.py by path (bench/mcp.py would shadow the `mcp` package).
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from loading import load as load_bench  # noqa: E402
+
 QUESTIONS = [  # (database, question, the term field mapping would judge, answerable)
     ("tpch", "What is the fuel cost of each shipment?", "fuel cost", False),
     ("chinook", "How many stars did customers give each track in reviews?", "stars", False),
@@ -34,10 +36,7 @@ def main() -> None:
     from orrery.bi.semantic import load
     from orrery.bi.tools import BIContext
 
-    spec = importlib.util.spec_from_file_location("bi_nokeys", HERE / "bi_nokeys.py")
-    nk = importlib.util.module_from_spec(spec)
-    sys.modules["bi_nokeys"] = nk
-    spec.loader.exec_module(nk)
+    nk = load_bench("bi_nokeys")
     contexts: dict[str, BIContext] = {}
     for db, question, term, answerable in QUESTIONS:
         if db not in contexts:
