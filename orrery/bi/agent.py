@@ -270,11 +270,14 @@ class BIAgent(PlanAgent):
         prose: bool = True,
         sql_mode: Literal["parts", "sql"] = "parts",
         approve: Iterable[str] = (),
+        candidates: int = 1,
     ):
         """`prose=False` answers with the result itself instead of a model-written summary (one model call
         fewer per question: what a benchmark of the SQL wants). `sql_mode="parts"` has the model fill in the
         clauses and derives the joins (compose.py); "sql" has it write the whole statement. `approve` names
-        tools (e.g. "sql_executor") whose every call waits for a person (`resume(approvals=...)`)."""
+        tools (e.g. "sql_executor") whose every call waits for a person (`resume(approvals=...)`). `candidates=N`
+        writes a query up to N ways (parts with other shots, SQL over the DDL) and keeps the result most agree on
+        (vote.py; 1: one way, no extra model call)."""
         self.bi = BIContext(
             engine,
             semantic or load(engine.name, engine),
@@ -283,6 +286,7 @@ class BIAgent(PlanAgent):
             chart_dir,
             max_tokens=max_tokens_per_call,
             sql_mode=sql_mode,
+            candidates=candidates,
         )
         self.kept = BISession(self.bi)
         super().__init__(

@@ -76,6 +76,7 @@ class BIContext:
     sql_mode: str = "parts"  # "parts": the model fills in clauses, joins are derived; "sql": it writes the SQL
     question: str = ""  # the user's own words for the current plan (the rewrite may add some)
     approved: Any = None  # orrery.bi.examples.ExampleMemory: approved question -> SQL pairs shown to the SQL step
+    candidates: int = 1  # queries written per question, the one most agree on by result wins (vote.py)
     probe: bool = True  # a built query is run for one row to check it (off while its execution waits for approval)
     _index: list[Candidate] | None = None
     _lookup: ValueLookup | None = None

@@ -58,9 +58,10 @@ from orrery.bi.profile import quote
 from orrery.bi.relax import relaxed
 from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, schema_words, stems, words
 from orrery.bi.shots import drafted_shots
+from orrery.bi.vote import Result, agreed, result_of
 from orrery.errors import ToolError
 from orrery.messages import Message
-from orrery.tools.core import RunContext, Tool, tool
+from orrery.tools.core import NeedsClarification, RunContext, Tool, tool
 
 PROMPTS = Path(__file__).parent / "prompts"
 PREVIEW_ROWS = 20
@@ -599,24 +600,29 @@ def query_builder(ctx: RunContext[BIContext]) -> dict[str, Any]:
     def choose(options: list[str]) -> str:
         return choose_join(bi, options, bi.question or request, answer)
 
-    try:
-        return build_sql(bi, bi.sql_mode, user, tables, resolved, bi.question or request, choose)
-    except CannotAnswer:
-        raise
-    except ToolError as exc:
-        if bi.sql_mode != "parts":
-            raise
-        failed = exc  # the layer cannot express it: the model writes the SQL over the schema itself
+    def build(mode: str, asked: str = user, shots: list[Message] | None = None) -> dict[str, Any]:
+        return build_sql(bi, mode, asked, tables, resolved, bi.question or request, choose, shots)
+
     ddl = (
         f"Schema:\n{bi.semantic.render_ddl(tables, request)}\n\n"
         + ("Known:\n" + "\n".join(f"- {n}" for n in notes) + "\n\n" if notes else "")
         + f"Question: {request}"
     )
     try:
-        return {
-            **build_sql(bi, "fallback", ddl, tables, resolved, bi.question or request, choose),
-            "written_by_model": True,
-        }
+        built = build(bi.sql_mode)
+    except CannotAnswer:
+        raise
+    except ToolError as exc:
+        if bi.sql_mode != "parts":
+            raise
+        failed = exc  # the layer cannot express it: the model writes the SQL over the schema itself
+    else:
+        # other candidates run on the database: not while its queries wait for a person's approval
+        if bi.candidates > 1 and bi.sql_mode == "parts" and bi.probe:
+            return agreed_query(bi, built, other_queries(bi, ddl, build))
+        return built
+    try:
+        return {**build("fallback", ddl), "written_by_model": True}
     except ToolError as exc:
         raise ToolError(f"{failed}; the SQL the model then wrote over the schema failed too: {exc}") from exc
 
@@ -684,14 +690,15 @@ def build_sql(
     resolved: list[dict[str, Any]],
     question: str,
     choose: Callable[[list[str]], str],
+    shots: list[Message] | None = None,
 ) -> dict[str, Any]:
-    """The checked SQL for one request: written (`write_sql`), guarded, dry-run with EXPLAIN and a first
-    row, and on an error asked once more with the error."""
+    """The checked SQL for one request: written (`write_sql`, with `shots` in the parts mode), guarded, dry-run
+    with EXPLAIN and a first row, and on an error asked once more with the error."""
     system = prompt("query_parts" if mode == "parts" else "query_builder").format(dialect=bi.engine.dialect)
     asked, error, empty = user, "", None
     for attempt in (1, 2):
         try:
-            sql = write_sql(bi, mode, system, asked, tables, resolved, question, choose)
+            sql = write_sql(bi, mode, system, asked, tables, resolved, question, choose, shots)
         except (UnknownField, BadPart, BadReply) as exc:
             if attempt == 2 and empty is not None:
                 break
@@ -840,9 +847,11 @@ def write_sql(
     resolved: list[dict[str, Any]],
     question: str = "",
     choose: Callable[[list[str]], str] | None = None,
+    shots: list[Message] | None = None,
 ) -> str:
-    """One model call: SQL parts composed with the join path ('parts'), or the SQL itself ('sql'). Where two
-    joins connect the same tables, `choose` picks one (or asks the user)."""
+    """One model call: SQL parts composed with the join path ('parts'; shown `shots`, by default the drafted
+    ones), or the SQL itself ('sql'). Where two joins connect the same tables, `choose` picks one (or asks the
+    user)."""
     from orrery.bi.compose import PARTS_SCHEMA, AmbiguousJoin, QueryParts, compose
 
     if mode == "parts":
@@ -851,8 +860,7 @@ def write_sql(
             user,
             PARTS_SCHEMA,
             QueryParts,
-            (drafted_shots(bi) or examples("query_examples", lambda e: (e["user"], e["reply"])))
-            + approved_shots(bi, mode, question),
+            (default_shots(bi) if shots is None else shots) + approved_shots(bi, mode, question),
         )
         if not parts.select:
             raise CannotAnswer("no columns in this data answer the question")
@@ -873,6 +881,48 @@ def write_sql(
     if reply.cannot_answer is not None or not reply.sql:
         raise CannotAnswer(reply.cannot_answer or "no query fits the question")
     return reply.sql
+
+
+def default_shots(bi: BIContext) -> list[Message]:
+    """The parts mode's worked examples: those drafted for the database, else the built-in ones."""
+    return drafted_shots(bi) or builtin_shots()
+
+
+def builtin_shots() -> list[Message]:
+    return examples("query_examples", lambda e: (e["user"], e["reply"]))
+
+
+def other_queries(bi: BIContext, ddl: str, build: Callable[..., dict[str, Any]]) -> list[dict[str, Any] | None]:
+    """The candidates after the first (`bi.candidates` in all): the parts with the other shots (the built-in
+    ones where shots were drafted, else none), then the SQL over the DDL; each None where it failed or declined
+    (a candidate never turns an answer into a decline)."""
+    ways = [
+        lambda: build("parts", shots=builtin_shots() if drafted_shots(bi) else []),
+        lambda: {**build("fallback", ddl), "written_by_model": True},
+    ]
+    out: list[dict[str, Any] | None] = []
+    for way in ways[: bi.candidates - 1]:
+        try:
+            out.append(way())
+        except (ToolError, NeedsClarification):  # CannotAnswer too: the first query stands for the question
+            out.append(None)
+    return out
+
+
+def agreed_query(bi: BIContext, built: dict[str, Any], others: list[dict[str, Any] | None]) -> dict[str, Any]:
+    """Of the first query and the others, the one whose result most agree on (vote.py), run on the database."""
+    candidates = [built, *others]
+    results = [_result(bi, c["sql"]) if c else None for c in candidates]
+    won = agreed(results)
+    votes = sum(r is not None and r == results[won] for r in results)
+    return {**candidates[won], "agreement": f"{votes} of {len(candidates)} candidates"}
+
+
+def _result(bi: BIContext, sql: str) -> Result | None:
+    try:
+        return result_of(bi.engine.execute(sql).rows)
+    except QueryError:  # a timeout: no vote
+        return None
 
 
 def choose_join(bi: BIContext, options: list[str], question: str, answer: str | None) -> str:

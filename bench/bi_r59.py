@@ -1,0 +1,136 @@
+"""Round 59's model sample (bench/bi_r59.md): the fixed sample of `bi_r59_wrong.sample` (every 25th wrong and every
+40th right stored answer of sets #1..#22) asked of one code, in one process, as bench/bi_nokeys.py asks and scores
+a set; `--candidates N` builds the agent with `BIAgent(candidates=N)` (this round's option; main has none).
+
+    nice -n 10 timeout 900 python bench/bi_r59.py --code main --tag r59main
+    nice -n 10 timeout 900 python bench/bi_r59.py --code here --candidates 3 --tag r59c3
+
+Writes results/bi_r59_<code>_<tag>.json after every question (not bi_nokeys_*: `bi_recompose.newest` would read
+it as a set of its own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+# `bi_r59_wrong.py --sample` at 46aa6f3, fixed before the run (later stored answers would move the rule's draw)
+SAMPLE = (
+    ("dev", 31),
+    ("heldout13", 29),
+    ("heldout15", 19),
+    ("heldout17", 37),
+    ("heldout18", 43),
+    ("heldout19", 35),
+    ("heldout20", 22),
+    ("heldout22", 45),
+    ("heldout5", 25),
+    ("heldout7", 15),
+    ("nokeys", 55),
+    ("dev", 16),
+    ("heldout10", 27),
+    ("heldout12", 22),
+    ("heldout16", 21),
+    ("heldout2", 15),
+    ("heldout3", 9),
+    ("heldout7", 26),
+    ("heldout9", 7),
+    ("nokeys", 70),
+)
+
+
+def _load(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def worker(code: str, candidates: int, out: Path) -> None:
+    import orrery
+    from orrery.bi.agent import BIAgent
+    from orrery.llm import resolve_model
+
+    sys.path.insert(0, str(HERE))
+    bnk = _load("bi_nokeys")
+    from bi import scored
+
+    qs = [bnk.items(s)[i - 1] | {"set": s} for s, i in SAMPLE]
+    model = resolve_model("local")
+    calls = bnk._count_calls(model)
+    engines: dict[str, Any] = {}
+    sessions = tempfile.mkdtemp(prefix="bi-r59-")
+    option = {"candidates": candidates} if candidates > 1 else {}
+    rows: list[dict[str, Any]] = []
+    for i, item in enumerate(qs):
+        engine = engines.get(item["db"]) or engines.setdefault(item["db"], bnk.engine_for(item["db"]))
+        t0, calls[:] = time.perf_counter(), []
+        agent = BIAgent(
+            model, engine, store=f"{sessions}/s.db", session_id=f"q{i}", clarify=False, prose=False, **option
+        )
+        answer = agent.ask(item["question"])
+        seconds = time.perf_counter() - t0
+        correct = scored(item, engine, answer.status, answer.sql, answer.rows)
+        steps = [
+            f"{t['key']}: {t['status']} {(t['error'] or t['result'] or '')[: bnk.STEP_CHARS]}" for t in answer.todos
+        ]
+        rows.append(
+            {
+                **item,
+                "status": answer.status,
+                "sql": answer.sql,
+                "correct": correct,
+                "seconds": round(seconds, 1),
+                "tokens": answer.usage.total,
+                "model_calls": len(calls),
+                "load_1min": round(os.getloadavg()[0], 1),
+                "answer": answer.answer[:300],
+                "steps": steps,
+            }
+        )
+        print(
+            f"[{i + 1}/{len(qs)}] {'OK ' if correct else 'BAD'} {seconds:5.1f}s {len(calls)} calls "
+            f"{item['db']:8} {item['question']} -> {answer.status} {answer.sql or ''}",
+            flush=True,
+        )
+        summary = bnk.summarize(rows, "r59sample", code, model.name, len(qs), orrery.__file__)
+        bnk._write(out, summary | {"candidates": candidates})
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--code", choices=("main", "here"), default="here")
+    p.add_argument("--candidates", type=int, default=1)
+    p.add_argument("--tag", default="r59")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    out = HERE / "results" / f"bi_r59_{args.code}_{args.tag}.json"
+    if args.worker:
+        worker(args.code, args.candidates, out)
+        return
+    root = os.environ.get("ORRERY_MAIN", "/work/main") if args.code == "main" else str(HERE.parent)
+    env = {**os.environ, "PYTHONPATH": root, "OMP_WAIT_POLICY": "passive"}
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker",
+        "--code",
+        args.code,
+        "--candidates",
+        str(args.candidates),
+        "--tag",
+        args.tag,
+    ]
+    sys.exit(subprocess.run(cmd, env=env, cwd=root).returncode)
+
+
+if __name__ == "__main__":
+    main()
