@@ -64,7 +64,7 @@ def worker(code: str, candidates: int, out: Path) -> None:
     from bi import scored
 
     wrong, right = SAMPLE[:11], SAMPLE[11:]  # interleaved, so a run cut by its time limit keeps guards too
-    order = [q for pair in zip(wrong, right, strict=False) for q in pair] + wrong[len(right) :]
+    order = [q for pair in zip(wrong, right, strict=False) for q in pair] + list(wrong[len(right) :])
     qs = [bnk.items(s)[i - 1] | {"set": s} for s, i in order]
     model = resolve_model("local")
     calls = bnk._count_calls(model)
