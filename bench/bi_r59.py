@@ -4,6 +4,7 @@ a set; `--candidates N` builds the agent with `BIAgent(candidates=N)` (this roun
 
     nice -n 10 timeout 900 python bench/bi_r59.py --code main --tag r59main
     nice -n 10 timeout 900 python bench/bi_r59.py --code here --candidates 3 --tag r59c3
+    python bench/bi_r59.py --compare results/bi_r59_main_r59main.json results/bi_r59_here_r59c3.json
 
 Writes results/bi_r59_<code>_<tag>.json after every question (not bi_nokeys_*: `bi_recompose.newest` would read
 it as a set of its own).
@@ -107,7 +108,32 @@ def worker(code: str, candidates: int, out: Path) -> None:
         bnk._write(out, summary | {"candidates": candidates})
 
 
+def compare(before: Path, after: Path) -> None:
+    """The criterion's numbers over the questions both runs finished: the flips and the median seconds."""
+    import json
+    import statistics
+
+    runs = [{(q["set"], q["question"]): q for q in json.loads(f.read_text())["questions"]} for f in (before, after)]
+    both = [k for k in runs[0] if k in runs[1]]
+    flips = {
+        "wrong -> right": sum(not runs[0][k]["correct"] and runs[1][k]["correct"] for k in both),
+        "right -> wrong": sum(runs[0][k]["correct"] and not runs[1][k]["correct"] for k in both),
+    }
+    med = [statistics.median(r[k]["seconds"] for k in both) for r in runs]
+    calls = [statistics.median(r[k]["model_calls"] for k in both) for r in runs]
+    print(f"questions both ran: {len(both)}; right: {[sum(r[k]['correct'] for k in both) for r in runs]}; {flips}")
+    print(f"median s/q: {med[0]} -> {med[1]} ({med[1] / med[0]:.2f}x); median model calls: {calls[0]} -> {calls[1]}")
+    for k in both:
+        a, b = runs[0][k], runs[1][k]
+        print(
+            f"{'OK ' if a['correct'] else 'BAD'} -> {'OK ' if b['correct'] else 'BAD'} {a['seconds']:5.1f} -> "
+            f"{b['seconds']:5.1f}s {a['status']}/{b['status']} {k[0]}: {k[1]}"
+        )
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--compare"]:
+        return compare(Path(sys.argv[2]), Path(sys.argv[3]))
     p = argparse.ArgumentParser()
     p.add_argument("--code", choices=("main", "here"), default="here")
     p.add_argument("--candidates", type=int, default=1)
