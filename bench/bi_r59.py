@@ -55,7 +55,20 @@ def _load(name: str) -> Any:
     return module
 
 
-def worker(code: str, candidates: int, out: Path) -> None:
+def _record_candidates(seen: list[str]) -> None:
+    """`--oracle`: each question's candidate queries (bench only: the agent keeps the winner's)."""
+    from orrery.bi import tools
+
+    agreed_query = tools.agreed_query
+
+    def recorded(bi: Any, built: dict[str, Any], others: list[Any]) -> dict[str, Any]:
+        seen[:] = [c["sql"] if c else None for c in (built, *others)]
+        return agreed_query(bi, built, others)
+
+    tools.agreed_query = recorded
+
+
+def worker(code: str, candidates: int, out: Path, oracle: list[int] | None = None) -> None:
     import orrery
     from orrery.bi.agent import BIAgent
     from orrery.llm import resolve_model
@@ -67,6 +80,10 @@ def worker(code: str, candidates: int, out: Path) -> None:
     wrong, right = SAMPLE[:11], SAMPLE[11:]  # interleaved, so a run cut by its time limit keeps guards too
     order = [q for pair in zip(wrong, right, strict=False) for q in pair] + list(wrong[len(right) :])
     qs = [bnk.items(s)[i - 1] | {"set": s} for s, i in order]
+    qs = [qs[i - 1] for i in oracle] if oracle else qs
+    seen: list[str] = []
+    if oracle:
+        _record_candidates(seen)
     model = resolve_model("local")
     calls = bnk._count_calls(model)
     engines: dict[str, Any] = {}
@@ -75,7 +92,7 @@ def worker(code: str, candidates: int, out: Path) -> None:
     rows: list[dict[str, Any]] = []
     for i, item in enumerate(qs):
         engine = engines.get(item["db"]) or engines.setdefault(item["db"], bnk.engine_for(item["db"]))
-        t0, calls[:] = time.perf_counter(), []
+        t0, calls[:], seen[:] = time.perf_counter(), [], []
         agent = BIAgent(
             model, engine, store=f"{sessions}/s.db", session_id=f"q{i}", clarify=False, prose=False, **option
         )
@@ -97,6 +114,10 @@ def worker(code: str, candidates: int, out: Path) -> None:
                 "load_1min": round(os.getloadavg()[0], 1),
                 "answer": answer.answer[:300],
                 "steps": steps,
+                # whether each candidate's own result is right (None: it failed)
+                "candidates": [
+                    [c, c is not None and scored(item, engine, "completed", c, engine.execute(c).rows)] for c in seen
+                ],
             }
         )
         print(
@@ -138,11 +159,12 @@ def main() -> None:
     p.add_argument("--code", choices=("main", "here"), default="here")
     p.add_argument("--candidates", type=int, default=1)
     p.add_argument("--tag", default="r59")
+    p.add_argument("--oracle", default=None, help="positions (1-based, run order) to ask, recording each candidate")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     out = HERE / "results" / f"bi_r59_{args.code}_{args.tag}.json"
     if args.worker:
-        worker(args.code, args.candidates, out)
+        worker(args.code, args.candidates, out, [int(i) for i in args.oracle.split(",")] if args.oracle else None)
         return
     root = os.environ.get("ORRERY_MAIN", "/work/main") if args.code == "main" else str(HERE.parent)
     env = {**os.environ, "PYTHONPATH": root, "OMP_WAIT_POLICY": "passive"}
@@ -156,6 +178,7 @@ def main() -> None:
         str(args.candidates),
         "--tag",
         args.tag,
+        *(["--oracle", args.oracle] if args.oracle else []),
     ]
     sys.exit(subprocess.run(cmd, env=env, cwd=root).returncode)
 
