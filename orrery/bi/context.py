@@ -234,7 +234,7 @@ def _tables_after(semantic: Semantic, question: str, value: str) -> set[str]:
     return {t for t in semantic.tables if singular(words(t).split()[-1] if words(t) else t) == singular(word)}
 
 
-_ORDINAL = re.compile(r"(?:the )?(?:first|second|third|fourth|[1-4])(?: one)?")
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1": 1, "2": 2, "3": 3, "4": 4}  # an option by number
 
 
 def plainly_picks(answer: str, options: list[str]) -> bool:
@@ -245,15 +245,15 @@ def plainly_picks(answer: str, options: list[str]) -> bool:
     forms = [{o.lower(), o.split(" (")[0].split(".")[-1].lower()} for o in options]
     begun = [f for f in forms if any(name.startswith(said + " ") for name in f)]
     named = any(said in f for f in forms)
-    return bool(options) and (bool(_ORDINAL.fullmatch(said)) or named or (len(said) > 2 and len(begun) == 1))
+    ordinal = said.removeprefix("the ").removesuffix(" one") in ORDINALS
+    return bool(options) and (ordinal or named or (len(said) > 2 and len(begun) == 1))
 
 
 def pick_option(answer: str, options: list[str]) -> str | None:
     """The option an answer names: by number ('2', 'the second'), or the closest by spelling."""
-    ordinals = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1": 1, "2": 2, "3": 3, "4": 4}
     for word in re.findall(r"\w+", answer.lower()):
-        if word in ordinals and ordinals[word] <= len(options) and not any(word in o.lower() for o in options):
-            return options[ordinals[word] - 1]
+        if word in ORDINALS and ORDINALS[word] <= len(options) and not any(word in o.lower() for o in options):
+            return options[ORDINALS[word] - 1]
 
     def squeeze(text: str) -> str:
         return re.sub(r"[\W_]+", "", text.lower())
