@@ -805,6 +805,7 @@ def compose(
     _referenced_row(trees, semantic, question, used)
     _no_blank_key(trees, semantic, question)
     _ranked_values_only(trees, limit)
+    _label_beside_code(trees, semantic, used)
     named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
     used = _without_unused_child(semantic, used, named, question)
@@ -1608,7 +1609,7 @@ def _key_names(semantic: Semantic, table: str, key: str) -> set[str]:
     return {w for w in found if len(w) > 2 and w not in KEY_WORDS} - _table_names(semantic, table)
 
 
-_LABEL_WORDS = ("name", "title", "desc", "description", "label")
+_LABEL_WORDS = ("name", "nm", "title", "desc", "description", "label")
 
 
 def _label_of(semantic: Semantic, table: str) -> list[str]:
@@ -1620,6 +1621,40 @@ def _label_of(semantic: Semantic, table: str) -> list[str]:
         if named := [c for c in columns if word in words(c).split()]:
             return named
     return []
+
+
+def _label_beside_code(trees: dict[str, list[exp.Expression]], semantic: Semantic, used: list[str]) -> None:
+    """`SELECT cars.origin, AVG(cars.weight) ... GROUP BY cars.origin` for 'each region of origin': a code shown (a
+    bare column selected, or a group key) that refers to a lookup by the layer's only join between the two tables
+    is shown with the lookup's one label beside it (`origins.name`), grouped by too; the code stays, for a question
+    that asks it. Nothing when the query shows a column of the lookup already or counts its groups."""
+    if _counts_groups(trees):
+        return
+    shown = [n for n in trees["select"] if isinstance(n, exp.Column)] + [
+        n for n in trees["group_by"] if isinstance(n, exp.Column)
+    ]
+    for code in list({n.sql(): n for n in shown}.values()):
+        lookup = _only_lookup_of(semantic, code)
+        label = _label_of(semantic, lookup) if lookup else []
+        if len(label) != 1 or lookup.lower() in _tables_of(trees):
+            continue
+        new = exp.column(label[0], table=lookup)
+        at = next((i for i, n in enumerate(trees["select"]) if n.sql() == code.sql()), -1)
+        trees["select"].insert(at + 1 if at >= 0 else 0, new)
+        if any(g.sql() == code.sql() for g in trees["group_by"]):
+            trees["group_by"].append(new.copy())
+        used += [] if lookup in used else [lookup]
+
+
+def _only_lookup_of(semantic: Semantic, col: exp.Column) -> str | None:
+    """The table `col` refers to by the layer's one join between its table and that one, else None."""
+    table = col.table.lower()
+    for join in semantic.joins:
+        (left, key), (right, _) = join_columns(join)
+        if (left.lower(), key.lower()) == (table, col.name.lower()) and right.lower() != table:
+            between = [j for j in semantic.joins if {t.lower() for t in sides(j)} == {table, right.lower()}]
+            return right if len(between) == 1 else None
+    return None
 
 
 def _group_by_referenced(
