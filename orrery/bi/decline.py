@@ -1951,6 +1951,31 @@ def absent_value(bi: BIContext, sql: str, question: str) -> str | None:
     return None
 
 
+def absent_mentions(bi: BIContext, mentions: list[str], question: str) -> list[str]:
+    """The mentions entity resolution left unresolved that the data holds in no form (`_absent_mention`): the plan
+    would run on without them, counting every row or filtering on a literal the model makes up (round 65)."""
+    return [m for m in mentions if _absent_mention(bi, m, question)]
+
+
+def _absent_mention(bi: BIContext, mention: str, question: str) -> bool:
+    """Whether the user wrote the mention and no name of it (`_name_words`) is held, word by word (`_held`:
+    'Norwegian buyers' is held where Norway is stored, though no value holds 'buyers'); a number is a quantity, and a
+    mention placed on a field by its meaning is a field, not a value."""
+    words = _name_words(bi, mention, question)
+    if not words or writes_a_number(mention) or not user_wrote(mention, question):
+        return False
+    return not any(_held(bi, w, [w]) for w in words) and meaning_of(bi, mention, values=False) is None
+
+
+def _name_words(bi: BIContext, mention: str, question: str) -> list[str]:
+    """The value words of a mention the user wrote (`_users_words`) that are names: capitalised by the planner in the
+    mention ('Adele' of the user's 'adele') or by the user past the question's first word (`named_values`). The
+    planner lists field-like phrases among values too ('shipping mode', 'highest elevation'): not names."""
+    written = re.findall(r"[^\W\d_]+", " ".join([mention, *named_values(question)]))
+    capitals = {w.lower() for w in written if w[0].isupper()}  # 'Émile' too
+    return [w for w in _users_words(bi, mention, question) if w in capitals]
+
+
 def _value_words(bi: BIContext, name: str) -> list[str]:
     """The words of a name that may be a value's: three letters or more, not a word of the schema ('county')."""
     kinds = _schema_words(bi)
