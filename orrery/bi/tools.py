@@ -32,6 +32,7 @@ from orrery.bi.context import BadReply, BIContext, Candidate
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
 from orrery.bi.decline import (
     GRAMMAR,
+    absent_mentions,
     askable,
     categories,
     category_values,
@@ -274,6 +275,8 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
             for c in [pick, *bi.rest_of_name(mention, pick)]
         ]
         resolved += [found[0] | ({"why": why} if why else {}), *found[1:]]
+    if absent := absent_mentions(bi, unresolved, question):
+        raise CannotAnswer(f"the data holds no value like {absent[0]!r}")
     for more in (
         compound_values,
         category_values,
