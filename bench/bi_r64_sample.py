@@ -1,4 +1,4 @@
-"""Round 64's model sample (bench/bi_r64.md), fixed by rule before its run, no model here: the stored wrong answers
+"""Round 64's model sample (bench/bi.md, round 64), fixed by rule before its run, no model here: the stored wrong answers
 of sub-class (a) 'code for label' (`bi_r64_tables.py`), the stored answers whose recomposed SQL the change alters
 (results/bi_r64_recompose_{main,here}.json), and for each of their databases the first stored right answer (by set,
 question) whose SQL has a GROUP BY, as guards. Prints set|index|db|stored|why|question, and the --only lists per set.

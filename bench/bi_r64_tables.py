@@ -1,4 +1,4 @@
-"""Round 64's diagnosis (bench/bi_r64.md), no model: the stored wrong answers of round 59's class "tables read"
+"""Round 64's diagnosis (bench/bi.md, round 64), no model: the stored wrong answers of round 59's class "tables read"
 (`bi_r59_wrong.wrong_class`, newest record per question of every set not pending) in sub-classes, by the tables the
 answer's SQL and the gold's read (sqlglot):
 

@@ -1,4 +1,4 @@
-"""Round 65's diagnosis (bench/bi_r65.md): every unanswerable question of the development sets whose newest stored
+"""Round 65's diagnosis (bench/bi.md, round 65): every unanswerable question of the development sets whose newest stored
 record (`bi_recompose.newest`) was answered, not declined, with its set's label (the comment beside it in the set's
 module, where it has one), its database, what entity resolution made of its names (the record's
 `resolve_entities` step) and what the shape checks (decline.shape_decline) say of it under the code on PYTHONPATH;

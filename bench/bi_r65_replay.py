@@ -1,4 +1,4 @@
-"""Round 65's measure (bench/bi_r65.md): `decline.absent_mentions` of the code on PYTHONPATH replayed, no model, on
+"""Round 65's measure (bench/bi.md, round 65): `decline.absent_mentions` of the code on PYTHONPATH replayed, no model, on
 the unresolved mentions of the stored `resolve_entities` step of the newest record of every question of the
 development sets (`bi_recompose.newest`): which unanswerable questions answered today it declines, and which
 answerable ones not declined today it newly declines (each listed).

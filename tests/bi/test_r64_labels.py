@@ -1,4 +1,4 @@
-"""Round 64 (bench/bi_r64.md): a code shown (selected or grouped by) that refers to a lookup by the layer's only
+"""Round 64 (bench/bi.md, round 64): a code shown (selected or grouped by) that refers to a lookup by the layer's only
 join between the two tables is shown with the lookup's one label beside it ('each region of origin': the origin's
 name, not only its code); counter-examples where no label is added."""
 

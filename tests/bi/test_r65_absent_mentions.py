@@ -1,4 +1,4 @@
-"""Round 65 (bench/bi_r65.md): a name the planner passed to entity resolution that stays unresolved, that the user
+"""Round 65 (bench/bi.md, round 65): a name the planner passed to entity resolution that stays unresolved, that the user
 wrote and that the data holds in no form (`decline.absent_mentions`) is missing: the plan would run on without it
 and count every row. Only names are judged (capitalised by the planner or by the user), word by word."""
 

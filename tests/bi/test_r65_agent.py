@@ -1,6 +1,6 @@
-"""Round 65 through the agent (bench/bi_r65.md): a name the planner passes to entity resolution that the data holds
+"""Round 65 through the agent (bench/bi.md, round 65): a name the planner passes to entity resolution that the data holds
 in no form declines the turn with one line naming it, instead of a query that counts every row. Needs the line of
-bi_r65.md in tools.entity_resolution."""
+bench/bi.md, round 65 in tools.entity_resolution."""
 
 from __future__ import annotations
 
