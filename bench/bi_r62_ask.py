@@ -1,6 +1,6 @@
 """Round 62, rule D: the shape check with asking on (`shape_decline(..., ask=True)`, a BIContext with `clarify`) on
 every set's questions (heldout23 pending: not read), no model: rule D off (a missing term near a column is left to
-field mapping, `askable`) vs on (only when field mapping finds it missing too, `decline._asked_later`). Lists every
+field mapping, `askable`) vs on (only when field mapping finds it missing too, `decline.asked_later`). Lists every
 question whose verdict changes and the counts per set (bench/bi.md, round 62).
 
     PYTHONPATH=$PWD python bench/bi_r62_ask.py
@@ -33,7 +33,7 @@ def main() -> None:
                 engine = nk.engine_for(q["db"])
                 contexts[q["db"]] = BIContext(engine, load(engine.name, engine), None, clarify=True)
             bi, answerable = contexts[q["db"]], q["gold"] is not None
-            with mock.patch.object(d, "_asked_later", lambda bi, missing, _q: d.askable(bi, missing)):
+            with mock.patch.object(d, "asked_later", lambda bi, missing, _q: d.askable(bi, missing)):
                 before = d.shape_decline(bi, q["question"], ask=True)
             after = d.shape_decline(bi, q["question"], ask=True)
             for key, reason in (("off", before), ("on", after)):

@@ -28,7 +28,7 @@ from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanT
 from orrery.bi.context import plainly_picks
 from orrery.bi.decline import (
     absent_value,
-    askable,
+    asked_later,
     category_values,
     flag_values,
     future,
@@ -411,8 +411,9 @@ class BIAgent(PlanAgent):
         missing = list(
             dict.fromkeys([*missing_fields(self.bi, named, user_input), *missing_asked(self.bi, user_input)])
         )
-        if missing and not set(missing) & set(reply.values) and askable(self.bi, missing):
-            # field mapping asks the user which column each one means (tools.ask_field)
+        if missing and not set(missing) & set(reply.values) and asked_later(self.bi, missing, user_input):
+            # field mapping asks the user which column each one means (tools.ask_field); one decision with the
+            # shape check's: a term field mapping holds would be mapped silently, so it declines
             reply.fields += [t for t in missing if t not in reply.fields]
             return "query", None
         if missing:

@@ -641,18 +641,18 @@ def shape_decline(bi: BIContext, question: str, ask: bool = False) -> str | None
     future (the data records what happened) or for a judgment (`judgment`), something it asks about is
     missing (`missing_asked`), or a value it names is in no column (`missing_values`). A typo of a word the data
     spells is read as that word (`read_typos`). With `ask`, a missing term the user can be asked about (`askable`)
-    is left to field mapping, which asks (`_asked_later`)."""
+    is left to field mapping, which asks (`asked_later`)."""
     question = read_typos(bi, question)
     if reason := future(question) or judgment(question, bi) or years_outside(bi, question) or origin(bi, question):
         return reason
-    if (missing := missing_asked(bi, question)) and not (ask and _asked_later(bi, missing, question)):
+    if (missing := missing_asked(bi, question)) and not (ask and asked_later(bi, missing, question)):
         return no_field(bi, missing)
     if missing_named := missing_values(bi, question) + [repr(k) for k in missing_kinds(bi, question)]:
         return "the data holds no value " + ", ".join(missing_named)
     return None
 
 
-def _asked_later(bi: BIContext, missing: list[str], question: str) -> bool:
+def asked_later(bi: BIContext, missing: list[str], question: str) -> bool:
     """Whether field mapping will ask the user about each missing term: a column is near it (`askable`) and field
     mapping's judgment finds it missing too; a term that judgment holds ('stars': a track's name) it maps, asking
     nothing, so the question would be answered without the term."""

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from orrery.bi.agent import BIAgent, PlanReply
 from orrery.bi.decline import shape_decline
 from orrery.bi.tools import BIContext
+from orrery.llm.scripted import ScriptedModel
 
 NAMES = ["Stars", "Yellow Moon", "Blue Train", *(f"Song number {i}" for i in range(150))]
 
@@ -70,3 +72,13 @@ def test_with_asking_on_a_term_field_mapping_holds_declines_at_once(shop):
 def test_with_asking_on_a_term_field_mapping_finds_missing_is_left_to_it(shop):
     assert shape_decline(shop, "How many moods did listeners give each track?", ask=True) is None  # asked about
     assert shape_decline(shop, "How many moods did listeners give each track?") is not None  # asking off: declined
+
+
+def test_the_planners_judgment_asks_about_a_term_as_the_shape_check_does(shop, tmp_path):
+    # one decision for both: a term field mapping holds ('stars', a track's name) is declined, not handed to field
+    # mapping (which would map it, asking nothing); a term it finds missing too ('moods') is asked about
+    agent = BIAgent(ScriptedModel([]), shop.engine, store=tmp_path / "s.db", prose=False)
+    for term, kind in (("stars", "cannot_answer"), ("moods", "query")):
+        question = f"How many {term} did listeners give each track?"
+        reply = PlanReply(request=question, kind="cannot_answer", fields=[term])
+        assert agent.judge_decline(reply, question)[0] == kind
