@@ -183,6 +183,18 @@ The database of held-out set #23 (bench/bi_heldout23.py), crime statistics, buil
   (`div_id` 1-9, `div_nm` "New England", ..., `rgn_nm` Northeast/Midwest/South/West).
   `ucr_st_rates.jur_cd` holds a `geo_state.usps_abbr` and `geo_state.cdiv_no` a `census_div.div_id`.
 
+The database of held-out set #24 (bench/bi_heldout24.py), population by age and sex, built the same way:
+
+- demog: bokeh-sampledata's population (United Nations, Department of Economic and Social Affairs, Population
+  Division (2024), World Population Prospects 2024, medium variant; CC BY 3.0 IGO, as bokeh-sampledata states;
+  the estimates of 1950 to 2020 only, its projections and its aggregate areas left out) with the ISO codes,
+  continents and subregions of countryinfo's country data (MIT) and subregion codes written here, split in three:
+  `wpp_popn` (`loc_cd` the area's ISO alpha-3 code, `ref_yr` 1950, 1955, ..., 2020, `sex_cd` M/F, `age_grp`
+  "0-4", ..., "100+", `age_lo` the group's first age, `pop_cnt` persons on 1 July; 149,310 rows), `cntry_ref`
+  (`iso3_cd`, `m49_no` the UN location number, `area_nm` the UN's name, `sreg_no`; 237 rows) and `geo_sreg`
+  (`sreg_key`, `sreg_nm` "Western Europe", ..., `cont_nm` Africa/Americas/Asia/Europe/Oceania; 17 rows).
+  `wpp_popn.loc_cd` holds a `cntry_ref.iso3_cd` and `cntry_ref.sreg_no` a `geo_sreg.sreg_key`.
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -213,6 +225,7 @@ HELDOUT20_DATABASES = ("travel",)
 HELDOUT21_DATABASES = ("equities",)
 HELDOUT22_DATABASES = ("carbon",)
 HELDOUT23_DATABASES = ("crime",)
+HELDOUT24_DATABASES = ("demog",)
 # the U.S. Census Bureau's nine divisions (numbered as it numbers them), their regions and their states' postal codes
 CENSUS_DIVISIONS = (
     (1, "New England", "Northeast", "CT ME MA NH RI VT"),
@@ -755,6 +768,32 @@ def _crime(path: Path) -> None:
         _write(con, {"ucr_st_rates": rates, "geo_state": states, "census_div": divisions})
 
 
+def _demog(path: Path) -> None:
+    from bokeh_sampledata import population
+    from countryinfo import CountryInfo
+
+    src = population.data
+    src = src[(src["LocID"] < 900) & (src["Year"] <= 2020)]  # countries and areas only; estimates, not projections
+    iso = {int(v["ISO"]["numeric"]): v for v in CountryInfo.all().values() if v.get("ISO", {}).get("numeric")}
+    kosovo = {"ISO": {"alpha3": "XKX"}, "subregion": "Southern Europe"}  # countryinfo has no number for it
+    areas = src[["LocID", "Location"]].drop_duplicates()
+    info = [iso.get(n, kosovo if n == 412 else None) for n in areas["LocID"]]
+    sreg = {nm: i for i, nm in enumerate(sorted({c["subregion"] for c in info}), start=11)}
+    cntry = pd.DataFrame({"iso3_cd": [c["ISO"]["alpha3"] for c in info], "m49_no": areas["LocID"].to_numpy()})
+    cntry["area_nm"] = areas["Location"].to_numpy()
+    cntry["sreg_no"] = [sreg[c["subregion"]] for c in info]
+    cont = {c["subregion"]: c.get("region", "Europe") for c in info}
+    geo = pd.DataFrame([(i, nm, cont[nm]) for nm, i in sreg.items()], columns=["sreg_key", "sreg_nm", "cont_nm"])
+    popn = pd.DataFrame({"loc_cd": src["LocID"].map(cntry.set_index("m49_no")["iso3_cd"]).to_numpy()})
+    popn["ref_yr"] = src["Year"].to_numpy()
+    popn["sex_cd"] = src["Sex"].str[0].to_numpy()
+    popn["age_grp"] = src["AgeGrp"].to_numpy()
+    popn["age_lo"] = src["AgeGrpStart"].to_numpy()
+    popn["pop_cnt"] = src["Value"].round().astype(int).to_numpy()
+    with sqlite3.connect(path) as con:
+        _write(con, {"wpp_popn": popn, "cntry_ref": cntry, "geo_sreg": geo})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -776,6 +815,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "equities": _equities,
     "carbon": _carbon,
     "crime": _crime,
+    "demog": _demog,
 }
 
 
@@ -814,5 +854,6 @@ if __name__ == "__main__":
         *HELDOUT21_DATABASES,
         *HELDOUT22_DATABASES,
         *HELDOUT23_DATABASES,
+        *HELDOUT24_DATABASES,
     ):
         print(db, path_of(db))
