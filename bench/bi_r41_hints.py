@@ -9,7 +9,6 @@ hold the column X stands for (`MEANT`, read from the question and the gold befor
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sys
@@ -18,6 +17,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from loading import load as _load  # noqa: E402
+
 NAMED = re.compile(r"no table has a column named ((?:'[^']*'(?:, )?)+)")
 TABLES = re.compile(r'"table": "([^"]*)"')
 MEANT = {
@@ -34,19 +36,12 @@ MEANT = {
 }
 
 
-def _module(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def main(out_path: str) -> None:
     from orrery.bi import compose, tools
     from orrery.bi.compose import _hints
     from orrery.bi.semantic import load
 
-    rc, bnk = _module("bi_recompose"), _module("bi_nokeys")
+    rc, bnk = _load("bi_recompose"), _load("bi_nokeys")
     layers: dict[str, Any] = {}
     out: dict[str, Any] = {}
     for s, q in rc.newest():

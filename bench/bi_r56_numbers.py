@@ -7,7 +7,7 @@ answer of each answerable question (`bi_recompose.newest`), right or wrong. No m
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -16,13 +16,8 @@ import sqlglot
 from sqlglot import exp
 
 HERE = Path(__file__).parent
-
-
-def _module(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(HERE))
+from loading import load as _load  # noqa: E402
 
 
 def dropped(sql: str, question: str, semantic: Any, dialect: str) -> list[str]:
@@ -35,7 +30,7 @@ def dropped(sql: str, question: str, semantic: Any, dialect: str) -> list[str]:
 def main() -> None:
     from orrery.bi.semantic import load
 
-    bnk, rc = _module("bi_nokeys"), _module("bi_recompose")
+    bnk, rc = _load("bi_nokeys"), _load("bi_recompose")
     layers: dict[str, tuple[Any, str]] = {}
 
     def layer(db: str) -> tuple[Any, str]:

@@ -9,7 +9,6 @@ and the answerable questions whose newest record declined. No model.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sys
@@ -17,13 +16,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
-
-
-def _module(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(HERE))
+from loading import load as _load  # noqa: E402
 
 
 def labels() -> dict[str, str]:
@@ -42,7 +36,7 @@ def main(out_path: str) -> None:
     from orrery.bi.semantic import load
     from orrery.bi.tools import BIContext
 
-    recompose, bnk = _module("bi_recompose"), _module("bi_nokeys")
+    recompose, bnk = _load("bi_recompose"), _load("bi_nokeys")
     label = labels()
     contexts: dict[str, Any] = {}
     leaks, over = [], []
@@ -71,5 +65,4 @@ def main(out_path: str) -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(HERE))
     main(sys.argv[1])

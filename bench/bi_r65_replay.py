@@ -8,20 +8,14 @@ answerable ones not declined today it newly declines (each listed).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
-
-
-def _module(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(HERE))
+from loading import load as _load  # noqa: E402
 
 
 def main(out_path: str) -> None:
@@ -29,7 +23,7 @@ def main(out_path: str) -> None:
     from orrery.bi.semantic import load
     from orrery.bi.tools import BIContext
 
-    recompose, bnk = _module("bi_recompose"), _module("bi_nokeys")
+    recompose, bnk = _load("bi_recompose"), _load("bi_nokeys")
     contexts: dict[str, Any] = {}
     tally: dict[str, list[dict[str, Any]]] = {}
     for s, q in recompose.newest():
