@@ -195,6 +195,17 @@ The database of held-out set #24 (bench/bi_heldout24.py), population by age and 
   (`sreg_key`, `sreg_nm` "Western Europe", ..., `cont_nm` Africa/Americas/Asia/Europe/Oceania; 17 rows).
   `wpp_popn.loc_cd` holds a `cntry_ref.iso3_cd` and `cntry_ref.sreg_no` a `geo_sreg.sreg_key`.
 
+The database of held-out set #25 (bench/bi_heldout25.py), U.S. macroeconomic series, built the same way:
+
+- macro: statsmodels' macrodata dataset (quarterly U.S. macroeconomic series 1959Q1-2009Q3 from FRED, Federal
+  Reserve Bank of St. Louis, and the Bureau of Labor Statistics; public domain, as statsmodels states), split in
+  two: `nipa_qtr` (`prd_id` the period as yyyyq, e.g. 19591, `rl_gdp_bn` real GDP, `rl_pce_bn` real personal
+  consumption, `rl_gpdi_bn` real private investment, `rl_govt_bn` real government spending and `rl_dpi_bn` real
+  disposable income, billions of chained 2005 dollars; `cpi_u` the consumer price index, `m1_bn` the M1 money
+  stock, `tb3m_pct` the 3-month Treasury bill rate, `unemp_rt` the unemployment rate, `pop_mn` population in
+  millions, `infl_pct` inflation, `rl_int_pct` the real interest rate; 203 rows) and `cal_prd` (`period_key`,
+  `cal_yr`, `cal_qtr` 1-4, `dec_lbl` "1960s", ...; 203 rows). `nipa_qtr.prd_id` holds a `cal_prd.period_key`.
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -226,6 +237,7 @@ HELDOUT21_DATABASES = ("equities",)
 HELDOUT22_DATABASES = ("carbon",)
 HELDOUT23_DATABASES = ("crime",)
 HELDOUT24_DATABASES = ("demog",)
+HELDOUT25_DATABASES = ("macro",)
 # the U.S. Census Bureau's nine divisions (numbered as it numbers them), their regions and their states' postal codes
 CENSUS_DIVISIONS = (
     (1, "New England", "Northeast", "CT ME MA NH RI VT"),
@@ -794,6 +806,25 @@ def _demog(path: Path) -> None:
         _write(con, {"wpp_popn": popn, "cntry_ref": cntry, "geo_sreg": geo})
 
 
+def _macro(path: Path) -> None:
+    import statsmodels.api as sm
+
+    src = sm.datasets.macrodata.load_pandas().data
+    key = (src["year"] * 10 + src["quarter"]).astype(int)
+    periods = pd.DataFrame(
+        {"period_key": key, "cal_yr": src["year"].astype(int), "cal_qtr": src["quarter"].astype(int)}
+    )
+    periods["dec_lbl"] = (periods["cal_yr"] // 10 * 10).astype(str) + "s"
+    series = pd.DataFrame({"prd_id": key})
+    columns = {"realgdp": "rl_gdp_bn", "realcons": "rl_pce_bn", "realinv": "rl_gpdi_bn", "realgovt": "rl_govt_bn"}
+    columns |= {"realdpi": "rl_dpi_bn", "cpi": "cpi_u", "m1": "m1_bn", "tbilrate": "tb3m_pct", "unemp": "unemp_rt"}
+    columns |= {"pop": "pop_mn", "infl": "infl_pct", "realint": "rl_int_pct"}
+    for old, new in columns.items():
+        series[new] = src[old].to_numpy()
+    with sqlite3.connect(path) as con:
+        _write(con, {"nipa_qtr": series, "cal_prd": periods})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -816,6 +847,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "carbon": _carbon,
     "crime": _crime,
     "demog": _demog,
+    "macro": _macro,
 }
 
 
@@ -855,5 +887,6 @@ if __name__ == "__main__":
         *HELDOUT22_DATABASES,
         *HELDOUT23_DATABASES,
         *HELDOUT24_DATABASES,
+        *HELDOUT25_DATABASES,
     ):
         print(db, path_of(db))
