@@ -76,13 +76,11 @@ def check_id(what: str, value: str) -> str:
     return value
 
 
-def field_term(term: str) -> str:
+def field_term(term: str) -> str | None:
     """A term's normal form as a key: lower case, single spaces, each word singular ('Ship  Modes' -> 'ship
-    mode'); refused unless short and of letters, digits and spaces only."""
+    mode'); None (never kept) unless short and of letters, digits and spaces only."""
     normal = " ".join(singular(w) for w in re.split(r"[\s_-]+", str(term).lower().strip()) if w)
-    if len(normal) > MAX_TERM or not TERM.fullmatch(normal):
-        raise DataError(f"the term {str(term)[:80]!r} is not kept: at most {MAX_TERM} letters, digits and spaces")
-    return normal
+    return normal if len(normal) <= MAX_TERM and TERM.fullmatch(normal) else None
 
 
 @dataclass(frozen=True)
@@ -180,7 +178,8 @@ class ExampleMemory:
     def keep_field(self, connection: str, layer: Semantic, term: str, column: str | None) -> int:
         """Keep a person's answer for `term` on the connection (None: the data does not hold it), replacing an
         earlier one; the column must be one of the layer's."""
-        normal = field_term(term)
+        if (normal := field_term(term)) is None:
+            raise DataError(f"the term {str(term)[:80]!r} is not kept: at most {MAX_TERM} letters, digits and spaces")
         table, _, name = (column or "").partition(".")
         if column is not None and name not in layer.tables.get(table, {}).get("columns", {}):
             raise DataError(f"{column[:80]!r} is not a column of {connection}: the answer for {normal!r} is not kept")
@@ -198,13 +197,14 @@ class ExampleMemory:
 
     def kept_field(self, connection: str, layer: Semantic, term: str) -> KeptField | None:
         """The kept answer for `term` (its normal form), when its column is still one of the layer's."""
-        try:
-            normal = field_term(term)
-        except DataError:
-            return None  # a term no answer can have been kept for
+        normal = field_term(term)
         for kept in self.fields(connection):
             table, _, name = (kept.column or "").partition(".")
-            if kept.term == normal and (kept.column is None or name in layer.tables.get(table, {}).get("columns", {})):
+            if (
+                normal is not None
+                and kept.term == normal
+                and (kept.column is None or name in layer.tables.get(table, {}).get("columns", {}))
+            ):
                 return kept
         return None
 

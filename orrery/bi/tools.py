@@ -53,7 +53,7 @@ from orrery.bi.decline import (
 )
 from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
 from orrery.bi.engines import Engine, QueryError, QueryResult
-from orrery.bi.examples import approved_shots, reuse_approved
+from orrery.bi.examples import approved_shots, field_term, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
 from orrery.bi.joins import join_columns, sides
 from orrery.bi.names import names_table, said_words, singular
@@ -586,7 +586,8 @@ def ask_field(bi: BIContext, term: str, answer: str | None) -> dict[str, str]:
     options = [*nearest_columns(bi, term), NOT_HELD]
     chosen = bi.ask_or_pick(f"field:{term}", f"The data has no field named {term!r}; do you mean", options, answer)
     column = None if chosen == NOT_HELD else chosen
-    if memory is not None and bi.clarify:  # asking on: only a person's answer returns here, never a guess
+    # asking on: only a person's answer returns here, never a guess; a term of other characters is not kept
+    if memory is not None and bi.clarify and field_term(term) is not None:
         memory.keep_field(bi.engine.name, bi.semantic, term, column)
     return _field_of(column, no_field(bi, [term]))
 
