@@ -50,16 +50,6 @@ def run_one(model: Any, engine: Any, store: str, session: str, item: dict[str, A
     }
 
 
-def keyed(term: str, field_term: Any) -> str | None:
-    """The term's kept form; None for a term no answer can be kept for (`field_term` refuses it)."""
-    from orrery.errors import DataError
-
-    try:
-        return field_term(term)
-    except DataError:
-        return None
-
-
 def main() -> None:
     from orrery.bi.examples import ExampleMemory, field_term, open_examples
     from orrery.llm import resolve_model
@@ -96,7 +86,7 @@ def main() -> None:
         }
         summary["kept"] = sorted(f"{db}: {t}" for db, t in kept)
         summary["asked_again_of_a_kept_term"] = sum(
-            (r["db"], keyed(t, field_term)) in kept for r in rows if "pass2" in r for t in r["pass2"]["asked"]
+            (r["db"], field_term(t)) in kept for r in rows if "pass2" in r for t in r["pass2"]["asked"]
         )
         args.out.write_text(json.dumps({**summary, "rows": rows}, indent=1))
         print(json.dumps(summary), flush=True)
