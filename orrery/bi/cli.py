@@ -257,16 +257,20 @@ CONNECTION = Annotated[str, typer.Option("--db", help="the database's name (as -
 
 @memory_app.command("list")
 def memory_list(db: CONNECTION = "tpch", store: STORE = None) -> None:
-    """The approved question -> SQL pairs of a database, newest first."""
-    from orrery.bi.examples import check_id, open_examples
+    """The approved question -> SQL pairs of a database, newest first, then the fields people named for terms."""
+    from orrery.bi.examples import ExampleMemory, check_id, open_examples
 
-    found = open_examples(store, embedder=None).list(check_id("database name", db))
-    if not found:
+    examples = open_examples(store, embedder=None)
+    found = examples.list(check_id("database name", db))
+    fields = ExampleMemory(examples).fields(db)
+    if not found and not fields:
         console.print(f"no approved examples for {db}; approve an answer with `orrery bi approve RUN`")
         return
     table = Table("id", "question", "sql")
     for e in found:
         table.add_row(str(e.id), e.question, e.sql)
+    for f in fields:  # a person's answer to which column a term means (`ExampleMemory.keep_field`)
+        table.add_row(str(f.id), f"field {f.term!r}", f.column or "not held")
     console.print(table)
 
 
@@ -276,7 +280,7 @@ def memory_remove(
     db: CONNECTION = "tpch",
     store: STORE = None,
 ) -> None:
-    """Remove one approved example of a database."""
+    """Remove one approved example of a database, or a field kept for a term."""
     from orrery.bi.examples import check_id, open_examples
     from orrery.errors import DataError
 

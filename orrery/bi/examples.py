@@ -34,7 +34,8 @@ from orrery.bi.semantic import GENERIC, Semantic, schema_words, stems, words
 from orrery.errors import DataError
 from orrery.messages import Message
 from orrery.recall.embed import Remembered, lazy_embedder
-from orrery.recall.examples import MAX_SQL, ApprovedExamples, Example
+from orrery.recall.examples import APP, MAX_SQL, OWNER, ApprovedExamples, Example
+from orrery.recall.store import Item, Scope
 
 if TYPE_CHECKING:
     from orrery.bi.context import BIContext
@@ -55,6 +56,9 @@ POOL = 3
 SHOW_FLOOR = 0.6
 CACHED = 256  # (connection, question, k) kept by `ExampleMemory._scored`: a few per question asked
 Valued = Callable[[str], bool] | None  # whether a lower-case word is a word of a value the data stores (`value_test`)
+FIELD = "field"  # a store item: a person's answer to which column a term no column holds means (`keep_field`)
+MAX_TERM = 64
+TERM = re.compile(r"[a-z0-9]+(?: [a-z0-9]+)*")  # a kept term's normal form (`field_term`), whole
 
 
 class NotApprovable(DataError):
@@ -70,6 +74,23 @@ def check_id(what: str, value: str) -> str:
     if not isinstance(value, str) or not ID.match(value):
         raise DataError(f"{what} {str(value)[:80]!r} is not an id: use 1-64 letters, digits, '_' or '-'")
     return value
+
+
+def field_term(term: str) -> str | None:
+    """A term's normal form as a key: lower case, single spaces, each word singular ('Ship  Modes' -> 'ship
+    mode'); None (never kept) unless short and of letters, digits and spaces only."""
+    normal = " ".join(singular(w) for w in re.split(r"[\s_-]+", str(term).lower().strip()) if w)
+    return normal if len(normal) <= MAX_TERM and TERM.fullmatch(normal) else None
+
+
+@dataclass(frozen=True)
+class KeptField:
+    """A person's answer to 'the data has no field named X; do you mean': the term, its column ('table.column'),
+    or None where they said the data does not hold it."""
+
+    id: int
+    term: str
+    column: str | None
 
 
 @dataclass
@@ -153,6 +174,39 @@ class ExampleMemory:
         """The pairs an approved query may be reused from (`value_swap` decides): the nearest by search alone
         (a question differing only in its values is near by words; no floor, no shape: the match is exact)."""
         return self._search(connection, question, max(self.k, 5)) if self.k > 0 else []
+
+    def keep_field(self, connection: str, layer: Semantic, term: str, column: str | None) -> int:
+        """Keep a person's answer for `term` on the connection (None: the data does not hold it), replacing an
+        earlier one; the column must be one of the layer's."""
+        if (normal := field_term(term)) is None:
+            raise DataError(f"the term {str(term)[:80]!r} is not kept: at most {MAX_TERM} letters, digits and spaces")
+        table, _, name = (column or "").partition(".")
+        if column is not None and name not in layer.tables.get(table, {}).get("columns", {}):
+            raise DataError(f"{column[:80]!r} is not a column of {connection}: the answer for {normal!r} is not kept")
+        for old in self.fields(connection):
+            if old.term == normal:
+                self.examples.remove(connection, old.id)
+        item = Item(FIELD, normal, FIELD, {"column": column})
+        [item_id] = self.examples.store.add(Scope(OWNER, APP, connection), [item])
+        return item_id
+
+    def fields(self, connection: str) -> list[KeptField]:
+        """The connection's kept answers (`keep_field`), newest first."""
+        items = self.examples.store.items(Scope(OWNER, APP, connection), kinds=[FIELD], limit=100_000)
+        return [KeptField(i.id or 0, i.content, (i.input or {}).get("column")) for i in items]
+
+    def kept_field(self, connection: str, layer: Semantic, term: str) -> KeptField | None:
+        """The kept answer for `term` (its normal form), when its column is still one of the layer's."""
+        normal = field_term(term)
+        for kept in self.fields(connection):
+            table, _, name = (kept.column or "").partition(".")
+            if (
+                normal is not None
+                and kept.term == normal
+                and (kept.column is None or name in layer.tables.get(table, {}).get("columns", {}))
+            ):
+                return kept
+        return None
 
     def covers(self, connection: str, term: str, question: str) -> bool:
         """Whether an approved pair near `question` (one `nearest` shows) has `term` in its question, or reads a

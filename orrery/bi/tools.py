@@ -54,7 +54,7 @@ from orrery.bi.decline import (
 )
 from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
 from orrery.bi.engines import Engine, QueryError, QueryResult
-from orrery.bi.examples import approved_shots, reuse_approved
+from orrery.bi.examples import approved_shots, field_term, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
 from orrery.bi.joins import join_columns, sides
 from orrery.bi.names import names_table, said_words, singular
@@ -581,14 +581,26 @@ NOT_HELD = "none of these (the data does not hold it)"
 def ask_field(bi: BIContext, term: str, answer: str | None) -> dict[str, str]:
     """The column the user says a term no column holds means, among its nearest (`nearest_columns`); a decline when
     they say none does (`NOT_HELD`), or when asking is off or no column is near (`askable`)."""
+    memory = bi.approved
+    if memory is not None and (kept := memory.kept_field(bi.engine.name, bi.semantic, term)) is not None:
+        return _field_of(kept.column, f"you said the data does not hold {term!r}")
     if not askable(bi, [term]):
         raise CannotAnswer(no_field(bi, [term]))
     options = [*nearest_columns(bi, term), NOT_HELD]
     chosen = bi.ask_or_pick(f"field:{term}", f"The data has no field named {term!r}; do you mean", options, answer)
-    if chosen == NOT_HELD:
-        raise CannotAnswer(no_field(bi, [term]))
-    table, column = chosen.split(".", 1)
-    return {"table": table, "column": column}
+    column = None if chosen == NOT_HELD else chosen
+    # asking on: only a person's answer returns here, never a guess; a term of other characters is not kept
+    if memory is not None and bi.clarify and field_term(term) is not None:
+        memory.keep_field(bi.engine.name, bi.semantic, term, column)
+    return _field_of(column, no_field(bi, [term]))
+
+
+def _field_of(column: str | None, declined: str) -> dict[str, str]:
+    """The mapping to `column` ('table.column'); the decline `declined` where it is None (not held)."""
+    if column is None:
+        raise CannotAnswer(declined)
+    table, name = column.split(".", 1)
+    return {"table": table, "column": name}
 
 
 @tool
