@@ -335,13 +335,14 @@ _TIME_AHEAD = (
     r"(?:week|weekend|month|quarter|year|yr|decade|century|season|spring|summer|autumn|fall|winter|holiday|christmas|"
     r"xmas|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
 )
-# 'is going to' before a lower-case verb ('is going to win'), not a place ('orders going to France'); 'at the next
+# 'is going to' before a lower-case verb ('is going to win'), not a place ('orders going to France'); 's' for 'is'
+# after a pronoun only ("who's going to win"), not a possessive ("bachelor's going to women"); 'at the next
 # games': an event still to come; 'next' then up to two words that are no grammar words before a time ('next holiday
 # season', 'next 3 months'; not 'next to', 'next-day'); 'ten years from now'
 FUTURE = re.compile(
     rf"\b(will|tomorrow|next(?:\s+{_NOT_GRAMMAR}[\w']+){{0,2}}?\s+{_TIME_AHEAD}|from\s+now|forecast|predict\w*|"
     r"upcoming)\b|"
-    r"(?:'s|\bis|\bare|\bam)\s+going\s+to\s+(?-i:[a-z]+)\b(?<!\bthe)|\b(?:at|in|during|for)\s+the\s+(?:next|coming)\b(?!-)",
+    r"(?:\b(?:it|that|this|what|who|he|she|there|here|where|which)'s|\bis|\bare|\bam)\s+going\s+to\s+(?-i:[a-z]+)\b(?<!\bthe)|\b(?:at|in|during|for)\s+the\s+(?:next|coming)\b(?!-)",
     re.I,
 )
 # What a question asks for, by its shape: the things it counts ("how many X"), the groups it splits by ("each
@@ -1828,6 +1829,9 @@ def year_ranges(bi: BIContext) -> dict[tuple[str, str], tuple[int, int]]:
     return bi._years
 
 
+YEAR_SHARE = 0.9
+
+
 def _years_of(bi: BIContext, table: str, column: str, info: dict[str, Any]) -> tuple[int, int] | None:
     col, tab = quote(bi.engine, column), quote(bi.engine, table)
     rows = f"(SELECT {col} AS v FROM {tab} LIMIT {COUNT_CAP}) AS s"
@@ -1846,7 +1850,9 @@ def _years_of(bi: BIContext, table: str, column: str, info: dict[str, Any]) -> t
             years = [int(float(c)) for c in cells]  # a two-digit year ('yr' from 70 to 82), compared as such
         return (min(years), max(years)) if len(years) == len(cells) else None
     years = [int(y) for c in cells for y in re.findall(r"(?<!\d)(1[0-9]\d\d|2\d\d\d)(?!\d)", c)[:1]]
-    return (min(years), max(years)) if years else None
+    # a text column of dates writes a year in (nearly) every value; a name that quotes one ('Kosovo (under UNSC res.
+    # 1244)') does not make a column of names a column of years
+    return (min(years), max(years)) if years and len(years) >= YEAR_SHARE * len(cells) else None
 
 
 def named_years(question: str) -> list[tuple[int, str]]:
