@@ -18,6 +18,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.bi.decline import named_years
+from orrery.bi.guard import parse_lenient
 from orrery.bi.joins import join_columns, join_ends, sides
 from orrery.bi.names import KEY_WORDS, key_like, names_table, said_words, singular, yes_no
 from orrery.bi.relax import conjuncts, extreme, outer_filters
@@ -107,9 +108,12 @@ _WRAP = {
 
 def _parse(part: str, text: str, dialect: str) -> exp.Expression:
     try:
-        tree = sqlglot.parse_one(_WRAP[part].format(text), read=dialect)
+        trees = [t for t in parse_lenient(_WRAP[part].format(text), dialect) if t is not None]
     except SqlglotError as exc:
         raise BadPart(f"{part} item {text!r} is not valid SQL: {str(exc).splitlines()[0]}") from exc
+    if len(trees) != 1:
+        raise BadPart(f"{part} item {text!r} is not valid SQL: one expression, no ';'")
+    tree = trees[0]
     if part in ("select", "group_by"):
         return tree.expressions[0]
     if part == "order_by":

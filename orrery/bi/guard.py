@@ -157,9 +157,30 @@ def check(sql: str, dialect: str, *, limit: int = DEFAULT_LIMIT) -> str:
     return _with_limit(tree, limit).sql(dialect=dialect, comments=False)
 
 
+# an apostrophe between two letters inside a string the model wrote unescaped ('Chicago O'Hare ...'): SQL doubles it
+_INNER_APOSTROPHE = re.compile(r"(?<=[^\W\d_])'(?=[^\W\d_])")
+
+
+def parse_lenient(sql: str, dialect: str) -> list[exp.Expression | None]:
+    """sqlglot's statements of `sql`; when it does not parse, of `sql` with each apostrophe between two letters
+    doubled (a value such as "O'Hare" or "Children's" written unescaped: the 0.5B model does so), the first error
+    raised if that fails too. Only text that fails to parse is changed, and what runs is the parsed tree."""
+    try:
+        return sqlglot.parse(sql, read=dialect)
+    except SqlglotError:
+        escaped = _INNER_APOSTROPHE.sub("''", sql)
+        if escaped == sql:
+            raise
+        try:
+            return sqlglot.parse(escaped, read=dialect)
+        except SqlglotError:
+            pass
+        raise
+
+
 def _parse_one(sql: str, dialect: str) -> exp.Expression:
     try:
-        statements = [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
+        statements = [s for s in parse_lenient(sql, dialect) if s is not None]
     except SqlglotError as exc:
         raise UnsafeQuery(
             f"refused: the statement does not parse as {dialect} SQL ({str(exc).splitlines()[0]})"

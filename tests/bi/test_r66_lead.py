@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from orrery.bi.compose import QueryParts, compose
 from orrery.bi.decline import future, unreached_span
+from orrery.bi.guard import UnsafeQuery, check
+from orrery.errors import ToolError
 
 
 @pytest.mark.parametrize(
@@ -42,3 +45,30 @@ def test_a_column_of_names_quoting_a_number_holds_no_years(areas):
 def test_a_text_column_of_dates_still_bounds_the_years(areas):
     assert unreached_span(areas, "areas", "ref_dt", 2020, "in") == (1990, 2012)
     assert unreached_span(areas, "areas", "ref_dt", 2000, "in") is None
+
+
+def test_a_value_with_an_apostrophe_written_unescaped_is_read_as_the_value(areas):
+    # held-out #25: entity resolution gave "Chicago O'Hare International Airport" and the model wrote it as is
+    sql = check("SELECT COUNT(*) FROM areas WHERE area_nm = 'Cote d'Ivoire' OR area_nm = 'Brazil'", "sqlite")
+    assert "'Cote d''Ivoire'" in sql
+    parts = QueryParts(select=["count(*)"], where=["areas.area_nm = 'Cote d'Ivoire' OR areas.area_nm = 'Brazil'"])
+    composed = compose(parts, areas.semantic, ["areas"], [], "sqlite")
+    assert areas.engine.execute(composed).rows == [(1,)]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT 1 FROM areas WHERE area_nm = 'O'Hare'; DROP TABLE areas",  # escaping makes it parse: still refused
+        "SELECT 1 FROM areas WHERE area_nm = 'O'Hare' AND (",  # escaping does not mend it: the first error stands
+    ],
+)
+def test_escaping_never_lets_through_what_the_guard_refuses(sql):
+    with pytest.raises(UnsafeQuery):
+        check(sql, "sqlite")
+
+
+def test_a_part_of_two_statements_is_no_part(areas):
+    parts = QueryParts(select=["count(*)"], where=["areas.area_nm = 'Brazil'; DROP TABLE areas"])
+    with pytest.raises(ToolError, match="one expression"):
+        compose(parts, areas.semantic, ["areas"], [], "sqlite")
