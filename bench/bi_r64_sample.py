@@ -9,19 +9,14 @@ question) whose SQL has a GROUP BY, as guards. Prints set|index|db|stored|why|qu
 from __future__ import annotations
 
 import collections
-import importlib.util
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
-
-
-def _load(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(HERE))
+from loading import load as _load  # noqa: E402
 
 
 def sample() -> list[tuple[str, dict[str, Any], str]]:

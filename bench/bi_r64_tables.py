@@ -21,7 +21,6 @@ same value). For (c), whether the question names a gold-only table / an answer-o
 from __future__ import annotations
 
 import collections
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -31,13 +30,8 @@ import sqlglot
 from sqlglot import exp
 
 HERE = Path(__file__).parent
-
-
-def _load(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(HERE))
+from loading import load as _load  # noqa: E402
 
 
 def tables_of(sql: str) -> set[str]:
