@@ -257,17 +257,25 @@ CONNECTION = Annotated[str, typer.Option("--db", help="the database's name (as -
 
 @memory_app.command("list")
 def memory_list(db: CONNECTION = "tpch", store: STORE = None) -> None:
-    """The approved question -> SQL pairs of a database, newest first."""
-    from orrery.bi.examples import check_id, open_examples
+    """The approved question -> SQL pairs of a database, and the answers people gave to the field question
+    (term -> column, or not held), newest first."""
+    from orrery.bi.examples import check_id, field_answers, open_examples
 
-    found = open_examples(store, embedder=None).list(check_id("database name", db))
+    examples = open_examples(store, embedder=None)
+    found = examples.list(check_id("database name", db))
+    answers = field_answers(examples, db)
     if not found:
         console.print(f"no approved examples for {db}; approve an answer with `orrery bi approve RUN`")
-        return
-    table = Table("id", "question", "sql")
-    for e in found:
-        table.add_row(str(e.id), e.question, e.sql)
-    console.print(table)
+    else:
+        table = Table("id", "question", "sql")
+        for e in found:
+            table.add_row(str(e.id), e.question, e.sql)
+        console.print(table)
+    if answers:
+        fields = Table("id", "term", "column (a person's answer to the field question)")
+        for a in answers:
+            fields.add_row(str(a.id), a.term, a.column or "not held (the data does not hold it)")
+        console.print(fields)
 
 
 @memory_app.command("remove")
@@ -276,7 +284,7 @@ def memory_remove(
     db: CONNECTION = "tpch",
     store: STORE = None,
 ) -> None:
-    """Remove one approved example of a database."""
+    """Remove one approved example, or one kept answer to the field question, of a database."""
     from orrery.bi.examples import check_id, open_examples
     from orrery.errors import DataError
 

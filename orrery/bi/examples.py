@@ -34,7 +34,8 @@ from orrery.bi.semantic import GENERIC, Semantic, schema_words, stems, words
 from orrery.errors import DataError
 from orrery.messages import Message
 from orrery.recall.embed import Remembered, lazy_embedder
-from orrery.recall.examples import MAX_SQL, ApprovedExamples, Example
+from orrery.recall.examples import APP, MAX_SQL, OWNER, ApprovedExamples, Example
+from orrery.recall.store import Item, Scope
 
 if TYPE_CHECKING:
     from orrery.bi.context import BIContext
@@ -1011,6 +1012,81 @@ def open_examples(store: Any = None, embedder: Any = "default") -> ApprovedExamp
     if store is not None and target is None and not isinstance(store, str | Path):
         raise DataError(f"cannot keep approved examples in a {type(store).__name__}: give a path or a URL")
     return ApprovedExamples(target or store, embedder=embedder)
+
+
+# -- a person's answer to the field question ---------------------------------------------------------------
+# `tools.ask_field` asks which column a term no column holds means; the person's answer is kept beside the
+# approved pairs of the connection (kind FIELD: no example search sees it) and read back by later questions
+# there, so the same term is not asked about again. Only a person's answer is kept, never the model's.
+FIELD = "field"
+MAX_TERM = 60
+TERM = re.compile(r"[A-Za-z][A-Za-z0-9_-]*(?: +[A-Za-z0-9_-]+){0,4}")  # a term kept: one to five plain words
+
+
+@dataclass
+class FieldAnswer:
+    id: int
+    term: str  # its normal form (`field_term`)
+    column: str | None  # 'table.column', or None: the person said the data does not hold it
+
+
+def field_term(term: str) -> str:
+    """A term's normal form, the key it is kept by: lower case, single spaces, each word singular ('Ship
+    Dates' -> 'ship date'); DataError for a term too long or not plain words."""
+    if not keepable(term):
+        raise DataError(f"{str(term)[:80]!r} is not a term to keep: give 1-5 words of at most {MAX_TERM} characters")
+    return _term_form(term)
+
+
+def keepable(term: str) -> bool:
+    """Whether a term may be kept (`TERM`, at most `MAX_TERM` characters): it is a key of the store."""
+    return isinstance(term, str) and len(term) <= MAX_TERM and TERM.fullmatch(term.strip()) is not None
+
+
+def _term_form(term: str) -> str:
+    return " ".join(singular(w) for w in re.findall(r"[a-z0-9]+", str(term).lower()))
+
+
+def _field_scope(connection: str) -> Scope:
+    return Scope(OWNER, APP, check_id("database name", connection))
+
+
+def field_answers(examples: ApprovedExamples, connection: str) -> list[FieldAnswer]:
+    """The field answers kept for a connection, newest first (removed by id with `ApprovedExamples.remove`)."""
+    items = examples.store.items(_field_scope(connection), kinds=[FIELD], limit=100_000)
+    return [FieldAnswer(i.id or 0, i.input["term"], i.input["column"]) for i in items]
+
+
+def _columns(bi: BIContext) -> set[str]:
+    return {f"{table}.{column}" for table, column, _ in bi.semantic.columns()}
+
+
+def keep_field(bi: BIContext, term: str, column: str | None) -> int | None:
+    """Keep a person's answer to the field question on the run's connection: `term` means `column`
+    ('table.column' of the layer), or None: the data does not hold it. Replaces an earlier answer for the same
+    term; None when the run has no memory store. DataError for a bad term or a column the layer lacks."""
+    memory: ExampleMemory | None = bi.approved
+    normal = field_term(term)
+    if column is not None and column not in _columns(bi):
+        raise DataError(f"{str(column)[:80]!r} is not a column of {bi.engine.name}; nothing kept")
+    if memory is None:
+        return None
+    store, scope = memory.examples.store, _field_scope(bi.engine.name)
+    for old in field_answers(memory.examples, bi.engine.name):
+        if old.term == normal:
+            store.remove(scope, old.id)
+    return store.add(scope, [Item(FIELD, normal, FIELD, {"term": normal, "column": column})])[0]
+
+
+def kept_field(bi: BIContext, term: str) -> FieldAnswer | None:
+    """The person's kept answer for `term` (its normal form) on the run's connection, when its column is still
+    one of the layer's; None otherwise (the term is asked about)."""
+    memory: ExampleMemory | None = bi.approved
+    if memory is None or not keepable(term):
+        return None
+    normal = _term_form(term)
+    found = (a for a in field_answers(memory.examples, bi.engine.name) if a.term == normal)
+    return next((a for a in found if a.column is None or a.column in _columns(bi)), None)
 
 
 # -- approving an answer ---------------------------------------------------------------------------------

@@ -53,7 +53,7 @@ from orrery.bi.decline import (
 )
 from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
 from orrery.bi.engines import Engine, QueryError, QueryResult
-from orrery.bi.examples import approved_shots, reuse_approved
+from orrery.bi.examples import FieldAnswer, approved_shots, keep_field, keepable, kept_field, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
 from orrery.bi.joins import join_columns, sides
 from orrery.bi.names import names_table, said_words, singular
@@ -578,13 +578,26 @@ NOT_HELD = "none of these (the data does not hold it)"
 def ask_field(bi: BIContext, term: str, answer: str | None) -> dict[str, str]:
     """The column the user says a term no column holds means, among its nearest (`nearest_columns`); a decline when
     they say none does (`NOT_HELD`), or when asking is off or no column is near (`askable`)."""
+    if kept := kept_field(bi, term):  # the person answered it on this connection before (`examples.keep_field`)
+        return _kept_answer(bi, term, kept)
     if not askable(bi, [term]):
         raise CannotAnswer(no_field(bi, [term]))
     options = [*nearest_columns(bi, term), NOT_HELD]
-    chosen = bi.ask_or_pick(f"field:{term}", f"The data has no field named {term!r}; do you mean", options, answer)
+    key = f"field:{term}"
+    chosen = bi.ask_or_pick(key, f"The data has no field named {term!r}; do you mean", options, answer)
+    if key in bi.choices and keepable(term):  # the person's answer (`ask_or_pick` records only theirs) is kept
+        keep_field(bi, term, None if chosen == NOT_HELD else chosen)
     if chosen == NOT_HELD:
         raise CannotAnswer(no_field(bi, [term]))
     table, column = chosen.split(".", 1)
+    return {"table": table, "column": column}
+
+
+def _kept_answer(bi: BIContext, term: str, kept: FieldAnswer) -> dict[str, str]:
+    if kept.column is None:
+        raise CannotAnswer(f"you said the data does not hold {term!r} (`orrery bi memory remove {kept.id}` asks again)")
+    bi.notes.append(f"{term!r} is {kept.column}, as you said before (kept answer #{kept.id})")
+    table, column = kept.column.split(".", 1)
     return {"table": table, "column": column}
 
 

@@ -29,8 +29,8 @@ from orrery.errors import ConfigError, DataError
 if TYPE_CHECKING:
     import numpy as np
 
-Kind = Literal["observation", "turn", "example"]
-KINDS: tuple[str, ...] = ("observation", "turn", "example")
+Kind = Literal["observation", "turn", "example", "field"]
+KINDS: tuple[str, ...] = ("observation", "turn", "example", "field")
 SCOPE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
 MAX_TEXT = 20_000  # characters kept of one item's content (a tool can return megabytes)
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009): rank r scores 1 / (RRF_K + r)
@@ -63,7 +63,8 @@ class Scope:
 @dataclass
 class Item:
     """One remembered thing. `kind` observation: a tool's result (`tool`, its `input`, `ok`); turn: a user's or the
-    assistant's text (`tool` holds the role); example: an approved question (`content`) -> answer (`input`)."""
+    assistant's text (`tool` holds the role); example: an approved question (`content`) -> answer (`input`); field:
+    a person's answer to the BI field question (`content` the term; `orrery.bi.examples.keep_field`)."""
 
     kind: str
     content: str
