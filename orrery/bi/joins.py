@@ -21,7 +21,15 @@ from typing import Any
 
 from orrery.bi.engines import Column, Engine
 from orrery.bi.names import KEY_WORDS, abbreviates, singular, words
-from orrery.bi.profile import COUNT_CAP, PROBE_VALUES, TableSample, found_in, profile, unique_in_table
+from orrery.bi.profile import (
+    COUNT_CAP,
+    PROBE_VALUES,
+    TableSample,
+    distinct_in_table,
+    found_in,
+    profile,
+    unique_in_table,
+)
 
 INCLUSION = 0.9  # this share of the sampled values of the referring column must be found in the referenced one
 MIN_DISTINCT = 10  # values a referring column must hold when its name does not say what it refers to
@@ -262,6 +270,14 @@ class _Checker:
             self._unique[key] = ref.unique(column) and self._probe(ref) and unique_in_table(self.engine, ref, column)
         return self._unique[key]
 
+    def distinct(self, table: str, column: str) -> int:
+        """A referring column's distinct values: the sample's, or over the table's first COUNT_CAP rows when the
+        sample is not the whole table (counted against MAX_PROBES)."""
+        sample = self.samples[table]
+        if sample.complete or not self._probe(sample):
+            return len(sample.distinct(column))
+        return max(len(sample.distinct(column)), distinct_in_table(self.engine, sample, column))
+
     def inclusion(self, left: tuple[str, str], right: tuple[str, str]) -> tuple[float, int]:
         ref = self.samples[right[0]]
         if not self._probe(ref):
@@ -275,7 +291,9 @@ class _Checker:
         if self.samples[right[0]].rows is None or not self.unique(*right):
             return None
         share, n = self.inclusion(left, right)
-        weak = rule.startswith("both keys") and not self._refers(left, right, n, share, rule != "both keys")
+        weak = rule.startswith("both keys") and not self._refers(
+            left, right, self.distinct(*left), share, rule != "both keys"
+        )
         if not n or share < INCLUSION or weak:
             return None
         return Inferred(f"{left[0]}.{left[1]}", f"{right[0]}.{right[1]}", rule, share, n, RULES[rule] + share)
@@ -290,7 +308,7 @@ class _Checker:
         if self.samples[left[0]].unique(left[1]):
             if not self._one_to_one(left, right):
                 return None
-        elif not self._refers(left, right, len(held), 1.0) or not self.unique(*right):
+        elif not self._refers(left, right, self.distinct(*left), 1.0) or not self.unique(*right):
             return None
         share, n = self.inclusion(left, right)
         if not n or share < INCLUSION:

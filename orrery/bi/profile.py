@@ -128,6 +128,18 @@ def found_in(engine: Engine, values: list[Any], ref: TableSample, column: str) -
     return len(rows), len(values)
 
 
+def distinct_in_table(engine: Engine, sample: TableSample, column: str) -> int:
+    """Distinct non-null values of a column over at most COUNT_CAP rows: a table sorted by a key shows only its
+    first few keys in the sample (the first 10,000 of 149,310 rows hold 16 of 237 countries)."""
+    c, t = quote(engine, column), quote(engine, sample.name)
+    try:
+        return int(
+            engine.execute(f"SELECT count(DISTINCT {c}) FROM (SELECT {c} FROM {t} LIMIT {COUNT_CAP}) AS s").rows[0][0]
+        )
+    except QueryError:
+        return len(sample.distinct(column))
+
+
 def unique_in_table(engine: Engine, ref: TableSample, column: str) -> bool:
     """No nulls and no repeats: in the sample, then (when the sample is not the whole table) over at most
     COUNT_CAP rows."""
