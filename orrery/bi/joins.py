@@ -217,7 +217,7 @@ def _value_candidates(
         lt = samples[a_table]
         for a in cols:
             held = lt.distinct(a.name) if _keyable(a.type) and lt.rows else set()
-            paired = lt.unique(a.name) and len(held) >= MIN_DISTINCT and _codes(held)  # a 1:1 (`_one_to_one`)
+            paired = lt.unique(a.name) and len(held) >= MIN_DISTINCT and (_codes(held) or _sparse(held))  # 1:1
             if len(held) < (2 if _codes(held) else MIN_DISTINCT) or (lt.unique(a.name) and not paired):
                 continue
             options = [
@@ -235,6 +235,14 @@ def _value_candidates(
 
 
 _NUMBER_OR_DATE = re.compile(r"[\d\s.,:/+-]+")
+
+
+def _sparse(values: set[Any]) -> bool:
+    """Whether sampled values are integer codes that fill at most half of their range (a quarter written 19591,
+    19592, ..., 19601): two unique columns holding the same such codes are no coincidence of numbering, as two id
+    columns numbered 1..n are (`_one_to_one`)."""
+    ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    return bool(ints) and len(ints) == len(values) and max(ints) - min(ints) + 1 >= 2 * len(ints)
 
 
 def _codes(values: set[Any]) -> bool:
@@ -291,8 +299,8 @@ class _Checker:
         if self.samples[right[0]].rows is None or not self.unique(*right):
             return None
         share, n = self.inclusion(left, right)
-        weak = rule.startswith("both keys") and not self._refers(
-            left, right, self.distinct(*left), share, rule != "both keys"
+        weak = rule.startswith("both keys") and not (
+            self._refers(left, right, self.distinct(*left), share, rule != "both keys") or self._paired(left, right)
         )
         if not n or share < INCLUSION or weak:
             return None
@@ -323,10 +331,17 @@ class _Checker:
             RULES["same values"] + share * reach,
         )
 
+    def _paired(self, left: tuple[str, str], right: tuple[str, str]) -> bool:
+        """A unique column of codes (text, or sparse integers) paired 1:1 with the referenced one (`_one_to_one`)."""
+        held = self.samples[left[0]].distinct(left[1])
+        codes = len(held) >= MIN_DISTINCT and (_codes(held) or _sparse(held))
+        return codes and self.samples[left[0]].unique(left[1]) and self._one_to_one(left, right)
+
     def _one_to_one(self, left: tuple[str, str], right: tuple[str, str]) -> bool:
-        """Two unique columns of text codes ('LA', 'MS'), each one's values found in the other: one row of each
-        table per code (a state's rates, its row of states). Integer ids are never paired so (numbering
-        coincides). The larger table (rows, then columns) refers, so the pair is proposed once."""
+        """Two unique columns of text codes ('LA', 'MS') or of sparse integer codes (`_sparse`), each one's values
+        found in the other: one row of each table per code (a state's rates, its row of states). Integer ids
+        numbered 1..n are never paired so (numbering coincides). The larger table (rows, then columns) refers, so
+        the pair is proposed once."""
         a, b = self.samples[left[0]], self.samples[right[0]]
         if (a.count, len(a.columns), b.name) <= (b.count, len(b.columns), a.name) or not self.unique(*right):
             return False

