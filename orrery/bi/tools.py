@@ -583,7 +583,7 @@ def ask_field(bi: BIContext, term: str, answer: str | None) -> dict[str, str]:
     they say none does (`NOT_HELD`), or when asking is off or no column is near (`askable`)."""
     memory = bi.approved
     if memory is not None and (kept := memory.kept_field(bi.engine.name, bi.semantic, term)) is not None:
-        return _field_of(kept.column, f"you said the data does not hold {term!r}")
+        return _field_of(kept.column, lambda: f"you said the data does not hold {term!r}")
     if not askable(bi, [term]):
         raise CannotAnswer(no_field(bi, [term]))
     options = [*nearest_columns(bi, term), NOT_HELD]
@@ -592,13 +592,14 @@ def ask_field(bi: BIContext, term: str, answer: str | None) -> dict[str, str]:
     # asking on: only a person's answer returns here, never a guess; a term of other characters is not kept
     if memory is not None and bi.clarify and field_term(term) is not None:
         memory.keep_field(bi.engine.name, bi.semantic, term, column)
-    return _field_of(column, no_field(bi, [term]))
+    return _field_of(column, lambda: no_field(bi, [term]))
 
 
-def _field_of(column: str | None, declined: str) -> dict[str, str]:
-    """The mapping to `column` ('table.column'); the decline `declined` where it is None (not held)."""
+def _field_of(column: str | None, declined: Callable[[], str]) -> dict[str, str]:
+    """The mapping to `column` ('table.column'); the decline `declined()` says where it is None (not held), read
+    only then (`no_field` embeds the term again for its nearest columns)."""
     if column is None:
-        raise CannotAnswer(declined)
+        raise CannotAnswer(declined())
     table, name = column.split(".", 1)
     return {"table": table, "column": name}
 
