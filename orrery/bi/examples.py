@@ -83,6 +83,12 @@ def field_term(term: str) -> str | None:
     return normal if len(normal) <= MAX_TERM and TERM.fullmatch(normal) else None
 
 
+def _in_layer(layer: Semantic, column: str) -> bool:
+    """Whether 'table.column' is a column of the layer."""
+    table, _, name = column.partition(".")
+    return name in layer.tables.get(table, {}).get("columns", {})
+
+
 @dataclass(frozen=True)
 class KeptField:
     """A person's answer to 'the data has no field named X; do you mean': the term, its column ('table.column'),
@@ -180,8 +186,7 @@ class ExampleMemory:
         earlier one; the column must be one of the layer's."""
         if (normal := field_term(term)) is None:
             raise DataError(f"the term {str(term)[:80]!r} is not kept: at most {MAX_TERM} letters, digits and spaces")
-        table, _, name = (column or "").partition(".")
-        if column is not None and name not in layer.tables.get(table, {}).get("columns", {}):
+        if column is not None and not _in_layer(layer, column):
             raise DataError(f"{column[:80]!r} is not a column of {connection}: the answer for {normal!r} is not kept")
         for old in self.fields(connection):
             if old.term == normal:
@@ -197,16 +202,16 @@ class ExampleMemory:
 
     def kept_field(self, connection: str, layer: Semantic, term: str) -> KeptField | None:
         """The kept answer for `term` (its normal form), when its column is still one of the layer's."""
-        normal = field_term(term)
-        for kept in self.fields(connection):
-            table, _, name = (kept.column or "").partition(".")
-            if (
-                normal is not None
-                and kept.term == normal
-                and (kept.column is None or name in layer.tables.get(table, {}).get("columns", {}))
-            ):
-                return kept
-        return None
+        if (normal := field_term(term)) is None:
+            return None
+        return next(
+            (
+                k
+                for k in self.fields(connection)
+                if k.term == normal and (k.column is None or _in_layer(layer, k.column))
+            ),
+            None,
+        )
 
     def covers(self, connection: str, term: str, question: str) -> bool:
         """Whether an approved pair near `question` (one `nearest` shows) has `term` in its question, or reads a
