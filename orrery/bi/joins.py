@@ -217,8 +217,7 @@ def _value_candidates(
         lt = samples[a_table]
         for a in cols:
             held = lt.distinct(a.name) if _keyable(a.type) and lt.rows else set()
-            paired = lt.unique(a.name) and len(held) >= MIN_DISTINCT and (_codes(held) or _sparse(held))  # 1:1
-            if len(held) < (2 if _codes(held) else MIN_DISTINCT) or (lt.unique(a.name) and not paired):
+            if len(held) < (2 if _codes(held) else MIN_DISTINCT) or (lt.unique(a.name) and not _pairable(lt, a.name)):
                 continue
             options = [
                 (len(held & samples[t].distinct(b.name)), t, b)
@@ -235,6 +234,12 @@ def _value_candidates(
 
 
 _NUMBER_OR_DATE = re.compile(r"[\d\s.,:/+-]+")
+
+
+def _pairable(sample: TableSample, column: str) -> bool:
+    """A unique column of codes (text, or sparse integers) that may pair 1:1 with another (`_Checker._one_to_one`)."""
+    held = sample.distinct(column)
+    return sample.unique(column) and len(held) >= MIN_DISTINCT and (_codes(held) or _sparse(held))
 
 
 def _sparse(values: set[Any]) -> bool:
@@ -263,6 +268,7 @@ class _Checker:
     def __init__(self, engine: Engine, samples: dict[str, TableSample]):
         self.engine, self.samples, self.probes = engine, samples, 0
         self._unique: dict[tuple[str, str], bool] = {}
+        self._distinct: dict[tuple[str, str], int] = {}
 
     def _probe(self, ref: TableSample) -> bool:
         """Whether the data may be read beyond `ref`'s sample (counted against MAX_PROBES)."""
@@ -280,11 +286,13 @@ class _Checker:
 
     def distinct(self, table: str, column: str) -> int:
         """A referring column's distinct values: the sample's, or over the table's first COUNT_CAP rows when the
-        sample is not the whole table (counted against MAX_PROBES)."""
-        sample = self.samples[table]
-        if sample.complete or not self._probe(sample):
-            return len(sample.distinct(column))
-        return max(len(sample.distinct(column)), distinct_in_table(self.engine, sample, column))
+        sample is not the whole table (counted against MAX_PROBES; read once per column)."""
+        key, sample = (table, column), self.samples[table]
+        if key not in self._distinct:
+            held = len(sample.distinct(column))
+            full = not sample.complete and self._probe(sample)
+            self._distinct[key] = max(held, distinct_in_table(self.engine, sample, column)) if full else held
+        return self._distinct[key]
 
     def inclusion(self, left: tuple[str, str], right: tuple[str, str]) -> tuple[float, int]:
         ref = self.samples[right[0]]
@@ -332,10 +340,8 @@ class _Checker:
         )
 
     def _paired(self, left: tuple[str, str], right: tuple[str, str]) -> bool:
-        """A unique column of codes (text, or sparse integers) paired 1:1 with the referenced one (`_one_to_one`)."""
-        held = self.samples[left[0]].distinct(left[1])
-        codes = len(held) >= MIN_DISTINCT and (_codes(held) or _sparse(held))
-        return codes and self.samples[left[0]].unique(left[1]) and self._one_to_one(left, right)
+        """A unique column of codes paired 1:1 with the referenced one (`_pairable`, `_one_to_one`)."""
+        return _pairable(self.samples[left[0]], left[1]) and self._one_to_one(left, right)
 
     def _one_to_one(self, left: tuple[str, str], right: tuple[str, str]) -> bool:
         """Two unique columns of text codes ('LA', 'MS') or of sparse integer codes (`_sparse`), each one's values
