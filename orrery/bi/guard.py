@@ -9,6 +9,7 @@ statement that slips past this check still cannot write.
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import sqlglot
@@ -168,13 +169,9 @@ def parse_lenient(sql: str, dialect: str) -> list[exp.Expression | None]:
     try:
         return sqlglot.parse(sql, read=dialect)
     except SqlglotError:
-        escaped = _INNER_APOSTROPHE.sub("''", sql)
-        if escaped == sql:
-            raise
-        try:
-            return sqlglot.parse(escaped, read=dialect)
-        except SqlglotError:
-            pass
+        if (escaped := _INNER_APOSTROPHE.sub("''", sql)) != sql:
+            with contextlib.suppress(SqlglotError):
+                return sqlglot.parse(escaped, read=dialect)
         raise
 
 
