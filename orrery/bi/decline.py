@@ -373,9 +373,10 @@ _OF = re.compile(
     r"who|which|that|is|are|was|were)\b|[?.,!]|$)",
     re.I,
 )
+_SUPERLATIVES = ("highest", "lowest", "largest", "smallest", "biggest", "greatest", "longest", "shortest")
 _RANKED = re.compile(
     r"(?<!\bis the )(?<!\bare the )(?<!\bwas the )(?<!\bwere the )(?<!\bis )(?<!\bare )(?<!\bwas )"
-    r"(?<!\bwere )\b(?:highest|lowest|most|least|largest|smallest|biggest|greatest|longest|shortest)"
+    rf"(?<!\bwere )\b(?:most|least|{'|'.join(_SUPERLATIVES)})"
     r" ((?:[a-z][\w-]*\s?){1,3}?)\s*(?:\b(?:of|in|for|per|by|from|to|at|on|with|among|during|than|and|"
     r"or|that|who|which|is|was|are|were|do|does|did|has|have|had)\b|[?.,!]|$)",
     re.I,
@@ -383,18 +384,7 @@ _RANKED = re.compile(
 # degree words: after 'which <verb>' they say the question compares ('which won more', 'which get better')
 _DEGREE = frozenset(["more", "most", "less", "least", "fewer", "fewest", "better", "worse"])
 # what ranks rather than names: a degree word or a superlative ('the highest price', 'used most often')
-_RANKING = _DEGREE | {
-    "best",
-    "worst",
-    "highest",
-    "lowest",
-    "largest",
-    "smallest",
-    "biggest",
-    "greatest",
-    "longest",
-    "shortest",
-}
+_RANKING = _DEGREE | {"best", "worst", *_SUPERLATIVES}
 _WHICH = re.compile(rf"\b(?:which|what) ({_WORD}(?: {_WORD}){{0,2}})", re.I)
 
 
