@@ -206,6 +206,19 @@ The database of held-out set #25 (bench/bi_heldout25.py), U.S. macroeconomic ser
   millions, `infl_pct` inflation, `rl_int_pct` the real interest rate; 203 rows) and `cal_prd` (`period_key`,
   `cal_yr`, `cal_qtr` 1-4, `dec_lbl` "1960s", ...; 203 rows). `nipa_qtr.prd_id` holds a `cal_prd.period_key`.
 
+The database of held-out set #26 (bench/bi_heldout26.py), a holiday calendar, built the same way:
+
+- holidays: bokeh-sampledata's us_holidays (U.S. federal holidays as the Office of Personnel Management observes
+  them, Monday to Friday, and selected cultural and Easter-based Christian observances, nominal years 2000-2030,
+  dates calculated from calendar rules; BSD-3-Clause, as the package states), as a small star schema in three
+  tables: `hol_evt` (`evt_id` 1-723 in date order, `dt_sk` the date as a yyyymmdd number, `hol_ref` a short
+  holiday code, `hol_yr` the holiday's nominal year: New Year's Day 2000 is observed on 1999-12-31; 723 rows),
+  `hol_def` (`hol_cd`, `hol_nm` as the source writes it without its "(US-OPM)" marker, "Washington's Birthday",
+  `hol_type` federal/christian/cultural, written here; 24 rows) and `dim_date` (`date_key` yyyymmdd, `cal_dt`
+  YYYY-MM-DD text, `cal_yr`, `mo_no` 1-12, `mo_nm` "January", ..., `dow_nm` "Monday", ..., `wknd_flg` Y/N; one
+  row per day from 1999-12-31 to 2030-12-31, 11,324 rows). `hol_evt.dt_sk` holds a `dim_date.date_key` and
+  `hol_evt.hol_ref` a `hol_def.hol_cd`.
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -238,6 +251,7 @@ HELDOUT22_DATABASES = ("carbon",)
 HELDOUT23_DATABASES = ("crime",)
 HELDOUT24_DATABASES = ("demog",)
 HELDOUT25_DATABASES = ("macro",)
+HELDOUT26_DATABASES = ("holidays",)
 # the U.S. Census Bureau's nine divisions (numbered as it numbers them), their regions and their states' postal codes
 CENSUS_DIVISIONS = (
     (1, "New England", "Northeast", "CT ME MA NH RI VT"),
@@ -437,6 +451,38 @@ CATEGORY_CODES = {
     "halogen": "HAL",
     "noble gas": "NG",
 }
+
+# the holidays of the us_holidays calendar under short codes, keyed by the source's names (the "(US-OPM)" marker
+# dropped: it marks the federal ones), each with its kind as the source groups them
+HOL_DEF = pd.DataFrame(
+    [
+        ("NYD", "New Year's Day", "federal"),
+        ("MLK", "Birthday of Martin Luther King, Jr.", "federal"),
+        ("WAS", "Washington's Birthday", "federal"),
+        ("MEM", "Memorial Day", "federal"),
+        ("JUN", "Juneteenth National Independence Day", "federal"),
+        ("IND", "Independence Day", "federal"),
+        ("LAB", "Labor Day", "federal"),
+        ("COL", "Columbus Day", "federal"),
+        ("VET", "Veterans Day", "federal"),
+        ("THX", "Thanksgiving Day", "federal"),
+        ("XMS", "Christmas Day", "federal"),
+        ("ASH", "Ash Wednesday", "christian"),
+        ("PLM", "Palm Sunday", "christian"),
+        ("GFR", "Good Friday", "christian"),
+        ("EAS", "Easter Sunday", "christian"),
+        ("ASC", "Ascension Day", "christian"),
+        ("PEN", "Pentecost", "christian"),
+        ("TRN", "Trinity Sunday", "christian"),
+        ("VAL", "Valentine's Day", "cultural"),
+        ("MOM", "Mother's Day", "cultural"),
+        ("FLG", "Flag Day", "cultural"),
+        ("DAD", "Father's Day", "cultural"),
+        ("HAL", "Halloween", "cultural"),
+        ("KWZ", "Kwanzaa", "cultural"),
+    ],
+    columns=["hol_cd", "hol_nm", "hol_type"],
+)
 
 
 def _home() -> Path:
@@ -825,6 +871,38 @@ def _macro(path: Path) -> None:
         _write(con, {"nipa_qtr": series, "cal_prd": periods})
 
 
+def _holidays(path: Path) -> None:
+    from bokeh_sampledata.us_holidays import us_holidays
+
+    src = pd.DataFrame(us_holidays, columns=["dt", "name"])
+    src["dt"] = pd.to_datetime(src["dt"])
+    codes = dict(zip(HOL_DEF["hol_nm"], HOL_DEF["hol_cd"], strict=True))
+    new_year_early = src["name"].str.startswith("New Year") & (src["dt"].dt.month == 12)  # observed the Friday before
+    evt = pd.DataFrame(
+        {
+            "evt_id": range(1, len(src) + 1),
+            "dt_sk": src["dt"].dt.strftime("%Y%m%d").astype(int),
+            "hol_ref": src["name"].str.removesuffix(" (US-OPM)").map(codes),
+            "hol_yr": src["dt"].dt.year + new_year_early,
+        }
+    )
+    assert evt["hol_ref"].notna().all()
+    days = pd.Series(pd.date_range(src["dt"].min(), f"{src['dt'].max().year}-12-31"))
+    dates = pd.DataFrame(
+        {
+            "date_key": days.dt.strftime("%Y%m%d").astype(int),
+            "cal_dt": days.dt.strftime("%Y-%m-%d"),
+            "cal_yr": days.dt.year,
+            "mo_no": days.dt.month,
+            "mo_nm": days.dt.month_name(),
+            "dow_nm": days.dt.day_name(),
+            "wknd_flg": (days.dt.dayofweek >= 5).map({True: "Y", False: "N"}),
+        }
+    )
+    with sqlite3.connect(path) as con:
+        _write(con, {"hol_evt": evt, "hol_def": HOL_DEF, "dim_date": dates})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -848,6 +926,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "crime": _crime,
     "demog": _demog,
     "macro": _macro,
+    "holidays": _holidays,
 }
 
 
@@ -888,5 +967,6 @@ if __name__ == "__main__":
         *HELDOUT23_DATABASES,
         *HELDOUT24_DATABASES,
         *HELDOUT25_DATABASES,
+        *HELDOUT26_DATABASES,
     ):
         print(db, path_of(db))
