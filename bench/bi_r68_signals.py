@@ -40,8 +40,8 @@ def main() -> None:
 
 
 SIGNALS = {
-    "kind": lambda d, bi, t, q: d.kind_column(bi, t),
-    "initials": lambda d, bi, t, q: d.initials_column(bi, t),
+    "kind": lambda d, bi, t, _q: d.kind_column(bi, t),
+    "initials": lambda d, bi, t, _q: d.initials_column(bi, t),
     "per_person": lambda d, bi, t, q: d.per_person_column(bi, t, q),
     "measure_noun": lambda d, bi, t, q: d._measure_of_held(bi, t, q),
 }
