@@ -1167,7 +1167,7 @@ def initials_column(bi: BIContext, term: str) -> tuple[str, str] | None:
 
 
 _PERSONS = frozenset(["head", "person", "capita", "people", "inhabitant", "resident"])
-_PER_CAPITA = frozenset(["pc", "pcap", "percap", "capita"])  # the tokens a per-person column's name ends with
+_PER_CAPITA = frozenset(["pc", "pcap", "percap", "capita"])  # a token of a per-person column's name
 
 
 def per_person_column(bi: BIContext, term: str, question: str) -> tuple[str, str] | None:
