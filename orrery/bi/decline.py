@@ -46,7 +46,7 @@ from rapidfuzz.distance import OSA
 from sqlglot import exp
 
 from orrery.bi.engines import QueryError
-from orrery.bi.names import key_like, names_table, said_words, singular, yes_no
+from orrery.bi.names import KEY_WORDS, key_like, names_table, said_words, singular, yes_no
 from orrery.bi.profile import COUNT_CAP, quote
 from orrery.bi.semantic import (
     GENERIC,
@@ -1068,6 +1068,10 @@ def _unheld(bi: BIContext, t: str, question: str) -> bool:
         and not all(w in GRAMMAR for w in re.findall(r"[a-z']+", t.lower()))  # 'theirs' names nothing
         and not glued_name(bi, t)
         and not unit_column(bi, t)
+        and not kind_column(bi, t)
+        and not initials_column(bi, t)
+        and not per_person_column(bi, t, question)
+        and not _measure_of_held(bi, t, question)
         and not value_tail(bi, t)
         and not maps(bi, t)
         and not names_the_data(bi, t)
@@ -1117,6 +1121,83 @@ def unit_column(bi: BIContext, term: str) -> tuple[str, str] | None:
         ),
         None,
     )
+
+
+_KINDS = frozenset(["type", "kind", "class", "category", "group", "family", "variety"])
+
+
+def kind_column(bi: BIContext, term: str) -> tuple[str, str] | None:
+    """The column (table, column) that sorts rows into kinds, for a term that asks for a kind ('type', 'glass
+    type', 'family'): a column not of keys whose name has a word for a kind, spelt or abbreviated (`gls_cls`,
+    `cat_nm`, `grp`), the term's other words each a word of the schema. The words for a kind are one concept: a
+    user's 'type' is the data's 'class'."""
+    own = [singular(w) for w in _term_words(term)]
+    if not own or own[-1] not in _KINDS or not set(own[:-1]) <= _schema_words(bi):
+        return None
+    return next(
+        (
+            (t, c)
+            for t, c, _ in bi.semantic.columns()
+            if not key_like(c) and any(w in _KINDS or any(abbreviates(w, k) for k in _KINDS) for w in _tokens(c))
+        ),
+        None,
+    )
+
+
+def _tokens(name: str) -> list[str]:
+    """A name's tokens as written, lower-cased: 'ri_dev' -> ['ri', 'dev'] (`words` drops a short leading one)."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower().replace("-", "_").split("_")
+
+
+def initials_column(bi: BIContext, term: str) -> tuple[str, str] | None:
+    """The numeric column whose name leads with the initials of the term's words (two or three): 'refractive
+    index' of `ri_dev`, 'melting point' of `mp_k`; a key word ('cd', 'no', 'id') is no one's initials."""
+    own = _term_words(term)
+    lead = "".join(w[0] for w in own)
+    if not 2 <= len(own) <= 3 or lead in KEY_WORDS:
+        return None
+    return next(
+        (
+            (t, c)
+            for t, c, info in bi.semantic.columns()
+            if NUMERIC.search(str(info.get("type", ""))) and not key_like(c) and _tokens(c)[0] == lead
+        ),
+        None,
+    )
+
+
+_PERSONS = frozenset(["head", "person", "capita", "people", "inhabitant", "resident"])
+_PER_CAPITA = frozenset(["pc", "pcap", "percap", "capita"])  # a token of a per-person column's name
+
+
+def per_person_column(bi: BIContext, term: str, question: str) -> tuple[str, str] | None:
+    """The numeric column of a measure per person, for a term that is that measure 'per head' / 'per person' (or the
+    person word alone, the planner's reading of 'emissions per head'): a column whose name has a per-capita token
+    (`t_co2_pc`, `gdp_pcap`), the term's other words each a word of its name."""
+    own = [singular(w) for w in _term_words(term)]
+    persons = [w for w in own if w in _PERSONS and re.search(rf"\b(?:per|a)\s+{w}", question, re.I)]
+    if not persons:
+        return None
+    rest = set(own) - set(persons)
+    return next(
+        (
+            (t, c)
+            for t, c, info in bi.semantic.columns()
+            if NUMERIC.search(str(info.get("type", "")))
+            and set(_tokens(c)) & _PER_CAPITA
+            and rest <= {singular(w) for w in _tokens(c)}
+        ),
+        None,
+    )
+
+
+_MEASURE_NOUNS = frozenset(["value", "reading", "figure", "level", "measurement"])
+
+
+def _measure_of_held(bi: BIContext, term: str, question: str) -> bool:
+    """Whether the term is a held field followed by a noun for its measured value ('mic value', 'fat level')."""
+    ws = term.split()
+    return len(ws) > 1 and singular(ws[-1].lower()) in _MEASURE_NOUNS and not _unheld(bi, " ".join(ws[:-1]), question)
 
 
 # a drafted layer's description of a column of two values (`semantic._describe_column`)
