@@ -1241,15 +1241,23 @@ def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None
         # two filters ANDed (never both true) are two values even joined by '&' ('rock & metal tracks, each')
         both = all(isinstance(c, exp.EQ) for c in conds)
         joined, signs = compared + ("|and|n|or" if both else "|and|n"), r"\s\+\s" + (r"|\s&\s" if both else "")
-        said = "|".join(re.escape(str(v.this)) for v in values)
+        said = "|".join(_value_said(str(v.this)) for v in values)
         if len({str(v.this) for v in values}) < 2 or not re.search(
-            rf"\b({said})(?:e?s)?\b.*(?:\b(?:{joined})\b|{signs}).*\b({said})(?:e?s)?\b", question, re.I
+            rf"\b({said})\b.*(?:\b(?:{joined})\b|{signs}).*\b({said})\b", question, re.I
         ):
             continue
         at = next(i for i, c in enumerate(trees["where"]) if c is conds[0])
         trees["where"] = [c for c in trees["where"] if all(c is not g for g in conds)]
         trees["where"].insert(at, exp.In(this=col.copy(), expressions=[v.copy() for v in values]))
         _shown_per_value(trees, col)
+
+
+def _value_said(value: str) -> str:
+    """A value as the question may write it: in the plural, or, for a word of five letters or more, as a word made
+    from it ('brazilian' of 'Brazil', 'german' of 'Germany', 'japanese' of 'Japan')."""
+    if len(value) >= 5 and value.isalpha():
+        return re.escape(value[:-1]) + r"\w*"
+    return re.escape(value) + "(?:e?s)?"
 
 
 # what separates the items of a list: 'X and Y', 'X, Y or Z', 'X vs Y', 'X compared with Y'; never 'to' ('from X

@@ -149,3 +149,34 @@ def test_a_code_other_tables_refer_to_is_shown_with_its_own_label(bi):
 def test_no_label_for_a_column_nothing_refers_to(bi):
     sql = composed(bi, "parcels per zone", ["parcels"], select=["depots.zone", "COUNT(*)"], group_by=["depots.zone"])
     assert "depot_name" not in sql
+
+
+@pytest.fixture
+def clients(sqlite_bi):
+    countries = ["Brazil", "Germany", "Japan", "Peru", "Chad"]
+    return sqlite_bi(
+        "CREATE TABLE clients (client_id INTEGER, country TEXT, spend REAL);",
+        {"clients": [(i, countries[i % 5], float(i)) for i in range(50)]},
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "pair"),
+    [
+        ("# of brazilian clients and # of german ones", ("Brazil", "Germany")),
+        ("japanese vs brazilian clients: how many", ("Japan", "Brazil")),
+    ],
+)
+def test_two_values_written_as_words_made_from_them_are_counted_each(clients, question, pair):
+    either = f"clients.country = '{pair[0]}' OR clients.country = '{pair[1]}'"
+    sql = composed(clients, question, ["clients"], select=["COUNT(*)"], where=[either])
+    assert "GROUP BY clients.country" in sql
+    assert sorted(clients.engine.execute(sql).rows) == sorted([(pair[0], 10), (pair[1], 10)])
+
+
+def test_two_values_not_joined_as_a_list_stay_one_total(clients):
+    either = "clients.country = 'Brazil' OR clients.country = 'Germany'"
+    sql = composed(
+        clients, "# of brazilian clients who moved to germany", ["clients"], select=["COUNT(*)"], where=[either]
+    )
+    assert "GROUP BY" not in sql
