@@ -804,12 +804,16 @@ def compose(
     )
     used += [counted] if counted and counted not in used else []
     limit = _more_of_which(trees, semantic, question, slice_tables, limit)
+    _both_values_compared(trees, semantic, question)
+    _groups_ranked_by_rows(trees, semantic, question)
+    limit = _rank_the_measure(trees, semantic, question, limit)
     limit = _one_at_the_extreme(trees, question, _rank_by_measure(trees, semantic, question, slice_tables, limit))
     _direction_of_measure(trees, semantic, question)
     _referenced_row(trees, semantic, question, used)
     _no_blank_key(trees, semantic, question)
     _ranked_values_only(trees, limit)
     _label_beside_code(trees, semantic, used)
+    _label_beside_own_code(trees, semantic)
     named = _tables_of(trees) | {r["table"].lower() for r in resolved} | {(counted or "").lower()}
     used = [t for i, t in enumerate(used) if i == 0 or t.lower() in named]
     used = _without_unused_child(semantic, used, named, question)
@@ -1237,15 +1241,23 @@ def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None
         # two filters ANDed (never both true) are two values even joined by '&' ('rock & metal tracks, each')
         both = all(isinstance(c, exp.EQ) for c in conds)
         joined, signs = compared + ("|and|n|or" if both else "|and|n"), r"\s\+\s" + (r"|\s&\s" if both else "")
-        said = "|".join(re.escape(str(v.this)) for v in values)
+        said = "|".join(_value_said(str(v.this)) for v in values)
         if len({str(v.this) for v in values}) < 2 or not re.search(
-            rf"\b({said})(?:e?s)?\b.*(?:\b(?:{joined})\b|{signs}).*\b({said})(?:e?s)?\b", question, re.I
+            rf"\b({said})\b.*(?:\b(?:{joined})\b|{signs}).*\b({said})\b", question, re.I
         ):
             continue
         at = next(i for i, c in enumerate(trees["where"]) if c is conds[0])
         trees["where"] = [c for c in trees["where"] if all(c is not g for g in conds)]
         trees["where"].insert(at, exp.In(this=col.copy(), expressions=[v.copy() for v in values]))
         _shown_per_value(trees, col)
+
+
+def _value_said(value: str) -> str:
+    """A value as the question may write it: in the plural, or, for a word of five letters or more, as a word made
+    from it ('brazilian' of 'Brazil', 'german' of 'Germany', 'japanese' of 'Japan')."""
+    if len(value) >= 5 and value.isalpha():
+        return re.escape(value[:-1]) + r"\w*"
+    return re.escape(value) + "(?:e?s)?"
 
 
 # what separates the items of a list: 'X and Y', 'X, Y or Z', 'X vs Y', 'X compared with Y'; never 'to' ('from X
@@ -1648,6 +1660,123 @@ def _label_beside_code(trees: dict[str, list[exp.Expression]], semantic: Semanti
         if any(g.sql() == code.sql() for g in trees["group_by"]):
             trees["group_by"].append(new.copy())
         used += [] if lookup in used else [lookup]
+
+
+def _label_beside_own_code(trees: dict[str, list[exp.Expression]], semantic: Semantic) -> None:
+    """`GROUP BY islands.isl_cd` for 'count per island': a code shown that other tables refer to by a join of the
+    layer, with one label in its own table (`islands.isl_name`) not shown, is shown with that label beside it, and
+    grouped by it too (one label per code: the groups are the same)."""
+    if _counts_groups(trees):
+        return
+    shown = {n.sql() for n in trees["select"]}
+    referred = {(t.lower(), c.lower()) for j in semantic.joins for t, c in join_columns(j)[1:]}
+    for code in [n for n in trees["select"] + trees["group_by"] if isinstance(n, exp.Column) and n.table]:
+        table = next((t for t in semantic.tables if t.lower() == code.table.lower()), None)
+        label = _label_of(semantic, table) if table and (table.lower(), code.name.lower()) in referred else []
+        new = exp.column(label[0], table=table) if len(label) == 1 else None
+        if new is None or new.sql() in shown:
+            continue
+        at = next((i for i, n in enumerate(trees["select"]) if n.sql() == code.sql()), -1)
+        trees["select"].insert(at + 1 if at >= 0 else 0, new)
+        shown.add(new.sql())
+        if any(g.sql() == code.sql() for g in trees["group_by"]):
+            trees["group_by"].append(new.copy())
+
+
+# a superlative of an amount each row has, by its direction ('min fat %', 'the heaviest car', 'top speed'); not those
+# whose direction is the measure's ('oldest' is the lowest year and the highest age, 'best', 'fastest')
+_HIGH_WORDS = (
+    "highest|largest|biggest|greatest|longest|heaviest|tallest|most|max|maximum|top|peak|fattest|densest|richest|"
+    "hottest|deepest|widest|strongest|thickest|creamiest|priciest|costliest"
+)
+_LOW_WORDS = (
+    "lowest|smallest|shortest|lightest|least|fewest|min|minimum|youngest|cheapest|leanest|thinnest|coldest|"
+    "shallowest|narrowest|weakest|poorest|slimmest"
+)
+_EXTREME_WORD = re.compile(rf"\b(?:({_HIGH_WORDS})|({_LOW_WORDS}))\b(?![-\w])", re.I)
+
+
+def _measure_of_row(semantic: Semantic, col: exp.Column) -> bool:
+    """A numeric column that holds an amount, not a key or a code."""
+    return bool(NUMERIC.search(_column_type(semantic, col))) and not key_like(col.name)
+
+
+def _rank_the_measure(
+    trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, limit: int | None
+) -> int | None:
+    """'heaviest vehicle listed? name + lbs' written `SELECT cars.name, cars.weight FROM cars`: rows listed with no
+    order, no group and no aggregate, for a question with a superlative and no number of rows, are the one row at
+    the extreme of the one amount the select shows (its direction the superlative's)."""
+    found = _EXTREME_WORD.search(question)
+    plain = not (trees["order_by"] or trees["group_by"] or any(n.find(exp.AggFunc) for n in trees["select"]))
+    if not (found and plain) or limit is not None or _HOW_MANY_ROWS.search(question):
+        return limit
+    amounts = {c.sql(): c for n in trees["select"] for c in n.find_all(exp.Column) if _measure_of_row(semantic, c)}
+    if len(amounts) != 1:
+        return limit
+    trees["order_by"] = [exp.Ordered(this=next(iter(amounts.values())).copy(), desc=found.group(1) is not None)]
+    return 1
+
+
+_AVERAGED = re.compile(r"\b(?:average|avg|mean)\b", re.I)
+_SUMMED = re.compile(r"\b(?:totals?|combined|in all|overall|altogether|sum)\b", re.I)
+
+
+def _own_names(semantic: Semantic, col: exp.Column) -> set[str]:
+    info = _column_info(semantic, col)
+    return set(stems(" ".join([words(col.name), info.get("description") or "", *info.get("synonyms", [])])))
+
+
+def _groups_ranked_by_rows(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """'which region had the highest average fertility rate in 1980' written `SELECT countries.region ...
+    ORDER BY indicators.fertility DESC LIMIT 1` ranks single rows: the things the select lists (no amount among
+    them) are grouped, and ranked by (and shown with) the amount's average (or its sum, 'by invoice totals') over
+    their rows. An average or total that is the amount's own name ('the largest invoice total') ranks rows, unless
+    the things are columns of the amount's own table ('billing country by invoice totals': a country has many)."""
+    if trees["group_by"] or len(trees["order_by"]) != 1 or any(n.find(exp.AggFunc) for n in trees["select"]):
+        return
+    item = trees["order_by"][0]
+    col = item.this if isinstance(item, exp.Ordered) else item
+    things = [n for n in trees["select"] if isinstance(n, exp.Column)]
+    if not (isinstance(col, exp.Column) and _measure_of_row(semantic, col)) or len(things) != len(trees["select"]):
+        return
+    if any(NUMERIC.search(_column_type(semantic, n)) for n in things):
+        return
+    said = [m for rx in (_AVERAGED, _SUMMED) if (m := rx.search(question))]
+    if not said:
+        return
+    own = _own_names(semantic, col)
+    same_table = all(n.table.lower() == col.table.lower() for n in things)
+    if not same_table and set(stems(said[0].group(0))) <= own:
+        return
+    total = exp.Avg if said[0].re is _AVERAGED else exp.Sum
+    trees["group_by"] = [n.copy() for n in things]
+    desc = bool(item.args.get("desc")) if isinstance(item, exp.Ordered) else False
+    trees["order_by"] = [exp.Ordered(this=total(this=col.copy()), desc=desc)]
+    trees["select"].append(total(this=col.copy()))  # the amount each is ranked by
+
+
+# a column of two values ('survived; from 0 to 1', 'sex; 2 distinct')
+_TWO_VALUES = re.compile(r"; (?:2 distinct|from 0 to 1$)")
+# ... not "than" ('older than 30' is a filter's)
+_COMPARING = re.compile(r"\b(?:vs|v|versus|against|compared)\b", re.I)
+
+
+def _both_values_compared(trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str) -> None:
+    """'mean age: survivors compared to those lost' written `AVG(age) ... WHERE survived = 1`: an aggregate with no
+    group, filtered to one value of a column of two values, for a question that compares, is taken for each of
+    the two (the filter goes, the column is shown and grouped by)."""
+    if trees["group_by"] or not _COMPARING.search(question) or not any(n.find(exp.AggFunc) for n in trees["select"]):
+        return
+    for cond in trees["where"]:
+        col = cond.this if isinstance(cond, (exp.EQ, exp.NEQ)) else None
+        if not (isinstance(col, exp.Column) and isinstance(cond.expression, exp.Literal)):
+            continue
+        if _TWO_VALUES.search(_column_info(semantic, col).get("description") or ""):
+            trees["where"] = [c for c in trees["where"] if c is not cond]
+            trees["select"].insert(0, col.copy())
+            trees["group_by"].append(col.copy())
+            return
 
 
 def _only_lookup_of(semantic: Semantic, col: exp.Column) -> str | None:
