@@ -565,7 +565,7 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
     """
     bi, fields, answer = ctx.deps, [], ctx.options.get("clarification")
     question = read_typos(bi, bi.question or ctx.options.get("request") or "")
-    for term in map(functools.partial(read_typos, bi), terms):
+    for term in _field_terms(bi, terms, question):
         ranked = rank_fields(bi.semantic, term)
         # only generic words ('number of'), or the planner's own wording ('shipment number', 'count(*)
         # as n'): no evidence either way, and a poor mapping of it misleads the SQL step
@@ -601,6 +601,14 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
         else:
             fields.append({"term": term, **ranked[0][2], "clear": ranked[0][0] >= 90})
     return {"fields": fields}
+
+
+def _field_terms(bi: BIContext, terms: list[str], question: str) -> list[str]:
+    """The planner's terms read through `read_typos`, less the nouns `sex_values` reads as a value ('survived women'
+    is the field `survived` of the women; 'women' alone is no field): entity resolution holds them."""
+    sexed = {s["mention"] for s in sex_values(bi, question)}
+    out = [" ".join(w for w in read_typos(bi, t).split() if w.lower() not in sexed) for t in terms]
+    return [t for t in out if t]
 
 
 NOT_HELD = "none of these (the data does not hold it)"

@@ -94,3 +94,13 @@ def test_the_plan_resolves_a_sex_the_planner_left_out(voyage, tmp_path):
     assert r.status == "completed"
     resolved = [t["result"] for t in r.todos if t["tool"] == "entity_resolution"]
     assert resolved and '"column": "sex", "value": "F"' in resolved[0]
+
+
+def test_a_field_term_with_the_noun_inside_maps_without_it(voyage):
+    """'survived women' (the planner's term) is the field `survived` of the women: not a field no column holds."""
+    from orrery.bi.tools import field_mapping
+
+    voyage.question = "what fraction of the women on board survived?"
+    got = field_mapping(RunContext(deps=voyage, options={}), ["survived women"])["fields"]
+    assert [(f["term"], f["column"]) for f in got] == [("survived", "survived")]
+    assert field_mapping(RunContext(deps=voyage, options={}), ["women"])["fields"] == []  # a value, no field
