@@ -52,6 +52,7 @@ from orrery.bi.tools import (
     missing_fields,
     no_field,
     prompt,
+    sex_values,
     short_values,
     user_wrote,
 )
@@ -392,6 +393,7 @@ class BIAgent(PlanAgent):
                 [r["mention"] for r in listed_values(self.bi, user_input)],
                 [r["mention"] for r in flag_values(self.bi, user_input)],  # 'survivors': `survived = 1`
                 [r["mention"] for r in short_values(self.bi, user_input)],  # 'comp sci': Computer Science
+                [r["mention"] for r in sex_values(self.bi, user_input)],  # 'women': `sex = 'female'`
             ):
                 have = {v.lower() for v in reply.values}
                 reply.values += [v for v in found if v.lower() not in have]

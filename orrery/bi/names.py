@@ -17,6 +17,12 @@ KEY_WORDS = frozenset(["id", "key", "code", "cd", "no", "nr", "num", "number"])
 _COUNTS = frozenset(["no", "nr", "num", "number"])  # alone, a name of these is as often a count as an ordinal
 _GLUED_KEY = re.compile(r"(?:key|code|number)$")  # 'o_orderkey', 'zipcode', 'l_linenumber'
 YES, NO = ("1", "true", "yes", "y", "t"), ("0", "false", "no", "n", "f")  # a yes/no column's values, lower-cased
+# the nouns that name people by their sex, and a sex column's values (a letter only as a stored value: 'F', 'M')
+SEX_WORDS = {
+    "female": frozenset(["female", "females", "woman", "women", "lady", "ladies", "girl", "girls"]),
+    "male": frozenset(["male", "males", "man", "men", "gentleman", "gentlemen", "boy", "boys"]),
+}
+_SEX_LETTERS = {"f": "female", "m": "male"}
 
 
 def words(name: str) -> str:
@@ -32,6 +38,22 @@ def yes_no(held: set[str]) -> tuple[str, str] | None:
     `NO` ('y'/'n', '1'/'0', 'true'/'false', 't'/'f')."""
     yes, no = [v for v in held if v in YES], [v for v in held if v in NO]
     return (yes[0], no[0]) if len(held) == 2 and yes and no else None
+
+
+def sex_of(word: str, letter: bool = False) -> str | None:
+    """'female' or 'male' for a word that names people by their sex ('women', 'ladies', 'men'), or, with `letter`,
+    a sex column's stored value ('F', 'MALE'); None for any other word ('manager', 'human', 'human-made')."""
+    w = word.lower()
+    if letter and w in _SEX_LETTERS:
+        return _SEX_LETTERS[w]
+    return next((sex for sex, named in SEX_WORDS.items() if w in named), None)
+
+
+def sex_pair(held: set[str]) -> dict[str, str] | None:
+    """sex -> value of a column's distinct values (lower-cased) when they are one female and one male value
+    ('female'/'male', 'F'/'M', 'WOMEN'/'MEN'): a sex column; None for a status 'F'/'O' or sizes 'S'/'M'/'L'."""
+    sexes = {sex: v for v in held if (sex := sex_of(v, letter=True))}
+    return sexes if len(held) == 2 and len(sexes) == 2 else None
 
 
 def singular(word: str) -> str:

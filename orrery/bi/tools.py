@@ -57,7 +57,7 @@ from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, field_term, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
 from orrery.bi.joins import join_columns, sides
-from orrery.bi.names import names_table, said_words, singular
+from orrery.bi.names import names_table, said_words, sex_of, sex_pair, singular
 from orrery.bi.profile import quote
 from orrery.bi.relax import relaxed
 from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, schema_words, stems, words
@@ -242,6 +242,7 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
     question = bi.question or ctx.options.get("request") or ""
     by_stem = functools.cache(lambda: _by_key(bi, _stem_key))  # read only when a mention needs it
     demonyms = {d["mention"].lower() for d in demonym_values(bi, question)}  # 'French' is France, no 'Wrench'
+    demonyms |= {s["mention"] for s in sex_values(bi, question)}  # 'women' is `sex = 'female'`, no value like it
     for mention in listed_apart(bi, mentions):
         if mention.lower() in demonyms or not names_a_value(bi, mention, question):
             continue
@@ -283,6 +284,7 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
         listed_values,
         flag_values,
         short_values,
+        sex_values,
     ):  # values no mention of the model's named
         have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
         resolved += [
@@ -464,6 +466,32 @@ def _clipped(run: list[tuple[str, bool]], value: list[str], named: set[str]) -> 
     )
 
 
+def sex_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
+    """The value of the sex column a noun that names people by their sex stands for ('1st-class women': `sex =
+    'female'`; 'ladies', 'men' of a column of 'F' and 'M'; `names.sex_of`), which no value spells and no planner
+    lists. Not when the question names both sexes ('men vs women': a split, not a filter), nor for a word the schema
+    spells (a `women` column of counts), nor where the data has no sex column or several (which is meant is not said)."""
+    kinds = schema_words(bi.semantic)
+    said = {sex: w for w in re.findall(r"[a-z]+", question.lower()) if w not in kinds and (sex := sex_of(w))}
+    columns = bi.derived("sex_columns", lambda: _sex_columns(bi))
+    if len(said) != 1 or len(columns) != 1:
+        return []
+    (sex, word), ((table, column), values) = next(iter(said.items())), next(iter(columns.items()))
+    return [{"mention": word, "table": table, "column": column, "value": jsonable(values[sex])}]
+
+
+def _sex_columns(bi: BIContext) -> dict[tuple[str, str], dict[str, Any]]:
+    """(table, column) -> {sex: stored value} of each indexed column of one female and one male value (`sex_pair`)."""
+    held: dict[tuple[str, str], dict[str, Any]] = {}
+    for c in bi.index():
+        held.setdefault((c.table, c.column), {})[str(c.value).lower()] = c.value
+    out = {}
+    for key, values in held.items():
+        if pair := sex_pair(set(values)):
+            out[key] = {sex: values[v] for sex, v in pair.items()}
+    return out
+
+
 _COMPOUND = re.compile(r"\b([a-z0-9]+(?:-[a-z]+)+)\b", re.I)
 _NUMBER_TYPE = re.compile(r"INT|REAL|DOUBLE|DECIMAL|NUMERIC|FLOAT", re.I)
 
@@ -537,7 +565,7 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
     """
     bi, fields, answer = ctx.deps, [], ctx.options.get("clarification")
     question = read_typos(bi, bi.question or ctx.options.get("request") or "")
-    for term in map(functools.partial(read_typos, bi), terms):
+    for term in _field_terms(bi, terms, question):
         ranked = rank_fields(bi.semantic, term)
         # only generic words ('number of'), or the planner's own wording ('shipment number', 'count(*)
         # as n'): no evidence either way, and a poor mapping of it misleads the SQL step
@@ -573,6 +601,14 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
         else:
             fields.append({"term": term, **ranked[0][2], "clear": ranked[0][0] >= 90})
     return {"fields": fields}
+
+
+def _field_terms(bi: BIContext, terms: list[str], question: str) -> list[str]:
+    """The planner's terms read through `read_typos`, less the nouns `sex_values` reads as a value ('survived women'
+    is the field `survived` of the women; 'women' alone is no field): entity resolution holds them."""
+    sexed = {s["mention"] for s in sex_values(bi, question)}
+    out = [" ".join(w for w in read_typos(bi, t).split() if w.lower() not in sexed) for t in terms]
+    return [t for t in out if t]
 
 
 NOT_HELD = "none of these (the data does not hold it)"
