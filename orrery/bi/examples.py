@@ -89,10 +89,14 @@ def _core(text: str) -> tuple[str, ...]:
     return tuple(w for w in (singular(w) for w in re.findall(r"[a-z0-9]+", str(text).lower())) if w not in GENERIC)
 
 
-def _within(core: tuple[str, ...], text: tuple[str, ...]) -> bool:
-    """Whether the words `core` follow one another in `text`."""
+def _said(core: tuple[str, ...], question: str) -> str | None:
+    """The question's own words for a term (`_core`), when its words follow one another there (aggregate and count
+    words aside): 'babies' for 'baby'; None when the question does not say it."""
+    own = [w for w in re.findall(r"[A-Za-z0-9]+", question) if singular(w.lower()) not in GENERIC]
+    words = tuple(singular(w.lower()) for w in own)
     n = len(core)
-    return n > 0 and any(text[i : i + n] == core for i in range(len(text) - n + 1))
+    at = next((i for i in range(len(words) - n + 1) if n and words[i : i + n] == core), None)
+    return None if at is None else " ".join(own[at : at + n])
 
 
 def _in_layer(layer: Semantic, column: str) -> bool:
@@ -222,15 +226,11 @@ class ExampleMemory:
         core = _core(term)
         return next((k for k in self.fields(connection) if core and _core(k.term) == core), None)
 
-    def said_fields(self, connection: str, layer: Semantic, question: str) -> list[KeptField]:
-        """The kept answers naming a column of the layer whose term the question says (its words in a row, by
-        `_core`): a person's mapping counts whether or not the planner lists the term."""
-        said = _core(question)
-        return [
-            k
-            for k in self.fields(connection)
-            if k.column and _in_layer(layer, k.column) and _within(_core(k.term), said)
-        ]
+    def said_fields(self, connection: str, layer: Semantic, question: str) -> list[tuple[str, KeptField]]:
+        """The kept answers naming a column of the layer whose term the question says (`_said`), each with the
+        question's words for it: a person's mapping counts whether or not the planner lists the term."""
+        kept = [k for k in self.fields(connection) if k.column and _in_layer(layer, k.column)]
+        return [(said, k) for k in kept if (said := _said(_core(k.term), question))]
 
     def not_held(self, connection: str, terms: list[str]) -> str | None:
         """The decline for the terms a person said the data does not hold (`keep_field` with None); None if none."""

@@ -587,7 +587,7 @@ def said_kept(bi: BIContext, terms: list[str], question: str) -> list[str]:
     if bi.approved is None:
         return []
     listed = {bi.approved.mapped(bi.engine.name, t) for t in terms} - {None}
-    return [k.term for k in bi.approved.said_fields(bi.engine.name, bi.semantic, question) if k not in listed]
+    return [said for said, k in bi.approved.said_fields(bi.engine.name, bi.semantic, question) if k not in listed]
 
 
 def kept_term(bi: BIContext, term: str) -> bool:

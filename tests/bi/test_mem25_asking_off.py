@@ -18,7 +18,7 @@ SQL = {
 AGAIN = "what was the number of Inhabitants per region in 1995"
 DECLINED_AGAIN = {"request": "Inhabitants per region in 1995", "kind": "cannot_answer", "values": [], "fields": ""}
 SQL_AGAIN = {"sql": SQL["sql"].replace("2000", "1995")}
-KNOWN = "'inhabitant' is indicators.population"
+KNOWN = "'Inhabitants' is indicators.population"  # the user's own words
 
 
 def agent_on(bi, model, path, clarify: bool) -> BIAgent:
@@ -80,8 +80,14 @@ def test_terms_match_by_their_words_aggregate_words_and_plurals_aside(indicators
     assert memory.mapped("db", "the average Birth Rates") is not None
     assert memory.mapped("db", "rate") is None and memory.mapped("db", "kids per woman") is None
     said = memory.said_fields("db", indicators.semantic, "Birth rates of Asia, per year")
-    assert [k.column for k in said] == ["indicators.fertility"]
+    assert [(words, k.column) for words, k in said] == [("Birth rates", "indicators.fertility")]
     assert memory.said_fields("db", indicators.semantic, "the rate of birth") == []
+    memory.keep_field("db", indicators.semantic, "babies", "indicators.fertility")
+    assert [w for w, _ in memory.said_fields("db", indicators.semantic, "the most Babies in 1990")] == ["Babies"]
     memory.keep_field("db", indicators.semantic, "number of birth rates", None)  # the same term: replaced
-    [kept] = memory.fields("db")
-    assert kept.column is None and memory.said_fields("db", indicators.semantic, "birth rate") == []
+    kept = next(k for k in memory.fields("db") if k.term != "baby")
+    assert (
+        len(memory.fields("db")) == 2
+        and kept.column is None
+        and memory.said_fields("db", indicators.semantic, "birth rate") == []
+    )
