@@ -69,8 +69,9 @@ def test_the_memory_view_lists_a_databases_items_and_removes_one(page):
 
 def test_the_memory_button_is_shown_only_for_an_agent_over_a_database(page):
     page.goto(f"{page.url_base}/?agent=bi")
-    assert page.is_visible("#memory-open")
+    page.wait_for_selector("#memory-open", state="visible")  # once the agents are loaded
     agents = httpx.get(f"{page.url_base}/agents", timeout=30).json()
     other = next(a["name"] for a in agents if "db" not in (a.get("inputs") or {}))
     page.select_option("#agent", other)
-    assert not page.is_visible("#memory-open")
+    page.wait_for_selector("#memory-open", state="hidden")
+    assert page.text_content("#agent-desc") != "" and not page.is_visible("#memory-open")
