@@ -52,7 +52,6 @@ from orrery.bi.tools import (
     missing_fields,
     no_field,
     prompt,
-    said_kept,
     short_values,
     user_wrote,
 )
@@ -369,7 +368,6 @@ class BIAgent(PlanAgent):
         reply = yield from ask_json(
             self.model, messages, schema, PlanReply, usage=usage, max_tokens=self.max_tokens_per_call
         )
-        reply.fields += said_kept(self.bi, reply.fields, user_input)  # a term a person mapped, asking on or off
         declined = reply.kind == "cannot_answer"
         if reply.kind == "analysis" and not self.latest_metadata():
             reply.kind = "cannot_answer"

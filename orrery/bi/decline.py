@@ -1706,8 +1706,6 @@ def no_field(bi: BIContext, missing: list[str]) -> str:
     """The decline for terms no column holds, with the columns nearest their meaning (`nearest_columns`): what the
     user can ask again with, or correct the answer by. Round 58: for 62 of 81 answerable questions declined this way
     in the stored runs, a column the gold SQL reads is among the term's three nearest."""
-    if bi.approved is not None and (said := bi.approved.not_held(bi.engine.name, missing)):
-        return said  # a person answered the field question 'none of these' (orrery.bi.examples.keep_field)
     reason = f"the data has no field or value for {', '.join(map(repr, missing))}"
     near = list(dict.fromkeys(c for term in missing for c in nearest_columns(bi, term)))[:NEAREST]
     return reason + (f"; the nearest columns it holds: {', '.join(near)}" if near else "")

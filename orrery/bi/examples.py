@@ -83,22 +83,6 @@ def field_term(term: str) -> str | None:
     return normal if len(normal) <= MAX_TERM and TERM.fullmatch(normal) else None
 
 
-def _core(text: str) -> tuple[str, ...]:
-    """The words a term is matched by: lower case, singular, aggregate and count words aside ('the number of
-    babies' and 'baby' are one term; 'birth rate' and 'kids per woman' are two)."""
-    return tuple(w for w in (singular(w) for w in re.findall(r"[a-z0-9]+", str(text).lower())) if w not in GENERIC)
-
-
-def _said(core: tuple[str, ...], question: str) -> str | None:
-    """The question's own words for a term (`_core`), when its words follow one another there (aggregate and count
-    words aside): 'babies' for 'baby'; None when the question does not say it."""
-    own = [w for w in re.findall(r"[A-Za-z0-9]+", question) if singular(w.lower()) not in GENERIC]
-    words = tuple(singular(w.lower()) for w in own)
-    n = len(core)
-    at = next((i for i in range(len(words) - n + 1) if n and words[i : i + n] == core), None)
-    return None if at is None else " ".join(own[at : at + n])
-
-
 def _in_layer(layer: Semantic, column: str) -> bool:
     """Whether 'table.column' is a column of the layer."""
     table, _, name = column.partition(".")
@@ -205,7 +189,7 @@ class ExampleMemory:
         if column is not None and not _in_layer(layer, column):
             raise DataError(f"{column[:80]!r} is not a column of {connection}: the answer for {normal!r} is not kept")
         for old in self.fields(connection):
-            if old.term == normal or _core(old.term) == _core(normal):
+            if old.term == normal:
                 self.examples.remove(connection, old.id)
         item = Item(FIELD, normal, FIELD, {"column": column})
         [item_id] = self.examples.store.add(Scope(OWNER, APP, connection), [item])
@@ -217,34 +201,23 @@ class ExampleMemory:
         return [KeptField(i.id or 0, i.content, (i.input or {}).get("column")) for i in items]
 
     def kept_field(self, connection: str, layer: Semantic, term: str) -> KeptField | None:
-        """The kept answer for `term` (`mapped`), when its column is still one of the layer's."""
-        kept = self.mapped(connection, term)
-        return kept if kept is not None and (kept.column is None or _in_layer(layer, kept.column)) else None
-
-    def mapped(self, connection: str, term: str) -> KeptField | None:
-        """The kept answer whose term is `term` (by `_core`: case, plurals, aggregate words aside), any column."""
-        core = _core(term)
-        return next((k for k in self.fields(connection) if core and _core(k.term) == core), None)
-
-    def said_fields(self, connection: str, layer: Semantic, question: str) -> list[tuple[str, KeptField]]:
-        """The kept answers naming a column of the layer whose term the question says (`_said`), each with the
-        question's words for it: a person's mapping counts whether or not the planner lists the term."""
-        kept = [k for k in self.fields(connection) if k.column and _in_layer(layer, k.column)]
-        return [(said, k) for k in kept if (said := _said(_core(k.term), question))]
-
-    def not_held(self, connection: str, terms: list[str]) -> str | None:
-        """The decline for the terms a person said the data does not hold (`keep_field` with None); None if none."""
-        said = [t for t in terms if (k := self.mapped(connection, t)) is not None and k.column is None]
-        return f"you said the data does not hold {', '.join(map(repr, said))}" if said else None
+        """The kept answer for `term` (its normal form), when its column is still one of the layer's."""
+        if (normal := field_term(term)) is None:
+            return None
+        return next(
+            (
+                k
+                for k in self.fields(connection)
+                if k.term == normal and (k.column is None or _in_layer(layer, k.column))
+            ),
+            None,
+        )
 
     def covers(self, connection: str, term: str, question: str) -> bool:
-        """Whether a person mapped `term` to a column (`keep_field`), or an approved pair near `question` (one
-        `nearest` shows) has `term` in its question, or reads a table or column each word of the term names
-        (`_reads`): a person approved the rows of an executed query for it, so the data holds what the term means
-        there. Evidence for that term only: every other term of the question is still judged on the data, and
-        which column the SQL uses is still the SQL step's choice (or the kept one: `tools.field_mapping`)."""
-        if (kept := self.mapped(connection, term)) is not None and kept.column:
-            return True
+        """Whether an approved pair near `question` (one `nearest` shows) has `term` in its question, or reads a
+        table or column each word of the term names (`_reads`): a person approved the rows of an executed query
+        for it, so the data holds what the term means there. Evidence for that term only: every other term of
+        the question is still judged on the data, and which column the SQL uses is still the SQL step's choice."""
         near = self.nearest(connection, question)
         return any(_says(term, e.question) for e in near) or _reads(term, near, self.examples.store.embedder)
 

@@ -535,12 +535,9 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
     Args:
         terms: the measures and attributes the question asks about (e.g. 'revenue', 'ship date')
     """
-    bi, answer = ctx.deps, ctx.options.get("clarification")
+    bi, fields, answer = ctx.deps, [], ctx.options.get("clarification")
     question = read_typos(bi, bi.question or ctx.options.get("request") or "")
-    terms = [read_typos(bi, t) for t in terms]
-    kept = [t for t in terms if kept_term(bi, t)]  # a person's answer counts whether asking is on or off
-    fields = [{"term": t, **ask_field(bi, t, None), "clear": True} for t in kept]
-    for term in (t for t in terms if t not in kept):
+    for term in map(functools.partial(read_typos, bi), terms):
         ranked = rank_fields(bi.semantic, term)
         # only generic words ('number of'), or the planner's own wording ('shipment number', 'count(*)
         # as n'): no evidence either way, and a poor mapping of it misleads the SQL step
@@ -579,20 +576,6 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
 
 
 NOT_HELD = "none of these (the data does not hold it)"
-
-
-def said_kept(bi: BIContext, terms: list[str], question: str) -> list[str]:
-    """The terms a person mapped to a column earlier (`ExampleMemory.said_fields`) that the question says and the
-    planner did not list (`terms`): the planner adds them to its fields, field mapping maps them as they said."""
-    if bi.approved is None:
-        return []
-    listed = {bi.approved.mapped(bi.engine.name, t) for t in terms} - {None}
-    return [said for said, k in bi.approved.said_fields(bi.engine.name, bi.semantic, question) if k not in listed]
-
-
-def kept_term(bi: BIContext, term: str) -> bool:
-    """Whether a person answered the field question for `term` on this connection (`ask_field` reads it)."""
-    return bi.approved is not None and bi.approved.kept_field(bi.engine.name, bi.semantic, term) is not None
 
 
 def ask_field(bi: BIContext, term: str, answer: str | None) -> dict[str, str]:
