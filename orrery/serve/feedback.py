@@ -6,6 +6,10 @@ POST /threads/{thread_id}/runs/{run_id}/approve -> {"example", "connection", "qu
      a declined or failed run, which ran no query, takes a correction only)
 POST /threads/{thread_id}/runs/{run_id}/reject  ({"withdraw": true} also removes the same pair if it was approved)
 GET  /examples/{connection}                     -> the approved pairs of a database
+GET  /memory/{connection}                       -> {"connection", "examples": [{id, question, sql}],
+                                                    "fields": [{id, term, column}]}: what people taught it
+POST /memory/{connection}/remove                ({"example": ID} or {"field": "term"}) -> {"removed": ...};
+                                                    404 where the connection has no such item
 
 The question is read from the run as the server recorded it (its `bi` state and the user's message that started
 it), never from the request: a client names a run of its thread. A corrected SQL is untrusted input: bounded by
@@ -13,17 +17,23 @@ the server's body limit and `MAX_SQL`, it is kept only once it passes the read-o
 the run's own database (`orrery.bi.examples.correction`; for a declined or failed run, the database its answer
 records, `BIAnswer.connection`); 400 with the reason otherwise, nothing stored. The examples live in
 the server's session database (SQLite or PostgreSQL), where every server process sharing it finds them.
+A memory item is named by what a strict pattern allows (`ITEM_ID`, `examples.TERM`), checked before it touches a
+store key, and removed only within its connection's scope.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 
 from orrery.serve.guard import check_id, parse_json
+
+ITEM_ID = re.compile(r"[1-9][0-9]{0,17}")  # a store item's id, as `GET /memory/{connection}` lists it
+MAX_REMOVE_BODY = 256  # {"field": a term of at most 64 characters}
 
 
 def routes(api: APIRouter, server: Any) -> None:
@@ -49,16 +59,71 @@ def routes(api: APIRouter, server: Any) -> None:
         found = await asyncio.to_thread(lambda: _examples(server).list(connection))
         return [{"id": e.id, "question": e.question, "sql": e.sql} for e in found]
 
+    @api.get("/memory/{connection}")
+    async def memory(connection: str) -> dict[str, Any]:
+        return await asyncio.to_thread(_memory, server, check_id("connection", connection))
 
-async def _body(request: Request) -> dict[str, Any]:
-    """The request's JSON object (empty without a body); 400 otherwise."""
+    @api.post("/memory/{connection}/remove")
+    async def remove(connection: str, request: Request) -> dict[str, Any]:
+        check_id("connection", connection)
+        if len(raw := await request.body()) > MAX_REMOVE_BODY:
+            raise HTTPException(413, f"a removal's body is at most {MAX_REMOVE_BODY} bytes")
+        what, key = _item(await _body(request, raw))
+        return await asyncio.to_thread(_remove, server, connection, what, key)
+
+
+async def _body(request: Request, raw: bytes | None = None) -> dict[str, Any]:
+    """The request's JSON object (`raw`, when read already; empty without a body); 400 otherwise."""
     try:
-        body = parse_json(await request.body() or b"{}")
+        body = parse_json((await request.body() if raw is None else raw) or b"{}")
     except ValueError as exc:
         raise HTTPException(400, f"the body is not JSON: {str(exc).splitlines()[0]}") from None
     if not isinstance(body, dict):
         raise HTTPException(400, "the body must be a JSON object")
     return body
+
+
+def _memory(server: Any, connection: str) -> dict[str, Any]:
+    from orrery.bi.examples import ExampleMemory
+
+    examples = _examples(server)
+    return {
+        "connection": connection,
+        "examples": [{"id": e.id, "question": e.question, "sql": e.sql} for e in examples.list(connection)],
+        "fields": [
+            {"id": f.id, "term": f.term, "column": f.column} for f in ExampleMemory(examples).fields(connection)
+        ],
+    }
+
+
+def _item(body: dict[str, Any]) -> tuple[str, str]:
+    """('example', its id) or ('field', its term), each whole of its strict pattern; 400 otherwise."""
+    from orrery.bi.examples import MAX_TERM, TERM
+
+    if set(body) == {"example"} and isinstance(body["example"], int) and ITEM_ID.fullmatch(str(body["example"])):
+        return "example", str(body["example"])
+    term = body.get("field")
+    if set(body) == {"field"} and isinstance(term, str) and len(term) <= MAX_TERM and TERM.fullmatch(term):
+        return "field", term
+    raise HTTPException(
+        400,
+        'name one item: {"example": ID} or {"field": "term"} (as GET /memory/{connection} lists them; a term is '
+        f"at most {MAX_TERM} lower-case letters, digits and single spaces)",
+    )
+
+
+def _remove(server: Any, connection: str, what: str, key: str) -> dict[str, Any]:
+    """Remove the connection's item; 404 when it has none of that id or term (another connection's included)."""
+    from orrery.bi.examples import ExampleMemory
+
+    examples = _examples(server)
+    if what == "example":
+        found = [e.id for e in examples.list(connection) if str(e.id) == key]
+    else:
+        found = [f.id for f in ExampleMemory(examples).fields(connection) if f.term == key]
+    if not found or not all(examples.remove(connection, i) for i in found):
+        raise HTTPException(404, f"{connection} has no {what} {key!r}; GET /memory/{connection} lists them")
+    return {"removed": {what: int(key) if what == "example" else key}, "connection": connection}
 
 
 def _approve(server: Any, thread_id: str, run_id: str, fix: str | None) -> dict[str, Any]:

@@ -70,6 +70,8 @@ function chooseAgent(name) {
   ui.agent = name;
   $("agent").value = name;
   $("agent-desc").textContent = ui.agents[name].description;
+  $("memory-open").hidden = !("db" in (ui.agents[name].inputs || {}));  // an agent over a named database
+  $("memory").hidden = true;
   const box = $("inputs");
   box.replaceChildren();
   ui.uploads = {};
@@ -400,6 +402,55 @@ function correctionForm(approvePath, sql) {
   return el("div", { class: "correction" }, text, el("div", { class: "feedback-bar" }, keep, said));
 }
 
+// -- memory: what people taught the agent on the current database (approved examples, kept field answers) ------
+function currentDb() {
+  // the database the next question goes to: the db input as typed, else the last answer's, else its default
+  const typed = document.querySelector("#inputs input[data-key=db]");
+  const fields = (ui.agents[ui.agent].schema || {}).properties || {};
+  return (typed && typed.value.trim()) || (ui.state.bi || {}).connection || (fields.db || {}).default || "";
+}
+
+async function showMemory() {
+  const db = currentDb();
+  const list = $("memory-list");
+  list.replaceChildren();
+  $("memory-title").textContent = `Memory of ${db}`;
+  $("memory").hidden = false;
+  let memory;
+  try {
+    memory = await (await api(`/memory/${encodeURIComponent(db)}`)).json();
+  } catch (e) {
+    list.append(el("li", { class: "legend", text: `Not loaded: ${e.message}` }));
+    return;
+  }
+  const items = [
+    ...memory.examples.map((x) => ({ key: { example: x.id }, kind: "example", text: x.question, detail: x.sql })),
+    ...memory.fields.map((f) => ({ key: { field: f.term }, kind: "field", text: `'${f.term}'`,
+      detail: f.column ? `means ${f.column}` : "not held by the data" })),
+  ];
+  if (!items.length) list.append(el("li", { class: "legend", text: "Nothing taught yet on this database." }));
+  for (const it of items) list.append(memoryItem(db, it));
+}
+
+function memoryItem(db, it) {
+  // text only (textContent): a kept question or term is shown, never interpreted
+  const remove = el("button", { type: "button", class: "feedback", "data-remove": it.kind }, "Remove");
+  const said = el("span", { class: "legend" });
+  const row = el("li", { class: "memory-item", "data-kind": it.kind },
+    el("small", { text: it.kind }), el("span", { text: it.text }), el("code", { text: it.detail }), remove, said);
+  remove.addEventListener("click", async () => {
+    remove.disabled = true;
+    try {
+      await postJSON(`/memory/${encodeURIComponent(db)}/remove`, it.key);
+      row.remove();
+    } catch (e) {
+      said.textContent = `Not removed: ${e.message}`;
+      remove.disabled = false;
+    }
+  });
+  return row;
+}
+
 function applyPatch(doc, ops) {
   // JSON Patch (RFC 6902) add/replace/remove: all the server sends.
   for (const op of ops) {
@@ -658,6 +709,8 @@ $("clarify").addEventListener("submit", (e) => {
 });
 $("agent").addEventListener("change", () => { chooseAgent($("agent").value); newThread(); });
 $("new").addEventListener("click", newThread);
+$("memory-open").addEventListener("click", showMemory);
+$("memory-close").addEventListener("click", () => { $("memory").hidden = true; });
 $("menu").addEventListener("click", () => $("threads").classList.toggle("open"));
 
 (async function start() {
