@@ -362,11 +362,15 @@ class _Checker:
         another unique id is a coincidence of numbering), hold at least MIN_DISTINCT values, and reach a
         quarter of the referenced rows (or fill a whole probe). `named`: the names say the same thing."""
         rows = max(1, min(self.samples[right[0]].count, COUNT_CAP))
-        reach = distinct >= PROBE_VALUES or distinct * share / rows >= 0.25
+        held = self.samples[left[0]].distinct(left[1])
+        # a fact table's dates keyed yyyymmdd reach a few of a calendar's rows: a referenced column of sparse integer
+        # codes under a name that says the same thing is no coincidence of numbering (`_sparse`), as ids 1..n are
+        coded_key = named and _sparse(self.samples[right[0]].distinct(right[1]))
+        reach = distinct >= PROBE_VALUES or distinct * share / rows >= 0.25 or coded_key
         # coded labels ('AYR', 'PEN') are no small integers, and small integers under names that say the same
         # thing ('md_cd', `mode_code`) are no coincidence: found in a unique column whose rows they mostly cover,
         # a handful of them is a lookup's key ('brd_cd' -> `breeds.breed_code`)
-        coded = (named or _codes(self.samples[left[0]].distinct(left[1]))) and distinct * share / rows >= 0.5
+        coded = (named or _codes(held)) and distinct * share / rows >= 0.5
         enough = distinct >= MIN_DISTINCT or (coded and distinct >= 2)
         return enough and reach and not self.samples[left[0]].unique(left[1])
 

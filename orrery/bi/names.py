@@ -13,7 +13,7 @@ VOWELS = frozenset("aeiou")
 _ENDINGS = ("ness", "ment", "less", "ful", "ing", "ed", "er", "ers", "ly", "s", "es")
 _DERIVED = frozenset(["ity", "ion", "ure", "ance", "ence", "ous", "ive"])
 # the last word of a name whose values name rows or things, not amounts: 'film_id', 'md_cd', 'pax_no', 'zip_nr'
-KEY_WORDS = frozenset(["id", "key", "code", "cd", "no", "nr", "num", "number"])
+KEY_WORDS = frozenset(["id", "key", "sk", "code", "cd", "no", "nr", "num", "number"])
 _COUNTS = frozenset(["no", "nr", "num", "number"])  # alone, a name of these is as often a count as an ordinal
 _GLUED_KEY = re.compile(r"(?:key|code|number)$")  # 'o_orderkey', 'zipcode', 'l_linenumber'
 YES, NO = ("1", "true", "yes", "y", "t"), ("0", "false", "no", "n", "f")  # a yes/no column's values, lower-cased
