@@ -46,6 +46,7 @@ from rapidfuzz.distance import OSA
 from sqlglot import exp
 
 from orrery.bi.engines import QueryError
+from orrery.bi.joins import join_ends
 from orrery.bi.names import KEY_WORDS, key_like, names_table, said_words, singular, yes_no
 from orrery.bi.profile import COUNT_CAP, quote
 from orrery.bi.semantic import (
@@ -1072,6 +1073,7 @@ def _unheld(bi: BIContext, t: str, question: str) -> bool:
         and not initials_column(bi, t)
         and not per_person_column(bi, t, question)
         and not _measure_of_held(bi, t, question)
+        and not counted_table(bi, t, question)
         and not value_tail(bi, t)
         and not maps(bi, t)
         and not names_the_data(bi, t)
@@ -1198,6 +1200,61 @@ def _measure_of_held(bi: BIContext, term: str, question: str) -> bool:
     """Whether the term is a held field followed by a noun for its measured value ('mic value', 'fat level')."""
     ws = term.split()
     return len(ws) > 1 and singular(ws[-1].lower()) in _MEASURE_NOUNS and not _unheld(bi, " ".join(ws[:-1]), question)
+
+
+_COUNT_ASKED = re.compile(r"\b(?:how many|number of|count|tally)\b", re.I)
+_COUNT_NOUNS = frozenset(["count", "number", "tally"])  # the planner's 'X count' of 'how many X'
+# nouns for one row of whatever a table records: 'records', 'readings', 'pieces' are counted, not measured
+_ROW_NOUNS = frozenset(
+    ["record", "entry", "row", "observation", "reading", "sample", "measurement", "test", "piece", "bit"]
+)
+
+
+def counted_table(bi: BIContext, term: str, question: str) -> str | None:
+    """The table whose rows a counted term names under another noun, counted by COUNT(*): the question asks how
+    many, and the term's head (its count word aside) is a table's first name token or starts with it as a short
+    form ('fragment count' of `frag_samples`), or is a noun for a row ('records', 'readings', 'tests') whose other
+    words the data holds ('milk test count', 'daily price records'). Never a head a numeric column's name has:
+    'egg count' of an `eggs_n` column is a sum of it."""
+    own = [singular(w) for w in re.findall(r"[a-z][a-z0-9]*", term.lower()) if w not in GRAMMAR]
+    counted = bool(_COUNT_NOUNS & set(own)) or bool(_COUNT_ASKED.search(question))
+    own = [w for w in own if w not in _COUNT_NOUNS]
+    if not counted or not own or _numeric_token(bi, own[-1]):
+        return None
+    *rest, head = own
+    if head in _ROW_NOUNS and all(word_held(bi, w) or value_word(bi, w) for w in rest):
+        return _row_table(bi, rest)
+    if rest:
+        return None
+    return next((t for t in bi.semantic.tables if _first_token_names(_tokens(t)[0], head)), None)
+
+
+def _first_token_names(token: str, head: str) -> bool:
+    """Whether a table's first name token names the head noun: the word itself, its abbreviation, or a cut of it
+    that is no English word ('frag' of 'fragment'; 'car' is not 'carrier'). The cut needs the vocabulary."""
+    token = singular(token)
+    vocab = _dictionary()
+    short = bool(vocab) and len(token) >= 3 and token not in vocab and head.startswith(token)
+    return token == head or abbreviates(token, head) or short
+
+
+def _numeric_token(bi: BIContext, word: str) -> bool:
+    """Whether a numeric column not of keys has the word, or its abbreviation, as a token of its name."""
+    return any(
+        NUMERIC.search(str(info.get("type", "")))
+        and not key_like(c)
+        and any(singular(k) == word or abbreviates(k, word) for k in _tokens(c))
+        for _, c, info in bi.semantic.columns()
+    )
+
+
+def _row_table(bi: BIContext, rest: list[str]) -> str | None:
+    """The table of facts (one no join refers to: a lookup's rows are kinds, not records) a row noun counts: the
+    one a word of the rest names by its first token, else the only one."""
+    referred = {join_ends(j)[1] for j in bi.semantic.joins}
+    facts = [t for t in bi.semantic.tables if t not in referred]
+    named = [t for t in facts if any(_first_token_names(_tokens(t)[0], w) for w in rest)]
+    return named[0] if named else facts[0] if len(facts) == 1 else None
 
 
 # a drafted layer's description of a column of two values (`semantic._describe_column`)
