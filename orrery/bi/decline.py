@@ -1193,7 +1193,7 @@ def per_person_column(bi: BIContext, term: str, question: str) -> tuple[str, str
     )
 
 
-_MEASURE_NOUNS = frozenset(["value", "reading", "figure", "level", "measurement"])
+_MEASURE_NOUNS = frozenset(["value", "reading", "figure", "level", "measurement", "rate"])
 
 
 def _measure_of_held(bi: BIContext, term: str, question: str) -> bool:

@@ -51,6 +51,7 @@ HELD = [
     ("head", "electricity use per head in Munnar in 2005"),
     ("kwh per person", "kwh per person in Devikulam, 2003"),
     ("ph value", "ph value of the south plot samples, average"),
+    ("ph rate", "ph rate of the north plot"),  # a held field then 'rate' ('fertility rate' of `fertility`)
 ]
 
 
@@ -65,6 +66,7 @@ def test_a_term_the_data_names_otherwise_is_held(estate, term, question):
         ("blood type", "which blood type do the pickers have"),  # a kind of something the data lacks
         ("salary per head", "salary per head in Munnar"),  # 'salary' is no word of `kwh_pc`
         ("salinity value", "salinity value of the north plot"),  # the field before 'value' is not held
+        ("erosion rate", "erosion rate of the south plot"),  # nor before 'rate'
     ],
 )
 def test_a_term_the_data_does_not_name_still_declines(estate, term, question):
