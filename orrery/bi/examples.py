@@ -244,13 +244,13 @@ class ExampleMemory:
         return f"you said the data does not hold {', '.join(map(repr, dict.fromkeys(said)))}" if said else None
 
     def as_kept(self, connection: str, layer: Semantic, text: str) -> str:
-        """`text` with each term a person mapped to a column written as that column's name ('Brazil's Kids Per
+        """`text` with each term a person mapped to a column written as that column's name in words ('Brazil's Kids Per
         Woman' -> 'Brazil's fertility'): the checks of the data then judge what the person said the term is, never
         its words (capitals read as a value, a phrase no column spells). Overlapping places: the longest term."""
         taken: list[tuple[int, int, str]] = []
         for (a, b), k in self.said(connection, layer, text):
             if k.column and not any(a < e and s < b for s, e, _ in taken):
-                taken.append((a, b, k.column.partition(".")[2]))
+                taken.append((a, b, words(k.column.partition(".")[2])))  # 'SupportRepId': 'support rep id'
         for a, b, name in sorted(taken, reverse=True):
             text = text[:a] + name + text[b:]
         return text
