@@ -41,7 +41,12 @@ SAMPLE = [
         "support contact",
         "Customer.SupportRepId",
     ),
-    ("heldout13", "Which South Asian country had the most inhabitants in 1970?", "inhabitants", "indicators.population"),
+    (
+        "heldout13",
+        "Which South Asian country had the most inhabitants in 1970?",
+        "inhabitants",
+        "indicators.population",
+    ),
     (
         "heldout15",
         "in 1990 which african country south of the sahara had the most babies per woman",
@@ -104,7 +109,14 @@ def main() -> None:
     calls = bnk._count_calls(model)
     for i, (which, question, term, column) in enumerate(SAMPLE[: args.limit]):
         rec = records[(which, question)]
-        item = {"set": which, "db": rec["db"], "question": question, "gold": rec["gold"], "term": term, "column": column}
+        item = {
+            "set": which,
+            "db": rec["db"],
+            "question": question,
+            "gold": rec["gold"],
+            "term": term,
+            "column": column,
+        }
         engine = engines.get(item["db"]) or engines.setdefault(item["db"], bnk.engine_for(item["db"]))
         with tempfile.TemporaryDirectory() as tmp:
             out = run_one(model, calls, engine, f"{tmp}/s.db", item, args.arm)
