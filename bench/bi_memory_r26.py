@@ -95,8 +95,6 @@ def run_one(model: Any, calls: list, engine: Any, store: str, item: dict[str, An
 
 
 def main() -> None:
-    from bi import scored
-
     from orrery.llm import resolve_model
 
     p = argparse.ArgumentParser()
@@ -104,6 +102,8 @@ def main() -> None:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--limit", type=int, default=None)
     args = p.parse_args()
+    from bi import scored  # after orrery is imported: bench/bi.py puts this checkout first on sys.path
+
     bnk, records = _load("bi_nokeys"), stored()
     model, engines, rows = resolve_model("local"), {}, []
     calls = bnk._count_calls(model)
