@@ -28,6 +28,7 @@ from orrery.agent.planner import MemoryEntry, Plan, PlanAgent, PlanResult, PlanT
 from orrery.bi.context import plainly_picks
 from orrery.bi.decline import (
     absent_value,
+    as_kept,
     asked_later,
     category_values,
     flag_values,
@@ -52,6 +53,7 @@ from orrery.bi.tools import (
     missing_fields,
     no_field,
     prompt,
+    said_kept,
     sex_values,
     short_values,
     user_wrote,
@@ -369,6 +371,7 @@ class BIAgent(PlanAgent):
         reply = yield from ask_json(
             self.model, messages, schema, PlanReply, usage=usage, max_tokens=self.max_tokens_per_call
         )
+        reply.fields += said_kept(self.bi, reply.fields, user_input)  # a term a person mapped, asking on or off
         declined = reply.kind == "cannot_answer"
         if reply.kind == "analysis" and not self.latest_metadata():
             reply.kind = "cannot_answer"
@@ -378,7 +381,9 @@ class BIAgent(PlanAgent):
         elif reason is None and reply.kind in ("query", "lookup"):  # a modification, or beside an earlier result
             reason = shape_decline(self.bi, user_input, ask=self.bi.clarify)
         if reply.kind in ("query", "lookup") and self.bi.clarify:  # a term no column holds the planner left out:
-            reply.fields += [t for t in missing_asked(self.bi, user_input) if t not in reply.fields]  # asked about
+            reply.fields += [
+                t for t in missing_asked(self.bi, as_kept(self.bi, user_input)) if t not in reply.fields
+            ]  # asked about
         if reply.kind == "lookup" and (
             not reply.values
             or reply.fields  # a field may live in another table
@@ -411,7 +416,9 @@ class BIAgent(PlanAgent):
         user_input = read_typos(self.bi, user_input)
         named = [*reply.fields, *reply.values]
         missing = list(
-            dict.fromkeys([*missing_fields(self.bi, named, user_input), *missing_asked(self.bi, user_input)])
+            dict.fromkeys(
+                [*missing_fields(self.bi, named, user_input), *missing_asked(self.bi, as_kept(self.bi, user_input))]
+            )
         )
         if missing and not set(missing) & set(reply.values) and asked_later(self.bi, missing, user_input):
             # field mapping asks the user which column each one means (tools.ask_field); one decision with the

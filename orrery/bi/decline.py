@@ -634,8 +634,14 @@ def shape_decline(bi: BIContext, question: str, ask: bool = False) -> str | None
     missing (`missing_asked`), or a value it names is in no column (`missing_values`). A typo of a word the data
     spells is read as that word (`read_typos`). With `ask`, a missing term the user can be asked about (`askable`)
     is left to field mapping, which asks (`asked_later`)."""
-    question = read_typos(bi, question)
-    if reason := future(question) or judgment(question, bi) or years_outside(bi, question) or origin(bi, question):
+    said, question = kept_reading(bi, read_typos(bi, question))
+    if (
+        reason := said
+        or future(question)
+        or judgment(question, bi)
+        or years_outside(bi, question)
+        or origin(bi, question)
+    ):
         return reason
     if (missing := missing_asked(bi, question)) and not (ask and asked_later(bi, missing, question)):
         return no_field(bi, missing)
@@ -1355,6 +1361,19 @@ def approved_covers(bi: BIContext, term: str, question: str) -> bool:
     return bi.approved is not None and bi.approved.covers(bi.engine.name, term, question)
 
 
+def kept_reading(bi: BIContext, question: str) -> tuple[str | None, str]:
+    """A person's kept field answers, read before any judgment of the data (orrery.bi.examples, memory round 26):
+    the decline for a term they said the data does not hold, and the question as they mapped its terms (`as_kept`)."""
+    if bi.approved is None:
+        return None, question
+    return bi.approved.said_not_held(bi.engine.name, bi.semantic, question), as_kept(bi, question)
+
+
+def as_kept(bi: BIContext, text: str) -> str:
+    """`text` with each term a person mapped to a column written as the column (`ExampleMemory.as_kept`)."""
+    return text if bi.approved is None else bi.approved.as_kept(bi.engine.name, bi.semantic, text)
+
+
 # A value the user names: a quoted term, or a run of capitalised / all-caps words ('Taylor Swift', 'STUDENT',
 # 'K-Pop', 'Middle East & North Africa', 'Customer#000000010').
 _QUOTED = re.compile(r"(?<!\w)['\"]([^'\"]{2,60})['\"](?!\w)")
@@ -1844,6 +1863,8 @@ def no_field(bi: BIContext, missing: list[str]) -> str:
     """The decline for terms no column holds, with the columns nearest their meaning (`nearest_columns`): what the
     user can ask again with, or correct the answer by. Round 58: for 62 of 81 answerable questions declined this way
     in the stored runs, a column the gold SQL reads is among the term's three nearest."""
+    if bi.approved is not None and (said := bi.approved.not_held(bi.engine.name, missing)):
+        return said  # a person answered the field question 'none of these' (orrery.bi.examples.keep_field)
     reason = f"the data has no field or value for {', '.join(map(repr, missing))}"
     near = list(dict.fromkeys(c for term in missing for c in nearest_columns(bi, term)))[:NEAREST]
     return reason + (f"; the nearest columns it holds: {', '.join(near)}" if near else "")
@@ -2088,7 +2109,7 @@ def absent_value(bi: BIContext, sql: str, question: str) -> str | None:
 def absent_mentions(bi: BIContext, mentions: list[str], question: str) -> list[str]:
     """The mentions entity resolution left unresolved that the data holds in no form (`_absent_mention`): the plan
     would run on without them, counting every row or filtering on a literal the model makes up (round 65)."""
-    return [m for m in mentions if _absent_mention(bi, m, question)]
+    return [m for m in mentions if _absent_mention(bi, as_kept(bi, m), as_kept(bi, question))]  # a kept field
 
 
 def _absent_mention(bi: BIContext, mention: str, question: str) -> bool:

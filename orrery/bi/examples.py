@@ -83,6 +83,22 @@ def field_term(term: str) -> str | None:
     return normal if len(normal) <= MAX_TERM and TERM.fullmatch(normal) else None
 
 
+def _core(text: str) -> tuple[str, ...]:
+    """The words a kept term is matched by: lower case, singular, aggregate and count words aside ('the number of
+    Babies' and 'baby' are one term; 'birth rate' and 'kids per woman' are two)."""
+    return tuple(w for w in (singular(w) for w in re.findall(r"[a-z0-9]+", str(text).lower())) if w not in GENERIC)
+
+
+def _said_at(core: tuple[str, ...], question: str) -> list[tuple[int, int]]:
+    """Where the question says a term (`_core`) in its own words, case and plurals aside, aggregate and count words
+    between them aside: (start, end) of each place, 'Kids Per Woman' for 'kid per woman'."""
+    own = [m for m in re.finditer(r"[A-Za-z0-9]+", question) if singular(m.group(0).lower()) not in GENERIC]
+    said = tuple(singular(m.group(0).lower()) for m in own)
+    n = len(core)
+    starts = [i for i in range(len(said) - n + 1) if n and said[i : i + n] == core]
+    return [(own[i].start(), own[i + n - 1].end()) for i in starts]
+
+
 def _in_layer(layer: Semantic, column: str) -> bool:
     """Whether 'table.column' is a column of the layer."""
     table, _, name = column.partition(".")
@@ -189,7 +205,7 @@ class ExampleMemory:
         if column is not None and not _in_layer(layer, column):
             raise DataError(f"{column[:80]!r} is not a column of {connection}: the answer for {normal!r} is not kept")
         for old in self.fields(connection):
-            if old.term == normal:
+            if _core(old.term) == _core(normal):
                 self.examples.remove(connection, old.id)
         item = Item(FIELD, normal, FIELD, {"column": column})
         [item_id] = self.examples.store.add(Scope(OWNER, APP, connection), [item])
@@ -201,23 +217,52 @@ class ExampleMemory:
         return [KeptField(i.id or 0, i.content, (i.input or {}).get("column")) for i in items]
 
     def kept_field(self, connection: str, layer: Semantic, term: str) -> KeptField | None:
-        """The kept answer for `term` (its normal form), when its column is still one of the layer's."""
-        if (normal := field_term(term)) is None:
-            return None
-        return next(
-            (
-                k
-                for k in self.fields(connection)
-                if k.term == normal and (k.column is None or _in_layer(layer, k.column))
-            ),
-            None,
-        )
+        """The kept answer for `term` (`mapped`), when its column is still one of the layer's."""
+        kept = self.mapped(connection, term)
+        return kept if kept is not None and (kept.column is None or _in_layer(layer, kept.column)) else None
+
+    def mapped(self, connection: str, term: str) -> KeptField | None:
+        """The kept answer whose term is `term` (by `_core`: case, plurals, aggregate words aside), any column."""
+        core = _core(term)
+        return next((k for k in self.fields(connection) if core and _core(k.term) == core), None)
+
+    def said(self, connection: str, layer: Semantic, question: str) -> list[tuple[tuple[int, int], KeptField]]:
+        """The kept answers (`kept_field`) whose term the question says, each with where (`_said_at`), longest term
+        first: a person's answer is read before any judgment of the data (bench/bi_memory.md, round 26)."""
+        kept = [k for k in self.fields(connection) if k.column is None or _in_layer(layer, k.column)]
+        kept.sort(key=lambda k: -len(_core(k.term)))
+        return [(span, k) for k in kept for span in _said_at(_core(k.term), question)]
+
+    def said_not_held(self, connection: str, layer: Semantic, question: str) -> str | None:
+        """The decline for the terms the question says that a person said the data does not hold; None if none."""
+        terms = [question[a:b] for (a, b), k in self.said(connection, layer, question) if k.column is None]
+        return self.not_held(connection, terms)
+
+    def not_held(self, connection: str, terms: list[str]) -> str | None:
+        """The decline for those of `terms` a person said the data does not hold (`keep_field` with None)."""
+        said = [t for t in terms if (k := self.mapped(connection, t)) is not None and k.column is None]
+        return f"you said the data does not hold {', '.join(map(repr, dict.fromkeys(said)))}" if said else None
+
+    def as_kept(self, connection: str, layer: Semantic, text: str) -> str:
+        """`text` with each term a person mapped to a column written as that column's name in words ('Brazil's Kids Per
+        Woman' -> 'Brazil's fertility'): the checks of the data then judge what the person said the term is, never
+        its words (capitals read as a value, a phrase no column spells). Overlapping places: the longest term."""
+        taken: list[tuple[int, int, str]] = []
+        for (a, b), k in self.said(connection, layer, text):
+            if k.column and not any(a < e and s < b for s, e, _ in taken):
+                taken.append((a, b, words(k.column.partition(".")[2])))  # 'SupportRepId': 'support rep id'
+        for a, b, name in sorted(taken, reverse=True):
+            text = text[:a] + name + text[b:]
+        return text
 
     def covers(self, connection: str, term: str, question: str) -> bool:
         """Whether an approved pair near `question` (one `nearest` shows) has `term` in its question, or reads a
         table or column each word of the term names (`_reads`): a person approved the rows of an executed query
         for it, so the data holds what the term means there. Evidence for that term only: every other term of
-        the question is still judged on the data, and which column the SQL uses is still the SQL step's choice."""
+        the question is still judged on the data, and which column the SQL uses is still the SQL step's choice.
+        A term a person mapped to a column (`keep_field`) is held: their answer is the strongest evidence."""
+        if (kept := self.mapped(connection, term)) is not None and kept.column:
+            return True
         near = self.nearest(connection, question)
         return any(_says(term, e.question) for e in near) or _reads(term, near, self.examples.store.embedder)
 

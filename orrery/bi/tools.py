@@ -565,7 +565,10 @@ def field_mapping(ctx: RunContext[BIContext], terms: list[str]) -> dict[str, Any
     """
     bi, fields, answer = ctx.deps, [], ctx.options.get("clarification")
     question = read_typos(bi, bi.question or ctx.options.get("request") or "")
-    for term in _field_terms(bi, terms, question):
+    terms = _field_terms(bi, terms, question)
+    kept = [t for t in terms if kept_term(bi, t)]  # a person's answer first, asking on or off (ask_field reads it)
+    fields += [{"term": t, **ask_field(bi, t, None), "clear": True} for t in kept]
+    for term in (t for t in terms if t not in kept):
         ranked = rank_fields(bi.semantic, term)
         # only generic words ('number of'), or the planner's own wording ('shipment number', 'count(*)
         # as n'): no evidence either way, and a poor mapping of it misleads the SQL step
@@ -612,6 +615,21 @@ def _field_terms(bi: BIContext, terms: list[str], question: str) -> list[str]:
 
 
 NOT_HELD = "none of these (the data does not hold it)"
+
+
+def said_kept(bi: BIContext, terms: list[str], question: str) -> list[str]:
+    """The question's words for the terms a person mapped to a column (`ExampleMemory.said`) that the planner did
+    not list among `terms`: the planner adds them to its fields, field mapping maps them as the person said."""
+    if bi.approved is None:
+        return []
+    listed = {bi.approved.mapped(bi.engine.name, t) for t in terms} - {None}
+    said = bi.approved.said(bi.engine.name, bi.semantic, question)
+    return list(dict.fromkeys(question[a:b] for (a, b), k in said if k.column and k not in listed))
+
+
+def kept_term(bi: BIContext, term: str) -> bool:
+    """Whether a person answered the field question for `term` on this connection (`ask_field` reads it)."""
+    return bi.approved is not None and bi.approved.kept_field(bi.engine.name, bi.semantic, term) is not None
 
 
 def ask_field(bi: BIContext, term: str, answer: str | None) -> dict[str, str]:

@@ -53,7 +53,9 @@ def test_none_is_kept_and_a_later_question_declines_at_once_naming_the_term(indi
     assert agent.ask(QUESTION).status == "paused"
     assert agent.ask("none of these").status == "declined"
     declined = agent_on(indicators, ScriptedModel([PLANNED_AGAIN]), path).ask(AGAIN.lower())
-    assert declined.status == "declined" and "you said the data does not hold 'inhabitant'" in declined.answer
+    assert (
+        declined.status == "declined" and "you said the data does not hold 'inhabitants'" in declined.answer
+    )  # their words
 
 
 def test_another_connection_never_sees_a_kept_answer_and_a_guess_is_never_kept(indicators, tmp_path):
