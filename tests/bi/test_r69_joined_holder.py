@@ -26,7 +26,9 @@ def games(sqlite_bi):
         "CREATE TABLE m100 (athlete TEXT, noc TEXT, medal TEXT, yr INTEGER);"
         "CREATE TABLE rivals (noc TEXT, rival TEXT, wins INTEGER);",
         {
-            "lkp_cntry": [(c, n) for c, n in zip(codes, ["United States", "Jamaica", "Britain", "Canada"])],
+            "lkp_cntry": [
+                (c, n) for c, n in zip(codes, ["United States", "Jamaica", "Britain", "Canada"], strict=True)
+            ],
             "tally": [(c, i) for i, c in enumerate(codes)],
             "m100": [(f"A{i}", codes[i % 4], ["GOLD", "SILVER", "BRONZE"][i % 3], 1900 + 4 * i) for i in range(24)],
             "rivals": [(codes[i % 4], codes[(i + 1) % 4], i) for i in range(8)],
