@@ -63,3 +63,17 @@ def test_no_holder_or_two_holders_leave_it_as_resolved(games):
         _sql(games, ["m100.medal = 'GOLD'"], ["m100", "lkp_cntry"], resolved=(absent,))
     with pytest.raises(NoJoinPath):  # `rivals.noc` and `rivals.rival` both hold 'USA': which is not said
         _sql(games, [], ["rivals", "lkp_cntry"], select="SUM(rivals.wins)")
+
+
+def test_the_question_tables_holder_wins_over_a_filter_the_model_put_on_the_joined_tally(games):
+    """The model's parts for heldout23 #41: the code set on the tally (which joins the lookup), the medal on it too."""
+    sql = _sql(games, ["tally.cntry_cd = 'USA' AND m100.medal = 'GOLD'"], ["m100", "tally", "lkp_cntry"])
+    assert "m100.noc = 'USA'" in sql and "tally" not in sql and "lkp_cntry" not in sql
+
+
+def test_a_name_the_question_table_does_not_hold_stays_on_the_joined_lookup(games):
+    """'golds of the United States at the games': the first table of the slice (the 100m medals) holds no country
+    names, so the name filters the lookup, joined to the tally the parts read."""
+    us = {"mention": "united states", "table": "lkp_cntry", "column": "cntry_nm", "value": "United States"}
+    sql = _sql(games, [], ["m100", "tally", "lkp_cntry"], select="tally.gold", resolved=(us,))
+    assert "lkp_cntry.cntry_nm = 'United States'" in sql and "m100" not in sql
