@@ -734,6 +734,7 @@ def compose(
     used: list[str] = slice_tables[:1]
     parts = _tidy(parts, question)
     trees, unknown, aliases = _parse_parts(parts, semantic, slice_tables, used, dialect)
+    resolved = [_on_a_joined_holder(r, semantic, trees, used, values) for r in resolved]
     given: dict[str, set[tuple[str, str]]] = {}
     for r in resolved:
         given.setdefault(str(r["value"]).lower(), set()).add((r["table"], r["column"].lower()))
@@ -2187,6 +2188,35 @@ def _bare_values_in_an_or(node: exp.Expression) -> exp.Expression:
     if not (bare and equal) or len(bare) + len(equal) != len(items) or len({i.this for i in equal}) != 1:
         return node
     return equal[0].this.copy().isin(*(i.copy() if i in bare else i.expression.copy() for i in items))
+
+
+def _on_a_joined_holder(
+    r: dict[str, Any],
+    semantic: Semantic,
+    trees: dict[str, list[exp.Expression]],
+    used: list[str],
+    values: Callable[[str, str], set[str]] | None,
+) -> dict[str, Any]:
+    """'how often has the usa taken gold in the mens 100m': 'usa' resolved to the country lookup's code
+    (`lkp_cntry.cntry_cd`), which the layer does not join to the question's own table (the slice's first, always
+    in FROM: the 100m medal table), while that table's own `noc` holds 'USA': the value filters the one indexed
+    column of the tables the lookup does not join (that one and those the parts name) that holds it, not its own
+    table (whose filter could only fail as 'no join path'). Left as resolved when its table joins the question's
+    own, or no such column holds the value, or two do."""
+    graph, own = semantic.join_graph(), r["table"].lower()
+    joined = _component(graph, own)
+    if values is None or used[0].lower() in joined:
+        return r
+    text = str(r["value"]).lower()
+    read = ({used[0].lower()} | _tables_of(trees)) - joined
+    holders = [
+        (table, column)
+        for table in semantic.tables
+        if table.lower() in read
+        for column, info in semantic.tables[table]["columns"].items()
+        if info.get("values") and text in values(table, column)
+    ]
+    return {**r, "table": holders[0][0], "column": holders[0][1]} if len(holders) == 1 else r
 
 
 def _filter_resolved(
