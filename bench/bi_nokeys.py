@@ -24,6 +24,7 @@ Writes results/bi_nokeys_<set>_<code>.json after every question (a cut run keeps
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import os
@@ -116,6 +117,17 @@ def engine_for(db: str) -> Any:
     from bi_nokeys_data import path_of
 
     return SQLiteEngine(db, path_of(db))
+
+
+@functools.cache
+def context_for(db: str) -> Any:
+    """A BI context (engine and drafted layer, no model) of a question's database, one per database: the replay
+    scripts judge stored questions with it."""
+    from orrery.bi.semantic import load
+    from orrery.bi.tools import BIContext
+
+    engine = engine_for(db)
+    return BIContext(engine, load(engine.name, engine), None)
 
 
 def worker(which: str, code: str, out: Path, llm: str | None, only: list[int] | None) -> None:

@@ -130,17 +130,12 @@ def phrases() -> None:
     `tools.measured_fields` hands for the question's measure phrases (no mapped field assumed), and for an answerable
     question whether its gold reads the column. Writes results/bi_r42_phrases[_TAG].json."""
     from orrery.bi import tools
-    from orrery.bi.context import BIContext
-    from orrery.bi.semantic import load
 
     sys.path.insert(0, str(HERE))
     rc, bnk = _load("bi_recompose"), _load("bi_nokeys")
-    contexts, rows = {}, []
+    rows = []
     for s, q in sorted(rc.newest(), key=lambda x: (x[0], x[1]["question"])):
-        if q["db"] not in contexts:
-            engine = bnk.engine_for(q["db"])
-            contexts[q["db"]] = BIContext(engine, load(engine.name, engine), None)
-        bi = contexts[q["db"]]
+        bi = bnk.context_for(q["db"])
         for f in tools.measured_fields(bi, tools.read_typos(bi, q["question"]), []):
             gold = _columns(q["gold"], bi.engine.dialect) if q.get("gold") else None
             rows.append(

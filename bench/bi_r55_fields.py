@@ -85,17 +85,13 @@ def causes(path: Path) -> None:
     the database one of whose name's words it abbreviates (`names.abbreviates`, as written or in the singular)."""
     from orrery.bi import decline
     from orrery.bi.names import abbreviates, singular, words
-    from orrery.bi.semantic import GENERIC, load
-    from orrery.bi.tools import BIContext
+    from orrery.bi.semantic import GENERIC
 
-    bnk, contexts = _load("bi_nokeys"), {}
+    bnk = _load("bi_nokeys")
     for r in json.loads(path.read_text()):
         if not r["stands"]:
             continue
-        if r["db"] not in contexts:
-            engine = bnk.engine_for(r["db"])
-            contexts[r["db"]] = BIContext(engine, load(engine.name, engine), None)
-        bi = contexts[r["db"]]
+        bi = bnk.context_for(r["db"])
         for t in r["still_missing"]:
             tags = []
             for w in re.findall(r"[a-z0-9]+", t.lower()):

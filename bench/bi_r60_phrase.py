@@ -23,20 +23,14 @@ def _nokeys():
 
 def main() -> None:
     from orrery.bi import decline as d
-    from orrery.bi.semantic import load
-    from orrery.bi.tools import BIContext
 
     nk = _nokeys()
-    contexts = {}
     for which in nk.SETS:
         for q in nk.items(which):
             phrase = d.predicate_phrase(q["question"])
             if not phrase:
                 continue
-            if q["db"] not in contexts:
-                engine = nk.engine_for(q["db"])
-                contexts[q["db"]] = BIContext(engine, load(engine.name, engine), None)
-            bi = contexts[q["db"]]
+            bi = nk.context_for(q["db"])
             if any(d._predicate_held(bi, w, q["question"]) or d.value_word(bi, w) for w in phrase):
                 continue
             with mock.patch.object(d, "predicate_phrase", lambda _q: []):

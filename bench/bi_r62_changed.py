@@ -18,18 +18,12 @@ from loading import load as _load  # noqa: E402
 
 def main() -> None:
     from orrery.bi import decline as d
-    from orrery.bi.semantic import load
-    from orrery.bi.tools import BIContext
 
     nk, rules = _load("bi_nokeys"), _load("bi_r62_rules")
     wanted = sys.argv[1:] or ["A", "B", "C"]
-    contexts: dict[str, BIContext] = {}
     for which in (s for s in nk.SETS if not nk.pending(s)):
         for i, q in enumerate(nk.items(which), 1):
-            if q["db"] not in contexts:
-                engine = nk.engine_for(q["db"])
-                contexts[q["db"]] = BIContext(engine, load(engine.name, engine), None)
-            bi = contexts[q["db"]]
+            bi = nk.context_for(q["db"])
             with contextlib.ExitStack() as stack:
                 for rule in "ABC":
                     stack.enter_context(rules.off(rule))

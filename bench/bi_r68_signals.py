@@ -20,17 +20,12 @@ from bi_r55_fields import _load  # noqa: E402
 
 def main() -> None:
     from orrery.bi import decline
-    from orrery.bi.semantic import load
-    from orrery.bi.tools import BIContext
 
-    bnk, contexts, counts = _load("bi_nokeys"), {}, Counter()
+    bnk, counts = _load("bi_nokeys"), Counter()
     for r in json.loads(Path(sys.argv[1]).read_text()):
         if not r["stands"]:
             continue
-        if r["db"] not in contexts:
-            engine = bnk.engine_for(r["db"])
-            contexts[r["db"]] = BIContext(engine, load(engine.name, engine), None)
-        bi = contexts[r["db"]]
+        bi = bnk.context_for(r["db"])
         for t in r["still_missing"]:
             tags = [name for name, f in SIGNALS.items() if f(decline, bi, t, r["question"])]
             kind = "ans" if r["answerable"] else "un "

@@ -20,18 +20,13 @@ from bi_r55_fields import _load, declines  # noqa: E402
 
 def main() -> None:
     from orrery.bi import decline
-    from orrery.bi.semantic import load
-    from orrery.bi.tools import BIContext
 
     gold = {(s, q["question"]): q["gold"] or "" for s, q in declines()}
-    bnk, contexts, counts = _load("bi_nokeys"), {}, Counter()
+    bnk, counts = _load("bi_nokeys"), Counter()
     for r in json.loads(Path(sys.argv[1]).read_text()):
         if not r["stands"]:
             continue
-        if r["db"] not in contexts:
-            engine = bnk.engine_for(r["db"])
-            contexts[r["db"]] = BIContext(engine, load(engine.name, engine), None)
-        bi = contexts[r["db"]]
+        bi = bnk.context_for(r["db"])
         row_count = bool(re.search(r"count\(\s*\*\s*\)", gold[(r["set"], r["question"])], re.I))
         for t in r["still_missing"]:
             table = decline.counted_table(bi, t, r["question"])
