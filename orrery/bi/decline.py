@@ -2109,7 +2109,8 @@ def absent_value(bi: BIContext, sql: str, question: str) -> str | None:
 def absent_mentions(bi: BIContext, mentions: list[str], question: str) -> list[str]:
     """The mentions entity resolution left unresolved that the data holds in no form (`_absent_mention`): the plan
     would run on without them, counting every row or filtering on a literal the model makes up (round 65)."""
-    return [m for m in mentions if _absent_mention(bi, as_kept(bi, m), as_kept(bi, question))]  # a kept field
+    question = as_kept(bi, question)  # a term a person mapped to a column is that column, not a missing name
+    return [m for m in mentions if _absent_mention(bi, as_kept(bi, m), question)]
 
 
 def _absent_mention(bi: BIContext, mention: str, question: str) -> bool:

@@ -105,6 +105,11 @@ def _in_layer(layer: Semantic, column: str) -> bool:
     return name in layer.tables.get(table, {}).get("columns", {})
 
 
+def _current(layer: Semantic, kept: KeptField) -> bool:
+    """Whether a kept answer still stands on the layer: 'not held', or a column the layer still has."""
+    return kept.column is None or _in_layer(layer, kept.column)
+
+
 @dataclass(frozen=True)
 class KeptField:
     """A person's answer to 'the data has no field named X; do you mean': the term, its column ('table.column'),
@@ -219,17 +224,19 @@ class ExampleMemory:
     def kept_field(self, connection: str, layer: Semantic, term: str) -> KeptField | None:
         """The kept answer for `term` (`mapped`), when its column is still one of the layer's."""
         kept = self.mapped(connection, term)
-        return kept if kept is not None and (kept.column is None or _in_layer(layer, kept.column)) else None
+        return kept if kept is not None and _current(layer, kept) else None
 
-    def mapped(self, connection: str, term: str) -> KeptField | None:
-        """The kept answer whose term is `term` (by `_core`: case, plurals, aggregate words aside), any column."""
+    def mapped(self, connection: str, term: str, kept: list[KeptField] | None = None) -> KeptField | None:
+        """The kept answer whose term is `term` (by `_core`: case, plurals, aggregate words aside), any column;
+        among `kept` when the connection's answers are read already."""
         core = _core(term)
-        return next((k for k in self.fields(connection) if core and _core(k.term) == core), None)
+        found = self.fields(connection) if kept is None else kept
+        return next((k for k in found if core and _core(k.term) == core), None)
 
     def said(self, connection: str, layer: Semantic, question: str) -> list[tuple[tuple[int, int], KeptField]]:
         """The kept answers (`kept_field`) whose term the question says, each with where (`_said_at`), longest term
         first: a person's answer is read before any judgment of the data (bench/bi_memory.md, round 26)."""
-        kept = [k for k in self.fields(connection) if k.column is None or _in_layer(layer, k.column)]
+        kept = [k for k in self.fields(connection) if _current(layer, k)]
         kept.sort(key=lambda k: -len(_core(k.term)))
         return [(span, k) for k in kept for span in _said_at(_core(k.term), question)]
 
@@ -240,7 +247,8 @@ class ExampleMemory:
 
     def not_held(self, connection: str, terms: list[str]) -> str | None:
         """The decline for those of `terms` a person said the data does not hold (`keep_field` with None)."""
-        said = [t for t in terms if (k := self.mapped(connection, t)) is not None and k.column is None]
+        kept = self.fields(connection)
+        said = [t for t in terms if (k := self.mapped(connection, t, kept)) is not None and k.column is None]
         return f"you said the data does not hold {', '.join(map(repr, dict.fromkeys(said)))}" if said else None
 
     def as_kept(self, connection: str, layer: Semantic, text: str) -> str:

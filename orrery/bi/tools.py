@@ -622,7 +622,8 @@ def said_kept(bi: BIContext, terms: list[str], question: str) -> list[str]:
     not list among `terms`: the planner adds them to its fields, field mapping maps them as the person said."""
     if bi.approved is None:
         return []
-    listed = {bi.approved.mapped(bi.engine.name, t) for t in terms} - {None}
+    kept = bi.approved.fields(bi.engine.name)
+    listed = {bi.approved.mapped(bi.engine.name, t, kept) for t in terms} - {None}
     said = bi.approved.said(bi.engine.name, bi.semantic, question)
     return list(dict.fromkeys(question[a:b] for (a, b), k in said if k.column and k not in listed))
 

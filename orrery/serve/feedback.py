@@ -57,7 +57,7 @@ def routes(api: APIRouter, server: Any) -> None:
     async def examples(connection: str) -> list[dict[str, Any]]:
         check_id("connection", connection)
         found = await asyncio.to_thread(lambda: _examples(server).list(connection))
-        return [{"id": e.id, "question": e.question, "sql": e.sql} for e in found]
+        return [_pair(e) for e in found]
 
     @api.get("/memory/{connection}")
     async def memory(connection: str) -> dict[str, Any]:
@@ -89,11 +89,15 @@ def _memory(server: Any, connection: str) -> dict[str, Any]:
     examples = _examples(server)
     return {
         "connection": connection,
-        "examples": [{"id": e.id, "question": e.question, "sql": e.sql} for e in examples.list(connection)],
+        "examples": [_pair(e) for e in examples.list(connection)],
         "fields": [
             {"id": f.id, "term": f.term, "column": f.column} for f in ExampleMemory(examples).fields(connection)
         ],
     }
+
+
+def _pair(example: Any) -> dict[str, Any]:
+    return {"id": example.id, "question": example.question, "sql": example.sql}
 
 
 def _item(body: dict[str, Any]) -> tuple[str, str]:
