@@ -219,6 +219,22 @@ The database of held-out set #26 (bench/bi_heldout26.py), a holiday calendar, bu
   row per day from 1999-12-31 to 2030-12-31, 11,324 rows). `hol_evt.dt_sk` holds a `dim_date.date_key` and
   `hol_evt.hol_ref` a `hol_def.hol_cd`.
 
+The database of held-out set #27 (bench/bi_heldout27.py), a marriage survey, built the same way:
+
+- marital: statsmodels' fair dataset (Ray Fair's 1978 "A Theory of Extramarital Affairs", Journal of Political
+  Economy: 6,366 married women who answered a 1974 magazine survey; "included with permission of the author", as
+  statsmodels states), split in three: `rdbk_resp` (`resp_no` 1-6366 in the source's order, `mrg_rtg_cd` the
+  woman's rating of her marriage 1-5, `age_yrs` her age as the source bands it, 17.5, 22, 27, ..., 42, `yrs_wed`
+  the years married as the source approximates them, 0.5, 2.5, 6, 9, 13, 16.5, 23, `kid_cnt` her children, 5.5
+  for five or more, `relig_lvl` how religious she is, not/mildly/fairly/strongly, `educ_yrs` her schooling in
+  years, 9 grade school, 12 high school, 14 some college, 16 college graduate, 17 some graduate school, 20 an
+  advanced degree, `occ_cd` her occupation, `hsb_occ_cd` her husband's, `xm_afr_tm` the source's measure of time
+  spent in extramarital affairs, 0 for none; 6,366 rows), `occ_lkp` (`occ_key` 1-6 as the source numbers them,
+  `occ_desc` its wording, "white-collar", ..., `occ_abbr` a short label, written here; 6 rows) and `mrg_rtg`
+  (`rtg_key` 1-5, `rtg_lbl` "very poor", ..., "very good", as the source labels them; 5 rows).
+  `rdbk_resp.occ_cd` and `rdbk_resp.hsb_occ_cd` each hold an `occ_lkp.occ_key`, `rdbk_resp.mrg_rtg_cd` a
+  `mrg_rtg.rtg_key`.
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -252,6 +268,7 @@ HELDOUT23_DATABASES = ("crime",)
 HELDOUT24_DATABASES = ("demog",)
 HELDOUT25_DATABASES = ("macro",)
 HELDOUT26_DATABASES = ("holidays",)
+HELDOUT27_DATABASES = ("marital",)
 # the U.S. Census Bureau's nine divisions (numbered as it numbers them), their regions and their states' postal codes
 CENSUS_DIVISIONS = (
     (1, "New England", "Northeast", "CT ME MA NH RI VT"),
@@ -483,6 +500,25 @@ HOL_DEF = pd.DataFrame(
     ],
     columns=["hol_cd", "hol_nm", "hol_type"],
 )
+
+
+# the six occupation codes of Fair's survey in its wording, with a short label of each
+OCC_LKP = pd.DataFrame(
+    [
+        (1, "student", "STUDENT"),
+        (2, "farming, agriculture; semi-skilled or unskilled worker", "FARM/UNSKILLED"),
+        (3, "white-collar", "WHITE COLLAR"),
+        (4, "teacher, counselor, social worker, nurse; artist, writer; technician, skilled worker", "TEACH/SKILLED"),
+        (5, "managerial, administrative, business", "MGMT/BUSINESS"),
+        (6, "professional with advanced degree", "PROFESSIONAL"),
+    ],
+    columns=["occ_key", "occ_desc", "occ_abbr"],
+)
+# its five-point scale of how a woman rates her marriage, as the source labels it
+MRG_RTG = pd.DataFrame(
+    [(1, "very poor"), (2, "poor"), (3, "fair"), (4, "good"), (5, "very good")], columns=["rtg_key", "rtg_lbl"]
+)
+RELIG_LVLS = {1: "not", 2: "mildly", 3: "fairly", 4: "strongly"}
 
 
 def _home() -> Path:
@@ -903,6 +939,29 @@ def _holidays(path: Path) -> None:
         _write(con, {"hol_evt": evt, "hol_def": HOL_DEF, "dim_date": dates})
 
 
+def _marital(path: Path) -> None:
+    from statsmodels.datasets import fair
+
+    data = fair.load_pandas().data
+    resp = pd.DataFrame(
+        {
+            "resp_no": range(1, len(data) + 1),
+            "mrg_rtg_cd": data["rate_marriage"].astype(int),
+            "age_yrs": data["age"],
+            "yrs_wed": data["yrs_married"],
+            "kid_cnt": data["children"],
+            "relig_lvl": data["religious"].astype(int).map(RELIG_LVLS),
+            "educ_yrs": data["educ"].astype(int),
+            "occ_cd": data["occupation"].astype(int),
+            "hsb_occ_cd": data["occupation_husb"].astype(int),
+            "xm_afr_tm": data["affairs"],
+        }
+    )
+    assert resp.notna().all().all()
+    with sqlite3.connect(path) as con:
+        _write(con, {"rdbk_resp": resp, "occ_lkp": OCC_LKP, "mrg_rtg": MRG_RTG})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -927,6 +986,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "demog": _demog,
     "macro": _macro,
     "holidays": _holidays,
+    "marital": _marital,
 }
 
 
@@ -968,5 +1028,6 @@ if __name__ == "__main__":
         *HELDOUT24_DATABASES,
         *HELDOUT25_DATABASES,
         *HELDOUT26_DATABASES,
+        *HELDOUT27_DATABASES,
     ):
         print(db, path_of(db))
