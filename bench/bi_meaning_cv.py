@@ -25,7 +25,7 @@ from typing import Any
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
-from bi_nokeys import RESULTS, SETS, engine_for, items  # noqa: E402
+from bi_nokeys import RESULTS, SCORED, engine_for, items  # noqa: E402
 
 ABOVE = 1.01  # a threshold above every cosine: only the lexical tests hold a term
 
@@ -89,7 +89,7 @@ def main() -> None:
     per_set: dict[str, list[tuple[bool, float]]] = {}
     terms: list[dict[str, Any]] = []
     floor = decline.MEANING_FLOOR
-    for which in SETS:
+    for which in SCORED:
         per_set[which] = []
         for q in items(which):
             if q["db"] not in contexts:
@@ -102,7 +102,7 @@ def main() -> None:
     decline.MEANING_FLOOR = floor
     base = json.loads((RESULTS / "bi_nokeys_shapes_bi15base.json").read_text())["sets"]
     folds = []
-    for which in SETS:
+    for which in SCORED:
         train = [r for s, rows in per_set.items() if s != which for r in rows]
         t = choose(train)
         wrong, missed = cost(per_set[which], t)

@@ -2086,13 +2086,12 @@ def v13_sample() -> list[dict[str, Any]]:
 def v17_scope() -> list[dict[str, Any]]:
     """Every development question on the memory's databases (sets #1..#19): held-out #16's, the stored sets',
     held-out #13-#15's, then every other set of bench/bi_nokeys.py's SETS, each question once."""
-    from bi_nokeys import SETS, pending
+    from bi_nokeys import SCORED
 
     keys = ("set", "db", "question", "gold")
     held = {p["db"] for p in approved_pairs(stored_answers())}
     rest = [{k: q[k] for k in keys} for q in stored_answers() if q["db"] in held]
-    sets = [s for s in SETS if not pending(s)]
-    every = [*v13_sample(), *rest, *later(["heldout13", "heldout14", "heldout15"], set()), *later(sets, set())]
+    every = [*v13_sample(), *rest, *later(["heldout13", "heldout14", "heldout15"], set()), *later(list(SCORED), set())]
     seen: set[tuple[str, str]] = set()
     return [q for q in every if (q["db"], q["question"]) not in seen and not seen.add((q["db"], q["question"]))]
 
@@ -2102,10 +2101,10 @@ def newest_answers(kept: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     code: per set, its result files (STORED's and results/bi_nokeys_<set>_here*.json) newest first by their date,
     each question's answer from the newest file that holds it; `file` None where none answered it. `kept`: more
     keys of the stored answer (e.g. its status and its text)."""
-    from bi_nokeys import SETS, items, pending
+    from bi_nokeys import SCORED, items
 
     out = []
-    for which in (s for s in SETS if not pending(s)):
+    for which in SCORED:
         paths = {RESULTS / f for f in STORED.get(which, ())} | set(RESULTS.glob(f"bi_nokeys_{which}_here*.json"))
         dated = sorted(((json.loads(f.read_text()), f.name) for f in paths), key=lambda x: -_stamp(x[0]))
         runs = [(name, {(q["db"], q["question"]): q for q in _stored_rows_of(d)}) for d, name in dated]
@@ -3385,11 +3384,11 @@ def _round20_pairs() -> list[tuple[str, dict[str, Any]]]:
 def gold_pairs() -> list[tuple[str, dict[str, Any]]]:
     """Round 20b's pairs: the gold SQL of every answerable question of sets #1..#21, once per (database, SQL),
     less every SQL text of round 20's pairs."""
-    from bi_nokeys import SETS, items
+    from bi_nokeys import SCORED, items
 
     seen = {(p["db"], p["sql"].strip()) for _, p in _round20_pairs()}
     out = []
-    for which in SETS:
+    for which in SCORED:
         for item in items(which):
             key = (item["db"], (item["gold"] or "").strip())
             if item["gold"] and key not in seen:

@@ -77,6 +77,9 @@ def pending(name: str) -> bool:
     return any(p in name for p in PENDING)
 
 
+SCORED = tuple(s for s in SETS if not pending(s))  # every set a script may read: the held-out ones already run
+
+
 def items(which: str) -> list[dict[str, Any]]:
     """A set's questions, databases interleaved and an unanswerable one after every three, so a prefix mixes."""
     sys.path.insert(0, str(HERE))
@@ -423,7 +426,7 @@ def main() -> None:
     if args.meaning:
         return meaning()
     if args.shapes:
-        shapes((args.which,) if args.which else tuple(s for s in SETS if not pending(s)), args.tag)
+        shapes((args.which,) if args.which else SCORED, args.tag)
         return
     args.which = args.which or "nokeys"
     out = RESULTS / f"bi_nokeys_{args.which}_{args.code}{'_' + args.tag if args.tag else ''}.json"

@@ -251,7 +251,7 @@ def recall(out_path: str) -> None:
 
     bnk = _bnk()
     recs = newest()
-    sets = [s for s in (*bnk.DEV_SETS, "heldout4", *bnk.OWN_MODULE) if not bnk.pending(s)]
+    sets = list(bnk.SCORED)
     contexts: dict[str, Any] = {}
     out: dict[str, Any] = {}
     for s in sets:

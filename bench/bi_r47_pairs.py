@@ -29,10 +29,10 @@ def databases() -> list[str]:
 
 
 def golds() -> dict[str, list[str]]:
-    from bi_nokeys import SETS, items
+    from bi_nokeys import SCORED, items
 
     out: dict[str, list[str]] = {}
-    for s in SETS:
+    for s in SCORED:
         for it in items(s):
             if it.get("gold"):
                 out.setdefault(it["db"], []).append(it["gold"])

@@ -201,7 +201,7 @@ def shapes(tag: str) -> None:
     plain = semantic_module.load
     semantic_module.load = lambda db, engine: cached(plain(db, engine)) or plain(db, engine)
     bnk = _load("bi_nokeys")
-    bnk.shapes(bnk.SETS, tag)
+    bnk.shapes(bnk.SCORED, tag)
 
 
 def make() -> None:
@@ -213,7 +213,7 @@ def make() -> None:
 
     sys.path.insert(0, str(HERE))
     bnk = _load("bi_nokeys")
-    dbs = sorted({q["db"] for s in bnk.SETS if not bnk.pending(s) for q in bnk.items(s)})
+    dbs = sorted({q["db"] for s in bnk.SCORED for q in bnk.items(s)})
     model = resolve_model("local")
     for db in dbs:
         engine = bnk.engine_for(db)

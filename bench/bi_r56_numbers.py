@@ -39,7 +39,7 @@ def main() -> None:
             layers[db] = (load(engine.name, engine), engine.dialect)
         return layers[db]
 
-    golds = [(s, it) for s in bnk.SETS for it in bnk.items(s) if it.get("gold")]
+    golds = [(s, it) for s in bnk.SCORED for it in bnk.items(s) if it.get("gold")]
     hits = [(s, it["question"], d) for s, it in golds if (d := dropped(it["gold"], it["question"], *layer(it["db"])))]
     print(f"{len(golds)} gold queries, {len(hits)} with a comparison dropped: {hits}")
     count: Counter[tuple[bool, bool]] = Counter()

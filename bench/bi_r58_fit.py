@@ -42,7 +42,7 @@ def population() -> list[dict[str, Any]]:
     bnk, fields = _load("bi_nokeys"), _load("bi_r55_fields")
     out = [
         {"kind": "shape", "set": s, "db": q["db"], "question": q["question"], "answerable": q["gold"] is not None}
-        for s in bnk.SETS
+        for s in bnk.SCORED
         for q in bnk.items(s)
     ]
     for s, q in fields.declines():

@@ -41,7 +41,7 @@ def declined_terms() -> Iterator[tuple[str, str, str, Any, str]]:
 
     sys.path.insert(0, str(HERE))
     bnk, fields, contexts = _load("bi_nokeys"), _load("bi_r55_fields"), {}
-    gold = {(q["db"], q["question"]): q["gold"] for s in bnk.SETS if not bnk.pending(s) for q in bnk.items(s)}
+    gold = {(q["db"], q["question"]): q["gold"] for s in bnk.SCORED for q in bnk.items(s)}
     gold |= {(q["db"], q["question"]): q["gold"] for _, q in fields.declines()}
     data = json.loads((HERE / "results" / "bi_r58_fit.json").read_text())
     seen = set()

@@ -25,7 +25,7 @@ def main() -> None:
     from orrery.bi import decline as d
 
     nk = _nokeys()
-    for which in nk.SETS:
+    for which in nk.SCORED:
         for q in nk.items(which):
             phrase = d.predicate_phrase(q["question"])
             if not phrase:

@@ -32,7 +32,7 @@ FIELD_QUESTION = re.compile(r"has no field named .*?; do you mean: (.*)\?$", re.
 
 def sample() -> list[dict[str, Any]]:
     bnk, fields = _load("bi_nokeys"), _load("bi_r55_fields")
-    gold = {(q["db"], q["question"]): q["gold"] for s in bnk.SETS if not bnk.pending(s) for q in bnk.items(s)}
+    gold = {(q["db"], q["question"]): q["gold"] for s in bnk.SCORED for q in bnk.items(s)}
     gold |= {(q["db"], q["question"]): q["gold"] for _, q in fields.declines()}
     data = json.loads((HERE / "results" / "bi_r58_fit.json").read_text())
     seen: dict[tuple[str, str], dict[str, Any]] = {}

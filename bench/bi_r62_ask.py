@@ -26,7 +26,7 @@ def main() -> None:
 
     nk = load_bench("bi_nokeys")
     contexts: dict[str, BIContext] = {}
-    for which in (s for s in nk.SETS if not nk.pending(s)):
+    for which in nk.SCORED:
         counts = {"off": [0, 0], "on": [0, 0]}  # [answerable declined, unanswerable declined]
         for i, q in enumerate(nk.items(which), 1):
             if q["db"] not in contexts:

@@ -21,7 +21,7 @@ def main() -> None:
 
     nk, rules = _load("bi_nokeys"), _load("bi_r62_rules")
     wanted = sys.argv[1:] or ["A", "B", "C"]
-    for which in (s for s in nk.SETS if not nk.pending(s)):
+    for which in nk.SCORED:
         for i, q in enumerate(nk.items(which), 1):
             bi = nk.context_for(q["db"])
             with contextlib.ExitStack() as stack:

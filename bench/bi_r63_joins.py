@@ -25,12 +25,10 @@ sys.path.insert(0, str(HERE))
 
 def gold_joins() -> dict[str, dict[frozenset, int]]:
     """Per database: each pair of (table, column) ends a gold equates, with the number of golds using it."""
-    from bi_nokeys import SETS, items, pending
+    from bi_nokeys import SCORED, items
 
     out: dict[str, dict[frozenset, int]] = {}
-    for s in SETS:
-        if pending(s):
-            continue
+    for s in SCORED:
         for it in items(s):
             if it.get("gold"):
                 for pair in _equalities(it["gold"]):
