@@ -11,7 +11,7 @@ refuses: a changed behaviour shows as a changed answer, compared here too. `--pr
     ORRERY_MAIN=/work/wt/start nice -n 5 python bench/bi_r73_time.py        # no model: main vs here
     PYTHONPATH=$PWD python bench/bi_r73_time.py --profile here
 
-Writes results/bi_r73_time.json.
+Writes results/bi_r73_time.json (`--clarify`: asking on, results/bi_r73_time_clarify.json).
 """
 
 from __future__ import annotations
@@ -45,10 +45,10 @@ def questions() -> list[dict[str, Any]]:
     return [bnk.items(s)[i - 1] | {"set": s} for s, nums in SAMPLE.items() for i in nums]
 
 
-def _answer(model: Any, engine: Any, q: dict[str, Any], store: str, i: int) -> dict[str, Any]:
+def _answer(model: Any, engine: Any, q: dict[str, Any], store: str, i: int, clarify: bool = False) -> dict[str, Any]:
     from orrery.bi.agent import BIAgent
 
-    agent = BIAgent(model, engine, store=store, session_id=f"q{i}", clarify=False, prose=False)
+    agent = BIAgent(model, engine, store=store, session_id=f"q{i}", clarify=clarify, prose=False)
     a = agent.ask(q["question"])
     return {"status": a.status, "sql": a.sql, "rows": a.rows[:20], "answer": a.answer[:300]}
 
@@ -75,7 +75,7 @@ def record() -> None:
     REPLIES.write_text(json.dumps(out, indent=1, default=str))
 
 
-def replay(profile: str | None = None) -> dict[str, Any]:
+def replay(profile: str | None = None, clarify: bool = False) -> dict[str, Any]:
     """One pass over the recorded questions with a scripted model (the code on PYTHONPATH): seconds and answers."""
     from orrery.llm.scripted import ScriptedModel
 
@@ -89,7 +89,7 @@ def replay(profile: str | None = None) -> dict[str, Any]:
         t0 = time.perf_counter()
         if prof:
             prof.enable()
-        got = _answer(model, engine, q, f"{store}/s.db", i)
+        got = _answer(model, engine, q, f"{store}/s.db", i, clarify)
         if prof:
             prof.disable()
         rows.append({"question": q["question"], "seconds": time.perf_counter() - t0, "answer": got})
@@ -98,7 +98,7 @@ def replay(profile: str | None = None) -> dict[str, Any]:
     return {"rows": rows}
 
 
-def side_by_side() -> None:
+def side_by_side(clarify: bool = False) -> None:
     """Each code's replay passes, interleaved (main, here, main, here, ...), each in its own subprocess; a pass's
     first question per database opens the layer and its caches, as a fresh process does."""
     roots = {"main": os.environ.get("ORRERY_MAIN", "/work/main"), "here": str(HERE.parent)}
@@ -107,7 +107,11 @@ def side_by_side() -> None:
         for code, root in roots.items():
             env = {**os.environ, "PYTHONPATH": root}
             out = subprocess.run(
-                [sys.executable, __file__, "--worker"], env=env, capture_output=True, text=True, check=True
+                [sys.executable, __file__, "--worker", *(["--clarify"] if clarify else [])],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
             )
             passes[code].append(json.loads(out.stdout.splitlines()[-1]))
     recorded = [r["answer"] for r in json.loads(REPLIES.read_text())]
@@ -119,26 +123,30 @@ def side_by_side() -> None:
             "seconds_per_question": [round(s, 3) for s in per_q],
             "total_median_pass": round(sum(per_q), 2),
             "pass_totals": [round(sum(r["seconds"] for r in p["rows"]), 2) for p in ps],
-            "answers_as_recorded": sum(json.dumps(a, default=str) == json.dumps(b, default=str) for a, b in zip(answers, recorded, strict=True)),
+            "answers_as_recorded": sum(
+                json.dumps(a, default=str) == json.dumps(b, default=str) for a, b in zip(answers, recorded, strict=True)
+            ),
         }
     same = [r["answer"] for r in passes["main"][0]["rows"]] == [r["answer"] for r in passes["here"][0]["rows"]]
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    result = {"date": stamp, "load_1min": os.getloadavg()[0], "roots": roots, "same_answers": same, **summary}
-    (HERE / "results" / "bi_r73_time.json").write_text(json.dumps(result, indent=1))
-    print(json.dumps(result, indent=1))
+    result = {"date": stamp, "load_1min": os.getloadavg()[0], "roots": roots, "clarify": clarify, "same_answers": same}
+    out = HERE / "results" / f"bi_r73_time{'_clarify' if clarify else ''}.json"
+    out.write_text(json.dumps(result | summary, indent=1))
+    print(json.dumps(result | summary, indent=1))
 
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
     p.add_argument("--record", action="store_true")
     p.add_argument("--worker", action="store_true")
+    p.add_argument("--clarify", action="store_true", help="asking on (the bench runs with it off)")
     p.add_argument("--profile", default=None, help="a file for the cProfile stats of one replay pass")
     a = p.parse_args()
     if a.record:
         record()
     elif a.worker:
-        print(json.dumps(replay(), default=str))
+        print(json.dumps(replay(clarify=a.clarify), default=str))
     elif a.profile:
-        replay(a.profile)
+        replay(a.profile, a.clarify)
     else:
-        side_by_side()
+        side_by_side(a.clarify)
