@@ -37,7 +37,7 @@ REPLIES = HERE / "results" / "bi_r73_replies.json"
 # the sample, fixed before any run: questions 1, 2 and 4 (an unanswerable one: `items` puts one after every three)
 # of five development sets (no held-out set not yet run)
 SAMPLE = {s: (1, 2, 4) for s in ("nokeys", "heldout2", "dev", "heldout20", "heldout25")}
-REPEATS = 3
+REPEATS = 3  # passes per code (`--passes`)
 
 
 def questions() -> list[dict[str, Any]]:
@@ -86,24 +86,25 @@ def replay(profile: str | None = None, clarify: bool = False) -> dict[str, Any]:
         q = next(q for q in questions() if q["question"] == rec["question"] and q["set"] == rec["set"])
         engine = engines.get(q["db"]) or engines.setdefault(q["db"], bnk.engine_for(q["db"]))
         model = ScriptedModel(rec["replies"])
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         if prof:
             prof.enable()
         got = _answer(model, engine, q, f"{store}/s.db", i, clarify)
         if prof:
             prof.disable()
-        rows.append({"question": q["question"], "seconds": time.perf_counter() - t0, "answer": got})
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        rows.append({"question": q["question"], "seconds": wall, "cpu_seconds": cpu, "answer": got})
     if prof:
         pstats.Stats(prof).sort_stats("cumulative").dump_stats(profile)
     return {"rows": rows}
 
 
-def side_by_side(clarify: bool = False) -> None:
+def side_by_side(clarify: bool = False, repeats: int = REPEATS, tag: str = "") -> None:
     """Each code's replay passes, interleaved (main, here, main, here, ...), each in its own subprocess; a pass's
     first question per database opens the layer and its caches, as a fresh process does."""
     roots = {"main": os.environ.get("ORRERY_MAIN", "/work/main"), "here": str(HERE.parent)}
     passes: dict[str, list[dict[str, Any]]] = {c: [] for c in roots}
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         for code, root in roots.items():
             env = {**os.environ, "PYTHONPATH": root}
             out = subprocess.run(
@@ -119,18 +120,29 @@ def side_by_side(clarify: bool = False) -> None:
     for code, ps in passes.items():
         per_q = [statistics.median(p["rows"][i]["seconds"] for p in ps) for i in range(len(recorded))]
         answers = [r["answer"] for r in ps[0]["rows"]]
+        cpu = [sum(r.get("cpu_seconds", 0.0) for r in p["rows"]) for p in ps]
         summary[code] = {
             "seconds_per_question": [round(s, 3) for s in per_q],
             "total_median_pass": round(sum(per_q), 2),
             "pass_totals": [round(sum(r["seconds"] for r in p["rows"]), 2) for p in ps],
+            # the worker's CPU seconds (every thread of it): what the code does, less the waits of a loaded machine
+            "cpu_pass_totals": [round(c, 2) for c in cpu],
+            "cpu_median_pass": round(statistics.median(cpu), 2),
             "answers_as_recorded": sum(
                 json.dumps(a, default=str) == json.dumps(b, default=str) for a, b in zip(answers, recorded, strict=True)
             ),
         }
     same = [r["answer"] for r in passes["main"][0]["rows"]] == [r["answer"] for r in passes["here"][0]["rows"]]
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    result = {"date": stamp, "load_1min": os.getloadavg()[0], "roots": roots, "clarify": clarify, "same_answers": same}
-    out = HERE / "results" / f"bi_r73_time{'_clarify' if clarify else ''}.json"
+    result = {
+        "date": stamp,
+        "load_1min": os.getloadavg()[0],
+        "roots": roots,
+        "clarify": clarify,
+        "passes": repeats,
+        "same_answers": same,
+    }
+    out = HERE / "results" / f"bi_r73_time{'_clarify' if clarify else ''}{'_' + tag if tag else ''}.json"
     out.write_text(json.dumps(result | summary, indent=1))
     print(json.dumps(result | summary, indent=1))
 
@@ -140,6 +152,8 @@ if __name__ == "__main__":
     p.add_argument("--record", action="store_true")
     p.add_argument("--worker", action="store_true")
     p.add_argument("--clarify", action="store_true", help="asking on (the bench runs with it off)")
+    p.add_argument("--passes", type=int, default=REPEATS, help="replay passes per code, interleaved")
+    p.add_argument("--tag", default="", help="added to the results file name")
     p.add_argument("--profile", default=None, help="a file for the cProfile stats of one replay pass")
     a = p.parse_args()
     if a.record:
@@ -149,4 +163,4 @@ if __name__ == "__main__":
     elif a.profile:
         replay(a.profile, a.clarify)
     else:
-        side_by_side(a.clarify)
+        side_by_side(a.clarify, a.passes, a.tag)
