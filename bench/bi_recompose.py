@@ -39,13 +39,19 @@ def _nokeys() -> Any:
     return module
 
 
+# a helper's sample of its branch's code (`results/bi_nokeys_<set>_here_bi67b.json`): code that was merged later or
+# reverted, never the code a later round starts from; the lead's own records (full sets, `_here_rNN` samples) stay
+BRANCH_SAMPLE = re.compile(r"_here_bi\d+[a-z]?\.json$")
+
+
 def newest(skip: tuple[str, ...] = ()) -> list[tuple[str, dict[str, Any]]]:
-    """(set, record) of the newest stored record of each (set, question), leaving out the files whose name holds a
-    word of `skip` or names a held-out set not yet run (`bi_nokeys.pending`)."""
+    """(set, record) of the newest stored record of each (set, question), leaving out a helper's branch samples
+    (`BRANCH_SAMPLE`) and the files whose name holds a word of `skip` or names a held-out set not yet run
+    (`bi_nokeys.pending`)."""
     recs: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
     bnk = _nokeys()
     for f in glob.glob(str(HERE / "results" / "bi_nokeys_*_here*.json")):
-        if any(s in f for s in skip) or bnk.pending(f):
+        if any(s in f for s in skip) or bnk.pending(f) or BRANCH_SAMPLE.search(f):
             continue
         d = json.loads(Path(f).read_text())
         for q in d.get("questions", []):

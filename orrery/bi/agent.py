@@ -328,11 +328,8 @@ class BIAgent(PlanAgent):
         user_input, intent, usage = turn.user_input, turn.intent, turn.usage
         self.bi.question = user_input if intent == "new_request" else f"{self.bi.question} {user_input}"
         teach(self.bi, self.bi.question)  # what approved answers taught this connection's layer (examples.py)
-        if (
-            intent == "new_request"
-            and not self.latest_metadata()
-            and (reason := shape_decline(self.bi, user_input, ask=self.bi.clarify))
-        ):
+        shape_checked = intent == "new_request" and not self.latest_metadata()
+        if shape_checked and (reason := shape_decline(self.bi, user_input, ask=self.bi.clarify)):
             # the question's shape already says the data cannot answer it: no model call (an analysis of an
             # earlier result is left to the planner, whose words are about that result, not the schema)
             yield Reiterated(user_input, "cannot_answer")
@@ -378,7 +375,9 @@ class BIAgent(PlanAgent):
         reason = future(user_input)
         if declined and reason is None:
             reply.kind, reason = self.judge_decline(reply, user_input)
-        elif reason is None and reply.kind in ("query", "lookup"):  # a modification, or beside an earlier result
+        elif reason is None and reply.kind in ("query", "lookup") and not shape_checked:
+            # a modification, or beside an earlier result: not checked before the plan call (a new request was,
+            # on the same text and state, and found nothing)
             reason = shape_decline(self.bi, user_input, ask=self.bi.clarify)
         if reply.kind in ("query", "lookup") and self.bi.clarify:  # a term no column holds the planner left out:
             reply.fields += [

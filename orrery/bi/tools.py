@@ -33,7 +33,6 @@ from orrery.bi.context import pick_option as pick_option  # the clarification an
 from orrery.bi.decline import (
     GRAMMAR,
     absent_mentions,
-    askable,
     categories,
     category_values,
     demonym_values,
@@ -639,9 +638,10 @@ def ask_field(bi: BIContext, term: str, answer: str | None) -> dict[str, str]:
     memory = bi.approved
     if memory is not None and (kept := memory.kept_field(bi.engine.name, bi.semantic, term)) is not None:
         return _field_of(kept.column, lambda: f"you said the data does not hold {term!r}")
-    if not askable(bi, [term]):
+    near = nearest_columns(bi, term) if bi.clarify else []  # `askable` of the one term: its columns read once
+    if not near:
         raise CannotAnswer(no_field(bi, [term]))
-    options = [*nearest_columns(bi, term), NOT_HELD]
+    options = [*near, NOT_HELD]
     chosen = bi.ask_or_pick(f"field:{term}", f"The data has no field named {term!r}; do you mean", options, answer)
     column = None if chosen == NOT_HELD else chosen
     # asking on: only a person's answer returns here, never a guess; a term of other characters is not kept
@@ -827,8 +827,9 @@ def decline_unheld_year(bi: BIContext, sql: str, question: str, error: str | Non
     named = dict(named_years(question)) if error == NOTHING else {}
     if not named:
         return
-    tables = _named_tables(bi, sql)
-    for number in sqlglot.parse_one(sql, read=bi.engine.dialect).find_all(exp.Literal):
+    tables, tree = _named_tables(bi, sql), _parsed(sql, bi.engine.dialect)
+    tree = tree if tree is not None else sqlglot.parse_one(sql, read=bi.engine.dialect)  # what it does not read raises
+    for number in tree.find_all(exp.Literal):
         year = int(number.this) if re.fullmatch(r"\d{4}", number.this) else None  # 2003 or '2003'
         compared = number.find_ancestor(exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between, exp.In)
         columns = list(compared.find_all(exp.Column)) if compared and year in named else []
@@ -862,11 +863,20 @@ def _missing_column(error: str | None) -> tuple[str, str] | None:
 def _named_tables(bi: BIContext, sql: str) -> dict[str, str]:
     """Each name the query gives a table of the layer (its alias, or its own name) -> the table."""
     known = {t.lower(): t for t in bi.semantic.tables}
-    try:
-        tree = sqlglot.parse_one(sql, read=bi.engine.dialect)
-    except sqlglot.errors.SqlglotError:  # also a TokenError: the model's SQL cut off inside a string
+    if (tree := _parsed(sql, bi.engine.dialect)) is None:
         return {}
     return {t.alias_or_name: known[t.name.lower()] for t in tree.find_all(exp.Table) if t.name.lower() in known}
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(sql: str, dialect: str) -> exp.Expression | None:
+    """A failed query's tree, read once for the judgments and the repair note of `build_sql` (the year, the tables
+    it names, the column moved): never changed in place (`_requalified` changes a copy). None when sqlglot cannot
+    read it (also a TokenError: the model's SQL cut off inside a string)."""
+    try:
+        return sqlglot.parse_one(sql, read=dialect)
+    except sqlglot.errors.SqlglotError:
+        return None
 
 
 def _column_holders(bi: BIContext, tables: Iterable[str], name: str) -> list[str]:
@@ -884,7 +894,7 @@ def _requalified(bi: BIContext, sql: str, error: str | None) -> str | None:
     if len(holders) != 1 or holders[0] == named[missing[0]]:
         return None
     to = next(a for a, t in named.items() if t == holders[0])
-    tree = sqlglot.parse_one(sql, read=bi.engine.dialect)
+    tree = _parsed(sql, bi.engine.dialect).copy()  # read, since `named` is not empty
     for col in tree.find_all(exp.Column):
         if col.table == missing[0] and col.name.lower() == missing[1].lower():
             col.set("table", exp.to_identifier(to))
