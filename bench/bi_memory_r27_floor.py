@@ -8,6 +8,9 @@ other (`_nested`): `ExampleMemory.mapped`'s rule for one kept term. Beside it, t
 inside a question, read through `ExampleMemory.said` on a store holding the kept term, at the chosen floor.
 
     PYTHONPATH=$PWD python bench/bi_memory_r27_floor.py --out bench/results/bi_memory_r27_floor.json
+
+The meaning match it measures did not ship (bench/bi_memory_r27.md): run it with PYTHONPATH at a checkout of commit
+673106e of branch bimem27 (`_nested`, `ExampleMemory(meant=...)` are not in the shipped code).
 """
 
 from __future__ import annotations

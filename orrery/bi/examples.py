@@ -59,12 +59,6 @@ Valued = Callable[[str], bool] | None  # whether a lower-case word is a word of 
 FIELD = "field"  # a store item: a person's answer to which column a term no column holds means (`keep_field`)
 MAX_TERM = 64
 TERM = re.compile(r"[a-z0-9]+(?: [a-z0-9]+)*")  # a kept term's normal form (`field_term`), whole
-# A phrase means a kept term in other words when this similar to it (MiniLM cosine) and neither says the other's words
-# and more ('male population' is not 'population'): chosen by cross-validation on bench/bi_memory_r27_set.py
-# (bench/bi_memory.md, round 27).
-MEANT = 0.8
-MAX_PHRASE_WORDS = 4  # words of a question's phrase compared with the kept terms by meaning
-CLAUSE = re.compile(r"[^,;:?!()\"]+")  # a stretch of a question no phrase of it spans across
 
 
 class NotApprovable(DataError):
@@ -105,32 +99,6 @@ def _said_at(core: tuple[str, ...], question: str) -> list[tuple[int, int]]:
     return [(own[i].start(), own[i + n - 1].end()) for i in starts]
 
 
-def _phrase_end(word: str) -> bool:
-    """Whether a word of a question may begin or end a phrase that means a kept term: not generic, grammar, a number
-    or a ranking word ('most babies per woman' is 'babies per woman' ranked)."""
-    w = singular(word.lower())
-    return not (w in GENERIC or w in GRAMMAR or w.isdigit() or re.fullmatch(EXTREME, w))
-
-
-def _phrases(question: str) -> list[tuple[int, int]]:
-    """The places of the question's phrases of 1..MAX_PHRASE_WORDS words within a clause, first and last a content
-    word (`_phrase_end`): what a kept term is compared with by meaning."""
-    out = []
-    for clause in CLAUSE.finditer(question):
-        ws = list(re.finditer(r"[A-Za-z0-9]+(?:'s)?", clause.group(0)))
-        for i, first in enumerate(ws):
-            for last in ws[i : i + MAX_PHRASE_WORDS]:
-                if _phrase_end(first.group(0)) and _phrase_end(last.group(0)):
-                    out.append((clause.start() + first.start(), clause.start() + last.end()))
-    return out
-
-
-def _nested(said: tuple[str, ...], kept: tuple[str, ...]) -> bool:
-    """Whether one phrase says every word of the other (`_core`): 'male population' names a part of 'population',
-    'inhabitants per square km' a measure of 'inhabitants', not the same thing in other words."""
-    return set(said) <= set(kept) or set(kept) <= set(said)
-
-
 def _in_layer(layer: Semantic, column: str) -> bool:
     """Whether 'table.column' is a column of the layer."""
     table, _, name = column.partition(".")
@@ -163,7 +131,6 @@ class ExampleMemory:
     floor: float | None = FLOOR  # a pair whose question is less similar (cosine) to the new one is not used
     show_floor: float | None = SHOW_FLOOR  # nor shown to the plan and SQL steps below this (None: no floor at all)
     shaped: bool = True  # a pair shown must fit the question's shape (`fits`); False: the nearest, any shape
-    meant: float | None = MEANT  # a question's phrase this similar to a kept term means it (None: its words only)
     # (connection, question, k) -> (the connection's stored pair ids, the k nearest pairs with their cosines)
     _near: dict[tuple[str, str, int], tuple[tuple[int, ...], list[tuple[Example, float | None]]]] = field(
         default_factory=dict, init=False, repr=False, compare=False
@@ -271,58 +238,17 @@ class ExampleMemory:
         return kept if kept is not None and _current(layer, kept) else None
 
     def mapped(self, connection: str, term: str, kept: list[KeptField] | None = None) -> KeptField | None:
-        """The kept answer whose term is `term` (by `_core`: case, plurals, aggregate words aside), else the one it
-        means in other words (`_meaning`), any column; among `kept` when given."""
+        """The kept answer whose term is `term` (by `_core`: case, plurals, aggregate words aside), any column; among
+        `kept` when given."""
         core, found = _core(term), self.fields(connection) if kept is None else kept
-        return next((k for k in found if core and _core(k.term) == core), None) or self._meaning(term, found)
-
-    def _similar(self, texts: list[str], kept: list[KeptField]) -> Any:
-        """The cosine of each text with each kept term (a row per text); None without an embedder or a floor."""
-        if self.meant is None or not texts or not kept:
-            return None
-        vectors = self._embed([*texts, *(k.term for k in kept)])
-        return None if vectors is None else vectors[: len(texts)] @ vectors[len(texts) :].T
-
-    def _meaning(self, term: str, kept: list[KeptField]) -> KeptField | None:
-        """The kept answer `term` means in other words: the most similar kept term at MEANT or above, neither saying
-        every word of the other (`_nested`); None without an embedder."""
-        core, sims = _core(term), self._similar([term], kept)
-        if sims is None or not core:
-            return None
-        near = [
-            (s, k) for s, k in zip(sims[0], kept, strict=True) if s >= self.meant and not _nested(core, _core(k.term))
-        ]
-        return max(near, key=lambda p: p[0])[1] if near else None
+        return next((k for k in found if core and _core(k.term) == core), None)
 
     def said(self, connection: str, layer: Semantic, question: str) -> list[tuple[tuple[int, int], KeptField]]:
-        """The kept answers (`kept_field`) whose term the question says, each with where: in its words (`_said_at`),
-        longest term first, then in other words (`_said_meaning`). A person's answer is read before any judgment of
-        the data (bench/bi_memory.md, rounds 26 and 27)."""
+        """The kept answers (`kept_field`) whose term the question says, each with where (`_said_at`), longest term
+        first: a person's answer is read before any judgment of the data (bench/bi_memory.md, round 26)."""
         kept = [k for k in self.fields(connection) if _current(layer, k)]
         kept.sort(key=lambda k: -len(_core(k.term)))
-        found = [(span, k) for k in kept for span in _said_at(_core(k.term), question)]
-        return found + self._said_meaning(question, kept, [span for span, _ in found])
-
-    def _said_meaning(
-        self, question: str, kept: list[KeptField], taken: list[tuple[int, int]]
-    ) -> list[tuple[tuple[int, int], KeptField]]:
-        """The question's phrases (`_phrases`, none overlapping `taken`) that mean a kept term in other words: at MEANT
-        or above, neither saying every word of the other (`_nested`), the most similar first, none overlapping."""
-        places = [(a, b) for a, b in _phrases(question) if not any(a < e and s < b for s, e in taken)]
-        sims = self._similar([question[a:b] for a, b in places], kept)
-        if sims is None:
-            return []
-        near = [
-            (s, place, k)
-            for place, row in zip(places, sims, strict=True)
-            for s, k in zip(row, kept, strict=True)
-            if s >= self.meant and not _nested(_core(question[slice(*place)]), _core(k.term))
-        ]
-        out: list[tuple[tuple[int, int], KeptField]] = []
-        for _, (a, b), k in sorted(near, key=lambda n: -n[0]):
-            if not any(a < e and s < b for (s, e), _ in out):
-                out.append(((a, b), k))
-        return out
+        return [(span, k) for k in kept for span in _said_at(_core(k.term), question)]
 
     def said_not_held(self, connection: str, layer: Semantic, question: str) -> str | None:
         """The decline for the terms the question says that a person said the data does not hold; None if none."""
