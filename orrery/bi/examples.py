@@ -230,7 +230,7 @@ class ExampleMemory:
         if connection not in self._fields:
             items = self.examples.store.items(Scope(OWNER, APP, connection), kinds=[FIELD], limit=100_000)
             self._fields[connection] = [KeptField(i.id or 0, i.content, (i.input or {}).get("column")) for i in items]
-        return self._fields[connection]
+        return list(self._fields[connection])
 
     def kept_field(self, connection: str, layer: Semantic, term: str) -> KeptField | None:
         """The kept answer for `term` (`mapped`), when its column is still one of the layer's."""
@@ -238,9 +238,10 @@ class ExampleMemory:
         return kept if kept is not None and _current(layer, kept) else None
 
     def mapped(self, connection: str, term: str, kept: list[KeptField] | None = None) -> KeptField | None:
-        """The kept answer whose term is `term` (by `_core`: case, plurals, aggregate words aside), any column; among
-        `kept` when given."""
-        core, found = _core(term), self.fields(connection) if kept is None else kept
+        """The kept answer whose term is `term` (by `_core`: case, plurals, aggregate words aside), any column;
+        among `kept` when the connection's answers are read already."""
+        core = _core(term)
+        found = self.fields(connection) if kept is None else kept
         return next((k for k in found if core and _core(k.term) == core), None)
 
     def said(self, connection: str, layer: Semantic, question: str) -> list[tuple[tuple[int, int], KeptField]]:
@@ -257,7 +258,8 @@ class ExampleMemory:
 
     def not_held(self, connection: str, terms: list[str]) -> str | None:
         """The decline for those of `terms` a person said the data does not hold (`keep_field` with None)."""
-        said = [t for t in terms if (k := self.mapped(connection, t)) is not None and k.column is None]
+        kept = self.fields(connection)
+        said = [t for t in terms if (k := self.mapped(connection, t, kept)) is not None and k.column is None]
         return f"you said the data does not hold {', '.join(map(repr, dict.fromkeys(said)))}" if said else None
 
     def as_kept(self, connection: str, layer: Semantic, text: str) -> str:
