@@ -136,6 +136,7 @@ class ExampleMemory:
         default_factory=dict, init=False, repr=False, compare=False
     )
     _embedded: Remembered | None = field(default=None, init=False, repr=False, compare=False)
+    _fields: dict[str, list[KeptField]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def _scored(self, connection: str, question: str, k: int) -> list[tuple[Example, float | None]]:
         """The k nearest pairs (`_search`), each with its question's cosine to `question` (None without an
@@ -209,17 +210,27 @@ class ExampleMemory:
             raise DataError(f"the term {str(term)[:80]!r} is not kept: at most {MAX_TERM} letters, digits and spaces")
         if column is not None and not _in_layer(layer, column):
             raise DataError(f"{column[:80]!r} is not a column of {connection}: the answer for {normal!r} is not kept")
+        self.anew()
         for old in self.fields(connection):
             if _core(old.term) == _core(normal):
                 self.examples.remove(connection, old.id)
+        self.anew()
         item = Item(FIELD, normal, FIELD, {"column": column})
         [item_id] = self.examples.store.add(Scope(OWNER, APP, connection), [item])
         return item_id
 
+    def anew(self) -> None:
+        """Read the kept answers from the store again at their next use: before each question (`teach`), and after
+        one is kept, so a removal in another process is seen by the next question."""
+        self._fields.clear()
+
     def fields(self, connection: str) -> list[KeptField]:
-        """The connection's kept answers (`keep_field`), newest first."""
-        items = self.examples.store.items(Scope(OWNER, APP, connection), kinds=[FIELD], limit=100_000)
-        return [KeptField(i.id or 0, i.content, (i.input or {}).get("column")) for i in items]
+        """The connection's kept answers (`keep_field`), newest first: read from the store once per question
+        (`anew`), however many checks match the question's terms against them."""
+        if connection not in self._fields:
+            items = self.examples.store.items(Scope(OWNER, APP, connection), kinds=[FIELD], limit=100_000)
+            self._fields[connection] = [KeptField(i.id or 0, i.content, (i.input or {}).get("column")) for i in items]
+        return list(self._fields[connection])
 
     def kept_field(self, connection: str, layer: Semantic, term: str) -> KeptField | None:
         """The kept answer for `term` (`mapped`), when its column is still one of the layer's."""
@@ -699,7 +710,10 @@ SUPPORT = 2
 
 
 def teach(bi: BIContext, question: str) -> None:
-    """Before a question is planned: the connection's layer as the approved pairs teach it now (`taught`)."""
+    """Before a question is planned: the connection's layer as the approved pairs teach it now (`taught`), and its
+    kept field answers as stored now (`ExampleMemory.anew`)."""
+    if bi.approved is not None:
+        bi.approved.anew()
     bi.semantic = taught(bi.semantic, bi.approved, bi.engine.name, question, bi.engine.dialect)
 
 
