@@ -1080,6 +1080,10 @@ def _unheld(bi: BIContext, t: str, question: str) -> bool:
         and not per_person_column(bi, t, question)
         and not _measure_of_held(bi, t, question)
         and not counted_table(bi, t, question)
+        and not spelt_column(bi, t)
+        and not coded_column(bi, t)
+        and not only_conditions(t)
+        and not held_under_conditions(bi, t, question)
         and not value_tail(bi, t)
         and not maps(bi, t)
         and not names_the_data(bi, t)
@@ -1261,6 +1265,124 @@ def _row_table(bi: BIContext, rest: list[str]) -> str | None:
     facts = [t for t in bi.semantic.tables if t not in referred]
     named = [t for t in facts if any(_first_token_names(_tokens(t)[0], w) for w in rest)]
     return named[0] if named else facts[0] if len(facts) == 1 else None
+
+
+def spelt_column(bi: BIContext, term: str) -> tuple[str, str] | None:
+    """The numeric column (not of keys) whose name the term spells in any order, its conditions aside (grammar,
+    numbers, ranking words, a category's whole values: 'ibm', 'lowest'; `_without_conditions`): each other word pairs
+    with its own token of the name and each token with a word ('female percentage' of `pct_f`, 'lowest closing
+    price' of `cls_px`). A pair is the word, its singular or its abbreviation (strong), or a token of one or two
+    letters that the word begins (weak: 'f' of 'female', 'px' of 'price'); at most one weak pair, at least one
+    strong. An aggregate word ('percentage') and a unit token (`mm`, `pct`) may stay unpaired. A term held only as
+    a whole is often the column's name written out, not a word of it."""
+    said = re.findall(r"[a-z][\w-]*|\d+", term.lower())
+    own = [w for w in _without_conditions(bi, said) if w not in GRAMMAR]
+    needed = [w for w in own if w not in GENERIC]
+    if not needed:
+        return None
+    return next(
+        (
+            (t, c)
+            for t, c, info in bi.semantic.columns()
+            if NUMERIC.search(str(info.get("type", ""))) and not key_like(c) and _spells(own, _tokens(c))
+        ),
+        None,
+    )
+
+
+def _strong(token: str, word: str) -> bool:
+    return token in (word, singular(word)) or abbreviates(token, word) or abbreviates(token, singular(word))
+
+
+def _weak(token: str, word: str) -> bool:
+    return len(token) <= 2 and token.isalpha() and word.startswith(token[0])
+
+
+def _spells(own: list[str], tokens: list[str]) -> bool:
+    """Whether the words and the name's tokens pair one to one as `spelt_column` says (each needed word and each
+    token not a unit paired; at most one weak pair, at least one strong)."""
+    if len(tokens) > 4 or len(own) > 4:  # a name or a term this long is not one spelt out
+        return False
+    for pairs in _pairings(tokens, own):
+        kinds = [_strong(k, w) or ("weak" if _weak(k, w) else None) for k, w in pairs if w]
+        if None in kinds or kinds.count("weak") > 1 or True not in kinds:
+            continue
+        words_left = {w for w in own if w not in GENERIC} - {w for _, w in pairs}
+        tokens_left = [k for k, w in pairs if not w]
+        if not words_left and all(_a_unit(k) for k in tokens_left):
+            return True
+    return False
+
+
+def _pairings(tokens: list[str], own: list[str]) -> Iterator[list[tuple[str, str | None]]]:
+    """Every way to give each token a distinct word of `own`, or none."""
+    if not tokens:
+        yield []
+        return
+    for w in [None, *own]:
+        rest = list(own)
+        if w:
+            rest.remove(w)
+        for tail in _pairings(tokens[1:], rest):
+            yield [(tokens[0], w), *tail]
+
+
+def _a_unit(token: str) -> bool:
+    """A token that says in what a column is given ('mm', 'pct'), not what it measures."""
+    return token in UNITS or any(abbreviates(token, g) for g in GENERIC)
+
+
+_CODE = re.compile(r"[a-z]+\d[a-z0-9]*")  # 'm1', 'co2', 'tb3m': a code, not a word
+
+
+def coded_column(bi: BIContext, term: str) -> tuple[str, str] | None:
+    """The column (not of keys) one of whose name's tokens is a code of letters and digits the term writes as a
+    word ('m1 money supply' of `m1_bn`, 'co2 per person' of `t_co2_pc`): nobody writes a code by chance; the other
+    words are what the code means."""
+    said = set(re.findall(r"[a-z0-9]+", term.lower()))
+    return next(
+        (
+            (t, c)
+            for t, c, _ in bi.semantic.columns()
+            if not key_like(c) and any(_CODE.fullmatch(k) and k in said for k in _tokens(c))
+        ),
+        None,
+    )
+
+
+def held_under_conditions(bi: BIContext, term: str, question: str) -> bool:
+    """Whether the term is a held field with conditions on its rows written into it ('units of chairs': the units
+    of the rows of the category 'Chairs'; 'lowest closing price'): its words that say which rows (a whole value of
+    a category, in the singular or as written, a number, a ranking word) dropped, the rest, with a word of its own,
+    is held."""
+    said = re.findall(r"[a-z][\w-]*|\d+", term.lower())
+    rest = _without_conditions(bi, said)
+    if len(rest) == len(said) or not [w for w in rest if w not in GENERIC | GRAMMAR]:
+        return False
+    while rest and rest[-1] in GRAMMAR:  # 'units of' of 'units of chairs'
+        rest.pop()
+    return not _unheld(bi, " ".join(rest), question)
+
+
+def _without_conditions(bi: BIContext, said: list[str]) -> list[str]:
+    """The words less each run of up to three that is a category's whole value, and numbers and ranking words."""
+    values = categories(bi).keys()
+    rest, i = [], 0
+    while i < len(said):
+        run = next(
+            (n for n in (3, 2, 1) if {" ".join(said[i : i + n]), singular(" ".join(said[i : i + n]))} & values), 0
+        )
+        if not run and not said[i].isdigit() and said[i] not in _RANKING:
+            rest.append(said[i])
+        i += run or 1
+    return rest
+
+
+def only_conditions(term: str) -> bool:
+    """Whether the term's own words (aggregate and grammar words aside) are only numbers: 'share in 1975' asks the
+    share of the rows of a year, a condition, and names no field."""
+    own = [w for w in re.findall(r"[a-z0-9][\w-]*", term.lower()) if w not in GENERIC | GRAMMAR]
+    return bool(own) and all(w.isdigit() for w in own)
 
 
 # a drafted layer's description of a column of two values (`semantic._describe_column`)
