@@ -310,12 +310,17 @@ def _stored_whole(bi: BIContext, mention: str) -> dict[str, Any] | None:
 
 def _stored_by_last_word(bi: BIContext, mention: str, question: str) -> dict[str, Any] | None:
     """The stored name a word of the mention ends ('spielberg': 'Steven Spielberg' of a director column not indexed,
-    'matrix': 'The Matrix'): of the names of two or three words (no list: no comma) that end in the word in the text
-    columns outside the value index, the one the question writes more of, then held by the most rows, when no other
-    is as good ('Alfred Hitchcock' directs many rows, 'Michael Hitchcock' writes one). Only where one word of the
-    mention reads so ('Spielberg Picture': 'picture' ends several titles once each)."""
+    'the matrix': 'The Matrix'): of the names of two or three words (no list: no comma) that end in the word in the
+    text columns outside the value index, held by several rows or written whole by the question, the one the question
+    writes more of, then held by the most rows, when no other is as good ('Alfred Hitchcock' directs many rows,
+    'Michael Hitchcock' writes one). Only where one word of the mention reads so ('Spielberg Picture': 'picture' ends
+    several titles), not for a mention with a schema word ('production company' names a field, no title 'The
+    Company'), nor for a name some column holds whole (`stored_holders`: 'written by Woody Allen')."""
     kinds = GRAMMAR | schema_words(bi.semantic)
-    own = [w for w in re.findall(r"[^\W\d_]{4,}", mention.lower()) if w not in kinds and singular(w) not in kinds]
+    said = re.findall(r"[^\W\d_]+", mention.lower())
+    if any(singular(w) in kinds - GRAMMAR for w in said) or stored_holders(bi, mention):
+        return None  # a field's words ('production company'), or a whole name several columns hold: the SQL chooses
+    own = [w for w in said if len(w) >= 4 and w not in kinds]
     picks = [p for w in dict.fromkeys(own) if (p := _ending_in(bi, w, question))]
     if len(picks) != 1:
         return None
@@ -327,7 +332,9 @@ def _ending_in(bi: BIContext, word: str, question: str) -> tuple[str, str, Any] 
     said = set(utils.default_process(question).split())
     ranked = []
     for table, column, value, rows in _names_ending(bi, word):
-        ranked.append(((len(set(utils.default_process(value).split()) - said) == 0, rows), (table, column, value)))
+        whole = not set(utils.default_process(value).split()) - said
+        if whole or rows > 1:  # one row's 'The Company' is no name of 'production company'
+            ranked.append(((whole, rows), (table, column, value)))
     ranked.sort(key=lambda r: r[0], reverse=True)
     if not ranked or (len(ranked) > 1 and ranked[1][0] == ranked[0][0]):
         return None
@@ -363,35 +370,71 @@ def coded_values(bi: BIContext, question: str, mentions: Iterable[str] = ()) -> 
     'tell us', a `mean` column); a two-letter code only for a word the user capitalises or the planner lists
     ('mean' is no state 'MN', 'mode' no 'MD'), and a grammar word's initials only written in capitals ('US')."""
     kinds, held = schema_words(bi.semantic), bi.value_words()
-    listed = {w.lower() for m in mentions for w in re.findall(r"[^\W\d_]+", m)}
+    alone = {m.strip().lower() for m in mentions}  # the planner lists the word as a name of its own
     codes, marks = bi.derived("value_codes", lambda: _value_codes(bi))
     out = []
-    for word in dict.fromkeys(re.findall(r"[^\W\d_]+", question)):
-        w = word.lower()
+    for at in re.finditer(r"[^\W\d_]+", question):
+        word, w = at.group(), at.group().lower()
         if w in held or w in kinds or singular(w) in kinds or (w in GRAMMAR and not word.isupper()):
             continue
         named = {str(c.value).lower(): c for c in marks.get(w, [])} if len(w) <= 4 else {}
+        capital = w in alone or (word[0].isupper() and at.start() > 0)
         if not named and len(w) >= 4:
             named = {
                 code: c
                 for code, c in codes.items()
-                if len(code) < len(w) and (len(code) > 2 or word[0].isupper() or w in listed) and writes_code(code, w)
+                if len(code) < len(w) and (len(code) > 2 or capital) and writes_code(code, w)
             }
         if len(named) == 1:
             c = bi.best_holder(next(iter(named.values())), question)
             out.append({"mention": word, "table": c.table, "column": c.column, "value": jsonable(c.value)})
-    return out
+    return _not_split(bi, list({(r["column"], str(r["value"])): r for r in out}.values()))
+
+
+def _not_split(bi: BIContext, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The readings less those that name every value of their column ('gram-positives vs gram-negatives': a split of
+    the rows, not a filter)."""
+    by_column: dict[tuple[str, str], set[str]] = {}
+    for r in found:
+        by_column.setdefault((r["table"], r["column"]), set()).add(str(r["value"]).lower())
+    split = {k for k, v in by_column.items() if len(v) > 1 and v >= bi.values(*k)}
+    return [r for r in found if (r["table"], r["column"]) not in split]
 
 
 def _value_codes(bi: BIContext) -> tuple[dict[str, Candidate], dict[str, list[Candidate]]]:
     """The categories' codes (one word of two to four letters) by their text, and the indexed names of several words
     by their initials."""
-    codes = {t: held[0] for t, held in categories(bi).items() if t.isalpha() and 2 <= len(t) <= 4}
+    named = _named_rows(bi)
+    codes = {
+        t: held[0]
+        for t, held in categories(bi).items()
+        if t.isalpha() and 2 <= len(t) <= 4 and not any((c.table, c.column) in named for c in held)
+    }
     marks: dict[str, list[Candidate]] = {}
     for c in bi.index():
-        if mark := initials(str(c.value)):
+        if "," not in str(c.value) and (mark := initials(str(c.value))):  # a list of genres is no name: 'add'
             marks.setdefault(mark, []).append(c)
     return codes, marks
+
+
+def _named_rows(bi: BIContext) -> set[tuple[str, str]]:
+    """The indexed columns of codes whose rows a name column beside them names ('BIS' of `isl_cd` beside `isl_name`,
+    as many distinct values of longer texts, not digits), and the columns holding those codes as keys (`gls_cls` of
+    `cls_code`): the user names such a row by its name, which entity resolution reads already."""
+    held: dict[tuple[str, str], set[str]] = {}
+    for c in bi.index():
+        held.setdefault((c.table, c.column), set()).add(str(c.value).lower())
+
+    def name_like(values: set[str]) -> bool:
+        return not all(v.isdigit() for v in values) and sum(map(len, values)) / len(values) > 4
+
+    coded = {
+        (t, col)
+        for (t, col), values in held.items()
+        if any(t2 == t and col2 != col and len(v2) == len(values) and name_like(v2) for (t2, col2), v2 in held.items())
+    }
+    keys = set().union(*(held[k] for k in coded)) if coded else set()
+    return coded | {k for k, values in held.items() if len(values & keys) >= len(values) / 2 and not name_like(values)}
 
 
 def _names_its_field(bi: BIContext, mention: str, c: Candidate) -> bool:
