@@ -56,6 +56,23 @@ def sex_pair(held: set[str]) -> dict[str, str] | None:
     return sexes if len(held) == 2 and len(sexes) == 2 else None
 
 
+_JOINERS = frozenset(["of", "and", "the", "de", "du", "la"])  # no letter of a name's initials ('usa', 'uae')
+
+
+def initials(value: str) -> str:
+    """The initials of a name of several words, its joiners left out: 'New York City' 'nyc', 'General Motors' 'gm',
+    'United States of America' 'usa'; '' for a name of one word."""
+    said = [w for w in re.findall(r"[^\W\d_]+", value.lower()) if w not in _JOINERS]
+    return "".join(w[0] for w in said) if len(said) > 1 else ""
+
+
+def writes_code(code: str, word: str) -> bool:
+    """Whether a stored code of two to four letters is the user's word written short ('NEG' negative, 'NV' nevada,
+    'DL' delta, 'MAT' mature: `abbreviates`); not a word of its own ('neg' is no code of 'neglect': the word must go
+    on from the code)."""
+    return 2 <= len(code) <= 4 and code.isalpha() and abbreviates(code.lower(), word.lower())
+
+
 def singular(word: str) -> str:
     w = word.lower()
     if w.endswith("ies") and len(w) > 4:

@@ -56,8 +56,8 @@ from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, field_term, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
 from orrery.bi.joins import join_columns, sides
-from orrery.bi.names import names_table, said_words, sex_of, sex_pair, singular
-from orrery.bi.profile import quote
+from orrery.bi.names import initials, names_table, said_words, sex_of, sex_pair, singular, writes_code
+from orrery.bi.profile import COUNT_CAP, quote
 from orrery.bi.relax import relaxed
 from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, schema_words, stems, words
 from orrery.bi.shots import drafted_shots
@@ -242,6 +242,8 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
     by_stem = functools.cache(lambda: _by_key(bi, _stem_key))  # read only when a mention needs it
     demonyms = {d["mention"].lower() for d in demonym_values(bi, question)}  # 'French' is France, no 'Wrench'
     demonyms |= {s["mention"] for s in sex_values(bi, question)}  # 'women' is `sex = 'female'`, no value like it
+    coded = coded_values(bi, question, mentions)
+    read = {r["mention"].lower() for r in coded}  # 'GE' is General Electric's initials: no name left unheld
     for mention in listed_apart(bi, mentions):
         if mention.lower() in demonyms or not names_a_value(bi, mention, question):
             continue
@@ -252,9 +254,9 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
             if c.score >= MATCH and shares_word(mention, str(c.value)) and not _names_its_field(bi, mention, c)
         ] or _in_other_form(by_stem(), mention)
         if not good:
-            if stored := _stored_whole(bi, mention):
+            if stored := _stored_whole(bi, mention) or _stored_by_last_word(bi, mention, question):
                 resolved.append(stored)
-            else:
+            elif not read & {w.lower() for w in re.findall(r"[^\W\d_]+", mention)}:
                 unresolved.append(mention)
             continue
         exact = [c for c in good if utils.default_process(str(c.value)) == utils.default_process(mention)]
@@ -284,6 +286,7 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
         flag_values,
         short_values,
         sex_values,
+        lambda *_: coded,
     ):  # values no mention of the model's named
         have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
         resolved += [
@@ -302,6 +305,135 @@ def _stored_whole(bi: BIContext, mention: str) -> dict[str, Any] | None:
         return None
     (table, column, value), *_ = holders
     return {"mention": mention, "table": table, "column": column, "value": jsonable(value)}
+
+
+def _stored_by_last_word(bi: BIContext, mention: str, question: str) -> dict[str, Any] | None:
+    """The stored name a word of the mention ends ('spielberg': 'Steven Spielberg' of a director column not indexed,
+    'the matrix': 'The Matrix'): of the names of two or three words (no list: no comma) that end in the word in the
+    text columns outside the value index, held by several rows or written whole by the question, the one the question
+    writes more of, then held by the most rows, when no other is as good ('Alfred Hitchcock' directs many rows,
+    'Michael Hitchcock' writes one). Only where one word of the mention reads so ('Spielberg Picture': 'picture' ends
+    several titles), not for a mention with a schema word ('production company' names a field, no title 'The
+    Company'), nor for a name some column holds whole (`stored_holders`: 'written by Woody Allen')."""
+    kinds = GRAMMAR | schema_words(bi.semantic)
+    said = re.findall(r"[^\W\d_]+", mention.lower())
+    if any(singular(w) in kinds - GRAMMAR for w in said) or stored_holders(bi, mention):
+        return None  # a field's words ('production company'), or a whole name several columns hold: the SQL chooses
+    own = [w for w in said if len(w) >= 4 and w not in kinds]
+    picks = [p for w in dict.fromkeys(own) if (p := _ending_in(bi, w, question))]
+    if len(picks) != 1:
+        return None
+    table, column, value = picks[0]
+    return {"mention": mention, "table": table, "column": column, "value": jsonable(value)}
+
+
+def _ending_in(bi: BIContext, word: str, question: str) -> tuple[str, str, Any] | None:
+    said = set(utils.default_process(question).split())
+    ranked = []
+    for table, column, value, rows in _names_ending(bi, word):
+        whole = not set(utils.default_process(value).split()) - said
+        if whole or rows > 1:  # one row's 'The Company' is no name of 'production company'
+            ranked.append(((whole, rows), (table, column, value)))
+    ranked.sort(key=lambda r: r[0], reverse=True)
+    if not ranked or (len(ranked) > 1 and ranked[1][0] == ranked[0][0]):
+        return None
+    return ranked[0][1]
+
+
+def _names_ending(bi: BIContext, word: str) -> list[tuple[str, str, Any, int]]:
+    """(table, column, value, rows holding it) of each name of two or three words ending in `word` (case aside) in the
+    text columns outside the value index, over at most COUNT_CAP rows a column."""
+    like = exp.Literal.string(f"% {word}").sql(bi.engine.dialect)
+    indexed, out = set(bi.semantic.value_columns()), []
+    for table, column, info in bi.semantic.columns():
+        if (table, column) in indexed or not re.match(r"(VARCHAR|TEXT|CHAR|STRING)", str(info.get("type", "")), re.I):
+            continue
+        col, tab = quote(bi.engine, column), quote(bi.engine, table)
+        sql = (
+            f"SELECT v, COUNT(*) FROM (SELECT {col} AS v FROM {tab} LIMIT {COUNT_CAP}) AS s "
+            f"WHERE lower(v) LIKE {like} GROUP BY v LIMIT 20"
+        )
+        try:
+            rows = bi.engine.execute(sql, max_rows=20).rows
+        except QueryError:
+            continue
+        out += [(table, column, v, n) for v, n in rows if "," not in v and 2 <= len(v.split()) <= 3]
+    return out
+
+
+def coded_values(bi: BIContext, question: str, mentions: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """A value the user writes in another form of it that no spelling reads: the data's code of the user's word
+    ('gram negative': `gram_stn` 'NEG', 'Delta': 'DL', 'mature': 'MAT'; `names.writes_code`, a category's value) or a
+    value's initials ('GM': 'General Motors', 'nyc': 'New York City'; `names.initials`), when exactly one value
+    reads the word so. A word a value holds as it is names that value; a grammar or schema word names none ('us' of
+    'tell us', a `mean` column); a two-letter code only for a word the user capitalises or the planner lists
+    ('mean' is no state 'MN', 'mode' no 'MD'), and a grammar word's initials only written in capitals ('US')."""
+    kinds, held = schema_words(bi.semantic), bi.value_words()
+    alone = {m.strip().lower() for m in mentions}  # the planner lists the word as a name of its own
+    codes, marks = bi.derived("value_codes", lambda: _value_codes(bi))
+    out = []
+    for at in re.finditer(r"[^\W\d_]+", question):
+        word, w = at.group(), at.group().lower()
+        if w in held or w in kinds or singular(w) in kinds or (w in GRAMMAR and not word.isupper()):
+            continue
+        named = {str(c.value).lower(): c for c in marks.get(w, [])} if len(w) <= 4 else {}
+        capital = w in alone or (word[0].isupper() and at.start() > 0)
+        if not named and len(w) >= 4:
+            named = {
+                code: c
+                for code, c in codes.items()
+                if len(code) < len(w) and (len(code) > 2 or capital) and writes_code(code, w)
+            }
+        if len(named) == 1:
+            c = bi.best_holder(next(iter(named.values())), question)
+            out.append({"mention": word, "table": c.table, "column": c.column, "value": jsonable(c.value)})
+    return _not_split(bi, list({(r["column"], str(r["value"])): r for r in out}.values()))
+
+
+def _not_split(bi: BIContext, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The readings less those that name every value of their column ('gram-positives vs gram-negatives': a split of
+    the rows, not a filter)."""
+    by_column: dict[tuple[str, str], set[str]] = {}
+    for r in found:
+        by_column.setdefault((r["table"], r["column"]), set()).add(str(r["value"]).lower())
+    split = {k for k, v in by_column.items() if len(v) > 1 and v >= bi.values(*k)}
+    return [r for r in found if (r["table"], r["column"]) not in split]
+
+
+def _value_codes(bi: BIContext) -> tuple[dict[str, Candidate], dict[str, list[Candidate]]]:
+    """The categories' codes (one word of two to four letters) by their text, and the indexed names of several words
+    by their initials."""
+    named = _named_rows(bi)
+    codes = {
+        t: held[0]
+        for t, held in categories(bi).items()
+        if t.isalpha() and 2 <= len(t) <= 4 and not any((c.table, c.column) in named for c in held)
+    }
+    marks: dict[str, list[Candidate]] = {}
+    for c in bi.index():
+        if "," not in str(c.value) and (mark := initials(str(c.value))):  # a list of genres is no name: 'add'
+            marks.setdefault(mark, []).append(c)
+    return codes, marks
+
+
+def _named_rows(bi: BIContext) -> set[tuple[str, str]]:
+    """The indexed columns of codes whose rows a name column beside them names ('BIS' of `isl_cd` beside `isl_name`,
+    as many distinct values of longer texts, not digits), and the columns holding those codes as keys (`gls_cls` of
+    `cls_code`): the user names such a row by its name, which entity resolution reads already."""
+    held: dict[tuple[str, str], set[str]] = {}
+    for c in bi.index():
+        held.setdefault((c.table, c.column), set()).add(str(c.value).lower())
+
+    def name_like(values: set[str]) -> bool:
+        return not all(v.isdigit() for v in values) and sum(map(len, values)) / len(values) > 4
+
+    coded = {
+        (t, col)
+        for (t, col), values in held.items()
+        if any(t2 == t and col2 != col and len(v2) == len(values) and name_like(v2) for (t2, col2), v2 in held.items())
+    }
+    keys = set().union(*(held[k] for k in coded)) if coded else set()
+    return coded | {k for k, values in held.items() if len(values & keys) >= len(values) / 2 and not name_like(values)}
 
 
 def _names_its_field(bi: BIContext, mention: str, c: Candidate) -> bool:
