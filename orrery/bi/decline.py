@@ -657,13 +657,16 @@ def asked_later(bi: BIContext, missing: list[str], question: str) -> bool:
     return askable(bi, missing) and missing_fields(bi, missing, question) == missing
 
 
-# A judgment: a reason ('why'), advice ('should', 'recommend', 'is it worth', 'worth watching'; not 'net worth'), taste ('favourite', 'the best one', 'do customers
+# A judgment: a reason ('why'), advice ('should', 'recommend', 'is it worth', 'worth watching'; not 'net worth'; 'a good
+# idea', the assistant's own view: 'your take', 'what do you think'), taste ('favourite', 'overrated', 'the best one', 'do customers
 # like', a fit for a situation: 'ideal for', 'best for a ...', 'best used car ... for a student'); 'best-selling' /
 # 'best seller' is a measure.
 _JUDGMENT = re.compile(
     r"\b(?:ideal|suitable|suited)\s+for\b|\b(?:best|good|great|better)\s+for\s+(?:a|an|my|our|your|someone|me|us)\b|"
     r"\bbest(?![\w-])(?=(?:\s+[\w-]+){1,5}?\s+for\s+(?:a|an|my|our|your|someone|me|us)\b)|"
-    r"\b(?:why|should|ought|recommend\w*|favou?rite\w*|opinion\w*)\b|\bis it worth\b|\bworth it\b|\bworth\s+(?!(?:no|some|any)thing\b)[a-z]+ing\b|\bthe (?:best|worst)\b"
+    r"\b(?:why|should|ought|recommend\w*|favou?rite\w*|opinion\w*|overrated|underrated)\b|\bis it worth\b|"
+    r"\byour\s+(?:take|view|views|thoughts|verdict|advice)\b|\bwhat\s+do\s+you\s+(?:think|reckon)\b|"
+    r"\b(?:a|an)\s+(?:good|bad|wise|smart)\s+(?:idea|choice|move|bet)\b|\bworth it\b|\bworth\s+(?!(?:no|some|any)thing\b)[a-z]+ing\b|\bthe (?:best|worst)\b"
     r"(?!\s*-?\s*sell)|\b(?:do|does|did)\b[^?]*\b(?:like|love|enjoy|prefer)\b|"
     r"\b(?:like|likes|love|loves|enjoy|enjoys|prefer|prefers)\s+(?:(?:the\s+)?(?:best|most))\b",
     re.I,

@@ -232,6 +232,13 @@ def test_a_named_value_the_data_holds_is_not_missing(bi, question):
         ("What is my favourite film?", True),
         ("Which are the best-selling films?", False),  # a measure, not a judgment
         ("Which film has the highest rating?", False),
+        ("is a longer film a good idea for a debut, your take?", True),  # the assistant's own view
+        ("What do you think of the PG films?", True),
+        ("pg films: overrated or not", True),
+        ("Was 1995 a bad choice of year to release films?", True),
+        ("How many films did we take in 1995?", False),  # 'take' without 'your'
+        ("What is the idea behind the Film 3 title?", False),  # 'idea' without 'a good'
+        ("Which films did your team rate?", False),  # 'your' before no word of a view
     ],
 )
 def test_an_opinion_or_advice_is_a_judgment_the_data_cannot_give(question, expected):
