@@ -2129,15 +2129,21 @@ def _years_of(bi: BIContext, table: str, column: str, info: dict[str, Any]) -> t
     return (min(years), max(years)) if years and len(years) >= YEAR_SHARE * len(cells) else None
 
 
+def _counted(word: str) -> bool:
+    """Whether a word right after a number makes it a quantity: a plural noun ('2000 customers', '1500 orders'); a
+    singular one is what the year is of ('2020 share of ...', 'the 1995 total')."""
+    return word.isalpha() and word not in GRAMMAR and word.endswith("s") and not word.endswith("ss")
+
+
 def named_years(question: str) -> list[tuple[int, str]]:
     """(year, how) of each year the question names: how is 'after' ("after / since 2010"), 'before' ("before /
-    until 2010") or 'in'; a number after 'than', 'over', 'top' ... or before a word that is no grammar word
-    ('2000 customers') is a quantity, not a year."""
+    until 2010") or 'in'; a number after 'than', 'over', 'top' ... or before a plural noun ('2000 customers') is
+    a quantity, not a year; before a singular one it is the year of it ('2020 share of ...')."""
     out = []
     for m in _YEAR_OF.finditer(question):
         before = re.findall(r"[a-z]+", question[: m.start()].lower())[-1:]
         after = re.findall(r"[A-Za-z]+|\S", question[m.end() :].lower())[:1]
-        if (before and before[0] in _QUANTITY) or (after and after[0].isalpha() and after[0] not in GRAMMAR):
+        if (before and before[0] in _QUANTITY) or (after and _counted(after[0])):
             continue
         word = before[0] if before else ""
         if word == "and" and re.search(r"\bbetween\s+\d{4}\s+and\s*$", question[: m.start()], re.I):

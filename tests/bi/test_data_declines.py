@@ -85,6 +85,15 @@ def test_a_number_that_is_a_quantity_is_no_year(sales):
     assert years_outside(sales, "Which invoices total more than 2000?") is None
 
 
+def test_a_year_before_the_singular_noun_it_qualifies_is_a_year(sales):
+    # a plural after the number makes it a count ('2000 customers'); a singular noun is what the year is of
+    assert named_years("2019 invoice total, please") == [(2019, "in")]
+    assert named_years("the 2019 share of rock") == [(2019, "in")]
+    assert named_years("2000 customers and 1500 invoices") == []
+    assert "2019" in (years_outside(sales, "2019 invoice total, please") or "")
+    assert years_outside(sales, "2011 invoice total, please") is None
+
+
 def test_without_a_date_column_a_year_is_no_reason_to_decline(shop):
     assert year_ranges(shop) == {}
     assert years_outside(shop, "What were the sales in Oslo in 1850?") is None
