@@ -767,7 +767,6 @@ def compose(
         question,
     )
     _named_measure(trees, semantic, question, used)
-    _measure_of_referring_rows(trees, semantic, question, used)
     limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit, question), semantic)
     _named_group(trees, semantic, question, slice_tables, used)
     _sum_how_much(trees, semantic, question)
@@ -2040,38 +2039,6 @@ def _named_measure(trees: dict[str, list[exp.Expression]], semantic: Semantic, q
     for part, nodes in trees.items():
         if part != "where" or not years:  # `AVG(fy)` is the measure's mistake, `fy BETWEEN 1940 AND 1949` the time's
             trees[part] = [n.transform(lambda c: named[0].copy() if c == col else c) for n in nodes]
-
-
-def _measure_of_referring_rows(
-    trees: dict[str, list[exp.Expression]], semantic: Semantic, question: str, used: list[str]
-) -> None:
-    """'whats the avg bus fare' written as `AVG(modes.pub_flag) FROM modes WHERE modes.name = 'Bus'`: the query reads
-    one lookup only (a table a layer join refers to), filtered by one of its values, and averages or adds up one of
-    its columns that measures nothing (a text, a code, a key); the measure the question names lives in the table
-    that refers to the lookup (`trips.fare_amt`), which is joined. Only when one join refers to the lookup (two,
-    a route's source and destination, are two roles: which is meant is a guess) and one number column of that
-    table is named by the question's measure words."""
-    aggs = [a for n in trees["select"] for a in n.find_all(exp.Sum, exp.Avg)]
-    if len(aggs) != 1 or not isinstance(col := aggs[0].this, exp.Column) or _measure_kind(semantic, col):
-        return
-    lookup = col.table.lower()
-    where = {c.table.lower() for n in trees["where"] for c in n.find_all(exp.Column)}
-    if _tables_of(trees) != {lookup} or lookup not in where:
-        return
-    into = [left for left, right in map(join_ends, semantic.joins) if right.lower() == lookup]
-    if len(into) != 1:
-        return
-    said = _measure_nouns(question)
-    named = [
-        other
-        for column in semantic.tables[into[0]]["columns"]
-        if _measure_kind(semantic, other := exp.column(column, table=into[0])) and _names_column(semantic, other, said)
-    ]
-    if len(named) != 1:
-        return
-    for part in ("select", "having", "order_by"):  # a filter on the lookup's column stays a filter on it
-        trees[part] = [n.transform(lambda c: named[0].copy() if c == col else c) for n in trees[part]]
-    used += [] if into[0] in used else [into[0]]
 
 
 def _compared_with_a_written_number(trees: dict[str, list[exp.Expression]], col: exp.Column, question: str) -> bool:
