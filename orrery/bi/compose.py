@@ -757,8 +757,12 @@ def compose(
     )
     trees["where"] = _listed_range(
         [
-            _decade(
-                _listed_years(_year_on_its_column(n, semantic, question, slice_tables, used), question),
+            _year_span(
+                _decade(
+                    _listed_years(_year_on_its_column(n, semantic, question, slice_tables, used), question),
+                    semantic,
+                    question,
+                ),
                 semantic,
                 question,
             )
@@ -766,6 +770,7 @@ def compose(
         ],
         question,
     )
+    trees["where"] = list({n.sql(): n for n in trees["where"]}.values())  # both ends of a span: one BETWEEN
     _named_measure(trees, semantic, question, used)
     limit = _extreme_having(trees, question, _extreme_as_order(trees, parts.limit, question), semantic)
     _named_group(trees, semantic, question, slice_tables, used)
@@ -789,6 +794,7 @@ def compose(
     _filter_resolved(trees, resolved, used, dialect)
     _named_flags(trees, semantic, question, values, used)
     _either_value(trees, question)
+    _longer_value_only(trees, question)
     _count_per_listed_value(trees, semantic, question)
     _one_total(trees, question)
     _count_column_summed(trees, semantic, question)
@@ -1253,6 +1259,24 @@ def _either_value(trees: dict[str, list[exp.Expression]], question: str) -> None
         _shown_per_value(trees, col)
 
 
+def _longer_value_only(trees: dict[str, list[exp.Expression]], question: str) -> None:
+    """`rtg = 'very poor' AND rtg = 'poor'` for 'marriages rated very poor': two filters setting one column to two
+    values are never both true; where one value's words are all in the other's and the question writes the longer
+    one, the shorter is the longer one's own words read again, and goes."""
+    for _, conds, values in _values_per_column(trees["where"]):
+        if len(conds) < 2 or not all(isinstance(c, exp.EQ) and c.expression.is_string for c in conds):
+            continue
+        for cond in conds:
+            short = set(cond.expression.this.lower().split())
+            if any(
+                v.this.lower() != cond.expression.this.lower()
+                and short <= set(v.this.lower().split())
+                and re.search(rf"\b{re.escape(v.this)}\b", question, re.I)
+                for v in values
+            ):
+                trees["where"] = [c for c in trees["where"] if c is not cond]
+
+
 def _value_said(value: str) -> str:
     """A value as the question may write it: in the plural, or, for a word of five letters or more, as a word made
     from it ('brazilian' of 'Brazil', 'german' of 'Germany', 'japanese' of 'Japan')."""
@@ -1499,6 +1523,36 @@ def _decade(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expr
             (c + first for c in (1900, 2000) if rng and float(rng[1]) <= c + first <= float(rng[2])), 1900 + first
         )
     return exp.Between(this=node.this.copy(), low=exp.Literal.number(first), high=exp.Literal.number(first + 9))
+
+
+# a span of years the question writes: '1935-1944', '1990 thru 1999', 'from 1995 to 1998', 'between 2000 and 2005'
+_SPAN = re.compile(
+    r"\b(?:from\s+|between\s+)?(1[6-9]\d\d|20\d\d)\s*(?:-|–|\bthru\b|\bthrough\b|\bto\b|\btill\b|\buntil\b|"
+    r"\band\b)\s*(1[6-9]\d\d|20\d\d)\b",
+    re.I,
+)
+
+
+def _year_span(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
+    """'mean yearly investment 1935-1944' written `fy = 1935`: a span of years the question writes (`_SPAN`; 'and'
+    only after 'between'), compared on a column of years or a date's year at its first or last year alone, is the
+    whole span. Both years (`fy IN (1990, 2000)`) stay: '1990 to 2000 growth' compares the two."""
+    spans = [
+        (int(m[1]), int(m[2]))
+        for m in _SPAN.finditer(question)
+        if int(m[1]) < int(m[2]) and (m[0].lower().startswith("between") or not re.search(r"\band\b", m[0], re.I))
+    ]
+    if not (isinstance(node, exp.EQ) and isinstance(node.expression, exp.Literal) and node.expression.is_number):
+        return node
+    year = int(float(node.expression.this))
+    span = next(((lo, hi) for lo, hi in spans if year in (lo, hi)), None)
+    dated = _date_part(node.this)
+    col = dated[1] if dated and dated[0] == "YEAR" else node.this
+    if span is None or not isinstance(col, exp.Column):
+        return node
+    if not (dated or _a_number_of_years(col.name, _column_info(semantic, col))):
+        return node
+    return exp.Between(this=node.this.copy(), low=exp.Literal.number(span[0]), high=exp.Literal.number(span[1]))
 
 
 def _lists(question: str, lo: str, hi: str) -> bool:
