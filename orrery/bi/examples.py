@@ -99,6 +99,43 @@ def _said_at(core: tuple[str, ...], question: str) -> list[tuple[int, int]]:
     return [(own[i].start(), own[i + n - 1].end()) for i in starts]
 
 
+# A kept term said inside a longer noun phrase names another thing ('male population', 'salary cap', 'major league':
+# bench/bi_memory.md, round 27: 10 of 11 wrong matches): read only where no word right beside it extends it
+# (bench/bi_memory_r28.md). A word before extends it as a modifier, a word after as the phrase's head; a hyphen
+# joins ('sub-category'), any other mark ("Brazil's", a comma) ends the phrase.
+_BEFORE = re.compile(r"(?<![\w'’])([A-Za-z0-9]+)(?:\s+|-)$")
+_AFTER = re.compile(r"(?:\s+|-)([A-Za-z0-9]+)(?![\w'’])")
+
+
+def _said_itself(question: str, span: tuple[int, int], own: frozenset[str], valued: Valued = None) -> bool:
+    """Whether the term at `span` is said as itself: the word right before it modifies it in no other sense and the
+    word right after it is no noun it modifies (`_extends`)."""
+    before, after = _BEFORE.search(question[: span[0]]), _AFTER.match(question[span[1] :])
+    return not (before and _extends(before.group(1), own, valued, after=False)) and not (
+        after and _extends(after.group(1), own, valued, after=True)
+    )
+
+
+def _extends(word: str, own: frozenset[str], valued: Valued, after: bool) -> bool:
+    """Whether a word beside a kept term makes it a longer noun phrase: a content word that is no grammar,
+    aggregate, asking or ranking word, no number, no word of the kept answer's own (its term, its column's and
+    table's names: 'unemployment rate' where `unemployment.rate` is kept) and no word of a stored value ('female
+    population' is the population of the female rows, 'metascore pulp fiction' a film's metascore). After the
+    term, a verb's form ('population grew' aside: 'money made', 'salary paid', 'prices rising') is no noun."""
+    w = word.lower()
+    if len(w) < 3 or w.isdigit() or {w, singular(w)} & (GRAMMAR | GENERIC | _ASKING | RANKING | own):
+        return False
+    if w.endswith("est") or (after and (w.endswith(("ed", "ing")) or w in PARTICIPLES)):
+        return False  # a superlative; after the term, a verb
+    return not (valued is not None and valued(w))
+
+
+def _own_words(kept: KeptField) -> frozenset[str]:
+    """The words of a kept answer: its term's, its column's and its table's names ('rate', 'unemployment')."""
+    names = [kept.term, *(words(n) for n in (kept.column or "").split("."))]
+    return frozenset(singular(w) for n in names for w in re.findall(r"[a-z0-9]+", n.lower()))
+
+
 def _in_layer(layer: Semantic, column: str) -> bool:
     """Whether 'table.column' is a column of the layer."""
     table, _, name = column.partition(".")
@@ -244,16 +281,24 @@ class ExampleMemory:
         found = self.fields(connection) if kept is None else kept
         return next((k for k in found if core and _core(k.term) == core), None)
 
-    def said(self, connection: str, layer: Semantic, question: str) -> list[tuple[tuple[int, int], KeptField]]:
-        """The kept answers (`kept_field`) whose term the question says, each with where (`_said_at`), longest term
-        first: a person's answer is read before any judgment of the data (bench/bi_memory.md, round 26)."""
+    def said(
+        self, connection: str, layer: Semantic, question: str, valued: Valued = None
+    ) -> list[tuple[tuple[int, int], KeptField]]:
+        """The kept answers (`kept_field`) whose term the question says as itself, each with where (`_said_at`),
+        longest term first: a person's answer is read before any judgment of the data (bench/bi_memory.md, round
+        26), never for a longer phrase its words are part of (`_said_itself`; `valued`: a word of a stored value)."""
         kept = [k for k in self.fields(connection) if _current(layer, k)]
         kept.sort(key=lambda k: -len(_core(k.term)))
-        return [(span, k) for k in kept for span in _said_at(_core(k.term), question)]
+        return [
+            (span, k)
+            for k in kept
+            for span in _said_at(_core(k.term), question)
+            if _said_itself(question, span, _own_words(k), valued)
+        ]
 
-    def said_not_held(self, connection: str, layer: Semantic, question: str) -> str | None:
+    def said_not_held(self, connection: str, layer: Semantic, question: str, valued: Valued = None) -> str | None:
         """The decline for the terms the question says that a person said the data does not hold; None if none."""
-        terms = [question[a:b] for (a, b), k in self.said(connection, layer, question) if k.column is None]
+        terms = [question[a:b] for (a, b), k in self.said(connection, layer, question, valued) if k.column is None]
         return self.not_held(connection, terms)
 
     def not_held(self, connection: str, terms: list[str]) -> str | None:
@@ -262,12 +307,12 @@ class ExampleMemory:
         said = [t for t in terms if (k := self.mapped(connection, t, kept)) is not None and k.column is None]
         return f"you said the data does not hold {', '.join(map(repr, dict.fromkeys(said)))}" if said else None
 
-    def as_kept(self, connection: str, layer: Semantic, text: str) -> str:
+    def as_kept(self, connection: str, layer: Semantic, text: str, valued: Valued = None) -> str:
         """`text` with each term a person mapped to a column written as that column's name in words ('Brazil's Kids Per
         Woman' -> 'Brazil's fertility'): the checks of the data then judge what the person said the term is, never
         its words (capitals read as a value, a phrase no column spells). Overlapping places: the longest term."""
         taken: list[tuple[int, int, str]] = []
-        for (a, b), k in self.said(connection, layer, text):
+        for (a, b), k in self.said(connection, layer, text, valued):
             if k.column and not any(a < e and s < b for s, e, _ in taken):
                 taken.append((a, b, words(k.column.partition(".")[2])))  # 'SupportRepId': 'support rep id'
         for a, b, name in sorted(taken, reverse=True):
@@ -412,6 +457,25 @@ SHAPE = {
 }
 AGENT_BY = re.compile(r"(\w+) by (\w+)")  # "directed by", "shipped by AIR": who or how, not a grouping
 PARTICIPLES = {"made", "sold", "held", "paid", "run", "led", "done", "built", "bought", "won", "flown"}
+COMPARATIVES = frozenset(
+    [
+        "more",
+        "less",
+        "fewer",
+        "greater",
+        "higher",
+        "lower",
+        "longer",
+        "shorter",
+        "larger",
+        "smaller",
+        "bigger",
+        "cheaper",
+        "older",
+        "younger",
+    ]
+)
+RANKING = frozenset(EXTREME.split("|")) | COMPARATIVES | {"best", "worst"}  # a rank, not a kind: 'highest salary'
 
 
 # Whether the rows are limited, and how: a threshold ('more than 20 tracks', a comparison with a number), a filter
