@@ -55,8 +55,21 @@ def _said(memory: Any, layer: Any, kept: str, question: str) -> bool:
     return hit
 
 
+def _mapped(memory: Any, layer: Any, kept: str, question: str) -> bool:
+    """Whether the planner's term `kept` is mapped to the kept answer while `question` is asked (`asking`, this
+    branch; the base has no question to read it in: mapped wherever the planner lists it)."""
+    memory.keep_field("c", layer, kept, None)
+    if hasattr(memory, "asking"):
+        memory.asking("c", question, None)
+    hit = memory.mapped("c", kept) is not None
+    for k in memory.fields("c"):
+        memory.examples.remove("c", k.id)
+    memory.anew()
+    return hit
+
+
 def set_level() -> dict[str, Any]:
-    from orrery.bi.examples import field_term
+    from orrery.bi.examples import _core, _said_at, field_term
     from orrery.bi.semantic import Semantic
 
     s = _load("bi_memory_r27_set")
@@ -67,30 +80,39 @@ def set_level() -> dict[str, Any]:
         for kept, said, match, group in s.pairs(list(s.GROUPS)):
             if field_term(kept) is not None:
                 hit = _said(memory, layer, kept, TEMPLATE.format(said))
-                rows.append({"kept": kept, "said": said, "match": match, "group": group, "read": hit})
+                planned = _mapped(memory, layer, kept, TEMPLATE.format(said))
+                rows.append(
+                    {"kept": kept, "said": said, "match": match, "group": group, "read": hit, "mapped": planned}
+                )
         for g in s.GROUPS.values():
             for kept in (k for k in g["same"] if field_term(k) is not None):
                 own += [{"kept": kept, "question": q.format(kept), "read": None} for q in OWN]
         for o in own:
             o["read"] = _said(memory, layer, o["kept"], o["question"])
+            o["mapped"] = _mapped(memory, layer, o["kept"], o["question"])
     wrong = [r for r in rows if r["read"] and not r["match"]]
     right = [r for r in rows if r["read"] and r["match"]]
+    # the planner lists the kept term's words for a near phrase that says them ('population' of 'male population')
+    said_in = [r for r in rows if not r["match"] and _said_at(_core(r["kept"]), r["said"])]
     return {
         "pairs": len(rows),
         "wrong": len(wrong),
         "right": len(right),
         "wrong_pairs": [(r["kept"], r["said"]) for r in wrong],
         "right_pairs": [(r["kept"], r["said"]) for r in right],
+        "planner_term_near": len(said_in),
+        "planner_term_near_mapped": sum(r["mapped"] for r in said_in),
         "own_said": len(own),
         "own_read": sum(o["read"] for o in own),
         "own_missed": [o["question"] for o in own if not o["read"]],
+        "own_mapped": sum(o["mapped"] for o in own),
     }
 
 
 def sample_level() -> list[dict[str, Any]]:
     from orrery.bi.agent import BIAgent
     from orrery.bi.decline import kept_reading
-    from orrery.bi.examples import use_examples
+    from orrery.bi.examples import teach, use_examples
     from orrery.llm.scripted import ScriptedModel
 
     r26, bnk = _load("bi_memory_r26"), _load("bi_nokeys")
@@ -104,10 +126,14 @@ def sample_level() -> list[dict[str, Any]]:
                     BIAgent(ScriptedModel([]), engine, store=f"{tmp}/s.db", prose=False), f"{tmp}/s.db", embedder=None
                 )
                 agent.bi.approved.keep_field(engine.name, agent.bi.semantic, term, kept)
+                teach(agent.bi, question)  # as the agent does before the shape check
                 decline, read = kept_reading(agent.bi, question)
+                mapped = agent.bi.approved.mapped(engine.name, term) is not None  # the planner listing the term
             row[arm] = read if arm == "kept" else decline
+            row[f"{arm}_mapped"] = mapped
         row["kept_read"] = row["kept"] != question
         row["not_held_declined"] = bool(row["not_held"] and "you said the data does not hold" in row["not_held"])
+        row["mapped"] = row["kept_mapped"] and row["not_held_mapped"]
         out.append(row)
         print(f"{row['kept_read']!s:5} {row['not_held_declined']!s:5} {question[:60]!r} -> {row['kept']!r}", flush=True)
     return out
@@ -130,6 +156,7 @@ def main() -> None:
         "set": level,
         "sample_kept_read": sum(r["kept_read"] for r in sample),
         "sample_not_held_declined": sum(r["not_held_declined"] for r in sample),
+        "sample_mapped": sum(r["mapped"] for r in sample),
         "sample": sample,
     }
     args.out.write_text(json.dumps(summary, indent=1, default=str))

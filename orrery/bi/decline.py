@@ -1488,14 +1488,12 @@ def kept_reading(bi: BIContext, question: str) -> tuple[str | None, str]:
     the decline for a term they said the data does not hold, and the question as they mapped its terms (`as_kept`)."""
     if bi.approved is None:
         return None, question
-    held = functools.partial(value_word, bi)  # a word of a stored value does not extend a kept term (round 28)
-    return bi.approved.said_not_held(bi.engine.name, bi.semantic, question, held), as_kept(bi, question)
+    return bi.approved.said_not_held(bi.engine.name, bi.semantic, question), as_kept(bi, question)
 
 
 def as_kept(bi: BIContext, text: str) -> str:
     """`text` with each term a person mapped to a column written as the column (`ExampleMemory.as_kept`)."""
-    held = functools.partial(value_word, bi)  # a word of a stored value does not extend a kept term (round 28)
-    return text if bi.approved is None else bi.approved.as_kept(bi.engine.name, bi.semantic, text, held)
+    return text if bi.approved is None else bi.approved.as_kept(bi.engine.name, bi.semantic, text)
 
 
 # A value the user names: a quoted term, or a run of capitalised / all-caps words ('Taylor Swift', 'STUDENT',

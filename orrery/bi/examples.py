@@ -25,7 +25,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.apps import ID_PATTERN
-from orrery.bi.decline import GRAMMAR, categories, named_values, user_wrote
+from orrery.bi.decline import GRAMMAR, categories, named_values, user_wrote, value_word
 from orrery.bi.engines import QueryError
 from orrery.bi.guard import UnsafeQuery
 from orrery.bi.names import singular
@@ -174,6 +174,8 @@ class ExampleMemory:
     )
     _embedded: Remembered | None = field(default=None, init=False, repr=False, compare=False)
     _fields: dict[str, list[KeptField]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # connection -> (the question being planned, whether a word is a word of a stored value): set by `asking`
+    _asked: dict[str, tuple[str, Valued]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def _scored(self, connection: str, question: str, k: int) -> list[tuple[Example, float | None]]:
         """The k nearest pairs (`_search`), each with its question's cosine to `question` (None without an
@@ -256,6 +258,12 @@ class ExampleMemory:
         [item_id] = self.examples.store.add(Scope(OWNER, APP, connection), [item])
         return item_id
 
+    def asking(self, connection: str, question: str, valued: Valued) -> None:
+        """Before a question is planned (`teach`): the kept answers as stored now (`anew`), the question a term the
+        planner lists is read in (`mapped`), and the test of a word of a stored value (`said`)."""
+        self.anew()
+        self._asked[connection] = (question, valued)
+
     def anew(self) -> None:
         """Read the kept answers from the store again at their next use: before each question (`teach`), and after
         one is kept, so a removal in another process is seen by the next question."""
@@ -276,19 +284,25 @@ class ExampleMemory:
 
     def mapped(self, connection: str, term: str, kept: list[KeptField] | None = None) -> KeptField | None:
         """The kept answer whose term is `term` (by `_core`: case, plurals, aggregate words aside), any column;
-        among `kept` when the connection's answers are read already."""
+        among `kept` when the connection's answers are read already. None where the question asked (`asking`) says
+        the term's words only inside longer phrases (`_said_itself`): the planner's 'population' of 'male
+        population' is not the person's 'population'."""
         core = _core(term)
         found = self.fields(connection) if kept is None else kept
-        return next((k for k in found if core and _core(k.term) == core), None)
+        hit = next((k for k in found if core and _core(k.term) == core), None)
+        question, valued = self._asked.get(connection, ("", None))
+        places = _said_at(core, question)
+        if hit is None or not places or any(_said_itself(question, p, _own_words(hit), valued) for p in places):
+            return hit
+        return None
 
-    def said(
-        self, connection: str, layer: Semantic, question: str, valued: Valued = None
-    ) -> list[tuple[tuple[int, int], KeptField]]:
+    def said(self, connection: str, layer: Semantic, question: str) -> list[tuple[tuple[int, int], KeptField]]:
         """The kept answers (`kept_field`) whose term the question says as itself, each with where (`_said_at`),
         longest term first: a person's answer is read before any judgment of the data (bench/bi_memory.md, round
-        26), never for a longer phrase its words are part of (`_said_itself`; `valued`: a word of a stored value)."""
+        26), never for a longer phrase its words are part of (`_said_itself`, round 28)."""
         kept = [k for k in self.fields(connection) if _current(layer, k)]
         kept.sort(key=lambda k: -len(_core(k.term)))
+        valued = self._asked.get(connection, ("", None))[1]
         return [
             (span, k)
             for k in kept
@@ -296,9 +310,9 @@ class ExampleMemory:
             if _said_itself(question, span, _own_words(k), valued)
         ]
 
-    def said_not_held(self, connection: str, layer: Semantic, question: str, valued: Valued = None) -> str | None:
+    def said_not_held(self, connection: str, layer: Semantic, question: str) -> str | None:
         """The decline for the terms the question says that a person said the data does not hold; None if none."""
-        terms = [question[a:b] for (a, b), k in self.said(connection, layer, question, valued) if k.column is None]
+        terms = [question[a:b] for (a, b), k in self.said(connection, layer, question) if k.column is None]
         return self.not_held(connection, terms)
 
     def not_held(self, connection: str, terms: list[str]) -> str | None:
@@ -307,12 +321,12 @@ class ExampleMemory:
         said = [t for t in terms if (k := self.mapped(connection, t, kept)) is not None and k.column is None]
         return f"you said the data does not hold {', '.join(map(repr, dict.fromkeys(said)))}" if said else None
 
-    def as_kept(self, connection: str, layer: Semantic, text: str, valued: Valued = None) -> str:
+    def as_kept(self, connection: str, layer: Semantic, text: str) -> str:
         """`text` with each term a person mapped to a column written as that column's name in words ('Brazil's Kids Per
         Woman' -> 'Brazil's fertility'): the checks of the data then judge what the person said the term is, never
         its words (capitals read as a value, a phrase no column spells). Overlapping places: the longest term."""
         taken: list[tuple[int, int, str]] = []
-        for (a, b), k in self.said(connection, layer, text, valued):
+        for (a, b), k in self.said(connection, layer, text):
             if k.column and not any(a < e and s < b for s, e, _ in taken):
                 taken.append((a, b, words(k.column.partition(".")[2])))  # 'SupportRepId': 'support rep id'
         for a, b, name in sorted(taken, reverse=True):
@@ -775,9 +789,9 @@ SUPPORT = 2
 
 def teach(bi: BIContext, question: str) -> None:
     """Before a question is planned: the connection's layer as the approved pairs teach it now (`taught`), and its
-    kept field answers as stored now (`ExampleMemory.anew`)."""
+    kept field answers as stored now and the question they are read in (`ExampleMemory.asking`)."""
     if bi.approved is not None:
-        bi.approved.anew()
+        bi.approved.asking(bi.engine.name, question, functools.partial(value_word, bi))
     bi.semantic = taught(bi.semantic, bi.approved, bi.engine.name, question, bi.engine.dialect)
 
 

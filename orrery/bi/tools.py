@@ -50,7 +50,6 @@ from orrery.bi.decline import (
     unit_column,
     unreached_span,
     user_wrote,
-    value_word,
 )
 from orrery.bi.decline import missing_asked as missing_asked  # the planner's check (agent.py)
 from orrery.bi.engines import Engine, QueryError, QueryResult
@@ -756,7 +755,7 @@ def said_kept(bi: BIContext, terms: list[str], question: str) -> list[str]:
         return []
     kept = bi.approved.fields(bi.engine.name)
     listed = {bi.approved.mapped(bi.engine.name, t, kept) for t in terms} - {None}
-    said = bi.approved.said(bi.engine.name, bi.semantic, question, functools.partial(value_word, bi))
+    said = bi.approved.said(bi.engine.name, bi.semantic, question)
     return list(dict.fromkeys(question[a:b] for (a, b), k in said if k.column and k not in listed))
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from orrery.bi.agent import BIAgent
 from orrery.bi.decline import as_kept
-from orrery.bi.examples import ExampleMemory, open_examples, use_examples
+from orrery.bi.examples import ExampleMemory, open_examples, teach, use_examples
 from orrery.llm.scripted import ScriptedModel
 
 PLANNED = {"request": "Highest life expectancy per region in 1995", "kind": "query", "values": [], "fields": ""}
@@ -73,6 +73,7 @@ def test_the_term_said_as_itself_is_still_read(indicators, tmp_path, question):
 
 def test_a_stored_value_or_the_kept_columns_own_word_beside_it_does_not_extend_it(indicators, tmp_path):
     indicators.approved = memory_with(indicators, tmp_path / "s.db", "inhabitants", "indicators.population")
+    teach(indicators, "Europe inhabitants in 1995")  # before a question is planned: the value test of its data
     assert as_kept(indicators, "Europe inhabitants in 1995") == "Europe population in 1995"  # 'Europe' is stored
     assert as_kept(indicators, "Lisbon inhabitants in 1995") == "Lisbon inhabitants in 1995"  # not stored
     memory = memory_with(indicators, tmp_path / "t.db", "life", "indicators.life_expectancy")
@@ -84,13 +85,24 @@ def agent_on(bi, model, path) -> BIAgent:
     return use_examples(BIAgent(model, bi.engine, store=path, prose=False, sql_mode="sql"), path, embedder=None)
 
 
-def test_not_held_does_not_decline_a_longer_phrase(indicators, tmp_path):
+@pytest.mark.parametrize("fields", ["", "life"])  # the planner lists no term, or the kept term's word alone
+def test_not_held_does_not_decline_a_longer_phrase(indicators, tmp_path, fields):
     path = tmp_path / "s.db"
     memory_with(indicators, path, "life", None)  # 'life' (another sense) the data does not hold
-    done = agent_on(indicators, ScriptedModel([PLANNED, SQL]), path).ask(
+    done = agent_on(indicators, ScriptedModel([{**PLANNED, "fields": fields}, SQL]), path).ask(
         "which region had the highest life expectancy in 1995"
     )
     assert done.status == "completed" and "life_expectancy" in done.sql and "you said" not in done.answer
+
+
+def test_a_planner_term_is_the_kept_one_only_where_the_question_says_it_as_itself(indicators, tmp_path):
+    indicators.approved = memory_with(indicators, tmp_path / "s.db", "inhabitants", "indicators.population")
+    teach(indicators, "male inhabitants of each region")
+    assert indicators.approved.mapped(indicators.engine.name, "inhabitants") is None
+    teach(indicators, "inhabitants of each region, male inhabitants too")  # said as itself once
+    assert indicators.approved.mapped(indicators.engine.name, "inhabitants") is not None
+    teach(indicators, "how many people live in each region")  # the planner's own word: the question does not say it
+    assert indicators.approved.mapped(indicators.engine.name, "inhabitants") is not None
 
 
 def test_not_held_said_as_itself_still_declines_at_once(indicators, tmp_path):
