@@ -791,7 +791,8 @@ def teach(bi: BIContext, question: str) -> None:
     """Before a question is planned: the connection's layer as the approved pairs teach it now (`taught`), and its
     kept field answers as stored now and the question they are read in (`ExampleMemory.asking`)."""
     if bi.approved is not None:
-        bi.approved.asking(bi.engine.name, question, functools.partial(value_word, bi))
+        held = functools.cache(functools.partial(value_word, bi))  # a word's probe of the data once per question
+        bi.approved.asking(bi.engine.name, question, held)
     bi.semantic = taught(bi.semantic, bi.approved, bi.engine.name, question, bi.engine.dialect)
 
 
