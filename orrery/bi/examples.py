@@ -121,7 +121,7 @@ def _extends(word: str, own: frozenset[str], valued: Valued, after: bool) -> boo
     aggregate, asking or ranking word, no number, no word of the kept answer's own (its term, its column's and
     table's names: 'unemployment rate' where `unemployment.rate` is kept) and no word of a stored value ('female
     population' is the population of the female rows, 'metascore pulp fiction' a film's metascore). After the
-    term, a verb's form ('population grew' aside: 'money made', 'salary paid', 'prices rising') is no noun."""
+    term, a verb's form ('money made', 'salary paid', 'prices rising'; not an irregular one: 'grew') is no noun."""
     w = word.lower()
     if len(w) < 3 or w.isdigit() or {w, singular(w)} & (GRAMMAR | GENERIC | _ASKING | RANKING | own):
         return False
