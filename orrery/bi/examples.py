@@ -25,7 +25,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.apps import ID_PATTERN
-from orrery.bi.decline import GRAMMAR, categories, named_values, user_wrote
+from orrery.bi.decline import GRAMMAR, categories, named_values, user_wrote, value_word
 from orrery.bi.engines import QueryError
 from orrery.bi.guard import UnsafeQuery
 from orrery.bi.names import singular
@@ -99,6 +99,43 @@ def _said_at(core: tuple[str, ...], question: str) -> list[tuple[int, int]]:
     return [(own[i].start(), own[i + n - 1].end()) for i in starts]
 
 
+# A kept term said inside a longer noun phrase names another thing ('male population', 'salary cap', 'major league':
+# bench/bi_memory.md, round 27: 10 of 11 wrong matches): read only where no word right beside it extends it
+# (bench/bi_memory_r28.md). A word before extends it as a modifier, a word after as the phrase's head; a hyphen
+# joins ('sub-category'), any other mark ("Brazil's", a comma) ends the phrase.
+_BEFORE = re.compile(r"(?<![\w'’])([A-Za-z0-9]+)(?:\s+|-)$")
+_AFTER = re.compile(r"(?:\s+|-)([A-Za-z0-9]+)(?![\w'’])")
+
+
+def _said_itself(question: str, span: tuple[int, int], own: frozenset[str], valued: Valued = None) -> bool:
+    """Whether the term at `span` is said as itself: the word right before it modifies it in no other sense and the
+    word right after it is no noun it modifies (`_extends`)."""
+    before, after = _BEFORE.search(question[: span[0]]), _AFTER.match(question[span[1] :])
+    return not (before and _extends(before.group(1), own, valued, after=False)) and not (
+        after and _extends(after.group(1), own, valued, after=True)
+    )
+
+
+def _extends(word: str, own: frozenset[str], valued: Valued, after: bool) -> bool:
+    """Whether a word beside a kept term makes it a longer noun phrase: a content word that is no grammar,
+    aggregate, asking or ranking word, no number, no word of the kept answer's own (its term, its column's and
+    table's names: 'unemployment rate' where `unemployment.rate` is kept) and no word of a stored value ('female
+    population' is the population of the female rows, 'metascore pulp fiction' a film's metascore). After the
+    term, a verb's form ('money made', 'salary paid', 'prices rising'; not an irregular one: 'grew') is no noun."""
+    w = word.lower()
+    if len(w) < 3 or w.isdigit() or {w, singular(w)} & (GRAMMAR | GENERIC | _ASKING | RANKING | own):
+        return False
+    if w.endswith("est") or (after and (w.endswith(("ed", "ing")) or w in PARTICIPLES)):
+        return False  # a superlative; after the term, a verb
+    return not (valued is not None and valued(w))
+
+
+def _own_words(kept: KeptField) -> frozenset[str]:
+    """The words of a kept answer: its term's, its column's and its table's names ('rate', 'unemployment')."""
+    names = [kept.term, *(words(n) for n in (kept.column or "").split("."))]
+    return frozenset(singular(w) for n in names for w in re.findall(r"[a-z0-9]+", n.lower()))
+
+
 def _in_layer(layer: Semantic, column: str) -> bool:
     """Whether 'table.column' is a column of the layer."""
     table, _, name = column.partition(".")
@@ -137,6 +174,8 @@ class ExampleMemory:
     )
     _embedded: Remembered | None = field(default=None, init=False, repr=False, compare=False)
     _fields: dict[str, list[KeptField]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # connection -> (the question being planned, whether a word is a word of a stored value): set by `asking`
+    _asked: dict[str, tuple[str, Valued]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def _scored(self, connection: str, question: str, k: int) -> list[tuple[Example, float | None]]:
         """The k nearest pairs (`_search`), each with its question's cosine to `question` (None without an
@@ -219,6 +258,12 @@ class ExampleMemory:
         [item_id] = self.examples.store.add(Scope(OWNER, APP, connection), [item])
         return item_id
 
+    def asking(self, connection: str, question: str, valued: Valued) -> None:
+        """Before a question is planned (`teach`): the kept answers as stored now (`anew`), the question a term the
+        planner lists is read in (`mapped`), and the test of a word of a stored value (`said`)."""
+        self.anew()
+        self._asked[connection] = (question, valued)
+
     def anew(self) -> None:
         """Read the kept answers from the store again at their next use: before each question (`teach`), and after
         one is kept, so a removal in another process is seen by the next question."""
@@ -239,17 +284,31 @@ class ExampleMemory:
 
     def mapped(self, connection: str, term: str, kept: list[KeptField] | None = None) -> KeptField | None:
         """The kept answer whose term is `term` (by `_core`: case, plurals, aggregate words aside), any column;
-        among `kept` when the connection's answers are read already."""
+        among `kept` when the connection's answers are read already. None where the question asked (`asking`) says
+        the term's words only inside longer phrases (`_said_itself`): the planner's 'population' of 'male
+        population' is not the person's 'population'."""
         core = _core(term)
         found = self.fields(connection) if kept is None else kept
-        return next((k for k in found if core and _core(k.term) == core), None)
+        hit = next((k for k in found if core and _core(k.term) == core), None)
+        question, valued = self._asked.get(connection, ("", None))
+        places = _said_at(core, question)
+        if hit is None or not places or any(_said_itself(question, p, _own_words(hit), valued) for p in places):
+            return hit
+        return None
 
     def said(self, connection: str, layer: Semantic, question: str) -> list[tuple[tuple[int, int], KeptField]]:
-        """The kept answers (`kept_field`) whose term the question says, each with where (`_said_at`), longest term
-        first: a person's answer is read before any judgment of the data (bench/bi_memory.md, round 26)."""
+        """The kept answers (`kept_field`) whose term the question says as itself, each with where (`_said_at`),
+        longest term first: a person's answer is read before any judgment of the data (bench/bi_memory.md, round
+        26), never for a longer phrase its words are part of (`_said_itself`, round 28)."""
         kept = [k for k in self.fields(connection) if _current(layer, k)]
         kept.sort(key=lambda k: -len(_core(k.term)))
-        return [(span, k) for k in kept for span in _said_at(_core(k.term), question)]
+        valued = self._asked.get(connection, ("", None))[1]
+        return [
+            (span, k)
+            for k in kept
+            for span in _said_at(_core(k.term), question)
+            if _said_itself(question, span, _own_words(k), valued)
+        ]
 
     def said_not_held(self, connection: str, layer: Semantic, question: str) -> str | None:
         """The decline for the terms the question says that a person said the data does not hold; None if none."""
@@ -412,6 +471,25 @@ SHAPE = {
 }
 AGENT_BY = re.compile(r"(\w+) by (\w+)")  # "directed by", "shipped by AIR": who or how, not a grouping
 PARTICIPLES = {"made", "sold", "held", "paid", "run", "led", "done", "built", "bought", "won", "flown"}
+COMPARATIVES = frozenset(
+    [
+        "more",
+        "less",
+        "fewer",
+        "greater",
+        "higher",
+        "lower",
+        "longer",
+        "shorter",
+        "larger",
+        "smaller",
+        "bigger",
+        "cheaper",
+        "older",
+        "younger",
+    ]
+)
+RANKING = frozenset(EXTREME.split("|")) | COMPARATIVES | {"best", "worst"}  # a rank, not a kind: 'highest salary'
 
 
 # Whether the rows are limited, and how: a threshold ('more than 20 tracks', a comparison with a number), a filter
@@ -711,9 +789,10 @@ SUPPORT = 2
 
 def teach(bi: BIContext, question: str) -> None:
     """Before a question is planned: the connection's layer as the approved pairs teach it now (`taught`), and its
-    kept field answers as stored now (`ExampleMemory.anew`)."""
+    kept field answers as stored now and the question they are read in (`ExampleMemory.asking`)."""
     if bi.approved is not None:
-        bi.approved.anew()
+        held = functools.cache(functools.partial(value_word, bi))  # a word's probe of the data once per question
+        bi.approved.asking(bi.engine.name, question, held)
     bi.semantic = taught(bi.semantic, bi.approved, bi.engine.name, question, bi.engine.dialect)
 
 
