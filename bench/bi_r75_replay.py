@@ -1,0 +1,94 @@
+"""Round 75: every stored error (the newest record per question, `bi_recompose.newest()`), classed by the cause
+of its composed query and of the SQL the model then wrote over the schema; and each column name it invented
+(read from the stored error text) through `tools.said_column`, no model.
+
+    PYTHONPATH=$PWD python bench/bi_r75_replay.py [--out bench/results/bi_r75_replay.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+import loading  # noqa: E402
+
+FALLBACK = "; the SQL the model then wrote over the schema failed too: "
+_UNKNOWN = re.compile(r"no table has a column named ((?:'[^']+'(?:, )?)+)")
+_ENGINE_MISSING = re.compile(
+    r'no such column: (\w+(?:\.\w+)?)|does not have a column named "(\w+)"|Referenced column "(\w+)" not found'
+)
+CLASSES = (  # (class, pattern of the error text), first match
+    ("invented column (parts)", r"no table has a column named"),
+    ("invented column (SQL)", r"no such column|does not have a column named|Referenced column|no such table"),
+    ("no join path", r"no join path"),
+    ("not SQL (a part)", r"is not valid SQL|TokenError|does not parse"),
+    ("reply cut", r"not complete JSON"),
+    ("engine error (aggregate, function)", r"."),
+)
+
+
+def cause(text: str) -> str:
+    return next(c for c, pattern in CLASSES if re.search(pattern, text))
+
+
+def names(text: str) -> list[str]:
+    out = [n for m in _UNKNOWN.finditer(text) for n in re.findall(r"'([^']+)'", m.group(1))]
+    return out + [next(g for g in m.groups() if g) for m in _ENGINE_MISSING.finditer(text)]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", default=None)
+    args = p.parse_args()
+    from orrery.bi.tools import said_column
+
+    bnk, rec = loading.load("bi_nokeys"), loading.load("bi_recompose")
+    rows, table = [], collections.Counter()
+    for which, q in rec.newest():
+        if q["status"] != "error":
+            continue
+        text = q["answer"].split("failed: ", 1)[-1]
+        composed, _, fallback = text.partition(FALLBACK[:30])  # the stored text is cut: the marker's start
+        answerable = q["gold"] not in (None, "", "None")
+        table[(cause(composed), "fallback ran" if fallback else "(cut from the stored text)", answerable)] += 1
+        bi = bnk.context_for(q["db"])
+        for name in names(text):
+            target = said_column(bi, name, q["question"])
+            used = bool(target) and answerable and target[1].lower() in q["gold"].lower()
+            rows.append(
+                {
+                    "set": which,
+                    "question": q["question"],
+                    "answerable": answerable,
+                    "name": name,
+                    "mapped": ".".join(target) if target else None,
+                    "in_gold": used,
+                }
+            )
+    print("| composed query's cause | the model's SQL over the schema | answerable | unanswerable |")
+    print("|---|---|---|---|")
+    for c, _ in CLASSES:
+        for f in ("fallback ran", "(cut from the stored text)"):
+            a, u = table[(c, f, True)], table[(c, f, False)]
+            if a or u:
+                print(f"| {c} | {f} | {a} | {u} |")
+    print(f"errors: {sum(table.values())}")
+    for r in rows:
+        if r["mapped"]:
+            print(f"  mapped {r['set']} {r['question']!r}: {r['name']} -> {r['mapped']} (gold uses it: {r['in_gold']})")
+    count = collections.Counter(
+        ("answerable" if r["answerable"] else "unanswerable", "mapped" if r["mapped"] else "not mapped") for r in rows
+    )
+    print(dict(count), "mapped to a gold column:", sum(r["in_gold"] for r in rows))
+    if args.out:
+        Path(args.out).write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
