@@ -29,7 +29,8 @@ CLASSES = (  # (class, pattern of the error text), first match
     ("no join path", r"no join path"),
     ("not SQL (a part)", r"is not valid SQL|TokenError|does not parse"),
     ("reply cut", r"not complete JSON"),
-    ("engine error (aggregate, function)", r"."),
+    ("engine error (aggregate, function)", r"Error|misuse|no such function"),
+    ("(cut in the stored text)", r"."),
 )
 
 
@@ -40,6 +41,13 @@ def cause(text: str) -> str:
 def names(text: str) -> list[str]:
     out = [n for m in _UNKNOWN.finditer(text) for n in re.findall(r"'([^']+)'", m.group(1))]
     return out + [next(g for g in m.groups() if g) for m in _ENGINE_MISSING.finditer(text)]
+
+
+def gold_columns(gold: str) -> set[str]:
+    import sqlglot
+    from sqlglot import exp
+
+    return {c.name.lower() for c in sqlglot.parse_one(gold, read="sqlite").find_all(exp.Column)}
 
 
 def main() -> None:
@@ -53,14 +61,18 @@ def main() -> None:
     for which, q in rec.newest():
         if q["status"] != "error":
             continue
-        text = q["answer"].split("failed: ", 1)[-1]
-        composed, _, fallback = text.partition(FALLBACK[:30])  # the stored text is cut: the marker's start
+        # the answer and the build step each keep the error's start (cut): the longer part after the marker
+        texts = [str(t).split("failed: ", 1)[-1] for t in (q["answer"], q.get("steps", ""))]
+        composed = texts[0].partition(FALLBACK[:30])[0]
+        fallback = max((t.partition(FALLBACK[:30])[2] for t in texts), key=len)
+        text = " ".join(texts)
         answerable = q["gold"] not in (None, "", "None")
-        table[(cause(composed), "fallback ran" if fallback else "(cut from the stored text)", answerable)] += 1
+        ran = f"ran: {cause(fallback)}" if fallback.strip() else "(cut in the stored text)"
+        table[(cause(composed), ran, answerable)] += 1
         bi = bnk.context_for(q["db"])
-        for name in names(text):
+        for name in dict.fromkeys(names(text)):
             target = said_column(bi, name, q["question"])
-            used = bool(target) and answerable and target[1].lower() in q["gold"].lower()
+            used = bool(target) and answerable and target[1].lower() in gold_columns(q["gold"])
             rows.append(
                 {
                     "set": which,
@@ -73,11 +85,8 @@ def main() -> None:
             )
     print("| composed query's cause | the model's SQL over the schema | answerable | unanswerable |")
     print("|---|---|---|---|")
-    for c, _ in CLASSES:
-        for f in ("fallback ran", "(cut from the stored text)"):
-            a, u = table[(c, f, True)], table[(c, f, False)]
-            if a or u:
-                print(f"| {c} | {f} | {a} | {u} |")
+    for c, f in sorted({k[:2] for k in table}, key=lambda k: -sum(table[(*k, a)] for a in (True, False))):
+        print(f"| {c} | {f} | {table[(c, f, True)]} | {table[(c, f, False)]} |")
     print(f"errors: {sum(table.values())}")
     for r in rows:
         if r["mapped"]:
