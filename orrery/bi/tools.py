@@ -939,8 +939,8 @@ def build_sql(
         decline_unheld_year(bi, sql, question, error)
         if error == NOTHING and attempt == 1 and (fixed := _relaxed(bi, sql, question, resolved)):
             return {**_built(bi, fixed, tables, False), "relaxed": True}
-        if moved := _column_fixed(bi, sql, error, question):
-            return _built(bi, moved, tables, attempt == 2)
+        if fixed := _fixed(bi, sql, error, question):
+            return _built(bi, fixed, tables, attempt == 2)
         empty = sql if error == NOTHING and empty is None else empty
         asked = (
             f"{user}\n\nThis query:\n{sql}\nfailed with: {error}\n{_real_columns(bi, sql, error)}"
@@ -1033,14 +1033,35 @@ def _requalified(bi: BIContext, sql: str, error: str | None) -> str | None:
     return tree.sql(dialect=bi.engine.dialect)
 
 
-def _column_fixed(bi: BIContext, sql: str, error: str | None, question: str) -> str | None:
-    """With no model call, the query with a column the engine did not find put right, when that runs: moved under
-    the table of the query that holds it (`_requalified`), else written as the column the question's words for it
-    name (`_mapped_sql`)."""
-    for fixed in (_requalified(bi, sql, error), _mapped_sql(bi, sql, error, question)):
-        if fixed and dry_run(bi.engine, fixed, probe=bi.probe) is None:
+def _fixed(bi: BIContext, sql: str, error: str | None, question: str) -> str | None:
+    """With no model call, the failed query put right, when that runs: a column the engine did not find moved
+    under the table of the query that holds it (`_requalified`), else written as the column the question's words
+    for it name (`_mapped_sql`); an aggregate's condition written in WHERE moved to HAVING (`_having_moved`)."""
+    for fix in (_requalified, lambda *a: _mapped_sql(*a, question), _having_moved):
+        if (fixed := fix(bi, sql, error)) and dry_run(bi.engine, fixed, probe=bi.probe) is None:
             return fixed
     return None
+
+
+# what the engines say of an aggregate in WHERE ('COUNT(*) > 0' among the filters)
+_AGGREGATE_IN_WHERE = re.compile(r"misuse of aggregate|WHERE clause cannot contain aggregates", re.I)
+
+
+def _having_moved(bi: BIContext, sql: str, error: str | None) -> str | None:
+    """The query with each WHERE condition on an aggregate of its own rows (not of a subquery's) moved to HAVING,
+    where SQL evaluates it; None when the engine's error is another or WHERE holds no such condition."""
+    tree = _parsed(sql, bi.engine.dialect) if _AGGREGATE_IN_WHERE.search(error or "") else None
+    if not isinstance(tree, exp.Select) or tree.args.get("where") is None:
+        return None
+    tree = tree.copy()
+    conditions = list(tree.args["where"].this.flatten()) if isinstance(tree.args["where"].this, exp.And) else []
+    conditions = conditions or [tree.args["where"].this]
+    own = [c for c in conditions if any(a.find_ancestor(exp.Select) is tree for a in c.find_all(exp.AggFunc))]
+    if not own:
+        return None
+    tree.set("where", None)
+    kept = [c for c in conditions if all(c is not o for o in own)]
+    return (tree.where(*kept) if kept else tree).having(*own).sql(dialect=bi.engine.dialect)
 
 
 # A layer column ranking this for the words of an invented name the question says, and MARGIN above the next, is

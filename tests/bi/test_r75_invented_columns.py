@@ -92,3 +92,24 @@ def test_parts_with_a_name_the_question_does_not_say_still_fail(store, monkeypat
     monkeypatch.setattr(store, "ask_model", lambda *_: parts)
     with pytest.raises(UnknownField):
         write_sql(store, "parts", "", "", ["orders"], [], "the friendliest customer")
+
+
+# -- an aggregate's condition written in WHERE -------------------------------------------------------------------
+IN_WHERE = (
+    "SELECT c.city, COUNT(*) FROM customers AS c JOIN orders AS o ON o.cust_id = c.cust_id"
+    " WHERE c.city IN ('Leeds', 'York') AND COUNT(*) > 0 GROUP BY c.city"
+)
+
+
+def test_an_aggregate_condition_in_where_moves_to_having(store, monkeypatch):
+    _replies(monkeypatch, IN_WHERE, IN_WHERE)
+    built = _build(store, "orders per city, leeds and york", ["customers", "orders"])
+    assert "HAVING COUNT(*) > 0" in built["sql"] and "WHERE c.city IN ('Leeds', 'York') GROUP BY" in built["sql"]
+    assert not built["repaired"]
+    assert sorted(r[0] for r in store.engine.execute(built["sql"]).rows) == ["Leeds", "York"]
+
+
+def test_a_subquery_aggregate_stays_in_where(store):
+    sql = "SELECT o.order_id FROM orders AS o WHERE o.qty > (SELECT AVG(qty) FROM orders) AND o.nope = 1"
+    assert tools._having_moved(store, sql, "misuse of aggregate: COUNT()") is None
+    assert tools._having_moved(store, IN_WHERE, "no such column: nope") is None  # another error: not this fix
