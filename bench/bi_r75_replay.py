@@ -2,7 +2,9 @@
 of its composed query and of the SQL the model then wrote over the schema; and each column name it invented
 (read from the stored error text) through `tools.said_column`, no model.
 
-    PYTHONPATH=$PWD python bench/bi_r75_replay.py [--out bench/results/bi_r75_replay.json]
+    PYTHONPATH=$PWD python bench/bi_r75_replay.py --no-map     # the classes only (the code as shipped)
+    git worktree add /tmp/r75 e45216f && PYTHONPATH=/tmp/r75 python bench/bi_r75_replay.py --out X.json
+                                                               # the mapping too: round 75's code, reverted after
 """
 
 from __future__ import annotations
@@ -53,8 +55,10 @@ def gold_columns(gold: str) -> set[str]:
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--out", default=None)
+    p.add_argument("--no-map", action="store_true", help="the classes only: the mapping is not in the shipped code")
     args = p.parse_args()
-    from orrery.bi.tools import said_column
+    if not args.no_map:
+        from orrery.bi.tools import said_column  # round 75's code (e45216f), reverted
 
     bnk, rec = loading.load("bi_nokeys"), loading.load("bi_recompose")
     rows, table = [], collections.Counter()
@@ -70,7 +74,7 @@ def main() -> None:
         ran = f"ran: {cause(fallback)}" if fallback.strip() else "(cut in the stored text)"
         table[(cause(composed), ran, answerable)] += 1
         bi = bnk.context_for(q["db"])
-        for name in dict.fromkeys(names(text)):
+        for name in [] if args.no_map else dict.fromkeys(names(text)):
             target = said_column(bi, name, q["question"])
             used = bool(target) and answerable and target[1].lower() in gold_columns(q["gold"])
             rows.append(

@@ -939,8 +939,8 @@ def build_sql(
         decline_unheld_year(bi, sql, question, error)
         if error == NOTHING and attempt == 1 and (fixed := _relaxed(bi, sql, question, resolved)):
             return {**_built(bi, fixed, tables, False), "relaxed": True}
-        if fixed := _fixed(bi, sql, error, question):
-            return _built(bi, fixed, tables, attempt == 2)
+        if (moved := _requalified(bi, sql, error)) and dry_run(bi.engine, moved, probe=bi.probe) is None:
+            return _built(bi, moved, tables, attempt == 2)  # no model call: the column was under another table
         empty = sql if error == NOTHING and empty is None else empty
         asked = (
             f"{user}\n\nThis query:\n{sql}\nfailed with: {error}\n{_real_columns(bi, sql, error)}"
@@ -1033,103 +1033,6 @@ def _requalified(bi: BIContext, sql: str, error: str | None) -> str | None:
     return tree.sql(dialect=bi.engine.dialect)
 
 
-def _fixed(bi: BIContext, sql: str, error: str | None, question: str) -> str | None:
-    """With no model call, the failed query put right, when that runs: a column the engine did not find moved
-    under the table of the query that holds it (`_requalified`), else written as the column the question's words
-    for it name (`_mapped_sql`); an aggregate's condition written in WHERE moved to HAVING (`_having_moved`)."""
-    for fix in (_requalified, lambda *a: _mapped_sql(*a, question), _having_moved):
-        if (fixed := fix(bi, sql, error)) and dry_run(bi.engine, fixed, probe=bi.probe) is None:
-            return fixed
-    return None
-
-
-# what the engines say of an aggregate in WHERE ('COUNT(*) > 0' among the filters)
-_AGGREGATE_IN_WHERE = re.compile(r"misuse of aggregate|WHERE clause cannot contain aggregates", re.I)
-
-
-def _having_moved(bi: BIContext, sql: str, error: str | None) -> str | None:
-    """The query with each WHERE condition on an aggregate of its own rows (not of a subquery's) moved to HAVING,
-    where SQL evaluates it; None when the engine's error is another or WHERE holds no such condition."""
-    tree = _parsed(sql, bi.engine.dialect) if _AGGREGATE_IN_WHERE.search(error or "") else None
-    if not isinstance(tree, exp.Select) or tree.args.get("where") is None:
-        return None
-    tree = tree.copy()
-    conditions = list(tree.args["where"].this.flatten()) if isinstance(tree.args["where"].this, exp.And) else []
-    conditions = conditions or [tree.args["where"].this]
-    own = [c for c in conditions if any(a.find_ancestor(exp.Select) is tree for a in c.find_all(exp.AggFunc))]
-    if not own:
-        return None
-    tree.set("where", None)
-    kept = [c for c in conditions if all(c is not o for o in own)]
-    return (tree.where(*kept) if kept else tree).having(*own).sql(dialect=bi.engine.dialect)
-
-
-# A layer column ranking this for the words of an invented name the question says, and MARGIN above the next, is
-# the column the name means: 'shipping_mode' of 'units sold per shipping mode' ranks orders.ship_mode 82, the next 48.
-MAPPED = 80
-MARGIN = 10
-
-
-def said_column(bi: BIContext, name: str, question: str) -> tuple[str, str] | None:
-    """(table, column) of the one layer column a column name no table has ('shipping_mode', 'T2.Tomatometer')
-    names by those of its words the question says; None when the question says none of them (the model made the
-    name up, the question asks for nothing the data holds) or no column ranks first by a margin ('beak' is a
-    bill's length or its depth)."""
-    said = set(stems(question))
-    phrase = " ".join(w for w in words(name.split(".")[-1]).split() if set(stems(w)) <= said)
-    ranked = [r for r in rank_fields(bi.semantic, phrase) if "column" in r[2]] if phrase else []
-    if not ranked or ranked[0][0] < MAPPED or (len(ranked) > 1 and ranked[0][0] - ranked[1][0] < MARGIN):
-        return None
-    # the layer's ranking reads abbreviations ('int' of 'inflation'): the spelling must agree (`infl_pct`)
-    spelled = sorted(((fuzz.WRatio(phrase, words(c)), t, c) for t, c, _ in bi.semantic.columns()), reverse=True)
-    best = ranked[0][2]["table"], ranked[0][2]["column"]
-    return best if spelled[0][1:] == best and (len(spelled) == 1 or spelled[1][0] < spelled[0][0]) else None
-
-
-def _renamed(tree: exp.Expression, name: str, to: exp.Column) -> exp.Expression:
-    """A copy of `tree` with each column written `name` ('T2.rate' or 'rate') as `to`."""
-    qualifier, _, bare = name.rpartition(".")
-
-    def swap(node: exp.Expression) -> exp.Expression:
-        named = isinstance(node, exp.Column) and node.name.lower() == bare.lower()
-        return to.copy() if named and (not qualifier or node.table.lower() == qualifier.lower()) else node
-
-    return tree.transform(swap)  # a copy; the tree may be the column itself (a select item)
-
-
-def _mapped_sql(bi: BIContext, sql: str, error: str | None, question: str) -> str | None:
-    """The model's SQL with the column the engine did not find written as the column the question's words for it
-    name (`said_column`), of a table of the query or of one the layer joins to exactly one of its tables (joined
-    in); None when there is none."""
-    missing, named = _missing_column(error), _named_tables(bi, sql)
-    if missing is None or not named or (target := said_column(bi, missing[1], question)) is None:
-        return None
-    tree = _parsed(sql, bi.engine.dialect)
-    alias = next((a for a, t in named.items() if t == target[0]), None)
-    if alias is None and (tree := _joined(bi, tree, named, target[0])) is None:
-        return None
-    name = f"{missing[0]}.{missing[1]}" if missing[0] else missing[1]
-    to = exp.column(target[1], table=alias or target[0], quoted=not re.fullmatch(r"[A-Za-z_]\w*", target[1]))
-    return _renamed(tree, name, to).sql(dialect=bi.engine.dialect)
-
-
-def _joined(bi: BIContext, tree: exp.Expression, named: dict[str, str], table: str) -> exp.Expression | None:
-    """A copy of a one-level SELECT with `table` joined by the one layer join between it and the query's tables
-    ('rate' of unemployment for a query over counties); None when the query is not one such SELECT or no join,
-    or several, reach it."""
-    if not isinstance(tree, exp.Select) or any(s is not tree for s in tree.find_all(exp.Select)):
-        return None
-    ways = [
-        (a, j) for j in bi.semantic.joins for a, t in named.items() if table in sides(j) and t in sides(j) - {table}
-    ]
-    if len(ways) != 1:
-        return None
-    alias, join = ways[0]
-    near, far = sorted(join_columns(join), key=lambda end: end[0] == table)
-    on = exp.column(near[1], table=alias).eq(exp.column(far[1], table=table))
-    return tree.copy().join(exp.to_table(table), on=on)
-
-
 def _real_columns(bi: BIContext, sql: str, error: str | None) -> str:
     """For the repair of a column the engine did not find: which table each name of the failed query stands for
     and that table's real columns (a table outside the slice too), and which other tables hold a column of that
@@ -1187,15 +1090,10 @@ def write_sql(
         )
         if not parts.select:
             raise CannotAnswer("no columns in this data answer the question")
-        semantic, remapped = bi.semantic, False
-        # each ambiguity settled removes a join, the names no table has are mapped once; neither: one try
-        for _ in range(len(semantic.joins) + 2):
+        semantic = bi.semantic
+        for _ in range(len(semantic.joins) + 1):  # each ambiguity settled removes a join; none: one try
             try:
                 return compose(parts, semantic, tables, resolved, bi.engine.dialect, question, bi.values)
-            except UnknownField as exc:
-                if remapped or (mapped := _mapped_parts(bi, parts, exc.names, question)) is None:
-                    raise
-                parts, remapped = mapped, True
             except AmbiguousJoin as exc:
                 if choose is None:
                     raise
@@ -1209,23 +1107,6 @@ def write_sql(
     if reply.cannot_answer is not None or not reply.sql:
         raise CannotAnswer(reply.cannot_answer or "no query fits the question")
     return reply.sql
-
-
-def _mapped_parts(bi: BIContext, parts: Any, names: list[str], question: str) -> Any:
-    """The parts with each name no table has written as the layer column the question's words for it name
-    (`said_column`, qualified by its table: the composer joins it); None unless every name maps."""
-    targets = {n: said_column(bi, n, question) for n in names}
-    if not targets or None in targets.values():
-        return None
-
-    def mapped(item: str) -> str:
-        tree = sqlglot.parse_one(item, read=bi.engine.dialect)  # the composer read it before it named the field
-        for name, (table, column) in targets.items():
-            tree = _renamed(tree, name, exp.column(column, table=table))
-        return tree.sql(dialect=bi.engine.dialect)
-
-    fields = ("select", "where", "group_by", "having", "order_by")
-    return parts.model_copy(update={f: [mapped(i) for i in getattr(parts, f)] for f in fields})
 
 
 def choose_join(bi: BIContext, options: list[str], question: str, answer: str | None) -> str:
