@@ -149,45 +149,45 @@ def worker(which: str, code: str, out: Path, llm: str | None, only: list[int] | 
     model = resolve_model(llm or "local")
     calls = _count_calls(model)
     engines: dict[str, Any] = {}
-    sessions = tempfile.mkdtemp(prefix="bi-nokeys-")
     rows: list[dict[str, Any]] = []
-    for i, item in enumerate(qs):
-        engine = engines.get(item["db"]) or engines.setdefault(item["db"], engine_for(item["db"]))
-        t0, calls[:] = time.perf_counter(), []
-        agent = BIAgent(model, engine, store=f"{sessions}/s.db", session_id=f"q{i}", clarify=False, prose=False)
-        try:
-            answer = agent.ask(item["question"])
-            status, sql, got, usage = answer.status, answer.sql, answer.rows, answer.usage.total
-            # a step's result whole enough for the no-model replays (entity resolution's unresolved list ends it)
-            steps = [
-                f"{t['key']}: {t['status']} {(t['error'] or t['result'] or '')[:STEP_CHARS]}" for t in answer.todos
-            ]
-            text = answer.answer[:300]
-        except Exception as exc:  # noqa: BLE001 - a crash is scored as a miss and named, the run goes on
-            status, sql, got, usage, steps, text = "crash", None, [], 0, [], f"{type(exc).__name__}: {exc}"[:300]
-        seconds = time.perf_counter() - t0
-        correct = scored(item, engine, status, sql, got)  # one scorer with bench/bi.py
-        rows.append(
-            {
-                **item,
-                "status": status,
-                "sql": sql,
-                "correct": correct,
-                "seconds": round(seconds, 1),
-                "tokens": usage,
-                "model_calls": len(calls),
-                "prompt_tokens_new": sum(c.get("prompt_n") or 0 for c in calls),
-                "load_1min": round(os.getloadavg()[0], 1),
-                "answer": text,
-                "steps": steps,
-            }
-        )
-        print(
-            f"[{i + 1}/{len(qs)}] {'OK ' if correct else 'BAD'} {seconds:5.1f}s {item['db']:8} {item['question']}"
-            f" -> {status} {sql or ''}",
-            flush=True,
-        )
-        _write(out, summarize(rows, which, code, model.name, len(qs), orrery.__file__) | {"commit": commit})
+    with tempfile.TemporaryDirectory(prefix="bi-nokeys-") as sessions:  # the run's session store, gone after it
+        for i, item in enumerate(qs):
+            engine = engines.get(item["db"]) or engines.setdefault(item["db"], engine_for(item["db"]))
+            t0, calls[:] = time.perf_counter(), []
+            agent = BIAgent(model, engine, store=f"{sessions}/s.db", session_id=f"q{i}", clarify=False, prose=False)
+            try:
+                answer = agent.ask(item["question"])
+                status, sql, got, usage = answer.status, answer.sql, answer.rows, answer.usage.total
+                # a step's result whole enough for the no-model replays (entity resolution's unresolved list ends it)
+                steps = [
+                    f"{t['key']}: {t['status']} {(t['error'] or t['result'] or '')[:STEP_CHARS]}" for t in answer.todos
+                ]
+                text = answer.answer[:300]
+            except Exception as exc:  # noqa: BLE001 - a crash is scored as a miss and named, the run goes on
+                status, sql, got, usage, steps, text = "crash", None, [], 0, [], f"{type(exc).__name__}: {exc}"[:300]
+            seconds = time.perf_counter() - t0
+            correct = scored(item, engine, status, sql, got)  # one scorer with bench/bi.py
+            rows.append(
+                {
+                    **item,
+                    "status": status,
+                    "sql": sql,
+                    "correct": correct,
+                    "seconds": round(seconds, 1),
+                    "tokens": usage,
+                    "model_calls": len(calls),
+                    "prompt_tokens_new": sum(c.get("prompt_n") or 0 for c in calls),
+                    "load_1min": round(os.getloadavg()[0], 1),
+                    "answer": text,
+                    "steps": steps,
+                }
+            )
+            print(
+                f"[{i + 1}/{len(qs)}] {'OK ' if correct else 'BAD'} {seconds:5.1f}s {item['db']:8} {item['question']}"
+                f" -> {status} {sql or ''}",
+                flush=True,
+            )
+            _write(out, summarize(rows, which, code, model.name, len(qs), orrery.__file__) | {"commit": commit})
 
 
 def _count_calls(model: Any) -> list[dict[str, Any]]:
