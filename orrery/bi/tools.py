@@ -14,6 +14,7 @@ import functools
 import json
 import os
 import re
+import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -70,6 +71,7 @@ PREVIEW_ROWS = 20
 MATCH = 80  # a value or field this similar (0-100) to the user's words is a candidate
 CLOSE = 6  # two candidates closer than this are ambiguous: ask
 UNMAPPED = 75  # a business term whose best field scores below this is not in the data
+FAILED_SQL_CHARS = 600  # of a query that still fails, shown in its error
 CANNOT = "cannot answer: "  # the prefix of a ToolError that means the data cannot answer the question
 
 
@@ -948,7 +950,8 @@ def build_sql(
         )
     if empty is not None:  # the repair found nothing better: the data may hold nothing for it
         return _built(bi, empty, tables, False)
-    raise ToolError(f"the query still fails after one repair: {error}")
+    tried = textwrap.shorten(sql, FAILED_SQL_CHARS, placeholder=" ...")  # what was tried, for a person and a replay
+    raise ToolError(f"the query still fails after one repair: {error}; the query: {tried}")
 
 
 def decline_unheld_year(bi: BIContext, sql: str, question: str, error: str | None) -> None:

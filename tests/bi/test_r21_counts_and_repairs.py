@@ -162,6 +162,14 @@ def test_a_column_no_table_of_the_query_holds_is_repaired_by_the_model_shown_the
     )
 
 
+def test_a_query_that_still_fails_after_its_repair_is_shown_in_the_error(visits, tmp_path):
+    bad = {"sql": f"SELECT count(T2.guest) {JOINED}"}
+    model = ScriptedModel([PLAN, PARTS, bad, bad])  # the parts fail (no join path), then the SQL and its repair
+    r = _ask(visits, tmp_path, model)
+    assert r.status == "error" and "no such column: T2.guest" in r.answer
+    assert "the query: SELECT count(T2.guest) FROM visits" in r.answer
+
+
 def test_a_made_up_number_beside_an_unused_written_one_is_dropped_from_a_query_that_found_nothing():
     from orrery.bi.relax import relaxed
 
