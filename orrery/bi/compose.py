@@ -1497,24 +1497,32 @@ def _listed_years(node: exp.Expression, question: str) -> exp.Expression:
 _DECADE = re.compile(r"(?:\bthe\s+|')(\d{2}|1[89]\d{2}|20\d{2})'?s\b", re.I)
 
 
+def _year_equal(node: exp.Expression, semantic: Semantic) -> tuple[int, exp.Column, dict[str, Any]] | None:
+    """(the number, the column, its layer info) of a column of years or a date's year set equal to a number
+    (`fy = 1940`, `YEAR(dt) = 1935`); None for any other filter. What `_decade` and `_year_span` widen."""
+    if not (isinstance(node, exp.EQ) and isinstance(lit := node.expression, exp.Literal) and lit.is_number):
+        return None
+    dated = _date_part(node.this)
+    col = dated[1] if dated and dated[0] == "YEAR" else node.this
+    if not isinstance(col, exp.Column):
+        return None
+    info = _column_info(semantic, col)
+    return (int(float(lit.this)), col, info) if dated or _a_number_of_years(col.name, info) else None
+
+
 def _decade(node: exp.Expression, semantic: Semantic, question: str) -> exp.Expression:
     """'steel firms in the 1940s' written `fy = 1940`, 'the 80s' written `Year = 80`: a decade the question names,
     compared as its first year (four digits, or two) with a column of years or a date's year, is the decade's
     range. Two digits are the column's own (a two-digit year column: 80 to 89), else the century whose decade
     lies in the column's range (1900s when none is known)."""
+    if (equal := _year_equal(node, semantic)) is None:
+        return node
+    first, col, info = equal
     decades = set()
     for d in (int(d) for d in _DECADE.findall(question) if int(d) % 10 == 0):
         decades |= {d, 1900 + d, 2000 + d} if d < 100 else {d}
-    if not (isinstance(node, exp.EQ) and isinstance(lit := node.expression, exp.Literal) and lit.is_number):
+    if first not in decades:
         return node
-    dated = _date_part(node.this)
-    col = dated[1] if dated and dated[0] == "YEAR" else node.this
-    if not isinstance(col, exp.Column) or int(float(lit.this)) not in decades:
-        return node
-    info = _column_info(semantic, col)
-    if not (dated or _a_number_of_years(col.name, info)):
-        return node
-    first = int(float(lit.this))
     rng = _RANGE.search(info.get("description") or "")
     if rng and two_digit_year(col.name, float(rng[1]), float(rng[2])):
         first %= 100
@@ -1537,20 +1545,15 @@ def _year_span(node: exp.Expression, semantic: Semantic, question: str) -> exp.E
     """'mean yearly investment 1935-1944' written `fy = 1935`: a span of years the question writes (`_SPAN`; 'and'
     only after 'between'), compared on a column of years or a date's year at its first or last year alone, is the
     whole span. Both years (`fy IN (1990, 2000)`) stay: '1990 to 2000 growth' compares the two."""
+    if (equal := _year_equal(node, semantic)) is None:
+        return node
     spans = [
         (int(m[1]), int(m[2]))
         for m in _SPAN.finditer(question)
         if int(m[1]) < int(m[2]) and (m[0].lower().startswith("between") or not re.search(r"\band\b", m[0], re.I))
     ]
-    if not (isinstance(node, exp.EQ) and isinstance(node.expression, exp.Literal) and node.expression.is_number):
-        return node
-    year = int(float(node.expression.this))
-    span = next(((lo, hi) for lo, hi in spans if year in (lo, hi)), None)
-    dated = _date_part(node.this)
-    col = dated[1] if dated and dated[0] == "YEAR" else node.this
-    if span is None or not isinstance(col, exp.Column):
-        return node
-    if not (dated or _a_number_of_years(col.name, _column_info(semantic, col))):
+    span = next(((lo, hi) for lo, hi in spans if equal[0] in (lo, hi)), None)
+    if span is None:
         return node
     return exp.Between(this=node.this.copy(), low=exp.Literal.number(span[0]), high=exp.Literal.number(span[1]))
 

@@ -249,13 +249,13 @@ class ExampleMemory:
             raise DataError(f"the term {str(term)[:80]!r} is not kept: at most {MAX_TERM} letters, digits and spaces")
         if column is not None and not _in_layer(layer, column):
             raise DataError(f"{column[:80]!r} is not a column of {connection}: the answer for {normal!r} is not kept")
-        self.anew()
+        self.anew()  # the store as it is now: another process may have kept or removed one
         for old in self.fields(connection):
             if _core(old.term) == _core(normal):
                 self.examples.remove(connection, old.id)
-        self.anew()
         item = Item(FIELD, normal, FIELD, {"column": column})
         [item_id] = self.examples.store.add(Scope(OWNER, APP, connection), [item])
+        self.anew()  # read again with the one kept
         return item_id
 
     def asking(self, connection: str, question: str, valued: Valued) -> None:
