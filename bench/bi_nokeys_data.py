@@ -235,6 +235,18 @@ The database of held-out set #27 (bench/bi_heldout27.py), a marriage survey, bui
   `rdbk_resp.occ_cd` and `rdbk_resp.hsb_occ_cd` each hold an `occ_lkp.occ_key`, `rdbk_resp.mrg_rtg_cd` a
   `mrg_rtg.rtg_key`.
 
+The database of held-out set #28 (bench/bi_heldout28.py), a novel's characters, built the same way:
+
+- lesmis: bokeh-sampledata's les_mis (the characters of Victor Hugo's Les Miserables who appear together, from
+  Donald Knuth's Stanford GraphBase `jean.dat`, copyright 1993 Stanford University: redistribution permitted,
+  changed files renamed and identified as not part of the GraphBase, as bokeh-sampledata states; Knuth describes
+  the data as public domain; this database is not part of the Stanford GraphBase), split in two: `lm_chr`
+  (`chr_key` 1-77, the source's node index plus one, `chr_nm` the name as the source writes it, "Mme.Thenardier",
+  "MotherInnocent", `cmty_no` the group bokeh-sampledata computed by Louvain community detection, 0-5; 77 rows)
+  and `lm_enc` (`enc_id` 1-254 in the source's order, `src_ref` and `tgt_ref` the two characters of a pair, each
+  pair once, in the source's order, `enc_cnt` the times the two appear together; 254 rows). `lm_enc.src_ref` and
+  `lm_enc.tgt_ref` each hold an `lm_chr.chr_key`.
+
     python bench/bi_nokeys_data.py      # builds them under $ORRERY_BI_HOME/nokeys (default ~/.cache/orrery/bi)
 """
 
@@ -269,6 +281,7 @@ HELDOUT24_DATABASES = ("demog",)
 HELDOUT25_DATABASES = ("macro",)
 HELDOUT26_DATABASES = ("holidays",)
 HELDOUT27_DATABASES = ("marital",)
+HELDOUT28_DATABASES = ("lesmis",)
 # the U.S. Census Bureau's nine divisions (numbered as it numbers them), their regions and their states' postal codes
 CENSUS_DIVISIONS = (
     (1, "New England", "Northeast", "CT ME MA NH RI VT"),
@@ -962,6 +975,23 @@ def _marital(path: Path) -> None:
         _write(con, {"rdbk_resp": resp, "occ_lkp": OCC_LKP, "mrg_rtg": MRG_RTG})
 
 
+def _lesmis(path: Path) -> None:
+    from bokeh_sampledata.les_mis import data
+
+    nodes, links = pd.DataFrame(data["nodes"]), pd.DataFrame(data["links"])
+    chars = pd.DataFrame({"chr_key": nodes.index + 1, "chr_nm": nodes["name"], "cmty_no": nodes["group"]})
+    enc = pd.DataFrame(
+        {
+            "enc_id": range(1, len(links) + 1),
+            "src_ref": links["source"] + 1,
+            "tgt_ref": links["target"] + 1,
+            "enc_cnt": links["value"],
+        }
+    )
+    with sqlite3.connect(path) as con:
+        _write(con, {"lm_chr": chars, "lm_enc": enc})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
     "movies": _movies,
     "world": _world,
@@ -987,6 +1017,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "macro": _macro,
     "holidays": _holidays,
     "marital": _marital,
+    "lesmis": _lesmis,
 }
 
 
@@ -1029,5 +1060,6 @@ if __name__ == "__main__":
         *HELDOUT25_DATABASES,
         *HELDOUT26_DATABASES,
         *HELDOUT27_DATABASES,
+        *HELDOUT28_DATABASES,
     ):
         print(db, path_of(db))
