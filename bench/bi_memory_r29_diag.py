@@ -1,0 +1,56 @@
+"""Round 29's diagnosis (no model): each question of the scored sets whose gold query is an approved query's template
+(bench/bi_memory_ceiling.py: literals abstracted) of another question text of its database, the memory being
+bench/bi_memory_r29.py's (right answers of the newest stored records). Lists (question, approved question) so the
+word differences can be classed; `--out` writes them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from loading import load as _load  # noqa: E402
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", type=Path, required=True)
+    args = p.parse_args()
+    from bi_memory_ceiling import same_question, sql_facts
+
+    bnk, rec, r29 = _load("bi_nokeys"), _load("bi_recompose"), _load("bi_memory_r29")
+    mem = _load("bi_memory")
+    records = rec.newest()
+    gold_of = {(q["db"], q["question"]): q.get("gold") for _, q in records}
+    pairs = r29.memory_pairs(records)
+    schemas, dialects, templates = {}, {}, {}
+    for db, question, sql in pairs:
+        if db not in schemas:
+            schemas[db], dialects[db] = mem._schema(db), bnk.engine_for(db).dialect
+        for s in (sql, gold_of.get((db, question))):
+            f = sql_facts(s, schemas[db], dialects[db]) if s else None
+            if f:
+                templates.setdefault((db, f["template"]), set()).add(question)
+    out, seen = [], set()
+    for which in bnk.SCORED:
+        for item in bnk.items(which):
+            if not item["gold"] or item["db"] not in schemas or (item["db"], item["question"]) in seen:
+                continue
+            seen.add((item["db"], item["question"]))
+            f = sql_facts(item["gold"], schemas[item["db"]], dialects[item["db"]])
+            near = sorted(
+                q
+                for q in templates.get((item["db"], f["template"]) if f else (), set())
+                if not same_question(q, item["question"])
+            )
+            if near:
+                out.append({"set": which, "db": item["db"], "question": item["question"], "approved": near})
+    args.out.write_text(json.dumps(out, indent=1))
+    print(len(out), "questions with a template pair of another text")
+
+
+if __name__ == "__main__":
+    main()
