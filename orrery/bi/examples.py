@@ -1085,18 +1085,18 @@ def _placed(tree: exp.Expression, slots: list[Slot], values: list[str]) -> tuple
 TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-/.#][A-Za-z0-9]+)*")
 VALUE_GAP = re.compile(r"[\s&]+")  # what may stand between two words of one value ('Europe & Central Asia')
 # Words that say nothing of what is asked once the shape, condition and direction are the same (`_same_reading`).
-NEUTRAL = (GRAMMAR | _ASKING | {"s", "many", "much", "number", "count", "total", "sum", "average", "avg", "mean"}) - {
-    "first",
-    "last",
-}
+NEUTRAL = GRAMMAR | _ASKING | {"s", "pls", "plz", "many", "much", "number", "count", "total", "sum", "average", "avg"}
+NEUTRAL = (NEUTRAL | {"mean"}) - {"first", "last"}
 # Neutral words that change the meaning and must be the same on both sides: a negation, a comparison, an end of an
 # order that `direction` does not read, the way a value is reached ('routes from JFK' and 'routes to JFK').
 NEGATION = re.compile(r"\b(?:not|no|none|nor|never|without|except|excluding|other than)\b|n['’]t\b", re.IGNORECASE)
-SENSITIVE = COMPARATIVES | {"than", "over", "under", "above", "below", "between", "exceed", "first", "last"}
-SENSITIVE |= {"from", "to", "into", "out", "onto", "via", "toward", "towards", "only"}
-# Two different words are one meaning at this MiniLM cosine between the words alone, not both names of the schema
-# (two names name two things; bench/bi_memory_r29.md: 'movies' / 'films' 0.87, 'altitude' / 'elevation' 0.82; 'male' / 'female' 0.73,
-# 'revenue' / 'profit' 0.73, 'songs' / 'tracks' 0.58).
+SENSITIVE = COMPARATIVES | {"than", "over", "under", "above", "below", "between", "exceed", "first", "last", "only"}
+TARGET = frozenset(["to", "into", "onto", "toward", "towards"])  # where a value is reached: 'routes to JFK'
+SOURCE = frozenset(["from", "out", "via"])  # where from: the same as 'in' unless either question says where to
+# Two different words are one meaning at this MiniLM cosine between the words alone (bench/bi_memory_r29.md:
+# 'movies' / 'films' 0.87, 'altitude' / 'elevation' 0.82; 'buy' / 'sell' 0.76, 'male' / 'female' 0.73, 'revenue' /
+# 'profit' 0.73, 'songs' / 'tracks' 0.58), unless both are names of the schema (two names name two things) or one is
+# a word of a stored value (`synonyms`).
 SYNONYM = 0.8
 SameWord = Callable[[str, str], bool] | None  # whether two different lower-case words mean the same (`synonyms`)
 
@@ -1115,7 +1115,9 @@ def _same_reading(approved: str, question: str) -> bool:
         return False
     if bool(NEGATION.search(a)) != bool(NEGATION.search(q)):
         return False
-    return {w for w in stems(a) if w in SENSITIVE} == {w for w in stems(q) if w in SENSITIVE}
+    a_words, q_words = set(re.findall(r"[a-z]+", a)), set(re.findall(r"[a-z]+", q))
+    roles = TARGET | (SOURCE if (a_words | q_words) & TARGET else frozenset())
+    return a_words & (SENSITIVE | roles) == q_words & (SENSITIVE | roles)
 
 
 def _reworded(
@@ -1128,37 +1130,39 @@ def _reworded(
     if not _same_reading(approved, question):
         return None
     spans = [_spans(s.old, approved)[0] for s in slots]
-    frame = [m for m in TOKEN.finditer(approved) if not any(a <= m.start() < b for a, b in spans)]
-    wanted = [_key(m.group(0)) for m in frame if m.group(0).lower() not in NEUTRAL]
-    left, numbers, runs = set(wanted), [], []
+    frame = (m.group(0) for m in TOKEN.finditer(approved) if not any(a <= m.start() < b for a, b in spans))
+    wanted = {_key(w) for w in frame if w.lower() not in NEUTRAL}
     said = [m for m in TOKEN.finditer(question) if m.group(0).lower() not in NEUTRAL]
-    loose = []
-    for m in said:
-        key = _key(m.group(0))
-        if key in wanted:
-            left.discard(key)
-        elif NUMBER.fullmatch(m.group(0)):
-            numbers.append(m.group(0))
-        else:
-            loose.append(m)
-    for m in list(loose):
-        near = next((w for w in sorted(left) if same is not None and same(m.group(0).lower(), w)), None)
-        if near is not None:
-            left.discard(near)
-            loose.remove(m)
+    left = wanted - {_key(m.group(0)) for m in said}
+    numbers = [m.group(0) for m in said if _key(m.group(0)) not in wanted and NUMBER.fullmatch(m.group(0))]
+    named = _slot_names(slots, tree)  # 'the Jazz genre' where the value is compared with `Genre.Name`: the SQL says it
+    loose = [m for m in said if _key(m.group(0)) not in wanted | named and not NUMBER.fullmatch(m.group(0))]
+    loose = [m for m in loose if not _synonym_of(m.group(0).lower(), left, same)]
     if left:
         return None
-    for m in loose:  # consecutive loose words, only spaces or '&' between them, are one value
+    runs = _value_runs(question, loose)
+    if len(runs) != sum(s.kind == "text" for s in slots) or len(numbers) != sum(s.kind != "text" for s in slots):
+        return None
+    new = iter(runs), iter(numbers)
+    return _placed(tree, slots, [next(new[s.kind != "text"]) for s in slots])
+
+
+def _synonym_of(word: str, left: set[str], same: SameWord) -> bool:
+    """Whether `word` means one of the approved words not said yet (`left`), which it then says (removed)."""
+    near = next((w for w in sorted(left) if same is not None and same(word, w)), None)
+    left.discard(near)
+    return near is not None
+
+
+def _value_runs(question: str, loose: list[re.Match[str]]) -> list[str]:
+    """The question's values: its loose words, consecutive ones with only spaces or '&' between them as one."""
+    runs: list[tuple[int, int]] = []
+    for m in loose:
         if runs and VALUE_GAP.fullmatch(question[runs[-1][1] : m.start()]):
             runs[-1] = (runs[-1][0], m.end())
         else:
             runs.append(m.span())
-    texts = [s for s in slots if s.kind == "text"]
-    counted = [s for s in slots if s.kind != "text"]
-    if len(runs) != len(texts) or len(numbers) != len(counted):
-        return None
-    new = iter([question[a:b] for a, b in runs]), iter(numbers)
-    return _placed(tree, slots, [next(new[s.kind != "text"]) for s in slots])
+    return [question[a:b] for a, b in runs]
 
 
 def _year(slot: Slot) -> bool:
@@ -1269,16 +1273,22 @@ def reuse_approved(
     return None
 
 
+def _slot_names(slots: list[Slot], tree: exp.Expression) -> set[str]:
+    """The words (`_key`) of the tables and columns the text values are compared with: 'genre' of `Genre.Name`."""
+    where = {_compared_column(lit, tree) for s in slots if s.kind == "text" for lit in s.nodes}
+    return {_key(w) for tc in where if tc for name in tc for w in re.findall(r"[a-z0-9]+", words(name).lower())}
+
+
 def synonyms(bi: BIContext) -> SameWord:
     """Whether two different words mean the same (`SYNONYM`) by the memory's embedder; None without one."""
     memory: ExampleMemory = bi.approved
     if memory.examples.store.embedder is None:
         return None
-    names = schema_words(bi.semantic)
+    names, valued = schema_words(bi.semantic), value_test(bi)
 
     def same(a: str, b: str) -> bool:
-        if singular(a) in names and singular(b) in names:
-            return False
+        if (singular(a) in names and singular(b) in names) or valued(a) or valued(b):
+            return False  # two names of the schema, or a word of a stored value ('east' / 'west' are 0.80)
         vectors = memory._embed([a, b])
         return float(vectors[0] @ vectors[1]) >= SYNONYM
 
