@@ -30,7 +30,7 @@ from orrery.bi.engines import QueryError
 from orrery.bi.guard import UnsafeQuery
 from orrery.bi.names import singular
 from orrery.bi.relax import conjuncts
-from orrery.bi.semantic import GENERIC, Semantic, schema_words, stems, words
+from orrery.bi.semantic import GENERIC, Semantic, schema_words, stems, word_root, words
 from orrery.errors import DataError
 from orrery.messages import Message
 from orrery.recall.embed import Remembered, lazy_embedder
@@ -1043,10 +1043,12 @@ def _normal(question: str) -> str:
     return re.sub(r"\s+", " ", question.strip().rstrip("?.!").strip())
 
 
-def value_swap(approved: str, sql: str, question: str, dialect: str) -> tuple[exp.Expression, list[Slot]] | None:
+def value_swap(
+    approved: str, sql: str, question: str, dialect: str, same: SameWord = None
+) -> tuple[exp.Expression, list[Slot]] | None:
     """When `question` is the approved question with other values in the places of the values its SQL holds
-    (every other word the same), the SQL's tree and those places with their new values; else None. A
-    number must replace a number, a year a year."""
+    (every other word the same, or the same question in other words: `_reworded`), the SQL's tree and those
+    places with their new values; else None. A number must replace a number, a year a year."""
     try:
         tree = sqlglot.parse_one(sql, read=dialect or None)
     except SqlglotError:
@@ -1063,14 +1065,104 @@ def value_swap(approved: str, sql: str, question: str, dialect: str) -> tuple[ex
     pattern = re.sub(r"(\\ )+", r"\\s+", pattern + re.escape(approved[at:]))
     m = re.fullmatch(pattern, _normal(question), re.IGNORECASE)
     if m is None:
-        return None
-    for s, new in zip(slots, m.groups(), strict=True):
-        s.new = new.strip()
+        return _reworded(approved, tree, slots, question, same)
+    return _placed(tree, slots, [new.strip() for new in m.groups()])
+
+
+def _placed(tree: exp.Expression, slots: list[Slot], values: list[str]) -> tuple[exp.Expression, list[Slot]] | None:
+    """The slots with their new values, when each fits its kind (a number a number, a year a year)."""
+    for s, new in zip(slots, values, strict=True):
+        s.new = new
         if len(s.new) > MAX_VALUE or (s.kind != "text" and not NUMBER.fullmatch(s.new)):
             return None
         if _year(s) and not YEAR.fullmatch(s.new):
             return None
     return None if _derived_years(tree, slots) else (tree, slots)
+
+
+# -- the same question in other words: word order, plurals, 'count of' / 'how many', a dropped article, a synonym ---
+# A word's token: letters and digits, joined by '-', '/', '.', '#' ('AC/DC', '2-HIGH', 'Brand#13', '2.5'); "'s" apart.
+TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-/.#][A-Za-z0-9]+)*")
+VALUE_GAP = re.compile(r"[\s&]+")  # what may stand between two words of one value ('Europe & Central Asia')
+# Words that say nothing of what is asked once the shape, condition and direction are the same (`_same_reading`).
+NEUTRAL = GRAMMAR | _ASKING | {"s", "pls", "plz", "many", "much", "number", "count", "total", "sum", "average", "avg"}
+NEUTRAL = (NEUTRAL | {"mean"}) - {"first", "last"}
+# Neutral words that change the meaning and must be the same on both sides: a negation, a comparison, an end of an
+# order that `direction` does not read, the way a value is reached ('routes from JFK' and 'routes to JFK').
+NEGATION = re.compile(r"\b(?:not|no|none|nor|never|without|except|excluding|other than)\b|n['’]t\b", re.IGNORECASE)
+SENSITIVE = COMPARATIVES | {"than", "over", "under", "above", "below", "between", "exceed", "first", "last", "only"}
+TARGET = frozenset(["to", "into", "onto", "toward", "towards"])  # where a value is reached: 'routes to JFK'
+SOURCE = frozenset(["from", "out", "via"])  # where from: the same as 'in' unless either question says where to
+# Two different words are one meaning at this MiniLM cosine between the words alone (bench/bi_memory_r29.md:
+# 'movies' / 'films' 0.87, 'altitude' / 'elevation' 0.82; 'buy' / 'sell' 0.76, 'male' / 'female' 0.73, 'revenue' /
+# 'profit' 0.73, 'songs' / 'tracks' 0.58), unless both are names of the schema (two names name two things) or one is
+# a word of a stored value (`synonyms`).
+SYNONYM = 0.8
+SameWord = Callable[[str, str], bool] | None  # whether two different lower-case words mean the same (`synonyms`)
+
+
+def _key(word: str) -> str:
+    return word_root(singular(word.lower()))
+
+
+def _same_reading(approved: str, question: str) -> bool:
+    """Whether two questions ask for the same thing by every word that changes a meaning: the same shape,
+    condition, threshold thing, ranking direction, negation and sensitive words (`SENSITIVE`)."""
+    a, q = approved.lower(), question.lower()
+    if shape(a) != shape(q) or condition(a) != condition(q) or compares(a) != compares(q):
+        return False
+    if direction(a) != direction(q) or measured(a) != measured(q):
+        return False
+    if bool(NEGATION.search(a)) != bool(NEGATION.search(q)):
+        return False
+    a_words, q_words = set(re.findall(r"[a-z]+", a)), set(re.findall(r"[a-z]+", q))
+    roles = TARGET | (SOURCE if (a_words | q_words) & TARGET else frozenset())
+    return a_words & (SENSITIVE | roles) == q_words & (SENSITIVE | roles)
+
+
+def _reworded(
+    approved: str, tree: exp.Expression, slots: list[Slot], question: str, same: SameWord
+) -> tuple[exp.Expression, list[Slot]] | None:
+    """`value_swap` for a question that says the approved one in other words: every content word of the approved
+    question outside its values is said by the new one (its root, or a synonym by `same`), every other content word
+    of the new one is in a value, its values are as many as the slots, of their kinds, in the approved order."""
+    question = _normal(question)
+    if not _same_reading(approved, question):
+        return None
+    spans = [_spans(s.old, approved)[0] for s in slots]
+    frame = (m.group(0) for m in TOKEN.finditer(approved) if not any(a <= m.start() < b for a, b in spans))
+    wanted = {_key(w) for w in frame if w.lower() not in NEUTRAL}
+    said = [m for m in TOKEN.finditer(question) if m.group(0).lower() not in NEUTRAL]
+    left = wanted - {_key(m.group(0)) for m in said}
+    numbers = [m.group(0) for m in said if _key(m.group(0)) not in wanted and NUMBER.fullmatch(m.group(0))]
+    named = _slot_names(slots, tree)  # 'the Jazz genre' where the value is compared with `Genre.Name`: the SQL says it
+    loose = [m for m in said if _key(m.group(0)) not in wanted | named and not NUMBER.fullmatch(m.group(0))]
+    loose = [m for m in loose if not _synonym_of(m.group(0).lower(), left, same)]
+    if left:
+        return None
+    runs = _value_runs(question, loose)
+    if len(runs) != sum(s.kind == "text" for s in slots) or len(numbers) != sum(s.kind != "text" for s in slots):
+        return None
+    new = iter(runs), iter(numbers)
+    return _placed(tree, slots, [next(new[s.kind != "text"]) for s in slots])
+
+
+def _synonym_of(word: str, left: set[str], same: SameWord) -> bool:
+    """Whether `word` means one of the approved words not said yet (`left`), which it then says (removed)."""
+    near = next((w for w in sorted(left) if same is not None and same(word, w)), None)
+    left.discard(near)
+    return near is not None
+
+
+def _value_runs(question: str, loose: list[re.Match[str]]) -> list[str]:
+    """The question's values: its loose words, consecutive ones with only spaces or '&' between them as one."""
+    runs: list[tuple[int, int]] = []
+    for m in loose:
+        if runs and VALUE_GAP.fullmatch(question[runs[-1][1] : m.start()]):
+            runs[-1] = (runs[-1][0], m.end())
+        else:
+            runs.append(m.span())
+    return [question[a:b] for a, b in runs]
 
 
 def _year(slot: Slot) -> bool:
@@ -1164,8 +1256,9 @@ def reuse_approved(
     memory: ExampleMemory | None = bi.approved
     if memory is None:
         return None
+    same = synonyms(bi)
     for e in memory.candidates(bi.engine.name, question):
-        swap = value_swap(e.question, e.sql, question, bi.engine.dialect)
+        swap = value_swap(e.question, e.sql, question, bi.engine.dialect, same)
         if swap is None or _elsewhere(swap[1], resolved, swap[0]):
             continue
         tree, slots = swap
@@ -1178,6 +1271,28 @@ def reuse_approved(
         reused = {"example": e.id, "question": e.question, "values": changed}
         return {"sql": sql, "tables": sorted({t.name for t in tree.find_all(exp.Table)}), "reused": reused}
     return None
+
+
+def _slot_names(slots: list[Slot], tree: exp.Expression) -> set[str]:
+    """The words (`_key`) of the tables and columns the text values are compared with: 'genre' of `Genre.Name`."""
+    where = {_compared_column(lit, tree) for s in slots if s.kind == "text" for lit in s.nodes}
+    return {_key(w) for tc in where if tc for name in tc for w in re.findall(r"[a-z0-9]+", words(name).lower())}
+
+
+def synonyms(bi: BIContext) -> SameWord:
+    """Whether two different words mean the same (`SYNONYM`) by the memory's embedder; None without one."""
+    memory: ExampleMemory = bi.approved
+    if memory.examples.store.embedder is None:
+        return None
+    names, valued = schema_words(bi.semantic), value_test(bi)
+
+    def same(a: str, b: str) -> bool:
+        if (singular(a) in names and singular(b) in names) or valued(a) or valued(b):
+            return False  # two names of the schema, or a word of a stored value ('east' / 'west' are 0.80)
+        vectors = memory._embed([a, b])
+        return float(vectors[0] @ vectors[1]) >= SYNONYM
+
+    return same
 
 
 def _elsewhere(slots: list[Slot], resolved: list[dict[str, Any]], tree: exp.Expression) -> bool:
