@@ -1043,9 +1043,7 @@ def _normal(question: str) -> str:
     return re.sub(r"\s+", " ", question.strip().rstrip("?.!").strip())
 
 
-def value_swap(
-    approved: str, sql: str, question: str, dialect: str, same: SameWord = None
-) -> tuple[exp.Expression, list[Slot]] | None:
+def value_swap(approved: str, sql: str, question: str, dialect: str) -> tuple[exp.Expression, list[Slot]] | None:
     """When `question` is the approved question with other values in the places of the values its SQL holds
     (every other word the same, or the same question in other words: `_reworded`), the SQL's tree and those
     places with their new values; else None. A number must replace a number, a year a year."""
@@ -1065,7 +1063,7 @@ def value_swap(
     pattern = re.sub(r"(\\ )+", r"\\s+", pattern + re.escape(approved[at:]))
     m = re.fullmatch(pattern, _normal(question), re.IGNORECASE)
     if m is None:
-        return _reworded(approved, tree, slots, question, same)
+        return _reworded(approved, tree, slots, question)
     return _placed(tree, slots, [new.strip() for new in m.groups()])
 
 
@@ -1080,7 +1078,7 @@ def _placed(tree: exp.Expression, slots: list[Slot], values: list[str]) -> tuple
     return None if _derived_years(tree, slots) else (tree, slots)
 
 
-# -- the same question in other words: word order, plurals, 'count of' / 'how many', a dropped article, a synonym ---
+# -- the same question in other words: word order, plurals, 'count of' / 'how many', a dropped article ------------
 # A word's token: letters and digits, joined by '-', '/', '.', '#' ('AC/DC', '2-HIGH', 'Brand#13', '2.5'); "'s" apart.
 TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-/.#][A-Za-z0-9]+)*")
 VALUE_GAP = re.compile(r"[\s&]+")  # what may stand between two words of one value ('Europe & Central Asia')
@@ -1093,12 +1091,8 @@ NEGATION = re.compile(r"\b(?:not|no|none|nor|never|without|except|excluding|othe
 SENSITIVE = COMPARATIVES | {"than", "over", "under", "above", "below", "between", "exceed", "first", "last", "only"}
 TARGET = frozenset(["to", "into", "onto", "toward", "towards"])  # where a value is reached: 'routes to JFK'
 SOURCE = frozenset(["from", "out", "via"])  # where from: the same as 'in' unless either question says where to
-# Two different words are one meaning at this MiniLM cosine between the words alone (bench/bi_memory_r29.md:
-# 'movies' / 'films' 0.87, 'altitude' / 'elevation' 0.82; 'buy' / 'sell' 0.76, 'male' / 'female' 0.73, 'revenue' /
-# 'profit' 0.73, 'songs' / 'tracks' 0.58), unless both are names of the schema (two names name two things) or one is
-# a word of a stored value (`synonyms`).
-SYNONYM = 0.8
-SameWord = Callable[[str, str], bool] | None  # whether two different lower-case words mean the same (`synonyms`)
+# No synonym by meaning: MiniLM puts opposites as near as synonyms ('inbound' / 'outbound' 0.88, 'husbands' / 'wives'
+# 0.85, 'cheap' / 'expensive' 0.80 against 'films' / 'movies' 0.87): a reused query would answer the other one.
 
 
 def _key(word: str) -> str:
@@ -1121,10 +1115,10 @@ def _same_reading(approved: str, question: str) -> bool:
 
 
 def _reworded(
-    approved: str, tree: exp.Expression, slots: list[Slot], question: str, same: SameWord
+    approved: str, tree: exp.Expression, slots: list[Slot], question: str
 ) -> tuple[exp.Expression, list[Slot]] | None:
     """`value_swap` for a question that says the approved one in other words: every content word of the approved
-    question outside its values is said by the new one (its root, or a synonym by `same`), every other content word
+    question outside its values is said by the new one (its root), every other content word
     of the new one is in a value, its values are as many as the slots, of their kinds, in the approved order."""
     question = _normal(question)
     if not _same_reading(approved, question):
@@ -1137,7 +1131,6 @@ def _reworded(
     numbers = [m.group(0) for m in said if _key(m.group(0)) not in wanted and NUMBER.fullmatch(m.group(0))]
     named = _slot_names(slots, tree)  # 'the Jazz genre' where the value is compared with `Genre.Name`: the SQL says it
     loose = [m for m in said if _key(m.group(0)) not in wanted | named and not NUMBER.fullmatch(m.group(0))]
-    loose = [m for m in loose if not _synonym_of(m.group(0).lower(), left, same)]
     if left:
         return None
     runs = _value_runs(question, loose)
@@ -1145,13 +1138,6 @@ def _reworded(
         return None
     new = iter(runs), iter(numbers)
     return _placed(tree, slots, [next(new[s.kind != "text"]) for s in slots])
-
-
-def _synonym_of(word: str, left: set[str], same: SameWord) -> bool:
-    """Whether `word` means one of the approved words not said yet (`left`), which it then says (removed)."""
-    near = next((w for w in sorted(left) if same is not None and same(word, w)), None)
-    left.discard(near)
-    return near is not None
 
 
 def _value_runs(question: str, loose: list[re.Match[str]]) -> list[str]:
@@ -1256,9 +1242,8 @@ def reuse_approved(
     memory: ExampleMemory | None = bi.approved
     if memory is None:
         return None
-    same = synonyms(bi)
     for e in memory.candidates(bi.engine.name, question):
-        swap = value_swap(e.question, e.sql, question, bi.engine.dialect, same)
+        swap = value_swap(e.question, e.sql, question, bi.engine.dialect)
         if swap is None or _elsewhere(swap[1], resolved, swap[0]):
             continue
         tree, slots = swap
@@ -1277,22 +1262,6 @@ def _slot_names(slots: list[Slot], tree: exp.Expression) -> set[str]:
     """The words (`_key`) of the tables and columns the text values are compared with: 'genre' of `Genre.Name`."""
     where = {_compared_column(lit, tree) for s in slots if s.kind == "text" for lit in s.nodes}
     return {_key(w) for tc in where if tc for name in tc for w in re.findall(r"[a-z0-9]+", words(name).lower())}
-
-
-def synonyms(bi: BIContext) -> SameWord:
-    """Whether two different words mean the same (`SYNONYM`) by the memory's embedder; None without one."""
-    memory: ExampleMemory = bi.approved
-    if memory.examples.store.embedder is None:
-        return None
-    names, valued = schema_words(bi.semantic), value_test(bi)
-
-    def same(a: str, b: str) -> bool:
-        if (singular(a) in names and singular(b) in names) or valued(a) or valued(b):
-            return False  # two names of the schema, or a word of a stored value ('east' / 'west' are 0.80)
-        vectors = memory._embed([a, b])
-        return float(vectors[0] @ vectors[1]) >= SYNONYM
-
-    return same
 
 
 def _elsewhere(slots: list[Slot], resolved: list[dict[str, Any]], tree: exp.Expression) -> bool:
