@@ -384,8 +384,14 @@ _RANKED = re.compile(
 )
 # degree words: after 'which <verb>' they say the question compares ('which won more', 'which get better')
 _DEGREE = frozenset(["more", "most", "less", "least", "fewer", "fewest", "better", "worse"])
-# what ranks rather than names: a degree word or a superlative ('the highest price', 'used most often')
-_RANKING = _DEGREE | {"best", "worst", *_SUPERLATIVES}
+# what ranks rather than names: a degree word, a comparative or an extreme ('the highest price', 'used most often',
+# 'cheaper', 'the top 5'); the one list of them (orrery.bi.examples reads it too)
+RANKING = _DEGREE | {
+    *_SUPERLATIVES,
+    *("best", "worst", "best-selling", "top", "bottom", "maximum", "minimum", "max", "min"),
+    *("earliest", "latest", "oldest", "newest"),
+    *("greater", "higher", "lower", "longer", "shorter", "larger", "smaller", "bigger", "cheaper", "older", "younger"),
+}
 _WHICH = re.compile(rf"\b(?:which|what) ({_WORD}(?: {_WORD}){{0,2}})", re.I)
 
 
@@ -919,7 +925,7 @@ def predicate_phrase(question: str) -> list[str]:
     m = _PREDICATE_PHRASE.search(question.strip())
     ws = m.group(1).split() if m else []
     own = [w for w in ws if w.lower() not in GRAMMAR | GENERIC]
-    if any(w.lower() in _RANKING for w in ws):  # 'is used most often': a ranking, not a condition on the rows
+    if any(w.lower() in RANKING for w in ws):  # 'is used most often': a ranking, not a condition on the rows
         return []
     # one word left ('sampled there') is a bare predicate's reading, which `predicate` keeps to the question's end
     return own if ws and ws[0].lower() not in GRAMMAR | GENERIC and len(own) > 1 else []
@@ -1375,7 +1381,7 @@ def _without_conditions(bi: BIContext, said: list[str]) -> list[str]:
         run = next(
             (n for n in (3, 2, 1) if {" ".join(said[i : i + n]), singular(" ".join(said[i : i + n]))} & values), 0
         )
-        if not run and not said[i].isdigit() and said[i] not in _RANKING:
+        if not run and not said[i].isdigit() and said[i] not in RANKING:
             rest.append(said[i])
         i += run or 1
     return rest
