@@ -22,11 +22,21 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 from loading import load as _load  # noqa: E402
 
-_EXTREME = "highest lowest most least fewest top bottom maximum minimum max min largest smallest biggest longest"
-_MEMORY = {*_EXTREME.split(), *"shortest earliest latest oldest newest best-selling best worst".split()}
-_MEMORY |= {*"more less fewer greater higher lower longer shorter larger smaller bigger cheaper older younger".split()}
-_DECLINE = {*"more most less least fewer fewest better worse best worst highest lowest largest smallest".split()}
-_DECLINE |= {"biggest", "greatest", "longest", "shortest"}
+_MEMORY = set(
+    re.findall(
+        r"[\w-]+",
+        "highest lowest most least fewest top bottom maximum minimum max min largest smallest biggest longest shortest"
+        " earliest latest oldest newest best-selling best worst more less fewer greater higher lower longer shorter"
+        " larger smaller bigger cheaper older younger",
+    )
+)
+_DECLINE = set(
+    re.findall(
+        r"[\w-]+",
+        "more most less least fewer fewest better worse best worst highest lowest largest smallest biggest greatest"
+        " longest shortest",
+    )
+)
 
 
 def main() -> None:
