@@ -2089,7 +2089,7 @@ def _embedder() -> Any:
 
 
 # -- years: a year the question names that no date column of the data reaches --------------------------------
-_YEAR_OF = re.compile(r"(?<![\w#$.,])(1[6-9]\d\d|20\d\d)(?![\w%.,]\d)")
+_YEAR_OF = re.compile(r"(?<![\w#$.,])(1[6-9]\d\d|20\d\d)(?![\w%.,]\d)(?!s\b)")  # a decade ('the 1970s') is no one year
 _BEFORE = frozenset(["before", "until", "till", "prior", "to"])
 _AFTER = frozenset(["after", "since", "from", "between"])
 _QUANTITY = frozenset(["than", "over", "under", "above", "below", "least", "most", "top", "first", "last", "exceeds"])
@@ -2136,9 +2136,9 @@ def _years_of(bi: BIContext, table: str, column: str, info: dict[str, Any]) -> t
 
 
 def _counted(word: str) -> bool:
-    """Whether a word right after a number makes it a quantity: a plural noun ('2000 customers', '1500 orders'); a
-    singular one is what the year is of ('2020 share of ...', 'the 1995 total')."""
-    return word.isalpha() and word not in GRAMMAR and word.endswith("s") and not word.endswith("ss")
+    """Whether a word right after a number makes it a quantity: a plural noun (`names.singular`: '2000 customers',
+    '2000 lbs'); a singular one is what the year is of ('2020 share of ...', 'the 1995 total', '1990 vs 2020')."""
+    return word.isalpha() and word not in GRAMMAR and singular(word) != word
 
 
 def named_years(question: str) -> list[tuple[int, str]]:

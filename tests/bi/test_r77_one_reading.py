@@ -1,12 +1,14 @@
 """Round 77 (bench/bi_r77.md): one reading per concept. The ranking words are one list (`decline.RANKING`), read by
-the decline checks and the memory alike."""
+the decline checks and the memory alike; a word after a number is a plural noun (a quantity) by `names.singular`,
+which reads a word of three letters as a plural only when it is a short form's ('yrs', 'lbs')."""
 
 from __future__ import annotations
 
 import pytest
 
 from orrery.bi import decline, examples
-from orrery.bi.decline import RANKING, predicate_phrase
+from orrery.bi.decline import RANKING, named_years, predicate_phrase
+from orrery.bi.names import singular
 
 
 def test_the_memory_and_the_decline_checks_read_one_list_of_ranking_words():
@@ -45,3 +47,23 @@ def test_a_ranking_word_is_no_condition_on_a_held_field(sqlite_bi):
         {"parts": [(i, ("Chairs", "Desks")[i % 2], 5.0 * i) for i in range(8)]},
     )
     assert decline._without_conditions(bi, ["top", "price", "of", "chairs"]) == ["price", "of"]
+
+
+# -- a plural: one reading (`names.singular`) ----------------------------------------------------------------
+@pytest.mark.parametrize(("word", "one"), [("yrs", "yr"), ("lbs", "lb"), ("hrs", "hr"), ("gas", "gas"), ("bus", "bus")])
+def test_a_word_of_three_letters_is_a_plural_only_as_a_short_forms(word, one):
+    assert singular(word) == one
+
+
+@pytest.mark.parametrize(
+    ("question", "years"),
+    [
+        ("japan's 65-and-over population, 1990 vs 2020", [(1990, "in"), (2020, "in")]),  # 'vs' is no plural noun
+        ("average 2010 gas prices by state", [(2010, "in")]),
+        ("how many cars weigh 2000 lbs or less", []),  # a short form's plural: a quantity
+        ("how many of our 2000 customers live in Leeds", []),
+        ("steel firms' average investment in the 1940s", []),  # a decade is no one year
+    ],
+)
+def test_a_number_before_a_plural_noun_is_a_quantity_and_before_any_other_word_a_year(question, years):
+    assert named_years(question) == years
