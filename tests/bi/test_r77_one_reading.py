@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from orrery.bi import decline, examples
+from orrery.bi import decline, examples, tools
+from orrery.bi.context import Candidate
 from orrery.bi.decline import RANKING, named_years, predicate_phrase
 from orrery.bi.names import singular
 
@@ -67,3 +68,31 @@ def test_a_word_of_three_letters_is_a_plural_only_as_a_short_forms(word, one):
 )
 def test_a_number_before_a_plural_noun_is_a_quantity_and_before_any_other_word_a_year(question, years):
     assert named_years(question) == years
+
+
+# -- an indexed column's values: one reading (`BIContext.values`) ------------------------------------------------
+@pytest.fixture
+def islands(sqlite_bi):
+    """Islands with a code beside their name, penguins by the island's code, and a status code with no name."""
+    return sqlite_bi(
+        "CREATE TABLE islands (isl_cd TEXT, isl_name TEXT);"
+        "CREATE TABLE penguins (bird_id INTEGER, isl_cd TEXT, status TEXT, mass REAL);",
+        {
+            "islands": [("BIS", "Biscoe"), ("DRM", "Dream"), ("TOR", "Torgersen")],
+            "penguins": [(i, ["BIS", "DRM", "TOR"][i % 3], ["OK", "ILL"][i % 2], 3000.0 + i) for i in range(12)],
+        },
+    )
+
+
+def test_an_indexed_columns_values_are_grouped_once_per_index(islands):
+    held = islands.values("islands", "isl_name")
+    assert held == {"biscoe", "dream", "torgersen"}
+    assert islands.values("islands", "ISL_NAME") is held  # read from the grouping, not the index scanned again
+    assert islands.values("islands", "mass") == set()  # no indexed column
+    islands._index = [Candidate("Vega", "islands", "isl_name", 0.0)]  # another index (`BIAgent.use`): grouped anew
+    assert islands.values("islands", "isl_name") == {"vega"}
+
+
+def test_codes_a_name_beside_them_names_are_read_through_the_columns_values(islands):
+    # `penguins.status` holds codes no column names: not among them
+    assert tools._named_rows(islands) == {("islands", "isl_cd"), ("penguins", "isl_cd")}
