@@ -6,7 +6,7 @@ and the record's status:
    the decline checks' `decline._RANKING` of 7b9bd25, written here as they were);
 2. a year's next word read as a plural: by its final 's' (the old `decline._counted`) vs `names.singular`;
 5. a table the question names: compose's `_begins` (a word of four letters begins the name or the name begins it)
-   vs `names.names_table`.
+   vs compose's `_names_table` (`names.names_table`, or the name's last word).
 
     PYTHONPATH=$PWD python bench/bi_r77_twins.py
 """
@@ -39,9 +39,18 @@ _DECLINE = set(
 )
 
 
+def _begins(table: str, said: set[str]) -> bool:
+    """compose's `_begins` of 7b9bd25: a written word of four letters or more begins the table's name or the name
+    begins it ('line' of `lineitem`)."""
+    from orrery.bi.names import singular, words
+
+    name = singular(words(table).replace(" ", ""))
+    return any(len(w) >= 4 and len(name) >= 4 and (name.startswith(w) or w.startswith(name)) for w in said)
+
+
 def main() -> None:
     from orrery.bi import compose, decline
-    from orrery.bi.names import names_table, said_words, singular
+    from orrery.bi.names import said_words, singular
     from orrery.bi.semantic import load
 
     recompose, bnk = _load("bi_recompose"), _load("bi_nokeys")
@@ -66,7 +75,7 @@ def main() -> None:
         if q["db"] not in layers:
             layers[q["db"]] = load(bnk.engine_for(q["db"]).name, bnk.engine_for(q["db"]))
         words_ = said_words(text)
-        apart = [t for t in layers[q["db"]].tables if compose._begins(t, words_) != names_table(t, words_)]
+        apart = [t for t in layers[q["db"]].tables if _begins(t, words_) != compose._names_table(t, words_)]
         if apart:
             tally["5 table named by a prefix only"][kind] += 1
             seen["5"].append(f"{s} | {text} | {apart}")
