@@ -476,13 +476,32 @@ def _identified(question: str) -> list[tuple[str, bool]]:
     return out
 
 
+KEPT_TEXTS = 64  # the texts `missing_asked` keeps its answer for (a plan asks it of one to three)
+
+
 def missing_asked(bi: BIContext, question: str) -> list[str]:
     """The things the question asks about that the data does not hold: the terms no column, value or meaning
     places (`unplaced`), an attribute of each thing (`missing_attribute`) and a measure of a thing
     (`missing_qualified`) that no column of its table or its neighbours holds, an age of a thing whose table
-    has no date or age (`missing_age`)."""
-    out = unplaced(bi, question) + missing_attribute(bi, question) + missing_qualified(bi, question)
-    return list(dict.fromkeys(out + missing_age(bi, question)))
+    has no date or age (`missing_age`). Kept per text while the layer and what a person said are the same
+    (`_memory_state`): the shape check, the planner's check and each lone category word of a plan ask it."""
+    kept = bi.derived("missing_asked", dict)
+    key = (question, _memory_state(bi))
+    if key not in kept:
+        if len(kept) >= KEPT_TEXTS:
+            kept.clear()
+        out = unplaced(bi, question) + missing_attribute(bi, question) + missing_qualified(bi, question)
+        kept[key] = tuple(dict.fromkeys(out + missing_age(bi, question)))
+    return list(kept[key])
+
+
+def _memory_state(bi: BIContext) -> tuple[Any, ...] | None:
+    """What a person's answers make of a question now (`approved_covers`, `ExampleMemory.mapped`): the memory, the
+    connection's approved pairs and kept answers, the question being planned; None without a memory."""
+    if (memory := bi.approved) is None:
+        return None
+    pairs = tuple(e.id for e in memory.examples.list(bi.engine.name))
+    return id(memory), pairs, tuple((k.id, k.term, k.column) for k in memory.fields(bi.engine.name)), bi.question
 
 
 # an age asked of a thing: 'how old is a typical customer', 'the oldest penguin', 'the average age of our customers'

@@ -1,14 +1,19 @@
 """Round 77 (bench/bi_r77.md): one reading per concept. The ranking words are one list (`decline.RANKING`), read by
 the decline checks and the memory alike; a word after a number is a plural noun (a quantity) by `names.singular`,
-which reads a word of three letters as a plural only when it is a short form's ('yrs', 'lbs')."""
+which reads a word of three letters as a plural only when it is a short form's ('yrs', 'lbs'); an indexed column's
+values are read through `BIContext.values`; the terms a text asks that the data lacks are found once per text and
+state (`missing_asked`)."""
 
 from __future__ import annotations
+
+from unittest import mock
 
 import pytest
 
 from orrery.bi import decline, examples, tools
 from orrery.bi.context import Candidate
 from orrery.bi.decline import RANKING, named_years, predicate_phrase
+from orrery.bi.examples import ExampleMemory, open_examples
 from orrery.bi.names import singular
 
 
@@ -96,3 +101,24 @@ def test_an_indexed_columns_values_are_grouped_once_per_index(islands):
 def test_codes_a_name_beside_them_names_are_read_through_the_columns_values(islands):
     # `penguins.status` holds codes no column names: not among them
     assert tools._named_rows(islands) == {("islands", "isl_cd"), ("penguins", "isl_cd")}
+
+
+# -- what the question asks that the data does not hold: once per text and state -------------------------------------
+def test_the_missing_terms_of_one_text_are_found_once(indicators):
+    question = "How much tax was paid in each country?"
+    with mock.patch.object(decline, "unplaced", wraps=decline.unplaced) as runs:
+        first = decline.missing_asked(indicators, question)
+        first.append("changed by a caller")  # each caller gets its own list
+        assert decline.missing_asked(indicators, question) == ["tax"]
+        decline.shape_decline(indicators, question)  # the shape check asks it of the same text
+    assert runs.call_count == 1
+    assert decline.missing_asked(indicators, "average fertility of each region") == []  # another text: its own
+
+
+def test_a_persons_answer_kept_between_two_asks_is_read(indicators, tmp_path):
+    question = "How much tax was paid in each country?"
+    indicators.approved = ExampleMemory(open_examples(tmp_path / "s.db", embedder=None))
+    indicators.question = question
+    assert decline.missing_asked(indicators, question) == ["tax"]
+    indicators.approved.keep_field(indicators.engine.name, indicators.semantic, "tax", "indicators.fertility")
+    assert decline.missing_asked(indicators, question) == []  # the kept answer holds it now
