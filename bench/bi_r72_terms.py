@@ -24,7 +24,7 @@ def tag(bi, w: str) -> str:
     from orrery.bi.semantic import GENERIC, abbreviates
 
     s = singular(w)
-    if w in decline.GRAMMAR or w in GENERIC or w in decline._RANKING or s in decline.CALENDAR or w.isdigit():
+    if w in decline.GRAMMAR or w in GENERIC or w in decline.RANKING or s in decline.CALENDAR or w.isdigit():
         return "g"
     out = ""
     toks = [(c, k) for _, c, _ in bi.semantic.columns() if not key_like(c) for k in decline._tokens(c)]

@@ -80,6 +80,7 @@ class BIContext:
     probe: bool = True  # a built query is run for one row to check it (off while its execution waits for approval)
     _index: list[Candidate] | None = None
     _lookup: ValueLookup | None = None
+    _values: tuple[list[Candidate], dict[tuple[str, str], frozenset[str]]] | None = None  # `values`, per index
     _years: dict[tuple[str, str], tuple[int, int]] | None = None  # decline.year_ranges, read once
     _derived: dict[str, tuple[Semantic, Any]] = field(default_factory=dict)  # `derived`
     _graphql: Any = None
@@ -115,9 +116,16 @@ class BIContext:
         """Every word of every indexed value, lower-cased."""
         return {w for c in self.index() for w in re.findall(r"[a-z0-9]+", str(c.value).lower())}
 
-    def values(self, table: str, column: str) -> set[str]:
-        """The distinct values of one indexed column, lower-cased."""
-        return {str(c.value).lower() for c in self.index() if c.table == table and c.column.lower() == column.lower()}
+    def values(self, table: str, column: str) -> frozenset[str]:
+        """The distinct values of one indexed column, lower-cased: the index grouped by column once (callers ask it
+        per column, per filter; each asked scanned the whole index)."""
+        index = self.index()
+        if self._values is None or self._values[0] is not index:
+            held: dict[tuple[str, str], set[str]] = {}
+            for c in index:
+                held.setdefault((c.table, c.column.lower()), set()).add(str(c.value).lower())
+            self._values = (index, {k: frozenset(v) for k, v in held.items()})
+        return self._values[1].get((table, column.lower()), frozenset())
 
     def search(self, mention: str, limit: int = 8) -> list[Candidate]:
         """Values like `mention`, best first, one per distinct value (the first column holding it)."""

@@ -384,8 +384,14 @@ _RANKED = re.compile(
 )
 # degree words: after 'which <verb>' they say the question compares ('which won more', 'which get better')
 _DEGREE = frozenset(["more", "most", "less", "least", "fewer", "fewest", "better", "worse"])
-# what ranks rather than names: a degree word or a superlative ('the highest price', 'used most often')
-_RANKING = _DEGREE | {"best", "worst", *_SUPERLATIVES}
+# what ranks rather than names: a degree word, a comparative or an extreme ('the highest price', 'used most often',
+# 'cheaper', 'the top 5'); the one list of them (orrery.bi.examples reads it too)
+RANKING = _DEGREE | {
+    *_SUPERLATIVES,
+    *("best", "worst", "best-selling", "top", "bottom", "maximum", "minimum", "max", "min"),
+    *("earliest", "latest", "oldest", "newest"),
+    *("greater", "higher", "lower", "longer", "shorter", "larger", "smaller", "bigger", "cheaper", "older", "younger"),
+}
 _WHICH = re.compile(rf"\b(?:which|what) ({_WORD}(?: {_WORD}){{0,2}})", re.I)
 
 
@@ -470,13 +476,32 @@ def _identified(question: str) -> list[tuple[str, bool]]:
     return out
 
 
+KEPT_TEXTS = 64  # the texts `missing_asked` keeps its answer for (a plan asks it of one to three)
+
+
 def missing_asked(bi: BIContext, question: str) -> list[str]:
     """The things the question asks about that the data does not hold: the terms no column, value or meaning
     places (`unplaced`), an attribute of each thing (`missing_attribute`) and a measure of a thing
     (`missing_qualified`) that no column of its table or its neighbours holds, an age of a thing whose table
-    has no date or age (`missing_age`)."""
-    out = unplaced(bi, question) + missing_attribute(bi, question) + missing_qualified(bi, question)
-    return list(dict.fromkeys(out + missing_age(bi, question)))
+    has no date or age (`missing_age`). Kept per text while the layer and what a person said are the same
+    (`_memory_state`): the shape check, the planner's check and each lone category word of a plan ask it."""
+    kept = bi.derived("missing_asked", dict)
+    key = (question, _memory_state(bi))
+    if key not in kept:
+        if len(kept) >= KEPT_TEXTS:
+            kept.clear()
+        out = unplaced(bi, question) + missing_attribute(bi, question) + missing_qualified(bi, question)
+        kept[key] = tuple(dict.fromkeys(out + missing_age(bi, question)))
+    return list(kept[key])
+
+
+def _memory_state(bi: BIContext) -> tuple[Any, ...] | None:
+    """What a person's answers make of a question now (`approved_covers`, `ExampleMemory.mapped`): the memory, the
+    connection's approved pairs and kept answers, the question being planned; None without a memory."""
+    if (memory := bi.approved) is None:
+        return None
+    pairs = tuple(e.id for e in memory.examples.list(bi.engine.name))
+    return id(memory), pairs, tuple((k.id, k.term, k.column) for k in memory.fields(bi.engine.name)), bi.question
 
 
 # an age asked of a thing: 'how old is a typical customer', 'the oldest penguin', 'the average age of our customers'
@@ -919,7 +944,7 @@ def predicate_phrase(question: str) -> list[str]:
     m = _PREDICATE_PHRASE.search(question.strip())
     ws = m.group(1).split() if m else []
     own = [w for w in ws if w.lower() not in GRAMMAR | GENERIC]
-    if any(w.lower() in _RANKING for w in ws):  # 'is used most often': a ranking, not a condition on the rows
+    if any(w.lower() in RANKING for w in ws):  # 'is used most often': a ranking, not a condition on the rows
         return []
     # one word left ('sampled there') is a bare predicate's reading, which `predicate` keeps to the question's end
     return own if ws and ws[0].lower() not in GRAMMAR | GENERIC and len(own) > 1 else []
@@ -1375,7 +1400,7 @@ def _without_conditions(bi: BIContext, said: list[str]) -> list[str]:
         run = next(
             (n for n in (3, 2, 1) if {" ".join(said[i : i + n]), singular(" ".join(said[i : i + n]))} & values), 0
         )
-        if not run and not said[i].isdigit() and said[i] not in _RANKING:
+        if not run and not said[i].isdigit() and said[i] not in RANKING:
             rest.append(said[i])
         i += run or 1
     return rest
@@ -2083,7 +2108,7 @@ def _embedder() -> Any:
 
 
 # -- years: a year the question names that no date column of the data reaches --------------------------------
-_YEAR_OF = re.compile(r"(?<![\w#$.,])(1[6-9]\d\d|20\d\d)(?![\w%.,]\d)")
+_YEAR_OF = re.compile(r"(?<![\w#$.,])(1[6-9]\d\d|20\d\d)(?![\w%.,]\d)(?!s\b)")  # a decade ('the 1970s') is no one year
 _BEFORE = frozenset(["before", "until", "till", "prior", "to"])
 _AFTER = frozenset(["after", "since", "from", "between"])
 _QUANTITY = frozenset(["than", "over", "under", "above", "below", "least", "most", "top", "first", "last", "exceeds"])
@@ -2130,9 +2155,9 @@ def _years_of(bi: BIContext, table: str, column: str, info: dict[str, Any]) -> t
 
 
 def _counted(word: str) -> bool:
-    """Whether a word right after a number makes it a quantity: a plural noun ('2000 customers', '1500 orders'); a
-    singular one is what the year is of ('2020 share of ...', 'the 1995 total')."""
-    return word.isalpha() and word not in GRAMMAR and word.endswith("s") and not word.endswith("ss")
+    """Whether a word right after a number makes it a quantity: a plural noun (`names.singular`: '2000 customers',
+    '2000 lbs'); a singular one is what the year is of ('2020 share of ...', 'the 1995 total', '1990 vs 2020')."""
+    return word.isalpha() and word not in GRAMMAR and singular(word) != word
 
 
 def named_years(question: str) -> list[tuple[int, str]]:

@@ -25,7 +25,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from orrery.apps import ID_PATTERN
-from orrery.bi.decline import GRAMMAR, categories, named_values, user_wrote, value_word
+from orrery.bi.decline import GRAMMAR, RANKING, categories, named_values, user_wrote, value_word
 from orrery.bi.engines import QueryError
 from orrery.bi.guard import UnsafeQuery
 from orrery.bi.names import singular
@@ -471,25 +471,6 @@ SHAPE = {
 }
 AGENT_BY = re.compile(r"(\w+) by (\w+)")  # "directed by", "shipped by AIR": who or how, not a grouping
 PARTICIPLES = {"made", "sold", "held", "paid", "run", "led", "done", "built", "bought", "won", "flown"}
-COMPARATIVES = frozenset(
-    [
-        "more",
-        "less",
-        "fewer",
-        "greater",
-        "higher",
-        "lower",
-        "longer",
-        "shorter",
-        "larger",
-        "smaller",
-        "bigger",
-        "cheaper",
-        "older",
-        "younger",
-    ]
-)
-RANKING = frozenset(EXTREME.split("|")) | COMPARATIVES | {"best", "worst"}  # a rank, not a kind: 'highest salary'
 
 
 # Whether the rows are limited, and how: a threshold ('more than 20 tracks', a comparison with a number), a filter

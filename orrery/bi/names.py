@@ -79,8 +79,8 @@ def singular(word: str) -> str:
         return w[:-3] + "y"
     if w.endswith(("ses", "xes", "ches", "shes")):
         return w[:-2]
-    if w.endswith("s") and not w.endswith("ss") and len(w) > 3:
-        return w[:-1]
+    if w.endswith("s") and not w.endswith("ss") and (len(w) > 3 or len(w) == 3 and not VOWELS & set(w)):
+        return w[:-1]  # a word of three letters only as a short form's plural: 'yrs', 'lbs' (not 'gas', 'bus')
     return w
 
 

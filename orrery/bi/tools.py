@@ -422,9 +422,7 @@ def _named_rows(bi: BIContext) -> set[tuple[str, str]]:
     """The indexed columns of codes whose rows a name column beside them names ('BIS' of `isl_cd` beside `isl_name`,
     as many distinct values of longer texts, not digits), and the columns holding those codes as keys (`gls_cls` of
     `cls_code`): the user names such a row by its name, which entity resolution reads already."""
-    held: dict[tuple[str, str], set[str]] = {}
-    for c in bi.index():
-        held.setdefault((c.table, c.column), set()).add(str(c.value).lower())
+    held = {k: values for k in bi.semantic.value_columns() if (values := bi.values(*k))}
 
     def name_like(values: set[str]) -> bool:
         return not all(v.isdigit() for v in values) and sum(map(len, values)) / len(values) > 4
