@@ -1069,7 +1069,7 @@ NEUTRAL = (NEUTRAL | {"mean"}) - {"first", "last"}
 # Neutral words that change the meaning and must be the same on both sides: a negation, a comparison, an end of an
 # order that `direction` does not read, the way a value is reached ('routes from JFK' and 'routes to JFK').
 NEGATION = re.compile(r"\b(?:not|no|none|nor|never|without|except|excluding|other than)\b|n['’]t\b", re.IGNORECASE)
-SENSITIVE = COMPARATIVES | {"than", "over", "under", "above", "below", "between", "exceed", "first", "last", "only"}
+SENSITIVE = RANKING | {"than", "over", "under", "above", "below", "between", "exceed", "first", "last", "only"}
 TARGET = frozenset(["to", "into", "onto", "toward", "towards"])  # where a value is reached: 'routes to JFK'
 SOURCE = frozenset(["from", "out", "via"])  # where from: the same as 'in' unless either question says where to
 # No synonym by meaning: MiniLM puts opposites as near as synonyms ('inbound' / 'outbound' 0.88, 'husbands' / 'wives'
