@@ -257,7 +257,6 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
     demonyms |= {s["mention"] for s in sex_values(bi, question)}  # 'women' is `sex = 'female'`, no value like it
     coded, spelt = coded_values(bi, question, mentions), spelled_values(bi, question)
     read = {r["mention"].lower() for r in coded}  # 'GE' is General Electric's initials: no name left unheld
-    read |= {w.lower() for r in spelt for w in re.findall(r"[^\W\d_]+", r["mention"])}  # 'adelies' is Adelie
     for mention in listed_apart(bi, mentions):
         if mention.lower() in demonyms or not names_a_value(bi, mention, question):
             continue
@@ -443,8 +442,8 @@ def spelled_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
 
 def _spelt_word(word: str, text: str, held: set[str]) -> bool:
     """Whether one word the user writes reads as the category's value `text` (as rapidfuzz writes it) by its spelling
-    alone: three letters or more, not as stored (`category_values` asks whether a value's word names it), and no word
-    another value holds as it is."""
+    alone: three letters or more, not as stored ('chairs', 'köhler': `category_values` asks whether such a word names
+    the value) and no word another value holds as it is ('news' of 'Fox News' is no 'New')."""
     return len(word) >= 3 and word != text and re.sub(r"['’-]", "", word) not in held
 
 

@@ -19,7 +19,7 @@ def shop(sqlite_bi):
     a species, holidays by a possessive name, regions with '&', organisms by genus, quarters by number, priorities
     by a numbered word, and makes of car (no Tesla)."""
     return sqlite_bi(
-        "CREATE TABLE passengers (pid INTEGER, pclass TEXT, age REAL);"
+        "CREATE TABLE passengers (pid INTEGER, full_name TEXT, pclass TEXT, age REAL);"
         "CREATE TABLE travel_classes (class_cd TEXT, class_desc TEXT);"
         "CREATE TABLE sales (sub_category TEXT, state TEXT, profit REAL);"
         "CREATE TABLE birds (common_name TEXT, mass REAL);"
@@ -28,19 +28,32 @@ def shop(sqlite_bi):
         "CREATE TABLE organisms (genus TEXT, mic REAL);"
         "CREATE TABLE periods (cal_yr INTEGER, cal_qtr INTEGER, dec_lbl TEXT, gdp REAL);"
         "CREATE TABLE orders (o_orderpriority TEXT, total REAL);"
+        "CREATE TABLE fleet (segment TEXT, seats INTEGER);"
         "CREATE TABLE cars (mfr TEXT, channel TEXT, cond TEXT, mpg REAL);",
         {
-            "passengers": [(i, ["1st", "2nd", "3rd"][i % 3], 20.0 + i) for i in range(12)],
+            "passengers": [
+                (
+                    i,
+                    ["Thomas, Mr John (? 1st/2nd class)", "Kelly, Mr James"][i % 2],
+                    ["1st", "2nd", "3rd"][i % 3],
+                    20.0 + i,
+                )
+                for i in range(12)
+            ],
             "travel_classes": [("1st", "First class"), ("2nd", "Second class"), ("3rd", "Third class")],
-            "sales": [(["Phones", "Copiers", "Chairs"][i % 3], ["Texas", "Ohio"][i % 2], 1.0 * i) for i in range(12)],
+            "sales": [
+                (["Phones", "Copiers", "Chairs", "Light Trucks"][i % 4], ["Texas", "Ohio"][i % 2], 1.0 * i)
+                for i in range(12)
+            ],
             "birds": [(["Adelie", "Gentoo", "Chinstrap"][i % 3], 3000.0 + i) for i in range(12)],
             "holidays": [(["Mother's Day", "Father's Day", "Labor Day"][i % 3], 2020 + i // 3) for i in range(12)],
             "countries": [("Chad", "Sub-Saharan Africa"), ("Spain", "Europe & Central Asia"), ("Peru", "America")],
             "organisms": [(["Staphylococcus", "Salmonella", "Proteus"][i % 3], i / 4) for i in range(12)],
             "periods": [(1990 + i // 4, 1 + i % 4, "1990s", 100.0 + i) for i in range(12)],
             "orders": [(["1-URGENT", "2-HIGH", "3-MEDIUM"][i % 3], 10.0 * i) for i in range(12)],
+            "fleet": [(["Light Truck", "Van"][i % 2], 2 + i % 3) for i in range(6)],
             "cars": [
-                (["Ford", "Lancia", "Dodge"][i % 3], ["Fox News", "Radio"][i % 2], ["New", "Used"][i % 2], 20.0 + i)
+                (["Ford", "Lancia", "Köhler"][i % 3], ["Fox News", "Sale"][i % 2], ["New", "Used"][i % 2], 20.0 + i)
                 for i in range(12)
             ],
         },
@@ -116,9 +129,11 @@ def test_an_apostrophe_or_ampersand_written_otherwise(shop):
 
 def test_a_value_written_as_stored_a_held_word_a_schema_word_or_a_number_is_not_read(shop):
     assert _spelt(shop, "profit on chairs in texas") == set()  # as stored: category_values' reading
+    assert _spelt(shop, "mpg of the köhler cars") == set()  # as stored, though `value_words` splits it at 'ö'
     assert _spelt(shop, "mpg of the cars with news coverage") == set()  # 'news' is a word of 'Fox News', no 'New'
-    assert _spelt(shop, "total of the orders, by state") == set()  # schema words
+    assert _spelt(shop, "total of the sales, by state") == set()  # a table's name, no channel 'Sale'
     assert _spelt(shop, "gdp in 1990, per quarter") == set()  # a year, no decade '1990s'
+    assert _spelt(shop, "profit on light trucks") == set()  # 'Light Truck' and 'Light Trucks': which is not said
 
 
 def test_an_absent_value_in_the_plural_or_misspelt_stays_absent(shop):
