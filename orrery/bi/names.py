@@ -144,3 +144,58 @@ def _ends(token: str, word: str) -> bool:
     """'wt' weight, 'ht' height: two consonants that are the first and last letters of a word of six letters or more
     ('cd' is not 'card'), not a word's inflection ('cd' is not 'counted')."""
     return len(word) >= 6 and not word.endswith(_ENDINGS) and not VOWELS & set(token) and token[1] == word[-1]
+
+
+_ORDINAL_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_SUFFIXED = re.compile(r"(\d{1,2})(st|nd|rd|th)")
+
+
+def ordinal(word: str) -> int | None:
+    """The number an ordinal writes ('third' 3, '3rd' 3, '2ND' 2); None for any other word ('thirty', '3', '3th'
+    is read as 3 too: the user's spelling, not a check of English)."""
+    w = word.lower()
+    if w in _ORDINAL_WORDS:
+        return _ORDINAL_WORDS.index(w) + 1
+    m = _SUFFIXED.fullmatch(w)
+    return int(m.group(1)) if m and int(m.group(1)) > 0 else None
+
+
+def ordinal_forms(n: int) -> set[str]:
+    """The ways a value may store the ordinal n: '3', '3rd', 'third'."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return {str(n), f"{n}{suffix}"} | ({_ORDINAL_WORDS[n - 1]} if n <= len(_ORDINAL_WORDS) else set())
+
+
+# short words of names written out ('St. Louis' / 'Saint Louis'), and British endings as American ones
+_WRITTEN_OUT = {"st": "saint", "mt": "mount", "ft": "fort"}
+_BRITISH = (("isation", "ization"), ("our", "or"), ("tre", "ter"), ("ise", "ize"), ("yse", "yze"), ("ogue", "og"))
+
+
+def spelling_key(text: str) -> str:
+    """One writing of a value's spellings: case, apostrophes and hyphens aside ("Mother's Day" 'mothers day',
+    'PG-13' 'pg13', 'e-mail' 'email'), '&' as 'and', each word in one number ('phones' / 'phone', 'comedies' /
+    'comedy', 'adelies' / 'adelie', Latin 'staphylococci' / 'staphylococcus') and in American spelling
+    ('colour' / 'color', 'centre' / 'center'), 'st' as 'saint': two writings of one name share it."""
+    text = re.sub(r"['’`-]", "", text.lower()).replace("&", " and ")
+    return " ".join(_word_key(w) for w in re.findall(r"[^\W_]+", text))
+
+
+def _word_key(word: str) -> str:
+    if word in _WRITTEN_OUT:
+        return _WRITTEN_OUT[word]
+    if re.search(r"\d", word):  # '1990s' is a decade, no plural of the year 1990
+        return word
+    w = word if word.endswith(("ss", "us", "is")) else singular(word)
+    if len(w) > 4 and w.endswith("us"):  # 'staphylococcus' and 'staphylococci', 'status' and 'statuses'
+        return w[:-2] + "i"
+    for british, american in _BRITISH:
+        if w.endswith(british) and len(w) - len(british) >= 2:
+            w = w[: -len(british)] + american
+            break
+    if len(w) > 5 and w.endswith("um"):  # 'bacterium' and 'bacteria'
+        return w[:-2] + "a"
+    if len(w) > 4 and w.endswith("ae"):  # 'larvae' and 'larva'
+        return w[:-1]
+    if len(w) > 3 and w.endswith("ie"):  # 'adelie' and 'adelies' (`singular`: 'adely')
+        return w[:-1]
+    return w[:-1] + "i" if len(w) > 3 and w.endswith("y") and w[-2] not in VOWELS else w  # 'comedy', 'comedies'

@@ -57,7 +57,18 @@ from orrery.bi.engines import Engine, QueryError, QueryResult
 from orrery.bi.examples import approved_shots, field_term, reuse_approved
 from orrery.bi.guard import UnsafeQuery, check
 from orrery.bi.joins import join_columns, sides
-from orrery.bi.names import initials, names_table, said_words, sex_of, sex_pair, singular, writes_code
+from orrery.bi.names import (
+    initials,
+    names_table,
+    ordinal,
+    ordinal_forms,
+    said_words,
+    sex_of,
+    sex_pair,
+    singular,
+    spelling_key,
+    writes_code,
+)
 from orrery.bi.profile import COUNT_CAP, quote
 from orrery.bi.relax import relaxed
 from orrery.bi.semantic import Semantic, abbreviates, named_fields, rank_fields, schema_words, stems, words
@@ -244,10 +255,13 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
     by_stem = functools.cache(lambda: _by_key(bi, _stem_key))  # read only when a mention needs it
     demonyms = {d["mention"].lower() for d in demonym_values(bi, question)}  # 'French' is France, no 'Wrench'
     demonyms |= {s["mention"] for s in sex_values(bi, question)}  # 'women' is `sex = 'female'`, no value like it
-    coded = coded_values(bi, question, mentions)
+    coded, spelt = coded_values(bi, question, mentions), spelled_values(bi, question)
     read = {r["mention"].lower() for r in coded}  # 'GE' is General Electric's initials: no name left unheld
     for mention in listed_apart(bi, mentions):
         if mention.lower() in demonyms or not names_a_value(bi, mention, question):
+            continue
+        if ranked := ordinal_values(bi, mention):  # '2nd class': the class '2nd', not a name that holds the words
+            resolved += [r | {"mention": mention} for r in ranked]
             continue
         found = bi.search(mention)
         good = [
@@ -288,7 +302,9 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
         flag_values,
         short_values,
         sex_values,
+        ordinal_values,
         lambda *_: coded,
+        lambda *_: spelt,
     ):  # values no mention of the model's named
         have = {(r["table"], r["column"], str(r["value"])) for r in resolved}
         resolved += [
@@ -390,6 +406,77 @@ def coded_values(bi: BIContext, question: str, mentions: Iterable[str] = ()) -> 
             c = bi.best_holder(next(iter(named.values())), question)
             out.append({"mention": word, "table": c.table, "column": c.column, "value": jsonable(c.value)})
     return _not_split(bi, list({(r["column"], str(r["value"])): r for r in out}.values()))
+
+
+_SPELT = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*|&")
+
+
+def spelled_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
+    """A category's value the user writes in another spelling of it (`names.spelling_key`), in any case: a plural of
+    a stored singular or the other way ('adelies' Adelie, 'phone' Phones, 'staphylococci' Staphylococcus), an
+    apostrophe, hyphen or '&' written otherwise ('mothers day' "Mother's Day", 'pg13' 'PG-13'), a British spelling,
+    'st.' for 'saint': one to four words of the question, longer runs first, each word read once, when exactly one
+    value of a column of at most CATEGORY values is so spelt. A run opens and ends on a word that is no grammar word
+    and holds one that is no schema word ('orders' is no status 'Order'). One word: not as stored (`category_values`
+    asks whether it names the value), nor a word another value holds as it is ('news' of 'Fox News' is no 'New'). No
+    near spelling (a typo): an absent value ('teslas') would become a present one."""
+    keyed = bi.derived("spelling_keys", lambda: _by_spelling(bi))
+    runs = [t.group() for t in _SPELT.finditer(question)]
+    skip, held = GRAMMAR | schema_words(bi.semantic), bi.value_words()
+    out, taken = [], set()
+    for n in (4, 3, 2, 1):
+        for i in range(len(runs) - n + 1):
+            said = [w.lower() for w in runs[i : i + n]]
+            if taken & set(range(i, i + n)) or {said[0], said[-1]} & (GRAMMAR | {"&"}):
+                continue
+            if all(w in skip or singular(w) in skip for w in said if w != "&"):
+                continue
+            found = keyed.get(spelling_key(" ".join(said)), {})
+            if len(found) != 1 or (n == 1 and not _spelt_word(said[0], next(iter(found)), held)):
+                continue
+            taken |= set(range(i, i + n))
+            c = bi.best_holder(next(iter(found.values())), question)
+            out.append({"mention": " ".join(runs[i : i + n]), "table": c.table, "column": c.column, "value": c.value})
+    return _not_split(bi, out)
+
+
+def _spelt_word(word: str, text: str, held: set[str]) -> bool:
+    """Whether one word the user writes reads as the category's value `text` (as rapidfuzz writes it) by its spelling
+    alone: three letters or more, not as stored ('chairs', 'köhler': `category_values` asks whether such a word names
+    the value) and no word another value holds as it is ('news' of 'Fox News' is no 'New')."""
+    return len(word) >= 3 and word != text and re.sub(r"['’-]", "", word) not in held
+
+
+def _by_spelling(bi: BIContext) -> dict[str, dict[str, Candidate]]:
+    """The categories' values by `spelling_key` of their stored text: text (as rapidfuzz writes it) -> first holder."""
+    out: dict[str, dict[str, Candidate]] = {}
+    for text, held in categories(bi).items():
+        out.setdefault(spelling_key(str(held[0].value)), {}).setdefault(text, held[0])
+    return out
+
+
+_ORDINAL = re.compile(r"(?<![\w-])(?=(([^\W_]+)[\s-]+([^\W\d_]+)))")  # each word with the next: 'in third class'
+
+
+def ordinal_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
+    """The value an ordinal before a noun stands for ('third class', '2nd-class', 'first quarter') where the data
+    stores the ordinal otherwise in a column the noun names (`_names_column`): a text value '3rd', '3', 'third' or
+    the noun's initial and the number ('Q1'), else a number column holding the number (`_numbered`: `qtr = 1`). Not
+    where a value holds the words whole ('Third class' names that value), nor before a grammar word ('first of')."""
+    texts = bi.derived("indexed_texts", lambda: {utils.default_process(str(c.value)) for c in bi.index()})
+    out = []
+    for m in _ORDINAL.finditer(question):
+        said, n, noun = m.group(1), ordinal(m.group(2)), m.group(3).lower()
+        if n is None or noun in GRAMMAR or utils.default_process(said) in texts:
+            continue
+        forms = ordinal_forms(n) | {f"{noun[0]}{n}"}
+        held = [c for c in bi.index() if utils.default_process(str(c.value)) in forms and _names_column(noun, c.column)]
+        if held:
+            c = bi.best_holder(held[0], question)
+            out.append({"mention": said, "table": c.table, "column": c.column, "value": jsonable(c.value)})
+        else:
+            out += _numbered(bi, said, n, noun)
+    return out
 
 
 def _not_split(bi: BIContext, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -636,10 +723,10 @@ def compound_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
     by_text = _by_key(bi, lambda v: utils.default_process(v.replace("_", " "))) if compounds else {}
     for compound in compounds:
         head, *rest = compound.lower().split("-")
-        if head.isdigit():
+        whole = by_text.get(" ".join([head, *rest]), [])  # '1-urgent': a value written whole, its number too
+        if head.isdigit() and not whole:
             out += _numbered(bi, compound, int(head), " ".join(rest))
             continue
-        whole = by_text.get(" ".join([head, *rest]), [])
         named = [c for c in by_text.get(" ".join([head, *rest[:-1]]), []) if _names_column(rest[-1], c.column)]
         out += [
             {"mention": compound, "table": c.table, "column": c.column, "value": jsonable(c.value)}
