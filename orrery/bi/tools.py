@@ -475,7 +475,7 @@ def ordinal_values(bi: BIContext, question: str) -> list[dict[str, Any]]:
             c = bi.best_holder(held[0], question)
             out.append({"mention": said, "table": c.table, "column": c.column, "value": jsonable(c.value)})
         else:
-            out += _numbered(bi, said, n, noun)
+            out += _numbered(bi, said, n, noun, ids=False)
     return out
 
 
@@ -741,9 +741,12 @@ def _names_column(word: str, column: str) -> bool:
     return any(w.endswith(word) or abbreviates(w, word) for w in stems(words(column)))
 
 
-def _numbered(bi: BIContext, compound: str, number: int, word: str) -> list[dict[str, Any]]:
-    """'4-cylinder': the number column `word` names (`cyl`), when a row holds the number."""
+def _numbered(bi: BIContext, compound: str, number: int, word: str, ids: bool = True) -> list[dict[str, Any]]:
+    """'4-cylinder': the number column `word` names (`cyl`), when a row holds the number; an identifier's column
+    (`InvoiceId`) only with `ids`: 'the first invoice of 2021' is the earliest one, not invoice 1."""
     for table, column, info in bi.semantic.columns():
+        if not ids and words(column).split()[-1:] in (["id"], ["key"]):
+            continue
         if _NUMBER_TYPE.search(str(info.get("type", ""))) and _names_column(word, column):
             probe = f"SELECT 1 FROM {quote(bi.engine, table)} WHERE {quote(bi.engine, column)} = {number}"
             try:

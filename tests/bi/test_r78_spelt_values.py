@@ -148,3 +148,13 @@ def test_a_numbered_value_written_whole_with_its_hyphen(shop):
     assert {(r["column"], r["value"]) for r in compound_values(shop, "1-urgent orders in 1991")} == {
         ("o_orderpriority", "1-URGENT")
     }
+
+
+@pytest.mark.usefixtures("chinook")
+def test_an_ordinal_before_a_table_is_no_identifier(tmp_path):
+    from orrery.bi.agent import bi_agent
+    from orrery.llm.scripted import ScriptedModel
+
+    bi = bi_agent(ScriptedModel([]), db="chinook", store=str(tmp_path / "s.db"), session_id="s1", clarify=False).bi
+    assert ordinal_values(bi, "the first invoice of 2021") == []  # the earliest, not InvoiceId = 1
+    assert ordinal_values(bi, "the third track on Nevermind") == []
