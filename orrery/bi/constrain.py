@@ -145,6 +145,7 @@ def sql_pattern(semantic: Semantic, tables: list[str], aliases: bool) -> str | N
         r"[0-9]+(\.[0-9]+)?",
         rf"(AS|as)[ ]+{_WORD}",  # an output alias, or CAST's type
         r"(NULLS|nulls)[ ]+(FIRST|LAST|first|last)",
+        r"(YEAR|MONTH|DAY|year|month|day)[ ]+(FROM|from)",  # EXTRACT(YEAR FROM ...): no bare `year` column
         *([_SHORT_ALIAS] if aliases else []),
     ]
     opening = _any(_cases(FUNCTIONS)) + r"[ ]?\("  # begins with a word, ends without one

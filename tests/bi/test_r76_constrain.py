@@ -33,6 +33,7 @@ def matches(pattern: str, text: str) -> bool:
         "ROUND(100.0 * SUM(mass_g) / COUNT(*), 2)",
         "species.common_name LIKE '%too' AND birds.mass_g IS NOT NULL",
         "CAST(birds.mass_g AS INTEGER)",
+        "EXTRACT(YEAR FROM birds.mass_g) = 1995",
     ],
 )
 def test_sql_over_real_columns_is_admitted(birds, item):
