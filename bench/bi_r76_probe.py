@@ -15,7 +15,7 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 import loading  # noqa: E402
 
-QUESTIONS = ("total sales per country", "average track length by genre", "customers with the most invoices")
+QUESTIONS = ("transition metals - mean electronegativity", "total sales per country")
 
 
 def main() -> None:

@@ -149,7 +149,7 @@ def sql_pattern(semantic: Semantic, tables: list[str], aliases: bool) -> str | N
         *([_SHORT_ALIAS] if aliases else []),
     ]
     opening = _any(_cases(FUNCTIONS)) + r"[ ]?\("  # begins with a word, ends without one
-    others = r"[ ]+|[-+*/%<>=!|,()]|'([^'\"\\]|'')*'"  # neither: spaces, operators, a literal
+    others = r"[ ]|[-+*/%<>=!|,()]|'([^'\"\\]|'')*'"  # neither: spaces, operators, a literal
     word = "(" + "|".join(words) + ")"
     return f"^(({others})|{opening}|{word}({others}))*{word}?$"
 

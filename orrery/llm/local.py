@@ -871,9 +871,12 @@ def _schema_reply(tools: Sequence[ToolSpec], tool_choice: str, schema: dict[str,
 
 def _constrain_to_schema(request: dict[str, Any], schema: dict[str, Any], budget: int | None) -> None:
     """A reply of `schema` alone; with `budget` (the retry of a cut reply), its strings together fit in `budget`
-    characters (`_fit`), as an llguidance grammar: llama.cpp's JSON-schema converter unrolls length bounds."""
+    characters (`_fit`), as an llguidance grammar: llama.cpp's JSON-schema converter unrolls length bounds. A
+    schema with a `pattern` is an llguidance grammar too: llama.cpp's own grammar sampler tracks every parse of an
+    ambiguous regex and took over 10 minutes on one BI question (bench/bi_r76.md); llguidance lexes it as a DFA."""
     cleaned = clean_schema(schema, patterns=True)
-    _constrain_json(request, cleaned if budget is None else _fit(cleaned, {}, budget)[0], bounded=budget is not None)
+    bounded = budget is not None or '"pattern"' in json.dumps(cleaned)
+    _constrain_json(request, cleaned if budget is None else _fit(cleaned, {}, budget)[0], bounded=bounded)
 
 
 def _constrain_json(request: dict[str, Any], schema: dict[str, Any], bounded: bool) -> None:
