@@ -1,7 +1,7 @@
 """Round 76: what the slice's SQL pattern costs the embedded model (grammar size, seconds per reply) and whether
 llguidance keeps it, also on the bounded retry (`budget`). One dev database, a few questions; no scoring.
 
-    PYTHONPATH=$PWD python bench/bi_r76_probe.py [db]
+    PYTHONPATH=$PWD python bench/bi_r76_probe.py [db]    # at commit 5411058: the shipped local.py drops `pattern`
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""Reply schemas whose SQL can name only the slice's real tables and columns (PICARD-style constrained decoding):
-every string of SQL carries a `pattern` whose identifiers are the slice's `table.column`, column and table names,
-so the grammar the model decodes under (llguidance) never lets it write a column no table has; the model, not a
-string match, picks among the real ones. Aggregates, operators, literals and output aliases (`AS total`) stay
-free. The 0.5B model invented a column in 20 of 29 stored errors whose last SQL survives (bench/bi_r76.md).
+"""Round 76, measured and NOT wired into the BI steps (bench/bi_r76.md: its model sample lost 2 right answers and
+gained none); kept for bench/bi_r76_replay.py and the next round. Reply schemas whose SQL can name only the slice's
+real tables and columns (PICARD-style constrained decoding): every string of SQL carries a `pattern` whose
+identifiers are the slice's `table.column`, column and table names, so the grammar the model decodes under
+(llguidance) never lets it write a column no table has; the model, not a string match, picks among the real ones.
+Aggregates, operators, literals and output aliases (`AS total`) stay free.
 
 The regex keeps two words from touching (`Na` + `me` would spell any name): a token that ends in a word character
 is followed by one that starts with another. Plain regex syntax only (no flags, no lookaround)."""

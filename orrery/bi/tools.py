@@ -29,7 +29,6 @@ from sqlglot import exp
 
 from orrery.bi import analysis
 from orrery.bi.compose import LIST_SEPARATOR, BadPart, UnknownField
-from orrery.bi.constrain import constrained, sql_pattern
 from orrery.bi.context import BadReply, BIContext, Candidate
 from orrery.bi.context import pick_option as pick_option  # the clarification answer's reading (tests)
 from orrery.bi.decline import (
@@ -1087,7 +1086,7 @@ def write_sql(
         parts = bi.ask_model(
             system,
             user,
-            constrained(PARTS_SCHEMA, sql_pattern(bi.semantic, tables, aliases=False)),
+            PARTS_SCHEMA,
             QueryParts,
             (drafted_shots(bi) or examples("query_examples", lambda e: (e["user"], e["reply"])))
             + approved_shots(bi, mode, question),
@@ -1105,8 +1104,9 @@ def write_sql(
                 semantic = replace(semantic, joins=[j for j in semantic.joins if j == keep or j not in exc.options])
         raise ToolError("the joins between these tables could not be settled")
     # the fallback after the parts failed offers no decline: the 0.5B model takes that way out when offered
-    schema = constrained(QUERY_SCHEMA if mode == "sql" else SQL_ONLY, sql_pattern(bi.semantic, tables, aliases=True))
-    reply = bi.ask_model(system, user, schema, QueryReply, approved_shots(bi, mode, question))
+    reply = bi.ask_model(
+        system, user, QUERY_SCHEMA if mode == "sql" else SQL_ONLY, QueryReply, approved_shots(bi, mode, question)
+    )
     if reply.cannot_answer is not None or not reply.sql:
         raise CannotAnswer(reply.cannot_answer or "no query fits the question")
     return reply.sql

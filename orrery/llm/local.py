@@ -62,31 +62,28 @@ FALLBACK_SYSTEM = "You are a helpful assistant."
 _REF = re.compile(r"^#/(?:\$defs|definitions)/(.+)$")
 
 
-def clean_schema(schema: Any, ref_prefix: str = "", patterns: bool = False) -> Any:
+def clean_schema(schema: Any, ref_prefix: str = "") -> Any:
     """A copy of `schema` ready for grammar building: unsupported keywords dropped, objects closed
     (a 0.5B model otherwise invents extra keys), local `$ref`s renamed with `ref_prefix`.
-    `$defs` are left in place; `tool_call_schema` hoists them to the top. `patterns`: keep strings' `pattern`
-    (llguidance compiles it lazily, measured in bench/bi_r76.md; tools' patterns stay unenforced as before)."""
+    `$defs` are left in place; `tool_call_schema` hoists them to the top."""
     if isinstance(schema, list):
-        return [clean_schema(s, ref_prefix, patterns) for s in schema]
+        return [clean_schema(s, ref_prefix) for s in schema]
     if not isinstance(schema, dict):
         return schema
     out: dict[str, Any] = {}
     for key, value in schema.items():
-        if key in UNSUPPORTED_KEYWORDS and not (patterns and key == "pattern"):
+        if key in UNSUPPORTED_KEYWORDS:
             continue
-        if key in ("const", "enum", "pattern"):  # literal values, not schemas
+        if key in ("const", "enum"):  # literal values, not schemas
             out[key] = value
             continue
         if key in _SCHEMA_MAPS and isinstance(value, dict):
             names = {f"{ref_prefix}{n}": v for n, v in value.items()} if key in ("$defs", "definitions") else value
-            out["$defs" if key == "definitions" else key] = {
-                n: clean_schema(v, ref_prefix, patterns) for n, v in names.items()
-            }
+            out["$defs" if key == "definitions" else key] = {n: clean_schema(v, ref_prefix) for n, v in names.items()}
         elif key == "$ref" and isinstance(value, str) and (m := _REF.match(value)):
             out[key] = f"#/$defs/{ref_prefix}{m.group(1)}"
         else:
-            out[key] = clean_schema(value, ref_prefix, patterns)
+            out[key] = clean_schema(value, ref_prefix)
     if "properties" in out and "additionalProperties" not in out:
         out["additionalProperties"] = False
     return out
@@ -871,12 +868,9 @@ def _schema_reply(tools: Sequence[ToolSpec], tool_choice: str, schema: dict[str,
 
 def _constrain_to_schema(request: dict[str, Any], schema: dict[str, Any], budget: int | None) -> None:
     """A reply of `schema` alone; with `budget` (the retry of a cut reply), its strings together fit in `budget`
-    characters (`_fit`), as an llguidance grammar: llama.cpp's JSON-schema converter unrolls length bounds. A
-    schema with a `pattern` is an llguidance grammar too: llama.cpp's own grammar sampler tracks every parse of an
-    ambiguous regex and took over 10 minutes on one BI question (bench/bi_r76.md); llguidance lexes it as a DFA."""
-    cleaned = clean_schema(schema, patterns=True)
-    bounded = budget is not None or '"pattern"' in json.dumps(cleaned)
-    _constrain_json(request, cleaned if budget is None else _fit(cleaned, {}, budget)[0], bounded=bounded)
+    characters (`_fit`), as an llguidance grammar: llama.cpp's JSON-schema converter unrolls length bounds."""
+    cleaned = clean_schema(schema)
+    _constrain_json(request, cleaned if budget is None else _fit(cleaned, {}, budget)[0], bounded=budget is not None)
 
 
 def _constrain_json(request: dict[str, Any], schema: dict[str, Any], bounded: bool) -> None:
