@@ -683,14 +683,14 @@ def asked_later(bi: BIContext, missing: list[str], question: str) -> bool:
 
 
 # A judgment: a reason ('why'), advice ('should', 'recommend', 'is it worth', 'worth watching'; not 'net worth'; 'a good
-# idea', the assistant's own view: 'your take', 'what do you think'), taste ('favourite', 'overrated', 'the best one', 'do customers
+# idea', the assistant's own view: 'your take', 'what do you think', as texted: 'ur take', 'what do u think'), taste ('favourite', 'overrated', 'the best one', 'do customers
 # like', a fit for a situation: 'ideal for', 'best for a ...', 'best used car ... for a student'); 'best-selling' /
 # 'best seller' is a measure.
 _JUDGMENT = re.compile(
     r"\b(?:ideal|suitable|suited)\s+for\b|\b(?:best|good|great|better)\s+for\s+(?:a|an|my|our|your|someone|me|us)\b|"
     r"\bbest(?![\w-])(?=(?:\s+[\w-]+){1,5}?\s+for\s+(?:a|an|my|our|your|someone|me|us)\b)|"
     r"\b(?:why|should|ought|recommend\w*|favou?rite\w*|opinion\w*|overrated|underrated)\b|\bis it worth\b|"
-    r"\byour\s+(?:take|view|views|thoughts|verdict|advice)\b|\bwhat\s+do\s+you\s+(?:think|reckon)\b|"
+    r"\b(?:your|ur)\s+(?:take|view|views|thoughts|verdict|advice)\b|\bwhat\s+do\s+(?:you|u|ya)\s+(?:think|reckon)\b|"
     r"\b(?:a|an)\s+(?:good|bad|wise|smart)\s+(?:idea|choice|move|bet)\b|\bworth it\b|\bworth\s+(?!(?:no|some|any)thing\b)[a-z]+ing\b|\bthe (?:best|worst)\b"
     r"(?!\s*-?\s*sell)|\b(?:do|does|did)\b[^?]*\b(?:like|love|enjoy|prefer)\b|"
     r"\b(?:like|likes|love|loves|enjoy|enjoys|prefer|prefers)\s+(?:(?:the\s+)?(?:best|most))\b",
@@ -768,11 +768,17 @@ def _ranks_a_measure(bi: BIContext, rest: str) -> bool:
         return False
     head = singular(phrase[-1])
     return any(
-        head in stems(" ".join((words(c), *info.get("synonyms", []))))
+        _heads(head, stems(" ".join((words(c), *info.get("synonyms", [])))))
         and NUMERIC.search(str(info.get("type", "")))
         and not key_like(c)  # a key or a code names rows, it measures nothing: 'film' of `film_id`
         for _, c, info in bi.semantic.columns()
     )
+
+
+def _heads(head: str, name: list[str]) -> bool:
+    """Whether a measure's head word is a word of a column's name, or begins with one of its words of four letters
+    or more, as a warehouse clips a name ('inflation' of `infl_pct`, 'unemployment' of `unemp_rt`)."""
+    return head in name or any(len(w) >= 4 and head.startswith(w) for w in name)
 
 
 # 'who' before a verb of origin asks for the person who began a thing ('who started google'); not before a degree,

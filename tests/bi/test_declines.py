@@ -239,6 +239,9 @@ def test_a_named_value_the_data_holds_is_not_missing(bi, question):
         ("How many films did we take in 1995?", False),  # 'take' without 'your'
         ("What is the idea behind the Film 3 title?", False),  # 'idea' without 'a good'
         ("Which films did your team rate?", False),  # 'your' before no word of a view
+        ("is film 3 any good, what do u think", True),  # the assistant's view, as texted
+        ("ur take on the PG films?", True),
+        ("What do units of film stock cost?", False),  # 'do u...' is no 'do u think'
     ],
 )
 def test_an_opinion_or_advice_is_a_judgment_the_data_cannot_give(question, expected):

@@ -65,6 +65,18 @@ def test_the_worst_of_a_measure_is_a_ranking_not_a_judgment(bi):
     assert judgment("Which is the best county?", bi)  # a county is no measure: a taste
 
 
+def test_the_worst_of_a_measure_a_clipped_name_holds_is_a_ranking(sqlite_bi):
+    macro = sqlite_bi(
+        "CREATE TABLE qtr (yr INTEGER, infl_pct REAL, unemp_rt REAL, infection_cases INTEGER);",
+        {"qtr": [(2000 + i, 1.5 * i, 4.0 + i, i) for i in range(4)]},
+    )
+    assert judgment("quarter with the worst inflation + the figure", macro) is None  # `infl_pct`
+    assert judgment("the year of the worst unemployment", macro) is None  # `unemp_rt`
+    assert judgment("the worst quarter to invest in", macro)  # a quarter is no measure: advice
+    assert judgment("the worst infection numbers", macro)  # 'infection' does not begin with `infl`
+    assert judgment("the worst info on file", macro)  # a word of three letters clips nothing
+
+
 def test_a_named_value_with_its_kind_word_resolves_to_the_stored_value(bi):
     assert shape_decline(bi, "what was the unemployment rate in Cook County, Illinois in 2009?") is None
     reason = shape_decline(bi, "what was the unemployment rate in Cork County, Illinois in 2009?")
