@@ -279,6 +279,7 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
         close = [c for c in good if good[0].score - c.score < CLOSE]
         parts = {w.lower() for w in mention.split()}  # 'Jane' and 'Peacock' of one name are not a choice
         close = [c for c in close if c is close[0] or not (c.table == close[0].table and str(c.value).lower() in parts)]
+        close = [c for c in close if not _part_of_another(str(c.value), mention, [str(o.value) for o in close])]
         if exact or len(close) == 1:
             pick = (exact or close)[0]
         else:
@@ -312,7 +313,25 @@ def entity_resolution(ctx: RunContext[BIContext], mentions: list[str]) -> dict[s
             for r in more(bi, question)
             if (r["table"], r["column"], str(r["value"])) not in have
         ]
-    return {"resolved": resolved, "unresolved": unresolved}
+    return {"resolved": _not_covered(resolved), "unresolved": unresolved}
+
+
+def _not_covered(resolved: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The readings less those whose value is a part of another's that the mention says whole: 'New York State' read
+    as the city 'York' where 'new york' is the state 'New York'. 'York and New York' keeps both: 'York' says no 'new'."""
+    values = [str(r["value"]) for r in resolved]
+    return [r for r in resolved if not _part_of_another(str(r["value"]), str(r.get("mention", "")), values)]
+
+
+def _part_of_another(value: str, mention: str, others: list[str]) -> bool:
+    """Whether another value holds every word of `value` and more, all of them words of the mention ('York' beside
+    'New York' for 'New York State')."""
+    said = _said_words(mention)
+    return any(_said_words(value) < _said_words(o) <= said for o in others)
+
+
+def _said_words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[^\W_]+", text)}
 
 
 def _stored_whole(bi: BIContext, mention: str) -> dict[str, Any] | None:
